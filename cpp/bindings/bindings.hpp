@@ -1,0 +1,24 @@
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+void expose_errors(py::module_& m);
+void expose_tape(py::module_& m);
+void expose_system(py::module_& m);
+void expose_models(py::module_& m);
+void expose_integrate(py::module_& m);
+
+// A NumPy array that owns a copy of `data` with the given shape (C order).
+template <class T>
+py::array_t<double> to_numpy(const T* data, std::vector<py::ssize_t> shape) {
+  py::array_t<double> arr(shape);
+  std::copy(data, data + arr.size(), arr.mutable_data());
+  return arr;
+}
+
+// A contiguous float64 copy of `obj` with exactly `size` entries; the error names `what`.
+std::vector<double> as_vector(const py::handle& obj, py::ssize_t size, const char* what);

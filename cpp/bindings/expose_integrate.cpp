@@ -1,0 +1,165 @@
+#include <memory>
+
+#include "bindings.hpp"
+#include "nonholo/integrator.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+Method parse_method(const std::string& name) {
+  if (name == "auto") return Method::Auto;
+  if (name == "bdf" || name == "BDF") return Method::Bdf;
+  if (name == "adams" || name == "Adams") return Method::Adams;
+  throw py::value_error("method must be 'auto', 'bdf' or 'adams' (got '" + name + "')");
+}
+
+IntegrationOptions make_options(double rtol, py::handle atol, const std::string& method, double max_step,
+                                double first_step, long max_steps, double max_wall_time, bool project) {
+  IntegrationOptions o;
+  o.rtol = rtol;
+  o.atol = as_vector(atol, -1, "atol");
+  o.method = parse_method(method);
+  o.max_step = max_step;
+  o.first_step = first_step;
+  o.max_steps = max_steps;
+  o.max_wall_time = max_wall_time;
+  o.project = project;
+  return o;
+}
+
+// events: sequence of (tape_or_callable, direction, terminal). A callable is called as
+// f(t, y) with y a NumPy array, holding the GIL.
+std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
+  std::vector<EventSpec> specs;
+  for (py::handle item : events) {
+    auto tup = py::reinterpret_borrow<py::tuple>(item);
+    EventSpec ev;
+    py::object f = tup[0];
+    ev.direction = tup[1].cast<int>();
+    ev.terminal = tup[2].cast<int>();
+    if (py::isinstance<Tape>(f)) {
+      ev.tape = f.cast<std::shared_ptr<Tape>>();
+    } else {
+      auto fn = std::make_shared<py::object>(f);
+      ev.callback = [fn, n_states](double t, const double* y) {
+        py::gil_scoped_acquire gil;
+        try {
+          py::object r = (*fn)(t, to_numpy(y, {n_states}));
+          return r.cast<double>();
+        } catch (py::error_already_set& e) {
+          throw std::runtime_error(std::string("an event function raised ") + e.what());
+        } catch (py::cast_error&) {
+          throw std::runtime_error("an event function did not return a float");
+        }
+      };
+    }
+    specs.push_back(std::move(ev));
+  }
+  return specs;
+}
+
+// Destroying events that hold Python objects needs the GIL: release it only around integration.
+void release_callbacks(std::vector<EventSpec>& events) {
+  for (auto& ev : events) ev.callback = nullptr;
+}
+
+py::dict to_dict(const SimulationOutput& out) {
+  const py::ssize_t ns = out.n_states, nt = static_cast<py::ssize_t>(out.t.size());
+  py::dict d;
+  d["t"] = to_numpy(out.t.data(), {nt});
+  py::array_t<double> y({ns, nt});
+  auto ym = y.mutable_unchecked<2>();
+  for (py::ssize_t i = 0; i < nt; ++i)
+    for (py::ssize_t j = 0; j < ns; ++j) ym(j, i) = out.y[i * ns + j];
+  d["y"] = y;
+  d["status"] = out.status;
+  d["message"] = out.message;
+  d["flag"] = out.flag;
+  d["flag_name"] = out.flag_name;
+  d["t_last"] = out.t_last;
+  py::dict stats;
+  stats["n_steps"] = out.stats.n_steps;
+  stats["n_rhs"] = out.stats.n_rhs;
+  stats["n_jac"] = out.stats.n_jac;
+  stats["n_lin_setups"] = out.stats.n_lin_setups;
+  stats["n_err_test_fails"] = out.stats.n_err_test_fails;
+  stats["n_nonlin_iters"] = out.stats.n_nonlin_iters;
+  stats["n_nonlin_fails"] = out.stats.n_nonlin_fails;
+  stats["n_proj"] = out.stats.n_proj;
+  stats["n_root_evals"] = out.stats.n_root_evals;
+  stats["last_order"] = out.stats.last_order;
+  stats["last_step"] = out.stats.last_step;
+  stats["cpu_time"] = out.stats.cpu_time;
+  d["stats"] = stats;
+  py::list t_events, y_events;
+  for (std::size_t i = 0; i < out.t_events.size(); ++i) {
+    const auto& te = out.t_events[i];
+    t_events.append(to_numpy(te.data(), {static_cast<py::ssize_t>(te.size())}));
+    y_events.append(to_numpy(out.y_events[i].data(), {static_cast<py::ssize_t>(te.size()), ns}));
+  }
+  d["t_events"] = t_events;
+  d["y_events"] = y_events;
+  d["messages"] = out.messages;
+  return d;
+}
+
+}  // namespace
+
+void expose_integrate(py::module_& m) {
+  m.def("integrate",
+        [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval,
+           const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
+           double first_step, long max_steps, double max_wall_time, bool project) {
+          auto p = as_vector(params, model.n_params(), "params");
+          auto y = as_vector(y0, model.n_states(), "y0");
+          auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
+          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project);
+          auto evs = make_events(events, model.n_states());
+          InterruptCheck interrupted = [] {
+            py::gil_scoped_acquire gil;
+            return PyErr_CheckSignals() != 0;
+          };
+          SimulationOutput out;
+          {
+            py::gil_scoped_release release;
+            out = integrate(model, p, t0, tf, y, te, evs, opts, interrupted);
+          }
+          release_callbacks(evs);
+          if (out.interrupted) throw py::error_already_set();
+          return to_dict(out);
+        },
+        py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),
+        py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
+        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"));
+
+  m.def("integrate_many",
+        [](const Model& model, py::handle params, double t0, double tf, py::handle y0s, int n_runs, py::handle t_eval,
+           const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
+           double first_step, long max_steps, double max_wall_time, bool project, int threads) {
+          auto p = as_vector(params, static_cast<py::ssize_t>(n_runs) * model.n_params(), "params");
+          auto y = as_vector(y0s, static_cast<py::ssize_t>(n_runs) * model.n_states(), "Y0");
+          auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
+          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project);
+          auto evs = make_events(events, model.n_states());
+          InterruptCheck interrupted = [] {
+            py::gil_scoped_acquire gil;
+            return PyErr_CheckSignals() != 0;
+          };
+          std::vector<SimulationOutput> outs;
+          {
+            py::gil_scoped_release release;
+            outs = integrate_many(model, p, t0, tf, y, n_runs, te, evs, opts, threads, interrupted);
+          }
+          release_callbacks(evs);
+          py::list result;
+          for (const auto& out : outs) {
+            if (out.interrupted) throw py::error_already_set();
+            result.append(to_dict(out));
+          }
+          return result;
+        },
+        py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0s"), py::arg("n_runs"),
+        py::arg("t_eval"), py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
+        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"));
+}

@@ -1,0 +1,69 @@
+#include <memory>
+
+#include "bindings.hpp"
+#include "nonholo/models/friction.hpp"
+#include "nonholo/models/nonholonomic.hpp"
+#include "nonholo/models/vakonomic.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+std::vector<double> params_of(const Model& model, py::handle p) { return as_vector(p, model.n_params(), "params"); }
+
+}  // namespace
+
+void expose_models(py::module_& m) {
+  py::class_<Model, std::shared_ptr<Model>>(m, "Model", "A vector field y' = f(t, y; p) with its exact Jacobian.")
+      .def_property_readonly("kind", &Model::kind)
+      .def_property_readonly("n_states", &Model::n_states)
+      .def_property_readonly("n_params", &Model::n_params)
+      .def_property_readonly("stiff", &Model::stiff)
+      .def_property_readonly("constrained", &Model::constrained)
+      .def_property_readonly("system", &Model::system_ptr)
+      .def("rhs", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        std::vector<double> f(model.n_states());
+        auto ws = model.workspace();
+        model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
+        return to_numpy(f.data(), {model.n_states()});
+      }, py::arg("t"), py::arg("y"), py::arg("params"))
+      .def("jacobian", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        const int n = model.n_states();
+        std::vector<double> J(n * n);
+        auto ws = model.workspace();
+        model.jacobian(t, yv.data(), pv.data(), J.data(), *ws);
+        py::array_t<double> out({n, n});
+        auto o = out.mutable_unchecked<2>();
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) o(i, j) = J[i + j * n];
+        return out;
+      }, py::arg("t"), py::arg("y"), py::arg("params"))
+      .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        auto ws = model.workspace();
+        double r, s;
+        model.constraint_residual(t, yv.data(), pv.data(), *ws, &r, &s);
+        return py::make_tuple(r, s);
+      }, py::arg("t"), py::arg("y"), py::arg("params"))
+      .def("check_state", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        auto ws = model.workspace();
+        model.check_state(t, yv.data(), pv.data(), *ws);
+      }, py::arg("t"), py::arg("y"), py::arg("params"));
+
+  m.def("nonholonomic_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
+    return std::make_shared<NonholonomicModel>(std::move(s));
+  }, py::arg("system"));
+  m.def("vakonomic_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
+    return std::make_shared<VakonomicModel>(std::move(s));
+  }, py::arg("system"));
+  m.def("friction_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
+    return std::make_shared<FrictionModel>(std::move(s));
+  }, py::arg("system"));
+}

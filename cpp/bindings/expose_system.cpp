@@ -1,0 +1,67 @@
+#include <memory>
+
+#include <pybind11/eigen.h>
+
+#include "bindings.hpp"
+#include "nonholo/mechanical_system.hpp"
+#include "nonholo/point_geometry.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+std::unique_ptr<PointGeometry> point_geometry(const MechanicalSystem& sys, double t, py::handle q, py::handle v,
+                                              py::handle p) {
+  std::vector<double> qv = as_vector(q, sys.n(), "q");
+  std::vector<double> vv = v.is_none() ? std::vector<double>(sys.n(), 0.0) : as_vector(v, sys.n(), "v");
+  std::vector<double> pv = as_vector(p, sys.n_params(), "params");
+  for (double x : qv)
+    if (!std::isfinite(x)) throw py::value_error("q contains NaN or inf");
+  for (double x : vv)
+    if (!std::isfinite(x)) throw py::value_error("v contains NaN or inf");
+  return std::make_unique<PointGeometry>(sys, t, qv.data(), vv.data(), pv.data());
+}
+
+}  // namespace
+
+void expose_system(py::module_& m) {
+  py::class_<MechanicalSystem, std::shared_ptr<MechanicalSystem>>(
+      m, "MechanicalSystem",
+      "Metric, potential, constraints, friction and force of one system, compiled to a tape "
+      "with their derivatives (by forward-mode AD of the expression graph).")
+      .def(py::init<int, int, int, ExprGraph>(), py::arg("n"), py::arg("k"), py::arg("n_params"), py::arg("graph"))
+      .def_property_readonly("n", &MechanicalSystem::n)
+      .def_property_readonly("k", &MechanicalSystem::k)
+      .def_property_readonly("n_params", &MechanicalSystem::n_params)
+      .def_property_readonly("n_inputs", &MechanicalSystem::n_inputs)
+      .def_property_readonly("tape_instructions", [](const MechanicalSystem& s) { return s.tape().n_instructions(); })
+      .def_property_readonly("tape_slots", [](const MechanicalSystem& s) { return s.tape().n_slots(); })
+      .def("disassemble", [](const MechanicalSystem& s) { return s.tape().disassemble(); })
+      .def_property_readonly("force_depends_on_velocity", &MechanicalSystem::force_depends_on_velocity)
+      .def_property_readonly("force_depends_on_time", &MechanicalSystem::force_depends_on_time)
+      .def_property_readonly("affine_depends_on_time", &MechanicalSystem::affine_depends_on_time)
+      .def_property_readonly("has_affine", &MechanicalSystem::has_affine)
+      .def("at", &point_geometry, py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"),
+           py::keep_alive<0, 1>(), "Geometric objects at one point (t, q, v).");
+
+  py::class_<PointGeometry>(m, "PointGeometry")
+      .def("metric", &PointGeometry::metric)
+      .def("christoffel", [](const PointGeometry& g) {
+        std::vector<double> gamma = g.christoffel();
+        py::ssize_t n = static_cast<py::ssize_t>(std::cbrt(static_cast<double>(gamma.size())) + 0.5);
+        return to_numpy(gamma.data(), {n, n, n});
+      })
+      .def("constraint_matrix", &PointGeometry::constraint_matrix)
+      .def("affine", &PointGeometry::affine)
+      .def("friction_coefficients", &PointGeometry::friction_coefficients)
+      .def("force", &PointGeometry::force)
+      .def("potential", &PointGeometry::potential)
+      .def("kinetic_energy", &PointGeometry::kinetic_energy)
+      .def("p", &PointGeometry::p)
+      .def("p_perp", &PointGeometry::p_perp)
+      .def("friction_operator", &PointGeometry::friction_operator)
+      .def("qmat", &PointGeometry::qmat)
+      .def("multipliers", &PointGeometry::multipliers)
+      .def("nonholonomic_acceleration", &PointGeometry::nonholonomic_acceleration)
+      .def("project", &PointGeometry::project);
+}

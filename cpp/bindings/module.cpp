@@ -1,0 +1,23 @@
+// nonholo._core: the compiled core. The public API lives in the Python package.
+#include "bindings.hpp"
+
+std::vector<double> as_vector(const py::handle& obj, py::ssize_t size, const char* what) {
+  auto arr = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
+  if (!arr) throw py::value_error(std::string(what) + " must be an array of floats");
+  if (size >= 0 && arr.size() != size)
+    throw py::value_error(std::string(what) + " has " + std::to_string(arr.size()) + " entries, expected " +
+                          std::to_string(size));
+  return std::vector<double>(arr.data(), arr.data() + arr.size());
+}
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "nonholo C++ core: expression tapes, mechanical systems, models, CVODE integration";
+#ifdef NONHOLO_VERSION
+  m.attr("__version__") = NONHOLO_VERSION;
+#endif
+  expose_errors(m);
+  expose_tape(m);
+  expose_system(m);
+  expose_models(m);
+  expose_integrate(m);
+}

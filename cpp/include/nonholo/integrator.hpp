@@ -1,0 +1,82 @@
+// Integration of a Model with CVODE: BDF with the dense AD Jacobian for stiff models, Adams
+// with fixed-point iteration for smooth ones, projection onto A v = b for constrained models
+// (BDF only, as CVODE provides it), events by root finding, output at requested times by
+// CVODE's interpolation, and failures reported as a status with the time reached.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nonholo/model.hpp"
+#include "nonholo/tape/tape.hpp"
+
+namespace nonholo {
+
+enum class Method { Auto, Bdf, Adams };
+
+struct IntegrationOptions {
+  double rtol = 1e-8;
+  std::vector<double> atol{1e-10};  // one value, or one per state
+  Method method = Method::Auto;
+  double max_step = 0.0;     // 0: unbounded
+  double first_step = 0.0;   // 0: CVODE's estimate
+  long max_steps = 500000;   // over the whole integration
+  double max_wall_time = 0.0;  // seconds, 0: unbounded
+  bool project = true;       // drift control on constrained models (requires BDF)
+};
+
+// An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs
+// [q, v, t, p] (evaluated in C++) or a callback (e.g. a Python function).
+struct EventSpec {
+  std::shared_ptr<const Tape> tape;
+  std::function<double(double, const double*)> callback;
+  int direction = 0;  // +1: g increasing only, -1: decreasing only, 0: both
+  int terminal = 0;   // stop at the terminal-th occurrence; 0: never
+};
+
+struct SolverStats {
+  long n_steps = 0, n_rhs = 0, n_jac = 0, n_lin_setups = 0, n_err_test_fails = 0;
+  long n_nonlin_iters = 0, n_nonlin_fails = 0, n_proj = 0, n_root_evals = 0;
+  int last_order = 0;
+  double last_step = 0.0;
+  double cpu_time = 0.0;
+};
+
+struct SimulationOutput {
+  int n_states = 0;
+  std::vector<double> t;
+  std::vector<double> y;  // time-major: y[i * n_states + j] is state j at t[i]
+  int status = 0;         // 0: end reached, 1: terminal event, -1: failure
+  std::string message;
+  int flag = 0;           // CVODE's return flag of the last call (or ours, see flag_name)
+  std::string flag_name;
+  double t_last = 0.0;
+  SolverStats stats;
+  std::vector<std::vector<double>> t_events;
+  std::vector<std::vector<double>> y_events;  // per event, time-major like y
+  std::vector<std::string> messages;          // captured from SUNDIALS
+  bool interrupted = false;
+};
+
+using InterruptCheck = std::function<bool()>;
+
+// Integrates `model` from t0 to tf. `params` has model.n_params() entries. If `t_eval` is empty,
+// every internal step is returned. Bad arguments raise InputError; a failure after the start
+// is returned with status -1 and the trajectory up to the time reached.
+SimulationOutput integrate(const Model& model, const std::vector<double>& params, double t0, double tf,
+                           const std::vector<double>& y0, const std::vector<double>& t_eval,
+                           const std::vector<EventSpec>& events, const IntegrationOptions& options,
+                           const InterruptCheck& interrupted = {});
+
+// Integrates a batch in parallel threads (one workspace and one CVODE instance per run).
+// y0s: n_runs x n_states, params: n_runs x n_params (time-major rows). Results are identical
+// to serial calls of integrate. `threads` <= 0 uses the hardware concurrency.
+std::vector<SimulationOutput> integrate_many(const Model& model, const std::vector<double>& params, double t0,
+                                             double tf, const std::vector<double>& y0s, int n_runs,
+                                             const std::vector<double>& t_eval, const std::vector<EventSpec>& events,
+                                             const IntegrationOptions& options, int threads,
+                                             const InterruptCheck& interrupted = {});
+
+}  // namespace nonholo

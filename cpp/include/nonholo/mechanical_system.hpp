@@ -1,0 +1,120 @@
+// One mechanical system: metric G(q), potential V(q), constraint rows A(q) with affine part
+// b(q, t), friction coefficients mu(q), generalized force F(q, v, t), with runtime parameters.
+//
+// The user's expressions arrive as one expression graph with inputs [q, v, t, p] and outputs
+// [G, V, A, b, mu, F]. The constructor appends their derivatives (dG/dq, dV/dq, dA/dq, db/dq,
+// db/dt) by forward-mode AD of the graph and compiles everything into one tape, so a single
+// sweep gives all the geometry a vector field needs; derivatives of that sweep (Jacobians,
+// slow-manifold coefficients) come from evaluating the same tape with dual or Taylor scalars.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "nonholo/tape/tape.hpp"
+
+namespace nonholo {
+
+template <class S>
+using VecX = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+template <class S>
+using MatX = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+template <class S>
+using RowMatMap = Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+template <class S>
+using VecMap = Eigen::Map<const VecX<S>>;
+
+// Offsets of each block in the compiled tape's outputs.
+struct GeometryLayout {
+  int n = 0, k = 0;
+  int G = 0, V = 0, A = 0, b = 0, mu = 0, F = 0;        // the user's expressions
+  int dG = 0, dV = 0, dA = 0, db_dq = 0, db_dt = 0;      // their derivatives, by AD
+  int total = 0;
+  int base_outputs() const { return n * n + 1 + k * n + k + k * k + n; }
+  static GeometryLayout make(int n, int k);
+};
+
+class MechanicalSystem;
+
+// The tape evaluated at one point (t, q, v): views of every block, by name.
+template <class S>
+class Geometry {
+ public:
+  const GeometryLayout* layout = nullptr;
+  std::vector<S> in, out, work;
+
+  int n() const { return layout->n; }
+  int k() const { return layout->k; }
+  RowMatMap<S> G() const { return {out.data() + layout->G, n(), n()}; }
+  const S& V() const { return out[layout->V]; }
+  RowMatMap<S> A() const { return {out.data() + layout->A, k(), n()}; }
+  VecMap<S> b() const { return {out.data() + layout->b, k()}; }
+  RowMatMap<S> mu() const { return {out.data() + layout->mu, k(), k()}; }
+  VecMap<S> F() const { return {out.data() + layout->F, n()}; }
+  // dG(l) = dG/dq^l, dA(l) = dA/dq^l; db_dq(a, l) = db_a/dq^l.
+  RowMatMap<S> dG(int l) const { return {out.data() + layout->dG + l * n() * n(), n(), n()}; }
+  VecMap<S> dV() const { return {out.data() + layout->dV, n()}; }
+  RowMatMap<S> dA(int l) const { return {out.data() + layout->dA + l * k() * n(), k(), n()}; }
+  RowMatMap<S> db_dq() const { return {out.data() + layout->db_dq, k(), n()}; }
+  VecMap<S> db_dt() const { return {out.data() + layout->db_dt, k()}; }
+};
+
+class MechanicalSystem {
+ public:
+  // `base` has inputs [q (n), v (n), t, p (n_params)] and outputs [G (n*n, row-major), V,
+  // A (k*n, row-major), b (k), mu (k*k), F (n)].
+  MechanicalSystem(int n, int k, int n_params, ExprGraph base);
+
+  int n() const { return layout_.n; }
+  int k() const { return layout_.k; }
+  int n_params() const { return n_params_; }
+  int n_inputs() const { return 2 * n() + 1 + n_params_; }
+  int time_input() const { return 2 * n(); }
+  const GeometryLayout& layout() const { return layout_; }
+  const Tape& tape() const { return tape_; }
+  const ExprGraph& base_graph() const { return base_; }
+
+  bool force_depends_on_velocity() const { return force_velocity_; }
+  bool force_depends_on_time() const { return force_time_; }
+  bool affine_depends_on_time() const { return affine_time_; }
+  bool has_affine() const { return has_affine_; }
+
+  template <class S>
+  void evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const;
+
+  // Same, with a time that carries derivatives (Taylor expansions in t).
+  template <class S>
+  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const;
+
+ private:
+  GeometryLayout layout_;
+  int n_params_;
+  ExprGraph base_;
+  Tape tape_;
+  bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
+};
+
+template <class S>
+void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  const int n = layout_.n;
+  g.layout = &layout_;
+  g.in.resize(n_inputs());
+  g.out.resize(layout_.total);
+  for (int i = 0; i < n; ++i) {
+    g.in[i] = q[i];
+    g.in[n + i] = v[i];
+  }
+  g.in[2 * n] = t;
+  for (int i = 0; i < n_params_; ++i) g.in[2 * n + 1 + i] = S(p[i]);
+  tape_.eval(g.in.data(), g.out.data(), g.work);
+}
+
+template <class S>
+void MechanicalSystem::evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  evaluate_at(S(t), q, v, p, g);
+}
+
+}  // namespace nonholo

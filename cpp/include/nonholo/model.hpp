@@ -1,0 +1,103 @@
+// A model is a vector field y' = f(t, y; p) built on a MechanicalSystem, with its exact
+// Jacobian (forward-mode AD in chunks of dual directions) and, for models whose velocities
+// live on the constraint set A v = b, the projection CVODE uses to control drift.
+//
+// Models are immutable and shared between threads; every evaluation writes into a Workspace
+// owned by the caller (one per integration), as Pinocchio separates Model and Data.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nonholo/mechanics.hpp"
+#include "nonholo/scalar/dual.hpp"
+
+namespace nonholo {
+
+constexpr int kJacobianChunk = 8;
+using JacobianScalar = Dual<double, kJacobianChunk>;
+
+struct Workspace {
+  virtual ~Workspace() = default;
+};
+
+class Model {
+ public:
+  explicit Model(std::shared_ptr<const MechanicalSystem> system) : system_(std::move(system)) {}
+  virtual ~Model() = default;
+
+  const MechanicalSystem& system() const { return *system_; }
+  const std::shared_ptr<const MechanicalSystem>& system_ptr() const { return system_; }
+
+  virtual std::string kind() const = 0;
+  virtual int n_states() const = 0;
+  // Parameters: the system's, then the model's own (e.g. eps) appended.
+  virtual int n_extra_params() const { return 0; }
+  int n_params() const { return system_->n_params() + n_extra_params(); }
+  virtual bool stiff() const { return false; }
+  // True when the velocities must satisfy A(q) v = b(q, t) (projection is available).
+  virtual bool constrained() const { return false; }
+
+  virtual std::unique_ptr<Workspace> workspace() const = 0;
+  virtual void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const = 0;
+  // J is n_states x n_states, column-major: J[i + j*n] = d ydot_i / d y_j.
+  virtual void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const = 0;
+
+  // |A v - b| and the scale it is measured against (|A| |v| + |b|); 0, 1 when unconstrained.
+  virtual void constraint_residual(double t, const double* y, const double* p, Workspace& ws,
+                                   double* residual, double* scale) const;
+  // corr such that y + corr satisfies the constraint; err (if not null) is projected onto the
+  // tangent space of the constraint set, as CVODE's projection interface expects.
+  virtual void project(double t, const double* y, const double* p, double* corr, double* err, Workspace& ws) const;
+  // Throws ModelError when the data are unusable at y (metric, constraints, friction).
+  virtual void check_state(double t, const double* y, const double* p, Workspace& ws) const;
+  // Indices of y that hold q and v (for projection and names); the rest is model specific.
+  int q_offset() const { return 0; }
+  int v_offset() const { return system_->n(); }
+
+ protected:
+  std::shared_ptr<const MechanicalSystem> system_;
+};
+
+// Implements the virtual interface from a template `eval<S>` of the derived model, once for
+// doubles (rhs) and once for dual numbers (jacobian).
+template <class Derived>
+class ModelImpl : public Model {
+ public:
+  using Model::Model;
+
+  struct Work : Workspace {
+    MechanicsWork<double> d;
+    MechanicsWork<JacobianScalar> j;
+    std::vector<JacobianScalar> y, ydot;
+  };
+
+  std::unique_ptr<Workspace> workspace() const override { return std::make_unique<Work>(); }
+
+  void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const override {
+    derived().template eval<double>(t, y, p, ydot, static_cast<Work&>(ws).d);
+  }
+
+  void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
+    Work& w = static_cast<Work&>(ws);
+    const int n = n_states();
+    w.y.resize(n);
+    w.ydot.resize(n);
+    for (int c0 = 0; c0 < n; c0 += kJacobianChunk) {
+      for (int i = 0; i < n; ++i) {
+        w.y[i] = JacobianScalar(y[i]);
+        if (i >= c0 && i < c0 + kJacobianChunk) w.y[i].d[i - c0] = 1.0;
+      }
+      derived().template eval<JacobianScalar>(t, w.y.data(), p, w.ydot.data(), w.j);
+      for (int j = c0; j < std::min(n, c0 + kJacobianChunk); ++j)
+        for (int i = 0; i < n; ++i) J[i + j * n] = w.ydot[i].d[j - c0];
+    }
+  }
+
+ protected:
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  static MechanicsWork<double>& work(Workspace& ws) { return static_cast<Work&>(ws).d; }
+};
+
+}  // namespace nonholo

@@ -1,0 +1,70 @@
+// Shared behaviour of models whose velocities live on the constraint set A(q) v = b(q, t):
+// the residual, the G-orthogonal projection onto the set, and the check of an initial state.
+#pragma once
+
+#include "nonholo/model.hpp"
+
+namespace nonholo {
+
+template <class Derived>
+class ConstrainedModel : public ModelImpl<Derived> {
+ public:
+  using ModelImpl<Derived>::ModelImpl;
+  using Work = typename ModelImpl<Derived>::Work;
+
+  bool constrained() const override { return this->system().k() > 0; }
+
+  void constraint_residual(double t, const double* y, const double* p, Workspace& ws, double* residual,
+                           double* scale) const override;
+  void project(double t, const double* y, const double* p, double* corr, double* err, Workspace& ws) const override;
+  void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
+};
+
+template <class Derived>
+void ConstrainedModel<Derived>::constraint_residual(double t, const double* y, const double* p, Workspace& ws,
+                                                     double* residual, double* scale) const {
+  const int n = this->system().n();
+  auto& w = static_cast<Work&>(ws).d;
+  this->system().evaluate(t, y, y + n, p, w.geo);
+  Eigen::Map<const VecX<double>> v(y + n, n);
+  *residual = (w.geo.A() * v - w.geo.b()).norm();
+  *scale = w.geo.A().norm() * v.norm() + w.geo.b().norm();
+}
+
+// corr_v = -G^-1 A^T M^-1 (A v - b), the G-orthogonal correction; q is left unchanged.
+// The error estimate is projected with the linearized constraint
+// (A err_v + d/dq(A v - b) err_q = 0), corrected in v only.
+template <class Derived>
+void ConstrainedModel<Derived>::project(double t, const double* y, const double* p, double* corr, double* err,
+                                        Workspace& ws) const {
+  const int n = this->system().n();
+  const int ns = this->n_states();
+  auto& w = static_cast<Work&>(ws).d;
+  this->system().evaluate(t, y, y + n, p, w.geo);
+  factor_metric(w);
+  factor_constraints(w);
+  Eigen::Map<const VecX<double>> v(y + n, n);
+  Eigen::Map<VecX<double>> c(corr, ns);
+  c.setZero();
+  w.tmp_k = w.geo.A() * v - w.geo.b();
+  w.chol_M.solve_in_place(w.tmp_k);
+  c.segment(n, n) = -w.GinvAT * w.tmp_k;
+  if (err != nullptr) {
+    Eigen::Map<VecX<double>> e(err, ns);
+    directional_dA(w.geo, e.segment(0, n), w.dA_v);  // (dA/dq . err_q)
+    w.tmp_k = w.geo.A() * e.segment(n, n) + w.dA_v * v - w.geo.db_dq() * e.segment(0, n);
+    w.chol_M.solve_in_place(w.tmp_k);
+    e.segment(n, n) -= w.GinvAT * w.tmp_k;
+  }
+}
+
+template <class Derived>
+void ConstrainedModel<Derived>::check_state(double t, const double* y, const double* p, Workspace& ws) const {
+  const int n = this->system().n();
+  auto& w = static_cast<Work&>(ws).d;
+  this->system().evaluate(t, y, y + n, p, w.geo);
+  factor_metric(w);
+  factor_constraints(w);
+}
+
+}  // namespace nonholo

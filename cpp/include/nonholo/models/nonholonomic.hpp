@@ -1,0 +1,37 @@
+// Lagrange-d'Alembert dynamics with linear or affine constraints A(q) v = b(q, t):
+//   q' = v,   G v' + c(q, v) + dV = F + A^T lambda,   A v' = db/dq v + db/dt - (dA/dq . v) v,
+// the multipliers lambda being algebraic (Lewis-Murray 1995, eq. (2.1); notes/001 section 2.4).
+#pragma once
+
+#include "nonholo/models/constrained_model.hpp"
+
+namespace nonholo {
+
+class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
+ public:
+  using ConstrainedModel::ConstrainedModel;
+
+  std::string kind() const override { return "nonholonomic"; }
+  int n_states() const override { return 2 * system().n(); }
+
+  template <class S>
+  void eval(double t, const S* y, const double* p, S* ydot, MechanicsWork<S>& w) const {
+    const int n = system().n();
+    system().evaluate(t, y, y + n, p, w.geo);
+    Eigen::Map<const VecX<S>> v(y + n, n);
+    Eigen::Map<VecX<S>>(ydot, n) = v;
+    accelerations(v, w, Eigen::Map<VecX<S>>(ydot + n, n));
+  }
+
+  // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda.
+  template <class S, class Vec, class Out>
+  static void accelerations(const Vec& v, MechanicsWork<S>& w, Out&& vdot) {
+    factor_metric(w);
+    factor_constraints(w);
+    applied_force(w.geo, v, w.r);
+    constraint_acceleration(w.geo, v, w.dA_v, w.a);
+    solve_saddle(w, w.r, w.a, vdot, w.lambda);
+  }
+};
+
+}  // namespace nonholo

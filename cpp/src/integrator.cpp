@@ -1,0 +1,493 @@
+#include "nonholo/integrator.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <sstream>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "nonholo/errors.hpp"
+#include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/handles.hpp"
+
+namespace nonholo {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Everything a CVODE callback needs; exceptions never cross into CVODE: they are stored here
+// and the callback returns -1.
+struct Problem {
+  const Model& model;
+  const std::vector<double>& params;
+  const std::vector<EventSpec>& events;
+  std::unique_ptr<Workspace> ws;
+  std::vector<double> event_inputs;
+  std::vector<double> event_work;
+  std::exception_ptr error;
+  std::string nonfinite;  // first non-finite right-hand side, for the failure message
+
+  Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
+      : model(m), params(p), events(e), ws(m.workspace()) {}
+
+  double event_value(const EventSpec& ev, double t, const double* y) {
+    if (ev.callback) return ev.callback(t, y);
+    const MechanicalSystem& sys = model.system();
+    const int n = sys.n();
+    event_inputs.resize(sys.n_inputs());
+    std::copy(y, y + 2 * n, event_inputs.begin());
+    event_inputs[2 * n] = t;
+    std::copy(params.begin(), params.begin() + sys.n_params(), event_inputs.begin() + 2 * n + 1);
+    double g = 0.0;
+    ev.tape->eval(event_inputs.data(), &g, event_work);
+    return g;
+  }
+};
+
+int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
+  auto* P = static_cast<Problem*>(data);
+  try {
+    P->model.rhs(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(ydot), *P->ws);
+    const double* f = N_VGetArrayPointer(ydot);
+    for (int i = 0; i < P->model.n_states(); ++i) {
+      if (!std::isfinite(f[i])) {
+        if (P->nonfinite.empty()) {
+          std::ostringstream os;
+          os << "the right-hand side is not finite (component " << i << ") at t = " << t;
+          P->nonfinite = os.str();
+        }
+        return 1;  // recoverable: CVODE retries with a smaller step
+      }
+    }
+    return 0;
+  } catch (...) {
+    P->error = std::current_exception();
+    return -1;
+  }
+}
+
+int jac_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+  auto* P = static_cast<Problem*>(data);
+  try {
+    P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), SUNDenseMatrix_Data(J), *P->ws);
+    return 0;
+  } catch (...) {
+    P->error = std::current_exception();
+    return -1;
+  }
+}
+
+int root_callback(sun::real t, N_Vector y, sun::real* g, void* data) {
+  auto* P = static_cast<Problem*>(data);
+  try {
+    for (std::size_t i = 0; i < P->events.size(); ++i) g[i] = P->event_value(P->events[i], t, N_VGetArrayPointer(y));
+    return 0;
+  } catch (...) {
+    P->error = std::current_exception();
+    return -1;
+  }
+}
+
+int proj_callback(sun::real t, N_Vector y, N_Vector corr, sun::real, N_Vector err, void* data) {
+  auto* P = static_cast<Problem*>(data);
+  try {
+    P->model.project(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(corr),
+                     err ? N_VGetArrayPointer(err) : nullptr, *P->ws);
+    return 0;
+  } catch (...) {
+    P->error = std::current_exception();
+    return -1;
+  }
+}
+
+void check(int flag, const char* function) {
+  if (flag < 0) throw SolverError(std::string("CVODE setup failed in ") + function + " (flag " + std::to_string(flag) + ")", 0.0);
+}
+
+std::string flag_name(int flag) {
+  char* name = CVodeGetReturnFlagName(flag);
+  std::string s = name ? name : "UNKNOWN";
+  free(name);
+  return s;
+}
+
+// What a failure means and what to do, in the words a user needs (diffrax/AMICI style).
+std::string advice(int flag, const Model& model) {
+  switch (flag) {
+    case CV_TOO_MUCH_WORK:
+      return model.stiff() ? "the step size collapsed or max_steps is too small; raise max_steps or loosen rtol"
+                           : "raise max_steps, or use method='bdf' if the problem is stiff";
+    case CV_TOO_MUCH_ACC: return "the requested accuracy is below machine precision; loosen rtol/atol";
+    case CV_ERR_FAILURE:
+      return "error test failures at the minimum step: a singularity, a discontinuity, or a blow-up of the solution";
+    case CV_CONV_FAILURE:
+      return "the Newton iteration failed to converge repeatedly: the model may be singular here, or loosen rtol";
+    case CV_RHSFUNC_FAIL:
+    case CV_FIRST_RHSFUNC_ERR:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+      return "the model could not be evaluated (non-finite values or singular data)";
+    case CV_PROJ_MEM_NULL:
+    case CV_PROJFUNC_FAIL:
+    case CV_REPTD_PROJFUNC_ERR:
+      return "projection onto the constraint set failed: the constraints may be singular here";
+    default: return "";
+  }
+}
+
+class Integration {
+ public:
+  Integration(const Model& model, const std::vector<double>& params, double t0, double tf, const std::vector<double>& y0,
+              const std::vector<double>& t_eval, const std::vector<EventSpec>& events, const IntegrationOptions& opt,
+              const InterruptCheck& interrupted)
+      : model_(model), t0_(t0), tf_(tf), t_eval_(t_eval), opt_(opt), interrupted_(interrupted),
+        n_(model.n_states()), problem_(model, params, events) {
+    validate(params, y0, events);
+    out_.n_states = n_;
+    out_.t_events.resize(events.size());
+    out_.y_events.resize(events.size());
+    event_counts_.assign(events.size(), 0);
+    setup(y0);
+  }
+
+  SimulationOutput run();
+
+ private:
+  void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
+  void setup(const std::vector<double>& y0);
+  void record(double t, const double* y) {
+    out_.t.push_back(t);
+    out_.y.insert(out_.y.end(), y, y + n_);
+  }
+  bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
+  void emit_t_eval_up_to(double t, const double* y);
+  void fail(int flag, double t);
+  void collect_stats();
+
+  const Model& model_;
+  double t0_, tf_;
+  const std::vector<double>& t_eval_;
+  const IntegrationOptions& opt_;
+  const InterruptCheck& interrupted_;
+  int n_;
+  double dir_ = 1.0;
+  std::size_t next_eval_ = 0;
+  std::vector<int> event_counts_;
+  SimulationOutput out_;
+  Problem problem_;
+  Method method_ = Method::Bdf;
+  sun::MessageSink sink_;
+  // Declaration order = reverse destruction order: context first, CVODE memory last.
+  sun::ContextPtr ctx_;
+  sun::VectorPtr y_, yout_, atol_;
+  sun::MatrixPtr J_;
+  sun::LinearSolverPtr ls_;
+  sun::NonlinearSolverPtr nls_;
+  sun::CvodePtr mem_;
+};
+
+void Integration::validate(const std::vector<double>& params, const std::vector<double>& y0,
+                           const std::vector<EventSpec>& events) {
+  if (static_cast<int>(y0.size()) != n_)
+    throw InputError("y0 has " + std::to_string(y0.size()) + " entries, expected " + std::to_string(n_));
+  if (static_cast<int>(params.size()) != model_.n_params())
+    throw InputError("params has " + std::to_string(params.size()) + " entries, expected " + std::to_string(model_.n_params()));
+  for (double v : y0)
+    if (!std::isfinite(v)) throw InputError("y0 contains NaN or inf");
+  for (double v : params)
+    if (!std::isfinite(v)) throw InputError("params contains NaN or inf");
+  if (!std::isfinite(t0_) || !std::isfinite(tf_)) throw InputError("t_span must be finite");
+  if (t0_ == tf_) throw InputError("t_span must have t0 != tf");
+  dir_ = tf_ > t0_ ? 1.0 : -1.0;
+  if (!(opt_.rtol > 0.0) || !std::isfinite(opt_.rtol)) throw InputError("rtol must be positive and finite");
+  if (opt_.atol.size() != 1 && static_cast<int>(opt_.atol.size()) != n_)
+    throw InputError("atol must be a scalar or have one entry per state (" + std::to_string(n_) + ")");
+  for (double a : opt_.atol)
+    if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
+  if (opt_.max_steps < 1) throw InputError("max_steps must be at least 1");
+  if (opt_.max_step < 0 || opt_.first_step < 0 || opt_.max_wall_time < 0)
+    throw InputError("max_step, first_step and max_wall_time must be non-negative");
+  for (std::size_t i = 0; i < t_eval_.size(); ++i) {
+    double te = t_eval_[i];
+    if (!std::isfinite(te) || !before_or_at(t0_, te) || !before_or_at(te, tf_))
+      throw InputError("t_eval must lie within t_span");
+    if (i > 0 && !before_or_at(t_eval_[i - 1], te) ) throw InputError("t_eval must be sorted in the direction of integration");
+  }
+  for (const EventSpec& ev : events) {
+    if (!ev.callback && !ev.tape) throw InputError("an event needs a tape or a callback");
+    if (ev.tape && ev.tape->n_inputs() != model_.system().n_inputs())
+      throw InputError("event tape has the wrong number of inputs");
+    if (ev.tape && ev.tape->n_outputs() != 1) throw InputError("an event tape must have exactly one output");
+    if (ev.direction < -1 || ev.direction > 1) throw InputError("event direction must be -1, 0 or 1");
+    if (ev.terminal < 0) throw InputError("event terminal count must be non-negative");
+  }
+  model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
+}
+
+void Integration::setup(const std::vector<double>& y0) {
+  SUNContext ctx = nullptr;
+  check(sun::create_context(&ctx), "SUNContext_Create");
+  ctx_.reset(ctx);
+  y_.reset(N_VNew_Serial(n_, ctx));
+  yout_.reset(N_VNew_Serial(n_, ctx));
+  std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
+
+  method_ = opt_.method;
+  if (method_ == Method::Auto) method_ = (model_.stiff() || (model_.constrained() && opt_.project)) ? Method::Bdf : Method::Adams;
+
+  mem_.reset(CVodeCreate(method_ == Method::Bdf ? CV_BDF : CV_ADAMS, ctx));
+  if (!mem_) throw SolverError("CVodeCreate failed", t0_);
+  void* mem = mem_.get();
+  sun::capture_messages(ctx, mem, &sink_);
+  check(CVodeInit(mem, rhs_callback, t0_, y_.get()), "CVodeInit");
+  check(CVodeSetUserData(mem, &problem_), "CVodeSetUserData");
+  if (opt_.atol.size() == 1) {
+    check(CVodeSStolerances(mem, opt_.rtol, opt_.atol[0]), "CVodeSStolerances");
+  } else {
+    atol_.reset(N_VNew_Serial(n_, ctx));
+    std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
+    check(CVodeSVtolerances(mem, opt_.rtol, atol_.get()), "CVodeSVtolerances");
+  }
+  check(CVodeSetStopTime(mem, tf_), "CVodeSetStopTime");
+  check(CVodeSetMaxNumSteps(mem, opt_.max_steps), "CVodeSetMaxNumSteps");
+  if (opt_.max_step > 0) check(CVodeSetMaxStep(mem, opt_.max_step), "CVodeSetMaxStep");
+  if (opt_.first_step > 0) check(CVodeSetInitStep(mem, dir_ * opt_.first_step), "CVodeSetInitStep");
+
+  if (method_ == Method::Bdf) {
+    J_.reset(SUNDenseMatrix(n_, n_, ctx));
+    ls_.reset(SUNLinSol_Dense(y_.get(), J_.get(), ctx));
+    check(CVodeSetLinearSolver(mem, ls_.get(), J_.get()), "CVodeSetLinearSolver");
+    check(CVodeSetJacFn(mem, jac_callback), "CVodeSetJacFn");
+    if (model_.constrained() && opt_.project) {
+      check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
+      check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");
+    }
+  } else {
+    nls_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx));
+    check(CVodeSetNonlinearSolver(mem, nls_.get()), "CVodeSetNonlinearSolver");
+  }
+  const auto& events = problem_.events;
+  if (!events.empty()) {
+    check(CVodeRootInit(mem, static_cast<int>(events.size()), root_callback), "CVodeRootInit");
+    std::vector<int> dirs;
+    for (const auto& ev : events) dirs.push_back(static_cast<int>(dir_) * ev.direction);
+    check(CVodeSetRootDirection(mem, dirs.data()), "CVodeSetRootDirection");
+    check(CVodeSetNoInactiveRootWarn(mem), "CVodeSetNoInactiveRootWarn");
+  }
+}
+
+void Integration::emit_t_eval_up_to(double t, const double* y) {
+  void* mem = mem_.get();
+  while (next_eval_ < t_eval_.size() && before_or_at(t_eval_[next_eval_], t)) {
+    double te = t_eval_[next_eval_++];
+    if (te == t) {
+      record(te, y);
+    } else {
+      int flag = CVodeGetDky(mem, te, 0, yout_.get());
+      if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + std::to_string(te), te);
+      record(te, N_VGetArrayPointer(yout_.get()));
+    }
+  }
+}
+
+void Integration::fail(int flag, double t) {
+  out_.status = -1;
+  out_.flag = flag;
+  out_.flag_name = flag_name(flag);
+  std::ostringstream os;
+  os << "Integration failed at t = " << t << " with " << out_.flag_name;
+  if (problem_.error) {
+    try {
+      std::rethrow_exception(problem_.error);
+    } catch (const std::exception& e) {
+      os << ": " << e.what();
+    }
+  } else if (!problem_.nonfinite.empty()) {
+    os << ": " << problem_.nonfinite;
+  }
+  std::string hint = advice(flag, model_);
+  if (!hint.empty()) os << " (" << hint << ")";
+  out_.message = os.str();
+}
+
+void Integration::collect_stats() {
+  void* mem = mem_.get();
+  SolverStats& s = out_.stats;
+  CVodeGetNumSteps(mem, &s.n_steps);
+  CVodeGetNumRhsEvals(mem, &s.n_rhs);
+  CVodeGetNumErrTestFails(mem, &s.n_err_test_fails);
+  CVodeGetNumNonlinSolvIters(mem, &s.n_nonlin_iters);
+  CVodeGetNumNonlinSolvConvFails(mem, &s.n_nonlin_fails);
+  CVodeGetLastOrder(mem, &s.last_order);
+  CVodeGetLastStep(mem, &s.last_step);
+  if (!problem_.events.empty()) CVodeGetNumGEvals(mem, &s.n_root_evals);
+  if (method_ == Method::Bdf) {
+    CVodeGetNumLinSolvSetups(mem, &s.n_lin_setups);
+    CVodeGetNumJacEvals(mem, &s.n_jac);
+    if (model_.constrained() && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
+  }
+}
+
+SimulationOutput Integration::run() {
+  const auto start = Clock::now();
+  void* mem = mem_.get();
+  double* y = N_VGetArrayPointer(y_.get());
+  if (t_eval_.empty()) record(t0_, y);
+  emit_t_eval_up_to(t0_, y);
+  double t = t0_;
+  long steps = 0;
+  std::vector<int> roots(problem_.events.size());
+
+  while (true) {
+    int flag = CVode(mem, tf_, y_.get(), &t, CV_ONE_STEP);
+    if (flag < 0) {
+      fail(flag, t);
+      break;
+    }
+    ++steps;
+    emit_t_eval_up_to(t, y);
+    if (flag == CV_ROOT_RETURN) {
+      CVodeGetRootInfo(mem, roots.data());
+      bool stop = false;
+      for (std::size_t i = 0; i < roots.size(); ++i) {
+        if (roots[i] == 0) continue;
+        out_.t_events[i].push_back(t);
+        out_.y_events[i].insert(out_.y_events[i].end(), y, y + n_);
+        const EventSpec& ev = problem_.events[i];
+        if (ev.terminal > 0 && ++event_counts_[i] >= ev.terminal) stop = true;
+      }
+      if (stop) {
+        if (t_eval_.empty()) record(t, y);
+        out_.status = 1;
+        out_.message = "A termination event occurred.";
+        break;
+      }
+    } else if (t_eval_.empty()) {
+      record(t, y);
+    }
+    if (flag == CV_TSTOP_RETURN || t == tf_) {
+      out_.status = 0;
+      out_.message = "The solver successfully reached the end of the integration interval.";
+      break;
+    }
+    if (steps >= opt_.max_steps) {
+      fail(CV_TOO_MUCH_WORK, t);
+      out_.message = "Integration stopped at t = " + std::to_string(t) + " after max_steps = " +
+                     std::to_string(opt_.max_steps) + " steps (CV_TOO_MUCH_WORK; " + advice(CV_TOO_MUCH_WORK, model_) + ")";
+      break;
+    }
+    if (steps % 64 == 0) {
+      double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time) {
+        out_.status = -1;
+        out_.flag = 0;
+        out_.flag_name = "WALL_TIME_EXCEEDED";
+        out_.message = "Integration stopped at t = " + std::to_string(t) + " after max_wall_time = " +
+                       std::to_string(opt_.max_wall_time) + " s (raise max_wall_time, loosen rtol, or use method='bdf')";
+        break;
+      }
+      if (interrupted_ && interrupted_()) {
+        out_.status = -1;
+        out_.flag_name = "INTERRUPTED";
+        out_.message = "Integration interrupted at t = " + std::to_string(t);
+        out_.interrupted = true;
+        break;
+      }
+    }
+  }
+  out_.t_last = t;
+  collect_stats();
+  out_.stats.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
+  out_.messages = std::move(sink_.messages);
+  return std::move(out_);
+}
+
+}  // namespace
+
+SimulationOutput integrate(const Model& model, const std::vector<double>& params, double t0, double tf,
+                           const std::vector<double>& y0, const std::vector<double>& t_eval,
+                           const std::vector<EventSpec>& events, const IntegrationOptions& options,
+                           const InterruptCheck& interrupted) {
+  Integration integration(model, params, t0, tf, y0, t_eval, events, options, interrupted);
+  return integration.run();
+}
+
+std::vector<SimulationOutput> integrate_many(const Model& model, const std::vector<double>& params, double t0,
+                                             double tf, const std::vector<double>& y0s, int n_runs,
+                                             const std::vector<double>& t_eval, const std::vector<EventSpec>& events,
+                                             const IntegrationOptions& options, int threads,
+                                             const InterruptCheck& interrupted) {
+  const int ns = model.n_states(), np = model.n_params();
+  if (n_runs < 0) throw InputError("n_runs must be non-negative");
+  if (static_cast<long>(y0s.size()) != static_cast<long>(n_runs) * ns)
+    throw InputError("Y0 must have shape (n_runs, " + std::to_string(ns) + ")");
+  if (static_cast<long>(params.size()) != static_cast<long>(n_runs) * np)
+    throw InputError("params must have shape (n_runs, " + std::to_string(np) + ")");
+  for (const auto& ev : events)
+    if (ev.callback) throw InputError("simulate_many takes symbolic events only (Python callables need the GIL)");
+
+  std::vector<SimulationOutput> results(n_runs);
+  std::vector<std::exception_ptr> errors(n_runs);
+  std::atomic<int> next{0};
+  int done = 0;
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::atomic<bool> cancel{false};
+  InterruptCheck cancelled = [&cancel] { return cancel.load(); };
+
+  auto worker = [&] {
+    for (int i = next++; i < n_runs; i = next++) {
+      if (cancel.load()) {
+        results[i].interrupted = true;
+      } else {
+        try {
+          std::vector<double> p(params.begin() + long(i) * np, params.begin() + long(i + 1) * np);
+          std::vector<double> y0(y0s.begin() + long(i) * ns, y0s.begin() + long(i + 1) * ns);
+          results[i] = integrate(model, p, t0, tf, y0, t_eval, events, options, cancelled);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++done;
+      }
+      finished.notify_one();
+    }
+  };
+
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::max(1, std::min(threads, n_runs));
+  std::vector<std::thread> pool;
+  for (int k = 0; k < threads; ++k) pool.emplace_back(worker);
+  // The calling thread watches for an interrupt (e.g. Ctrl-C) while the workers run.
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (done < n_runs) {
+      finished.wait_for(lock, std::chrono::milliseconds(50));
+      if (done < n_runs && interrupted && !cancel.load()) {
+        lock.unlock();
+        if (interrupted()) cancel = true;
+        lock.lock();
+      }
+    }
+  }
+  for (auto& th : pool) th.join();
+  for (int i = 0; i < n_runs; ++i)
+    if (errors[i]) std::rethrow_exception(errors[i]);
+  return results;
+}
+
+}  // namespace nonholo

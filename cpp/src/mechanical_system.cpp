@@ -1,0 +1,99 @@
+#include "nonholo/mechanical_system.hpp"
+
+#include <string>
+
+#include "nonholo/errors.hpp"
+
+namespace nonholo {
+
+GeometryLayout GeometryLayout::make(int n, int k) {
+  GeometryLayout L;
+  L.n = n;
+  L.k = k;
+  L.G = 0;
+  L.V = L.G + n * n;
+  L.A = L.V + 1;
+  L.b = L.A + k * n;
+  L.mu = L.b + k;
+  L.F = L.mu + k * k;
+  L.dG = L.F + n;
+  L.dV = L.dG + n * n * n;
+  L.dA = L.dV + n;
+  L.db_dq = L.dA + n * k * n;
+  L.db_dt = L.db_dq + k * n;
+  L.total = L.db_dt + k;
+  return L;
+}
+
+namespace {
+
+enum InputGroup { kQ = 0, kV = 1, kT = 2, kP = 3 };
+
+}  // namespace
+
+MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base)
+    : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
+  if (n < 1) throw InputError("a system needs at least one coordinate");
+  if (k < 0 || k >= n) throw InputError("the number of constraints must satisfy 0 <= k < n (got k = " + std::to_string(k) + ", n = " + std::to_string(n) + ")");
+  if (n_params < 0) throw InputError("negative number of parameters");
+  if (base_.n_inputs != n_inputs())
+    throw InputError("expression graph has " + std::to_string(base_.n_inputs) + " inputs, expected " + std::to_string(n_inputs()));
+  if (static_cast<int>(base_.outputs.size()) != layout_.base_outputs())
+    throw InputError("expression graph has " + std::to_string(base_.outputs.size()) + " outputs, expected " + std::to_string(layout_.base_outputs()));
+  for (int o : base_.outputs)
+    if (o < 0 || o >= static_cast<int>(base_.nodes.size())) throw InputError("expression graph output out of range");
+
+  GraphBuilder builder(n_inputs());
+  std::vector<int> identity(n_inputs());
+  for (int i = 0; i < n_inputs(); ++i) identity[i] = builder.input(i);
+  std::vector<int> map = builder.append(base_, identity);
+
+  std::vector<int> wrt(n + 1);
+  for (int l = 0; l < n; ++l) wrt[l] = l;
+  wrt[n] = time_input();
+  auto deriv = differentiate(base_, map, wrt, builder);
+  auto d = [&](int direction, int output_index) {
+    int node = deriv[direction][base_.outputs[output_index]];
+    return node < 0 ? builder.constant(0.0) : node;
+  };
+
+  std::vector<int> outputs(layout_.total);
+  for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
+  for (int l = 0; l < n; ++l)
+    for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
+  for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
+  for (int l = 0; l < n; ++l)
+    for (int ai = 0; ai < k * n; ++ai) outputs[layout_.dA + l * k * n + ai] = d(l, layout_.A + ai);
+  for (int a = 0; a < k; ++a) {
+    for (int l = 0; l < n; ++l) outputs[layout_.db_dq + a * n + l] = d(l, layout_.b + a);
+    outputs[layout_.db_dt + a] = d(n, layout_.b + a);
+  }
+  tape_ = Tape(builder.finish(outputs));
+
+  std::vector<int> group(n_inputs(), kP);
+  for (int i = 0; i < n; ++i) {
+    group[i] = kQ;
+    group[n + i] = kV;
+  }
+  group[time_input()] = kT;
+  auto deps = input_dependencies(base_, group);
+  auto has = [](std::uint64_t mask, int g) { return (mask >> g) & 1u; };
+  for (int i = 0; i < n; ++i) {
+    force_velocity_ |= has(deps[layout_.F + i], kV);
+    force_time_ |= has(deps[layout_.F + i], kT);
+  }
+  for (int a = 0; a < k; ++a) {
+    affine_time_ |= has(deps[layout_.b + a], kT);
+    const Node& nd = base_.nodes[base_.outputs[layout_.b + a]];
+    has_affine_ |= !(nd.op == Op::Const && nd.c == 0.0);
+  }
+  // Only F may depend on velocities; the lowering guarantees this, checked here for safety.
+  for (int j = 0; j < layout_.F; ++j)
+    if (has(deps[j], kV)) throw InputError("only the generalized force may depend on velocities");
+  for (int j = 0; j < layout_.b; ++j)
+    if (has(deps[j], kT)) throw InputError("the metric, potential and constraint rows may not depend on time");
+  for (int j = layout_.mu; j < layout_.F; ++j)
+    if (has(deps[j], kT)) throw InputError("the friction coefficients may not depend on time");
+}
+
+}  // namespace nonholo

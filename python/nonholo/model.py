@@ -1,0 +1,96 @@
+"""Models: the vector fields built on a System, ready for ``simulate``."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+__all__ = ["Model"]
+
+
+class Model:
+    """A vector field y' = f(t, y; p) of a :class:`~nonholo.System`, evaluated in C++.
+
+    Built by ``system.nonholonomic()``, ``system.vakonomic()``, ``system.friction(eps)`` (and
+    later model kinds). Immutable; parameters are given at call time.
+
+    Attributes
+    ----------
+    system : System
+    kind : str
+        ``"nonholonomic"``, ``"vakonomic"`` or ``"friction"``.
+    state_names : list of str
+        Names of the states, in order (``[q, v]``, or ``[q, v, lambda]`` for vakonomic).
+    params : dict
+        Default parameter values (the system's, then the model's own such as ``eps``).
+    """
+
+    def __init__(self, system, kind: str, core, extra: Mapping | None = None):
+        self.system = system
+        self.kind = kind
+        self._core = core
+        self._extra = dict(extra or {})
+
+    @property
+    def core(self):
+        return self._core
+
+    @property
+    def n_states(self) -> int:
+        return self._core.n_states
+
+    @property
+    def state_names(self) -> list:
+        return self.system.state_names(self.kind)
+
+    @property
+    def stiff(self) -> bool:
+        return self._core.stiff
+
+    @property
+    def constrained(self) -> bool:
+        """True when the velocities live on A(q) v = b(q, t)."""
+        return self._core.constrained
+
+    @property
+    def params(self) -> dict:
+        names = [*self.system.parameter_names, *self._extra]
+        return dict(zip(names, self.param_vector()))
+
+    @property
+    def eps(self):
+        return self._extra.get("eps")
+
+    def param_vector(self, params: Mapping | None = None) -> list:
+        return self.system.param_vector(params, self._extra)
+
+    def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
+        """f(t, y), shape (n_states,)."""
+        return self._core.rhs(float(t), self._state(y), self.param_vector(params))
+
+    def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
+        """df/dy at (t, y) by automatic differentiation, shape (n_states, n_states)."""
+        return self._core.jacobian(float(t), self._state(y), self.param_vector(params))
+
+    def constraint_residual(self, t: float, y, params: Mapping | None = None) -> float:
+        """|A v - b| / (|A| |v| + |b|) at (t, y); 0 for unconstrained models."""
+        r, s = self._core.constraint_residual(float(t), self._state(y), self.param_vector(params))
+        return r / s if s > 0 else r
+
+    def _state(self, y) -> np.ndarray:
+        y = np.asarray(y, dtype=float)
+        if y.shape != (self.n_states,):
+            raise ValueError(f"y must have shape ({self.n_states},) ordered as {self.state_names}, got {y.shape}")
+        return y
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v:g}" for k, v in self._extra.items())
+        return f"<nonholo.Model {self.kind} of {self.system.name!r}{extra}: states {self.state_names}>"
+
+    def __reduce__(self):
+        return (_rebuild_model, (self.system, self.kind, self._extra))
+
+
+def _rebuild_model(system, kind, extra):
+    return system._model(kind, **extra)

@@ -1,0 +1,210 @@
+"""Lowering of SymPy expressions to the C++ expression graph.
+
+The expressions are walked once, bottom-up, with a memo keyed on the (hash-consed) SymPy
+subexpressions, so shared subexpressions become shared nodes. Every node is one operation
+of ``nonholo._core`` (``_core.op_codes()``); the C++ builder folds constants and merges equal
+nodes again, and differentiates the graph when a system needs derivatives. No SymPy call
+happens after lowering, and no compiler runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import sympy as sp
+
+from .. import _core
+from ..errors import ModelError
+
+_OPS = _core.op_codes()
+
+_UNARY_FUNCTIONS = {
+    sp.exp: "exp",
+    sp.log: "log",
+    sp.sin: "sin",
+    sp.cos: "cos",
+    sp.tan: "tan",
+    sp.asin: "asin",
+    sp.acos: "acos",
+    sp.atan: "atan",
+    sp.sinh: "sinh",
+    sp.cosh: "cosh",
+    sp.tanh: "tanh",
+    sp.asinh: "asinh",
+    sp.acosh: "acosh",
+    sp.atanh: "atanh",
+    sp.Abs: "abs",
+    sp.sign: "sign",
+}
+
+# Reciprocal functions, lowered as 1/f(x).
+_RECIPROCALS = {sp.cot: "tan", sp.sec: "cos", sp.csc: "sin", sp.coth: "tanh", sp.sech: "cosh", sp.csch: "sinh"}
+
+
+@dataclass
+class SerializedGraph:
+    """Nodes of an expression graph as flat arrays (the form C++ and pickle take)."""
+
+    n_inputs: int
+    ops: list = field(default_factory=list)
+    a: list = field(default_factory=list)
+    b: list = field(default_factory=list)
+    n: list = field(default_factory=list)
+    c: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+
+    def to_core(self):
+        return _core.make_graph(self.n_inputs, self.ops, self.a, self.b, self.n, self.c, self.outputs)
+
+    def tape(self):
+        return _core.Tape(self.to_core())
+
+
+class _Lowerer:
+    def __init__(self, inputs: Sequence[sp.Symbol]):
+        self.graph = SerializedGraph(n_inputs=len(inputs))
+        self.memo: dict = {}
+        self.consts: dict = {}
+        for i, s in enumerate(inputs):
+            self.memo[s] = self._emit("input", a=i)
+
+    def _emit(self, op, a=-1, b=-1, n=0, c=0.0):
+        g = self.graph
+        g.ops.append(_OPS[op])
+        g.a.append(a)
+        g.b.append(b)
+        g.n.append(int(n))
+        g.c.append(float(c))
+        return len(g.ops) - 1
+
+    def const(self, value: float) -> int:
+        value = float(value)
+        if value not in self.consts:
+            self.consts[value] = self._emit("const", c=value)
+        return self.consts[value]
+
+    def lower(self, expr) -> int:
+        expr = sp.sympify(expr)
+        # Iterative post-order walk: deep expressions must not hit Python's recursion limit.
+        stack = [(expr, False)]
+        while stack:
+            e, ready = stack.pop()
+            if e in self.memo:
+                continue
+            if ready or not e.args or e.is_Number or e.is_NumberSymbol:
+                self.memo[e] = self._lower_node(e)
+                continue
+            stack.append((e, True))
+            for arg in e.args:
+                if arg not in self.memo:
+                    stack.append((arg, False))
+        return self.memo[expr]
+
+    def _lower_node(self, e) -> int:
+        if e.is_Symbol:
+            raise ModelError(f"symbol {e} is neither a coordinate, a velocity, the time nor a parameter")
+        if e.is_Number or e.is_NumberSymbol:
+            if not e.is_real:
+                raise ModelError(f"complex constant {e} in an expression; nonholo works in real arithmetic")
+            return self.const(float(e))
+        if e.is_Add:
+            return self._lower_add(e)
+        if e.is_Mul:
+            return self._lower_mul(e)
+        if e.is_Pow:
+            return self._lower_pow(e.base, e.exp)
+        func = e.func
+        if func in _UNARY_FUNCTIONS:
+            return self._emit(_UNARY_FUNCTIONS[func], a=self.memo[e.args[0]])
+        if func in _RECIPROCALS:
+            inner = self._emit(_RECIPROCALS[func], a=self.memo[e.args[0]])
+            return self._emit("div", a=self.const(1.0), b=inner)
+        if func is sp.atan2:
+            return self._emit("atan2", a=self.memo[e.args[0]], b=self.memo[e.args[1]])
+        if isinstance(e, sp.core.function.AppliedUndef):
+            raise ModelError(f"undefined function {e} in an expression; use symbols for coordinates and parameters")
+        raise ModelError(f"unsupported SymPy node {e.func.__name__} in expression {e}")
+
+    def _sub_expr(self, e) -> int:
+        if e in self.memo:
+            return self.memo[e]
+        return self.lower(e)
+
+    def _lower_add(self, e) -> int:
+        acc = None
+        for term in e.args:
+            coeff, _ = term.as_coeff_Mul()
+            negative = coeff.is_Number and coeff < 0
+            node = self._sub_expr(-term) if negative else self.memo[term]
+            if acc is None:
+                acc = self._emit("neg", a=node) if negative else node
+            else:
+                acc = self._emit("sub" if negative else "add", a=acc, b=node)
+        return acc
+
+    def _lower_mul(self, e) -> int:
+        coeff, rest = e.as_coeff_Mul()
+        if coeff == -1:
+            return self._emit("neg", a=self._sub_expr(rest))
+        numerator, denominator = [], []
+        for f in e.args:
+            if f.is_Pow and f.exp.is_Number and f.exp < 0:
+                denominator.append(self._sub_expr(f.base ** (-f.exp)))
+            elif f.is_Rational and not f.is_Integer and f.p == 1:
+                denominator.append(self.const(f.q))
+            else:
+                numerator.append(self.memo[f] if f in self.memo else self._sub_expr(f))
+        num = self._product(numerator) if numerator else self.const(1.0)
+        if not denominator:
+            return num
+        return self._emit("div", a=num, b=self._product(denominator))
+
+    def _product(self, nodes: list) -> int:
+        acc = nodes[0]
+        for node in nodes[1:]:
+            acc = self._emit("mul", a=acc, b=node)
+        return acc
+
+    def _lower_pow(self, base, exponent) -> int:
+        b = self.memo[base] if base in self.memo else self._sub_expr(base)
+        if exponent.is_Integer:
+            k = int(exponent)
+            if k < 0:
+                return self._emit("div", a=self.const(1.0), b=self._emit("powi", a=b, n=-k))
+            return self._emit("powi", a=b, n=k)
+        if exponent == sp.Rational(1, 2):
+            return self._emit("sqrt", a=b)
+        if exponent == sp.Rational(-1, 2):
+            return self._emit("div", a=self.const(1.0), b=self._emit("sqrt", a=b))
+        if base == sp.E:
+            return self._emit("exp", a=self._sub_expr(exponent))
+        return self._emit("pow", a=b, b=self._sub_expr(exponent))
+
+
+def lower(exprs: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
+    """Serialized expression graph computing ``exprs`` from ``inputs`` (in that order)."""
+    lowerer = _Lowerer(inputs)
+    outputs = [lowerer.lower(e) for e in exprs]
+    lowerer.graph.outputs = outputs
+    return lowerer.graph
+
+
+def check_free_symbols(exprs: Iterable, allowed: set, what: str) -> None:
+    """Raise ModelError naming every symbol of ``exprs`` outside ``allowed``."""
+    unknown = set()
+    for e in exprs:
+        e = sp.sympify(e)
+        unknown |= {s for s in e.free_symbols if s not in allowed}
+        undefined = e.atoms(sp.core.function.AppliedUndef)
+        if undefined:
+            raise ModelError(
+                f"{what} contains undefined functions {sorted(map(str, undefined))}; "
+                "write coordinates and parameters as symbols"
+            )
+    if unknown:
+        names = ", ".join(sorted(str(s) for s in unknown))
+        raise ModelError(
+            f"{what} contains symbols that are neither coordinates, velocities, the time nor parameters: {names}"
+            " (declare parameters with parameters={symbol: value})"
+        )

@@ -1,0 +1,422 @@
+"""Mechanical systems defined in SymPy.
+
+A system on Q (coordinates q in R^n) is given by
+
+- the metric G(q) (kinetic energy 1/2 v^T G v), symmetric positive definite,
+- the potential V(q),
+- constraint rows A(q) (k x n) and an affine part b(q, t): A(q) v = b(q, t),
+- friction coefficients mu(q) (k x k, symmetric positive definite) for the friction model,
+- a generalized force F(q, v, t),
+
+with named runtime parameters (DESIGN.md section 1; notes/003_gzenda_chhabra.md section 2).
+The expressions are lowered once to a C++ expression graph; every derivative the models need
+is computed from it by automatic differentiation in C++.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from . import _core
+from .errors import ModelError
+from .symbolic.lowering import SerializedGraph, check_free_symbols, lower
+
+__all__ = ["System"]
+
+
+def _as_symbols(seq, what: str) -> tuple:
+    if isinstance(seq, (sp.Basic, str)):
+        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {seq!r}")
+    try:
+        items = tuple(seq)
+    except TypeError:
+        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {type(seq).__name__}") from None
+    for s in items:
+        if not isinstance(s, sp.Symbol):
+            raise TypeError(f"{what} must contain SymPy symbols; {s!r} is a {type(s).__name__}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"{what} contains repeated symbols: {[str(s) for s in items]}")
+    return items
+
+
+def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+    try:
+        m = sp.ImmutableMatrix(obj)
+    except Exception as exc:  # SymPy raises several types for malformed input
+        raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
+    if shape[1] == 1 and m.shape == (1, shape[0]):
+        m = m.T
+    if m.shape != shape:
+        raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
+    return m
+
+
+def _finite_float(value, what: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a real number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{what} must be finite, got {x}")
+    return x
+
+
+class System:
+    r"""A mechanical system with (possibly affine) velocity constraints.
+
+    Parameters
+    ----------
+    coordinates : sequence of sympy.Symbol, length n
+        The coordinates q.
+    metric : (n, n) SymPy matrix
+        G(q): kinetic energy 1/2 v^T G(q) v. Must be symmetric positive definite.
+    potential : SymPy expression, optional
+        V(q).
+    constraints : (k, n) SymPy matrix, optional
+        A(q): the constraint one-forms as rows; velocities satisfy A(q) v = b(q, t).
+    affine : length-k SymPy vector, optional
+        b(q, t), the affine part (a moving constraint, e.g. a rotating table). Default 0.
+    friction : (k, k) SymPy matrix or scalar, optional
+        mu(q), the friction coefficients of the friction model
+        G v' + ... = -(1/eps) A^T mu (A v - b). Default: the identity.
+    force : length-n SymPy vector, optional
+        Generalized force F(q, v, t) (a covector), e.g. viscous or rolling friction.
+    parameters : mapping {symbol or name: value}, optional
+        Runtime parameters with their default values, overridable at simulation time.
+    velocities : sequence of sympy.Symbol, optional
+        Symbols for the velocities used in ``force``; default ``<name>_dot``.
+    time : sympy.Symbol, optional
+        The time symbol used in ``affine`` and ``force``; default ``Symbol("t")``.
+    name : str, optional
+        A label for display.
+
+    Notes
+    -----
+    States of the models built from a system are ordered ``[q, v]`` (and ``[q, v, lambda]`` for
+    the vakonomic model); see :attr:`state_names`.
+    """
+
+    def __init__(
+        self,
+        coordinates: Sequence[sp.Symbol],
+        metric,
+        potential=0,
+        constraints=None,
+        affine=None,
+        friction=None,
+        force=None,
+        parameters: Mapping | None = None,
+        *,
+        velocities: Sequence[sp.Symbol] | None = None,
+        time: sp.Symbol | None = None,
+        name: str | None = None,
+    ):
+        self.coordinates = _as_symbols(coordinates, "coordinates")
+        n = len(self.coordinates)
+        if n == 0:
+            raise ValueError("coordinates must contain at least one symbol")
+        if velocities is None:
+            velocities = [sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
+        self.velocities = _as_symbols(velocities, "velocities")
+        if len(self.velocities) != n:
+            raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {n} (one per coordinate)")
+        self.time = sp.Symbol("t") if time is None else time
+        if not isinstance(self.time, sp.Symbol):
+            raise TypeError(f"time must be a SymPy symbol, got {self.time!r}")
+        self.name = name or "System"
+
+        self.parameters = self._normalize_parameters(parameters)
+        self.metric = _as_matrix(metric, (n, n), "metric")
+        self.potential = sp.sympify(potential)
+        if not isinstance(self.potential, sp.Expr) or isinstance(self.potential, sp.MatrixBase):
+            raise TypeError("potential must be a scalar SymPy expression")
+        if constraints is None:
+            if affine is not None:
+                raise ValueError("affine was given without constraints")
+            self.constraints = sp.ImmutableMatrix.zeros(0, n)
+        else:
+            A = sp.ImmutableMatrix(constraints)
+            if A.shape[1] != n:
+                raise ValueError(f"constraints has shape {A.shape}, expected (k, {n}): one row per constraint")
+            self.constraints = A
+        k = self.constraints.shape[0]
+        if k >= n:
+            raise ValueError(f"constraints has {k} rows for {n} coordinates; at most n - 1 independent rows")
+        self.affine = sp.ImmutableMatrix.zeros(k, 1) if affine is None else _as_matrix(affine, (k, 1), "affine")
+        if friction is None:
+            self.friction_coefficients = sp.ImmutableMatrix.eye(k)
+        elif isinstance(friction, (int, float, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
+            self.friction_coefficients = sp.ImmutableMatrix.eye(k) * sp.sympify(friction)
+        else:
+            self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
+        self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
+
+        self._check_symbols()
+        self._graph = self._lower()
+        self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core())
+        self._check_metric_symmetric()
+        self._models: dict = {}
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_lagrangian(
+        cls,
+        lagrangian,
+        coordinates: Sequence[sp.Symbol],
+        velocities: Sequence[sp.Symbol],
+        constraints=None,
+        affine=None,
+        friction=None,
+        force=None,
+        parameters: Mapping | None = None,
+        *,
+        time: sp.Symbol | None = None,
+        name: str | None = None,
+    ) -> "System":
+        r"""A system from a Lagrangian L = 1/2 v^T G(q) v + g(q)^T v - V(q).
+
+        The kinetic part must be quadratic in the velocities. G is read off as the Hessian of L
+        in v; a linear term g(q)^T v adds the gyroscopic force ((dg/dq)^T - dg/dq) v; V is
+        -L at v = 0. ``constraints``, ``affine``, ``friction``, ``force`` and ``parameters``
+        are as for :class:`System`.
+        """
+        coords = _as_symbols(coordinates, "coordinates")
+        vels = _as_symbols(velocities, "velocities")
+        if len(vels) != len(coords):
+            raise ValueError(f"velocities has {len(vels)} symbols, expected {len(coords)}")
+        L = sp.sympify(lagrangian)
+        v = sp.Matrix(vels)
+        G = sp.hessian(L, vels)
+        if any(sp.diff(G[i, j], w) != 0 for i in range(len(vels)) for j in range(len(vels)) for w in vels):
+            raise ModelError("the Lagrangian is not quadratic in the velocities (its velocity Hessian depends on them)")
+        zero = {w: 0 for w in vels}
+        g = sp.Matrix([sp.diff(L, w).subs(zero) for w in vels])
+        V = -L.subs(zero)
+        residual = sp.expand(L - ((v.T * G * v)[0] / 2 + (g.T * v)[0] - V))
+        if residual != 0:
+            raise ModelError("the Lagrangian is not of the form 1/2 v^T G v + g^T v - V")
+        F = sp.zeros(len(coords), 1) if force is None else sp.Matrix(force)
+        if any(gi != 0 for gi in g):
+            dg = g.jacobian(coords)  # dg_i/dq_j
+            F = F + (dg.T - dg) * v
+        return cls(coords, sp.simplify(G), V, constraints, affine, friction,
+                   None if all(f == 0 for f in F) else F, parameters, velocities=vels, time=time, name=name)
+
+    def _normalize_parameters(self, parameters) -> dict:
+        result: dict = {}
+        if parameters is None:
+            return result
+        if not isinstance(parameters, Mapping):
+            raise TypeError("parameters must be a mapping {symbol or name: value}")
+        for key, value in parameters.items():
+            sym = sp.Symbol(key) if isinstance(key, str) else key
+            if not isinstance(sym, sp.Symbol):
+                raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
+            if sym in self.coordinates or sym in self.velocities or sym == self.time:
+                raise ValueError(f"parameter {sym} is also a coordinate, velocity or the time")
+            result[sym] = _finite_float(value, f"parameter {sym}")
+        return result
+
+    def _check_symbols(self) -> None:
+        q, v, t, p = set(self.coordinates), set(self.velocities), {self.time}, set(self.parameters)
+        check_free_symbols(list(self.metric), q | p, "metric")
+        check_free_symbols([self.potential], q | p, "potential")
+        check_free_symbols(list(self.constraints), q | p, "constraints")
+        check_free_symbols(list(self.affine), q | t | p, "affine")
+        check_free_symbols(list(self.friction_coefficients), q | p, "friction")
+        check_free_symbols(list(self.force), q | v | t | p, "force")
+
+    @property
+    def _inputs(self) -> list:
+        return [*self.coordinates, *self.velocities, self.time, *self.parameters]
+
+    def _lower(self) -> SerializedGraph:
+        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients, *self.force]
+        return lower(exprs, self._inputs)
+
+    def _check_metric_symmetric(self) -> None:
+        rng = np.random.default_rng(0)
+        p = self.param_vector()
+        for _ in range(3):
+            q = rng.uniform(-1.0, 1.0, self.n)
+            try:
+                G = self._core.at(0.0, q, None, p).metric()
+            except (ValueError, RuntimeError):
+                continue  # not positive definite here; checked where it is used
+            if not np.allclose(G, G.T, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(G).max())):
+                raise ModelError("the metric is not symmetric")
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n(self) -> int:
+        """Number of coordinates."""
+        return len(self.coordinates)
+
+    @property
+    def k(self) -> int:
+        """Number of constraints."""
+        return self.constraints.shape[0]
+
+    @property
+    def parameter_names(self) -> list:
+        return [s.name for s in self.parameters]
+
+    @property
+    def coordinate_names(self) -> list:
+        return [s.name for s in self.coordinates]
+
+    @property
+    def velocity_names(self) -> list:
+        return [s.name for s in self.velocities]
+
+    @property
+    def core(self):
+        """The compiled C++ system (``nonholo._core.MechanicalSystem``)."""
+        return self._core
+
+    def param_vector(self, params: Mapping | None = None, extra: Mapping | None = None) -> list:
+        """Parameter values in the core's order: defaults, overridden by ``params``.
+
+        ``extra`` holds model parameters (e.g. ``eps``) appended after the system's.
+        """
+        values = dict(self.parameters)
+        names = {s.name: s for s in self.parameters}
+        extra = dict(extra or {})
+        for key, value in (params or {}).items():
+            name = key.name if isinstance(key, sp.Symbol) else key
+            if name in extra:
+                extra[name] = _finite_float(value, f"parameter {name}")
+                continue
+            if name not in names:
+                known = ", ".join([*names, *extra]) or "none"
+                raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
+            values[names[name]] = _finite_float(value, f"parameter {name}")
+        return [*values.values(), *extra.values()]
+
+    # ------------------------------------------------------------------ models
+    def nonholonomic(self):
+        """Lagrange-d'Alembert dynamics, state ``[q, v]`` with A(q) v = b(q, t)."""
+        return self._model("nonholonomic")
+
+    def vakonomic(self):
+        """Vakonomic dynamics (corrected Lewis-Murray eq. (2.2)), state ``[q, v, lambda]``."""
+        return self._model("vakonomic")
+
+    def friction(self, eps: float):
+        """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b).
+
+        State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
+        ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
+        """
+        return self._model("friction", eps=_positive(eps, "eps"))
+
+    def _model(self, kind: str, **extra):
+        from .model import Model
+
+        key = kind
+        if key not in self._models:
+            factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
+                       "friction": _core.friction_model}[kind]
+            self._models[key] = factory(self._core)
+        return Model(self, kind, self._models[key], extra)
+
+    # ------------------------------------------------------------------ geometry at a point
+    def _at(self, q, v=None, t=0.0, params=None):
+        q = _point(q, self.n, "q")
+        v = None if v is None else _point(v, self.n, "v")
+        return self._core.at(_finite_float(t, "t"), q, v, self.param_vector(params))
+
+    def metric_at(self, q, params=None) -> np.ndarray:
+        """G(q), shape (n, n)."""
+        return self._at(q, params=params).metric()
+
+    def christoffel(self, q, params=None) -> np.ndarray:
+        """Christoffel symbols Gamma[i, j, k] = Gamma^i_jk of the metric at q, shape (n, n, n)."""
+        return self._at(q, params=params).christoffel()
+
+    def constraint_matrix(self, q, t: float = 0.0, params=None):
+        """(A(q), b(q, t)): shapes (k, n) and (k,)."""
+        g = self._at(q, t=t, params=params)
+        return g.constraint_matrix(), g.affine()
+
+    def projectors(self, q, params=None):
+        """(P, P_perp) at q: G-orthogonal projectors onto D = ker A and onto D_perp.
+
+        P_perp = G^-1 A^T M^-1 A with M = A G^-1 A^T, P = Id - P_perp
+        (notes/003_gzenda_chhabra.md section 2.4).
+        """
+        g = self._at(q, params=params)
+        return g.p(), g.p_perp()
+
+    def friction_operator(self, q, params=None) -> np.ndarray:
+        """FR# = G^-1 A^T mu A at q, shape (n, n) (Gzenda-Chhabra eq. (38))."""
+        return self._at(q, params=params).friction_operator()
+
+    def qmat(self, q, params=None) -> np.ndarray:
+        """Qmat = G^-1 A^T M^-1 mu^-1 M^-1 A: the inverse of FR# on D_perp, zero on D.
+
+        Qmat FR# = FR# Qmat = P_perp (Gzenda-Chhabra Lemma 4; closed form of notes/003 section 3.5).
+        """
+        return self._at(q, params=params).qmat()
+
+    def multipliers(self, q, v, t: float = 0.0, params=None) -> np.ndarray:
+        """Lagrange-d'Alembert multipliers lambda (k,): G v' + c + dV = F + A^T lambda."""
+        return self._at(q, v, t, params).multipliers()
+
+    def project(self, q, v, t: float = 0.0, params=None) -> np.ndarray:
+        """The velocity on the constraint set nearest to v in the metric G.
+
+        v - G^-1 A^T M^-1 (A v - b): for linear constraints this is P v, the base point of the
+        fast fibre of the friction model as eps -> 0 (Eldering 2016, section 7 item 2).
+        """
+        return self._at(q, v, t, params).project()
+
+    def energy(self, q, v, params=None) -> float:
+        """1/2 v^T G(q) v + V(q)."""
+        g = self._at(q, v, 0.0, params)
+        return g.kinetic_energy() + g.potential()
+
+    # ------------------------------------------------------------------ names and display
+    def state_names(self, kind: str = "nonholonomic") -> list:
+        names = [*self.coordinate_names, *self.velocity_names]
+        if kind == "vakonomic":
+            names += [f"lambda_{i}" for i in range(self.k)]
+        return names
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{s}={v:g}" for s, v in self.parameters.items())
+        return (f"<nonholo.System {self.name!r}: n={self.n} coordinates ({', '.join(self.coordinate_names)}), "
+                f"k={self.k} constraints{', affine' if self._core.has_affine else ''}"
+                f"{', params: ' + params if params else ''}>")
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self):
+        return {
+            "coordinates": self.coordinates, "metric": self.metric, "potential": self.potential,
+            "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
+            "friction": self.friction_coefficients if self.k else None, "force": self.force,
+            "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
+        }
+
+    def __setstate__(self, state):
+        self.__init__(**state)
+
+
+def _positive(x, what: str) -> float:
+    value = _finite_float(x, what)
+    if value <= 0:
+        raise ValueError(f"{what} must be positive, got {value}")
+    return value
+
+
+def _point(x, n: int, what: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    if arr.shape != (n,):
+        raise ValueError(f"{what} must have shape ({n},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} contains NaN or inf")
+    return arr

@@ -1,0 +1,35 @@
+"""The Chaplygin sleigh (Eldering 2016, section 4; Fedorov-Zenkov 2005)."""
+
+import sympy as sp
+
+from ..system import System
+
+
+def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float = 1.0) -> System:  # noqa: E741
+    r"""A rigid body on a blade: coordinates (x, y, phi) of the contact point and the heading.
+
+    The centre of mass lies a distance ``a`` ahead of the contact point on the blade; ``m`` is
+    the mass, ``I`` the moment of inertia about the centre of mass. Lagrangian (Eldering eq. (9))
+
+        L = 1/2 m (x'^2 + y'^2) + 1/2 (I + m a^2) phi'^2 + m a phi' (-x' sin phi + y' cos phi),
+
+    constraint (no sideways slip of the contact point) ``-sin(phi) x' + cos(phi) y' = 0``, and
+    sideways friction coefficient ``mu`` (Eldering's nubar, 1 in the paper) for the friction
+    model. Parameters: m, I, a, mu. State order ``[x, y, phi, x_dot, y_dot, phi_dot]``.
+
+    In the body frame u = x' cos phi + y' sin phi, v = -x' sin phi + y' cos phi, omega = phi',
+    the nonholonomic motion is u' = a omega^2, omega' = -m a u omega/(I + m a^2).
+    """
+    x, y, phi = sp.symbols("x y phi")
+    m_, I_, a_, mu_ = sp.symbols("m I a mu", positive=True)
+    s, c = sp.sin(phi), sp.cos(phi)
+    G = sp.Matrix([
+        [m_, 0, -m_ * a_ * s],
+        [0, m_, m_ * a_ * c],
+        [-m_ * a_ * s, m_ * a_ * c, I_ + m_ * a_**2],
+    ])
+    A = sp.Matrix([[-s, c, 0]])
+    return System(
+        [x, y, phi], G, constraints=A, friction=sp.Matrix([[mu_]]),
+        parameters={m_: m, I_: I, a_: a, mu_: mu}, name="Chaplygin sleigh",
+    )

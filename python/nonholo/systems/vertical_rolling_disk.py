@@ -1,0 +1,32 @@
+"""The vertical rolling disk (Gzenda-Chhabra section 5; Mestdag-Crampin 2010)."""
+
+import sympy as sp
+
+from ..system import System
+
+
+def vertical_rolling_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: float = 0.5,
+                          mu: float = 1.0) -> System:
+    r"""A disk rolling upright without slipping: coordinates (theta, x, y, phi).
+
+    theta is the heading, (x, y) the contact point, phi the rolling angle; m the mass, R the
+    radius, I the moment of inertia about the vertical axis, J about the rolling axis.
+    Metric G = diag(I, m, m, J) (Gzenda-Chhabra eq. (72)); rolling constraints
+    ``x' - R cos(theta) phi' = 0``, ``y' - R sin(theta) phi' = 0`` (eqs. (73)-(75)); friction
+    coefficient ``mu`` on both (eq. (81)). Parameters: m, R, I, J, mu. State order
+    ``[theta, x, y, phi, theta_dot, x_dot, y_dot, phi_dot]``.
+
+    Nonholonomic motion: theta' and phi' are constant and the contact point runs on a circle
+    of radius R phi'/theta'.
+    """
+    theta, x, y, phi = sp.symbols("theta x y phi")
+    m_, R_, I_, J_, mu_ = sp.symbols("m R I J mu", positive=True)
+    G = sp.diag(I_, m_, m_, J_)
+    A = sp.Matrix([
+        [0, 1, 0, -R_ * sp.cos(theta)],
+        [0, 0, 1, -R_ * sp.sin(theta)],
+    ])
+    return System(
+        [theta, x, y, phi], G, constraints=A, friction=mu_ * sp.eye(2),
+        parameters={m_: m, R_: R, I_: I, J_: J, mu_: mu}, name="vertical rolling disk",
+    )
