@@ -99,7 +99,8 @@ class SimulationResult:
     def energy(self) -> np.ndarray:
         """1/2 v^T G v + V at every output time, shape (n_t,)."""
         system = self.model.system
-        return np.array([system.energy(q, v, self.params) for q, v in zip(self.q.T, self.v.T)])
+        params = {name: self.params[name] for name in system.parameter_names}
+        return np.array([system.energy(q, v, params) for q, v in zip(self.q.T, self.v.T)])
 
     def __repr__(self) -> str:
         lines = [

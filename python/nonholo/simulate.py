@@ -111,7 +111,7 @@ def _events(model: Model, events) -> list:
 
 
 def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
-    y0 = np.array(y0, dtype=float).reshape(-1) if np.ndim(y0) <= 1 else np.asarray(y0, dtype=float)
+    y0 = np.array(y0, dtype=float)
     if y0.shape != (model.n_states,):
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"

@@ -9,6 +9,7 @@ happens after lowering, and no compiler runs.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -95,6 +96,7 @@ class _Lowerer:
             if ready or not e.args or e.is_Number or e.is_NumberSymbol:
                 self.memo[e] = self._lower_node(e)
                 continue
+            _check_supported(e)
             stack.append((e, True))
             for arg in e.args:
                 if arg not in self.memo:
@@ -104,10 +106,13 @@ class _Lowerer:
     def _lower_node(self, e) -> int:
         if e.is_Symbol:
             raise ModelError(f"symbol {e} is neither a coordinate, a velocity, the time nor a parameter")
+        if e is sp.I:
+            raise ModelError("complex constant I in an expression; nonholo works in real arithmetic")
         if e.is_Number or e.is_NumberSymbol:
-            if not e.is_real:
-                raise ModelError(f"complex constant {e} in an expression; nonholo works in real arithmetic")
-            return self.const(float(e))
+            value = float(e)
+            if not math.isfinite(value):
+                raise ModelError(f"non-finite constant {e} in an expression")
+            return self.const(value)
         if e.is_Add:
             return self._lower_add(e)
         if e.is_Mul:
@@ -180,6 +185,15 @@ class _Lowerer:
         if base == sp.E:
             return self._emit("exp", a=self._sub_expr(exponent))
         return self._emit("pow", a=b, b=self._sub_expr(exponent))
+
+
+def _check_supported(e) -> None:
+    """Reject an unsupported node before walking into its arguments (which may be booleans)."""
+    if e.is_Add or e.is_Mul or e.is_Pow or e.func in _UNARY_FUNCTIONS or e.func in _RECIPROCALS or e.func is sp.atan2:
+        return
+    if isinstance(e, sp.core.function.AppliedUndef):
+        raise ModelError(f"undefined function {e} in an expression; use symbols for coordinates and parameters")
+    raise ModelError(f"unsupported SymPy node {e.func.__name__} in expression {e}")
 
 
 def lower(exprs: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:

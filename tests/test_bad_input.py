@@ -1,0 +1,190 @@
+"""Bad input (DESIGN.md section 5): every case raises a clear exception naming the argument."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+Y0 = [0.0, 0.0, 0.0, -1.5, 0.0, 1.0]
+x, y, phi = sp.symbols("x y phi")
+
+
+# ---------------------------------------------------------------- system definition
+def test_unknown_symbol_in_metric_is_named():
+    with pytest.raises(nh.ModelError, match="metric contains symbols .*: k"):
+        nh.System([x, y], sp.diag(1, sp.Symbol("k")))
+
+
+def test_unknown_symbol_in_constraints_is_named():
+    with pytest.raises(nh.ModelError, match="constraints contains symbols .*: c"):
+        nh.System([x, y], sp.eye(2), constraints=[[1, sp.Symbol("c")]])
+
+
+def test_velocity_in_metric_is_rejected():
+    with pytest.raises(nh.ModelError, match="metric contains symbols .*: x_dot"):
+        nh.System([x, y], sp.diag(1, 1 + sp.Symbol("x_dot") ** 2))
+
+
+def test_time_in_constraints_is_rejected():
+    with pytest.raises(nh.ModelError, match="constraints contains symbols .*: t"):
+        nh.System([x, y], sp.eye(2), constraints=[[1, sp.Symbol("t")]])
+
+
+def test_metric_shape():
+    with pytest.raises(ValueError, match=r"metric has shape \(2, 3\), expected \(2, 2\)"):
+        nh.System([x, y], sp.ones(2, 3))
+
+
+def test_constraint_shape():
+    with pytest.raises(ValueError, match=r"constraints has shape \(1, 3\), expected \(k, 2\)"):
+        nh.System([x, y], sp.eye(2), constraints=[[1, 0, 0]])
+
+
+def test_too_many_constraints():
+    with pytest.raises(ValueError, match="constraints has 2 rows for 2 coordinates"):
+        nh.System([x, y], sp.eye(2), constraints=sp.eye(2))
+
+
+def test_affine_without_constraints():
+    with pytest.raises(ValueError, match="affine was given without constraints"):
+        nh.System([x, y], sp.eye(2), affine=[1])
+
+
+def test_coordinates_must_be_symbols():
+    with pytest.raises(TypeError, match="coordinates must contain SymPy symbols"):
+        nh.System([x, "y"], sp.eye(2))
+    with pytest.raises(ValueError, match="coordinates contains repeated symbols"):
+        nh.System([x, x], sp.eye(2))
+
+
+def test_nonsymmetric_metric():
+    with pytest.raises(nh.ModelError, match="metric is not symmetric"):
+        nh.System([x, y], sp.Matrix([[2, 1], [0, 2]]))
+
+
+def test_parameter_value_must_be_finite():
+    with pytest.raises(ValueError, match="parameter m must be finite"):
+        nh.System([x], sp.Matrix([[sp.Symbol("m")]]), parameters={"m": float("nan")})
+
+
+def test_unsupported_function_is_named():
+    with pytest.raises(nh.ModelError, match="unsupported SymPy node Piecewise"):
+        nh.System([x], sp.Matrix([[sp.Piecewise((2, x > 0), (1, True))]]))
+
+
+def test_lagrangian_not_quadratic():
+    xd = sp.Symbol("x_dot")
+    with pytest.raises(nh.ModelError, match="not quadratic in the velocities"):
+        nh.System.from_lagrangian(xd**4, [x], [xd])
+
+
+# ---------------------------------------------------------------- data at the initial state
+def test_metric_not_positive_definite_at_initial_state():
+    system = nh.System([x, y], sp.diag(1, 1 - x**2))  # singular at |x| = 1
+    with pytest.raises(nh.ModelError, match=r"metric is not positive definite at q = \[2, 0\]"):
+        nh.simulate(system.nonholonomic(), (0, 1), [2.0, 0.0, 0.0, 0.0])
+
+
+def test_dependent_constraint_rows():
+    z = sp.Symbol("z")
+    system = nh.System([x, y, z], sp.eye(3), constraints=[[1, x, 0], [1, 1, 0]])  # dependent at x = 1
+    with pytest.raises(nh.ModelError, match="constraint rows are linearly dependent"):
+        nh.simulate(system.nonholonomic(), (0, 1), [1.0, 0, 0, 0, 0, 0.3])
+
+
+def test_friction_coefficients_not_positive_definite():
+    system = nh.System([x, y], sp.eye(2), constraints=[[1, 0]], friction=-1)
+    with pytest.raises(nh.ModelError, match="friction coefficients mu are not symmetric positive definite"):
+        nh.simulate(system.friction(0.1), (0, 1), [0, 0, 1.0, 0])
+
+
+def test_initial_velocity_violates_constraints(sleigh):
+    with pytest.raises(ValueError, match=r"y0 violates the constraints A\(q\) v = b"):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), [0, 0, 0, 0, 1.0, 0])
+
+
+def test_project_y0_projects_instead(sleigh):
+    sol = nh.simulate(sleigh.nonholonomic(), (0, 1), [0, 0, 0, 0.5, 1.0, 0.2], project_y0=True)
+    assert sol.success
+    assert sol.y[4, 0] == pytest.approx(0.0, abs=1e-14)  # heading phi = 0: no sideways velocity
+    assert np.allclose(sol.y[:, 0], [0, 0, 0, 0.5, 0, sol.y[5, 0]])
+
+
+# ---------------------------------------------------------------- simulate arguments
+@pytest.mark.parametrize("y0, match", [
+    ([0, 0, 0, 1], r"y0 must have shape \(6,\) ordered as \['x', 'y', 'phi'"),
+    ([0, 0, np.nan, -1.5, 0, 1], "y0 contains NaN or inf"),
+    ([0, 0, 0, np.inf, 0, 1], "y0 contains NaN or inf"),
+    (np.zeros((2, 6)), r"y0 must have shape \(6,\)"),
+])
+def test_bad_y0(sleigh, y0, match):
+    with pytest.raises(ValueError, match=match):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), y0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(rtol=0.0), "rtol must be positive"),
+    (dict(rtol=-1e-6), "rtol must be positive"),
+    (dict(atol=0.0), "atol must be positive"),
+    (dict(atol=[1e-8, 1e-8]), r"atol must be a scalar or have shape \(6,\)"),
+    (dict(atol=np.nan), "atol must be positive and finite"),
+    (dict(method="rk45"), "method must be 'auto', 'bdf' or 'adams'"),
+    (dict(max_step=0.0), "max_step must be positive"),
+    (dict(max_steps=0), "max_steps must be at least 1"),
+    (dict(t_eval=[0.5, 2.0]), r"t_eval must lie within t_span"),
+    (dict(t_eval=[0.5, 0.2]), "t_eval must be sorted"),
+    (dict(params={"mass": 2.0}), "unknown parameter 'mass'; the parameters are: m, I, a, mu"),
+    (dict(params={"m": np.inf}), "parameter m must be finite"),
+    (dict(events=[3.0]), r"events\[0\] must be a callable"),
+    (dict(events=[nh.Event(sp.Symbol("w"))]), "event 0 contains symbols .*: w"),
+])
+def test_bad_simulate_arguments(sleigh, kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, **kwargs)
+
+
+@pytest.mark.parametrize("t_span, match", [
+    ((0, 0), "t_span must have t0 != tf"),
+    ((0, np.inf), "t_span must be finite"),
+    ((0,), r"t_span must be a pair"),
+    ("ab", r"t_span must be a pair"),
+])
+def test_bad_t_span(sleigh, t_span, match):
+    with pytest.raises(ValueError, match=match):
+        nh.simulate(sleigh.nonholonomic(), t_span, Y0)
+
+
+@pytest.mark.parametrize("eps", [0.0, -1e-3, np.nan, np.inf])
+def test_eps_must_be_positive(sleigh, eps):
+    with pytest.raises(ValueError, match="eps must be"):
+        sleigh.friction(eps)
+
+
+def test_eps_override_must_be_positive(sleigh):
+    with pytest.raises(ValueError, match="eps must be a positive finite number"):
+        nh.simulate(sleigh.friction(1e-3), (0, 1), Y0, params={"eps": -1.0})
+
+
+def test_model_must_be_a_model(sleigh):
+    with pytest.raises(TypeError, match="model must be a nonholo Model"):
+        nh.simulate(lambda t, y: y, (0, 1), Y0)
+
+
+def test_point_queries_check_shapes(sleigh):
+    with pytest.raises(ValueError, match=r"q must have shape \(3,\)"):
+        sleigh.projectors([0.0, 1.0])
+    with pytest.raises(ValueError, match="v contains NaN or inf"):
+        sleigh.multipliers([0, 0, 0], [np.nan, 0, 0])
+
+
+def test_simulate_many_arguments(sleigh):
+    model = sleigh.nonholonomic()
+    with pytest.raises(ValueError, match=r"Y0 must have shape \(n_runs, 6\)"):
+        nh.simulate_many(model, (0, 1), np.zeros((3, 5)))
+    with pytest.raises(ValueError, match=r"params\['a'\] has 2 values for 3 runs"):
+        nh.simulate_many(model, (0, 1), np.tile(Y0, (3, 1)), params={"a": [0.1, 0.2]})
+    with pytest.raises(TypeError, match="simulate_many takes symbolic events only"):
+        nh.simulate_many(model, (0, 1), np.tile(Y0, (2, 1)), events=lambda t, y: y[0])
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        nh.simulate_many(model, (0, 1), np.tile(Y0, (2, 1)), threads=0)

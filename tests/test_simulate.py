@@ -1,0 +1,194 @@
+"""simulate and simulate_many: outputs, events, batches, failures, interruption."""
+
+import os
+import pickle
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from conftest import TIGHT_ATOL, TIGHT_RTOL
+
+Y0 = [0.0, 0.0, 0.0, -1.5, 0.0, 1.0]
+KW = dict(rtol=TIGHT_RTOL, atol=TIGHT_ATOL)
+
+
+def test_result_shape_and_fields(sleigh):
+    t = np.linspace(0, 5, 11)
+    sol = nh.simulate(sleigh.nonholonomic(), (0, 5), Y0, t_eval=t)
+    assert sol.y.shape == (6, 11) and sol.q.shape == (3, 11) and sol.v.shape == (3, 11)
+    assert np.array_equal(sol.t, t)
+    assert sol.status == 0 and sol.success and "reached the end" in sol.message
+    assert sol.nfev == sol.stats["n_rhs"] > 0 and sol.njev >= 1 and sol.nlu >= 1
+    assert sol.t_last == 5.0
+    assert sol.state_names == ["x", "y", "phi", "x_dot", "y_dot", "phi_dot"]
+    assert np.array_equal(sol["phi"], sol.y[2])
+    with pytest.raises(KeyError, match="no state named 'psi'"):
+        sol["psi"]
+    text = repr(sol)
+    assert text.splitlines()[1].strip().startswith("message:")
+
+
+def test_without_t_eval_every_step_is_returned(sleigh):
+    sol = nh.simulate(sleigh.nonholonomic(), (0, 5), Y0)
+    assert sol.t[0] == 0 and sol.t[-1] == 5
+    assert len(sol.t) == sol.stats["n_steps"] + 1
+    assert np.all(np.diff(sol.t) > 0)
+
+
+def test_backward_integration_returns_to_the_start(sleigh):
+    model = sleigh.nonholonomic()
+    fwd = nh.simulate(model, (0, 4), Y0, **KW)
+    back = nh.simulate(model, (4, 0), fwd.y[:, -1], t_eval=[4, 2, 0], **KW)
+    assert np.allclose(back.y[:, -1], Y0, atol=1e-8)
+
+
+def test_parameters_at_call_time(sleigh):
+    """Changing a parameter at call time equals building the system with it."""
+    t = np.linspace(0, 3, 7)
+    a = nh.simulate(sleigh.nonholonomic(), (0, 3), Y0, t_eval=t, params={"a": 0.35}, **KW)
+    b = nh.simulate(nh.systems.chaplygin_sleigh(a=0.35).nonholonomic(), (0, 3), Y0, t_eval=t, **KW)
+    assert np.allclose(a.y, b.y, atol=1e-12)
+    assert a.params["a"] == 0.35
+    f = nh.simulate(sleigh.friction(1e-2), (0, 3), Y0, t_eval=t, params={"eps": 1e-3}, **KW)
+    g = nh.simulate(sleigh.friction(1e-3), (0, 3), Y0, t_eval=t, **KW)
+    assert np.allclose(f.y, g.y, atol=1e-12)
+
+
+def test_symbolic_and_callable_events_agree(sleigh):
+    y = sp.Symbol("y")
+    model = sleigh.nonholonomic()
+    sym = nh.simulate(model, (0, 20), Y0, events=[nh.Event(y + 1.0, direction=-1)], **KW)
+
+    def crossing(t, state):
+        return state[1] + 1.0
+
+    crossing.direction = -1
+    call = nh.simulate(model, (0, 20), Y0, events=crossing, **KW)
+    assert len(sym.t_events[0]) >= 1
+    assert np.allclose(sym.t_events[0], call.t_events[0], atol=1e-10)
+    assert np.allclose(sym.y_events[0][:, 1], -1.0, atol=1e-9)
+    # the event time is a root of the dense solution
+    dense = nh.simulate(model, (0, 20), Y0, t_eval=[sym.t_events[0][0]], **KW)
+    assert dense.y[1, 0] == pytest.approx(-1.0, abs=1e-8)
+
+
+def test_terminal_event_stops_and_is_recorded(sleigh):
+    phi = sp.Symbol("phi")
+    sol = nh.simulate(sleigh.nonholonomic(), (0, 50), Y0, events=nh.Event(phi - 3.0, terminal=True), **KW)
+    assert sol.status == 1 and sol.success
+    assert sol.t[-1] == pytest.approx(sol.t_events[0][0])
+    assert sol.y[2, -1] == pytest.approx(3.0, abs=1e-9)
+    # with t_eval only the requested times before the event are kept (solve_ivp's rule)
+    te = nh.simulate(sleigh.nonholonomic(), (0, 50), Y0, t_eval=np.arange(0, 51.0),
+                     events=nh.Event(phi - 3.0, terminal=True), **KW)
+    assert np.all(te.t <= sol.t_events[0][0]) and te.t[-1] == np.floor(sol.t_events[0][0])
+
+
+def test_terminal_count_and_direction(sleigh):
+    x_dot = sp.Symbol("x_dot")
+    both = nh.simulate(sleigh.nonholonomic(), (0, 30), Y0, events=nh.Event(sp.Symbol("y") + 0.5), **KW)
+    n_both = len(both.t_events[0])
+    second = nh.simulate(sleigh.nonholonomic(), (0, 30), Y0,
+                         events=nh.Event(sp.Symbol("y") + 0.5, terminal=2), **KW)
+    assert n_both >= 2
+    assert len(second.t_events[0]) == 2 and second.status == 1
+    up = nh.simulate(sleigh.nonholonomic(), (0, 30), Y0, events=nh.Event(x_dot, direction=1), **KW)
+    assert all(np.isfinite(up.t_events[0]))
+
+
+def test_event_at_an_output_time_and_at_the_final_time():
+    """Events landing exactly on t_eval points or on tf are reported once, and t is not
+    duplicated (SciPy issues #15262, #17066)."""
+    x = sp.Symbol("x")
+    free = nh.System([x], sp.Matrix([[1]]), name="free particle")
+    model = free.nonholonomic()
+    t_eval = np.linspace(0, 2, 5)
+    sol = nh.simulate(model, (0, 2), [0.0, 1.0], t_eval=t_eval, events=[nh.Event(x - 1.0), nh.Event(x - 2.0)], **KW)
+    assert np.array_equal(sol.t, t_eval)
+    assert sol.t_events[0] == pytest.approx([1.0], abs=1e-10)
+    assert len(sol.t_events[1]) <= 1
+
+
+def test_simulate_many_equals_simulate(sleigh):
+    rng = np.random.default_rng(7)
+    n_runs = 64
+    Y = np.zeros((n_runs, 6))
+    phi, u, w = rng.uniform(-1, 1, n_runs), rng.uniform(-2, 2, n_runs), rng.uniform(-1, 1, n_runs)
+    Y[:, 2], Y[:, 3], Y[:, 4], Y[:, 5] = phi, u * np.cos(phi), u * np.sin(phi), w
+    eps = rng.uniform(1e-4, 1e-2, n_runs)
+    t = np.linspace(0, 5, 6)
+    model = sleigh.friction(1e-3)
+    batch = nh.simulate_many(model, (0, 5), Y, params={"eps": eps}, t_eval=t, threads=2)
+    for i in range(n_runs):
+        single = nh.simulate(model, (0, 5), Y[i], params={"eps": eps[i]}, t_eval=t)
+        assert np.array_equal(batch[i].y, single.y)  # bit for bit: same code path, one workspace per run
+        assert batch[i].stats["n_steps"] == single.stats["n_steps"]
+
+
+def test_simulate_many_takes_a_list_of_parameter_sets(sleigh):
+    model = sleigh.nonholonomic()
+    sols = nh.simulate_many(model, (0, 2), Y0, params=[{"a": 0.1}, {"a": 0.3}], t_eval=[2.0])
+    assert len(sols) == 2 and sols[0].params["a"] == 0.1
+    assert not np.allclose(sols[0].y, sols[1].y)
+
+
+def test_solver_failure_is_reported_with_partial_trajectory():
+    """A finite-time blow-up (V = -x^4, blow-up before t = 1): status -1, the time reached,
+    CVODE's reason, a warning."""
+    x = sp.Symbol("x")
+    system = nh.System([x], sp.Matrix([[1]]), -x**4, name="blow-up")
+    with pytest.warns(nh.SimulationWarning, match=r"at t = 0\.\d+"):
+        sol = nh.simulate(system.nonholonomic(), (0, 10), [1.0, 1.0], max_steps=5000)
+    assert sol.status == -1 and not sol.success
+    assert sol.flag < 0 and sol.flag_name.startswith("CV_")
+    assert 0.5 < sol.t_last < 1 and sol.t[-1] == sol.t_last
+    assert len(sol.t) > 2 and sol.y[0, -1] > 1e3
+    with pytest.raises(nh.IntegrationError) as info:
+        nh.simulate(system.nonholonomic(), (0, 10), [1.0, 1.0], max_steps=5000, raise_on_failure=True)
+    assert info.value.result.status == -1
+
+
+def test_max_steps_failure_message(sleigh):
+    with pytest.warns(nh.SimulationWarning, match="max_steps = 10"):
+        sol = nh.simulate(sleigh.friction(1e-6), (0, 20), Y0, max_steps=10)
+    assert sol.flag_name == "CV_TOO_MUCH_WORK" and sol.status == -1
+
+
+def test_wall_time_limit(sleigh):
+    with pytest.warns(nh.SimulationWarning, match="max_wall_time"):
+        sol = nh.simulate(sleigh.nonholonomic(), (0, 1e9), Y0, method="adams", drift_control=False,
+                          rtol=1e-13, atol=1e-15, max_wall_time=0.05, max_steps=10**9)
+    assert sol.flag_name == "WALL_TIME_EXCEEDED"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to the own process")
+def test_ctrl_c_interrupts_a_long_run(sleigh):
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        nh.simulate(sleigh.nonholonomic(), (0, 1e9), Y0, method="adams", drift_control=False,
+                    rtol=1e-13, atol=1e-15, max_steps=10**10)
+    assert time.perf_counter() - start < 5
+
+
+def test_event_function_that_raises_fails_cleanly(sleigh):
+    def bad(t, y):
+        raise RuntimeError("boom")
+
+    with pytest.warns(nh.SimulationWarning, match="boom"):
+        sol = nh.simulate(sleigh.nonholonomic(), (0, 5), Y0, events=bad)
+    assert sol.status == -1
+
+
+def test_models_and_systems_pickle(sleigh):
+    model = sleigh.friction(1e-3)
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone.eps == 1e-3 and clone.kind == "friction"
+    t = np.linspace(0, 2, 5)
+    assert np.array_equal(nh.simulate(model, (0, 2), Y0, t_eval=t).y, nh.simulate(clone, (0, 2), Y0, t_eval=t).y)
