@@ -26,7 +26,7 @@ deps: system-deps python-deps
 
 # Editable install: Python files are served from python/, the C++ core is (re)built in build/.
 install: deps
-	$(PIP) install -q --no-build-isolation -e ".[test,notebooks]"
+	$(PIP) install -q --no-build-isolation -e ".[test]"
 
 test: install
 	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) tests
