@@ -14,8 +14,25 @@ Method parse_method(const std::string& name) {
   throw py::value_error("method must be 'auto', 'bdf' or 'adams' (got '" + name + "')");
 }
 
+// Known keys of the solver_options dict, with CVODE's meaning.
+void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
+  for (auto item : extra) {
+    std::string key = py::str(item.first);
+    py::handle v = item.second;
+    if (key == "max_order") o.max_order = v.cast<int>();
+    else if (key == "jacobian_frequency") o.jacobian_frequency = v.cast<long>();
+    else if (key == "setup_frequency") o.setup_frequency = v.cast<long>();
+    else if (key == "max_nonlinear_iterations") o.max_nonlinear_iterations = v.cast<int>();
+    else if (key == "nonlinear_convergence") o.nonlinear_convergence = v.cast<double>();
+    else
+      throw py::value_error("unknown key '" + key + "' in solver_options; known: max_order, jacobian_frequency, "
+                            "setup_frequency, max_nonlinear_iterations, nonlinear_convergence");
+  }
+}
+
 IntegrationOptions make_options(double rtol, py::handle atol, const std::string& method, double max_step,
-                                double first_step, long max_steps, double max_wall_time, bool project) {
+                                double first_step, long max_steps, double max_wall_time, bool project,
+                                const py::dict& extra) {
   IntegrationOptions o;
   o.rtol = rtol;
   o.atol = as_vector(atol, -1, "atol");
@@ -25,6 +42,7 @@ IntegrationOptions make_options(double rtol, py::handle atol, const std::string&
   o.max_steps = max_steps;
   o.max_wall_time = max_wall_time;
   o.project = project;
+  apply_solver_options(o, extra);
   return o;
 }
 
@@ -110,11 +128,12 @@ void expose_integrate(py::module_& m) {
   m.def("integrate",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval,
            const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
-           double first_step, long max_steps, double max_wall_time, bool project) {
+           double first_step, long max_steps, double max_wall_time, bool project, const py::dict& solver_options) {
           auto p = as_vector(params, model.n_params(), "params");
           auto y = as_vector(y0, model.n_states(), "y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
-          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project);
+          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project,
+                                   solver_options);
           auto evs = make_events(events, model.n_states());
           InterruptCheck interrupted = [] {
             py::gil_scoped_acquire gil;
@@ -131,16 +150,19 @@ void expose_integrate(py::module_& m) {
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),
         py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
-        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"));
+        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"),
+        py::arg("solver_options") = py::dict());
 
   m.def("integrate_many",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0s, int n_runs, py::handle t_eval,
            const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
-           double first_step, long max_steps, double max_wall_time, bool project, int threads) {
+           double first_step, long max_steps, double max_wall_time, bool project, int threads,
+           const py::dict& solver_options) {
           auto p = as_vector(params, static_cast<py::ssize_t>(n_runs) * model.n_params(), "params");
           auto y = as_vector(y0s, static_cast<py::ssize_t>(n_runs) * model.n_states(), "Y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
-          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project);
+          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project,
+                                   solver_options);
           auto evs = make_events(events, model.n_states());
           InterruptCheck interrupted = [] {
             py::gil_scoped_acquire gil;
@@ -161,5 +183,6 @@ void expose_integrate(py::module_& m) {
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0s"), py::arg("n_runs"),
         py::arg("t_eval"), py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
-        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"));
+        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"),
+        py::arg("solver_options") = py::dict());
 }

@@ -5,6 +5,7 @@
 #include "bindings.hpp"
 #include "nonholo/mechanical_system.hpp"
 #include "nonholo/point_geometry.hpp"
+#include "nonholo/slow_manifold.hpp"
 
 using namespace nonholo;
 
@@ -41,6 +42,25 @@ void expose_system(py::module_& m) {
       .def_property_readonly("force_depends_on_time", &MechanicalSystem::force_depends_on_time)
       .def_property_readonly("affine_depends_on_time", &MechanicalSystem::affine_depends_on_time)
       .def_property_readonly("has_affine", &MechanicalSystem::has_affine)
+      .def("slip", [](const MechanicalSystem& sys, double t, py::handle q, py::handle u, py::handle p, int order) {
+        auto qv = as_vector(q, sys.n(), "q");
+        auto uv = as_vector(u, sys.n(), "u");
+        auto pv = as_vector(p, sys.n_params(), "params");
+        SlowManifoldWork<double> w;
+        MatX<double> coeffs;
+        slip_coefficients(sys, t, qv.data(), uv.data(), pv.data(), order, w, coeffs);
+        MatX<double> rows = coeffs.transpose();  // (order, n): row k-1 is h^(k)
+        return rows;
+      }, py::arg("t"), py::arg("q"), py::arg("u"), py::arg("params"), py::arg("order"),
+         "h^(1..order) at (t, q, u), shape (order, n), by Taylor arithmetic in (eps, t).")
+      .def("fibre_base", [](const MechanicalSystem& sys, double t, py::handle q, py::handle v, py::handle p,
+                            double eps, int order) {
+        auto qv = as_vector(q, sys.n(), "q");
+        auto vv = as_vector(v, sys.n(), "v");
+        auto pv = as_vector(p, sys.n_params(), "params");
+        FibreBase base = fibre_base(sys, t, qv.data(), vv.data(), pv.data(), eps, order);
+        return py::make_tuple(VecX<double>(base.q), VecX<double>(base.u));
+      }, py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"), py::arg("eps"), py::arg("order"))
       .def("at", &point_geometry, py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"),
            py::keep_alive<0, 1>(), "Geometric objects at one point (t, q, v).");
 

@@ -217,6 +217,10 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
   for (double a : opt_.atol)
     if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
   if (opt_.max_steps < 1) throw InputError("max_steps must be at least 1");
+  if (opt_.max_order < 0 || opt_.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
+  if (opt_.jacobian_frequency < 0 || opt_.setup_frequency < 0 || opt_.max_nonlinear_iterations < 0 ||
+      opt_.nonlinear_convergence < 0)
+    throw InputError("solver_options values must be positive");
   if (opt_.max_step < 0 || opt_.first_step < 0 || opt_.max_wall_time < 0)
     throw InputError("max_step, first_step and max_wall_time must be non-negative");
   for (std::size_t i = 0; i < t_eval_.size(); ++i) {
@@ -264,12 +268,26 @@ void Integration::setup(const std::vector<double>& y0) {
   check(CVodeSetMaxNumSteps(mem, opt_.max_steps), "CVodeSetMaxNumSteps");
   if (opt_.max_step > 0) check(CVodeSetMaxStep(mem, opt_.max_step), "CVodeSetMaxStep");
   if (opt_.first_step > 0) check(CVodeSetInitStep(mem, dir_ * opt_.first_step), "CVodeSetInitStep");
+  if (opt_.max_order > 0) check(CVodeSetMaxOrd(mem, opt_.max_order), "CVodeSetMaxOrd");
+  if (opt_.max_nonlinear_iterations > 0) check(CVodeSetMaxNonlinIters(mem, opt_.max_nonlinear_iterations), "CVodeSetMaxNonlinIters");
+  if (opt_.nonlinear_convergence > 0) check(CVodeSetNonlinConvCoef(mem, opt_.nonlinear_convergence), "CVodeSetNonlinConvCoef");
 
   if (method_ == Method::Bdf) {
     J_.reset(SUNDenseMatrix(n_, n_, ctx));
     ls_.reset(SUNLinSol_Dense(y_.get(), J_.get(), ctx));
     check(CVodeSetLinearSolver(mem, ls_.get(), J_.get()), "CVodeSetLinearSolver");
     check(CVodeSetJacFn(mem, jac_callback), "CVodeSetJacFn");
+    // Stiff friction models: the fast subspace D_perp(q) turns with q, so a Jacobian kept for
+    // many steps (CVODE's modified Newton) is wrong by |1/eps| |dq| in its fast block and Newton
+    // fails repeatedly. The AD Jacobian is cheap: refresh it, and the iteration matrix, every
+    // step (benchmarks/friction_sleigh.py: 4x fewer steps, 3x less time, 50x smaller error).
+    long jac_frequency = opt_.jacobian_frequency, setup_frequency = opt_.setup_frequency;
+    if (model_.stiff()) {
+      if (jac_frequency == 0) jac_frequency = 1;
+      if (setup_frequency == 0) setup_frequency = 1;
+    }
+    if (jac_frequency > 0) check(CVodeSetJacEvalFrequency(mem, jac_frequency), "CVodeSetJacEvalFrequency");
+    if (setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, setup_frequency), "CVodeSetLSetupFrequency");
     if (model_.constrained() && opt_.project) {
       check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
       check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");

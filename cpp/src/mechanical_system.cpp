@@ -16,7 +16,10 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   L.b = L.A + k * n;
   L.mu = L.b + k;
   L.F = L.mu + k * k;
-  L.dG = L.F + n;
+  L.r = L.F + n;
+  L.a = L.r + n;
+  L.dynamics = L.a + k;
+  L.dG = L.dynamics;
   L.dV = L.dG + n * n * n;
   L.dA = L.dV + n;
   L.db_dq = L.dA + n * k * n;
@@ -30,6 +33,50 @@ namespace {
 enum InputGroup { kQ = 0, kV = 1, kT = 2, kP = 3 };
 
 }  // namespace
+
+// r_i = F_i - dV_i - sum_jl (dG_ij/dq^l) v^j v^l + 1/2 sum_jk (dG_jk/dq^i) v^j v^k and
+// a_a = sum_l (db_a/dq^l) v^l + db_a/dt - sum_jl (dA_aj/dq^l) v^j v^l, built on the graph from the
+// derivative nodes, so that structural zeros of dG and dA cost nothing.
+void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
+                                                                const std::vector<std::vector<int>>& deriv,
+                                                                std::vector<int>& outputs) const {
+  const int n = layout_.n, k = layout_.k;
+  auto d = [&](int direction, int output_index) { return deriv[direction][base_.outputs[output_index]]; };
+  auto v = [&](int j) { return b.input(n + j); };
+  auto add = [&](int x, int y) { return x < 0 ? y : (y < 0 ? x : b.binary(Op::Add, x, y)); };
+  auto mul = [&](int x, int y) { return (x < 0 || y < 0) ? -1 : b.binary(Op::Mul, x, y); };
+  auto zero_if_none = [&](int x) { return x < 0 ? b.constant(0.0) : x; };
+
+  for (int i = 0; i < n; ++i) {
+    int c = -1;  // c_i
+    for (int j = 0; j < n; ++j) {
+      int Gdot_ij = -1;  // sum_l dG_ij/dq^l v^l
+      for (int l = 0; l < n; ++l) Gdot_ij = add(Gdot_ij, mul(d(l, layout_.G + i * n + j), v(l)));
+      c = add(c, mul(Gdot_ij, v(j)));
+    }
+    int half = -1;  // 1/2 sum_jk dG_jk/dq^i v^j v^k
+    for (int j = 0; j < n; ++j)
+      for (int kk = 0; kk < n; ++kk) half = add(half, mul(mul(d(i, layout_.G + j * n + kk), v(j)), v(kk)));
+    if (half >= 0) c = add(c, b.unary(Op::Neg, mul(b.constant(0.5), half)));
+    int r = map[base_.outputs[layout_.F + i]];
+    int dV = d(i, layout_.V);
+    if (c >= 0) r = b.binary(Op::Sub, r, c);
+    if (dV >= 0) r = b.binary(Op::Sub, r, dV);
+    outputs[layout_.r + i] = r;
+  }
+  for (int a = 0; a < k; ++a) {
+    int term = d(n, layout_.b + a);  // db_a/dt
+    for (int l = 0; l < n; ++l) term = add(term, mul(d(l, layout_.b + a), v(l)));
+    int curvature = -1;
+    for (int j = 0; j < n; ++j) {
+      int Adot_aj = -1;
+      for (int l = 0; l < n; ++l) Adot_aj = add(Adot_aj, mul(d(l, layout_.A + a * n + j), v(l)));
+      curvature = add(curvature, mul(Adot_aj, v(j)));
+    }
+    if (curvature >= 0) term = term < 0 ? b.unary(Op::Neg, curvature) : b.binary(Op::Sub, term, curvature);
+    outputs[layout_.a + a] = zero_if_none(term);
+  }
+}
 
 MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base)
     : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
@@ -59,6 +106,7 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base)
 
   std::vector<int> outputs(layout_.total);
   for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
+  append_applied_force_and_constraint_term(builder, map, deriv, outputs);
   for (int l = 0; l < n; ++l)
     for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
   for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
@@ -69,6 +117,7 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base)
     outputs[layout_.db_dt + a] = d(n, layout_.b + a);
   }
   tape_ = Tape(builder.finish(outputs));
+  dynamics_tape_ = Tape(builder.finish(std::vector<int>(outputs.begin(), outputs.begin() + layout_.dynamics)));
 
   std::vector<int> group(n_inputs(), kP);
   for (int i = 0; i < n; ++i) {

@@ -17,7 +17,6 @@ std::vector<double> PointGeometry::christoffel() const {
   // Gamma^i_jk = 1/2 G^il (d_k G_jl + d_j G_kl - d_l G_jk)
   const int n = system_.n();
   std::vector<double> gamma(n * n * n);
-  MatX<double> lowered(n, n);
   for (int j = 0; j < n; ++j) {
     for (int k = 0; k < n; ++k) {
       VecX<double> s(n);
@@ -57,7 +56,7 @@ MatX<double> PointGeometry::qmat() const {
 
 VecX<double> PointGeometry::nonholonomic_acceleration() {
   VecX<double> vdot(system_.n());
-  NonholonomicModel::accelerations(v_, w_, vdot);
+  NonholonomicModel::accelerations(w_, vdot);
   return vdot;
 }
 

@@ -26,9 +26,10 @@ class Model:
         Default parameter values (the system's, then the model's own such as ``eps``).
     """
 
-    def __init__(self, system, kind: str, core, extra: Mapping | None = None):
+    def __init__(self, system, kind: str, core, extra: Mapping | None = None, order: int | None = None):
         self.system = system
         self.kind = kind
+        self.order = order
         self._core = core
         self._extra = dict(extra or {})
 
@@ -86,11 +87,12 @@ class Model:
 
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v:g}" for k, v in self._extra.items())
-        return f"<nonholo.Model {self.kind} of {self.system.name!r}{extra}: states {self.state_names}>"
+        order = "" if self.order is None else f" of order {self.order}"
+        return f"<nonholo.Model {self.kind}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
 
     def __reduce__(self):
-        return (_rebuild_model, (self.system, self.kind, self._extra))
+        return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
 
 
-def _rebuild_model(system, kind, extra):
-    return system._model(kind, **extra)
+def _rebuild_model(system, kind, extra, order=None):
+    return system._model(kind, order=order, **extra)

@@ -195,6 +195,7 @@ def simulate(
     drift_control: bool = True,
     project_y0: bool = False,
     raise_on_failure: bool = False,
+    solver_options: Mapping | None = None,
 ) -> SimulationResult:
     """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
 
@@ -234,6 +235,10 @@ def simulate(
         Project v in y0 onto the constraint set instead of raising when it violates it.
     raise_on_failure : bool
         Raise IntegrationError on solver failure instead of returning status -1 with a warning.
+    solver_options : mapping, optional
+        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobian
+        evaluations), ``setup_frequency`` (steps between linear-solver setups),
+        ``max_nonlinear_iterations``, ``nonlinear_convergence``.
 
     Returns
     -------
@@ -248,7 +253,7 @@ def simulate(
     y0 = _initial_state(model, y0, t0, p, project_y0)
     raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf), _events(model, events),
                           opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
-                          opts["max_steps"], opts["max_wall_time"], bool(drift_control))
+                          opts["max_steps"], opts["max_wall_time"], bool(drift_control), dict(solver_options or {}))
     names = [*model.system.parameter_names, *model._extra]
     return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
 
@@ -289,6 +294,7 @@ def simulate_many(
     drift_control: bool = True,
     project_y0: bool = False,
     raise_on_failure: bool = False,
+    solver_options: Mapping | None = None,
 ) -> list:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
@@ -319,6 +325,6 @@ def simulate_many(
     raws = _core.integrate_many(model.core, np.asarray(P, dtype=float).reshape(-1), t0, tf, Y0.reshape(-1), n_runs,
                                 _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"], opts["method"],
                                 opts["max_step"], opts["first_step"], opts["max_steps"], opts["max_wall_time"],
-                                bool(drift_control), 0 if threads is None else int(threads))
+                                bool(drift_control), 0 if threads is None else int(threads), dict(solver_options or {}))
     names = [*model.system.parameter_names, *model._extra]
     return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]

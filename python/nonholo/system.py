@@ -314,15 +314,80 @@ class System:
         """
         return self._model("friction", eps=_positive(eps, "eps"))
 
-    def _model(self, kind: str, **extra):
+    def reduced(self, eps: float, order: int = 1):
+        """Reduced dynamics of order K on the slow manifold of the friction model.
+
+        State ``[q, u]`` with u = P v + v_b on the constraint set A u = b; the velocity is
+        v = u + sum_{k<=K} eps^k h^(k)(t, q, u) and u follows the exact P-projected law
+        (Gzenda-Chhabra section 3.9), so the friction term drops out and the model is not
+        stiff. Error O(eps^(K+1)) on bounded intervals against ``friction(eps)`` started on the
+        slow manifold (see :meth:`on_slow_manifold`). ``order=0`` is the nonholonomic model.
+        ``eps`` is a runtime parameter, the order is fixed.
+        """
+        order = _order(order)
+        return self._model("reduced", order=order, eps=_positive(eps, "eps"))
+
+    def _model(self, kind: str, order: int | None = None, **extra):
         from .model import Model
 
-        key = kind
+        key = (kind, order)
         if key not in self._models:
-            factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
-                       "friction": _core.friction_model}[kind]
-            self._models[key] = factory(self._core)
-        return Model(self, kind, self._models[key], extra)
+            if kind == "reduced":
+                self._models[key] = _core.reduced_model(self._core, order)
+            else:
+                factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
+                           "friction": _core.friction_model}[kind]
+                self._models[key] = factory(self._core)
+        return Model(self, kind, self._models[key], extra, order=order)
+
+    # ------------------------------------------------------------------ slow manifold
+    def slip(self, q, u, order: int = 2, t: float = 0.0, params=None) -> np.ndarray:
+        """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
+
+        The slow manifold of ``friction(eps)`` is v = u + sum_k eps^k h^(k)(t, q, u) with u on
+        the constraint set (A u = b) and h^(k) in D_perp; no factorials (Gzenda-Chhabra
+        eq. (66); Eldering's h^(i) is i! times ours). Computed in C++ by Taylor arithmetic in
+        (eps, t) through the system's tape, for any metric, potential, affine constraint and
+        force F(q, v, t).
+        """
+        order = _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        return self._core.slip(_finite_float(t, "t"), q, u, self.param_vector(params), order)
+
+    def on_slow_manifold(self, q, u, eps: float, order: int = 2, t: float = 0.0, params=None) -> np.ndarray:
+        """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
+
+        Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
+        """
+        eps = _positive(eps, "eps")
+        H = self.slip(q, u, order, t, params)
+        return np.asarray(u, dtype=float) + sum(eps ** (k + 1) * H[k] for k in range(H.shape[0]))
+
+    def fibre_base(self, q, v, eps: float, order: int = 1, t: float = 0.0, params=None):
+        """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
+
+        The friction model started at (q, v) approaches, after an initial layer of duration
+        O(eps), the slow trajectory through (q_f, u_f); start the reduced model there. To
+        leading order this is (q, P v + v_b) (``project``; Eldering section 7 item 2:
+        Caratheodory's mistake was to start the limit at the unprojected velocity). This
+        includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
+        z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
+        """
+        eps = _positive(eps, "eps")
+        q = _point(q, self.n, "q")
+        v = _point(v, self.n, "v")
+        return self._core.fibre_base(_finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
+
+    def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
+        u = _point(u, self.n, what)
+        if self.k:
+            A, b = self.constraint_matrix(q, t, params)
+            scale = np.abs(A).max() * np.abs(u).max() + np.abs(b).max() + 1.0
+            if np.abs(A @ u - b).max() > 1e-9 * scale:
+                raise ValueError(f"{what} must lie on the constraint set A(q) u = b(q, t) "
+                                 f"(|A u - b| = {np.abs(A @ u - b).max():.3g}); use system.project(q, v)")
+        return u
 
     # ------------------------------------------------------------------ geometry at a point
     def _at(self, q, v=None, t=0.0, params=None):
@@ -383,6 +448,8 @@ class System:
     # ------------------------------------------------------------------ names and display
     def state_names(self, kind: str = "nonholonomic") -> list:
         names = [*self.coordinate_names, *self.velocity_names]
+        if kind == "reduced":
+            names = [*self.coordinate_names, *(f"u_{q}" for q in self.coordinate_names)]
         if kind == "vakonomic":
             names += [f"lambda_{i}" for i in range(self.k)]
         return names
@@ -404,6 +471,14 @@ class System:
 
     def __setstate__(self, state):
         self.__init__(**state)
+
+
+def _order(order) -> int:
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
+        raise TypeError(f"order must be an integer, got {order!r}")
+    if not 0 <= order <= _core.max_slow_manifold_order:
+        raise ValueError(f"order must be between 0 and {_core.max_slow_manifold_order}, got {order}")
+    return int(order)
 
 
 def _positive(x, what: str) -> float:

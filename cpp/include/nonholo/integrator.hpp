@@ -25,6 +25,12 @@ struct IntegrationOptions {
   long max_steps = 500000;   // over the whole integration
   double max_wall_time = 0.0;  // seconds, 0: unbounded
   bool project = true;       // drift control on constrained models (requires BDF)
+  // CVODE's tuning knobs; 0 keeps CVODE's default.
+  int max_order = 0;                  // CVodeSetMaxOrd
+  long jacobian_frequency = 0;        // CVodeSetJacEvalFrequency (steps between Jacobians)
+  long setup_frequency = 0;           // CVodeSetLSetupFrequency (steps between linear setups)
+  int max_nonlinear_iterations = 0;   // CVodeSetMaxNonlinIters
+  double nonlinear_convergence = 0;   // CVodeSetNonlinConvCoef
 };
 
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs

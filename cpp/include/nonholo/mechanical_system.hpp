@@ -27,11 +27,15 @@ using RowMatMap = Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynam
 template <class S>
 using VecMap = Eigen::Map<const VecX<S>>;
 
-// Offsets of each block in the compiled tape's outputs.
+// Offsets of each block in the compiled tapes' outputs. The dynamics tape computes the blocks
+// up to `dynamics` (what the nonholonomic and friction vector fields need), the full tape
+// also the derivative blocks (for vakonomic, slow-manifold and point queries).
 struct GeometryLayout {
   int n = 0, k = 0;
   int G = 0, V = 0, A = 0, b = 0, mu = 0, F = 0;        // the user's expressions
-  int dG = 0, dV = 0, dA = 0, db_dq = 0, db_dt = 0;      // their derivatives, by AD
+  int r = 0, a = 0;                                      // F - c(q, v) - dV and the constraint term
+  int dynamics = 0;                                      // end of the dynamics tape's outputs
+  int dG = 0, dV = 0, dA = 0, db_dq = 0, db_dt = 0;      // derivatives, by AD
   int total = 0;
   int base_outputs() const { return n * n + 1 + k * n + k + k * k + n; }
   static GeometryLayout make(int n, int k);
@@ -54,6 +58,10 @@ class Geometry {
   VecMap<S> b() const { return {out.data() + layout->b, k()}; }
   RowMatMap<S> mu() const { return {out.data() + layout->mu, k(), k()}; }
   VecMap<S> F() const { return {out.data() + layout->F, n()}; }
+  // r = F - c(q, v) - dV: the applied generalized force, c the Coriolis/centrifugal covector.
+  VecMap<S> r() const { return {out.data() + layout->r, n()}; }
+  // a = db/dq v + db/dt - (dA/dq . v) v: right-hand side of the differentiated constraint A v' = a.
+  VecMap<S> a() const { return {out.data() + layout->a, k()}; }
   // dG(l) = dG/dq^l, dA(l) = dA/dq^l; db_dq(a, l) = db_a/dq^l.
   RowMatMap<S> dG(int l) const { return {out.data() + layout->dG + l * n() * n(), n(), n()}; }
   VecMap<S> dV() const { return {out.data() + layout->dV, n()}; }
@@ -75,6 +83,7 @@ class MechanicalSystem {
   int time_input() const { return 2 * n(); }
   const GeometryLayout& layout() const { return layout_; }
   const Tape& tape() const { return tape_; }
+  const Tape& dynamics_tape() const { return dynamics_tape_; }
   const ExprGraph& base_graph() const { return base_; }
 
   bool force_depends_on_velocity() const { return force_velocity_; }
@@ -82,39 +91,50 @@ class MechanicalSystem {
   bool affine_depends_on_time() const { return affine_time_; }
   bool has_affine() const { return has_affine_; }
 
+  // All blocks at (t, q, v).
   template <class S>
-  void evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const;
-
-  // Same, with a time that carries derivatives (Taylor expansions in t).
+  void evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+    evaluate_at(S(t), q, v, p, g, tape_);
+  }
+  // Only the blocks G .. a (the cheaper tape of the nonholonomic and friction vector fields).
   template <class S>
-  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const;
+  void evaluate_dynamics(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+    evaluate_at(S(t), q, v, p, g, dynamics_tape_);
+  }
+  // All blocks, with a time that carries derivatives (Taylor expansions in t).
+  template <class S>
+  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+    evaluate_at(t, q, v, p, g, tape_);
+  }
 
  private:
+  template <class S>
+  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g, const Tape& tape) const;
+  void append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
+                                                const std::vector<std::vector<int>>& deriv,
+                                                std::vector<int>& outputs) const;
+
   GeometryLayout layout_;
   int n_params_;
   ExprGraph base_;
-  Tape tape_;
+  Tape tape_, dynamics_tape_;
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
 };
 
 template <class S>
-void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g,
+                                  const Tape& tape) const {
   const int n = layout_.n;
   g.layout = &layout_;
   g.in.resize(n_inputs());
-  g.out.resize(layout_.total);
+  g.out.resize(tape.n_outputs());
   for (int i = 0; i < n; ++i) {
     g.in[i] = q[i];
     g.in[n + i] = v[i];
   }
   g.in[2 * n] = t;
   for (int i = 0; i < n_params_; ++i) g.in[2 * n + 1 + i] = S(p[i]);
-  tape_.eval(g.in.data(), g.out.data(), g.work);
-}
-
-template <class S>
-void MechanicalSystem::evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
-  evaluate_at(S(t), q, v, p, g);
+  tape.eval(g.in.data(), g.out.data(), g.work);
 }
 
 }  // namespace nonholo

@@ -61,15 +61,16 @@ class Model {
 };
 
 // Implements the virtual interface from a template `eval<S>` of the derived model, once for
-// doubles (rhs) and once for dual numbers (jacobian).
-template <class Derived>
+// doubles (rhs) and once for dual numbers (jacobian). WorkT<S> is the model's scratch space
+// (MechanicsWork<S> or a type derived from it).
+template <class Derived, template <class> class WorkT = MechanicsWork>
 class ModelImpl : public Model {
  public:
   using Model::Model;
 
   struct Work : Workspace {
-    MechanicsWork<double> d;
-    MechanicsWork<JacobianScalar> j;
+    WorkT<double> d;
+    WorkT<JacobianScalar> j;
     std::vector<JacobianScalar> y, ydot;
   };
 
@@ -97,7 +98,7 @@ class ModelImpl : public Model {
 
  protected:
   const Derived& derived() const { return static_cast<const Derived&>(*this); }
-  static MechanicsWork<double>& work(Workspace& ws) { return static_cast<Work&>(ws).d; }
+  static WorkT<double>& work(Workspace& ws) { return static_cast<Work&>(ws).d; }
 };
 
 }  // namespace nonholo

@@ -6,11 +6,11 @@
 
 namespace nonholo {
 
-template <class Derived>
-class ConstrainedModel : public ModelImpl<Derived> {
+template <class Derived, template <class> class WorkT = MechanicsWork>
+class ConstrainedModel : public ModelImpl<Derived, WorkT> {
  public:
-  using ModelImpl<Derived>::ModelImpl;
-  using Work = typename ModelImpl<Derived>::Work;
+  using ModelImpl<Derived, WorkT>::ModelImpl;
+  using Work = typename ModelImpl<Derived, WorkT>::Work;
 
   bool constrained() const override { return this->system().k() > 0; }
 
@@ -20,12 +20,12 @@ class ConstrainedModel : public ModelImpl<Derived> {
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 };
 
-template <class Derived>
-void ConstrainedModel<Derived>::constraint_residual(double t, const double* y, const double* p, Workspace& ws,
+template <class Derived, template <class> class WorkT>
+void ConstrainedModel<Derived, WorkT>::constraint_residual(double t, const double* y, const double* p, Workspace& ws,
                                                      double* residual, double* scale) const {
   const int n = this->system().n();
-  auto& w = static_cast<Work&>(ws).d;
-  this->system().evaluate(t, y, y + n, p, w.geo);
+  MechanicsWork<double>& w = static_cast<Work&>(ws).d;
+  this->system().evaluate_dynamics(t, y, y + n, p, w.geo);
   Eigen::Map<const VecX<double>> v(y + n, n);
   *residual = (w.geo.A() * v - w.geo.b()).norm();
   *scale = w.geo.A().norm() * v.norm() + w.geo.b().norm();
@@ -34,21 +34,22 @@ void ConstrainedModel<Derived>::constraint_residual(double t, const double* y, c
 // corr_v = -G^-1 A^T M^-1 (A v - b), the G-orthogonal correction; q is left unchanged.
 // The error estimate is projected with the linearized constraint
 // (A err_v + d/dq(A v - b) err_q = 0), corrected in v only.
-template <class Derived>
-void ConstrainedModel<Derived>::project(double t, const double* y, const double* p, double* corr, double* err,
+template <class Derived, template <class> class WorkT>
+void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const double* p, double* corr, double* err,
                                         Workspace& ws) const {
   const int n = this->system().n();
   const int ns = this->n_states();
-  auto& w = static_cast<Work&>(ws).d;
+  MechanicsWork<double>& w = static_cast<Work&>(ws).d;
   this->system().evaluate(t, y, y + n, p, w.geo);
   factor_metric(w);
   factor_constraints(w);
   Eigen::Map<const VecX<double>> v(y + n, n);
   Eigen::Map<VecX<double>> c(corr, ns);
   c.setZero();
-  w.tmp_k = w.geo.A() * v - w.geo.b();
+  w.tmp_k = -w.geo.b();
+  w.tmp_k.noalias() += w.geo.A() * v;
   w.chol_M.solve_in_place(w.tmp_k);
-  c.segment(n, n) = -w.GinvAT * w.tmp_k;
+  c.segment(n, n).noalias() = -w.GinvAT * w.tmp_k;
   if (err != nullptr) {
     Eigen::Map<VecX<double>> e(err, ns);
     directional_dA(w.geo, e.segment(0, n), w.dA_v);  // (dA/dq . err_q)
@@ -58,11 +59,11 @@ void ConstrainedModel<Derived>::project(double t, const double* y, const double*
   }
 }
 
-template <class Derived>
-void ConstrainedModel<Derived>::check_state(double t, const double* y, const double* p, Workspace& ws) const {
+template <class Derived, template <class> class WorkT>
+void ConstrainedModel<Derived, WorkT>::check_state(double t, const double* y, const double* p, Workspace& ws) const {
   const int n = this->system().n();
-  auto& w = static_cast<Work&>(ws).d;
-  this->system().evaluate(t, y, y + n, p, w.geo);
+  MechanicsWork<double>& w = static_cast<Work&>(ws).d;
+  this->system().evaluate_dynamics(t, y, y + n, p, w.geo);
   factor_metric(w);
   factor_constraints(w);
 }

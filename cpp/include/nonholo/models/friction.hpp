@@ -22,16 +22,18 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   void eval(double t, const S* y, const double* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n();
     const double eps = p[system().n_params()];
-    system().evaluate(t, y, y + n, p, w.geo);
+    system().evaluate_dynamics(t, y, y + n, p, w.geo);
     Eigen::Map<const VecX<S>> v(y + n, n);
-    Eigen::Map<VecX<S>>(ydot, n) = v;
+    std::copy(y + n, y + 2 * n, ydot);
 
     factor_metric(w);
-    applied_force(w.geo, v, w.r);
-    w.tmp_k = w.geo.mu() * (w.geo.A() * v - w.geo.b());
-    w.r.noalias() -= (1.0 / eps) * (w.geo.A().transpose() * w.tmp_k);
+    w.tmp_k = -w.geo.b();
+    w.tmp_k.noalias() += w.geo.A() * v;       // A v - b
+    w.tmp_k2.noalias() = w.geo.mu() * w.tmp_k;
+    w.tmp_k2 *= -1.0 / eps;                   // -(1/eps) mu (A v - b)
     Eigen::Map<VecX<S>> vdot(ydot + n, n);
-    vdot = w.r;
+    vdot = w.geo.r();
+    vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
     w.chol_G.solve_in_place(vdot);
   }
 

@@ -17,20 +17,17 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   template <class S>
   void eval(double t, const S* y, const double* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n();
-    system().evaluate(t, y, y + n, p, w.geo);
-    Eigen::Map<const VecX<S>> v(y + n, n);
-    Eigen::Map<VecX<S>>(ydot, n) = v;
-    accelerations(v, w, Eigen::Map<VecX<S>>(ydot + n, n));
+    system().evaluate_dynamics(t, y, y + n, p, w.geo);
+    std::copy(y + n, y + 2 * n, ydot);
+    accelerations(w, Eigen::Map<VecX<S>>(ydot + n, n));
   }
 
   // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda.
-  template <class S, class Vec, class Out>
-  static void accelerations(const Vec& v, MechanicsWork<S>& w, Out&& vdot) {
+  template <class S, class Out>
+  static void accelerations(MechanicsWork<S>& w, Out&& vdot) {
     factor_metric(w);
     factor_constraints(w);
-    applied_force(w.geo, v, w.r);
-    constraint_acceleration(w.geo, v, w.dA_v, w.a);
-    solve_saddle(w, w.r, w.a, vdot, w.lambda);
+    solve_saddle(w, w.geo.r(), w.geo.a(), vdot, w.lambda);
   }
 };
 

@@ -28,13 +28,17 @@ class VakonomicModel : public ConstrainedModel<VakonomicModel> {
 
     factor_metric(w);
     factor_constraints(w);
-    applied_force(w.geo, v, w.r);
-    constraint_acceleration(w.geo, v, w.dA_v, w.a);
-    // K = (dA/dq . v)^T lambda - [lambda^T dA/dq^i v]_i + (db/dq)^T lambda
-    w.r.noalias() += w.dA_v.transpose() * lambda + w.geo.db_dq().transpose() * lambda;
-    for (int i = 0; i < n; ++i) w.r(i) -= lambda.dot(w.geo.dA(i) * v);
+    directional_dA(w.geo, v, w.dA_v);
+    // r + K, K = (dA/dq . v)^T lambda - [lambda^T dA/dq^i v]_i + (db/dq)^T lambda
+    w.r = w.geo.r();
+    w.r.noalias() += w.dA_v.transpose() * lambda;
+    w.r.noalias() += w.geo.db_dq().transpose() * lambda;
+    for (int i = 0; i < n; ++i) {
+      w.tmp_k.noalias() = w.geo.dA(i) * v;
+      w.r(i) -= lambda.dot(w.tmp_k);
+    }
     VecX<S>& lambda_dot = w.lambda;
-    solve_saddle(w, w.r, w.a, Eigen::Map<VecX<S>>(ydot + n, n), lambda_dot);
+    solve_saddle(w, w.r, w.geo.a(), Eigen::Map<VecX<S>>(ydot + n, n), lambda_dot);
     Eigen::Map<VecX<S>>(ydot + 2 * n, k) = lambda_dot;
   }
 };

@@ -134,6 +134,10 @@ template <class S, int N> Dual<S, N> atan2(const Dual<S, N>& y, const Dual<S, N>
   for (int i = 0; i < N; ++i) r.d[i] = (x.v * y.d[i] - y.v * x.d[i]) / den;
   return r;
 }
+template <class S, int N> Dual<S, N> pow(const Dual<S, N>& x, double r) {
+  using std::pow;
+  return x.chain(pow(x.v, r), r * pow(x.v, r - 1.0));
+}
 template <class S, int N> Dual<S, N> pow(const Dual<S, N>& x, const Dual<S, N>& y) {
   using std::log;
   return exp(y * log(x));

@@ -1,0 +1,154 @@
+// The slow manifold of the friction model and its expansion to any order.
+//
+// State split (notes/003_gzenda_chhabra.md sections 3.3-3.9, with affine constraints): the
+// velocity is v = u + s, where u = P v + v_b lies on the constraint set A u = b
+// (v_b = G^-1 A^T M^-1 b) and the slip s = P_perp v - v_b lies in D_perp. The friction model
+//     q' = v,   v' = f(q, v, t) - (1/eps) FR# s,   f = G^-1 (F - c - dV),  FR# = G^-1 A^T mu A,
+// has the slow manifold s = h_eps(t, q, u) = sum_k eps^k h^(k) (no factorials). Projecting with
+// P kills the friction term (P FR# = 0), which gives the exact, non-stiff law of u,
+//     u' = P [f - G^-1 (dA_v^T y - dG_v s)] + G^-1 A^T M^-1 (a + dA_v s),   y = M^-1 A s,
+// (dG_v = sum_l dG/dq^l v^l, dA_v likewise, a = db/dq v + db/dt - dA_v v), and applying Qmat,
+// the inverse of FR# on D_perp, to the s-equation gives the invariance equation
+//     s = eps Qmat (f - u' - s').
+//
+// Expansion: along a slow trajectory through (t0, q0, u0) every quantity is a series in
+// (eps, t). The three relations q = q0 + int v, u = u0 + int u', s = eps Qmat(f - u' - s') are
+// iterated in bivariate Taylor arithmetic truncated at total degree K; each coefficient
+// (a, b) depends only on coefficients of smaller weight 2a + b, so 2K sweeps make every
+// coefficient of weight <= 2K exact. The coefficient of eps^k t^0 of s is h^(k)(t0, q0, u0).
+// This is the recursion of Gzenda-Chhabra section 3.8 (Eldering section 3.4 in a frame),
+// carried out by automatic differentiation, for any metric, potential, affine constraint and
+// force F(q, v, t) (velocity- and time-dependent forces enter f and need no special case).
+#pragma once
+
+#include <vector>
+
+#include "nonholo/mechanics.hpp"
+#include "nonholo/scalar/dual.hpp"
+#include "nonholo/scalar/taylor.hpp"
+
+namespace nonholo {
+
+// Extra scratch for the projected acceleration.
+template <class S>
+struct ProjectionWork {
+  MatX<S> dG_v;
+  VecX<S> f, g, y, tmp;
+};
+
+// u' at the point where w.geo was evaluated (at (t, q, v), v = u + s). Also leaves
+// f = G^-1 (F - c - dV) in pw.f. Factors G and M.
+template <class S, class Vec, class Out>
+void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const Vec& v, const Vec& s, Out&& udot) {
+  const auto& g = w.geo;
+  const int n = g.n();
+  factor_metric(w);
+  factor_constraints(w);
+  pw.f = g.r();
+  w.chol_G.solve_in_place(pw.f);
+  directional_dA(g, v, w.dA_v);
+  pw.dG_v.setZero(n, n);
+  for (int l = 0; l < n; ++l) pw.dG_v.noalias() += g.dG(l) * v(l);
+  pw.y = g.A() * s;
+  w.chol_M.solve_in_place(pw.y);
+  pw.g = w.dA_v.transpose() * pw.y - pw.dG_v * s;  // X
+  w.chol_G.solve_in_place(pw.g);
+  pw.g = pw.f - pw.g;                                // f - G^-1 X
+  pw.tmp = g.A() * pw.g;
+  w.chol_M.solve_in_place(pw.tmp);
+  pw.g -= w.GinvAT * pw.tmp;                         // P (f - G^-1 X)
+  pw.tmp = g.a() + w.dA_v * s;
+  w.chol_M.solve_in_place(pw.tmp);
+  udot = pw.g + w.GinvAT * pw.tmp;
+}
+
+template <class S>
+struct SlowManifoldWork {
+  using T = Taylor2<S>;
+  MechanicsWork<T> mech;
+  ProjectionWork<T> proj;
+  Cholesky<T> chol_mu;
+  VecX<T> q, u, s, v, udot, rhs, q_next, u_next;
+};
+
+// Qmat x = G^-1 A^T M^-1 mu^-1 M^-1 A x, with G and M factored in w and mu in chol_mu.
+template <class S>
+VecX<S> apply_qmat(MechanicsWork<S>& w, const Cholesky<S>& chol_mu, const VecX<S>& x) {
+  VecX<S> y = w.geo.A() * x;
+  w.chol_M.solve_in_place(y);
+  chol_mu.solve_in_place(y);
+  w.chol_M.solve_in_place(y);
+  return w.GinvAT * y;
+}
+
+// h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.
+template <class S>
+void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p, int K,
+                       SlowManifoldWork<S>& w, MatX<S>& coeffs) {
+  using T = Taylor2<S>;
+  const int n = sys.n();
+  if (K < 0 || K > kMaxSeriesDegree)
+    throw InputError("the slow-manifold order must be between 0 and " + std::to_string(kMaxSeriesDegree));
+  coeffs.setZero(n, K);
+  if (K == 0) return;
+  w.q.resize(n);
+  w.u.resize(n);
+  w.s.resize(n);
+  for (int i = 0; i < n; ++i) {
+    w.q(i) = T(q0[i]).widened(K);
+    w.u(i) = T(u0[i]).widened(K);
+    w.s(i) = T::zero(K);
+  }
+  w.v = w.u;
+  T time = T::zero(K);
+  time(0, 0) = S(t0);
+  time(0, 1) = S(1.0);
+
+  for (int sweep = 0; sweep < 2 * K; ++sweep) {
+    sys.evaluate_at(time, w.q.data(), w.v.data(), p, w.mech.geo);
+    w.udot.resize(n);
+    projected_acceleration(w.mech, w.proj, w.v, w.s, w.udot);
+    if (sys.k() > 0 && !w.chol_mu.compute(w.mech.geo.mu()))
+      throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.mech.geo));
+    w.rhs = w.proj.f - w.udot;
+    for (int i = 0; i < n; ++i) w.rhs(i) -= derivative_t(w.s(i));
+    VecX<T> slip = apply_qmat(w.mech, w.chol_mu, w.rhs);
+    w.q_next.resize(n);
+    w.u_next.resize(n);
+    for (int i = 0; i < n; ++i) {
+      w.q_next(i) = integral_t(S(q0[i]), w.v(i), K);
+      w.u_next(i) = integral_t(S(u0[i]), w.udot(i), K);
+      w.s(i) = times_eps(slip(i), K);
+    }
+    w.q.swap(w.q_next);
+    w.u.swap(w.u_next);
+    w.v = w.u + w.s;
+  }
+  for (int k = 1; k <= K; ++k)
+    for (int i = 0; i < n; ++i) coeffs(i, k - 1) = w.s(i).at(k, 0);
+}
+
+// s = sum_k eps^k h^(k), from the coefficient matrix of slip_coefficients.
+template <class S>
+VecX<S> slip_sum(const MatX<S>& coeffs, double eps) {
+  VecX<S> s = VecX<S>::Zero(coeffs.rows());
+  double e = 1.0;
+  for (int k = 0; k < coeffs.cols(); ++k) {
+    e *= eps;
+    s += e * coeffs.col(k);
+  }
+  return s;
+}
+
+// Base point (q_f, u_f) of the fast fibre through (q0, v0), to first order in eps: the point
+// of the slow manifold whose trajectory the full one approaches after the initial layer.
+// With u0 = P v0 + v_b, delta = v0 - u0 - h_eps (the slip off the manifold) and
+// z = eps Qmat delta (the integral of the decaying slip exp(-FR# t/eps) delta):
+// q_f = q0 + z, u_f = u0 + (d u'/d s) z, projected onto A(q_f) u = b (error O(eps |delta|^2)).
+struct FibreBase {
+  VecX<double> q, u;
+};
+FibreBase fibre_base(const MechanicalSystem& sys, double t, const double* q0, const double* v0, const double* p,
+                     double eps, int order);
+
+}  // namespace nonholo
