@@ -9,7 +9,7 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
 The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
 """
 
-from . import _core, systems
+from . import _core, plot, studies, systems
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
@@ -19,6 +19,6 @@ from .system import System
 __version__ = getattr(_core, "__version__", "0.0.0")
 
 __all__ = [
-    "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems",
+    "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
 ]

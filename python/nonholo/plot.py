@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["trajectory", "states", "loglog_fit"]
+__all__ = ["trajectory", "states", "loglog_fit", "convergence"]
 
 
 def _axes(ax):
@@ -38,3 +38,26 @@ def loglog_fit(x, y) -> float:
     """Slope of the least-squares line through (log x, log y)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def convergence(study, ax=None, which: str = "errors", reference: bool = True):
+    """Log-log plot of a :class:`~nonholo.studies.ConvergenceStudy`: error against eps for each
+    order K, with the fitted slopes in the legend and dashed reference lines of slope K + 1.
+
+    ``which`` is ``"errors"`` (reduced model vs friction model) or ``"slips"`` (residual of the
+    truncated slow manifold along the friction model's trajectory).
+    """
+    ax = _axes(ax)
+    values = study.errors if which == "errors" else study.slip_residuals
+    slopes = study.slopes if which == "errors" else study.slip_slopes
+    eps = study.eps
+    for K in study.orders:
+        (line,) = ax.loglog(eps, values[K], "o-", label=f"order {K}: slope {slopes[K]:.2f}")
+        if reference:
+            anchor = values[K][-1]
+            ax.loglog(eps, anchor * (eps / eps[-1]) ** (K + 1), "--", color=line.get_color(), lw=0.8, alpha=0.7)
+    ax.set_xlabel("eps")
+    ax.set_ylabel("max error over the run" if which == "errors" else "slip residual")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    return ax

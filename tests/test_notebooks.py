@@ -1,0 +1,27 @@
+"""Every notebook in notebooks/ executes without error, in a real Jupyter kernel, and writes
+its figures (into the directory given by NONHOLO_FIGURES)."""
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_executes(path, tmp_path, monkeypatch):
+    monkeypatch.setenv("NONHOLO_FIGURES", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    errors = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
+              if out.get("output_type") == "error"]
+    assert not errors
+    expected = nb.metadata.get("nonholo", {}).get("figures", [])
+    for name in expected:
+        png = tmp_path / name
+        assert png.exists() and png.stat().st_size > 10_000, f"{name} was not written"
