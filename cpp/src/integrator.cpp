@@ -38,6 +38,8 @@ struct Problem {
   std::vector<double> event_work;
   std::exception_ptr error;
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
+  void* cvode_mem = nullptr;
+  N_Vector weights = nullptr;  // CVODE's error weights, for the projection
 
   Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
       : model(m), params(p), events(e), ws(m.workspace()) {}
@@ -103,8 +105,11 @@ int root_callback(sun::real t, N_Vector y, sun::real* g, void* data) {
 int proj_callback(sun::real t, N_Vector y, N_Vector corr, sun::real, N_Vector err, void* data) {
   auto* P = static_cast<Problem*>(data);
   try {
+    const double* weights = nullptr;
+    if (P->weights != nullptr && CVodeGetErrWeights(P->cvode_mem, P->weights) == CV_SUCCESS)
+      weights = N_VGetArrayPointer(P->weights);
     P->model.project(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(corr),
-                     err ? N_VGetArrayPointer(err) : nullptr, *P->ws);
+                     err ? N_VGetArrayPointer(err) : nullptr, weights, *P->ws);
     return 0;
   } catch (...) {
     P->error = std::current_exception();
@@ -191,7 +196,7 @@ class Integration {
   sun::MessageSink sink_;
   // Declaration order = reverse destruction order: context first, CVODE memory last.
   sun::ContextPtr ctx_;
-  sun::VectorPtr y_, yout_, atol_;
+  sun::VectorPtr y_, yout_, atol_, weights_;
   sun::MatrixPtr J_;
   sun::LinearSolverPtr ls_;
   sun::NonlinearSolverPtr nls_;
@@ -289,6 +294,9 @@ void Integration::setup(const std::vector<double>& y0) {
     if (jac_frequency > 0) check(CVodeSetJacEvalFrequency(mem, jac_frequency), "CVodeSetJacEvalFrequency");
     if (setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, setup_frequency), "CVodeSetLSetupFrequency");
     if (model_.constrained() && opt_.project) {
+      weights_.reset(N_VNew_Serial(n_, ctx));
+      problem_.weights = weights_.get();
+      problem_.cvode_mem = mem;
       check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
       check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");
     }

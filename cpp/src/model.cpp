@@ -12,7 +12,7 @@ void Model::constraint_residual(double, const double*, const double*, Workspace&
   *scale = 1.0;
 }
 
-void Model::project(double, const double*, const double*, double* corr, double*, Workspace&) const {
+void Model::project(double, const double*, const double*, double* corr, double*, const double*, Workspace&) const {
   std::fill(corr, corr + n_states(), 0.0);
 }
 

@@ -48,8 +48,11 @@ class Model {
   virtual void constraint_residual(double t, const double* y, const double* p, Workspace& ws,
                                    double* residual, double* scale) const;
   // corr such that y + corr satisfies the constraint; err (if not null) is projected onto the
-  // tangent space of the constraint set, as CVODE's projection interface expects.
-  virtual void project(double t, const double* y, const double* p, double* corr, double* err, Workspace& ws) const;
+  // tangent space of the constraint set, as CVODE's projection interface expects. Both are
+  // orthogonal in the norm with the given error weights (CVODE's ewt) when `weights` is not
+  // null, in the metric G otherwise.
+  virtual void project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
+                       Workspace& ws) const;
   // Throws ModelError when the data are unusable at y (metric, constraints, friction).
   virtual void check_state(double t, const double* y, const double* p, Workspace& ws) const;
   // Indices of y that hold q and v (for projection and names); the rest is model specific.

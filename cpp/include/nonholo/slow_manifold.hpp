@@ -38,8 +38,8 @@ struct ProjectionWork {
 
 // u' at the point where w.geo was evaluated (at (t, q, v), v = u + s). Also leaves
 // f = G^-1 (F - c - dV) in pw.f. Factors G and M.
-template <class S, class Vec, class Out>
-void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const Vec& v, const Vec& s, Out&& udot) {
+template <class S, class VecV, class VecS, class Out>
+void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecV& v, const VecS& s, Out&& udot) {
   const auto& g = w.geo;
   const int n = g.n();
   factor_metric(w);
@@ -65,6 +65,10 @@ void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const Ve
 template <class S>
 struct SlowManifoldWork {
   using T = Taylor2<S>;
+  MechanicsWork<S> point;  // order 1 needs no series
+  ProjectionWork<S> point_proj;
+  Cholesky<S> point_mu;
+  VecX<S> zero, udot0;
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
   Cholesky<T> chol_mu;
@@ -81,6 +85,23 @@ VecX<S> apply_qmat(MechanicsWork<S>& w, const Cholesky<S>& chol_mu, const VecX<S
   return w.GinvAT * y;
 }
 
+// h^(1) = Qmat (f - u') at (t0, q0, u0) with s = 0: the eps^1 term of the invariance equation
+// involves only first derivatives of the data, so it needs no series arithmetic.
+template <class S>
+void first_slip_coefficient(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p,
+                            SlowManifoldWork<S>& w, MatX<S>& coeffs) {
+  const int n = sys.n();
+  Eigen::Map<const VecX<S>> u(u0, n);
+  w.zero.setZero(n);
+  w.udot0.resize(n);
+  sys.evaluate(t0, q0, u0, p, w.point.geo);
+  projected_acceleration(w.point, w.point_proj, u, w.zero, w.udot0);
+  if (sys.k() > 0 && !w.point_mu.compute(w.point.geo.mu()))
+    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.point.geo));
+  w.point_proj.tmp = w.point_proj.f - w.udot0;
+  coeffs.col(0) = apply_qmat(w.point, w.point_mu, w.point_proj.tmp);
+}
+
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.
 template <class S>
 void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p, int K,
@@ -91,6 +112,7 @@ void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, cons
     throw InputError("the slow-manifold order must be between 0 and " + std::to_string(kMaxSeriesDegree));
   coeffs.setZero(n, K);
   if (K == 0) return;
+  if (K == 1) return first_slip_coefficient(sys, t0, q0, u0, p, w, coeffs);
   w.q.resize(n);
   w.u.resize(n);
   w.s.resize(n);

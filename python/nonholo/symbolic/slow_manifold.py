@@ -63,15 +63,26 @@ def slip_symbolic(system, order: int = 2, simplify: bool = True) -> list:
         X = dA_v.T * Minv * A * s - dG_v * s
         return f, P * (f - Ginv * X) + GinvAT * Minv * (a + dA_v * s)
 
-    coefficients: list = []
-    for k in range(order):
+    s_sym = sp.Matrix(sp.symbols(f"_s0:{n}"))
+    f_u, U0 = projected_acceleration(u, sp.zeros(n, 1))
+    h1 = tidy(Qmat * tidy(f_u - U0))
+    coefficients = [h1]
+    if order >= 2:
+        # eps^1 of f(u + s) - u'(s) - s' with s = eps h1: directional derivatives at s = 0
+        f_s, U_s = projected_acceleration(u + s_sym, s_sym)
+        at_zero = {si: 0 for si in s_sym}
+        J_f = f_s.jacobian(s_sym).subs(at_zero)
+        J_U = U_s.jacobian(s_sym).subs(at_zero)
+        h1_dot = h1.jacobian(q) * u + h1.jacobian(u) * U0 + h1.diff(t)
+        coefficients.append(tidy(Qmat * tidy(J_f * h1 - J_U * h1 - h1_dot)))
+    for k in range(2, order):
+        # higher orders: the eps-coefficient of the whole invariance equation (slow but general)
         s = sp.zeros(n, 1)
         for j, h in enumerate(coefficients, start=1):
             s += eps**j * h
         v = u + s
         f, udot = projected_acceleration(v, s)
-        sdot = s.jacobian(q) * v + s.jacobian(u) * udot + s.diff(t) if coefficients else sp.zeros(n, 1)
-        expr = f - udot - sdot
-        coeff = expr.diff(eps, k).subs(eps, 0) / sp.factorial(k) if k else expr.subs(eps, 0)
+        sdot = s.jacobian(q) * v + s.jacobian(u) * udot + s.diff(t)
+        coeff = (f - udot - sdot).diff(eps, k).subs(eps, 0) / sp.factorial(k)
         coefficients.append(tidy(Qmat * tidy(coeff)))
     return coefficients

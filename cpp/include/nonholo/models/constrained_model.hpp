@@ -16,7 +16,8 @@ class ConstrainedModel : public ModelImpl<Derived, WorkT> {
 
   void constraint_residual(double t, const double* y, const double* p, Workspace& ws, double* residual,
                            double* scale) const override;
-  void project(double t, const double* y, const double* p, double* corr, double* err, Workspace& ws) const override;
+  void project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
+               Workspace& ws) const override;
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 };
 
@@ -31,18 +32,30 @@ void ConstrainedModel<Derived, WorkT>::constraint_residual(double t, const doubl
   *scale = w.geo.A().norm() * v.norm() + w.geo.b().norm();
 }
 
-// corr_v = -G^-1 A^T M^-1 (A v - b), the G-orthogonal correction; q is left unchanged.
-// The error estimate is projected with the linearized constraint
-// (A err_v + d/dq(A v - b) err_q = 0), corrected in v only.
+// Projection onto {A(q) v = b(q, t)} correcting v only. With W = diag(weights of the velocity
+// states) and N = W^-2 A^T, the correction orthogonal in the weighted norm is
+// corr_v = -N (A N)^-1 (A v - b); without weights W^2 = G, the G-orthogonal projection. The error
+// estimate is projected with the linearized constraint A err_v + d/dq(A v - b) err_q = 0, in the
+// same norm, so that no error is moved into states weighted by a tiny absolute tolerance.
 template <class Derived, template <class> class WorkT>
 void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const double* p, double* corr, double* err,
-                                        Workspace& ws) const {
-  const int n = this->system().n();
+                                               const double* weights, Workspace& ws) const {
+  const int n = this->system().n(), k = this->system().k();
   const int ns = this->n_states();
   MechanicsWork<double>& w = static_cast<Work&>(ws).d;
   this->system().evaluate(t, y, y + n, p, w.geo);
-  factor_metric(w);
-  factor_constraints(w);
+  if (weights != nullptr) {
+    w.GinvAT = w.geo.A().transpose();  // N = W^-2 A^T
+    for (int i = 0; i < n; ++i) w.GinvAT.row(i) /= weights[n + i] * weights[n + i];
+  } else {
+    factor_metric(w);
+    w.GinvAT = w.geo.A().transpose();  // N = G^-1 A^T
+    w.chol_G.solve_in_place(w.GinvAT);
+  }
+  w.M.resize(k, k);
+  w.M.noalias() = w.geo.A() * w.GinvAT;
+  if (!w.chol_M.compute(w.M))
+    throw ModelError("the constraint rows are linearly dependent at " + describe_point(w.geo));
   Eigen::Map<const VecX<double>> v(y + n, n);
   Eigen::Map<VecX<double>> c(corr, ns);
   c.setZero();
@@ -53,9 +66,11 @@ void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const 
   if (err != nullptr) {
     Eigen::Map<VecX<double>> e(err, ns);
     directional_dA(w.geo, e.segment(0, n), w.dA_v);  // (dA/dq . err_q)
-    w.tmp_k = w.geo.A() * e.segment(n, n) + w.dA_v * v - w.geo.db_dq() * e.segment(0, n);
+    w.tmp_k.noalias() = w.geo.A() * e.segment(n, n);
+    w.tmp_k.noalias() += w.dA_v * v;
+    w.tmp_k.noalias() -= w.geo.db_dq() * e.segment(0, n);
     w.chol_M.solve_in_place(w.tmp_k);
-    e.segment(n, n) -= w.GinvAT * w.tmp_k;
+    e.segment(n, n).noalias() -= w.GinvAT * w.tmp_k;
   }
 }
 
