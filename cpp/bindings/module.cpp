@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   expose_system(m);
   expose_models(m);
   expose_integrate(m);
+  expose_discrete(m);
 }

@@ -10,6 +10,7 @@ The numerics run in C++ (expression tapes with automatic differentiation, SUNDIA
 """
 
 from . import _core, plot, studies, systems
+from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
@@ -21,4 +22,5 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
+    "DiscreteModel", "DiscreteResult", "simulate_discrete",
 ]

@@ -327,6 +327,13 @@ class System:
         order = _order(order)
         return self._model("reduced", order=order, eps=_positive(eps, "eps"))
 
+    def discrete(self, h: float):
+        """The midpoint discrete Lagrange-d'Alembert integrator with step ``h`` (run it with
+        ``nh.simulate_discrete``); linear and affine constraints, forces split at the midpoint."""
+        from .discrete import DiscreteModel
+
+        return DiscreteModel(self, _positive(h, "h"))
+
     def _model(self, kind: str, order: int | None = None, **extra):
         from .model import Model
 

@@ -1,0 +1,224 @@
+#include "nonholo/discrete.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include <Eigen/LU>
+
+#include "nonholo/scalar/dual.hpp"
+
+namespace nonholo {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using NewtonDual = Dual<double, kJacobianChunk>;
+
+template <class S>
+struct MidpointWork {
+  Geometry<S> geo;
+  VecX<S> qm, vm, Gv, dLdq, half;
+};
+
+// D1 L_d + F_d^- ("minus"), D2 L_d + F_d^+ ("plus") and the discrete constraint residual at the
+// midpoint of (q0, q1); q0 is fixed (double), q1 may carry derivatives.
+template <class S>
+void midpoint_terms(const MechanicalSystem& sys, double h, double tm, const double* q0, const VecX<S>& q1,
+                    const double* p, MidpointWork<S>& w, VecX<S>& minus, VecX<S>& plus, VecX<S>& constraint) {
+  const int n = sys.n();
+  w.qm.resize(n);
+  w.vm.resize(n);
+  for (int i = 0; i < n; ++i) {
+    w.qm(i) = 0.5 * (q1(i) + q0[i]);
+    w.vm(i) = (q1(i) - q0[i]) / h;
+  }
+  sys.evaluate(tm, w.qm.data(), w.vm.data(), p, w.geo);
+  w.Gv.noalias() = w.geo.G() * w.vm;
+  w.dLdq.resize(n);
+  for (int l = 0; l < n; ++l) w.dLdq(l) = 0.5 * w.vm.dot(w.geo.dG(l) * w.vm) - w.geo.dV()(l);
+  w.half = (0.5 * h) * (w.dLdq + w.geo.F());
+  minus = w.half - w.Gv;
+  plus = w.half + w.Gv;
+  constraint = w.geo.A() * w.vm - w.geo.b();
+}
+
+std::string describe(const double* q, int n) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "[";
+  for (int i = 0; i < n; ++i) os << (i ? ", " : "") << q[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
+
+DiscreteIntegrator::DiscreteIntegrator(std::shared_ptr<const MechanicalSystem> system, double h)
+    : system_(std::move(system)), h_(h) {
+  if (!(h > 0.0) || !std::isfinite(h)) throw InputError("the time step h must be positive and finite");
+}
+
+int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const double* params, double* q_next,
+                             double* p_next, double* lambda, const DiscreteOptions& options) const {
+  const MechanicalSystem& sys = *system_;
+  const int n = sys.n(), k = sys.k(), m = n + k;
+  const double tm = t + 0.5 * h_;
+
+  // A(q_k) and an initial guess q_{k+1} = q_k + h G(q_k)^-1 p_k
+  MechanicsWork<double> wk;
+  sys.evaluate_dynamics(t, qk, qk, params, wk.geo);
+  factor_metric(wk);
+  MatX<double> hAkT = h_ * MatX<double>(wk.geo.A().transpose());
+  VecX<double> guess = Eigen::Map<const VecX<double>>(pk, n);
+  wk.chol_G.solve_in_place(guess);
+
+  VecX<double> q1 = Eigen::Map<const VecX<double>>(qk, n) + h_ * guess;
+  VecX<double> lam = Eigen::Map<const VecX<double>>(lambda, k);
+  Eigen::Map<const VecX<double>> p(pk, n);
+
+  MidpointWork<NewtonDual> wd;
+  VecX<NewtonDual> q1d(n), minus(n), plus(n), constraint(k);
+  MatX<double> J(m, m);
+  VecX<double> R(m), dz(m);
+  for (int it = 1; it <= options.max_newton_iterations; ++it) {
+    // residual and its Jacobian in q_{k+1}, in chunks of dual directions
+    for (int c0 = 0; c0 < n; c0 += kJacobianChunk) {
+      for (int i = 0; i < n; ++i) {
+        q1d(i) = NewtonDual(q1(i));
+        if (i >= c0 && i < c0 + kJacobianChunk) q1d(i).d[i - c0] = 1.0;
+      }
+      midpoint_terms(sys, h_, tm, qk, q1d, params, wd, minus, plus, constraint);
+      for (int j = c0; j < std::min(n, c0 + kJacobianChunk); ++j) {
+        for (int i = 0; i < n; ++i) J(i, j) = minus(i).d[j - c0];
+        for (int a = 0; a < k; ++a) J(n + a, j) = constraint(a).d[j - c0];
+      }
+    }
+    for (int i = 0; i < n; ++i) R(i) = p(i) + minus(i).v;
+    R.head(n) += hAkT * lam;
+    for (int a = 0; a < k; ++a) R(n + a) = constraint(a).v;
+    J.block(0, n, n, k) = hAkT;
+    J.block(n, n, k, k).setZero();
+
+    Eigen::PartialPivLU<MatX<double>> lu(J);
+    if (!(std::abs(lu.determinant()) > 0.0) || !R.allFinite())
+      throw SolverError("Newton's method met a singular or non-finite system at t = " + std::to_string(t) +
+                        ", q = " + describe(qk, n) + " (the step h is too large, or the constraints are singular)",
+                        t);
+    dz = lu.solve(-R);
+    q1 += dz.head(n);
+    lam += dz.tail(k);
+    const double scale = 1.0 + q1.cwiseAbs().maxCoeff();
+    if (!dz.allFinite())
+      throw SolverError("Newton's method diverged at t = " + std::to_string(t) + " (reduce h)", t);
+    if (dz.head(n).cwiseAbs().maxCoeff() <= options.newton_tol * scale) {
+      // final momenta at the converged point
+      VecX<double> q1v = q1;
+      MidpointWork<double> w;
+      VecX<double> mi(n), pl(n), cons(k);
+      midpoint_terms(sys, h_, tm, qk, q1v, params, w, mi, pl, cons);
+      for (int i = 0; i < n; ++i) {
+        q_next[i] = q1(i);
+        p_next[i] = pl(i);
+      }
+      for (int a = 0; a < k; ++a) lambda[a] = lam(a);
+      return it;
+    }
+  }
+  throw SolverError("Newton's method did not converge in " + std::to_string(options.max_newton_iterations) +
+                    " iterations at t = " + std::to_string(t) + ", q = " + describe(qk, n) +
+                    " (the step h is too large, or the iteration left the branch of the continuous flow)", t);
+}
+
+DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std::vector<double>& v0,
+                                       const std::vector<double>& params, double t0, long n_steps,
+                                       const DiscreteOptions& options, const InterruptCheck& interrupted) const {
+  const MechanicalSystem& sys = *system_;
+  const int n = sys.n(), k = sys.k();
+  if (static_cast<int>(q0.size()) != n) throw InputError("q0 has the wrong length");
+  if (static_cast<int>(v0.size()) != n) throw InputError("v0 has the wrong length");
+  if (static_cast<int>(params.size()) != sys.n_params()) throw InputError("params has the wrong length");
+  if (n_steps < 0) throw InputError("the number of steps must be non-negative");
+  if (!(options.newton_tol > 0.0) || options.max_newton_iterations < 1)
+    throw InputError("newton_tol must be positive and max_newton_iterations at least 1");
+
+  const auto start = Clock::now();
+  DiscreteOutput out;
+  out.n = n;
+  out.k = k;
+  std::vector<double> q = q0, pmom(n), q_next(n), p_next(n), lam(k, 0.0);
+
+  // p0 = G(q0) v0, and the velocity reported at each node: G^-1 p projected onto A v = b
+  MechanicsWork<double> w;
+  sys.evaluate_dynamics(t0, q0.data(), v0.data(), params.data(), w.geo);
+  factor_metric(w);
+  factor_constraints(w);
+  Eigen::Map<VecX<double>>(pmom.data(), n) = w.geo.G() * Eigen::Map<const VecX<double>>(v0.data(), n);
+
+  auto record = [&](double t) {
+    sys.evaluate_dynamics(t, q.data(), q.data(), params.data(), w.geo);
+    factor_metric(w);
+    factor_constraints(w);
+    VecX<double> v = Eigen::Map<const VecX<double>>(pmom.data(), n);
+    w.chol_G.solve_in_place(v);
+    w.tmp_k = w.geo.A() * v - w.geo.b();
+    w.chol_M.solve_in_place(w.tmp_k);
+    v -= w.GinvAT * w.tmp_k;
+    out.t.push_back(t);
+    out.q.insert(out.q.end(), q.begin(), q.end());
+    out.v.insert(out.v.end(), v.data(), v.data() + n);
+    out.p.insert(out.p.end(), pmom.begin(), pmom.end());
+  };
+
+  record(t0);
+  double t = t0;
+  out.status = 0;
+  out.message = "All steps were taken.";
+  for (long s = 0; s < n_steps; ++s) {
+    try {
+      out.newton_iterations += step(t, q.data(), pmom.data(), params.data(), q_next.data(), p_next.data(), lam.data(),
+                                    options);
+    } catch (const SolverError& e) {
+      out.status = -1;
+      out.message = std::string("Discrete integration failed at step ") + std::to_string(s) + ": " + e.what();
+      break;
+    } catch (const ModelError& e) {
+      out.status = -1;
+      out.message = std::string("Discrete integration failed at step ") + std::to_string(s) + ": " + e.what();
+      break;
+    }
+    // discrete constraint residual at the midpoint of the accepted step
+    std::vector<double> qm(n), vm(n);
+    for (int i = 0; i < n; ++i) {
+      qm[i] = 0.5 * (q[i] + q_next[i]);
+      vm[i] = (q_next[i] - q[i]) / h_;
+    }
+    sys.evaluate_dynamics(t + 0.5 * h_, qm.data(), vm.data(), params.data(), w.geo);
+    VecX<double> res = w.geo.A() * Eigen::Map<const VecX<double>>(vm.data(), n) - w.geo.b();
+    if (k > 0) out.max_constraint_residual = std::max(out.max_constraint_residual, res.cwiseAbs().maxCoeff());
+    out.lambda.insert(out.lambda.end(), lam.begin(), lam.end());
+    q.swap(q_next);
+    pmom.swap(p_next);
+    t = t0 + double(s + 1) * h_;
+    record(t);
+    if ((s + 1) % 256 == 0) {
+      double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (options.max_wall_time > 0 && elapsed > options.max_wall_time) {
+        out.status = -1;
+        out.message = "Discrete integration stopped at t = " + std::to_string(t) + " after max_wall_time";
+        break;
+      }
+      if (interrupted && interrupted()) {
+        out.status = -1;
+        out.interrupted = true;
+        out.message = "Discrete integration interrupted at t = " + std::to_string(t);
+        break;
+      }
+    }
+  }
+  out.t_last = t;
+  out.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+}  // namespace nonholo
