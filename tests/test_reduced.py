@@ -127,3 +127,25 @@ def test_on_slow_manifold_has_the_slip_of_the_friction_model():
         u = sleigh.project(q, v)
         manifold = sleigh.on_slow_manifold(q, u, eps, order=4)
         assert np.abs(v - manifold).max() < 50 * eps**5
+
+
+def test_reduced_result_velocity_includes_the_slip():
+    """result.velocity of a reduced model is u + sum eps^k h^(k): close to the friction model's
+    velocity (O(eps^(K+1))), unlike the state u itself (O(eps))."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    eps, y0 = 0.01, [0, 0, 0, -1.5, 0, 1.0]
+    t = np.linspace(0, 3, 7)
+    red = nh.simulate(sleigh.reduced(eps, order=2), (0, 3), y0, t_eval=t, rtol=1e-11, atol=1e-13)
+    v0 = sleigh.on_slow_manifold(np.zeros(3), np.array(y0[3:]), eps, order=4)
+    full = nh.simulate(sleigh.friction(eps), (0, 3), np.r_[np.zeros(3), v0], t_eval=t, rtol=1e-11, atol=1e-13)
+    assert np.abs(red.velocity - full.v).max() < 1e-4 < np.abs(red.v - full.v).max()
+    assert np.allclose(red.energy(), full.energy(), atol=1e-4)
+
+
+def test_system_parameter_named_eps_is_rejected_by_models_with_their_own_eps():
+    x, y = sp.symbols("x y")
+    e = sp.Symbol("eps")
+    system = nh.System([x, y], sp.diag(1, 1 + e), constraints=[[1, 0]], parameters={e: 0.1})
+    assert system.nonholonomic().params["eps"] == 0.1
+    with pytest.raises(ValueError, match="parameters named \\['eps'\\]"):
+        system.friction(1e-3)

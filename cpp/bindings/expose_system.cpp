@@ -30,7 +30,9 @@ void expose_system(py::module_& m) {
       m, "MechanicalSystem",
       "Metric, potential, constraints, friction and force of one system, compiled to a tape "
       "with their derivatives (by forward-mode AD of the expression graph).")
-      .def(py::init<int, int, int, ExprGraph>(), py::arg("n"), py::arg("k"), py::arg("n_params"), py::arg("graph"))
+      .def(py::init<int, int, int, ExprGraph, bool>(), py::arg("n"), py::arg("k"), py::arg("n_params"), py::arg("graph"),
+           py::arg("definite_metric") = true)
+      .def_property_readonly("definite_metric", &MechanicalSystem::definite_metric)
       .def_property_readonly("n", &MechanicalSystem::n)
       .def_property_readonly("k", &MechanicalSystem::k)
       .def_property_readonly("n_params", &MechanicalSystem::n_params)

@@ -21,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   expose_models(m);
   expose_integrate(m);
   expose_discrete(m);
+  expose_frames(m);
 }

@@ -78,8 +78,9 @@ void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b,
   }
 }
 
-MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base)
+MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric)
     : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
+  layout_.definite_metric = definite_metric;
   if (n < 1) throw InputError("a system needs at least one coordinate");
   if (k < 0 || k >= n) throw InputError("the number of constraints must satisfy 0 <= k < n (got k = " + std::to_string(k) + ", n = " + std::to_string(n) + ")");
   if (n_params < 0) throw InputError("negative number of parameters");

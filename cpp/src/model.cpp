@@ -26,7 +26,7 @@ void FrictionModel::check_state(double t, const double* y, const double* p, Work
   auto& w = work(ws);
   system().evaluate(t, y, y + n, p, w.geo);
   factor_metric(w);
-  Cholesky<double> chol_mu;
+  Ldlt<double> chol_mu;
   if (system().k() > 0 && !chol_mu.compute(w.geo.mu()))
     throw ModelError("the friction coefficients mu are not symmetric positive definite at " + describe_point(w.geo));
   if (system().k() > 0 && (w.geo.mu() - w.geo.mu().transpose()).norm() > 1e-12 * (1.0 + w.geo.mu().norm()))

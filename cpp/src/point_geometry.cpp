@@ -46,7 +46,7 @@ MatX<double> PointGeometry::friction_operator() const {
 MatX<double> PointGeometry::qmat() const {
   MatX<double> X = w_.geo.A();
   w_.chol_M.solve_in_place(X);  // M^-1 A
-  Cholesky<double> chol_mu;
+  Ldlt<double> chol_mu;
   if (system_.k() > 0 && !chol_mu.compute(w_.geo.mu()))
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w_.geo));
   chol_mu.solve_in_place(X);    // mu^-1 M^-1 A

@@ -16,7 +16,7 @@ void ReducedModel::check_state(double t, const double* y, const double* p, Works
   if (!(eps > 0.0) || !std::isfinite(eps))
     throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
   ConstrainedModel::check_state(t, y, p, ws);
-  Cholesky<double> chol_mu;
+  Ldlt<double> chol_mu;
   if (system().k() > 0 && !chol_mu.compute(work(ws).geo.mu()))
     throw ModelError("the friction coefficients mu are not symmetric positive definite at " +
                      describe_point(work(ws).geo));
@@ -43,7 +43,7 @@ FibreBase fibre_base(const MechanicalSystem& sys, double t, const double* q0, co
   VecX<double> h = slip_sum(coeffs, eps);
   VecX<double> delta = v - u - h;
 
-  Cholesky<double> chol_mu;
+  Ldlt<double> chol_mu;
   if (sys.k() > 0 && !chol_mu.compute(w.geo.mu()))
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
   VecX<double> z = eps * apply_qmat(w, chol_mu, delta);

@@ -85,6 +85,21 @@ class SimulationResult:
         n = self.model.system.n
         return self.y[n : 2 * n]
 
+    @property
+    def velocity(self) -> np.ndarray:
+        """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
+        nonholonomic, vakonomic and friction models; for a reduced model of order K,
+        u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b)."""
+        if getattr(self.model, "kind", None) != "reduced" or not self.model.order:
+            return self.v
+        system, eps = self.model.system, self.params["eps"]
+        params = {name: self.params[name] for name in system.parameter_names}
+        out = np.empty_like(self.v)
+        for i, (t, q, u) in enumerate(zip(self.t, self.q.T, self.v.T)):
+            H = system.slip(q, u, order=self.model.order, t=t, params=params)
+            out[:, i] = u + sum(eps ** (k + 1) * H[k] for k in range(H.shape[0]))
+        return out
+
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``."""
         try:
@@ -97,10 +112,11 @@ class SimulationResult:
         return np.array([self.model.constraint_residual(t, y, self.params) for t, y in zip(self.t, self.y.T)])
 
     def energy(self) -> np.ndarray:
-        """1/2 v^T G v + V at every output time, shape (n_t,)."""
+        """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity
+        (:attr:`velocity`)."""
         system = self.model.system
         params = {name: self.params[name] for name in system.parameter_names}
-        return np.array([system.energy(q, v, params) for q, v in zip(self.q.T, self.v.T)])
+        return np.array([system.energy(q, v, params) for q, v in zip(self.q.T, self.velocity.T)])
 
     def __repr__(self) -> str:
         lines = [

@@ -337,6 +337,10 @@ class System:
     def _model(self, kind: str, order: int | None = None, **extra):
         from .model import Model
 
+        shadowed = set(extra) & set(self.parameter_names)
+        if shadowed:
+            raise ValueError(f"the system has parameters named {sorted(shadowed)}, which the {kind} model's own "
+                             "parameters of the same name would shadow; rename them in the system")
         key = (kind, order)
         if key not in self._models:
             if kind == "reduced":

@@ -1,10 +1,17 @@
-// Cholesky factorization G = L L^T for symmetric positive definite matrices, written for any
-// scalar type (double, dual numbers, Taylor series): no pivoting, so derivatives flow through.
-// Every matrix it meets is SPD by construction (the metric G, the constraint Gram matrix
-// M = A G^-1 A^T, the friction coefficients mu), and failure to be SPD is a modelling error.
+// Dense factorizations written for any scalar type (double, dual numbers, Taylor series), so
+// that derivatives flow through them.
+//
+// Ldlt: A = L D L^T without pivoting and without square roots, for the symmetric matrices of
+// mechanics (the metric G, the constraint Gram matrix M = A G^-1 A^T, the friction coefficients
+// mu). In definite mode a pivot that is not positive (relative to the largest diagonal entry)
+// is a failure: the matrix is not positive definite. In indefinite mode (regular but indefinite
+// Lagrangians, e.g. Fernandez-Bloch's) only a vanishing pivot is.
+//
+// Lu: partial-pivoting LU for general square matrices (frames), pivoting on values.
 #pragma once
 
 #include <cmath>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -13,32 +20,35 @@
 namespace nonholo {
 
 template <class S>
-class Cholesky {
+class Ldlt {
  public:
   using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
-  // Returns false when a pivot is not positive relative to the largest diagonal entry (the
-  // matrix is not positive definite, or singular to working precision).
+  // Returns false when a pivot is not positive (definite) or vanishes (indefinite), relative to
+  // the largest diagonal entry: the matrix is not (positive) definite or is singular.
   template <class Derived>
-  bool compute(const Eigen::MatrixBase<Derived>& A) {
-    using std::sqrt;
+  bool compute(const Eigen::MatrixBase<Derived>& A, bool definite = true) {
     const int n = static_cast<int>(A.rows());
     L_.resize(n, n);
+    d_.resize(n);
     double scale = 0.0;
     for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(A(i, i))));
     const double tiny = 1e-13 * scale;
     for (int j = 0; j < n; ++j) {
-      S d = A(j, j);
-      for (int p = 0; p < j; ++p) d -= L_(j, p) * L_(j, p);
-      if (!(value(d) > tiny)) {
+      S dj = A(j, j);
+      for (int p = 0; p < j; ++p) dj -= L_(j, p) * L_(j, p) * d_(p);
+      const double v = value(dj);
+      if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
         failed_pivot_ = j;
         return false;
       }
-      L_(j, j) = sqrt(d);
+      d_(j) = dj;
+      L_(j, j) = S(1.0);
       for (int i = j + 1; i < n; ++i) {
         S s = A(i, j);
-        for (int p = 0; p < j; ++p) s -= L_(i, p) * L_(j, p);
-        L_(i, j) = s / L_(j, j);
+        for (int p = 0; p < j; ++p) s -= L_(i, p) * L_(j, p) * d_(p);
+        L_(i, j) = s / dj;
       }
       for (int i = 0; i < j; ++i) L_(i, j) = S(0.0);
     }
@@ -54,12 +64,13 @@ class Cholesky {
       for (int i = 0; i < n; ++i) {
         S s = X(i, c);
         for (int p = 0; p < i; ++p) s -= L_(i, p) * X(p, c);
-        X(i, c) = s / L_(i, i);
+        X(i, c) = s;
       }
+      for (int i = 0; i < n; ++i) X(i, c) = X(i, c) / d_(i);
       for (int i = n - 1; i >= 0; --i) {
         S s = X(i, c);
         for (int p = i + 1; p < n; ++p) s -= L_(p, i) * X(p, c);
-        X(i, c) = s / L_(i, i);
+        X(i, c) = s;
       }
     }
   }
@@ -70,11 +81,67 @@ class Cholesky {
   }
 
   int failed_pivot() const { return failed_pivot_; }
-  const Mat& L() const { return L_; }
 
  private:
   Mat L_;
+  Vec d_;
   int failed_pivot_ = -1;
+};
+
+template <class S>
+class Lu {
+ public:
+  using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+
+  // Returns false when the matrix is singular to working precision.
+  template <class Derived>
+  bool compute(const Eigen::MatrixBase<Derived>& A) {
+    const int n = static_cast<int>(A.rows());
+    LU_ = A;
+    perm_.resize(n);
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) scale = std::max(scale, std::abs(value(A(i, j))));
+    for (int i = 0; i < n; ++i) perm_[i] = i;
+    for (int j = 0; j < n; ++j) {
+      int piv = j;
+      for (int i = j + 1; i < n; ++i)
+        if (std::abs(value(LU_(i, j))) > std::abs(value(LU_(piv, j)))) piv = i;
+      if (!(std::abs(value(LU_(piv, j))) > 1e-13 * scale)) return false;
+      if (piv != j) {
+        LU_.row(piv).swap(LU_.row(j));
+        std::swap(perm_[piv], perm_[j]);
+      }
+      for (int i = j + 1; i < n; ++i) {
+        LU_(i, j) = LU_(i, j) / LU_(j, j);
+        for (int k = j + 1; k < n; ++k) LU_(i, k) -= LU_(i, j) * LU_(j, k);
+      }
+    }
+    return true;
+  }
+
+  // The inverse, column by column.
+  Mat inverse() const {
+    const int n = static_cast<int>(LU_.rows());
+    Mat X = Mat::Zero(n, n);
+    for (int c = 0; c < n; ++c) {
+      for (int i = 0; i < n; ++i) {
+        S s = perm_[i] == c ? S(1.0) : S(0.0);
+        for (int p = 0; p < i; ++p) s -= LU_(i, p) * X(p, c);
+        X(i, c) = s;
+      }
+      for (int i = n - 1; i >= 0; --i) {
+        S s = X(i, c);
+        for (int p = i + 1; p < n; ++p) s -= LU_(i, p) * X(p, c);
+        X(i, c) = s / LU_(i, i);
+      }
+    }
+    return X;
+  }
+
+ private:
+  Mat LU_;
+  std::vector<int> perm_;
 };
 
 }  // namespace nonholo

@@ -37,6 +37,7 @@ struct GeometryLayout {
   int dynamics = 0;                                      // end of the dynamics tape's outputs
   int dG = 0, dV = 0, dA = 0, db_dq = 0, db_dt = 0;      // derivatives, by AD
   int total = 0;
+  bool definite_metric = true;  // false: a regular but indefinite Lagrangian (LDL^T with any sign)
   int base_outputs() const { return n * n + 1 + k * n + k + k * k + n; }
   static GeometryLayout make(int n, int k);
 };
@@ -74,7 +75,7 @@ class MechanicalSystem {
  public:
   // `base` has inputs [q (n), v (n), t, p (n_params)] and outputs [G (n*n, row-major), V,
   // A (k*n, row-major), b (k), mu (k*k), F (n)].
-  MechanicalSystem(int n, int k, int n_params, ExprGraph base);
+  MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric = true);
 
   int n() const { return layout_.n; }
   int k() const { return layout_.k; }
@@ -90,6 +91,7 @@ class MechanicalSystem {
   bool force_depends_on_time() const { return force_time_; }
   bool affine_depends_on_time() const { return affine_time_; }
   bool has_affine() const { return has_affine_; }
+  bool definite_metric() const { return layout_.definite_metric; }
 
   // All blocks at (t, q, v).
   template <class S>

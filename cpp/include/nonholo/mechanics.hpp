@@ -17,7 +17,7 @@ namespace nonholo {
 template <class S>
 struct MechanicsWork {
   Geometry<S> geo;
-  Cholesky<S> chol_G, chol_M;
+  Ldlt<S> chol_G, chol_M;
   VecX<S> r, lambda, tmp_n, tmp_k, tmp_k2;
   MatX<S> GinvAT, M, dA_v;
 };
@@ -42,9 +42,10 @@ void directional_dA(const Geometry<S>& g, const Vec& x, MatX<S>& out) {
 
 template <class S>
 void factor_metric(MechanicsWork<S>& w) {
-  if (!w.chol_G.compute(w.geo.G()))
-    throw ModelError("the metric is not positive definite at " + describe_point(w.geo) +
-                     " (failed pivot " + std::to_string(w.chol_G.failed_pivot()) + ")");
+  const bool definite = w.geo.layout->definite_metric;
+  if (!w.chol_G.compute(w.geo.G(), definite))
+    throw ModelError(std::string(definite ? "the metric is not positive definite at " : "the metric is singular at ") +
+                     describe_point(w.geo) + " (failed pivot " + std::to_string(w.chol_G.failed_pivot()) + ")");
 }
 
 // GinvAT = G^-1 A^T and M = A G^-1 A^T, factored. Requires factor_metric first.
@@ -54,7 +55,7 @@ void factor_constraints(MechanicsWork<S>& w) {
   w.chol_G.solve_in_place(w.GinvAT);
   w.M.resize(w.geo.k(), w.geo.k());
   w.M.noalias() = w.geo.A() * w.GinvAT;
-  if (w.geo.k() > 0 && !w.chol_M.compute(w.M))
+  if (w.geo.k() > 0 && !w.chol_M.compute(w.M, w.geo.layout->definite_metric))
     throw ModelError("the constraint rows are linearly dependent (A G^-1 A^T is singular) at " +
                      describe_point(w.geo));
 }

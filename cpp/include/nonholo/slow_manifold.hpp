@@ -67,17 +67,17 @@ struct SlowManifoldWork {
   using T = Taylor2<S>;
   MechanicsWork<S> point;  // order 1 needs no series
   ProjectionWork<S> point_proj;
-  Cholesky<S> point_mu;
+  Ldlt<S> point_mu;
   VecX<S> zero, udot0;
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
-  Cholesky<T> chol_mu;
+  Ldlt<T> chol_mu;
   VecX<T> q, u, s, v, udot, rhs, q_next, u_next;
 };
 
 // Qmat x = G^-1 A^T M^-1 mu^-1 M^-1 A x, with G and M factored in w and mu in chol_mu.
 template <class S>
-VecX<S> apply_qmat(MechanicsWork<S>& w, const Cholesky<S>& chol_mu, const VecX<S>& x) {
+VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x) {
   VecX<S> y = w.geo.A() * x;
   w.chol_M.solve_in_place(y);
   chol_mu.solve_in_place(y);

@@ -12,7 +12,8 @@ FIGURES: dict = {}
 # ordered report sections: title -> callable(results: dict, output: Path) -> markdown
 REPORT_SECTIONS: dict = {}
 
-_MODULES = ["nonholo.figures.foundation"]
+_MODULES = ["nonholo.figures.foundation", "nonholo.figures.eldering", "nonholo.figures.lewis_murray",
+            "nonholo.figures.fedorov_zenkov"]
 
 
 def figure(name: str):

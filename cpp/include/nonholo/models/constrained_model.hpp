@@ -32,30 +32,30 @@ void ConstrainedModel<Derived, WorkT>::constraint_residual(double t, const doubl
   *scale = w.geo.A().norm() * v.norm() + w.geo.b().norm();
 }
 
-// Projection onto {A(q) v = b(q, t)} correcting v only. With W = diag(weights of the velocity
-// states) and N = W^-2 A^T, the correction orthogonal in the weighted norm is
-// corr_v = -N (A N)^-1 (A v - b); without weights W^2 = G, the G-orthogonal projection. The error
-// estimate is projected with the linearized constraint A err_v + d/dq(A v - b) err_q = 0, in the
-// same norm, so that no error is moved into states weighted by a tiny absolute tolerance.
+// Projection onto {A(q) v = b(q, t)} correcting v only, orthogonal in CVODE's weighted norm (as
+// CPODES, the origin of CVODE's projection, does): with W = diag(weights of the velocities) and
+// N = W^-2 A^T, corr_v = -N (A N)^-1 (A v - b), and the error estimate is projected onto the
+// linearized constraint A err_v + d/dq(A v - b) err_q = 0 in the same norm. In the metric G
+// instead, error would move into states weighted by a tiny absolute tolerance (a ball at rest
+// on the table stalls the step size). Without weights (outside CVODE) the projection is
+// G-orthogonal.
 template <class Derived, template <class> class WorkT>
 void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const double* p, double* corr, double* err,
                                                const double* weights, Workspace& ws) const {
-  const int n = this->system().n(), k = this->system().k();
+  const int n = this->system().n();
   const int ns = this->n_states();
   MechanicsWork<double>& w = static_cast<Work&>(ws).d;
   this->system().evaluate(t, y, y + n, p, w.geo);
-  if (weights != nullptr) {
-    w.GinvAT = w.geo.A().transpose();  // N = W^-2 A^T
+  if (weights != nullptr) {  // N = W^-2 A^T and its Gram matrix A N, in GinvAT and M
+    w.GinvAT = w.geo.A().transpose();
     for (int i = 0; i < n; ++i) w.GinvAT.row(i) /= weights[n + i] * weights[n + i];
+    w.M.noalias() = w.geo.A() * w.GinvAT;
+    if (!w.chol_M.compute(w.M))
+      throw ModelError("the constraint rows are linearly dependent at " + describe_point(w.geo));
   } else {
     factor_metric(w);
-    w.GinvAT = w.geo.A().transpose();  // N = G^-1 A^T
-    w.chol_G.solve_in_place(w.GinvAT);
+    factor_constraints(w);
   }
-  w.M.resize(k, k);
-  w.M.noalias() = w.geo.A() * w.GinvAT;
-  if (!w.chol_M.compute(w.M))
-    throw ModelError("the constraint rows are linearly dependent at " + describe_point(w.geo));
   Eigen::Map<const VecX<double>> v(y + n, n);
   Eigen::Map<VecX<double>> c(corr, ns);
   c.setZero();
@@ -63,15 +63,14 @@ void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const 
   w.tmp_k.noalias() += w.geo.A() * v;
   w.chol_M.solve_in_place(w.tmp_k);
   c.segment(n, n).noalias() = -w.GinvAT * w.tmp_k;
-  if (err != nullptr) {
-    Eigen::Map<VecX<double>> e(err, ns);
-    directional_dA(w.geo, e.segment(0, n), w.dA_v);  // (dA/dq . err_q)
-    w.tmp_k.noalias() = w.geo.A() * e.segment(n, n);
-    w.tmp_k.noalias() += w.dA_v * v;
-    w.tmp_k.noalias() -= w.geo.db_dq() * e.segment(0, n);
-    w.chol_M.solve_in_place(w.tmp_k);
-    e.segment(n, n).noalias() -= w.GinvAT * w.tmp_k;
-  }
+  if (err == nullptr) return;
+  Eigen::Map<VecX<double>> e(err, ns);
+  directional_dA(w.geo, e.segment(0, n), w.dA_v);  // (dA/dq . err_q)
+  w.tmp_k.noalias() = w.geo.A() * e.segment(n, n);
+  w.tmp_k.noalias() += w.dA_v * v;
+  w.tmp_k.noalias() -= w.geo.db_dq() * e.segment(0, n);
+  w.chol_M.solve_in_place(w.tmp_k);
+  e.segment(n, n).noalias() -= w.GinvAT * w.tmp_k;
 }
 
 template <class Derived, template <class> class WorkT>

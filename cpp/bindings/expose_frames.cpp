@@ -1,0 +1,42 @@
+#include <memory>
+
+#include <pybind11/eigen.h>
+
+#include "bindings.hpp"
+#include "nonholo/models/hamel.hpp"
+
+using namespace nonholo;
+
+void expose_frames(py::module_& m) {
+  py::class_<Frame, std::shared_ptr<Frame>>(m, "Frame", "An anholonomic frame X(q) adapted to D, with dX/dq by AD.")
+      .def(py::init<std::shared_ptr<const MechanicalSystem>, ExprGraph>(), py::arg("system"), py::arg("graph"))
+      .def_property_readonly("n", &Frame::n)
+      .def_property_readonly("rank", &Frame::rank)
+      .def("evaluate", [](const Frame& f, py::handle q, py::handle p) {
+        auto qv = as_vector(q, f.n(), "q");
+        auto pv = as_vector(p, f.system().n_params(), "params");
+        FrameGeometry<double> g;
+        f.evaluate(qv.data(), pv.data(), g);
+        const py::ssize_t n = f.n();
+        py::array_t<double> X({n, n}), dX({n, n, n});  // dX[l] = dX/dq^l
+        std::copy(g.out.begin(), g.out.begin() + n * n, X.mutable_data());
+        std::copy(g.out.begin() + n * n, g.out.begin() + (n + 1) * n * n, dX.mutable_data());
+        return py::make_tuple(X, dX);
+      }, py::arg("q"), py::arg("params"), "(X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l.");
+
+  m.def("hamel_model", [](std::shared_ptr<const Frame> f) -> std::shared_ptr<Model> {
+    return std::make_shared<HamelModel>(std::move(f));
+  }, py::arg("frame"));
+  m.def("frame_vakonomic_model", [](std::shared_ptr<const Frame> f) -> std::shared_ptr<Model> {
+    return std::make_shared<FrameVakonomicModel>(std::move(f));
+  }, py::arg("frame"));
+  m.def("frame_multipliers", [](const Model& model, double t, py::handle q, py::handle v, py::handle p) {
+    const auto* hamel = dynamic_cast<const HamelModel*>(&model);
+    if (hamel == nullptr) throw py::type_error("frame_multipliers needs a Hamel model");
+    const int n = hamel->frame().n(), r = hamel->frame().rank();
+    auto qv = as_vector(q, n, "q");
+    auto vv = as_vector(v, r, "v");
+    auto pv = as_vector(p, model.n_params(), "params");
+    return hamel->multipliers(t, qv.data(), vv.data(), pv.data());
+  }, py::arg("model"), py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"));
+}
