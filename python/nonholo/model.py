@@ -26,12 +26,15 @@ class Model:
         Default parameter values (the system's, then the model's own such as ``eps``).
     """
 
-    def __init__(self, system, kind: str, core, extra: Mapping | None = None, order: int | None = None):
+    def __init__(self, system, kind: str, core, extra: Mapping | None = None, order: int | None = None,
+                 state_names: list | None = None, rebuild=None):
         self.system = system
         self.kind = kind
         self.order = order
         self._core = core
         self._extra = dict(extra or {})
+        self._state_names = state_names
+        self._rebuild = rebuild  # (callable, args) recreating this model when unpickled
 
     @property
     def core(self):
@@ -43,7 +46,7 @@ class Model:
 
     @property
     def state_names(self) -> list:
-        return self.system.state_names(self.kind)
+        return list(self._state_names) if self._state_names else self.system.state_names(self.kind)
 
     @property
     def stiff(self) -> bool:
@@ -91,6 +94,8 @@ class Model:
         return f"<nonholo.Model {self.kind}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
 
     def __reduce__(self):
+        if self._rebuild is not None:
+            return self._rebuild
         return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
 
 

@@ -82,14 +82,20 @@ class SimulationResult:
 
     @property
     def v(self) -> np.ndarray:
+        """The velocity part of the state: v (n, n_t); u = P v + v_b for reduced models; the
+        quasi-velocities v^alpha (m, n_t) for models in an anholonomic frame."""
         n = self.model.system.n
-        return self.y[n : 2 * n]
+        frame = getattr(self.model, "frame", None)
+        return self.y[n : n + (frame.rank if frame is not None else n)]
 
     @property
     def velocity(self) -> np.ndarray:
         """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
         nonholonomic, vakonomic and friction models; for a reduced model of order K,
         u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b)."""
+        frame = getattr(self.model, "frame", None)
+        if frame is not None:
+            return np.array([frame.velocity(q, v, self._system_params()) for q, v in zip(self.q.T, self.v.T)]).T
         if getattr(self.model, "kind", None) != "reduced" or not self.model.order:
             return self.v
         system, eps = self.model.system, self.params["eps"]
@@ -114,9 +120,11 @@ class SimulationResult:
     def energy(self) -> np.ndarray:
         """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity
         (:attr:`velocity`)."""
-        system = self.model.system
-        params = {name: self.params[name] for name in system.parameter_names}
-        return np.array([system.energy(q, v, params) for q, v in zip(self.q.T, self.velocity.T)])
+        params = self._system_params()
+        return np.array([self.model.system.energy(q, v, params) for q, v in zip(self.q.T, self.velocity.T)])
+
+    def _system_params(self) -> dict:
+        return {name: self.params[name] for name in self.model.system.parameter_names}
 
     def __repr__(self) -> str:
         lines = [

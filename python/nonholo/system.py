@@ -93,6 +93,11 @@ class System:
         The time symbol used in ``affine`` and ``force``; default ``Symbol("t")``.
     name : str, optional
         A label for display.
+    indefinite_metric : bool, optional
+        Accept a metric that is regular but not positive definite (a Lagrangian such as
+        Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
+        Lagrange-d'Alembert flows are well defined; the friction and slow-manifold models assume
+        a positive-definite metric and should not be used.
 
     Notes
     -----
@@ -114,8 +119,10 @@ class System:
         velocities: Sequence[sp.Symbol] | None = None,
         time: sp.Symbol | None = None,
         name: str | None = None,
+        indefinite_metric: bool = False,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
+        self.indefinite_metric = bool(indefinite_metric)
         n = len(self.coordinates)
         if n == 0:
             raise ValueError("coordinates must contain at least one symbol")
@@ -157,7 +164,8 @@ class System:
 
         self._check_symbols()
         self._graph = self._lower()
-        self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core())
+        self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
+                                            not self.indefinite_metric)
         self._check_metric_symmetric()
         self._models: dict = {}
 
@@ -176,6 +184,7 @@ class System:
         *,
         time: sp.Symbol | None = None,
         name: str | None = None,
+        indefinite_metric: bool = False,
     ) -> "System":
         r"""A system from a Lagrangian L = 1/2 v^T G(q) v + g(q)^T v - V(q).
 
@@ -204,7 +213,8 @@ class System:
             dg = g.jacobian(coords)  # dg_i/dq_j
             F = F + (dg.T - dg) * v
         return cls(coords, sp.simplify(G), V, constraints, affine, friction,
-                   None if all(f == 0 for f in F) else F, parameters, velocities=vels, time=time, name=name)
+                   None if all(f == 0 for f in F) else F, parameters, velocities=vels, time=time, name=name,
+                   indefinite_metric=indefinite_metric)
 
     def _normalize_parameters(self, parameters) -> dict:
         result: dict = {}
@@ -478,6 +488,7 @@ class System:
             "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
             "friction": self.friction_coefficients if self.k else None, "force": self.force,
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
+            "indefinite_metric": self.indefinite_metric,
         }
 
     def __setstate__(self, state):
