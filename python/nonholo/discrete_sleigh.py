@@ -61,7 +61,8 @@ class DiscreteSleigh:
             step = F / dF
             D -= step
             if not abs(D) < np.pi:
-                raise ValueError(f"no rotation increment with |D| < pi for p = ({p1}, {p2}): the step is too large")
+                raise ValueError(f"Newton left the branch of (23) through D = 0 for p = ({p1}, {p2}) (|D| >= pi): "
+                                 "the step is too large (other roots of (23) are not on the continuous branch)")
             if abs(step) <= tol * abs(D) + 1e-17:
                 return D
         raise ValueError(f"Newton's method for the rotation increment did not converge at p = ({p1}, {p2})")
@@ -116,8 +117,9 @@ class DiscreteSleigh:
         body frame at theta_k; shape (N, 2) for the nodes k = 0..N-1 that start a step."""
         phi = result.q[2, :-1]
         lam = result.lam[0]
-        # p^-_k = p^+_k - h A(q_k)^T lambda_k with A = (-sin phi, cos phi, 0)
-        px = result.p[0, :-1] + h * np.sin(phi) * lam
-        py = result.p[1, :-1] - h * np.cos(phi) * lam
+        # p^-_k = -D1 L_d = p_k + h A(q_k)^T lambda_k with A = (-sin phi, cos phi, 0) (the step
+        # equation of System.discrete); the blade projection below removes the A^T term anyway
+        px = result.p[0, :-1] - h * np.sin(phi) * lam
+        py = result.p[1, :-1] + h * np.cos(phi) * lam
         p_theta = result.p[2, :-1]
         return h * np.column_stack([p_theta, px * np.cos(phi) + py * np.sin(phi)])
