@@ -64,7 +64,7 @@ def test_garbled_bound_on_dtheta_is_pi_not_2pi():
         assert np.pi < spurious < 2 * np.pi
         if p1 == 0.0:   # the spurious root would move an equilibrium: p2bar = p2 + 2 m a D sin(D/2) != p2
             assert D == 0.0 and abs(2 * spurious * math.sin(spurious / 2)) > 1.0
-    with pytest.raises(ValueError, match=r"\|D\| < pi"):
+    with pytest.raises(ValueError, match=r"left the branch of \(23\) through D = 0"):
         P.rotation(5.0, -5.0)   # far outside Theorem 6's window: no admissible root near the branch
 
 
