@@ -216,6 +216,38 @@ class System:
                    None if all(f == 0 for f in F) else F, parameters, velocities=vels, time=time, name=name,
                    indefinite_metric=indefinite_metric)
 
+    @classmethod
+    def from_kanes_method(cls, km, parameters: Mapping | None = None, **kwargs) -> "System":
+        r"""A system from a ``sympy.physics.mechanics.KanesMethod`` with nonholonomic constraints.
+
+        The kinetic energy of the bodies, the velocity constraints (``velocity_constraints`` for
+        ``u_dependent``) and the loads are expressed in q' through the kinematic differential
+        equations (``kd_eqs``): G(q), A(q) q' = b(q, t) and F(q, q', t). Coordinates are
+        ``q_ind + q_dep`` as plain symbols of the same names, velocities ``<name>_dot``; model
+        states are ``[q, q']`` (convert speeds with :func:`nonholo.symbolic.mechanics.kane_qdot`).
+        ``parameters`` gives the value of every constant symbol. Keyword arguments (``potential``,
+        ``friction``, ``specified``, ``name``, ``simplify``, ``check_kinematics``) and what is
+        supported: :func:`nonholo.symbolic.mechanics.kanes_method_arguments`.
+        """
+        from .symbolic.mechanics import kanes_method_arguments
+
+        return cls(**kanes_method_arguments(km, parameters, **kwargs))
+
+    @classmethod
+    def from_lagranges_method(cls, lm, parameters: Mapping | None = None, **kwargs) -> "System":
+        r"""A system from a ``sympy.physics.mechanics.LagrangesMethod`` with nonholonomic constraints.
+
+        G, g and V from the Lagrangian (quadratic in q'), A(q) q' = b(q, t) from the
+        nonholonomic constraints (``nonhol_coneqs``) and the time derivatives of the holonomic
+        ones (``hol_coneqs``), F from the ``forcelist``. Coordinates are ``lm.q`` as plain
+        symbols of the same names, velocities ``<name>_dot``; model states are ``[q, q']``.
+        Keyword arguments and what is supported:
+        :func:`nonholo.symbolic.mechanics.lagranges_method_arguments`.
+        """
+        from .symbolic.mechanics import lagranges_method_arguments
+
+        return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
+
     def _normalize_parameters(self, parameters) -> dict:
         result: dict = {}
         if parameters is None:
@@ -493,6 +525,16 @@ class System:
 
     def __setstate__(self, state):
         self.__init__(**state)
+
+    # ------------------------------------------------------------------ Jupyter display
+    def _repr_latex_(self) -> str:
+        """The system's equations as LaTeX (Jupyter): coordinates, Lagrangian, metric G(q),
+        potential V(q), each constraint row A(q) q' = b(q, t), friction mu (when not the
+        identity), force F (when not zero) and parameter values
+        (:func:`nonholo.symbolic.display.system_latex`)."""
+        from .symbolic.display import system_latex
+
+        return system_latex(self)
 
 
 def _order(order) -> int:

@@ -1,0 +1,656 @@
+r"""Adapters from :mod:`sympy.physics.mechanics` to :class:`nonholo.System`.
+
+``System.from_kanes_method(km, ...)`` and ``System.from_lagranges_method(lm, ...)`` call the
+functions of this module, which return the keyword arguments of :class:`nonholo.System`.
+
+The mapping
+-----------
+A nonholo system lives in the coordinates q and their velocities q' (one velocity per
+coordinate): kinetic energy 1/2 q'^T G(q) q', potential V(q), velocity constraints
+A(q) q' = b(q, t) and a generalized force F(q, q', t). SymPy's methods map onto it as follows.
+
+``KanesMethod``
+    Kane's method works in generalized speeds u with kinematic differential equations
+    (``kd_eqs``; ``kdes`` of a ``sympy.physics.mechanics.System``)
+    k_kqdot(q) q' + k_ku(q) u + f_k(q) = 0 and velocity constraints (``velocity_constraints``,
+    solved for ``u_dependent``) k_nh(q) u + f_nh(q, t) = 0. The
+    adapter solves ``kd_eqs`` for the speeds, u = -k_ku^-1 (k_kqdot q' + f_k), and expresses in
+    q' (exactly, symbolically):
+
+    - the kinetic energy of the bodies and particles, T = sum 1/2 m v.v + 1/2 w.I.w, which gives
+      G (and, when ``f_k`` != 0, the gyroscopic and potential terms of a Lagrangian linear in q');
+    - the velocity constraints: A = -k_nh k_ku^-1 k_kqdot, b = -(f_nh - k_nh k_ku^-1 f_k);
+    - the loads: the generalized force F_j = sum_loads f . d(v)/d(q'_j) of each force at a point
+      (v its velocity) and each torque on a frame (v its angular velocity).
+
+    Kane's equations with dependent speeds are d'Alembert's principle projected onto the
+    constrained partial velocities, which is the Lagrange-d'Alembert principle that
+    ``system.nonholonomic()`` integrates. So the two agree exactly, provided the velocities
+    the bodies were given are the time derivatives of their positions (the kinematics of the
+    unconstrained system) and every constraint is among the ``velocity_constraints``. A
+    KanesMethod that builds a constraint into the kinematics instead (for example a rolling
+    contact point given zero velocity although it moves, as in SymPy's "rolling disc formed
+    from the contact point up") describes a system no set of coordinates q and metric G can
+    represent; the adapter detects it (``check_kinematics=True``) and says how to restate it.
+
+    Gravity and every other load enter as the generalized force F (V = 0), so
+    ``SimulationResult.energy()`` is then the kinetic energy only; pass ``potential=V`` and leave
+    the corresponding forces out of the loads to have a potential instead.
+
+``LagrangesMethod``
+    The Lagrangian L(q, q') must be quadratic in q' (L = 1/2 q'^T G q' + g^T q' - V, as for
+    :meth:`System.from_lagrangian`); the nonholonomic constraints (``nonhol_coneqs``) must be
+    linear in q' and give A and b; the loads (``forcelist`` with ``frame``) give F.
+
+Holonomic constraints
+---------------------
+nonholo enforces constraints on the velocities. ``LagrangesMethod`` differentiates its
+holonomic constraints (``hol_coneqs``) f_h(q, t) = 0 itself, and the adapter takes the
+differentiated rows as constraints (df_h/dq) q' = -df_h/dt, as SymPy does. ``KanesMethod``
+expects the time derivatives of its holonomic constraints (``configuration_constraints`` for
+``q_dependent``) among its ``velocity_constraints`` (it uses the configuration constraints for
+linearization only); the adapter checks that they are there and raises ``ModelError``
+otherwise. Either way f_h(q, t) = 0 holds along exact solutions, and along numerical ones up to
+the integration error (the drift control of ``simulate`` projects velocities, not positions).
+
+Not supported (``ModelError`` says which): more generalized speeds than coordinates (speeds
+with no coordinate, e.g. the velocity of a contact point whose position is not tracked), kinematic
+differential equations that do not determine u from q' (k_ku singular), a kinetic energy or
+Lagrangian that depends on time explicitly (moving frames, time-varying masses), constraint
+coefficients k_nh that depend on time (their affine part f_nh may), dynamicsymbols that are
+neither coordinates nor speeds unless ``specified`` gives them as expressions in t, q and q'.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+
+__all__ = ["kanes_method_arguments", "lagranges_method_arguments", "kane_qdot", "kane_speeds"]
+
+
+# --------------------------------------------------------------------------- helpers
+def _mechanics():
+    try:
+        from sympy.physics import mechanics as me
+    except ImportError as exc:  # pragma: no cover - sympy always ships it
+        raise ImportError("sympy.physics.mechanics is needed for the adapters") from exc
+    return me
+
+
+def _time():
+    return _mechanics().dynamicsymbols._t
+
+
+def _name(f) -> str:
+    """'q1' for the dynamicsymbol q1(t)."""
+    return f.func.__name__ if isinstance(f, sp.core.function.AppliedUndef) else str(f)
+
+
+def _symbols_for(coordinates, parameters) -> tuple:
+    """Plain symbols (q, q_dot) for the dynamicsymbols q(t), checking for name clashes."""
+    taken = {str(s) for s in parameters}
+    q_syms, qd_syms = [], []
+    for q in coordinates:
+        name = _name(q)
+        for candidate in (name, f"{name}_dot"):
+            if candidate in taken:
+                raise ModelError(f"the coordinate {q} becomes the symbol {candidate!r}, which is also a parameter "
+                                 "name; rename one of them")
+        q_syms.append(sp.Symbol(name))
+        qd_syms.append(sp.Symbol(f"{name}_dot"))
+    return q_syms, qd_syms
+
+
+def _to_matrix(vector, frame) -> sp.Matrix:
+    if isinstance(vector, (int, float)) or vector == 0:
+        return sp.zeros(3, 1)
+    return sp.Matrix(vector.to_matrix(frame))
+
+
+def _check_specified(exprs, allowed_dynamic: set, what: str) -> None:
+    me = _mechanics()
+    found = set()
+    for e in exprs:
+        found |= set(me.find_dynamicsymbols(sp.sympify(e)))
+    unknown = sorted((str(s) for s in found - allowed_dynamic), key=str)
+    if unknown:
+        raise ModelError(
+            f"{what} contain the dynamicsymbols {', '.join(unknown)}, which are neither coordinates (q_ind, q_dep) "
+            "nor speeds (u_ind, u_dep); give them as expressions in t, the coordinates and their derivatives "
+            "with specified={symbol: expression}")
+
+
+def _load_pairs(loads, frame, what: str) -> list:
+    """[(kind, object, vector)] from a SymPy forcelist/loads; kind is 'point' or 'frame'."""
+    me = _mechanics()
+    pairs = []
+    for item in loads or []:
+        try:
+            obj, vec = item
+        except (TypeError, ValueError):
+            raise TypeError(f"each entry of the {what} must be a (Point, Vector) or (ReferenceFrame, Vector) "
+                            f"pair (or a Force/Torque), got {item!r}") from None
+        if isinstance(obj, me.Point):
+            pairs.append(("point", obj, vec))
+        elif isinstance(obj, me.ReferenceFrame):
+            pairs.append(("frame", obj, vec))
+        else:
+            raise TypeError(f"the first entry of each {what} pair must be a Point or a ReferenceFrame, got {obj!r}")
+    if pairs and frame is None:
+        raise ModelError(f"the {what} need the inertial frame (LagrangesMethod(..., frame=N))")
+    return pairs
+
+
+def _generalized_force(pairs, frame, velocity_map: dict, qdots) -> sp.Matrix:
+    """F_j = sum f . d(v)/d(q'_j) with v (point velocity or frame angular velocity) in q'."""
+    me = _mechanics()
+    F = sp.zeros(len(qdots), 1)
+    for kind, obj, vec in pairs:
+        vel = obj.vel(frame) if kind == "point" else obj.ang_vel_in(frame)
+        vel = me.msubs(vel, velocity_map) if velocity_map else vel
+        for j, qd in enumerate(qdots):
+            partial = vel.diff(qd, frame)
+            if partial != 0:
+                F[j] += sp.sympify(vec.dot(partial))
+    return F
+
+
+def _body_points(bodies) -> list:
+    points = []
+    for body in bodies or []:
+        point = getattr(body, "masscenter", None) or getattr(body, "point", None)
+        if point is not None:
+            points.append(point)
+    return points
+
+
+def _body_frames(bodies) -> list:
+    me = _mechanics()
+    return [body.frame for body in bodies or [] if isinstance(body, me.RigidBody)]
+
+
+def _connected(point) -> list:
+    """Every point whose position relative to ``point`` is known (its position tree)."""
+    seen, stack = {point}, [point]
+    while stack:
+        p = stack.pop()
+        for other in getattr(p, "_pos_dict", {}):
+            if other not in seen:
+                seen.add(other)
+                stack.append(other)
+    seen.discard(point)
+    return sorted(seen, key=lambda p: p.name)
+
+
+def _numeric_zero(exprs, symbols, rng, points: int = 4) -> float:
+    """Largest |expr| over random points, every symbol uniform in [0.3, 1.3] (so that the terms are
+    of order one and round-off is about 1e-15)."""
+    exprs = [sp.sympify(e) for e in exprs]
+    if not exprs or all(e == 0 for e in exprs):
+        return 0.0
+    f = sp.lambdify(symbols, exprs, "numpy")
+    worst = 0.0
+    for _ in range(points):
+        values = np.asarray(f(*rng.uniform(0.3, 1.3, len(symbols))), dtype=complex)
+        if not np.all(np.isfinite(values)):
+            continue
+        worst = max(worst, float(np.abs(values).max()))
+    return worst
+
+
+def _angular_velocity_from_dcm(frame, inertial) -> sp.Matrix:
+    """The angular velocity of ``frame`` in ``inertial`` from the time derivative of the
+    direction cosines (orientation only; ignores a velocity set by ``set_ang_vel``), in
+    ``inertial`` components."""
+    t = _time()
+    M = inertial.dcm(frame)  # columns: frame's basis in inertial components
+    W = M.diff(t) * M.T
+    return sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
+
+
+def _check_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str) -> None:
+    """Raise ModelError when a velocity is not the time derivative of the position (or an
+    angular velocity not the one of the orientation): a constraint built into the kinematics."""
+    t = _time()
+    rng = np.random.default_rng(12345)
+    points = _body_points(bodies) + [obj for kind, obj, _ in load_pairs if kind == "point"]
+    checked = set()
+    for p in points:
+        for other in _connected(p):
+            key = frozenset((p, other))
+            if key in checked:
+                continue
+            checked.add(key)
+            try:
+                vp, vo = p.vel(frame), other.vel(frame)
+            except ValueError:
+                continue  # the velocity of one of them is not defined: nothing to compare
+            position = _to_matrix(p.pos_from(other), frame)
+            mismatch = _to_matrix(vp - vo, frame) - position.diff(t)
+            err = _numeric_zero([to_plain(e) for e in mismatch], symbols, rng)
+            if err > 1e-9:
+                raise ModelError(
+                    f"the velocity of point {p.name} relative to point {other.name} is not the time derivative of "
+                    f"its position (they differ by up to {err:.3g} at random states): the {what} builds a "
+                    "constraint into the kinematics (for example a rolling contact point given zero velocity "
+                    "although it moves). nonholo needs the velocities of the unconstrained system, with every "
+                    "constraint among the velocity constraints: give the moving point coordinates (e.g. the "
+                    "contact point's x, y with kd_eqs x' = u4, y' = u5), its velocity as their derivatives, and "
+                    "the no-slip conditions as velocity_constraints with u_dependent (KanesMethod) or "
+                    "nonhol_coneqs (LagrangesMethod). Pass check_kinematics=False to skip this check.")
+    for body_frame in {*_body_frames(bodies), *(obj for kind, obj, _ in load_pairs if kind == "frame")}:
+        try:
+            given = _to_matrix(body_frame.ang_vel_in(frame), frame)
+            true = _angular_velocity_from_dcm(body_frame, frame)
+        except ValueError:
+            continue  # orientation relative to the inertial frame not defined
+        err = _numeric_zero([to_plain(e) for e in given - true], symbols, rng)
+        if err > 1e-9:
+            raise ModelError(
+                f"the angular velocity of frame {body_frame} in {frame} is not the one of its orientation (they "
+                f"differ by up to {err:.3g} at random states): the {what} sets an angular velocity "
+                "(set_ang_vel) that the kinematic differential equations (kd_eqs) do not reproduce. Pass "
+                "check_kinematics=False to skip this check.")
+
+
+def _split_quadratic(T, q_syms, qd_syms, t, what: str):
+    """T = 1/2 q'^T G q' + g^T q' + T0: (G, g, T0), checking the form."""
+    if t in T.free_symbols:
+        raise ModelError(f"the {what} depends on time explicitly (a moving frame, a time-varying mass or "
+                         "kinematic differential equations with explicit time); nonholo's metric and potential "
+                         "depend on the coordinates only")
+    G = sp.hessian(T, qd_syms)
+    if any(sp.diff(G[i, j], w) != 0 for i in range(len(qd_syms)) for j in range(len(qd_syms)) for w in qd_syms):
+        raise ModelError(f"the {what} is not quadratic in the velocities (its Hessian in q' depends on q')")
+    zero = dict.fromkeys(qd_syms, 0)
+    g = sp.Matrix([sp.diff(T, w).subs(zero) for w in qd_syms])
+    T0 = T.subs(zero)
+    v = sp.Matrix(qd_syms)
+    residual = sp.expand(T - ((v.T * G * v)[0] / 2 + (g.T * v)[0] + T0))
+    if residual != 0:
+        raise ModelError(f"the {what} is not of the form 1/2 q'^T G q' + g^T q' + T0")
+    return G, g, T0
+
+
+def _gyroscopic(g, q_syms, qd_syms) -> sp.Matrix:
+    """The force ((dg/dq)^T - dg/dq) q' of a Lagrangian term g(q)^T q' (as System.from_lagrangian)."""
+    if all(gi == 0 for gi in g):
+        return sp.zeros(len(q_syms), 1)
+    dg = g.jacobian(q_syms)
+    return (dg.T - dg) * sp.Matrix(qd_syms)
+
+
+def _linear_in_velocities(rows: sp.Matrix, qd_syms, what: str):
+    """rows = A q' - b: (A, b), checking linearity."""
+    if rows.shape[0] == 0:
+        return None, None
+    A = rows.jacobian(qd_syms)
+    if any(sp.diff(a, w) != 0 for a in A for w in qd_syms):
+        raise ModelError(f"the {what} are not linear in the velocities q'; nonholo takes constraints "
+                         "A(q) q' = b(q, t)")
+    b = -rows.subs(dict.fromkeys(qd_syms, 0))
+    return A, b
+
+
+def _tidy(matrix, simplify: bool):
+    if matrix is None:
+        return None
+    if not simplify:
+        return matrix
+    return matrix.applyfunc(lambda e: sp.simplify(e)) if isinstance(matrix, sp.MatrixBase) else sp.simplify(matrix)
+
+
+def _parameters_check(exprs, allowed: set, parameters: Mapping, what: str) -> None:
+    missing = set()
+    for e in exprs:
+        missing |= {s for s in sp.sympify(e).free_symbols if s not in allowed}
+    names = {str(k) for k in parameters}
+    missing = {s for s in missing if s not in parameters and str(s) not in names}
+    if missing:
+        listed = ", ".join(sorted(map(str, missing)))
+        raise ModelError(f"the {what} uses the symbols {listed}; give their values with "
+                         f"parameters={{{', '.join(f'{s}: ...' for s in sorted(map(str, missing)))}}}")
+
+
+def _resolve(method, cls_name: str):
+    """Accept a KanesMethod/LagrangesMethod or a sympy.physics.mechanics.System that formed one."""
+    me = _mechanics()
+    target = getattr(me, cls_name)
+    if isinstance(method, target):
+        return method
+    eom = getattr(method, "eom_method", None)
+    if isinstance(eom, target):
+        return eom
+    raise TypeError(f"expected a sympy.physics.mechanics.{cls_name} (or a mechanics System whose form_eoms() "
+                    f"used it), got {type(method).__name__}")
+
+
+# --------------------------------------------------------------------------- KanesMethod
+def _kane_kinematics(km):
+    """({u_i: u_i(q, q')}, [q_i']) from the kd_eqs, in dynamicsymbols."""
+    t = _time()
+    q, u = list(km.q), list(km.u)
+    qd = [qi.diff(t) for qi in q]
+    if not getattr(km, "_qdot_u_map", None):
+        raise ModelError("the KanesMethod has no kinematic differential equations (kd_eqs); nonholo needs them "
+                         "to express the speeds u through q'")
+    if len(u) != len(q):
+        raise ModelError(
+            f"nonholo needs one generalized speed per coordinate: this KanesMethod has {len(u)} speeds "
+            f"(u_ind + u_dep = {[str(s) for s in u]}) for {len(q)} coordinates (q_ind + q_dep = "
+            f"{[str(s) for s in q]}). Speeds without a coordinate (e.g. the velocity of a contact point whose "
+            "position is not tracked) need the coordinates whose derivatives they are, with their kd_eqs")
+    k_ku = getattr(km, "_k_ku_implicit", None)
+    if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
+        k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
+    else:
+        k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    k_ku, k_kqdot, f_k = (sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
+    if k_ku.det() == 0:
+        raise ModelError("the kinematic differential equations (kd_eqs) do not determine the speeds u from q' "
+                         "(their matrix k_ku is singular); nonholo needs u = u(q, q')")
+    u_expr = -k_ku.LUsolve(k_kqdot * sp.Matrix(qd) + f_k)
+    return dict(zip(u, u_expr)), qd
+
+
+def kanes_method_arguments(
+    km,
+    parameters: Mapping | None = None,
+    *,
+    potential=0,
+    friction=None,
+    specified: Mapping | None = None,
+    name: str | None = None,
+    simplify: bool = False,
+    check_kinematics: bool = True,
+) -> dict:
+    r"""The keyword arguments of :class:`nonholo.System` for a ``KanesMethod``.
+
+    Parameters
+    ----------
+    km : sympy.physics.mechanics.KanesMethod
+        With kinematic differential equations (``kd_eqs``), one speed per coordinate
+        (``u_ind`` + ``u_dep`` as many as ``q_ind`` + ``q_dep``), its bodies and loads (given
+        to the constructor or to ``kanes_equations``), and optional ``velocity_constraints``
+        (nonholonomic constraints for ``u_dependent``) and ``configuration_constraints``
+        (holonomic constraints for ``q_dependent``, whose time derivatives must be among the
+        velocity constraints, as SymPy expects). Auxiliary speeds (``u_auxiliary``) are set
+        to zero. A ``sympy.physics.mechanics.System`` whose ``form_eoms()`` used
+        ``KanesMethod`` is accepted too.
+    parameters : mapping {symbol or name: value}
+        Values of every constant symbol (masses, lengths, gravity, ...).
+    potential : SymPy expression, optional
+        V(q) in the coordinates' dynamicsymbols (or plain symbols of the same names), added to the
+        system. The loads enter as the generalized force; do not include a force here and in the
+        loads.
+    friction : SymPy matrix or scalar, optional
+        mu(q) for the friction model, one row and column per velocity constraint.
+    specified : mapping {dynamicsymbol: expression}, optional
+        Values of other dynamicsymbols (inputs) as expressions in t, the coordinates and their
+        derivatives.
+    name : str, optional
+    simplify : bool
+        Run ``sympy.simplify`` on G, A, b, F (nicer display, slower construction).
+    check_kinematics : bool
+        Check (numerically at random states) that the velocity of every body's mass centre and
+        loaded point is the time derivative of its position, and every body's angular velocity
+        the one of its orientation; see the module docstring.
+
+    Returns
+    -------
+    dict
+        ``coordinates`` (the symbols named after q_ind + q_dep, in that order), ``velocities``
+        (``<name>_dot``), ``metric`` (n, n), ``potential``, ``constraints`` (k, n) and
+        ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
+        (n,), ``parameters``, ``time`` and ``name``. States of the models are
+        ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
+    """
+    km = _resolve(km, "KanesMethod")
+    me = _mechanics()
+    t = _time()
+    parameters = dict(parameters or {})
+    frame = km._inertial
+    bodies = km.bodies
+    if not bodies:
+        raise ModelError("the KanesMethod has no bodies: pass them to KanesMethod(..., bodies=...) or call "
+                         "km.kanes_equations(bodies, loads) first")
+    pairs = _load_pairs(km.loads, frame, "loads")
+    q = list(km.q)
+    u_of_qdot, qd = _kane_kinematics(km)
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    q_syms, qd_syms = _symbols_for(q, parameters)
+    spec = dict(specified or {})
+    plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
+
+    def to_plain(expr):
+        e = sp.sympify(expr)
+        if spec:
+            e = e.subs(spec)
+        e = e.xreplace(uaux_zero).xreplace(u_of_qdot)
+        return e.xreplace(plain)
+
+    velocity_map = {**uaux_zero, **u_of_qdot}
+
+    # kinetic energy of the unconstrained system, in q'
+    T = sum((body.kinetic_energy(frame) for body in bodies), sp.S.Zero)
+    T = to_plain(T)
+    _check_specified([T], set(), "kinetic energy of the bodies")
+    G, g, T0 = _split_quadratic(sp.expand(T), q_syms, qd_syms, t, "kinetic energy of the bodies")
+    V = sp.sympify(potential).xreplace(plain) - T0
+    _check_specified([V], set(), "potential")
+
+    # loads -> generalized force
+    F = _generalized_force(pairs, frame, velocity_map, qd)
+    F = F.applyfunc(to_plain)
+    _check_specified(list(F), set(), "loads")
+    F = F + _gyroscopic(g, q_syms, qd_syms)
+
+    # velocity constraints k_nh u + f_nh = 0, in q'
+    A = b = None
+    if len(km._udep):
+        k_nh, f_nh = sp.Matrix(km._k_nh), sp.Matrix(km._f_nh)
+        rows = (k_nh * sp.Matrix(list(km.u)) + f_nh).applyfunc(to_plain)
+        _check_specified(list(rows), set(), "velocity_constraints")
+        A, b = _linear_in_velocities(rows, qd_syms, "velocity_constraints")
+        if any(t in a.free_symbols for a in A):
+            raise ModelError("the coefficients of the speeds in the velocity_constraints depend on time "
+                             "explicitly; nonholo takes A(q) q' = b(q, t) (only the affine part f_nh may depend on t)")
+    _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain)
+
+    exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
+    allowed = {*q_syms, *qd_syms, t}
+    _parameters_check(exprs, allowed, parameters, "KanesMethod")
+    if check_kinematics:
+        symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
+                                                 key=str)]
+        _check_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod")
+
+    return dict(
+        coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
+        constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
+        force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
+        name=name or "from KanesMethod",
+    )
+
+
+def _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain) -> None:
+    """The time derivatives of the configuration_constraints must be among the velocity_constraints."""
+    f_h = sp.Matrix(km._f_h) if len(km._f_h) else None
+    if f_h is None:
+        return
+    t = _time()
+    rows = f_h.jacobian(q).xreplace(plain)  # (df_h/dq) q' = -df_h/dt
+    rhs = -(f_h.xreplace(plain)).diff(t)  # explicit time dependence only
+    if A is None:
+        raise ModelError("the KanesMethod has configuration_constraints (holonomic constraints for q_dependent) "
+                         "but no velocity_constraints; SymPy's KanesMethod, like nonholo, needs their time "
+                         "derivatives among the velocity_constraints (with u_dependent)")
+    symbols = [*q_syms, *qd_syms, t, *sorted({s for e in [*A, *b, *rows, *rhs] for s in e.free_symbols}
+                                             - {*q_syms, *qd_syms, t}, key=str)]
+    fA = sp.lambdify(symbols, [A, b, rows, rhs], "numpy")
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        Av, bv, Hv, hv = (np.atleast_2d(np.asarray(x, dtype=float)) for x in fA(*rng.uniform(0.3, 1.3, len(symbols))))
+        base = np.hstack([Av, bv.reshape(Av.shape[0], -1)])
+        both = np.vstack([base, np.hstack([Hv, hv.reshape(Hv.shape[0], -1)])])
+        tol = 1e-9 * max(1.0, np.abs(both).max())
+        if np.linalg.matrix_rank(both, tol) > np.linalg.matrix_rank(base, tol):
+            raise ModelError(
+                "the time derivatives of the configuration_constraints (holonomic constraints for q_dependent) "
+                "are not among the velocity_constraints; SymPy's KanesMethod uses configuration constraints for "
+                "linearization only and needs their derivatives as velocity_constraints (with u_dependent). "
+                "Add them (nonholo enforces holonomic constraints at the velocity level)")
+
+
+def kane_qdot(km, q, u, parameters: Mapping | None = None) -> np.ndarray:
+    r"""q' from Kane's speeds with the kinematic differential equations (``kd_eqs``).
+
+    Parameters
+    ----------
+    km : KanesMethod
+    q : array_like, shape (n,)
+        Coordinates in the order q_ind + q_dep.
+    u : array_like, shape (n,)
+        Speeds in the order u_ind + u_dep.
+    parameters : mapping {symbol or name: value}
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        q', so that ``np.r_[q, kane_qdot(km, q, u, p)]`` is a state ``[q, q']`` of the system.
+    """
+    km = _resolve(km, "KanesMethod")
+    t = _time()
+    qs, us = list(km.q), list(km.u)
+    qdot_of_u = km.kindiffdict()
+    exprs = [sp.sympify(qdot_of_u[qi.diff(t)]).xreplace(dict.fromkeys(list(km._uaux), 0)) for qi in qs]
+    return _evaluate(exprs, qs, us, q, u, parameters, "u")
+
+
+def kane_speeds(km, q, qdot, parameters: Mapping | None = None) -> np.ndarray:
+    r"""Kane's speeds u (order u_ind + u_dep), shape (n,), from q (n,) and q' (n,): the inverse
+    of :func:`kane_qdot`. Apply it to each column of a result (``sol.q``, ``sol.v``) to compare
+    with Kane's states."""
+    km = _resolve(km, "KanesMethod")
+    u_of_qdot, qd = _kane_kinematics(km)
+    exprs = [u_of_qdot[ui] for ui in km.u]
+    return _evaluate(exprs, list(km.q), qd, q, qdot, parameters, "qdot")
+
+
+def _evaluate(exprs, qs, second, q, x, parameters, what: str) -> np.ndarray:
+    q = np.asarray(q, dtype=float).reshape(-1)
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if q.size != len(qs) or x.size != len(second):
+        raise ValueError(f"q must have shape ({len(qs)},) and {what} shape ({len(second)},), "
+                         f"got {q.shape} and {x.shape}")
+    params = dict(parameters or {})
+    values = {}
+    for key, val in params.items():
+        values[sp.Symbol(key) if isinstance(key, str) else key] = float(val)
+    dummies_q = [sp.Dummy() for _ in qs]
+    dummies_x = [sp.Dummy() for _ in second]
+    rule = {**dict(zip(second, dummies_x)), **dict(zip(qs, dummies_q))}
+    plain = [sp.sympify(e).xreplace(rule) for e in exprs]
+    names = {str(k): v for k, v in values.items()}
+    free = sorted({s for e in plain for s in e.free_symbols} - set(dummies_q) - set(dummies_x), key=str)
+    missing = [str(s) for s in free if s not in values and str(s) not in names]
+    if missing:
+        raise ValueError(f"parameters is missing values for {', '.join(missing)}")
+    fixed = [values.get(s, names.get(str(s))) for s in free]
+    f = sp.lambdify([*dummies_q, *dummies_x, *free], plain, "numpy")
+    return np.asarray(f(*q, *x, *fixed), dtype=float).reshape(-1)
+
+
+# --------------------------------------------------------------------------- LagrangesMethod
+def lagranges_method_arguments(
+    lm,
+    parameters: Mapping | None = None,
+    *,
+    friction=None,
+    specified: Mapping | None = None,
+    name: str | None = None,
+    simplify: bool = False,
+    check_kinematics: bool = True,
+) -> dict:
+    r"""The keyword arguments of :class:`nonholo.System` for a ``LagrangesMethod``.
+
+    Parameters
+    ----------
+    lm : sympy.physics.mechanics.LagrangesMethod
+        Its Lagrangian must be quadratic in the q' (L = 1/2 q'^T G q' + g^T q' - V) and not
+        depend on time explicitly. Nonholonomic constraints (``nonhol_coneqs``) must be linear
+        in q'; holonomic constraints (``hol_coneqs``) enter through their time derivatives, as
+        in SymPy. Loads (``forcelist``) need the inertial ``frame``. A
+        ``sympy.physics.mechanics.System`` whose ``form_eoms()`` used ``LagrangesMethod`` is
+        accepted too.
+    parameters : mapping {symbol or name: value}
+        Values of every constant symbol.
+    friction, specified, name, simplify
+        As for :func:`kanes_method_arguments`.
+    check_kinematics : bool
+        When ``lm`` was given its ``bodies``: check that their velocities are the time
+        derivatives of their positions (the Lagrangian must be the one of the unconstrained
+        system; substituting a constraint into L gives wrong equations).
+
+    Returns
+    -------
+    dict
+        The keyword arguments of :class:`nonholo.System`: ``coordinates`` (symbols named after
+        ``lm.q``, in order), ``velocities`` (``<name>_dot``), ``metric`` (n, n), ``potential``,
+        ``constraints`` (k, n), ``affine`` (k,), ``friction``, ``force`` (n,), ``parameters``,
+        ``time``, ``name``. Model states are ``[q, q']``.
+    """
+    lm = _resolve(lm, "LagrangesMethod")
+    t = _time()
+    parameters = dict(parameters or {})
+    q = list(lm.q)
+    qd = [qi.diff(t) for qi in q]
+    q_syms, qd_syms = _symbols_for(q, parameters)
+    spec = dict(specified or {})
+    plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
+
+    def to_plain(expr):
+        e = sp.sympify(expr)
+        if spec:
+            e = e.subs(spec)
+        return e.xreplace(plain)
+
+    L = to_plain(sp.Matrix(lm._L)[0])
+    _check_specified([L], set(), "Lagrangian")
+    G, g, minus_V = _split_quadratic(sp.expand(L), q_syms, qd_syms, t, "Lagrangian")
+    V = -minus_V
+    frame = lm.inertial
+    pairs = _load_pairs(lm.forcelist, frame, "forcelist")
+    F = _generalized_force(pairs, frame, {}, qd).applyfunc(to_plain)
+    _check_specified(list(F), set(), "forcelist")
+    F = F + _gyroscopic(g, q_syms, qd_syms)
+
+    A = b = None
+    if len(lm.coneqs):
+        rows = sp.Matrix(lm.coneqs).applyfunc(to_plain)
+        _check_specified(list(rows), set(), "constraint equations (hol_coneqs, nonhol_coneqs)")
+        A, b = _linear_in_velocities(rows, qd_syms, "nonholonomic constraints (nonhol_coneqs)")
+        if any(t in a.free_symbols for a in A):
+            raise ModelError("the coefficients of q' in the constraint equations depend on time explicitly; "
+                             "nonholo takes A(q) q' = b(q, t)")
+
+    exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
+    allowed = {*q_syms, *qd_syms, t}
+    _parameters_check(exprs, allowed, parameters, "LagrangesMethod")
+    if check_kinematics and lm.bodies and frame is not None:
+        symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
+                                                 key=str)]
+        _check_kinematics(lm.bodies, pairs, frame, to_plain, symbols, "LagrangesMethod")
+
+    return dict(
+        coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
+        constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
+        force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
+        name=name or "from LagrangesMethod",
+    )
