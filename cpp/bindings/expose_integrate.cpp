@@ -24,6 +24,7 @@ void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
     else if (key == "setup_frequency") o.setup_frequency = v.cast<long>();
     else if (key == "max_nonlinear_iterations") o.max_nonlinear_iterations = v.cast<int>();
     else if (key == "nonlinear_convergence") o.nonlinear_convergence = v.cast<double>();
+    else if (key == "dense_output") o.dense_output = v.cast<bool>();
     else
       throw py::value_error("unknown key '" + key + "' in solver_options; known: max_order, jacobian_frequency, "
                             "setup_frequency, max_nonlinear_iterations, nonlinear_convergence");
@@ -119,6 +120,17 @@ py::dict to_dict(const SimulationOutput& out) {
   d["t_events"] = t_events;
   d["y_events"] = y_events;
   d["messages"] = out.messages;
+  if (!out.dense.t_end.empty()) {
+    py::dict dense;
+    const auto& dn = out.dense;
+    dense["t_end"] = to_numpy(dn.t_end.data(), {static_cast<py::ssize_t>(dn.t_end.size())});
+    dense["h"] = to_numpy(dn.h.data(), {static_cast<py::ssize_t>(dn.h.size())});
+    py::array_t<int> order(static_cast<py::ssize_t>(dn.order.size()));
+    std::copy(dn.order.begin(), dn.order.end(), order.mutable_data());
+    dense["order"] = order;
+    dense["derivatives"] = to_numpy(dn.derivatives.data(), {static_cast<py::ssize_t>(dn.derivatives.size())});
+    d["dense"] = dense;
+  }
   return d;
 }
 

@@ -26,6 +26,28 @@ std::unique_ptr<PointGeometry> point_geometry(const MechanicalSystem& sys, doubl
 }  // namespace
 
 void expose_system(py::module_& m) {
+  // PointGeometry first, so that MechanicalSystem.at's signature names a known Python type.
+  py::class_<PointGeometry>(m, "PointGeometry")
+      .def("metric", &PointGeometry::metric)
+      .def("christoffel", [](const PointGeometry& g) {
+        std::vector<double> gamma = g.christoffel();
+        py::ssize_t n = static_cast<py::ssize_t>(std::cbrt(static_cast<double>(gamma.size())) + 0.5);
+        return to_numpy(gamma.data(), {n, n, n});
+      })
+      .def("constraint_matrix", &PointGeometry::constraint_matrix)
+      .def("affine", &PointGeometry::affine)
+      .def("friction_coefficients", &PointGeometry::friction_coefficients)
+      .def("force", &PointGeometry::force)
+      .def("potential", &PointGeometry::potential)
+      .def("kinetic_energy", &PointGeometry::kinetic_energy)
+      .def("p", &PointGeometry::p)
+      .def("p_perp", &PointGeometry::p_perp)
+      .def("friction_operator", &PointGeometry::friction_operator)
+      .def("qmat", &PointGeometry::qmat)
+      .def("multipliers", &PointGeometry::multipliers)
+      .def("nonholonomic_acceleration", &PointGeometry::nonholonomic_acceleration)
+      .def("project", &PointGeometry::project);
+
   py::class_<MechanicalSystem, std::shared_ptr<MechanicalSystem>>(
       m, "MechanicalSystem",
       "Metric, potential, constraints, friction and force of one system, compiled to a tape "
@@ -65,25 +87,4 @@ void expose_system(py::module_& m) {
       }, py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"), py::arg("eps"), py::arg("order"))
       .def("at", &point_geometry, py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"),
            py::keep_alive<0, 1>(), "Geometric objects at one point (t, q, v).");
-
-  py::class_<PointGeometry>(m, "PointGeometry")
-      .def("metric", &PointGeometry::metric)
-      .def("christoffel", [](const PointGeometry& g) {
-        std::vector<double> gamma = g.christoffel();
-        py::ssize_t n = static_cast<py::ssize_t>(std::cbrt(static_cast<double>(gamma.size())) + 0.5);
-        return to_numpy(gamma.data(), {n, n, n});
-      })
-      .def("constraint_matrix", &PointGeometry::constraint_matrix)
-      .def("affine", &PointGeometry::affine)
-      .def("friction_coefficients", &PointGeometry::friction_coefficients)
-      .def("force", &PointGeometry::force)
-      .def("potential", &PointGeometry::potential)
-      .def("kinetic_energy", &PointGeometry::kinetic_energy)
-      .def("p", &PointGeometry::p)
-      .def("p_perp", &PointGeometry::p_perp)
-      .def("friction_operator", &PointGeometry::friction_operator)
-      .def("qmat", &PointGeometry::qmat)
-      .def("multipliers", &PointGeometry::multipliers)
-      .def("nonholonomic_acceleration", &PointGeometry::nonholonomic_acceleration)
-      .def("project", &PointGeometry::project);
 }

@@ -6,6 +6,7 @@
 
 #include <Eigen/LU>
 
+#include "nonholo/format.hpp"
 #include "nonholo/scalar/dual.hpp"
 
 namespace nonholo {
@@ -102,7 +103,7 @@ int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const
 
     Eigen::PartialPivLU<MatX<double>> lu(J);
     if (!(std::abs(lu.determinant()) > 0.0) || !R.allFinite())
-      throw SolverError("Newton's method met a singular or non-finite system at t = " + std::to_string(t) +
+      throw SolverError("Newton's method met a singular or non-finite system at t = " + format_number(t) +
                         ", q = " + describe(qk, n) + " (the step h is too large, or the constraints are singular)",
                         t);
     dz = lu.solve(-R);
@@ -110,7 +111,7 @@ int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const
     lam += dz.tail(k);
     const double scale = 1.0 + q1.cwiseAbs().maxCoeff();
     if (!dz.allFinite())
-      throw SolverError("Newton's method diverged at t = " + std::to_string(t) + " (reduce h)", t);
+      throw SolverError("Newton's method diverged at t = " + format_number(t) + " (reduce h)", t);
     if (dz.head(n).cwiseAbs().maxCoeff() <= options.newton_tol * scale) {
       // final momenta at the converged point
       VecX<double> q1v = q1;
@@ -126,7 +127,7 @@ int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const
     }
   }
   throw SolverError("Newton's method did not converge in " + std::to_string(options.max_newton_iterations) +
-                    " iterations at t = " + std::to_string(t) + ", q = " + describe(qk, n) +
+                    " iterations at t = " + format_number(t) + ", q = " + describe(qk, n) +
                     " (the step h is too large, or the iteration left the branch of the continuous flow)", t);
 }
 
@@ -205,13 +206,13 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
       double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       if (options.max_wall_time > 0 && elapsed > options.max_wall_time) {
         out.status = -1;
-        out.message = "Discrete integration stopped at t = " + std::to_string(t) + " after max_wall_time";
+        out.message = "Discrete integration stopped at t = " + format_number(t) + " after max_wall_time";
         break;
       }
       if (interrupted && interrupted()) {
         out.status = -1;
         out.interrupted = true;
-        out.message = "Discrete integration interrupted at t = " + std::to_string(t);
+        out.message = "Discrete integration interrupted at t = " + format_number(t);
         break;
       }
     }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <exception>
 #include <sstream>
 #include <condition_variable>
@@ -18,6 +19,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "nonholo/errors.hpp"
+#include "nonholo/format.hpp"
 #include "nonholo/sundials/compat.hpp"
 #include "nonholo/sundials/handles.hpp"
 
@@ -129,11 +131,13 @@ std::string flag_name(int flag) {
 }
 
 // What a failure means and what to do, in the words a user needs (diffrax/AMICI style).
-std::string advice(int flag, const Model& model) {
+std::string advice(int flag, const Model& model, Method method) {
   switch (flag) {
     case CV_TOO_MUCH_WORK:
-      return model.stiff() ? "the step size collapsed or max_steps is too small; raise max_steps or loosen rtol"
-                           : "raise max_steps, or use method='bdf' if the problem is stiff";
+      if (method == Method::Adams)
+        return model.stiff() ? "this model is stiff: use method='bdf' (or 'auto')"
+                             : "raise max_steps, or use method='bdf' if the problem is stiff";
+      return "raise max_steps or loosen rtol; if the steps became tiny, the model may be singular ahead";
     case CV_TOO_MUCH_ACC: return "the requested accuracy is below machine precision; loosen rtol/atol";
     case CV_ERR_FAILURE:
       return "error test failures at the minimum step: a singularity, a discontinuity, or a blow-up of the solution";
@@ -179,6 +183,12 @@ class Integration {
   bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
   void emit_t_eval_up_to(double t, const double* y);
   void fail(int flag, double t);
+  void record_dense_step();
+  // "; last model error: ..." when a callback reported a problem (non-finite values, ...).
+  std::string diagnosis() const {
+    if (!problem_.nonfinite.empty()) return "; " + problem_.nonfinite;
+    return "";
+  }
   void collect_stats();
 
   const Model& model_;
@@ -322,7 +332,7 @@ void Integration::emit_t_eval_up_to(double t, const double* y) {
       record(te, y);
     } else {
       int flag = CVodeGetDky(mem, te, 0, yout_.get());
-      if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + std::to_string(te), te);
+      if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + format_number(te), te);
       record(te, N_VGetArrayPointer(yout_.get()));
     }
   }
@@ -343,9 +353,29 @@ void Integration::fail(int flag, double t) {
   } else if (!problem_.nonfinite.empty()) {
     os << ": " << problem_.nonfinite;
   }
-  std::string hint = advice(flag, model_);
+  std::string hint = advice(flag, model_, method_);
   if (!hint.empty()) os << " (" << hint << ")";
   out_.message = os.str();
+}
+
+void Integration::record_dense_step() {
+  void* mem = mem_.get();
+  sun::real tn = 0.0, h = 0.0;
+  int q = 0;
+  CVodeGetCurrentTime(mem, &tn);
+  CVodeGetLastStep(mem, &h);
+  CVodeGetLastOrder(mem, &q);
+  DenseOutput& d = out_.dense;
+  if (!d.t_end.empty() && d.t_end.back() == tn) return;  // the step was stored at a root return
+  d.t_end.push_back(tn);
+  d.h.push_back(h);
+  d.order.push_back(q);
+  for (int k = 0; k <= q; ++k) {
+    int flag = CVodeGetDky(mem, tn, k, yout_.get());
+    if (flag < 0) throw SolverError("CVodeGetDky failed for the dense output at t = " + format_number(tn), tn);
+    const double* dk = N_VGetArrayPointer(yout_.get());
+    d.derivatives.insert(d.derivatives.end(), dk, dk + n_);
+  }
 }
 
 void Integration::collect_stats() {
@@ -373,7 +403,7 @@ SimulationOutput Integration::run() {
   if (t_eval_.empty()) record(t0_, y);
   emit_t_eval_up_to(t0_, y);
   double t = t0_;
-  long steps = 0;
+  long steps = 0, tiny_steps = 0;
   std::vector<int> roots(problem_.events.size());
 
   while (true) {
@@ -383,6 +413,7 @@ SimulationOutput Integration::run() {
       break;
     }
     ++steps;
+    if (opt_.dense_output) record_dense_step();
     emit_t_eval_up_to(t, y);
     if (flag == CV_ROOT_RETURN) {
       CVodeGetRootInfo(mem, roots.data());
@@ -410,9 +441,27 @@ SimulationOutput Integration::run() {
     }
     if (steps >= opt_.max_steps) {
       fail(CV_TOO_MUCH_WORK, t);
-      out_.message = "Integration stopped at t = " + std::to_string(t) + " after max_steps = " +
-                     std::to_string(opt_.max_steps) + " steps (CV_TOO_MUCH_WORK; " + advice(CV_TOO_MUCH_WORK, model_) + ")";
+      out_.message = "Integration stopped at t = " + format_number(t) + " after max_steps = " +
+                     std::to_string(opt_.max_steps) + " steps (CV_TOO_MUCH_WORK; " +
+                     advice(CV_TOO_MUCH_WORK, model_, method_) + ")" + diagnosis();
       break;
+    }
+    // A step size collapsed to round-off relative to t means CVODE is creeping towards a point
+    // where the model is undefined or singular (e.g. a non-finite right-hand side beyond it):
+    // stop now with the reason instead of spending the whole max_steps budget.
+    sun::real h_last = 0.0;
+    CVodeGetLastStep(mem, &h_last);
+    if (std::abs(h_last) <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t))) {
+      if (++tiny_steps >= 100) {
+        fail(CV_TOO_MUCH_WORK, t);
+        out_.flag_name = "STEP_SIZE_COLLAPSED";
+        out_.message = "Integration stopped at t = " + format_number(t) + ": the step size collapsed to " +
+                       format_number(h_last) + " over 100 steps (the solution blows up, or the model is singular or undefined "
+                       "just ahead: check the state there, the metric, the constraints and the forces)" + diagnosis();
+        break;
+      }
+    } else {
+      tiny_steps = 0;
     }
     if (steps % 64 == 0) {
       double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -420,14 +469,16 @@ SimulationOutput Integration::run() {
         out_.status = -1;
         out_.flag = 0;
         out_.flag_name = "WALL_TIME_EXCEEDED";
-        out_.message = "Integration stopped at t = " + std::to_string(t) + " after max_wall_time = " +
-                       std::to_string(opt_.max_wall_time) + " s (raise max_wall_time, loosen rtol, or use method='bdf')";
+        out_.message = "Integration stopped at t = " + format_number(t) + " after max_wall_time = " +
+                       format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol" +
+                       std::string(method_ == Method::Adams && model_.stiff() ? "; the model is stiff: use method='bdf'" : "") +
+                       ")" + diagnosis();
         break;
       }
       if (interrupted_ && interrupted_()) {
         out_.status = -1;
         out_.flag_name = "INTERRUPTED";
-        out_.message = "Integration interrupted at t = " + std::to_string(t);
+        out_.message = "Integration interrupted at t = " + format_number(t);
         out_.interrupted = true;
         break;
       }

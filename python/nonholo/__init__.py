@@ -15,6 +15,7 @@ from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
 from .simulate import Event, simulate, simulate_many
+from .sweep import SweepResult, sweep
 from .system import System
 
 __version__ = getattr(_core, "__version__", "0.0.0")
@@ -22,5 +23,5 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
-    "DiscreteModel", "DiscreteResult", "simulate_discrete",
+    "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
 ]

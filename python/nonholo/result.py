@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 __all__ = ["SimulationResult"]
@@ -39,8 +41,13 @@ class SimulationResult:
     messages : list of str
         Messages SUNDIALS emitted during the run.
     state_names : list of str
+        Names of the rows of ``y``: ``[q, v]`` (``[q, v, lambda]`` vakonomic, ``[q, u]`` reduced).
     params : dict
         The parameter values used.
+
+    Access a state by name with ``sol["phi"]``; export time-major with :meth:`to_dataframe`
+    (pandas) and :meth:`to_xarray`; plot with :meth:`plot`. In Jupyter the result displays as a
+    summary that leads with status and message (``_repr_html_``).
     """
 
     def __init__(self, raw: dict, model, params: dict):
@@ -59,25 +66,34 @@ class SimulationResult:
         self.params = dict(params)
         self.state_names = list(model.state_names)
         self.sol = None
+        if raw.get("dense") is not None:
+            from .dense import DenseSolution
+
+            self.sol = DenseSolution(float(raw["t"][0]) if len(raw["t"]) else 0.0, raw["dense"], raw["y"].shape[0])
 
     @property
     def success(self) -> bool:
+        """``status >= 0``: the end of the interval or a terminal event was reached."""
         return self.status >= 0
 
     @property
     def nfev(self) -> int:
+        """Number of right-hand-side evaluations (solve_ivp's name for ``stats["n_rhs"]``)."""
         return self.stats["n_rhs"]
 
     @property
     def njev(self) -> int:
+        """Number of Jacobian evaluations (``stats["n_jac"]``)."""
         return self.stats["n_jac"]
 
     @property
     def nlu(self) -> int:
+        """Number of linear-solver setups (LU factorizations; ``stats["n_lin_setups"]``)."""
         return self.stats["n_lin_setups"]
 
     @property
     def q(self) -> np.ndarray:
+        """The coordinates q, the first n rows of ``y``: shape (n, n_t), a view."""
         return self.y[: self.model.system.n]
 
     @property
@@ -107,7 +123,9 @@ class SimulationResult:
         return out
 
     def __getitem__(self, name: str) -> np.ndarray:
-        """The trajectory of one state by name, e.g. ``sol["phi"]``."""
+        """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
+
+        Raises KeyError naming the states when there is no state of that name."""
         try:
             return self.y[self.state_names.index(name)]
         except ValueError:
@@ -140,3 +158,149 @@ class SimulationResult:
         if self.t_events:
             lines.append(f" t_events: {[len(te) for te in self.t_events]} occurrences")
         return "SimulationResult(\n" + "\n".join(lines) + "\n)"
+
+    # ------------------------------------------------------------------ export and display
+    def _metadata(self) -> dict:
+        """Scalar metadata (strings and numbers only, so that netCDF and parquet can store it)."""
+        meta = {
+            "status": self.status, "success": int(self.success), "message": self.message,
+            "flag_name": self.flag_name, "t_last": self.t_last,
+            "model": getattr(self.model, "kind", type(self.model).__name__),
+            "system": getattr(getattr(self.model, "system", None), "name", ""),
+        }
+        order = getattr(self.model, "order", None)
+        if order is not None:
+            meta["order"] = int(order)
+        meta.update({f"param_{name}": float(value) for name, value in self.params.items()})
+        return meta
+
+    def to_dataframe(self):
+        """The trajectory as a time-major ``pandas.DataFrame``.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (n_t, n_states)
+            Index ``t`` (the output times), one column per state named as ``state_names``
+            (``[q, v]``, ``[q, v, lambda]`` for vakonomic models), values ``y.T`` (a copy).
+            ``df.attrs`` holds status, message, model and the parameters (``param_<name>``).
+            Needs pandas (``pip install "nonholo[xarray]"``).
+        """
+        pd = _optional("pandas", "to_dataframe")
+        df = pd.DataFrame(np.array(self.y.T, dtype=float), index=pd.Index(np.array(self.t, dtype=float), name="t"),
+                          columns=list(self.state_names))
+        df.columns.name = "state"
+        df.attrs.update(self._metadata())
+        return df
+
+    def to_xarray(self):
+        """The trajectory as a time-major ``xarray.DataArray``.
+
+        Returns
+        -------
+        xarray.DataArray, shape (n_t, n_states)
+            Dimensions ``("t", "state")`` with coordinates ``t`` (the output times) and ``state``
+            (``state_names``), values ``y.T`` (a copy), name ``"y"``. ``attrs`` holds status,
+            message, model and the parameters (``param_<name>``), all netCDF-compatible.
+            ``da.sel(state="phi")`` is ``sol["phi"]``; ``da.to_dataset("state")`` gives one
+            variable per state. Needs xarray (``pip install "nonholo[xarray]"``).
+        """
+        xr = _optional("xarray", "to_xarray")
+        return xr.DataArray(np.array(self.y.T, dtype=float), dims=("t", "state"),
+                            coords={"t": np.array(self.t, dtype=float), "state": list(self.state_names)},
+                            name="y", attrs=self._metadata())
+
+    def plot(self, names=None, ax=None, **kwargs):
+        """Plot states against time (matplotlib, imported lazily).
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+            States to plot on one set of axes (names from ``state_names``). Default: one panel
+            for the coordinates q, one for the velocity states v (u for reduced models, the
+            quasi-velocities for frame models) and, if any, one for the remaining states
+            (the vakonomic multipliers lambda).
+        ax : matplotlib Axes, optional
+            Axes to draw ``names`` on (default: a new figure).
+        **kwargs
+            Passed to ``Axes.plot``.
+
+        Returns
+        -------
+        matplotlib Axes, or a list of them for the default panels.
+
+        A failed run is plotted up to ``t_last`` with the solver's message as the title.
+        """
+        plt = _optional("matplotlib.pyplot", "plot", extra="plot")
+        if names is not None:
+            names = [names] if isinstance(names, str) else list(names)
+            for name in names:
+                self[name]  # KeyError naming the states
+            groups = [names]
+        else:
+            n = self.model.system.n
+            nv = self.v.shape[0]
+            groups = [g for g in (self.state_names[:n], self.state_names[n:n + nv], self.state_names[n + nv:]) if g]
+        if ax is None:
+            fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False,
+                                     figsize=(7.0, 2.2 + 1.6 * len(groups)))
+            axes = list(axes[:, 0])
+        else:
+            if len(groups) > 1:
+                raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
+            axes, fig = [ax], ax.figure
+        for axis, group in zip(axes, groups):
+            for name in group:
+                axis.plot(self.t, self[name], label=name, **kwargs)
+            axis.legend(loc="best", fontsize=8, ncol=max(1, len(group) // 4))
+            axis.grid(True, alpha=0.3)
+        axes[-1].set_xlabel("t")
+        system = getattr(getattr(self.model, "system", None), "name", "")
+        kind = getattr(self.model, "kind", "")
+        title = f"{system}: {kind}" if system else kind
+        if not self.success:
+            title += f"\n{self.flag_name or 'failure'} at t = {self.t_last:g}"
+            for axis in axes:
+                axis.axvline(self.t_last, color="0.3", ls=":", lw=1)
+        axes[0].set_title(title, fontsize=10, color="black" if self.success else "#b00000")
+        return axes if names is None else axes[0]
+
+    def _repr_html_(self) -> str:
+        ok = self.success
+        colour = "#1a7f37" if ok else "#b00000"
+        verdict = "success" if ok else "failure"
+        head = (f"<p><b>SimulationResult</b>: <b style='color:{colour}'>{verdict}</b> (status {self.status}"
+                f"{', ' + html.escape(self.flag_name) if self.flag_name and not ok else ''})<br>"
+                f"{html.escape(str(self.message))}</p>")
+        rows = []
+        if self.t.size:
+            rows.append(("t", f"{self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]"))
+        rows.append(("y", f"shape {self.y.shape}: {', '.join(self.state_names)}"))
+        model = getattr(self.model, "kind", type(self.model).__name__)
+        order = getattr(self.model, "order", None)
+        rows.append(("model", model + (f" of order {order}" if order is not None else "")))
+        if self.params:
+            rows.append(("params", ", ".join(f"{k}={v:g}" for k, v in self.params.items())))
+        if self.t_events:
+            rows.append(("events", ", ".join(str(len(te)) for te in self.t_events) + " occurrences"))
+        for key, value in self.stats.items():
+            if key == "cpu_time":
+                text = f"{value * 1e3:.3g} ms"
+            elif isinstance(value, float):
+                text = f"{value:.3g}"
+            else:
+                text = str(value)
+            rows.append((key, text))
+        table = "".join(f"<tr><td style='text-align:left'>{html.escape(k)}</td>"
+                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
+        return f"<div>{head}<table>{table}</table></div>"
+
+
+def _optional(module: str, what: str, extra: str = "xarray"):
+    """Import an optional dependency, or raise ImportError saying how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        raise ImportError(f"{what}() needs {top}: pip install {top} (or pip install \"nonholo[{extra}]\")") from exc

@@ -169,6 +169,24 @@ def _t_eval(t_eval, t0: float, tf: float):
     return t_eval
 
 
+def _drift_control(model: Model, drift_control, method: str) -> bool:
+    """None (default): project onto A v = b when the method is BDF (CVODE projects only with BDF;
+    'auto' picks BDF for constrained models). True with 'adams' cannot be honoured: an error."""
+    if drift_control is None:
+        return True
+    if drift_control and model.constrained and method.lower() == "adams":
+        raise ValueError("drift_control=True needs method='bdf' or 'auto': CVODE projects onto the constraint "
+                         "set only with BDF (use drift_control=False to run Adams without it)")
+    return bool(drift_control)
+
+
+def _core_options(solver_options, dense_output: bool) -> dict:
+    options = dict(solver_options or {})
+    if dense_output:
+        options["dense_output"] = True
+    return options
+
+
 def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResult:
     if result.status < 0:
         if raise_on_failure:
@@ -192,10 +210,11 @@ def simulate(
     first_step: float | None = None,
     max_steps: int = 500_000,
     max_wall_time: float | None = None,
-    drift_control: bool = True,
+    drift_control: bool | None = None,
     project_y0: bool = False,
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
+    dense_output: bool = False,
 ) -> SimulationResult:
     """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
 
@@ -229,8 +248,11 @@ def simulate(
         Maximum number of steps over the whole interval (a failure beyond it).
     max_wall_time : float, optional
         Stop (as a failure) after this many seconds.
-    drift_control : bool
+    drift_control : bool, optional
         Project the velocities onto A(q) v = b(q, t) after every step (constrained models).
+        Default: whenever the method is BDF (always with "auto"); CVODE projects only with BDF,
+        so ``True`` with ``method="adams"`` is an error, and Adams runs without drift control
+        (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
         Project v in y0 onto the constraint set instead of raising when it violates it.
     raise_on_failure : bool
@@ -239,6 +261,9 @@ def simulate(
         CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobian
         evaluations), ``setup_frequency`` (steps between linear-solver setups),
         ``max_nonlinear_iterations``, ``nonlinear_convergence``.
+    dense_output : bool
+        Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
+        t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.
 
     Returns
     -------
@@ -253,7 +278,8 @@ def simulate(
     y0 = _initial_state(model, y0, t0, p, project_y0)
     raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf), _events(model, events),
                           opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
-                          opts["max_steps"], opts["max_wall_time"], bool(drift_control), dict(solver_options or {}))
+                          opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
+                          _core_options(solver_options, dense_output))
     names = [*model.system.parameter_names, *model._extra]
     return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
 
@@ -291,7 +317,7 @@ def simulate_many(
     first_step: float | None = None,
     max_steps: int = 500_000,
     max_wall_time: float | None = None,
-    drift_control: bool = True,
+    drift_control: bool | None = None,
     project_y0: bool = False,
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
@@ -325,6 +351,7 @@ def simulate_many(
     raws = _core.integrate_many(model.core, np.asarray(P, dtype=float).reshape(-1), t0, tf, Y0.reshape(-1), n_runs,
                                 _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"], opts["method"],
                                 opts["max_step"], opts["first_step"], opts["max_steps"], opts["max_wall_time"],
-                                bool(drift_control), 0 if threads is None else int(threads), dict(solver_options or {}))
+                                _drift_control(model, drift_control, method), 0 if threads is None else int(threads),
+                                dict(solver_options or {}))
     names = [*model.system.parameter_names, *model._extra]
     return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]

@@ -25,6 +25,7 @@ struct IntegrationOptions {
   long max_steps = 500000;   // over the whole integration
   double max_wall_time = 0.0;  // seconds, 0: unbounded
   bool project = true;       // drift control on constrained models (requires BDF)
+  bool dense_output = false; // keep CVODE's interpolant of every step (SimulationOutput::dense)
   // CVODE's tuning knobs; 0 keeps CVODE's default.
   int max_order = 0;                  // CVodeSetMaxOrd
   long jacobian_frequency = 0;        // CVodeSetJacEvalFrequency (steps between Jacobians)
@@ -50,6 +51,14 @@ struct SolverStats {
   double cpu_time = 0.0;
 };
 
+// CVODE's interpolant on each step [t_end - h, t_end]: y(t) = sum_k D_k (t - t_end)^k / k!,
+// D_k the k-th derivative at t_end (Nordsieck history, k <= the order used).
+struct DenseOutput {
+  std::vector<double> t_end, h;
+  std::vector<int> order;
+  std::vector<double> derivatives;  // per step, (order + 1) x n_states, k-major
+};
+
 struct SimulationOutput {
   int n_states = 0;
   std::vector<double> t;
@@ -63,6 +72,7 @@ struct SimulationOutput {
   std::vector<std::vector<double>> t_events;
   std::vector<std::vector<double>> y_events;  // per event, time-major like y
   std::vector<std::string> messages;          // captured from SUNDIALS
+  DenseOutput dense;                          // filled when options.dense_output
   bool interrupted = false;
 };
 
