@@ -93,6 +93,11 @@ class CriterionResult:
         d^2 Ltilde / dq' dq'; ``hessian_det`` its determinant, ``signature`` the numbers of
         positive and negative eigenvalues at a sample point, ``regular`` whether it is
         nonsingular there.
+    force : SymPy matrix or None
+        The system's force F(q, v, t) when it has one (e.g. the gyroscopic force
+        ((dg/dq)^T - dg/dq) v into which ``System.from_lagrangian`` turns a term g^T v): the
+        multipliers in the criterion include it, and the unconstrained equations are then the
+        Euler-Lagrange equations of ``lagrangian`` with F on the right-hand side.
     """
 
     holds: bool
@@ -104,6 +109,7 @@ class CriterionResult:
     signature: tuple = ()
     regular: bool = False
     points: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    force: sp.Matrix | None = None
 
     def __repr__(self) -> str:
         r1, r2 = np.abs(self.residual_1).max(initial=0), np.abs(self.residual_2).max(initial=0)
@@ -283,6 +289,7 @@ class AnholonomicFrame:
         Ltilde = sp.expand(L - sum(f * va for f, va in zip(phi, v_constraint)))
         H = sp.hessian(Ltilde, list(system.velocities))
         result.lagrangian, result.hessian = Ltilde, H
+        result.force = None if all(f == 0 for f in system.force) else system.force
         result.hessian_det = sp.factor(sp.simplify(H.det()))
         f = sp.lambdify([*system.coordinates, *system.parameters], H, "numpy")
         q = result.points[0, : self.n]

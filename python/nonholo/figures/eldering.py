@@ -30,7 +30,7 @@ import nonholo as nh
 from nonholo import sleigh_frames as sf
 from nonholo.systems.planar_particle import planar_particle, realized_pendulum
 
-from .registry import figure, report_section
+from .registry import figure, report_section, save
 
 # ------------------------------------------------------------------ choices and the paper's numbers
 G = 9.81
@@ -156,9 +156,7 @@ def fig1(path: Path) -> dict:
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9)
     fig.suptitle("Eldering Fig. 1: unit mass, g = 9.81, from rest on S^1 at 45 deg below the horizontal (x0 > 0, "
                  "our choice of side), t in [0, 10]", fontsize=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path, rect=(0, 0.06, 1, 1))
     return {"extent": {f"{name}, {eps:g}": pendulum_extent(sol) for (name, eps), sol in runs.items()}}
 
 
@@ -219,9 +217,7 @@ def fig3(path: Path) -> dict:
                  "half-ellipses m u^2 + (I + m a^2) omega^2 = m U^2, U = 0.5, 1, 1.5, 2 (grey)")
     ax.title.set_fontsize(10)
     ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     return {"ellipse_error": ellipse_error, "U": float(np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m))}
 
 
@@ -248,9 +244,7 @@ def fig4(path: Path) -> dict:
                  "(grey arrows: heading phi; the sleigh approaches from the right moving backwards)")
     ax.title.set_fontsize(9)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     # heading change over the run and over the whole heteroclinic orbit (note section 5 item 3)
     U = np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m)
     s = c.k * U * (o["t"][[0, -1]] + np.arctanh(U0 / U) / (c.k * U))  # s = k U (t - t0)
@@ -316,9 +310,7 @@ def fig5(path: Path) -> dict:
         ax.set_xlabel("x")
     for ax in axes[::2]:
         ax.set_ylabel("y")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     return {"distance": distance}
 
 
@@ -354,9 +346,7 @@ def fig7(path: Path) -> dict:
         ax.set_xlabel("u")
     for ax in axes[::2]:
         ax.set_ylabel("omega")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     return numbers
 
 
@@ -386,9 +376,7 @@ def fig8(path: Path) -> dict:
         ax.set_xlabel("x")
     for ax in axes[::2]:
         ax.set_ylabel("y")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
                          for key in ("max_dist_nh", "max_dist_first_order")}
     return numbers
@@ -499,9 +487,7 @@ def fig6(path: Path) -> dict:
     ax2.title.set_fontsize(9)
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     rates = []
     for fb in fibres:  # fitted decay rate over t/eps in [1, 6], times eps
         v = fb["view"]
@@ -698,9 +684,7 @@ def fig_errata(path: Path) -> dict:
     ax.title.set_fontsize(9)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     return {"rows": rows, "slopes": slopes}
 
 
@@ -734,9 +718,7 @@ def fig_convergence(path: Path) -> dict:
     axes[1].set_title("friction pendulum: rest at theta = -pi/4, t in [0, 3], started on D_eps", fontsize=9)
     fig.suptitle("Reduced models of order K (0 = nonholonomic) against the friction model: max error of (q, u) "
                  "over 11 times; dashed: slope K + 1", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     return {name: {"eps": s.eps.tolist(), "errors": {K: v.tolist() for K, v in s.errors.items()},
                    "slopes": s.slopes, "slip_slopes": s.slip_slopes} for name, s in studies.items()}
 
@@ -780,9 +762,7 @@ def fig_caratheodory(path: Path) -> dict:
     ax2.title.set_fontsize(9)
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
     return {"rows": rows}
 
 

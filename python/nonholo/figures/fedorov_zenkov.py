@@ -44,7 +44,7 @@ import sympy as sp
 import nonholo as nh
 from nonholo.discrete_sleigh import DiscreteSleigh
 
-from .registry import figure, report_section
+from .registry import figure, report_section, save
 
 __all__ = ["SLEIGH", "ContinuousSleigh", "sleigh", "discrete_map", "fig3_start", "inclined_knife_edge",
            "knife_edge_closed_form", "linearization_table", "heteroclinic_limits", "regression_values",
@@ -368,9 +368,7 @@ def fig1(path: Path) -> dict:
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.text(0.5, 0.01, "J = m = a = 1 (I = 2); orbits from p2 = 0 at E = " + ", ".join(f"{E:g}" for E in FIG1_ENERGIES)
              + f", t in [-{FIG1_T:g}, {FIG1_T:g}]; line p1 = 0: equilibria", ha="center", fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, rect=(0, 0.03, 1, 1), tight_bbox=True)
 
     rows = {}
     for (E, sign), p in orbits.items():
@@ -434,9 +432,7 @@ def fig2(path: Path) -> dict:
     fig.text(0.5, 0.01, f"J = m = a = 1 (I = 2; Theorem 6 window |p2| < 2I/a = 4); seeds x on p2 = 0; "
              f"{FIG2_STEPS} steps of P and {FIG2_STEPS} of P^-1 from each; p^k ~ h p(t_k); beta from {LIMIT_STEPS} "
              "steps each way", ha="center", fontsize=8)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, rect=(0, 0.06, 1, 1), tight_bbox=True)
     return dict(limits=limits, mirror_deviation=mirror, min_p2_increment=monotone,
                 linearization=linearization_table())
 
@@ -512,9 +508,7 @@ def fig3(path: Path) -> dict:
     ax.indicate_inset_zoom(inset, edgecolor=GREY)
     fig.text(0.5, 0.01, f"J = m = a = 1; theta = x = y = 0, v0 = {V0:g} (backwards), omega0 = {OMEGA0:g}; "
              f"h = {h:g}, {N} steps, t in [0, {T:g}]; start from continuous data (p_0 = G v_0)", ha="center", fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, rect=(0, 0.03, 1, 1), tight_bbox=True)
 
     ref = exact.configuration(disc.t)
     same_time = np.hypot(xd - ref[0], yd - ref[1])
@@ -644,9 +638,7 @@ def fig_work_precision(path: Path) -> dict:
     fig.suptitle(f"Sleigh J = m = a = 1, v0 = {V0:g}, omega0 = {OMEGA0:g}, t in [0, {WP_T:g}]; reference: closed form "
                  f"(theta) and its quadrature (x, y); discrete error slope {wp['discrete_slope']:.2f} in h",
                  fontsize=9.5)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, tight_bbox=True)
     return wp
 
 
@@ -713,9 +705,7 @@ def fig_long_time(path: Path) -> dict:
         ax.legend(fontsize=7.5, loc="lower right")
     axes[0].set_ylabel("max |E - E(0)| / E(0) over windows of 5 time units")
     fig.suptitle(f"Long runs, t in [0, {LONG_T:g}]: discrete h = {LONG_H:g} against CVODE (atol = rtol/100)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, tight_bbox=True)
     return {name: {label: {k: v for k, v in r.items() if k not in ("t", "energy_error")} for label, r in rows.items()}
             for name, rows in runs.items()}
 

@@ -10,7 +10,7 @@ import numpy as np
 
 import nonholo as nh
 
-from .registry import figure, report_section
+from .registry import figure, report_section, save
 
 SLEIGH = dict(m=1.0, I=1.0, a=0.2)
 U0, OMEGA0, T = -1.5, 1.0, 20.0
@@ -47,9 +47,7 @@ def fig_sleigh_trajectories(path: Path) -> dict:
     ax2.set(xlabel="u (forward velocity)", ylabel="omega", title="(u, omega): half-ellipse orbits")
     fig.suptitle(f"Chaplygin sleigh m = I = 1, a = 0.2; u0 = {U0}, omega0 = {OMEGA0}, no slip at t = 0; t in [0, {T:g}]",
                  fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path)
 
     J = SLEIGH["I"] + SLEIGH["m"] * SLEIGH["a"] ** 2
     u_end = {eps: float(_body(sol)[0][-1]) for eps, sol in runs.items()}

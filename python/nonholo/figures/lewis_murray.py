@@ -30,7 +30,7 @@ import numpy as np
 import nonholo as nh
 from nonholo.systems.ball_on_turntable import angular_velocity, ball_state, spin
 
-from .registry import figure, report_section
+from .registry import figure, report_section, save
 
 __all__ = ["MODES", "TABLE1_CASES", "TABLE1_PRINTED", "ball", "crossings", "table1", "vakonomic_run",
            "vakonomic_family", "vakonomic_invariants", "vakonomic_reference", "lemma31_scan", "circle_oracle",
@@ -355,8 +355,7 @@ def _single_orbit_figure(path, params, t_end, title, extra=None) -> dict:
     diff = float(np.abs(sols["paper_compatible"].y[:2] - sols["derived"].y[:2]).max())
     _footer(fig, f"t in [0, {t_end:.3g}] s (not given in the paper); {CHOICES}.\nBoth modes (r = 2.54 and 1.27 cm) "
                  f"give the same orbit: max difference {diff:.1e} cm.")
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path, layout=False)  # laid out by _footer
     return dict(sol=sol, mode_difference=diff)
 
 
@@ -380,8 +379,7 @@ def _two_mode_figure(path, params, title) -> dict:
     fig.suptitle(title, fontsize=10)
     _footer(fig, f"t in [0, t5] (five same-direction returns to the positive x-axis, the Table 1 span); orbits beyond "
                  f"the plate's edge dotted (axes clipped at 22 cm); {CHOICES}.")
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path, layout=False)  # laid out by _footer
     return out
 
 
@@ -416,8 +414,7 @@ def _family_figure(path, which, label, paper_caption) -> dict:
     ax.legend(fontsize=8, loc="upper left")
     _footer(fig, f"Vakonomic model, r = 1.27 cm (not given in the paper); each run stops at the plate's edge "
                  f"(terminal event x^2 + y^2 = 15^2).\n{CHOICES}.")
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path, layout=False)  # laid out by _footer
     return dict(values=values, exits=exits)
 
 
@@ -514,8 +511,7 @@ def fig_table1(path: Path) -> dict:
     axes[0].set_ylabel("rho_i (cm); dashed: plate edge")
     _footer(fig, f"rho_0 = 10, rho_i = 10 + d_1 + ... + d_i; derived-mode radii above 25 cm are off the axes. "
                  f"{CHOICES}.")
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path, layout=False)  # laid out by _footer
     return {mode: [dict(case=r["case"], period=float(r["period"]), d=r["d"].tolist(), times=r["times"].tolist(),
                         radii=r["radii"].tolist(), leaves_plate=r["leaves_plate"]) for r in rows]
             for mode, rows in tables.items()}
@@ -544,8 +540,7 @@ def fig_lemma31(path: Path) -> dict:
     ax2.legend(fontsize=8)
     _footer(fig, f"Grid {len(g)}x{len(g)} over [-{g[-1]:g}, {g[-1]:g}]^2 plus Nelder-Mead ({scan['nfev']} runs), "
                  f"r = 1.27 cm. {CHOICES}.")
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save(fig, path, layout=False)  # laid out by _footer
     return dict(lambda_min=scan["lambda_min"].tolist(), min_deviation=scan["min_deviation"],
                 integration_error=scan["integration_error"],
                 deviation_at_zero=scan["deviation_at_zero"], spin_deviation=scan["spin_deviation"],

@@ -13,7 +13,8 @@ FIGURES: dict = {}
 REPORT_SECTIONS: dict = {}
 
 _MODULES = ["nonholo.figures.foundation", "nonholo.figures.eldering", "nonholo.figures.lewis_murray",
-            "nonholo.figures.fedorov_zenkov"]
+            "nonholo.figures.fedorov_zenkov", "nonholo.figures.gzenda_chhabra",
+            "nonholo.figures.mestdag_crampin"]
 
 
 def figure(name: str):
@@ -24,6 +25,18 @@ def figure(name: str):
         return fn
 
     return register
+
+
+def save(fig, path: Path, *, rect=None, layout: bool = True, tight_bbox: bool = False) -> None:
+    """Lay out (unless ``layout`` is False: the caller did), write at 130 dpi and close a figure.
+    ``rect``: the area tight_layout leaves to the axes (room for a caption); ``tight_bbox``:
+    crop the PNG to what is drawn."""
+    import matplotlib.pyplot as plt
+
+    if layout:
+        fig.tight_layout(**({"rect": rect} if rect is not None else {}))
+    fig.savefig(path, dpi=130, **({"bbox_inches": "tight"} if tight_bbox else {}))
+    plt.close(fig)
 
 
 def report_section(title: str):
