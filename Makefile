@@ -36,6 +36,7 @@ figures: install
 
 bench: install
 	$(PYTHON) benchmarks/friction_sleigh.py
+	$(PYTHON) benchmarks/scaling.py
 
 clean:
 	rm -rf build figures benchmarks/_build .pytest_cache

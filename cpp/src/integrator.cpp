@@ -537,11 +537,14 @@ std::vector<SimulationOutput> integrate_many(const Model& model, const std::vect
           errors[i] = std::current_exception();
         }
       }
+      // Wake the watching thread only for the last run: on a machine with as many workers as
+      // cores, a wake-up per run would preempt a worker thousands of times per second.
+      bool last;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        ++done;
+        last = ++done == n_runs;
       }
-      finished.notify_one();
+      if (last) finished.notify_one();
     }
   };
 
