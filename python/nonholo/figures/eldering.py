@@ -132,6 +132,14 @@ def pendulum_reduced_table(eps_values=tuple(NOTE_PENDULUM_TABLE), t_end: float =
     return table
 
 
+def _label_2x2(axes, xlabel: str, ylabel: str) -> None:
+    """Axis labels on the outer edges of a 2 x 2 grid of panels (flattened ``axes``)."""
+    for ax in axes[2:]:
+        ax.set_xlabel(xlabel)
+    for ax in axes[::2]:
+        ax.set_ylabel(ylabel)
+
+
 @figure("eldering_fig1")
 def fig1(path: Path) -> dict:
     """Fig. 1: the particle under gravity held near S^1 by a stiff potential, radial friction and
@@ -306,10 +314,7 @@ def fig5(path: Path) -> dict:
         ax.set_aspect("equal")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    for ax in axes[2:]:
-        ax.set_xlabel("x")
-    for ax in axes[::2]:
-        ax.set_ylabel("y")
+    _label_2x2(axes, "x", "y")
     save(fig, path)
     return {"distance": distance}
 
@@ -342,10 +347,7 @@ def fig7(path: Path) -> dict:
         ax.set(xlim=(-2.2, 2.2), ylim=(-0.1, 2.2), xticks=[-2, -1, 0, 1, 2], yticks=[0, 1, 2])
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8, loc="upper left")
-    for ax in axes[2:]:
-        ax.set_xlabel("u")
-    for ax in axes[::2]:
-        ax.set_ylabel("omega")
+    _label_2x2(axes, "u", "omega")
     save(fig, path)
     return numbers
 
@@ -372,10 +374,7 @@ def fig8(path: Path) -> dict:
         ax.set_aspect("equal")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    for ax in axes[2:]:
-        ax.set_xlabel("x")
-    for ax in axes[::2]:
-        ax.set_ylabel("y")
+    _label_2x2(axes, "x", "y")
     save(fig, path)
     numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
                          for key in ("max_dist_nh", "max_dist_first_order")}

@@ -317,36 +317,23 @@ NONHOLO_TAYLOR2_UNARY(log, series_coefficients::log(x.c[0], x.deg))
 NONHOLO_TAYLOR2_UNARY(sqrt, series_coefficients::pow(x.c[0], 0.5, x.deg))
 #undef NONHOLO_TAYLOR2_UNARY
 
-template <class S> Taylor2<S> sin(const Taylor2<S>& x) {
-  UTaylor<S> s, c;
-  series_coefficients::sincos(x.c[0], x.deg, s, c);
-  return x.compose(s);
-}
-template <class S> Taylor2<S> cos(const Taylor2<S>& x) {
-  UTaylor<S> s, c;
-  series_coefficients::sincos(x.c[0], x.deg, s, c);
-  return x.compose(c);
-}
-template <class S> Taylor2<S> tan(const Taylor2<S>& x) {
-  UTaylor<S> s, c;
-  series_coefficients::sincos(x.c[0], x.deg, s, c);
-  return x.compose(series_coefficients::divide(s, c));
-}
-template <class S> Taylor2<S> sinh(const Taylor2<S>& x) {
-  UTaylor<S> s, c;
-  series_coefficients::sinhcosh(x.c[0], x.deg, s, c);
-  return x.compose(s);
-}
-template <class S> Taylor2<S> cosh(const Taylor2<S>& x) {
-  UTaylor<S> s, c;
-  series_coefficients::sinhcosh(x.c[0], x.deg, s, c);
-  return x.compose(c);
-}
-template <class S> Taylor2<S> tanh(const Taylor2<S>& x) {
-  UTaylor<S> s, c;
-  series_coefficients::sinhcosh(x.c[0], x.deg, s, c);
-  return x.compose(series_coefficients::divide(s, c));
-}
+// sin, cos, tan and their hyperbolic twins from the coefficient series of the pair (s, c).
+#define NONHOLO_TAYLOR2_PAIR(name, pair, series)           \
+  template <class S>                                       \
+  Taylor2<S> name(const Taylor2<S>& x) {                   \
+    UTaylor<S> s, c;                                       \
+    series_coefficients::pair(x.c[0], x.deg, s, c);        \
+    return x.compose(series);                              \
+  }
+
+NONHOLO_TAYLOR2_PAIR(sin, sincos, s)
+NONHOLO_TAYLOR2_PAIR(cos, sincos, c)
+NONHOLO_TAYLOR2_PAIR(tan, sincos, series_coefficients::divide(s, c))
+NONHOLO_TAYLOR2_PAIR(sinh, sinhcosh, s)
+NONHOLO_TAYLOR2_PAIR(cosh, sinhcosh, c)
+NONHOLO_TAYLOR2_PAIR(tanh, sinhcosh, series_coefficients::divide(s, c))
+#undef NONHOLO_TAYLOR2_PAIR
+
 template <class S> Taylor2<S> asin(const Taylor2<S>& x) {
   using std::asin;
   return x.compose(series_coefficients::integral_of_quadratic_power(asin(x.c[0]), x.c[0], 1.0, -1.0, -0.5, 1.0, x.deg));
