@@ -852,7 +852,9 @@ def _report_work_precision(wp) -> list:
                      f"{r['cpu'] * 1e3:.3f} | "
                      f"{r['steps']} | {r['rhs'] or '-'} | {r['jac'] or '-'} | {r['newton'] or '-'} | {_e(r['constraint'], 1)} |")
     lines += ["", "The constraint residual column is the discrete constraint |A(q_m) v_m| at the midpoints for the "
-              "discrete runs, and the relative |A(q) v| at the output times for CVODE. Adams runs without "
+              "discrete runs, and the relative |A(q) v| at the output times for CVODE. BDF projects onto the "
+              "constraint at every step, but the output times are CVODE's interpolation between projected "
+              "steps, so the residual there is at the level of the local error; Adams runs without "
               "projection, so the constraint drifts at the level of rtol.\n",
               "Cheapest run reaching each accuracy (median wall time):\n",
               "| target error | discrete | CVODE BDF | CVODE Adams | discrete / best CVODE |", "|---|---|---|---|---|"]
