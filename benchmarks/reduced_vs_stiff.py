@@ -13,14 +13,13 @@ Usage: python benchmarks/reduced_vs_stiff.py [--quick] [--markdown PATH]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
 import nonholo as nh
+from cli import emit, repeats_and_output
 
 RTOL, ATOL = 1e-8, 1e-10
 REF_RTOL, REF_ATOL = 1e-12, 1e-14
@@ -86,15 +85,9 @@ def markdown(rows: list, repeats: int) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--markdown", help="write the table to this file")
-    args = parser.parse_args(argv)
-    repeats = 2 if args.quick else 7
+    repeats, output = repeats_and_output(__doc__, 7, argv)
     text = markdown(run(repeats), repeats)
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text)
+    emit(text, output)
     return 0
 
 

@@ -17,16 +17,15 @@ Usage: python benchmarks/scaling.py [--quick] [--markdown PATH]
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
 import nonholo as nh
+from cli import emit, repeats_and_output
 
 N_TRAJECTORIES = 2000
 EPS = 1e-4
@@ -120,16 +119,9 @@ def markdown(rows: list, repeats: int) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--markdown", help="write the table to this file")
-    args = parser.parse_args(argv)
-    repeats = 2 if args.quick else 9
+    repeats, output = repeats_and_output(__doc__, 9, argv)
     rows, _ = run(repeats)
-    text = markdown(rows, repeats)
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text)
+    emit(markdown(rows, repeats), output)
     return 0 if all(r.get("same", True) for r in rows) else 1
 
 

@@ -22,24 +22,30 @@ AGREE = 1e-8
 DISC_PARAMS_VALUES = (0.5, 1.0, 9.81)  # r, m, g
 
 
-def rolling_disc_documentation():
-    """SymPy's documented rolling disc with Kane's method, verbatim in substance: the 3-1-2
-    rotations yaw q1, lean q2, spin q3, speeds u = the disc's angular velocity in the lean frame,
-    the contact point C given zero velocity (the rolling constraint built into the kinematics)."""
-    q1, q2, q3, u1, u2, u3 = me.dynamicsymbols("q1 q2 q3 u1 u2 u3")
-    r, m, g = sp.symbols("r m g")
+def _disc_frames(q1, q2, q3, u1, u2, u3):
+    """The disc's frames of SymPy's example (3-1-2 rotations yaw q1, lean q2, spin q3), its angular
+    velocity set to the speeds u in the lean frame L, and the kinematic equations that say so."""
     N = me.ReferenceFrame("N")
     Y = N.orientnew("Y", "Axis", [q1, N.z])
     L = Y.orientnew("L", "Axis", [q2, Y.x])
     R = L.orientnew("R", "Axis", [q3, L.y])
     w_R_N_qd = R.ang_vel_in(N)
     R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    return N, Y, L, R, [(R.ang_vel_in(N) - w_R_N_qd).dot(uv) for uv in L]
+
+
+def rolling_disc_documentation():
+    """SymPy's documented rolling disc with Kane's method, verbatim in substance: the 3-1-2
+    rotations yaw q1, lean q2, spin q3, speeds u = the disc's angular velocity in the lean frame,
+    the contact point C given zero velocity (the rolling constraint built into the kinematics)."""
+    q1, q2, q3, u1, u2, u3 = me.dynamicsymbols("q1 q2 q3 u1 u2 u3")
+    r, m, g = sp.symbols("r m g")
+    N, Y, L, R, kd = _disc_frames(q1, q2, q3, u1, u2, u3)
     C = me.Point("C")
     C.set_vel(N, 0)
     Dmc = C.locatenew("Dmc", r * L.z)
     Dmc.v2pt_theory(C, N, R)
     I = me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2)  # noqa: E741
-    kd = [(R.ang_vel_in(N) - w_R_N_qd).dot(uv) for uv in L]
     disc = me.RigidBody("BodyD", Dmc, R, m, (I, Dmc))
     km = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=kd)
     km.kanes_equations([disc], [(Dmc, -m * g * Y.z)])
@@ -53,12 +59,7 @@ def rolling_disc_with_contact_point(gravity_as_load: bool = True):
     q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
     u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
     r, m, g = sp.symbols("r m g")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    R = L.orientnew("R", "Axis", [q3, L.y])
-    w_R_N_qd = R.ang_vel_in(N)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    N, Y, L, R, kd = _disc_frames(q1, q2, q3, u1, u2, u3)
     O = me.Point("O")
     O.set_vel(N, 0)
     C = O.locatenew("C", q4 * N.x + q5 * N.y)  # the contact point (geometric)
@@ -66,7 +67,7 @@ def rolling_disc_with_contact_point(gravity_as_load: bool = True):
     Dmc = C.locatenew("Dmc", r * L.z)
     Dmc.v2pt_theory(C, N, L)
     I = me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2)  # noqa: E741
-    kd = [(R.ang_vel_in(N) - w_R_N_qd).dot(uv) for uv in L] + [q4.diff() - u4, q5.diff() - u5]
+    kd = kd + [q4.diff() - u4, q5.diff() - u5]
     slip = Dmc.vel(N) + R.ang_vel_in(N).cross(-r * L.z)  # velocity of the disc's material point at C
     disc = me.RigidBody("BodyD", Dmc, R, m, (I, Dmc))
     km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5],
