@@ -1,0 +1,56 @@
+"""A chain of N planar knife-edge links joined by hinges: an N-trailer or a snake robot."""
+
+import sympy as sp
+
+from ..system import System
+
+
+def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2, l: float = 1.0,  # noqa: E741
+                     mu: float = 1.0) -> System:
+    r"""N rigid links on knife edges, each hitched at the knife edge of the link ahead of it.
+
+    Coordinates (x, y, theta_1, ..., theta_N): (x, y) is the contact point P_1 of the front link,
+    theta_i the heading of link i. Link i+1 is hinged to link i at P_i and has its own knife edge
+    at P_{i+1} = P_i - l e(theta_{i+1}), e(theta) = (cos theta, sin theta) (the standard N-trailer
+    with on-axle hitching, as in Laumond's and Sørdalen's N-trailer studies). Every link has mass
+    ``m``, moment of inertia ``I`` about its centre of mass, and its centre of mass a distance
+    ``a`` ahead of its own knife edge: C_i = P_i + a e(theta_i). Because dC_i/dtheta_j =
+    c_ij e'(theta_j) with constants c_ij, the metric is
+
+        G = sum_i m (dC_i/dq)^T (dC_i/dq) + I sum_i dtheta_i^2,
+        G[theta_j, theta_k] = m (sum_i c_ij c_ik) cos(theta_j - theta_k) + I delta_jk,
+
+    and the constraints (no sideways slip of any knife edge) are e'(theta_i) . P_i' = 0,
+
+        -sin(theta_i) x' + cos(theta_i) y' - l sum_{j=2..i} cos(theta_i - theta_j) theta_j' = 0,
+
+    N rows, with friction coefficient ``mu`` on each for the friction model. N = 1 is the
+    Chaplygin sleigh (with I its inertia). Parameters: m, I, a, l, mu. State order
+    ``[x, y, theta_1..theta_N, x_dot, y_dot, theta_1_dot..theta_N_dot]``.
+    """
+    if not isinstance(N, int) or isinstance(N, bool) or N < 1:
+        raise ValueError(f"N must be a positive integer (the number of links), got {N!r}")
+    x, y = sp.symbols("x y")
+    th = sp.symbols(f"theta_1:{N + 1}")
+    m_, I_, a_, l_, mu_ = sp.symbols("m I a l mu", positive=True)
+    # c[i][j]: the coefficient of e'(theta_j) in dC_i/dtheta_j (links and headings from 0).
+    c = [[(a_ if j == i else 0) - (l_ if 1 <= j <= i else 0) for j in range(N)] for i in range(N)]
+    n = N + 2
+    G = sp.zeros(n, n)
+    G[0, 0] = G[1, 1] = N * m_
+    for j in range(N):
+        s_j = sp.Add(*(c[i][j] for i in range(N)))
+        G[0, 2 + j] = G[2 + j, 0] = -m_ * s_j * sp.sin(th[j])
+        G[1, 2 + j] = G[2 + j, 1] = m_ * s_j * sp.cos(th[j])
+        for k in range(j, N):
+            w = sp.Add(*(c[i][j] * c[i][k] for i in range(N)))
+            G[2 + j, 2 + k] = G[2 + k, 2 + j] = m_ * w * sp.cos(th[j] - th[k]) + (I_ if j == k else 0)
+    A = sp.zeros(N, n)
+    for i in range(N):
+        A[i, 0], A[i, 1] = -sp.sin(th[i]), sp.cos(th[i])
+        for j in range(1, i + 1):
+            A[i, 2 + j] = -l_ * sp.cos(th[i] - th[j])
+    return System(
+        [x, y, *th], G, constraints=A, friction=mu_ * sp.eye(N),
+        parameters={m_: m, I_: I, a_: a, l_: l, mu_: mu}, name=f"knife-edge chain (N = {N})",
+    )
