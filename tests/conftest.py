@@ -5,6 +5,7 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
+from nonholo.testing import random_system  # noqa: F401  (re-exported for the tests)
 
 # Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
 # ANALYTIC_TOL: CVODE's global error is a modest multiple of its local tolerance over the
@@ -21,38 +22,6 @@ IDENTITY_TOL = 1e-11
 # h = 1e-6 both are below 1e-8 for the O(1) functions used here.
 FD_STEP = 1e-6
 FD_TOL = 1e-7
-
-
-def random_system(seed: int, n: int = 4, k: int = 2, potential: bool = True, affine: bool = False,
-                  force: bool = False) -> nh.System:
-    """A random system: q-dependent SPD metric, full-rank q-dependent constraint rows, SPD
-    friction coefficients depending on q, a potential, optional affine part and force.
-
-    The metric is B(q) B(q)^T + n I with B built from trigonometric terms, so it is SPD at every
-    q with eigenvalues in [n, n + |B|^2]; the constraint rows are a fixed full-rank matrix plus
-    a bounded q-dependent perturbation, full rank on the sampled region.
-    """
-    rng = np.random.default_rng(seed)
-    q = sp.symbols(f"q0:{n}")
-    t = sp.Symbol("t")
-    funcs = [sp.sin, sp.cos, lambda x: x, lambda x: x**2 / 4]
-
-    def term(scale):
-        i, j = rng.integers(0, n, 2)
-        f = funcs[rng.integers(0, len(funcs))]
-        return sp.Float(rng.uniform(-scale, scale)) * f(q[i]) * (1 + sp.Float(rng.uniform(-0.2, 0.2)) * q[j])
-
-    B = sp.Matrix(n, n, lambda i, j: term(0.5) + sp.Float(rng.uniform(-0.5, 0.5)))
-    G = B * B.T + n * sp.eye(n)
-    base = rng.normal(size=(k, n))
-    A = sp.Matrix(k, n, lambda i, j: sp.Float(base[i, j]) + term(0.15))
-    C = sp.Matrix(k, k, lambda i, j: sp.Float(rng.uniform(-0.3, 0.3)) * sp.cos(q[(i + j) % n]))
-    mu = C * C.T + sp.eye(k)
-    V = sum(term(1.0) for _ in range(3)) if potential else 0
-    b = sp.Matrix(k, 1, lambda i, j: term(0.5) * sp.cos(t)) if affine else None
-    v = sp.symbols(f"v0:{n}")
-    F = sp.Matrix(n, 1, lambda i, j: -sp.Float(rng.uniform(0, 0.3)) * v[i] + term(0.2)) if force else None
-    return nh.System(q, G, V, A, b, mu, F, velocities=v, time=t, name=f"random({seed})")
 
 
 @pytest.fixture(scope="session")

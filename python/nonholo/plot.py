@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .testing import loglog_slope as loglog_fit
+
 __all__ = ["trajectory", "states", "loglog_fit", "convergence"]
 
 
@@ -34,10 +36,6 @@ def states(result, names=None, ax=None, **kwargs):
     return lines
 
 
-def loglog_fit(x, y) -> float:
-    """Slope of the least-squares line through (log x, log y)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
 def convergence(study, ax=None, which: str = "errors", reference: bool = True):

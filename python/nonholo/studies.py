@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .simulate import simulate
+from .testing import loglog_slope
 
 __all__ = ["convergence", "ConvergenceStudy"]
 
@@ -56,9 +57,6 @@ class ConvergenceStudy:
         return f"<ConvergenceStudy {self.system_name}: eps {self.eps.min():g}..{self.eps.max():g}, slopes {slopes}>"
 
 
-def _slope(eps, values) -> float:
-    values = np.asarray(values, dtype=float)
-    return float(np.polyfit(np.log(eps), np.log(values), 1)[0])
 
 
 def _progress(iterable, total: int, enabled: bool, desc: str):
@@ -157,7 +155,7 @@ def convergence(
     slips = {K: np.array(v) for K, v in slips.items()}
     return ConvergenceStudy(
         eps=eps_values, orders=orders, errors=errors, slip_residuals=slips,
-        slopes={K: _slope(eps_values, errors[K]) for K in orders},
-        slip_slopes={K: _slope(eps_values, slips[K]) for K in orders},
+        slopes={K: loglog_slope(eps_values, errors[K]) for K in orders},
+        slip_slopes={K: loglog_slope(eps_values, slips[K]) for K in orders},
         times={k: np.array(v) for k, v in times.items()}, system_name=system.name,
     )
