@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import sympy as sp
 
 import nonholo as nh
 from nonholo.testing import random_system  # noqa: F401  (re-exported for the tests)
