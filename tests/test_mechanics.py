@@ -157,24 +157,63 @@ def test_documentation_disc_is_the_same_disc(disc):
     assert np.abs(u[:3] - doc.y[3:]).max() < AGREE
 
 
-def test_documentation_disc_is_rejected_with_the_reason():
-    """The documented form builds the rolling constraint into the kinematics (C has zero velocity
-    but moves): no metric on (q1, q2, q3) gives its equations, and the adapter says so."""
+def test_documentation_disc_is_accepted_and_moves_as_sympys_equations():
+    """The documented form builds the rolling constraint into the kinematics (C has zero velocity,
+    the velocity of the disc's material point there, and Dmc's velocity comes from v2pt_theory with
+    the disc's frame R). check_kinematics accepts it, and the system reproduces SymPy's own Kane
+    equations (km.rhs()) to 1e-8 over 3 s, although the Euler-Lagrange equations of its kinetic
+    energy alone would not (checked below)."""
     km3, (r, m, g) = rolling_disc_documentation()
-    with pytest.raises(nh.ModelError, match="velocity of point Dmc relative to point C is not the time derivative"):
-        nh.System.from_kanes_method(km3, {r: 0.5, m: 1.0, g: 9.81})
-    # skipping the check gives another system (Euler-Lagrange of the constrained kinetic energy),
-    # whose motion is not the disc's
-    params = {r: 0.5, m: 1.0, g: 9.81}
-    wrong = nh.System.from_kanes_method(km3, params, check_kinematics=False)
-    assert wrong.n == 3 and wrong.k == 0
+    params = dict(zip((r, m, g), DISC_PARAMS_VALUES))
+    system = nh.System.from_kanes_method(km3, params)
+    assert system.n == 3 and system.k == 0 and system.coordinate_names == ["q1", "q2", "q3"]
     q0, u0 = np.array([0.0, 0.3, 0.0]), np.array([0.2, 6.0, 1.0])
     rhs3 = sp.lambdify([*km3.q, *km3.u, r, m, g], km3.rhs(), "numpy")
-    doc = solve_ivp(lambda t, x: np.asarray(rhs3(*x, 0.5, 1.0, 9.81), float).ravel(), (0, 1), np.r_[q0, u0],
-                    t_eval=[1.0], **REF)
-    sol = nh.simulate(wrong.nonholonomic(), (0, 1), np.r_[q0, kane_qdot(km3, q0, u0, params)], t_eval=[1.0],
-                      rtol=1e-10, atol=1e-12)
-    assert np.abs(sol.q[:, -1] - doc.y[:3, -1]).max() > 1e-2
+    t = np.linspace(0.0, 3.0, 31)
+    doc = solve_ivp(lambda t, x: np.asarray(rhs3(*x, *DISC_PARAMS_VALUES), float).ravel(), (0, 3), np.r_[q0, u0],
+                    t_eval=t, **REF)
+    y0 = np.r_[q0, kane_qdot(km3, q0, u0, params)]
+    sol = nh.simulate(system.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-12, atol=1e-14, method="adams")
+    u = np.array([kane_speeds(km3, q, v, params) for q, v in zip(sol.q.T, sol.v.T)]).T
+    assert np.abs(sol.q - doc.y[:3]).max() < AGREE
+    assert np.abs(u - doc.y[3:]).max() < AGREE
+    assert np.ptp(sol["q1"]) > 0.5 and np.ptp(sol["q2"]) > 0.05  # it turns and leans
+    # the energy of a rolling disc (gravity as a load): kinetic energy + m g r cos(lean) is conserved
+    E = sol.energy() + params[m] * params[g] * params[r] * np.cos(sol["q2"])
+    assert np.ptp(E) < 1e-9 * abs(E[0])
+    # the force the adapter adds is what makes this right: without it (the Euler-Lagrange equations
+    # of the constrained kinetic energy), the motion is another one
+    lagrange_only = nh.System(system.coordinates, system.metric, force=_gravity_force(), parameters=system.parameters)
+    wrong = nh.simulate(lagrange_only.nonholonomic(), (0, 1), y0, t_eval=[1.0], rtol=1e-10, atol=1e-12)
+    assert np.abs(wrong.q[:, -1] - doc.y[:3, 10]).max() > 1e-2
+
+
+def _gravity_force():
+    """The generalized force of gravity on the documented disc, m g r sin(lean) on the lean."""
+    q2, r, m, g = sp.symbols("q2 r m g")
+    return sp.Matrix([0, m * g * r * sp.sin(q2), 0])
+
+
+def test_wrong_contact_velocity_is_rejected_with_the_point_and_the_fix():
+    """A contact point with tracked coordinates but zero velocity is neither the derivative of its
+    position nor a material point of the disc: a modelling error, named with its fix."""
+    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
+    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
+    r, m, g = sp.symbols("r m g")
+    N, Y, L, R, kd = _disc_frames(q1, q2, q3, u1, u2, u3)
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    C = O.locatenew("C", q4 * N.x + q5 * N.y)
+    C.set_vel(N, 0)  # the mistake: C moves (q4, q5 change) but is given zero velocity
+    Dmc = C.locatenew("Dmc", r * L.z)
+    Dmc.v2pt_theory(C, N, R)
+    disc = me.RigidBody("BodyD", Dmc, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), Dmc))
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3, u4, u5],
+                        kd_eqs=kd + [q4.diff() - u4, q5.diff() - u5])
+    km.kanes_equations([disc], [(Dmc, -m * g * Y.z)])
+    with pytest.raises(nh.ModelError, match=r"velocity of point C relative to point O is neither the time "
+                                            r"derivative.*C\.set_vel\(N, C\.pos_from\(O\)\.dt\(N\)\)"):
+        nh.System.from_kanes_method(km, dict(zip((r, m, g), DISC_PARAMS_VALUES)))
 
 
 def test_potential_instead_of_a_load_gives_the_same_motion_and_conserves_energy(disc):
