@@ -135,6 +135,7 @@ class System:
         if not isinstance(self.time, sp.Symbol):
             raise TypeError(f"time must be a SymPy symbol, got {self.time!r}")
         self.name = name or "System"
+        self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
 
         self.parameters = self._normalize_parameters(parameters)
         self.metric = _as_matrix(metric, (n, n), "metric")
@@ -520,11 +521,13 @@ class System:
             "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
             "friction": self.friction_coefficients if self.k else None, "force": self.force,
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
-            "indefinite_metric": self.indefinite_metric,
+            "indefinite_metric": self.indefinite_metric, "drawing": self.drawing,
         }
 
     def __setstate__(self, state):
+        drawing = state.pop("drawing", None)
         self.__init__(**state)
+        self.drawing = drawing
 
     # ------------------------------------------------------------------ Jupyter display
     def _repr_latex_(self) -> str:
