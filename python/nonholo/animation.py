@@ -38,6 +38,12 @@ def _animation_class():
         when ``matplotlib.rcParams["animation.html"] == "html5"`` (needs ffmpeg).
         """
 
+        def __del__(self):
+            # matplotlib warns when an animation is dropped before pyplot showed it; this one lives on
+            # its own Figure (not pyplot's), shown by _repr_html_ or written by save, so the warning
+            # would be wrong
+            pass
+
         def _repr_html_(self) -> str:
             if mpl.rcParams["animation.html"] == "html5":
                 return self.to_html5_video()
