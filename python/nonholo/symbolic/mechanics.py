@@ -25,13 +25,22 @@ A(q) q' = b(q, t) and a generalized force F(q, q', t). SymPy's methods map onto 
 
     Kane's equations with dependent speeds are d'Alembert's principle projected onto the
     constrained partial velocities, which is the Lagrange-d'Alembert principle that
-    ``system.nonholonomic()`` integrates. So the two agree exactly, provided the velocities
-    the bodies were given are the time derivatives of their positions (the kinematics of the
-    unconstrained system) and every constraint is among the ``velocity_constraints``. A
-    KanesMethod that builds a constraint into the kinematics instead (for example a rolling
-    contact point given zero velocity although it moves, as in SymPy's "rolling disc formed
-    from the contact point up") describes a system no set of coordinates q and metric G can
-    represent; the adapter detects it (``check_kinematics=True``) and says how to restate it.
+    ``system.nonholonomic()`` integrates. So the two agree exactly when the velocities the
+    bodies were given are the time derivatives of their positions (the kinematics of the
+    unconstrained system) and every constraint is among the ``velocity_constraints``.
+
+    Rolling contacts built into the kinematics. SymPy's rolling disc "formed from the contact
+    point up" and its Whipple bicycle give a contact point the velocity of the wheel's material
+    point there (zero, or ``v2pt_theory`` with the wheel's frame): the velocity of two points
+    fixed in one body, omega x r, not the time derivative of their relative position. The kinetic
+    energy is then right along the rolling motions, but its Euler-Lagrange equations are not the
+    motion. The adapter recognizes these material-point velocities (``check_kinematics``) and
+    adds to F the difference between those equations and Kane's generalized inertia forces,
+    so the system's equations are Kane's. A point velocity that is neither the derivative of its
+    position nor a material-point velocity of a body frame is a modelling error: ``ModelError``
+    names the point and the fix. Speeds that appear in no kinematic differential equation (the
+    wheel spins of the bicycle) become the derivatives of auxiliary coordinates
+    ``<speed>_integral``, appended to q_ind + q_dep.
 
     Gravity and every other load enter as the generalized force F (V = 0), so
     ``SimulationResult.energy()`` is then the kinetic energy only; pass ``potential=V`` and leave
@@ -53,8 +62,8 @@ linearization only); the adapter checks that they are there and raises ``ModelEr
 otherwise. Either way f_h(q, t) = 0 holds along exact solutions, and along numerical ones up to
 the integration error (the drift control of ``simulate`` projects velocities, not positions).
 
-Not supported (``ModelError`` says which): more generalized speeds than coordinates (speeds
-with no coordinate, e.g. the velocity of a contact point whose position is not tracked), kinematic
+Not supported (``ModelError`` says which): speeds in the kinematic differential equations with
+no coordinate of their own (e.g. the velocity of a contact point whose position is not tracked), kinematic
 differential equations that do not determine u from q' (k_ku singular), a kinetic energy or
 Lagrangian that depends on time explicitly (moving frames, time-varying masses), constraint
 coefficients k_nh that depend on time (their affine part f_nh may), dynamicsymbols that are
@@ -311,7 +320,7 @@ def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T, 
     With kinematics that build a constraint in (material points) or speeds that are not the
     derivatives of coordinates, the kinetic energy T(q, q') is correct along the motions but its
     Euler-Lagrange expression E_j = d/dt dT/dq'_j - dT/dq_j is not the generalized inertia force.
-    Kane's is (Kane and Levinson 1985, ch. 5)
+    Kane's is (Kane and Levinson, Dynamics: Theory and Applications, 1985)
 
         F*_r = -sum_bodies [ m a . dv/du_r + (I . alpha + omega x I . omega) . domega/du_r ],
 
@@ -499,9 +508,12 @@ def kanes_method_arguments(
     simplify : bool
         Run ``sympy.simplify`` on G, A, b, F (nicer display, slower construction).
     check_kinematics : bool
-        Check (numerically at random states) that the velocity of every body's mass centre and
-        loaded point is the time derivative of its position, and every body's angular velocity
-        the one of its orientation; see the module docstring.
+        Check (numerically at random states) that the velocity of every located point, relative
+        to the point it was located from, is the time derivative of their relative position or
+        the velocity of two points fixed in one body frame (a rolling contact), and every body's
+        angular velocity the one of its orientation; see the module docstring. Without the check
+        the kinematics are taken as given (and still classified, so that material-point
+        velocities get Kane's inertia forces).
 
     Returns
     -------
