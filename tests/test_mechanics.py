@@ -52,17 +52,23 @@ def rolling_disc_documentation():
     return km, (r, m, g)
 
 
+def _disc_and_contact_point():
+    """The disc's symbols and frames, and its contact point C located at (q4, q5) from a fixed O."""
+    q = me.dynamicsymbols("q1:6")
+    u = me.dynamicsymbols("u1:6")
+    r, m, g = sp.symbols("r m g")
+    frames = _disc_frames(*q[:3], *u[:3])
+    O = me.Point("O")
+    O.set_vel(frames[0], 0)
+    C = O.locatenew("C", q[3] * frames[0].x + q[4] * frames[0].y)  # the contact point (geometric)
+    return q, u, (r, m, g), frames, C
+
+
 def rolling_disc_with_contact_point(gravity_as_load: bool = True):
     """The same disc with the contact point's position (q4, q5) as coordinates, its velocity as
     speeds u4 = q4', u5 = q5', and the no-slip conditions as velocity_constraints for
     u_dependent = [u4, u5]: Kane's formulation of the rolling disc with nonholonomic constraints."""
-    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
-    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
-    r, m, g = sp.symbols("r m g")
-    N, Y, L, R, kd = _disc_frames(q1, q2, q3, u1, u2, u3)
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", q4 * N.x + q5 * N.y)  # the contact point (geometric)
+    (q1, q2, q3, q4, q5), (u1, u2, u3, u4, u5), (r, m, g), (N, Y, L, R, kd), C = _disc_and_contact_point()
     C.set_vel(N, u4 * N.x + u5 * N.y)
     Dmc = C.locatenew("Dmc", r * L.z)
     Dmc.v2pt_theory(C, N, L)
@@ -197,13 +203,7 @@ def _gravity_force():
 def test_wrong_contact_velocity_is_rejected_with_the_point_and_the_fix():
     """A contact point with tracked coordinates but zero velocity is neither the derivative of its
     position nor a material point of the disc: a modelling error, named with its fix."""
-    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
-    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
-    r, m, g = sp.symbols("r m g")
-    N, Y, L, R, kd = _disc_frames(q1, q2, q3, u1, u2, u3)
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", q4 * N.x + q5 * N.y)
+    (q1, q2, q3, q4, q5), (u1, u2, u3, u4, u5), (r, m, g), (N, Y, L, R, kd), C = _disc_and_contact_point()
     C.set_vel(N, 0)  # the mistake: C moves (q4, q5 change) but is given zero velocity
     Dmc = C.locatenew("Dmc", r * L.z)
     Dmc.v2pt_theory(C, N, R)
