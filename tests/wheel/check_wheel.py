@@ -36,7 +36,8 @@ assert libs and not outside, f"libsundials loaded from outside the environment: 
 
 
 def run(cmd, **kw) -> subprocess.CompletedProcess:
-    print("+", " ".join(map(str, cmd)), flush=True)
+    line = " ".join(map(str, cmd))
+    print("+", line if len(line) < 300 else line[:300] + " ...", flush=True)
     return subprocess.run(cmd, check=True, text=True, **kw)
 
 
