@@ -1,7 +1,10 @@
 """Stability of steady motions: linearization on the constraint manifold, steady motions,
 eigenvalues along a parameter and their critical values."""
 
+from .eigenpath import CriticalValue, EigenvaluePath, critical_values, eigenvalue_path
 from .linearize import Linearization, linearize
+from .steady import SteadyMotion, SteadyMotionError, steady_motions
 from .zero_modes import ZeroMode
 
-__all__ = ["Linearization", "linearize", "ZeroMode"]
+__all__ = ["Linearization", "linearize", "ZeroMode", "SteadyMotion", "SteadyMotionError", "steady_motions",
+           "EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]

@@ -81,6 +81,7 @@ class Linearization:
     params: dict
     model: object = field(repr=False)
     physical_matrix: np.ndarray = field(repr=False, default=None)
+    zero_levels: tuple = field(repr=False, default=())
 
     @property
     def n_zero(self) -> int:
@@ -160,23 +161,9 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         are invalid, or ``params`` names an unknown parameter.
     """
     y = model._state(y)
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or inf")
     t = float(t)
-    system, n = model.system, model.system.n
     names = model.state_names
-    cyc = _cyclic(system, cyclic)
-    pvec = model.param_vector(params)  # raises on an unknown parameter
-    cs = constraint_set(model, t, y, params)
-    _check_on_constraint_set(cs, model, steady_tol)
-    check_steady(model, y, t, params, cyc, steady_tol)
-
-    T, ind = tangent_basis(cs, names, independent, cyc, n)
-    Df = model.jacobian(t, y, params)
-    A = (Df @ T)[ind]
-    cyc_local = [ind.index(c) for c in cyc]
-    _check_cyclic_columns(A, cyc_local, [names[c] for c in cyc])
-
+    A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
     d = deflate(A, cyc_local, zero_tol)
     modes = _zero_modes(model, t, y, pvec, T, A, d, cyc, names)
     lam_phys = _sorted(np.linalg.eigvals(d.physical)) if d.physical.size else np.zeros(0, complex)
@@ -188,7 +175,28 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     B = _input_matrix(model, t, y, params, input_names, pvec)[ind] if input_names else None
     return Linearization(A=A, B=B, basis=T, coordinates=[names[i] for i in ind], eigenvalues=eigenvalues,
                          eigenvectors=eigenvectors, zero_modes=modes, inputs=input_names, state=y.copy(), t=t,
-                         params=dict(zip(model.params, pvec)), model=model, physical_matrix=d.physical)
+                         params=dict(zip(model.params, pvec)), model=model, physical_matrix=d.physical,
+                         zero_levels=tuple(d.counts[1:]))
+
+
+def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol: float = 1e-8):
+    """(A, T, independent indices, cyclic indices, their positions among the independent ones,
+    parameter vector) after checking that y is a steady motion on the constraint set."""
+    y = model._state(y)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or inf")
+    system, n = model.system, model.system.n
+    names = model.state_names
+    cyc = _cyclic(system, cyclic)
+    pvec = model.param_vector(params)  # raises on an unknown parameter
+    cs = constraint_set(model, t, y, params)
+    _check_on_constraint_set(cs, model, steady_tol)
+    check_steady(model, y, t, params, cyc, steady_tol)
+    T, ind = tangent_basis(cs, names, independent, cyc, n)
+    A = (model.jacobian(t, y, params) @ T)[ind]
+    cyc_local = [ind.index(c) for c in cyc]
+    _check_cyclic_columns(A, cyc_local, [names[c] for c in cyc])
+    return A, T, ind, cyc, cyc_local, pvec
 
 
 # --------------------------------------------------------------------------- checks
