@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .manifold import constraint_set, cyclic_coordinates, system_derivatives, tangent_basis
+from .manifold import constraint_set, cyclic_coordinates, free_symbols, system_derivatives, tangent_basis
 from .zero_modes import ZeroMode, deflate
 
 __all__ = ["Linearization", "linearize", "check_steady"]
@@ -168,7 +168,7 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     modes = _zero_modes(model, t, y, pvec, T, A, d, cyc, names)
     lam_phys = _sorted(np.linalg.eigvals(d.physical)) if d.physical.size else np.zeros(0, complex)
     eigenvalues = np.concatenate([np.zeros(d.n_zero, complex), lam_phys])
-    vectors = [z.vectors for z in modes] + [_eigenvector(A, T, lam) for lam in lam_phys]
+    vectors = [z.vectors for z in modes] + _eigenvectors(A, T, lam_phys)
     eigenvectors = np.hstack([np.asarray(v, complex).reshape(len(y), -1) for v in vectors]) if vectors else np.zeros((len(y), 0))
 
     input_names = _inputs(model, inputs)
@@ -250,12 +250,21 @@ def _sorted(lam: np.ndarray) -> np.ndarray:
     return lam[np.lexsort((-lam.imag, -lam.real))]
 
 
-def _eigenvector(A, T, lam) -> np.ndarray:
-    """Unit eigenvector in the full state: null vector of (A - lam I), mapped by T."""
-    _, _, Wh = np.linalg.svd(A - lam * np.eye(A.shape[0]))
-    x = T @ Wh[-1].conj()
-    k = np.argmax(np.abs(x))
-    return x * (abs(x[k]) / x[k]) / np.linalg.norm(x)
+def _eigenvectors(A, T, lam_phys) -> list:
+    """Unit eigenvectors in the full state of the physical eigenvalues: those of A whose
+    eigenvalues are nearest (each used once), mapped by T, largest component real positive."""
+    if not len(lam_phys):
+        return []
+    mu, X = np.linalg.eig(A)
+    free = np.ones(mu.size, bool)
+    out = []
+    for lam in lam_phys:
+        i = int(np.argmin(np.where(free, np.abs(mu - lam), np.inf)))
+        free[i] = False
+        x = T @ X[:, i]
+        k = np.argmax(np.abs(x))
+        out.append(x * (abs(x[k]) / x[k]) / np.linalg.norm(x))
+    return out
 
 
 def _conserved_covectors(model, t, y, pvec, T) -> list:
@@ -329,18 +338,15 @@ def _dominant(vectors, names, share: float = 0.2) -> str:
 def _inputs(model, inputs) -> list:
     system = model.system
     known = list(model.params)
+    sets = free_symbols(system)
     if inputs is None:
-        force_syms = set().union(*(e.free_symbols for e in system.force))
-        other = [*system.metric, system.potential, *system.constraints, *system.affine, *system.friction_coefficients]
-        other_syms = set().union(*(e.free_symbols for e in other))
-        return [s.name for s in system.parameters if s in force_syms and s not in other_syms]
+        return [s.name for s in system.parameters if s in sets["force"] and s not in sets["other"]]
     if isinstance(inputs, str):
         raise TypeError(f"inputs must be a list of parameter names, got {inputs!r}")
     unknown = [p for p in inputs if p not in known]
     if unknown:
         raise ValueError(f"inputs contains {unknown}, which are not parameters of the model; the parameters are {known}")
-    constraint_syms = set().union(*(e.free_symbols for e in [*system.constraints, *system.affine]))
-    bad = [p for p in inputs if any(s.name == p for s in constraint_syms)]
+    bad = [p for p in inputs if any(s.name == p for s in sets["constraints"])]
     if bad and model.kind != "friction":
         raise ValueError(f"inputs {bad} enter the constraints A(q) v = b; an input must leave the constraint set "
                          "unchanged")

@@ -27,13 +27,13 @@ import sympy as sp
 
 from .. import _core
 
-__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "system_derivatives", "KINDS"]
+__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "free_symbols", "system_derivatives", "KINDS"]
 
 #: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
 KINDS = ("nonholonomic", "friction", "reduced", "vakonomic")
 
 _TAPES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_CYCLIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_SYMBOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _HOLONOMIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -70,19 +70,28 @@ def system_derivatives(system, t: float, q, v, params) -> SystemDerivatives:
     )
 
 
+def free_symbols(system) -> dict:
+    """{part: set of symbols} for the parts "force" and "other" (G, V, A, b, mu, h), and
+    "constraints" (A, b); cached per system (SymPy's free_symbols is slow on large systems)."""
+    found = _SYMBOLS.get(system)
+    if found is None:
+        def syms(exprs):
+            return set().union(*(sp.sympify(e).free_symbols for e in exprs))
+        constraints = syms([*system.constraints, *system.affine])
+        other = syms([*system.metric, system.potential, *system.friction_coefficients, *_holonomic_exprs(system)])
+        found = _SYMBOLS[system] = {"force": syms(system.force), "constraints": constraints, "other": other | constraints}
+    return found
+
+
 def cyclic_coordinates(system) -> list:
     """Indices of the coordinates none of G, V, A, b, mu, F (nor a holonomic constraint) contains.
 
     Shifting such a coordinate maps motions to motions (a symmetry), so along a steady motion it
     may drift at a constant rate while the vector field stays the same.
     """
-    found = _CYCLIC.get(system)
-    if found is None:
-        exprs = [*system.metric, system.potential, *system.constraints, *system.affine,
-                 *system.friction_coefficients, *system.force, *_holonomic_exprs(system)]
-        free = set().union(*(sp.sympify(e).free_symbols for e in exprs))
-        found = _CYCLIC[system] = [i for i, s in enumerate(system.coordinates) if s not in free]
-    return list(found)
+    sets = free_symbols(system)
+    free = sets["force"] | sets["other"]
+    return [i for i, s in enumerate(system.coordinates) if s not in free]
 
 
 def _holonomic_exprs(system) -> list:
@@ -137,6 +146,7 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
         sysp = p[: len(system.parameters)]
         h = np.asarray(h_fn(*q, *sysp), dtype=float).reshape(-1)
         dh = np.asarray(dh_fn(*q, *sysp), dtype=float).reshape(h.size, n)
+        _check_holonomic_rows(system, jac[0][:, n:2 * n] if jac else np.zeros((0, n)), dh)
         J = np.zeros((h.size, N))
         J[:, :n] = dh
         rows.append(h)
@@ -145,6 +155,16 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
     if not rows:
         return ConstraintSet(np.zeros(0), np.zeros((0, N)), 1.0, 0)
     return ConstraintSet(np.concatenate(rows), np.vstack(jac), max(scale), n_h)
+
+
+def _check_holonomic_rows(system, A, dh) -> None:
+    """The derivative rows dh/dq of the holonomic constraints must lie in the row space of A."""
+    tol = 1e-9 * max(1.0, np.abs(dh).max(), np.abs(A).max(initial=0.0))
+    if A.shape[0] == 0 or np.linalg.matrix_rank(np.vstack([A, dh]), tol) > np.linalg.matrix_rank(A, tol):
+        from ..errors import ModelError
+
+        raise ModelError(f"the holonomic constraints of {system.name!r} have time derivatives (dh/dq) q' that are not "
+                         "among its constraint rows A(q) q' = b; add them to the constraints")
 
 
 def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n: int = 0):
