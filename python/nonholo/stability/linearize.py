@@ -261,7 +261,14 @@ def _eigenvectors(A, T, lam_phys) -> list:
     for lam in lam_phys:
         i = int(np.argmin(np.where(free, np.abs(mu - lam), np.inf)))
         free[i] = False
-        x = T @ X[:, i]
+        x = X[:, i]
+        for _ in range(2):  # inverse iteration with the accurate eigenvalue of the deflated matrix
+            try:
+                x = np.linalg.solve(A - lam * np.eye(A.shape[0]), x)
+            except np.linalg.LinAlgError:
+                break
+            x = x / np.linalg.norm(x)
+        x = T @ x
         k = np.argmax(np.abs(x))
         out.append(x * (abs(x[k]) / x[k]) / np.linalg.norm(x))
     return out

@@ -1,0 +1,333 @@
+"""Stability of steady motions: nh.linearize, nh.steady_motions, nh.eigenvalue_path, nh.critical_values.
+
+Oracles: the upright rolling disc's characteristic polynomial (from the linearized Kane equations,
+below), the sleigh's eigenvalues (notes/000_eldering.md (T6)), similarity invariance under the
+choice of independent coordinates and under changes of coordinates, the nonlinear simulation
+(second-order error of the linear prediction), and measured slopes in eps.
+"""
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.linalg import expm
+from sympy.physics import mechanics as me
+from test_mechanics import rolling_disc_with_contact_point
+
+import nonholo as nh
+from nonholo.testing import loglog_slope
+
+# Eigenvalues of matrices with entries O(1), computed with the zero modes deflated exactly: a few
+# hundred units of round-off.
+EIG_TOL = 1e-10
+
+
+# --------------------------------------------------------------------------- the upright disc
+@pytest.fixture(scope="module")
+def disc():
+    """SymPy's rolling disc (Kane's method, contact point coordinates q4, q5, no-slip conditions as
+    velocity constraints for u_dependent), r = m = g = 1: yaw q1, lean q2, spin q3."""
+    km, (r, m, g), _ = rolling_disc_with_contact_point()
+    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0}, name="rolling disc")
+
+
+def upright(system, w, yaw=0.4, params=None):
+    """The upright disc rolling straight with spin rate w (speed r w)."""
+    guess = np.r_[yaw, 0, 0, 0, 0, 0, 0, w, w, 0]
+    fixed = {"q1": yaw, "q1_dot": 0.0, "q2": 0.0, "q2_dot": 0.0, "q3_dot": w}
+    return nh.steady_motions(system, guess, fixed=fixed, params=params).state
+
+
+def disc_char_roots(w, r=1.0, g=1.0):
+    """Roots of the closed-form characteristic polynomial lambda^6 (lambda^2 - 4 g/(5 r) + 12 w^2/5).
+
+    Linearizing SymPy's Kane equations of the disc (test_kane.py: u1' = (6 u2 u3 r - u3^2 r tan q2
+    + 4 g sin q2)/(5 r), u3' = u1 (-2 u2 + u3 tan q2), q2' = u1) about q2 = u1 = u3 = 0, u2 = w
+    gives q2'' = 4 g/(5 r) q2 + 6 w/5 u3, u3' = -2 w q2', so lambda^2 = 4 g/(5 r) - 12 w^2/5; the
+    six zeros are the drifts of x, y and the spin, the speed, the heading and the slow turn.
+    Critical spin rate: w^2 = g/(3 r), 1/sqrt(3) for r = g = 1.
+    """
+    s = np.sqrt(complex(4 * g / (5 * r) - 12 * w**2 / 5))
+    return np.r_[np.zeros(6), s, -s]
+
+
+def _same_spectrum(a, b, tol=EIG_TOL):
+    a, b = np.sort_complex(np.round(a, 12)), np.sort_complex(np.round(b, 12))
+    assert a.shape == b.shape
+    assert np.abs(a - b).max() < tol, (a, b)
+
+
+@pytest.mark.parametrize("w", [0.2, 0.45, 0.7, 1.0, 2.5])
+def test_upright_disc_eigenvalues_match_closed_form(disc, w):
+    lin = nh.linearize(disc.nonholonomic(), upright(disc, w))
+    assert lin.A.shape == (8, 8) and lin.basis.shape == (10, 8)
+    assert np.all(lin.eigenvalues[:6] == 0)
+    _same_spectrum(lin.eigenvalues, disc_char_roots(w))
+    # eigenvectors in the full state, tangent to the constraint set, A-invariant
+    for lam, x in zip(lin.physical_eigenvalues, lin.eigenvectors[:, 6:].T):
+        xi = x[[disc.state_names().index(c) for c in lin.coordinates]]
+        assert np.abs(lin.A @ xi - lam * xi).max() < EIG_TOL
+
+
+def test_upright_disc_zero_modes_are_classified(disc):
+    lin = nh.linearize(disc.nonholonomic(), upright(disc, 1.0))
+    kinds = [(z.kind, z.multiplicity) for z in lin.zero_modes]
+    assert kinds == [("cyclic", 1)] * 3 + [("conserved", 1), ("family", 1), ("chain", 1)]
+    assert [z.reason.split(":")[0] for z in lin.zero_modes[:3]] == [f"cyclic coordinate q{i}" for i in (3, 4, 5)]
+    assert "energy" in lin.zero_modes[3].reason
+    assert lin.classification[-1][:2] == ("physical", 2)
+    assert lin.is_stable() and not nh.linearize(disc.nonholonomic(), upright(disc, 0.3)).is_stable()
+
+
+def test_upright_disc_critical_speed(disc):
+    """Stable above w = sqrt(g/(3 r)), for two parameter sets, to 1e-9."""
+    model = disc.nonholonomic()
+    for r, g in [(1.0, 1.0), (0.5, 9.81)]:
+        params = {"r": r, "g": g}
+        wc = np.sqrt(g / (3 * r))
+        path = nh.eigenvalue_path(model, "spin rate", np.linspace(0.5 * wc, 1.6 * wc, 13),
+                                  lambda w: upright(disc, w, params=params), params=params)
+        assert list(path.stable) == list(path.values > wc)
+        (crit,) = nh.critical_values(path)
+        assert abs(crit.value - wc) < 1e-9
+        assert crit.kind == "divergence" and crit.direction == "stabilizing"
+    assert abs(np.sqrt(1 / 3) - 1 / np.sqrt(3)) < 1e-15  # SymPy's test_kane.py value for r = g = m = 1
+
+
+def test_spectrum_does_not_depend_on_the_independent_coordinates(disc, sleigh):
+    y = upright(disc, 0.9)
+    auto = nh.linearize(disc.nonholonomic(), y)
+    chosen = ["q1", "q2", "q3", "q4", "q5", "q1_dot", "q2_dot", "q3_dot"]  # Kane's u_ind
+    other = nh.linearize(disc.nonholonomic(), y, independent=chosen)
+    assert other.coordinates == chosen and auto.coordinates != chosen
+    _same_spectrum(auto.eigenvalues, other.eigenvalues)
+    # the two matrices are similar through the bases: A2 = S2 T1 A1 (S2 T1)^-1
+    S = auto.basis[[disc.state_names().index(c) for c in chosen]]
+    assert np.abs(other.A - S @ auto.A @ np.linalg.inv(S)).max() < 1e-11
+    ys = np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.0]
+    for model in (sleigh.nonholonomic(), sleigh.vakonomic(), sleigh.reduced(1e-2, order=2)):
+        state = np.r_[ys, 0.0] if model.kind == "vakonomic" else ys
+        a = nh.linearize(model, state)
+        b = nh.linearize(model, state, independent=[c if c != "x_dot" else "y_dot" for c in a.coordinates])
+        _same_spectrum(a.eigenvalues, b.eigenvalues)
+
+
+# --------------------------------------------------------------------------- changes of coordinates
+def sleigh_at_centre_of_mass(a=0.2):
+    """The sleigh in the coordinates (X, Y) of its centre of mass, from its Lagrangian."""
+    X, Y, phi, Xd, Yd, pd = sp.symbols("X Y phi X_dot Y_dot phi_dot")
+    m, I, a_ = sp.symbols("m I a")
+    L = m * (Xd**2 + Yd**2) / 2 + I * pd**2 / 2
+    # the contact point (X, Y) - a e(phi) does not slip sideways
+    A = [[-sp.sin(phi), sp.cos(phi), -a_]]
+    return nh.System.from_lagrangian(L, [X, Y, phi], [Xd, Yd, pd], constraints=A, parameters={m: 1.0, I: 1.0, a_: a})
+
+
+@pytest.mark.parametrize("kind", ["nonholonomic", "friction"])
+def test_spectrum_invariant_under_a_change_of_coordinates(sleigh, kind):
+    """Contact point (x, y) vs centre of mass (X, Y) = (x, y) + a e(phi): same steady motion,
+    same spectrum and zero-mode structure."""
+    com = sleigh_at_centre_of_mass()
+    phi, u = 0.3, 1.2
+    y_contact = np.r_[0, 0, phi, u * np.cos(phi), u * np.sin(phi), 0]
+    y_com = np.r_[0.2 * np.cos(phi), 0.2 * np.sin(phi), phi, u * np.cos(phi), u * np.sin(phi), 0]
+    models = (sleigh.nonholonomic(), com.nonholonomic()) if kind == "nonholonomic" else \
+        (sleigh.friction(1e-3), com.friction(1e-3))
+    a, b = (nh.linearize(mdl, y) for mdl, y in zip(models, (y_contact, y_com)))
+    _same_spectrum(a.eigenvalues, b.eigenvalues, EIG_TOL * (1e3 if kind == "friction" else 1))
+    assert [(z.kind, z.multiplicity) for z in a.zero_modes] == [(z.kind, z.multiplicity) for z in b.zero_modes]
+    k = 1.0 * 0.2 / (1.0 + 1.0 * 0.04)  # m a/(I + m a^2): the sleigh's nonholonomic eigenvalue -k u
+    if kind == "nonholonomic":
+        assert abs(a.physical_eigenvalues[0] + k * u) < EIG_TOL
+
+
+def test_pendulum_cartesian_and_polar_with_and_without_the_holonomic_constraint():
+    """A unit pendulum as the planar particle's leaf r = 1 (Cartesian) and in polar coordinates,
+    at the bottom: +-i sqrt(g); without declaring h = 0 the leaves r = const add a zero mode."""
+    g = 9.81
+    cart = nh.systems.planar_particle(g, "friction")
+    r, th, rd, thd = sp.symbols("r theta r_dot theta_dot")
+    g_ = sp.Symbol("g")
+    polar = nh.System.from_lagrangian((rd**2 + r**2 * thd**2) / 2 - g_ * r * sp.sin(th), [r, th], [rd, thd],
+                                      constraints=[[1, 0]], parameters={g_: g})
+    x, y = sp.symbols("x y")
+    cart_h = nh.System(cart.coordinates, cart.metric, cart.potential, cart.constraints, parameters=cart.parameters,
+                       holonomic=[x**2 + y**2 - 1])
+    polar_h = nh.System(polar.coordinates, polar.metric, polar.potential, polar.constraints,
+                        parameters=polar.parameters, holonomic=[r - 1])
+    bottom_c, bottom_p = [0.0, -1.0, 0.0, 0.0], [1.0, -np.pi / 2, 0.0, 0.0]
+    expect = [1j * np.sqrt(g), -1j * np.sqrt(g)]
+    for system, y0 in [(cart_h, bottom_c), (polar_h, bottom_p)]:
+        lin = nh.linearize(system.nonholonomic(), y0)
+        assert lin.A.shape == (2, 2) and lin.n_zero == 0
+        _same_spectrum(lin.eigenvalues, expect)
+    for system, y0 in [(cart, bottom_c), (polar, bottom_p)]:
+        lin = nh.linearize(system.nonholonomic(), y0)
+        # the neighbouring leaf r = const is a steady state at another (conserved) energy
+        assert lin.A.shape == (3, 3) and [z.kind for z in lin.zero_modes] == ["conserved"]
+        _same_spectrum(lin.eigenvalues, [0, *expect])
+
+
+# --------------------------------------------------------------------------- the nonlinear motion
+@pytest.mark.parametrize("which", ["sleigh", "disc"])
+def test_linearization_predicts_the_departure_to_second_order(sleigh, disc, which):
+    """y(t) - [y*(t) + T exp(A t) xi0 delta]: O(delta^2); measured ratio for delta and delta/2."""
+    if which == "sleigh":
+        system, y_star = sleigh, np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.0]
+    else:
+        system, y_star = disc, upright(disc, 1.0)
+    model = system.nonholonomic()
+    lin = nh.linearize(model, y_star)
+    drift = model.rhs(0.0, y_star)
+    xi0 = np.random.default_rng(3).normal(size=lin.A.shape[0])
+    t = np.linspace(0.0, 3.0, 31)
+    errors = []
+    for delta in (2e-3, 1e-3):
+        y0 = y_star + delta * lin.basis @ xi0
+        n = system.n
+        y0[n:] = system.project(y0[:n], y0[n:])  # back onto the constraint set: an O(delta^2) change
+        sol = nh.simulate(model, (0.0, 3.0), y0, t_eval=t, rtol=1e-12, atol=1e-14)
+        linear = np.array([y_star + s * drift + delta * lin.basis @ (expm(lin.A * s) @ xi0) for s in t]).T
+        errors.append(np.abs(sol.y - linear).max())
+    assert 3.6 < errors[0] / errors[1] < 4.4
+
+
+# --------------------------------------------------------------------------- friction and reduced models
+def test_friction_sleigh_slow_and_fast_eigenvalues(sleigh):
+    """notes/000_eldering.md (T6): mu^2 + rho mu + a u/(I eps) = 0, rho = (I + m a^2)/(I m eps);
+    slow -> -k u with slope 1 in eps, fast ~ -alpha/eps."""
+    m, I, a, u = 1.0, 1.0, 0.2, 1.0
+    y = np.r_[0, 0, 0.3, u * np.cos(0.3), u * np.sin(0.3), 0.0]
+    nh_slow = nh.linearize(sleigh.nonholonomic(), y).physical_eigenvalues[0].real
+    eps = np.array([1e-2, 1e-3, 1e-4, 1e-5, 1e-6])
+    slow, fast = [], []
+    for e in eps:
+        lin = nh.linearize(sleigh.friction(e), y)
+        assert [(z.kind, z.multiplicity) for z in lin.zero_modes] == \
+            [("cyclic", 1), ("cyclic", 1), ("conserved", 1), ("family", 1)]
+        s, f = sorted(lin.physical_eigenvalues.real, reverse=True)
+        rho = (I + m * a**2) / (I * m * e)
+        roots = np.roots([1.0, rho, a * u / (I * e)])
+        assert abs(s - roots.max()) < 1e-9 * abs(s) and abs(f - roots.min()) < 1e-9 * abs(f)
+        slow.append(s)
+        fast.append(f)
+    assert abs(loglog_slope(eps, np.array(slow) - nh_slow) - 1.0) < 0.02
+    assert abs(loglog_slope(eps, fast) + 1.0) < 0.01
+    assert abs(fast[-1] * eps[-1] + (I + m * a**2) / (I * m)) < 1e-5
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_reduced_model_eigenvalue_error_has_order_k_plus_one(sleigh, order):
+    y = np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.0]
+    eps = np.array([1e-1, 3e-2, 1e-2, 3e-3])
+    err = [nh.linearize(sleigh.reduced(e, order=order), y).physical_eigenvalues[0].real
+           - max(nh.linearize(sleigh.friction(e), y).physical_eigenvalues.real) for e in eps]
+    assert abs(loglog_slope(eps, err) - (order + 1)) < 0.15
+
+
+# --------------------------------------------------------------------------- constructors, inputs, paths
+def test_kane_configuration_constraint_and_lagrange_holonomic_constraint():
+    """A bead on the line y = x on a spring (Kane, q_dependent y) and a pendulum (Lagrange,
+    hol_coneqs): the linearization lives on h(q) = 0."""
+    x, y = me.dynamicsymbols("x y")
+    u1, u2 = me.dynamicsymbols("u1 u2")
+    m, k = sp.symbols("m k")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    km = me.KanesMethod(N, [x], [u1], kd_eqs=[x.diff() - u1, y.diff() - u2], q_dependent=[y],
+                        configuration_constraints=[y - x], u_dependent=[u2], velocity_constraints=[u2 - u1])
+    km.kanes_equations([me.Particle("bead", P, m)], [(P, -k * x * N.x)])
+    bead = nh.System.from_kanes_method(km, {m: 1.0, k: 2.0})
+    lin = nh.linearize(bead.nonholonomic(), [0.0, 0.0, 0.0, 0.0])
+    _same_spectrum(lin.eigenvalues, [1j, -1j])  # 2 m x'' = -k x
+    assert lin.basis.shape == (4, 2)
+    g, L = sp.symbols("g L")
+    q1, q2 = me.dynamicsymbols("q1 q2")
+    Pp = me.Point("P")
+    Pp.set_vel(N, q1.diff() * N.x + q2.diff() * N.y)
+    lm = me.LagrangesMethod(m * (q1.diff() ** 2 + q2.diff() ** 2) / 2 - m * g * q2, [q1, q2],
+                            hol_coneqs=[q1**2 + q2**2 - L**2])
+    lm.form_lagranges_equations()
+    pend = nh.System.from_lagranges_method(lm, {m: 1.0, g: 9.81, L: 2.0})
+    lin = nh.linearize(pend.nonholonomic(), [0.0, -2.0, 0.0, 0.0])
+    _same_spectrum(lin.eigenvalues, [1j * np.sqrt(9.81 / 2), -1j * np.sqrt(9.81 / 2)])
+
+
+def test_input_matrix_is_the_derivative_in_the_input_parameters(sleigh):
+    x, y, phi = sleigh.coordinates
+    tau, c = sp.symbols("tau c")
+    pushed = nh.System(sleigh.coordinates, sleigh.metric, constraints=sleigh.constraints,
+                       force=[c, 0, tau], parameters={**sleigh.parameters, tau: 0.0, c: 0.0})
+    state = np.r_[0, 0, 0.0, 1.0, 0.0, 0.0]
+    for model in (pushed.nonholonomic(), pushed.friction(1e-2), pushed.reduced(1e-2, order=1)):
+        lin = nh.linearize(model, state)
+        assert lin.inputs == ["tau", "c"]  # the parameters in the force only, in the system's order
+        ind = [model.state_names.index(s) for s in lin.coordinates]
+        for j, p in enumerate(lin.inputs):
+            h = 1e-6
+            fd = (model.rhs(0, state, {p: h}) - model.rhs(0, state, {p: -h}))[ind] / (2 * h)
+            assert np.abs(lin.B[:, j] - fd).max() < 1e-8
+    assert nh.linearize(sleigh.nonholonomic(), state).B is None
+
+
+def test_eigenvalue_path_follows_modes_through_a_crossing():
+    """Two oscillators, frequencies 1 and p: columns keep +-i and +-i p across p = 1 (a sort by
+    imaginary part would swap them)."""
+    x, y, xd, yd, p = sp.symbols("x y x_dot y_dot p")
+    osc = nh.System.from_lagrangian((xd**2 + yd**2 - x**2 - p**2 * y**2) / 2, [x, y], [xd, yd],
+                                    parameters={p: 1.0})
+    values = np.linspace(0.5, 1.5, 11)
+    path = nh.eigenvalue_path(osc.nonholonomic(), "p", values, np.zeros(4))
+    cols = path.physical
+    fixed = [j for j in range(4) if np.allclose(np.abs(cols[:, j]), 1.0)]
+    moving = [j for j in range(4) if np.allclose(np.abs(cols[:, j]), values)]
+    assert len(fixed) == 2 and len(moving) == 2
+    assert nh.critical_values(path) == []
+
+
+def test_steady_motions_finds_and_reports(sleigh):
+    sm = nh.steady_motions(sleigh, [0, 0, 0.3, 0.9, 0.2, 0.1], fixed={"x_dot": 1.0})
+    assert sm.residual < 1e-12 and sm.iterations <= 8
+    q, v = sm.state[:3], sm.state[3:]
+    assert abs(v[2]) < 1e-14 and abs(-np.sin(q[2]) * v[0] + np.cos(q[2]) * v[1]) < 1e-14
+    assert set(sm.drift) == {"x", "y"}
+    many = nh.steady_motions(sleigh, [[0, 0, 0.3, 1, 0.2, 0.1], [0, 0, 0.3, 1, 0.2, 0.1], [0, 0, -1, 1, 0, 0]],
+                             fixed={"x_dot": 1.0})
+    assert len(many) == 2
+    with pytest.raises(nh.SteadyMotionError, match="no steady motion.*phi_dot"):
+        nh.steady_motions(sleigh, [0, 0, 0.3, 1, 0.2, 0.1], fixed={"phi_dot": 0.5}, max_iterations=10)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_input_is_named(sleigh):
+    model = sleigh.nonholonomic()
+    good = np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.0]
+    with pytest.raises(ValueError, match="not on the constraint set"):
+        nh.linearize(model, np.r_[0, 0, 0.3, 1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"not a steady motion.*d\(phi"):
+        nh.linearize(model, np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.5])
+    with pytest.raises(ValueError, match="unknown parameter 'mass'"):
+        nh.linearize(model, good, params={"mass": 2.0})
+    with pytest.raises(ValueError, match="shape"):
+        nh.linearize(model, good[:5])
+    with pytest.raises(ValueError, match="must name 5 state components"):
+        nh.linearize(model, good, independent=["x", "y"])
+    with pytest.raises(ValueError, match="not state names"):
+        nh.linearize(model, good, independent=["x", "y", "phi", "x_dot", "speed"])
+    with pytest.raises(ValueError, match="cannot be solved from the constraints"):
+        nh.linearize(model, good, independent=["y", "phi", "x_dot", "y_dot", "phi_dot"])
+    with pytest.raises(ValueError, match="given as cyclic, but the equations depend on them"):
+        nh.linearize(model, good, cyclic=["x", "y", "phi"])
+    with pytest.raises(ValueError, match="not parameters of the model"):
+        nh.linearize(model, good, inputs=["torque"])
+    with pytest.raises(ValueError, match="not a parameter of the model"):
+        nh.eigenvalue_path(model, "speed", [1.0, 2.0], good)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        nh.eigenvalue_path(model, "m", [2.0, 1.0], good)
+    path = nh.eigenvalue_path(model, "m", [1.0, 2.0], np.array([good, good]))
+    with pytest.raises(ValueError, match="needs state as a callable"):
+        nh.critical_values(path)
+    with pytest.raises(ValueError, match="not state names"):
+        nh.steady_motions(sleigh, good, fixed={"speed": 1.0})
