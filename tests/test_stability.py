@@ -287,6 +287,16 @@ def test_eigenvalue_path_follows_modes_through_a_crossing():
     assert nh.critical_values(path) == []
 
 
+def test_hopf_crossing_of_a_damped_oscillator():
+    """x'' + c x' + x = 0 (force -c x'): eigenvalues -c/2 +- i sqrt(1 - c^2/4), a complex pair
+    crossing the imaginary axis at c = 0."""
+    x, xd, c = sp.symbols("x x_dot c")
+    osc = nh.System.from_lagrangian((xd**2 - x**2) / 2, [x], [xd], force=[-c * xd], parameters={c: 0.0})
+    (crit,) = nh.critical_values(osc.nonholonomic(), "c", np.linspace(-0.73, 0.61, 7), np.zeros(2))
+    assert crit.kind == "hopf" and crit.direction == "stabilizing"
+    assert abs(crit.value) < 1e-10 and abs(abs(crit.eigenvalue.imag) - 1.0) < 1e-10
+
+
 def test_steady_motions_finds_and_reports(sleigh):
     sm = nh.steady_motions(sleigh, [0, 0, 0.3, 0.9, 0.2, 0.1], fixed={"x_dot": 1.0})
     assert sm.residual < 1e-12 and sm.iterations <= 8

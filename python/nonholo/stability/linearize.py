@@ -186,6 +186,10 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf")
     system, n = model.system, model.system.n
+    if system.core.force_depends_on_time or system.core.affine_depends_on_time:
+        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the affine "
+                         "part b of its constraints contain t): it has no steady motions to linearize about; make "
+                         "the time-dependent terms parameters (inputs) instead")
     names = model.state_names
     cyc = _cyclic(system, cyclic)
     pvec = model.param_vector(params)  # raises on an unknown parameter
