@@ -226,33 +226,31 @@ def test_reduced_model_eigenvalue_error_has_order_k_plus_one(sleigh, order):
 
 # --------------------------------------------------------------------------- constructors, inputs, paths
 def test_kane_configuration_constraint_and_lagrange_holonomic_constraint():
-    """A bead on the line y = x on a spring (Kane, q_dependent y) and a pendulum (Lagrange,
-    hol_coneqs): the linearization lives on h(q) = 0."""
-    x, y = me.dynamicsymbols("x y")
-    u1, u2 = me.dynamicsymbols("u1 u2")
-    m, k = sp.symbols("m k")
+    """A pendulum of length 2 as a particle with q_dependent y (Kane) and with hol_coneqs
+    (Lagrange): the linearization lives on h(q) = 0, eigenvalues +-i sqrt(g/2)."""
+    m, g, ell = sp.symbols("m g ell")
+    values = {m: 1.0, g: 9.81, ell: 2.0}
+    expect = [1j * np.sqrt(9.81 / 2), -1j * np.sqrt(9.81 / 2)]
     N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P = O.locatenew("P", x * N.x + y * N.y)
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    km = me.KanesMethod(N, [x], [u1], kd_eqs=[x.diff() - u1, y.diff() - u2], q_dependent=[y],
-                        configuration_constraints=[y - x], u_dependent=[u2], velocity_constraints=[u2 - u1])
-    km.kanes_equations([me.Particle("bead", P, m)], [(P, -k * x * N.x)])
-    bead = nh.System.from_kanes_method(km, {m: 1.0, k: 2.0})
-    lin = nh.linearize(bead.nonholonomic(), [0.0, 0.0, 0.0, 0.0])
-    _same_spectrum(lin.eigenvalues, [1j, -1j])  # 2 m x'' = -k x
-    assert lin.basis.shape == (4, 2)
-    g, L = sp.symbols("g L")
-    q1, q2 = me.dynamicsymbols("q1 q2")
-    Pp = me.Point("P")
-    Pp.set_vel(N, q1.diff() * N.x + q2.diff() * N.y)
-    lm = me.LagrangesMethod(m * (q1.diff() ** 2 + q2.diff() ** 2) / 2 - m * g * q2, [q1, q2],
-                            hol_coneqs=[q1**2 + q2**2 - L**2])
+    x, y = me.dynamicsymbols("x y")
+    ux, uy = me.dynamicsymbols("u_x u_y")
+    bob = me.Point("bob")
+    bob.set_vel(N, ux * N.x + uy * N.y)
+    circle = x**2 + y**2 - ell**2
+    km = me.KanesMethod(N, [x], [ux], kd_eqs=[x.diff() - ux, y.diff() - uy], q_dependent=[y],
+                        configuration_constraints=[circle], u_dependent=[uy], velocity_constraints=[x * ux + y * uy])
+    km.kanes_equations([me.Particle("p", bob, m)], [(bob, -m * g * N.y)])
+    kane = nh.System.from_kanes_method(km, values)
+    lm = me.LagrangesMethod(m * (x.diff() ** 2 + y.diff() ** 2) / 2 - m * g * y, [x, y], hol_coneqs=[circle])
     lm.form_lagranges_equations()
-    pend = nh.System.from_lagranges_method(lm, {m: 1.0, g: 9.81, L: 2.0})
-    lin = nh.linearize(pend.nonholonomic(), [0.0, -2.0, 0.0, 0.0])
-    _same_spectrum(lin.eigenvalues, [1j * np.sqrt(9.81 / 2), -1j * np.sqrt(9.81 / 2)])
+    lagrange = nh.System.from_lagranges_method(lm, values)
+    for system in (kane, lagrange):
+        assert system.holonomic is not None
+        lin = nh.linearize(system.nonholonomic(), [0.0, -2.0, 0.0, 0.0])
+        assert lin.basis.shape == (4, 2) and lin.n_zero == 0
+        _same_spectrum(lin.eigenvalues, expect)
+    with pytest.raises(ValueError, match="not on the constraint set"):
+        nh.linearize(kane.nonholonomic(), [0.0, -2.1, 0.0, 0.0])
 
 
 def test_input_matrix_is_the_derivative_in_the_input_parameters(sleigh):
@@ -341,3 +339,7 @@ def test_bad_input_is_named(sleigh):
         nh.critical_values(path)
     with pytest.raises(ValueError, match="not state names"):
         nh.steady_motions(sleigh, good, fixed={"speed": 1.0})
+    t, x, xd = sp.symbols("t x x_dot")
+    forced = nh.System([x], [[1]], force=[sp.sin(t)], velocities=[xd], time=t)
+    with pytest.raises(ValueError, match="depends on time explicitly"):
+        nh.linearize(forced.nonholonomic(), [0.0, 0.0])

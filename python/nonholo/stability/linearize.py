@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .manifold import constraint_set, cyclic_coordinates, free_symbols, system_derivatives, tangent_basis
+from .manifold import constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives, tangent_basis
 from .zero_modes import ZeroMode, deflate
 
 __all__ = ["Linearization", "linearize", "check_steady"]
@@ -131,7 +131,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         A state on a steady motion (see :func:`~nonholo.steady_motions`): velocities and
         multipliers constant, only cyclic coordinates moving.
     t : float
-        Time (for affine constraints and forces depending on t).
+        The time of the state (the model must not depend on time explicitly: a steady motion
+        needs an autonomous model).
     params : mapping, optional
         Parameter values overriding the model's.
     independent : list of str, optional
@@ -191,7 +192,7 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
                          "part b of its constraints contain t): it has no steady motions to linearize about; make "
                          "the time-dependent terms parameters (inputs) instead")
     names = model.state_names
-    cyc = _cyclic(system, cyclic)
+    cyc = cyclic_indices(system, cyclic)
     pvec = model.param_vector(params)  # raises on an unknown parameter
     cs = constraint_set(model, t, y, params)
     _check_on_constraint_set(cs, model, steady_tol)
@@ -204,18 +205,6 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
 
 
 # --------------------------------------------------------------------------- checks
-def _cyclic(system, cyclic) -> list:
-    if cyclic is None:
-        return cyclic_coordinates(system)
-    if isinstance(cyclic, str):
-        raise TypeError(f"cyclic must be a list of coordinate names, got {cyclic!r}")
-    unknown = [c for c in cyclic if c not in system.coordinate_names]
-    if unknown:
-        raise ValueError(f"cyclic contains {unknown}, which are not coordinates; the coordinates are "
-                         f"{system.coordinate_names}")
-    return [system.coordinate_names.index(c) for c in cyclic]
-
-
 def _check_on_constraint_set(cs, model, tol) -> None:
     if cs.residual.size and np.abs(cs.residual).max() > tol * cs.scale:
         raise ValueError(f"y is not on the constraint set of the {model.kind} model: |A(q) v - b|, |h(q)| up to "

@@ -27,7 +27,7 @@ import sympy as sp
 
 from .. import _core
 
-__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "free_symbols", "system_derivatives", "KINDS"]
+__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "free_symbols", "system_derivatives", "KINDS"]
 
 #: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
 KINDS = ("nonholonomic", "friction", "reduced", "vakonomic")
@@ -92,6 +92,19 @@ def cyclic_coordinates(system) -> list:
     sets = free_symbols(system)
     free = sets["force"] | sets["other"]
     return [i for i, s in enumerate(system.coordinates) if s not in free]
+
+
+def cyclic_indices(system, cyclic=None) -> list:
+    """Indices of the cyclic coordinates: the given names (checked), or all found."""
+    if cyclic is None:
+        return cyclic_coordinates(system)
+    if isinstance(cyclic, str):
+        raise TypeError(f"cyclic must be a list of coordinate names, got {cyclic!r}")
+    unknown = [c for c in cyclic if c not in system.coordinate_names]
+    if unknown:
+        raise ValueError(f"cyclic contains {unknown}, which are not coordinates; the coordinates are "
+                         f"{system.coordinate_names}")
+    return [system.coordinate_names.index(c) for c in cyclic]
 
 
 def _holonomic_exprs(system) -> list:

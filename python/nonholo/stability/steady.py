@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .linearize import _cyclic
-from .manifold import constraint_set
+from .manifold import constraint_set, cyclic_indices
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
 
@@ -141,7 +140,7 @@ def _fixed(model, fixed) -> tuple:
 def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMotion:
     names = model.state_names
     model.param_vector(params)  # unknown parameter -> ValueError
-    cyc = _cyclic(model.system, cyclic)
+    cyc = cyclic_indices(model.system, cyclic)
     steady_rows = [i for i in range(len(y)) if i not in set(cyc)]
     fix_idx, fix_val = _fixed(model, fixed)
     anchor_idx = [c for c in cyc if c not in set(fix_idx)]
