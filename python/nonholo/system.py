@@ -168,8 +168,7 @@ class System:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
 
-        self.holonomic = None if holonomic is None or len(holonomic) == 0 else \
-            tuple(sp.sympify(h) for h in (holonomic if not isinstance(holonomic, sp.Basic) else [holonomic]))
+        self.holonomic = _holonomic(holonomic)
         self._check_symbols()
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
@@ -544,6 +543,15 @@ class System:
         from .symbolic.display import system_latex
 
         return system_latex(self)
+
+
+def _holonomic(holonomic):
+    """A tuple of expressions h(q), or None for no holonomic constraints."""
+    if holonomic is None:
+        return None
+    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
+        else list(holonomic)
+    return tuple(sp.sympify(h) for h in items) or None
 
 
 def _order(order) -> int:

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .manifold import constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives, tangent_basis
+from .manifold import (constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives,
+                       tangent_basis)
 from .zero_modes import ZeroMode, deflate
 
 __all__ = ["Linearization", "linearize", "check_steady"]
@@ -170,7 +171,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     lam_phys = _sorted(np.linalg.eigvals(d.physical)) if d.physical.size else np.zeros(0, complex)
     eigenvalues = np.concatenate([np.zeros(d.n_zero, complex), lam_phys])
     vectors = [z.vectors for z in modes] + _eigenvectors(A, T, lam_phys)
-    eigenvectors = np.hstack([np.asarray(v, complex).reshape(len(y), -1) for v in vectors]) if vectors else np.zeros((len(y), 0))
+    eigenvectors = np.hstack([np.asarray(v, complex).reshape(len(y), -1) for v in vectors]) if vectors \
+        else np.zeros((len(y), 0))
 
     input_names = _inputs(model, inputs)
     B = _input_matrix(model, t, y, params, input_names, pvec)[ind] if input_names else None
@@ -188,9 +190,9 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
         raise ValueError("y contains NaN or inf")
     system, n = model.system, model.system.n
     if system.core.force_depends_on_time or system.core.affine_depends_on_time:
-        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the affine "
-                         "part b of its constraints contain t): it has no steady motions to linearize about; make "
-                         "the time-dependent terms parameters (inputs) instead")
+        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the "
+                         "affine part b of its constraints contain t): it has no steady motions to linearize about; "
+                         "make the time-dependent terms parameters (inputs) instead")
     names = model.state_names
     cyc = cyclic_indices(system, cyclic)
     pvec = model.param_vector(params)  # raises on an unknown parameter
@@ -345,7 +347,8 @@ def _inputs(model, inputs) -> list:
         raise TypeError(f"inputs must be a list of parameter names, got {inputs!r}")
     unknown = [p for p in inputs if p not in known]
     if unknown:
-        raise ValueError(f"inputs contains {unknown}, which are not parameters of the model; the parameters are {known}")
+        raise ValueError(f"inputs contains {unknown}, which are not parameters of the model; the parameters are "
+                         f"{known}")
     bad = [p for p in inputs if any(s.name == p for s in sets["constraints"])]
     if bad and model.kind != "friction":
         raise ValueError(f"inputs {bad} enter the constraints A(q) v = b; an input must leave the constraint set "

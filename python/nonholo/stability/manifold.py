@@ -27,7 +27,8 @@ import sympy as sp
 
 from .. import _core
 
-__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "free_symbols", "system_derivatives", "KINDS"]
+__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "free_symbols",
+           "system_derivatives", "KINDS"]
 
 #: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
 KINDS = ("nonholonomic", "friction", "reduced", "vakonomic")
@@ -79,7 +80,8 @@ def free_symbols(system) -> dict:
             return set().union(*(sp.sympify(e).free_symbols for e in exprs))
         constraints = syms([*system.constraints, *system.affine])
         other = syms([*system.metric, system.potential, *system.friction_coefficients, *_holonomic_exprs(system)])
-        found = _SYMBOLS[system] = {"force": syms(system.force), "constraints": constraints, "other": other | constraints}
+        found = _SYMBOLS[system] = {"force": syms(system.force), "constraints": constraints,
+                                    "other": other | constraints}
     return found
 
 
@@ -121,7 +123,8 @@ def _holonomic_functions(system):
     if fns is None:
         h = sp.Matrix(exprs)
         args = [*system.coordinates, *system.parameters]
-        fns = _HOLONOMIC[system] = (sp.lambdify(args, h, "numpy"), sp.lambdify(args, h.jacobian(system.coordinates), "numpy"))
+        fns = _HOLONOMIC[system] = (sp.lambdify(args, h, "numpy"),
+                                    sp.lambdify(args, h.jacobian(system.coordinates), "numpy"))
     return fns
 
 

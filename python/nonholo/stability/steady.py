@@ -97,7 +97,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     if guesses.ndim == 1:
         return _solve(model, _checked_guess(guesses, N), fixed, t, params, cyclic, tol, max_iterations)
     if guesses.ndim != 2 or guesses.shape[1] != N:
-        raise ValueError(f"guess must have shape ({N},) or (G, {N}) ordered as {model.state_names}, got {guesses.shape}")
+        raise ValueError(f"guess must have shape ({N},) or (G, {N}) ordered as {model.state_names}, "
+                         f"got {guesses.shape}")
     found, errors = [], []
     for g in guesses:
         try:
