@@ -35,6 +35,7 @@ KINDS = ("nonholonomic", "friction", "reduced", "vakonomic")
 
 _TAPES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _SYMBOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CYCLIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _HOLONOMIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -86,14 +87,45 @@ def free_symbols(system) -> dict:
 
 
 def cyclic_coordinates(system) -> list:
-    """Indices of the coordinates none of G, V, A, b, mu, F (nor a holonomic constraint) contains.
+    """Indices of the coordinates on which none of G, V, A, b, mu, F (nor a holonomic constraint)
+    depends.
 
     Shifting such a coordinate maps motions to motions (a symmetry), so along a steady motion it
-    may drift at a constant rate while the vector field stays the same.
+    may drift at a constant rate while the vector field stays the same. A coordinate absent from
+    the expressions is cyclic; one that appears (unsimplified expressions, e.g. sin(a) cos(a + b)
+    terms that cancel) is cyclic when the AD derivatives of all the data with respect to it
+    vanish at random states.
     """
-    sets = free_symbols(system)
-    free = sets["force"] | sets["other"]
-    return [i for i, s in enumerate(system.coordinates) if s not in free]
+    found = _CYCLIC.get(system)
+    if found is None:
+        sets = free_symbols(system)
+        free = sets["force"] | sets["other"]
+        holo = set().union(*(sp.sympify(h).free_symbols for h in _holonomic_exprs(system)))
+        found = [i for i, s in enumerate(system.coordinates)
+                 if s not in free or (s not in holo and _numerically_independent(system, i))]
+        _CYCLIC[system] = found
+    return list(found)
+
+
+def _numerically_independent(system, i: int, points: int = 3) -> bool:
+    """True when the tape's outputs have zero derivative in coordinate i at random states."""
+    tape = _TAPES.get(system)
+    if tape is None:
+        tape = _TAPES[system] = _core.Tape(system._graph.to_core())
+    rng = np.random.default_rng(20261124)
+    n, p = system.n, np.asarray(system.param_vector(), dtype=float)
+    valid = 0
+    for _ in range(4 * points):
+        x = np.r_[rng.uniform(0.2, 1.3, 2 * n), 0.5, p]
+        out, jac = tape(x), tape.jacobian(x)
+        if not (np.all(np.isfinite(out)) and np.all(np.isfinite(jac))):
+            continue
+        if np.abs(jac[:, i]).max() > 1e-11 * (1.0 + np.abs(jac).max()):
+            return False
+        valid += 1
+        if valid == points:
+            return True
+    return False
 
 
 def cyclic_indices(system, cyclic=None) -> list:
@@ -155,7 +187,8 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
         rows.append(d.A @ v - d.b)
         jac.append(J)
         scale.append(float(np.abs(d.A).max() * np.abs(v).max() + np.abs(d.b).max()))
-    holo = _holonomic_functions(system) if model.kind != "friction" else None
+    # the friction and reduced models realize the constraints only approximately: h(q) drifts
+    holo = _holonomic_functions(system) if model.kind in ("nonholonomic", "vakonomic") else None
     n_h = 0
     if holo is not None:
         h_fn, dh_fn = holo
