@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq, linear_sum_assignment
 
 from .linearize import linearize, state_matrix
 from .zero_modes import deflate
@@ -178,6 +177,8 @@ def _states(model, state, values) -> list:
 
 def _track(spectra: list) -> np.ndarray:
     """Columns following each mode: assign each spectrum to the extrapolated previous one."""
+    from scipy.optimize import linear_sum_assignment  # lazily: importing nonholo does not import SciPy
+
     out = np.empty((len(spectra), len(spectra[0])), dtype=complex)
     out[0] = spectra[0]
     for i in range(1, len(spectra)):
@@ -214,6 +215,8 @@ def _generic(path, i) -> int:
 
 
 def _refine(path, i, j, kind, xtol) -> float:
+    from scipy.optimize import brentq
+
     a, b = path.values[i], path.values[i + 1]
     gen = _generic(path, i)
     if kind == "divergence":

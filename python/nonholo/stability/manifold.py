@@ -22,7 +22,6 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import sympy as sp
 
 from .. import _core
@@ -261,6 +260,8 @@ def _pivot_dependent(J, n_h, n, cyclic) -> list:
 
 
 def _pivots(block, count: int) -> list:
+    import scipy.linalg as sla  # lazily: nonholo does not import SciPy until it is needed
+
     _, R, piv = sla.qr(block, mode="economic", pivoting=True)
     if count and abs(R[count - 1, count - 1]) <= 1e-12 * max(1.0, abs(R[0, 0])):
         raise ValueError("the constraint rows are dependent at this state (rank deficient); nonholo needs "
