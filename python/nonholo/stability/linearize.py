@@ -279,7 +279,7 @@ def _conserved_covectors(model, t, y, pvec, T) -> list:
     dE = np.zeros(N)
     dE[:n] = 0.5 * np.einsum("i,ijl,j->l", v, d.dG, v) + d.dV
     dE[n:2 * n] = d.G @ v
-    out = [("the energy", dE @ T)]
+    out = [("the energy 1/2 v^T G v + V", dE @ T)]
     for c in cyclic_coordinates(system):
         dp = np.zeros(N)
         dp[:n] = np.einsum("jl,j->l", d.dG[c], v)
@@ -308,8 +308,8 @@ def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
             Q, _ = np.linalg.qr(np.column_stack([remaining @ w, remaining]))
             along, remaining = Q[:, :1], Q[:, 1:remaining.shape[1]]
             integrals.remove((nm, l))
-            modes.append(ZeroMode("conserved", 1, f"{nm} is conserved: a neighbouring steady motion at another value "
-                                  f"of it ({_dominant(T @ along, names)})", T @ along))
+            modes.append(ZeroMode("conserved", 1, f"{nm} is conserved (to first order here): a neighbouring steady "
+                                  f"motion at another value of it ({_dominant(T @ along, names)})", T @ along))
         if remaining.shape[1] == 0:
             continue
         vecs = T @ remaining

@@ -225,12 +225,12 @@ def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n
     J = cs.jacobian
     N = J.shape[1]
     r = J.shape[0]
-    if r == 0:
-        dep = []
-    elif independent is None:
-        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic)
-    else:
+    if independent is not None:
         dep = _user_dependent(independent, names, N, r)
+    elif r == 0:
+        dep = []
+    else:
+        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic)
     ind = [i for i in range(N) if i not in set(dep)]
     T = np.zeros((N, len(ind)))
     T[ind, np.arange(len(ind))] = 1.0
