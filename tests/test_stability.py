@@ -221,25 +221,29 @@ def test_disc_in_polar_contact_coordinates(disc, polar_disc):
 
 
 # --------------------------------------------------------------------------- the nonlinear motion
-@pytest.mark.parametrize("which", ["sleigh", "disc", "circling disc"])
+@pytest.mark.parametrize("which", ["sleigh", "disc", "circling disc", "friction sleigh", "vakonomic sleigh",
+                                   "reduced sleigh"])
 def test_linearization_predicts_the_departure_to_second_order(sleigh, disc, polar_disc, which):
     """y(t) - [y*(t) + T exp(A t) xi0 delta]: O(delta^2); measured ratio for delta and delta/2."""
-    if which == "sleigh":
-        system, y_star = sleigh, np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.0]
-    elif which == "disc":
-        system, y_star = disc, upright(disc, 1.0)
-    else:
-        system, y_star = polar_disc, circling(polar_disc).state
-    model = system.nonholonomic()
+    straight = np.r_[0, 0, 0.3, np.cos(0.3), np.sin(0.3), 0.0]
+    system, y_star, model = {
+        "sleigh": lambda: (sleigh, straight, sleigh.nonholonomic()),
+        "disc": lambda: (disc, upright(disc, 1.0), disc.nonholonomic()),
+        "circling disc": lambda: (polar_disc, circling(polar_disc).state, polar_disc.nonholonomic()),
+        "friction sleigh": lambda: (sleigh, straight, sleigh.friction(1e-2)),
+        "vakonomic sleigh": lambda: (sleigh, np.r_[straight, 0.0], sleigh.vakonomic()),
+        "reduced sleigh": lambda: (sleigh, straight, sleigh.reduced(1e-2, order=1)),
+    }[which]()
     lin = nh.linearize(model, y_star)
     drift = model.rhs(0.0, y_star)
     xi0 = np.random.default_rng(3).normal(size=lin.A.shape[0])
     t = np.linspace(0.0, 3.0, 31)
+    n = system.n
     errors = []
     for delta in (2e-3, 1e-3):
         y0 = y_star + delta * lin.basis @ xi0
-        n = system.n
-        y0[n:] = system.project(y0[:n], y0[n:])  # back onto the constraint set: an O(delta^2) change
+        if model.constrained:  # back onto the constraint set: an O(delta^2) change
+            y0[n:2 * n] = system.project(y0[:n], y0[n:2 * n])
         sol = nh.simulate(model, (0.0, 3.0), y0, t_eval=t, rtol=1e-12, atol=1e-14)
         linear = np.array([y_star + s * drift + delta * lin.basis @ (expm(lin.A * s) @ xi0) for s in t]).T
         errors.append(np.abs(sol.y - linear).max())
