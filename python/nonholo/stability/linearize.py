@@ -305,8 +305,8 @@ def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
             w = l @ remaining
             if np.abs(w).max() <= 1e-9 * np.linalg.norm(l):
                 continue
-            Q, _ = np.linalg.qr(np.column_stack([remaining @ w, remaining]))
-            along, remaining = Q[:, :1], Q[:, 1:remaining.shape[1]]
+            _, _, Vh = np.linalg.svd(w[None, :])  # Vh[0] ~ w, Vh[1:] its orthogonal complement
+            along, remaining = remaining @ Vh[:1].T, remaining @ Vh[1:].T
             integrals.remove((nm, l))
             modes.append(ZeroMode("conserved", 1, f"{nm} is conserved (to first order here): a neighbouring steady "
                                   f"motion at another value of it ({_dominant(T @ along, names)})", T @ along))
