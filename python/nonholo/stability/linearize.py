@@ -289,8 +289,10 @@ def _conserved_covectors(model, t, y, pvec, T) -> list:
 
 
 def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
+    """ZeroMode groups from the deflation levels: the cyclic drifts, then per level the directions
+    along which a first-order invariant (energy, a conserved momentum) changes, then the rest as
+    families of steady motions (level 1) or longer chains."""
     modes = []
-    N = len(y)
     for j, c in enumerate(cyc):
         modes.append(ZeroMode("cyclic", 1, f"cyclic coordinate {names[c]}: the equations do not contain it (a "
                               "symmetry); the motion drifts along it", T @ d.levels[0][:, [j]]))
@@ -299,17 +301,17 @@ def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
                  if np.linalg.norm(l) > 1e-12 and np.linalg.norm(l @ A) <= 1e-9 * norm_A * np.linalg.norm(l)]
     for level, basis in enumerate(d.levels[1:], start=1):
         remaining = basis.copy()
-        for nm, l in list(integrals):
-            if remaining.shape[1] == 0:
-                break
+        unused = []
+        for nm, l in integrals:
             w = l @ remaining
-            if np.abs(w).max() <= 1e-9 * np.linalg.norm(l):
+            if remaining.shape[1] == 0 or np.abs(w).max() <= 1e-9 * np.linalg.norm(l):
+                unused.append((nm, l))
                 continue
             _, _, Vh = np.linalg.svd(w[None, :])  # Vh[0] ~ w, Vh[1:] its orthogonal complement
             along, remaining = remaining @ Vh[:1].T, remaining @ Vh[1:].T
-            integrals.remove((nm, l))
             modes.append(ZeroMode("conserved", 1, f"{nm} is conserved (to first order here): a neighbouring steady "
                                   f"motion at another value of it ({_dominant(T @ along, names)})", T @ along))
+        integrals = unused
         if remaining.shape[1] == 0:
             continue
         vecs = T @ remaining
