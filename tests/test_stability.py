@@ -15,6 +15,7 @@ from sympy.physics import mechanics as me
 from test_mechanics import rolling_disc_with_contact_point
 
 import nonholo as nh
+from nonholo.stability.manifold import constraint_set, tangent_basis
 from nonholo.testing import loglog_slope
 
 # Eigenvalues of matrices with entries O(1), computed with the zero modes deflated exactly: a few
@@ -218,6 +219,35 @@ def test_disc_in_polar_contact_coordinates(disc, polar_disc):
     Omega = motion.drift["alpha"]
     slow = lin.physical_eigenvalues[np.argsort(np.abs(lin.physical_eigenvalues))[:2]]
     _same_spectrum(slow, [1j * Omega, -1j * Omega])
+
+
+def test_circling_disc_floquet_multipliers_in_cartesian_coordinates(disc, polar_disc):
+    """In Cartesian contact coordinates the circling disc is periodic (its heading turns): the
+    monodromy matrix over one revolution, by central differences of the nonlinear flow, has the
+    multipliers exp(lambda T) of the polar linearization (the +-i alpha' pair gives 1)."""
+    motion = circling(polar_disc, lean=0.5, w=1.0)
+    lin = motion.linearize()
+    psi, lean, spin, rho, alpha, psid, leand, spind, rhod, alphad = motion.state
+    y0 = np.r_[alpha + psi, lean, spin, rho * np.cos(alpha), rho * np.sin(alpha), alphad + psid, leand, spind,
+               rhod * np.cos(alpha) - rho * np.sin(alpha) * alphad, rhod * np.sin(alpha) + rho * np.cos(alpha) * alphad]
+    period = 2 * np.pi / abs(alphad)
+    model = disc.nonholonomic()
+    basis, ind = tangent_basis(constraint_set(model, 0.0, y0, None), model.state_names, None, [2, 3, 4], 5)
+    h, columns = 1e-5, []
+    for j in range(basis.shape[1]):
+        ends = []
+        for sign in (1, -1):
+            z = y0 + sign * h * basis[:, j]
+            z[5:] = disc.project(z[:5], z[5:])
+            ends.append(nh.simulate(model, (0, period), z, t_eval=[period], rtol=1e-12, atol=1e-14).y[:, -1])
+        columns.append((ends[0] - ends[1])[ind] / (2 * h))
+    multipliers = np.linalg.eigvals(np.array(columns).T)
+    predicted = np.exp(lin.physical_eigenvalues * period)
+    far = predicted[np.abs(predicted - 1) > 0.1]
+    assert far.size == 2
+    for mu in far:
+        assert np.abs(multipliers - mu).min() < 1e-5
+    assert np.allclose(np.exp(lin.physical_eigenvalues[np.abs(predicted - 1) <= 0.1] * period), 1.0, atol=1e-9)
 
 
 # --------------------------------------------------------------------------- the nonlinear motion
