@@ -2,9 +2,9 @@
 eigenvalues along a parameter and their critical values."""
 
 from .eigenpath import CriticalValue, EigenvaluePath, critical_values, eigenvalue_path
-from .linearize import Linearization, linearize
+from .linearize import Linearization, linearize, tangent_space
 from .steady import SteadyMotion, SteadyMotionError, steady_motions
 from .zero_modes import ZeroMode
 
-__all__ = ["Linearization", "linearize", "ZeroMode", "SteadyMotion", "SteadyMotionError", "steady_motions",
-           "EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]
+__all__ = ["Linearization", "linearize", "tangent_space", "ZeroMode", "SteadyMotion", "SteadyMotionError",
+           "steady_motions", "EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]

@@ -41,7 +41,7 @@ from .manifold import (constraint_set, cyclic_coordinates, cyclic_indices, free_
                        tangent_basis)
 from .zero_modes import ZeroMode, deflate
 
-__all__ = ["Linearization", "linearize", "check_steady"]
+__all__ = ["Linearization", "linearize", "check_steady", "tangent_space"]
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,20 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
                          eigenvectors=eigenvectors, zero_modes=modes, inputs=input_names, state=y.copy(), t=t,
                          params=dict(zip(model.params, pvec)), model=model, physical_matrix=d.physical,
                          zero_levels=tuple(d.counts[1:]))
+
+
+def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
+    """(T, names): a basis T (N x m) of the tangent space of the model's constraint set at any
+    state y on it (steady or not), the identity on the independent components ``names``.
+
+    Perturb a state on the constraint set with y + T xi (then project back, as the error is
+    second order), or build a monodromy matrix from the flow of such perturbations.
+    """
+    y = model._state(y)
+    cs = constraint_set(model, float(t), y, params)
+    _check_on_constraint_set(cs, model, 1e-8)
+    T, ind = tangent_basis(cs, model.state_names, independent, cyclic_coordinates(model.system), model.system.n)
+    return T, [model.state_names[i] for i in ind]
 
 
 def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol: float = 1e-8):
