@@ -130,7 +130,9 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     r"""Parameter values where a physical mode's real part crosses zero, each refined to ``xtol``.
 
     Takes an :class:`EigenvaluePath`, or the arguments of :func:`eigenvalue_path`. Returns a
-    list of :class:`CriticalValue` in increasing order.
+    list of :class:`CriticalValue` in increasing order, each with its kind: ``"divergence"`` (a
+    real eigenvalue through zero, refined as a root of det of the physical block) or ``"hopf"``
+    (a complex pair through the imaginary axis, refined as a root of its real part).
     """
     path = path_or_model if isinstance(path_or_model, EigenvaluePath) else \
         eigenvalue_path(path_or_model, parameter, values, state, params, **options)
