@@ -314,7 +314,7 @@ def _is_material(relative, body_frame, r, frame, size) -> bool:
     return size(relative - rigid) <= 1e-9
 
 
-def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T, q_syms, qd_syms) -> sp.Matrix:
+def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T_parts, q_syms, qd_syms) -> sp.Matrix:
     r"""The force that turns the Euler-Lagrange equations of T into Kane's equations.
 
     With kinematics that build a constraint in (material points) or speeds that are not the
@@ -348,9 +348,14 @@ def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T, 
                 star[r] -= torque.dot(omega.diff(u, frame))
     star = sp.Matrix([to_plain(sp.sympify(f).xreplace(udot).xreplace(no_qdd)) for f in star])
     K = sp.Matrix([to_plain(u_of_qdot[u]) for u in speeds]).jacobian(qd_syms)  # du/dq'
-    grad = [sp.diff(T, w) for w in qd_syms]
-    lagrange = sp.Matrix([sum((sp.diff(grad[j], qk) * wk for qk, wk in zip(q_syms, qd_syms)), sp.S.Zero)
-                          - sp.diff(T, q_syms[j]) for j in range(len(q_syms))])
+    # E_j at q'' = 0 from T = 1/2 q'^T G q' + g^T q' + T0 (T_parts): differentiating the parts is
+    # cheaper than differentiating T
+    G, g, T0 = T_parts
+    v = sp.Matrix(qd_syms)
+    momentum = G * v + g
+    lagrange = sp.Matrix([sum((sp.diff(momentum[j], qk) * wk for qk, wk in zip(q_syms, qd_syms)), sp.S.Zero)
+                          - ((v.T * G.diff(qj) * v)[0] / 2 + (g.diff(qj).T * v)[0] + sp.diff(T0, qj))
+                          for j, qj in enumerate(q_syms)])
     return lagrange + K.T * star
 
 
@@ -587,7 +592,8 @@ def kanes_method_arguments(
                                              key=str)]
     kinematics = _classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", check_kinematics)
     if aux or not kinematics.lagrangian:
-        F = F + _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T, q_syms, qd_syms)
+        F = F + _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, (G, g, T0), q_syms,
+                                         qd_syms)
 
     return dict(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
