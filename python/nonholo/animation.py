@@ -68,11 +68,12 @@ def _frame_indices(n_t: int, frames: int) -> np.ndarray:
 
 
 def _limits(points: np.ndarray, dims: int, pad: float = 0.08):
-    """Equal-aspect bounds around every point drawn: [(lo, hi)] * dims."""
+    """Bounds around every point drawn, [(lo, hi)] * dims, each padded by ``pad`` of the largest
+    extent (the axes then keep one scale: equal aspect in the plane, box aspect in space)."""
     pts = points[np.all(np.isfinite(points), axis=1)]
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    centre, half = (lo + hi) / 2, max(float((hi - lo).max()) / 2, 1e-9) * (1 + pad)
-    return [(centre[i] - half, centre[i] + half) for i in range(dims)]
+    margin = max(float((hi - lo).max()), 1e-9) * pad
+    return [(lo[i] - margin, hi[i] + margin) for i in range(dims)]
 
 
 def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace: bool = True, ax=None,
@@ -91,9 +92,10 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
     if any(k != kinds[0] for k in kinds):
         raise ValueError("the drawing must return the same shapes (number and kinds) for every configuration")
     dims = 3 if drawing.projection == "3d" else 2
-    traces = [drawing.trace(q, t, params) for q, t in zip(qs, times)] if trace else [None]
+    # traced paths at every output time (smooth between frames): (n_t, points, dims)
+    traces = [drawing.trace(q, t, params) for q, t in zip(result.q.T, result.t)] if trace else [None]
     paths = (np.array([np.atleast_2d(np.asarray(p, dtype=float))[:, :dims] for p in traces])
-             if traces[0] is not None else None)  # (frames, points, dims)
+             if traces[0] is not None else None)
     every = [s.points[:, :dims] for scene in scenes for s in scene] + ([paths.reshape(-1, dims)] if paths is not None
                                                                           else [])
     bounds = _limits(np.vstack(every), dims)
@@ -107,17 +109,20 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
               for _ in range(paths.shape[1] if paths is not None else 0)]
     if dims == 3:
         ax.set_xlim(*bounds[0]), ax.set_ylim(*bounds[1]), ax.set_zlim(*bounds[2])
-        ax.set_box_aspect((1, 1, 1))
+        ax.set_box_aspect([hi - lo for lo, hi in bounds])
     else:
         ax.set_xlim(*bounds[0]), ax.set_ylim(*bounds[1])
         ax.set_aspect("equal")
+    ax.set_xlabel("x"), ax.set_ylabel("y")
+    if dims == 3:
+        ax.set_zlabel("z")
     label = ax.set_title(" ")
 
     def update(k: int):
         for artist, shape in zip(artists, scenes[k]):
             _move(artist, shape, dims)
         for j, curve in enumerate(traced):
-            path = paths[: k + 1, j, :]
+            path = paths[: index[k] + 1, j, :]
             if dims == 3:
                 curve.set_data_3d(*path.T)
             else:
