@@ -108,3 +108,35 @@ def test_save_gif(sleigh_run, tmp_path):
     path = tmp_path / "sleigh.gif"
     sleigh_run.animate(frames=3).save(path, writer="pillow")
     assert path.read_bytes()[:6] == b"GIF89a"
+
+
+def test_combined_drawings_draw_every_part():
+    """Two discs on one axle (a pair of wheels), each from its own pose, as one drawing."""
+    disk = nh.systems.vertical_rolling_disk()
+    left, right = (nh.drawing.rigid_body(_wheel_pose(side), radius="R", contact=_wheel_contact(side)) for side in (1, -1))
+    sol = _run(disk, [0, 0, 0, 0, 0.5, 1.0, 0, 1.0], T=1.0, n=5)
+    anim = sol.animate(drawing=nh.drawing.combine(left, right), frames=3)
+    ax = anim._fig.axes[0]
+    assert len(ax.collections) == 2 and len(ax.lines) == 2 + 2  # two discs with spokes, two contact paths
+    assert _frames_in(anim.to_jshtml()) == 3
+    with pytest.raises(ValueError, match="all planar or all in space"):
+        nh.drawing.combine(left, nh.systems.chaplygin_sleigh().drawing)
+
+
+class _wheel_pose:
+    """The disk's pose shifted sideways by half a track width along its axle (picklable)."""
+
+    def __init__(self, side):
+        self.side = side
+
+    def __call__(self, q, params):
+        from nonholo.systems.vertical_rolling_disk import disk_pose
+
+        position, R = disk_pose(q, params)
+        return position + 0.5 * self.side * R[:, 1], R
+
+
+class _wheel_contact(_wheel_pose):
+    def __call__(self, q, params):
+        position, R = super().__call__(q, params)
+        return position - [0, 0, params["R"]]

@@ -25,8 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Shape", "Drawing", "RigidBody", "polygon", "line", "dot", "rigid_body", "planar_body", "rotation_z",
-           "rotation_y", "drawing_of"]
+__all__ = ["Shape", "Drawing", "RigidBody", "Combined", "polygon", "line", "dot", "rigid_body", "combine",
+           "planar_body", "rotation_z", "rotation_y", "drawing_of"]
 
 
 @dataclass
@@ -206,3 +206,30 @@ def rigid_body(pose: Callable, shape: str = "disc", radius: float | str = 1.0, c
                scenery: Callable | None = None) -> RigidBody:
     """A :class:`RigidBody` drawing (see there for the arguments)."""
     return RigidBody(pose, shape, radius, contact, scenery)
+
+
+class Combined(Drawing):
+    """Several drawings as one (the wheels and the frame of a bicycle): their shapes and traced
+    points in order. All must be planar, or all in space."""
+
+    def __init__(self, *drawings: Drawing):
+        if not drawings or not all(isinstance(d, Drawing) for d in drawings):
+            raise TypeError("combine takes one or more nonholo.drawing.Drawing objects")
+        projections = {d.projection for d in drawings}
+        if len(projections) != 1:
+            raise ValueError("combine needs drawings that are all planar or all in space (projection='3d')")
+        super().__init__(drawings[0].shapes, projection=projections.pop())
+        self.parts = drawings
+
+    def shapes(self, q, t, params) -> list:
+        return [shape for d in self.parts for shape in d.shapes(q, t, params)]
+
+    def trace(self, q, t, params):
+        points = [np.atleast_2d(np.asarray(p, dtype=float)) for d in self.parts
+                  if (p := d.trace(q, t, params)) is not None]
+        return np.vstack(points) if points else None
+
+
+def combine(*drawings: Drawing) -> Combined:
+    """One drawing of several (see :class:`Combined`)."""
+    return Combined(*drawings)
