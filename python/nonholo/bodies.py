@@ -28,7 +28,8 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["RigidBody", "body_rate_matrix", "rotation_matrix", "quaternion_rates", "quaternion_from_euler",
-           "euler_from_quaternion", "rotation_matrices", "quaternion_with_down"]
+           "euler_from_quaternion", "rotation_matrices", "quaternion_with_down",
+           "quaternion_from_matrix"]
 
 
 def body_rate_matrix(q) -> sp.Matrix:
@@ -88,6 +89,23 @@ def euler_from_quaternion(q) -> dict:
     return {"yaw": np.arctan2(R[:, 1, 0], R[:, 0, 0]).reshape(shape),
             "pitch": np.arcsin(np.clip(-R[:, 2, 0], -1.0, 1.0)).reshape(shape),
             "roll": np.arctan2(R[:, 2, 1], R[:, 2, 2]).reshape(shape)}
+
+
+def quaternion_from_matrix(R) -> np.ndarray:
+    """The unit quaternion (q0 >= 0) of a rotation matrix R (Shepperd's method: the largest of
+    the four squared components is taken first, so the result is accurate for every R)."""
+    R = np.asarray(R, dtype=float)
+    if R.shape != (3, 3):
+        raise ValueError(f"R must have shape (3, 3), got {R.shape}")
+    tr = np.trace(R)
+    squares = np.array([1 + tr, 1 + 2 * R[0, 0] - tr, 1 + 2 * R[1, 1] - tr, 1 + 2 * R[2, 2] - tr]) / 4
+    i = int(np.argmax(squares))
+    qi = np.sqrt(squares[i])
+    pairs = {  # 4 q_i q_j from R's entries
+        (0, 1): R[2, 1] - R[1, 2], (0, 2): R[0, 2] - R[2, 0], (0, 3): R[1, 0] - R[0, 1],
+        (1, 2): R[0, 1] + R[1, 0], (1, 3): R[0, 2] + R[2, 0], (2, 3): R[1, 2] + R[2, 1]}
+    q = np.array([qi if j == i else pairs[tuple(sorted((i, j)))] / (4 * qi) for j in range(4)])
+    return q if q[0] >= 0 else -q
 
 
 def quaternion_with_down(gamma) -> np.ndarray:

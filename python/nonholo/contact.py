@@ -205,14 +205,12 @@ class RollingOutput:
             return euler_from_quaternion(q[2:6])[self.name]
         if self.name.startswith("omega_"):
             return body_angular_velocity(q, v)[int(self.name[-1]) - 1]
-        if self._f is None:
-            self._f = sp.lambdify(self.args, self.expr, "numpy")
+        if self._f is None:  # one function per component: entries may be arrays or constants
+            self._f = sp.lambdify(self.args, list(sp.Matrix([self.expr])), "numpy")
         p = [params[s.name] for s in self.args[-1]]
-        if self.name == "z":
-            return np.broadcast_to(np.asarray(self._f(list(q), p), dtype=float), q.shape[1:]).copy()
-        slip = np.array([np.broadcast_to(np.asarray(c, dtype=float), q.shape[1:]) for c in
-                         np.asarray(self._f(list(q), list(v), p), dtype=object).reshape(-1)])
-        return np.linalg.norm(slip, axis=0)
+        values = self._f(list(q), p) if self.name == "z" else self._f(list(q), list(v), p)
+        values = np.array([np.broadcast_to(np.asarray(c, dtype=float), q.shape[1:]) for c in values])
+        return values[0] if self.name == "z" else np.linalg.norm(values, axis=0)
 
 
 def spatial_angular_velocity(q, v) -> np.ndarray:
