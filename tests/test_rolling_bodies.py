@@ -61,8 +61,8 @@ def test_chaplygin_ball_energy_and_contact_momentum(ball, seed):
 def _ball_reduced(ball, y):
     """(M, gamma_1, gamma_2): contact angular momentum and downward vertical in body axes."""
     p = ball.parameters
-    m, r = (float(p[sp.Symbol(n, positive=True)]) for n in ("m", "r"))
-    I = np.diag([float(p[sp.Symbol(n, positive=True)]) for n in ("I1", "I2", "I3")])
+    m, r = (float(p[sp.Symbol(n)]) for n in ("m", "r"))
+    I = np.diag([float(p[sp.Symbol(n)]) for n in ("I1", "I2", "I3")])
     gamma = -rotation_matrices(y[2:6])[2]
     omega = body_angular_velocity(y[:6, None], y[6:, None])[:, 0]
     M = I @ omega + m * r**2 * (omega - gamma * (gamma @ omega))
@@ -326,3 +326,20 @@ def test_rolling_bad_input():
         nh.System(sp.symbols("a b"), sp.eye(2), unit_norm=[["a", "c"]])
     with pytest.raises(KeyError, match="outputs"):
         nh.simulate(ball.nonholonomic(), (0, 0.1), rolling_state(ball, [1, 0, 0, 0], [1, 0, 0]))["nope"]
+
+
+def test_hamel_model_in_body_angular_velocity_matches(ball):
+    """The quasi-velocities of nh.contact.body_frame are the body angular velocity (and the
+    radial rate, 0): the Hamel model follows the nonholonomic one in (q, q')."""
+    from nonholo.contact import body_frame
+
+    y0 = rolling_state(ball, quaternion_from_euler(0.3, 0.2, 0.1), [1.0, 2.0, 3.0])
+    hamel = body_frame(ball).hamel()
+    r = nh.simulate(hamel, (0, 3), np.r_[y0[:6], 1.0, 2.0, 3.0, 0.0], t_eval=[0, 3], rtol=1e-12, atol=1e-14)
+    ref = nh.simulate(ball.nonholonomic(), (0, 3), y0, t_eval=[0, 3], rtol=1e-12, atol=1e-14)
+    assert np.abs(r.q[:, -1] - ref.q[:, -1]).max() < 1e-9
+    assert r.y[6:9, -1] == pytest.approx([ref[f"omega_{i}"][-1] for i in (1, 2, 3)], abs=1e-9)
+    assert abs(r.y[9, -1]) < 1e-12
+    assert r.unit_norm_residual().max() < 1e-14
+    with pytest.raises(ValueError, match="roll_on_plane"):
+        body_frame(nh.systems.chaplygin_sleigh())

@@ -44,7 +44,8 @@ from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
 from .system import System
 
 __all__ = ["roll_on_plane", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc",
-           "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state"]
+           "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state",
+           "body_frame"]
 
 FRICTION_LAWS = (None, "viscous", "coulomb")
 
@@ -54,11 +55,19 @@ def _hat(a) -> sp.Matrix:
 
 
 def contact_geometry(body: RigidBody, surface: Surface, quaternion) -> dict:
-    """R, gamma, d = r_c - c and z_G of ``body`` with ``surface`` at the symbolic ``quaternion``."""
+    """R, gamma, d = r_c - c, z_G and dz_G/dq of ``body`` with ``surface`` at the symbolic
+    ``quaternion``. The surface terms are formed in a symbolic gamma and differentiated by the
+    chain rule dz/dq = dz/dgamma dgamma/dq (much smaller expressions than differentiating
+    z_G(q) as a whole)."""
     R = rotation_matrix(quaternion)
     gamma = -R[2, :].T
-    d = surface.support(gamma) - body.com_offset
-    return {"R": R, "gamma": gamma, "d": d, "z": (gamma.T * d)[0]}
+    g = sp.Matrix(sp.symbols("_gamma1:4"))
+    d_g = surface.support(g) - body.com_offset
+    z_g = (g.T * d_g)[0]
+    at_q = dict(zip(g, gamma))
+    dz_dgamma = sp.Matrix([[sp.diff(z_g, gi) for gi in g]]).xreplace(at_q)
+    grad_z = dz_dgamma * gamma.jacobian(list(quaternion))
+    return {"R": R, "gamma": gamma, "d": d_g.xreplace(at_q), "z": z_g.xreplace(at_q), "grad_z": grad_z}
 
 
 def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: str | None = None,
@@ -102,10 +111,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     q, qd = sp.Matrix(quat), sp.Matrix(vel[2:])
     n2 = (q.T * q)[0]
     geo = contact_geometry(body, surface, quat)
-    R, d, z = geo["R"], geo["d"], geo["z"]
+    R, d, z, grad_z = geo["R"], geo["d"], geo["z"], geo["grad_z"]
 
     # w = J(q) q': velocity of G, body angular velocity, radial rate
-    grad_z = sp.Matrix([[sp.diff(z, c) for c in quat]])
     omega_of = 2 * body_rate_matrix(quat) / n2
     J = sp.zeros(7, 6)
     J[0, 0] = J[1, 1] = 1
@@ -126,7 +134,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     mu = sp.sympify(friction_coefficient)
     kwargs = dict(constraints=A, friction=mu * sp.eye(2))
     if friction is not None:
-        eps_ = sp.Symbol("eps", positive=True)
+        eps_ = sp.Symbol("eps")
         params[eps_] = eps
         s = A * sp.Matrix(vel)
         if friction == "viscous":
@@ -168,6 +176,26 @@ def _slip_matrix(system: System, q, params) -> np.ndarray:
     return np.array(sp.lambdify([list(system.coordinates), list(system.velocities), list(system.parameters)],
                                 sp.Matrix(slip.expr).jacobian(system.velocities))(q, np.zeros(6),
                                 system.param_vector(params)), dtype=float)
+
+
+def body_frame(system: System, name: str | None = None):
+    r"""The anholonomic frame of a :func:`roll_on_plane` system whose quasi-velocities are the
+    body angular velocity: X_i = (-A_q E^T e_i / 2, E^T e_i / 2) for i = 1, 2, 3 (no slip,
+    q' = 1/2 E(q)^T Omega), X_4 = (0, q) (the radial direction, also in D), X_5 = d/dx,
+    X_6 = d/dy. ``frame.hamel()`` is then the rolling body in quasi-velocities
+    (Omega_1, Omega_2, Omega_3, d log|q|/dt); the quaternion is still held at |q| = 1."""
+    from .frames import AnholonomicFrame
+
+    if system.n != 6 or not system.unit_norm or system.k != 2:
+        raise ValueError("system must come from nonholo.contact.roll_on_plane with friction=None")
+    quat = sp.Matrix(system.coordinates[2:6])
+    half_Et = body_rate_matrix(list(quat)).T / 2
+    A_q = sp.Matrix(system.constraints)[:, 2:]
+    X = sp.zeros(6, 6)
+    X[:2, :3], X[2:, :3] = -A_q * half_Et, half_Et
+    X[2:, 3] = quat
+    X[0, 4] = X[1, 5] = 1
+    return AnholonomicFrame(system, X, name=name or "body angular velocity")
 
 
 def body_angular_velocity(q, v) -> np.ndarray:

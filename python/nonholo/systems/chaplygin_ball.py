@@ -24,7 +24,7 @@ __all__ = ["chaplygin_ball", "contact_angular_momentum", "chaplygin_density"]
 def chaplygin_ball(m: float = 1.0, r: float = 1.0, inertia=(0.3, 0.4, 0.5), g: float = 9.81) -> System:
     """The Chaplygin ball as a :func:`~nonholo.contact.roll_on_plane` system; runtime
     parameters m, r, I1, I2, I3, g (principal moments about the centre, body axes)."""
-    m_, r_, g_, *I = sp.symbols("m r g I1 I2 I3", positive=True)
+    m_, r_, g_, *I = sp.symbols("m r g I1 I2 I3")
     body = RigidBody(m_, I, com_offset=(0, 0, 0))
     values = {m_: m, r_: r, g_: g, **dict(zip(I, inertia))}
     return roll_on_plane(body, Sphere(r_), gravity=g_, parameters=values, name="Chaplygin ball")

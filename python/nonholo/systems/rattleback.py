@@ -34,7 +34,7 @@ def rattleback(friction: str | None = None, eps: float = 1e-3, friction_coeffici
     if unknown:
         raise ValueError(f"unknown rattleback parameters {sorted(unknown)}; known: {sorted(KANE_LEVINSON)}")
     values = {**KANE_LEVINSON, **params}
-    m, a, b, c, h, A, B, C, D, g = syms = sp.symbols("m a b c h A B C D g", real=True)
+    m, a, b, c, h, A, B, C, D, g = syms = sp.symbols("m a b c h A B C D g")
     inertia = m * sp.Matrix([[A, -D, 0], [-D, B, 0], [0, 0, C]])
     body = RigidBody(m, inertia, com_offset=(0, 0, -h))
     return roll_on_plane(body, Ellipsoid(a, b, c), gravity=g, friction=friction, eps=eps,

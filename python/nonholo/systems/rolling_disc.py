@@ -29,7 +29,7 @@ def rolling_disc(m: float = 1.0, r: float = 1.0, A: float | None = None, C: floa
                  g: float = 9.81) -> System:
     """The rolling disc; A, C default to the uniform thin disc's m r^2 / 4 and m r^2 / 2.
     Runtime parameters m, r, A, C, g; output ``lean`` (the axis' elevation, radians)."""
-    m_, r_, A_, C_, g_ = sp.symbols("m r A C g", positive=True)
+    m_, r_, A_, C_, g_ = sp.symbols("m r A C g")
     body = RigidBody(m_, (A_, C_, A_))
     values = {m_: m, r_: r, A_: m * r**2 / 4 if A is None else A, C_: m * r**2 / 2 if C is None else C, g_: g}
     system = roll_on_plane(body, Disc(r_, axis=(0, 1, 0)), gravity=g_, parameters=values, name="rolling disc")
