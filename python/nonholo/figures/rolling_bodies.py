@@ -69,10 +69,10 @@ def rattleback_reversal(path: Path) -> dict:
     """Spin of the Kane-Levinson rattleback without slip and with viscous sliding for several eps."""
     rb = nh.systems.rattleback()
     y0 = kane_levinson_state(rb)
-    t = np.linspace(0, 4, 801)
-    runs = {"no slip": nh.simulate(rb.nonholonomic(), (0, 4), y0, t_eval=t, rtol=1e-8, atol=1e-10)}
+    t = np.linspace(0, 3, 601)
+    runs = {"no slip": nh.simulate(rb.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-8, atol=1e-10)}
     for eps in RATTLEBACK_EPS:
-        runs[f"sliding, eps = {eps:g}"] = nh.simulate(rb.friction(eps), (0, 4), y0, t_eval=t, rtol=1e-8, atol=1e-10)
+        runs[f"sliding, eps = {eps:g}"] = nh.simulate(rb.friction(eps), (0, 3), y0, t_eval=t, rtol=1e-8, atol=1e-10)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     out = {}
