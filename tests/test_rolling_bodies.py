@@ -299,3 +299,32 @@ def test_hamel_model_in_body_angular_velocity_matches(ball):
     assert r.unit_norm_residual().max() < 1e-14
     with pytest.raises(ValueError, match="roll_on_plane"):
         body_frame(nh.systems.chaplygin_sleigh())
+
+
+@pytest.mark.parametrize("surface", [Sphere(0.5, center=(0.05, -0.02, 0.1)), Ellipsoid(0.3, 0.2, 0.1),
+                                     nh.contact.Paraboloid(0.4, 0.15), nh.contact.Disc(0.4, axis=(1.0, 0.0, 0.0))],
+                         ids=["sphere", "ellipsoid", "paraboloid", "disc"])
+def test_contact_point_is_at_rest_vertically_and_energy_is_kept(surface):
+    """No slip is imposed horizontally only: the vertical velocity of the body's material point
+    at the contact, z_G' + [R (Omega x d)]_z, vanishes by the support property; and a rolling
+    run keeps its energy."""
+    from nonholo.contact import contact_geometry
+
+    body = RigidBody(1.2, np.diag([0.05, 0.06, 0.04]) + 0.003, com_offset=(0.01, 0.02, -0.03))
+    system = roll_on_plane(body, surface)
+    quat = sp.symbols("a0:4")
+    geo = contact_geometry(body, surface, quat)
+    d_f = sp.lambdify([quat], geo["d"], "numpy")
+    z_f = sp.lambdify([quat], geo["z"], "numpy")
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q = quaternion_with_down(np.r_[rng.normal(size=2) * 0.2, -1.0])
+        y = rolling_state(system, q, rng.normal(size=3))
+        h = 1e-6
+        z_dot = (z_f(y[2:6] + h * y[8:12]) - z_f(y[2:6] - h * y[8:12])) / (2 * h)
+        omega = body_angular_velocity(y[:6, None], y[6:, None])[:, 0]
+        vertical = z_dot + (rotation_matrices(y[2:6]) @ np.cross(omega, np.asarray(d_f(y[2:6]), float).ravel()))[2]
+        assert abs(vertical) < 1e-8 * (1 + np.abs(omega).max())
+    r = nh.simulate(system.nonholonomic(), (0, 0.5), y, rtol=1e-11, atol=1e-13)  # before a disc falls flat
+    E = r.energy()
+    assert np.abs(E - E[0]).max() < 1e-8 * abs(E[0])
