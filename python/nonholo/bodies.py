@@ -164,10 +164,5 @@ class RigidBody:
             raise ValueError(f"com_offset must have three components, got shape {offset.shape}")
         self.com_offset = offset.reshape(3, 1)
 
-    def kinetic_energy(self, v_com, omega) -> sp.Expr:
-        """1/2 m |v_G|^2 + 1/2 Omega^T I Omega."""
-        v_com, omega = sp.Matrix(v_com), sp.Matrix(omega)
-        return (self.mass * (v_com.T * v_com)[0] + (omega.T * self.inertia * omega)[0]) / 2
-
     def __repr__(self) -> str:
         return f"RigidBody(mass={self.mass}, inertia={self.inertia.tolist()}, com_offset={list(self.com_offset)})"

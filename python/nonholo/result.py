@@ -132,7 +132,8 @@ class SimulationResult:
         outputs = self.model.system.outputs
         if name in outputs:
             return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)
-        raise KeyError(f"no state or output named {name!r}; states are {self.state_names}, outputs {list(outputs)}")
+        known = f"; outputs are {list(outputs)}" if outputs else ""
+        raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
 
     def unit_norm_residual(self) -> np.ndarray:
         """max over the system's unit-norm groups (e.g. a quaternion) of ||q_g| - 1| at every
