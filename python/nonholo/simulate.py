@@ -182,11 +182,21 @@ def _drift_control(model: Model, drift_control, method: str) -> bool:
     return bool(drift_control)
 
 
-def _core_options(solver_options, dense_output: bool) -> dict:
+def _core_options(solver_options, dense_output: bool, model: Model | None = None) -> dict:
     options = dict(solver_options or {})
     if dense_output:
         options["dense_output"] = True
+    if model is not None and model.system.unit_norm and "unit_norm" not in options:
+        options["unit_norm"] = _unit_norm_indices(model)
     return options
+
+
+def _unit_norm_indices(model: Model) -> list:
+    """(position, velocity) state indices of the system's unit-norm groups; the velocities are
+    left alone in models whose velocity states are quasi-velocities (anholonomic frames)."""
+    n = model.system.n
+    quasi = getattr(model, "frame", None) is not None
+    return [(list(g), [] if quasi else [n + i for i in g]) for g in model.system.unit_norm]
 
 
 def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResult:
@@ -289,7 +299,7 @@ def simulate(
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                               opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
-                              _core_options(solver_options, dense_output))
+                              _core_options(solver_options, dense_output, model))
     finally:
         if watch:
             watch.close()
@@ -377,7 +387,8 @@ def simulate_many(
                                          stop - start, _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"],
                                          opts["method"], opts["max_step"], opts["first_step"], opts["max_steps"],
                                          opts["max_wall_time"], _drift_control(model, drift_control, method),
-                                         0 if threads is None else int(threads), dict(solver_options or {}))
+                                         0 if threads is None else int(threads),
+                                         _core_options(solver_options, False, model))
             done.update(stop - start)
     finally:
         done.close()
