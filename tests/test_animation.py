@@ -140,3 +140,22 @@ class _wheel_contact(_wheel_pose):
     def __call__(self, q, params):
         position, R = super().__call__(q, params)
         return position - [0, 0, params["R"]]
+
+
+def test_rolling_bodies_on_a_plane_are_drawn_from_their_pose():
+    """roll_on_plane systems expose their pose (the rolling disc draws a disc, the Chaplygin ball its
+    body axes); the pose survives pickling, and the disc's centre is drawn at height z(q)."""
+    from nonholo.contact import rolling_state
+
+    disc = nh.systems.rolling_disc()
+    tilted = [np.cos(0.15), np.sin(0.15), 0.0, 0.0]  # leaning by 0.3 rad about the x axis
+    sol = nh.simulate(disc.nonholonomic(), (0, 0.5), rolling_state(disc, tilted, [0.0, 6.0, 0.0]),
+                      t_eval=np.linspace(0, 0.5, 4))
+    anim = sol.animate(frames=4)
+    assert _frames_in(anim.to_jshtml()) == 4
+    position, R = pickle.loads(pickle.dumps(disc)).pose(sol.q[:, 0], sol.params)
+    assert np.isclose(position[2], sol["z"][0], atol=1e-12) and np.allclose(R @ R.T, np.eye(3))
+    ball = nh.systems.chaplygin_ball(m=1.0, r=0.5, inertia=(0.2, 0.3, 0.45))
+    sol = nh.simulate(ball.nonholonomic(), (0, 0.5), rolling_state(ball, [1, 0, 0, 0], [1.0, 2.0, 0.5]),
+                      t_eval=np.linspace(0, 0.5, 3))
+    assert _frames_in(sol.animate(frames=3).to_jshtml()) == 3

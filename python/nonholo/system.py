@@ -544,13 +544,15 @@ class System:
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
-            "drawing": self.drawing,
+            "drawing": self.drawing, "pose": getattr(self, "pose", None),
         }
 
     def __setstate__(self, state):
-        drawing = state.pop("drawing", None)
+        drawing, pose = state.pop("drawing", None), state.pop("pose", None)
         self.__init__(**state)
         self.drawing = drawing
+        if pose is not None:
+            self.pose = pose
 
     # ------------------------------------------------------------------ Jupyter display
     def _repr_latex_(self) -> str:
