@@ -52,17 +52,23 @@ def rolling_disc_documentation():
     return km, (r, m, g)
 
 
+def _disc_and_contact_point():
+    """The disc's symbols and frames, and its contact point C located at (q4, q5) from a fixed O."""
+    q = me.dynamicsymbols("q1:6")
+    u = me.dynamicsymbols("u1:6")
+    r, m, g = sp.symbols("r m g")
+    frames = _disc_frames(*q[:3], *u[:3])
+    O = me.Point("O")
+    O.set_vel(frames[0], 0)
+    C = O.locatenew("C", q[3] * frames[0].x + q[4] * frames[0].y)  # the contact point (geometric)
+    return q, u, (r, m, g), frames, C
+
+
 def rolling_disc_with_contact_point(gravity_as_load: bool = True):
     """The same disc with the contact point's position (q4, q5) as coordinates, its velocity as
     speeds u4 = q4', u5 = q5', and the no-slip conditions as velocity_constraints for
     u_dependent = [u4, u5]: Kane's formulation of the rolling disc with nonholonomic constraints."""
-    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
-    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
-    r, m, g = sp.symbols("r m g")
-    N, Y, L, R, kd = _disc_frames(q1, q2, q3, u1, u2, u3)
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", q4 * N.x + q5 * N.y)  # the contact point (geometric)
+    (q1, q2, q3, q4, q5), (u1, u2, u3, u4, u5), (r, m, g), (N, Y, L, R, kd), C = _disc_and_contact_point()
     C.set_vel(N, u4 * N.x + u5 * N.y)
     Dmc = C.locatenew("Dmc", r * L.z)
     Dmc.v2pt_theory(C, N, L)
@@ -157,24 +163,57 @@ def test_documentation_disc_is_the_same_disc(disc):
     assert np.abs(u[:3] - doc.y[3:]).max() < AGREE
 
 
-def test_documentation_disc_is_rejected_with_the_reason():
-    """The documented form builds the rolling constraint into the kinematics (C has zero velocity
-    but moves): no metric on (q1, q2, q3) gives its equations, and the adapter says so."""
+def test_documentation_disc_is_accepted_and_moves_as_sympys_equations():
+    """The documented form builds the rolling constraint into the kinematics (C has zero velocity,
+    the velocity of the disc's material point there, and Dmc's velocity comes from v2pt_theory with
+    the disc's frame R). check_kinematics accepts it, and the system reproduces SymPy's own Kane
+    equations (km.rhs()) to 1e-8 over 3 s, although the Euler-Lagrange equations of its kinetic
+    energy alone would not (checked below)."""
     km3, (r, m, g) = rolling_disc_documentation()
-    with pytest.raises(nh.ModelError, match="velocity of point Dmc relative to point C is not the time derivative"):
-        nh.System.from_kanes_method(km3, {r: 0.5, m: 1.0, g: 9.81})
-    # skipping the check gives another system (Euler-Lagrange of the constrained kinetic energy),
-    # whose motion is not the disc's
-    params = {r: 0.5, m: 1.0, g: 9.81}
-    wrong = nh.System.from_kanes_method(km3, params, check_kinematics=False)
-    assert wrong.n == 3 and wrong.k == 0
+    params = dict(zip((r, m, g), DISC_PARAMS_VALUES))
+    system = nh.System.from_kanes_method(km3, params)
+    assert system.n == 3 and system.k == 0 and system.coordinate_names == ["q1", "q2", "q3"]
     q0, u0 = np.array([0.0, 0.3, 0.0]), np.array([0.2, 6.0, 1.0])
     rhs3 = sp.lambdify([*km3.q, *km3.u, r, m, g], km3.rhs(), "numpy")
-    doc = solve_ivp(lambda t, x: np.asarray(rhs3(*x, 0.5, 1.0, 9.81), float).ravel(), (0, 1), np.r_[q0, u0],
-                    t_eval=[1.0], **REF)
-    sol = nh.simulate(wrong.nonholonomic(), (0, 1), np.r_[q0, kane_qdot(km3, q0, u0, params)], t_eval=[1.0],
-                      rtol=1e-10, atol=1e-12)
-    assert np.abs(sol.q[:, -1] - doc.y[:3, -1]).max() > 1e-2
+    t = np.linspace(0.0, 3.0, 31)
+    doc = solve_ivp(lambda t, x: np.asarray(rhs3(*x, *DISC_PARAMS_VALUES), float).ravel(), (0, 3), np.r_[q0, u0],
+                    t_eval=t, **REF)
+    y0 = np.r_[q0, kane_qdot(km3, q0, u0, params)]
+    sol = nh.simulate(system.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-12, atol=1e-14, method="adams")
+    u = np.array([kane_speeds(km3, q, v, params) for q, v in zip(sol.q.T, sol.v.T)]).T
+    assert np.abs(sol.q - doc.y[:3]).max() < AGREE
+    assert np.abs(u - doc.y[3:]).max() < AGREE
+    assert np.ptp(sol["q1"]) > 0.5 and np.ptp(sol["q2"]) > 0.05  # it turns and leans
+    # the energy of a rolling disc (gravity as a load): kinetic energy + m g r cos(lean) is conserved
+    E = sol.energy() + params[m] * params[g] * params[r] * np.cos(sol["q2"])
+    assert np.ptp(E) < 1e-9 * abs(E[0])
+    # the force the adapter adds is what makes this right: without it (the Euler-Lagrange equations
+    # of the constrained kinetic energy), the motion is another one
+    lagrange_only = nh.System(system.coordinates, system.metric, force=_gravity_force(), parameters=system.parameters)
+    wrong = nh.simulate(lagrange_only.nonholonomic(), (0, 1), y0, t_eval=[1.0], rtol=1e-10, atol=1e-12)
+    assert np.abs(wrong.q[:, -1] - doc.y[:3, 10]).max() > 1e-2
+
+
+def _gravity_force():
+    """The generalized force of gravity on the documented disc, m g r sin(lean) on the lean."""
+    q2, r, m, g = sp.symbols("q2 r m g")
+    return sp.Matrix([0, m * g * r * sp.sin(q2), 0])
+
+
+def test_wrong_contact_velocity_is_rejected_with_the_point_and_the_fix():
+    """A contact point with tracked coordinates but zero velocity is neither the derivative of its
+    position nor a material point of the disc: a modelling error, named with its fix."""
+    (q1, q2, q3, q4, q5), (u1, u2, u3, u4, u5), (r, m, g), (N, Y, L, R, kd), C = _disc_and_contact_point()
+    C.set_vel(N, 0)  # the mistake: C moves (q4, q5 change) but is given zero velocity
+    Dmc = C.locatenew("Dmc", r * L.z)
+    Dmc.v2pt_theory(C, N, R)
+    disc = me.RigidBody("BodyD", Dmc, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), Dmc))
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3, u4, u5],
+                        kd_eqs=kd + [q4.diff() - u4, q5.diff() - u5])
+    km.kanes_equations([disc], [(Dmc, -m * g * Y.z)])
+    with pytest.raises(nh.ModelError, match=r"velocity of point C relative to point O is neither the time "
+                                            r"derivative.*C\.set_vel\(N, C\.pos_from\(O\)\.dt\(N\)\)"):
+        nh.System.from_kanes_method(km, dict(zip((r, m, g), DISC_PARAMS_VALUES)))
 
 
 def test_potential_instead_of_a_load_gives_the_same_motion_and_conserves_energy(disc):
@@ -380,3 +419,36 @@ def test_mechanics_system_with_kanes_method_is_accepted():
     a_ = nh.simulate(system.nonholonomic(), (0, 5), y0, t_eval=t, rtol=1e-12, atol=1e-14)
     b_ = nh.simulate(builtin.nonholonomic(), (0, 5), y0, t_eval=t, rtol=1e-12, atol=1e-14)
     assert np.abs(a_.y - b_.y).max() < 1e-9
+
+
+def test_unbalanced_ball_built_from_the_contact_point_follows_sympys_equations():
+    """Another rolling body built into the kinematics (contact point at rest, the centre and the
+    off-centre mass centre from v2pt_theory with the ball's frame, 3-1-3 angles, body-frame
+    angular velocity as speeds): the system follows SymPy's Kane equations to 1e-8 over 3 s, and
+    kinetic plus potential energy is conserved."""
+    q1, q2, q3 = me.dynamicsymbols("q1:4")
+    u1, u2, u3 = me.dynamicsymbols("u1:4")
+    r, m, g, e = sp.symbols("r m g e")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Body", [q1, q2, q3], "313")
+    w_qd = B.ang_vel_in(N)
+    B.set_ang_vel(N, u1 * B.x + u2 * B.y + u3 * B.z)
+    C = me.Point("C")
+    C.set_vel(N, 0)
+    O = C.locatenew("O", r * N.z)  # the geometric centre
+    O.v2pt_theory(C, N, B)
+    Gc = O.locatenew("G", e * B.z)  # the mass centre, off the centre
+    Gc.v2pt_theory(O, N, B)
+    ball = me.RigidBody("ball", Gc, B, m, (me.inertia(B, 0.3 * m * r**2, 0.4 * m * r**2, 0.5 * m * r**2), Gc))
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=[(B.ang_vel_in(N) - w_qd).dot(b) for b in B])
+    km.kanes_equations([ball], [(Gc, -m * g * N.z)])
+    values = {r: 1.0, m: 1.0, g: 9.81, e: 0.3}
+    system = nh.System.from_kanes_method(km, values)
+    x0, t = np.array([0.3, 0.8, 0.2, 1.0, -0.5, 2.0]), np.linspace(0, 3, 31)
+    ref = _sympy_solution(km, list(values), list(values.values()), x0, t)
+    y0 = np.r_[x0[:3], kane_qdot(km, x0[:3], x0[3:], values)]
+    sol = nh.simulate(system.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-12, atol=1e-14, method="adams")
+    assert np.abs(sol.q - ref[:3]).max() < AGREE
+    height = sp.lambdify(km.q, Gc.pos_from(C).dot(N.z).subs(values))
+    E = sol.energy() + 9.81 * np.array([height(*q) for q in sol.q.T])
+    assert np.ptp(E) < 1e-9 * abs(E[0]) and np.ptp(sol["q2"]) > 0.1

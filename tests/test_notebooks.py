@@ -2,6 +2,7 @@
 its figures (into the directory given by NONHOLO_FIGURES)."""
 
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -21,6 +22,11 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     errors = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
               if out.get("output_type") == "error"]
     assert not errors
+    # every result.animate() shows as an HTML/JavaScript player with the frames asked for
+    players = [out["data"]["text/html"] for cell in nb.cells if cell.cell_type == "code"
+               for out in cell.get("outputs", []) if "animation" in out.get("data", {}).get("text/html", "").lower()]
+    frames = [len(re.findall(r"frames\[\d+\] = ", html)) for html in players]
+    assert frames == nb.metadata.get("nonholo", {}).get("animations", [])
     expected = nb.metadata.get("nonholo", {}).get("figures", [])
     for name in expected:
         png = tmp_path / name

@@ -9,7 +9,7 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
 The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
 """
 
-from . import _core, bodies, contact, frames, plot, sleigh_frames, studies, surfaces, systems
+from . import _core, bodies, contact, drawing, frames, plot, sleigh_frames, studies, surfaces, systems
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model

@@ -142,10 +142,25 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         else:
             f = -mu * body.mass * g_ * s / sp.sqrt((s.T * s)[0] + eps_**2)
         kwargs = dict(force=A.T * f)
-    return System(coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
-                  outputs=_outputs(A, z, coords, vel, list(params)),
-                  name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
-                  **kwargs)
+    system = System(coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
+                    outputs=_outputs(A, z, coords, vel, list(params)),
+                    name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
+                    **kwargs)
+    system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
+    return system
+
+
+class RollingPose:
+    """The pose (position of G (x, y, z(q)), attitude R(q)) of a rolling body, for
+    :mod:`nonholo.drawing`; picklable."""
+
+    def __init__(self, height):
+        self.height = height
+
+    def __call__(self, q, params):
+        q = np.asarray(q, dtype=float)
+        z = float(np.asarray(self.height(q[:, None], None, params)).reshape(-1)[0])
+        return np.array([q[0], q[1], z]), rotation_matrices(q[2:6])
 
 
 def rolling_state(system: System, quaternion, omega, x: float = 0.0, y: float = 0.0, velocity=None,

@@ -221,6 +221,35 @@ class SimulationResult:
                             coords={"t": np.array(self.t, dtype=float), "state": list(self.state_names)},
                             name="y", attrs=self._metadata())
 
+    def animate(self, drawing=None, *, frames: int = 60, fps: float = 20.0, trace: bool = True, ax=None,
+                figsize=(5.0, 5.0)):
+        """The motion as a matplotlib animation, shown inline in Jupyter (HTML/JavaScript player).
+
+        Parameters
+        ----------
+        drawing : nonholo.drawing.Drawing or callable (q, t, params) -> list of shapes, optional
+            How a configuration is drawn; default: the system's own (``system.drawing``; every
+            built-in system has one), or a body frame from ``system.pose`` when it has one.
+        frames : int
+            At most this many frames, at output times spread evenly over the run (first and last
+            included); pass a dense ``t_eval`` to ``simulate`` for a smooth animation.
+        fps : float
+            Frames per second when played or saved.
+        trace : bool
+            Draw the paths of the drawing's traced points (contact points) as they move.
+        ax : matplotlib Axes, optional
+            Draw there (3-D axes for a spatial drawing); default: a new figure.
+
+        Returns
+        -------
+        nonholo.animation.Animation
+            A ``matplotlib.animation.FuncAnimation`` with ``n_frames`` and the frame times ``t``;
+            ``save("motion.gif")`` (pillow) or ``save("motion.mp4")`` (ffmpeg) writes it.
+        """
+        from .animation import animate
+
+        return animate(self, drawing, frames=frames, fps=fps, trace=trace, ax=ax, figsize=figsize)
+
     def plot(self, names=None, ax=None, **kwargs):
         """Plot states against time (matplotlib, imported lazily).
 

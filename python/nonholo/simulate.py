@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from typing import Mapping, Sequence
 
@@ -12,6 +13,7 @@ import sympy as sp
 from . import _core
 from .errors import IntegrationError, SimulationWarning
 from .model import Model
+from .progress import TimeProgress, bar
 from .result import SimulationResult
 from .symbolic.lowering import check_free_symbols, lower
 
@@ -225,6 +227,7 @@ def simulate(
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
     dense_output: bool = False,
+    progress: bool = False,
 ) -> SimulationResult:
     """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
 
@@ -274,6 +277,9 @@ def simulate(
     dense_output : bool
         Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
         t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.
+    progress : bool
+        Show a progress bar in t (tqdm.auto, also in Jupyter) for a long run, e.g. one with
+        ``max_wall_time``; it calls Python once per step, and the solution is unchanged.
 
     Returns
     -------
@@ -286,10 +292,19 @@ def simulate(
     p = model.param_vector(params)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
-    raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf), _events(model, events),
-                          opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
-                          opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
-                          _core_options(solver_options, dense_output, model))
+    specs = _events(model, events)
+    watch = TimeProgress(t0, tf) if progress else None
+    try:
+        raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf),
+                              specs + (_events(model, [watch]) if watch else []),
+                              opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
+                              opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
+                              _core_options(solver_options, dense_output, model))
+    finally:
+        if watch:
+            watch.close()
+    if watch:  # the progress root function is not one of the caller's events
+        raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
     names = [*model.system.parameter_names, *model._extra]
     return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
 
@@ -331,6 +346,7 @@ def simulate_many(
     project_y0: bool = False,
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
+    progress: bool = False,
 ) -> list:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
@@ -338,7 +354,9 @@ def simulate_many(
     runs). ``params`` is None, a mapping whose values are scalars or arrays of length n_runs,
     or a sequence of n_runs mappings. ``threads`` defaults to all cores. The GIL is released;
     events must be symbolic. Each result equals the corresponding ``simulate`` call.
-    Other arguments as in :func:`simulate`. Returns a list of SimulationResult.
+    ``progress=True`` shows a bar of the runs done (tqdm.auto, also in Jupyter): the batch then
+    goes to C++ in about 20 parts, with the same results. Other arguments as in
+    :func:`simulate`. Returns a list of SimulationResult.
     """
     model = _check_model(model)
     t0, tf = _t_span(t_span)
@@ -358,10 +376,21 @@ def simulate_many(
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     if threads is not None and int(threads) < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
-    raws = _core.integrate_many(model.core, np.asarray(P, dtype=float).reshape(-1), t0, tf, Y0.reshape(-1), n_runs,
-                                _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"], opts["method"],
-                                opts["max_step"], opts["first_step"], opts["max_steps"], opts["max_wall_time"],
-                                _drift_control(model, drift_control, method), 0 if threads is None else int(threads),
-                                _core_options(solver_options, False, model))
+    P_array = np.asarray(P, dtype=float).reshape(n_runs, -1)
+    # with a progress bar, parts of the batch (each at least two runs per thread) go to C++ in turn
+    part = max(-(-n_runs // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_runs, 1)
+    done, raws = bar(n_runs, "simulate_many", progress), []
+    try:
+        for start in range(0, n_runs, part):
+            stop = min(start + part, n_runs)
+            raws += _core.integrate_many(model.core, P_array[start:stop].reshape(-1), t0, tf, Y0[start:stop].reshape(-1),
+                                         stop - start, _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"],
+                                         opts["method"], opts["max_step"], opts["first_step"], opts["max_steps"],
+                                         opts["max_wall_time"], _drift_control(model, drift_control, method),
+                                         0 if threads is None else int(threads),
+                                         _core_options(solver_options, False, model))
+            done.update(stop - start)
+    finally:
+        done.close()
     names = [*model.system.parameter_names, *model._extra]
     return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .progress import iterate
 from .simulate import simulate
 from .testing import loglog_slope
 
@@ -57,16 +58,6 @@ class ConvergenceStudy:
         return f"<ConvergenceStudy {self.system_name}: eps {self.eps.min():g}..{self.eps.max():g}, slopes {slopes}>"
 
 
-
-
-def _progress(iterable, total: int, enabled: bool, desc: str):
-    if not enabled:
-        return iterable
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional
-        return iterable
-    return tqdm(iterable, total=total, desc=desc)
 
 
 def convergence(
@@ -127,7 +118,7 @@ def convergence(
     errors = {K: [] for K in orders}
     slips = {K: [] for K in orders}
     times: dict = {"friction": [], **{K: [] for K in orders}}
-    for eps in _progress(eps_values, len(eps_values), progress, f"convergence ({system.name})"):
+    for eps in iterate(eps_values, len(eps_values), f"convergence ({system.name})", progress):
         v0 = system.on_slow_manifold(q0, u0, eps, order=manifold_order, t=t0, params=sys_params)
         start = time.perf_counter()
         full = simulate(system.friction(eps), (t0, tf), np.r_[q0, v0], params=sys_params, raise_on_failure=True, **kw)

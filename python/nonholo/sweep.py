@@ -10,6 +10,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .progress import iterate
+
 __all__ = ["sweep", "SweepResult", "grid_points"]
 
 
@@ -145,14 +147,7 @@ def sweep(
     try:
         futures = {pool.submit(_call, fn, point): i for i, point in enumerate(points)}
         outputs: list = [None] * len(points)
-        done = as_completed(futures)
-        if progress:
-            try:
-                from tqdm.auto import tqdm
-
-                done = tqdm(done, total=len(points), desc="sweep")
-            except ImportError:  # tqdm is optional
-                pass
+        done = iterate(as_completed(futures), len(points), "sweep", progress)
         for future in done:
             i = futures[future]
             try:

@@ -154,6 +154,7 @@ class System:
         if not isinstance(self.time, sp.Symbol):
             raise TypeError(f"time must be a SymPy symbol, got {self.time!r}")
         self.name = name or "System"
+        self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
 
         self.parameters = self._normalize_parameters(parameters)
         self.metric = _as_matrix(metric, (n, n), "metric")
@@ -543,10 +544,15 @@ class System:
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
+            "drawing": self.drawing, "pose": getattr(self, "pose", None),
         }
 
     def __setstate__(self, state):
+        drawing, pose = state.pop("drawing", None), state.pop("pose", None)
         self.__init__(**state)
+        self.drawing = drawing
+        if pose is not None:
+            self.pose = pose
 
     # ------------------------------------------------------------------ Jupyter display
     def _repr_latex_(self) -> str:

@@ -25,13 +25,22 @@ A(q) q' = b(q, t) and a generalized force F(q, q', t). SymPy's methods map onto 
 
     Kane's equations with dependent speeds are d'Alembert's principle projected onto the
     constrained partial velocities, which is the Lagrange-d'Alembert principle that
-    ``system.nonholonomic()`` integrates. So the two agree exactly, provided the velocities
-    the bodies were given are the time derivatives of their positions (the kinematics of the
-    unconstrained system) and every constraint is among the ``velocity_constraints``. A
-    KanesMethod that builds a constraint into the kinematics instead (for example a rolling
-    contact point given zero velocity although it moves, as in SymPy's "rolling disc formed
-    from the contact point up") describes a system no set of coordinates q and metric G can
-    represent; the adapter detects it (``check_kinematics=True``) and says how to restate it.
+    ``system.nonholonomic()`` integrates. So the two agree exactly when the velocities the
+    bodies were given are the time derivatives of their positions (the kinematics of the
+    unconstrained system) and every constraint is among the ``velocity_constraints``.
+
+    Rolling contacts built into the kinematics. SymPy's rolling disc "formed from the contact
+    point up" and its Whipple bicycle give a contact point the velocity of the wheel's material
+    point there (zero, or ``v2pt_theory`` with the wheel's frame): the velocity of two points
+    fixed in one body, omega x r, not the time derivative of their relative position. The kinetic
+    energy is then right along the rolling motions, but its Euler-Lagrange equations are not the
+    motion. The adapter recognizes these material-point velocities (``check_kinematics``) and
+    adds to F the difference between those equations and Kane's generalized inertia forces,
+    so the system's equations are Kane's. A point velocity that is neither the derivative of its
+    position nor a material-point velocity of a body frame is a modelling error: ``ModelError``
+    names the point and the fix. Speeds that appear in no kinematic differential equation (the
+    wheel spins of the bicycle) become the derivatives of auxiliary coordinates
+    ``<speed>_integral``, appended to q_ind + q_dep.
 
     Gravity and every other load enter as the generalized force F (V = 0), so
     ``SimulationResult.energy()`` is then the kinetic energy only; pass ``potential=V`` and leave
@@ -53,8 +62,8 @@ linearization only); the adapter checks that they are there and raises ``ModelEr
 otherwise. Either way f_h(q, t) = 0 holds along exact solutions, and along numerical ones up to
 the integration error (the drift control of ``simulate`` projects velocities, not positions).
 
-Not supported (``ModelError`` says which): more generalized speeds than coordinates (speeds
-with no coordinate, e.g. the velocity of a contact point whose position is not tracked), kinematic
+Not supported (``ModelError`` says which): speeds in the kinematic differential equations with
+no coordinate of their own (e.g. the velocity of a contact point whose position is not tracked), kinematic
 differential equations that do not determine u from q' (k_ku singular), a kinetic energy or
 Lagrangian that depends on time explicitly (moving frames, time-varying masses), constraint
 coefficients k_nh that depend on time (their affine part f_nh may), dynamicsymbols that are
@@ -174,19 +183,6 @@ def _body_frames(bodies) -> list:
     return [body.frame for body in bodies or [] if isinstance(body, me.RigidBody)]
 
 
-def _connected(point) -> list:
-    """Every point whose position relative to ``point`` is known (its position tree)."""
-    seen, stack = {point}, [point]
-    while stack:
-        p = stack.pop()
-        for other in getattr(p, "_pos_dict", {}):
-            if other not in seen:
-                seen.add(other)
-                stack.append(other)
-    seen.discard(point)
-    return sorted(seen, key=lambda p: p.name)
-
-
 def _numeric_zero(exprs, symbols, rng, points: int = 4) -> float:
     """Largest |expr| over random points, every symbol uniform in [0.3, 1.3] (so that the terms are
     of order one and round-off is about 1e-15)."""
@@ -213,49 +209,154 @@ def _angular_velocity_from_dcm(frame, inertial) -> sp.Matrix:
     return sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
 
 
-def _check_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str) -> None:
-    """Raise ModelError when a velocity is not the time derivative of the position (or an
-    angular velocity not the one of the orientation): a constraint built into the kinematics."""
+def _tree_edges(points) -> list:
+    """Every edge (p, o) of the position trees through ``points``: o was located from p or p from o."""
+    seen, stack, edges, done = set(points), list(points), [], set()
+    while stack:
+        p = stack.pop()
+        for other in getattr(p, "_pos_dict", {}):
+            if frozenset((p, other)) not in done:
+                done.add(frozenset((p, other)))
+                edges.append((p, other))
+            if other not in seen:
+                seen.add(other)
+                stack.append(other)
+    return sorted(edges, key=lambda e: (e[0].name, e[1].name))
+
+
+class _Kinematics:
+    """What :func:`_classify_kinematics` found: the edges whose relative velocity is the one of two
+    material points of a body frame but not the time derivative of their relative position (a
+    rolling contact built into the kinematics), and the body frames whose angular velocity is set
+    without an orientation (e.g. wheels whose rotation angle is not a coordinate)."""
+
+    def __init__(self):
+        self.material = []  # [(point, other point, body frame)]
+        self.unoriented = []  # [frame]
+
+    @property
+    def lagrangian(self) -> bool:
+        """True when the kinetic energy's Euler-Lagrange equations are the equations of motion."""
+        return not (self.material or self.unoriented)
+
+
+def _classify_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str, strict: bool) -> _Kinematics:
+    r"""Compare each point velocity with its position and each angular velocity with its orientation.
+
+    For every edge (p, o) of the position trees (p located from o), the relative velocity
+    v_p - v_o must be either the time derivative of r_op in the inertial frame, or
+    omega_B x r_op for a body frame B: the velocities of two points fixed in B (material points,
+    as ``v2pt_theory`` / ``v1pt_theory`` set them), which is how a rolling contact is built into
+    the kinematics (the contact point gets the velocity of the wheel's material point there).
+    Anything else is a modelling error, raised when ``strict``. Angular velocities set by
+    ``set_ang_vel`` must be the ones of the orientation where the orientation is defined.
+    """
     t = _time()
     rng = np.random.default_rng(12345)
+    found = _Kinematics()
+    body_frames = _body_frames(bodies)
+
+    def size(vector_matrix) -> float:
+        return _numeric_zero([to_plain(e) for e in vector_matrix], symbols, rng)
+
     points = _body_points(bodies) + [obj for kind, obj, _ in load_pairs if kind == "point"]
-    checked = set()
-    for p in points:
-        for other in _connected(p):
-            key = frozenset((p, other))
-            if key in checked:
-                continue
-            checked.add(key)
-            try:
-                vp, vo = p.vel(frame), other.vel(frame)
-            except ValueError:
-                continue  # the velocity of one of them is not defined: nothing to compare
-            position = _to_matrix(p.pos_from(other), frame)
-            mismatch = _to_matrix(vp - vo, frame) - position.diff(t)
-            err = _numeric_zero([to_plain(e) for e in mismatch], symbols, rng)
-            if err > 1e-9:
-                raise ModelError(
-                    f"the velocity of point {p.name} relative to point {other.name} is not the time derivative of "
-                    f"its position (they differ by up to {err:.3g} at random states): the {what} builds a "
-                    "constraint into the kinematics (for example a rolling contact point given zero velocity "
-                    "although it moves). nonholo needs the velocities of the unconstrained system, with every "
-                    "constraint among the velocity constraints: give the moving point coordinates (e.g. the "
-                    "contact point's x, y with kd_eqs x' = u4, y' = u5), its velocity as their derivatives, and "
-                    "the no-slip conditions as velocity_constraints with u_dependent (KanesMethod) or "
-                    "nonhol_coneqs (LagrangesMethod). Pass check_kinematics=False to skip this check.")
-    for body_frame in {*_body_frames(bodies), *(obj for kind, obj, _ in load_pairs if kind == "frame")}:
+    for p, other in _tree_edges(points):
+        try:
+            relative = _to_matrix(p.vel(frame) - other.vel(frame), frame)
+            r = p.pos_from(other)
+            derivative_gap = size(relative - _to_matrix(r, frame).diff(t))
+        except ValueError:
+            continue  # a velocity or an orientation on the way is not defined: nothing to compare
+        if derivative_gap <= 1e-9:
+            continue
+        body = next((B for B in body_frames if _is_material(relative, B, r, frame, size)), None)
+        if body is not None:
+            found.material.append((p, other, body))
+        elif strict:
+            raise ModelError(
+                f"the velocity of point {p.name} relative to point {other.name} is neither the time derivative of "
+                f"their relative position (they differ by up to {derivative_gap:.3g} at random states) nor the "
+                "velocity of two points fixed in one body (omega x r for the frame of one of the bodies "
+                f"{', '.join(str(B) for B in body_frames) or '(none)'}): the {what} has a velocity that no motion "
+                f"gives. Set it from its position ({p.name}.set_vel(N, {p.name}.pos_from(O).dt(N)) for a fixed O), or, "
+                f"for points of one rigid body, with {p.name}.v2pt_theory({other.name}, N, body_frame) (a rolling "
+                "contact: the contact point gets the velocity of the wheel's material point there). Pass "
+                "check_kinematics=False to skip this check.")
+        else:
+            found.material.append((p, other, None))
+    frames = {*body_frames, *(obj for kind, obj, _ in load_pairs if kind == "frame")}
+    for body_frame in sorted(frames, key=str):
         try:
             given = _to_matrix(body_frame.ang_vel_in(frame), frame)
+        except ValueError:
+            continue  # no angular velocity relative to the inertial frame
+        try:
             true = _angular_velocity_from_dcm(body_frame, frame)
         except ValueError:
-            continue  # orientation relative to the inertial frame not defined
-        err = _numeric_zero([to_plain(e) for e in given - true], symbols, rng)
-        if err > 1e-9:
+            found.unoriented.append(body_frame)  # angular velocity only: Kane's equations hold it
+            continue
+        err = size(given - true)
+        if err > 1e-9 and strict:
             raise ModelError(
                 f"the angular velocity of frame {body_frame} in {frame} is not the one of its orientation (they "
                 f"differ by up to {err:.3g} at random states): the {what} sets an angular velocity "
                 "(set_ang_vel) that the kinematic differential equations (kd_eqs) do not reproduce. Pass "
                 "check_kinematics=False to skip this check.")
+    return found
+
+
+def _is_material(relative, body_frame, r, frame, size) -> bool:
+    """v_p - v_o == omega_B x r_op: p and o move as two points fixed in the body frame B."""
+    try:
+        rigid = _to_matrix(body_frame.ang_vel_in(frame).cross(r), frame)
+    except ValueError:
+        return False
+    return size(relative - rigid) <= 1e-9
+
+
+def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T_parts, q_syms, qd_syms) -> sp.Matrix:
+    r"""The force that turns the Euler-Lagrange equations of T into Kane's equations.
+
+    With kinematics that build a constraint in (material points) or speeds that are not the
+    derivatives of coordinates, the kinetic energy T(q, q') is correct along the motions but its
+    Euler-Lagrange expression E_j = d/dt dT/dq'_j - dT/dq_j is not the generalized inertia force.
+    Kane's is (Kane and Levinson, Dynamics: Theory and Applications, 1985)
+
+        F*_r = -sum_bodies [ m a . dv/du_r + (I . alpha + omega x I . omega) . domega/du_r ],
+
+    mapped to the velocities by Q*_j = sum_r F*_r du_r/dq'_j. Both E and -Q* are G q'' plus
+    terms in (q, q') with the same G (the Hessian of T), so the returned E + Q* has no q'': added
+    to the generalized force, the system's Lagrange-d'Alembert equations G q'' + ... = F + A^T lambda
+    become -Q* = F_loads + A^T lambda, Kane's equations projected on the velocity constraints.
+    """
+    me = _mechanics()
+    t = _time()
+    no_qdd = {x.diff(t): 0 for x in qd}
+    udot = {u.diff(t): sp.sympify(e).diff(t).xreplace(no_qdd) for u, e in u_of_qdot.items()}
+    star = [sp.S.Zero] * len(speeds)
+    for body in bodies:
+        if isinstance(body, me.RigidBody):
+            v, omega = body.masscenter.vel(frame), body.frame.ang_vel_in(frame)
+            inertia = body.central_inertia
+            torque = (inertia & omega.dt(frame)) + (omega ^ (inertia & omega))
+        else:
+            v, omega, torque = body.point.vel(frame), None, None
+        force = body.mass * v.dt(frame)
+        for r, u in enumerate(speeds):
+            star[r] -= force.dot(v.diff(u, frame))
+            if omega is not None:
+                star[r] -= torque.dot(omega.diff(u, frame))
+    star = sp.Matrix([to_plain(sp.sympify(f).xreplace(udot).xreplace(no_qdd)) for f in star])
+    K = sp.Matrix([to_plain(u_of_qdot[u]) for u in speeds]).jacobian(qd_syms)  # du/dq'
+    # E_j at q'' = 0 from T = 1/2 q'^T G q' + g^T q' + T0 (T_parts): differentiating the parts is
+    # cheaper than differentiating T
+    G, g, T0 = T_parts
+    v = sp.Matrix(qd_syms)
+    momentum = G * v + g
+    lagrange = sp.Matrix([sum((sp.diff(momentum[j], qk) * wk for qk, wk in zip(q_syms, qd_syms)), sp.S.Zero)
+                          - ((v.T * G.diff(qj) * v)[0] / 2 + (g.diff(qj).T * v)[0] + sp.diff(T0, qj))
+                          for j, qj in enumerate(q_syms)])
+    return lagrange + K.T * star
 
 
 def _split_quadratic(T, q_syms, qd_syms, t, what: str):
@@ -332,19 +433,19 @@ def _resolve(method, cls_name: str):
 
 # --------------------------------------------------------------------------- KanesMethod
 def _kane_kinematics(km):
-    """({u_i: u_i(q, q')}, [q_i']) from the kd_eqs, in dynamicsymbols."""
+    """({u_i: u_i(q, q')}, [q_i'], [auxiliary coordinates]) from the kd_eqs, in dynamicsymbols.
+
+    A speed that appears in no kinematic differential equation (the spin of a wheel whose
+    rotation angle is ignorable, as in SymPy's bicycle) is the derivative of an auxiliary
+    coordinate ``<speed>_integral`` appended after q_ind + q_dep: nothing depends on it, and
+    it gives the speed its place among the velocities q'.
+    """
+    me = _mechanics()
     t = _time()
     q, u = list(km.q), list(km.u)
-    qd = [qi.diff(t) for qi in q]
     if not getattr(km, "_qdot_u_map", None):
         raise ModelError("the KanesMethod has no kinematic differential equations (kd_eqs); nonholo needs them "
                          "to express the speeds u through q'")
-    if len(u) != len(q):
-        raise ModelError(
-            f"nonholo needs one generalized speed per coordinate: this KanesMethod has {len(u)} speeds "
-            f"(u_ind + u_dep = {[str(s) for s in u]}) for {len(q)} coordinates (q_ind + q_dep = "
-            f"{[str(s) for s in q]}). Speeds without a coordinate (e.g. the velocity of a contact point whose "
-            "position is not tracked) need the coordinates whose derivatives they are, with their kd_eqs")
     k_ku = getattr(km, "_k_ku_implicit", None)
     if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
         k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
@@ -352,11 +453,25 @@ def _kane_kinematics(km):
         k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
     uaux_zero = dict.fromkeys(list(km._uaux), 0)
     k_ku, k_kqdot, f_k = (sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
-    if k_ku.det() == 0:
+    free = [j for j in range(len(u)) if all(k_ku[i, j] == 0 for i in range(k_ku.rows))]
+    tied = [j for j in range(len(u)) if j not in free]
+    if len(tied) != len(q):
+        raise ModelError(
+            f"nonholo needs one generalized speed per coordinate: this KanesMethod has {len(u)} speeds "
+            f"(u_ind + u_dep = {[str(s) for s in u]}) for {len(q)} coordinates (q_ind + q_dep = "
+            f"{[str(s) for s in q]}), and the kd_eqs involve {len(tied)} of them. Speeds in the kd_eqs without a "
+            "coordinate of their own (e.g. the velocity of a contact point whose position is not tracked) need the "
+            "coordinates whose derivatives they are, with their kd_eqs")
+    aux = [me.dynamicsymbols(f"{_name(u[j])}_integral") for j in free]
+    qd = [qi.diff(t) for qi in q + aux]
+    k_tied = k_ku.extract(list(range(k_ku.rows)), tied)
+    if k_tied.det() == 0:
         raise ModelError("the kinematic differential equations (kd_eqs) do not determine the speeds u from q' "
                          "(their matrix k_ku is singular); nonholo needs u = u(q, q')")
-    u_expr = -k_ku.LUsolve(k_kqdot * sp.Matrix(qd) + f_k)
-    return dict(zip(u, u_expr)), qd
+    u_expr = -k_tied.LUsolve(k_kqdot * sp.Matrix(qd[:len(q)]) + f_k)
+    u_of_qdot = {u[j]: e for j, e in zip(tied, u_expr)}
+    u_of_qdot.update({u[j]: qd[len(q) + i] for i, j in enumerate(free)})
+    return u_of_qdot, qd, aux
 
 
 def kanes_method_arguments(
@@ -398,9 +513,12 @@ def kanes_method_arguments(
     simplify : bool
         Run ``sympy.simplify`` on G, A, b, F (nicer display, slower construction).
     check_kinematics : bool
-        Check (numerically at random states) that the velocity of every body's mass centre and
-        loaded point is the time derivative of its position, and every body's angular velocity
-        the one of its orientation; see the module docstring.
+        Check (numerically at random states) that the velocity of every located point, relative
+        to the point it was located from, is the time derivative of their relative position or
+        the velocity of two points fixed in one body frame (a rolling contact), and every body's
+        angular velocity the one of its orientation; see the module docstring. Without the check
+        the kinematics are taken as given (and still classified, so that material-point
+        velocities get Kane's inertia forces).
 
     Returns
     -------
@@ -421,8 +539,8 @@ def kanes_method_arguments(
         raise ModelError("the KanesMethod has no bodies: pass them to KanesMethod(..., bodies=...) or call "
                          "km.kanes_equations(bodies, loads) first")
     pairs = _load_pairs(km.loads, frame, "loads")
-    q = list(km.q)
-    u_of_qdot, qd = _kane_kinematics(km)
+    u_of_qdot, qd, aux = _kane_kinematics(km)
+    q = list(km.q) + aux
     uaux_zero = dict.fromkeys(list(km._uaux), 0)
     q_syms, qd_syms = _symbols_for(q, parameters)
     spec = dict(specified or {})
@@ -434,6 +552,9 @@ def kanes_method_arguments(
             e = e.subs(spec)
         e = e.xreplace(uaux_zero).xreplace(u_of_qdot)
         return e.xreplace(plain)
+
+    speeds = list(km.u)
+    uaux_zero.update({ua.diff(t): 0 for ua in km._uaux})
 
     velocity_map = {**uaux_zero, **u_of_qdot}
 
@@ -467,10 +588,12 @@ def kanes_method_arguments(
     exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
     allowed = {*q_syms, *qd_syms, t}
     _parameters_check(exprs, allowed, parameters, "KanesMethod")
-    if check_kinematics:
-        symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
-                                                 key=str)]
-        _check_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod")
+    symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
+                                             key=str)]
+    kinematics = _classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", check_kinematics)
+    if aux or not kinematics.lagrangian:
+        F = F + _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, (G, g, T0), q_syms,
+                                         qd_syms)
 
     return dict(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
@@ -515,33 +638,46 @@ def kane_qdot(km, q, u, parameters: Mapping | None = None) -> np.ndarray:
     Parameters
     ----------
     km : KanesMethod
-    q : array_like, shape (n,)
-        Coordinates in the order q_ind + q_dep.
-    u : array_like, shape (n,)
+    q : array_like, shape (n,) or (n + n_aux,)
+        Coordinates in the order q_ind + q_dep (the auxiliary coordinates ``<speed>_integral`` of
+        speeds that appear in no kd_eq may follow; nothing depends on them).
+    u : array_like, shape (n_u,)
         Speeds in the order u_ind + u_dep.
     parameters : mapping {symbol or name: value}
 
     Returns
     -------
-    ndarray, shape (n,)
-        q', so that ``np.r_[q, kane_qdot(km, q, u, p)]`` is a state ``[q, q']`` of the system.
+    ndarray, shape (n + n_aux,)
+        q' of every coordinate of the system, so that ``np.r_[q, kane_qdot(km, q, u, p)]`` (with
+        q of shape (n + n_aux,)) is a state ``[q, q']`` of the system.
     """
     km = _resolve(km, "KanesMethod")
     t = _time()
+    u_of_qdot, _, aux = _kane_kinematics(km)
     qs, us = list(km.q), list(km.u)
     qdot_of_u = km.kindiffdict()
-    exprs = [sp.sympify(qdot_of_u[qi.diff(t)]).xreplace(dict.fromkeys(list(km._uaux), 0)) for qi in qs]
-    return _evaluate(exprs, qs, us, q, u, parameters, "u")
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    exprs = [sp.sympify(qdot_of_u[qi.diff(t)]).xreplace(uaux_zero) for qi in qs]
+    exprs += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
+    return _evaluate(exprs, qs, us, _leading(q, len(qs), len(aux), "q"), u, parameters, "u")
 
 
 def kane_speeds(km, q, qdot, parameters: Mapping | None = None) -> np.ndarray:
-    r"""Kane's speeds u (order u_ind + u_dep), shape (n,), from q (n,) and q' (n,): the inverse
-    of :func:`kane_qdot`. Apply it to each column of a result (``sol.q``, ``sol.v``) to compare
-    with Kane's states."""
+    r"""Kane's speeds u (order u_ind + u_dep), shape (n_u,), from q (n or n + n_aux,) and q'
+    (n + n_aux,): the inverse of :func:`kane_qdot`. Apply it to each column of a result
+    (``sol.q``, ``sol.v``) to compare with Kane's states."""
     km = _resolve(km, "KanesMethod")
-    u_of_qdot, qd = _kane_kinematics(km)
+    u_of_qdot, qd, aux = _kane_kinematics(km)
     exprs = [u_of_qdot[ui] for ui in km.u]
-    return _evaluate(exprs, list(km.q), qd, q, qdot, parameters, "qdot")
+    return _evaluate(exprs, list(km.q), qd, _leading(q, len(km.q), len(aux), "q"), qdot, parameters, "qdot")
+
+
+def _leading(q, n: int, n_aux: int, what: str) -> np.ndarray:
+    """The first n entries of q, which may also carry the n_aux auxiliary coordinates."""
+    q = np.asarray(q, dtype=float).reshape(-1)
+    if q.size not in (n, n + n_aux):
+        raise ValueError(f"{what} must have shape ({n},) or ({n + n_aux},), got {q.shape}")
+    return q[:n]
 
 
 def _evaluate(exprs, qs, second, q, x, parameters, what: str) -> np.ndarray:
@@ -647,7 +783,16 @@ def lagranges_method_arguments(
     if check_kinematics and lm.bodies and frame is not None:
         symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
                                                  key=str)]
-        _check_kinematics(lm.bodies, pairs, frame, to_plain, symbols, "LagrangesMethod")
+        kinematics = _classify_kinematics(lm.bodies, pairs, frame, to_plain, symbols, "LagrangesMethod", True)
+        if kinematics.material:
+            p, other, body = kinematics.material[0]
+            raise ModelError(
+                f"the velocity of point {p.name} relative to point {other.name} is the one of two points fixed in "
+                f"{body}, not the time derivative of their relative position: a constraint (a rolling contact) is "
+                "built into the kinematics, and the Euler-Lagrange equations of such a Lagrangian are not the "
+                "motion. Build the same model with KanesMethod (System.from_kanes_method accepts it), or give the "
+                "contact point coordinates and the no-slip conditions as nonhol_coneqs. Pass check_kinematics=False "
+                "to skip this check.")
 
     return dict(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),

@@ -72,6 +72,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from .. import drawing as dr
 from ..system import System
 
 __all__ = ["ball_on_turntable", "quaternion_rate_matrix", "ball_state", "angular_velocity", "spin",
@@ -174,8 +175,10 @@ def ball_on_turntable(m: float = 66.926, r: float = 1.27, Omega: float = 1.5 * n
     F = sp.Matrix([-nu_ * vel[0] + Fx, -nu_ * vel[1] + Fy, *(2 * E.T * tau)])
 
     params = {m_: m, r_: r, Om: Omega, nu_: nu, mu_: mu, de: delta, g_: g, vr: v_reg, ka: inertia_ratio}
-    return System(list(coords), G, constraints=A, affine=b, force=F, parameters=params, velocities=list(vel),
-                  name=f"ball on a rotating table ({rolling_friction} rolling friction)")
+    system = System(list(coords), G, constraints=A, affine=b, force=F, parameters=params, velocities=list(vel),
+                    name=f"ball on a rotating table ({rolling_friction} rolling friction)")
+    system.drawing = dr.rigid_body(ball_pose, shape="ball", radius="r", contact=ball_contact, scenery=table_spoke)
+    return system
 
 
 def _param(system: System, params, name: str) -> float:
@@ -227,11 +230,37 @@ def rotation_matrices(result) -> np.ndarray:
 
     R = (q0^2 - |w|^2) Id + 2 w w^T + 2 q0 hat(w) with q = (q0, w); R' R^T = hat(xi).
     """
-    q = result.y[2:6] / np.linalg.norm(result.y[2:6], axis=0)
+    return attitude(result.y[2:6])
+
+
+def attitude(quaternion) -> np.ndarray:
+    r"""R in SO(3) from quaternions, shape (4,) -> (3, 3) or (4, n_t) -> (n_t, 3, 3) (normalized first)."""
+    single = np.ndim(quaternion) == 1
+    q = np.asarray(quaternion, dtype=float).reshape(4, -1)
+    q = q / np.linalg.norm(q, axis=0)
     q0, w = q[0], q[1:].T
     R = (q0**2 - np.einsum("ti,ti->t", w, w))[:, None, None] * np.eye(3)
     R = R + 2 * np.einsum("ti,tj->tij", w, w)
     hat = np.zeros_like(R)
     hat[:, 0, 1], hat[:, 0, 2], hat[:, 1, 2] = -w[:, 2], w[:, 1], -w[:, 0]
     hat = hat - hat.transpose(0, 2, 1)
-    return R + 2 * q0[:, None, None] * hat
+    R = R + 2 * q0[:, None, None] * hat
+    return R[0] if single else R
+
+
+def ball_pose(q, params):
+    """Centre (x, y, r) and attitude of the ball."""
+    q = np.asarray(q, dtype=float)
+    return np.array([q[0], q[1], params["r"]]), attitude(q[2:6])
+
+
+def ball_contact(q, params):
+    """The contact point (x, y, 0) on the table."""
+    return np.array([q[0], q[1], 0.0])
+
+
+def table_spoke(q, t, params) -> list:
+    """A radius of the table turning with it (angle Omega t), long enough to reach the ball."""
+    reach = 1.2 * max(float(np.hypot(q[0], q[1])), 4 * params["r"])
+    angle = params["Omega"] * t
+    return [dr.line([[0, 0, 0], [reach * np.cos(angle), reach * np.sin(angle), 0]], color="0.5", linewidth=2)]

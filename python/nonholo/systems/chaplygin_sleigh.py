@@ -2,7 +2,9 @@
 
 import sympy as sp
 
+from .. import drawing as dr
 from ..system import System
+from .knife_edge_chain import knife_edge_shapes, knife_edge_trace
 
 
 def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float = 1.0) -> System:  # noqa: E741
@@ -29,7 +31,9 @@ def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float =
         [-m_ * a_ * s, m_ * a_ * c, I_ + m_ * a_**2],
     ])
     A = sp.Matrix([[-s, c, 0]])
-    return System(
+    system = System(
         [x, y, phi], G, constraints=A, friction=sp.Matrix([[mu_]]),
         parameters={m_: m, I_: I, a_: a, mu_: mu}, name="Chaplygin sleigh",
     )
+    system.drawing = dr.Drawing(knife_edge_shapes, trace=knife_edge_trace)  # the one-link knife-edge chain
+    return system

@@ -1,7 +1,9 @@
 """A chain of N planar knife-edge links joined by hinges: an N-trailer or a snake robot."""
 
+import numpy as np
 import sympy as sp
 
+from .. import drawing as dr
 from ..system import System
 
 
@@ -50,7 +52,48 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
         A[i, 0], A[i, 1] = -sp.sin(th[i]), sp.cos(th[i])
         for j in range(1, i + 1):
             A[i, 2 + j] = -l_ * sp.cos(th[i] - th[j])
-    return System(
+    system = System(
         [x, y, *th], G, constraints=A, friction=mu_ * sp.eye(N),
         parameters={m_: m, I_: I, a_: a, l_: l, mu_: mu}, name=f"knife-edge chain (N = {N})",
     )
+    system.drawing = dr.Drawing(knife_edge_shapes, trace=knife_edge_trace)
+    return system
+
+
+def knife_edges(q, l: float = 1.0) -> np.ndarray:  # noqa: E741
+    """The knife-edge points P_1..P_N, shape (N, 2), of q = (x, y, theta_1..theta_N):
+    P_1 = (x, y), P_{i+1} = P_i - l e(theta_{i+1})."""
+    q = np.asarray(q, dtype=float)
+    theta = q[2:]
+    steps = -l * np.column_stack([np.cos(theta[1:]), np.sin(theta[1:])])
+    return np.vstack([q[:2], q[:2] + np.cumsum(steps, axis=0)]) if theta.size > 1 else q[None, :2]
+
+
+def _outline(start: float, end: float, width: float) -> np.ndarray:
+    """A slender hexagon along the body x axis from ``start`` to ``end``."""
+    h = width / 2
+    return np.array([[start, 0], [start + h, h], [end - h, h], [end, 0], [end - h, -h], [start + h, -h]])
+
+
+def knife_edge_shapes(q, t, params) -> list:
+    """Each link as an outline from its knife edge to the hinge ahead (the front link around its
+    knife edge and its centre of mass, a ahead, with the radius of gyration sqrt(I/m) as margin),
+    the blades as thick segments and the centres of mass as dots."""
+    a, gyration = params["a"], float(np.sqrt(params["I"] / params["m"]))
+    length = params.get("l", 1.0)
+    points, headings = knife_edges(q, length), np.asarray(q, dtype=float)[2:]
+    shapes = []
+    for i, ((x, y), heading) in enumerate(zip(points, headings)):
+        start, end = (-gyration, a + gyration) if i == 0 else (0.0, length)
+        e = np.array([np.cos(heading), np.sin(heading)])
+        blade = 0.15 * max(end - start, 1e-9)
+        shapes += [dr.planar_body(_outline(start, end, 0.25 * (end - start)), x, y, heading, color="tab:blue"),
+                   dr.line([[x, y] - blade * e, [x, y] + blade * e], color="black", linewidth=3),
+                   dr.dot([x, y] + a * e, color="tab:red", markersize=4)]
+    return shapes
+
+
+def knife_edge_trace(q, t, params) -> np.ndarray:
+    """The paths of the first and the last knife edge."""
+    points = knife_edges(q, params.get("l", 1.0))
+    return points[[0, -1]]

@@ -20,6 +20,7 @@ import sympy as sp
 
 from ..bodies import RigidBody, rotation_matrices
 from ..contact import Disc, roll_on_plane
+from ..drawing import rigid_body
 from ..system import System
 
 __all__ = ["rolling_disc", "upright_critical_spin", "lean_frequency", "Lean"]
@@ -34,6 +35,7 @@ def rolling_disc(m: float = 1.0, r: float = 1.0, A: float | None = None, C: floa
     values = {m_: m, r_: r, A_: m * r**2 / 4 if A is None else A, C_: m * r**2 / 2 if C is None else C, g_: g}
     system = roll_on_plane(body, Disc(r_, axis=(0, 1, 0)), gravity=g_, parameters=values, name="rolling disc")
     system.outputs["lean"] = Lean()
+    system.drawing = rigid_body(system.pose, shape="disc", radius="r")  # the disc's axle is the body y axis
     return system
 
 

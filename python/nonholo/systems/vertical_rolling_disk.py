@@ -1,7 +1,9 @@
 """The vertical rolling disk (Gzenda-Chhabra section 5; Mestdag-Crampin 2010)."""
 
+import numpy as np
 import sympy as sp
 
+from .. import drawing as dr
 from ..system import System
 
 
@@ -26,7 +28,21 @@ def vertical_rolling_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: fl
         [0, 1, 0, -R_ * sp.cos(theta)],
         [0, 0, 1, -R_ * sp.sin(theta)],
     ])
-    return System(
+    system = System(
         [theta, x, y, phi], G, constraints=A, friction=mu_ * sp.eye(2),
         parameters={m_: m, R_: R, I_: I, J_: J, mu_: mu}, name="vertical rolling disk",
     )
+    system.drawing = dr.rigid_body(disk_pose, shape="disc", radius="R", contact=disk_contact)
+    return system
+
+
+def disk_pose(q, params):
+    """Centre (x, y, R) and attitude R_z(theta) R_y(phi): the axle is the body y axis, and rolling
+    forward (x' = R cos(theta) phi') turns the disc about it by phi."""
+    theta, x, y, phi = np.asarray(q, dtype=float)[:4]
+    return np.array([x, y, params["R"]]), dr.rotation_z(theta) @ dr.rotation_y(phi)
+
+
+def disk_contact(q, params):
+    """The contact point (x, y, 0)."""
+    return np.array([q[1], q[2], 0.0])
