@@ -1,4 +1,6 @@
 // Reduced models on the slow manifold and the compiled slow-manifold coefficients.
+#include <dlfcn.h>
+
 #include <chrono>
 #include <memory>
 
@@ -13,14 +15,17 @@ void expose_reduced(py::module_& m) {
   py::class_<CompiledSlip, std::shared_ptr<CompiledSlip>>(
       m, "CompiledSlip", "h^(1..K) of a system compiled into one tape of (q, u, t, params).")
       .def(py::init([](std::shared_ptr<const MechanicalSystem> sys, int order, double t, py::handle q, py::handle u,
-                       py::handle p) {
+                       py::handle p, std::size_t max_nodes) {
              auto qv = as_vector(q, sys->n(), "q");
              auto uv = as_vector(u, sys->n(), "u");
              auto pv = as_vector(p, sys->n_params(), "params");
-             return std::make_shared<CompiledSlip>(std::move(sys), order, t, qv.data(), uv.data(), pv.data());
+             return std::make_shared<CompiledSlip>(std::move(sys), order, t, qv.data(), uv.data(), pv.data(),
+                                                   max_nodes);
            }),
            py::arg("system"), py::arg("order"), py::arg("t"), py::arg("q"), py::arg("u"), py::arg("params"),
-           "Traces the expansion at (t, q, u) (where G, M and mu are regular) and compiles it.")
+           py::arg("max_nodes") = kMaxCompiledSlipNodes,
+           "Traces the expansion at (t, q, u) (where G, M and mu are regular) and compiles it; ValueError when "
+           "the graph would exceed max_nodes nodes.")
       .def_property_readonly("order", &CompiledSlip::order)
       .def_property_readonly("build_seconds", &CompiledSlip::build_seconds)
       .def_property_readonly("graph_nodes", &CompiledSlip::n_graph_nodes)
@@ -38,6 +43,7 @@ void expose_reduced(py::module_& m) {
 
   m.attr("max_slow_manifold_order") = kMaxSeriesDegree;
   m.attr("max_compiled_slip_order") = kMaxCompiledSlipOrder;
+  m.attr("max_compiled_slip_nodes") = kMaxCompiledSlipNodes;
   m.def("reduced_model", [](std::shared_ptr<const MechanicalSystem> s, int order,
                             std::shared_ptr<const CompiledSlip> compiled) -> std::shared_ptr<Model> {
     return std::make_shared<ReducedModel>(std::move(s), order, std::move(compiled));
@@ -87,4 +93,21 @@ void expose_reduced(py::module_& m) {
   }, py::arg("system"), py::arg("order"), py::arg("t"), py::arg("q"), py::arg("u"), py::arg("params"),
      py::arg("repeats"), py::arg("compiled") = nullptr,
      "Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.");
+
+  // Heap allocations in `repeats` right-hand sides after a warm-up call, counted by a preloaded
+  // allocator that exports `long nonholo_allocation_count()` (tests/test_reduced_allocations.py).
+  m.def("allocations_in_rhs", [](const Model& model, double t, py::handle y, py::handle p, int repeats) {
+    using Counter = long (*)();
+    auto counter = reinterpret_cast<Counter>(dlsym(RTLD_DEFAULT, "nonholo_allocation_count"));
+    if (counter == nullptr)
+      throw py::value_error("no allocation counter loaded: preload a library exporting nonholo_allocation_count");
+    auto yv = as_vector(y, model.n_states(), "y");
+    auto pv = as_vector(p, model.n_params(), "params");
+    std::vector<double> f(model.n_states());
+    auto ws = model.workspace();
+    model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
+    const long before = counter();
+    for (int r = 0; r < repeats; ++r) model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
+    return counter() - before;
+  }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"), py::arg("repeats"));
 }

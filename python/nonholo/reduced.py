@@ -91,12 +91,13 @@ def _trace_point(system, rng) -> tuple:
 
 def compiled_slip(system, order: int):
     """h^(1..order) of ``system`` compiled into one tape (``_core.CompiledSlip``), cached on the
-    system per order; None for order 0, above ``_core.max_compiled_slip_order`` and for
-    piecewise systems (the reduced model then uses the Taylor-mode path).
+    system per order; None for orders 0 and 1 (evaluated directly, no series), above
+    ``_core.max_compiled_slip_order``, when the graph would exceed the core's node budget, and
+    for piecewise systems (the reduced model then uses the Taylor-mode path).
 
     The trace is taken at a pseudo-random point where the metric, M = A G^-1 A^T and mu are
     regular (the factorizations do not pivot, so the graph is valid wherever they are)."""
-    if order == 0 or order > _core.max_compiled_slip_order:
+    if order < 2 or order > _core.max_compiled_slip_order:
         return None
     cache = system.__dict__.setdefault("_compiled_slips", {})
     if order not in cache:
@@ -108,7 +109,10 @@ def compiled_slip(system, order: int):
                 try:
                     compiled = _core.CompiledSlip(system.core, order, 0.0, q, u, system.param_vector())
                     break
-                except Exception:  # noqa: BLE001 - a singular sample point
+                except ValueError as err:  # the graph would be too large: Taylor mode
+                    if "too large" in str(err):
+                        break
+                except Exception:  # noqa: BLE001 - a singular sample point: try another
                     continue
         cache[order] = compiled
     return cache[order]
@@ -189,9 +193,16 @@ class ReducedModel(Model):
         u = self.coordinate_velocity(q, y[n:], params)
         eps = (params or {}).get("eps", self.eps)
         sys_params = _system_params(params)
-        H = self.system.slip(q, u, order=self.max_order, t=t, params=sys_params)
-        terms = np.array([eps ** (k + 1) * np.abs(H[k]).max() for k in range(self.max_order)])
-        truncation = choose_order(terms, tolerance)
+        # orders 4, 8, 16, ...: the rule decides K from t_1 .. t_(K+1), and the Taylor-mode
+        # cost grows like K^4, so the high orders are computed only when the terms call for them
+        computed = min(4, self.max_order)
+        while True:
+            H = self.system.slip(q, u, order=computed, t=t, params=sys_params)
+            terms = np.array([eps ** (k + 1) * np.abs(H[k]).max() for k in range(computed)])
+            truncation = choose_order(terms, tolerance)
+            if truncation.order < computed or computed == self.max_order:
+                break
+            computed = min(2 * computed, self.max_order)
         return ReducedModel(self.system, self.eps, truncation.order, self.velocities, self._frame, truncation,
                             self.max_order)
 

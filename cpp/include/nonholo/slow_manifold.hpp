@@ -78,14 +78,22 @@ struct SlowManifoldWork {
   VecX<T> q, u, s, v, udot, rhs, q_next, u_next, qD, vD, sD;
 };
 
-// Qmat x = G^-1 A^T M^-1 mu^-1 M^-1 A x, with G and M factored in w and mu in chol_mu.
-template <class S>
-VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x) {
-  VecX<S> y = w.geo.A() * x;
+// out = Qmat x = G^-1 A^T M^-1 mu^-1 M^-1 A x, with G and M factored in w and mu in chol_mu;
+// y is scratch (no allocation once sized).
+template <class S, class VecIn, class Out>
+void apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecIn& x, VecX<S>& y, Out&& out) {
+  y.noalias() = w.geo.A() * x;
   w.chol_M.solve_in_place(y);
   chol_mu.solve_in_place(y);
   w.chol_M.solve_in_place(y);
-  return w.GinvAT * y;
+  out.noalias() = w.GinvAT * y;
+}
+
+template <class S>
+VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x) {
+  VecX<S> y, out(x.size());
+  apply_qmat(w, chol_mu, x, y, out);
+  return out;
 }
 
 // h^(1) = Qmat (f - u') at (t0, q0, u0) with s = 0: the eps^1 term of the invariance equation
@@ -102,8 +110,8 @@ void first_slip_coefficient(const MechanicalSystem& sys, const Time& t0, const S
   projected_acceleration(w.point, w.point_proj, u, w.zero, w.udot0);
   if (sys.k() > 0 && !w.point_mu.compute(w.point.geo.mu()))
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.point.geo));
-  w.point_proj.tmp = w.point_proj.f - w.udot0;
-  coeffs.col(0) = apply_qmat(w.point, w.point_mu, w.point_proj.tmp);
+  w.point_proj.g = w.point_proj.f - w.udot0;
+  apply_qmat(w.point, w.point_mu, w.point_proj.g, w.point_proj.y, coeffs.col(0));
 }
 
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.

@@ -16,6 +16,7 @@
 // Taylor-mode path, whose build cost is nil.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -23,15 +24,21 @@
 
 namespace nonholo {
 
-// Highest order compiled by default (above it, building the graph costs more than the
-// evaluations it saves in a typical run; see README, "Reduced models").
+// When the graph is built (README, "Reduced models", measured by
+// benchmarks/slow_manifold_cost.py): for 2 <= K <= kMaxCompiledSlipOrder, and only while the
+// trace stays under kMaxCompiledSlipNodes nodes (a few seconds of build at most). Order 1 needs
+// no series and its direct evaluation is as fast as a tape; higher orders or larger graphs take
+// so long to build (minutes at K = 16, or K = 8 with n = 10) that the Taylor-mode path is
+// cheaper over a typical run.
 constexpr int kMaxCompiledSlipOrder = 8;
+constexpr std::size_t kMaxCompiledSlipNodes = 400000;
 
 class CompiledSlip {
  public:
-  // Traces h^(1..order) of `system` at (t, q, u, p) (u on the constraint set).
+  // Traces h^(1..order) of `system` at (t, q, u, p) (u on the constraint set); throws
+  // InputError when the graph would exceed max_nodes nodes.
   CompiledSlip(std::shared_ptr<const MechanicalSystem> system, int order, double t, const double* q,
-               const double* u, const double* p);
+               const double* u, const double* p, std::size_t max_nodes = kMaxCompiledSlipNodes);
 
   int order() const { return order_; }
   const MechanicalSystem& system() const { return *system_; }

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include <Eigen/Core>
 
@@ -32,9 +33,25 @@ class TraceScope {
     thread_local GraphBuilder* builder = nullptr;
     return builder;
   }
+  static std::size_t& budget() {
+    thread_local std::size_t nodes = static_cast<std::size_t>(-1);
+    return nodes;
+  }
 
  private:
   GraphBuilder* previous_;
+};
+
+// Sets TraceScope::budget() (the most nodes a trace may build) for its lifetime.
+class TraceBudget {
+ public:
+  explicit TraceBudget(std::size_t nodes) : previous_(TraceScope::budget()) { TraceScope::budget() = nodes; }
+  ~TraceBudget() { TraceScope::budget() = previous_; }
+  TraceBudget(const TraceBudget&) = delete;
+  TraceBudget& operator=(const TraceBudget&) = delete;
+
+ private:
+  std::size_t previous_;
 };
 
 class Traced {
@@ -94,10 +111,18 @@ class Traced {
     return Traced(value, builder().binary(op, a.node(), b.node()));
   }
 
+  // The largest graph a trace may build (TraceScope's budget); beyond it the trace throws
+  // TraceTooLarge and the caller keeps the untraced algorithm.
+  struct TooLarge : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+
  private:
   Traced(double x, int id) : v_(x), id_(id) {
     double c;
     if (is_constant_zero(id, &c)) id_ = -1;
+    if (static_cast<std::size_t>(id) >= TraceScope::budget())
+      throw TooLarge("the traced graph exceeds " + std::to_string(TraceScope::budget()) + " nodes");
   }
   static bool is_constant_zero(int id, double* c) {
     const Node& nd = builder().nodes()[id];
