@@ -125,7 +125,7 @@ class ReducedModel(Model):
     (``truncation``, set once the order is chosen at an initial state)."""
 
     def __init__(self, system, eps: float, order, velocities: str, frame=None, truncation: Truncation | None = None,
-                 max_order: int = 16):
+                 max_order: int = 8):
         self.velocities = velocities
         self.frame = frame if velocities == "frame" else None
         self._frame = frame

@@ -356,7 +356,7 @@ class System:
         """
         return self._model("friction", eps=_positive(eps, "eps"))
 
-    def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 16):
+    def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
 
         The velocity is v = u + sum_{k<=K} eps^k h^(k)(t, q, u) with u = P v + v_b on the
@@ -372,6 +372,7 @@ class System:
             K in 0..16; ``"auto"`` chooses K at the initial state of each simulation: the
             smallest K at which eps^k |h^(k)| stops decreasing (optimal truncation of the
             asymptotic series) or falls below the integration tolerance, up to ``max_order``
+            (default 8, the highest compiled order; at most 16)
             (``result.truncation`` says which; :mod:`nonholo.reduced`).
         velocities : {"coordinates", "frame"}
             ``"coordinates"`` (default; any constraints, also affine): state ``[q, u]``, u in
