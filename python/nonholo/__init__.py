@@ -9,12 +9,14 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
 The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
 """
 
-from . import _core, frames, plot, sleigh_frames, studies, systems
+from . import _core, bodies, contact, frames, plot, sleigh_frames, studies, surfaces, systems
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
 from .simulate import Event, simulate, simulate_many
+from .stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError, critical_values,
+                        eigenvalue_path, linearize, steady_motions)
 from .sweep import SweepResult, sweep
 from .system import System
 
@@ -22,6 +24,9 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 
 __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
+    "bodies", "contact", "surfaces",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
+    "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
+    "EigenvaluePath", "critical_values", "CriticalValue",
 ]

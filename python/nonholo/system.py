@@ -93,11 +93,25 @@ class System:
         The time symbol used in ``affine`` and ``force``; default ``Symbol("t")``.
     name : str, optional
         A label for display.
+    holonomic : sequence of SymPy expressions, optional
+        Holonomic constraints h(q) = 0 the system carries (their time derivatives must be among
+        the constraint rows, which is what the models enforce). Used by :func:`nonholo.linearize`
+        to restrict perturbations to h(q) = 0; set by the SymPy adapters from
+        ``configuration_constraints`` / ``hol_coneqs``.
     indefinite_metric : bool, optional
         Accept a metric that is regular but not positive definite (a Lagrangian such as
         Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
         Lagrange-d'Alembert flows are well defined; the friction and slow-manifold models assume
         a positive-definite metric and should not be used.
+    unit_norm : sequence of coordinate groups, optional
+        Groups of coordinates (symbols or names) that live on a unit sphere, e.g. a rigid
+        body's quaternion (:mod:`nonholo.bodies`): the integrator scales them back to norm 1
+        after each step (``result.unit_norm_residual()`` reports the residual). The system's
+        expressions must be invariant under q_g -> s q_g, q_g' -> s q_g'.
+    outputs : mapping {name: callable}, optional
+        Derived quantities shown by ``result[name]``: ``f(q, v, params)`` with q, v of shape
+        (n, n_t) (v the physical velocity) returning shape (n_t,), e.g. Euler angles for
+        display.
 
     Notes
     -----
@@ -120,8 +134,13 @@ class System:
         time: sp.Symbol | None = None,
         name: str | None = None,
         indefinite_metric: bool = False,
+        unit_norm: Sequence | None = None,
+        outputs: Mapping | None = None,
+        holonomic=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
+        self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
+        self.outputs = dict(outputs or {})
         self.indefinite_metric = bool(indefinite_metric)
         n = len(self.coordinates)
         if n == 0:
@@ -162,6 +181,7 @@ class System:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
 
+        self.holonomic = _holonomic(holonomic)
         self._check_symbols()
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
@@ -271,6 +291,7 @@ class System:
         check_free_symbols(list(self.affine), q | t | p, "affine")
         check_free_symbols(list(self.friction_coefficients), q | p, "friction")
         check_free_symbols(list(self.force), q | v | t | p, "force")
+        check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
 
     @property
     def _inputs(self) -> list:
@@ -587,7 +608,8 @@ class System:
             "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
             "friction": self.friction_coefficients if self.k else None, "force": self.force,
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
-            "indefinite_metric": self.indefinite_metric,
+            "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
+            "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
         }
 
     def __setstate__(self, state):
@@ -602,6 +624,30 @@ class System:
         from .symbolic.display import system_latex
 
         return system_latex(self)
+
+
+def _unit_norm_groups(groups, coordinates) -> list:
+    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``)."""
+    names = [q.name for q in coordinates]
+    result = []
+    for group in groups or []:
+        try:
+            idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
+        except ValueError:
+            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates {names}") from None
+        if len(idx) < 2 or len(set(idx)) != len(idx):
+            raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
+        result.append(idx)
+    return result
+
+
+def _holonomic(holonomic):
+    """A tuple of expressions h(q), or None for no holonomic constraints."""
+    if holonomic is None:
+        return None
+    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
+        else list(holonomic)
+    return tuple(sp.sympify(h) for h in items) or None
 
 
 def _order(order) -> int:
