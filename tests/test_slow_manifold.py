@@ -325,7 +325,7 @@ def test_velocity_dependent_force_is_supported():
 
 
 def test_orders_above_the_maximum_are_rejected(sleigh):
-    with pytest.raises(ValueError, match="order must be between 0 and 8"):
-        sleigh.reduced(0.1, order=9)
+    with pytest.raises(ValueError, match="order must be between 0 and 16"):
+        sleigh.reduced(0.1, order=17)
     with pytest.raises(ValueError, match="u must lie on the constraint set"):
         sleigh.slip([0, 0, 0], [0, 1.0, 0], order=1)

@@ -3,7 +3,6 @@
 #include "bindings.hpp"
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
-#include "nonholo/models/reduced.hpp"
 #include "nonholo/models/vakonomic.hpp"
 
 using namespace nonholo;
@@ -64,10 +63,6 @@ void expose_models(py::module_& m) {
   m.def("vakonomic_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
     return std::make_shared<VakonomicModel>(std::move(s));
   }, py::arg("system"));
-  m.attr("max_slow_manifold_order") = kMaxSeriesDegree;
-  m.def("reduced_model", [](std::shared_ptr<const MechanicalSystem> s, int order) -> std::shared_ptr<Model> {
-    return std::make_shared<ReducedModel>(std::move(s), order);
-  }, py::arg("system"), py::arg("order"));
   m.def("friction_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
     return std::make_shared<FrictionModel>(std::move(s));
   }, py::arg("system"));

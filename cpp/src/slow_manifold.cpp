@@ -1,25 +1,98 @@
 #include "nonholo/slow_manifold.hpp"
 
+#include <cmath>
+
 #include "nonholo/models/reduced.hpp"
 
 namespace nonholo {
 
-ReducedModel::ReducedModel(std::shared_ptr<const MechanicalSystem> system, int order)
-    : ConstrainedModel(std::move(system)), order_(order) {
+namespace {
+
+void check_order(int order, const CompiledSlip* compiled, const MechanicalSystem& sys) {
   if (order < 0 || order > kMaxSeriesDegree)
     throw InputError("order must be between 0 and " + std::to_string(kMaxSeriesDegree) + " (got " +
                      std::to_string(order) + ")");
+  if (compiled != nullptr && (compiled->order() != order || &compiled->system() != &sys))
+    throw InputError("the compiled slow manifold is of order " + std::to_string(compiled->order()) +
+                     " or of another system; the model needs order " + std::to_string(order));
+}
+
+double eps_of(const MechanicalSystem& sys, const double* p) {
+  const double eps = p[sys.n_params()];
+  if (!(eps > 0.0) || !std::isfinite(eps))
+    throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
+  return eps;
+}
+
+}  // namespace
+
+void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& geo) {
+  Ldlt<double> chol_mu;
+  if (sys.k() > 0 && !chol_mu.compute(geo.mu()))
+    throw ModelError("the friction coefficients mu are not symmetric positive definite at " + describe_point(geo));
+}
+
+ReducedModel::ReducedModel(std::shared_ptr<const MechanicalSystem> system, int order,
+                           std::shared_ptr<const CompiledSlip> compiled)
+    : ConstrainedModel(std::move(system)), order_(order), compiled_(std::move(compiled)) {
+  check_order(order, compiled_.get(), this->system());
 }
 
 void ReducedModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {
-  const double eps = p[system().n_params()];
-  if (!(eps > 0.0) || !std::isfinite(eps))
-    throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
+  eps_of(system(), p);
   ConstrainedModel::check_state(t, y, p, ws);
+  check_reduced_state(system(), work(ws).geo);
+}
+
+ReducedFrameModel::ReducedFrameModel(std::shared_ptr<const Frame> frame, int order,
+                                     std::shared_ptr<const CompiledSlip> compiled)
+    : ModelImpl(frame->system_ptr()), frame_(std::move(frame)), order_(order), compiled_(std::move(compiled)) {
+  check_order(order, compiled_.get(), this->system());
+  if (system().has_affine())
+    throw InputError("the frame form of the reduced model needs linear constraints (A v = 0); use the coordinate "
+                     "form for affine ones");
+}
+
+void ReducedFrameModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {
+  eps_of(system(), p);
+  ReducedWork<double>& w = work(ws);
+  const int n = system().n(), m = frame_->rank();
+  frame_->evaluate(y, p, w.frame);
+  w.u = w.frame.X().leftCols(m) * Eigen::Map<const VecX<double>>(y + n, m);
+  system().evaluate_dynamics(t, y, w.u.data(), p, w.geo);
+  factor_metric(w);
+  factor_constraints(w);
+  if (!w.lu.compute(w.frame.X())) throw ModelError("the frame is singular at " + describe_point(w.geo));
+  check_reduced_state(system(), w.geo);
+}
+
+VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, double t,
+                                 const double* q, const double* u, const double* p) {
+  const int n = sys.n();
+  const double eps = eps_of(sys, p);
+  check_order(order, compiled, sys);
+  ReducedWork<double> w;
+  VecX<double> qdot(n), udot(n);
+  reduced_velocity_and_acceleration(sys, compiled, order, t, q, u, p, w, qdot, udot);
   Ldlt<double> chol_mu;
-  if (system().k() > 0 && !chol_mu.compute(work(ws).geo.mu()))
-    throw ModelError("the friction coefficients mu are not symmetric positive definite at " +
-                     describe_point(work(ws).geo));
+  if (sys.k() > 0 && !chol_mu.compute(w.geo.mu()))
+    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
+
+  using D1 = Dual<double, 1>;
+  ReducedWork<D1> wd;
+  D1 td(t);
+  td.d[0] = 1.0;
+  std::vector<D1> qd(n), ud(n);
+  for (int i = 0; i < n; ++i) {
+    qd[i] = D1(q[i]);
+    qd[i].d[0] = qdot(i);
+    ud[i] = D1(u[i]);
+    ud[i].d[0] = udot(i);
+  }
+  truncated_slip(sys, compiled, order, td, qd.data(), ud.data(), p, eps, wd);
+  VecX<double> rhs = w.proj.f - udot;
+  for (int i = 0; i < n; ++i) rhs(i) -= wd.s(i).d[0];
+  return w.s - eps * apply_qmat(w, chol_mu, rhs);
 }
 
 FibreBase fibre_base(const MechanicalSystem& sys, double t, const double* q0, const double* v0, const double* p,

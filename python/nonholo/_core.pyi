@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'allocations_in_rhs', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'vakonomic_model']
 class ModelError(ValueError):
     pass
 class SolverError(RuntimeError):
@@ -196,6 +196,32 @@ class Frame:
     @property
     def rank(self) -> int:
         ...
+class CompiledSlip:
+    """
+    h^(1..K) of a system compiled into one tape of (q, u, t, params).
+    """
+    def __init__(self, system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, max_nodes: typing.SupportsInt | typing.SupportsIndex = 400000) -> None:
+        """
+        Traces the expansion at (t, q, u) (where G, M and mu are regular) and compiles it; ValueError when the graph would exceed max_nodes nodes.
+        """
+    def evaluate(self, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        h^(1..order) at (t, q, u), shape (order, n), from the compiled tape.
+        """
+    @property
+    def build_seconds(self) -> float:
+        ...
+    @property
+    def graph_nodes(self) -> int:
+        ...
+    @property
+    def order(self) -> int:
+        ...
+    @property
+    def tape_instructions(self) -> int:
+        ...
+def allocations_in_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> int:
+    ...
 def frame_multipliers(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     ...
 def frame_vakonomic_model(frame: Frame) -> Model:
@@ -210,6 +236,10 @@ def integrate_discrete(integrator: DiscreteIntegrator, params: typing.Any, t0: t
     ...
 def integrate_many(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0s: typing.Any, n_runs: typing.SupportsInt | typing.SupportsIndex, t_eval: typing.Any, events: collections.abc.Sequence, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.Any, method: str, max_step: typing.SupportsFloat | typing.SupportsIndex, first_step: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, project: bool, threads: typing.SupportsInt | typing.SupportsIndex, solver_options: dict = {}) -> list:
     ...
+def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
+    """
+    s - eps Qmat (f - u' - s') for s = sum_{k<=order} eps^k h^(k) at (t, q, u), shape (n,).
+    """
 def make_graph(n_inputs: typing.SupportsInt | typing.SupportsIndex, ops: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], a: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], b: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], n: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], c: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], outputs: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Graph:
     """
     Graph from serialized nodes (op code, operands, exponent, constant).
@@ -220,9 +250,21 @@ def op_codes() -> dict:
     """
     Mapping from op name to op code.
     """
-def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex) -> Model:
+def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     ...
+def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
+    ...
+def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> float:
+    """
+    Mean wall time of one right-hand-side evaluation, over `repeats` calls with one workspace.
+    """
+def seconds_per_slip(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> float:
+    """
+    Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.
+    """
 def vakonomic_model(system: MechanicalSystem) -> Model:
     ...
 __version__: str = '0.1.0'
-max_slow_manifold_order: int = 8
+max_compiled_slip_nodes: int = 400000
+max_compiled_slip_order: int = 8
+max_slow_manifold_order: int = 16

@@ -66,6 +66,7 @@ class SimulationResult:
         self.params = dict(params)
         self.state_names = list(model.state_names)
         self.sol = None
+        self.method = None  # the integration method that ran ("bdf" or "adams"), set by simulate
         if raw.get("dense") is not None:
             from .dense import DenseSolution
 
@@ -98,37 +99,47 @@ class SimulationResult:
 
     @property
     def v(self) -> np.ndarray:
-        """The velocity part of the state: v (n, n_t); u = P v + v_b for reduced models; the
-        quasi-velocities v^alpha (m, n_t) for models in an anholonomic frame."""
+        """The velocity part of the state: v (n, n_t); u = P v + v_b for reduced models (also
+        in the frame form, u = X_D w); the quasi-velocities v^alpha (m, n_t) for models in an
+        anholonomic frame."""
         n = self.model.system.n
+        if getattr(self.model, "velocities", None) == "frame":
+            return np.array([self.model.coordinate_velocity(q, w, self.params)
+                             for q, w in zip(self.q.T, self.y[n:].T)]).T.reshape(n, -1)
         frame = getattr(self.model, "frame", None)
         return self.y[n : n + (frame.rank if frame is not None else n)]
+
+    @property
+    def truncation(self):
+        """For a reduced model of order "auto": the chosen order and the rule that chose it
+        (:class:`nonholo.reduced.Truncation`); None otherwise."""
+        return getattr(self.model, "truncation", None)
 
     @property
     def velocity(self) -> np.ndarray:
         """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
         nonholonomic, vakonomic and friction models; for a reduced model of order K,
-        u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b)."""
+        u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b, or w with
+        u = X_D(q) w in the frame form)."""
+        if getattr(self.model, "kind", None) == "reduced":
+            return np.array([u + self.model.slip(t, q, u, self.params)
+                             for t, q, u in zip(self.t, self.q.T, self.v.T)]).T.reshape(self.q.shape)
         frame = getattr(self.model, "frame", None)
         if frame is not None:
             return np.array([frame.velocity(q, v, self._system_params()) for q, v in zip(self.q.T, self.v.T)]).T
-        if getattr(self.model, "kind", None) != "reduced" or not self.model.order:
-            return self.v
-        system, eps = self.model.system, self.params["eps"]
-        params = {name: self.params[name] for name in system.parameter_names}
-        out = np.empty_like(self.v)
-        for i, (t, q, u) in enumerate(zip(self.t, self.q.T, self.v.T)):
-            H = system.slip(q, u, order=self.model.order, t=t, params=params)
-            out[:, i] = u + sum(eps ** (k + 1) * H[k] for k in range(H.shape[0]))
-        return out
+        return self.v
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
+        For reduced models the system's velocity names give the physical velocity (a row of
+        :attr:`velocity`).
 
         Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
         demand. Raises KeyError naming the states when there is no state or output of that name."""
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
+        if getattr(self.model, "kind", None) == "reduced" and name in self.model.system.velocity_names:
+            return self.velocity[self.model.system.velocity_names.index(name)]
         outputs = self.model.system.outputs
         if name in outputs:
             return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)

@@ -14,6 +14,7 @@ from . import _core
 from .errors import IntegrationError, SimulationWarning
 from .model import Model
 from .progress import TimeProgress, bar
+from .reduced import prepare_run
 from .result import SimulationResult
 from .symbolic.lowering import check_free_symbols, lower
 
@@ -292,13 +293,15 @@ def simulate(
     p = model.param_vector(params)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
+    model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"])
+    project = _drift_control(model, drift_control, opts["method"])
     specs = _events(model, events)
     watch = TimeProgress(t0, tf) if progress else None
     try:
         raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf),
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
-                              opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
+                              opts["max_steps"], opts["max_wall_time"], project,
                               _core_options(solver_options, dense_output, model))
     finally:
         if watch:
@@ -306,7 +309,17 @@ def simulate(
     if watch:  # the progress root function is not one of the caller's events
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
     names = [*model.system.parameter_names, *model._extra]
-    return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
+    result = SimulationResult(raw, model, dict(zip(names, p)))
+    result.method = _method_used(model, opts["method"], project)
+    return _report(result, raise_on_failure)
+
+
+def _method_used(model: Model, method: str, project: bool) -> str:
+    """The method CVODE runs: "auto" is BDF for stiff models and for constrained ones with drift
+    control, Adams otherwise (as in the core's integrator)."""
+    if method != "auto":
+        return method
+    return "bdf" if model.stiff or (model.constrained and project) else "adams"
 
 
 def _batch_params(model: Model, params, n_runs: int) -> list:
@@ -371,6 +384,10 @@ def simulate_many(
     P = _batch_params(model, params, n_runs)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     Y0 = np.array([_initial_state(model, y, t0, p, project_y0) for y, p in zip(Y0, P)]).reshape(n_runs, -1)
+    if getattr(model, "requested_order", None) == "auto" and model.order is None:
+        raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
+                         "model.truncated_at(t0, y0) or simulate the runs one by one")
+    model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"])
     specs = _events(model, events)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")

@@ -378,18 +378,66 @@ class System:
         """
         return self._model("friction", eps=_positive(eps, "eps"))
 
-    def reduced(self, eps: float, order: int = 1):
+    def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
 
-        State ``[q, u]`` with u = P v + v_b on the constraint set A u = b; the velocity is
-        v = u + sum_{k<=K} eps^k h^(k)(t, q, u) and u follows the exact P-projected law
-        (Gzenda-Chhabra section 3.9), so the friction term drops out and the model is not
-        stiff. Error O(eps^(K+1)) on bounded intervals against ``friction(eps)`` started on the
-        slow manifold (see :meth:`on_slow_manifold`). ``order=0`` is the nonholonomic model.
-        ``eps`` is a runtime parameter, the order is fixed.
+        The velocity is v = u + sum_{k<=K} eps^k h^(k)(t, q, u) with u = P v + v_b on the
+        constraint set A u = b, and u follows the exact P-projected law (Gzenda-Chhabra
+        section 3.9), so the friction term drops out and the model is not stiff: ``simulate``
+        integrates it with Adams by default. Error O(eps^(K+1)) on bounded intervals against
+        ``friction(eps)`` started on the slow manifold (see :meth:`on_slow_manifold`).
+        ``order=0`` is the nonholonomic model. ``eps`` is a runtime parameter, the order is fixed.
+
+        Parameters
+        ----------
+        order : int or "auto"
+            K in 0..16; ``"auto"`` chooses K at the initial state of each simulation: the
+            smallest K at which eps^k |h^(k)| stops decreasing (optimal truncation of the
+            asymptotic series) or falls below the integration tolerance, up to ``max_order``
+            (default 8, the highest compiled order; at most 16)
+            (``result.truncation`` says which; :mod:`nonholo.reduced`).
+        velocities : {"coordinates", "frame"}
+            ``"coordinates"`` (default; any constraints, also affine): state ``[q, u]``, u in
+            R^n. ``"frame"`` (linear constraints): state ``[q, w]`` of dimension 2n - k, w the
+            quasi-velocities of a frame X of D, u = X_D(q) w.
+        frame : AnholonomicFrame or (n, n) SymPy matrix, optional
+            The frame of the frame form; default the Voronets frame (:func:`nonholo.frames.voronets_frame`).
+
+        h^(1..K) are compiled once per system and order into one tape (up to order
+        ``_core.max_compiled_slip_order``), beyond it expanded in Taylor arithmetic at every
+        evaluation. Results give the physical velocity through ``result.velocity`` and
+        ``result["<velocity name>"]``.
         """
-        order = _order(order)
-        return self._model("reduced", order=order, eps=_positive(eps, "eps"))
+        from .reduced import VELOCITIES, ReducedModel
+
+        eps = _positive(eps, "eps")
+        if order != "auto":
+            order = _order(order)
+        if velocities not in VELOCITIES:
+            raise ValueError(f"velocities must be one of {VELOCITIES}, got {velocities!r}")
+        max_order = _order(max_order)
+        if velocities == "frame":
+            frame = self._reduction_frame(frame)
+        elif frame is not None:
+            raise ValueError("frame is used only with velocities='frame'")
+        if "eps" in self.parameter_names:
+            raise ValueError("the system has parameters named ['eps'], which the reduced model's own parameters of "
+                             "the same name would shadow; rename them in the system")
+        return ReducedModel(self, eps, order, velocities, frame, max_order=max_order)
+
+    def _reduction_frame(self, frame):
+        """The frame of the frame form: the user's, or the Voronets frame (built once)."""
+        from .frames import AnholonomicFrame
+
+        if isinstance(frame, AnholonomicFrame):
+            if frame.system is not self:
+                raise ValueError("frame belongs to another system")
+            return frame
+        if frame is None:
+            if ("frame", None) not in self._models:
+                self._models[("frame", None)] = AnholonomicFrame(self)
+            return self._models[("frame", None)]
+        return AnholonomicFrame(self, frame)
 
     def discrete(self, h: float):
         """The midpoint discrete Lagrange-d'Alembert integrator with step ``h`` (run it with
@@ -405,14 +453,13 @@ class System:
         if shadowed:
             raise ValueError(f"the system has parameters named {sorted(shadowed)}, which the {kind} model's own "
                              "parameters of the same name would shadow; rename them in the system")
+        if kind == "reduced":
+            return self.reduced(extra["eps"], order=order)
         key = (kind, order)
         if key not in self._models:
-            if kind == "reduced":
-                self._models[key] = _core.reduced_model(self._core, order)
-            else:
-                factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
-                           "friction": _core.friction_model}[kind]
-                self._models[key] = factory(self._core)
+            factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
+                       "friction": _core.friction_model}[kind]
+            self._models[key] = factory(self._core)
         return Model(self, kind, self._models[key], extra, order=order)
 
     # ------------------------------------------------------------------ slow manifold
@@ -453,6 +500,26 @@ class System:
         q = _point(q, self.n, "q")
         v = _point(v, self.n, "v")
         return self._core.fibre_base(_finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
+
+    def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
+        """Residual of the invariance equation of the slow manifold for the truncation after
+        h^(K), shape (n,):
+
+            r = s - eps Qmat (f(t, q, u + s) - u' - s'),   s = sum_{k<=K} eps^k h^(k)(t, q, u),
+
+        with u' the projected acceleration and s' the derivative of s along the reduced flow
+        (Gzenda-Chhabra Theorem 1 in the form of ``slow_manifold.hpp``). r = 0 on the exact slow
+        manifold; r = O(eps^(K+1)) while the series behaves asymptotically, so |r| shows the
+        truncation error a reduced model of order K commits at (q, u).
+        """
+        eps = _positive(eps, "eps")
+        order = _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        from .reduced import compiled_slip
+
+        return _core.invariance_residual(self._core, order, _finite_float(t, "t"), q, u,
+                                         [*self.param_vector(params), eps], compiled_slip(self, order))
 
     def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
         u = _point(u, self.n, what)

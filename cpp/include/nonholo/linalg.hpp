@@ -99,6 +99,7 @@ class Lu {
     const int n = static_cast<int>(A.rows());
     LU_ = A;
     perm_.resize(n);
+    work_.resize(n);
     double scale = 0.0;
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) scale = std::max(scale, std::abs(value(A(i, j))));
@@ -118,6 +119,22 @@ class Lu {
       }
     }
     return true;
+  }
+
+  // x <- A^-1 x for a vector x (no allocation).
+  template <class Derived>
+  void solve_in_place(Eigen::MatrixBase<Derived>& x) const {
+    const int n = static_cast<int>(LU_.rows());
+    for (int i = 0; i < n; ++i) {  // work <- L^-1 P x
+      S s = x(perm_[i]);
+      for (int p = 0; p < i; ++p) s -= LU_(i, p) * work_(p);
+      work_(i) = s;
+    }
+    for (int i = n - 1; i >= 0; --i) {
+      S s = work_(i);
+      for (int p = i + 1; p < n; ++p) s -= LU_(i, p) * x(p);
+      x(i) = s / LU_(i, i);
+    }
   }
 
   // The inverse, column by column.
@@ -142,6 +159,7 @@ class Lu {
  private:
   Mat LU_;
   std::vector<int> perm_;
+  mutable Eigen::Matrix<S, Eigen::Dynamic, 1> work_;
 };
 
 }  // namespace nonholo

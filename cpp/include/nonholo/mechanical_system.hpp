@@ -103,15 +103,16 @@ class MechanicalSystem {
   void evaluate_dynamics(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, dynamics_tape_);
   }
-  // All blocks, with a time that carries derivatives (Taylor expansions in t).
-  template <class S>
-  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters
+  // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).
+  template <class S, class Par>
+  void evaluate_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
     evaluate_at(t, q, v, p, g, tape_);
   }
 
  private:
-  template <class S>
-  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g, const Tape& tape) const;
+  template <class S, class Par>
+  void evaluate_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g, const Tape& tape) const;
   void append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                 const std::vector<std::vector<int>>& deriv,
                                                 std::vector<int>& outputs) const;
@@ -123,8 +124,8 @@ class MechanicalSystem {
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
 };
 
-template <class S>
-void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g,
+template <class S, class Par>
+void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g,
                                   const Tape& tape) const {
   const int n = layout_.n;
   g.layout = &layout_;

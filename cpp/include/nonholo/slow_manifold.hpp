@@ -37,7 +37,7 @@ struct ProjectionWork {
 };
 
 // u' at the point where w.geo was evaluated (at (t, q, v), v = u + s). Also leaves
-// f = G^-1 (F - c - dV) in pw.f. Factors G and M.
+// f = G^-1 (F - c - dV) in pw.f. Factors G and M. Allocation-free once the work is sized.
 template <class S, class VecV, class VecS, class Out>
 void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecV& v, const VecS& s, Out&& udot) {
   const auto& g = w.geo;
@@ -49,17 +49,20 @@ void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const Ve
   directional_dA(g, v, w.dA_v);
   pw.dG_v.setZero(n, n);
   for (int l = 0; l < n; ++l) pw.dG_v.noalias() += g.dG(l) * v(l);
-  pw.y = g.A() * s;
+  pw.y.noalias() = g.A() * s;
   w.chol_M.solve_in_place(pw.y);
-  pw.g = w.dA_v.transpose() * pw.y - pw.dG_v * s;  // X
+  pw.g.noalias() = w.dA_v.transpose() * pw.y;
+  pw.g.noalias() -= pw.dG_v * s;                     // X
   w.chol_G.solve_in_place(pw.g);
   pw.g = pw.f - pw.g;                                // f - G^-1 X
-  pw.tmp = g.A() * pw.g;
+  pw.tmp.noalias() = g.A() * pw.g;
   w.chol_M.solve_in_place(pw.tmp);
-  pw.g -= w.GinvAT * pw.tmp;                         // P (f - G^-1 X)
-  pw.tmp = g.a() + w.dA_v * s;
+  pw.g.noalias() -= w.GinvAT * pw.tmp;               // P (f - G^-1 X)
+  pw.tmp = g.a();
+  pw.tmp.noalias() += w.dA_v * s;
   w.chol_M.solve_in_place(pw.tmp);
-  udot = pw.g + w.GinvAT * pw.tmp;
+  udot = pw.g;
+  udot.noalias() += w.GinvAT * pw.tmp;
 }
 
 template <class S>
@@ -72,39 +75,48 @@ struct SlowManifoldWork {
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
   Ldlt<T> chol_mu;
-  VecX<T> q, u, s, v, udot, rhs, q_next, u_next;
+  VecX<T> q, u, s, v, udot, rhs, q_next, u_next, qD, vD, sD;
 };
 
-// Qmat x = G^-1 A^T M^-1 mu^-1 M^-1 A x, with G and M factored in w and mu in chol_mu.
-template <class S>
-VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x) {
-  VecX<S> y = w.geo.A() * x;
+// out = Qmat x = G^-1 A^T M^-1 mu^-1 M^-1 A x, with G and M factored in w and mu in chol_mu;
+// y is scratch (no allocation once sized).
+template <class S, class VecIn, class Out>
+void apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecIn& x, VecX<S>& y, Out&& out) {
+  y.noalias() = w.geo.A() * x;
   w.chol_M.solve_in_place(y);
   chol_mu.solve_in_place(y);
   w.chol_M.solve_in_place(y);
-  return w.GinvAT * y;
+  out.noalias() = w.GinvAT * y;
+}
+
+template <class S>
+VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x) {
+  VecX<S> y, out(x.size());
+  apply_qmat(w, chol_mu, x, y, out);
+  return out;
 }
 
 // h^(1) = Qmat (f - u') at (t0, q0, u0) with s = 0: the eps^1 term of the invariance equation
-// involves only first derivatives of the data, so it needs no series arithmetic.
-template <class S>
-void first_slip_coefficient(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p,
+// involves only first derivatives of the data, so it needs no series arithmetic. t0 and p are
+// plain numbers or of the scalar type S (when traced into a graph).
+template <class S, class Time, class Par>
+void first_slip_coefficient(const MechanicalSystem& sys, const Time& t0, const S* q0, const S* u0, const Par* p,
                             SlowManifoldWork<S>& w, MatX<S>& coeffs) {
   const int n = sys.n();
   Eigen::Map<const VecX<S>> u(u0, n);
   w.zero.setZero(n);
   w.udot0.resize(n);
-  sys.evaluate(t0, q0, u0, p, w.point.geo);
+  sys.evaluate_at(S(t0), q0, u0, p, w.point.geo);
   projected_acceleration(w.point, w.point_proj, u, w.zero, w.udot0);
   if (sys.k() > 0 && !w.point_mu.compute(w.point.geo.mu()))
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.point.geo));
-  w.point_proj.tmp = w.point_proj.f - w.udot0;
-  coeffs.col(0) = apply_qmat(w.point, w.point_mu, w.point_proj.tmp);
+  w.point_proj.g = w.point_proj.f - w.udot0;
+  apply_qmat(w.point, w.point_mu, w.point_proj.g, w.point_proj.y, coeffs.col(0));
 }
 
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.
-template <class S>
-void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p, int K,
+template <class S, class Time, class Par>
+void slip_coefficients(const MechanicalSystem& sys, const Time& t0, const S* q0, const S* u0, const Par* p, int K,
                        SlowManifoldWork<S>& w, MatX<S>& coeffs) {
   using T = Taylor2<S>;
   const int n = sys.n();
@@ -116,31 +128,44 @@ void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, cons
   w.q.resize(n);
   w.u.resize(n);
   w.s.resize(n);
+  w.qD.resize(n);
+  w.vD.resize(n);
+  w.sD.resize(n);
+  w.q_next.resize(n);
+  w.u_next.resize(n);
   for (int i = 0; i < n; ++i) {
-    w.q(i) = T(q0[i]).widened(K);
-    w.u(i) = T(u0[i]).widened(K);
-    w.s(i) = T::zero(K);
+    w.q(i) = T(q0[i]);
+    w.u(i) = T(u0[i]);
+    w.s(i) = T::zero(0);
   }
   w.v = w.u;
-  T time = T::zero(K);
-  time(0, 0) = S(t0);
-  time(0, 1) = S(1.0);
 
+  // Sweep j makes the coefficients of weight <= j + 1 exact; those have total degree <= j + 1
+  // and come from the data's coefficients of degree <= j, so sweep j runs at degree
+  // D = min(j, K - 1) (the series grow by one degree per sweep up to K: about half the cost of
+  // running every sweep at degree K, with identical results).
   for (int sweep = 0; sweep < 2 * K; ++sweep) {
-    sys.evaluate_at(time, w.q.data(), w.v.data(), p, w.mech.geo);
+    const int D = std::min(sweep, K - 1);
+    for (int i = 0; i < n; ++i) {
+      w.qD(i) = w.q(i).truncated(D);
+      w.vD(i) = w.v(i).truncated(D);
+      w.sD(i) = w.s(i).truncated(D);
+    }
+    T time = T::zero(D);
+    time(0, 0) = S(t0);
+    if (D > 0) time(0, 1) = S(1.0);
+    sys.evaluate_at(time, w.qD.data(), w.vD.data(), p, w.mech.geo);
     w.udot.resize(n);
-    projected_acceleration(w.mech, w.proj, w.v, w.s, w.udot);
+    projected_acceleration(w.mech, w.proj, w.vD, w.sD, w.udot);
     if (sys.k() > 0 && !w.chol_mu.compute(w.mech.geo.mu()))
       throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.mech.geo));
     w.rhs = w.proj.f - w.udot;
-    for (int i = 0; i < n; ++i) w.rhs(i) -= derivative_t(w.s(i));
+    for (int i = 0; i < n; ++i) w.rhs(i) -= derivative_t(w.s(i)).truncated(D);
     VecX<T> slip = apply_qmat(w.mech, w.chol_mu, w.rhs);
-    w.q_next.resize(n);
-    w.u_next.resize(n);
     for (int i = 0; i < n; ++i) {
-      w.q_next(i) = integral_t(S(q0[i]), w.v(i), K);
-      w.u_next(i) = integral_t(S(u0[i]), w.udot(i), K);
-      w.s(i) = times_eps(slip(i), K);
+      w.q_next(i) = integral_t(S(q0[i]), w.vD(i), D + 1);
+      w.u_next(i) = integral_t(S(u0[i]), w.udot(i), D + 1);
+      w.s(i) = times_eps(slip(i), D + 1);
     }
     w.q.swap(w.q_next);
     w.u.swap(w.u_next);

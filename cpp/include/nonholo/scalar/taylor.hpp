@@ -19,7 +19,7 @@
 
 namespace nonholo {
 
-constexpr int kMaxSeriesDegree = 8;
+constexpr int kMaxSeriesDegree = 16;
 constexpr int series_size(int degree) { return (degree + 1) * (degree + 2) / 2; }
 // Coefficients are stored by total degree, then by the power of eps.
 constexpr int series_index(int a, int b) { return (a + b) * (a + b + 1) / 2 + a; }
@@ -190,6 +190,15 @@ struct Taylor2 {
     return r;
   }
 
+  // The same series truncated at total degree `degree` (the lower coefficients are exact).
+  Taylor2 truncated(int degree) const {
+    if (degree >= deg) return *this;
+    Taylor2 r;
+    r.deg = degree;
+    for (int i = 0; i < series_size(degree); ++i) r.c[i] = c[i];
+    return r;
+  }
+
   Taylor2& operator+=(const Taylor2& o) {
     if (o.deg > deg) *this = widened(o.deg);
     for (int i = 0; i < o.size(); ++i) c[i] += o.c[i];
@@ -216,12 +225,17 @@ struct Taylor2 {
     if (y.deg == 0) return x.scaled(y.c[0]);
     const int D = std::max(x.deg, y.deg);
     Taylor2 r = zero(D);
-    // c_(i+k, j+l) += x_ij y_kl over total degrees (i+j) + (k+l) <= D
+    // c_(i+k, j+l) += x_ij y_kl over total degrees (i+j) + (k+l) <= D. With the storage by
+    // total degree, the products of x_ij with the degree-dy block of y land in one contiguous
+    // block of r: an axpy over k.
     for (int dx = 0; dx <= x.deg; ++dx)
       for (int i = 0; i <= dx; ++i) {
         const S& xv = x.c[series_index(i, dx - i)];
-        for (int dy = 0; dy <= std::min(y.deg, D - dx); ++dy)
-          for (int k = 0; k <= dy; ++k) r.c[series_index(i + k, dx - i + dy - k)] += xv * y.c[series_index(k, dy - k)];
+        for (int dy = 0; dy <= std::min(y.deg, D - dx); ++dy) {
+          S* out = &r.c[series_index(i, dx + dy - i)];
+          const S* in = &y.c[series_index(0, dy)];
+          for (int k = 0; k <= dy; ++k) out[k] += xv * in[k];
+        }
       }
     return r;
   }

@@ -1,0 +1,73 @@
+// The slow-manifold coefficients h^(1..K) compiled once into one tape of (q, u, t, p).
+//
+// The expansion of slow_manifold.hpp (the recursion of Gzenda-Chhabra section 3.8 carried out in
+// (eps, t) Taylor arithmetic through the system's tape) is run once with Traced scalars
+// (scalar/traced.hpp): every arithmetic operation becomes a node of an expression graph whose
+// inputs are q, u, t and the parameters. Hash-consing shares the common subexpressions (the
+// 2K sweeps of the expansion recompute converged coefficients, which map onto existing nodes),
+// constant folding drops the structural zeros, and the result is compiled into a Tape. An
+// evaluation of h^(1..K) is then one pass over that tape, with no series arithmetic, no
+// factorization bookkeeping and no heap allocation.
+//
+// The trace is taken at a point where G, M and mu are regular (it records no pivoting: the
+// factorizations of linalg.hpp do not pivot), and is valid wherever they are. Graphs grow with
+// the order (polynomially, as the number of series coefficient products); beyond
+// kMaxCompiledSlipOrder (measured: benchmarks/slow_manifold_cost.py) the reduced model keeps the
+// Taylor-mode path, whose build cost is nil.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "nonholo/mechanical_system.hpp"
+
+namespace nonholo {
+
+// When the graph is built (README, "Reduced models", measured by
+// benchmarks/slow_manifold_cost.py): for 2 <= K <= kMaxCompiledSlipOrder, and only while the
+// trace stays under kMaxCompiledSlipNodes nodes (a few seconds of build at most). Order 1 needs
+// no series and its direct evaluation is as fast as a tape; higher orders or larger graphs take
+// so long to build (minutes at K = 16, or K = 8 with n = 10) that the Taylor-mode path is
+// cheaper over a typical run.
+constexpr int kMaxCompiledSlipOrder = 8;
+constexpr std::size_t kMaxCompiledSlipNodes = 400000;
+
+class CompiledSlip {
+ public:
+  // Traces h^(1..order) of `system` at (t, q, u, p) (u on the constraint set); throws
+  // InputError when the graph would exceed max_nodes nodes.
+  CompiledSlip(std::shared_ptr<const MechanicalSystem> system, int order, double t, const double* q,
+               const double* u, const double* p, std::size_t max_nodes = kMaxCompiledSlipNodes);
+
+  int order() const { return order_; }
+  const MechanicalSystem& system() const { return *system_; }
+  const Tape& tape() const { return tape_; }
+  double build_seconds() const { return build_seconds_; }
+  int n_graph_nodes() const { return n_graph_nodes_; }
+
+  // coeffs (n x order) = [h^(1) .. h^(K)] at (t, q, u); in/work are the caller's scratch.
+  template <class S>
+  void evaluate(const S& t, const S* q, const S* u, const double* p, std::vector<S>& in, std::vector<S>& out,
+                std::vector<S>& work) const {
+    const int n = system_->n();
+    in.resize(system_->n_inputs());
+    out.resize(tape_.n_outputs());
+    for (int i = 0; i < n; ++i) {
+      in[i] = q[i];
+      in[n + i] = u[i];
+    }
+    in[2 * n] = t;
+    for (int i = 0; i < system_->n_params(); ++i) in[2 * n + 1 + i] = S(p[i]);
+    tape_.eval(in.data(), out.data(), work);
+  }
+
+ private:
+  std::shared_ptr<const MechanicalSystem> system_;
+  int order_;
+  Tape tape_;
+  double build_seconds_ = 0.0;
+  int n_graph_nodes_ = 0;
+};
+
+}  // namespace nonholo

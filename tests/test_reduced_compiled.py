@@ -1,0 +1,166 @@
+"""Reduced models that pay off: compiled slow-manifold coefficients, the reduced state in a frame
+of D, the choice of truncation and the invariance residual (nonholo.reduced)."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.systems import disk_exact
+from nonholo.reduced import choose_order
+from nonholo.testing import loglog_slope, random_system
+
+
+def _point(system, seed, t=0.0):
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-1, 1, system.n)
+    return q, system.project(q, rng.uniform(-1, 1, system.n), t)
+
+
+@pytest.mark.parametrize("seed, affine, force", [(3, False, False), (4, True, False), (5, False, True)])
+def test_compiled_coefficients_equal_the_taylor_sweeps_at_random_points(seed, affine, force):
+    """h^(1..4) from the compiled tape (traced at one point) equal the Taylor-mode expansion (the
+    oracle, redone at each point) at other random points of a random system: metric, potential,
+    friction depending on q, affine constraints depending on t, forces depending on v."""
+    system = random_system(seed, n=4, k=2, affine=affine, force=force)
+    order = 4
+    compiled = nh.reduced.compiled_slip(system, order)
+    assert compiled is not None
+    p = system.param_vector()
+    for point in range(3):
+        t = 0.1 * point
+        q, u = _point(system, 100 + point, t)
+        expected = system.slip(q, u, order=order, t=t)
+        got = compiled.evaluate(t, q, u, p)
+        assert np.abs(got - expected).max() <= 1e-10 * (1 + np.abs(expected).max())
+
+
+def test_compiled_slip_is_cached_per_system_and_order():
+    sleigh = nh.systems.chaplygin_sleigh()
+    assert nh.reduced.compiled_slip(sleigh, 2) is nh.reduced.compiled_slip(sleigh, 2)
+    assert sleigh.reduced(1e-3, order=2).compiled is nh.reduced.compiled_slip(sleigh, 2)
+    assert nh.reduced.compiled_slip(sleigh, nh._core.max_compiled_slip_order + 1) is None
+
+
+def _body_frame(sleigh):
+    """The sleigh's body frame: forward velocity, turning, sideways (global on Q, unlike the
+    Voronets frame x' = cot(phi) y', which is singular where tan(phi) = 0)."""
+    phi = sleigh.coordinates[2]
+    return sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
+
+
+def _sleigh_state(sleigh):
+    q0 = np.array([0.0, 0.0, 0.3])
+    return q0, sleigh.project(q0, np.array([-1.5, 0.0, 1.0]))
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3])
+def test_frame_form_equals_coordinate_form(order):
+    """The state (q, w) of dimension 2n - k gives the trajectory of the state (q, u): same q and
+    the same physical velocity, to the integration tolerance."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_state(sleigh)
+    frame_model = sleigh.reduced(1e-2, order=order, velocities="frame", frame=_body_frame(sleigh))
+    assert frame_model.n_states == 2 * sleigh.n - sleigh.k
+    w0 = frame_model.frame.state(q0, u0)[sleigh.n:]
+    t = np.linspace(0, 5, 11)
+    kw = dict(t_eval=t, rtol=1e-11, atol=1e-13, raise_on_failure=True)
+    coords = nh.simulate(sleigh.reduced(1e-2, order=order), (0, 5), np.r_[q0, u0], **kw)
+    frame = nh.simulate(frame_model, (0, 5), np.r_[q0, w0], **kw)
+    assert coords.method == frame.method == "adams"
+    assert np.abs(frame.q - coords.q).max() < 1e-8
+    assert np.abs(frame.v - coords.v).max() < 1e-8
+    assert np.abs(frame.velocity - coords.velocity).max() < 1e-8
+    assert np.allclose(frame["x_dot"], coords["x_dot"], atol=1e-8)  # physical velocity by name
+    if order:
+        assert np.abs(frame.velocity - frame.v).max() > 1e-6  # the slip is included
+
+
+def test_frame_form_converges_with_order_K_plus_1():
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_state(sleigh)
+    eps_values = [0.02, 0.01, 0.005, 0.0025]
+    t = np.linspace(0, 5, 21)
+    kw = dict(t_eval=t, rtol=1e-12, atol=1e-14, raise_on_failure=True)
+    frame = nh.frames.AnholonomicFrame(sleigh, _body_frame(sleigh))
+    w0 = frame.state(q0, u0)[sleigh.n:]
+    for K in (0, 1, 2, 3):
+        errors = []
+        for eps in eps_values:
+            v0 = sleigh.on_slow_manifold(q0, u0, eps, order=K + 3)
+            full = nh.simulate(sleigh.friction(eps), (0, 5), np.r_[q0, v0], **kw)
+            red = nh.simulate(sleigh.reduced(eps, order=K, velocities="frame", frame=frame), (0, 5), np.r_[q0, w0],
+                              **kw)
+            errors.append(np.abs(red.q - full.q).max())
+        assert abs(loglog_slope(eps_values, errors) - (K + 1)) < 0.3, (K, errors)
+
+
+def test_reduced_models_run_with_adams_and_say_so():
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_state(sleigh)
+    sol = nh.simulate(sleigh.reduced(1e-3, order=2), (0, 1), np.r_[q0, u0])
+    assert sol.method == "adams" and sol.stats["n_jac"] == 0
+    assert nh.simulate(sleigh.reduced(1e-3, order=2), (0, 1), np.r_[q0, u0], method="bdf").method == "bdf"
+    assert nh.simulate(sleigh.friction(1e-3), (0, 1), np.r_[q0, u0]).method == "bdf"
+
+
+def test_choose_order_rules():
+    assert choose_order([1e-2, 1e-4, 1e-3, 1e-5]).order == 2  # the third term grows
+    assert choose_order([1e-2, 1e-4, 1e-3]).reason == "optimal"
+    assert choose_order([1e-2, 1e-4, 1e-6, 1e-8], tolerance=1e-5).order == 3  # t_3 below the tolerance
+    assert choose_order([1e-2, 1e-4, 1e-6]).reason == "max_order"
+
+
+def test_auto_stops_where_the_divergent_disk_series_stops_decreasing():
+    """The disk's slow-manifold series in eps has a finite radius of convergence (the slow
+    eigenvalue of the exact linear problem meets a fast one, nonholo.systems.disk_exact); at
+    eps = 1 with heading rate 3 it is beyond it and the terms eps^k |h^(k)| grow after a few
+    orders. order="auto" must stop at the first k with t_(k+1) >= t_k, computed here from the
+    Taylor-mode coefficients."""
+    disk = nh.systems.vertical_rolling_disk()
+    eps, th = 1.0, 0.3
+    q0 = np.array([th, 0, 0, 0])
+    u0 = np.array([3.0, np.cos(th), np.sin(th), 1.0])
+    H = disk.slip(q0, u0, order=16)
+    terms = np.array([eps ** (k + 1) * np.abs(H[k]).max() for k in range(16)])
+    grows = np.nonzero(terms[1:] >= terms[:-1])[0]
+    assert grows.size and terms[-1] > terms[0]  # the series diverges at this eps
+    expected = int(grows[0]) + 1
+    model = disk.reduced(eps, order="auto").truncated_at(0.0, np.r_[q0, u0])
+    assert model.order == expected < 16
+    assert model.truncation.reason == "optimal" and "stops decreasing" in str(model.truncation)
+    sol = nh.simulate(disk.reduced(eps, order="auto"), (0, 0.1), np.r_[q0, u0], rtol=1e-14, atol=1e-16)
+    assert sol.model.order == expected and sol.truncation.order == expected
+
+
+def test_auto_model_refuses_to_evaluate_before_its_order_is_chosen():
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_state(sleigh)
+    with pytest.raises(ValueError, match="order='auto' is chosen at an initial state"):
+        sleigh.reduced(1e-3, order="auto").rhs(0.0, np.r_[q0, u0])
+
+
+def test_slow_manifold_residual_has_order_K_plus_1():
+    """|s - eps Qmat (f - u' - s')| for the truncation after h^(K) is O(eps^(K+1))."""
+    system = random_system(7, n=4, k=2)
+    q, u = _point(system, 1)
+    eps_values = [0.02, 0.01, 0.005]
+    for K in (0, 1, 2, 3, 6):
+        residuals = [np.abs(system.slow_manifold_residual(q, u, eps, order=K)).max() for eps in eps_values]
+        assert abs(loglog_slope(eps_values, residuals) - (K + 1)) < 0.3, (K, residuals)
+
+
+def test_disk_truncations_match_the_exact_slow_manifold():
+    """sum_{k<=K} eps^k h^(k) against the exact section (disk_exact): error slope K + 1."""
+    disk = nh.systems.vertical_rolling_disk()
+    th = 0.3
+    q0 = np.array([th, 0, 0, 0])
+    u0 = np.array([1.0, np.cos(th), np.sin(th), 1.0])
+    H = disk.slip(q0, u0, order=12)
+    for K, eps_values in ((1, [0.02, 0.01, 0.005]), (4, [0.08, 0.04, 0.02]), (8, [0.2, 0.14, 0.1]),
+                          (12, [0.3, 0.25, 0.2])):
+        errors = []
+        for eps in eps_values:
+            exact = disk_exact.slow_manifold(q0, u0, eps) - u0
+            errors.append(np.abs(exact - sum(eps ** (k + 1) * H[k] for k in range(K))).max())
+        assert abs(loglog_slope(eps_values, errors) - (K + 1)) < 0.3 * (1 + K / 4), (K, errors)
