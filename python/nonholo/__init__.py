@@ -9,7 +9,7 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
 The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
 """
 
-from . import _core, frames, plot, sleigh_frames, studies, systems
+from . import _core, frames, plot, studies, systems
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
@@ -25,3 +25,13 @@ __all__ = [
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
 ]
+
+
+def __getattr__(name: str):
+    # the sleigh's own modules moved into nonholo.systems.chaplygin_sleigh; the old attributes
+    # stay reachable (importing the old module emits the DeprecationWarning)
+    if name in ("sleigh_frames", "discrete_sleigh"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

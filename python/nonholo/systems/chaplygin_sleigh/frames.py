@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from typing import Mapping, NamedTuple
 
 import numpy as np
+import sympy as sp
 
 __all__ = [
     "SleighConstants", "SleighView", "sleigh_constants", "body_velocities", "coordinate_velocities",
     "sleigh_state", "reduced_state", "view", "body_rhs", "frame_rhs", "slip_velocity",
+    "body_frame", "orthogonal_frame",
 ]
 
 
@@ -82,6 +84,43 @@ def _parameter_values(source) -> dict:
     if hasattr(source, "parameters") and hasattr(source, "coordinates"):  # a system
         return {s.name: v for s, v in source.parameters.items()}
     raise TypeError(f"expected a sleigh System, Model or SimulationResult, got {type(source).__name__}")
+
+
+def _frame(system, columns, name: str):
+    from ...frames import AnholonomicFrame
+
+    return AnholonomicFrame(system, sp.Matrix(columns).T, name=name)
+
+
+def _symbols(system) -> tuple:
+    """(phi, m, I, a) as the sleigh System's own symbols."""
+    by_name = {s.name: s for s in system.parameters}
+    try:
+        return system.coordinates[2], by_name["m"], by_name["I"], by_name["a"]
+    except (KeyError, IndexError):
+        raise TypeError(f"{system!r} is not a Chaplygin sleigh (coordinates x, y, phi; parameters m, I, a)") from None
+
+
+def body_frame(system):
+    """Eldering's body frame (eq. (12)) as an :class:`~nonholo.frames.AnholonomicFrame` of the
+    sleigh: columns e_1 = (cos phi, sin phi, 0), e_3 = (0, 0, 1) spanning D, then e_2 =
+    (-sin phi, cos phi, 0). Its quasi-velocities are (u, omega, v); :func:`body_velocities` is
+    their closed form."""
+    phi = _symbols(system)[0]
+    c, s = sp.cos(phi), sp.sin(phi)
+    return _frame(system, [[c, s, 0], [0, 0, 1], [-s, c, 0]], "Eldering's body frame")
+
+
+def orthogonal_frame(system):
+    """Eldering's G-orthogonal frame (section 7.1, eq. (37)) as an
+    :class:`~nonholo.frames.AnholonomicFrame`: f_1 = (cos phi, sin phi, 0), f_3 = (0, 0, 1)
+    spanning D, then f_2 = (-sin phi, cos phi, -k), k = m a / J. Its quasi-velocities are
+    (u, psi, v) with psi = omega + k v; ``orthogonal_frame(s).hamel()`` integrates the
+    nonholonomic sleigh in (u, psi)."""
+    phi, m, I, a = _symbols(system)  # noqa: E741
+    c, s = sp.cos(phi), sp.sin(phi)
+    k = m * a / (I + m * a**2)
+    return _frame(system, [[c, s, 0], [0, 0, 1], [-s, c, -k]], "Eldering's G-orthogonal frame")
 
 
 def body_velocities(q, qdot):
@@ -138,13 +177,13 @@ class SleighView(NamedTuple):
 def slip_velocity(system, q, u_D, eps: float, order: int, params: Mapping | None = None) -> np.ndarray:
     """The full velocity u_D + sum_{j<=K} eps^j h^(j)(q, u_D) of a reduced state, shape (3, n_t).
 
-    ``q`` and ``u_D`` have shape (3, n_t); ``order`` K = 0 returns u_D.
+    ``q`` and ``u_D`` have shape (3, n_t); ``order`` K = 0 returns u_D. The reduced model's own
+    :meth:`~nonholo.model.ReducedModel.velocity` (one pass in C++).
     """
     q, u_D = np.atleast_2d(np.asarray(q, dtype=float).T).T, np.atleast_2d(np.asarray(u_D, dtype=float).T).T
     if order == 0:
         return u_D.copy()
-    return np.array([system.on_slow_manifold(qi, ui, eps, order=order, params=params)
-                     for qi, ui in zip(q.T, u_D.T)]).T
+    return system.reduced(eps, order).velocity(0.0, np.vstack([q, u_D]), params)
 
 
 def view(result) -> SleighView:
@@ -152,18 +191,11 @@ def view(result) -> SleighView:
 
     For a reduced model of order K the sideways velocity is the slip on the truncated slow
     manifold, v = sum_{j<=K} eps^j h_v^(j)(u, psi), and omega = psi - k v; psi is the model's
-    own state u_D[phi].
+    own state u_D[phi]. The coordinate velocity is the model's physical velocity
+    (``result.velocity``), so any model with coordinates (x, y, phi) has a view.
     """
-    model = result.model
-    system = model.system
     c = sleigh_constants(result)
-    qdot = result.v
-    if model.kind == "reduced":
-        sys_params = {name: result.params[name] for name in system.parameter_names}
-        qdot = slip_velocity(system, result.q, result.v, result.params["eps"], model.order, sys_params)
-    elif model.kind not in ("nonholonomic", "friction"):
-        raise ValueError(f"no sleigh view of a {model.kind} model")
-    u, v, omega = body_velocities(result.q, qdot)
+    u, v, omega = body_velocities(result.q, result.velocity)
     return SleighView(result.t, *result.q, u, v, omega, omega + c.k * v)
 
 
@@ -173,8 +205,8 @@ def body_rhs(model, t: float, x, y, phi, u, v, omega, params: Mapping | None = N
     u' = x'' cos phi + y'' sin phi + omega v, v' = -x'' sin phi + y'' cos phi - omega u,
     omega' = phi''. For nonholonomic and friction models (state [q, q']).
     """
-    if model.kind not in ("nonholonomic", "friction"):
-        raise ValueError(f"body_rhs needs a nonholonomic or friction model, got {model.kind}")
+    if model.state_names != [*model.system.coordinate_names, *model.system.velocity_names]:
+        raise ValueError(f"body_rhs needs a model with state [q, q'] (nonholonomic or friction), got {model!r}")
     f = model.rhs(t, sleigh_state(x, y, phi, u, v, omega), params)
     c, s = np.cos(phi), np.sin(phi)
     u_dot = f[3] * c + f[4] * s + omega * v
