@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 
 import numpy as np
@@ -101,26 +102,15 @@ class SimulationResult:
         """The velocity part of the state: v (n, n_t); u = P v + v_b for reduced models; the
         quasi-velocities v^alpha (m, n_t) for models in an anholonomic frame."""
         n = self.model.system.n
-        frame = getattr(self.model, "frame", None)
-        return self.y[n : n + (frame.rank if frame is not None else n)]
+        return self.y[n : n + self.model.n_velocities]
 
-    @property
+    @functools.cached_property
     def velocity(self) -> np.ndarray:
         """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
         nonholonomic, vakonomic and friction models; for a reduced model of order K,
-        u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b)."""
-        frame = getattr(self.model, "frame", None)
-        if frame is not None:
-            return np.array([frame.velocity(q, v, self._system_params()) for q, v in zip(self.q.T, self.v.T)]).T
-        if getattr(self.model, "kind", None) != "reduced" or not self.model.order:
-            return self.v
-        system, eps = self.model.system, self.params["eps"]
-        params = {name: self.params[name] for name in system.parameter_names}
-        out = np.empty_like(self.v)
-        for i, (t, q, u) in enumerate(zip(self.t, self.q.T, self.v.T)):
-            H = system.slip(q, u, order=self.model.order, t=t, params=params)
-            out[:, i] = u + sum(eps ** (k + 1) * H[k] for k in range(H.shape[0]))
-        return out
+        u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b); X_D(q) v^alpha for
+        frame models. Computed once, by the model in C++ over the whole trajectory."""
+        return self.model.velocity(self.t, self.y, self.params)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
@@ -133,16 +123,12 @@ class SimulationResult:
 
     def constraint_residual(self) -> np.ndarray:
         """|A v - b| / (|A| |v| + |b|) at every output time, shape (n_t,)."""
-        return np.array([self.model.constraint_residual(t, y, self.params) for t, y in zip(self.t, self.y.T)])
+        return self.model.constraint_residual(self.t, self.y, self.params)
 
     def energy(self) -> np.ndarray:
         """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity
         (:attr:`velocity`)."""
-        params = self._system_params()
-        return np.array([self.model.system.energy(q, v, params) for q, v in zip(self.q.T, self.velocity.T)])
-
-    def _system_params(self) -> dict:
-        return {name: self.params[name] for name in self.model.system.parameter_names}
+        return self.model.energy(self.t, self.y, self.params, velocity=self.velocity)
 
     def __repr__(self) -> str:
         lines = [
@@ -247,7 +233,7 @@ class SimulationResult:
         else:
             if len(groups) > 1:
                 raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
-            axes, fig = [ax], ax.figure
+            axes = [ax]
         for axis, group in zip(axes, groups):
             for name in group:
                 axis.plot(self.t, self[name], label=name, **kwargs)

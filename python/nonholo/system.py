@@ -277,7 +277,8 @@ class System:
         return [*self.coordinates, *self.velocities, self.time, *self.parameters]
 
     def _lower(self) -> SerializedGraph:
-        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients, *self.force]
+        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
+                 *self.force]
         return lower(exprs, self._inputs)
 
     def _check_metric_symmetric(self) -> None:
@@ -377,21 +378,17 @@ class System:
         return DiscreteModel(self, _positive(h, "h"))
 
     def _model(self, kind: str, order: int | None = None, **extra):
-        from .model import Model
+        from .model import MODEL_KINDS
 
         shadowed = set(extra) & set(self.parameter_names)
         if shadowed:
             raise ValueError(f"the system has parameters named {sorted(shadowed)}, which the {kind} model's own "
                              "parameters of the same name would shadow; rename them in the system")
+        spec = MODEL_KINDS[kind]
         key = (kind, order)
         if key not in self._models:
-            if kind == "reduced":
-                self._models[key] = _core.reduced_model(self._core, order)
-            else:
-                factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
-                           "friction": _core.friction_model}[kind]
-                self._models[key] = factory(self._core)
-        return Model(self, kind, self._models[key], extra, order=order)
+            self._models[key] = spec.build_core(self._core, order)
+        return spec.cls(self, kind, self._models[key], extra, order=order, state_names=spec.state_names(self))
 
     # ------------------------------------------------------------------ slow manifold
     def slip(self, q, u, order: int = 2, t: float = 0.0, params=None) -> np.ndarray:
@@ -413,9 +410,20 @@ class System:
 
         Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
         """
-        eps = _positive(eps, "eps")
-        H = self.slip(q, u, order, t, params)
-        return np.asarray(u, dtype=float) + sum(eps ** (k + 1) * H[k] for k in range(H.shape[0]))
+        eps, order = _positive(eps, "eps"), _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        t = _finite_float(t, "t")
+        return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
+
+    def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params=None) -> np.ndarray:
+        """u + sum_{k<=K} eps^k h^(k)(t, q, u) at one state [q, u] (n,) or time-major samples
+        (n_t, 2n) in C++ (the one implementation of the sum; no constraint check)."""
+        y = np.asarray(y, dtype=float)
+        Y = np.atleast_2d(y)
+        times = np.broadcast_to(np.asarray(t, float), (len(Y),)).copy()
+        V = _core.slow_manifold_velocity(self._core, order, eps, times, Y, self.param_vector(params))
+        return V[0] if y.ndim == 1 else V
 
     def fibre_base(self, q, v, eps: float, order: int = 1, t: float = 0.0, params=None):
         """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
@@ -500,12 +508,14 @@ class System:
 
     # ------------------------------------------------------------------ names and display
     def state_names(self, kind: str = "nonholonomic") -> list:
-        names = [*self.coordinate_names, *self.velocity_names]
-        if kind == "reduced":
-            names = [*self.coordinate_names, *(f"u_{q}" for q in self.coordinate_names)]
-        if kind == "vakonomic":
-            names += [f"lambda_{i}" for i in range(self.k)]
-        return names
+        """Deprecated: use ``model.state_names`` (each model knows its own states)."""
+        import warnings
+
+        warnings.warn("System.state_names(kind) is deprecated: use the model's state_names", DeprecationWarning,
+                      stacklevel=2)
+        from .model import MODEL_KINDS
+
+        return MODEL_KINDS[kind].state_names(self)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{s}={v:g}" for s, v in self.parameters.items())
