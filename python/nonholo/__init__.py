@@ -11,8 +11,8 @@ The numerics run in C++ (expression tapes with automatic differentiation, SUNDIA
 
 from . import _core, frames, plot, studies, systems
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
-from .errors import IntegrationError, ModelError, SimulationWarning
-from .model import Model
+from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
+from .model import FrameModel, Model, ModelProtocol, ReducedModel
 from .result import SimulationResult
 from .simulate import Event, simulate, simulate_many
 from .sweep import SweepResult, sweep
@@ -24,6 +24,7 @@ __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
+    "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
 ]
 
 

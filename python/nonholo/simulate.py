@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 
 from . import _core
-from .errors import IntegrationError, SimulationWarning
+from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
 from .symbolic.lowering import check_free_symbols, lower
@@ -180,8 +180,32 @@ def _drift_control(model: Model, drift_control, method: str) -> bool:
     return bool(drift_control)
 
 
-def _core_options(solver_options, dense_output: bool) -> dict:
-    options = dict(solver_options or {})
+# CVODE's tuning knobs: name -> (type, smallest value, largest value)
+_SOLVER_OPTIONS = {
+    "max_order": (int, 1, 12), "jacobian_frequency": (int, 1, None), "setup_frequency": (int, 1, None),
+    "max_nonlinear_iterations": (int, 1, None), "nonlinear_convergence": (float, 0.0, None),
+}
+
+
+def _core_options(solver_options, dense_output: bool = False) -> dict:
+    """The checked solver_options of simulate and simulate_many (names, types and ranges)."""
+    if solver_options is not None and not isinstance(solver_options, Mapping):
+        raise TypeError(f"solver_options must be a mapping, got {type(solver_options).__name__}")
+    options = {}
+    for key, value in (solver_options or {}).items():
+        if key not in _SOLVER_OPTIONS:
+            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_SOLVER_OPTIONS)}")
+        kind, low, high = _SOLVER_OPTIONS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
+                kind is int and float(value) != int(value)):
+            raise TypeError(f"solver_options[{key!r}] must be {'an integer' if kind is int else 'a number'}, "
+                            f"got {value!r}")
+        value = kind(value)
+        if not (math.isfinite(value) and value >= low and (high is None or value <= high)) or (
+                kind is float and value <= low):
+            bound = f"between {low} and {high}" if high is not None else f"greater than {low}"
+            raise ValueError(f"solver_options[{key!r}] must be {bound}, got {value}")
+        options[key] = value
     if dense_output:
         options["dense_output"] = True
     return options
@@ -280,8 +304,7 @@ def simulate(
                           opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                           opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
                           _core_options(solver_options, dense_output))
-    names = [*model.system.parameter_names, *model._extra]
-    return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
+    return _report(SimulationResult(raw, model, dict(zip(model.param_names, p))), raise_on_failure)
 
 
 def _batch_params(model: Model, params, n_runs: int) -> list:
@@ -328,7 +351,11 @@ def simulate_many(
     runs). ``params`` is None, a mapping whose values are scalars or arrays of length n_runs,
     or a sequence of n_runs mappings. ``threads`` defaults to all cores. The GIL is released;
     events must be symbolic. Each result equals the corresponding ``simulate`` call.
-    Other arguments as in :func:`simulate`. Returns a list of SimulationResult.
+    Other arguments as in :func:`simulate`. Returns a list of SimulationResult, one per run,
+    each with its own ``status``: a run that fails (the solver, or data unusable at its start)
+    is a result with status -1 and its message, and every other run is kept. One
+    SimulationWarning names the failed runs (``raise_on_failure=True``: an IntegrationError
+    whose ``results`` holds the whole batch).
     """
     model = _check_model(model)
     t0, tf = _t_span(t_span)
@@ -342,16 +369,56 @@ def simulate_many(
     n_runs = Y0.shape[0]
     P = _batch_params(model, params, n_runs)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    Y0 = np.array([_initial_state(model, y, t0, p, project_y0) for y, p in zip(Y0, P)]).reshape(n_runs, -1)
+    core_options = _core_options(solver_options)
+    Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
     specs = _events(model, events)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     if threads is not None and int(threads) < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
-    raws = _core.integrate_many(model.core, np.asarray(P, dtype=float).reshape(-1), t0, tf, Y0.reshape(-1), n_runs,
-                                _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"], opts["method"],
-                                opts["max_step"], opts["first_step"], opts["max_steps"], opts["max_wall_time"],
-                                _drift_control(model, drift_control, method), 0 if threads is None else int(threads),
-                                dict(solver_options or {}))
-    names = [*model.system.parameter_names, *model._extra]
-    return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]
+    started = [i for i in range(n_runs) if i not in rejected]
+    ran = _core.integrate_many(model.core, np.asarray([P[i] for i in started], dtype=float).reshape(-1), t0, tf,
+                               Y0[started].reshape(-1), len(started), _t_eval(t_eval, t0, tf), specs, opts["rtol"],
+                               opts["atol"], opts["method"], opts["max_step"], opts["first_step"], opts["max_steps"],
+                               opts["max_wall_time"], _drift_control(model, drift_control, method),
+                               0 if threads is None else int(threads), core_options)
+    raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
+    raws = [raws[i] for i in range(n_runs)]
+    results = [SimulationResult(raw, model, dict(zip(model.param_names, p))) for raw, p in zip(raws, P)]
+    return _report_batch(results, raise_on_failure)
+
+
+def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:
+    """The checked initial states, and {run: message} for the runs whose start is unusable
+    (their data or y0 rejected): those runs fail alone, the batch runs the others."""
+    rejected, states = {}, []
+    for i, (y, p) in enumerate(zip(Y0, P)):
+        try:
+            states.append(_initial_state(model, y, t0, p, project_y0))
+        except (ModelError, ValueError) as exc:
+            rejected[i] = f"Run {i} did not start at t = {t0:g}: {exc}"
+            states.append(np.zeros(model.n_states))  # not integrated
+    return np.array(states).reshape(len(states), -1), rejected
+
+
+def _failed_raw(message: str, t0: float, n_states: int) -> dict:
+    stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, n_err_test_fails=0, n_nonlin_iters=0,
+                 n_nonlin_fails=0, n_proj=0, n_root_evals=0, last_order=0, last_step=0.0, cpu_time=0.0)
+    return dict(t=np.zeros(0), y=np.zeros((n_states, 0)), status=-1, message=message, flag=0,
+                flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats, t_events=[], y_events=[], messages=[])
+
+
+def _report_batch(results: list, raise_on_failure: bool) -> list:
+    """One warning (or IntegrationError) for the failed runs of a batch; every result is kept
+    (``err.results`` holds them all when raising)."""
+    failed = [i for i, r in enumerate(results) if r.status < 0]
+    if failed:
+        first = results[failed[0]]
+        listed = f"{failed[:10]}{'...' if len(failed) > 10 else ''}"
+        message = f"{len(failed)} of {len(results)} runs failed (runs {listed}); run {failed[0]}: {first.message}"
+        if raise_on_failure:
+            err = IntegrationError(message, first)
+            err.results = results
+            raise err
+        warnings.warn(message, SimulationWarning, stacklevel=3)
+    return results
