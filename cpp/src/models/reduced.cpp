@@ -1,0 +1,16 @@
+// The reduced model (nonholo/models/reduced.hpp), compiled once; its constructor and state
+// check live with the slow manifold (slow_manifold.cpp).
+#include "nonholo/models/reduced.hpp"
+
+#include "nonholo/models.hpp"
+
+namespace nonholo {
+
+template class ModelImpl<ReducedModel, ReducedWork>;
+template class ConstrainedModel<ReducedModel, ReducedWork>;
+
+std::shared_ptr<Model> make_reduced_model(std::shared_ptr<const MechanicalSystem> system, int order) {
+  return std::make_shared<ReducedModel>(std::move(system), order);
+}
+
+}  // namespace nonholo
