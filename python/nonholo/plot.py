@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .testing import loglog_slope as loglog_fit
 
 __all__ = ["trajectory", "states", "loglog_fit", "convergence"]
