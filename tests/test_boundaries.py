@@ -203,3 +203,12 @@ def test_eldering_frames_are_anholonomic_frames(sleigh):
     u, w, phi = SleighMotion(1.0, 1.0, 0.2, -1.5, 1.0, 0.4)(t)
     assert np.allclose(sol["v1"], u, atol=ANALYTIC_TOL) and np.allclose(sol["v2"], w, atol=ANALYTIC_TOL)
     assert np.allclose(sol["phi"], phi, atol=ANALYTIC_TOL)
+
+
+def test_function_names_are_not_shadowed_by_modules():
+    """nonholo.simulate and nonholo.sweep are the functions; no module of the same name exists."""
+    import importlib.util
+
+    assert callable(nh.simulate) and callable(nh.sweep)
+    for name in ("nonholo.simulate", "nonholo.sweep"):
+        assert importlib.util.find_spec(name) is None

@@ -14,8 +14,8 @@ from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
 from .model import FrameModel, Model, ModelProtocol, ReducedModel
 from .result import SimulationResult
-from .simulate import Event, simulate, simulate_many
-from .sweep import SweepResult, sweep
+from ._simulate import Event, simulate, simulate_many
+from ._sweep import SweepResult, sweep
 from .system import System
 
 __version__ = getattr(_core, "__version__", "0.0.0")

@@ -7,6 +7,7 @@ import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import sympy as sp
 
 from . import _core
@@ -222,11 +223,11 @@ def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResul
 def simulate(
     model: Model,
     t_span: Sequence[float],
-    y0,
+    y0: npt.ArrayLike,
     *,
-    t_eval=None,
+    t_eval: npt.ArrayLike | None = None,
     rtol: float = 1e-8,
-    atol=1e-10,
+    atol: float | npt.ArrayLike = 1e-10,
     events=None,
     method: str = "auto",
     params: Mapping | None = None,
@@ -327,13 +328,13 @@ def _batch_params(model: Model, params, n_runs: int) -> list:
 def simulate_many(
     model: Model,
     t_span: Sequence[float],
-    Y0,
+    Y0: npt.ArrayLike,
     *,
     params=None,
     threads: int | None = None,
-    t_eval=None,
+    t_eval: npt.ArrayLike | None = None,
     rtol: float = 1e-8,
-    atol=1e-10,
+    atol: float | npt.ArrayLike = 1e-10,
     events=None,
     method: str = "auto",
     max_step: float = math.inf,
@@ -344,7 +345,7 @@ def simulate_many(
     project_y0: bool = False,
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
-) -> list:
+) -> list[SimulationResult]:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
     ``Y0`` has shape (n_runs, n_states) (or (n_states,) when ``params`` sets the number of

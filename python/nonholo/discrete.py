@@ -16,6 +16,7 @@ import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
 from .errors import IntegrationError, SimulationWarning
@@ -76,15 +77,17 @@ class DiscreteModel:
     def param_vector(self, params: Mapping | None = None) -> list:
         return self.system.param_vector(params)
 
-    def velocity(self, t, y, params: Mapping | None = None) -> np.ndarray:
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """v at the nodes: shape (n,) for one state, (n, n_t) for a trajectory."""
         return self._states.velocity(t, y, params)
 
-    def energy(self, t, y, params: Mapping | None = None, *, velocity=None):
+    def energy(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, *,
+               velocity: npt.ArrayLike | None = None) -> np.ndarray | float:
         """1/2 v^T G(q) v + V(q) at the nodes (C++, one pass)."""
         return self._states.energy(t, y, params, velocity=velocity)
 
-    def constraint_residual(self, t, y, params: Mapping | None = None):
+    def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
+                            params: Mapping | None = None) -> np.ndarray | float:
         """|A v - b| / (|A| |v| + |b|) at the nodes (C++, one pass)."""
         return self._states.constraint_residual(t, y, params)
 
@@ -114,7 +117,7 @@ class DiscreteResult(SimulationResult):
 def simulate_discrete(
     model: DiscreteModel,
     t_span: Sequence[float],
-    y0,
+    y0: npt.ArrayLike,
     *,
     params: Mapping | None = None,
     newton_tol: float = 1e-14,
@@ -131,7 +134,7 @@ def simulate_discrete(
     fails (step too large, or the branch of the continuous flow lost) the result has status -1,
     a message saying where and why, and the trajectory up to there.
     """
-    from .simulate import _initial_state, _t_span  # the same checks as simulate
+    from ._simulate import _initial_state, _t_span  # the same checks as simulate
 
     if not isinstance(model, DiscreteModel):
         raise TypeError(f"model must be a nonholo DiscreteModel (system.discrete(h)), got {type(model).__name__}")

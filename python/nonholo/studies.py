@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .simulate import simulate
+from ._simulate import simulate
 from .testing import loglog_slope
 
 __all__ = ["convergence", "ConvergenceStudy"]
