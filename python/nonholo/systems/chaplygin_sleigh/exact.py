@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .frames import SleighConstants
+
 __all__ = ["SleighMotion"]
 
 
@@ -42,12 +44,12 @@ class SleighMotion:
     @property
     def J(self) -> float:
         """I + m a^2, the moment of inertia about the contact point."""
-        return self.I + self.m * self.a**2
+        return SleighConstants(self.m, self.I, self.a).J
 
     @property
     def k(self) -> float:
         """m a / J."""
-        return self.m * self.a / self.J
+        return SleighConstants(self.m, self.I, self.a).k
 
     @property
     def U(self) -> float:
