@@ -39,6 +39,7 @@ def test_state_names_come_from_the_model_and_system_state_names_is_deprecated(sl
     assert sleigh.vakonomic().state_names[-1] == "lambda_0"
     with pytest.warns(DeprecationWarning, match="model's state_names"):
         assert sleigh.state_names("reduced") == sleigh.reduced(0.1, 1).state_names
+    assert sleigh.state_names() == sleigh.nonholonomic().state_names == sleigh.discrete(0.1).state_names
 
 
 def test_frame_models_carry_their_frame_from_construction(sleigh):

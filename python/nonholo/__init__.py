@@ -16,6 +16,8 @@ from .model import FrameModel, Model, ModelProtocol, ReducedModel
 from .result import SimulationResult
 from ._simulate import Event, simulate, simulate_many
 from ._sweep import SweepResult, sweep
+from .stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError, critical_values,
+                        eigenvalue_path, linearize, steady_motions)
 from .system import System
 
 __version__ = getattr(_core, "__version__", "0.0.0")
@@ -25,6 +27,8 @@ __all__ = [
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
+    "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
+    "EigenvaluePath", "critical_values", "CriticalValue",
 ]
 
 

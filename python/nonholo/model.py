@@ -86,7 +86,7 @@ class Model:
         self.order = order
         self._core = core
         self._extra = dict(extra or {})
-        self._state_names = list(state_names) if state_names else [*system.coordinate_names, *system.velocity_names]
+        self._state_names = list(state_names) if state_names else system.state_names()
         self._rebuild = rebuild  # (callable, args) recreating this model when unpickled
 
     @property
@@ -233,7 +233,7 @@ class ModelKind:
 
 
 def _qv(system) -> list:
-    return [*system.coordinate_names, *system.velocity_names]
+    return system.state_names()
 
 
 MODEL_KINDS = {

@@ -94,6 +94,11 @@ class System:
         The time symbol used in ``affine`` and ``force``; default ``Symbol("t")``.
     name : str, optional
         A label for display.
+    holonomic : sequence of SymPy expressions, optional
+        Holonomic constraints h(q) = 0 the system carries (their time derivatives must be among
+        the constraint rows, which is what the models enforce). Used by :func:`nonholo.linearize`
+        to restrict perturbations to h(q) = 0; set by the SymPy adapters from
+        ``configuration_constraints`` / ``hol_coneqs``.
     indefinite_metric : bool, optional
         Accept a metric that is regular but not positive definite (a Lagrangian such as
         Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
@@ -121,6 +126,7 @@ class System:
         time: sp.Symbol | None = None,
         name: str | None = None,
         indefinite_metric: bool = False,
+        holonomic=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
         self.indefinite_metric = bool(indefinite_metric)
@@ -163,6 +169,7 @@ class System:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
 
+        self.holonomic = _holonomic(holonomic)
         self._check_symbols()
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
@@ -272,6 +279,7 @@ class System:
         check_free_symbols(list(self.affine), q | t | p, "affine")
         check_free_symbols(list(self.friction_coefficients), q | p, "friction")
         check_free_symbols(list(self.force), q | v | t | p, "force")
+        check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
 
     @property
     def _inputs(self) -> list:
@@ -512,14 +520,18 @@ class System:
         return g.kinetic_energy() + g.potential()
 
     # ------------------------------------------------------------------ names and display
-    def state_names(self, kind: str = "nonholonomic") -> list:
-        """Deprecated: use ``model.state_names`` (each model knows its own states)."""
+    def state_names(self, kind: str | None = None) -> list:
+        """``[q, v]``: the names of the coordinates and velocities (the state of the nonholonomic,
+        friction and discrete models). Passing a model ``kind`` is deprecated: each model knows
+        its own states (``model.state_names``)."""
+        if kind is None:
+            return [*self.coordinate_names, *self.velocity_names]
         import warnings
+
+        from .model import MODEL_KINDS
 
         warnings.warn("System.state_names(kind) is deprecated: use the model's state_names", DeprecationWarning,
                       stacklevel=2)
-        from .model import MODEL_KINDS
-
         return MODEL_KINDS[kind].state_names(self)
 
     def __repr__(self) -> str:
@@ -535,7 +547,7 @@ class System:
             "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
             "friction": self.friction_coefficients if self.k else None, "force": self.force,
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
-            "indefinite_metric": self.indefinite_metric,
+            "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
         }
 
     def __setstate__(self, state):
@@ -550,6 +562,15 @@ class System:
         from .symbolic.display import system_latex
 
         return system_latex(self)
+
+
+def _holonomic(holonomic):
+    """A tuple of expressions h(q), or None for no holonomic constraints."""
+    if holonomic is None:
+        return None
+    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
+        else list(holonomic)
+    return tuple(sp.sympify(h) for h in items) or None
 
 
 def _order(order) -> int:
