@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .testing import loglog_slope as loglog_fit
 
 __all__ = ["trajectory", "states", "loglog_fit", "convergence", "eigenvalues"]
