@@ -188,14 +188,18 @@ _SOLVER_OPTIONS = {
 }
 
 
-def _core_options(solver_options, dense_output: bool = False) -> dict:
-    """The checked solver_options of simulate and simulate_many (names, types and ranges)."""
+def _core_options(solver_options, dense_output: bool = False, model: Model | None = None) -> dict:
+    """The checked solver_options of simulate and simulate_many (names, types and ranges;
+    ``unit_norm`` is checked by the core), with the system's unit-norm groups."""
     if solver_options is not None and not isinstance(solver_options, Mapping):
         raise TypeError(f"solver_options must be a mapping, got {type(solver_options).__name__}")
     options = {}
     for key, value in (solver_options or {}).items():
+        if key == "unit_norm":
+            options[key] = value
+            continue
         if key not in _SOLVER_OPTIONS:
-            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_SOLVER_OPTIONS)}")
+            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_SOLVER_OPTIONS)}, unit_norm")
         kind, low, high = _SOLVER_OPTIONS[key]
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
                 kind is int and float(value) != int(value)):
@@ -209,7 +213,17 @@ def _core_options(solver_options, dense_output: bool = False) -> dict:
         options[key] = value
     if dense_output:
         options["dense_output"] = True
+    if model is not None and model.system.unit_norm and "unit_norm" not in options:
+        options["unit_norm"] = _unit_norm_indices(model)
     return options
+
+
+def _unit_norm_indices(model: Model) -> list:
+    """(position, velocity) state indices of the system's unit-norm groups; the velocities are
+    left alone in models whose velocity states are quasi-velocities (anholonomic frames)."""
+    n = model.system.n
+    quasi = model.n_velocities != n
+    return [(list(g), [] if quasi else [n + i for i in g]) for g in model.system.unit_norm]
 
 
 def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResult:
@@ -304,7 +318,7 @@ def simulate(
     raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf), _events(model, events),
                           opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                           opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
-                          _core_options(solver_options, dense_output))
+                          _core_options(solver_options, dense_output, model))
     return _report(SimulationResult(raw, model, dict(zip(model.param_names, p))), raise_on_failure)
 
 
@@ -370,7 +384,7 @@ def simulate_many(
     n_runs = Y0.shape[0]
     P = _batch_params(model, params, n_runs)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    core_options = _core_options(solver_options)
+    core_options = _core_options(solver_options, False, model)
     Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
     specs = _events(model, events)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
