@@ -125,6 +125,9 @@ class SimulationResult:
         known = f"; outputs are {list(outputs)}" if outputs else ""
         raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
 
+    def _system_params(self) -> dict:
+        return {name: self.params[name] for name in self.model.system.parameter_names}
+
     def unit_norm_residual(self) -> np.ndarray:
         """max over the system's unit-norm groups (e.g. a quaternion) of ||q_g| - 1| at every
         output time, shape (n_t,); zeros when the system has none."""
