@@ -5,7 +5,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libsundials-dev libeigen3-dev g++ cmake
 PYTEST_WORKERS ?= 2
 
-.PHONY: all deps system-deps python-deps install test figures bench clean sanitize sdist wheel wheel-test
+.PHONY: all deps system-deps python-deps install test cpp-test figures bench clean sanitize sdist wheel wheel-test
 
 all: install
 
@@ -28,8 +28,17 @@ deps: system-deps python-deps
 install: deps
 	$(PIP) install -q --no-build-isolation -e ".[test]"
 
-test: install
+# The build tree of the editable install (scikit-build-core's build/{wheel_tag}).
+CORE_BUILD = $(shell $(PYTHON) -c "import sys, sysconfig; v = f'cp{sys.version_info.major}{sys.version_info.minor}'; print(f'build/{v}-{v}-' + sysconfig.get_platform().replace('-', '_').replace('.', '_'))")
+
+test: install cpp-test
 	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) tests
+
+# C++ tests (cpp/tests) on test systems built in C++, linked to the core library of the install.
+CMAKE_BIN = $(shell $(PYTHON) -c "import cmake; print(cmake.CMAKE_BIN_DIR)")
+cpp-test: install
+	$(CMAKE_BIN)/cmake --build $(CORE_BUILD) --target cpp_tests
+	$(CMAKE_BIN)/ctest --test-dir $(CORE_BUILD) --output-on-failure
 
 figures: install
 	$(PYTHON) -m nonholo.figures --output figures

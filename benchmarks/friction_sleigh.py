@@ -398,7 +398,8 @@ def notes(rows: list, verification: dict, references: dict, build_error, info: d
         ref_line = (f"- eps = {eps:.0e}: reference nonholo rtol={REF_RTOL:g}, atol={REF_ATOL:g} "
                     f"({ref['n_steps']} steps)")
         if "handwritten_diff" in ref:
-            ref_line += f"; hand-written CVODE at the same tolerances differs by {ref['handwritten_diff']:.1e} (max abs)"
+            ref_line += (f"; hand-written CVODE at the same tolerances differs by {ref['handwritten_diff']:.1e}"
+                         " (max abs)")
         lines.append(ref_line)
     lines.append(f"- rtol = {RTOL:g}, atol = {ATOL:g}, t in [{T_SPAN[0]:g}, {T_SPAN[1]:g}], y0 = {Y0.tolist()}; "
                  "times are wall times around the solve only; an untimed warm-up run before each batch")

@@ -13,7 +13,7 @@ import pytest
 from scipy.optimize import brentq
 
 import nonholo as nh
-from nonholo.discrete_sleigh import DiscreteSleigh
+from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
 from nonholo.figures import fedorov_zenkov as FZ
 
 EXACT = 1e-12   # identities of the discrete scheme over <= 100 steps
@@ -53,7 +53,7 @@ def test_garbled_bound_on_dtheta_is_pi_not_2pi():
     """'|Dtheta_k| < 2' is garbled; the proof reads 2 pi. (23) has poles at |D| = pi, and every p
     has a second root in (pi, 2 pi), so |D| < 2 pi does not single out D. nonholo's branch rule:
     the root with |D| < pi through D = 0 at p1 = 0, unique there for a p2 >= 0."""
-    P = DiscreteSleigh(m=1.0, J=1.0, a=1.0)
+    P = DiscreteSleigh(m=1.0, I=1.0, a=1.0)
     grid = np.linspace(-np.pi + 1e-6, np.pi - 1e-6, 20001)
     for p1, p2 in [(0.1, 0.1), (0.0, 0.3), (0.3, 0.0), (2.0, 1.5)]:
         F = P.residual(grid, p1, p2)[0]
@@ -100,7 +100,7 @@ def test_eq12_prefactor_scales_the_momenta_by_h():
     nonholo's L_d = h L o Psi gives momenta ~ p(t_k): p_nonholo = p_paper / h, same positions."""
     J, m, a, h, N = 1.0, 1.0, 1.0, 0.1, 50
     res = general_run(J, m, a, h, N)
-    q, p = DiscreteSleigh(m=m, J=J, a=a).trajectory((0, 0, 0), (h * (J + m * a**2), -h * m), N)
+    q, p = DiscreteSleigh(m=m, I=J, a=a).trajectory((0, 0, 0), (h * (J + m * a**2), -h * m), N)
     assert np.abs(res.q[[2, 0, 1]].T - q).max() < EXACT
     theta = res.q[2]
     blade = res.p[0] * np.cos(theta) + res.p[1] * np.sin(theta)
@@ -173,9 +173,11 @@ def test_fig3_cusp_asymptote_and_agreement(figures):
     assert r["cvode_vs_closed_form"] < 1e-8
     assert r["max_distance_to_curve"] < 0.05 and r["max_same_time_distance"] < 0.05
     errors = list(r["asymptote_heading_error"].values())   # h, h/2, h/4
-    assert errors[0] / errors[1] == pytest.approx(4.0, rel=0.02) and errors[1] / errors[2] == pytest.approx(4.0, rel=0.02)
+    assert errors[0] / errors[1] == pytest.approx(4.0, rel=0.02)
+    assert errors[1] / errors[2] == pytest.approx(4.0, rel=0.02)
     assert abs(r["theta_end_discrete"] - r["theta_inf"]) < 0.01
-    assert r["V_discrete"] == pytest.approx(r["V"], rel=1e-4) and r["last_chord_over_h"] == pytest.approx(r["V"], rel=1e-4)
+    assert r["V_discrete"] == pytest.approx(r["V"], rel=1e-4)
+    assert r["last_chord_over_h"] == pytest.approx(r["V"], rel=1e-4)
     for row in r["regression"]:
         assert row["map_vs_note"] < 1e-12 and row["general_vs_note"] < 1e-12 and row["general_vs_map"] < 1e-12
     for N, (q_err, p_err) in r["order2"]["table"].items():

@@ -7,6 +7,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.frames import AnholonomicFrame
+from nonholo.systems import disk_exact as dx
 from conftest import central_difference
 
 # The note's reference disk: M = 2, R = 0.5, rolling inertia 0.25, heading inertia 0.125. In
@@ -35,9 +36,11 @@ def _disk_start(frame, heading=0.7, rolling=0.3, w_heading=0.9, w_rolling=1.3, c
 
 
 def _closed_form(t, heading=0.7, rolling=0.3, w_heading=0.9, w_rolling=1.3, centre=(0.1, -0.2)):
-    ph = heading + w_heading * t
-    k = w_rolling / w_heading
-    return np.array([ph, centre[0] + k * RAD * np.sin(ph), centre[1] - k * RAD * np.cos(ph), rolling + w_rolling * t])
+    """q(t) on the circle of the note's item 2 (nonholo.systems.disk_exact, order 0)."""
+    q0 = _disk_start(None, heading, rolling, w_heading, w_rolling, centre)[:4]
+    u0 = [w_heading, RAD * np.cos(heading) * w_rolling, RAD * np.sin(heading) * w_rolling, w_rolling]
+    q = dx.reduced_closed_form(t, [*q0, *u0], params=dict(m=M, R=RAD, I=J_HEAD, J=I_ROLL))[:4]
+    return q if np.ndim(t) else q[:, 0]
 
 
 # ------------------------------------------------------------------ items 1-4: the nonholonomic disk

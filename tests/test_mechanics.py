@@ -11,6 +11,7 @@ from scipy.integrate import solve_ivp
 from sympy.physics import mechanics as me
 
 import nonholo as nh
+from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from nonholo.symbolic.mechanics import kane_qdot, kane_speeds
 
 # SciPy's DOP853 at rtol = atol = 1e-13 reproduces itself at 1e-12 tightened to 1e-14 (measured:
@@ -259,17 +260,15 @@ def test_lagranges_method_sleigh_matches_builtin_and_closed_form():
     rename = {sp.Symbol("theta"): sp.Symbol("phi"), sp.Symbol("theta_dot"): sp.Symbol("phi_dot")}
     assert sp.simplify(sp.Matrix(system.metric).xreplace(rename) - builtin.metric) == sp.zeros(3, 3)
     assert sp.simplify(sp.Matrix(system.constraints).xreplace(rename) - builtin.constraints) == sp.zeros(1, 3)
-    # closed form: u' = a w^2, w' = -m a u w / J; u = U tanh(m a U t / J + c), w = w0 cosh c / cosh(...)
-    u0, w0, J = -1.5, 1.0, 1.0 + 1.0 * 0.2**2
-    U = np.sqrt(u0**2 + J * w0**2 / 1.0)
-    c = np.arctanh(u0 / U)
+    # closed form: u' = a w^2, w' = -m a u w / J (nonholo.systems.chaplygin_sleigh.exact)
+    u0, w0 = -1.5, 1.0
+    exact = SleighMotion(1.0, 1.0, 0.2, u0, w0, 0.7)
     t = np.linspace(0, 10, 101)
     y0 = [0.3, -0.2, 0.7, u0 * np.cos(0.7), u0 * np.sin(0.7), w0]
     sol = nh.simulate(system.nonholonomic(), (0, 10), y0, t_eval=t, rtol=1e-12, atol=1e-14)
-    phase = 1.0 * 0.2 * U * t / J + c
     u = sol["x_dot"] * np.cos(sol["theta"]) + sol["y_dot"] * np.sin(sol["theta"])
-    assert np.abs(u - U * np.tanh(phase)).max() < AGREE
-    assert np.abs(sol["theta_dot"] - w0 * np.cosh(c) / np.cosh(phase)).max() < AGREE
+    assert np.abs(u - exact.u(t)).max() < AGREE
+    assert np.abs(sol["theta_dot"] - exact.omega(t)).max() < AGREE
     ref = nh.simulate(builtin.nonholonomic(), (0, 10), y0, t_eval=t, rtol=1e-12, atol=1e-14)
     assert np.abs(sol.y - ref.y).max() < 1e-9
 

@@ -7,7 +7,6 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

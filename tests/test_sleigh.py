@@ -6,6 +6,7 @@ import pytest
 from scipy.integrate import quad
 
 import nonholo as nh
+from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from conftest import ANALYTIC_TOL, TIGHT_ATOL, TIGHT_RTOL
 
 M, I, A = 1.0, 1.0, 0.2
@@ -14,16 +15,8 @@ K = M * A / J
 
 
 def closed_form(t, u0, w0, phi0=0.0):
-    """Eldering note section 5 item 3: u = U tanh s, omega = sign(w0) sqrt(m/J) U sech s,
-    phi = phi0 + sign(w0) sqrt(J/m)/a [gd(s) - gd(s(0))], s = k U (t - t0)."""
-    U = np.sqrt(u0**2 + J * w0**2 / M)
-    t0 = -np.arctanh(u0 / U) / (K * U)
-    s = K * U * (t - t0)
-    gd = lambda z: np.arctan(np.sinh(z))  # noqa: E731
-    u = U * np.tanh(s)
-    w = np.sign(w0) * np.sqrt(M / J) * U / np.cosh(s)
-    phi = phi0 + np.sign(w0) * np.sqrt(J / M) / A * (gd(s) - gd(K * U * (0 - t0)))
-    return u, w, phi
+    """(u, omega, phi) of the nonholonomic sleigh (nonholo.systems.chaplygin_sleigh.exact)."""
+    return SleighMotion(M, I, A, u0, w0, phi0)(t)
 
 
 def body_velocities(sol):
@@ -132,7 +125,6 @@ def test_friction_psi_is_untouched_by_friction(sleigh):
         f = model.rhs(0.0, y)
         phi = y[2]
         u = y[3] * np.cos(phi) + y[4] * np.sin(phi)
-        v = -y[3] * np.sin(phi) + y[4] * np.cos(phi)
         w = y[5]
         # d/dt of v: -x' sin - y' cos * phi' ... evaluate psi' from f
         u_dot_v = -f[3] * np.sin(phi) + f[4] * np.cos(phi) - w * (y[3] * np.cos(phi) + y[4] * np.sin(phi))

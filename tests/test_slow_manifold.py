@@ -7,8 +7,10 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
+from nonholo.testing import loglog_slope
 from conftest import IDENTITY_TOL, random_system
 from nonholo.symbolic.slow_manifold import slip_symbolic
+from nonholo.systems import disk_exact as dx
 
 # Closed forms are exact rational/trigonometric expressions; the AD series evaluates them with
 # O(10) floating-point operations per coefficient and order: 1e-10 leaves room for cancellation.
@@ -42,14 +44,9 @@ def _disk_vD(theta, w_theta, w_phi, R=1.0):
     return np.array([w_theta, R * np.cos(theta) * w_phi, R * np.sin(theta) * w_phi, w_phi])
 
 
-def disk_closed_forms(theta, w_theta, w_phi, m=1.0, R=1.0, J=0.5, mu=1.0):
-    """h^(1), corrected h^(2) and h^(3) of notes/003 section 5.2."""
-    c, s = np.cos(theta), np.sin(theta)
-    S = J + m * R**2
-    h1 = (m * R / mu) * w_theta * w_phi * np.array([0, s, -c, 0])
-    h2 = -(m**2 * R * J**2 / (mu**2 * S**2)) * w_theta**2 * w_phi * np.array([0, c, s, -m * R / J])
-    h3 = (R * m**3 * w_theta**3 * w_phi * (m**2 * R**4 + m * J * R**2 - J**2) / (mu**3 * S**2)) * np.array([0, s, -c, 0])
-    return h1, h2, h3
+def disk_closed_forms(theta, w_theta, w_phi):
+    """h^(1), corrected h^(2) and h^(3) of notes/003 section 5.2 (nonholo.systems.disk_exact)."""
+    return dx.slip_coefficients(theta, w_theta, w_phi)[:3]
 
 
 def test_disk_closed_forms(disk):
@@ -71,21 +68,10 @@ def test_disk_printed_h2_has_the_wrong_sign(disk):
     assert np.abs(h2 - printed).max() > 0.1
 
 
-def _exact_disk_slip(theta, w_theta, w_phi, eps, m=1.0, R=1.0, J=0.5, mu=1.0):
-    """The exact slow manifold of the disk (notes/003 section 4.8): in the frame turning with the
-    disk, (u, w, v_phi) obeys a constant-coefficient linear system; the slow manifold is the
-    eigenvector of the eigenvalue of smallest magnitude, scaled to the rolling velocity."""
-    k = mu / eps
-    Amat = np.array([[-k / m, w_theta, k * R / m], [-w_theta, -k / m, 0.0], [k * R / J, 0.0, -k * R**2 / J]])
-    values, vectors = np.linalg.eig(Amat)
-    slow = vectors[:, np.argmin(np.abs(values))].real
-    u, w, v_phi = slow
-    # decomposition alpha (R, 0, 1) + beta (1/m, 0, -R/J) + gamma (0, 1, 0), alpha = (P v)_phi
-    beta = m * J * (u - R * v_phi) / (J + m * R**2)
-    alpha = v_phi + m * R * (u - R * v_phi) / (J + m * R**2)
-    gamma = w
-    c, s = np.cos(theta), np.sin(theta)
-    return w_phi * ((beta / alpha) * np.array([0, c / m, s / m, -R / J]) + (gamma / alpha) * np.array([0, -s, c, 0]))
+def _exact_disk_slip(theta, w_theta, w_phi, eps):
+    """The exact slow manifold of the disk minus u (nonholo.systems.disk_exact, notes/003 section 4.8)."""
+    u = _disk_vD(theta, w_theta, w_phi)
+    return dx.slow_manifold([theta, 0.0, 0.0, 0.0], u, eps) - u
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4, 5, 6, 7, 8])
@@ -100,7 +86,7 @@ def test_disk_expansion_of_any_order_against_exact_slow_manifold(disk, order):
     for eps in eps_values:
         truncated = sum(eps ** (k + 1) * H[k] for k in range(order))
         residuals.append(np.abs(_exact_disk_slip(theta, w_theta, w_phi, eps) - truncated).max())
-    slope = np.polyfit(np.log(eps_values), np.log(residuals), 1)[0]
+    slope = loglog_slope(eps_values, residuals)
     # every h^(k) of the disk is nonzero (odd orders lateral, even orders forward slip), so the
     # residual of the truncation after K is eps^(K+1) h^(K+1) + ...: slope K + 1
     assert abs(slope - (order + 1)) < 0.3
@@ -112,8 +98,7 @@ def test_disk_fourth_order_closed_form(disk):
     m, R, J, mu = 1.0, 1.0, 0.5, 1.0
     theta, w_theta, w_phi = -0.6, 1.4, 0.7
     h4 = disk.slip([theta, 0, 0, 0], _disk_vD(theta, w_theta, w_phi), order=4)[3]
-    b4 = -J**2 * R * m**5 * w_theta**4 * (m**2 * R**4 + 2 * m * J * R**2 - J**2) / (mu**4 * (J + m * R**2) ** 4)
-    expected = w_phi * b4 * np.array([0, np.cos(theta) / m, np.sin(theta) / m, -R / J])
+    expected = dx.slip_coefficients(theta, w_theta, w_phi, dict(m=m, R=R, J=J, mu=mu))[3]
     assert np.allclose(h4, expected, atol=CLOSED_FORM_TOL)
 
 

@@ -3,7 +3,7 @@
 #include <pybind11/eigen.h>
 
 #include "bindings.hpp"
-#include "nonholo/models/hamel.hpp"
+#include "nonholo/models.hpp"
 
 using namespace nonholo;
 
@@ -24,19 +24,13 @@ void expose_frames(py::module_& m) {
         return py::make_tuple(X, dX);
       }, py::arg("q"), py::arg("params"), "(X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l.");
 
-  m.def("hamel_model", [](std::shared_ptr<const Frame> f) -> std::shared_ptr<Model> {
-    return std::make_shared<HamelModel>(std::move(f));
-  }, py::arg("frame"));
-  m.def("frame_vakonomic_model", [](std::shared_ptr<const Frame> f) -> std::shared_ptr<Model> {
-    return std::make_shared<FrameVakonomicModel>(std::move(f));
-  }, py::arg("frame"));
+  m.def("hamel_model", &make_hamel_model, py::arg("frame"));
+  m.def("frame_vakonomic_model", &make_frame_vakonomic_model, py::arg("frame"));
   m.def("frame_multipliers", [](const Model& model, double t, py::handle q, py::handle v, py::handle p) {
-    const auto* hamel = dynamic_cast<const HamelModel*>(&model);
-    if (hamel == nullptr) throw py::type_error("frame_multipliers needs a Hamel model");
-    const int n = hamel->frame().n(), r = hamel->frame().rank();
+    const int n = model.system().n(), r = n - model.system().k();
     auto qv = as_vector(q, n, "q");
     auto vv = as_vector(v, r, "v");
     auto pv = as_vector(p, model.n_params(), "params");
-    return hamel->multipliers(t, qv.data(), vv.data(), pv.data());
+    return frame_multipliers(model, t, qv.data(), vv.data(), pv.data());
   }, py::arg("model"), py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"));
 }

@@ -71,13 +71,14 @@ std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
       auto fn = std::make_shared<py::object>(f);
       ev.callback = [fn, n_states](double t, const double* y) {
         py::gil_scoped_acquire gil;
+        // An exception the function raises (error_already_set) leaves integrate() as itself
+        // once CVODE has returned, and reaches the caller unchanged.
+        py::object r = (*fn)(t, to_numpy(y, {n_states}));
         try {
-          py::object r = (*fn)(t, to_numpy(y, {n_states}));
           return r.cast<double>();
-        } catch (py::error_already_set& e) {
-          throw std::runtime_error(std::string("an event function raised ") + e.what());
         } catch (py::cast_error&) {
-          throw std::runtime_error("an event function did not return a float");
+          throw py::type_error("an event function must return a float, got " +
+                               std::string(py::str(py::type::of(r).attr("__name__"))));
         }
       };
     }

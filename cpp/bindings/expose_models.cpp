@@ -1,9 +1,7 @@
 #include <memory>
 
 #include "bindings.hpp"
-#include "nonholo/models/friction.hpp"
-#include "nonholo/models/nonholonomic.hpp"
-#include "nonholo/models/vakonomic.hpp"
+#include "nonholo/models.hpp"
 
 using namespace nonholo;
 
@@ -57,13 +55,7 @@ void expose_models(py::module_& m) {
         model.check_state(t, yv.data(), pv.data(), *ws);
       }, py::arg("t"), py::arg("y"), py::arg("params"));
 
-  m.def("nonholonomic_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
-    return std::make_shared<NonholonomicModel>(std::move(s));
-  }, py::arg("system"));
-  m.def("vakonomic_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
-    return std::make_shared<VakonomicModel>(std::move(s));
-  }, py::arg("system"));
-  m.def("friction_model", [](std::shared_ptr<const MechanicalSystem> s) -> std::shared_ptr<Model> {
-    return std::make_shared<FrictionModel>(std::move(s));
-  }, py::arg("system"));
+  m.def("nonholonomic_model", &make_nonholonomic_model, py::arg("system"));
+  m.def("vakonomic_model", &make_vakonomic_model, py::arg("system"));
+  m.def("friction_model", &make_friction_model, py::arg("system"));
 }

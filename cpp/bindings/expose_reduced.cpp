@@ -7,6 +7,7 @@
 #include <pybind11/eigen.h>
 
 #include "bindings.hpp"
+#include "nonholo/models.hpp"
 #include "nonholo/models/reduced.hpp"
 
 using namespace nonholo;
@@ -44,14 +45,9 @@ void expose_reduced(py::module_& m) {
   m.attr("max_slow_manifold_order") = kMaxSeriesDegree;
   m.attr("max_compiled_slip_order") = kMaxCompiledSlipOrder;
   m.attr("max_compiled_slip_nodes") = kMaxCompiledSlipNodes;
-  m.def("reduced_model", [](std::shared_ptr<const MechanicalSystem> s, int order,
-                            std::shared_ptr<const CompiledSlip> compiled) -> std::shared_ptr<Model> {
-    return std::make_shared<ReducedModel>(std::move(s), order, std::move(compiled));
-  }, py::arg("system"), py::arg("order"), py::arg("compiled") = nullptr);
-  m.def("reduced_frame_model", [](std::shared_ptr<const Frame> f, int order,
-                                  std::shared_ptr<const CompiledSlip> compiled) -> std::shared_ptr<Model> {
-    return std::make_shared<ReducedFrameModel>(std::move(f), order, std::move(compiled));
-  }, py::arg("frame"), py::arg("order"), py::arg("compiled") = nullptr);
+  m.def("reduced_model", &make_reduced_model, py::arg("system"), py::arg("order"), py::arg("compiled") = nullptr);
+  m.def("reduced_frame_model", &make_reduced_frame_model, py::arg("frame"), py::arg("order"),
+        py::arg("compiled") = nullptr);
   m.def("invariance_residual", [](std::shared_ptr<const MechanicalSystem> sys, int order, double t, py::handle q,
                                   py::handle u, py::handle p, std::shared_ptr<const CompiledSlip> compiled) {
     auto qv = as_vector(q, sys->n(), "q");

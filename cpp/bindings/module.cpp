@@ -23,4 +23,5 @@ PYBIND11_MODULE(_core, m) {
   expose_discrete(m);
   expose_frames(m);
   expose_reduced(m);
+  expose_trajectory(m);
 }

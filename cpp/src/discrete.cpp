@@ -19,7 +19,7 @@ using NewtonDual = Dual<double, kJacobianChunk>;
 template <class S>
 struct MidpointWork {
   Geometry<S> geo;
-  VecX<S> qm, vm, Gv, dLdq, half;
+  VecX<S> qm, vm, Gv, dLdq, half, dGv;
 };
 
 // D1 L_d + F_d^- ("minus"), D2 L_d + F_d^+ ("plus") and the discrete constraint residual at the
@@ -37,11 +37,15 @@ void midpoint_terms(const MechanicalSystem& sys, double h, double tm, const doub
   sys.evaluate(tm, w.qm.data(), w.vm.data(), p, w.geo);
   w.Gv.noalias() = w.geo.G() * w.vm;
   w.dLdq.resize(n);
-  for (int l = 0; l < n; ++l) w.dLdq(l) = 0.5 * w.vm.dot(w.geo.dG(l) * w.vm) - w.geo.dV()(l);
+  for (int l = 0; l < n; ++l) {
+    w.dGv.noalias() = w.geo.dG(l) * w.vm;  // no temporary inside the dot product
+    w.dLdq(l) = 0.5 * w.vm.dot(w.dGv) - w.geo.dV()(l);
+  }
   w.half = (0.5 * h) * (w.dLdq + w.geo.F());
   minus = w.half - w.Gv;
   plus = w.half + w.Gv;
-  constraint = w.geo.A() * w.vm - w.geo.b();
+  constraint.noalias() = w.geo.A() * w.vm;
+  constraint -= w.geo.b();
 }
 
 std::string describe(const double* q, int n) {
@@ -55,6 +59,21 @@ std::string describe(const double* q, int n) {
 
 }  // namespace
 
+struct DiscreteWork::Impl {
+  MechanicsWork<double> wk;
+  MatX<double> hAkT, J;
+  VecX<double> guess, q1, lam, R, dz, mi, pl, cons;
+  MidpointWork<NewtonDual> wd;
+  MidpointWork<double> w;
+  VecX<NewtonDual> q1d, minus, plus, constraint;
+  Eigen::PartialPivLU<MatX<double>> lu;
+};
+
+DiscreteWork::DiscreteWork() : impl(std::make_unique<Impl>()) {}
+DiscreteWork::~DiscreteWork() = default;
+DiscreteWork::DiscreteWork(DiscreteWork&&) noexcept = default;
+DiscreteWork& DiscreteWork::operator=(DiscreteWork&&) noexcept = default;
+
 DiscreteIntegrator::DiscreteIntegrator(std::shared_ptr<const MechanicalSystem> system, double h)
     : system_(std::move(system)), h_(h) {
   if (!(h > 0.0) || !std::isfinite(h)) throw InputError("the time step h must be positive and finite");
@@ -62,67 +81,78 @@ DiscreteIntegrator::DiscreteIntegrator(std::shared_ptr<const MechanicalSystem> s
 
 int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const double* params, double* q_next,
                              double* p_next, double* lambda, const DiscreteOptions& options) const {
+  DiscreteWork work;
+  return step(t, qk, pk, params, q_next, p_next, lambda, options, work);
+}
+
+int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const double* params, double* q_next,
+                             double* p_next, double* lambda, const DiscreteOptions& options,
+                             DiscreteWork& work) const {
   const MechanicalSystem& sys = *system_;
   const int n = sys.n(), k = sys.k(), m = n + k;
   const double tm = t + 0.5 * h_;
+  DiscreteWork::Impl& w = *work.impl;
 
   // A(q_k) and an initial guess q_{k+1} = q_k + h G(q_k)^-1 p_k
-  MechanicsWork<double> wk;
-  sys.evaluate_dynamics(t, qk, qk, params, wk.geo);
-  factor_metric(wk);
-  MatX<double> hAkT = h_ * MatX<double>(wk.geo.A().transpose());
-  VecX<double> guess = Eigen::Map<const VecX<double>>(pk, n);
-  wk.chol_G.solve_in_place(guess);
+  sys.evaluate_dynamics(t, qk, qk, params, w.wk.geo);
+  factor_metric(w.wk);
+  w.hAkT = h_ * w.wk.geo.A().transpose();
+  w.guess = Eigen::Map<const VecX<double>>(pk, n);
+  w.wk.chol_G.solve_in_place(w.guess);
 
-  VecX<double> q1 = Eigen::Map<const VecX<double>>(qk, n) + h_ * guess;
-  VecX<double> lam = Eigen::Map<const VecX<double>>(lambda, k);
+  w.q1 = Eigen::Map<const VecX<double>>(qk, n) + h_ * w.guess;
+  w.lam = Eigen::Map<const VecX<double>>(lambda, k);
   Eigen::Map<const VecX<double>> p(pk, n);
 
-  MidpointWork<NewtonDual> wd;
-  VecX<NewtonDual> q1d(n), minus(n), plus(n), constraint(k);
-  MatX<double> J(m, m);
-  VecX<double> R(m), dz(m);
+  w.q1d.resize(n);
+  w.minus.resize(n);
+  w.plus.resize(n);
+  w.constraint.resize(k);
+  w.J.resize(m, m);
+  w.R.resize(m);
+  w.dz.resize(m);
   for (int it = 1; it <= options.max_newton_iterations; ++it) {
     // residual and its Jacobian in q_{k+1}, in chunks of dual directions
     for (int c0 = 0; c0 < n; c0 += kJacobianChunk) {
       for (int i = 0; i < n; ++i) {
-        q1d(i) = NewtonDual(q1(i));
-        if (i >= c0 && i < c0 + kJacobianChunk) q1d(i).d[i - c0] = 1.0;
+        w.q1d(i) = NewtonDual(w.q1(i));
+        if (i >= c0 && i < c0 + kJacobianChunk) w.q1d(i).d[i - c0] = 1.0;
       }
-      midpoint_terms(sys, h_, tm, qk, q1d, params, wd, minus, plus, constraint);
+      midpoint_terms(sys, h_, tm, qk, w.q1d, params, w.wd, w.minus, w.plus, w.constraint);
       for (int j = c0; j < std::min(n, c0 + kJacobianChunk); ++j) {
-        for (int i = 0; i < n; ++i) J(i, j) = minus(i).d[j - c0];
-        for (int a = 0; a < k; ++a) J(n + a, j) = constraint(a).d[j - c0];
+        for (int i = 0; i < n; ++i) w.J(i, j) = w.minus(i).d[j - c0];
+        for (int a = 0; a < k; ++a) w.J(n + a, j) = w.constraint(a).d[j - c0];
       }
     }
-    for (int i = 0; i < n; ++i) R(i) = p(i) + minus(i).v;
-    R.head(n) += hAkT * lam;
-    for (int a = 0; a < k; ++a) R(n + a) = constraint(a).v;
-    J.block(0, n, n, k) = hAkT;
-    J.block(n, n, k, k).setZero();
+    for (int i = 0; i < n; ++i) w.R(i) = p(i) + w.minus(i).v;
+    w.R.head(n).noalias() += w.hAkT * w.lam;
+    for (int a = 0; a < k; ++a) w.R(n + a) = w.constraint(a).v;
+    w.J.block(0, n, n, k) = w.hAkT;
+    w.J.block(n, n, k, k).setZero();
 
-    Eigen::PartialPivLU<MatX<double>> lu(J);
-    if (!(std::abs(lu.determinant()) > 0.0) || !R.allFinite())
+    w.lu.compute(w.J);
+    if (!(std::abs(w.lu.determinant()) > 0.0) || !w.R.allFinite())
       throw SolverError("Newton's method met a singular or non-finite system at t = " + format_number(t) +
                         ", q = " + describe(qk, n) + " (the step h is too large, or the constraints are singular)",
                         t);
-    dz = lu.solve(-R);
-    q1 += dz.head(n);
-    lam += dz.tail(k);
-    const double scale = 1.0 + q1.cwiseAbs().maxCoeff();
-    if (!dz.allFinite())
+    w.R = -w.R;
+    w.dz = w.lu.solve(w.R);
+    w.q1 += w.dz.head(n);
+    w.lam += w.dz.tail(k);
+    const double scale = 1.0 + w.q1.cwiseAbs().maxCoeff();
+    if (!w.dz.allFinite())
       throw SolverError("Newton's method diverged at t = " + format_number(t) + " (reduce h)", t);
-    if (dz.head(n).cwiseAbs().maxCoeff() <= options.newton_tol * scale) {
+    if (w.dz.head(n).cwiseAbs().maxCoeff() <= options.newton_tol * scale) {
       // final momenta at the converged point
-      VecX<double> q1v = q1;
-      MidpointWork<double> w;
-      VecX<double> mi(n), pl(n), cons(k);
-      midpoint_terms(sys, h_, tm, qk, q1v, params, w, mi, pl, cons);
+      w.mi.resize(n);
+      w.pl.resize(n);
+      w.cons.resize(k);
+      midpoint_terms(sys, h_, tm, qk, w.q1, params, w.w, w.mi, w.pl, w.cons);
       for (int i = 0; i < n; ++i) {
-        q_next[i] = q1(i);
-        p_next[i] = pl(i);
+        q_next[i] = w.q1(i);
+        p_next[i] = w.pl(i);
       }
-      for (int a = 0; a < k; ++a) lambda[a] = lam(a);
+      for (int a = 0; a < k; ++a) lambda[a] = w.lam(a);
       return it;
     }
   }
@@ -175,10 +205,12 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
   double t = t0;
   out.status = 0;
   out.message = "All steps were taken.";
+  DiscreteWork work;
+  std::vector<double> qm(n), vm(n);
   for (long s = 0; s < n_steps; ++s) {
     try {
       out.newton_iterations += step(t, q.data(), pmom.data(), params.data(), q_next.data(), p_next.data(), lam.data(),
-                                    options);
+                                    options, work);
     } catch (const SolverError& e) {
       out.status = -1;
       out.message = std::string("Discrete integration failed at step ") + std::to_string(s) + ": " + e.what();
@@ -189,7 +221,6 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
       break;
     }
     // discrete constraint residual at the midpoint of the accepted step
-    std::vector<double> qm(n), vm(n);
     for (int i = 0; i < n; ++i) {
       qm[i] = 0.5 * (q[i] + q_next[i]);
       vm[i] = (q_next[i] - q[i]) / h_;

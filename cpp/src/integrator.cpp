@@ -39,6 +39,7 @@ struct Problem {
   std::vector<double> event_inputs;
   std::vector<double> event_work;
   std::exception_ptr error;
+  std::exception_ptr callback_error;  // raised by a user's event callback: rethrown as itself
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
@@ -49,7 +50,14 @@ struct Problem {
       : model(m), params(p), events(e), ws(m.workspace()) {}
 
   double event_value(const EventSpec& ev, double t, const double* y) {
-    if (ev.callback) return ev.callback(t, y);
+    if (ev.callback) {
+      try {
+        return ev.callback(t, y);
+      } catch (...) {
+        callback_error = std::current_exception();
+        throw;
+      }
+    }
     const MechanicalSystem& sys = model.system();
     const int n = sys.n();
     event_inputs.resize(sys.n_inputs());
@@ -427,6 +435,8 @@ SimulationOutput Integration::run() {
   while (true) {
     int flag = CVode(mem, tf_, y_.get(), &t, CV_ONE_STEP);
     if (flag < 0) {
+      // the user's own exception, not a solver failure: it leaves integrate() unchanged
+      if (problem_.callback_error) std::rethrow_exception(problem_.callback_error);
       fail(flag, t);
       break;
     }
@@ -519,6 +529,31 @@ SimulationOutput integrate(const Model& model, const std::vector<double>& params
   return integration.run();
 }
 
+SimulationOutput failed_output(const std::exception_ptr& error, double t0, int n_states) {
+  SimulationOutput out;
+  out.n_states = n_states;
+  out.status = -1;
+  out.t_last = t0;
+  try {
+    std::rethrow_exception(error);
+  } catch (const SolverError& e) {
+    out.t_last = e.t;
+    out.flag_name = "SOLVER_ERROR";
+    out.message = e.what();
+  } catch (const ModelError& e) {
+    out.flag_name = "MODEL_ERROR";
+    out.message = e.what();
+  } catch (const InputError& e) {
+    out.flag_name = "INPUT_ERROR";
+    out.message = e.what();
+  } catch (const std::exception& e) {
+    out.flag_name = "ERROR";
+    out.message = e.what();
+  }
+  out.message = "Integration failed at t = " + format_number(out.t_last) + ": " + out.message;
+  return out;
+}
+
 std::vector<SimulationOutput> integrate_many(const Model& model, const std::vector<double>& params, double t0,
                                              double tf, const std::vector<double>& y0s, int n_runs,
                                              const std::vector<double>& t_eval, const std::vector<EventSpec>& events,
@@ -583,8 +618,10 @@ std::vector<SimulationOutput> integrate_many(const Model& model, const std::vect
     }
   }
   for (auto& th : pool) th.join();
+  // A run that threw (unusable data at its start, a setup failure) is a failed result of its
+  // own: the batch keeps every other run.
   for (int i = 0; i < n_runs; ++i)
-    if (errors[i]) std::rethrow_exception(errors[i]);
+    if (errors[i]) results[i] = failed_output(errors[i], t0, ns);
   return results;
 }
 

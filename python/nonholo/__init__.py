@@ -9,15 +9,16 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
 The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
 """
 
-from . import _core, bodies, contact, drawing, frames, plot, sleigh_frames, studies, surfaces, systems
+from . import _core, bodies, contact, drawing, frames, plot, studies, surfaces, systems
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
-from .errors import IntegrationError, ModelError, SimulationWarning
-from .model import Model
+from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
+from .model import FrameModel, Model, ModelProtocol
+from .reduced import ReducedModel
 from .result import SimulationResult
-from .simulate import Event, simulate, simulate_many
+from ._simulate import Event, simulate, simulate_many
+from ._sweep import SweepResult, sweep
 from .stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError, critical_values,
                         eigenvalue_path, linearize, steady_motions)
-from .sweep import SweepResult, sweep
 from .system import System
 
 __version__ = getattr(_core, "__version__", "0.0.0")
@@ -27,6 +28,17 @@ __all__ = [
     "bodies", "contact", "surfaces",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
+    "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
     "EigenvaluePath", "critical_values", "CriticalValue",
 ]
+
+
+def __getattr__(name: str):
+    # the sleigh's own modules moved into nonholo.systems.chaplygin_sleigh; the old attributes
+    # stay reachable (importing the old module emits the DeprecationWarning)
+    if name in ("sleigh_frames", "discrete_sleigh"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

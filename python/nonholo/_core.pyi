@@ -9,11 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'allocations_in_rhs', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'vakonomic_model']
-class ModelError(ValueError):
-    pass
-class SolverError(RuntimeError):
-    pass
+__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'slow_manifold_velocity', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -226,6 +222,10 @@ def frame_multipliers(model: Model, t: typing.SupportsFloat | typing.SupportsInd
     ...
 def frame_vakonomic_model(frame: Frame) -> Model:
     ...
+def frame_velocity(frame: Frame, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n).
+    """
 def friction_model(system: MechanicalSystem) -> Model:
     ...
 def hamel_model(frame: Frame) -> Model:
@@ -252,6 +252,17 @@ def op_codes() -> dict:
     """
 def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     ...
+def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n).
+    """
+def trajectory_constraint_residual(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    |A v - b| / (|A| |v| + |b|) at every sample of y (time-major, shape (n_t, n_states)), shape (n_t,).
+    """
+def trajectory_energy(system: MechanicalSystem, t: typing.Any, q: typing.Any, v: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    1/2 v^T G(q) v + V(q) at every sample (q, v time-major, shape (n_t, n)), shape (n_t,).
 def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     ...
 def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> float:

@@ -16,6 +16,7 @@ import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
 from .errors import IntegrationError, SimulationWarning
@@ -27,14 +28,17 @@ __all__ = ["DiscreteModel", "DiscreteResult", "simulate_discrete"]
 class DiscreteModel:
     """The midpoint discrete Lagrange-d'Alembert integrator of a system with step ``h``.
 
+    Implements :class:`~nonholo.model.ModelProtocol`: its state at the nodes is ``[q, v]`` with
+    v_k on the constraint set (the velocity whose momentum is the discrete momentum p_k), so the
+    physical velocity is v, the energy 1/2 v^T G v + V, the constraint residual |A v - b|.
+
     Attributes
     ----------
     system : System
     h : float
         The time step.
     state_names : list of str
-        ``[q, v]`` as for the nonholonomic model; v_k is the velocity on the constraint set
-        whose momentum is the discrete momentum p_k.
+        ``[q, v]`` as for the nonholonomic model.
     """
 
     kind = "discrete"
@@ -43,8 +47,8 @@ class DiscreteModel:
         self.system = system
         self.h = float(h)
         self._core = _core.DiscreteIntegrator(system.core, self.h)
-        self._extra: dict = {}
-        self.order = None
+        # the residual |A v - b| of the node velocities is that of the nonholonomic model's states
+        self._states = system.nonholonomic()
 
     @property
     def core(self):
@@ -52,17 +56,40 @@ class DiscreteModel:
 
     @property
     def state_names(self) -> list:
-        return self.system.state_names("nonholonomic")
+        return self._states.state_names
 
     @property
     def n_states(self) -> int:
         return 2 * self.system.n
 
+    @property
+    def n_velocities(self) -> int:
+        return self.system.n
+
+    @property
+    def param_names(self) -> list:
+        return list(self.system.parameter_names)
+
+    @property
+    def params(self) -> dict:
+        return dict(zip(self.param_names, self.param_vector()))
+
     def param_vector(self, params: Mapping | None = None) -> list:
         return self.system.param_vector(params)
 
-    def constraint_residual(self, t: float, y, params: Mapping | None = None) -> float:
-        return self.system.nonholonomic().constraint_residual(t, y, params)
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """v at the nodes: shape (n,) for one state, (n, n_t) for a trajectory."""
+        return self._states.velocity(t, y, params)
+
+    def energy(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, *,
+               velocity: npt.ArrayLike | None = None) -> np.ndarray | float:
+        """1/2 v^T G(q) v + V(q) at the nodes (C++, one pass)."""
+        return self._states.energy(t, y, params, velocity=velocity)
+
+    def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
+                            params: Mapping | None = None) -> np.ndarray | float:
+        """|A v - b| / (|A| |v| + |b|) at the nodes (C++, one pass)."""
+        return self._states.constraint_residual(t, y, params)
 
     def step(self, t: float, q, p, params: Mapping | None = None, lambda0=None):
         """One step from (t, q_k, p_k): returns (q_{k+1}, p_{k+1}, lambda_k, Newton iterations)."""
@@ -90,7 +117,7 @@ class DiscreteResult(SimulationResult):
 def simulate_discrete(
     model: DiscreteModel,
     t_span: Sequence[float],
-    y0,
+    y0: npt.ArrayLike,
     *,
     params: Mapping | None = None,
     newton_tol: float = 1e-14,
@@ -107,7 +134,7 @@ def simulate_discrete(
     fails (step too large, or the branch of the continuous flow lost) the result has status -1,
     a message saying where and why, and the trajectory up to there.
     """
-    from .simulate import _initial_state, _t_span  # the same checks as simulate
+    from ._simulate import _initial_state, _t_span  # the same checks as simulate
 
     if not isinstance(model, DiscreteModel):
         raise TypeError(f"model must be a nonholo DiscreteModel (system.discrete(h)), got {type(model).__name__}")

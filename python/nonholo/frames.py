@@ -19,7 +19,7 @@ import sympy as sp
 
 from . import _core
 from .errors import ModelError
-from .model import Model
+from .model import FrameModel
 from .symbolic.lowering import check_free_symbols, lower
 
 __all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame"]
@@ -159,6 +159,11 @@ class AnholonomicFrame:
         """m = dim D: the first m frame vectors span D."""
         return self.system.n - self.system.k
 
+    @property
+    def core(self):
+        """The compiled frame (``nonholo._core.Frame``)."""
+        return self._core
+
     def _params(self, params):
         return self.system.param_vector(params)
 
@@ -210,19 +215,15 @@ class AnholonomicFrame:
     def hamel(self):
         """Nonholonomic dynamics in the frame (Hamel's equations restricted to C; Prop. 1),
         state ``[q, v^1 .. v^m]``: (X_D^T G X_D) v' = X_D^T (F - c - dV - G (D_w X_D) v), q' = X_D v."""
-        model = Model(self.system, "hamel", _core.hamel_model(self._core), state_names=self._names(),
-                      rebuild=(_rebuild_frame_model, (self.system, self.vectors, "hamel")))
-        model.frame = self
-        return model
+        return FrameModel(self.system, "hamel", _core.hamel_model(self._core), self, self._names(),
+                          rebuild=(_rebuild_frame_model, (self.system, self.vectors, "hamel")))
 
     def vakonomic(self):
         """Vakonomic dynamics in the frame (section 4, L - mu_a v^a), state
         ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data."""
         names = self._names() + [f"mu_{a}" for a in range(self.system.k)]
-        model = Model(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), state_names=names,
-                      rebuild=(_rebuild_frame_model, (self.system, self.vectors, "vakonomic")))
-        model.frame = self
-        return model
+        return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names,
+                          rebuild=(_rebuild_frame_model, (self.system, self.vectors, "vakonomic")))
 
     def _names(self) -> list:
         return [*self.system.coordinate_names, *(f"v{alpha + 1}" for alpha in range(self.rank))]

@@ -1,25 +1,78 @@
-"""Models: the vector fields built on a System, ready for ``simulate``."""
+"""Models: the vector fields built on a System, ready for ``simulate``.
+
+Every model kind implements :class:`ModelProtocol`: its state names and parameters, and the
+physical quantities of its states (velocity q', energy, constraint residual) for one state or a
+whole trajectory, computed in C++ in one pass. The kinds differ only in what their state holds:
+
+- :class:`Model` (nonholonomic, vakonomic, friction): ``[q, v]`` (``[q, v, lambda]``), q' = v;
+- :class:`~nonholo.reduced.ReducedModel`: ``[q, u]``, q' = u + sum_{k<=K} eps^k h^(k)(t, q, u);
+- :class:`FrameModel` (Hamel, frame-vakonomic): ``[q, v^alpha, ...]``, q' = X_D(q) v^alpha;
+- :class:`~nonholo.discrete.DiscreteModel`: ``[q, v]`` at the nodes of the midpoint scheme.
+"""
 
 from __future__ import annotations
 
-from typing import Mapping
+from dataclasses import dataclass
+from typing import Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
+import numpy.typing as npt
 
-__all__ = ["Model"]
+from . import _core
+
+__all__ = ["Model", "ModelProtocol", "FrameModel"]
+
+
+@runtime_checkable
+class ModelProtocol(Protocol):
+    """What every model kind provides (the continuous models and the discrete integrator).
+
+    ``t`` is a time or an array of n_t times and ``y`` a state of shape (n_states,) or a
+    trajectory of shape (n_states, n_t) (the layout of ``SimulationResult.y``); the quantities
+    come back with shape (n,) / (n, n_t) for the velocity and () / (n_t,) for the scalars.
+    """
+
+    system: object
+
+    @property
+    def state_names(self) -> list[str]: ...
+
+    @property
+    def params(self) -> dict: ...
+
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray: ...
+
+    def energy(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray: ...
+
+    def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
+                            params: Mapping | None = None) -> np.ndarray: ...
+
+
+def _samples(t, y, n_states: int, names) -> tuple:
+    """(t, Y, scalar): t as (n_t,), Y time-major (n_t, n_states), and whether one state was given."""
+    y = np.asarray(y, dtype=float)
+    scalar = y.ndim == 1
+    Y = y.reshape(-1, 1) if scalar else y
+    if Y.ndim != 2 or Y.shape[0] != n_states:
+        raise ValueError(f"y must have shape ({n_states},) or ({n_states}, n_t) ordered as {names}, got {y.shape}")
+    t = np.broadcast_to(np.asarray(t, dtype=float), (Y.shape[1],))
+    return np.ascontiguousarray(t), np.ascontiguousarray(Y.T), scalar
 
 
 class Model:
     """A vector field y' = f(t, y; p) of a :class:`~nonholo.System`, evaluated in C++.
 
-    Built by ``system.nonholonomic()``, ``system.vakonomic()``, ``system.friction(eps)`` (and
-    later model kinds). Immutable; parameters are given at call time.
+    Built by ``system.nonholonomic()``, ``system.vakonomic()``, ``system.friction(eps)``,
+    ``system.reduced(eps, order)`` (:class:`ReducedModel`) and the frame models
+    (:class:`FrameModel`). Immutable; parameters are given at call time. Implements
+    :class:`ModelProtocol`.
 
     Attributes
     ----------
     system : System
     kind : str
-        ``"nonholonomic"``, ``"vakonomic"`` or ``"friction"``.
+        ``"nonholonomic"``, ``"vakonomic"``, ``"friction"``, ``"reduced"``, ``"hamel"`` or
+        ``"frame_vakonomic"`` (a label: behaviour comes from the class, not from this string).
     state_names : list of str
         Names of the states, in order (``[q, v]``, or ``[q, v, lambda]`` for vakonomic).
     params : dict
@@ -33,7 +86,7 @@ class Model:
         self.order = order
         self._core = core
         self._extra = dict(extra or {})
-        self._state_names = state_names
+        self._state_names = list(state_names) if state_names else system.state_names()
         self._rebuild = rebuild  # (callable, args) recreating this model when unpickled
 
     @property
@@ -45,8 +98,13 @@ class Model:
         return self._core.n_states
 
     @property
+    def n_velocities(self) -> int:
+        """Number of velocity states after q (n; the rank m of D for frame models)."""
+        return self.system.n
+
+    @property
     def state_names(self) -> list:
-        return list(self._state_names) if self._state_names else self.system.state_names(self.kind)
+        return list(self._state_names)
 
     @property
     def stiff(self) -> bool:
@@ -58,9 +116,13 @@ class Model:
         return self._core.constrained
 
     @property
+    def param_names(self) -> list:
+        """Names of the parameters: the system's, then the model's own (e.g. ``eps``)."""
+        return [*self.system.parameter_names, *self._extra]
+
+    @property
     def params(self) -> dict:
-        names = [*self.system.parameter_names, *self._extra]
-        return dict(zip(names, self.param_vector()))
+        return dict(zip(self.param_names, self.param_vector()))
 
     @property
     def eps(self):
@@ -77,10 +139,38 @@ class Model:
         """df/dy at (t, y) by automatic differentiation, shape (n_states, n_states)."""
         return self._core.jacobian(float(t), self._state(y), self.param_vector(params))
 
-    def constraint_residual(self, t: float, y, params: Mapping | None = None) -> float:
-        """|A v - b| / (|A| |v| + |b|) at (t, y); 0 for unconstrained models."""
-        r, s = self._core.constraint_residual(float(t), self._state(y), self.param_vector(params))
-        return r / s if s > 0 else r
+    # ---------------------------------------------------------------- physical quantities
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """The physical velocity q' of a state (n,) or a trajectory (n, n_t): here v itself."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        p = self.param_vector(params)
+        V = self._velocity(t, Y, p)
+        return V[0] if scalar else V.T
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
+        """q' at time-major samples Y (n_t, n_states), shape (n_t, n)."""
+        n = self.system.n
+        return Y[:, n: 2 * n].copy()
+
+    def energy(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, *,
+               velocity: npt.ArrayLike | None = None) -> np.ndarray | float:
+        """1/2 q'^T G(q) q' + V(q) with the physical velocity q' (:meth:`velocity`, or the given
+        ``velocity`` of the same shape when already computed): a float for one state, shape
+        (n_t,) for a trajectory (n_states, n_t). One pass in C++."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        p = self.param_vector(params)
+        V = self._velocity(t, Y, p) if velocity is None else np.ascontiguousarray(
+            np.asarray(velocity, dtype=float).reshape(self.system.n, -1).T)
+        E = _core.trajectory_energy(self.system.core, t, Y[:, : self.system.n], V, p[: len(self.system.parameters)])
+        return float(E[0]) if scalar else E
+
+    def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
+                            params: Mapping | None = None) -> np.ndarray | float:
+        """|A v - b| / (|A| |v| + |b|) (0 for unconstrained models): a float for one state,
+        shape (n_t,) for a trajectory (n_states, n_t). One pass in C++."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        r = _core.trajectory_constraint_residual(self._core, t, Y, self.param_vector(params))
+        return float(r[0]) if scalar else r
 
     def _state(self, y) -> np.ndarray:
         y = np.asarray(y, dtype=float)
@@ -97,6 +187,48 @@ class Model:
         if self._rebuild is not None:
             return self._rebuild
         return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
+
+
+class FrameModel(Model):
+    """A model in an anholonomic frame (``frame.hamel()``, ``frame.vakonomic()``): state
+    ``[q, v^1 .. v^m, ...]``, physical velocity q' = X_D(q) v^alpha. ``frame`` is the
+    :class:`~nonholo.frames.AnholonomicFrame`."""
+
+    def __init__(self, system, kind: str, core, frame, state_names: list, rebuild=None):
+        super().__init__(system, kind, core, state_names=state_names, rebuild=rebuild)
+        self.frame = frame
+
+    @property
+    def n_velocities(self) -> int:
+        return self.frame.rank
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
+        return _core.frame_velocity(self.frame.core, Y, p[: len(self.system.parameters)])
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """How ``System`` builds the model of one kind: its compiled core from the system's (and the
+    order), its Python class and its state names."""
+
+    build_core: Callable
+    cls: type
+    state_names: Callable
+
+
+def _qv(system) -> list:
+    return system.state_names()
+
+
+MODEL_KINDS = {
+    "nonholonomic": ModelKind(lambda core, order: _core.nonholonomic_model(core), Model, _qv),
+    "friction": ModelKind(lambda core, order: _core.friction_model(core), Model, _qv),
+    "vakonomic": ModelKind(lambda core, order: _core.vakonomic_model(core), Model,
+                           lambda system: _qv(system) + [f"lambda_{i}" for i in range(system.k)]),
+    # built by System.reduced (nonholo.reduced.ReducedModel); the entry gives its state names
+    "reduced": ModelKind(None, None,
+                         lambda system: [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]),
+}
 
 
 def _rebuild_model(system, kind, extra, order=None):

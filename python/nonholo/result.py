@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 
 import numpy as np
@@ -103,11 +104,10 @@ class SimulationResult:
         in the frame form, u = X_D w); the quasi-velocities v^alpha (m, n_t) for models in an
         anholonomic frame."""
         n = self.model.system.n
-        if getattr(self.model, "velocities", None) == "frame":
+        if getattr(self.model, "velocities", None) == "frame":  # reduced model in a frame: u = X_D(q) w
             return np.array([self.model.coordinate_velocity(q, w, self.params)
                              for q, w in zip(self.q.T, self.y[n:].T)]).T.reshape(n, -1)
-        frame = getattr(self.model, "frame", None)
-        return self.y[n : n + (frame.rank if frame is not None else n)]
+        return self.y[n : n + self.model.n_velocities]
 
     @property
     def truncation(self):
@@ -115,19 +115,14 @@ class SimulationResult:
         (:class:`nonholo.reduced.Truncation`); None otherwise."""
         return getattr(self.model, "truncation", None)
 
-    @property
+    @functools.cached_property
     def velocity(self) -> np.ndarray:
         """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
         nonholonomic, vakonomic and friction models; for a reduced model of order K,
         u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b, or w with
-        u = X_D(q) w in the frame form)."""
-        if getattr(self.model, "kind", None) == "reduced":
-            return np.array([u + self.model.slip(t, q, u, self.params)
-                             for t, q, u in zip(self.t, self.q.T, self.v.T)]).T.reshape(self.q.shape)
-        frame = getattr(self.model, "frame", None)
-        if frame is not None:
-            return np.array([frame.velocity(q, v, self._system_params()) for q, v in zip(self.q.T, self.v.T)]).T
-        return self.v
+        u = X_D(q) w in the frame form); X_D(q) v^alpha for frame models. Computed once, by
+        the model in C++ over the whole trajectory."""
+        return self.model.velocity(self.t, self.y, self.params)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
@@ -146,6 +141,9 @@ class SimulationResult:
         known = f"; outputs are {list(outputs)}" if outputs else ""
         raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
 
+    def _system_params(self) -> dict:
+        return {name: self.params[name] for name in self.model.system.parameter_names}
+
     def unit_norm_residual(self) -> np.ndarray:
         """max over the system's unit-norm groups (e.g. a quaternion) of ||q_g| - 1| at every
         output time, shape (n_t,); zeros when the system has none."""
@@ -156,16 +154,12 @@ class SimulationResult:
 
     def constraint_residual(self) -> np.ndarray:
         """|A v - b| / (|A| |v| + |b|) at every output time, shape (n_t,)."""
-        return np.array([self.model.constraint_residual(t, y, self.params) for t, y in zip(self.t, self.y.T)])
+        return self.model.constraint_residual(self.t, self.y, self.params)
 
     def energy(self) -> np.ndarray:
         """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity
         (:attr:`velocity`)."""
-        params = self._system_params()
-        return np.array([self.model.system.energy(q, v, params) for q, v in zip(self.q.T, self.velocity.T)])
-
-    def _system_params(self) -> dict:
-        return {name: self.params[name] for name in self.model.system.parameter_names}
+        return self.model.energy(self.t, self.y, self.params, velocity=self.velocity)
 
     def __repr__(self) -> str:
         lines = [
@@ -299,7 +293,7 @@ class SimulationResult:
         else:
             if len(groups) > 1:
                 raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
-            axes, fig = [ax], ax.figure
+            axes = [ax]
         for axis, group in zip(axes, groups):
             for name in group:
                 axis.plot(self.t, self[name], label=name, **kwargs)

@@ -19,6 +19,7 @@ import math
 from typing import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import sympy as sp
 
 from . import _core
@@ -299,7 +300,8 @@ class System:
         return [*self.coordinates, *self.velocities, self.time, *self.parameters]
 
     def _lower(self) -> SerializedGraph:
-        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients, *self.force]
+        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
+                 *self.force]
         return lower(exprs, self._inputs)
 
     def _check_metric_symmetric(self) -> None:
@@ -447,7 +449,7 @@ class System:
         return DiscreteModel(self, _positive(h, "h"))
 
     def _model(self, kind: str, order: int | None = None, **extra):
-        from .model import Model
+        from .model import MODEL_KINDS
 
         shadowed = set(extra) & set(self.parameter_names)
         if shadowed:
@@ -455,15 +457,15 @@ class System:
                              "parameters of the same name would shadow; rename them in the system")
         if kind == "reduced":
             return self.reduced(extra["eps"], order=order)
+        spec = MODEL_KINDS[kind]
         key = (kind, order)
         if key not in self._models:
-            factory = {"nonholonomic": _core.nonholonomic_model, "vakonomic": _core.vakonomic_model,
-                       "friction": _core.friction_model}[kind]
-            self._models[key] = factory(self._core)
-        return Model(self, kind, self._models[key], extra, order=order)
+            self._models[key] = spec.build_core(self._core, order)
+        return spec.cls(self, kind, self._models[key], extra, order=order, state_names=spec.state_names(self))
 
     # ------------------------------------------------------------------ slow manifold
-    def slip(self, q, u, order: int = 2, t: float = 0.0, params=None) -> np.ndarray:
+    def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float = 0.0,
+             params: Mapping | None = None) -> np.ndarray:
         """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
 
         The slow manifold of ``friction(eps)`` is v = u + sum_k eps^k h^(k)(t, q, u) with u on
@@ -477,16 +479,29 @@ class System:
         u = self._on_constraint_set(q, u, t, params, "u")
         return self._core.slip(_finite_float(t, "t"), q, u, self.param_vector(params), order)
 
-    def on_slow_manifold(self, q, u, eps: float, order: int = 2, t: float = 0.0, params=None) -> np.ndarray:
+    def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
+                         params: Mapping | None = None) -> np.ndarray:
         """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
 
         Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
         """
-        eps = _positive(eps, "eps")
-        H = self.slip(q, u, order, t, params)
-        return np.asarray(u, dtype=float) + sum(eps ** (k + 1) * H[k] for k in range(H.shape[0]))
+        eps, order = _positive(eps, "eps"), _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        t = _finite_float(t, "t")
+        return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
 
-    def fibre_base(self, q, v, eps: float, order: int = 1, t: float = 0.0, params=None):
+    def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params: Mapping | None = None) -> np.ndarray:
+        """u + sum_{k<=K} eps^k h^(k)(t, q, u) at one state [q, u] (n,) or time-major samples
+        (n_t, 2n) in C++ (the one implementation of the sum; no constraint check)."""
+        y = np.asarray(y, dtype=float)
+        Y = np.atleast_2d(y)
+        times = np.broadcast_to(np.asarray(t, float), (len(Y),)).copy()
+        V = _core.slow_manifold_velocity(self._core, order, eps, times, Y, self.param_vector(params))
+        return V[0] if y.ndim == 1 else V
+
+    def fibre_base(self, q: npt.ArrayLike, v: npt.ArrayLike, eps: float, order: int = 1, t: float = 0.0,
+                   params: Mapping | None = None) -> tuple:
         """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
 
         The friction model started at (q, v) approaches, after an initial layer of duration
@@ -537,20 +552,20 @@ class System:
         v = None if v is None else _point(v, self.n, "v")
         return self._core.at(_finite_float(t, "t"), q, v, self.param_vector(params))
 
-    def metric_at(self, q, params=None) -> np.ndarray:
+    def metric_at(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """G(q), shape (n, n)."""
         return self._at(q, params=params).metric()
 
-    def christoffel(self, q, params=None) -> np.ndarray:
+    def christoffel(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """Christoffel symbols Gamma[i, j, k] = Gamma^i_jk of the metric at q, shape (n, n, n)."""
         return self._at(q, params=params).christoffel()
 
-    def constraint_matrix(self, q, t: float = 0.0, params=None):
+    def constraint_matrix(self, q: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> tuple:
         """(A(q), b(q, t)): shapes (k, n) and (k,)."""
         g = self._at(q, t=t, params=params)
         return g.constraint_matrix(), g.affine()
 
-    def projectors(self, q, params=None):
+    def projectors(self, q: npt.ArrayLike, params: Mapping | None = None) -> tuple:
         """(P, P_perp) at q: G-orthogonal projectors onto D = ker A and onto D_perp.
 
         P_perp = G^-1 A^T M^-1 A with M = A G^-1 A^T, P = Id - P_perp
@@ -559,22 +574,23 @@ class System:
         g = self._at(q, params=params)
         return g.p(), g.p_perp()
 
-    def friction_operator(self, q, params=None) -> np.ndarray:
+    def friction_operator(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """FR# = G^-1 A^T mu A at q, shape (n, n) (Gzenda-Chhabra eq. (38))."""
         return self._at(q, params=params).friction_operator()
 
-    def qmat(self, q, params=None) -> np.ndarray:
+    def qmat(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """Qmat = G^-1 A^T M^-1 mu^-1 M^-1 A: the inverse of FR# on D_perp, zero on D.
 
         Qmat FR# = FR# Qmat = P_perp (Gzenda-Chhabra Lemma 4; closed form of notes/003 section 3.5).
         """
         return self._at(q, params=params).qmat()
 
-    def multipliers(self, q, v, t: float = 0.0, params=None) -> np.ndarray:
+    def multipliers(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0,
+                    params: Mapping | None = None) -> np.ndarray:
         """Lagrange-d'Alembert multipliers lambda (k,): G v' + c + dV = F + A^T lambda."""
         return self._at(q, v, t, params).multipliers()
 
-    def project(self, q, v, t: float = 0.0, params=None) -> np.ndarray:
+    def project(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> np.ndarray:
         """The velocity on the constraint set nearest to v in the metric G.
 
         v - G^-1 A^T M^-1 (A v - b): for linear constraints this is P v, the base point of the
@@ -582,19 +598,25 @@ class System:
         """
         return self._at(q, v, t, params).project()
 
-    def energy(self, q, v, params=None) -> float:
+    def energy(self, q: npt.ArrayLike, v: npt.ArrayLike, params: Mapping | None = None) -> float:
         """1/2 v^T G(q) v + V(q)."""
         g = self._at(q, v, 0.0, params)
         return g.kinetic_energy() + g.potential()
 
     # ------------------------------------------------------------------ names and display
-    def state_names(self, kind: str = "nonholonomic") -> list:
-        names = [*self.coordinate_names, *self.velocity_names]
-        if kind == "reduced":
-            names = [*self.coordinate_names, *(f"u_{q}" for q in self.coordinate_names)]
-        if kind == "vakonomic":
-            names += [f"lambda_{i}" for i in range(self.k)]
-        return names
+    def state_names(self, kind: str | None = None) -> list:
+        """``[q, v]``: the names of the coordinates and velocities (the state of the nonholonomic,
+        friction and discrete models). Passing a model ``kind`` is deprecated: each model knows
+        its own states (``model.state_names``)."""
+        if kind is None:
+            return [*self.coordinate_names, *self.velocity_names]
+        import warnings
+
+        from .model import MODEL_KINDS
+
+        warnings.warn("System.state_names(kind) is deprecated: use the model's state_names", DeprecationWarning,
+                      stacklevel=2)
+        return MODEL_KINDS[kind].state_names(self)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{s}={v:g}" for s, v in self.parameters.items())

@@ -1,7 +1,8 @@
-"""Helpers for checking numerical results: convergence slopes and random test systems.
+"""Helpers for checking numerical results: tolerances, convergence slopes, finite differences
+and random test systems.
 
 Used by the test suite, the figures and the benchmarks, and by users validating their own
-systems the way the project validates its own.
+systems the way the project validates its own. Each tolerance carries its reason.
 """
 
 from __future__ import annotations
@@ -10,6 +11,34 @@ import numpy as np
 import sympy as sp
 
 from .system import System
+
+__all__ = [
+    "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
+    "loglog_slope", "central_difference", "random_system",
+]
+
+# Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
+# ANALYTIC_TOL: CVODE's global error is a modest multiple of its local tolerance over the
+# O(10) time units of such comparisons (the tolerance hierarchy of AMICI's tests).
+TIGHT_RTOL = 1e-11
+TIGHT_ATOL = 1e-13
+ANALYTIC_TOL = 1e-7
+
+# Pointwise identities of linear algebra at random points: round-off of O(n) Cholesky solves on
+# well-conditioned matrices (condition numbers below 1e3).
+IDENTITY_TOL = 1e-11
+
+# Central finite differences with step h have error O(h^2 f''') + O(eps_mach / h): with
+# h = 1e-6 both are below 1e-8 for O(1) functions.
+FD_STEP = 1e-6
+FD_TOL = 1e-7
+
+
+def central_difference(f, x, h: float = FD_STEP) -> np.ndarray:
+    """d f / d x by central differences, shape f(x).shape + x.shape."""
+    x = np.asarray(x, dtype=float)
+    cols = [(np.asarray(f(x + h * e)) - np.asarray(f(x - h * e))) / (2 * h) for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
 
 
 def loglog_slope(x, y) -> float:

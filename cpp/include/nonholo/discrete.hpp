@@ -42,6 +42,17 @@ struct DiscreteOutput {
   bool interrupted = false;
 };
 
+// Scratch space of the steps, sized by the first step and reused: later steps of the same
+// system allocate nothing. One per thread (the integrator itself is immutable).
+struct DiscreteWork {
+  DiscreteWork();
+  ~DiscreteWork();
+  DiscreteWork(DiscreteWork&&) noexcept;
+  DiscreteWork& operator=(DiscreteWork&&) noexcept;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 class DiscreteIntegrator {
  public:
   DiscreteIntegrator(std::shared_ptr<const MechanicalSystem> system, double h);
@@ -58,6 +69,9 @@ class DiscreteIntegrator {
   // or throws SolverError when Newton fails.
   int step(double t, const double* qk, const double* pk, const double* params, double* q_next, double* p_next,
            double* lambda, const DiscreteOptions& options) const;
+  // The same with caller-owned scratch space (allocation-free after the first step).
+  int step(double t, const double* qk, const double* pk, const double* params, double* q_next, double* p_next,
+           double* lambda, const DiscreteOptions& options, DiscreteWork& work) const;
 
  private:
   std::shared_ptr<const MechanicalSystem> system_;

@@ -89,9 +89,14 @@ SimulationOutput integrate(const Model& model, const std::vector<double>& params
                            const std::vector<EventSpec>& events, const IntegrationOptions& options,
                            const InterruptCheck& interrupted = {});
 
+// The result of a run that threw before or outside CVODE's steps: status -1, no samples, the
+// exception's message and time (SolverError's t, else t0).
+SimulationOutput failed_output(const std::exception_ptr& error, double t0, int n_states);
+
 // Integrates a batch in parallel threads (one workspace and one CVODE instance per run).
 // y0s: n_runs x n_states, params: n_runs x n_params (time-major rows). Results are identical
-// to serial calls of integrate. `threads` <= 0 uses the hardware concurrency.
+// to serial calls of integrate; a run that throws is returned as failed_output and the others
+// are kept. `threads` <= 0 uses the hardware concurrency.
 std::vector<SimulationOutput> integrate_many(const Model& model, const std::vector<double>& params, double t0,
                                              double tf, const std::vector<double>& y0s, int n_runs,
                                              const std::vector<double>& t_eval, const std::vector<EventSpec>& events,

@@ -139,8 +139,15 @@ class Lu {
 
   // The inverse, column by column.
   Mat inverse() const {
+    Mat X;
+    inverse(X);
+    return X;
+  }
+
+  // The inverse into X (no allocation when X already has the size).
+  void inverse(Mat& X) const {
     const int n = static_cast<int>(LU_.rows());
-    Mat X = Mat::Zero(n, n);
+    X.setZero(n, n);
     for (int c = 0; c < n; ++c) {
       for (int i = 0; i < n; ++i) {
         S s = perm_[i] == c ? S(1.0) : S(0.0);
@@ -153,7 +160,6 @@ class Lu {
         X(i, c) = s / LU_(i, i);
       }
     }
-    return X;
   }
 
  private:

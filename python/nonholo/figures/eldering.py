@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 import nonholo as nh
-from nonholo import sleigh_frames as sf
+from nonholo.systems.chaplygin_sleigh import frames as sf
 from nonholo.systems.planar_particle import planar_particle, realized_pendulum
 
 from .registry import figure, report_section, save

@@ -42,7 +42,7 @@ import numpy as np
 import sympy as sp
 
 import nonholo as nh
-from nonholo.discrete_sleigh import DiscreteSleigh
+from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
 
 from .registry import figure, report_section, save
 
@@ -100,7 +100,7 @@ def sleigh(J: float = SLEIGH["J"], m: float = SLEIGH["m"], a: float = SLEIGH["a"
 
 def discrete_map(J: float = SLEIGH["J"], m: float = SLEIGH["m"], a: float = SLEIGH["a"]) -> DiscreteSleigh:
     """The closed momentum map P of the sleigh (paper scaling: p^k ~ h p(t_k))."""
-    return DiscreteSleigh(m=m, J=J, a=a)
+    return DiscreteSleigh(m=m, I=J, a=a)
 
 
 def sleigh_start(v0: float, omega0: float, theta0: float = 0.0) -> list:
@@ -253,7 +253,7 @@ def linearization_table(cases=NOTE_LINEARIZATION, step: float = 1e-6) -> list:
         eig = np.sort(np.linalg.eigvals(jac).real)
         lam1 = float(eig[0] if abs(eig[0] - 1) > abs(eig[1] - 1) else eig[1])
         lam2 = float(eig[1] if lam1 == eig[0] else eig[0])
-        I = P.inertia
+        I = P.J
         rows.append(dict(J=J, m=m, a=a, p2=p2, lambda1_fd=lam1, lambda2_fd=lam2,
                          lambda1_formula=(2 * I - a * p2) / (2 * I + a * p2), lambda1_note=note,
                          off_diagonal=float(max(abs(jac[0, 1]), abs(jac[1, 0]))), det=float(np.linalg.det(jac)),
@@ -275,7 +275,7 @@ def heteroclinic_limits(seeds=FIG2_SEEDS, steps: int = LIMIT_STEPS) -> list:
         k = int(np.nonzero(np.abs(fwd[:, 0]) > 1e-10 * p)[0][-1])
         rows.append(dict(seed=p, beta_forward=beta, beta_backward=float(bwd[-1, 1]),
                          p1_forward=float(fwd[-1, 0]), p1_backward=float(bwd[-1, 0]),
-                         continuous=float(math.sqrt(P.m / P.inertia) * p),
+                         continuous=float(math.sqrt(P.m / P.J) * p),
                          ratio=float(fwd[k, 0] / fwd[k - 1, 0]), lambda1=float(P.linearization(beta)[0, 0]),
                          min_increment=float(np.diff(np.concatenate([bwd[::-1, 1], fwd[1:, 1]])).min())))
     return rows
@@ -391,7 +391,7 @@ def fig2(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     P = discrete_map()
-    I, m = P.inertia, P.m
+    I, m = P.J, P.m
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 6.4), gridspec_kw=dict(width_ratios=[1.25, 1]))
     ax.axvline(0, color=GREY, lw=0.8, zorder=0)
     colors = plt.cm.viridis(np.linspace(0.1, 0.8, len(FIG2_SEEDS)))

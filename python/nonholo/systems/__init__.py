@@ -14,5 +14,5 @@ from .rolling_disc import rolling_disc
 from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
 
-__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "knife_edge_chain", "planar_particle", "realized_pendulum", "rattleback", "rolling_disc", "tippe_top",
-           "vertical_rolling_disk"]
+__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "knife_edge_chain", "planar_particle",
+           "realized_pendulum", "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk"]

@@ -33,6 +33,7 @@ from scipy.linalg import expm
 __all__ = [
     "DEFAULTS", "disk_parameters", "rotating_frame_matrix", "stiff_solution", "slow_rate", "slow_rate_series",
     "SlowSection", "slow_section", "slow_manifold", "reduced_closed_form", "slips", "rolling_speed",
+    "slip_coefficients",
 ]
 
 DEFAULTS = dict(m=1.0, R=1.0, I=0.25, J=0.5, mu=1.0)
@@ -239,6 +240,29 @@ def slow_manifold(q, u, eps: float, params=None) -> np.ndarray:
     sec = slow_section(eps, u[0], params)
     return u + alpha * (sec.beta * np.array([0, c / p["m"], s / p["m"], -p["R"] / p["J"]])
                         + sec.gamma * np.array([0, -s, c, 0]))
+
+
+def slip_coefficients(theta: float, w_theta: float, w_phi: float, params=None) -> np.ndarray:
+    r"""h^(1), h^(2), h^(3), h^(4) of the slow manifold above u in D with heading rate w_theta and
+    rolling rate w_phi at heading theta, shape (4, 4) (notes/003 sections 4.8 and 5.2; h^(2) with
+    the corrected sign, Gzenda-Chhabra eq. (86) prints the opposite one). With S = J + m R^2:
+
+        h^(1) = (m R / mu) w_theta w_phi (0, sin, -cos, 0),
+        h^(2) = -(m^2 R J^2 / (mu^2 S^2)) w_theta^2 w_phi (0, cos, sin, -m R / J),
+        h^(3) = R m^3 w_theta^3 w_phi (m^2 R^4 + m J R^2 - J^2) / (mu^3 S^2) (0, sin, -cos, 0),
+        h^(4) = w_phi b4 (0, cos/m, sin/m, -R/J),
+        b4 = -J^2 R m^5 w_theta^4 (m^2 R^4 + 2 m J R^2 - J^2) / (mu^4 S^4).
+    """
+    p = _params(params)
+    m, R, J, mu = p["m"], p["R"], p["J"], p["mu"]
+    c, s = np.cos(theta), np.sin(theta)
+    S = J + m * R**2
+    lateral, forward = np.array([0, s, -c, 0]), np.array([0, c / m, s / m, -R / J])
+    h1 = (m * R / mu) * w_theta * w_phi * lateral
+    h2 = -(m**2 * R * J**2 / (mu**2 * S**2)) * w_theta**2 * w_phi * m * forward
+    h3 = (R * m**3 * w_theta**3 * w_phi * (m**2 * R**4 + m * J * R**2 - J**2) / (mu**3 * S**2)) * lateral
+    b4 = -J**2 * R * m**5 * w_theta**4 * (m**2 * R**4 + 2 * m * J * R**2 - J**2) / (mu**4 * S**4)
+    return np.array([h1, h2, h3, w_phi * b4 * forward])
 
 
 def _phi1(c: complex, t: np.ndarray) -> np.ndarray:

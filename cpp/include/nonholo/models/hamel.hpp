@@ -21,8 +21,8 @@ struct FrameWork : MechanicsWork<S> {
   FrameGeometry<S> frame;
   Ldlt<S> chol_g;
   Lu<S> lu;
-  MatX<S> XD, DwX, g, Theta, DX;
-  VecX<S> w, a, rhs, vdot, wdot, E, tmp;
+  MatX<S> XD, DwX, g, Theta, DX, GX;
+  VecX<S> w, a, rhs, vdot, wdot, E, tmp, col, mu, Gw;
 };
 
 // Shared steps: frame, velocity w, geometry, D_w X, a = (D_w X_D) v, and the nonholonomic
@@ -33,26 +33,29 @@ void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const 
   const int n = frame.n(), m = frame.rank();
   frame.evaluate(q, p, w.frame);
   w.XD = w.frame.X().leftCols(m);
-  w.w = w.XD * Eigen::Map<const VecX<S>>(v, m);
+  w.w.noalias() = w.XD * Eigen::Map<const VecX<S>>(v, m);
   sys.evaluate_dynamics(t, q, w.w.data(), p, w.geo);
   w.DwX.setZero(n, n);
   for (int l = 0; l < n; ++l) w.DwX += w.frame.dX(l) * w.w(l);
-  w.a = w.DwX.leftCols(m) * Eigen::Map<const VecX<S>>(v, m);
-  w.tmp = w.geo.r() - w.geo.G() * w.a;
-  w.rhs = w.XD.transpose() * w.tmp;
-  w.g = w.XD.transpose() * w.geo.G() * w.XD;
+  w.a.noalias() = w.DwX.leftCols(m) * Eigen::Map<const VecX<S>>(v, m);
+  w.tmp = w.geo.r();
+  w.tmp.noalias() -= w.geo.G() * w.a;
+  w.rhs.noalias() = w.XD.transpose() * w.tmp;
+  w.GX.noalias() = w.geo.G() * w.XD;
+  w.g.noalias() = w.XD.transpose() * w.GX;
   if (!w.chol_g.compute(w.g, w.geo.layout->definite_metric))
     throw ModelError("the frame metric X_D^T G X_D is singular at " + describe_point(w.geo));
 }
 
 // mu^T Theta_C [(D_{X_j} X)_D v - D_w X_j] for the frame vector j (the curvature term).
 template <class S>
-S curvature_term(const FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
+S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
   const int n = static_cast<int>(w.XD.rows());
-  VecX<S> col = -w.DwX.col(j);
+  w.col = -w.DwX.col(j);
   for (int l = 0; l < n; ++l)
-    col.noalias() += w.frame.X()(l, j) * (w.frame.dX(l).leftCols(m) * Eigen::Map<const VecX<S>>(v, m));
-  return mu.dot(w.Theta.bottomRows(n - m) * col);
+    w.col.noalias() += w.frame.X()(l, j) * (w.frame.dX(l).leftCols(m) * Eigen::Map<const VecX<S>>(v, m));
+  w.Gw.noalias() = w.Theta.bottomRows(n - m) * w.col;
+  return mu.dot(w.Gw);
 }
 
 class HamelModel : public ModelImpl<HamelModel, FrameWork> {
@@ -95,17 +98,19 @@ class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
     Eigen::Map<const VecX<S>> mu(y + n + m, k);
     frame_prologue(*frame_, t, y, v, p, w);
     if (!w.lu.compute(w.frame.X())) throw ModelError("the frame is singular at " + describe_point(w.geo));
-    w.Theta = w.lu.inverse();
-    VecX<S> mu_v = mu;
-    for (int a = 0; a < m; ++a) w.rhs(a) += curvature_term(w, v, mu_v, a, m);
+    w.lu.inverse(w.Theta);
+    w.mu = mu;
+    for (int a = 0; a < m; ++a) w.rhs(a) += curvature_term(w, v, w.mu, a, m);
     std::copy(w.w.data(), w.w.data() + n, ydot);
     w.vdot = w.rhs;
     w.chol_g.solve_in_place(w.vdot);
     std::copy(w.vdot.data(), w.vdot.data() + m, ydot + n);
-    w.wdot = w.a + w.XD * w.vdot;
-    w.E = w.geo.G() * w.wdot - w.geo.r();
+    w.wdot = w.a;
+    w.wdot.noalias() += w.XD * w.vdot;
+    w.E = -w.geo.r();
+    w.E.noalias() += w.geo.G() * w.wdot;
     for (int b = 0; b < k; ++b)
-      ydot[n + m + b] = w.frame.X().col(m + b).dot(w.E) - curvature_term(w, v, mu_v, m + b, m);
+      ydot[n + m + b] = w.frame.X().col(m + b).dot(w.E) - curvature_term(w, v, w.mu, m + b, m);
   }
 
  private:

@@ -1,10 +1,22 @@
-"""The Chaplygin sleigh (Eldering 2016, section 4; Fedorov-Zenkov 2005)."""
+"""The Chaplygin sleigh (Eldering 2016, section 4; Fedorov-Zenkov 2005).
+
+The package holds everything specific to the sleigh, imported on demand:
+
+- :func:`chaplygin_sleigh` (here): the System;
+- :mod:`.exact`: the closed form of its nonholonomic motion (test reference);
+- :mod:`.frames`: Eldering's body and G-orthogonal variables, views of results;
+- :mod:`.discrete`: the closed momentum map of the discrete sleigh (Fedorov-Zenkov).
+
+One naming throughout: ``m`` the mass, ``I`` the moment of inertia about the centre of mass,
+``a`` the offset of the centre of mass ahead of the contact point, and ``J = I + m a^2`` the
+moment of inertia about the contact point (Eldering's J).
+"""
 
 import sympy as sp
 
-from .. import drawing as dr
-from ..system import System
-from .knife_edge_chain import knife_edge_shapes, knife_edge_trace
+from ... import drawing as dr
+from ...system import System
+from ..knife_edge_chain import knife_edge_shapes, knife_edge_trace
 
 
 def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float = 1.0) -> System:  # noqa: E741

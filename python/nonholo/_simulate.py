@@ -8,10 +8,11 @@ import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import sympy as sp
 
 from . import _core
-from .errors import IntegrationError, SimulationWarning
+from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .progress import TimeProgress, bar
 from .reduced import prepare_run
@@ -183,8 +184,36 @@ def _drift_control(model: Model, drift_control, method: str) -> bool:
     return bool(drift_control)
 
 
-def _core_options(solver_options, dense_output: bool, model: Model | None = None) -> dict:
-    options = dict(solver_options or {})
+# CVODE's tuning knobs: name -> (type, smallest value, largest value)
+_SOLVER_OPTIONS = {
+    "max_order": (int, 1, 12), "jacobian_frequency": (int, 1, None), "setup_frequency": (int, 1, None),
+    "max_nonlinear_iterations": (int, 1, None), "nonlinear_convergence": (float, 0.0, None),
+}
+
+
+def _core_options(solver_options, dense_output: bool = False, model: Model | None = None) -> dict:
+    """The checked solver_options of simulate and simulate_many (names, types and ranges;
+    ``unit_norm`` is checked by the core), with the system's unit-norm groups."""
+    if solver_options is not None and not isinstance(solver_options, Mapping):
+        raise TypeError(f"solver_options must be a mapping, got {type(solver_options).__name__}")
+    options = {}
+    for key, value in (solver_options or {}).items():
+        if key == "unit_norm":
+            options[key] = value
+            continue
+        if key not in _SOLVER_OPTIONS:
+            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_SOLVER_OPTIONS)}, unit_norm")
+        kind, low, high = _SOLVER_OPTIONS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
+                kind is int and float(value) != int(value)):
+            raise TypeError(f"solver_options[{key!r}] must be {'an integer' if kind is int else 'a number'}, "
+                            f"got {value!r}")
+        value = kind(value)
+        if not (math.isfinite(value) and value >= low and (high is None or value <= high)) or (
+                kind is float and value <= low):
+            bound = f"between {low} and {high}" if high is not None else f"greater than {low}"
+            raise ValueError(f"solver_options[{key!r}] must be {bound}, got {value}")
+        options[key] = value
     if dense_output:
         options["dense_output"] = True
     if model is not None and model.system.unit_norm and "unit_norm" not in options:
@@ -196,7 +225,7 @@ def _unit_norm_indices(model: Model) -> list:
     """(position, velocity) state indices of the system's unit-norm groups; the velocities are
     left alone in models whose velocity states are quasi-velocities (anholonomic frames)."""
     n = model.system.n
-    quasi = getattr(model, "frame", None) is not None
+    quasi = model.n_velocities != n
     return [(list(g), [] if quasi else [n + i for i in g]) for g in model.system.unit_norm]
 
 
@@ -211,11 +240,11 @@ def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResul
 def simulate(
     model: Model,
     t_span: Sequence[float],
-    y0,
+    y0: npt.ArrayLike,
     *,
-    t_eval=None,
+    t_eval: npt.ArrayLike | None = None,
     rtol: float = 1e-8,
-    atol=1e-10,
+    atol: float | npt.ArrayLike = 1e-10,
     events=None,
     method: str = "auto",
     params: Mapping | None = None,
@@ -308,8 +337,7 @@ def simulate(
             watch.close()
     if watch:  # the progress root function is not one of the caller's events
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
-    names = [*model.system.parameter_names, *model._extra]
-    result = SimulationResult(raw, model, dict(zip(names, p)))
+    result = SimulationResult(raw, model, dict(zip(model.param_names, p)))
     result.method = _method_used(model, opts["method"], project)
     return _report(result, raise_on_failure)
 
@@ -342,13 +370,13 @@ def _batch_params(model: Model, params, n_runs: int) -> list:
 def simulate_many(
     model: Model,
     t_span: Sequence[float],
-    Y0,
+    Y0: npt.ArrayLike,
     *,
     params=None,
     threads: int | None = None,
-    t_eval=None,
+    t_eval: npt.ArrayLike | None = None,
     rtol: float = 1e-8,
-    atol=1e-10,
+    atol: float | npt.ArrayLike = 1e-10,
     events=None,
     method: str = "auto",
     max_step: float = math.inf,
@@ -360,16 +388,21 @@ def simulate_many(
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
     progress: bool = False,
-) -> list:
+) -> list[SimulationResult]:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
     ``Y0`` has shape (n_runs, n_states) (or (n_states,) when ``params`` sets the number of
     runs). ``params`` is None, a mapping whose values are scalars or arrays of length n_runs,
     or a sequence of n_runs mappings. ``threads`` defaults to all cores. The GIL is released;
     events must be symbolic. Each result equals the corresponding ``simulate`` call.
+    Other arguments as in :func:`simulate`. Returns a list of SimulationResult, one per run,
+    each with its own ``status``: a run that fails (the solver, or data unusable at its start)
+    is a result with status -1 and its message, and every other run is kept. One
+    SimulationWarning names the failed runs (``raise_on_failure=True``: an IntegrationError
+    whose ``results`` holds the whole batch).
+
     ``progress=True`` shows a bar of the runs done (tqdm.auto, also in Jupyter): the batch then
-    goes to C++ in about 20 parts, with the same results. Other arguments as in
-    :func:`simulate`. Returns a list of SimulationResult.
+    goes to C++ in about 20 parts, with the same results.
     """
     model = _check_model(model)
     t0, tf = _t_span(t_span)
@@ -383,7 +416,8 @@ def simulate_many(
     n_runs = Y0.shape[0]
     P = _batch_params(model, params, n_runs)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    Y0 = np.array([_initial_state(model, y, t0, p, project_y0) for y, p in zip(Y0, P)]).reshape(n_runs, -1)
+    core_options = _core_options(solver_options, False, model)
+    Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
         raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
@@ -393,21 +427,62 @@ def simulate_many(
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     if threads is not None and int(threads) < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
-    P_array = np.asarray(P, dtype=float).reshape(n_runs, -1)
+    started = [i for i in range(n_runs) if i not in rejected]
+    n_started = len(started)
+    P_started = np.asarray([P[i] for i in started], dtype=float).reshape(n_started, -1) if n_started else None
     # with a progress bar, parts of the batch (each at least two runs per thread) go to C++ in turn
-    part = max(-(-n_runs // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_runs, 1)
-    done, raws = bar(n_runs, "simulate_many", progress), []
+    part = max(-(-n_started // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_started, 1)
+    done, ran = bar(n_runs, "simulate_many", progress), []
+    done.update(n_runs - n_started)
     try:
-        for start in range(0, n_runs, part):
-            stop = min(start + part, n_runs)
-            raws += _core.integrate_many(model.core, P_array[start:stop].reshape(-1), t0, tf, Y0[start:stop].reshape(-1),
-                                         stop - start, _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"],
-                                         opts["method"], opts["max_step"], opts["first_step"], opts["max_steps"],
-                                         opts["max_wall_time"], _drift_control(model, drift_control, method),
-                                         0 if threads is None else int(threads),
-                                         _core_options(solver_options, False, model))
+        for start in range(0, n_started, part):
+            stop = min(start + part, n_started)
+            ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
+                                        Y0[started[start:stop]].reshape(-1), stop - start, _t_eval(t_eval, t0, tf),
+                                        specs, opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
+                                        opts["first_step"], opts["max_steps"], opts["max_wall_time"],
+                                        _drift_control(model, drift_control, method),
+                                        0 if threads is None else int(threads), core_options)
             done.update(stop - start)
     finally:
         done.close()
-    names = [*model.system.parameter_names, *model._extra]
-    return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]
+    raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
+    raws = [raws[i] for i in range(n_runs)]
+    results = [SimulationResult(raw, model, dict(zip(model.param_names, p))) for raw, p in zip(raws, P)]
+    return _report_batch(results, raise_on_failure)
+
+
+def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:
+    """The checked initial states, and {run: message} for the runs whose start is unusable
+    (their data or y0 rejected): those runs fail alone, the batch runs the others."""
+    rejected, states = {}, []
+    for i, (y, p) in enumerate(zip(Y0, P)):
+        try:
+            states.append(_initial_state(model, y, t0, p, project_y0))
+        except (ModelError, ValueError) as exc:
+            rejected[i] = f"Run {i} did not start at t = {t0:g}: {exc}"
+            states.append(np.zeros(model.n_states))  # not integrated
+    return np.array(states).reshape(len(states), -1), rejected
+
+
+def _failed_raw(message: str, t0: float, n_states: int) -> dict:
+    stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, n_err_test_fails=0, n_nonlin_iters=0,
+                 n_nonlin_fails=0, n_proj=0, n_root_evals=0, last_order=0, last_step=0.0, cpu_time=0.0)
+    return dict(t=np.zeros(0), y=np.zeros((n_states, 0)), status=-1, message=message, flag=0,
+                flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats, t_events=[], y_events=[], messages=[])
+
+
+def _report_batch(results: list, raise_on_failure: bool) -> list:
+    """One warning (or IntegrationError) for the failed runs of a batch; every result is kept
+    (``err.results`` holds them all when raising)."""
+    failed = [i for i, r in enumerate(results) if r.status < 0]
+    if failed:
+        first = results[failed[0]]
+        listed = f"{failed[:10]}{'...' if len(failed) > 10 else ''}"
+        message = f"{len(failed)} of {len(results)} runs failed (runs {listed}); run {failed[0]}: {first.message}"
+        if raise_on_failure:
+            err = IntegrationError(message, first)
+            err.results = results
+            raise err
+        warnings.warn(message, SimulationWarning, stacklevel=3)
+    return results

@@ -1,0 +1,93 @@
+// Whole-trajectory quantities (nonholo/trajectory.hpp): arrays in, arrays out, the GIL released.
+#include "bindings.hpp"
+#include "nonholo/trajectory.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// A time-major (n_t, width) view of `y`, checked; `what` names the argument.
+Array samples(const py::handle& y, py::ssize_t width, const char* what) {
+  Array a = Array::ensure(y);
+  if (!a || a.ndim() != 2 || a.shape(1) < width)
+    throw py::value_error(std::string(what) + " must have shape (n_t, " + std::to_string(width) + ")");
+  return a;
+}
+
+Array times(const py::handle& t, py::ssize_t n_t) {
+  Array a = Array::ensure(t);
+  if (!a || a.ndim() != 1 || a.shape(0) != n_t)
+    throw py::value_error("t must have shape (" + std::to_string(n_t) + ",), one time per sample");
+  return a;
+}
+
+}  // namespace
+
+void expose_trajectory(py::module_& m) {
+  m.def("slow_manifold_velocity", [](const MechanicalSystem& sys, int order, double eps, py::handle t, py::handle y,
+                                     py::handle p) {
+    Array Y = samples(y, 2 * sys.n(), "y");
+    const auto n_t = Y.shape(0);
+    Array T = times(t, n_t);
+    auto pv = as_vector(p, sys.n_params(), "params");
+    py::array_t<double> out({n_t, static_cast<py::ssize_t>(sys.n())});
+    double* o = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      slow_manifold_velocity(sys, order, eps, static_cast<int>(n_t), T.data(), Y.data(), static_cast<int>(Y.shape(1)),
+                             pv.data(), o);
+    }
+    return out;
+  }, py::arg("system"), py::arg("order"), py::arg("eps"), py::arg("t"), py::arg("y"), py::arg("params"),
+     "u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n).");
+
+  m.def("frame_velocity", [](const Frame& frame, py::handle y, py::handle p) {
+    Array Y = samples(y, frame.n() + frame.rank(), "y");
+    const auto n_t = Y.shape(0);
+    auto pv = as_vector(p, frame.system().n_params(), "params");
+    py::array_t<double> out({n_t, static_cast<py::ssize_t>(frame.n())});
+    double* o = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      frame_velocity(frame, static_cast<int>(n_t), Y.data(), static_cast<int>(Y.shape(1)), pv.data(), o);
+    }
+    return out;
+  }, py::arg("frame"), py::arg("y"), py::arg("params"),
+     "X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n).");
+
+  m.def("trajectory_energy", [](const MechanicalSystem& sys, py::handle t, py::handle q, py::handle v, py::handle p) {
+    Array Q = samples(q, sys.n(), "q"), V = samples(v, sys.n(), "v");
+    const auto n_t = Q.shape(0);
+    if (V.shape(0) != n_t || V.shape(1) != sys.n())
+      throw py::value_error("v must have shape (n_t, n) like q");
+    Array T = times(t, n_t);
+    auto pv = as_vector(p, sys.n_params(), "params");
+    py::array_t<double> out(n_t);
+    double* o = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      trajectory_energy(sys, static_cast<int>(n_t), T.data(), Q.data(), static_cast<int>(Q.shape(1)), V.data(),
+                        pv.data(), o);
+    }
+    return out;
+  }, py::arg("system"), py::arg("t"), py::arg("q"), py::arg("v"), py::arg("params"),
+     "1/2 v^T G(q) v + V(q) at every sample (q, v time-major, shape (n_t, n)), shape (n_t,).");
+
+  m.def("trajectory_constraint_residual", [](const Model& model, py::handle t, py::handle y, py::handle p) {
+    Array Y = samples(y, model.n_states(), "y");
+    const auto n_t = Y.shape(0);
+    if (Y.shape(1) != model.n_states()) throw py::value_error("y must have one column per state");
+    Array T = times(t, n_t);
+    auto pv = as_vector(p, model.n_params(), "params");
+    py::array_t<double> out(n_t);
+    double* o = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      trajectory_constraint_residual(model, static_cast<int>(n_t), T.data(), Y.data(), pv.data(), o);
+    }
+    return out;
+  }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"),
+     "|A v - b| / (|A| |v| + |b|) at every sample of y (time-major, shape (n_t, n_states)), shape (n_t,).");
+}

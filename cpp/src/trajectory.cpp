@@ -1,0 +1,55 @@
+#include "nonholo/trajectory.hpp"
+
+#include "nonholo/slow_manifold.hpp"
+
+namespace nonholo {
+
+void slow_manifold_velocity(const MechanicalSystem& sys, int order, double eps, int n_t, const double* t,
+                            const double* Y, int stride, const double* p, double* qdot) {
+  const int n = sys.n();
+  SlowManifoldWork<double> w;
+  MatX<double> coeffs;
+  for (int i = 0; i < n_t; ++i) {
+    const double* q = Y + static_cast<long>(i) * stride;
+    Eigen::Map<const VecX<double>> u(q + n, n);
+    Eigen::Map<VecX<double>> out(qdot + static_cast<long>(i) * n, n);
+    slip_coefficients(sys, t[i], q, q + n, p, order, w, coeffs);
+    out = u + slip_sum(coeffs, eps);
+  }
+}
+
+void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, const double* p, double* qdot) {
+  const int n = frame.n(), m = frame.rank();
+  FrameGeometry<double> g;
+  for (int i = 0; i < n_t; ++i) {
+    const double* q = Y + static_cast<long>(i) * stride;
+    frame.evaluate(q, p, g);
+    Eigen::Map<const VecX<double>> v(q + n, m);
+    Eigen::Map<VecX<double>>(qdot + static_cast<long>(i) * n, n) = g.X().leftCols(m) * v;
+  }
+}
+
+void trajectory_energy(const MechanicalSystem& sys, int n_t, const double* t, const double* Q, int q_stride,
+                       const double* V, const double* p, double* energy) {
+  const int n = sys.n();
+  Geometry<double> g;
+  for (int i = 0; i < n_t; ++i) {
+    const double* v = V + static_cast<long>(i) * n;
+    sys.evaluate_dynamics(t[i], Q + static_cast<long>(i) * q_stride, v, p, g);  // G and V suffice
+    Eigen::Map<const VecX<double>> vv(v, n);
+    energy[i] = 0.5 * vv.dot(g.G() * vv) + g.V();
+  }
+}
+
+void trajectory_constraint_residual(const Model& model, int n_t, const double* t, const double* Y,
+                                    const double* p, double* residual) {
+  const int s = model.n_states();
+  auto ws = model.workspace();
+  for (int i = 0; i < n_t; ++i) {
+    double r = 0.0, scale = 0.0;
+    model.constraint_residual(t[i], Y + static_cast<long>(i) * s, p, *ws, &r, &scale);
+    residual[i] = scale > 0 ? r / scale : r;
+  }
+}
+
+}  // namespace nonholo

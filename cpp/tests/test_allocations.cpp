@@ -1,0 +1,114 @@
+// Hot loops allocate nothing: after one warm-up evaluation (which sizes the workspace), the
+// right-hand side and Jacobian of a model, and a step of the discrete integrator, must not
+// allocate. A counting malloc checks it.
+//
+// To check another model, add a line to main() (e.g. the reduced model once it is allocation-free):
+//     expect_allocation_free("reduced", *make_reduced_model(system, 2), y, params_with_eps);
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "nonholo/discrete.hpp"
+#include "nonholo/models.hpp"
+#include "test_systems.hpp"
+
+// Every heap allocation goes through malloc: operator new (std::vector, std::string) calls it,
+// and so does Eigen's aligned allocator for dynamic matrices. The test interposes glibc's malloc
+// family and counts the calls.
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+}
+
+namespace {
+
+std::atomic<long> allocations{0};
+
+}  // namespace
+
+extern "C" {
+void* malloc(std::size_t size) noexcept {
+  ++allocations;
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) noexcept {
+  ++allocations;
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t size) noexcept {
+  ++allocations;
+  return __libc_realloc(p, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
+  ++allocations;
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
+  ++allocations;
+  *out = __libc_memalign(alignment, size);
+  return *out ? 0 : 12;  // ENOMEM
+}
+void free(void* p) noexcept { __libc_free(p); }
+}
+
+namespace {
+
+using namespace nonholo;
+
+// Allocations of f() on its second and later calls (the first sizes the workspace).
+template <class F>
+long allocations_after_warm_up(F&& f) {
+  f();
+  const long before = allocations.load();
+  for (int i = 0; i < 3; ++i) f();
+  return allocations.load() - before;
+}
+
+void expect_allocation_free(const std::string& name, const Model& model, const std::vector<double>& y,
+                            const std::vector<double>& p) {
+  auto ws = model.workspace();
+  std::vector<double> ydot(model.n_states()), J(model.n_states() * model.n_states());
+  const long rhs = allocations_after_warm_up([&] { model.rhs(0.3, y.data(), p.data(), ydot.data(), *ws); });
+  const long jac = allocations_after_warm_up([&] { model.jacobian(0.3, y.data(), p.data(), J.data(), *ws); });
+  if (rhs != 0 || jac != 0)
+    std::cerr << name << ": " << rhs << " allocations in 3 right-hand sides, " << jac << " in 3 Jacobians\n";
+  NONHOLO_CHECK_EQ(rhs, 0L);
+  NONHOLO_CHECK_EQ(jac, 0L);
+}
+
+}  // namespace
+
+int main() {
+  // the counting malloc sees both operator new and Eigen's allocator
+  const long probe = allocations_after_warm_up([] {
+    std::vector<double> v(16);
+    VecX<double> w = VecX<double>::Zero(16);
+    v[3] = w(3);
+  });
+  NONHOLO_CHECK_EQ(probe, 6L);
+
+  auto system = testing::sleigh();
+  auto frame = testing::sleigh_frame(system);
+  const std::vector<double> p = testing::sleigh_params();
+
+  // [x, y, phi, v^1 (along the blade), v^2 (turning rate)]
+  expect_allocation_free("hamel", *make_hamel_model(frame), {0.1, -0.2, 0.4, -1.5, 1.0}, p);
+  // [q, v^alpha, mu]
+  expect_allocation_free("frame_vakonomic", *make_frame_vakonomic_model(frame), {0.1, -0.2, 0.4, -1.5, 1.0, 0.3}, p);
+
+  DiscreteIntegrator discrete(system, 0.05);
+  DiscreteOptions options;
+  DiscreteWork work;
+  const double q[3] = {0.0, 0.0, 0.4}, pk[3] = {-1.5 * std::cos(0.4), -1.5 * std::sin(0.4), 1.2};
+  double q_next[3], p_next[3], lambda[1];
+  const long step = allocations_after_warm_up(
+      [&] { discrete.step(0.0, q, pk, p.data(), q_next, p_next, lambda, options, work); });
+  if (step != 0) std::cerr << "discrete: " << step << " allocations in 3 steps\n";
+  NONHOLO_CHECK_EQ(step, 0L);
+  return testing::failures;
+}
