@@ -18,6 +18,9 @@ void Model::project(double, const double*, const double*, double* corr, double*,
 
 void Model::check_state(double, const double*, const double*, Workspace&) const {}
 
+void Model::project_sensitivities(double, const double*, const double*, int, double* const*, const int*,
+                                  const double*, Workspace&) const {}
+
 void FrictionModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {
   const int n = system().n();
   const double eps = p[system().n_params()];

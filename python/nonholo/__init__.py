@@ -10,8 +10,10 @@ The numerics run in C++ (expression tapes with automatic differentiation, SUNDIA
 """
 
 from . import _core, frames, plot, sleigh_frames, studies, systems
+from .bvp import ShootingError, vakonomic_bvp
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, SimulationWarning
+from .fit import FitResult, fit
 from .model import Model
 from .result import SimulationResult
 from .simulate import Event, simulate, simulate_many
@@ -24,4 +26,5 @@ __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
+    "fit", "FitResult", "vakonomic_bvp", "ShootingError",
 ]

@@ -13,6 +13,7 @@ from . import _core
 from .errors import IntegrationError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
+from .sensitivity import attach_sensitivities, sensitivity_spec
 from .symbolic.lowering import check_free_symbols, lower
 
 __all__ = ["simulate", "simulate_many", "Event"]
@@ -215,6 +216,9 @@ def simulate(
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
     dense_output: bool = False,
+    sensitivities: Sequence | None = None,
+    sensitivity_method: str = "staggered",
+    sensitivity_error_control: bool = True,
 ) -> SimulationResult:
     """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
 
@@ -264,6 +268,18 @@ def simulate(
     dense_output : bool
         Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
         t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.
+    sensitivities : list, optional
+        Forward sensitivities to integrate with CVODES: parameter names (``"mu"``, ``"eps"``,
+        any system parameter), ``"y0"`` (every initial state) or ``("y0", i)`` (index or state
+        name). Gives ``result.sensitivities`` (n_states, n_sens, n_t),
+        ``result.sensitivity_names`` and, at events, ``t_events_sensitivities`` and
+        ``y_events_sensitivities`` (implicit function theorem; symbolic events only).
+        Constrained models: derivatives of the projected trajectory (see
+        :mod:`nonholo.sensitivity`).
+    sensitivity_method : {"staggered", "simultaneous"}
+        CVODES's corrector for the sensitivities.
+    sensitivity_error_control : bool
+        Include the sensitivities in the local error test (default True).
 
     Returns
     -------
@@ -276,12 +292,14 @@ def simulate(
     p = model.param_vector(params)
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
+    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf), _events(model, events),
                           opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                           opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
-                          _core_options(solver_options, dense_output))
+                          _core_options(solver_options, dense_output), sens)
     names = [*model.system.parameter_names, *model._extra]
-    return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
+    result = attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names)
+    return _report(result, raise_on_failure)
 
 
 def _batch_params(model: Model, params, n_runs: int) -> list:
@@ -321,6 +339,9 @@ def simulate_many(
     project_y0: bool = False,
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
+    sensitivities: Sequence | None = None,
+    sensitivity_method: str = "staggered",
+    sensitivity_error_control: bool = True,
 ) -> list:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
@@ -328,7 +349,7 @@ def simulate_many(
     runs). ``params`` is None, a mapping whose values are scalars or arrays of length n_runs,
     or a sequence of n_runs mappings. ``threads`` defaults to all cores. The GIL is released;
     events must be symbolic. Each result equals the corresponding ``simulate`` call.
-    Other arguments as in :func:`simulate`. Returns a list of SimulationResult.
+    Other arguments (``sensitivities`` too) as in :func:`simulate`. Returns a list of SimulationResult.
     """
     model = _check_model(model)
     t0, tf = _t_span(t_span)
@@ -344,6 +365,7 @@ def simulate_many(
     opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     Y0 = np.array([_initial_state(model, y, t0, p, project_y0) for y, p in zip(Y0, P)]).reshape(n_runs, -1)
     specs = _events(model, events)
+    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     if threads is not None and int(threads) < 1:
@@ -352,6 +374,7 @@ def simulate_many(
                                 _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"], opts["method"],
                                 opts["max_step"], opts["first_step"], opts["max_steps"], opts["max_wall_time"],
                                 _drift_control(model, drift_control, method), 0 if threads is None else int(threads),
-                                dict(solver_options or {}))
+                                dict(solver_options or {}), sens)
     names = [*model.system.parameter_names, *model._extra]
-    return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]
+    return [_report(attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names),
+                    raise_on_failure) for raw, p in zip(raws, P)]

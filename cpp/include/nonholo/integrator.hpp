@@ -16,6 +16,12 @@ namespace nonholo {
 
 enum class Method { Auto, Bdf, Adams };
 
+// A forward sensitivity (sensitivity.hpp): d y / d p[parameter], or d y / d y0[state].
+struct SensitivitySpec {
+  int parameter = -1;
+  int state = -1;
+};
+
 struct IntegrationOptions {
   double rtol = 1e-8;
   std::vector<double> atol{1e-10};  // one value, or one per state
@@ -32,6 +38,10 @@ struct IntegrationOptions {
   long setup_frequency = 0;           // CVodeSetLSetupFrequency (steps between linear setups)
   int max_nonlinear_iterations = 0;   // CVodeSetMaxNonlinIters
   double nonlinear_convergence = 0;   // CVodeSetNonlinConvCoef
+  // Forward sensitivities with CVODES (none: plain integration).
+  std::vector<SensitivitySpec> sensitivities;
+  bool sensitivity_staggered = true;      // CV_STAGGERED, else CV_SIMULTANEOUS
+  bool sensitivity_error_control = true;  // CVodeSetSensErrCon
 };
 
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs
@@ -73,6 +83,11 @@ struct SimulationOutput {
   std::vector<std::vector<double>> y_events;  // per event, time-major like y
   std::vector<std::string> messages;          // captured from SUNDIALS
   DenseOutput dense;                          // filled when options.dense_output
+  // With options.sensitivities (n_sens of them): per output time n_sens x n_states, time-major;
+  // per event and occurrence dt*/dtheta (n_sens) and dy(t*)/dtheta (n_sens x n_states).
+  int n_sens = 0;
+  std::vector<double> sensitivities;
+  std::vector<std::vector<double>> t_event_sensitivities, y_event_sensitivities;
   bool interrupted = false;
 };
 

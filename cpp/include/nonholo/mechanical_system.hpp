@@ -93,25 +93,26 @@ class MechanicalSystem {
   bool has_affine() const { return has_affine_; }
   bool definite_metric() const { return layout_.definite_metric; }
 
-  // All blocks at (t, q, v).
-  template <class S>
-  void evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  // All blocks at (t, q, v). The parameters p are doubles, or of the scalar type S when
+  // derivatives with respect to them are wanted (sensitivities).
+  template <class S, class P>
+  void evaluate(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, tape_);
   }
   // Only the blocks G .. a (the cheaper tape of the nonholonomic and friction vector fields).
-  template <class S>
-  void evaluate_dynamics(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  template <class S, class P>
+  void evaluate_dynamics(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, dynamics_tape_);
   }
   // All blocks, with a time that carries derivatives (Taylor expansions in t).
-  template <class S>
-  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  template <class S, class P>
+  void evaluate_at(const S& t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(t, q, v, p, g, tape_);
   }
 
  private:
-  template <class S>
-  void evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g, const Tape& tape) const;
+  template <class S, class P>
+  void evaluate_at(const S& t, const S* q, const S* v, const P* p, Geometry<S>& g, const Tape& tape) const;
   void append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                 const std::vector<std::vector<int>>& deriv,
                                                 std::vector<int>& outputs) const;
@@ -123,8 +124,8 @@ class MechanicalSystem {
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
 };
 
-template <class S>
-void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const double* p, Geometry<S>& g,
+template <class S, class P>
+void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const P* p, Geometry<S>& g,
                                   const Tape& tape) const {
   const int n = layout_.n;
   g.layout = &layout_;

@@ -87,8 +87,8 @@ VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x
 
 // h^(1) = Qmat (f - u') at (t0, q0, u0) with s = 0: the eps^1 term of the invariance equation
 // involves only first derivatives of the data, so it needs no series arithmetic.
-template <class S>
-void first_slip_coefficient(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p,
+template <class S, class P>
+void first_slip_coefficient(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const P* p,
                             SlowManifoldWork<S>& w, MatX<S>& coeffs) {
   const int n = sys.n();
   Eigen::Map<const VecX<S>> u(u0, n);
@@ -103,8 +103,8 @@ void first_slip_coefficient(const MechanicalSystem& sys, double t0, const S* q0,
 }
 
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.
-template <class S>
-void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const double* p, int K,
+template <class S, class P>
+void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, const S* u0, const P* p, int K,
                        SlowManifoldWork<S>& w, MatX<S>& coeffs) {
   using T = Taylor2<S>;
   const int n = sys.n();
@@ -151,10 +151,10 @@ void slip_coefficients(const MechanicalSystem& sys, double t0, const S* q0, cons
 }
 
 // s = sum_k eps^k h^(k), from the coefficient matrix of slip_coefficients.
-template <class S>
-VecX<S> slip_sum(const MatX<S>& coeffs, double eps) {
+template <class S, class E>
+VecX<S> slip_sum(const MatX<S>& coeffs, const E& eps) {
   VecX<S> s = VecX<S>::Zero(coeffs.rows());
-  double e = 1.0;
+  E e(1.0);
   for (int k = 0; k < coeffs.cols(); ++k) {
     e *= eps;
     s += e * coeffs.col(k);

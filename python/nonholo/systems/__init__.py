@@ -6,8 +6,9 @@ compiled system serves a sweep over them (``simulate(..., params={...})``).
 
 from .ball_on_turntable import ball_on_turntable
 from .chaplygin_sleigh import chaplygin_sleigh
+from .heisenberg import heisenberg
 from .knife_edge_chain import knife_edge_chain
 from .planar_particle import planar_particle, realized_pendulum
 from .vertical_rolling_disk import vertical_rolling_disk
 
-__all__ = ["ball_on_turntable", "chaplygin_sleigh", "knife_edge_chain", "planar_particle", "realized_pendulum", "vertical_rolling_disk"]
+__all__ = ["ball_on_turntable", "chaplygin_sleigh", "heisenberg", "knife_edge_chain", "planar_particle", "realized_pendulum", "vertical_rolling_disk"]

@@ -29,10 +29,10 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   int order() const { return order_; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, ReducedWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n();
-    const double eps = p[system().n_params()];
+    const P eps = p[system().n_params()];
     Eigen::Map<const VecX<S>> u(y + n, n);
     slip_coefficients(system(), t, y, y + n, p, order_, w.slow, w.coeffs);
     w.s = slip_sum(w.coeffs, eps);
