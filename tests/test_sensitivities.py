@@ -9,30 +9,30 @@ import nonholo as nh
 from nonholo.systems.ball_on_turntable import ball_state
 from nonholo.testing import random_system
 
-# Sensitivities and differences both at rtol 1e-12: the difference quotient with relative step
-# 1e-4 carries O(h^2) ~ 1e-8 truncation and O(tol / h) ~ 1e-8 noise, the sensitivities their
-# own O(tol) error, so a norm-wise relative error below 1e-6 (the issue's bound) has margin.
+# Sensitivities and differences both at rtol 1e-12. The five-point central difference with
+# relative step 1e-2 has O(h^4) ~ 1e-8 truncation and O(tol / h) ~ 1e-10 noise from the
+# adaptive step sequence (projected runs are noisier: with steps of 1e-4 the noise alone reaches
+# 1e-6 on the ball), the sensitivities their own O(tol) error, so a norm-wise relative error
+# below 1e-6 (the issue's bound) has margin.
 SENS_TOL = 1e-6
 TIGHT = dict(rtol=1e-12, atol=1e-14)
-REL_STEP = 1e-4
+REL_STEP = 1e-2
 
 
-def _fd(run, names, params, y0):
-    """Central differences of run(params, y0) -> (n_states, n_t) for each name."""
+def _fd(run, names, params, y0, param_step=REL_STEP):
+    """Five-point central differences of run(params, y0) -> (n_states, n_t) for each name."""
     cols = []
     for name in names:
         p, y = dict(params), np.array(y0, dtype=float)
         if isinstance(name, tuple):
-            h = REL_STEP * max(abs(y[name[1]]), 1.0)
-            y[name[1]] += h
-            plus = run(p, y)
-            y[name[1]] -= 2 * h
-            minus = run(p, y)
+            h = REL_STEP
+            e = np.eye(y.size)[name[1]]
+            f = lambda d: run(p, y + d * e)  # noqa: E731
         else:
-            h = REL_STEP * max(abs(p[name]), 1e-3)
-            plus = run({**p, name: p[name] + h}, y)
-            minus = run({**p, name: p[name] - h}, y)
-        cols.append((plus - minus) / (2 * h))
+            step = param_step.get(name, REL_STEP) if isinstance(param_step, dict) else param_step
+            h = step * max(abs(p[name]), 1e-3)
+            f = lambda d: run({**p, name: p[name] + d}, y)  # noqa: E731
+        cols.append((f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h))
     return np.stack(cols, axis=1)
 
 
@@ -41,7 +41,7 @@ def _rel_errors(S, FD):
     return [np.max(np.abs(S[:, j] - FD[:, j])) / max(np.max(np.abs(FD[:, j])), 1e-300) for j in range(S.shape[1])]
 
 
-def _check(model, y0, names, params, t, **kw):
+def _check(model, y0, names, params, t, param_step=REL_STEP, **kw):
     sol = nh.simulate(model, (t[0], t[-1]), y0, t_eval=t, params=params, sensitivities=names, **TIGHT, **kw)
     assert sol.sensitivities.shape == (model.n_states, len(names), t.size)
     assert len(sol.sensitivity_names) == len(names)
@@ -50,7 +50,7 @@ def _check(model, y0, names, params, t, **kw):
         return nh.simulate(model, (t[0], t[-1]), y, t_eval=t, params=p, **TIGHT, **kw).y
 
     all_params = {**model.params, **(params or {})}
-    fd = _fd(run, names, all_params, y0)
+    fd = _fd(run, names, all_params, y0, param_step)
     errors = _rel_errors(sol.sensitivities, fd)
     assert max(errors) < SENS_TOL, dict(zip(sol.sensitivity_names, errors))
     return sol
@@ -80,10 +80,14 @@ def test_nonholonomic_with_drift_control_matches_projected_runs(sleigh):
 
 
 def test_ball_on_turntable():
+    """Differences of projected runs of the ball are noisier (relative 1e-6 with a 1% step in
+    nu): a 3% step in nu, where the five-point truncation is still below 1e-7 (not in delta,
+    whose rolling term v_rel/|v_rel| is more strongly nonlinear: 3e-6 there, 6e-8 with 1%)."""
     ball = nh.systems.ball_on_turntable(nu=2.0, delta=0.003)
     y0 = ball_state(ball, 10.0, 0.0, 0.0, 5.0)
     t = np.linspace(0, 2, 5)
-    _check(ball.nonholonomic(), y0, ["nu", "delta", ("y0", 0)], None, t, project_y0=True)
+    _check(ball.nonholonomic(), y0, ["nu", "delta", ("y0", 0), ("y0", 6)], None, t, param_step={"nu": 3e-2},
+           project_y0=True)
 
 
 def _with_parameter(system, seed):
@@ -91,7 +95,7 @@ def _with_parameter(system, seed):
     kappa = sp.Symbol("kappa", positive=True)
     value = float(np.random.default_rng(seed).uniform(0.5, 1.5))
     return nh.System(system.coordinates, system.metric, kappa * system.potential, system.constraints,
-                     system.affine, system.friction, system.force, {kappa: value},
+                     system.affine, system.friction_coefficients, system.force, {kappa: value},
                      velocities=system.velocities, time=system.time)
 
 

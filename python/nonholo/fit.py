@@ -91,7 +91,7 @@ def _state_observer(model: Model, names: Sequence[str]):
     rows = [states.index(s) for s in names]
 
     def observe(result):
-        values = result.y[rows].reshape(-1)
+        values = result.y[rows]
         jac = np.transpose(result.sensitivities[rows], (0, 2, 1)).reshape(-1, result.sensitivities.shape[1])
         return values, jac
 
