@@ -21,6 +21,12 @@ from .simulate import simulate
 
 __all__ = ["vakonomic_bvp", "ShootingError"]
 
+# Singular values of the shooting matrix below RCOND times the largest are treated as zero: the
+# matrix is exactly singular along a symmetry of the solution set (rotations of the Heisenberg
+# geodesics), and numerically its singular value there is of the size of the integration error
+# (1e-10 and below), which a minimum-norm step must not divide by.
+RCOND = 1e-8
+
 
 class ShootingError(RuntimeError):
     """The shooting iteration found no trajectory: no convergence, or a singular shooting
@@ -134,9 +140,9 @@ def _initial_guess(shoot: _Shooting, guess, T: float):
 
 def _diagnose(J, r) -> str:
     s = np.linalg.svd(J, compute_uv=False)
-    rank = int(np.sum(s > 1e-10 * s[0])) if s.size and s[0] > 0 else 0
+    rank = int(np.sum(s > RCOND * s[0])) if s.size and s[0] > 0 else 0
     if rank < min(J.shape):
-        in_range = J @ np.linalg.lstsq(J, r, rcond=1e-10)[0]
+        in_range = J @ np.linalg.lstsq(J, r, rcond=RCOND)[0]
         if np.linalg.norm(r - in_range) > 0.5 * np.linalg.norm(r):
             return (f"the shooting matrix is singular (rank {rank} of {min(J.shape)}) and the endpoint mismatch "
                     "lies outside its range: q1 is not reachable from this guess (try another guess, or q1 "
@@ -145,7 +151,7 @@ def _diagnose(J, r) -> str:
 
 
 def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments: int = 1, tol: float = 1e-10,
-                  max_iterations: int = 50, rtol: float = 1e-11, atol: float = 1e-13, n_points: int = 2001):
+                  max_iterations: int = 50, rtol: float = 1e-12, atol: float = 1e-14, n_points: int = 2001):
     """The vakonomic trajectory from q0 to q1 in time T, by (multiple) shooting.
 
     Parameters
@@ -158,7 +164,10 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
         Duration (positive).
     guess : None, mapping {"v0": ..., "lambda0": ...} or array (v0, lambda0)
         Starting point: v0 is projected onto ker A(q0); default v0 = (q1 - q0)/T (along D
-        when that leaves D) and lambda0 = 0.
+        when that leaves D) and lambda0 = 0. Newton converges to the vakonomic trajectory
+        nearest the guess, which need not be the shortest one (from (0, 0, 0) to (0, 0, z1)
+        the Heisenberg particle has geodesics winding k times, of length 2 sqrt(k pi z1)):
+        compare ``length`` between guesses when the shortest is wanted.
     segments : int
         Shooting intervals (1: single shooting).
     tol : float
@@ -199,7 +208,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
         if it >= max_iterations:
             raise ShootingError(f"vakonomic_bvp did not converge in {max_iterations} Newton steps "
                                 f"(max mismatch {np.max(np.abs(r)):.3g} > tol = {tol:g})", float(np.max(np.abs(r))), it)
-        dz = np.linalg.lstsq(J, -r, rcond=1e-12)[0]
+        dz = np.linalg.lstsq(J, -r, rcond=RCOND)[0]
         alpha, accepted = 1.0, False
         while alpha >= 1e-4:
             try:
@@ -211,8 +220,12 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
                 break
             alpha /= 2
         if not accepted:
-            raise ShootingError(f"vakonomic_bvp failed after {it} Newton steps (max mismatch "
-                                f"{np.max(np.abs(r)):.3g}): {_diagnose(J, r)}", float(np.max(np.abs(r))), it)
+            mismatch = float(np.max(np.abs(r)))
+            scale = max(1.0, float(np.max(np.abs(q1))), float(np.max(np.abs(q0))))
+            why = (f"the mismatch stalls at the integration's accuracy (rtol = {rtol:g}): loosen tol or tighten rtol"
+                   if mismatch < 1e3 * rtol * scale else _diagnose(J, r))
+            raise ShootingError(f"vakonomic_bvp failed after {it} Newton steps (max mismatch {mismatch:.3g}): {why}",
+                                mismatch, it)
         z = z + alpha * dz
         r, J = shoot.residual(z)
         it += 1
