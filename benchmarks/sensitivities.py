@@ -69,7 +69,7 @@ def casadi_runs(system, model):
     subs.update({s: q[i] for i, s in enumerate(system.coordinates)})
     to_ca = lambda e: ca.vertcat(*[ca.horzcat(*[sp.lambdify(list(subs), e[i, j], modules=[{"sin": ca.sin, "cos": ca.cos}])(*subs.values())  # noqa: E731,E501
                                                    for j in range(e.shape[1])]) for i in range(e.shape[0])])
-    G, A, mu = to_ca(system.metric), to_ca(system.constraints), to_ca(system.friction)
+    G, A, mu = to_ca(system.metric), to_ca(system.constraints), to_ca(system.friction_coefficients)
     eps = p[len(names) - 1]
     Gv = ca.mtimes(G, v)
     c = ca.mtimes(ca.jacobian(Gv, q), v) - 0.5 * ca.gradient(ca.dot(v, Gv), q)
