@@ -669,7 +669,9 @@ def report(results: dict, output: Path) -> str:
 
 
 # ----------------------------------------------------------------------------------- friction fitted to the experiment
-FIT_BOUNDS = ([0.0, 0.0], [8.0, 0.01])  # where the orbit keeps five returns to the ray within 60 s
+# Where the orbit keeps five returns to the ray within 60 s (at delta = 0.002: still at nu = 15, none
+# after the second at nu = 20).
+FIT_BOUNDS = ([0.0, 0.0], [15.0, 0.01])
 
 
 def _crossing_observer(n: int = 5):
@@ -698,7 +700,8 @@ def experiment_fit(mode: str = "paper_compatible", start=(1.0, 0.002), rtol: flo
     The period enters with weight 0 and is reported beside the measurement: no friction
     setting moves it by more than 0.02 s from 4.67 s, 6% above the measured 4.38 s (note section 6
     item 6), and fitting it would tune nu against a discrepancy the model cannot explain.
-    Bounds :data:`FIT_BOUNDS`: beyond them the orbit stops returning five times to the ray.
+    Bounds :data:`FIT_BOUNDS`: the orbit keeps five returns within them (at nu = 20 it returns
+    only twice in 60 s).
     Returns the :class:`nonholo.FitResult`.
     """
     system = ball(mode)
@@ -756,7 +759,8 @@ def report_fit(results: dict, output: Path) -> str:
         "variance.\n",
         "| | nu (g/s) | delta | period (s) | d1 | d2 | d3 | d4 | d5 |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows, "",
-        (f"The optimum lies on the bound of {', '.join(bound)} (beyond it the orbit no longer returns five times to "
-         "the ray), so its standard error is not a confidence interval. " if bound else "")
-        + f"Residual sum of squares {2 * f['cost']:.3g} cm^2: the model's drifts change monotonically from one return "
-        "to the next, while the measured ones change sign; no (nu, delta) reproduces that pattern.\n"])
+        (f"The optimum lies on the bound of {', '.join(bound)} (the orbit stops returning five times to the ray "
+         "not far beyond it: at nu = 20 only twice), so its standard error is not a confidence interval. "
+         if bound else "")
+        + f"Residual sum of squares {2 * f['cost']:.3g} cm^2 over the five drifts: the measured drifts spread over "
+        f"{np.ptp(d):.2f} cm, the fitted ones over {np.ptp(f['predicted'][1:]):.2f} cm.\n"])
