@@ -37,6 +37,7 @@ figures: install
 bench: install
 	$(PYTHON) benchmarks/friction_sleigh.py
 	$(PYTHON) benchmarks/scaling.py
+	$(PYTHON) benchmarks/sensitivities.py
 
 clean:
 	rm -rf build figures benchmarks/_build .pytest_cache

@@ -154,7 +154,9 @@ def fit(
         State names (default: all states), or ``observe(result) -> (values, jacobian)`` with
         ``values`` the predicted observations (any shape, matched to ``y_obs``) and
         ``jacobian`` of shape (values.size, n_params), built from ``result.sensitivities``,
-        ``result.t_events_sensitivities`` ... (columns in the order of ``params``).
+        ``result.t_events_sensitivities`` ... (columns in the order of ``params``). NaN values
+        mark a parameter point where the observation does not exist (e.g. fewer events): the
+        trust region rejects such trial points and shrinks (at the start it is an error).
     weights : array_like, optional
         Per observation (shape of ``y_obs``), e.g. 1 / sigma^2. Default 1.
     bounds : (lower, upper), optional
@@ -211,6 +213,8 @@ def fit(
     lb, ub = (-np.inf, np.inf) if bounds is None else bounds
     options = dict(xtol=1e-12, ftol=1e-12, gtol=1e-12, x_scale="jac")
     options.update(least_squares_options or {})
+    if not np.all(np.isfinite(residuals(x0))):
+        raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
     res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), method="trf", **options)
     sol, predicted, _ = evaluate(res.x)
     J = jacobian(res.x)
