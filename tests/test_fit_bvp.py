@@ -47,6 +47,9 @@ def test_fit_bad_input(sleigh):
         nh.fit(model, t, np.zeros((2, 4)), params=["a"], y0=Y0, observe=["x", "w"])
     with pytest.raises(ValueError, match="y_obs has"):
         nh.fit(model, t, np.zeros((3, 4)), params=["a"], y0=Y0, observe=["x", "y"], t_span=(0, 2))
+    with pytest.raises(ValueError, match="not defined"):
+        nh.fit(model, t, np.zeros(2), params=["a"], y0=Y0, t_span=(0, 2),
+               observe=lambda sol: (np.full(2, np.nan), np.zeros((2, 1))))
 
 
 @pytest.fixture(scope="module")
