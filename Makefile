@@ -50,7 +50,7 @@ clean:
 # Eigen's own bounds and size assertions are checked as well.
 SANITIZE_DIR := build/sanitize
 SANITIZE_TESTS := tests/test_tape.py tests/test_geometry.py tests/test_simulate.py tests/test_bad_input.py \
-	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py tests/test_sensitivities.py
+	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py
 SITE_PACKAGES = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 
 sanitize: install

@@ -132,12 +132,10 @@ void SensitivityRun::project(double t, const double* y, bool with_weights) {
   const double* w = nullptr;
   // Before the first step CVODES has no error weights yet: project in the metric (the initial
   // sensitivities are on the linearized constraint already, where every projection agrees).
-  if (with_weights && CVodeGetErrWeights(mem_, weights_.get()) == CV_SUCCESS) {
+  long steps = 0;
+  CVodeGetNumSteps(mem_, &steps);
+  if (with_weights && steps > 0 && CVodeGetErrWeights(mem_, weights_.get()) == CV_SUCCESS)
     w = N_VGetArrayPointer(weights_.get());
-    for (int i = 0; i < n_; ++i)
-      if (!(w[i] > 0.0) || !std::isfinite(w[i])) w = nullptr;
-      else continue;
-  }
   for (int j = 0; j < count(); ++j) out_[j] = N_VGetArrayPointer(yS_[j]);
   model_.project_sensitivities(t, y, params_.data(), count(), out_.data(), index_.data(), w, *ws_);
 }
