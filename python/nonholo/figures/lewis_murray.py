@@ -732,7 +732,7 @@ def fig_fit(path: Path) -> dict:
     ax.legend(fontsize=7)
     save(fig, path)
     return dict(x=res.x.tolist(), stderr=res.stderr.tolist(), predicted=res.predicted.tolist(), cost=res.cost,
-                at_bound=[bool(np.isclose(v, b)) for v, b in zip(res.x, FIT_BOUNDS[1])], nfev=res.nfev)
+                at_bound=[bool(abs(v - b) <= 1e-3 * abs(b)) for v, b in zip(res.x, FIT_BOUNDS[1])], nfev=res.nfev)
 
 
 @report_section("Lewis and Murray (1995): friction fitted to the experiment")
