@@ -17,6 +17,8 @@ from .fit import FitResult, fit
 from .model import Model
 from .result import SimulationResult
 from .simulate import Event, simulate, simulate_many
+from .stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError, critical_values,
+                        eigenvalue_path, linearize, steady_motions)
 from .sweep import SweepResult, sweep
 from .system import System
 
@@ -27,4 +29,6 @@ __all__ = [
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
     "fit", "FitResult", "vakonomic_bvp", "ShootingError",
+    "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
+    "EigenvaluePath", "critical_values", "CriticalValue",
 ]
