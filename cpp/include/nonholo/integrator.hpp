@@ -11,6 +11,7 @@
 
 #include "nonholo/model.hpp"
 #include "nonholo/tape/tape.hpp"
+#include "nonholo/unit_norm.hpp"
 
 namespace nonholo {
 
@@ -42,6 +43,8 @@ struct IntegrationOptions {
   std::vector<SensitivitySpec> sensitivities;
   bool sensitivity_staggered = true;      // CV_STAGGERED, else CV_SIMULTANEOUS
   bool sensitivity_error_control = true;  // CVodeSetSensErrCon
+  // Coordinates kept on unit spheres by projection after each step (BDF; see unit_norm.hpp).
+  std::vector<UnitNormGroup> unit_norm;
 };
 
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs
