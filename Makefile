@@ -9,9 +9,9 @@ PYTEST_WORKERS ?= 2
 
 all: install
 
-# System libraries: SUNDIALS (CVODE) and Eigen, from Debian when missing.
+# System libraries: SUNDIALS (CVODES for the core, CVODE for a benchmark) and Eigen, from Debian when missing.
 system-deps:
-	@if [ -f /usr/include/cvode/cvode.h ] && [ -f /usr/include/eigen3/Eigen/Core ] && command -v g++ >/dev/null; then \
+	@if [ -f /usr/include/cvode/cvode.h ] && [ -f /usr/include/cvodes/cvodes.h ] && [ -f /usr/include/eigen3/Eigen/Core ] && command -v g++ >/dev/null; then \
 	  echo "system dependencies present (SUNDIALS, Eigen, g++)"; \
 	else \
 	  echo "installing $(APT_PACKAGES) with apt-get"; \
@@ -46,6 +46,7 @@ figures: install
 bench: install
 	$(PYTHON) benchmarks/friction_sleigh.py
 	$(PYTHON) benchmarks/scaling.py
+	$(PYTHON) benchmarks/sensitivities.py
 
 clean:
 	rm -rf build figures benchmarks/_build .pytest_cache dist

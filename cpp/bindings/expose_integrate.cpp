@@ -55,6 +55,18 @@ IntegrationOptions make_options(double rtol, py::handle atol, const std::string&
   return o;
 }
 
+// sensitivity: {"parameters": [...], "states": [...]} (one entry per sensitivity, -1 where it
+// names the other kind), "staggered": bool, "error_control": bool. Empty: none.
+void apply_sensitivity(IntegrationOptions& o, const py::dict& sensitivity) {
+  if (sensitivity.empty()) return;
+  auto parameters = sensitivity["parameters"].cast<std::vector<int>>();
+  auto states = sensitivity["states"].cast<std::vector<int>>();
+  if (parameters.size() != states.size()) throw py::value_error("sensitivity: parameters and states differ in length");
+  for (std::size_t j = 0; j < parameters.size(); ++j) o.sensitivities.push_back({parameters[j], states[j]});
+  o.sensitivity_staggered = sensitivity["staggered"].cast<bool>();
+  o.sensitivity_error_control = sensitivity["error_control"].cast<bool>();
+}
+
 // events: sequence of (tape_or_callable, direction, terminal). A callable is called as
 // f(t, y) with y a NumPy array, holding the GIL.
 std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
@@ -129,6 +141,23 @@ py::dict to_dict(const SimulationOutput& out) {
   d["t_events"] = t_events;
   d["y_events"] = y_events;
   d["messages"] = out.messages;
+  if (out.n_sens > 0) {
+    const py::ssize_t nsens = out.n_sens;
+    py::array_t<double> s({ns, nsens, nt});
+    auto sm = s.mutable_unchecked<3>();
+    for (py::ssize_t i = 0; i < nt; ++i)
+      for (py::ssize_t j = 0; j < nsens; ++j)
+        for (py::ssize_t k = 0; k < ns; ++k) sm(k, j, i) = out.sensitivities[(i * nsens + j) * ns + k];
+    d["sensitivities"] = s;
+    py::list t_sens, y_sens;
+    for (std::size_t e = 0; e < out.t_events.size(); ++e) {
+      const py::ssize_t occ = static_cast<py::ssize_t>(out.t_events[e].size());
+      t_sens.append(to_numpy(out.t_event_sensitivities[e].data(), {occ, nsens}));
+      y_sens.append(to_numpy(out.y_event_sensitivities[e].data(), {occ, nsens, ns}));
+    }
+    d["t_events_sensitivities"] = t_sens;
+    d["y_events_sensitivities"] = y_sens;
+  }
   if (!out.dense.t_end.empty()) {
     py::dict dense;
     const auto& dn = out.dense;
@@ -149,12 +178,14 @@ void expose_integrate(py::module_& m) {
   m.def("integrate",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval,
            const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
-           double first_step, long max_steps, double max_wall_time, bool project, const py::dict& solver_options) {
+           double first_step, long max_steps, double max_wall_time, bool project, const py::dict& solver_options,
+           const py::dict& sensitivity) {
           auto p = as_vector(params, model.n_params(), "params");
           auto y = as_vector(y0, model.n_states(), "y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
           auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project,
                                    solver_options);
+          apply_sensitivity(opts, sensitivity);
           auto evs = make_events(events, model.n_states());
           InterruptCheck interrupted = [] {
             py::gil_scoped_acquire gil;
@@ -172,18 +203,19 @@ void expose_integrate(py::module_& m) {
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),
         py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
         py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"),
-        py::arg("solver_options") = py::dict());
+        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict());
 
   m.def("integrate_many",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0s, int n_runs, py::handle t_eval,
            const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
            double first_step, long max_steps, double max_wall_time, bool project, int threads,
-           const py::dict& solver_options) {
+           const py::dict& solver_options, const py::dict& sensitivity) {
           auto p = as_vector(params, static_cast<py::ssize_t>(n_runs) * model.n_params(), "params");
           auto y = as_vector(y0s, static_cast<py::ssize_t>(n_runs) * model.n_states(), "Y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
           auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project,
                                    solver_options);
+          apply_sensitivity(opts, sensitivity);
           auto evs = make_events(events, model.n_states());
           InterruptCheck interrupted = [] {
             py::gil_scoped_acquire gil;
@@ -205,5 +237,5 @@ void expose_integrate(py::module_& m) {
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0s"), py::arg("n_runs"),
         py::arg("t_eval"), py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
         py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"),
-        py::arg("solver_options") = py::dict());
+        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict());
 }

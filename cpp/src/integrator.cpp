@@ -11,8 +11,8 @@
 #include <mutex>
 #include <thread>
 
-#include <cvode/cvode.h>
-#include <cvode/cvode_proj.h>
+#include <cvodes/cvodes.h>
+#include <cvodes/cvodes_proj.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -20,6 +20,7 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
+#include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/compat.hpp"
 #include "nonholo/sundials/handles.hpp"
 
@@ -43,6 +44,7 @@ struct Problem {
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
+  SensitivityRun* sensitivity = nullptr;  // forward sensitivities, when requested
   bool project_velocities = false;             // onto A v = b (drift control)
   const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
@@ -97,6 +99,17 @@ int jac_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_V
   try {
     P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), SUNDenseMatrix_Data(J), *P->ws);
     return 0;
+  } catch (...) {
+    P->error = std::current_exception();
+    return -1;
+  }
+}
+
+int sensitivity_callback(int, sun::real t, N_Vector y, N_Vector, N_Vector* yS, N_Vector* ySdot, void* data, N_Vector,
+                         N_Vector) {
+  auto* P = static_cast<Problem*>(data);
+  try {
+    return P->sensitivity->evaluate(t, y, yS, ySdot);
   } catch (...) {
     P->error = std::current_exception();
     return -1;
@@ -181,6 +194,8 @@ class Integration {
     out_.n_states = n_;
     out_.t_events.resize(events.size());
     out_.y_events.resize(events.size());
+    out_.t_event_sensitivities.resize(events.size());
+    out_.y_event_sensitivities.resize(events.size());
     event_counts_.assign(events.size(), 0);
     setup(y0);
   }
@@ -193,6 +208,7 @@ class Integration {
   void record(double t, const double* y) {
     out_.t.push_back(t);
     out_.y.insert(out_.y.end(), y, y + n_);
+    if (sens_) sens_->record(t, y, out_.sensitivities);
   }
   bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
   void emit_t_eval_up_to(double t, const double* y);
@@ -224,6 +240,7 @@ class Integration {
   sun::MatrixPtr J_;
   sun::LinearSolverPtr ls_;
   sun::NonlinearSolverPtr nls_;
+  std::unique_ptr<SensitivityRun> sens_;
   sun::CvodePtr mem_;
 };
 
@@ -340,6 +357,13 @@ void Integration::setup(const std::vector<double>& y0) {
     nls_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx));
     check(CVodeSetNonlinearSolver(mem, nls_.get()), "CVodeSetNonlinearSolver");
   }
+  if (!opt_.sensitivities.empty()) {
+    sens_ = std::make_unique<SensitivityRun>(model_, problem_.params, opt_, problem_.events);
+    problem_.sensitivity = sens_.get();
+    out_.n_sens = sens_->count();
+    sens_->attach(mem, ctx, sensitivity_callback, t0_, y0.data(), method_ == Method::Adams,
+                  model_.constrained() && opt_.project);
+  }
   const auto& events = problem_.events;
   if (!events.empty()) {
     check(CVodeRootInit(mem, static_cast<int>(events.size()), root_callback), "CVodeRootInit");
@@ -450,6 +474,8 @@ SimulationOutput Integration::run() {
         if (roots[i] == 0) continue;
         out_.t_events[i].push_back(t);
         out_.y_events[i].insert(out_.y_events[i].end(), y, y + n_);
+        if (sens_) sens_->record_event(static_cast<int>(i), t, y, out_.t_event_sensitivities[i],
+                                       out_.y_event_sensitivities[i]);
         const EventSpec& ev = problem_.events[i];
         if (ev.terminal > 0 && ++event_counts_[i] >= ev.terminal) stop = true;
       }

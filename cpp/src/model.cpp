@@ -16,4 +16,7 @@ void Model::project(double, const double*, const double*, double* corr, double*,
 
 void Model::check_state(double, const double*, const double*, Workspace&) const {}
 
+void Model::project_sensitivities(double, const double*, const double*, int, double* const*, const int*,
+                                  const double*, Workspace&) const {}
+
 }  // namespace nonholo

@@ -10,8 +10,10 @@ The numerics run in C++ (expression tapes with automatic differentiation, SUNDIA
 """
 
 from . import _core, bodies, contact, drawing, frames, plot, studies, surfaces, systems
+from .bvp import ShootingError, vakonomic_bvp
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
+from .fit import FitResult, fit
 from .model import FrameModel, Model, ModelProtocol
 from .reduced import ReducedModel
 from .result import SimulationResult
@@ -29,6 +31,7 @@ __all__ = [
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
+    "fit", "FitResult", "vakonomic_bvp", "ShootingError",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
     "EigenvaluePath", "critical_values", "CriticalValue",
 ]

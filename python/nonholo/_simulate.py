@@ -17,6 +17,7 @@ from .model import Model
 from .progress import TimeProgress, bar
 from .reduced import prepare_run
 from .result import SimulationResult
+from .sensitivity import attach_sensitivities, sensitivity_spec
 from .symbolic.lowering import check_free_symbols, lower
 
 __all__ = ["simulate", "simulate_many", "Event"]
@@ -258,6 +259,9 @@ def simulate(
     solver_options: Mapping | None = None,
     dense_output: bool = False,
     progress: bool = False,
+    sensitivities: Sequence | None = None,
+    sensitivity_method: str = "staggered",
+    sensitivity_error_control: bool = True,
 ) -> SimulationResult:
     """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
 
@@ -310,6 +314,18 @@ def simulate(
     progress : bool
         Show a progress bar in t (tqdm.auto, also in Jupyter) for a long run, e.g. one with
         ``max_wall_time``; it calls Python once per step, and the solution is unchanged.
+    sensitivities : list, optional
+        Forward sensitivities to integrate with CVODES: parameter names (``"mu"``, ``"eps"``,
+        any system parameter), ``"y0"`` (every initial state) or ``("y0", i)`` (index or state
+        name). Gives ``result.sensitivities`` (n_states, n_sens, n_t),
+        ``result.sensitivity_names`` and, at events, ``t_events_sensitivities`` and
+        ``y_events_sensitivities`` (implicit function theorem; symbolic events only).
+        Constrained models: derivatives of the projected trajectory (see
+        :mod:`nonholo.sensitivity`).
+    sensitivity_method : {"staggered", "simultaneous"}
+        CVODES's corrector for the sensitivities.
+    sensitivity_error_control : bool
+        Include the sensitivities in the local error test (default True).
 
     Returns
     -------
@@ -324,6 +340,7 @@ def simulate(
     y0 = _initial_state(model, y0, t0, p, project_y0)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"])
     project = _drift_control(model, drift_control, opts["method"])
+    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     specs = _events(model, events)
     watch = TimeProgress(t0, tf) if progress else None
     try:
@@ -331,13 +348,13 @@ def simulate(
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                               opts["max_steps"], opts["max_wall_time"], project,
-                              _core_options(solver_options, dense_output, model))
+                              _core_options(solver_options, dense_output, model), sens)
     finally:
         if watch:
             watch.close()
     if watch:  # the progress root function is not one of the caller's events
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
-    result = SimulationResult(raw, model, dict(zip(model.param_names, p)))
+    result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
     result.method = _method_used(model, opts["method"], project)
     return _report(result, raise_on_failure)
 
@@ -388,6 +405,9 @@ def simulate_many(
     raise_on_failure: bool = False,
     solver_options: Mapping | None = None,
     progress: bool = False,
+    sensitivities: Sequence | None = None,
+    sensitivity_method: str = "staggered",
+    sensitivity_error_control: bool = True,
 ) -> list[SimulationResult]:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
@@ -395,7 +415,7 @@ def simulate_many(
     runs). ``params`` is None, a mapping whose values are scalars or arrays of length n_runs,
     or a sequence of n_runs mappings. ``threads`` defaults to all cores. The GIL is released;
     events must be symbolic. Each result equals the corresponding ``simulate`` call.
-    Other arguments as in :func:`simulate`. Returns a list of SimulationResult, one per run,
+    Other arguments (``sensitivities`` too) as in :func:`simulate`. Returns a list of SimulationResult, one per run,
     each with its own ``status``: a run that fails (the solver, or data unusable at its start)
     is a result with status -1 and its message, and every other run is kept. One
     SimulationWarning names the failed runs (``raise_on_failure=True``: an IntegrationError
@@ -423,6 +443,7 @@ def simulate_many(
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
     model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"])
     specs = _events(model, events)
+    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     if threads is not None and int(threads) < 1:
@@ -442,13 +463,14 @@ def simulate_many(
                                         specs, opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
                                         opts["first_step"], opts["max_steps"], opts["max_wall_time"],
                                         _drift_control(model, drift_control, method),
-                                        0 if threads is None else int(threads), core_options)
+                                        0 if threads is None else int(threads), core_options, sens)
             done.update(stop - start)
     finally:
         done.close()
     raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
     raws = [raws[i] for i in range(n_runs)]
-    results = [SimulationResult(raw, model, dict(zip(model.param_names, p))) for raw, p in zip(raws, P)]
+    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+               for raw, p in zip(raws, P)]
     return _report_batch(results, raise_on_failure)
 
 

@@ -30,6 +30,10 @@ class SimulationResult:
         ``status >= 0``.
     t_events, y_events : list of ndarray
         For each event, its times (n_occ,) and states (n_occ, n_states).
+    sensitivities : ndarray, shape (n_states, n_sens, n_t), or None
+        dy/dtheta at ``t`` for the ``sensitivities`` requested from simulate, named by
+        ``sensitivity_names``; at events ``t_events_sensitivities`` (n_occ, n_sens) and
+        ``y_events_sensitivities`` (n_occ, n_states, n_sens).
     stats : dict
         Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
         n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time.
@@ -68,6 +72,8 @@ class SimulationResult:
         self.state_names = list(model.state_names)
         self.sol = None
         self.method = None  # the integration method that ran ("bdf" or "adams"), set by simulate
+        self.sensitivities = self.t_events_sensitivities = self.y_events_sensitivities = None
+        self.sensitivity_names: list = []
         if raw.get("dense") is not None:
             from .dense import DenseSolution
 

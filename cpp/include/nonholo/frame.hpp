@@ -30,8 +30,8 @@ class Frame {
   int rank() const { return system_->n() - system_->k(); }  // m = dim D
   const Tape& tape() const { return tape_; }
 
-  template <class S>
-  void evaluate(const S* q, const double* p, FrameGeometry<S>& f) const {
+  template <class S, class P>
+  void evaluate(const S* q, const P* p, FrameGeometry<S>& f) const {
     const int n = this->n();
     f.n = n;
     f.in.assign(system_->n_inputs(), S(0.0));

@@ -17,6 +17,12 @@ namespace nonholo {
 
 enum class Method { Auto, Bdf, Adams };
 
+// A forward sensitivity (sensitivity.hpp): d y / d p[parameter], or d y / d y0[state].
+struct SensitivitySpec {
+  int parameter = -1;
+  int state = -1;
+};
+
 struct IntegrationOptions {
   double rtol = 1e-8;
   std::vector<double> atol{1e-10};  // one value, or one per state
@@ -33,6 +39,10 @@ struct IntegrationOptions {
   long setup_frequency = 0;           // CVodeSetLSetupFrequency (steps between linear setups)
   int max_nonlinear_iterations = 0;   // CVodeSetMaxNonlinIters
   double nonlinear_convergence = 0;   // CVodeSetNonlinConvCoef
+  // Forward sensitivities with CVODES (none: plain integration).
+  std::vector<SensitivitySpec> sensitivities;
+  bool sensitivity_staggered = true;      // CV_STAGGERED, else CV_SIMULTANEOUS
+  bool sensitivity_error_control = true;  // CVodeSetSensErrCon
   // Coordinates kept on unit spheres by projection after each step (BDF; see unit_norm.hpp).
   std::vector<UnitNormGroup> unit_norm;
 };
@@ -76,6 +86,11 @@ struct SimulationOutput {
   std::vector<std::vector<double>> y_events;  // per event, time-major like y
   std::vector<std::string> messages;          // captured from SUNDIALS
   DenseOutput dense;                          // filled when options.dense_output
+  // With options.sensitivities (n_sens of them): per output time n_sens x n_states, time-major;
+  // per event and occurrence dt*/dtheta (n_sens) and dy(t*)/dtheta (n_sens x n_states).
+  int n_sens = 0;
+  std::vector<double> sensitivities;
+  std::vector<std::vector<double>> t_event_sensitivities, y_event_sensitivities;
   bool interrupted = false;
 };
 

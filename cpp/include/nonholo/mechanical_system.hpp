@@ -93,14 +93,15 @@ class MechanicalSystem {
   bool has_affine() const { return has_affine_; }
   bool definite_metric() const { return layout_.definite_metric; }
 
-  // All blocks at (t, q, v).
-  template <class S>
-  void evaluate(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  // All blocks at (t, q, v). The parameters p are doubles, or of the scalar type S when
+  // derivatives with respect to them are wanted (sensitivities).
+  template <class S, class P>
+  void evaluate(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, tape_);
   }
   // Only the blocks G .. a (the cheaper tape of the nonholonomic and friction vector fields).
-  template <class S>
-  void evaluate_dynamics(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+  template <class S, class P>
+  void evaluate_dynamics(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, dynamics_tape_);
   }
   // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters

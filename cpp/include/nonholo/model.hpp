@@ -6,6 +6,7 @@
 // owned by the caller (one per integration), as Pinocchio separates Model and Data.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,19 @@ class Model {
   // J is n_states x n_states, column-major: J[i + j*n] = d ydot_i / d y_j.
   virtual void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const = 0;
 
+  // Forward sensitivity right-hand sides (CVODES): out_j = (df/dy) s_j + df/dp_{index_j}, one
+  // directional derivative of f per direction j by dual numbers with the state seeded by s_j
+  // and the parameter index_j (none when index_j < 0) seeded by 1. Defined in sensitivity.hpp.
+  virtual void directional_derivatives(double t, const double* y, const double* p, int n_dir,
+                                       const double* const* s, const int* index, double* const* out,
+                                       Workspace& ws) const = 0;
+  // Projects sensitivities s_j (with their parameter index_j) onto the linearized constraint
+  // A s_v + d/dq(A v - b) s_q + d/dp(A v - b) = 0, correcting velocities only, with the
+  // projection's own norm (see project): the derivative of the projected state. No-op for
+  // unconstrained models.
+  virtual void project_sensitivities(double t, const double* y, const double* p, int n_dir, double* const* s,
+                                     const int* index, const double* weights, Workspace& ws) const;
+
   // |A v - b| and the scale it is measured against (|A| |v| + |b|); 0, 1 when unconstrained.
   virtual void constraint_residual(double t, const double* y, const double* p, Workspace& ws,
                                    double* residual, double* scale) const;
@@ -74,10 +88,13 @@ class ModelImpl : public Model {
   struct Work : Workspace {
     WorkT<double> d;
     WorkT<JacobianScalar> j;
-    std::vector<JacobianScalar> y, ydot;
+    std::vector<JacobianScalar> y, ydot, p;
   };
 
   std::unique_ptr<Workspace> workspace() const override { return std::make_unique<Work>(); }
+
+  void directional_derivatives(double t, const double* y, const double* p, int n_dir, const double* const* s,
+                               const int* index, double* const* out, Workspace& ws) const override;
 
   void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const override {
     derived().template eval<double>(t, y, p, ydot, static_cast<Work&>(ws).d);
@@ -103,5 +120,31 @@ class ModelImpl : public Model {
   const Derived& derived() const { return static_cast<const Derived&>(*this); }
   static WorkT<double>& work(Workspace& ws) { return static_cast<Work&>(ws).d; }
 };
+
+// Chunks of kJacobianChunk directions; the parameters enter as dual numbers, so the same
+// template eval<S, P> that gives f and df/dy gives df/dp.
+template <class Derived, template <class> class WorkT>
+void ModelImpl<Derived, WorkT>::directional_derivatives(double t, const double* y, const double* p, int n_dir,
+                                                        const double* const* s, const int* index,
+                                                        double* const* out, Workspace& ws) const {
+  Work& w = static_cast<Work&>(ws);
+  const int n = n_states(), np = n_params();
+  w.y.resize(n);
+  w.ydot.resize(n);
+  w.p.resize(np);
+  for (int c0 = 0; c0 < n_dir; c0 += kJacobianChunk) {
+    const int c1 = std::min(n_dir, c0 + kJacobianChunk);
+    for (int i = 0; i < n; ++i) {
+      w.y[i] = JacobianScalar(y[i]);
+      for (int j = c0; j < c1; ++j) w.y[i].d[j - c0] = s[j][i];
+    }
+    for (int i = 0; i < np; ++i) w.p[i] = JacobianScalar(p[i]);
+    for (int j = c0; j < c1; ++j)
+      if (index[j] >= 0) w.p[index[j]].d[j - c0] = 1.0;
+    derived().eval(t, w.y.data(), w.p.data(), w.ydot.data(), w.j);
+    for (int j = c0; j < c1; ++j)
+      for (int i = 0; i < n; ++i) out[j][i] = w.ydot[i].d[j - c0];
+  }
+}
 
 }  // namespace nonholo

@@ -176,10 +176,10 @@ void slip_coefficients(const MechanicalSystem& sys, const Time& t0, const S* q0,
 }
 
 // s = sum_k eps^k h^(k), from the coefficient matrix of slip_coefficients.
-template <class S>
-VecX<S> slip_sum(const MatX<S>& coeffs, double eps) {
+template <class S, class E>
+VecX<S> slip_sum(const MatX<S>& coeffs, const E& eps) {
   VecX<S> s = VecX<S>::Zero(coeffs.rows());
-  double e = 1.0;
+  E e(1.0);
   for (int k = 0; k < coeffs.cols(); ++k) {
     e *= eps;
     s += e * coeffs.col(k);

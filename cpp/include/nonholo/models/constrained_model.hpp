@@ -19,6 +19,13 @@ class ConstrainedModel : public ModelImpl<Derived, WorkT> {
   void project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
                Workspace& ws) const override;
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
+  void project_sensitivities(double t, const double* y, const double* p, int n_dir, double* const* s,
+                             const int* index, const double* weights, Workspace& ws) const override;
+
+ private:
+  // Geometry at y and the correction directions N (in w.GinvAT) with A N factored (w.chol_M).
+  MechanicsWork<double>& factor_projection(double t, const double* y, const double* p, const double* weights,
+                                           Workspace& ws) const;
 };
 
 template <class Derived, template <class> class WorkT>
@@ -40,10 +47,9 @@ void ConstrainedModel<Derived, WorkT>::constraint_residual(double t, const doubl
 // on the table stalls the step size). Without weights (outside CVODE) the projection is
 // G-orthogonal.
 template <class Derived, template <class> class WorkT>
-void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const double* p, double* corr, double* err,
-                                               const double* weights, Workspace& ws) const {
+MechanicsWork<double>& ConstrainedModel<Derived, WorkT>::factor_projection(double t, const double* y, const double* p,
+                                                                          const double* weights, Workspace& ws) const {
   const int n = this->system().n();
-  const int ns = this->n_states();
   MechanicsWork<double>& w = static_cast<Work&>(ws).d;
   this->system().evaluate(t, y, y + n, p, w.geo);
   if (weights != nullptr) {  // N = W^-2 A^T and its Gram matrix A N, in GinvAT and M
@@ -56,6 +62,15 @@ void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const 
     factor_metric(w);
     factor_constraints(w);
   }
+  return w;
+}
+
+template <class Derived, template <class> class WorkT>
+void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const double* p, double* corr, double* err,
+                                               const double* weights, Workspace& ws) const {
+  const int n = this->system().n();
+  const int ns = this->n_states();
+  MechanicsWork<double>& w = factor_projection(t, y, p, weights, ws);
   Eigen::Map<const VecX<double>> v(y + n, n);
   Eigen::Map<VecX<double>> c(corr, ns);
   c.setZero();
@@ -80,6 +95,43 @@ void ConstrainedModel<Derived, WorkT>::check_state(double t, const double* y, co
   this->system().evaluate_dynamics(t, y, y + n, p, w.geo);
   factor_metric(w);
   factor_constraints(w);
+}
+
+// The derivative of the projection y -> y + corr(y) at a point of the constraint set, applied
+// to a sensitivity: s_v -= N (A N)^-1 L s, L s = d/de [A(q + e s_q; p + e dp) (v + e s_v) - b]
+// by dual numbers (all directions of a chunk in one sweep of the dynamics tape).
+template <class Derived, template <class> class WorkT>
+void ConstrainedModel<Derived, WorkT>::project_sensitivities(double t, const double* y, const double* p, int n_dir,
+                                                             double* const* s, const int* index,
+                                                             const double* weights, Workspace& ws) const {
+  if (!constrained() || n_dir == 0) return;
+  const int n = this->system().n(), k = this->system().k(), np = this->n_params();
+  Work& wk = static_cast<Work&>(ws);
+  MatX<double> L(k, n_dir);
+  wk.y.resize(2 * n);
+  wk.p.resize(np);
+  MechanicsWork<JacobianScalar>& wj = wk.j;
+  for (int c0 = 0; c0 < n_dir; c0 += kJacobianChunk) {
+    const int c1 = std::min(n_dir, c0 + kJacobianChunk);
+    for (int i = 0; i < 2 * n; ++i) {
+      wk.y[i] = JacobianScalar(y[i]);
+      for (int j = c0; j < c1; ++j) wk.y[i].d[j - c0] = s[j][i];
+    }
+    for (int i = 0; i < np; ++i) wk.p[i] = JacobianScalar(p[i]);
+    for (int j = c0; j < c1; ++j)
+      if (index[j] >= 0) wk.p[index[j]].d[j - c0] = 1.0;
+    this->system().evaluate_dynamics(t, wk.y.data(), wk.y.data() + n, wk.p.data(), wj.geo);
+    wj.tmp_k = -wj.geo.b();
+    wj.tmp_k.noalias() += wj.geo.A() * Eigen::Map<const VecX<JacobianScalar>>(wk.y.data() + n, n);
+    for (int j = c0; j < c1; ++j)
+      for (int a = 0; a < k; ++a) L(a, j) = wj.tmp_k(a).d[j - c0];
+  }
+  MechanicsWork<double>& w = factor_projection(t, y, p, weights, ws);
+  for (int j = 0; j < n_dir; ++j) {
+    w.tmp_k = L.col(j);
+    w.chol_M.solve_in_place(w.tmp_k);
+    Eigen::Map<VecX<double>>(s[j] + n, n).noalias() -= w.GinvAT * w.tmp_k;
+  }
 }
 
 }  // namespace nonholo

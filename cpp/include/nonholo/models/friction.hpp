@@ -18,10 +18,10 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   int n_extra_params() const override { return 1; }
   bool stiff() const override { return true; }
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, MechanicsWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n();
-    const double eps = p[system().n_params()];
+    const P eps = p[system().n_params()];
     system().evaluate_dynamics(t, y, y + n, p, w.geo);
     Eigen::Map<const VecX<S>> v(y + n, n);
     std::copy(y + n, y + 2 * n, ydot);

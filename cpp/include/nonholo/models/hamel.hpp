@@ -27,8 +27,8 @@ struct FrameWork : MechanicsWork<S> {
 
 // Shared steps: frame, velocity w, geometry, D_w X, a = (D_w X_D) v, and the nonholonomic
 // right-hand side X_D^T (r - G a).
-template <class S>
-void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const double* p, FrameWork<S>& w) {
+template <class S, class P>
+void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const P* p, FrameWork<S>& w) {
   const MechanicalSystem& sys = frame.system();
   const int n = frame.n(), m = frame.rank();
   frame.evaluate(q, p, w.frame);
@@ -66,8 +66,8 @@ class HamelModel : public ModelImpl<HamelModel, FrameWork> {
   int n_states() const override { return frame_->n() + frame_->rank(); }
   const Frame& frame() const { return *frame_; }
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, FrameWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
     const int n = frame_->n(), m = frame_->rank();
     frame_prologue(*frame_, t, y, y + n, p, w);
     std::copy(w.w.data(), w.w.data() + n, ydot);
@@ -91,8 +91,8 @@ class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
   std::string kind() const override { return "frame_vakonomic"; }
   int n_states() const override { return 2 * frame_->n(); }
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, FrameWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
     const int n = frame_->n(), m = frame_->rank(), k = n - m;
     const S* v = y + n;
     Eigen::Map<const VecX<S>> mu(y + n + m, k);

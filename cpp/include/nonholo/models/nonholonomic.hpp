@@ -14,8 +14,8 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   std::string kind() const override { return "nonholonomic"; }
   int n_states() const override { return 2 * system().n(); }
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, MechanicsWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n();
     system().evaluate_dynamics(t, y, y + n, p, w.geo);
     std::copy(y + n, y + 2 * n, ydot);

@@ -15,6 +15,8 @@
 // heap allocation once its workspace is sized (first call).
 #pragma once
 
+#include <type_traits>
+
 #include <memory>
 
 #include "nonholo/frame.hpp"
@@ -38,24 +40,27 @@ struct ReducedWork : MechanicsWork<S> {
   VecX<S> rhs;
 };
 
-// The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u) into w.s (t a number or of type S).
-template <class S, class Time>
+// The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u) into w.s (t a number or of type S; the
+// parameters plain numbers, or of type S for sensitivities, which then take the Taylor-mode path).
+template <class S, class Time, class P>
 void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, const Time& t, const S* q,
-                    const S* u, const double* p, double eps, ReducedWork<S>& w) {
+                    const S* u, const P* p, const P& eps, ReducedWork<S>& w) {
   const int n = sys.n();
   w.s.setZero(n);
   if (order == 0) return;
-  if (compiled != nullptr) {
-    compiled->evaluate(S(t), q, u, p, w.slip_in, w.slip_out, w.slip_work);
-    double e = 1.0;
-    for (int k = 0; k < order; ++k) {
-      e *= eps;
-      for (int i = 0; i < n; ++i) w.s(i) += e * w.slip_out[k * n + i];
+  if constexpr (std::is_same_v<P, double>) {
+    if (compiled != nullptr) {
+      compiled->evaluate(S(t), q, u, p, w.slip_in, w.slip_out, w.slip_work);
+      double e = 1.0;
+      for (int k = 0; k < order; ++k) {
+        e *= eps;
+        for (int i = 0; i < n; ++i) w.s(i) += e * w.slip_out[k * n + i];
+      }
+      return;
     }
-    return;
   }
   slip_coefficients(sys, t, q, u, p, order, w.slow, w.coeffs);
-  double e = 1.0;
+  P e(1.0);
   for (int k = 0; k < order; ++k) {
     e *= eps;
     w.s += e * w.coeffs.col(k);
@@ -63,12 +68,12 @@ void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, i
 }
 
 // q' = v = u + s and u' (into qdot, udot), at (t, q, u).
-template <class S, class OutQ, class OutU>
+template <class S, class P, class OutQ, class OutU>
 void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const CompiledSlip* compiled, int order,
-                                       double t, const S* q, const S* u, const double* p, ReducedWork<S>& w,
+                                       double t, const S* q, const S* u, const P* p, ReducedWork<S>& w,
                                        OutQ&& qdot, OutU&& udot) {
   const int n = sys.n();
-  const double eps = p[sys.n_params()];
+  const P eps = p[sys.n_params()];
   truncated_slip(sys, compiled, order, t, q, u, p, eps, w);
   w.v = Eigen::Map<const VecX<S>>(u, n);
   w.v += w.s;
@@ -99,8 +104,8 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   bool compiled() const { return compiled_ != nullptr; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, ReducedWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n();
     reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, y + n, p, w,
                                       Eigen::Map<VecX<S>>(ydot, n), Eigen::Map<VecX<S>>(ydot + n, n));
@@ -124,8 +129,8 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   const Frame& frame() const { return *frame_; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, ReducedWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n(), m = frame_->rank();
     Eigen::Map<const VecX<S>> wq(y + n, m);
     frame_->evaluate(y, p, w.frame);

@@ -18,8 +18,8 @@ class VakonomicModel : public ConstrainedModel<VakonomicModel> {
   std::string kind() const override { return "vakonomic"; }
   int n_states() const override { return 2 * system().n() + system().k(); }
 
-  template <class S>
-  void eval(double t, const S* y, const double* p, S* ydot, MechanicsWork<S>& w) const {
+  template <class S, class P>
+  void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n(), k = system().k();
     system().evaluate(t, y, y + n, p, w.geo);
     Eigen::Map<const VecX<S>> v(y + n, n);

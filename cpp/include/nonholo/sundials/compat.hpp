@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h>
 #include <sundials/sundials_config.h>
 #include <sundials/sundials_context.h>
 

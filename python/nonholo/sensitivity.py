@@ -1,0 +1,78 @@
+"""Forward sensitivities of trajectories (CVODES): which derivatives ``simulate`` computes.
+
+``simulate(model, t_span, y0, sensitivities=["mu", "eps", ("y0", 3), "y0"])`` integrates,
+next to the state, s_j = dy/dtheta_j with s_j' = (df/dy) s_j + df/dtheta_j, the right-hand side
+being one directional derivative of the compiled vector field per sensitivity (dual numbers; no
+difference quotients). See ``cpp/include/nonholo/sensitivity.hpp`` for the mathematics,
+including the projection onto the linearized constraint and the event-time sensitivities
+dt*/dtheta = -(g_y s + g_theta) / (dg/dt).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["sensitivity_spec", "attach_sensitivities"]
+
+_METHODS = ("staggered", "simultaneous")
+
+
+def _one(model, item, names: list) -> list:
+    """(parameter index, state index, name) triples for one entry of ``sensitivities``."""
+    states = model.state_names
+    if isinstance(item, str) and item == "y0":
+        return [(-1, i, f"y0[{s}]") for i, s in enumerate(states)]
+    if isinstance(item, str):
+        if item not in names:
+            raise ValueError(f"sensitivities: unknown parameter {item!r}; the model's parameters are {names} "
+                             f"(or 'y0', ('y0', i))")
+        return [(names.index(item), -1, item)]
+    if isinstance(item, tuple) and len(item) == 2 and item[0] == "y0":
+        i = item[1]
+        if isinstance(i, str):
+            if i not in states:
+                raise ValueError(f"sensitivities: ('y0', {i!r}) names no state; states are {states}")
+            i = states.index(i)
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= int(i) < len(states):
+            raise ValueError(f"sensitivities: ('y0', i) needs 0 <= i < {len(states)} or a state name, got {item!r}")
+        return [(-1, int(i), f"y0[{states[int(i)]}]")]
+    raise TypeError(f"sensitivities entries must be parameter names, 'y0' or ('y0', i), got {item!r}")
+
+
+def sensitivity_spec(model, sensitivities, method: str = "staggered", error_control: bool = True):
+    """The core's sensitivity request and the names of the sensitivities, from simulate's
+    arguments (``sensitivities`` None: an empty request)."""
+    if sensitivities is None:
+        return {}, []
+    if isinstance(sensitivities, (str, tuple)):
+        sensitivities = [sensitivities]
+    if method not in _METHODS:
+        raise ValueError(f"sensitivity_method must be one of {_METHODS}, got {method!r}")
+    names = [*model.system.parameter_names, *model._extra]
+    triples = [t for item in sensitivities for t in _one(model, item, names)]
+    if not triples:
+        raise ValueError("sensitivities is empty: name at least one parameter or 'y0'")
+    labels = [t[2] for t in triples]
+    duplicates = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicates:
+        raise ValueError(f"sensitivities names {duplicates} more than once")
+    spec = dict(parameters=[t[0] for t in triples], states=[t[1] for t in triples],
+                staggered=method == "staggered", error_control=bool(error_control))
+    return spec, labels
+
+
+def attach_sensitivities(result, raw: dict, names: Sequence[str]):
+    """Sets ``sensitivities`` (n_states, n_sens, n_t), ``sensitivity_names`` and, per event,
+    ``t_events_sensitivities`` (n_occ, n_sens) and ``y_events_sensitivities``
+    (n_occ, n_states, n_sens) on a SimulationResult."""
+    result.sensitivity_names = list(names)
+    if not names:
+        result.sensitivities = None
+        result.t_events_sensitivities = result.y_events_sensitivities = None
+        return result
+    result.sensitivities = raw["sensitivities"]
+    result.t_events_sensitivities = list(raw["t_events_sensitivities"])
+    result.y_events_sensitivities = [np.transpose(s, (0, 2, 1)) for s in raw["y_events_sensitivities"]]
+    return result

@@ -1,0 +1,93 @@
+"""nh.fit (least squares with the sensitivities' Jacobian) and nh.vakonomic_bvp (shooting)."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.systems.heisenberg import heisenberg_geodesic, heisenberg_length
+
+Y0 = [0.0, 0.0, 0.0, -1.5, 0.0, 1.0]
+
+
+def test_fit_recovers_parameters_within_the_reported_covariance(sleigh):
+    """Synthetic data from known (a, I) plus Gaussian noise: over repeated draws the estimates
+    fall within two reported standard errors about 95% of the time (binomial(20, 0.95) gives
+    fewer than 15 hits with probability below 1e-4)."""
+    model = sleigh.nonholonomic()
+    true = {"a": 0.3, "I": 1.4}
+    t = np.linspace(0.5, 6, 12)
+    clean = nh.simulate(model, (0, 6), Y0, t_eval=np.r_[0.0, t], params=true, rtol=1e-11, atol=1e-13).y[:2, 1:]
+    rng = np.random.default_rng(0)
+    sigma = 2e-3
+    hits, draws, estimates, stderrs = 0, 20, [], []
+    for _ in range(draws):
+        data = clean + sigma * rng.normal(size=clean.shape)
+        res = nh.fit(model, t, data, params={"a": 0.2, "I": 1.0}, y0=Y0, observe=["x", "y"], t_span=(0, 6))
+        assert res.success
+        estimates.append(res.x)
+        stderrs.append(res.stderr)
+        hits += int(np.all(np.abs(res.x - [true["a"], true["I"]]) <= 2 * res.stderr))
+    assert hits >= 15, hits
+    # the reported standard errors match the spread of the estimates over the draws (the
+    # sample standard deviation of 20 draws is within a factor 1.5 with probability > 0.99)
+    ratio = np.std(estimates, axis=0, ddof=1) / np.mean(stderrs, axis=0)
+    assert np.all((ratio > 1 / 1.5) & (ratio < 1.5)), ratio
+    assert res.residuals.shape == (2 * t.size,) and abs(res.cost - 0.5 * res.residuals @ res.residuals) < 1e-15
+
+
+def test_fit_bad_input(sleigh):
+    model = sleigh.nonholonomic()
+    t = np.linspace(0.5, 2, 4)
+    with pytest.raises(ValueError, match="unknown parameters"):
+        nh.fit(model, t, np.zeros((2, 4)), params=["b"], y0=Y0, observe=["x", "y"])
+    with pytest.raises(ValueError, match="unknown states"):
+        nh.fit(model, t, np.zeros((2, 4)), params=["a"], y0=Y0, observe=["x", "w"])
+    with pytest.raises(ValueError, match="y_obs has"):
+        nh.fit(model, t, np.zeros((3, 4)), params=["a"], y0=Y0, observe=["x", "y"], t_span=(0, 2))
+    with pytest.raises(ValueError, match="not defined"):
+        nh.fit(model, t, np.zeros(2), params=["a"], y0=Y0, t_span=(0, 2),
+               observe=lambda sol: (np.full(2, np.nan), np.zeros((2, 1))))
+
+
+@pytest.fixture(scope="module")
+def heisenberg():
+    return nh.systems.heisenberg()
+
+
+@pytest.mark.parametrize("segments", [1, 3])
+def test_heisenberg_geodesic_to_the_z_axis(heisenberg, segments):
+    """From (0, 0, 0) to (0, 0, z1): a full circle of area z1, length 2 sqrt(pi z1)."""
+    z1, T = 1.0, 1.0
+    # a guess near the single loop (the default start converges to the double loop, a longer
+    # geodesic of length 2 sqrt(2 pi z1), also checked)
+    sol = nh.vakonomic_bvp(heisenberg, [0, 0, 0], [0, 0, z1], T, segments=segments,
+                           guess={"v0": [2.0, -2.0, 0.0], "lambda0": [-5.0]})
+    assert sol.endpoint_error < 1e-9
+    assert abs(sol.length - heisenberg_length(z1)) < 1e-8
+    # the planar projection is a circle through the origin of radius sqrt(z1/pi), at the phase
+    # the iteration picked (the solutions form a circle of rotations about the z axis)
+    phase = math.atan2(sol.y[1, sol.t.size // 2], sol.y[0, sol.t.size // 2])
+    assert np.max(np.abs(sol.y[:3] - heisenberg_geodesic(z1, T, sol.t, phase))) < 1e-7
+    if segments == 1:
+        double = nh.vakonomic_bvp(heisenberg, [0, 0, 0], [0, 0, z1], T)
+        assert double.endpoint_error < 1e-9 and abs(double.length - heisenberg_length(2 * z1)) < 1e-8
+
+
+def test_unreachable_endpoint_is_a_clear_failure():
+    """z' = x' is integrable: z - x is constant, so (1, 0, 0) is unreachable from the origin. The
+    shooting matrix is singular along that direction: a ShootingError, not a trajectory."""
+    x, y, z = sp.symbols("x y z")
+    system = nh.System([x, y, z], sp.eye(3), constraints=sp.Matrix([[-1, 0, 1]]))
+    with pytest.raises(nh.ShootingError, match="singular") as info:
+        nh.vakonomic_bvp(system, [0, 0, 0], [1, 0.5, 0], 1.0)
+    assert info.value.residual > 0.1
+
+
+def test_no_convergence_is_a_clear_failure(heisenberg):
+    with pytest.raises(nh.ShootingError, match="did not converge in 1 Newton steps"):
+        nh.vakonomic_bvp(heisenberg, [0, 0, 0], [0, 0, 1.0], 1.0, max_iterations=1)
+    with pytest.raises(ValueError, match="T must be positive"):
+        nh.vakonomic_bvp(heisenberg, [0, 0, 0], [0, 0, 1.0], -1.0)
