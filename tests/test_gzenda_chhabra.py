@@ -45,11 +45,7 @@ def _note_start():
 
 # ------------------------------------------------------------------ geometry_symbolic
 def _polar_disk():
-    theta, r, psi, phi = sp.symbols("theta r psi phi")
-    G = sp.diag(sp.Rational(1, 4), 1, r**2, sp.Rational(1, 2))
-    A = sp.Matrix([[0, sp.cos(psi), -r * sp.sin(psi), -sp.cos(theta)],
-                   [0, sp.sin(psi), r * sp.cos(psi), -sp.sin(theta)]])
-    return nh.System([theta, r, psi, phi], G, sp.Rational(35, 100) * r**2, A, friction=1.0, name="polar disk")
+    return nh.systems.polar_disk(spring=0.35, tilt=0.0)
 
 
 def _skew_system():

@@ -15,6 +15,7 @@ from scipy.integrate import solve_ivp
 import nonholo as nh
 from conftest import ANALYTIC_TOL, TIGHT_ATOL, TIGHT_RTOL
 from nonholo.figures import lewis_murray as lm
+from nonholo.systems import ball_on_turntable_exact as ball_exact
 from nonholo.systems.ball_on_turntable import (angular_velocity, ball_state, quaternion_rate_matrix,
                                                rotation_matrices, spin)
 
@@ -101,7 +102,7 @@ def test_frictionless_circle_closed_form_and_invariants(ball):
     (I/r^2)(Omega - k)|V| perpendicular to V; |q| = 1 and A v = b hold."""
     t = np.linspace(0, 5 * T_NH, 401)
     sol = run(ball, 5 * T_NH, t_eval=t, xi3=0.7, **LONG)
-    x, y = lm.circle_oracle(t)
+    x, y = ball_exact.circle(t, *lm.IC, lm.OMEGA)
     assert np.hypot(sol["x"] - x, sol["y"] - y).max() < ANALYTIC_TOL
     V = sol["x_dot"] + 1j * sol["y_dot"]
     assert np.abs(np.abs(V) - 5).max() < ANALYTIC_TOL
@@ -189,7 +190,7 @@ def test_nu_spiral_closed_form_and_the_printed_one_is_wrong(ball, compat):
     t = np.linspace(0, 30, 301)
     for system, r in [(ball, 1.27), (compat, 2.54)]:
         sol = run(system, 30.0, {"nu": 5.0}, t_eval=t, **LONG)
-        x, y, z_inf = lm.spiral_oracle(t, 5.0, r=r)
+        x, y, z_inf = ball_exact.spiral(t, 5.0, lm.M, r, *lm.IC, lm.OMEGA)
         assert np.hypot(sol["x"] - x, sol["y"] - y).max() < ANALYTIC_TOL
     assert (z_inf.real, z_inf.imag) == pytest.approx((6.2922, 0.1470), abs=5e-5)  # note section 4, Fig. 8
     # printed: x = (1/k) e^{-nu r^2 t} (sin kt x0' + cos kt y0') + x0 - y0'/k,

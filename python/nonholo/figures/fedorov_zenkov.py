@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 import nonholo as nh
 from nonholo.discrete_sleigh import DiscreteSleigh
+from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form, knife_edge_energy as knife_energy
 
 from .registry import figure, report_section, save
 
@@ -215,29 +215,16 @@ class ContinuousSleigh:
 
 @functools.lru_cache(maxsize=None)
 def inclined_knife_edge(m: float = KNIFE["m"], J: float = KNIFE["J"], g: float = KNIFE["g"]) -> nh.System:
-    """A knife edge (the balanced sleigh, a = 0) on an inclined plane: L = m/2 (x'^2 + y'^2) +
-    J/2 phi'^2 - m g x, blade constraint -x' sin(phi) + y' cos(phi) = 0 (g: gravity along the
-    slope, downhill = -x). phi' is constant and the motion never settles; energy is conserved."""
-    x, y, phi = sp.symbols("x y phi")
-    m_, J_, g_ = sp.symbols("m J g", positive=True)
-    return nh.System([x, y, phi], sp.diag(m_, m_, J_), potential=m_ * g_ * x,
-                     constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
-                     parameters={m_: m, J_: J, g_: g}, name="knife edge on an inclined plane")
+    """:func:`nonholo.systems.inclined_knife_edge` with this module's parameters, built once."""
+    return nh.systems.inclined_knife_edge(m=m, J=J, g=g)
 
 
 def knife_edge_closed_form(t, u0: float = KNIFE_START[0], omega: float = KNIFE_START[1], g: float = KNIFE["g"]):
-    """(x, y, phi) of the knife edge from the origin with phi0 = 0: phi = omega t,
-    u = u0 - (g/omega) sin(omega t), x' = u cos(phi), y' = u sin(phi)."""
-    t = np.asarray(t, float)
-    s = omega * t
-    x = u0 / omega * np.sin(s) - g / (2 * omega**2) * np.sin(s) ** 2
-    y = u0 / omega * (1 - np.cos(s)) - g / omega * (t / 2 - np.sin(2 * s) / (4 * omega))
-    return np.array([x, y, s])
+    return knife_closed_form(t, u0, omega, g)
 
 
 def knife_edge_energy(result, m: float = KNIFE["m"], J: float = KNIFE["J"], g: float = KNIFE["g"]) -> np.ndarray:
-    xd, yd, w = result.v
-    return 0.5 * m * (xd**2 + yd**2) + 0.5 * J * w**2 + m * g * result.q[0]
+    return knife_energy(result, m, J, g)
 
 
 # ------------------------------------------------------------------ Theorem 6, limits, regression

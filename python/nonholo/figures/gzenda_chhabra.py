@@ -17,7 +17,6 @@ import functools
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 import nonholo as nh
 from nonholo.systems import disk_exact as dx
@@ -59,16 +58,10 @@ def disk() -> nh.System:
 
 @functools.lru_cache(maxsize=None)
 def polar_disk() -> nh.System:
-    """The disk with polar position (theta, r, psi, phi), G = diag(I, m, m r^2, J) and the potential
-    V = 0.35 r^2 + 0.3 cos(theta) (note section 4.9): a curved metric and a potential, the terms
-    the paper's own example never exercises."""
-    theta, r, psi, phi = sp.symbols("theta r psi phi")
-    m, R, I, J = DISK["m"], DISK["R"], DISK["I"], DISK["J"]
-    G = sp.diag(I, m, m * r**2, J)
-    A = sp.Matrix([[0, sp.cos(psi), -r * sp.sin(psi), -R * sp.cos(theta)],
-                   [0, sp.sin(psi), r * sp.cos(psi), -R * sp.sin(theta)]])
-    V = sp.Rational(35, 100) * r**2 + sp.Rational(3, 10) * sp.cos(theta)
-    return nh.System([theta, r, psi, phi], G, V, A, friction=DISK["mu"], name="polar disk")
+    """:func:`nonholo.systems.polar_disk` with the note's disk and V = 0.35 r^2 + 0.3 cos(theta)
+    (note section 4.9): a curved metric and a potential, the terms the paper's own example never
+    exercises."""
+    return nh.systems.polar_disk(**DISK, spring=0.35, tilt=0.3)
 
 
 def note_start() -> tuple:

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import nonholo as nh
+from nonholo.systems import ball_on_turntable_exact as ball_exact
 from nonholo.systems.ball_on_turntable import angular_velocity, ball_state, spin
 
 from .registry import figure, report_section, save
@@ -89,30 +90,14 @@ def _xy(system):
     return system.coordinates[0], system.coordinates[1]
 
 
-def _k(Omega: float = OMEGA, kappa: float = 0.4) -> float:
-    """k = I Omega/(I + m r^2) = kappa Omega/(1 + kappa), kappa = I/(m r^2) (note section 3.2)."""
-    return kappa * Omega / (kappa + 1.0)
-
-
 def circle_oracle(t, x0=IC[0], y0=IC[1], xd0=IC[2], yd0=IC[3], Omega=OMEGA, kappa=0.4):
-    r"""Frictionless nonholonomic orbit (note section 3.2): z(t) = z0 + V0 (e^{ikt} - 1)/(ik)."""
-    k = _k(Omega, kappa)
-    z = complex(x0, y0) + complex(xd0, yd0) * (np.exp(1j * k * np.asarray(t)) - 1) / (1j * k)
-    return z.real, z.imag
+    """:func:`nonholo.systems.ball_on_turntable_exact.circle` from the paper's start."""
+    return ball_exact.circle(t, x0, y0, xd0, yd0, Omega, kappa)
 
 
 def spiral_oracle(t, nu, m=M, r=R_BALL, x0=IC[0], y0=IC[1], xd0=IC[2], yd0=IC[3], Omega=OMEGA, kappa=0.4):
-    r"""The corrected nu-spiral (note section 3.4 item 2), a = nu r^2/J, k = I Omega/J:
-
-    z(t) = z0 + V0 (1 - e^{(-a+ik)t})/(a - ik),  z_inf = z0 + V0 (a + ik)/(a^2 + k^2).
-    Returns (x, y, z_inf).
-    """
-    I = kappa * m * r**2
-    J = I + m * r**2
-    a, k = nu * r**2 / J, I * Omega / J
-    V0, z0 = complex(xd0, yd0), complex(x0, y0)
-    z = z0 + V0 * (1 - np.exp((-a + 1j * k) * np.asarray(t))) / (a - 1j * k)
-    return z.real, z.imag, z0 + V0 * (a + 1j * k) / (a**2 + k**2)
+    """:func:`nonholo.systems.ball_on_turntable_exact.spiral` from the paper's start: (x, y, z_inf)."""
+    return ball_exact.spiral(t, nu, m, r, x0, y0, xd0, yd0, Omega, kappa)
 
 
 # ----------------------------------------------------------------------------------- Table 1
@@ -427,13 +412,13 @@ def fig5(path: Path) -> dict:
     def analytic(ax, sol):
         x_c, y_c = circle_oracle(np.linspace(0, T, 400))
         ax.plot(x_c, y_c, "k--", lw=0.8, label="closed form (note 3.2)")
-        ax.plot(IC[0] - IC[3] / _k(), 0, "k.", ms=4)
+        ax.plot(IC[0] - IC[3] / ball_exact.circle_rate(OMEGA), 0, "k.", ms=4)
 
     out = _single_orbit_figure(path, {}, T, "Fig. 5: nonholonomic orbit, no external forces", analytic)
     sol = out["sol"]
     x_c, y_c = circle_oracle(sol.t)
     times, _ = crossings(ball("paper_compatible"), {}, n=1)
-    return dict(period=float(times[0]), period_closed_form=T, centre=IC[0] - IC[3] / _k(), radius=IC[3] / _k(),
+    return dict(period=float(times[0]), period_closed_form=T, centre=IC[0] - IC[3] / ball_exact.circle_rate(OMEGA), radius=IC[3] / ball_exact.circle_rate(OMEGA),
                 max_error=float(np.hypot(sol["x"] - x_c, sol["y"] - y_c).max()), mode_difference=out["mode_difference"])
 
 

@@ -20,6 +20,8 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.frames import AnholonomicFrame
+from nonholo.systems import disk_exact
+from nonholo.systems import fernandez_bloch as fb
 
 from .registry import figure, report_section, save
 
@@ -76,11 +78,7 @@ def circle_start() -> np.ndarray:
 def circle_closed_form(t) -> np.ndarray:
     """The nonholonomic circle of note section 2.5, (theta, x, y, phi) at t, shape (4, n_t)."""
     c = CIRCLE
-    t = np.asarray(t, dtype=float)
-    heading = c["heading"] + c["w_heading"] * t
-    k = c["w_rolling"] / c["w_heading"]
-    return np.array([heading, c["centre"][0] + k * RAD * np.sin(heading), c["centre"][1] - k * RAD * np.cos(heading),
-                     c["rolling"] + c["w_rolling"] * t])
+    return disk_exact.rolling_circle(t, c["heading"], c["rolling"], c["w_heading"], c["w_rolling"], c["centre"], RAD)
 
 
 def section(y) -> np.ndarray:
@@ -91,25 +89,15 @@ def section(y) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def fernandez_bloch():
-    """(criterion result, Ltilde as a System): Proposition 2 with phi = M (x', y'), extended off C
-    as dL/ds'^a; the Lagrangian is regular but indefinite."""
-    system = disk()
-    m = _param("m")
-    result = frame().criterion([m * system.velocities[1], m * system.velocities[2]])
-    lagrangian = nh.System.from_lagrangian(result.lagrangian, system.coordinates, system.velocities,
-                                           parameters=system.parameters, indefinite_metric=True,
-                                           name="Fernandez-Bloch")
-    return result, lagrangian
+    """(criterion result, Ltilde as a System): :func:`nonholo.systems.fernandez_bloch.fernandez_bloch`
+    in the paper's frame."""
+    return fb.fernandez_bloch(frame())
 
 
 @functools.lru_cache(maxsize=None)
 def particle():
     """The nonholonomic particle z' = y x' (note section 4.4) and its frame."""
-    x, y, z = sp.symbols("x y z")
-    xd, yd, zd = sp.symbols("x_dot y_dot z_dot")
-    system = nh.System([x, y, z], sp.eye(3), constraints=[[-y, 0, 1]], velocities=[xd, yd, zd],
-                       name="nonholonomic particle")
-    return system, AnholonomicFrame(system, sp.Matrix([[1, 0, 0], [0, 1, 0], [y, 0, 1]]))
+    return nh.systems.nonholonomic_particle()
 
 
 def item14(t_end: float = 2.0) -> dict:
