@@ -17,20 +17,20 @@ Every model is a model of ``nh.systems.chaplygin_sleigh`` or ``nh.systems.planar
 the sleigh's variables (u, v, omega, psi) are views (:mod:`nonholo.sleigh_frames`). The only
 hand-written vector fields are the paper's printed and corrected closed forms (19) and
 X_NH + eps X^(1) of section 7.1, kept as explicit ODEs to demonstrate the errata.
+
+This module: the computations (experiments returning data); plots in ``figures.py``, report text in
+``report.py``.
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 
 import nonholo as nh
 from nonholo import sleigh_frames as sf
 from nonholo.systems.planar_particle import planar_particle, realized_pendulum
-
-from .registry import figure, report_section, save
 
 # ------------------------------------------------------------------ choices and the paper's numbers
 G = 9.81
@@ -132,42 +132,6 @@ def pendulum_reduced_table(eps_values=tuple(NOTE_PENDULUM_TABLE), t_end: float =
     return table
 
 
-def _label_2x2(axes, xlabel: str, ylabel: str) -> None:
-    """Axis labels on the outer edges of a 2 x 2 grid of panels (flattened ``axes``)."""
-    for ax in axes[2:]:
-        ax.set_xlabel(xlabel)
-    for ax in axes[::2]:
-        ax.set_ylabel(ylabel)
-
-
-@figure("eldering_fig1")
-def fig1(path: Path) -> dict:
-    """Fig. 1: the particle under gravity held near S^1 by a stiff potential, radial friction and
-    radial inertia; trajectories in the (x, y) plane, eps = 0.01 (blue) and 0.001 (red)."""
-    import matplotlib.pyplot as plt
-
-    runs = pendulum_runs()
-    fig, axes = plt.subplots(1, 3, figsize=(14, 5.2))
-    titles = {"potential": "(a) potential V = (r - 1)^2/(2 eps)", "friction": "(b) friction R = r'^2/(2 eps)",
-              "inertia": "(c) inertia I = r'^2/(2 eps)"}
-    circle = np.linspace(0, 2 * np.pi, 400)
-    for ax, name in zip(axes, REALIZATIONS):
-        ax.plot(np.cos(circle), np.sin(circle), color="0.75", lw=0.8, ls="--", label="S^1")
-        for eps, color in zip(PENDULUM_EPS, (BLUE, RED)):
-            sol = runs[(name, eps)]
-            ax.plot(sol["x"], sol["y"], color=color, lw=0.7, label=f"eps = {eps:g}")
-        ax.plot(*PENDULUM_START[:2], "ko", ms=4)
-        ax.set(title=titles[name], xlabel="x", ylabel="y", xlim=(-1.3, 1.3))
-        low = min(runs[(name, eps)]["y"].min() for eps in PENDULUM_EPS)
-        ax.set_ylim(low - 0.1, 0.15)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9)
-    fig.suptitle("Eldering Fig. 1: unit mass, g = 9.81, from rest on S^1 at 45 deg below the horizontal (x0 > 0, "
-                 "our choice of side), t in [0, 10]", fontsize=10)
-    save(fig, path, rect=(0, 0.06, 1, 1))
-    return {"extent": {f"{name}, {eps:g}": pendulum_extent(sol) for (name, eps), sol in runs.items()}}
-
-
 # ------------------------------------------------------------------ nonholonomic sleigh (section 4)
 def nh_orbit(u_scale: float, sign: float = 1.0, s_range: float = 6.0, n_t: int = 1201):
     """A whole half-ellipse of the nonholonomic sleigh: u runs from -U tanh(s) to +U tanh(s).
@@ -196,73 +160,6 @@ def fig4_orbit(n_t: int = 2001):
     return {name: join(name) for name in ("t", "x", "y", "phi", "u", "omega")}
 
 
-@figure("eldering_fig3")
-def fig3(path: Path) -> dict:
-    """Fig. 3: the (u, omega) phase plot of the nonholonomic sleigh: half-ellipses
-    m u^2 + (I + m a^2) omega^2 = 2E from the negative to the positive u axis."""
-    import matplotlib.pyplot as plt
-
-    c = constants()
-    fig, ax = plt.subplots(figsize=(6.4, 5.6))
-    grid = np.linspace(-2.2, 2.2, 23)
-    Uu, W = np.meshgrid(grid, grid)
-    model = sleigh().nonholonomic()
-    field = np.array([[sf.body_rhs(model, 0.0, 0, 0, 0, u, 0.0, w)[[3, 5]] for u in grid] for w in grid])
-    ax.streamplot(Uu, W, field[..., 0], field[..., 1], color="0.8", density=1.1, linewidth=0.6, arrowsize=0.8)
-    ellipse_error = 0.0
-    for U in FIG3_ENERGIES_U:
-        for sign in (1.0, -1.0):
-            v = sf.view(nh_orbit(U, sign))
-            ax.plot(v.u, v.omega, color="0.35", lw=0.9)
-            ellipse_error = max(ellipse_error, float(np.abs(c.m * v.u**2 + c.J * v.omega**2 - U**2 * c.m).max()))
-    orbit = fig4_orbit()
-    ax.plot(orbit["u"], orbit["omega"], color=BLUE, lw=2.2, label="orbit of Fig. 4 (u0, omega0) = (-1.5, 1)")
-    ax.plot(orbit["u"][0], orbit["omega"][0], "o", color=BLUE, ms=4)
-    ax.axhline(0, color="k", lw=1.6, label="u axis: equilibria (stable for u > 0)")
-    ax.set(xlabel="u", ylabel="omega", xlim=(-2.2, 2.2), ylim=(-2.2, 2.2), xticks=[-2, -1, 0, 1, 2],
-           yticks=[-2, -1, 0, 1, 2],
-           title="Eldering Fig. 3: nonholonomic sleigh, m = I = 1, a = 1/5\n"
-                 "half-ellipses m u^2 + (I + m a^2) omega^2 = m U^2, U = 0.5, 1, 1.5, 2 (grey)")
-    ax.title.set_fontsize(10)
-    ax.legend(fontsize=8, loc="lower left")
-    save(fig, path)
-    return {"ellipse_error": ellipse_error, "U": float(np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m))}
-
-
-@figure("eldering_fig4")
-def fig4(path: Path) -> dict:
-    """Fig. 4: the contact point (x, y) along the highlighted orbit of Fig. 3."""
-    import matplotlib.pyplot as plt
-
-    c = constants()
-    o = fig4_orbit()
-    fig, ax = plt.subplots(figsize=(6.4, 6.0))
-    ax.plot(o["x"], o["y"], color=BLUE, lw=1.6)
-    ax.plot(0, 0, "ko", ms=4)
-    ax.annotate("t = 0: u = -1.5, omega = 1, phi = pi", (0, 0), (-5.5, 1.0), fontsize=8,
-                arrowprops=dict(arrowstyle="->"))
-    for i in (0, len(o["t"]) - 1):
-        ax.annotate(f"t = {o['t'][i]:g}", (o["x"][i], o["y"][i]), (4, -12), textcoords="offset points", fontsize=8)
-    step = len(o["t"]) // 12
-    for i in range(step, len(o["t"]) - 1, step):  # heading arrows along the path
-        ax.annotate("", (o["x"][i] + 0.5 * np.cos(o["phi"][i]), o["y"][i] + 0.5 * np.sin(o["phi"][i])),
-                    (o["x"][i], o["y"][i]), arrowprops=dict(arrowstyle="->", color="0.4", lw=0.8))
-    ax.set(xlabel="x", ylabel="y", aspect="equal",
-           title="Eldering Fig. 4: skate contact point along the blue orbit of Fig. 3, t in [-6, 14]\n"
-                 "(grey arrows: heading phi; the sleigh approaches from the right moving backwards)")
-    ax.title.set_fontsize(9)
-    ax.grid(alpha=0.3)
-    save(fig, path)
-    # heading change over the run and over the whole heteroclinic orbit (note section 5 item 3)
-    U = np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m)
-    s = c.k * U * (o["t"][[0, -1]] + np.arctanh(U0 / U) / (c.k * U))  # s = k U (t - t0)
-    gd = lambda z: np.arctan(np.sinh(z))  # noqa: E731
-    predicted = np.sqrt(c.J / c.m) / c.a * (gd(s[1]) - gd(s[0]))
-    return {"heading_change": float(o["phi"][-1] - o["phi"][0]), "heading_change_closed_form": float(predicted),
-            "heading_change_full_orbit": float(np.pi * np.sqrt(c.J / c.m) / c.a),
-            "x": (float(o["x"].min()), float(o["x"].max())), "y": (float(o["y"].min()), float(o["y"].max()))}
-
-
 # ------------------------------------------------------------------ sleigh with friction (sections 5, 7.1)
 @functools.lru_cache(maxsize=None)
 def sleigh_runs(eps_values=PAPER_EPS, t_end: float = SLEIGH_T, n_t: int = 1401) -> dict:
@@ -283,102 +180,6 @@ def sleigh_runs(eps_values=PAPER_EPS, t_end: float = SLEIGH_T, n_t: int = 1401) 
         q_f, u_f = system.fibre_base(y0[:3], y0[3:], eps, order=1)
         out["reduced"][eps] = nh.simulate(system.reduced(eps, order=1), (0, t_end), np.r_[q_f, u_f], **kw)
     return out
-
-
-def _panel_grid(plt, title: str):
-    fig, axes = plt.subplots(2, 2, figsize=(10, 9), sharex=True, sharey=True)
-    fig.suptitle(title, fontsize=10)
-    return fig, axes.ravel()
-
-
-@figure("eldering_fig5")
-def fig5(path: Path) -> dict:
-    """Fig. 5: contact-point trajectories of the friction sleigh (red) and the nonholonomic
-    sleigh (blue) for eps = 0.2, 0.1, 0.05, 0.02."""
-    import matplotlib.pyplot as plt
-
-    runs = sleigh_runs()
-    ref = runs["nh"]
-    fig, axes = _panel_grid(plt, "Eldering Fig. 5: friction sleigh (red) and nonholonomic sleigh (blue); m = I = 1, "
-                                 "a = 1/5;\nstart at the origin, phi0 = pi, u0 = -1.5, omega0 = 1, v0 = 0; "
-                                 f"t in [0, {SLEIGH_T:g}]")
-    distance = {}
-    for ax, eps in zip(axes, PAPER_EPS):
-        sol = runs["friction"][eps]
-        ax.plot(ref["x"], ref["y"], color=BLUE, lw=1.6, label="nonholonomic")
-        ax.plot(sol["x"], sol["y"], color=RED, lw=1.2, label="friction")
-        ax.plot(0, 0, "ko", ms=3)
-        d = np.hypot(sol["x"] - ref["x"], sol["y"] - ref["y"])
-        distance[eps] = {f"t={t:g}": float(np.interp(t, sol.t, d)) for t in (2.0, 5.0, 10.0, SLEIGH_T)}
-        ax.set_title(f"eps = {eps:g}: distance at t = {SLEIGH_T:g}: {d[-1]:.2f}", fontsize=9)
-        ax.set_aspect("equal")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    _label_2x2(axes, "x", "y")
-    save(fig, path)
-    return {"distance": distance}
-
-
-@figure("eldering_fig7")
-def fig7(path: Path) -> dict:
-    """Fig. 7: (u, omega) of the nonholonomic (blue), friction (red) and first-order reduced
-    (green) sleigh. All curves show omega; for the reduced model omega = psi - k v with the slip
-    v = eps h_v^(1)(u, psi) of its own truncated slow manifold (sleigh_frames.view)."""
-    import matplotlib.pyplot as plt
-
-    runs = sleigh_runs()
-    ref = sf.view(runs["nh"])
-    fig, axes = _panel_grid(plt, "Eldering Fig. 7: (u, omega); nonholonomic (blue), friction (red), first-order "
-                                 "reduced model (green, omega = psi - k eps h_v^(1)(u, psi));\nsame start and time "
-                                 "span as Fig. 5; the reduced model starts at the fibre base of the friction start")
-    numbers = {}
-    for ax, eps in zip(axes, PAPER_EPS):
-        fr, red = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps])
-        ax.plot(ref.u, ref.omega, color=BLUE, lw=1.6, label="nonholonomic")
-        ax.plot(fr.u, fr.omega, color=RED, lw=1.4, label="friction")
-        ax.plot(red.u, red.omega, color=GREEN, lw=1.0, ls="--", label="first order")
-        after = fr.t >= LAYER_END  # after the initial layer of the friction run (duration ~ eps/alpha)
-        err_red = float(np.hypot(red.u - fr.u, red.omega - fr.omega)[after].max())
-        err_nh = float(np.hypot(ref.u - fr.u, ref.omega - fr.omega)[after].max())
-        numbers[eps] = {"u_end_friction": float(fr.u[-1]), "u_end_reduced": float(red.u[-1]),
-                        "u_end_nh": float(ref.u[-1]), "max_dist_nh": err_nh, "max_dist_first_order": err_red}
-        ax.set_title(f"eps = {eps:g}: max distance to friction for t >= {LAYER_END:g}: NH {err_nh:.3f}, "
-                     f"1st order {err_red:.4f}", fontsize=9)
-        ax.set(xlim=(-2.2, 2.2), ylim=(-0.1, 2.2), xticks=[-2, -1, 0, 1, 2], yticks=[0, 1, 2])
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, loc="upper left")
-    _label_2x2(axes, "u", "omega")
-    save(fig, path)
-    return numbers
-
-
-@figure("eldering_fig8")
-def fig8(path: Path) -> dict:
-    """Fig. 8: the contact-point trajectories of the Fig. 7 orbits."""
-    import matplotlib.pyplot as plt
-
-    runs = sleigh_runs()
-    ref = runs["nh"]
-    fig, axes = _panel_grid(plt, "Eldering Fig. 8: contact point of the Fig. 7 orbits: nonholonomic (blue), friction "
-                                 "(red), first-order reduced (green)")
-    numbers = {}
-    for ax, eps in zip(axes, PAPER_EPS):
-        fr, red = runs["friction"][eps], runs["reduced"][eps]
-        ax.plot(ref["x"], ref["y"], color=BLUE, lw=1.6, label="nonholonomic")
-        ax.plot(fr["x"], fr["y"], color=RED, lw=1.4, label="friction")
-        ax.plot(red["x"], red["y"], color=GREEN, lw=1.0, ls="--", label="first order")
-        d_nh = float(np.hypot(ref["x"] - fr["x"], ref["y"] - fr["y"]).max())
-        d_red = float(np.hypot(red["x"] - fr["x"], red["y"] - fr["y"]).max())
-        numbers[eps] = {"max_dist_nh": d_nh, "max_dist_first_order": d_red}
-        ax.set_title(f"eps = {eps:g}: max distance to friction: NH {d_nh:.2f}, 1st order {d_red:.4f}", fontsize=9)
-        ax.set_aspect("equal")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    _label_2x2(axes, "x", "y")
-    save(fig, path)
-    numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
-                         for key in ("max_dist_nh", "max_dist_first_order")}
-    return numbers
 
 
 # ------------------------------------------------------------------ the slow manifold (section 6, Fig. 6)
@@ -431,70 +232,6 @@ def fast_fibres(eps: float = FIG6_EPS, starts=FIG6_STARTS, t_end: float = 1.5, o
         out.append(dict(view=sol, distance=distance, start=(u0, psi0, v0),
                         base=(float(u_b), float(psi_b), float(slow_manifold_slip(u_b, psi_b, eps, order)))))
     return out
-
-
-@figure("eldering_fig6")
-def fig6(path: Path) -> dict:
-    """Fig. 6, from computed data: the sleigh's slow manifold D_eps as the surface
-    v = h_eps(u, psi) over D = {v = 0}, the reduced vector field on it, fast fibres of the
-    friction model, and their exponential approach at the rate alpha/eps."""
-    import matplotlib.pyplot as plt
-
-    c = constants()
-    eps, order = FIG6_EPS, FIG6_ORDER
-    grid = np.linspace(-2, 2, 31)
-    Uu, Psi = np.meshgrid(grid, grid)
-    H = slow_manifold_slip(Uu, Psi, eps, order)
-    fibres = fast_fibres(eps)
-
-    fig = plt.figure(figsize=(14, 6.2))
-    ax = fig.add_subplot(1, 2, 1, projection="3d")
-    ax.plot_surface(Uu, Psi, H, cmap="viridis", alpha=0.45, linewidth=0, antialiased=True)
-    ax.plot_wireframe(Uu, Psi, 0 * H, rstride=5, cstride=5, color="0.45", lw=0.5)
-    arrows = np.linspace(-1.6, 1.6, 7)
-    for u in arrows:
-        for psi in arrows:
-            f = reduced_field(u, psi, eps, order)
-            ax.quiver(u, psi, float(slow_manifold_slip(u, psi, eps, order)), *f, length=0.35, normalize=True,
-                      color="k", lw=0.7, arrow_length_ratio=0.35)
-    for fb in fibres:
-        v = fb["view"]
-        ax.plot(v.u, v.psi, v.v, color=RED, lw=1.6)
-        ax.plot([v.u[0]], [v.psi[0]], [v.v[0]], "o", color=RED, ms=4)
-        (u0, psi0, v0), (ub, pb, hb) = fb["start"], fb["base"]
-        ax.plot([u0, ub], [psi0, pb], [v0, hb], color="k", ls="--", lw=1.0)   # fibre (to first order)
-        ax.plot([ub, ub], [pb, pb], [hb, 0.0], color="tab:orange", ls=":", lw=1.4)  # pr: D_eps -> D
-    ax.set(xlabel="u", ylabel="psi", zlabel="v (slip)")
-    ax.view_init(elev=22, azim=-58)
-    ax.set_title(f"D_eps: v = h_eps(u, psi) (order {order}, eps = {eps:g}) over D = {{v = 0}} (grey);\n"
-                 "arrows: reduced field; red: friction runs from off D_eps; dashed: fast fibres to their base "
-                 "(fibre_base);\norange dotted: pr onto D", fontsize=9)
-
-    ax2 = fig.add_subplot(1, 2, 2)
-    for fb in fibres:
-        v = fb["view"]
-        ax2.semilogy(v.t[1:] / eps, fb["distance"][1:], color=RED, lw=1.0)
-    d0 = max(abs(fb["start"][2] - slow_manifold_slip(*fb["start"][:2], eps, order)) for fb in fibres)
-    tt = np.linspace(0, 15, 50)
-    ax2.semilogy(tt, d0 * np.exp(-c.mu * c.alpha * tt), "k--", lw=1.0,
-                 label=f"exp(-alpha t/eps), alpha = (I + m a^2)/(I m) = {c.alpha:.2f}")
-    floor = max(fb["distance"][fb["view"].t >= 10 * eps].max() for fb in fibres)
-    ax2.axhline(floor, color="0.5", lw=0.8, ls=":", label=f"max for t >= 10 eps (truncation error): {floor:.1e}")
-    ax2.set(xlabel="t / eps", ylabel="|v - h_eps(u, psi)|", xlim=(0, 15),
-            title="distance to D_eps along the friction runs: attraction at the rate alpha/eps,\n"
-                  f"down to the O(eps^{order + 1}) error of the truncated series")
-    ax2.title.set_fontsize(9)
-    ax2.legend(fontsize=8)
-    ax2.grid(alpha=0.3, which="both")
-    save(fig, path)
-    rates = []
-    for fb in fibres:  # fitted decay rate over t/eps in [1, 6], times eps
-        v = fb["view"]
-        sel = (v.t / eps > 1) & (v.t / eps < 6)
-        rates.append(float(-np.polyfit(v.t[sel], np.log(fb["distance"][sel]), 1)[0] * eps))
-    return {"decay_rates_times_eps": rates, "alpha": c.alpha, "floor": float(floor),
-            "base_shift": [float(np.hypot(fb["start"][0] - fb["base"][0], fb["start"][1] - fb["base"][1]))
-                           for fb in fibres]}
 
 
 # ------------------------------------------------------------------ numbers of the note: tables
@@ -657,36 +394,6 @@ def slope(eps_values, errors) -> float:
     return float(np.polyfit(np.log(np.asarray(eps_values)), np.log(np.asarray(errors)), 1)[0])
 
 
-@figure("eldering_errata")
-def fig_errata(path: Path) -> dict:
-    """Why the printed (19) and the printed phi component of X^(1) fail: their error against the
-    friction sleigh does not fall like eps^2."""
-    import matplotlib.pyplot as plt
-
-    rows = errata_table()
-    eps = np.array(sorted(rows))
-    fig, ax = plt.subplots(figsize=(7.5, 5.5))
-    styles = {"nonholonomic": (BLUE, "o-"), "first order, corrected": (GREEN, "s-"),
-              "first order, printed phi sign": (GREEN, "s:"), "(19) printed": ("tab:purple", "^:"),
-              "(19) corrected": ("tab:purple", "^-")}
-    slopes = {}
-    for name in ERRATA_MODELS:
-        e = np.array([rows[x][name] for x in eps])
-        finite = np.isfinite(e)
-        tail = finite & (eps <= 0.02)
-        slopes[name] = slope(eps[tail], e[tail])
-        color, style = styles[name]
-        ax.loglog(eps[finite], e[finite], style, color=color, label=f"{name}: slope {slopes[name]:.2f}")
-    ax.set(xlabel="eps", ylabel="error at t = 10 (max over x, y, phi, u, psi)",
-           title="Eldering's printed signs against the friction sleigh (slopes fitted over eps <= 0.02)\n"
-                 "(19) with the printed '+' and X^(1) with the printed phi sign converge only like eps")
-    ax.title.set_fontsize(9)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    save(fig, path)
-    return {"rows": rows, "slopes": slopes}
-
-
 # ------------------------------------------------------------------ convergence orders (note section 6, T1)
 SLEIGH_CONVERGENCE_EPS = (0.04, 0.02, 0.01, 0.005)       # note T1
 PENDULUM_CONVERGENCE_EPS = (0.004, 0.002, 0.001, 0.0005)  # the pendulum's asymptotic range (see the notebook)
@@ -702,223 +409,3 @@ def pendulum_convergence(orders=(0, 1, 2)):
     """nh.studies.convergence for the friction pendulum from rest at theta = -pi/4 on [0, 3]."""
     return nh.studies.convergence(planar_particle(G, "friction"), PENDULUM_CONVERGENCE_EPS, PENDULUM_START, (0, 3),
                                   orders=orders, progress=False)
-
-
-@figure("eldering_convergence")
-def fig_convergence(path: Path) -> dict:
-    """Errors of the reduced models of order K against the friction model: slopes K + 1."""
-    import matplotlib.pyplot as plt
-
-    studies = {"sleigh": sleigh_convergence(), "pendulum": pendulum_convergence()}
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
-    nh.plot.convergence(studies["sleigh"], ax=axes[0])
-    axes[0].set_title("sleigh: u0 = -1.5, psi0 = 1, t in [0, 10], friction started on D_eps", fontsize=9)
-    nh.plot.convergence(studies["pendulum"], ax=axes[1])
-    axes[1].set_title("friction pendulum: rest at theta = -pi/4, t in [0, 3], started on D_eps", fontsize=9)
-    fig.suptitle("Reduced models of order K (0 = nonholonomic) against the friction model: max error of (q, u) "
-                 "over 11 times; dashed: slope K + 1", fontsize=10)
-    save(fig, path)
-    return {name: {"eps": s.eps.tolist(), "errors": {K: v.tolist() for K, v in s.errors.items()},
-                   "slopes": s.slopes, "slip_slopes": s.slip_slopes} for name, s in studies.items()}
-
-
-@figure("eldering_caratheodory")
-def fig_caratheodory(path: Path) -> dict:
-    """Carathéodory's start: the friction sleigh from v0 = 0.5 follows the nonholonomic motion
-    from psi0 = omega0 + k v0, not from omega0."""
-    import matplotlib.pyplot as plt
-
-    system = sleigh()
-    c = constants()
-    y0 = sleigh_start(v0=0.5, phi0=0.0)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    kw = dict(rtol=1e-11, atol=1e-13, raise_on_failure=True)
-    t = np.linspace(0, 0.3, 61)
-    naive = sf.view(nh.simulate(system.nonholonomic(), (0, 0.3), sleigh_start(phi0=0.0), t_eval=t, **kw))
-    proj = sf.view(nh.simulate(system.nonholonomic(), (0, 0.3), np.r_[y0[:3], system.project(y0[:3], y0[3:])],
-                               t_eval=t, **kw))
-    ax1.plot(t, naive.omega, color=BLUE, ls=":", lw=1.6, label="NH from omega0 = 1 (naive)")
-    ax1.plot(t, proj.omega, color="lightsteelblue", lw=4, label=f"NH from psi0 = omega0 + k v0 = {1 + c.k * 0.5:.4f}")
-    for eps, color in ((0.01, RED), (0.001, "darkred")):
-        t = np.linspace(0, 0.3, 601)
-        v = sf.view(nh.simulate(system.friction(eps), (0, 0.3), y0, t_eval=t, **kw))
-        ax1.plot(t, v.omega, color=color, lw=1.3, label=f"friction omega, eps = {eps:g}")
-        ax1.plot(t, v.psi, color=color, lw=1.0, ls="--", label=f"friction psi = omega + k v, eps = {eps:g}")
-    ax1.set(xlabel="t", ylabel="omega", title="initial layer: v0 = 0.5 relaxes in time ~eps/alpha; psi is "
-                                              "untouched by friction")
-    ax1.title.set_fontsize(9)
-    ax1.legend(fontsize=7)
-    ax1.grid(alpha=0.3)
-    rows = caratheodory_table(CARATHEODORY_EPS)
-    eps = np.array(sorted(rows))
-    for key, style, label in (("naive", "o:", "NH from (u0, omega0): naive"),
-                              ("projected", "o-", "NH from project(q0, v0)"),
-                              ("fibre_base_nh", "s-", "NH from fibre_base(q0, v0, eps)"),
-                              ("fibre_base_order1", "d-", "reduced order 1 from fibre_base")):
-        ax2.loglog(eps, [rows[e][key] for e in eps], style, label=label)
-    ax2.set(xlabel="eps", ylabel="error at t = 5 (max over x, y, phi, u, omega)",
-            title="Caratheodory's start (note T7): naive O(1), projected O(eps)")
-    ax2.title.set_fontsize(9)
-    ax2.legend(fontsize=8)
-    ax2.grid(alpha=0.3, which="both")
-    save(fig, path)
-    return {"rows": rows}
-
-
-# ------------------------------------------------------------------ REPORT.md section
-def _fmt(x, digits=4) -> str:
-    return "blows up" if not np.isfinite(x) else f"{x:.{digits}g}"
-
-
-def _report_fig1(r) -> list:
-    lines = ["### Fig. 1: the pendulum realized three ways\n", "![Fig. 1](eldering_fig1.png)\n",
-             "Paper: potential (top) keeps the particle near S^1; friction (middle) lets the 'leaf swirl down' "
-             "with r' = O(eps); inertia (bottom) lets r' grow. Recomputed from rest at 45 deg below the horizontal "
-             "(x0 > 0), t in [0, 10]; beside the note's RK4 runs:\n",
-             "| realization | eps | x range | y range | r(10) | note: y range, r(10) | max abs(r - 1) | max abs(r') |",
-             "|---|---|---|---|---|---|---|---|"]
-    for (name, eps), (xr, yr, r10) in NOTE_FIG1_TABLE.items():
-        e = r["extent"][f"{name}, {eps:g}"]
-        lines.append(f"| {name} | {eps:g} | [{e['x'][0]:.2f}, {e['x'][1]:.2f}] | [{e['y'][0]:.2f}, {e['y'][1]:.2f}] "
-                     f"| {e['r_end']:.3f} | [{yr[0]:.2f}, {yr[1]:.2f}], {r10:.2f} | {e['max_r_dev']:.3g} | "
-                     f"{e['max_r_dot']:.3g} |")
-    lines.append("\nThe paper's tick ranges for panels (b) and (c) stop at y = -1.6 and -2.0; the eps = 0.01 curves "
-                 "reach y = -1.98 and -6.22 (as in the note's independent RK4 runs), so the printed panels are "
-                 "clipped or were made with other settings. The qualitative claims hold: max abs(r - 1)/eps is "
-                 "the same for both eps with the potential (O(eps) for all time), r' stays O(eps) with friction "
-                 "while r drifts, and with inertia r' grows.\n")
-    return lines
-
-
-def _report_sleigh_figs(results) -> list:
-    lines = ["### Figs. 3 and 4: the nonholonomic sleigh\n", "![Fig. 3](eldering_fig3.png) ![Fig. 4](eldering_fig4.png)\n"]
-    r3, r4 = results.get("eldering_fig3"), results.get("eldering_fig4")
-    if r3:
-        lines.append("Paper: orbits are half-ellipses from the negative to the positive u axis (m = I = 1, a = 1/5). "
-                     f"Largest deviation of m u^2 + (I + m a^2) omega^2 from its initial value over the eight plotted "
-                     f"orbits: {r3['ellipse_error']:.1e}.\n")
-    if r4:
-        lines.append("Paper: 'the sleigh approaches from the right'. Our orbit (blue in Fig. 3) does; its heading "
-                     f"turns by {r4['heading_change']:.4f} rad over t in [-6, 14] (closed form: "
-                     f"{r4['heading_change_closed_form']:.4f}); over the whole orbit the turn is "
-                     f"pi sqrt((I + m a^2)/m)/a = {r4['heading_change_full_orbit']:.4f} rad (note: 16.02).\n")
-    lines += ["### Fig. 5: friction converges to the nonholonomic sleigh, not uniformly in time\n",
-              "![Fig. 5](eldering_fig5.png)\n"]
-    r5 = results.get("eldering_fig5")
-    if r5:
-        lines += ["Distance of the friction sleigh's contact point from the nonholonomic one (start on D, v0 = 0):\n",
-                  "| eps | t = 2 | t = 5 | t = 10 | t = 14 |", "|---|---|---|---|---|"]
-        for eps, d in r5["distance"].items():
-            lines.append(f"| {eps:g} | " + " | ".join(f"{d[k]:.3f}" for k in d) + " |")
-        at5 = [r5["distance"][eps]["t=5"] for eps in PAPER_EPS]
-        lines.append(f"\nAt fixed t the distance falls with eps (fitted slope at t = 5: {slope(PAPER_EPS, at5):.2f}); "
-                     "at fixed eps it grows with t: the friction sleigh loses energy and ends slower, so the "
-                     "convergence is not uniform in time.\n")
-    lines += ["### Fig. 6: the slow manifold D_eps, computed\n", "![Fig. 6](eldering_fig6.png)\n"]
-    r6 = results.get("eldering_fig6")
-    if r6:
-        lines.append("Paper: a schematic. Here D_eps is the computed surface v = h_eps(u, psi) (nonholo's expansion "
-                     f"to order {FIG6_ORDER}, eps = {FIG6_EPS}), the reduced field on it, and friction runs from off "
-                     "D_eps with their fibre bases. Fitted decay rates of abs(v - h_eps), times eps: "
-                     + ", ".join(f"{x:.3f}" for x in r6["decay_rates_times_eps"])
-                     + f" (theory: alpha = {r6['alpha']:.3f} to leading order); after the layer the distance "
-                     f"settles at the truncation floor {r6['floor']:.1e} = O(eps^{FIG6_ORDER + 1}).\n")
-    lines += ["### Figs. 7 and 8: the first-order model follows the friction sleigh\n",
-              "![Fig. 7](eldering_fig7.png)\n", "![Fig. 8](eldering_fig8.png)\n"]
-    r7, r8 = results.get("eldering_fig7"), results.get("eldering_fig8")
-    if r7 and r8:
-        lines += ["Paper: the green curves (X_NH + eps X^(1)) converge to the red (friction) 'more than linearly'. "
-                  "Fig. 7 plots omega for all curves (for the reduced model omega = psi - k v with its slip "
-                  "v = eps h_v^(1)(u, psi)). Max distances to the friction run, in (u, omega) for t >= 1 (after "
-                  "the friction run's initial layer, where the friction omega jumps by O(eps) while psi is "
-                  "continuous) and in (x, y) over t in [0, 14]:\n",
-                  "| eps | (u, omega): NH | (u, omega): 1st order | (x, y): NH | (x, y): 1st order | u(14) friction "
-                  "| u(14) NH |", "|---|---|---|---|---|---|---|"]
-        for eps in PAPER_EPS:
-            a, b = r7[eps], r8[eps]
-            lines.append(f"| {eps:g} | {a['max_dist_nh']:.3g} | {a['max_dist_first_order']:.3g} | "
-                         f"{b['max_dist_nh']:.3g} | {b['max_dist_first_order']:.3g} | {a['u_end_friction']:.4f} | "
-                         f"{a['u_end_nh']:.4f} |")
-        sl = r8["slopes"]
-        lines.append(f"\nFitted slopes of the (x, y) distances over these four (large) eps: nonholonomic "
-                     f"{sl['max_dist_nh']:.2f}, first order {sl['max_dist_first_order']:.2f}: 'more than linear', "
-                     "and the local slope grows towards 2 as eps decreases (the convergence orders below).\n")
-    return lines
-
-
-def _report_tables(results) -> list:
-    lines = ["### Convergence orders (note section 6, T1)\n", "![convergence](eldering_convergence.png)\n"]
-    rc = results.get("eldering_convergence")
-    if rc:
-        lines += ["`nh.studies.convergence`: max error of (q, u) over 11 times, friction model started on D_eps; "
-                  "least-squares slopes over four eps (expected K + 1):\n",
-                  "| system | eps | order 0 (NH) | order 1 | order 2 | order 3 |", "|---|---|---|---|---|---|"]
-        for name, s in rc.items():
-            slopes = " | ".join(f"{s['slopes'][K]:.2f}" for K in sorted(s["slopes"]))
-            pad = " | -" * (4 - len(s["slopes"]))
-            lines.append(f"| {name} | {min(s['eps']):g} .. {max(s['eps']):g} | {slopes}{pad} |")
-        lines.append("")
-    lines += ["### The note's section 6 table and the errata of (19) and X^(1)\n", "![errata](eldering_errata.png)\n"]
-    re = results.get("eldering_errata")
-    if re:
-        lines += ["Errors at t = 10 against the friction sleigh (ours / the note's RK4):\n",
-                  "| eps | " + " | ".join(ERRATA_MODELS) + " |", "|---" * (len(ERRATA_MODELS) + 1) + "|"]
-        for eps, row in sorted(re["rows"].items(), reverse=True):
-            note = NOTE_SLEIGH_TABLE.get(eps)
-            cells = [f"{_fmt(row[name])} / {_fmt(note[i]) if note else '-'}" for i, name in enumerate(ERRATA_MODELS)]
-            lines.append(f"| {eps:g} | " + " | ".join(cells) + " |")
-        lines.append("| slope (eps <= 0.02) | " + " | ".join(f"{re['slopes'][n]:.2f}" for n in ERRATA_MODELS) + " |")
-        r = re["rows"]
-        lines.append("\nWith the printed '+' in (19) the first-order term adds energy instead of removing it: the "
-                     "model blows up at eps = 0.2 and at small eps its error is O(eps) and "
-                     f"{r[0.01]['(19) printed'] / r[0.01]['nonholonomic']:.1f} times that of the uncorrected "
-                     "nonholonomic model (eps = 0.01). With the printed '-' in the phi component of X^(1) the error "
-                     f"is O(eps), {r[0.0025]['first order, printed phi sign'] / r[0.0025]['first order, corrected']:.0f}"
-                     " times the corrected model's at eps = 0.0025. The corrected forms converge like eps^2. "
-                     "Formulas and tests: docs/errata.md.\n")
-    lines += ["### Energy lost to friction (note section 5 item 10)\n"]
-    rows = energy_loss_table()
-    lines += ["From (u0, omega0, v0) = (-1.5, 1, 0) to t = 80 (ours / the note's):\n",
-              "| eps | simulated Delta E | predicted | ratio | u_inf simulated | u_inf predicted |",
-              "|---|---|---|---|---|---|"]
-    for eps, row in rows.items():
-        n = NOTE_ENERGY_TABLE[eps]
-        lines.append(f"| {eps:g} | {row['simulated']:.4f} / {n[0]:.4f} | {row['predicted']:.4f} / {n[1]:.4f} | "
-                     f"{row['ratio']:.3f} / {n[2]:.3f} | {row['u_inf']:.4f} / {n[3]:.4f} | "
-                     f"{row['u_inf_predicted']:.4f} / {n[4]:.4f} |")
-    lines += ["\nThe ratio tends to 1 with an O(eps) relative error.\n",
-              "### Carathéodory's initial data (note T7)\n", "![Caratheodory](eldering_caratheodory.png)\n"]
-    rk = results.get("eldering_caratheodory")
-    if rk:
-        lines += ["Friction sleigh from v0 = 0.5 (u0 = -1.5, omega0 = 1); error at t = 5 (ours / the note's):\n",
-                  "| eps | NH from omega0 (naive) | NH from psi0 = omega0 + k v0 (project) | NH from fibre_base | "
-                  "order 1 from fibre_base | omega at t = 20 eps |", "|---|---|---|---|---|---|"]
-        for eps, row in rk["rows"].items():
-            n = NOTE_CARATHEODORY.get(eps, ("-", "-"))
-            lines.append(f"| {eps:g} | {row['naive']:.4f} / {n[0]} | {row['projected']:.4f} / {n[1]} | "
-                         f"{row['fibre_base_nh']:.4f} | {row['fibre_base_order1']:.2e} | "
-                         f"{row['omega_after_20eps']:.4f} (psi0 = {row['psi0']:.4f}) |")
-        lines.append("\nThe note gives omega(20 eps) = 1.1022 at eps = 0.001.\n")
-    lines += ["### The first-order reduced friction pendulum (note section 6 table)\n"]
-    table = pendulum_reduced_table()
-    lines += ["Errors at t = 3, max over (r, theta, theta'), start at rest on r = 1, theta = -pi/4 (ours / the "
-              "note's):\n", "| eps | nonholonomic | first order |", "|---|---|---|"]
-    for eps, (e0, e1) in table.items():
-        n = NOTE_PENDULUM_TABLE[eps]
-        lines.append(f"| {eps:g} | {e0:.3f} / {n[0]} | {e1:.2e} / {n[1]:.1e} |")
-    lines.append("\nOver this range the pendulum is not yet asymptotic (local slopes grow towards 1 and 2); the "
-                 f"fitted slopes of the convergence figure use eps = {PENDULUM_CONVERGENCE_EPS}.\n")
-    return lines
-
-
-@report_section("Eldering (2016): friction realizes nonholonomic dynamics")
-def report(results: dict, output: Path) -> str:
-    """Each figure beside what the paper says it shows, and the note's numbers recomputed."""
-    lines = ["Every figure of the paper recomputed (`nonholo.figures.eldering`, `notebooks/eldering_2016.ipynb`). "
-             "Initial conditions and time spans the paper does not give are our choices, stated on each figure: "
-             "the sleigh (m = I = 1, a = 1/5) starts at the origin with heading pi, u0 = -1.5, omega0 = 1, v0 = 0.\n"]
-    if "eldering_fig1" in results:
-        lines += _report_fig1(results["eldering_fig1"])
-    lines += _report_sleigh_figs(results)
-    lines += _report_tables(results)
-    return "\n".join(lines) + "\n"
