@@ -383,3 +383,28 @@ def test_printed_signs_fail_and_corrected_ones_converge_like_eps_squared():
     assert slopes["(19) printed"] == pytest.approx(1, abs=0.3)
     assert rows[0.0025]["first order, printed phi sign"] > 50 * rows[0.0025]["first order, corrected"]
     assert all(rows[e]["(19) printed"] > 2 * rows[e]["nonholonomic"] for e in small)
+
+
+def test_fig7_fig8_plot_the_papers_model_beside_nonholos(tmp_path):
+    """Figs. 7 and 8 draw the paper's X_NH + eps X^(1) (green) and nonholo's reduced(eps, order=1)
+    (orange) from one fibre base. The paper's curve is the solution of first_order_rhs; the two
+    models differ by O(eps^2) terms, and their contact points drift apart by an amount as large as
+    the displayed errors (0.195 at eps = 0.2, 0.011 at eps = 0.02); both converge to the friction
+    run faster than linearly."""
+    runs = E.sleigh_runs()
+    pap = runs["paper"][0.1]
+    start = [pap.x[0], pap.y[0], pap.phi[0], pap.u[0], pap.psi[0]]
+    end = np.array(E.first_order_rhs(0.0, start, 0.1))   # the ODE the curve solves, at its start
+    h = pap.t[1] - pap.t[0]
+    fd = (np.array([pap.x[1], pap.y[1], pap.phi[1], pap.u[1], pap.psi[1]]) - start) / h
+    assert np.abs(fd - end).max() < 0.05 * np.abs(end).max()
+    r8 = E.fig8(tmp_path / "fig8.png")
+    r7 = E.fig7(tmp_path / "fig7.png")
+    apart = [r8[eps]["paper_vs_nonholo"] for eps in E.PAPER_EPS]
+    assert apart[0] == pytest.approx(0.195, abs=0.005) and apart[-1] == pytest.approx(0.011, abs=0.002)
+    for eps in E.PAPER_EPS:
+        assert r8[eps]["paper_vs_nonholo"] > 0.3 * r8[eps]["max_dist_paper"]
+        assert r8[eps]["max_dist_paper"] < r8[eps]["max_dist_first_order"]
+    for r in (r7, r8):
+        assert 1.2 < r["slopes"]["max_dist_paper"] < 2.2 and 1.2 < r["slopes"]["max_dist_first_order"] < 2.2
+        assert r["slopes"]["max_dist_nh"] < 1.0

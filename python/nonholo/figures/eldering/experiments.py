@@ -69,7 +69,7 @@ NOTE_FIG1_TABLE = {  # (realization, eps): (x range, y range, r(10))
 PAPER_FIG1_YTICKS = {"potential": (-1.2, -0.4), "friction": (-1.6, -0.2), "inertia": (-2.0, -0.2)}
 
 RTOL, ATOL = 1e-10, 1e-12
-BLUE, RED, GREEN = "tab:blue", "tab:red", "tab:green"
+BLUE, RED, GREEN, ORANGE = "tab:blue", "tab:red", "tab:green", "tab:orange"
 
 
 @functools.lru_cache(maxsize=None)
@@ -168,18 +168,42 @@ def sleigh_runs(eps_values=PAPER_EPS, t_end: float = SLEIGH_T, n_t: int = 1401) 
     The friction model starts at v0 = 0 (no sideways slip, the natural experiment; O(eps) off
     D_eps); the first-order reduced model ``reduced(eps, order=1)`` starts at the base point of
     the fast fibre through that state, ``system.fibre_base(q0, v0, eps, order=1)``.
-    Returns {"nh": result, "friction": {eps: result}, "reduced": {eps: result}}.
+    Returns {"nh": result, "friction": {eps: result}, "reduced": {eps: result}, "paper": {eps: SleighView}}
+    ("paper": :func:`paper_first_order_run` from the same fibre base).
     """
     system = sleigh()
     y0 = sleigh_start()
     t = np.linspace(0.0, t_end, n_t)
     kw = dict(t_eval=t, rtol=RTOL, atol=ATOL, raise_on_failure=True)
-    out = {"nh": nh.simulate(system.nonholonomic(), (0, t_end), y0, **kw), "friction": {}, "reduced": {}}
+    out = {"nh": nh.simulate(system.nonholonomic(), (0, t_end), y0, **kw), "friction": {}, "reduced": {}, "paper": {}}
     for eps in eps_values:
         out["friction"][eps] = nh.simulate(system.friction(eps), (0, t_end), y0, **kw)
         q_f, u_f = system.fibre_base(y0[:3], y0[3:], eps, order=1)
         out["reduced"][eps] = nh.simulate(system.reduced(eps, order=1), (0, t_end), np.r_[q_f, u_f], **kw)
+        out["paper"][eps] = paper_first_order_run(q_f, u_f, eps, t)
     return out
+
+
+def paper_first_order_run(q0, u_D0, eps: float, t) -> sf.SleighView:
+    r"""The paper's own first-order model: the Taylor-truncated field X_NH + eps X^(1)
+    (:func:`first_order_rhs`, corrected sign; text before Eldering's Fig. 7), from the reduced
+    state (q0, u_D0) on D, as a :class:`~nonholo.sleigh_frames.SleighView`. Its slip is the
+    first-order v = eps h_v^(1) = -eps (I m/J) u psi and omega = psi - k v.
+
+    It differs from nonholo's ``reduced(eps, order=1)`` (the P-projected law at v = u + eps h^(1))
+    by O(eps^2) terms of the field."""
+    from scipy.integrate import solve_ivp
+
+    c = constants()
+    x, y, phi = q0
+    u = u_D0[0] * np.cos(phi) + u_D0[1] * np.sin(phi)
+    sol = solve_ivp(first_order_rhs, (t[0], t[-1]), [x, y, phi, u, u_D0[2]], t_eval=t, args=(eps, False, c),
+                    method="DOP853", rtol=RTOL, atol=ATOL)
+    if sol.status != 0:
+        raise RuntimeError(f"X_NH + eps X^(1) at eps = {eps}: {sol.message}")
+    x, y, phi, u, psi = sol.y
+    v = -eps * c.I * c.m / c.J * u * psi
+    return sf.SleighView(sol.t, x, y, phi, u, v, psi - c.k * v, psi)
 
 
 # ------------------------------------------------------------------ the slow manifold (section 6, Fig. 6)

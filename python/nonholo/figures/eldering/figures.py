@@ -11,10 +11,40 @@ from nonholo import sleigh_frames as sf
 
 from ..registry import figure, save
 from .experiments import (
-    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, GREEN, LAYER_END, OMEGA0, PAPER_EPS,
-    PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, caratheodory_table, constants, errata_table,
-    fast_fibres, fig4_orbit, nh_orbit, pendulum_convergence, pendulum_extent, pendulum_runs, reduced_field, sleigh,
-    sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip)
+    BLUE,
+    CARATHEODORY_EPS,
+    ERRATA_MODELS,
+    FIG3_ENERGIES_U,
+    FIG6_EPS,
+    FIG6_ORDER,
+    GREEN,
+    LAYER_END,
+    OMEGA0,
+    ORANGE,
+    PAPER_EPS,
+    PENDULUM_EPS,
+    PENDULUM_START,
+    REALIZATIONS,
+    RED,
+    SLEIGH_T,
+    U0,
+    caratheodory_table,
+    constants,
+    errata_table,
+    fast_fibres,
+    fig4_orbit,
+    nh_orbit,
+    pendulum_convergence,
+    pendulum_extent,
+    pendulum_runs,
+    reduced_field,
+    sleigh,
+    sleigh_convergence,
+    sleigh_runs,
+    sleigh_start,
+    slope,
+    slow_manifold_slip,
+)
 
 
 def _label_2x2(axes, xlabel: str, ylabel: str) -> None:
@@ -156,34 +186,42 @@ def fig5(path: Path) -> dict:
 
 @figure("eldering_fig7")
 def fig7(path: Path) -> dict:
-    """Fig. 7: (u, omega) of the nonholonomic (blue), friction (red) and first-order reduced
-    (green) sleigh. All curves show omega; for the reduced model omega = psi - k v with the slip
-    v = eps h_v^(1)(u, psi) of its own truncated slow manifold (sleigh_frames.view)."""
+    """Fig. 7: (u, omega) of the nonholonomic (blue), friction (red) sleigh, the paper's first-order
+    model X_NH + eps X^(1) (green) and nonholo's ``reduced(eps, order=1)`` (orange). Both first-order
+    models start at the fibre base of the friction start and show omega = psi - k v with their
+    first-order slip v."""
     import matplotlib.pyplot as plt
 
     runs = sleigh_runs()
     ref = sf.view(runs["nh"])
-    fig, axes = _panel_grid(plt, "Eldering Fig. 7: (u, omega); nonholonomic (blue), friction (red), first-order "
-                                 "reduced model (green, omega = psi - k eps h_v^(1)(u, psi));\nsame start and time "
-                                 "span as Fig. 5; the reduced model starts at the fibre base of the friction start")
+    fig, axes = _panel_grid(plt, "Eldering Fig. 7: (u, omega); nonholonomic (blue), friction (red), the paper's "
+                                 "first-order model X_NH + eps X^(1) (green),\nnonholo's first-order reduced model "
+                                 "(orange, dashed); same start and time span as Fig. 5;\nboth first-order models "
+                                 "start at the fibre base of the friction start")
     numbers = {}
     for ax, eps in zip(axes, PAPER_EPS):
-        fr, red = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps])
+        fr, red, pap = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps]), runs["paper"][eps]
         ax.plot(ref.u, ref.omega, color=BLUE, lw=1.6, label="nonholonomic")
         ax.plot(fr.u, fr.omega, color=RED, lw=1.4, label="friction")
-        ax.plot(red.u, red.omega, color=GREEN, lw=1.0, ls="--", label="first order")
+        ax.plot(pap.u, pap.omega, color=GREEN, lw=1.2, label="X_NH + eps X^(1) (paper)")
+        ax.plot(red.u, red.omega, color=ORANGE, lw=1.0, ls="--", label="reduced, order 1 (nonholo)")
         after = fr.t >= LAYER_END  # after the initial layer of the friction run (duration ~ eps/alpha)
-        err_red = float(np.hypot(red.u - fr.u, red.omega - fr.omega)[after].max())
-        err_nh = float(np.hypot(ref.u - fr.u, ref.omega - fr.omega)[after].max())
+
+        def dist(other):
+            return float(np.hypot(other.u - fr.u, other.omega - fr.omega)[after].max())
+
         numbers[eps] = {"u_end_friction": float(fr.u[-1]), "u_end_reduced": float(red.u[-1]),
-                        "u_end_nh": float(ref.u[-1]), "max_dist_nh": err_nh, "max_dist_first_order": err_red}
-        ax.set_title(f"eps = {eps:g}: max distance to friction for t >= {LAYER_END:g}: NH {err_nh:.3f}, "
-                     f"1st order {err_red:.4f}", fontsize=9)
+                        "u_end_paper": float(pap.u[-1]), "u_end_nh": float(ref.u[-1]), "max_dist_nh": dist(ref),
+                        "max_dist_first_order": dist(red), "max_dist_paper": dist(pap)}
+        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\nNH {dist(ref):.3f}, "
+                     f"paper's model {dist(pap):.4f}, nonholo's {dist(red):.4f}", fontsize=9)
         ax.set(xlim=(-2.2, 2.2), ylim=(-0.1, 2.2), xticks=[-2, -1, 0, 1, 2], yticks=[0, 1, 2])
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(fontsize=7.5, loc="upper left")
     _label_2x2(axes, "u", "omega")
     save(fig, path)
+    numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
+                         for key in ("max_dist_nh", "max_dist_first_order", "max_dist_paper")}
     return numbers
 
 
@@ -195,24 +233,30 @@ def fig8(path: Path) -> dict:
     runs = sleigh_runs()
     ref = runs["nh"]
     fig, axes = _panel_grid(plt, "Eldering Fig. 8: contact point of the Fig. 7 orbits: nonholonomic (blue), friction "
-                                 "(red), first-order reduced (green)")
+                                 "(red),\nX_NH + eps X^(1) (green, the paper's model), nonholo's first-order reduced "
+                                 "model (orange, dashed)")
     numbers = {}
     for ax, eps in zip(axes, PAPER_EPS):
-        fr, red = runs["friction"][eps], runs["reduced"][eps]
+        fr, red, pap = runs["friction"][eps], runs["reduced"][eps], runs["paper"][eps]
         ax.plot(ref["x"], ref["y"], color=BLUE, lw=1.6, label="nonholonomic")
         ax.plot(fr["x"], fr["y"], color=RED, lw=1.4, label="friction")
-        ax.plot(red["x"], red["y"], color=GREEN, lw=1.0, ls="--", label="first order")
+        ax.plot(pap.x, pap.y, color=GREEN, lw=1.2, label="X_NH + eps X^(1) (paper)")
+        ax.plot(red["x"], red["y"], color=ORANGE, lw=1.0, ls="--", label="reduced, order 1 (nonholo)")
         d_nh = float(np.hypot(ref["x"] - fr["x"], ref["y"] - fr["y"]).max())
         d_red = float(np.hypot(red["x"] - fr["x"], red["y"] - fr["y"]).max())
-        numbers[eps] = {"max_dist_nh": d_nh, "max_dist_first_order": d_red}
-        ax.set_title(f"eps = {eps:g}: max distance to friction: NH {d_nh:.2f}, 1st order {d_red:.4f}", fontsize=9)
+        d_pap = float(np.hypot(pap.x - fr["x"], pap.y - fr["y"]).max())
+        d_models = float(np.hypot(pap.x - red["x"], pap.y - red["y"]).max())
+        numbers[eps] = {"max_dist_nh": d_nh, "max_dist_first_order": d_red, "max_dist_paper": d_pap,
+                        "paper_vs_nonholo": d_models}
+        ax.set_title(f"eps = {eps:g}; max distance to friction:\nNH {d_nh:.2f}, paper's model {d_pap:.3f}, "
+                     f"nonholo's {d_red:.3f}", fontsize=9)
         ax.set_aspect("equal")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=7.5)
     _label_2x2(axes, "x", "y")
     save(fig, path)
     numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
-                         for key in ("max_dist_nh", "max_dist_first_order")}
+                         for key in ("max_dist_nh", "max_dist_first_order", "max_dist_paper")}
     return numbers
 
 
