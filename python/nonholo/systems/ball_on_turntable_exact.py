@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["circle_rate", "circle", "spiral"]
+__all__ = ["circle_rate", "circle", "spiral", "linearization_roots"]
 
 
 def circle_rate(Omega: float, kappa: float = 0.4) -> float:
@@ -41,3 +41,20 @@ def spiral(t: npt.ArrayLike, nu: float, m: float, r: float, x0: float, y0: float
     V0, z0 = complex(xd0, yd0), complex(x0, y0)
     z = z0 + V0 * (1 - np.exp((-a + 1j * k) * np.asarray(t))) / (a - 1j * k)
     return z.real, z.imag, z0 + V0 * (a + 1j * k) / (a**2 + k**2)
+
+
+def linearization_roots(m: float, r: float, Omega: float, mu: float, nu: float, kappa: float = 0.4) -> np.ndarray:
+    r"""The four eigenvalues of the linear ball (delta = 0) in (x, y, x', y') (note section 3.4
+    item 3; the paper calls them "complicated" and studies them numerically): the roots of
+
+        J s^2 + (c - i I Omega) s - i mu Omega = 0,   J = I + m r^2,  c = mu + nu r^2,  I = kappa m r^2,
+
+    and their conjugates. A root is on the imaginary axis iff nu I = mu m (then s = i I Omega/J):
+    for mu > 0 the orbit grows (largest real part alpha2 > 0) iff nu I < mu m.
+    """
+    I = kappa * m * r**2  # noqa: E741
+    J, c = I + m * r**2, mu + nu * r**2
+    b = c - 1j * I * Omega
+    disc = np.sqrt(b**2 + 4j * J * mu * Omega)
+    s = np.array([(-b + disc) / (2 * J), (-b - disc) / (2 * J)])
+    return np.r_[s, s.conj()]

@@ -8,20 +8,8 @@ import numpy as np
 
 from ..registry import report_section
 from .experiments import (
-    ERRATA_MODELS,
-    FIG6_EPS,
-    FIG6_ORDER,
-    NOTE_CARATHEODORY,
-    NOTE_ENERGY_TABLE,
-    NOTE_FIG1_TABLE,
-    NOTE_PENDULUM_TABLE,
-    NOTE_SLEIGH_TABLE,
-    PAPER_EPS,
-    PENDULUM_CONVERGENCE_EPS,
-    energy_loss_table,
-    pendulum_reduced_table,
-    slope,
-)
+    ERRATA_MODELS, FIG6_EPS, FIG6_ORDER, NOTE_CARATHEODORY, NOTE_ENERGY_TABLE, NOTE_FIG1_TABLE, NOTE_PENDULUM_TABLE,
+    NOTE_SLEIGH_TABLE, PAPER_EPS, PENDULUM_CONVERGENCE_EPS, energy_loss_table, pendulum_reduced_table, slope)
 
 
 # ------------------------------------------------------------------ REPORT.md section

@@ -65,6 +65,7 @@ TABLE1_PRINTED = {
     "mu = nu = 0, delta = 0.005": (4.67, (1.48, 1.61, 1.67, 1.72, 1.75)),
     "nu = 0, delta = 0.005, mu = 6.0": (4.66, (0.79, 0.73, 0.67, 0.61, 0.57)),
 }
+VAK_RADII = (R_BALL, 2 * R_BALL)   # Figs. 11-13: the ball's radius and its diameter (the paper states neither)
 # The note's vakonomic numbers (section 4, section 5 items 7 and 9), r = 1.27 cm.
 VAK_REFERENCE_NOTE = dict(x=11.5022, y=9.0741, xi3=7.9731, lambda1=-361.44, lambda2=371.27)
 VAK_EXIT_NOTE = {"lambda1": {0: 1.025, 50: 1.232, 100: 1.374}, "lambda2": {0: 1.025, 50: 0.949, 100: 0.872},
@@ -158,6 +159,32 @@ def table1(mode: str = "paper_compatible", rtol: float = RTOL, atol: float = ATO
         rows.append(dict(case=case, params=params, period=times[-1] / 5, d=d, times=times, radii=radii,
                          printed=TABLE1_PRINTED[case], leaves_plate=int(outside[0]) + 1 if outside.size else None))
     return rows
+
+
+def table1_radius_equivalence(cases=TABLE1_CASES, rtol: float = RTOL, atol: float = ATOL) -> dict:
+    r"""What Table 1 can and cannot say about the radius.
+
+    Divided by J = I + m r^2 = (7/5) m r^2, the printed (3.6) carries mu/J and the printed rolling
+    term delta m g/J, both proportional to 1/r^2 (nu r^2/J does not depend on r). So r = 2.54 cm
+    with (mu, delta) is the same motion as r = 1.27 cm with (mu/4, delta/4): the table fixes mu/r^2
+    and delta/r^2, not r. The derived rolling term delta m g r^2/J does not depend on r at all,
+    so no radius makes it reproduce the delta rows: the table fixes the sign of the rolling term.
+
+    Returns, per case, the largest difference of crossing times and radii between the two
+    printed-term readings, and the derived term's radii at both radii (r = 2.54 and 1.27 cm).
+    """
+    wide, narrow = ball("paper_compatible", 2 * R_BALL), ball("paper_compatible", R_BALL)
+    derived = {r: ball("derived", r) for r in (2 * R_BALL, R_BALL)}
+    rows = []
+    for case, params in cases:
+        t_wide, r_wide = crossings(wide, params, rtol=rtol, atol=atol)
+        scaled = {k: v / 4 if k in ("mu", "delta") else v for k, v in params.items()}
+        t_narrow, r_narrow = crossings(narrow, scaled, rtol=rtol, atol=atol)
+        rows.append(dict(case=case, scaled_params=scaled, time_difference=float(np.abs(t_wide - t_narrow).max()),
+                         radius_difference=float(np.abs(r_wide - r_narrow).max()), radii_printed_term=r_wide,
+                         radii_derived_term={r: crossings(sys_, params, rtol=rtol, atol=atol)[1]
+                                             for r, sys_ in derived.items()}))
+    return dict(rows=rows)
 
 
 # ----------------------------------------------------------------------------------- vakonomic
@@ -269,3 +296,67 @@ def lemma31_scan(horizon: float = 1.0, span: float = 300.0, n_grid: int = 25, st
                 spin_deviation=float(np.abs(spin(sol) - xi3).max()), integration_error=float(abs(tighter - fun)),
                 nfev=nfev, horizon=horizon, t=t,
                 z_vak=sol["x"] + 1j * sol["y"], z_nh=z_nh, xi3=xi3)
+
+
+# ----------------------------------------------------------------------------------- section 2.4, Fig. 3
+REALIZE_MASSES = (10.0, 100.0, 1000.0, 10000.0)        # M/m (the vakonomic limit M -> infinity)
+REALIZE_DAMPINGS = (10.0, 100.0, 1000.0, 10000.0)      # c/sqrt(k m) (the nonholonomic limit c -> infinity)
+REALIZE_LAMBDAS = (0.0, 0.7, -2.0)                     # vakonomic lambda(0): Prop. 2.8 says they do not matter
+REALIZE_T, REALIZE_START = 20.0, (0.0, 1.0, 0.0, 0.0)  # x, y, x', y': the spring stretched, at rest
+
+
+def realizing_constraints(masses=REALIZE_MASSES, dampings=REALIZE_DAMPINGS, lambdas=REALIZE_LAMBDAS,
+                          t_end: float = REALIZE_T, n_t: int = 2001) -> dict:
+    r"""Section 2.4 / Fig. 3 computed on :func:`nonholo.systems.damped_mass_pair.damped_mass_pair`
+    (m = k = 1; our reading of the figure: a spring between the masses, a dashpot on M).
+
+    The limit motion under x = 0 is x = 0, y = cos t (nonholonomic model; Prop. 2.8: the
+    vakonomic model gives the same motion for every lambda(0)). Large M: the free pair's y; strong
+    damping: the friction model with damping c. Returns the limit, per M and per c the deviation
+    |y - y_lim|(t) and its maxima over [0, t_end] and over the first tenth, the fitted slopes of
+    the maxima against 1/M and 1/c, and the vakonomic deviations from the nonholonomic motion.
+    """
+    from nonholo.systems.damped_mass_pair import damped_mass_pair
+    from nonholo.testing import loglog_slope
+
+    pair, free = damped_mass_pair(), damped_mass_pair(constrained=False)
+    t = np.linspace(0.0, t_end, n_t)
+    kw = dict(t_eval=t, rtol=1e-11, atol=1e-12, raise_on_failure=True)
+    limit = nh.simulate(pair.nonholonomic(), (0, t_end), REALIZE_START, **kw)
+    early = t <= t_end / 10
+
+    def family(runs):
+        dev = {key: np.abs(sol.q[1] - limit.q[1]) for key, sol in runs.items()}
+        return dict(deviation=dev, x_max={key: float(np.abs(sol.q[0]).max()) for key, sol in runs.items()},
+                    max=({key: float(d.max()) for key, d in dev.items()}),
+                    early=({key: float(d[early].max()) for key, d in dev.items()}))
+
+    mass = family({M: nh.simulate(free.nonholonomic(), (0, t_end), REALIZE_START, params={"M": M}, **kw)
+                   for M in masses})
+    damping = family({c: nh.simulate(pair.friction(1.0 / c), (0, t_end), REALIZE_START, **kw) for c in dampings})
+    for fam, keys in ((mass, masses), (damping, dampings)):
+        fam["slope"] = float(loglog_slope(1.0 / np.asarray(keys), [fam["max"][k] for k in keys]))
+    vak = {lam: float(np.abs(nh.simulate(pair.vakonomic(), (0, t_end), [*REALIZE_START, lam], **kw).q - limit.q).max())
+           for lam in lambdas}
+    return dict(t=t, limit=limit.q[1], limit_error=float(np.abs(limit.q[1] - np.cos(t)).max()), mass=mass,
+                damping=damping, vakonomic=vak, t_end=t_end)
+
+
+# ----------------------------------------------------------------------------------- section 3.3, case 3
+CASE3_MU = 6.0                                  # Table 1's mu
+CASE3_NU = tuple(np.linspace(0.0, 12.0, 121))   # nu sweep through both radii's boundaries
+
+
+def case3_eigenvalues(mu: float = CASE3_MU, nus=CASE3_NU, radii=(R_BALL, 2 * R_BALL)) -> dict:
+    r"""Section 3.3, case 3 (delta = 0, mu and nu present): the real parts alpha1 <= alpha2 of the
+    linear ball's eigenvalues against nu at fixed mu, for both radii, and the exact stability
+    boundary nu* = mu m / I = 5 mu / (2 r^2) (closed form,
+    :func:`nonholo.systems.ball_on_turntable_exact.linearization_roots`; the engine's AD
+    linearization equals it: ``tests/test_lewis_murray.py::test_linearization_eigenvalues``)."""
+    out = {}
+    for r in radii:
+        roots = np.array([ball_exact.linearization_roots(M, r, OMEGA, mu, nu) for nu in nus])
+        real = np.sort(roots.real, axis=1)
+        out[r] = dict(nu=np.asarray(nus), alpha1=real[:, 0], alpha2=real[:, -1],
+                      boundary=mu * M / (0.4 * M * r**2), at_nu0=roots[0])
+    return out

@@ -12,8 +12,9 @@ from nonholo.systems.ball_on_turntable import ball_state
 
 from ..registry import figure, save
 from .experiments import (
-    ATOL, CHOICES, IC, MODE_LABELS, MODES, OMEGA, PLATE, RTOL, TABLE1_CASES, TABLE1_PRINTED, _plate_event, ball,
-    circle_oracle, crossings, lemma31_scan, spiral_oracle, table1, vakonomic_family, vakonomic_reference)
+    ATOL, CASE3_MU, CHOICES, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, RTOL, TABLE1_CASES, TABLE1_PRINTED,
+    VAK_RADII, _plate_event, ball, case3_eigenvalues, circle_oracle, crossings, lemma31_scan, realizing_constraints,
+    spiral_oracle, table1, table1_radius_equivalence, vakonomic_family, vakonomic_reference)
 
 
 # ----------------------------------------------------------------------------------- drawing
@@ -113,14 +114,8 @@ def _two_mode_figure(path, params, title) -> dict:
     return out
 
 
-def _family_figure(path, which, label, paper_caption) -> dict:
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import Normalize
-
-    runs = vakonomic_family(which)
-    values = [v for v, _ in runs]
-    cmap, norm = plt.cm.viridis, Normalize(min(values), max(values))
-    fig, ax = plt.subplots(figsize=(7.0, 6.6))
+def _family_panel(ax, runs, label, cmap, norm) -> dict:
+    """One radius of Figs. 11-13: the runs to the plate's edge, exit points, an arrow along the exits."""
     _plate(ax, lim=20.0)
     x_c, y_c = circle_oracle(np.linspace(0, 7 * np.pi / OMEGA, 300))
     ax.plot(x_c, y_c, "k--", lw=0.8, label="nonholonomic orbit")
@@ -131,21 +126,42 @@ def _family_figure(path, which, label, paper_caption) -> dict:
         xe, ye = sol.y_events[0].reshape(-1, sol.y.shape[0])[0, :2]
         ax.plot(xe, ye, "o", color=c, ms=3)
         exits[value] = dict(time=float(sol.t_events[0][0]), point=(float(xe), float(ye)))
-    angles = np.array([np.arctan2(exits[v]["point"][1], exits[v]["point"][0]) for v in values])
-    arc = np.linspace(angles[0], angles[-1], 30)
-    ax.plot(16.2 * np.cos(arc[:-1]), 16.2 * np.sin(arc[:-1]), "k-", lw=1.2)
-    _arrow(ax, 16.2 * np.cos(arc), 16.2 * np.sin(arc), len(arc) - 2, "k")
-    mid = angles.mean()
-    ax.text(17.2 * np.cos(mid), 17.2 * np.sin(mid), f"increasing\n{label.split(' (')[0]}", fontsize=8,
-            ha="left" if np.cos(mid) > 0 else "right", va="center")
+    values = [v for v, _ in runs]
+    angles = np.unwrap([np.arctan2(exits[v]["point"][1], exits[v]["point"][0]) for v in values])
+    if abs(angles[-1] - angles[0]) < np.pi:  # an arrow only where the exits sweep a short arc
+        arc = np.linspace(angles[0], angles[-1], 30)
+        ax.plot(16.2 * np.cos(arc[:-1]), 16.2 * np.sin(arc[:-1]), "k-", lw=1.2)
+        _arrow(ax, 16.2 * np.cos(arc), 16.2 * np.sin(arc), len(arc) - 2, "k")
+        mid = angles.mean()
+        ax.text(17.2 * np.cos(mid), 17.2 * np.sin(mid), f"increasing\n{label.split(' (')[0]}", fontsize=8,
+                ha="left" if np.cos(mid) > 0 else "right", va="center")
     ax.plot(*IC[:2], "ko", ms=4)
-    fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.75, label=label)
-    ax.set_title(paper_caption, fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    _footer(fig, f"Vakonomic model, r = 1.27 cm (not given in the paper); each run stops at the plate's edge "
-                 f"(terminal event x^2 + y^2 = 15^2).\n{CHOICES}.")
+    return exits
+
+
+def _family_figure(path, which, label, paper_caption) -> dict:
+    """Figs. 11-13 for both readings of the ball's radius (the paper states a 2.54 cm diameter and
+    does not say which r its vakonomic runs used)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize
+
+    fig, axes = plt.subplots(1, len(VAK_RADII), figsize=(13.5, 6.6))
+    by_radius = {}
+    for ax, r in zip(axes, VAK_RADII):
+        runs = vakonomic_family(which, r=r)
+        values = [v for v, _ in runs]
+        cmap, norm = plt.cm.viridis, Normalize(min(values), max(values))
+        by_radius[r] = _family_panel(ax, runs, label, cmap, norm)
+        times = [e["time"] for e in by_radius[r].values()]
+        ax.set_title(f"r = {r:g} cm: exits at t = {min(times):.2f} .. {max(times):.2f} s", fontsize=9.5)
+    fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=axes[-1], shrink=0.75, label=label)
+    fig.suptitle(paper_caption + "; left: the ball's true radius, right: its diameter", fontsize=10)
+    _footer(fig, "Vakonomic model; the radius is not given for these runs in the paper. Each run stops at the plate's "
+                 f"edge (terminal event x^2 + y^2 = 15^2).\n{CHOICES}.")
     save(fig, path, layout=False)  # laid out by _footer
-    return dict(values=values, exits=exits)
+    return dict(values=[float(v) for v in by_radius[R_BALL]], exits=by_radius[R_BALL],
+                exits_by_radius={r: ex for r, ex in by_radius.items()})
 
 
 # ----------------------------------------------------------------------------------- figures
@@ -224,9 +240,17 @@ def fig_table1(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     tables = {mode: table1(mode) for mode in MODES}
-    fig, axes = plt.subplots(1, len(TABLE1_CASES), figsize=(15, 3.8), sharey=True)
+    scope = table1_radius_equivalence()
+    fig, axes = plt.subplots(1, len(TABLE1_CASES) + 1, figsize=(17, 3.9), sharey=True)
     i = np.arange(6)
-    for ax, k in zip(axes, range(len(TABLE1_CASES))):
+    period, d = TABLE1_PRINTED["Experiment"]
+    axes[0].plot(i, IC[0] + np.r_[0, np.cumsum(d)], "ks-", mfc="none", lw=0.8,
+                 label=f"paper (printed d_i), T = {period} s")
+    axes[0].axhline(PLATE, color="0.5", lw=0.8, ls="--")
+    axes[0].set_title("Experiment (measured)", fontsize=9)
+    axes[0].set(xlabel="crossing i", ylim=(0, 25))
+    axes[0].legend(fontsize=6, loc="lower left")
+    for ax, k in zip(axes[1:], range(len(TABLE1_CASES))):
         case = TABLE1_CASES[k][0]
         printed = IC[0] + np.r_[0, np.cumsum(TABLE1_PRINTED[case][1])]
         ax.plot(i, printed, "ks", mfc="none", label="paper (printed d_i)")
@@ -239,12 +263,15 @@ def fig_table1(path: Path) -> dict:
         ax.set(xlabel="crossing i", ylim=(0, 25))
         ax.legend(fontsize=6, loc="lower left")
     axes[0].set_ylabel("rho_i (cm); dashed: plate edge")
-    _footer(fig, f"rho_0 = 10, rho_i = 10 + d_1 + ... + d_i; derived-mode radii above 25 cm are off the axes. "
-                 f"{CHOICES}.")
+    _footer(fig, "rho_0 = 10, rho_i = 10 + d_1 + ... + d_i; derived-mode radii above 25 cm are off the axes. The "
+                 "printed (3.6) with r = 2.54 cm and (mu, delta) is the same motion as with r = 1.27 cm and "
+                 f"(mu/4, delta/4): the rows fix the sign of the rolling term, not the radius. {CHOICES}.")
     save(fig, path, layout=False)  # laid out by _footer
-    return {mode: [dict(case=r["case"], period=float(r["period"]), d=r["d"].tolist(), times=r["times"].tolist(),
-                        radii=r["radii"].tolist(), leaves_plate=r["leaves_plate"]) for r in rows]
-            for mode, rows in tables.items()}
+    out = {mode: [dict(case=r["case"], period=float(r["period"]), d=r["d"].tolist(), times=r["times"].tolist(),
+                       radii=r["radii"].tolist(), leaves_plate=r["leaves_plate"]) for r in rows]
+           for mode, rows in tables.items()}
+    out["scope"] = scope
+    return out
 
 
 @figure("lewis_murray_lemma31")
@@ -275,3 +302,85 @@ def fig_lemma31(path: Path) -> dict:
                 integration_error=scan["integration_error"],
                 deviation_at_zero=scan["deviation_at_zero"], spin_deviation=scan["spin_deviation"],
                 horizon=scan["horizon"], nfev=scan["nfev"], span=float(g[-1]))
+
+
+@figure("lewis_murray_fig3_realizing")
+def fig_realizing(path: Path) -> dict:
+    """Section 2.4 / Fig. 3: x = 0 realized by a large mass (vakonomic limit) and by strong
+    damping (nonholonomic limit); both reach the one motion of Prop. 2.8, not uniformly in time."""
+    import matplotlib.pyplot as plt
+
+    r = realizing_constraints()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
+    t = r["t"]
+    for ax, fam, label, cmap in ((axes[0], r["mass"], "M/m", plt.cm.Purples),
+                                 (axes[1], r["damping"], "c/sqrt(k m)", plt.cm.Oranges)):
+        keys = list(fam["deviation"])
+        for key, col in zip(keys, cmap(np.linspace(0.45, 0.95, len(keys)))):
+            ax.semilogy(t[1:], fam["deviation"][key][1:], color=col, lw=1.1, label=f"{label} = {key:g}")
+        ax.set(xlabel="t", ylabel="|y - y_lim| (y_lim = cos t)", ylim=(1e-7, 3))
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8, loc="lower right")
+    axes[0].set_title("large mass M (vakonomic limit):\ndeviation grows with t", fontsize=10)
+    axes[1].set_title("strong damping c (nonholonomic limit):\ndeviation grows with t", fontsize=10)
+    ax = axes[2]
+    for fam, label, color, marker in ((r["mass"], "1/M (mass)", "tab:purple", "o"),
+                                      (r["damping"], "1/c (damping)", "tab:orange", "s")):
+        keys = np.array(list(fam["max"]))
+        ax.loglog(1 / keys, [fam["max"][k] for k in keys], marker + "-", color=color,
+                  label=f"{label}: max over [0, {r['t_end']:g}], slope {fam['slope']:.2f}")
+        ax.loglog(1 / keys, [fam["early"][k] for k in keys], marker + ":", color=color, mfc="none",
+                  label=f"{label}: max over [0, {r['t_end'] / 10:g}]")
+    ax.set(xlabel="1/M or 1/c", ylabel="max |y - y_lim|")
+    ax.set_title("both limits converge like 1/M, 1/c", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7.5)
+    vak = max(r["vakonomic"].values())
+    fig.suptitle("Lewis-Murray section 2.4 / Fig. 3: imposing x = 0 on masses M (x) and m (y) joined by a spring, "
+                 "M damped by c (our reading of the figure; m = k = 1, x(0) = 0, y(0) = 1, at rest).\n"
+                 f"Limit: x = 0, y = cos t. Vakonomic model (x' = 0) from lambda(0) in "
+                 f"{{{', '.join(f'{v:g}' for v in r['vakonomic'])}}}: max distance to the nonholonomic motion "
+                 f"{vak:.1e} (Prop. 2.8)", fontsize=9.5)
+    save(fig, path, rect=(0, 0, 1, 0.92))
+    return dict(mass_slope=r["mass"]["slope"], damping_slope=r["damping"]["slope"], mass_max=r["mass"]["max"],
+                damping_max=r["damping"]["max"], mass_early=r["mass"]["early"], damping_early=r["damping"]["early"],
+                mass_x_max=r["mass"]["x_max"], damping_x_max=r["damping"]["x_max"], vakonomic=r["vakonomic"],
+                limit_error=r["limit_error"], t_end=r["t_end"])
+
+
+@figure("lewis_murray_case3_eigenvalues")
+def fig_case3(path: Path) -> dict:
+    """Section 3.3, case 3: the eigenvalues the paper calls complicated, in closed form."""
+    import matplotlib.pyplot as plt
+
+    study = case3_eigenvalues()
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.8))
+    colors = dict(zip(study, ("tab:blue", "tab:red")))
+    numbers = {}
+    for r, s in study.items():
+        ax.plot(s["nu"], s["alpha2"], color=colors[r], lw=1.6, label=f"alpha2, r = {r:g} cm")
+        ax.plot(s["nu"], s["alpha1"], color=colors[r], lw=1.0, ls="--", label=f"alpha1, r = {r:g} cm")
+        ax.axvline(s["boundary"], color=colors[r], lw=0.8, ls=":")
+        ax.text(s["boundary"], 0.07, f" nu* = {s['boundary']:.2f}", color=colors[r], fontsize=8)
+        numbers[r] = dict(boundary=float(s["boundary"]), alpha2_nu0=float(s["alpha2"][0]),
+                          alpha1_nu0=float(s["alpha1"][0]), roots_nu0=[complex(z) for z in s["at_nu0"][:2]])
+    ax.axhline(0, color="0.4", lw=0.8)
+    ax.set(xlabel="nu (g/s)", ylabel="real part (1/s)", ylim=(-0.3, 0.12),
+           title=f"mu = {CASE3_MU:g}: alpha2 > 0 (growing orbit) iff nu < nu* = 5 mu/(2 r^2)")
+    ax.title.set_fontsize(10)
+    ax.legend(fontsize=8, loc="lower left")
+    mu = np.linspace(0, 12, 200)
+    for r in study:
+        ax2.plot(mu, 2.5 * mu / r**2, color=colors[r], lw=1.4, label=f"nu = 5 mu/(2 r^2), r = {r:g} cm")
+        ax2.fill_between(mu, 0, 2.5 * mu / r**2, color=colors[r], alpha=0.07)
+    ax2.text(9.5, 8.5, "growing below\nthe line of its r\n(nu = 0: always)", fontsize=9, ha="center")
+    ax2.text(3, 14, "decaying above", fontsize=9, ha="center")
+    ax2.set(xlabel="mu (g cm^2/s)", ylabel="nu (g/s)", xlim=(0, 12), ylim=(0, 20),
+            title="stability boundary nu I = mu m (exact)")
+    ax2.title.set_fontsize(10)
+    ax2.legend(fontsize=8, loc="upper left")
+    fig.suptitle("Lewis-Murray section 3.3, case 3 (delta = 0): real parts alpha1 <= alpha2 of the eigenvalues of "
+                 "the linear ball,\nthe roots of J s^2 + (mu + nu r^2 - i I Omega) s - i mu Omega = 0 and their conjugates (closed "
+                 "form; equal to the eigenvalues of nonholo's linearization)", fontsize=10)
+    save(fig, path, rect=(0, 0, 1, 0.92))
+    return numbers
