@@ -11,11 +11,13 @@ Choices the paper does not state, made here and printed on every figure:
   (immaterial: the dynamics do not depend on R);
 - two modes for the nonholonomic runs: "paper-compatible" (the printed rolling-friction term
   of eq. (3.6) and r = 2.54 cm, the ball's diameter, in I and every r^2; note section 3.3: this
-  reproduces Table 1) and "derived" (the true radius r = 1.27 cm and the rolling term derived
+  reproduces Table 1, and so does r = 1.27 cm with mu/4 and delta/4, see
+  :func:`table1_radius_equivalence`) and "derived" (the true radius r = 1.27 cm and the rolling term derived
   from the paper's own force law). m = 66.926 g in both (a 2.54 cm diameter steel ball);
 - time spans: Fig. 5 one period; Fig. 8 60 s; Figs. 9 and 10 the Table 1 span (five returns to
   the positive x-axis); vakonomic runs (Figs. 11-13) until the ball reaches the plate's edge
-  (radius 15 cm), with r = 1.27 cm;
+  (radius 15 cm), drawn for r = 1.27 cm and for r = 2.54 cm (Fig. 13 depends on the choice);
+- section 2.4 / Fig. 3: our reading of the mechanism (:mod:`nonholo.systems.damped_mass_pair`);
 - CVODE BDF with rtol = 1e-10, atol = 1e-12 (the constraint projection after every step).
 
 This module: the computations (experiments returning data); plots in ``figures.py``, report text in
