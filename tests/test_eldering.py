@@ -408,3 +408,15 @@ def test_fig7_fig8_plot_the_papers_model_beside_nonholos(tmp_path):
     for r in (r7, r8):
         assert 1.2 < r["slopes"]["max_dist_paper"] < 2.2 and 1.2 < r["slopes"]["max_dist_first_order"] < 2.2
         assert r["slopes"]["max_dist_nh"] < 1.0
+
+
+def test_appendix_a_41_44_printed_and_corrected():
+    """Eqs. (41) and (44) evaluated in the sleigh's G-orthogonal frame against nonholo's Christoffel
+    symbols (eq. (43)) and geodesic equation: the corrected signs agree to round-off, the printed
+    ones are off by O(1) (with kappa constant, the printed (44) is the negated acceleration)."""
+    r = E.appendix_a_errata()
+    assert r["41_corrected"] < 1e-13 and r["44_corrected"] < 1e-13 * r["44_scale"]
+    assert r["41_printed"] > 0.5 and r["41_difference"] > 0.5
+    assert r["44_printed"] == pytest.approx(2 * r["44_scale"], rel=1e-12)   # printed (44) = -dot(v)
+    q, v = np.array([0.3, -1.0, 0.8]), np.array([0.7, -0.4, 1.1])
+    assert np.allclose(E.appendix_a_acceleration(q, v, printed=True), -E.free_frame_acceleration(q, v), atol=1e-14)

@@ -433,3 +433,89 @@ def pendulum_convergence(orders=(0, 1, 2)):
     """nh.studies.convergence for the friction pendulum from rest at theta = -pi/4 on [0, 3]."""
     return nh.studies.convergence(planar_particle(G, "friction"), PENDULUM_CONVERGENCE_EPS, PENDULUM_START, (0, 3),
                                   orders=orders, progress=False)
+
+
+# ------------------------------------------------------------------ Appendix A, eqs. (41), (43), (44)
+def sleigh_frame(phi: float, c: sf.SleighConstants | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The G-orthogonal frame of section 7.1 (columns f_1, f_2, f_3) at heading phi and its
+    derivative d/dphi (the frame depends on phi only). Shapes (3, 3)."""
+    c = c or constants()
+    s, co = np.sin(phi), np.cos(phi)
+    F = np.array([[co, -s, 0.0], [s, co, 0.0], [0.0, -c.k, 1.0]])
+    dF = np.array([[-s, -co, 0.0], [co, -s, 0.0], [0.0, 0.0, 0.0]])
+    return F, dF
+
+
+def _frame_geometry(q, c=None):
+    """kappa = F^T G F, its inverse, the structure functions C^al_{be ga} ([f_be, f_ga] = C^al_{be ga}
+    f_al) and the frame with its phi-derivative, from nonholo's metric at q."""
+    system = sleigh()
+    F, dF = sleigh_frame(q[2], c)
+    G = system.metric_at(q)
+    kappa = F.T @ G @ F
+    Finv = np.linalg.inv(F)
+    # D_{f_be} f_ga = dF[:, ga] * f_be^phi (only phi-dependence); bracket = D_{f_be} f_ga - D_{f_ga} f_be
+    D = np.einsum("ig,b->igb", dF, F[2])                  # D[i, ga, be] = d_phi f^i_ga f^phi_be
+    bracket = D - D.transpose(0, 2, 1)                    # [f_be, f_ga]^i at [i, ga, be]
+    C = np.einsum("ai,igb->abg", Finv, bracket)           # C^al_{be ga}
+    return F, dF, Finv, kappa, np.linalg.inv(kappa), C, D
+
+
+def appendix_a_connection(q, printed: bool = False) -> np.ndarray:
+    r"""conn^eta_{ga de} of eq. (41) (frame metric constant, so only the structure-function terms):
+
+        conn^eta_{ga de} = 1/2 (C^eta_{de ga} + kappa_{al ga} kappa^{eta be} C^al_{be de}
+                                +- kappa_{al de} kappa^{eta be} C^al_{be ga}),
+
+    "+" (Koszul formula, corrected) or "-" (printed). Array [eta, ga, de]."""
+    *_, kappa, kinv, C, _ = _frame_geometry(q)
+    sign = -1.0 if printed else 1.0
+    return 0.5 * (np.einsum("edg->egd", C) + np.einsum("ag,eb,abd->egd", kappa, kinv, C)
+                  + sign * np.einsum("ad,eb,abg->egd", kappa, kinv, C))
+
+
+def change_of_frame_connection(q) -> np.ndarray:
+    r"""conn^al_{be ga} of eq. (43) from nonholo's Christoffel symbols:
+    lambda^al_i (Gamma^i_jk f^j_be f^k_ga + (d_k f^i_be) f^k_ga), array [al, be, ga]."""
+    F, _, Finv, *_, D = _frame_geometry(q)
+    Gamma = sleigh().christoffel(q)
+    return np.einsum("ai,ijk,jb,kg->abg", Finv, Gamma, F, F) + np.einsum("ai,ibg->abg", Finv, D)
+
+
+def appendix_a_acceleration(q, v, printed: bool = False) -> np.ndarray:
+    r"""dot(v)^al of eq. (44) for the free sleigh in the frame (kappa constant):
+    -kappa^{al de} (-+ kappa_{eta ga} C^eta_{be de}) v^be v^ga; "-" corrected, "+" printed."""
+    *_, kappa, kinv, C, _ = _frame_geometry(q)
+    sign = 1.0 if printed else -1.0
+    return -np.einsum("ad,eg,ebd,b,g->a", kinv, kappa, sign * C, v, v)
+
+
+def free_frame_acceleration(q, v) -> np.ndarray:
+    """dot(v) of the free (unconstrained, frictionless) sleigh in the frame, from nonholo's
+    geodesic equation qdd = -Gamma(qd, qd): dot(v) = F^-1 (qdd - dF/dt v)."""
+    F, dF, Finv, *_ = _frame_geometry(q)
+    qd = F @ v
+    qdd = -np.einsum("ijk,j,k->i", sleigh().christoffel(q), qd, qd)
+    return Finv @ (qdd - dF @ v * qd[2])
+
+
+def appendix_a_errata(points: int = 8, seed: int = 0) -> dict:
+    """Eqs. (41) and (44), printed and corrected, against nonholo's Christoffel symbols at random
+    states of the sleigh: the largest residuals and the largest printed-minus-corrected difference."""
+    rng = np.random.default_rng(seed)
+    out = {key: 0.0 for key in ("41_corrected", "41_printed", "44_corrected", "44_printed", "41_difference",
+                                "44_difference", "44_scale")}
+    for _ in range(points):
+        q, v = rng.uniform(-2, 2, 3), rng.uniform(-1.5, 1.5, 3)
+        ref = change_of_frame_connection(q)
+        c41 = {p: appendix_a_connection(q, p) for p in (False, True)}
+        acc = free_frame_acceleration(q, v)
+        c44 = {p: appendix_a_acceleration(q, v, p) for p in (False, True)}
+        out["41_corrected"] = max(out["41_corrected"], float(np.abs(c41[False] - ref).max()))
+        out["41_printed"] = max(out["41_printed"], float(np.abs(c41[True] - ref).max()))
+        out["41_difference"] = max(out["41_difference"], float(np.abs(c41[True] - c41[False]).max()))
+        out["44_corrected"] = max(out["44_corrected"], float(np.abs(c44[False] - acc).max()))
+        out["44_printed"] = max(out["44_printed"], float(np.abs(c44[True] - acc).max()))
+        out["44_difference"] = max(out["44_difference"], float(np.abs(c44[True] - c44[False]).max()))
+        out["44_scale"] = max(out["44_scale"], float(np.abs(acc).max()))
+    return out

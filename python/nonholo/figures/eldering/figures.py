@@ -11,7 +11,7 @@ from nonholo import sleigh_frames as sf
 
 from ..registry import figure, save
 from .experiments import (
-    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, GREEN, LAYER_END, OMEGA0, ORANGE,
+    appendix_a_errata, BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, GREEN, LAYER_END, OMEGA0, ORANGE,
     PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, caratheodory_table, constants,
     errata_table, fast_fibres, fig4_orbit, nh_orbit, pendulum_convergence, pendulum_extent, pendulum_runs,
     reduced_field, sleigh, sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip)
@@ -321,7 +321,7 @@ def fig_errata(path: Path) -> dict:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     save(fig, path)
-    return {"rows": rows, "slopes": slopes}
+    return {"rows": rows, "slopes": slopes, "appendix_a": appendix_a_errata()}
 
 
 @figure("eldering_convergence")

@@ -134,6 +134,15 @@ def _report_tables(results) -> list:
                      f"is O(eps), {r[0.0025]['first order, printed phi sign'] / r[0.0025]['first order, corrected']:.0f}"
                      " times the corrected model's at eps = 0.0025. The corrected forms converge like eps^2. "
                      "Formulas and tests: docs/errata.md.\n")
+        ap = re.get("appendix_a")
+        if ap:
+            lines.append("Appendix A, eqs. (41) and (44), evaluated in the sleigh's G-orthogonal frame at 8 random "
+                         "states against (43) with nonholo's Christoffel symbols and against the geodesic equation: "
+                         f"corrected signs, largest residuals {ap['41_corrected']:.0e} and {ap['44_corrected']:.0e}; "
+                         f"printed signs, {ap['41_printed']:.2f} for the connection (41) and {ap['44_printed']:.2f} "
+                         f"for the acceleration (44), twice the largest acceleration {ap['44_scale']:.2f} (the printed "
+                         "(44) is the negated acceleration here, since the frame metric is constant). Test: "
+                         "`tests/test_eldering.py::test_appendix_a_41_44_printed_and_corrected`.\n")
     lines += ["### Energy lost to friction (note section 5 item 10)\n"]
     rows = energy_loss_table()
     lines += ["From (u0, omega0, v0) = (-1.5, 1, 0) to t = 80 (ours / the note's):\n",
