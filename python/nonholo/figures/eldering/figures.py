@@ -53,6 +53,14 @@ def fig1(path: Path) -> dict:
     return {"extent": {f"{name}, {eps:g}": pendulum_extent(sol) for (name, eps), sol in runs.items()}}
 
 
+def _start_markers(ax, x, y, t):
+    """The same markers in Figs. 3 and 4: an open blue circle where the drawn orbit begins
+    (t = -6), a black dot at t = 0 (u0, omega0) = (-1.5, 1)."""
+    i0 = int(np.argmin(np.abs(t)))
+    ax.plot(x[0], y[0], "o", mfc="white", mec=BLUE, ms=6, mew=1.5, zorder=5, label=f"t = {t[0]:g}")
+    ax.plot(x[i0], y[i0], "ko", ms=5, zorder=5, label="t = 0: (u, omega) = (-1.5, 1)")
+
+
 @figure("eldering_fig3")
 def fig3(path: Path) -> dict:
     """Fig. 3: the (u, omega) phase plot of the nonholonomic sleigh: half-ellipses
@@ -73,8 +81,8 @@ def fig3(path: Path) -> dict:
             ax.plot(v.u, v.omega, color="0.35", lw=0.9)
             ellipse_error = max(ellipse_error, float(np.abs(c.m * v.u**2 + c.J * v.omega**2 - U**2 * c.m).max()))
     orbit = fig4_orbit()
-    ax.plot(orbit["u"], orbit["omega"], color=BLUE, lw=2.2, label="orbit of Fig. 4 (u0, omega0) = (-1.5, 1)")
-    ax.plot(orbit["u"][0], orbit["omega"][0], "o", color=BLUE, ms=4)
+    ax.plot(orbit["u"], orbit["omega"], color=BLUE, lw=2.2, label="orbit of Fig. 4, t in [-6, 14]")
+    _start_markers(ax, orbit["u"], orbit["omega"], orbit["t"])
     ax.axhline(0, color="k", lw=1.6, label="u axis: equilibria (stable for u > 0)")
     ax.set(xlabel="u", ylabel="omega", xlim=(-2.2, 2.2), ylim=(-2.2, 2.2), xticks=[-2, -1, 0, 1, 2],
            yticks=[-2, -1, 0, 1, 2],
@@ -95,7 +103,7 @@ def fig4(path: Path) -> dict:
     o = fig4_orbit()
     fig, ax = plt.subplots(figsize=(6.4, 6.0))
     ax.plot(o["x"], o["y"], color=BLUE, lw=1.6)
-    ax.plot(0, 0, "ko", ms=4)
+    _start_markers(ax, o["x"], o["y"], o["t"])
     ax.annotate("t = 0: u = -1.5, omega = 1, phi = pi", (0, 0), (-5.5, 1.0), fontsize=8,
                 arrowprops=dict(arrowstyle="->"))
     for i in (0, len(o["t"]) - 1):
@@ -260,12 +268,15 @@ def fig6(path: Path) -> dict:
         ax.plot([v.u[0]], [v.psi[0]], [v.v[0]], "o", color=RED, ms=4)
         (u0, psi0, v0), (ub, pb, hb) = fb["start"], fb["base"]
         ax.plot([u0, ub], [psi0, pb], [v0, hb], color="k", ls="--", lw=1.0)   # fibre (to first order)
-        ax.plot([ub, ub], [pb, pb], [hb, 0.0], color="tab:orange", ls=":", lw=1.4)  # pr: D_eps -> D
-    ax.set(xlabel="u", ylabel="psi", zlabel="v (slip)")
+        ax.plot([ub, ub], [pb, pb], [hb, 0.0], color="tab:orange", ls="-", lw=2.6)  # pr: D_eps -> D
+        ax.plot([ub], [pb], [0.0], "s", color="tab:orange", ms=5)
+    ax.set(xlabel="u", ylabel="psi", zlabel="v (slip)", xticks=[-2, -1, 0, 1, 2], yticks=[-2, -1, 0, 1, 2],
+           zticks=[-1, 0, 1])
+    ax.tick_params(labelsize=8, pad=1)
     ax.view_init(elev=22, azim=-58)
     ax.set_title(f"D_eps: v = h_eps(u, psi) (order {order}, eps = {eps:g}) over D = {{v = 0}} (grey);\n"
                  "arrows: reduced field; red: friction runs from off D_eps; dashed: fast fibres to their base "
-                 "(fibre_base);\norange dotted: pr onto D", fontsize=9)
+                 "(fibre_base);\norange (thick, square at the foot): the projection pr onto D", fontsize=9)
 
     ax2 = fig.add_subplot(1, 2, 2)
     for fb in fibres:
@@ -276,10 +287,10 @@ def fig6(path: Path) -> dict:
     ax2.semilogy(tt, d0 * np.exp(-c.mu * c.alpha * tt), "k--", lw=1.0,
                  label=f"exp(-alpha t/eps), alpha = (I + m a^2)/(I m) = {c.alpha:.2f}")
     floor = max(fb["distance"][fb["view"].t >= 10 * eps].max() for fb in fibres)
-    ax2.axhline(floor, color="0.5", lw=0.8, ls=":", label=f"max for t >= 10 eps (truncation error): {floor:.1e}")
+    ax2.axhline(floor, color="0.5", lw=0.8, ls=":", label=f"largest value for t >= 10 eps: {floor:.1e}")
     ax2.set(xlabel="t / eps", ylabel="|v - h_eps(u, psi)|", xlim=(0, 15),
             title="distance to D_eps along the friction runs: attraction at the rate alpha/eps,\n"
-                  f"down to the O(eps^{order + 1}) error of the truncated series")
+                  f"until it reaches the size of the truncated series' error, O(eps^{order + 1})")
     ax2.title.set_fontsize(9)
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3, which="both")

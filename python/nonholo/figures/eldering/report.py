@@ -30,8 +30,10 @@ def _report_fig1(r) -> list:
                      f"| {e['r_end']:.3f} | [{yr[0]:.2f}, {yr[1]:.2f}], {r10:.2f} | {e['max_r_dev']:.3g} | "
                      f"{e['max_r_dot']:.3g} |")
     lines.append("\nThe paper's tick ranges for panels (b) and (c) stop at y = -1.6 and -2.0; the eps = 0.01 curves "
-                 "reach y = -1.98 and -6.22 (as in the note's independent RK4 runs), so the printed panels are "
-                 "clipped or were made with other settings. The qualitative claims hold: max abs(r - 1)/eps is "
+                 "reach y = -1.98 and -6.22 (as in the note's independent RK4 runs, and in "
+                 "`tests/test_eldering.py::test_fig1_extents_are_the_notes_and_exceed_the_printed_ticks`). The "
+                 "mismatch is unexplained: the paper's stated models, start and time span give the longer curves, "
+                 "and its text gives no other settings. The qualitative claims hold: max abs(r - 1)/eps is "
                  "the same for both eps with the potential (O(eps) for all time), r' stays O(eps) with friction "
                  "while r drifts, and with inertia r' grows.\n")
     return lines
@@ -69,7 +71,8 @@ def _report_sleigh_figs(results) -> list:
                      "D_eps with their fibre bases. Fitted decay rates of abs(v - h_eps), times eps: "
                      + ", ".join(f"{x:.3f}" for x in r6["decay_rates_times_eps"])
                      + f" (theory: alpha = {r6['alpha']:.3f} to leading order); after the layer the distance "
-                     f"settles at the truncation floor {r6['floor']:.1e} = O(eps^{FIG6_ORDER + 1}).\n")
+                     f"is at most {r6['floor']:.1e} for t >= 10 eps, the size O(eps^{FIG6_ORDER + 1}) of the truncation error of "
+                     "the series; it is a value, not a floor: the curves keep changing (two dip through zero).\n")
     lines += ["### Figs. 7 and 8: the first-order models follow the friction sleigh\n",
               "![Fig. 7](eldering_fig7.png)\n", "![Fig. 8](eldering_fig8.png)\n"]
     r7, r8 = results.get("eldering_fig7"), results.get("eldering_fig8")

@@ -245,10 +245,14 @@ def fig_work_precision(path: Path) -> dict:
         err = [r["error"] for r in rows]
         axes[0].loglog([r["wall"] * 1e3 for r in rows], err, style, color=color, ms=5, label=labels[method])
         axes[1].loglog([r["evaluations"] for r in rows], err, style, color=color, ms=5, label=labels[method])
-        for r in rows[:: 2 if method != "discrete" else 1]:
-            text = f"h={r['setting']:g}" if method == "discrete" else f"{r['setting']:.0e}"
-            axes[0].annotate(text, (r["wall"] * 1e3, r["error"]), fontsize=6, color=color, xytext=(3, 3),
-                             textcoords="offset points")
+        # settings labelled on the evaluations panel, where the curves are apart: Adams to the left,
+        # BDF to the right, the discrete steps above
+        offset, align = {"discrete": ((2, 5), "left"), "CVODE BDF": ((6, -2), "left"),
+                         "CVODE Adams": ((-6, -2), "right")}[method]
+        for r in rows[:: 3 if method != "discrete" else 1]:
+            text = f"h = {r['setting']:g}" if method == "discrete" else f"rtol {r['setting']:.0e}"
+            axes[1].annotate(text, (r["evaluations"], r["error"]), fontsize=6.5, color=color, xytext=offset,
+                             textcoords="offset points", ha=align)
     axes[0].set(xlabel="wall time per run [ms] (median of 5)", ylabel="max error of (x, y, theta) on [0, 12]",
                 title="error against wall time")
     axes[1].set(xlabel="RHS evaluations (CVODE) / Newton iterations (discrete: residual + AD Jacobian)",
@@ -258,6 +262,7 @@ def fig_work_precision(path: Path) -> dict:
         ax.set_ylim(top=1.0)
         ax.legend(fontsize=7.5, loc="upper right")
     axes[0].set_xlim(right=axes[0].get_xlim()[1] * 2.5)
+    axes[1].set_xlim(left=axes[1].get_xlim()[0] / 1.6)
     fig.suptitle(f"Sleigh J = m = a = 1, v0 = {V0:g}, omega0 = {OMEGA0:g}, t in [0, {WP_T:g}]; reference: closed form "
                  f"(theta) and its quadrature (x, y); discrete error slope {wp['discrete_slope']:.2f} in h",
                  fontsize=9.5)

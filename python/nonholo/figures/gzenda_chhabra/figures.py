@@ -177,7 +177,8 @@ def fig_convergence(path: Path) -> dict:
         nh.plot.convergence(study, ax=axes[0, col])
         axes[0, col].set_title(f"{titles[name]}: reduced model of order K", fontsize=9)
         nh.plot.convergence(study, ax=axes[1, col], which="slips")
-        for ax in axes[:, col]:
+        for ax in axes[:, col]:  # one labelled tick per eps of the study
+            ax.set_xticks(list(study.eps), [f"{e:g}" for e in study.eps])
             ax.xaxis.set_minor_formatter(NullFormatter())
         axes[1, col].set_title(f"{name}: |P_perp v - sum_(k<=K) eps^k h^(k)| along the friction model", fontsize=9)
     fig.suptitle("Reduced models of order K (0 = nonholonomic) against the friction model started on the slow "
