@@ -420,3 +420,37 @@ def test_appendix_a_41_44_printed_and_corrected():
     assert r["44_printed"] == pytest.approx(2 * r["44_scale"], rel=1e-12)   # printed (44) = -dot(v)
     q, v = np.array([0.3, -1.0, 0.8]), np.array([0.7, -0.4, 1.1])
     assert np.allclose(E.appendix_a_acceleration(q, v, printed=True), -E.free_frame_acceleration(q, v), atol=1e-14)
+
+
+def test_theorem_3_iii_uniform_pseudo_solution():
+    """Theorem 3(iii) on the sleigh: on [1, 30] the friction solution stays within O(eps) of its
+    projection xbar onto D and xbar is an O(eps)-pseudo-solution of X_NH (slopes 1 +- 0.15), while
+    the distance to the true nonholonomic solution grows by more than 50x over the window."""
+    r = E.theorem3_pseudo_solution(eps_values=(0.02, 0.01), t_end=30.0, n_t=3001)
+    assert 0.85 < r["slopes"]["off_D"] < 1.15 and 0.85 < r["slopes"]["defect"] < 1.15
+    for row in r["rows"].values():
+        assert row["off_D"] < 2 * 0.04 and row["defect"] < 2 * 0.04
+        assert row["gap_end"] > 50 * row["gap_t0"]
+
+
+def test_footnote_6_phase_error_grows_like_2_eps_l3_t():
+    """Footnote 6: the potential realization without gravity lags the constrained rotation; the
+    phase error rate divided by eps l^3 is 2 within 5% and approaches it as eps decreases."""
+    r = E.footnote6_phase_drift(eps_values=(0.004, 0.001), l=1.0, t_end=30.0, n_t=1501)
+    ratios = r["rate_over_eps_l3"]
+    assert all(1.9 < v < 2.05 for v in ratios.values())
+    assert abs(ratios[0.001] - 2) < abs(ratios[0.004] - 2)
+
+
+def test_noncompact_counterexample_and_the_chi_erratum():
+    """Section 6's counterexample: the friction model's distance to D falls with eps at a fixed start
+    but grows with y(0) (no uniform bound); with chi and 1 - chi as printed the nonholonomic
+    particle never moves, contradicting the narrative, while with the corrected D it runs off."""
+    r = E.noncompact_counterexample_runs(y0_values=(1.0, 8.0), eps_values=(0.01, 0.005), n_t=301)
+    off = r["off_D"]
+    for eps in (0.01, 0.005):
+        assert off[(8.0, eps)] > 3 * off[(1.0, eps)]
+    for y0 in (1.0, 8.0):
+        assert off[(y0, 0.005)] < 0.75 * off[(y0, 0.01)]
+        assert np.abs(r["printed_nh"][y0] - r["printed_nh"][y0][:, :1]).max() < 1e-10
+        assert r["nh"][y0][0, -1] > 10

@@ -202,8 +202,7 @@ def test_work_precision_numbers(tmp_path):
     for method in ("CVODE BDF", "CVODE Adams"):
         assert best[method]["evaluations"] < best["discrete"]["evaluations"] / 5
         assert best[method]["steps"] < best["discrete"]["steps"] / 5
-    # wall time: 15x measured on the reference machine; 3x leaves room for a loaded machine
-    assert min(best[m]["wall_min"] for m in ("CVODE BDF", "CVODE Adams")) < best["discrete"]["wall_min"] / 3
+    # wall times are measured in benchmarks/discrete_sleigh_work_precision.py, not asserted by a test
 
 
 def test_long_runs_energy_bounded_for_discrete_and_drifting_for_cvode(tmp_path):

@@ -519,3 +519,100 @@ def appendix_a_errata(points: int = 8, seed: int = 0) -> dict:
         out["44_difference"] = max(out["44_difference"], float(np.abs(c44[True] - c44[False]).max()))
         out["44_scale"] = max(out["44_scale"], float(np.abs(acc).max()))
     return out
+
+
+# ------------------------------------------------------------------ section 6: Theorem 3(iii), footnote 6, counterexample
+FOOTNOTE6_EPS = (0.004, 0.002, 0.001)      # pendulum without gravity, potential realization
+FOOTNOTE6_L, FOOTNOTE6_T = 1.0, 60.0       # initial tangential speed l, horizon
+
+
+def footnote6_phase_drift(eps_values=FOOTNOTE6_EPS, l: float = FOOTNOTE6_L, t_end: float = FOOTNOTE6_T,
+                          n_t: int = 3001) -> dict:
+    r"""Footnote 6: the potential realization (6) of the pendulum without gravity, started on S^1
+    with tangential speed l, against the constrained motion theta = l t. The particle rides at
+    r ~ 1 + eps l^2 and turns slower; the phase error grows like 2 eps l^3 t (derived estimate of
+    the note, section 2): convergence is not uniform in time. Returns per eps the phase error
+    theta(t) - l t, its fitted rate and the rate divided by eps l^3."""
+    t = np.linspace(0.0, t_end, n_t)
+    out = {"t": t, "phase_error": {}, "rate": {}, "rate_over_eps_l3": {}}
+    for eps in eps_values:
+        system = planar_particle(0.0, "potential", eps=eps)
+        sol = nh.simulate(system.nonholonomic(), (0, t_end), [1.0, 0.0, 0.0, l], t_eval=t, rtol=1e-11, atol=1e-13,
+                          raise_on_failure=True)
+        err = np.unwrap(np.arctan2(sol.q[1], sol.q[0])) - l * t
+        rate = float(np.polyfit(t, err, 1)[0])
+        out["phase_error"][eps], out["rate"][eps], out["rate_over_eps_l3"][eps] = err, rate, -rate / (eps * l**3)
+    return out
+
+
+THEOREM3_EPS = (0.04, 0.02, 0.01, 0.005)
+THEOREM3_T0, THEOREM3_T = 1.0, 60.0
+
+
+def theorem3_pseudo_solution(eps_values=THEOREM3_EPS, t0: float = THEOREM3_T0, t_end: float = THEOREM3_T,
+                             n_t: int = 6001) -> dict:
+    r"""Theorem 3(iii) on the sleigh: the friction solution x_eps(t) from the Fig. 5 start stays, on
+    [t0, t_end], within O(eps) of the curve xbar(t) = (q(t), P v(t)) in D (its projection), and
+    xbar is an O(eps)-pseudo-solution of X_NH: |dxbar/dt - X_NH(xbar)| = O(eps) uniformly (the
+    derivative by central differences on the output grid). The distance of the friction solution
+    to the true nonholonomic solution from the projected start grows with t instead.
+
+    Returns per eps: the largest |v - P v| and the largest defect on [t0, t_end], the distance of
+    the contact points to the nonholonomic run at t0 and t_end, and fitted slopes against eps."""
+    from nonholo.testing import loglog_slope
+
+    system = sleigh()
+    y0 = sleigh_start()
+    t = np.linspace(0.0, t_end, n_t)
+    kw = dict(t_eval=t, rtol=1e-11, atol=1e-12, raise_on_failure=True)
+    reference = nh.simulate(system.nonholonomic(), (0, t_end), np.r_[y0[:3], system.project(y0[:3], y0[3:])], **kw)
+    nh_model = system.nonholonomic()
+    late = t >= t0
+    rows = {}
+    for eps in eps_values:
+        fr = nh.simulate(system.friction(eps), (0, t_end), y0, **kw)
+        u = np.array([system.project(q, v) for q, v in zip(fr.q.T, fr.v.T)]).T     # P v (b = 0)
+        xbar = np.vstack([fr.q, u])
+        dxbar = np.gradient(xbar, t, axis=1, edge_order=2)
+        field = np.array([nh_model.rhs(ti, yi) for ti, yi in zip(t, xbar.T)]).T
+        defect = np.abs(dxbar - field)[:, late][:, 1:-1].max(axis=0)
+        off_D = np.linalg.norm(fr.v - u, axis=0)
+        gap = np.hypot(*(fr.q[:2] - reference.q[:2]))
+        rows[eps] = dict(off_D=float(off_D[late].max()), defect=float(defect.max()),
+                         gap_t0=float(gap[np.searchsorted(t, t0)]), gap_end=float(gap[-1]), gap=gap)
+    eps = list(eps_values)
+    slopes = {key: loglog_slope(eps, [rows[e][key] for e in eps]) for key in ("off_D", "defect")}
+    return dict(t=t, rows=rows, slopes=slopes, t0=t0, t_end=t_end)
+
+
+COUNTER_Y0 = (1.0, 2.0, 4.0, 8.0)
+COUNTER_EPS = (0.02, 0.01, 0.005)
+COUNTER_X0, COUNTER_T = 0.1, 6.0
+
+
+def noncompact_counterexample_runs(y0_values=COUNTER_Y0, eps_values=COUNTER_EPS, t_end: float = COUNTER_T,
+                                   n_t: int = 1201) -> dict:
+    r"""Section 6's noncompact counterexample (:mod:`nonholo.systems.noncompact_counterexample`): from
+    x(0) = 0.1, y(0) = y0, at rest. With the corrected D the particle accelerates along x and turns
+    with the distribution; the friction model's largest distance to D, max |A v| (|A| <= 1), grows
+    with y0 at fixed eps (no bound uniform in the start), and falls with eps at fixed y0. With the
+    printed D (chi and 1 - chi swapped) the nonholonomic particle does not move at all."""
+    from nonholo.systems.noncompact_counterexample import noncompact_counterexample
+
+    t = np.linspace(0.0, t_end, n_t)
+    kw = dict(t_eval=t, rtol=1e-10, atol=1e-12, raise_on_failure=True)
+    corrected, printed = noncompact_counterexample(), noncompact_counterexample(printed=True)
+
+    def off_D(sol):
+        return np.array([corrected.constraint_matrix(q)[0][0] @ v for q, v in zip(sol.q.T, sol.v.T)])
+
+    out = {"t": t, "nh": {}, "friction": {}, "off_D": {}, "printed_nh": {}}
+    for y0 in y0_values:
+        start = [COUNTER_X0, y0, 0.0, 0.0]
+        out["nh"][y0] = nh.simulate(corrected.nonholonomic(), (0, t_end), start, **kw).q
+        out["printed_nh"][y0] = nh.simulate(printed.nonholonomic(), (0, t_end), start, **kw).q
+        for eps in eps_values:
+            sol = nh.simulate(corrected.friction(eps), (0, t_end), start, **kw)
+            out["friction"][(y0, eps)] = sol.q
+            out["off_D"][(y0, eps)] = float(np.abs(off_D(sol)).max())
+    return out

@@ -11,10 +11,11 @@ from nonholo import sleigh_frames as sf
 
 from ..registry import figure, save
 from .experiments import (
-    appendix_a_errata, BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, GREEN, LAYER_END, OMEGA0, ORANGE,
-    PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, caratheodory_table, constants,
-    errata_table, fast_fibres, fig4_orbit, nh_orbit, pendulum_convergence, pendulum_extent, pendulum_runs,
-    reduced_field, sleigh, sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip)
+    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END,
+    OMEGA0, ORANGE, PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata,
+    caratheodory_table, constants, errata_table, fast_fibres, fig4_orbit, footnote6_phase_drift, nh_orbit,
+    noncompact_counterexample_runs, pendulum_convergence, pendulum_extent, pendulum_runs, reduced_field, sleigh,
+    sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip, theorem3_pseudo_solution)
 
 
 def _label_2x2(axes, xlabel: str, ylabel: str) -> None:
@@ -394,3 +395,58 @@ def fig_caratheodory(path: Path) -> dict:
     ax2.grid(alpha=0.3, which="both")
     save(fig, path)
     return {"rows": rows}
+
+
+@figure("eldering_section6")
+def fig_section6(path: Path) -> dict:
+    """Section 6: Theorem 3(iii) measured on the sleigh, footnote 6 (the potential realization is
+    not uniform in time either) and the noncompact counterexample with the corrected chi."""
+    import matplotlib.pyplot as plt
+
+    th3, fn6, ce = theorem3_pseudo_solution(), footnote6_phase_drift(), noncompact_counterexample_runs()
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.4))
+    ax = axes[0]
+    eps = np.array(sorted(th3["rows"]))
+    rows = th3["rows"]
+    for key, label, style in (("off_D", f"max |v - P v| on [{th3['t0']:g}, {th3['t_end']:g}]", "o-"),
+                              ("defect", "max |dxbar/dt - X_NH(xbar)| (pseudo-solution defect)", "s-"),
+                              ("gap_t0", f"distance to the NH solution at t = {th3['t0']:g}", "^:"),
+                              ("gap_end", f"distance to the NH solution at t = {th3['t_end']:g}", "v:")):
+        ax.loglog(eps, [rows[e][key] for e in eps], style, label=label)
+    ax.set(xlabel="eps", ylabel="distance", xticks=list(eps))
+    ax.set_xticklabels([f"{e:g}" for e in eps])
+    ax.minorticks_off()
+    ax.set_title(f"Theorem 3(iii), sleigh: uniformly O(eps) near xbar = (q, P v) in D (slopes "
+                 f"{th3['slopes']['off_D']:.2f}, {th3['slopes']['defect']:.2f}),\nwhile the distance to the "
+                 "nonholonomic solution grows with t", fontsize=9)
+    ax.legend(fontsize=7.5)
+    ax.grid(alpha=0.3, which="both")
+    ax = axes[1]
+    t = fn6["t"]
+    for e in sorted(fn6["phase_error"], reverse=True):
+        ax.plot(t, fn6["phase_error"][e] / (e * FOOTNOTE6_L**3), lw=1.2,
+                label=f"eps = {e:g}: rate / (eps l^3) = {-fn6['rate_over_eps_l3'][e]:.3f}")
+    ax.plot(t, -2 * t, "k--", lw=1.0, label="-2 t (estimate)")
+    ax.set(xlabel="t", ylabel="(theta - l t) / (eps l^3)")
+    ax.set_title(f"footnote 6: potential realization, no gravity, l = {FOOTNOTE6_L:g}:\n"
+                 "the phase error grows like 2 eps l^3 t", fontsize=9)
+    ax.legend(fontsize=7.5)
+    ax.grid(alpha=0.3)
+    ax = axes[2]
+    y0s = sorted(ce["nh"])
+    for e in sorted({e for _, e in ce["friction"]}, reverse=True):
+        ax.semilogy(y0s, [ce["off_D"][(y0, e)] for y0 in y0s], "o-", label=f"friction, eps = {e:g}")
+    moved = max(float(np.abs(q[:, -1] - q[:, 0]).max()) for q in ce["printed_nh"].values())
+    ax.set(xlabel="y(0)  (x(0) = 0.1, at rest)", ylabel=f"max over t in [0, {ce['t'][-1]:g}] of |A v| (distance to D)",
+           xticks=y0s)
+    ax.set_title("noncompact counterexample: V = -x^2, D turns from d/dx to d/dy\n"
+                 "across 0 <= x - y <= 1; the distance to D has no bound uniform in the start;\n"
+                 f"with the printed chi the nonholonomic particle never moves (by {moved:.0e})", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    fig.suptitle("Eldering section 6: what Theorem 3 promises, and where uniformity fails", fontsize=10.5)
+    save(fig, path, rect=(0, 0, 1, 0.95))
+    return dict(theorem3={e: {k: v for k, v in r.items() if k != "gap"} for e, r in rows.items()},
+                theorem3_slopes=th3["slopes"], theorem3_window=(th3["t0"], th3["t_end"]),
+                footnote6=fn6["rate_over_eps_l3"], counterexample=ce["off_D"],
+                printed_moves=max(float(np.abs(q[:, -1] - q[:, 0]).max()) for q in ce["printed_nh"].values()))

@@ -107,6 +107,50 @@ def _report_sleigh_figs(results) -> list:
     return lines
 
 
+def _report_section6(results) -> list:
+    r = results.get("eldering_section6")
+    if not r:
+        return []
+    th, sl = r["theorem3"], r["theorem3_slopes"]
+    t0, t_end = r["theorem3_window"]
+    eps = sorted(th)
+    ce = r["counterexample"]
+    y0s = sorted({y for y, _ in ce})
+    ce_eps = sorted({e for _, e in ce})
+    return ["### Section 6: Theorem 3(iii), footnote 6 and the noncompact counterexample\n",
+            "![section 6](eldering_section6.png)\n",
+            "**Theorem 3(iii)** (on [t0, infinity) the friction solution converges uniformly to a curve in D that is "
+            "a uniformly O(eps)-pseudo-solution of X_NH), measured on the sleigh from the Fig. 5 start over "
+            f"[{t0:g}, {t_end:g}]: the curve is xbar = (q, P v), the projection of the friction solution onto D:\n\n"
+            "| eps | " + " | ".join(f"{e:g}" for e in eps) + " |\n|---" * 1 + "|---" * len(eps) + "|\n"
+            "| max abs(v - P v) | " + " | ".join(f"{th[e]['off_D']:.3g}" for e in eps) + " |\n"
+            "| max pseudo-solution defect abs(dxbar/dt - X_NH(xbar)) | "
+            + " | ".join(f"{th[e]['defect']:.3g}" for e in eps) + " |\n"
+            f"| distance to the NH solution at t = {t0:g} | " + " | ".join(f"{th[e]['gap_t0']:.3g}" for e in eps)
+            + " |\n"
+            f"| distance to the NH solution at t = {t_end:g} | "
+            + " | ".join(f"{th[e]['gap_end']:.3g}" for e in eps) + " |\n",
+            f"Fitted slopes in eps: {sl['off_D']:.2f} (distance to xbar) and {sl['defect']:.2f} (defect), uniform over "
+            "the whole window; the distance to the nonholonomic solution from the projected start is O(eps) at "
+            f"each fixed t but grows with t (about {th[eps[0]]['gap_end'] / th[eps[0]]['gap_t0']:.0f} times from "
+            f"t = {t0:g} to {t_end:g}): the theorem's curve is not the nonholonomic solution. Test: "
+            "`tests/test_eldering.py::test_theorem_3_iii_uniform_pseudo_solution`.\n",
+            "**Footnote 6** (the potential realization is not uniform in time either): the pendulum without gravity "
+            "in the potential realization (6), started on S^1 with tangential speed l = 1, turns slower than the "
+            "constrained motion theta = l t; fitted phase-error rates divided by eps l^3: "
+            + ", ".join(f"{v:.3f} (eps = {e:g})" for e, v in sorted(r["footnote6"].items(), reverse=True))
+            + ", tending to the estimate 2 (r ~ 1 + eps l^2, mean angular velocity l (1 - 2 eps l^2)). Test: "
+            "`test_footnote_6_phase_error_grows_like_2_eps_l3_t`.\n",
+            "**The noncompact counterexample** (V = -x^2 on R^2, D turning from d/dx to d/dy across the band "
+            "0 <= x - y <= 1, `nonholo.systems.noncompact_counterexample`, the step chi smoothed by a tanh): from "
+            "x(0) = 0.1, y(0) = y0 at rest, the friction model's largest distance to D, max abs(A v), is "
+            + "; ".join(f"eps = {e:g}: " + ", ".join(f"{ce[(y, e)]:.2f}" for y in y0s) for e in ce_eps)
+            + f" for y0 = {', '.join(f'{y:g}' for y in y0s)}: it falls with eps at each start but grows with y0, so "
+            "no eps makes it small for every start. With chi and 1 - chi as printed, D = span d/dy where the "
+            "narrative needs d/dx and the nonholonomic particle never moves (largest displacement "
+            f"{r['printed_moves']:.0e}); docs/errata.md. Test: `test_noncompact_counterexample_and_the_chi_erratum`.\n"]
+
+
 def _report_tables(results) -> list:
     lines = ["### Convergence orders (note section 6, T1)\n", "![convergence](eldering_convergence.png)\n"]
     rc = results.get("eldering_convergence")
@@ -190,5 +234,6 @@ def report(results: dict, output: Path) -> str:
     if "eldering_fig1" in results:
         lines += _report_fig1(results["eldering_fig1"])
     lines += _report_sleigh_figs(results)
+    lines += _report_section6(results)
     lines += _report_tables(results)
     return "\n".join(lines) + "\n"

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +64,6 @@ WP_T = 12.0
 WP_STEPS = (0.2, 0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125)
 WP_RTOLS = tuple(10.0 ** -e for e in range(3, 13))
 WP_ATOL_FACTOR = 1e-2                       # atol = rtol / 100
-WP_REPEATS = 5
 WP_OUTPUT = 1201                            # CVODE's error is sampled every 0.01 on [0, 12]
 LONG_T, LONG_H = 1000.0, 0.1
 LONG_RTOLS = (1e-6, 1e-8)
@@ -315,26 +313,16 @@ def order2_table(Ns=tuple(NOTE_ORDER2)) -> dict:
 
 
 # ------------------------------------------------------------------ work against precision
-def _timed(fn, repeats: int):
-    """(result, median wall time, min wall time) of ``repeats`` calls."""
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return result, float(np.median(times)), float(np.min(times))
-
-
-def work_precision(steps=WP_STEPS, rtols=WP_RTOLS, repeats: int = WP_REPEATS) -> dict:
+def work_precision(steps=WP_STEPS, rtols=WP_RTOLS) -> dict:
     """The discrete integrator (sweep over h) against CVODE BDF ("auto": BDF, AD Jacobian,
     projection onto the constraint) and Adams (no projection), rtol swept, atol = rtol/100, on
     the Fig. 3 motion over [0, 12].
 
     Error: max over t in [0, 12] of |(x, y, theta) - reference|_inf, at every node of the
-    discrete run and at 1201 output times (every 0.01) of CVODE's. Work: median wall time of
-    ``repeats`` calls (``time.perf_counter`` around ``nh.simulate_discrete`` / ``nh.simulate``,
-    the model built beforehand), the core's own CPU time, steps, RHS and Jacobian evaluations
-    (CVODE), Newton iterations (discrete: each one residual, one AD Jacobian and a 4x4 solve)."""
+    discrete run and at 1201 output times (every 0.01) of CVODE's. Work, deterministic: steps, RHS
+    and Jacobian evaluations (CVODE), Newton iterations (discrete: each one residual, one AD
+    Jacobian and a 4x4 solve). Wall times are measured side by side in
+    ``benchmarks/discrete_sleigh_work_precision.py``, not here."""
     J, m, a = SLEIGH["J"], SLEIGH["m"], SLEIGH["a"]
     exact = ContinuousSleigh(J, m, a, OMEGA0, V0)
     system, y0, T = sleigh(), fig3_start(), WP_T
@@ -343,21 +331,19 @@ def work_precision(steps=WP_STEPS, rtols=WP_RTOLS, repeats: int = WP_REPEATS) ->
     rows = []
     for h in steps:
         model = system.discrete(h)
-        res, wall, wall_min = _timed(lambda: nh.simulate_discrete(model, (0, T), y0), repeats)
+        res = nh.simulate_discrete(model, (0, T), y0)
         err = np.abs(res.q - exact.configuration(res.t)).max()
-        rows.append(dict(method="discrete", setting=h, error=float(err), wall=wall, wall_min=wall_min, cpu=res.stats["cpu_time"],
+        rows.append(dict(method="discrete", setting=h, error=float(err),
                          steps=res.stats["n_steps"], rhs=0, jac=0, newton=res.stats["newton_iterations"],
                          evaluations=res.stats["newton_iterations"],
                          constraint=float(res.stats["max_constraint_residual"])))
     model = system.nonholonomic()
     for method in ("auto", "adams"):
         for rtol in rtols:
-            res, wall, wall_min = _timed(lambda: nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=rtol,
-                                                   atol=rtol * WP_ATOL_FACTOR, method=method), repeats)
+            res = nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=rtol, atol=rtol * WP_ATOL_FACTOR, method=method)
             err = np.abs(res.q - ref_out).max()
             rows.append(dict(method="CVODE BDF" if method == "auto" else "CVODE Adams", setting=rtol,
-                             error=float(err), wall=wall, wall_min=wall_min, cpu=res.stats["cpu_time"],
-                             steps=res.stats["n_steps"],
+                             error=float(err), steps=res.stats["n_steps"],
                              rhs=res.stats["n_rhs"], jac=res.stats["n_jac"], newton=0, evaluations=res.stats["n_rhs"],
                              constraint=float(np.max(res.constraint_residual()))))
     tight = nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=1e-13, atol=1e-14)
@@ -372,13 +358,14 @@ def work_precision(steps=WP_STEPS, rtols=WP_RTOLS, repeats: int = WP_REPEATS) ->
 
 
 def _cheapest(rows, targets=(1e-1, 1e-2, 1e-3, 1e-4)) -> dict:
-    """For each target error: the smallest median wall time that reaches it, per method."""
+    """For each target error: the run with the fewest evaluations (RHS for CVODE, Newton iterations
+    for the discrete scheme) that reaches it, per method."""
     out = {}
     for target in targets:
         entry = {}
         for method in ("discrete", "CVODE BDF", "CVODE Adams"):
             ok = [r for r in rows if r["method"] == method and r["error"] <= target]
-            entry[method] = min(ok, key=lambda r: r["wall"]) if ok else None
+            entry[method] = min(ok, key=lambda r: r["evaluations"]) if ok else None
         out[target] = entry
     return out
 
@@ -399,24 +386,20 @@ def long_runs(T: float = LONG_T, h: float = LONG_H, rtols=LONG_RTOLS) -> dict:
     out = {}
     for name, (system, y0, energy, reference) in cases.items():
         runs = {}
-        start = time.perf_counter()
         runs[f"discrete h = {h:g}"] = nh.simulate_discrete(system.discrete(h), (0, T), y0, raise_on_failure=True)
-        walls = [time.perf_counter() - start]
         for method, label in (("auto", "CVODE BDF"), ("adams", "CVODE Adams")):
             for rtol in rtols:
-                start = time.perf_counter()
                 runs[f"{label} rtol {rtol:.0e}"] = nh.simulate(system.nonholonomic(), (0, T), y0, t_eval=t_out, rtol=rtol,
                                                                atol=rtol * WP_ATOL_FACTOR, method=method,
                                                                raise_on_failure=True)
-                walls.append(time.perf_counter() - start)
         rows = {}
-        for (label, res), wall in zip(runs.items(), walls):
+        for label, res in runs.items():
             E = energy(res)
             rel = np.abs(E - E[0]) / abs(E[0])
             early, late = res.t <= 0.1 * T, res.t >= 0.9 * T
             rows[label] = dict(t=res.t, energy_error=rel, early=float(rel[early].max()), late=float(rel[late].max()),
                                drift=float(np.polyfit(res.t, E - E[0], 1)[0] / abs(E[0])),
                                position_error=float(np.abs(res.q - reference(res.t)).max()),
-                               wall=wall, steps=int(res.stats["n_steps"]))
+                               steps=int(res.stats["n_steps"]))
         out[name] = rows
     return out

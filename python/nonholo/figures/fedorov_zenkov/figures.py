@@ -243,7 +243,7 @@ def fig_work_precision(path: Path) -> dict:
     for method, (color, style) in styles.items():
         rows = [r for r in wp["rows"] if r["method"] == method]
         err = [r["error"] for r in rows]
-        axes[0].loglog([r["wall"] * 1e3 for r in rows], err, style, color=color, ms=5, label=labels[method])
+        axes[0].loglog([r["steps"] for r in rows], err, style, color=color, ms=5, label=labels[method])
         axes[1].loglog([r["evaluations"] for r in rows], err, style, color=color, ms=5, label=labels[method])
         # settings labelled on the evaluations panel, where the curves are apart: Adams to the left,
         # BDF to the right, the discrete steps above
@@ -253,8 +253,8 @@ def fig_work_precision(path: Path) -> dict:
             text = f"h = {r['setting']:g}" if method == "discrete" else f"rtol {r['setting']:.0e}"
             axes[1].annotate(text, (r["evaluations"], r["error"]), fontsize=6.5, color=color, xytext=offset,
                              textcoords="offset points", ha=align)
-    axes[0].set(xlabel="wall time per run [ms] (median of 5)", ylabel="max error of (x, y, theta) on [0, 12]",
-                title="error against wall time")
+    axes[0].set(xlabel="steps", ylabel="max error of (x, y, theta) on [0, 12]",
+                title="error against steps")
     axes[1].set(xlabel="RHS evaluations (CVODE) / Newton iterations (discrete: residual + AD Jacobian)",
                 ylabel="max error of (x, y, theta) on [0, 12]", title="error against evaluations")
     for ax in axes:

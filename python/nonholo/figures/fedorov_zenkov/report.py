@@ -140,57 +140,70 @@ def _report_work_precision(wp) -> list:
         "and its Gauss-Legendre quadrature for (x, y), which changes by "
         f"{_e(ref['quadrature_refined'], 1)} under 4x refinement. CVODE BDF at rtol 1e-13 is {_e(ref['cvode_1e13'], 1)} "
         f"off in (x, y) and {_e(ref['cvode_1e13_theta'], 1)} in theta, so it could not have served as the reference "
-        "for the tightest runs. Wall time is the median of 5 calls of `nh.simulate_discrete` / `nh.simulate` "
-        "(model built beforehand, Python wrapper included). The core CPU time is the integrator's own. "
-        "atol = rtol/100.\n",
-        "| method | h or rtol | max error | wall [ms] median | wall [ms] min | core CPU [ms] | steps | RHS evals | Jacobians | Newton iterations | constraint residual |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "for the tightest runs. Work is counted, not timed: steps, RHS evaluations and Jacobians (CVODE) and Newton "
+        "iterations (discrete: each one residual, one AD Jacobian and a 4x4 solve); wall times are measured side "
+        "by side in `benchmarks/discrete_sleigh_work_precision.py` (next section). atol = rtol/100.\n",
+        "| method | h or rtol | max error | steps | RHS evals | Jacobians | Newton iterations | constraint residual |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in wp["rows"]:
         setting = f"h = {r['setting']:g}" if r["method"] == "discrete" else f"{r['setting']:.0e}"
-        lines.append(f"| {r['method']} | {setting} | {_e(r['error'])} | {r['wall'] * 1e3:.3f} | {r['wall_min'] * 1e3:.3f} | "
-                     f"{r['cpu'] * 1e3:.3f} | "
-                     f"{r['steps']} | {r['rhs'] or '-'} | {r['jac'] or '-'} | {r['newton'] or '-'} | {_e(r['constraint'], 1)} |")
+        lines.append(f"| {r['method']} | {setting} | {_e(r['error'])} | {r['steps']} | {r['rhs'] or '-'} | "
+                     f"{r['jac'] or '-'} | {r['newton'] or '-'} | {_e(r['constraint'], 1)} |")
     lines += ["", "The constraint residual column is the discrete constraint |A(q_m) v_m| at the midpoints for the "
               "discrete runs, and the relative |A(q) v| at the output times for CVODE. BDF projects onto the "
               "constraint at every step, but the output times are CVODE's interpolation between projected "
               "steps, so the residual there is at the level of the local error; Adams runs without "
               "projection, so the constraint drifts at the level of rtol.\n",
-              "Cheapest run reaching each accuracy (median wall time):\n",
+              "Cheapest run reaching each accuracy (fewest evaluations: RHS evaluations for CVODE, Newton iterations "
+              "for the discrete scheme):\n",
               "| target error | discrete | CVODE BDF | CVODE Adams | discrete / best CVODE |", "|---|---|---|---|---|"]
     for target, entry in wp["cheapest"].items():
         cells = []
         for method in ("discrete", "CVODE BDF", "CVODE Adams"):
             r = entry[method]
             cells.append("not reached" if r is None else
-                         f"{r['wall'] * 1e3:.2f} ms ({'h = %g' % r['setting'] if method == 'discrete' else '%.0e' % r['setting']})")
-        best = [entry[m_]["wall"] for m_ in ("CVODE BDF", "CVODE Adams") if entry[m_] is not None]
-        ratio = f"{entry['discrete']['wall'] / min(best):.1f}" if entry["discrete"] and best else "-"
+                         f"{r['evaluations']} ({'h = %g' % r['setting'] if method == 'discrete' else '%.0e' % r['setting']})")
+        best = [entry[m_]["evaluations"] for m_ in ("CVODE BDF", "CVODE Adams") if entry[m_] is not None]
+        ratio = f"{entry['discrete']['evaluations'] / min(best):.1f}" if entry["discrete"] and best else "-"
         lines.append(f"| {target:g} | " + " | ".join(cells) + f" | {ratio} |")
     disc = [r for r in wp["rows"] if r["method"] == "discrete"]
-    per_step = np.median([r["wall"] / r["steps"] for r in disc[-3:]]) * 1e6
-    bdf = [r for r in wp["rows"] if r["method"] == "CVODE BDF"]
-    per_step_bdf = np.median([r["wall"] / r["steps"] for r in bdf[-3:]]) * 1e6
-    all_faster = all(entry["discrete"] is None or any(
-        entry[k] is not None and entry[k]["wall"] < entry["discrete"]["wall"] for k in ("CVODE BDF", "CVODE Adams"))
-        for entry in wp["cheapest"].values())
-    ratio_1e4 = wp["cheapest"][1e-4]
-    ratio_1e4 = (ratio_1e4["discrete"]["wall"] / min(ratio_1e4[k]["wall"] for k in ("CVODE BDF", "CVODE Adams")
-                                                       if ratio_1e4[k] is not None)
-                 if ratio_1e4["discrete"] is not None else float("nan"))
-    lines += ["", f"Findings. The discrete scheme converges with order {wp['discrete_slope']:.2f} in h, at "
-              f"{per_step:.1f} us per step (about {disc[-1]['newton'] / disc[-1]['steps']:.1f} Newton iterations per "
-              f"step). CVODE BDF takes {per_step_bdf:.1f} us per step. CVODE is high order and adapts its step: "
-              + (f"on this problem it is faster than the second-order fixed-step scheme at every target in the table"
-                 if all_faster else "it is not faster at every target in the table (see the ratios)")
-              + f". At 1e-4 the discrete scheme needs {ratio_1e4:.0f} times the best CVODE wall time. Its smallest "
-              f"error, {_e(disc[-1]['error'])} at h = {disc[-1]['setting']:g}, takes {disc[-1]['wall'] * 1e3:.0f} ms; "
-              f"CVODE reaches {_e(min(r['error'] for r in wp['rows'] if r['method'] != 'discrete'))} in "
-              f"{max(r['wall'] for r in wp['rows'] if r['method'] != 'discrete') * 1e3:.1f} ms or less. Its advantages are "
+    at_1e4 = wp["cheapest"][1e-4]
+    cvode = [at_1e4[k] for k in ("CVODE BDF", "CVODE Adams") if at_1e4[k] is not None]
+    lines += ["", f"Findings. The discrete scheme converges with order {wp['discrete_slope']:.2f} in h (about "
+              f"{disc[-1]['newton'] / disc[-1]['steps']:.1f} Newton iterations per step). CVODE is high order and adapts "
+              "its step: at 1e-4 it needs "
+              + (f"{min(r['evaluations'] for r in cvode)} RHS evaluations and {min(r['steps'] for r in cvode)} steps "
+                 f"against {at_1e4['discrete']['evaluations']} Newton iterations and {at_1e4['discrete']['steps']} "
+                 "steps of the discrete scheme" if cvode and at_1e4["discrete"] else "(not reached)")
+              + f". The discrete scheme's smallest error is {_e(disc[-1]['error'])} at h = {disc[-1]['setting']:g} "
+              f"({disc[-1]['steps']} steps); CVODE reaches "
+              f"{_e(min(r['error'] for r in wp['rows'] if r['method'] != 'discrete'))}. Its advantages are "
               "structural, not speed. It satisfies the discrete constraint to round-off at every step, it is "
               "symmetric (time-reversible), in the balanced case it conserves the momentum exactly "
-              "(tests/test_discrete.py), and its long-time energy behaviour is measured next.\n"]
+              "(tests/test_discrete.py), and its long-time energy behaviour is measured below.\n"]
+    lines += _benchmark_table()
     return lines
+
+
+def _benchmark_table() -> list:
+    """The wall-time comparison, measured by ``benchmarks/discrete_sleigh_work_precision.py``."""
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(__file__).resolve().parents[4]
+    script = root / "benchmarks" / "discrete_sleigh_work_precision.py"
+    if not script.exists():
+        return ["", "_benchmarks/ not found (installed without the repository)_\n"]
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Path(tmp) / "table.md"
+        proc = subprocess.run([sys.executable, str(script), "--markdown", str(table)], capture_output=True, text=True)
+        if proc.returncode != 0 or not table.exists():
+            return ["", f"_benchmark failed:_\n\n```\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}\n```\n"]
+        return ["", "Wall time (`benchmarks/discrete_sleigh_work_precision.py`, medians of interleaved repeats on the "
+                "machine that made this report, after checking that each run reaches its target error):\n",
+                table.read_text()]
 
 
 def _report_long(lt) -> list:
@@ -198,13 +211,13 @@ def _report_long(lt) -> list:
         "### Long runs: energy and position over t in [0, 1000]\n",
         "![long runs](fedorov_zenkov_long_time.png)\n",
         "| system | method | rel. energy error, t <= 100 | rel. energy error, t >= 900 | linear drift of E/E0 per unit time | "
-        "max position error vs closed form | steps | wall [ms] |",
-        "|---|---|---|---|---|---|---|---|",
+        "max position error vs closed form | steps |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, rows in lt.items():
         for label, r in rows.items():
             lines.append(f"| {name} | {label} | {_e(r['early'])} | {_e(r['late'])} | {_e(r['drift'])} | "
-                         f"{_e(r['position_error'])} | {r['steps']} | {r['wall'] * 1e3:.1f} |")
+                         f"{_e(r['position_error'])} | {r['steps']} |")
     knife, sl = lt["knife edge"], lt["sleigh"]
     dk, ds = knife[f"discrete h = {LONG_H:g}"], sl[f"discrete h = {LONG_H:g}"]
     bdf, bdf_s = knife["CVODE BDF rtol 1e-06"], sl["CVODE BDF rtol 1e-06"]
@@ -224,8 +237,8 @@ def _report_long(lt) -> list:
               f"about {dk['late'] / max(abs(knife['CVODE BDF rtol 1e-08']['drift']), 1e-300):.0f}.",
               f"- Bounded energy error does not bound the phase or drift error. The discrete knife edge slides down "
               f"the slope at an O(h^2)-wrong mean speed, so its position error grows linearly: "
-              f"{_e(dk['position_error'])} at t = {LONG_T:g} in {dk['wall'] * 1e3:.0f} ms, against "
-              f"{_e(bdf['position_error'])} for BDF at rtol 1e-6 in {bdf['wall'] * 1e3:.0f} ms.\n"]
+              f"{_e(dk['position_error'])} at t = {LONG_T:g} in {dk['steps']} steps, against "
+              f"{_e(bdf['position_error'])} for BDF at rtol 1e-6 in {bdf['steps']} steps.\n"]
     return lines
 
 
