@@ -219,3 +219,13 @@ def test_long_runs_energy_bounded_for_discrete_and_drifting_for_cvode(tmp_path):
     sleigh = lt["sleigh"]
     for row in sleigh.values():
         assert row["late"] <= row["early"] * 1.01   # everything settles on the straight line
+
+
+def test_theorem5_polygon_figure_numbers():
+    """The Theorem 5 figure's numbers: constant turn and chord, all vertices on one circle of radius
+    |u|/|sin D|, chord |u|/cos(D/2) (4.7% longer than the printed |u| at D = 0.6)."""
+    r = FZ.theorem5_polygon()
+    assert r["turn"] == pytest.approx(0.6, abs=EXACT) and r["turn_spread"] < EXACT and r["chord_spread"] < EXACT
+    assert r["vertex_deviation"] < 1e-12 and r["radius"] == pytest.approx(r["radius_formula"], abs=1e-12)
+    assert r["chord"] == pytest.approx(r["u"] / math.cos(r["turn"] / 2), abs=EXACT)
+    assert r["chord"] > 1.04 * r["u"]

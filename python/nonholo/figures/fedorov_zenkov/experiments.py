@@ -403,3 +403,30 @@ def long_runs(T: float = LONG_T, h: float = LONG_H, rtols=LONG_RTOLS) -> dict:
                                steps=int(res.stats["n_steps"]))
         out[name] = rows
     return out
+
+
+# ------------------------------------------------------------------ Theorem 5: the balanced sleigh
+THEOREM5 = dict(h=0.2, v0=-1.0, omega0=3.0, steps=10)    # Dtheta = h omega0 = 0.6: the polygon is visible
+
+
+def theorem5_polygon(h: float = THEOREM5["h"], v0: float = THEOREM5["v0"], omega0: float = THEOREM5["omega0"],
+                     steps: int = THEOREM5["steps"]) -> dict:
+    r"""Theorem 5 (balanced sleigh, a = 0): the discrete contact points lie on a regular polygon.
+    Every turn Dtheta_k = D and chord are constant; the chord is |u|/cos(D/2) with
+    u = Dx_k cos theta_k + Dy_k sin theta_k (the proof prints |u|, see docs/errata.md), and the
+    vertices lie on a circle of radius |u|/|sin D|; the continuous motion runs on the circle of
+    radius |v0/omega0|. From the general integrator ``sleigh(a=0).discrete(h)``."""
+    res = nh.simulate_discrete(sleigh(SLEIGH["J"], SLEIGH["m"], 0.0).discrete(h), (0, steps * h),
+                               sleigh_start(v0, omega0), raise_on_failure=True)
+    x, y, theta = res.q
+    D, dx, dy = np.diff(theta), np.diff(x), np.diff(y)
+    chord = np.hypot(dx, dy)
+    u = dx * np.cos(theta[:-1]) + dy * np.sin(theta[:-1])
+    A = np.column_stack([2 * x, 2 * y, np.ones_like(x)])        # circle through all vertices, least squares
+    cx, cy, c = np.linalg.lstsq(A, x**2 + y**2, rcond=None)[0]
+    radius = float(np.sqrt(c + cx**2 + cy**2))
+    return dict(x=x, y=y, centre=(float(cx), float(cy)), radius=radius, turn=float(D.mean()),
+                turn_spread=float(np.ptp(D)), chord=float(chord.mean()), chord_spread=float(np.ptp(chord)),
+                u=float(np.abs(u).mean()), radius_formula=float(np.abs(u).mean() / abs(np.sin(D.mean()))),
+                vertex_deviation=float(np.abs(np.hypot(x - cx, y - cy) - radius).max()),
+                continuous_radius=abs(v0 / omega0), continuous_centre=(0.0, v0 / omega0), h=h)

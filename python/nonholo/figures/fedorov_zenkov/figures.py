@@ -14,7 +14,8 @@ from ..registry import figure, save
 from .experiments import (
     BLUE, FIG1_ENERGIES, FIG1_T, FIG2_SEEDS, FIG2_STEPS, FIG3_H, FIG3_T, GREEN, GREY, LIMIT_STEPS, LONG_H, LONG_T,
     OMEGA0, RED, SLEIGH, V0, WP_T, ContinuousSleigh, body_momenta, discrete_map, fig3_start, heteroclinic_limits,
-    linearization_table, long_runs, order2_table, regression_values, sleigh, sleigh_start, work_precision)
+    linearization_table, long_runs, order2_table, regression_values, sleigh, sleigh_start, theorem5_polygon,
+    work_precision)
 
 
 # ------------------------------------------------------------------ Fig. 1: continuous momentum dynamics
@@ -297,3 +298,29 @@ def fig_long_time(path: Path) -> dict:
     save(fig, path, tight_bbox=True)
     return {name: {label: {k: v for k, v in r.items() if k not in ("t", "energy_error")} for label, r in rows.items()}
             for name, rows in runs.items()}
+
+
+@figure("fedorov_zenkov_theorem5")
+def fig_theorem5(path: Path) -> dict:
+    """Theorem 5: the balanced discrete sleigh runs on a regular polygon."""
+    import matplotlib.pyplot as plt
+
+    r = theorem5_polygon()
+    fig, ax = plt.subplots(figsize=(6.6, 7.4))
+    s = np.linspace(0, 2 * np.pi, 400)
+    cx, cy = r["centre"]
+    ax.plot(cx + r["radius"] * np.cos(s), cy + r["radius"] * np.sin(s), color=GREY, lw=1.0,
+            label=f"circumcircle, radius {r['radius']:.6f} = |u|/|sin D|")
+    ccx, ccy = r["continuous_centre"]
+    ax.plot(ccx + r["continuous_radius"] * np.cos(s), ccy + r["continuous_radius"] * np.sin(s), color=BLUE, lw=1.0,
+            ls="--", label=f"continuous motion: circle of radius |v0/omega0| = {r['continuous_radius']:.4f}")
+    ax.plot(r["x"], r["y"], "o-", color=RED, ms=4, lw=1.2,
+            label=f"discrete contact points, h = {r['h']:g}, from the origin heading along +x, moving backwards")
+    ax.set(xlabel="x", ylabel="y", aspect="equal")
+    ax.set_title(f"Theorem 5, balanced sleigh (a = 0): a regular polygon, turn D = {r['turn']:.3f} per step;\n"
+                 f"chord {r['chord']:.6f} = |u|/cos(D/2), not |u| = {r['u']:.6f} as the proof prints",
+                 fontsize=9)
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.1))
+    ax.grid(alpha=0.3)
+    save(fig, path)
+    return {k: v for k, v in r.items() if k not in ("x", "y")}

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..registry import report_section
 from .experiments import FIG1_ENERGIES, FIG2_STEPS, FIG3_T, LIMIT_STEPS, LONG_H, LONG_T, NOTE_ORDER2, OMEGA0, V0, WP_T
 
@@ -242,6 +240,20 @@ def _report_long(lt) -> list:
     return lines
 
 
+def _report_theorem5(r) -> list:
+    return ["### Theorem 5: the balanced discrete sleigh runs on a regular polygon\n",
+            "![Theorem 5](fedorov_zenkov_theorem5.png)\n",
+            "Paper: with a = 0 the discrete momenta are constant and the contact point moves on a circle. Computed by "
+            f"the general integrator (h = {r['h']:g}, v0 = -1, omega0 = 3): the turn per step is {r['turn']:.12f} "
+            f"(spread {r['turn_spread']:.0e}), the chord {r['chord']:.12f} (spread {r['chord_spread']:.0e}), and "
+            f"every vertex lies within {r['vertex_deviation']:.0e} of one circle of radius {r['radius']:.9f}, the "
+            f"formula |u|/|sin D| giving {r['radius_formula']:.9f}. The chord is |u|/cos(D/2), not |u| = {r['u']:.6f} "
+            "as the proof prints (docs/errata.md; the conclusion stands since both are constant). The continuous "
+            f"motion runs on the circle of radius |v0/omega0| = {r['continuous_radius']:.4f}. Tests: "
+            "`tests/test_fedorov_zenkov.py::test_theorem5_displacement_length_is_u_over_cos`, "
+            "`test_theorem5_polygon_figure_numbers`, `tests/test_discrete.py::test_balanced_contact_point_is_on_a_regular_polygon`.\n"]
+
+
 @report_section("Fedorov and Zenkov (2005): the discrete Chaplygin sleigh")
 def report(results: dict, output: Path) -> str:
     lines = [
@@ -253,7 +265,7 @@ def report(results: dict, output: Path) -> str:
     ]
     parts = [("fedorov_zenkov_fig1", _report_fig1), ("fedorov_zenkov_fig2", _report_fig2),
              ("fedorov_zenkov_fig3", _report_fig3), ("fedorov_zenkov_work_precision", _report_work_precision),
-             ("fedorov_zenkov_long_time", _report_long)]
+             ("fedorov_zenkov_theorem5", _report_theorem5), ("fedorov_zenkov_long_time", _report_long)]
     for key, fn in parts:
         if key in results:
             lines += fn(results[key])
