@@ -184,6 +184,38 @@ def sleigh_runs(eps_values=PAPER_EPS, t_end: float = SLEIGH_T, n_t: int = 1401) 
     return out
 
 
+DISTANCE_KEYS = ("max_dist_nh", "max_dist_first_order", "max_dist_paper")
+
+
+def first_order_distances() -> dict:
+    """Figs. 7 and 8 in numbers: per eps, the largest distance to the friction run of the
+    nonholonomic model, nonholo's reduced(eps, order=1) and the paper's X_NH + eps X^(1), in
+    (u, omega) for t >= LAYER_END (after the friction run's initial layer) and in the contact
+    point (x, y) over the whole run, with u(14) and the fitted slopes in eps.
+    Returns {"u_omega": {eps: ..., "slopes": ...}, "xy": {eps: ..., "slopes": ...}}."""
+    runs = sleigh_runs()
+    ref = sf.view(runs["nh"])
+    u_omega, xy = {}, {}
+    for eps in PAPER_EPS:
+        fr, red, pap = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps]), runs["paper"][eps]
+        after = fr.t >= LAYER_END
+
+        def in_u_omega(other):
+            return float(np.hypot(other.u - fr.u, other.omega - fr.omega)[after].max())
+
+        def in_xy(other):
+            return float(np.hypot(other.x - fr.x, other.y - fr.y).max())
+
+        u_omega[eps] = {"u_end_friction": float(fr.u[-1]), "u_end_reduced": float(red.u[-1]),
+                        "u_end_paper": float(pap.u[-1]), "u_end_nh": float(ref.u[-1]), "max_dist_nh": in_u_omega(ref),
+                        "max_dist_first_order": in_u_omega(red), "max_dist_paper": in_u_omega(pap)}
+        xy[eps] = {"max_dist_nh": in_xy(ref), "max_dist_first_order": in_xy(red), "max_dist_paper": in_xy(pap),
+                   "paper_vs_nonholo": float(np.hypot(pap.x - red.x, pap.y - red.y).max())}
+    for table in (u_omega, xy):
+        table["slopes"] = {key: slope(PAPER_EPS, [table[e][key] for e in PAPER_EPS]) for key in DISTANCE_KEYS}
+    return {"u_omega": u_omega, "xy": xy}
+
+
 def paper_first_order_run(q0, u_D0, eps: float, t) -> sf.SleighView:
     r"""The paper's own first-order model: the Taylor-truncated field X_NH + eps X^(1)
     (:func:`first_order_rhs`, corrected sign; text before Eldering's Fig. 7), from the reduced

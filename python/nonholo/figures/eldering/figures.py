@@ -13,9 +13,10 @@ from ..registry import figure, save
 from .experiments import (
     BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END,
     OMEGA0, ORANGE, PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata,
-    caratheodory_table, constants, errata_table, fast_fibres, fig4_orbit, footnote6_phase_drift, nh_orbit,
-    noncompact_counterexample_runs, pendulum_convergence, pendulum_extent, pendulum_runs, reduced_field, sleigh,
-    sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip, theorem3_pseudo_solution)
+    caratheodory_table, constants, errata_table, fast_fibres, fig4_orbit, first_order_distances,
+    footnote6_phase_drift, nh_orbit, noncompact_counterexample_runs, pendulum_convergence, pendulum_extent,
+    pendulum_runs, reduced_field, sleigh, sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip,
+    theorem3_pseudo_solution)
 
 
 def _label_2x2(axes, xlabel: str, ylabel: str) -> None:
@@ -171,36 +172,22 @@ def fig7(path: Path) -> dict:
     first-order slip v."""
     import matplotlib.pyplot as plt
 
-    runs = sleigh_runs()
+    runs, numbers = sleigh_runs(), first_order_distances()["u_omega"]
     ref = sf.view(runs["nh"])
     fig, axes = _panel_grid(plt, "Eldering Fig. 7: (u, omega); nonholonomic (blue), friction (red), the paper's "
                                  "first-order model X_NH + eps X^(1) (green),\nnonholo's first-order reduced model "
                                  "(orange, dashed); same start and time span as Fig. 5;\nboth first-order models "
                                  "start at the fibre base of the friction start")
-    numbers = {}
     for ax, eps in zip(axes, PAPER_EPS):
         fr, red, pap = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps]), runs["paper"][eps]
-        ax.plot(ref.u, ref.omega, color=BLUE, lw=1.6, label="nonholonomic")
-        ax.plot(fr.u, fr.omega, color=RED, lw=1.4, label="friction")
-        ax.plot(pap.u, pap.omega, color=GREEN, lw=1.2, label="X_NH + eps X^(1) (paper)")
-        ax.plot(red.u, red.omega, color=ORANGE, lw=1.0, ls="--", label="reduced, order 1 (nonholo)")
-        after = fr.t >= LAYER_END  # after the initial layer of the friction run (duration ~ eps/alpha)
-
-        def dist(other):
-            return float(np.hypot(other.u - fr.u, other.omega - fr.omega)[after].max())
-
-        numbers[eps] = {"u_end_friction": float(fr.u[-1]), "u_end_reduced": float(red.u[-1]),
-                        "u_end_paper": float(pap.u[-1]), "u_end_nh": float(ref.u[-1]), "max_dist_nh": dist(ref),
-                        "max_dist_first_order": dist(red), "max_dist_paper": dist(pap)}
-        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\nNH {dist(ref):.3f}, "
-                     f"paper's model {dist(pap):.4f}, nonholo's {dist(red):.4f}", fontsize=9)
+        _first_order_panel(ax, (ref.u, ref.omega), (fr.u, fr.omega), (pap.u, pap.omega), (red.u, red.omega))
+        d = numbers[eps]
+        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\nNH {d['max_dist_nh']:.3f}, "
+                     f"paper's model {d['max_dist_paper']:.4f}, nonholo's {d['max_dist_first_order']:.4f}", fontsize=9)
         ax.set(xlim=(-2.2, 2.2), ylim=(-0.1, 2.2), xticks=[-2, -1, 0, 1, 2], yticks=[0, 1, 2])
-        ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7.5, loc="upper left")
     _label_2x2(axes, "u", "omega")
     save(fig, path)
-    numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
-                         for key in ("max_dist_nh", "max_dist_first_order", "max_dist_paper")}
     return numbers
 
 
@@ -209,34 +196,31 @@ def fig8(path: Path) -> dict:
     """Fig. 8: the contact-point trajectories of the Fig. 7 orbits."""
     import matplotlib.pyplot as plt
 
-    runs = sleigh_runs()
+    runs, numbers = sleigh_runs(), first_order_distances()["xy"]
     ref = runs["nh"]
     fig, axes = _panel_grid(plt, "Eldering Fig. 8: contact point of the Fig. 7 orbits: nonholonomic (blue), friction "
                                  "(red),\nX_NH + eps X^(1) (green, the paper's model), nonholo's first-order reduced "
                                  "model (orange, dashed)")
-    numbers = {}
     for ax, eps in zip(axes, PAPER_EPS):
         fr, red, pap = runs["friction"][eps], runs["reduced"][eps], runs["paper"][eps]
-        ax.plot(ref["x"], ref["y"], color=BLUE, lw=1.6, label="nonholonomic")
-        ax.plot(fr["x"], fr["y"], color=RED, lw=1.4, label="friction")
-        ax.plot(pap.x, pap.y, color=GREEN, lw=1.2, label="X_NH + eps X^(1) (paper)")
-        ax.plot(red["x"], red["y"], color=ORANGE, lw=1.0, ls="--", label="reduced, order 1 (nonholo)")
-        d_nh = float(np.hypot(ref["x"] - fr["x"], ref["y"] - fr["y"]).max())
-        d_red = float(np.hypot(red["x"] - fr["x"], red["y"] - fr["y"]).max())
-        d_pap = float(np.hypot(pap.x - fr["x"], pap.y - fr["y"]).max())
-        d_models = float(np.hypot(pap.x - red["x"], pap.y - red["y"]).max())
-        numbers[eps] = {"max_dist_nh": d_nh, "max_dist_first_order": d_red, "max_dist_paper": d_pap,
-                        "paper_vs_nonholo": d_models}
-        ax.set_title(f"eps = {eps:g}; max distance to friction:\nNH {d_nh:.2f}, paper's model {d_pap:.3f}, "
-                     f"nonholo's {d_red:.3f}", fontsize=9)
+        _first_order_panel(ax, (ref["x"], ref["y"]), (fr["x"], fr["y"]), (pap.x, pap.y), (red["x"], red["y"]))
+        d = numbers[eps]
+        ax.set_title(f"eps = {eps:g}; max distance to friction:\nNH {d['max_dist_nh']:.2f}, paper's model "
+                     f"{d['max_dist_paper']:.3f}, nonholo's {d['max_dist_first_order']:.3f}", fontsize=9)
         ax.set_aspect("equal")
-        ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7.5)
     _label_2x2(axes, "x", "y")
     save(fig, path)
-    numbers["slopes"] = {key: slope(PAPER_EPS, [numbers[e][key] for e in PAPER_EPS])
-                         for key in ("max_dist_nh", "max_dist_first_order", "max_dist_paper")}
     return numbers
+
+
+def _first_order_panel(ax, nonholonomic, friction, paper, reduced) -> None:
+    """One panel of Figs. 7 and 8: four curves, each an (abscissa, ordinate) pair."""
+    ax.plot(*nonholonomic, color=BLUE, lw=1.6, label="nonholonomic")
+    ax.plot(*friction, color=RED, lw=1.4, label="friction")
+    ax.plot(*paper, color=GREEN, lw=1.2, label="X_NH + eps X^(1) (paper)")
+    ax.plot(*reduced, color=ORANGE, lw=1.0, ls="--", label="reduced, order 1 (nonholo)")
+    ax.grid(alpha=0.3)
 
 
 @figure("eldering_fig6")

@@ -5,8 +5,7 @@ data, registered for ``make figures``), :mod:`.report` (the REPORT.md section). 
 namespace holds all three, so ``from nonholo.figures import foundation as X; X.name`` keeps working.
 """
 
+from ..registry import export_roles
 from . import experiments, figures, report
 
-for _module in (experiments, figures, report):
-    globals().update({k: v for k, v in vars(_module).items() if not k.startswith("__")})
-del _module
+export_roles(globals(), experiments, figures, report)

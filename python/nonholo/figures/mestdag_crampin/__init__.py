@@ -1,12 +1,11 @@
-"""Mestdag and Crampin (2010), "Nonholonomic systems as restricted Euler-Lagrange systems": the
+"""Mestdag and Crampin (2010): the vertical rolling disk in an anholonomic frame, computed.
 
 Split by role: :mod:`.experiments` (computations returning data), :mod:`.figures` (plots of that
 data, registered for ``make figures``), :mod:`.report` (the REPORT.md section). The package's
 namespace holds all three, so ``from nonholo.figures import mestdag_crampin as X; X.name`` keeps working.
 """
 
+from ..registry import export_roles
 from . import experiments, figures, report
 
-for _module in (experiments, figures, report):
-    globals().update({k: v for k, v in vars(_module).items() if not k.startswith("__")})
-del _module
+export_roles(globals(), experiments, figures, report)
