@@ -385,7 +385,7 @@ def test_printed_signs_fail_and_corrected_ones_converge_like_eps_squared():
     assert all(rows[e]["(19) printed"] > 2 * rows[e]["nonholonomic"] for e in small)
 
 
-def test_fig7_fig8_plot_the_papers_model_beside_nonholos(tmp_path):
+def test_fig7_fig8_plot_the_papers_model_beside_nonholos():
     """Figs. 7 and 8 draw the paper's X_NH + eps X^(1) (green) and nonholo's reduced(eps, order=1)
     (orange) from one fibre base. The paper's curve is the solution of first_order_rhs; the two
     models differ by O(eps^2) terms, and their contact points drift apart by an amount as large as
@@ -398,8 +398,8 @@ def test_fig7_fig8_plot_the_papers_model_beside_nonholos(tmp_path):
     h = pap.t[1] - pap.t[0]
     fd = (np.array([pap.x[1], pap.y[1], pap.phi[1], pap.u[1], pap.psi[1]]) - start) / h
     assert np.abs(fd - end).max() < 0.05 * np.abs(end).max()
-    r8 = E.fig8(tmp_path / "fig8.png")
-    r7 = E.fig7(tmp_path / "fig7.png")
+    distances = E.first_order_distances()
+    r7, r8 = distances["u_omega"], distances["xy"]
     apart = [r8[eps]["paper_vs_nonholo"] for eps in E.PAPER_EPS]
     assert apart[0] == pytest.approx(0.195, abs=0.005) and apart[-1] == pytest.approx(0.011, abs=0.002)
     for eps in E.PAPER_EPS:
