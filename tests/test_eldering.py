@@ -382,3 +382,74 @@ def test_printed_signs_fail_and_corrected_ones_converge_like_eps_squared():
     assert slopes["(19) printed"] == pytest.approx(1, abs=0.3)
     assert rows[0.0025]["first order, printed phi sign"] > 50 * rows[0.0025]["first order, corrected"]
     assert all(rows[e]["(19) printed"] > 2 * rows[e]["nonholonomic"] for e in small)
+
+
+def test_fig7_fig8_plot_the_papers_model_beside_nonholos():
+    """Figs. 7 and 8 draw the paper's X_NH + eps X^(1) (green) and nonholo's reduced(eps, order=1)
+    (orange) from one fibre base. The paper's curve is the solution of first_order_rhs; the two
+    models differ by O(eps^2) terms, and their contact points drift apart by an amount as large as
+    the displayed errors (0.195 at eps = 0.2, 0.011 at eps = 0.02); both converge to the friction
+    run faster than linearly."""
+    runs = E.sleigh_runs()
+    pap = runs["paper"][0.1]
+    start = [pap.x[0], pap.y[0], pap.phi[0], pap.u[0], pap.psi[0]]
+    end = np.array(E.first_order_rhs(0.0, start, 0.1))   # the ODE the curve solves, at its start
+    h = pap.t[1] - pap.t[0]
+    fd = (np.array([pap.x[1], pap.y[1], pap.phi[1], pap.u[1], pap.psi[1]]) - start) / h
+    assert np.abs(fd - end).max() < 0.05 * np.abs(end).max()
+    distances = E.first_order_distances()
+    r7, r8 = distances["u_omega"], distances["xy"]
+    apart = [r8[eps]["paper_vs_nonholo"] for eps in E.PAPER_EPS]
+    assert apart[0] == pytest.approx(0.195, abs=0.005) and apart[-1] == pytest.approx(0.011, abs=0.002)
+    for eps in E.PAPER_EPS:
+        assert r8[eps]["paper_vs_nonholo"] > 0.3 * r8[eps]["max_dist_paper"]
+        assert r8[eps]["max_dist_paper"] < r8[eps]["max_dist_first_order"]
+    for r in (r7, r8):
+        assert 1.2 < r["slopes"]["max_dist_paper"] < 2.2 and 1.2 < r["slopes"]["max_dist_first_order"] < 2.2
+        assert r["slopes"]["max_dist_nh"] < 1.0
+
+
+def test_appendix_a_41_44_printed_and_corrected():
+    """Eqs. (41) and (44) evaluated in the sleigh's G-orthogonal frame against nonholo's Christoffel
+    symbols (eq. (43)) and geodesic equation: the corrected signs agree to round-off, the printed
+    ones are off by O(1) (with kappa constant, the printed (44) is the negated acceleration)."""
+    r = E.appendix_a_errata()
+    assert r["41_corrected"] < 1e-13 and r["44_corrected"] < 1e-13 * r["44_scale"]
+    assert r["41_printed"] > 0.5 and r["41_difference"] > 0.5
+    assert r["44_printed"] == pytest.approx(2 * r["44_scale"], rel=1e-12)   # printed (44) = -dot(v)
+    q, v = np.array([0.3, -1.0, 0.8]), np.array([0.7, -0.4, 1.1])
+    assert np.allclose(E.appendix_a_acceleration(q, v, printed=True), -E.free_frame_acceleration(q, v), atol=1e-14)
+
+
+def test_theorem_3_iii_uniform_pseudo_solution():
+    """Theorem 3(iii) on the sleigh: on [1, 30] the friction solution stays within O(eps) of its
+    projection xbar onto D and xbar is an O(eps)-pseudo-solution of X_NH (slopes 1 +- 0.15), while
+    the distance to the true nonholonomic solution grows by more than 50x over the window."""
+    r = E.theorem3_pseudo_solution(eps_values=(0.02, 0.01), t_end=30.0, n_t=3001)
+    assert 0.85 < r["slopes"]["off_D"] < 1.15 and 0.85 < r["slopes"]["defect"] < 1.15
+    for row in r["rows"].values():
+        assert row["off_D"] < 2 * 0.04 and row["defect"] < 2 * 0.04
+        assert row["gap_end"] > 50 * row["gap_t0"]
+
+
+def test_footnote_6_phase_error_grows_like_2_eps_l3_t():
+    """Footnote 6: the potential realization without gravity lags the constrained rotation; the
+    phase error rate divided by eps l^3 is 2 within 5% and approaches it as eps decreases."""
+    r = E.footnote6_phase_drift(eps_values=(0.004, 0.001), l=1.0, t_end=30.0, n_t=1501)
+    ratios = r["rate_over_eps_l3"]
+    assert all(1.9 < v < 2.05 for v in ratios.values())
+    assert abs(ratios[0.001] - 2) < abs(ratios[0.004] - 2)
+
+
+def test_noncompact_counterexample_and_the_chi_erratum():
+    """Section 6's counterexample: the friction model's distance to D falls with eps at a fixed start
+    but grows with y(0) (no uniform bound); with chi and 1 - chi as printed the nonholonomic
+    particle never moves, contradicting the narrative, while with the corrected D it runs off."""
+    r = E.noncompact_counterexample_runs(y0_values=(1.0, 8.0), eps_values=(0.01, 0.005), n_t=301)
+    off = r["off_D"]
+    for eps in (0.01, 0.005):
+        assert off[(8.0, eps)] > 3 * off[(1.0, eps)]
+    for y0 in (1.0, 8.0):
+        assert off[(y0, 0.005)] < 0.75 * off[(y0, 0.01)]
+        assert np.abs(r["printed_nh"][y0] - r["printed_nh"][y0][:, :1]).max() < 1e-10
+        assert r["nh"][y0][0, -1] > 10

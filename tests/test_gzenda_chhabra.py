@@ -46,11 +46,7 @@ def _note_start():
 
 # ------------------------------------------------------------------ geometry_symbolic
 def _polar_disk():
-    theta, r, psi, phi = sp.symbols("theta r psi phi")
-    G = sp.diag(sp.Rational(1, 4), 1, r**2, sp.Rational(1, 2))
-    A = sp.Matrix([[0, sp.cos(psi), -r * sp.sin(psi), -sp.cos(theta)],
-                   [0, sp.sin(psi), r * sp.cos(psi), -sp.sin(theta)]])
-    return nh.System([theta, r, psi, phi], G, sp.Rational(35, 100) * r**2, A, friction=1.0, name="polar disk")
+    return nh.systems.polar_disk(spring=0.35, tilt=0.0)
 
 
 def _skew_system():
@@ -306,3 +302,33 @@ def test_convergence_orders_of_the_table(disk):
     # the slips: lateral/eps -> -(m R/mu) Omega = -1, forward/eps^2 -> -1/3 (alpha(T) -> 1)
     assert rows[-1, 0] == pytest.approx(-np.exp(-0.0125 * 4 / 1.5), rel=1e-3)
     assert rows[-1, 1] == pytest.approx(-np.exp(-0.0125 * 4 / 1.5) / 3, rel=1e-2)
+
+
+def _lemma2_defect(system, q, v, eps, order=2):
+    """H_perp(H_perp v) - H_perp v and H_eps(H_perp v) for H_eps(v) = P v + h_eps(P v) (eq. (46)) and
+    H_perp = id - H_eps (Remark 6, Lemma 2); h_eps truncated at ``order``."""
+    P, _ = system.projectors(q)
+
+    def H(w):
+        return system.on_slow_manifold(q, P @ w, eps, order=order)
+
+    perp = v - H(v)
+    return (perp - H(perp)) - perp, H(perp)
+
+
+def test_lemma_2_fails_when_h_eps_of_zero_is_not_zero():
+    """Lemma 2 (H_perp = id - H_eps is a projection complementary to H_eps) treats H_eps as linear.
+    In fact H_eps(H_perp v) = h_eps(0_q): with a potential h^(1)(0_q) = -Qmat P_perp gradV != 0 and
+    H_perp o H_perp = H_perp - h_eps(0_q), an O(eps) defect; without a potential it vanishes."""
+    eps, rng = 0.1, np.random.default_rng(4)
+    with_potential, without = nh.systems.polar_disk(), nh.systems.polar_disk(spring=0.0, tilt=0.0)
+    for _ in range(3):
+        q = np.array([rng.uniform(-1, 1), rng.uniform(1, 2), rng.uniform(-1, 1), rng.uniform(-1, 1)])
+        v = rng.uniform(-1, 1, 4)
+        defect, image = _lemma2_defect(with_potential, q, v, eps)
+        h0 = with_potential.on_slow_manifold(q, np.zeros(4), eps, order=2)     # h_eps(0_q)
+        assert np.allclose(image, h0, atol=1e-14) and np.allclose(defect, -h0, atol=1e-14)
+        assert np.abs(h0).max() > 0.02
+        assert np.abs(with_potential.slip(q, np.zeros(4), order=1)[0]).max() > 0.2      # h^(1)(0_q) != 0
+        defect, image = _lemma2_defect(without, q, v, eps)
+        assert np.abs(defect).max() < 1e-14 and np.abs(image).max() < 1e-14

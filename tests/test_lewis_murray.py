@@ -15,6 +15,7 @@ from scipy.integrate import solve_ivp
 import nonholo as nh
 from conftest import ANALYTIC_TOL, TIGHT_ATOL, TIGHT_RTOL
 from nonholo.figures import lewis_murray as lm
+from nonholo.systems import ball_on_turntable_exact as ball_exact
 from nonholo.systems.ball_on_turntable import (angular_velocity, ball_state, quaternion_rate_matrix,
                                                rotation_matrices, spin)
 
@@ -101,7 +102,7 @@ def test_frictionless_circle_closed_form_and_invariants(ball):
     (I/r^2)(Omega - k)|V| perpendicular to V; |q| = 1 and A v = b hold."""
     t = np.linspace(0, 5 * T_NH, 401)
     sol = run(ball, 5 * T_NH, t_eval=t, xi3=0.7, **LONG)
-    x, y = lm.circle_oracle(t)
+    x, y = ball_exact.circle(t, *lm.IC, lm.OMEGA)
     assert np.hypot(sol["x"] - x, sol["y"] - y).max() < ANALYTIC_TOL
     V = sol["x_dot"] + 1j * sol["y_dot"]
     assert np.abs(np.abs(V) - 5).max() < ANALYTIC_TOL
@@ -189,7 +190,7 @@ def test_nu_spiral_closed_form_and_the_printed_one_is_wrong(ball, compat):
     t = np.linspace(0, 30, 301)
     for system, r in [(ball, 1.27), (compat, 2.54)]:
         sol = run(system, 30.0, {"nu": 5.0}, t_eval=t, **LONG)
-        x, y, z_inf = lm.spiral_oracle(t, 5.0, r=r)
+        x, y, z_inf = ball_exact.spiral(t, 5.0, lm.M, r, *lm.IC, lm.OMEGA)
         assert np.hypot(sol["x"] - x, sol["y"] - y).max() < ANALYTIC_TOL
     assert (z_inf.real, z_inf.imag) == pytest.approx((6.2922, 0.1470), abs=5e-5)  # note section 4, Fig. 8
     # printed: x = (1/k) e^{-nu r^2 t} (sin kt x0' + cos kt y0') + x0 - y0'/k,
@@ -200,14 +201,8 @@ def test_nu_spiral_closed_form_and_the_printed_one_is_wrong(ball, compat):
 
 
 def _closed_form_roots(r, mu, nu):
-    """Roots of J s^2 + (c - i I Omega) s - i mu Omega = 0, J = I + m r^2, c = mu + nu r^2
-    (note section 3.4 item 3), with their conjugates: the four eigenvalues of (x, y, x', y')."""
-    I = inertia(r)
-    J, c = I + M * r**2, mu + nu * r**2
-    b = c - 1j * I * OMEGA
-    disc = np.sqrt(b**2 + 4j * J * mu * OMEGA)
-    s = np.array([(-b + disc) / (2 * J), (-b - disc) / (2 * J)])
-    return np.r_[s, s.conj()]
+    """The four eigenvalues of (x, y, x', y') in closed form (note section 3.4 item 3)."""
+    return ball_exact.linearization_roots(M, r, OMEGA, mu, nu)
 
 
 def _reduced_jacobian(system, mu, nu, r):
@@ -481,3 +476,56 @@ def test_bad_input(ball):
         ball_state(ball, 10, 0, 0, 5, multipliers=(1.0,))
     with pytest.raises(ValueError, match="which"):
         lm.vakonomic_family("lambda3")
+
+
+# ------------------------------------------------------------------ what Table 1 can say; Figs. 11-13 at both radii
+def test_table1_fixes_the_sign_not_the_radius():
+    """In the printed (3.6) r = 2.54 cm with (mu, delta) is the motion of r = 1.27 cm with
+    (mu/4, delta/4) (every term but nu's scales like 1/r^2 after division by J): the table cannot
+    tell the radius. The derived rolling term is r-independent and misses the delta row by > 4 cm
+    at both radii: the table fixes the sign of the rolling term."""
+    scope = lm.table1_radius_equivalence(cases=lm.TABLE1_CASES[2:4])   # the mu and delta rows
+    for row in scope["rows"]:
+        assert row["time_difference"] < 1e-6 and row["radius_difference"] < 1e-5, row["case"]
+    delta = next(r for r in scope["rows"] if r["case"] == "mu = nu = 0, delta = 0.005")
+    printed = lm.IC[0] + np.cumsum(lm.TABLE1_PRINTED[delta["case"]][1])
+    derived = delta["radii_derived_term"]
+    assert np.all(np.abs(derived[2.54] - derived[1.27]) < 1e-6 * derived[1.27])   # r-independent
+    assert np.abs(derived[1.27] - printed).min() > 4.0
+    assert np.abs(delta["radii_printed_term"] - printed).max() < 0.03
+
+
+def test_fig13_depends_on_the_radius():
+    """At r = 2.54 cm the omega3(0) = 9 and 10 runs stay on the plate for about 4.6 s and 7.5 s; at
+    r = 1.27 cm every Fig. 13 run leaves within 1.03 .. 1.19 s."""
+    wide = {xi3: lm.vakonomic_run(xi3=xi3, r=2.54).t_events[0][0] for xi3 in (8.0, 9.0, 10.0)}
+    assert wide[9.0] == pytest.approx(4.63, abs=0.05) and wide[10.0] == pytest.approx(7.49, abs=0.05)
+    assert wide[8.0] < 1.5
+    narrow = [lm.vakonomic_run(xi3=xi3, r=1.27).t_events[0][0] for xi3 in (0.0, 9.0, 10.0)]
+    assert 1.02 < min(narrow) and max(narrow) < 1.20
+
+
+def test_realizing_constraints_limits_and_prop_2_8():
+    """Section 2.4 / Fig. 3: large M and strong damping both give x = 0, y = cos t, with errors
+    ~ 1/M and ~ 1/c (slopes within 0.85 .. 1.1), larger over [0, 20] than over [0, 2] by more than
+    5x (not uniform in time); the vakonomic motion equals the nonholonomic one for every lambda(0)."""
+    r = lm.realizing_constraints(masses=(100.0, 1000.0, 10000.0), dampings=(100.0, 1000.0, 10000.0), n_t=801)
+    assert r["limit_error"] < 1e-7
+    for fam in (r["mass"], r["damping"]):
+        assert 0.85 < fam["slope"] < 1.1
+        for key in fam["max"]:
+            assert fam["max"][key] > 5 * fam["early"][key]
+        assert fam["max"][10000.0] < 2e-3 and max(fam["x_max"].values()) < 0.03
+    assert max(r["vakonomic"].values()) < 1e-7
+
+
+def test_case3_study_crosses_zero_at_the_boundary():
+    """The case-3 study: alpha2 changes sign at nu* = 5 mu/(2 r^2) for both radii, alpha1 < 0
+    throughout, and at nu = 0 the roots are the note's."""
+    study = lm.case3_eigenvalues()
+    for r, s in study.items():
+        assert s["boundary"] == pytest.approx(2.5 * lm.CASE3_MU / r**2, rel=1e-12)
+        below, above = s["nu"] < s["boundary"] - 0.05, s["nu"] > s["boundary"] + 0.05
+        assert np.all(s["alpha2"][below] > 0) and np.all(s["alpha2"][above] < 0) and np.all(s["alpha1"] < 0)
+    assert study[1.27]["alpha2"][0] == pytest.approx(0.09754, abs=1e-5)
+    assert study[2.54]["alpha2"][0] == pytest.approx(0.02479, abs=1e-5)

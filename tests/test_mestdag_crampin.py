@@ -8,6 +8,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.frames import AnholonomicFrame
+from nonholo.systems.fernandez_bloch import fernandez_bloch
 
 # The note's reference disk. nonholo's disk: heading theta (the paper's ph, inertia I about the
 # vertical), rolling angle phi (the paper's th, inertia J about the axle).
@@ -166,10 +167,7 @@ def test_fernandez_bloch_off_C_turns_like_the_vakonomic_disk():
     (heading, rolling) motion is the vakonomic one with c = -M w, i.e. mu(0) = M (x'(0), y'(0))."""
     disk = _disk()
     frame = AnholonomicFrame(disk)
-    m = next(s for s in disk.parameters if s.name == "m")
-    result = frame.criterion([m * disk.velocities[1], m * disk.velocities[2]])
-    fb = nh.System.from_lagrangian(result.lagrangian, disk.coordinates, disk.velocities, parameters=disk.parameters,
-                                   indefinite_metric=True)
+    _, fb = fernandez_bloch(frame)
     y = np.array([0.7, 0.1, -0.2, 0.3, 0.9, 1.3])
     qdot = frame.velocity(y[:4], y[4:]) + np.array([0, 0.2, -0.1, 0])
     t = np.linspace(0, 5, 11)

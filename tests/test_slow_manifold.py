@@ -194,23 +194,12 @@ def _first_order_term(model, y, t=0.0):
 def polar_disk():
     """The disk with polar position coordinates and a potential (notes/003 section 4.9): a
     non-flat metric and a potential, the terms the paper's own example never exercises."""
-    theta, r, psi, phi = sp.symbols("theta r psi phi")
-    m, R, I, J, mu = 1.0, 1.0, 0.25, 0.5, 1.0
-    G = sp.diag(I, m, m * r**2, J)
-    A = sp.Matrix([[0, sp.cos(psi), -r * sp.sin(psi), -R * sp.cos(theta)],
-                   [0, sp.sin(psi), r * sp.cos(psi), -R * sp.sin(theta)]])
-    V = sp.Rational(35, 100) * r**2 + sp.Rational(3, 10) * sp.cos(theta)
-    return nh.System([theta, r, psi, phi], G, V, A, friction=mu, name="polar disk")
+    return nh.systems.polar_disk()
 
 
-def _gzenda_chhabra_71_correction(system):
-    """The eps-term of Gzenda-Chhabra eq. (71), written with covariant derivatives (their
-    eqs. (4)-(6), (29)-(33), (67)) in SymPy, independently of nonholo's implementation:
-        -2 Gamma(vD) h1 + nabla^H_vD h1 (vD) - [(nabla_vD P_perp)(h1) + (nabla_h1 P_perp)(vD)]
-        + D^V h1 [(nabla_vD P)(vD) - P gradV],   and   dq/dt correction h1.
-    (71) is the acceleration of the full velocity v = vD + eps h1; nonholo's reduced model
-    integrates vD = P v, whose eps-term is smaller by dh1/dt along the zeroth-order flow (69),
-    also returned."""
+def _covariant_calculus(system):
+    """Gzenda-Chhabra's objects (their eqs. (4)-(6), (29)-(33), (67)) in SymPy, independently of
+    nonholo's implementation: (q, w, Gam, cov_T, P_perp, P, Qmat, gradV, h1, D^V h1, nabla^H h1)."""
     q = sp.Matrix(system.coordinates)
     w = sp.Matrix(system.velocities)
     n = system.n
@@ -231,25 +220,68 @@ def _gzenda_chhabra_71_correction(system):
     def cov_T(T, X):  # (nabla_X T)
         return sum((T.diff(q[k]) * X[k] for k in range(n)), sp.zeros(n, n)) + Gam(X) * T - T * Gam(X)
 
-    h1 = Qmat * (cov_T(Pperp, w) * w - Pperp * gradV)
+    h1 = Qmat * (cov_T(Pperp, w) * w - Pperp * gradV)                       # (67)
     Dv_h1 = h1.jacobian(w)
     nablaH_h1 = h1.jacobian(q) * w + Gam(w) * h1 - Dv_h1 * Gam(w) * w
+    return q, w, Gam, cov_T, Pperp, P, Qmat, gradV, h1, Dv_h1, nablaH_h1
+
+
+def _gzenda_chhabra_68(calculus):
+    """h^(2) of Gzenda-Chhabra's general eq. (68), evaluated at w = vD:
+        Qmat [(nabla_h1 P_perp)(vD) + (nabla_vD P_perp)(h1)] - Qmat [D^V h1((nabla_vD P)(vD)) - D^V h1(P gradV)]
+        - Qmat [nabla^H_vD h1 (vD)]."""
+    q, w, Gam, cov_T, Pperp, P, Qmat, gradV, h1, Dv_h1, nablaH_h1 = calculus
+    return (Qmat * (cov_T(Pperp, h1) * w + cov_T(Pperp, w) * h1)
+            - Qmat * (Dv_h1 * (cov_T(P, w) * w) - Dv_h1 * (P * gradV)) - Qmat * nablaH_h1)
+
+
+@pytest.fixture(scope="module")
+def gzenda_chhabra_formulas(polar_disk):
+    """h1 (67), the eps-term of (71) with dh1/dt, and h2 (68) on the polar disk, one lambdified
+    function (the SymPy expressions are large; built once for the module)."""
+    calculus = _covariant_calculus(polar_disk)
+    q, w = calculus[0], calculus[1]
+    h1, accel, h1_dot = _gzenda_chhabra_71_correction(calculus)
+    return sp.lambdify([*q, *w], [h1, accel, h1_dot, _gzenda_chhabra_68(calculus)], "numpy", cse=True)
+
+
+def test_general_eq_68_is_h2_on_a_curved_metric_with_a_potential(polar_disk, gzenda_chhabra_formulas):
+    """Gzenda-Chhabra's general (68), written out with covariant derivatives, equals nonholo's
+    h^(2) (Taylor arithmetic through the tape) on the polar disk: Christoffel symbols and a
+    potential, both of which the paper's disk example lacks. Each group of terms matters."""
+    rng = np.random.default_rng(11)
+    for _ in range(4):
+        q = np.array([rng.uniform(-1, 1), rng.uniform(1, 2), rng.uniform(-1, 1), rng.uniform(-1, 1)])
+        u = polar_disk.project(q, rng.uniform(-1, 1, 4))
+        H = polar_disk.slip(q, u, order=2)
+        h1, _, _, h2 = (np.asarray(x, dtype=float).ravel() for x in gzenda_chhabra_formulas(*q, *u))
+        assert np.allclose(H[0], h1, atol=1e-12)
+        assert np.allclose(H[1], h2, atol=1e-11) and np.abs(h2).max() > 1e-2
+
+
+def _gzenda_chhabra_71_correction(calculus):
+    """The eps-term of Gzenda-Chhabra eq. (71), written with covariant derivatives:
+        -2 Gamma(vD) h1 + nabla^H_vD h1 (vD) - [(nabla_vD P_perp)(h1) + (nabla_h1 P_perp)(vD)]
+        + D^V h1 [(nabla_vD P)(vD) - P gradV],   and   dq/dt correction h1.
+    (71) is the acceleration of the full velocity v = vD + eps h1; nonholo's reduced model
+    integrates vD = P v, whose eps-term is smaller by dh1/dt along the zeroth-order flow (69),
+    also returned."""
+    q, w, Gam, cov_T, Pperp, P, Qmat, gradV, h1, Dv_h1, nablaH_h1 = calculus
     accel = (-2 * Gam(w) * h1 + nablaH_h1 - (cov_T(Pperp, w) * h1 + cov_T(Pperp, h1) * w)
              + Dv_h1 * (cov_T(P, w) * w - P * gradV))
     nonholonomic = -Gam(w) * w - cov_T(Pperp, w) * w - P * gradV  # (69)
     h1_dot = h1.jacobian(q) * w + Dv_h1 * nonholonomic
-    return sp.lambdify([*q, *w], [h1, accel, h1_dot], "numpy", cse=True)
+    return h1, accel, h1_dot
 
 
-def test_first_order_reduced_dynamics_equals_eq_71(polar_disk):
-    correction = _gzenda_chhabra_71_correction(polar_disk)
+def test_first_order_reduced_dynamics_equals_eq_71(polar_disk, gzenda_chhabra_formulas):
     model = polar_disk.reduced(0.1, order=1)
     rng = np.random.default_rng(6)
     for _ in range(3):
         q = np.array([rng.uniform(-1, 1), rng.uniform(1, 2), rng.uniform(-1, 1), rng.uniform(-1, 1)])
         u = polar_disk.project(q, rng.uniform(-1, 1, 4))
         ours = _first_order_term(model, np.r_[q, u])
-        h1, accel, h1_dot = (np.asarray(x, dtype=float).ravel() for x in correction(*q, *u))
+        h1, accel, h1_dot, _ = (np.asarray(x, dtype=float).ravel() for x in gzenda_chhabra_formulas(*q, *u))
         assert np.allclose(ours[:4], h1, atol=1e-11)
         assert np.allclose(ours[4:] + h1_dot, accel, atol=1e-10)
         assert np.abs(h1_dot).max() > 1e-2  # the two accelerations do differ

@@ -76,3 +76,10 @@ def make_all(output="figures", only=None, log=print) -> dict:
     (output / "REPORT.md").write_text("\n".join(sections))
     log(f"  REPORT.md with {len(REPORT_SECTIONS)} sections")
     return results
+
+
+def export_roles(namespace: dict, *modules) -> None:
+    """Put the public and private names of a paper's role modules (experiments, figures, report)
+    into its package ``namespace``, so ``from nonholo.figures import <paper> as X; X.name`` works."""
+    for module in modules:
+        namespace.update({k: v for k, v in vars(module).items() if not k.startswith("__")})

@@ -8,12 +8,16 @@ from .ball_on_turntable import ball_on_turntable
 from .chaplygin_ball import chaplygin_ball
 from .chaplygin_sleigh import chaplygin_sleigh
 from .heisenberg import heisenberg
+from .inclined_knife_edge import inclined_knife_edge
 from .knife_edge_chain import knife_edge_chain
+from .nonholonomic_particle import nonholonomic_particle
 from .planar_particle import planar_particle, realized_pendulum
+from .polar_disk import polar_disk
 from .rattleback import rattleback
 from .rolling_disc import rolling_disc
 from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
 
-__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "heisenberg", "knife_edge_chain", "planar_particle",
-           "realized_pendulum", "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk"]
+__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "heisenberg", "inclined_knife_edge",
+           "knife_edge_chain", "nonholonomic_particle", "planar_particle", "polar_disk", "realized_pendulum",
+           "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk"]

@@ -32,7 +32,7 @@ from scipy.linalg import expm
 
 __all__ = [
     "DEFAULTS", "disk_parameters", "rotating_frame_matrix", "stiff_solution", "slow_rate", "slow_rate_series",
-    "SlowSection", "slow_section", "slow_manifold", "reduced_closed_form", "slips", "rolling_speed",
+    "SlowSection", "slow_section", "slow_manifold", "reduced_closed_form", "slips", "rolling_speed", "rolling_circle",
     "slip_coefficients",
 ]
 
@@ -301,3 +301,17 @@ def reduced_closed_form(t, y0, eps: float = 0.0, order: int = 0, printed: bool =
     z = (x0 + 1j * y0_) + R * a0 * (1 - 1j * e * m * omega / mu) * np.exp(1j * theta0) * _phi1(1j * omega - kappa, t)
     return np.array([theta, z.real, z.imag, phi, np.full_like(t, omega), R * np.cos(theta) * a,
                      R * np.sin(theta) * a, a])
+
+
+def rolling_circle(t, heading: float, rolling: float, w_heading: float, w_rolling: float, centre, R: float) -> np.ndarray:
+    r"""The nonholonomic disk's motion (theta, x, y, phi) at t, shape (4, n_t): theta and phi turn
+    at the constant rates w_heading != 0 and w_rolling, the contact point runs on the circle of
+    radius R w_rolling/w_heading about ``centre`` (x = c_x + k R sin theta, y = c_y - k R cos theta,
+    k = w_rolling/w_heading)."""
+    if w_heading == 0:
+        raise ValueError("w_heading must be nonzero (w_heading = 0 is a straight line, not a circle)")
+    t = np.asarray(t, dtype=float)
+    theta = heading + w_heading * t
+    k = w_rolling / w_heading
+    return np.array([theta, centre[0] + k * R * np.sin(theta), centre[1] - k * R * np.cos(theta),
+                     rolling + w_rolling * t])

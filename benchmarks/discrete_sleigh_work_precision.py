@@ -1,0 +1,87 @@
+"""Benchmark: the discrete Lagrange-d'Alembert integrator against CVODE at matched accuracy.
+
+What is integrated
+------------------
+The Fedorov-Zenkov Fig. 3 motion of the Chaplygin sleigh (J = m = a = 1, v0 = -1, omega0 = 0.25)
+on [0, 12], as in ``nonholo.figures.fedorov_zenkov.work_precision``: the discrete midpoint
+integrator ``nh.simulate_discrete(sleigh.discrete(h))`` and CVODE (``nh.simulate`` of
+``sleigh.nonholonomic()``, BDF with projection and Adams, atol = rtol/100, 1201 output times).
+
+What is timed
+-------------
+For each target error (1e-2, 1e-3, 1e-4) and each method, the setting with the fewest evaluations
+that reaches the target (from ``work_precision``, whose errors against the closed form are checked
+again here before timing). time.perf_counter around the ``simulate`` call only (model built
+beforehand), one untimed warm-up, then the three methods interleaved in rounds so that they see
+the same machine load. Reported: medians and minima over the repeats, and the ratio of the
+discrete scheme's median to the faster CVODE median.
+
+Usage: python benchmarks/discrete_sleigh_work_precision.py [--quick] [--markdown PATH]
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import nonholo as nh
+from cli import emit, repeats_and_output
+from nonholo.figures.fedorov_zenkov import experiments as fz
+
+TARGETS = (1e-2, 1e-3, 1e-4)
+METHODS = ("discrete", "CVODE BDF", "CVODE Adams")
+
+
+def runner(row):
+    """A zero-argument call that integrates ``row``'s setting, and the check of its error."""
+    system, y0, T = fz.sleigh(), fz.fig3_start(), fz.WP_T
+    if row["method"] == "discrete":
+        model = system.discrete(row["setting"])
+        return lambda: nh.simulate_discrete(model, (0, T), y0)
+    model = system.nonholonomic()
+    t_out = np.linspace(0, T, fz.WP_OUTPUT)
+    method = "auto" if row["method"] == "CVODE BDF" else "adams"
+    return lambda: nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=row["setting"],
+                               atol=row["setting"] * fz.WP_ATOL_FACTOR, method=method)
+
+
+def main(argv=None) -> None:
+    repeats, markdown = repeats_and_output(__doc__, 7, argv)
+    s = fz.SLEIGH
+    exact = fz.ContinuousSleigh(s["J"], s["m"], s["a"], fz.OMEGA0, fz.V0)
+    cheapest = fz.work_precision()["cheapest"]
+    lines = ["| target error | method | setting | max error | median wall [ms] | min wall [ms] |",
+             "|---|---|---|---|---|---|"]
+    ratios = {}
+    for target in TARGETS:
+        calls = {}
+        for method in METHODS:
+            row = cheapest[target][method]
+            if row is None:
+                continue
+            call = runner(row)
+            res = call()                                      # warm-up, and the agreement check
+            err = float(np.abs(res.q - exact.configuration(res.t)).max())
+            if err > target:
+                raise SystemExit(f"{method} at {row['setting']} misses {target:g}: error {err:.2e}")
+            calls[method] = (row, call, err, [])
+        for _ in range(repeats):                              # interleaved rounds
+            for method, (_, call, _, times) in calls.items():
+                start = time.perf_counter()
+                call()
+                times.append(time.perf_counter() - start)
+        for method, (row, _, err, times) in calls.items():
+            setting = f"h = {row['setting']:g}" if method == "discrete" else f"rtol {row['setting']:.0e}"
+            lines.append(f"| {target:g} | {method} | {setting} | {err:.2e} | {np.median(times) * 1e3:.2f} | "
+                         f"{np.min(times) * 1e3:.2f} |")
+        cvode = [np.median(calls[m][3]) for m in ("CVODE BDF", "CVODE Adams") if m in calls]
+        if "discrete" in calls and cvode:
+            ratios[target] = float(np.median(calls["discrete"][3]) / min(cvode))
+    lines += ["", "Discrete median / faster CVODE median: "
+              + ", ".join(f"{r:.1f} at {t:g}" for t, r in ratios.items()) + f" ({repeats} interleaved repeats).", ""]
+    emit("\n".join(lines), markdown)
+
+
+if __name__ == "__main__":
+    main()
