@@ -43,6 +43,22 @@ void expose_models(py::module_& m) {
           for (int j = 0; j < n; ++j) o(i, j) = J[i + j * n];
         return out;
       }, py::arg("t"), py::arg("y"), py::arg("params"))
+      .def("jacobian_dual", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        const int n = model.n_states();
+        std::vector<double> J(n * n);
+        auto ws = model.workspace();
+        model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws);
+        py::array_t<double> out({n, n});
+        auto o = out.mutable_unchecked<2>();
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) o(i, j) = J[i + j * n];
+        return out;
+      }, py::arg("t"), py::arg("y"), py::arg("params"),
+         "The Jacobian by dual numbers through the whole vector field (reference for jacobian).")
+      .def_property_readonly("jacobian_cost", &Model::jacobian_cost,
+                             "Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).")
       .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);

@@ -22,4 +22,5 @@ PYBIND11_MODULE(_core, m) {
   expose_integrate(m);
   expose_discrete(m);
   expose_frames(m);
+  expose_evaluation(m);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "nonholo/models/friction.hpp"
+#include "nonholo/models/nonholonomic.hpp"
 
 namespace nonholo {
 
@@ -17,6 +18,41 @@ void Model::project(double, const double*, const double*, double* corr, double*,
 }
 
 void Model::check_state(double, const double*, const double*, Workspace&) const {}
+
+namespace {
+
+// Cost units of the estimates below: one interpreted tape instruction. A dense floating-point
+// operation in the models' linear algebra costs about a quarter of that, and a dual number with
+// kJacobianChunk directions about kJacobianChunk + 1 doubles (measured on the knife-edge chain).
+constexpr double kFlop = 0.25;
+
+double rhs_cost(const MechanicalSystem& s) {
+  const double n = s.n(), k = s.k();
+  return s.dynamics_tape().n_instructions() + kFlop * (n * n * n / 3 + 2 * n * n * k + k * k * k / 3);
+}
+
+}  // namespace
+
+// Dual numbers through the whole vector field, once per chunk of kJacobianChunk directions.
+double Model::jacobian_cost() const {
+  const int chunks = (n_states() + kJacobianChunk - 1) / kJacobianChunk;
+  return chunks * (kJacobianChunk + 1.0);
+}
+
+// One sweep of the Jacobian tape and 2n columns of dense solves and products with dG, dA.
+double NonholonomicModel::jacobian_cost() const {
+  const MechanicalSystem& s = system();
+  const double n = s.n(), k = s.k();
+  const double dense = rhs_cost(s) - s.dynamics_tape().n_instructions() + 2 * n * (2 * n * n + 4 * n * k);
+  return (s.jacobian_tape().n_instructions() + kFlop * dense) / rhs_cost(s);
+}
+
+double FrictionModel::jacobian_cost() const {
+  const MechanicalSystem& s = system();
+  const double n = s.n(), k = s.k();
+  const double dense = n * n * n / 3 + 2 * n * (2 * n * n + 4 * n * k + 2 * k * k);
+  return (s.jacobian_tape().n_instructions() + kFlop * dense) / rhs_cost(s);
+}
 
 void FrictionModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {
   const int n = system().n();

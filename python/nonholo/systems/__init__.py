@@ -9,5 +9,7 @@ from .chaplygin_sleigh import chaplygin_sleigh
 from .knife_edge_chain import knife_edge_chain
 from .planar_particle import planar_particle, realized_pendulum
 from .vertical_rolling_disk import vertical_rolling_disk
+from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
-__all__ = ["ball_on_turntable", "chaplygin_sleigh", "knife_edge_chain", "planar_particle", "realized_pendulum", "vertical_rolling_disk"]
+__all__ = ["ball_on_turntable", "chaplygin_sleigh", "knife_edge_chain", "planar_particle", "realized_pendulum", "vertical_rolling_disk",
+           "whipple_bicycle", "whipple_bicycle_kane"]
