@@ -127,6 +127,18 @@ def pydy_runner(km, values, x0, T, rtol, atol):
 
 # ----------------------------------------------------------------------------- workloads
 
+def _not_applicable(reason: str):
+    def build():
+        raise Skip(reason)
+
+    return build
+
+
+JITCODE = ("jitcode needs the right-hand side in closed form; every model here solves a mass-matrix or "
+           "saddle-point system at each call")
+NO_KANE = "PyDy generates code from a KanesMethod; this system is given by G, A, mu"
+
+
 def _timed(build):
     t0 = time.perf_counter()
     try:
@@ -148,6 +160,7 @@ def sleigh_workload():
         "nonholo compiled": lambda: nonholo_runner(nh.systems.chaplygin_sleigh().friction(eps), y0, T, rtol, atol, True),
         "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, "friction", eps), y0, T, rtol, atol, False),
         "CasADi cvodes + jit": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, "friction", eps), y0, T, rtol, atol, True),
+        "PyDy (Cython) + odeint": _not_applicable(NO_KANE),
         "SciPy LSODA, lambdified": lambda: lsoda_runner(numpy_saddle_rhs(system, "friction", eps), y0, T, rtol, atol),
     }
     ref = nonholo_runner(model, y0, T, REF_RTOL, REF_ATOL, False)()
@@ -160,13 +173,13 @@ def bicycle_state(km, values, speed=5.0, roll_rate=0.5):
     import sympy as sp
 
     q0 = {qi: 0.0 for qi in km.q}
-    u_ind = {sp.Symbol("u2"): roll_rate, sp.Symbol("u3"): speed / values[sp.Symbol("WRrad")], sp.Symbol("u5"): 0.0}
-    names = [str(ui.func) for ui in km.u]
-    ind = np.array([u_ind[sp.Symbol(str(ui.func))] for ui in km._uind])
+    n_dep = len(km._udep)
+    independent, dependent = list(km.u)[:-n_dep], list(km.u)[-n_dep:]
+    given = {"u2": roll_rate, "u3": speed / values[sp.Symbol("WRrad")], "u5": 0.0}
+    ind = np.array([given[str(ui.func)] for ui in independent])
     Ars = np.array(sp.Matrix(km._Ars).xreplace(values).xreplace(q0).evalf(), dtype=float)
-    dep = Ars @ ind
-    u = dict(zip([str(ui.func) for ui in km._uind], ind)) | dict(zip([str(ui.func) for ui in km._udep], dep))
-    return np.array([*q0.values(), *[u[nm] for nm in names]])
+    u = dict(zip(independent, ind)) | dict(zip(dependent, Ars @ ind))
+    return np.array([*q0.values(), *[u[ui] for ui in km.u]])
 
 
 def bicycle_workload():
@@ -227,6 +240,11 @@ def chain_workload(N, kind):
         "nonholo": lambda: nonholo_runner(model, y0, T, rtol, atol, False),
         "nonholo compiled": compiled,
         "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, kind, e), y0, T, rtol, atol, False),
+        "CasADi cvodes + jit": (lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, kind, e), y0, T, rtol,
+                                                      atol, True)) if N <= 8 else
+        _not_applicable("not run above N = 8, to bound the benchmark's run time (CasADi's expanded symbolic solve "
+                        "grows like N^3 and its C compilation with it)"),
+        "PyDy (Cython) + odeint": _not_applicable(NO_KANE),
         "SciPy LSODA, lambdified": lambda: lsoda_runner(numpy_saddle_rhs(system, kind, e), y0, T, rtol, atol),
     }
     ref = nonholo_runner(model, y0, T, REF_RTOL, REF_ATOL, False)()
@@ -343,6 +361,7 @@ def main(argv=None) -> int:
             slope = math.log(per_step[(kind, 32)] / per_step[(kind, 16)]) / math.log(34 / 18)
             notes.append(f"- knife-edge chain, {kind}: nonholo's cost per step grows like n^{slope:.2f} "
                          "between N = 16 and 32 (n = N + 2)")
+    notes.append(f"- jitcode: not run: {JITCODE}")
     text = (f"Medians of {repeats} interleaved repeats (ratio to nonholo's default in brackets).\n\n"
             + table(results) + "\n\n" + "\n".join(notes) + "\n")
     emit(text, args.markdown)

@@ -74,6 +74,7 @@ def test_compile_cache_is_reused_and_bad_tape_names_are_rejected(tmp_path):
 def test_implicit_jacobian_equals_dual_numbers_and_finite_differences(seed, kind):
     system = random_system(seed, n=5, k=2, affine=True, force=True)
     model = system.nonholonomic() if kind == "nonholonomic" else system.friction(0.05)
+    assert model.core.jacobian_cost < model.core.dual_jacobian_cost  # the implicit path is the one used
     rng = np.random.default_rng(seed)
     for _ in range(3):
         y = _random_state(rng, model)
@@ -91,6 +92,7 @@ def test_implicit_jacobian_of_the_knife_edge_chain(kind):
     rng = np.random.default_rng(7)
     q = np.concatenate([[0.2, -0.1], rng.uniform(-1, 1, 5)])
     y = np.concatenate([q, system.project(q, rng.uniform(-1, 1, 7))])
+    assert model.core.jacobian_cost < model.core.dual_jacobian_cost
     J_dual = model.core.jacobian_dual(0.0, y, model.param_vector())
     assert np.max(np.abs(model.jacobian(0.0, y) - J_dual)) <= 1e-12 * np.max(np.abs(J_dual))
 

@@ -34,20 +34,20 @@ double rhs_cost(const MechanicalSystem& s) {
 }  // namespace
 
 // Dual numbers through the whole vector field, once per chunk of kJacobianChunk directions.
-double Model::jacobian_cost() const {
+double Model::dual_jacobian_cost() const {
   const int chunks = (n_states() + kJacobianChunk - 1) / kJacobianChunk;
   return chunks * (kJacobianChunk + 1.0);
 }
 
 // One sweep of the Jacobian tape and 2n columns of dense solves and products with dG, dA.
-double NonholonomicModel::jacobian_cost() const {
+double NonholonomicModel::implicit_jacobian_cost() const {
   const MechanicalSystem& s = system();
   const double n = s.n(), k = s.k();
   const double dense = rhs_cost(s) - s.dynamics_tape().n_instructions() + 2 * n * (2 * n * n + 4 * n * k);
   return (s.jacobian_tape().n_instructions() + kFlop * dense) / rhs_cost(s);
 }
 
-double FrictionModel::jacobian_cost() const {
+double FrictionModel::implicit_jacobian_cost() const {
   const MechanicalSystem& s = system();
   const double n = s.n(), k = s.k();
   const double dense = n * n * n / 3 + 2 * n * (2 * n * n + 4 * n * k + 2 * k * k);

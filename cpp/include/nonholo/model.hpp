@@ -49,7 +49,9 @@ class Model {
     jacobian(t, y, p, J, ws);
   }
   // Estimated cost of one jacobian() in right-hand sides (for the integrator's refresh policy).
-  virtual double jacobian_cost() const;
+  virtual double jacobian_cost() const { return dual_jacobian_cost(); }
+  // The same for jacobian_dual.
+  double dual_jacobian_cost() const;
 
   // |A v - b| and the scale it is measured against (|A| |v| + |b|); 0, 1 when unconstrained.
   virtual void constraint_residual(double t, const double* y, const double* p, Workspace& ws,

@@ -42,8 +42,10 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     w.chol_G.solve_in_place(vdot);
   }
 
-  // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp).
+  // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp),
+  // where its tape is cheaper than dual numbers (as NonholonomicModel::jacobian).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
+    if (implicit_jacobian_cost() > dual_jacobian_cost()) return jacobian_dual(t, y, p, J, ws);
     Work& w = static_cast<Work&>(ws);
     const int n = system().n();
     const double eps = p[system().n_params()];
@@ -52,7 +54,8 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     friction_sensitivities(w.d, w.vdot, y + n, eps, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
   }
-  double jacobian_cost() const override;
+  double implicit_jacobian_cost() const;
+  double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 };
