@@ -15,6 +15,8 @@ from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .result import SimulationResult
 from .simulate import Event, simulate, simulate_many
+from .stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError, critical_values,
+                        eigenvalue_path, linearize, steady_motions)
 from .sweep import SweepResult, sweep
 from .system import System
 
@@ -24,4 +26,6 @@ __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
+    "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
+    "EigenvaluePath", "critical_values", "CriticalValue",
 ]

@@ -93,6 +93,11 @@ class System:
         The time symbol used in ``affine`` and ``force``; default ``Symbol("t")``.
     name : str, optional
         A label for display.
+    holonomic : sequence of SymPy expressions, optional
+        Holonomic constraints h(q) = 0 the system carries (their time derivatives must be among
+        the constraint rows, which is what the models enforce). Used by :func:`nonholo.linearize`
+        to restrict perturbations to h(q) = 0; set by the SymPy adapters from
+        ``configuration_constraints`` / ``hol_coneqs``.
     indefinite_metric : bool, optional
         Accept a metric that is regular but not positive definite (a Lagrangian such as
         Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
@@ -120,6 +125,7 @@ class System:
         time: sp.Symbol | None = None,
         name: str | None = None,
         indefinite_metric: bool = False,
+        holonomic=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
         self.indefinite_metric = bool(indefinite_metric)
@@ -162,6 +168,7 @@ class System:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
 
+        self.holonomic = _holonomic(holonomic)
         self._check_symbols()
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
@@ -271,6 +278,7 @@ class System:
         check_free_symbols(list(self.affine), q | t | p, "affine")
         check_free_symbols(list(self.friction_coefficients), q | p, "friction")
         check_free_symbols(list(self.force), q | v | t | p, "force")
+        check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
 
     @property
     def _inputs(self) -> list:
@@ -520,7 +528,7 @@ class System:
             "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
             "friction": self.friction_coefficients if self.k else None, "force": self.force,
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
-            "indefinite_metric": self.indefinite_metric,
+            "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
         }
 
     def __setstate__(self, state):
@@ -535,6 +543,15 @@ class System:
         from .symbolic.display import system_latex
 
         return system_latex(self)
+
+
+def _holonomic(holonomic):
+    """A tuple of expressions h(q), or None for no holonomic constraints."""
+    if holonomic is None:
+        return None
+    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
+        else list(holonomic)
+    return tuple(sp.sympify(h) for h in items) or None
 
 
 def _order(order) -> int:

@@ -462,6 +462,7 @@ def kanes_method_arguments(
             raise ModelError("the coefficients of the speeds in the velocity_constraints depend on time "
                              "explicitly; nonholo takes A(q) q' = b(q, t) (only the affine part f_nh may depend on t)")
     _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain)
+    holonomic = [sp.sympify(h).xreplace(plain) for h in km._f_h] if len(km._f_h) else None
 
     exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
     allowed = {*q_syms, *qd_syms, t}
@@ -475,7 +476,7 @@ def kanes_method_arguments(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
         constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
         force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
-        name=name or "from KanesMethod",
+        name=name or "from KanesMethod", holonomic=holonomic,
     )
 
 
@@ -652,5 +653,15 @@ def lagranges_method_arguments(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
         constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
         force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
-        name=name or "from LagrangesMethod",
+        name=name or "from LagrangesMethod", holonomic=_lagrange_holonomic(lm, to_plain),
     )
+
+
+def _lagrange_holonomic(lm, to_plain):
+    """The holonomic constraints f_h(q, t) = 0 of a LagrangesMethod (None if there are none or
+    they depend on time: nonholo's h depends on q only)."""
+    hol = getattr(lm, "_hol_coneqs", None) or getattr(lm, "hol_coneqs", None)
+    if hol is None or len(hol) == 0:
+        return None
+    h = [to_plain(e) for e in hol]
+    return None if any(_time() in e.free_symbols for e in h) else h

@@ -1,0 +1,244 @@
+r"""Eigenvalues of steady motions along a parameter, tracked mode by mode, and the parameter
+values where stability changes.
+
+Tracking: the eigenvalues at each parameter value are matched to those predicted by linear
+extrapolation from the two previous values (an optimal assignment, Hungarian algorithm), so a
+column of :attr:`EigenvaluePath.eigenvalues` follows one mode through crossings and collisions
+instead of jumping with a sort order.
+
+Critical values: where a physical mode's real part changes sign between two samples. A real
+eigenvalue through zero (divergence; also a pair colliding at zero and leaving along the
+imaginary axis, as for the upright disc) is refined as a root of the product of the physical
+eigenvalues, det of the physical quotient matrix, which is smooth in the parameter; a complex
+pair (Hopf, the bicycle's weave) as a root of the tracked eigenvalue's real part. Both by
+Brent's method to ``xtol``; if the refinement function does not change sign (a tangency), by
+bisection on the stability of the mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .linearize import linearize, state_matrix
+from .zero_modes import deflate
+
+__all__ = ["EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]
+
+
+@dataclass(frozen=True)
+class EigenvaluePath:
+    """Eigenvalues of the linearization along a parameter, one column per tracked mode.
+
+    Attributes
+    ----------
+    parameter : str
+    values : ndarray (P,)
+    eigenvalues : ndarray (P, m), complex
+        Column j is one mode followed continuously along ``values``.
+    structural : ndarray (m,), bool
+        Columns that are zero modes (symmetry, conservation, families) at every value.
+    linearizations : list of Linearization
+    """
+
+    parameter: str
+    values: np.ndarray
+    eigenvalues: np.ndarray
+    structural: np.ndarray
+    linearizations: list = field(repr=False)
+    model: object = field(repr=False)
+    state: object = field(repr=False)
+    params: dict = field(repr=False)
+    options: dict = field(repr=False)
+
+    @property
+    def physical(self) -> np.ndarray:
+        """The physical modes' columns, (P, m_phys)."""
+        return self.eigenvalues[:, ~self.structural]
+
+    def threshold(self, i: int) -> float:
+        """Real parts above this count as growing at value i (relative to the state matrix)."""
+        return self.options["stability_tol"] * max(1.0, np.abs(self.linearizations[i].A).max())
+
+    @property
+    def stable(self) -> np.ndarray:
+        """(P,) bool: spectral stability (no physical real part above the threshold)."""
+        return np.array([(self.physical[i].real <= self.threshold(i)).all() for i in range(len(self.values))])
+
+
+@dataclass(frozen=True)
+class CriticalValue:
+    """A parameter value where a mode's real part crosses zero.
+
+    ``kind``: ``"divergence"`` (a real eigenvalue through zero) or ``"hopf"`` (a complex pair
+    through the imaginary axis: weave, flutter); ``eigenvalue`` at the crossing; ``direction``:
+    ``"stabilizing"`` when the mode becomes stable as the parameter increases, else
+    ``"destabilizing"``; ``mode``: the column of the path.
+    """
+
+    value: float
+    kind: str
+    eigenvalue: complex
+    direction: str
+    mode: int
+
+
+def eigenvalue_path(model, parameter: str, values, state, params=None, stability_tol: float = 1e-9,
+                    **linearize_options) -> EigenvaluePath:
+    r"""Linearize ``model`` at the steady motion ``state`` for each of ``values`` of ``parameter``.
+
+    Parameters
+    ----------
+    model : Model
+    parameter : str
+        A parameter of the model (set to each value), or any label (e.g. ``"speed"``) when only
+        ``state`` depends on it.
+    values : array_like (P,)
+        Increasing parameter values; steps small enough for the modes to be followed.
+    state : callable or array_like
+        ``state(value)`` returning the steady state at that value, or one state (N,) for all,
+        or an array (P, N) of states (then :func:`critical_values` cannot refine between them).
+    params : mapping, optional
+        Other parameter values.
+    stability_tol : float
+        Relative threshold on real parts for stability.
+    **linearize_options
+        Passed to :func:`~nonholo.linearize` (``independent``, ``cyclic``, ``zero_tol``, ...).
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1 or values.size < 2:
+        raise ValueError(f"values must be a 1-D array of at least 2 parameter values, got shape {values.shape}")
+    if not np.all(np.isfinite(values)) or np.any(np.diff(values) <= 0):
+        raise ValueError("values must be finite and strictly increasing")
+    if not isinstance(parameter, str):
+        raise TypeError(f"parameter must be a name (str), got {parameter!r}")
+    if parameter not in model.params and not callable(state):
+        raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
+                         "or give state as a callable of the parameter value")
+    states = _states(model, state, values)
+    lins = [linearize(model, states[i], params=_params(model, parameter, v, params), **linearize_options)
+            for i, v in enumerate(values)]
+    tracked = _track([lin.eigenvalues for lin in lins])
+    structural = np.all(tracked == 0, axis=0)
+    return EigenvaluePath(parameter, values, tracked, structural, lins, model, state, dict(params or {}),
+                          dict(linearize_options, stability_tol=stability_tol))
+
+
+def critical_values(path_or_model, parameter: str | None = None, values=None, state=None, params=None,
+                    xtol: float = 1e-12, **options) -> list:
+    r"""Parameter values where a physical mode's real part crosses zero, each refined to ``xtol``.
+
+    Takes an :class:`EigenvaluePath`, or the arguments of :func:`eigenvalue_path`. Returns a
+    list of :class:`CriticalValue` in increasing order, each with its kind: ``"divergence"`` (a
+    real eigenvalue through zero, refined as a root of det of the physical block) or ``"hopf"``
+    (a complex pair through the imaginary axis, refined as a root of its real part).
+    """
+    path = path_or_model if isinstance(path_or_model, EigenvaluePath) else \
+        eigenvalue_path(path_or_model, parameter, values, state, params, **options)
+    if not callable(path.state) and np.ndim(path.state) == 2:
+        raise ValueError("critical_values refines between the samples and needs state as a callable of the "
+                         "parameter (or one state for all values), not an array of states")
+    found = []
+    columns = np.flatnonzero(~path.structural)
+    for i in range(len(path.values) - 1):
+        for j in columns:
+            lam0, lam1 = path.eigenvalues[i, j], path.eigenvalues[i + 1, j]
+            up0, up1 = lam0.real > path.threshold(i), lam1.real > path.threshold(i + 1)
+            if up0 == up1:
+                continue
+            unstable = lam0 if up0 else lam1
+            kind = "divergence" if abs(unstable.imag) <= path.threshold(i) else "hopf"
+            if kind == "hopf" and unstable.imag < 0:
+                continue  # the conjugate partner reports it
+            value = _refine(path, i, j, kind, xtol)
+            lam = _eigenvalue_at(path, value, i, j)
+            found.append(CriticalValue(value, kind, lam, "stabilizing" if up0 else "destabilizing", int(j)))
+    return sorted(found, key=lambda c: c.value)
+
+
+# --------------------------------------------------------------------------- helpers
+def _params(model, parameter, value, params) -> dict:
+    out = dict(params or {})
+    if parameter in model.params:
+        out[parameter] = value
+    return out
+
+
+def _states(model, state, values) -> list:
+    if callable(state):
+        return [np.asarray(state(v), dtype=float) for v in values]
+    arr = np.asarray(state, dtype=float)
+    if arr.ndim == 1:
+        return [arr] * len(values)
+    if arr.shape != (len(values), model.n_states):
+        raise ValueError(f"state must be a callable, one state ({model.n_states},) or one per value "
+                         f"({len(values)}, {model.n_states}); got shape {arr.shape}")
+    return list(arr)
+
+
+def _track(spectra: list) -> np.ndarray:
+    """Columns following each mode: assign each spectrum to the extrapolated previous one."""
+    from scipy.optimize import linear_sum_assignment  # lazily: importing nonholo does not import SciPy
+
+    out = np.empty((len(spectra), len(spectra[0])), dtype=complex)
+    out[0] = spectra[0]
+    for i in range(1, len(spectra)):
+        predicted = out[i - 1] if i == 1 else 2 * out[i - 1] - out[i - 2]
+        cost = np.abs(predicted[:, None] - spectra[i][None, :])
+        rows, cols = linear_sum_assignment(cost)
+        out[i, rows] = spectra[i][cols]
+    return out
+
+
+def _physical_matrix(path, value, i):
+    """The physical quotient matrix at ``value``, with the zero structure of sample i."""
+    lin = path.linearizations[i]
+    model = path.model
+    y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
+    opts = {k: v for k, v in path.options.items() if k in ("independent", "cyclic", "steady_tol")}
+    A, _, _, _, cyc_local, _ = state_matrix(model, y, lin.t, _params(model, path.parameter, value, path.params), **opts)
+    return deflate(A, cyc_local, counts=list(lin.zero_levels)).physical
+
+
+def _eigenvalue_at(path, value, i, j) -> complex:
+    """The tracked eigenvalue j at ``value`` (between samples i and i + 1)."""
+    a, b = path.values[i], path.values[i + 1]
+    s = (value - a) / (b - a)
+    guess = (1 - s) * path.eigenvalues[i, j] + s * path.eigenvalues[i + 1, j]
+    lam = np.linalg.eigvals(_physical_matrix(path, value, _generic(path, i)))
+    return complex(lam[np.argmin(np.abs(lam - guess))]) if lam.size else 0j
+
+
+def _generic(path, i) -> int:
+    """The sample of the bracket whose zero structure is the generic one (fewer zero modes)."""
+    a, b = path.linearizations[i], path.linearizations[i + 1]
+    return i if a.n_zero <= b.n_zero else i + 1
+
+
+def _refine(path, i, j, kind, xtol) -> float:
+    from scipy.optimize import brentq
+
+    a, b = path.values[i], path.values[i + 1]
+    gen = _generic(path, i)
+    if kind == "divergence":
+        def g(p):
+            return float(np.real(np.linalg.det(_physical_matrix(path, p, gen))))
+    else:
+        def g(p):
+            return _eigenvalue_at(path, p, i, j).real
+    ga, gb = g(a), g(b)
+    if ga == 0.0:
+        return float(a)
+    if gb == 0.0:
+        return float(b)
+    if np.sign(ga) != np.sign(gb):
+        return float(brentq(g, a, b, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=200))
+    # a tangency of the refinement function: bisect on the stability of the mode
+    up_a = path.eigenvalues[i, j].real > path.threshold(i)
+    lo, hi = a, b
+    while hi - lo > xtol * max(1.0, abs(lo)):
+        mid = 0.5 * (lo + hi)
+        up = _eigenvalue_at(path, mid, i, j).real > path.threshold(i)
+        lo, hi = (mid, hi) if up == up_a else (lo, mid)
+    return float(0.5 * (lo + hi))

@@ -1,0 +1,398 @@
+r"""Linearization of a model about a steady motion, on the tangent space of its constraint set.
+
+What is linearized
+------------------
+A *steady motion* of a model y' = f(t, y) is a motion along which every velocity (and
+multiplier) is constant and only cyclic coordinates move: coordinates q_c that none of G, V, A,
+b, mu, F contains, so that they drift linearly, q_c(t) = q_c(0) + t v_c, while the vector field
+seen from the motion does not change (Routh's steady motions; an equilibrium is the case
+v_c = 0). Perturbations of such a motion y*(t) obey the variational equation
+delta y' = Df(y*(t)) delta y, and Df(y*(t)) = Df(y*(0)) because f does not depend on q_c, so
+
+    delta y(t) = exp(t Df(y*)) delta y(0)
+
+exactly, with constant coefficients, although y* itself moves. Perturbations stay on the
+tangent space of the constraint set M = {A(q) v = b(q, t), h(q) = 0} (the whole space for the
+friction model), which is the same at every point of the motion: we write delta y = T xi with a
+basis T (N x m) that is the identity on m independent state components and solve the
+constraints for the others, and get xi' = A xi with A = (Df T)[independent rows]. A change of
+the independent coordinates is a similarity of A, so the spectrum does not depend on it.
+
+The drift of the cyclic coordinates shows up as zero eigenvalues with the unit vectors e_c as
+eigenvectors; the matrix left after removing them is the linearization of the reduced
+(relative-equilibrium) dynamics, the quotient by the cyclic coordinates. Further zero
+eigenvalues come from neighbouring steady motions (another speed, since the energy is
+conserved; another heading, ...); :mod:`.zero_modes` separates all of them from the physical
+modes.
+
+A steady motion that moves a non-cyclic coordinate (a disc circling in Cartesian contact
+coordinates: its heading turns, and the equations contain the heading) has a periodic Df and is
+rejected: write the system in coordinates in which that motion only moves cyclic ones (e.g.
+polar contact coordinates about the circle's centre).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .manifold import (constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives,
+                       tangent_basis)
+from .zero_modes import ZeroMode, deflate
+
+__all__ = ["Linearization", "linearize", "check_steady", "tangent_space"]
+
+
+@dataclass(frozen=True)
+class Linearization:
+    r"""The linearization xi' = A xi + B w of a model about a steady motion.
+
+    Attributes
+    ----------
+    A : ndarray (m, m)
+        State matrix in the independent coordinates ``coordinates``.
+    B : ndarray (m, p) or None
+        Input matrix for the parameters ``inputs`` (None when there are none).
+    basis : ndarray (N, m)
+        T: columns spanning the tangent space of the constraint set; delta y = T xi, and
+        T[independent] is the identity.
+    coordinates : list of str
+        Names of the m independent state components.
+    eigenvalues : ndarray (m,), complex
+        Zero modes first (exact zeros, in the order of ``zero_modes``), then the physical
+        eigenvalues by decreasing real part.
+    eigenvectors : ndarray (N, m), complex
+        Columns in the full state (unit norm); for the zero modes the directions of
+        ``zero_modes`` (for a ``"family"`` or ``"chain"`` mode a generalized eigenvector).
+    zero_modes : list of ZeroMode
+        The zero eigenvalues grouped by cause, each with multiplicity and reason.
+    """
+
+    A: np.ndarray
+    B: np.ndarray | None
+    basis: np.ndarray
+    coordinates: list
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    zero_modes: list
+    inputs: list
+    state: np.ndarray
+    t: float
+    params: dict
+    model: object = field(repr=False)
+    physical_matrix: np.ndarray = field(repr=False, default=None)
+    zero_levels: tuple = field(repr=False, default=())
+
+    @property
+    def n_zero(self) -> int:
+        """Number of zero eigenvalues explained by symmetry, conservation or families."""
+        return sum(z.multiplicity for z in self.zero_modes)
+
+    @property
+    def physical_eigenvalues(self) -> np.ndarray:
+        """The eigenvalues that are not structural zeros."""
+        return self.eigenvalues[self.n_zero:]
+
+    @property
+    def max_real(self) -> float:
+        """Largest real part of the physical eigenvalues (-inf if there are none)."""
+        lam = self.physical_eigenvalues
+        return float(lam.real.max()) if lam.size else -np.inf
+
+    def is_stable(self, tol: float = 1e-9) -> bool:
+        """Spectral stability: every physical eigenvalue has real part <= tol * max(1, |A|)."""
+        return self.max_real <= tol * max(1.0, np.abs(self.A).max())
+
+    @property
+    def classification(self) -> list:
+        """[(kind, multiplicity, reason)] for the zero modes, then ("physical", count, ...)."""
+        rows = [(z.kind, z.multiplicity, z.reason) for z in self.zero_modes]
+        n_phys = self.physical_eigenvalues.size
+        if n_phys:
+            rows.append(("physical", n_phys, "the dynamics transverse to the symmetries and families"))
+        return rows
+
+    def __repr__(self) -> str:
+        zeros = "; ".join(f"{z.kind} x{z.multiplicity}" for z in self.zero_modes) or "none"
+        lam = ", ".join(f"{x:.6g}" for x in self.physical_eigenvalues)
+        return (f"<Linearization of the {self.model.kind} model of {self.model.system.name!r}: m={self.A.shape[0]} "
+                f"independent ({', '.join(self.coordinates)}); zero modes: {zeros}; physical eigenvalues: [{lam}]>")
+
+
+def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=None, cyclic=None,
+              zero_tol: float = 1e-10, steady_tol: float = 1e-8) -> Linearization:
+    r"""Linearize ``model`` about the steady motion (or equilibrium) through the state ``y``.
+
+    Parameters
+    ----------
+    model : Model
+        ``system.nonholonomic()``, ``.friction(eps)``, ``.reduced(eps, order)`` or ``.vakonomic()``.
+    y : array_like (N,)
+        A state on a steady motion (see :func:`~nonholo.steady_motions`): velocities and
+        multipliers constant, only cyclic coordinates moving.
+    t : float
+        The time of the state (the model must not depend on time explicitly: a steady motion
+        needs an autonomous model).
+    params : mapping, optional
+        Parameter values overriding the model's.
+    independent : list of str, optional
+        Names of the independent state components (m of them); default: chosen from the
+        best-conditioned columns of the constraint Jacobian, velocities solved from A(q) v = b,
+        coordinates from h(q) = 0, cyclic coordinates always independent.
+    inputs : list of str, optional
+        Parameters to treat as inputs w (columns of B). Default: the parameters that enter only
+        the force F. They must not enter the constraints.
+    cyclic : list of str, optional
+        Cyclic coordinates; default: every coordinate none of the system's expressions contains.
+    zero_tol : float
+        Relative size below which a singular value of a quotient matrix counts as zero.
+    steady_tol : float
+        Relative tolerance of the checks that y is on the constraint set and steady.
+
+    Returns
+    -------
+    Linearization
+        A on the tangent space of the constraint set (module docstring), with the eigenvalues,
+        their eigenvectors in the full state, and the zero modes classified.
+
+    Raises
+    ------
+    ValueError
+        When y is off the constraint set, not a steady motion, ``independent`` or ``inputs``
+        are invalid, or ``params`` names an unknown parameter.
+    """
+    y = model._state(y)
+    t = float(t)
+    names = model.state_names
+    A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
+    d = deflate(A, cyc_local, zero_tol)
+    modes = _zero_modes(model, t, y, pvec, T, A, d, cyc, names)
+    lam_phys = _sorted(np.linalg.eigvals(d.physical)) if d.physical.size else np.zeros(0, complex)
+    eigenvalues = np.concatenate([np.zeros(d.n_zero, complex), lam_phys])
+    vectors = [z.vectors for z in modes] + _eigenvectors(A, T, lam_phys)
+    eigenvectors = np.hstack([np.asarray(v, complex).reshape(len(y), -1) for v in vectors]) if vectors \
+        else np.zeros((len(y), 0))
+
+    input_names = _inputs(model, inputs)
+    B = _input_matrix(model, t, y, params, input_names, pvec)[ind] if input_names else None
+    return Linearization(A=A, B=B, basis=T, coordinates=[names[i] for i in ind], eigenvalues=eigenvalues,
+                         eigenvectors=eigenvectors, zero_modes=modes, inputs=input_names, state=y.copy(), t=t,
+                         params=dict(zip(model.params, pvec)), model=model, physical_matrix=d.physical,
+                         zero_levels=tuple(d.counts[1:]))
+
+
+def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
+    """(T, names): a basis T (N x m) of the tangent space of the model's constraint set at any
+    state y on it (steady or not), the identity on the independent components ``names``.
+
+    Perturb a state on the constraint set with y + T xi (then project back, as the error is
+    second order), or build a monodromy matrix from the flow of such perturbations.
+    """
+    y = model._state(y)
+    cs = constraint_set(model, float(t), y, params)
+    _check_on_constraint_set(cs, model, 1e-8)
+    T, ind = tangent_basis(cs, model.state_names, independent, cyclic_coordinates(model.system), model.system.n)
+    return T, [model.state_names[i] for i in ind]
+
+
+def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol: float = 1e-8):
+    """(A, T, independent indices, cyclic indices, their positions among the independent ones,
+    parameter vector) after checking that y is a steady motion on the constraint set."""
+    y = model._state(y)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or inf")
+    system, n = model.system, model.system.n
+    if system.core.force_depends_on_time or system.core.affine_depends_on_time:
+        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the "
+                         "affine part b of its constraints contain t): it has no steady motions to linearize about; "
+                         "make the time-dependent terms parameters (inputs) instead")
+    names = model.state_names
+    cyc = cyclic_indices(system, cyclic)
+    pvec = model.param_vector(params)  # raises on an unknown parameter
+    cs = constraint_set(model, t, y, params)
+    _check_on_constraint_set(cs, model, steady_tol)
+    check_steady(model, y, t, params, cyc, steady_tol)
+    T, ind = tangent_basis(cs, names, independent, cyc, n)
+    A = (model.jacobian(t, y, params) @ T)[ind]
+    cyc_local = [ind.index(c) for c in cyc]
+    _check_cyclic_columns(A, cyc_local, [names[c] for c in cyc])
+    return A, T, ind, cyc, cyc_local, pvec
+
+
+# --------------------------------------------------------------------------- checks
+def _check_on_constraint_set(cs, model, tol) -> None:
+    if cs.residual.size and np.abs(cs.residual).max() > tol * cs.scale:
+        raise ValueError(f"y is not on the constraint set of the {model.kind} model: |A(q) v - b|, |h(q)| up to "
+                         f"{np.abs(cs.residual).max():.3g}; project the velocity with system.project(q, v) or "
+                         "find the steady motion with nh.steady_motions")
+
+
+def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
+    """Raise ValueError unless f(t, y) moves cyclic coordinates only (velocities constant)."""
+    f = model.rhs(t, y, params)
+    n = model.system.n
+    names = model.state_names
+    moving = np.ones(len(y), bool)
+    moving[list(cyclic)] = False
+    scale = max(1.0, np.abs(y[n:]).max(initial=0.0), np.abs(f).max())
+    bad = np.where(moving & (np.abs(f) > tol * scale))[0]
+    if bad.size:
+        worst = sorted(bad, key=lambda i: -abs(f[i]))[:3]
+        detail = ", ".join(f"d({names[i]})/dt = {f[i]:.3g}" for i in worst)
+        raise ValueError(f"y is not a steady motion of the {model.kind} model: {detail}. A steady motion keeps every "
+                         "velocity constant and moves only cyclic coordinates (those the equations do not contain: "
+                         f"{[names[i] for i in cyclic] or 'none here'}); find one with nh.steady_motions")
+
+
+def _check_cyclic_columns(A, cyc_local, names) -> None:
+    if not cyc_local:
+        return
+    col = np.abs(A[:, cyc_local]).max(axis=0)
+    bad = [nm for nm, c in zip(names, col) if c > 1e-12 * max(1.0, np.abs(A).max())]
+    if bad:
+        raise ValueError(f"the coordinates {bad} were given as cyclic, but the equations depend on them")
+
+
+# --------------------------------------------------------------------------- modes
+def _sorted(lam: np.ndarray) -> np.ndarray:
+    return lam[np.lexsort((-lam.imag, -lam.real))]
+
+
+def _eigenvectors(A, T, lam_phys) -> list:
+    """Unit eigenvectors in the full state of the physical eigenvalues: those of A whose
+    eigenvalues are nearest (each used once), mapped by T, largest component real positive."""
+    if not len(lam_phys):
+        return []
+    mu, X = np.linalg.eig(A)
+    free = np.ones(mu.size, bool)
+    out = []
+    for lam in lam_phys:
+        i = int(np.argmin(np.where(free, np.abs(mu - lam), np.inf)))
+        free[i] = False
+        x = X[:, i]
+        for _ in range(2):  # inverse iteration with the accurate eigenvalue of the deflated matrix
+            try:
+                x = np.linalg.solve(A - lam * np.eye(A.shape[0]), x)
+            except np.linalg.LinAlgError:
+                break
+            x = x / np.linalg.norm(x)
+        x = T @ x
+        k = np.argmax(np.abs(x))
+        out.append(x * (abs(x[k]) / x[k]) / np.linalg.norm(x))
+    return out
+
+
+def _conserved_covectors(model, t, y, pvec, T) -> list:
+    """[(name, l)] of candidate first integrals as row vectors on the tangent space: the energy
+    1/2 v^T G v + V and the momenta (G v)_c conjugate to the cyclic coordinates."""
+    system, n = model.system, model.system.n
+    q, v = y[:n], y[n:2 * n]
+    d = system_derivatives(system, t, q, v, pvec)
+    N = len(y)
+    dE = np.zeros(N)
+    dE[:n] = 0.5 * np.einsum("i,ijl,j->l", v, d.dG, v) + d.dV
+    dE[n:2 * n] = d.G @ v
+    out = [("the energy 1/2 v^T G v + V", dE @ T)]
+    for c in cyclic_coordinates(system):
+        dp = np.zeros(N)
+        dp[:n] = np.einsum("jl,j->l", d.dG[c], v)
+        dp[n:2 * n] = d.G[c]
+        out.append((f"the momentum conjugate to {system.coordinate_names[c]}", dp @ T))
+    return out
+
+
+def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
+    """ZeroMode groups from the deflation levels: the cyclic drifts, then per level the directions
+    along which a first-order invariant (energy, a conserved momentum) changes, then the rest as
+    families of steady motions (level 1) or longer chains."""
+    modes = []
+    for j, c in enumerate(cyc):
+        modes.append(ZeroMode("cyclic", 1, f"cyclic coordinate {names[c]}: the equations do not contain it (a "
+                              "symmetry); the motion drifts along it", T @ d.levels[0][:, [j]]))
+    norm_A = max(1.0, np.linalg.norm(A, 2))
+    integrals = [(nm, l) for nm, l in _conserved_covectors(model, t, y, pvec, T)
+                 if np.linalg.norm(l) > 1e-12 and np.linalg.norm(l @ A) <= 1e-9 * norm_A * np.linalg.norm(l)]
+    for level, basis in enumerate(d.levels[1:], start=1):
+        remaining = basis.copy()
+        unused = []
+        for nm, l in integrals:
+            w = l @ remaining
+            if remaining.shape[1] == 0 or np.abs(w).max() <= 1e-9 * np.linalg.norm(l):
+                unused.append((nm, l))
+                continue
+            _, _, Vh = np.linalg.svd(w[None, :])  # Vh[0] ~ w, Vh[1:] its orthogonal complement
+            along, remaining = remaining @ Vh[:1].T, remaining @ Vh[1:].T
+            modes.append(ZeroMode("conserved", 1, f"{nm} is conserved (to first order here): a neighbouring steady "
+                                  f"motion at another value of it ({_dominant(T @ along, names)})", T @ along))
+        integrals = unused
+        if remaining.shape[1] == 0:
+            continue
+        vecs = T @ remaining
+        if level == 1:
+            reason = (f"neighbouring steady motions ({_dominant(vecs, names)}): a family of steady motions not tied "
+                      "to a conserved quantity found here (e.g. a symmetry that is no cyclic coordinate in these "
+                      "coordinates, such as a rotation)")
+            kind = "family"
+        else:
+            reason = (f"generalized eigenvectors of rank {level + 1} ({_dominant(vecs, names)}): a neighbouring "
+                      "motion whose deviation grows linearly in a neutral direction (e.g. a slow turn near a "
+                      "straight motion), or a physical mode at zero (a critical point)")
+            kind = "chain"
+        modes.append(ZeroMode(kind, remaining.shape[1], reason, vecs))
+    return [ZeroMode(z.kind, z.multiplicity, z.reason, z.vectors / np.linalg.norm(z.vectors, axis=0))
+            for z in modes]
+
+
+def _dominant(vectors, names, share: float = 0.2) -> str:
+    """Names of the state components carrying most of ``vectors``."""
+    weight = np.sqrt((np.abs(vectors) ** 2).sum(axis=1))
+    order = np.argsort(-weight)
+    top = [names[i] for i in order[:4] if weight[i] >= share * weight[order[0]]]
+    return "along " + ", ".join(top)
+
+
+# --------------------------------------------------------------------------- inputs
+def _inputs(model, inputs) -> list:
+    system = model.system
+    known = list(model.params)
+    sets = free_symbols(system)
+    if inputs is None:
+        return [s.name for s in system.parameters if s in sets["force"] and s not in sets["other"]]
+    if isinstance(inputs, str):
+        raise TypeError(f"inputs must be a list of parameter names, got {inputs!r}")
+    unknown = [p for p in inputs if p not in known]
+    if unknown:
+        raise ValueError(f"inputs contains {unknown}, which are not parameters of the model; the parameters are "
+                         f"{known}")
+    bad = [p for p in inputs if any(s.name == p for s in sets["constraints"])]
+    if bad and model.kind != "friction":
+        raise ValueError(f"inputs {bad} enter the constraints A(q) v = b; an input must leave the constraint set "
+                         "unchanged")
+    return list(inputs)
+
+
+def _input_matrix(model, t, y, params, input_names, pvec) -> np.ndarray:
+    """df/dw (N, p): exact for the nonholonomic and friction models (P G^-1 dF/dw and G^-1 dF/dw,
+    F entering linearly), fourth-order central differences for the reduced and vakonomic models."""
+    system, n = model.system, model.system.n
+    index = {nm: i for i, nm in enumerate(model.params)}
+    sys_params = len(system.parameters)
+    exact = model.kind in ("nonholonomic", "friction") and all(index[p] < sys_params for p in input_names)
+    out = np.zeros((len(y), len(input_names)))
+    if exact:
+        q, v = y[:n], y[n:2 * n]
+        d = system_derivatives(system, t, q, v, pvec)
+        cols = [index[p] for p in input_names]
+        rhs = np.linalg.solve(d.G, d.dF_dp[:, cols])
+        if model.kind == "nonholonomic" and system.k:
+            P, _ = system.projectors(q, params=dict(zip(model.params, pvec)))
+            rhs = P @ rhs
+        out[n:2 * n] = rhs
+        return out
+    base = dict(zip(model.params, pvec))
+    for j, p in enumerate(input_names):
+        h = 1e-3 * max(1.0, abs(base[p]))
+        f = [model.rhs(t, y, {**base, p: base[p] + s * h}) for s in (-2, -1, 1, 2)]
+        out[:, j] = (f[0] - 8 * f[1] + 8 * f[2] - f[3]) / (12 * h)
+    return out

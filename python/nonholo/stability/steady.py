@@ -1,0 +1,180 @@
+r"""Steady motions: states whose velocities stay constant while only cyclic coordinates move.
+
+For a model y' = f(t, y) with cyclic coordinates q_c (see :mod:`.linearize`), a steady motion
+solves
+
+    f(t, y)[i] = 0   for every state component i except the cyclic coordinates,
+    Phi(y) = 0       (the constraint set: A(q) v = b(q, t), h(q) = 0),
+    y[j] = value     for the components the caller fixes (a speed, a lean angle, ...),
+    q_c = guess      (a shift of a cyclic coordinate is the same motion).
+
+The system is usually over-determined but consistent (f is tangent to the constraint set), so
+we take Gauss-Newton steps, the minimum-norm least-squares solution of the linearized
+equations, with the Jacobian from automatic differentiation (the model's Jacobian and the
+constraint Jacobian from the system's tape). It converges quadratically where the solution set
+is a manifold of constant rank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .manifold import constraint_set, cyclic_indices
+
+__all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
+
+
+class SteadyMotionError(ValueError):
+    """Newton's method found no steady motion near the guess."""
+
+
+@dataclass(frozen=True)
+class SteadyMotion:
+    """A steady motion found by :func:`steady_motions`.
+
+    Attributes
+    ----------
+    state : ndarray (N,)
+        The state y (on the constraint set).
+    drift : dict
+        Rates of the cyclic coordinates that move, {name: rate}.
+    residual : float
+        Largest residual of the equations (module docstring) at ``state``.
+    iterations : int
+    """
+
+    state: np.ndarray
+    drift: dict
+    residual: float
+    iterations: int
+    model: object
+
+    def linearize(self, **kwargs):
+        """:func:`~nonholo.linearize` of the model at this state."""
+        from .linearize import linearize
+
+        return linearize(self.model, self.state, **kwargs)
+
+
+def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params=None, cyclic=None,
+                   tol: float = 1e-12, max_iterations: int = 50):
+    r"""Solve for a steady motion near ``guess`` (module docstring).
+
+    Parameters
+    ----------
+    system : System or Model
+        A system (its nonholonomic model is used unless ``model`` is given) or a model.
+    guess : array_like (N,) or (G, N)
+        Initial state(s). With several guesses, the distinct solutions found are returned.
+    fixed : mapping {state name: value}, optional
+        State components to hold at given values (e.g. ``{"phi_dot": 0.0, "x_dot": 2.0}``).
+    model : Model, optional
+        Which model's steady motions (default ``system.nonholonomic()``).
+    t, params, cyclic
+        As for :func:`~nonholo.linearize`.
+    tol : float
+        Convergence: every residual below ``tol * scale`` (scale: the size of the state and f).
+    max_iterations : int
+
+    Returns
+    -------
+    SteadyMotion, or a list of them for several guesses.
+
+    Raises
+    ------
+    SteadyMotionError
+        No solution near the guess (the message gives the residual and the equation that
+        failed); for several guesses, when none converged.
+    """
+    if model is None:
+        model = system.nonholonomic() if hasattr(system, "nonholonomic") else system
+    elif hasattr(system, "nonholonomic") and model.system is not system:
+        raise ValueError("model was built from another system than the one given")
+    guesses = np.asarray(guess, dtype=float)
+    N = model.n_states
+    if guesses.ndim == 1:
+        return _solve(model, _checked_guess(guesses, N), fixed, t, params, cyclic, tol, max_iterations)
+    if guesses.ndim != 2 or guesses.shape[1] != N:
+        raise ValueError(f"guess must have shape ({N},) or (G, {N}) ordered as {model.state_names}, "
+                         f"got {guesses.shape}")
+    found, errors = [], []
+    for g in guesses:
+        try:
+            sm = _solve(model, _checked_guess(g, N), fixed, t, params, cyclic, tol, max_iterations)
+        except SteadyMotionError as exc:
+            errors.append(str(exc))
+            continue
+        if not any(np.allclose(sm.state, other.state, rtol=1e-8, atol=1e-8) for other in found):
+            found.append(sm)
+    if not found:
+        raise SteadyMotionError(f"no steady motion found from any of the {len(guesses)} guesses; the first failed "
+                                f"with: {errors[0]}")
+    return found
+
+
+def _checked_guess(g, N) -> np.ndarray:
+    if g.shape != (N,):
+        raise ValueError(f"guess must have shape ({N},), got {g.shape}")
+    if not np.all(np.isfinite(g)):
+        raise ValueError("guess contains NaN or inf")
+    return g.copy()
+
+
+def _fixed(model, fixed) -> tuple:
+    names = model.state_names
+    if fixed is None:
+        return [], np.zeros(0)
+    if not hasattr(fixed, "items"):
+        raise TypeError(f"fixed must be a mapping {{state name: value}}, got {fixed!r}")
+    unknown = [k for k in fixed if k not in names]
+    if unknown:
+        raise ValueError(f"fixed contains {unknown}, which are not state names; the states are {names}")
+    idx = [names.index(k) for k in fixed]
+    vals = np.array([float(v) for v in fixed.values()])
+    if not np.all(np.isfinite(vals)):
+        raise ValueError("fixed contains NaN or inf")
+    return idx, vals
+
+
+def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMotion:
+    names = model.state_names
+    model.param_vector(params)  # unknown parameter -> ValueError
+    cyc = cyclic_indices(model.system, cyclic)
+    steady_rows = [i for i in range(len(y)) if i not in set(cyc)]
+    fix_idx, fix_val = _fixed(model, fixed)
+    anchor_idx = [c for c in cyc if c not in set(fix_idx)]
+    anchor_val = y[anchor_idx].copy()
+    y[fix_idx] = fix_val
+    residual, r, labels = np.inf, np.zeros(1), ["(no iteration)"]
+    for it in range(1, max_iterations + 1):
+        r, J, labels = _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names)
+        scale = max(1.0, np.abs(y).max(), np.abs(model.rhs(t, y, params)).max())
+        residual = float(np.abs(r).max())
+        if residual <= tol * scale:
+            f = model.rhs(t, y, params)
+            drift = {names[c]: float(f[c]) for c in cyc if abs(f[c]) > tol * scale}
+            return SteadyMotion(y, drift, residual, it - 1, model)
+        step = np.linalg.lstsq(J, -r, rcond=None)[0]
+        if not np.all(np.isfinite(step)):
+            break
+        y = y + step
+    worst = int(np.argmax(np.abs(r)))
+    raise SteadyMotionError(
+        f"no steady motion of the {model.kind} model found near the guess: after {max_iterations} Newton steps the "
+        f"largest residual is {residual:.3g} ({labels[worst]}). Try another guess, or fix (or free) other state "
+        "components with fixed={...}")
+
+
+def _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names):
+    """Residuals and their Jacobian (AD): f without the cyclic rows, Phi, fixed and anchored values."""
+    f = model.rhs(t, y, params)
+    Df = model.jacobian(t, y, params)
+    cs = constraint_set(model, t, y, params)
+    E = np.eye(len(y))
+    r = np.concatenate([f[steady_rows], cs.residual, y[fix_idx] - fix_val, y[anchor_idx] - anchor_val])
+    J = np.vstack([Df[steady_rows], cs.jacobian, E[fix_idx], E[anchor_idx]])
+    labels = ([f"d({names[i]})/dt" for i in steady_rows] + ["constraint residual"] * cs.residual.size
+              + [f"fixed {names[i]}" for i in fix_idx] + [f"cyclic {names[i]} held" for i in anchor_idx])
+    return r, J, labels

@@ -1,0 +1,103 @@
+r"""Splitting a state matrix into its zero modes (symmetry, conserved quantities, families of
+steady motions) and its physical part, by exact deflation of invariant subspaces.
+
+A state matrix A (m x m) at a steady motion has zero eigenvalues for structural reasons:
+
+1. a cyclic coordinate q_c (the equations do not contain it): A e_c = 0, the drift of the
+   motion along q_c;
+2. neighbouring steady motions (another speed, heading, ...): vectors w with A w in the span of
+   the drift directions, i.e. the kernel of the matrix induced on the quotient by them;
+3. longer chains: w with A w in the span of (1) and (2), e.g. a slow circular motion near a
+   straight one, whose heading drifts.
+
+Each level is an invariant subspace. We deflate them one after the other: the cyclic directions
+exactly (unit vectors), each further level by the SVD kernel of the induced quotient matrix
+(orthonormal bases, so every step is an orthogonal similarity). The zero eigenvalues come out
+exactly zero with their multiplicities; the remaining physical eigenvalues are those of the last
+quotient matrix, computed without the rounding a defective zero eigenvalue would spread
+(errors of order sqrt(machine eps) when the full matrix is handed to an eigenvalue solver).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["ZeroMode", "Deflation", "deflate"]
+
+
+@dataclass(frozen=True)
+class ZeroMode:
+    """A group of zero eigenvalues with one cause.
+
+    Attributes
+    ----------
+    kind : str
+        ``"cyclic"`` (a symmetry: the coordinate does not enter the equations and the motion
+        drifts along it), ``"conserved"`` (neighbouring steady motion at another value of a
+        conserved quantity, e.g. the energy), ``"family"`` (neighbouring steady motions not tied
+        to a quantity found conserved, e.g. a rotation symmetry that is no cyclic coordinate in
+        these coordinates) or ``"chain"`` (a generalized eigenvector: a neighbouring motion whose
+        perturbation grows linearly in a neutral direction, or a critical point where a physical
+        mode reaches zero).
+    multiplicity : int
+    reason : str
+        A sentence saying why.
+    vectors : ndarray, shape (N, multiplicity)
+        The directions in the full state.
+    """
+
+    kind: str
+    multiplicity: int
+    reason: str
+    vectors: np.ndarray
+
+
+@dataclass(frozen=True)
+class Deflation:
+    """Result of :func:`deflate`: zero levels and the physical quotient matrix."""
+
+    levels: list          # [(m x g_i) orthonormal bases]: level 0 the cyclic unit vectors
+    physical: np.ndarray  # the quotient matrix on the complement, (m - m0) x (m - m0)
+    complement: np.ndarray  # its orthonormal basis in R^m, m x (m - m0)
+
+    @property
+    def counts(self) -> list:
+        return [L.shape[1] for L in self.levels]
+
+    @property
+    def n_zero(self) -> int:
+        return sum(self.counts)
+
+
+def deflate(A: np.ndarray, cyclic: list, tol: float = 1e-10, counts: list | None = None) -> Deflation:
+    """Deflate the cyclic directions and then the kernels of the successive quotient matrices.
+
+    ``tol``: a singular value below ``tol * max(1, |A|_2)`` counts as zero. ``counts`` (the
+    dimensions of the levels after the cyclic one) fixes the structure instead, as the
+    root finder of :func:`~nonholo.critical_values` needs near a critical point.
+    """
+    m = A.shape[0]
+    rest = [i for i in range(m) if i not in set(cyclic)]
+    Z0 = np.eye(m)[:, list(cyclic)]
+    R = np.eye(m)[:, rest]
+    Bq = A[np.ix_(rest, rest)]
+    levels = [Z0]
+    threshold = tol * max(1.0, np.linalg.norm(A, 2) if m else 1.0)
+    level = 0
+    while Bq.shape[0]:
+        _, s, Wh = np.linalg.svd(Bq)
+        if counts is not None:
+            g = counts[level] if level < len(counts) else 0
+        else:
+            g = int(np.sum(s <= threshold))
+        if g == 0:
+            break
+        W = Wh.T
+        K, Wr = W[:, -g:], W[:, :-g]
+        levels.append(R @ K)
+        R = R @ Wr
+        Bq = Wr.T @ Bq @ Wr
+        level += 1
+    return Deflation(levels, Bq, R)
