@@ -99,7 +99,8 @@ def test_implicit_jacobian_of_the_knife_edge_chain(kind):
 
 def test_jacobian_policy_refreshes_the_cheap_sleigh_jacobian_every_step():
     """The sleigh's Jacobian is cheap: refreshed every step, as before (the accuracy of
-    benchmarks/friction_sleigh.py depends on it); a long chain's is not, and CVODE reuses it."""
+    benchmarks/friction_sleigh.py depends on it). A long chain's Jacobian by implicit
+    differentiation costs a few right-hand sides, against about 9 per 8 states by dual numbers."""
     sleigh = nh.systems.chaplygin_sleigh().friction(1e-6)
     assert sleigh.core.jacobian_cost <= 8.0
     res = nh.simulate(sleigh, (0, 20), [0, 0, 0, -1.5, 0, 1], rtol=1e-8, atol=1e-10, t_eval=[20.0])
@@ -108,4 +109,4 @@ def test_jacobian_policy_refreshes_the_cheap_sleigh_jacobian_every_step():
     # README (benchmarks/friction_sleigh.py): 7.7e-6 with the dual-number Jacobian refreshed every step
     assert np.max(np.abs(np.asarray(res.y) - np.asarray(reference.y))) < 1e-5
     chain = nh.systems.knife_edge_chain(24).friction(1e-4)
-    assert chain.core.jacobian_cost > 8.0
+    assert chain.core.jacobian_cost < chain.core.dual_jacobian_cost / 10
