@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'vakonomic_model']
+__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_size', 'time_evaluations', 'vakonomic_model']
 class ModelError(ValueError):
     pass
 class SolverError(RuntimeError):
@@ -147,11 +147,25 @@ class Model:
         ...
     def jacobian(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    def jacobian_dual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        The Jacobian by dual numbers through the whole vector field (reference for jacobian).
+        """
     def rhs(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         ...
     @property
     def constrained(self) -> bool:
         ...
+    @property
+    def dual_jacobian_cost(self) -> float:
+        """
+        The same for jacobian_dual; jacobian uses implicit differentiation where that is cheaper.
+        """
+    @property
+    def jacobian_cost(self) -> float:
+        """
+        Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).
+        """
     @property
     def kind(self) -> str:
         ...
@@ -196,6 +210,10 @@ class Frame:
     @property
     def rank(self) -> int:
         ...
+def attach_compiled(system: MechanicalSystem, which: str, path: str, symbol: str) -> None:
+    """
+    Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).
+    """
 def frame_multipliers(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     ...
 def frame_vakonomic_model(frame: Frame) -> Model:
@@ -222,6 +240,24 @@ def op_codes() -> dict:
     """
 def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex) -> Model:
     ...
+def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:
+    """
+    C source of the system's tape `which` as `void name(const double* in, double* out)`.
+    """
+def tape_compiled(system: MechanicalSystem, which: str) -> bool:
+    ...
+def tape_names() -> list[str]:
+    """
+    The tapes of a MechanicalSystem that can be compiled.
+    """
+def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
+    """
+    (instructions, outputs) of the tape `which`.
+    """
+def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float]:
+    """
+    Seconds per call of rhs, jacobian and jacobian_dual, measured in C++ over `calls` calls.
+    """
 def vakonomic_model(system: MechanicalSystem) -> Model:
     ...
 __version__: str = '0.1.0'
