@@ -25,9 +25,17 @@ void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
     else if (key == "max_nonlinear_iterations") o.max_nonlinear_iterations = v.cast<int>();
     else if (key == "nonlinear_convergence") o.nonlinear_convergence = v.cast<double>();
     else if (key == "dense_output") o.dense_output = v.cast<bool>();
+    else if (key == "unit_norm") {
+      // sequence of (position indices, velocity indices) into the state
+      for (auto group : v) {
+        auto pair = group.cast<py::sequence>();
+        if (pair.size() != 2) throw py::value_error("solver_options['unit_norm'] takes pairs (positions, velocities)");
+        o.unit_norm.push_back({pair[0].cast<std::vector<int>>(), pair[1].cast<std::vector<int>>()});
+      }
+    }
     else
       throw py::value_error("unknown key '" + key + "' in solver_options; known: max_order, jacobian_frequency, "
-                            "setup_frequency, max_nonlinear_iterations, nonlinear_convergence");
+                            "setup_frequency, max_nonlinear_iterations, nonlinear_convergence, unit_norm");
   }
 }
 

@@ -45,6 +45,8 @@ struct Problem {
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
+  bool project_velocities = false;             // onto A v = b (drift control)
+  const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
   Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
       : model(m), params(p), events(e), ws(m.workspace()) {}
@@ -113,8 +115,12 @@ int proj_callback(sun::real t, N_Vector y, N_Vector corr, sun::real, N_Vector er
     const double* weights = nullptr;
     if (P->weights != nullptr && CVodeGetErrWeights(P->cvode_mem, P->weights) == CV_SUCCESS)
       weights = N_VGetArrayPointer(P->weights);
-    P->model.project(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(corr),
-                     err ? N_VGetArrayPointer(err) : nullptr, weights, *P->ws);
+    double* e = err ? N_VGetArrayPointer(err) : nullptr;
+    if (P->project_velocities)
+      P->model.project(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(corr), e, weights, *P->ws);
+    else
+      N_VConst(0.0, corr);
+    if (P->unit_norm) project_unit_norm(*P->unit_norm, N_VGetArrayPointer(y), N_VGetArrayPointer(corr), e);
     return 0;
   } catch (...) {
     P->error = std::current_exception();
@@ -235,6 +241,13 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
   for (double a : opt_.atol)
     if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
   if (opt_.max_steps < 1) throw InputError("max_steps must be at least 1");
+  for (const UnitNormGroup& g : opt_.unit_norm) {
+    if (g.position.empty() || (!g.velocity.empty() && g.velocity.size() != g.position.size()))
+      throw InputError("solver_options['unit_norm']: each group needs positions and as many velocities (or none)");
+    for (const auto* idx : {&g.position, &g.velocity})
+      for (int i : *idx)
+        if (i < 0 || i >= n_) throw InputError("solver_options['unit_norm']: state index out of range");
+  }
   if (opt_.max_order < 0 || opt_.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
   if (opt_.jacobian_frequency < 0 || opt_.setup_frequency < 0 || opt_.max_nonlinear_iterations < 0 ||
       opt_.nonlinear_convergence < 0)
@@ -267,7 +280,10 @@ void Integration::setup(const std::vector<double>& y0) {
   std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
 
   method_ = opt_.method;
-  if (method_ == Method::Auto) method_ = (model_.stiff() || (model_.constrained() && opt_.project)) ? Method::Bdf : Method::Adams;
+  const bool project_velocities = model_.constrained() && opt_.project;
+  const bool project_positions = opt_.project && !opt_.unit_norm.empty();
+  if (method_ == Method::Auto)
+    method_ = (model_.stiff() || project_velocities || project_positions) ? Method::Bdf : Method::Adams;
 
   mem_.reset(CVodeCreate(method_ == Method::Bdf ? CV_BDF : CV_ADAMS, ctx));
   if (!mem_) throw SolverError("CVodeCreate failed", t0_);
@@ -308,10 +324,12 @@ void Integration::setup(const std::vector<double>& y0) {
     }
     if (jac_frequency > 0) check(CVodeSetJacEvalFrequency(mem, jac_frequency), "CVodeSetJacEvalFrequency");
     if (setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, setup_frequency), "CVodeSetLSetupFrequency");
-    if (model_.constrained() && opt_.project) {
+    if (project_velocities || project_positions) {
       weights_.reset(N_VNew_Serial(n_, ctx));
       problem_.weights = weights_.get();
       problem_.cvode_mem = mem;
+      problem_.project_velocities = project_velocities;
+      if (project_positions) problem_.unit_norm = &opt_.unit_norm;
       check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
       check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");
     }
@@ -397,7 +415,7 @@ void Integration::collect_stats() {
   if (method_ == Method::Bdf) {
     CVodeGetNumLinSolvSetups(mem, &s.n_lin_setups);
     CVodeGetNumJacEvals(mem, &s.n_jac);
-    if (model_.constrained() && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
+    if ((model_.constrained() || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
   }
 }
 

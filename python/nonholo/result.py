@@ -125,11 +125,23 @@ class SimulationResult:
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
 
-        Raises KeyError naming the states when there is no state of that name."""
-        try:
+        Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
+        demand. Raises KeyError naming the states when there is no state or output of that name."""
+        if name in self.state_names:
             return self.y[self.state_names.index(name)]
-        except ValueError:
-            raise KeyError(f"no state named {name!r}; states are {self.state_names}") from None
+        outputs = self.model.system.outputs
+        if name in outputs:
+            return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)
+        known = f"; outputs are {list(outputs)}" if outputs else ""
+        raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
+
+    def unit_norm_residual(self) -> np.ndarray:
+        """max over the system's unit-norm groups (e.g. a quaternion) of ||q_g| - 1| at every
+        output time, shape (n_t,); zeros when the system has none."""
+        groups = self.model.system.unit_norm
+        if not groups:
+            return np.zeros(self.t.size)
+        return np.max([np.abs(np.linalg.norm(self.q[g], axis=0) - 1.0) for g in groups], axis=0)
 
     def constraint_residual(self) -> np.ndarray:
         """|A v - b| / (|A| |v| + |b|) at every output time, shape (n_t,)."""

@@ -180,11 +180,21 @@ def _drift_control(model: Model, drift_control, method: str) -> bool:
     return bool(drift_control)
 
 
-def _core_options(solver_options, dense_output: bool) -> dict:
+def _core_options(solver_options, dense_output: bool, model: Model | None = None) -> dict:
     options = dict(solver_options or {})
     if dense_output:
         options["dense_output"] = True
+    if model is not None and model.system.unit_norm and "unit_norm" not in options:
+        options["unit_norm"] = _unit_norm_indices(model)
     return options
+
+
+def _unit_norm_indices(model: Model) -> list:
+    """(position, velocity) state indices of the system's unit-norm groups; the velocities are
+    left alone in models whose velocity states are quasi-velocities (anholonomic frames)."""
+    n = model.system.n
+    quasi = getattr(model, "frame", None) is not None
+    return [(list(g), [] if quasi else [n + i for i in g]) for g in model.system.unit_norm]
 
 
 def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResult:
@@ -279,7 +289,7 @@ def simulate(
     raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf), _events(model, events),
                           opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                           opts["max_steps"], opts["max_wall_time"], _drift_control(model, drift_control, method),
-                          _core_options(solver_options, dense_output))
+                          _core_options(solver_options, dense_output, model))
     names = [*model.system.parameter_names, *model._extra]
     return _report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure)
 
@@ -352,6 +362,6 @@ def simulate_many(
                                 _t_eval(t_eval, t0, tf), specs, opts["rtol"], opts["atol"], opts["method"],
                                 opts["max_step"], opts["first_step"], opts["max_steps"], opts["max_wall_time"],
                                 _drift_control(model, drift_control, method), 0 if threads is None else int(threads),
-                                dict(solver_options or {}))
+                                _core_options(solver_options, False, model))
     names = [*model.system.parameter_names, *model._extra]
     return [_report(SimulationResult(raw, model, dict(zip(names, p))), raise_on_failure) for raw, p in zip(raws, P)]

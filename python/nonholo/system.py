@@ -103,6 +103,15 @@ class System:
         Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
         Lagrange-d'Alembert flows are well defined; the friction and slow-manifold models assume
         a positive-definite metric and should not be used.
+    unit_norm : sequence of coordinate groups, optional
+        Groups of coordinates (symbols or names) that live on a unit sphere, e.g. a rigid
+        body's quaternion (:mod:`nonholo.bodies`): the integrator scales them back to norm 1
+        after each step (``result.unit_norm_residual()`` reports the residual). The system's
+        expressions must be invariant under q_g -> s q_g, q_g' -> s q_g'.
+    outputs : mapping {name: callable}, optional
+        Derived quantities shown by ``result[name]``: ``f(q, v, params)`` with q, v of shape
+        (n, n_t) (v the physical velocity) returning shape (n_t,), e.g. Euler angles for
+        display.
 
     Notes
     -----
@@ -125,9 +134,13 @@ class System:
         time: sp.Symbol | None = None,
         name: str | None = None,
         indefinite_metric: bool = False,
+        unit_norm: Sequence | None = None,
+        outputs: Mapping | None = None,
         holonomic=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
+        self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
+        self.outputs = dict(outputs or {})
         self.indefinite_metric = bool(indefinite_metric)
         n = len(self.coordinates)
         if n == 0:
@@ -529,6 +542,7 @@ class System:
             "friction": self.friction_coefficients if self.k else None, "force": self.force,
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
+            "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
         }
 
     def __setstate__(self, state):
@@ -543,6 +557,21 @@ class System:
         from .symbolic.display import system_latex
 
         return system_latex(self)
+
+
+def _unit_norm_groups(groups, coordinates) -> list:
+    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``)."""
+    names = [q.name for q in coordinates]
+    result = []
+    for group in groups or []:
+        try:
+            idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
+        except ValueError:
+            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates {names}") from None
+        if len(idx) < 2 or len(set(idx)) != len(idx):
+            raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
+        result.append(idx)
+    return result
 
 
 def _holonomic(holonomic):

@@ -11,6 +11,7 @@
 
 #include "nonholo/model.hpp"
 #include "nonholo/tape/tape.hpp"
+#include "nonholo/unit_norm.hpp"
 
 namespace nonholo {
 
@@ -32,6 +33,8 @@ struct IntegrationOptions {
   long setup_frequency = 0;           // CVodeSetLSetupFrequency (steps between linear setups)
   int max_nonlinear_iterations = 0;   // CVodeSetMaxNonlinIters
   double nonlinear_convergence = 0;   // CVodeSetNonlinConvCoef
+  // Coordinates kept on unit spheres by projection after each step (BDF; see unit_norm.hpp).
+  std::vector<UnitNormGroup> unit_norm;
 };
 
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs

@@ -14,7 +14,7 @@ REPORT_SECTIONS: dict = {}
 
 _MODULES = ["nonholo.figures.foundation", "nonholo.figures.eldering", "nonholo.figures.lewis_murray",
             "nonholo.figures.fedorov_zenkov", "nonholo.figures.gzenda_chhabra",
-            "nonholo.figures.mestdag_crampin"]
+            "nonholo.figures.mestdag_crampin", "nonholo.figures.rolling_bodies"]
 
 
 def figure(name: str):

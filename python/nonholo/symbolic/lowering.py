@@ -204,13 +204,25 @@ def lower(exprs: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
     return lowerer.graph
 
 
+def _unique_nodes(expr) -> set:
+    """Every distinct node of ``expr``'s tree (SymPy caches hashes, so shared subtrees of large
+    mechanical expressions are visited once)."""
+    seen, stack = set(), [expr]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.args)
+    return seen
+
+
 def check_free_symbols(exprs: Iterable, allowed: set, what: str) -> None:
     """Raise ModelError naming every symbol of ``exprs`` outside ``allowed``."""
     unknown = set()
     for e in exprs:
-        e = sp.sympify(e)
-        unknown |= {s for s in e.free_symbols if s not in allowed}
-        undefined = e.atoms(sp.core.function.AppliedUndef)
+        nodes = _unique_nodes(sp.sympify(e))  # once per shared subexpression, not per path to it
+        unknown |= {s for s in nodes if s.is_Symbol and s not in allowed}
+        undefined = {f for f in nodes if isinstance(f, sp.core.function.AppliedUndef)}
         if undefined:
             raise ModelError(
                 f"{what} contains undefined functions {sorted(map(str, undefined))}; "

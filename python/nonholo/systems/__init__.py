@@ -5,11 +5,15 @@ compiled system serves a sweep over them (``simulate(..., params={...})``).
 """
 
 from .ball_on_turntable import ball_on_turntable
+from .chaplygin_ball import chaplygin_ball
 from .chaplygin_sleigh import chaplygin_sleigh
 from .knife_edge_chain import knife_edge_chain
 from .planar_particle import planar_particle, realized_pendulum
+from .rattleback import rattleback
+from .rolling_disc import rolling_disc
+from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
 from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
-__all__ = ["ball_on_turntable", "chaplygin_sleigh", "knife_edge_chain", "planar_particle", "realized_pendulum", "vertical_rolling_disk",
-           "whipple_bicycle", "whipple_bicycle_kane"]
+__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "knife_edge_chain", "planar_particle", "realized_pendulum", "rattleback", "rolling_disc", "tippe_top",
+           "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]

@@ -1,0 +1,168 @@
+r"""Rigid bodies with a singularity-free attitude: a quaternion and the body angular velocity.
+
+The attitude is a quaternion q = (q0, q1, q2, q3) != 0 read through u = q / |q|, so that every
+expression built here is invariant under q -> s q, q' -> s q' (s > 0):
+
+    R(q) = [[q0^2+q1^2-q2^2-q3^2, 2(q1 q2 - q0 q3),     2(q1 q3 + q0 q2)],
+            [2(q1 q2 + q0 q3),     q0^2-q1^2+q2^2-q3^2, 2(q2 q3 - q0 q1)],
+            [2(q1 q3 - q0 q2),     2(q2 q3 + q0 q1),     q0^2-q1^2-q2^2+q3^2]] / |q|^2,
+
+    Omega = 2 E(q) q' / |q|^2,   E(q) = [[-q1,  q0,  q3, -q2],
+                                         [-q2, -q3,  q0,  q1],
+                                         [-q3,  q2, -q1,  q0]],
+
+Omega the angular velocity in body axes (R' = R hat(Omega); q' = 1/2 q * (0, Omega) on |q| = 1;
+E q = 0, E E^T = |q|^2 Id). The body's kinetic energy 1/2 m |v_G|^2 + 1/2 Omega^T I Omega does
+not see the radial rate (q . q') / |q|^2 = d log|q| / dt; the metric is made regular by the
+term 1/2 I_r ((q . q') / |q|^2)^2, whose momentum I_r (q . q') / |q|^2 is conserved by every
+model of a system built from these expressions (the scaling is a symmetry of the Lagrangian
+and of the constraints and forces, which all annihilate the radial direction). So |q| stays
+where it starts, up to integration error, with no constraint row; the integrator then holds
+|q| = 1 by projection after each step (``System(unit_norm=...)``), and the quaternion never
+meets the coordinate singularities of Euler angles, which serve for display only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["RigidBody", "body_rate_matrix", "rotation_matrix", "quaternion_rates", "quaternion_from_euler",
+           "euler_from_quaternion", "rotation_matrices", "quaternion_with_down",
+           "quaternion_from_matrix"]
+
+
+def body_rate_matrix(q) -> sp.Matrix:
+    """E(q), 3 x 4: Omega = 2 E(q) q' / |q|^2 is the angular velocity in body axes."""
+    q0, q1, q2, q3 = q
+    return sp.Matrix([[-q1, q0, q3, -q2], [-q2, -q3, q0, q1], [-q3, q2, -q1, q0]])
+
+
+def rotation_matrix(q) -> sp.Matrix:
+    """R(q / |q|), body axes to space axes, as a SymPy matrix."""
+    q0, q1, q2, q3 = q
+    n2 = q0**2 + q1**2 + q2**2 + q3**2
+    return sp.Matrix([
+        [q0**2 + q1**2 - q2**2 - q3**2, 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)],
+        [2 * (q1 * q2 + q0 * q3), q0**2 - q1**2 + q2**2 - q3**2, 2 * (q2 * q3 - q0 * q1)],
+        [2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), q0**2 - q1**2 - q2**2 + q3**2],
+    ]) / n2
+
+
+def rotation_matrices(q) -> np.ndarray:
+    """R(q / |q|) for quaternions of shape (4,) or (4, n_t): shape (3, 3) or (n_t, 3, 3)."""
+    q = np.asarray(q, dtype=float)
+    single = q.ndim == 1
+    u = (q / np.linalg.norm(q, axis=0)).reshape(4, -1)
+    q0, q1, q2, q3 = u
+    R = np.array([
+        [q0**2 + q1**2 - q2**2 - q3**2, 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)],
+        [2 * (q1 * q2 + q0 * q3), q0**2 - q1**2 + q2**2 - q3**2, 2 * (q2 * q3 - q0 * q1)],
+        [2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), q0**2 - q1**2 - q2**2 + q3**2],
+    ]).transpose(2, 0, 1)
+    return R[0] if single else R
+
+
+def quaternion_rates(q, omega) -> np.ndarray:
+    """q' = 1/2 q * (0, Omega) for a unit quaternion q and the body angular velocity Omega."""
+    q0, w = float(q[0]), np.asarray(q[1:], dtype=float)
+    omega = np.asarray(omega, dtype=float)
+    return 0.5 * np.r_[-w @ omega, q0 * omega + np.cross(w, omega)]
+
+
+def quaternion_from_euler(yaw: float, pitch: float, roll: float) -> np.ndarray:
+    """The unit quaternion of R = Rz(yaw) Ry(pitch) Rx(roll) (z-y-x, intrinsic)."""
+    cy, sy = np.cos(yaw / 2), np.sin(yaw / 2)
+    cp, sp_ = np.cos(pitch / 2), np.sin(pitch / 2)
+    cr, sr = np.cos(roll / 2), np.sin(roll / 2)
+    return np.array([cr * cp * cy + sr * sp_ * sy, sr * cp * cy - cr * sp_ * sy,
+                     cr * sp_ * cy + sr * cp * sy, cr * cp * sy - sr * sp_ * cy])
+
+
+def euler_from_quaternion(q) -> dict:
+    """Yaw, pitch and roll (z-y-x) of q / |q|, for display: arrays of q's trailing shape.
+
+    Pitch is in [-pi/2, pi/2]; at pitch = +-pi/2 yaw and roll are not separate (the
+    singularity the quaternion state avoids)."""
+    R = rotation_matrices(np.asarray(q, dtype=float).reshape(4, -1))
+    shape = np.shape(q)[1:]
+    return {"yaw": np.arctan2(R[:, 1, 0], R[:, 0, 0]).reshape(shape),
+            "pitch": np.arcsin(np.clip(-R[:, 2, 0], -1.0, 1.0)).reshape(shape),
+            "roll": np.arctan2(R[:, 2, 1], R[:, 2, 2]).reshape(shape)}
+
+
+def quaternion_from_matrix(R) -> np.ndarray:
+    """The unit quaternion (q0 >= 0) of a rotation matrix R (Shepperd's method: the largest of
+    the four squared components is taken first, so the result is accurate for every R)."""
+    R = np.asarray(R, dtype=float)
+    if R.shape != (3, 3):
+        raise ValueError(f"R must have shape (3, 3), got {R.shape}")
+    tr = np.trace(R)
+    squares = np.array([1 + tr, 1 + 2 * R[0, 0] - tr, 1 + 2 * R[1, 1] - tr, 1 + 2 * R[2, 2] - tr]) / 4
+    i = int(np.argmax(squares))
+    qi = np.sqrt(squares[i])
+    pairs = {  # 4 q_i q_j from R's entries
+        (0, 1): R[2, 1] - R[1, 2], (0, 2): R[0, 2] - R[2, 0], (0, 3): R[1, 0] - R[0, 1],
+        (1, 2): R[0, 1] + R[1, 0], (1, 3): R[0, 2] + R[2, 0], (2, 3): R[1, 2] + R[2, 1]}
+    q = np.array([qi if j == i else pairs[tuple(sorted((i, j)))] / (4 * qi) for j in range(4)])
+    return q if q[0] >= 0 else -q
+
+
+def quaternion_with_down(gamma) -> np.ndarray:
+    """The unit quaternion of the shortest rotation R with R gamma = (0, 0, -1): the body whose
+    downward vertical in body axes, R^T (0, 0, -1), is the unit vector gamma."""
+    g = np.asarray(gamma, dtype=float) / np.linalg.norm(gamma)
+    down = np.array([0.0, 0.0, -1.0])
+    axis = np.cross(g, down)
+    s, c = np.linalg.norm(axis), float(g @ down)
+    if s < 1e-15:
+        return np.array([1.0, 0.0, 0.0, 0.0]) if c > 0 else np.array([0.0, 1.0, 0.0, 0.0])
+    angle = np.arctan2(s, c)
+    return np.r_[np.cos(angle / 2), np.sin(angle / 2) * axis / s]
+
+
+def _inertia_matrix(inertia) -> sp.Matrix:
+    I = sp.Matrix(inertia)
+    if I.shape in ((3, 1), (1, 3)):
+        I = sp.diag(*I)
+    if I.shape != (3, 3):
+        raise ValueError(f"inertia must be 3 principal moments or a 3 x 3 matrix, got shape {I.shape}")
+    if I != I.T:
+        raise ValueError("inertia must be a symmetric matrix")
+    return I
+
+
+class RigidBody:
+    r"""A rigid body: its mass, inertia about the centre of mass and where that centre lies.
+
+    Parameters
+    ----------
+    mass : number or SymPy expression
+        m > 0.
+    inertia : three numbers/expressions, or a 3 x 3 symmetric matrix
+        The inertia tensor about the centre of mass, in body axes (three values: principal
+        moments along the body axes).
+    com_offset : three numbers/expressions
+        The centre of mass in body axes, measured from the body's reference point (the origin
+        in which its surface is given, e.g. the centre of a sphere or ellipsoid).
+
+    Numbers are used as they are; symbols become runtime parameters of the system built from
+    the body (their values are given to :func:`nonholo.contact.roll_on_plane`).
+    """
+
+    def __init__(self, mass, inertia, com_offset=(0, 0, 0)):
+        self.mass = sp.sympify(mass)
+        if self.mass.is_number and not float(self.mass) > 0:
+            raise ValueError(f"mass must be positive, got {mass}")
+        self.inertia = _inertia_matrix(inertia)
+        if self.inertia.is_symbolic() is False:
+            eig = np.linalg.eigvalsh(np.array(self.inertia, dtype=float))
+            if eig.min() <= 0:
+                raise ValueError(f"inertia must be positive definite, its eigenvalues are {eig}")
+        offset = sp.Matrix(com_offset)
+        if offset.shape not in ((3, 1), (1, 3)):
+            raise ValueError(f"com_offset must have three components, got shape {offset.shape}")
+        self.com_offset = offset.reshape(3, 1)
+
+    def __repr__(self) -> str:
+        return f"RigidBody(mass={self.mass}, inertia={self.inertia.tolist()}, com_offset={list(self.com_offset)})"

@@ -1,0 +1,79 @@
+r"""Convex body surfaces for rolling contact, given by their support map.
+
+A convex surface in body axes touches a plane whose outward unit normal (seen from the body)
+is n at the support point r_c(n): the point of the surface where the body's outward normal is
+n. For a body on a horizontal plane n = gamma = R^T (0, 0, -1), the downward vertical in body
+axes, and the height of the body's reference point above the plane is -gamma . r_c(gamma)
+(the support function). Every surface here gives r_c(n) in closed form for |n| = 1.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = ["Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc"]
+
+
+class Surface:
+    """A convex surface given by its support map ``support(n)`` (a SymPy 3-vector)."""
+
+    def __init__(self, support, name: str = "surface"):
+        if not callable(support):
+            raise TypeError("support must be a callable n -> r_c(n) returning a SymPy 3-vector")
+        self._support = support
+        self.name = name
+
+    def support(self, n) -> sp.Matrix:
+        """r_c(n): the surface point where the outward normal is the unit vector n."""
+        r = sp.Matrix(self._support(sp.Matrix(n)))
+        if r.shape != (3, 1):
+            raise ValueError(f"the support map of {self.name} must return a 3-vector, got shape {r.shape}")
+        return r
+
+    def __repr__(self) -> str:
+        return f"<Surface {self.name}>"
+
+
+class Sphere(Surface):
+    """A sphere of radius r about ``center`` (body axes): r_c(n) = center + r n."""
+
+    def __init__(self, radius, center=(0, 0, 0)):
+        self.radius, self.center = sp.sympify(radius), sp.Matrix(center)
+        super().__init__(lambda n: self.center + self.radius * n, "sphere")
+
+
+class Ellipsoid(Surface):
+    r"""The ellipsoid x^2/a^2 + y^2/b^2 + z^2/c^2 = 1: r_c(n) = A n / sqrt(n^T A n), A = diag(a^2, b^2, c^2)."""
+
+    def __init__(self, a, b, c):
+        self.axes = tuple(sp.sympify(s) for s in (a, b, c))
+        A = sp.diag(*[s**2 for s in self.axes])
+        super().__init__(lambda n: A * n / sp.sqrt((n.T * A * n)[0]), "ellipsoid")
+
+
+class Paraboloid(Surface):
+    r"""The bowl z = x^2 / (2 rho1) + y^2 / (2 rho2) (radii of curvature rho1, rho2 at its
+    lowest point, the body's origin); it touches the plane for n_z < 0:
+    r_c(n) = (-rho1 n_x / n_z, -rho2 n_y / n_z, (rho1 n_x^2 + rho2 n_y^2) / (2 n_z^2))."""
+
+    def __init__(self, rho1, rho2):
+        self.radii = (sp.sympify(rho1), sp.sympify(rho2))
+        r1, r2 = self.radii
+        super().__init__(lambda n: sp.Matrix([-r1 * n[0] / n[2], -r2 * n[1] / n[2],
+                                              (r1 * n[0] ** 2 + r2 * n[1] ** 2) / (2 * n[2] ** 2)]), "paraboloid")
+
+
+class Disc(Surface):
+    r"""A thin disc (knife-edge wheel) of radius r about the origin with unit axis e (body
+    axes): r_c(n) = r (n - (n . e) e) / sqrt(|n|^2 - (n . e)^2); undefined when the disc lies
+    flat (n parallel to e)."""
+
+    def __init__(self, radius, axis=(0, 1, 0)):
+        self.radius, self.axis = sp.sympify(radius), sp.Matrix(axis)
+        e = self.axis
+
+        def support(n):
+            ne = (n.T * e)[0]
+            return self.radius * (n - ne * e) / sp.sqrt((n.T * n)[0] - ne**2)
+
+        super().__init__(support, "disc")

@@ -1,0 +1,53 @@
+r"""The rattleback (celt): an ellipsoid whose principal axes of inertia are turned about the
+vertical against its geometric axes, rolling on a horizontal plane.
+
+T. R. Kane and D. A. Levinson, "Realistic mathematical modeling of the rattleback", Int. J.
+Non-Linear Mech. 17 (1982) 175-186. Their parameters (per unit mass, SI): semi-axes a = 0.20,
+b = 0.03, c = 0.02 m, centre of mass h = 0.01 m from the centre towards the contact, moments
+A = 2e-4, B = 1.6e-3, C = 1.7e-3 m^2 and product of inertia D = -2e-5 m^2 in the a-b plane,
+g = 9.81 m/s^2, and the initial data: tilts alpha = beta = 0.5 deg, spin -5 rad/s about their
+third axis, no rocking. Their body frame has its third axis pointing down (towards the
+contact); ours has it up, turned by pi about the first axis, so that here I_12 = -D = +2e-5,
+the centre of mass is at (0, 0, -h) and the initial spin is +5 rad/s about body z
+(:func:`kane_levinson_state`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..bodies import RigidBody, quaternion_with_down
+from ..contact import Ellipsoid, roll_on_plane, rolling_state
+from ..system import System
+
+__all__ = ["rattleback", "kane_levinson_state", "KANE_LEVINSON"]
+
+KANE_LEVINSON = dict(m=1.0, a=0.20, b=0.03, c=0.02, h=0.01, A=2e-4, B=1.6e-3, C=1.7e-3, D=-2e-5, g=9.81)
+
+
+def rattleback(friction: str | None = None, eps: float = 1e-3, friction_coefficient: float = 1.0,
+               **params) -> System:
+    """The Kane-Levinson rattleback (module docstring); keyword arguments override
+    :data:`KANE_LEVINSON` (m, a, b, c, h, A, B, C, D, g; A..D per unit mass, as in the paper).
+    ``friction``: None (no slip), "viscous" or "coulomb" (see :func:`~nonholo.contact.roll_on_plane`)."""
+    unknown = set(params) - set(KANE_LEVINSON)
+    if unknown:
+        raise ValueError(f"unknown rattleback parameters {sorted(unknown)}; known: {sorted(KANE_LEVINSON)}")
+    values = {**KANE_LEVINSON, **params}
+    m, a, b, c, h, A, B, C, D, g = syms = sp.symbols("m a b c h A B C D g")
+    inertia = m * sp.Matrix([[A, -D, 0], [-D, B, 0], [0, 0, C]])
+    body = RigidBody(m, inertia, com_offset=(0, 0, -h))
+    return roll_on_plane(body, Ellipsoid(a, b, c), gravity=g, friction=friction, eps=eps,
+                         friction_coefficient=friction_coefficient,
+                         parameters={s: values[s.name] for s in syms}, name="rattleback")
+
+
+def kane_levinson_state(system: System, alpha: float = np.radians(0.5), beta: float = np.radians(0.5),
+                        spin: float = -5.0, params=None) -> np.ndarray:
+    """The initial state of Kane and Levinson (1982) in this system's frame: their downward
+    vertical (-cos(alpha) sin(beta), sin(alpha), cos(alpha) cos(beta)) and angular velocity
+    (0, 0, spin) in their axes, turned by pi about the first axis; rolling without slip."""
+    mu = np.array([-np.cos(alpha) * np.sin(beta), np.sin(alpha), np.cos(alpha) * np.cos(beta)])
+    flip = np.array([1.0, -1.0, -1.0])
+    gamma, omega = flip * mu, flip * np.array([0.0, 0.0, spin])
+    return rolling_state(system, quaternion_with_down(gamma), omega, params=params)

@@ -1,0 +1,54 @@
+r"""A thin disc (or hoop) rolling without slipping on a horizontal plane, free to lean and
+turn: the rolling disc in 3-D.
+
+Built on :func:`~nonholo.contact.roll_on_plane` with a :class:`~nonholo.surfaces.Disc` whose
+axis is the body y axis. Closed form (linearization about upright rolling at spin omega about
+the axis; e.g. Neimark and Fufaev, "Dynamics of Nonholonomic Systems", ch. II; O'Reilly,
+Nonlinear Dyn. 10 (1996) 287): with A the diametral and C the polar moment about the centre,
+the lean theta obeys
+
+    (A + m r^2) theta'' = -[C (C + m r^2) omega^2 / A - m g r] theta,
+
+so upright rolling is stable iff omega^2 > m g r A / (C (C + m r^2)) (g/(3 r) for a uniform
+disc, g/(4 r) for a hoop), and the lean then oscillates at the angular frequency
+sqrt([C (C + m r^2) omega^2 / A - m g r] / (A + m r^2))."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..bodies import RigidBody, rotation_matrices
+from ..contact import Disc, roll_on_plane
+from ..system import System
+
+__all__ = ["rolling_disc", "upright_critical_spin", "lean_frequency", "Lean"]
+
+
+def rolling_disc(m: float = 1.0, r: float = 1.0, A: float | None = None, C: float | None = None,
+                 g: float = 9.81) -> System:
+    """The rolling disc; A, C default to the uniform thin disc's m r^2 / 4 and m r^2 / 2.
+    Runtime parameters m, r, A, C, g; output ``lean`` (the axis' elevation, radians)."""
+    m_, r_, A_, C_, g_ = sp.symbols("m r A C g")
+    body = RigidBody(m_, (A_, C_, A_))
+    values = {m_: m, r_: r, A_: m * r**2 / 4 if A is None else A, C_: m * r**2 / 2 if C is None else C, g_: g}
+    system = roll_on_plane(body, Disc(r_, axis=(0, 1, 0)), gravity=g_, parameters=values, name="rolling disc")
+    system.outputs["lean"] = Lean()
+    return system
+
+
+class Lean:
+    """The lean angle asin((R e_y)_z): the elevation of the disc's axis (0 when upright)."""
+
+    def __call__(self, q, v, params) -> np.ndarray:
+        return np.arcsin(np.clip(rotation_matrices(q[2:6])[:, 2, 1], -1.0, 1.0))
+
+
+def upright_critical_spin(m: float, r: float, A: float, C: float, g: float) -> float:
+    """omega_c = sqrt(m g r A / (C (C + m r^2))): upright rolling is stable above it."""
+    return float(np.sqrt(m * g * r * A / (C * (C + m * r**2))))
+
+
+def lean_frequency(omega: float, m: float, r: float, A: float, C: float, g: float) -> float:
+    """Angular frequency of small lean oscillations about upright rolling at spin omega > omega_c."""
+    return float(np.sqrt((C * (C + m * r**2) * omega**2 / A - m * g * r) / (A + m * r**2)))
