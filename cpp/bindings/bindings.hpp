@@ -15,6 +15,7 @@ void expose_discrete(py::module_& m);
 void expose_frames(py::module_& m);
 void expose_reduced(py::module_& m);
 void expose_trajectory(py::module_& m);
+void expose_evaluation(py::module_& m);
 
 // A NumPy array that owns a copy of `data` with the given shape (C order).
 template <class T>

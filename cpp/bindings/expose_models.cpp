@@ -9,6 +9,24 @@ namespace {
 
 std::vector<double> params_of(const Model& model, py::handle p) { return as_vector(p, model.n_params(), "params"); }
 
+// The Jacobian at (t, y) as an (n, n) array, by jacobian() or, if `dual`, by jacobian_dual().
+py::array_t<double> jacobian_array(const Model& model, double t, py::handle y, py::handle p, bool dual) {
+  auto yv = as_vector(y, model.n_states(), "y");
+  auto pv = params_of(model, p);
+  const int n = model.n_states();
+  std::vector<double> J(n * n);
+  auto ws = model.workspace();
+  if (dual)
+    model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws);
+  else
+    model.jacobian(t, yv.data(), pv.data(), J.data(), *ws);
+  py::array_t<double> out({n, n});
+  auto o = out.mutable_unchecked<2>();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) o(i, j) = J[i + j * n];
+  return out;
+}
+
 }  // namespace
 
 void expose_models(py::module_& m) {
@@ -28,18 +46,16 @@ void expose_models(py::module_& m) {
         return to_numpy(f.data(), {model.n_states()});
       }, py::arg("t"), py::arg("y"), py::arg("params"))
       .def("jacobian", [](const Model& model, double t, py::handle y, py::handle p) {
-        auto yv = as_vector(y, model.n_states(), "y");
-        auto pv = params_of(model, p);
-        const int n = model.n_states();
-        std::vector<double> J(n * n);
-        auto ws = model.workspace();
-        model.jacobian(t, yv.data(), pv.data(), J.data(), *ws);
-        py::array_t<double> out({n, n});
-        auto o = out.mutable_unchecked<2>();
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < n; ++j) o(i, j) = J[i + j * n];
-        return out;
+        return jacobian_array(model, t, y, p, false);
       }, py::arg("t"), py::arg("y"), py::arg("params"))
+      .def("jacobian_dual", [](const Model& model, double t, py::handle y, py::handle p) {
+        return jacobian_array(model, t, y, p, true);
+      }, py::arg("t"), py::arg("y"), py::arg("params"),
+         "The Jacobian by dual numbers through the whole vector field (reference for jacobian).")
+      .def_property_readonly("jacobian_cost", &Model::jacobian_cost,
+                             "Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).")
+      .def_property_readonly("dual_jacobian_cost", &Model::dual_jacobian_cost,
+                             "The same for jacobian_dual; jacobian uses implicit differentiation where that is cheaper.")
       .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);

@@ -24,4 +24,5 @@ PYBIND11_MODULE(_core, m) {
   expose_frames(m);
   expose_reduced(m);
   expose_trajectory(m);
+  expose_evaluation(m);
 }

@@ -271,6 +271,33 @@ std::vector<std::vector<int>> differentiate(const ExprGraph& g, const std::vecto
   return result;
 }
 
+Subgraph live_subgraph(const std::vector<Node>& nodes, const std::vector<int>& outputs, int n_inputs) {
+  const int n_nodes = static_cast<int>(nodes.size());
+  std::vector<char> live(n_nodes, 0);
+  for (int o : outputs) live[o] = 1;
+  for (int i = n_nodes - 1; i >= 0; --i) {
+    if (!live[i] || nodes[i].op == Op::Const || nodes[i].op == Op::Input) continue;
+    live[nodes[i].a] = 1;
+    if (op_arity(nodes[i].op) == 2) live[nodes[i].b] = 1;
+  }
+  Subgraph sub;
+  sub.graph.n_inputs = n_inputs;
+  std::vector<int> renumber(n_nodes, -1);
+  for (int i = 0; i < n_nodes; ++i) {
+    if (!live[i]) continue;
+    Node nd = nodes[i];
+    if (nd.op != Op::Const && nd.op != Op::Input) {
+      nd.a = renumber[nd.a];
+      if (op_arity(nd.op) == 2) nd.b = renumber[nd.b];
+    }
+    renumber[i] = static_cast<int>(sub.graph.nodes.size());
+    sub.graph.nodes.push_back(nd);
+    sub.original.push_back(i);
+  }
+  for (int o : outputs) sub.graph.outputs.push_back(renumber[o]);
+  return sub;
+}
+
 std::vector<std::uint64_t> input_dependencies(const ExprGraph& g, const std::vector<int>& group_of_input) {
   std::vector<std::uint64_t> mask(g.nodes.size(), 0);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {

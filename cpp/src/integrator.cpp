@@ -26,6 +26,9 @@
 
 namespace nonholo {
 
+// Refresh the Jacobian every step while it costs at most this many right-hand sides.
+constexpr double kCheapJacobian = 8.0;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -337,8 +340,10 @@ void Integration::setup(const std::vector<double>& y0) {
     // many steps (CVODE's modified Newton) is wrong by |1/eps| |dq| in its fast block and Newton
     // fails repeatedly. The AD Jacobian is cheap: refresh it, and the iteration matrix, every
     // step (benchmarks/friction_sleigh.py: 4x fewer steps, 3x less time, 50x smaller error).
+    // Only while that is cheap: where one Jacobian costs more than kCheapJacobian right-hand
+    // sides (large systems), CVODE's own reuse heuristics win (benchmarks/peers.py, the chain).
     long jac_frequency = opt_.jacobian_frequency, setup_frequency = opt_.setup_frequency;
-    if (model_.stiff()) {
+    if (model_.stiff() && model_.jacobian_cost() <= kCheapJacobian) {
       if (jac_frequency == 0) jac_frequency = 1;
       if (setup_frequency == 0) setup_frequency = 1;
     }

@@ -1,5 +1,6 @@
 #include "nonholo/mechanical_system.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "nonholo/errors.hpp"
@@ -25,6 +26,12 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   L.db_dq = L.dA + n * k * n;
   L.db_dt = L.db_dq + k * n;
   L.total = L.db_dt + k;
+  L.dmu = L.total;
+  L.dr_dq = L.dmu + n * k * k;
+  L.dr_dv = L.dr_dq + n * n;
+  L.da_dq = L.dr_dv + n * n;
+  L.da_dv = L.da_dq + k * n;
+  L.jacobian_total = L.da_dv + k * n;
   return L;
 }
 
@@ -78,6 +85,38 @@ void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b,
   }
 }
 
+// The full tape's outputs followed by dmu/dq, dr/dq, dr/dv, da/dq, da/dv: forward-mode AD of
+// the part of the graph that reaches r, a and mu (second derivatives of G and A, since r and a
+// hold their first derivatives), with structural zeros left out of the tape.
+void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) {
+  const int n = layout_.n, k = layout_.k;
+  std::vector<int> targets;
+  for (int j = layout_.mu; j < layout_.mu + k * k; ++j) targets.push_back(outputs[j]);
+  for (int j = layout_.r; j < layout_.r + n + k; ++j) targets.push_back(outputs[j]);  // r, then a
+  Subgraph sub = live_subgraph(b.nodes(), targets, n_inputs());
+  std::vector<int> wrt(2 * n);
+  for (int i = 0; i < 2 * n; ++i) wrt[i] = i;  // q, then v
+  auto deriv = differentiate(sub.graph, sub.original, wrt, b);
+  auto d = [&](int direction, int target) {
+    int node = deriv[direction][sub.graph.outputs[target]];
+    return node < 0 ? b.constant(0.0) : node;
+  };
+  outputs.resize(layout_.jacobian_total);
+  for (int l = 0; l < n; ++l)
+    for (int ab = 0; ab < k * k; ++ab) outputs[layout_.dmu + l * k * k + ab] = d(l, ab);
+  for (int i = 0; i < n; ++i)
+    for (int l = 0; l < n; ++l) {
+      outputs[layout_.dr_dq + i * n + l] = d(l, k * k + i);
+      outputs[layout_.dr_dv + i * n + l] = d(n + l, k * k + i);
+    }
+  for (int a = 0; a < k; ++a)
+    for (int l = 0; l < n; ++l) {
+      outputs[layout_.da_dq + a * n + l] = d(l, k * k + n + a);
+      outputs[layout_.da_dv + a * n + l] = d(n + l, k * k + n + a);
+    }
+  jacobian_tape_ = Tape(b.finish(outputs));
+}
+
 MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric)
     : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
   layout_.definite_metric = definite_metric;
@@ -119,6 +158,10 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
   }
   tape_ = Tape(builder.finish(outputs));
   dynamics_tape_ = Tape(builder.finish(std::vector<int>(outputs.begin(), outputs.begin() + layout_.dynamics)));
+  std::vector<int> constraint_outputs(outputs.begin(), outputs.begin() + layout_.mu);
+  std::fill(constraint_outputs.begin(), constraint_outputs.begin() + layout_.A, builder.constant(0.0));
+  constraint_tape_ = Tape(builder.finish(constraint_outputs));
+  build_jacobian_tape(builder, outputs);
 
   std::vector<int> group(n_inputs(), kP);
   for (int i = 0; i < n; ++i) {

@@ -10,6 +10,11 @@ import numpy
 import numpy.typing
 import typing
 __all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'slow_manifold_velocity', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_size', 'time_evaluations', 'vakonomic_model']
+class ModelError(ValueError):
+    pass
+class SolverError(RuntimeError):
+    pass
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -143,11 +148,25 @@ class Model:
         ...
     def jacobian(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    def jacobian_dual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        The Jacobian by dual numbers through the whole vector field (reference for jacobian).
+        """
     def rhs(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         ...
     @property
     def constrained(self) -> bool:
         ...
+    @property
+    def dual_jacobian_cost(self) -> float:
+        """
+        The same for jacobian_dual; jacobian uses implicit differentiation where that is cheaper.
+        """
+    @property
+    def jacobian_cost(self) -> float:
+        """
+        Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).
+        """
     @property
     def kind(self) -> str:
         ...
@@ -218,6 +237,10 @@ class CompiledSlip:
         ...
 def allocations_in_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> int:
     ...
+def attach_compiled(system: MechanicalSystem, which: str, path: str, symbol: str) -> None:
+    """
+    Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).
+    """
 def frame_multipliers(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     ...
 def frame_vakonomic_model(frame: Frame) -> Model:
@@ -272,6 +295,23 @@ def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex
 def seconds_per_slip(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> float:
     """
     Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.
+def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:
+    """
+    C source of the system's tape `which` as `void name(const double* in, double* out)`.
+    """
+def tape_compiled(system: MechanicalSystem, which: str) -> bool:
+    ...
+def tape_names() -> list[str]:
+    """
+    The tapes of a MechanicalSystem that can be compiled.
+    """
+def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
+    """
+    (instructions, outputs) of the tape `which`.
+    """
+def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float]:
+    """
+    Seconds per call of rhs, jacobian and jacobian_dual, measured in C++ over `calls` calls.
     """
 def vakonomic_model(system: MechanicalSystem) -> Model:
     ...

@@ -172,6 +172,33 @@ class Model:
         r = _core.trajectory_constraint_residual(self._core, t, Y, self.param_vector(params))
         return float(r[0]) if scalar else r
 
+    def compile(self, tapes=("dynamics", "constraints"), cache_dir=None) -> "Model":
+        """Evaluate this model's system in compiled C from now on; returns the model.
+
+        Each tape (``"dynamics"``: G, r, A, b, mu and the constraint term of the vector fields;
+        ``"constraints"``: A and b for the drift projection; ``"full"``: every derivative block)
+        is translated to C, built with the C compiler once and cached on disk under a hash of
+        its source (:func:`nonholo.compiled.cache_directory`), and attached to the system, so
+        every model of the system uses it (values are bit for bit the interpreter's). Without a
+        C compiler the interpreter stays and a RuntimeWarning says why. Not carried over by
+        pickling; call it again in a new process (the cache makes that cheap).
+        """
+        import warnings
+
+        from .compiled import compile_system
+
+        reason = compile_system(self.system.core, tapes, cache_dir)
+        if reason is not None:
+            warnings.warn(f"model.compile(): {reason}; the interpreter is used", RuntimeWarning, stacklevel=2)
+        return self
+
+    @property
+    def compiled(self) -> bool:
+        """True when the right-hand side runs compiled C (see :meth:`compile`)."""
+        from . import _core
+
+        return _core.tape_compiled(self.system.core, "dynamics")
+
     def _state(self, y) -> np.ndarray:
         y = np.asarray(y, dtype=float)
         if y.shape != (self.n_states,):

@@ -37,6 +37,9 @@ struct GeometryLayout {
   int dynamics = 0;                                      // end of the dynamics tape's outputs
   int dG = 0, dV = 0, dA = 0, db_dq = 0, db_dt = 0;      // derivatives, by AD
   int total = 0;
+  // The Jacobian tape appends: dmu/dq, and the derivatives of r and a in q and v.
+  int dmu = 0, dr_dq = 0, dr_dv = 0, da_dq = 0, da_dv = 0;
+  int jacobian_total = 0;
   bool definite_metric = true;  // false: a regular but indefinite Lagrangian (LDL^T with any sign)
   int base_outputs() const { return n * n + 1 + k * n + k + k * k + n; }
   static GeometryLayout make(int n, int k);
@@ -69,6 +72,12 @@ class Geometry {
   RowMatMap<S> dA(int l) const { return {out.data() + layout->dA + l * k() * n(), k(), n()}; }
   RowMatMap<S> db_dq() const { return {out.data() + layout->db_dq, k(), n()}; }
   VecMap<S> db_dt() const { return {out.data() + layout->db_dt, k()}; }
+  // Jacobian tape only: dmu(l) = dmu/dq^l; dr_dq(i, l) = dr_i/dq^l, and so on.
+  RowMatMap<S> dmu(int l) const { return {out.data() + layout->dmu + l * k() * k(), k(), k()}; }
+  RowMatMap<S> dr_dq() const { return {out.data() + layout->dr_dq, n(), n()}; }
+  RowMatMap<S> dr_dv() const { return {out.data() + layout->dr_dv, n(), n()}; }
+  RowMatMap<S> da_dq() const { return {out.data() + layout->da_dq, k(), n()}; }
+  RowMatMap<S> da_dv() const { return {out.data() + layout->da_dv, k(), n()}; }
 };
 
 class MechanicalSystem {
@@ -85,6 +94,10 @@ class MechanicalSystem {
   const GeometryLayout& layout() const { return layout_; }
   const Tape& tape() const { return tape_; }
   const Tape& dynamics_tape() const { return dynamics_tape_; }
+  // Outputs in the layout up to mu, with only A and b computed (G and V read as zero): what
+  // the drift projection needs, and its directional derivative by one dual direction.
+  const Tape& constraint_tape() const { return constraint_tape_; }
+  const Tape& jacobian_tape() const { return jacobian_tape_; }
   const ExprGraph& base_graph() const { return base_; }
 
   bool force_depends_on_velocity() const { return force_velocity_; }
@@ -104,6 +117,17 @@ class MechanicalSystem {
   void evaluate_dynamics(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, dynamics_tape_);
   }
+  // Every block of the full tape and the derivatives of mu, r and a (jacobian_tape): what the
+  // models' Jacobians by implicit differentiation need, in doubles.
+  void evaluate_jacobian_blocks(double t, const double* q, const double* v, const double* p,
+                                Geometry<double>& g) const {
+    evaluate_at(t, q, v, p, g, jacobian_tape_);
+  }
+  // A and b only (G, V and everything after b are not computed).
+  template <class S>
+  void evaluate_constraints(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
+    evaluate_at(S(t), q, v, p, g, constraint_tape_);
+  }
   // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters
   // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).
   template <class S, class Par>
@@ -117,11 +141,12 @@ class MechanicalSystem {
   void append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                 const std::vector<std::vector<int>>& deriv,
                                                 std::vector<int>& outputs) const;
+  void build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs);
 
   GeometryLayout layout_;
   int n_params_;
   ExprGraph base_;
-  Tape tape_, dynamics_tape_;
+  Tape tape_, dynamics_tape_, constraint_tape_, jacobian_tape_;
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
 };
 

@@ -44,6 +44,15 @@ class Model {
   virtual void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const = 0;
   // J is n_states x n_states, column-major: J[i + j*n] = d ydot_i / d y_j.
   virtual void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const = 0;
+  // The same Jacobian by dual numbers pushed through the whole vector field (the reference the
+  // models' implicit-differentiation Jacobians are tested against); by default jacobian().
+  virtual void jacobian_dual(double t, const double* y, const double* p, double* J, Workspace& ws) const {
+    jacobian(t, y, p, J, ws);
+  }
+  // Estimated cost of one jacobian() in right-hand sides (for the integrator's refresh policy).
+  virtual double jacobian_cost() const { return dual_jacobian_cost(); }
+  // The same for jacobian_dual.
+  double dual_jacobian_cost() const;
 
   // Forward sensitivity right-hand sides (CVODES): out_j = (df/dy) s_j + df/dp_{index_j}, one
   // directional derivative of f per direction j by dual numbers with the state seeded by s_j
@@ -89,6 +98,10 @@ class ModelImpl : public Model {
     WorkT<double> d;
     WorkT<JacobianScalar> j;
     std::vector<JacobianScalar> y, ydot, p;
+    Geometry<Dual<double, 1>> constraints;  // A, b and their derivative along one direction
+    std::vector<Dual<double, 1>> q, v;
+    MatX<double> top, bottom;                // right-hand sides of the differentiated solves
+    VecX<double> vdot;
   };
 
   std::unique_ptr<Workspace> workspace() const override { return std::make_unique<Work>(); }
@@ -101,6 +114,10 @@ class ModelImpl : public Model {
   }
 
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
+    jacobian_dual(t, y, p, J, ws);
+  }
+
+  void jacobian_dual(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     Work& w = static_cast<Work&>(ws);
     const int n = n_states();
     w.y.resize(n);

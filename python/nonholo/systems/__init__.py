@@ -17,7 +17,8 @@ from .rattleback import rattleback
 from .rolling_disc import rolling_disc
 from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
+from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
 __all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "heisenberg", "inclined_knife_edge",
            "knife_edge_chain", "nonholonomic_particle", "planar_particle", "polar_disk", "realized_pendulum",
-           "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk"]
+           "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]

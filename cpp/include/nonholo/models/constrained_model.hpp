@@ -23,6 +23,8 @@ class ConstrainedModel : public ModelImpl<Derived, WorkT> {
                              const int* index, const double* weights, Workspace& ws) const override;
 
  private:
+  void project_weighted(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
+                        Work& ws) const;
   // Geometry at y and the correction directions N (in w.GinvAT) with A N factored (w.chol_M).
   MechanicsWork<double>& factor_projection(double t, const double* y, const double* p, const double* weights,
                                            Workspace& ws) const;
@@ -68,6 +70,10 @@ MechanicsWork<double>& ConstrainedModel<Derived, WorkT>::factor_projection(doubl
 template <class Derived, template <class> class WorkT>
 void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const double* p, double* corr, double* err,
                                                const double* weights, Workspace& ws) const {
+  if (weights != nullptr) {
+    project_weighted(t, y, p, corr, err, weights, static_cast<Work&>(ws));
+    return;
+  }
   const int n = this->system().n();
   const int ns = this->n_states();
   MechanicsWork<double>& w = factor_projection(t, y, p, weights, ws);
@@ -86,6 +92,55 @@ void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const 
   w.tmp_k.noalias() -= w.geo.db_dq() * e.segment(0, n);
   w.chol_M.solve_in_place(w.tmp_k);
   e.segment(n, n).noalias() -= w.GinvAT * w.tmp_k;
+}
+
+// The weighted projection needs A, b and, for the error, d/dq(A v - b) . err_q only: one sweep
+// of the constraint tape with q carrying the direction err_q gives all three, instead of the
+// full tape with every dG/dq and dA/dq block.
+template <class Derived, template <class> class WorkT>
+void ConstrainedModel<Derived, WorkT>::project_weighted(double t, const double* y, const double* p, double* corr,
+                                                        double* err, const double* weights, Work& ws) const {
+  using D = Dual<double, 1>;
+  const int n = this->system().n();
+  const int ns = this->n_states();
+  MechanicsWork<double>& w = ws.d;
+  ws.q.resize(n);
+  ws.v.resize(n);
+  for (int i = 0; i < n; ++i) {
+    ws.q[i] = D(y[i]);
+    ws.q[i].d[0] = err != nullptr ? err[i] : 0.0;
+    ws.v[i] = D(y[n + i]);
+  }
+  this->system().evaluate_constraints(t, ws.q.data(), ws.v.data(), p, ws.constraints);
+  const Geometry<D>& g = ws.constraints;
+  const int k = g.k();
+  MatX<double>& A = w.dA_v;  // A in doubles; N = W^-2 A^T in GinvAT, its Gram matrix A N in M
+  A.resize(k, n);
+  for (int a = 0; a < k; ++a)
+    for (int i = 0; i < n; ++i) A(a, i) = g.A()(a, i).v;
+  w.GinvAT = A.transpose();
+  for (int i = 0; i < n; ++i) w.GinvAT.row(i) /= weights[n + i] * weights[n + i];
+  w.M.noalias() = A * w.GinvAT;
+  if (!w.chol_M.compute(w.M))
+    throw ModelError("the constraint rows are linearly dependent at " + describe_point(g));
+  Eigen::Map<const VecX<double>> v(y + n, n);
+  Eigen::Map<VecX<double>> c(corr, ns);
+  c.setZero();
+  w.tmp_k.resize(k);
+  w.tmp_k2.resize(k);
+  for (int a = 0; a < k; ++a) {  // A v - b and its derivative along err_q
+    D s = -g.b()(a);
+    for (int i = 0; i < n; ++i) s += g.A()(a, i) * ws.v[i];
+    w.tmp_k(a) = s.v;
+    w.tmp_k2(a) = s.d[0];
+  }
+  w.chol_M.solve_in_place(w.tmp_k);
+  c.segment(n, n).noalias() = -w.GinvAT * w.tmp_k;
+  if (err == nullptr) return;
+  Eigen::Map<VecX<double>> e(err, ns);
+  w.tmp_k2.noalias() += A * e.segment(n, n);
+  w.chol_M.solve_in_place(w.tmp_k2);
+  e.segment(n, n).noalias() -= w.GinvAT * w.tmp_k2;
 }
 
 template <class Derived, template <class> class WorkT>

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "nonholo/model.hpp"
+#include "nonholo/models/implicit_jacobian.hpp"
 
 namespace nonholo {
 
@@ -23,19 +24,38 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     const int n = system().n();
     const P eps = p[system().n_params()];
     system().evaluate_dynamics(t, y, y + n, p, w.geo);
-    Eigen::Map<const VecX<S>> v(y + n, n);
     std::copy(y + n, y + 2 * n, ydot);
+    accelerations(w, y + n, eps, Eigen::Map<VecX<S>>(ydot + n, n));
+  }
 
+  // v' = G^-1 (r - (1/eps) A^T mu (A v - b)) at the point where w.geo was evaluated.
+  template <class S, class Out>
+  static void accelerations(MechanicsWork<S>& w, const S* v_ptr, double eps, Out&& vdot) {
+    Eigen::Map<const VecX<S>> v(v_ptr, w.geo.n());
     factor_metric(w);
     w.tmp_k = -w.geo.b();
     w.tmp_k.noalias() += w.geo.A() * v;       // A v - b
     w.tmp_k2.noalias() = w.geo.mu() * w.tmp_k;
     w.tmp_k2 *= -1.0 / eps;                   // -(1/eps) mu (A v - b)
-    Eigen::Map<VecX<S>> vdot(ydot + n, n);
     vdot = w.geo.r();
     vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
     w.chol_G.solve_in_place(vdot);
   }
+
+  // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp),
+  // where its tape is cheaper than dual numbers (as NonholonomicModel::jacobian).
+  void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
+    if (implicit_jacobian_cost() > dual_jacobian_cost()) return jacobian_dual(t, y, p, J, ws);
+    Work& w = static_cast<Work&>(ws);
+    const int n = system().n();
+    const double eps = p[system().n_params()];
+    system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
+    accelerations(w.d, y + n, eps, w.vdot);
+    friction_sensitivities(w.d, w.vdot, y + n, eps, w.top, w.bottom);
+    assemble_second_order_jacobian(n, w.top, J);
+  }
+  double implicit_jacobian_cost() const;
+  double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "nonholo/models/constrained_model.hpp"
+#include "nonholo/models/implicit_jacobian.hpp"
 
 namespace nonholo {
 
@@ -21,6 +22,21 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
     std::copy(y + n, y + 2 * n, ydot);
     accelerations(w, Eigen::Map<VecX<S>>(ydot + n, n));
   }
+
+  // By implicit differentiation of the saddle-point solve (implicit_jacobian.hpp), in doubles,
+  // where its tape is cheaper than dual numbers through the whole vector field (expression
+  // swell in the second derivatives of G can make it 30x the RHS tape: the bicycle).
+  void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
+    if (implicit_jacobian_cost() > dual_jacobian_cost()) return jacobian_dual(t, y, p, J, ws);
+    Work& w = static_cast<Work&>(ws);
+    const int n = system().n();
+    system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
+    accelerations(w.d, w.vdot);
+    nonholonomic_sensitivities(w.d, w.vdot, w.top, w.bottom);
+    assemble_second_order_jacobian(n, w.top, J);
+  }
+  double implicit_jacobian_cost() const;
+  double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda.
   template <class S, class Out>

@@ -76,6 +76,15 @@ class GraphBuilder {
 std::vector<std::vector<int>> differentiate(const ExprGraph& g, const std::vector<int>& node_map,
                                             const std::vector<int>& wrt, GraphBuilder& builder);
 
+// The nodes among `nodes` that reach `outputs`, renumbered in their order: graph.nodes[i] is
+// nodes[original[i]] with operands renumbered, graph.outputs the new indices of `outputs`.
+// Differentiating `graph` with node_map = original appends derivatives of the needed nodes only.
+struct Subgraph {
+  ExprGraph graph;
+  std::vector<int> original;
+};
+Subgraph live_subgraph(const std::vector<Node>& nodes, const std::vector<int>& outputs, int n_inputs);
+
 // For each output of g, a bitmask over inputs (up to 64 groups given by `group_of_input`) of
 // the groups it depends on. Used to detect, e.g., velocity- or time-dependent forces.
 std::vector<std::uint64_t> input_dependencies(const ExprGraph& g, const std::vector<int>& group_of_input);

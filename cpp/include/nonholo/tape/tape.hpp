@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "nonholo/tape/compiled.hpp"
 #include "nonholo/tape/graph.hpp"
 
 namespace nonholo {
@@ -28,7 +30,6 @@ class Tape {
   // Human-readable listing of the instructions (for debugging a model).
   std::string disassemble() const;
 
- private:
   struct Instr {
     Op op;
     int out;
@@ -37,15 +38,35 @@ class Tape {
     int n;
     double c;
   };
+  const std::vector<Instr>& instructions() const { return code_; }
+  const std::vector<int>& output_slots() const { return output_slots_; }
 
+  // Double evaluations go through `kernel` (the C translation of this tape, tape_c_source)
+  // from now on; nullptr returns to the interpreter. Not thread-safe against concurrent eval:
+  // attach before integrating.
+  void attach(std::shared_ptr<const CompiledKernel> kernel) const {
+    kernel_ = std::move(kernel);
+    compiled_ = kernel_ ? kernel_->function() : nullptr;
+  }
+  bool compiled() const { return compiled_ != nullptr; }
+
+ private:
   ExprGraph graph_;
   std::vector<Instr> code_;
   std::vector<int> output_slots_;
   int n_slots_ = 0;
+  mutable std::shared_ptr<const CompiledKernel> kernel_;
+  mutable CompiledTapeFn compiled_ = nullptr;
 };
 
 template <class S>
 void Tape::eval(const S* inputs, S* outputs, std::vector<S>& work) const {
+  if constexpr (std::is_same_v<S, double>) {
+    if (compiled_ != nullptr) {
+      compiled_(inputs, outputs);
+      return;
+    }
+  }
   if (static_cast<int>(work.size()) < n_slots_) work.resize(n_slots_);
   S* w = work.data();
   for (const Instr& ins : code_) {

@@ -1,0 +1,67 @@
+// How a system's tapes are evaluated: their C translation and the attachment of compiled
+// kernels (nonholo.compile drives the C compiler and caches the shared objects), and timings of
+// a model's evaluations in C++ (for benchmarks/peers.py, free of Python call overhead).
+#include <chrono>
+#include <memory>
+
+#include "bindings.hpp"
+#include "nonholo/errors.hpp"
+#include "nonholo/mechanical_system.hpp"
+#include "nonholo/model.hpp"
+#include "nonholo/tape/compiled.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+const Tape& tape_named(const MechanicalSystem& sys, const std::string& which) {
+  if (which == "dynamics") return sys.dynamics_tape();
+  if (which == "full") return sys.tape();
+  if (which == "constraints") return sys.constraint_tape();
+  if (which == "jacobian") return sys.jacobian_tape();
+  throw InputError("which must be 'dynamics', 'full', 'constraints' or 'jacobian', got '" + which + "'");
+}
+
+}  // namespace
+
+void expose_evaluation(py::module_& m) {
+  m.def("tape_names", []() { return std::vector<std::string>{"dynamics", "full", "constraints", "jacobian"}; },
+        "The tapes of a MechanicalSystem that can be compiled.");
+  m.def("tape_c_source", [](const MechanicalSystem& sys, const std::string& which, const std::string& name) {
+    return tape_c_source(tape_named(sys, which), name);
+  }, py::arg("system"), py::arg("which"), py::arg("name"),
+     "C source of the system's tape `which` as `void name(const double* in, double* out)`.");
+  m.def("attach_compiled", [](const MechanicalSystem& sys, const std::string& which, const std::string& path,
+                              const std::string& symbol) {
+    const Tape& tape = tape_named(sys, which);
+    tape.attach(path.empty() ? nullptr : std::make_shared<const CompiledKernel>(path, symbol));
+  }, py::arg("system"), py::arg("which"), py::arg("path"), py::arg("symbol"),
+     "Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).");
+  m.def("tape_compiled", [](const MechanicalSystem& sys, const std::string& which) {
+    return tape_named(sys, which).compiled();
+  }, py::arg("system"), py::arg("which"));
+  m.def("tape_size", [](const MechanicalSystem& sys, const std::string& which) {
+    const Tape& t = tape_named(sys, which);
+    return py::make_tuple(t.n_instructions(), t.n_outputs());
+  }, py::arg("system"), py::arg("which"), "(instructions, outputs) of the tape `which`.");
+  m.def("time_evaluations", [](const Model& model, double t, py::handle y, py::handle p, int calls) {
+    if (calls < 1) throw py::value_error("calls must be positive");
+    auto yv = as_vector(y, model.n_states(), "y");
+    auto pv = as_vector(p, model.n_params(), "params");
+    const int n = model.n_states();
+    std::vector<double> f(n), J(static_cast<std::size_t>(n) * n);
+    auto ws = model.workspace();
+    using clock = std::chrono::steady_clock;
+    auto seconds_per_call = [&](auto&& call) {
+      call();  // warm-up: sizes the workspace
+      auto t0 = clock::now();
+      for (int i = 0; i < calls; ++i) call();
+      return std::chrono::duration<double>(clock::now() - t0).count() / calls;
+    };
+    double rhs = seconds_per_call([&] { model.rhs(t, yv.data(), pv.data(), f.data(), *ws); });
+    double jac = seconds_per_call([&] { model.jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
+    double dual = seconds_per_call([&] { model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws); });
+    return py::make_tuple(rhs, jac, dual);
+  }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"), py::arg("calls"),
+     "Seconds per call of rhs, jacobian and jacobian_dual, measured in C++ over `calls` calls.");
+}

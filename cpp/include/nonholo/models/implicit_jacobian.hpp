@@ -1,0 +1,77 @@
+// Jacobians of the nonholonomic and friction vector fields by implicit differentiation, in
+// doubles: the expression blocks (G, A, b, mu, r, a and their derivatives in q and v) come from
+// one sweep of the system's Jacobian tape, and the linear algebra of the model is differentiated
+// by hand, so no dual number passes through a factorization.
+//
+// Nonholonomic (saddle point K [v'; lambda] = [r; a], K = [G, -A^T; A, 0]): for each state y_j,
+//   K [dv'; dlambda] = [dr - dG v' + dA^T lambda;  da - dA v'],
+// one factorization of K (those of G and M = A G^-1 A^T) for all 2n columns.
+// Friction (G v' = r - A^T z / eps, z = mu (A v - b)): for each state y_j,
+//   G dv' = dr - dG v' - (dA^T z + A^T (dmu (A v - b) + mu (dA v + A dv - db))) / eps.
+#pragma once
+
+#include "nonholo/mechanics.hpp"
+
+namespace nonholo {
+
+// J (2n x 2n, column-major) of y' = [v, v'(q, v)] from dv'/dq in the first n columns of X and
+// dv'/dv in the last n (X is n x 2n).
+inline void assemble_second_order_jacobian(int n, const MatX<double>& X, double* J) {
+  Eigen::Map<MatX<double>> Jm(J, 2 * n, 2 * n);
+  Jm.setZero();
+  for (int i = 0; i < n; ++i) Jm(i, n + i) = 1.0;
+  Jm.bottomRows(n) = X;
+}
+
+// dv'/d[q, v] of the nonholonomic model at the point where w.geo holds the Jacobian tape, with
+// v' and lambda already solved (vdot, w.lambda) and G, M factored. top, bottom: scratch.
+inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, MatX<double>& top,
+                                       MatX<double>& bottom) {
+  const Geometry<double>& g = w.geo;
+  const int n = g.n(), k = g.k();
+  top.resize(n, 2 * n);
+  bottom.resize(k, 2 * n);
+  top.leftCols(n) = g.dr_dq();
+  top.rightCols(n) = g.dr_dv();
+  bottom.leftCols(n) = g.da_dq();
+  bottom.rightCols(n) = g.da_dv();
+  for (int l = 0; l < n; ++l) {
+    top.col(l).noalias() -= g.dG(l) * vdot;
+    if (k == 0) continue;
+    top.col(l).noalias() += g.dA(l).transpose() * w.lambda;
+    bottom.col(l).noalias() -= g.dA(l) * vdot;
+  }
+  // [G, -A^T; A, 0]^-1 on all columns: X = G^-1 top + G^-1 A^T M^-1 (bottom - A G^-1 top).
+  w.chol_G.solve_in_place(top);
+  if (k == 0) return;
+  bottom.noalias() -= g.A() * top;
+  w.chol_M.solve_in_place(bottom);
+  top.noalias() += w.GinvAT * bottom;
+}
+
+// dv'/d[q, v] of the friction model; w.geo holds the Jacobian tape, G is factored, vdot solved.
+inline void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, const double* v_ptr,
+                                   double eps, MatX<double>& top, MatX<double>& scratch) {
+  const Geometry<double>& g = w.geo;
+  const int n = g.n(), k = g.k();
+  Eigen::Map<const VecX<double>> v(v_ptr, n);
+  top.resize(n, 2 * n);
+  top.leftCols(n) = g.dr_dq();
+  top.rightCols(n) = g.dr_dv();
+  if (k > 0) {
+    w.tmp_k = g.A() * v - g.b();        // s = A v - b
+    w.tmp_k2.noalias() = g.mu() * w.tmp_k;  // z = mu s
+    scratch.resize(k, 2 * n);           // d(mu s) per column
+    for (int l = 0; l < n; ++l) {
+      scratch.col(l).noalias() = g.dmu(l) * w.tmp_k;
+      scratch.col(l).noalias() += g.mu() * (g.dA(l) * v - g.db_dq().col(l));
+    }
+    scratch.rightCols(n).noalias() = g.mu() * g.A();  // d(mu s)/dv = mu A
+    top.noalias() -= (g.A().transpose() * scratch) / eps;
+    for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dA(l).transpose() * w.tmp_k2 / eps;
+  }
+  for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dG(l) * vdot;
+  w.chol_G.solve_in_place(top);
+}
+
+}  // namespace nonholo

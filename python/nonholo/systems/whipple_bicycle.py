@@ -1,0 +1,135 @@
+"""The Whipple bicycle of Meijaard, Papadopoulos, Ruina and Schwab (2007), from SymPy's KanesMethod."""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from ..system import System
+
+
+def _benchmark_values(sym: dict) -> dict:
+    """The benchmark bicycle's numbers (Meijaard et al. 2007, Table 1) in the model's frames.
+
+    The frame and fork centres of mass and the fork length are transformed from the paper's
+    coordinates (wheelbase, trail, head angle) to distances along the rotated body frames, and
+    the products of inertia change sign with the frames' orientation, as in SymPy's own test of
+    this model (sympy/physics/mechanics/tests/test_kane3.py).
+    """
+    rad_rear, rad_front, trail, wheelbase = 0.3, 0.35, 0.08, 1.02
+    frame_cg_x, frame_cg_z, fork_cg_x, fork_cg_z = 0.3, 0.9, 0.9, 0.7
+    hta = math.pi / 2 - math.pi / 10
+    rake = -(trail * math.sin(hta) - rad_front * math.cos(hta))
+    frame_length = wheelbase * math.sin(hta) - (rake - (rad_front - rad_rear) * math.cos(hta))
+    frame_cg_norm = (frame_cg_z - rad_rear - (frame_cg_x / math.sin(hta)) * math.cos(hta)) * math.sin(hta)
+    frame_cg_par = (frame_cg_x / math.sin(hta)
+                    + (frame_cg_z - rad_rear - frame_cg_x / math.sin(hta) * math.cos(hta)) * math.cos(hta))
+    ta, tb = fork_cg_z - rad_front, wheelbase - fork_cg_x
+    tc = math.hypot(ta, tb)
+    fork_length = wheelbase * math.cos(hta) - (rad_front - rad_rear) * math.sin(hta)
+    fork_cg_norm = rake + tc * math.sin(math.pi / 2 - hta - math.acos(ta / tc))
+    fork_cg_par = tc * math.cos((math.pi / 2 - hta) - math.acos(ta / tc)) - fork_length
+    values = dict(
+        WFrad=rad_front, WRrad=rad_rear, htangle=hta, forkoffset=rake, forklength=fork_length,
+        framelength=frame_length, forkcg1=fork_cg_par, forkcg3=fork_cg_norm, framecg1=frame_cg_norm,
+        framecg3=frame_cg_par, Iwr11=0.0603, Iwr22=0.12, Iwf11=0.1405, Iwf22=0.28, Ifork11=0.05892,
+        Ifork22=0.06, Ifork33=0.00708, Ifork31=0.00756, Iframe11=9.2, Iframe22=11.0, Iframe33=2.8,
+        Iframe31=-2.4, mfork=4.0, mframe=85.0, mwf=3.0, mwr=2.0, g=9.81,
+    )
+    return {sym[name]: value for name, value in values.items()}
+
+
+def whipple_bicycle_kane():
+    r"""(KanesMethod, parameter values) of the Whipple bicycle, built as in SymPy's own test.
+
+    The model of SymPy's ``test_bicycle`` (sympy/physics/mechanics/tests/test_kane3.py, after
+    Meijaard et al., Proc. R. Soc. A 463 (2007) 1955-1982): yaw q1, roll q2, pitch q4 (dependent,
+    through the holonomic contact of the front wheel), steer q5; rear and front wheel spin rates
+    u3, u6; the front contact point's velocity is zero (three velocity constraints for u1, u4,
+    u6), gravity on the four bodies. nonholo needs one speed per coordinate, so the wheel angles
+    q3 and q6 are introduced with q3' = u3, q6' = u6 and orient the wheels; they are ignorable
+    and change nothing else. The parameter values are the benchmark bicycle's.
+    """
+    import sympy.physics.mechanics as me
+
+    q1, q2, q3, q4, q5, q6 = me.dynamicsymbols("q1:7")
+    u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("u1:7")
+    t = me.dynamicsymbols._t
+    names = ("WFrad WRrad htangle forkoffset forklength framelength forkcg1 forkcg3 framecg1 framecg3 Iwr11 "
+             "Iwr22 Iwf11 Iwf22 Iframe11 Iframe22 Iframe33 Iframe31 Ifork11 Ifork22 Ifork33 Ifork31 g mframe "
+             "mfork mwf mwr").split()
+    sym = dict(zip(names, sp.symbols(names)))
+    WFrad, WRrad, htangle, forkoffset = (sym[k] for k in ("WFrad", "WRrad", "htangle", "forkoffset"))
+    forklength, framelength, forkcg1, forkcg3 = (sym[k] for k in ("forklength", "framelength", "forkcg1", "forkcg3"))
+    framecg1, framecg3 = sym["framecg1"], sym["framecg3"]
+    g = sym["g"]
+    mframe, mfork, mwf, mwr = (sym[k] for k in ("mframe", "mfork", "mwf", "mwr"))
+
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    R = Y.orientnew("R", "Axis", [q2, Y.x])
+    Frame = R.orientnew("Frame", "Axis", [q4 + htangle, R.y])
+    WR = Frame.orientnew("WR", "Axis", [q3, Frame.y])
+    TempFrame = Frame.orientnew("TempFrame", "Axis", [-htangle, Frame.y])
+    Fork = Frame.orientnew("Fork", "Axis", [q5, Frame.x])
+    TempFork = Fork.orientnew("TempFork", "Axis", [-htangle, Fork.y])
+    WF = Fork.orientnew("WF", "Axis", [q6, Fork.y])
+
+    WR_cont = me.Point("WR_cont")
+    WR_mc = WR_cont.locatenew("WR_mc", WRrad * R.z)
+    Steer = WR_mc.locatenew("Steer", framelength * Frame.z)
+    Frame_mc = WR_mc.locatenew("Frame_mc", -framecg1 * Frame.x + framecg3 * Frame.z)
+    Fork_mc = Steer.locatenew("Fork_mc", -forkcg1 * Fork.x + forkcg3 * Fork.z)
+    WF_mc = Steer.locatenew("WF_mc", forklength * Fork.x + forkoffset * Fork.z)
+    WF_cont = WF_mc.locatenew("WF_cont", WFrad * (me.dot(Fork.y, Y.z) * Fork.y - Y.z).normalize())
+
+    Y.set_ang_vel(N, u1 * Y.z)
+    R.set_ang_vel(Y, u2 * R.x)
+    WR.set_ang_vel(Frame, u3 * Frame.y)
+    Frame.set_ang_vel(R, u4 * Frame.y)
+    Fork.set_ang_vel(Frame, u5 * Fork.x)
+    WF.set_ang_vel(Fork, u6 * Fork.y)
+
+    WR_cont.set_vel(N, 0)
+    WR_mc.v2pt_theory(WR_cont, N, WR)
+    Steer.v2pt_theory(WR_mc, N, Frame)
+    Frame_mc.v2pt_theory(WR_mc, N, Frame)
+    Fork_mc.v2pt_theory(Steer, N, Fork)
+    WF_mc.v2pt_theory(Steer, N, Fork)
+    WF_cont.v2pt_theory(WF_mc, N, WF)
+
+    Frame_I = (me.inertia(TempFrame, sym["Iframe11"], sym["Iframe22"], sym["Iframe33"], 0, 0, sym["Iframe31"]),
+               Frame_mc)
+    Fork_I = (me.inertia(TempFork, sym["Ifork11"], sym["Ifork22"], sym["Ifork33"], 0, 0, sym["Ifork31"]), Fork_mc)
+    WR_I = (me.inertia(Frame, sym["Iwr11"], sym["Iwr22"], sym["Iwr11"]), WR_mc)
+    WF_I = (me.inertia(Fork, sym["Iwf11"], sym["Iwf22"], sym["Iwf11"]), WF_mc)
+    bodies = [me.RigidBody("BodyFrame", Frame_mc, Frame, mframe, Frame_I),
+              me.RigidBody("BodyFork", Fork_mc, Fork, mfork, Fork_I),
+              me.RigidBody("BodyWR", WR_mc, WR, mwr, WR_I),
+              me.RigidBody("BodyWF", WF_mc, WF, mwf, WF_I)]
+    loads = [(Frame_mc, -mframe * g * Y.z), (Fork_mc, -mfork * g * Y.z), (WF_mc, -mwf * g * Y.z),
+             (WR_mc, -mwr * g * Y.z)]
+
+    qs, us = (q1, q2, q3, q4, q5, q6), (u1, u2, u3, u4, u5, u6)
+    kd = [qi.diff(t) - ui for qi, ui in zip(qs, us)]
+    velocity_constraints = [WF_cont.vel(N) & Y.x, WF_cont.vel(N) & Y.y, WF_cont.vel(N) & Y.z]
+    configuration_constraints = [WF_cont.pos_from(WR_cont) & Y.z]
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q5, q6], q_dependent=[q4],
+                        configuration_constraints=configuration_constraints, u_ind=[u2, u3, u5],
+                        u_dependent=[u1, u4, u6], velocity_constraints=velocity_constraints, kd_eqs=kd,
+                        constraint_solver="CRAMER")
+    km.kanes_equations(bodies, loads)
+    return km, _benchmark_values(sym)
+
+
+def whipple_bicycle(check_kinematics: bool = False) -> System:
+    """The Whipple bicycle (:func:`whipple_bicycle_kane`) as a :class:`~nonholo.System`.
+
+    Coordinates ``[q1, q2, q3, q5, q6, q4]`` (yaw, roll, rear wheel angle, steer, front wheel
+    angle, pitch; Kane's independent then dependent order), three velocity constraints (the front
+    contact point at rest), gravity as the generalized force. The benchmark bicycle's values are
+    the parameters' defaults.
+    """
+    km, values = whipple_bicycle_kane()
+    return System.from_kanes_method(km, values, name="Whipple bicycle", check_kinematics=check_kinematics)

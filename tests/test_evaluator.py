@@ -1,0 +1,112 @@
+"""The evaluation paths agree: compiled C and the interpreter bit for bit, the Jacobians by
+implicit differentiation of the models' solves with dual numbers through the whole vector field
+and with finite differences, and the Jacobian refresh policy keeps the friction sleigh's accuracy."""
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+from nonholo import _core
+from nonholo.compiled import detach
+from nonholo.testing import random_system
+
+
+def _random_state(rng, model):
+    n = model.system.n
+    return np.concatenate([rng.uniform(-1, 1, n), rng.uniform(-1, 1, model.n_states - n)])
+
+
+def _finite_difference_jacobian(model, y, h=1e-6):
+    J = np.empty((y.size, y.size))
+    for j in range(y.size):
+        step = h * max(1.0, abs(y[j]))
+        yp, ym = y.copy(), y.copy()
+        yp[j] += step
+        ym[j] -= step
+        J[:, j] = (model.rhs(0.3, yp) - model.rhs(0.3, ym)) / (2 * step)
+    return J
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_tapes_equal_the_interpreter_bit_for_bit(seed, tmp_path):
+    system = random_system(seed, n=4, k=2, affine=True, force=True)
+    models = [system.nonholonomic(), system.friction(1e-3)]
+    rng = np.random.default_rng(seed)
+    states = [_random_state(rng, models[0]) for _ in range(5)]
+    before = [[m.rhs(0.3, y) for y in states] for m in models]
+    points = [(rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 4)) for _ in range(3)]
+    geometry_before = [system.core.at(0.3, q, v, system.param_vector()).multipliers() for q, v in points]
+
+    models[0].compile(tapes=("dynamics", "constraints", "full"), cache_dir=tmp_path)
+    assert models[0].compiled and models[1].compiled  # one system: every model uses the kernels
+    assert len(list(tmp_path.glob("*.so"))) == 3
+    after = [[m.rhs(0.3, y) for y in states] for m in models]
+    geometry_after = [system.core.at(0.3, q, v, system.param_vector()).multipliers() for q, v in points]
+    for b, a in zip(before, after):
+        for fb, fa in zip(b, a):
+            np.testing.assert_array_equal(fa, fb)
+    for b, a in zip(geometry_before, geometry_after):
+        np.testing.assert_array_equal(a, b)
+
+    # compiled integration equals interpreted integration, constraint residual included
+    y0 = np.concatenate([np.zeros(4), system.project(np.zeros(4), np.ones(4))])
+    compiled_run = nh.simulate(models[0], (0, 2), y0, t_eval=[2.0])
+    detach(system.core)
+    assert not models[0].compiled
+    interpreted_run = nh.simulate(models[0], (0, 2), y0, t_eval=[2.0])
+    np.testing.assert_array_equal(compiled_run.y, interpreted_run.y)
+
+
+def test_compile_cache_is_reused_and_bad_tape_names_are_rejected(tmp_path):
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    model.compile(cache_dir=tmp_path)
+    stamps = {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")}
+    nh.systems.chaplygin_sleigh().nonholonomic().compile(cache_dir=tmp_path)  # same tapes: same files
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")} == stamps
+    with pytest.raises(ValueError, match="tapes must be among"):
+        model.compile(tapes=("everything",), cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="which must be"):
+        _core.tape_c_source(model.system.core, "everything", "f")
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+@pytest.mark.parametrize("kind", ["nonholonomic", "friction"])
+def test_implicit_jacobian_equals_dual_numbers_and_finite_differences(seed, kind):
+    system = random_system(seed, n=5, k=2, affine=True, force=True)
+    model = system.nonholonomic() if kind == "nonholonomic" else system.friction(0.05)
+    assert model.core.jacobian_cost < model.core.dual_jacobian_cost  # the implicit path is the one used
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        y = _random_state(rng, model)
+        J = model.jacobian(0.3, y)
+        J_dual = model.core.jacobian_dual(0.3, y, model.param_vector())
+        scale = np.max(np.abs(J_dual))
+        assert np.max(np.abs(J - J_dual)) <= 1e-12 * scale
+        assert np.max(np.abs(J - _finite_difference_jacobian(model, y))) <= 1e-6 * scale
+
+
+@pytest.mark.parametrize("kind", ["nonholonomic", "friction"])
+def test_implicit_jacobian_of_the_knife_edge_chain(kind):
+    system = nh.systems.knife_edge_chain(5)
+    model = system.nonholonomic() if kind == "nonholonomic" else system.friction(1e-3)
+    rng = np.random.default_rng(7)
+    q = np.concatenate([[0.2, -0.1], rng.uniform(-1, 1, 5)])
+    y = np.concatenate([q, system.project(q, rng.uniform(-1, 1, 7))])
+    assert model.core.jacobian_cost < model.core.dual_jacobian_cost
+    J_dual = model.core.jacobian_dual(0.0, y, model.param_vector())
+    assert np.max(np.abs(model.jacobian(0.0, y) - J_dual)) <= 1e-12 * np.max(np.abs(J_dual))
+
+
+def test_jacobian_policy_refreshes_the_cheap_sleigh_jacobian_every_step():
+    """The sleigh's Jacobian is cheap: refreshed every step, as before (the accuracy of
+    benchmarks/friction_sleigh.py depends on it). A long chain's Jacobian by implicit
+    differentiation costs a few right-hand sides, against about 9 per 8 states by dual numbers."""
+    sleigh = nh.systems.chaplygin_sleigh().friction(1e-6)
+    assert sleigh.core.jacobian_cost <= 8.0
+    res = nh.simulate(sleigh, (0, 20), [0, 0, 0, -1.5, 0, 1], rtol=1e-8, atol=1e-10, t_eval=[20.0])
+    assert res.stats["n_jac"] >= res.stats["n_steps"] - res.stats["n_err_test_fails"] - 5
+    reference = nh.simulate(sleigh, (0, 20), [0, 0, 0, -1.5, 0, 1], rtol=1e-12, atol=1e-14, t_eval=[20.0])
+    # README (benchmarks/friction_sleigh.py): 7.7e-6 with the dual-number Jacobian refreshed every step
+    assert np.max(np.abs(np.asarray(res.y) - np.asarray(reference.y))) < 1e-5
+    chain = nh.systems.knife_edge_chain(24).friction(1e-4)
+    assert chain.core.jacobian_cost < chain.core.dual_jacobian_cost / 10
