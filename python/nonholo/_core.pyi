@@ -9,12 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'slow_manifold_velocity', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
-__all__: list[str] = ['DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'ModelError', 'PointGeometry', 'SolverError', 'Tape', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'make_graph', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_size', 'time_evaluations', 'vakonomic_model']
-class ModelError(ValueError):
-    pass
-class SolverError(RuntimeError):
-    pass
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -275,17 +270,6 @@ def op_codes() -> dict:
     """
 def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     ...
-def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
-    """
-    u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n).
-    """
-def trajectory_constraint_residual(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
-    """
-    |A v - b| / (|A| |v| + |b|) at every sample of y (time-major, shape (n_t, n_states)), shape (n_t,).
-    """
-def trajectory_energy(system: MechanicalSystem, t: typing.Any, q: typing.Any, v: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
-    """
-    1/2 v^T G(q) v + V(q) at every sample (q, v time-major, shape (n_t, n)), shape (n_t,).
 def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     ...
 def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> float:
@@ -295,6 +279,11 @@ def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex
 def seconds_per_slip(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> float:
     """
     Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.
+    """
+def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n).
+    """
 def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:
     """
     C source of the system's tape `which` as `void name(const double* in, double* out)`.
@@ -312,6 +301,14 @@ def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
 def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float]:
     """
     Seconds per call of rhs, jacobian and jacobian_dual, measured in C++ over `calls` calls.
+    """
+def trajectory_constraint_residual(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    |A v - b| / (|A| |v| + |b|) at every sample of y (time-major, shape (n_t, n_states)), shape (n_t,).
+    """
+def trajectory_energy(system: MechanicalSystem, t: typing.Any, q: typing.Any, v: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    1/2 v^T G(q) v + V(q) at every sample (q, v time-major, shape (n_t, n)), shape (n_t,).
     """
 def vakonomic_model(system: MechanicalSystem) -> Model:
     ...

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import IntegrationError
-from .simulate import simulate
+from ._simulate import simulate
 
 __all__ = ["vakonomic_bvp", "ShootingError"]
 

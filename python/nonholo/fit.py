@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .model import Model
-from .simulate import simulate
+from ._simulate import simulate
 
 __all__ = ["fit", "FitResult"]
 

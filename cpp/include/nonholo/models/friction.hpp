@@ -29,14 +29,14 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   }
 
   // v' = G^-1 (r - (1/eps) A^T mu (A v - b)) at the point where w.geo was evaluated.
-  template <class S, class Out>
-  static void accelerations(MechanicsWork<S>& w, const S* v_ptr, double eps, Out&& vdot) {
+  template <class S, class E, class Out>
+  static void accelerations(MechanicsWork<S>& w, const S* v_ptr, const E& eps, Out&& vdot) {
     Eigen::Map<const VecX<S>> v(v_ptr, w.geo.n());
     factor_metric(w);
     w.tmp_k = -w.geo.b();
     w.tmp_k.noalias() += w.geo.A() * v;       // A v - b
     w.tmp_k2.noalias() = w.geo.mu() * w.tmp_k;
-    w.tmp_k2 *= -1.0 / eps;                   // -(1/eps) mu (A v - b)
+    w.tmp_k2 *= S(-1.0 / eps);                // -(1/eps) mu (A v - b)
     vdot = w.geo.r();
     vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
     w.chol_G.solve_in_place(vdot);
