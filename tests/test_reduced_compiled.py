@@ -38,7 +38,7 @@ def test_compiled_coefficients_equal_the_taylor_sweeps_at_random_points(seed, af
 def test_compiled_slip_is_cached_per_system_and_order():
     sleigh = nh.systems.chaplygin_sleigh()
     assert nh.reduced.compiled_slip(sleigh, 2) is nh.reduced.compiled_slip(sleigh, 2)
-    assert sleigh.reduced(1e-3, order=2).compiled is nh.reduced.compiled_slip(sleigh, 2)
+    assert sleigh.reduced(1e-3, order=2).compiled_slip is nh.reduced.compiled_slip(sleigh, 2)
     assert nh.reduced.compiled_slip(sleigh, nh._core.max_compiled_slip_order + 1) is None
 
 

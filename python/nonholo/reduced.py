@@ -133,13 +133,13 @@ class ReducedModel(Model):
         self.requested_order = order
         self.max_order = max_order
         resolved = order if order != "auto" else None
-        self.compiled = compiled_slip(system, resolved) if resolved else None
+        self.compiled_slip = compiled_slip(system, resolved) if resolved else None
         core_order = resolved if resolved is not None else 0
         if velocities == "frame":
-            core = _core.reduced_frame_model(frame._core, core_order, self.compiled)
+            core = _core.reduced_frame_model(frame._core, core_order, self.compiled_slip)
             names = [*system.coordinate_names, *(f"w{a + 1}" for a in range(frame.rank))]
         else:
-            core = _core.reduced_model(system.core, core_order, self.compiled)
+            core = _core.reduced_model(system.core, core_order, self.compiled_slip)
             names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
         super().__init__(system, "reduced", core, {"eps": eps}, order=resolved, state_names=names,
                          rebuild=(_rebuild, (system, eps, order, velocities,
@@ -191,8 +191,8 @@ class ReducedModel(Model):
         if not self.order:
             return np.zeros(self.system.n)
         sys_params = _system_params(params)
-        if self.compiled is not None:
-            H = self.compiled.evaluate(float(t), q, u, self.system.param_vector(sys_params))
+        if self.compiled_slip is not None:
+            H = self.compiled_slip.evaluate(float(t), q, u, self.system.param_vector(sys_params))
         else:
             H = self.system.slip(q, u, order=self.order, t=t, params=sys_params)
         return sum(eps ** (k + 1) * H[k] for k in range(self.order))
