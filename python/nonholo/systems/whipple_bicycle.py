@@ -40,7 +40,7 @@ def _benchmark_values(sym: dict) -> dict:
     return {sym[name]: value for name, value in values.items()}
 
 
-def whipple_bicycle_kane():
+def whipple_bicycle_kane(wheel_angles: bool = True):
     r"""(KanesMethod, parameter values) of the Whipple bicycle, built as in SymPy's own test.
 
     The model of SymPy's ``test_bicycle`` (sympy/physics/mechanics/tests/test_kane3.py, after
@@ -49,7 +49,9 @@ def whipple_bicycle_kane():
     u3, u6; the front contact point's velocity is zero (three velocity constraints for u1, u4,
     u6), gravity on the four bodies. nonholo needs one speed per coordinate, so the wheel angles
     q3 and q6 are introduced with q3' = u3, q6' = u6 and orient the wheels; they are ignorable
-    and change nothing else. The parameter values are the benchmark bicycle's.
+    and change nothing else. With ``wheel_angles=False`` the model is SymPy's exactly (the wheel
+    frames carry only their spin rates; :meth:`System.from_kanes_method` then adds the wheel
+    angles as auxiliary coordinates). The parameter values are the benchmark bicycle's.
     """
     import sympy.physics.mechanics as me
 
@@ -70,11 +72,11 @@ def whipple_bicycle_kane():
     Y = N.orientnew("Y", "Axis", [q1, N.z])
     R = Y.orientnew("R", "Axis", [q2, Y.x])
     Frame = R.orientnew("Frame", "Axis", [q4 + htangle, R.y])
-    WR = Frame.orientnew("WR", "Axis", [q3, Frame.y])
+    WR = Frame.orientnew("WR", "Axis", [q3, Frame.y]) if wheel_angles else me.ReferenceFrame("WR")
     TempFrame = Frame.orientnew("TempFrame", "Axis", [-htangle, Frame.y])
     Fork = Frame.orientnew("Fork", "Axis", [q5, Frame.x])
     TempFork = Fork.orientnew("TempFork", "Axis", [-htangle, Fork.y])
-    WF = Fork.orientnew("WF", "Axis", [q6, Fork.y])
+    WF = Fork.orientnew("WF", "Axis", [q6, Fork.y]) if wheel_angles else me.ReferenceFrame("WF")
 
     WR_cont = me.Point("WR_cont")
     WR_mc = WR_cont.locatenew("WR_mc", WRrad * R.z)
@@ -111,11 +113,11 @@ def whipple_bicycle_kane():
     loads = [(Frame_mc, -mframe * g * Y.z), (Fork_mc, -mfork * g * Y.z), (WF_mc, -mwf * g * Y.z),
              (WR_mc, -mwr * g * Y.z)]
 
-    qs, us = (q1, q2, q3, q4, q5, q6), (u1, u2, u3, u4, u5, u6)
+    qs, us = ((q1, q2, q3, q4, q5, q6), (u1, u2, u3, u4, u5, u6)) if wheel_angles else ((q1, q2, q4, q5), (u1, u2, u4, u5))
     kd = [qi.diff(t) - ui for qi, ui in zip(qs, us)]
     velocity_constraints = [WF_cont.vel(N) & Y.x, WF_cont.vel(N) & Y.y, WF_cont.vel(N) & Y.z]
     configuration_constraints = [WF_cont.pos_from(WR_cont) & Y.z]
-    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q5, q6], q_dependent=[q4],
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q5, q6] if wheel_angles else [q1, q2, q5], q_dependent=[q4],
                         configuration_constraints=configuration_constraints, u_ind=[u2, u3, u5],
                         u_dependent=[u1, u4, u6], velocity_constraints=velocity_constraints, kd_eqs=kd,
                         constraint_solver="CRAMER")
