@@ -108,7 +108,7 @@ def test_jacobian_policy_refreshes_on_the_sleigh_and_reuses_on_the_chain():
     y0 = [0, 0, 0, -1.5, 0, 1]
     res = nh.simulate(sleigh, (0, 20), y0, rtol=1e-8, atol=1e-10, t_eval=[20.0])
     st = res.stats
-    assert st["n_jac"] >= 0.8 * st["n_steps"]
+    assert st["n_jac"] >= 0.7 * st["n_steps"]  # CVODE's reuse: 0.48 (a Jacobian after each failure)
     assert st["n_nonlin_fails"] <= 0.1 * st["n_steps"]  # CVODE's reuse: 0.47
     reference = nh.simulate(sleigh, (0, 20), y0, rtol=1e-12, atol=1e-14, t_eval=[20.0])
     assert np.max(np.abs(np.asarray(res.y) - np.asarray(reference.y))) < 1e-5
