@@ -30,6 +30,9 @@ namespace nonholo {
 // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
 constexpr long kCvodeJacobianFrequency = 51;
 constexpr long kCvodeSetupFrequency = 20;
+// Fixed cost of one BDF step (CVODE's vector operations, the integration loop) in interpreted
+// tape instructions, for the Jacobian policy (measured on the friction sleigh: ~2.5 us a step).
+constexpr double kStepOverhead = 1000.0;
 
 namespace {
 
@@ -361,7 +364,9 @@ void Integration::setup(const std::vector<double>& y0) {
       if (opt_.jacobian_frequency > 0) check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
       if (opt_.setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
     } else {
-      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost());
+      // a step's fixed cost, about 1000 interpreted instructions (2.5 us on the sleigh), in RHS units
+      const double rhs_instructions = std::max<double>(1.0, model_.system().dynamics_tape().n_instructions());
+      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepOverhead / rhs_instructions);
     }
     if (project_velocities || project_positions) {
       weights_.reset(N_VNew_Serial(n_, ctx));

@@ -11,9 +11,11 @@
 // Newton iteration depends on the error's components), so the run measures the outcome: it
 // runs both modes and compares, in units of work that do not depend on the machine,
 //
-//     rate = (time advanced) / (right-hand sides + c Jacobians),   c = Jacobian / right-hand side
+//     rate = (time advanced) / (right-hand sides + c Jacobians + o steps)
 //
-// (c from the model's operation counts, Model::jacobian_cost). A test runs the current mode A,
+// with c = Jacobian / right-hand side (from the model's operation counts, Model::jacobian_cost)
+// and o the fixed cost of a step (CVODE's vector operations and the integration loop) in
+// right-hand sides, which matters for small models. A test runs the current mode A,
 // the other mode B, then A again (A's two parts together cancel a steady trend of the step
 // sizes), each part after a few settling steps (the step size needs some steps to follow a
 // change of mode); the winner runs for `hold` steps, which doubles while the same mode keeps
@@ -51,7 +53,8 @@ class JacobianPolicy {
     long steps = 0, rhs = 0, jacobians = 0, failures = 0;  // failures: of the Newton iteration
   };
 
-  explicit JacobianPolicy(double jacobian_cost) : cost_(std::max(0.0, jacobian_cost)) {}
+  explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0)
+      : cost_(std::max(0.0, jacobian_cost)), step_cost_(std::max(0.0, step_cost)) {}
 
   double jacobian_cost() const { return cost_; }
   bool refreshing() const { return refresh_; }
@@ -141,11 +144,12 @@ class JacobianPolicy {
   Work measure(const Counters& now) const {
     Work w;
     w.advanced = std::abs(now.t - start_.t);
-    w.cost = static_cast<double>(now.rhs - start_.rhs) + cost_ * static_cast<double>(now.jacobians - start_.jacobians);
+    w.cost = static_cast<double>(now.rhs - start_.rhs) + cost_ * static_cast<double>(now.jacobians - start_.jacobians) +
+             step_cost_ * static_cast<double>(now.steps - start_.steps);
     return w;
   }
 
-  double cost_;
+  double cost_, step_cost_;
   Phase phase_ = Phase::Hold;  // the first "hold" is CVODE's start-up: kWarmUp steps
   long steps_ = kFirstHold - kWarmUp, hold_ = kFirstHold, tests_ = 0;
   bool refresh_ = false, last_winner_ = false;
