@@ -46,8 +46,18 @@ class Tape:
     def n_instructions(self) -> int:
         ...
     @property
+    def n_interpreted(self) -> int:
+        """
+        Operations the interpreter executes (products fused into their reader).
+        """
+    @property
     def n_outputs(self) -> int:
         ...
+    @property
+    def n_runs(self) -> int:
+        """
+        Runs of independent operations of one kind in the interpreter's level schedule.
+        """
     @property
     def n_slots(self) -> int:
         ...
