@@ -44,6 +44,11 @@ void expose_evaluation(py::module_& m) {
     const Tape& t = tape_named(sys, which);
     return py::make_tuple(t.n_instructions(), t.n_outputs());
   }, py::arg("system"), py::arg("which"), "(instructions, outputs) of the tape `which`.");
+  m.def("tape_program", [](const MechanicalSystem& sys, const std::string& which) {
+    const Tape& t = tape_named(sys, which);
+    return py::make_tuple(t.n_interpreted(), t.n_runs(), t.n_work());
+  }, py::arg("system"), py::arg("which"),
+     "(operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.");
   m.def("time_evaluations", [](const Model& model, double t, py::handle y, py::handle p, int calls) {
     if (calls < 1) throw py::value_error("calls must be positive");
     auto yv = as_vector(y, model.n_states(), "y");
