@@ -32,6 +32,9 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   L.da_dq = L.dr_dv + n * n;
   L.da_dv = L.da_dq + k * n;
   L.jacobian_total = L.da_dv + k * n;
+  L.dG_v = L.dynamics;
+  L.dA_v = L.dG_v + n * n;
+  L.projection_total = L.dA_v + k * n;
   return L;
 }
 
@@ -43,22 +46,27 @@ enum InputGroup { kQ = 0, kV = 1, kT = 2, kP = 3 };
 
 // r_i = F_i - dV_i - sum_jl (dG_ij/dq^l) v^j v^l + 1/2 sum_jk (dG_jk/dq^i) v^j v^k and
 // a_a = sum_l (db_a/dq^l) v^l + db_a/dt - sum_jl (dA_aj/dq^l) v^j v^l, built on the graph from the
-// derivative nodes, so that structural zeros of dG and dA cost nothing.
+// derivative nodes, so that structural zeros of dG and dA cost nothing. velocity_derivatives
+// receives the nodes of dG_v (n x n, row-major) then dA_v (k x n): sum_l dG_ij/dq^l v^l and
+// sum_l dA_aj/dq^l v^l, the sums the two terms are made of.
 void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                                 const std::vector<std::vector<int>>& deriv,
-                                                                std::vector<int>& outputs) const {
+                                                                std::vector<int>& outputs,
+                                                                std::vector<int>& velocity_derivatives) const {
   const int n = layout_.n, k = layout_.k;
   auto d = [&](int direction, int output_index) { return deriv[direction][base_.outputs[output_index]]; };
   auto v = [&](int j) { return b.input(n + j); };
   auto add = [&](int x, int y) { return x < 0 ? y : (y < 0 ? x : b.binary(Op::Add, x, y)); };
   auto mul = [&](int x, int y) { return (x < 0 || y < 0) ? -1 : b.binary(Op::Mul, x, y); };
   auto zero_if_none = [&](int x) { return x < 0 ? b.constant(0.0) : x; };
+  velocity_derivatives.assign(n * n + k * n, -1);
 
   for (int i = 0; i < n; ++i) {
     int c = -1;  // c_i
     for (int j = 0; j < n; ++j) {
       int Gdot_ij = -1;  // sum_l dG_ij/dq^l v^l
       for (int l = 0; l < n; ++l) Gdot_ij = add(Gdot_ij, mul(d(l, layout_.G + i * n + j), v(l)));
+      velocity_derivatives[i * n + j] = zero_if_none(Gdot_ij);
       c = add(c, mul(Gdot_ij, v(j)));
     }
     int half = -1;  // 1/2 sum_jk dG_jk/dq^i v^j v^k
@@ -78,6 +86,7 @@ void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b,
     for (int j = 0; j < n; ++j) {
       int Adot_aj = -1;
       for (int l = 0; l < n; ++l) Adot_aj = add(Adot_aj, mul(d(l, layout_.A + a * n + j), v(l)));
+      velocity_derivatives[n * n + a * n + j] = zero_if_none(Adot_aj);
       curvature = add(curvature, mul(Adot_aj, v(j)));
     }
     if (curvature >= 0) term = term < 0 ? b.unary(Op::Neg, curvature) : b.binary(Op::Sub, term, curvature);
@@ -146,7 +155,8 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
 
   std::vector<int> outputs(layout_.total);
   for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
-  append_applied_force_and_constraint_term(builder, map, deriv, outputs);
+  std::vector<int> velocity_derivatives;
+  append_applied_force_and_constraint_term(builder, map, deriv, outputs, velocity_derivatives);
   for (int l = 0; l < n; ++l)
     for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
   for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
@@ -158,6 +168,9 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
   }
   tape_ = Tape(builder.finish(outputs));
   dynamics_tape_ = Tape(builder.finish(std::vector<int>(outputs.begin(), outputs.begin() + layout_.dynamics)));
+  std::vector<int> projection_outputs(outputs.begin(), outputs.begin() + layout_.dynamics);
+  projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
+  projection_tape_ = Tape(builder.finish(projection_outputs));
   std::vector<int> constraint_outputs(outputs.begin(), outputs.begin() + layout_.mu);
   std::fill(constraint_outputs.begin(), constraint_outputs.begin() + layout_.A, builder.constant(0.0));
   constraint_tape_ = Tape(builder.finish(constraint_outputs));

@@ -15,8 +15,6 @@
 // heap allocation once its workspace is sized (first call).
 #pragma once
 
-#include <type_traits>
-
 #include <memory>
 
 #include "nonholo/frame.hpp"
@@ -29,43 +27,14 @@ namespace nonholo {
 template <class S>
 struct ReducedWork : MechanicsWork<S> {
   ProjectionWork<S> proj;
-  SlowManifoldWork<S> slow;
-  MatX<S> coeffs;
+  SlipWork<S> slip;
   VecX<S> u, v, s, udot;
-  std::vector<S> slip_in, slip_out, slip_work;
   // frame form
   FrameGeometry<S> frame;
   Lu<S> lu;
   MatX<S> DvX;
   VecX<S> rhs;
 };
-
-// The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u) into w.s (t a number or of type S; the
-// parameters plain numbers, or of type S for sensitivities, which then take the Taylor-mode path).
-template <class S, class Time, class P>
-void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, const Time& t, const S* q,
-                    const S* u, const P* p, const P& eps, ReducedWork<S>& w) {
-  const int n = sys.n();
-  w.s.setZero(n);
-  if (order == 0) return;
-  if constexpr (std::is_same_v<P, double>) {
-    if (compiled != nullptr) {
-      compiled->evaluate(S(t), q, u, p, w.slip_in, w.slip_out, w.slip_work);
-      double e = 1.0;
-      for (int k = 0; k < order; ++k) {
-        e *= eps;
-        for (int i = 0; i < n; ++i) w.s(i) += e * w.slip_out[k * n + i];
-      }
-      return;
-    }
-  }
-  slip_coefficients(sys, t, q, u, p, order, w.slow, w.coeffs);
-  P e(1.0);
-  for (int k = 0; k < order; ++k) {
-    e *= eps;
-    w.s += e * w.coeffs.col(k);
-  }
-}
 
 // q' = v = u + s and u' (into qdot, udot), at (t, q, u).
 template <class S, class P, class OutQ, class OutU>
@@ -74,12 +43,17 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
                                        OutQ&& qdot, OutU&& udot) {
   const int n = sys.n();
   const P eps = p[sys.n_params()];
-  truncated_slip(sys, compiled, order, t, q, u, p, eps, w);
+  truncated_slip(sys, compiled, order, t, q, u, p, eps, w.slip, w.s);
   w.v = Eigen::Map<const VecX<S>>(u, n);
   w.v += w.s;
-  sys.evaluate(t, q, w.v.data(), p, w.geo);
   qdot = w.v;
-  projected_acceleration(w, w.proj, w.v, w.s, udot);
+  if (order == 0) {  // s = 0: the dynamics blocks suffice
+    sys.evaluate_dynamics(t, q, w.v.data(), p, w.geo);
+    projected_acceleration_on_constraint_set(w, w.proj, udot);
+    return;
+  }
+  sys.evaluate_projection_at(S(t), q, w.v.data(), p, w.geo);
+  projected_acceleration(w, w.proj, w.s, udot);
 }
 
 // Throws ModelError when mu is not symmetric positive definite at the evaluated point.
