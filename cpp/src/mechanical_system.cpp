@@ -126,6 +126,56 @@ void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> out
   jacobian_tape_ = Tape(b.finish(outputs));
 }
 
+// Splits the projection tape at the velocity: a node depends on v when an operand does (v the
+// inputs n..2n-1). The base tape computes every projection output and, after them, the nodes
+// that do not depend on v but are operands of nodes that do (the kept values); the velocity
+// part has the inputs [q, v, t, p, kept values] and recomputes only the v-dependent nodes and
+// outputs (velocity_part_outputs_ says where each goes in the projection layout).
+void MechanicalSystem::build_split_projection() {
+  const ExprGraph& g = projection_tape_.graph();
+  const int n = layout_.n, n_nodes = static_cast<int>(g.nodes.size());
+  std::vector<char> on_v(n_nodes, 0);
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (nd.op == Op::Input) on_v[i] = nd.a >= n && nd.a < 2 * n;
+    else if (nd.op != Op::Const) on_v[i] = on_v[nd.a] || (op_arity(nd.op) == 2 && on_v[nd.b]);
+  }
+  std::vector<int> kept_index(n_nodes, -1), kept;
+  auto keep = [&](int node) {
+    if (!on_v[node] && g.nodes[node].op != Op::Const && g.nodes[node].op != Op::Input && kept_index[node] < 0) {
+      kept_index[node] = static_cast<int>(kept.size());
+      kept.push_back(node);
+    }
+  };
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (!on_v[i] || nd.op == Op::Input) continue;
+    keep(nd.a);
+    if (op_arity(nd.op) == 2) keep(nd.b);
+  }
+  std::vector<int> base_outputs = g.outputs;
+  base_outputs.insert(base_outputs.end(), kept.begin(), kept.end());
+  split_base_tape_ = Tape(ExprGraph{g.n_inputs, g.nodes, base_outputs});
+
+  GraphBuilder b(n_inputs() + static_cast<int>(kept.size()));
+  std::vector<int> map(n_nodes, -1);
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (kept_index[i] >= 0) map[i] = b.input(n_inputs() + kept_index[i]);
+    else if (nd.op == Op::Input) map[i] = b.input(nd.a);
+    else if (nd.op == Op::Const) map[i] = b.constant(nd.c);
+    else if (on_v[i]) map[i] = b.add_node(nd.op, map[nd.a], op_arity(nd.op) == 2 ? map[nd.b] : -1, nd.n, nd.c);
+  }
+  std::vector<int> outputs;
+  velocity_part_outputs_.clear();
+  for (int j = 0; j < static_cast<int>(g.outputs.size()); ++j)
+    if (on_v[g.outputs[j]]) {
+      outputs.push_back(map[g.outputs[j]]);
+      velocity_part_outputs_.push_back(j);
+    }
+  velocity_part_tape_ = Tape(b.finish(outputs));
+}
+
 MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric)
     : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
   layout_.definite_metric = definite_metric;
@@ -171,6 +221,7 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
   std::vector<int> projection_outputs(outputs.begin(), outputs.begin() + layout_.dynamics);
   projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
   projection_tape_ = Tape(builder.finish(projection_outputs));
+  build_split_projection();
   std::vector<int> constraint_outputs(outputs.begin(), outputs.begin() + layout_.mu);
   std::fill(constraint_outputs.begin(), constraint_outputs.begin() + layout_.A, builder.constant(0.0));
   constraint_tape_ = Tape(builder.finish(constraint_outputs));

@@ -58,6 +58,9 @@ class Geometry {
   const GeometryLayout* layout = nullptr;
   std::vector<S> in, out, work;
 
+  // Scratch of the velocity part of the split projection (evaluate_velocity_part).
+  std::vector<S> velocity_in, velocity_out;
+
   int n() const { return layout->n; }
   int k() const { return layout->k; }
   RowMatMap<S> G() const { return {out.data() + layout->G, n(), n()}; }
@@ -149,6 +152,21 @@ class MechanicalSystem {
   void evaluate_projection_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
     evaluate_at(t, q, v, p, g, projection_tape_);
   }
+  // The projection tape split in two (the order-1 reduced model, which needs the geometry at
+  // (q, u) and at (q, v) with the same q): evaluate_split_base gives every projection block at
+  // (t, q, u) and keeps the values of the nodes that do not depend on the velocity but feed
+  // ones that do; evaluate_velocity_part then recomputes, at (t, q, v), only the nodes that
+  // depend on the velocity (c(q, v), a(q, v), dG_v, dA_v, F when it depends on v), reading
+  // the kept values: the projection blocks at (t, q, v) for the cost of the velocity part.
+  template <class S, class Par>
+  void evaluate_split_base(const S& t, const S* q, const S* u, const Par* p, Geometry<S>& g) const {
+    evaluate_at(t, q, u, p, g, split_base_tape_);
+  }
+  template <class S, class Par>
+  void evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const;
+  const Tape& split_base_tape() const { return split_base_tape_; }
+  const Tape& velocity_part_tape() const { return velocity_part_tape_; }
+
   // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters
   // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).
   template <class S, class Par>
@@ -163,11 +181,14 @@ class MechanicalSystem {
                                                 const std::vector<std::vector<int>>& deriv,
                                                 std::vector<int>& outputs, std::vector<int>& velocity_derivatives) const;
   void build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs);
+  void build_split_projection();
 
   GeometryLayout layout_;
   int n_params_;
   ExprGraph base_;
   Tape tape_, dynamics_tape_, constraint_tape_, jacobian_tape_, projection_tape_;
+  Tape split_base_tape_, velocity_part_tape_;
+  std::vector<int> velocity_part_outputs_;  // projection output index of each velocity-part output
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
 };
 
@@ -185,6 +206,23 @@ void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const Par
   g.in[2 * n] = t;
   for (int i = 0; i < n_params_; ++i) g.in[2 * n + 1 + i] = S(p[i]);
   tape.eval(g.in.data(), g.out.data(), g.work);
+}
+
+template <class S, class Par>
+void MechanicalSystem::evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
+  const int n = layout_.n, base = n_inputs(), kept = velocity_part_tape_.n_inputs() - base;
+  g.velocity_in.resize(velocity_part_tape_.n_inputs());
+  g.velocity_out.resize(velocity_part_tape_.n_outputs());
+  for (int i = 0; i < n; ++i) {
+    g.velocity_in[i] = q[i];
+    g.velocity_in[n + i] = v[i];
+  }
+  g.velocity_in[2 * n] = t;
+  for (int i = 0; i < n_params_; ++i) g.velocity_in[2 * n + 1 + i] = S(p[i]);
+  for (int i = 0; i < kept; ++i) g.velocity_in[base + i] = g.out[layout_.projection_total + i];
+  velocity_part_tape_.eval(g.velocity_in.data(), g.velocity_out.data(), g.work);
+  for (std::size_t j = 0; j < velocity_part_outputs_.size(); ++j) g.out[velocity_part_outputs_[j]] = g.velocity_out[j];
+  for (int i = 0; i < n; ++i) g.in[n + i] = v[i];  // the point of the blocks, for messages
 }
 
 }  // namespace nonholo

@@ -39,11 +39,15 @@ struct ProjectionWork {
 // u' at the point (t, q, v), v = u + s, where w.geo was evaluated with the projection tape
 // (MechanicalSystem::evaluate_projection_at: the dynamics blocks and dG_v, dA_v along v). Also
 // leaves f = G^-1 (F - c - dV) in pw.f. Factors G and M. Allocation-free once the work is sized.
+// factored: G and M at this q are factored in w already (they depend on q only).
 template <class S, class VecS, class Out>
-void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot) {
+void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot,
+                            bool factored = false) {
   const auto& g = w.geo;
-  factor_metric(w);
-  factor_constraints(w);
+  if (!factored) {
+    factor_metric(w);
+    factor_constraints(w);
+  }
   pw.f = g.r();
   w.chol_G.solve_in_place(pw.f);
   pw.y.noalias() = g.A() * s;
@@ -84,7 +88,7 @@ struct SlowManifoldWork {
   MechanicsWork<S> point;  // order 1 needs no series
   ProjectionWork<S> point_proj;
   Ldlt<S> point_mu;
-  VecX<S> zero, udot0;
+  VecX<S> udot0;
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
   Ldlt<T> chol_mu;
@@ -109,20 +113,27 @@ VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x
   return out;
 }
 
-// h^(1) = Qmat (f - u') at (t0, q0, u0) with s = 0: the eps^1 term of the invariance equation
-// involves only first derivatives of the data, so it needs no series arithmetic. t0 and p are
-// plain numbers or of the scalar type S (when traced into a graph).
+// h^(1) = Qmat (f - u') at the point (t, q, u), u on the constraint set (s = 0), where w.geo
+// holds (at least) the dynamics blocks: the eps^1 term of the invariance equation involves only
+// first derivatives of the data, so it needs no series arithmetic. Factors G, M (in w) and mu;
+// leaves u' in udot and f in pw.f.
+template <class S, class Out>
+void first_slip_at(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu, VecX<S>& udot, Out&& h1) {
+  udot.resize(w.geo.n());
+  projected_acceleration_on_constraint_set(w, pw, udot);
+  if (w.geo.k() > 0 && !chol_mu.compute(w.geo.mu()))
+    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
+  pw.g = pw.f - udot;
+  apply_qmat(w, chol_mu, pw.g, pw.y, h1);
+}
+
+// h^(1) at (t0, q0, u0) into coeffs.col(0). t0 and p are plain numbers or of the scalar type S
+// (when traced into a graph).
 template <class S, class Time, class Par>
 void first_slip_coefficient(const MechanicalSystem& sys, const Time& t0, const S* q0, const S* u0, const Par* p,
                             SlowManifoldWork<S>& w, MatX<S>& coeffs) {
-  const int n = sys.n();
-  w.udot0.resize(n);
   sys.evaluate_dynamics_at(S(t0), q0, u0, p, w.point.geo);
-  projected_acceleration_on_constraint_set(w.point, w.point_proj, w.udot0);
-  if (sys.k() > 0 && !w.point_mu.compute(w.point.geo.mu()))
-    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.point.geo));
-  w.point_proj.g = w.point_proj.f - w.udot0;
-  apply_qmat(w.point, w.point_mu, w.point_proj.g, w.point_proj.y, coeffs.col(0));
+  first_slip_at(w.point, w.point_proj, w.point_mu, w.udot0, coeffs.col(0));
 }
 
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.

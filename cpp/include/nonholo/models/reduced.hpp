@@ -11,7 +11,9 @@
 //                      adapted to D (linear constraints): u = X_D(q) w, and from
 //                      u' = (D_v X_D) w + X_D w',  w' = [X^-1 (u' - (D_v X_D) w)]_D.
 // h^(1..K) come from a CompiledSlip (one tape of (q, u, t, p)) when one is given, else from the
-// Taylor-mode expansion at every evaluation. With a CompiledSlip the right-hand side does no
+// Taylor-mode expansion at every evaluation; order 1 (no series) evaluates h^(1) at (q, u) and
+// the acceleration at (q, v) from one split evaluation of the projection tape
+// (MechanicalSystem::evaluate_split_base / evaluate_velocity_part). With a CompiledSlip the right-hand side does no
 // heap allocation once its workspace is sized (first call).
 #pragma once
 
@@ -28,7 +30,8 @@ template <class S>
 struct ReducedWork : MechanicsWork<S> {
   ProjectionWork<S> proj;
   SlipWork<S> slip;
-  VecX<S> u, v, s, udot;
+  VecX<S> u, v, s, udot, udot_u;
+  Ldlt<S> chol_mu;
   // frame form
   FrameGeometry<S> frame;
   Lu<S> lu;
@@ -43,6 +46,19 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
                                        OutQ&& qdot, OutU&& udot) {
   const int n = sys.n();
   const P eps = p[sys.n_params()];
+  if (order == 1 && compiled == nullptr) {
+    // h^(1) needs the geometry at (q, u), the acceleration the geometry at (q, v) with the same
+    // q: one split evaluation (the velocity part recomputed at v) and G, M factored once.
+    sys.evaluate_split_base(S(t), q, u, p, w.geo);
+    first_slip_at(w, w.proj, w.chol_mu, w.udot_u, w.s);
+    w.s = eps * w.s;
+    w.v = Eigen::Map<const VecX<S>>(u, n);
+    w.v += w.s;
+    qdot = w.v;
+    sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
+    projected_acceleration(w, w.proj, w.s, udot, true);
+    return;
+  }
   truncated_slip(sys, compiled, order, t, q, u, p, eps, w.slip, w.s);
   w.v = Eigen::Map<const VecX<S>>(u, n);
   w.v += w.s;
