@@ -69,10 +69,20 @@ void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b,
       velocity_derivatives[i * n + j] = zero_if_none(Gdot_ij);
       c = add(c, mul(Gdot_ij, v(j)));
     }
-    int half = -1;  // 1/2 sum_jk dG_jk/dq^i v^j v^k
-    for (int j = 0; j < n; ++j)
-      for (int kk = 0; kk < n; ++kk) half = add(half, mul(mul(d(i, layout_.G + j * n + kk), v(j)), v(kk)));
-    if (half >= 0) c = add(c, b.unary(Op::Neg, mul(b.constant(0.5), half)));
+    // half = 1/2 sum_jk dG_jk/dq^i v^j v^k = sum_j v^j (1/2 dG_jj v^j + sum_(k>j) sym_jk v^k) with
+    // sym_jk = (dG_jk + dG_kj)/2 (the node dG_jk itself when the metric's graph is symmetric):
+    // each pair {j, k} once, one product per pair instead of two per entry
+    int half = -1;
+    for (int j = 0; j < n; ++j) {
+      int x = mul(mul(b.constant(0.5), d(i, layout_.G + j * n + j)), v(j));
+      for (int kk = j + 1; kk < n; ++kk) {
+        const int djk = d(i, layout_.G + j * n + kk), dkj = d(i, layout_.G + kk * n + j);
+        const int sym = djk == dkj ? djk : mul(b.constant(0.5), add(djk, dkj));
+        x = add(x, mul(sym, v(kk)));
+      }
+      half = add(half, mul(x, v(j)));
+    }
+    if (half >= 0) c = c < 0 ? b.unary(Op::Neg, half) : b.binary(Op::Sub, c, half);
     int r = map[base_.outputs[layout_.F + i]];
     int dV = d(i, layout_.V);
     if (c >= 0) r = b.binary(Op::Sub, r, c);

@@ -56,11 +56,10 @@ void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const Ve
   pw.g.noalias() -= g.dG_v() * s;                    // X
   w.chol_G.solve_in_place(pw.g);
   pw.g = pw.f - pw.g;                                // f - G^-1 X
-  pw.tmp.noalias() = g.A() * pw.g;
-  w.chol_M.solve_in_place(pw.tmp);
-  pw.g.noalias() -= w.GinvAT * pw.tmp;               // P (f - G^-1 X)
+  // P g + G^-1 A^T M^-1 (a + dA_v s) = g + G^-1 A^T M^-1 (a + dA_v s - A g): one solve with M
   pw.tmp = g.a();
   pw.tmp.noalias() += g.dA_v() * s;
+  pw.tmp.noalias() -= g.A() * pw.g;
   w.chol_M.solve_in_place(pw.tmp);
   udot = pw.g;
   udot.noalias() += w.GinvAT * pw.tmp;
