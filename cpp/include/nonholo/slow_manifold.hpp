@@ -39,19 +39,22 @@ struct ProjectionWork {
 // u' at the point (t, q, v), v = u + s, where w.geo was evaluated with the projection tape
 // (MechanicalSystem::evaluate_projection_at: the dynamics blocks and dG_v, dA_v along v). Also
 // leaves f = G^-1 (F - c - dV) in pw.f. Factors G and M. Allocation-free once the work is sized.
-// factored: G and M at this q are factored in w already (they depend on q only).
-template <class S, class VecS, class Out>
+// factored: G and M at this q are factored in w already (they depend on q only), and pw.y
+// holds M^-1 A s (first_slip_at leaves it for s = eps h^(1) up to the factor eps, applied here).
+template <class S, class VecS, class Out, class E = double>
 void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot,
-                            bool factored = false) {
+                            bool factored = false, const E& y_scale = 1.0) {
   const auto& g = w.geo;
   if (!factored) {
     factor_metric(w);
     factor_constraints(w);
+    pw.y.noalias() = g.A() * s;
+    w.chol_M.solve_in_place(pw.y);
+  } else {
+    pw.y = y_scale * pw.y;
   }
   pw.f = g.r();
   w.chol_G.solve_in_place(pw.f);
-  pw.y.noalias() = g.A() * s;
-  w.chol_M.solve_in_place(pw.y);
   pw.g.noalias() = g.dA_v().transpose() * pw.y;
   pw.g.noalias() -= g.dG_v() * s;                    // X
   w.chol_G.solve_in_place(pw.g);
@@ -87,7 +90,6 @@ struct SlowManifoldWork {
   MechanicsWork<S> point;  // order 1 needs no series
   ProjectionWork<S> point_proj;
   Ldlt<S> point_mu;
-  VecX<S> udot0;
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
   Ldlt<T> chol_mu;
@@ -114,16 +116,25 @@ VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x
 
 // h^(1) = Qmat (f - u') at the point (t, q, u), u on the constraint set (s = 0), where w.geo
 // holds (at least) the dynamics blocks: the eps^1 term of the invariance equation involves only
-// first derivatives of the data, so it needs no series arithmetic. Factors G, M (in w) and mu;
-// leaves u' in udot and f in pw.f.
+// first derivatives of the data, so it needs no series arithmetic. With u' = f - G^-1 A^T lambda,
+// lambda = M^-1 (A f - a) (minus the multiplier of the nonholonomic model) and A G^-1 A^T = M,
+//     h^(1) = Qmat G^-1 A^T lambda = G^-1 A^T M^-1 mu^-1 lambda   (Gzenda-Chhabra Remark 12).
+// Factors G, M (in w) and mu; leaves M^-1 A h^(1) = M^-1 mu^-1 lambda in pw.y and f in pw.f.
 template <class S, class Out>
-void first_slip_at(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu, VecX<S>& udot, Out&& h1) {
-  udot.resize(w.geo.n());
-  projected_acceleration_on_constraint_set(w, pw, udot);
-  if (w.geo.k() > 0 && !chol_mu.compute(w.geo.mu()))
-    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
-  pw.g = pw.f - udot;
-  apply_qmat(w, chol_mu, pw.g, pw.y, h1);
+void first_slip_at(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu, Out&& h1) {
+  const auto& g = w.geo;
+  factor_metric(w);
+  factor_constraints(w);
+  if (g.k() > 0 && !chol_mu.compute(g.mu()))
+    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
+  pw.f = g.r();
+  w.chol_G.solve_in_place(pw.f);
+  pw.y = -g.a();
+  pw.y.noalias() += g.A() * pw.f;
+  w.chol_M.solve_in_place(pw.y);                     // lambda
+  chol_mu.solve_in_place(pw.y);
+  w.chol_M.solve_in_place(pw.y);
+  h1.noalias() = w.GinvAT * pw.y;
 }
 
 // h^(1) at (t0, q0, u0) into coeffs.col(0). t0 and p are plain numbers or of the scalar type S
@@ -132,7 +143,7 @@ template <class S, class Time, class Par>
 void first_slip_coefficient(const MechanicalSystem& sys, const Time& t0, const S* q0, const S* u0, const Par* p,
                             SlowManifoldWork<S>& w, MatX<S>& coeffs) {
   sys.evaluate_dynamics_at(S(t0), q0, u0, p, w.point.geo);
-  first_slip_at(w.point, w.point_proj, w.point_mu, w.udot0, coeffs.col(0));
+  first_slip_at(w.point, w.point_proj, w.point_mu, coeffs.col(0));
 }
 
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.

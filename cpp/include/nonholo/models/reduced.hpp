@@ -30,7 +30,7 @@ template <class S>
 struct ReducedWork : MechanicsWork<S> {
   ProjectionWork<S> proj;
   SlipWork<S> slip;
-  VecX<S> u, v, s, udot, udot_u;
+  VecX<S> u, v, s, udot;
   Ldlt<S> chol_mu;
   // frame form
   FrameGeometry<S> frame;
@@ -50,13 +50,13 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
     // h^(1) needs the geometry at (q, u), the acceleration the geometry at (q, v) with the same
     // q: one split evaluation (the velocity part recomputed at v) and G, M factored once.
     sys.evaluate_split_base(S(t), q, u, p, w.geo);
-    first_slip_at(w, w.proj, w.chol_mu, w.udot_u, w.s);
+    first_slip_at(w, w.proj, w.chol_mu, w.s);
     w.s = eps * w.s;
     w.v = Eigen::Map<const VecX<S>>(u, n);
     w.v += w.s;
     qdot = w.v;
     sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
-    projected_acceleration(w, w.proj, w.s, udot, true);
+    projected_acceleration(w, w.proj, w.s, udot, true, eps);  // M^-1 A s = eps (M^-1 A h^(1))
     return;
   }
   truncated_slip(sys, compiled, order, t, q, u, p, eps, w.slip, w.s);
