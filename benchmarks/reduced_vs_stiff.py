@@ -144,7 +144,8 @@ def markdown(rows: list, repeats: int) -> str:
              "interleaved runs; error = max over 41 output times of |(q, u) - friction model at rtol 1e-12| "
              "(u = P v + v_b); rhs = cost of one right-hand side relative to the order-0 model; \"(1 run)\": slower "
              f"than {SLOW_RUN:g} s, timed once. CPU time of the process; one run on a loaded 2-core machine.", "",
-             "| system | eps | model | method | CPU time [ms] | steps | rhs | error |", "|---|---|---|---|---:|---:|---:|---:|"]
+             "| system | eps | model | method | CPU time [ms] | steps | rhs | error |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
     for r in rows:
         once = " (1 run)" if r["runs"] == 1 and repeats > 1 else ""
         lines.append(f"| {r['system']} | {r['eps']:.0e} | {r['model']} | {r['method']} | {r['time'] * 1e3:.2f}{once} "

@@ -181,11 +181,12 @@ DISK_EPS_RANGES = {range(1, 5): (0.05, 0.06, 0.06875), range(5, 9): (0.08, 0.096
 def test_disk_truncations_match_the_exact_slow_manifold():
     """sum_{k<=K} eps^k h^(k) against the exact section (disk_exact) for every K = 1..16: the
     residual's slope in eps is K + 1, and it is smaller than the last term kept in each of the
-    two directions below, where the terms eps^k |h^(k)| decrease. The disk's coefficients alternate between two directions (odd k the
-    lateral slip (0, sin, -cos, 0), even k the forward slip (0, cos/m, sin/m, -R/J), notes/003
-    section 5.2), so the residual is measured in the direction of h^(K+1): in the max norm the
-    other direction's eps^(K+2) h^(K+2), five times larger per order at high K, would hide the
-    leading term until eps is so small that the residual is below round-off."""
+    two directions below, where the terms eps^k |h^(k)| decrease. The disk's coefficients
+    alternate between two directions (odd k the lateral slip (0, sin, -cos, 0), even k the
+    forward slip (0, cos/m, sin/m, -R/J), notes/003 section 5.2), so the residual is measured in
+    the direction of h^(K+1): in the max norm the other direction's eps^(K+2) h^(K+2), five
+    times larger per order at high K, would hide the leading term until eps is so small that the
+    residual is below round-off."""
     disk = nh.systems.vertical_rolling_disk()
     m, R, J = (disk_exact.disk_parameters(disk)[k] for k in ("m", "R", "J"))
     th = 0.3
