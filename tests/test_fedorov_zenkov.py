@@ -14,6 +14,7 @@ from scipy.optimize import brentq
 
 import nonholo as nh
 from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
+from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from nonholo.figures import fedorov_zenkov as FZ
 from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form, knife_edge_energy as knife_energy
 
@@ -113,7 +114,7 @@ def test_eq12_prefactor_scales_the_momenta_by_h():
 
 # ------------------------------------------------------------------ helpers of the module
 def test_closed_forms_agree_with_cvode():
-    exact = FZ.ContinuousSleigh(0.7, 1.3, 0.4, 1.0, -1.0)
+    exact = SleighMotion(m=1.3, I=0.7, a=0.4, u0=-1.0, omega0=1.0)
     t = np.linspace(0, 10, 41)
     sol = nh.simulate(FZ.sleigh(0.7, 1.3, 0.4).nonholonomic(), (0, 10), FZ.sleigh_start(-1.0, 1.0), t_eval=t,
                       rtol=1e-12, atol=1e-14)

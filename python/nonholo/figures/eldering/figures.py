@@ -13,7 +13,7 @@ from ..registry import figure, save
 from .experiments import (
     BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END,
     OMEGA0, ORANGE, PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata,
-    caratheodory_table, constants, errata_table, fast_fibres, fig4_orbit, first_order_distances,
+    caratheodory_runs, caratheodory_table, constants, errata_slopes, errata_table, fibre_decay_rates, fast_fibres, fig4_orbit, first_order_distances,
     footnote6_phase_drift, nh_orbit, noncompact_counterexample_runs, pendulum_convergence, pendulum_extent,
     pendulum_runs, reduced_field, sleigh, sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip,
     theorem3_pseudo_solution)
@@ -280,11 +280,7 @@ def fig6(path: Path) -> dict:
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3, which="both")
     save(fig, path)
-    rates = []
-    for fb in fibres:  # fitted decay rate over t/eps in [1, 6], times eps
-        v = fb["view"]
-        sel = (v.t / eps > 1) & (v.t / eps < 6)
-        rates.append(float(-np.polyfit(v.t[sel], np.log(fb["distance"][sel]), 1)[0] * eps))
+    rates = fibre_decay_rates(fibres, eps)
     return {"decay_rates_times_eps": rates, "alpha": c.alpha, "floor": float(floor),
             "base_shift": [float(np.hypot(fb["start"][0] - fb["base"][0], fb["start"][1] - fb["base"][1]))
                            for fb in fibres]}
@@ -302,12 +298,10 @@ def fig_errata(path: Path) -> dict:
     styles = {"nonholonomic": (BLUE, "o-"), "first order, corrected": (GREEN, "s-"),
               "first order, printed phi sign": (GREEN, "s:"), "(19) printed": ("tab:purple", "^:"),
               "(19) corrected": ("tab:purple", "^-")}
-    slopes = {}
+    slopes = errata_slopes(rows)
     for name in ERRATA_MODELS:
         e = np.array([rows[x][name] for x in eps])
         finite = np.isfinite(e)
-        tail = finite & (eps <= 0.02)
-        slopes[name] = slope(eps[tail], e[tail])
         color, style = styles[name]
         ax.loglog(eps[finite], e[finite], style, color=color, label=f"{name}: slope {slopes[name]:.2f}")
     ax.set(xlabel="eps", ylabel="error at t = 10 (max over x, y, phi, u, psi)",
@@ -344,22 +338,15 @@ def fig_caratheodory(path: Path) -> dict:
     from psi0 = omega0 + k v0, not from omega0."""
     import matplotlib.pyplot as plt
 
-    system = sleigh()
     c = constants()
-    y0 = sleigh_start(v0=0.5, phi0=0.0)
+    runs = caratheodory_runs()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    kw = dict(rtol=1e-11, atol=1e-13, raise_on_failure=True)
-    t = np.linspace(0, 0.3, 61)
-    naive = sf.view(nh.simulate(system.nonholonomic(), (0, 0.3), sleigh_start(phi0=0.0), t_eval=t, **kw))
-    proj = sf.view(nh.simulate(system.nonholonomic(), (0, 0.3), np.r_[y0[:3], system.project(y0[:3], y0[3:])],
-                               t_eval=t, **kw))
+    t, naive, proj = runs["t"], runs["naive"], runs["projected"]
     ax1.plot(t, naive.omega, color=BLUE, ls=":", lw=1.6, label="NH from omega0 = 1 (naive)")
     ax1.plot(t, proj.omega, color="lightsteelblue", lw=4, label=f"NH from psi0 = omega0 + k v0 = {1 + c.k * 0.5:.4f}")
-    for eps, color in ((0.01, RED), (0.001, "darkred")):
-        t = np.linspace(0, 0.3, 601)
-        v = sf.view(nh.simulate(system.friction(eps), (0, 0.3), y0, t_eval=t, **kw))
-        ax1.plot(t, v.omega, color=color, lw=1.3, label=f"friction omega, eps = {eps:g}")
-        ax1.plot(t, v.psi, color=color, lw=1.0, ls="--", label=f"friction psi = omega + k v, eps = {eps:g}")
+    for (eps, v), color in zip(runs["friction"].items(), (RED, "darkred")):
+        ax1.plot(v.t, v.omega, color=color, lw=1.3, label=f"friction omega, eps = {eps:g}")
+        ax1.plot(v.t, v.psi, color=color, lw=1.0, ls="--", label=f"friction psi = omega + k v, eps = {eps:g}")
     ax1.set(xlabel="t", ylabel="omega", title="initial layer: v0 = 0.5 relaxes in time ~eps/alpha; psi is "
                                               "untouched by friction")
     ax1.title.set_fontsize(9)
