@@ -28,7 +28,7 @@ TIPPE = dict(m=0.015, R=0.02, alpha=0.3)  # the tippe top's mass, radius and cen
 DISC_SPIN_FACTORS = (0.8, 1.3, 2.0)       # initial spin in units of the critical spin
 
 
-def ball_integrals() -> dict:
+def ball_integral_deviations() -> dict:
     """Relative deviations |E(t) - E(0)| / |E(0)| and |K(t) - K(0)| / |K(0)| of the energy and of the
     contact angular momentum K (a vector in space) of the Chaplygin ball along a run from random
     initial data (rtol 1e-12): ``{"t", "energy", "momentum"}`` arrays."""

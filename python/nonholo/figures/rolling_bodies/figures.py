@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..registry import figure, save
-from .experiments import TIPPE, ball_integrals, disc_leans, rattleback_spins, reversal_time, tippe_top_runs
+from .experiments import TIPPE, ball_integral_deviations, disc_leans, rattleback_spins, reversal_time, tippe_top_runs
 
 
 def _plt():
@@ -17,10 +17,10 @@ def _plt():
 
 
 @figure("rolling_ball_integrals")
-def fig_ball_integrals(path: Path) -> dict:
+def ball_integrals(path: Path) -> dict:
     """Relative deviation of the energy and of the contact angular momentum (a vector in space)
     of the Chaplygin ball along a run from random initial data (rtol 1e-12)."""
-    d = ball_integrals()
+    d = ball_integral_deviations()
     t, dE, dK = d["t"], d["energy"], d["momentum"]
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
@@ -36,7 +36,7 @@ def fig_ball_integrals(path: Path) -> dict:
 
 
 @figure("rolling_rattleback")
-def fig_rattleback_reversal(path: Path) -> dict:
+def rattleback_reversal(path: Path) -> dict:
     """Spin of the Kane-Levinson rattleback without slip and with viscous sliding for several eps."""
     spins = rattleback_spins()
     plt = _plt()
@@ -55,7 +55,7 @@ def fig_rattleback_reversal(path: Path) -> dict:
 
 
 @figure("rolling_tippe_top")
-def fig_tippe_top_inversion(path: Path) -> dict:
+def tippe_top_inversion(path: Path) -> dict:
     """Height of the symmetry axis e3_z for I1/I3 below, inside and above 1 -+ alpha with
     viscous sliding, and inside the window without slip; Jellett's integral's drift."""
     d = tippe_top_runs()
@@ -79,7 +79,7 @@ def fig_tippe_top_inversion(path: Path) -> dict:
 
 
 @figure("rolling_disc_stability")
-def fig_disc_stability(path: Path) -> dict:
+def disc_stability(path: Path) -> dict:
     """Lean of the rolling disc started upright with a small lean, above and below the critical
     spin sqrt(m g r A / (C (C + m r^2))); the lean frequency against its closed form."""
     d = disc_leans()
