@@ -149,6 +149,23 @@ def nh_orbit(u_scale: float, sign: float = 1.0, s_range: float = 6.0, n_t: int =
                        t_eval=np.linspace(0, t_end, n_t), rtol=RTOL, atol=ATOL, raise_on_failure=True)
 
 
+def phase_plot(grid=np.linspace(-2.2, 2.2, 23), energies_u=FIG3_ENERGIES_U) -> dict:
+    """Fig. 3's data: the nonholonomic vector field (u', omega') = (a omega^2, -(m a/J) u omega) on
+    ``grid`` x ``grid`` (from the model, eq. (12) variables), and the half-ellipses through
+    u = +-U for each U in ``energies_u`` (simulated; both signs of omega) with the largest deviation
+    of m u^2 + J omega^2 from m U^2 along them."""
+    c = constants()
+    model = sleigh().nonholonomic()
+    field = np.array([[sf.body_rhs(model, 0.0, 0, 0, 0, u, 0.0, w)[[3, 5]] for u in grid] for w in grid])
+    orbits, ellipse_error = {}, 0.0
+    for U in energies_u:
+        for sign in (1.0, -1.0):
+            v = sf.view(nh_orbit(U, sign))
+            orbits[(U, sign)] = (v.u, v.omega)
+            ellipse_error = max(ellipse_error, float(np.abs(c.m * v.u**2 + c.J * v.omega**2 - U**2 * c.m).max()))
+    return dict(grid=grid, field=field, orbits=orbits, ellipse_error=ellipse_error)
+
+
 def fig4_orbit(n_t: int = 2001):
     """The Fig. 3/4 orbit: the start (u0, omega0) = (-1.5, 1), phi0 = pi at the origin, simulated
     backwards to t = -6 and forwards to t = 14. Returns (t, x, y, phi, u, omega) arrays."""
@@ -594,7 +611,7 @@ def appendix_a_errata(points: int = 8, seed: int = 0) -> dict:
     return out
 
 
-# ------------------------------------------------------------------ section 6: Theorem 3(iii), footnote 6, counterexample
+# ------------------------------------------------------------- section 6: Theorem 3(iii), footnote 6, counterexample
 FOOTNOTE6_EPS = (0.004, 0.002, 0.001)      # pendulum without gravity, potential realization
 FOOTNOTE6_L, FOOTNOTE6_T = 1.0, 60.0       # initial tangential speed l, horizon
 

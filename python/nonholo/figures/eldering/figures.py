@@ -11,11 +11,11 @@ from nonholo.systems.chaplygin_sleigh import frames as sf
 
 from ..registry import figure, save
 from .experiments import (
-    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END,
-    OMEGA0, ORANGE, PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata,
-    caratheodory_runs, caratheodory_table, constants, errata_slopes, errata_table, fibre_decay_rates, fast_fibres, fig4_orbit, first_order_distances,
-    footnote6_phase_drift, nh_orbit, noncompact_counterexample_runs, pendulum_convergence, pendulum_extent,
-    pendulum_runs, reduced_field, sleigh, sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip,
+    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END, OMEGA0, ORANGE,
+    PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata, caratheodory_runs,
+    caratheodory_table, constants, errata_slopes, errata_table, fast_fibres, fibre_decay_rates, fig4_orbit,
+    first_order_distances, footnote6_phase_drift, noncompact_counterexample_runs, pendulum_convergence,
+    pendulum_extent, pendulum_runs, phase_plot, reduced_field, sleigh_convergence, sleigh_runs, slow_manifold_slip,
     theorem3_pseudo_solution)
 
 
@@ -70,18 +70,13 @@ def fig3(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     c = constants()
+    d = phase_plot()
     fig, ax = plt.subplots(figsize=(6.4, 5.6))
-    grid = np.linspace(-2.2, 2.2, 23)
-    Uu, W = np.meshgrid(grid, grid)
-    model = sleigh().nonholonomic()
-    field = np.array([[sf.body_rhs(model, 0.0, 0, 0, 0, u, 0.0, w)[[3, 5]] for u in grid] for w in grid])
+    Uu, W = np.meshgrid(d["grid"], d["grid"])
+    field = d["field"]
     ax.streamplot(Uu, W, field[..., 0], field[..., 1], color="0.8", density=1.1, linewidth=0.6, arrowsize=0.8)
-    ellipse_error = 0.0
-    for U in FIG3_ENERGIES_U:
-        for sign in (1.0, -1.0):
-            v = sf.view(nh_orbit(U, sign))
-            ax.plot(v.u, v.omega, color="0.35", lw=0.9)
-            ellipse_error = max(ellipse_error, float(np.abs(c.m * v.u**2 + c.J * v.omega**2 - U**2 * c.m).max()))
+    for u, omega in d["orbits"].values():
+        ax.plot(u, omega, color="0.35", lw=0.9)
     orbit = fig4_orbit()
     ax.plot(orbit["u"], orbit["omega"], color=BLUE, lw=2.2, label="orbit of Fig. 4, t in [-6, 14]")
     _start_markers(ax, orbit["u"], orbit["omega"], orbit["t"])
@@ -93,7 +88,7 @@ def fig3(path: Path) -> dict:
     ax.title.set_fontsize(10)
     ax.legend(fontsize=8, loc="lower left")
     save(fig, path)
-    return {"ellipse_error": ellipse_error, "U": float(np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m))}
+    return {"ellipse_error": d["ellipse_error"], "U": float(np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m))}
 
 
 @figure("eldering_fig4")
