@@ -107,7 +107,8 @@ def markdown(rows: list, repeats: int) -> str:
              "interleaved runs; error = max over 41 output times of |(q, u) - friction model at rtol 1e-12| "
              "(u = P v + v_b); rhs = cost of one right-hand side relative to the order-0 model. One run on a loaded "
              "2-core machine.", "",
-             "| system | eps | model | method | time [ms] | steps | rhs | error |", "|---|---|---|---|---:|---:|---:|---:|"]
+             "| system | eps | model | method | time [ms] | steps | rhs | error |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['system']} | {r['eps']:.0e} | {r['model']} | {r['method']} | {r['time'] * 1e3:.2f} "
                      f"| {r['steps']} | {r['rhs']:.1f} | {r['error']:.2e} |")

@@ -115,7 +115,6 @@ class _Shooting:
 def _initial_guess(shoot: _Shooting, guess, T: float):
     """(a, lambda0) from guess = None, a mapping {"v0", "lambda0"} or an array, then the
     interior nodes from one integration of that start."""
-    m = shoot.N.shape[1]
     v0 = lam0 = None
     if isinstance(guess, dict):
         v0, lam0 = guess.get("v0"), guess.get("lambda0")

@@ -187,7 +187,8 @@ def fit(
     elif callable(observe):
         observer = observe
     else:
-        raise TypeError(f"observe must be state names or a callable observe(result) -> (values, jacobian), got {observe!r}")
+        raise TypeError(f"observe must be state names or a callable observe(result) -> (values, jacobian), got "
+                        f"{observe!r}")
     w = np.ones_like(y_obs) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), y_obs.shape)
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise ValueError("weights must be non-negative and finite")

@@ -652,7 +652,8 @@ def _unit_norm_groups(groups, coordinates) -> list:
         try:
             idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
         except ValueError:
-            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates {names}") from None
+            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates "
+                             f"{names}") from None
         if len(idx) < 2 or len(set(idx)) != len(idx):
             raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
         result.append(idx)

@@ -530,7 +530,6 @@ def kanes_method_arguments(
         ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
     """
     km = _resolve(km, "KanesMethod")
-    me = _mechanics()
     t = _time()
     parameters = dict(parameters or {})
     frame = km._inertial

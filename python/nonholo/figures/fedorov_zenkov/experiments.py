@@ -265,7 +265,8 @@ def contact_points(h: float = FIG3_H, T: float = FIG3_T) -> dict:
         constraint_residual=float(disc.stats["max_constraint_residual"]),
         theta_end_discrete=float(disc.q[2, -1]), theta_end_continuous=float(cont["phi"][-1]),
         theta_inf=exact.phi_inf, asymptote_offset=offset, asymptote_heading_error=heading_error,
-        end_offset_continuous=float(normal @ end - offset), end_offset_discrete=float(normal @ [xd[-1], yd[-1]] - offset),
+        end_offset_continuous=float(normal @ end - offset),
+        end_offset_discrete=float(normal @ [xd[-1], yd[-1]] - offset),
         last_chord_over_h=float(chords[-1] / h), V=exact.U, V_discrete=V_d,
         cvode_vs_closed_form=float(np.abs(cont.q - exact.configuration(t)).max()),
         turning_angle_limit=float(math.pi * math.sqrt(I / (m * a**2))),
@@ -436,9 +437,9 @@ def long_runs(T: float = LONG_T, h: float = LONG_H, rtols=LONG_RTOLS) -> dict:
         runs[f"discrete h = {h:g}"] = nh.simulate_discrete(system.discrete(h), (0, T), y0, raise_on_failure=True)
         for method, label in (("auto", "CVODE BDF"), ("adams", "CVODE Adams")):
             for rtol in rtols:
-                runs[f"{label} rtol {rtol:.0e}"] = nh.simulate(system.nonholonomic(), (0, T), y0, t_eval=t_out, rtol=rtol,
-                                                               atol=rtol * WP_ATOL_FACTOR, method=method,
-                                                               raise_on_failure=True)
+                runs[f"{label} rtol {rtol:.0e}"] = nh.simulate(
+                    system.nonholonomic(), (0, T), y0, t_eval=t_out, rtol=rtol, atol=rtol * WP_ATOL_FACTOR,
+                    method=method, raise_on_failure=True)
         rows = {}
         for label, res in runs.items():
             E = energy(res)

@@ -119,8 +119,10 @@ def fig3(path: Path) -> dict:
     fig, ax = plt.subplots(figsize=(10, 6.4))
     ax.plot(xc, yc, "-", color="k", lw=1.1, label="continuous (CVODE, rtol 1e-12)")
     ax.plot(xd, yd, "o", color=RED, ms=3.5, label=f"discrete contact points (sleigh.discrete({h:g}))")
-    ax.plot(line[:, 0], line[:, 1], ":", color=BLUE, lw=1.2, label=f"asymptote, heading theta_inf = {d['theta_inf']:.4f}")
-    ax.plot(*cusp_c, "*", color=BLUE, ms=11, mec="k", mew=0.5, zorder=6, label=f"continuous cusp (t* = {d['t_cusp']:.3f})")
+    ax.plot(line[:, 0], line[:, 1], ":", color=BLUE, lw=1.2, label=f"asymptote, heading theta_inf = "
+                                                                   f"{d['theta_inf']:.4f}")
+    ax.plot(*cusp_c, "*", color=BLUE, ms=11, mec="k", mew=0.5, zorder=6, label=f"continuous cusp (t* = "
+                                                                               f"{d['t_cusp']:.3f})")
     ax.plot(xd[k_cusp], yd[k_cusp], "s", mfc="none", mec=GREEN, ms=9, mew=1.5, zorder=6,
             label=f"discrete cusp node k = {k_cusp} (t = {k_cusp * h:.1f})")
     ax.plot(0, 0, "k+", ms=10)
@@ -138,7 +140,8 @@ def fig3(path: Path) -> dict:
     inset.title.set_fontsize(8)
     ax.indicate_inset_zoom(inset, edgecolor=GREY)
     fig.text(0.5, 0.01, f"J = m = a = 1; theta = x = y = 0, v0 = {V0:g} (backwards), omega0 = {OMEGA0:g}; "
-             f"h = {h:g}, {N} steps, t in [0, {T:g}]; start from continuous data (p_0 = G v_0)", ha="center", fontsize=8)
+             f"h = {h:g}, {N} steps, t in [0, {T:g}]; start from continuous data (p_0 = G v_0)", ha="center",
+             fontsize=8)
     save(fig, path, rect=(0, 0.03, 1, 1), tight_bbox=True)
 
     return d["numbers"]
@@ -208,7 +211,8 @@ def fig_long_time(path: Path) -> dict:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7.5, loc="lower right")
     axes[0].set_ylabel("max |E - E(0)| / E(0) over windows of 5 time units")
-    fig.suptitle(f"Long runs, t in [0, {LONG_T:g}]: discrete h = {LONG_H:g} against CVODE (atol = rtol/100)", fontsize=10)
+    fig.suptitle(f"Long runs, t in [0, {LONG_T:g}]: discrete h = {LONG_H:g} against CVODE (atol = rtol/100)",
+                 fontsize=10)
     save(fig, path, tight_bbox=True)
     return {name: {label: {k: v for k, v in r.items() if k not in ("t", "energy_error")} for label, r in rows.items()}
             for name, rows in runs.items()}

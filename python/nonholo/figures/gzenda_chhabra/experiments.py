@@ -173,7 +173,7 @@ def polar_accelerations(eps_values=POLAR_EPS, fd_step: float = 1e-5) -> dict:
 def lemma4_residuals(points: int = 16) -> dict:
     """max |Qmat FR# - P_perp| over random theta for nonholo's Qmat and for the printed (82)."""
     system = disk()
-    m, R, J, mu = DISK["m"], DISK["R"], DISK["J"], DISK["mu"]
+    m, R, J = DISK["m"], DISK["R"], DISK["J"]
     g = m * R**2 + 2 * J
     rng = np.random.default_rng(0)
     ours, printed = 0.0, 0.0

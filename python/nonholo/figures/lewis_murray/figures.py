@@ -364,7 +364,8 @@ def fig_case3(path: Path) -> dict:
     ax2.title.set_fontsize(10)
     ax2.legend(fontsize=8, loc="upper left")
     fig.suptitle("Lewis-Murray section 3.3, case 3 (delta = 0): real parts alpha1 <= alpha2 of the eigenvalues of "
-                 "the linear ball,\nthe roots of J s^2 + (mu + nu r^2 - i I Omega) s - i mu Omega = 0 and their conjugates (closed "
+                 "the linear ball,\nthe roots of J s^2 + (mu + nu r^2 - i I Omega) s - i mu Omega = 0 and their "
+                 "conjugates (closed "
                  "form; equal to the eigenvalues of nonholo's linearization)", fontsize=10)
     save(fig, path, rect=(0, 0, 1, 0.92))
     return numbers

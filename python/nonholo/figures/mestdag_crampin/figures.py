@@ -100,7 +100,8 @@ def fig_fernandez_bloch(path: Path) -> dict:
                 label="off C: max |v^a(t) - v^a(0)|")
     ax.semilogy(t, _log_visible(np.abs(on.q - nh_circle.q).max(axis=0)), color="tab:gray", ls="--",
                 label="on C: max |q - q_nonholonomic|")
-    ax.set(xlabel="t", ylabel="max abs value (exact zeros drawn at 1e-18)", title="C is invariant: dLtilde/dx' + M v^x = 0 identically")
+    ax.set(xlabel="t", ylabel="max abs value (exact zeros drawn at 1e-18)", title="C is invariant: dLtilde/dx' + M v^x "
+                                                                                  "= 0 identically")
     ax.title.set_fontsize(9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
