@@ -71,9 +71,8 @@ def _param(name: str) -> sp.Symbol:
 def circle_start() -> np.ndarray:
     """Hamel state [theta, x, y, phi, v1, v2] on the note's item-2 circle."""
     c = CIRCLE
-    k = c["w_rolling"] / c["w_heading"]
-    return np.array([c["heading"], c["centre"][0] + k * RAD * np.sin(c["heading"]),
-                     c["centre"][1] - k * RAD * np.cos(c["heading"]), c["rolling"], c["w_heading"], c["w_rolling"]])
+    q0 = disk_exact.rolling_circle(0.0, c["heading"], c["rolling"], c["w_heading"], c["w_rolling"], c["centre"], RAD)
+    return np.array([*q0, c["w_heading"], c["w_rolling"]])
 
 
 def circle_closed_form(t) -> np.ndarray:
