@@ -27,7 +27,7 @@ def fig_sleigh_trajectories(path: Path) -> dict:
     ax1.plot(0, 0, "ko", ms=4)
     ax1.set(xlabel="x", ylabel="y", title="contact point (x, y)", aspect="equal")
     ax1.legend(fontsize=8)
-    ax2.set(xlabel="u (forward velocity)", ylabel="omega", title="(u, omega): nonholonomic orbit a half-ellipse; "
+    ax2.set(xlabel="u (forward velocity)", ylabel="omega", title="(u, omega): nonholonomic orbit a half-ellipse;\n"
                                                                  "friction orbits are not")
     fig.suptitle(f"Chaplygin sleigh m = I = 1, a = 0.2; u0 = {U0}, omega0 = {OMEGA0}, no slip at t = 0; "
                  f"t in [0, {T:g}]", fontsize=10)
