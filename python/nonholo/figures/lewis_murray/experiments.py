@@ -454,3 +454,13 @@ def spiral_check(sol, nu: float) -> dict:
     x_s, y_s, z_inf = spiral_oracle(sol.t, nu)
     return dict(z_inf=(z_inf.real, z_inf.imag), z_end=(float(sol["x"][-1]), float(sol["y"][-1])),
                 max_error=float(np.hypot(sol["x"] - x_s, sol["y"] - y_s).max()))
+
+
+def plate_exits(runs) -> dict:
+    """The first crossing of the plate's edge of each run of a vakonomic family (its terminal
+    event): value -> {"time", "point": (x, y)}."""
+    exits = {}
+    for value, sol in runs:
+        xe, ye = sol.y_events[0].reshape(-1, sol.y.shape[0])[0, :2]
+        exits[value] = dict(time=float(sol.t_events[0][0]), point=(float(xe), float(ye)))
+    return exits

@@ -11,7 +11,7 @@ from nonholo.systems import ball_on_turntable_exact as ball_exact
 from ..registry import figure, save
 from .experiments import (
     CASE3_MU, CHOICES, FIT_BOUNDS, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, TABLE1_CASES, TABLE1_PRINTED,
-    VAK_RADII, both_modes, case3_eigenvalues, circle_check, circle_oracle, experiment_fit, lemma31_scan,
+    VAK_RADII, both_modes, case3_eigenvalues, circle_check, circle_oracle, experiment_fit, lemma31_scan, plate_exits,
     realizing_constraints, spiral_check, spiral_oracle, table1, table1_radius_equivalence, table1_span_run,
     vakonomic_family, vakonomic_reference)
 
@@ -108,13 +108,11 @@ def _family_panel(ax, runs, label, cmap, norm) -> dict:
     _plate(ax, lim=20.0)
     x_c, y_c = circle_oracle(np.linspace(0, 7 * np.pi / OMEGA, 300))
     ax.plot(x_c, y_c, "k--", lw=0.8, label="nonholonomic orbit")
-    exits = {}
+    exits = plate_exits(runs)
     for value, sol in runs:
         c = cmap(norm(value))
         ax.plot(sol["x"], sol["y"], color=c, lw=1.1)
-        xe, ye = sol.y_events[0].reshape(-1, sol.y.shape[0])[0, :2]
-        ax.plot(xe, ye, "o", color=c, ms=3)
-        exits[value] = dict(time=float(sol.t_events[0][0]), point=(float(xe), float(ye)))
+        ax.plot(*exits[value]["point"], "o", color=c, ms=3)
     values = [v for v, _ in runs]
     angles = np.unwrap([np.arctan2(exits[v]["point"][1], exits[v]["point"][0]) for v in values])
     if abs(angles[-1] - angles[0]) < np.pi:  # an arrow only where the exits sweep a short arc
