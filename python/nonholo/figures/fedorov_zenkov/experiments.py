@@ -41,6 +41,7 @@ import math
 import numpy as np
 
 import nonholo as nh
+from nonholo.systems.chaplygin_sleigh import frames as sf
 from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
 from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form
@@ -105,9 +106,10 @@ def discrete_map(J: float = SLEIGH["J"], m: float = SLEIGH["m"], a: float = SLEI
     return DiscreteSleigh(m=m, I=J, a=a)
 
 
-def sleigh_start(v0: float, omega0: float, theta0: float = 0.0) -> list:
-    """[x, y, phi, x', y', phi'] at the origin with forward speed v0 and angular velocity omega0."""
-    return [0.0, 0.0, theta0, v0 * math.cos(theta0), v0 * math.sin(theta0), omega0]
+def sleigh_start(v0: float, omega0: float, theta0: float = 0.0) -> np.ndarray:
+    """[x, y, phi, x', y', phi'] at the origin with forward speed v0 and angular velocity omega0
+    (no sideways slip: :func:`~nonholo.systems.chaplygin_sleigh.frames.sleigh_state`)."""
+    return sf.sleigh_state(0.0, 0.0, theta0, v0, 0.0, omega0)
 
 
 def fig3_start() -> list:
@@ -116,9 +118,8 @@ def fig3_start() -> list:
 
 def body_momenta(result, J: float, m: float, a: float) -> np.ndarray:
     """(p1, p2) = (I phi', m u) of a run of the sleigh (u the speed along the blade), shape (2, n_t)."""
-    phi = result.q[2]
-    u = result.v[0] * np.cos(phi) + result.v[1] * np.sin(phi)
-    return np.array([(J + m * a**2) * result.v[2], m * u])
+    u, _, omega = sf.body_velocities(result.q, result.v)
+    return np.array([(J + m * a**2) * omega, m * u])
 
 
 def sleigh_energy(result, J: float, m: float, a: float) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import nonholo as nh
+from nonholo.systems.chaplygin_sleigh import frames as sf
 
 SLEIGH = dict(m=1.0, I=1.0, a=0.2)
 U0, OMEGA0, T = -1.5, 1.0, 20.0
@@ -20,8 +21,8 @@ Y0 = [0.0, 0.0, 0.0, U0, 0.0, OMEGA0]
 
 def _body(sol) -> tuple:
     """(u, omega): the forward velocity u = x' cos phi + y' sin phi along the blade and phi'."""
-    phi = sol["phi"]
-    return sol["x_dot"] * np.cos(phi) + sol["y_dot"] * np.sin(phi), sol["phi_dot"]
+    u, _, omega = sf.body_velocities(sol.q, sol.v)
+    return u, omega
 
 
 def sleigh_runs() -> dict:
