@@ -1,0 +1,164 @@
+"""The Whipple bicycle built from bodies and contacts (nonholo.multibody), against the benchmark
+of Meijaard, Papadopoulos, Ruina and Schwab (Proc. R. Soc. A 463, 2007) and against the
+independent build of SymPy's KanesMethod (whipple_bicycle_kane through System.from_kanes_method).
+"""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.multibody import Mechanism, Revolute, assemble
+from nonholo.symbolic.mechanics import kane_qdot
+from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle, whipple_bicycle_kane
+
+# Meijaard et al. 2007, section 4 and table 2 (14 digits)
+WEAVE_SPEED, CAPSIZE_SPEED = 4.29238253634111, 6.02426201538837
+TABLE_2 = {
+    0.0: [-5.53094371765393, -3.13164324790656, 3.13164324790656, 5.53094371765393],
+    4.0: [-12.15861426576447, -1.42944427361326, 0.41325331521125 - 3.07910818603206j,
+          0.41325331521125 + 3.07910818603206j],
+    5.0: [-14.07838969279822, -0.32286642900409, -0.77534188219585 - 4.46486771378823j,
+          -0.77534188219585 + 4.46486771378823j],
+    10.0: [-24.62459635017404, 0.16105338653172, -3.72016840437287 - 10.90681139476287j,
+           -3.72016840437287 + 10.90681139476287j],
+}
+
+
+@pytest.fixture(scope="module")
+def bicycle():
+    return whipple_bicycle()
+
+
+@pytest.fixture(scope="module")
+def model(bicycle):
+    return bicycle.nonholonomic()
+
+
+def _sorted(lam):
+    lam = np.asarray(lam, complex)
+    return lam[np.lexsort((lam.imag, lam.real))]
+
+
+@pytest.mark.parametrize("speed", sorted(TABLE_2))
+def test_upright_eigenvalues_are_the_benchmark_table(bicycle, model, speed):
+    """Straight upright running: four physical eigenvalues (weave pair or the two inverted
+    pendulum modes, capsize, castering) equal to the table's 14 digits to 1e-8 (absolute); the
+    other zero modes are the cyclic coordinates, the speed family and the conserved energy."""
+    lin = nh.linearize(model, upright_state(bicycle, speed))
+    lam = lin.physical_eigenvalues
+    assert lam.size == 4
+    assert np.abs(_sorted(lam) - _sorted(TABLE_2[speed])).max() < 1e-8
+
+
+def test_weave_and_capsize_speeds_are_the_benchmark(bicycle, model):
+    found = nh.critical_values(model, "speed", np.linspace(3.0, 7.0, 9), lambda v: upright_state(bicycle, v))
+    assert [c.kind for c in found] == ["hopf", "divergence"]
+    assert [c.direction for c in found] == ["stabilizing", "destabilizing"]
+    assert abs(found[0].value - WEAVE_SPEED) < 1e-8 and abs(found[1].value - CAPSIZE_SPEED) < 1e-8
+
+
+# ---------------------------------------------------------------- against SymPy's KanesMethod
+@pytest.fixture(scope="module")
+def kane():
+    km, values = whipple_bicycle_kane()
+    return km, values, nh.System.from_kanes_method(km, values, name="Whipple bicycle (Kane)")
+
+
+# Kane's coordinates [q1, q2, q3, q5, q6, q4] (yaw, roll, rear wheel, steer, front wheel, pitch;
+# z up, y left, steer about the steering axis pointing down) in Meijaard's (z down, y right)
+KANE_FROM_MEIJAARD = (("yaw", -1), ("roll", 1), ("theta_R", -1), ("steer", 1), ("theta_F", -1), ("pitch", -1))
+
+
+def _to_kane(bicycle, y):
+    n = bicycle.n
+    idx = [bicycle.coordinate_names.index(c) for c, _ in KANE_FROM_MEIJAARD]
+    sign = np.array([s for _, s in KANE_FROM_MEIJAARD], float)
+    return np.r_[sign * y[idx], sign * y[n + np.array(idx)]]
+
+
+def _random_state(bicycle, rng):
+    names = bicycle.coordinate_names
+    q, v = np.zeros(bicycle.n), np.zeros(bicycle.n)
+    for c, lo, hi in (("yaw", -3, 3), ("roll", -0.6, 0.6), ("steer", -0.8, 0.8), ("theta_R", -3, 3),
+                      ("theta_F", -3, 3), ("x", -2, 2), ("y", -2, 2)):
+        q[names.index(c)] = rng.uniform(lo, hi)
+    for c in ("roll", "steer", "theta_R"):
+        v[names.index(c)] = rng.uniform(-3, 3)
+    return assemble(bicycle, q, v, dependent=["pitch"], free=["roll_dot", "steer_dot", "theta_R_dot"])
+
+
+def test_bodies_and_kane_builds_have_the_same_constraint_set_and_vector_field(bicycle, model, kane):
+    """At random states of the bodies-and-contacts bicycle, mapped to Kane's coordinates: Kane's
+    holonomic and velocity constraints hold, and the accelerations agree to 1e-10."""
+    km, values, ksys = kane
+    kmodel = ksys.nonholonomic()
+    h = sp.lambdify([*ksys.coordinates, *ksys.parameters], sp.Matrix(ksys.holonomic))
+    rng = np.random.default_rng(18)
+    for _ in range(5):
+        y = _random_state(bicycle, rng)
+        yk = _to_kane(bicycle, y)
+        assert abs(float(np.asarray(h(*yk[:6], *ksys.param_vector())).reshape(-1)[0])) < 1e-12
+        A, b = ksys.constraint_matrix(yk[:6])
+        assert np.abs(A @ yk[6:] - b).max() < 1e-12
+        f = model.rhs(0.0, y)
+        fk = kmodel.rhs(0.0, yk)
+        mapped = _to_kane(bicycle, f)
+        assert np.abs(mapped - fk).max() < 1e-10 * max(1.0, np.abs(fk).max())
+
+
+def test_bodies_and_kane_builds_have_the_same_linearization(bicycle, model, kane):
+    km, values, ksys = kane
+    lam = nh.linearize(model, upright_state(bicycle, 3.0)).physical_eigenvalues
+    yk = _to_kane(bicycle, upright_state(bicycle, 3.0))
+    lam_k = nh.linearize(ksys.nonholonomic(), yk).physical_eigenvalues
+    assert np.abs(_sorted(lam) - _sorted(lam_k)).max() < 1e-10 * np.abs(lam).max()
+
+
+# ---------------------------------------------------------------- nonlinear runs
+def _roll(bicycle, result):
+    return result.q[bicycle.coordinate_names.index("roll")]
+
+
+def test_self_stable_at_4_6_m_s(bicycle, model):
+    """In the stable speed range (4.29 < v < 6.02 m/s) a roll-rate kick dies out."""
+    res = nh.simulate(model, (0.0, 12.0), upright_state(bicycle, 4.6, roll_rate=0.5), rtol=1e-9, atol=1e-11,
+                      t_eval=np.linspace(0, 12, 601))
+    roll = np.abs(_roll(bicycle, res))
+    assert roll[:100].max() > 0.02 and roll[-100:].max() < 0.1 * roll[:100].max()
+    assert np.abs(res.constraint_residual()).max() < 1e-8
+
+
+def test_falls_at_2_m_s(bicycle, model):
+    """Below the weave speed the same kick grows until the bicycle falls over."""
+    roll = sp.Symbol("roll")
+    res = nh.simulate(model, (0.0, 10.0), upright_state(bicycle, 2.0, roll_rate=0.5), rtol=1e-9, atol=1e-11,
+                      events=[nh.Event(roll**2 - 0.5**2, terminal=True)])
+    assert abs(_roll(bicycle, res)[-1]) == pytest.approx(0.5, abs=1e-6) and res.t[-1] < 10.0
+
+
+# ---------------------------------------------------------------- the general mechanism
+def test_cart_with_two_wheels_rolls_straight_and_turns_on_the_spot():
+    """A two-wheeled cart (chassis below the axle, wheels on revolute joints): the second wheel's
+    contact fixes the roll; equal wheel speeds roll it straight (x' = -r theta'), opposite ones
+    turn it on the spot (yaw' = r theta' / b), and energy is conserved."""
+    r, b = 0.2, 0.3
+    cart = Mechanism(nh.bodies.RigidBody(5.0, (0.2, 0.1, 0.25), (0.0, 0.0, -0.1)), "chassis")
+    for side, s in (("left", 1), ("right", -1)):
+        cart.add(f"{side} wheel", nh.bodies.RigidBody(0.5, (0.005, 0.01, 0.005)), "chassis",
+                 Revolute("y", (0, s * b, 0), f"theta_{side[0]}"))
+        cart.roll_on_plane(f"{side} wheel", nh.surfaces.Disc(r, axis=(0, 1, 0)))
+    system = cart.system()
+    assert system.coordinate_names == ["x", "y", "yaw", "roll", "pitch", "theta_l", "theta_r"]
+    # the two wheels' sideways no-slip rows coincide (both say the axle moves along the heading): one is dropped
+    assert system.k == 4 and len(system.holonomic) == 1
+    q = np.zeros(7)
+    free = ["pitch_dot", "theta_l_dot", "theta_r_dot"]
+    straight = assemble(system, q, np.r_[0, 0, 0, 0, 0, 2.0, 2.0], dependent=["roll"], free=free)
+    assert straight[7] == pytest.approx(r * 2.0, rel=1e-12) and abs(straight[9]) < 1e-12
+    spin = assemble(system, q, np.r_[0, 0, 0, 0, 0, 1.0, -1.0], dependent=["roll"], free=free)
+    assert spin[9] == pytest.approx(-r / b, rel=1e-12) and abs(spin[7]) < 1e-12
+    rocking = assemble(system, q, np.r_[0, 0, 0, 0, 0.5, 2.0, 1.0], dependent=["roll"], free=free)
+    res = nh.simulate(system.nonholonomic(), (0, 3), rocking, rtol=1e-10, atol=1e-12)
+    E = res.energy()
+    assert np.abs(E - E[0]).max() < 1e-8 * abs(E[0])
