@@ -1,6 +1,6 @@
 """The Whipple bicycle built from bodies and contacts (nonholo.multibody), against the benchmark
 of Meijaard, Papadopoulos, Ruina and Schwab (Proc. R. Soc. A 463, 2007) and against the
-independent build of SymPy's KanesMethod (whipple_bicycle_kane through System.from_kanes_method).
+independent build of SymPy's KanesMethod (tests/test_bicycle_kane.py).
 """
 
 import numpy as np
@@ -9,8 +9,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.multibody import Mechanism, Revolute, assemble
-from nonholo.symbolic.mechanics import kane_qdot
-from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle, whipple_bicycle_kane
+from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle
 
 # Meijaard et al. 2007, section 4 and table 2 (14 digits)
 WEAVE_SPEED, CAPSIZE_SPEED = 4.29238253634111, 6.02426201538837
@@ -56,63 +55,6 @@ def test_weave_and_capsize_speeds_are_the_benchmark(bicycle, model):
     assert [c.kind for c in found] == ["hopf", "divergence"]
     assert [c.direction for c in found] == ["stabilizing", "destabilizing"]
     assert abs(found[0].value - WEAVE_SPEED) < 1e-8 and abs(found[1].value - CAPSIZE_SPEED) < 1e-8
-
-
-# ---------------------------------------------------------------- against SymPy's KanesMethod
-@pytest.fixture(scope="module")
-def kane():
-    km, values = whipple_bicycle_kane()
-    return km, values, nh.System.from_kanes_method(km, values, name="Whipple bicycle (Kane)")
-
-
-# Kane's coordinates [q1, q2, q3, q5, q6, q4] (yaw, roll, rear wheel, steer, front wheel, pitch;
-# z up, y left, steer about the steering axis pointing down) in Meijaard's (z down, y right)
-KANE_FROM_MEIJAARD = (("yaw", -1), ("roll", 1), ("theta_R", -1), ("steer", 1), ("theta_F", -1), ("pitch", -1))
-
-
-def _to_kane(bicycle, y):
-    n = bicycle.n
-    idx = [bicycle.coordinate_names.index(c) for c, _ in KANE_FROM_MEIJAARD]
-    sign = np.array([s for _, s in KANE_FROM_MEIJAARD], float)
-    return np.r_[sign * y[idx], sign * y[n + np.array(idx)]]
-
-
-def _random_state(bicycle, rng):
-    names = bicycle.coordinate_names
-    q, v = np.zeros(bicycle.n), np.zeros(bicycle.n)
-    for c, lo, hi in (("yaw", -3, 3), ("roll", -0.6, 0.6), ("steer", -0.8, 0.8), ("theta_R", -3, 3),
-                      ("theta_F", -3, 3), ("x", -2, 2), ("y", -2, 2)):
-        q[names.index(c)] = rng.uniform(lo, hi)
-    for c in ("roll", "steer", "theta_R"):
-        v[names.index(c)] = rng.uniform(-3, 3)
-    return assemble(bicycle, q, v, dependent=["pitch"], free=["roll_dot", "steer_dot", "theta_R_dot"])
-
-
-def test_bodies_and_kane_builds_have_the_same_constraint_set_and_vector_field(bicycle, model, kane):
-    """At random states of the bodies-and-contacts bicycle, mapped to Kane's coordinates: Kane's
-    holonomic and velocity constraints hold, and the accelerations agree to 1e-10."""
-    km, values, ksys = kane
-    kmodel = ksys.nonholonomic()
-    h = sp.lambdify([*ksys.coordinates, *ksys.parameters], sp.Matrix(ksys.holonomic))
-    rng = np.random.default_rng(18)
-    for _ in range(5):
-        y = _random_state(bicycle, rng)
-        yk = _to_kane(bicycle, y)
-        assert abs(float(np.asarray(h(*yk[:6], *ksys.param_vector())).reshape(-1)[0])) < 1e-12
-        A, b = ksys.constraint_matrix(yk[:6])
-        assert np.abs(A @ yk[6:] - b).max() < 1e-12
-        f = model.rhs(0.0, y)
-        fk = kmodel.rhs(0.0, yk)
-        mapped = _to_kane(bicycle, f)
-        assert np.abs(mapped - fk).max() < 1e-10 * max(1.0, np.abs(fk).max())
-
-
-def test_bodies_and_kane_builds_have_the_same_linearization(bicycle, model, kane):
-    km, values, ksys = kane
-    lam = nh.linearize(model, upright_state(bicycle, 3.0)).physical_eigenvalues
-    yk = _to_kane(bicycle, upright_state(bicycle, 3.0))
-    lam_k = nh.linearize(ksys.nonholonomic(), yk).physical_eigenvalues
-    assert np.abs(_sorted(lam) - _sorted(lam_k)).max() < 1e-10 * np.abs(lam).max()
 
 
 # ---------------------------------------------------------------- nonlinear runs
