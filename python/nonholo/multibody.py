@@ -257,7 +257,18 @@ class Mechanism:
 
 
 class _Kinematics:
-    """Positions, attitudes and angular velocities of a mechanism's bodies in its coordinates."""
+    r"""Attitudes, positions and velocity Jacobians of a mechanism's bodies.
+
+    Velocities are propagated down the tree in each body's own axes (the recursion of
+    multibody dynamics), which keeps the expressions small: with v_b, omega_b the velocity of
+    the body's reference point and its angular velocity in its axes (v_b = Jv q', omega_b = Jw q'),
+
+        v_child = Rot(u, theta)^T (v_parent + omega_parent x o),
+        omega_child = Rot(u, theta)^T omega_parent + u theta',
+
+    and the centre of mass moves with v_b + omega_b x c. Only the root's height is
+    differentiated: v_root = R_root^T (x', y', grad z . q').
+    """
 
     def __init__(self, mech: Mechanism):
         self.mech = mech
@@ -266,7 +277,8 @@ class _Kinematics:
         self.n = len(self.q)
         self.index = {c: i for i, c in enumerate(mech.coordinate_names)}
         self.z = sp.Dummy("z_root")
-        self.frames: dict = {}  # name -> (R, p, Jw, I, c): geometry in the axes R, omega = Jw q'
+        self.frames: dict = {}  # name -> R (axes to heading axes), p (reference point from (x, y, 0),
+        # heading axes), Jv, Jw (velocity and angular velocity Jacobians in own axes), I, c
         self._root_frame()
         for name in self._order():
             if name != mech.root:
@@ -282,69 +294,88 @@ class _Kinematics:
         return order
 
     def _root_frame(self) -> None:
+        """The root's attitude R = H R' with H the heading (the first rotation, when it is about the
+        vertical; else H = Id). Everything vertical (heights, potential) and every velocity in a
+        body's axes is the same with R' in place of R, and the contact rows are taken in heading
+        axes (H^T v_c: the same constraints, rotated about the vertical), so the expressions carry
+        the heading only in the root's horizontal velocity."""
         mech = self.mech
         R, Jw = sp.eye(3), sp.zeros(3, self.n)
-        for coord, axis in mech.attitude:  # omega = Rot_k^T omega + a_k c_k'
+        attitude = list(mech.attitude)
+        heading = None
+        if _is_zero(attitude[0][1].cross(mech.down).norm()):
+            heading = rotation(attitude[0][1], self.q[self.index[attitude[0][0]]])
+        for k, (coord, axis) in enumerate(attitude):  # omega = Rot_k^T omega + a_k c_k'
             Rk = rotation(axis, self.q[self.index[coord]])
             Jw = Rk.T * Jw
             Jw[:, self.index[coord]] += axis
-            R = R * Rk
-        x, y = (self.q[self.index[c]] for c in mech.position)
+            if not (k == 0 and heading is not None):
+                R = R * Rk
         root = mech.links[mech.root].body
-        self.frames[mech.root] = dict(R=R, p=sp.Matrix([x, y, self.z]), Jw=Jw, I=root.inertia, c=root.com_offset)
+        self.heading = sp.eye(3) if heading is None else heading
+        self.frames[mech.root] = dict(R=R, p=sp.Matrix([0, 0, self.z]), Jv=None, Jw=Jw, I=root.inertia,
+                                      c=root.com_offset)
 
     def _joint_frame(self, name: str) -> None:
         link = self.mech.links[name]
         parent = self.frames[link.parent]
-        u, o, theta = link.joint.axis, link.joint.origin, self.q[self.index[link.joint.coordinate]]
+        u, o, j = link.joint.axis, link.joint.origin, self.index[link.joint.coordinate]
         p = parent["p"] + parent["R"] * o
         body = link.body
+        frame = dict(p=p, I=body.inertia, c=body.com_offset, parent=link.parent, o=o)
         if not link.children and _symmetric_about(body, link.contact, u):
-            Jw = parent["Jw"].copy()  # the body in its parent's axes: omega = omega_parent + u theta'
-            Jw[:, self.index[link.joint.coordinate]] += u
-            self.frames[name] = dict(R=parent["R"], p=p, Jw=Jw, I=body.inertia, c=body.com_offset)
-            return
-        Rj = rotation(u, theta)
-        Jw = Rj.T * parent["Jw"]
-        Jw[:, self.index[link.joint.coordinate]] += u
-        self.frames[name] = dict(R=parent["R"] * Rj, p=p, Jw=Jw, I=body.inertia, c=body.com_offset)
+            frame["R"], frame["Rj"] = parent["R"], None  # in its parent's axes: omega = omega_parent + u theta'
+            Jw = parent["Jw"].copy()
+        else:
+            Rj = rotation(u, self.q[j])
+            frame["R"], frame["Rj"] = parent["R"] * Rj, Rj
+            Jw = Rj.T * parent["Jw"]
+        Jw[:, j] += u
+        frame["Jw"] = Jw
+        self.frames[name] = frame
 
     def _support(self, name: str) -> sp.Matrix:
-        """r_c(R^T down) of the body's contact surface, in the axes of its frame."""
+        """R r_c(R^T down): the contact point from the body's reference point, in space axes."""
         frame, surface = self.frames[name], self.mech.links[name].contact
+        R, d = frame["R"], self.mech.down
+        if isinstance(surface, Disc):  # r (d - (d.a) a) / |d - (d.a) a|, a = R e the axis in space
+            a = R * surface.axis / sp.sqrt((surface.axis.T * surface.axis)[0])
+            da = (d.T * a)[0]
+            return surface.radius * (d - da * a) / sp.sqrt(1 - da**2)
+        if isinstance(surface, Sphere):
+            return R * surface.center + surface.radius * d
         g = sp.Matrix(sp.symbols("_n1:4"))
-        n = frame["R"].T * self.mech.down
-        return surface.support(g).xreplace(dict(zip(g, n)))
+        return R * surface.support(g).xreplace(dict(zip(g, R.T * d)))
 
     def _height(self) -> None:
-        """z of the root from the first contact, substituted everywhere; dz/dq for the Jacobians."""
+        """z of the root from the first contact, substituted everywhere; the velocity Jacobians."""
         first = self.mech.contacts[0]
-        frame = self.frames[first]
         self.r_c = {first: self._support(first)}
-        zc = (frame["p"] + frame["R"] * self.r_c[first])[2]
-        self.z_expr = -zc.xreplace({self.z: 0})  # zc = z_root + (terms without z_root)
+        zc = (self.frames[first]["p"] + self.r_c[first])[2]
+        z_expr = -zc.xreplace({self.z: 0})  # zc = z_root + (terms without z_root)
         for f in self.frames.values():
-            f["p"] = f["p"].xreplace({self.z: self.z_expr})
-
-    def _point_jacobian(self, name: str, local: sp.Matrix) -> sp.Matrix:
-        """J (3 x n) with v = J q' the velocity of the material point p + R local of frame ``name``:
-        v = p' + R (omega x local), J = dp/dq - R hat(local) Jw."""
-        f = self.frames[name]
-        return self._origin_jacobian(name) - f["R"] * _hat(local) * f["Jw"]
-
-    def _origin_jacobian(self, name: str) -> sp.Matrix:
-        f = self.frames[name]
-        if "Jp" not in f:
-            f["Jp"] = f["p"].jacobian(self.q)
-        return f["Jp"]
+            f["p"] = f["p"].xreplace({self.z: z_expr})
+        self.r_c = {k: v.xreplace({self.z: z_expr}) for k, v in self.r_c.items()}
+        root = self.frames[self.mech.root]
+        Jp = sp.zeros(3, self.n)
+        Jp[0, self.index[self.mech.position[0]]] = Jp[1, self.index[self.mech.position[1]]] = 1
+        Jp[2, :] = sp.Matrix([[sp.diff(z_expr, qi) for qi in self.q]])
+        root["Jv"] = root["R"].T * (self.heading.T * Jp)
+        for name in self._order():
+            f = self.frames[name]
+            if name == self.mech.root:
+                continue
+            parent = self.frames[f["parent"]]
+            Jv = parent["Jv"] - _hat(f["o"]) * parent["Jw"]  # the joint point, parent's axes
+            f["Jv"] = Jv if f["Rj"] is None else f["Rj"].T * Jv
 
     def lagrangian(self, g) -> tuple:
         """(G, V): the metric of T = sum 1/2 m |v_G|^2 + 1/2 omega^T I omega and V = -g sum m down . p_G."""
         G, V = sp.zeros(self.n, self.n), sp.S.Zero
         for name, f in self.frames.items():
             body = self.mech.links[name].body
-            Jv = self._point_jacobian(name, f["c"])
-            G += body.mass * Jv.T * Jv + f["Jw"].T * f["I"] * f["Jw"]
+            JvG = f["Jv"] - _hat(f["c"]) * f["Jw"]
+            G += _gram(JvG, body.mass * sp.eye(3)) + _gram(f["Jw"], f["I"])
             V += -g * body.mass * (self.mech.down.T * (f["p"] + f["R"] * f["c"]))[0]
         return G, V
 
@@ -355,12 +386,24 @@ class _Kinematics:
         for i, name in enumerate(self.mech.contacts):
             f = self.frames[name]
             r_c = self.r_c[name] if i == 0 else self._support(name)
-            Jc = self._point_jacobian(name, r_c)
+            Jc = f["R"] * f["Jv"] - _hat(r_c) * (f["R"] * f["Jw"])  # v_c = R v + (R omega) x r_c
             rows.append(Jc[:2, :])
             if i:
                 rows.append(-self.mech.down.T * Jc)
-                holonomic.append(-(self.mech.down.T * (f["p"] + f["R"] * r_c))[0])
+                holonomic.append(-(self.mech.down.T * (f["p"] + r_c))[0])
         return rows, holonomic
+
+
+def _gram(J: sp.Matrix, M: sp.Matrix) -> sp.Matrix:
+    """J^T M J for a 3 x n Jacobian J (symmetric; zero columns skipped)."""
+    n = J.cols
+    cols = [j for j in range(n) if any(e != 0 for e in J[:, j])]
+    MJ = {j: M * J[:, j] for j in cols}
+    out = sp.zeros(n, n)
+    for a, i in enumerate(cols):
+        for j in cols[a:]:
+            out[i, j] = out[j, i] = (J[:, i].T * MJ[j])[0]
+    return out
 
 
 def _independent_rows(system: System, samples: int = 4) -> list:
