@@ -104,3 +104,22 @@ def test_cart_with_two_wheels_rolls_straight_and_turns_on_the_spot():
     res = nh.simulate(system.nonholonomic(), (0, 3), rocking, rtol=1e-10, atol=1e-12)
     E = res.energy()
     assert np.abs(E - E[0]).max() < 1e-8 * abs(E[0])
+
+
+def test_bad_input_names_the_argument():
+    body = nh.bodies.RigidBody(1.0, (1, 1, 1))
+    with pytest.raises(TypeError, match="root"):
+        Mechanism("chassis")
+    with pytest.raises(ValueError, match="down"):
+        Mechanism(body, down="x")
+    mech = Mechanism(body, "chassis")
+    with pytest.raises(ValueError, match="parent"):
+        mech.add("wheel", body, "nowhere", Revolute("y", (0, 0, 0), "theta"))
+    with pytest.raises(ValueError, match="unique"):
+        mech.add("wheel", body, "chassis", Revolute("y", (0, 0, 0), "yaw"))
+    with pytest.raises(ValueError, match="axis"):
+        mech.add("wheel", body, "chassis", Revolute((0, 0, 0), (0, 0, 0), "theta"))
+    with pytest.raises(ValueError, match="contact"):
+        mech.system()
+    with pytest.raises(ValueError, match="unknown bicycle parameters"):
+        whipple_bicycle(wheel_base=1.0)
