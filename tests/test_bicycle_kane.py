@@ -103,7 +103,7 @@ def test_bodies_and_kane_builds_have_the_same_constraint_set_and_vector_field(bi
         f = model.rhs(0.0, y)
         fk = kmodel.rhs(0.0, yk)
         mapped = _to_kane(bodies, f)
-        assert np.abs(mapped - fk).max() < 1e-10 * max(1.0, np.abs(fk).max())
+        assert np.abs(mapped - fk).max() < 1e-12 * max(1.0, np.abs(fk).max())
 
 
 def test_bodies_and_kane_builds_have_the_same_linearization(bicycle, bodies):
