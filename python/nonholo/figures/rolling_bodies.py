@@ -1,6 +1,7 @@
 r"""Rigid bodies rolling on a plane: the Chaplygin ball's first integrals, the rattleback's spin
-reversal (Kane and Levinson 1982) with and without sliding, the tippe top's inversion window and
-the rolling disc's upright stability. The systems are nonholo's built-ins
+reversal (Kane and Levinson 1982) with and without sliding, the tippe top's inversion window,
+the rolling disc's upright stability and the benchmark bicycle's eigenvalues and nonlinear runs
+(Meijaard et al. 2007). The systems are nonholo's built-ins
 (:mod:`nonholo.systems`); the closed forms and oracles are in their module docstrings.
 """
 
@@ -10,6 +11,7 @@ import importlib
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 
 import nonholo as nh
 from nonholo.bodies import quaternion_from_euler, rotation_matrices
@@ -17,6 +19,7 @@ from nonholo.contact import rolling_state
 from nonholo.systems.chaplygin_ball import contact_angular_momentum
 from nonholo.systems.rattleback import kane_levinson_state
 from nonholo.systems.tippe_top import inverts, jellett
+from nonholo.systems.whipple_bicycle import upright_state
 
 from .registry import figure, save
 
@@ -24,6 +27,8 @@ disc_module = importlib.import_module("nonholo.systems.rolling_disc")
 
 RATTLEBACK_EPS = (1e-2, 1e-3, 1e-4)
 TIPPE_RATIOS = (0.6, 0.95, 1.4)  # I1/I3 below, inside and above the window 1 -+ alpha (alpha = 0.3)
+BICYCLE_SPEEDS = (4.6, 2.0)      # m/s: inside and below the self-stable range of the benchmark bicycle
+BICYCLE_KICK = 0.5               # rad/s: the initial roll rate of the nonlinear runs
 
 
 def _plt():
@@ -143,5 +148,85 @@ def disc_stability(path: Path) -> dict:
     ax.set_ylabel("|lean| (rad)")
     ax.set_title("Rolling disc: upright rolling is stable above the critical spin")
     ax.legend()
+    save(fig, path)
+    return out
+
+
+def bicycle_eigenvalues(speeds=np.linspace(0.0, 10.0, 41)) -> dict:
+    """Eigenvalues of the benchmark bicycle's upright straight run against the forward speed
+    (nh.eigenvalue_path, modes tracked) and the speeds where stability changes
+    (nh.critical_values): ``{"speed", "eigenvalues" (P, 4), "critical": [(v, kind, direction)]}``."""
+    bike = nh.systems.whipple_bicycle()
+    path = nh.eigenvalue_path(bike.nonholonomic(), "speed", np.asarray(speeds, float), lambda v: upright_state(bike, v))
+    critical = [(c.value, c.kind, c.direction) for c in nh.critical_values(path)]
+    return {"speed": path.values, "eigenvalues": path.physical, "critical": critical}
+
+
+def bicycle_runs(t_end: float = 10.0) -> dict:
+    """Nonlinear runs of the benchmark bicycle from upright straight running with a roll rate
+    BICYCLE_KICK, at each speed in BICYCLE_SPEEDS, stopped when |roll| reaches 1 rad:
+    speed -> {"t", "roll", "steer"}."""
+    bike = nh.systems.whipple_bicycle()
+    model = bike.nonholonomic()
+    roll = sp.Symbol("roll")
+    i, j = bike.coordinate_names.index("roll"), bike.coordinate_names.index("steer")
+    out = {}
+    for v in BICYCLE_SPEEDS:
+        r = nh.simulate(model, (0, t_end), upright_state(bike, v, roll_rate=BICYCLE_KICK),
+                        t_eval=np.linspace(0, t_end, 1001), rtol=1e-10, atol=1e-12,
+                        events=[nh.Event(roll**2 - 1.0, terminal=True)])
+        out[v] = {"t": r.t, "roll": r.q[i], "steer": r.q[j]}
+    return out
+
+
+@figure("rolling_bicycle_eigenvalues")
+def fig_bicycle_eigenvalues(path: Path) -> dict:
+    """Real parts (solid) and imaginary parts (dashed) of the benchmark bicycle's eigenvalues
+    against the forward speed, the self-stable range between the weave and capsize speeds shaded
+    (the look of Meijaard et al. 2007, Fig. 3)."""
+    d = bicycle_eigenvalues()
+    v, lam = d["speed"], d["eigenvalues"]
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for j in range(lam.shape[1]):
+        im = np.abs(lam[:, j].imag)
+        ax.plot(v, lam[:, j].real, "k-", lw=1.2, label="real part" if j == 0 else None)
+        ax.plot(v, np.where(im > 1e-9, im, np.nan), "k--", lw=0.9, label="imaginary part" if j == 0 else None)
+    hopf = [c[0] for c in d["critical"] if c[1] == "hopf"]
+    divergence = [c[0] for c in d["critical"] if c[1] == "divergence"]
+    out = {"weave speed": hopf[0], "capsize speed": divergence[0]}
+    ax.axvspan(out["weave speed"], out["capsize speed"], color="0.88", zorder=0, label="self-stable")
+    for name, x in out.items():
+        ax.axvline(x, color="0.4", lw=0.8, ls=":")
+        ax.text(x, 9.6, f" {name}\n {x:.4f} m/s", fontsize=7, va="top")
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xlim(v[0], v[-1])
+    ax.set_ylim(-10, 10)
+    ax.set_xlabel("forward speed v (m/s)")
+    ax.set_ylabel("eigenvalue (1/s)")
+    ax.set_title("Benchmark bicycle: eigenvalues of upright straight running", fontsize=11)
+    ax.legend(fontsize=8, loc="lower left")
+    save(fig, path)
+    return out
+
+
+@figure("rolling_bicycle_runs")
+def fig_bicycle_runs(path: Path) -> dict:
+    """Roll and steer angles of the nonlinear bicycle after a roll-rate kick, inside (4.6 m/s)
+    and below (2 m/s) the self-stable range."""
+    runs = bicycle_runs()
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    out = {}
+    for (v, run), color in zip(runs.items(), ("C0", "C3")):
+        ax.plot(run["t"], run["roll"], color=color, label=f"roll, v = {v:g} m/s")
+        ax.plot(run["t"], run["steer"], color=color, ls="--", lw=0.9, label=f"steer, v = {v:g} m/s")
+        out[v] = {"end": float(run["t"][-1]), "final |roll|": float(abs(run["roll"][-1]))}
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_ylim(-0.6, 1.05)
+    ax.set_xlabel("t (s)")
+    ax.set_ylabel("angle (rad)")
+    ax.set_title(f"Benchmark bicycle after a roll-rate kick of {BICYCLE_KICK} rad/s", fontsize=11)
+    ax.legend(fontsize=8, loc="upper right")
     save(fig, path)
     return out
