@@ -123,3 +123,31 @@ def test_bad_input_names_the_argument():
         mech.system()
     with pytest.raises(ValueError, match="unknown bicycle parameters"):
         whipple_bicycle(wheel_base=1.0)
+
+
+def test_tricycle_two_holonomic_contacts_conserve_energy():
+    """A tricycle (rear axle with two wheels, a steered front wheel on a fork): the second and
+    third contacts fix roll and pitch (two holonomic constraints), two degrees of freedom of
+    velocity remain (drive and steer); energy is conserved and h(q) stays at integration error."""
+    r, b = 0.2, 0.3
+    tri = Mechanism(nh.bodies.RigidBody(10.0, (0.5, 1.0, 1.2), (0.3, 0.0, 0.1)), "chassis")
+    for side, s in (("left", 1), ("right", -1)):
+        tri.add(side, nh.bodies.RigidBody(0.5, (0.005, 0.01, 0.005)), "chassis",
+                Revolute("y", (0, s * b, 0), f"theta_{side[0]}"))
+        tri.roll_on_plane(side, nh.surfaces.Disc(r, axis=(0, 1, 0)))
+    tri.add("fork", nh.bodies.RigidBody(1.0, (0.01, 0.01, 0.01), (0, 0, -0.05)), "chassis",
+            Revolute("z", (0.8, 0, 0.1), "steer"))
+    tri.add("front", nh.bodies.RigidBody(0.5, (0.005, 0.01, 0.005)), "fork", Revolute("y", (0, 0, -0.1), "theta_f"))
+    tri.roll_on_plane("front", nh.surfaces.Disc(r, axis=(0, 1, 0)))
+    system = tri.system()
+    assert system.n - system.k == 2 and len(system.holonomic) == 2
+    names = system.coordinate_names
+    q, v = np.zeros(system.n), np.zeros(system.n)
+    q[names.index("steer")], v[names.index("theta_l")], v[names.index("steer")] = 0.3, 3.0, 0.5
+    y0 = assemble(system, q, v, dependent=["roll", "pitch"], free=["theta_l_dot", "steer_dot"])
+    res = nh.simulate(system.nonholonomic(), (0, 3), y0, rtol=1e-10, atol=1e-12)
+    E = res.energy()
+    assert res.status == 0 and np.abs(E - E[0]).max() < 1e-8 * E[0]
+    h = sp.lambdify(system.coordinates, list(system.holonomic))
+    assert max(np.abs(h(*qt)).max() for qt in res.q.T) < 1e-8
+    assert abs(res.q[names.index("yaw"), -1]) > 0.5  # it turned
