@@ -307,7 +307,7 @@ class _Kinematics:
             heading = rotation(attitude[0][1], self.q[self.index[attitude[0][0]]])
         for k, (coord, axis) in enumerate(attitude):  # omega = Rot_k^T omega + a_k c_k'
             Rk = rotation(axis, self.q[self.index[coord]])
-            Jw = Rk.T * Jw
+            Jw = _matmul(Rk.T, Jw)
             Jw[:, self.index[coord]] += axis
             if not (k == 0 and heading is not None):
                 R = R * Rk
@@ -329,7 +329,7 @@ class _Kinematics:
         else:
             Rj = rotation(u, self.q[j])
             frame["R"], frame["Rj"] = parent["R"] * Rj, Rj
-            Jw = Rj.T * parent["Jw"]
+            Jw = _matmul(Rj.T, parent["Jw"])
         Jw[:, j] += u
         frame["Jw"] = Jw
         self.frames[name] = frame
@@ -360,21 +360,21 @@ class _Kinematics:
         Jp = sp.zeros(3, self.n)
         Jp[0, self.index[self.mech.position[0]]] = Jp[1, self.index[self.mech.position[1]]] = 1
         Jp[2, :] = sp.Matrix([[sp.diff(z_expr, qi) for qi in self.q]])
-        root["Jv"] = root["R"].T * (self.heading.T * Jp)
+        root["Jv"] = _matmul(root["R"].T, _matmul(self.heading.T, Jp))
         for name in self._order():
             f = self.frames[name]
             if name == self.mech.root:
                 continue
             parent = self.frames[f["parent"]]
-            Jv = parent["Jv"] - _hat(f["o"]) * parent["Jw"]  # the joint point, parent's axes
-            f["Jv"] = Jv if f["Rj"] is None else f["Rj"].T * Jv
+            Jv = parent["Jv"] - _matmul(_hat(f["o"]), parent["Jw"])  # the joint point, parent's axes
+            f["Jv"] = Jv if f["Rj"] is None else _matmul(f["Rj"].T, Jv)
 
     def lagrangian(self, g) -> tuple:
         """(G, V): the metric of T = sum 1/2 m |v_G|^2 + 1/2 omega^T I omega and V = -g sum m down . p_G."""
         G, V = sp.zeros(self.n, self.n), sp.S.Zero
         for name, f in self.frames.items():
             body = self.mech.links[name].body
-            JvG = f["Jv"] - _hat(f["c"]) * f["Jw"]
+            JvG = f["Jv"] - _matmul(_hat(f["c"]), f["Jw"])
             G += _gram(JvG, body.mass * sp.eye(3)) + _gram(f["Jw"], f["I"])
             V += -g * body.mass * (self.mech.down.T * (f["p"] + f["R"] * f["c"]))[0]
         return G, V
@@ -386,7 +386,7 @@ class _Kinematics:
         for i, name in enumerate(self.mech.contacts):
             f = self.frames[name]
             r_c = self.r_c[name] if i == 0 else self._support(name)
-            Jc = f["R"] * f["Jv"] - _hat(r_c) * (f["R"] * f["Jw"])  # v_c = R v + (R omega) x r_c
+            Jc = _matmul(f["R"], f["Jv"]) - _matmul(_hat(r_c), _matmul(f["R"], f["Jw"]))  # v_c = R v + (R omega) x r_c
             rows.append(Jc[:2, :])
             if i:
                 rows.append(-self.mech.down.T * Jc)
@@ -395,15 +395,26 @@ class _Kinematics:
 
 
 def _gram(J: sp.Matrix, M: sp.Matrix) -> sp.Matrix:
-    """J^T M J for a 3 x n Jacobian J (symmetric; zero columns skipped)."""
+    """J^T M J for a 3 x n Jacobian J (symmetric; zero entries skipped, sums formed once)."""
     n = J.cols
     cols = [j for j in range(n) if any(e != 0 for e in J[:, j])]
-    MJ = {j: M * J[:, j] for j in cols}
+    MJ = {j: [_dot(M[k, :], J[:, j]) for k in range(3)] for j in cols}
     out = sp.zeros(n, n)
     for a, i in enumerate(cols):
         for j in cols[a:]:
-            out[i, j] = out[j, i] = (J[:, i].T * MJ[j])[0]
+            out[i, j] = out[j, i] = _dot(J[:, i], MJ[j])
     return out
+
+
+def _matmul(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
+    """A B entry by entry with :func:`_dot` (SymPy's matrix product converts large expressions to
+    a polynomial domain and back, which costs more than the sums themselves)."""
+    return sp.Matrix(A.rows, B.cols, lambda i, j: _dot(A[i, :], B[:, j]))
+
+
+def _dot(a, b):
+    """sum_k a_k b_k, skipping zero terms."""
+    return sp.Add(*[x * y for x, y in zip(a, b) if x != 0 and y != 0])
 
 
 def _independent_rows(system: System, samples: int = 4) -> list:
