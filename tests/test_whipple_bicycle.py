@@ -151,3 +151,19 @@ def test_tricycle_two_holonomic_contacts_conserve_energy():
     h = sp.lambdify(system.coordinates, list(system.holonomic))
     assert max(np.abs(h(*qt)).max() for qt in res.q.T) < 1e-8
     assert abs(res.q[names.index("yaw"), -1]) > 0.5  # it turned
+
+
+def test_friction_realization_tends_to_the_rolling_bicycle():
+    """system.friction(eps) with a stiff normal coefficient (the front wheel's normal row): the
+    contact height stays at O(eps / mu_n) and the run tends to the nonholonomic one as eps -> 0."""
+    bike = whipple_bicycle(normal_coefficient=1e4)
+    y0 = upright_state(bike, 4.6, roll_rate=0.5)
+    h = sp.lambdify(bike.coordinates, bike.holonomic[0])
+    i = bike.coordinate_names.index("roll")
+    rolling = nh.simulate(bike.nonholonomic(), (0, 5), y0, rtol=1e-10, atol=1e-12).q[i, -1]
+    errors = []
+    for eps in (1e-3, 1e-5):
+        res = nh.simulate(bike.friction(eps), (0, 5), y0, rtol=1e-9, atol=1e-11)
+        assert max(abs(h(*q)) for q in res.q.T) < 1.0 * eps
+        errors.append(abs(res.q[i, -1] - rolling))
+    assert errors[1] < 0.02 * errors[0]

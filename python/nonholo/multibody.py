@@ -226,7 +226,7 @@ class Mechanism:
 
     # ------------------------------------------------------------------ the system
     def system(self, gravity=9.81, parameters: Mapping | None = None, friction_coefficient=1.0,
-               name: str | None = None) -> System:
+               normal_coefficient=None, name: str | None = None) -> System:
         r"""The mechanism as a :class:`~nonholo.System`: metric and potential from T - V, the
         contacts' rows, their holonomic constraints (module docstring).
 
@@ -237,7 +237,12 @@ class Mechanism:
         parameters : mapping {symbol: value}
             Values of the symbols used in the bodies, joints, surfaces and gravity.
         friction_coefficient : number or SymPy expression
-            mu of every contact row, for ``system.friction(eps)``.
+            mu of the no-slip rows, for ``system.friction(eps)`` (force -(mu / eps) x slip).
+        normal_coefficient : number or SymPy expression, optional
+            mu of the normal-velocity rows of the contacts after the first (default
+            ``friction_coefficient``). ``system.friction(eps)`` realizes these rows by a viscous
+            force too, which lets a loaded wheel sink at a rate of about eps N / mu: give them a
+            coefficient much larger than the sliding one to keep the contact nearly hard.
         """
         if not self.contacts:
             raise ValueError("the mechanism has no contact; add one with roll_on_plane(body, surface)")
@@ -245,15 +250,18 @@ class Mechanism:
         G, V = kin.lagrangian(sp.sympify(gravity))
         rows, holonomic = kin.contact_rows()
         A = sp.Matrix.vstack(*rows)
+        mu_t = sp.sympify(friction_coefficient)
+        mu_n = mu_t if normal_coefficient is None else sp.sympify(normal_coefficient)
+        mu = [mu_n if block.rows == 1 else mu_t for block in rows for _ in range(block.rows)]
 
-        def build(A):
-            return System(kin.q, G, V, constraints=A, friction=sp.sympify(friction_coefficient),
-                          parameters=dict(parameters or {}), velocities=kin.qd, holonomic=holonomic or None,
-                          name=name or "mechanism")
+        def build(keep):
+            return System(kin.q, G, V, constraints=A.extract(keep, list(range(A.cols))),
+                          friction=sp.diag(*[mu[i] for i in keep]), parameters=dict(parameters or {}),
+                          velocities=kin.qd, holonomic=holonomic or None, name=name or "mechanism")
 
-        system = build(A)
+        system = build(list(range(A.rows)))
         keep = _independent_rows(system)
-        return system if len(keep) == A.rows else build(A.extract(keep, list(range(A.cols))))
+        return system if len(keep) == A.rows else build(keep)
 
 
 class _Kinematics:

@@ -160,7 +160,7 @@ BENCHMARK = dict(
 )
 
 
-def whipple_bicycle(**values) -> System:
+def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **values) -> System:
     r"""The Whipple bicycle from bodies and contacts (module docstring), benchmark values by default.
 
     Keyword arguments override entries of :data:`BENCHMARK` (Meijaard et al. 2007, Table 1):
@@ -172,6 +172,8 @@ def whipple_bicycle(**values) -> System:
     the rear frame), ``steer``, ``theta_R``, ``theta_F`` (wheel angles relative to their frames);
     five constraint rows (no slip at both wheels, the front contact's normal velocity), the front
     contact's height as ``system.holonomic``. :func:`upright_state` gives the straight upright run.
+    ``friction_coefficient`` and ``normal_coefficient``: the coefficients of the sliding and of the
+    front wheel's normal rows in ``system.friction(eps)`` (:meth:`Mechanism.system`).
     """
     unknown = sorted(set(values) - set(BENCHMARK))
     if unknown:
@@ -190,7 +192,8 @@ def whipple_bicycle(**values) -> System:
              Revolute("y", (-c, 0, -rF), "theta_F"))
     bike.roll_on_plane("rear wheel", Disc(rR, axis=(0, 1, 0)))
     bike.roll_on_plane("front wheel", Disc(rF, axis=(0, 1, 0)))
-    system = bike.system(gravity=p["g"], name="Whipple bicycle")
+    system = bike.system(gravity=p["g"], friction_coefficient=friction_coefficient,
+                         normal_coefficient=normal_coefficient, name="Whipple bicycle")
     system.bicycle_values = p
     return system
 
