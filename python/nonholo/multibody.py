@@ -27,13 +27,18 @@ holonomic constraint h(q) = -down . p_c(q) = 0 (its support point on the plane: 
 front wheel, which fixes the pitch) and the three rows v_c = 0: the two no-slip rows and
 dh/dt = -down . v_c (the rate of the support point along the surface is tangent to the plane).
 The system carries h in ``System(holonomic=...)``; the integrator enforces its derivative, and
-:func:`assemble` solves h(q) = 0 for chosen dependent coordinates.
+:func:`assemble` solves h(q) = 0 for chosen dependent coordinates. When the root's first
+rotation is about the vertical (a heading), the horizontal rows are taken in heading axes (the
+same constraints, rotated about the vertical). Rows that repeat others on h(q) = 0 (two wheels
+on one axle both forbid the axle's sideways motion) are dropped.
 
 The Lagrangian is L = T - V with
 
     T = sum_b 1/2 m_b |v_Gb|^2 + 1/2 omega_b^T I_b omega_b,   V = -g sum_b m_b down . p_Gb,
 
-G the centre of mass, I_b its inertia about G in body axes. A leaf body that is symmetric about
+G the centre of mass, I_b its inertia about G in body axes; velocities are propagated down the
+tree in body axes (the recursion of multibody dynamics, e.g. R. Featherstone, "Rigid Body
+Dynamics Algorithms", Springer 2008, ch. 4), which keeps the expressions small. A leaf body that is symmetric about
 its joint axis (inertia commuting with the axis, centre of mass and contact surface on it: a
 wheel) is described in its parent's axes, omega_b = omega_parent + u theta', so that its angle is
 cyclic (absent from every expression) as it is physically.
