@@ -194,8 +194,16 @@ def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **valu
     bike.roll_on_plane("front wheel", Disc(rF, axis=(0, 1, 0)))
     system = bike.system(gravity=p["g"], friction_coefficient=friction_coefficient,
                          normal_coefficient=normal_coefficient, name="Whipple bicycle")
-    system.bicycle_values = p
     return system
+
+
+def _rear_radius(system: System) -> float:
+    """r_R read from the rear wheel's rolling row at the upright reference configuration,
+    x' + r_R theta_R' = 0 (so that a pickled or re-parametrized system needs no side data)."""
+    names = system.coordinate_names
+    A, _ = system.constraint_matrix(np.zeros(system.n))
+    row = A[0] / A[0, names.index("x")]
+    return float(row[names.index("theta_R")])
 
 
 def upright_state(system: System, speed: float, roll: float = 0.0, roll_rate: float = 0.0, steer: float = 0.0,
@@ -208,5 +216,5 @@ def upright_state(system: System, speed: float, roll: float = 0.0, roll_rate: fl
     q[names.index("roll")], q[names.index("steer")] = roll, steer
     v = np.zeros(system.n)
     v[names.index("roll")], v[names.index("steer")] = roll_rate, steer_rate
-    v[names.index("theta_R")] = -speed / system.bicycle_values["rR"]
+    v[names.index("theta_R")] = -speed / _rear_radius(system)
     return assemble(system, q, v, dependent=["pitch"], free=["roll_dot", "steer_dot", "theta_R_dot"])
