@@ -1,6 +1,7 @@
 """Benchmark: what one evaluation costs, interpreted and compiled, and the Jacobians in RHS units.
 
-For the Whipple bicycle (nonholonomic) and the knife-edge chain (nonholonomic and friction,
+For the Whipple bicycle (nonholonomic; SymPy's KanesMethod build and the build from bodies and
+contacts, ``nh.systems.whipple_bicycle()``) and the knife-edge chain (nonholonomic and friction,
 eps = 1e-4) at N = 4, 8, 16, 32: microseconds per right-hand side with the tape interpreter and
 with ``model.compile()`` (tapes "dynamics" and "constraints"), and the cost of one
 Jacobian as used (``model.jacobian``: implicit differentiation where the policy estimates it
@@ -62,7 +63,12 @@ def main(argv=None) -> int:
     x0 = bicycle_state(km, values)
     nq = len(km.q)
     y = np.concatenate([x0[:nq], kane_qdot(km, x0[:nq], x0[nq:], values)])
-    rows.append(measure("Whipple bicycle, nonholonomic", bicycle, y, 2000, repeats))
+    rows.append(measure("Whipple bicycle (KanesMethod), nonholonomic", bicycle, y, 2000, repeats))
+    from nonholo.systems.whipple_bicycle import upright_state
+
+    bodies = nh.systems.whipple_bicycle()
+    rows.append(measure("Whipple bicycle (bodies and contacts), nonholonomic", bodies.nonholonomic(),
+                        upright_state(bodies, 5.0, roll_rate=0.5), 2000, repeats))
     for N in (4, 8, 16) if repeats <= 2 else (4, 8, 16, 32):
         system = nh.systems.knife_edge_chain(N)
         y = chain_state(system, N)
