@@ -3,6 +3,8 @@ of Meijaard, Papadopoulos, Ruina and Schwab (Proc. R. Soc. A 463, 2007) and agai
 independent build of SymPy's KanesMethod (tests/test_bicycle_kane.py).
 """
 
+import re
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -169,3 +171,17 @@ def test_friction_realization_tends_to_the_rolling_bicycle():
         assert max(abs(h(*q)) for q in res.q.T) < 1.0 * eps
         errors.append(abs(res.q[i, -1] - rolling))
     assert errors[1] < 0.02 * errors[0]
+
+
+def test_bicycle_animates_and_pickles(bicycle, model):
+    """The mechanism's drawing (wheels as discs, frames as sticks) animates a run and pickles."""
+    import pickle
+
+    res = nh.simulate(model, (0, 1), upright_state(bicycle, 4.0, roll_rate=0.3), t_eval=np.linspace(0, 1, 5))
+    anim = res.animate(frames=3)
+    assert anim.n_frames == 3 and len(re.findall(r"frames\[\d+\] = ", anim.to_jshtml())) == 3
+    clone = pickle.loads(pickle.dumps(bicycle))
+    shapes = clone.drawing.shapes(res.q[:, -1], 1.0, {})
+    # rear frame, front frame (sticks and centres of mass), two wheels (disc and spokes): drawn z up
+    assert [s.kind for s in shapes] == ["line", "dot", "line", "dot", "polygon", "line", "polygon", "line"]
+    assert shapes[1].points[0, 2] > 0.5  # the rider's centre of mass is above the ground

@@ -266,7 +266,10 @@ class Mechanism:
 
         system = build(list(range(A.rows)))
         keep = _independent_rows(system)
-        return system if len(keep) == A.rows else build(keep)
+        if len(keep) < A.rows:
+            system = build(keep)
+        system.drawing = _drawing(self, kin)
+        return system
 
 
 class _Kinematics:
@@ -382,6 +385,23 @@ class _Kinematics:
             Jv = parent["Jv"] - _matmul(_hat(f["o"]), parent["Jw"])  # the joint point, parent's axes
             f["Jv"] = Jv if f["Rj"] is None else _matmul(f["Rj"].T, Jv)
 
+    def poses(self) -> dict:
+        """name -> (position of the reference point, attitude) in space axes with z up, the
+        wheels' own attitude included (for drawing)."""
+        H = self.heading
+        x, y = (self.q[self.index[c]] for c in self.mech.position)
+        out = {}
+        for name, f in self.frames.items():
+            link = self.mech.links[name]
+            R = f["R"]
+            if name != self.mech.root and f["Rj"] is None:  # a wheel drawn in its own attitude
+                R = _matmul(R, rotation(link.joint.axis, self.q[self.index[link.joint.coordinate]]))
+            out[name] = (sp.Matrix([x, y, 0]) + _matmul(H, f["p"]), _matmul(H, R))
+        if self.mech.down[2] > 0:  # z down: shown turned by pi about x, so that up is up
+            C = sp.diag(1, -1, -1)
+            out = {k: (_matmul(C, p), _matmul(C, R)) for k, (p, R) in out.items()}
+        return out
+
     def lagrangian(self, g) -> tuple:
         """(G, V): the metric of T = sum 1/2 m |v_G|^2 + 1/2 omega^T I omega and V = -g sum m down . p_G."""
         G, V = sp.zeros(self.n, self.n), sp.S.Zero
@@ -428,6 +448,88 @@ def _matmul(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
 def _dot(a, b):
     """sum_k a_k b_k, skipping zero terms."""
     return sp.Add(*[x * y for x, y in zip(a, b) if x != 0 and y != 0])
+
+
+class MechanismPoses:
+    """The positions and attitudes of a mechanism's bodies as a function of (q, params); picklable
+    (the SymPy expressions are lambdified on first use)."""
+
+    def __init__(self, names, exprs, coordinates, parameters):
+        self.names, self.exprs = list(names), exprs
+        self.coordinates, self.parameters = list(coordinates), list(parameters)
+        self._f = None
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_f"} | {"_f": None}
+
+    def __call__(self, q, params) -> dict:
+        if self._f is None:
+            self._f = sp.lambdify([self.coordinates, self.parameters], self.exprs, "numpy")
+        p = [float(params[s.name]) for s in self.parameters]
+        values = self._f(list(np.asarray(q, dtype=float)), p)
+        return {name: (np.asarray(values[2 * i], float).reshape(3), np.asarray(values[2 * i + 1], float).reshape(3, 3))
+                for i, name in enumerate(self.names)}
+
+
+class BodyPose:
+    """``pose(q, params) -> (position, R)`` of one body of a mechanism (for nonholo.drawing)."""
+
+    def __init__(self, poses: MechanismPoses, name: str):
+        self.poses, self.name = poses, name
+
+    def __call__(self, q, params):
+        return self.poses(q, params)[self.name]
+
+
+class Sticks:
+    """Shapes of a mechanism's bodies that are not wheels: a line from each body's reference point
+    to its children's joints and a dot at its centre of mass."""
+
+    def __init__(self, poses: MechanismPoses, segments: dict, coms: dict):
+        self.poses, self.segments, self.coms = poses, segments, coms
+
+    def __call__(self, q, t, params) -> list:
+        from .drawing import dot, line
+
+        pose = self.poses(q, params)
+        out = []
+        for name, points in self.segments.items():
+            p, R = pose[name]
+            pts = np.array([p + R @ np.asarray(o, float) for o in points])
+            out.append(line(pts, color="0.25", linewidth=2))
+            out.append(dot(p + R @ np.asarray(self.coms[name], float), color="tab:red"))
+        return out
+
+
+def _drawing(mech: Mechanism, kin: "_Kinematics"):
+    """The mechanism's drawing: the wheels (a Disc about the body y axis) as discs, the other
+    bodies as sticks through their joints with a dot at the centre of mass; None when the
+    geometry is symbolic in something other than the system's parameters."""
+    from .drawing import Drawing, combine, rigid_body
+
+    exprs = kin.poses()
+    names = list(exprs)
+    flat = [e for name in names for e in exprs[name]]
+    params = sorted({s for e in flat for s in e.free_symbols} - set(kin.q), key=str)
+    poses = MechanismPoses(names, flat, kin.q, params)
+    wheels, segments, coms = [], {}, {}
+    for name in names:
+        link = mech.links[name]
+        surface = link.contact
+        if isinstance(surface, Disc) and all(_is_zero(e) for e in surface.axis.cross(sp.Matrix([0, 1, 0]))):
+            r = surface.radius
+            radius = float(r) if r.is_number else str(r)
+            wheels.append(rigid_body(BodyPose(poses, name), shape="disc", radius=radius))
+            continue
+        if any(not (e.is_number) for o in [link.body.com_offset] for e in o):
+            return None
+        points = [[0.0, 0.0, 0.0]] + [[float(c) for c in mech.links[child].joint.origin]
+                                      for child in link.children if
+                                      all(c.is_number for c in mech.links[child].joint.origin)]
+        segments[name] = points + [[0.0, 0.0, 0.0]]
+        coms[name] = [float(c) for c in link.body.com_offset]
+    sticks = Drawing(Sticks(poses, segments, coms), projection="3d")
+    return combine(sticks, *wheels)
 
 
 def _independent_rows(system: System, samples: int = 4) -> list:
