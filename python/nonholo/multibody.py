@@ -386,7 +386,7 @@ class _Kinematics:
             f["Jv"] = Jv if f["Rj"] is None else _matmul(f["Rj"].T, Jv)
 
     def poses(self) -> dict:
-        """name -> (position of the reference point, attitude) in space axes with z up, the
+        """name -> (reference point, attitude, centre of mass) in space axes with z up, the
         wheels' own attitude included (for drawing)."""
         H = self.heading
         x, y = (self.q[self.index[c]] for c in self.mech.position)
@@ -396,10 +396,11 @@ class _Kinematics:
             R = f["R"]
             if name != self.mech.root and f["Rj"] is None:  # a wheel drawn in its own attitude
                 R = _matmul(R, rotation(link.joint.axis, self.q[self.index[link.joint.coordinate]]))
-            out[name] = (sp.Matrix([x, y, 0]) + _matmul(H, f["p"]), _matmul(H, R))
+            p = sp.Matrix([x, y, 0]) + _matmul(H, f["p"])
+            out[name] = (p, _matmul(H, R), p + _matmul(_matmul(H, f["R"]), f["c"]))
         if self.mech.down[2] > 0:  # z down: shown turned by pi about x, so that up is up
             C = sp.diag(1, -1, -1)
-            out = {k: (_matmul(C, p), _matmul(C, R)) for k, (p, R) in out.items()}
+            out = {k: tuple(_matmul(C, e) for e in v) for k, v in out.items()}
         return out
 
     def lagrangian(self, g) -> tuple:
@@ -467,8 +468,8 @@ class MechanismPoses:
             self._f = sp.lambdify([self.coordinates, self.parameters], self.exprs, "numpy")
         p = [float(params[s.name]) for s in self.parameters]
         values = self._f(list(np.asarray(q, dtype=float)), p)
-        return {name: (np.asarray(values[2 * i], float).reshape(3), np.asarray(values[2 * i + 1], float).reshape(3, 3))
-                for i, name in enumerate(self.names)}
+        return {name: (np.asarray(values[3 * i], float).reshape(3), np.asarray(values[3 * i + 1], float).reshape(3, 3),
+                       np.asarray(values[3 * i + 2], float).reshape(3)) for i, name in enumerate(self.names)}
 
 
 class BodyPose:
@@ -478,33 +479,32 @@ class BodyPose:
         self.poses, self.name = poses, name
 
     def __call__(self, q, params):
-        return self.poses(q, params)[self.name]
+        return self.poses(q, params)[self.name][:2]
 
 
 class Sticks:
     """Shapes of a mechanism's bodies that are not wheels: a line from each body's reference point
-    to its children's joints and a dot at its centre of mass."""
+    to its children's joints and back, a dot at its centre of mass."""
 
-    def __init__(self, poses: MechanismPoses, segments: dict, coms: dict):
-        self.poses, self.segments, self.coms = poses, segments, coms
+    def __init__(self, poses: MechanismPoses, children: dict):
+        self.poses, self.children = poses, children
 
     def __call__(self, q, t, params) -> list:
         from .drawing import dot, line
 
         pose = self.poses(q, params)
         out = []
-        for name, points in self.segments.items():
-            p, R = pose[name]
-            pts = np.array([p + R @ np.asarray(o, float) for o in points])
-            out.append(line(pts, color="0.25", linewidth=2))
-            out.append(dot(p + R @ np.asarray(self.coms[name], float), color="tab:red"))
+        for name, children in self.children.items():
+            p = pose[name][0]
+            pts = [p] + [x for c in children for x in (pose[c][0], p)]
+            out.append(line(np.array(pts + [p]), color="0.25", linewidth=2))
+            out.append(dot(pose[name][2], color="tab:red"))
         return out
 
 
 def _drawing(mech: Mechanism, kin: "_Kinematics"):
     """The mechanism's drawing: the wheels (a Disc about the body y axis) as discs, the other
-    bodies as sticks through their joints with a dot at the centre of mass; None when the
-    geometry is symbolic in something other than the system's parameters."""
+    bodies as sticks through their joints with a dot at the centre of mass."""
     from .drawing import Drawing, combine, rigid_body
 
     exprs = kin.poses()
@@ -512,24 +512,15 @@ def _drawing(mech: Mechanism, kin: "_Kinematics"):
     flat = [e for name in names for e in exprs[name]]
     params = sorted({s for e in flat for s in e.free_symbols} - set(kin.q), key=str)
     poses = MechanismPoses(names, flat, kin.q, params)
-    wheels, segments, coms = [], {}, {}
+    wheels, sticks = [], {}
     for name in names:
-        link = mech.links[name]
-        surface = link.contact
+        surface = mech.links[name].contact
         if isinstance(surface, Disc) and all(_is_zero(e) for e in surface.axis.cross(sp.Matrix([0, 1, 0]))):
             r = surface.radius
-            radius = float(r) if r.is_number else str(r)
-            wheels.append(rigid_body(BodyPose(poses, name), shape="disc", radius=radius))
-            continue
-        if any(not (e.is_number) for o in [link.body.com_offset] for e in o):
-            return None
-        points = [[0.0, 0.0, 0.0]] + [[float(c) for c in mech.links[child].joint.origin]
-                                      for child in link.children if
-                                      all(c.is_number for c in mech.links[child].joint.origin)]
-        segments[name] = points + [[0.0, 0.0, 0.0]]
-        coms[name] = [float(c) for c in link.body.com_offset]
-    sticks = Drawing(Sticks(poses, segments, coms), projection="3d")
-    return combine(sticks, *wheels)
+            wheels.append(rigid_body(BodyPose(poses, name), shape="disc", radius=float(r) if r.is_number else str(r)))
+        else:
+            sticks[name] = list(mech.links[name].children)
+    return combine(Drawing(Sticks(poses, sticks), projection="3d"), *wheels)
 
 
 def _independent_rows(system: System, samples: int = 4) -> list:
