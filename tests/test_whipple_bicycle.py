@@ -185,3 +185,24 @@ def test_bicycle_animates_and_pickles(bicycle, model):
     # rear frame, front frame (sticks and centres of mass), two wheels (disc and spokes): drawn z up
     assert [s.kind for s in shapes] == ["line", "dot", "line", "dot", "polygon", "line", "polygon", "line"]
     assert shapes[1].points[0, 2] > 0.5  # the rider's centre of mass is above the ground
+
+
+def test_one_body_mechanism_is_the_rolling_disc():
+    """A uniform disc as a mechanism of one body (yaw, roll, spin about its axle): upright rolling
+    becomes stable at the closed-form spin sqrt(m g r A / (C (C + m r^2)))."""
+    from nonholo.systems.rolling_disc import upright_critical_spin
+
+    m, r, g = 1.0, 0.5, 9.81
+    A, C = m * r**2 / 4, m * r**2 / 2
+    disc = Mechanism(nh.bodies.RigidBody(m, (A, C, A)), "disc", attitude=(("yaw", "z"), ("roll", "x"), ("spin", "y")))
+    disc.roll_on_plane("disc", nh.surfaces.Disc(r, axis=(0, 1, 0)))
+    system = disc.system(gravity=g)
+    assert system.coordinate_names == ["x", "y", "yaw", "roll", "spin"] and system.k == 2 and not system.holonomic
+
+    def upright(w):
+        return assemble(system, np.zeros(5), np.r_[0, 0, 0, 0, w], free=["yaw_dot", "roll_dot", "spin_dot"])
+
+    assert upright(2.0)[5] == pytest.approx(r * 2.0, rel=1e-14)  # x' = r spin'
+    found = nh.critical_values(system.nonholonomic(), "spin", np.linspace(1.0, 6.0, 11), upright)
+    assert len(found) == 1 and found[0].direction == "stabilizing"
+    assert abs(found[0].value - upright_critical_spin(m, r, A, C, g)) < 1e-9
