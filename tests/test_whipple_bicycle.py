@@ -206,3 +206,36 @@ def test_one_body_mechanism_is_the_rolling_disc():
     found = nh.critical_values(system.nonholonomic(), "spin", np.linspace(1.0, 6.0, 11), upright)
     assert len(found) == 1 and found[0].direction == "stabilizing"
     assert abs(found[0].value - upright_critical_spin(m, r, A, C, g)) < 1e-9
+
+
+def test_ellipsoid_mechanism_reverses_like_the_rattleback():
+    """Kane and Levinson's rattleback as a one-body mechanism in Euler angles (yaw, roll, pitch;
+    the ellipsoid through the general support map r_c(R^T down)): from their initial data the
+    spin about the body's vertical axis reverses at 2.3527310191 s, the time of the quaternion
+    model and of the independent Kane build (benchmarks/rolling_bodies.py)."""
+    from nonholo.bodies import rotation_matrices
+    from nonholo.contact import body_angular_velocity
+    from nonholo.systems.rattleback import KANE_LEVINSON as p
+    from nonholo.systems.rattleback import kane_levinson_state
+
+    inertia = p["m"] * np.array([[p["A"], -p["D"], 0], [-p["D"], p["B"], 0], [0, 0, p["C"]]])
+    mech = Mechanism(nh.bodies.RigidBody(p["m"], inertia, (0, 0, -p["h"])), "rattleback")
+    mech.roll_on_plane("rattleback", nh.surfaces.Ellipsoid(p["a"], p["b"], p["c"]))
+    system = mech.system(gravity=p["g"])
+    y_ref = kane_levinson_state(nh.systems.rattleback())
+    R = rotation_matrices(y_ref[2:6])  # = Rz(yaw) Rx(roll) Ry(pitch)
+    roll, pitch, yaw = np.arcsin(R[2, 1]), np.arctan2(-R[2, 0], R[2, 2]), np.arctan2(-R[0, 1], R[1, 1])
+
+    def rates_to_omega(roll, pitch):  # body angular velocity = W (yaw', roll', pitch')
+        return np.array([[-np.cos(roll) * np.sin(pitch), np.cos(pitch), 0.0], [np.sin(roll), 0.0, 1.0],
+                         [np.cos(roll) * np.cos(pitch), np.sin(pitch), 0.0]])
+
+    omega = body_angular_velocity(y_ref[:6, None], y_ref[6:, None])[:, 0]
+    rates = np.linalg.solve(rates_to_omega(roll, pitch), omega)
+    y0 = assemble(system, [0, 0, yaw, roll, pitch], np.r_[0, 0, rates], free=["yaw_dot", "roll_dot", "pitch_dot"])
+    t = np.linspace(2.34, 2.36, 2001)
+    res = nh.simulate(system.nonholonomic(), (0, 2.36), y0, t_eval=t, rtol=1e-11, atol=1e-13)
+    w3 = np.array([rates_to_omega(q[3], q[4])[2] @ v[2:] for q, v in zip(res.q.T, res.v.T)])
+    k = np.nonzero((w3[:-1] > 0) & (w3[1:] <= 0))[0][0]
+    reversal = t[k] - w3[k] * (t[k + 1] - t[k]) / (w3[k + 1] - w3[k])
+    assert abs(reversal - 2.3527310191) < 1e-7  # as the benchmark checks the two other builds
