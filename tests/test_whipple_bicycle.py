@@ -127,6 +127,8 @@ def test_bad_input_names_the_argument():
         mech.system()
     with pytest.raises(ValueError, match="unknown bicycle parameters"):
         whipple_bicycle(wheel_base=1.0)
+    with pytest.raises(ValueError, match="rF must be a positive"):
+        whipple_bicycle(rF=-0.35)
 
 
 def test_tricycle_two_holonomic_contacts_conserve_energy():

@@ -179,6 +179,9 @@ def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **valu
     if unknown:
         raise ValueError(f"unknown bicycle parameters {unknown}; the parameters are {sorted(BENCHMARK)}")
     p = {**BENCHMARK, **values}
+    for key in ("w", "rR", "rF", "mR", "mB", "mH", "mF", "g"):
+        if not (isinstance(p[key], (int, float)) and math.isfinite(p[key]) and p[key] > 0):
+            raise ValueError(f"bicycle parameter {key} must be a positive number, got {p[key]!r}")
     w, c, lam, rR, rF = p["w"], p["c"], p["lam"], p["rR"], p["rF"]
     # the rear frame's reference point is the rear wheel centre, (0, 0, -rR) from the rear contact
     bike = Mechanism(RigidBody(p["mB"], p["IB"], (p["xB"], 0, p["zB"] + rR)), "rear frame",
