@@ -329,6 +329,7 @@ class _Kinematics:
                 R = R * Rk
         root = mech.links[mech.root].body
         self.heading = sp.eye(3) if heading is None else heading
+        self.heading_axis = None if heading is None else (attitude[0][1], self.index[attitude[0][0]])
         self.frames[mech.root] = dict(R=R, p=sp.Matrix([0, 0, self.z]), Jv=None, Jw=Jw, I=root.inertia,
                                       c=root.com_offset)
 
@@ -373,10 +374,9 @@ class _Kinematics:
             f["p"] = f["p"].xreplace({self.z: z_expr})
         self.r_c = {k: v.xreplace({self.z: z_expr}) for k, v in self.r_c.items()}
         root = self.frames[self.mech.root]
-        Jp = sp.zeros(3, self.n)
-        Jp[0, self.index[self.mech.position[0]]] = Jp[1, self.index[self.mech.position[1]]] = 1
+        Jp = sp.zeros(3, self.n)  # without the horizontal translation (x', y'), added in heading axes
         Jp[2, :] = sp.Matrix([[sp.diff(z_expr, qi) for qi in self.q]])
-        root["Jv"] = _matmul(root["R"].T, _matmul(self.heading.T, Jp))
+        root["Jv"] = _matmul(root["R"].T, Jp)
         for name in self._order():
             f = self.frames[name]
             if name == self.mech.root:
@@ -403,14 +403,45 @@ class _Kinematics:
             out = {k: tuple(_matmul(C, e) for e in v) for k, v in out.items()}
         return out
 
+    def _heading_velocity(self, point: sp.Matrix) -> sp.Matrix:
+        """J (3 x n), without the x, y columns: the velocity in heading axes of a point at
+        ``point`` (heading axes, from (x, y, 0)) is d point/dq q' + psi' a x point + x' h_x + y' h_y."""
+        J = point.jacobian(self.q)
+        if self.heading_axis is not None:
+            a, i = self.heading_axis
+            J[:, i] += a.cross(point)
+        return J
+
+    def _horizontal(self) -> tuple:
+        """(h_x, h_y, i_x, i_y): the columns of x' and y' in heading axes, H^T e_x and H^T e_y."""
+        H = self.heading
+        ix, iy = (self.index[c] for c in self.mech.position)
+        return H[0, :].T, H[1, :].T, ix, iy
+
     def lagrangian(self, g) -> tuple:
-        """(G, V): the metric of T = sum 1/2 m |v_G|^2 + 1/2 omega^T I omega and V = -g sum m down . p_G."""
+        r"""(G, V): the metric of T = sum 1/2 m |v_G|^2 + 1/2 omega^T I omega and V = -g sum m down . p_G.
+
+        The horizontal translation (x', y') is kept out of the bodies' Jacobians and added once:
+        with M the total mass and P = M dC/dq (+ M a x C in the heading's column) the momentum
+        Jacobian of the centre of mass C (heading axes),
+        G_xx = G_yy = M, G_xy = 0, G_xj = h_x . P_j, G_yj = h_y . P_j."""
         G, V = sp.zeros(self.n, self.n), sp.S.Zero
+        mass, moment = sp.S.Zero, sp.zeros(3, 1)
         for name, f in self.frames.items():
             body = self.mech.links[name].body
             JvG = f["Jv"] - _matmul(_hat(f["c"]), f["Jw"])
             G += _gram(JvG, body.mass * sp.eye(3)) + _gram(f["Jw"], f["I"])
-            V += -g * body.mass * (self.mech.down.T * (f["p"] + f["R"] * f["c"]))[0]
+            pG = f["p"] + _matmul(f["R"], f["c"])
+            V += -g * body.mass * (self.mech.down.T * pG)[0]
+            mass, moment = mass + body.mass, moment + body.mass * pG
+        P = self._heading_velocity(moment)
+        hx, hy, ix, iy = self._horizontal()
+        G[ix, ix] += mass
+        G[iy, iy] += mass
+        for j in range(self.n):
+            if j not in (ix, iy):
+                G[ix, j] = G[j, ix] = G[ix, j] + _dot(hx, P[:, j])
+                G[iy, j] = G[j, iy] = G[iy, j] + _dot(hy, P[:, j])
         return G, V
 
     def contact_rows(self) -> tuple:
@@ -420,7 +451,10 @@ class _Kinematics:
         for i, name in enumerate(self.mech.contacts):
             f = self.frames[name]
             r_c = self.r_c[name] if i == 0 else self._support(name)
-            Jc = _matmul(f["R"], f["Jv"]) - _matmul(_hat(r_c), _matmul(f["R"], f["Jw"]))  # v_c = R v + (R omega) x r_c
+            # v_c = v + (R omega) x r_c in heading axes, v the velocity of the body's reference point
+            Jc = self._heading_velocity(f["p"]) - _matmul(_hat(r_c), _matmul(f["R"], f["Jw"]))
+            hx, hy, ix, iy = self._horizontal()
+            Jc[:, ix], Jc[:, iy] = hx, hy
             rows.append(Jc[:2, :])
             if i:
                 rows.append(-self.mech.down.T * Jc)
