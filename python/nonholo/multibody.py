@@ -321,16 +321,18 @@ class _Kinematics:
         heading = None
         if _is_zero(attitude[0][1].cross(mech.down).norm()):
             heading = rotation(attitude[0][1], self.q[self.index[attitude[0][0]]])
+        W = sp.zeros(3, self.n)  # the angular velocity in heading axes, W q'
         for k, (coord, axis) in enumerate(attitude):  # omega = Rot_k^T omega + a_k c_k'
             Rk = rotation(axis, self.q[self.index[coord]])
             Jw = _matmul(Rk.T, Jw)
             Jw[:, self.index[coord]] += axis
+            W[:, self.index[coord]] += _matmul(R, axis)
             if not (k == 0 and heading is not None):
                 R = R * Rk
         root = mech.links[mech.root].body
         self.heading = sp.eye(3) if heading is None else heading
         self.heading_axis = None if heading is None else (attitude[0][1], self.index[attitude[0][0]])
-        self.frames[mech.root] = dict(R=R, p=sp.Matrix([0, 0, self.z]), Jv=None, Jw=Jw, I=root.inertia,
+        self.frames[mech.root] = dict(R=R, p=sp.Matrix([0, 0, self.z]), Jv=None, Jw=Jw, W=W, I=root.inertia,
                                       c=root.com_offset)
 
     def _joint_frame(self, name: str) -> None:
@@ -340,6 +342,8 @@ class _Kinematics:
         p = parent["p"] + parent["R"] * o
         body = link.body
         frame = dict(p=p, I=body.inertia, c=body.com_offset, parent=link.parent, o=o)
+        frame["W"] = parent["W"].copy()
+        frame["W"][:, j] += _matmul(parent["R"], u)
         if not link.children and _symmetric_about(body, link.contact, u):
             frame["R"], frame["Rj"] = parent["R"], None  # in its parent's axes: omega = omega_parent + u theta'
             Jw = parent["Jw"].copy()
@@ -452,7 +456,7 @@ class _Kinematics:
             f = self.frames[name]
             r_c = self.r_c[name] if i == 0 else self._support(name)
             # v_c = v + (R omega) x r_c in heading axes, v the velocity of the body's reference point
-            Jc = self._heading_velocity(f["p"]) - _matmul(_hat(r_c), _matmul(f["R"], f["Jw"]))
+            Jc = self._heading_velocity(f["p"]) - _matmul(_hat(r_c), f["W"])
             hx, hy, ix, iy = self._horizontal()
             Jc[:, ix], Jc[:, iy] = hx, hy
             rows.append(Jc[:2, :])
