@@ -283,7 +283,11 @@ class _Kinematics:
         omega_child = Rot(u, theta)^T omega_parent + u theta',
 
     and the centre of mass moves with v_b + omega_b x c. Only the root's height is
-    differentiated: v_root = R_root^T (x', y', grad z . q').
+    differentiated: v_root = R_root^T (0, 0, grad z . q'). The horizontal translation (x', y') is
+    added once, in heading axes (``lagrangian``): it moves every point alike, so its terms
+    need only the total mass and the centre of mass. The contact rows use positions in heading
+    axes and the angular velocity in heading axes, W q', propagated as W_child = W_parent +
+    R_parent u e_theta^T.
     """
 
     def __init__(self, mech: Mechanism):
