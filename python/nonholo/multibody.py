@@ -595,19 +595,25 @@ def _independent_rows(system: System, samples: int = 4) -> list:
 
 
 def _onto_holonomic(h, q: np.ndarray, p: list, tol: float = 1e-12) -> np.ndarray:
-    """q moved onto h(q) = 0 by Gauss-Newton steps with the least change (finite-difference dh/dq)."""
+    """q moved onto h(q) = 0 by Gauss-Newton steps with the least change (finite-difference dh/dq);
+    q itself when that does not converge."""
     if h is None:
         return q
-    for _ in range(30):
-        r = np.asarray(h(*q, *p), dtype=float).reshape(-1)
-        if np.abs(r).max() < tol:
-            return q
-        step = 1e-7
-        J = np.column_stack([(np.asarray(h(*(q + step * e), *p), dtype=float).reshape(-1) - r) / step
-                             for e in np.eye(q.size)])
-        q = q - np.linalg.lstsq(J, r, rcond=None)[0]
-    raise ValueError("could not find configurations on the holonomic constraints h(q) = 0 near q = 0 "
-                     f"(residual {np.abs(r).max():.3g}); check the contacts' geometry")
+    start = q
+    with np.errstate(all="ignore"):
+        for _ in range(30):
+            r = np.asarray(h(*q, *p), dtype=float).reshape(-1)
+            if not np.all(np.isfinite(r)):
+                break
+            if np.abs(r).max() < tol:
+                return q
+            step = 1e-7
+            J = np.column_stack([(np.asarray(h(*(q + step * e), *p), dtype=float).reshape(-1) - r) / step
+                                 for e in np.eye(q.size)])
+            if not np.all(np.isfinite(J)):
+                break
+            q = q - np.linalg.lstsq(J, r, rcond=None)[0]
+    return start  # no nearby point on h = 0: the rank is taken off it
 
 
 def _symmetric_about(body: RigidBody, surface, u: sp.Matrix) -> bool:
