@@ -54,6 +54,16 @@ def test_upright_eigenvalues_are_the_benchmark_table(bicycle, model, speed):
     assert np.abs(_sorted(lam) - _sorted(TABLE_2[speed])).max() < 1e-8
 
 
+def test_position_is_the_rear_contact_point(bicycle):
+    """x, y locate Meijaard's rear contact point P: leaning and turning (yaw' != 0) at speed v
+    with the roll and steer held, P moves at v along the heading (the rear hub would not)."""
+    y = upright_state(bicycle, 5.0, roll=0.3, steer=0.2)
+    names = bicycle.coordinate_names
+    assert abs(y[bicycle.n + names.index("yaw")]) > 0.5
+    assert y[bicycle.n + names.index("x")] == pytest.approx(5.0, abs=1e-12)
+    assert abs(y[bicycle.n + names.index("y")]) < 1e-12
+
+
 def test_weave_and_capsize_speeds_are_the_benchmark(bicycle, model):
     found = nh.critical_values(model, "speed", np.linspace(3.0, 7.0, 9), lambda v: upright_state(bicycle, v))
     assert [c.kind for c in found] == ["hopf", "divergence"]

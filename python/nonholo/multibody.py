@@ -148,7 +148,10 @@ class Mechanism:
         after the previous ones; intrinsic Euler angles). Default yaw about z, roll about x,
         pitch about y (Meijaard et al. 2007). The first axis should be the vertical.
     position : two names
-        The coordinates of the root's reference point along x and y.
+        The horizontal coordinates of the root's position (see ``origin``).
+    origin : {"reference", "contact"}
+        What ``position`` locates: the root's reference point, or the first contact's contact
+        point (Meijaard et al.'s rear contact point P of the bicycle).
     down : "z" or "-z" or (0, 0, +-1)
         The direction into the plane (gravity's direction). Default "-z" (z up).
 
@@ -161,7 +164,7 @@ class Mechanism:
 
     def __init__(self, root: RigidBody, name: str = "root",
                  attitude: Sequence = (("yaw", "z"), ("roll", "x"), ("pitch", "y")),
-                 position: Sequence[str] = ("x", "y"), down="-z"):
+                 position: Sequence[str] = ("x", "y"), down="-z", origin: str = "reference"):
         if not isinstance(root, RigidBody):
             raise TypeError(f"root must be a nonholo.bodies.RigidBody, got {type(root).__name__}")
         self.down = _axis(down, "down")
@@ -174,6 +177,9 @@ class Mechanism:
         if len(position) != 2:
             raise ValueError(f"position must name two coordinates (x and y), got {position!r}")
         self.position = [str(p) for p in position]
+        if origin not in ("reference", "contact"):
+            raise ValueError(f"origin must be 'reference' or 'contact', got {origin!r}")
+        self.origin = origin
         self.links: dict = {name: _Link(name, root, None, None)}
         self.root = name
         self.contacts: list = []
@@ -376,15 +382,16 @@ class _Kinematics:
         """z of the root from the first contact, substituted everywhere; the velocity Jacobians."""
         first = self.mech.contacts[0]
         self.r_c = {first: self._support(first)}
-        zc = (self.frames[first]["p"] + self.r_c[first])[2]
-        z_expr = -zc.xreplace({self.z: 0})  # zc = z_root + (terms without z_root)
-        for f in self.frames.values():
-            f["p"] = f["p"].xreplace({self.z: z_expr})
+        contact = self.frames[first]["p"] + self.r_c[first]
+        z_expr = -contact[2].xreplace({self.z: 0})  # z of the contact = z_root + (terms without z_root)
+        shift = sp.Matrix([contact[0], contact[1], 0]) if self.mech.origin == "contact" else sp.zeros(3, 1)
+        for f in self.frames.values():  # (x, y) locate the contact point: the root sits at -shift from it
+            f["p"] = (f["p"] - shift).xreplace({self.z: z_expr})
         self.r_c = {k: v.xreplace({self.z: z_expr}) for k, v in self.r_c.items()}
         root = self.frames[self.mech.root]
-        Jp = sp.zeros(3, self.n)  # without the horizontal translation (x', y'), added in heading axes
-        Jp[2, :] = sp.Matrix([[sp.diff(z_expr, qi) for qi in self.q]])
-        root["Jv"] = _matmul(root["R"].T, Jp)
+        # the velocity of the root's reference point without the horizontal translation (x', y'),
+        # which is added in heading axes
+        root["Jv"] = _matmul(root["R"].T, self._heading_velocity(root["p"]))
         for name in self._order():
             f = self.frames[name]
             if name == self.mech.root:

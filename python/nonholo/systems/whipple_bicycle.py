@@ -168,8 +168,8 @@ def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **valu
     rear wheel ``rR, mR, IRxx, IRyy``; rear frame centre of mass ``xB, zB``, ``mB``, inertia
     ``IB`` (3 x 3); front frame ``xH, zH, mH, IH``; front wheel ``rF, mF, IFxx, IFyy``.
 
-    Coordinates ``x, y`` (the rear wheel centre's horizontal position), ``yaw, roll, pitch`` (of
-    the rear frame), ``steer``, ``theta_R``, ``theta_F`` (wheel angles relative to their frames);
+    Coordinates ``x, y`` (the rear contact point P), ``yaw, roll, pitch`` (of the rear frame),
+    ``steer``, ``theta_R``, ``theta_F`` (wheel angles relative to their frames), as in the paper;
     five constraint rows (no slip at both wheels, the front contact's normal velocity), the front
     contact's height as ``system.holonomic``. :func:`upright_state` gives the straight upright run.
     ``friction_coefficient`` and ``normal_coefficient``: the coefficients of the sliding and of the
@@ -183,9 +183,10 @@ def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **valu
         if not (isinstance(p[key], (int, float)) and math.isfinite(p[key]) and p[key] > 0):
             raise ValueError(f"bicycle parameter {key} must be a positive number, got {p[key]!r}")
     w, c, lam, rR, rF = p["w"], p["c"], p["lam"], p["rR"], p["rF"]
-    # the rear frame's reference point is the rear wheel centre, (0, 0, -rR) from the rear contact
+    # the rear frame's reference point is the rear wheel centre, (0, 0, -rR) from the rear contact;
+    # (x, y) locate the rear contact point P, as in the paper
     bike = Mechanism(RigidBody(p["mB"], p["IB"], (p["xB"], 0, p["zB"] + rR)), "rear frame",
-                     attitude=(("yaw", "z"), ("roll", "x"), ("pitch", "y")), down="z")
+                     attitude=(("yaw", "z"), ("roll", "x"), ("pitch", "y")), down="z", origin="contact")
     # the steering axis meets the ground the trail c ahead of the front contact (w, 0, 0)
     bike.add("front frame", RigidBody(p["mH"], p["IH"], (p["xH"] - w - c, 0, p["zH"])), "rear frame",
              Revolute((math.sin(lam), 0, math.cos(lam)), (w + c, 0, rR), "steer"))
