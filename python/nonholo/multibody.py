@@ -288,8 +288,9 @@ class _Kinematics:
         v_child = Rot(u, theta)^T (v_parent + omega_parent x o),
         omega_child = Rot(u, theta)^T omega_parent + u theta',
 
-    and the centre of mass moves with v_b + omega_b x c. Only the root's height is
-    differentiated: v_root = R_root^T (0, 0, grad z . q'). The horizontal translation (x', y') is
+    and the centre of mass moves with v_b + omega_b x c. Only the root's position is
+    differentiated (its height, and with ``origin="contact"`` its offset from the contact point):
+    v_root = R_root^T (dp/dq q' + psi' a x p) with p its position in heading axes. The horizontal translation (x', y') is
     added once, in heading axes (``lagrangian``): it moves every point alike, so its terms
     need only the total mass and the centre of mass. The contact rows use positions in heading
     axes and the angular velocity in heading axes, W q', propagated as W_child = W_parent +
