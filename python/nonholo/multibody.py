@@ -290,8 +290,8 @@ class _Kinematics:
 
     and the centre of mass moves with v_b + omega_b x c. Only the root's position is
     differentiated (its height, and with ``origin="contact"`` its offset from the contact point):
-    v_root = R_root^T (dp/dq q' + psi' a x p) with p its position in heading axes. The horizontal translation (x', y') is
-    added once, in heading axes (``lagrangian``): it moves every point alike, so its terms
+    v_root = R_root^T (dp/dq q' + psi' a x p) with p its position in heading axes. The horizontal
+    translation (x', y') is added once, in heading axes (``lagrangian``): it moves every point alike, so its terms
     need only the total mass and the centre of mass. The contact rows use positions in heading
     axes and the angular velocity in heading axes, W q', propagated as W_child = W_parent +
     R_parent u e_theta^T.
