@@ -152,7 +152,7 @@ def disc_stability(path: Path) -> dict:
     return out
 
 
-def bicycle_eigenvalues(speeds=np.linspace(0.0, 10.0, 41)) -> dict:
+def bicycle_eigenvalues(speeds=np.r_[np.linspace(0.0, 1.0, 21), np.linspace(1.25, 10.0, 36)]) -> dict:
     """Eigenvalues of the benchmark bicycle's upright straight run against the forward speed
     (nh.eigenvalue_path, modes tracked) and the speeds where stability changes
     (nh.critical_values): ``{"speed", "eigenvalues" (P, 4), "critical": [(v, kind, direction)]}``."""
