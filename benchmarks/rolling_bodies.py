@@ -2,9 +2,7 @@
 (sympy.physics.mechanics with Kane's method, turned into a System by System.from_kanes_method).
 
 For each built-in 3-D system: the build time (median of repeats, fresh SymPy symbols each
-time) and the wall time of a nonholonomic run at rtol 1e-10 (the Whipple bicycle, built from
-bodies and contacts by nonholo.multibody: 4.6 m/s upright with a roll rate of 0.5 rad/s, also
-with the compiled model, ``model.compile()``). For the Kane-Levinson rattleback
+time) and the wall time of a nonholonomic run at rtol 1e-10. For the Kane-Levinson rattleback
 the same body is also built by Kane's method in Euler angles; both models are checked to agree
 (body angular acceleration at random states, and the spin-reversal time from Kane and
 Levinson's initial data) before anything is timed.
@@ -25,7 +23,6 @@ from cli import emit, repeats_and_output
 from nonholo.bodies import quaternion_from_euler
 from nonholo.contact import rolling_state
 from nonholo.systems.rattleback import KANE_LEVINSON, kane_levinson_state
-from nonholo.systems.whipple_bicycle import upright_state
 from nonholo.testing import kanes_rolling_body, rolling_vector_field_difference
 
 RTOL, ATOL = 1e-10, 1e-12
@@ -82,17 +79,12 @@ def main() -> None:
         "rolling_disc": lambda s: rolling_state(s, quaternion_from_euler(0, 0, 0.1), [0, 4.0, 0]),
         "rattleback": kane_levinson_state,
         "tippe_top": lambda s: rolling_state(s, quaternion_from_euler(0, 0.1, 0), [0, 0, 150.0]),
-        "whipple_bicycle": lambda s: upright_state(s, 4.6, roll_rate=0.5),
     }
     for name, start in starts.items():
         build, system = median_time(getattr(nh.systems, name), repeats)
         y0 = start(system)
         run, _ = median_time(lambda: nh.simulate(system.nonholonomic(), (0, 5), y0, rtol=RTOL, atol=ATOL), repeats)
         rows.append(f"| {name} | {build:.2f} | 5 s at rtol {RTOL:g} | {run:.3f} |")
-        if name == "whipple_bicycle":
-            compiled = system.nonholonomic().compile()
-            run, _ = median_time(lambda: nh.simulate(compiled, (0, 5), y0, rtol=RTOL, atol=ATOL), repeats)
-            rows.append(f"| {name} (compiled) | | 5 s at rtol {RTOL:g} | {run:.3f} |")
     kane_build, oracle = median_time(kane_rattleback, 1)
     check = compare_rattlebacks(oracle, nh.systems.rattleback())
     assert check["vector field"] < 1e-10, check
