@@ -1,6 +1,7 @@
 """Benchmark: what one evaluation costs, interpreted and compiled, and the Jacobians in RHS units.
 
-For the Whipple bicycle (nonholonomic) and the knife-edge chain (nonholonomic and friction,
+For the Whipple bicycle (nonholonomic; SymPy's KanesMethod build and the build from bodies and
+contacts, ``nh.systems.whipple_bicycle()``) and the knife-edge chain (nonholonomic and friction,
 eps = 1e-4) at N = 4, 8, 16, 32: microseconds per right-hand side with the tape interpreter and
 with ``model.compile()`` (tapes "dynamics" and "constraints"), and the cost of one
 Jacobian as used (``model.jacobian``: implicit differentiation where the policy estimates it
@@ -62,10 +63,19 @@ def main(argv=None) -> int:
     x0 = bicycle_state(km, values)
     nq = len(km.q)
     y = np.concatenate([x0[:nq], kane_qdot(km, x0[:nq], x0[nq:], values)])
-    ops, runs, _ = _core.tape_program(bicycle.system.core, "dynamics")
-    name = (f"Whipple bicycle, nonholonomic (dynamics tape of {_core.tape_size(bicycle.system.core, 'dynamics')[0]} "
-            f"operations: {ops} interpreted, in {runs} runs)")
-    rows.append(measure(name, bicycle, y, 2000, repeats))
+
+    def label(what, model):
+        core = model.system.core
+        ops, runs, _ = _core.tape_program(core, "dynamics")
+        return (f"Whipple bicycle ({what}), nonholonomic (dynamics tape of {_core.tape_size(core, 'dynamics')[0]} "
+                f"operations: {ops} interpreted, in {runs} runs)")
+
+    rows.append(measure(label("KanesMethod", bicycle), bicycle, y, 2000, repeats))
+    from nonholo.systems.whipple_bicycle import upright_state
+
+    bodies = nh.systems.whipple_bicycle().nonholonomic()
+    rows.append(measure(label("bodies and contacts", bodies), bodies, upright_state(bodies.system, 5.0, roll_rate=0.5),
+                        2000, repeats))
     for N in (4, 8, 16) if repeats <= 2 else (4, 8, 16, 32):
         system = nh.systems.knife_edge_chain(N)
         y = chain_state(system, N)

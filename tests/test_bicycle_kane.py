@@ -11,9 +11,12 @@ the benchmark of Meijaard, Papadopoulos, Ruina and Schwab (Proc. R. Soc. A 463, 
 import numpy as np
 import pytest
 
+import sympy as sp
+
 import nonholo as nh
+from nonholo.multibody import assemble
 from nonholo.symbolic.mechanics import kane_qdot
-from nonholo.systems.whipple_bicycle import whipple_bicycle_kane
+from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle, whipple_bicycle_kane
 
 # Meijaard et al. 2007, table 2 (v = 5 m/s): weave pair, capsize, castor.
 BENCHMARK_EIGENVALUES_5MS = np.array([-14.07838969279822, -0.77534188219585 + 4.46486771378823j,
@@ -51,3 +54,62 @@ def test_bicycle_upright_eigenvalues_match_the_benchmark(bicycle):
     assert physical.size == 4 and np.abs(eig[np.abs(eig) <= 1e-3]).max() < 1e-6
     expected = np.sort_complex(BENCHMARK_EIGENVALUES_5MS)
     assert np.abs(physical - expected).max() < 1e-9 * np.abs(expected).max()
+
+
+# ---------------------------------------------------------------- the same bicycle from bodies and contacts
+@pytest.fixture(scope="module")
+def bodies():
+    return whipple_bicycle()
+
+
+# Kane's coordinates [q1, q2, q5, q4, u3_integral, u6_integral] (yaw, roll, steer, pitch, the rear
+# and front wheel angles; z up, y left, steer about the steering axis pointing down) from those of
+# the bicycle built from bodies (Meijaard's axes: z down, y right)
+KANE_FROM_MEIJAARD = (("yaw", -1), ("roll", 1), ("steer", 1), ("pitch", -1), ("theta_R", -1), ("theta_F", -1))
+
+
+def _to_kane(bodies, y):
+    n = bodies.n
+    idx = [bodies.coordinate_names.index(c) for c, _ in KANE_FROM_MEIJAARD]
+    sign = np.array([s for _, s in KANE_FROM_MEIJAARD], float)
+    return np.r_[sign * y[idx], sign * y[n + np.array(idx)]]
+
+
+def _random_state(bodies, rng):
+    names = bodies.coordinate_names
+    q, v = np.zeros(bodies.n), np.zeros(bodies.n)
+    for c, lo, hi in (("yaw", -3, 3), ("roll", -0.6, 0.6), ("steer", -0.8, 0.8), ("theta_R", -3, 3),
+                      ("theta_F", -3, 3), ("x", -2, 2), ("y", -2, 2)):
+        q[names.index(c)] = rng.uniform(lo, hi)
+    for c in ("roll", "steer", "theta_R"):
+        v[names.index(c)] = rng.uniform(-3, 3)
+    return assemble(bodies, q, v, dependent=["pitch"], free=["roll_dot", "steer_dot", "theta_R_dot"])
+
+
+def test_bodies_and_kane_builds_have_the_same_constraint_set_and_vector_field(bicycle, bodies):
+    """At random states of the bicycle built from bodies and contacts (nonholo.multibody), mapped
+    to Kane's coordinates: Kane's holonomic and velocity constraints hold, and the accelerations
+    agree to 1e-12 (relative; they differ by about 1e-14)."""
+    km, values, ksys = bicycle
+    kmodel, model = ksys.nonholonomic(), bodies.nonholonomic()
+    h = sp.lambdify([*ksys.coordinates, *ksys.parameters], sp.Matrix(ksys.holonomic))
+    rng = np.random.default_rng(18)
+    for _ in range(5):
+        y = _random_state(bodies, rng)
+        yk = _to_kane(bodies, y)
+        assert abs(float(np.asarray(h(*yk[:6], *ksys.param_vector())).reshape(-1)[0])) < 1e-12
+        A, b = ksys.constraint_matrix(yk[:6])
+        assert np.abs(A @ yk[6:] - b).max() < 1e-12
+        f = model.rhs(0.0, y)
+        fk = kmodel.rhs(0.0, yk)
+        mapped = _to_kane(bodies, f)
+        assert np.abs(mapped - fk).max() < 1e-12 * max(1.0, np.abs(fk).max())
+
+
+def test_bodies_and_kane_builds_have_the_same_linearization(bicycle, bodies):
+    """The physical eigenvalues of the upright run at 3 m/s (weave unstable) agree to 1e-10."""
+    km, values, ksys = bicycle
+    lam = nh.linearize(bodies.nonholonomic(), upright_state(bodies, 3.0)).physical_eigenvalues
+    yk = _to_kane(bodies, upright_state(bodies, 3.0))
+    lam_k = nh.linearize(ksys.nonholonomic(), yk).physical_eigenvalues
+    assert np.abs(np.sort_complex(lam) - np.sort_complex(lam_k)).max() < 1e-10 * np.abs(lam).max()

@@ -9,7 +9,7 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
 The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
 """
 
-from . import _core, bodies, contact, drawing, frames, plot, studies, surfaces, systems
+from . import _core, bodies, contact, drawing, frames, multibody, plot, studies, surfaces, systems
 from .bvp import ShootingError, vakonomic_bvp
 from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
 from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
@@ -27,7 +27,7 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 
 __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
-    "bodies", "contact", "drawing", "surfaces",
+    "bodies", "contact", "drawing", "surfaces", "multibody",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",

@@ -1,12 +1,36 @@
-"""The Whipple bicycle of Meijaard, Papadopoulos, Ruina and Schwab (2007), from SymPy's KanesMethod."""
+r"""The Whipple bicycle of Meijaard, Papadopoulos, Ruina and Schwab (2007).
+
+:func:`whipple_bicycle` builds it from bodies and contacts (:mod:`nonholo.multibody`): the rear
+frame B as the root (attitude yaw psi, roll phi, pitch theta_B about z, x, y; Meijaard's axes x
+forward, y right, z down), the rear wheel R on a revolute joint about B's y axis (angle
+theta_R), the front frame H (fork and handlebar) on the steering axis, tilted back by the head
+angle lambda from the vertical (steer angle delta, positive turning right), the front wheel F on
+H's y axis (theta_F); both wheels thin discs rolling without slip. The front wheel's contact
+fixes the pitch: the holonomic constraint h(q) = 0 and its derivative are among the five
+constraint rows, and the system has three degrees of freedom of velocity (roll and steer rates,
+forward speed). Parameters default to the benchmark bicycle of the paper's Table 1.
+
+Meijaard, J. P., Papadopoulos, J. M., Ruina, A. and Schwab, A. L., "Linearized dynamics equations
+for the balance and steer of a bicycle: a benchmark and review", Proc. R. Soc. A 463 (2007)
+1955-1982.
+
+:func:`whipple_bicycle_kane` is the independent build of SymPy's test of the same model (its
+KanesMethod, for :meth:`System.from_kanes_method`).
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import sympy as sp
 
+from ..bodies import RigidBody
+from ..multibody import Mechanism, Revolute, assemble
+from ..surfaces import Disc
 from ..system import System
+
+__all__ = ["whipple_bicycle", "whipple_bicycle_kane", "upright_state", "BENCHMARK"]
 
 
 def _benchmark_values(sym: dict) -> dict:
@@ -128,13 +152,76 @@ def whipple_bicycle_kane(wheel_angles: bool = True):
     return km, _benchmark_values(sym)
 
 
-def whipple_bicycle(check_kinematics: bool = False) -> System:
-    """The Whipple bicycle (:func:`whipple_bicycle_kane`) as a :class:`~nonholo.System`.
+#: Meijaard et al. 2007, Table 1 (SI units; axes x forward, y right, z down, origin at the
+#: rear contact point in the upright reference configuration; inertia about the centre of mass).
+BENCHMARK = dict(
+    w=1.02, c=0.08, lam=math.pi / 10, g=9.81,
+    rR=0.3, mR=2.0, IRxx=0.0603, IRyy=0.12,
+    xB=0.3, zB=-0.9, mB=85.0, IB=((9.2, 0.0, 2.4), (0.0, 11.0, 0.0), (2.4, 0.0, 2.8)),
+    xH=0.9, zH=-0.7, mH=4.0, IH=((0.05892, 0.0, -0.00756), (0.0, 0.06, 0.0), (-0.00756, 0.0, 0.00708)),
+    rF=0.35, mF=3.0, IFxx=0.1405, IFyy=0.28,
+)
 
-    Coordinates ``[q1, q2, q3, q5, q6, q4]`` (yaw, roll, rear wheel angle, steer, front wheel
-    angle, pitch; Kane's independent then dependent order), three velocity constraints (the front
-    contact point at rest), gravity as the generalized force. The benchmark bicycle's values are
-    the parameters' defaults.
+
+def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **values) -> System:
+    r"""The Whipple bicycle from bodies and contacts (module docstring), benchmark values by default.
+
+    Keyword arguments override entries of :data:`BENCHMARK` (Meijaard et al. 2007, Table 1):
+    wheelbase ``w``, trail ``c``, head angle ``lam`` (steering axis from the vertical), ``g``;
+    rear wheel ``rR, mR, IRxx, IRyy``; rear frame centre of mass ``xB, zB``, ``mB``, inertia
+    ``IB`` (3 x 3); front frame ``xH, zH, mH, IH``; front wheel ``rF, mF, IFxx, IFyy``.
+
+    Coordinates ``x, y`` (the rear contact point P), ``yaw, roll, pitch`` (of the rear frame),
+    ``steer``, ``theta_R``, ``theta_F`` (wheel angles relative to their frames), as in the paper;
+    five constraint rows (no slip at both wheels, the front contact's normal velocity), the front
+    contact's height as ``system.holonomic``. :func:`upright_state` gives the straight upright run.
+    ``friction_coefficient`` and ``normal_coefficient``: the coefficients of the sliding and of the
+    front wheel's normal rows in ``system.friction(eps)`` (:meth:`Mechanism.system`).
     """
-    km, values = whipple_bicycle_kane()
-    return System.from_kanes_method(km, values, name="Whipple bicycle", check_kinematics=check_kinematics)
+    unknown = sorted(set(values) - set(BENCHMARK))
+    if unknown:
+        raise ValueError(f"unknown bicycle parameters {unknown}; the parameters are {sorted(BENCHMARK)}")
+    p = {**BENCHMARK, **values}
+    for key in ("w", "rR", "rF", "mR", "mB", "mH", "mF", "g"):
+        if not (isinstance(p[key], (int, float)) and math.isfinite(p[key]) and p[key] > 0):
+            raise ValueError(f"bicycle parameter {key} must be a positive number, got {p[key]!r}")
+    w, c, lam, rR, rF = p["w"], p["c"], p["lam"], p["rR"], p["rF"]
+    # the rear frame's reference point is the rear wheel centre, (0, 0, -rR) from the rear contact;
+    # (x, y) locate the rear contact point P, as in the paper
+    bike = Mechanism(RigidBody(p["mB"], p["IB"], (p["xB"], 0, p["zB"] + rR)), "rear frame",
+                     attitude=(("yaw", "z"), ("roll", "x"), ("pitch", "y")), down="z", origin="contact")
+    # the steering axis meets the ground the trail c ahead of the front contact (w, 0, 0)
+    bike.add("front frame", RigidBody(p["mH"], p["IH"], (p["xH"] - w - c, 0, p["zH"])), "rear frame",
+             Revolute((math.sin(lam), 0, math.cos(lam)), (w + c, 0, rR), "steer"))
+    bike.add("rear wheel", RigidBody(p["mR"], (p["IRxx"], p["IRyy"], p["IRxx"])), "rear frame",
+             Revolute("y", (0, 0, 0), "theta_R"))
+    bike.add("front wheel", RigidBody(p["mF"], (p["IFxx"], p["IFyy"], p["IFxx"])), "front frame",
+             Revolute("y", (-c, 0, -rF), "theta_F"))
+    bike.roll_on_plane("rear wheel", Disc(rR, axis=(0, 1, 0)))
+    bike.roll_on_plane("front wheel", Disc(rF, axis=(0, 1, 0)))
+    system = bike.system(gravity=p["g"], friction_coefficient=friction_coefficient,
+                         normal_coefficient=normal_coefficient, name="Whipple bicycle")
+    return system
+
+
+def _rear_radius(system: System) -> float:
+    """r_R read from the rear wheel's rolling row at the upright reference configuration,
+    x' + r_R theta_R' = 0 (so that a pickled or re-parametrized system needs no side data)."""
+    names = system.coordinate_names
+    A, _ = system.constraint_matrix(np.zeros(system.n))
+    row = A[0] / A[0, names.index("x")]
+    return float(row[names.index("theta_R")])
+
+
+def upright_state(system: System, speed: float, roll: float = 0.0, roll_rate: float = 0.0, steer: float = 0.0,
+                  steer_rate: float = 0.0) -> np.ndarray:
+    """A state of :func:`whipple_bicycle` at forward speed ``speed`` (rear wheel: theta_R' = -v / rR)
+    with the given roll, steer and their rates: the pitch solved from the front contact, the other
+    velocities from the constraints. ``speed``, ``roll`` ... = 0 but the speed: the straight upright run."""
+    names = system.coordinate_names
+    q = np.zeros(system.n)
+    q[names.index("roll")], q[names.index("steer")] = roll, steer
+    v = np.zeros(system.n)
+    v[names.index("roll")], v[names.index("steer")] = roll_rate, steer_rate
+    v[names.index("theta_R")] = -speed / _rear_radius(system)
+    return assemble(system, q, v, dependent=["pitch"], free=["roll_dot", "steer_dot", "theta_R_dot"])

@@ -1,4 +1,4 @@
-"""Rigid bodies rolling on a plane: the Chaplygin ball, the rattleback, the tippe top, the rolling disc.
+"""Rigid bodies rolling on a plane: the Chaplygin ball, the rattleback, the tippe top, the rolling disc, the bicycle.
 
 Split by role: :mod:`.experiments` (computations returning data), :mod:`.figures` (plots of that
 data, registered for ``make figures``), :mod:`.report` (the REPORT.md section). The package's

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+import sympy as sp
 
 import nonholo as nh
 from nonholo.bodies import quaternion_from_euler, rotation_matrices
@@ -19,6 +20,7 @@ from nonholo.contact import rolling_state
 from nonholo.systems.chaplygin_ball import contact_angular_momentum
 from nonholo.systems.rattleback import kane_levinson_state
 from nonholo.systems.tippe_top import inverts, jellett
+from nonholo.systems.whipple_bicycle import upright_state
 
 disc_module = importlib.import_module("nonholo.systems.rolling_disc")
 
@@ -26,6 +28,8 @@ RATTLEBACK_EPS = (1e-2, 1e-3, 1e-4)
 TIPPE_RATIOS = (0.6, 0.95, 1.4)  # I1/I3 below, inside and above the window 1 -+ alpha (alpha = 0.3)
 TIPPE = dict(m=0.015, R=0.02, alpha=0.3)  # the tippe top's mass, radius and centre offset (alpha R)
 DISC_SPIN_FACTORS = (0.8, 1.3, 2.0)       # initial spin in units of the critical spin
+BICYCLE_SPEEDS = (4.6, 2.0)      # m/s: inside and below the self-stable range of the benchmark bicycle
+BICYCLE_KICK = 0.5               # rad/s: the initial roll rate of the nonlinear runs
 
 
 def ball_integral_deviations() -> dict:
@@ -99,3 +103,30 @@ def disc_leans() -> dict:
         r = nh.simulate(disc.nonholonomic(), (0, 8), y0, t_eval=t, rtol=1e-10, atol=1e-12)
         lean[factor] = r["lean"]
     return {"critical spin": wc, "t": t, "lean": lean}
+
+
+def bicycle_eigenvalues(speeds=np.r_[np.linspace(0.0, 1.0, 21), np.linspace(1.25, 10.0, 36)]) -> dict:
+    """Eigenvalues of the benchmark bicycle's upright straight run against the forward speed
+    (nh.eigenvalue_path, modes tracked) and the speeds where stability changes
+    (nh.critical_values): ``{"speed", "eigenvalues" (P, 4), "critical": [(v, kind, direction)]}``."""
+    bike = nh.systems.whipple_bicycle()
+    path = nh.eigenvalue_path(bike.nonholonomic(), "speed", np.asarray(speeds, float), lambda v: upright_state(bike, v))
+    critical = [(c.value, c.kind, c.direction) for c in nh.critical_values(path)]
+    return {"speed": path.values, "eigenvalues": path.physical, "critical": critical}
+
+
+def bicycle_runs(t_end: float = 10.0) -> dict:
+    """Nonlinear runs of the benchmark bicycle from upright straight running with a roll rate
+    BICYCLE_KICK, at each speed in BICYCLE_SPEEDS, stopped when |roll| reaches 1 rad:
+    speed -> {"t", "roll", "steer"}."""
+    bike = nh.systems.whipple_bicycle()
+    model = bike.nonholonomic()
+    roll = sp.Symbol("roll")
+    i, j = bike.coordinate_names.index("roll"), bike.coordinate_names.index("steer")
+    out = {}
+    for v in BICYCLE_SPEEDS:
+        r = nh.simulate(model, (0, t_end), upright_state(bike, v, roll_rate=BICYCLE_KICK),
+                        t_eval=np.linspace(0, t_end, 1001), rtol=1e-10, atol=1e-12,
+                        events=[nh.Event(roll**2 - 1.0, terminal=True)])
+        out[v] = {"t": r.t, "roll": r.q[i], "steer": r.q[j]}
+    return out

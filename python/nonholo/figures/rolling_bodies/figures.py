@@ -7,7 +7,17 @@ from pathlib import Path
 import numpy as np
 
 from ..registry import figure, save
-from .experiments import TIPPE, ball_integral_deviations, disc_leans, rattleback_spins, reversal_time, tippe_top_runs
+from .experiments import (
+    BICYCLE_KICK,
+    TIPPE,
+    ball_integral_deviations,
+    bicycle_eigenvalues,
+    bicycle_runs,
+    disc_leans,
+    rattleback_spins,
+    reversal_time,
+    tippe_top_runs,
+)
 
 
 def _plt():
@@ -96,3 +106,55 @@ def disc_stability(path: Path) -> dict:
     save(fig, path)
     return out
 
+
+@figure("rolling_bicycle_eigenvalues")
+def fig_bicycle_eigenvalues(path: Path) -> dict:
+    """Real parts (solid) and imaginary parts (dashed) of the benchmark bicycle's eigenvalues
+    against the forward speed, the self-stable range between the weave and capsize speeds shaded
+    (the look of Meijaard et al. 2007, Fig. 3)."""
+    d = bicycle_eigenvalues()
+    v, lam = d["speed"], d["eigenvalues"]
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for j in range(lam.shape[1]):
+        im = np.abs(lam[:, j].imag)
+        ax.plot(v, lam[:, j].real, "k-", lw=1.2, label="real part" if j == 0 else None)
+        ax.plot(v, np.where(im > 1e-9, im, np.nan), "k--", lw=0.9, label="imaginary part" if j == 0 else None)
+    hopf = [c[0] for c in d["critical"] if c[1] == "hopf"]
+    divergence = [c[0] for c in d["critical"] if c[1] == "divergence"]
+    out = {"weave speed": hopf[0], "capsize speed": divergence[0]}
+    ax.axvspan(out["weave speed"], out["capsize speed"], color="0.88", zorder=0, label="self-stable")
+    for name, x in out.items():
+        ax.axvline(x, color="0.4", lw=0.8, ls=":")
+        ax.text(x, 9.6, f" {name}\n {x:.4f} m/s", fontsize=7, va="top")
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xlim(v[0], v[-1])
+    ax.set_ylim(-10, 10)
+    ax.set_xlabel("forward speed v (m/s)")
+    ax.set_ylabel("eigenvalue (1/s)")
+    ax.set_title("Benchmark bicycle: eigenvalues of upright straight running", fontsize=11)
+    ax.legend(fontsize=8, loc="lower left")
+    save(fig, path)
+    return out
+
+
+@figure("rolling_bicycle_runs")
+def fig_bicycle_runs(path: Path) -> dict:
+    """Roll and steer angles of the nonlinear bicycle after a roll-rate kick, inside (4.6 m/s)
+    and below (2 m/s) the self-stable range."""
+    runs = bicycle_runs()
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    out = {}
+    for (v, run), color in zip(runs.items(), ("C0", "C3")):
+        ax.plot(run["t"], run["roll"], color=color, label=f"roll, v = {v:g} m/s")
+        ax.plot(run["t"], run["steer"], color=color, ls="--", lw=0.9, label=f"steer, v = {v:g} m/s")
+        out[v] = {"end": float(run["t"][-1]), "final |roll|": float(abs(run["roll"][-1]))}
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_ylim(-0.6, 1.05)
+    ax.set_xlabel("t (s)")
+    ax.set_ylabel("angle (rad)")
+    ax.set_title(f"Benchmark bicycle after a roll-rate kick of {BICYCLE_KICK} rad/s", fontsize=11)
+    ax.legend(fontsize=8, loc="upper right")
+    save(fig, path)
+    return out

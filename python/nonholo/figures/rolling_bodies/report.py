@@ -44,4 +44,17 @@ def report_rolling_bodies(results: dict, output: Path) -> str:
                   f"Rolling disc started upright with a lean of 1e-4 rad; critical spin {disc['critical spin']:.4f} "
                   "rad/s. Largest |lean| over t in [0, 8]: "
                   + ", ".join(f"{disc[f]:.1e} at {f:g} x critical" for f in disc if f != "critical spin") + ".\n"]
+    bike = results.get("rolling_bicycle_eigenvalues")
+    if bike:
+        lines += ["![bicycle eigenvalues](rolling_bicycle_eigenvalues.png)\n",
+                  "Benchmark bicycle of Meijaard et al. (2007), built from bodies and contacts: eigenvalues of "
+                  f"upright straight running against the speed; weave speed {bike['weave speed']:.8f} m/s, "
+                  f"capsize speed {bike['capsize speed']:.8f} m/s (published 4.29238253634111 and "
+                  "6.02426201538837).\n"]
+    runs = results.get("rolling_bicycle_runs")
+    if runs:
+        lines += ["![bicycle runs](rolling_bicycle_runs.png)\n",
+                  "Nonlinear runs after a roll-rate kick: "
+                  + ", ".join(f"at {v:g} m/s |roll| = {row['final |roll|']:.2e} at t = {row['end']:.2f} s"
+                              for v, row in runs.items()) + " (runs stop when |roll| reaches 1 rad).\n"]
     return "\n".join(lines) + "\n" if len(lines) > 1 else "_not generated in this run_\n"
