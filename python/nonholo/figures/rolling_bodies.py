@@ -15,14 +15,14 @@ import nonholo as nh
 from nonholo.bodies import quaternion_from_euler, rotation_matrices
 from nonholo.contact import rolling_state
 from nonholo.systems.chaplygin_ball import contact_angular_momentum
-from nonholo.systems.rattleback import kane_levinson_state
+from nonholo.systems.rattleback import kane_levinson_state, reversal_time, vertical_spin
 from nonholo.systems.tippe_top import inverts, jellett
 
 from .registry import figure, save
 
 disc_module = importlib.import_module("nonholo.systems.rolling_disc")
 
-RATTLEBACK_EPS = (1e-2, 1e-3, 1e-4)
+RATTLEBACK_EPS = (1e-2, 1e-3, 1e-4, 1e-5, 2.5e-6)
 TIPPE_RATIOS = (0.6, 0.95, 1.4)  # I1/I3 below, inside and above the window 1 -+ alpha (alpha = 0.3)
 
 
@@ -56,37 +56,42 @@ def ball_integrals(path: Path) -> dict:
     return {"energy": float(dE.max()), "momentum": float(dK.max())}
 
 
-def _reversal_time(t, w) -> float:
-    i = np.nonzero((w[:-1] > 0) & (w[1:] <= 0))[0]
-    if not i.size:
-        return float("nan")
-    i = i[0]
-    return float(t[i] - w[i] * (t[i + 1] - t[i]) / (w[i + 1] - w[i]))
-
-
 @figure("rolling_rattleback")
 def rattleback_reversal(path: Path) -> dict:
-    """Spin of the Kane-Levinson rattleback without slip and with viscous sliding for several eps."""
+    """Left: the spin about the vertical of the Kane-Levinson rattleback rolling without slip
+    and with viscous sliding f = -s/eps. Right: the reversal time (zero of the spin averaged
+    over 0.3 s, which removes the rocking) against eps, converging to the rolling one at O(eps)."""
     rb = nh.systems.rattleback()
     y0 = kane_levinson_state(rb)
-    t = np.linspace(0, 3, 601)
-    runs = {"no slip": nh.simulate(rb.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-8, atol=1e-10)}
-    for eps in RATTLEBACK_EPS:
-        runs[f"sliding, eps = {eps:g}"] = nh.simulate(rb.friction(eps), (0, 3), y0, t_eval=t, rtol=1e-8, atol=1e-10)
+    t = np.linspace(0, 3.2, 3201)
+    rolling = nh.simulate(rb.nonholonomic(), (0, 3.2), y0, t_eval=t, rtol=1e-10, atol=1e-12)
+    T0 = reversal_time(t, vertical_spin(rolling), window=0.3)
+    # rtol 1e-7 moves these reversal times by about 1e-4 s, far below their differences
+    runs = {eps: nh.simulate(rb.friction(eps), (0, 3.2), y0, t_eval=t, rtol=1e-7, atol=1e-9) for eps in RATTLEBACK_EPS}
+    T = {eps: reversal_time(t, vertical_spin(r), window=0.3) for eps, r in runs.items()}
+    small = [eps for eps in RATTLEBACK_EPS if eps <= 1e-4]
+    slope = float(np.polyfit(np.log(small), np.log([abs(T[e] - T0) for e in small]), 1)[0])
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    out = {}
-    for label, r in runs.items():
-        w = r["omega_3"]
-        ax.plot(r.t, w, label=label, lw=1.0)
-        out[label] = _reversal_time(r.t, w)
-    ax.axhline(0, color="k", lw=0.6)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.6, 1]})
+    ax.plot(t, vertical_spin(rolling), "k", lw=0.8, label="rolling without slip")
+    for eps, color in zip((1e-2, 1e-3, 1e-5), ("tab:blue", "tab:orange", "tab:green")):
+        ax.plot(t, vertical_spin(runs[eps]), lw=0.7, color=color, label=f"sliding, eps = {eps:g}")
+    ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("t (s)")
-    ax.set_ylabel("spin about the body's vertical axis (rad/s)")
+    ax.set_ylabel("spin about the vertical (rad/s)")
     ax.set_title("Rattleback (Kane and Levinson 1982): spin reversal")
     ax.legend(fontsize=8)
+    reverses = [e for e in RATTLEBACK_EPS if np.isfinite(T[e])]
+    bx.loglog(reverses, [abs(T[e] - T0) for e in reverses], "o-", label="|sliding - rolling| reversal time")
+    e = np.array([min(reverses), max(reverses)])
+    bx.loglog(e, abs(T[small[-1]] - T0) * e / small[-1], "k:", label="slope 1")
+    bx.set_xlabel("eps")
+    bx.set_ylabel("difference (s)")
+    bx.set_title(f"Reversal time against eps (fitted order {slope:.2f})")
+    bx.legend(fontsize=8)
+    fig.tight_layout()
     save(fig, path)
-    return out
+    return {"rolling": T0, **{f"eps = {eps:g}": T[eps] for eps in RATTLEBACK_EPS}, "order": slope}
 
 
 @figure("rolling_tippe_top")
