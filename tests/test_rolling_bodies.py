@@ -301,3 +301,31 @@ def test_contact_point_is_at_rest_vertically_and_energy_is_kept(surface):
     r = nh.simulate(system.nonholonomic(), (0, 0.5), y, rtol=1e-11, atol=1e-13)  # before a disc falls flat
     E = r.energy()
     assert np.abs(E - E[0]).max() < 1e-8 * abs(E[0])
+
+
+def test_slow_manifold_and_discrete_integrator_apply_to_a_rolling_body(ball):
+    """A rolling body is an ordinary System: the order-1 slow-manifold model follows its viscous
+    friction realization to O(eps^2) while the rolling model is O(eps) off (fitted orders over
+    eps = 1e-2, 5e-3), and the midpoint discrete Lagrange-d'Alembert integrator converges at
+    order 2 in h, holds the constraints to round-off and keeps |q| = 1 without projection."""
+    from nonholo.discrete import simulate_discrete
+
+    y0 = rolling_state(ball, quaternion_from_euler(0.3, 0.2, 0.1), [1.0, 2.0, 3.0])
+    t = np.linspace(0, 1, 11)
+    rolling = nh.simulate(ball.nonholonomic(), (0, 1), y0, t_eval=t, rtol=1e-11, atol=1e-13).q
+    off_rolling, off_reduced = [], []
+    for eps in (1e-2, 5e-3):
+        sliding = nh.simulate(ball.friction(eps), (0, 1), y0, t_eval=t, rtol=1e-11, atol=1e-13).q
+        reduced = nh.simulate(ball.reduced(eps, order=1), (0, 1), y0, t_eval=t, rtol=1e-11, atol=1e-13).q
+        off_rolling.append(np.abs(sliding - rolling).max())
+        off_reduced.append(np.abs(sliding - reduced).max())
+    assert np.log2(off_rolling[0] / off_rolling[1]) == pytest.approx(1.0, abs=0.1)  # measured 1.00
+    assert np.log2(off_reduced[0] / off_reduced[1]) == pytest.approx(2.0, abs=0.2)  # measured 1.97
+    end = nh.simulate(ball.nonholonomic(), (0, 2), y0, t_eval=[0, 2], rtol=1e-12, atol=1e-14).q[:, -1]
+    errors = []
+    for h in (0.02, 0.01):
+        r = simulate_discrete(ball.discrete(h), (0, 2), y0)
+        errors.append(np.abs(r.q[:, -1] - end).max())
+        assert r.constraint_residual().max() < 1e-14
+        assert np.abs(np.linalg.norm(r.q[2:6], axis=0) - 1).max() < 1e-13
+    assert np.log2(errors[0] / errors[1]) == pytest.approx(2.0, abs=0.1)  # measured 2.00
