@@ -329,3 +329,32 @@ def test_slow_manifold_and_discrete_integrator_apply_to_a_rolling_body(ball):
         assert r.constraint_residual().max() < 1e-14
         assert np.abs(np.linalg.norm(r.q[2:6], axis=0) - 1).max() < 1e-13
     assert np.log2(errors[0] / errors[1]) == pytest.approx(2.0, abs=0.1)  # measured 2.00
+
+
+def test_stability_tools_give_the_rocking_frequencies_at_rest():
+    """nh.stability.linearize of a rolling body at rest on its lowest point: the rocking modes
+    against the closed form det(K - w^2 M) = 0 with K = m g diag(rho_x - H, rho_y - H) (rho the
+    radii of curvature at the contact, H the height of the centre of mass above it) and
+    M = I_tilt + m H^2 (rotation about the contact point). Random tippe top and rattleback."""
+    rng = np.random.default_rng(8)
+    m, R, alpha = rng.uniform(0.01, 0.03), rng.uniform(0.015, 0.03), rng.uniform(0.2, 0.4)
+    I3 = 0.4 * m * R**2
+    I1 = rng.uniform(0.8, 1.2) * I3
+    top = nh.systems.tippe_top(m=m, R=R, alpha=alpha, I1=I1, I3=I3)
+    H = R - alpha * R
+    expected = np.sqrt(m * 9.81 * (R - H) / (I1 + m * H**2))
+    lam = nh.stability.linearize(top.nonholonomic(), rolling_state(top, [1, 0, 0, 0], [0, 0, 0])).eigenvalues
+    assert np.sort(lam.imag[lam.imag > 1e-6]) == pytest.approx([expected] * 2, rel=1e-10)
+    assert np.abs(lam.real).max() < 1e-10 * expected
+
+    p = {"a": rng.uniform(0.1, 0.3), "b": rng.uniform(0.03, 0.04), "c": rng.uniform(0.015, 0.02),
+         "h": rng.uniform(0.003, 0.008), "A": rng.uniform(1.5e-4, 2.5e-4), "B": rng.uniform(1.4e-3, 1.8e-3),
+         "D": rng.uniform(-3e-5, 3e-5)}
+    p["C"] = p["A"] + p["B"]
+    rb = nh.systems.rattleback(**p)
+    H = p["c"] - p["h"]
+    K = 9.81 * np.diag([p["b"] ** 2 / p["c"] - H, p["a"] ** 2 / p["c"] - H])  # tilt about body x, body y
+    M = np.array([[p["A"] + H**2, -p["D"]], [-p["D"], p["B"] + H**2]])  # per unit mass; I_12 = -D here
+    expected = np.sqrt(np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real))
+    lam = nh.stability.linearize(rb.nonholonomic(), rolling_state(rb, [1, 0, 0, 0], [0, 0, 0])).eigenvalues
+    assert np.sort(lam.imag[lam.imag > 1e-6]) == pytest.approx(expected, rel=1e-10)
