@@ -32,8 +32,8 @@ def test_rattleback_reverses_at_the_independent_time(rb):
 def test_friction_realization_converges_to_rolling_at_rate_eps(rb):
     """Viscous sliding f = -s/eps (Kane-Levinson start, no slip at t = 0) follows the rolling
     model to O(eps): the largest spin difference over 0.5 s (about 8 pitching periods) falls
-    with a fitted slope 1 in eps. (The constant is large, ~2e3 s^-1 per unit eps: the slip
-    relaxes in ~eps seconds but the rocking amplifies the difference.)"""
+    with a fitted slope 1 in eps (measured 0.995). The constant is large (the difference is
+    about 2e3 eps rad/s): the slip relaxes in ~eps seconds, but the rocking amplifies it."""
     t = np.linspace(0, 0.5, 1001)
     y0 = kane_levinson_state(rb)
     ref = nh.simulate(rb.nonholonomic(), (0, 0.5), y0, t_eval=t, rtol=1e-10, atol=1e-12)["omega_3"]
