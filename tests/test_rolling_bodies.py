@@ -174,7 +174,7 @@ def test_tippe_top_inversion_condition_both_sides():
         e3_end[ratio] = rotation_matrices(r.q[2:6])[-1, 2, 2]
         assert (e3_end[ratio] < -0.99) == inverts(ratio * I3, I3, alpha), (ratio, e3_end[ratio])
     assert e3_end[below] > 0.99  # stays spinning on its round end
-    assert e3_end[above] > -0.9  # turns past the horizontal but does not invert
+    assert e3_end[above] > -0.9  # does not reach the inverted state
     coulomb = nh.systems.tippe_top(friction="coulomb", friction_coefficient=0.3, eps=1e-2)
     y0 = rolling_state(coulomb, quaternion_from_euler(0, 0.1, 0), [0, 0, 150.0], velocity=(0, 0))
     r = nh.simulate(coulomb.nonholonomic(), (0, 3), y0, t_eval=np.linspace(0, 3, 31), rtol=1e-9, atol=1e-11)
