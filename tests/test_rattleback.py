@@ -98,3 +98,19 @@ def test_friction_laws_agree_with_the_constrained_system(rb):
     r = nh.simulate(coulomb.nonholonomic(), (0, 0.5), y, rtol=1e-9, atol=1e-12)
     E = r.energy()
     assert np.all(np.diff(E) <= 1e-12 * abs(E[0]))  # sliding friction only dissipates
+
+
+def test_jacobian_reused_across_steps_where_it_is_expensive(rb):
+    """The rattleback's friction model has a Jacobian costing ~6 right-hand sides: the
+    integrator leaves its reuse to CVODE instead of refreshing it at every step (which made
+    these runs 1.5-7x slower, benchmarks/rolling_bodies.py), and the run still matches the one
+    with a refresh at every step to its tolerance."""
+    model = rb.friction(1e-3)
+    assert model.core.jacobian_cost > 4.0
+    y0 = kane_levinson_state(rb)
+    r = nh.simulate(model, (0, 0.5), y0, t_eval=[0.5], rtol=1e-8, atol=1e-10)
+    assert r.stats["n_jac"] < r.stats["n_steps"] / 4
+    every = nh.simulate(model, (0, 0.5), y0, t_eval=[0.5], rtol=1e-8, atol=1e-10,
+                        solver_options={"jacobian_frequency": 1, "setup_frequency": 1})
+    assert every.stats["n_jac"] >= every.stats["n_steps"] - every.stats["n_err_test_fails"] - 5
+    assert np.abs(r.y[:, -1] - every.y[:, -1]).max() < 1e-5 * np.abs(every.y[:, -1]).max()
