@@ -56,26 +56,37 @@ def ball_integrals(path: Path) -> dict:
     return {"energy": float(dE.max()), "momentum": float(dK.max())}
 
 
+def rattleback_sliding_runs() -> dict:
+    """The Kane-Levinson rattleback rolling without slip and with viscous sliding f = -s/eps for
+    each eps in RATTLEBACK_EPS: the spin about the vertical, the reversal time of that spin
+    averaged over 0.3 s (which removes the rocking) and the order of |T(eps) - T(rolling)| fitted
+    over eps <= 1e-4. ``{"t", "rolling", "sliding": {eps: spin}, "T_rolling", "T": {eps: T}, "order"}``."""
+    rb = nh.systems.rattleback()
+    y0 = kane_levinson_state(rb)
+    t = np.linspace(0, 3.2, 3201)
+    rolling = vertical_spin(nh.simulate(rb.nonholonomic(), (0, 3.2), y0, t_eval=t, rtol=1e-10, atol=1e-12))
+    # rtol 1e-7 moves these reversal times by about 1e-4 s, far below their differences
+    sliding = {eps: vertical_spin(nh.simulate(rb.friction(eps), (0, 3.2), y0, t_eval=t, rtol=1e-7, atol=1e-9))
+               for eps in RATTLEBACK_EPS}
+    T0 = reversal_time(t, rolling, window=0.3)
+    T = {eps: reversal_time(t, w, window=0.3) for eps, w in sliding.items()}
+    small = [eps for eps in RATTLEBACK_EPS if eps <= 1e-4]
+    order = float(np.polyfit(np.log(small), np.log([abs(T[e] - T0) for e in small]), 1)[0])
+    return {"t": t, "rolling": rolling, "sliding": sliding, "T_rolling": T0, "T": T, "order": order}
+
+
 @figure("rolling_rattleback")
 def rattleback_reversal(path: Path) -> dict:
     """Left: the spin about the vertical of the Kane-Levinson rattleback rolling without slip
     and with viscous sliding f = -s/eps. Right: the reversal time (zero of the spin averaged
-    over 0.3 s, which removes the rocking) against eps, converging to the rolling one at O(eps)."""
-    rb = nh.systems.rattleback()
-    y0 = kane_levinson_state(rb)
-    t = np.linspace(0, 3.2, 3201)
-    rolling = nh.simulate(rb.nonholonomic(), (0, 3.2), y0, t_eval=t, rtol=1e-10, atol=1e-12)
-    T0 = reversal_time(t, vertical_spin(rolling), window=0.3)
-    # rtol 1e-7 moves these reversal times by about 1e-4 s, far below their differences
-    runs = {eps: nh.simulate(rb.friction(eps), (0, 3.2), y0, t_eval=t, rtol=1e-7, atol=1e-9) for eps in RATTLEBACK_EPS}
-    T = {eps: reversal_time(t, vertical_spin(r), window=0.3) for eps, r in runs.items()}
-    small = [eps for eps in RATTLEBACK_EPS if eps <= 1e-4]
-    slope = float(np.polyfit(np.log(small), np.log([abs(T[e] - T0) for e in small]), 1)[0])
+    over 0.3 s) against eps, converging to the rolling one at O(eps)."""
+    d = rattleback_sliding_runs()
+    t, T, T0 = d["t"], d["T"], d["T_rolling"]
     plt = _plt()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.6, 1]})
-    ax.plot(t, vertical_spin(rolling), "k", lw=0.8, label="rolling without slip")
+    ax.plot(t, d["rolling"], "k", lw=0.8, label="rolling without slip")
     for eps, color in zip((1e-2, 1e-3, 1e-5), ("tab:blue", "tab:orange", "tab:green")):
-        ax.plot(t, vertical_spin(runs[eps]), lw=0.7, color=color, label=f"sliding, eps = {eps:g}")
+        ax.plot(t, d["sliding"][eps], lw=0.7, color=color, label=f"sliding, eps = {eps:g}")
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("t (s)")
     ax.set_ylabel("spin about the vertical (rad/s)")
@@ -84,14 +95,14 @@ def rattleback_reversal(path: Path) -> dict:
     reverses = [e for e in RATTLEBACK_EPS if np.isfinite(T[e])]
     bx.loglog(reverses, [abs(T[e] - T0) for e in reverses], "o-", label="|sliding - rolling| reversal time")
     e = np.array([min(reverses), max(reverses)])
-    bx.loglog(e, abs(T[small[-1]] - T0) * e / small[-1], "k:", label="slope 1")
+    bx.loglog(e, abs(T[min(reverses)] - T0) * e / min(reverses), "k:", label="slope 1")
     bx.set_xlabel("eps")
     bx.set_ylabel("difference (s)")
-    bx.set_title(f"Reversal time against eps (fitted order {slope:.2f})")
+    bx.set_title(f"Reversal time against eps (fitted order {d['order']:.2f})")
     bx.legend(fontsize=8)
     fig.tight_layout()
     save(fig, path)
-    return {"rolling": T0, **{f"eps = {eps:g}": T[eps] for eps in RATTLEBACK_EPS}, "order": slope}
+    return {"rolling": T0, **{f"eps = {eps:g}": T[eps] for eps in RATTLEBACK_EPS}, "order": d["order"]}
 
 
 @figure("rolling_tippe_top")
