@@ -100,19 +100,21 @@ def rattleback_run_variants(repeats) -> list:
     """The 5 s Kane-Levinson run at rtol 1e-10 by method and evaluation: BDF (the default for a
     constrained model: CVODE projects onto the constraints, and |q| = 1, only with BDF) against
     Adams (no projection), the interpreted tapes against model.compile()."""
-    rows = ["| rattleback, 5 s at rtol 1e-10 | time (s) | steps | RHS | Jacobians | constraint residual | max ||q| - 1| |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| rattleback, 5 s at rtol 1e-10 | time (s) | steps | RHS | Jacobians | constraint residual "
+            "| max ||q| - 1| |", "|---|---|---|---|---|---|---|"]
     for compiled in (False, True):
         system = nh.systems.rattleback()
         model, y0 = system.nonholonomic(), kane_levinson_state(system)
         if compiled:
             start = time.perf_counter()
             model.compile()
-            rows.append(f"| (model.compile(): {time.perf_counter() - start:.1f} s; near 0 when its disk cache already holds the tapes) | | | | | | |")
+            rows.append(f"| (model.compile(): {time.perf_counter() - start:.1f} s; near 0 when its disk cache "
+                        "already holds the tapes) | | | | | | |")
         for method in ("auto", "adams"):
             run, r = median_time(lambda: nh.simulate(model, (0, 5), y0, rtol=RTOL, atol=ATOL, method=method), repeats)
             st = r.stats
-            label = f"{r.method.upper()}{' (default)' if method == 'auto' else ''}, {'compiled' if compiled else 'interpreted'}"
+            label = (f"{r.method.upper()}{' (default)' if method == 'auto' else ''}, "
+                     f"{'compiled' if compiled else 'interpreted'}")
             rows.append(f"| {label} | {run:.3f} | {st['n_steps']} | {st['n_rhs']} | {st['n_jac']} | "
                         f"{r.constraint_residual().max():.1e} | {r.unit_norm_residual().max():.1e} |")
     return rows
