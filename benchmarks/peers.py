@@ -9,9 +9,8 @@ Workloads
   rtol 1e-10, atol 1e-10. nonholo builds its System from the KanesMethod; PyDy, CasADi and SciPy
   integrate Kane's explicit form M(q) x' = f(q, u). This model gives the rear contact point zero
   velocity (WR_cont.set_vel(N, 0)) instead of coordinates, so the rear wheel's rolling
-  constraints are embedded in the kinematics; nonholo's Lagrange-d'Alembert equations need them
-  as constraints, and with check_kinematics=False its equations differ from Kane's: the
-  agreement check reports this and nonholo's bicycle is not timed.
+  constraints are embedded in the kinematics; from_kanes_method adds Kane's inertia correction
+  for them, so nonholo's equations are Kane's and the agreement check passes.
 * knife-edge chain: ``nh.systems.knife_edge_chain(N)``, N = 2, 4, 8, 16, 32, nonholonomic and
   friction (eps = 1e-4) models, headings theta_i = 0.1 i, velocity (1, 0, 0.3, 0, ...) projected
   onto the constraints, t in [0, 2], rtol 1e-8, atol 1e-10.

@@ -106,3 +106,129 @@ def test_deep_expression_does_not_hit_recursion_limit():
     for k in range(3000):
         value = np.sin(value) + k * 1e-4
     assert tape(np.array([0.3]))[0] == pytest.approx(value, rel=1e-12)
+
+
+def _random_graph(seed, n_inputs=4, n_nodes=300):
+    """Serialized nodes with many products read once (the interpreter fuses those into their
+    reader) at every operand position, and some read twice or output (those it must not fuse).
+    Values stay bounded: factors other than the recent nodes are inputs (in [0.5, 1.5]) or sines,
+    denominators are inputs, and every eighth node is a sine."""
+    from nonholo import _core
+
+    codes = _core.op_codes()
+    rng = np.random.default_rng(seed)
+    nodes = [("input", i, -1, 0) for i in range(n_inputs)]
+    bounded = list(range(n_inputs))
+    kinds = ["add", "sub", "sub", "mul", "mul", "mul", "mul", "div", "neg", "powi", "sin"]
+    for k in range(n_nodes):
+        kind = "sin" if k % 8 == 7 else kinds[rng.integers(len(kinds))]
+        recent = rng.choice(np.arange(max(0, len(nodes) - 6), len(nodes)), 2, replace=False)
+        a, b, n = int(recent[0]), int(recent[1]), 0
+        if kind == "mul" and rng.uniform() < 0.5:
+            a, b = b, int(rng.choice(bounded))
+        elif kind == "mul":
+            b = int(rng.choice(bounded))
+        if kind == "div":
+            b = int(rng.integers(n_inputs))
+        if kind == "powi":
+            a, b, n = int(rng.choice(bounded)), -1, int(rng.choice([2, 3, -2]))
+        if kind in ("neg", "sin"):
+            b = -1
+        if kind == "sin":
+            bounded.append(len(nodes))
+        nodes.append((kind, a, b, n))
+    outputs = sorted({len(nodes) - 1, *rng.integers(n_inputs, len(nodes), 25).tolist()})
+    ops = [codes[k] for k, *_ in nodes]
+    graph = _core.make_graph(n_inputs, ops, [a for _, a, _, _ in nodes], [b for *_, b, _ in nodes],
+                             [n for *_, n in nodes], [0.0] * len(nodes), outputs)
+    return nodes, outputs, _core.Tape(graph)
+
+
+class _Dual:
+    """Forward-mode dual number with nonholo's Dual<double, 1> formulas (scalar/dual.hpp)."""
+
+    def __init__(self, v, d=0.0):
+        self.v, self.d = v, d
+
+    def __add__(self, o):
+        return _Dual(self.v + o.v, self.d + o.d)
+
+    def __sub__(self, o):
+        return _Dual(self.v - o.v, self.d - o.d)
+
+    def __mul__(self, o):
+        return _Dual(self.v * o.v, self.d * o.v + self.v * o.d)
+
+    def __truediv__(self, o):
+        v = self.v / o.v
+        return _Dual(v, (self.d - v * o.d) / o.v)
+
+    def __neg__(self):
+        return _Dual(-self.v, -self.d)
+
+    def sin(self):
+        return _Dual(np.sin(self.v), np.cos(self.v) * self.d)
+
+
+def _powi(x, n, one):
+    """nonholo::powi: repeated squaring, 1/x^-n for negative n."""
+    if n < 0:
+        return one / _powi(x, -n, one)
+    result, base, first = None, x, True
+    while n > 0:
+        if n & 1:
+            result = base if first else result * base
+            first = False
+        n >>= 1
+        if n > 0:
+            base = base * base
+    return result
+
+
+def _evaluate_in_graph_order(nodes, inputs, one, sin):
+    values = []
+    for kind, a, b, n in nodes:
+        if kind == "input":
+            values.append(inputs[a])
+        elif kind == "neg":
+            values.append(-values[a])
+        elif kind == "sin":
+            values.append(sin(values[a]))
+        elif kind == "powi":
+            values.append(_powi(values[a], n, one))
+        else:
+            x, y = values[a], values[b]
+            values.append(x + y if kind == "add" else x - y if kind == "sub" else x * y if kind == "mul" else x / y)
+    return values
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_interpreter_rounds_exactly_as_the_graph_in_doubles_and_dual_numbers(seed):
+    # The interpreter fuses products into their reader (a*b + c, c - a*(b*c), ...) and reorders
+    # the operations by level; every value must still be the graph's, bit for bit.
+    nodes, outputs, tape = _random_graph(seed)
+    assert tape.n_interpreted <= tape.n_instructions - 10  # products were fused
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(3):
+        x = rng.uniform(0.5, 1.5, 4)
+        values = _evaluate_in_graph_order(nodes, [float(v) for v in x], 1.0, np.sin)
+        np.testing.assert_array_equal(tape(x), [values[o] for o in outputs])
+        J = tape.jacobian(x)
+        for j in range(4):
+            duals = [_Dual(float(v), 1.0 if i == j else 0.0) for i, v in enumerate(x)]
+            values = _evaluate_in_graph_order(nodes, duals, _Dual(1.0), _Dual.sin)
+            np.testing.assert_array_equal(J[:, j], [values[o].d for o in outputs])
+
+
+def test_independent_products_are_fused_and_run_together():
+    # x_a x_b x_c + x_d on disjoint symbols, 20 times: two products and a sum fused into one
+    # operation each, all on the first level of the schedule and of one kind: one run.
+    xs = sp.symbols("x0:80")
+    exprs = [xs[4 * i] * xs[4 * i + 1] * xs[4 * i + 2] + xs[4 * i + 3] for i in range(20)]
+    tape = lower(exprs, list(xs)).tape()
+    p = np.linspace(0.5, 1.5, 80)
+    assert tape(p) == pytest.approx([p[4 * i] * p[4 * i + 1] * p[4 * i + 2] + p[4 * i + 3] for i in range(20)],
+                                    rel=1e-15)
+    assert tape.n_instructions >= 60  # two products and a sum per output, plus the inputs' loads
+    assert tape.n_interpreted == 20
+    assert tape.n_runs == 1

@@ -19,13 +19,20 @@ const Tape& tape_named(const MechanicalSystem& sys, const std::string& which) {
   if (which == "full") return sys.tape();
   if (which == "constraints") return sys.constraint_tape();
   if (which == "jacobian") return sys.jacobian_tape();
-  throw InputError("which must be 'dynamics', 'full', 'constraints' or 'jacobian', got '" + which + "'");
+  if (which == "projection") return sys.projection_tape();
+  if (which == "split_base") return sys.split_base_tape();
+  if (which == "velocity_part") return sys.velocity_part_tape();
+  throw InputError("which must be 'dynamics', 'full', 'constraints', 'jacobian', 'projection', 'split_base' or "
+                   "'velocity_part', got '" + which + "'");
 }
 
 }  // namespace
 
 void expose_evaluation(py::module_& m) {
-  m.def("tape_names", []() { return std::vector<std::string>{"dynamics", "full", "constraints", "jacobian"}; },
+  m.def("tape_names", []() {
+    return std::vector<std::string>{"dynamics", "full", "constraints", "jacobian", "projection", "split_base",
+                                    "velocity_part"};
+  },
         "The tapes of a MechanicalSystem that can be compiled.");
   m.def("tape_c_source", [](const MechanicalSystem& sys, const std::string& which, const std::string& name) {
     return tape_c_source(tape_named(sys, which), name);
@@ -44,6 +51,11 @@ void expose_evaluation(py::module_& m) {
     const Tape& t = tape_named(sys, which);
     return py::make_tuple(t.n_instructions(), t.n_outputs());
   }, py::arg("system"), py::arg("which"), "(instructions, outputs) of the tape `which`.");
+  m.def("tape_program", [](const MechanicalSystem& sys, const std::string& which) {
+    const Tape& t = tape_named(sys, which);
+    return py::make_tuple(t.n_interpreted(), t.n_runs(), t.n_work());
+  }, py::arg("system"), py::arg("which"),
+     "(operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.");
   m.def("time_evaluations", [](const Model& model, double t, py::handle y, py::handle p, int calls) {
     if (calls < 1) throw py::value_error("calls must be positive");
     auto yv = as_vector(y, model.n_states(), "y");

@@ -64,6 +64,10 @@ void expose_tape(py::module_& m) {
       .def_property_readonly("n_outputs", &Tape::n_outputs)
       .def_property_readonly("n_instructions", &Tape::n_instructions)
       .def_property_readonly("n_slots", &Tape::n_slots)
+      .def_property_readonly("n_interpreted", &Tape::n_interpreted,
+                             "Operations the interpreter executes (products fused into their reader).")
+      .def_property_readonly("n_runs", &Tape::n_runs,
+                             "Runs of independent operations of one kind in the interpreter's level schedule.")
       .def("disassemble", &Tape::disassemble)
       .def("__call__", [](const Tape& tape, py::handle inputs) {
         std::vector<double> in = as_vector(inputs, tape.n_inputs(), "inputs");

@@ -27,7 +27,9 @@ Array times(const py::handle& t, py::ssize_t n_t) {
 
 void expose_trajectory(py::module_& m) {
   m.def("slow_manifold_velocity", [](const MechanicalSystem& sys, int order, double eps, py::handle t, py::handle y,
-                                     py::handle p) {
+                                     py::handle p, const CompiledSlip* compiled) {
+    if (compiled != nullptr && (compiled->order() != order || &compiled->system() != &sys))
+      throw py::value_error("compiled: the compiled slow manifold is of another order or system");
     Array Y = samples(y, 2 * sys.n(), "y");
     const auto n_t = Y.shape(0);
     Array T = times(t, n_t);
@@ -36,12 +38,14 @@ void expose_trajectory(py::module_& m) {
     double* o = out.mutable_data();
     {
       py::gil_scoped_release release;
-      slow_manifold_velocity(sys, order, eps, static_cast<int>(n_t), T.data(), Y.data(), static_cast<int>(Y.shape(1)),
+      slow_manifold_velocity(sys, compiled, order, eps, static_cast<int>(n_t), T.data(), Y.data(), static_cast<int>(Y.shape(1)),
                              pv.data(), o);
     }
     return out;
   }, py::arg("system"), py::arg("order"), py::arg("eps"), py::arg("t"), py::arg("y"), py::arg("params"),
-     "u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n).");
+     py::arg("compiled") = nullptr,
+     "u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); "
+     "h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.");
 
   m.def("frame_velocity", [](const Frame& frame, py::handle y, py::handle p) {
     Array Y = samples(y, frame.n() + frame.rank(), "y");

@@ -20,18 +20,19 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
+#include "nonholo/jacobian_policy.hpp"
 #include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/compat.hpp"
 #include "nonholo/sundials/handles.hpp"
 
 namespace nonholo {
 
-// Refresh the Jacobian every step while it costs at most this many right-hand sides. A BDF
-// step costs about 1.5 right-hand sides, so a refresh at every step multiplies the cost of a
-// step by 1 + cost / 1.5 and pays only where it removes that many steps: the friction sleigh
-// (cost 2.7) and the chains (3.3) gain; the rolling bodies' friction models (cost 6, measured
-// 9) lose 2.5x at eps = 1e-5 and 7x at eps = 1e-3 (benchmarks/rolling_bodies.py).
-constexpr double kCheapJacobian = 4.0;
+// CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
+constexpr long kCvodeJacobianFrequency = 51;
+constexpr long kCvodeSetupFrequency = 20;
+// Fixed cost of one BDF step (CVODE's vector operations, the integration loop) in interpreted
+// tape instructions, for the Jacobian policy (measured on the friction sleigh: ~2.5 us a step).
+constexpr double kStepOverhead = 1000.0;
 
 namespace {
 
@@ -227,6 +228,22 @@ class Integration {
     return "";
   }
   void collect_stats();
+  // After a step: the policy's mode, as CVODE's Jacobian and linear-setup frequencies.
+  void apply_jacobian_policy(double t) {
+    JacobianPolicy::Counters now;
+    now.t = t;
+    now.t_start = t0_;
+    now.t_end = tf_;
+    CVodeGetNumSteps(mem_.get(), &now.steps);
+    CVodeGetLastStep(mem_.get(), &now.h);
+    CVodeGetNumRhsEvals(mem_.get(), &now.rhs);
+    CVodeGetNumJacEvals(mem_.get(), &now.jacobians);
+    CVodeGetNumNonlinSolvConvFails(mem_.get(), &now.failures);
+    if (!policy_->after_step(now)) return;
+    const bool every = policy_->refreshing();
+    check(CVodeSetJacEvalFrequency(mem_.get(), every ? 1 : kCvodeJacobianFrequency), "CVodeSetJacEvalFrequency");
+    check(CVodeSetLSetupFrequency(mem_.get(), every ? 1 : kCvodeSetupFrequency), "CVodeSetLSetupFrequency");
+  }
 
   const Model& model_;
   double t0_, tf_;
@@ -248,6 +265,7 @@ class Integration {
   sun::LinearSolverPtr ls_;
   sun::NonlinearSolverPtr nls_;
   std::unique_ptr<SensitivityRun> sens_;
+  std::unique_ptr<JacobianPolicy> policy_;  // BDF runs without fixed frequencies
   sun::CvodePtr mem_;
 };
 
@@ -340,19 +358,16 @@ void Integration::setup(const std::vector<double>& y0) {
     ls_.reset(SUNLinSol_Dense(y_.get(), J_.get(), ctx));
     check(CVodeSetLinearSolver(mem, ls_.get(), J_.get()), "CVodeSetLinearSolver");
     check(CVodeSetJacFn(mem, jac_callback), "CVodeSetJacFn");
-    // Stiff friction models: the fast subspace D_perp(q) turns with q, so a Jacobian kept for
-    // many steps (CVODE's modified Newton) is wrong by |1/eps| |dq| in its fast block and Newton
-    // fails repeatedly. The AD Jacobian is cheap: refresh it, and the iteration matrix, every
-    // step (benchmarks/friction_sleigh.py: 4x fewer steps, 3x less time, 50x smaller error).
-    // Only while that is cheap: where one Jacobian costs more than kCheapJacobian right-hand
-    // sides (large systems), CVODE's own reuse heuristics win (benchmarks/peers.py, the chain).
-    long jac_frequency = opt_.jacobian_frequency, setup_frequency = opt_.setup_frequency;
-    if (model_.stiff() && model_.jacobian_cost() <= kCheapJacobian) {
-      if (jac_frequency == 0) jac_frequency = 1;
-      if (setup_frequency == 0) setup_frequency = 1;
+    // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
+    // whichever advances further per unit of work), unless the caller fixed the frequencies.
+    if (opt_.jacobian_frequency > 0 || opt_.setup_frequency > 0) {
+      if (opt_.jacobian_frequency > 0) check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
+      if (opt_.setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
+    } else {
+      // a step's fixed cost, about 1000 interpreted instructions (2.5 us on the sleigh), in RHS units
+      const double rhs_instructions = std::max<double>(1.0, model_.system().dynamics_tape().n_instructions());
+      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepOverhead / rhs_instructions);
     }
-    if (jac_frequency > 0) check(CVodeSetJacEvalFrequency(mem, jac_frequency), "CVodeSetJacEvalFrequency");
-    if (setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, setup_frequency), "CVodeSetLSetupFrequency");
     if (project_velocities || project_positions) {
       weights_.reset(N_VNew_Serial(n_, ctx));
       problem_.weights = weights_.get();
@@ -474,6 +489,7 @@ SimulationOutput Integration::run() {
       break;
     }
     ++steps;
+    if (policy_) apply_jacobian_policy(t);
     if (opt_.dense_output) record_dense_step();
     emit_t_eval_up_to(t, y);
     if (flag == CV_ROOT_RETURN) {

@@ -32,6 +32,9 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   L.da_dq = L.dr_dv + n * n;
   L.da_dv = L.da_dq + k * n;
   L.jacobian_total = L.da_dv + k * n;
+  L.dG_v = L.dynamics;
+  L.dA_v = L.dG_v + n * n;
+  L.projection_total = L.dA_v + k * n;
   return L;
 }
 
@@ -43,28 +46,43 @@ enum InputGroup { kQ = 0, kV = 1, kT = 2, kP = 3 };
 
 // r_i = F_i - dV_i - sum_jl (dG_ij/dq^l) v^j v^l + 1/2 sum_jk (dG_jk/dq^i) v^j v^k and
 // a_a = sum_l (db_a/dq^l) v^l + db_a/dt - sum_jl (dA_aj/dq^l) v^j v^l, built on the graph from the
-// derivative nodes, so that structural zeros of dG and dA cost nothing.
+// derivative nodes, so that structural zeros of dG and dA cost nothing. velocity_derivatives
+// receives the nodes of dG_v (n x n, row-major) then dA_v (k x n): sum_l dG_ij/dq^l v^l and
+// sum_l dA_aj/dq^l v^l, the sums the two terms are made of.
 void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                                 const std::vector<std::vector<int>>& deriv,
-                                                                std::vector<int>& outputs) const {
+                                                                std::vector<int>& outputs,
+                                                                std::vector<int>& velocity_derivatives) const {
   const int n = layout_.n, k = layout_.k;
   auto d = [&](int direction, int output_index) { return deriv[direction][base_.outputs[output_index]]; };
   auto v = [&](int j) { return b.input(n + j); };
   auto add = [&](int x, int y) { return x < 0 ? y : (y < 0 ? x : b.binary(Op::Add, x, y)); };
   auto mul = [&](int x, int y) { return (x < 0 || y < 0) ? -1 : b.binary(Op::Mul, x, y); };
   auto zero_if_none = [&](int x) { return x < 0 ? b.constant(0.0) : x; };
+  velocity_derivatives.assign(n * n + k * n, -1);
 
   for (int i = 0; i < n; ++i) {
     int c = -1;  // c_i
     for (int j = 0; j < n; ++j) {
       int Gdot_ij = -1;  // sum_l dG_ij/dq^l v^l
       for (int l = 0; l < n; ++l) Gdot_ij = add(Gdot_ij, mul(d(l, layout_.G + i * n + j), v(l)));
+      velocity_derivatives[i * n + j] = zero_if_none(Gdot_ij);
       c = add(c, mul(Gdot_ij, v(j)));
     }
-    int half = -1;  // 1/2 sum_jk dG_jk/dq^i v^j v^k
-    for (int j = 0; j < n; ++j)
-      for (int kk = 0; kk < n; ++kk) half = add(half, mul(mul(d(i, layout_.G + j * n + kk), v(j)), v(kk)));
-    if (half >= 0) c = add(c, b.unary(Op::Neg, mul(b.constant(0.5), half)));
+    // half = 1/2 sum_jk dG_jk/dq^i v^j v^k = sum_j v^j (1/2 dG_jj v^j + sum_(k>j) sym_jk v^k) with
+    // sym_jk = (dG_jk + dG_kj)/2 (the node dG_jk itself when the metric's graph is symmetric):
+    // each pair {j, k} once, one product per pair instead of two per entry
+    int half = -1;
+    for (int j = 0; j < n; ++j) {
+      int x = mul(mul(b.constant(0.5), d(i, layout_.G + j * n + j)), v(j));
+      for (int kk = j + 1; kk < n; ++kk) {
+        const int djk = d(i, layout_.G + j * n + kk), dkj = d(i, layout_.G + kk * n + j);
+        const int sym = djk == dkj ? djk : mul(b.constant(0.5), add(djk, dkj));
+        x = add(x, mul(sym, v(kk)));
+      }
+      half = add(half, mul(x, v(j)));
+    }
+    if (half >= 0) c = c < 0 ? b.unary(Op::Neg, half) : b.binary(Op::Sub, c, half);
     int r = map[base_.outputs[layout_.F + i]];
     int dV = d(i, layout_.V);
     if (c >= 0) r = b.binary(Op::Sub, r, c);
@@ -78,6 +96,7 @@ void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b,
     for (int j = 0; j < n; ++j) {
       int Adot_aj = -1;
       for (int l = 0; l < n; ++l) Adot_aj = add(Adot_aj, mul(d(l, layout_.A + a * n + j), v(l)));
+      velocity_derivatives[n * n + a * n + j] = zero_if_none(Adot_aj);
       curvature = add(curvature, mul(Adot_aj, v(j)));
     }
     if (curvature >= 0) term = term < 0 ? b.unary(Op::Neg, curvature) : b.binary(Op::Sub, term, curvature);
@@ -117,6 +136,56 @@ void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> out
   jacobian_tape_ = Tape(b.finish(outputs));
 }
 
+// Splits the projection tape at the velocity: a node depends on v when an operand does (v the
+// inputs n..2n-1). The base tape computes every projection output and, after them, the nodes
+// that do not depend on v but are operands of nodes that do (the kept values); the velocity
+// part has the inputs [q, v, t, p, kept values] and recomputes only the v-dependent nodes and
+// outputs (velocity_part_outputs_ says where each goes in the projection layout).
+void MechanicalSystem::build_split_projection() {
+  const ExprGraph& g = projection_tape_.graph();
+  const int n = layout_.n, n_nodes = static_cast<int>(g.nodes.size());
+  std::vector<char> on_v(n_nodes, 0);
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (nd.op == Op::Input) on_v[i] = nd.a >= n && nd.a < 2 * n;
+    else if (nd.op != Op::Const) on_v[i] = on_v[nd.a] || (op_arity(nd.op) == 2 && on_v[nd.b]);
+  }
+  std::vector<int> kept_index(n_nodes, -1), kept;
+  auto keep = [&](int node) {
+    if (!on_v[node] && g.nodes[node].op != Op::Const && g.nodes[node].op != Op::Input && kept_index[node] < 0) {
+      kept_index[node] = static_cast<int>(kept.size());
+      kept.push_back(node);
+    }
+  };
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (!on_v[i] || nd.op == Op::Input) continue;
+    keep(nd.a);
+    if (op_arity(nd.op) == 2) keep(nd.b);
+  }
+  std::vector<int> base_outputs = g.outputs;
+  base_outputs.insert(base_outputs.end(), kept.begin(), kept.end());
+  split_base_tape_ = Tape(ExprGraph{g.n_inputs, g.nodes, base_outputs});
+
+  GraphBuilder b(n_inputs() + static_cast<int>(kept.size()));
+  std::vector<int> map(n_nodes, -1);
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (kept_index[i] >= 0) map[i] = b.input(n_inputs() + kept_index[i]);
+    else if (nd.op == Op::Input) map[i] = b.input(nd.a);
+    else if (nd.op == Op::Const) map[i] = b.constant(nd.c);
+    else if (on_v[i]) map[i] = b.add_node(nd.op, map[nd.a], op_arity(nd.op) == 2 ? map[nd.b] : -1, nd.n, nd.c);
+  }
+  std::vector<int> outputs;
+  velocity_part_outputs_.clear();
+  for (int j = 0; j < static_cast<int>(g.outputs.size()); ++j)
+    if (on_v[g.outputs[j]]) {
+      outputs.push_back(map[g.outputs[j]]);
+      velocity_part_outputs_.push_back(j);
+    }
+  velocity_part_tape_ = Tape(b.finish(outputs));
+}
+
 MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric)
     : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
   layout_.definite_metric = definite_metric;
@@ -146,7 +215,8 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
 
   std::vector<int> outputs(layout_.total);
   for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
-  append_applied_force_and_constraint_term(builder, map, deriv, outputs);
+  std::vector<int> velocity_derivatives;
+  append_applied_force_and_constraint_term(builder, map, deriv, outputs, velocity_derivatives);
   for (int l = 0; l < n; ++l)
     for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
   for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
@@ -158,6 +228,10 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
   }
   tape_ = Tape(builder.finish(outputs));
   dynamics_tape_ = Tape(builder.finish(std::vector<int>(outputs.begin(), outputs.begin() + layout_.dynamics)));
+  std::vector<int> projection_outputs(outputs.begin(), outputs.begin() + layout_.dynamics);
+  projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
+  projection_tape_ = Tape(builder.finish(projection_outputs));
+  build_split_projection();
   std::vector<int> constraint_outputs(outputs.begin(), outputs.begin() + layout_.mu);
   std::fill(constraint_outputs.begin(), constraint_outputs.begin() + layout_.A, builder.constant(0.0));
   constraint_tape_ = Tape(builder.finish(constraint_outputs));

@@ -89,7 +89,7 @@ VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip
     ud[i] = D1(u[i]);
     ud[i].d[0] = udot(i);
   }
-  truncated_slip(sys, compiled, order, td, qd.data(), ud.data(), p, eps, wd);
+  truncated_slip(sys, compiled, order, td, qd.data(), ud.data(), p, eps, wd.slip, wd.s);
   VecX<double> rhs = w.proj.f - udot;
   for (int i = 0; i < n; ++i) rhs(i) -= wd.s(i).d[0];
   return w.s - eps * apply_qmat(w, chol_mu, rhs);
@@ -132,8 +132,8 @@ FibreBase fibre_base(const MechanicalSystem& sys, double t, const double* q0, co
     qd(i) = D1(q0[i]);
     vd(i) = D1(u(i)) + sd(i);
   }
-  sys.evaluate(t, qd.data(), vd.data(), p, wd.geo);
-  projected_acceleration(wd, pwd, vd, sd, ud);
+  sys.evaluate_projection_at(D1(t), qd.data(), vd.data(), p, wd.geo);
+  projected_acceleration(wd, pwd, sd, ud);
 
   FibreBase base;
   base.q = q + z;

@@ -1,20 +1,18 @@
 #include "nonholo/trajectory.hpp"
 
-#include "nonholo/slow_manifold.hpp"
+#include "nonholo/slow_manifold_graph.hpp"
 
 namespace nonholo {
 
-void slow_manifold_velocity(const MechanicalSystem& sys, int order, double eps, int n_t, const double* t,
-                            const double* Y, int stride, const double* p, double* qdot) {
+void slow_manifold_velocity(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, double eps, int n_t,
+                            const double* t, const double* Y, int stride, const double* p, double* qdot) {
   const int n = sys.n();
-  SlowManifoldWork<double> w;
-  MatX<double> coeffs;
+  SlipWork<double> w;
+  VecX<double> s(n);
   for (int i = 0; i < n_t; ++i) {
     const double* q = Y + static_cast<long>(i) * stride;
-    Eigen::Map<const VecX<double>> u(q + n, n);
-    Eigen::Map<VecX<double>> out(qdot + static_cast<long>(i) * n, n);
-    slip_coefficients(sys, t[i], q, q + n, p, order, w, coeffs);
-    out = u + slip_sum(coeffs, eps);
+    truncated_slip(sys, compiled, order, t[i], q, q + n, p, eps, w, s);
+    Eigen::Map<VecX<double>>(qdot + static_cast<long>(i) * n, n) = Eigen::Map<const VecX<double>>(q + n, n) + s;
   }
 }
 

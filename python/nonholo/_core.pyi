@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_program', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -46,8 +46,18 @@ class Tape:
     def n_instructions(self) -> int:
         ...
     @property
+    def n_interpreted(self) -> int:
+        """
+        Operations the interpreter executes (products fused into their reader).
+        """
+    @property
     def n_outputs(self) -> int:
         ...
+    @property
+    def n_runs(self) -> int:
+        """
+        Runs of independent operations of one kind in the interpreter's level schedule.
+        """
     @property
     def n_slots(self) -> int:
         ...
@@ -280,9 +290,9 @@ def seconds_per_slip(system: MechanicalSystem, order: typing.SupportsInt | typin
     """
     Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.
     """
-def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> numpy.typing.NDArray[numpy.float64]:
     """
-    u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n).
+    u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.
     """
 def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:
     """
@@ -293,6 +303,10 @@ def tape_compiled(system: MechanicalSystem, which: str) -> bool:
 def tape_names() -> list[str]:
     """
     The tapes of a MechanicalSystem that can be compiled.
+    """
+def tape_program(system: MechanicalSystem, which: str) -> tuple[int, int, int]:
+    """
+    (operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.
     """
 def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
     """

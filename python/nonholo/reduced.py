@@ -158,7 +158,8 @@ class ReducedModel(Model):
             Y = np.hstack([Y[:, :n], _core.frame_velocity(self.frame.core, Y, p[:n_sys])])
         if not self.order:
             return Y[:, n: 2 * n].copy()
-        return _core.slow_manifold_velocity(self.system.core, self.order, p[n_sys], t, Y, p[:n_sys])
+        return _core.slow_manifold_velocity(self.system.core, self.order, p[n_sys], t, Y, p[:n_sys],
+                                            self.compiled_slip)
 
     @property
     def method(self) -> str:

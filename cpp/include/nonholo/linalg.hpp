@@ -32,6 +32,7 @@ class Ldlt {
     const int n = static_cast<int>(A.rows());
     L_.resize(n, n);
     d_.resize(n);
+    d_inv_.resize(n);
     double scale = 0.0;
     for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(A(i, i))));
     const double tiny = 1e-13 * scale;
@@ -44,11 +45,12 @@ class Ldlt {
         return false;
       }
       d_(j) = dj;
+      d_inv_(j) = S(1.0) / dj;
       L_(j, j) = S(1.0);
       for (int i = j + 1; i < n; ++i) {
         S s = A(i, j);
         for (int p = 0; p < j; ++p) s -= L_(i, p) * L_(j, p) * d_(p);
-        L_(i, j) = s / dj;
+        L_(i, j) = s * d_inv_(j);
       }
       for (int i = 0; i < j; ++i) L_(i, j) = S(0.0);
     }
@@ -66,7 +68,7 @@ class Ldlt {
         for (int p = 0; p < i; ++p) s -= L_(i, p) * X(p, c);
         X(i, c) = s;
       }
-      for (int i = 0; i < n; ++i) X(i, c) = X(i, c) / d_(i);
+      for (int i = 0; i < n; ++i) X(i, c) = X(i, c) * d_inv_(i);  // the reciprocal pivots, once per factorization
       for (int i = n - 1; i >= 0; --i) {
         S s = X(i, c);
         for (int p = i + 1; p < n; ++p) s -= L_(p, i) * X(p, c);
@@ -84,7 +86,7 @@ class Ldlt {
 
  private:
   Mat L_;
-  Vec d_;
+  Vec d_, d_inv_;
   int failed_pivot_ = -1;
 };
 

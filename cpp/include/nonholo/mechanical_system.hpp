@@ -40,6 +40,10 @@ struct GeometryLayout {
   // The Jacobian tape appends: dmu/dq, and the derivatives of r and a in q and v.
   int dmu = 0, dr_dq = 0, dr_dv = 0, da_dq = 0, da_dv = 0;
   int jacobian_total = 0;
+  // The projection tape appends to the dynamics blocks the derivatives along the velocity input
+  // v: dG_v = sum_l dG/dq^l v^l (n x n) and dA_v = sum_l dA/dq^l v^l (k x n).
+  int dG_v = 0, dA_v = 0;
+  int projection_total = 0;
   bool definite_metric = true;  // false: a regular but indefinite Lagrangian (LDL^T with any sign)
   int base_outputs() const { return n * n + 1 + k * n + k + k * k + n; }
   static GeometryLayout make(int n, int k);
@@ -53,6 +57,9 @@ class Geometry {
  public:
   const GeometryLayout* layout = nullptr;
   std::vector<S> in, out, work;
+
+  // Scratch of the velocity part of the split projection (evaluate_velocity_part).
+  std::vector<S> velocity_in, velocity_out;
 
   int n() const { return layout->n; }
   int k() const { return layout->k; }
@@ -78,6 +85,9 @@ class Geometry {
   RowMatMap<S> dr_dv() const { return {out.data() + layout->dr_dv, n(), n()}; }
   RowMatMap<S> da_dq() const { return {out.data() + layout->da_dq, k(), n()}; }
   RowMatMap<S> da_dv() const { return {out.data() + layout->da_dv, k(), n()}; }
+  // Projection tape only: the derivatives of G and A along the evaluated velocity v.
+  RowMatMap<S> dG_v() const { return {out.data() + layout->dG_v, n(), n()}; }
+  RowMatMap<S> dA_v() const { return {out.data() + layout->dA_v, k(), n()}; }
 };
 
 class MechanicalSystem {
@@ -98,6 +108,10 @@ class MechanicalSystem {
   // the drift projection needs, and its directional derivative by one dual direction.
   const Tape& constraint_tape() const { return constraint_tape_; }
   const Tape& jacobian_tape() const { return jacobian_tape_; }
+  // The dynamics blocks and dG_v, dA_v along the velocity input: what the slow-manifold
+  // projection (slow_manifold.hpp) needs, one forward sweep of about the dynamics tape's cost
+  // (c(q, v) already holds every dG/dq^l v^l), instead of the full tape's n^3 entries of dG.
+  const Tape& projection_tape() const { return projection_tape_; }
   const ExprGraph& base_graph() const { return base_; }
 
   bool force_depends_on_velocity() const { return force_velocity_; }
@@ -128,6 +142,31 @@ class MechanicalSystem {
   void evaluate_constraints(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, constraint_tape_);
   }
+  // The dynamics blocks, with a time of the scalar type.
+  template <class S, class Par>
+  void evaluate_dynamics_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
+    evaluate_at(t, q, v, p, g, dynamics_tape_);
+  }
+  // The dynamics blocks and dG_v, dA_v (projection_tape), with a time of the scalar type.
+  template <class S, class Par>
+  void evaluate_projection_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
+    evaluate_at(t, q, v, p, g, projection_tape_);
+  }
+  // The projection tape split in two (the order-1 reduced model, which needs the geometry at
+  // (q, u) and at (q, v) with the same q): evaluate_split_base gives every projection block at
+  // (t, q, u) and keeps the values of the nodes that do not depend on the velocity but feed
+  // ones that do; evaluate_velocity_part then recomputes, at (t, q, v), only the nodes that
+  // depend on the velocity (c(q, v), a(q, v), dG_v, dA_v, F when it depends on v), reading
+  // the kept values: the projection blocks at (t, q, v) for the cost of the velocity part.
+  template <class S, class Par>
+  void evaluate_split_base(const S& t, const S* q, const S* u, const Par* p, Geometry<S>& g) const {
+    evaluate_at(t, q, u, p, g, split_base_tape_);
+  }
+  template <class S, class Par>
+  void evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const;
+  const Tape& split_base_tape() const { return split_base_tape_; }
+  const Tape& velocity_part_tape() const { return velocity_part_tape_; }
+
   // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters
   // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).
   template <class S, class Par>
@@ -140,13 +179,16 @@ class MechanicalSystem {
   void evaluate_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g, const Tape& tape) const;
   void append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                 const std::vector<std::vector<int>>& deriv,
-                                                std::vector<int>& outputs) const;
+                                                std::vector<int>& outputs, std::vector<int>& velocity_derivatives) const;
   void build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs);
+  void build_split_projection();
 
   GeometryLayout layout_;
   int n_params_;
   ExprGraph base_;
-  Tape tape_, dynamics_tape_, constraint_tape_, jacobian_tape_;
+  Tape tape_, dynamics_tape_, constraint_tape_, jacobian_tape_, projection_tape_;
+  Tape split_base_tape_, velocity_part_tape_;
+  std::vector<int> velocity_part_outputs_;  // projection output index of each velocity-part output
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
 };
 
@@ -164,6 +206,23 @@ void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const Par
   g.in[2 * n] = t;
   for (int i = 0; i < n_params_; ++i) g.in[2 * n + 1 + i] = S(p[i]);
   tape.eval(g.in.data(), g.out.data(), g.work);
+}
+
+template <class S, class Par>
+void MechanicalSystem::evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
+  const int n = layout_.n, base = n_inputs(), kept = velocity_part_tape_.n_inputs() - base;
+  g.velocity_in.resize(velocity_part_tape_.n_inputs());
+  g.velocity_out.resize(velocity_part_tape_.n_outputs());
+  for (int i = 0; i < n; ++i) {
+    g.velocity_in[i] = q[i];
+    g.velocity_in[n + i] = v[i];
+  }
+  g.velocity_in[2 * n] = t;
+  for (int i = 0; i < n_params_; ++i) g.velocity_in[2 * n + 1 + i] = S(p[i]);
+  for (int i = 0; i < kept; ++i) g.velocity_in[base + i] = g.out[layout_.projection_total + i];
+  velocity_part_tape_.eval(g.velocity_in.data(), g.velocity_out.data(), g.work);
+  for (std::size_t j = 0; j < velocity_part_outputs_.size(); ++j) g.out[velocity_part_outputs_[j]] = g.velocity_out[j];
+  for (int i = 0; i < n; ++i) g.in[n + i] = v[i];  // the point of the blocks, for messages
 }
 
 }  // namespace nonholo

@@ -36,32 +36,51 @@ struct ProjectionWork {
   VecX<S> f, g, y, tmp;
 };
 
-// u' at the point where w.geo was evaluated (at (t, q, v), v = u + s). Also leaves
-// f = G^-1 (F - c - dV) in pw.f. Factors G and M. Allocation-free once the work is sized.
-template <class S, class VecV, class VecS, class Out>
-void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecV& v, const VecS& s, Out&& udot) {
+// u' at the point (t, q, v), v = u + s, where w.geo was evaluated with the projection tape
+// (MechanicalSystem::evaluate_projection_at: the dynamics blocks and dG_v, dA_v along v). Also
+// leaves f = G^-1 (F - c - dV) in pw.f. Factors G and M. Allocation-free once the work is sized.
+// factored: G and M at this q are factored in w already (they depend on q only), and pw.y
+// holds M^-1 A s (first_slip_at leaves it for s = eps h^(1) up to the factor eps, applied here).
+template <class S, class VecS, class Out, class E = double>
+void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot,
+                            bool factored = false, const E& y_scale = 1.0) {
   const auto& g = w.geo;
-  const int n = g.n();
+  if (!factored) {
+    factor_metric(w);
+    factor_constraints(w);
+    pw.y.noalias() = g.A() * s;
+    w.chol_M.solve_in_place(pw.y);
+  } else {
+    pw.y = y_scale * pw.y;
+  }
+  pw.f = g.r();
+  w.chol_G.solve_in_place(pw.f);
+  pw.g.noalias() = g.dA_v().transpose() * pw.y;
+  pw.g.noalias() -= g.dG_v() * s;                    // X
+  w.chol_G.solve_in_place(pw.g);
+  pw.g = pw.f - pw.g;                                // f - G^-1 X
+  // P g + G^-1 A^T M^-1 (a + dA_v s) = g + G^-1 A^T M^-1 (a + dA_v s - A g): one solve with M
+  pw.tmp = g.a();
+  pw.tmp.noalias() += g.dA_v() * s;
+  pw.tmp.noalias() -= g.A() * pw.g;
+  w.chol_M.solve_in_place(pw.tmp);
+  udot = pw.g;
+  udot.noalias() += w.GinvAT * pw.tmp;
+}
+
+// The same with s = 0 (v = u on the constraint set): u' = P f + G^-1 A^T M^-1 a, which needs
+// only the dynamics blocks (MechanicalSystem::evaluate_dynamics_at).
+template <class S, class Out>
+void projected_acceleration_on_constraint_set(MechanicsWork<S>& w, ProjectionWork<S>& pw, Out&& udot) {
+  const auto& g = w.geo;
   factor_metric(w);
   factor_constraints(w);
   pw.f = g.r();
   w.chol_G.solve_in_place(pw.f);
-  directional_dA(g, v, w.dA_v);
-  pw.dG_v.setZero(n, n);
-  for (int l = 0; l < n; ++l) pw.dG_v.noalias() += g.dG(l) * v(l);
-  pw.y.noalias() = g.A() * s;
-  w.chol_M.solve_in_place(pw.y);
-  pw.g.noalias() = w.dA_v.transpose() * pw.y;
-  pw.g.noalias() -= pw.dG_v * s;                     // X
-  w.chol_G.solve_in_place(pw.g);
-  pw.g = pw.f - pw.g;                                // f - G^-1 X
-  pw.tmp.noalias() = g.A() * pw.g;
-  w.chol_M.solve_in_place(pw.tmp);
-  pw.g.noalias() -= w.GinvAT * pw.tmp;               // P (f - G^-1 X)
   pw.tmp = g.a();
-  pw.tmp.noalias() += w.dA_v * s;
-  w.chol_M.solve_in_place(pw.tmp);
-  udot = pw.g;
+  pw.tmp.noalias() -= g.A() * pw.f;
+  w.chol_M.solve_in_place(pw.tmp);                   // M^-1 (a - A f)
+  udot = pw.f;
   udot.noalias() += w.GinvAT * pw.tmp;
 }
 
@@ -71,7 +90,6 @@ struct SlowManifoldWork {
   MechanicsWork<S> point;  // order 1 needs no series
   ProjectionWork<S> point_proj;
   Ldlt<S> point_mu;
-  VecX<S> zero, udot0;
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
   Ldlt<T> chol_mu;
@@ -96,22 +114,36 @@ VecX<S> apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecX<S>& x
   return out;
 }
 
-// h^(1) = Qmat (f - u') at (t0, q0, u0) with s = 0: the eps^1 term of the invariance equation
-// involves only first derivatives of the data, so it needs no series arithmetic. t0 and p are
-// plain numbers or of the scalar type S (when traced into a graph).
+// h^(1) = Qmat (f - u') at the point (t, q, u), u on the constraint set (s = 0), where w.geo
+// holds (at least) the dynamics blocks: the eps^1 term of the invariance equation involves only
+// first derivatives of the data, so it needs no series arithmetic. With u' = f - G^-1 A^T lambda,
+// lambda = M^-1 (A f - a) (minus the multiplier of the nonholonomic model) and A G^-1 A^T = M,
+//     h^(1) = Qmat G^-1 A^T lambda = G^-1 A^T M^-1 mu^-1 lambda   (Gzenda-Chhabra Remark 12).
+// Factors G, M (in w) and mu; leaves M^-1 A h^(1) = M^-1 mu^-1 lambda in pw.y and f in pw.f.
+template <class S, class Out>
+void first_slip_at(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu, Out&& h1) {
+  const auto& g = w.geo;
+  factor_metric(w);
+  factor_constraints(w);
+  if (g.k() > 0 && !chol_mu.compute(g.mu()))
+    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
+  pw.f = g.r();
+  w.chol_G.solve_in_place(pw.f);
+  pw.y = -g.a();
+  pw.y.noalias() += g.A() * pw.f;
+  w.chol_M.solve_in_place(pw.y);                     // lambda
+  chol_mu.solve_in_place(pw.y);
+  w.chol_M.solve_in_place(pw.y);
+  h1.noalias() = w.GinvAT * pw.y;
+}
+
+// h^(1) at (t0, q0, u0) into coeffs.col(0). t0 and p are plain numbers or of the scalar type S
+// (when traced into a graph).
 template <class S, class Time, class Par>
 void first_slip_coefficient(const MechanicalSystem& sys, const Time& t0, const S* q0, const S* u0, const Par* p,
                             SlowManifoldWork<S>& w, MatX<S>& coeffs) {
-  const int n = sys.n();
-  Eigen::Map<const VecX<S>> u(u0, n);
-  w.zero.setZero(n);
-  w.udot0.resize(n);
-  sys.evaluate_at(S(t0), q0, u0, p, w.point.geo);
-  projected_acceleration(w.point, w.point_proj, u, w.zero, w.udot0);
-  if (sys.k() > 0 && !w.point_mu.compute(w.point.geo.mu()))
-    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.point.geo));
-  w.point_proj.g = w.point_proj.f - w.udot0;
-  apply_qmat(w.point, w.point_mu, w.point_proj.g, w.point_proj.y, coeffs.col(0));
+  sys.evaluate_dynamics_at(S(t0), q0, u0, p, w.point.geo);
+  first_slip_at(w.point, w.point_proj, w.point_mu, coeffs.col(0));
 }
 
 // h^(1..K) at (t0, q0, u0): coeffs is n x K, column k-1 holds h^(k). u0 must satisfy A u0 = b.
@@ -154,9 +186,9 @@ void slip_coefficients(const MechanicalSystem& sys, const Time& t0, const S* q0,
     T time = T::zero(D);
     time(0, 0) = S(t0);
     if (D > 0) time(0, 1) = S(1.0);
-    sys.evaluate_at(time, w.qD.data(), w.vD.data(), p, w.mech.geo);
+    sys.evaluate_projection_at(time, w.qD.data(), w.vD.data(), p, w.mech.geo);
     w.udot.resize(n);
-    projected_acceleration(w.mech, w.proj, w.vD, w.sD, w.udot);
+    projected_acceleration(w.mech, w.proj, w.sD, w.udot);
     if (sys.k() > 0 && !w.chol_mu.compute(w.mech.geo.mu()))
       throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.mech.geo));
     w.rhs = w.proj.f - w.udot;

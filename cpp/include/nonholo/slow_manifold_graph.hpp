@@ -18,18 +18,22 @@
 
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "nonholo/mechanical_system.hpp"
+#include "nonholo/slow_manifold.hpp"
 
 namespace nonholo {
 
 // When the graph is built (README, "Reduced models", measured by
 // benchmarks/slow_manifold_cost.py): for 2 <= K <= kMaxCompiledSlipOrder, and only while the
 // trace stays under kMaxCompiledSlipNodes nodes (a few seconds of build at most). Order 1 needs
-// no series and its direct evaluation is as fast as a tape; higher orders or larger graphs take
-// so long to build (minutes at K = 16, or K = 8 with n = 10) that the Taylor-mode path is
-// cheaper over a typical run.
+// no series: the reduced model evaluates it from the split projection tape (models/reduced.hpp),
+// cheaper than a tape of h^(1), which repeats the geometry. Higher orders or larger graphs
+// (1.3 million nodes and 15 s of build for K = 16 on the sleigh, 2.3 million and 26 s for K = 8
+// on the chain with n = 10) pay only after thousands of evaluations, so the Taylor-mode path
+// (h^(1..16) of the sleigh or the disk in 10-20 ms) is cheaper over a typical run.
 constexpr int kMaxCompiledSlipOrder = 8;
 constexpr std::size_t kMaxCompiledSlipNodes = 400000;
 
@@ -69,5 +73,42 @@ class CompiledSlip {
   double build_seconds_ = 0.0;
   int n_graph_nodes_ = 0;
 };
+
+template <class S>
+struct SlipWork {
+  SlowManifoldWork<S> slow;
+  MatX<S> coeffs;
+  std::vector<S> in, out, work;
+};
+
+// The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u) (Gzenda-Chhabra eq. (66)), the one
+// place the velocity series v = u + s is summed (reduced models, models/reduced.hpp, and their
+// trajectories, trajectory.cpp). h^(1..K) from `compiled` when given and the parameters are
+// plain numbers, else by Taylor mode (slip_coefficients); t a number or of type S. s is resized
+// to n; no allocation once w and s are sized.
+template <class S, class Time, class P, class Out>
+void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, const Time& t, const S* q,
+                    const S* u, const P* p, const P& eps, SlipWork<S>& w, Out& s) {
+  const int n = sys.n();
+  s.setZero(n);
+  if (order == 0) return;
+  if constexpr (std::is_same_v<P, double>) {
+    if (compiled != nullptr) {
+      compiled->evaluate(S(t), q, u, p, w.in, w.out, w.work);
+      double e = 1.0;
+      for (int k = 0; k < order; ++k) {
+        e *= eps;
+        for (int i = 0; i < n; ++i) s(i) += e * w.out[k * n + i];
+      }
+      return;
+    }
+  }
+  slip_coefficients(sys, t, q, u, p, order, w.slow, w.coeffs);
+  P e(1.0);
+  for (int k = 0; k < order; ++k) {
+    e *= eps;
+    s += e * w.coeffs.col(k);
+  }
+}
 
 }  // namespace nonholo

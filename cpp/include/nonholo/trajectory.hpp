@@ -6,14 +6,16 @@
 
 #include "nonholo/frame.hpp"
 #include "nonholo/model.hpp"
+#include "nonholo/slow_manifold_graph.hpp"
 
 namespace nonholo {
 
 // q' = u + sum_{k<=K} eps^k h^(k)(t, q, u) of the reduced model of order K (state [q, u, ...],
-// `stride` entries per sample). u is not required to lie on A u = b: interpolated states miss
-// the constraint set by the solver's tolerance, and h^(k) is smooth there.
-void slow_manifold_velocity(const MechanicalSystem& sys, int order, double eps, int n_t, const double* t,
-                            const double* Y, int stride, const double* p, double* qdot);
+// `stride` entries per sample; truncated_slip, from `compiled` when not null). u is not
+// required to lie on A u = b: interpolated states miss the constraint set by the solver's
+// tolerance, and h^(k) is smooth there.
+void slow_manifold_velocity(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, double eps, int n_t,
+                            const double* t, const double* Y, int stride, const double* p, double* qdot);
 
 // q' = X_D(q) v^alpha of a model in an anholonomic frame (state [q, v^alpha, ...]).
 void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, const double* p, double* qdot);

@@ -72,6 +72,7 @@ neither coordinates nor speeds unless ``specified`` gives them as expressions in
 
 from __future__ import annotations
 
+import cmath
 from typing import Mapping
 
 import numpy as np
@@ -183,16 +184,63 @@ def _body_frames(bodies) -> list:
     return [body.frame for body in bodies or [] if isinstance(body, me.RigidBody)]
 
 
+_COMPLEX_FUNCTIONS = {
+    sp.sin: cmath.sin, sp.cos: cmath.cos, sp.tan: cmath.tan, sp.exp: cmath.exp, sp.log: cmath.log,
+    sp.asin: cmath.asin, sp.acos: cmath.acos, sp.atan: cmath.atan, sp.sinh: cmath.sinh, sp.cosh: cmath.cosh,
+    sp.tanh: cmath.tanh, sp.Abs: abs,
+}
+
+
+def _complex_value(expr, point: dict, memo: dict) -> complex:
+    """expr at point ({symbol: float}) in complex floating point, walking the expression tree once
+    (shared subexpressions evaluated once). Nodes other than sums, products, powers and the usual
+    elementary functions fall back to SymPy's evalf."""
+    value = memo.get(expr)
+    if value is not None:
+        return value
+    if expr.is_Symbol:
+        value = complex(point[expr])
+    elif expr.is_Number or expr.is_NumberSymbol:
+        value = complex(expr)
+    elif expr.is_Add:
+        value = sum((_complex_value(a, point, memo) for a in expr.args), 0j)
+    elif expr.is_Mul:
+        value = 1 + 0j
+        for a in expr.args:
+            value *= _complex_value(a, point, memo)
+    elif expr.is_Pow:
+        base, exponent = expr.args
+        b = _complex_value(base, point, memo)
+        value = b ** int(exponent) if exponent.is_Integer else b ** _complex_value(exponent, point, memo)
+    elif expr.func in _COMPLEX_FUNCTIONS and len(expr.args) == 1:
+        value = _COMPLEX_FUNCTIONS[expr.func](_complex_value(expr.args[0], point, memo))
+    else:
+        value = complex(expr.xreplace({s: sp.Float(point[s]) for s in expr.free_symbols}).evalf())
+    memo[expr] = value
+    return value
+
+
+def _numeric_values(exprs, symbols, x) -> np.ndarray:
+    """The expressions at symbols = x, as complex numbers (nan where undefined)."""
+    point, memo = dict(zip(symbols, x)), {}
+    values = []
+    for e in exprs:
+        try:
+            values.append(_complex_value(e, point, memo))
+        except (ZeroDivisionError, OverflowError, ValueError):
+            values.append(complex("nan"))
+    return np.array(values, dtype=complex)
+
+
 def _numeric_zero(exprs, symbols, rng, points: int = 4) -> float:
     """Largest |expr| over random points, every symbol uniform in [0.3, 1.3] (so that the terms are
     of order one and round-off is about 1e-15)."""
     exprs = [sp.sympify(e) for e in exprs]
     if not exprs or all(e == 0 for e in exprs):
         return 0.0
-    f = sp.lambdify(symbols, exprs, "numpy")
     worst = 0.0
     for _ in range(points):
-        values = np.asarray(f(*rng.uniform(0.3, 1.3, len(symbols))), dtype=complex)
+        values = _numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols)))
         if not np.all(np.isfinite(values)):
             continue
         worst = max(worst, float(np.abs(values).max()))
@@ -314,7 +362,112 @@ def _is_material(relative, body_frame, r, frame, size) -> bool:
     return size(relative - rigid) <= 1e-9
 
 
-def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T_parts, q_syms, qd_syms) -> sp.Matrix:
+class _BodyKinematics:
+    r"""One body's velocities in the plain symbols, linear in q': v = J_v q' + v_0 (mass centre)
+    and, for a rigid body, omega = J_w q' + omega_0 with the symmetric central inertia I, all in
+    components along one frame F (the body's frame where it is oriented) whose angular velocity
+    is Omega (None: the inertial frame). Their kinetic energy is T = 1/2 m v.v + 1/2 omega.I.omega."""
+
+    def __init__(self, mass, v, omega, inertia, Omega, qd_syms):
+        zero = dict.fromkeys(qd_syms, 0)
+        self.mass, self.v, self.omega, self.inertia, self.Omega = mass, v, omega, inertia, Omega
+        self.Jv, self.v0 = v.jacobian(qd_syms), v.xreplace(zero)
+        self.Jw = omega.jacobian(qd_syms) if omega is not None else None
+        self.w0 = omega.xreplace(zero) if omega is not None else None
+
+
+def _component_frame(body, frame):
+    """The frame to resolve a rigid body's vectors in: its own frame if it is oriented relative to
+    the inertial frame (compact expressions, constant inertia), else the frame of its inertia dyadic,
+    else the inertial frame."""
+    candidates = [body.frame]
+    for _, *vectors in getattr(body.central_inertia, "args", []):
+        candidates += [f for vector in vectors for _, f in vector.args]
+    for candidate in candidates:
+        try:
+            candidate.dcm(frame)
+        except ValueError:
+            continue
+        return candidate
+    return frame
+
+
+def _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, rng) -> list:
+    """[_BodyKinematics] of the bodies, checking that their velocities are linear in q' and that
+    nothing depends on time explicitly."""
+    me = _mechanics()
+    found = []
+    for body in bodies:
+        Omega = None
+        if isinstance(body, me.RigidBody):
+            F = _component_frame(body, frame)
+            v = _to_matrix(body.masscenter.vel(frame), F).applyfunc(to_plain)
+            omega = _to_matrix(body.frame.ang_vel_in(frame), F).applyfunc(to_plain)
+            inertia = body.central_inertia.to_matrix(F).applyfunc(to_plain)
+            inertia = (inertia + inertia.T) / 2
+            if F is not frame:
+                Omega = omega if F is body.frame else _to_matrix(F.ang_vel_in(frame), F).applyfunc(to_plain)
+        else:
+            v, omega, inertia = _to_matrix(body.point.vel(frame), frame).applyfunc(to_plain), None, None
+        mass = to_plain(body.mass)
+        entries = [*v, mass] + ([*omega, *inertia] if omega is not None else [])
+        _check_specified(entries, set(), "kinetic energy of the bodies")
+        if any(t in sp.sympify(e).free_symbols for e in entries):
+            raise ModelError("the kinetic energy of the bodies depends on time explicitly (a moving frame, a "
+                             "time-varying mass or kinematic differential equations with explicit time); nonholo's "
+                             "metric and potential depend on the coordinates only")
+        if Omega is not None:
+            entries += [*Omega]
+        kin = _BodyKinematics(mass, v, omega, inertia, Omega, qd_syms)
+        _check_constant_in(kin, qd_syms, q_syms, rng, body)
+        found.append(kin)
+    return found
+
+
+def _check_constant_in(kin: _BodyKinematics, qd_syms, q_syms, rng, body) -> None:
+    """The partial velocities J_v, J_w and the mass and inertia must not depend on q' (else T is not
+    quadratic in q'). Structurally free of q' is the rule; otherwise checked at random points."""
+    velocities = set(qd_syms)
+    entries = [*kin.Jv, kin.mass] + ([*kin.Jw, *kin.inertia] if kin.Jw is not None else [])
+    suspect = [e for e in entries if sp.sympify(e).free_symbols & velocities]
+    if not suspect:
+        return
+    derivatives = [sp.diff(e, w) for e in suspect for w in qd_syms]
+    symbols = sorted({s for e in derivatives for s in sp.sympify(e).free_symbols}, key=str)
+    if _numeric_zero(derivatives, symbols, rng) > 1e-9:
+        raise ModelError(f"the kinetic energy of the bodies is not quadratic in the velocities (the velocities of "
+                         f"{getattr(body, 'name', body)} are not linear in q')")
+
+
+def _kinetic_energy_parts(kinematics: list, n: int):
+    r"""T = 1/2 q'^T G q' + g^T q' + T0 from the bodies' partial velocities:
+    G = sum m J_v^T J_v + J_w^T I J_w, g = sum m J_v^T v_0 + J_w^T I omega_0,
+    T0 = sum 1/2 m v_0.v_0 + 1/2 omega_0.I.omega_0 (Kane and Levinson 1985, the mass matrix from
+    partial velocities), without expanding T."""
+    G, g, T0 = sp.zeros(n, n), sp.zeros(n, 1), sp.S.Zero
+    for k in kinematics:
+        G += k.mass * (k.Jv.T * k.Jv)
+        g += k.mass * (k.Jv.T * k.v0)
+        T0 += k.mass * (k.v0.T * k.v0)[0] / 2
+        if k.Jw is not None:
+            IJ, Iw0 = k.inertia * k.Jw, k.inertia * k.w0
+            G += k.Jw.T * IJ
+            g += k.Jw.T * Iw0
+            T0 += (k.w0.T * Iw0)[0] / 2
+    return G, g, T0
+
+
+def _directional(expr, q_syms, qd_syms, s):
+    """sum_k d(expr)/dq_k q'_k, the time derivative of expr(q) along q' (one differentiation, in s, of
+    expr(q + s q') at s = 0, instead of n)."""
+    expr = sp.sympify(expr)
+    if not expr.free_symbols & set(q_syms):
+        return sp.S.Zero
+    shifted = expr.xreplace({q: q + s * w for q, w in zip(q_syms, qd_syms)})
+    return sp.diff(shifted, s).xreplace({s: 0})
+
+
+def _kane_inertia_correction(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     r"""The force that turns the Euler-Lagrange equations of T into Kane's equations.
 
     With kinematics that build a constraint in (material points) or speeds that are not the
@@ -322,59 +475,81 @@ def _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, T_p
     Euler-Lagrange expression E_j = d/dt dT/dq'_j - dT/dq_j is not the generalized inertia force.
     Kane's is (Kane and Levinson, Dynamics: Theory and Applications, 1985)
 
-        F*_r = -sum_bodies [ m a . dv/du_r + (I . alpha + omega x I . omega) . domega/du_r ],
+        Q*_j = -sum_bodies [ m a . J_v,j + (I alpha + omega x I omega) . J_w,j ],
 
-    mapped to the velocities by Q*_j = sum_r F*_r du_r/dq'_j. Both E and -Q* are G q'' plus
-    terms in (q, q') with the same G (the Hessian of T), so the returned E + Q* has no q'': added
-    to the generalized force, the system's Lagrange-d'Alembert equations G q'' + ... = F + A^T lambda
-    become -Q* = F_loads + A^T lambda, Kane's equations projected on the velocity constraints.
+    with the partial velocities J_v,j = dv/dq'_j, J_w,j = domega/dq'_j (Kane's dv/du_r mapped to
+    q' by du_r/dq'_j). Both E and -Q* are G q'' plus terms in (q, q') with the same G, so E + Q*
+    has no q'': added to the generalized force, the system's Lagrange-d'Alembert equations
+    G q'' + ... = F + A^T lambda become -Q* = F_loads + A^T lambda, Kane's equations projected on
+    the velocity constraints. With D the time derivative along q' at q'' = 0 (:func:`_directional`),
+    v and omega in body-frame components (a_B = D(v) + omega x v, alpha_B = D(omega)), V_q = dv/dq,
+    W_q = domega/dq, h = I omega, the terms in D(v) and D(omega) cancel and
+
+        E_j + Q*_j = sum m [v.(D(J_v,j) - V_q,j) - (omega x v).J_v,j]
+                     + (D(J_w,j) - W_q,j).h - (omega x h).J_w,j + J_w,j.D(I) omega - 1/2 omega.(dI/dq_j) omega,
+
+    zero for every body whose velocities are the time derivatives of its position and orientation
+    (then D(J_v,j) = V_q,j and D(J_w,j) - W_q,j = J_w,j x omega). A particle's v is in inertial
+    components (no omega x v term).
     """
-    me = _mechanics()
-    t = _time()
-    no_qdd = {x.diff(t): 0 for x in qd}
-    udot = {u.diff(t): sp.sympify(e).diff(t).xreplace(no_qdd) for u, e in u_of_qdot.items()}
-    star = [sp.S.Zero] * len(speeds)
-    for body in bodies:
-        if isinstance(body, me.RigidBody):
-            v, omega = body.masscenter.vel(frame), body.frame.ang_vel_in(frame)
-            inertia = body.central_inertia
-            torque = (inertia & omega.dt(frame)) + (omega ^ (inertia & omega))
-        else:
-            v, omega, torque = body.point.vel(frame), None, None
-        force = body.mass * v.dt(frame)
-        for r, u in enumerate(speeds):
-            star[r] -= force.dot(v.diff(u, frame))
-            if omega is not None:
-                star[r] -= torque.dot(omega.diff(u, frame))
-    star = sp.Matrix([to_plain(sp.sympify(f).xreplace(udot).xreplace(no_qdd)) for f in star])
-    K = sp.Matrix([to_plain(u_of_qdot[u]) for u in speeds]).jacobian(qd_syms)  # du/dq'
-    # E_j at q'' = 0 from T = 1/2 q'^T G q' + g^T q' + T0 (T_parts): differentiating the parts is
-    # cheaper than differentiating T
-    G, g, T0 = T_parts
-    v = sp.Matrix(qd_syms)
-    momentum = G * v + g
-    lagrange = sp.Matrix([sum((sp.diff(momentum[j], qk) * wk for qk, wk in zip(q_syms, qd_syms)), sp.S.Zero)
-                          - ((v.T * G.diff(qj) * v)[0] / 2 + (g.diff(qj).T * v)[0] + sp.diff(T0, qj))
-                          for j, qj in enumerate(q_syms)])
-    return lagrange + K.T * star
+    n = len(q_syms)
+    s = sp.Dummy("s")
+    coordinates = set(q_syms)
+
+    def D(M):
+        return M.applyfunc(lambda e: _directional(e, q_syms, qd_syms, s))
+
+    C = sp.zeros(n, 1)
+    for k in kinematics:
+        gap = D(k.Jv) - k.v.jacobian(q_syms)
+        turning = k.Omega.cross(k.v) if k.Omega is not None else None
+        for j in range(n):
+            term = (k.v.T * gap[:, j])[0]
+            if turning is not None:
+                term -= (turning.T * k.Jv[:, j])[0]
+            C[j] += k.mass * term
+        if k.Jw is None:
+            continue
+        h = k.inertia * k.omega
+        gap = D(k.Jw) - k.omega.jacobian(q_syms)
+        spin = k.omega.cross(h)
+        if k.Omega is not None and k.Omega is not k.omega:  # alpha_F = D(omega) + Omega x omega
+            spin += k.inertia * k.Omega.cross(k.omega)
+        varying = bool(k.inertia.free_symbols & coordinates)
+        DI_omega = D(k.inertia) * k.omega if varying else None
+        for j in range(n):
+            C[j] += (gap[:, j].T * h)[0] - (spin.T * k.Jw[:, j])[0]
+            if varying:
+                C[j] += (k.Jw[:, j].T * DI_omega)[0] - (k.omega.T * k.inertia.diff(q_syms[j]) * k.omega)[0] / 2
+    return C
 
 
-def _split_quadratic(T, q_syms, qd_syms, t, what: str):
-    """T = 1/2 q'^T G q' + g^T q' + T0: (G, g, T0), checking the form."""
+def _split_quadratic(T, q_syms, qd_syms, t, what: str, rng=None):
+    """T = 1/2 q'^T G q' + g^T q' + T0: (G, g, T0), checking the form.
+
+    G is the Hessian of T in q' and g its gradient at q' = 0, by differentiation of T as given (no
+    expansion); the form is checked at random points (T minus the quadratic form vanishes)."""
     if t in T.free_symbols:
         raise ModelError(f"the {what} depends on time explicitly (a moving frame, a time-varying mass or "
                          "kinematic differential equations with explicit time); nonholo's metric and potential "
                          "depend on the coordinates only")
-    G = sp.hessian(T, qd_syms)
-    if any(sp.diff(G[i, j], w) != 0 for i in range(len(qd_syms)) for j in range(len(qd_syms)) for w in qd_syms):
-        raise ModelError(f"the {what} is not quadratic in the velocities (its Hessian in q' depends on q')")
+    n = len(qd_syms)
     zero = dict.fromkeys(qd_syms, 0)
-    g = sp.Matrix([sp.diff(T, w).subs(zero) for w in qd_syms])
-    T0 = T.subs(zero)
+    gradient = [sp.diff(T, w) for w in qd_syms]
+    G = sp.zeros(n, n)
+    for i in range(n):
+        for j in range(i, n):
+            G[i, j] = G[j, i] = sp.diff(gradient[i], qd_syms[j]).xreplace(zero)
+    g = sp.Matrix([d.xreplace(zero) for d in gradient])
+    T0 = T.xreplace(zero)
     v = sp.Matrix(qd_syms)
-    residual = sp.expand(T - ((v.T * G * v)[0] / 2 + (g.T * v)[0] + T0))
-    if residual != 0:
-        raise ModelError(f"the {what} is not of the form 1/2 q'^T G q' + g^T q' + T0")
+    residual = T - ((v.T * G * v)[0] / 2 + (g.T * v)[0] + T0)
+    symbols = sorted(T.free_symbols | set(qd_syms), key=str)
+    rng = rng if rng is not None else np.random.default_rng(2024)
+    scale = max(1.0, _numeric_zero([T], symbols, rng))
+    if _numeric_zero([residual], symbols, rng) > 1e-9 * scale:
+        raise ModelError(f"the {what} is not of the form 1/2 q'^T G q' + g^T q' + T0 (it is not quadratic in the "
+                         "velocities)")
     return G, g, T0
 
 
@@ -387,14 +562,19 @@ def _gyroscopic(g, q_syms, qd_syms) -> sp.Matrix:
 
 
 def _linear_in_velocities(rows: sp.Matrix, qd_syms, what: str):
-    """rows = A q' - b: (A, b), checking linearity."""
+    """rows = A q' - b: (A, b), checking linearity (structurally, else at random points)."""
     if rows.shape[0] == 0:
         return None, None
     A = rows.jacobian(qd_syms)
-    if any(sp.diff(a, w) != 0 for a in A for w in qd_syms):
-        raise ModelError(f"the {what} are not linear in the velocities q'; nonholo takes constraints "
-                         "A(q) q' = b(q, t)")
-    b = -rows.subs(dict.fromkeys(qd_syms, 0))
+    velocities = set(qd_syms)
+    suspect = [a for a in A if a.free_symbols & velocities]
+    if suspect:
+        derivatives = [sp.diff(a, w) for a in suspect for w in qd_syms]
+        symbols = sorted({s for e in derivatives for s in e.free_symbols}, key=str)
+        if _numeric_zero(derivatives, symbols, np.random.default_rng(11)) > 1e-9:
+            raise ModelError(f"the {what} are not linear in the velocities q'; nonholo takes constraints "
+                             "A(q) q' = b(q, t)")
+    b = -rows.xreplace(dict.fromkeys(qd_syms, 0))
     return A, b
 
 
@@ -558,11 +738,9 @@ def kanes_method_arguments(
 
     velocity_map = {**uaux_zero, **u_of_qdot}
 
-    # kinetic energy of the unconstrained system, in q'
-    T = sum((body.kinetic_energy(frame) for body in bodies), sp.S.Zero)
-    T = to_plain(T)
-    _check_specified([T], set(), "kinetic energy of the bodies")
-    G, g, T0 = _split_quadratic(sp.expand(T), q_syms, qd_syms, t, "kinetic energy of the bodies")
+    # kinetic energy of the unconstrained system, in q', from the bodies' partial velocities
+    kinematics_q = _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, np.random.default_rng(5))
+    G, g, T0 = _kinetic_energy_parts(kinematics_q, len(q_syms))
     V = sp.sympify(potential).xreplace(plain) - T0
     _check_specified([V], set(), "potential")
 
@@ -590,10 +768,16 @@ def kanes_method_arguments(
     _parameters_check(exprs, allowed, parameters, "KanesMethod")
     symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
                                              key=str)]
-    kinematics = _classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", check_kinematics)
-    if aux or not kinematics.lagrangian:
-        F = F + _kane_inertia_correction(bodies, frame, speeds, u_of_qdot, qd, to_plain, (G, g, T0), q_syms,
-                                         qd_syms)
+    if check_kinematics:  # raises on a velocity that no motion gives
+        _classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", True)
+    # Kane's inertia forces where the Euler-Lagrange equations of T differ from them (rolling built
+    # into the kinematics, speeds of auxiliary coordinates); the correction is identically zero
+    # otherwise, and then left out (checked at random points, relative to the metric's size)
+    correction = _kane_inertia_correction(kinematics_q, q_syms, qd_syms)
+    rng = np.random.default_rng(3)
+    symbols += sorted({s for e in correction for s in e.free_symbols} - set(symbols), key=str)
+    if _numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, _numeric_zero(list(G), symbols, rng)):
+        F = F + correction
 
     return dict(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
@@ -617,12 +801,13 @@ def _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain) -> None:
                          "derivatives among the velocity_constraints (with u_dependent)")
     symbols = [*q_syms, *qd_syms, t, *sorted({s for e in [*A, *b, *rows, *rhs] for s in e.free_symbols}
                                              - {*q_syms, *qd_syms, t}, key=str)]
-    fA = sp.lambdify(symbols, [A, b, rows, rhs], "numpy")
+    k, m = A.rows, rows.rows
+    exprs = [*sp.Matrix.hstack(A, b), *sp.Matrix.hstack(rows, rhs)]
     rng = np.random.default_rng(7)
     for _ in range(4):
-        Av, bv, Hv, hv = (np.atleast_2d(np.asarray(x, dtype=float)) for x in fA(*rng.uniform(0.3, 1.3, len(symbols))))
-        base = np.hstack([Av, bv.reshape(Av.shape[0], -1)])
-        both = np.vstack([base, np.hstack([Hv, hv.reshape(Hv.shape[0], -1)])])
+        values = _numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols))).real
+        base = values[:k * (A.cols + 1)].reshape(k, -1)
+        both = np.vstack([base, values[k * (A.cols + 1):].reshape(m, -1)])
         tol = 1e-9 * max(1.0, np.abs(both).max())
         if np.linalg.matrix_rank(both, tol) > np.linalg.matrix_rank(base, tol):
             raise ModelError(
@@ -760,7 +945,7 @@ def lagranges_method_arguments(
 
     L = to_plain(sp.Matrix(lm._L)[0])
     _check_specified([L], set(), "Lagrangian")
-    G, g, minus_V = _split_quadratic(sp.expand(L), q_syms, qd_syms, t, "Lagrangian")
+    G, g, minus_V = _split_quadratic(L, q_syms, qd_syms, t, "Lagrangian")
     V = -minus_V
     frame = lm.inertial
     pairs = _load_pairs(lm.forcelist, frame, "forcelist")

@@ -35,7 +35,7 @@ void ConstrainedModel<Derived, WorkT>::constraint_residual(double t, const doubl
                                                      double* residual, double* scale) const {
   const int n = this->system().n();
   MechanicsWork<double>& w = static_cast<Work&>(ws).d;
-  this->system().evaluate_dynamics(t, y, y + n, p, w.geo);
+  this->system().evaluate_constraints(t, y, y + n, p, w.geo);  // A and b only
   Eigen::Map<const VecX<double>> v(y + n, n);
   *residual = (w.geo.A() * v - w.geo.b()).norm();
   *scale = w.geo.A().norm() * v.norm() + w.geo.b().norm();

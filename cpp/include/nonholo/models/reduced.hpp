@@ -11,11 +11,11 @@
 //                      adapted to D (linear constraints): u = X_D(q) w, and from
 //                      u' = (D_v X_D) w + X_D w',  w' = [X^-1 (u' - (D_v X_D) w)]_D.
 // h^(1..K) come from a CompiledSlip (one tape of (q, u, t, p)) when one is given, else from the
-// Taylor-mode expansion at every evaluation. With a CompiledSlip the right-hand side does no
+// Taylor-mode expansion at every evaluation; order 1 (no series) evaluates h^(1) at (q, u) and
+// the acceleration at (q, v) from one split evaluation of the projection tape
+// (MechanicalSystem::evaluate_split_base / evaluate_velocity_part). With a CompiledSlip the right-hand side does no
 // heap allocation once its workspace is sized (first call).
 #pragma once
-
-#include <type_traits>
 
 #include <memory>
 
@@ -29,43 +29,15 @@ namespace nonholo {
 template <class S>
 struct ReducedWork : MechanicsWork<S> {
   ProjectionWork<S> proj;
-  SlowManifoldWork<S> slow;
-  MatX<S> coeffs;
+  SlipWork<S> slip;
   VecX<S> u, v, s, udot;
-  std::vector<S> slip_in, slip_out, slip_work;
+  Ldlt<S> chol_mu;
   // frame form
   FrameGeometry<S> frame;
   Lu<S> lu;
   MatX<S> DvX;
   VecX<S> rhs;
 };
-
-// The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u) into w.s (t a number or of type S; the
-// parameters plain numbers, or of type S for sensitivities, which then take the Taylor-mode path).
-template <class S, class Time, class P>
-void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, const Time& t, const S* q,
-                    const S* u, const P* p, const P& eps, ReducedWork<S>& w) {
-  const int n = sys.n();
-  w.s.setZero(n);
-  if (order == 0) return;
-  if constexpr (std::is_same_v<P, double>) {
-    if (compiled != nullptr) {
-      compiled->evaluate(S(t), q, u, p, w.slip_in, w.slip_out, w.slip_work);
-      double e = 1.0;
-      for (int k = 0; k < order; ++k) {
-        e *= eps;
-        for (int i = 0; i < n; ++i) w.s(i) += e * w.slip_out[k * n + i];
-      }
-      return;
-    }
-  }
-  slip_coefficients(sys, t, q, u, p, order, w.slow, w.coeffs);
-  P e(1.0);
-  for (int k = 0; k < order; ++k) {
-    e *= eps;
-    w.s += e * w.coeffs.col(k);
-  }
-}
 
 // q' = v = u + s and u' (into qdot, udot), at (t, q, u).
 template <class S, class P, class OutQ, class OutU>
@@ -74,12 +46,30 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
                                        OutQ&& qdot, OutU&& udot) {
   const int n = sys.n();
   const P eps = p[sys.n_params()];
-  truncated_slip(sys, compiled, order, t, q, u, p, eps, w);
+  if (order == 1 && compiled == nullptr) {
+    // h^(1) needs the geometry at (q, u), the acceleration the geometry at (q, v) with the same
+    // q: one split evaluation (the velocity part recomputed at v) and G, M factored once.
+    sys.evaluate_split_base(S(t), q, u, p, w.geo);
+    first_slip_at(w, w.proj, w.chol_mu, w.s);
+    w.s = eps * w.s;
+    w.v = Eigen::Map<const VecX<S>>(u, n);
+    w.v += w.s;
+    qdot = w.v;
+    sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
+    projected_acceleration(w, w.proj, w.s, udot, true, eps);  // M^-1 A s = eps (M^-1 A h^(1))
+    return;
+  }
+  truncated_slip(sys, compiled, order, t, q, u, p, eps, w.slip, w.s);
   w.v = Eigen::Map<const VecX<S>>(u, n);
   w.v += w.s;
-  sys.evaluate(t, q, w.v.data(), p, w.geo);
   qdot = w.v;
-  projected_acceleration(w, w.proj, w.v, w.s, udot);
+  if (order == 0) {  // s = 0: the dynamics blocks suffice
+    sys.evaluate_dynamics(t, q, w.v.data(), p, w.geo);
+    projected_acceleration_on_constraint_set(w, w.proj, udot);
+    return;
+  }
+  sys.evaluate_projection_at(S(t), q, w.v.data(), p, w.geo);
+  projected_acceleration(w, w.proj, w.s, udot);
 }
 
 // Throws ModelError when mu is not symmetric positive definite at the evaluated point.

@@ -239,9 +239,36 @@ struct Taylor2 {
       }
     return r;
   }
+  // x / y by the recurrence of the homogeneous parts (below): r_k = (x_k - sum_{j>=1} y_j r_(k-j)) / y_0,
+  // the cost of one product.
   friend Taylor2 operator/(const Taylor2& x, const Taylor2& y) {
     if (y.deg == 0) return x.scaled(S(1.0) / y.c[0]);
-    return x * reciprocal(y);
+    const int D = std::max(x.deg, y.deg);
+    Taylor2 r = zero(D);
+    const S inv = S(1.0) / y.c[0];
+    for (int k = 0; k <= D; ++k) {
+      S* rk = r.block(k);
+      if (k <= x.deg)
+        for (int a = 0; a <= k; ++a) rk[a] = x.block(k)[a];
+      for (int j = 1; j <= std::min(k, y.deg); ++j) accumulate(rk, -1.0, y.block(j), j, r.block(k - j), k - j);
+      for (int a = 0; a <= k; ++a) rk[a] = rk[a] * inv;
+    }
+    return r;
+  }
+
+  // The homogeneous part of total degree d: coefficients (a, d - a), a = 0..d, contiguous. A
+  // series is x(tau) = sum_d x_d tau^d in the scaling tau (eps, t), so the univariate
+  // recurrences of the elementary functions (Griewank-Walther ch. 13) apply to the parts, with
+  // polynomial products of parts in place of products of numbers: each function then costs one
+  // or two series products, where the composition by Horner's rule costs `deg` of them.
+  const S* block(int d) const { return &c[series_index(0, d)]; }
+  S* block(int d) { return &c[series_index(0, d)]; }
+  // out (part of degree i + j) += scale * x (part of degree i) * y (part of degree j).
+  static void accumulate(S* out, double scale, const S* x, int i, const S* y, int j) {
+    for (int a = 0; a <= i; ++a) {
+      const S xa = scale * x[a];
+      for (int b = 0; b <= j; ++b) out[a + b] += xa * y[b];
+    }
   }
   friend Taylor2 operator+(const Taylor2& x, double a) { Taylor2 r = x; r.c[0] += a; return r; }
   friend Taylor2 operator+(double a, const Taylor2& x) { return x + a; }
@@ -278,7 +305,7 @@ struct Taylor2 {
     return r.widened(deg);
   }
 
-  friend Taylor2 reciprocal(const Taylor2& x) { return x.compose(series_coefficients::pow(x.c[0], -1.0, x.deg)); }
+  friend Taylor2 reciprocal(const Taylor2& x) { return Taylor2(1.0) / x; }
 
  private:
   void copy_from(const Taylor2& o) {
@@ -319,34 +346,96 @@ Taylor2<S> times_eps(const Taylor2<S>& x, int D) {
   return r;
 }
 
-#define NONHOLO_TAYLOR2_UNARY(name, coefficients)                         \
-  template <class S>                                                      \
-  Taylor2<S> name(const Taylor2<S>& x) {                                  \
-    using namespace series_coefficients;                                  \
-    return x.compose(coefficients);                                       \
+// The elementary functions by the recurrences of the homogeneous parts (Taylor2::block), with
+// y_0 = f(x_0) a number:
+//   exp:  y_k = (1/k) sum_{j=1..k} j x_j y_(k-j)
+//   log:  y_k = (x_k - (1/k) sum_{j=1..k-1} j y_j x_(k-j)) / x_0
+//   sqrt: y_k = (x_k - sum_{j=1..k-1} y_j y_(k-j)) / (2 y_0)
+//   sin, cos: s_k = (1/k) sum j x_j c_(k-j),  c_k = -(1/k) sum j x_j s_(k-j)  (sinh, cosh: +).
+namespace taylor2_detail {
+
+template <class S>
+Taylor2<S> exp(const Taylor2<S>& x) {
+  using std::exp;
+  Taylor2<S> y = Taylor2<S>::zero(x.deg);
+  y.c[0] = exp(x.c[0]);
+  for (int k = 1; k <= x.deg; ++k)
+    for (int j = 1; j <= k; ++j) Taylor2<S>::accumulate(y.block(k), double(j) / k, x.block(j), j, y.block(k - j), k - j);
+  return y;
+}
+
+template <class S>
+Taylor2<S> log(const Taylor2<S>& x) {
+  using std::log;
+  Taylor2<S> y = Taylor2<S>::zero(x.deg);
+  y.c[0] = log(x.c[0]);
+  const S inv = S(1.0) / x.c[0];
+  for (int k = 1; k <= x.deg; ++k) {
+    S* yk = y.block(k);
+    for (int a = 0; a <= k; ++a) yk[a] = x.block(k)[a];
+    for (int j = 1; j < k; ++j) Taylor2<S>::accumulate(yk, -double(j) / k, y.block(j), j, x.block(k - j), k - j);
+    for (int a = 0; a <= k; ++a) yk[a] = yk[a] * inv;
   }
+  return y;
+}
 
-NONHOLO_TAYLOR2_UNARY(exp, series_coefficients::exp(x.c[0], x.deg))
-NONHOLO_TAYLOR2_UNARY(log, series_coefficients::log(x.c[0], x.deg))
-NONHOLO_TAYLOR2_UNARY(sqrt, series_coefficients::pow(x.c[0], 0.5, x.deg))
-#undef NONHOLO_TAYLOR2_UNARY
-
-// sin, cos, tan and their hyperbolic twins from the coefficient series of the pair (s, c).
-#define NONHOLO_TAYLOR2_PAIR(name, pair, series)           \
-  template <class S>                                       \
-  Taylor2<S> name(const Taylor2<S>& x) {                   \
-    UTaylor<S> s, c;                                       \
-    series_coefficients::pair(x.c[0], x.deg, s, c);        \
-    return x.compose(series);                              \
+template <class S>
+Taylor2<S> sqrt(const Taylor2<S>& x) {
+  using std::sqrt;
+  Taylor2<S> y = Taylor2<S>::zero(x.deg);
+  y.c[0] = sqrt(x.c[0]);
+  const S inv = S(0.5) / y.c[0];
+  for (int k = 1; k <= x.deg; ++k) {
+    S* yk = y.block(k);
+    for (int a = 0; a <= k; ++a) yk[a] = x.block(k)[a];
+    for (int j = 1; j < k; ++j) Taylor2<S>::accumulate(yk, -1.0, y.block(j), j, y.block(k - j), k - j);
+    for (int a = 0; a <= k; ++a) yk[a] = yk[a] * inv;
   }
+  return y;
+}
 
-NONHOLO_TAYLOR2_PAIR(sin, sincos, s)
-NONHOLO_TAYLOR2_PAIR(cos, sincos, c)
-NONHOLO_TAYLOR2_PAIR(tan, sincos, series_coefficients::divide(s, c))
-NONHOLO_TAYLOR2_PAIR(sinh, sinhcosh, s)
-NONHOLO_TAYLOR2_PAIR(cosh, sinhcosh, c)
-NONHOLO_TAYLOR2_PAIR(tanh, sinhcosh, series_coefficients::divide(s, c))
-#undef NONHOLO_TAYLOR2_PAIR
+// (sin, cos) for sign = -1, (sinh, cosh) for sign = +1.
+template <class S>
+void sincos(const Taylor2<S>& x, double sign, Taylor2<S>& s, Taylor2<S>& c) {
+  using std::sin, std::cos, std::sinh, std::cosh;
+  s = Taylor2<S>::zero(x.deg);
+  c = Taylor2<S>::zero(x.deg);
+  s.c[0] = sign < 0 ? sin(x.c[0]) : sinh(x.c[0]);
+  c.c[0] = sign < 0 ? cos(x.c[0]) : cosh(x.c[0]);
+  for (int k = 1; k <= x.deg; ++k)
+    for (int j = 1; j <= k; ++j) {
+      Taylor2<S>::accumulate(s.block(k), double(j) / k, x.block(j), j, c.block(k - j), k - j);
+      Taylor2<S>::accumulate(c.block(k), sign * j / k, x.block(j), j, s.block(k - j), k - j);
+    }
+}
+
+}  // namespace taylor2_detail
+
+template <class S> Taylor2<S> exp(const Taylor2<S>& x) { return taylor2_detail::exp(x); }
+template <class S> Taylor2<S> log(const Taylor2<S>& x) { return taylor2_detail::log(x); }
+template <class S> Taylor2<S> sqrt(const Taylor2<S>& x) { return taylor2_detail::sqrt(x); }
+template <class S> Taylor2<S> sin(const Taylor2<S>& x) {
+  Taylor2<S> s, c;
+  taylor2_detail::sincos(x, -1.0, s, c);
+  return s;
+}
+template <class S> Taylor2<S> cos(const Taylor2<S>& x) {
+  Taylor2<S> s, c;
+  taylor2_detail::sincos(x, -1.0, s, c);
+  return c;
+}
+template <class S> Taylor2<S> sinh(const Taylor2<S>& x) {
+  Taylor2<S> s, c;
+  taylor2_detail::sincos(x, 1.0, s, c);
+  return s;
+}
+template <class S> Taylor2<S> cosh(const Taylor2<S>& x) {
+  Taylor2<S> s, c;
+  taylor2_detail::sincos(x, 1.0, s, c);
+  return c;
+}
+template <class S> Taylor2<S> tan(const Taylor2<S>& x) { return sin(x) / cos(x); }
+template <class S> Taylor2<S> tanh(const Taylor2<S>& x) { return sinh(x) / cosh(x); }
 
 template <class S> Taylor2<S> asin(const Taylor2<S>& x) {
   using std::asin;

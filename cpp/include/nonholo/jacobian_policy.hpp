@@ -1,0 +1,162 @@
+// When to refresh the Jacobian of a BDF run: chosen from the cost of a Jacobian relative to a
+// right-hand side and from how the Newton iteration and the step sizes fare with each choice.
+//
+// CVODE's modified Newton reuses a Jacobian for up to 51 steps (and its iteration matrix for
+// 20), refreshing it earlier when the iteration fails to converge. That is right where the
+// Jacobian changes slowly along the solution (the knife-edge chain: 2-3x faster than a refresh
+// every step, at the same error) and wrong where it turns fast (the friction sleigh, whose stiff
+// subspace D_perp(q) turns with q: with reuse the Newton iteration fails on 7-50% of the steps,
+// the steps shrink 2-4x and the error grows 7x). Neither the size of the change of the Jacobian
+// nor the failure rate separates the two cases reliably (the convergence of the simplified
+// Newton iteration depends on the error's components), so the run measures the outcome: it
+// runs both modes and compares, in units of work that do not depend on the machine,
+//
+//     rate = (time advanced) / (right-hand sides + c Jacobians + o steps)
+//
+// with c = Jacobian / right-hand side (from the model's operation counts, Model::jacobian_cost)
+// and o the fixed cost of a step (CVODE's vector operations and the integration loop) in
+// right-hand sides, which matters for small models. A test runs the current mode A,
+// the other mode B, then A again (A's two parts together cancel a steady trend of the step
+// sizes), each part after a few settling steps (the step size needs some steps to follow a
+// change of mode); the winner runs for `hold` steps, which doubles while the same mode keeps
+// winning. A burst of Newton failures with a kept Jacobian (kBurstFailures within kBurst
+// steps) switches to refreshing at once, for at least kBurstHold steps, and ends a test of
+// reuse as lost. A test costs about 40
+// steps in the losing mode, so it runs only when the rest of the integration (in steps,
+// estimated from the last step size and from the average so far) is at least kPayback times
+// longer; short runs keep CVODE's reuse unless a burst. Only CVODE's counters enter: the
+// choice, and so the solution, is the same on every run (integrate_many gives what integrate
+// gives).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+namespace nonholo {
+
+class JacobianPolicy {
+ public:
+  static constexpr long kWarmUp = 128;     // steps left to CVODE before the first test (start-up ramp)
+  static constexpr long kBurst = 8;        // reuse is left at once after kBurstFailures failures
+  static constexpr long kBurstFailures = 2;  // of the Newton iteration within kBurst steps
+  static constexpr long kSettle = 8;       // steps after a change of mode before measuring
+  static constexpr long kMeasureA = 12;    // measured steps of the current mode, before and after
+  static constexpr long kMeasureB = 24;    // measured steps of the other mode
+  static constexpr long kFirstHold = 64;   // steps the winner runs before the next test
+  static constexpr long kBurstHold = 256;  // steps of refreshing after a burst of failures
+  static constexpr long kMaxHold = 8192;
+  static constexpr double kPayback = 10.0;  // remaining steps per step of a test, to run one
+
+  // CVODE's state after a step: cumulative counters, time, last step size, end of the interval.
+  struct Counters {
+    double t = 0.0, h = 0.0, t_start = 0.0, t_end = 0.0;
+    long steps = 0, rhs = 0, jacobians = 0, failures = 0;  // failures: of the Newton iteration
+  };
+
+  explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0)
+      : cost_(std::max(0.0, jacobian_cost)), step_cost_(std::max(0.0, step_cost)) {}
+
+  double jacobian_cost() const { return cost_; }
+  bool refreshing() const { return refresh_; }
+  long hold() const { return hold_; }
+  long tests() const { return tests_; }
+
+  // After each successful step. Returns true when the mode changed (the caller then sets
+  // CVODE's Jacobian and linear-setup frequencies).
+  bool after_step(const Counters& now) {
+    ++steps_;
+    recent_[slot_] = now.failures;
+    slot_ = (slot_ + 1) % kBurst;
+    if (!refresh_ && now.failures - recent_[slot_] >= kBurstFailures) {
+      // a burst of convergence failures with a kept Jacobian, in a hold or in a test of reuse:
+      // refresh now (reuse lost), test again later
+      hold_ = (tests_ > 0 && last_winner_) ? std::min(2 * hold_, kMaxHold) : std::max(hold_, kBurstHold);
+      if (phase_ != Phase::Hold) ++tests_;
+      refresh_ = true;
+      last_winner_ = true;
+      begin(Phase::Hold, now);
+      return true;
+    }
+    switch (phase_) {
+      case Phase::Hold: {
+        if (steps_ < hold_) return false;
+        // steps left: at the last step size, and at the average rate so far (the smaller: both
+        // overestimate while the step size still grows)
+        const double left = std::abs(now.t_end - now.t), done = std::abs(now.t - now.t_start);
+        const double remaining = std::min(now.h != 0.0 ? left / std::abs(now.h) : 0.0,
+                                           done > 0.0 ? left / done * static_cast<double>(now.steps) : 0.0);
+        if (remaining < kPayback * kTestSteps) {  // not worth a test now; look again later
+          steps_ = hold_ - kFirstHold;
+          return false;
+        }
+        a_ = Work{};
+        begin(Phase::FirstA, now);
+        return false;
+      }
+      case Phase::FirstA:
+        if (steps_ < kMeasureA) return false;
+        a_ += measure(now);
+        refresh_ = !refresh_;
+        begin(Phase::B, now);
+        return true;
+      case Phase::B:
+        if (steps_ == kSettle) start_ = now;
+        if (steps_ < kSettle + kMeasureB) return false;
+        b_ = measure(now);
+        refresh_ = !refresh_;
+        begin(Phase::SecondA, now);
+        return true;
+      case Phase::SecondA: {
+        if (steps_ == kSettle) start_ = now;
+        if (steps_ < kSettle + kMeasureA) return false;
+        a_ += measure(now);
+        ++tests_;
+        const bool switch_mode = b_.rate() > a_.rate();
+        const bool winner = switch_mode ? !refresh_ : refresh_;
+        hold_ = (tests_ > 1 && winner == last_winner_) ? std::min(2 * hold_, kMaxHold) : kFirstHold;
+        last_winner_ = winner;
+        refresh_ = winner;
+        begin(Phase::Hold, now);
+        return switch_mode;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static constexpr long kTestSteps = 2 * kMeasureA + kMeasureB + 2 * kSettle;
+  enum class Phase { Hold, FirstA, B, SecondA };
+  struct Work {
+    double advanced = 0.0, cost = 0.0;
+    Work& operator+=(const Work& w) {
+      advanced += w.advanced;
+      cost += w.cost;
+      return *this;
+    }
+    double rate() const { return advanced / std::max(cost, 1.0); }
+  };
+
+  void begin(Phase phase, const Counters& now) {
+    phase_ = phase;
+    steps_ = 0;
+    start_ = now;
+  }
+  Work measure(const Counters& now) const {
+    Work w;
+    w.advanced = std::abs(now.t - start_.t);
+    w.cost = static_cast<double>(now.rhs - start_.rhs) + cost_ * static_cast<double>(now.jacobians - start_.jacobians) +
+             step_cost_ * static_cast<double>(now.steps - start_.steps);
+    return w;
+  }
+
+  double cost_, step_cost_;
+  Phase phase_ = Phase::Hold;  // the first "hold" is CVODE's start-up: kWarmUp steps
+  long steps_ = kFirstHold - kWarmUp, hold_ = kFirstHold, tests_ = 0;
+  bool refresh_ = false, last_winner_ = false;
+  Counters start_;
+  Work a_, b_;
+  long recent_[kBurst] = {};  // cumulative failures after each of the last kBurst steps
+  int slot_ = 0;
+};
+
+}  // namespace nonholo

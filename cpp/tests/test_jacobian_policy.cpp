@@ -1,0 +1,104 @@
+// The Jacobian policy (jacobian_policy.hpp) on a synthetic integrator whose step size and Newton
+// work depend on the mode: it settles on the mode that advances further per unit of work, tests
+// the other one rarely (doubling holds), follows a change of the dynamics, runs no test when the
+// rest of the run is short, and depends only on the counters it is given.
+#include "check.hpp"
+#include "nonholo/jacobian_policy.hpp"
+
+using nonholo::JacobianPolicy;
+
+namespace {
+
+// Per step, reuse advances dt_reuse with rhs_reuse right-hand sides and a Jacobian every 20
+// steps; refresh advances dt_refresh with rhs_refresh and one Jacobian.
+struct Dynamics {
+  double dt_reuse, rhs_reuse, dt_refresh, rhs_refresh;
+};
+
+struct Run {
+  long steps_refreshing = 0, changes = 0;
+  JacobianPolicy::Counters counters;
+  double rhs = 0.0;
+};
+
+void advance(JacobianPolicy& policy, Run& run, const Dynamics& d, long steps, double t_end = 1e9) {
+  for (long i = 0; i < steps; ++i) {
+    const bool every = policy.refreshing();
+    run.counters.h = every ? d.dt_refresh : d.dt_reuse;
+    run.counters.t += run.counters.h;
+    run.counters.t_end = t_end;
+    ++run.counters.steps;
+    run.rhs += every ? d.rhs_refresh : d.rhs_reuse;
+    run.counters.rhs = static_cast<long>(run.rhs);
+    if (every || i % 20 == 0) ++run.counters.jacobians;
+    if (policy.after_step(run.counters)) ++run.changes;
+    if (policy.refreshing()) ++run.steps_refreshing;
+  }
+}
+
+}  // namespace
+
+int main() {
+  // the sleigh's case: reuse takes 4x smaller steps for more Newton work; a Jacobian costs 3
+  const Dynamics turning{0.01, 1.8, 0.04, 1.4};
+  // the chain's case: reuse takes steps 0.7x as long, a Jacobian costs 5 right-hand sides
+  const Dynamics slow{0.028, 1.4, 0.04, 1.6};
+  {
+    JacobianPolicy policy(3.0);
+    Run run;
+    advance(policy, run, turning, 3000);
+    NONHOLO_CHECK(policy.refreshing());
+    NONHOLO_CHECK(run.steps_refreshing >= 2600);  // reuse: the start-up and ~44 steps per test
+    NONHOLO_CHECK(policy.hold() >= 1024);         // 64, 128, ...: few tests once settled
+    NONHOLO_CHECK(policy.tests() <= 7);
+  }
+  {
+    JacobianPolicy policy(5.0);
+    Run run;
+    advance(policy, run, slow, 3000);
+    NONHOLO_CHECK(!policy.refreshing());
+    NONHOLO_CHECK(run.steps_refreshing <= 7 * 32);  // only the tests' other-mode parts refresh
+  }
+  {  // the same dynamics with a Jacobian that costs a tenth of a right-hand side: refresh wins
+    JacobianPolicy policy(0.1);
+    Run run;
+    advance(policy, run, slow, 2000);
+    NONHOLO_CHECK(policy.refreshing());
+  }
+  {  // the dynamics change from slow to turning: the policy follows
+    JacobianPolicy policy(3.0);
+    Run run;
+    advance(policy, run, slow, 600);
+    NONHOLO_CHECK(!policy.refreshing());
+    const long before = run.steps_refreshing;
+    advance(policy, run, turning, 3000);
+    NONHOLO_CHECK(policy.refreshing());
+    NONHOLO_CHECK(run.steps_refreshing - before >= 2000);
+  }
+  {  // a short run (the end within 10 tests' length) keeps CVODE's reuse: no test
+    JacobianPolicy policy(3.0);
+    Run run;
+    advance(policy, run, turning, 300, 300 * 0.01);
+    NONHOLO_CHECK_EQ(policy.tests(), 0L);
+    NONHOLO_CHECK_EQ(run.steps_refreshing, 0L);
+  }
+  {  // a burst of Newton failures with a kept Jacobian: refresh at once, even in a short run
+    JacobianPolicy policy(3.0);
+    Run run;
+    advance(policy, run, turning, 10, 0.3);
+    NONHOLO_CHECK(!policy.refreshing());
+    run.counters.failures += 2;
+    advance(policy, run, turning, 1, 0.3);
+    NONHOLO_CHECK(policy.refreshing());
+    NONHOLO_CHECK_EQ(policy.tests(), 0L);
+  }
+  {  // deterministic: the same counters give the same decisions
+    JacobianPolicy a(3.0), b(3.0);
+    Run ra, rb;
+    advance(a, ra, turning, 500);
+    advance(b, rb, turning, 500);
+    NONHOLO_CHECK_EQ(ra.changes, rb.changes);
+    NONHOLO_CHECK_EQ(ra.steps_refreshing, rb.steps_refreshing);
+  }
+  return nonholo::testing::failures;
+}
