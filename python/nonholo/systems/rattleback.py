@@ -15,8 +15,8 @@ The rolling model is not stiff (its fastest modes are the rocking ones, |lambda|
 along Kane and Levinson's run), but the rocking at ~30 and ~100 rad/s makes a 5 s run at
 rtol 1e-10 take ~5e4 BDF steps (BDF is the default for constrained models: CVODE projects onto
 the constraints, and onto |q| = 1, only with BDF), each a right-hand side of ~4e3 tape
-instructions. ``model.compile()`` makes that 2-3x faster, ``method="adams"`` halves the steps
-(without projection: residuals ~1e-9 after 5 s); benchmarks/rolling_bodies.py has the numbers."""
+instructions. ``method="adams"`` halves the steps (without projection: residuals ~1e-9 after
+5 s); benchmarks/rolling_bodies.py has the numbers."""
 
 from __future__ import annotations
 
