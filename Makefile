@@ -5,7 +5,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libsundials-dev libeigen3-dev g++ cmake
 PYTEST_WORKERS ?= 2
 
-.PHONY: all deps system-deps python-deps install test cpp-test figures bench clean sanitize sdist wheel wheel-test
+.PHONY: all deps system-deps python-deps install test cpp-test lint figures bench clean sanitize sdist wheel wheel-test
 
 all: install
 
@@ -39,6 +39,10 @@ CMAKE_BIN = $(shell $(PYTHON) -c "import cmake; print(cmake.CMAKE_BIN_DIR)")
 cpp-test: install
 	$(CMAKE_BIN)/cmake --build $(CORE_BUILD) --target cpp_tests
 	$(CMAKE_BIN)/ctest --test-dir $(CORE_BUILD) --output-on-failure
+
+# ruff over the package, figures, tests and benchmarks (configured in pyproject.toml)
+lint:
+	$(PYTHON) -m ruff check .
 
 figures: install
 	$(PYTHON) -m nonholo.figures --output figures

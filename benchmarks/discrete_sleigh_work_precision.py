@@ -49,7 +49,7 @@ def runner(row):
 def main(argv=None) -> None:
     repeats, markdown = repeats_and_output(__doc__, 7, argv)
     s = fz.SLEIGH
-    exact = fz.ContinuousSleigh(s["J"], s["m"], s["a"], fz.OMEGA0, fz.V0)
+    exact = fz.exact_motion(s["J"], s["m"], s["a"], fz.OMEGA0, fz.V0)
     cheapest = fz.work_precision()["cheapest"]
     lines = ["| target error | method | setting | max error | median wall [ms] | min wall [ms] |",
              "|---|---|---|---|---|---|"]

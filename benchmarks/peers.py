@@ -160,9 +160,12 @@ def sleigh_workload():
     setup = time.perf_counter() - t0
     builders = {
         "nonholo": lambda: nonholo_runner(model, y0, T, rtol, atol, False),
-        "nonholo compiled": lambda: nonholo_runner(nh.systems.chaplygin_sleigh().friction(eps), y0, T, rtol, atol, True),
-        "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, "friction", eps), y0, T, rtol, atol, False),
-        "CasADi cvodes + jit": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, "friction", eps), y0, T, rtol, atol, True),
+        "nonholo compiled": lambda: nonholo_runner(nh.systems.chaplygin_sleigh().friction(eps), y0, T, rtol, atol,
+                                                   True),
+        "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, "friction", eps), y0, T, rtol,
+                                               atol, False),
+        "CasADi cvodes + jit": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, "friction", eps), y0, T,
+                                                     rtol, atol, True),
         "PyDy (Cython) + odeint": _not_applicable(NO_KANE),
         "SciPy LSODA, lambdified": lambda: lsoda_runner(numpy_saddle_rhs(system, "friction", eps), y0, T, rtol, atol),
     }
@@ -209,7 +212,8 @@ def bicycle_workload():
         "nonholo": lambda: nonholo_runner(model, y0, T, rtol, atol, False),
         "nonholo compiled": nonholo_compiled,
         "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_kane_ode(ca, km, values), x0, T, rtol, atol, False),
-        "CasADi cvodes + jit": lambda: casadi_runner(lambda ca: casadi_kane_ode(ca, km, values), x0, T, rtol, atol, True),
+        "CasADi cvodes + jit": lambda: casadi_runner(lambda ca: casadi_kane_ode(ca, km, values), x0, T, rtol, atol,
+                                                     True),
         "PyDy (Cython) + odeint": lambda: pydy_runner(km, values, x0, T, rtol, atol),
         "SciPy LSODA, lambdified": lambda: lsoda_runner(numpy_kane_rhs(km, values), x0, T, rtol, atol),
     }
@@ -242,7 +246,8 @@ def chain_workload(N, kind):
     builders = {
         "nonholo": lambda: nonholo_runner(model, y0, T, rtol, atol, False),
         "nonholo compiled": compiled,
-        "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, kind, e), y0, T, rtol, atol, False),
+        "CasADi cvodes": lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, kind, e), y0, T, rtol, atol,
+                                               False),
         "CasADi cvodes + jit": (lambda: casadi_runner(lambda ca: casadi_saddle_ode(ca, system, kind, e), y0, T, rtol,
                                                       atol, True)) if N <= 8 else
         _not_applicable("not run above N = 8, to bound the benchmark's run time (CasADi's expanded symbolic solve "

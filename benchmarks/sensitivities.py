@@ -103,7 +103,8 @@ def main(argv=None):
     system = nh.systems.chaplygin_sleigh()
     model = system.friction(EPS)
     plain, sens, differences = nonholo_runs(model)
-    configs = {"nonholo plain": plain, "nonholo sensitivities (3)": sens, "finite differences (6 extra runs)": differences}
+    configs = {"nonholo plain": plain, "nonholo sensitivities (3)": sens,
+               "finite differences (6 extra runs)": differences}
     S = sens()
     fd_error = np.max(np.abs(S - differences())) / np.max(np.abs(S))
     lines = [f"Friction sleigh, eps = {EPS:g}, t in [0, 10], 101 outputs, rtol 1e-8, atol 1e-10; "
@@ -112,7 +113,8 @@ def main(argv=None):
         ca_plain, ca_sens = casadi_runs(system, model)
         ca_error = np.max(np.abs(S[:, :, 1:] - ca_sens())) / np.max(np.abs(S))
         traj_error = np.max(np.abs(plain()[:, 1:] - ca_plain()))
-        lines.append(f"CasADi (CVODES plugin) agrees: trajectories to {traj_error:.1e}, sensitivities to {ca_error:.1e} "
+        lines.append(f"CasADi (CVODES plugin) agrees: trajectories to {traj_error:.1e}, sensitivities to "
+                     f"{ca_error:.1e} "
                      "(relative).")
         configs["CasADi plain"] = ca_plain
         configs["CasADi sensitivities (3)"] = ca_sens

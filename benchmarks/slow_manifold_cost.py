@@ -75,7 +75,8 @@ def markdown(rows: list) -> str:
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "compiled" not in r:
-            lines.append(f"| {r['system']} | {r['n']} | {r['K']} | - | - | - | - | {r['taylor'] * 1e6:.1f} | - | - | - |")
+            lines.append(f"| {r['system']} | {r['n']} | {r['K']} | - | - | - | - | {r['taylor'] * 1e6:.1f} "
+                         "| - | - | - |")
             continue
         lines.append(f"| {r['system']} | {r['n']} | {r['K']} | {r['build']:.3g} | {r['nodes']} | {r['instructions']} "
                      f"| {r['compiled'] * 1e6:.2f} | {r['taylor'] * 1e6:.1f} | {r['taylor'] / r['compiled']:.0f}x "

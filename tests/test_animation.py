@@ -113,7 +113,8 @@ def test_save_gif(sleigh_run, tmp_path):
 def test_combined_drawings_draw_every_part():
     """Two discs on one axle (a pair of wheels), each from its own pose, as one drawing."""
     disk = nh.systems.vertical_rolling_disk()
-    left, right = (nh.drawing.rigid_body(_wheel_pose(side), radius="R", contact=_wheel_contact(side)) for side in (1, -1))
+    left, right = (nh.drawing.rigid_body(_wheel_pose(side), radius="R", contact=_wheel_contact(side))
+                   for side in (1, -1))
     sol = _run(disk, [0, 0, 0, 0, 0.5, 1.0, 0, 1.0], T=1.0, n=5)
     anim = sol.animate(drawing=nh.drawing.combine(left, right), frames=3)
     ax = anim._fig.axes[0]

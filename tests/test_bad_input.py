@@ -188,3 +188,50 @@ def test_simulate_many_arguments(sleigh):
         nh.simulate_many(model, (0, 1), np.tile(Y0, (2, 1)), events=lambda t, y: y[0])
     with pytest.raises(ValueError, match="threads must be at least 1"):
         nh.simulate_many(model, (0, 1), np.tile(Y0, (2, 1)), threads=0)
+
+
+# ---------------------------------------------------------------- solver options, checked in one place
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(first_step=-1.0), ValueError, "first_step must be non-negative"),
+    (dict(max_wall_time=-1.0), ValueError, "max_wall_time must be non-negative"),
+    (dict(max_steps=2.5), TypeError, "max_steps must be an integer"),
+    (dict(rtol="tight"), TypeError, "rtol must be a real number"),
+    (dict(max_step=-np.inf), ValueError, "max_step must be positive"),
+])
+def test_step_options_name_the_argument(sleigh, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, **kwargs)
+    with pytest.raises(error, match=match):
+        nh.simulate_many(sleigh.nonholonomic(), (0, 1), np.tile(Y0, (2, 1)), **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, t_span, match", [
+    (dict(), (1.0, 0.0), r"t_span must run forward \(t0 < tf\)"),
+    (dict(), (0.0, np.nan), "t_span must be finite"),
+    (dict(newton_tol=0.0), (0.0, 1.0), "newton_tol must be positive"),
+    (dict(max_newton_iterations=0), (0.0, 1.0), "max_newton_iterations must be at least 1"),
+    (dict(max_wall_time=-2.0), (0.0, 1.0), "max_wall_time must be non-negative"),
+])
+def test_discrete_options_are_the_same_checks(sleigh, kwargs, t_span, match):
+    with pytest.raises(ValueError, match=match):
+        nh.simulate_discrete(sleigh.discrete(0.1), t_span, Y0, **kwargs)
+
+
+def test_bvp_study_and_fit_options_name_the_argument(sleigh):
+    with pytest.raises(ValueError, match="tol must be positive"):
+        nh.vakonomic_bvp(sleigh, [0, 0, 0], [1, 0, 0], 1.0, tol=-1.0)
+    with pytest.raises(ValueError, match="rtol must be positive"):
+        nh.vakonomic_bvp(sleigh, [0, 0, 0], [1, 0, 0], 1.0, rtol=0.0)
+    with pytest.raises(ValueError, match="n_points must be at least 2"):
+        nh.vakonomic_bvp(sleigh, [0, 0, 0], [1, 0, 0], 1.0, n_points=1)
+    with pytest.raises(ValueError, match="t_span must be finite"):
+        nh.studies.convergence(sleigh, [1e-2, 1e-3], Y0, (0.0, np.inf), progress=False)
+    with pytest.raises(ValueError, match=r"eps_values\[1\] must be positive"):
+        nh.studies.convergence(sleigh, [1e-2, -1e-3], Y0, (0.0, 1.0), progress=False)
+    with pytest.raises(ValueError, match="atol must be positive"):
+        nh.studies.convergence(sleigh, [1e-2, 1e-3], Y0, (0.0, 1.0), atol=0.0, progress=False)
+    t_obs = np.linspace(0, 1, 5)
+    with pytest.raises(ValueError, match="rtol must be positive"):
+        nh.fit(sleigh.nonholonomic(), t_obs, np.zeros((1, 5)), ["a"], Y0, observe=["x"], rtol=-1.0)
+    with pytest.raises(ValueError, match="t_eval must be sorted"):
+        nh.fit(sleigh.nonholonomic(), [0, 0.5, 0.2, 0.8, 1.0], np.zeros((1, 5)), ["a"], Y0, observe=["x"])

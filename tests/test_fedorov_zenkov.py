@@ -14,8 +14,10 @@ from scipy.optimize import brentq
 
 import nonholo as nh
 from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
+from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from nonholo.figures import fedorov_zenkov as FZ
-from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form, knife_edge_energy as knife_energy
+from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form
+from nonholo.systems.inclined_knife_edge import knife_edge_energy as knife_energy
 
 EXACT = 1e-12   # identities of the discrete scheme over <= 100 steps
 
@@ -113,14 +115,15 @@ def test_eq12_prefactor_scales_the_momenta_by_h():
 
 # ------------------------------------------------------------------ helpers of the module
 def test_closed_forms_agree_with_cvode():
-    exact = FZ.ContinuousSleigh(0.7, 1.3, 0.4, 1.0, -1.0)
+    exact = SleighMotion(m=1.3, I=0.7, a=0.4, u0=-1.0, omega0=1.0)
     t = np.linspace(0, 10, 41)
     sol = nh.simulate(FZ.sleigh(0.7, 1.3, 0.4).nonholonomic(), (0, 10), FZ.sleigh_start(-1.0, 1.0), t_eval=t,
                       rtol=1e-12, atol=1e-14)
     assert np.abs(sol.q - exact.configuration(t)).max() < 1e-8
     assert np.abs(FZ.body_momenta(sol, 0.7, 1.3, 0.4) - exact.momenta(t)).max() < 1e-8
     assert np.abs(FZ.sleigh_energy(sol, 0.7, 1.3, 0.4) - sol.energy()).max() < 1e-14
-    knife = nh.simulate(nh.systems.inclined_knife_edge(**FZ.KNIFE).nonholonomic(), (0, 20), FZ.sleigh_start(*FZ.KNIFE_START),
+    knife = nh.simulate(nh.systems.inclined_knife_edge(**FZ.KNIFE).nonholonomic(), (0, 20),
+                        FZ.sleigh_start(*FZ.KNIFE_START),
                         t_eval=np.linspace(0, 20, 41), rtol=1e-12, atol=1e-14)
     assert np.abs(knife.q - knife_closed_form(knife.t, *FZ.KNIFE_START, g=FZ.KNIFE["g"])).max() < 1e-8
     assert np.abs(knife_energy(knife, **FZ.KNIFE) - knife.energy()).max() < 1e-14

@@ -29,10 +29,8 @@ def frame(disk):
 
 def _disk_start(frame, heading=0.7, rolling=0.3, w_heading=0.9, w_rolling=1.3, centre=(0.1, -0.2)):
     """State [q, v1, v2] on the circle of the note's item 2 (centre given, not the start)."""
-    k = w_rolling / w_heading
-    x0 = centre[0] + k * RAD * np.sin(heading)
-    y0 = centre[1] - k * RAD * np.cos(heading)
-    return np.array([heading, x0, y0, rolling, w_heading, w_rolling])
+    q0 = dx.rolling_circle(0.0, heading, rolling, w_heading, w_rolling, centre, RAD)
+    return np.array([*q0, w_heading, w_rolling])
 
 
 def _closed_form(t, heading=0.7, rolling=0.3, w_heading=0.9, w_rolling=1.3, centre=(0.1, -0.2)):

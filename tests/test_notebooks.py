@@ -1,7 +1,6 @@
 """Every notebook in notebooks/ executes without error, in a real Jupyter kernel, and writes
 its figures (into the directory given by NONHOLO_FIGURES)."""
 
-import os
 import re
 from pathlib import Path
 

@@ -36,7 +36,8 @@ SCRIPT = textwrap.dedent("""
     def count(model, y):
         return _core.allocations_in_rhs(model.core, 0.1, y, model.param_vector(), 200)
 
-    sleigh, disk, chain = nh.systems.chaplygin_sleigh(), nh.systems.vertical_rolling_disk(), nh.systems.knife_edge_chain(4)
+    sleigh, disk = nh.systems.chaplygin_sleigh(), nh.systems.vertical_rolling_disk()
+    chain = nh.systems.knife_edge_chain(4)
     phi = sleigh.coordinates[2]
     body = sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
     out = {}

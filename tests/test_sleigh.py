@@ -51,6 +51,32 @@ def test_nonholonomic_closed_form(sleigh, u0, w0):
         assert sol["y"][i] == pytest.approx(y_ex, abs=ANALYTIC_TOL)
 
 
+def test_sleigh_motion_contact_point_momenta_and_asymptote():
+    """SleighMotion's contact point (Gauss-Legendre quadrature) against scipy's adaptive quadrature
+    and CVODE from an offset start; (J omega, m u) and the limiting heading phi_inf."""
+    rng = np.random.default_rng(7)
+    m, inertia, a = rng.uniform(0.5, 2.0, 3)
+    u0, w0, phi0, x0, y0 = rng.uniform(-1.5, 1.5, 5)
+    motion = SleighMotion(m, inertia, a, u0, w0, phi0, x0, y0)
+    t = np.array([0.0, 0.7, 3.1, 6.0])
+    xy = motion.contact_point(t)
+    for k, tk in enumerate(t):
+        for row, trig in ((0, np.cos), (1, np.sin)):
+            ref = quad(lambda s: trig(motion.phi(s)) * motion.u(s), 0, tk, epsabs=1e-13, epsrel=1e-13)[0]
+            assert xy[row, k] == pytest.approx((x0, y0)[row] + ref, abs=1e-11)
+    system = nh.systems.chaplygin_sleigh(m=m, I=inertia, a=a)
+    start = [x0, y0, phi0, u0 * np.cos(phi0), u0 * np.sin(phi0), w0]
+    sol = nh.simulate(system.nonholonomic(), (0, 6), start, t_eval=t, rtol=TIGHT_RTOL, atol=TIGHT_ATOL)
+    assert np.abs(sol.q - motion.configuration(t)).max() < ANALYTIC_TOL
+    J_ = inertia + m * a**2
+    assert np.allclose(motion.momenta(t), [J_ * motion.omega(t), m * motion.u(t)], rtol=1e-15, atol=0)
+    assert motion.phi(motion.t_cusp + 60 / (motion.k * motion.U)) == pytest.approx(motion.phi_inf, abs=1e-12)
+    assert motion.phi_inf - motion.phi(motion.t_cusp - 60 / (motion.k * motion.U)) == pytest.approx(
+        motion.heading_change, rel=1e-12)
+    with pytest.raises(ValueError, match="t: contact_point integrates forward"):
+        motion.contact_point([-1.0])
+
+
 @pytest.mark.parametrize("rtol", [1e-8, 1e-10])
 def test_energy_conserved_and_half_ellipse(sleigh, rtol):
     """Energy is conserved to the accuracy of the integration: CVODE bounds the local error per

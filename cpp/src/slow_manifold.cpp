@@ -6,6 +6,10 @@
 
 namespace nonholo {
 
+template void slip_coefficients<double, double, double>(const MechanicalSystem&, const double&, const double*,
+                                                        const double*, const double*, int, SlowManifoldWork<double>&,
+                                                        MatX<double>&);
+
 namespace {
 
 void check_order(int order, const CompiledSlip* compiled, const MechanicalSystem& sys) {

@@ -27,7 +27,7 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 
 __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
-    "bodies", "contact", "surfaces",
+    "bodies", "contact", "drawing", "surfaces",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",

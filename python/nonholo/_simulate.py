@@ -12,6 +12,7 @@ import numpy.typing as npt
 import sympy as sp
 
 from . import _core
+from . import _options as check
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .progress import TimeProgress, bar
@@ -51,30 +52,6 @@ def _check_model(model) -> Model:
             f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}"
         )
     return model
-
-
-def _t_span(t_span) -> tuple:
-    try:
-        t0, tf = (float(x) for x in t_span)
-    except (TypeError, ValueError):
-        raise ValueError(f"t_span must be a pair (t0, tf) of numbers, got {t_span!r}") from None
-    if not (math.isfinite(t0) and math.isfinite(tf)):
-        raise ValueError(f"t_span must be finite, got ({t0}, {tf})")
-    if t0 == tf:
-        raise ValueError("t_span must have t0 != tf")
-    return t0, tf
-
-
-def _tolerances(rtol, atol, n_states: int):
-    rtol = float(rtol)
-    if not (rtol > 0 and math.isfinite(rtol)):
-        raise ValueError(f"rtol must be positive and finite, got {rtol}")
-    atol = np.atleast_1d(np.asarray(atol, dtype=float))
-    if atol.ndim != 1 or atol.size not in (1, n_states):
-        raise ValueError(f"atol must be a scalar or have shape ({n_states},), got shape {atol.shape}")
-    if not np.all((atol > 0) & np.isfinite(atol)):
-        raise ValueError("atol must be positive and finite")
-    return rtol, atol
 
 
 def _terminal_count(terminal) -> int:
@@ -140,40 +117,6 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
     return y0
 
 
-def _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time):
-    rtol, atol = _tolerances(rtol, atol, model.n_states)
-    if method not in ("auto", "bdf", "BDF", "adams", "Adams"):
-        raise ValueError(f"method must be 'auto', 'bdf' or 'adams', got {method!r}")
-    max_step = float(max_step)
-    if not max_step > 0:
-        raise ValueError(f"max_step must be positive, got {max_step}")
-    first_step = 0.0 if first_step is None else float(first_step)
-    if first_step < 0 or not math.isfinite(first_step):
-        raise ValueError(f"first_step must be positive, got {first_step}")
-    if int(max_steps) < 1:
-        raise ValueError(f"max_steps must be at least 1, got {max_steps}")
-    max_wall_time = 0.0 if max_wall_time is None else float(max_wall_time)
-    if not max_wall_time >= 0:
-        raise ValueError(f"max_wall_time must be non-negative, got {max_wall_time}")
-    return dict(rtol=rtol, atol=atol, method=method.lower(), max_step=0.0 if math.isinf(max_step) else max_step,
-                first_step=first_step, max_steps=int(max_steps), max_wall_time=max_wall_time)
-
-
-def _t_eval(t_eval, t0: float, tf: float):
-    if t_eval is None:
-        return None
-    t_eval = np.asarray(t_eval, dtype=float).reshape(-1)
-    if not np.all(np.isfinite(t_eval)):
-        raise ValueError("t_eval contains NaN or inf")
-    lo, hi = min(t0, tf), max(t0, tf)
-    if t_eval.size and (t_eval.min() < lo or t_eval.max() > hi):
-        raise ValueError(f"t_eval must lie within t_span = ({t0}, {tf})")
-    d = np.diff(t_eval)
-    if np.any(d * (tf - t0) < 0):
-        raise ValueError("t_eval must be sorted in the direction of integration")
-    return t_eval
-
-
 def _drift_control(model: Model, drift_control, method: str) -> bool:
     """None (default): project onto A v = b when the method is BDF (CVODE projects only with BDF;
     'auto' picks BDF for constrained models). True with 'adams' cannot be honoured: an error."""
@@ -185,36 +128,9 @@ def _drift_control(model: Model, drift_control, method: str) -> bool:
     return bool(drift_control)
 
 
-# CVODE's tuning knobs: name -> (type, smallest value, largest value)
-_SOLVER_OPTIONS = {
-    "max_order": (int, 1, 12), "jacobian_frequency": (int, 1, None), "setup_frequency": (int, 1, None),
-    "max_nonlinear_iterations": (int, 1, None), "nonlinear_convergence": (float, 0.0, None),
-}
-
-
 def _core_options(solver_options, dense_output: bool = False, model: Model | None = None) -> dict:
-    """The checked solver_options of simulate and simulate_many (names, types and ranges;
-    ``unit_norm`` is checked by the core), with the system's unit-norm groups."""
-    if solver_options is not None and not isinstance(solver_options, Mapping):
-        raise TypeError(f"solver_options must be a mapping, got {type(solver_options).__name__}")
-    options = {}
-    for key, value in (solver_options or {}).items():
-        if key == "unit_norm":
-            options[key] = value
-            continue
-        if key not in _SOLVER_OPTIONS:
-            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_SOLVER_OPTIONS)}, unit_norm")
-        kind, low, high = _SOLVER_OPTIONS[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
-                kind is int and float(value) != int(value)):
-            raise TypeError(f"solver_options[{key!r}] must be {'an integer' if kind is int else 'a number'}, "
-                            f"got {value!r}")
-        value = kind(value)
-        if not (math.isfinite(value) and value >= low and (high is None or value <= high)) or (
-                kind is float and value <= low):
-            bound = f"between {low} and {high}" if high is not None else f"greater than {low}"
-            raise ValueError(f"solver_options[{key!r}] must be {bound}, got {value}")
-        options[key] = value
+    """The checked solver_options of simulate and simulate_many, with the system's unit-norm groups."""
+    options = check.cvode_knobs(solver_options)
     if dense_output:
         options["dense_output"] = True
     if model is not None and model.system.unit_norm and "unit_norm" not in options:
@@ -334,9 +250,9 @@ def simulate(
         ``t_events``, ``y_events``, ...
     """
     model = _check_model(model)
-    t0, tf = _t_span(t_span)
+    t0, tf = check.t_span(t_span)
     p = model.param_vector(params)
-    opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
+    opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"])
     project = _drift_control(model, drift_control, opts["method"])
@@ -344,7 +260,7 @@ def simulate(
     specs = _events(model, events)
     watch = TimeProgress(t0, tf) if progress else None
     try:
-        raw = _core.integrate(model.core, p, t0, tf, y0, _t_eval(t_eval, t0, tf),
+        raw = _core.integrate(model.core, p, t0, tf, y0, check.t_eval(t_eval, t0, tf),
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                               opts["max_steps"], opts["max_wall_time"], project,
@@ -425,7 +341,7 @@ def simulate_many(
     goes to C++ in about 20 parts, with the same results.
     """
     model = _check_model(model)
-    t0, tf = _t_span(t_span)
+    t0, tf = check.t_span(t_span)
     Y0 = np.asarray(Y0, dtype=float)
     if Y0.ndim == 1:
         n_runs = len(params) if isinstance(params, Sequence) else max(
@@ -435,7 +351,7 @@ def simulate_many(
         raise ValueError(f"Y0 must have shape (n_runs, {model.n_states}), got {Y0.shape}")
     n_runs = Y0.shape[0]
     P = _batch_params(model, params, n_runs)
-    opts = _options(model, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
+    opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
     Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
@@ -459,7 +375,7 @@ def simulate_many(
         for start in range(0, n_started, part):
             stop = min(start + part, n_started)
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
-                                        Y0[started[start:stop]].reshape(-1), stop - start, _t_eval(t_eval, t0, tf),
+                                        Y0[started[start:stop]].reshape(-1), stop - start, check.t_eval(t_eval, t0, tf),
                                         specs, opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
                                         opts["first_step"], opts["max_steps"], opts["max_wall_time"],
                                         _drift_control(model, drift_control, method),

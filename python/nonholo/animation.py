@@ -14,7 +14,7 @@ import numpy as np
 
 from .drawing import drawing_of
 
-__all__ = ["Animation", "animate"]
+__all__ = ["Animation", "animate"]  # noqa: F822 (Animation: built on first use by __getattr__)
 
 
 def _matplotlib():

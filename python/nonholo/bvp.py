@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _options as check
 from .errors import IntegrationError
 from ._simulate import simulate
 
@@ -114,7 +115,6 @@ class _Shooting:
 def _initial_guess(shoot: _Shooting, guess, T: float):
     """(a, lambda0) from guess = None, a mapping {"v0", "lambda0"} or an array, then the
     interior nodes from one integration of that start."""
-    m = shoot.N.shape[1]
     v0 = lam0 = None
     if isinstance(guess, dict):
         v0, lam0 = guess.get("v0"), guess.get("lambda0")
@@ -195,12 +195,14 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     for name, q in (("q0", q0), ("q1", q1)):
         if q.shape != (system.n,) or not np.all(np.isfinite(q)):
             raise ValueError(f"{name} must be {system.n} finite numbers, got {q}")
-    T = float(T)
-    if not (T > 0 and np.isfinite(T)):
-        raise ValueError(f"T must be positive and finite, got {T}")
-    if int(segments) < 1:
-        raise ValueError(f"segments must be at least 1, got {segments}")
-    shoot = _Shooting(system, q0, q1, T, int(segments), params, rtol, atol)
+    T = check.positive(T, "T")
+    segments = check.count(segments, "segments")
+    tol = check.positive(tol, "tol")
+    max_iterations = check.count(max_iterations, "max_iterations", minimum=0)
+    n_points = check.count(n_points, "n_points", minimum=2)
+    rtol, atol = check.tolerances(rtol, atol)
+    atol = float(atol[0]) if atol.size == 1 else atol
+    shoot = _Shooting(system, q0, q1, T, segments, params, rtol, atol)
     z = _initial_guess(shoot, guess, T)
     r, J = shoot.residual(z)
     it = 0

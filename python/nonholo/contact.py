@@ -39,7 +39,8 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from .bodies import RigidBody, body_rate_matrix, quaternion_rates, euler_from_quaternion, rotation_matrices, rotation_matrix
+from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, quaternion_rates, rotation_matrices,
+                     rotation_matrix)
 from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
 from .system import System
 
@@ -108,7 +109,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         raise ValueError(f"friction must be one of {FRICTION_LAWS}, got {friction!r}")
     x, y, *quat = coords = list(sp.symbols("x y q0 q1 q2 q3"))
     vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
-    q, qd = sp.Matrix(quat), sp.Matrix(vel[2:])
+    q = sp.Matrix(quat)
     n2 = (q.T * q)[0]
     geo = contact_geometry(body, surface, quat)
     R, d, z, grad_z = geo["R"], geo["d"], geo["z"], geo["grad_z"]

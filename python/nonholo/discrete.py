@@ -11,7 +11,6 @@ and is symmetric (time-reversible) for conservative systems.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Mapping, Sequence
 
@@ -19,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from . import _options as check
 from .errors import IntegrationError, SimulationWarning
 from .result import SimulationResult
 
@@ -134,26 +134,23 @@ def simulate_discrete(
     fails (step too large, or the branch of the continuous flow lost) the result has status -1,
     a message saying where and why, and the trajectory up to there.
     """
-    from ._simulate import _initial_state, _t_span  # the same checks as simulate
+    from ._simulate import _initial_state  # the same checks of y0 as simulate
 
     if not isinstance(model, DiscreteModel):
         raise TypeError(f"model must be a nonholo DiscreteModel (system.discrete(h)), got {type(model).__name__}")
-    t0, tf = _t_span(t_span)
-    if tf < t0:
-        raise ValueError("t_span must run forward for the discrete integrator (t0 < tf)")
+    t0, tf = check.t_span(t_span, forward=True)
+    newton_tol = check.positive(newton_tol, "newton_tol")
+    max_newton_iterations = check.count(max_newton_iterations, "max_newton_iterations")
+    max_wall_time = check.wall_time(max_wall_time)
     steps = (tf - t0) / model.h
     n_steps = int(round(steps))
     if abs(steps - n_steps) > 1e-9 * max(1.0, steps):
         raise ValueError(f"t_span = ({t0}, {tf}) is not a whole number of steps h = {model.h}")
-    if not (newton_tol > 0 and math.isfinite(newton_tol)):
-        raise ValueError(f"newton_tol must be positive, got {newton_tol}")
-    if int(max_newton_iterations) < 1:
-        raise ValueError("max_newton_iterations must be at least 1")
     p = model.param_vector(params)
     y0 = _initial_state(model.system.nonholonomic(), y0, t0, p, project_y0)
     n = model.system.n
-    raw = _core.integrate_discrete(model.core, p, t0, n_steps, y0[:n], y0[n:], float(newton_tol),
-                                   int(max_newton_iterations), 0.0 if max_wall_time is None else float(max_wall_time))
+    raw = _core.integrate_discrete(model.core, p, t0, n_steps, y0[:n], y0[n:], newton_tol, max_newton_iterations,
+                                   max_wall_time)
     stats = dict(n_steps=len(raw["t"]) - 1, n_rhs=0, n_jac=0, n_lin_setups=0,
                  newton_iterations=raw["newton_iterations"], cpu_time=raw["cpu_time"],
                  max_constraint_residual=raw["max_constraint_residual"])

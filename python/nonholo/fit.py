@@ -17,6 +17,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from . import _options as check
 from .model import Model
 from ._simulate import simulate
 
@@ -173,6 +174,11 @@ def fit(
 
     names, x0 = _start(model, params)
     t_obs = np.asarray(t_obs, dtype=float).reshape(-1)
+    if t_obs.size == 0:
+        raise ValueError("t_obs is empty: give at least one observation time")
+    span = check.t_span((t_obs[0], t_obs[-1]) if t_span is None else t_span)
+    t_obs = check.t_eval(t_obs, *span)
+    rtol, atol = check.tolerances(rtol, atol, model.n_states)
     y_obs = np.asarray(y_obs, dtype=float)
     observe_names = None
     if observe is None or isinstance(observe, (list, tuple)):
@@ -181,12 +187,12 @@ def fit(
     elif callable(observe):
         observer = observe
     else:
-        raise TypeError(f"observe must be state names or a callable observe(result) -> (values, jacobian), got {observe!r}")
+        raise TypeError(f"observe must be state names or a callable observe(result) -> (values, jacobian), got "
+                        f"{observe!r}")
     w = np.ones_like(y_obs) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), y_obs.shape)
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise ValueError("weights must be non-negative and finite")
     sqrt_w = np.sqrt(w).reshape(-1)
-    span = (t_obs[0], t_obs[-1]) if t_span is None else t_span
     base = dict(fixed or {})
     cache = {}
 

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from . import _options as check
 from ._simulate import simulate
 from .progress import iterate
 from .testing import loglog_slope
@@ -101,16 +102,19 @@ def convergence(
         Errors, slip residuals and their fitted slopes (expected K + 1).
     """
     eps_values = np.asarray(eps_values, dtype=float)
-    if eps_values.ndim != 1 or eps_values.size < 2 or np.any(eps_values <= 0):
-        raise ValueError("eps_values must be at least two positive numbers")
+    if eps_values.ndim != 1 or eps_values.size < 2:
+        raise ValueError(f"eps_values must be at least two positive numbers, got {eps_values}")
+    for i, eps in enumerate(eps_values):
+        check.positive(eps, f"eps_values[{i}]")
+    rtol, atol = check.tolerances(rtol, atol)
     orders = tuple(int(K) for K in orders)
     n = system.n
     y0 = np.asarray(y0, dtype=float)
     if y0.shape != (2 * n,):
         raise ValueError(f"y0 must have shape ({2 * n},): [q0, u0]")
     q0, u0 = y0[:n], y0[n:]
-    t0, tf = (float(t) for t in t_span)
-    t_eval = np.linspace(t0, tf, 11) if t_eval is None else np.asarray(t_eval, dtype=float)
+    t0, tf = check.t_span(t_span)
+    t_eval = np.linspace(t0, tf, 11) if t_eval is None else check.t_eval(t_eval, t0, tf)
     manifold_order = max(orders) + 2 if manifold_order is None else int(manifold_order)
     sys_params = dict(params or {})
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol)

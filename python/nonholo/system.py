@@ -15,7 +15,6 @@ is computed from it by automatic differentiation in C++.
 
 from __future__ import annotations
 
-import math
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -23,6 +22,7 @@ import numpy.typing as npt
 import sympy as sp
 
 from . import _core
+from . import _options as check
 from .errors import ModelError
 from .symbolic.lowering import SerializedGraph, check_free_symbols, lower
 
@@ -54,16 +54,6 @@ def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     if m.shape != shape:
         raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
     return m
-
-
-def _finite_float(value, what: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be a real number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise ValueError(f"{what} must be finite, got {x}")
-    return x
 
 
 class System:
@@ -282,7 +272,7 @@ class System:
                 raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
             if sym in self.coordinates or sym in self.velocities or sym == self.time:
                 raise ValueError(f"parameter {sym} is also a coordinate, velocity or the time")
-            result[sym] = _finite_float(value, f"parameter {sym}")
+            result[sym] = check.finite_float(value, f"parameter {sym}")
         return result
 
     def _check_symbols(self) -> None:
@@ -355,12 +345,12 @@ class System:
         for key, value in (params or {}).items():
             name = key.name if isinstance(key, sp.Symbol) else key
             if name in extra:
-                extra[name] = _finite_float(value, f"parameter {name}")
+                extra[name] = check.finite_float(value, f"parameter {name}")
                 continue
             if name not in names:
                 known = ", ".join([*names, *extra]) or "none"
                 raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
-            values[names[name]] = _finite_float(value, f"parameter {name}")
+            values[names[name]] = check.finite_float(value, f"parameter {name}")
         return [*values.values(), *extra.values()]
 
     # ------------------------------------------------------------------ models
@@ -378,7 +368,7 @@ class System:
         State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
         ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
         """
-        return self._model("friction", eps=_positive(eps, "eps"))
+        return self._model("friction", eps=check.positive(eps, "eps"))
 
     def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
@@ -412,7 +402,7 @@ class System:
         """
         from .reduced import VELOCITIES, ReducedModel
 
-        eps = _positive(eps, "eps")
+        eps = check.positive(eps, "eps")
         if order != "auto":
             order = _order(order)
         if velocities not in VELOCITIES:
@@ -446,7 +436,7 @@ class System:
         ``nh.simulate_discrete``); linear and affine constraints, forces split at the midpoint."""
         from .discrete import DiscreteModel
 
-        return DiscreteModel(self, _positive(h, "h"))
+        return DiscreteModel(self, check.positive(h, "h"))
 
     def _model(self, kind: str, order: int | None = None, **extra):
         from .model import MODEL_KINDS
@@ -477,7 +467,7 @@ class System:
         order = _order(order)
         q = _point(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
-        return self._core.slip(_finite_float(t, "t"), q, u, self.param_vector(params), order)
+        return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
 
     def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
                          params: Mapping | None = None) -> np.ndarray:
@@ -485,10 +475,10 @@ class System:
 
         Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
         """
-        eps, order = _positive(eps, "eps"), _order(order)
+        eps, order = check.positive(eps, "eps"), _order(order)
         q = _point(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
-        t = _finite_float(t, "t")
+        t = check.finite_float(t, "t")
         return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
 
     def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params: Mapping | None = None) -> np.ndarray:
@@ -511,10 +501,10 @@ class System:
         includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
         z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
         """
-        eps = _positive(eps, "eps")
+        eps = check.positive(eps, "eps")
         q = _point(q, self.n, "q")
         v = _point(v, self.n, "v")
-        return self._core.fibre_base(_finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
+        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
 
     def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
         """Residual of the invariance equation of the slow manifold for the truncation after
@@ -527,13 +517,13 @@ class System:
         manifold; r = O(eps^(K+1)) while the series behaves asymptotically, so |r| shows the
         truncation error a reduced model of order K commits at (q, u).
         """
-        eps = _positive(eps, "eps")
+        eps = check.positive(eps, "eps")
         order = _order(order)
         q = _point(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
         from .reduced import compiled_slip
 
-        return _core.invariance_residual(self._core, order, _finite_float(t, "t"), q, u,
+        return _core.invariance_residual(self._core, order, check.finite_float(t, "t"), q, u,
                                          [*self.param_vector(params), eps], compiled_slip(self, order))
 
     def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
@@ -550,7 +540,7 @@ class System:
     def _at(self, q, v=None, t=0.0, params=None):
         q = _point(q, self.n, "q")
         v = None if v is None else _point(v, self.n, "v")
-        return self._core.at(_finite_float(t, "t"), q, v, self.param_vector(params))
+        return self._core.at(check.finite_float(t, "t"), q, v, self.param_vector(params))
 
     def metric_at(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """G(q), shape (n, n)."""
@@ -662,7 +652,8 @@ def _unit_norm_groups(groups, coordinates) -> list:
         try:
             idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
         except ValueError:
-            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates {names}") from None
+            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates "
+                             f"{names}") from None
         if len(idx) < 2 or len(set(idx)) != len(idx):
             raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
         result.append(idx)
@@ -684,13 +675,6 @@ def _order(order) -> int:
     if not 0 <= order <= _core.max_slow_manifold_order:
         raise ValueError(f"order must be between 0 and {_core.max_slow_manifold_order}, got {order}")
     return int(order)
-
-
-def _positive(x, what: str) -> float:
-    value = _finite_float(x, what)
-    if value <= 0:
-        raise ValueError(f"{what} must be positive, got {value}")
-    return value
 
 
 def _point(x, n: int, what: str) -> np.ndarray:

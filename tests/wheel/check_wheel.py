@@ -123,7 +123,8 @@ def check_sdist_messages(sdist: Path, work: Path) -> None:
         out = subprocess.run(["cmake", "-S", top, "-B", build, *common, *flags], text=True, capture_output=True)
         text = out.stdout + out.stderr
         if out.returncode == 0 or package not in text:
-            raise SystemExit(f"CMake without {package}: expected a failure naming it, got (rc {out.returncode}):\n{text}")
+            raise SystemExit(f"CMake without {package}: expected a failure naming it, got (rc "
+                             f"{out.returncode}):\n{text}")
         print(f"without {package}: CMake stops and names it")
 
 

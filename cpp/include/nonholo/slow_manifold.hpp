@@ -219,6 +219,12 @@ VecX<S> slip_sum(const MatX<S>& coeffs, const E& eps) {
   return s;
 }
 
+// The series recursion is the heaviest template of the core to compile: its double instance is
+// compiled once, in slow_manifold.cpp, and only declared in the other translation units.
+extern template void slip_coefficients<double, double, double>(const MechanicalSystem&, const double&, const double*,
+                                                               const double*, const double*, int,
+                                                               SlowManifoldWork<double>&, MatX<double>&);
+
 // Base point (q_f, u_f) of the fast fibre through (q0, v0), to first order in eps: the point
 // of the slow manifold whose trajectory the full one approaches after the initial layer.
 // With u0 = P v0 + v_b, delta = v0 - u0 - h_eps (the slip off the manifold) and

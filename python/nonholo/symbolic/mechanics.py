@@ -710,7 +710,6 @@ def kanes_method_arguments(
         ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
     """
     km = _resolve(km, "KanesMethod")
-    me = _mechanics()
     t = _time()
     parameters = dict(parameters or {})
     frame = km._inertial
@@ -733,7 +732,6 @@ def kanes_method_arguments(
         e = e.xreplace(uaux_zero).xreplace(u_of_qdot)
         return e.xreplace(plain)
 
-    speeds = list(km.u)
     uaux_zero.update({ua.diff(t): 0 for ua in km._uaux})
 
     velocity_map = {**uaux_zero, **u_of_qdot}

@@ -21,4 +21,5 @@ from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
 __all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "heisenberg", "inclined_knife_edge",
            "knife_edge_chain", "nonholonomic_particle", "planar_particle", "polar_disk", "realized_pendulum",
-           "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]
+           "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk", "whipple_bicycle",
+           "whipple_bicycle_kane"]

@@ -303,7 +303,8 @@ def reduced_closed_form(t, y0, eps: float = 0.0, order: int = 0, printed: bool =
                      R * np.sin(theta) * a, a])
 
 
-def rolling_circle(t, heading: float, rolling: float, w_heading: float, w_rolling: float, centre, R: float) -> np.ndarray:
+def rolling_circle(t, heading: float, rolling: float, w_heading: float, w_rolling: float, centre,
+                   R: float) -> np.ndarray:
     r"""The nonholonomic disk's motion (theta, x, y, phi) at t, shape (4, n_t): theta and phi turn
     at the constant rates w_heading != 0 and w_rolling, the contact point runs on the circle of
     radius R w_rolling/w_heading about ``centre`` (x = c_x + k R sin theta, y = c_y - k R cos theta,

@@ -113,7 +113,10 @@ def whipple_bicycle_kane(wheel_angles: bool = True):
     loads = [(Frame_mc, -mframe * g * Y.z), (Fork_mc, -mfork * g * Y.z), (WF_mc, -mwf * g * Y.z),
              (WR_mc, -mwr * g * Y.z)]
 
-    qs, us = ((q1, q2, q3, q4, q5, q6), (u1, u2, u3, u4, u5, u6)) if wheel_angles else ((q1, q2, q4, q5), (u1, u2, u4, u5))
+    if wheel_angles:
+        qs, us = (q1, q2, q3, q4, q5, q6), (u1, u2, u3, u4, u5, u6)
+    else:
+        qs, us = (q1, q2, q4, q5), (u1, u2, u4, u5)
     kd = [qi.diff(t) - ui for qi, ui in zip(qs, us)]
     velocity_constraints = [WF_cont.vel(N) & Y.x, WF_cont.vel(N) & Y.y, WF_cont.vel(N) & Y.z]
     configuration_constraints = [WF_cont.pos_from(WR_cont) & Y.z]

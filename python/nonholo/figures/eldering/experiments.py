@@ -31,6 +31,7 @@ import numpy as np
 import nonholo as nh
 from nonholo.systems.chaplygin_sleigh import frames as sf
 from nonholo.systems.planar_particle import planar_particle, realized_pendulum
+from nonholo.testing import loglog_slope
 
 # ------------------------------------------------------------------ choices and the paper's numbers
 G = 9.81
@@ -146,6 +147,23 @@ def nh_orbit(u_scale: float, sign: float = 1.0, s_range: float = 6.0, n_t: int =
     t_end = 2 * s_range / (c.k * u_scale)
     return nh.simulate(sleigh().nonholonomic(), (0, t_end), sleigh_start(u0, w0, phi0=0.0),
                        t_eval=np.linspace(0, t_end, n_t), rtol=RTOL, atol=ATOL, raise_on_failure=True)
+
+
+def phase_plot(grid=np.linspace(-2.2, 2.2, 23), energies_u=FIG3_ENERGIES_U) -> dict:
+    """Fig. 3's data: the nonholonomic vector field (u', omega') = (a omega^2, -(m a/J) u omega) on
+    ``grid`` x ``grid`` (from the model, eq. (12) variables), and the half-ellipses through
+    u = +-U for each U in ``energies_u`` (simulated; both signs of omega) with the largest deviation
+    of m u^2 + J omega^2 from m U^2 along them."""
+    c = constants()
+    model = sleigh().nonholonomic()
+    field = np.array([[sf.body_rhs(model, 0.0, 0, 0, 0, u, 0.0, w)[[3, 5]] for u in grid] for w in grid])
+    orbits, ellipse_error = {}, 0.0
+    for U in energies_u:
+        for sign in (1.0, -1.0):
+            v = sf.view(nh_orbit(U, sign))
+            orbits[(U, sign)] = (v.u, v.omega)
+            ellipse_error = max(ellipse_error, float(np.abs(c.m * v.u**2 + c.J * v.omega**2 - U**2 * c.m).max()))
+    return dict(grid=grid, field=field, orbits=orbits, ellipse_error=ellipse_error)
 
 
 def fig4_orbit(n_t: int = 2001):
@@ -288,6 +306,17 @@ def fast_fibres(eps: float = FIG6_EPS, starts=FIG6_STARTS, t_end: float = 1.5, o
         out.append(dict(view=sol, distance=distance, start=(u0, psi0, v0),
                         base=(float(u_b), float(psi_b), float(slow_manifold_slip(u_b, psi_b, eps, order)))))
     return out
+
+
+def fibre_decay_rates(fibres: list, eps: float, window=(1.0, 6.0)) -> list:
+    """The decay rate of |v - h_eps(u, psi)| along each fast fibre, fitted to log(distance) over
+    t/eps in ``window``, times eps: alpha = (I + m a^2)/(I m) when the attraction is at alpha/eps."""
+    rates = []
+    for fb in fibres:
+        v = fb["view"]
+        sel = (v.t / eps > window[0]) & (v.t / eps < window[1])
+        rates.append(float(-np.polyfit(v.t[sel], np.log(fb["distance"][sel]), 1)[0] * eps))
+    return rates
 
 
 # ------------------------------------------------------------------ numbers of the note: tables
@@ -445,9 +474,38 @@ def errata_table(eps_values=ERRATA_EPS, t_end: float = 10.0) -> dict:
     return rows
 
 
+def errata_slopes(rows: dict, eps_max: float = 0.02) -> dict:
+    """For each model of ``errata_table``'s rows: the log-log slope of its error against eps over
+    eps <= ``eps_max`` (finite errors only)."""
+    eps = np.array(sorted(rows))
+    slopes = {}
+    for name in ERRATA_MODELS:
+        e = np.array([rows[x][name] for x in eps])
+        tail = np.isfinite(e) & (eps <= eps_max)
+        slopes[name] = slope(eps[tail], e[tail])
+    return slopes
+
+
+def caratheodory_runs(v0: float = 0.5, t_end: float = 0.3, eps_values=(0.01, 0.001)) -> dict:
+    """The initial layer of Caratheodory's start: the nonholonomic sleigh from (u0, omega0)
+    (naive) and from project(q0, v0) (psi0 = omega0 + k v0), and the friction sleigh from
+    sideways velocity v0 for each eps, as views in (u, v, omega, psi). Returns ``{"t": the
+    nonholonomic runs' times, "naive", "projected", "friction": eps -> view}``."""
+    system = sleigh()
+    y0 = sleigh_start(v0=v0, phi0=0.0)
+    kw = dict(rtol=1e-11, atol=1e-13, raise_on_failure=True)
+    t = np.linspace(0, t_end, 61)
+    naive = sf.view(nh.simulate(system.nonholonomic(), (0, t_end), sleigh_start(phi0=0.0), t_eval=t, **kw))
+    proj = sf.view(nh.simulate(system.nonholonomic(), (0, t_end), np.r_[y0[:3], system.project(y0[:3], y0[3:])],
+                               t_eval=t, **kw))
+    friction = {eps: sf.view(nh.simulate(system.friction(eps), (0, t_end), y0, t_eval=np.linspace(0, t_end, 601),
+                                         **kw)) for eps in eps_values}
+    return dict(t=t, naive=naive, projected=proj, friction=friction)
+
+
 def slope(eps_values, errors) -> float:
     """Least-squares slope of log(error) against log(eps)."""
-    return float(np.polyfit(np.log(np.asarray(eps_values)), np.log(np.asarray(errors)), 1)[0])
+    return loglog_slope(eps_values, errors)
 
 
 # ------------------------------------------------------------------ convergence orders (note section 6, T1)
@@ -553,7 +611,7 @@ def appendix_a_errata(points: int = 8, seed: int = 0) -> dict:
     return out
 
 
-# ------------------------------------------------------------------ section 6: Theorem 3(iii), footnote 6, counterexample
+# ------------------------------------------------------------- section 6: Theorem 3(iii), footnote 6, counterexample
 FOOTNOTE6_EPS = (0.004, 0.002, 0.001)      # pendulum without gravity, potential realization
 FOOTNOTE6_L, FOOTNOTE6_T = 1.0, 60.0       # initial tangential speed l, horizon
 

@@ -11,11 +11,11 @@ from nonholo.systems.chaplygin_sleigh import frames as sf
 
 from ..registry import figure, save
 from .experiments import (
-    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG3_ENERGIES_U, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END,
-    OMEGA0, ORANGE, PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata,
-    caratheodory_table, constants, errata_table, fast_fibres, fig4_orbit, first_order_distances,
-    footnote6_phase_drift, nh_orbit, noncompact_counterexample_runs, pendulum_convergence, pendulum_extent,
-    pendulum_runs, reduced_field, sleigh, sleigh_convergence, sleigh_runs, sleigh_start, slope, slow_manifold_slip,
+    BLUE, CARATHEODORY_EPS, ERRATA_MODELS, FIG6_EPS, FIG6_ORDER, FOOTNOTE6_L, GREEN, LAYER_END, OMEGA0, ORANGE,
+    PAPER_EPS, PENDULUM_EPS, PENDULUM_START, REALIZATIONS, RED, SLEIGH_T, U0, appendix_a_errata, caratheodory_runs,
+    caratheodory_table, constants, errata_slopes, errata_table, fast_fibres, fibre_decay_rates, fig4_orbit,
+    first_order_distances, footnote6_phase_drift, noncompact_counterexample_runs, pendulum_convergence,
+    pendulum_extent, pendulum_runs, phase_plot, reduced_field, sleigh_convergence, sleigh_runs, slow_manifold_slip,
     theorem3_pseudo_solution)
 
 
@@ -70,18 +70,13 @@ def fig3(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     c = constants()
+    d = phase_plot()
     fig, ax = plt.subplots(figsize=(6.4, 5.6))
-    grid = np.linspace(-2.2, 2.2, 23)
-    Uu, W = np.meshgrid(grid, grid)
-    model = sleigh().nonholonomic()
-    field = np.array([[sf.body_rhs(model, 0.0, 0, 0, 0, u, 0.0, w)[[3, 5]] for u in grid] for w in grid])
+    Uu, W = np.meshgrid(d["grid"], d["grid"])
+    field = d["field"]
     ax.streamplot(Uu, W, field[..., 0], field[..., 1], color="0.8", density=1.1, linewidth=0.6, arrowsize=0.8)
-    ellipse_error = 0.0
-    for U in FIG3_ENERGIES_U:
-        for sign in (1.0, -1.0):
-            v = sf.view(nh_orbit(U, sign))
-            ax.plot(v.u, v.omega, color="0.35", lw=0.9)
-            ellipse_error = max(ellipse_error, float(np.abs(c.m * v.u**2 + c.J * v.omega**2 - U**2 * c.m).max()))
+    for u, omega in d["orbits"].values():
+        ax.plot(u, omega, color="0.35", lw=0.9)
     orbit = fig4_orbit()
     ax.plot(orbit["u"], orbit["omega"], color=BLUE, lw=2.2, label="orbit of Fig. 4, t in [-6, 14]")
     _start_markers(ax, orbit["u"], orbit["omega"], orbit["t"])
@@ -93,7 +88,7 @@ def fig3(path: Path) -> dict:
     ax.title.set_fontsize(10)
     ax.legend(fontsize=8, loc="lower left")
     save(fig, path)
-    return {"ellipse_error": ellipse_error, "U": float(np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m))}
+    return {"ellipse_error": d["ellipse_error"], "U": float(np.sqrt(U0**2 + c.J * OMEGA0**2 / c.m))}
 
 
 @figure("eldering_fig4")
@@ -280,11 +275,7 @@ def fig6(path: Path) -> dict:
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3, which="both")
     save(fig, path)
-    rates = []
-    for fb in fibres:  # fitted decay rate over t/eps in [1, 6], times eps
-        v = fb["view"]
-        sel = (v.t / eps > 1) & (v.t / eps < 6)
-        rates.append(float(-np.polyfit(v.t[sel], np.log(fb["distance"][sel]), 1)[0] * eps))
+    rates = fibre_decay_rates(fibres, eps)
     return {"decay_rates_times_eps": rates, "alpha": c.alpha, "floor": float(floor),
             "base_shift": [float(np.hypot(fb["start"][0] - fb["base"][0], fb["start"][1] - fb["base"][1]))
                            for fb in fibres]}
@@ -302,12 +293,10 @@ def fig_errata(path: Path) -> dict:
     styles = {"nonholonomic": (BLUE, "o-"), "first order, corrected": (GREEN, "s-"),
               "first order, printed phi sign": (GREEN, "s:"), "(19) printed": ("tab:purple", "^:"),
               "(19) corrected": ("tab:purple", "^-")}
-    slopes = {}
+    slopes = errata_slopes(rows)
     for name in ERRATA_MODELS:
         e = np.array([rows[x][name] for x in eps])
         finite = np.isfinite(e)
-        tail = finite & (eps <= 0.02)
-        slopes[name] = slope(eps[tail], e[tail])
         color, style = styles[name]
         ax.loglog(eps[finite], e[finite], style, color=color, label=f"{name}: slope {slopes[name]:.2f}")
     ax.set(xlabel="eps", ylabel="error at t = 10 (max over x, y, phi, u, psi)",
@@ -344,22 +333,15 @@ def fig_caratheodory(path: Path) -> dict:
     from psi0 = omega0 + k v0, not from omega0."""
     import matplotlib.pyplot as plt
 
-    system = sleigh()
     c = constants()
-    y0 = sleigh_start(v0=0.5, phi0=0.0)
+    runs = caratheodory_runs()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    kw = dict(rtol=1e-11, atol=1e-13, raise_on_failure=True)
-    t = np.linspace(0, 0.3, 61)
-    naive = sf.view(nh.simulate(system.nonholonomic(), (0, 0.3), sleigh_start(phi0=0.0), t_eval=t, **kw))
-    proj = sf.view(nh.simulate(system.nonholonomic(), (0, 0.3), np.r_[y0[:3], system.project(y0[:3], y0[3:])],
-                               t_eval=t, **kw))
+    t, naive, proj = runs["t"], runs["naive"], runs["projected"]
     ax1.plot(t, naive.omega, color=BLUE, ls=":", lw=1.6, label="NH from omega0 = 1 (naive)")
     ax1.plot(t, proj.omega, color="lightsteelblue", lw=4, label=f"NH from psi0 = omega0 + k v0 = {1 + c.k * 0.5:.4f}")
-    for eps, color in ((0.01, RED), (0.001, "darkred")):
-        t = np.linspace(0, 0.3, 601)
-        v = sf.view(nh.simulate(system.friction(eps), (0, 0.3), y0, t_eval=t, **kw))
-        ax1.plot(t, v.omega, color=color, lw=1.3, label=f"friction omega, eps = {eps:g}")
-        ax1.plot(t, v.psi, color=color, lw=1.0, ls="--", label=f"friction psi = omega + k v, eps = {eps:g}")
+    for (eps, v), color in zip(runs["friction"].items(), (RED, "darkred")):
+        ax1.plot(v.t, v.omega, color=color, lw=1.3, label=f"friction omega, eps = {eps:g}")
+        ax1.plot(v.t, v.psi, color=color, lw=1.0, ls="--", label=f"friction psi = omega + k v, eps = {eps:g}")
     ax1.set(xlabel="t", ylabel="omega", title="initial layer: v0 = 0.5 relaxes in time ~eps/alpha; psi is "
                                               "untouched by friction")
     ax1.title.set_fontsize(9)

@@ -40,7 +40,8 @@ def _report_fig1(r) -> list:
 
 
 def _report_sleigh_figs(results) -> list:
-    lines = ["### Figs. 3 and 4: the nonholonomic sleigh\n", "![Fig. 3](eldering_fig3.png) ![Fig. 4](eldering_fig4.png)\n"]
+    lines = ["### Figs. 3 and 4: the nonholonomic sleigh\n", "![Fig. 3](eldering_fig3.png) ![Fig. "
+                                                             "4](eldering_fig4.png)\n"]
     r3, r4 = results.get("eldering_fig3"), results.get("eldering_fig4")
     if r3:
         lines.append("Paper: orbits are half-ellipses from the negative to the positive u axis (m = I = 1, a = 1/5). "
@@ -71,7 +72,8 @@ def _report_sleigh_figs(results) -> list:
                      "D_eps with their fibre bases. Fitted decay rates of abs(v - h_eps), times eps: "
                      + ", ".join(f"{x:.3f}" for x in r6["decay_rates_times_eps"])
                      + f" (theory: alpha = {r6['alpha']:.3f} to leading order); after the layer the distance "
-                     f"is at most {r6['floor']:.1e} for t >= 10 eps, the size O(eps^{FIG6_ORDER + 1}) of the truncation error of "
+                     f"is at most {r6['floor']:.1e} for t >= 10 eps, the size O(eps^{FIG6_ORDER + 1}) of the "
+                     "truncation error of "
                      "the series; it is a value, not a floor: the curves keep changing (two dip through zero).\n")
     lines += ["### Figs. 7 and 8: the first-order models follow the friction sleigh\n",
               "![Fig. 7](eldering_fig7.png)\n", "![Fig. 8](eldering_fig8.png)\n"]
@@ -99,7 +101,8 @@ def _report_sleigh_figs(results) -> list:
                      f"{s7['max_dist_nh']:.2f} / {s8['max_dist_nh']:.2f}, the paper's X_NH + eps X^(1) "
                      f"{s7['max_dist_paper']:.2f} / {s8['max_dist_paper']:.2f}, nonholo's order 1 "
                      f"{s7['max_dist_first_order']:.2f} / {s8['max_dist_first_order']:.2f} (figures above; "
-                     "`tests/test_eldering.py::test_fig7_fig8_plot_the_papers_model_beside_nonholos`). Both first-order "
+                     "`tests/test_eldering.py::test_fig7_fig8_plot_the_papers_model_beside_nonholos`). Both "
+                     "first-order "
                      "models converge 'more than linearly', and their local slopes grow towards 2 as eps decreases "
                      "(the convergence orders below). Over these eps the paper's model is the closer of the two; "
                      "their mutual distance is as large as either model's error, so the figure can only be compared "
@@ -178,7 +181,8 @@ def _report_tables(results) -> list:
                      "model blows up at eps = 0.2 and at small eps its error is O(eps) and "
                      f"{r[0.01]['(19) printed'] / r[0.01]['nonholonomic']:.1f} times that of the uncorrected "
                      "nonholonomic model (eps = 0.01). With the printed '-' in the phi component of X^(1) the error "
-                     f"is O(eps), {r[0.0025]['first order, printed phi sign'] / r[0.0025]['first order, corrected']:.0f}"
+                     "is O(eps), "
+                     f"{r[0.0025]['first order, printed phi sign'] / r[0.0025]['first order, corrected']:.0f}"
                      " times the corrected model's at eps = 0.0025. The corrected forms converge like eps^2. "
                      "Formulas and tests: docs/errata.md.\n")
         ap = re.get("appendix_a")

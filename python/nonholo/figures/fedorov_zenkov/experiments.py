@@ -37,18 +37,21 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 import nonholo as nh
+from nonholo.systems.chaplygin_sleigh import frames as sf
 from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
+from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form
 from nonholo.systems.inclined_knife_edge import knife_edge_energy as knife_energy
+from nonholo.testing import loglog_slope
 
-__all__ = ["SLEIGH", "ContinuousSleigh", "sleigh", "discrete_map", "fig3_start", "inclined_knife_edge",
+__all__ = ["SLEIGH", "exact_motion", "sleigh", "discrete_map", "fig3_start", "inclined_knife_edge",
            "knife_edge_closed_form", "linearization_table", "heteroclinic_limits", "regression_values",
-           "order2_table", "work_precision", "long_runs"]
+           "order2_table", "work_precision", "long_runs",
+           "momentum_orbits", "discrete_orbits", "contact_points"]
 
 
 # ------------------------------------------------------------------ choices (the paper gives none)
@@ -103,9 +106,10 @@ def discrete_map(J: float = SLEIGH["J"], m: float = SLEIGH["m"], a: float = SLEI
     return DiscreteSleigh(m=m, I=J, a=a)
 
 
-def sleigh_start(v0: float, omega0: float, theta0: float = 0.0) -> list:
-    """[x, y, phi, x', y', phi'] at the origin with forward speed v0 and angular velocity omega0."""
-    return [0.0, 0.0, theta0, v0 * math.cos(theta0), v0 * math.sin(theta0), omega0]
+def sleigh_start(v0: float, omega0: float, theta0: float = 0.0) -> np.ndarray:
+    """[x, y, phi, x', y', phi'] at the origin with forward speed v0 and angular velocity omega0
+    (no sideways slip: :func:`~nonholo.systems.chaplygin_sleigh.frames.sleigh_state`)."""
+    return sf.sleigh_state(0.0, 0.0, theta0, v0, 0.0, omega0)
 
 
 def fig3_start() -> list:
@@ -114,9 +118,8 @@ def fig3_start() -> list:
 
 def body_momenta(result, J: float, m: float, a: float) -> np.ndarray:
     """(p1, p2) = (I phi', m u) of a run of the sleigh (u the speed along the blade), shape (2, n_t)."""
-    phi = result.q[2]
-    u = result.v[0] * np.cos(phi) + result.v[1] * np.sin(phi)
-    return np.array([(J + m * a**2) * result.v[2], m * u])
+    u, _, omega = sf.body_velocities(result.q, result.v)
+    return np.array([(J + m * a**2) * omega, m * u])
 
 
 def sleigh_energy(result, J: float, m: float, a: float) -> np.ndarray:
@@ -127,90 +130,11 @@ def sleigh_energy(result, J: float, m: float, a: float) -> np.ndarray:
     return 0.5 * m * (xd**2 + yd**2) + 0.5 * (J + m * a**2) * w**2 + m * a * w * side
 
 
-@dataclass(frozen=True)
-class ContinuousSleigh:
-    """The closed-form nonholonomic sleigh of note section 2.3 (a > 0, omega0 != 0), from
-    theta = theta0, x = y = 0 with forward speed v0 and angular velocity omega0 at t = 0.
-
-    theta, v, omega are closed forms; the contact point is the Gauss-Legendre quadrature of
-    x' = v cos(theta), y' = v sin(theta) (20 nodes on every interval of length <= 0.1: round-off
-    accurate)."""
-
-    J: float
-    m: float
-    a: float
-    omega0: float
-    v0: float
-    theta0: float = 0.0
-
-    @property
-    def I(self) -> float:  # noqa: E743
-        return self.J + self.m * self.a**2
-
-    @property
-    def V(self) -> float:
-        """Terminal speed, E = m V^2/2."""
-        return math.sqrt(self.v0**2 + self.I / self.m * self.omega0**2)
-
-    @property
-    def k(self) -> float:
-        """Contraction rate a m V / I."""
-        return self.a * self.m * self.V / self.I
-
-    @property
-    def t_cusp(self) -> float:
-        """The time where v = 0 (the cusp of the contact point)."""
-        return -math.atanh(self.v0 / self.V) / self.k
-
-    @property
-    def _c(self) -> float:
-        return math.copysign(math.sqrt(self.I / self.m) / self.a, self.omega0)
-
-    @property
-    def theta_inf(self) -> float:
-        """The heading of the asymptotic straight line, t -> +inf."""
-        return self.theta0 + self._c * (math.pi / 2 - math.asin(self.v0 / self.V))
-
-    @property
-    def energy(self) -> float:
-        return 0.5 * self.m * self.V**2
-
-    def theta(self, t) -> np.ndarray:
-        g = np.arctan(np.sinh(self.k * (np.asarray(t, float) - self.t_cusp)))
-        return self.theta0 + self._c * (g - math.asin(self.v0 / self.V))
-
-    def velocity(self, t) -> tuple:
-        """(v, omega) at t."""
-        tau = self.k * (np.asarray(t, float) - self.t_cusp)
-        return self.V * np.tanh(tau), math.copysign(math.sqrt(self.m / self.I) * self.V, self.omega0) / np.cosh(tau)
-
-    def momenta(self, t) -> np.ndarray:
-        v, w = self.velocity(t)
-        return np.array([self.I * w, self.m * v])
-
-    def contact_point(self, t, max_interval: float = 0.1) -> np.ndarray:
-        """(x, y) at the times t >= 0 (any order), shape (2, n)."""
-        t = np.asarray(t, float)
-        if t.size == 0:
-            return np.zeros((2, 0))
-        if t.min() < 0:
-            raise ValueError("contact_point integrates forward from t = 0")
-        grid = np.union1d(np.concatenate([[0.0], t.ravel()]), np.arange(0.0, t.max(), max_interval))
-        nodes, weights = np.polynomial.legendre.leggauss(20)
-        left, right = grid[:-1, None], grid[1:, None]
-        tt = (left + right) / 2 + (right - left) / 2 * nodes
-        ww = (right - left) / 2 * weights
-        th = self.theta(tt)
-        v, _ = self.velocity(tt)
-        x = np.concatenate([[0.0], np.cumsum(np.sum(ww * v * np.cos(th), axis=1))])
-        y = np.concatenate([[0.0], np.cumsum(np.sum(ww * v * np.sin(th), axis=1))])
-        idx = np.searchsorted(grid, t.ravel())
-        return np.array([x[idx], y[idx]]).reshape((2,) + t.shape)
-
-    def configuration(self, t) -> np.ndarray:
-        """(x, y, theta) at t >= 0, shape (3, n): the state order of ``chaplygin_sleigh``."""
-        xy = self.contact_point(t)
-        return np.vstack([xy, self.theta(t)[None]])
+def exact_motion(J: float, m: float, a: float, omega0: float, v0: float) -> SleighMotion:
+    """The closed-form nonholonomic sleigh (note section 2.3; :class:`SleighMotion`) in the paper's
+    names: J about the centre of mass (the sleigh's ``I``), from theta = x = y = 0 with forward
+    speed v0 and angular velocity omega0."""
+    return SleighMotion(m=m, I=J, a=a, u0=v0, omega0=omega0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -225,6 +149,131 @@ def knife_edge_closed_form(t, u0: float = KNIFE_START[0], omega: float = KNIFE_S
 
 def knife_edge_energy(result, m: float = KNIFE["m"], J: float = KNIFE["J"], g: float = KNIFE["g"]) -> np.ndarray:
     return knife_energy(result, m, J, g)
+
+
+# ------------------------------------------------------------------ Figs. 1-3: the data
+def momentum_orbits(energies=FIG1_ENERGIES, T: float = FIG1_T) -> dict:
+    """Fig. 1's data: orbits (p1, p2) = ((J + m a^2) theta', m u) of the continuous momentum dynamics
+    (10), CVODE on ``sleigh().nonholonomic()`` (rtol 1e-11) from the cusp p2 = 0, p1 = +-sqrt(2 I E)
+    forward and backward T, for each energy E. Returns ``{"orbits": (E, sign) -> p of shape (2, n),
+    "rows": the checks of each orbit (energy error, limits +-sqrt(2 m E)), "I": J + m a^2}``."""
+    J, m, a = SLEIGH["J"], SLEIGH["m"], SLEIGH["a"]
+    I = J + m * a**2
+    model = sleigh().nonholonomic()
+    t_fwd = np.linspace(0, T, 1501)
+    orbits = {}
+    for E in energies:
+        for sign in (1.0, -1.0):
+            y0 = sleigh_start(0.0, sign * math.sqrt(2 * E / I))   # at the cusp: p2 = 0, p1 = +-sqrt(2 I E)
+            fwd = nh.simulate(model, (0, T), y0, t_eval=t_fwd, rtol=1e-11, atol=1e-13, raise_on_failure=True)
+            bwd = nh.simulate(model, (0, -T), y0, t_eval=-t_fwd, rtol=1e-11, atol=1e-13, raise_on_failure=True)
+            orbits[(E, sign)] = np.hstack([body_momenta(bwd, J, m, a)[:, ::-1], body_momenta(fwd, J, m, a)[:, 1:]])
+    rows = {}
+    for (E, sign), p in orbits.items():
+        energy = 0.5 * (p[0] ** 2 / I + p[1] ** 2 / m)
+        top = math.sqrt(2 * m * E)
+        rows[f"{E:g}, {'+' if sign > 0 else '-'}"] = dict(
+            E=E, max_energy_error=float(np.abs(energy - E).max() / E),
+            p2_start=float(p[1, 0]), p2_end=float(p[1, -1]), limit=top,
+            limit_error=float(max(abs(p[1, -1] - top), abs(p[1, 0] + top))),
+            p1_ends=float(max(abs(p[0, 0]), abs(p[0, -1]))), min_p2_increment=float(np.diff(p[1]).min()))
+    return dict(orbits=orbits, rows=rows, I=I)
+
+
+def discrete_orbits(seeds=FIG2_SEEDS, steps: int = FIG2_STEPS) -> dict:
+    """Fig. 2's data: orbits of the closed map P forward and of P^-1 backward, ``steps`` each way,
+    from (+-p, 0) for each seed p: ``{"orbits": p -> {sign: (2 steps + 1, 2) array, k = -steps ...
+    steps}, "mirror_deviation": max |mirror image of the orbit from -p - the orbit from p|,
+    "min_p2_increment": smallest increment of p2 along any orbit}``."""
+    P = discrete_map()
+    orbits, mirror, monotone = {}, 0.0, np.inf
+    for p in seeds:
+        orbits[p] = {}
+        for sign in (1.0, -1.0):
+            fwd = P.orbit([sign * p, 0.0], steps)
+            bwd = P.orbit([sign * p, 0.0], steps, backward=True)
+            orbits[p][sign] = np.vstack([bwd[::-1], fwd[1:]])
+            monotone = min(monotone, float(np.diff(orbits[p][sign][:, 1]).min()))
+        mirror = max(mirror, float(np.abs(orbits[p][-1.0] * [-1, 1] - orbits[p][1.0]).max()))
+    return dict(orbits=orbits, mirror_deviation=mirror, min_p2_increment=monotone)
+
+
+def _distance_to_polyline(points: np.ndarray, line: np.ndarray) -> np.ndarray:
+    """Distance of each point (n, 2) to the polyline (m, 2)."""
+    a, b = line[:-1], line[1:]
+    ab = b - a
+    out = np.empty(len(points))
+    for i, pt in enumerate(points):
+        s = np.clip(np.einsum("ij,ij->i", pt - a, ab) / np.einsum("ij,ij->i", ab, ab), 0.0, 1.0)
+        out[i] = np.hypot(*(a + s[:, None] * ab - pt).T).min()
+    return out
+
+
+def contact_points(h: float = FIG3_H, T: float = FIG3_T) -> dict:
+    """Fig. 3's data: the discrete contact points of the general integrator ``sleigh().discrete(h)``
+    and the continuous ones (CVODE, rtol 1e-12, 3601 times), from the Fig. 3 start; the continuous
+    cusp (closed form), the discrete cusp node (where the signed chord turns from backwards to
+    forwards), the asymptotic straight line of the continuous motion, and the numbers of the report
+    (``"numbers"``: distances between the two, the closed map against the general integrator,
+    headings, speeds, the regression values and the order-2 table)."""
+    J, m, a = SLEIGH["J"], SLEIGH["m"], SLEIGH["a"]
+    I = J + m * a**2
+    N = int(round(T / h))
+    system = sleigh()
+    disc = nh.simulate_discrete(system.discrete(h), (0, T), fig3_start(), raise_on_failure=True)
+    t = np.linspace(0, T, 3601)
+    cont = nh.simulate(system.nonholonomic(), (0, T), fig3_start(), t_eval=t, rtol=1e-12, atol=1e-14,
+                       raise_on_failure=True)
+    exact = exact_motion(J, m, a, OMEGA0, V0)
+    q_map, p_map = discrete_map().trajectory((0, 0, 0), (h * I * OMEGA0, h * m * V0), N)
+    p_disc = DiscreteSleigh.momenta_from_general(disc, h)
+    xd, yd = disc.q[0], disc.q[1]
+    chords = np.hypot(np.diff(xd), np.diff(yd))
+    # the discrete cusp: the node k where the signed chord s = (Dx, Dy) . (cos phi_m, sin phi_m) of
+    # the steps turns from backwards (s_{k-1} < 0) to forwards (s_k > 0); p2 changes sign there too
+    phi_m = disc.q[2, :-1] + np.diff(disc.q[2]) / 2
+    signed_chord = np.diff(xd) * np.cos(phi_m) + np.diff(yd) * np.sin(phi_m)
+    k_cusp = int(np.nonzero((signed_chord[:-1] < 0) & (signed_chord[1:] >= 0))[0][0]) + 1
+    k_p2 = int(np.nonzero((p_disc[:-1, 1] < 0) & (p_disc[1:, 1] >= 0))[0][0]) + 1
+    cusp_c = exact.contact_point([exact.t_cusp])[:, 0]
+    # the asymptotic straight line of the continuous motion: heading theta_inf, at the limit of the
+    # normal offset n . r(t) (it converges like exp(-k t); t = 80 is past round-off)
+    direction = np.array([math.cos(exact.phi_inf), math.sin(exact.phi_inf)])
+    normal = np.array([-direction[1], direction[0]])
+    offset = float(normal @ exact.contact_point([80.0])[:, 0])
+    end = np.array([cont["x"][-1], cont["y"][-1]])
+    foot = offset * normal + (direction @ end) * direction
+    line = foot[None] + np.outer(np.linspace(-11, 1.0, 2), direction)
+
+    ref = exact.configuration(disc.t)
+    same_time = np.hypot(xd - ref[0], yd - ref[1])
+    # distance to the curve, continued 2 time units past T so that no dot is past its end
+    longer = exact.contact_point(np.linspace(0, T + 2, 2801))
+    to_curve = _distance_to_polyline(np.column_stack([xd, yd]), longer.T)
+    V_d = float(p_disc[-1, 1] / (m * h))   # discrete speed along the blade, p2/(m h)
+    # the discrete asymptote's heading (closed map run to t = 80, where p1 is below round-off)
+    heading_error = {}
+    for step in (h, h / 2, h / 4):
+        q_long, _ = discrete_map().trajectory((0, 0, 0), (step * I * OMEGA0, step * m * V0), int(round(80 / step)))
+        heading_error[step] = float(q_long[-1, 0] - exact.phi_inf)
+    numbers = dict(
+        h=h, N=N, t_cusp=exact.t_cusp, k_cusp=k_cusp, k_p2_sign_change=k_p2,
+        n_chord_reversals=int(np.sum(np.diff(np.sign(signed_chord)) != 0)),
+        t_cusp_discrete=(float((k_cusp - 1) * h), float(k_cusp * h)),
+        max_same_time_distance=float(same_time.max()), max_distance_to_curve=float(to_curve.max()),
+        t_max_distance_to_curve=float(disc.t[int(np.argmax(to_curve))]),
+        general_vs_closed_map=float(max(np.abs(disc.q[[2, 0, 1]].T - q_map).max(), np.abs(p_disc - p_map[:-1]).max())),
+        constraint_residual=float(disc.stats["max_constraint_residual"]),
+        theta_end_discrete=float(disc.q[2, -1]), theta_end_continuous=float(cont["phi"][-1]),
+        theta_inf=exact.phi_inf, asymptote_offset=offset, asymptote_heading_error=heading_error,
+        end_offset_continuous=float(normal @ end - offset),
+        end_offset_discrete=float(normal @ [xd[-1], yd[-1]] - offset),
+        last_chord_over_h=float(chords[-1] / h), V=exact.U, V_discrete=V_d,
+        cvode_vs_closed_form=float(np.abs(cont.q - exact.configuration(t)).max()),
+        turning_angle_limit=float(math.pi * math.sqrt(I / (m * a**2))),
+        regression=regression_values(), order2=order2_table())
+    return dict(h=h, N=N, continuous=(cont["x"], cont["y"]), discrete=(xd, yd), k_cusp=k_cusp, cusp_continuous=cusp_c,
+                asymptote=line, theta_inf=exact.phi_inf, t_cusp=exact.t_cusp, numbers=numbers)
 
 
 # ------------------------------------------------------------------ Theorem 6, limits, regression
@@ -297,7 +346,7 @@ def order2_table(Ns=tuple(NOTE_ORDER2)) -> dict:
     the closed form (the note used RK4 with 2^15 steps). Returns {N: (q error, p error)} and the
     fitted slopes."""
     s = ORDER2_SETUP
-    exact = ContinuousSleigh(s["J"], s["m"], s["a"], s["omega0"], s["v0"])
+    exact = exact_motion(s["J"], s["m"], s["a"], s["omega0"], s["v0"])
     system = sleigh(s["J"], s["m"], s["a"])
     table = {}
     for N in Ns:
@@ -308,7 +357,7 @@ def order2_table(Ns=tuple(NOTE_ORDER2)) -> dict:
         p_err = np.abs(p - exact.momenta(res.t[:-1]).T).max()
         table[N] = (float(q_err), float(p_err))
     Ns_ = np.array(list(table))
-    slopes = [float(-np.polyfit(np.log(Ns_), np.log([table[N][i] for N in table]), 1)[0]) for i in (0, 1)]
+    slopes = [-loglog_slope(Ns_, [table[N][i] for N in table]) for i in (0, 1)]
     return dict(table=table, q_slope=slopes[0], p_slope=slopes[1])
 
 
@@ -324,7 +373,7 @@ def work_precision(steps=WP_STEPS, rtols=WP_RTOLS) -> dict:
     Jacobian and a 4x4 solve). Wall times are measured side by side in
     ``benchmarks/discrete_sleigh_work_precision.py``, not here."""
     J, m, a = SLEIGH["J"], SLEIGH["m"], SLEIGH["a"]
-    exact = ContinuousSleigh(J, m, a, OMEGA0, V0)
+    exact = exact_motion(J, m, a, OMEGA0, V0)
     system, y0, T = sleigh(), fig3_start(), WP_T
     t_out = np.linspace(0, T, WP_OUTPUT)
     ref_out = exact.configuration(t_out)
@@ -350,10 +399,10 @@ def work_precision(steps=WP_STEPS, rtols=WP_RTOLS) -> dict:
     ref_check = dict(cvode_1e13=float(np.abs(tight.q - ref_out).max()),
                      cvode_1e13_theta=float(np.abs(tight.q[2] - ref_out[2]).max()),
                      quadrature_refined=float(np.abs(exact.contact_point(t_out)
-                                                     - ContinuousSleigh(J, m, a, OMEGA0, V0).contact_point(
+                                                     - exact_motion(J, m, a, OMEGA0, V0).contact_point(
                                                          t_out, max_interval=0.025)).max()))
     disc = [r for r in rows if r["method"] == "discrete"]
-    slope = float(np.polyfit(np.log([r["setting"] for r in disc]), np.log([r["error"] for r in disc]), 1)[0])
+    slope = loglog_slope([r["setting"] for r in disc], [r["error"] for r in disc])
     return dict(rows=rows, reference=ref_check, discrete_slope=slope, cheapest=_cheapest(rows))
 
 
@@ -377,7 +426,7 @@ def long_runs(T: float = LONG_T, h: float = LONG_H, rtols=LONG_RTOLS) -> dict:
     and the knife edge on an inclined plane. Relative energy error |E - E0|/E0 at every discrete
     node and at 2001 CVODE output times; "early" = max over t <= T/10, "late" = over t >= 0.9 T."""
     J, m, a = SLEIGH["J"], SLEIGH["m"], SLEIGH["a"]
-    exact = ContinuousSleigh(J, m, a, OMEGA0, V0)
+    exact = exact_motion(J, m, a, OMEGA0, V0)
     cases = {
         "sleigh": (sleigh(), fig3_start(), lambda r: sleigh_energy(r, J, m, a), exact.configuration),
         "knife edge": (inclined_knife_edge(), sleigh_start(*KNIFE_START), knife_edge_energy, knife_edge_closed_form),
@@ -389,9 +438,9 @@ def long_runs(T: float = LONG_T, h: float = LONG_H, rtols=LONG_RTOLS) -> dict:
         runs[f"discrete h = {h:g}"] = nh.simulate_discrete(system.discrete(h), (0, T), y0, raise_on_failure=True)
         for method, label in (("auto", "CVODE BDF"), ("adams", "CVODE Adams")):
             for rtol in rtols:
-                runs[f"{label} rtol {rtol:.0e}"] = nh.simulate(system.nonholonomic(), (0, T), y0, t_eval=t_out, rtol=rtol,
-                                                               atol=rtol * WP_ATOL_FACTOR, method=method,
-                                                               raise_on_failure=True)
+                runs[f"{label} rtol {rtol:.0e}"] = nh.simulate(
+                    system.nonholonomic(), (0, T), y0, t_eval=t_out, rtol=rtol, atol=rtol * WP_ATOL_FACTOR,
+                    method=method, raise_on_failure=True)
         rows = {}
         for label, res in runs.items():
             E = energy(res)

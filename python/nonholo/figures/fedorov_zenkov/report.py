@@ -41,7 +41,8 @@ def _report_fig2(r) -> list:
         "![Fig. 2](fedorov_zenkov_fig2.png)\n",
         "Paper: the picture \"clearly resembles the continuous momentum dynamics\", with \"numerical evidence\" of "
         "discrete heteroclinic trajectories from (0, -p2) to (0, p2). This is not proved.\n",
-        f"Ours: the closed map P (`nonholo.systems.chaplygin_sleigh.discrete.DiscreteSleigh`), J = m = a = 1. Seeds (+-p, 0) are "
+        "Ours: the closed map P (`nonholo.systems.chaplygin_sleigh.discrete.DiscreteSleigh`), J = m = a = 1. Seeds "
+        "(+-p, 0) are "
         f"iterated {FIG2_STEPS} times by P and by P^-1. p2 increases along every orbit (smallest increment "
         f"{_e(r['min_p2_increment'])}). The orbits of the seeds +-p are exact mirror images (largest deviation "
         f"{_g(r['mirror_deviation'])}). The limits come from {LIMIT_STEPS} steps each way:\n",
@@ -53,7 +54,8 @@ def _report_fig2(r) -> list:
         lines.append(f"| {row['seed']:g} | {row['beta_forward']:.12f} | {row['beta_backward']:.12f} | "
                      f"{_e(row['beta_forward'] + row['beta_backward'])} | "
                      f"{_e(max(abs(row['p1_forward']), abs(row['p1_backward'])))} | {row['continuous']:.6f} | "
-                     f"{_e(row['beta_forward'] / row['continuous'] - 1)} | {row['ratio']:.10f} | {row['lambda1']:.10f} |")
+                     f"{_e(row['beta_forward'] / row['continuous'] - 1)} | {row['ratio']:.10f} | "
+                     f"{row['lambda1']:.10f} |")
     lines += [
         "",
         "The forward and backward limits agree to round-off, so every orbit is a discrete heteroclinic "
@@ -62,7 +64,8 @@ def _report_fig2(r) -> list:
         "exactly lambda1(beta).\n",
         "**Theorem 6 recomputed.** Below, the Jacobian of P at (0, p2) is taken by central differences "
         "(step 1e-6). The paper predicts diag(lambda1, 1) with lambda1 = 1 - 2 a p2/(2(J + m a^2) + a p2):\n",
-        "| (J, m, a) | p2 | lambda1 (finite differences) | lambda2 | lambda1 (formula) | note | off-diagonal | det | stable |",
+        "| (J, m, a) | p2 | lambda1 (finite differences) | lambda2 | lambda1 (formula) | note | off-diagonal | det | "
+        "stable |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in r["linearization"]:
@@ -71,7 +74,8 @@ def _report_fig2(r) -> list:
                      f"{_e(row['off_diagonal'], 1)} | {row['det']:.7f} | {'yes' if row['stable'] else 'no'} |")
     worst = max(abs(row["lambda1_fd"] - row["lambda1_note"]) for row in r["linearization"])
     worst_formula = max(abs(row["lambda1_fd"] - row["lambda1_formula"]) for row in r["linearization"])
-    lines += ["", f"Largest difference of the finite-difference lambda1 from the note's 7-digit values: {_e(worst, 1)}; "
+    lines += ["", f"Largest difference of the finite-difference lambda1 from the note's 7-digit values: "
+                  f"{_e(worst, 1)}; "
               f"from the formula: {_e(worst_formula, 1)}. For p2 > 2I/a (here p2 = 6 > 4) lambda1 is negative: the "
               "orbit is still stable but p1 alternates in sign, which is non-physical. The Theorem 6 window "
               "|p2| < 2I/a is therefore a step-size restriction, h < 2I/(a m |v|). det DP != 1: P does not preserve "
@@ -108,15 +112,18 @@ def _report_fig3(r) -> list:
         f"is {_e(r['constraint_residual'])}.\n",
         "**Regression values** (note section 6 item 13). The largest deviation from the note's printed values "
         "(15 digits) is given for each method:\n",
-        "| (J, m, a) | h | N | q_N = (theta, x, y) (closed map) | p_N (closed map) | closed map vs note | general vs note | general vs closed map (whole run) |",
+        "| (J, m, a) | h | N | q_N = (theta, x, y) (closed map) | p_N (closed map) | closed map vs note | general vs "
+        "note | general vs closed map (whole run) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in r["regression"]:
         lines.append(f"| ({row['J']:g}, {row['m']:g}, {row['a']:g}) | {row['h']:g} | {row['N']} | "
-                     f"({', '.join(f'{v:.14g}' for v in row['q_map'])}) | ({', '.join(f'{v:.14g}' for v in row['p_map'])}) | "
-                     f"{_e(row['map_vs_note'], 1)} | {_e(row['general_vs_note'], 1)} | {_e(row['general_vs_map'], 1)} |")
+                     f"({', '.join(f'{v:.14g}' for v in row['q_map'])}) | "
+                     f"({', '.join(f'{v:.14g}' for v in row['p_map'])}) | "
+                     f"{_e(row['map_vs_note'], 1)} | {_e(row['general_vs_note'], 1)} | "
+                     f"{_e(row['general_vs_map'], 1)} |")
     o2 = r["order2"]
-    lines += ["", f"**Order 2** (note section 6 item 11: J = 0.7, m = 1.3, a = 0.4, omega0 = 1, v0 = -1, T = 10). Our "
+    lines += ["", "**Order 2** (note section 6 item 11: J = 0.7, m = 1.3, a = 0.4, omega0 = 1, v0 = -1, T = 10). Our "
               "errors are from the general integrator against the closed form and its quadrature; the note's are "
               "from its RK4 reference:\n",
               "| N | q error (ours) | q error (note) | p error (ours) | p error (note) |", "|---|---|---|---|---|"]
@@ -136,7 +143,8 @@ def _report_work_precision(wp) -> list:
         "error is the max over [0, 12] of |(x, y, theta) - reference|_inf: at every node of the discrete run, and at "
         "1201 output times (every 0.01, CVODE's interpolation) for CVODE. The reference is the closed form for theta "
         "and its Gauss-Legendre quadrature for (x, y), which changes by "
-        f"{_e(ref['quadrature_refined'], 1)} under 4x refinement. CVODE BDF at rtol 1e-13 is {_e(ref['cvode_1e13'], 1)} "
+        f"{_e(ref['quadrature_refined'], 1)} under 4x refinement. CVODE BDF at rtol 1e-13 is "
+        f"{_e(ref['cvode_1e13'], 1)} "
         f"off in (x, y) and {_e(ref['cvode_1e13_theta'], 1)} in theta, so it could not have served as the reference "
         "for the tightest runs. Work is counted, not timed: steps, RHS evaluations and Jacobians (CVODE) and Newton "
         "iterations (discrete: each one residual, one AD Jacobian and a 4x4 solve); wall times are measured side "
@@ -161,7 +169,8 @@ def _report_work_precision(wp) -> list:
         for method in ("discrete", "CVODE BDF", "CVODE Adams"):
             r = entry[method]
             cells.append("not reached" if r is None else
-                         f"{r['evaluations']} ({'h = %g' % r['setting'] if method == 'discrete' else '%.0e' % r['setting']})")
+                         f"{r['evaluations']} "
+                         f"({'h = %g' % r['setting'] if method == 'discrete' else '%.0e' % r['setting']})")
         best = [entry[m_]["evaluations"] for m_ in ("CVODE BDF", "CVODE Adams") if entry[m_] is not None]
         ratio = f"{entry['discrete']['evaluations'] / min(best):.1f}" if entry["discrete"] and best else "-"
         lines.append(f"| {target:g} | " + " | ".join(cells) + f" | {ratio} |")
@@ -169,7 +178,8 @@ def _report_work_precision(wp) -> list:
     at_1e4 = wp["cheapest"][1e-4]
     cvode = [at_1e4[k] for k in ("CVODE BDF", "CVODE Adams") if at_1e4[k] is not None]
     lines += ["", f"Findings. The discrete scheme converges with order {wp['discrete_slope']:.2f} in h (about "
-              f"{disc[-1]['newton'] / disc[-1]['steps']:.1f} Newton iterations per step). CVODE is high order and adapts "
+              f"{disc[-1]['newton'] / disc[-1]['steps']:.1f} Newton iterations per step). CVODE is high order and "
+              "adapts "
               "its step: at 1e-4 it needs "
               + (f"{min(r['evaluations'] for r in cvode)} RHS evaluations and {min(r['steps'] for r in cvode)} steps "
                  f"against {at_1e4['discrete']['evaluations']} Newton iterations and {at_1e4['discrete']['steps']} "
@@ -208,7 +218,8 @@ def _report_long(lt) -> list:
     lines = [
         "### Long runs: energy and position over t in [0, 1000]\n",
         "![long runs](fedorov_zenkov_long_time.png)\n",
-        "| system | method | rel. energy error, t <= 100 | rel. energy error, t >= 900 | linear drift of E/E0 per unit time | "
+        "| system | method | rel. energy error, t <= 100 | rel. energy error, t >= 900 | linear drift of E/E0 per unit "
+        "time | "
         "max position error vs closed form | steps |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -221,11 +232,13 @@ def _report_long(lt) -> list:
     bdf, bdf_s = knife["CVODE BDF rtol 1e-06"], sl["CVODE BDF rtol 1e-06"]
     lines += ["", "Findings, measured:\n",
               f"- Sleigh: every method's energy error stays bounded, because the motion settles onto a straight line "
-              f"(p1 -> 0). The discrete error is {_e(ds['early'])} early and {_e(ds['late'])} at the end; the end value "
+              f"(p1 -> 0). The discrete error is {_e(ds['early'])} early and {_e(ds['late'])} at the end; the end "
+              "value "
               f"is the offset of the discrete terminal momentum beta from the continuous one. CVODE's error freezes "
               f"once its steps become long: BDF at rtol 1e-6 takes {bdf_s['steps']} steps for the whole run. On this "
               "asymptotically stable dynamics a bounded energy error is no advantage. The discrete position error "
-              f"grows along the final straight line ({_e(ds['position_error'])} at t = {LONG_T:g}, from an O(h^2) error "
+              f"grows along the final straight line ({_e(ds['position_error'])} at t = {LONG_T:g}, from an O(h^2) "
+              "error "
               f"in the terminal heading and speed), against {_e(bdf_s['position_error'])} for BDF at rtol 1e-6.",
               f"- Knife edge on an inclined plane (periodic velocities, never settles): the discrete energy error is "
               f"bounded, with the same maximum in the first and last tenth of the run ({_e(dk['early'])} and "
@@ -251,14 +264,16 @@ def _report_theorem5(r) -> list:
             "as the proof prints (docs/errata.md; the conclusion stands since both are constant). The continuous "
             f"motion runs on the circle of radius |v0/omega0| = {r['continuous_radius']:.4f}. Tests: "
             "`tests/test_fedorov_zenkov.py::test_theorem5_displacement_length_is_u_over_cos`, "
-            "`test_theorem5_polygon_figure_numbers`, `tests/test_discrete.py::test_balanced_contact_point_is_on_a_regular_polygon`.\n"]
+            "`test_theorem5_polygon_figure_numbers`, "
+            "`tests/test_discrete.py::test_balanced_contact_point_is_on_a_regular_polygon`.\n"]
 
 
 @report_section("Fedorov and Zenkov (2005): the discrete Chaplygin sleigh")
 def report(results: dict, output: Path) -> str:
     lines = [
         "Yu. N. Fedorov and D. V. Zenkov, *Dynamics of the discrete Chaplygin sleigh*, DCDS Suppl. 2005. The figures "
-        "are recomputed by `nonholo.figures.fedorov_zenkov` and `notebooks/fedorov_zenkov_2005.ipynb`. The paper states "
+        "are recomputed by `nonholo.figures.fedorov_zenkov` and `notebooks/fedorov_zenkov_2005.ipynb`. The paper "
+        "states "
         "no parameters, steps or initial data for any figure. Ours are J = m = a = 1 (J about the centre of mass, "
         "I = J + m a^2 = 2). Fig. 3 starts from theta = x = y = 0 with v0 = -1, omega0 = 0.25, step h = 0.2. "
         "The paper's misprints are in `docs/errata.md` (section \"Fedorov and Zenkov (2005)\").\n",

@@ -21,7 +21,8 @@ def report_sleigh(results: dict, output: Path) -> str:
         f"= {r['U']:.6f}; at t = 20 the simulated u is {r['nh_u_end']:.6f}. Energy drift over the run: "
         f"{r['nh_energy_drift']:.1e}.\n",
         "With sideways friction -(1/eps) A^T mu A v the sleigh loses energy and ends slower; the distance to the "
-        "nonholonomic contact point at t = 20 shrinks linearly with eps (non-uniformly in time, Eldering 2016 Fig. 5):\n",
+        "nonholonomic contact point at t = 20 shrinks linearly with eps (non-uniformly in time, Eldering 2016 Fig. "
+        "5):\n",
         "| eps | u(20) | distance to NH at t = 20 | CVODE steps |",
         "|---|---|---|---|",
     ]

@@ -22,6 +22,7 @@ import numpy as np
 
 import nonholo as nh
 from nonholo.systems import disk_exact as dx
+from nonholo.testing import loglog_slope
 
 # ------------------------------------------------------------------ the note's run and numbers
 DISK = dict(m=1.0, R=1.0, I=0.25, J=0.5, mu=1.0)
@@ -124,7 +125,8 @@ def note_table(eps_values=NOTE_EPS) -> dict:
 
 
 def slope(eps_values, values) -> float:
-    return float(np.polyfit(np.log(eps_values), np.log(np.abs(values)), 1)[0])
+    """Least-squares slope of log |value| against log(eps)."""
+    return loglog_slope(eps_values, values)
 
 
 def polar_slip_ratios(eps_values=POLAR_EPS) -> dict:
@@ -171,7 +173,7 @@ def polar_accelerations(eps_values=POLAR_EPS, fd_step: float = 1e-5) -> dict:
 def lemma4_residuals(points: int = 16) -> dict:
     """max |Qmat FR# - P_perp| over random theta for nonholo's Qmat and for the printed (82)."""
     system = disk()
-    m, R, J, mu = DISK["m"], DISK["R"], DISK["J"], DISK["mu"]
+    m, R, J = DISK["m"], DISK["R"], DISK["J"]
     g = m * R**2 + 2 * J
     rng = np.random.default_rng(0)
     ours, printed = 0.0, 0.0
@@ -196,3 +198,85 @@ def polar_convergence(orders=(0, 1, 2, 3)):
     q0, u0 = polar_start()
     return nh.studies.convergence(polar_disk(), POLAR_EPS, np.r_[q0, u0], (0, POLAR_T), orders=orders,
                                   progress=False)
+
+
+# ------------------------------------------------------------------ the figures' data
+def slip_study(eps_values=SLIP_EPS) -> dict:
+    """The stiff disk's slips at t = T against eps (friction model from the order-3 slow manifold):
+    per eps the lateral and forward slips, the exact slow manifold's slips times the simulated
+    rolling rate alpha(T), and the whole state against the matrix-exponential solution; the fitted
+    slopes (predicted 1 and 2) and the leading terms -(m R/mu) Omega alpha(T) (lateral / eps) and
+    (b2/m)(J + m R^2)/J alpha(T) (forward / eps^2), alpha(T) = e^(eps l1 T)."""
+    eps = np.array(eps_values)
+    m, R, J, mu = DISK["m"], DISK["R"], DISK["J"], DISK["mu"]
+    S = J + m * R**2
+    rows = []
+    for e in eps:
+        sol = friction_run(e, np.array([0.0, T]))
+        y = sol.y[:, -1]
+        lateral, forward = dx.slips(y, DISK)
+        sec = dx.slow_section(e, OMEGA, DISK)
+        alpha = dx.rolling_speed(y, DISK)
+        exact = dx.stiff_solution([T], sol.y[:, 0], e, params=DISK)[:, 0]
+        rows.append(dict(eps=float(e), lateral=float(lateral), forward=float(forward),
+                         exact_lateral=float(alpha * sec.lateral_slip), exact_forward=float(alpha * sec.forward_slip),
+                         alpha=float(alpha), oracle_error=float(np.abs(y - exact).max()), steps=sol.stats["n_steps"]))
+    lat = np.array([r["lateral"] for r in rows])
+    fwd = np.array([r["forward"] for r in rows])
+    alpha_T = np.exp(eps * (-(m**2) * R**2 * OMEGA**2 / (mu * S)) * T)    # alpha(T) = e^{eps l1 T}, VPHI = 1
+    small = eps <= 0.01
+    numbers = {"rows": rows, "slopes": {"lateral": slope(eps, lat), "forward": slope(eps, fwd),
+                                        "lateral, eps <= 0.01": slope(eps[small], lat[small]),
+                                        "forward, eps <= 0.01": slope(eps[small], fwd[small])},
+               "max_rel_dev_lateral": float(max(abs(r["lateral"] / r["exact_lateral"] - 1) for r in rows)),
+               "max_rel_dev_forward": float(max(abs(r["forward"] / r["exact_forward"] - 1) for r in rows)),
+               "max_oracle_error": float(max(r["oracle_error"] for r in rows))}
+    return dict(eps=eps, lateral=lat, forward=fwd,
+                lateral_lead=-(m * R / mu) * OMEGA * alpha_T,                                 # lateral slip / eps
+                forward_lead=-(J**2 * R * m**3 * OMEGA**2 / (mu**2 * S**2)) * S / (m * J) * alpha_T,  # forward / eps^2
+                numbers=numbers)
+
+
+def trajectory_study() -> dict:
+    """The contact point of the stiff disk (eps = TRAJ_EPS), of the nonholonomic and first-order
+    models (corrected, and with the printed sign of (89)) on [0, TRAJ_T] (``"runs"``: name -> state
+    array), and for each eps in ERR_EPS the distance |(x, y, phi) - friction model| of each reduced
+    model at 401 times (``"errors"``: (name, eps) -> array, ``"t_errors"``)."""
+    t = np.linspace(0, TRAJ_T, 1001)
+    runs = {"friction": friction_run(TRAJ_EPS, t).y, "order 0": reduced_run(TRAJ_EPS, 0, t).y,
+            "order 1": reduced_run(TRAJ_EPS, 1, t).y, "printed (89)": printed_89(TRAJ_EPS, t)}
+    errors = {}
+    t_err = np.linspace(0, TRAJ_T, 401)
+    for eps in ERR_EPS:
+        full = friction_run(eps, t_err).y
+        for name, y in (("order 0", reduced_run(eps, 0, t_err).y), ("order 1", reduced_run(eps, 1, t_err).y),
+                        ("printed (89)", printed_89(eps, t_err))):
+            errors[(name, eps)] = np.linalg.norm(y[1:4] - full[1:4], axis=0)
+    return dict(runs=runs, errors=errors, t_errors=t_err)
+
+
+def rolling_rate_study() -> dict:
+    """The rolling rate |(P v)_phi| and the energy along the friction model, the reduced models of
+    order 0 and 1 and the printed (89), on [0, TRAJ_T] for each eps in ERR_EPS, with the exact slow
+    rate lambda (the rolling rate of the exact slow manifold is alpha(0) e^(lambda t)). Returns
+    ``{"t", eps: {"series", "energies", "alpha0", "slow_rate", "numbers"}}``."""
+    t = np.linspace(0, TRAJ_T, 401)
+    m, R, I, J = DISK["m"], DISK["R"], DISK["I"], DISK["J"]
+    out = {"t": t}
+    for eps in ERR_EPS:
+        full = friction_run(eps, t)
+        red = {K: reduced_run(eps, K, t) for K in (0, 1)}
+        printed = printed_89(eps, t)
+        alpha = dx.rolling_speed(full.y, DISK)
+        lam = dx.slow_rate(eps, OMEGA, DISK)
+        series = {"friction": alpha, "order 0": red[0]["u_phi"], "order 1": red[1]["u_phi"],
+                  "printed (89)": printed[7]}
+        energies = {"friction": full.energy(), "order 0": red[0].energy(), "order 1": red[1].energy(),
+                    "printed (89)": 0.5 * (I * OMEGA**2 + (J + m * R**2) * printed[7] ** 2)}
+        numbers = {"v_phi_end": {name: float(v[-1]) for name, v in series.items()}, "slow_rate": lam,
+                   "kappa": eps * m**2 * R**2 * OMEGA**2 / (DISK["mu"] * (J + m * R**2)),
+                   "energy_end": {name: float(E[-1]) for name, E in energies.items()},
+                   "energy_monotone_friction": bool(np.all(np.diff(energies["friction"]) <= 1e-12))}
+        out[eps] = dict(series=series, energies=energies, alpha0=float(np.abs(alpha[0])), slow_rate=lam,
+                        numbers=numbers)
+    return out

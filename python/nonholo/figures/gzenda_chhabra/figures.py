@@ -7,12 +7,11 @@ from pathlib import Path
 import numpy as np
 
 import nonholo as nh
-from nonholo.systems import disk_exact as dx
 
 from ..registry import figure, save
 from .experiments import (
-    COLORS, DISK, ERR_EPS, NOTE_EPS, NOTE_TABLE, OMEGA, SLIP_EPS, TRAJ_EPS, TRAJ_T, T, disk_convergence, friction_run,
-    polar_convergence, printed_89, reduced_run, slope)
+    COLORS, DISK, ERR_EPS, NOTE_EPS, NOTE_TABLE, OMEGA, TRAJ_EPS, TRAJ_T, disk_convergence, polar_convergence,
+    rolling_rate_study, slip_study, trajectory_study)
 
 
 # ------------------------------------------------------------------ figures
@@ -21,30 +20,16 @@ def fig_slips(path: Path) -> dict:
     """Slip velocities of the stiff disk at t = T against eps: lateral O(eps), forward O(eps^2)."""
     import matplotlib.pyplot as plt
 
-    eps = np.array(SLIP_EPS)
-    m, R, J, mu = DISK["m"], DISK["R"], DISK["J"], DISK["mu"]
-    S = J + m * R**2
-    rows = []
-    for e in eps:
-        sol = friction_run(e, np.array([0.0, T]))
-        y = sol.y[:, -1]
-        lateral, forward = dx.slips(y, DISK)
-        sec = dx.slow_section(e, OMEGA, DISK)
-        alpha = dx.rolling_speed(y, DISK)
-        exact = dx.stiff_solution([T], sol.y[:, 0], e, params=DISK)[:, 0]
-        rows.append(dict(eps=float(e), lateral=float(lateral), forward=float(forward),
-                         exact_lateral=float(alpha * sec.lateral_slip), exact_forward=float(alpha * sec.forward_slip),
-                         alpha=float(alpha), oracle_error=float(np.abs(y - exact).max()), steps=sol.stats["n_steps"]))
-    lat = np.array([r["lateral"] for r in rows])
-    fwd = np.array([r["forward"] for r in rows])
-    alpha_T = np.exp(eps * (-(m**2) * R**2 * OMEGA**2 / (mu * S)) * T)    # alpha(T) = e^{eps l1 T}, VPHI = 1
-    lat_lead = -(m * R / mu) * OMEGA * alpha_T                              # lateral slip/eps -> -(m R/mu) Omega alpha
-    fwd_lead = -(J**2 * R * m**3 * OMEGA**2 / (mu**2 * S**2)) * S / (m * J) * alpha_T   # (b2/m)(J+mR^2)/J alpha
+    d = slip_study()
+    m, R, mu = DISK["m"], DISK["R"], DISK["mu"]
+    eps, lat, fwd, lat_lead, fwd_lead = d["eps"], d["lateral"], d["forward"], d["lateral_lead"], d["forward_lead"]
+    rows = d["numbers"]["rows"]
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    ax1.loglog(eps, np.abs(lat), "o", color="tab:purple", label=f"lateral slip w: slope {slope(eps, lat):.3f}")
+    slopes = d["numbers"]["slopes"]
+    ax1.loglog(eps, np.abs(lat), "o", color="tab:purple", label=f"lateral slip w: slope {slopes['lateral']:.3f}")
     ax1.loglog(eps, np.abs(fwd), "s", color="tab:orange",
-               label=f"forward slip u - R v_phi: slope {slope(eps, fwd):.3f}")
+               label=f"forward slip u - R v_phi: slope {slopes['forward']:.3f}")
     ax1.loglog(eps, np.abs([r["exact_lateral"] for r in rows]), "-", color="tab:purple", lw=0.8,
                label="exact slow manifold: alpha(T) gamma(eps)")
     ax1.loglog(eps, np.abs([r["exact_forward"] for r in rows]), "-", color="tab:orange", lw=0.8,
@@ -70,13 +55,7 @@ def fig_slips(path: Path) -> dict:
     fig.suptitle("Friction disk m = R = mu = 1, J = 0.5: theta0 = 0.3, v_theta = 1, v_phi^D = 1, started on the "
                  "order-3 slow manifold", fontsize=10)
     save(fig, path)
-    small = eps <= 0.01
-    return {"rows": rows, "slopes": {"lateral": slope(eps, lat), "forward": slope(eps, fwd),
-                                     "lateral, eps <= 0.01": slope(eps[small], lat[small]),
-                                     "forward, eps <= 0.01": slope(eps[small], fwd[small])},
-            "max_rel_dev_lateral": float(max(abs(r["lateral"] / r["exact_lateral"] - 1) for r in rows)),
-            "max_rel_dev_forward": float(max(abs(r["forward"] / r["exact_forward"] - 1) for r in rows)),
-            "max_oracle_error": float(max(r["oracle_error"] for r in rows))}
+    return d["numbers"]
 
 
 @figure("gzenda_chhabra_trajectories")
@@ -86,9 +65,8 @@ def fig_trajectories(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 5.2), gridspec_kw=dict(width_ratios=(1, 1.15)))
-    t = np.linspace(0, TRAJ_T, 1001)
-    runs = {"friction": friction_run(TRAJ_EPS, t).y, "order 0": reduced_run(TRAJ_EPS, 0, t).y,
-            "order 1": reduced_run(TRAJ_EPS, 1, t).y, "printed (89)": printed_89(TRAJ_EPS, t)}
+    d = trajectory_study()
+    runs, errors = d["runs"], d["errors"]
     labels = {"friction": f"friction model, eps = {TRAJ_EPS:g} (nh.simulate)",
               "order 0": "order 0 = nonholonomic: circle", "order 1": "order 1, corrected (89): inward spiral",
               "printed (89)": "order 1 with the printed sign of (89): outward"}
@@ -99,14 +77,10 @@ def fig_trajectories(path: Path) -> dict:
     ax1.set(xlabel="x", ylabel="y", aspect="equal", title=f"contact point, t in [0, {TRAJ_T:g}]")
     ax1.legend(fontsize=7, loc="lower left")
     ax1.grid(alpha=0.3)
-    errors = {}
+    t = d["t_errors"]
     for eps, ls in zip(ERR_EPS, ("-", ":")):
-        t = np.linspace(0, TRAJ_T, 401)
-        full = friction_run(eps, t).y
-        for name, y in (("order 0", reduced_run(eps, 0, t).y), ("order 1", reduced_run(eps, 1, t).y),
-                        ("printed (89)", printed_89(eps, t))):
-            e = np.linalg.norm(y[1:4] - full[1:4], axis=0)
-            errors[(name, eps)] = e
+        for name in ("order 0", "order 1", "printed (89)"):
+            e = errors[(name, eps)]
             ax2.semilogy(t[1:], e[1:], ls=ls, color=COLORS[name], label=f"{name}, eps = {eps:g}")
     ax2.set(xlabel="t", ylabel="|(x, y, phi) - friction model|", title="error against the friction model")
     ax2.legend(fontsize=7, ncol=2)
@@ -124,31 +98,20 @@ def fig_vphi(path: Path) -> dict:
     the printed sign of (89) grows."""
     import matplotlib.pyplot as plt
 
-    t = np.linspace(0, TRAJ_T, 401)
+    d = rolling_rate_study()
+    t = d["t"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
     out = {}
-    m, R, I, J = DISK["m"], DISK["R"], DISK["I"], DISK["J"]
     for eps, ls in zip(ERR_EPS, ("-", ":")):
-        full = friction_run(eps, t)
-        red = {K: reduced_run(eps, K, t) for K in (0, 1)}
-        printed = printed_89(eps, t)
-        alpha = dx.rolling_speed(full.y, DISK)
-        lam = dx.slow_rate(eps, OMEGA, DISK)
-        series = {"friction": alpha, "order 0": red[0]["u_phi"], "order 1": red[1]["u_phi"],
-                  "printed (89)": printed[7]}
+        series, energies, lam = d[eps]["series"], d[eps]["energies"], d[eps]["slow_rate"]
         for name, v in series.items():
             ax1.semilogy(t, np.abs(v), ls=ls, color=COLORS[name], lw=1.6 if name == "friction" else 1.1,
                          label=f"{name}, eps = {eps:g}")
-        ax1.semilogy(t, np.abs(alpha[0]) * np.exp(lam * t), ls=ls, color=COLORS["exact"], lw=3, alpha=0.5, zorder=0,
+        ax1.semilogy(t, d[eps]["alpha0"] * np.exp(lam * t), ls=ls, color=COLORS["exact"], lw=3, alpha=0.5, zorder=0,
                      label=f"exact slow rate e^(lambda t), lambda = {lam:.5f}" if eps == ERR_EPS[0] else None)
-        energies = {"friction": full.energy(), "order 0": red[0].energy(), "order 1": red[1].energy(),
-                    "printed (89)": 0.5 * (I * OMEGA**2 + (J + m * R**2) * printed[7] ** 2)}
         for name, E in energies.items():
             ax2.plot(t, E, ls=ls, color=COLORS[name], lw=1.6 if name == "friction" else 1.1)
-        out[eps] = {"v_phi_end": {name: float(v[-1]) for name, v in series.items()}, "slow_rate": lam,
-                    "kappa": eps * m**2 * R**2 * OMEGA**2 / (DISK["mu"] * (J + m * R**2)),
-                    "energy_end": {name: float(E[-1]) for name, E in energies.items()},
-                    "energy_monotone_friction": bool(np.all(np.diff(energies["friction"]) <= 1e-12))}
+        out[eps] = d[eps]["numbers"]
     ax1.set(xlabel="t", ylabel="|(P v)_phi| (rolling rate)", title="rolling rate: decays, except with the printed (89)")
     ax1.legend(fontsize=7, ncol=2)
     ax1.grid(True, which="both", alpha=0.3)

@@ -407,3 +407,60 @@ def experiment_fit(mode: str = "paper_compatible", start=(1.0, 0.002), rtol: flo
                   y0=ball_state(system, *IC), observe=_crossing_observer(), weights=[0, 1, 1, 1, 1, 1],
                   t_span=(0.0, 60.0), events=[event], bounds=FIT_BOUNDS, rtol=rtol, atol=atol,
                   least_squares_options=dict(x_scale=[1.0, 1e-3]))
+
+
+# ----------------------------------------------------------------------------------- the figures' data
+def nonholonomic_run(mode: str, params: dict, t_end: float, n_t: int = 3000):
+    """The nonholonomic ball of ``mode`` from the paper's start over [0, t_end] (n_t output times),
+    with the plate's edge x^2 + y^2 = 15^2 as a non-terminal event (its first crossing is the exit)."""
+    system = ball(mode)
+    y0 = ball_state(system, *IC, params=params)
+    t = np.linspace(0.0, t_end, n_t)
+    return nh.simulate(system.nonholonomic(), (0.0, t_end), y0, t_eval=t, params=params, rtol=RTOL, atol=ATOL,
+                       events=[_plate_event(system, terminal=False)], raise_on_failure=True)
+
+
+def both_modes(params: dict, t_end: float) -> dict:
+    """The nonholonomic runs of both modes over [0, t_end] and the largest distance between their
+    contact points (zero when the ball's radius does not enter the motion)."""
+    sols = {mode: nonholonomic_run(mode, params, t_end) for mode in MODES}
+    diff = float(np.abs(sols["paper_compatible"].y[:2] - sols["derived"].y[:2]).max())
+    return dict(runs=sols, mode_difference=diff)
+
+
+def table1_span_run(mode: str, params: dict) -> dict:
+    """The nonholonomic run of ``mode`` over the Table 1 span [0, t5] (five same-direction returns to
+    the positive x-axis): the run, the crossing radii, t5 and the largest distance from the centre."""
+    times, radii = crossings(ball(mode), params)
+    t_end = float(np.nanmax(times))
+    sol = nonholonomic_run(mode, params, t_end, n_t=6000)
+    return dict(run=sol, radii=radii, t_end=t_end, max_radius=float(np.hypot(sol["x"], sol["y"]).max()))
+
+
+def circle_check(sol) -> dict:
+    """Fig. 5's numbers: the period (first crossing), the closed-form period 7 pi/Omega, centre and
+    radius of the circle (note 3.2), and the run's largest distance from the closed form."""
+    T = 7 * np.pi / OMEGA
+    x_c, y_c = circle_oracle(sol.t)
+    times, _ = crossings(ball("paper_compatible"), {}, n=1)
+    rate = ball_exact.circle_rate(OMEGA)
+    return dict(period=float(times[0]), period_closed_form=T, centre=IC[0] - IC[3] / rate, radius=IC[3] / rate,
+                max_error=float(np.hypot(sol["x"] - x_c, sol["y"] - y_c).max()))
+
+
+def spiral_check(sol, nu: float) -> dict:
+    """Fig. 8's numbers: the limit z_inf of the corrected spiral (note 3.4 item 2), the run's end
+    point and its largest distance from the closed form."""
+    x_s, y_s, z_inf = spiral_oracle(sol.t, nu)
+    return dict(z_inf=(z_inf.real, z_inf.imag), z_end=(float(sol["x"][-1]), float(sol["y"][-1])),
+                max_error=float(np.hypot(sol["x"] - x_s, sol["y"] - y_s).max()))
+
+
+def plate_exits(runs) -> dict:
+    """The first crossing of the plate's edge of each run of a vakonomic family (its terminal
+    event): value -> {"time", "point": (x, y)}."""
+    exits = {}
+    for value, sol in runs:
+        xe, ye = sol.y_events[0].reshape(-1, sol.y.shape[0])[0, :2]
+        exits[value] = dict(time=float(sol.t_events[0][0]), point=(float(xe), float(ye)))
+    return exits

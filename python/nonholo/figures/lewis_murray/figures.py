@@ -6,16 +6,14 @@ from pathlib import Path
 
 import numpy as np
 
-import nonholo as nh
 from nonholo.systems import ball_on_turntable_exact as ball_exact
-from nonholo.systems.ball_on_turntable import ball_state
 
 from ..registry import figure, save
-from .experiments import FIT_BOUNDS, experiment_fit
 from .experiments import (
-    ATOL, CASE3_MU, CHOICES, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, RTOL, TABLE1_CASES, TABLE1_PRINTED,
-    VAK_RADII, _plate_event, ball, case3_eigenvalues, circle_oracle, crossings, lemma31_scan, realizing_constraints,
-    spiral_oracle, table1, table1_radius_equivalence, vakonomic_family, vakonomic_reference)
+    CASE3_MU, CHOICES, FIT_BOUNDS, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, TABLE1_CASES, TABLE1_PRINTED,
+    VAK_RADII, both_modes, case3_eigenvalues, circle_check, circle_oracle, experiment_fit, lemma31_scan, plate_exits,
+    realizing_constraints, spiral_check, spiral_oracle, table1, table1_radius_equivalence, table1_span_run,
+    vakonomic_family, vakonomic_reference)
 
 
 # ----------------------------------------------------------------------------------- drawing
@@ -44,14 +42,6 @@ def _footer(fig, text, bottom=0.09):
     fig.tight_layout(rect=(0, bottom, 1, 0.97))
 
 
-def _nh_run(mode, params, t_end, n_t=3000):
-    system = ball(mode)
-    y0 = ball_state(system, *IC, params=params)
-    t = np.linspace(0.0, t_end, n_t)
-    return nh.simulate(system.nonholonomic(), (0.0, t_end), y0, t_eval=t, params=params, rtol=RTOL, atol=ATOL,
-                       events=[_plate_event(system, terminal=False)], raise_on_failure=True)
-
-
 def _draw_on_plate(ax, sol, color, label):
     """The orbit: solid while on the plate, dotted beyond its edge (first exit marked)."""
     rho = np.hypot(sol["x"], sol["y"])
@@ -75,7 +65,8 @@ def _single_orbit_figure(path, params, t_end, title, extra=None) -> dict:
     """One panel: the orbit of both modes (they coincide when r does not enter)."""
     import matplotlib.pyplot as plt
 
-    sols = {mode: _nh_run(mode, params, t_end) for mode in MODES}
+    runs = both_modes(params, t_end)
+    sols, diff = runs["runs"], runs["mode_difference"]
     fig, ax = plt.subplots(figsize=(6.2, 6.4))
     _plate(ax)
     sol = sols["paper_compatible"]
@@ -84,7 +75,6 @@ def _single_orbit_figure(path, params, t_end, title, extra=None) -> dict:
         extra(ax, sol)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
-    diff = float(np.abs(sols["paper_compatible"].y[:2] - sols["derived"].y[:2]).max())
     _footer(fig, f"t in [0, {t_end:.3g}] s (not given in the paper); {CHOICES}.\nBoth modes (r = 2.54 and 1.27 cm) "
                  f"give the same orbit: max difference {diff:.1e} cm.")
     save(fig, path, layout=False)  # laid out by _footer
@@ -98,16 +88,14 @@ def _two_mode_figure(path, params, title) -> dict:
     fig, axes = plt.subplots(1, 2, figsize=(11.5, 6.2))
     out = {}
     for ax, (mode, color) in zip(axes, [("paper_compatible", "tab:blue"), ("derived", "tab:red")]):
-        times, radii = crossings(ball(mode), params)
-        t_end = float(np.nanmax(times))
-        sol = _nh_run(mode, params, t_end, n_t=6000)
+        run = table1_span_run(mode, params)
+        sol, radii = run["run"], run["radii"]
         _plate(ax, lim=22.0)
         exit_time = _draw_on_plate(ax, sol, color, "nonholonomic orbit")
         ax.plot(radii, np.zeros_like(radii), "s", mfc="none", color="k", ms=5, label="Table 1 crossings")
         ax.set_title(MODE_LABELS[mode], fontsize=9)
         ax.legend(fontsize=8, loc="upper left")
-        rho = np.hypot(sol["x"], sol["y"])
-        out[mode] = dict(t_end=t_end, exit_time=exit_time, radii=radii.tolist(), max_radius=float(rho.max()))
+        out[mode] = dict(t_end=run["t_end"], exit_time=exit_time, radii=radii.tolist(), max_radius=run["max_radius"])
     fig.suptitle(title, fontsize=10)
     _footer(fig, f"t in [0, t5] (five same-direction returns to the positive x-axis, the Table 1 span); orbits beyond "
                  f"the plate's edge dotted (axes clipped at 22 cm); {CHOICES}.")
@@ -120,13 +108,11 @@ def _family_panel(ax, runs, label, cmap, norm) -> dict:
     _plate(ax, lim=20.0)
     x_c, y_c = circle_oracle(np.linspace(0, 7 * np.pi / OMEGA, 300))
     ax.plot(x_c, y_c, "k--", lw=0.8, label="nonholonomic orbit")
-    exits = {}
+    exits = plate_exits(runs)
     for value, sol in runs:
         c = cmap(norm(value))
         ax.plot(sol["x"], sol["y"], color=c, lw=1.1)
-        xe, ye = sol.y_events[0].reshape(-1, sol.y.shape[0])[0, :2]
-        ax.plot(xe, ye, "o", color=c, ms=3)
-        exits[value] = dict(time=float(sol.t_events[0][0]), point=(float(xe), float(ye)))
+        ax.plot(*exits[value]["point"], "o", color=c, ms=3)
     values = [v for v, _ in runs]
     angles = np.unwrap([np.arctan2(exits[v]["point"][1], exits[v]["point"][0]) for v in values])
     if abs(angles[-1] - angles[0]) < np.pi:  # an arrow only where the exits sweep a short arc
@@ -177,11 +163,7 @@ def fig5(path: Path) -> dict:
         ax.plot(IC[0] - IC[3] / ball_exact.circle_rate(OMEGA), 0, "k.", ms=4)
 
     out = _single_orbit_figure(path, {}, T, "Fig. 5: nonholonomic orbit, no external forces", analytic)
-    sol = out["sol"]
-    x_c, y_c = circle_oracle(sol.t)
-    times, _ = crossings(ball("paper_compatible"), {}, n=1)
-    return dict(period=float(times[0]), period_closed_form=T, centre=IC[0] - IC[3] / ball_exact.circle_rate(OMEGA), radius=IC[3] / ball_exact.circle_rate(OMEGA),
-                max_error=float(np.hypot(sol["x"] - x_c, sol["y"] - y_c).max()), mode_difference=out["mode_difference"])
+    return dict(circle_check(out["sol"]), mode_difference=out["mode_difference"])
 
 
 @figure("lewis_murray_fig8")
@@ -194,10 +176,9 @@ def fig8(path: Path) -> dict:
         ax.plot(z_inf.real, z_inf.imag, "k*", ms=9, label=f"z_inf = ({z_inf.real:.4f}, {z_inf.imag:.4f})")
 
     out = _single_orbit_figure(path, {"nu": nu}, t_end, "Fig. 8: nonholonomic orbit, delta = mu = 0, nu = 5.0", limit)
-    sol = out["sol"]
-    x_s, y_s, _ = spiral_oracle(sol.t, nu)
-    return dict(z_inf=(z_inf.real, z_inf.imag), z_end=(float(sol["x"][-1]), float(sol["y"][-1])), t_end=t_end,
-                max_error=float(np.hypot(sol["x"] - x_s, sol["y"] - y_s).max()), mode_difference=out["mode_difference"])
+    check = spiral_check(out["sol"], nu)
+    return dict(z_inf=check["z_inf"], z_end=check["z_end"], t_end=t_end, max_error=check["max_error"],
+                mode_difference=out["mode_difference"])
 
 
 @figure("lewis_murray_fig9")
@@ -381,7 +362,8 @@ def fig_case3(path: Path) -> dict:
     ax2.title.set_fontsize(10)
     ax2.legend(fontsize=8, loc="upper left")
     fig.suptitle("Lewis-Murray section 3.3, case 3 (delta = 0): real parts alpha1 <= alpha2 of the eigenvalues of "
-                 "the linear ball,\nthe roots of J s^2 + (mu + nu r^2 - i I Omega) s - i mu Omega = 0 and their conjugates (closed "
+                 "the linear ball,\nthe roots of J s^2 + (mu + nu r^2 - i I Omega) s - i mu Omega = 0 and their "
+                 "conjugates (closed "
                  "form; equal to the eigenvalues of nonholo's linearization)", fontsize=10)
     save(fig, path, rect=(0, 0, 1, 0.92))
     return numbers

@@ -64,7 +64,8 @@ def _realizing(f) -> list:
     vak = max(f["vakonomic"].values())
     return ["### Section 2.4 (Fig. 3): realizing a constraint by inertia and by damping\n",
             "![realizing constraints](lewis_murray_fig3_realizing.png)\n",
-            "Paper: x = 0 in the mechanism of Fig. 3 is imposed by letting the mass M grow (the vakonomic limit) or the "
+            "Paper: x = 0 in the mechanism of Fig. 3 is imposed by letting the mass M grow (the vakonomic limit) or "
+            "the "
             "damping c grow (the nonholonomic limit); both limits give the same motion since the constraint is "
             "holonomic (Prop. 2.8), and neither converges uniformly in time. The paper gives no equations; ours "
             "(`nonholo.systems.damped_mass_pair`, our reading of the figure): masses M at x and m at y joined by a "
@@ -97,7 +98,8 @@ def _case3(f) -> list:
             f"and {wide['boundary']:.2f} g/s (r = 2.54 cm); at nu = 0 alpha2 = {small['alpha2_nu0']:.5f} and "
             f"{wide['alpha2_nu0']:.5f} 1/s, alpha1 = {small['alpha1_nu0']:.5f} and {wide['alpha1_nu0']:.5f} 1/s. "
             "nonholo's AD linearization has exactly these eigenvalues "
-            "(`tests/test_lewis_murray.py::test_linearization_eigenvalues`, `test_linearization_eigenvalues_note_values`, "
+            "(`tests/test_lewis_murray.py::test_linearization_eigenvalues`, "
+            "`test_linearization_eigenvalues_note_values`, "
             "`test_stability_boundary_nu_I_equals_mu_m`, `test_case3_study_crosses_zero_at_the_boundary`).\n"]
 
 

@@ -6,12 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-import nonholo as nh
-
 from ..registry import figure, save
 from .experiments import (
-    CIRCLE_T, ITEM14, KW, LINE_START, OFF_C, RAD, VAK_T, M, circle_closed_form, circle_start, condition1_off_C, disk,
-    fernandez_bloch, frame, item14, other_frame, particle, section)
+    CIRCLE_T, ITEM14, OFF_C, VAK_T, criterion_cases, fernandez_bloch_flows, frame_runs, vakonomic_motions)
 
 
 # ------------------------------------------------------------------ figures
@@ -30,24 +27,18 @@ def fig_vakonomic(path: Path) -> dict:
     motion is the nonholonomic one (the Theorem); off the section it is another motion."""
     import matplotlib.pyplot as plt
 
-    hamel, vak = frame().hamel(), frame().vakonomic()
+    d = vakonomic_motions()
     fig, axes = plt.subplots(1, 3, figsize=(16, 6.6))
-    out = {"line": {}, "circle": {}}
-    t = np.linspace(0, VAK_T, 801)
-    nh_line = nh.simulate(hamel, (0, VAK_T), LINE_START, t_eval=t, **KW)
+    nh_line = d["nh_line"]
     ax = axes[0]
     ax.plot(nh_line["x"], nh_line["y"], color="tab:blue", lw=5, alpha=0.35, label="nonholonomic (Hamel)")
-    on = section(LINE_START)
-    cases = [(tuple(on), "black", "-")] + [((on[0], 0.5), "tab:red", "-"), ((on[0], -0.5), "tab:orange", "-"),
-                                           ((0.5, 0.0), "tab:green", "-"), ((on[0], 0.1), "tab:purple", "-")]
-    for mu0, color, ls in cases:
-        sol = nh.simulate(vak, (0, VAK_T), np.r_[LINE_START, mu0], t_eval=t, **KW)
+    on = d["line_on_section"]
+    for (mu0, sol), color in zip(d["line"].items(), ("black", "tab:red", "tab:orange", "tab:green", "tab:purple")):
         label = f"vakonomic, mu(0) = ({mu0[0]:g}, {mu0[1]:g})" + (
-            " = M (x', y'): on the section" if mu0 == tuple(on) else
+            " = M (x', y'): on the section" if mu0 == on else
             ": c = M (x', y') - mu parallel to the motion" if mu0[1] == 0 else "")
-        ax.plot(sol["x"], sol["y"], color=color, ls=ls, lw=1.2, label=label)
-        out["line"][mu0] = float(np.abs(sol.q - nh_line.q).max())
-    r14 = item14()
+        ax.plot(sol["x"], sol["y"], color=color, ls="-", lw=1.2, label=label)
+    r14 = d["item14"]
     ax.plot(ITEM14["x"], ITEM14["y"], "kx", ms=9, mew=2, label="note item 14 at t = 2 (RK4)")
     ax.plot(r14["ours"]["x"], r14["ours"]["y"], "o", mfc="none", mec="tab:red", ms=10, label="nonholo at t = 2")
     ax.set(xlabel="x", ylabel="y", title=f"rolling straight (heading rate 0, rolling rate 1), t in [0, {VAK_T:g}]",
@@ -56,36 +47,23 @@ def fig_vakonomic(path: Path) -> dict:
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13))
     ax.grid(alpha=0.3)
 
-    t = np.linspace(0, CIRCLE_T, 501)
-    y0 = circle_start()
-    nh_circle = nh.simulate(hamel, (0, CIRCLE_T), y0, t_eval=t, **KW)
-    on = section(y0)
+    t, nh_circle = d["t"], d["nh_circle"]
+    circle_colors = ("black", "tab:red", "tab:orange", "tab:green")
     ax = axes[1]
     ax.plot(nh_circle["x"], nh_circle["y"], color="tab:blue", lw=5, alpha=0.35, label="nonholonomic: the circle")
-    offsets = (((0.3, 0.0), "tab:red"), ((0.0, -0.3), "tab:orange"), ((0.1, 0.1), "tab:green"))
-    circle_cases = [(on, "black", "on the section")] + [(on + d, c, f"section + ({d[0]:g}, {d[1]:g})")
-                                                         for d, c in offsets]
-    runs = {}
-    for mu0, color, label in circle_cases:
-        sol = nh.simulate(vak, (0, CIRCLE_T), np.r_[y0, mu0], t_eval=t, **KW)
+    for (label, sol), color in zip(d["circle"].items(), circle_colors):
         ax.plot(sol["x"], sol["y"], color=color, lw=1.2, label=f"vakonomic, mu(0) {label}")
-        runs[label] = sol
-        out["circle"][label] = float(np.abs(sol.q - nh_circle.q).max())
     ax.set(xlabel="x", ylabel="y", title=f"the circle of note item 2, t in [0, {CIRCLE_T:g}]", aspect="equal")
     ax.title.set_fontsize(9)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13))
     ax.grid(alpha=0.3)
 
     ax = axes[2]
-    exact = circle_closed_form(t)
+    exact = d["exact"]
     ax.semilogy(t[1:], np.abs(nh_circle.q - exact).max(axis=0)[1:], color="tab:blue", label="nonholonomic (Hamel) "
                                                                                            "vs closed form")
-    for (mu0, color, label) in circle_cases:
-        sol = runs[label]
+    for (label, sol), color in zip(d["circle"].items(), circle_colors):
         ax.semilogy(t[1:], np.abs(sol.q - exact).max(axis=0)[1:], color=color, label=f"vakonomic, {label}")
-        if label == "on the section":
-            mu_err = np.abs(sol.y[6:] - np.array([section(y) for y in nh_circle.y.T]).T).max()
-            out["circle_section_mu_error"] = float(mu_err)
     ax.set(xlabel="t", ylabel="max |q(t) - circle|", title="distance from the closed-form circle of item 2")
     ax.title.set_fontsize(9)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13))
@@ -93,10 +71,7 @@ def fig_vakonomic(path: Path) -> dict:
     fig.suptitle("Vertical disk M = 2, R = 0.5 (rolling inertia 0.25, heading inertia 0.125): vakonomic motions "
                  "(L - mu_a v^a) against the nonholonomic one", fontsize=10)
     save(fig, path)
-    out["line"] = {f"({k[0]:g}, {k[1]:g})": v for k, v in out["line"].items()}
-    out["item14"] = r14
-    out["nh_circle_error"] = float(np.abs(nh_circle.q - exact).max())
-    return out
+    return d["numbers"]
 
 
 @figure("mestdag_crampin_fernandez_bloch")
@@ -106,22 +81,9 @@ def fig_fernandez_bloch(path: Path) -> dict:
     its angles follow the vakonomic disk with mu(0) = M (x'(0), y'(0))."""
     import matplotlib.pyplot as plt
 
-    result, fb = fernandez_bloch()
-    y0 = circle_start()
-    q0, qdot0 = y0[:4], frame().velocity(y0[:4], y0[4:])
-    t = np.linspace(0, CIRCLE_T, 501)
-    model = fb.nonholonomic()   # no constraints: the Euler-Lagrange equations of Ltilde
-    on = nh.simulate(model, (0, CIRCLE_T), np.r_[q0, qdot0], t_eval=t, **KW)
-    w = np.array([0.0, *OFF_C, 0.0])
-    off = nh.simulate(model, (0, CIRCLE_T), np.r_[q0, qdot0 + w], t_eval=t, **KW)
-    nh_circle = nh.simulate(frame().hamel(), (0, CIRCLE_T), y0, t_eval=t, **KW)
-
-    def constraint_velocities(sol):
-        th, phd = sol["theta"], sol["phi_dot"]
-        return np.array([sol["x_dot"] - RAD * np.cos(th) * phd, sol["y_dot"] - RAD * np.sin(th) * phd])
-
-    va_on, va_off = constraint_velocities(on), constraint_velocities(off)
-    vak = nh.simulate(frame().vakonomic(), (0, CIRCLE_T), np.r_[y0, M * (qdot0 + w)[1:3]], t_eval=t, **KW)
+    d = fernandez_bloch_flows()
+    t, on, off, nh_circle, vak = d["t"], d["on"], d["off"], d["nh_circle"], d["vakonomic"]
+    va_on, va_off = d["va_on"], d["va_off"]
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
     ax = axes[0]
@@ -138,7 +100,8 @@ def fig_fernandez_bloch(path: Path) -> dict:
                 label="off C: max |v^a(t) - v^a(0)|")
     ax.semilogy(t, _log_visible(np.abs(on.q - nh_circle.q).max(axis=0)), color="tab:gray", ls="--",
                 label="on C: max |q - q_nonholonomic|")
-    ax.set(xlabel="t", ylabel="max abs value (exact zeros drawn at 1e-18)", title="C is invariant: dLtilde/dx' + M v^x = 0 identically")
+    ax.set(xlabel="t", ylabel="max abs value (exact zeros drawn at 1e-18)", title="C is invariant: dLtilde/dx' + M v^x "
+                                                                                  "= 0 identically")
     ax.title.set_fontsize(9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
@@ -148,7 +111,7 @@ def fig_fernandez_bloch(path: Path) -> dict:
     ax.plot(t, off["phi"], color="tab:orange", lw=3, alpha=0.4, label="rolling angle, Ltilde off C")
     ax.plot(t, vak["phi"], color="black", lw=1, ls=":", label="rolling angle, vakonomic")
     ax.plot(t, nh_circle["theta"], color="tab:blue", lw=1, label="heading, nonholonomic")
-    angle_diff = float(np.abs(off.q[[0, 3]] - vak.q[[0, 3]]).max())
+    angle_diff = d["numbers"]["off_C_angles_vs_vakonomic"]
     ax.set(xlabel="t", ylabel="angle",
            title=f"off C: the angles are the vakonomic ones (max difference {angle_diff:.1e})")
     ax.title.set_fontsize(9)
@@ -157,15 +120,7 @@ def fig_fernandez_bloch(path: Path) -> dict:
     fig.suptitle("Fernandez-Bloch: Ltilde = -M (x'^2 + y'^2)/2 + I th'^2/2 + J ph'^2/2 "
                  "+ M R th' (cos ph x' + sin ph y') (paper's names), a regular indefinite Lagrangian", fontsize=10)
     save(fig, path)
-    return {"on_C_max_constraint_velocity": float(np.abs(va_on).max()),
-            "on_C_distance_to_nonholonomic": float(np.abs(on.q - nh_circle.q).max()),
-            "on_C_distance_to_closed_form": float(np.abs(on.q - circle_closed_form(t)).max()),
-            "off_C_drift_of_constraint_velocities": float(np.abs(va_off - va_off[:, :1]).max()),
-            "off_C_distance_to_nonholonomic": float(np.abs(off.q - nh_circle.q).max()),
-            "off_C_angles_vs_vakonomic": angle_diff,
-            "energy_drift": float(np.ptp([float(result.lagrangian.subs(dict(zip(
-                [*disk().coordinates, *disk().velocities, *disk().parameters],
-                [*q, *v, *disk().parameters.values()])))) for q, v in zip(off.q.T[::50], off.v.T[::50])]))}
+    return d["numbers"]
 
 
 @figure("mestdag_crampin_criterion")
@@ -174,12 +129,8 @@ def fig_criterion(path: Path) -> dict:
     nonzero for the nonholonomic particle (no Lagrangian L - Phi v^3 exists)."""
     import matplotlib.pyplot as plt
 
-    result, _ = fernandez_bloch()
-    psystem, pframe = particle()
-    x, y, z = psystem.coordinates
-    xd = psystem.velocities[0]
-    cases = {"disk, phi = M (x', y')": result, "particle, phi = p_3 = y x'": pframe.criterion([y * xd]),
-             "particle, phi = 0": pframe.criterion([0 * x])}
+    d = criterion_cases()
+    cases = d["cases"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw=dict(width_ratios=(1.3, 1)))
     for i, (name, res) in enumerate(cases.items()):
         for j, (r, marker, color) in enumerate(((res.residual_1, "o", "tab:blue"), (res.residual_2, "s", "tab:red"))):
@@ -196,9 +147,7 @@ def fig_criterion(path: Path) -> dict:
     ax1.title.set_fontsize(9)
     ax1.legend(fontsize=7, loc="center")
     ax1.grid(True, axis="y", which="both", alpha=0.3)
-    scales = np.logspace(-6, 0, 13)
-    off = condition1_off_C(scales)
-    off_slope = np.polyfit(np.log(scales), np.log(off), 1)[0]
+    scales, off, off_slope = d["scales"], d["off"], d["off_slope"]
     ax2.loglog(scales, off, "o-", color="tab:blue", label=f"disk: slope {off_slope:.3f}")
     ax2.set(xlabel="distance from C: |(v^x, v^y)|", ylabel="max |phi_a R^a_(alpha beta) v^beta|",
             title="disk: condition 1 with phi = M (x', y') off C\n"
@@ -207,11 +156,7 @@ def fig_criterion(path: Path) -> dict:
     ax2.legend(fontsize=8)
     ax2.grid(True, which="both", alpha=0.3)
     save(fig, path)
-    return {"cases": {name: {"holds": r.holds, "max_residual_1": float(np.abs(r.residual_1).max()),
-                             "max_residual_2": float(np.abs(r.residual_2).max())} for name, r in cases.items()},
-            "lagrangian": str(result.lagrangian), "hessian_det": str(result.hessian_det),
-            "signature": result.signature, "regular": result.regular,
-            "off_C_slope": float(off_slope)}
+    return d["numbers"]
 
 
 @figure("mestdag_crampin_frames")
@@ -220,13 +165,8 @@ def fig_frames(path: Path) -> dict:
     coordinate Lagrange-d'Alembert equations give the same q(t)."""
     import matplotlib.pyplot as plt
 
-    y0 = circle_start()
-    q0, qdot0 = y0[:4], frame().velocity(y0[:4], y0[4:])
-    t = np.linspace(0, CIRCLE_T, 501)
-    a = nh.simulate(frame().hamel(), (0, CIRCLE_T), y0, t_eval=t, **KW)
-    b = nh.simulate(other_frame().hamel(), (0, CIRCLE_T), other_frame().state(q0, qdot0), t_eval=t, **KW)
-    c = nh.simulate(disk().nonholonomic(), (0, CIRCLE_T), np.r_[q0, qdot0], t_eval=t, **KW)
-    exact = circle_closed_form(t)
+    d = frame_runs()
+    t, a, b, c, exact = d["t"], d["a"], d["b"], d["c"], d["exact"]
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     for sol, label, color in ((b, "mixed frame vs paper's frame", "tab:red"),
                               (c, "coordinates (Lagrange-d'Alembert) vs paper's frame", "tab:green")):
@@ -239,12 +179,4 @@ def fig_frames(path: Path) -> dict:
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     save(fig, path)
-    # multipliers transform as lambda_c = lambda^coord_b A^b_c (A^b_c: constraint rows on the complement)
-    q, v_other = b.q[:, 250], b.y[4:, 250]
-    X = other_frame().matrix(q)
-    A, _ = disk().constraint_matrix(q)
-    transformed = (A @ X[:, 2:]).T @ disk().multipliers(q, X[:, :2] @ v_other)
-    return {"frames": float(np.abs(b.q - a.q).max()), "coordinates": float(np.abs(c.q - a.q).max()),
-            "closed_form": float(np.abs(a.q - exact).max()),
-            "multiplier_transformation": float(np.abs(other_frame().multipliers(q, v_other) - transformed).max()),
-            "other_frame_vectors": str(other_frame().vectors.tolist())}
+    return d["numbers"]

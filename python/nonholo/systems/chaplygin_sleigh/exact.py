@@ -9,8 +9,11 @@ conserved and (notes/000_eldering.md section 5 item 3; notes/002_discrete_sleigh
     phi = phi0 + sign(omega0) sqrt(J/m)/a [gd(s) - gd(s(0))],   gd(z) = arctan(sinh z),
 
 with k = m a / J and t0 = -artanh(u0/U)/(k U) the time of the cusp (u = 0). Over the whole
-heteroclinic orbit phi turns by pi sqrt(J/m)/a. Names as in :func:`chaplygin_sleigh`: m the mass,
-I the moment of inertia about the centre of mass, a the offset of the centre of mass.
+heteroclinic orbit phi turns by pi sqrt(J/m)/a. The contact point follows from x' = u cos phi,
+y' = u sin phi (no closed form; Gauss-Legendre quadrature to round-off, Fedorov-Zenkov 2005
+section 2.1, notes/002_discrete_sleigh.md section 2.3). Names as in :func:`chaplygin_sleigh`:
+m the mass, I the moment of inertia about the centre of mass (Fedorov-Zenkov's J), a the offset
+of the centre of mass.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class SleighMotion:
     u0: float
     omega0: float
     phi0: float = 0.0
+    x0: float = 0.0
+    y0: float = 0.0
 
     def __post_init__(self):
         if self.omega0 == 0 or self.a == 0:
@@ -67,6 +72,12 @@ class SleighMotion:
         return math.copysign(math.pi * math.sqrt(self.J / self.m) / self.a, self.omega0)
 
     @property
+    def phi_inf(self) -> float:
+        """The heading of the asymptotic straight line, t -> +inf: phi0 + c (pi/2 - gd(s(0)))."""
+        c = math.copysign(math.sqrt(self.J / self.m) / self.a, self.omega0)
+        return self.phi0 + c * (math.pi / 2 - math.atan(math.sinh(float(self._s(0.0)))))
+
+    @property
     def energy(self) -> float:
         return 0.5 * self.m * self.U**2
 
@@ -85,6 +96,36 @@ class SleighMotion:
         """The heading."""
         c = math.copysign(math.sqrt(self.J / self.m) / self.a, self.omega0)
         return self.phi0 + c * (np.arctan(np.sinh(self._s(t))) - math.atan(math.sinh(float(self._s(0.0)))))
+
+    def momenta(self, t: npt.ArrayLike) -> np.ndarray:
+        """(J omega, m u): the angular momentum about the contact point and the momentum along the
+        blade (Fedorov-Zenkov's (p1, p2)), shape (2,) + shape(t)."""
+        return np.array([self.J * self.omega(t), self.m * self.u(t)])
+
+    def contact_point(self, t: npt.ArrayLike, max_interval: float = 0.1) -> np.ndarray:
+        """(x, y) at the times t >= 0 (any order), shape (2,) + shape(t): x' = u cos phi,
+        y' = u sin phi integrated from (x0, y0) at t = 0 by 20-node Gauss-Legendre quadrature on
+        every interval of length <= ``max_interval`` (round-off accurate at 0.1)."""
+        t = np.asarray(t, dtype=float)
+        if t.size == 0:
+            return np.zeros((2,) + t.shape)
+        if t.min() < 0:
+            raise ValueError(f"t: contact_point integrates forward from t = 0, got t = {t.min():g}")
+        grid = np.union1d(np.concatenate([[0.0], t.ravel()]), np.arange(0.0, t.max(), max_interval))
+        nodes, weights = np.polynomial.legendre.leggauss(20)
+        left, right = grid[:-1, None], grid[1:, None]
+        tt = (left + right) / 2 + (right - left) / 2 * nodes
+        ww = (right - left) / 2 * weights
+        phi, u = self.phi(tt), self.u(tt)
+        x = self.x0 + np.concatenate([[0.0], np.cumsum(np.sum(ww * u * np.cos(phi), axis=1))])
+        y = self.y0 + np.concatenate([[0.0], np.cumsum(np.sum(ww * u * np.sin(phi), axis=1))])
+        idx = np.searchsorted(grid, t.ravel())
+        return np.array([x[idx], y[idx]]).reshape((2,) + t.shape)
+
+    def configuration(self, t: npt.ArrayLike) -> np.ndarray:
+        """(x, y, phi) at t >= 0, shape (3, n): the coordinates of :func:`chaplygin_sleigh`."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        return np.vstack([self.contact_point(t), self.phi(t)[None]])
 
     def __call__(self, t: npt.ArrayLike) -> tuple:
         """(u, omega, phi) at t."""

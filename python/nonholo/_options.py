@@ -1,0 +1,176 @@
+"""Checks of the arguments every solver entry point shares, in one place.
+
+``simulate``, ``simulate_many``, ``simulate_discrete``, ``vakonomic_bvp``, ``fit`` and the studies
+take the same kinds of arguments (a time span, tolerances, a method, step limits, counts). Each is
+checked here once, before anything is integrated, and a bad value raises ``ValueError`` (or
+``TypeError`` for a value of the wrong kind) naming the argument and the value received. The C++
+core repeats the essential checks for its own callers (``cpp/src/integrator.cpp``); Python callers
+meet these messages first.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
+           "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS"]
+
+METHODS = ("auto", "bdf", "adams")
+
+
+def finite_float(value, name: str) -> float:
+    """``value`` as a float; TypeError when it is not a real number, ValueError when NaN or inf."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    return x
+
+
+def positive(value, name: str, *, allow_inf: bool = False) -> float:
+    """``value`` > 0 as a float (finite unless ``allow_inf``)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    if not (x > 0 and (allow_inf or math.isfinite(x))):
+        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {x}")
+    return x
+
+
+def non_negative(value, name: str) -> float:
+    """``value`` >= 0 and finite as a float; None counts as 0 (no limit)."""
+    if value is None:
+        return 0.0
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    if not (x >= 0 and math.isfinite(x)):
+        raise ValueError(f"{name} must be non-negative and finite, got {x}")
+    return x
+
+
+def count(value, name: str, minimum: int = 1) -> int:
+    """An integer >= ``minimum`` (integral floats are accepted; bools and fractions are not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if not (math.isfinite(float(value)) and float(value) == int(value)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {int(value)}")
+    return int(value)
+
+
+def t_span(value, *, forward: bool = False) -> tuple:
+    """(t0, tf): two finite numbers, t0 != tf (t0 < tf when ``forward``)."""
+    try:
+        t0, tf = (float(x) for x in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"t_span must be a pair (t0, tf) of numbers, got {value!r}") from None
+    if not (math.isfinite(t0) and math.isfinite(tf)):
+        raise ValueError(f"t_span must be finite, got ({t0}, {tf})")
+    if t0 == tf:
+        raise ValueError("t_span must have t0 != tf")
+    if forward and tf < t0:
+        raise ValueError(f"t_span must run forward (t0 < tf), got ({t0}, {tf})")
+    return t0, tf
+
+
+def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
+    """(rtol, atol): rtol a positive finite number; atol positive and finite, a scalar or one
+    entry per state (any length when ``n_states`` is None). atol comes back as a 1-d array."""
+    rtol = positive(rtol, "rtol")
+    try:
+        atol = np.atleast_1d(np.asarray(atol, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError(f"atol must be a number or an array of numbers, got {atol!r}") from None
+    if atol.ndim != 1 or (n_states is not None and atol.size not in (1, n_states)):
+        raise ValueError(f"atol must be a scalar or have shape ({n_states},), got shape {atol.shape}")
+    if not np.all((atol > 0) & np.isfinite(atol)):
+        raise ValueError("atol must be positive and finite")
+    return rtol, atol
+
+
+def method(value) -> str:
+    """'auto', 'bdf' or 'adams' (any case), lower-cased."""
+    if not isinstance(value, str) or value.lower() not in METHODS:
+        raise ValueError(f"method must be 'auto', 'bdf' or 'adams', got {value!r}")
+    return value.lower()
+
+
+def t_eval(value: npt.ArrayLike | None, t0: float, tf: float) -> np.ndarray | None:
+    """Output times inside [t0, tf], finite and sorted in the direction of integration."""
+    if value is None:
+        return None
+    times = np.asarray(value, dtype=float).reshape(-1)
+    if not np.all(np.isfinite(times)):
+        raise ValueError("t_eval contains NaN or inf")
+    lo, hi = min(t0, tf), max(t0, tf)
+    if times.size and (times.min() < lo or times.max() > hi):
+        raise ValueError(f"t_eval must lie within t_span = ({t0}, {tf})")
+    if np.any(np.diff(times) * (tf - t0) < 0):
+        raise ValueError("t_eval must be sorted in the direction of integration")
+    return times
+
+
+def wall_time(value, name: str = "max_wall_time") -> float:
+    """A wall-clock limit in seconds: None or inf for none (returned as 0, the core's "no limit")."""
+    if value is None or (isinstance(value, (int, float, np.integer, np.floating)) and math.isinf(value) and value > 0):
+        return 0.0
+    return non_negative(value, name)
+
+
+def step_options(max_step=math.inf, first_step=None, max_steps: int = 500_000, max_wall_time=None) -> dict:
+    """CVODE's step limits in the core's convention (0 = no limit / CVODE's choice)."""
+    max_step = positive(max_step, "max_step", allow_inf=True)
+    return dict(max_step=0.0 if math.isinf(max_step) else max_step, first_step=non_negative(first_step, "first_step"),
+                max_steps=count(max_steps, "max_steps"), max_wall_time=wall_time(max_wall_time))
+
+
+def solver_options(n_states: int, rtol, atol, method_name, max_step=math.inf, first_step=None,
+                   max_steps: int = 500_000, max_wall_time=None) -> dict:
+    """All of simulate's scalar solver options, checked: rtol, atol, method, max_step, first_step,
+    max_steps, max_wall_time (the keys of the returned dict)."""
+    rtol, atol = tolerances(rtol, atol, n_states)
+    return dict(rtol=rtol, atol=atol, method=method(method_name),
+                **step_options(max_step, first_step, max_steps, max_wall_time))
+
+
+# CVODE's tuning knobs: name -> (type, smallest value, largest value)
+CVODE_KNOBS = {
+    "max_order": (int, 1, 12), "jacobian_frequency": (int, 1, None), "setup_frequency": (int, 1, None),
+    "max_nonlinear_iterations": (int, 1, None), "nonlinear_convergence": (float, 0.0, None),
+}
+
+
+def cvode_knobs(options: Mapping | None) -> dict:
+    """The checked ``solver_options`` mapping of simulate (names, types and ranges); ``unit_norm``
+    passes through (the core checks its indices)."""
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"solver_options must be a mapping, got {type(options).__name__}")
+    checked = {}
+    for key, value in (options or {}).items():
+        if key == "unit_norm":
+            checked[key] = value
+            continue
+        if key not in CVODE_KNOBS:
+            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(CVODE_KNOBS)}, unit_norm")
+        kind, low, high = CVODE_KNOBS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
+                kind is int and float(value) != int(value)):
+            raise TypeError(f"solver_options[{key!r}] must be {'an integer' if kind is int else 'a number'}, "
+                            f"got {value!r}")
+        value = kind(value)
+        if not (math.isfinite(value) and value >= low and (high is None or value <= high)) or (
+                kind is float and value <= low):
+            bound = f"between {low} and {high}" if high is not None else f"greater than {low}"
+            raise ValueError(f"solver_options[{key!r}] must be {bound}, got {value}")
+        checked[key] = value
+    return checked
