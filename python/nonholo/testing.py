@@ -93,7 +93,9 @@ def kanes_rolling_body(support, com_offset, inertia, mass, gravity, parameters) 
     ``support(gamma)`` is the surface's contact point (body axes) for the downward vertical
     gamma; ``com_offset`` and ``inertia`` (3 x 3, about the centre of mass) in body axes.
     Returns the System and, for comparisons, the body angular velocity ``omega`` as a SymPy
-    3-vector in (q, u), the symbol lists ``q`` and ``u`` and ``dcm`` (body to space).
+    3-vector in (q, u), the symbol lists ``q`` and ``u``, ``dcm`` (body to space) and the
+    ``kanes_method`` itself (its ``mass_matrix_full`` and ``forcing_full`` give the equations
+    in (q, u) without nonholo).
     """
     import sympy.physics.mechanics as me
 
@@ -120,7 +122,7 @@ def kanes_rolling_body(support, com_offset, inertia, mass, gravity, parameters) 
     km.kanes_equations([me.RigidBody("body", G, B, mass, (dyadic, G))], [(G, -mass * gravity * N.z)])
     system = System.from_kanes_method(km, parameters, check_kinematics=False)
     return {"system": system, "omega": B.ang_vel_in(N).to_matrix(B), "q": list(km.q), "u": list(km.u),
-            "dcm": N.dcm(B)}
+            "dcm": N.dcm(B), "kanes_method": km}
 
 
 def rolling_vector_field_difference(oracle: dict, system: System, n_states: int = 5, seed: int = 0,

@@ -18,13 +18,13 @@ import nonholo as nh
 from nonholo.bodies import quaternion_from_euler, rotation_matrices
 from nonholo.contact import rolling_state
 from nonholo.systems.chaplygin_ball import contact_angular_momentum
-from nonholo.systems.rattleback import kane_levinson_state
+from nonholo.systems.rattleback import kane_levinson_state, reversal_time, vertical_spin
 from nonholo.systems.tippe_top import inverts, jellett
 from nonholo.systems.whipple_bicycle import upright_state
 
 disc_module = importlib.import_module("nonholo.systems.rolling_disc")
 
-RATTLEBACK_EPS = (1e-2, 1e-3, 1e-4)
+RATTLEBACK_EPS = (1e-2, 1e-3, 1e-4, 1e-5, 2.5e-6)
 TIPPE_RATIOS = (0.6, 0.95, 1.4)  # I1/I3 below, inside and above the window 1 -+ alpha (alpha = 0.3)
 TIPPE = dict(m=0.015, R=0.02, alpha=0.3)  # the tippe top's mass, radius and centre offset (alpha R)
 DISC_SPIN_FACTORS = (0.8, 1.3, 2.0)       # initial spin in units of the critical spin
@@ -46,26 +46,23 @@ def ball_integral_deviations() -> dict:
     return {"t": r.t, "energy": dE, "momentum": dK}
 
 
-def reversal_time(t: np.ndarray, w: np.ndarray) -> float:
-    """First time the spin ``w`` crosses from positive to non-positive, linearly interpolated
-    between samples; NaN when it never does."""
-    i = np.nonzero((w[:-1] > 0) & (w[1:] <= 0))[0]
-    if not i.size:
-        return float("nan")
-    i = i[0]
-    return float(t[i] - w[i] * (t[i + 1] - t[i]) / (w[i + 1] - w[i]))
-
-
-def rattleback_spins() -> dict:
-    """Spin omega_3 about the body's vertical axis of the Kane-Levinson rattleback without slip and
-    with viscous sliding for each eps in RATTLEBACK_EPS: label -> (t, omega_3)."""
+def rattleback_sliding_runs() -> dict:
+    """The Kane-Levinson rattleback rolling without slip and with viscous sliding f = -s/eps for
+    each eps in RATTLEBACK_EPS: the spin about the vertical, the reversal time of that spin
+    averaged over 0.3 s (which removes the rocking) and the order of |T(eps) - T(rolling)| fitted
+    over eps <= 1e-4. ``{"t", "rolling", "sliding": {eps: spin}, "T_rolling", "T": {eps: T}, "order"}``."""
     rb = nh.systems.rattleback()
     y0 = kane_levinson_state(rb)
-    t = np.linspace(0, 3, 601)
-    runs = {"no slip": nh.simulate(rb.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-8, atol=1e-10)}
-    for eps in RATTLEBACK_EPS:
-        runs[f"sliding, eps = {eps:g}"] = nh.simulate(rb.friction(eps), (0, 3), y0, t_eval=t, rtol=1e-8, atol=1e-10)
-    return {label: (r.t, r["omega_3"]) for label, r in runs.items()}
+    t = np.linspace(0, 3.2, 3201)
+    rolling = vertical_spin(nh.simulate(rb.nonholonomic(), (0, 3.2), y0, t_eval=t, rtol=1e-10, atol=1e-12))
+    # rtol 1e-7 moves these reversal times by about 1e-4 s, far below their differences
+    sliding = {eps: vertical_spin(nh.simulate(rb.friction(eps), (0, 3.2), y0, t_eval=t, rtol=1e-7, atol=1e-9))
+               for eps in RATTLEBACK_EPS}
+    T0 = reversal_time(t, rolling, window=0.3)
+    T = {eps: reversal_time(t, w, window=0.3) for eps, w in sliding.items()}
+    small = [eps for eps in RATTLEBACK_EPS if eps <= 1e-4]
+    order = float(np.polyfit(np.log(small), np.log([abs(T[e] - T0) for e in small]), 1)[0])
+    return {"t": t, "rolling": rolling, "sliding": sliding, "T_rolling": T0, "T": T, "order": order}
 
 
 def tippe_top_runs() -> dict:

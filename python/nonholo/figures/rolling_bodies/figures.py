@@ -9,13 +9,13 @@ import numpy as np
 from ..registry import figure, save
 from .experiments import (
     BICYCLE_KICK,
+    RATTLEBACK_EPS,
     TIPPE,
     ball_integral_deviations,
     bicycle_eigenvalues,
     bicycle_runs,
     disc_leans,
-    rattleback_spins,
-    reversal_time,
+    rattleback_sliding_runs,
     tippe_top_runs,
 )
 
@@ -47,21 +47,32 @@ def ball_integrals(path: Path) -> dict:
 
 @figure("rolling_rattleback")
 def rattleback_reversal(path: Path) -> dict:
-    """Spin of the Kane-Levinson rattleback without slip and with viscous sliding for several eps."""
-    spins = rattleback_spins()
+    """Left: the spin about the vertical of the Kane-Levinson rattleback rolling without slip
+    and with viscous sliding f = -s/eps. Right: the reversal time (zero of the spin averaged
+    over 0.3 s) against eps, converging to the rolling one at O(eps)."""
+    d = rattleback_sliding_runs()
+    t, T, T0 = d["t"], d["T"], d["T_rolling"]
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    out = {}
-    for label, (t, w) in spins.items():
-        ax.plot(t, w, label=label, lw=1.0)
-        out[label] = reversal_time(t, w)
-    ax.axhline(0, color="k", lw=0.6)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.6, 1]})
+    ax.plot(t, d["rolling"], "k", lw=0.8, label="rolling without slip")
+    for eps, color in zip((1e-2, 1e-3, 1e-5), ("tab:blue", "tab:orange", "tab:green")):
+        ax.plot(t, d["sliding"][eps], lw=0.7, color=color, label=f"sliding, eps = {eps:g}")
+    ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("t (s)")
-    ax.set_ylabel("spin about the body's vertical axis (rad/s)")
+    ax.set_ylabel("spin about the vertical (rad/s)")
     ax.set_title("Rattleback (Kane and Levinson 1982): spin reversal")
     ax.legend(fontsize=8)
+    reverses = [e for e in RATTLEBACK_EPS if np.isfinite(T[e])]
+    bx.loglog(reverses, [abs(T[e] - T0) for e in reverses], "o-", label="|sliding - rolling| reversal time")
+    e = np.array([min(reverses), max(reverses)])
+    bx.loglog(e, abs(T[min(reverses)] - T0) * e / min(reverses), "k:", label="slope 1")
+    bx.set_xlabel("eps")
+    bx.set_ylabel("difference (s)")
+    bx.set_title(f"Reversal time against eps (fitted order {d['order']:.2f})")
+    bx.legend(fontsize=8)
+    fig.tight_layout()
     save(fig, path)
-    return out
+    return {"rolling": T0, **{f"eps = {eps:g}": T[eps] for eps in RATTLEBACK_EPS}, "order": d["order"]}
 
 
 @figure("rolling_tippe_top")

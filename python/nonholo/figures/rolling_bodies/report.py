@@ -22,11 +22,13 @@ def report_rolling_bodies(results: dict, output: Path) -> str:
     rattle = results.get("rolling_rattleback")
     if rattle:
         lines += ["![rattleback](rolling_rattleback.png)\n",
-                  "Rattleback with Kane and Levinson's (1982) parameters and initial data: first zero of the spin "
-                  "about the body's vertical axis (s).\n", "| model | reversal time |", "|---|---|"]
-        lines += [f"| {label} | {value:.6f} |" if np.isfinite(value) else f"| {label} | no reversal in [0, 3] |"
-                  for label, value in rattle.items()]
-        lines.append(f"\n(viscous sliding with eps in {', '.join(f'{e:g}' for e in RATTLEBACK_EPS)})\n")
+                  "Rattleback with Kane and Levinson's (1982) parameters and initial data: reversal time (s) of the "
+                  "spin about the vertical averaged over 0.3 s (the rocking removed), rolling without slip and with "
+                  "viscous sliding f = -s/eps.\n", "| model | reversal time |", "|---|---|"]
+        lines += [f"| {label} | {value:.4f} |" if np.isfinite(value) else f"| {label} | no reversal in [0, 3.2] |"
+                  for label, value in rattle.items() if label != "order"]
+        lines.append(f"\nFitted order of the difference to the rolling reversal time over eps <= 1e-4: "
+                     f"{rattle['order']:.2f} (eps in {', '.join(f'{e:g}' for e in RATTLEBACK_EPS)}).\n")
     top = results.get("rolling_tippe_top")
     if top:
         lines += ["![tippe top](rolling_tippe_top.png)\n",
