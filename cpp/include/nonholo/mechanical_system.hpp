@@ -100,6 +100,17 @@ class MechanicalSystem {
   int k() const { return layout_.k; }
   int n_params() const { return n_params_; }
   int n_inputs() const { return 2 * n() + 1 + n_params_; }
+  // Every tape of the system reads its inputs in this order: (q, v, t, p).
+  template <class S, class Par>
+  void pack_inputs(const S& t, const S* q, const S* v, const Par* p, S* in) const {
+    const int n = this->n();
+    for (int i = 0; i < n; ++i) {
+      in[i] = q[i];
+      in[n + i] = v[i];
+    }
+    in[2 * n] = t;
+    for (int i = 0; i < n_params_; ++i) in[2 * n + 1 + i] = S(p[i]);
+  }
   int time_input() const { return 2 * n(); }
   const GeometryLayout& layout() const { return layout_; }
   const Tape& tape() const { return tape_; }
@@ -195,34 +206,23 @@ class MechanicalSystem {
 template <class S, class Par>
 void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g,
                                   const Tape& tape) const {
-  const int n = layout_.n;
   g.layout = &layout_;
   g.in.resize(n_inputs());
   g.out.resize(tape.n_outputs());
-  for (int i = 0; i < n; ++i) {
-    g.in[i] = q[i];
-    g.in[n + i] = v[i];
-  }
-  g.in[2 * n] = t;
-  for (int i = 0; i < n_params_; ++i) g.in[2 * n + 1 + i] = S(p[i]);
+  pack_inputs(t, q, v, p, g.in.data());
   tape.eval(g.in.data(), g.out.data(), g.work);
 }
 
 template <class S, class Par>
 void MechanicalSystem::evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
-  const int n = layout_.n, base = n_inputs(), kept = velocity_part_tape_.n_inputs() - base;
+  const int base = n_inputs(), kept = velocity_part_tape_.n_inputs() - base;
   g.velocity_in.resize(velocity_part_tape_.n_inputs());
   g.velocity_out.resize(velocity_part_tape_.n_outputs());
-  for (int i = 0; i < n; ++i) {
-    g.velocity_in[i] = q[i];
-    g.velocity_in[n + i] = v[i];
-  }
-  g.velocity_in[2 * n] = t;
-  for (int i = 0; i < n_params_; ++i) g.velocity_in[2 * n + 1 + i] = S(p[i]);
+  pack_inputs(t, q, v, p, g.velocity_in.data());
   for (int i = 0; i < kept; ++i) g.velocity_in[base + i] = g.out[layout_.projection_total + i];
   velocity_part_tape_.eval(g.velocity_in.data(), g.velocity_out.data(), g.work);
   for (std::size_t j = 0; j < velocity_part_outputs_.size(); ++j) g.out[velocity_part_outputs_[j]] = g.velocity_out[j];
-  for (int i = 0; i < n; ++i) g.in[n + i] = v[i];  // the point of the blocks, for messages
+  for (int i = 0; i < layout_.n; ++i) g.in[layout_.n + i] = v[i];  // the point of the blocks, for messages
 }
 
 }  // namespace nonholo

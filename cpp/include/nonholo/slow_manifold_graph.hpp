@@ -54,15 +54,9 @@ class CompiledSlip {
   template <class S>
   void evaluate(const S& t, const S* q, const S* u, const double* p, std::vector<S>& in, std::vector<S>& out,
                 std::vector<S>& work) const {
-    const int n = system_->n();
     in.resize(system_->n_inputs());
     out.resize(tape_.n_outputs());
-    for (int i = 0; i < n; ++i) {
-      in[i] = q[i];
-      in[n + i] = u[i];
-    }
-    in[2 * n] = t;
-    for (int i = 0; i < system_->n_params(); ++i) in[2 * n + 1 + i] = S(p[i]);
+    system_->pack_inputs(t, q, u, p, in.data());
     tape_.eval(in.data(), out.data(), work);
   }
 
