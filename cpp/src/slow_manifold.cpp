@@ -78,6 +78,12 @@ VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip
   ReducedWork<double> w;
   VecX<double> qdot(n), udot(n);
   reduced_velocity_and_acceleration(sys, compiled, order, t, q, u, p, w, qdot, udot);
+  // f = G^-1 r and Qmat at (q, v), v = q' (the right-hand side need not leave them behind)
+  sys.evaluate_dynamics(t, q, qdot.data(), p, w.geo);
+  factor_metric(w);
+  factor_constraints(w);
+  VecX<double> f = w.geo.r();
+  w.chol_G.solve_in_place(f);
   Ldlt<double> chol_mu;
   if (sys.k() > 0 && !chol_mu.compute(w.geo.mu()))
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
@@ -94,7 +100,7 @@ VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip
     ud[i].d[0] = udot(i);
   }
   truncated_slip(sys, compiled, order, td, qd.data(), ud.data(), p, eps, wd.slip, wd.s);
-  VecX<double> rhs = w.proj.f - udot;
+  VecX<double> rhs = f - udot;
   for (int i = 0; i < n; ++i) rhs(i) -= wd.s(i).d[0];
   return w.s - eps * apply_qmat(w, chol_mu, rhs);
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include <Eigen/Core>
@@ -26,19 +27,27 @@ class Ldlt {
   using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
   // Returns false when a pivot is not positive (definite) or vanishes (indefinite), relative to
-  // the largest diagonal entry: the matrix is not (positive) definite or is singular.
+  // the largest diagonal entry: the matrix is not (positive) definite or is singular. Reads the
+  // lower triangle of A only.
   template <class Derived>
   bool compute(const Eigen::MatrixBase<Derived>& A, bool definite = true) {
     const int n = static_cast<int>(A.rows());
     L_.resize(n, n);
     d_.resize(n);
     d_inv_.resize(n);
+    ld_.resize(n);
     double scale = 0.0;
     for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(A(i, i))));
     const double tiny = 1e-13 * scale;
+    S* ld = ld_.data();
     for (int j = 0; j < n; ++j) {
+      // L is stored by rows: row j of L and ld = L(j, p) d(p) are contiguous in p
+      S* Lj = L_.data() + static_cast<std::ptrdiff_t>(j) * n;
       S dj = A(j, j);
-      for (int p = 0; p < j; ++p) dj -= L_(j, p) * L_(j, p) * d_(p);
+      for (int p = 0; p < j; ++p) {
+        ld[p] = Lj[p] * d_(p);
+        dj -= Lj[p] * ld[p];
+      }
       const double v = value(dj);
       if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
         failed_pivot_ = j;
@@ -46,13 +55,14 @@ class Ldlt {
       }
       d_(j) = dj;
       d_inv_(j) = S(1.0) / dj;
-      L_(j, j) = S(1.0);
+      Lj[j] = S(1.0);
+      for (int i = j + 1; i < n; ++i) Lj[i] = S(0.0);
       for (int i = j + 1; i < n; ++i) {
+        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
         S s = A(i, j);
-        for (int p = 0; p < j; ++p) s -= L_(i, p) * L_(j, p) * d_(p);
+        for (int p = 0; p < j; ++p) s -= Li[p] * ld[p];
         L_(i, j) = s * d_inv_(j);
       }
-      for (int i = 0; i < j; ++i) L_(i, j) = S(0.0);
     }
     failed_pivot_ = -1;
     return true;
@@ -61,20 +71,11 @@ class Ldlt {
   // X <- A^-1 X, column by column (X may be a vector or a matrix).
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>& X) const {
+    forward_in_place(X);
     const int n = static_cast<int>(L_.rows());
-    for (int c = 0; c < X.cols(); ++c) {
-      for (int i = 0; i < n; ++i) {
-        S s = X(i, c);
-        for (int p = 0; p < i; ++p) s -= L_(i, p) * X(p, c);
-        X(i, c) = s;
-      }
+    for (int c = 0; c < X.cols(); ++c)
       for (int i = 0; i < n; ++i) X(i, c) = X(i, c) * d_inv_(i);  // the reciprocal pivots, once per factorization
-      for (int i = n - 1; i >= 0; --i) {
-        S s = X(i, c);
-        for (int p = i + 1; p < n; ++p) s -= L_(p, i) * X(p, c);
-        X(i, c) = s;
-      }
-    }
+    backward_in_place(X);
   }
 
   template <class Derived>
@@ -82,11 +83,48 @@ class Ldlt {
     solve_in_place(X);
   }
 
+  // The two halves of the solve, A^-1 = L^-T D^-1 L^-1, for products such as
+  // B^T A^-1 B = (L^-1 B)^T D^-1 (L^-1 B) that need only one of them per side.
+  // X <- L^-1 X (forward substitution), column by column.
+  template <class Derived>
+  void forward_in_place(Eigen::MatrixBase<Derived>& X) const {
+    const int n = static_cast<int>(L_.rows());
+    for (int c = 0; c < X.cols(); ++c)
+      for (int i = 1; i < n; ++i) {
+        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
+        S s = X(i, c);
+        for (int p = 0; p < i; ++p) s -= Li[p] * X(p, c);
+        X(i, c) = s;
+      }
+  }
+  template <class Derived>
+  void forward_in_place(Eigen::MatrixBase<Derived>&& X) const {
+    forward_in_place(X);
+  }
+  // X <- L^-T X (back substitution), column by column, in the row-oriented (axpy) order that
+  // reads L by rows.
+  template <class Derived>
+  void backward_in_place(Eigen::MatrixBase<Derived>& X) const {
+    const int n = static_cast<int>(L_.rows());
+    for (int c = 0; c < X.cols(); ++c)
+      for (int i = n - 1; i > 0; --i) {
+        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
+        const S xi = X(i, c);
+        for (int p = 0; p < i; ++p) X(p, c) -= Li[p] * xi;
+      }
+  }
+  template <class Derived>
+  void backward_in_place(Eigen::MatrixBase<Derived>&& X) const {
+    backward_in_place(X);
+  }
+  // 1 / D, the reciprocal pivots.
+  const Vec& inverse_pivots() const { return d_inv_; }
+
   int failed_pivot() const { return failed_pivot_; }
 
  private:
-  Mat L_;
-  Vec d_, d_inv_;
+  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> L_;  // unit lower triangle, by rows
+  Vec d_, d_inv_, ld_;
   int failed_pivot_ = -1;
 };
 

@@ -39,6 +39,48 @@ struct ReducedWork : MechanicsWork<S> {
   VecX<S> rhs;
 };
 
+// Order 1 (no series): h^(1) needs the geometry at (q, u), the acceleration the geometry at
+// (q, v), v = u + eps h^(1), with the same q: one split evaluation of the projection tape (the
+// velocity part recomputed at v), G and M factored once, in halves (factor_halves), for both.
+// With z = L^-1 r(q, u), lambda = M^-1 (C^T z - a) and y = eps M^-1 mu^-1 lambda = M^-1 A s:
+//     s = eps h^(1) = L^-T (C y)                                   (first_slip_at),
+//     u' = G^-1 (r - X + A^T M^-1 (a + dA_v s - A G^-1 (r - X))),  X = dA_v^T y - dG_v s,
+// at (q, v) (projected_acceleration), as L^-T (D^-1 z' + C tmp) with z' = L^-1 (r - X).
+template <class S, class P, class OutQ, class OutU>
+void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t, const S* q, const S* u, const P* p,
+                                           const P& eps, ReducedWork<S>& w, OutQ&& qdot, OutU&& udot) {
+  const int n = sys.n();
+  const auto& g = w.geo;
+  ProjectionWork<S>& pw = w.proj;
+  sys.evaluate_split_base(S(t), q, u, p, w.geo);
+  factor_halves(w, pw);
+  if (g.k() > 0 && !w.chol_mu.compute(g.mu()))
+    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
+  pw.z = g.r();
+  w.chol_G.forward_in_place(pw.z);
+  pw.y = -g.a();
+  pw.y.noalias() += pw.C.transpose() * pw.z;        // A f - a
+  w.chol_M.solve_in_place(pw.y);                    // lambda
+  w.chol_mu.solve_in_place(pw.y);
+  w.chol_M.solve_in_place(pw.y);                    // M^-1 A h^(1)
+  pw.y = eps * pw.y;
+  w.s.noalias() = pw.C * pw.y;
+  w.chol_G.backward_in_place(w.s);                  // eps h^(1)
+  w.v = Eigen::Map<const VecX<S>>(u, n);
+  w.v += w.s;
+  qdot = w.v;
+  sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
+  pw.z = g.r();
+  pw.z.noalias() -= g.dA_v().transpose() * pw.y;
+  pw.z.noalias() += g.dG_v() * w.s;                 // r - X
+  w.chol_G.forward_in_place(pw.z);
+  pw.tmp = g.a();
+  pw.tmp.noalias() += g.dA_v() * w.s;
+  pw.tmp.noalias() -= pw.C.transpose() * pw.z;
+  w.chol_M.solve_in_place(pw.tmp);
+  metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
+}
+
 // q' = v = u + s and u' (into qdot, udot), at (t, q, u).
 template <class S, class P, class OutQ, class OutU>
 void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const CompiledSlip* compiled, int order,
@@ -47,16 +89,7 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
   const int n = sys.n();
   const P eps = p[sys.n_params()];
   if (order == 1 && compiled == nullptr) {
-    // h^(1) needs the geometry at (q, u), the acceleration the geometry at (q, v) with the same
-    // q: one split evaluation (the velocity part recomputed at v) and G, M factored once.
-    sys.evaluate_split_base(S(t), q, u, p, w.geo);
-    first_slip_at(w, w.proj, w.chol_mu, w.s);
-    w.s = eps * w.s;
-    w.v = Eigen::Map<const VecX<S>>(u, n);
-    w.v += w.s;
-    qdot = w.v;
-    sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
-    projected_acceleration(w, w.proj, w.s, udot, true, eps);  // M^-1 A s = eps (M^-1 A h^(1))
+    first_order_velocity_and_acceleration(sys, t, q, u, p, eps, w, qdot, udot);
     return;
   }
   truncated_slip(sys, compiled, order, t, q, u, p, eps, w.slip, w.s);
