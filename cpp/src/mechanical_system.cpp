@@ -249,6 +249,7 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
     force_velocity_ |= has(deps[layout_.F + i], kV);
     force_time_ |= has(deps[layout_.F + i], kT);
   }
+  for (int j = layout_.mu; j < layout_.F; ++j) friction_position_ |= has(deps[j], kQ);
   for (int a = 0; a < k; ++a) {
     affine_time_ |= has(deps[layout_.b + a], kT);
     const Node& nd = base_.nodes[base_.outputs[layout_.b + a]];

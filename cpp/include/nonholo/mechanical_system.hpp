@@ -126,6 +126,9 @@ class MechanicalSystem {
   const ExprGraph& base_graph() const { return base_; }
 
   bool force_depends_on_velocity() const { return force_velocity_; }
+  // mu depends on q (it never depends on v or t): false when it is a function of the parameters
+  // only, so that one factorization serves a whole run.
+  bool friction_depends_on_position() const { return friction_position_; }
   bool force_depends_on_time() const { return force_time_; }
   bool affine_depends_on_time() const { return affine_time_; }
   bool has_affine() const { return has_affine_; }
@@ -201,6 +204,7 @@ class MechanicalSystem {
   Tape split_base_tape_, velocity_part_tape_;
   std::vector<int> velocity_part_outputs_;  // projection output index of each velocity-part output
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
+  bool friction_position_ = false;
 };
 
 template <class S, class Par>

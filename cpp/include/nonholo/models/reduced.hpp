@@ -17,7 +17,10 @@
 // heap allocation once its workspace is sized (first call).
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "nonholo/frame.hpp"
 #include "nonholo/models/constrained_model.hpp"
@@ -32,12 +35,30 @@ struct ReducedWork : MechanicsWork<S> {
   SlipWork<S> slip;
   VecX<S> u, v, s, udot;
   Ldlt<S> chol_mu;
+  // the parameters chol_mu was factored with, when mu depends on them only (order 1)
+  std::vector<double> mu_params;
   // frame form
   FrameGeometry<S> frame;
   Lu<S> lu;
   MatX<S> DvX;
   VecX<S> rhs;
 };
+
+// True when w.chol_mu already holds mu at these parameters: mu depends on no coordinate and
+// was factored with the same (plain-number) parameters. Otherwise records p for the
+// factorization the caller makes next.
+template <class S, class P>
+bool friction_factored(const MechanicalSystem& sys, const P* p, ReducedWork<S>& w) {
+  if constexpr (!std::is_same_v<P, double>) {
+    return false;
+  } else {
+    if (sys.friction_depends_on_position()) return false;
+    const int np = sys.n_params();
+    if (static_cast<int>(w.mu_params.size()) == np && std::equal(p, p + np, w.mu_params.begin())) return true;
+    w.mu_params.assign(p, p + np);
+    return false;
+  }
+}
 
 // Order 1 (no series): h^(1) needs the geometry at (q, u), the acceleration the geometry at
 // (q, v), v = u + eps h^(1), with the same q: one split evaluation of the projection tape (the
@@ -54,8 +75,10 @@ void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t
   ProjectionWork<S>& pw = w.proj;
   sys.evaluate_split_base(S(t), q, u, p, w.geo);
   factor_halves(w, pw);
-  if (g.k() > 0 && !w.chol_mu.compute(g.mu()))
+  if (g.k() > 0 && !friction_factored(sys, p, w) && !w.chol_mu.compute(g.mu())) {
+    w.mu_params.clear();
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
+  }
   pw.z = g.r();
   w.chol_G.forward_in_place(pw.z);
   pw.y = -g.a();
