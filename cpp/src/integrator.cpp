@@ -70,6 +70,7 @@ struct Problem {
   std::exception_ptr error;
   std::exception_ptr callback_error;  // raised by a user's event callback: rethrown as itself
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
+  long n_nonfinite = 0;   // non-finite right-hand sides so far
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
   SensitivityRun* sensitivity = nullptr;  // forward sensitivities, when requested
@@ -107,6 +108,7 @@ int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
     const double* f = N_VGetArrayPointer(ydot);
     for (int i = 0; i < P->model.n_states(); ++i) {
       if (!std::isfinite(f[i])) {
+        ++P->n_nonfinite;
         if (P->nonfinite.empty()) {
           std::ostringstream os;
           os << "the right-hand side is not finite (component " << i << ") at t = " << t;
@@ -299,7 +301,7 @@ class Integration {
   bool may_switch_ = false;                 // "auto" running Adams: switch to BDF when stiff
   bool watch_drift_ = false;                // Adams with drift control (kDriftTol)
   std::vector<long> failure_steps_;         // step counts at recent fixed-point failures
-  long last_failures_ = 0;
+  long last_failures_ = 0, last_nonfinite_ = 0;
   long steps_since_restart_ = 0;
   std::vector<double> corr_;
   sun::CvodePtr mem_;
@@ -556,6 +558,11 @@ bool Integration::adams_is_stiff() {
   CVodeGetNumSteps(mem_.get(), &steps);
   if (failures == last_failures_) return false;
   last_failures_ = failures;
+  // a failure from a non-finite right-hand side is the model's domain ending, not stiffness
+  if (problem_.n_nonfinite != last_nonfinite_) {
+    last_nonfinite_ = problem_.n_nonfinite;
+    return false;
+  }
   failure_steps_.push_back(steps);
   while (!failure_steps_.empty() && failure_steps_.front() <= steps - kStiffWindow) failure_steps_.erase(failure_steps_.begin());
   return static_cast<long>(failure_steps_.size()) >= kStiffFailures;

@@ -119,15 +119,14 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
 
 def _drift_control(model: Model, drift_control, method: str, sensitivities=None) -> bool:
     """None (default): on. BDF projects v onto A v = b after every step (CVODE's projection);
-    Adams integrates the stabilized field v' = f - gamma G^-1 A^T (A G^-1 A^T)^-1 (A v - b)
-    (Ascher, Chin and Reich 1994; gamma h = 0.1), which leaves the exact solution unchanged and
-    makes the constraint set attractive. Adams with sensitivities of a constrained model has no
-    drift control (their equations are those of the unstabilized field): True is then an error."""
+    Adams projects and restarts CVODE when |A v - b| exceeds rtol / 10 of its scale (CVODE
+    projects only with BDF). Adams with sensitivities of a constrained model has no drift
+    control (the sensitivities would not follow a restart): True is then an error."""
     if drift_control is None:
         return True
     if drift_control and sensitivities and model.constrained and method.lower() == "adams":
         raise ValueError("drift_control=True with sensitivities needs method='bdf' or 'auto': with Adams the "
-                         "sensitivities are those of the field without drift control (use drift_control=False)")
+                         "sensitivities would not follow its restarts (use drift_control=False)")
     return bool(drift_control)
 
 
@@ -208,9 +207,10 @@ def simulate(
         others (nonholonomic, vakonomic, Hamel, reduced, ...), switching to BDF from the
         current state when the Adams run turns out stiff (a stiff spring in a nonholonomic
         system: repeated failures of Adams' fixed-point iteration, 5 within 100 steps), like
-        LSODA. BDF also for systems with unit-norm groups (kept by projection, BDF only) and
-        for constrained models with ``sensitivities``. ``result.method`` says what ran:
-        "adams", "bdf" or "adams->bdf at t=..." (``result.stats["t_switch"]``).
+        LSODA, or when Adams' drift control would restart too often (see ``drift_control``).
+        BDF also for systems with unit-norm groups (kept by projection, BDF only) and for
+        constrained models with ``sensitivities``. ``result.method`` says what ran: "adams",
+        "bdf" or "adams->bdf at t=... (stiff)" / "(constraint drift)" (``result.stats["t_switch"]``).
     params : mapping, optional
         Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
     max_step, first_step : float, optional
@@ -221,13 +221,13 @@ def simulate(
         Stop (as a failure) after this many seconds.
     drift_control : bool, optional
         Keep constrained models on A(q) v = b(q, t) (default: on). BDF projects the velocities
-        onto the set after every step (CVODE's projection). Adams, which CVODE cannot project,
-        integrates the stabilized field v' = f - gamma G^-1 A^T (A G^-1 A^T)^-1 (A v - b) of
-        Ascher, Chin and Reich (Numer. Math. 67, 1994), gamma = 0.1 / h with h the current step:
-        the exact solution is unchanged, and the residual decays like exp(-gamma t) instead of
-        accumulating. Not for Adams with ``sensitivities`` (theirs are those of the field
-        without it; ``True`` is then an error). ``False``: no drift control
-        (``result.constraint_residual()`` shows the drift).
+        onto the set after every step (CVODE's projection). With Adams, which CVODE does not
+        project, the relative residual |A v - b| / (|A| |v| + |b|) is checked after every step
+        (A and b only); above rtol / 10 the velocities are projected (G-orthogonally) and CVODE
+        restarts from there; "auto" continues with BDF once restarts come less than 20 steps
+        apart, ``method="adams"`` restarts at most every 20 steps (``result.stats["n_restarts"]``).
+        Not for Adams with ``sensitivities`` (``True`` is then an error). ``False``: no drift
+        control (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
         Project v in y0 onto the constraint set instead of raising when it violates it.
     raise_on_failure : bool
