@@ -36,7 +36,7 @@ constexpr double kStepOverhead = 1000.0;
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
 // the state is projected onto the constraint set and Adams restarts there (a fresh CVODE
-// instance), or, when the previous restart was fewer than kMinRestartSteps steps before (the run
+// instance), or, when the start or the previous restart was fewer than kMinRestartSteps steps before (the run
 // drifts by about the tolerance every step: restarting would cost more than it saves), "auto"
 // goes on with BDF and CVODE's projection, and method "adams" waits until kMinRestartSteps
 // steps have passed. A stabilized right-hand side (Ascher-Chin-Reich,
