@@ -75,27 +75,29 @@ void metric_solve_from_halves(const MechanicsWork<S>& w, const ProjectionWork<S>
 
 // u' at the point (t, q, v), v = u + s, where w.geo was evaluated with the projection tape
 // (MechanicalSystem::evaluate_projection_at: the dynamics blocks and dG_v, dA_v along v). Also
-// leaves f = G^-1 (F - c - dV) in pw.f and M^-1 A s in pw.y. Factors G and M in halves
-// (factor_halves): with z = L^-1 (r - X), X = dA_v^T M^-1 A s - dG_v s,
-//     u' = L^-T (D^-1 z + C M^-1 (a + dA_v s - C^T z)).
-// Allocation-free once the work is sized.
+// leaves f = G^-1 (F - c - dV) in pw.f. Factors G and M (factor_constraints: G^-1 A^T formed,
+// which the Taylor-mode recursion's Qmat reuses, and which for one or two constraints makes
+// smaller compiled graphs than the halves of factor_halves). Allocation-free once the work is sized.
 template <class S, class VecS, class Out>
 void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot) {
   const auto& g = w.geo;
-  factor_halves(w, pw);
+  factor_metric(w);
+  factor_constraints(w);
   pw.y.noalias() = g.A() * s;
-  w.chol_M.solve_in_place(pw.y);                     // M^-1 A s
+  w.chol_M.solve_in_place(pw.y);
   pw.f = g.r();
   w.chol_G.solve_in_place(pw.f);
-  pw.z = g.r();
-  pw.z.noalias() -= g.dA_v().transpose() * pw.y;
-  pw.z.noalias() += g.dG_v() * s;                    // r - X
-  w.chol_G.forward_in_place(pw.z);
+  pw.g.noalias() = g.dA_v().transpose() * pw.y;
+  pw.g.noalias() -= g.dG_v() * s;                    // X
+  w.chol_G.solve_in_place(pw.g);
+  pw.g = pw.f - pw.g;                                // f - G^-1 X
+  // P g + G^-1 A^T M^-1 (a + dA_v s) = g + G^-1 A^T M^-1 (a + dA_v s - A g): one solve with M
   pw.tmp = g.a();
   pw.tmp.noalias() += g.dA_v() * s;
-  pw.tmp.noalias() -= pw.C.transpose() * pw.z;       // a + dA_v s - A G^-1 (r - X)
+  pw.tmp.noalias() -= g.A() * pw.g;
   w.chol_M.solve_in_place(pw.tmp);
-  metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
+  udot = pw.g;
+  udot.noalias() += w.GinvAT * pw.tmp;
 }
 
 // The same with s = 0 (v = u on the constraint set): u' = P f + G^-1 A^T M^-1 a, which needs
@@ -134,18 +136,6 @@ void apply_qmat(MechanicsWork<S>& w, const Ldlt<S>& chol_mu, const VecIn& x, Vec
   chol_mu.solve_in_place(y);
   w.chol_M.solve_in_place(y);
   out.noalias() = w.GinvAT * y;
-}
-
-// The same with G and M factored in halves (factor_halves, pw): out = L^-T C (M^-1 mu^-1 M^-1 A x).
-template <class S, class VecIn, class Out>
-void apply_qmat(MechanicsWork<S>& w, const ProjectionWork<S>& pw, const Ldlt<S>& chol_mu, const VecIn& x, VecX<S>& y,
-                Out&& out) {
-  y.noalias() = w.geo.A() * x;
-  w.chol_M.solve_in_place(y);
-  chol_mu.solve_in_place(y);
-  w.chol_M.solve_in_place(y);
-  out.noalias() = pw.C * y;
-  w.chol_G.backward_in_place(out);
 }
 
 template <class S>
@@ -234,7 +224,7 @@ void slip_coefficients(const MechanicalSystem& sys, const Time& t0, const S* q0,
       throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.mech.geo));
     w.rhs = w.proj.f - w.udot;
     for (int i = 0; i < n; ++i) w.rhs(i) -= derivative_t(w.s(i)).truncated(D);
-    apply_qmat(w.mech, w.proj, w.chol_mu, w.rhs, w.proj.g, w.slip);
+    apply_qmat(w.mech, w.chol_mu, w.rhs, w.proj.tmp, w.slip);
     for (int i = 0; i < n; ++i) {
       w.q_next(i) = integral_t(S(q0[i]), w.vD(i), D + 1);
       w.u_next(i) = integral_t(S(u0[i]), w.udot(i), D + 1);
