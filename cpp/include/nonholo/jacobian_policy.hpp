@@ -17,18 +17,17 @@
 // s the cost of a linear setup (CVODE's copy and scaling of the matrix and its dense LU) and o
 // the fixed cost of a step (CVODE's vector operations and the integration loop), both in
 // right-hand sides: they matter for small models, where a refresh every step pays a setup
-// every step. A test runs the current mode A,
-// the other mode B, then A again (A's two parts together cancel a steady trend of the step
-// sizes), each part after a few settling steps (the step size needs some steps to follow a
-// change of mode); the winner runs for `hold` steps, which doubles while the same mode keeps
-// winning. The first test comes after kWarmUp steps of the start-up, or earlier at the first
-// Newton failure with a kept Jacobian (the sleigh's turning stiff subspace makes those early;
-// the knife-edge chain has none). A burst of Newton failures with a kept Jacobian (kBurstFailures within kBurst
-// steps) switches to refreshing at once, for at least kBurstHold steps, and ends a test of
-// reuse as lost. A test costs about 40
+// every step. A test runs the current mode A, the other mode B, then A again (A's two parts
+// together cancel a steady trend of the step sizes), each part after a few settling steps (the
+// step size needs some steps to follow a change of mode); the winner runs for `hold` steps,
+// which doubles while the same mode keeps winning. The first test comes after kWarmUp steps of
+// the start-up, or earlier at the first Newton failure with a kept Jacobian (the sleigh's
+// turning stiff subspace makes those early; the knife-edge chain has none). A burst of Newton
+// failures with a kept Jacobian (kBurstFailures within kBurst steps) switches to refreshing at
+// once, for at least kBurstHold steps, and ends a test of reuse as lost. A test costs about 40
 // steps in the losing mode, so it runs only when the rest of the integration (in steps,
 // estimated from the last step size and from the average so far) is at least kPayback times
-// longer; short runs keep CVODE's reuse unless a burst. Only CVODE's counters enter: the
+// longer; short runs keep the reuse mode unless a burst. Only CVODE's counters enter: the
 // choice, and so the solution, is the same on every run (integrate_many gives what integrate
 // gives).
 #pragma once
@@ -69,7 +68,9 @@ class JacobianPolicy {
   };
 
   explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0, double setup_cost = 0.0)
-      : cost_(std::max(0.0, jacobian_cost)), step_cost_(std::max(0.0, step_cost)), setup_cost_(std::max(0.0, setup_cost)) {}
+      : cost_(std::max(0.0, jacobian_cost)),
+        step_cost_(std::max(0.0, step_cost)),
+        setup_cost_(std::max(0.0, setup_cost)) {}
 
   double jacobian_cost() const { return cost_; }
   bool refreshing() const { return refresh_; }
