@@ -27,11 +27,6 @@ What is timed
 * SciPy: ``solve_ivp`` with BDF, Radau and LSODA, each with the analytic Jacobian (``jac=``), the
   same tolerances and t_eval=[20.0]; time.perf_counter around the call.
 
-Every timed nonholo call follows an untimed 10 ms pause: on a loaded machine the scheduler
-preempts a process that has been running for a while (the benchmark's own) in the middle of a
-2 ms solve far more often than the hand-written code's freshly started process (medians 2.8x
-the minimum against 1.2x, measured); after a pause both start on the same footing.
-
 Every method gets an untimed warm-up run first; the nonholo and hand-written CVODE repeats are
 interleaved in a few rounds so that both see the same machine load. Reported: the median wall
 time over the repeats (fast methods: at least 5; slow SciPy runs: as many as fit a time budget,
@@ -80,7 +75,6 @@ EPSILONS = (1e-4, 1e-6)
 SCIPY_METHODS = ("BDF", "Radau", "LSODA")
 TARGET_VS_CVODE = 1.3   # nonholo time / hand-written CVODE time must be <= this
 TARGET_VS_LSODA = 4.0   # LSODA time / nonholo time must be >= this
-PAUSE = 0.01            # seconds of untimed pause before each timed nonholo call
 
 
 # ----------------------------------------------------------------------------- the model by hand
@@ -251,7 +245,6 @@ def run_nonholo(model, repeats: int, rtol=RTOL, atol=ATOL) -> dict:
     once()  # warm-up
     times, core_times = [], []
     for _ in range(repeats):
-        time.sleep(PAUSE)  # see the module docstring: the scheduler's slices on a loaded machine
         dt, res = once()
         times.append(dt)
         core_times.append(res.stats["cpu_time"])
