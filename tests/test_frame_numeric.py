@@ -158,3 +158,24 @@ def test_user_frames_keep_working():
     body = sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
     model = sleigh.reduced(1e-2, order=1, velocities="frame", frame=body)
     assert model.frame.form == "symbolic" and not model.frame.core.voronets and model.frame.vectors == body
+
+
+def test_numeric_frame_form_converges_with_order_K_plus_1():
+    """Reduced models in the disk's numeric Voronets frame against the friction model started on
+    the slow manifold: error slope K + 1 in eps for K = 0..3."""
+    from nonholo.testing import loglog_slope
+
+    disk = nh.systems.vertical_rolling_disk()
+    th = 0.3
+    q0 = np.array([th, 0.0, 0.0, 0.0])
+    u0 = disk.project(q0, np.array([1.0, np.cos(th), np.sin(th), 1.0]))
+    eps_values = [0.02, 0.01, 0.005, 0.0025]
+    kw = dict(t_eval=np.linspace(0, 3, 13), rtol=1e-12, atol=1e-14, raise_on_failure=True)
+    frame = AnholonomicFrame(disk)
+    w0 = frame.state(q0, u0)[disk.n:]
+    fulls = {eps: nh.simulate(disk.friction(eps), (0, 3), np.r_[q0, disk.on_slow_manifold(q0, u0, eps, order=6)],
+                              **kw) for eps in eps_values}
+    for K in (0, 1, 2, 3):
+        errors = [np.abs(nh.simulate(disk.reduced(eps, order=K, velocities="frame", frame=frame), (0, 3),
+                                     np.r_[q0, w0], **kw).q - fulls[eps].q).max() for eps in eps_values]
+        assert abs(loglog_slope(eps_values, errors) - (K + 1)) < 0.3, (K, errors)
