@@ -179,3 +179,14 @@ def test_numeric_frame_form_converges_with_order_K_plus_1():
         errors = [np.abs(nh.simulate(disk.reduced(eps, order=K, velocities="frame", frame=frame), (0, 3),
                                      np.r_[q0, w0], **kw).q - fulls[eps].q).max() for eps in eps_values]
         assert abs(loglog_slope(eps_values, errors) - (K + 1)) < 0.3, (K, errors)
+
+
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_frame_form_jacobian_equals_central_differences(order):
+    """The Jacobian (dual numbers through the LU solve for B) of the frame form on a chain."""
+    chain = nh.systems.knife_edge_chain(3)
+    model = chain.reduced(1e-2, order=order, velocities="frame")
+    y = np.r_[0.1, 0.2, 0.3, 0.1, -0.2, 0.7, -0.4]
+    J, h = model.jacobian(0.0, y), 1e-6
+    fd = np.array([(model.rhs(0.0, y + h * e) - model.rhs(0.0, y - h * e)) / (2 * h) for e in np.eye(y.size)]).T
+    assert np.abs(J - fd).max() < 1e-7 * (1 + np.abs(J).max())
