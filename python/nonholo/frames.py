@@ -113,13 +113,22 @@ def _constraint_samples(system) -> np.ndarray:
     theta), the one regular at the origin of the coordinates is taken (y' = tan(theta) x', not
     x' = cot(theta) y')."""
     rng = np.random.default_rng(1)
-    points = [rng.uniform(-np.pi, np.pi, system.n) for _ in range(16)]
-    samples = [system.constraint_matrix(q)[0] for q in points]
+    samples = [A for A in (_constraints_at(system, rng.uniform(-np.pi, np.pi, system.n)) for _ in range(16))
+               if A is not None]
+    if len(samples) < 4:
+        raise ModelError("the system's geometry cannot be evaluated at most sample points q in [-pi, pi]^n, so no "
+                         "split for the Voronets frame can be checked; pass the frame vectors")
+    origin = _constraints_at(system, np.zeros(system.n))
+    return np.array([samples[0] if origin is None else origin, *samples])
+
+
+def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
+    """A(q), or None where the system's geometry cannot be evaluated (a singular metric, e.g.
+    polar coordinates at r = 0)."""
     try:
-        origin = system.constraint_matrix(np.zeros(system.n))[0]
-    except ModelError:  # a system whose geometry is singular at q = 0 (polar coordinates): no origin
-        origin = samples[0]
-    return np.array([origin, *samples])
+        return system.constraint_matrix(q)[0]
+    except ModelError:
+        return None
 
 
 def _conditioning(blocks: np.ndarray) -> float:
