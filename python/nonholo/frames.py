@@ -201,6 +201,9 @@ class AnholonomicFrame:
         k = 3: minutes at k = 8). Both give the same frame; ``.vectors`` is the SymPy matrix in
         either form, built on first access in the numeric one.
 
+    Attributes ``solved`` (indices of the solved coordinates s of the default frame, else None)
+    and ``form`` ("numeric" or "symbolic"; a frame given by ``vectors`` is "symbolic").
+
     The structure functions, the Hamel (nonholonomic) and vakonomic vector fields and the
     multipliers are computed in C++ from the frame's tape (or the numeric Voronets frame) and
     its AD derivatives.
