@@ -118,6 +118,7 @@ py::dict to_dict(const SimulationOutput& out) {
   d["flag"] = out.flag;
   d["flag_name"] = out.flag_name;
   d["t_last"] = out.t_last;
+  d["method"] = out.method;
   py::dict stats;
   stats["n_steps"] = out.stats.n_steps;
   stats["n_rhs"] = out.stats.n_rhs;
@@ -131,6 +132,8 @@ py::dict to_dict(const SimulationOutput& out) {
   stats["last_order"] = out.stats.last_order;
   stats["last_step"] = out.stats.last_step;
   stats["cpu_time"] = out.stats.cpu_time;
+  stats["t_switch"] = out.t_switch;
+  stats["n_restarts"] = out.n_restarts;
   d["stats"] = stats;
   py::list t_events, y_events;
   for (std::size_t i = 0; i < out.t_events.size(); ++i) {

@@ -33,6 +33,26 @@ constexpr long kCvodeSetupFrequency = 20;
 // Fixed cost of one BDF step (CVODE's vector operations, the integration loop) in interpreted
 // tape instructions, for the Jacobian policy (measured on the friction sleigh: ~2.5 us a step).
 constexpr double kStepOverhead = 1000.0;
+// Adams' drift control (CVODE projects only with BDF): after every step the relative residual
+// |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
+// the state is projected onto the constraint set and Adams restarts there (a fresh CVODE
+// instance), or, when the start or the previous restart was fewer than kMinRestartSteps steps before (the run
+// drifts by about the tolerance every step: restarting would cost more than it saves), "auto"
+// goes on with BDF and CVODE's projection, and method "adams" waits until kMinRestartSteps
+// steps have passed. A stabilized right-hand side (Ascher-Chin-Reich,
+// y' = f - gamma F (A v - b)) was measured and rejected: on the sleigh at rtol 1e-8 it leaves
+// ~1e-8 of residual in the transient for any gamma h in [0.1, 1] (a step's own defect is ~1e-9)
+// and its fixed mode -gamma holds Adams' steps (2-10x more steps), or, with gamma = alpha / h,
+// sits at the stability limit of the high orders.
+constexpr double kDriftTol = 0.1;
+constexpr long kMinRestartSteps = 20;
+// "auto" starts non-stiff models with Adams and switches to BDF (like LSODA) when the fixed-point
+// iteration fails to converge kStiffFailures times within kStiffWindow steps: its convergence
+// needs h |lambda| below about 1, so a stiff mode |lambda| holds the step there and makes the
+// iteration fail again each time CVODE tries to grow h (about every 10-20 steps); a non-stiff
+// run fails rarely (at fast transients, a few times in a run).
+constexpr long kStiffFailures = 5;
+constexpr long kStiffWindow = 100;
 
 namespace {
 
@@ -50,6 +70,7 @@ struct Problem {
   std::exception_ptr error;
   std::exception_ptr callback_error;  // raised by a user's event callback: rethrown as itself
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
+  long n_nonfinite = 0;   // non-finite right-hand sides so far
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
   SensitivityRun* sensitivity = nullptr;  // forward sensitivities, when requested
@@ -87,6 +108,7 @@ int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
     const double* f = N_VGetArrayPointer(ydot);
     for (int i = 0; i < P->model.n_states(); ++i) {
       if (!std::isfinite(f[i])) {
+        ++P->n_nonfinite;
         if (P->nonfinite.empty()) {
           std::ostringstream os;
           os << "the right-hand side is not finite (component " << i << ") at t = " << t;
@@ -213,6 +235,16 @@ class Integration {
  private:
   void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
   void setup(const std::vector<double>& y0);
+  // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.
+  void start(double t, Method method, const double* y0_for_sensitivities);
+  // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
+  bool adams_is_stiff();
+  // Adams' drift control after a step (kDriftTol): true when the residual is above the bound.
+  bool drifted(double t, const double* y);
+  // Projects y_ onto the constraint set (G-orthogonally, velocities only).
+  void project_state(double t);
+  // A fresh CVODE instance from (t, y_) with `method`; the output continues from the same state.
+  void restart(double t, Method method, const std::string& why);
   void record(double t, const double* y) {
     out_.t.push_back(t);
     out_.y.insert(out_.y.end(), y, y + n_);
@@ -266,6 +298,12 @@ class Integration {
   sun::NonlinearSolverPtr nls_;
   std::unique_ptr<SensitivityRun> sens_;
   std::unique_ptr<JacobianPolicy> policy_;  // BDF runs without fixed frequencies
+  bool may_switch_ = false;                 // "auto" running Adams: switch to BDF when stiff
+  bool watch_drift_ = false;                // Adams with drift control (kDriftTol)
+  std::vector<long> failure_steps_;         // step counts at recent fixed-point failures
+  long last_failures_ = 0, last_nonfinite_ = 0;
+  long steps_since_restart_ = 0;
+  std::vector<double> corr_;
   sun::CvodePtr mem_;
 };
 
@@ -325,30 +363,60 @@ void Integration::setup(const std::vector<double>& y0) {
   y_.reset(N_VNew_Serial(n_, ctx));
   yout_.reset(N_VNew_Serial(n_, ctx));
   std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
-
-  method_ = opt_.method;
-  const bool project_velocities = model_.constrained() && opt_.project;
-  const bool project_positions = opt_.project && !opt_.unit_norm.empty();
-  if (method_ == Method::Auto)
-    method_ = (model_.stiff() || project_velocities || project_positions) ? Method::Bdf : Method::Adams;
-
-  mem_.reset(CVodeCreate(method_ == Method::Bdf ? CV_BDF : CV_ADAMS, ctx));
-  if (!mem_) throw SolverError("CVodeCreate failed", t0_);
-  void* mem = mem_.get();
-  sun::capture_messages(ctx, mem, &sink_);
-  check(CVodeInit(mem, rhs_callback, t0_, y_.get()), "CVodeInit");
-  check(CVodeSetUserData(mem, &problem_), "CVodeSetUserData");
-  if (opt_.atol.size() == 1) {
-    check(CVodeSStolerances(mem, opt_.rtol, opt_.atol[0]), "CVodeSStolerances");
-  } else {
+  if (opt_.atol.size() > 1) {
     atol_.reset(N_VNew_Serial(n_, ctx));
     std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
-    check(CVodeSVtolerances(mem, opt_.rtol, atol_.get()), "CVodeSVtolerances");
   }
+
+  // "auto": BDF for stiff models, for unit-norm groups (kept by projection, BDF only) and for
+  // constrained models with sensitivities (those of the projected trajectory); Adams otherwise,
+  // with drift control by restarts (kDriftTol) and a switch to BDF if the run turns out stiff.
+  const bool sensitivities = !opt_.sensitivities.empty();
+  Method method = opt_.method;
+  if (method == Method::Auto) {
+    const bool bdf = model_.stiff() || (opt_.project && !opt_.unit_norm.empty()) ||
+                     (sensitivities && model_.constrained() && opt_.project);
+    method = bdf ? Method::Bdf : Method::Adams;
+    may_switch_ = method == Method::Adams && !sensitivities;
+  }
+  out_.method = method == Method::Bdf ? "bdf" : "adams";
+  start(t0_, method, y0.data());
+}
+
+void Integration::start(double t_start, Method method, const double* y0) {
+  SUNContext ctx = ctx_.get();
+  method_ = method;
+  const bool project_velocities = model_.constrained() && opt_.project;
+  const bool project_positions = opt_.project && !opt_.unit_norm.empty();
+  // CVODE's memory first (it refers to the solvers), then what it used
+  mem_.reset();
+  sens_.reset();
+  policy_.reset();
+  ls_.reset();
+  J_.reset();
+  nls_.reset();
+  problem_.project_velocities = false;
+  problem_.unit_norm = nullptr;
+  watch_drift_ = false;
+  steps_since_restart_ = 0;
+  failure_steps_.clear();
+  last_failures_ = 0;
+
+  mem_.reset(CVodeCreate(method_ == Method::Bdf ? CV_BDF : CV_ADAMS, ctx));
+  if (!mem_) throw SolverError("CVodeCreate failed", t_start);
+  void* mem = mem_.get();
+  problem_.cvode_mem = mem;
+  sun::capture_messages(ctx, mem, &sink_);
+  check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
+  check(CVodeSetUserData(mem, &problem_), "CVodeSetUserData");
+  if (opt_.atol.size() == 1)
+    check(CVodeSStolerances(mem, opt_.rtol, opt_.atol[0]), "CVodeSStolerances");
+  else
+    check(CVodeSVtolerances(mem, opt_.rtol, atol_.get()), "CVodeSVtolerances");
   check(CVodeSetStopTime(mem, tf_), "CVodeSetStopTime");
   check(CVodeSetMaxNumSteps(mem, opt_.max_steps), "CVodeSetMaxNumSteps");
   if (opt_.max_step > 0) check(CVodeSetMaxStep(mem, opt_.max_step), "CVodeSetMaxStep");
-  if (opt_.first_step > 0) check(CVodeSetInitStep(mem, dir_ * opt_.first_step), "CVodeSetInitStep");
+  if (opt_.first_step > 0 && t_start == t0_) check(CVodeSetInitStep(mem, dir_ * opt_.first_step), "CVodeSetInitStep");
   if (opt_.max_order > 0) check(CVodeSetMaxOrd(mem, opt_.max_order), "CVodeSetMaxOrd");
   if (opt_.max_nonlinear_iterations > 0) check(CVodeSetMaxNonlinIters(mem, opt_.max_nonlinear_iterations), "CVodeSetMaxNonlinIters");
   if (opt_.nonlinear_convergence > 0) check(CVodeSetNonlinConvCoef(mem, opt_.nonlinear_convergence), "CVodeSetNonlinConvCoef");
@@ -371,7 +439,6 @@ void Integration::setup(const std::vector<double>& y0) {
     if (project_velocities || project_positions) {
       weights_.reset(N_VNew_Serial(n_, ctx));
       problem_.weights = weights_.get();
-      problem_.cvode_mem = mem;
       problem_.project_velocities = project_velocities;
       if (project_positions) problem_.unit_norm = &opt_.unit_norm;
       check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
@@ -380,12 +447,14 @@ void Integration::setup(const std::vector<double>& y0) {
   } else {
     nls_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx));
     check(CVodeSetNonlinearSolver(mem, nls_.get()), "CVodeSetNonlinearSolver");
+    // drift control: kDriftTol (not with sensitivities: theirs are those of the field)
+    watch_drift_ = project_velocities && opt_.sensitivities.empty();
   }
   if (!opt_.sensitivities.empty()) {
     sens_ = std::make_unique<SensitivityRun>(model_, problem_.params, opt_, problem_.events);
     problem_.sensitivity = sens_.get();
     out_.n_sens = sens_->count();
-    sens_->attach(mem, ctx, sensitivity_callback, t0_, y0.data(), method_ == Method::Adams,
+    sens_->attach(mem, ctx, sensitivity_callback, t_start, y0, method_ == Method::Adams,
                   model_.constrained() && opt_.project);
   }
   const auto& events = problem_.events;
@@ -452,9 +521,10 @@ void Integration::record_dense_step() {
   }
 }
 
+// Adds this CVODE instance's counters to the run's (a switch from Adams to BDF has two).
 void Integration::collect_stats() {
   void* mem = mem_.get();
-  SolverStats& s = out_.stats;
+  SolverStats s;
   CVodeGetNumSteps(mem, &s.n_steps);
   CVodeGetNumRhsEvals(mem, &s.n_rhs);
   CVodeGetNumErrTestFails(mem, &s.n_err_test_fails);
@@ -467,6 +537,58 @@ void Integration::collect_stats() {
     CVodeGetNumLinSolvSetups(mem, &s.n_lin_setups);
     CVodeGetNumJacEvals(mem, &s.n_jac);
     if ((model_.constrained() || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
+  }
+  SolverStats& o = out_.stats;
+  o.n_steps += s.n_steps;
+  o.n_rhs += s.n_rhs;
+  o.n_err_test_fails += s.n_err_test_fails;
+  o.n_nonlin_iters += s.n_nonlin_iters;
+  o.n_nonlin_fails += s.n_nonlin_fails;
+  o.n_root_evals += s.n_root_evals;
+  o.n_lin_setups += s.n_lin_setups;
+  o.n_jac += s.n_jac;
+  o.n_proj += s.n_proj;
+  o.last_order = s.last_order;
+  o.last_step = s.last_step;
+}
+
+bool Integration::adams_is_stiff() {
+  long failures = 0, steps = 0;
+  CVodeGetNumNonlinSolvConvFails(mem_.get(), &failures);
+  CVodeGetNumSteps(mem_.get(), &steps);
+  if (failures == last_failures_) return false;
+  last_failures_ = failures;
+  // a failure from a non-finite right-hand side is the model's domain ending, not stiffness
+  if (problem_.n_nonfinite != last_nonfinite_) {
+    last_nonfinite_ = problem_.n_nonfinite;
+    return false;
+  }
+  failure_steps_.push_back(steps);
+  while (!failure_steps_.empty() && failure_steps_.front() <= steps - kStiffWindow) failure_steps_.erase(failure_steps_.begin());
+  return static_cast<long>(failure_steps_.size()) >= kStiffFailures;
+}
+
+bool Integration::drifted(double t, const double* y) {
+  double residual = 0.0, scale = 1.0;
+  model_.constraint_residual(t, y, problem_.params.data(), *problem_.ws, &residual, &scale);
+  return residual > kDriftTol * opt_.rtol * scale;
+}
+
+void Integration::project_state(double t) {
+  double* y = N_VGetArrayPointer(y_.get());
+  corr_.assign(n_, 0.0);
+  model_.project(t, y, problem_.params.data(), corr_.data(), nullptr, nullptr, *problem_.ws);
+  for (int i = 0; i < n_; ++i) y[i] += corr_[i];
+}
+
+void Integration::restart(double t, Method method, const std::string& why) {
+  collect_stats();
+  ++out_.n_restarts;
+  start(t, method, nullptr);
+  if (method == Method::Bdf) {
+    may_switch_ = false;
+    out_.t_switch = t;
+    out_.method = "adams->bdf at t=" + format_number(t) + " (" + why + ")";
   }
 }
 
@@ -489,6 +611,29 @@ SimulationOutput Integration::run() {
       break;
     }
     ++steps;
+    ++steps_since_restart_;
+    if (flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
+      const bool stiff = may_switch_ && adams_is_stiff();
+      // "auto" restarts Adams at most every kMinRestartSteps steps and switches to BDF when it
+      // would need to restart sooner; "adams" waits until then
+      const bool drift = !stiff && watch_drift_ && (may_switch_ || steps_since_restart_ >= kMinRestartSteps) &&
+                         drifted(t, y);
+      if (stiff || drift) {
+        // the step as taken (dense output), then a fresh start from it, projected after a drift
+        if (opt_.dense_output) record_dense_step();
+        if (drift) project_state(t);
+        emit_t_eval_up_to(t, y);
+        if (t_eval_.empty()) record(t, y);
+        if (stiff)
+          restart(t, Method::Bdf, "stiff");
+        else if (may_switch_ && steps_since_restart_ < kMinRestartSteps)
+          restart(t, Method::Bdf, "constraint drift");
+        else
+          restart(t, Method::Adams, "constraint drift");
+        mem = mem_.get();  // the new instance
+        continue;
+      }
+    }
     if (policy_) apply_jacobian_policy(t);
     if (opt_.dense_output) record_dense_step();
     emit_t_eval_up_to(t, y);

@@ -16,7 +16,7 @@ from . import _options as check
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .progress import TimeProgress, bar
-from .reduced import prepare_run
+from .reduced import ReducedModel, prepare_run
 from .result import SimulationResult
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from .symbolic.lowering import check_free_symbols, lower
@@ -117,14 +117,19 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
     return y0
 
 
-def _drift_control(model: Model, drift_control, method: str) -> bool:
-    """None (default): project onto A v = b when the method is BDF (CVODE projects only with BDF;
-    'auto' picks BDF for constrained models). True with 'adams' cannot be honoured: an error."""
+def _drift_control(model: Model, drift_control, method: str, sensitivities=None) -> bool:
+    """None (default): on. BDF projects v onto A v = b after every step (CVODE's projection);
+    Adams projects and restarts CVODE when |A v - b| exceeds rtol / 10 of its scale (CVODE
+    projects only with BDF). Adams with sensitivities of a constrained model has no drift
+    control (the sensitivities would not follow a restart): True is then an error. Reduced
+    models under Adams default to none: their truncation error O(eps^(K+1)) dominates the
+    drift, and restarts would double their steps (the sleigh at eps 1e-3, order 1: 560 steps
+    against 288)."""
     if drift_control is None:
-        return True
-    if drift_control and model.constrained and method.lower() == "adams":
-        raise ValueError("drift_control=True needs method='bdf' or 'auto': CVODE projects onto the constraint "
-                         "set only with BDF (use drift_control=False to run Adams without it)")
+        return not (isinstance(model, ReducedModel) and method.lower() == "adams")
+    if drift_control and sensitivities and model.constrained and method.lower() == "adams":
+        raise ValueError("drift_control=True with sensitivities needs method='bdf' or 'auto': with Adams the "
+                         "sensitivities would not follow its restarts (use drift_control=False)")
     return bool(drift_control)
 
 
@@ -201,8 +206,14 @@ def simulate(
         evaluation), or symbolic ``nonholo.Event`` / SymPy expressions in t, q, v, evaluated
         in C++.
     method : {"auto", "bdf", "adams"}
-        "auto": BDF with the exact (AD) Jacobian for stiff and constrained models, Adams for
-        the others. Constraint drift control (projection onto A v = b) needs BDF.
+        "auto": BDF with the exact (AD) Jacobian for stiff models (friction), Adams for the
+        others (nonholonomic, vakonomic, Hamel, reduced, ...), switching to BDF from the
+        current state when the Adams run turns out stiff (a stiff spring in a nonholonomic
+        system: repeated failures of Adams' fixed-point iteration, 5 within 100 steps), like
+        LSODA, or when Adams' drift control would restart too often (see ``drift_control``).
+        BDF also for systems with unit-norm groups (kept by projection, BDF only) and for
+        constrained models with ``sensitivities``. ``result.method`` says what ran: "adams",
+        "bdf" or "adams->bdf at t=... (stiff)" / "(constraint drift)" (``result.stats["t_switch"]``).
     params : mapping, optional
         Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
     max_step, first_step : float, optional
@@ -212,10 +223,15 @@ def simulate(
     max_wall_time : float, optional
         Stop (as a failure) after this many seconds.
     drift_control : bool, optional
-        Project the velocities onto A(q) v = b(q, t) after every step (constrained models).
-        Default: whenever the method is BDF (always with "auto"); CVODE projects only with BDF,
-        so ``True`` with ``method="adams"`` is an error, and Adams runs without drift control
-        (``result.constraint_residual()`` shows the drift).
+        Keep constrained models on A(q) v = b(q, t) (default: on). BDF projects the velocities
+        onto the set after every step (CVODE's projection). With Adams, which CVODE does not
+        project, the relative residual |A v - b| / (|A| |v| + |b|) is checked after every step
+        (A and b only); above rtol / 10 the velocities are projected (G-orthogonally) and CVODE
+        restarts from there; "auto" continues with BDF once restarts come less than 20 steps
+        apart, ``method="adams"`` restarts at most every 20 steps (``result.stats["n_restarts"]``).
+        Not for Adams with ``sensitivities`` (``True`` is then an error). Default off for reduced
+        models under Adams (their truncation error dominates the drift). ``False``: no drift
+        control (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
         Project v in y0 onto the constraint set instead of raising when it violates it.
     raise_on_failure : bool
@@ -255,7 +271,7 @@ def simulate(
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"])
-    project = _drift_control(model, drift_control, opts["method"])
+    project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     specs = _events(model, events)
     watch = TimeProgress(t0, tf) if progress else None
@@ -271,16 +287,7 @@ def simulate(
     if watch:  # the progress root function is not one of the caller's events
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
-    result.method = _method_used(model, opts["method"], project)
     return _report(result, raise_on_failure)
-
-
-def _method_used(model: Model, method: str, project: bool) -> str:
-    """The method CVODE runs: "auto" is BDF for stiff models and for constrained ones with drift
-    control, Adams otherwise (as in the core's integrator)."""
-    if method != "auto":
-        return method
-    return "bdf" if model.stiff or (model.constrained and project) else "adams"
 
 
 def _batch_params(model: Model, params, n_runs: int) -> list:
@@ -378,7 +385,7 @@ def simulate_many(
                                         Y0[started[start:stop]].reshape(-1), stop - start, check.t_eval(t_eval, t0, tf),
                                         specs, opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
                                         opts["first_step"], opts["max_steps"], opts["max_wall_time"],
-                                        _drift_control(model, drift_control, method),
+                                        _drift_control(model, drift_control, opts["method"], sensitivities),
                                         0 if threads is None else int(threads), core_options, sens)
             done.update(stop - start)
     finally:
@@ -405,7 +412,8 @@ def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, proj
 
 def _failed_raw(message: str, t0: float, n_states: int) -> dict:
     stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, n_err_test_fails=0, n_nonlin_iters=0,
-                 n_nonlin_fails=0, n_proj=0, n_root_evals=0, last_order=0, last_step=0.0, cpu_time=0.0)
+                 n_nonlin_fails=0, n_proj=0, n_root_evals=0, last_order=0, last_step=0.0, cpu_time=0.0,
+                 t_switch=math.nan)
     return dict(t=np.zeros(0), y=np.zeros((n_states, 0)), status=-1, message=message, flag=0,
                 flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats, t_events=[], y_events=[], messages=[])
 

@@ -71,7 +71,8 @@ class SimulationResult:
         self.params = dict(params)
         self.state_names = list(model.state_names)
         self.sol = None
-        self.method = None  # the integration method that ran ("bdf" or "adams"), set by simulate
+        # what ran: "bdf", "adams" or "adams->bdf at t=..." (auto's switch when the run was stiff)
+        self.method = raw.get("method") or None
         self.sensitivities = self.t_events_sensitivities = self.y_events_sensitivities = None
         self.sensitivity_names: list = []
         if raw.get("dense") is not None:

@@ -1,10 +1,12 @@
 // Integration of a Model with CVODE: BDF with the dense AD Jacobian for stiff models, Adams
-// with fixed-point iteration for smooth ones, projection onto A v = b for constrained models
-// (BDF only, as CVODE provides it), events by root finding, output at requested times by
-// CVODE's interpolation, and failures reported as a status with the time reached.
+// with fixed-point iteration for smooth ones (switching to BDF if the run turns out stiff),
+// drift control of A v = b for constrained models (projection with BDF, as CVODE provides it;
+// with Adams a projection and a restart when the residual exceeds rtol / 10), events by root finding, output at
+// requested times by CVODE's interpolation, and failures reported as a status with the time reached.
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,7 +33,7 @@ struct IntegrationOptions {
   double first_step = 0.0;   // 0: CVODE's estimate
   long max_steps = 500000;   // over the whole integration
   double max_wall_time = 0.0;  // seconds, 0: unbounded
-  bool project = true;       // drift control on constrained models (requires BDF)
+  bool project = true;       // drift control on constrained models (BDF: projection, Adams: restarts)
   bool dense_output = false; // keep CVODE's interpolant of every step (SimulationOutput::dense)
   // CVODE's tuning knobs; 0 keeps CVODE's default.
   int max_order = 0;                  // CVodeSetMaxOrd
@@ -92,6 +94,11 @@ struct SimulationOutput {
   std::vector<double> sensitivities;
   std::vector<std::vector<double>> t_event_sensitivities, y_event_sensitivities;
   bool interrupted = false;
+  // What ran: "bdf", "adams", or "adams->bdf at t=..." when "auto" found the run stiff and went
+  // on with BDF from t_switch (NaN without a switch).
+  std::string method;
+  double t_switch = std::numeric_limits<double>::quiet_NaN();
+  long n_restarts = 0;  // fresh CVODE instances after the first (Adams' drift control, the switch)
 };
 
 using InterruptCheck = std::function<bool()>;

@@ -1,0 +1,128 @@
+"""method="auto": Adams for non-stiff models with drift control by projection and restart, and a
+switch to BDF (like LSODA) when the Adams run turns out stiff."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+SLEIGH_Y0 = np.array([0, 0, 0, -1.5, 0, 1.0])
+
+
+def spring_sleigh(k: float = 1e6, c: float = 1e4) -> nh.System:
+    """A Chaplygin sleigh carrying a mass m2 on a stiff damped spring along its axis: the spring's
+    fast mode (about -c/m2 = -2e4) is damped, so the motion is slow and the model stiff."""
+    x, y, th, s = sp.symbols("x y theta s")
+    v = sp.symbols("x_dot y_dot theta_dot s_dot")
+    m, inertia, a, m2, k_, c_ = sp.symbols("m I a m2 k c", positive=True)
+    q = [x, y, th, s]
+    e = sp.Matrix([sp.cos(th), sp.sin(th)])
+
+    def velocity(point):
+        return point.jacobian(q) * sp.Matrix(v)
+
+    c1, c2 = sp.Matrix([x, y]) + a * e, sp.Matrix([x, y]) + (2 * a + s) * e
+    T = m / 2 * velocity(c1).dot(velocity(c1)) + inertia / 2 * v[2] ** 2 + m2 / 2 * velocity(c2).dot(velocity(c2))
+    G = sp.hessian(T, v).applyfunc(sp.simplify)
+    A = sp.Matrix([[-sp.sin(th), sp.cos(th), 0, 0]])
+    return nh.System(q, G, potential=k_ * s**2 / 2, constraints=A, force=[0, 0, 0, -c_ * v[3]], velocities=v,
+                     parameters={m: 1.0, inertia: 1.0, a: 0.2, m2: 0.5, k_: k, c_: c}, name="spring sleigh")
+
+
+SPRING_Y0 = np.array([0, 0, 0, 0, 1.0, 0, 1.0, 0])
+
+
+@pytest.fixture(scope="module")
+def spring():
+    return spring_sleigh().nonholonomic()
+
+
+@pytest.fixture(scope="module")
+def sleigh():
+    return nh.systems.chaplygin_sleigh()
+
+
+def test_auto_runs_adams_on_a_nonstiff_constrained_model():
+    """The knife-edge chain: Adams all the way, as accurate as BDF against a tight reference,
+    and every output on the constraint set to rtol / 10 of its scale."""
+    system = nh.systems.knife_edge_chain(2)
+    model = system.nonholonomic()
+    q = np.array([0.0, 0.0, 0.1, 0.2])
+    y0 = np.concatenate([q, system.project(q, np.array([1.0, 0.0, 0.3, 0.0]))])
+    t = np.linspace(0, 2, 21)
+    auto = nh.simulate(model, (0, 2), y0, t_eval=t)
+    ref = nh.simulate(model, (0, 2), y0, t_eval=t, method="bdf", rtol=1e-12, atol=1e-14)
+    bdf = nh.simulate(model, (0, 2), y0, t_eval=t, method="bdf")
+    assert auto.method == "adams" and auto.stats["n_jac"] == 0 and np.isnan(auto.stats["t_switch"])
+    assert np.abs(auto.y - ref.y).max() < max(10 * np.abs(bdf.y - ref.y).max(), 1e-7)
+    assert auto.constraint_residual().max() <= 0.1 * 1e-8
+
+
+def test_sleigh_residual_stays_below_rtol_over_ten_thousand_time_units(sleigh):
+    """Issue 13's bound: |A v - b| below 1e-9 relative over 10^4 time units at the default
+    tolerances (BDF with projection gives 1e-16; auto restarts Adams from the projected state
+    and goes on with BDF once restarts come too often)."""
+    sol = nh.simulate(sleigh.nonholonomic(), (0, 1e4), SLEIGH_Y0)
+    assert sol.success and sol.constraint_residual().max() < 1e-9
+    assert sol.method.startswith("adams->bdf") and "constraint drift" in sol.method
+    assert sol.stats["n_restarts"] >= 1 and sol.stats["n_proj"] > 0
+
+
+def test_adams_drift_control_restarts_from_the_projected_state(sleigh):
+    """method="adams" never switches; its drift control projects and restarts, which keeps the
+    residual below the uncontrolled run's (2e-8 after 10^3 time units)."""
+    model = sleigh.nonholonomic()
+    controlled = nh.simulate(model, (0, 1e3), SLEIGH_Y0, method="adams")
+    free = nh.simulate(model, (0, 1e3), SLEIGH_Y0, method="adams", drift_control=False)
+    assert controlled.method == "adams" and free.method == "adams"
+    assert controlled.stats["n_restarts"] > 0 and free.stats["n_restarts"] == 0
+    assert controlled.constraint_residual().max() < 1e-8 < free.constraint_residual().max()
+
+
+def test_auto_switches_to_bdf_on_a_stiff_spring(spring):
+    """A stiff damped spring in a nonholonomic model: auto starts with Adams, finds it stiff and
+    goes on with BDF at about BDF's cost in steps; Adams alone needs hundreds of thousands."""
+    auto = nh.simulate(spring, (0, 10), SPRING_Y0)
+    bdf = nh.simulate(spring, (0, 10), SPRING_Y0, method="bdf")
+    assert auto.method.startswith("adams->bdf at t=") and auto.method.endswith("(stiff)")
+    assert 0 < auto.stats["t_switch"] < 0.1
+    assert auto.stats["n_steps"] < 1.3 * bdf.stats["n_steps"] + 20
+    assert np.abs(auto.y[:, -1] - bdf.y[:, -1]).max() < 1e-5 * max(1.0, np.abs(bdf.y[:, -1]).max())
+    with pytest.warns(nh.SimulationWarning, match="max_steps"):
+        adams = nh.simulate(spring, (0, 10), SPRING_Y0, method="adams", max_steps=3000)
+    assert adams.status == -1 and adams.method == "adams"
+
+
+def test_switch_keeps_t_eval_dense_output_and_events(spring):
+    """Output across the switch: t_eval from CVODE's interpolants on both sides, the dense
+    solution equal to it, an event after the switch where BDF finds it."""
+    t = np.linspace(0, 3, 31)
+    event = nh.Event(sp.Symbol("theta") - 1, direction=1)
+    auto = nh.simulate(spring, (0, 3), SPRING_Y0, t_eval=t, events=event, dense_output=True)
+    bdf = nh.simulate(spring, (0, 3), SPRING_Y0, t_eval=t, events=event, method="bdf", rtol=1e-11, atol=1e-13)
+    assert auto.stats["t_switch"] < t[1]
+    assert np.array_equal(auto.t, t) and np.abs(auto.sol(t) - auto.y).max() < 1e-12
+    assert np.abs(auto.y - bdf.y).max() < 1e-5
+    assert len(auto.t_events[0]) == len(bdf.t_events[0]) == 1
+    assert abs(auto.t_events[0][0] - bdf.t_events[0][0]) < 1e-6
+
+
+def test_simulate_many_reports_each_run_like_simulate(spring, sleigh):
+    Y0 = np.array([SPRING_Y0, SPRING_Y0 * [1, 1, 1, 1, 0.5, 0, 0.5, 0]])
+    batch = nh.simulate_many(spring, (0, 2), Y0, threads=2)
+    for y0, res in zip(Y0, batch):
+        one = nh.simulate(spring, (0, 2), y0)
+        assert res.method == one.method and res.method.endswith("(stiff)")
+        assert np.array_equal(res.y, one.y)
+
+
+def test_auto_keeps_bdf_where_adams_does_not_fit(sleigh):
+    """Friction (stiff) and constrained models with sensitivities run BDF from the start;
+    Adams with sensitivities has no drift control, so asking for it is an error."""
+    assert nh.simulate(sleigh.friction(1e-4), (0, 1), SLEIGH_Y0).method == "bdf"
+    sens = nh.simulate(sleigh.nonholonomic(), (0, 1), SLEIGH_Y0, sensitivities=["a"])
+    assert sens.method == "bdf" and sens.stats["n_proj"] > 0
+    with pytest.raises(ValueError, match="drift_control=True with sensitivities"):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), SLEIGH_Y0, method="adams", drift_control=True,
+                    sensitivities=["a"])
