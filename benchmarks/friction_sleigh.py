@@ -34,7 +34,7 @@ at least 1, the table says how many) and the minimum (less sensitive to preempti
 machine), solver steps and function/Jacobian evaluations, and the max-norm error of the state at
 t = 20 against a reference computed by nonholo at rtol = 1e-12, atol = 1e-14 (cross-checked
 against the hand-written CVODE code at the same tolerances). SciPy's step count is taken from the
-warm-up run with t_eval=None. Targets: nonholo within 2x of the hand-written CVODE time, and at
+warm-up run with t_eval=None. Targets: nonholo within 1.3x of the hand-written CVODE time (issue 13), and at
 least 4x faster than LSODA; the verdicts use the medians.
 
 Usage: python benchmarks/friction_sleigh.py [--quick] [--markdown PATH] [--json PATH]
@@ -73,7 +73,7 @@ RTOL, ATOL = 1e-8, 1e-10
 REF_RTOL, REF_ATOL = 1e-12, 1e-14
 EPSILONS = (1e-4, 1e-6)
 SCIPY_METHODS = ("BDF", "Radau", "LSODA")
-TARGET_VS_CVODE = 2.0   # nonholo time / hand-written CVODE time must be <= this
+TARGET_VS_CVODE = 1.3   # nonholo time / hand-written CVODE time must be <= this
 TARGET_VS_LSODA = 4.0   # LSODA time / nonholo time must be >= this
 
 
@@ -335,8 +335,8 @@ def markdown_table(rows: list) -> str:
 
 
 def targets_table(ratios: list) -> str:
-    lines = ["| eps | nonholo / CVODE hand-written (same settings) | target <= 2 | nonholo / CVODE hand-written "
-             "(CVODE defaults) | LSODA / nonholo | target >= 4 |",
+    lines = [f"| eps | nonholo / CVODE hand-written (same settings) | target <= {TARGET_VS_CVODE:g} "
+             "| nonholo / CVODE hand-written (CVODE defaults) | LSODA / nonholo | target >= 4 |",
              "|---|---:|---|---:|---:|---|"]
     for r in ratios:
         lines.append(f"| {r['eps']:.0e} | {_fmt(r['nonholo_over_cvode'], '.2f')} "

@@ -2,6 +2,7 @@
 // kernels (nonholo.compile drives the C compiler and caches the shared objects), and timings of
 // a model's evaluations in C++ (for benchmarks/peers.py, free of Python call overhead).
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include "bindings.hpp"
@@ -73,7 +74,11 @@ void expose_evaluation(py::module_& m) {
     double rhs = seconds_per_call([&] { model.rhs(t, yv.data(), pv.data(), f.data(), *ws); });
     double jac = seconds_per_call([&] { model.jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
     double dual = seconds_per_call([&] { model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws); });
-    return py::make_tuple(rhs, jac, dual);
+    double implicit = std::numeric_limits<double>::quiet_NaN();
+    if (model.implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws))
+      implicit = seconds_per_call([&] { model.implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
+    return py::make_tuple(rhs, jac, dual, implicit);
   }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"), py::arg("calls"),
-     "Seconds per call of rhs, jacobian and jacobian_dual, measured in C++ over `calls` calls.");
+     "Seconds per call of rhs, jacobian, jacobian_dual and implicit_jacobian (NaN for models without "
+     "one), measured in C++ over `calls` calls.");
 }

@@ -10,15 +10,19 @@ namespace {
 std::vector<double> params_of(const Model& model, py::handle p) { return as_vector(p, model.n_params(), "params"); }
 
 // The Jacobian at (t, y) as an (n, n) array, by jacobian() or, if `dual`, by jacobian_dual().
-py::array_t<double> jacobian_array(const Model& model, double t, py::handle y, py::handle p, bool dual) {
+enum class JacobianPath { Default, Dual, Implicit };
+
+py::object jacobian_array(const Model& model, double t, py::handle y, py::handle p, JacobianPath path) {
   auto yv = as_vector(y, model.n_states(), "y");
   auto pv = params_of(model, p);
   const int n = model.n_states();
   std::vector<double> J(n * n);
   auto ws = model.workspace();
-  if (dual)
+  if (path == JacobianPath::Dual)
     model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws);
-  else
+  else if (path == JacobianPath::Implicit) {
+    if (!model.implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws)) return py::none();
+  } else
     model.jacobian(t, yv.data(), pv.data(), J.data(), *ws);
   py::array_t<double> out({n, n});
   auto o = out.mutable_unchecked<2>();
@@ -46,16 +50,21 @@ void expose_models(py::module_& m) {
         return to_numpy(f.data(), {model.n_states()});
       }, py::arg("t"), py::arg("y"), py::arg("params"))
       .def("jacobian", [](const Model& model, double t, py::handle y, py::handle p) {
-        return jacobian_array(model, t, y, p, false);
+        return jacobian_array(model, t, y, p, JacobianPath::Default);
       }, py::arg("t"), py::arg("y"), py::arg("params"))
       .def("jacobian_dual", [](const Model& model, double t, py::handle y, py::handle p) {
-        return jacobian_array(model, t, y, p, true);
+        return jacobian_array(model, t, y, p, JacobianPath::Dual);
       }, py::arg("t"), py::arg("y"), py::arg("params"),
          "The Jacobian by dual numbers through the whole vector field (reference for jacobian).")
+      .def("jacobian_implicit", [](const Model& model, double t, py::handle y, py::handle p) {
+        return jacobian_array(model, t, y, p, JacobianPath::Implicit);
+      }, py::arg("t"), py::arg("y"), py::arg("params"),
+         "The Jacobian by implicit differentiation of the model's solves (friction and nonholonomic "
+         "models; None for the others), whichever of the two jacobian uses.")
       .def_property_readonly("jacobian_cost", &Model::jacobian_cost,
                              "Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).")
       .def_property_readonly("dual_jacobian_cost", &Model::dual_jacobian_cost,
-                             "The same for jacobian_dual; jacobian uses implicit differentiation where that is cheaper.")
+                             "The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.")
       .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);

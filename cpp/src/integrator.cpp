@@ -30,9 +30,15 @@ namespace nonholo {
 // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
 constexpr long kCvodeJacobianFrequency = 51;
 constexpr long kCvodeSetupFrequency = 20;
-// Fixed cost of one BDF step (CVODE's vector operations, the integration loop) in interpreted
-// tape instructions, for the Jacobian policy (measured on the friction sleigh: ~2.5 us a step).
-constexpr double kStepOverhead = 1000.0;
+// Fixed cost of one BDF step outside the model (CVODE's vector operations and error test, the
+// Newton iteration's solves, the integration loop), in the nanoseconds of Model::rhs_cost_ns:
+// benchmarks/friction_sleigh_cvode.cpp (6 states, a hand-written model costing ~0.05 us an
+// evaluation) takes 2.9 us a step with a Jacobian and a factorization on every step, of which
+// ~0.9 us are the linear-solver setup.
+constexpr double kStepNanoseconds = 2000.0;
+// A linear setup of the dense solver for n states (CVODE's zeroing, copy and scaling of the
+// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6.
+double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n * n; }
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
 // the state is projected onto the constraint set and Adams restarts there (a fresh CVODE
@@ -271,10 +277,19 @@ class Integration {
     CVodeGetNumRhsEvals(mem_.get(), &now.rhs);
     CVodeGetNumJacEvals(mem_.get(), &now.jacobians);
     CVodeGetNumNonlinSolvConvFails(mem_.get(), &now.failures);
+    CVodeGetNumLinSolvSetups(mem_.get(), &now.setups);
     if (!policy_->after_step(now)) return;
-    const bool every = policy_->refreshing();
-    check(CVodeSetJacEvalFrequency(mem_.get(), every ? 1 : kCvodeJacobianFrequency), "CVodeSetJacEvalFrequency");
-    check(CVodeSetLSetupFrequency(mem_.get(), every ? 1 : kCvodeSetupFrequency), "CVodeSetLSetupFrequency");
+    set_jacobian_mode(policy_->refreshing());
+  }
+  // Refresh every step, or reuse: for a stiff model with a cheap Jacobian
+  // (JacobianPolicy::refresh_at_setups), a new Jacobian at each linear setup, every
+  // kStiffSetupFrequency steps and when the step size changes; else CVODE's own frequencies.
+  void set_jacobian_mode(bool every) {
+    const bool at_setups = model_.stiff() && policy_->refresh_at_setups();
+    const long jacobian = every || at_setups ? 1 : kCvodeJacobianFrequency;
+    const long setup = every ? 1 : (at_setups ? JacobianPolicy::kStiffSetupFrequency : kCvodeSetupFrequency);
+    check(CVodeSetJacEvalFrequency(mem_.get(), jacobian), "CVodeSetJacEvalFrequency");
+    check(CVodeSetLSetupFrequency(mem_.get(), setup), "CVodeSetLSetupFrequency");
   }
 
   const Model& model_;
@@ -432,9 +447,11 @@ void Integration::start(double t_start, Method method, const double* y0) {
       if (opt_.jacobian_frequency > 0) check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
       if (opt_.setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
     } else {
-      // a step's fixed cost, about 1000 interpreted instructions (2.5 us on the sleigh), in RHS units
-      const double rhs_instructions = std::max<double>(1.0, model_.system().dynamics_tape().n_instructions());
-      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepOverhead / rhs_instructions);
+      // a step's fixed cost in right-hand sides of this model
+      const double rhs_ns = std::max(1.0, model_.rhs_cost_ns());
+      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepNanoseconds / rhs_ns,
+                                                 setup_nanoseconds(n_) / rhs_ns);
+      set_jacobian_mode(policy_->refreshing());
     }
     if (project_velocities || project_positions) {
       weights_.reset(N_VNew_Serial(n_, ctx));

@@ -23,38 +23,67 @@ void Model::project_sensitivities(double, const double*, const double*, int, dou
                                   const double*, Workspace&) const {}
 namespace {
 
-// Cost units of the estimates below: one interpreted tape instruction. A dense floating-point
-// operation in the models' linear algebra costs about a quarter of that, and a dual number with
-// kJacobianChunk directions about kJacobianChunk + 1 doubles (measured on the knife-edge chain).
-constexpr double kFlop = 0.25;
+// Cost model of one evaluation, in nanoseconds of the machine the constants were fitted on
+// (2-core x86-64, GCC -O3, the fused program interpreter of tape.hpp, Eigen with dynamic sizes);
+// only ratios enter the choices (implicit or dual Jacobian, the integrator's refresh policy).
+// Fitted by least squares on relative error to the medians of _core.time_evaluations for the
+// sleigh and the knife-edge chain N = 1, 2, 4, 8, 16 in both models (benchmarks/evaluation_costs.py):
+// the right-hand side within 30%, the Jacobians within 30%.
+constexpr double kCall = 124.0;             // fixed cost of a right-hand side (dispatch, small dynamic objects)
+constexpr double kInstruction = 0.56;       // per dynamics-tape instruction, in doubles
+constexpr double kFlop = 0.86;              // per dense operation of the model's linear algebra
+constexpr double kDualCall = 124.0;         // per chunk of kJacobianChunk dual directions
+constexpr double kDualInstruction = 0.51;   // per instruction and chunk
+constexpr double kDualFlop = 7.3;           // per dense operation and chunk (kJacobianChunk + 1 doubles)
+// The implicit Jacobians: a fixed cost and a cost per Jacobian-tape instruction, the dense work
+// of the 2n differentiated solves included (it grows with the tape, like n^3).
+constexpr double kFrictionImplicitCall = 600.0, kFrictionJacobianInstruction = 4.0;
+constexpr double kNonholonomicImplicitCall = 300.0, kNonholonomicJacobianInstruction = 5.6;
 
-double rhs_cost(const MechanicalSystem& s) {
-  const double n = s.n(), k = s.k();
-  return s.dynamics_tape().n_instructions() + kFlop * (n * n * n / 3 + 2 * n * n * k + k * k * k / 3);
+// Dense operations of one right-hand side: the L D L^T of G and its solve, and for the
+// nonholonomic model the saddle point (G^-1 A^T, M = A G^-1 A^T and its factorization).
+double friction_flops(double n, double k) { return n * n * n / 3 + n * n + 4 * n * k + k * k; }
+double nonholonomic_flops(double n, double k) {
+  return n * n * n / 3 + k * n * n + n * k * k + k * k * k / 3 + 2 * n * n + 4 * n * k;
+}
+
+double rhs_ns(const MechanicalSystem& s, double flops) {
+  return kCall + kInstruction * s.dynamics_tape().n_instructions() + kFlop * flops;
+}
+double dual_ns(const Model& m, double flops) {
+  const int chunks = (m.n_states() + kJacobianChunk - 1) / kJacobianChunk;
+  return chunks * (kDualCall + kDualInstruction * m.system().dynamics_tape().n_instructions() + kDualFlop * flops);
+}
+double implicit_ns(const MechanicalSystem& s, double call, double per_instruction) {
+  return call + per_instruction * s.jacobian_tape().n_instructions();
 }
 
 }  // namespace
 
-// Dual numbers through the whole vector field, once per chunk of kJacobianChunk directions.
+// Models without a cost model of their own: the tape and a fixed cost; dual numbers cost
+// kJacobianChunk + 1 doubles per operation, once per chunk.
+double Model::rhs_cost_ns() const { return kCall + kInstruction * system().dynamics_tape().n_instructions(); }
 double Model::dual_jacobian_cost() const {
   const int chunks = (n_states() + kJacobianChunk - 1) / kJacobianChunk;
   return chunks * (kJacobianChunk + 1.0);
 }
 
-// One sweep of the Jacobian tape and 2n columns of dense solves and products with dG, dA.
+double NonholonomicModel::rhs_cost_ns() const {
+  return rhs_ns(system(), nonholonomic_flops(system().n(), system().k()));
+}
+double NonholonomicModel::dual_jacobian_cost() const {
+  return dual_ns(*this, nonholonomic_flops(system().n(), system().k())) / rhs_cost_ns();
+}
 double NonholonomicModel::implicit_jacobian_cost() const {
-  const MechanicalSystem& s = system();
-  const double n = s.n(), k = s.k();
-  const double dense = rhs_cost(s) - s.dynamics_tape().n_instructions() + 2 * n * (2 * n * n + 4 * n * k);
-  return (s.jacobian_tape().n_instructions() + kFlop * dense) / rhs_cost(s);
+  return implicit_ns(system(), kNonholonomicImplicitCall, kNonholonomicJacobianInstruction) / rhs_cost_ns();
 }
 
+double FrictionModel::rhs_cost_ns() const { return rhs_ns(system(), friction_flops(system().n(), system().k())); }
+double FrictionModel::dual_jacobian_cost() const {
+  return dual_ns(*this, friction_flops(system().n(), system().k())) / rhs_cost_ns();
+}
 double FrictionModel::implicit_jacobian_cost() const {
-  const MechanicalSystem& s = system();
-  const double n = s.n(), k = s.k();
-  const double dense = n * n * n / 3 + 2 * n * (2 * n * n + 4 * n * k + 2 * k * k);
-  return (s.jacobian_tape().n_instructions() + kFlop * dense) / rhs_cost(s);
+  return implicit_ns(system(), kFrictionImplicitCall, kFrictionJacobianInstruction) / rhs_cost_ns();
 }
-
 
 }  // namespace nonholo

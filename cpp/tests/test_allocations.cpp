@@ -12,6 +12,8 @@
 #include "check.hpp"
 #include "nonholo/discrete.hpp"
 #include "nonholo/models.hpp"
+#include "nonholo/models/friction.hpp"
+#include "nonholo/models/nonholonomic.hpp"
 #include "test_systems.hpp"
 
 // Every heap allocation goes through malloc: operator new (std::vector, std::string) calls it,
@@ -100,6 +102,31 @@ int main() {
   expect_allocation_free("hamel", *make_hamel_model(frame), {0.1, -0.2, 0.4, -1.5, 1.0}, p);
   // [q, v^alpha, mu]
   expect_allocation_free("frame_vakonomic", *make_frame_vakonomic_model(frame), {0.1, -0.2, 0.4, -1.5, 1.0, 0.3}, p);
+
+  // the friction and nonholonomic models, both Jacobians (implicit differentiation and dual numbers)
+  const std::vector<double> y = {0.1, -0.2, 0.4, -1.5, 0.3, 1.0};
+  std::vector<double> p_eps = p;
+  p_eps.push_back(1e-3);
+  const FrictionModel friction(system);
+  const NonholonomicModel nonholonomic(system);
+  expect_allocation_free("friction", friction, y, p_eps);
+  expect_allocation_free("nonholonomic", nonholonomic, y, p);
+  {
+    auto ws = friction.workspace();
+    std::vector<double> J(36);
+    const long implicit = allocations_after_warm_up([&] { friction.implicit_jacobian(0.3, y.data(), p_eps.data(), J.data(), *ws); });
+    const long dual = allocations_after_warm_up([&] { friction.jacobian_dual(0.3, y.data(), p_eps.data(), J.data(), *ws); });
+    NONHOLO_CHECK_EQ(implicit, 0L);
+    NONHOLO_CHECK_EQ(dual, 0L);
+  }
+  {
+    auto ws = nonholonomic.workspace();
+    std::vector<double> J(36);
+    const long implicit = allocations_after_warm_up([&] { nonholonomic.implicit_jacobian(0.3, y.data(), p.data(), J.data(), *ws); });
+    const long dual = allocations_after_warm_up([&] { nonholonomic.jacobian_dual(0.3, y.data(), p.data(), J.data(), *ws); });
+    NONHOLO_CHECK_EQ(implicit, 0L);
+    NONHOLO_CHECK_EQ(dual, 0L);
+  }
 
   DiscreteIntegrator discrete(system, 0.05);
   DiscreteOptions options;

@@ -1,7 +1,8 @@
 // The Jacobian policy (jacobian_policy.hpp) on a synthetic integrator whose step size and Newton
 // work depend on the mode: it settles on the mode that advances further per unit of work, tests
 // the other one rarely (doubling holds), follows a change of the dynamics, runs no test when the
-// rest of the run is short, and depends only on the counters it is given.
+// rest of the run is short, tests early at a Newton failure of the start-up, weighs linear
+// setups, and depends only on the counters it is given.
 #include "check.hpp"
 #include "nonholo/jacobian_policy.hpp"
 
@@ -30,7 +31,10 @@ void advance(JacobianPolicy& policy, Run& run, const Dynamics& d, long steps, do
     ++run.counters.steps;
     run.rhs += every ? d.rhs_refresh : d.rhs_reuse;
     run.counters.rhs = static_cast<long>(run.rhs);
-    if (every || i % 20 == 0) ++run.counters.jacobians;
+    if (every || i % 20 == 0) {
+      ++run.counters.jacobians;
+      ++run.counters.setups;
+    }
     if (policy.after_step(run.counters)) ++run.changes;
     if (policy.refreshing()) ++run.steps_refreshing;
   }
@@ -64,6 +68,25 @@ int main() {
     Run run;
     advance(policy, run, slow, 2000);
     NONHOLO_CHECK(policy.refreshing());
+  }
+  {  // ... unless each refresh pays a linear setup of 10 right-hand sides (a tiny model's LU)
+    JacobianPolicy policy(0.1, 0.0, 10.0);
+    Run run;
+    advance(policy, run, slow, 2000);
+    NONHOLO_CHECK(!policy.refreshing());
+  }
+  {  // a Newton failure in the start-up calls the first test before kWarmUp steps
+    JacobianPolicy quiet(3.0), failing(3.0);
+    Run rq, rf;
+    advance(quiet, rq, turning, 20);
+    advance(failing, rf, turning, 20);
+    rf.counters.failures += 1;
+    advance(quiet, rq, turning, JacobianPolicy::kWarmUp - 21);
+    advance(failing, rf, turning, JacobianPolicy::kWarmUp - 21);
+    NONHOLO_CHECK(!quiet.refreshing());
+    NONHOLO_CHECK_EQ(quiet.tests(), 0L);
+    NONHOLO_CHECK(failing.refreshing());
+    NONHOLO_CHECK_EQ(failing.tests(), 1L);
   }
   {  // the dynamics change from slow to turning: the policy follows
     JacobianPolicy policy(3.0);

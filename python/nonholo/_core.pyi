@@ -151,11 +151,15 @@ class Model:
         ...
     def constraint_residual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> tuple[float, float]:
         ...
-    def jacobian(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    def jacobian(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> typing.Any:
         ...
-    def jacobian_dual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    def jacobian_dual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> typing.Any:
         """
         The Jacobian by dual numbers through the whole vector field (reference for jacobian).
+        """
+    def jacobian_implicit(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> typing.Any:
+        """
+        The Jacobian by implicit differentiation of the model's solves (friction and nonholonomic models; None for the others), whichever of the two jacobian uses.
         """
     def rhs(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         ...
@@ -165,7 +169,7 @@ class Model:
     @property
     def dual_jacobian_cost(self) -> float:
         """
-        The same for jacobian_dual; jacobian uses implicit differentiation where that is cheaper.
+        The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.
         """
     @property
     def jacobian_cost(self) -> float:
@@ -324,9 +328,9 @@ def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
     """
     (instructions, outputs) of the tape `which`.
     """
-def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float]:
+def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float, float]:
     """
-    Seconds per call of rhs, jacobian and jacobian_dual, measured in C++ over `calls` calls.
+    Seconds per call of rhs, jacobian, jacobian_dual and implicit_jacobian (NaN for models without one), measured in C++ over `calls` calls.
     """
 def trajectory_constraint_residual(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     """

@@ -11,20 +11,23 @@
 // Newton iteration depends on the error's components), so the run measures the outcome: it
 // runs both modes and compares, in units of work that do not depend on the machine,
 //
-//     rate = (time advanced) / (right-hand sides + c Jacobians + o steps)
+//     rate = (time advanced) / (right-hand sides + c Jacobians + s linear setups + o steps)
 //
-// with c = Jacobian / right-hand side (from the model's operation counts, Model::jacobian_cost)
-// and o the fixed cost of a step (CVODE's vector operations and the integration loop) in
-// right-hand sides, which matters for small models. A test runs the current mode A,
-// the other mode B, then A again (A's two parts together cancel a steady trend of the step
-// sizes), each part after a few settling steps (the step size needs some steps to follow a
-// change of mode); the winner runs for `hold` steps, which doubles while the same mode keeps
-// winning. A burst of Newton failures with a kept Jacobian (kBurstFailures within kBurst
-// steps) switches to refreshing at once, for at least kBurstHold steps, and ends a test of
-// reuse as lost. A test costs about 40
+// with c = Jacobian / right-hand side (from the model's cost estimates, Model::jacobian_cost),
+// s the cost of a linear setup (CVODE's copy and scaling of the matrix and its dense LU) and o
+// the fixed cost of a step (CVODE's vector operations and the integration loop), both in
+// right-hand sides: they matter for small models, where a refresh every step pays a setup
+// every step. A test runs the current mode A, the other mode B, then A again (A's two parts
+// together cancel a steady trend of the step sizes), each part after a few settling steps (the
+// step size needs some steps to follow a change of mode); the winner runs for `hold` steps,
+// which doubles while the same mode keeps winning. The first test comes after kWarmUp steps of
+// the start-up, or earlier at the first Newton failure with a kept Jacobian (the sleigh's
+// turning stiff subspace makes those early; the knife-edge chain has none). A burst of Newton
+// failures with a kept Jacobian (kBurstFailures within kBurst steps) switches to refreshing at
+// once, for at least kBurstHold steps, and ends a test of reuse as lost. A test costs about 40
 // steps in the losing mode, so it runs only when the rest of the integration (in steps,
 // estimated from the last step size and from the average so far) is at least kPayback times
-// longer; short runs keep CVODE's reuse unless a burst. Only CVODE's counters enter: the
+// longer; short runs keep the reuse mode unless a burst. Only CVODE's counters enter: the
 // choice, and so the solution, is the same on every run (integrate_many gives what integrate
 // gives).
 #pragma once
@@ -36,7 +39,8 @@ namespace nonholo {
 
 class JacobianPolicy {
  public:
-  static constexpr long kWarmUp = 128;     // steps left to CVODE before the first test (start-up ramp)
+  static constexpr long kWarmUp = 128;     // steps in the reuse mode before the first test (start-up ramp)
+  static constexpr long kEarlyTest = 16;   // ... or after this many, at the first Newton failure
   static constexpr long kBurst = 8;        // reuse is left at once after kBurstFailures failures
   static constexpr long kBurstFailures = 2;  // of the Newton iteration within kBurst steps
   static constexpr long kSettle = 8;       // steps after a change of mode before measuring
@@ -46,18 +50,32 @@ class JacobianPolicy {
   static constexpr long kBurstHold = 256;  // steps of refreshing after a burst of failures
   static constexpr long kMaxHold = 8192;
   static constexpr double kPayback = 10.0;  // remaining steps per step of a test, to run one
+  // For stiff models, reuse takes a new Jacobian at each linear setup (every kStiffSetupFrequency
+  // steps and at changes of the step size) while a Jacobian costs at most kRefreshAtSetups (1 + o)
+  // right-hand sides; otherwise CVODE's reuse of a Jacobian for up to 51 steps. Measured on the
+  // knife-edge chain with friction, eps 1e-4 (N = 2, 4, 8: 15-40% fewer steps and 3-10x fewer
+  // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.8); at
+  // N = 16 (4.1-5) CVODE's reuse is as fast. The non-stiff nonholonomic chain takes the same
+  // steps in every mode: there, CVODE's reuse is fastest.
+  static constexpr double kRefreshAtSetups = 3.0;
+  static constexpr long kStiffSetupFrequency = 10;
 
   // CVODE's state after a step: cumulative counters, time, last step size, end of the interval.
   struct Counters {
     double t = 0.0, h = 0.0, t_start = 0.0, t_end = 0.0;
     long steps = 0, rhs = 0, jacobians = 0, failures = 0;  // failures: of the Newton iteration
+    long setups = 0;                                       // linear-solver setups
   };
 
-  explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0)
-      : cost_(std::max(0.0, jacobian_cost)), step_cost_(std::max(0.0, step_cost)) {}
+  explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0, double setup_cost = 0.0)
+      : cost_(std::max(0.0, jacobian_cost)),
+        step_cost_(std::max(0.0, step_cost)),
+        setup_cost_(std::max(0.0, setup_cost)) {}
 
   double jacobian_cost() const { return cost_; }
   bool refreshing() const { return refresh_; }
+  // In the reuse mode: a new Jacobian at each linear setup (cheap Jacobians), else CVODE's reuse.
+  bool refresh_at_setups() const { return cost_ <= kRefreshAtSetups * (1.0 + step_cost_); }
   long hold() const { return hold_; }
   long tests() const { return tests_; }
 
@@ -79,7 +97,9 @@ class JacobianPolicy {
     }
     switch (phase_) {
       case Phase::Hold: {
-        if (steps_ < hold_) return false;
+        // the start-up with a kept Jacobian: a Newton failure calls the first test early
+        const bool early = tests_ == 0 && !refresh_ && now.failures > 0 && now.steps >= kEarlyTest;
+        if (steps_ < hold_ && !early) return false;
         // steps left: at the last step size, and at the average rate so far (the smaller: both
         // overestimate while the step size still grows)
         const double left = std::abs(now.t_end - now.t), done = std::abs(now.t - now.t_start);
@@ -145,11 +165,12 @@ class JacobianPolicy {
     Work w;
     w.advanced = std::abs(now.t - start_.t);
     w.cost = static_cast<double>(now.rhs - start_.rhs) + cost_ * static_cast<double>(now.jacobians - start_.jacobians) +
-             step_cost_ * static_cast<double>(now.steps - start_.steps);
+             step_cost_ * static_cast<double>(now.steps - start_.steps) +
+             setup_cost_ * static_cast<double>(now.setups - start_.setups);
     return w;
   }
 
-  double cost_, step_cost_;
+  double cost_, step_cost_, setup_cost_;
   Phase phase_ = Phase::Hold;  // the first "hold" is CVODE's start-up: kWarmUp steps
   long steps_ = kFirstHold - kWarmUp, hold_ = kFirstHold, tests_ = 0;
   bool refresh_ = false, last_winner_ = false;

@@ -49,10 +49,17 @@ class Model {
   virtual void jacobian_dual(double t, const double* y, const double* p, double* J, Workspace& ws) const {
     jacobian(t, y, p, J, ws);
   }
+  // The Jacobian by implicit differentiation of the model's own solves, for the models that
+  // have one (friction, nonholonomic; jacobian() uses it where it is estimated cheaper than
+  // dual numbers); false, J untouched, for the others.
+  virtual bool implicit_jacobian(double, const double*, const double*, double*, Workspace&) const { return false; }
   // Estimated cost of one jacobian() in right-hand sides (for the integrator's refresh policy).
   virtual double jacobian_cost() const { return dual_jacobian_cost(); }
   // The same for jacobian_dual.
-  double dual_jacobian_cost() const;
+  virtual double dual_jacobian_cost() const;
+  // Estimated time of one rhs() in nanoseconds of the machine the cost constants were measured
+  // on (model.cpp): converts the integrator's fixed cost of a step into right-hand sides.
+  virtual double rhs_cost_ns() const;
 
   // Forward sensitivity right-hand sides (CVODES): out_j = (df/dy) s_j + df/dp_{index_j}, one
   // directional derivative of f per direction j by dual numbers with the state seeded by s_j

@@ -12,7 +12,10 @@ namespace nonholo {
 
 class FrictionModel : public ModelImpl<FrictionModel> {
  public:
-  using ModelImpl::ModelImpl;
+  // The Jacobian's method (implicit differentiation or dual numbers) is chosen once, from the
+  // estimated costs (model.cpp), not on every call.
+  explicit FrictionModel(std::shared_ptr<const MechanicalSystem> system)
+      : ModelImpl(std::move(system)), implicit_(implicit_jacobian_cost() <= dual_jacobian_cost()) {}
 
   std::string kind() const override { return "friction"; }
   int n_states() const override { return 2 * system().n(); }
@@ -45,7 +48,10 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp),
   // where its tape is cheaper than dual numbers (as NonholonomicModel::jacobian).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
-    if (implicit_jacobian_cost() > dual_jacobian_cost()) return jacobian_dual(t, y, p, J, ws);
+    if (implicit_) implicit_jacobian(t, y, p, J, ws);
+    else jacobian_dual(t, y, p, J, ws);
+  }
+  bool implicit_jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     Work& w = static_cast<Work&>(ws);
     const int n = system().n();
     const double eps = p[system().n_params()];
@@ -53,11 +59,17 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     accelerations(w.d, y + n, eps, w.vdot);
     friction_sensitivities(w.d, w.vdot, y + n, eps, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
+    return true;
   }
   double implicit_jacobian_cost() const;
+  double dual_jacobian_cost() const override;
+  double rhs_cost_ns() const override;
   double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
+
+ private:
+  bool implicit_;
 };
 
 }  // namespace nonholo

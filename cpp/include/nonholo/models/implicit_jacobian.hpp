@@ -50,6 +50,8 @@ inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<doub
 }
 
 // dv'/d[q, v] of the friction model; w.geo holds the Jacobian tape, G is factored, vdot solved.
+// Every product writes into preallocated storage (w.tmp_k, w.tmp_k2, w.tmp_n, top, scratch): no
+// temporary is allocated per call.
 inline void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, const double* v_ptr,
                                    double eps, MatX<double>& top, MatX<double>& scratch) {
   const Geometry<double>& g = w.geo;
@@ -59,16 +61,22 @@ inline void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>&
   top.leftCols(n) = g.dr_dq();
   top.rightCols(n) = g.dr_dv();
   if (k > 0) {
-    w.tmp_k = g.A() * v - g.b();        // s = A v - b
-    w.tmp_k2.noalias() = g.mu() * w.tmp_k;  // z = mu s
-    scratch.resize(k, 2 * n);           // d(mu s) per column
+    w.tmp_k.noalias() = g.A() * v;
+    w.tmp_k -= g.b();                          // s = A v - b
+    w.tmp_k2.noalias() = g.mu() * w.tmp_k;
+    w.tmp_k2 *= 1.0 / eps;                     // z / eps = mu s / eps
+    w.lambda.resize(k);                        // scratch: dA_l v - db/dq^l
+    scratch.resize(k, 2 * n);                  // d(mu s)/eps per column
     for (int l = 0; l < n; ++l) {
+      w.lambda.noalias() = g.dA(l) * v;
+      w.lambda -= g.db_dq().col(l);
       scratch.col(l).noalias() = g.dmu(l) * w.tmp_k;
-      scratch.col(l).noalias() += g.mu() * (g.dA(l) * v - g.db_dq().col(l));
+      scratch.col(l).noalias() += g.mu() * w.lambda;
     }
     scratch.rightCols(n).noalias() = g.mu() * g.A();  // d(mu s)/dv = mu A
-    top.noalias() -= (g.A().transpose() * scratch) / eps;
-    for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dA(l).transpose() * w.tmp_k2 / eps;
+    scratch *= 1.0 / eps;
+    top.noalias() -= g.A().transpose() * scratch;
+    for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dA(l).transpose() * w.tmp_k2;
   }
   for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dG(l) * vdot;
   w.chol_G.solve_in_place(top);

@@ -10,7 +10,9 @@ namespace nonholo {
 
 class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
  public:
-  using ConstrainedModel::ConstrainedModel;
+  // The Jacobian's method is chosen once, from the estimated costs (model.cpp).
+  explicit NonholonomicModel(std::shared_ptr<const MechanicalSystem> system)
+      : ConstrainedModel(std::move(system)), implicit_(implicit_jacobian_cost() <= dual_jacobian_cost()) {}
 
   std::string kind() const override { return "nonholonomic"; }
   int n_states() const override { return 2 * system().n(); }
@@ -27,15 +29,21 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   // where its tape is cheaper than dual numbers through the whole vector field (expression
   // swell in the second derivatives of G can make it 30x the RHS tape: the bicycle).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
-    if (implicit_jacobian_cost() > dual_jacobian_cost()) return jacobian_dual(t, y, p, J, ws);
+    if (implicit_) implicit_jacobian(t, y, p, J, ws);
+    else jacobian_dual(t, y, p, J, ws);
+  }
+  bool implicit_jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     Work& w = static_cast<Work&>(ws);
     const int n = system().n();
     system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
     accelerations(w.d, w.vdot);
     nonholonomic_sensitivities(w.d, w.vdot, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
+    return true;
   }
   double implicit_jacobian_cost() const;
+  double dual_jacobian_cost() const override;
+  double rhs_cost_ns() const override;
   double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda.
@@ -45,6 +53,9 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
     factor_constraints(w);
     solve_saddle(w, w.geo.r(), w.geo.a(), vdot, w.lambda);
   }
+
+ private:
+  bool implicit_;
 };
 
 }  // namespace nonholo
