@@ -17,7 +17,11 @@ side (measured in C++) relative to the order-0 model.
 A model whose warm-up run takes more than SLOW_RUN seconds (order "auto" at eps = 1e-2 on the
 chains, which picks orders 5-8 evaluated in Taylor mode) is timed by that one run, marked "(1 run)".
 
+The frame form (state (q, w) of dimension 2n - k in the numeric Voronets frame) runs beside or
+instead of the coordinate form with --velocities both|frame; its error is that of (q, u = X_D w).
+
 Usage: python benchmarks/reduced_vs_stiff.py [--quick] [--markdown PATH] [--only NAME[@EPS] ...]
+       [--velocities coordinates|frame|both]
 (e.g. --only sleigh@1e-3 "chain N=8@1e-4": only those rows)
 """
 
@@ -28,6 +32,7 @@ import statistics
 import time
 
 import numpy as np
+import sympy as sp
 
 import nonholo as nh
 from cli import emit
@@ -36,6 +41,7 @@ RTOL, ATOL = 1e-8, 1e-10
 REF_RTOL, REF_ATOL = 1e-12, 1e-14
 EPS = (1e-2, 1e-3, 1e-4, 1e-6)
 ORDERS = (0, 1, 2, 3, "auto")
+FRAME_ORDERS = (0, 1, 2, 3)  # the frame form (--velocities frame|both)
 SLOW_RUN = 2.0
 
 
@@ -53,6 +59,17 @@ def cases():
         v = np.r_[1.0, 0.0, 0.5, np.zeros(N - 1)]  # pulled forward, the front link turning
         rows.append((f"chain N={N}", chain, np.r_[q0, chain.project(q0, v)], 5.0))
     return rows
+
+
+def user_frame(name: str, system):
+    """The frame of the frame form: the sleigh's body frame (its Voronets frame y' = tan(phi) x' is
+    singular where cos(phi) = 0, which the sleigh's run crosses), else the default (numeric
+    Voronets) frame: x, y solved on the disk, regular everywhere; y, theta_2..theta_N on the chains,
+    regular while |theta_1| < pi/2 (0 <= theta_1 < 0.36 on these runs)."""
+    if name != "sleigh":
+        return None
+    phi = system.coordinates[2]
+    return sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
 
 
 def timed(models: dict, t_span, starts: dict, t_eval, repeats, **kw) -> dict:
@@ -107,7 +124,10 @@ def selected(only, name: str, eps: float) -> bool:
     return False
 
 
-def run(repeats: int, only=None) -> list:
+def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict | None = None) -> list:
+    """The table's rows; ``builds`` collects the frame form's build times (wall seconds) by system, in
+    order: the first one includes the default Voronets frame (split, tapes), built once per system."""
+    builds = {} if builds is None else builds
     rows = []
     for name, system, y0, T in cases():
         n = system.n
@@ -120,17 +140,27 @@ def run(repeats: int, only=None) -> list:
             ref = nh.simulate(system.friction(eps), (0, T), start, t_eval=t_eval, rtol=REF_RTOL, atol=REF_ATOL)
             q_ref, u_ref = reference_state(system, ref, t_eval)
             models = {"friction (stiff)": system.friction(eps)}
-            models.update({f"reduced, order {K}": system.reduced(eps, order=K) for K in ORDERS})
-            starts = {key: (start if key.startswith("friction") else y0) for key in models}
+            starts = {"friction (stiff)": start}
+            if velocities in ("coordinates", "both"):
+                models.update({f"reduced, order {K}": system.reduced(eps, order=K) for K in ORDERS})
+            if velocities in ("frame", "both"):
+                for K in FRAME_ORDERS:
+                    build = time.perf_counter()
+                    models[f"reduced (frame), order {K}"] = system.reduced(eps, order=K, velocities="frame",
+                                                                          frame=user_frame(name, system))
+                    builds.setdefault(name, []).append(time.perf_counter() - build)
+            for key, model in models.items():
+                if key not in starts:
+                    starts[key] = y0 if model.frame is None else np.r_[y0[:n], model.frame.state(y0[:n], y0[n:])[n:]]
             results = timed(models, (0, T), starts, t_eval, repeats, rtol=RTOL, atol=ATOL)
-            base_rhs = rhs_cost(models["reduced, order 0"], y0)
+            base_key = "reduced, order 0" if "reduced, order 0" in models else "reduced (frame), order 0"
+            base_rhs = rhs_cost(models[base_key], starts[base_key])
             for key, (seconds, runs, sol) in results.items():
                 if key.startswith("friction"):
                     q, u = reference_state(system, sol, t_eval)
-                    cost = rhs_cost(sol.model, start) / base_rhs
                 else:
                     q, u = sol.q, sol.v
-                    cost = rhs_cost(sol.model, y0) / base_rhs
+                cost = rhs_cost(sol.model, starts[key]) / base_rhs
                 label = key if sol.truncation is None else f"reduced, auto (order {sol.model.order})"
                 rows.append(dict(system=name, eps=eps, model=label, time=seconds, runs=runs, steps=sol.stats["n_steps"],
                                  method=sol.method, rhs=cost,
@@ -159,10 +189,20 @@ def main(argv=None) -> int:
     parser.add_argument("--markdown", help="write the table to this file")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per model (default 3)")
     parser.add_argument("--only", nargs="*", help='rows to run, as NAME or NAME@EPS (e.g. "chain N=8@1e-4")')
+    parser.add_argument("--velocities", choices=("coordinates", "frame", "both"), default="coordinates",
+                        help="velocity form of the reduced models: state (q, u), or (q, w) in the default "
+                             "(numeric Voronets) frame of D, orders 0..3, or both side by side")
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
     output = args.markdown
-    text = markdown(run(repeats, args.only), repeats)
+    builds: dict = {}
+    text = markdown(run(repeats, args.only, args.velocities, builds), repeats)
+    if builds:
+        text += ("\nFrame form, wall time of `system.reduced(eps, order=K, velocities=\"frame\")`: the first build "
+                 "(with the system's Voronets frame: split, tapes, check) and the median of the others.\n\n"
+                 "| system | first build [ms] | later builds [ms] |\n|---|---:|---:|\n")
+        text += "".join(f"| {name} | {sec[0] * 1e3:.1f} | {statistics.median(sec[1:] or sec) * 1e3:.1f} |\n"
+                        for name, sec in builds.items())
     emit(text, output)
     return 0
 

@@ -10,6 +10,11 @@ using namespace nonholo;
 void expose_frames(py::module_& m) {
   py::class_<Frame, std::shared_ptr<Frame>>(m, "Frame", "An anholonomic frame X(q) adapted to D, with dX/dq by AD.")
       .def(py::init<std::shared_ptr<const MechanicalSystem>, ExprGraph>(), py::arg("system"), py::arg("graph"))
+      .def(py::init<std::shared_ptr<const MechanicalSystem>, std::vector<int>>(), py::arg("system"), py::arg("solved"),
+           "The Voronets frame of the split solving the constraints for the coordinates `solved` (increasing "
+           "indices), evaluated numerically: B = -A_s^-1 A_r by LU, dB/dq by implicit differentiation.")
+      .def_property_readonly("voronets", &Frame::voronets)
+      .def_property_readonly("solved", &Frame::solved)
       .def_property_readonly("n", &Frame::n)
       .def_property_readonly("rank", &Frame::rank)
       .def("evaluate", [](const Frame& f, py::handle q, py::handle p) {

@@ -33,4 +33,55 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : 
   tape_ = Tape(builder.finish(outputs));
 }
 
+Frame::Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> solved)
+    : system_(std::move(system)), voronets_(true), solved_(std::move(solved)) {
+  const int n = system_->n(), k = system_->k();
+  if (system_->has_affine())
+    throw InputError("anholonomic frames are implemented for linear constraints (A v = 0), not affine ones");
+  if (static_cast<int>(solved_.size()) != k)
+    throw InputError("solved must hold k = " + std::to_string(k) + " coordinate indices, got " +
+                     std::to_string(solved_.size()));
+  std::vector<bool> is_solved(n, false);
+  for (std::size_t a = 0; a < solved_.size(); ++a) {
+    const int i = solved_[a];
+    if (i < 0 || i >= n || is_solved[i] || (a > 0 && i < solved_[a - 1]))
+      throw InputError("solved must hold increasing, distinct coordinate indices in [0, " + std::to_string(n) + ")");
+    is_solved[i] = true;
+  }
+  for (int i = 0; i < n; ++i)
+    if (!is_solved[i]) free_.push_back(i);
+
+  // The constraint rows A(q) must not depend on v or t: the frame is a function of q.
+  const ExprGraph& base = system_->base_graph();
+  const int A0 = system_->layout().A;
+  std::vector<int> group(system_->n_inputs(), 0);
+  for (int i = n; i <= 2 * n; ++i) group[i] = 1;
+  auto deps = input_dependencies(base, group);
+  for (int o = A0; o < A0 + k * n; ++o)
+    if ((deps[o] >> 1) & 1u)
+      throw InputError("the Voronets frame needs constraint rows A(q) that depend on the coordinates and parameters "
+                       "only (these depend on the velocities or the time)");
+
+  // Two tapes: A, and A with dA/dq^l (forward AD of the constraint outputs only).
+  std::vector<int> a_outputs(base.outputs.begin() + A0, base.outputs.begin() + A0 + k * n);
+  Subgraph live = live_subgraph(base.nodes, a_outputs, base.n_inputs);
+  values_tape_ = Tape(live.graph);
+  GraphBuilder builder(base.n_inputs);
+  std::vector<int> identity(base.n_inputs);
+  for (int i = 0; i < base.n_inputs; ++i) identity[i] = builder.input(i);
+  std::vector<int> map = builder.append(live.graph, identity);
+  std::vector<int> wrt(n);
+  for (int l = 0; l < n; ++l) wrt[l] = l;
+  auto deriv = differentiate(live.graph, map, wrt, builder);
+  std::vector<int> outputs;
+  outputs.reserve(static_cast<std::size_t>(1 + n) * k * n);
+  for (int o : live.graph.outputs) outputs.push_back(map[o]);
+  for (int l = 0; l < n; ++l)
+    for (int o : live.graph.outputs) {
+      int d = deriv[l][o];
+      outputs.push_back(d < 0 ? builder.constant(0.0) : d);
+    }
+  tape_ = Tape(builder.finish(outputs));
+}
+
 }  // namespace nonholo

@@ -208,8 +208,14 @@ class Frame:
     """
     An anholonomic frame X(q) adapted to D, with dX/dq by AD.
     """
+    @typing.overload
     def __init__(self, system: MechanicalSystem, graph: Graph) -> None:
         ...
+    @typing.overload
+    def __init__(self, system: MechanicalSystem, solved: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
+        """
+        The Voronets frame of the split solving the constraints for the coordinates `solved` (increasing indices), evaluated numerically: B = -A_s^-1 A_r by LU, dB/dq by implicit differentiation.
+        """
     def evaluate(self, q: typing.Any, params: typing.Any) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
         """
         (X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l.
@@ -219,6 +225,12 @@ class Frame:
         ...
     @property
     def rank(self) -> int:
+        ...
+    @property
+    def solved(self) -> list[int]:
+        ...
+    @property
+    def voronets(self) -> bool:
         ...
 class CompiledSlip:
     """

@@ -11,6 +11,7 @@ set is C = {v^a = 0} for the last k of them.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -22,35 +23,29 @@ from .errors import ModelError
 from .model import FrameModel
 from .symbolic.lowering import check_free_symbols, lower
 
-__all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame"]
+__all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_split"]
+
+
+FORMS = ("numeric", "symbolic")
+_EXHAUSTIVE_SPLITS = 5000  # above this many k-subsets of the coordinates, the split is chosen by pivoting
 
 
 def voronets_frame(system, solved: Sequence | None = None) -> sp.Matrix:
-    """The frame of the Voronets/Chaplygin split (note section 3.2, step 1).
+    """The frame of the Voronets/Chaplygin split (note section 3.2, step 1), as a SymPy matrix.
 
     With the coordinates split q = (r, s) so that the constraints solve as s' = B(q) r'
     (B = -A_s^-1 A_r), X_alpha = d/dr^alpha + B^a_alpha d/ds^a and X_a = d/ds^a. ``solved`` names
-    the k coordinates s (symbols or names); by default the last k coordinates whose block A_s is
-    invertible at sample points.
+    the k coordinates s (symbols or names); by default the split of :func:`voronets_split`.
+
+    The symbolic k x k inverse and its simplification grow quickly with k (minutes for k = 8):
+    ``AnholonomicFrame(system)`` evaluates the same frame numerically instead
+    (``form="numeric"``) and builds this matrix only when ``.vectors`` is asked for.
     """
     n, k = system.n, system.k
     A = sp.Matrix(system.constraints)
     if k == 0:
         return sp.eye(n)
-    if solved is None:
-        scores = {c: _conditioning(system, A[:, list(c)]) for c in itertools.combinations(range(n), k)}
-        best = max(scores, key=scores.get)
-        if scores[best] < 1e-10:
-            raise ModelError("no k coordinates can be solved for from the constraints (A_s is singular)")
-        s_idx = list(best)
-    else:
-        names = [str(s) for s in solved]
-        unknown = [nm for nm in names if nm not in system.coordinate_names]
-        if unknown or len(names) != k:
-            raise ValueError(f"solved must name {k} coordinates of {system.coordinate_names}, got {names}")
-        s_idx = sorted(system.coordinate_names.index(nm) for nm in names)
-        if _conditioning(system, A[:, s_idx]) < 1e-10:
-            raise ModelError(f"the constraints cannot be solved for {names}: their block of A is singular")
+    s_idx = voronets_split(system, solved)
     r_idx = [i for i in range(n) if i not in s_idx]
     B = sp.simplify(-A[:, s_idx].inv() * A[:, r_idx])
     X = sp.zeros(n, n)
@@ -63,17 +58,84 @@ def voronets_frame(system, solved: Sequence | None = None) -> sp.Matrix:
     return X
 
 
-def _conditioning(system, block: sp.Matrix) -> float:
-    """min over sample points of |det A_s| / ||A_s||^k: how far the block stays from singular."""
-    f = sp.lambdify([*system.coordinates, *system.parameters], block, "numpy")
+def voronets_split(system, solved: Sequence | None = None) -> list:
+    """The indices (increasing) of the k coordinates s the constraints are solved for.
+
+    ``solved`` names them (symbols or names). By default: the k-subset whose block A_s is the
+    best conditioned, min over q = 0 and 16 random points q of |det A_s| / ||A_s||^k (the first one
+    in lexicographic order among equals); with more than 5000 subsets, the pivots of a QR
+    factorization of A with column pivoting at q = 0 (then at the random points if that split is
+    singular somewhere). A is evaluated numerically.
+    """
+    n, k = system.n, system.k
+    if k == 0:
+        return []
+    samples = _constraint_samples(system)
+    if solved is None:
+        if math.comb(n, k) <= _EXHAUSTIVE_SPLITS:
+            combos = list(itertools.combinations(range(n), k))
+            scores = np.array([_conditioning(samples[:, :, list(c)]) for c in combos])
+            best = combos[int(np.argmax(scores >= scores.max() * (1 - 1e-9)))]
+        else:
+            best = next((c for c in (_pivot_columns(a, k) for a in samples)
+                         if _conditioning(samples[:, :, list(c)]) >= 1e-10), _pivot_columns(samples[0], k))
+        if _conditioning(samples[:, :, list(best)]) < 1e-10:
+            raise ModelError("no k coordinates can be solved for from the constraints (A_s is singular)")
+        return list(best)
+    names = [str(s) for s in solved]
+    unknown = [nm for nm in names if nm not in system.coordinate_names]
+    if unknown or len(names) != k or len(set(names)) != k:
+        raise ValueError(f"solved must name {k} distinct coordinates of {system.coordinate_names}, got {names}")
+    s_idx = sorted(system.coordinate_names.index(nm) for nm in names)
+    if _conditioning(samples[1:, :, s_idx]) < 1e-10:  # the user's split may be singular at q = 0
+        raise ModelError(f"the constraints cannot be solved for {names}: their block of A is singular")
+    return s_idx
+
+
+def _pivot_columns(A: np.ndarray, k: int) -> tuple:
+    """The k columns a QR factorization with column pivoting picks (largest residual norm
+    first, Businger-Golub), increasing."""
+    R = np.array(A, dtype=float)
+    chosen: list = []
+    for _ in range(k):
+        norms = np.linalg.norm(R, axis=0)
+        norms[chosen] = -1.0
+        j = int(np.argmax(norms))
+        chosen.append(j)
+        e = R[:, j] / max(norms[j], 1e-300)
+        R = R - np.outer(e, e @ R)
+    return tuple(sorted(chosen))
+
+
+def _constraint_samples(system) -> np.ndarray:
+    """A(q) at q = 0 and 16 random q in [-pi, pi]^n (default parameters), shape (17, k, n). q = 0
+    is included so that, of splits equally good elsewhere (x or y for a vehicle heading along
+    theta), the one regular at the origin of the coordinates is taken (y' = tan(theta) x', not
+    x' = cot(theta) y')."""
     rng = np.random.default_rng(1)
-    values = list(system.parameters.values())
-    worst = np.inf
-    for _ in range(16):
-        M = np.asarray(f(*rng.uniform(-np.pi, np.pi, system.n), *values), dtype=float)
-        scale = max(np.abs(M).max(), 1e-300) ** M.shape[0]
-        worst = min(worst, abs(np.linalg.det(M)) / scale)
-    return worst
+    samples = [A for A in (_constraints_at(system, rng.uniform(-np.pi, np.pi, system.n)) for _ in range(16))
+               if A is not None]
+    if len(samples) < 4:
+        raise ModelError("the system's geometry cannot be evaluated at most sample points q in [-pi, pi]^n, so no "
+                         "split for the Voronets frame can be checked; pass the frame vectors")
+    origin = _constraints_at(system, np.zeros(system.n))
+    return np.array([samples[0] if origin is None else origin, *samples])
+
+
+def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
+    """A(q), or None where the system's geometry cannot be evaluated (a singular metric, e.g.
+    polar coordinates at r = 0)."""
+    try:
+        return system.constraint_matrix(q)[0]
+    except ModelError:
+        return None
+
+
+def _conditioning(blocks: np.ndarray) -> float:
+    """min over sample points of |det A_s| / ||A_s||^k: how far the block stays from singular."""
+    k = blocks.shape[1]
+    scale = np.maximum(np.abs(blocks).max(axis=(1, 2)), 1e-300) ** k
+    return float((np.abs(np.linalg.det(blocks)) / scale).min())
 
 
 @dataclass
@@ -127,27 +189,65 @@ class AnholonomicFrame:
         With k >= 1 linear (not affine) constraints.
     vectors : (n, n) SymPy matrix, optional
         Columns are the frame vectors X_1 .. X_n (components in the coordinate basis); the
-        first m = n - k must span D. Default: :func:`voronets_frame`.
+        first m = n - k must span D. Default: the Voronets frame of the split q = (r, s)
+        (:func:`voronets_split`), X_D = d/dr + B d/ds, X_C = d/ds, B = -A_s^-1 A_r.
     solved : sequence, optional
-        For the default frame: the k coordinates the constraints are solved for.
+        For the default frame: the k coordinates s the constraints are solved for.
+    form : {"numeric", "symbolic"}
+        For the default frame. ``"numeric"`` (default): B and dB/dq are computed in C++ at each
+        evaluation from the system's constraint rows, by an LU solve of A_s and implicit
+        differentiation, dB = -A_s^-1 (dA_r + dA_s B); the build costs milliseconds at any k.
+        ``"symbolic"``: B = simplify(-A_s^-1 A_r) in SymPy, compiled to a tape (slow beyond
+        k = 3: minutes at k = 8). Both give the same frame; ``.vectors`` is the SymPy matrix in
+        either form, built on first access in the numeric one.
+
+    Attributes ``solved`` (indices of the solved coordinates s of the default frame, else None)
+    and ``form`` ("numeric" or "symbolic"; a frame given by ``vectors`` is "symbolic").
 
     The structure functions, the Hamel (nonholonomic) and vakonomic vector fields and the
-    multipliers are computed in C++ from the frame's tape and its AD derivatives.
+    multipliers are computed in C++ from the frame's tape (or the numeric Voronets frame) and
+    its AD derivatives.
     """
 
-    def __init__(self, system, vectors=None, *, solved=None, name: str | None = None):
+    def __init__(self, system, vectors=None, *, solved=None, name: str | None = None, form: str = "numeric"):
         if any(b != 0 for b in system.affine):
             raise ValueError("anholonomic frames are implemented for linear constraints (A v = 0), not affine ones")
+        if form not in FORMS:
+            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
         self.system = system
         n = system.n
-        X = voronets_frame(system, solved) if vectors is None else sp.ImmutableMatrix(vectors)
+        self.name = name or f"frame of {system.name}"
+        if vectors is None:
+            allowed = {*system.coordinates, *system.parameters}
+            check_free_symbols(list(sp.Matrix(system.constraints)), allowed, "constraints")
+            self.solved = voronets_split(system, solved)
+            self.form = form
+            self._spec = (None, [system.coordinate_names[i] for i in self.solved], form)
+            if form == "numeric":
+                self._vectors = None
+                self._core = _core.Frame(system.core, self.solved)
+                self._check_adapted()
+                return
+            X = voronets_frame(system, self._spec[1])
+        else:
+            X = sp.ImmutableMatrix(vectors)
+            self.solved, self.form = None, "symbolic"
         if X.shape != (n, n):
             raise ValueError(f"vectors has shape {X.shape}, expected ({n}, {n}): one column per frame vector")
         check_free_symbols(list(X), {*system.coordinates, *system.parameters}, "vectors")
-        self.vectors = sp.ImmutableMatrix(X)
-        self.name = name or f"frame of {system.name}"
-        self._core = _core.Frame(system.core, lower(list(self.vectors), system._inputs).to_core())
+        self._vectors = sp.ImmutableMatrix(X)
+        if vectors is not None:
+            self._spec = (self._vectors, None, "symbolic")
+        self._core = _core.Frame(system.core, lower(list(self._vectors), system._inputs).to_core())
         self._check_adapted()
+
+    @property
+    def vectors(self) -> sp.ImmutableMatrix:
+        """X as an (n, n) SymPy matrix (for the numeric Voronets frame: built symbolically on
+        first access, which can take minutes for k > 3)."""
+        if self._vectors is None:
+            self._vectors = sp.ImmutableMatrix(voronets_frame(self.system, self._spec[1]))
+        return self._vectors
 
     # ---------------------------------------------------------------- basics
     @property
@@ -216,14 +316,14 @@ class AnholonomicFrame:
         """Nonholonomic dynamics in the frame (Hamel's equations restricted to C; Prop. 1),
         state ``[q, v^1 .. v^m]``: (X_D^T G X_D) v' = X_D^T (F - c - dV - G (D_w X_D) v), q' = X_D v."""
         return FrameModel(self.system, "hamel", _core.hamel_model(self._core), self, self._names(),
-                          rebuild=(_rebuild_frame_model, (self.system, self.vectors, "hamel")))
+                          rebuild=(_rebuild_frame_model, (self.system, self._spec, "hamel")))
 
     def vakonomic(self):
         """Vakonomic dynamics in the frame (section 4, L - mu_a v^a), state
         ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data."""
         names = self._names() + [f"mu_{a}" for a in range(self.system.k)]
         return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names,
-                          rebuild=(_rebuild_frame_model, (self.system, self.vectors, "vakonomic")))
+                          rebuild=(_rebuild_frame_model, (self.system, self._spec, "vakonomic")))
 
     def _names(self) -> list:
         return [*self.system.coordinate_names, *(f"v{alpha + 1}" for alpha in range(self.rank))]
@@ -303,6 +403,12 @@ class AnholonomicFrame:
         return f"<nonholo.AnholonomicFrame {self.name!r}: n={self.n}, rank D = {self.rank}>"
 
 
-def _rebuild_frame_model(system, vectors, kind):
-    frame = AnholonomicFrame(system, vectors)
+def rebuild_frame(system, spec) -> AnholonomicFrame:
+    """The frame of ``spec`` = (vectors, solved, form) (``AnholonomicFrame._spec``), for pickling."""
+    vectors, solved, form = spec
+    return AnholonomicFrame(system, vectors, solved=solved, form=form)
+
+
+def _rebuild_frame_model(system, spec, kind):
+    frame = rebuild_frame(system, spec)
     return frame.hamel() if kind == "hamel" else frame.vakonomic()

@@ -143,7 +143,7 @@ class ReducedModel(Model):
             names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
         super().__init__(system, "reduced", core, {"eps": eps}, order=resolved, state_names=names,
                          rebuild=(_rebuild, (system, eps, order, velocities,
-                                             None if frame is None else frame.vectors, max_order)))
+                                             None if frame is None else frame._spec, max_order)))
 
     @property
     def n_velocities(self) -> int:
@@ -232,8 +232,11 @@ def _system_params(params) -> dict:
     return {k: v for k, v in (params or {}).items() if k != "eps"}
 
 
-def _rebuild(system, eps, order, velocities, vectors, max_order):
-    return system.reduced(eps, order=order, velocities=velocities, frame=vectors, max_order=max_order)
+def _rebuild(system, eps, order, velocities, frame_spec, max_order):
+    from .frames import rebuild_frame  # frames imports models: late, as system.py does
+
+    frame = None if frame_spec is None else rebuild_frame(system, frame_spec)
+    return system.reduced(eps, order=order, velocities=velocities, frame=frame, max_order=max_order)
 
 
 def prepare_run(model, t0: float, y0, params, rtol, atol, method: str) -> tuple:

@@ -393,7 +393,11 @@ class System:
             R^n. ``"frame"`` (linear constraints): state ``[q, w]`` of dimension 2n - k, w the
             quasi-velocities of a frame X of D, u = X_D(q) w.
         frame : AnholonomicFrame or (n, n) SymPy matrix, optional
-            The frame of the frame form; default the Voronets frame (:func:`nonholo.frames.voronets_frame`).
+            The frame of the frame form; default the Voronets frame w = r' (the free
+            coordinates' velocities), evaluated numerically in C++ (B = -A_s^-1 A_r by LU at
+            each evaluation; :class:`nonholo.frames.AnholonomicFrame`), built once per system.
+            It is singular where the solved block A_s is: pass a frame regular along the run
+            (``AnholonomicFrame(system, solved=[...])`` or a global frame) where it is not.
 
         h^(1..K) are compiled once per system and order into one tape (up to order
         ``_core.max_compiled_slip_order``), beyond it expanded in Taylor arithmetic at every

@@ -3,11 +3,22 @@
 // arrives as an expression graph with the system's inputs [q, v, t, p] and outputs X (n*n,
 // row-major: X(i, j) is component i of the vector X_j); its derivatives dX/dq^l come from
 // forward-mode AD of the graph, compiled into one tape with X.
+//
+// The Voronets frame (Mestdag-Crampin section 3.2; notes/004 section 3.2) is also built
+// numerically, with no symbolic inverse: with the coordinates split q = (r, s), s the k solved
+// coordinates, the constraints A v = 0 read s' = B(q) r' with B = -A_s^-1 A_r, and
+//   X = [X_D | X_C],  X_D = d/dr + B d/ds,  X_C = d/ds.
+// Each evaluation reads A and dA/dq^l from a tape of the system's constraint rows (built from
+// its expression graph by forward AD), factors A_s by LU and gets the derivatives by implicit
+// differentiation of A_s B = -A_r:  dB/dq^l = -A_s^-1 (dA_r/dq^l + dA_s/dq^l B).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "nonholo/errors.hpp"
+#include "nonholo/linalg.hpp"
 #include "nonholo/mechanical_system.hpp"
 
 namespace nonholo {
@@ -18,32 +29,122 @@ struct FrameGeometry {
   std::vector<S> in, out, work;
   RowMatMap<S> X() const { return {out.data(), n, n}; }
   RowMatMap<S> dX(int l) const { return {out.data() + (1 + l) * n * n, n, n}; }  // dX/dq^l
+  // Voronets frame only: A and dA/dq^l (constraint tape), A_s, its LU, B (k x m), scratch.
+  std::vector<S> a_out;
+  MatX<S> As, B, dB;
+  VecX<S> col;
+  Lu<S> lu;
 };
 
 class Frame {
  public:
+  // A frame given by expressions: `graph` has the system's inputs and the n*n outputs X.
   Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph);
+  // The Voronets frame of the split with the k coordinates `solved` (indices, increasing)
+  // solved for, evaluated numerically (see the top of this file). The constraint rows must
+  // depend on q and the parameters only.
+  Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> solved);
 
   const MechanicalSystem& system() const { return *system_; }
   const std::shared_ptr<const MechanicalSystem>& system_ptr() const { return system_; }
   int n() const { return system_->n(); }
   int rank() const { return system_->n() - system_->k(); }  // m = dim D
+  // For a frame given by expressions, X and dX/dq; for the Voronets frame, A and dA/dq.
   const Tape& tape() const { return tape_; }
+  bool voronets() const { return voronets_; }
+  const std::vector<int>& solved() const { return solved_; }  // s (Voronets frame)
+  const std::vector<int>& free() const { return free_; }      // r (Voronets frame)
 
+  // X and dX/dq^l at q into f.out (layout of FrameGeometry).
   template <class S, class P>
   void evaluate(const S* q, const P* p, FrameGeometry<S>& f) const {
+    load_inputs(q, p, f);
+    if (!voronets_) {
+      f.out.resize(tape_.n_outputs());
+      tape_.eval(f.in.data(), f.out.data(), f.work);
+      return;
+    }
+    voronets_B(q, f, true);
+    fill_voronets(f);
+  }
+
+  // Voronets frame only: B(q) = -A_s^-1 A_r into f.B (k x m), with no derivatives; X_D w is
+  // then (w on r, B w on s) and [X^-1 y]_D = y_r.
+  template <class S, class P>
+  void evaluate_B(const S* q, const P* p, FrameGeometry<S>& f) const {
+    load_inputs(q, p, f);
+    voronets_B(q, f, false);
+  }
+
+ private:
+  template <class S, class P>
+  void load_inputs(const S* q, const P* p, FrameGeometry<S>& f) const {
     const int n = this->n();
     f.n = n;
     f.in.assign(system_->n_inputs(), S(0.0));
     for (int i = 0; i < n; ++i) f.in[i] = q[i];
     for (int i = 0; i < system_->n_params(); ++i) f.in[2 * n + 1 + i] = S(p[i]);
-    f.out.resize(tape_.n_outputs());
-    tape_.eval(f.in.data(), f.out.data(), f.work);
   }
 
- private:
+  // A (and dA/dq^l when `derivatives`) from the constraint tape, A_s factored, B solved.
+  template <class S>
+  void voronets_B(const S* q, FrameGeometry<S>& f, bool derivatives) const {
+    const int n = this->n(), k = system_->k(), m = n - k;
+    const Tape& tape = derivatives ? tape_ : values_tape_;
+    f.a_out.resize(tape.n_outputs());
+    tape.eval(f.in.data(), f.a_out.data(), f.work);
+    RowMatMap<S> A(f.a_out.data(), k, n);
+    f.As.resize(k, k);
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b) f.As(a, b) = A(a, solved_[b]);
+    if (!f.lu.compute(f.As)) singular(q);
+    f.B.resize(k, m);
+    f.col.resize(k);
+    for (int j = 0; j < m; ++j) {
+      for (int a = 0; a < k; ++a) f.col(a) = -A(a, free_[j]);
+      f.lu.solve_in_place(f.col);
+      f.B.col(j) = f.col;
+    }
+  }
+
+  // X and dX/dq^l from B and dA/dq^l: dB/dq^l = -A_s^-1 (dA_r/dq^l + dA_s/dq^l B).
+  template <class S>
+  void fill_voronets(FrameGeometry<S>& f) const {
+    const int n = this->n(), k = system_->k(), m = n - k;
+    f.out.assign(static_cast<std::size_t>(1 + n) * n * n, S(0.0));
+    auto X = [&](int l, int i, int j) -> S& { return f.out[static_cast<std::size_t>(1 + l) * n * n + i * n + j]; };
+    for (int j = 0; j < m; ++j) {
+      X(-1, free_[j], j) = S(1.0);
+      for (int a = 0; a < k; ++a) X(-1, solved_[a], j) = f.B(a, j);
+    }
+    for (int a = 0; a < k; ++a) X(-1, solved_[a], m + a) = S(1.0);
+    for (int l = 0; l < n; ++l) {
+      RowMatMap<S> dA(f.a_out.data() + (1 + l) * k * n, k, n);
+      for (int j = 0; j < m; ++j) {
+        for (int a = 0; a < k; ++a) {
+          S s = dA(a, free_[j]);
+          for (int b = 0; b < k; ++b) s += dA(a, solved_[b]) * f.B(b, j);
+          f.col(a) = -s;
+        }
+        f.lu.solve_in_place(f.col);
+        for (int a = 0; a < k; ++a) X(l, solved_[a], j) = f.col(a);
+      }
+    }
+  }
+
+  template <class S>
+  [[noreturn]] void singular(const S* q) const {
+    std::string point;
+    for (int i = 0; i < n(); ++i) point += (i ? ", " : "") + std::to_string(value(q[i]));
+    throw ModelError("the constraints cannot be solved for the coordinates of the Voronets frame (their block A_s "
+                     "of A is singular) at q = (" + point + ")");
+  }
+
   std::shared_ptr<const MechanicalSystem> system_;
   Tape tape_;
+  bool voronets_ = false;
+  Tape values_tape_;  // Voronets frame: A only
+  std::vector<int> solved_, free_;
 };
 
 }  // namespace nonholo

@@ -123,6 +123,10 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n(), m = frame_->rank();
     Eigen::Map<const VecX<S>> wq(y + n, m);
+    if (frame_->voronets()) {
+      eval_voronets(t, y, p, ydot, w);
+      return;
+    }
     frame_->evaluate(y, p, w.frame);
     w.u.noalias() = w.frame.X().leftCols(m) * wq;
     w.udot.resize(n);
@@ -139,6 +143,27 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   }
 
  private:
+  // The Voronets frame X = [d/dr + B d/ds | d/ds]: u = X_D w is (w on r, B w on s), D_v X_D
+  // has no r-components and X^-1 = [d r | d s - B d r], so w' = [X^-1 (u' - (D_v X_D) w)]_D = u'_r:
+  // only B(q) is needed, no dX and no factorization of X.
+  template <class S, class P>
+  void eval_voronets(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
+    const int n = system().n(), m = frame_->rank(), k = n - m;
+    const std::vector<int>&r = frame_->free(), &s = frame_->solved();
+    frame_->evaluate_B(y, p, w.frame);
+    w.u.resize(n);
+    for (int j = 0; j < m; ++j) w.u(r[j]) = y[n + j];
+    for (int a = 0; a < k; ++a) {
+      S sum(0.0);
+      for (int j = 0; j < m; ++j) sum += w.frame.B(a, j) * y[n + j];
+      w.u(s[a]) = sum;
+    }
+    w.udot.resize(n);
+    reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, w.u.data(), p, w,
+                                      Eigen::Map<VecX<S>>(ydot, n), w.udot);
+    for (int j = 0; j < m; ++j) ydot[n + j] = w.udot(r[j]);
+  }
+
   std::shared_ptr<const Frame> frame_;
   int order_;
   std::shared_ptr<const CompiledSlip> compiled_;
