@@ -1,8 +1,9 @@
 // The Jacobian policy (jacobian_policy.hpp) on a synthetic integrator whose step size and Newton
 // work depend on the mode: it settles on the mode that advances further per unit of work, tests
 // the other one rarely (doubling holds), follows a change of the dynamics, runs no test when the
-// rest of the run is short, tests early at a Newton failure of the start-up, weighs linear
-// setups, and depends only on the counters it is given.
+// rest of the run is short, tests early at a Newton failure of the start-up, refreshes in the
+// start-up where a refresh is cheap, weighs linear setups, and depends only on the counters it
+// is given.
 #include "check.hpp"
 #include "nonholo/jacobian_policy.hpp"
 
@@ -74,6 +75,17 @@ int main() {
     Run run;
     advance(policy, run, slow, 2000);
     NONHOLO_CHECK(!policy.refreshing());
+  }
+  {  // the start-up refreshes every step where a Jacobian and a setup cost at most 0.6 (1 + o)
+    // right-hand sides: the sleigh's costs (6 states) against the friction chain's (N = 2)
+    NONHOLO_CHECK(JacobianPolicy(2.17, 11.8, 4.01).refreshing());
+    NONHOLO_CHECK(!JacobianPolicy(3.09, 8.93, 3.85).refreshing());
+    NONHOLO_CHECK(!JacobianPolicy(3.0).refreshing());
+    JacobianPolicy policy(2.17, 11.8, 4.01);
+    Run run;
+    advance(policy, run, turning, JacobianPolicy::kWarmUp - 1);
+    NONHOLO_CHECK_EQ(run.steps_refreshing, JacobianPolicy::kWarmUp - 1);
+    NONHOLO_CHECK_EQ(policy.tests(), 0L);
   }
   {  // a Newton failure in the start-up calls the first test before kWarmUp steps
     JacobianPolicy quiet(3.0), failing(3.0);
