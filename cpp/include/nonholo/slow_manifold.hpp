@@ -168,6 +168,25 @@ void first_slip_at(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu,
   h1.noalias() = w.GinvAT * pw.y;
 }
 
+// The same with G and M factored in halves (factor_halves) and mu in chol_mu, by the caller:
+// with z = L^-1 r, y = M^-1 mu^-1 M^-1 (C^T z - a) = M^-1 A h^(1) and h^(1) = L^-T (C y).
+// Leaves z in pw.z and y in pw.y. The order-1 reduced model uses it (one factorization for
+// h^(1) and the acceleration); first_slip_at stays for the traced graphs, which are smaller
+// with G^-1 A^T formed for one or two constraints.
+template <class S>
+void first_slip_from_halves(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu, VecX<S>& h1) {
+  const auto& g = w.geo;
+  pw.z = g.r();
+  w.chol_G.forward_in_place(pw.z);
+  pw.y = -g.a();
+  pw.y.noalias() += pw.C.transpose() * pw.z;         // A f - a
+  w.chol_M.solve_in_place(pw.y);                     // lambda
+  chol_mu.solve_in_place(pw.y);
+  w.chol_M.solve_in_place(pw.y);                     // M^-1 A h^(1)
+  h1.noalias() = pw.C * pw.y;
+  w.chol_G.backward_in_place(h1);
+}
+
 // h^(1) at (t0, q0, u0) into coeffs.col(0). t0 and p are plain numbers or of the scalar type S
 // (when traced into a graph).
 template <class S, class Time, class Par>

@@ -64,7 +64,7 @@ bool friction_factored(const MechanicalSystem& sys, const P* p, ReducedWork<S>& 
 // (q, v), v = u + eps h^(1), with the same q: one split evaluation of the projection tape (the
 // velocity part recomputed at v), G and M factored once, in halves (factor_halves), for both.
 // With z = L^-1 r(q, u), lambda = M^-1 (C^T z - a) and y = eps M^-1 mu^-1 lambda = M^-1 A s:
-//     s = eps h^(1) = L^-T (C y)                                   (first_slip_at),
+//     s = eps h^(1) = L^-T (C y)                          (first_slip_from_halves),
 //     u' = G^-1 (r - X + A^T M^-1 (a + dA_v s - A G^-1 (r - X))),  X = dA_v^T y - dG_v s,
 // at (q, v) (projected_acceleration), as L^-T (D^-1 z' + C tmp) with z' = L^-1 (r - X).
 template <class S, class P, class OutQ, class OutU>
@@ -79,16 +79,9 @@ void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t
     w.mu_params.clear();
     throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
   }
-  pw.z = g.r();
-  w.chol_G.forward_in_place(pw.z);
-  pw.y = -g.a();
-  pw.y.noalias() += pw.C.transpose() * pw.z;        // A f - a
-  w.chol_M.solve_in_place(pw.y);                    // lambda
-  w.chol_mu.solve_in_place(pw.y);
-  w.chol_M.solve_in_place(pw.y);                    // M^-1 A h^(1)
-  pw.y = eps * pw.y;
-  w.s.noalias() = pw.C * pw.y;
-  w.chol_G.backward_in_place(w.s);                  // eps h^(1)
+  first_slip_from_halves(w, pw, w.chol_mu, w.s);
+  pw.y = eps * pw.y;                                // M^-1 A s
+  w.s = eps * w.s;                                  // s = eps h^(1)
   w.v = Eigen::Map<const VecX<S>>(u, n);
   w.v += w.s;
   qdot = w.v;
