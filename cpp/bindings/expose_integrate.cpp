@@ -144,6 +144,8 @@ py::dict to_dict(const SimulationOutput& out) {
   d["t_events"] = t_events;
   d["y_events"] = y_events;
   d["messages"] = out.messages;
+  d["frame_switch_t"] = out.frame_switch_t;  // frames re-chosen during the run (Model::frame_check)
+  d["frame_switch_solved"] = out.frame_switch_solved;
   if (out.n_sens > 0) {
     const py::ssize_t nsens = out.n_sens;
     py::array_t<double> s({ns, nsens, nt});

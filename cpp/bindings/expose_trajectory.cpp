@@ -1,4 +1,6 @@
 // Whole-trajectory quantities (nonholo/trajectory.hpp): arrays in, arrays out, the GIL released.
+#include <optional>
+
 #include "bindings.hpp"
 #include "nonholo/trajectory.hpp"
 
@@ -47,19 +49,23 @@ void expose_trajectory(py::module_& m) {
      "u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); "
      "h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.");
 
-  m.def("frame_velocity", [](const Frame& frame, py::handle y, py::handle p) {
+  m.def("frame_velocity", [](const Frame& frame, py::handle y, py::handle p, std::optional<std::vector<int>> solved) {
     Array Y = samples(y, frame.n() + frame.rank(), "y");
     const auto n_t = Y.shape(0);
     auto pv = as_vector(p, frame.system().n_params(), "params");
+    if (solved && (!frame.voronets() || static_cast<int>(solved->size()) != frame.n() - frame.rank()))
+      throw py::value_error("solved: a split of k coordinates, for a Voronets frame only");
     py::array_t<double> out({n_t, static_cast<py::ssize_t>(frame.n())});
     double* o = out.mutable_data();
     {
       py::gil_scoped_release release;
-      frame_velocity(frame, static_cast<int>(n_t), Y.data(), static_cast<int>(Y.shape(1)), pv.data(), o);
+      frame_velocity(frame, static_cast<int>(n_t), Y.data(), static_cast<int>(Y.shape(1)), pv.data(), o,
+                     solved ? &*solved : nullptr);
     }
     return out;
-  }, py::arg("frame"), py::arg("y"), py::arg("params"),
-     "X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n).");
+  }, py::arg("frame"), py::arg("y"), py::arg("params"), py::arg("solved") = py::none(),
+     "X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n); `solved`: the "
+     "split of a Voronets frame to use (a run's re-split, SimulationResult.splits), default the frame's own.");
 
   m.def("trajectory_energy", [](const MechanicalSystem& sys, py::handle t, py::handle q, py::handle v, py::handle p) {
     Array Q = samples(q, sys.n(), "q"), V = samples(v, sys.n(), "v");

@@ -1,5 +1,7 @@
 #include "nonholo/frame.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "nonholo/errors.hpp"
@@ -82,6 +84,58 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> so
       outputs.push_back(d < 0 ? builder.constant(0.0) : d);
     }
   tape_ = Tape(builder.finish(outputs));
+}
+
+// Columns of A (k x n) chosen by Gaussian elimination with complete pivoting: a regular block
+// whenever A has full rank, the start of best_split when the given split is singular at q.
+static std::vector<int> pivot_columns(MatX<double> A) {
+  const int k = static_cast<int>(A.rows()), n = static_cast<int>(A.cols());
+  std::vector<int> chosen;
+  std::vector<bool> used(n, false);
+  for (int i = 0; i < k; ++i) {
+    int rb = -1, cb = -1;
+    double big = 0.0;
+    for (int r = i; r < k; ++r)
+      for (int c = 0; c < n; ++c)
+        if (!used[c] && std::abs(A(r, c)) > big) big = std::abs(A(r, c)), rb = r, cb = c;
+    if (rb < 0) break;
+    A.row(rb).swap(A.row(i));
+    used[cb] = true;
+    chosen.push_back(cb);
+    for (int r = i + 1; r < k; ++r) A.row(r) -= (A(r, cb) / A(i, cb)) * A.row(i);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+std::vector<int> Frame::best_split(const double* q, const double* p, std::vector<int> start) const {
+  const int n = this->n(), k = system_->k();
+  FrameGeometry<double> f;
+  set_split(start, f);
+  try {
+    evaluate_B(q, p, f);
+  } catch (const ModelError&) {  // the start is singular at q: complete pivoting on A instead
+    RowMatMap<double> A(f.a_out.data(), k, n);
+    std::vector<int> pivots = pivot_columns(A);
+    if (static_cast<int>(pivots.size()) != k) singular(q);
+    set_split(pivots, f);
+    evaluate_B(q, p, f);
+  }
+  // each exchange multiplies |det A_s| by more than 1.01: finitely many (bounded for safety)
+  for (int iteration = 0; iteration < 100 * n; ++iteration) {
+    int a_best = -1, j_best = -1;
+    double big = 1.01;
+    for (int a = 0; a < k; ++a)
+      for (int j = 0; j < n - k; ++j)
+        if (std::abs(f.B(a, j)) > big) big = std::abs(f.B(a, j)), a_best = a, j_best = j;
+    if (a_best < 0) break;
+    std::vector<int> s = f.solved;
+    s[a_best] = f.free[j_best];
+    std::sort(s.begin(), s.end());
+    set_split(s, f);
+    evaluate_B(q, p, f);
+  }
+  return f.solved;
 }
 
 }  // namespace nonholo

@@ -98,7 +98,9 @@ struct Problem {
     const MechanicalSystem& sys = model.system();
     const int n = sys.n();
     event_inputs.resize(sys.n_inputs());
-    std::copy(y, y + 2 * n, event_inputs.begin());
+    const double* v = model.event_velocity(t, y, params.data(), *ws);  // u = X_D w in a frame
+    std::copy(y, y + n, event_inputs.begin());
+    std::copy(v, v + n, event_inputs.begin() + n);
     event_inputs[2 * n] = t;
     std::copy(params.begin(), params.begin() + sys.n_params(), event_inputs.begin() + 2 * n + 1);
     double g = 0.0;
@@ -251,6 +253,10 @@ class Integration {
   void project_state(double t);
   // A fresh CVODE instance from (t, y_) with `method`; the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
+  // The frame watch after a step (Model::frame_check): false when the run must stop (fail()
+  // has been called). A re-split maps y_ to the new frame and restarts CVODE there; outputs up
+  // to t are emitted before, in the old frame.
+  bool watch_frame(double t, bool at_start);
   void record(double t, const double* y) {
     out_.t.push_back(t);
     out_.y.insert(out_.y.end(), y, y + n_);
@@ -609,6 +615,35 @@ void Integration::restart(double t, Method method, const std::string& why) {
   }
 }
 
+bool Integration::watch_frame(double t, bool at_start) {
+  double* y = N_VGetArrayPointer(y_.get());
+  const double* p = problem_.params.data();
+  const FrameCheck check = model_.frame_check(t, y, p, *problem_.ws, at_start);
+  if (check.action == FrameCheck::kNone) return true;
+  std::string why = check.message;
+  if (check.action == FrameCheck::kResplit && sens_)
+    why = "the frame of the state must be re-chosen at t = " + format_number(t) + " (growth " +
+          format_number(check.measure) + "), which the forward sensitivities cannot follow: run them in the "
+          "coordinate form (velocities='coordinates')";
+  if (check.action == FrameCheck::kSingular || sens_) {
+    fail(0, t);
+    out_.flag_name = "FRAME_SINGULAR";
+    out_.message = "Integration stopped at t = " + format_number(t) + ": " + why;
+    return false;
+  }
+  if (!at_start) {  // the step as taken, in the old frame
+    if (opt_.dense_output) record_dense_step();
+    emit_t_eval_up_to(t, y);
+    if (t_eval_.empty()) record(t, y);
+  }
+  out_.frame_switch_solved.push_back(model_.resplit(t, y, p, *problem_.ws));
+  out_.frame_switch_t.push_back(t);
+  collect_stats();
+  ++out_.n_restarts;
+  start(t, method_, nullptr);
+  return true;
+}
+
 SimulationOutput Integration::run() {
   const auto start = Clock::now();
   void* mem = mem_.get();
@@ -618,8 +653,12 @@ SimulationOutput Integration::run() {
   double t = t0_;
   long steps = 0, tiny_steps = 0;
   std::vector<int> roots(problem_.events.size());
+  // the frame watch (Model::frame_check): at the start, then after every step
+  const bool watching = model_.watches_frame();
+  const bool started = !watching || watch_frame(t0_, true);
+  mem = mem_.get();
 
-  while (true) {
+  while (started) {
     int flag = CVode(mem, tf_, y_.get(), &t, CV_ONE_STEP);
     if (flag < 0) {
       // the user's own exception, not a solver failure: it leaves integrate() unchanged
@@ -648,6 +687,14 @@ SimulationOutput Integration::run() {
         else
           restart(t, Method::Adams, "constraint drift");
         mem = mem_.get();  // the new instance
+        continue;
+      }
+    }
+    if (watching && flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
+      const long restarts = out_.n_restarts;
+      if (!watch_frame(t, false)) break;
+      if (out_.n_restarts != restarts) {  // re-split: outputs emitted, CVODE restarted
+        mem = mem_.get();
         continue;
       }
     }

@@ -16,9 +16,11 @@ void slow_manifold_velocity(const MechanicalSystem& sys, const CompiledSlip* com
   }
 }
 
-void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, const double* p, double* qdot) {
+void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, const double* p, double* qdot,
+                    const std::vector<int>* solved) {
   const int n = frame.n(), m = frame.rank();
   FrameGeometry<double> g;
+  if (solved != nullptr) frame.set_split(*solved, g);
   for (int i = 0; i < n_t; ++i) {
     const double* q = Y + static_cast<long>(i) * stride;
     frame.evaluate(q, p, g);

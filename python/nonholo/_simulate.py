@@ -16,7 +16,7 @@ from . import _options as check
 from .errors import IntegrationError, ModelError, SimulationWarning
 from .model import Model
 from .progress import TimeProgress, bar
-from .reduced import ReducedModel, prepare_run
+from .reduced import ReducedModel, frame_initial_state, prepare_run
 from .result import SimulationResult
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from .symbolic.lowering import check_free_symbols, lower
@@ -93,7 +93,7 @@ def _events(model: Model, events) -> list:
 
 
 def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
-    y0 = np.array(y0, dtype=float)
+    y0 = frame_initial_state(model, np.array(y0, dtype=float), t0, params, project_y0)  # (q, u) -> (q, w)
     if y0.shape != (model.n_states,):
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
@@ -354,8 +354,10 @@ def simulate_many(
         n_runs = len(params) if isinstance(params, Sequence) else max(
             [np.size(v) for v in (params or {}).values() if np.ndim(v) > 0] or [1])
         Y0 = np.tile(Y0, (n_runs, 1))
-    if Y0.ndim != 2 or Y0.shape[1] != model.n_states:
-        raise ValueError(f"Y0 must have shape (n_runs, {model.n_states}), got {Y0.shape}")
+    if Y0.ndim != 2 or Y0.shape[1] not in {model.n_states, 2 * model.system.n if _frame_form(model) else -1}:
+        raise ValueError(f"Y0 must have shape (n_runs, {model.n_states})"
+                         + (f" or (n_runs, {2 * model.system.n}) (q, u)" if _frame_form(model) else "")
+                         + f", got {Y0.shape}")
     n_runs = Y0.shape[0]
     P = _batch_params(model, params, n_runs)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
@@ -395,6 +397,11 @@ def simulate_many(
     results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
                for raw, p in zip(raws, P)]
     return _report_batch(results, raise_on_failure)
+
+
+def _frame_form(model: Model) -> bool:
+    """A reduced model in a frame (its y0 may also be (q, u), of length 2n)."""
+    return isinstance(model, ReducedModel) and model.frame is not None
 
 
 def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:

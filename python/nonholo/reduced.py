@@ -13,6 +13,13 @@ stiffness; its error against the friction model started on the slow manifold is 
   Taylor arithmetic at every evaluation.
 * ``velocities="frame"`` integrates (q, w), w in R^(n-k) the quasi-velocities of a frame X of D
   (u = X_D(q) w), a state of dimension 2n - k; ``"coordinates"`` integrates (q, u), u in R^n.
+  A Voronets frame (the default) is re-split during a run where its solved block A_s becomes
+  ill conditioned (max |B_aj| > ``_core.frame_resplit_growth``): the solver restarts from the
+  same (q, u) in the split of maximal volume at q (all |B_aj| <= 1.01), and the result records
+  the switches (``result.frame_switches``; its ``y`` holds each sample's w in the split of its
+  time, and ``.v``, ``.velocity`` and ``result[name]`` map through it). A frame given by its
+  vectors cannot be re-chosen: the run stops where its condition number exceeds
+  ``_core.frame_singular_condition`` (``flag_name == "FRAME_SINGULAR"``).
 * ``order="auto"``: the series is asymptotic and in general divergent. At the initial state the
   terms t_k = eps^k |h^(k)| (max norm) are computed up to ``max_order``, and the truncation
   order is the smallest K at which either the next term stops decreasing (t_(K+1) >= t_K:
@@ -30,7 +37,7 @@ import numpy as np
 from . import _core
 from .model import Model
 
-__all__ = ["ReducedModel", "Truncation", "choose_order", "compiled_slip"]
+__all__ = ["FrameSwitches", "ReducedModel", "Truncation", "choose_order", "compiled_slip"]
 
 VELOCITIES = ("coordinates", "frame")
 _PIECEWISE = ("Abs", "sign", "Heaviside", "Piecewise", "Max", "Min")
@@ -149,13 +156,37 @@ class ReducedModel(Model):
     def n_velocities(self) -> int:
         return self.system.n if self.frame is None else self.frame.rank
 
-    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
+    def velocity(self, t, y, params=None, *, switches: "FrameSwitches | None" = None) -> np.ndarray:
+        """The physical velocity q' of a state (n,) or a trajectory (n, n_t); ``switches``: the
+        splits a run's samples are in (``SimulationResult``), default the frame's own."""
+        from .model import _samples
+
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        V = self._velocity(t, Y, self.param_vector(params), switches)
+        return V[0] if scalar else V.T
+
+    def frame_velocities(self, t: np.ndarray, Y: np.ndarray, p: list,
+                         switches: "FrameSwitches | None" = None) -> np.ndarray:
+        """u = X_D(q) w at time-major samples Y (n_t, n + m), shape (n_t, n), each sample in the
+        split of its time (``switches``; the frame's own without)."""
+        sys_p = p[: len(self.system.parameters)]
+        if switches is None or not len(switches.t):
+            return _core.frame_velocity(self.frame.core, Y, sys_p)
+        index = switches.index(t)
+        U = np.empty((Y.shape[0], self.system.n))
+        for i, solved in enumerate([self.frame.core.solved, *switches.solved]):
+            rows = index == i
+            if rows.any():
+                U[rows] = _core.frame_velocity(self.frame.core, np.ascontiguousarray(Y[rows]), sys_p, list(solved))
+        return U
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list, switches: "FrameSwitches | None" = None) -> np.ndarray:
         """u + sum_{k<=K} eps^k h^(k)(t, q, u) at time-major samples (Gzenda-Chhabra eq. (66)),
         in one pass in C++; in the frame form u = X_D(q) w first. u from CVODE's interpolation
         misses A u = b by the solver's tolerance; h^(k) is smooth there, so no check is made."""
         n, n_sys = self.system.n, len(self.system.parameters)
         if self.frame is not None:
-            Y = np.hstack([Y[:, :n], _core.frame_velocity(self.frame.core, Y, p[:n_sys])])
+            Y = np.hstack([Y[:, :n], self.frame_velocities(t, Y, p, switches)])
         if not self.order:
             return Y[:, n: 2 * n].copy()
         return _core.slow_manifold_velocity(self.system.core, self.order, p[n_sys], t, Y, p[:n_sys],
@@ -226,6 +257,60 @@ class ReducedModel(Model):
         order = "auto" if self.order is None else self.order
         return (f"<nonholo.Model reduced of order {order} ({self.velocities}) of {self.system.name!r}, "
                 f"eps={self.eps:g}: states {self.state_names}>")
+
+
+@dataclass
+class FrameSwitches:
+    """The re-splits of a frame-form run (C++ ``Model::frame_check``): the times ``t`` and the
+    solved coordinates (indices) chosen there. A sample at time t is in the split of the last
+    switch strictly before t in the direction of integration, the frame's own before the first
+    (the outputs at a switch time are emitted before the switch)."""
+
+    t: np.ndarray
+    solved: list
+    forward: bool = True
+
+    def index(self, times) -> np.ndarray:
+        """For each time, 0 for the frame's own split, i for the split of the i-th switch."""
+        times = np.asarray(times, dtype=float)
+        if self.forward:
+            return np.searchsorted(self.t, times, side="left")
+        return np.searchsorted(-self.t, -times, side="left")
+
+
+def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
+    """y0 of a frame-form reduced model: (q, w) of length 2n - k as it is, or (q, u) of length 2n
+    (the coordinate form's state: u on A(q) u = 0, checked, or projected G-orthogonally with
+    ``project_y0``) mapped to w = [X(q)^-1 u]_D (the free coordinates' velocities u_r for the
+    Voronets frame). Other models and shapes pass through unchanged."""
+    if not isinstance(model, ReducedModel) or model.frame is None:
+        return y0
+    n, m = model.system.n, model.frame.rank
+    if y0.shape == (n + m,):
+        return y0
+    if y0.shape != (2 * n,):
+        raise ValueError(f"y0 must have shape ({n + m},) ordered as {model.state_names} (q and the frame's "
+                         f"quasi-velocities w) or shape ({2 * n},) (q and a velocity u on the constraint set, "
+                         f"as the coordinate form's y0), got {y0.shape}")
+    if not np.all(np.isfinite(y0)):
+        raise ValueError("y0 contains NaN or inf")
+    q, u = y0[:n], y0[n:]
+    sys_params = list(params[: len(model.system.parameters)])
+    at = model.system.core.at(t0, q, u, sys_params)
+    if project_y0:
+        u = at.project()
+    else:
+        A = at.constraint_matrix()
+        residual, scale = np.abs(A @ u).max(initial=0.0), np.abs(A).max(initial=0.0) * np.abs(u).max(initial=0.0)
+        if residual > 1e-10 * max(scale, 1.0):
+            raise ValueError(f"y0 violates the constraints A(q) v = 0: |A v| = {residual:.3g}. Pass project_y0=True "
+                             "to project v onto the constraint set (G-orthogonally), or use system.project(q, v).")
+    if model.frame.solved is not None and model.frame.form == "numeric":
+        free = [i for i in range(n) if i not in model.frame.core.solved]
+        w = u[free]
+    else:
+        w = np.linalg.solve(model.frame.matrix(q, dict(zip(model.system.parameter_names, sys_params))), u)[:m]
+    return np.r_[q, w]
 
 
 def _system_params(params) -> dict:

@@ -36,7 +36,16 @@ class SimulationResult:
         ``y_events_sensitivities`` (n_occ, n_states, n_sens).
     stats : dict
         Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
-        n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time.
+        n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time
+        (n_frame_switches for the frame form of a reduced model).
+    frame_switches : list of (float, list of str)
+        Frame form of a reduced model: the times at which the Voronets frame was re-split and
+        the coordinates solved for from then on (empty when the run kept the model's split).
+        The velocity rows of ``y`` (w, the free coordinates' velocities) are in the split of
+        their time: a sample at t is in the split of the last switch strictly before t (the
+        model's own before the first), so w jumps at a switch while u = ``v`` and the physical
+        ``velocity`` (mapped through each sample's split) are continuous. ``sol(t)`` likewise
+        returns w in the split of the step containing t (``split_at(t)``).
     nfev, njev, nlu : int
         solve_ivp's names for n_rhs, n_jac, n_lin_setups.
     flag, flag_name : int, str
@@ -73,6 +82,9 @@ class SimulationResult:
         self.sol = None
         # what ran: "bdf", "adams" or "adams->bdf at t=..." (auto's switch when the run was stiff)
         self.method = raw.get("method") or None
+        self._frame_switches, self.frame_switches = _frame_switches(raw, model, self.t)
+        if getattr(model, "velocities", None) == "frame":
+            self.stats["n_frame_switches"] = len(self.frame_switches)
         self.sensitivities = self.t_events_sensitivities = self.y_events_sensitivities = None
         self.sensitivity_names: list = []
         if raw.get("dense") is not None:
@@ -112,9 +124,24 @@ class SimulationResult:
         anholonomic frame."""
         n = self.model.system.n
         if getattr(self.model, "velocities", None) == "frame":  # reduced model in a frame: u = X_D(q) w
-            return np.array([self.model.coordinate_velocity(q, w, self.params)
-                             for q, w in zip(self.q.T, self.y[n:].T)]).T.reshape(n, -1)
+            return self._frame_u
         return self.y[n : n + self.model.n_velocities]
+
+    @functools.cached_property
+    def _frame_u(self) -> np.ndarray:
+        """u = X_D(q) w of a frame-form reduced run, each sample in the split of its time."""
+        p = self.model.param_vector(self.params)
+        return self.model.frame_velocities(self.t, np.ascontiguousarray(self.y.T), p, self._frame_switches).T
+
+    def split_at(self, t) -> list:
+        """Frame form of a reduced model: the names of the coordinates solved for at time t
+        (``frame_switches``); the w rows of ``y`` and of ``sol(t)`` are the velocities of the others."""
+        names = self.model.system.coordinate_names
+        if getattr(self.model, "velocities", None) != "frame" or self.model.frame.solved is None:
+            raise ValueError("split_at: only for the frame form of a reduced model with a Voronets frame")
+        index = 0 if self._frame_switches is None else int(self._frame_switches.index([float(t)])[0])
+        solved = self.model.frame.core.solved if index == 0 else self._frame_switches.solved[index - 1]
+        return [names[i] for i in solved]
 
     @property
     def truncation(self):
@@ -129,6 +156,8 @@ class SimulationResult:
         u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b, or w with
         u = X_D(q) w in the frame form); X_D(q) v^alpha for frame models. Computed once, by
         the model in C++ over the whole trajectory."""
+        if self._frame_switches is not None:
+            return self.model.velocity(self.t, self.y, self.params, switches=self._frame_switches)
         return self.model.velocity(self.t, self.y, self.params)
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -346,6 +375,20 @@ class SimulationResult:
         table = "".join(f"<tr><td style='text-align:left'>{html.escape(k)}</td>"
                         f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
         return f"<div>{head}<table>{table}</table></div>"
+
+
+def _frame_switches(raw: dict, model, t: np.ndarray) -> tuple:
+    """(FrameSwitches or None, [(t, solved names), ...]) from a run's re-splits of its frame."""
+    times = list(raw.get("frame_switch_t") or [])
+    if not times:
+        return None, []
+    from .reduced import FrameSwitches  # the model layer, below the results
+
+    solved = [list(s) for s in raw["frame_switch_solved"]]
+    names = model.system.coordinate_names
+    t0, t_last = float(t[0]) if len(t) else times[0], float(raw["t_last"])
+    switches = FrameSwitches(np.asarray(times, dtype=float), solved, forward=t_last >= t0)
+    return switches, [(float(ts), [names[i] for i in s]) for ts, s in zip(times, solved)]
 
 
 def _optional(module: str, what: str, extra: str = "xarray"):

@@ -13,6 +13,8 @@
 // differentiation of A_s B = -A_r:  dB/dq^l = -A_s^-1 (dA_r/dq^l + dA_s/dq^l B).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +36,12 @@ struct FrameGeometry {
   MatX<S> As, B, dB;
   VecX<S> col;
   Lu<S> lu;
+  // The split this evaluation uses (Voronets frame; the frame's own until a run re-splits it,
+  // see Frame::best_split), and the largest max|B_aj| of the evaluations since `growth` was
+  // last reset (the integrator's watch of the frame, ReducedFrameModel::frame_check).
+  std::vector<int> solved, free;
+  double growth = 0.0;
+  VecX<S> velocity;  // X_D w for events (ReducedFrameModel::event_velocity)
 };
 
 class Frame {
@@ -54,6 +62,25 @@ class Frame {
   bool voronets() const { return voronets_; }
   const std::vector<int>& solved() const { return solved_; }  // s (Voronets frame)
   const std::vector<int>& free() const { return free_; }      // r (Voronets frame)
+
+  // Voronets frame only: a split of maximal volume at q, by exchanges from `start` (Goreinov-
+  // Tyrtyshnikov's maxvol): while some |B_aj| > 1 + 1e-2, the solved coordinate s_a and the free
+  // r_j trade places (|det A_s| grows by the factor |B_aj|). At the end every |B_aj| <= 1.01, so
+  // X_D = d/dr + B d/ds is as well conditioned as a Voronets frame can be at q. Indices
+  // increasing; throws ModelError when A(q) has no regular k x k block.
+  std::vector<int> best_split(const double* q, const double* p, std::vector<int> start) const;
+  // Sets the split f evaluates with (`solved` increasing; the free coordinates are the others).
+  template <class S>
+  void set_split(const std::vector<int>& solved, FrameGeometry<S>& f) const {
+    f.solved = solved;
+    f.free.clear();
+    for (int i = 0, a = 0; i < n(); ++i) {
+      if (a < static_cast<int>(solved.size()) && solved[a] == i)
+        ++a;
+      else
+        f.free.push_back(i);
+    }
+  }
 
   // X and dX/dq^l at q into f.out (layout of FrameGeometry).
   template <class S, class P>
@@ -91,20 +118,27 @@ class Frame {
   void voronets_B(const S* q, FrameGeometry<S>& f, bool derivatives) const {
     const int n = this->n(), k = system_->k(), m = n - k;
     const Tape& tape = derivatives ? tape_ : values_tape_;
+    if (static_cast<int>(f.solved.size()) != k) {  // a new workspace: the frame's own split
+      f.solved = solved_;
+      f.free = free_;
+    }
     f.a_out.resize(tape.n_outputs());
     tape.eval(f.in.data(), f.a_out.data(), f.work);
     RowMatMap<S> A(f.a_out.data(), k, n);
     f.As.resize(k, k);
     for (int a = 0; a < k; ++a)
-      for (int b = 0; b < k; ++b) f.As(a, b) = A(a, solved_[b]);
+      for (int b = 0; b < k; ++b) f.As(a, b) = A(a, f.solved[b]);
     if (!f.lu.compute(f.As)) singular(q);
     f.B.resize(k, m);
     f.col.resize(k);
+    double growth = 0.0;
     for (int j = 0; j < m; ++j) {
-      for (int a = 0; a < k; ++a) f.col(a) = -A(a, free_[j]);
+      for (int a = 0; a < k; ++a) f.col(a) = -A(a, f.free[j]);
       f.lu.solve_in_place(f.col);
       f.B.col(j) = f.col;
+      for (int a = 0; a < k; ++a) growth = std::max(growth, std::abs(value(f.col(a))));
     }
+    f.growth = std::max(f.growth, growth);
   }
 
   // X and dX/dq^l from B and dA/dq^l: dB/dq^l = -A_s^-1 (dA_r/dq^l + dA_s/dq^l B).
@@ -113,21 +147,22 @@ class Frame {
     const int n = this->n(), k = system_->k(), m = n - k;
     f.out.assign(static_cast<std::size_t>(1 + n) * n * n, S(0.0));
     auto X = [&](int l, int i, int j) -> S& { return f.out[static_cast<std::size_t>(1 + l) * n * n + i * n + j]; };
+    const std::vector<int>&r = f.free, &s = f.solved;
     for (int j = 0; j < m; ++j) {
-      X(-1, free_[j], j) = S(1.0);
-      for (int a = 0; a < k; ++a) X(-1, solved_[a], j) = f.B(a, j);
+      X(-1, r[j], j) = S(1.0);
+      for (int a = 0; a < k; ++a) X(-1, s[a], j) = f.B(a, j);
     }
-    for (int a = 0; a < k; ++a) X(-1, solved_[a], m + a) = S(1.0);
+    for (int a = 0; a < k; ++a) X(-1, s[a], m + a) = S(1.0);
     for (int l = 0; l < n; ++l) {
       RowMatMap<S> dA(f.a_out.data() + (1 + l) * k * n, k, n);
       for (int j = 0; j < m; ++j) {
         for (int a = 0; a < k; ++a) {
-          S s = dA(a, free_[j]);
-          for (int b = 0; b < k; ++b) s += dA(a, solved_[b]) * f.B(b, j);
-          f.col(a) = -s;
+          S sum = dA(a, r[j]);
+          for (int b = 0; b < k; ++b) sum += dA(a, s[b]) * f.B(b, j);
+          f.col(a) = -sum;
         }
         f.lu.solve_in_place(f.col);
-        for (int a = 0; a < k; ++a) X(l, solved_[a], j) = f.col(a);
+        for (int a = 0; a < k; ++a) X(l, s[a], j) = f.col(a);
       }
     }
   }

@@ -10,6 +10,8 @@
 // Lu: partial-pivoting LU for general square matrices (frames), pivoting on values.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -162,6 +164,18 @@ class Lu {
       }
     }
     return true;
+  }
+
+  // max |U_ii| / min |U_ii| of the factorization (values): a cheap lower estimate of the
+  // condition number of the factored matrix.
+  double pivot_ratio() const {
+    double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+    for (int i = 0; i < LU_.rows(); ++i) {
+      const double u = std::abs(value(LU_(i, i)));
+      lo = std::min(lo, u);
+      hi = std::max(hi, u);
+    }
+    return LU_.rows() == 0 ? 1.0 : hi / lo;
   }
 
   // x <- A^-1 x for a vector x (no allocation).

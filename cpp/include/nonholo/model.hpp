@@ -23,6 +23,18 @@ struct Workspace {
   virtual ~Workspace() = default;
 };
 
+// A model whose velocity states are quasi-velocities of a frame that can turn singular along a
+// run (the frame form of the reduced model) is watched by the integrator after every step:
+// frame_check says whether the frame is still well conditioned (kNone), must be replaced by
+// another at the current state (kResplit: resplit() maps y to it, and CVODE restarts there),
+// or is nearly singular with no replacement (kSingular: the run stops with `message`).
+struct FrameCheck {
+  enum Action { kNone, kResplit, kSingular };
+  Action action = kNone;
+  double measure = 0.0;  // what was compared with the bound
+  std::string message;
+};
+
 class Model {
  public:
   explicit Model(std::shared_ptr<const MechanicalSystem> system) : system_(std::move(system)) {}
@@ -85,6 +97,18 @@ class Model {
                        Workspace& ws) const;
   // Throws ModelError when the data are unusable at y (metric, constraints, friction).
   virtual void check_state(double t, const double* y, const double* p, Workspace& ws) const;
+  // The frame watch (FrameCheck). `at_state`: measure at y itself (the start of a run);
+  // otherwise from what the right-hand sides since the previous check recorded, at no cost.
+  virtual bool watches_frame() const { return false; }
+  virtual FrameCheck frame_check(double, const double*, const double*, Workspace&, bool) const { return {}; }
+  // Maps y in place to the new frame of a kResplit and evaluates with it from now on; returns
+  // the frame's new description (the solved coordinates of a Voronets frame).
+  virtual std::vector<int> resplit(double, double*, const double*, Workspace&) const { return {}; }
+  // The n velocities a symbolic event g(t, q, v) sees at the state y: y[n, 2n) (v, or u for the
+  // reduced model), u = X_D(q) w for a state in quasi-velocities (the frame form).
+  virtual const double* event_velocity(double, const double* y, const double*, Workspace&) const {
+    return y + system_->n();
+  }
   // Indices of y that hold q and v (for projection and names); the rest is model specific.
   int q_offset() const { return 0; }
   int v_offset() const { return system_->n(); }

@@ -18,7 +18,9 @@ void slow_manifold_velocity(const MechanicalSystem& sys, const CompiledSlip* com
                             const double* t, const double* Y, int stride, const double* p, double* qdot);
 
 // q' = X_D(q) v^alpha of a model in an anholonomic frame (state [q, v^alpha, ...]).
-void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, const double* p, double* qdot);
+// `solved`: the split of a Voronets frame to evaluate with (a run's re-split), default its own.
+void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, const double* p, double* qdot,
+                    const std::vector<int>* solved = nullptr);
 
 // 1/2 v^T G(q) v + V(q) at (t_i, q_i, v_i); Q is n_t x n (stride `q_stride`), V n_t x n.
 void trajectory_energy(const MechanicalSystem& sys, int n_t, const double* t, const double* Q, int q_stride,

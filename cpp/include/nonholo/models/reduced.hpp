@@ -168,6 +168,16 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   const Frame& frame() const { return *frame_; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 
+  // The frame watch (model.hpp, FrameCheck; models/reduced.cpp). A Voronets frame is re-split
+  // (Frame::best_split) when max|B_aj| exceeds kFrameResplitGrowth; a frame given by its
+  // vectors stops the run when the condition number of X exceeds kFrameSingularCondition.
+  static constexpr double kFrameResplitGrowth = 10.0;
+  static constexpr double kFrameSingularCondition = 1e6;
+  bool watches_frame() const override { return true; }
+  FrameCheck frame_check(double t, const double* y, const double* p, Workspace& ws, bool at_state) const override;
+  std::vector<int> resplit(double t, double* y, const double* p, Workspace& ws) const override;
+  const double* event_velocity(double t, const double* y, const double* p, Workspace& ws) const override;
+
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n(), m = frame_->rank();
@@ -187,6 +197,7 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
     w.rhs = w.udot;
     w.rhs.noalias() -= w.DvX * wq;
     if (!w.lu.compute(w.frame.X())) throw ModelError("the frame is singular at " + describe_point(w.geo));
+    w.frame.growth = std::max(w.frame.growth, w.lu.pivot_ratio());  // the frame watch
     w.lu.solve_in_place(w.rhs);
     Eigen::Map<VecX<S>>(ydot + n, m) = w.rhs.head(m);
   }
@@ -198,8 +209,8 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   template <class S, class P>
   void eval_voronets(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n(), m = frame_->rank(), k = n - m;
-    const std::vector<int>&r = frame_->free(), &s = frame_->solved();
     frame_->evaluate_B(y, p, w.frame);
+    const std::vector<int>&r = w.frame.free, &s = w.frame.solved;  // the run's current split
     w.u.resize(n);
     for (int j = 0; j < m; ++j) w.u(r[j]) = y[n + j];
     for (int a = 0; a < k; ++a) {

@@ -1,0 +1,148 @@
+"""The frame form of the reduced model through points where its frame is singular: the Voronets
+frame is re-split during the run (maxvol at the current q, a restart of the solver), a frame given
+by its vectors stops the run there with a message, and a frame-form model accepts the coordinate
+form's initial state (q, u)."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo import _core
+
+
+def _sleigh_crossing():
+    """The sleigh heading at phi = 1.2 and turning: phi passes pi/2, where its default Voronets
+    frame y' = tan(phi) x' (y solved for) is singular."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0 = np.array([0.0, 0.0, 1.2])
+    return sleigh, q0, sleigh.project(q0, np.array([1.0, 0.5, 1.0]))
+
+
+def _coordinates_and_frame(system, q0, u0, T, eps=1e-3, order=2, **kw):
+    opts = dict(rtol=1e-10, atol=1e-12, raise_on_failure=True, **kw)
+    coords = nh.simulate(system.reduced(eps, order=order), (0, T), np.r_[q0, u0], **opts)
+    frame = nh.simulate(system.reduced(eps, order=order, velocities="frame"), (0, T), np.r_[q0, u0], **opts)
+    return coords, frame
+
+
+def test_sleigh_default_frame_through_cos_phi_zero_matches_the_coordinate_form():
+    """Before the re-split the frame form lost 9e-4 here (rtol 1e-10) without stopping; now it
+    switches to x solved for near phi = pi/2 and agrees with the coordinate form to the tolerance."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    t = np.linspace(0, 6, 61)
+    coords, frame = _coordinates_and_frame(sleigh, q0, u0, 6.0, t_eval=t)
+    assert coords.q[2].min() < np.pi / 2 < coords.q[2].max()  # the run crosses cos(phi) = 0
+    assert frame.stats["n_frame_switches"] >= 1
+    assert frame.frame_switches[0][1] == ["x"]  # y' = tan(phi) x' -> x' = cot(phi) y'
+    t_switch = frame.frame_switches[0][0]
+    assert abs(np.cos(np.interp(t_switch, coords.t, coords.q[2]))) < 0.2  # |B| = |tan(phi)| > 10 there
+    scale = 1 + np.abs(coords.velocity).max()
+    assert np.abs(frame.q - coords.q).max() < 1e-8 * scale
+    assert np.abs(frame.v - coords.v).max() < 1e-8 * scale
+    assert np.abs(frame.velocity - coords.velocity).max() < 1e-8 * scale
+    assert np.allclose(frame["y_dot"], coords["y_dot"], atol=1e-8 * scale)
+    # the w row is the velocity of the free coordinate of each sample's split
+    for j, tj in enumerate(t):
+        free = [i for i, name in enumerate(sleigh.coordinate_names) if name not in frame.split_at(tj)]
+        assert np.allclose(frame.y[3:, j], coords.v[free, j], atol=1e-8 * scale)
+
+
+def test_chain_crossing_a_singular_split_matches_the_coordinate_form():
+    """Knife-edge chain N = 3 with its front link turning through the heading where the default
+    split (y solved for from its row) is singular."""
+    chain = nh.systems.knife_edge_chain(3)
+    model = chain.reduced(1e-3, order=1, velocities="frame")
+    assert "y" in [chain.coordinate_names[i] for i in model.frame.solved]
+    q0 = np.r_[0.0, 0.0, 1.2, 1.0, 0.8]
+    u0 = chain.project(q0, np.r_[1.0, 1.0, 2.0, 0.0, 0.0])
+    coords, frame = _coordinates_and_frame(chain, q0, u0, 3.0, order=1, t_eval=np.linspace(0, 3, 31))
+    assert np.abs(np.cos(coords.q[2])).min() < 0.05  # the front heading passes pi/2
+    assert frame.stats["n_frame_switches"] >= 1
+    scale = 1 + np.abs(coords.velocity).max()
+    assert np.abs(frame.q - coords.q).max() < 1e-8 * scale
+    assert np.abs(frame.velocity - coords.velocity).max() < 1e-8 * scale
+
+
+def test_a_user_frame_stops_the_run_where_it_becomes_singular():
+    """The symbolic Voronets frame of the sleigh, given as vectors, cannot be re-split: the run
+    stops near phi = pi/2 with FRAME_SINGULAR, naming the time and the condition number."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    phi = sleigh.coordinates[2]
+    X = sp.Matrix([[1, 0, 0], [sp.tan(phi), 0, 1], [0, 1, 0]])  # w = (x', phi'), y' = tan(phi) x'
+    model = sleigh.reduced(1e-3, order=1, velocities="frame", frame=X)
+    with pytest.warns(nh.SimulationWarning, match="nearly singular"):
+        result = nh.simulate(model, (0, 6), np.r_[q0, u0], rtol=1e-10, atol=1e-12)
+    assert result.status == -1 and result.flag_name == "FRAME_SINGULAR"
+    assert f"t = {result.t_last:g}" in result.message and "condition number" in result.message
+    assert abs(np.cos(result.q[2, -1])) < 1e-2  # stopped close to the singular heading
+    assert result.frame_switches == []
+    with pytest.raises(nh.IntegrationError, match="FRAME_SINGULAR|nearly singular"):
+        nh.simulate(model, (0, 6), np.r_[q0, u0], rtol=1e-10, atol=1e-12, raise_on_failure=True)
+    # the sleigh's body frame is global: no stop
+    body = sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
+    assert nh.simulate(sleigh.reduced(1e-3, order=1, velocities="frame", frame=body), (0, 6),
+                       np.r_[q0, u0]).success
+
+
+def test_t_eval_dense_output_and_events_across_a_switch():
+    """Outputs at t_eval, the dense solution and symbolic events (which see u = X_D w) across
+    the re-splits agree with the coordinate form."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    x, y, phi = sleigh.coordinates
+    events = [nh.Event(phi - 1.5), nh.Event(sleigh.velocities[1] - 0.3)]  # a heading, y' = 0.3
+    t = np.linspace(0, 6, 37)
+    coords, frame = _coordinates_and_frame(sleigh, q0, u0, 6.0, t_eval=t, events=events, dense_output=True)
+    assert frame.stats["n_frame_switches"] >= 1
+    for te_c, te_f in zip(coords.t_events, frame.t_events):
+        assert len(te_c) == len(te_f) >= 1
+        assert np.abs(te_c - te_f).max() < 1e-7
+    n = sleigh.n
+    t_dense = np.linspace(0.05, 5.95, 41)
+    Yc, Yf = coords.sol(t_dense), frame.sol(t_dense)
+    assert np.abs(Yf[:n] - Yc[:n]).max() < 1e-7
+    for j, tj in enumerate(t_dense):  # w is the free coordinate's velocity in the split at tj
+        free = [i for i, name in enumerate(sleigh.coordinate_names) if name not in frame.split_at(tj)]
+        assert np.allclose(Yf[n:, j], Yc[n:][free, j], atol=1e-7)
+    assert np.abs(frame.sol(t) - frame.y).max() < 1e-12  # sol and y agree at the outputs, switches included
+
+
+def test_every_step_output_records_the_old_split_at_the_switch():
+    """Without t_eval every step is an output; the sample at a switch time is in the old split
+    and the velocity u is continuous across it."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    coords, frame = _coordinates_and_frame(sleigh, q0, u0, 6.0)
+    t_switch = frame.frame_switches[0][0]
+    at = int(np.flatnonzero(frame.t == t_switch)[0])
+    assert frame.split_at(frame.t[at]) == ["y"] and frame.split_at(frame.t[at + 1]) == ["x"]
+    u = frame.v
+    assert np.abs(u[:, at + 1] - u[:, at]).max() < 0.1 * np.abs(u[:, at]).max()  # continuous, w jumps
+    assert abs(frame.y[3, at + 1] - frame.y[3, at]) > 0.5 * np.abs(u[:, at]).max()
+
+
+def test_a_physical_initial_state_equals_the_quasi_velocity_one():
+    """y0 = (q, u) of length 2n (u on the constraint set) gives the run of y0 = (q, w)."""
+    chain = nh.systems.knife_edge_chain(8)
+    model = chain.reduced(1e-4, order=1, velocities="frame")
+    q0 = np.r_[0.1, -0.2, 0.2 * np.cos(np.arange(8))]
+    u0 = chain.project(q0, np.r_[1.0, 0.3, np.zeros(8)])
+    w0 = model.frame.state(q0, u0)[chain.n:]
+    kw = dict(t_eval=np.linspace(0, 1, 5), rtol=1e-10, atol=1e-12)
+    by_w = nh.simulate(model, (0, 1), np.r_[q0, w0], **kw)
+    by_u = nh.simulate(model, (0, 1), np.r_[q0, u0], **kw)
+    assert by_u.y.shape == (2 * chain.n - chain.k, 5)
+    assert np.allclose(by_u.y, by_w.y, rtol=0, atol=1e-12)
+    batch = nh.simulate_many(model, (0, 1), np.array([np.r_[q0, u0]] * 2), **kw)
+    assert np.allclose(batch[1].y, by_w.y, atol=1e-12)
+    off = u0 + 0.1 * np.eye(chain.n)[3]  # leaves the constraint set
+    with pytest.raises(ValueError, match="violates the constraints"):
+        nh.simulate(model, (0, 1), np.r_[q0, off])
+    projected = nh.simulate(model, (0, 1), np.r_[q0, off], project_y0=True, **kw)
+    assert np.allclose(projected.y[:, 0], np.r_[q0, model.frame.state(q0, chain.project(q0, off))[chain.n:]],
+                       atol=1e-12)
+    with pytest.raises(ValueError, match=r"shape \(12,\).*shape \(20,\).*got \(7,\)"):
+        nh.simulate(model, (0, 1), np.zeros(7))
+
+
+def test_resplit_constants_are_documented_values():
+    assert _core.frame_resplit_growth == 10.0 and _core.frame_singular_condition == 1e6
