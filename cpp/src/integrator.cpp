@@ -618,14 +618,14 @@ void Integration::restart(double t, Method method, const std::string& why) {
 bool Integration::watch_frame(double t, bool at_start) {
   double* y = N_VGetArrayPointer(y_.get());
   const double* p = problem_.params.data();
-  const FrameCheck check = model_.frame_check(t, y, p, *problem_.ws, at_start);
-  if (check.action == FrameCheck::kNone) return true;
-  std::string why = check.message;
-  if (check.action == FrameCheck::kResplit && sens_)
+  const FrameCheck verdict = model_.frame_check(t, y, p, *problem_.ws, at_start);
+  if (verdict.action == FrameCheck::kNone) return true;
+  std::string why = verdict.message;
+  if (verdict.action == FrameCheck::kResplit && sens_)
     why = "the frame of the state must be re-chosen at t = " + format_number(t) + " (growth " +
-          format_number(check.measure) + "), which the forward sensitivities cannot follow: run them in the "
+          format_number(verdict.measure) + "), which the forward sensitivities cannot follow: run them in the "
           "coordinate form (velocities='coordinates')";
-  if (check.action == FrameCheck::kSingular || sens_) {
+  if (verdict.action == FrameCheck::kSingular || sens_) {
     fail(0, t);
     out_.flag_name = "FRAME_SINGULAR";
     out_.message = "Integration stopped at t = " + format_number(t) + ": " + why;
