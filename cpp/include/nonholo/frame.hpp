@@ -118,7 +118,7 @@ class Frame {
   void voronets_B(const S* q, FrameGeometry<S>& f, bool derivatives) const {
     const int n = this->n(), k = system_->k(), m = n - k;
     const Tape& tape = derivatives ? tape_ : values_tape_;
-    if (static_cast<int>(f.solved.size()) != k) {  // a new workspace: the frame's own split
+    if (static_cast<int>(f.free.size()) != m) {  // a new workspace: the frame's own split
       f.solved = solved_;
       f.free = free_;
     }
