@@ -144,5 +144,18 @@ def test_a_physical_initial_state_equals_the_quasi_velocity_one():
         nh.simulate(model, (0, 1), np.zeros(7))
 
 
+def test_a_resplit_stops_a_run_with_sensitivities_and_works_under_bdf():
+    """Sensitivities cannot follow the state map of a re-split: the run stops there, saying so;
+    under BDF (the Jacobian's workspace re-split too) the run matches the coordinate form."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    model = sleigh.reduced(1e-3, order=1, velocities="frame")
+    with pytest.warns(nh.SimulationWarning, match="sensitivities cannot follow"):
+        stopped = nh.simulate(model, (0, 6), np.r_[q0, u0], sensitivities=["m"], method="bdf")
+    assert stopped.flag_name == "FRAME_SINGULAR" and 0 < stopped.t_last < 1
+    coords, frame = _coordinates_and_frame(sleigh, q0, u0, 6.0, order=1, method="bdf", t_eval=np.linspace(0, 6, 13))
+    assert frame.stats["n_frame_switches"] >= 1 and "re-split" in repr(frame)
+    assert np.abs(frame.q - coords.q).max() < 1e-7
+
+
 def test_resplit_constants_are_documented_values():
     assert _core.frame_resplit_growth == 10.0 and _core.frame_singular_condition == 1e6

@@ -210,6 +210,9 @@ class SimulationResult:
         ]
         if self.t_events:
             lines.append(f" t_events: {[len(te) for te in self.t_events]} occurrences")
+        if self.frame_switches:
+            lines.append(f"   frames: re-split {len(self.frame_switches)} times, first at t = "
+                         f"{self.frame_switches[0][0]:g} (frame_switches)")
         return "SimulationResult(\n" + "\n".join(lines) + "\n)"
 
     # ------------------------------------------------------------------ export and display
