@@ -159,3 +159,46 @@ def test_a_resplit_stops_a_run_with_sensitivities_and_works_under_bdf():
 
 def test_resplit_constants_are_documented_values():
     assert _core.frame_resplit_growth == 10.0 and _core.frame_singular_condition == 1e6
+
+
+def _worst_split(system, q):
+    """The regular split of largest max|B_aj| at q (the frame a re-split must leave), and B."""
+    import itertools
+
+    A, n, k = system.constraint_matrix(q)[0], system.n, system.k
+    best = (0.0, None)
+    for s in itertools.combinations(range(n), k):
+        if abs(np.linalg.det(A[:, s])) > 1e-6 * np.abs(A).max() ** k:
+            g = np.abs(np.linalg.solve(A[:, s], A[:, [i for i in range(n) if i not in s]])).max()
+            best = max(best, (g, list(s)), key=lambda b: b[0])
+    return best
+
+
+@pytest.mark.parametrize("seed", [20, 22])
+def test_a_badly_conditioned_split_is_replaced_by_one_of_maximal_volume_at_the_start(seed):
+    """Random systems (n = 5, k = 3) in the Voronets frame of their worst split at q0
+    (max|B_aj| of 200-800): the run re-splits at t0 to a split whose |B_aj| are all <= 1.01
+    there (numpy), and follows the coordinate form."""
+    from nonholo.frames import AnholonomicFrame
+    from nonholo.testing import random_system
+
+    system = random_system(seed, n=5, k=3)
+    rng = np.random.default_rng(seed)
+    q0 = rng.uniform(-0.5, 0.5, 5)
+    u0 = system.project(q0, rng.normal(size=5))
+    growth, worst = _worst_split(system, q0)
+    assert growth > 100
+    frame = AnholonomicFrame(system, solved=[system.coordinate_names[i] for i in worst])
+    model = system.reduced(1e-2, order=1, velocities="frame", frame=frame)
+    kw = dict(t_eval=np.linspace(0, 1, 11), rtol=1e-11, atol=1e-13, raise_on_failure=True)
+    result = nh.simulate(model, (0, 1), np.r_[q0, u0], **kw)
+    coords = nh.simulate(system.reduced(1e-2, order=1), (0, 1), np.r_[q0, u0], **kw)
+    t_switch, solved = result.frame_switches[0]
+    assert t_switch == 0.0 and result.split_at(0.5) == solved != [system.coordinate_names[i] for i in worst]
+    A = system.constraint_matrix(q0)[0]
+    s = [system.coordinate_names.index(name) for name in solved]
+    B = np.linalg.solve(A[:, s], A[:, [i for i in range(5) if i not in s]])
+    assert np.abs(B).max() <= 1.01
+    scale = 1 + np.abs(coords.velocity).max()
+    assert np.abs(result.q - coords.q).max() < 1e-8 * scale
+    assert np.abs(result.velocity - coords.velocity).max() < 1e-8 * scale
