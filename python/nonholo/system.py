@@ -391,13 +391,16 @@ class System:
         velocities : {"coordinates", "frame"}
             ``"coordinates"`` (default; any constraints, also affine): state ``[q, u]``, u in
             R^n. ``"frame"`` (linear constraints): state ``[q, w]`` of dimension 2n - k, w the
-            quasi-velocities of a frame X of D, u = X_D(q) w.
+            quasi-velocities of a frame X of D, u = X_D(q) w; ``simulate`` also takes the
+            coordinate form's y0 = (q, u) of length 2n and maps it to w.
         frame : AnholonomicFrame or (n, n) SymPy matrix, optional
             The frame of the frame form; default the Voronets frame w = r' (the free
             coordinates' velocities), evaluated numerically in C++ (B = -A_s^-1 A_r by LU at
             each evaluation; :class:`nonholo.frames.AnholonomicFrame`), built once per system.
-            It is singular where the solved block A_s is: pass a frame regular along the run
-            (``AnholonomicFrame(system, solved=[...])`` or a global frame) where it is not.
+            It is singular where the solved block A_s is: a run re-splits a Voronets frame
+            where max |B_aj| exceeds 10 (``result.frame_switches``); a frame given by vectors
+            stops the run where its condition number exceeds 1e6 (``FRAME_SINGULAR``), so pass
+            one regular along the run (:mod:`nonholo.reduced`, ``docs/caveats.md``).
 
         h^(1..K) are compiled once per system and order into one tape (up to order
         ``_core.max_compiled_slip_order``), beyond it expanded in Taylor arithmetic at every
