@@ -325,6 +325,7 @@ class Integration {
   long last_failures_ = 0, last_nonfinite_ = 0;
   long steps_since_restart_ = 0;
   std::vector<double> corr_;
+  std::vector<double> resplit_state_;  // the state mapped to a new frame (watch_frame)
   sun::CvodePtr mem_;
 };
 
@@ -618,8 +619,30 @@ void Integration::restart(double t, Method method, const std::string& why) {
 bool Integration::watch_frame(double t, bool at_start) {
   double* y = N_VGetArrayPointer(y_.get());
   const double* p = problem_.params.data();
-  const FrameCheck verdict = model_.frame_check(t, y, p, *problem_.ws, at_start);
-  if (verdict.action == FrameCheck::kNone) return true;
+  FrameCheck verdict;
+  try {
+    verdict = model_.frame_check(t, y, p, *problem_.ws, at_start);
+    if (verdict.action == FrameCheck::kNone) return true;
+    if (verdict.action == FrameCheck::kResplit && !sens_) {
+      resplit_state_.assign(y, y + n_);  // mapped to the new frame; y stays in the old one for the outputs
+      std::vector<int> solved = model_.resplit(t, resplit_state_.data(), p, *problem_.ws);
+      if (!at_start) {  // the step as taken, in the old frame
+        if (opt_.dense_output) record_dense_step();
+        emit_t_eval_up_to(t, y);
+        if (t_eval_.empty()) record(t, y);
+      }
+      std::copy(resplit_state_.begin(), resplit_state_.end(), y);
+      out_.frame_switch_solved.push_back(std::move(solved));
+      out_.frame_switch_t.push_back(t);
+      collect_stats();
+      ++out_.n_restarts;
+      start(t, method_, nullptr);
+      return true;
+    }
+  } catch (const ModelError& e) {  // no regular split at y (the constraints lost rank)
+    verdict.action = FrameCheck::kSingular;
+    verdict.message = std::string("no frame can be chosen here: ") + e.what();
+  }
   std::string why = verdict.message;
   if (verdict.action == FrameCheck::kResplit && sens_)
     why = "the frame of the state must be re-chosen at t = " + format_number(t) + " (growth " +
@@ -629,19 +652,8 @@ bool Integration::watch_frame(double t, bool at_start) {
     fail(0, t);
     out_.flag_name = "FRAME_SINGULAR";
     out_.message = "Integration stopped at t = " + format_number(t) + ": " + why;
-    return false;
   }
-  if (!at_start) {  // the step as taken, in the old frame
-    if (opt_.dense_output) record_dense_step();
-    emit_t_eval_up_to(t, y);
-    if (t_eval_.empty()) record(t, y);
-  }
-  out_.frame_switch_solved.push_back(model_.resplit(t, y, p, *problem_.ws));
-  out_.frame_switch_t.push_back(t);
-  collect_stats();
-  ++out_.n_restarts;
-  start(t, method_, nullptr);
-  return true;
+  return false;
 }
 
 SimulationOutput Integration::run() {

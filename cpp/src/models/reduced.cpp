@@ -67,8 +67,9 @@ FrameCheck ReducedFrameModel::frame_check(double, const double* y, const double*
   check.measure = condition_1(w.frame.X(), w.lu);
   if (check.measure > bound) {
     check.action = FrameCheck::kSingular;
-    check.message = "the frame X(q) of the reduced model is nearly singular: its condition number is " + short_number(check.measure) + " (1-norm; the run stops above " +
-                    short_number(bound) + ", where the frame would amplify the integration error of w by about " +
+    check.message = "the frame X(q) of the reduced model is nearly singular: its condition number is " +
+                    short_number(check.measure) + " (1-norm; the run stops above " + short_number(bound) +
+                    ", where the frame would amplify the integration error of w by about " +
                     short_number(std::sqrt(bound)) + "). A frame given by its vectors cannot be re-chosen during a "
                     "run: pass a frame regular along the run, the default Voronets frame (re-split automatically), "
                     "or use velocities='coordinates'";
