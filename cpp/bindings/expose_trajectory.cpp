@@ -65,7 +65,7 @@ void expose_trajectory(py::module_& m) {
     return out;
   }, py::arg("frame"), py::arg("y"), py::arg("params"), py::arg("solved") = py::none(),
      "X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n); `solved`: the "
-     "split of a Voronets frame to use (a run's re-split, SimulationResult.splits), default the frame's own.");
+     "split of a Voronets frame to use (a run's re-split, SimulationResult.frame_switches), default the frame's own.");
 
   m.def("trajectory_energy", [](const MechanicalSystem& sys, py::handle t, py::handle q, py::handle v, py::handle p) {
     Array Q = samples(q, sys.n(), "q"), V = samples(v, sys.n(), "v");

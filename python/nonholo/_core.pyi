@@ -268,7 +268,7 @@ def frame_vakonomic_model(frame: Frame) -> Model:
     ...
 def frame_velocity(frame: Frame, y: typing.Any, params: typing.Any, solved: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None) -> numpy.typing.NDArray[numpy.float64]:
     """
-    X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n); `solved`: the split of a Voronets frame to use (a run's re-split, SimulationResult.splits), default the frame's own.
+    X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n); `solved`: the split of a Voronets frame to use (a run's re-split, SimulationResult.frame_switches), default the frame's own.
     """
 def friction_model(system: MechanicalSystem) -> Model:
     ...
