@@ -202,3 +202,17 @@ def test_a_badly_conditioned_split_is_replaced_by_one_of_maximal_volume_at_the_s
     scale = 1 + np.abs(coords.velocity).max()
     assert np.abs(result.q - coords.q).max() < 1e-8 * scale
     assert np.abs(result.velocity - coords.velocity).max() < 1e-8 * scale
+
+
+def test_simulate_many_re_splits_each_run_like_simulate():
+    """Threads keep their own split (it lives in the run's workspace): a batch through the
+    singular heading equals the single runs, re-splits included."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    model = sleigh.reduced(1e-3, order=2, velocities="frame")
+    starts = np.array([np.r_[q0, u0], np.r_[q0, 1.1 * u0], np.r_[q0, 0.9 * u0]])
+    kw = dict(t_eval=np.linspace(0, 6, 13), rtol=1e-10, atol=1e-12)
+    batch = nh.simulate_many(model, (0, 6), starts, threads=2, **kw)
+    for y0, result in zip(starts, batch):
+        single = nh.simulate(model, (0, 6), y0, **kw)
+        assert single.frame_switches == result.frame_switches and len(single.frame_switches) >= 1
+        assert np.array_equal(single.y, result.y) and np.array_equal(single.velocity, result.velocity)
