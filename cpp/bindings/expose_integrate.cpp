@@ -12,6 +12,7 @@ Method parse_method(const std::string& name) {
   if (name == "auto") return Method::Auto;
   if (name == "bdf" || name == "BDF") return Method::Bdf;
   if (name == "adams" || name == "Adams") return Method::Adams;
+  if (name == "dop853" || name == "DOP853") return Method::Dop853;
   throw py::value_error("method must be 'auto', 'bdf' or 'adams' (got '" + name + "')");
 }
 
@@ -247,13 +248,17 @@ void expose_integrate(py::module_& m) {
   m.def("integrate_dop853",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval, double rtol,
            double atol, long max_steps) {
+          ExplicitRkOptions opts;
+          opts.rtol = rtol;
+          opts.atol = {atol};
+          opts.max_steps = max_steps;
           auto p = as_vector(params, model.n_params(), "params");
           auto y = as_vector(y0, model.n_states(), "y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
           ExplicitRkOutput out;
           {
             py::gil_scoped_release release;
-            out = integrate_dop853(model, p, t0, tf, y, te, rtol, atol, max_steps);
+            out = integrate_dop853(model, p, t0, tf, y, te, opts);
           }
           const auto nt = static_cast<py::ssize_t>(out.t.size());
           py::array_t<double> ys({nt, static_cast<py::ssize_t>(model.n_states())});

@@ -1,7 +1,9 @@
 #include "nonholo/explicit_rk.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "nonholo/dop853_coefficients.hpp"
 #include "nonholo/errors.hpp"
@@ -18,33 +20,35 @@ constexpr double kSafety = 0.9, kMinFactor = 1.0 / 3.0, kMaxFactor = 6.0;
 // One DOP853 integration (Hairer-Norsett-Wanner I, II.10): stages K (n x 16, column s = stage s).
 class Dop853 {
  public:
-  Dop853(const Model& model, const std::vector<double>& p, double rtol, double atol)
-      : model_(model), p_(p), rtol_(rtol), atol_(atol), n_(model.n_states()), ws_(model.workspace()),
+  Dop853(const Model& model, const std::vector<double>& p, const ExplicitRkOptions& opt)
+      : model_(model), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()), ws_(model.workspace()),
         K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), F_(n_, 7) {}
 
   void f(double t, const VecX<double>& y, int stage) {
     model_.rhs(t, y.data(), p_.data(), K_.col(stage).data(), *ws_);
     ++out.n_rhs;
     for (int i = 0; i < n_; ++i)
-      if (!std::isfinite(K_(i, stage))) throw SolverError("the right-hand side is not finite", t);
+      if (!std::isfinite(K_(i, stage))) nonfinite_ = true;  // the step is rejected (attempt)
   }
+
+  double atol(int i) const { return opt_.atol.size() == 1 ? opt_.atol[0] : opt_.atol[i]; }
 
   double rms(const VecX<double>& v, const VecX<double>& y) const {
     double s = 0.0;
     for (int i = 0; i < n_; ++i) {
-      const double w = v(i) / (atol_ + rtol_ * std::abs(y(i)));
+      const double w = v(i) / (atol(i) + rtol_ * std::abs(y(i)));
       s += w * w;
     }
     return std::sqrt(s / n_);
   }
 
   // Hairer's starting step for a method of order 8 (one extra right-hand side).
-  double initial_step(double t, double span) {
+  double initial_step(double t, double span, double dir) {
     const double d0 = rms(y_, y_), d1 = rms(K_.col(0), y_);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     h0 = std::min(h0, span);
-    tmp_ = y_ + h0 * K_.col(0);
-    f(t + h0, tmp_, 1);
+    tmp_ = y_ + (dir * h0) * K_.col(0);
+    f(t + dir * h0, tmp_, 1);
     VecX<double> diff = K_.col(1) - K_.col(0);
     const double d2 = rms(diff, y_) / h0;
     const double h1 = std::max(d1, d2) <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / std::max(d1, d2), 1.0 / 8.0);
@@ -54,6 +58,7 @@ class Dop853 {
   // One attempted step of size h from (t, y_) with K_.col(0) = f(t, y_): ynew_, K_.col(12) = f(t + h, ynew_),
   // and the error norm.
   double attempt(double t, double h) {
+    nonfinite_ = false;
     for (int s = 1; s < kStages; ++s) {
       tmp_ = y_;
       for (int j = 0; j < s; ++j)
@@ -71,10 +76,11 @@ class Dop853 {
         a5 += kE5[j] * K_(i, j);
         a3 += kE3[j] * K_(i, j);
       }
-      const double sc = atol_ + rtol_ * std::max(std::abs(y_(i)), std::abs(ynew_(i)));
+      const double sc = atol(i) + rtol_ * std::max(std::abs(y_(i)), std::abs(ynew_(i)));
       e5 += (a5 / sc) * (a5 / sc);
       e3 += (a3 / sc) * (a3 / sc);
     }
+    if (nonfinite_) return std::numeric_limits<double>::infinity();
     const double denom = e5 + 0.01 * e3;
     return denom > 0.0 ? std::abs(h) * e5 / std::sqrt(denom * n_) : 0.0;
   }
@@ -108,48 +114,56 @@ class Dop853 {
     }
   }
 
-  ExplicitRkOutput run(double t0, double tf, const std::vector<double>& y0, const std::vector<double>& t_eval,
-                       long max_steps) {
+  ExplicitRkOutput run(double t0, double tf, const std::vector<double>& y0, const std::vector<double>& t_eval) {
+    const double dir = tf > t0 ? 1.0 : -1.0, span = std::abs(tf - t0);
+    auto ahead = [&](double a, double b) { return dir * (b - a) >= 0.0; };  // a before or at b
     y_ = Eigen::Map<const VecX<double>>(y0.data(), n_);
     auto record = [&](double t, const double* y) {
       out.t.push_back(t);
       out.y.insert(out.y.end(), y, y + n_);
     };
     std::size_t next = 0;
-    while (next < t_eval.size() && t_eval[next] <= t0) record(t_eval[next++], y_.data());
+    while (next < t_eval.size() && ahead(t_eval[next], t0)) record(t_eval[next++], y_.data());
     if (t_eval.empty()) record(t0, y_.data());
     double t = t0;
     f(t, y_, 0);
-    double h = initial_step(t, tf - t0);
+    double h = opt_.first_step > 0.0 ? std::min(opt_.first_step, span) : initial_step(t, span, dir);
+    if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
     bool rejected_last = false;
-    while (t < tf) {
-      if (out.n_steps >= max_steps) {
-        out.status = -1;
-        out.message = "max_steps reached at t = " + std::to_string(t);
-        return out;
-      }
-      const bool last = t + h >= tf - 1e-14 * std::abs(tf);
-      if (last) h = tf - t;
-      const double err = attempt(t, h);
-      if (!(err <= 1.0)) {
-        ++out.n_rejected;
-        const double fac = std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
-        h *= fac;
-        rejected_last = true;
-        if (h < 1e-14 * std::max(1.0, std::abs(t))) {
-          out.status = -1;
-          out.message = "step size too small at t = " + std::to_string(t);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<double> yi(n_);
+    while (dir * (tf - t) > 0.0) {
+      if (out.n_steps >= opt_.max_steps)
+        throw SolverError("the integration stopped after max_steps = " + std::to_string(opt_.max_steps) +
+                          " steps (raise max_steps)", t);
+      if ((out.n_steps + out.n_rejected) % 64 == 63) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time)
+          throw SolverError("the integration stopped after max_wall_time = " + std::to_string(opt_.max_wall_time) +
+                            " s (raise max_wall_time or loosen rtol)", t);
+        if (opt_.interrupted && opt_.interrupted()) {
+          out.interrupted = true;
           return out;
         }
+      }
+      const bool last = dir * (t + dir * h - tf) >= -1e-14 * std::max(1.0, std::abs(tf));  // reaches tf
+      if (last) h = std::abs(tf - t);
+      const double err = attempt(t, dir * h);
+      if (!(err <= 1.0)) {
+        ++out.n_rejected;
+        h *= std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
+        rejected_last = true;
+        if (h <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
+          throw SolverError("the step size collapsed to " + std::to_string(h) + " (the solution blows up, or the model "
+                            "is singular or undefined just ahead)", t);
         continue;
       }
       ++out.n_steps;
-      const double t_new = last ? tf : t + h;
-      if (next < t_eval.size() && t_eval[next] <= t_new) {
-        dense(t, h);
-        std::vector<double> yi(n_);
-        while (next < t_eval.size() && t_eval[next] <= t_new) {
-          interpolate((t_eval[next] - t) / h, yi.data());
+      const double t_new = last ? tf : t + dir * h;
+      if (next < t_eval.size() && ahead(t_eval[next], t_new)) {
+        dense(t, dir * h);
+        while (next < t_eval.size() && ahead(t_eval[next], t_new)) {
+          interpolate((t_eval[next] - t) / (dir * h), yi.data());
           record(t_eval[next++], yi.data());
         }
       }
@@ -162,7 +176,9 @@ class Dop853 {
       y_.swap(ynew_);
       K_.col(0) = K_.col(kStages);  // first same as last
       h *= fac;
+      if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
     }
+    out.t_last = t;
     return out;
   }
 
@@ -171,9 +187,11 @@ class Dop853 {
  private:
   const Model& model_;
   const std::vector<double>& p_;
-  double rtol_, atol_;
+  const ExplicitRkOptions& opt_;
+  double rtol_;
   int n_;
   std::unique_ptr<Workspace> ws_;
+  bool nonfinite_ = false;
   MatX<double> K_;
   VecX<double> y_, ynew_, tmp_;
   MatX<double> F_;
@@ -182,20 +200,25 @@ class Dop853 {
 }  // namespace
 
 ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>& p, double t0, double tf,
-                                  const std::vector<double>& y0, const std::vector<double>& t_eval, double rtol,
-                                  double atol, long max_steps) {
-  if (!(tf > t0)) throw InputError("integrate_dop853 needs tf > t0");
-  if (!(rtol > 0.0) || !(atol >= 0.0)) throw InputError("rtol must be positive and atol non-negative");
+                                  const std::vector<double>& y0, const std::vector<double>& t_eval,
+                                  const ExplicitRkOptions& options) {
+  if (!(t0 != tf) || !std::isfinite(t0) || !std::isfinite(tf)) throw InputError("t_span must be finite with t0 != tf");
+  if (!(options.rtol > 0.0)) throw InputError("rtol must be positive");
+  if (options.atol.empty()) throw InputError("atol must be given");
   if (static_cast<int>(y0.size()) != model.n_states()) throw InputError("y0 has the wrong length");
-  if (!std::is_sorted(t_eval.begin(), t_eval.end())) throw InputError("t_eval must be sorted");
-  Dop853 rk(model, p, rtol, atol);
+  Dop853 rk(model, p, options);
   try {
-    return rk.run(t0, tf, y0, t_eval, max_steps);
+    return rk.run(t0, tf, y0, t_eval);
   } catch (const SolverError& e) {
     rk.out.status = -1;
+    rk.out.t_last = e.t;
     rk.out.message = e.what();
-    return rk.out;
+  } catch (const ModelError& e) {  // the model undefined at a stage: a failure, as with CVODE
+    rk.out.status = -1;
+    rk.out.t_last = rk.out.t.empty() ? t0 : rk.out.t.back();
+    rk.out.message = std::string("the model could not be evaluated: ") + e.what();
   }
+  return rk.out;
 }
 
 }  // namespace nonholo

@@ -172,6 +172,11 @@ class Model:
         The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.
         """
     @property
+    def explicit_rk_pays(self) -> bool:
+        """
+        True when the explicit Runge-Kutta pair (method 'dop853') is expected to be faster than Adams on this non-stiff model: a right-hand side costs at most kExplicitRkStepRatio Adams steps' overhead (explicit_rk.hpp).
+        """
+    @property
     def jacobian_cost(self) -> float:
         """
         Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).
@@ -185,6 +190,11 @@ class Model:
     @property
     def n_states(self) -> int:
         ...
+    @property
+    def rhs_cost_ns(self) -> float:
+        """
+        Estimated cost of one right-hand side in nanoseconds of the machine the cost model was fitted on (only ratios matter).
+        """
     @property
     def stiff(self) -> bool:
         ...
