@@ -88,16 +88,15 @@ double FrictionModel::implicit_jacobian_cost() const {
 }
 
 // The reduced models: order 0 evaluates the dynamics tape and solves like the nonholonomic model;
-// order 1 the split projection tape (base at (q, u), velocity part at (q, v)) and about twice its
-// solves; a compiled order K >= 2 the slip tape, then the projection tape at (q, v); Taylor mode
+// order 1 the split projection tape (base at (q, u), velocity part at (q, v)) and one factorization; a compiled order K >= 2 the slip tape, then the projection tape at (q, v); Taylor mode
 // (K >= 2, not compiled) 2K sweeps of the projection tape in series of degree < K, each
 // operation costing about D^2 / 2 for degree D (a bound, not a fit: these models run with Adams).
 double reduced_rhs_cost_ns(const MechanicalSystem& s, int order, const CompiledSlip* compiled) {
   const double flops = nonholonomic_flops(s.n(), s.k());
   if (order == 0) return rhs_ns(s, flops);
-  if (order == 1 && compiled == nullptr)
+  if (order == 1 && compiled == nullptr)  // G and M factored once for h^(1) and u'
     return kCall + kInstruction * (s.split_base_tape().n_instructions() + s.velocity_part_tape().n_instructions()) +
-           2 * kFlop * flops;
+           kFlop * flops;
   const double projection = kInstruction * s.projection_tape().n_instructions() + 2 * kFlop * flops;
   if (compiled != nullptr) return kCall + kInstruction * compiled->tape().n_instructions() + projection;
   double series = 0.0;
