@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_dop853', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_program', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_dop853', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_program', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -276,9 +276,9 @@ def frame_multipliers(model: Model, t: typing.SupportsFloat | typing.SupportsInd
     ...
 def frame_vakonomic_model(frame: Frame) -> Model:
     ...
-def frame_velocity(frame: Frame, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def frame_velocity(frame: Frame, y: typing.Any, params: typing.Any, solved: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None) -> numpy.typing.NDArray[numpy.float64]:
     """
-    X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n).
+    X_D(q) v^alpha at every sample of y = [q, v^alpha, ...] (time-major), shape (n_t, n); `solved`: the split of a Voronets frame to use (a run's re-split, SimulationResult.frame_switches), default the frame's own.
     """
 def friction_model(system: MechanicalSystem) -> Model:
     ...
@@ -357,6 +357,8 @@ def trajectory_energy(system: MechanicalSystem, t: typing.Any, q: typing.Any, v:
 def vakonomic_model(system: MechanicalSystem) -> Model:
     ...
 __version__: str = '0.1.0'
+frame_resplit_growth: float = 10.0
+frame_singular_condition: float = 1000000.0
 max_compiled_slip_nodes: int = 400000
 max_compiled_slip_order: int = 8
 max_slow_manifold_order: int = 16
