@@ -216,3 +216,17 @@ def test_simulate_many_re_splits_each_run_like_simulate():
         single = nh.simulate(model, (0, 6), y0, **kw)
         assert single.frame_switches == result.frame_switches and len(single.frame_switches) >= 1
         assert np.array_equal(single.y, result.y) and np.array_equal(single.velocity, result.velocity)
+
+
+@pytest.mark.parametrize("method", ["adams", "dop853"])
+def test_both_explicit_methods_re_split(method):
+    """CVODE's Adams (a restart at each re-split) and DOP853 (a one-step method: the state is
+    mapped and its first stage re-evaluated) both follow the coordinate form through the
+    singular heading; DOP853 reports the switches the same way."""
+    sleigh, q0, u0 = _sleigh_crossing()
+    coords, frame = _coordinates_and_frame(sleigh, q0, u0, 6.0, t_eval=np.linspace(0, 6, 13), method=method)
+    assert frame.method == coords.method == method
+    assert [s for _, s in frame.frame_switches][:2] == [["x"], ["y"]]
+    scale = 1 + np.abs(coords.velocity).max()
+    assert np.abs(frame.q - coords.q).max() < 1e-8 * scale
+    assert np.abs(frame.velocity - coords.velocity).max() < 1e-8 * scale
