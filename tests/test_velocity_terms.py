@@ -138,3 +138,64 @@ def test_rattleback_dynamics_tape_by_sweeps_is_smaller():
     size = {vt: _core.tape_program(c, "dynamics")[0] for vt, c in cores.items()}
     assert size["sweeps"] <= 0.6 * size["partials"]
     assert system.core.velocity_sweeps
+
+
+def _documentation_disc():
+    """SymPy's documented rolling disc (Kane's method, contact point at rest: rolling built into
+    the kinematics), with a load and a potential."""
+    from sympy.physics import mechanics as me
+
+    q1, q2, q3, u1, u2, u3 = me.dynamicsymbols("q1 q2 q3 u1 u2 u3")
+    r, m, g = sp.symbols("r m g")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    w_qd = R.ang_vel_in(N)
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    C = me.Point("C")
+    C.set_vel(N, 0)
+    Dmc = C.locatenew("Dmc", r * L.z)
+    Dmc.v2pt_theory(C, N, R)
+    disc = me.RigidBody("disc", Dmc, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), Dmc))
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=[(R.ang_vel_in(N) - w_qd).dot(e) for e in L])
+    km.kanes_equations([disc], [(Dmc, -m * g * Y.z)])
+    return nh.System.from_kanes_method(km, {r: 0.5, m: 1.0, g: 9.81}, potential=sp.cos(q2) / 3)
+
+
+KANE = {
+    "documentation disc": _documentation_disc,
+    "Whipple bicycle": lambda: nh.System.from_kanes_method(*nh.systems.whipple_bicycle_kane(), check_kinematics=False),
+}
+
+
+@pytest.mark.parametrize("name", list(KANE))
+def test_kane_applied_force_is_the_metrics(name):
+    """from_kanes_method's applied force (loads minus Kane's inertia forces) and the one of its
+    metric, potential and force (with the inertia correction) are one function: accelerations and
+    multipliers agree to rounding at random states, and the given form is the smaller tape."""
+    from nonholo.symbolic.lowering import lower
+
+    system = KANE[name]()
+    assert system.applied_force is not None and system.core.velocity_sweeps is False
+    exprs = [*system.metric, system.potential, *system.constraints, *system.affine,
+             *system.friction_coefficients, *system.force]
+    metric_core = _core.MechanicalSystem(system.n, system.k, len(system.parameters),
+                                         lower(exprs, system._inputs).to_core(), True, velocity_terms="partials")
+    assert _core.tape_program(system.core, "dynamics")[0] < _core.tape_program(metric_core, "dynamics")[0]
+    p = system.param_vector()
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        q, v = rng.uniform(-0.5, 0.5, system.n), rng.uniform(-2, 2, system.n)
+        given, metric = system.core.at(0.0, q, v, p), metric_core.at(0.0, q, v, p)
+        a, b = given.nonholonomic_acceleration(), metric.nonholonomic_acceleration()
+        assert np.allclose(a, b, rtol=0, atol=1e-11 * max(1.0, np.abs(b).max()))
+        if system.k:
+            la, lb = given.multipliers(), metric.multipliers()
+            assert np.allclose(la, lb, rtol=0, atol=1e-11 * max(1.0, np.abs(lb).max()))
+
+
+def test_applied_force_must_have_one_entry_per_coordinate():
+    system = SYSTEMS["random n=5 k=1"]()
+    with pytest.raises(ValueError, match="applied_force"):
+        nh.System(system.coordinates, system.metric, applied_force=[0, 0], velocities=system.velocities)

@@ -57,15 +57,17 @@ void expose_system(py::module_& m) {
              VelocityTerms terms = VelocityTerms::Cheaper;
              if (velocity_terms == "partials") terms = VelocityTerms::Partials;
              else if (velocity_terms == "sweeps") terms = VelocityTerms::Sweeps;
+             else if (velocity_terms == "given") terms = VelocityTerms::Given;
              else if (velocity_terms != "cheaper")
-               throw InputError("velocity_terms must be 'cheaper', 'partials' or 'sweeps', got '" + velocity_terms + "'");
+               throw InputError("velocity_terms must be 'cheaper', 'partials', 'sweeps' or 'given', got '" + velocity_terms + "'");
              return MechanicalSystem(n, k, n_params, std::move(graph), definite_metric, terms);
            }),
            py::arg("n"), py::arg("k"), py::arg("n_params"), py::arg("graph"), py::arg("definite_metric") = true,
            py::arg("velocity_terms") = "cheaper",
            "velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from "
            "dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (whichever has "
-           "fewer operations).")
+           "fewer operations); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper "
+           "form, which the tapes use.")
       .def_property_readonly("definite_metric", &MechanicalSystem::definite_metric)
       .def_property_readonly("n", &MechanicalSystem::n)
       .def_property_readonly("k", &MechanicalSystem::k)

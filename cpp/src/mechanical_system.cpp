@@ -1,6 +1,7 @@
 #include "nonholo/mechanical_system.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "nonholo/errors.hpp"
@@ -278,8 +279,10 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
   if (n_params < 0) throw InputError("negative number of parameters");
   if (base_.n_inputs != n_inputs())
     throw InputError("expression graph has " + std::to_string(base_.n_inputs) + " inputs, expected " + std::to_string(n_inputs()));
-  if (static_cast<int>(base_.outputs.size()) != layout_.base_outputs())
-    throw InputError("expression graph has " + std::to_string(base_.outputs.size()) + " outputs, expected " + std::to_string(layout_.base_outputs()));
+  const bool given = velocity_terms == VelocityTerms::Given;
+  const int expected_outputs = layout_.base_outputs() + (given ? n : 0);
+  if (static_cast<int>(base_.outputs.size()) != expected_outputs)
+    throw InputError("expression graph has " + std::to_string(base_.outputs.size()) + " outputs, expected " + std::to_string(expected_outputs));
   for (int o : base_.outputs)
     if (o < 0 || o >= static_cast<int>(base_.nodes.size())) throw InputError("expression graph output out of range");
 
@@ -324,14 +327,24 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
     for (int l = 0; l < n; ++l) outputs[layout_.db_dq + a * n + l] = d(l, layout_.b + a);
     outputs[layout_.db_dt + a] = d(n, layout_.b + a);
   }
-  const std::vector<int> jacobian_outputs = outputs;
+  // With r given, the tapes other than the full one do not compute F (r holds what they need;
+  // only the full tape's users read F): F reads as NaN there, so that a use would show.
+  std::vector<int> without_force = outputs;
+  if (given) {  // r as given; a and the projection's Gdot, Adot from the partial derivatives
+    for (int i = 0; i < n; ++i) outputs[layout_.r + i] = map[base_.outputs[layout_.base_outputs() + i]];
+    without_force = outputs;
+    std::fill(without_force.begin() + layout_.F, without_force.begin() + layout_.F + n,
+              builder.constant(std::numeric_limits<double>::quiet_NaN()));
+  }
+  const std::vector<int> jacobian_outputs = without_force;
   if (velocity_sweeps_) {
     std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, outputs.begin() + layout_.r);
+    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, without_force.begin() + layout_.r);
     velocity_derivatives = swept_velocity;
   }
   tape_ = Tape(builder.finish(outputs));
-  dynamics_tape_ = std::move(velocity_sweeps_ ? by_sweeps : by_partials);
-  std::vector<int> projection_outputs(outputs.begin(), outputs.begin() + layout_.dynamics);
+  dynamics_tape_ = given ? dynamics_part(without_force) : std::move(velocity_sweeps_ ? by_sweeps : by_partials);
+  std::vector<int> projection_outputs(without_force.begin(), without_force.begin() + layout_.dynamics);
   projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
   projection_tape_ = Tape(builder.finish(projection_outputs));
   build_split_projection();

@@ -98,7 +98,7 @@ class MechanicalSystem:
     """
     def __init__(self, n: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, n_params: typing.SupportsInt | typing.SupportsIndex, graph: Graph, definite_metric: bool = True, velocity_terms: str = 'cheaper') -> None:
         """
-        velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (whichever has fewer operations).
+        velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (whichever has fewer operations); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper form, which the tapes use.
         """
     def at(self, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> PointGeometry:
         """

@@ -103,6 +103,13 @@ class System:
         Derived quantities shown by ``result[name]``: ``f(q, v, params)`` with q, v of shape
         (n, n_t) (v the physical velocity) returning shape (n_t,), e.g. Euler angles for
         display.
+    applied_force : SymPy matrix (n,), optional
+        r(q, v, t) = F - c(q, v) - dV/dq, the applied force of the Lagrange-d'Alembert equations
+        G v' = r + A^T lambda written out in a cheaper form (Kane's equations: the loads minus
+        the inertia forces at v' = 0, as :meth:`from_kanes_method` gives it). It must be the same
+        function as the one the metric, potential and force define (everything else, e.g. the
+        vakonomic model's extra terms, energies and symbolic derivations, uses those); the
+        compiled right-hand sides use it for r.
 
     Notes
     -----
@@ -128,6 +135,7 @@ class System:
         unit_norm: Sequence | None = None,
         outputs: Mapping | None = None,
         holonomic=None,
+        applied_force=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
         self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
@@ -172,12 +180,14 @@ class System:
         else:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
+        self.applied_force = None if applied_force is None else _as_matrix(applied_force, (n, 1), "applied_force")
 
         self.holonomic = _holonomic(holonomic)
         self._check_symbols()
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
-                                            not self.indefinite_metric)
+                                            not self.indefinite_metric,
+                                            velocity_terms="cheaper" if self.applied_force is None else "given")
         self._check_metric_symmetric()
         self._models: dict = {}
 
@@ -283,6 +293,8 @@ class System:
         check_free_symbols(list(self.affine), q | t | p, "affine")
         check_free_symbols(list(self.friction_coefficients), q | p, "friction")
         check_free_symbols(list(self.force), q | v | t | p, "force")
+        check_free_symbols(list(self.applied_force if self.applied_force is not None else ()), q | v | t | p,
+                           "applied_force")
         check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
 
     @property
@@ -291,7 +303,7 @@ class System:
 
     def _lower(self) -> SerializedGraph:
         exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
-                 *self.force]
+                 *self.force, *(self.applied_force if self.applied_force is not None else ())]
         return lower(exprs, self._inputs)
 
     def _check_metric_symmetric(self) -> None:
@@ -627,7 +639,7 @@ class System:
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
-            "drawing": self.drawing, "pose": getattr(self, "pose", None),
+            "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
         }
 
     def __setstate__(self, state):

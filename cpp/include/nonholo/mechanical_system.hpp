@@ -68,6 +68,7 @@ class Geometry {
   RowMatMap<S> A() const { return {out.data() + layout->A, k(), n()}; }
   VecMap<S> b() const { return {out.data() + layout->b, k()}; }
   RowMatMap<S> mu() const { return {out.data() + layout->mu, k(), k()}; }
+  // F: NaN from the tapes other than the full one when r is given (VelocityTerms::Given).
   VecMap<S> F() const { return {out.data() + layout->F, n()}; }
   // r = F - c(q, v) - dV: the applied generalized force, c the Coriolis/centrifugal covector.
   VecMap<S> r() const { return {out.data() + layout->r, n()}; }
@@ -92,8 +93,10 @@ class Geometry {
 
 // How the dynamics and projection tapes compute c(q, v) and (dA/dq . v) v (equal to rounding):
 // from the partial derivatives dG/dq^l, dA/dq^l, by one forward and one backward sweep, or
-// whichever of the two gives fewer interpreted operations (the default).
-enum class VelocityTerms { Cheaper, Partials, Sweeps };
+// whichever of the two gives fewer interpreted operations (the default). Given: the base graph
+// has n more outputs after F, the applied force r = F - c(q, v) - dV itself in a cheaper form
+// (Kane's equations: the loads minus the inertia forces), which the tapes use for r.
+enum class VelocityTerms { Cheaper, Partials, Sweeps, Given };
 
 class MechanicalSystem {
  public:
