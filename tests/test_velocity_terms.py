@@ -199,3 +199,16 @@ def test_applied_force_must_have_one_entry_per_coordinate():
     system = SYSTEMS["random n=5 k=1"]()
     with pytest.raises(ValueError, match="applied_force"):
         nh.System(system.coordinates, system.metric, applied_force=[0, 0], velocities=system.velocities)
+
+
+def test_an_applied_force_that_is_not_the_metrics_is_rejected():
+    """System(applied_force=...) is checked against F - c(q, v) - dV at random states."""
+    q, v = sp.symbols("x y"), sp.symbols("xd yd")
+    G = sp.Matrix([[2 + sp.cos(q[1]), 0], [0, 1]])
+    c_free = sp.Matrix([0, -sp.sin(q[0])])  # not the metric's Coriolis force (which depends on v)
+    with pytest.raises(nh.ModelError, match="applied_force"):
+        nh.System(q, G, potential=sp.cos(q[0]), applied_force=c_free, velocities=v)
+    # the right one: c = (Gdot v - dT/dq), T = 1/2 (2 + cos y) xd^2 + 1/2 yd^2
+    c = sp.Matrix([-sp.sin(q[1]) * v[0] * v[1], sp.sin(q[1]) * v[0] ** 2 / 2])
+    right = nh.System(q, G, potential=sp.cos(q[0]), applied_force=-c + sp.Matrix([sp.sin(q[0]), 0]), velocities=v)
+    assert right.core.velocity_sweeps is False
