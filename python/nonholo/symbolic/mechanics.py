@@ -747,7 +747,9 @@ def kanes_method_arguments(
         ``coordinates`` (the symbols named after q_ind + q_dep, in that order), ``velocities``
         (``<name>_dot``), ``metric`` (n, n), ``potential``, ``constraints`` (k, n) and
         ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
-        (n,), ``parameters``, ``time`` and ``name``. States of the models are
+        (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
+        function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
+        and ``name``. States of the models are
         ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
     """
     km = _resolve(km, "KanesMethod")
