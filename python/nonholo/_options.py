@@ -87,6 +87,10 @@ def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
     """(rtol, atol): rtol a positive finite number; atol positive and finite, a scalar or one
     entry per state (any length when ``n_states`` is None). atol comes back as a 1-d array."""
     rtol = positive(rtol, "rtol")
+    if type(atol) is float or type(atol) is int:  # the usual scalar: plain comparisons
+        if not (atol > 0 and math.isfinite(atol)):
+            raise ValueError("atol must be positive and finite")
+        return rtol, np.array((float(atol),))
     try:
         atol = np.atleast_1d(np.asarray(atol, dtype=float))
     except (TypeError, ValueError):
@@ -110,12 +114,13 @@ def t_eval(value: npt.ArrayLike | None, t0: float, tf: float) -> np.ndarray | No
     if value is None:
         return None
     times = np.asarray(value, dtype=float).reshape(-1)
-    if not np.all(np.isfinite(times)):
-        raise ValueError("t_eval contains NaN or inf")
     lo, hi = min(t0, tf), max(t0, tf)
-    if times.size and (times.min() < lo or times.max() > hi):
+    # min and max within the finite [lo, hi] also say that every time is finite (NaN propagates)
+    if times.size and not (lo <= times.min() and times.max() <= hi):
+        if not np.isfinite(times).all():
+            raise ValueError("t_eval contains NaN or inf")
         raise ValueError(f"t_eval must lie within t_span = ({t0}, {tf})")
-    if np.any(np.diff(times) * (tf - t0) < 0):
+    if times.size > 1 and (times[1:] < times[:-1] if tf > t0 else times[1:] > times[:-1]).any():
         raise ValueError("t_eval must be sorted in the direction of integration")
     return times
 
