@@ -98,7 +98,7 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
         )
-    if not np.all(np.isfinite(y0)):
+    if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
     model.core.check_state(t0, y0, params)
     if model.constrained:
