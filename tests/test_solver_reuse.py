@@ -7,6 +7,9 @@ thread (a failed run, other options, other parameters, events, another method), 
 to the last bit, the same run as the first one on a new thread (a fresh CVODE instance).
 """
 
+import os
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -179,3 +182,46 @@ def test_a_run_nested_in_an_event_callback(sleigh_runs):
     assert len(inner_results) == 3
     for result in inner_results:
         assert_same_run(result, inner_fresh)
+
+
+ALLOCATIONS = """
+import ctypes, numpy as np, nonholo as nh
+from nonholo import _core
+counter = ctypes.CDLL(None).nonholo_allocation_count
+counter.restype = ctypes.c_long
+system = nh.systems.chaplygin_sleigh()
+y0 = np.array([0, 0, 0, -1.5, 0, 1.0])
+out = {}
+# three kinds of instance: BDF, BDF with projection, Adams (the pool's key: method, size, projection)
+for name, model, method in (("bdf", system.friction(1e-3), "bdf"), ("bdf projecting", system.nonholonomic(), "bdf"),
+                            ("adams", system.nonholonomic(), "adams")):
+    p, atol, t_eval = model.param_vector(), np.array([1e-10]), np.linspace(0, 0.1, 5)
+    counts = []
+    for _ in range(2):
+        before = counter()
+        _core.integrate(model.core, p, 0.0, 0.1, y0, t_eval, [], 1e-8, atol, method, 0.0, 0.0, 500000, 0.0, True,
+                        {}, {})
+        counts.append(counter() - before)
+    out[name] = counts
+print(repr(out))
+"""
+
+
+def test_a_second_run_of_the_same_kind_allocates_a_fraction_of_the_first(tmp_path):
+    """The heap allocations of _core.integrate (a counting malloc preloaded, as in
+    test_reduced_allocations.py): the first run of a kind on a thread makes its CVODE instance
+    (and, the first time, the model's workspace); the next run of that kind takes them from
+    the pools and makes less than half as many allocations (the output and the per-run vectors)."""
+    from test_reduced_allocations import COUNTER
+
+    src = tmp_path / "counter.c"
+    src.write_text(COUNTER)
+    lib = tmp_path / "libcounter.so"
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    env = dict(os.environ, LD_PRELOAD=str(lib))
+    proc = subprocess.run([sys.executable, "-c", ALLOCATIONS], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    counts = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own script's dict literal
+    assert set(counts) == {"bdf", "bdf projecting", "adams"}
+    for kind, (first, again) in counts.items():
+        assert 2 * again < first, (kind, first, again)
