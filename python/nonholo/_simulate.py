@@ -392,7 +392,8 @@ def simulate_many(
         done.close()
     raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
     raws = [raws[i] for i in range(n_runs)]
-    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    names = model.param_names
+    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names)
                for raw, p in zip(raws, P)]
     return _report_batch(results, raise_on_failure)
 
