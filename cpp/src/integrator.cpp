@@ -339,6 +339,8 @@ class Integration {
     out_.t_event_sensitivities.resize(events.size());
     out_.y_event_sensitivities.resize(events.size());
     event_counts_.assign(events.size(), 0);
+    out_.t.reserve(t_eval.size());  // the output's size when given
+    out_.y.reserve(t_eval.size() * static_cast<std::size_t>(n_));
     setup(y0);
   }
 
