@@ -155,6 +155,28 @@ def test_simulate_many_threads_equal_serial_runs():
                 assert_same_run(a, b)
 
 
+def test_python_threads_sharing_a_model_equal_serial_runs(sleigh_runs):
+    """simulate from several Python threads at once on one model (the GIL is released while
+    CVODE runs): each thread has its own instances, the model lends each run its own workspace."""
+    system, y0 = sleigh_runs
+    model = system.friction(1e-3)
+    starts = [y0 * (1.0 + 0.1 * i) for i in range(4)]
+    serial = [nh.simulate(model, (0.0, 2.0), y) for y in starts]
+    results = [None] * len(starts)
+
+    def work(i):
+        for _ in range(5):
+            results[i] = nh.simulate(model, (0.0, 2.0), starts[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(starts))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for a, b in zip(results, serial):
+        assert_same_run(a, b)
+
+
 def test_a_run_nested_in_an_event_callback(sleigh_runs):
     """A run started from inside another run's event function (same thread) leaves the outer
     run and itself as they are fresh."""
