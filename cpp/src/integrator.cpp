@@ -362,7 +362,7 @@ class Integration {
   bool drifted(double t, const double* y);
   // Projects y_ onto the constraint set (G-orthogonally, velocities only).
   void project_state(double t);
-  // A fresh CVODE instance from (t, y_) with `method`; the output continues from the same state.
+  // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
   void record(double t, const double* y) {
     out_.t.push_back(t);
