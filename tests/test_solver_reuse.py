@@ -124,6 +124,28 @@ def test_failed_runs_before_fail_as_they_do_fresh(sleigh_runs):
         assert_same_run(result, fresh)
 
 
+def test_a_run_after_an_exception_in_an_event_function(sleigh_runs):
+    """An event function that raises ends its run with the exception (CVODE left mid-step);
+    the next run on the thread is still a fresh one."""
+    system, y0 = sleigh_runs
+    model = system.nonholonomic()
+
+    def run():
+        return nh.simulate(model, (0.0, 3.0), y0, method="bdf")
+
+    def failing_event(t, y):
+        if t > 0.5:
+            raise ArithmeticError("stop here")
+        return 1.0
+
+    def after_the_exception():
+        with pytest.raises(ArithmeticError, match="stop here"):
+            nh.simulate(model, (0.0, 3.0), y0, method="bdf", events=[failing_event])
+        return run()
+
+    assert_same_run(on_new_thread(after_the_exception), on_new_thread(run))
+
+
 def test_changed_parameters_are_used(sleigh_runs):
     """The reused instance and workspace integrate the new parameters: a = 0.3 after a = 0.2
     equals a = 0.3 fresh, and differs from a = 0.2."""
