@@ -25,6 +25,7 @@ void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
     else if (key == "max_nonlinear_iterations") o.max_nonlinear_iterations = v.cast<int>();
     else if (key == "nonlinear_convergence") o.nonlinear_convergence = v.cast<double>();
     else if (key == "dense_output") o.dense_output = v.cast<bool>();
+    else if (key == "initial_state_checked") o.check_initial_state = !v.cast<bool>();
     else if (key == "unit_norm") {
       // sequence of (position indices, velocity indices) into the state
       for (auto group : v) {

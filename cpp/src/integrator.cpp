@@ -479,7 +479,7 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
     if (ev.direction < -1 || ev.direction > 1) throw InputError("event direction must be -1, 0 or 1");
     if (ev.terminal < 0) throw InputError("event terminal count must be non-negative");
   }
-  model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
+  if (opt_.check_initial_state) model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
 }
 
 void Integration::setup(const std::vector<double>& y0) {

@@ -35,6 +35,10 @@ struct IntegrationOptions {
   double max_wall_time = 0.0;  // seconds, 0: unbounded
   bool project = true;       // drift control on constrained models (BDF: projection, Adams: restarts)
   bool dense_output = false; // keep CVODE's interpolant of every step (SimulationOutput::dense)
+  // Model::check_state at (t0, y0) before the run; false when the caller has just done it on
+  // the same state (the Python API: simulate and simulate_many check y0 first), as it costs a
+  // full evaluation of the dynamics (9 us for the bicycle).
+  bool check_initial_state = true;
   // CVODE's tuning knobs; 0 keeps CVODE's default.
   int max_order = 0;                  // CVodeSetMaxOrd
   long jacobian_frequency = 0;        // CVodeSetJacEvalFrequency (steps between Jacobians)
