@@ -161,6 +161,26 @@ def test_changed_parameters_are_used(sleigh_runs):
     assert np.abs(first.y[:, -1] - second.y[:, -1]).max() > 1e-3
 
 
+def test_a_factorization_kept_in_a_lent_workspace_follows_the_parameters():
+    """Reduced models keep the factorization of mu in their workspace, keyed by the parameters
+    it was made with; a workspace lent again after a run with other parameters gives what a new
+    model (new workspaces) gives."""
+    def reduced():
+        return nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2).reduced(1e-2, order=1)
+
+    model = reduced()
+    q = np.array([0.0, 0.0, 0.3])
+    y0 = np.r_[q, model.system.project(q, np.array([1.0, 0.5, 1.0]))]
+
+    def run(m, mu):
+        return nh.simulate(m, (0.0, 2.0), y0, params={"mu": mu})
+
+    first, second = run(model, 1.0), run(model, 3.0)
+    assert_same_run(second, run(reduced(), 3.0))
+    assert_same_run(run(model, 1.0), first)
+    assert np.abs(first.y[:, -1] - second.y[:, -1]).max() > 1e-6
+
+
 def test_simulate_many_threads_equal_serial_runs():
     system = nh.systems.knife_edge_chain(2)
     rng = np.random.default_rng(3)
