@@ -277,6 +277,9 @@ class SolverPool {
     if (!solver->reusable || !solver->mem) return;
     sun::capture_messages(ctx_.get(), solver->mem.get(), &discarded_);
     discarded_.messages.clear();
+#if SUNDIALS_VERSION_MAJOR >= 7
+    SUNContext_GetLastError(ctx_.get());  // reads and clears a failed run's error: the next starts clean
+#endif
     idle_.push_back(std::move(solver));
     if (idle_.size() > kIdleSolvers) idle_.erase(idle_.begin());
   }
