@@ -109,12 +109,13 @@ def test_nonholonomic_acceleration_equals_sympys_saddle_point_solve(name, veloci
 
 @pytest.mark.parametrize("name", list(SYSTEMS))
 def test_the_default_takes_the_tape_with_fewer_operations(name):
-    """velocity_terms="cheaper" (the default) keeps the smaller dynamics tape, and the vector
-    fields of the two ways agree to rounding at random points (the model's right-hand side)."""
+    """velocity_terms="cheaper" (the default) takes the sweeps where their dynamics tape has a
+    tenth fewer operations at least, and the vector fields of the two ways agree to rounding at
+    random points."""
     system = SYSTEMS[name]()
     cores = {vt: _core_with(system, vt) for vt in ("partials", "sweeps")}
     size = {vt: _core.tape_program(c, "dynamics")[0] for vt, c in cores.items()}
-    chosen = "sweeps" if size["sweeps"] < size["partials"] else "partials"
+    chosen = "sweeps" if size["sweeps"] < 0.9 * size["partials"] else "partials"
     assert system.core.velocity_sweeps == (chosen == "sweeps")
     assert _core.tape_program(system.core, "dynamics")[0] == size[chosen]
     p = system.param_vector()

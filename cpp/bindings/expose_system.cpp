@@ -65,8 +65,8 @@ void expose_system(py::module_& m) {
            py::arg("n"), py::arg("k"), py::arg("n_params"), py::arg("graph"), py::arg("definite_metric") = true,
            py::arg("velocity_terms") = "cheaper",
            "velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from "
-           "dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (whichever has "
-           "fewer operations); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper "
+           "dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (the sweeps where they "
+           "have a tenth fewer operations at least); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper "
            "form, which the tapes use.")
       .def_property_readonly("definite_metric", &MechanicalSystem::definite_metric)
       .def_property_readonly("n", &MechanicalSystem::n)

@@ -98,7 +98,7 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
         )
-    if not np.all(np.isfinite(y0)):
+    if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
     model.core.check_state(t0, y0, params)
     if model.constrained:
@@ -117,6 +117,11 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
     return y0
 
 
+def _given(option) -> bool:
+    """True for events or sensitivities that ask for something (not None, not an empty list)."""
+    return option is not None and not (isinstance(option, (list, tuple)) and len(option) == 0)
+
+
 def _drift_control(model: Model, drift_control, method: str, sensitivities=None) -> bool:
     """None (default): on. BDF projects v onto A v = b after every step (CVODE's projection);
     Adams projects and restarts CVODE when |A v - b| exceeds rtol / 10 of its scale (CVODE
@@ -126,16 +131,21 @@ def _drift_control(model: Model, drift_control, method: str, sensitivities=None)
     drift, and restarts would double their steps (the sleigh at eps 1e-3, order 1: 560 steps
     against 288)."""
     if drift_control is None:
-        return not (isinstance(model, ReducedModel) and method.lower() == "adams")
+        return not (isinstance(model, ReducedModel) and method.lower() in ("adams", "dop853"))
     if drift_control and sensitivities and model.constrained and method.lower() == "adams":
         raise ValueError("drift_control=True with sensitivities needs method='bdf' or 'auto': with Adams the "
                          "sensitivities would not follow its restarts (use drift_control=False)")
     return bool(drift_control)
 
 
-def _core_options(solver_options, dense_output: bool = False, model: Model | None = None) -> dict:
-    """The checked solver_options of simulate and simulate_many, with the system's unit-norm groups."""
+def _core_options(solver_options, dense_output: bool = False, model: Model | None = None,
+                  state_checked: bool = False) -> dict:
+    """The checked solver_options of simulate and simulate_many, with the system's unit-norm
+    groups; ``state_checked``: y0 went through ``_initial_state`` with this model (its
+    check_state), so the core does not evaluate the model once more to check it again."""
     options = check.cvode_knobs(solver_options)
+    if state_checked:
+        options["initial_state_checked"] = True
     if dense_output:
         options["dense_output"] = True
     if model is not None and model.system.unit_norm and "unit_norm" not in options:
@@ -212,8 +222,14 @@ def simulate(
         system: repeated failures of Adams' fixed-point iteration, 5 within 100 steps), like
         LSODA, or when Adams' drift control would restart too often (see ``drift_control``).
         BDF also for systems with unit-norm groups (kept by projection, BDF only) and for
-        constrained models with ``sensitivities``. ``result.method`` says what ran: "adams",
-        "bdf" or "adams->bdf at t=... (stiff)" / "(constraint drift)" (``result.stats["t_switch"]``).
+        constrained models with ``sensitivities``. Reduced models: "dop853" (below) when their
+        right-hand side is cheap against Adams' per-step overhead (``ReducedModel.method``) and the
+        run has no events, sensitivities, dense output or progress bar, else Adams.
+        ``result.method`` says what ran: "adams", "bdf", "dop853" or "adams->bdf at t=... (stiff)" /
+        "(constraint drift)" (``result.stats["t_switch"]``).
+        "dop853": the explicit Runge-Kutta pair of order 8 of Dormand and Prince (Hairer-Norsett-
+        Wanner I, II.10) with its dense output of order 7 at ``t_eval``, for non-stiff models; no
+        events, sensitivities, ``dense_output`` or drift control (those raise ValueError).
     params : mapping, optional
         Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
     max_step, first_step : float, optional
@@ -230,7 +246,7 @@ def simulate(
         restarts from there; "auto" continues with BDF once restarts come less than 20 steps
         apart, ``method="adams"`` restarts at most every 20 steps (``result.stats["n_restarts"]``).
         Not for Adams with ``sensitivities`` (``True`` is then an error). Default off for reduced
-        models under Adams (their truncation error dominates the drift). ``False``: no drift
+        models under Adams or DOP853 (their truncation error dominates the drift). ``False``: no drift
         control (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
         Project v in y0 onto the constraint set instead of raising when it violates it.
@@ -270,7 +286,9 @@ def simulate(
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
-    model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"])
+    checked = model
+    explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
+    model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     specs = _events(model, events)
@@ -280,7 +298,7 @@ def simulate(
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                               opts["max_steps"], opts["max_wall_time"], project,
-                              _core_options(solver_options, dense_output, model), sens)
+                              _core_options(solver_options, dense_output, model, model is checked), sens)
     finally:
         if watch:
             watch.close()
@@ -361,10 +379,14 @@ def simulate_many(
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
     Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
+    checked = model
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
         raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
-    model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"])
+    model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"],
+                                        not (_given(events) or _given(sensitivities)))
+    if model is checked:  # every started run's y0 passed _initial_state with this model
+        core_options["initial_state_checked"] = True
     specs = _events(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
@@ -392,7 +414,8 @@ def simulate_many(
         done.close()
     raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
     raws = [raws[i] for i in range(n_runs)]
-    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    names = model.param_names
+    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names)
                for raw, p in zip(raws, P)]
     return _report_batch(results, raise_on_failure)
 

@@ -93,7 +93,7 @@ class Geometry {
 
 // How the dynamics and projection tapes compute c(q, v) and (dA/dq . v) v (equal to rounding):
 // from the partial derivatives dG/dq^l, dA/dq^l, by one forward and one backward sweep, or
-// whichever of the two gives fewer interpreted operations (the default). Given: the base graph
+// the sweeps where they give a tenth fewer interpreted operations at least (the default). Given: the base graph
 // has n more outputs after F, the applied force r = F - c(q, v) - dV itself in a cheaper form
 // (Kane's equations: the loads minus the inertia forces), which the tapes use for r.
 enum class VelocityTerms { Cheaper, Partials, Sweeps, Given };
