@@ -98,6 +98,14 @@ std::vector<int> ReducedFrameModel::resplit(double, double* y, const double* p, 
   return solved;
 }
 
+void ReducedFrameModel::reset_frame(Workspace& ws) const {
+  if (!frame_->voronets()) return;
+  Work& W = static_cast<Work&>(ws);
+  frame_->set_split(frame_->solved(), W.d.frame);
+  frame_->set_split(frame_->solved(), W.j.frame);
+  W.d.frame.growth = 0.0;
+}
+
 // u = X_D(q) w in the run's current frame.
 const double* ReducedFrameModel::event_velocity(double, const double* y, const double* p, Workspace& ws) const {
   ReducedWork<double>& w = work(ws);

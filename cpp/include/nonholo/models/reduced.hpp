@@ -182,6 +182,7 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   bool watches_frame() const override { return true; }
   FrameCheck frame_check(double t, const double* y, const double* p, Workspace& ws, bool at_state) const override;
   std::vector<int> resplit(double t, double* y, const double* p, Workspace& ws) const override;
+  void reset_frame(Workspace& ws) const override;
   const double* event_velocity(double t, const double* y, const double* p, Workspace& ws) const override;
 
   template <class S, class P>
