@@ -239,9 +239,9 @@ def test_a_re_split_does_not_leak_into_the_next_run_or_evaluation():
     model = sleigh.reduced(1e-3, order=1, velocities="frame")
     y = np.r_[q0, model.frame.state(q0, u0)[sleigh.n:]]
     before = model.rhs(0.0, y)
-    kw = dict(t_eval=np.linspace(0, 6, 13), rtol=1e-10, atol=1e-12, method="adams")
-    first = nh.simulate(model, (0, 6), y, **kw)
-    assert first.frame_switches and first.frame_switches[-1][1] == ["x"] or len(first.frame_switches) >= 1
+    kw = dict(t_eval=np.linspace(0, 2, 5), rtol=1e-10, atol=1e-12, method="adams")
+    first = nh.simulate(model, (0, 2), y, **kw)
+    assert [s for _, s in first.frame_switches] == [["x"]]  # the run ends in a split not the model's
     assert np.array_equal(model.rhs(0.0, y), before)
-    second = nh.simulate(model, (0, 6), y, **kw)
+    second = nh.simulate(model, (0, 2), y, **kw)
     assert np.array_equal(second.y, first.y) and second.frame_switches == first.frame_switches
