@@ -14,8 +14,6 @@
 #include <cvodes/cvodes.h>
 #include <cvodes/cvodes_proj.h>
 #include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "nonholo/errors.hpp"
@@ -23,6 +21,7 @@
 #include "nonholo/jacobian_policy.hpp"
 #include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/dense_lu.hpp"
 #include "nonholo/sundials/handles.hpp"
 
 namespace nonholo {
@@ -80,6 +79,7 @@ struct Problem {
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
   SensitivityRun* sensitivity = nullptr;  // forward sensitivities, when requested
+  std::vector<double> jacobian;                // the last Jacobian (BDF), column-major
   bool project_velocities = false;             // onto A v = b (drift control)
   const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
@@ -130,10 +130,21 @@ int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
   }
 }
 
-int jac_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+// CVODE's linear system A = I - gamma J (CVLS's own linear-system function does the same with a
+// saved copy of J in a second SUNMatrix, zeroing A first): J is refreshed into the problem's
+// storage when CVODE asks for it (jok false; CVODE counts it through jcur), then A is formed in
+// one pass and factored by the linear solver's setup (dense_lu.hpp).
+int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleantype jok, sunbooleantype* jcur,
+                    sun::real gamma, void* data, N_Vector, N_Vector, N_Vector) {
   auto* P = static_cast<Problem*>(data);
   try {
-    P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), SUNDenseMatrix_Data(J), *P->ws);
+    if (!jok) {
+      P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
+      *jcur = SUNTRUE;
+    } else {
+      *jcur = SUNFALSE;
+    }
+    sun::scale_add_identity(-gamma, P->jacobian.data(), P->model.n_states(), sun::dense_matrix_data(A));
     return 0;
   } catch (...) {
     P->error = std::current_exception();
@@ -437,10 +448,12 @@ void Integration::start(double t_start, Method method, const double* y0) {
   if (opt_.nonlinear_convergence > 0) check(CVodeSetNonlinConvCoef(mem, opt_.nonlinear_convergence), "CVodeSetNonlinConvCoef");
 
   if (method_ == Method::Bdf) {
-    J_.reset(SUNDenseMatrix(n_, n_, ctx));
-    ls_.reset(SUNLinSol_Dense(y_.get(), J_.get(), ctx));
+    J_ = sun::make_dense_matrix(n_, ctx);
+    ls_ = sun::make_dense_lu(n_, ctx);
+    if (!J_ || !ls_) throw SolverError("creating the linear solver failed", t_start);
+    problem_.jacobian.assign(static_cast<std::size_t>(n_) * n_, 0.0);
     check(CVodeSetLinearSolver(mem, ls_.get(), J_.get()), "CVodeSetLinearSolver");
-    check(CVodeSetJacFn(mem, jac_callback), "CVodeSetJacFn");
+    check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
     // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
     // whichever advances further per unit of work), unless the caller fixed the frequencies.
     if (opt_.jacobian_frequency > 0 || opt_.setup_frequency > 0) {
