@@ -23,6 +23,7 @@
 #include "nonholo/sundials/compat.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
 #include "nonholo/sundials/handles.hpp"
+#include "nonholo/sundials/serial_ops.hpp"
 
 namespace nonholo {
 
@@ -387,6 +388,7 @@ void Integration::setup(const std::vector<double>& y0) {
   check(sun::create_context(&ctx), "SUNContext_Create");
   ctx_.reset(ctx);
   y_.reset(N_VNew_Serial(n_, ctx));
+  sun::use_compiled_ops(y_.get());  // and so every vector CVODE clones from it (serial_ops.hpp)
   yout_.reset(N_VNew_Serial(n_, ctx));
   std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
   if (opt_.atol.size() > 1) {
