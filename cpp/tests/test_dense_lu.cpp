@@ -207,7 +207,7 @@ int main() {
   std::mt19937 rng(20261125);
   std::normal_distribution<double> normal;
 
-  // random matrices of every size the fixed kernels cover and around them
+  // random matrices of small and larger sizes
   for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 20, 41}) {
     for (double cond : {10.0, 1e4}) {
       const MatrixXd A = with_condition(n, cond, rng);
