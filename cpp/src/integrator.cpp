@@ -37,7 +37,10 @@ constexpr long kCvodeSetupFrequency = 20;
 // ~0.9 us are the linear-solver setup.
 constexpr double kStepNanoseconds = 2000.0;
 // A linear setup of the dense solver for n states (CVODE's zeroing, copy and scaling of the
-// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6.
+// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6. Both constants
+// were fitted with SUNDIALS' dense solver and serial vectors (unoptimized in Debian's 6.4.1) and
+// are kept so that the policy chooses as before; with nonholo's own (dense_lu.hpp,
+// serial_ops.hpp) a step's fixed cost is about half and a setup about a quarter of these.
 double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n * n; }
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
