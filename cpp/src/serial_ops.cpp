@@ -173,55 +173,6 @@ sunbooleantype inverse_test(N_Vector x, N_Vector z) {
   return no_zero;
 }
 
-// z = sum_i c_i X_i (as the serial fused operation: scale or linear sum for one or two terms)
-int linear_combination(int nvec, real* c, N_Vector* X, N_Vector z) {
-  if (nvec < 1) return -1;
-  if (nvec == 1) {
-    scale(c[0], X[0], z);
-    return 0;
-  }
-  if (nvec == 2) {
-    linear_sum(c[0], X[0], c[1], X[1], z);
-    return 0;
-  }
-  const long n = length(z);
-  double* zd = data(z);
-  if (X[0] == z) {
-    if (c[0] != 1.0)
-      for (long j = 0; j < n; ++j) zd[j] *= c[0];
-  } else {
-    const double* xd = data(X[0]);
-    for (long j = 0; j < n; ++j) zd[j] = c[0] * xd[j];
-  }
-  for (int i = 1; i < nvec; ++i) {
-    const double* xd = data(X[i]);
-    const double ci = c[i];
-    for (long j = 0; j < n; ++j) zd[j] += ci * xd[j];
-  }
-  return 0;
-}
-
-// Z_i = a_i x + Y_i
-int scale_add_multi(int nvec, real* a, N_Vector x, N_Vector* Y, N_Vector* Z) {
-  if (nvec < 1) return -1;
-  if (nvec == 1) {
-    linear_sum(a[0], x, 1.0, Y[0], Z[0]);
-    return 0;
-  }
-  const long n = length(x);
-  const double* xd = data(x);
-  for (int i = 0; i < nvec; ++i) {
-    const double* yd = data(Y[i]);
-    double* zd = data(Z[i]);
-    const double ai = a[i];
-    if (Y == Z)
-      for (long j = 0; j < n; ++j) zd[j] += ai * xd[j];
-    else
-      for (long j = 0; j < n; ++j) zd[j] = ai * xd[j] + yd[j];
-  }
-  return 0;
-}
-
 }  // namespace
 
 void use_compiled_ops(N_Vector v) {
@@ -239,8 +190,6 @@ void use_compiled_ops(N_Vector v) {
   ops->nvmin = minimum;
   ops->nvcompare = compare;
   ops->nvinvtest = inverse_test;
-  ops->nvlinearcombination = linear_combination;
-  ops->nvscaleaddmulti = scale_add_multi;
 }
 
 }  // namespace nonholo::sun
