@@ -208,7 +208,7 @@ int main() {
   std::normal_distribution<double> normal;
 
   // random matrices of small and larger sizes
-  for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 20, 41}) {
+  for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 20, 23, 24, 27, 41, 68}) {
     for (double cond : {10.0, 1e4}) {
       const MatrixXd A = with_condition(n, cond, rng);
       VectorXd b(n);
@@ -224,8 +224,18 @@ int main() {
     check_against_sundials_and_eigen(A, b, cond, ctx.get());
   }
 
+  // sparse (many exact zeros: the updates skipped for zero multipliers), both loops
+  for (int n : {10, 33}) {
+    MatrixXd A = MatrixXd::Identity(n, n) * 4.0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if ((i * 7 + j * 3) % 5 == 0) A(i, j) += normal(rng);
+    check_against_sundials_and_eigen(A, VectorXd::Ones(n), A.jacobiSvd().singularValues()(0) /
+                                                            A.jacobiSvd().singularValues()(n - 1), ctx.get());
+  }
+
   // near-singular: singular values down to 1e-12 (solution error ~ cond eps, the same bits as SUNDIALS)
-  for (int n : {6, 11}) {
+  for (int n : {6, 11, 30}) {
     const MatrixXd A = with_condition(n, 1e12, rng);
     const VectorXd b = VectorXd::Random(n);
     check_against_sundials_and_eigen(A, b, 1e12, ctx.get());
@@ -233,7 +243,7 @@ int main() {
 
   // singular: a zero column, and a row repeated exactly -> the dense solver's recoverable
   // failure (SUNLS_LUFACT_FAIL) with the same zero-pivot column
-  for (int n : {4, 6, 9}) {
+  for (int n : {4, 6, 9, 30}) {
     MatrixXd A = with_condition(n, 10.0, rng);
     A.col(2).setZero();
     MatrixXd B = with_condition(n, 10.0, rng);
