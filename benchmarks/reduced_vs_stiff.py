@@ -7,9 +7,9 @@ working tolerance (rtol 1e-8, atol 1e-10) and timed (median of interleaved repea
 time of the process around `nh.simulate` only, which the other jobs of a shared machine disturb
 much less than wall time; the reduced models' compiled coefficients are built before
 timing, once per system and order, and their build time is reported separately). The reduced
-models run with their default method (Adams), the friction model with BDF. The error is the max
-over the output times of the max-norm difference of (q, u) from the friction model computed at
-tight tolerance (rtol 1e-12, atol 1e-14) and started on the slow manifold (order 6),
+models run with their default method (DOP853 or Adams, by ReducedModel.method), the friction
+model with BDF. The error is the max over the output times of the max-norm difference of (q, u)
+from the friction model computed at tight tolerance (rtol 1e-12, atol 1e-14) and started on the slow manifold (order 6),
 u = P v + v_b: it shows what the cheaper, non-stiff reduced model of order K gives up,
 O(eps^(K+1)), against the stiff model it replaces. Also reported: the cost of one right-hand
 side (measured in C++) relative to the order-0 model.

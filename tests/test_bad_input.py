@@ -129,7 +129,7 @@ def test_bad_y0(sleigh, y0, match):
     (dict(atol=0.0), "atol must be positive"),
     (dict(atol=[1e-8, 1e-8]), r"atol must be a scalar or have shape \(6,\)"),
     (dict(atol=np.nan), "atol must be positive and finite"),
-    (dict(method="rk45"), "method must be 'auto', 'bdf' or 'adams'"),
+    (dict(method="rk45"), "method must be 'auto', 'bdf', 'adams' or 'dop853'"),
     (dict(max_step=0.0), "max_step must be positive"),
     (dict(max_steps=0), "max_steps must be at least 1"),
     (dict(t_eval=[0.5, 2.0]), r"t_eval must lie within t_span"),

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "bindings.hpp"
+#include "nonholo/explicit_rk.hpp"
 #include "nonholo/models.hpp"
 
 using namespace nonholo;
@@ -63,6 +64,13 @@ void expose_models(py::module_& m) {
          "models; None for the others), whichever of the two jacobian uses.")
       .def_property_readonly("jacobian_cost", &Model::jacobian_cost,
                              "Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).")
+      .def_property_readonly("rhs_cost_ns", &Model::rhs_cost_ns,
+                             "Estimated cost of one right-hand side in nanoseconds of the machine the cost model "
+                             "was fitted on (only ratios matter).")
+      .def_property_readonly("explicit_rk_pays", &explicit_rk_pays,
+                             "True when the explicit Runge-Kutta pair (method 'dop853') is expected to be faster "
+                             "than Adams on this non-stiff model: a right-hand side costs at most "
+                             "kExplicitRkStepRatio Adams steps' overhead (explicit_rk.hpp).")
       .def_property_readonly("dual_jacobian_cost", &Model::dual_jacobian_cost,
                              "The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.")
       .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {

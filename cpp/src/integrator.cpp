@@ -17,6 +17,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "nonholo/errors.hpp"
+#include "nonholo/explicit_rk.hpp"
 #include "nonholo/format.hpp"
 #include "nonholo/jacobian_policy.hpp"
 #include "nonholo/sensitivity.hpp"
@@ -248,7 +249,12 @@ class Integration {
     out_.t_event_sensitivities.resize(events.size());
     out_.y_event_sensitivities.resize(events.size());
     event_counts_.assign(events.size(), 0);
-    setup(y0);
+    if (opt.method == Method::Dop853) {
+      check_explicit(events);
+      y0_ = y0;
+    } else {
+      setup(y0);
+    }
   }
 
   SimulationOutput run();
@@ -256,6 +262,9 @@ class Integration {
  private:
   void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
   void setup(const std::vector<double>& y0);
+  // method "dop853" (explicit_rk.hpp): what it does not support is an InputError; the run.
+  void check_explicit(const std::vector<EventSpec>& events) const;
+  SimulationOutput run_explicit();
   // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.
   void start(double t, Method method, const double* y0_for_sensitivities);
   // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
@@ -334,8 +343,52 @@ class Integration {
   long last_failures_ = 0, last_nonfinite_ = 0;
   long steps_since_restart_ = 0;
   std::vector<double> corr_;
+  std::vector<double> y0_;  // method "dop853"
   sun::CvodePtr mem_;
 };
+
+void Integration::check_explicit(const std::vector<EventSpec>& events) const {
+  auto refuse = [](const std::string& what) {
+    throw InputError("method='dop853' does not support " + what + ": use method='adams' (or 'auto')");
+  };
+  if (!events.empty()) refuse("events");
+  if (!opt_.sensitivities.empty()) refuse("sensitivities");
+  if (opt_.dense_output) refuse("dense_output");
+  if (!opt_.unit_norm.empty() && opt_.project) refuse("unit-norm groups kept by projection");
+  if (model_.constrained() && opt_.project) refuse("drift control (pass drift_control=False)");
+  if (model_.stiff()) refuse("stiff models");
+}
+
+SimulationOutput Integration::run_explicit() {
+  ExplicitRkOptions o;
+  o.rtol = opt_.rtol;
+  o.atol = opt_.atol;
+  o.max_step = opt_.max_step;
+  o.first_step = opt_.first_step;
+  o.max_steps = opt_.max_steps;
+  o.max_wall_time = opt_.max_wall_time;
+  if (interrupted_) o.interrupted = interrupted_;
+  const auto start = Clock::now();
+  ExplicitRkOutput rk = integrate_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, o);
+  out_.t = std::move(rk.t);
+  out_.y = std::move(rk.y);
+  out_.method = "dop853";
+  out_.interrupted = rk.interrupted;
+  out_.status = rk.status;
+  out_.t_last = rk.status == 0 ? tf_ : rk.t_last;
+  out_.stats.n_steps = rk.n_steps;
+  out_.stats.n_rhs = rk.n_rhs;
+  out_.stats.n_err_test_fails = rk.n_rejected;
+  out_.stats.last_order = 8;
+  out_.stats.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
+  if (rk.status == 0) {
+    out_.message = "The solver successfully reached the end of the integration interval.";
+  } else {
+    out_.flag_name = "DOP853_FAILURE";
+    out_.message = "Integration failed at t = " + format_number(out_.t_last) + ": " + rk.message;
+  }
+  return out_;
+}
 
 void Integration::validate(const std::vector<double>& params, const std::vector<double>& y0,
                            const std::vector<EventSpec>& events) {
@@ -628,6 +681,7 @@ void Integration::restart(double t, Method method, const std::string& why) {
 }
 
 SimulationOutput Integration::run() {
+  if (opt_.method == Method::Dop853) return run_explicit();
   const auto start = Clock::now();
   void* mem = mem_.get();
   double* y = N_VGetArrayPointer(y_.get());

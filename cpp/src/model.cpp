@@ -4,6 +4,7 @@
 
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
+#include "nonholo/models/reduced.hpp"
 
 namespace nonholo {
 
@@ -84,6 +85,38 @@ double FrictionModel::dual_jacobian_cost() const {
 }
 double FrictionModel::implicit_jacobian_cost() const {
   return implicit_ns(system(), kFrictionImplicitCall, kFrictionJacobianInstruction) / rhs_cost_ns();
+}
+
+// The reduced models: order 0 evaluates the dynamics tape and solves like the nonholonomic model;
+// order 1 the split projection tape (base at (q, u), velocity part at (q, v)) and one factorization; a compiled order K >= 2 the slip tape, then the projection tape at (q, v); Taylor mode
+// (K >= 2, not compiled) 2K sweeps of the projection tape in series of degree < K, each
+// operation costing about D^2 / 2 for degree D (a bound, not a fit: these models run with Adams).
+double reduced_rhs_cost_ns(const MechanicalSystem& s, int order, const CompiledSlip* compiled) {
+  const double flops = nonholonomic_flops(s.n(), s.k());
+  if (order == 0) return rhs_ns(s, flops);
+  if (order == 1 && compiled == nullptr)  // G and M factored once for h^(1) and u'
+    return kCall + kInstruction * (s.split_base_tape().n_instructions() + s.velocity_part_tape().n_instructions()) +
+           kFlop * flops;
+  const double projection = kInstruction * s.projection_tape().n_instructions() + 2 * kFlop * flops;
+  if (compiled != nullptr) return kCall + kInstruction * compiled->tape().n_instructions() + projection;
+  double series = 0.0;
+  for (int sweep = 0; sweep < 2 * order; ++sweep) {
+    const double D = std::min(sweep, order - 1) + 1.0;
+    series += projection * std::max(1.0, D * D / 2);
+  }
+  return kCall + series + projection;
+}
+
+double ReducedModel::rhs_cost_ns() const { return reduced_rhs_cost_ns(system(), order_, compiled_.get()); }
+
+// The frame form adds the frame: for the Voronets frame the tape of A and the LU of the k x k
+// block with m solves, for a frame given by expressions its tape (X and dX/dq) and an n x n LU.
+double ReducedFrameModel::rhs_cost_ns() const {
+  const double n = system().n(), k = system().k(), m = n - k;
+  const double frame = frame_->voronets()
+                           ? kInstruction * frame_->values_tape().n_instructions() + kFlop * (k * k * k / 3 + m * k * k)
+                           : kInstruction * frame_->tape().n_instructions() + kFlop * (n * n * n / 3 + n * n * m);
+  return reduced_rhs_cost_ns(system(), order_, compiled_.get()) + frame;
 }
 
 }  // namespace nonholo

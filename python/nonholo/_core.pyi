@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_program', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_dop853', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_program', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -172,6 +172,11 @@ class Model:
         The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.
         """
     @property
+    def explicit_rk_pays(self) -> bool:
+        """
+        True when the explicit Runge-Kutta pair (method 'dop853') is expected to be faster than Adams on this non-stiff model: a right-hand side costs at most kExplicitRkStepRatio Adams steps' overhead (explicit_rk.hpp).
+        """
+    @property
     def jacobian_cost(self) -> float:
         """
         Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).
@@ -185,6 +190,11 @@ class Model:
     @property
     def n_states(self) -> int:
         ...
+    @property
+    def rhs_cost_ns(self) -> float:
+        """
+        Estimated cost of one right-hand side in nanoseconds of the machine the cost model was fitted on (only ratios matter).
+        """
     @property
     def stiff(self) -> bool:
         ...
@@ -278,6 +288,10 @@ def integrate(model: Model, params: typing.Any, t0: typing.SupportsFloat | typin
     ...
 def integrate_discrete(integrator: DiscreteIntegrator, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, n_steps: typing.SupportsInt | typing.SupportsIndex, q0: typing.Any, v0: typing.Any, newton_tol: typing.SupportsFloat | typing.SupportsIndex, max_newton_iterations: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex) -> dict:
     ...
+def integrate_dop853(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0: typing.Any, t_eval: typing.Any, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex = 500000) -> dict:
+    """
+    The Dormand-Prince 8(5,3) explicit Runge-Kutta pair on a non-stiff model (no events, no drift control): dict(t, y (n_states, n_t), status, message, n_steps, n_rhs, n_rejected).
+    """
 def integrate_many(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0s: typing.Any, n_runs: typing.SupportsInt | typing.SupportsIndex, t_eval: typing.Any, events: collections.abc.Sequence, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.Any, method: str, max_step: typing.SupportsFloat | typing.SupportsIndex, first_step: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, project: bool, threads: typing.SupportsInt | typing.SupportsIndex, solver_options: dict = {}, sensitivity: dict = {}) -> list:
     ...
 def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:

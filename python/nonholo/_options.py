@@ -19,7 +19,7 @@ import numpy.typing as npt
 __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
            "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS"]
 
-METHODS = ("auto", "bdf", "adams")
+METHODS = ("auto", "bdf", "adams", "dop853")
 
 
 def finite_float(value, name: str) -> float:
@@ -99,9 +99,9 @@ def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
 
 
 def method(value) -> str:
-    """'auto', 'bdf' or 'adams' (any case), lower-cased."""
+    """'auto', 'bdf', 'adams' or 'dop853' (any case), lower-cased."""
     if not isinstance(value, str) or value.lower() not in METHODS:
-        raise ValueError(f"method must be 'auto', 'bdf' or 'adams', got {value!r}")
+        raise ValueError(f"method must be 'auto', 'bdf', 'adams' or 'dop853', got {value!r}")
     return value.lower()
 
 

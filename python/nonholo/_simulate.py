@@ -117,6 +117,11 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
     return y0
 
 
+def _given(option) -> bool:
+    """True for events or sensitivities that ask for something (not None, not an empty list)."""
+    return option is not None and not (isinstance(option, (list, tuple)) and len(option) == 0)
+
+
 def _drift_control(model: Model, drift_control, method: str, sensitivities=None) -> bool:
     """None (default): on. BDF projects v onto A v = b after every step (CVODE's projection);
     Adams projects and restarts CVODE when |A v - b| exceeds rtol / 10 of its scale (CVODE
@@ -126,7 +131,7 @@ def _drift_control(model: Model, drift_control, method: str, sensitivities=None)
     drift, and restarts would double their steps (the sleigh at eps 1e-3, order 1: 560 steps
     against 288)."""
     if drift_control is None:
-        return not (isinstance(model, ReducedModel) and method.lower() == "adams")
+        return not (isinstance(model, ReducedModel) and method.lower() in ("adams", "dop853"))
     if drift_control and sensitivities and model.constrained and method.lower() == "adams":
         raise ValueError("drift_control=True with sensitivities needs method='bdf' or 'auto': with Adams the "
                          "sensitivities would not follow its restarts (use drift_control=False)")
@@ -212,8 +217,14 @@ def simulate(
         system: repeated failures of Adams' fixed-point iteration, 5 within 100 steps), like
         LSODA, or when Adams' drift control would restart too often (see ``drift_control``).
         BDF also for systems with unit-norm groups (kept by projection, BDF only) and for
-        constrained models with ``sensitivities``. ``result.method`` says what ran: "adams",
-        "bdf" or "adams->bdf at t=... (stiff)" / "(constraint drift)" (``result.stats["t_switch"]``).
+        constrained models with ``sensitivities``. Reduced models: "dop853" (below) when their
+        right-hand side is cheap against Adams' per-step overhead (``ReducedModel.method``) and the
+        run has no events, sensitivities, dense output or progress bar, else Adams.
+        ``result.method`` says what ran: "adams", "bdf", "dop853" or "adams->bdf at t=... (stiff)" /
+        "(constraint drift)" (``result.stats["t_switch"]``).
+        "dop853": the explicit Runge-Kutta pair of order 8 of Dormand and Prince (Hairer-Norsett-
+        Wanner I, II.10) with its dense output of order 7 at ``t_eval``, for non-stiff models; no
+        events, sensitivities, ``dense_output`` or drift control (those raise ValueError).
     params : mapping, optional
         Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
     max_step, first_step : float, optional
@@ -230,7 +241,7 @@ def simulate(
         restarts from there; "auto" continues with BDF once restarts come less than 20 steps
         apart, ``method="adams"`` restarts at most every 20 steps (``result.stats["n_restarts"]``).
         Not for Adams with ``sensitivities`` (``True`` is then an error). Default off for reduced
-        models under Adams (their truncation error dominates the drift). ``False``: no drift
+        models under Adams or DOP853 (their truncation error dominates the drift). ``False``: no drift
         control (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
         Project v in y0 onto the constraint set instead of raising when it violates it.
@@ -270,7 +281,8 @@ def simulate(
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
-    model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"])
+    explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
+    model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     specs = _events(model, events)
@@ -364,7 +376,8 @@ def simulate_many(
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
         raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
-    model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"])
+    model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"],
+                                        not (_given(events) or _given(sensitivities)))
     specs = _events(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):

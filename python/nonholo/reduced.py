@@ -163,8 +163,14 @@ class ReducedModel(Model):
 
     @property
     def method(self) -> str:
-        """The default integration method: Adams (the reduced models are not stiff)."""
-        return "adams"
+        """The default integration method (the reduced models are not stiff): "dop853", the explicit
+        Runge-Kutta pair of order 8, when a right-hand side costs at most about two of Adams'
+        per-step overheads (``core.explicit_rk_pays``, from the core's cost model: then its 5-10x
+        fewer steps win over Adams' fewer right-hand sides; benchmarks/reduced_rk.py), else Adams.
+        Runs with events, sensitivities, dense output or a progress bar use Adams (``simulate``)."""
+        if self.order is None:
+            return "adams"
+        return "dop853" if self.core.explicit_rk_pays else "adams"
 
     def _require_order(self) -> None:
         if self.order is None:
@@ -239,10 +245,12 @@ def _rebuild(system, eps, order, velocities, frame_spec, max_order):
     return system.reduced(eps, order=order, velocities=velocities, frame=frame, max_order=max_order)
 
 
-def prepare_run(model, t0: float, y0, params, rtol, atol, method: str) -> tuple:
+def prepare_run(model, t0: float, y0, params, rtol, atol, method: str, explicit_ok: bool = True) -> tuple:
     """(model, method) for one simulation: a reduced model of order "auto" gets its order at
-    y0 (tolerance rtol |u| + atol), and a reduced model runs with Adams unless a method is
-    given (they are not stiff). Other models pass through."""
+    y0 (tolerance rtol |u| + atol), and a reduced model runs with its ``method`` (DOP853 or
+    Adams; they are not stiff) unless a method is given; Adams when ``explicit_ok`` is False
+    (the run needs events, sensitivities or dense output, which DOP853 does not provide).
+    Other models pass through."""
     if not isinstance(model, ReducedModel):
         return model, method
     if model.order is None:
@@ -251,4 +259,7 @@ def prepare_run(model, t0: float, y0, params, rtol, atol, method: str) -> tuple:
         u = model.coordinate_velocity(y0[:n], y0[n:], params)
         tolerance = float(np.max(rtol)) * float(np.abs(u).max()) + float(np.max(atol))
         model = model.truncated_at(t0, y0, params, tolerance)
-    return model, (model.method if method == "auto" else method)
+    if method != "auto":
+        return model, method
+    chosen = model.method
+    return model, ("adams" if chosen == "dop853" and not explicit_ok else chosen)

@@ -51,6 +51,7 @@ class Frame {
   int rank() const { return system_->n() - system_->k(); }  // m = dim D
   // For a frame given by expressions, X and dX/dq; for the Voronets frame, A and dA/dq.
   const Tape& tape() const { return tape_; }
+  const Tape& values_tape() const { return values_tape_; }  // Voronets frame: A only
   bool voronets() const { return voronets_; }
   const std::vector<int>& solved() const { return solved_; }  // s (Voronets frame)
   const std::vector<int>& free() const { return free_; }      // r (Voronets frame)

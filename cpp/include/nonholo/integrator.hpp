@@ -17,7 +17,9 @@
 
 namespace nonholo {
 
-enum class Method { Auto, Bdf, Adams };
+// Dop853: the explicit Runge-Kutta pair of explicit_rk.hpp (non-stiff models, no events,
+// sensitivities, dense solution or drift control).
+enum class Method { Auto, Bdf, Adams, Dop853 };
 
 // A forward sensitivity (sensitivity.hpp): d y / d p[parameter], or d y / d y0[state].
 struct SensitivitySpec {

@@ -121,6 +121,10 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
   projected_acceleration(w, w.proj, w.s, udot);
 }
 
+// Cost model of one right-hand side of the reduced model of this order (model.cpp's constants):
+// the tapes it evaluates and its dense solves.
+double reduced_rhs_cost_ns(const MechanicalSystem& sys, int order, const CompiledSlip* compiled);
+
 // Throws ModelError when mu is not symmetric positive definite at the evaluated point.
 void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& geo);
 
@@ -142,6 +146,7 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   int order() const { return order_; }
   bool compiled() const { return compiled_ != nullptr; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
+  double rhs_cost_ns() const override;
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
@@ -167,6 +172,7 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   bool compiled() const { return compiled_ != nullptr; }
   const Frame& frame() const { return *frame_; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
+  double rhs_cost_ns() const override;
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {

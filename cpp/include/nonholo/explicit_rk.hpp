@@ -1,0 +1,67 @@
+// An explicit Runge-Kutta integrator for non-stiff models: the Dormand-Prince 8(5,3) pair
+// (DOP853, Hairer-Norsett-Wanner I, section II.10): order 8 with the combined 5th/3rd-order error
+// estimate, step control fac = 0.9 err^(-1/8) in [1/3, 6] (no growth right after a rejection),
+// Hairer's starting step, and the dense output of order 7 (three extra stages, computed only on
+// the steps that contain an output time).
+//
+// Against CVODE's Adams on the reduced models (benchmarks/reduced_rk.py) it takes 5-10x fewer
+// steps at the same tolerance and 1.2-2x the right-hand sides, with a per-step cost outside the
+// model of a few vector operations where Adams pays a few dozen (Nordsieck predictor, corrector,
+// error test, order selection): faster whenever a right-hand side costs less than about two
+// Adams steps' overhead. No events, sensitivities, dense solution or drift control.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nonholo/model.hpp"
+
+namespace nonholo {
+
+struct ExplicitRkOptions {
+  double rtol = 1e-8;
+  std::vector<double> atol{1e-10};  // one value, or one per state
+  double max_step = 0.0;            // 0: unbounded
+  double first_step = 0.0;          // 0: Hairer's estimate
+  long max_steps = 500000;
+  double max_wall_time = 0.0;       // seconds, 0: unbounded
+  std::function<bool()> interrupted;
+};
+
+struct ExplicitRkOutput {
+  std::vector<double> t, y;  // y time-major: one state per output time
+  long n_steps = 0, n_rhs = 0, n_rejected = 0;
+  int status = 0;  // 0: reached tf; -1: failed (message)
+  double t_last = 0.0;
+  bool interrupted = false;
+  std::string message;
+};
+
+// CVODE's Adams step outside the model (Nordsieck predictor and update, fixed-point corrector,
+// error test, order selection, error weights: a few dozen vector operations) in the nanoseconds
+// of Model::rhs_cost_ns: benchmarks/reduced_rk.py's runs less their right-hand sides, 2.6-3.5 us a
+// step at 5-12 states, 4.6 us at 20, 7.6 us at 36 (loaded 2-core machine).
+inline double adams_step_ns(int n_states) { return 2200.0 + 150.0 * n_states; }
+// At rtol 1e-8 on the reduced models DOP853 takes 0-0.5 right-hand sides per Adams step more than
+// Adams (1.5-2 against 1.4-1.5) and none of its per-step overhead: it pays when a right-hand side
+// costs less than a few Adams steps' overhead. The boundary 2.5 is measured on the chains
+// (benchmarks/reduced_rk.py, rtol 1e-8): DOP853 lost by 4-14% on the frame forms of N = 8 at
+// order 2 and N = 16 at orders 0-1 (estimated right-hand sides of 3.2-3.5 steps' overhead) and won
+// by 40-55% on the coordinate forms of N = 16 at orders 0-1 (2.0-2.2); at the boundary's edge the
+// order-3 models of N = 4 (1.6-2.0) are a tie (+-4%); on the sleigh and the disk it won by 1.2-5x
+// at every order 0-3.
+constexpr double kExplicitRkStepRatio = 2.5;
+inline bool explicit_rk_pays(const Model& model) {
+  return !model.stiff() && model.rhs_cost_ns() <= kExplicitRkStepRatio * adams_step_ns(model.n_states());
+}
+
+// Integrates y' = model.rhs(t, y, p) from t0 to tf (either direction) at the tolerances (weights
+// atol_i + rtol max(|y_n,i|, |y_n+1,i|), RMS norm). Outputs at t_eval (sorted in the direction of
+// integration, inside the span), or at every step when t_eval is empty. Failures (a non-finite
+// right-hand side, the step collapsing, max_steps, max_wall_time) return status -1 with the reason.
+ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>& p, double t0, double tf,
+                                  const std::vector<double>& y0, const std::vector<double>& t_eval,
+                                  const ExplicitRkOptions& options);
+
+}  // namespace nonholo

@@ -1,0 +1,224 @@
+#include "nonholo/explicit_rk.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "nonholo/dop853_coefficients.hpp"
+#include "nonholo/errors.hpp"
+#include "nonholo/linalg.hpp"
+
+namespace nonholo {
+
+namespace {
+
+using namespace dop853;
+
+constexpr double kSafety = 0.9, kMinFactor = 1.0 / 3.0, kMaxFactor = 6.0;
+
+// One DOP853 integration (Hairer-Norsett-Wanner I, II.10): stages K (n x 16, column s = stage s).
+class Dop853 {
+ public:
+  Dop853(const Model& model, const std::vector<double>& p, const ExplicitRkOptions& opt)
+      : model_(model), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()), ws_(model.workspace()),
+        K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), F_(n_, 7) {}
+
+  void f(double t, const VecX<double>& y, int stage) {
+    model_.rhs(t, y.data(), p_.data(), K_.col(stage).data(), *ws_);
+    ++out.n_rhs;
+    for (int i = 0; i < n_; ++i)
+      if (!std::isfinite(K_(i, stage))) nonfinite_ = true;  // the step is rejected (attempt)
+  }
+
+  double atol(int i) const { return opt_.atol.size() == 1 ? opt_.atol[0] : opt_.atol[i]; }
+
+  double rms(const VecX<double>& v, const VecX<double>& y) const {
+    double s = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      const double w = v(i) / (atol(i) + rtol_ * std::abs(y(i)));
+      s += w * w;
+    }
+    return std::sqrt(s / n_);
+  }
+
+  // Hairer's starting step for a method of order 8 (one extra right-hand side).
+  double initial_step(double t, double span, double dir) {
+    const double d0 = rms(y_, y_), d1 = rms(K_.col(0), y_);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = std::min(h0, span);
+    tmp_ = y_ + (dir * h0) * K_.col(0);
+    f(t + dir * h0, tmp_, 1);
+    VecX<double> diff = K_.col(1) - K_.col(0);
+    const double d2 = rms(diff, y_) / h0;
+    const double h1 = std::max(d1, d2) <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / std::max(d1, d2), 1.0 / 8.0);
+    return std::min({100 * h0, h1, span});
+  }
+
+  // One attempted step of size h from (t, y_) with K_.col(0) = f(t, y_): ynew_, K_.col(12) = f(t + h, ynew_),
+  // and the error norm.
+  double attempt(double t, double h) {
+    nonfinite_ = false;
+    for (int s = 1; s < kStages; ++s) {
+      tmp_ = y_;
+      for (int j = 0; j < s; ++j)
+        if (kA[s * kStagesExtended + j] != 0.0) tmp_.noalias() += (h * kA[s * kStagesExtended + j]) * K_.col(j);
+      f(t + kC[s] * h, tmp_, s);
+    }
+    ynew_ = y_;
+    for (int j = 0; j < kStages; ++j)
+      if (kB[j] != 0.0) ynew_.noalias() += (h * kB[j]) * K_.col(j);
+    f(t + h, ynew_, kStages);
+    double e5 = 0.0, e3 = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      double a5 = 0.0, a3 = 0.0;
+      for (int j = 0; j <= kStages; ++j) {
+        a5 += kE5[j] * K_(i, j);
+        a3 += kE3[j] * K_(i, j);
+      }
+      const double sc = atol(i) + rtol_ * std::max(std::abs(y_(i)), std::abs(ynew_(i)));
+      e5 += (a5 / sc) * (a5 / sc);
+      e3 += (a3 / sc) * (a3 / sc);
+    }
+    if (nonfinite_) return std::numeric_limits<double>::infinity();
+    const double denom = e5 + 0.01 * e3;
+    return denom > 0.0 ? std::abs(h) * e5 / std::sqrt(denom * n_) : 0.0;
+  }
+
+  // The interpolant of the accepted step (t, t + h): three extra stages, then F (n x 7).
+  void dense(double t, double h) {
+    for (int s = kStages + 1; s < kStagesExtended; ++s) {
+      tmp_ = y_;
+      for (int j = 0; j < s; ++j)
+        if (kA[s * kStagesExtended + j] != 0.0) tmp_.noalias() += (h * kA[s * kStagesExtended + j]) * K_.col(j);
+      f(t + kC[s] * h, tmp_, s);
+    }
+    F_.col(0) = ynew_ - y_;
+    F_.col(1) = h * K_.col(0) - F_.col(0);
+    F_.col(2) = 2.0 * F_.col(0) - h * (K_.col(kStages) + K_.col(0));
+    for (int r = 0; r < 4; ++r) {
+      F_.col(3 + r).setZero();
+      for (int j = 0; j < kStagesExtended; ++j)
+        if (kD[r * kStagesExtended + j] != 0.0) F_.col(3 + r).noalias() += (h * kD[r * kStagesExtended + j]) * K_.col(j);
+    }
+  }
+
+  void interpolate(double x, double* out) const {
+    for (int i = 0; i < n_; ++i) {
+      double v = 0.0;
+      for (int c = 6; c >= 0; --c) {
+        v += F_(i, c);
+        v *= (c % 2 == 0) ? x : 1.0 - x;
+      }
+      out[i] = y_(i) + v;
+    }
+  }
+
+  ExplicitRkOutput run(double t0, double tf, const std::vector<double>& y0, const std::vector<double>& t_eval) {
+    const double dir = tf > t0 ? 1.0 : -1.0, span = std::abs(tf - t0);
+    auto ahead = [&](double a, double b) { return dir * (b - a) >= 0.0; };  // a before or at b
+    y_ = Eigen::Map<const VecX<double>>(y0.data(), n_);
+    auto record = [&](double t, const double* y) {
+      out.t.push_back(t);
+      out.y.insert(out.y.end(), y, y + n_);
+    };
+    std::size_t next = 0;
+    while (next < t_eval.size() && ahead(t_eval[next], t0)) record(t_eval[next++], y_.data());
+    if (t_eval.empty()) record(t0, y_.data());
+    double t = t0;
+    f(t, y_, 0);
+    double h = opt_.first_step > 0.0 ? std::min(opt_.first_step, span) : initial_step(t, span, dir);
+    if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
+    bool rejected_last = false;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<double> yi(n_);
+    while (dir * (tf - t) > 0.0) {
+      if (out.n_steps >= opt_.max_steps)
+        throw SolverError("the integration stopped after max_steps = " + std::to_string(opt_.max_steps) +
+                          " steps (raise max_steps)", t);
+      if ((out.n_steps + out.n_rejected) % 64 == 63) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time)
+          throw SolverError("the integration stopped after max_wall_time = " + std::to_string(opt_.max_wall_time) +
+                            " s (raise max_wall_time or loosen rtol)", t);
+        if (opt_.interrupted && opt_.interrupted()) {
+          out.interrupted = true;
+          return out;
+        }
+      }
+      const bool last = dir * (t + dir * h - tf) >= -1e-14 * std::max(1.0, std::abs(tf));  // reaches tf
+      if (last) h = std::abs(tf - t);
+      const double err = attempt(t, dir * h);
+      if (!(err <= 1.0)) {
+        ++out.n_rejected;
+        h *= std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
+        rejected_last = true;
+        if (h <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
+          throw SolverError("the step size collapsed to " + std::to_string(h) + " (the solution blows up, or the model "
+                            "is singular or undefined just ahead)", t);
+        continue;
+      }
+      ++out.n_steps;
+      const double t_new = last ? tf : t + dir * h;
+      if (next < t_eval.size() && ahead(t_eval[next], t_new)) {
+        dense(t, dir * h);
+        while (next < t_eval.size() && ahead(t_eval[next], t_new)) {
+          interpolate((t_eval[next] - t) / (dir * h), yi.data());
+          record(t_eval[next++], yi.data());
+        }
+      }
+      if (t_eval.empty()) record(t_new, ynew_.data());
+      double fac = err > 0.0 ? kSafety * std::pow(err, -1.0 / 8.0) : kMaxFactor;
+      fac = std::min(kMaxFactor, std::max(kMinFactor, fac));
+      if (rejected_last) fac = std::min(fac, 1.0);
+      rejected_last = false;
+      t = t_new;
+      y_.swap(ynew_);
+      K_.col(0) = K_.col(kStages);  // first same as last
+      h *= fac;
+      if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
+    }
+    out.t_last = t;
+    return out;
+  }
+
+  ExplicitRkOutput out;
+
+ private:
+  const Model& model_;
+  const std::vector<double>& p_;
+  const ExplicitRkOptions& opt_;
+  double rtol_;
+  int n_;
+  std::unique_ptr<Workspace> ws_;
+  bool nonfinite_ = false;
+  MatX<double> K_;
+  VecX<double> y_, ynew_, tmp_;
+  MatX<double> F_;
+};
+
+}  // namespace
+
+ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>& p, double t0, double tf,
+                                  const std::vector<double>& y0, const std::vector<double>& t_eval,
+                                  const ExplicitRkOptions& options) {
+  if (!(t0 != tf) || !std::isfinite(t0) || !std::isfinite(tf)) throw InputError("t_span must be finite with t0 != tf");
+  if (!(options.rtol > 0.0)) throw InputError("rtol must be positive");
+  if (options.atol.empty()) throw InputError("atol must be given");
+  if (static_cast<int>(y0.size()) != model.n_states()) throw InputError("y0 has the wrong length");
+  Dop853 rk(model, p, options);
+  try {
+    return rk.run(t0, tf, y0, t_eval);
+  } catch (const SolverError& e) {
+    rk.out.status = -1;
+    rk.out.t_last = e.t;
+    rk.out.message = e.what();
+  } catch (const ModelError& e) {  // the model undefined at a stage: a failure, as with CVODE
+    rk.out.status = -1;
+    rk.out.t_last = rk.out.t.empty() ? t0 : rk.out.t.back();
+    rk.out.message = std::string("the model could not be evaluated: ") + e.what();
+  }
+  return rk.out;
+}
+
+}  // namespace nonholo

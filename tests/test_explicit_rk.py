@@ -1,0 +1,122 @@
+"""The explicit Runge-Kutta pair DOP853 (Dormand-Prince 8(5,3), cpp/src/explicit_rk.cpp) and its
+choice for the reduced models (method "dop853", ReducedModel.method)."""
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
+from nonholo.testing import loglog_slope, random_system
+
+# the parameters of chaplygin_sleigh() (SleighMotion needs them)
+M, INERTIA, A = 1.0, 1.0, 0.2
+
+
+def _sleigh_start(sleigh, u=-1.5, w=1.0, phi=0.4):
+    """(q, v) of the nonholonomic sleigh with body velocities u (forward), w (turning rate)."""
+    q = np.array([0.0, 0.0, phi])
+    v = np.array([u * np.cos(phi), u * np.sin(phi), w])
+    return q, sleigh.project(q, v)
+
+
+def test_dop853_has_order_8_on_the_exact_sleigh():
+    """Fixed steps h (first_step = max_step = h, tolerance never binding): the error at t = 1.6
+    against the closed-form nonholonomic sleigh (the reduced model of order 0) falls like h^8
+    (measured slope 7.7; the smallest error 2e-14, above round-off)."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_start(sleigh)
+    model = sleigh.reduced(1e-3, order=0)
+    _, w_exact, phi_exact = SleighMotion(M, INERTIA, A, -1.5, 1.0, 0.4)(np.array([1.6]))
+    steps = [0.8, 0.4, 0.2, 0.1]
+    errors = []
+    for h in steps:
+        sol = nh.simulate(model, (0, 1.6), np.r_[q0, u0], t_eval=[1.6], method="dop853", rtol=1e3, atol=1e3,
+                          first_step=h, max_step=h, raise_on_failure=True)
+        assert sol.stats["n_steps"] == round(1.6 / h) and sol.stats["n_err_test_fails"] == 0
+        errors.append(max(abs(sol["phi"][-1] - phi_exact[0]), abs(sol.v[2, -1] - w_exact[0])))
+    assert abs(loglog_slope(steps, errors) - 8) < 0.5, errors
+
+
+def test_dop853_dense_output_and_tolerance_on_the_exact_sleigh():
+    """Adaptive steps at rtol 1e-10: the output times come from the dense output of order 7 (most
+    fall inside steps) and agree with the closed form to ~the tolerance; so does a backward run."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_start(sleigh)
+    model = sleigh.reduced(1e-3, order=0)
+    t = np.linspace(0, 5, 41)
+    sol = nh.simulate(model, (0, 5), np.r_[q0, u0], t_eval=t, method="dop853", rtol=1e-10, atol=1e-12,
+                      raise_on_failure=True)
+    assert sol.method == "dop853" and sol.stats["n_steps"] < 40  # most outputs are interpolated
+    _, w, phi = SleighMotion(M, INERTIA, A, -1.5, 1.0, 0.4)(t)
+    assert np.abs(sol["phi"] - phi).max() < 1e-8 and np.abs(sol.v[2] - w).max() < 1e-8
+    back = nh.simulate(model, (5, 0), sol.y[:, -1], t_eval=[5.0, 2.5, 0.0], method="dop853", rtol=1e-10,
+                       atol=1e-12, raise_on_failure=True)
+    assert np.abs(back.y[:, -1] - sol.y[:, 0]).max() < 1e-7
+    assert np.abs(back.y[:, 1] - sol.y[:, 20]).max() < 1e-7
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_dop853_equals_adams_on_random_reduced_models(seed):
+    """Both methods at rtol 1e-11 give the same trajectory of an order-1 reduced model of a
+    random system (q-dependent metric, constraints and friction, a potential)."""
+    system = random_system(seed, n=4, k=2)
+    rng = np.random.default_rng(seed)
+    q0 = rng.uniform(-0.5, 0.5, system.n)
+    u0 = system.project(q0, rng.uniform(-1, 1, system.n))
+    model = system.reduced(0.01, order=1)
+    t = np.linspace(0, 2, 9)
+    kw = dict(t_eval=t, rtol=1e-11, atol=1e-13, raise_on_failure=True)
+    rk = nh.simulate(model, (0, 2), np.r_[q0, u0], method="dop853", **kw)
+    adams = nh.simulate(model, (0, 2), np.r_[q0, u0], method="adams", **kw)
+    assert rk.method == "dop853" and adams.method == "adams"
+    assert np.abs(rk.y - adams.y).max() < 1e-8 * (1 + np.abs(adams.y).max())
+
+
+def test_reduced_models_choose_the_method_by_their_cost_and_say_so():
+    """A cheap right-hand side (the sleigh, order 1) runs with DOP853, an expensive one (the
+    16-link chain, order 2) with Adams; the choice is ReducedModel.method (the core's cost model
+    against Adams' per-step overhead), reported in result.method; events, dense output and
+    sensitivities make it Adams."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_start(sleigh)
+    cheap = sleigh.reduced(1e-3, order=1)
+    assert cheap.core.explicit_rk_pays and cheap.method == "dop853"
+    assert cheap.core.rhs_cost_ns > 0
+    sol = nh.simulate(cheap, (0, 1), np.r_[q0, u0])
+    assert sol.method == "dop853" and sol.stats["n_jac"] == 0 and sol.success
+    assert nh.simulate(cheap, (0, 1), np.r_[q0, u0], dense_output=True).method == "adams"
+    event = nh.simulate(cheap, (0, 1), np.r_[q0, u0], events=lambda t, y: t - 0.5)
+    assert event.method == "adams" and len(event.t_events[0]) == 1
+    assert nh.simulate(cheap, (0, 1), np.r_[q0, u0], method="adams").method == "adams"
+
+    chain = nh.systems.knife_edge_chain(16)
+    heavy = chain.reduced(1e-4, order=2)
+    assert heavy.core.rhs_cost_ns > cheap.core.rhs_cost_ns * 20
+    assert not heavy.core.explicit_rk_pays and heavy.method == "adams"
+    # the stiff friction model never
+    assert not sleigh.friction(1e-3).core.explicit_rk_pays
+
+
+def test_dop853_refuses_what_it_does_not_do():
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_start(sleigh)
+    model = sleigh.reduced(1e-3, order=1)
+    y0 = np.r_[q0, u0]
+    with pytest.raises(ValueError, match="dop853.*events"):
+        nh.simulate(model, (0, 1), y0, method="dop853", events=lambda t, y: t - 0.5)
+    with pytest.raises(ValueError, match="dop853.*dense_output"):
+        nh.simulate(model, (0, 1), y0, method="dop853", dense_output=True)
+    with pytest.raises(ValueError, match="dop853.*drift control"):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), y0, method="dop853")
+    with pytest.raises(ValueError, match="dop853.*stiff"):
+        nh.simulate(sleigh.friction(1e-3), (0, 1), y0, method="dop853")
+    with pytest.raises(ValueError, match="method must be"):
+        nh.simulate(model, (0, 1), y0, method="rk4")
+
+
+def test_dop853_reports_a_failure_with_max_steps():
+    sleigh = nh.systems.chaplygin_sleigh()
+    q0, u0 = _sleigh_start(sleigh)
+    with pytest.warns(nh.SimulationWarning):
+        sol = nh.simulate(sleigh.reduced(1e-3, order=1), (0, 5), np.r_[q0, u0], method="dop853", max_steps=3)
+    assert sol.status == -1 and "max_steps" in sol.message and sol.t_last < 5
