@@ -27,6 +27,7 @@ void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
     else if (key == "max_nonlinear_iterations") o.max_nonlinear_iterations = v.cast<int>();
     else if (key == "nonlinear_convergence") o.nonlinear_convergence = v.cast<double>();
     else if (key == "dense_output") o.dense_output = v.cast<bool>();
+    else if (key == "initial_state_checked") o.check_initial_state = !v.cast<bool>();
     else if (key == "unit_norm") {
       // sequence of (position indices, velocity indices) into the state
       for (auto group : v) {
@@ -106,46 +107,68 @@ void release_callbacks(std::vector<EventSpec>& events) {
   for (auto& ev : events) ev.callback = nullptr;
 }
 
+// The keys of the output dict (and of its stats), made and interned once: making ~25 strings
+// and their hashes per run was about a third of the binding's own time for a short run. Never
+// freed, like pybind11's own interned names.
+struct OutputKeys {
+  py::handle t, y, status, message, flag, flag_name, t_last, method, stats, t_events, y_events, messages;
+  py::handle n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails, n_nonlin_iters, n_nonlin_fails, n_proj,
+      n_root_evals, last_order, last_step, cpu_time, t_switch, n_restarts;
+};
+
+const OutputKeys& output_keys() {
+  static const OutputKeys* keys = [] {
+    auto k = [](const char* name) { return py::handle(PyUnicode_InternFromString(name)); };
+    return new OutputKeys{k("t"), k("y"), k("status"), k("message"), k("flag"), k("flag_name"), k("t_last"),
+                          k("method"), k("stats"), k("t_events"), k("y_events"), k("messages"), k("n_steps"),
+                          k("n_rhs"), k("n_jac"), k("n_lin_setups"), k("n_err_test_fails"), k("n_nonlin_iters"),
+                          k("n_nonlin_fails"), k("n_proj"), k("n_root_evals"), k("last_order"), k("last_step"),
+                          k("cpu_time"), k("t_switch"), k("n_restarts")};
+  }();
+  return *keys;
+}
+
 py::dict to_dict(const SimulationOutput& out) {
+  const OutputKeys& key = output_keys();
   const py::ssize_t ns = out.n_states, nt = static_cast<py::ssize_t>(out.t.size());
   py::dict d;
-  d["t"] = to_numpy(out.t.data(), {nt});
+  d[key.t] = to_numpy(out.t.data(), {nt});
   py::array_t<double> y({ns, nt});
   auto ym = y.mutable_unchecked<2>();
   for (py::ssize_t i = 0; i < nt; ++i)
     for (py::ssize_t j = 0; j < ns; ++j) ym(j, i) = out.y[i * ns + j];
-  d["y"] = y;
-  d["status"] = out.status;
-  d["message"] = out.message;
-  d["flag"] = out.flag;
-  d["flag_name"] = out.flag_name;
-  d["t_last"] = out.t_last;
-  d["method"] = out.method;
+  d[key.y] = y;
+  d[key.status] = out.status;
+  d[key.message] = out.message;
+  d[key.flag] = out.flag;
+  d[key.flag_name] = out.flag_name;
+  d[key.t_last] = out.t_last;
+  d[key.method] = out.method;
   py::dict stats;
-  stats["n_steps"] = out.stats.n_steps;
-  stats["n_rhs"] = out.stats.n_rhs;
-  stats["n_jac"] = out.stats.n_jac;
-  stats["n_lin_setups"] = out.stats.n_lin_setups;
-  stats["n_err_test_fails"] = out.stats.n_err_test_fails;
-  stats["n_nonlin_iters"] = out.stats.n_nonlin_iters;
-  stats["n_nonlin_fails"] = out.stats.n_nonlin_fails;
-  stats["n_proj"] = out.stats.n_proj;
-  stats["n_root_evals"] = out.stats.n_root_evals;
-  stats["last_order"] = out.stats.last_order;
-  stats["last_step"] = out.stats.last_step;
-  stats["cpu_time"] = out.stats.cpu_time;
-  stats["t_switch"] = out.t_switch;
-  stats["n_restarts"] = out.n_restarts;
-  d["stats"] = stats;
+  stats[key.n_steps] = out.stats.n_steps;
+  stats[key.n_rhs] = out.stats.n_rhs;
+  stats[key.n_jac] = out.stats.n_jac;
+  stats[key.n_lin_setups] = out.stats.n_lin_setups;
+  stats[key.n_err_test_fails] = out.stats.n_err_test_fails;
+  stats[key.n_nonlin_iters] = out.stats.n_nonlin_iters;
+  stats[key.n_nonlin_fails] = out.stats.n_nonlin_fails;
+  stats[key.n_proj] = out.stats.n_proj;
+  stats[key.n_root_evals] = out.stats.n_root_evals;
+  stats[key.last_order] = out.stats.last_order;
+  stats[key.last_step] = out.stats.last_step;
+  stats[key.cpu_time] = out.stats.cpu_time;
+  stats[key.t_switch] = out.t_switch;
+  stats[key.n_restarts] = out.n_restarts;
+  d[key.stats] = stats;
   py::list t_events, y_events;
   for (std::size_t i = 0; i < out.t_events.size(); ++i) {
     const auto& te = out.t_events[i];
     t_events.append(to_numpy(te.data(), {static_cast<py::ssize_t>(te.size())}));
     y_events.append(to_numpy(out.y_events[i].data(), {static_cast<py::ssize_t>(te.size()), ns}));
   }
-  d["t_events"] = t_events;
-  d["y_events"] = y_events;
-  d["messages"] = out.messages;
+  d[key.t_events] = t_events;
+  d[key.y_events] = y_events;
+  d[key.messages] = out.messages;
   if (out.n_sens > 0) {
     const py::ssize_t nsens = out.n_sens;
     py::array_t<double> s({ns, nsens, nt});

@@ -76,7 +76,7 @@ void expose_models(py::module_& m) {
       .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);
-        auto ws = model.workspace();
+        auto ws = model.borrow_workspace();
         double r, s;
         model.constraint_residual(t, yv.data(), pv.data(), *ws, &r, &s);
         return py::make_tuple(r, s);
@@ -84,7 +84,7 @@ void expose_models(py::module_& m) {
       .def("check_state", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);
-        auto ws = model.workspace();
+        auto ws = model.borrow_workspace();
         model.check_state(t, yv.data(), pv.data(), *ws);
       }, py::arg("t"), py::arg("y"), py::arg("params"));
 

@@ -2,6 +2,19 @@
 #include "bindings.hpp"
 
 std::vector<double> as_vector(const py::handle& obj, py::ssize_t size, const char* what) {
+  // a list of numbers (e.g. a parameter vector) without a NumPy array in between; anything
+  // else (or a failed conversion) through NumPy, which gives the same doubles
+  if (PyList_CheckExact(obj.ptr()) && (size < 0 || PyList_GET_SIZE(obj.ptr()) == size)) {
+    const py::ssize_t n = PyList_GET_SIZE(obj.ptr());
+    std::vector<double> out(static_cast<std::size_t>(n));
+    py::ssize_t i = 0;
+    for (; i < n; ++i) {
+      PyObject* item = PyList_GET_ITEM(obj.ptr(), i);
+      if (!PyFloat_CheckExact(item)) break;
+      out[static_cast<std::size_t>(i)] = PyFloat_AS_DOUBLE(item);
+    }
+    if (i == n) return out;
+  }
   auto arr = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
   if (!arr) throw py::value_error(std::string(what) + " must be an array of floats");
   if (size >= 0 && arr.size() != size)

@@ -21,7 +21,7 @@ constexpr double kSafety = 0.9, kMinFactor = 1.0 / 3.0, kMaxFactor = 6.0;
 class Dop853 {
  public:
   Dop853(const Model& model, const std::vector<double>& p, const ExplicitRkOptions& opt)
-      : model_(model), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()), ws_(model.workspace()),
+      : model_(model), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()), ws_(model.borrow_workspace()),
         K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), F_(n_, 7) {}
 
   void f(double t, const VecX<double>& y, int stage) {
@@ -190,7 +190,7 @@ class Dop853 {
   const ExplicitRkOptions& opt_;
   double rtol_;
   int n_;
-  std::unique_ptr<Workspace> ws_;
+  WorkspaceLease ws_;  // from the model's pool (no allocation once sized)
   bool nonfinite_ = false;
   MatX<double> K_;
   VecX<double> y_, ynew_, tmp_;

@@ -74,7 +74,7 @@ struct Problem {
   const Model& model;
   const std::vector<double>& params;
   const std::vector<EventSpec>& events;
-  std::unique_ptr<Workspace> ws;
+  WorkspaceLease ws;
   std::vector<double> event_inputs;
   std::vector<double> event_work;
   std::exception_ptr error;
@@ -89,7 +89,7 @@ struct Problem {
   const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
   Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
-      : model(m), params(p), events(e), ws(m.workspace()) {}
+      : model(m), params(p), events(e), ws(m.borrow_workspace()) {}
 
   double event_value(const EventSpec& ev, double t, const double* y) {
     if (ev.callback) {
@@ -235,6 +235,115 @@ std::string advice(int flag, const Model& model, Method method) {
   }
 }
 
+// ---- CVODE instances reused across runs (a run's set-up cost) ----
+// Making a CVODE instance (CVodeCreate and CVodeInit with their ~20 vectors, the Newton or
+// fixed-point solver, the dense matrix and linear solver, the projection's memory) costs about
+// as much as a short run of a small model. Each thread keeps the instances of its finished runs
+// (SolverPool, one SUNContext per thread) and a run of the same kind (method, size, projection)
+// takes one and re-initializes it (CVodeReInit) with every optional input set again, to CVODE's
+// default where the run sets none: a reused instance integrates bit for bit like a fresh one
+// (tests/test_solver_reuse.py). Runs with forward sensitivities make and free their own (the
+// sensitivity memory is not re-initialized), and so does a run nested in another's callback
+// on the same thread (it gets a context of its own).
+constexpr int kAdamsMaxOrder = 12, kBdfMaxOrder = 5;  // CVODE's ADAMS_Q_MAX, BDF_Q_MAX
+constexpr int kCvodeMaxNonlinIters = 3;               // NLS_MAXCOR
+constexpr double kCvodeNonlinConvCoef = 0.1;          // CORTES
+
+// One CVODE instance with what it was made with. Declaration order = reverse destruction
+// order: CVODE's memory is freed first.
+struct Solver {
+  Method method = Method::Bdf;
+  int n = 0;
+  bool projection = false;  // BDF with CVODE's projection (CVodeSetProjFn)
+  bool roots = false;       // CVodeRootInit was called with events
+  bool reusable = true;     // false once sensitivities are attached
+  sun::VectorPtr weights;   // CVODE's error weights, for the projection
+  sun::MatrixPtr J;
+  sun::LinearSolverPtr ls;
+  sun::NonlinearSolverPtr nls;
+  sun::CvodePtr mem;
+};
+
+class SolverPool {
+ public:
+  static SolverPool& of_this_thread() {
+    thread_local SolverPool pool;
+    return pool;
+  }
+  SUNContext context() const { return ctx_.get(); }
+  // True for the outermost run on this thread (it may use the pool), false for a nested one.
+  bool enter() { return active_++ == 0; }
+  void leave() { --active_; }
+  // An idle instance of this kind, or null.
+  std::unique_ptr<Solver> take(Method method, int n, bool projection) {
+    for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+      Solver& s = **it;
+      if (s.method == method && s.n == n && s.projection == projection) {
+        std::unique_ptr<Solver> found = std::move(*it);
+        idle_.erase(std::next(it).base());
+        return found;
+      }
+    }
+    return nullptr;
+  }
+  // Keeps a finished run's instance (the kIdleSolvers most recent ones); its messages, if any,
+  // go nowhere until the next run that takes it routes them to its own sink.
+  void put(std::unique_ptr<Solver> solver) {
+    if (!solver->reusable || !solver->mem) return;
+    sun::capture_messages(ctx_.get(), solver->mem.get(), &discarded_);
+    discarded_.messages.clear();
+#if SUNDIALS_VERSION_MAJOR >= 7
+    SUNContext_GetLastError(ctx_.get());  // reads and clears a failed run's error: the next starts clean
+#endif
+    idle_.push_back(std::move(solver));
+    if (idle_.size() > kIdleSolvers) idle_.erase(idle_.begin());
+  }
+
+ private:
+  static constexpr std::size_t kIdleSolvers = 4;
+  SolverPool() {
+    SUNContext ctx = nullptr;
+    check(sun::create_context(&ctx), "SUNContext_Create");
+    ctx_.reset(ctx);
+  }
+  sun::ContextPtr ctx_;
+  sun::MessageSink discarded_;
+  int active_ = 0;
+  std::vector<std::unique_ptr<Solver>> idle_;  // freed before the context
+};
+
+// Hands a run's instance back to its thread's pool (or frees it: no pool for nested runs).
+struct SolverReturn {
+  SolverPool* pool = nullptr;
+  void operator()(Solver* solver) const {
+    std::unique_ptr<Solver> owned(solver);
+    if (pool) pool->put(std::move(owned));
+  }
+};
+using SolverHandle = std::unique_ptr<Solver, SolverReturn>;
+
+// The thread's pool for the outermost run, a context of its own for a nested one.
+class PoolUse {
+ public:
+  PoolUse() : pool_(SolverPool::of_this_thread()), pooled_(pool_.enter()) {
+    if (!pooled_) {
+      SUNContext ctx = nullptr;
+      check(sun::create_context(&ctx), "SUNContext_Create");
+      own_ctx_.reset(ctx);
+    }
+  }
+  ~PoolUse() { pool_.leave(); }
+  PoolUse(const PoolUse&) = delete;
+  PoolUse& operator=(const PoolUse&) = delete;
+  SUNContext context() const { return pooled_ ? pool_.context() : own_ctx_.get(); }
+  SolverPool* pool() const { return pooled_ ? &pool_ : nullptr; }
+
+ private:
+  SolverPool& pool_;
+  bool pooled_;
+  sun::ContextPtr own_ctx_;
+};
+
 class Integration {
  public:
   Integration(const Model& model, const std::vector<double>& params, double t0, double tf, const std::vector<double>& y0,
@@ -249,6 +358,8 @@ class Integration {
     out_.t_event_sensitivities.resize(events.size());
     out_.y_event_sensitivities.resize(events.size());
     event_counts_.assign(events.size(), 0);
+    out_.t.reserve(t_eval.size());  // the output's size when given
+    out_.y.reserve(t_eval.size() * static_cast<std::size_t>(n_));
     if (opt.method == Method::Dop853) {
       check_explicit(events);
       y0_ = y0;
@@ -267,13 +378,18 @@ class Integration {
   SimulationOutput run_explicit();
   // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.
   void start(double t, Method method, const double* y0_for_sensitivities);
+  // An instance of this kind from the thread's pool, re-initialized at (t, y_), or a new one.
+  SolverHandle acquire(double t, Method method, bool projection);
+  // Every optional input of this run on the instance (CVODE's default where the run sets none).
+  void configure(double t_start);
+  void* mem() const { return solver_->mem.get(); }
   // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
   bool adams_is_stiff();
   // Adams' drift control after a step (kDriftTol): true when the residual is above the bound.
   bool drifted(double t, const double* y);
   // Projects y_ onto the constraint set (G-orthogonally, velocities only).
   void project_state(double t);
-  // A fresh CVODE instance from (t, y_) with `method`; the output continues from the same state.
+  // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
   void record(double t, const double* y) {
     out_.t.push_back(t);
@@ -296,12 +412,12 @@ class Integration {
     now.t = t;
     now.t_start = t0_;
     now.t_end = tf_;
-    CVodeGetNumSteps(mem_.get(), &now.steps);
-    CVodeGetLastStep(mem_.get(), &now.h);
-    CVodeGetNumRhsEvals(mem_.get(), &now.rhs);
-    CVodeGetNumJacEvals(mem_.get(), &now.jacobians);
-    CVodeGetNumNonlinSolvConvFails(mem_.get(), &now.failures);
-    CVodeGetNumLinSolvSetups(mem_.get(), &now.setups);
+    CVodeGetNumSteps(mem(), &now.steps);
+    CVodeGetLastStep(mem(), &now.h);
+    CVodeGetNumRhsEvals(mem(), &now.rhs);
+    CVodeGetNumJacEvals(mem(), &now.jacobians);
+    CVodeGetNumNonlinSolvConvFails(mem(), &now.failures);
+    CVodeGetNumLinSolvSetups(mem(), &now.setups);
     if (!policy_->after_step(now)) return;
     set_jacobian_mode(policy_->refreshing());
   }
@@ -312,8 +428,8 @@ class Integration {
     const bool at_setups = model_.stiff() && policy_->refresh_at_setups();
     const long jacobian = every || at_setups ? 1 : kCvodeJacobianFrequency;
     const long setup = every ? 1 : (at_setups ? JacobianPolicy::kStiffSetupFrequency : kCvodeSetupFrequency);
-    check(CVodeSetJacEvalFrequency(mem_.get(), jacobian), "CVodeSetJacEvalFrequency");
-    check(CVodeSetLSetupFrequency(mem_.get(), setup), "CVodeSetLSetupFrequency");
+    check(CVodeSetJacEvalFrequency(mem(), jacobian), "CVodeSetJacEvalFrequency");
+    check(CVodeSetLSetupFrequency(mem(), setup), "CVodeSetLSetupFrequency");
   }
 
   const Model& model_;
@@ -330,11 +446,9 @@ class Integration {
   Method method_ = Method::Bdf;
   sun::MessageSink sink_;
   // Declaration order = reverse destruction order: context first, CVODE memory last.
-  sun::ContextPtr ctx_;
-  sun::VectorPtr y_, yout_, atol_, weights_;
-  sun::MatrixPtr J_;
-  sun::LinearSolverPtr ls_;
-  sun::NonlinearSolverPtr nls_;
+  PoolUse pool_use_;
+  SUNContext ctx_ = nullptr;
+  sun::VectorPtr y_, yout_, atol_;
   std::unique_ptr<SensitivityRun> sens_;
   std::unique_ptr<JacobianPolicy> policy_;  // BDF runs without fixed frequencies
   bool may_switch_ = false;                 // "auto" running Adams: switch to BDF when stiff
@@ -344,7 +458,7 @@ class Integration {
   long steps_since_restart_ = 0;
   std::vector<double> corr_;
   std::vector<double> y0_;  // method "dop853"
-  sun::CvodePtr mem_;
+  SolverHandle solver_;
 };
 
 void Integration::check_explicit(const std::vector<EventSpec>& events) const {
@@ -436,13 +550,11 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
     if (ev.direction < -1 || ev.direction > 1) throw InputError("event direction must be -1, 0 or 1");
     if (ev.terminal < 0) throw InputError("event terminal count must be non-negative");
   }
-  model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
+  if (opt_.check_initial_state) model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
 }
 
 void Integration::setup(const std::vector<double>& y0) {
-  SUNContext ctx = nullptr;
-  check(sun::create_context(&ctx), "SUNContext_Create");
-  ctx_.reset(ctx);
+  SUNContext ctx = ctx_ = pool_use_.context();
   y_.reset(N_VNew_Serial(n_, ctx));
   sun::use_compiled_ops(y_.get());  // and so every vector CVODE clones from it (serial_ops.hpp)
   yout_.reset(N_VNew_Serial(n_, ctx));
@@ -467,31 +579,48 @@ void Integration::setup(const std::vector<double>& y0) {
   start(t0_, method, y0.data());
 }
 
-void Integration::start(double t_start, Method method, const double* y0) {
-  SUNContext ctx = ctx_.get();
-  method_ = method;
-  const bool project_velocities = model_.constrained() && opt_.project;
-  const bool project_positions = opt_.project && !opt_.unit_norm.empty();
-  // CVODE's memory first (it refers to the solvers), then what it used
-  mem_.reset();
-  sens_.reset();
-  policy_.reset();
-  ls_.reset();
-  J_.reset();
-  nls_.reset();
-  problem_.project_velocities = false;
-  problem_.unit_norm = nullptr;
-  watch_drift_ = false;
-  steps_since_restart_ = 0;
-  failure_steps_.clear();
-  last_failures_ = 0;
+SolverHandle Integration::acquire(double t_start, Method method, bool projection) {
+  SolverPool* pool = pool_use_.pool();
+  const bool sensitivities = !opt_.sensitivities.empty();
+  std::unique_ptr<Solver> s;
+  if (pool && !sensitivities) s = pool->take(method, n_, projection);
+  if (s) {
+    sun::capture_messages(ctx_, s->mem.get(), &sink_);
+    check(CVodeReInit(s->mem.get(), t_start, y_.get()), "CVodeReInit");
+  } else {
+    s = std::make_unique<Solver>();
+    s->method = method;
+    s->n = n_;
+    s->projection = projection;
+    s->mem.reset(CVodeCreate(method == Method::Bdf ? CV_BDF : CV_ADAMS, ctx_));
+    if (!s->mem) throw SolverError("CVodeCreate failed", t_start);
+    void* mem = s->mem.get();
+    sun::capture_messages(ctx_, mem, &sink_);
+    check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
+    if (method == Method::Bdf) {
+      s->J = sun::make_dense_matrix(n_, ctx_);
+      s->ls = sun::make_dense_lu(n_, ctx_);
+      if (!s->J || !s->ls) throw SolverError("creating the linear solver failed", t_start);
+      check(CVodeSetLinearSolver(mem, s->ls.get(), s->J.get()), "CVodeSetLinearSolver");
+      check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
+      if (projection) {
+        s->weights.reset(N_VNew_Serial(n_, ctx_));
+        check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
+        check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");
+      }
+    } else {
+      s->nls.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx_));
+      check(CVodeSetNonlinearSolver(mem, s->nls.get()), "CVodeSetNonlinearSolver");
+    }
+  }
+  s->reusable = !sensitivities;
+  return SolverHandle(s.release(), SolverReturn{pool});
+}
 
-  mem_.reset(CVodeCreate(method_ == Method::Bdf ? CV_BDF : CV_ADAMS, ctx));
-  if (!mem_) throw SolverError("CVodeCreate failed", t_start);
-  void* mem = mem_.get();
+void Integration::configure(double t_start) {
+  void* mem = solver_->mem.get();
+  const bool adams = solver_->method == Method::Adams;
   problem_.cvode_mem = mem;
-  sun::capture_messages(ctx, mem, &sink_);
-  check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
   check(CVodeSetUserData(mem, &problem_), "CVodeSetUserData");
   if (opt_.atol.size() == 1)
     check(CVodeSStolerances(mem, opt_.rtol, opt_.atol[0]), "CVodeSStolerances");
@@ -499,24 +628,51 @@ void Integration::start(double t_start, Method method, const double* y0) {
     check(CVodeSVtolerances(mem, opt_.rtol, atol_.get()), "CVodeSVtolerances");
   check(CVodeSetStopTime(mem, tf_), "CVodeSetStopTime");
   check(CVodeSetMaxNumSteps(mem, opt_.max_steps), "CVodeSetMaxNumSteps");
-  if (opt_.max_step > 0) check(CVodeSetMaxStep(mem, opt_.max_step), "CVodeSetMaxStep");
-  if (opt_.first_step > 0 && t_start == t0_) check(CVodeSetInitStep(mem, dir_ * opt_.first_step), "CVodeSetInitStep");
-  if (opt_.max_order > 0) check(CVodeSetMaxOrd(mem, opt_.max_order), "CVodeSetMaxOrd");
-  if (opt_.max_nonlinear_iterations > 0) check(CVodeSetMaxNonlinIters(mem, opt_.max_nonlinear_iterations), "CVodeSetMaxNonlinIters");
-  if (opt_.nonlinear_convergence > 0) check(CVodeSetNonlinConvCoef(mem, opt_.nonlinear_convergence), "CVodeSetNonlinConvCoef");
+  // 0: no bound (CVODE's default); 0: CVODE's estimate of the first step
+  check(CVodeSetMaxStep(mem, opt_.max_step > 0 ? opt_.max_step : 0.0), "CVodeSetMaxStep");
+  const bool first = opt_.first_step > 0 && t_start == t0_;
+  check(CVodeSetInitStep(mem, first ? dir_ * opt_.first_step : 0.0), "CVodeSetInitStep");
+  check(CVodeSetMaxOrd(mem, opt_.max_order > 0 ? opt_.max_order : (adams ? kAdamsMaxOrder : kBdfMaxOrder)),
+        "CVodeSetMaxOrd");
+  check(CVodeSetMaxNonlinIters(mem, opt_.max_nonlinear_iterations > 0 ? opt_.max_nonlinear_iterations
+                                                                      : kCvodeMaxNonlinIters),
+        "CVodeSetMaxNonlinIters");
+  check(CVodeSetNonlinConvCoef(mem, opt_.nonlinear_convergence > 0 ? opt_.nonlinear_convergence
+                                                                   : kCvodeNonlinConvCoef),
+        "CVodeSetNonlinConvCoef");
+}
+
+void Integration::start(double t_start, Method method, const double* y0) {
+  method_ = method;
+  const bool project_velocities = model_.constrained() && opt_.project;
+  const bool project_positions = opt_.project && !opt_.unit_norm.empty();
+  // CVODE's memory first (it refers to the solvers), then what it used
+  solver_.reset();
+  sens_.reset();
+  policy_.reset();
+  problem_.project_velocities = false;
+  problem_.unit_norm = nullptr;
+  problem_.weights = nullptr;
+  watch_drift_ = false;
+  steps_since_restart_ = 0;
+  failure_steps_.clear();
+  last_failures_ = 0;
+
+  const bool projection = method_ == Method::Bdf && (project_velocities || project_positions);
+  solver_ = acquire(t_start, method_, projection);
+  configure(t_start);
+  void* mem = solver_->mem.get();
 
   if (method_ == Method::Bdf) {
-    J_ = sun::make_dense_matrix(n_, ctx);
-    ls_ = sun::make_dense_lu(n_, ctx);
-    if (!J_ || !ls_) throw SolverError("creating the linear solver failed", t_start);
+    // the Jacobian the linear-system function keeps (a reused instance starts with a new one:
+    // CVODE refreshes at its first step)
     problem_.jacobian.assign(static_cast<std::size_t>(n_) * n_, 0.0);
-    check(CVodeSetLinearSolver(mem, ls_.get(), J_.get()), "CVodeSetLinearSolver");
-    check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
     // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
-    // whichever advances further per unit of work), unless the caller fixed the frequencies.
+    // whichever advances further per unit of work), unless the caller fixed the frequencies
+    // (0: CVODE's default).
     if (opt_.jacobian_frequency > 0 || opt_.setup_frequency > 0) {
-      if (opt_.jacobian_frequency > 0) check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
-      if (opt_.setup_frequency > 0) check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
+      check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
+      check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
     } else {
       // a step's fixed cost in right-hand sides of this model
       const double rhs_ns = std::max(1.0, model_.rhs_cost_ns());
@@ -524,17 +680,12 @@ void Integration::start(double t_start, Method method, const double* y0) {
                                                  setup_nanoseconds(n_) / rhs_ns);
       set_jacobian_mode(policy_->refreshing());
     }
-    if (project_velocities || project_positions) {
-      weights_.reset(N_VNew_Serial(n_, ctx));
-      problem_.weights = weights_.get();
+    if (projection) {
+      problem_.weights = solver_->weights.get();
       problem_.project_velocities = project_velocities;
       if (project_positions) problem_.unit_norm = &opt_.unit_norm;
-      check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
-      check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");
     }
   } else {
-    nls_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx));
-    check(CVodeSetNonlinearSolver(mem, nls_.get()), "CVodeSetNonlinearSolver");
     // drift control: kDriftTol (not with sensitivities: theirs are those of the field)
     watch_drift_ = project_velocities && opt_.sensitivities.empty();
   }
@@ -542,12 +693,16 @@ void Integration::start(double t_start, Method method, const double* y0) {
     sens_ = std::make_unique<SensitivityRun>(model_, problem_.params, opt_, problem_.events);
     problem_.sensitivity = sens_.get();
     out_.n_sens = sens_->count();
-    sens_->attach(mem, ctx, sensitivity_callback, t_start, y0, method_ == Method::Adams,
+    sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
                   model_.constrained() && opt_.project);
   }
   const auto& events = problem_.events;
+  if (!events.empty() || solver_->roots) {  // none: off on a reused instance that had some
+    check(CVodeRootInit(mem, static_cast<int>(events.size()), events.empty() ? nullptr : root_callback),
+          "CVodeRootInit");
+    solver_->roots = !events.empty();
+  }
   if (!events.empty()) {
-    check(CVodeRootInit(mem, static_cast<int>(events.size()), root_callback), "CVodeRootInit");
     std::vector<int> dirs;
     for (const auto& ev : events) dirs.push_back(static_cast<int>(dir_) * ev.direction);
     check(CVodeSetRootDirection(mem, dirs.data()), "CVodeSetRootDirection");
@@ -556,7 +711,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
 }
 
 void Integration::emit_t_eval_up_to(double t, const double* y) {
-  void* mem = mem_.get();
+  void* mem = solver_->mem.get();
   while (next_eval_ < t_eval_.size() && before_or_at(t_eval_[next_eval_], t)) {
     double te = t_eval_[next_eval_++];
     if (te == t) {
@@ -590,7 +745,7 @@ void Integration::fail(int flag, double t) {
 }
 
 void Integration::record_dense_step() {
-  void* mem = mem_.get();
+  void* mem = solver_->mem.get();
   sun::real tn = 0.0, h = 0.0;
   int q = 0;
   CVodeGetCurrentTime(mem, &tn);
@@ -611,7 +766,7 @@ void Integration::record_dense_step() {
 
 // Adds this CVODE instance's counters to the run's (a switch from Adams to BDF has two).
 void Integration::collect_stats() {
-  void* mem = mem_.get();
+  void* mem = solver_->mem.get();
   SolverStats s;
   CVodeGetNumSteps(mem, &s.n_steps);
   CVodeGetNumRhsEvals(mem, &s.n_rhs);
@@ -642,8 +797,8 @@ void Integration::collect_stats() {
 
 bool Integration::adams_is_stiff() {
   long failures = 0, steps = 0;
-  CVodeGetNumNonlinSolvConvFails(mem_.get(), &failures);
-  CVodeGetNumSteps(mem_.get(), &steps);
+  CVodeGetNumNonlinSolvConvFails(mem(), &failures);
+  CVodeGetNumSteps(mem(), &steps);
   if (failures == last_failures_) return false;
   last_failures_ = failures;
   // a failure from a non-finite right-hand side is the model's domain ending, not stiffness
@@ -683,7 +838,7 @@ void Integration::restart(double t, Method method, const std::string& why) {
 SimulationOutput Integration::run() {
   if (opt_.method == Method::Dop853) return run_explicit();
   const auto start = Clock::now();
-  void* mem = mem_.get();
+  void* mem = solver_->mem.get();
   double* y = N_VGetArrayPointer(y_.get());
   if (t_eval_.empty()) record(t0_, y);
   emit_t_eval_up_to(t0_, y);
@@ -719,7 +874,7 @@ SimulationOutput Integration::run() {
           restart(t, Method::Bdf, "constraint drift");
         else
           restart(t, Method::Adams, "constraint drift");
-        mem = mem_.get();  // the new instance
+        mem = solver_->mem.get();  // the new instance
         continue;
       }
     }

@@ -8,6 +8,27 @@
 
 namespace nonholo {
 
+WorkspaceLease::~WorkspaceLease() {
+  if (ws_) model_->return_workspace(std::move(ws_));
+}
+
+WorkspaceLease Model::borrow_workspace() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_.mutex);
+    if (!pool_.idle.empty()) {
+      std::unique_ptr<Workspace> ws = std::move(pool_.idle.back());
+      pool_.idle.pop_back();
+      return WorkspaceLease(*this, std::move(ws));
+    }
+  }
+  return WorkspaceLease(*this, workspace());
+}
+
+void Model::return_workspace(std::unique_ptr<Workspace> ws) const {
+  std::lock_guard<std::mutex> lock(pool_.mutex);
+  if (pool_.idle.size() < WorkspacePool::kIdleWorkspaces) pool_.idle.push_back(std::move(ws));
+}
+
 void Model::constraint_residual(double, const double*, const double*, Workspace&, double* residual,
                                 double* scale) const {
   *residual = 0.0;

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
-           "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS"]
+           "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
 
@@ -59,6 +59,8 @@ def non_negative(value, name: str) -> float:
 
 def count(value, name: str, minimum: int = 1) -> int:
     """An integer >= ``minimum`` (integral floats are accepted; bools and fractions are not)."""
+    if type(value) is int and value >= minimum:  # the usual case, at once
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if not (math.isfinite(float(value)) and float(value) == int(value)):
@@ -87,6 +89,10 @@ def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
     """(rtol, atol): rtol a positive finite number; atol positive and finite, a scalar or one
     entry per state (any length when ``n_states`` is None). atol comes back as a 1-d array."""
     rtol = positive(rtol, "rtol")
+    if type(atol) is float or type(atol) is int:  # the usual scalar: plain comparisons
+        if not (atol > 0 and math.isfinite(atol)):
+            raise ValueError("atol must be positive and finite")
+        return rtol, np.array((float(atol),))
     try:
         atol = np.atleast_1d(np.asarray(atol, dtype=float))
     except (TypeError, ValueError):
@@ -110,14 +116,36 @@ def t_eval(value: npt.ArrayLike | None, t0: float, tf: float) -> np.ndarray | No
     if value is None:
         return None
     times = np.asarray(value, dtype=float).reshape(-1)
+    if _in_order(times, t0, tf):
+        return times
     if not np.all(np.isfinite(times)):
         raise ValueError("t_eval contains NaN or inf")
     lo, hi = min(t0, tf), max(t0, tf)
     if times.size and (times.min() < lo or times.max() > hi):
         raise ValueError(f"t_eval must lie within t_span = ({t0}, {tf})")
-    if np.any(np.diff(times) * (tf - t0) < 0):
-        raise ValueError("t_eval must be sorted in the direction of integration")
-    return times
+    raise ValueError("t_eval must be sorted in the direction of integration")
+
+
+def _in_order(times: np.ndarray, t0: float, tf: float) -> bool:
+    """t0 <= times[0] <= ... <= times[-1] <= tf (>= when tf < t0): the times are finite (NaN
+    fails every comparison, t0 and tf are finite), inside t_span and sorted. A loop over
+    floats for the usual few times, NumPy for many."""
+    forward = tf > t0
+    if times.size <= 64:
+        prev = t0
+        for x in times.tolist():
+            if not (prev <= x if forward else prev >= x):
+                return False
+            prev = x
+        return prev <= tf if forward else prev >= tf
+    bounded = np.concatenate(((t0,), times, (tf,)))
+    return bool((bounded[1:] >= bounded[:-1] if forward else bounded[1:] <= bounded[:-1]).all())
+
+
+def all_finite(values: np.ndarray) -> bool:
+    """True when every entry of a float array is finite: a finite plain sum says so at once (a
+    NaN or inf would make it NaN or inf); NumPy's elementwise test when the sum overflows."""
+    return math.isfinite(sum(values.reshape(-1).tolist())) or bool(np.isfinite(values).all())
 
 
 def wall_time(value, name: str = "max_wall_time") -> float:
@@ -139,8 +167,9 @@ def solver_options(n_states: int, rtol, atol, method_name, max_step=math.inf, fi
     """All of simulate's scalar solver options, checked: rtol, atol, method, max_step, first_step,
     max_steps, max_wall_time (the keys of the returned dict)."""
     rtol, atol = tolerances(rtol, atol, n_states)
-    return dict(rtol=rtol, atol=atol, method=method(method_name),
-                **step_options(max_step, first_step, max_steps, max_wall_time))
+    options = dict(rtol=rtol, atol=atol, method=method(method_name))
+    options.update(step_options(max_step, first_step, max_steps, max_wall_time))
+    return options
 
 
 # CVODE's tuning knobs: name -> (type, smallest value, largest value)

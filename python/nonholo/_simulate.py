@@ -98,7 +98,7 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
         )
-    if not np.all(np.isfinite(y0)):
+    if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
     model.core.check_state(t0, y0, params)
     if model.constrained:
@@ -138,9 +138,14 @@ def _drift_control(model: Model, drift_control, method: str, sensitivities=None)
     return bool(drift_control)
 
 
-def _core_options(solver_options, dense_output: bool = False, model: Model | None = None) -> dict:
-    """The checked solver_options of simulate and simulate_many, with the system's unit-norm groups."""
+def _core_options(solver_options, dense_output: bool = False, model: Model | None = None,
+                  state_checked: bool = False) -> dict:
+    """The checked solver_options of simulate and simulate_many, with the system's unit-norm
+    groups; ``state_checked``: y0 went through ``_initial_state`` with this model (its
+    check_state), so the core does not evaluate the model once more to check it again."""
     options = check.cvode_knobs(solver_options)
+    if state_checked:
+        options["initial_state_checked"] = True
     if dense_output:
         options["dense_output"] = True
     if model is not None and model.system.unit_norm and "unit_norm" not in options:
@@ -281,6 +286,7 @@ def simulate(
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     y0 = _initial_state(model, y0, t0, p, project_y0)
+    checked = model
     explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
@@ -292,7 +298,7 @@ def simulate(
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                               opts["max_steps"], opts["max_wall_time"], project,
-                              _core_options(solver_options, dense_output, model), sens)
+                              _core_options(solver_options, dense_output, model, model is checked), sens)
     finally:
         if watch:
             watch.close()
@@ -373,11 +379,14 @@ def simulate_many(
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
     Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
+    checked = model
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
         raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
     model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"],
                                         not (_given(events) or _given(sensitivities)))
+    if model is checked:  # every started run's y0 passed _initial_state with this model
+        core_options["initial_state_checked"] = True
     specs = _events(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
@@ -405,7 +414,8 @@ def simulate_many(
         done.close()
     raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
     raws = [raws[i] for i in range(n_runs)]
-    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    names = model.param_names
+    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names)
                for raw, p in zip(raws, P)]
     return _report_batch(results, raise_on_failure)
 

@@ -339,6 +339,8 @@ class System:
 
         ``extra`` holds model parameters (e.g. ``eps``) appended after the system's.
         """
+        if params is None or (type(params) is dict and not params):  # the defaults
+            return [*self.parameters.values(), *(extra or {}).values()]
         values = dict(self.parameters)
         names = {s.name: s for s in self.parameters}
         extra = dict(extra or {})

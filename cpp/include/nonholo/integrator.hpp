@@ -37,6 +37,10 @@ struct IntegrationOptions {
   double max_wall_time = 0.0;  // seconds, 0: unbounded
   bool project = true;       // drift control on constrained models (BDF: projection, Adams: restarts)
   bool dense_output = false; // keep CVODE's interpolant of every step (SimulationOutput::dense)
+  // Model::check_state at (t0, y0) before the run; false when the caller has just done it on
+  // the same state (the Python API: simulate and simulate_many check y0 first), as it costs a
+  // full evaluation of the dynamics (9 us for the bicycle).
+  bool check_initial_state = true;
   // CVODE's tuning knobs; 0 keeps CVODE's default.
   int max_order = 0;                  // CVodeSetMaxOrd
   long jacobian_frequency = 0;        // CVodeSetJacEvalFrequency (steps between Jacobians)
@@ -100,7 +104,7 @@ struct SimulationOutput {
   // on with BDF from t_switch (NaN without a switch).
   std::string method;
   double t_switch = std::numeric_limits<double>::quiet_NaN();
-  long n_restarts = 0;  // fresh CVODE instances after the first (Adams' drift control, the switch)
+  long n_restarts = 0;  // fresh CVODE starts after the first (Adams' drift control, the switch)
 };
 
 using InterruptCheck = std::function<bool()>;
@@ -117,7 +121,8 @@ SimulationOutput integrate(const Model& model, const std::vector<double>& params
 // exception's message and time (SolverError's t, else t0).
 SimulationOutput failed_output(const std::exception_ptr& error, double t0, int n_states);
 
-// Integrates a batch in parallel threads (one workspace and one CVODE instance per run).
+// Integrates a batch in parallel threads (each run with a workspace and a CVODE instance of
+// its own, taken from the model's and the thread's pools: integrator.cpp, SolverPool).
 // y0s: n_runs x n_states, params: n_runs x n_params (time-major rows). Results are identical
 // to serial calls of integrate; a run that throws is returned as failed_output and the others
 // are kept. `threads` <= 0 uses the hardware concurrency.

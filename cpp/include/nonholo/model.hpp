@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,29 @@ using JacobianScalar = Dual<double, kJacobianChunk>;
 
 struct Workspace {
   virtual ~Workspace() = default;
+};
+
+class Model;
+
+// A workspace borrowed from its model's pool (Model::borrow_workspace): handed back, sized by
+// its last use, when the lease ends, so the model's next integration or evaluation allocates
+// nothing. A workspace holds scratch only: every evaluation writes what it reads, and what it
+// keeps between calls is keyed by the inputs (e.g. ReducedWork::mu_params), so a borrowed
+// workspace gives the same bits as a new one.
+class WorkspaceLease {
+ public:
+  WorkspaceLease(const Model& model, std::unique_ptr<Workspace> ws) : model_(&model), ws_(std::move(ws)) {}
+  WorkspaceLease(WorkspaceLease&& other) noexcept = default;
+  WorkspaceLease& operator=(WorkspaceLease&&) = delete;
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  ~WorkspaceLease();
+  Workspace& operator*() const { return *ws_; }
+  Workspace* get() const { return ws_.get(); }
+
+ private:
+  const Model* model_;
+  std::unique_ptr<Workspace> ws_;
 };
 
 class Model {
@@ -41,6 +65,9 @@ class Model {
   virtual bool constrained() const { return false; }
 
   virtual std::unique_ptr<Workspace> workspace() const = 0;
+  // A workspace from this model's pool of idle ones (a new one when there is none), returned
+  // to the pool when the lease ends; thread-safe (models are shared between threads).
+  WorkspaceLease borrow_workspace() const;
   virtual void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const = 0;
   // J is n_states x n_states, column-major: J[i + j*n] = d ydot_i / d y_j.
   virtual void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const = 0;
@@ -91,6 +118,20 @@ class Model {
 
  protected:
   std::shared_ptr<const MechanicalSystem> system_;
+
+ private:
+  friend class WorkspaceLease;
+  void return_workspace(std::unique_ptr<Workspace> ws) const;
+  // Idle workspaces (at most kIdleWorkspaces); a copy of a model starts with none.
+  struct WorkspacePool {
+    static constexpr std::size_t kIdleWorkspaces = 32;
+    std::mutex mutex;
+    std::vector<std::unique_ptr<Workspace>> idle;
+    WorkspacePool() = default;
+    WorkspacePool(const WorkspacePool&) {}
+    WorkspacePool& operator=(const WorkspacePool&) { return *this; }
+  };
+  mutable WorkspacePool pool_;
 };
 
 // Implements the virtual interface from a template `eval<S>` of the derived model, once for
