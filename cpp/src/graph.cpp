@@ -271,6 +271,136 @@ std::vector<std::vector<int>> differentiate(const ExprGraph& g, const std::vecto
   return result;
 }
 
+std::vector<int> directional_derivative(const ExprGraph& g, const std::vector<int>& node_map,
+                                        const std::vector<int>& seed, GraphBuilder& builder) {
+  if (static_cast<int>(seed.size()) != g.n_inputs) throw InputError("directional_derivative: one seed per input");
+  DerivativeRule rule(builder);
+  std::vector<int> d(g.nodes.size(), -1);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& nd = g.nodes[i];
+    if (nd.op == Op::Const) continue;
+    if (nd.op == Op::Input) {
+      d[i] = seed[nd.a];
+      continue;
+    }
+    const int du = d[nd.a], dw = op_arity(nd.op) == 2 ? d[nd.b] : -1;
+    if (du < 0 && dw < 0) continue;
+    d[i] = rule(nd.op, nd.n, node_map[i], node_map[nd.a], op_arity(nd.op) == 2 ? node_map[nd.b] : -1, du, dw);
+  }
+  return d;
+}
+
+namespace {
+
+// One backward sweep: adjoints of the nodes of g as builder nodes (-1 = zero), pushed from each
+// node to its operands by the partial derivatives of its operation (those of DerivativeRule).
+class AdjointSweep {
+ public:
+  AdjointSweep(const ExprGraph& g, const std::vector<int>& node_map, const std::vector<char>& active, GraphBuilder& b)
+      : g_(g), map_(node_map), active_(active), b_(b), adj_(g.nodes.size(), -1) {}
+
+  // adj[node] += x (sign +1) or -= x (sign -1), for an active node.
+  void accumulate(int node, int x, int sign = 1) {
+    if (x < 0 || !active_[node]) return;
+    int& a = adj_[node];
+    if (sign > 0) a = a < 0 ? x : b_.binary(Op::Add, a, x);
+    else a = a < 0 ? b_.unary(Op::Neg, x) : b_.binary(Op::Sub, a, x);
+  }
+
+  // Pushes the adjoint of node i to its operands.
+  void push(int i) {
+    const Node& nd = g_.nodes[i];
+    const int A = adj_[i];
+    if (A < 0 || nd.op == Op::Const || nd.op == Op::Input) return;
+    const bool binary = op_arity(nd.op) == 2;
+    const int x = nd.a, y = binary ? nd.b : -1;
+    const int self = map_[i], u = map_[x], w = binary ? map_[y] : -1;
+    auto mul = [&](int p, int q) { return b_.binary(Op::Mul, p, q); };
+    auto div = [&](int p, int q) { return b_.binary(Op::Div, p, q); };
+    auto c = [&](double v) { return b_.constant(v); };
+    auto f = [&](Op op, int p) { return b_.unary(op, p); };
+    auto sq = [&](int p) { return b_.powi(p, 2); };
+    switch (nd.op) {
+      case Op::Add: accumulate(x, A); accumulate(y, A); break;
+      case Op::Sub: accumulate(x, A); accumulate(y, A, -1); break;
+      case Op::Neg: accumulate(x, A, -1); break;
+      case Op::Mul:
+        if (active_[x]) accumulate(x, mul(A, w));
+        if (active_[y]) accumulate(y, mul(A, u));
+        break;
+      case Op::Div: {  // d(u/w) = du / w - (u/w) dw / w
+        const int q = div(A, w);
+        accumulate(x, q);
+        if (active_[y]) accumulate(y, mul(q, self), -1);
+        break;
+      }
+      case Op::PowInt: accumulate(x, mul(A, mul(c(nd.n), b_.powi(u, nd.n - 1)))); break;
+      case Op::Pow:  // d(u^w) = u^w (w du / u + log u dw)
+        if (active_[x]) accumulate(x, mul(A, div(mul(w, self), u)));
+        if (active_[y]) accumulate(y, mul(A, mul(self, f(Op::Log, u))));
+        break;
+      case Op::Sqrt: accumulate(x, div(A, mul(c(2.0), self))); break;
+      case Op::Exp: accumulate(x, mul(A, self)); break;
+      case Op::Log: accumulate(x, div(A, u)); break;
+      case Op::Sin: accumulate(x, mul(A, f(Op::Cos, u))); break;
+      case Op::Cos: accumulate(x, mul(A, f(Op::Sin, u)), -1); break;
+      case Op::Tan: accumulate(x, mul(A, b_.binary(Op::Add, c(1.0), sq(self)))); break;
+      case Op::Asin: accumulate(x, div(A, f(Op::Sqrt, b_.binary(Op::Sub, c(1.0), sq(u))))); break;
+      case Op::Acos: accumulate(x, div(A, f(Op::Sqrt, b_.binary(Op::Sub, c(1.0), sq(u)))), -1); break;
+      case Op::Atan: accumulate(x, div(A, b_.binary(Op::Add, c(1.0), sq(u)))); break;
+      case Op::Atan2: {  // atan2(y=u, x=w): (w du - u dw) / (u^2 + w^2)
+        const int q = div(A, b_.binary(Op::Add, sq(u), sq(w)));
+        if (active_[x]) accumulate(x, mul(q, w));
+        if (active_[y]) accumulate(y, mul(q, u), -1);
+        break;
+      }
+      case Op::Sinh: accumulate(x, mul(A, f(Op::Cosh, u))); break;
+      case Op::Cosh: accumulate(x, mul(A, f(Op::Sinh, u))); break;
+      case Op::Tanh: accumulate(x, mul(A, b_.binary(Op::Sub, c(1.0), sq(self)))); break;
+      case Op::Asinh: accumulate(x, div(A, f(Op::Sqrt, b_.binary(Op::Add, sq(u), c(1.0))))); break;
+      case Op::Acosh: accumulate(x, div(A, f(Op::Sqrt, b_.binary(Op::Sub, sq(u), c(1.0))))); break;
+      case Op::Atanh: accumulate(x, div(A, b_.binary(Op::Sub, c(1.0), sq(u)))); break;
+      case Op::Abs: accumulate(x, mul(A, f(Op::Sign, u))); break;
+      default: break;  // Sign: piecewise constant
+    }
+  }
+
+  int adjoint(int node) const { return adj_[node]; }
+
+ private:
+  const ExprGraph& g_;
+  const std::vector<int>& map_;
+  const std::vector<char>& active_;
+  GraphBuilder& b_;
+  std::vector<int> adj_;
+};
+
+}  // namespace
+
+std::vector<int> gradient(const ExprGraph& g, const std::vector<int>& node_map,
+                          const std::vector<std::pair<int, int>>& seeds, const std::vector<char>& wrt,
+                          GraphBuilder& builder) {
+  if (static_cast<int>(wrt.size()) != g.n_inputs) throw InputError("gradient: one wrt flag per input");
+  const int n_nodes = static_cast<int>(g.nodes.size());
+  std::vector<char> active(n_nodes, 0);  // depends on a differentiated input
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    if (nd.op == Op::Input) active[i] = wrt[nd.a];
+    else if (nd.op != Op::Const) active[i] = active[nd.a] || (op_arity(nd.op) == 2 && active[nd.b]);
+  }
+  AdjointSweep sweep(g, node_map, active, builder);
+  for (const auto& [node, weight] : seeds) sweep.accumulate(node, weight);
+  for (int i = n_nodes - 1; i >= 0; --i) sweep.push(i);
+  std::vector<int> result(g.n_inputs, -1);
+  for (int i = 0; i < n_nodes; ++i) {
+    const Node& nd = g.nodes[i];
+    const int a = sweep.adjoint(i);
+    if (nd.op != Op::Input || a < 0) continue;
+    result[nd.a] = result[nd.a] < 0 ? a : builder.binary(Op::Add, result[nd.a], a);
+  }
+  return result;
+}
+
 Subgraph live_subgraph(const std::vector<Node>& nodes, const std::vector<int>& outputs, int n_inputs) {
   const int n_nodes = static_cast<int>(nodes.size());
   std::vector<char> live(n_nodes, 0);

@@ -391,6 +391,9 @@ class Integration {
   void project_state(double t);
   // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
+  // The first step of an Adams run restarted at t (drift control), from the run being replaced:
+  // 0 when that run cannot give one (CVODE then estimates it).
+  double restart_step(double t);
   void record(double t, const double* y) {
     out_.t.push_back(t);
     out_.y.insert(out_.y.end(), y, y + n_);
@@ -457,6 +460,7 @@ class Integration {
   long last_failures_ = 0, last_nonfinite_ = 0;
   long steps_since_restart_ = 0;
   std::vector<double> corr_;
+  sun::VectorPtr restart_ydd_, restart_weights_;  // restart_step's scratch
   std::vector<double> y0_;  // method "dop853"
   SolverHandle solver_;
 };
@@ -824,10 +828,37 @@ void Integration::project_state(double t) {
   for (int i = 0; i < n_; ++i) y[i] += corr_[i];
 }
 
+// CVODE starts Adams at order 1 with the step of its estimate (cvHin: the local error h^2/2
+// |y''|_wrms of order 1 at one, with the bias 1/2, from up to four extra right-hand sides at
+// finite-difference points). A restart after a drift has that second derivative already: the
+// replaced run's Nordsieck history at t (CVodeGetDky, order >= 2; the projection moved y by
+// 0.1 rtol of its scale at most, which leaves y'' as it is to that accuracy), weighted with its
+// error weights: h0 = 1/2 sqrt(2 / |y''|_wrms), and never above its last step (at a higher
+// order). CVODE's error test still accepts or rejects that step.
+double Integration::restart_step(double t) {
+  void* mem = solver_->mem.get();
+  int order = 0;
+  sun::real h_last = 0.0;
+  CVodeGetLastOrder(mem, &order);
+  CVodeGetLastStep(mem, &h_last);
+  if (method_ != Method::Adams || order < 2 || !(std::abs(h_last) > 0.0)) return 0.0;
+  if (!restart_ydd_) {
+    restart_ydd_.reset(N_VNew_Serial(n_, ctx_));
+    restart_weights_.reset(N_VNew_Serial(n_, ctx_));
+  }
+  if (CVodeGetDky(mem, t, 2, restart_ydd_.get()) != CV_SUCCESS) return 0.0;
+  if (CVodeGetErrWeights(mem, restart_weights_.get()) != CV_SUCCESS) return 0.0;
+  const double norm = N_VWrmsNorm(restart_ydd_.get(), restart_weights_.get());
+  if (!(norm > 0.0) || !std::isfinite(norm)) return 0.0;
+  return std::min(0.5 * std::sqrt(2.0 / norm), std::abs(h_last));
+}
+
 void Integration::restart(double t, Method method, const std::string& why) {
   collect_stats();
   ++out_.n_restarts;
+  const double h0 = method == Method::Adams ? restart_step(t) : 0.0;
   start(t, method, nullptr);
+  if (h0 > 0.0) check(CVodeSetInitStep(solver_->mem.get(), dir_ * h0), "CVodeSetInitStep");
   if (method == Method::Bdf) {
     may_switch_ = false;
     out_.t_switch = t;

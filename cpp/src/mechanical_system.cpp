@@ -1,6 +1,7 @@
 #include "nonholo/mechanical_system.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "nonholo/errors.hpp"
@@ -105,6 +106,89 @@ void MechanicalSystem::append_applied_force_and_constraint_term(GraphBuilder& b,
 }
 
 // The full tape's outputs followed by dmu/dq, dr/dq, dr/dv, da/dq, da/dv: forward-mode AD of
+// r = F - dV - c(q, v) and a = db/dq v + db/dt - (dA/dq . v) v, with the Coriolis/centrifugal
+// covector c_i = sum_jl (dG_ij/dq^l) v^j v^l - 1/2 sum_jk (dG_jk/dq^i) v^j v^k written as
+// c = Gdot v - dT/dq (T = 1/2 v^T G v, Gdot = sum_l dG/dq^l v^l): Gdot, Adot = sum_l dA/dq^l v^l
+// and bdot = db/dq v + db/dt come from one forward sweep over the graph of G, A and b along
+// (q', t') = (v, 1) (directional_derivative), and d(T - V)/dq from one backward sweep over the
+// graph of G and V seeded with 1/2 v^j v^k at G_jk and -1 at V (gradient). This costs a few
+// times the graph of G, A, b, V instead of one forward sweep per coordinate and the n^3
+// contraction of dG/dq^i with v v; the values are the same to rounding. velocity_derivatives
+// receives the nodes of Gdot (n x n, row-major) then Adot (k x n).
+void MechanicalSystem::append_velocity_terms(GraphBuilder& b, const std::vector<int>& map, std::vector<int>& outputs,
+                                             std::vector<int>& velocity_derivatives) const {
+  const int n = layout_.n, k = layout_.k;
+  auto v = [&](int j) { return b.input(n + j); };
+  auto add = [&](int x, int y) { return x < 0 ? y : (y < 0 ? x : b.binary(Op::Add, x, y)); };
+  auto mul = [&](int x, int y) { return (x < 0 || y < 0) ? -1 : b.binary(Op::Mul, x, y); };
+  auto zero_if_none = [&](int x) { return x < 0 ? b.constant(0.0) : x; };
+  // the part of the base graph a sweep needs, with its nodes mapped into the builder
+  auto part = [&](int first, int end) {
+    std::vector<int> targets(base_.outputs.begin() + first, base_.outputs.begin() + end);
+    Subgraph sub = live_subgraph(base_.nodes, targets, base_.n_inputs);
+    std::vector<int> sub_map(sub.original.size());
+    for (std::size_t i = 0; i < sub.original.size(); ++i) sub_map[i] = map[sub.original[i]];
+    return std::make_pair(std::move(sub), std::move(sub_map));
+  };
+
+  // forward: the time derivatives of G, A and b along (v, 1)
+  auto [geometry, geometry_map] = part(layout_.G, layout_.mu);
+  std::vector<int> seed(n_inputs(), -1);
+  for (int l = 0; l < n; ++l) seed[l] = v(l);
+  seed[time_input()] = b.constant(1.0);
+  const std::vector<int> tangent = directional_derivative(geometry.graph, geometry_map, seed, b);
+  auto dot = [&](int output_index) { return tangent[geometry.graph.outputs[output_index - layout_.G]]; };
+
+  // backward: d(T - V)/dq, each distinct node of G seeded once
+  auto [energy, energy_map] = part(layout_.G, layout_.A);  // G, then V
+  const std::vector<int>& node = energy.graph.outputs;
+  std::vector<std::pair<int, int>> seeds;
+  const int half = b.constant(0.5);
+  for (int j = 0; j < n; ++j)
+    for (int kk = j; kk < n; ++kk) {
+      const int jk = node[j * n + kk], kj = node[kk * n + j];
+      if (kk == j) {
+        seeds.emplace_back(jk, mul(mul(half, v(j)), v(j)));
+      } else if (jk == kj) {
+        seeds.emplace_back(jk, mul(v(j), v(kk)));
+      } else {
+        const int w = mul(mul(half, v(j)), v(kk));
+        seeds.emplace_back(jk, w);
+        seeds.emplace_back(kj, w);
+      }
+    }
+  seeds.emplace_back(node[n * n], b.constant(-1.0));
+  std::vector<char> wrt(n_inputs(), 0);
+  std::fill(wrt.begin(), wrt.begin() + n, 1);
+  const std::vector<int> dL = gradient(energy.graph, energy_map, seeds, wrt, b);  // d(T - V)/dq
+
+  velocity_derivatives.assign(n * n + k * n, -1);
+  for (int i = 0; i < n; ++i) {
+    int Gdot_v = -1;  // (Gdot v)_i
+    for (int j = 0; j < n; ++j) {
+      const int Gdot_ij = dot(layout_.G + i * n + j);
+      velocity_derivatives[i * n + j] = zero_if_none(Gdot_ij);
+      Gdot_v = add(Gdot_v, mul(Gdot_ij, v(j)));
+    }
+    int r = map[base_.outputs[layout_.F + i]];
+    if (Gdot_v >= 0) r = b.binary(Op::Sub, r, Gdot_v);
+    if (dL[i] >= 0) r = b.binary(Op::Add, r, dL[i]);
+    outputs[layout_.r + i] = r;
+  }
+  for (int a = 0; a < k; ++a) {
+    int curvature = -1;  // (Adot v)_a
+    for (int j = 0; j < n; ++j) {
+      const int Adot_aj = dot(layout_.A + a * n + j);
+      velocity_derivatives[n * n + a * n + j] = zero_if_none(Adot_aj);
+      curvature = add(curvature, mul(Adot_aj, v(j)));
+    }
+    int term = dot(layout_.b + a);  // db_a/dq v + db_a/dt
+    if (curvature >= 0) term = term < 0 ? b.unary(Op::Neg, curvature) : b.binary(Op::Sub, term, curvature);
+    outputs[layout_.a + a] = zero_if_none(term);
+  }
+}
+
+// The full tape's outputs followed by dmu/dq, dr/dq, dr/dv, da/dq, da/dv: forward-mode AD of
 // the part of the graph that reaches r, a and mu (second derivatives of G and A, since r and a
 // hold their first derivatives), with structural zeros left out of the tape.
 void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) {
@@ -186,7 +270,8 @@ void MechanicalSystem::build_split_projection() {
   velocity_part_tape_ = Tape(b.finish(outputs));
 }
 
-MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric)
+MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric,
+                                   VelocityTerms velocity_terms)
     : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
   layout_.definite_metric = definite_metric;
   if (n < 1) throw InputError("a system needs at least one coordinate");
@@ -194,8 +279,10 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
   if (n_params < 0) throw InputError("negative number of parameters");
   if (base_.n_inputs != n_inputs())
     throw InputError("expression graph has " + std::to_string(base_.n_inputs) + " inputs, expected " + std::to_string(n_inputs()));
-  if (static_cast<int>(base_.outputs.size()) != layout_.base_outputs())
-    throw InputError("expression graph has " + std::to_string(base_.outputs.size()) + " outputs, expected " + std::to_string(layout_.base_outputs()));
+  const bool given = velocity_terms == VelocityTerms::Given;
+  const int expected_outputs = layout_.base_outputs() + (given ? n : 0);
+  if (static_cast<int>(base_.outputs.size()) != expected_outputs)
+    throw InputError("expression graph has " + std::to_string(base_.outputs.size()) + " outputs, expected " + std::to_string(expected_outputs));
   for (int o : base_.outputs)
     if (o < 0 || o >= static_cast<int>(base_.nodes.size())) throw InputError("expression graph output out of range");
 
@@ -215,8 +302,26 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
 
   std::vector<int> outputs(layout_.total);
   for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
-  std::vector<int> velocity_derivatives;
+  // r and a two ways, equal to rounding: from the partial derivatives dG/dq^l, dA/dq^l (one forward
+  // sweep per coordinate, which the full tape needs anyway) and from one forward and one backward
+  // sweep (append_velocity_terms). Which costs less depends on the system (the sweeps: 44% fewer
+  // operations on the rattleback, 0.5-3% fewer on the knife-edge chains of 16 and 32 links, 70%
+  // more on the sleigh, where most partials vanish), so the dynamics and projection tapes take
+  // the sweeps where they have a tenth fewer interpreted operations at least; the Jacobian tape
+  // differentiates the first (smaller on the bicycles and the knife-edge chains).
+  std::vector<int> velocity_derivatives, swept = outputs, swept_velocity;
   append_applied_force_and_constraint_term(builder, map, deriv, outputs, velocity_derivatives);
+  append_velocity_terms(builder, map, swept, swept_velocity);
+  auto dynamics_part = [&](const std::vector<int>& o) {
+    return Tape(builder.finish(std::vector<int>(o.begin(), o.begin() + layout_.dynamics)));
+  };
+  Tape by_partials = dynamics_part(outputs), by_sweeps = dynamics_part(swept);
+  // the sweeps when they save a tenth at least: an operation count is the cost only roughly (the
+  // kinds of operations and the number of runs of one kind differ: measured equal times on the
+  // bicycle's tapes at 2% fewer operations)
+  velocity_sweeps_ = velocity_terms == VelocityTerms::Sweeps ||
+                     (velocity_terms == VelocityTerms::Cheaper &&
+                      by_sweeps.n_interpreted() < 0.9 * by_partials.n_interpreted());
   for (int l = 0; l < n; ++l)
     for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
   for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
@@ -226,16 +331,31 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
     for (int l = 0; l < n; ++l) outputs[layout_.db_dq + a * n + l] = d(l, layout_.b + a);
     outputs[layout_.db_dt + a] = d(n, layout_.b + a);
   }
+  // With r given, the tapes other than the full one do not compute F (r holds what they need;
+  // only the full tape's users read F): F reads as NaN there, so that a use would show.
+  std::vector<int> without_force = outputs;
+  if (given) {  // r as given; a and the projection's Gdot, Adot from the partial derivatives
+    for (int i = 0; i < n; ++i) outputs[layout_.r + i] = map[base_.outputs[layout_.base_outputs() + i]];
+    without_force = outputs;
+    std::fill(without_force.begin() + layout_.F, without_force.begin() + layout_.F + n,
+              builder.constant(std::numeric_limits<double>::quiet_NaN()));
+  }
+  const std::vector<int> jacobian_outputs = without_force;
+  if (velocity_sweeps_) {
+    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, outputs.begin() + layout_.r);
+    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, without_force.begin() + layout_.r);
+    velocity_derivatives = swept_velocity;
+  }
   tape_ = Tape(builder.finish(outputs));
-  dynamics_tape_ = Tape(builder.finish(std::vector<int>(outputs.begin(), outputs.begin() + layout_.dynamics)));
-  std::vector<int> projection_outputs(outputs.begin(), outputs.begin() + layout_.dynamics);
+  dynamics_tape_ = given ? dynamics_part(without_force) : std::move(velocity_sweeps_ ? by_sweeps : by_partials);
+  std::vector<int> projection_outputs(without_force.begin(), without_force.begin() + layout_.dynamics);
   projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
   projection_tape_ = Tape(builder.finish(projection_outputs));
   build_split_projection();
   std::vector<int> constraint_outputs(outputs.begin(), outputs.begin() + layout_.mu);
   std::fill(constraint_outputs.begin(), constraint_outputs.begin() + layout_.A, builder.constant(0.0));
   constraint_tape_ = Tape(builder.finish(constraint_outputs));
-  build_jacobian_tape(builder, outputs);
+  build_jacobian_tape(builder, jacobian_outputs);
 
   std::vector<int> group(n_inputs(), kP);
   for (int i = 0; i < n; ++i) {

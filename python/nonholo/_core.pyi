@@ -96,8 +96,10 @@ class MechanicalSystem:
     """
     Metric, potential, constraints, friction and force of one system, compiled to a tape with their derivatives (by forward-mode AD of the expression graph).
     """
-    def __init__(self, n: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, n_params: typing.SupportsInt | typing.SupportsIndex, graph: Graph, definite_metric: bool = True) -> None:
-        ...
+    def __init__(self, n: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, n_params: typing.SupportsInt | typing.SupportsIndex, graph: Graph, definite_metric: bool = True, velocity_terms: str = 'cheaper') -> None:
+        """
+        velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (the sweeps where they have a tenth fewer operations at least); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper form, which the tapes use.
+        """
     def at(self, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> PointGeometry:
         """
         Geometric objects at one point (t, q, v).
@@ -142,6 +144,9 @@ class MechanicalSystem:
         ...
     @property
     def tape_slots(self) -> int:
+        ...
+    @property
+    def velocity_sweeps(self) -> bool:
         ...
 class Model:
     """

@@ -103,6 +103,13 @@ class System:
         Derived quantities shown by ``result[name]``: ``f(q, v, params)`` with q, v of shape
         (n, n_t) (v the physical velocity) returning shape (n_t,), e.g. Euler angles for
         display.
+    applied_force : SymPy matrix (n,), optional
+        r(q, v, t) = F - c(q, v) - dV/dq, the applied force of the Lagrange-d'Alembert equations
+        G v' = r + A^T lambda written out in a cheaper form (Kane's equations: the loads minus
+        the inertia forces at v' = 0, as :meth:`from_kanes_method` gives it). It must be the same
+        function as the one the metric, potential and force define (everything else, e.g. the
+        vakonomic model's extra terms, energies and symbolic derivations, uses those); the
+        compiled right-hand sides use it for r.
 
     Notes
     -----
@@ -128,6 +135,7 @@ class System:
         unit_norm: Sequence | None = None,
         outputs: Mapping | None = None,
         holonomic=None,
+        applied_force=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
         self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
@@ -172,13 +180,16 @@ class System:
         else:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
+        self.applied_force = None if applied_force is None else _as_matrix(applied_force, (n, 1), "applied_force")
 
         self.holonomic = _holonomic(holonomic)
         self._check_symbols()
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
-                                            not self.indefinite_metric)
+                                            not self.indefinite_metric,
+                                            velocity_terms="cheaper" if self.applied_force is None else "given")
         self._check_metric_symmetric()
+        self._check_applied_force()
         self._models: dict = {}
 
     # ------------------------------------------------------------------ construction
@@ -283,6 +294,8 @@ class System:
         check_free_symbols(list(self.affine), q | t | p, "affine")
         check_free_symbols(list(self.friction_coefficients), q | p, "friction")
         check_free_symbols(list(self.force), q | v | t | p, "force")
+        check_free_symbols(list(self.applied_force if self.applied_force is not None else ()), q | v | t | p,
+                           "applied_force")
         check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
 
     @property
@@ -291,7 +304,7 @@ class System:
 
     def _lower(self) -> SerializedGraph:
         exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
-                 *self.force]
+                 *self.force, *(self.applied_force if self.applied_force is not None else ())]
         return lower(exprs, self._inputs)
 
     def _check_metric_symmetric(self) -> None:
@@ -305,6 +318,32 @@ class System:
                 continue  # not positive definite here; checked where it is used
             if not np.allclose(G, G.T, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(G).max())):
                 raise ModelError("the metric is not symmetric")
+
+    def _check_applied_force(self) -> None:
+        """applied_force against F - c(q, v) - dV/dq at three random states (c_i = G_il Gamma^l_jk
+        v^j v^k from the metric's Christoffel symbols, dV by central differences, hence the loose
+        relative tolerance 1e-6: a check for a different function, not for rounding)."""
+        if self.applied_force is None:
+            return
+        rng = np.random.default_rng(1)
+        p = self.param_vector()
+        n, h = self.n, 1e-5
+        for _ in range(3):
+            q, v = rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n)
+            try:
+                at = self._core.at(0.0, q, v, p)
+                G, vdot = at.metric(), at.nonholonomic_acceleration()
+                given = G @ vdot - at.constraint_matrix().T @ at.multipliers()
+                c = G @ np.einsum("ljk,j,k->l", np.asarray(at.christoffel()).reshape(n, n, n), v, v)
+                dV = np.array([(self._core.at(0.0, q + h * e, None, p).potential()
+                                - self._core.at(0.0, q - h * e, None, p).potential()) / (2 * h) for e in np.eye(n)])
+            except (ValueError, RuntimeError):
+                continue  # singular here; checked where it is used
+            expected = at.force() - c - dV
+            if not np.allclose(given, expected, rtol=0, atol=1e-6 * max(1.0, np.abs(expected).max())):
+                raise ModelError("applied_force is not F - c(q, v) - dV/dq of the metric, potential and force "
+                                 f"(at q = {np.round(q, 3).tolist()}, v = {np.round(v, 3).tolist()}: "
+                                 f"{given} against {expected})")
 
     # ------------------------------------------------------------------ properties
     @property
@@ -629,7 +668,7 @@ class System:
             "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
-            "drawing": self.drawing, "pose": getattr(self, "pose", None),
+            "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
         }
 
     def __setstate__(self, state):

@@ -68,6 +68,7 @@ class Geometry {
   RowMatMap<S> A() const { return {out.data() + layout->A, k(), n()}; }
   VecMap<S> b() const { return {out.data() + layout->b, k()}; }
   RowMatMap<S> mu() const { return {out.data() + layout->mu, k(), k()}; }
+  // F: NaN from the tapes other than the full one when r is given (VelocityTerms::Given).
   VecMap<S> F() const { return {out.data() + layout->F, n()}; }
   // r = F - c(q, v) - dV: the applied generalized force, c the Coriolis/centrifugal covector.
   VecMap<S> r() const { return {out.data() + layout->r, n()}; }
@@ -90,11 +91,19 @@ class Geometry {
   RowMatMap<S> dA_v() const { return {out.data() + layout->dA_v, k(), n()}; }
 };
 
+// How the dynamics and projection tapes compute c(q, v) and (dA/dq . v) v (equal to rounding):
+// from the partial derivatives dG/dq^l, dA/dq^l, by one forward and one backward sweep, or
+// the sweeps where they give a tenth fewer interpreted operations at least (the default). Given: the base graph
+// has n more outputs after F, the applied force r = F - c(q, v) - dV itself in a cheaper form
+// (Kane's equations: the loads minus the inertia forces), which the tapes use for r.
+enum class VelocityTerms { Cheaper, Partials, Sweeps, Given };
+
 class MechanicalSystem {
  public:
   // `base` has inputs [q (n), v (n), t, p (n_params)] and outputs [G (n*n, row-major), V,
   // A (k*n, row-major), b (k), mu (k*k), F (n)].
-  MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric = true);
+  MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric = true,
+                   VelocityTerms velocity_terms = VelocityTerms::Cheaper);
 
   int n() const { return layout_.n; }
   int k() const { return layout_.k; }
@@ -133,6 +142,9 @@ class MechanicalSystem {
   bool affine_depends_on_time() const { return affine_time_; }
   bool has_affine() const { return has_affine_; }
   bool definite_metric() const { return layout_.definite_metric; }
+  // True when the dynamics and projection tapes compute c(q, v) and (dA/dq . v) v by one forward
+  // and one backward sweep (fewer operations for this system), false when from dG/dq^l, dA/dq^l.
+  bool velocity_sweeps() const { return velocity_sweeps_; }
 
   // All blocks at (t, q, v). The parameters p are doubles, or of the scalar type S when
   // derivatives with respect to them are wanted (sensitivities).
@@ -194,6 +206,8 @@ class MechanicalSystem {
   void append_applied_force_and_constraint_term(GraphBuilder& b, const std::vector<int>& map,
                                                 const std::vector<std::vector<int>>& deriv,
                                                 std::vector<int>& outputs, std::vector<int>& velocity_derivatives) const;
+  void append_velocity_terms(GraphBuilder& b, const std::vector<int>& map, std::vector<int>& outputs,
+                             std::vector<int>& velocity_derivatives) const;
   void build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs);
   void build_split_projection();
 
@@ -205,6 +219,7 @@ class MechanicalSystem {
   std::vector<int> velocity_part_outputs_;  // projection output index of each velocity-part output
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
   bool friction_position_ = false;
+  bool velocity_sweeps_ = false;
 };
 
 template <class S, class Par>

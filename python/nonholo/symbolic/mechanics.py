@@ -524,6 +524,47 @@ def _kane_inertia_correction(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     return C
 
 
+def _kane_inertia_forces(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
+    r"""Kane's generalized inertia forces at q'' = 0, K = -Q*|_(q''=0) (Kane and Levinson 1985):
+
+        K_j = sum_bodies m a_0 . J_v,j + (dH/dt)_0 . J_w,j,
+
+    with the mass centre's acceleration a_0 = D(v) + Omega x v and the rate of the central
+    angular momentum H = I omega, (dH/dt)_0 = D(I) omega + I D(omega) + Omega x H, in the
+    components of the frame the body's vectors are resolved in (angular velocity Omega, zero for
+    the inertial frame; D the time derivative along q' at q'' = 0, :func:`_directional`). Then
+    G q'' + K = -Q*, and Kane's equations G q'' = F_loads - K - dV/dq + A^T lambda are those of
+    the system that :func:`kanes_method_arguments` builds (metric, potential - T0 and force
+    F_loads + gyroscopic + the inertia correction of :func:`_kane_inertia_correction`): the same
+    applied force r = F - c(q, q') - dV, from three directional derivatives per vector instead of
+    the metric's derivatives and the correction's n columns of them."""
+    n = len(q_syms)
+    s = sp.Dummy("s")
+    coordinates = set(q_syms)
+
+    def D(M):
+        return M.applyfunc(lambda e: _directional(e, q_syms, qd_syms, s))
+
+    K = sp.zeros(n, 1)
+    for k in kinematics:
+        a0 = D(k.v)
+        if k.Omega is not None:
+            a0 += k.Omega.cross(k.v)
+        for j in range(n):
+            K[j] += k.mass * (a0.T * k.Jv[:, j])[0]
+        if k.Jw is None:
+            continue
+        h = k.inertia * k.omega
+        dh = k.inertia * D(k.omega)
+        if k.inertia.free_symbols & coordinates:
+            dh += D(k.inertia) * k.omega
+        if k.Omega is not None:
+            dh += k.Omega.cross(h)
+        for j in range(n):
+            K[j] += (dh.T * k.Jw[:, j])[0]
+    return K
+
+
 def _split_quadratic(T, q_syms, qd_syms, t, what: str, rng=None):
     """T = 1/2 q'^T G q' + g^T q' + T0: (G, g, T0), checking the form.
 
@@ -706,7 +747,9 @@ def kanes_method_arguments(
         ``coordinates`` (the symbols named after q_ind + q_dep, in that order), ``velocities``
         (``<name>_dot``), ``metric`` (n, n), ``potential``, ``constraints`` (k, n) and
         ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
-        (n,), ``parameters``, ``time`` and ``name``. States of the models are
+        (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
+        function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
+        and ``name``. States of the models are
         ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
     """
     km = _resolve(km, "KanesMethod")
@@ -746,6 +789,7 @@ def kanes_method_arguments(
     F = _generalized_force(pairs, frame, velocity_map, qd)
     F = F.applyfunc(to_plain)
     _check_specified(list(F), set(), "loads")
+    loads = F
     F = F + _gyroscopic(g, q_syms, qd_syms)
 
     # velocity constraints k_nh u + f_nh = 0, in q'
@@ -776,12 +820,16 @@ def kanes_method_arguments(
     symbols += sorted({s for e in correction for s in e.free_symbols} - set(symbols), key=str)
     if _numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, _numeric_zero(list(G), symbols, rng)):
         F = F + correction
+    # the same applied force r = F - c(q, q') - dV in Kane's form, for the compiled right-hand sides
+    user_potential = sp.sympify(potential).xreplace(plain)
+    applied = loads - _kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
+        sp.Matrix([sp.diff(user_potential, qi) for qi in q_syms])
 
     return dict(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
         constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
         force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
-        name=name or "from KanesMethod", holonomic=holonomic,
+        name=name or "from KanesMethod", holonomic=holonomic, applied_force=applied,
     )
 
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "nonholo/tape/op.hpp"
@@ -75,6 +76,22 @@ class GraphBuilder {
 // direction k, or -1 where it is structurally zero.
 std::vector<std::vector<int>> differentiate(const ExprGraph& g, const std::vector<int>& node_map,
                                             const std::vector<int>& wrt, GraphBuilder& builder);
+
+// Forward-mode AD along one direction given by nodes: the tangent of input i of g is the
+// builder node seed[i] (-1: zero), so that one sweep gives sum_i d(node)/d(input i) seed_i for
+// every node (a time derivative along a velocity, say, instead of one sweep per input).
+// Result[i] is the builder node of node i's tangent, or -1 where it is structurally zero.
+std::vector<int> directional_derivative(const ExprGraph& g, const std::vector<int>& node_map,
+                                        const std::vector<int>& seed, GraphBuilder& builder);
+
+// Reverse-mode AD: the gradient of the scalar s = sum_(node, weight) in seeds weight * node
+// with respect to each input of g (weights are builder nodes, nodes are nodes of g), built into
+// `builder` by one backward sweep over the nodes of g that reach a seeded node. Result[i] is
+// the builder node of ds/d(input i), or -1 where it is structurally zero. Only the inputs with
+// wrt[i] set are differentiated (the sweep skips nodes that depend on none of them).
+std::vector<int> gradient(const ExprGraph& g, const std::vector<int>& node_map,
+                          const std::vector<std::pair<int, int>>& seeds, const std::vector<char>& wrt,
+                          GraphBuilder& builder);
 
 // The nodes among `nodes` that reach `outputs`, renumbered in their order: graph.nodes[i] is
 // nodes[original[i]] with operands renumbered, graph.outputs the new indices of `outputs`.
