@@ -87,17 +87,21 @@ wheel-test: wheel
 # hook does not shadow the staged package; the sanitizer runtimes are preloaded because the
 # interpreter itself is not instrumented. -O0 without NDEBUG: the build takes about as long as the
 # release build (with -O2 the sanitizers make the templates several times slower to compile), and
-# Eigen's own bounds and size assertions are checked as well.
+# Eigen's own bounds and size assertions are checked as well. The C++ tests run in that build too
+# (with leak detection), except the allocation test, whose counting malloc the sanitizer replaces.
 SANITIZE_DIR := build/sanitize
 SANITIZE_TESTS := tests/test_tape.py tests/test_geometry.py tests/test_simulate.py tests/test_bad_input.py \
-	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py
+	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py \
+	tests/test_linear_solver.py
 SITE_PACKAGES = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 
 sanitize: install
 	cmake -S . -B $(SANITIZE_DIR)/cmake -G Ninja -DNONHOLO_SANITIZE=ON -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O0 \
 	  -DSKBUILD_PROJECT_NAME=nonholo -DSKBUILD_PROJECT_VERSION=0.0.0 \
 	  -Dpybind11_DIR=$$($(PYTHON) -m pybind11 --cmakedir) -DPython_EXECUTABLE=$$(command -v $(PYTHON)) > /dev/null
-	cmake --build $(SANITIZE_DIR)/cmake --target _core
+	cmake --build $(SANITIZE_DIR)/cmake --target _core cpp_tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir $(SANITIZE_DIR)/cmake --output-on-failure -E test_allocations
 	rm -rf $(SANITIZE_DIR)/stage && mkdir -p $(SANITIZE_DIR)/stage
 	cp -r python/nonholo $(SANITIZE_DIR)/stage/nonholo
 	rm -f $(SANITIZE_DIR)/stage/nonholo/_core*.so && cp $(SANITIZE_DIR)/cmake/_core*.so $(SANITIZE_DIR)/stage/nonholo/

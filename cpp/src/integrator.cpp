@@ -14,8 +14,6 @@
 #include <cvodes/cvodes.h>
 #include <cvodes/cvodes_proj.h>
 #include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "nonholo/errors.hpp"
@@ -24,7 +22,9 @@
 #include "nonholo/jacobian_policy.hpp"
 #include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/dense_lu.hpp"
 #include "nonholo/sundials/handles.hpp"
+#include "nonholo/sundials/serial_ops.hpp"
 
 namespace nonholo {
 
@@ -38,7 +38,10 @@ constexpr long kCvodeSetupFrequency = 20;
 // ~0.9 us are the linear-solver setup.
 constexpr double kStepNanoseconds = 2000.0;
 // A linear setup of the dense solver for n states (CVODE's zeroing, copy and scaling of the
-// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6.
+// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6. Both constants
+// were fitted with SUNDIALS' dense solver and serial vectors (unoptimized in Debian's 6.4.1) and
+// are kept so that the policy chooses as before; with nonholo's own (dense_lu.hpp,
+// serial_ops.hpp) a step's fixed cost is about half and a setup about a quarter of these.
 double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n * n; }
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
@@ -81,6 +84,7 @@ struct Problem {
   void* cvode_mem = nullptr;
   N_Vector weights = nullptr;  // CVODE's error weights, for the projection
   SensitivityRun* sensitivity = nullptr;  // forward sensitivities, when requested
+  std::vector<double> jacobian;                // the last Jacobian (BDF), column-major
   bool project_velocities = false;             // onto A v = b (drift control)
   const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
@@ -133,10 +137,21 @@ int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
   }
 }
 
-int jac_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+// CVODE's linear system A = I - gamma J (CVLS's own linear-system function does the same with a
+// saved copy of J in a second SUNMatrix, zeroing A first): J is refreshed into the problem's
+// storage when CVODE asks for it (jok false; CVODE counts it through jcur), then A is formed in
+// one pass and factored by the linear solver's setup (dense_lu.hpp).
+int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleantype jok, sunbooleantype* jcur,
+                    sun::real gamma, void* data, N_Vector, N_Vector, N_Vector) {
   auto* P = static_cast<Problem*>(data);
   try {
-    P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), SUNDenseMatrix_Data(J), *P->ws);
+    if (!jok) {
+      P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
+      *jcur = SUNTRUE;
+    } else {
+      *jcur = SUNFALSE;
+    }
+    sun::scale_add_identity(-gamma, P->jacobian.data(), P->model.n_states(), sun::dense_matrix_data(A));
     return 0;
   } catch (...) {
     P->error = std::current_exception();
@@ -557,6 +572,7 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
 void Integration::setup(const std::vector<double>& y0) {
   SUNContext ctx = ctx_ = pool_use_.context();
   y_.reset(N_VNew_Serial(n_, ctx));
+  sun::use_compiled_ops(y_.get());  // and so every vector CVODE clones from it (serial_ops.hpp)
   yout_.reset(N_VNew_Serial(n_, ctx));
   std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
   if (opt_.atol.size() > 1) {
@@ -598,10 +614,11 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
     sun::capture_messages(ctx_, mem, &sink_);
     check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
     if (method == Method::Bdf) {
-      s->J.reset(SUNDenseMatrix(n_, n_, ctx_));
-      s->ls.reset(SUNLinSol_Dense(y_.get(), s->J.get(), ctx_));
+      s->J = sun::make_dense_matrix(n_, ctx_);
+      s->ls = sun::make_dense_lu(n_, ctx_);
+      if (!s->J || !s->ls) throw SolverError("creating the linear solver failed", t_start);
       check(CVodeSetLinearSolver(mem, s->ls.get(), s->J.get()), "CVodeSetLinearSolver");
-      check(CVodeSetJacFn(mem, jac_callback), "CVodeSetJacFn");
+      check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
       if (projection) {
         s->weights.reset(N_VNew_Serial(n_, ctx_));
         check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
@@ -663,6 +680,9 @@ void Integration::start(double t_start, Method method, const double* y0) {
   void* mem = solver_->mem.get();
 
   if (method_ == Method::Bdf) {
+    // the Jacobian the linear-system function keeps (a reused instance starts with a new one:
+    // CVODE refreshes at its first step)
+    problem_.jacobian.assign(static_cast<std::size_t>(n_) * n_, 0.0);
     // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
     // whichever advances further per unit of work), unless the caller fixed the frequencies
     // (0: CVODE's default).

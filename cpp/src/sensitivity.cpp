@@ -11,6 +11,7 @@
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
 #include "nonholo/scalar/dual.hpp"
+#include "nonholo/sundials/serial_ops.hpp"
 
 namespace nonholo {
 
@@ -92,6 +93,7 @@ void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, do
   project_ = project && model_.constrained();
   const int ns = count();
   sun::VectorPtr tmpl(N_VNew_Serial(n_, ctx));
+  sun::use_compiled_ops(tmpl.get());  // the clones too (serial_ops.hpp)
   yS_ = N_VCloneVectorArray(ns, tmpl.get());
   if (yS_ == nullptr) throw SolverError("could not allocate the sensitivity vectors", t0);
   for (int j = 0; j < ns; ++j) {
