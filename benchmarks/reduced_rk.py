@@ -31,7 +31,7 @@ import numpy as np
 
 import nonholo as nh
 from cli import emit
-from reduced_vs_stiff import ATOL, EPS, REF_ATOL, REF_RTOL, RTOL, cases, reference_state, selected, user_frame
+from reduced_vs_stiff import ATOL, EPS, RTOL, cases, reference_state, selected, start_and_reference, user_frame
 
 
 def adams(model, y0, t_eval, method="adams", project=False):
@@ -66,10 +66,7 @@ def run(repeats: int, only=None, orders=(0, 1, 2, 3), velocities="both") -> list
         for eps in EPS:
             if not selected(only, name, eps):
                 continue
-            v0 = system.on_slow_manifold(y0[:n], y0[n:], eps, order=6)
-            start = np.r_[y0[:n], v0]
-            ref = nh.simulate(system.friction(eps), (0, T), start, t_eval=t_eval, rtol=REF_RTOL, atol=REF_ATOL)
-            q_ref, u_ref = reference_state(system, ref, t_eval)
+            start, (q_ref, u_ref) = start_and_reference(system, y0, eps, T, t_eval)
             stiff = system.friction(eps)
             runs = {("friction (stiff)", "bdf"): lambda m=stiff: adams(m, start, t_eval, "bdf", True)}
             models = {}

@@ -97,6 +97,14 @@ def timed(models: dict, t_span, starts: dict, t_eval, repeats, **kw) -> dict:
     return out
 
 
+def start_and_reference(system, y0, eps, T, t_eval):
+    """The start on the slow manifold (order 6) and the tight stiff reference's (q, u) at t_eval."""
+    n = system.n
+    start = np.r_[y0[:n], system.on_slow_manifold(y0[:n], y0[n:], eps, order=6)]
+    ref = nh.simulate(system.friction(eps), (0, T), start, t_eval=t_eval, rtol=REF_RTOL, atol=REF_ATOL)
+    return start, reference_state(system, ref, t_eval)
+
+
 def reference_state(system, full, t_eval):
     u = np.array([system.project(q, v, t) for q, v, t in zip(full.q.T, full.v.T, t_eval)]).T
     return full.q, u
@@ -132,15 +140,11 @@ def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict |
     builds = {} if builds is None else builds
     rows = []
     for name, system, y0, T in cases():
-        n = system.n
         t_eval = np.linspace(0, T, 41)
         for eps in EPS:
             if not selected(only, name, eps):
                 continue
-            v0 = system.on_slow_manifold(y0[:n], y0[n:], eps, order=6)
-            start = np.r_[y0[:n], v0]
-            ref = nh.simulate(system.friction(eps), (0, T), start, t_eval=t_eval, rtol=REF_RTOL, atol=REF_ATOL)
-            q_ref, u_ref = reference_state(system, ref, t_eval)
+            start, (q_ref, u_ref) = start_and_reference(system, y0, eps, T, t_eval)
             models = {"friction (stiff)": system.friction(eps)}
             starts = {"friction (stiff)": start}
             if velocities in ("coordinates", "both"):
