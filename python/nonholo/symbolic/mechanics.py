@@ -457,6 +457,12 @@ def _kinetic_energy_parts(kinematics: list, n: int):
     return G, g, T0
 
 
+def _time_derivative(q_syms, qd_syms):
+    """M -> dM/dt along q' at q'' = 0, entrywise (:func:`_directional`)."""
+    s = sp.Dummy("s")
+    return lambda M: M.applyfunc(lambda e: _directional(e, q_syms, qd_syms, s))
+
+
 def _directional(expr, q_syms, qd_syms, s):
     """sum_k d(expr)/dq_k q'_k, the time derivative of expr(q) along q' (one differentiation, in s, of
     expr(q + s q') at s = 0, instead of n)."""
@@ -493,11 +499,8 @@ def _kane_inertia_correction(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     components (no omega x v term).
     """
     n = len(q_syms)
-    s = sp.Dummy("s")
     coordinates = set(q_syms)
-
-    def D(M):
-        return M.applyfunc(lambda e: _directional(e, q_syms, qd_syms, s))
+    D = _time_derivative(q_syms, qd_syms)
 
     C = sp.zeros(n, 1)
     for k in kinematics:
@@ -539,11 +542,8 @@ def _kane_inertia_forces(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     applied force r = F - c(q, q') - dV, from three directional derivatives per vector instead of
     the metric's derivatives and the correction's n columns of them."""
     n = len(q_syms)
-    s = sp.Dummy("s")
     coordinates = set(q_syms)
-
-    def D(M):
-        return M.applyfunc(lambda e: _directional(e, q_syms, qd_syms, s))
+    D = _time_derivative(q_syms, qd_syms)
 
     K = sp.zeros(n, 1)
     for k in kinematics:
