@@ -61,15 +61,21 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_reduced_rhs_does_not_allocate(tmp_path):
+def allocation_counts(tmp_path, script: str) -> dict:
+    """Run ``script`` in a fresh interpreter with the counting malloc preloaded; the dict literal
+    it prints last."""
     src = tmp_path / "counter.c"
     src.write_text(COUNTER)
     lib = tmp_path / "libcounter.so"
     subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
     env = dict(os.environ, LD_PRELOAD=str(lib))
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    counts = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own script's dict literal
+    return eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own script's dict literal
+
+
+def test_reduced_rhs_does_not_allocate(tmp_path):
+    counts = allocation_counts(tmp_path, SCRIPT)
     building = counts.pop("building a model")
     assert counts and all(c == 0 for c in counts.values()), counts
     assert building > 0  # the counter sees the core's allocations

@@ -7,9 +7,6 @@ thread (a failed run, other options, other parameters, events, another method), 
 to the last bit, the same run as the first one on a new thread (a fresh CVODE instance).
 """
 
-import os
-import subprocess
-import sys
 import threading
 import warnings
 
@@ -276,16 +273,9 @@ def test_a_second_run_of_the_same_kind_allocates_a_fraction_of_the_first(tmp_pat
     test_reduced_allocations.py): the first run of a kind on a thread makes its CVODE instance
     (and, the first time, the model's workspace); the next run of that kind takes them from
     the pools and makes less than half as many allocations (the output and the per-run vectors)."""
-    from test_reduced_allocations import COUNTER
+    from test_reduced_allocations import allocation_counts
 
-    src = tmp_path / "counter.c"
-    src.write_text(COUNTER)
-    lib = tmp_path / "libcounter.so"
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
-    env = dict(os.environ, LD_PRELOAD=str(lib))
-    proc = subprocess.run([sys.executable, "-c", ALLOCATIONS], env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    counts = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own script's dict literal
+    counts = allocation_counts(tmp_path, ALLOCATIONS)
     assert set(counts) == {"bdf", "bdf projecting", "adams"}
     for kind, (first, again) in counts.items():
         assert 2 * again < first, (kind, first, again)

@@ -145,21 +145,17 @@ def _documentation_disc():
     """SymPy's documented rolling disc (Kane's method, contact point at rest: rolling built into
     the kinematics), with a load and a potential."""
     from sympy.physics import mechanics as me
+    from test_mechanics import _disc_frames
 
     q1, q2, q3, u1, u2, u3 = me.dynamicsymbols("q1 q2 q3 u1 u2 u3")
     r, m, g = sp.symbols("r m g")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    R = L.orientnew("R", "Axis", [q3, L.y])
-    w_qd = R.ang_vel_in(N)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    N, Y, L, R, kd_eqs = _disc_frames(q1, q2, q3, u1, u2, u3)
     C = me.Point("C")
     C.set_vel(N, 0)
     Dmc = C.locatenew("Dmc", r * L.z)
     Dmc.v2pt_theory(C, N, R)
     disc = me.RigidBody("disc", Dmc, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), Dmc))
-    km = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=[(R.ang_vel_in(N) - w_qd).dot(e) for e in L])
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=kd_eqs)
     km.kanes_equations([disc], [(Dmc, -m * g * Y.z)])
     return nh.System.from_kanes_method(km, {r: 0.5, m: 1.0, g: 9.81}, potential=sp.cos(q2) / 3)
 
