@@ -66,7 +66,8 @@ class DiscreteIntegrator {
                      double t0, long n_steps, const DiscreteOptions& options, const InterruptCheck& interrupted = {}) const;
 
   // One step from (t, q_k, p_k): writes q_{k+1}, p_{k+1}, lambda_k; returns Newton iterations,
-  // or throws SolverError when Newton fails.
+  // or throws SolverError when Newton fails. lambda is read first, as Newton's initial guess
+  // (the previous step's lambda, or zeros), so it must hold k finite numbers on entry.
   int step(double t, const double* qk, const double* pk, const double* params, double* q_next, double* p_next,
            double* lambda, const DiscreteOptions& options) const;
   // The same with caller-owned scratch space (allocation-free after the first step).
