@@ -87,8 +87,14 @@ double nonholonomic_flops(double n, double k) {
   return n * n * n / 3 + k * n * n + n * k * k + k * k * k / 3 + 2 * n * n + 4 * n * k;
 }
 
-// The largest implicit-Jacobian tape model.compile() builds by default (compiled_jacobian_pays).
-constexpr int kCompiledJacobianInstructions = 20000;
+// model.compile() builds the implicit Jacobian's tape by default while it is at most this many
+// times the dynamics tape (compiled_jacobian_pays): the C compiler's time is about proportional to
+// the instructions (0.5-1 ms each at -O1, benchmarks/compile_levels.py), and a BDF run of the
+// friction model spends about as much time in Jacobians as in right-hand sides (chain N = 8,
+// eps 1e-4: 43 Jacobians of 4-5 right-hand sides each against 255 right-hand sides), so the
+// Jacobian's build pays within a few times the runs the dynamics tape's does. The bicycle's
+// (168k instructions, 18x its dynamics tape: minutes to build) is left out.
+constexpr double kCompiledJacobianRatio = 4.0;
 
 double rhs_ns(const MechanicalSystem& s, double flops) {
   return kCall + kInstruction * s.dynamics_tape().n_instructions() + kFlop * flops;
@@ -104,7 +110,7 @@ double implicit_ns(const MechanicalSystem& s, double call, double per_instructio
 }  // namespace
 
 bool compiled_jacobian_pays(const MechanicalSystem& system) {
-  return system.jacobian_tape().n_instructions() <= kCompiledJacobianInstructions;
+  return system.jacobian_tape().n_instructions() <= kCompiledJacobianRatio * system.dynamics_tape().n_instructions();
 }
 
 // Models without a cost model of their own: the tape and a fixed cost; dual numbers cost

@@ -38,10 +38,10 @@ struct FrameCheck {
 
 class Model;
 
-// True when the implicit Jacobian's tape (MechanicalSystem::jacobian_tape) is small enough for
-// model.compile() to build it by default (kCompiledJacobianInstructions, model.cpp): the C
-// compiler's time grows with the tape, and a large one (the bicycle's, 168k instructions) costs
-// minutes to build for a Jacobian that a stiff run evaluates a few hundred times.
+// True when the implicit Jacobian's tape (MechanicalSystem::jacobian_tape) is small enough, against
+// the dynamics tape, for model.compile() to build it by default (kCompiledJacobianRatio,
+// model.cpp): the C compiler's time grows with the tape, and a large one (the bicycle's, 168k
+// instructions) costs minutes to build for a Jacobian a stiff run evaluates tens of times.
 bool compiled_jacobian_pays(const MechanicalSystem& system);
 
 // A workspace borrowed from its model's pool (Model::borrow_workspace): handed back, sized by
