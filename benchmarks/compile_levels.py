@@ -160,7 +160,7 @@ def markdown(rows, batches) -> str:
             wall, cpu = r["builds"][lv]
             cells.append(f"{wall:.2f} / {cpu:.2f} | {r['rhs'][lv] * 1e6:.2f}")
         saved = r["rhs"][None] - r["rhs"]["-O1"]
-        even = f"{r['builds']['-O1'][1] / saved:.0f}" if saved > 0 else "never"
+        even = f"{r['builds']['-O1'][1] / saved:.1e}" if saved > 0 else "never"
         lines.append(f"| {r['system']} | {r['model']} | {r['tapes']} ({r['size']}) | {r['rhs'][None] * 1e6:.2f} | "
                      + " | ".join(cells) + f" | {even} |")
     jac = [r for r in rows if r["jac"]]
