@@ -110,8 +110,15 @@ def _poisoned(evaluate) -> bool:
         return True
 
 
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """One cache for the module: the cases share systems (same sources) and poison kernels."""
+    return tmp_path_factory.mktemp("tapes")
+
+
 @pytest.mark.parametrize("label", [label for label, _ in _models()])
-def test_default_tapes_are_the_right_hand_sides_and_compile_bit_for_bit(label, tmp_path):
+def test_default_tapes_are_the_right_hand_sides_and_compile_bit_for_bit(label, cache):
+    tmp_path = cache
     model = dict(_models())[label]()
     rng = np.random.default_rng(zlib.crc32(label.encode()))
     states = _states(model, rng)
@@ -152,7 +159,8 @@ def test_the_implicit_jacobian_tape_is_compiled_where_the_jacobian_uses_it():
     assert sleigh.core.rhs_tapes == ["dynamics"]  # dual numbers: the dynamics tape in duals
 
 
-def test_compiled_slip_tape_and_the_slip_it_gives(tmp_path):
+def test_compiled_slip_tape_and_the_slip_it_gives(cache):
+    tmp_path = cache
     system = random_system(11, n=4, k=2, affine=True, force=True)
     model = system.reduced(0.02, order=2)
     assert model.compiled_slip is not None and model.core.rhs_tapes == ["slip", "projection"]
