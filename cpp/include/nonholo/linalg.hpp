@@ -194,6 +194,24 @@ class Lu {
     }
   }
 
+  // x <- A^-T x for a vector x (no allocation): with P A = L U, A^T = U^T L^T P, so
+  // U^T t = x (forward), L^T t' = t (backward, unit diagonal), x = P^T t'.
+  template <class Derived>
+  void solve_transpose_in_place(Eigen::MatrixBase<Derived>& x) const {
+    const int n = static_cast<int>(LU_.rows());
+    for (int i = 0; i < n; ++i) {
+      S s = x(i);
+      for (int p = 0; p < i; ++p) s -= LU_(p, i) * work_(p);
+      work_(i) = s / LU_(i, i);
+    }
+    for (int i = n - 1; i >= 0; --i) {
+      S s = work_(i);
+      for (int p = i + 1; p < n; ++p) s -= LU_(p, i) * work_(p);
+      work_(i) = s;
+    }
+    for (int i = 0; i < n; ++i) x(perm_[i]) = work_(i);
+  }
+
   // The inverse, column by column.
   Mat inverse() const {
     Mat X;
