@@ -155,12 +155,10 @@ void factor_reduced_metric(const FrameGeometry<S>& f, ReducedWork<S>& w) {
   const RowMatMap<S> G = g.G();
   const int n = g.n(), k = g.k(), m = n - k;
   w.GX.resize(n, m);
-  for (int j = 0; j < m; ++j)
-    for (int i = 0; i < n; ++i) {  // G is symmetric: read it by rows
-      S sum = G(f.free[j], i);
-      for (int a = 0; a < k; ++a) sum += f.B(a, j) * G(f.solved[a], i);
-      w.GX(i, j) = sum;
-    }
+  for (int j = 0; j < m; ++j) {  // G is symmetric: column j of G X_D from rows of G
+    w.GX.col(j) = G.row(f.free[j]).transpose();
+    for (int a = 0; a < k; ++a) w.GX.col(j) += f.B(a, j) * G.row(f.solved[a]).transpose();
+  }
   w.Ghat.resize(m, m);
   for (int j = 0; j < m; ++j)
     for (int l = 0; l <= j; ++l) {
