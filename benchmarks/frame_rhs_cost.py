@@ -8,12 +8,15 @@ states of benchmarks/reduced_vs_stiff.py: CPU seconds per call (time.process_tim
 process, the median of the rounds; also the core's cost model (``rhs_cost_ns``, which chooses
 DOP853 or Adams) and that choice.
 
-Usage: python benchmarks/frame_rhs_cost.py [--quick] [--markdown PATH]
+With --compiled every model's right-hand-side tapes run as compiled C (``model.compile()``).
+
+Usage: python benchmarks/frame_rhs_cost.py [--quick] [--markdown PATH] [--compiled]
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -42,6 +45,10 @@ def cpu_per_call(model, y, calls: int) -> float:
 
 
 def main(argv=None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    compiled = "--compiled" in argv
+    if compiled:
+        argv.remove("--compiled")
     repeats, markdown = repeats_and_output(__doc__, 15, argv)
     lines = ["| system | n | k | order | coordinates (us) | frame (us) | frame / coordinates "
              "| cost model coord. / frame (us) | method coord. / frame |",
@@ -51,6 +58,9 @@ def main(argv=None) -> None:
         for order in (0, 1):
             models = {"coordinates": system.reduced(EPS, order=order),
                       "frame": system.reduced(EPS, order=order, velocities="frame")}
+            if compiled:
+                for model in models.values():
+                    model.compile()
             free = [i for i in range(system.n) if i not in models["frame"].frame.core.solved]
             ys = {"coordinates": np.r_[q, u], "frame": np.r_[q, u[free]]}
             one = nh._core.seconds_per_rhs(models["coordinates"].core, 0.0, ys["coordinates"],

@@ -175,7 +175,8 @@ double ReducedFrameModel::rhs_cost_ns() const {
   const double frame = frame_->voronets()
                            ? kInstruction * frame_->values_tape().n_instructions() + kFlop * (k * k * k / 3 + m * k * k)
                            : kInstruction * frame_->tape().n_instructions() + kFlop * (n * n * n / 3 + n * n * m);
-  return reduced_rhs_cost_ns(system(), order_, compiled_.get()) + frame;
+  const bool direct = frame_->voronets() && order_ <= 1;  // no slip tape (voronets_reduced_rate)
+  return reduced_rhs_cost_ns(system(), order_, direct ? nullptr : compiled_.get()) + frame;
 }
 
 }  // namespace nonholo
