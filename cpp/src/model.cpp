@@ -168,7 +168,7 @@ double ReducedModel::rhs_cost_ns() const { return reduced_rhs_cost_ns(system(), 
 // (benchmarks/frame_rhs_cost.py, loaded 2-core machine) that dense work costs about what the
 // coordinate form's does on the systems of the benchmarks (the LU solves are latency-bound
 // chains, the coordinate form's LDL^T sweeps vectorize), so the estimate stays the coordinate
-// form's plus the frame's: 0.94-1.13 of the coordinate form's measured cost on the chains N = 8, 16,
+// form's plus the frame's: 0.89-1.09 of the coordinate form's measured cost on the chains N = 8, 16,
 // estimated 1.10-1.13.
 double ReducedFrameModel::rhs_cost_ns() const {
   const double n = system().n(), k = system().k(), m = n - k;

@@ -148,6 +148,7 @@ class Lu {
     LU_ = A;
     perm_.resize(n);
     work_.resize(n);
+    u_inv_.resize(n);
     double scale = 0.0;
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) scale = std::max(scale, std::abs(value(A(i, j))));
@@ -162,6 +163,7 @@ class Lu {
         std::swap(perm_[piv], perm_[j]);
       }
       const S* rj = row(j);
+      u_inv_(j) = S(1.0) / rj[j];
       for (int i = j + 1; i < n; ++i) {
         S* ri = row(i);
         ri[j] = ri[j] / rj[j];
@@ -194,7 +196,7 @@ class Lu {
     for (int i = 0; i < n; ++i) w[i] = dot_from(x(perm_[i]), row(i), w, i);  // L^-1 P x
     for (int i = n - 1; i >= 0; --i) {
       const S* ri = row(i);
-      w[i] = dot_from(w[i], ri + i + 1, w + i + 1, n - i - 1) / ri[i];
+      w[i] = dot_from(w[i], ri + i + 1, w + i + 1, n - i - 1) * u_inv_(i);  // no division in the chain
     }
     for (int i = 0; i < n; ++i) x(i) = w[i];
   }
@@ -208,7 +210,7 @@ class Lu {
     for (int i = 0; i < n; ++i) work_(i) = x(i);
     for (int i = 0; i < n; ++i) {
       const S* ri = row(i);
-      const S t = work_(i) / ri[i];
+      const S t = work_(i) * u_inv_(i);
       work_(i) = t;
       for (int p = i + 1; p < n; ++p) work_(p) -= ri[p] * t;
     }
@@ -266,6 +268,7 @@ class Lu {
 
   Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> LU_;  // L (unit, below) and U, by rows
   std::vector<int> perm_;
+  Eigen::Matrix<S, Eigen::Dynamic, 1> u_inv_;  // 1 / U_ii, for the solves
   mutable Eigen::Matrix<S, Eigen::Dynamic, 1> work_;
 };
 
