@@ -8,12 +8,21 @@
 // Lagrangians, e.g. Fernandez-Bloch's) only a vanishing pivot is.
 //
 // Lu: partial-pivoting LU for general square matrices (frames), pivoting on values.
+//
+// The kernels are written for the small sizes of mechanics (n up to a few dozen), where the
+// cost is latency and loop overhead, not flops: raw pointers into preallocated storage, every
+// inner loop an independent update of a contiguous row (which the compiler vectorizes for
+// doubles) or a dot product into a register, and no store that a later load of the same loop
+// might alias. Each entry is computed by the same operations in the same order as the textbook
+// column-by-column algorithms (left-looking LDL^T, row-by-row substitution), so the results
+// are those of the straightforward loops bit for bit, for every scalar type.
 #pragma once
 
 #include <algorithm>
 #include <limits>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -21,6 +30,21 @@
 #include "nonholo/scalar/value.hpp"
 
 namespace nonholo {
+
+template <class S>
+using RowMatX = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+namespace detail {
+
+// True when X's columns are contiguous arrays (column-major storage with unit inner stride
+// checked at run time by the caller): vectors, matrices, maps and column blocks of them.
+template <class Derived>
+constexpr bool columns_contiguous() {
+  return (static_cast<unsigned>(Derived::Flags) & Eigen::DirectAccessBit) != 0 &&
+         (Derived::ColsAtCompileTime == 1 || !Derived::IsRowMajor);
+}
+
+}  // namespace detail
 
 template <class S>
 class Ldlt {
@@ -34,52 +58,39 @@ class Ldlt {
   template <class Derived>
   bool compute(const Eigen::MatrixBase<Derived>& A, bool definite = true) {
     const int n = static_cast<int>(A.rows());
-    L_.resize(n, n);
-    d_.resize(n);
-    d_inv_.resize(n);
-    ld_.resize(n);
-    double scale = 0.0;
-    for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(A(i, i))));
-    const double tiny = 1e-13 * scale;
-    S* ld = ld_.data();
-    for (int j = 0; j < n; ++j) {
-      // L is stored by rows: row j of L and ld = L(j, p) d(p) are contiguous in p
-      S* Lj = L_.data() + static_cast<std::ptrdiff_t>(j) * n;
-      S dj = A(j, j);
-      for (int p = 0; p < j; ++p) {
-        ld[p] = Lj[p] * d_(p);
-        dj -= Lj[p] * ld[p];
-      }
-      const double v = value(dj);
-      if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
-        failed_pivot_ = j;
-        return false;
-      }
-      d_(j) = dj;
-      d_inv_(j) = S(1.0) / dj;
-      Lj[j] = S(1.0);
-      for (int i = j + 1; i < n; ++i) Lj[i] = S(0.0);
-      for (int i = j + 1; i < n; ++i) {
-        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
-        S s = A(i, j);
-        for (int p = 0; p < j; ++p) s -= Li[p] * ld[p];
-        L_(i, j) = s * d_inv_(j);
-      }
-    }
-    failed_pivot_ = -1;
-    return true;
+    reserve(n);
+    S* L = L_.data();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) L[static_cast<std::ptrdiff_t>(i) * n + j] = A(i, j);
+    return factor_in_place(definite);
   }
+
+  // The Gram matrix M = B^T C of two n x k row-major matrices (lower triangle, accumulated row
+  // by row of B and C: M(a, b) = sum_i B(i, a) C(i, b) in the order of i), factored. Used by
+  // gram_halves below; the same as compute(B^T C) bit for bit.
+  bool compute_gram(const RowMatX<S>& B, const RowMatX<S>& C, bool definite = true) {
+    const int n = static_cast<int>(B.rows()), k = static_cast<int>(B.cols());
+    reserve(k);
+    S* M = L_.data();
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b <= a; ++b) M[static_cast<std::ptrdiff_t>(a) * k + b] = S(0.0);
+    for (int i = 0; i < n; ++i) accumulate_gram_row(B.data() + static_cast<std::ptrdiff_t>(i) * k,
+                                                    C.data() + static_cast<std::ptrdiff_t>(i) * k, k, M);
+    return factor_in_place(definite);
+  }
+
+  int size() const { return static_cast<int>(L_.rows()); }
 
   // X <- A^-1 X, column by column (X may be a vector or a matrix).
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>& X) const {
-    forward_in_place(X);
-    const int n = static_cast<int>(L_.rows());
-    for (int c = 0; c < X.cols(); ++c)
-      for (int i = 0; i < n; ++i) X(i, c) = X(i, c) * d_inv_(i);  // the reciprocal pivots, once per factorization
-    backward_in_place(X);
+    for_each_column(X, [this](S* x) { solve(x); }, [this](auto&& col) {
+      forward_generic(col);
+      const int n = size();
+      for (int i = 0; i < n; ++i) col(i) = col(i) * d_inv_(i);  // the reciprocal pivots, once per factorization
+      backward_generic(col);
+    });
   }
-
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>&& X) const {
     solve_in_place(X);
@@ -87,20 +98,11 @@ class Ldlt {
 
   // The two halves of the solve, A^-1 = L^-T D^-1 L^-1, for products such as
   // B^T A^-1 B = (L^-1 B)^T D^-1 (L^-1 B) that need only one of them per side.
-  // X <- L^-1 X (forward substitution), row by row and across the columns of X within a row:
-  // row i reads only rows finished before it, and a row's updates of different columns are
-  // independent (a column-by-column sweep makes a chain through entries stored a moment before,
-  // which the vectorized loads of a dot product stall on).
+  // X <- L^-1 X (forward substitution), column by column, each entry a dot product with the
+  // entries above it, accumulated in a register.
   template <class Derived>
   void forward_in_place(Eigen::MatrixBase<Derived>& X) const {
-    const int n = static_cast<int>(L_.rows()), cols = static_cast<int>(X.cols());
-    for (int i = 1; i < n; ++i) {
-      const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
-      for (int p = 0; p < i; ++p) {
-        const S l = Li[p];
-        for (int c = 0; c < cols; ++c) X(i, c) -= l * X(p, c);
-      }
-    }
+    for_each_column(X, [this](S* x) { forward(x); }, [this](auto&& col) { forward_generic(col); });
   }
   template <class Derived>
   void forward_in_place(Eigen::MatrixBase<Derived>&& X) const {
@@ -110,28 +112,214 @@ class Ldlt {
   // reads L by rows.
   template <class Derived>
   void backward_in_place(Eigen::MatrixBase<Derived>& X) const {
-    const int n = static_cast<int>(L_.rows());
-    for (int c = 0; c < X.cols(); ++c)
-      for (int i = n - 1; i > 0; --i) {
-        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
-        const S xi = X(i, c);
-        for (int p = 0; p < i; ++p) X(p, c) -= Li[p] * xi;
-      }
+    for_each_column(X, [this](S* x) { backward(x); }, [this](auto&& col) { backward_generic(col); });
   }
   template <class Derived>
   void backward_in_place(Eigen::MatrixBase<Derived>&& X) const {
     backward_in_place(X);
   }
+
+  // The same on contiguous arrays of length size(): x <- L^-1 x, x <- L^-T x, x <- A^-1 x.
+  void forward(S* x) const {
+    const int n = size();
+    const S* L = L_.data();
+    for (int i = 1; i < n; ++i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      S s = x[i];
+      for (int p = 0; p < i; ++p) s -= Li[p] * x[p];
+      x[i] = s;
+    }
+  }
+  void backward(S* x) const {
+    const int n = size();
+    const S* L = L_.data();
+    for (int i = n - 1; i > 0; --i) {
+      const S* __restrict Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      S* __restrict xp = x;
+      const S xi = x[i];
+      for (int p = 0; p < i; ++p) xp[p] -= Li[p] * xi;
+    }
+  }
+  void solve(S* x) const {
+    forward(x);
+    const int n = size();
+    const S* d_inv = d_inv_.data();
+    for (int i = 0; i < n; ++i) x[i] = x[i] * d_inv[i];
+    backward(x);
+  }
+
+  // X <- L^-1 X for a row-major n x cols matrix X: row i minus L(i, p) times row p, for p < i
+  // in order (each entry as in forward(), the rows' updates independent across the columns).
+  void forward_rows(RowMatX<S>& X) const {
+    const int n = size(), cols = static_cast<int>(X.cols());
+    const S* L = L_.data();
+    S* Xd = X.data();
+    for (int i = 1; i < n; ++i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      S* __restrict xi = Xd + static_cast<std::ptrdiff_t>(i) * cols;
+      for (int p = 0; p < i; ++p) {
+        const S* __restrict xp = Xd + static_cast<std::ptrdiff_t>(p) * cols;
+        const S l = Li[p];
+        for (int c = 0; c < cols; ++c) xi[c] -= l * xp[c];
+      }
+    }
+  }
+
   // 1 / D, the reciprocal pivots.
   const Vec& inverse_pivots() const { return d_inv_; }
 
   int failed_pivot() const { return failed_pivot_; }
 
  private:
-  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> L_;  // unit lower triangle, by rows
+  // Storage for an n x n factorization; no allocation when the size is unchanged.
+  void reserve(int n) {
+    if (L_.rows() != n) {
+      L_.resize(n, n);
+      d_.resize(n);
+      d_inv_.resize(n);
+      ld_.resize(n);
+    }
+  }
+
+  // M(a, b) += B_i(a) C_i(b) for b <= a (rows B_i, C_i of length k; M row-major k x k).
+  static void accumulate_gram_row(const S* Bi, const S* __restrict Ci, int k, S* M) {
+    for (int a = 0; a < k; ++a) {
+      S* __restrict Ma = M + static_cast<std::ptrdiff_t>(a) * k;
+      const S ba = Bi[a];
+      for (int b = 0; b <= a; ++b) Ma[b] += ba * Ci[b];
+    }
+  }
+
+  // LDL^T of the symmetric matrix whose lower triangle is in L_ (row-major), in place: after
+  // pivot p, the trailing lower triangle is updated by L(i, p) (L(j, p) d(p)) for j <= i
+  // (right-looking), so every entry sees the same subtractions, in the same order, as in the
+  // left-looking algorithm, while the updates of a row are independent and contiguous.
+  bool factor_in_place(bool definite) {
+    const int n = static_cast<int>(L_.rows());
+    S* L = L_.data();
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i])));
+    const double tiny = 1e-13 * scale;
+    S* __restrict ld = ld_.data();
+    for (int p = 0; p < n; ++p) {
+      S* Lp = L + static_cast<std::ptrdiff_t>(p) * n;
+      const S dp = Lp[p];
+      const double v = value(dp);
+      if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
+        failed_pivot_ = p;
+        return false;
+      }
+      d_(p) = dp;
+      const S dinv = S(1.0) / dp;
+      d_inv_(p) = dinv;
+      Lp[p] = S(1.0);
+      for (int i = p + 1; i < n; ++i) {
+        S& lip = L[static_cast<std::ptrdiff_t>(i) * n + p];
+        lip = lip * dinv;
+        ld[i] = lip * dp;
+      }
+      for (int i = p + 1; i < n; ++i) {
+        S* __restrict Li = L + static_cast<std::ptrdiff_t>(i) * n;
+        const S lip = Li[p];
+        for (int j = p + 1; j <= i; ++j) Li[j] -= lip * ld[j];
+      }
+    }
+    failed_pivot_ = -1;
+    return true;
+  }
+
+  // Applies `fast` to each contiguous column of X, or `generic` to each column expression.
+  template <class Derived, class Fast, class Generic>
+  void for_each_column(Eigen::MatrixBase<Derived>& X, Fast&& fast, Generic&& generic) const {
+    const int cols = static_cast<int>(X.cols());
+    if constexpr (detail::columns_contiguous<Derived>()) {
+      if (X.derived().innerStride() == 1) {
+        for (int c = 0; c < cols; ++c) fast(&X.derived().coeffRef(0, c));
+        return;
+      }
+    }
+    for (int c = 0; c < cols; ++c) generic(X.col(c));
+  }
+  template <class Col>
+  void forward_generic(Col&& x) const {
+    const int n = size();
+    const S* L = L_.data();
+    for (int i = 1; i < n; ++i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      S s = x(i);
+      for (int p = 0; p < i; ++p) s -= Li[p] * x(p);
+      x(i) = s;
+    }
+  }
+  template <class Col>
+  void backward_generic(Col&& x) const {
+    const int n = size();
+    const S* L = L_.data();
+    for (int i = n - 1; i > 0; --i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      const S xi = x(i);
+      for (int p = 0; p < i; ++p) x(p) -= Li[p] * xi;
+    }
+  }
+
+  RowMatX<S> L_;  // unit lower triangle, by rows (the strict upper triangle is not used)
   Vec d_, d_inv_, ld_;
   int failed_pivot_ = -1;
 };
+
+// B = L^-1 A^T and C = D^-1 B (n x k, row-major) for G = L D L^T factored in chol_G, and
+// M = A G^-1 A^T = B^T C factored into chol_M (M itself is not formed): the halves of the
+// constraint Gram matrix, k forward sweeps and a symmetric product. Returns false when M is not
+// (positive) definite. A is k x n (any Eigen expression).
+template <class S, class Derived>
+bool factor_gram_halves(const Ldlt<S>& chol_G, const Eigen::MatrixBase<Derived>& A, RowMatX<S>& B, RowMatX<S>& C,
+                        Ldlt<S>& chol_M, bool definite) {
+  const int n = static_cast<int>(A.cols()), k = static_cast<int>(A.rows());
+  B.resize(n, k);
+  C.resize(n, k);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < k; ++c) B(i, c) = A(c, i);
+  chol_G.forward_rows(B);
+  const S* d_inv = chol_G.inverse_pivots().data();
+  for (int i = 0; i < n; ++i) {
+    const S* Bi = B.data() + static_cast<std::ptrdiff_t>(i) * k;
+    S* Ci = C.data() + static_cast<std::ptrdiff_t>(i) * k;
+    for (int c = 0; c < k; ++c) Ci[c] = Bi[c] * d_inv[i];
+  }
+  return k == 0 || chol_M.compute_gram(B, C, definite);
+}
+
+// Small matrix-vector products on row-major storage (rows x cols at A), accumulated in the
+// order of the summation index, written into preallocated vectors (no Eigen product dispatch,
+// whose set-up costs more than the arithmetic at these sizes).
+// out(i) (+)= sign sum_j A(i, j) x(j): each row a dot product in a register.
+template <class S>
+void rows_times(const S* A, int rows, int cols, const S* x, S* out, bool accumulate, bool subtract) {
+  for (int i = 0; i < rows; ++i) {
+    const S* Ai = A + static_cast<std::ptrdiff_t>(i) * cols;
+    S s = S(0.0);
+    for (int j = 0; j < cols; ++j) s += Ai[j] * x[j];
+    if (!accumulate) out[i] = subtract ? S(-s) : s;
+    else if (subtract) out[i] -= s;
+    else out[i] += s;
+  }
+}
+// out(j) (+)= sign sum_i A(i, j) x(i) (the transpose): row by row of A, each an independent
+// update of out; out is set to zero first unless accumulating.
+template <class S>
+void rows_transpose_times(const S* A, int rows, int cols, const S* x, S* __restrict out, bool accumulate,
+                          bool subtract) {
+  if (!accumulate)
+    for (int j = 0; j < cols; ++j) out[j] = S(0.0);
+  for (int i = 0; i < rows; ++i) {
+    const S* __restrict Ai = A + static_cast<std::ptrdiff_t>(i) * cols;
+    const S xi = x[i];
+    if (subtract)
+      for (int j = 0; j < cols; ++j) out[j] -= Ai[j] * xi;
+    else
+      for (int j = 0; j < cols; ++j) out[j] += Ai[j] * xi;
+  }
+}
 
 template <class S>
 class Lu {
