@@ -124,15 +124,17 @@ void check_gram(int n, int k) {
   const MatrixXd A = random_matrix(k, n);
   Ldlt<double> chol_G, chol_M;
   NONHOLO_CHECK(chol_G.compute(G));
-  RowMatX<double> B, C;
-  NONHOLO_CHECK(nonholo::factor_gram_halves(chol_G, A, B, C, chol_M, true));
-  NONHOLO_CHECK_EQ(B.rows(), n);
-  NONHOLO_CHECK_EQ(C.cols(), k);
+  nonholo::GramHalves<double> h;
+  NONHOLO_CHECK(nonholo::factor_gram_halves(chol_G, A, h, chol_M, true));
+  NONHOLO_CHECK_EQ(h.Bt.rows(), k);
+  NONHOLO_CHECK_EQ(h.Ct.cols(), n);
+  const MatrixXd B = h.Bt.transpose(), C = h.Ct.transpose();
   // B = L^-1 A^T, C = D^-1 B; L^-T C = G^-1 A^T by full solves, bit for bit
   MatrixXd AT = A.transpose(), GinvAT = A.transpose();
   chol_G.forward_in_place(AT);
   chol_G.solve_in_place(GinvAT);
-  NONHOLO_CHECK(same_bits(MatrixXd(B), AT));
+  NONHOLO_CHECK(same_bits(B, AT));
+  NONHOLO_CHECK(same_bits(C, chol_G.inverse_pivots().asDiagonal() * AT));
   MatrixXd LC = C;
   chol_G.backward_in_place(LC);
   NONHOLO_CHECK(same_bits(LC, GinvAT));

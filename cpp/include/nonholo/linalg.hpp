@@ -65,31 +65,53 @@ class Ldlt {
     return factor_in_place(definite);
   }
 
-  // The Gram matrix M = B^T C of two n x k row-major matrices (lower triangle, accumulated row
-  // by row of B and C: M(a, b) = sum_i B(i, a) C(i, b) in the order of i), factored. Used by
-  // gram_halves below; the same as compute(B^T C) bit for bit.
-  bool compute_gram(const RowMatX<S>& B, const RowMatX<S>& C, bool definite = true) {
-    const int n = static_cast<int>(B.rows()), k = static_cast<int>(B.cols());
+  // The Gram matrix M = B^T C, given as Bt = B^T and Ct = C^T (k x n, row-major), factored:
+  // M(a, b) = sum_i Bt(a, i) Ct(b, i) in the order of i (each a dot product of two contiguous
+  // rows, two of them at a time for two independent chains); the lower triangle is formed.
+  // Used by factor_gram_halves below; the same as compute(B^T C) with B^T C so formed.
+  bool compute_gram(const RowMatX<S>& Bt, const RowMatX<S>& Ct, bool definite = true) {
+    const int k = static_cast<int>(Bt.rows()), n = static_cast<int>(Bt.cols());
     reserve(k);
     S* M = L_.data();
-    for (int a = 0; a < k; ++a)
-      for (int b = 0; b <= a; ++b) M[static_cast<std::ptrdiff_t>(a) * k + b] = S(0.0);
-    for (int i = 0; i < n; ++i) accumulate_gram_row(B.data() + static_cast<std::ptrdiff_t>(i) * k,
-                                                    C.data() + static_cast<std::ptrdiff_t>(i) * k, k, M);
+    for (int a = 0; a < k; ++a) {
+      const S* x = Bt.data() + static_cast<std::ptrdiff_t>(a) * n;
+      S* Ma = M + static_cast<std::ptrdiff_t>(a) * k;
+      int b = 0;
+      for (; b + 1 <= a; b += 2) {
+        const S* y0 = Ct.data() + static_cast<std::ptrdiff_t>(b) * n;
+        const S* y1 = y0 + n;
+        S m0 = S(0.0), m1 = S(0.0);
+        for (int i = 0; i < n; ++i) {
+          m0 += x[i] * y0[i];
+          m1 += x[i] * y1[i];
+        }
+        Ma[b] = m0;
+        Ma[b + 1] = m1;
+      }
+      for (; b <= a; ++b) {
+        const S* y = Ct.data() + static_cast<std::ptrdiff_t>(b) * n;
+        S m = S(0.0);
+        for (int i = 0; i < n; ++i) m += x[i] * y[i];
+        Ma[b] = m;
+      }
+    }
     return factor_in_place(definite);
   }
 
   int size() const { return static_cast<int>(L_.rows()); }
 
-  // X <- A^-1 X, column by column (X may be a vector or a matrix).
+  // X <- A^-1 X (X may be a vector or a matrix).
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>& X) const {
-    for_each_column(X, [this](S* x) { solve(x); }, [this](auto&& col) {
-      forward_generic(col);
-      const int n = size();
-      for (int i = 0; i < n; ++i) col(i) = col(i) * d_inv_(i);  // the reciprocal pivots, once per factorization
-      backward_generic(col);
-    });
+    if (X.cols() == 1 && contiguous(X)) {
+      solve(&X.derived().coeffRef(0, 0));
+      return;
+    }
+    forward_in_place(X);
+    const int n = size();
+    for (int c = 0; c < X.cols(); ++c)
+      for (int i = 0; i < n; ++i) X(i, c) = X(i, c) * d_inv_(i);  // the reciprocal pivots, once per factorization
+    backward_in_place(X);
   }
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>&& X) const {
@@ -98,11 +120,27 @@ class Ldlt {
 
   // The two halves of the solve, A^-1 = L^-T D^-1 L^-1, for products such as
   // B^T A^-1 B = (L^-1 B)^T D^-1 (L^-1 B) that need only one of them per side.
-  // X <- L^-1 X (forward substitution), column by column, each entry a dot product with the
-  // entries above it, accumulated in a register.
+  // X <- L^-1 X (forward substitution). A contiguous vector: entry by entry, each minus its
+  // products with the entries above it (as a plain scalar loop: the rows are too short for
+  // vector instructions to pay). A matrix: row by row and across the columns of
+  // X within a row: row i reads only rows finished before it, and a row's updates of different
+  // columns are independent (a column-by-column sweep makes a chain of dependent updates per
+  // column, which several columns do not overlap well).
   template <class Derived>
   void forward_in_place(Eigen::MatrixBase<Derived>& X) const {
-    for_each_column(X, [this](S* x) { forward(x); }, [this](auto&& col) { forward_generic(col); });
+    if (X.cols() == 1 && contiguous(X)) {
+      forward(&X.derived().coeffRef(0, 0));
+      return;
+    }
+    const int n = size(), cols = static_cast<int>(X.cols());
+    const S* L = L_.data();
+    for (int i = 1; i < n; ++i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      for (int p = 0; p < i; ++p) {
+        const S l = Li[p];
+        for (int c = 0; c < cols; ++c) X(i, c) -= l * X(p, c);
+      }
+    }
   }
   template <class Derived>
   void forward_in_place(Eigen::MatrixBase<Derived>&& X) const {
@@ -112,7 +150,18 @@ class Ldlt {
   // reads L by rows.
   template <class Derived>
   void backward_in_place(Eigen::MatrixBase<Derived>& X) const {
-    for_each_column(X, [this](S* x) { backward(x); }, [this](auto&& col) { backward_generic(col); });
+    const int n = size(), cols = static_cast<int>(X.cols());
+    if (contiguous(X)) {
+      for (int c = 0; c < cols; ++c) backward(&X.derived().coeffRef(0, c));
+      return;
+    }
+    const S* L = L_.data();
+    for (int c = 0; c < cols; ++c)
+      for (int i = n - 1; i > 0; --i) {
+        const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+        const S xi = X(i, c);
+        for (int p = 0; p < i; ++p) X(p, c) -= Li[p] * xi;
+      }
   }
   template <class Derived>
   void backward_in_place(Eigen::MatrixBase<Derived>&& X) const {
@@ -125,9 +174,7 @@ class Ldlt {
     const S* L = L_.data();
     for (int i = 1; i < n; ++i) {
       const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
-      S s = x[i];
-      for (int p = 0; p < i; ++p) s -= Li[p] * x[p];
-      x[i] = s;
+      for (int p = 0; p < i; ++p) x[i] -= Li[p] * x[p];
     }
   }
   void backward(S* x) const {
@@ -181,15 +228,6 @@ class Ldlt {
     }
   }
 
-  // M(a, b) += B_i(a) C_i(b) for b <= a (rows B_i, C_i of length k; M row-major k x k).
-  static void accumulate_gram_row(const S* Bi, const S* __restrict Ci, int k, S* M) {
-    for (int a = 0; a < k; ++a) {
-      S* __restrict Ma = M + static_cast<std::ptrdiff_t>(a) * k;
-      const S ba = Bi[a];
-      for (int b = 0; b <= a; ++b) Ma[b] += ba * Ci[b];
-    }
-  }
-
   // LDL^T of the symmetric matrix whose lower triangle is in L_ (row-major), in place: after
   // pivot p, the trailing lower triangle is updated by L(i, p) (L(j, p) d(p)) for j <= i
   // (right-looking), so every entry sees the same subtractions, in the same order, as in the
@@ -228,38 +266,11 @@ class Ldlt {
     return true;
   }
 
-  // Applies `fast` to each contiguous column of X, or `generic` to each column expression.
-  template <class Derived, class Fast, class Generic>
-  void for_each_column(Eigen::MatrixBase<Derived>& X, Fast&& fast, Generic&& generic) const {
-    const int cols = static_cast<int>(X.cols());
-    if constexpr (detail::columns_contiguous<Derived>()) {
-      if (X.derived().innerStride() == 1) {
-        for (int c = 0; c < cols; ++c) fast(&X.derived().coeffRef(0, c));
-        return;
-      }
-    }
-    for (int c = 0; c < cols; ++c) generic(X.col(c));
-  }
-  template <class Col>
-  void forward_generic(Col&& x) const {
-    const int n = size();
-    const S* L = L_.data();
-    for (int i = 1; i < n; ++i) {
-      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
-      S s = x(i);
-      for (int p = 0; p < i; ++p) s -= Li[p] * x(p);
-      x(i) = s;
-    }
-  }
-  template <class Col>
-  void backward_generic(Col&& x) const {
-    const int n = size();
-    const S* L = L_.data();
-    for (int i = n - 1; i > 0; --i) {
-      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
-      const S xi = x(i);
-      for (int p = 0; p < i; ++p) x(p) -= Li[p] * xi;
-    }
+  // True when X's columns are contiguous arrays (&X(0, c) points at column c).
+  template <class Derived>
+  static bool contiguous(const Eigen::MatrixBase<Derived>& X) {
+    if constexpr (detail::columns_contiguous<Derived>()) return X.derived().innerStride() == 1;
+    else return false;
   }
 
   RowMatX<S> L_;  // unit lower triangle, by rows (the strict upper triangle is not used)
@@ -267,26 +278,38 @@ class Ldlt {
   int failed_pivot_ = -1;
 };
 
-// B = L^-1 A^T and C = D^-1 B (n x k, row-major) for G = L D L^T factored in chol_G, and
-// M = A G^-1 A^T = B^T C factored into chol_M (M itself is not formed): the halves of the
-// constraint Gram matrix, k forward sweeps and a symmetric product. Returns false when M is not
-// (positive) definite. A is k x n (any Eigen expression).
+// The halves of the constraint Gram matrix M = A G^-1 A^T for G = L D L^T: B = L^-1 A^T and
+// C = D^-1 B (n x k), so that M = B^T C, A G^-1 x = C^T (L^-1 x) and G^-1 A^T y = L^-T (C y).
+// Stored transposed (k x n, row-major: a row per constraint, contiguous in the coordinates), Bt
+// and Ct; B (n x k, row-major) is the scratch of the forward sweeps.
+template <class S>
+struct GramHalves {
+  RowMatX<S> B, Bt, Ct;
+};
+
+// The halves of A G^-1 A^T (G factored in chol_G, A k x n, any Eigen expression) into h, and
+// M = B^T C factored into chol_M (M itself is not formed): k forward sweeps, row by row across
+// the constraints, and a symmetric product. Returns false when M is not (positive) definite.
 template <class S, class Derived>
-bool factor_gram_halves(const Ldlt<S>& chol_G, const Eigen::MatrixBase<Derived>& A, RowMatX<S>& B, RowMatX<S>& C,
+bool factor_gram_halves(const Ldlt<S>& chol_G, const Eigen::MatrixBase<Derived>& A, GramHalves<S>& h,
                         Ldlt<S>& chol_M, bool definite) {
   const int n = static_cast<int>(A.cols()), k = static_cast<int>(A.rows());
-  B.resize(n, k);
-  C.resize(n, k);
+  h.B.resize(n, k);
+  h.Bt.resize(k, n);
+  h.Ct.resize(k, n);
   for (int i = 0; i < n; ++i)
-    for (int c = 0; c < k; ++c) B(i, c) = A(c, i);
-  chol_G.forward_rows(B);
+    for (int c = 0; c < k; ++c) h.B(i, c) = A(c, i);
+  chol_G.forward_rows(h.B);
   const S* d_inv = chol_G.inverse_pivots().data();
-  for (int i = 0; i < n; ++i) {
-    const S* Bi = B.data() + static_cast<std::ptrdiff_t>(i) * k;
-    S* Ci = C.data() + static_cast<std::ptrdiff_t>(i) * k;
-    for (int c = 0; c < k; ++c) Ci[c] = Bi[c] * d_inv[i];
+  for (int c = 0; c < k; ++c) {
+    S* bt = h.Bt.data() + static_cast<std::ptrdiff_t>(c) * n;
+    S* ct = h.Ct.data() + static_cast<std::ptrdiff_t>(c) * n;
+    for (int i = 0; i < n; ++i) {
+      bt[i] = h.B(i, c);
+      ct[i] = bt[i] * d_inv[i];
+    }
   }
-  return k == 0 || chol_M.compute_gram(B, C, definite);
+  return k == 0 || chol_M.compute_gram(h.Bt, h.Ct, definite);
 }
 
 // Small matrix-vector products on row-major storage (rows x cols at A), accumulated in the

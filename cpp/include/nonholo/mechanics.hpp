@@ -21,7 +21,7 @@ struct MechanicsWork {
   Ldlt<S> chol_G, chol_M;
   VecX<S> r, lambda, tmp_n, tmp_k, tmp_k2;
   MatX<S> GinvAT, M, dA_v;
-  RowMatX<S> B, C;  // the halves L^-1 A^T and D^-1 L^-1 A^T (factor_constraint_halves)
+  GramHalves<S> halves;  // of M = A G^-1 A^T (factor_constraint_halves)
 };
 
 // "q = [..], t = .." for error messages.
@@ -51,12 +51,12 @@ void factor_metric(MechanicsWork<S>& w) {
 }
 
 // M = A G^-1 A^T factored from the halves of G = L D L^T (linalg.hpp, factor_gram_halves):
-// B = L^-1 A^T, C = D^-1 B (w.B, w.C) and M = B^T C (w.M is not formed). Then
+// B = L^-1 A^T, C = D^-1 B (w.halves, stored transposed) and M = B^T C (w.M is not formed). Then
 // A G^-1 x = C^T (L^-1 x) and G^-1 A^T y = L^-T (C y) cost one triangular sweep each.
 // Requires factor_metric first.
 template <class S>
 void factor_constraint_halves(MechanicsWork<S>& w) {
-  if (!factor_gram_halves(w.chol_G, w.geo.A(), w.B, w.C, w.chol_M, w.geo.layout->definite_metric))
+  if (!factor_gram_halves(w.chol_G, w.geo.A(), w.halves, w.chol_M, w.geo.layout->definite_metric))
     throw ModelError("the constraint rows are linearly dependent (A G^-1 A^T is singular) at " +
                      describe_point(w.geo));
 }
@@ -70,7 +70,7 @@ template <class S>
 void factor_constraints(MechanicsWork<S>& w) {
   if constexpr (std::is_same_v<S, double>) {
     factor_constraint_halves(w);
-    w.GinvAT = w.C;
+    w.GinvAT = w.halves.Ct.transpose();
     w.chol_G.backward_in_place(w.GinvAT);
   } else {
     w.GinvAT = w.geo.A().transpose();
@@ -104,10 +104,10 @@ void solve_saddle_halves(MechanicsWork<S>& w, const R& r, const Acc& a, Out&& vd
   w.tmp_n = r;
   w.chol_G.forward(w.tmp_n.data());                                                // z
   lambda = a;
-  rows_transpose_times(w.C.data(), n, k, w.tmp_n.data(), lambda.data(), true, true);  // a - A G^-1 r
+  rows_times(w.halves.Ct.data(), k, n, w.tmp_n.data(), lambda.data(), true, true);  // a - A G^-1 r
   w.chol_M.solve(lambda.data());
   vdot = w.tmp_n.cwiseProduct(w.chol_G.inverse_pivots());
-  rows_times(w.C.data(), n, k, lambda.data(), vdot.data(), true, false);
+  rows_transpose_times(w.halves.Ct.data(), k, n, lambda.data(), vdot.data(), true, false);
   w.chol_G.backward(vdot.data());
 }
 

@@ -29,34 +29,33 @@
 
 namespace nonholo {
 
-// Extra scratch for the projected acceleration; B and C hold the halves of factor_halves.
+// Extra scratch for the projected acceleration (the halves of factor_halves are in
+// MechanicsWork::halves).
 template <class S>
 struct ProjectionWork {
   MatX<S> dG_v;
-  RowMatX<S> B, C;
   VecX<S> f, g, y, tmp, z;
 };
 
-// G and M factored in halves: G = L D L^T (w.chol_G), B = L^-1 A^T and C = D^-1 B (n x k, in pw),
-// and M = A G^-1 A^T = B^T C factored (w.chol_M). Then A G^-1 x = C^T (L^-1 x) and
+// G and M factored in halves: G = L D L^T (w.chol_G), B = L^-1 A^T and C = D^-1 B (n x k, in
+// w.halves, stored transposed), and M = A G^-1 A^T = B^T C factored (w.chol_M). Then A G^-1 x = C^T (L^-1 x) and
 // G^-1 A^T y = L^-T (C y) cost one triangular sweep each, and the whole factorization k
 // forward sweeps and a symmetric product, where factor_constraints's G^-1 A^T (k full solves)
 // and A (G^-1 A^T) cost about twice as much. w.GinvAT is not formed.
 template <class S>
-void factor_halves(MechanicsWork<S>& w, ProjectionWork<S>& pw) {
-  const auto& g = w.geo;
+void factor_halves(MechanicsWork<S>& w, ProjectionWork<S>&) {
   factor_metric(w);
-  if (!factor_gram_halves(w.chol_G, g.A(), pw.B, pw.C, w.chol_M, g.layout->definite_metric))
-    throw ModelError("the constraint rows are linearly dependent (A G^-1 A^T is singular) at " + describe_point(g));
+  factor_constraint_halves(w);
 }
 
 // out = G^-1 (x + A^T y) = L^-T (D^-1 L^-1 x + C y), with lx = L^-1 x given (G factored in halves).
 template <class S, class Lx, class Y, class Out>
-void metric_solve_from_halves(const MechanicsWork<S>& w, const ProjectionWork<S>& pw, const Lx& lx, const Y& y,
+void metric_solve_from_halves(const MechanicsWork<S>& w, const ProjectionWork<S>&, const Lx& lx, const Y& y,
                               Out&& out) {
+  const RowMatX<S>& Ct = w.halves.Ct;
   out = lx.cwiseProduct(w.chol_G.inverse_pivots());
-  rows_times(pw.C.data(), static_cast<int>(pw.C.rows()), static_cast<int>(pw.C.cols()), y.data(), out.data(), true,
-             false);
+  rows_transpose_times(Ct.data(), static_cast<int>(Ct.rows()), static_cast<int>(Ct.cols()), y.data(), out.data(),
+                       true, false);
   w.chol_G.backward(out.data());
 }
 
@@ -97,7 +96,7 @@ void projected_acceleration_on_constraint_set(MechanicsWork<S>& w, ProjectionWor
   pw.z = g.r();
   w.chol_G.forward(pw.z.data());
   pw.tmp = g.a();
-  rows_transpose_times(pw.C.data(), g.n(), g.k(), pw.z.data(), pw.tmp.data(), true, true);  // a - A f
+  rows_times(w.halves.Ct.data(), g.k(), g.n(), pw.z.data(), pw.tmp.data(), true, true);  // a - A f
   w.chol_M.solve(pw.tmp.data());                     // M^-1 (a - A f)
   metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
 }
@@ -167,12 +166,12 @@ void first_slip_from_halves(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>&
   pw.z = g.r();
   w.chol_G.forward(pw.z.data());
   pw.y = -g.a();
-  rows_transpose_times(pw.C.data(), n, k, pw.z.data(), pw.y.data(), true, false);  // A f - a
+  rows_times(w.halves.Ct.data(), k, n, pw.z.data(), pw.y.data(), true, false);  // A f - a
   w.chol_M.solve(pw.y.data());                       // lambda
   chol_mu.solve(pw.y.data());
   w.chol_M.solve(pw.y.data());                       // M^-1 A h^(1)
   h1.resize(n);
-  rows_times(pw.C.data(), n, k, pw.y.data(), h1.data(), false, false);
+  rows_transpose_times(w.halves.Ct.data(), k, n, pw.y.data(), h1.data(), false, false);
   w.chol_G.backward(h1.data());
 }
 

@@ -47,7 +47,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda. G and M
-  // are factored in halves (factor_constraint_halves: w.B, w.C; w.GinvAT is not formed).
+  // are factored in halves (factor_constraint_halves: w.halves; w.GinvAT is not formed).
   template <class S, class Out>
   static void accelerations(MechanicsWork<S>& w, Out&& vdot) {
     factor_metric(w);

@@ -93,7 +93,7 @@ void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t
   w.chol_G.forward(pw.z.data());
   pw.tmp = g.a();
   rows_times(g.dA_v().data(), k, n, w.s.data(), pw.tmp.data(), true, false);          // + dA_v s
-  rows_transpose_times(pw.C.data(), n, k, pw.z.data(), pw.tmp.data(), true, true);    // - C^T z
+  rows_times(w.halves.Ct.data(), k, n, pw.z.data(), pw.tmp.data(), true, true);       // - C^T z
   w.chol_M.solve(pw.tmp.data());
   metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
 }
