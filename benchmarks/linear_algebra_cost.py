@@ -106,7 +106,7 @@ def compare(base: str, rounds: int, repeats: int, runs: int) -> None:
                 cmd += ["--core", base]
             results[label].append(json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout))
     keys = results["new"][0].keys()
-    print(f"| case | rhs base [us] | rhs new [us] | ratio | jac base [us] | jac new [us] | ratio |")
+    print("| case | rhs base [us] | rhs new [us] | ratio | jac base [us] | jac new [us] | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for key in keys:
         med = {lab: [statistics.median(r[key][i] for r in results[lab]) for i in (0, 1)] for lab in results}

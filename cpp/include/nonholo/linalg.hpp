@@ -10,19 +10,20 @@
 // Lu: partial-pivoting LU for general square matrices (frames), pivoting on values.
 //
 // The kernels are written for the small sizes of mechanics (n up to a few dozen), where the
-// cost is latency and loop overhead, not flops: raw pointers into preallocated storage, every
-// inner loop an independent update of a contiguous row (which the compiler vectorizes for
-// doubles) or a dot product into a register, and no store that a later load of the same loop
-// might alias. Each entry is computed by the same operations in the same order as the textbook
-// column-by-column algorithms (left-looking LDL^T, row-by-row substitution), so the results
-// are those of the straightforward loops bit for bit, for every scalar type.
+// cost is latency and loop overhead, not flops: raw pointers into preallocated storage (no
+// resize, no Eigen product dispatch per call), the factorization right-looking (the updates
+// after a pivot independent and contiguous along a row), the Gram matrix of the halves as
+// independent dot products, the vector sweeps as plain scalar loops (rows of a few entries are
+// too short for vector instructions to pay; measured). Each entry of L, D and of a solve is
+// computed by the same operations in the same order as the textbook loops (left-looking LDL^T,
+// row-by-row substitution), so those results are bit for bit the same for every scalar type
+// (cpp/tests/test_linalg.cpp).
 #pragma once
 
 #include <algorithm>
 #include <limits>
 #include <cmath>
 #include <cstddef>
-#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>

@@ -38,9 +38,9 @@ struct ProjectionWork {
 };
 
 // G and M factored in halves: G = L D L^T (w.chol_G), B = L^-1 A^T and C = D^-1 B (n x k, in
-// w.halves, stored transposed), and M = A G^-1 A^T = B^T C factored (w.chol_M). Then A G^-1 x = C^T (L^-1 x) and
-// G^-1 A^T y = L^-T (C y) cost one triangular sweep each, and the whole factorization k
-// forward sweeps and a symmetric product, where factor_constraints's G^-1 A^T (k full solves)
+// w.halves, stored transposed), and M = A G^-1 A^T = B^T C factored (w.chol_M). Then
+// A G^-1 x = C^T (L^-1 x) and G^-1 A^T y = L^-T (C y) cost one triangular sweep each, and the
+// whole factorization k forward sweeps and a symmetric product, where G^-1 A^T (k full solves)
 // and A (G^-1 A^T) cost about twice as much. w.GinvAT is not formed.
 template <class S>
 void factor_halves(MechanicsWork<S>& w, ProjectionWork<S>&) {
