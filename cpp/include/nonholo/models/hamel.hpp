@@ -58,6 +58,10 @@ S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
   return mu.dot(w.Gw);
 }
 
+// frame_prologue's tapes: the frame (X and dX/dq, or A and dA/dq for the Voronets frame) and
+// the dynamics blocks.
+inline std::vector<std::string> frame_rhs_tapes() { return {"frame", "dynamics"}; }
+
 class HamelModel : public ModelImpl<HamelModel, FrameWork> {
  public:
   explicit HamelModel(std::shared_ptr<const Frame> frame) : ModelImpl(frame->system_ptr()), frame_(std::move(frame)) {}
@@ -65,6 +69,7 @@ class HamelModel : public ModelImpl<HamelModel, FrameWork> {
   std::string kind() const override { return "hamel"; }
   int n_states() const override { return frame_->n() + frame_->rank(); }
   const Frame& frame() const { return *frame_; }
+  std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -79,6 +84,10 @@ class HamelModel : public ModelImpl<HamelModel, FrameWork> {
   // The frame multipliers lambda_a = X_a^T (G w' - r) at (t, q, v^alpha) (Prop. 1, eq. (10)).
   VecX<double> multipliers(double t, const double* q, const double* v, const double* p) const;
 
+ protected:
+  std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
+  const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
+
  private:
   std::shared_ptr<const Frame> frame_;
 };
@@ -90,6 +99,7 @@ class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
 
   std::string kind() const override { return "frame_vakonomic"; }
   int n_states() const override { return 2 * frame_->n(); }
+  std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -112,6 +122,10 @@ class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
     for (int b = 0; b < k; ++b)
       ydot[n + m + b] = w.frame.X().col(m + b).dot(w.E) - curvature_term(w, v, w.mu, m + b, m);
   }
+
+ protected:
+  std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
+  const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
 
  private:
   std::shared_ptr<const Frame> frame_;
