@@ -8,6 +8,16 @@
 // Lagrangians, e.g. Fernandez-Bloch's) only a vanishing pivot is.
 //
 // Lu: partial-pivoting LU for general square matrices (frames), pivoting on values.
+//
+// The kernels are written for the small sizes of mechanics (n up to a few dozen), where the
+// cost is latency and loop overhead, not flops: raw pointers into preallocated storage (no
+// resize, no Eigen product dispatch per call), the factorization right-looking (the updates
+// after a pivot independent and contiguous along a row), the Gram matrix of the halves as
+// independent dot products, the vector sweeps as plain scalar loops (rows of a few entries are
+// too short for vector instructions to pay; measured). Each entry of L, D and of a solve is
+// computed by the same operations in the same order as the textbook loops (left-looking LDL^T,
+// row-by-row substitution), so those results are bit for bit the same for every scalar type
+// (cpp/tests/test_linalg.cpp).
 #pragma once
 
 #include <algorithm>
@@ -23,6 +33,21 @@
 namespace nonholo {
 
 template <class S>
+using RowMatX = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+namespace detail {
+
+// True when X's columns are contiguous arrays (column-major storage with unit inner stride
+// checked at run time by the caller): vectors, matrices, maps and column blocks of them.
+template <class Derived>
+constexpr bool columns_contiguous() {
+  return (static_cast<unsigned>(Derived::Flags) & Eigen::DirectAccessBit) != 0 &&
+         (Derived::ColsAtCompileTime == 1 || !Derived::IsRowMajor);
+}
+
+}  // namespace detail
+
+template <class S>
 class Ldlt {
  public:
   using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
@@ -34,52 +59,61 @@ class Ldlt {
   template <class Derived>
   bool compute(const Eigen::MatrixBase<Derived>& A, bool definite = true) {
     const int n = static_cast<int>(A.rows());
-    L_.resize(n, n);
-    d_.resize(n);
-    d_inv_.resize(n);
-    ld_.resize(n);
-    double scale = 0.0;
-    for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(A(i, i))));
-    const double tiny = 1e-13 * scale;
-    S* ld = ld_.data();
-    for (int j = 0; j < n; ++j) {
-      // L is stored by rows: row j of L and ld = L(j, p) d(p) are contiguous in p
-      S* Lj = L_.data() + static_cast<std::ptrdiff_t>(j) * n;
-      S dj = A(j, j);
-      for (int p = 0; p < j; ++p) {
-        ld[p] = Lj[p] * d_(p);
-        dj -= Lj[p] * ld[p];
-      }
-      const double v = value(dj);
-      if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
-        failed_pivot_ = j;
-        return false;
-      }
-      d_(j) = dj;
-      d_inv_(j) = S(1.0) / dj;
-      Lj[j] = S(1.0);
-      for (int i = j + 1; i < n; ++i) Lj[i] = S(0.0);
-      for (int i = j + 1; i < n; ++i) {
-        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
-        S s = A(i, j);
-        for (int p = 0; p < j; ++p) s -= Li[p] * ld[p];
-        L_(i, j) = s * d_inv_(j);
-      }
-    }
-    failed_pivot_ = -1;
-    return true;
+    reserve(n);
+    S* L = L_.data();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) L[static_cast<std::ptrdiff_t>(i) * n + j] = A(i, j);
+    return factor_in_place(definite);
   }
 
-  // X <- A^-1 X, column by column (X may be a vector or a matrix).
+  // The Gram matrix M = B^T C, given as Bt = B^T and Ct = C^T (k x n, row-major), factored:
+  // M(a, b) = sum_i Bt(a, i) Ct(b, i) in the order of i (each a dot product of two contiguous
+  // rows, two of them at a time for two independent chains); the lower triangle is formed.
+  // Used by factor_gram_halves below; the same as compute(B^T C) with B^T C so formed.
+  bool compute_gram(const RowMatX<S>& Bt, const RowMatX<S>& Ct, bool definite = true) {
+    const int k = static_cast<int>(Bt.rows()), n = static_cast<int>(Bt.cols());
+    reserve(k);
+    S* M = L_.data();
+    for (int a = 0; a < k; ++a) {
+      const S* x = Bt.data() + static_cast<std::ptrdiff_t>(a) * n;
+      S* Ma = M + static_cast<std::ptrdiff_t>(a) * k;
+      int b = 0;
+      for (; b + 1 <= a; b += 2) {
+        const S* y0 = Ct.data() + static_cast<std::ptrdiff_t>(b) * n;
+        const S* y1 = y0 + n;
+        S m0 = S(0.0), m1 = S(0.0);
+        for (int i = 0; i < n; ++i) {
+          m0 += x[i] * y0[i];
+          m1 += x[i] * y1[i];
+        }
+        Ma[b] = m0;
+        Ma[b + 1] = m1;
+      }
+      for (; b <= a; ++b) {
+        const S* y = Ct.data() + static_cast<std::ptrdiff_t>(b) * n;
+        S m = S(0.0);
+        for (int i = 0; i < n; ++i) m += x[i] * y[i];
+        Ma[b] = m;
+      }
+    }
+    return factor_in_place(definite);
+  }
+
+  int size() const { return static_cast<int>(L_.rows()); }
+
+  // X <- A^-1 X (X may be a vector or a matrix).
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>& X) const {
+    if (X.cols() == 1 && contiguous(X)) {
+      solve(&X.derived().coeffRef(0, 0));
+      return;
+    }
     forward_in_place(X);
-    const int n = static_cast<int>(L_.rows());
+    const int n = size();
     for (int c = 0; c < X.cols(); ++c)
       for (int i = 0; i < n; ++i) X(i, c) = X(i, c) * d_inv_(i);  // the reciprocal pivots, once per factorization
     backward_in_place(X);
   }
-
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>&& X) const {
     solve_in_place(X);
@@ -87,15 +121,22 @@ class Ldlt {
 
   // The two halves of the solve, A^-1 = L^-T D^-1 L^-1, for products such as
   // B^T A^-1 B = (L^-1 B)^T D^-1 (L^-1 B) that need only one of them per side.
-  // X <- L^-1 X (forward substitution), row by row and across the columns of X within a row:
-  // row i reads only rows finished before it, and a row's updates of different columns are
-  // independent (a column-by-column sweep makes a chain through entries stored a moment before,
-  // which the vectorized loads of a dot product stall on).
+  // X <- L^-1 X (forward substitution). A contiguous vector: entry by entry, each minus its
+  // products with the entries above it (as a plain scalar loop: the rows are too short for
+  // vector instructions to pay). A matrix: row by row and across the columns of
+  // X within a row: row i reads only rows finished before it, and a row's updates of different
+  // columns are independent (a column-by-column sweep makes a chain of dependent updates per
+  // column, which several columns do not overlap well).
   template <class Derived>
   void forward_in_place(Eigen::MatrixBase<Derived>& X) const {
-    const int n = static_cast<int>(L_.rows()), cols = static_cast<int>(X.cols());
+    if (X.cols() == 1 && contiguous(X)) {
+      forward(&X.derived().coeffRef(0, 0));
+      return;
+    }
+    const int n = size(), cols = static_cast<int>(X.cols());
+    const S* L = L_.data();
     for (int i = 1; i < n; ++i) {
-      const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
       for (int p = 0; p < i; ++p) {
         const S l = Li[p];
         for (int c = 0; c < cols; ++c) X(i, c) -= l * X(p, c);
@@ -110,10 +151,15 @@ class Ldlt {
   // reads L by rows.
   template <class Derived>
   void backward_in_place(Eigen::MatrixBase<Derived>& X) const {
-    const int n = static_cast<int>(L_.rows());
-    for (int c = 0; c < X.cols(); ++c)
+    const int n = size(), cols = static_cast<int>(X.cols());
+    if (contiguous(X)) {
+      for (int c = 0; c < cols; ++c) backward(&X.derived().coeffRef(0, c));
+      return;
+    }
+    const S* L = L_.data();
+    for (int c = 0; c < cols; ++c)
       for (int i = n - 1; i > 0; --i) {
-        const S* Li = L_.data() + static_cast<std::ptrdiff_t>(i) * n;
+        const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
         const S xi = X(i, c);
         for (int p = 0; p < i; ++p) X(p, c) -= Li[p] * xi;
       }
@@ -122,16 +168,182 @@ class Ldlt {
   void backward_in_place(Eigen::MatrixBase<Derived>&& X) const {
     backward_in_place(X);
   }
+
+  // The same on contiguous arrays of length size(): x <- L^-1 x, x <- L^-T x, x <- A^-1 x.
+  void forward(S* x) const {
+    const int n = size();
+    const S* L = L_.data();
+    for (int i = 1; i < n; ++i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      for (int p = 0; p < i; ++p) x[i] -= Li[p] * x[p];
+    }
+  }
+  void backward(S* x) const {
+    const int n = size();
+    const S* L = L_.data();
+    for (int i = n - 1; i > 0; --i) {
+      const S* __restrict Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      S* __restrict xp = x;
+      const S xi = x[i];
+      for (int p = 0; p < i; ++p) xp[p] -= Li[p] * xi;
+    }
+  }
+  void solve(S* x) const {
+    forward(x);
+    const int n = size();
+    const S* d_inv = d_inv_.data();
+    for (int i = 0; i < n; ++i) x[i] = x[i] * d_inv[i];
+    backward(x);
+  }
+
+  // X <- L^-1 X for a row-major n x cols matrix X: row i minus L(i, p) times row p, for p < i
+  // in order (each entry as in forward(), the rows' updates independent across the columns).
+  void forward_rows(RowMatX<S>& X) const {
+    const int n = size(), cols = static_cast<int>(X.cols());
+    const S* L = L_.data();
+    S* Xd = X.data();
+    for (int i = 1; i < n; ++i) {
+      const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
+      S* __restrict xi = Xd + static_cast<std::ptrdiff_t>(i) * cols;
+      for (int p = 0; p < i; ++p) {
+        const S* __restrict xp = Xd + static_cast<std::ptrdiff_t>(p) * cols;
+        const S l = Li[p];
+        for (int c = 0; c < cols; ++c) xi[c] -= l * xp[c];
+      }
+    }
+  }
+
   // 1 / D, the reciprocal pivots.
   const Vec& inverse_pivots() const { return d_inv_; }
 
   int failed_pivot() const { return failed_pivot_; }
 
  private:
-  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> L_;  // unit lower triangle, by rows
+  // Storage for an n x n factorization; no allocation when the size is unchanged.
+  void reserve(int n) {
+    if (L_.rows() != n) {
+      L_.resize(n, n);
+      d_.resize(n);
+      d_inv_.resize(n);
+      ld_.resize(n);
+    }
+  }
+
+  // LDL^T of the symmetric matrix whose lower triangle is in L_ (row-major), in place: after
+  // pivot p, the trailing lower triangle is updated by L(i, p) (L(j, p) d(p)) for j <= i
+  // (right-looking), so every entry sees the same subtractions, in the same order, as in the
+  // left-looking algorithm, while the updates of a row are independent and contiguous.
+  bool factor_in_place(bool definite) {
+    const int n = static_cast<int>(L_.rows());
+    S* L = L_.data();
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i])));
+    const double tiny = 1e-13 * scale;
+    S* __restrict ld = ld_.data();
+    for (int p = 0; p < n; ++p) {
+      S* Lp = L + static_cast<std::ptrdiff_t>(p) * n;
+      const S dp = Lp[p];
+      const double v = value(dp);
+      if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
+        failed_pivot_ = p;
+        return false;
+      }
+      d_(p) = dp;
+      const S dinv = S(1.0) / dp;
+      d_inv_(p) = dinv;
+      Lp[p] = S(1.0);
+      for (int i = p + 1; i < n; ++i) {
+        S& lip = L[static_cast<std::ptrdiff_t>(i) * n + p];
+        lip = lip * dinv;
+        ld[i] = lip * dp;
+      }
+      for (int i = p + 1; i < n; ++i) {
+        S* __restrict Li = L + static_cast<std::ptrdiff_t>(i) * n;
+        const S lip = Li[p];
+        for (int j = p + 1; j <= i; ++j) Li[j] -= lip * ld[j];
+      }
+    }
+    failed_pivot_ = -1;
+    return true;
+  }
+
+  // True when X's columns are contiguous arrays (&X(0, c) points at column c).
+  template <class Derived>
+  static bool contiguous(const Eigen::MatrixBase<Derived>& X) {
+    if constexpr (detail::columns_contiguous<Derived>()) return X.derived().innerStride() == 1;
+    else return false;
+  }
+
+  RowMatX<S> L_;  // unit lower triangle, by rows (the strict upper triangle is not used)
   Vec d_, d_inv_, ld_;
   int failed_pivot_ = -1;
 };
+
+// The halves of the constraint Gram matrix M = A G^-1 A^T for G = L D L^T: B = L^-1 A^T and
+// C = D^-1 B (n x k), so that M = B^T C, A G^-1 x = C^T (L^-1 x) and G^-1 A^T y = L^-T (C y).
+// Stored transposed (k x n, row-major: a row per constraint, contiguous in the coordinates), Bt
+// and Ct; B (n x k, row-major) is the scratch of the forward sweeps.
+template <class S>
+struct GramHalves {
+  RowMatX<S> B, Bt, Ct;
+};
+
+// The halves of A G^-1 A^T (G factored in chol_G, A k x n, any Eigen expression) into h, and
+// M = B^T C factored into chol_M (M itself is not formed): k forward sweeps, row by row across
+// the constraints, and a symmetric product. Returns false when M is not (positive) definite.
+template <class S, class Derived>
+bool factor_gram_halves(const Ldlt<S>& chol_G, const Eigen::MatrixBase<Derived>& A, GramHalves<S>& h,
+                        Ldlt<S>& chol_M, bool definite) {
+  const int n = static_cast<int>(A.cols()), k = static_cast<int>(A.rows());
+  h.B.resize(n, k);
+  h.Bt.resize(k, n);
+  h.Ct.resize(k, n);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < k; ++c) h.B(i, c) = A(c, i);
+  chol_G.forward_rows(h.B);
+  const S* d_inv = chol_G.inverse_pivots().data();
+  for (int c = 0; c < k; ++c) {
+    S* bt = h.Bt.data() + static_cast<std::ptrdiff_t>(c) * n;
+    S* ct = h.Ct.data() + static_cast<std::ptrdiff_t>(c) * n;
+    for (int i = 0; i < n; ++i) {
+      bt[i] = h.B(i, c);
+      ct[i] = bt[i] * d_inv[i];
+    }
+  }
+  return k == 0 || chol_M.compute_gram(h.Bt, h.Ct, definite);
+}
+
+// Small matrix-vector products on row-major storage (rows x cols at A), accumulated in the
+// order of the summation index, written into preallocated vectors (no Eigen product dispatch,
+// whose set-up costs more than the arithmetic at these sizes).
+// out(i) (+)= sign sum_j A(i, j) x(j): each row a dot product in a register.
+template <class S>
+void rows_times(const S* A, int rows, int cols, const S* x, S* out, bool accumulate, bool subtract) {
+  for (int i = 0; i < rows; ++i) {
+    const S* Ai = A + static_cast<std::ptrdiff_t>(i) * cols;
+    S s = S(0.0);
+    for (int j = 0; j < cols; ++j) s += Ai[j] * x[j];
+    if (!accumulate) out[i] = subtract ? S(-s) : s;
+    else if (subtract) out[i] -= s;
+    else out[i] += s;
+  }
+}
+// out(j) (+)= sign sum_i A(i, j) x(i) (the transpose): row by row of A, each an independent
+// update of out; out is set to zero first unless accumulating.
+template <class S>
+void rows_transpose_times(const S* A, int rows, int cols, const S* x, S* __restrict out, bool accumulate,
+                          bool subtract) {
+  if (!accumulate)
+    for (int j = 0; j < cols; ++j) out[j] = S(0.0);
+  for (int i = 0; i < rows; ++i) {
+    const S* __restrict Ai = A + static_cast<std::ptrdiff_t>(i) * cols;
+    const S xi = x[i];
+    if (subtract)
+      for (int j = 0; j < cols; ++j) out[j] -= Ai[j] * xi;
+    else
+      for (int j = 0; j < cols; ++j) out[j] += Ai[j] * xi;
+  }
+}
 
 template <class S>
 class Lu {

@@ -7,6 +7,7 @@
 
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "nonholo/errors.hpp"
 #include "nonholo/linalg.hpp"
@@ -20,6 +21,7 @@ struct MechanicsWork {
   Ldlt<S> chol_G, chol_M;
   VecX<S> r, lambda, tmp_n, tmp_k, tmp_k2;
   MatX<S> GinvAT, M, dA_v;
+  GramHalves<S> halves;  // of M = A G^-1 A^T (factor_constraint_halves)
 };
 
 // "q = [..], t = .." for error messages.
@@ -48,16 +50,37 @@ void factor_metric(MechanicsWork<S>& w) {
                      describe_point(w.geo) + " (failed pivot " + std::to_string(w.chol_G.failed_pivot()) + ")");
 }
 
-// GinvAT = G^-1 A^T and M = A G^-1 A^T, factored. Requires factor_metric first.
+// M = A G^-1 A^T factored from the halves of G = L D L^T (linalg.hpp, factor_gram_halves):
+// B = L^-1 A^T, C = D^-1 B (w.halves, stored transposed) and M = B^T C (w.M is not formed). Then
+// A G^-1 x = C^T (L^-1 x) and G^-1 A^T y = L^-T (C y) cost one triangular sweep each.
+// Requires factor_metric first.
 template <class S>
-void factor_constraints(MechanicsWork<S>& w) {
-  w.GinvAT = w.geo.A().transpose();
-  w.chol_G.solve_in_place(w.GinvAT);
-  w.M.resize(w.geo.k(), w.geo.k());
-  w.M.noalias() = w.geo.A() * w.GinvAT;
-  if (w.geo.k() > 0 && !w.chol_M.compute(w.M, w.geo.layout->definite_metric))
+void factor_constraint_halves(MechanicsWork<S>& w) {
+  if (!factor_gram_halves(w.chol_G, w.geo.A(), w.halves, w.chol_M, w.geo.layout->definite_metric))
     throw ModelError("the constraint rows are linearly dependent (A G^-1 A^T is singular) at " +
                      describe_point(w.geo));
+}
+
+// GinvAT = G^-1 A^T and M = A G^-1 A^T, factored. Requires factor_metric first.
+// In doubles from the halves: G^-1 A^T = L^-T C, each column by the same operations, in the same
+// order, as a full solve of the column of A^T, and M = B^T C (half the products of A G^-1 A^T).
+// For the other scalar types (dual numbers, series, traced graphs) as G^-1 A^T by solves and
+// M = A (G^-1 A^T), whose traced graphs are smaller for one or two constraints.
+template <class S>
+void factor_constraints(MechanicsWork<S>& w) {
+  if constexpr (std::is_same_v<S, double>) {
+    factor_constraint_halves(w);
+    w.GinvAT = w.halves.Ct.transpose();
+    w.chol_G.backward_in_place(w.GinvAT);
+  } else {
+    w.GinvAT = w.geo.A().transpose();
+    w.chol_G.solve_in_place(w.GinvAT);
+    w.M.resize(w.geo.k(), w.geo.k());
+    w.M.noalias() = w.geo.A() * w.GinvAT;
+    if (w.geo.k() > 0 && !w.chol_M.compute(w.M, w.geo.layout->definite_metric))
+      throw ModelError("the constraint rows are linearly dependent (A G^-1 A^T is singular) at " +
+                       describe_point(w.geo));
+  }
 }
 
 // Solves the saddle-point system [G, -A^T; A, 0] [vdot; lambda] = [r; a]:
@@ -71,6 +94,21 @@ void solve_saddle(MechanicsWork<S>& w, const R& r, const Acc& a, Out&& vdot, Vec
   w.chol_M.solve_in_place(lambda);
   vdot = w.tmp_n;
   vdot.noalias() += w.GinvAT * lambda;
+}
+
+// The same from the halves (factor_metric and factor_constraint_halves first), with z = L^-1 r:
+// lambda = M^-1 (a - C^T z), vdot = L^-T (D^-1 z + C lambda). GinvAT is not needed.
+template <class S, class R, class Acc, class Out>
+void solve_saddle_halves(MechanicsWork<S>& w, const R& r, const Acc& a, Out&& vdot, VecX<S>& lambda) {
+  const int n = w.geo.n(), k = w.geo.k();
+  w.tmp_n = r;
+  w.chol_G.forward(w.tmp_n.data());                                                // z
+  lambda = a;
+  rows_times(w.halves.Ct.data(), k, n, w.tmp_n.data(), lambda.data(), true, true);  // a - A G^-1 r
+  w.chol_M.solve(lambda.data());
+  vdot = w.tmp_n.cwiseProduct(w.chol_G.inverse_pivots());
+  rows_transpose_times(w.halves.Ct.data(), k, n, lambda.data(), vdot.data(), true, false);
+  w.chol_G.backward(vdot.data());
 }
 
 }  // namespace nonholo

@@ -29,48 +29,34 @@
 
 namespace nonholo {
 
-// Extra scratch for the projected acceleration; B and C hold the halves of factor_halves.
+// Extra scratch for the projected acceleration (the halves of factor_halves are in
+// MechanicsWork::halves).
 template <class S>
 struct ProjectionWork {
-  MatX<S> dG_v, B, C;
+  MatX<S> dG_v;
   VecX<S> f, g, y, tmp, z;
 };
 
-// G and M factored in halves: G = L D L^T (w.chol_G), B = L^-1 A^T and C = D^-1 B (n x k, in pw),
-// and M = A G^-1 A^T = B^T C factored (w.chol_M). Then A G^-1 x = C^T (L^-1 x) and
-// G^-1 A^T y = L^-T (C y) cost one triangular sweep each, and the whole factorization k
-// forward sweeps and a symmetric product, where factor_constraints's G^-1 A^T (k full solves)
+// G and M factored in halves: G = L D L^T (w.chol_G), B = L^-1 A^T and C = D^-1 B (n x k, in
+// w.halves, stored transposed), and M = A G^-1 A^T = B^T C factored (w.chol_M). Then
+// A G^-1 x = C^T (L^-1 x) and G^-1 A^T y = L^-T (C y) cost one triangular sweep each, and the
+// whole factorization k forward sweeps and a symmetric product, where G^-1 A^T (k full solves)
 // and A (G^-1 A^T) cost about twice as much. w.GinvAT is not formed.
 template <class S>
-void factor_halves(MechanicsWork<S>& w, ProjectionWork<S>& pw) {
-  const auto& g = w.geo;
-  const int n = g.n(), k = g.k();
+void factor_halves(MechanicsWork<S>& w, ProjectionWork<S>&) {
   factor_metric(w);
-  pw.B = g.A().transpose();
-  w.chol_G.forward_in_place(pw.B);
-  const auto& d_inv = w.chol_G.inverse_pivots();
-  pw.C.resize(n, k);
-  for (int c = 0; c < k; ++c)
-    for (int i = 0; i < n; ++i) pw.C(i, c) = pw.B(i, c) * d_inv(i);
-  w.M.resize(k, k);
-  for (int a = 0; a < k; ++a)
-    for (int b = 0; b <= a; ++b) {
-      S m = S(0.0);
-      for (int i = 0; i < n; ++i) m += pw.B(i, a) * pw.C(i, b);
-      w.M(a, b) = m;
-      w.M(b, a) = m;
-    }
-  if (k > 0 && !w.chol_M.compute(w.M, g.layout->definite_metric))
-    throw ModelError("the constraint rows are linearly dependent (A G^-1 A^T is singular) at " + describe_point(g));
+  factor_constraint_halves(w);
 }
 
 // out = G^-1 (x + A^T y) = L^-T (D^-1 L^-1 x + C y), with lx = L^-1 x given (G factored in halves).
 template <class S, class Lx, class Y, class Out>
-void metric_solve_from_halves(const MechanicsWork<S>& w, const ProjectionWork<S>& pw, const Lx& lx, const Y& y,
+void metric_solve_from_halves(const MechanicsWork<S>& w, const ProjectionWork<S>&, const Lx& lx, const Y& y,
                               Out&& out) {
+  const RowMatX<S>& Ct = w.halves.Ct;
   out = lx.cwiseProduct(w.chol_G.inverse_pivots());
-  out.noalias() += pw.C * y;
-  w.chol_G.backward_in_place(out);
+  rows_transpose_times(Ct.data(), static_cast<int>(Ct.rows()), static_cast<int>(Ct.cols()), y.data(), out.data(),
+                       true, false);
+  w.chol_G.backward(out.data());
 }
 
 // u' at the point (t, q, v), v = u + s, where w.geo was evaluated with the projection tape
@@ -108,10 +94,10 @@ void projected_acceleration_on_constraint_set(MechanicsWork<S>& w, ProjectionWor
   const auto& g = w.geo;
   factor_halves(w, pw);
   pw.z = g.r();
-  w.chol_G.forward_in_place(pw.z);
+  w.chol_G.forward(pw.z.data());
   pw.tmp = g.a();
-  pw.tmp.noalias() -= pw.C.transpose() * pw.z;      // a - A f
-  w.chol_M.solve_in_place(pw.tmp);                   // M^-1 (a - A f)
+  rows_times(w.halves.Ct.data(), g.k(), g.n(), pw.z.data(), pw.tmp.data(), true, true);  // a - A f
+  w.chol_M.solve(pw.tmp.data());                     // M^-1 (a - A f)
   metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
 }
 
@@ -176,15 +162,17 @@ void first_slip_at(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu,
 template <class S>
 void first_slip_from_halves(MechanicsWork<S>& w, ProjectionWork<S>& pw, Ldlt<S>& chol_mu, VecX<S>& h1) {
   const auto& g = w.geo;
+  const int n = g.n(), k = g.k();
   pw.z = g.r();
-  w.chol_G.forward_in_place(pw.z);
+  w.chol_G.forward(pw.z.data());
   pw.y = -g.a();
-  pw.y.noalias() += pw.C.transpose() * pw.z;         // A f - a
-  w.chol_M.solve_in_place(pw.y);                     // lambda
-  chol_mu.solve_in_place(pw.y);
-  w.chol_M.solve_in_place(pw.y);                     // M^-1 A h^(1)
-  h1.noalias() = pw.C * pw.y;
-  w.chol_G.backward_in_place(h1);
+  rows_times(w.halves.Ct.data(), k, n, pw.z.data(), pw.y.data(), true, false);  // A f - a
+  w.chol_M.solve(pw.y.data());                       // lambda
+  chol_mu.solve(pw.y.data());
+  w.chol_M.solve(pw.y.data());                       // M^-1 A h^(1)
+  h1.resize(n);
+  rows_transpose_times(w.halves.Ct.data(), k, n, pw.y.data(), h1.data(), false, false);
+  w.chol_G.backward(h1.data());
 }
 
 // h^(1) at (t0, q0, u0) into coeffs.col(0). t0 and p are plain numbers or of the scalar type S

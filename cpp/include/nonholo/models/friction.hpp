@@ -48,7 +48,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     w.tmp_k2 *= S(-1.0 / eps);                // -(1/eps) mu (A v - b)
     vdot = w.geo.r();
     vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
-    w.chol_G.solve_in_place(vdot);
+    w.chol_G.solve(vdot.data());
   }
 
   // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp),

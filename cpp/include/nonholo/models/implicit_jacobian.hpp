@@ -24,7 +24,8 @@ inline void assemble_second_order_jacobian(int n, const MatX<double>& X, double*
 }
 
 // dv'/d[q, v] of the nonholonomic model at the point where w.geo holds the Jacobian tape, with
-// v' and lambda already solved (vdot, w.lambda) and G, M factored. top, bottom: scratch.
+// v' and lambda already solved (vdot, w.lambda) and G, M factored in halves
+// (factor_constraint_halves: w.halves). top, bottom: scratch.
 inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, MatX<double>& top,
                                        MatX<double>& bottom) {
   const Geometry<double>& g = w.geo;
@@ -41,12 +42,17 @@ inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<doub
     top.col(l).noalias() += g.dA(l).transpose() * w.lambda;
     bottom.col(l).noalias() -= g.dA(l) * vdot;
   }
-  // [G, -A^T; A, 0]^-1 on all columns: X = G^-1 top + G^-1 A^T M^-1 (bottom - A G^-1 top).
-  w.chol_G.solve_in_place(top);
-  if (k == 0) return;
-  bottom.noalias() -= g.A() * top;
-  w.chol_M.solve_in_place(bottom);
-  top.noalias() += w.GinvAT * bottom;
+  // [G, -A^T; A, 0]^-1 on all columns: X = G^-1 top + G^-1 A^T M^-1 (bottom - A G^-1 top)
+  // = L^-T (D^-1 Z + C M^-1 (bottom - C^T Z)), Z = L^-1 top (A G^-1 = C^T L^-1).
+  w.chol_G.forward_in_place(top);
+  if (k > 0) {
+    bottom.noalias() -= w.halves.Ct * top;
+    w.chol_M.solve_in_place(bottom);
+  }
+  const VecX<double>& d_inv = w.chol_G.inverse_pivots();
+  for (int c = 0; c < 2 * n; ++c) top.col(c).array() *= d_inv.array();
+  if (k > 0) top.noalias() += w.halves.Ct.transpose() * bottom;
+  w.chol_G.backward_in_place(top);
 }
 
 // dv'/d[q, v] of the friction model; w.geo holds the Jacobian tape, G is factored, vdot solved.

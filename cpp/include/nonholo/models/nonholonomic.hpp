@@ -52,12 +52,13 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   double rhs_cost_ns() const override;
   double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
-  // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda.
+  // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda. G and M
+  // are factored in halves (factor_constraint_halves: w.halves; w.GinvAT is not formed).
   template <class S, class Out>
   static void accelerations(MechanicsWork<S>& w, Out&& vdot) {
     factor_metric(w);
-    factor_constraints(w);
-    solve_saddle(w, w.geo.r(), w.geo.a(), vdot, w.lambda);
+    factor_constraint_halves(w);
+    solve_saddle_halves(w, w.geo.r(), w.geo.a(), vdot, w.lambda);
   }
 
  private:

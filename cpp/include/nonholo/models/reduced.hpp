@@ -92,14 +92,15 @@ void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t
   w.v += w.s;
   qdot = w.v;
   sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
+  const int k = g.k();
   pw.z = g.r();
-  pw.z.noalias() -= g.dA_v().transpose() * pw.y;
-  pw.z.noalias() += g.dG_v() * w.s;                 // r - X
-  w.chol_G.forward_in_place(pw.z);
+  rows_transpose_times(g.dA_v().data(), k, n, pw.y.data(), pw.z.data(), true, true);  // - dA_v^T y
+  rows_times(g.dG_v().data(), n, n, w.s.data(), pw.z.data(), true, false);            // r - X
+  w.chol_G.forward(pw.z.data());
   pw.tmp = g.a();
-  pw.tmp.noalias() += g.dA_v() * w.s;
-  pw.tmp.noalias() -= pw.C.transpose() * pw.z;
-  w.chol_M.solve_in_place(pw.tmp);
+  rows_times(g.dA_v().data(), k, n, w.s.data(), pw.tmp.data(), true, false);          // + dA_v s
+  rows_times(w.halves.Ct.data(), k, n, pw.z.data(), pw.tmp.data(), true, true);       // - C^T z
+  w.chol_M.solve(pw.tmp.data());
   metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
 }
 
