@@ -243,3 +243,36 @@ def test_every_method_re_splits_the_hamel_model(method):
                          raise_on_failure=True, **TIGHT)
     assert result.method == method and [s for _, s in result.frame_switches] == [["x"], ["y"]]
     assert np.abs(result.q - ref.q).max() < 1e-7 and np.abs(result.velocity - ref.v).max() < 1e-7
+
+
+def test_knife_edge_chain_re_splits_mid_run_with_three_multipliers():
+    """Knife-edge chain N = 3 (k = 3) with its front link turning through the heading where the
+    default split (y solved for) is singular: the 3 x 3 map mu' = A_s'^T A_s^-T mu at each of the
+    re-splits keeps mu = A_s^T lambda of the coordinate vakonomic model, and the Hamel model follows
+    Lagrange-d'Alembert."""
+    chain = nh.systems.knife_edge_chain(3)
+    frame = AnholonomicFrame(chain)
+    assert "y" in [chain.coordinate_names[i] for i in frame.solved]
+    q0 = np.r_[0.0, 0.0, 1.2, 1.0, 0.8]
+    u0 = chain.project(q0, np.r_[1.0, 1.0, 2.0, 0.0, 0.0])
+    lam0 = np.array([0.2, -0.1, 0.3])
+    mu0 = _solved_block(chain, q0, [chain.coordinate_names[i] for i in frame.solved]).T @ lam0
+    t = np.linspace(0, 3, 31)
+    tight = dict(t_eval=t, rtol=1e-12, atol=1e-14)
+    ref = nh.simulate(chain.vakonomic(), (0, 3), np.r_[q0, u0, lam0], **tight)
+    # rtol 1e-11: at 1e-10 both the frame and the coordinate vakonomic runs are 5e-8 to 1e-7 off in
+    # the velocity here (integration error, it falls 10x per decade of rtol), at 1e-11 about 1e-8
+    kw = dict(t_eval=t, rtol=1e-11, atol=1e-13, raise_on_failure=True)
+    vak = nh.simulate(frame.vakonomic(), (0, 3), np.r_[frame.state(q0, u0), mu0], **kw)
+    assert len(vak.frame_switches) >= 2 and np.abs(np.cos(ref.q[2])).min() < 0.05
+    scale = 1 + np.abs(ref.v).max()
+    assert np.abs(vak.q - ref.q).max() < 1e-8 * scale
+    assert np.abs(vak.velocity - ref.v).max() < 1e-8 * scale
+    lam = ref.y[2 * chain.n:]
+    for j, tj in enumerate(t):
+        mu = _solved_block(chain, ref.q[:, j], vak.split_at(tj)).T @ lam[:, j]
+        assert np.allclose(vak.y[chain.n + 2:, j], mu, rtol=0, atol=1e-8 * (1 + np.abs(lam).max()))
+    nref = nh.simulate(chain.nonholonomic(), (0, 3), np.r_[q0, u0], **tight)
+    hamel = nh.simulate(frame.hamel(), (0, 3), frame.state(q0, u0), **kw)
+    assert len(hamel.frame_switches) >= 1
+    assert np.abs(hamel.q - nref.q).max() < 1e-8 * (1 + np.abs(nref.v).max())
