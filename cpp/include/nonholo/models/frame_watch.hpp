@@ -11,10 +11,11 @@
 //   * A frame given by its vectors cannot be re-chosen: the run stops (FRAME_SINGULAR) where
 //     the 1-norm condition number of X exceeds kSingularCondition.
 //
-// Between steps the right-hand sides record a growth indicator at no extra cost (max|B_aj| of
-// a Voronets frame, the LU pivot ratio of X, a lower bound of its condition number, for a
-// frame given by vectors) in FrameGeometry::growth; only above the bound is it measured again
-// at the accepted state, which decides. FrameWatchedModel implements Model's watch interface
+// Between steps the right-hand sides record a growth indicator in FrameGeometry::growth:
+// max|B_aj| of a Voronets frame (no extra work), the LU pivot ratio of X, a lower bound of its
+// condition number, for a frame given by vectors (no extra work where the model factors X
+// anyway; the Hamel model factors it for this, n x n). Only above the bound is it measured
+// again at the accepted state, which decides. FrameWatchedModel implements Model's watch interface
 // once for all three models from their frame and their workspace (WorkT<S>::frame, ::lu).
 #pragma once
 
