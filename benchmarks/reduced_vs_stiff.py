@@ -20,8 +20,14 @@ chains, which picks orders 5-8 evaluated in Taylor mode) is timed by that one ru
 The frame form (state (q, w) of dimension 2n - k in the numeric Voronets frame) runs beside or
 instead of the coordinate form with --velocities both|frame; its error is that of (q, u = X_D w).
 
+With --compiled every model of a row, the stiff one and the reduced ones, runs compiled C
+(``model.compile()``: each the tapes its own right-hand side evaluates) before anything is
+timed, so the ratio stiff / reduced compares like with like; the table says "compiled" and gives
+each model's compile time (wall, cache hits included: tapes built before cost only a load). The
+column "stiff / model" is the stiff model's time over the model's.
+
 Usage: python benchmarks/reduced_vs_stiff.py [--quick] [--markdown PATH] [--only NAME[@EPS] ...]
-       [--velocities coordinates|frame|both]
+       [--velocities coordinates|frame|both] [--compiled]
 (e.g. --only sleigh@1e-3 "chain N=8@1e-4": only those rows)
 """
 
@@ -44,6 +50,7 @@ ORDERS = (0, 1, 2, 3, "auto")
 FRAME_ORDERS = (0, 1, 2, 3)  # the frame form (--velocities frame|both)
 SLOW_RUN = 2.0
 BODY_FRAME = False  # --body-frame: the sleigh's frame form in its body frame
+COMPILED = False  # --compiled: every model compiled (model.compile()) before timing
 
 
 def cases():
@@ -157,6 +164,12 @@ def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict |
                     builds.setdefault(name, []).append(time.perf_counter() - build)
             for key, model in models.items():
                 starts.setdefault(key, y0)  # the frame form maps (q, u) to (q, w) itself
+            compile_seconds = {}
+            if COMPILED:
+                for key, model in models.items():
+                    begin = time.perf_counter()
+                    model.compile()
+                    compile_seconds[key] = time.perf_counter() - begin
             results = timed(models, (0, T), starts, t_eval, repeats, rtol=RTOL, atol=ATOL)
             base_key = "reduced, order 0" if "reduced, order 0" in models else "reduced (frame), order 0"
             base_rhs = rhs_cost(models[base_key], results[base_key][2].y[:, 0])
@@ -170,23 +183,28 @@ def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict |
                 if sol.stats.get("n_frame_switches"):
                     label += f" [{sol.stats['n_frame_switches']} re-splits]"
                 rows.append(dict(system=name, eps=eps, model=label, time=seconds, runs=runs, steps=sol.stats["n_steps"],
-                                 method=sol.method, rhs=cost,
+                                 method=sol.method, rhs=cost, stiff_ratio=results["friction (stiff)"][0] / seconds,
+                                 compile=compile_seconds.get(key),
                                  error=max(np.abs(q - q_ref).max(), np.abs(u - u_ref).max())))
     return rows
 
 
 def markdown(rows: list, repeats: int) -> str:
-    lines = ["## Reduced models against the stiff friction model", "",
+    evaluation = "compiled (every model: `model.compile()`)" if COMPILED else "interpreted"
+    lines = [f"## Reduced models against the stiff friction model, {evaluation}", "",
              f"Sleigh and disk on [0, 20], chains on [0, 5]; rtol {RTOL:g}, atol {ATOL:g}; median of {repeats} "
              "interleaved runs; error = max over 41 output times of |(q, u) - friction model at rtol 1e-12| "
-             "(u = P v + v_b); rhs = cost of one right-hand side relative to the order-0 model; \"(1 run)\": slower "
-             f"than {SLOW_RUN:g} s, timed once. CPU time of the process; one run on a loaded 2-core machine.", "",
-             "| system | eps | model | method | CPU time [ms] | steps | rhs | error |",
-             "|---|---|---|---|---:|---:|---:|---:|"]
+             "(u = P v + v_b); rhs = cost of one right-hand side relative to the order-0 model; stiff / model = "
+             "the stiff model's CPU time over this model's; \"(1 run)\": slower "
+             f"than {SLOW_RUN:g} s, timed once. CPU time of the process; one run on a loaded 2-core machine.", ""]
+    extra = " compile [ms] |" if COMPILED else ""
+    lines += [f"| system | eps | model | method | CPU time [ms] | stiff / model | steps | rhs | error |{extra}",
+              "|---|---|---|---|---:|---:|---:|---:|---:|" + ("---:|" if COMPILED else "")]
     for r in rows:
         once = " (1 run)" if r["runs"] == 1 and repeats > 1 else ""
+        built = f" {r['compile'] * 1e3:.0f} |" if COMPILED else ""
         lines.append(f"| {r['system']} | {r['eps']:.0e} | {r['model']} | {r['method']} | {r['time'] * 1e3:.2f}{once} "
-                     f"| {r['steps']} | {r['rhs']:.1f} | {r['error']:.2e} |")
+                     f"| {r['stiff_ratio']:.2f} | {r['steps']} | {r['rhs']:.1f} | {r['error']:.2e} |{built}")
     return "\n".join(lines) + "\n"
 
 
@@ -201,9 +219,12 @@ def main(argv=None) -> int:
                              "(numeric Voronets) frame of D, orders 0..3, or both side by side")
     parser.add_argument("--body-frame", action="store_true",
                         help="the sleigh's frame form in its body frame instead of its (re-split) Voronets frame")
+    parser.add_argument("--compiled", action="store_true",
+                        help="compile every model (model.compile(): C from its tapes, cached on disk) before timing")
     args = parser.parse_args(argv)
-    global BODY_FRAME
+    global BODY_FRAME, COMPILED
     BODY_FRAME = args.body_frame
+    COMPILED = args.compiled
     repeats = 2 if args.quick else args.repeats
     output = args.markdown
     builds: dict = {}

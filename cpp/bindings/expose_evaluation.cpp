@@ -15,43 +15,39 @@ using namespace nonholo;
 
 namespace {
 
-const Tape& tape_named(const MechanicalSystem& sys, const std::string& which) {
-  if (which == "dynamics") return sys.dynamics_tape();
-  if (which == "full") return sys.tape();
-  if (which == "constraints") return sys.constraint_tape();
-  if (which == "jacobian") return sys.jacobian_tape();
-  if (which == "projection") return sys.projection_tape();
-  if (which == "split_base") return sys.split_base_tape();
-  if (which == "velocity_part") return sys.velocity_part_tape();
-  throw InputError("which must be 'dynamics', 'full', 'constraints', 'jacobian', 'projection', 'split_base' or "
-                   "'velocity_part', got '" + which + "'");
+const Tape& tape_named(const MechanicalSystem& sys, const std::string& which) { return sys.tape_named(which); }
+const Tape& tape_named(const Model& model, const std::string& which) { return model.named_tape(which); }
+
+// The tape functions for an owner of tapes: a MechanicalSystem (its tapes) or a Model (the
+// system's and the model's own: a CompiledSlip's, a frame's).
+template <class Owner>
+void expose_tape_access(py::module_& m, const char* owner_name) {
+  m.def("tape_c_source", [](const Owner& owner, const std::string& which, const std::string& name) {
+    return tape_c_source(tape_named(owner, which), name);
+  }, py::arg(owner_name), py::arg("which"), py::arg("name"),
+     "C source of the tape `which` of a system or a model as `void name(const double* in, double* out)`.");
+  m.def("attach_compiled", [](const Owner& owner, const std::string& which, const std::string& path,
+                              const std::string& symbol) {
+    const Tape& tape = tape_named(owner, which);
+    tape.attach(path.empty() ? nullptr : std::make_shared<const CompiledKernel>(path, symbol));
+  }, py::arg(owner_name), py::arg("which"), py::arg("path"), py::arg("symbol"),
+     "Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).");
+  m.def("tape_compiled", [](const Owner& owner, const std::string& which) {
+    return tape_named(owner, which).compiled();
+  }, py::arg(owner_name), py::arg("which"));
+  m.def("tape_size", [](const Owner& owner, const std::string& which) {
+    const Tape& t = tape_named(owner, which);
+    return py::make_tuple(t.n_instructions(), t.n_outputs());
+  }, py::arg(owner_name), py::arg("which"), "(instructions, outputs) of the tape `which`.");
 }
 
 }  // namespace
 
 void expose_evaluation(py::module_& m) {
-  m.def("tape_names", []() {
-    return std::vector<std::string>{"dynamics", "full", "constraints", "jacobian", "projection", "split_base",
-                                    "velocity_part"};
-  },
+  m.def("tape_names", []() { return MechanicalSystem::tape_names(); },
         "The tapes of a MechanicalSystem that can be compiled.");
-  m.def("tape_c_source", [](const MechanicalSystem& sys, const std::string& which, const std::string& name) {
-    return tape_c_source(tape_named(sys, which), name);
-  }, py::arg("system"), py::arg("which"), py::arg("name"),
-     "C source of the system's tape `which` as `void name(const double* in, double* out)`.");
-  m.def("attach_compiled", [](const MechanicalSystem& sys, const std::string& which, const std::string& path,
-                              const std::string& symbol) {
-    const Tape& tape = tape_named(sys, which);
-    tape.attach(path.empty() ? nullptr : std::make_shared<const CompiledKernel>(path, symbol));
-  }, py::arg("system"), py::arg("which"), py::arg("path"), py::arg("symbol"),
-     "Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).");
-  m.def("tape_compiled", [](const MechanicalSystem& sys, const std::string& which) {
-    return tape_named(sys, which).compiled();
-  }, py::arg("system"), py::arg("which"));
-  m.def("tape_size", [](const MechanicalSystem& sys, const std::string& which) {
-    const Tape& t = tape_named(sys, which);
-    return py::make_tuple(t.n_instructions(), t.n_outputs());
-  }, py::arg("system"), py::arg("which"), "(instructions, outputs) of the tape `which`.");
+  expose_tape_access<MechanicalSystem>(m, "system");
+  expose_tape_access<Model>(m, "model");
   m.def("tape_program", [](const MechanicalSystem& sys, const std::string& which) {
     const Tape& t = tape_named(sys, which);
     return py::make_tuple(t.n_interpreted(), t.n_runs(), t.n_work());

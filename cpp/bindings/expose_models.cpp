@@ -42,6 +42,12 @@ void expose_models(py::module_& m) {
       .def_property_readonly("stiff", &Model::stiff)
       .def_property_readonly("constrained", &Model::constrained)
       .def_property_readonly("system", &Model::system_ptr)
+      .def_property_readonly("rhs_tapes", &Model::rhs_tapes,
+                             "The tapes one right-hand side evaluates in doubles (with the drift control's and, where "
+                             "compiling it pays, the implicit Jacobian's): what model.compile() builds by default.")
+      .def_property_readonly("tape_names", &Model::tape_names,
+                             "Every tape of the model by name: the system's, then the model's own ('slip', 'frame', "
+                             "'frame_values').")
       .def("rhs", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);

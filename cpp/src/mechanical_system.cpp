@@ -39,6 +39,24 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   return L;
 }
 
+const std::vector<std::string>& MechanicalSystem::tape_names() {
+  static const std::vector<std::string> names{"dynamics",   "full",       "constraints",  "jacobian",
+                                              "projection", "split_base", "velocity_part"};
+  return names;
+}
+
+const Tape& MechanicalSystem::tape_named(const std::string& name) const {
+  if (name == "dynamics") return dynamics_tape_;
+  if (name == "full") return tape_;
+  if (name == "constraints") return constraint_tape_;
+  if (name == "jacobian") return jacobian_tape_;
+  if (name == "projection") return projection_tape_;
+  if (name == "split_base") return split_base_tape_;
+  if (name == "velocity_part") return velocity_part_tape_;
+  throw InputError("which must be 'dynamics', 'full', 'constraints', 'jacobian', 'projection', 'split_base' or "
+                   "'velocity_part', got '" + name + "'");
+}
+
 namespace {
 
 enum InputGroup { kQ = 0, kV = 1, kT = 2, kP = 3 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nonholo/errors.hpp"
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
 #include "nonholo/models/reduced.hpp"
@@ -42,6 +43,22 @@ void Model::project(double, const double*, const double*, double* corr, double*,
 
 void Model::check_state(double, const double*, const double*, Workspace&) const {}
 
+std::vector<std::string> Model::tape_names() const {
+  std::vector<std::string> names = MechanicalSystem::tape_names();
+  for (const std::string& own : own_tape_names()) names.push_back(own);
+  return names;
+}
+
+const Tape& Model::named_tape(const std::string& name) const {
+  if (const Tape* own = own_tape(name)) return *own;
+  const auto& system_names = MechanicalSystem::tape_names();
+  if (std::find(system_names.begin(), system_names.end(), name) != system_names.end())
+    return system_->tape_named(name);
+  std::string choices;
+  for (const std::string& known : tape_names()) choices += (choices.empty() ? "'" : ", '") + known + "'";
+  throw InputError("which must be one of the " + kind() + " model's tapes " + choices + ", got '" + name + "'");
+}
+
 void Model::project_sensitivities(double, const double*, const double*, int, double* const*, const int*,
                                   const double*, Workspace&) const {}
 namespace {
@@ -70,6 +87,15 @@ double nonholonomic_flops(double n, double k) {
   return n * n * n / 3 + k * n * n + n * k * k + k * k * k / 3 + 2 * n * n + 4 * n * k;
 }
 
+// model.compile() builds the implicit Jacobian's tape by default while it is at most this many
+// times the dynamics tape (compiled_jacobian_pays): the C compiler's time is about proportional to
+// the instructions (0.5-1 ms each at -O1, benchmarks/compile_levels.py), and a BDF run of the
+// friction model spends about as much time in Jacobians as in right-hand sides (chain N = 8,
+// eps 1e-4: 43 Jacobians of 4-5 right-hand sides each against 255 right-hand sides), so the
+// Jacobian's build pays within a few times the runs the dynamics tape's does. The bicycle's
+// (168k instructions, 18x its dynamics tape: minutes to build) is left out.
+constexpr double kCompiledJacobianRatio = 4.0;
+
 double rhs_ns(const MechanicalSystem& s, double flops) {
   return kCall + kInstruction * s.dynamics_tape().n_instructions() + kFlop * flops;
 }
@@ -82,6 +108,10 @@ double implicit_ns(const MechanicalSystem& s, double call, double per_instructio
 }
 
 }  // namespace
+
+bool compiled_jacobian_pays(const MechanicalSystem& system) {
+  return system.jacobian_tape().n_instructions() <= kCompiledJacobianRatio * system.dynamics_tape().n_instructions();
+}
 
 // Models without a cost model of their own: the tape and a fixed cost; dual numbers cost
 // kJacobianChunk + 1 doubles per operation, once per chunk.

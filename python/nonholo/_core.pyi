@@ -201,11 +201,21 @@ class Model:
         Estimated cost of one right-hand side in nanoseconds of the machine the cost model was fitted on (only ratios matter).
         """
     @property
+    def rhs_tapes(self) -> list[str]:
+        """
+        The tapes one right-hand side evaluates in doubles (with the drift control's and, where compiling it pays, the implicit Jacobian's): what model.compile() builds by default.
+        """
+    @property
     def stiff(self) -> bool:
         ...
     @property
     def system(self) -> MechanicalSystem:
         ...
+    @property
+    def tape_names(self) -> list[str]:
+        """
+        Every tape of the model by name: the system's, then the model's own ('slip', 'frame', 'frame_values').
+        """
 class DiscreteIntegrator:
     """
     Midpoint discrete Lagrange-d'Alembert integrator with step h.
@@ -273,7 +283,13 @@ class CompiledSlip:
         ...
 def allocations_in_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> int:
     ...
+@typing.overload
 def attach_compiled(system: MechanicalSystem, which: str, path: str, symbol: str) -> None:
+    """
+    Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).
+    """
+@typing.overload
+def attach_compiled(model: Model, which: str, path: str, symbol: str) -> None:
     """
     Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).
     """
@@ -329,11 +345,21 @@ def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt |
     """
     u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.
     """
+@typing.overload
 def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:
     """
-    C source of the system's tape `which` as `void name(const double* in, double* out)`.
+    C source of the tape `which` of a system or a model as `void name(const double* in, double* out)`.
     """
+@typing.overload
+def tape_c_source(model: Model, which: str, name: str) -> str:
+    """
+    C source of the tape `which` of a system or a model as `void name(const double* in, double* out)`.
+    """
+@typing.overload
 def tape_compiled(system: MechanicalSystem, which: str) -> bool:
+    ...
+@typing.overload
+def tape_compiled(model: Model, which: str) -> bool:
     ...
 def tape_names() -> list[str]:
     """
@@ -343,7 +369,13 @@ def tape_program(system: MechanicalSystem, which: str) -> tuple[int, int, int]:
     """
     (operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.
     """
+@typing.overload
 def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
+    """
+    (instructions, outputs) of the tape `which`.
+    """
+@typing.overload
+def tape_size(model: Model, which: str) -> tuple[int, int]:
     """
     (instructions, outputs) of the tape `which`.
     """

@@ -172,32 +172,38 @@ class Model:
         r = _core.trajectory_constraint_residual(self._core, t, Y, self.param_vector(params))
         return float(r[0]) if scalar else r
 
-    def compile(self, tapes=("dynamics", "constraints"), cache_dir=None) -> "Model":
-        """Evaluate this model's system in compiled C from now on; returns the model.
+    def compile(self, tapes=None, cache_dir=None) -> "Model":
+        """Evaluate this model in compiled C from now on; returns the model.
 
-        Each tape (``"dynamics"``: G, r, A, b, mu and the constraint term of the vector fields;
-        ``"constraints"``: A and b for the drift projection; ``"full"``: every derivative block)
-        is translated to C, built with the C compiler once and cached on disk under a hash of
-        its source (:func:`nonholo.compiled.cache_directory`), and attached to the system, so
-        every model of the system uses it (values are bit for bit the interpreter's). Without a
-        C compiler the interpreter stays and a RuntimeWarning says why. Not carried over by
-        pickling; call it again in a new process (the cache makes that cheap).
+        By default the tapes this model's right-hand side evaluates in doubles
+        (``model.core.rhs_tapes``; e.g. ``"dynamics"`` and ``"constraints"`` for the
+        nonholonomic model, ``"split_base"`` and ``"velocity_part"`` for the reduced model of
+        order 1, the CompiledSlip's ``"slip"`` and ``"projection"`` above, a frame's
+        ``"frame"`` / ``"frame_values"``, the friction model's implicit-Jacobian tape where
+        compiling it pays); ``tapes`` names others (``model.core.tape_names``; ``"full"``: every
+        derivative block). Each is translated to C, built with the C compiler once (side by side)
+        and cached on disk under a hash of its source and the compiler command
+        (:func:`nonholo.compiled.cache_directory`), and attached where it lives (the system's
+        tapes serve every model of the system); values are bit for bit the interpreter's.
+        Without a C compiler the interpreter stays and a RuntimeWarning says why. Not carried over
+        by pickling; call it again in a new process (the cache makes that cheap).
         """
         import warnings
 
-        from .compiled import compile_system
+        from .compiled import compile_model
 
-        reason = compile_system(self.system.core, tapes, cache_dir)
+        reason = compile_model(self.core, tapes, cache_dir)
         if reason is not None:
             warnings.warn(f"model.compile(): {reason}; the interpreter is used", RuntimeWarning, stacklevel=2)
+        self._compile_request = (tapes, cache_dir)
         return self
 
     @property
     def compiled(self) -> bool:
-        """True when the right-hand side runs compiled C (see :meth:`compile`)."""
+        """True when every tape of the right-hand side runs compiled C (see :meth:`compile`)."""
         from . import _core
 
-        return _core.tape_compiled(self.system.core, "dynamics")
+        return all(_core.tape_compiled(self.core, which) for which in self.core.rhs_tapes)
 
     def _state(self, y) -> np.ndarray:
         y = np.asarray(y, dtype=float)

@@ -247,8 +247,12 @@ class ReducedModel(Model):
             if truncation.order < computed or computed == self.max_order:
                 break
             computed = min(2 * computed, self.max_order)
-        return ReducedModel(self.system, self.eps, truncation.order, self.velocities, self._frame, truncation,
-                            self.max_order)
+        model = ReducedModel(self.system, self.eps, truncation.order, self.velocities, self._frame, truncation,
+                             self.max_order)
+        request = getattr(self, "_compile_request", None)
+        if request is not None and request[0] is None:  # compiled: so is the order chosen
+            model.compile(cache_dir=request[1])
+        return model
 
     def __repr__(self) -> str:
         order = "auto" if self.order is None else self.order

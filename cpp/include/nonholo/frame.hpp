@@ -60,6 +60,17 @@ class Frame {
   // For a frame given by expressions, X and dX/dq; for the Voronets frame, A and dA/dq.
   const Tape& tape() const { return tape_; }
   const Tape& values_tape() const { return values_tape_; }  // Voronets frame: A only
+  // The tapes by name, for model.compile(): "frame" (tape()) and, for the Voronets frame,
+  // "frame_values" (values_tape()); nullptr for another name.
+  std::vector<std::string> tape_names() const {
+    if (voronets_) return {"frame", "frame_values"};
+    return {"frame"};
+  }
+  const Tape* tape_named(const std::string& name) const {
+    if (name == "frame") return &tape_;
+    if (name == "frame_values" && voronets_) return &values_tape_;
+    return nullptr;
+  }
   bool voronets() const { return voronets_; }
   const std::vector<int>& solved() const { return solved_; }  // s (Voronets frame)
   const std::vector<int>& free() const { return free_; }      // r (Voronets frame)

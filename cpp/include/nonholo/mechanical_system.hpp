@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -192,6 +193,12 @@ class MechanicalSystem {
   void evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const;
   const Tape& split_base_tape() const { return split_base_tape_; }
   const Tape& velocity_part_tape() const { return velocity_part_tape_; }
+
+  // The tapes by name (what model.compile() translates to C): "dynamics", "full" (tape()),
+  // "constraints", "jacobian", "projection", "split_base", "velocity_part". tape_named throws
+  // InputError naming the choices for any other name.
+  static const std::vector<std::string>& tape_names();
+  const Tape& tape_named(const std::string& name) const;
 
   // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters
   // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).

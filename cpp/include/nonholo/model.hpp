@@ -39,6 +39,12 @@ struct FrameCheck {
 
 class Model;
 
+// True when the implicit Jacobian's tape (MechanicalSystem::jacobian_tape) is small enough, against
+// the dynamics tape, for model.compile() to build it by default (kCompiledJacobianRatio,
+// model.cpp): the C compiler's time grows with the tape, and a large one (the bicycle's, 168k
+// instructions) costs minutes to build for a Jacobian a stiff run evaluates tens of times.
+bool compiled_jacobian_pays(const MechanicalSystem& system);
+
 // A workspace borrowed from its model's pool (Model::borrow_workspace): handed back, sized by
 // its last use, when the lease ends, so the model's next integration or evaluation allocates
 // nothing. A workspace holds scratch only: every evaluation writes what it reads, and what it
@@ -144,8 +150,22 @@ class Model {
   int q_offset() const { return 0; }
   int v_offset() const { return system_->n(); }
 
+  // What model.compile() translates to C by default (tape_codegen.cpp): the tapes one right-hand
+  // side evaluates in doubles, the constraint tape of the drift control (constrained models) and
+  // the implicit Jacobian's tape where compiling it pays (compiled_jacobian_pays). Names as
+  // named_tape takes them; tapes evaluated only in other scalar types (dual numbers, Taylor
+  // series) are left out, since a compiled kernel serves doubles only.
+  virtual std::vector<std::string> rhs_tapes() const { return {"dynamics"}; }
+  // Every tape the model can evaluate, by name: the system's (MechanicalSystem::tape_names), then
+  // the model's own (own_tape_names: "slip", h^(1..K) of a CompiledSlip; "frame",
+  // "frame_values", the tapes of an anholonomic frame). Throws InputError naming the choices.
+  std::vector<std::string> tape_names() const;
+  const Tape& named_tape(const std::string& name) const;
+
  protected:
   std::shared_ptr<const MechanicalSystem> system_;
+  virtual std::vector<std::string> own_tape_names() const { return {}; }
+  virtual const Tape* own_tape(const std::string&) const { return nullptr; }
 
  private:
   friend class WorkspaceLease;

@@ -21,4 +21,37 @@ std::shared_ptr<Model> make_reduced_frame_model(std::shared_ptr<const Frame> fra
   return std::make_shared<ReducedFrameModel>(std::move(frame), order, std::move(compiled));
 }
 
+std::vector<std::string> reduced_rhs_tapes(int order, const CompiledSlip* compiled) {
+  if (order == 0) return {"dynamics"};
+  if (order == 1 && compiled == nullptr) return {"split_base", "velocity_part"};
+  if (compiled != nullptr) return {"slip", "projection"};
+  return {"projection"};
+}
+
+std::vector<std::string> ReducedModel::own_tape_names() const {
+  if (compiled_ == nullptr) return {};
+  return {"slip"};
+}
+
+const Tape* ReducedModel::own_tape(const std::string& name) const {
+  return name == "slip" && compiled_ != nullptr ? &compiled_->tape() : nullptr;
+}
+
+std::vector<std::string> ReducedFrameModel::rhs_tapes() const {
+  std::vector<std::string> tapes = reduced_rhs_tapes(order_, compiled_.get());
+  tapes.push_back(frame_->voronets() ? "frame_values" : "frame");
+  return tapes;
+}
+
+std::vector<std::string> ReducedFrameModel::own_tape_names() const {
+  std::vector<std::string> names = frame_->tape_names();
+  if (compiled_ != nullptr) names.push_back("slip");
+  return names;
+}
+
+const Tape* ReducedFrameModel::own_tape(const std::string& name) const {
+  if (name == "slip") return compiled_ != nullptr ? &compiled_->tape() : nullptr;
+  return frame_->tape_named(name);
+}
+
 }  // namespace nonholo

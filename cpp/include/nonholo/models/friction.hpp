@@ -21,6 +21,12 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   int n_states() const override { return 2 * system().n(); }
   int n_extra_params() const override { return 1; }
   bool stiff() const override { return true; }
+  // The right-hand side, and the implicit Jacobian's tape (BDF's Newton matrix) where the
+  // Jacobian takes that path and compiling it pays (compiled_jacobian_pays).
+  std::vector<std::string> rhs_tapes() const override {
+    if (implicit_ && compiled_jacobian_pays(system())) return {"dynamics", "jacobian"};
+    return {"dynamics"};
+  }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {

@@ -96,6 +96,10 @@ S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
   return mu.dot(w.Gw);
 }
 
+// frame_prologue's tapes: the frame (X and dX/dq, or A and dA/dq for the Voronets frame) and
+// the dynamics blocks.
+inline std::vector<std::string> frame_rhs_tapes() { return {"frame", "dynamics"}; }
+
 class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
  public:
   explicit HamelModel(std::shared_ptr<const Frame> frame) : FrameWatchedModel(std::move(frame)) {}
@@ -105,6 +109,7 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
   FrameWatchText frame_watch_text() const {
     return {"Hamel model", "the quasi-velocities v", "use the coordinate model (system.nonholonomic())"};
   }
+  std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -119,6 +124,10 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
 
   // The frame multipliers lambda_a = X_a^T (G w' - r) at (t, q, v^alpha) (Prop. 1, eq. (10)).
   VecX<double> multipliers(double t, const double* q, const double* v, const double* p) const;
+
+ protected:
+  std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
+  const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
 };
 
 class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameWork> {
@@ -132,6 +141,7 @@ class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameW
   }
   // mu' = A_s'^T A_s^-T mu at a re-split (the top of this file).
   void remap_extra(double* mu, const FrameResplit& change) const;
+  std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -156,6 +166,10 @@ class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameW
     for (int b = 0; b < k; ++b)
       ydot[n + m + b] = w.frame.X().col(m + b).dot(w.E) - curvature_term(w, v, w.mu, m + b, m);
   }
+
+ protected:
+  std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
+  const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
 };
 
 }  // namespace nonholo

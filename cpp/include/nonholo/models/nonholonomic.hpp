@@ -16,6 +16,12 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
 
   std::string kind() const override { return "nonholonomic"; }
   int n_states() const override { return 2 * system().n(); }
+  // The right-hand side and the residual of Adams' drift control (the default method; BDF's
+  // Jacobian and projection run in dual numbers or from the full tape).
+  std::vector<std::string> rhs_tapes() const override {
+    if (!constrained()) return {"dynamics"};
+    return {"dynamics", "constraints"};
+  }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {

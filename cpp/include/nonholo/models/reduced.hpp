@@ -126,6 +126,12 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
 // the tapes it evaluates and its dense solves.
 double reduced_rhs_cost_ns(const MechanicalSystem& sys, int order, const CompiledSlip* compiled);
 
+// The tapes reduced_velocity_and_acceleration evaluates in doubles (Model::rhs_tapes): the
+// dynamics tape (order 0), the split projection tape (order 1), the CompiledSlip's ("slip") and
+// the projection tape (order >= 2 compiled), the projection tape alone (Taylor mode, whose
+// sweeps run in series arithmetic on the interpreter).
+std::vector<std::string> reduced_rhs_tapes(int order, const CompiledSlip* compiled);
+
 // Throws ModelError when mu is not symmetric positive definite at the evaluated point.
 void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& geo);
 
@@ -148,6 +154,8 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   bool compiled() const { return compiled_ != nullptr; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
+  // No drift control by default (Adams, DOP853): the right-hand side's tapes only.
+  std::vector<std::string> rhs_tapes() const override { return reduced_rhs_tapes(order_, compiled_.get()); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
@@ -155,6 +163,10 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
     reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, y + n, p, w,
                                       Eigen::Map<VecX<S>>(ydot, n), Eigen::Map<VecX<S>>(ydot + n, n));
   }
+
+ protected:
+  std::vector<std::string> own_tape_names() const override;
+  const Tape* own_tape(const std::string& name) const override;
 
  private:
   int order_;
@@ -173,6 +185,8 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
   bool compiled() const { return compiled_ != nullptr; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
+  // The reduced model's tapes and the frame's: B(q) from A alone (Voronets), X and dX/dq else.
+  std::vector<std::string> rhs_tapes() const override;
 
   // The frame watch (FrameWatchedModel, models/frame_watch.hpp): a Voronets frame is re-split
   // when max|B_aj| exceeds 10, a frame given by its vectors stops the run when cond_1(X) > 1e6.
@@ -201,6 +215,10 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
     w.lu.solve_in_place(w.rhs);
     Eigen::Map<VecX<S>>(ydot + n, m) = w.rhs.head(m);
   }
+
+ protected:
+  std::vector<std::string> own_tape_names() const override;
+  const Tape* own_tape(const std::string& name) const override;
 
  private:
   // The Voronets frame X = [d/dr + B d/ds | d/ds]: u = X_D w is (w on r, B w on s), D_v X_D

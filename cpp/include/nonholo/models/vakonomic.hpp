@@ -17,6 +17,11 @@ class VakonomicModel : public ConstrainedModel<VakonomicModel> {
 
   std::string kind() const override { return "vakonomic"; }
   int n_states() const override { return 2 * system().n() + system().k(); }
+  // Every block (dA/dq^i enters the curvature term), and the drift control's A and b.
+  std::vector<std::string> rhs_tapes() const override {
+    if (!constrained()) return {"full"};
+    return {"full", "constraints"};
+  }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {
