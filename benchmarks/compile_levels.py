@@ -9,8 +9,9 @@ compiled with ``model.compile()`` (the tapes its own right-hand side evaluates,
 CPU time (the tapes of one model build side by side, one compiler process each), then the cost
 of one right-hand side interpreted and compiled at each level (CPU time of calls looped in C++,
 ``_core.seconds_per_rhs``; and the wall time of the Jacobian where the friction model compiles
-its implicit-Jacobian tape, ``_core.time_evaluations``), median of interleaved batches. -march=native is not measured: the cache may be shared between
-machines of different CPUs, where such a kernel can fault.
+its implicit-Jacobian tape, ``_core.time_evaluations``), median of interleaved batches.
+-march=native is not measured: the cache may be shared between machines of different CPUs,
+where such a kernel can fault.
 
 Usage: python benchmarks/compile_levels.py [--quick] [--markdown PATH] [--only sleigh,chain8,chain16,bicycle]
 """
@@ -148,9 +149,10 @@ def system_rows(name, system, y, eps, batches, orders=(1, 2)) -> list:
 def markdown(rows, batches) -> str:
     head = " | ".join(f"build {lv} wall / CPU [s] | RHS {lv} [us]" for lv in LEVELS)
     lines = ["## Compiled evaluation: set-up against gain, -O1 and -O2", "",
-             f"`model.compile()` of each model into an empty cache (its default tapes, `core.rhs_tapes`; build: wall "
-             "time and the compiler's CPU time), then the CPU time of one right-hand side, calls looped in C++ (`_core.seconds_per_rhs`), "
-             f"median of {batches} interleaved batches; break-even = build CPU time / RHS time saved, in right-hand sides. "
+             "`model.compile()` of each model into an empty cache (its default tapes, `core.rhs_tapes`; "
+             "build: wall time and the compiler's CPU time), then the CPU time of one right-hand side, "
+             f"calls looped in C++ (`_core.seconds_per_rhs`), median of {batches} interleaved batches; "
+             "break-even = build CPU time / RHS time saved, in right-hand sides. "
              "One run on a loaded 2-core machine.", "",
              f"| system | model | tapes (instructions) | RHS interpreted [us] | {head} | break-even at -O1 [RHS] |",
              "|---|---|---|---:|" + "---:|---:|" * len(LEVELS) + "---:|"]

@@ -17,6 +17,11 @@ void expose_frames(py::module_& m) {
       .def_property_readonly("solved", &Frame::solved)
       .def_property_readonly("n", &Frame::n)
       .def_property_readonly("rank", &Frame::rank)
+      .def_property_readonly("values_tape_size", [](const Frame& f) {
+        const Tape& t = f.voronets() ? f.values_tape() : f.tape();
+        return py::make_tuple(t.n_instructions(), t.n_outputs());
+      }, "(instructions, outputs) of the tape a right-hand side of the frame form evaluates: A(q) for the "
+         "Voronets frame, X and dX/dq for a frame given by expressions.")
       .def("evaluate", [](const Frame& f, py::handle q, py::handle p) {
         auto qv = as_vector(q, f.n(), "q");
         auto pv = as_vector(p, f.system().n_params(), "params");

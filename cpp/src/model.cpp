@@ -163,12 +163,20 @@ double ReducedModel::rhs_cost_ns() const { return reduced_rhs_cost_ns(system(), 
 
 // The frame form adds the frame: for the Voronets frame the tape of A and the LU of the k x k
 // block with m solves, for a frame given by expressions its tape (X and dX/dq) and an n x n LU.
+// Orders 0 and 1 in a Voronets frame (voronets_reduced_rate) replace the coordinate form's
+// factorizations of G and M by G X_D, an m x m LDL^T and five solves with the LU of A_s: measured
+// (benchmarks/frame_rhs_cost.py, loaded 2-core machine) that dense work costs about what the
+// coordinate form's does on the systems of the benchmarks (the LU solves are latency-bound
+// chains, the coordinate form's LDL^T sweeps vectorize), so the estimate stays the coordinate
+// form's plus the frame's: 0.89-1.09 of the coordinate form's measured cost on the chains N = 8, 16,
+// estimated 1.10-1.13.
 double ReducedFrameModel::rhs_cost_ns() const {
   const double n = system().n(), k = system().k(), m = n - k;
   const double frame = frame_->voronets()
                            ? kInstruction * frame_->values_tape().n_instructions() + kFlop * (k * k * k / 3 + m * k * k)
                            : kInstruction * frame_->tape().n_instructions() + kFlop * (n * n * n / 3 + n * n * m);
-  return reduced_rhs_cost_ns(system(), order_, compiled_.get()) + frame;
+  const bool direct = frame_->voronets() && order_ <= 1;  // no slip tape (voronets_reduced_rate)
+  return reduced_rhs_cost_ns(system(), order_, direct ? nullptr : compiled_.get()) + frame;
 }
 
 }  // namespace nonholo

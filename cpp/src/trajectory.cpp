@@ -23,9 +23,16 @@ void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, co
   if (solved != nullptr) frame.set_split(*solved, g);
   for (int i = 0; i < n_t; ++i) {
     const double* q = Y + static_cast<long>(i) * stride;
-    frame.evaluate(q, p, g);
     Eigen::Map<const VecX<double>> v(q + n, m);
-    Eigen::Map<VecX<double>>(qdot + static_cast<long>(i) * n, n) = g.X().leftCols(m) * v;
+    double* out = qdot + static_cast<long>(i) * n;
+    if (frame.voronets()) {  // X_D v = (v on r, B v on s): B from A alone, no dA/dq
+      frame.evaluate_B(q, p, g);
+      for (int j = 0; j < m; ++j) out[g.free[j]] = v(j);
+      for (int a = 0; a < n - m; ++a) out[g.solved[a]] = g.B.row(a).dot(v);
+      continue;
+    }
+    frame.evaluate(q, p, g);
+    Eigen::Map<VecX<double>>(out, n) = g.X().leftCols(m) * v;
   }
 }
 

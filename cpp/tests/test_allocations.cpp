@@ -17,6 +17,7 @@
 
 #include "check.hpp"
 #include "nonholo/discrete.hpp"
+#include "nonholo/frame.hpp"
 #include "nonholo/models.hpp"
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
@@ -141,6 +142,13 @@ int main() {
   expect_allocation_free("nonholonomic", nonholonomic, y, p);
   expect_jacobian_paths_allocation_free(friction, y, p_eps);
   expect_jacobian_paths_allocation_free(nonholonomic, y, p);
+
+  // the reduced models of orders 0 and 1 in the sleigh's Voronets frame (y solved for): the
+  // M-free path of models/reduced.hpp, right-hand side and dual Jacobian; state [x, y, phi, x', phi']
+  auto voronets = std::make_shared<Frame>(system, std::vector<int>{1});
+  for (int order : {0, 1})
+    expect_allocation_free("reduced_frame order " + std::to_string(order), *make_reduced_frame_model(voronets, order),
+                           {0.1, -0.2, 0.4, -1.5, 1.0}, p_eps);
 
   DiscreteIntegrator discrete(system, 0.05);
   DiscreteOptions options;

@@ -255,6 +255,11 @@ class Frame:
     def solved(self) -> list[int]:
         ...
     @property
+    def values_tape_size(self) -> tuple[int, int]:
+        """
+        (instructions, outputs) of the tape a right-hand side of the frame form evaluates: A(q) for the Voronets frame, X and dX/dq for a frame given by expressions.
+        """
+    @property
     def voronets(self) -> bool:
         ...
 class CompiledSlip:

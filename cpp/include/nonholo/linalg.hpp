@@ -138,13 +138,17 @@ class Lu {
  public:
   using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 
-  // Returns false when the matrix is singular to working precision.
+  // Returns false when the matrix is singular to working precision. The factors are stored by
+  // rows, so that the elimination's row updates and the solves' dot products and updates run
+  // along contiguous memory (the Voronets frame factors and solves with its k x k block at
+  // every right-hand side).
   template <class Derived>
   bool compute(const Eigen::MatrixBase<Derived>& A) {
     const int n = static_cast<int>(A.rows());
     LU_ = A;
     perm_.resize(n);
     work_.resize(n);
+    u_inv_.resize(n);
     double scale = 0.0;
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) scale = std::max(scale, std::abs(value(A(i, j))));
@@ -158,9 +162,13 @@ class Lu {
         LU_.row(piv).swap(LU_.row(j));
         std::swap(perm_[piv], perm_[j]);
       }
+      const S* rj = row(j);
+      u_inv_(j) = S(1.0) / rj[j];
       for (int i = j + 1; i < n; ++i) {
-        LU_(i, j) = LU_(i, j) / LU_(j, j);
-        for (int k = j + 1; k < n; ++k) LU_(i, k) -= LU_(i, j) * LU_(j, k);
+        S* ri = row(i);
+        ri[j] = ri[j] / rj[j];
+        const S l = ri[j];
+        for (int k = j + 1; k < n; ++k) ri[k] -= l * rj[k];
       }
     }
     return true;
@@ -178,20 +186,40 @@ class Lu {
     return LU_.rows() == 0 ? 1.0 : hi / lo;
   }
 
-  // x <- A^-1 x for a vector x (no allocation).
+  // x <- A^-1 x for a vector x (no allocation). The sweeps run in work_ (contiguous), their
+  // dot products in four interleaved partial sums (dot_from): four independent chains of
+  // additions instead of one, which the latency of each addition would otherwise serialize.
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>& x) const {
     const int n = static_cast<int>(LU_.rows());
-    for (int i = 0; i < n; ++i) {  // work <- L^-1 P x
-      S s = x(perm_[i]);
-      for (int p = 0; p < i; ++p) s -= LU_(i, p) * work_(p);
-      work_(i) = s;
-    }
+    S* w = work_.data();
+    for (int i = 0; i < n; ++i) w[i] = dot_from(x(perm_[i]), row(i), w, i);  // L^-1 P x
     for (int i = n - 1; i >= 0; --i) {
-      S s = work_(i);
-      for (int p = i + 1; p < n; ++p) s -= LU_(i, p) * x(p);
-      x(i) = s / LU_(i, i);
+      const S* ri = row(i);
+      w[i] = dot_from(w[i], ri + i + 1, w + i + 1, n - i - 1) * u_inv_(i);  // no division in the chain
     }
+    for (int i = 0; i < n; ++i) x(i) = w[i];
+  }
+
+  // x <- A^-T x for a vector x (no allocation): with P A = L U, A^T = U^T L^T P, so
+  // U^T t = x (forward), L^T t' = t (backward, unit diagonal), x = P^T t'; both sweeps update
+  // along the rows of U and L.
+  template <class Derived>
+  void solve_transpose_in_place(Eigen::MatrixBase<Derived>& x) const {
+    const int n = static_cast<int>(LU_.rows());
+    for (int i = 0; i < n; ++i) work_(i) = x(i);
+    for (int i = 0; i < n; ++i) {
+      const S* ri = row(i);
+      const S t = work_(i) * u_inv_(i);
+      work_(i) = t;
+      for (int p = i + 1; p < n; ++p) work_(p) -= ri[p] * t;
+    }
+    for (int i = n - 1; i > 0; --i) {
+      const S* ri = row(i);
+      const S t = work_(i);
+      for (int p = 0; p < i; ++p) work_(p) -= ri[p] * t;
+    }
+    for (int i = 0; i < n; ++i) x(perm_[i]) = work_(i);
   }
 
   // The inverse, column by column.
@@ -207,21 +235,40 @@ class Lu {
     X.setZero(n, n);
     for (int c = 0; c < n; ++c) {
       for (int i = 0; i < n; ++i) {
+        const S* ri = row(i);
         S s = perm_[i] == c ? S(1.0) : S(0.0);
-        for (int p = 0; p < i; ++p) s -= LU_(i, p) * X(p, c);
+        for (int p = 0; p < i; ++p) s -= ri[p] * X(p, c);
         X(i, c) = s;
       }
       for (int i = n - 1; i >= 0; --i) {
+        const S* ri = row(i);
         S s = X(i, c);
-        for (int p = i + 1; p < n; ++p) s -= LU_(i, p) * X(p, c);
-        X(i, c) = s / LU_(i, i);
+        for (int p = i + 1; p < n; ++p) s -= ri[p] * X(p, c);
+        X(i, c) = s / ri[i];
       }
     }
   }
 
  private:
-  Mat LU_;
+  // s - sum_{p<len} a[p] b[p]
+  static S dot_from(S s, const S* a, const S* b, int len) {
+    S s1(0.0), s2(0.0), s3(0.0);
+    int p = 0;
+    for (; p + 4 <= len; p += 4) {
+      s -= a[p] * b[p];
+      s1 += a[p + 1] * b[p + 1];
+      s2 += a[p + 2] * b[p + 2];
+      s3 += a[p + 3] * b[p + 3];
+    }
+    for (; p < len; ++p) s -= a[p] * b[p];
+    return s - ((s1 + s2) + s3);
+  }
+  S* row(int i) { return LU_.data() + static_cast<std::ptrdiff_t>(i) * LU_.cols(); }
+  const S* row(int i) const { return LU_.data() + static_cast<std::ptrdiff_t>(i) * LU_.cols(); }
+
+  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> LU_;  // L (unit, below) and U, by rows
   std::vector<int> perm_;
+  Eigen::Matrix<S, Eigen::Dynamic, 1> u_inv_;  // 1 / U_ii, for the solves
   mutable Eigen::Matrix<S, Eigen::Dynamic, 1> work_;
 };
 

@@ -38,7 +38,9 @@ const Tape* ReducedModel::own_tape(const std::string& name) const {
 }
 
 std::vector<std::string> ReducedFrameModel::rhs_tapes() const {
-  std::vector<std::string> tapes = reduced_rhs_tapes(order_, compiled_.get());
+  // orders 0 and 1 in a Voronets frame evaluate no slip tape (voronets_reduced_rate)
+  const bool direct = frame_->voronets() && order_ <= 1;
+  std::vector<std::string> tapes = reduced_rhs_tapes(order_, direct ? nullptr : compiled_.get());
   tapes.push_back(frame_->voronets() ? "frame_values" : "frame");
   return tapes;
 }

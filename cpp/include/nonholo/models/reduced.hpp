@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct ReducedWork : MechanicsWork<S> {
   Lu<S> lu;
   MatX<S> DvX;
   VecX<S> rhs;
+  // the Voronets frame's M-free path (voronets_reduced_rate): G X_D, Ghat = X_D^T G X_D factored,
+  // and k- and m-vectors
+  MatX<S> GX, Ghat;
+  Ldlt<S> chol_Ghat;
+  VecX<S> tk, tk2, zm, zm2;
 };
 
 // True when w.chol_mu already holds mu at these parameters: mu depends on no coordinate and
@@ -120,6 +126,139 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
   }
   sys.evaluate_projection_at(S(t), q, w.v.data(), p, w.geo);
   projected_acceleration(w, w.proj, w.s, udot);
+}
+
+// The reduced models of orders 0 and 1 in a Voronets frame, with no M = A G^-1 A^T and no
+// factorization of G (ReducedFrameModel::eval_voronets). With the split q = (r, s) of the frame
+// (r the m free coordinates, s the k solved ones), A = [A_r A_s], X_D = [I; B], B = -A_s^-1 A_r,
+// X_C = [0; I] (frame.hpp, whose LU of A_s is reused), every velocity x on the affine set
+// A x = c is x = X_D x_r + X_C A_s^-1 c (A X_D = 0, A X_C = A_s), and X_D^T A^T = 0 removes the
+// multiplier from G x' = r + A^T lambda. With the reduced metric Ghat = X_D^T G X_D (m x m):
+//   nonholonomic acceleration (order 0; Gzenda-Chhabra section 3.9 at s = 0, Eldering section 7):
+//       u' = X_D z + u_p,  u_p = X_C A_s^-1 a,  Ghat z = X_D^T (r - G u_p),
+//       and the multiplier from the s-rows:  A_s^T lambda = (G u' - r)_s;
+//   first slip (Gzenda-Chhabra Remark 12; slow_manifold.hpp, first_slip_at):
+//       s = eps h^(1) = eps G^-1 A^T M^-1 mu^-1 l,  l = M^-1 (A G^-1 r - a) = -lambda,
+//       is the G-minimum-norm solution of A s = c, c = eps mu^-1 l: with z0 = X_C A_s^-1 c,
+//       s = z0 - X_D Ghat^-1 X_D^T G z0, and y = M^-1 A s solves A_s^T y = (G s)_s (G s = A^T y);
+//   acceleration at v = u + s (order 1, the P-projected form of Gzenda-Chhabra section 3.9):
+//       G u' = (r - X) + A^T lambda2,  A u' = a + dA_v s,  X = dA_v^T y - dG_v s, at (q, v),
+//       so w' = u'_r = z2 with Ghat z2 = X_D^T (r - X - G u_p2), u_p2 = X_C A_s^-1 (a + dA_v s).
+// w' = u'_r is the frame law w' = [X^-1 (u' - (D_v X_D) w)]_D of this frame (see eval_voronets).
+// The dense work is G X_D (n k m), an m x m LDL^T, and k x k triangular solves with the LU of A_s
+// that B needed already; the geometry comes from the split projection tape (order 1) or the
+// dynamics tape (order 0), as in the coordinate form.
+
+// w.GX = G X_D (n x m) and Ghat = X_D^T G X_D factored into w.chol_Ghat; f holds B and the split.
+template <class S>
+void factor_reduced_metric(const FrameGeometry<S>& f, ReducedWork<S>& w) {
+  const auto& g = w.geo;
+  const RowMatMap<S> G = g.G();
+  const int n = g.n(), k = g.k(), m = n - k;
+  w.GX.resize(n, m);
+  for (int j = 0; j < m; ++j) {  // G is symmetric: column j of G X_D from rows of G
+    w.GX.col(j) = G.row(f.free[j]).transpose();
+    for (int a = 0; a < k; ++a) w.GX.col(j) += f.B(a, j) * G.row(f.solved[a]).transpose();
+  }
+  w.Ghat.resize(m, m);
+  for (int j = 0; j < m; ++j)
+    for (int l = 0; l <= j; ++l) {
+      S sum = w.GX(f.free[j], l);
+      for (int a = 0; a < k; ++a) sum += f.B(a, j) * w.GX(f.solved[a], l);
+      w.Ghat(j, l) = sum;
+    }
+  const bool definite = g.layout->definite_metric;
+  if (!w.chol_Ghat.compute(w.Ghat, definite))
+    throw ModelError(std::string("the metric restricted to the constraint distribution (X_D^T G X_D) is ") +
+                     (definite ? "not positive definite" : "singular") + " at " + describe_point(g));
+}
+
+// The part on D of the solution of G x' = rhs + A^T lambda, A x' = c: t = A_s^-1 c and
+// z = Ghat^-1 X_D^T (rhs - G X_C t), so that x' = X_D z + X_C t (see above).
+template <class S, class Rhs, class C>
+void frame_constrained_solve(const FrameGeometry<S>& f, ReducedWork<S>& w, const Rhs& rhs, const C& c, VecX<S>& t,
+                             VecX<S>& z) {
+  const int k = static_cast<int>(f.solved.size()), m = static_cast<int>(f.free.size());
+  t = c;
+  if (k > 0) f.lu.solve_in_place(t);
+  z.resize(m);
+  for (int j = 0; j < m; ++j) {
+    S sum = rhs(f.free[j]);
+    for (int a = 0; a < k; ++a) sum += f.B(a, j) * rhs(f.solved[a]) - w.GX(f.solved[a], j) * t(a);
+    z(j) = sum;
+  }
+  w.chol_Ghat.solve_in_place(z);
+}
+
+// q' = v (into qdot) and w' (into wdot) of the reduced model of order 0 or 1 at (t, q, w) in the
+// Voronets frame whose B (and the LU of A_s) f holds; u = X_D w is given.
+template <class S, class P>
+void voronets_reduced_rate(const MechanicalSystem& sys, int order, double t, const S* q, const P* p,
+                           ReducedWork<S>& w, S* qdot, S* wdot) {
+  const int n = sys.n(), k = sys.k(), m = n - k;
+  const FrameGeometry<S>& f = w.frame;
+  const auto& g = w.geo;
+  if (order == 0) {
+    sys.evaluate_dynamics(t, q, w.u.data(), p, w.geo);
+    factor_reduced_metric(f, w);
+    frame_constrained_solve(f, w, g.r(), g.a(), w.tk, w.zm);
+    for (int i = 0; i < n; ++i) qdot[i] = w.u(i);
+    for (int j = 0; j < m; ++j) wdot[j] = w.zm(j);
+    return;
+  }
+  const P eps = p[sys.n_params()];
+  sys.evaluate_split_base(S(t), q, w.u.data(), p, w.geo);
+  factor_reduced_metric(f, w);
+  const RowMatMap<S> G = g.G();
+  frame_constrained_solve(f, w, g.r(), g.a(), w.tk, w.zm);  // u0' = X_D zm + X_C tk
+  // l = -lambda from A_s^T l = (r - G u0')_s
+  w.tk2.resize(k);
+  for (int a = 0; a < k; ++a) {
+    const int sa = f.solved[a];
+    S sum = g.r()(sa);
+    for (int j = 0; j < m; ++j) sum -= w.GX(sa, j) * w.zm(j);
+    for (int b = 0; b < k; ++b) sum -= G(sa, f.solved[b]) * w.tk(b);
+    w.tk2(a) = sum;
+  }
+  if (k > 0) {
+    f.lu.solve_transpose_in_place(w.tk2);
+    if (!friction_factored(sys, p, w) && !w.chol_mu.compute(g.mu())) {
+      w.mu_params.clear();
+      throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
+    }
+    w.chol_mu.solve_in_place(w.tk2);
+    w.tk2 *= S(eps);                                  // c = A s = eps mu^-1 l
+    f.lu.solve_in_place(w.tk2);                       // z0 = X_C tk2
+  }
+  // s = z0 - X_D zeta, zeta = Ghat^-1 X_D^T G z0 = Ghat^-1 (G X_D)_s^T tk2
+  w.zm2.resize(m);
+  for (int j = 0; j < m; ++j) {
+    S sum(0.0);
+    for (int a = 0; a < k; ++a) sum += w.GX(f.solved[a], j) * w.tk2(a);
+    w.zm2(j) = sum;
+  }
+  w.chol_Ghat.solve_in_place(w.zm2);
+  w.s.resize(n);
+  for (int j = 0; j < m; ++j) w.s(f.free[j]) = -w.zm2(j);
+  for (int a = 0; a < k; ++a) {
+    S sum = w.tk2(a);
+    for (int j = 0; j < m; ++j) sum -= f.B(a, j) * w.zm2(j);
+    w.s(f.solved[a]) = sum;
+  }
+  // y = M^-1 A s from A_s^T y = (G s)_s, into tk
+  for (int a = 0; a < k; ++a) w.tk(a) = G.row(f.solved[a]).dot(w.s);
+  if (k > 0) f.lu.solve_transpose_in_place(w.tk);
+  w.v = w.u;
+  w.v += w.s;
+  for (int i = 0; i < n; ++i) qdot[i] = w.v(i);
+  sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
+  w.rhs = g.r();
+  w.rhs.noalias() -= g.dA_v().transpose() * w.tk;
+  w.rhs.noalias() += g.dG_v() * w.s;                  // r - X
+  w.tk2 = g.a();
+  w.tk2.noalias() += g.dA_v() * w.s;                  // a + dA_v s
+  frame_constrained_solve(f, w, w.rhs, w.tk2, w.tk, w.zm);
+  for (int j = 0; j < m; ++j) wdot[j] = w.zm(j);
 }
 
 // Cost model of one right-hand side of the reduced model of this order (model.cpp's constants):
@@ -223,7 +362,8 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
  private:
   // The Voronets frame X = [d/dr + B d/ds | d/ds]: u = X_D w is (w on r, B w on s), D_v X_D
   // has no r-components and X^-1 = [d r | d s - B d r], so w' = [X^-1 (u' - (D_v X_D) w)]_D = u'_r:
-  // only B(q) is needed, no dX and no factorization of X.
+  // only B(q) is needed, no dX and no factorization of X. Orders 0 and 1 (a compiled slip or not)
+  // take the M-free path of voronets_reduced_rate; higher orders the coordinate form's u'.
   template <class S, class P>
   void eval_voronets(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n(), m = frame_->rank(), k = n - m;
@@ -235,6 +375,10 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
       S sum(0.0);
       for (int j = 0; j < m; ++j) sum += w.frame.B(a, j) * y[n + j];
       w.u(s[a]) = sum;
+    }
+    if (order_ <= 1) {  // no M, no factorization of G (voronets_reduced_rate)
+      voronets_reduced_rate(system(), order_, t, y, p, w, ydot, ydot + n);
+      return;
     }
     w.udot.resize(n);
     reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, w.u.data(), p, w,
