@@ -100,7 +100,7 @@ SANITIZE_DIR := build/sanitize
 SANITIZE_TESTS := tests/test_tape.py tests/test_geometry.py tests/test_simulate.py tests/test_bad_input.py \
 	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py \
 	tests/test_linear_solver.py tests/test_solver_reuse.py tests/test_explicit_rk.py tests/test_frame_resplit.py \
-	tests/test_velocity_terms.py
+	tests/test_velocity_terms.py tests/test_frame_watch_models.py
 SITE_PACKAGES = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 
 sanitize: install

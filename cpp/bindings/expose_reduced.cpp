@@ -44,8 +44,8 @@ void expose_reduced(py::module_& m) {
 
   m.attr("max_slow_manifold_order") = kMaxSeriesDegree;
   m.attr("max_compiled_slip_order") = kMaxCompiledSlipOrder;
-  m.attr("frame_resplit_growth") = ReducedFrameModel::kFrameResplitGrowth;
-  m.attr("frame_singular_condition") = ReducedFrameModel::kFrameSingularCondition;
+  m.attr("frame_resplit_growth") = FrameWatch::kResplitGrowth;
+  m.attr("frame_singular_condition") = FrameWatch::kSingularCondition;
   m.attr("max_compiled_slip_nodes") = kMaxCompiledSlipNodes;
   m.def("reduced_model", &make_reduced_model, py::arg("system"), py::arg("order"), py::arg("compiled") = nullptr);
   m.def("reduced_frame_model", &make_reduced_frame_model, py::arg("frame"), py::arg("order"),

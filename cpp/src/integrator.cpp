@@ -909,7 +909,8 @@ bool Integration::watch_frame(double t, bool at_start) {
   if (verdict.action == FrameCheck::kResplit && sens_)
     why = "the frame of the state must be re-chosen at t = " + format_number(t) + " (growth " +
           format_number(verdict.measure) + "), which the forward sensitivities cannot follow: run them in the "
-          "coordinate form (velocities='coordinates')";
+          "coordinates (velocities='coordinates' for a reduced model, system.nonholonomic() or "
+          "system.vakonomic() for the Hamel and frame-vakonomic models)";
   if (verdict.action == FrameCheck::kSingular || sens_) {
     fail(0, t);
     out_.flag_name = "FRAME_SINGULAR";

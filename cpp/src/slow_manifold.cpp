@@ -50,7 +50,7 @@ void ReducedModel::check_state(double t, const double* y, const double* p, Works
 
 ReducedFrameModel::ReducedFrameModel(std::shared_ptr<const Frame> frame, int order,
                                      std::shared_ptr<const CompiledSlip> compiled)
-    : ModelImpl(frame->system_ptr()), frame_(std::move(frame)), order_(order), compiled_(std::move(compiled)) {
+    : FrameWatchedModel(std::move(frame)), order_(order), compiled_(std::move(compiled)) {
   check_order(order, compiled_.get(), this->system());
   if (system().has_affine())
     throw InputError("the frame form of the reduced model needs linear constraints (A v = 0); use the coordinate "

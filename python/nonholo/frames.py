@@ -314,13 +314,23 @@ class AnholonomicFrame:
     # ---------------------------------------------------------------- models
     def hamel(self):
         """Nonholonomic dynamics in the frame (Hamel's equations restricted to C; Prop. 1),
-        state ``[q, v^1 .. v^m]``: (X_D^T G X_D) v' = X_D^T (F - c - dV - G (D_w X_D) v), q' = X_D v."""
+        state ``[q, v^1 .. v^m]``: (X_D^T G X_D) v' = X_D^T (F - c - dV - G (D_w X_D) v), q' = X_D v.
+
+        A run re-splits the numeric Voronets frame where max|B_aj| > 10 (v^alpha mapped through
+        q' = X_D v, ``result.frame_switches``) and stops (FRAME_SINGULAR) where a frame given by
+        vectors has condition number above 1e6, as the frame form of the reduced model."""
         return FrameModel(self.system, "hamel", _core.hamel_model(self._core), self, self._names(),
                           rebuild=(_rebuild_frame_model, (self.system, self._spec, "hamel")))
 
     def vakonomic(self):
         """Vakonomic dynamics in the frame (section 4, L - mu_a v^a), state
-        ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data."""
+        ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data.
+
+        Watched as :meth:`hamel`. mu_a theta^a is a point of the annihilator of D (theta^a the
+        constraint rows of X^-1; note section 3.4); for the Voronets frame theta_C = A_s^-1 A, so
+        mu = A_s^T lambda with lambda the multipliers of ``system.vakonomic()``, and a re-split
+        maps mu' = A_s'^T A_s^-T mu: the vakonomic Lagrangian, and so the motion, is unchanged
+        (C++ ``models/hamel.hpp``)."""
         names = self._names() + [f"mu_{a}" for a in range(self.system.k)]
         return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names,
                           rebuild=(_rebuild_frame_model, (self.system, self._spec, "vakonomic")))

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from . import _core
 
-__all__ = ["Model", "ModelProtocol", "FrameModel"]
+__all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
 
 
 @runtime_checkable
@@ -222,10 +222,51 @@ class Model:
         return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
 
 
+@dataclass
+class FrameSwitches:
+    """The re-splits of a run in quasi-velocities of a Voronets frame (C++ ``Model::frame_check``,
+    models/frame_watch.hpp: the frame form of a reduced model, the Hamel and frame-vakonomic
+    models): the times ``t`` and the solved coordinates (indices) chosen there. A sample at time
+    t is in the split of the last switch strictly before t in the direction of integration, the
+    frame's own before the first (the outputs at a switch time are emitted before the switch)."""
+
+    t: np.ndarray
+    solved: list
+    forward: bool = True
+
+    def index(self, times) -> np.ndarray:
+        """For each time, 0 for the frame's own split, i for the split of the i-th switch."""
+        times = np.asarray(times, dtype=float)
+        if self.forward:
+            return np.searchsorted(self.t, times, side="left")
+        return np.searchsorted(-self.t, -times, side="left")
+
+
+def frame_velocities(frame, t: np.ndarray, Y: np.ndarray, sys_p: list,
+                     switches: FrameSwitches | None = None) -> np.ndarray:
+    """u = X_D(q) w at time-major samples Y (n_t, n + m + ...) of a model in the quasi-velocities
+    w of ``frame`` (an :class:`~nonholo.frames.AnholonomicFrame`), shape (n_t, n), each sample in
+    the split of its time (``switches``; the frame's own without). Only the columns q and w of Y
+    are read."""
+    n, m = frame.n, frame.rank
+    Y = np.ascontiguousarray(Y[:, : n + m])
+    if switches is None or not len(switches.t):
+        return _core.frame_velocity(frame.core, Y, sys_p)
+    index = switches.index(t)
+    U = np.empty((Y.shape[0], n))
+    for i, solved in enumerate([frame.core.solved, *switches.solved]):
+        rows = index == i
+        if rows.any():
+            U[rows] = _core.frame_velocity(frame.core, np.ascontiguousarray(Y[rows]), sys_p, list(solved))
+    return U
+
+
 class FrameModel(Model):
     """A model in an anholonomic frame (``frame.hamel()``, ``frame.vakonomic()``): state
     ``[q, v^1 .. v^m, ...]``, physical velocity q' = X_D(q) v^alpha. ``frame`` is the
-    :class:`~nonholo.frames.AnholonomicFrame`."""
+    :class:`~nonholo.frames.AnholonomicFrame`. A run re-splits a Voronets frame where it turns
+    ill conditioned and stops where a frame given by vectors turns singular, as the frame form of
+    the reduced model (:mod:`nonholo.reduced`; ``result.frame_switches``)."""
 
     def __init__(self, system, kind: str, core, frame, state_names: list, rebuild=None):
         super().__init__(system, kind, core, state_names=state_names, rebuild=rebuild)
@@ -235,8 +276,21 @@ class FrameModel(Model):
     def n_velocities(self) -> int:
         return self.frame.rank
 
-    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
-        return _core.frame_velocity(self.frame.core, Y, p[: len(self.system.parameters)])
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, *,
+                 switches: FrameSwitches | None = None) -> np.ndarray:
+        """q' = X_D(q) v^alpha of a state (n,) or a trajectory (n, n_t); ``switches``: the splits
+        a run's samples are in (``SimulationResult``), default the frame's own."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        V = self._velocity(t, Y, self.param_vector(params), switches)
+        return V[0] if scalar else V.T
+
+    def frame_velocities(self, t: np.ndarray, Y: np.ndarray, p: list,
+                         switches: FrameSwitches | None = None) -> np.ndarray:
+        """X_D(q) v^alpha at time-major samples Y, shape (n_t, n), each in the split of its time."""
+        return frame_velocities(self.frame, t, Y, p[: len(self.system.parameters)], switches)
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list, switches: FrameSwitches | None = None) -> np.ndarray:
+        return self.frame_velocities(t, Y, p, switches)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
-from .model import Model
+from .model import FrameSwitches, Model, frame_velocities
 
 __all__ = ["FrameSwitches", "ReducedModel", "Truncation", "choose_order", "compiled_slip"]
 
@@ -169,16 +169,7 @@ class ReducedModel(Model):
                          switches: "FrameSwitches | None" = None) -> np.ndarray:
         """u = X_D(q) w at time-major samples Y (n_t, n + m), shape (n_t, n), each sample in the
         split of its time (``switches``; the frame's own without)."""
-        sys_p = p[: len(self.system.parameters)]
-        if switches is None or not len(switches.t):
-            return _core.frame_velocity(self.frame.core, Y, sys_p)
-        index = switches.index(t)
-        U = np.empty((Y.shape[0], self.system.n))
-        for i, solved in enumerate([self.frame.core.solved, *switches.solved]):
-            rows = index == i
-            if rows.any():
-                U[rows] = _core.frame_velocity(self.frame.core, np.ascontiguousarray(Y[rows]), sys_p, list(solved))
-        return U
+        return frame_velocities(self.frame, t, Y, p[: len(self.system.parameters)], switches)
 
     def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list, switches: "FrameSwitches | None" = None) -> np.ndarray:
         """u + sum_{k<=K} eps^k h^(k)(t, q, u) at time-major samples (Gzenda-Chhabra eq. (66)),
@@ -267,25 +258,6 @@ class ReducedModel(Model):
         order = "auto" if self.order is None else self.order
         return (f"<nonholo.Model reduced of order {order} ({self.velocities}) of {self.system.name!r}, "
                 f"eps={self.eps:g}: states {self.state_names}>")
-
-
-@dataclass
-class FrameSwitches:
-    """The re-splits of a frame-form run (C++ ``Model::frame_check``): the times ``t`` and the
-    solved coordinates (indices) chosen there. A sample at time t is in the split of the last
-    switch strictly before t in the direction of integration, the frame's own before the first
-    (the outputs at a switch time are emitted before the switch)."""
-
-    t: np.ndarray
-    solved: list
-    forward: bool = True
-
-    def index(self, times) -> np.ndarray:
-        """For each time, 0 for the frame's own split, i for the split of the i-th switch."""
-        times = np.asarray(times, dtype=float)
-        if self.forward:
-            return np.searchsorted(self.t, times, side="left")
-        return np.searchsorted(-self.t, -times, side="left")
 
 
 def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:

@@ -37,15 +37,19 @@ class SimulationResult:
     stats : dict
         Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
         n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time
-        (n_frame_switches for the frame form of a reduced model).
+        (n_frame_switches for the models in quasi-velocities of a frame: the frame form of a
+        reduced model, ``frame.hamel()``, ``frame.vakonomic()``).
     frame_switches : list of (float, list of str)
-        Frame form of a reduced model: the times at which the Voronets frame was re-split and
-        the coordinates solved for from then on (empty when the run kept the model's split).
-        The velocity rows of ``y`` (w, the free coordinates' velocities) are in the split of
-        their time: a sample at t is in the split of the last switch strictly before t (the
-        model's own before the first), so w jumps at a switch while u = ``v`` and the physical
-        ``velocity`` (mapped through each sample's split) are continuous. ``sol(t)`` likewise
-        returns w in the split of the step containing t (``split_at(t)``).
+        Models in quasi-velocities of a Voronets frame (the frame form of a reduced model, the
+        Hamel and frame-vakonomic models): the times at which the frame was re-split and the
+        coordinates solved for from then on (empty when the run kept the model's split).
+        The velocity rows of ``y`` (w or v^alpha, the free coordinates' velocities, and the
+        frame-vakonomic multipliers mu) are in the split of their time: a sample at t is in the
+        split of the last switch strictly before t (the model's own before the first), so they
+        jump at a switch while the physical ``velocity`` (mapped through each sample's split;
+        also u = ``v`` of a reduced model and ``result[velocity name]``) is continuous.
+        ``sol(t)`` likewise returns the state in the split of the step containing t
+        (``split_at(t)``).
     nfev, njev, nlu : int
         solve_ivp's names for n_rhs, n_jac, n_lin_setups.
     flag, flag_name : int, str
@@ -83,7 +87,7 @@ class SimulationResult:
         # what ran: "bdf", "adams" or "adams->bdf at t=..." (auto's switch when the run was stiff)
         self.method = raw.get("method") or None
         self._frame_switches, self.frame_switches = _frame_switches(raw, model, self.t)
-        if getattr(model, "velocities", None) == "frame":
+        if getattr(model, "frame", None) is not None:  # a model in quasi-velocities of a frame
             self.stats["n_frame_switches"] = len(self.frame_switches)
         self.sensitivities = self.t_events_sensitivities = self.y_events_sensitivities = None
         self.sensitivity_names: list = []
@@ -121,7 +125,8 @@ class SimulationResult:
     def v(self) -> np.ndarray:
         """The velocity part of the state: v (n, n_t); u = P v + v_b for reduced models (also
         in the frame form, u = X_D w); the quasi-velocities v^alpha (m, n_t) for models in an
-        anholonomic frame."""
+        anholonomic frame, each in the split of its time (``frame_switches``; the physical
+        X_D v^alpha is :attr:`velocity`)."""
         n = self.model.system.n
         if getattr(self.model, "velocities", None) == "frame":  # reduced model in a frame: u = X_D(q) w
             return self._frame_u
@@ -134,11 +139,15 @@ class SimulationResult:
         return self.model.frame_velocities(self.t, np.ascontiguousarray(self.y.T), p, self._frame_switches).T
 
     def split_at(self, t) -> list:
-        """Frame form of a reduced model: the names of the coordinates solved for at time t
-        (``frame_switches``); the w rows of ``y`` and of ``sol(t)`` are the velocities of the others."""
+        """Models in quasi-velocities of a Voronets frame (the frame form of a reduced model,
+        ``frame.hamel()``, ``frame.vakonomic()``): the names of the coordinates solved for at
+        time t (``frame_switches``); the velocity rows of ``y`` and of ``sol(t)`` are the
+        velocities of the others."""
         names = self.model.system.coordinate_names
-        if getattr(self.model, "velocities", None) != "frame" or self.model.frame.solved is None:
-            raise ValueError("split_at: only for the frame form of a reduced model with a Voronets frame")
+        frame = getattr(self.model, "frame", None)
+        if frame is None or frame.solved is None or frame.form != "numeric":
+            raise ValueError("split_at: only for a model in quasi-velocities of a numeric Voronets frame (the "
+                             "frame form of a reduced model, frame.hamel(), frame.vakonomic())")
         index = 0 if self._frame_switches is None else int(self._frame_switches.index([float(t)])[0])
         solved = self.model.frame.core.solved if index == 0 else self._frame_switches.solved[index - 1]
         return [names[i] for i in solved]
@@ -154,22 +163,24 @@ class SimulationResult:
         """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
         nonholonomic, vakonomic and friction models; for a reduced model of order K,
         u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b, or w with
-        u = X_D(q) w in the frame form); X_D(q) v^alpha for frame models. Computed once, by
-        the model in C++ over the whole trajectory."""
+        u = X_D(q) w in the frame form); X_D(q) v^alpha for frame models (both through each
+        sample's split, ``frame_switches``). Computed once, by the model in C++ over the whole
+        trajectory."""
         if self._frame_switches is not None:
             return self.model.velocity(self.t, self.y, self.params, switches=self._frame_switches)
         return self.model.velocity(self.t, self.y, self.params)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
-        For reduced models the system's velocity names give the physical velocity (a row of
-        :attr:`velocity`).
+        For reduced models and models in an anholonomic frame the system's velocity names give
+        the physical velocity (a row of :attr:`velocity`).
 
         Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
         demand. Raises KeyError naming the states when there is no state or output of that name."""
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
-        if getattr(self.model, "kind", None) == "reduced" and name in self.model.system.velocity_names:
+        if ((getattr(self.model, "kind", None) == "reduced" or getattr(self.model, "frame", None) is not None)
+                and name in self.model.system.velocity_names):
             return self.velocity[self.model.system.velocity_names.index(name)]
         outputs = self.model.system.outputs
         if name in outputs:
@@ -385,7 +396,7 @@ def _frame_switches(raw: dict, model, t: np.ndarray) -> tuple:
     times = list(raw.get("frame_switch_t") or [])
     if not times:
         return None, []
-    from .reduced import FrameSwitches  # the model layer, below the results
+    from .model import FrameSwitches  # the model layer, below the results
 
     solved = [list(s) for s in raw["frame_switch_solved"]]
     names = model.system.coordinate_names

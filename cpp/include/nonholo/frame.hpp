@@ -38,10 +38,10 @@ struct FrameGeometry {
   Lu<S> lu;
   // The split this evaluation uses (Voronets frame; the frame's own until a run re-splits it,
   // see Frame::best_split), and the largest max|B_aj| of the evaluations since `growth` was
-  // last reset (the integrator's watch of the frame, ReducedFrameModel::frame_check).
+  // last reset (the integrator's watch of the frame, models/frame_watch.hpp).
   std::vector<int> solved, free;
   double growth = 0.0;
-  VecX<S> velocity;  // X_D w for events (ReducedFrameModel::event_velocity)
+  VecX<S> velocity;  // X_D w for events and re-splits (models/frame_watch.hpp)
 };
 
 class Frame {

@@ -25,7 +25,8 @@ struct Workspace {
 };
 
 // A model whose velocity states are quasi-velocities of a frame that can turn singular along a
-// run (the frame form of the reduced model) is watched by the integrator after every step:
+// run (the frame form of the reduced model, the Hamel and frame-vakonomic models; one
+// implementation, models/frame_watch.hpp) is watched by the integrator after every step:
 // frame_check says whether the frame is still well conditioned (kNone), must be replaced by
 // another at the current state (kResplit: resplit() maps y to it, and CVODE restarts there),
 // or is nearly singular with no replacement (kSingular: the run stops with `message`).

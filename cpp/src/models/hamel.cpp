@@ -16,8 +16,20 @@ VecX<double> HamelModel::multipliers(double t, const double* q, const double* v,
   return w.frame.X().rightCols(n - m).transpose() * w.E;
 }
 
+void FrameVakonomicModel::remap_extra(double* mu, const FrameResplit& change) const {
+  Eigen::Map<VecX<double>> mu_v(mu, frame_->n() - frame_->rank());
+  Lu<double> lu;
+  if (!lu.compute(MatX<double>(change.As_old.transpose())))
+    throw ModelError("the multipliers cannot be mapped to the new split: the old block A_s is singular");
+  VecX<double> lambda = mu_v;
+  lu.solve_in_place(lambda);  // A_s^-T mu, the coordinate multipliers
+  mu_v.noalias() = change.As_new.transpose() * lambda;
+}
+
 template class ModelImpl<HamelModel, FrameWork>;
+template class FrameWatchedModel<HamelModel, FrameWork>;
 template class ModelImpl<FrameVakonomicModel, FrameWork>;
+template class FrameWatchedModel<FrameVakonomicModel, FrameWork>;
 
 std::shared_ptr<Model> make_hamel_model(std::shared_ptr<const Frame> frame) {
   return std::make_shared<HamelModel>(std::move(frame));

@@ -9,10 +9,34 @@
 // (the frame multipliers are lambda_a = X_a^T (G w' - r)). The vakonomic equations add
 // R^a_ab v^b mu_a = mu^T Theta_C [(D_{X_a} X)_D v - D_w X_a] (Theta_C the constraint rows of
 // X^-1) to the right-hand side, and mu_a' = lambda_a - mu^T Theta_C [(D_{X_a} X)_D v - D_w X_a].
+//
+// Both models are watched like the frame form of the reduced model (models/frame_watch.hpp): a
+// Voronets frame is re-split during the run where max|B_aj| > 10, (q, v) mapped through the
+// physical velocity X_D v; a frame given by its vectors stops the run where cond_1(X) > 1e6.
+//
+// The multipliers under a change of split (FrameVakonomicModel::remap_extra). The fibre
+// coordinates mu_a of the vakonomic state are those of a point of D^0, the annihilator of D: the
+// covector is mu_a theta^a, theta^a the constraint rows of X^-1 (Mestdag-Crampin 2010 section 4,
+// eq. (12), L - mu_a v^a with v^a = theta^a(q'); notes/004 section 3.4). For a Voronets frame
+// theta_C X_D = 0 and theta_C X_C = I with X_C = d/ds give theta_C = A_s^-1 A, so
+//     mu_a theta^a = lambda^T A,   lambda = A_s^-T mu   (the coordinate multipliers of
+//                                                        Lewis-Murray's L - lambda^T A q'),
+// a covector that does not depend on the split. Another split s' of the same D has
+// theta'_C = A_s'^-1 A = K theta_C with K = A_s'^-1 A_s (q only), and the extended Lagrangian
+// L - mu^T theta_C q' = L - mu'^T theta'_C q' is the same function of (q, q', mu) when
+//     mu' = K^-T mu = A_s'^T A_s^-T mu,
+// a point transformation of Q x R^k (fibre-linear, q unchanged): the vakonomic equations, its
+// Euler-Lagrange equations, are invariant, so a run re-split at t continues the same motion from
+// (q, v'_r = u_r', mu') with no other change. v^a = 0 in both frames (q' in D), so nothing else
+// of the state depends on the split.
 #pragma once
+
+#include <limits>
+#include <type_traits>
 
 #include "nonholo/frame.hpp"
 #include "nonholo/model.hpp"
+#include "nonholo/models/frame_watch.hpp"
 
 namespace nonholo {
 
@@ -47,6 +71,20 @@ void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const 
     throw ModelError("the frame metric X_D^T G X_D is singular at " + describe_point(w.geo));
 }
 
+// The frame watch's growth indicator for a frame given by vectors (values only; a Voronets
+// frame records max|B_aj| in its own evaluation): the LU pivot ratio of X, infinite when X is
+// singular to working precision. Factors X into w.lu.
+template <class S>
+void record_vector_frame_growth(const Frame& frame, FrameWork<S>& w) {
+  if constexpr (std::is_same_v<S, double>) {
+    if (frame.voronets()) return;
+    if (w.lu.compute(w.frame.X()))
+      record_frame_growth(w.frame, w.lu);
+    else
+      w.frame.growth = std::numeric_limits<double>::infinity();
+  }
+}
+
 // mu^T Theta_C [(D_{X_j} X)_D v - D_w X_j] for the frame vector j (the curvature term).
 template <class S>
 S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
@@ -62,19 +100,22 @@ S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
 // the dynamics blocks.
 inline std::vector<std::string> frame_rhs_tapes() { return {"frame", "dynamics"}; }
 
-class HamelModel : public ModelImpl<HamelModel, FrameWork> {
+class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
  public:
-  explicit HamelModel(std::shared_ptr<const Frame> frame) : ModelImpl(frame->system_ptr()), frame_(std::move(frame)) {}
+  explicit HamelModel(std::shared_ptr<const Frame> frame) : FrameWatchedModel(std::move(frame)) {}
 
   std::string kind() const override { return "hamel"; }
   int n_states() const override { return frame_->n() + frame_->rank(); }
-  const Frame& frame() const { return *frame_; }
+  FrameWatchText frame_watch_text() const {
+    return {"Hamel model", "the quasi-velocities v", "use the coordinate model (system.nonholonomic())"};
+  }
   std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
     const int n = frame_->n(), m = frame_->rank();
     frame_prologue(*frame_, t, y, y + n, p, w);
+    record_vector_frame_growth(*frame_, w);
     std::copy(w.w.data(), w.w.data() + n, ydot);
     Eigen::Map<VecX<S>> vdot(ydot + n, m);
     vdot = w.rhs;
@@ -87,18 +128,19 @@ class HamelModel : public ModelImpl<HamelModel, FrameWork> {
  protected:
   std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
   const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
-
- private:
-  std::shared_ptr<const Frame> frame_;
 };
 
-class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
+class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameWork> {
  public:
-  explicit FrameVakonomicModel(std::shared_ptr<const Frame> frame)
-      : ModelImpl(frame->system_ptr()), frame_(std::move(frame)) {}
+  explicit FrameVakonomicModel(std::shared_ptr<const Frame> frame) : FrameWatchedModel(std::move(frame)) {}
 
   std::string kind() const override { return "frame_vakonomic"; }
   int n_states() const override { return 2 * frame_->n(); }
+  FrameWatchText frame_watch_text() const {
+    return {"frame-vakonomic model", "the quasi-velocities v", "use the coordinate model (system.vakonomic())"};
+  }
+  // mu' = A_s'^T A_s^-T mu at a re-split (the top of this file).
+  void remap_extra(double* mu, const FrameResplit& change) const;
   std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
@@ -108,6 +150,8 @@ class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
     Eigen::Map<const VecX<S>> mu(y + n + m, k);
     frame_prologue(*frame_, t, y, v, p, w);
     if (!w.lu.compute(w.frame.X())) throw ModelError("the frame is singular at " + describe_point(w.geo));
+    if constexpr (std::is_same_v<S, double>)
+      if (!frame_->voronets()) record_frame_growth(w.frame, w.lu);
     w.lu.inverse(w.Theta);
     w.mu = mu;
     for (int a = 0; a < m; ++a) w.rhs(a) += curvature_term(w, v, w.mu, a, m);
@@ -126,9 +170,6 @@ class FrameVakonomicModel : public ModelImpl<FrameVakonomicModel, FrameWork> {
  protected:
   std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
   const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
-
- private:
-  std::shared_ptr<const Frame> frame_;
 };
 
 }  // namespace nonholo

@@ -25,6 +25,7 @@
 
 #include "nonholo/frame.hpp"
 #include "nonholo/models/constrained_model.hpp"
+#include "nonholo/models/frame_watch.hpp"
 #include "nonholo/slow_manifold.hpp"
 #include "nonholo/slow_manifold_graph.hpp"
 
@@ -312,7 +313,7 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   std::shared_ptr<const CompiledSlip> compiled_;
 };
 
-class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
+class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWork> {
  public:
   ReducedFrameModel(std::shared_ptr<const Frame> frame, int order,
                     std::shared_ptr<const CompiledSlip> compiled = nullptr);
@@ -322,22 +323,14 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
   int n_extra_params() const override { return 1; }
   int order() const { return order_; }
   bool compiled() const { return compiled_ != nullptr; }
-  const Frame& frame() const { return *frame_; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
   // The reduced model's tapes and the frame's: B(q) from A alone (Voronets), X and dX/dq else.
   std::vector<std::string> rhs_tapes() const override;
 
-  // The frame watch (model.hpp, FrameCheck; models/reduced.cpp). A Voronets frame is re-split
-  // (Frame::best_split) when max|B_aj| exceeds kFrameResplitGrowth; a frame given by its
-  // vectors stops the run when the condition number of X exceeds kFrameSingularCondition.
-  static constexpr double kFrameResplitGrowth = 10.0;
-  static constexpr double kFrameSingularCondition = 1e6;
-  bool watches_frame() const override { return true; }
-  FrameCheck frame_check(double t, const double* y, const double* p, Workspace& ws, bool at_state) const override;
-  std::vector<int> resplit(double t, double* y, const double* p, Workspace& ws) const override;
-  void reset_frame(Workspace& ws) const override;
-  const double* event_velocity(double t, const double* y, const double* p, Workspace& ws) const override;
+  // The frame watch (FrameWatchedModel, models/frame_watch.hpp): a Voronets frame is re-split
+  // when max|B_aj| exceeds 10, a frame given by its vectors stops the run when cond_1(X) > 1e6.
+  FrameWatchText frame_watch_text() const { return {"reduced model", "w", "use velocities='coordinates'"}; }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
@@ -358,7 +351,7 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
     w.rhs = w.udot;
     w.rhs.noalias() -= w.DvX * wq;
     if (!w.lu.compute(w.frame.X())) throw ModelError("the frame is singular at " + describe_point(w.geo));
-    w.frame.growth = std::max(w.frame.growth, w.lu.pivot_ratio());  // the frame watch
+    record_frame_growth(w.frame, w.lu);  // the frame watch
     w.lu.solve_in_place(w.rhs);
     Eigen::Map<VecX<S>>(ydot + n, m) = w.rhs.head(m);
   }
@@ -394,7 +387,6 @@ class ReducedFrameModel : public ModelImpl<ReducedFrameModel, ReducedWork> {
     for (int j = 0; j < m; ++j) ydot[n + j] = w.udot(r[j]);
   }
 
-  std::shared_ptr<const Frame> frame_;
   int order_;
   std::shared_ptr<const CompiledSlip> compiled_;
 };
