@@ -121,19 +121,6 @@ def test_a_regular_vector_frame_runs_through():
     assert np.abs(result.q - coords.q).max() < 1e-8
 
 
-def _worst_split(system, q):
-    """The regular split of largest max|B_aj| at q (the frame a re-split must leave)."""
-    import itertools
-
-    A, n, k = system.constraint_matrix(q)[0], system.n, system.k
-    best = (0.0, None)
-    for s in itertools.combinations(range(n), k):
-        if abs(np.linalg.det(A[:, s])) > 1e-6 * np.abs(A).max() ** k:
-            g = np.abs(np.linalg.solve(A[:, s], A[:, [i for i in range(n) if i not in s]])).max()
-            best = max(best, (g, list(s)), key=lambda b: b[0])
-    return best
-
-
 def test_random_system_in_its_worst_split_re_splits_and_follows_the_coordinate_models():
     """A random system (n = 5, k = 3) in the Voronets frame of its worst split at q0 (max|B_aj| of
     some hundreds): both frame models re-split at t0 to a split with all |B_aj| <= 1.01 and follow
@@ -144,6 +131,8 @@ def test_random_system_in_its_worst_split_re_splits_and_follows_the_coordinate_m
     rng = np.random.default_rng(20)
     q0 = rng.uniform(-0.5, 0.5, 5)
     u0 = system.project(q0, rng.normal(size=5))
+    from test_frame_resplit import _worst_split  # the split a re-split must leave
+
     growth, worst = _worst_split(system, q0)
     assert growth > 100
     frame = AnholonomicFrame(system, solved=[system.coordinate_names[i] for i in worst])
