@@ -178,18 +178,9 @@ def test_events_dense_output_across_a_switch(kind):
     else:
         coords = nh.simulate(sleigh.vakonomic(), (0, 6), np.r_[q0, u0, 0.3], **kw)
         result = nh.simulate(frame.vakonomic(), (0, 6), np.r_[frame.state(q0, u0), 0.3 * np.cos(q0[2])], **kw)
-    assert result.stats["n_frame_switches"] >= 1
-    for te_c, te_f in zip(coords.t_events, result.t_events):
-        assert len(te_c) == len(te_f) >= 1
-        assert np.abs(te_c - te_f).max() < 1e-7
-    n = sleigh.n
-    t_dense = np.linspace(0.05, 5.95, 41)
-    Yc, Yf = coords.sol(t_dense), result.sol(t_dense)
-    assert np.abs(Yf[:n] - Yc[:n]).max() < 1e-7
-    for j, tj in enumerate(t_dense):
-        free = [i for i, name in enumerate(sleigh.coordinate_names) if name not in result.split_at(tj)]
-        assert np.allclose(Yf[n:n + 2, j], Yc[n:2 * n][free, j], atol=1e-7)
-    assert np.abs(result.sol(t) - result.y).max() < 1e-12
+    from test_frame_resplit import assert_events_and_dense_output_agree
+
+    assert_events_and_dense_output_agree(sleigh, coords, result, t)
 
 
 def test_a_re_split_does_not_leak_into_the_next_run_and_batches_match():
