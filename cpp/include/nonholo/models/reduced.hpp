@@ -67,6 +67,15 @@ bool friction_factored(const MechanicalSystem& sys, const P* p, ReducedWork<S>& 
   }
 }
 
+// mu (from w.geo) factored into w.chol_mu, unless friction_factored finds it there already;
+// throws ModelError when mu is not positive definite. Requires k > 0.
+template <class S, class P>
+void factor_friction(const MechanicalSystem& sys, const P* p, ReducedWork<S>& w) {
+  if (friction_factored(sys, p, w) || w.chol_mu.compute(w.geo.mu())) return;
+  w.mu_params.clear();
+  throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
+}
+
 // Order 1 (no series): h^(1) needs the geometry at (q, u), the acceleration the geometry at
 // (q, v), v = u + eps h^(1), with the same q: one split evaluation of the projection tape (the
 // velocity part recomputed at v), G and M factored once, in halves (factor_halves), for both.
@@ -82,10 +91,7 @@ void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t
   ProjectionWork<S>& pw = w.proj;
   sys.evaluate_split_base(S(t), q, u, p, w.geo);
   factor_halves(w, pw);
-  if (g.k() > 0 && !friction_factored(sys, p, w) && !w.chol_mu.compute(g.mu())) {
-    w.mu_params.clear();
-    throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
-  }
+  if (g.k() > 0) factor_friction(sys, p, w);
   first_slip_from_halves(w, pw, w.chol_mu, w.s);
   pw.y = eps * pw.y;                                // M^-1 A s
   w.s = eps * w.s;                                  // s = eps h^(1)
@@ -223,10 +229,7 @@ void voronets_reduced_rate(const MechanicalSystem& sys, int order, double t, con
   }
   if (k > 0) {
     f.lu.solve_transpose_in_place(w.tk2);
-    if (!friction_factored(sys, p, w) && !w.chol_mu.compute(g.mu())) {
-      w.mu_params.clear();
-      throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(g));
-    }
+    factor_friction(sys, p, w);
     w.chol_mu.solve_in_place(w.tk2);
     w.tk2 *= S(eps);                                  // c = A s = eps mu^-1 l
     f.lu.solve_in_place(w.tk2);                       // z0 = X_C tk2
