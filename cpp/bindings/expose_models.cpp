@@ -42,9 +42,28 @@ void expose_models(py::module_& m) {
       .def_property_readonly("stiff", &Model::stiff)
       .def_property_readonly("constrained", &Model::constrained)
       .def_property_readonly("system", &Model::system_ptr)
-      .def_property_readonly("rhs_tapes", &Model::rhs_tapes,
+      .def_property_readonly("rhs_tapes", &Model::compiled_tapes,
                              "The tapes one right-hand side evaluates in doubles (with the drift control's and, where "
-                             "compiling it pays, the implicit Jacobian's): what model.compile() builds by default.")
+                             "compiling it pays, the implicit Jacobian's), and the fused right-hand side 'rhs' once "
+                             "fuse() has built it: what model.compile() builds by default.")
+      .def_property_readonly("fusable", &Model::fusable,
+                             "True when the whole right-hand side can be traced into one tape (fuse()).")
+      .def("fuse", [](const Model& model, py::handle p) {
+        auto pv = params_of(model, p);
+        {
+          py::gil_scoped_release release;
+          model.fuse(pv.data());
+        }
+        const FusedRhs& f = *model.fused();
+        py::dict out;
+        out["graph_nodes"] = f.n_graph_nodes();
+        out["instructions"] = f.tape().n_instructions();
+        out["factorizations"] = f.n_guards();
+        out["build_seconds"] = f.build_seconds();
+        return out;
+      }, py::arg("params"),
+         "Trace the whole right-hand side (the system's tapes, factorizations and solves) into one tape, 'rhs', "
+         "which rhs() evaluates once it is compiled (model.compile()); returns its size and build time.")
       .def_property_readonly("tape_names", &Model::tape_names,
                              "Every tape of the model by name: the system's, then the model's own ('slip', 'frame', "
                              "'frame_values').")

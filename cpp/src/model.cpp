@@ -1,6 +1,7 @@
 #include "nonholo/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "nonholo/errors.hpp"
 #include "nonholo/models/friction.hpp"
@@ -46,10 +47,18 @@ void Model::check_state(double, const double*, const double*, Workspace&) const 
 std::vector<std::string> Model::tape_names() const {
   std::vector<std::string> names = MechanicalSystem::tape_names();
   for (const std::string& own : own_tape_names()) names.push_back(own);
+  if (fused_) names.push_back("rhs");
+  return names;
+}
+
+std::vector<std::string> Model::compiled_tapes() const {
+  std::vector<std::string> names = rhs_tapes();
+  if (fused_) names.push_back("rhs");
   return names;
 }
 
 const Tape& Model::named_tape(const std::string& name) const {
+  if (name == "rhs" && fused_) return fused_->tape();
   if (const Tape* own = own_tape(name)) return *own;
   const auto& system_names = MechanicalSystem::tape_names();
   if (std::find(system_names.begin(), system_names.end(), name) != system_names.end())
@@ -57,6 +66,47 @@ const Tape& Model::named_tape(const std::string& name) const {
   std::string choices;
   for (const std::string& known : tape_names()) choices += (choices.empty() ? "'" : ", '") + known + "'";
   throw InputError("which must be one of the " + kind() + " model's tapes " + choices + ", got '" + name + "'");
+}
+
+std::shared_ptr<const FusedRhs> Model::trace_fused(double, const double*, const double*) const {
+  throw InputError("the " + kind() + " model's right-hand side cannot be fused (traced whole into one tape)");
+}
+
+namespace {
+
+// The i-th coordinate of the attempt-th point a fused trace is tried at: away from 0 and from
+// multiples of pi/2, where metrics and constraints of angles are often singular.
+double trace_coordinate(int i, int attempt) {
+  return 0.35 + 0.5 * std::sin(1.3 * (i + 1) + 0.7 * attempt) + 0.02 * i;
+}
+
+constexpr int kTraceAttempts = 6;
+
+}  // namespace
+
+void Model::fuse(const double* p) const {
+  if (!fusable()) trace_fused(0.0, nullptr, p);  // throws, naming the model
+  std::vector<double> y(n_states()), ydot(n_states());
+  std::string reason;
+  for (int attempt = 0; attempt < kTraceAttempts; ++attempt) {
+    for (int i = 0; i < n_states(); ++i) y[i] = trace_coordinate(i, attempt);
+    try {
+      WorkspaceLease ws = borrow_workspace();
+      rhs(0.0, y.data(), p, ydot.data(), *ws);  // regular here: the model's own factorizations succeed
+      if (!std::all_of(ydot.begin(), ydot.end(), [](double x) { return std::isfinite(x); })) {
+        reason = "the right-hand side is not finite there";
+        continue;
+      }
+      fused_ = trace_fused(0.0, y.data(), p);
+      return;
+    } catch (const ModelError& e) {
+      reason = e.what();
+    } catch (const Traced::TooLarge& e) {
+      throw InputError("the " + kind() + " model's right-hand side cannot be fused: " + e.what());
+    }
+  }
+  throw ModelError("no point to trace the " + kind() + " model's right-hand side at: " + std::to_string(kTraceAttempts) +
+                   " points tried, the last because " + reason);
 }
 
 void Model::project_sensitivities(double, const double*, const double*, int, double* const*, const int*,

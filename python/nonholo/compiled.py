@@ -116,12 +116,18 @@ def compile_system(core, tapes=DEFAULT_TAPES, cache_dir=None) -> str | None:
     return _compile_tapes(core, _check_names(tapes, _core.tape_names()), cache_dir)
 
 
-def compile_model(core, tapes=None, cache_dir=None) -> str | None:
+def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
     """Compile and attach the tapes of a ``_core.Model``: by default ``core.rhs_tapes``, the tapes
     its right-hand side evaluates in doubles (its system's, and its own: a CompiledSlip's
-    ``"slip"``, a frame's ``"frame"`` / ``"frame_values"``), else ``tapes``, any of
-    ``core.tape_names``. Returns None or the reason nothing is compiled, as :func:`compile_system`.
+    ``"slip"``, a frame's ``"frame"`` / ``"frame_values"``) and, for a model whose whole
+    right-hand side can be traced (``core.fusable``: the friction and nonholonomic models, the
+    reduced models of orders 0 and 1 in coordinates), the fused right-hand side ``"rhs"``, traced
+    with the parameters ``params`` (``core.fuse``: tapes, factorizations and solves as one
+    straight-line function); else ``tapes``, any of ``core.tape_names``. Returns None or the
+    reason nothing is compiled, as :func:`compile_system`.
     """
+    if tapes is None and params is not None and core.fusable and _compiler() is not None:
+        core.fuse(params)
     tapes = tuple(core.rhs_tapes) if tapes is None else _check_names(tapes, core.tape_names)
     # tapes shared with a model compiled before (the system's, a CompiledSlip cached on the
     # system) are attached already: nothing to do for them

@@ -172,7 +172,7 @@ class Model:
         r = _core.trajectory_constraint_residual(self._core, t, Y, self.param_vector(params))
         return float(r[0]) if scalar else r
 
-    def compile(self, tapes=None, cache_dir=None) -> "Model":
+    def compile(self, tapes=None, cache_dir=None, fuse: bool = True) -> "Model":
         """Evaluate this model in compiled C from now on; returns the model.
 
         By default the tapes this model's right-hand side evaluates in doubles
@@ -184,7 +184,17 @@ class Model:
         derivative block). Each is translated to C, built with the C compiler once (side by side)
         and cached on disk under a hash of its source and the compiler command
         (:func:`nonholo.compiled.cache_directory`), and attached where it lives (the system's
-        tapes serve every model of the system); values are bit for bit the interpreter's.
+        tapes serve every model of the system); their values are bit for bit the interpreter's.
+
+        With ``fuse=True`` (the default, when ``tapes`` is not given) a model whose whole
+        right-hand side can be traced (``model.core.fusable``: the friction and nonholonomic
+        models, the reduced models of orders 0 and 1 in coordinates) is also traced into one tape
+        ``"rhs"``: the system's tapes and the factorizations and solves between them as one
+        straight-line C function with the sizes built in (``nonholo/fused_rhs.hpp``); the reduced
+        models keep the smaller of their range-space form and a null-space form in the split of
+        maximal volume. Its values equal the unfused ones to rounding (not bit for bit); where a
+        test of the trace fails at a state (a pivot, or a split grown ill-conditioned) that
+        evaluation runs unfused. ``fuse=False`` keeps the bit-for-bit tapes only.
         Without a C compiler the interpreter stays and a RuntimeWarning says why. Not carried over
         by pickling; call it again in a new process (the cache makes that cheap).
         """
@@ -192,10 +202,11 @@ class Model:
 
         from .compiled import compile_model
 
-        reason = compile_model(self.core, tapes, cache_dir)
+        params = self.param_vector() if fuse and tapes is None else None
+        reason = compile_model(self.core, tapes, cache_dir, params=params)
         if reason is not None:
             warnings.warn(f"model.compile(): {reason}; the interpreter is used", RuntimeWarning, stacklevel=2)
-        self._compile_request = (tapes, cache_dir)
+        self._compile_request = (tapes, cache_dir, fuse)
         return self
 
     @property

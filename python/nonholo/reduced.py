@@ -251,7 +251,7 @@ class ReducedModel(Model):
                              self.max_order)
         request = getattr(self, "_compile_request", None)
         if request is not None and request[0] is None:  # compiled: so is the order chosen
-            model.compile(cache_dir=request[1])
+            model.compile(cache_dir=request[1], fuse=request[2])
         return model
 
     def __repr__(self) -> str:

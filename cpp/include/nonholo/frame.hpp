@@ -44,6 +44,12 @@ struct FrameGeometry {
   VecX<S> velocity;  // X_D w for events and re-splits (models/frame_watch.hpp)
 };
 
+// The split of maximal volume of the constraint rows A (k x n): the k solved columns for which
+// every |B_aj| <= 1.01, B = -A_s^-1 A_r (each exchange from `start`, or from complete pivoting on
+// A where `start` is singular, multiplies |det A_s| by more than 1.01). Empty when A has not full
+// rank. Used by Frame::best_split and the fused null-space right-hand side (models/reduced.hpp).
+std::vector<int> maximal_volume_split(const MatX<double>& A, std::vector<int> start = {});
+
 class Frame {
  public:
   // A frame given by expressions: `graph` has the system's inputs and the n*n outputs X.

@@ -239,6 +239,7 @@ class Ldlt {
     double scale = 0.0;
     for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i])));
     const double tiny = 1e-13 * scale;
+    if constexpr (TraceHooks<S>::kTracing) diagonal_ = L_.diagonal();  // what the pivots are measured against
     S* __restrict ld = ld_.data();
     for (int p = 0; p < n; ++p) {
       S* Lp = L + static_cast<std::ptrdiff_t>(p) * n;
@@ -264,6 +265,7 @@ class Ldlt {
       }
     }
     failed_pivot_ = -1;
+    if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::pivots(diagonal_.data(), d_.data(), n, definite);
     return true;
   }
 
@@ -276,6 +278,7 @@ class Ldlt {
 
   RowMatX<S> L_;  // unit lower triangle, by rows (the strict upper triangle is not used)
   Vec d_, d_inv_, ld_;
+  Vec diagonal_;  // traced scalars only: the factored matrix's diagonal (TraceHooks)
   int failed_pivot_ = -1;
 };
 
@@ -358,6 +361,9 @@ class Lu {
   bool compute(const Eigen::MatrixBase<Derived>& A) {
     const int n = static_cast<int>(A.rows());
     LU_ = A;
+    // a trace records the row order it chose, for its replay to test (TraceHooks)
+    std::vector<S> entries, candidates;
+    if constexpr (TraceHooks<S>::kTracing) entries.assign(LU_.data(), LU_.data() + LU_.size());
     perm_.resize(n);
     work_.resize(n);
     u_inv_.resize(n);
@@ -370,6 +376,11 @@ class Lu {
       for (int i = j + 1; i < n; ++i)
         if (std::abs(value(LU_(i, j))) > std::abs(value(LU_(piv, j)))) piv = i;
       if (!(std::abs(value(LU_(piv, j))) > 1e-13 * scale)) return false;
+      if constexpr (TraceHooks<S>::kTracing) {
+        candidates.push_back(LU_(piv, j));
+        for (int i = j; i < n; ++i)
+          if (i != piv) candidates.push_back(LU_(i, j));
+      }
       if (piv != j) {
         LU_.row(piv).swap(LU_.row(j));
         std::swap(perm_[piv], perm_[j]);
@@ -383,6 +394,7 @@ class Lu {
         for (int k = j + 1; k < n; ++k) ri[k] -= l * rj[k];
       }
     }
+    if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::lu_pivots(entries.data(), n, candidates.data());
     return true;
   }
 

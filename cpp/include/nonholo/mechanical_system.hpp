@@ -118,7 +118,7 @@ class MechanicalSystem {
       in[i] = q[i];
       in[n + i] = v[i];
     }
-    in[2 * n] = t;
+    in[2 * n] = TraceHooks<S>::time(t);  // a fused trace's time input (value.hpp)
     for (int i = 0; i < n_params_; ++i) in[2 * n + 1 + i] = S(p[i]);
   }
   int time_input() const { return 2 * n(); }

@@ -10,8 +10,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "nonholo/fused_rhs.hpp"
 #include "nonholo/mechanics.hpp"
 #include "nonholo/scalar/dual.hpp"
 
@@ -38,6 +40,13 @@ struct FrameCheck {
 };
 
 class Model;
+
+// True for a model class whose eval<S, P> can be traced whole (fused_rhs.hpp): it declares
+// `static constexpr bool kTraceable = true`.
+template <class D, class = void>
+struct is_traceable : std::false_type {};
+template <class D>
+struct is_traceable<D, std::void_t<decltype(D::kTraceable)>> : std::bool_constant<D::kTraceable> {};
 
 // True when the implicit Jacobian's tape (MechanicalSystem::jacobian_tape) is small enough, against
 // the dynamics tape, for model.compile() to build it by default (kCompiledJacobianRatio,
@@ -161,9 +170,23 @@ class Model {
   // "frame_values", the tapes of an anholonomic frame). Throws InputError naming the choices.
   std::vector<std::string> tape_names() const;
   const Tape& named_tape(const std::string& name) const;
+  // rhs_tapes() and, once fuse() has built it, the fused right-hand side's tape "rhs".
+  std::vector<std::string> compiled_tapes() const;
+
+  // The fused right-hand side (fused_rhs.hpp): true when this model's whole eval can be traced.
+  virtual bool fusable() const { return false; }
+  // Traces it at a regular point (a few fixed points are tried) with parameters p and keeps it as
+  // the tape "rhs"; rhs() evaluates it once that tape is compiled (model.compile()). Throws
+  // InputError when the model cannot be fused or the graph is too large, ModelError when no point
+  // tried is regular. Like attaching a compiled tape, not thread-safe against running integrations.
+  void fuse(const double* p) const;
+  const FusedRhs* fused() const { return fused_.get(); }
 
  protected:
   std::shared_ptr<const MechanicalSystem> system_;
+  // The fused right-hand side, when its tape is compiled (else the model's own eval is cheaper).
+  const FusedRhs* compiled_fused() const { return fused_ && fused_->tape().compiled() ? fused_.get() : nullptr; }
+  virtual std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const;
   virtual std::vector<std::string> own_tape_names() const { return {}; }
   virtual const Tape* own_tape(const std::string&) const { return nullptr; }
 
@@ -180,6 +203,7 @@ class Model {
     WorkspacePool& operator=(const WorkspacePool&) { return *this; }
   };
   mutable WorkspacePool pool_;
+  mutable std::shared_ptr<const FusedRhs> fused_;
 };
 
 // Implements the virtual interface from a template `eval<S>` of the derived model, once for
@@ -198,6 +222,7 @@ class ModelImpl : public Model {
     std::vector<Dual<double, 1>> q, v;
     MatX<double> top, bottom;                // right-hand sides of the differentiated solves
     VecX<double> vdot;
+    std::vector<double> fused_in, fused_out, fused_work;  // the fused right-hand side's scratch
   };
 
   std::unique_ptr<Workspace> workspace() const override { return std::make_unique<Work>(); }
@@ -206,8 +231,13 @@ class ModelImpl : public Model {
                                const int* index, double* const* out, Workspace& ws) const override;
 
   void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const override {
-    derived().template eval<double>(t, y, p, ydot, static_cast<Work&>(ws).d);
+    Work& w = static_cast<Work&>(ws);
+    if (const FusedRhs* fused = compiled_fused())
+      if (fused->eval(t, y, p, ydot, w.fused_in, w.fused_out, w.fused_work)) return;
+    derived().template eval<double>(t, y, p, ydot, w.d);
   }
+
+  bool fusable() const override { return is_traceable<Derived>::value; }
 
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     jacobian_dual(t, y, p, J, ws);
@@ -231,6 +261,17 @@ class ModelImpl : public Model {
 
  protected:
   const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const override {
+    if constexpr (is_traceable<Derived>::value) {
+      return trace_fused_rhs(n_states(), n_params(), t, y, p,
+                             [this](double tt, const Traced* yt, const Traced* pt, Traced* ydot) {
+                               WorkT<Traced> w;
+                               derived().template eval<Traced, Traced>(tt, yt, pt, ydot, w);
+                             });
+    } else {
+      return Model::trace_fused(t, y, p);
+    }
+  }
   static WorkT<double>& work(Workspace& ws) { return static_cast<Work&>(ws).d; }
 };
 

@@ -21,6 +21,30 @@ std::shared_ptr<Model> make_reduced_frame_model(std::shared_ptr<const Frame> fra
   return std::make_shared<ReducedFrameModel>(std::move(frame), order, std::move(compiled));
 }
 
+std::shared_ptr<const FusedRhs> ReducedModel::trace_fused(double t, const double* y, const double* p) const {
+  std::shared_ptr<const FusedRhs> range = ConstrainedModel::trace_fused(t, y, p);
+  const MechanicalSystem& sys = system();
+  const int n = sys.n(), k = sys.k();
+  if (k == 0 || k == n) return range;
+  Geometry<double> g;
+  sys.evaluate_constraints(t, y, y + n, p, g);
+  const std::vector<int> solved = maximal_volume_split(g.A());
+  if (solved.empty()) return range;
+  std::shared_ptr<const FusedRhs> null;
+  try {
+    null = trace_fused_rhs(n_states(), n_params(), t, y, p,
+                           [this, &solved](double tt, const Traced* yt, const Traced* pt, Traced* ydot) {
+                             ReducedWork<Traced> w;
+                             eval_nullspace(tt, yt, pt, ydot, w, solved);
+                           });
+  } catch (const ModelError&) {
+    return range;
+  } catch (const Traced::TooLarge&) {
+    return range;
+  }
+  return null->tape().n_instructions() < range->tape().n_instructions() ? null : range;
+}
+
 std::vector<std::string> reduced_rhs_tapes(int order, const CompiledSlip* compiled) {
   if (order == 0) return {"dynamics"};
   if (order == 1 && compiled == nullptr) return {"split_base", "velocity_part"};

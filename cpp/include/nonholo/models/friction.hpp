@@ -12,6 +12,7 @@ namespace nonholo {
 
 class FrictionModel : public ModelImpl<FrictionModel> {
  public:
+  static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   // The Jacobian's method (implicit differentiation or dual numbers) is chosen once, from the
   // estimated costs (model.cpp), not on every call.
   explicit FrictionModel(std::shared_ptr<const MechanicalSystem> system)

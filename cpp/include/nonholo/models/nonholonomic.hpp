@@ -10,6 +10,7 @@ namespace nonholo {
 
 class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
  public:
+  static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   // The Jacobian's method is chosen once, from the estimated costs (model.cpp).
   explicit NonholonomicModel(std::shared_ptr<const MechanicalSystem> system)
       : ConstrainedModel(std::move(system)), implicit_(implicit_jacobian_cost() <= dual_jacobian_cost()) {}

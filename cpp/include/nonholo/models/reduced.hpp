@@ -287,6 +287,7 @@ VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip
 
 class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
  public:
+  static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   ReducedModel(std::shared_ptr<const MechanicalSystem> system, int order,
                std::shared_ptr<const CompiledSlip> compiled = nullptr);
 
@@ -295,6 +296,9 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   int n_extra_params() const override { return 1; }
   int order() const { return order_; }
   bool compiled() const { return compiled_ != nullptr; }
+  // Orders 0 and 1 (order 2 and above evaluate a CompiledSlip, or Taylor mode, whose traces are
+  // the large graphs of slow_manifold_graph.hpp).
+  bool fusable() const override { return order_ <= 1 && compiled_ == nullptr; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
   // No drift control by default (Adams, DOP853): the right-hand side's tapes only.
@@ -307,9 +311,55 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
                                       Eigen::Map<VecX<S>>(ydot, n), Eigen::Map<VecX<S>>(ydot + n, n));
   }
 
+  // The same right-hand side (orders 0 and 1) by the null-space method in the split `solved` of
+  // the coordinates (maximal_volume_split): B = -A_s^-1 A_r from A(q), then the M-free solves of
+  // voronets_reduced_rate give u'_r = z and, with t = A_s^-1 c of its last solve, u'_s = B z + t
+  // (u' = X_D z + X_C t). Equal to eval in exact arithmetic; where k is close to n it needs no
+  // factorization of G or M and far fewer operations (the fused trace keeps the smaller of the
+  // two, trace_fused). Its trace bounds max|B_aj| by FrameWatch::kResplitGrowth (beyond it the
+  // split is ill-conditioned and the fused right-hand side falls back to eval).
+  template <class S, class P>
+  void eval_nullspace(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w,
+                      const std::vector<int>& solved) const {
+    const MechanicalSystem& sys = system();
+    const int n = sys.n(), k = sys.k(), m = n - k;
+    FrameGeometry<S>& f = w.frame;
+    f.solved = solved;
+    f.free.clear();
+    for (int i = 0; i < n; ++i)
+      if (!std::binary_search(solved.begin(), solved.end(), i)) f.free.push_back(i);
+    sys.evaluate_dynamics(t, y, y + n, p, w.geo);  // A(q) (a trace shares it with the rate's own sweep)
+    const RowMatMap<S> A = w.geo.A();
+    f.As.resize(k, k);
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b) f.As(a, b) = A(a, solved[b]);
+    if (!f.lu.compute(f.As)) throw ModelError("the solved block of the constraint rows is singular at " +
+                                              describe_point(w.geo));
+    f.B.resize(k, m);
+    f.col.resize(k);
+    for (int j = 0; j < m; ++j) {
+      for (int a = 0; a < k; ++a) f.col(a) = -A(a, f.free[j]);
+      f.lu.solve_in_place(f.col);
+      f.B.col(j) = f.col;
+    }
+    TraceHooks<S>::bounded(f.B.data(), k * m, FrameWatch::kResplitGrowth);
+    w.u = Eigen::Map<const VecX<S>>(y + n, n);
+    std::vector<S> wdot(m);  // = w.zm (the rate uses w.rhs itself)
+    voronets_reduced_rate(sys, order_, t, y, p, w, ydot, wdot.data());
+    for (int j = 0; j < m; ++j) ydot[n + f.free[j]] = w.zm(j);
+    for (int a = 0; a < k; ++a) {
+      S sum = w.tk(a);
+      for (int j = 0; j < m; ++j) sum += f.B(a, j) * w.zm(j);
+      ydot[n + solved[a]] = sum;
+    }
+  }
+
  protected:
   std::vector<std::string> own_tape_names() const override;
   const Tape* own_tape(const std::string& name) const override;
+  // The smaller of the traces of eval and of eval_nullspace (in the maximal-volume split at the
+  // point of the trace), for systems with constraints.
+  std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const override;
 
  private:
   int order_;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -142,6 +143,79 @@ class Traced {
 template <>
 struct ValueOf<Traced> {
   static double get(const Traced& x) { return x.val(); }
+};
+
+// What a trace of a whole right-hand side (fused_rhs.hpp) collects besides the graph: the time
+// input, which replaces the constant time every replayed tape would otherwise read, and the
+// pivots of each factorization with the diagonal they are measured against, so that the
+// branch-free replay can test them as the factorization does. Active for one FusedTraceScope.
+struct FusedTrace {
+  Traced time;
+  // One test of the replay (fused_rhs.hpp, FusedRhs::Guard): its kind and the graph nodes it reads.
+  struct Test {
+    enum Kind { kLdlt, kLu, kBound } kind = kLdlt;
+    int size = 0;          // LDL^T and LU: the matrix order; bound: the number of values
+    bool definite = true;  // LDL^T
+    double bound = 0.0;    // bound
+    std::vector<int> nodes;
+  };
+  std::vector<Test> guards;
+  static FusedTrace*& current() {
+    thread_local FusedTrace* trace = nullptr;
+    return trace;
+  }
+};
+
+class FusedTraceScope {
+ public:
+  explicit FusedTraceScope(FusedTrace& trace) : previous_(FusedTrace::current()) { FusedTrace::current() = &trace; }
+  ~FusedTraceScope() { FusedTrace::current() = previous_; }
+  FusedTraceScope(const FusedTraceScope&) = delete;
+  FusedTraceScope& operator=(const FusedTraceScope&) = delete;
+
+ private:
+  FusedTrace* previous_;
+};
+
+template <>
+struct TraceHooks<Traced> {
+  static constexpr bool kTracing = true;
+  static Traced time(const Traced& t) {
+    const FusedTrace* f = FusedTrace::current();
+    return f != nullptr ? f->time : t;
+  }
+  // nodes: the n diagonal entries, then the n pivots
+  static void pivots(const Traced* diagonal, const Traced* pivots, int n, bool definite) {
+    FusedTrace::Test g;
+    g.kind = FusedTrace::Test::kLdlt;
+    g.size = n;
+    g.definite = definite;
+    for (int i = 0; i < n; ++i) g.nodes.push_back(diagonal[i].node());
+    for (int i = 0; i < n; ++i) g.nodes.push_back(pivots[i].node());
+    record(std::move(g));
+  }
+  // nodes: the n x n entries, then n (n + 1) / 2 candidates, column by column
+  static void lu_pivots(const Traced* entries, int n, const Traced* candidates) {
+    FusedTrace::Test g;
+    g.kind = FusedTrace::Test::kLu;
+    g.size = n;
+    for (int i = 0; i < n * n; ++i) g.nodes.push_back(entries[i].node());
+    for (int i = 0; i < n * (n + 1) / 2; ++i) g.nodes.push_back(candidates[i].node());
+    record(std::move(g));
+  }
+  static void bounded(const Traced* x, int count, double bound) {
+    FusedTrace::Test g;
+    g.kind = FusedTrace::Test::kBound;
+    g.size = count;
+    g.bound = bound;
+    for (int i = 0; i < count; ++i) g.nodes.push_back(x[i].node());
+    record(std::move(g));
+  }
+
+ private:
+  static void record(FusedTrace::Test&& g) {
+    if (FusedTrace* f = FusedTrace::current()) f->guards.push_back(std::move(g));
+  }
 };
 
 #define NONHOLO_TRACED_UNARY(name, op)                                                  \

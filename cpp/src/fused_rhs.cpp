@@ -1,0 +1,117 @@
+#include "nonholo/fused_rhs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace nonholo {
+
+FusedRhs::FusedRhs(ExprGraph graph, int n_states, int n_params, std::vector<Guard> guards, int n_graph_nodes,
+                   double build_seconds)
+    : tape_(std::move(graph)),
+      n_states_(n_states),
+      n_params_(n_params),
+      guards_(std::move(guards)),
+      n_graph_nodes_(n_graph_nodes),
+      build_seconds_(build_seconds) {}
+
+namespace {
+
+double largest_magnitude(const double* x, int count) {
+  double big = 0.0;
+  for (int i = 0; i < count; ++i) big = std::max(big, std::abs(x[i]));
+  return big;
+}
+
+// Ldlt::factor_in_place's test (linalg.hpp): out = [diagonal (n), pivots (n)].
+bool ldlt_passes(const double* out, int n, bool definite) {
+  const double tiny = 1e-13 * largest_magnitude(out, n);
+  const double* pivot = out + n;
+  for (int i = 0; i < n; ++i)
+    if (definite ? !(pivot[i] > tiny) : !(std::abs(pivot[i]) > tiny)) return false;
+  return true;
+}
+
+// Lu::compute's test of the traced row order: out = [entries (n x n), then column by column the
+// candidates LU(i, j), i >= j, the chosen pivot first].
+bool lu_passes(const double* out, int n) {
+  const double tiny = 1e-13 * largest_magnitude(out, n * n);
+  const double* c = out + n * n;
+  for (int j = 0; j < n; ++j) {
+    const int count = n - j;
+    const double pivot = std::abs(c[0]);
+    if (!(pivot > tiny) || !(pivot >= FusedRhs::kLuThreshold * largest_magnitude(c + 1, count - 1))) return false;
+    c += count;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool FusedRhs::tests_pass(const double* out) const {
+  for (const Guard& g : guards_) {
+    const double* x = out + g.offset;
+    switch (g.kind) {
+      case FusedTrace::Test::kLdlt:
+        if (!ldlt_passes(x, g.size, g.definite)) return false;
+        break;
+      case FusedTrace::Test::kLu:
+        if (!lu_passes(x, g.size)) return false;
+        break;
+      case FusedTrace::Test::kBound:
+        if (!(largest_magnitude(x, g.size) <= g.bound)) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+bool FusedRhs::eval(double t, const double* y, const double* p, double* ydot, std::vector<double>& in,
+                    std::vector<double>& out, std::vector<double>& work) const {
+  in.resize(1 + n_states_ + n_params_);
+  out.resize(tape_.n_outputs());
+  in[0] = t;
+  std::copy(y, y + n_states_, in.begin() + 1);
+  std::copy(p, p + n_params_, in.begin() + 1 + n_states_);
+  tape_.eval(in.data(), out.data(), work);
+  if (!tests_pass(out.data())) return false;
+  std::copy(out.begin(), out.begin() + n_states_, ydot);
+  return true;
+}
+
+std::shared_ptr<const FusedRhs> trace_fused_rhs(
+    int n_states, int n_params, double t, const double* y, const double* p,
+    const std::function<void(double, const Traced*, const Traced*, Traced*)>& eval) {
+  const auto start = std::chrono::steady_clock::now();
+  GraphBuilder builder(1 + n_states + n_params);
+  FusedTrace trace;
+  std::vector<int> outputs;
+  std::vector<FusedRhs::Guard> guards;
+  {
+    TraceScope scope(builder);
+    TraceBudget budget(kMaxFusedNodes);
+    FusedTraceScope fused(trace);
+    trace.time = Traced::input(0, t);
+    std::vector<Traced> yt(n_states), pt(n_params), ydot(n_states);
+    for (int i = 0; i < n_states; ++i) yt[i] = Traced::input(1 + i, y[i]);
+    for (int i = 0; i < n_params; ++i) pt[i] = Traced::input(1 + n_states + i, p[i]);
+    eval(t, yt.data(), pt.data(), ydot.data());
+    for (const Traced& f : ydot) outputs.push_back(f.node());
+    for (const FusedTrace::Test& g : trace.guards) {
+      FusedRhs::Guard guard;
+      guard.kind = g.kind;
+      guard.size = g.size;
+      guard.offset = static_cast<int>(outputs.size());
+      guard.definite = g.definite;
+      guard.bound = g.bound;
+      outputs.insert(outputs.end(), g.nodes.begin(), g.nodes.end());
+      guards.push_back(guard);
+    }
+  }
+  const int n_nodes = static_cast<int>(builder.nodes().size());
+  ExprGraph graph = builder.finish(std::move(outputs));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::make_shared<const FusedRhs>(std::move(graph), n_states, n_params, std::move(guards), n_nodes, seconds);
+}
+
+}  // namespace nonholo
