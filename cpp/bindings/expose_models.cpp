@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "bindings.hpp"
+#include "nonholo/errors.hpp"
 #include "nonholo/explicit_rk.hpp"
 #include "nonholo/models.hpp"
 
@@ -60,10 +61,20 @@ void expose_models(py::module_& m) {
         out["instructions"] = f.tape().n_instructions();
         out["factorizations"] = f.n_guards();
         out["build_seconds"] = f.build_seconds();
+        out["form"] = f.form();
         return out;
       }, py::arg("params"),
          "Trace the whole right-hand side (the system's tapes, factorizations and solves) into one tape, 'rhs', "
          "which rhs() evaluates once it is compiled (model.compile()); returns its size and build time.")
+      .def("fused_applies", [](const Model& model, double t, py::handle y, py::handle p) {
+        if (model.fused() == nullptr) throw nonholo::InputError("the model has no fused right-hand side (fuse() first)");
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        std::vector<double> f(model.n_states()), in, out, work;
+        return model.fused()->eval(t, yv.data(), pv.data(), f.data(), in, out, work);
+      }, py::arg("t"), py::arg("y"), py::arg("params"),
+         "True when the fused right-hand side's tests pass at (t, y) (rhs() evaluates it there once compiled); "
+         "False where the model's own evaluation runs instead.")
       .def_property_readonly("tape_names", &Model::tape_names,
                              "Every tape of the model by name: the system's, then the model's own ('slip', 'frame', "
                              "'frame_values').")

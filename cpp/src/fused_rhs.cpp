@@ -7,13 +7,14 @@
 namespace nonholo {
 
 FusedRhs::FusedRhs(ExprGraph graph, int n_states, int n_params, std::vector<Guard> guards, int n_graph_nodes,
-                   double build_seconds)
+                   double build_seconds, std::string form)
     : tape_(std::move(graph)),
       n_states_(n_states),
       n_params_(n_params),
       guards_(std::move(guards)),
       n_graph_nodes_(n_graph_nodes),
-      build_seconds_(build_seconds) {}
+      build_seconds_(build_seconds),
+      form_(std::move(form)) {}
 
 namespace {
 
@@ -81,7 +82,7 @@ bool FusedRhs::eval(double t, const double* y, const double* p, double* ydot, st
 
 std::shared_ptr<const FusedRhs> trace_fused_rhs(
     int n_states, int n_params, double t, const double* y, const double* p,
-    const std::function<void(double, const Traced*, const Traced*, Traced*)>& eval) {
+    const std::function<void(double, const Traced*, const Traced*, Traced*)>& eval, std::string form) {
   const auto start = std::chrono::steady_clock::now();
   GraphBuilder builder(1 + n_states + n_params);
   FusedTrace trace;
@@ -111,7 +112,8 @@ std::shared_ptr<const FusedRhs> trace_fused_rhs(
   const int n_nodes = static_cast<int>(builder.nodes().size());
   ExprGraph graph = builder.finish(std::move(outputs));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return std::make_shared<const FusedRhs>(std::move(graph), n_states, n_params, std::move(guards), n_nodes, seconds);
+  return std::make_shared<const FusedRhs>(std::move(graph), n_states, n_params, std::move(guards), n_nodes, seconds,
+                                          std::move(form));
 }
 
 }  // namespace nonholo

@@ -85,7 +85,7 @@ constexpr int kTraceAttempts = 6;
 }  // namespace
 
 void Model::fuse(const double* p) const {
-  if (!fusable()) trace_fused(0.0, nullptr, p);  // throws, naming the model
+  if (!fusable()) Model::trace_fused(0.0, nullptr, p);  // throws, naming the model
   std::vector<double> y(n_states()), ydot(n_states());
   std::string reason;
   for (int attempt = 0; attempt < kTraceAttempts; ++attempt) {

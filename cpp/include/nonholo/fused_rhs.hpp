@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -48,12 +49,14 @@ class FusedRhs {
   static constexpr double kLuThreshold = 0.1;
 
   FusedRhs(ExprGraph graph, int n_states, int n_params, std::vector<Guard> guards, int n_graph_nodes,
-           double build_seconds);
+           double build_seconds, std::string form);
 
   const Tape& tape() const { return tape_; }
   int n_graph_nodes() const { return n_graph_nodes_; }
   double build_seconds() const { return build_seconds_; }
   int n_guards() const { return static_cast<int>(guards_.size()); }
+  // What was traced: "eval" (the model's own evaluation) or "null-space" (ReducedModel::eval_nullspace).
+  const std::string& form() const { return form_; }
 
   // y' at (t, y; p) into ydot; false (ydot untouched) when a test fails at this point.
   // in, out and work are the caller's scratch (no allocation once sized).
@@ -68,6 +71,7 @@ class FusedRhs {
   std::vector<Guard> guards_;
   int n_graph_nodes_;
   double build_seconds_;
+  std::string form_;
 };
 
 // Traces `eval(t, y, p, ydot)` (a model's eval with Traced states and parameters and its own
@@ -76,6 +80,6 @@ class FusedRhs {
 // where it cannot be evaluated.
 std::shared_ptr<const FusedRhs> trace_fused_rhs(
     int n_states, int n_params, double t, const double* y, const double* p,
-    const std::function<void(double, const Traced*, const Traced*, Traced*)>& eval);
+    const std::function<void(double, const Traced*, const Traced*, Traced*)>& eval, std::string form = "eval");
 
 }  // namespace nonholo

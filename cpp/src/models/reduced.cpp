@@ -36,7 +36,8 @@ std::shared_ptr<const FusedRhs> ReducedModel::trace_fused(double t, const double
                            [this, &solved](double tt, const Traced* yt, const Traced* pt, Traced* ydot) {
                              ReducedWork<Traced> w;
                              eval_nullspace(tt, yt, pt, ydot, w, solved);
-                           });
+                           },
+                           "null-space");
   } catch (const ModelError&) {
     return range;
   } catch (const Traced::TooLarge&) {
