@@ -156,6 +156,14 @@ class Model:
         ...
     def constraint_residual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> tuple[float, float]:
         ...
+    def fuse(self, params: typing.Any) -> dict:
+        """
+        Trace the whole right-hand side (the system's tapes, factorizations and solves) into one tape, 'rhs', which rhs() evaluates once it is compiled (model.compile()); returns its size and build time.
+        """
+    def fused_applies(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> bool:
+        """
+        True when the fused right-hand side's tests pass at (t, y) (rhs() evaluates it there once compiled); False where the model's own evaluation runs instead.
+        """
     def jacobian(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> typing.Any:
         ...
     def jacobian_dual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> typing.Any:
@@ -182,6 +190,11 @@ class Model:
         True when the explicit Runge-Kutta pair (method 'dop853') is expected to be faster than Adams on this non-stiff model: a right-hand side costs at most kExplicitRkStepRatio Adams steps' overhead (explicit_rk.hpp).
         """
     @property
+    def fusable(self) -> bool:
+        """
+        True when the whole right-hand side can be traced into one tape (fuse()).
+        """
+    @property
     def jacobian_cost(self) -> float:
         """
         Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).
@@ -203,7 +216,7 @@ class Model:
     @property
     def rhs_tapes(self) -> list[str]:
         """
-        The tapes one right-hand side evaluates in doubles (with the drift control's and, where compiling it pays, the implicit Jacobian's): what model.compile() builds by default.
+        The tapes one right-hand side evaluates in doubles (with the drift control's and, where compiling it pays, the implicit Jacobian's), and the fused right-hand side 'rhs' once fuse() has built it: what model.compile() builds by default.
         """
     @property
     def stiff(self) -> bool:
