@@ -18,30 +18,33 @@ FusedRhs::FusedRhs(ExprGraph graph, int n_states, int n_params, std::vector<Guar
 
 namespace {
 
-double largest_magnitude(const double* x, int count) {
-  double big = 0.0;
-  for (int i = 0; i < count; ++i) big = std::max(big, std::abs(x[i]));
-  return big;
+bool all_bounded(const double* x, int count, double bound) {
+  for (int i = 0; i < count; ++i)
+    if (!(std::abs(x[i]) <= bound)) return false;  // NaN fails
+  return true;
 }
 
 // Ldlt::factor_in_place's test (linalg.hpp): out = [diagonal (n), pivots (n)].
 bool ldlt_passes(const double* out, int n, bool definite) {
-  const double tiny = 1e-13 * largest_magnitude(out, n);
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(out[i]));
+  const double tiny = 1e-13 * scale;
   const double* pivot = out + n;
   for (int i = 0; i < n; ++i)
     if (definite ? !(pivot[i] > tiny) : !(std::abs(pivot[i]) > tiny)) return false;
   return true;
 }
 
-// Lu::compute's test of the traced row order: out = [entries (n x n), then column by column the
-// candidates LU(i, j), i >= j, the chosen pivot first].
-bool lu_passes(const double* out, int n) {
-  const double tiny = 1e-13 * largest_magnitude(out, n * n);
-  const double* c = out + n * n;
+// The traced row order of an LU is still a threshold pivoting order: out holds, column by column,
+// the candidates LU(i, j), i >= j, the traced pivot first; each pivot nonzero, finite and at least
+// kLuThreshold of every other candidate of its column (so the factors stay bounded; what the split
+// itself may amplify, the traced code bounds separately).
+bool lu_passes(const double* c, int n) {
   for (int j = 0; j < n; ++j) {
     const int count = n - j;
     const double pivot = std::abs(c[0]);
-    if (!(pivot > tiny) || !(pivot >= FusedRhs::kLuThreshold * largest_magnitude(c + 1, count - 1))) return false;
+    if (!(pivot > 0.0) || !std::isfinite(pivot) || !all_bounded(c + 1, count - 1, pivot / FusedRhs::kLuThreshold))
+      return false;
     c += count;
   }
   return true;
@@ -60,7 +63,7 @@ bool FusedRhs::tests_pass(const double* out) const {
         if (!lu_passes(x, g.size)) return false;
         break;
       case FusedTrace::Test::kBound:
-        if (!(largest_magnitude(x, g.size) <= g.bound)) return false;
+        if (!all_bounded(x, g.size, g.bound)) return false;
         break;
     }
   }

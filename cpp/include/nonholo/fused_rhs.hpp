@@ -9,8 +9,8 @@
 // tests again at every evaluation on values it outputs beside y' (FusedRhs::Guard): each LDL^T
 // pivot positive (or nonzero, for an indefinite metric) beyond 1e-13 of the largest diagonal
 // entry, as Ldlt tests it; the row order a partial-pivoting LU chose at the trace still a
-// threshold pivoting order (each pivot at least kLuThreshold of the largest candidate in its
-// column, and nonzero as Lu tests it); values the trace bounded still bounded. Where a test fails,
+// threshold pivoting order (each pivot nonzero and at least kLuThreshold of the largest candidate
+// in its column); values the trace bounded still bounded (and finite). Where a test fails,
 // the model's own evaluation runs instead (and raises its error naming the point where it has
 // one), so results never depend on the point of the trace. The operations are those of the
 // traced code in the same order, so values equal that code's own up to the summation order of

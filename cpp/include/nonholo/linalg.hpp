@@ -361,9 +361,7 @@ class Lu {
   bool compute(const Eigen::MatrixBase<Derived>& A) {
     const int n = static_cast<int>(A.rows());
     LU_ = A;
-    // a trace records the row order it chose, for its replay to test (TraceHooks)
-    std::vector<S> entries, candidates;
-    if constexpr (TraceHooks<S>::kTracing) entries.assign(LU_.data(), LU_.data() + LU_.size());
+    std::vector<S> candidates;  // a trace records the row order it chose, for its replay to test (TraceHooks)
     perm_.resize(n);
     work_.resize(n);
     u_inv_.resize(n);
@@ -394,7 +392,7 @@ class Lu {
         for (int k = j + 1; k < n; ++k) ri[k] -= l * rj[k];
       }
     }
-    if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::lu_pivots(entries.data(), n, candidates.data());
+    if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::lu_pivots(candidates.data(), n);
     return true;
   }
 

@@ -194,12 +194,11 @@ struct TraceHooks<Traced> {
     for (int i = 0; i < n; ++i) g.nodes.push_back(pivots[i].node());
     record(std::move(g));
   }
-  // nodes: the n x n entries, then n (n + 1) / 2 candidates, column by column
-  static void lu_pivots(const Traced* entries, int n, const Traced* candidates) {
+  // nodes: the n (n + 1) / 2 candidates, column by column, each column's pivot first
+  static void lu_pivots(const Traced* candidates, int n) {
     FusedTrace::Test g;
     g.kind = FusedTrace::Test::kLu;
     g.size = n;
-    for (int i = 0; i < n * n; ++i) g.nodes.push_back(entries[i].node());
     for (int i = 0; i < n * (n + 1) / 2; ++i) g.nodes.push_back(candidates[i].node());
     record(std::move(g));
   }

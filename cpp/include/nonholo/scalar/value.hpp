@@ -39,14 +39,14 @@ S powi(const S& x, int n) {
 // What value-dependent code tells a tracing scalar (scalar/traced.hpp, fused_rhs.hpp), so that a
 // branch-free replay can test at each evaluation what the code tested once: the time every tape
 // reads; the pivots of an LDL^T (each against the diagonal); the row order a partial-pivoting LU
-// chose (the matrix's n x n entries, then for each column j the candidates LU(i, j), i >= j, the
-// chosen pivot first); values that must stay bounded in magnitude. No-ops for every other scalar.
+// chose (for each column j the candidates LU(i, j), i >= j, the chosen pivot first); values that
+// must stay bounded in magnitude. No-ops for every other scalar type.
 template <class S>
 struct TraceHooks {
   static constexpr bool kTracing = false;
   static S time(const S& t) { return t; }
   static void pivots(const S*, const S*, int, bool) {}
-  static void lu_pivots(const S*, int, const S*) {}
+  static void lu_pivots(const S*, int) {}
   static void bounded(const S*, int, double) {}
 };
 
