@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 from pathlib import Path
 
 from . import _core
@@ -127,7 +128,11 @@ def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
     reason nothing is compiled, as :func:`compile_system`.
     """
     if tapes is None and params is not None and core.fusable and _compiler() is not None:
-        core.fuse(params)
+        try:
+            core.fuse(params)
+        except ValueError as error:  # no regular point to trace at, or a graph over the budget
+            warnings.warn(f"model.compile(): the right-hand side is not fused ({error}); its tapes are compiled",
+                          RuntimeWarning, stacklevel=3)
     tapes = tuple(core.rhs_tapes) if tapes is None else _check_names(tapes, core.tape_names)
     # tapes shared with a model compiled before (the system's, a CompiledSlip cached on the
     # system) are attached already: nothing to do for them
