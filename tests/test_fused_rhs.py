@@ -2,7 +2,8 @@
 tapes and the factorizations and solves between them, traced into one tape "rhs" and compiled
 by model.compile() (fuse=True, the default).
 
-Checked: fused values equal the unfused ones to rounding for every fusable model kind on random
+Checked: fused values equal the unfused ones to rounding for every fusable model kind (the
+reduced model of order 2 with its CompiledSlip among them) on random
 systems (affine constraints, forces depending on the velocity and the time) and on the
 knife-edge chain, at parameters other than those of the trace and at other times; the fused
 kernel reads none of the system's tapes (they can be poisoned); the reduced models choose the
@@ -37,6 +38,7 @@ MODELS = {
     "nonholonomic": lambda s: s.nonholonomic(),
     "reduced 0": lambda s: s.reduced(0.02, order=0),
     "reduced 1": lambda s: s.reduced(0.02, order=1),
+    "reduced 2": lambda s: s.reduced(0.02, order=2),  # its CompiledSlip's tape replayed into the trace
 }
 
 
@@ -138,10 +140,12 @@ def test_whole_runs_agree(cache):
 
 def test_models_that_cannot_be_traced_say_so():
     sleigh = nh.systems.chaplygin_sleigh()
-    for model in (sleigh.reduced(1e-3, order=2), sleigh.reduced(1e-3, order=1, velocities="frame")):
-        assert not model.core.fusable
+    taylor_mode = _core.reduced_model(sleigh.core, 2, None)  # order 2 without a CompiledSlip
+    frame_form = sleigh.reduced(1e-3, order=1, velocities="frame")
+    for core, params in ((taylor_mode, frame_form.param_vector()), (frame_form.core, frame_form.param_vector())):
+        assert not core.fusable
         with pytest.raises(ValueError, match="cannot be fused"):
-            model.core.fuse(model.param_vector())
+            core.fuse(params)
 
 
 def test_a_model_with_no_regular_point_compiles_its_tapes_with_a_warning(cache):

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nonholo/mechanical_system.hpp"
+#include "nonholo/scalar/traced.hpp"
 #include "nonholo/slow_manifold.hpp"
 
 namespace nonholo {
@@ -51,8 +52,8 @@ class CompiledSlip {
   int n_graph_nodes() const { return n_graph_nodes_; }
 
   // coeffs (n x order) = [h^(1) .. h^(K)] at (t, q, u); in/work are the caller's scratch.
-  template <class S>
-  void evaluate(const S& t, const S* q, const S* u, const double* p, std::vector<S>& in, std::vector<S>& out,
+  template <class S, class Par>
+  void evaluate(const S& t, const S* q, const S* u, const Par* p, std::vector<S>& in, std::vector<S>& out,
                 std::vector<S>& work) const {
     in.resize(system_->n_inputs());
     out.resize(tape_.n_outputs());
@@ -78,7 +79,8 @@ struct SlipWork {
 // The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u) (Gzenda-Chhabra eq. (66)), the one
 // place the velocity series v = u + s is summed (reduced models, models/reduced.hpp, and their
 // trajectories, trajectory.cpp). h^(1..K) from `compiled` when given and the parameters are
-// plain numbers, else by Taylor mode (slip_coefficients); t a number or of type S. s is resized
+// plain numbers (or traced with the states, when a fused right-hand side replays the tape:
+// fused_rhs.hpp), else by Taylor mode (slip_coefficients); t a number or of type S. s is resized
 // to n; no allocation once w and s are sized.
 template <class S, class Time, class P, class Out>
 void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, const Time& t, const S* q,
@@ -86,10 +88,10 @@ void truncated_slip(const MechanicalSystem& sys, const CompiledSlip* compiled, i
   const int n = sys.n();
   s.setZero(n);
   if (order == 0) return;
-  if constexpr (std::is_same_v<P, double>) {
+  if constexpr (std::is_same_v<P, double> || (std::is_same_v<P, Traced> && std::is_same_v<S, Traced>)) {
     if (compiled != nullptr) {
       compiled->evaluate(S(t), q, u, p, w.in, w.out, w.work);
-      double e = 1.0;
+      P e(1.0);
       for (int k = 0; k < order; ++k) {
         e *= eps;
         for (int i = 0; i < n; ++i) s(i) += e * w.out[k * n + i];

@@ -25,7 +25,7 @@ std::shared_ptr<const FusedRhs> ReducedModel::trace_fused(double t, const double
   std::shared_ptr<const FusedRhs> range = ConstrainedModel::trace_fused(t, y, p);
   const MechanicalSystem& sys = system();
   const int n = sys.n(), k = sys.k();
-  if (k == 0 || k == n) return range;
+  if (k == 0 || k == n || order_ > 1) return range;
   Geometry<double> g;
   sys.evaluate_constraints(t, y, y + n, p, g);
   const std::vector<int> solved = maximal_volume_split(g.A());

@@ -296,9 +296,9 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   int n_extra_params() const override { return 1; }
   int order() const { return order_; }
   bool compiled() const { return compiled_ != nullptr; }
-  // Orders 0 and 1 (order 2 and above evaluate a CompiledSlip, or Taylor mode, whose traces are
-  // the large graphs of slow_manifold_graph.hpp).
-  bool fusable() const override { return order_ <= 1 && compiled_ == nullptr; }
+  // Orders 0 and 1, and higher orders with a CompiledSlip (its tape replayed into the trace);
+  // not Taylor mode, whose trace is the large graph a CompiledSlip declined to build.
+  bool fusable() const override { return order_ <= 1 || compiled_ != nullptr; }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
   // No drift control by default (Adams, DOP853): the right-hand side's tapes only.
@@ -357,8 +357,8 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
  protected:
   std::vector<std::string> own_tape_names() const override;
   const Tape* own_tape(const std::string& name) const override;
-  // The smaller of the traces of eval and of eval_nullspace (in the maximal-volume split at the
-  // point of the trace), for systems with constraints.
+  // The smaller of the traces of eval and (orders 0 and 1) of eval_nullspace in the maximal-volume
+  // split at the point of the trace, for systems with constraints.
   std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const override;
 
  private:
