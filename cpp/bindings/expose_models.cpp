@@ -51,10 +51,12 @@ void expose_models(py::module_& m) {
                              "True when the whole right-hand side can be traced into one tape (fuse()).")
       .def("fuse", [](const Model& model, py::handle p) {
         auto pv = params_of(model, p);
+        bool fused;
         {
           py::gil_scoped_release release;
-          model.fuse(pv.data());
+          fused = model.fuse(pv.data());
         }
+        if (!fused) return py::object(py::none());
         const FusedRhs& f = *model.fused();
         py::dict out;
         out["graph_nodes"] = f.n_graph_nodes();
@@ -62,10 +64,11 @@ void expose_models(py::module_& m) {
         out["factorizations"] = f.n_guards();
         out["build_seconds"] = f.build_seconds();
         out["form"] = f.form();
-        return out;
+        return py::object(out);
       }, py::arg("params"),
          "Trace the whole right-hand side (the system's tapes, factorizations and solves) into one tape, 'rhs', "
-         "which rhs() evaluates once it is compiled (model.compile()); returns its size and build time.")
+         "which rhs() evaluates once it is compiled (model.compile()); returns its size and build time, or None "
+         "(nothing fused) when the graph exceeds the size where fusing pays.")
       .def("fused_applies", [](const Model& model, double t, py::handle y, py::handle p) {
         if (model.fused() == nullptr) throw nonholo::InputError("the model has no fused right-hand side (fuse() first)");
         auto yv = as_vector(y, model.n_states(), "y");

@@ -84,7 +84,7 @@ constexpr int kTraceAttempts = 6;
 
 }  // namespace
 
-void Model::fuse(const double* p) const {
+bool Model::fuse(const double* p) const {
   if (!fusable()) Model::trace_fused(0.0, nullptr, p);  // throws, naming the model
   std::vector<double> y(n_states()), ydot(n_states());
   std::string reason;
@@ -98,11 +98,12 @@ void Model::fuse(const double* p) const {
         continue;
       }
       fused_ = trace_fused(0.0, y.data(), p);
-      return;
+      return true;
     } catch (const ModelError& e) {
       reason = e.what();
-    } catch (const Traced::TooLarge& e) {
-      throw InputError("the " + kind() + " model's right-hand side cannot be fused: " + e.what());
+    } catch (const Traced::TooLarge&) {
+      fused_.reset();
+      return false;
     }
   }
   throw ModelError("no point to trace the " + kind() + " model's right-hand side at: " + std::to_string(kTraceAttempts) +

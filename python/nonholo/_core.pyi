@@ -156,9 +156,9 @@ class Model:
         ...
     def constraint_residual(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> tuple[float, float]:
         ...
-    def fuse(self, params: typing.Any) -> dict:
+    def fuse(self, params: typing.Any) -> typing.Any:
         """
-        Trace the whole right-hand side (the system's tapes, factorizations and solves) into one tape, 'rhs', which rhs() evaluates once it is compiled (model.compile()); returns its size and build time.
+        Trace the whole right-hand side (the system's tapes, factorizations and solves) into one tape, 'rhs', which rhs() evaluates once it is compiled (model.compile()); returns its size and build time, or None (nothing fused) when the graph exceeds the size where fusing pays.
         """
     def fused_applies(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> bool:
         """

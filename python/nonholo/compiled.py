@@ -122,7 +122,8 @@ def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
     its right-hand side evaluates in doubles (its system's, and its own: a CompiledSlip's
     ``"slip"``, a frame's ``"frame"`` / ``"frame_values"``) and, for a model whose whole
     right-hand side can be traced (``core.fusable``: the friction and nonholonomic models, the
-    reduced models of orders 0 and 1 in coordinates), the fused right-hand side ``"rhs"``, traced
+    reduced models in coordinates of orders 0 and 1 and with a CompiledSlip), the fused right-hand
+    side ``"rhs"`` (when its trace stays under 30 000 operations), traced
     with the parameters ``params`` (``core.fuse``: tapes, factorizations and solves as one
     straight-line function); else ``tapes``, any of ``core.tape_names``. Returns None or the
     reason nothing is compiled, as :func:`compile_system`.

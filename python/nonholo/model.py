@@ -188,11 +188,13 @@ class Model:
 
         With ``fuse=True`` (the default, when ``tapes`` is not given) a model whose whole
         right-hand side can be traced (``model.core.fusable``: the friction and nonholonomic
-        models, the reduced models of orders 0 and 1 in coordinates) is also traced into one tape
+        models, the reduced models in coordinates of orders 0 and 1 and of higher orders with a
+        CompiledSlip; ``order="auto"`` compiles tapes only) is also traced into one tape
         ``"rhs"``: the system's tapes and the factorizations and solves between them as one
         straight-line C function with the sizes built in (``nonholo/fused_rhs.hpp``); the reduced
         models keep the smaller of their range-space form and a null-space form in the split of
-        maximal volume. Its values equal the unfused ones to rounding (not bit for bit); where a
+        maximal volume. A trace over 30 000 operations is not kept (beyond that size the one C
+        function stops paying). Its values equal the unfused ones to rounding (not bit for bit); where a
         test of the trace fails at a state (a pivot, or a split grown ill-conditioned) that
         evaluation runs unfused. ``fuse=False`` keeps the bit-for-bit tapes only.
         Without a C compiler the interpreter stays and a RuntimeWarning says why. Not carried over

@@ -251,7 +251,9 @@ class ReducedModel(Model):
                              self.max_order)
         request = getattr(self, "_compile_request", None)
         if request is not None and request[0] is None:  # compiled: so is the order chosen
-            model.compile(cache_dir=request[1], fuse=request[2])
+            # tapes only: each run builds its model of the chosen order anew, and a fused
+            # right-hand side would be traced and hashed again at every run
+            model.compile(cache_dir=request[1], fuse=False)
         return model
 
     def __repr__(self) -> str:

@@ -29,9 +29,11 @@
 
 namespace nonholo {
 
-// The largest traced graph (about ten seconds of C compilation at -O1; the chain N = 16 at order 1
-// has about 15 000 nodes).
-constexpr std::size_t kMaxFusedNodes = 200000;
+// The largest traced graph that is fused. Beyond it the fused kernel stops paying: on the chain
+// N = 8 the order-3 reduced model (its CompiledSlip replayed) compiles for 17 s and runs no faster
+// than its compiled tapes (one function far larger than the instruction cache), while every
+// fused model of orders 0-2 measured (sleigh, disk, chains N = 4, 8) stays under this.
+constexpr std::size_t kMaxFusedNodes = 30000;
 
 class FusedRhs {
  public:

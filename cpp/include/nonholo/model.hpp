@@ -176,10 +176,11 @@ class Model {
   // The fused right-hand side (fused_rhs.hpp): true when this model's whole eval can be traced.
   virtual bool fusable() const { return false; }
   // Traces it at a regular point (a few fixed points are tried) with parameters p and keeps it as
-  // the tape "rhs"; rhs() evaluates it once that tape is compiled (model.compile()). Throws
-  // InputError when the model cannot be fused or the graph is too large, ModelError when no point
-  // tried is regular. Like attaching a compiled tape, not thread-safe against running integrations.
-  void fuse(const double* p) const;
+  // the tape "rhs"; rhs() evaluates it once that tape is compiled (model.compile()). Returns false
+  // (nothing kept) when the graph exceeds kMaxFusedNodes; throws InputError when the model cannot
+  // be fused, ModelError when no point tried is regular. Like attaching a compiled tape, not
+  // thread-safe against running integrations.
+  bool fuse(const double* p) const;
   const FusedRhs* fused() const { return fused_.get(); }
 
  protected:
