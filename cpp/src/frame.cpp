@@ -50,8 +50,7 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> so
       throw InputError("solved must hold increasing, distinct coordinate indices in [0, " + std::to_string(n) + ")");
     is_solved[i] = true;
   }
-  for (int i = 0; i < n; ++i)
-    if (!is_solved[i]) free_.push_back(i);
+  free_ = free_coordinates(solved_, n);
 
   // The constraint rows A(q) must not depend on v or t: the frame is a function of q.
   const ExprGraph& base = system_->base_graph();
@@ -108,61 +107,32 @@ static std::vector<int> pivot_columns(MatX<double> A) {
   return chosen;
 }
 
-namespace {
-
-// B = -A_s^-1 A_r of the split `solved` (values), or false when A_s is singular.
-bool split_coefficients(const MatX<double>& A, const std::vector<int>& solved, const std::vector<int>& free,
-                        MatX<double>& B) {
-  const int k = static_cast<int>(A.rows());
-  Lu<double> lu;
-  MatX<double> As(k, k);
-  for (int a = 0; a < k; ++a)
-    for (int b = 0; b < k; ++b) As(a, b) = A(a, solved[b]);
-  if (!lu.compute(As)) return false;
-  B.resize(k, free.size());
-  for (std::size_t j = 0; j < free.size(); ++j) {
-    VecX<double> col = -A.col(free[j]);
-    lu.solve_in_place(col);
-    B.col(j) = col;
-  }
-  return true;
-}
-
-std::vector<int> complement(const std::vector<int>& solved, int n) {
-  std::vector<int> free;
-  for (int i = 0; i < n; ++i)
-    if (!std::binary_search(solved.begin(), solved.end(), i)) free.push_back(i);
-  return free;
-}
-
-}  // namespace
-
 std::vector<int> maximal_volume_split(const MatX<double>& A, std::vector<int> start) {
   const int k = static_cast<int>(A.rows()), n = static_cast<int>(A.cols());
-  MatX<double> B;
-  std::sort(start.begin(), start.end());
-  if (static_cast<int>(start.size()) != k || !split_coefficients(A, start, complement(start, n), B)) {
-    start = pivot_columns(A);  // the start is singular: complete pivoting on A instead
-    if (static_cast<int>(start.size()) != k || !split_coefficients(A, start, complement(start, n), B)) return {};
-  }
-  std::vector<int> solved = std::move(start), free = complement(solved, n);
+  FrameGeometry<double> f;
+  auto evaluate = [&](std::vector<int> solved) {  // max |B_aj| of this split, or -1 where singular
+    std::sort(solved.begin(), solved.end());
+    f.free = free_coordinates(solved, n);
+    f.solved = std::move(solved);
+    return static_cast<int>(f.solved.size()) == k ? split_coefficients(A, f) : -1.0;
+  };
+  if (evaluate(std::move(start)) < 0.0 && evaluate(pivot_columns(A)) < 0.0) return {};  // else complete pivoting
   // each exchange multiplies |det A_s| by more than 1.01: finitely many (bounded for safety)
   for (int iteration = 0; iteration < 100 * n; ++iteration) {
     int a_best = -1, j_best = -1;
     double big = 1.01;
     for (int a = 0; a < k; ++a)
       for (int j = 0; j < n - k; ++j)
-        if (std::abs(B(a, j)) > big) big = std::abs(B(a, j)), a_best = a, j_best = j;
+        if (std::abs(f.B(a, j)) > big) big = std::abs(f.B(a, j)), a_best = a, j_best = j;
     if (a_best < 0) break;
-    std::vector<int> s = solved;
-    s[a_best] = free[j_best];
-    std::sort(s.begin(), s.end());
-    std::vector<int> r = complement(s, n);
-    if (!split_coefficients(A, s, r, B)) break;
-    solved = std::move(s);
-    free = std::move(r);
+    std::vector<int> previous = f.solved, s = f.solved;
+    s[a_best] = f.free[j_best];
+    if (evaluate(std::move(s)) < 0.0) {  // cannot happen in exact arithmetic (|det| grows); keep the last
+      evaluate(std::move(previous));
+      break;
+    }
   }
-  return solved;
+  return f.solved;
 }
 
 std::vector<int> Frame::best_split(const double* q, const double* p, std::vector<int> start) const {

@@ -44,6 +44,41 @@ struct FrameGeometry {
   VecX<S> velocity;  // X_D w for events and re-splits (models/frame_watch.hpp)
 };
 
+// The coordinates 0..n-1 not in `solved` (both increasing): the free ones of a split.
+inline std::vector<int> free_coordinates(const std::vector<int>& solved, int n) {
+  std::vector<int> free;
+  for (int i = 0, a = 0; i < n; ++i) {
+    if (a < static_cast<int>(solved.size()) && solved[a] == i)
+      ++a;
+    else
+      free.push_back(i);
+  }
+  return free;
+}
+
+// The split f.solved / f.free of the constraint rows A (k x n, any matrix expression): A_s
+// factored into f.lu and B = -A_s^-1 A_r into f.B (k x m). Returns max |B_aj| (values), or -1
+// when A_s is singular. Shared by the Voronets frame, the split search and the fused null-space
+// right-hand side (models/reduced.hpp).
+template <class S, class MatA>
+double split_coefficients(const MatA& A, FrameGeometry<S>& f) {
+  const int k = static_cast<int>(f.solved.size()), m = static_cast<int>(f.free.size());
+  f.As.resize(k, k);
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b) f.As(a, b) = A(a, f.solved[b]);
+  if (!f.lu.compute(f.As)) return -1.0;
+  f.B.resize(k, m);
+  f.col.resize(k);
+  double growth = 0.0;
+  for (int j = 0; j < m; ++j) {
+    for (int a = 0; a < k; ++a) f.col(a) = -A(a, f.free[j]);
+    f.lu.solve_in_place(f.col);
+    f.B.col(j) = f.col;
+    for (int a = 0; a < k; ++a) growth = std::max(growth, std::abs(value(f.col(a))));
+  }
+  return growth;
+}
+
 // The split of maximal volume of the constraint rows A (k x n): the k solved columns for which
 // every |B_aj| <= 1.01, B = -A_s^-1 A_r (each exchange from `start`, or from complete pivoting on
 // A where `start` is singular, multiplies |det A_s| by more than 1.01). Empty when A has not full
@@ -91,13 +126,7 @@ class Frame {
   template <class S>
   void set_split(const std::vector<int>& solved, FrameGeometry<S>& f) const {
     f.solved = solved;
-    f.free.clear();
-    for (int i = 0, a = 0; i < n(); ++i) {
-      if (a < static_cast<int>(solved.size()) && solved[a] == i)
-        ++a;
-      else
-        f.free.push_back(i);
-    }
+    f.free = free_coordinates(solved, n());
   }
 
   // X and dX/dq^l at q into f.out (layout of FrameGeometry).
@@ -142,20 +171,8 @@ class Frame {
     }
     f.a_out.resize(tape.n_outputs());
     tape.eval(f.in.data(), f.a_out.data(), f.work);
-    RowMatMap<S> A(f.a_out.data(), k, n);
-    f.As.resize(k, k);
-    for (int a = 0; a < k; ++a)
-      for (int b = 0; b < k; ++b) f.As(a, b) = A(a, f.solved[b]);
-    if (!f.lu.compute(f.As)) singular(q);
-    f.B.resize(k, m);
-    f.col.resize(k);
-    double growth = 0.0;
-    for (int j = 0; j < m; ++j) {
-      for (int a = 0; a < k; ++a) f.col(a) = -A(a, f.free[j]);
-      f.lu.solve_in_place(f.col);
-      f.B.col(j) = f.col;
-      for (int a = 0; a < k; ++a) growth = std::max(growth, std::abs(value(f.col(a))));
-    }
+    const double growth = split_coefficients(RowMatMap<S>(f.a_out.data(), k, n), f);
+    if (growth < 0.0) singular(q);
     f.growth = std::max(f.growth, growth);
   }
 

@@ -325,23 +325,10 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
     const int n = sys.n(), k = sys.k(), m = n - k;
     FrameGeometry<S>& f = w.frame;
     f.solved = solved;
-    f.free.clear();
-    for (int i = 0; i < n; ++i)
-      if (!std::binary_search(solved.begin(), solved.end(), i)) f.free.push_back(i);
+    f.free = free_coordinates(solved, n);
     sys.evaluate_dynamics(t, y, y + n, p, w.geo);  // A(q) (a trace shares it with the rate's own sweep)
-    const RowMatMap<S> A = w.geo.A();
-    f.As.resize(k, k);
-    for (int a = 0; a < k; ++a)
-      for (int b = 0; b < k; ++b) f.As(a, b) = A(a, solved[b]);
-    if (!f.lu.compute(f.As)) throw ModelError("the solved block of the constraint rows is singular at " +
-                                              describe_point(w.geo));
-    f.B.resize(k, m);
-    f.col.resize(k);
-    for (int j = 0; j < m; ++j) {
-      for (int a = 0; a < k; ++a) f.col(a) = -A(a, f.free[j]);
-      f.lu.solve_in_place(f.col);
-      f.B.col(j) = f.col;
-    }
+    if (split_coefficients(w.geo.A(), f) < 0.0)
+      throw ModelError("the solved block of the constraint rows is singular at " + describe_point(w.geo));
     TraceHooks<S>::bounded(f.B.data(), k * m, FrameWatch::kResplitGrowth);
     w.u = Eigen::Map<const VecX<S>>(y + n, n);
     std::vector<S> wdot(m);  // = w.zm (the rate uses w.rhs itself)

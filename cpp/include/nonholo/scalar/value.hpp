@@ -44,7 +44,7 @@ S powi(const S& x, int n) {
 template <class S>
 struct TraceHooks {
   static constexpr bool kTracing = false;
-  static S time(const S& t) { return t; }
+  static const S& time(const S& t) { return t; }
   static void pivots(const S*, const S*, int, bool) {}
   static void lu_pivots(const S*, int) {}
   static void bounded(const S*, int, double) {}
