@@ -52,7 +52,7 @@ lint:
 	$(PYTHON) -m ruff check .
 
 figures: install
-	$(PYTHON) -m nonholo.figures --output figures
+	$(PYTHON) -m papers --output figures
 
 bench: install
 	$(PYTHON) benchmarks/friction_sleigh.py

@@ -57,7 +57,7 @@ def cases(bicycle: bool) -> dict:
         out[f"chain N = {N}, friction eps 1e-4"] = (chain.friction(1e-4), chain_state(chain, N))
         out[f"chain N = {N}, nonholonomic"] = (chain.nonholonomic(), chain_state(chain, N))
     if bicycle:  # as in peers.py: upright at 5 m/s, roll rate 0.5 rad/s
-        from nonholo.symbolic.mechanics import kane_qdot
+        from nonholo.expressions.mechanics import kane_qdot
         from peers import bicycle_state
 
         km, values = nh.systems.whipple_bicycle_kane()

@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
 from cli import emit  # noqa: E402
-from nonholo import _core, compiled  # noqa: E402
+from nonholo import _core
+from nonholo.expressions import compiled  # noqa: E402
 
 LEVELS = {"-O1": "-O1", "-O2": "-O2"}
 
@@ -125,7 +126,7 @@ def chain_cases(N):
 def bicycle_case(batches):
     from peers import bicycle_state
 
-    from nonholo.symbolic.mechanics import kane_qdot
+    from nonholo.expressions.mechanics import kane_qdot
 
     km, values = nh.systems.whipple_bicycle_kane()
     x0 = bicycle_state(km, values)

@@ -3,7 +3,7 @@
 What is integrated
 ------------------
 The Fedorov-Zenkov Fig. 3 motion of the Chaplygin sleigh (J = m = a = 1, v0 = -1, omega0 = 0.25)
-on [0, 12], as in ``nonholo.figures.fedorov_zenkov.work_precision``: the discrete midpoint
+on [0, 12], as in ``papers.fedorov_zenkov.work_precision``: the discrete midpoint
 integrator ``nh.simulate_discrete(sleigh.discrete(h))`` and CVODE (``nh.simulate`` of
 ``sleigh.nonholonomic()``, BDF with projection and Adams, atol = rtol/100, 1201 output times).
 
@@ -27,7 +27,7 @@ import numpy as np
 
 import nonholo as nh
 from cli import emit, repeats_and_output
-from nonholo.figures.fedorov_zenkov import experiments as fz
+from papers.fedorov_zenkov import experiments as fz
 
 TARGETS = (1e-2, 1e-3, 1e-4)
 METHODS = ("discrete", "CVODE BDF", "CVODE Adams")

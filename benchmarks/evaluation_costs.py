@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nonholo as nh  # noqa: E402
 from cli import emit, repeats_and_output  # noqa: E402
 from nonholo import _core  # noqa: E402
-from nonholo.compiled import detach  # noqa: E402
+from nonholo.expressions.compiled import detach  # noqa: E402
 from peers import bicycle_state, chain_state  # noqa: E402
 
 TAPES = ("dynamics", "constraints")
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     rows = []
     km, values = nh.systems.whipple_bicycle_kane()
     bicycle = nh.System.from_kanes_method(km, values, check_kinematics=False).nonholonomic()
-    from nonholo.symbolic.mechanics import kane_qdot
+    from nonholo.expressions.mechanics import kane_qdot
 
     x0 = bicycle_state(km, values)
     nq = len(km.q)

@@ -189,7 +189,7 @@ def bicycle_state(km, values, speed=5.0, roll_rate=0.5):
 
 
 def bicycle_workload():
-    from nonholo.symbolic.mechanics import kane_qdot
+    from nonholo.expressions.mechanics import kane_qdot
 
     T, rtol, atol = 5.0, 1e-10, 1e-10
     km, values = nh.systems.whipple_bicycle_kane()

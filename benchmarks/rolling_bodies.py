@@ -25,10 +25,10 @@ import sympy as sp
 
 import nonholo as nh
 from cli import emit, repeats_and_output
-from nonholo.bodies import quaternion_from_euler
-from nonholo.contact import rolling_state
+from nonholo.builders.bodies import quaternion_from_euler
+from nonholo.builders.contact import rolling_state
 from nonholo.systems.rattleback import KANE_LEVINSON, kane_levinson_state, reversal_time, vertical_spin
-from nonholo.testing import kanes_rolling_body, rolling_vector_field_difference
+from nonholo.testing import kanes_rolling_body, loglog_slope, rolling_vector_field_difference
 
 RTOL, ATOL = 1e-10, 1e-12
 
@@ -143,7 +143,7 @@ def rattleback_friction(repeats) -> list:
         T = reversal_time(t, vertical_spin(r), window=0.3)
         deltas.append(T - reference)
         rows.append(f"| {eps:g} | {T:.4f} | {T - reference:+.4f} | {run:.2f} | {every:.2f} |")
-    slope = np.polyfit(np.log(eps_list[-3:]), np.log(np.abs(deltas[-3:])), 1)[0]
+    slope = loglog_slope(eps_list[-3:], deltas[-3:])
     rows += ["", f"Fitted order of T(eps) - T(rolling) over eps = {eps_list[-3]:g} .. {eps_list[-1]:g}: {slope:.2f}."]
     return rows
 

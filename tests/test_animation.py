@@ -146,7 +146,7 @@ class _wheel_contact(_wheel_pose):
 def test_rolling_bodies_on_a_plane_are_drawn_from_their_pose():
     """roll_on_plane systems expose their pose (the rolling disc draws a disc, the Chaplygin ball its
     body axes); the pose survives pickling, and the disc's centre is drawn at height z(q)."""
-    from nonholo.contact import rolling_state
+    from nonholo.builders.contact import rolling_state
 
     disc = nh.systems.rolling_disc()
     tilted = [np.cos(0.15), np.sin(0.15), 0.0, 0.0]  # leaning by 0.3 rad about the x axis

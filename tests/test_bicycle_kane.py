@@ -14,8 +14,8 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.multibody import assemble
-from nonholo.symbolic.mechanics import kane_qdot
+from nonholo.builders.multibody import assemble
+from nonholo.expressions.mechanics import kane_qdot
 from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle, whipple_bicycle_kane
 
 # Meijaard et al. 2007, table 2 (v = 5 m/s): weave pair, capsize, castor.

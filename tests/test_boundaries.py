@@ -1,18 +1,16 @@
 """The package's boundaries: the model protocol, whole-trajectory quantities computed in C++,
 one failure story (batches, user events, one exception hierarchy) and the sleigh's home."""
 
-import importlib
 import pickle
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.frames import AnholonomicFrame
+from nonholo.system.frames import AnholonomicFrame
 from nonholo.systems.chaplygin_sleigh import frames as sf
 from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
 from nonholo.testing import ANALYTIC_TOL, TIGHT_ATOL, TIGHT_RTOL, random_system
@@ -34,11 +32,11 @@ def test_every_model_kind_implements_the_protocol(sleigh):
         assert set(sleigh.parameter_names) <= set(model.params)
 
 
-def test_state_names_come_from_the_model_and_system_state_names_is_deprecated(sleigh):
+def test_state_names_come_from_the_model(sleigh):
     assert sleigh.reduced(0.1, 1).state_names == ["x", "y", "phi", "u_x", "u_y", "u_phi"]
     assert sleigh.vakonomic().state_names[-1] == "lambda_0"
-    with pytest.warns(DeprecationWarning, match="model's state_names"):
-        assert sleigh.state_names("reduced") == sleigh.reduced(0.1, 1).state_names
+    with pytest.raises(TypeError):
+        sleigh.state_names("reduced")  # each model knows its own states
     assert sleigh.state_names() == sleigh.nonholonomic().state_names == sleigh.discrete(0.1).state_names
 
 
@@ -162,17 +160,11 @@ def test_solver_options_are_checked_in_python(sleigh):
 
 
 # ------------------------------------------------------------------ the sleigh's home
-def test_sleigh_modules_are_not_imported_eagerly_and_old_paths_warn():
-    code = ("import sys, nonholo; print(any(m.startswith(('nonholo.sleigh_frames', 'nonholo.discrete_sleigh', "
-            "'nonholo.systems.chaplygin_sleigh.frames')) for m in sys.modules))")
+def test_sleigh_modules_are_not_imported_eagerly():
+    code = ("import sys, nonholo; print(any(m.startswith('nonholo.systems.chaplygin_sleigh.frames') "
+            "for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-    for old, new in [("nonholo.sleigh_frames", sf), ("nonholo.discrete_sleigh", None)]:
-        sys.modules.pop(old, None)
-        with pytest.warns(DeprecationWarning, match="moved to nonholo.systems.chaplygin_sleigh"):
-            module = importlib.import_module(old)
-        if new is not None:
-            assert module.view is new.view
 
 
 def test_discrete_sleigh_uses_the_systems_inertia_name():
@@ -180,12 +172,8 @@ def test_discrete_sleigh_uses_the_systems_inertia_name():
 
     P = DiscreteSleigh(m=1.3, I=0.7, a=0.4)
     assert P.J == pytest.approx(0.7 + 1.3 * 0.4**2)
-    with pytest.warns(DeprecationWarning, match="centre of mass is I"):
-        old = DiscreteSleigh(m=1.3, J=0.7, a=0.4)
-    assert old == P
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        assert P.inertia == P.J
+    with pytest.raises(TypeError):
+        DiscreteSleigh(m=1.3, J=0.7, a=0.4)  # the paper's J is I here
 
 
 def test_eldering_frames_are_anholonomic_frames(sleigh):

@@ -20,8 +20,9 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo import _core, compiled
-from nonholo.frames import AnholonomicFrame
+from nonholo import _core
+from nonholo.expressions import compiled
+from nonholo.system.frames import AnholonomicFrame
 from nonholo.testing import random_system
 
 T = 0.3
@@ -42,8 +43,8 @@ def _models():
         return random_system(12, n=4, k=2, force=True)
 
     def taylor(system):  # order 2 without a CompiledSlip: Taylor mode, projection tape in doubles
-        return nh.model.Model(system, "reduced", _core.reduced_model(system.core, 2, None), {"eps": 0.01}, order=2,
-                              state_names=system.state_names())
+        return nh.Model(system, "reduced", _core.reduced_model(system.core, 2, None), {"eps": 0.01}, order=2,
+                        state_names=system.state_names())
 
     def sleigh_frame(kind):
         system = nh.systems.chaplygin_sleigh()

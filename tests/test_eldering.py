@@ -10,7 +10,7 @@ import nonholo as nh
 from conftest import ANALYTIC_TOL, TIGHT_ATOL, TIGHT_RTOL
 from nonholo.systems.chaplygin_sleigh import frames as sf
 from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
-from nonholo.figures import eldering as E
+from papers import eldering as E
 
 G = 9.81
 START = E.PENDULUM_START  # from rest on S^1 at 45 degrees below the horizontal

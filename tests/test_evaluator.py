@@ -7,7 +7,7 @@ import pytest
 
 import nonholo as nh
 from nonholo import _core
-from nonholo.compiled import detach
+from nonholo.expressions.compiled import detach
 from nonholo.testing import random_system
 
 

@@ -1,5 +1,5 @@
 """Fedorov and Zenkov (2005): the errata of docs/errata.md that tests/test_discrete.py does not
-cover, and the numbers returned by the figure functions of nonholo.figures.fedorov_zenkov.
+cover, and the numbers returned by the figure functions of papers.fedorov_zenkov.
 
 Tolerances: Newton solves each step to 1e-14 relative, so identities that hold exactly for the
 discrete scheme hold to ~1e-13 over tens of steps on O(1) coordinates; CVODE runs at rtol 1e-11
@@ -15,7 +15,7 @@ from scipy.optimize import brentq
 import nonholo as nh
 from nonholo.systems.chaplygin_sleigh.discrete import DiscreteSleigh
 from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
-from nonholo.figures import fedorov_zenkov as FZ
+from papers import fedorov_zenkov as FZ
 from nonholo.systems.inclined_knife_edge import knife_edge_closed_form as knife_closed_form
 from nonholo.systems.inclined_knife_edge import knife_edge_energy as knife_energy
 

@@ -10,7 +10,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.errors import ModelError
-from nonholo.frames import AnholonomicFrame, voronets_split
+from nonholo.system.frames import AnholonomicFrame, voronets_split
 from nonholo.testing import random_system
 
 

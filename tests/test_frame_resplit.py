@@ -186,7 +186,7 @@ def test_a_badly_conditioned_split_is_replaced_by_one_of_maximal_volume_at_the_s
     """Random systems (n = 5, k = 3) in the Voronets frame of their worst split at q0
     (max|B_aj| of 200-800): the run re-splits at t0 to a split whose |B_aj| are all <= 1.01
     there (numpy), and follows the coordinate form."""
-    from nonholo.frames import AnholonomicFrame
+    from nonholo.system.frames import AnholonomicFrame
     from nonholo.testing import random_system
 
     system = random_system(seed, n=5, k=3)

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.frames import AnholonomicFrame
+from nonholo.system.frames import AnholonomicFrame
 
 TIGHT = dict(rtol=1e-10, atol=1e-12)
 

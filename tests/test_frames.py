@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.frames import AnholonomicFrame
+from nonholo.system.frames import AnholonomicFrame
 from nonholo.systems import disk_exact as dx
 from conftest import central_difference
 

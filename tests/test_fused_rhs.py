@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import nonholo as nh
-from nonholo import _core, compiled
+from nonholo import _core
+from nonholo.expressions import compiled
 from nonholo.testing import random_system
 
 T = 0.3

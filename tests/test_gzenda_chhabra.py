@@ -9,7 +9,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.testing import loglog_slope
-from nonholo.symbolic import geometry_symbolic
+from nonholo.expressions import geometry_symbolic
 from nonholo.systems import disk_exact as dx
 
 # Pointwise linear algebra on O(1), well-conditioned matrices (the disk's M has condition

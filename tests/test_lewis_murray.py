@@ -14,7 +14,7 @@ from scipy.integrate import solve_ivp
 
 import nonholo as nh
 from conftest import ANALYTIC_TOL, TIGHT_ATOL, TIGHT_RTOL
-from nonholo.figures import lewis_murray as lm
+from papers import lewis_murray as lm
 from nonholo.systems import ball_on_turntable_exact as ball_exact
 from nonholo.systems.ball_on_turntable import (angular_velocity, ball_state, quaternion_rate_matrix,
                                                rotation_matrices, spin)

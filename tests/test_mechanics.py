@@ -12,7 +12,7 @@ from sympy.physics import mechanics as me
 
 import nonholo as nh
 from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
-from nonholo.symbolic.mechanics import kane_qdot, kane_speeds
+from nonholo.expressions.mechanics import kane_qdot, kane_speeds
 
 # SciPy's DOP853 at rtol = atol = 1e-13 reproduces itself at 1e-12 tightened to 1e-14 (measured:
 # 2e-11 over the 3 s of the disc); nonholo at rtol 1e-13 / atol 1e-14 (BDF with projection) or

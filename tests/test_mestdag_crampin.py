@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.frames import AnholonomicFrame
+from nonholo.system.frames import AnholonomicFrame
 from nonholo.systems.fernandez_bloch import fernandez_bloch
 
 # The note's reference disk. nonholo's disk: heading theta (the paper's ph, inertia I about the

@@ -1,5 +1,5 @@
 """Reduced models that pay off: compiled slow-manifold coefficients, the reduced state in a frame
-of D, the choice of truncation and the invariance residual (nonholo.reduced)."""
+of D, the choice of truncation and the invariance residual (nonholo.models.reduced)."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.systems import disk_exact
-from nonholo.reduced import choose_order
+from nonholo.models.reduced import choose_order
 from nonholo.testing import loglog_slope, random_system
 
 
@@ -24,7 +24,7 @@ def test_compiled_coefficients_equal_the_taylor_sweeps_at_random_points(seed, af
     friction depending on q, affine constraints depending on t, forces depending on v."""
     system = random_system(seed, n=4, k=2, affine=affine, force=force)
     order = 4
-    compiled = nh.reduced.compiled_slip(system, order)
+    compiled = nh.models.reduced.compiled_slip(system, order)
     assert compiled is not None
     p = system.param_vector()
     for point in range(3):
@@ -56,9 +56,9 @@ def test_order_one_split_evaluation_equals_the_direct_one(seed, affine, force):
 
 def test_compiled_slip_is_cached_per_system_and_order():
     sleigh = nh.systems.chaplygin_sleigh()
-    assert nh.reduced.compiled_slip(sleigh, 2) is nh.reduced.compiled_slip(sleigh, 2)
-    assert sleigh.reduced(1e-3, order=2).compiled_slip is nh.reduced.compiled_slip(sleigh, 2)
-    assert nh.reduced.compiled_slip(sleigh, nh._core.max_compiled_slip_order + 1) is None
+    assert nh.models.reduced.compiled_slip(sleigh, 2) is nh.models.reduced.compiled_slip(sleigh, 2)
+    assert sleigh.reduced(1e-3, order=2).compiled_slip is nh.models.reduced.compiled_slip(sleigh, 2)
+    assert nh.models.reduced.compiled_slip(sleigh, nh._core.max_compiled_slip_order + 1) is None
 
 
 def _body_frame(sleigh):

@@ -137,7 +137,7 @@ def test_system_latex_shows_the_equations():
     tex = ball._repr_latex_()
     assert r"&= - \Omega y" in tex and r"&= \Omega x" in tex and "F(q" in tex and r"\mu(q)" not in tex
     # a long block is replaced by a pointer to the attribute
-    from nonholo.symbolic.display import system_latex
+    from nonholo.expressions.display import system_latex
 
     assert "see system.metric" in system_latex(ball, max_chars=50)
     # the matrix typesets as what sympy prints for the metric

@@ -168,7 +168,7 @@ def test_random_expression_tapes(depth, seed, point):
             expr = expr / other
         else:
             expr = expr ** int(rng.integers(-3, 4)) + sp.atan2(expr, other)
-    tape = _outcome(lambda: nh.symbolic.lower([expr], [x, y]).tape())
+    tape = _outcome(lambda: nh.expressions.lower([expr], [x, y]).tape())
     if tape is not None:
         with np.errstate(all="ignore"):
             values = tape(np.array(point, dtype=float))

@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.bodies import (RigidBody, euler_from_quaternion, quaternion_from_euler, quaternion_from_matrix,
+from nonholo.builders.bodies import (RigidBody, euler_from_quaternion, quaternion_from_euler, quaternion_from_matrix,
                             quaternion_rates, quaternion_with_down, rotation_matrices)
-from nonholo.contact import Ellipsoid, Sphere, body_angular_velocity, roll_on_plane, rolling_state
+from nonholo.builders.contact import Ellipsoid, Sphere, body_angular_velocity, roll_on_plane, rolling_state
 from nonholo.systems.chaplygin_ball import chaplygin_density, contact_angular_momentum
 from nonholo.systems.tippe_top import inverts, jellett
 from nonholo.testing import kanes_rolling_body, rolling_vector_field_difference
@@ -260,7 +260,7 @@ def test_rolling_bad_input():
 def test_hamel_model_in_body_angular_velocity_matches(ball):
     """The quasi-velocities of nh.contact.body_frame are the body angular velocity (and the
     radial rate, 0): the Hamel model follows the nonholonomic one in (q, q')."""
-    from nonholo.contact import body_frame
+    from nonholo.builders.contact import body_frame
 
     y0 = rolling_state(ball, quaternion_from_euler(0.3, 0.2, 0.1), [1.0, 2.0, 3.0])
     hamel = body_frame(ball).hamel()
@@ -281,7 +281,7 @@ def test_contact_point_is_at_rest_vertically_and_energy_is_kept(surface):
     """No slip is imposed horizontally only: the vertical velocity of the body's material point
     at the contact, z_G' + [R (Omega x d)]_z, vanishes by the support property; and a rolling
     run keeps its energy."""
-    from nonholo.contact import contact_geometry
+    from nonholo.builders.contact import contact_geometry
 
     body = RigidBody(1.2, np.diag([0.05, 0.06, 0.04]) + 0.003, com_offset=(0.01, 0.02, -0.03))
     system = roll_on_plane(body, surface)
@@ -308,7 +308,7 @@ def test_slow_manifold_and_discrete_integrator_apply_to_a_rolling_body(ball):
     friction realization to O(eps^2) while the rolling model is O(eps) off (fitted orders over
     eps = 1e-2, 5e-3), and the midpoint discrete Lagrange-d'Alembert integrator converges at
     order 2 in h, holds the constraints to round-off and keeps |q| = 1 without projection."""
-    from nonholo.discrete import simulate_discrete
+    from nonholo.integrate.discrete import simulate_discrete
 
     y0 = rolling_state(ball, quaternion_from_euler(0.3, 0.2, 0.1), [1.0, 2.0, 3.0])
     t = np.linspace(0, 1, 11)

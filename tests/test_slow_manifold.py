@@ -9,7 +9,7 @@ import sympy as sp
 import nonholo as nh
 from nonholo.testing import loglog_slope
 from conftest import IDENTITY_TOL, random_system
-from nonholo.symbolic.slow_manifold import slip_symbolic
+from nonholo.expressions.slow_manifold import slip_symbolic
 from nonholo.systems import disk_exact as dx
 
 # Closed forms are exact rational/trigonometric expressions; the AD series evaluates them with
@@ -156,7 +156,7 @@ def symbolic_friendly():
 
 def test_numeric_and_symbolic_slip_agree(symbolic_friendly):
     """Two independent implementations: C++ Taylor arithmetic along the slow trajectory, and
-    SymPy's expansion of the invariance equation in eps (nonholo.symbolic.slow_manifold)."""
+    SymPy's expansion of the invariance equation in eps (nonholo.expressions.slow_manifold)."""
     system = symbolic_friendly
     H_sym = slip_symbolic(system, order=2, simplify=False)
     f = sp.lambdify([*system.coordinates, *system.velocities, system.time], H_sym, "numpy", cse=True)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import nonholo as nh
-from nonholo import _core, _stubgen
+from nonholo import _core
+from tools import stubgen as _stubgen
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "nonholo"
@@ -29,7 +30,7 @@ def test_stub_matches_the_compiled_module():
         hint = "" if ours == theirs else (f" (the stub was written by pybind11-stubgen {ours}, this environment has "
                                           f"{theirs}: install the version of the test extra)")
         pytest.fail(f"python/nonholo/_core.pyi has drifted from the compiled nonholo._core{hint}; "
-                    "regenerate it with `python -m nonholo._stubgen` and commit it")
+                    "regenerate it with `python tools/stubgen.py` and commit it")
 
 
 def test_stub_is_next_to_the_package_sources_and_parses():
@@ -82,7 +83,7 @@ def test_package_is_typed_and_ships_the_stub():
 
 
 def test_stub_command_writes_and_checks(tmp_path, monkeypatch, capsys):
-    """`python -m nonholo._stubgen [--check] [--output PATH]`: writes the stub, reports drift with exit
+    """`python tools/stubgen.py [--check] [--output PATH]`: writes the stub, reports drift with exit
     status 1 (the generator itself is exercised by test_stub_matches_the_compiled_module)."""
     monkeypatch.setattr(_stubgen, "generate", lambda: "# stub\n")
     target = tmp_path / "_core.pyi"
@@ -92,7 +93,7 @@ def test_stub_command_writes_and_checks(tmp_path, monkeypatch, capsys):
     assert "up to date" in capsys.readouterr().out
     target.write_text("# edited by hand\n")
     assert _stubgen.main(["--check", "--output", str(target)]) == 1
-    assert "python -m nonholo._stubgen" in capsys.readouterr().err
+    assert "python tools/stubgen.py" in capsys.readouterr().err
 
 
 def test_stub_records_the_module_version():

@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from nonholo import ModelError
-from nonholo.symbolic import lower
+from nonholo.expressions import lower
 
 x, y, z = sp.symbols("x y z", real=True)
 

@@ -171,7 +171,7 @@ def test_kane_applied_force_is_the_metrics(name):
     """from_kanes_method's applied force (loads minus Kane's inertia forces) and the one of its
     metric, potential and force (with the inertia correction) are one function: accelerations and
     multipliers agree to rounding at random states, and the given form is the smaller tape."""
-    from nonholo.symbolic.lowering import lower
+    from nonholo.expressions.lowering import lower
 
     system = KANE[name]()
     assert system.applied_force is not None and system.core.velocity_sweeps is False

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-from nonholo.multibody import Mechanism, Revolute, assemble
+from nonholo.builders.multibody import Mechanism, Revolute, assemble
 from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle
 
 # Meijaard et al. 2007, section 4 and table 2 (14 digits)
@@ -225,8 +225,8 @@ def test_ellipsoid_mechanism_reverses_like_the_rattleback():
     the ellipsoid through the general support map r_c(R^T down)): from their initial data the
     spin about the body's vertical axis reverses at 2.3527310191 s, the time of the quaternion
     model and of the independent Kane build (benchmarks/rolling_bodies.py)."""
-    from nonholo.bodies import rotation_matrices
-    from nonholo.contact import body_angular_velocity
+    from nonholo.builders.bodies import rotation_matrices
+    from nonholo.builders.contact import body_angular_velocity
     from nonholo.systems.rattleback import KANE_LEVINSON as p
     from nonholo.systems.rattleback import kane_levinson_state
 

@@ -6,28 +6,40 @@ Define a system in SymPy (or take a built-in one), build a model, simulate it wi
     sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
     sol = nh.simulate(sleigh.nonholonomic(), (0, 20), [0, 0, 0, -1.5, 0, 1])
 
-The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODE).
+The numerics run in C++ (expression tapes with automatic differentiation, SUNDIALS CVODES).
+The package's folders are its layers, each importing only those before it:
+``errors`` -> ``expressions`` -> ``system`` -> ``models`` -> ``integrate`` -> ``analysis``, with
+``builders`` (bodies, contact, multibody) and ``viz`` (drawing, animation, plot) beside them,
+``systems`` (the built-in systems) on top and ``testing`` apart.
 """
 
-from . import _core, bodies, contact, drawing, frames, multibody, plot, studies, surfaces, systems
-from .bvp import ShootingError, vakonomic_bvp
-from .discrete import DiscreteModel, DiscreteResult, simulate_discrete
+import sys as _sys
+
+from . import _core, systems
+from .analysis import stability, studies
+from .analysis.bvp import ShootingError, vakonomic_bvp
+from .analysis.fit import FitResult, fit
+from .analysis.stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError,
+                                 critical_values, eigenvalue_path, linearize, steady_motions)
+from .analysis.sweep import SweepResult, sweep
+from .builders import bodies, contact, multibody, surfaces
 from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
-from .fit import FitResult, fit
-from .model import FrameModel, Model, ModelProtocol
-from .reduced import ReducedModel
-from .result import SimulationResult
-from ._simulate import Event, simulate, simulate_many
-from ._sweep import SweepResult, sweep
-from .stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError, critical_values,
-                        eigenvalue_path, linearize, steady_motions)
-from .system import System
+from .integrate import DiscreteResult, Event, SimulationResult, simulate, simulate_discrete, simulate_many
+from .models import DiscreteModel, FrameModel, Model, ModelProtocol, ReducedModel
+from .system import System, frames
+from .viz import drawing, plot
 
 __version__ = getattr(_core, "__version__", "0.0.0")
 
+# The public namespaces keep their short import paths (``from nonholo.contact import roll_on_plane``)
+# whichever layer holds them.
+for _name in ("bodies", "contact", "drawing", "frames", "multibody", "plot", "stability", "studies", "surfaces"):
+    _sys.modules[f"{__name__}.{_name}"] = globals()[_name]
+del _name
+
 __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
-    "bodies", "contact", "drawing", "surfaces", "multibody",
+    "bodies", "contact", "drawing", "surfaces", "multibody", "stability",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
     "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
@@ -35,13 +47,3 @@ __all__ = [
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
     "EigenvaluePath", "critical_values", "CriticalValue",
 ]
-
-
-def __getattr__(name: str):
-    # the sleigh's own modules moved into nonholo.systems.chaplygin_sleigh; the old attributes
-    # stay reachable (importing the old module emits the DeprecationWarning)
-    if name in ("sleigh_frames", "discrete_sleigh"):
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -72,8 +72,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .. import drawing as dr
-from ..system import System
+from ..viz import drawing as dr
+from ..system.system import System
 
 __all__ = ["ball_on_turntable", "quaternion_rate_matrix", "ball_state", "angular_velocity", "spin",
            "rotation_matrices", "ROLLING_FRICTION"]

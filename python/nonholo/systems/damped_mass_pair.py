@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..system import System
+from ..system.system import System
 
 __all__ = ["damped_mass_pair"]
 

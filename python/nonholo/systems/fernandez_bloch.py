@@ -8,8 +8,8 @@ indefinite.
 
 from __future__ import annotations
 
-from ..frames import AnholonomicFrame
-from ..system import System
+from ..system.frames import AnholonomicFrame
+from ..system.system import System
 
 __all__ = ["fernandez_bloch"]
 

@@ -21,7 +21,7 @@ import math
 
 import sympy as sp
 
-from ..system import System
+from ..system.system import System
 
 __all__ = ["heisenberg", "heisenberg_length", "heisenberg_geodesic"]
 

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import sympy as sp
 
-from ..system import System
+from ..system.system import System
 
 __all__ = ["inclined_knife_edge", "knife_edge_closed_form", "knife_edge_energy"]
 

@@ -3,8 +3,8 @@
 import numpy as np
 import sympy as sp
 
-from .. import drawing as dr
-from ..system import System
+from ..viz import drawing as dr
+from ..system.system import System
 
 
 def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2, l: float = 1.0,  # noqa: E741

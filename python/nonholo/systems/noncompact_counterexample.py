@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..system import System
+from ..system.system import System
 
 __all__ = ["noncompact_counterexample"]
 

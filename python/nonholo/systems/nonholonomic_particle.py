@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..frames import AnholonomicFrame
-from ..system import System
+from ..system.frames import AnholonomicFrame
+from ..system.system import System
 
 __all__ = ["nonholonomic_particle"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..system import System
+from ..system.system import System
 
 REALIZATIONS = ("potential", "friction", "inertia")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..system import System
+from ..system.system import System
 
 __all__ = ["polar_disk"]
 

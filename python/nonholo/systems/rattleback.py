@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..bodies import RigidBody, quaternion_with_down
-from ..contact import Ellipsoid, roll_on_plane, rolling_state, spatial_angular_velocity
-from ..system import System
+from ..builders.bodies import RigidBody, quaternion_with_down
+from ..builders.contact import Ellipsoid, roll_on_plane, rolling_state, spatial_angular_velocity
+from ..system.system import System
 
 __all__ = ["rattleback", "kane_levinson_state", "KANE_LEVINSON", "reversal_time", "vertical_spin"]
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..bodies import RigidBody, rotation_matrices
-from ..contact import Disc, roll_on_plane
-from ..drawing import rigid_body
-from ..system import System
+from ..builders.bodies import RigidBody, rotation_matrices
+from ..builders.contact import Disc, roll_on_plane
+from ..viz.drawing import rigid_body
+from ..system.system import System
 
 __all__ = ["rolling_disc", "upright_critical_spin", "lean_frequency", "Lean"]
 

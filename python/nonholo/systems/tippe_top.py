@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..bodies import RigidBody, rotation_matrices
-from ..contact import Sphere, body_angular_velocity, roll_on_plane
-from ..system import System
+from ..builders.bodies import RigidBody, rotation_matrices
+from ..builders.contact import Sphere, body_angular_velocity, roll_on_plane
+from ..system.system import System
 
 __all__ = ["tippe_top", "jellett", "inverts"]
 

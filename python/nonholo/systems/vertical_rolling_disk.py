@@ -3,8 +3,8 @@
 import numpy as np
 import sympy as sp
 
-from .. import drawing as dr
-from ..system import System
+from ..viz import drawing as dr
+from ..system.system import System
 
 
 def vertical_rolling_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: float = 0.5,

@@ -25,10 +25,10 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..bodies import RigidBody
-from ..multibody import Mechanism, Revolute, assemble
-from ..surfaces import Disc
-from ..system import System
+from ..builders.bodies import RigidBody
+from ..builders.multibody import Mechanism, Revolute, assemble
+from ..builders.surfaces import Disc
+from ..system.system import System
 
 __all__ = ["whipple_bicycle", "whipple_bicycle_kane", "upright_state", "BENCHMARK"]
 

@@ -14,8 +14,8 @@ moment of inertia about the contact point (Eldering's J).
 
 import sympy as sp
 
-from ... import drawing as dr
-from ...system import System
+from ...viz import drawing as dr
+from ...system.system import System
 from ..knife_edge_chain import knife_edge_shapes, knife_edge_trace
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import warnings
 
 import numpy as np
 
@@ -32,38 +31,23 @@ __all__ = ["DiscreteSleigh"]
 class DiscreteSleigh:
     """The map P of the discrete sleigh with mass ``m``, moment of inertia ``I`` about the
     centre of mass and offset ``a`` of the centre of mass ahead of the blade (the parameters of
-    ``nh.systems.chaplygin_sleigh``).
-
-    ``J=`` (the paper's name for the inertia about the centre of mass) is accepted with a
-    DeprecationWarning for one release; the attribute ``J`` is the inertia about the contact point.
+    ``nh.systems.chaplygin_sleigh``). The paper's J is I here; the attribute :attr:`J` is the
+    inertia about the contact point, I + m a^2.
     """
 
     m: float
     I: float  # noqa: E741
     a: float
 
-    def __init__(self, m: float = 1.0, I: float | None = None, a: float = 1.0, *, J: float | None = None):  # noqa: E741
-        if J is not None:
-            if I is not None:
-                raise TypeError("give the moment of inertia about the centre of mass once, as I")
-            warnings.warn("DiscreteSleigh(J=...) is deprecated: the inertia about the centre of mass is I, as in "
-                          "nh.systems.chaplygin_sleigh (J now names I + m a^2)", DeprecationWarning, stacklevel=2)
-            I = J  # noqa: E741
+    def __init__(self, m: float = 1.0, I: float = 1.0, a: float = 1.0):  # noqa: E741
         object.__setattr__(self, "m", float(m))
-        object.__setattr__(self, "I", 1.0 if I is None else float(I))
+        object.__setattr__(self, "I", float(I))
         object.__setattr__(self, "a", float(a))
 
     @property
     def J(self) -> float:
         """J = I + m a^2, the moment of inertia about the contact point."""
         return self.I + self.m * self.a**2
-
-    @property
-    def inertia(self) -> float:
-        """Deprecated name of :attr:`J`."""
-        warnings.warn("DiscreteSleigh.inertia is deprecated: use DiscreteSleigh.J (= I + m a^2)", DeprecationWarning,
-                      stacklevel=2)
-        return self.J
 
     def residual(self, D: float, p1: float, p2: float) -> tuple:
         """F(D) of (23) and dF/dD."""

@@ -87,7 +87,7 @@ def _parameter_values(source) -> dict:
 
 
 def _frame(system, columns, name: str):
-    from ...frames import AnholonomicFrame
+    from ...system.frames import AnholonomicFrame
 
     return AnholonomicFrame(system, sp.Matrix(columns).T, name=name)
 
@@ -178,7 +178,7 @@ def slip_velocity(system, q, u_D, eps: float, order: int, params: Mapping | None
     """The full velocity u_D + sum_{j<=K} eps^j h^(j)(q, u_D) of a reduced state, shape (3, n_t).
 
     ``q`` and ``u_D`` have shape (3, n_t); ``order`` K = 0 returns u_D. The reduced model's own
-    :meth:`~nonholo.reduced.ReducedModel.velocity` (one pass in C++).
+    :meth:`~nonholo.models.reduced.ReducedModel.velocity` (one pass in C++).
     """
     q, u_D = np.atleast_2d(np.asarray(q, dtype=float).T).T, np.atleast_2d(np.asarray(u_D, dtype=float).T).T
     if order == 0:

@@ -1,0 +1,11 @@
+"""Rigid bodies rolling on a plane: the Chaplygin ball, the rattleback, the tippe top, the rolling disc, the bicycle.
+
+Split by role: :mod:`.experiments` (computations returning data), :mod:`.figures` (plots of that
+data, registered for ``make figures``), :mod:`.report` (the REPORT.md section). The package's
+namespace holds all three, so ``from papers import rolling_bodies as X; X.name`` keeps working.
+"""
+
+from ..registry import export_roles
+from . import experiments, figures, report
+
+export_roles(globals(), experiments, figures, report)

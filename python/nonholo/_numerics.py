@@ -1,0 +1,18 @@
+"""Numerical helpers that several layers share (convergence studies, plots, tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["loglog_slope"]
+
+
+def loglog_slope(x, y) -> float:
+    """Slope of the least-squares line through (log x, log |y|): the measured order of a
+    convergence study (error ~ C x^slope)."""
+    x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
+    if x.shape != y.shape or x.size < 2:
+        raise ValueError(f"x and y must have the same shape with at least 2 points, got {x.shape} and {y.shape}")
+    if np.any(x <= 0) or np.any(y == 0) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x must be positive and y non-zero and finite to fit a log-log slope")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])

@@ -1,0 +1,247 @@
+"""Vakonomic two-point problems by multiple shooting with forward sensitivities.
+
+The vakonomic trajectory from q0 to q1 in time T (Lewis-Murray 1995, eq. (2.2) as corrected in
+docs/errata.md) is a critical point of the action among curves satisfying the constraints;
+for a free particle (no potential, no force) it is a sub-Riemannian geodesic (Montgomery 2002,
+section 1.4: the normal geodesics are the projections of the vakonomic trajectories). The
+unknowns are the initial velocity on D(q0) (m = n - k coordinates in a basis of ker A(q0)) and
+the initial multipliers lambda(0) (k), plus the full states at interior nodes for
+``segments > 1`` (Stoer-Bulirsch, *Introduction to Numerical Analysis*, section 7.3.5). Newton's
+method with minimum-norm steps (the shooting matrix may be singular along a symmetry of the
+solution set, e.g. rotations of the Heisenberg geodesics about the z axis) and backtracking;
+the matrix comes from the sensitivities dy(T)/dy(0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _options as check
+from ..errors import IntegrationError
+from ..integrate.simulate import simulate
+
+__all__ = ["vakonomic_bvp", "ShootingError"]
+
+# Singular values of the shooting matrix below RCOND times the largest are treated as zero: the
+# matrix is exactly singular along a symmetry of the solution set (rotations of the Heisenberg
+# geodesics), and numerically its singular value there is of the size of the integration error
+# (1e-10 and below), which a minimum-norm step must not divide by.
+RCOND = 1e-8
+
+
+class ShootingError(RuntimeError):
+    """The shooting iteration found no trajectory: no convergence, or a singular shooting
+    matrix (the endpoint is not reachable from the current guess). ``residual`` holds the
+    remaining endpoint mismatch, ``iterations`` the Newton steps taken."""
+
+    def __init__(self, message: str, residual: float, iterations: int):
+        super().__init__(message)
+        self.residual = residual
+        self.iterations = iterations
+
+
+def _distribution_basis(system, q, t, params):
+    """An orthonormal basis N (n, m) of ker A(q) and the minimum-norm v_p with A v_p = b."""
+    A, b = system.constraint_matrix(q, t, params)
+    k = A.shape[0]
+    _, s, Vt = np.linalg.svd(A)
+    if k and s[-1] <= 1e-12 * max(s[0], 1.0):
+        raise ShootingError(f"the constraint rows are linearly dependent at q0 = {q}", np.inf, 0)
+    vp = np.linalg.lstsq(A, b, rcond=None)[0] if k else np.zeros(system.n)
+    return Vt[k:].T, vp
+
+
+class _Shooting:
+    def __init__(self, system, q0, q1, T, segments, params, rtol, atol):
+        self.model = system.vakonomic()
+        self.system, self.params, self.rtol, self.atol = system, params, rtol, atol
+        self.n, self.k = system.n, system.k
+        self.ns = self.model.n_states
+        self.q0, self.q1 = q0, q1
+        self.nodes = np.linspace(0.0, T, segments + 1)
+        self.N, self.vp = _distribution_basis(system, q0, 0.0, params)
+        self.n_first = self.N.shape[1] + self.k
+
+    def first_state(self, z):
+        m = self.N.shape[1]
+        return np.concatenate([self.q0, self.vp + self.N @ z[:m], z[m:self.n_first]])
+
+    def states(self, z):
+        interior = z[self.n_first:].reshape(-1, self.ns)
+        return [self.first_state(z), *interior]
+
+    def _segment(self, i, y, jac: bool):
+        first = i == 0
+        sens = None
+        if jac:
+            sens = [("y0", j) for j in range(self.n, self.ns)] if first else ["y0"]
+        sol = simulate(self.model, (self.nodes[i], self.nodes[i + 1]), y, t_eval=[self.nodes[i + 1]],
+                       params=self.params, rtol=self.rtol, atol=self.atol, sensitivities=sens,
+                       project_y0=not first, raise_on_failure=True)
+        S = None
+        if jac:
+            S = sol.sensitivities[:, :, -1]
+            if first:  # d/d(a, lambda0): v0 = v_p + N a
+                S = np.hstack([S[:, : self.n] @ self.N, S[:, self.n:]])
+        return sol.y[:, -1], S
+
+    def residual(self, z, jac: bool = True):
+        Y = self.states(z)
+        n_seg = len(Y)
+        r, blocks = [], []
+        for i, y in enumerate(Y):
+            end, S = self._segment(i, y, jac)
+            if i < n_seg - 1:
+                r.append(end - Y[i + 1])
+            else:
+                r.append(end[: self.n] - self.q1)
+            blocks.append(S)
+        r = np.concatenate(r)
+        if not jac:
+            return r, None
+        J = np.zeros((r.size, z.size))
+        row = 0
+        for i, S in enumerate(blocks):
+            rows = self.ns if i < n_seg - 1 else self.n
+            col = 0 if i == 0 else self.n_first + (i - 1) * self.ns
+            J[row:row + rows, col:col + S.shape[1]] = S[:rows]
+            if i < n_seg - 1:
+                nxt = self.n_first + i * self.ns
+                J[row:row + rows, nxt:nxt + self.ns] -= np.eye(self.ns)
+            row += rows
+        return r, J
+
+
+def _initial_guess(shoot: _Shooting, guess, T: float):
+    """(a, lambda0) from guess = None, a mapping {"v0", "lambda0"} or an array, then the
+    interior nodes from one integration of that start."""
+    v0 = lam0 = None
+    if isinstance(guess, dict):
+        v0, lam0 = guess.get("v0"), guess.get("lambda0")
+    elif guess is not None:
+        g = np.asarray(guess, dtype=float).reshape(-1)
+        if g.size != shoot.n + shoot.k:
+            raise ValueError(f"guess must have n + k = {shoot.n + shoot.k} entries (v0, lambda0), got {g.size}")
+        v0, lam0 = g[: shoot.n], g[shoot.n:]
+    if v0 is None:
+        v0 = (shoot.q1 - shoot.q0) / T
+        if np.linalg.norm(shoot.N.T @ v0) < 1e-8 * max(np.linalg.norm(v0), 1.0):
+            # the straight line leaves D: start along the first direction of D instead
+            v0 = shoot.N[:, 0] * max(np.linalg.norm(shoot.q1 - shoot.q0), 1.0) / T
+    a = shoot.N.T @ (np.asarray(v0, dtype=float) - shoot.vp)
+    lam0 = np.zeros(shoot.k) if lam0 is None else np.asarray(lam0, dtype=float).reshape(shoot.k)
+    z = np.concatenate([a, lam0])
+    if len(shoot.nodes) > 2:
+        sol = simulate(shoot.model, (0.0, T), shoot.first_state(z), t_eval=shoot.nodes[1:-1], params=shoot.params,
+                       rtol=shoot.rtol, atol=shoot.atol, raise_on_failure=True)
+        z = np.concatenate([z, sol.y.T.reshape(-1)])
+    return z
+
+
+def _diagnose(J, r) -> str:
+    s = np.linalg.svd(J, compute_uv=False)
+    rank = int(np.sum(s > RCOND * s[0])) if s.size and s[0] > 0 else 0
+    if rank < min(J.shape):
+        in_range = J @ np.linalg.lstsq(J, r, rcond=RCOND)[0]
+        if np.linalg.norm(r - in_range) > 0.5 * np.linalg.norm(r):
+            return (f"the shooting matrix is singular (rank {rank} of {min(J.shape)}) and the endpoint mismatch "
+                    "lies outside its range: q1 is not reachable from this guess (try another guess, or q1 "
+                    "may violate an integrable constraint)")
+    return "no Newton step reduces the endpoint mismatch (try another guess or more segments)"
+
+
+def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments: int = 1, tol: float = 1e-10,
+                  max_iterations: int = 50, rtol: float = 1e-12, atol: float = 1e-14, n_points: int = 2001):
+    """The vakonomic trajectory from q0 to q1 in time T, by (multiple) shooting.
+
+    Parameters
+    ----------
+    system : System
+        Any system with constraints (its vakonomic model is used).
+    q0, q1 : array_like, shape (n,)
+        Endpoints (t = 0 and t = T).
+    T : float
+        Duration (positive).
+    guess : None, mapping {"v0": ..., "lambda0": ...} or array (v0, lambda0)
+        Starting point: v0 is projected onto ker A(q0); default v0 = (q1 - q0)/T (along D
+        when that leaves D) and lambda0 = 0. Newton converges to the vakonomic trajectory
+        nearest the guess, which need not be the shortest one (from (0, 0, 0) to (0, 0, z1)
+        the Heisenberg particle has geodesics winding k times, of length 2 sqrt(k pi z1)):
+        compare ``length`` between guesses when the shortest is wanted.
+    segments : int
+        Shooting intervals (1: single shooting).
+    tol : float
+        Converged when max |mismatch| (endpoint and node continuity) <= tol.
+
+    Returns
+    -------
+    SimulationResult
+        From ``simulate`` on ``n_points`` equally spaced times, with additional attributes
+        ``length`` (integral of sqrt(v^T G v)), ``action`` (integral of 1/2 v^T G v - V),
+        ``endpoint_error`` (|q(T) - q1|, inf norm), ``iterations``, ``v0``, ``lambda0``.
+
+    Raises
+    ------
+    ShootingError
+        No convergence within ``max_iterations``, or a singular shooting matrix with the
+        mismatch outside its range (an unreachable endpoint), instead of a wrong trajectory.
+    """
+    from scipy.integrate import simpson
+
+    q0 = np.asarray(q0, dtype=float).reshape(-1)
+    q1 = np.asarray(q1, dtype=float).reshape(-1)
+    if system.k == 0:
+        raise ValueError("vakonomic_bvp needs a system with constraints (k > 0)")
+    for name, q in (("q0", q0), ("q1", q1)):
+        if q.shape != (system.n,) or not np.all(np.isfinite(q)):
+            raise ValueError(f"{name} must be {system.n} finite numbers, got {q}")
+    T = check.positive(T, "T")
+    segments = check.count(segments, "segments")
+    tol = check.positive(tol, "tol")
+    max_iterations = check.count(max_iterations, "max_iterations", minimum=0)
+    n_points = check.count(n_points, "n_points", minimum=2)
+    rtol, atol = check.tolerances(rtol, atol)
+    atol = float(atol[0]) if atol.size == 1 else atol
+    shoot = _Shooting(system, q0, q1, T, segments, params, rtol, atol)
+    z = _initial_guess(shoot, guess, T)
+    r, J = shoot.residual(z)
+    it = 0
+    while np.max(np.abs(r)) > tol:
+        if it >= max_iterations:
+            raise ShootingError(f"vakonomic_bvp did not converge in {max_iterations} Newton steps "
+                                f"(max mismatch {np.max(np.abs(r)):.3g} > tol = {tol:g})", float(np.max(np.abs(r))), it)
+        dz = np.linalg.lstsq(J, -r, rcond=RCOND)[0]
+        alpha, accepted = 1.0, False
+        while alpha >= 1e-4:
+            try:
+                r_new, _ = shoot.residual(z + alpha * dz, jac=False)
+            except IntegrationError:
+                r_new = None
+            if r_new is not None and np.linalg.norm(r_new) < (1 - 1e-4 * alpha) * np.linalg.norm(r):
+                accepted = True
+                break
+            alpha /= 2
+        if not accepted:
+            mismatch = float(np.max(np.abs(r)))
+            scale = max(1.0, float(np.max(np.abs(q1))), float(np.max(np.abs(q0))))
+            why = (f"the mismatch stalls at the integration's accuracy (rtol = {rtol:g}): loosen tol or tighten rtol"
+                   if mismatch < 1e3 * rtol * scale else _diagnose(J, r))
+            raise ShootingError(f"vakonomic_bvp failed after {it} Newton steps (max mismatch {mismatch:.3g}): {why}",
+                                mismatch, it)
+        z = z + alpha * dz
+        r, J = shoot.residual(z)
+        it += 1
+
+    y0 = shoot.first_state(z)
+    sol = simulate(shoot.model, (0.0, T), y0, t_eval=np.linspace(0.0, T, n_points), params=params, rtol=rtol,
+                   atol=atol, raise_on_failure=True)
+    n = system.n
+    kinetic = np.array([0.5 * v @ system.metric_at(q, params) @ v for q, v in zip(sol.y[:n].T, sol.y[n:2 * n].T)])
+    potential = np.array([system.energy(q, np.zeros(n), params) for q in sol.y[:n].T])
+    sol.length = float(simpson(np.sqrt(2.0 * kinetic), x=sol.t))
+    sol.action = float(simpson(kinetic - potential, x=sol.t))
+    sol.endpoint_error = float(np.max(np.abs(sol.y[:n, -1] - q1)))
+    sol.iterations = it
+    sol.v0 = y0[n:2 * n]
+    sol.lambda0 = y0[2 * n:]
+    return sol

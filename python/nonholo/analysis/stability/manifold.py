@@ -1,0 +1,270 @@
+r"""The constraint set of a model's state space, its tangent space, and the cyclic coordinates.
+
+A model's state y holds q (n coordinates), a velocity (v, or u for the reduced model) and, for
+the vakonomic model, the multipliers lambda. The constrained models keep y on
+
+    M = { A(q) v = b(q, t),  h(q) = 0 },
+
+the velocity constraints and the holonomic constraints h the system carries (their time
+derivatives are among the rows of A). The friction model has no constraint: M is the whole
+space. The tangent space at y is the kernel of
+
+    DPhi = [[ d(A v - b)/dq, A, 0 ],
+            [ dh/dq,          0, 0 ]],
+
+and a basis T (N x m) with the identity on m *independent* state components follows by solving
+DPhi for the others. All derivatives come from the system's expression tape by forward-mode AD.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ... import _core
+
+__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "free_symbols",
+           "system_derivatives", "KINDS"]
+
+#: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
+KINDS = ("nonholonomic", "friction", "reduced", "vakonomic")
+
+_TAPES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_SYMBOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CYCLIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class SystemDerivatives:
+    """Values and first derivatives of the system's data at (t, q, v): AD of the system's tape."""
+
+    G: np.ndarray        # (n, n)
+    dG: np.ndarray       # (n, n, n): dG[i, j, l] = dG_ij/dq_l
+    dV: np.ndarray       # (n,)
+    A: np.ndarray        # (k, n)
+    dA: np.ndarray       # (k, n, n): dA[i, j, l] = dA_ij/dq_l
+    b: np.ndarray        # (k,)
+    db: np.ndarray       # (k, n)
+    F: np.ndarray        # (n,)
+    dF_dp: np.ndarray    # (n, n_params)
+
+
+def system_derivatives(system, t: float, q, v, params) -> SystemDerivatives:
+    """G, V, A, b, F and their derivatives at (t, q, v) with parameter vector ``params``."""
+    tape = _TAPES.get(system)
+    if tape is None:
+        tape = _TAPES[system] = _core.Tape(system._graph.to_core())
+    n, k = system.n, system.k
+    x = np.r_[q, v, t, np.asarray(params[: len(system.parameters)], dtype=float)]
+    out, jac = tape(x), tape.jacobian(x)
+    oG, oV, oA = 0, n * n, n * n + 1
+    ob, oF = oA + k * n, oA + k * n + k + k * k
+    dq, dp = slice(0, n), slice(2 * n + 1, None)
+    return SystemDerivatives(
+        G=out[oG:oV].reshape(n, n), dG=jac[oG:oV, dq].reshape(n, n, n), dV=jac[oV, dq],
+        A=out[oA:ob].reshape(k, n), dA=jac[oA:ob, dq].reshape(k, n, n),
+        b=out[ob:ob + k], db=jac[ob:ob + k, dq], F=out[oF:oF + n], dF_dp=jac[oF:oF + n, dp].reshape(n, -1),
+    )
+
+
+def free_symbols(system) -> dict:
+    """{part: set of symbols} for the parts "force" and "other" (G, V, A, b, mu, h), and
+    "constraints" (A, b); cached per system (SymPy's free_symbols is slow on large systems)."""
+    found = _SYMBOLS.get(system)
+    if found is None:
+        def syms(exprs):
+            return set().union(*(sp.sympify(e).free_symbols for e in exprs))
+        constraints = syms([*system.constraints, *system.affine])
+        other = syms([*system.metric, system.potential, *system.friction_coefficients, *_holonomic_exprs(system)])
+        found = _SYMBOLS[system] = {"force": syms(system.force), "constraints": constraints,
+                                    "other": other | constraints}
+    return found
+
+
+def cyclic_coordinates(system) -> list:
+    """Indices of the coordinates on which none of G, V, A, b, mu, F (nor a holonomic constraint)
+    depends.
+
+    Shifting such a coordinate maps motions to motions (a symmetry), so along a steady motion it
+    may drift at a constant rate while the vector field stays the same. A coordinate absent from
+    the expressions is cyclic; one that appears (unsimplified expressions, e.g. sin(a) cos(a + b)
+    terms that cancel) is cyclic when the AD derivatives of all the data with respect to it
+    vanish at random states.
+    """
+    found = _CYCLIC.get(system)
+    if found is None:
+        sets = free_symbols(system)
+        free = sets["force"] | sets["other"]
+        holo = set().union(*(sp.sympify(h).free_symbols for h in _holonomic_exprs(system)))
+        found = [i for i, s in enumerate(system.coordinates)
+                 if s not in free or (s not in holo and _numerically_independent(system, i))]
+        _CYCLIC[system] = found
+    return list(found)
+
+
+def _numerically_independent(system, i: int, points: int = 3) -> bool:
+    """True when the tape's outputs have zero derivative in coordinate i at random states."""
+    tape = _TAPES.get(system)
+    if tape is None:
+        tape = _TAPES[system] = _core.Tape(system._graph.to_core())
+    rng = np.random.default_rng(20261124)
+    n, p = system.n, np.asarray(system.param_vector(), dtype=float)
+    valid = 0
+    for _ in range(4 * points):
+        x = np.r_[rng.uniform(0.2, 1.3, 2 * n), 0.5, p]
+        out, jac = tape(x), tape.jacobian(x)
+        if not (np.all(np.isfinite(out)) and np.all(np.isfinite(jac))):
+            continue
+        if np.abs(jac[:, i]).max() > 1e-11 * (1.0 + np.abs(jac).max()):
+            return False
+        valid += 1
+        if valid == points:
+            return True
+    return False
+
+
+def cyclic_indices(system, cyclic=None) -> list:
+    """Indices of the cyclic coordinates: the given names (checked), or all found."""
+    if cyclic is None:
+        return cyclic_coordinates(system)
+    if isinstance(cyclic, str):
+        raise TypeError(f"cyclic must be a list of coordinate names, got {cyclic!r}")
+    unknown = [c for c in cyclic if c not in system.coordinate_names]
+    if unknown:
+        raise ValueError(f"cyclic contains {unknown}, which are not coordinates; the coordinates are "
+                         f"{system.coordinate_names}")
+    return [system.coordinate_names.index(c) for c in cyclic]
+
+
+def _holonomic_exprs(system) -> list:
+    h = getattr(system, "holonomic", None)
+    return [] if h is None else list(h)
+
+
+@dataclass(frozen=True)
+class ConstraintSet:
+    """The constraint set M of a model at one state: residual, Jacobian DPhi and names."""
+
+    residual: np.ndarray    # Phi(y), (r,)
+    jacobian: np.ndarray    # DPhi(y), (r, N)
+    scale: float            # size of the terms of Phi, for relative tolerances
+    holonomic_rows: int     # how many of the r rows are h(q) (the last ones)
+
+
+def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
+    """Phi(y) and DPhi(y) for ``model`` (rows: A v - b, then h(q)); no rows for the friction model."""
+    system = model.system
+    n, k, N = system.n, system.k, model.n_states
+    if model.kind not in KINDS:
+        raise ValueError(f"model must be one of the kinds {KINDS}, got a {model.kind!r} model")
+    p = model.param_vector(params)
+    q, v = y[:n], y[n:2 * n]
+    rows, jac, scale = [], [], [1.0]
+    if model.kind != "friction" and k:
+        d = system_derivatives(system, t, q, v, p)
+        J = np.zeros((k, N))
+        J[:, :n] = np.einsum("ijl,j->il", d.dA, v) - d.db
+        J[:, n:2 * n] = d.A
+        rows.append(d.A @ v - d.b)
+        jac.append(J)
+        scale.append(float(np.abs(d.A).max() * np.abs(v).max() + np.abs(d.b).max()))
+    # the friction and reduced models realize the constraints only approximately: h(q) drifts
+    holo = system.holonomic_functions() if model.kind in ("nonholonomic", "vakonomic") else None
+    n_h = 0
+    if holo is not None:
+        h_fn, dh_fn = holo
+        sysp = p[: len(system.parameters)]
+        h = np.asarray(h_fn(*q, *sysp), dtype=float).reshape(-1)
+        dh = np.asarray(dh_fn(*q, *sysp), dtype=float).reshape(h.size, n)
+        _check_holonomic_rows(system, jac[0][:, n:2 * n] if jac else np.zeros((0, n)), dh)
+        J = np.zeros((h.size, N))
+        J[:, :n] = dh
+        rows.append(h)
+        jac.append(J)
+        n_h = h.size
+    if not rows:
+        return ConstraintSet(np.zeros(0), np.zeros((0, N)), 1.0, 0)
+    return ConstraintSet(np.concatenate(rows), np.vstack(jac), max(scale), n_h)
+
+
+def _check_holonomic_rows(system, A, dh) -> None:
+    """The derivative rows dh/dq of the holonomic constraints must lie in the row space of A."""
+    tol = 1e-9 * max(1.0, np.abs(dh).max(), np.abs(A).max(initial=0.0))
+    if A.shape[0] == 0 or np.linalg.matrix_rank(np.vstack([A, dh]), tol) > np.linalg.matrix_rank(A, tol):
+        from ...errors import ModelError
+
+        raise ModelError(f"the holonomic constraints of {system.name!r} have time derivatives (dh/dq) q' that are not "
+                         "among its constraint rows A(q) q' = b; add them to the constraints")
+
+
+def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n: int = 0):
+    """(T, independent indices) with T (N x m) spanning ker DPhi and T[independent] = Id.
+
+    Automatic choice: the dependent components are picked by QR with column pivoting, the
+    velocities from the rows of A (its best-conditioned columns), coordinates from dh/dq;
+    cyclic coordinates are never dependent. ``independent`` (state names) overrides it.
+    """
+    J = cs.jacobian
+    N = J.shape[1]
+    r = J.shape[0]
+    if independent is not None:
+        dep = _user_dependent(independent, names, N, r)
+    elif r == 0:
+        dep = []
+    else:
+        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic)
+    ind = [i for i in range(N) if i not in set(dep)]
+    T = np.zeros((N, len(ind)))
+    T[ind, np.arange(len(ind))] = 1.0
+    if dep:
+        Jd = J[:, dep]
+        cond = np.linalg.cond(Jd)
+        if not np.isfinite(cond) or cond > 1e12:
+            raise ValueError(f"the dependent state components {[names[i] for i in dep]} cannot be solved from the "
+                             f"constraints here (their constraint Jacobian has condition number {cond:.3g}); "
+                             "choose other independent coordinates")
+        T[dep, :] = -np.linalg.solve(Jd, J[:, ind])
+    return T, ind
+
+
+def _pivot_dependent(J, n_h, n, cyclic) -> list:
+    """Dependent columns: velocities from the velocity-constraint rows, coordinates from h."""
+    r = J.shape[0]
+    k = r - n_h
+    dep = []
+    if n_h:
+        block = J[k:, :n].copy()
+        block[:, list(cyclic)] = 0.0
+        dep += _pivots(block, n_h)
+    if k:
+        dep += [n + j for j in _pivots(J[:k, n:2 * n], k)]
+    return dep
+
+
+def _pivots(block, count: int) -> list:
+    import scipy.linalg as sla  # lazily: nonholo does not import SciPy until it is needed
+
+    _, R, piv = sla.qr(block, mode="economic", pivoting=True)
+    if count and abs(R[count - 1, count - 1]) <= 1e-12 * max(1.0, abs(R[0, 0])):
+        raise ValueError("the constraint rows are dependent at this state (rank deficient); nonholo needs "
+                         "independent constraints")
+    return sorted(int(i) for i in piv[:count])
+
+
+def _user_dependent(independent, names, N, r) -> list:
+    if isinstance(independent, str) or not hasattr(independent, "__iter__"):
+        raise TypeError(f"independent must be a list of state names, got {independent!r}")
+    independent = list(independent)
+    unknown = [s for s in independent if s not in names]
+    if unknown:
+        raise ValueError(f"independent contains {unknown}, which are not state names; the states are {names}")
+    if len(set(independent)) != len(independent):
+        raise ValueError(f"independent contains repeated names: {independent}")
+    if len(independent) != N - r:
+        raise ValueError(f"independent must name {N - r} state components (the dimension of the constraint set's "
+                         f"tangent space), got {len(independent)}")
+    chosen = {names.index(s) for s in independent}
+    return [i for i in range(N) if i not in chosen]

@@ -1,0 +1,262 @@
+r"""Rolling contact of a convex rigid body with a horizontal plane, as an ordinary System.
+
+Configuration: ``(x, y, q0, q1, q2, q3)``, the horizontal position of the centre of mass G and
+the attitude quaternion (:mod:`nonholo.bodies`). With gamma = R^T (0, 0, -1) the downward
+vertical in body axes, the surface touches the plane at r_c(gamma) (body axes, from the body's
+reference point O; :mod:`nonholo.surfaces`), and with d = r_c - c (c the centre of mass in body
+axes) the height of G is the holonomic function
+
+    z_G(q) = gamma . d = h(gamma) - gamma . c,       h the support function.
+
+Kinetic energy and potential (gravity g along -z):
+
+    T = 1/2 m (x'^2 + y'^2 + z_G'^2) + 1/2 Omega^T I Omega + 1/2 I_r ((q . q') / |q|^2)^2,
+    V = m g z_G(q),
+
+Omega = 2 E(q) q' / |q|^2; the last term (I_r = tr(I) / 3) only makes the metric of the 6
+coordinates regular (see :mod:`nonholo.bodies`). The velocity of the material point at the
+contact is v_G + R (Omega x d); its vertical component vanishes identically (d' is tangent to
+the surface at the support point), and no slip is the two rows
+
+    A(q) q' = [x', y'] + [R (Omega x d)]_(x, y) = s  (the slip velocity) = 0.
+
+Friction realizations of the same contact (``friction=``), forces on the body at the contact
+entering as generalized forces A^T f:
+
+- ``None``: the constraint rows; ``system.friction(eps)`` is then the viscous realization
+  f = -(mu / eps) s with mu = ``friction_coefficient`` (Eldering 2016, Gzenda-Chhabra);
+- ``"viscous"``: the same force as an unconstrained system with eps a runtime parameter
+  (identical vector field to ``friction(eps)`` of the constrained system);
+- ``"coulomb"``: regularized Coulomb friction f = -mu N s / sqrt(|s|^2 + eps^2) with the normal
+  force taken as N = m g (exact when G does not accelerate vertically; the sliding law a
+  smooth function of s, which tends to the set-valued Coulomb law as eps -> 0).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, quaternion_rates, rotation_matrices,
+                     rotation_matrix)
+from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
+from ..system.system import System
+
+__all__ = ["roll_on_plane", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc",
+           "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state",
+           "body_frame"]
+
+FRICTION_LAWS = (None, "viscous", "coulomb")
+
+
+def _hat(a) -> sp.Matrix:
+    return sp.Matrix([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+
+
+def contact_geometry(body: RigidBody, surface: Surface, quaternion) -> dict:
+    """R, gamma, d = r_c - c, z_G and dz_G/dq of ``body`` with ``surface`` at the symbolic
+    ``quaternion``. The surface terms are formed in a symbolic gamma and differentiated by the
+    chain rule dz/dq = dz/dgamma dgamma/dq (much smaller expressions than differentiating
+    z_G(q) as a whole)."""
+    R = rotation_matrix(quaternion)
+    gamma = -R[2, :].T
+    g = sp.Matrix(sp.symbols("_gamma1:4"))
+    d_g = surface.support(g) - body.com_offset
+    z_g = (g.T * d_g)[0]
+    at_q = dict(zip(g, gamma))
+    dz_dgamma = sp.Matrix([[sp.diff(z_g, gi) for gi in g]]).xreplace(at_q)
+    grad_z = dz_dgamma * gamma.jacobian(list(quaternion))
+    return {"R": R, "gamma": gamma, "d": d_g.xreplace(at_q), "z": z_g.xreplace(at_q), "grad_z": grad_z}
+
+
+def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: str | None = None,
+                  friction_coefficient=1.0, eps: float = 1e-3, parameters: Mapping | None = None,
+                  name: str | None = None) -> System:
+    r"""A convex rigid body rolling on the horizontal plane z = 0 (module docstring).
+
+    Parameters
+    ----------
+    body : RigidBody
+    surface : Surface
+        Its surface in body axes (Sphere, Ellipsoid, Paraboloid, Disc or any support map).
+    gravity : number or SymPy expression
+        g (acting along -z).
+    friction : {None, "viscous", "coulomb"}
+        None: no-slip constraint rows (nonholonomic, vakonomic, friction(eps), reduced and
+        discrete models apply); "viscous" / "coulomb": the sliding contact as a force, with the
+        runtime parameter ``eps``.
+    friction_coefficient : number or SymPy expression
+        mu: the viscous coefficient (mu / eps per unit slip speed) or the Coulomb coefficient.
+    eps : float
+        Default of the runtime parameter eps for "viscous" and "coulomb".
+    parameters : mapping {symbol: value}
+        Values of the symbols used in the body, surface, gravity and friction coefficient.
+
+    Returns
+    -------
+    System
+        Coordinates ``(x, y, q0, q1, q2, q3)``, velocities ``x_dot, ...``; ``unit_norm`` on the
+        quaternion; outputs ``yaw, pitch, roll`` (z-y-x Euler angles), ``z`` (height of G),
+        ``omega_1..3`` (body angular velocity) and ``slip`` (|s|).
+    """
+    if not isinstance(body, RigidBody):
+        raise TypeError(f"body must be a nonholo.bodies.RigidBody, got {type(body).__name__}")
+    if not isinstance(surface, Surface):
+        raise TypeError(f"surface must be a nonholo.surfaces.Surface, got {type(surface).__name__}")
+    if friction not in FRICTION_LAWS:
+        raise ValueError(f"friction must be one of {FRICTION_LAWS}, got {friction!r}")
+    x, y, *quat = coords = list(sp.symbols("x y q0 q1 q2 q3"))
+    vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
+    q = sp.Matrix(quat)
+    n2 = (q.T * q)[0]
+    geo = contact_geometry(body, surface, quat)
+    R, d, z, grad_z = geo["R"], geo["d"], geo["z"], geo["grad_z"]
+
+    # w = J(q) q': velocity of G, body angular velocity, radial rate
+    omega_of = 2 * body_rate_matrix(quat) / n2
+    J = sp.zeros(7, 6)
+    J[0, 0] = J[1, 1] = 1
+    J[2, 2:] = grad_z
+    J[3:6, 2:] = omega_of
+    J[6, 2:] = q.T / n2
+    I_r = body.inertia.trace() / 3
+    M = sp.diag(body.mass, body.mass, body.mass, body.inertia, I_r)
+    G = J.T * M * J
+
+    A = sp.zeros(2, 6)
+    A[0, 0] = A[1, 1] = 1
+    A[:, 2:] = (R * (-_hat(d)) * omega_of)[:2, :]
+    g_ = sp.sympify(gravity)
+    V = body.mass * g_ * z
+
+    params = dict(parameters or {})
+    mu = sp.sympify(friction_coefficient)
+    kwargs = dict(constraints=A, friction=mu * sp.eye(2))
+    if friction is not None:
+        eps_ = sp.Symbol("eps")
+        params[eps_] = eps
+        s = A * sp.Matrix(vel)
+        if friction == "viscous":
+            f = -(mu / eps_) * s
+        else:
+            f = -mu * body.mass * g_ * s / sp.sqrt((s.T * s)[0] + eps_**2)
+        kwargs = dict(force=A.T * f)
+    system = System(coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
+                    outputs=_outputs(A, z, coords, vel, list(params)),
+                    name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
+                    **kwargs)
+    system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
+    return system
+
+
+class RollingPose:
+    """The pose (position of G (x, y, z(q)), attitude R(q)) of a rolling body, for
+    :mod:`nonholo.drawing`; picklable."""
+
+    def __init__(self, height):
+        self.height = height
+
+    def __call__(self, q, params):
+        q = np.asarray(q, dtype=float)
+        z = float(np.asarray(self.height(q[:, None], None, params)).reshape(-1)[0])
+        return np.array([q[0], q[1], z]), rotation_matrices(q[2:6])
+
+
+def rolling_state(system: System, quaternion, omega, x: float = 0.0, y: float = 0.0, velocity=None,
+                  params=None) -> np.ndarray:
+    """A state ``[q, q']`` of a :func:`roll_on_plane` system from the attitude and the body
+    angular velocity Omega: q' = 1/2 q * (0, Omega) and, unless ``velocity`` = (x', y') is
+    given (a sliding start for the friction laws), (x', y') from no slip, A(q) q' = 0."""
+    quat = np.asarray(quaternion, dtype=float)
+    if quat.shape != (4,) or not np.all(np.isfinite(quat)) or np.linalg.norm(quat) == 0:
+        raise ValueError(f"quaternion must be 4 finite numbers, not all zero, got {quaternion!r}")
+    quat = quat / np.linalg.norm(quat)
+    omega = np.asarray(omega, dtype=float)
+    if omega.shape != (3,) or not np.all(np.isfinite(omega)):
+        raise ValueError(f"omega must be 3 finite numbers (body axes), got {omega!r}")
+    q = np.r_[x, y, quat]
+    rates = quaternion_rates(quat, omega)
+    if velocity is None:
+        A = _slip_matrix(system, q, params)
+        velocity = -A[:, 2:] @ rates
+    return np.r_[q, np.asarray(velocity, dtype=float).reshape(2), rates]
+
+
+def _slip_matrix(system: System, q, params) -> np.ndarray:
+    """A(q) of the contact, also for the friction laws (whose systems have no constraint rows)."""
+    if system.k:
+        return system.constraint_matrix(q, params=params)[0]
+    slip = system.outputs["slip"]
+    return np.array(sp.lambdify([list(system.coordinates), list(system.velocities), list(system.parameters)],
+                                sp.Matrix(slip.expr).jacobian(system.velocities))(q, np.zeros(6),
+                                system.param_vector(params)), dtype=float)
+
+
+def body_frame(system: System, name: str | None = None):
+    r"""The anholonomic frame of a :func:`roll_on_plane` system whose quasi-velocities are the
+    body angular velocity: X_i = (-A_q E^T e_i / 2, E^T e_i / 2) for i = 1, 2, 3 (no slip,
+    q' = 1/2 E(q)^T Omega), X_4 = (0, q) (the radial direction, also in D), X_5 = d/dx,
+    X_6 = d/dy. ``frame.hamel()`` is then the rolling body in quasi-velocities
+    (Omega_1, Omega_2, Omega_3, d log|q|/dt); the quaternion is still held at |q| = 1."""
+    from ..system.frames import AnholonomicFrame
+
+    if system.n != 6 or not system.unit_norm or system.k != 2:
+        raise ValueError("system must come from nonholo.contact.roll_on_plane with friction=None")
+    quat = sp.Matrix(system.coordinates[2:6])
+    half_Et = body_rate_matrix(list(quat)).T / 2
+    A_q = sp.Matrix(system.constraints)[:, 2:]
+    X = sp.zeros(6, 6)
+    X[:2, :3], X[2:, :3] = -A_q * half_Et, half_Et
+    X[2:, 3] = quat
+    X[0, 4] = X[1, 5] = 1
+    return AnholonomicFrame(system, X, name=name or "body angular velocity")
+
+
+def body_angular_velocity(q, v) -> np.ndarray:
+    """Omega = 2 E(q) q' / |q|^2 from coordinates and velocities of shape (6, n_t): (3, n_t)."""
+    quat, rate = np.asarray(q)[2:6], np.asarray(v)[2:6]
+    q0, q1, q2, q3 = quat
+    E = np.array([[-q1, q0, q3, -q2], [-q2, -q3, q0, q1], [-q3, q2, -q1, q0]])
+    return 2 * np.einsum("ijt,jt->it", E, rate) / np.sum(quat**2, axis=0)
+
+
+def _outputs(A, z, coords, vel, param_symbols) -> dict:
+    """Display quantities of a rolling body (``System(outputs=...)``)."""
+    outputs = {name: RollingOutput(name) for name in ("yaw", "pitch", "roll", "omega_1", "omega_2", "omega_3")}
+    outputs["z"] = RollingOutput("z", z, (coords, param_symbols))
+    outputs["slip"] = RollingOutput("slip", A * sp.Matrix(vel), (coords, vel, param_symbols))
+    return outputs
+
+
+class RollingOutput:
+    """One display quantity f(q, v, params) of a rolling body; picklable (SymPy expressions are
+    lambdified on first use)."""
+
+    def __init__(self, name: str, expr=None, args=None):
+        self.name, self.expr, self.args = name, expr, args
+        self._f = None
+
+    def __getstate__(self):
+        return {"name": self.name, "expr": self.expr, "args": self.args}
+
+    def __setstate__(self, state):
+        self.__init__(**state)
+
+    def __call__(self, q, v, params) -> np.ndarray:
+        if self.name in ("yaw", "pitch", "roll"):
+            return euler_from_quaternion(q[2:6])[self.name]
+        if self.name.startswith("omega_"):
+            return body_angular_velocity(q, v)[int(self.name[-1]) - 1]
+        if self._f is None:  # one function per component: entries may be arrays or constants
+            self._f = sp.lambdify(self.args, list(sp.Matrix([self.expr])), "numpy")
+        p = [params[s.name] for s in self.args[-1]]
+        values = self._f(list(q), p) if self.name == "z" else self._f(list(q), list(v), p)
+        values = np.array([np.broadcast_to(np.asarray(c, dtype=float), q.shape[1:]) for c in values])
+        return values[0] if self.name == "z" else np.linalg.norm(values, axis=0)
+
+
+def spatial_angular_velocity(q, v) -> np.ndarray:
+    """omega = R Omega in space axes, shape (3, n_t)."""
+    return np.einsum("tij,jt->it", rotation_matrices(np.asarray(q)[2:6]), body_angular_velocity(q, v))

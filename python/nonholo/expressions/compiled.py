@@ -1,0 +1,149 @@
+"""Compiled evaluation: a model's tapes translated to C, built once and cached on disk.
+
+The interpreter in the C++ core evaluates every tape by default. :func:`compile_model` (what
+``model.compile()`` calls) writes each tape the model's right-hand side evaluates in doubles
+(``_core.Model.rhs_tapes``: the system's tapes it uses, a CompiledSlip's h^(1..K), a frame's)
+as straight-line C (``_core.tape_c_source``: one local per instruction, the same operations in
+the same order, constants written exactly), builds it with the C compiler into a shared object
+cached under a hash of the source and the compiler command, and attaches it, so that every
+double evaluation of that tape (right-hand sides, projections, point queries, by every model
+sharing it) runs the compiled function. Jacobians by dual numbers and Taylor expansions stay
+on the interpreter. Without a compiler nothing changes and the reason is returned.
+:func:`compile_system` compiles tapes of a system by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from pathlib import Path
+
+from .. import _core
+
+__all__ = ["compile_model", "compile_system", "cache_directory", "detach"]
+
+_SYMBOL = "nonholo_tape"
+#: The compiler flags (part of the cache key). -ffp-contract=off and no fast math keep every
+#: operation the interpreter's, so compiled values equal interpreted ones bit for bit. No
+#: -march=native: the cache may be shared between machines (a home directory on a cluster), and
+#: a kernel built for one CPU can crash on another. The optimization level is measured in
+#: README ("Against other tools, and compiled evaluation").
+FLAGS = ("-O1", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math")
+DEFAULT_TAPES = ("dynamics", "constraints")
+
+
+def cache_directory() -> Path:
+    """Where compiled tapes are kept: ``$NONHOLO_CACHE``, else ``~/.cache/nonholo/tapes``."""
+    root = os.environ.get("NONHOLO_CACHE")
+    return Path(root) if root else Path.home() / ".cache" / "nonholo" / "tapes"
+
+
+def _compiler() -> str | None:
+    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def _digest(command: list, source: str) -> str:
+    return hashlib.sha256("\0".join([*command, source]).encode()).hexdigest()[:32]
+
+
+def _build_all(sources: list, compiler: str, directory: Path) -> list:
+    """The shared objects of ``sources``, those the cache lacks compiled side by side (one compiler
+    process each, so a model's tapes build in the time of the largest on a multi-core machine)."""
+    command = [compiler, *FLAGS]
+    targets = [directory / f"{_digest(command, source)}.so" for source in sources]
+    missing = {target: source for target, source in zip(targets, sources) if not target.exists()}
+    if not missing:
+        return targets
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        jobs = []
+        for i, (target, source) in enumerate(missing.items()):
+            c_file, so_file = Path(tmp) / f"tape{i}.c", Path(tmp) / f"tape{i}.so"
+            c_file.write_text(source)
+            proc = subprocess.Popen([*command, str(c_file), "-o", str(so_file), "-lm"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+            jobs.append((proc, so_file, target))
+        failures = []
+        for proc, so_file, target in jobs:
+            output, _ = proc.communicate()
+            if proc.returncode != 0:
+                failures.append(output.strip()[-2000:])
+            else:
+                os.replace(so_file, target)  # atomic: concurrent builds of one tape agree
+        if failures:
+            raise RuntimeError(f"the C compiler failed on a generated tape ({' '.join(command)}): " + failures[0])
+    return targets
+
+
+def _compile_tapes(owner, tapes, cache_dir) -> str | None:
+    """Build (or find in the cache) and attach the tapes ``tapes`` of ``owner``, a
+    ``_core.MechanicalSystem`` or a ``_core.Model``; the reason when no compiler is found."""
+    if not tapes:
+        return None
+    compiler = _compiler()
+    if compiler is None:
+        return "no C compiler found (set CC, or install cc, gcc or clang)"
+    directory = Path(cache_dir) if cache_dir is not None else cache_directory()
+    sources = [_core.tape_c_source(owner, which, _SYMBOL) for which in tapes]
+    for which, path in zip(tapes, _build_all(sources, compiler, directory)):
+        _core.attach_compiled(owner, which, str(path), _SYMBOL)
+    return None
+
+
+def _check_names(tapes, names) -> tuple:
+    if isinstance(tapes, str):
+        tapes = (tapes,)
+    tapes = tuple(tapes)
+    for which in tapes:
+        if which not in names:
+            raise ValueError(f"tapes must be among {list(names)}, got {which!r}")
+    return tapes
+
+
+def compile_system(core, tapes=DEFAULT_TAPES, cache_dir=None) -> str | None:
+    """Compile and attach the tapes ``tapes`` of a ``_core.MechanicalSystem``.
+
+    Returns None when every tape is compiled, else the reason none is (no C compiler); the
+    interpreter then stays in use. Raises ValueError for an unknown tape name and RuntimeError
+    when the compiler rejects the generated source.
+    """
+    return _compile_tapes(core, _check_names(tapes, _core.tape_names()), cache_dir)
+
+
+def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
+    """Compile and attach the tapes of a ``_core.Model``: by default ``core.rhs_tapes``, the tapes
+    its right-hand side evaluates in doubles (its system's, and its own: a CompiledSlip's
+    ``"slip"``, a frame's ``"frame"`` / ``"frame_values"``) and, for a model whose whole
+    right-hand side can be traced (``core.fusable``: the friction and nonholonomic models, the
+    reduced models in coordinates of orders 0 and 1 and with a CompiledSlip), the fused right-hand
+    side ``"rhs"`` (when its trace stays under 30 000 operations), traced
+    with the parameters ``params`` (``core.fuse``: tapes, factorizations and solves as one
+    straight-line function); else ``tapes``, any of ``core.tape_names``. Returns None or the
+    reason nothing is compiled, as :func:`compile_system`.
+    """
+    if tapes is None and params is not None and core.fusable and _compiler() is not None:
+        try:
+            core.fuse(params)
+        except ValueError as error:  # no regular point to trace at, or a graph over the budget
+            warnings.warn(f"model.compile(): the right-hand side is not fused ({error}); its tapes are compiled",
+                          RuntimeWarning, stacklevel=3)
+    tapes = tuple(core.rhs_tapes) if tapes is None else _check_names(tapes, core.tape_names)
+    # tapes shared with a model compiled before (the system's, a CompiledSlip cached on the
+    # system) are attached already: nothing to do for them
+    return _compile_tapes(core, tuple(t for t in tapes if not _core.tape_compiled(core, t)), cache_dir)
+
+
+def detach(core, tapes=None) -> None:
+    """Return the tapes ``tapes`` (default: all) of ``core``, a ``_core.MechanicalSystem`` or a
+    ``_core.Model``, to the interpreter."""
+    if tapes is None:
+        tapes = core.tape_names if isinstance(core, _core.Model) else _core.tape_names()
+    for which in tapes:
+        _core.attach_compiled(core, which, "", "")

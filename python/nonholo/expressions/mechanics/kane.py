@@ -1,0 +1,298 @@
+"""KanesMethod to System arguments, and the maps between Kane's speeds u and q'."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from ...errors import ModelError
+
+from .kinematics import (
+    _body_kinematics, _check_specified, _classify_kinematics, _generalized_force, _gyroscopic,
+    _kane_inertia_correction, _kane_inertia_forces, _kinetic_energy_parts, _linear_in_velocities, _load_pairs,
+    _mechanics, _name, _numeric_values, _numeric_zero, _parameters_check, _resolve, _symbols_for, _tidy, _time,
+)
+
+
+def _kane_kinematics(km):
+    """({u_i: u_i(q, q')}, [q_i'], [auxiliary coordinates]) from the kd_eqs, in dynamicsymbols.
+
+    A speed that appears in no kinematic differential equation (the spin of a wheel whose
+    rotation angle is ignorable, as in SymPy's bicycle) is the derivative of an auxiliary
+    coordinate ``<speed>_integral`` appended after q_ind + q_dep: nothing depends on it, and
+    it gives the speed its place among the velocities q'.
+    """
+    me = _mechanics()
+    t = _time()
+    q, u = list(km.q), list(km.u)
+    if not getattr(km, "_qdot_u_map", None):
+        raise ModelError("the KanesMethod has no kinematic differential equations (kd_eqs); nonholo needs them "
+                         "to express the speeds u through q'")
+    k_ku = getattr(km, "_k_ku_implicit", None)
+    if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
+        k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
+    else:
+        k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    k_ku, k_kqdot, f_k = (sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
+    free = [j for j in range(len(u)) if all(k_ku[i, j] == 0 for i in range(k_ku.rows))]
+    tied = [j for j in range(len(u)) if j not in free]
+    if len(tied) != len(q):
+        raise ModelError(
+            f"nonholo needs one generalized speed per coordinate: this KanesMethod has {len(u)} speeds "
+            f"(u_ind + u_dep = {[str(s) for s in u]}) for {len(q)} coordinates (q_ind + q_dep = "
+            f"{[str(s) for s in q]}), and the kd_eqs involve {len(tied)} of them. Speeds in the kd_eqs without a "
+            "coordinate of their own (e.g. the velocity of a contact point whose position is not tracked) need the "
+            "coordinates whose derivatives they are, with their kd_eqs")
+    aux = [me.dynamicsymbols(f"{_name(u[j])}_integral") for j in free]
+    qd = [qi.diff(t) for qi in q + aux]
+    k_tied = k_ku.extract(list(range(k_ku.rows)), tied)
+    if k_tied.det() == 0:
+        raise ModelError("the kinematic differential equations (kd_eqs) do not determine the speeds u from q' "
+                         "(their matrix k_ku is singular); nonholo needs u = u(q, q')")
+    u_expr = -k_tied.LUsolve(k_kqdot * sp.Matrix(qd[:len(q)]) + f_k)
+    u_of_qdot = {u[j]: e for j, e in zip(tied, u_expr)}
+    u_of_qdot.update({u[j]: qd[len(q) + i] for i, j in enumerate(free)})
+    return u_of_qdot, qd, aux
+
+
+def kanes_method_arguments(
+    km,
+    parameters: Mapping | None = None,
+    *,
+    potential=0,
+    friction=None,
+    specified: Mapping | None = None,
+    name: str | None = None,
+    simplify: bool = False,
+    check_kinematics: bool = True,
+) -> dict:
+    r"""The keyword arguments of :class:`nonholo.System` for a ``KanesMethod``.
+
+    Parameters
+    ----------
+    km : sympy.physics.mechanics.KanesMethod
+        With kinematic differential equations (``kd_eqs``), one speed per coordinate
+        (``u_ind`` + ``u_dep`` as many as ``q_ind`` + ``q_dep``), its bodies and loads (given
+        to the constructor or to ``kanes_equations``), and optional ``velocity_constraints``
+        (nonholonomic constraints for ``u_dependent``) and ``configuration_constraints``
+        (holonomic constraints for ``q_dependent``, whose time derivatives must be among the
+        velocity constraints, as SymPy expects). Auxiliary speeds (``u_auxiliary``) are set
+        to zero. A ``sympy.physics.mechanics.System`` whose ``form_eoms()`` used
+        ``KanesMethod`` is accepted too.
+    parameters : mapping {symbol or name: value}
+        Values of every constant symbol (masses, lengths, gravity, ...).
+    potential : SymPy expression, optional
+        V(q) in the coordinates' dynamicsymbols (or plain symbols of the same names), added to the
+        system. The loads enter as the generalized force; do not include a force here and in the
+        loads.
+    friction : SymPy matrix or scalar, optional
+        mu(q) for the friction model, one row and column per velocity constraint.
+    specified : mapping {dynamicsymbol: expression}, optional
+        Values of other dynamicsymbols (inputs) as expressions in t, the coordinates and their
+        derivatives.
+    name : str, optional
+    simplify : bool
+        Run ``sympy.simplify`` on G, A, b, F (nicer display, slower construction).
+    check_kinematics : bool
+        Check (numerically at random states) that the velocity of every located point, relative
+        to the point it was located from, is the time derivative of their relative position or
+        the velocity of two points fixed in one body frame (a rolling contact), and every body's
+        angular velocity the one of its orientation; see the module docstring. Without the check
+        the kinematics are taken as given (and still classified, so that material-point
+        velocities get Kane's inertia forces).
+
+    Returns
+    -------
+    dict
+        ``coordinates`` (the symbols named after q_ind + q_dep, in that order), ``velocities``
+        (``<name>_dot``), ``metric`` (n, n), ``potential``, ``constraints`` (k, n) and
+        ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
+        (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
+        function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
+        and ``name``. States of the models are
+        ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
+    """
+    km = _resolve(km, "KanesMethod")
+    t = _time()
+    parameters = dict(parameters or {})
+    frame = km._inertial
+    bodies = km.bodies
+    if not bodies:
+        raise ModelError("the KanesMethod has no bodies: pass them to KanesMethod(..., bodies=...) or call "
+                         "km.kanes_equations(bodies, loads) first")
+    pairs = _load_pairs(km.loads, frame, "loads")
+    u_of_qdot, qd, aux = _kane_kinematics(km)
+    q = list(km.q) + aux
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    q_syms, qd_syms = _symbols_for(q, parameters)
+    spec = dict(specified or {})
+    plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
+
+    def to_plain(expr):
+        e = sp.sympify(expr)
+        if spec:
+            e = e.subs(spec)
+        e = e.xreplace(uaux_zero).xreplace(u_of_qdot)
+        return e.xreplace(plain)
+
+    uaux_zero.update({ua.diff(t): 0 for ua in km._uaux})
+
+    velocity_map = {**uaux_zero, **u_of_qdot}
+
+    # kinetic energy of the unconstrained system, in q', from the bodies' partial velocities
+    kinematics_q = _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, np.random.default_rng(5))
+    G, g, T0 = _kinetic_energy_parts(kinematics_q, len(q_syms))
+    V = sp.sympify(potential).xreplace(plain) - T0
+    _check_specified([V], set(), "potential")
+
+    # loads -> generalized force
+    F = _generalized_force(pairs, frame, velocity_map, qd)
+    F = F.applyfunc(to_plain)
+    _check_specified(list(F), set(), "loads")
+    loads = F
+    F = F + _gyroscopic(g, q_syms, qd_syms)
+
+    # velocity constraints k_nh u + f_nh = 0, in q'
+    A = b = None
+    if len(km._udep):
+        k_nh, f_nh = sp.Matrix(km._k_nh), sp.Matrix(km._f_nh)
+        rows = (k_nh * sp.Matrix(list(km.u)) + f_nh).applyfunc(to_plain)
+        _check_specified(list(rows), set(), "velocity_constraints")
+        A, b = _linear_in_velocities(rows, qd_syms, "velocity_constraints")
+        if any(t in a.free_symbols for a in A):
+            raise ModelError("the coefficients of the speeds in the velocity_constraints depend on time "
+                             "explicitly; nonholo takes A(q) q' = b(q, t) (only the affine part f_nh may depend on t)")
+    _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain)
+    holonomic = [sp.sympify(h).xreplace(plain) for h in km._f_h] if len(km._f_h) else None
+
+    exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
+    allowed = {*q_syms, *qd_syms, t}
+    _parameters_check(exprs, allowed, parameters, "KanesMethod")
+    symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
+                                             key=str)]
+    if check_kinematics:  # raises on a velocity that no motion gives
+        _classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", True)
+    # Kane's inertia forces where the Euler-Lagrange equations of T differ from them (rolling built
+    # into the kinematics, speeds of auxiliary coordinates); the correction is identically zero
+    # otherwise, and then left out (checked at random points, relative to the metric's size)
+    correction = _kane_inertia_correction(kinematics_q, q_syms, qd_syms)
+    rng = np.random.default_rng(3)
+    symbols += sorted({s for e in correction for s in e.free_symbols} - set(symbols), key=str)
+    if _numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, _numeric_zero(list(G), symbols, rng)):
+        F = F + correction
+    # the same applied force r = F - c(q, q') - dV in Kane's form, for the compiled right-hand sides
+    user_potential = sp.sympify(potential).xreplace(plain)
+    applied = loads - _kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
+        sp.Matrix([sp.diff(user_potential, qi) for qi in q_syms])
+
+    return dict(
+        coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
+        constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
+        force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
+        name=name or "from KanesMethod", holonomic=holonomic, applied_force=applied,
+    )
+
+
+def _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain) -> None:
+    """The time derivatives of the configuration_constraints must be among the velocity_constraints."""
+    f_h = sp.Matrix(km._f_h) if len(km._f_h) else None
+    if f_h is None:
+        return
+    t = _time()
+    rows = f_h.jacobian(q).xreplace(plain)  # (df_h/dq) q' = -df_h/dt
+    rhs = -(f_h.xreplace(plain)).diff(t)  # explicit time dependence only
+    if A is None:
+        raise ModelError("the KanesMethod has configuration_constraints (holonomic constraints for q_dependent) "
+                         "but no velocity_constraints; SymPy's KanesMethod, like nonholo, needs their time "
+                         "derivatives among the velocity_constraints (with u_dependent)")
+    symbols = [*q_syms, *qd_syms, t, *sorted({s for e in [*A, *b, *rows, *rhs] for s in e.free_symbols}
+                                             - {*q_syms, *qd_syms, t}, key=str)]
+    k, m = A.rows, rows.rows
+    exprs = [*sp.Matrix.hstack(A, b), *sp.Matrix.hstack(rows, rhs)]
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        values = _numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols))).real
+        base = values[:k * (A.cols + 1)].reshape(k, -1)
+        both = np.vstack([base, values[k * (A.cols + 1):].reshape(m, -1)])
+        tol = 1e-9 * max(1.0, np.abs(both).max())
+        if np.linalg.matrix_rank(both, tol) > np.linalg.matrix_rank(base, tol):
+            raise ModelError(
+                "the time derivatives of the configuration_constraints (holonomic constraints for q_dependent) "
+                "are not among the velocity_constraints; SymPy's KanesMethod uses configuration constraints for "
+                "linearization only and needs their derivatives as velocity_constraints (with u_dependent). "
+                "Add them (nonholo enforces holonomic constraints at the velocity level)")
+
+
+def kane_qdot(km, q, u, parameters: Mapping | None = None) -> np.ndarray:
+    r"""q' from Kane's speeds with the kinematic differential equations (``kd_eqs``).
+
+    Parameters
+    ----------
+    km : KanesMethod
+    q : array_like, shape (n,) or (n + n_aux,)
+        Coordinates in the order q_ind + q_dep (the auxiliary coordinates ``<speed>_integral`` of
+        speeds that appear in no kd_eq may follow; nothing depends on them).
+    u : array_like, shape (n_u,)
+        Speeds in the order u_ind + u_dep.
+    parameters : mapping {symbol or name: value}
+
+    Returns
+    -------
+    ndarray, shape (n + n_aux,)
+        q' of every coordinate of the system, so that ``np.r_[q, kane_qdot(km, q, u, p)]`` (with
+        q of shape (n + n_aux,)) is a state ``[q, q']`` of the system.
+    """
+    km = _resolve(km, "KanesMethod")
+    t = _time()
+    u_of_qdot, _, aux = _kane_kinematics(km)
+    qs, us = list(km.q), list(km.u)
+    qdot_of_u = km.kindiffdict()
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    exprs = [sp.sympify(qdot_of_u[qi.diff(t)]).xreplace(uaux_zero) for qi in qs]
+    exprs += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
+    return _evaluate(exprs, qs, us, _leading(q, len(qs), len(aux), "q"), u, parameters, "u")
+
+
+def kane_speeds(km, q, qdot, parameters: Mapping | None = None) -> np.ndarray:
+    r"""Kane's speeds u (order u_ind + u_dep), shape (n_u,), from q (n or n + n_aux,) and q'
+    (n + n_aux,): the inverse of :func:`kane_qdot`. Apply it to each column of a result
+    (``sol.q``, ``sol.v``) to compare with Kane's states."""
+    km = _resolve(km, "KanesMethod")
+    u_of_qdot, qd, aux = _kane_kinematics(km)
+    exprs = [u_of_qdot[ui] for ui in km.u]
+    return _evaluate(exprs, list(km.q), qd, _leading(q, len(km.q), len(aux), "q"), qdot, parameters, "qdot")
+
+
+def _leading(q, n: int, n_aux: int, what: str) -> np.ndarray:
+    """The first n entries of q, which may also carry the n_aux auxiliary coordinates."""
+    q = np.asarray(q, dtype=float).reshape(-1)
+    if q.size not in (n, n + n_aux):
+        raise ValueError(f"{what} must have shape ({n},) or ({n + n_aux},), got {q.shape}")
+    return q[:n]
+
+
+def _evaluate(exprs, qs, second, q, x, parameters, what: str) -> np.ndarray:
+    q = np.asarray(q, dtype=float).reshape(-1)
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if q.size != len(qs) or x.size != len(second):
+        raise ValueError(f"q must have shape ({len(qs)},) and {what} shape ({len(second)},), "
+                         f"got {q.shape} and {x.shape}")
+    params = dict(parameters or {})
+    values = {}
+    for key, val in params.items():
+        values[sp.Symbol(key) if isinstance(key, str) else key] = float(val)
+    dummies_q = [sp.Dummy() for _ in qs]
+    dummies_x = [sp.Dummy() for _ in second]
+    rule = {**dict(zip(second, dummies_x)), **dict(zip(qs, dummies_q))}
+    plain = [sp.sympify(e).xreplace(rule) for e in exprs]
+    names = {str(k): v for k, v in values.items()}
+    free = sorted({s for e in plain for s in e.free_symbols} - set(dummies_q) - set(dummies_x), key=str)
+    missing = [str(s) for s in free if s not in values and str(s) not in names]
+    if missing:
+        raise ValueError(f"parameters is missing values for {', '.join(missing)}")
+    fixed = [values.get(s, names.get(str(s))) for s in free]
+    f = sp.lambdify([*dummies_q, *dummies_x, *free], plain, "numpy")
+    return np.asarray(f(*q, *x, *fixed), dtype=float).reshape(-1)

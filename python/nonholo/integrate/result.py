@@ -1,0 +1,416 @@
+"""Simulation results, shaped like SciPy's ``solve_ivp`` result."""
+
+from __future__ import annotations
+
+import functools
+import html
+
+import numpy as np
+
+__all__ = ["SimulationResult"]
+
+
+class SimulationResult:
+    """The outcome of :func:`nonholo.simulate`.
+
+    Attributes
+    ----------
+    t : ndarray, shape (n_t,)
+        Output times (``t_eval``, or every solver step when ``t_eval`` is None).
+    y : ndarray, shape (n_states, n_t)
+        States at ``t``, one row per state, ordered as ``state_names``.
+    q, v : ndarray, shape (n, n_t)
+        Coordinates and velocities (views of ``y``).
+    status : int
+        0: end of the interval reached; 1: a terminal event occurred; -1: the solver failed
+        (the trajectory is kept up to ``t_last``).
+    message : str
+        What happened, with the time reached and CVODE's reason on failure.
+    success : bool
+        ``status >= 0``.
+    t_events, y_events : list of ndarray
+        For each event, its times (n_occ,) and states (n_occ, n_states).
+    sensitivities : ndarray, shape (n_states, n_sens, n_t), or None
+        dy/dtheta at ``t`` for the ``sensitivities`` requested from simulate, named by
+        ``sensitivity_names``; at events ``t_events_sensitivities`` (n_occ, n_sens) and
+        ``y_events_sensitivities`` (n_occ, n_states, n_sens).
+    stats : dict
+        Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
+        n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time
+        (n_frame_switches for the models in quasi-velocities of a frame: the frame form of a
+        reduced model, ``frame.hamel()``, ``frame.vakonomic()``).
+    frame_switches : list of (float, list of str)
+        Models in quasi-velocities of a Voronets frame (the frame form of a reduced model, the
+        Hamel and frame-vakonomic models): the times at which the frame was re-split and the
+        coordinates solved for from then on (empty when the run kept the model's split).
+        The velocity rows of ``y`` (w or v^alpha, the free coordinates' velocities, and the
+        frame-vakonomic multipliers mu) are in the split of their time: a sample at t is in the
+        split of the last switch strictly before t (the model's own before the first), so they
+        jump at a switch while the physical ``velocity`` (mapped through each sample's split;
+        also u = ``v`` of a reduced model and ``result[velocity name]``) is continuous.
+        ``sol(t)`` likewise returns the state in the split of the step containing t
+        (``split_at(t)``).
+    nfev, njev, nlu : int
+        solve_ivp's names for n_rhs, n_jac, n_lin_setups.
+    flag, flag_name : int, str
+        CVODE's return flag of the last call (e.g. ``CV_TOO_MUCH_WORK``).
+    t_last : float
+        The last time reached.
+    messages : list of str
+        Messages SUNDIALS emitted during the run.
+    state_names : list of str
+        Names of the rows of ``y``: ``[q, v]`` (``[q, v, lambda]`` vakonomic, ``[q, u]`` reduced).
+    params : dict
+        The parameter values used.
+
+    Access a state by name with ``sol["phi"]``; export time-major with :meth:`to_dataframe`
+    (pandas) and :meth:`to_xarray`; plot with :meth:`plot`. In Jupyter the result displays as a
+    summary that leads with status and message (``_repr_html_``).
+    """
+
+    def __init__(self, raw: dict, model, params: dict):
+        self.t = raw["t"]
+        self.y = raw["y"]
+        self.status = int(raw["status"])
+        self.message = raw["message"]
+        self.flag = int(raw["flag"])
+        self.flag_name = raw["flag_name"]
+        self.t_last = float(raw["t_last"])
+        self.stats = dict(raw["stats"])
+        self.t_events = list(raw["t_events"])
+        self.y_events = list(raw["y_events"])
+        self.messages = list(raw["messages"])
+        self.model = model
+        self.params = dict(params)
+        self.state_names = list(model.state_names)
+        self.sol = None
+        # what ran: "bdf", "adams" or "adams->bdf at t=..." (auto's switch when the run was stiff)
+        self.method = raw.get("method") or None
+        self._frame_switches, self.frame_switches = _frame_switches(raw, model, self.t)
+        if getattr(model, "frame", None) is not None:  # a model in quasi-velocities of a frame
+            self.stats["n_frame_switches"] = len(self.frame_switches)
+        self.sensitivities = self.t_events_sensitivities = self.y_events_sensitivities = None
+        self.sensitivity_names: list = []
+        if raw.get("dense") is not None:
+            from .dense import DenseSolution
+
+            self.sol = DenseSolution(float(raw["t"][0]) if len(raw["t"]) else 0.0, raw["dense"], raw["y"].shape[0])
+
+    @property
+    def success(self) -> bool:
+        """``status >= 0``: the end of the interval or a terminal event was reached."""
+        return self.status >= 0
+
+    @property
+    def nfev(self) -> int:
+        """Number of right-hand-side evaluations (solve_ivp's name for ``stats["n_rhs"]``)."""
+        return self.stats["n_rhs"]
+
+    @property
+    def njev(self) -> int:
+        """Number of Jacobian evaluations (``stats["n_jac"]``)."""
+        return self.stats["n_jac"]
+
+    @property
+    def nlu(self) -> int:
+        """Number of linear-solver setups (LU factorizations; ``stats["n_lin_setups"]``)."""
+        return self.stats["n_lin_setups"]
+
+    @property
+    def q(self) -> np.ndarray:
+        """The coordinates q, the first n rows of ``y``: shape (n, n_t), a view."""
+        return self.y[: self.model.system.n]
+
+    @property
+    def v(self) -> np.ndarray:
+        """The velocity part of the state: v (n, n_t); u = P v + v_b for reduced models (also
+        in the frame form, u = X_D w); the quasi-velocities v^alpha (m, n_t) for models in an
+        anholonomic frame, each in the split of its time (``frame_switches``; the physical
+        X_D v^alpha is :attr:`velocity`)."""
+        n = self.model.system.n
+        if getattr(self.model, "velocities", None) == "frame":  # reduced model in a frame: u = X_D(q) w
+            return self._frame_u
+        return self.y[n : n + self.model.n_velocities]
+
+    @functools.cached_property
+    def _frame_u(self) -> np.ndarray:
+        """u = X_D(q) w of a frame-form reduced run, each sample in the split of its time."""
+        p = self.model.param_vector(self.params)
+        return self.model.frame_velocities(self.t, np.ascontiguousarray(self.y.T), p, self._frame_switches).T
+
+    def split_at(self, t) -> list:
+        """Models in quasi-velocities of a Voronets frame (the frame form of a reduced model,
+        ``frame.hamel()``, ``frame.vakonomic()``): the names of the coordinates solved for at
+        time t (``frame_switches``); the velocity rows of ``y`` and of ``sol(t)`` are the
+        velocities of the others."""
+        names = self.model.system.coordinate_names
+        frame = getattr(self.model, "frame", None)
+        if frame is None or frame.solved is None or frame.form != "numeric":
+            raise ValueError("split_at: only for a model in quasi-velocities of a numeric Voronets frame (the "
+                             "frame form of a reduced model, frame.hamel(), frame.vakonomic())")
+        index = 0 if self._frame_switches is None else int(self._frame_switches.index([float(t)])[0])
+        solved = self.model.frame.core.solved if index == 0 else self._frame_switches.solved[index - 1]
+        return [names[i] for i in solved]
+
+    @property
+    def truncation(self):
+        """For a reduced model of order "auto": the chosen order and the rule that chose it
+        (:class:`nonholo.models.reduced.Truncation`); None otherwise."""
+        return getattr(self.model, "truncation", None)
+
+    @functools.cached_property
+    def velocity(self) -> np.ndarray:
+        """The physical velocity q' at every output time, shape (n, n_t): ``v`` for the
+        nonholonomic, vakonomic and friction models; for a reduced model of order K,
+        u + sum_{k<=K} eps^k h^(k)(t, q, u) (its state holds u = P v + v_b, or w with
+        u = X_D(q) w in the frame form); X_D(q) v^alpha for frame models (both through each
+        sample's split, ``frame_switches``). Computed once, by the model in C++ over the whole
+        trajectory."""
+        if self._frame_switches is not None:
+            return self.model.velocity(self.t, self.y, self.params, switches=self._frame_switches)
+        return self.model.velocity(self.t, self.y, self.params)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
+        For reduced models and models in an anholonomic frame the system's velocity names give
+        the physical velocity (a row of :attr:`velocity`).
+
+        Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
+        demand. Raises KeyError naming the states when there is no state or output of that name."""
+        if name in self.state_names:
+            return self.y[self.state_names.index(name)]
+        if ((getattr(self.model, "kind", None) == "reduced" or getattr(self.model, "frame", None) is not None)
+                and name in self.model.system.velocity_names):
+            return self.velocity[self.model.system.velocity_names.index(name)]
+        outputs = self.model.system.outputs
+        if name in outputs:
+            return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)
+        known = f"; outputs are {list(outputs)}" if outputs else ""
+        raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
+
+    def _system_params(self) -> dict:
+        return {name: self.params[name] for name in self.model.system.parameter_names}
+
+    def unit_norm_residual(self) -> np.ndarray:
+        """max over the system's unit-norm groups (e.g. a quaternion) of ||q_g| - 1| at every
+        output time, shape (n_t,); zeros when the system has none."""
+        groups = self.model.system.unit_norm
+        if not groups:
+            return np.zeros(self.t.size)
+        return np.max([np.abs(np.linalg.norm(self.q[g], axis=0) - 1.0) for g in groups], axis=0)
+
+    def constraint_residual(self) -> np.ndarray:
+        """|A v - b| / (|A| |v| + |b|) at every output time, shape (n_t,)."""
+        return self.model.constraint_residual(self.t, self.y, self.params)
+
+    def energy(self) -> np.ndarray:
+        """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity
+        (:attr:`velocity`)."""
+        return self.model.energy(self.t, self.y, self.params, velocity=self.velocity)
+
+    def __repr__(self) -> str:
+        lines = [
+            f"  message: {self.message}",
+            f"  success: {self.success}",
+            f"   status: {self.status}",
+            f"        t: array of {self.t.shape[0]} times in [{self.t[0]:g}, {self.t[-1]:g}]" if self.t.size
+            else "        t: empty",
+            f"        y: array of shape {self.y.shape}, states {self.state_names}",
+            f"    stats: {self.stats['n_steps']} steps, {self.stats['n_rhs']} rhs, {self.stats['n_jac']} jacobians,"
+            f" {self.stats['cpu_time'] * 1e3:.3g} ms",
+        ]
+        if self.t_events:
+            lines.append(f" t_events: {[len(te) for te in self.t_events]} occurrences")
+        if self.frame_switches:
+            lines.append(f"   frames: re-split {len(self.frame_switches)} times, first at t = "
+                         f"{self.frame_switches[0][0]:g} (frame_switches)")
+        return "SimulationResult(\n" + "\n".join(lines) + "\n)"
+
+    # ------------------------------------------------------------------ export and display
+    def _metadata(self) -> dict:
+        """Scalar metadata (strings and numbers only, so that netCDF and parquet can store it)."""
+        meta = {
+            "status": self.status, "success": int(self.success), "message": self.message,
+            "flag_name": self.flag_name, "t_last": self.t_last,
+            "model": getattr(self.model, "kind", type(self.model).__name__),
+            "system": getattr(getattr(self.model, "system", None), "name", ""),
+        }
+        order = getattr(self.model, "order", None)
+        if order is not None:
+            meta["order"] = int(order)
+        meta.update({f"param_{name}": float(value) for name, value in self.params.items()})
+        return meta
+
+    def to_dataframe(self):
+        """The trajectory as a time-major ``pandas.DataFrame``.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (n_t, n_states)
+            Index ``t`` (the output times), one column per state named as ``state_names``
+            (``[q, v]``, ``[q, v, lambda]`` for vakonomic models), values ``y.T`` (a copy).
+            ``df.attrs`` holds status, message, model and the parameters (``param_<name>``).
+            Needs pandas (``pip install "nonholo[xarray]"``).
+        """
+        pd = _optional("pandas", "to_dataframe")
+        df = pd.DataFrame(np.array(self.y.T, dtype=float), index=pd.Index(np.array(self.t, dtype=float), name="t"),
+                          columns=list(self.state_names))
+        df.columns.name = "state"
+        df.attrs.update(self._metadata())
+        return df
+
+    def to_xarray(self):
+        """The trajectory as a time-major ``xarray.DataArray``.
+
+        Returns
+        -------
+        xarray.DataArray, shape (n_t, n_states)
+            Dimensions ``("t", "state")`` with coordinates ``t`` (the output times) and ``state``
+            (``state_names``), values ``y.T`` (a copy), name ``"y"``. ``attrs`` holds status,
+            message, model and the parameters (``param_<name>``), all netCDF-compatible.
+            ``da.sel(state="phi")`` is ``sol["phi"]``; ``da.to_dataset("state")`` gives one
+            variable per state. Needs xarray (``pip install "nonholo[xarray]"``).
+        """
+        xr = _optional("xarray", "to_xarray")
+        return xr.DataArray(np.array(self.y.T, dtype=float), dims=("t", "state"),
+                            coords={"t": np.array(self.t, dtype=float), "state": list(self.state_names)},
+                            name="y", attrs=self._metadata())
+
+    def animate(self, drawing=None, *, frames: int = 60, fps: float = 20.0, trace: bool = True, ax=None,
+                figsize=(5.0, 5.0)):
+        """The motion as a matplotlib animation, shown inline in Jupyter (HTML/JavaScript player).
+
+        Parameters
+        ----------
+        drawing : nonholo.drawing.Drawing or callable (q, t, params) -> list of shapes, optional
+            How a configuration is drawn; default: the system's own (``system.drawing``; every
+            built-in system has one), or a body frame from ``system.pose`` when it has one.
+        frames : int
+            At most this many frames, at output times spread evenly over the run (first and last
+            included); pass a dense ``t_eval`` to ``simulate`` for a smooth animation.
+        fps : float
+            Frames per second when played or saved.
+        trace : bool
+            Draw the paths of the drawing's traced points (contact points) as they move.
+        ax : matplotlib Axes, optional
+            Draw there (3-D axes for a spatial drawing); default: a new figure.
+
+        Returns
+        -------
+        nonholo.viz.animation.Animation
+            A ``matplotlib.animation.FuncAnimation`` with ``n_frames`` and the frame times ``t``;
+            ``save("motion.gif")`` (pillow) or ``save("motion.mp4")`` (ffmpeg) writes it.
+        """
+        from ..viz.animation import animate
+
+        return animate(self, drawing, frames=frames, fps=fps, trace=trace, ax=ax, figsize=figsize)
+
+    def plot(self, names=None, ax=None, **kwargs):
+        """Plot states against time (matplotlib, imported lazily).
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+            States to plot on one set of axes (names from ``state_names``). Default: one panel
+            for the coordinates q, one for the velocity states v (u for reduced models, the
+            quasi-velocities for frame models) and, if any, one for the remaining states
+            (the vakonomic multipliers lambda).
+        ax : matplotlib Axes, optional
+            Axes to draw ``names`` on (default: a new figure).
+        **kwargs
+            Passed to ``Axes.plot``.
+
+        Returns
+        -------
+        matplotlib Axes, or a list of them for the default panels.
+
+        A failed run is plotted up to ``t_last`` with the solver's message as the title.
+        """
+        plt = _optional("matplotlib.pyplot", "plot", extra="plot")
+        if names is not None:
+            names = [names] if isinstance(names, str) else list(names)
+            for name in names:
+                self[name]  # KeyError naming the states
+            groups = [names]
+        else:
+            n = self.model.system.n
+            nv = self.v.shape[0]
+            groups = [g for g in (self.state_names[:n], self.state_names[n:n + nv], self.state_names[n + nv:]) if g]
+        if ax is None:
+            fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False,
+                                     figsize=(7.0, 2.2 + 1.6 * len(groups)))
+            axes = list(axes[:, 0])
+        else:
+            if len(groups) > 1:
+                raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
+            axes = [ax]
+        for axis, group in zip(axes, groups):
+            for name in group:
+                axis.plot(self.t, self[name], label=name, **kwargs)
+            axis.legend(loc="best", fontsize=8, ncol=max(1, len(group) // 4))
+            axis.grid(True, alpha=0.3)
+        axes[-1].set_xlabel("t")
+        system = getattr(getattr(self.model, "system", None), "name", "")
+        kind = getattr(self.model, "kind", "")
+        title = f"{system}: {kind}" if system else kind
+        if not self.success:
+            title += f"\n{self.flag_name or 'failure'} at t = {self.t_last:g}"
+            for axis in axes:
+                axis.axvline(self.t_last, color="0.3", ls=":", lw=1)
+        axes[0].set_title(title, fontsize=10, color="black" if self.success else "#b00000")
+        return axes if names is None else axes[0]
+
+    def _repr_html_(self) -> str:
+        ok = self.success
+        colour = "#1a7f37" if ok else "#b00000"
+        verdict = "success" if ok else "failure"
+        head = (f"<p><b>SimulationResult</b>: <b style='color:{colour}'>{verdict}</b> (status {self.status}"
+                f"{', ' + html.escape(self.flag_name) if self.flag_name and not ok else ''})<br>"
+                f"{html.escape(str(self.message))}</p>")
+        rows = []
+        if self.t.size:
+            rows.append(("t", f"{self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]"))
+        rows.append(("y", f"shape {self.y.shape}: {', '.join(self.state_names)}"))
+        model = getattr(self.model, "kind", type(self.model).__name__)
+        order = getattr(self.model, "order", None)
+        rows.append(("model", model + (f" of order {order}" if order is not None else "")))
+        if self.params:
+            rows.append(("params", ", ".join(f"{k}={v:g}" for k, v in self.params.items())))
+        if self.t_events:
+            rows.append(("events", ", ".join(str(len(te)) for te in self.t_events) + " occurrences"))
+        for key, value in self.stats.items():
+            if key == "cpu_time":
+                text = f"{value * 1e3:.3g} ms"
+            elif isinstance(value, float):
+                text = f"{value:.3g}"
+            else:
+                text = str(value)
+            rows.append((key, text))
+        table = "".join(f"<tr><td style='text-align:left'>{html.escape(k)}</td>"
+                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
+        return f"<div>{head}<table>{table}</table></div>"
+
+
+def _frame_switches(raw: dict, model, t: np.ndarray) -> tuple:
+    """(FrameSwitches or None, [(t, solved names), ...]) from a run's re-splits of its frame."""
+    times = list(raw.get("frame_switch_t") or [])
+    if not times:
+        return None, []
+    from ..models.model import FrameSwitches  # the model layer, below the results
+
+    solved = [list(s) for s in raw["frame_switch_solved"]]
+    names = model.system.coordinate_names
+    t0, t_last = float(t[0]) if len(t) else times[0], float(raw["t_last"])
+    switches = FrameSwitches(np.asarray(times, dtype=float), solved, forward=t_last >= t0)
+    return switches, [(float(ts), [names[i] for i in s]) for ts, s in zip(times, solved)]
+
+
+def _optional(module: str, what: str, extra: str = "xarray"):
+    """Import an optional dependency, or raise ImportError saying how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        raise ImportError(f"{what}() needs {top}: pip install {top} (or pip install \"nonholo[{extra}]\")") from exc

@@ -1,0 +1,464 @@
+"""simulate and simulate_many: integration of models with CVODE, in solve_ivp's argument order."""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from typing import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+import sympy as sp
+
+from .. import _core
+from .. import _options as check
+from ..errors import IntegrationError, ModelError, SimulationWarning
+from ..models.model import Model
+from ..progress import TimeProgress, bar
+from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
+from .result import SimulationResult
+from .sensitivity import attach_sensitivities, sensitivity_spec
+from ..expressions.lowering import check_free_symbols, lower
+
+__all__ = ["simulate", "simulate_many", "Event"]
+
+
+class Event:
+    """A symbolic event g(t, q, v) = 0, located by CVODE's root finding and evaluated in C++.
+
+    Parameters
+    ----------
+    expr : SymPy expression
+        In the system's coordinates, velocities, time and parameters.
+    terminal : bool or int
+        Stop the integration at the first (True) or the n-th occurrence.
+    direction : {-1, 0, 1}
+        Only zero crossings where g decreases (-1), increases (1), or both (0).
+    """
+
+    def __init__(self, expr, terminal: bool | int = False, direction: int = 0):
+        self.expr = sp.sympify(expr)
+        self.terminal = terminal
+        self.direction = direction
+
+    def __repr__(self) -> str:
+        return f"Event({self.expr}, terminal={self.terminal}, direction={self.direction})"
+
+
+def _check_model(model) -> Model:
+    if not isinstance(model, Model):
+        raise TypeError(
+            f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}"
+        )
+    return model
+
+
+def _terminal_count(terminal) -> int:
+    if isinstance(terminal, (bool, np.bool_)):
+        return 1 if terminal else 0
+    count = int(terminal)
+    if count < 0:
+        raise ValueError(f"event terminal must be a bool or a non-negative int, got {terminal!r}")
+    return count
+
+
+def _direction(direction) -> int:
+    d = float(direction)
+    if d not in (-1.0, 0.0, 1.0):
+        d = float(np.sign(d))
+    return int(d)
+
+
+def _events(model: Model, events) -> list:
+    if events is None:
+        return []
+    if callable(events) or isinstance(events, (sp.Basic, Event)):
+        events = [events]
+    system = model.system
+    allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
+    specs = []
+    for i, ev in enumerate(events):
+        if isinstance(ev, sp.Basic):
+            ev = Event(ev)
+        if isinstance(ev, Event):
+            check_free_symbols([ev.expr], allowed, f"event {i}")
+            tape = lower([ev.expr], system._inputs).tape()
+            specs.append((tape, _direction(ev.direction), _terminal_count(ev.terminal)))
+        elif callable(ev):
+            specs.append((ev, _direction(getattr(ev, "direction", 0)), _terminal_count(getattr(ev, "terminal", False))))
+        else:
+            raise TypeError(f"events[{i}] must be a callable g(t, y), a SymPy expression or nonholo.Event")
+    return specs
+
+
+def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
+    y0 = frame_initial_state(model, np.array(y0, dtype=float), t0, params, project_y0)  # (q, u) -> (q, w)
+    if y0.shape != (model.n_states,):
+        raise ValueError(
+            f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
+        )
+    if not check.all_finite(y0):
+        raise ValueError("y0 contains NaN or inf")
+    model.core.check_state(t0, y0, params)
+    if model.constrained:
+        residual, scale = model.core.constraint_residual(t0, y0, params)
+        if project_y0:
+            n = model.system.n
+            sys_params = params[: len(model.system.parameters)]
+            y0 = y0.copy()
+            y0[n : 2 * n] = model.system.core.at(t0, y0[:n], y0[n : 2 * n], sys_params).project()
+        elif residual > 1e-10 * max(scale, 1.0):
+            raise ValueError(
+                f"y0 violates the constraints A(q) v = b(q, t): |A v - b| = {residual:.3g}. "
+                "Pass project_y0=True to project v onto the constraint set (G-orthogonally), "
+                "or use system.project(q, v)."
+            )
+    return y0
+
+
+def _given(option) -> bool:
+    """True for events or sensitivities that ask for something (not None, not an empty list)."""
+    return option is not None and not (isinstance(option, (list, tuple)) and len(option) == 0)
+
+
+def _drift_control(model: Model, drift_control, method: str, sensitivities=None) -> bool:
+    """None (default): on. BDF projects v onto A v = b after every step (CVODE's projection);
+    Adams projects and restarts CVODE when |A v - b| exceeds rtol / 10 of its scale (CVODE
+    projects only with BDF). Adams with sensitivities of a constrained model has no drift
+    control (the sensitivities would not follow a restart): True is then an error. Reduced
+    models under Adams default to none: their truncation error O(eps^(K+1)) dominates the
+    drift, and restarts would double their steps (the sleigh at eps 1e-3, order 1: 560 steps
+    against 288)."""
+    if drift_control is None:
+        return not (isinstance(model, ReducedModel) and method.lower() in ("adams", "dop853"))
+    if drift_control and sensitivities and model.constrained and method.lower() == "adams":
+        raise ValueError("drift_control=True with sensitivities needs method='bdf' or 'auto': with Adams the "
+                         "sensitivities would not follow its restarts (use drift_control=False)")
+    return bool(drift_control)
+
+
+def _core_options(solver_options, dense_output: bool = False, model: Model | None = None,
+                  state_checked: bool = False) -> dict:
+    """The checked solver_options of simulate and simulate_many, with the system's unit-norm
+    groups; ``state_checked``: y0 went through ``_initial_state`` with this model (its
+    check_state), so the core does not evaluate the model once more to check it again."""
+    options = check.cvode_knobs(solver_options)
+    if state_checked:
+        options["initial_state_checked"] = True
+    if dense_output:
+        options["dense_output"] = True
+    if model is not None and model.system.unit_norm and "unit_norm" not in options:
+        options["unit_norm"] = _unit_norm_indices(model)
+    return options
+
+
+def _unit_norm_indices(model: Model) -> list:
+    """(position, velocity) state indices of the system's unit-norm groups; the velocities are
+    left alone in models whose velocity states are quasi-velocities (anholonomic frames)."""
+    n = model.system.n
+    quasi = model.n_velocities != n
+    return [(list(g), [] if quasi else [n + i for i in g]) for g in model.system.unit_norm]
+
+
+def _report(result: SimulationResult, raise_on_failure: bool) -> SimulationResult:
+    if result.status < 0:
+        if raise_on_failure:
+            raise IntegrationError(result.message, result)
+        warnings.warn(result.message, SimulationWarning, stacklevel=3)
+    return result
+
+
+def simulate(
+    model: Model,
+    t_span: Sequence[float],
+    y0: npt.ArrayLike,
+    *,
+    t_eval: npt.ArrayLike | None = None,
+    rtol: float = 1e-8,
+    atol: float | npt.ArrayLike = 1e-10,
+    events=None,
+    method: str = "auto",
+    params: Mapping | None = None,
+    max_step: float = math.inf,
+    first_step: float | None = None,
+    max_steps: int = 500_000,
+    max_wall_time: float | None = None,
+    drift_control: bool | None = None,
+    project_y0: bool = False,
+    raise_on_failure: bool = False,
+    solver_options: Mapping | None = None,
+    dense_output: bool = False,
+    progress: bool = False,
+    sensitivities: Sequence | None = None,
+    sensitivity_method: str = "staggered",
+    sensitivity_error_control: bool = True,
+) -> SimulationResult:
+    """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
+
+    Parameters
+    ----------
+    model : Model
+        From ``system.nonholonomic()``, ``.vakonomic()``, ``.friction(eps)``, ...
+    t_span : (t0, tf)
+        Integration interval; tf < t0 integrates backwards.
+    y0 : array_like, shape (n_states,)
+        Initial state ordered as ``model.state_names`` (``[q, v]``; ``[q, v, lambda]`` for
+        vakonomic). For constrained models v must satisfy A(q) v = b(q, t) (see
+        ``project_y0``).
+    t_eval : array_like, optional
+        Times at which to store the solution (CVODE's interpolation); default: every step.
+    rtol, atol : float or array_like
+        Relative and absolute tolerances (positive). Defaults 1e-8 and 1e-10.
+    events : callable, SymPy expression, Event, or a list of them
+        Zero crossings to locate: callables ``g(t, y)`` with optional ``terminal`` and
+        ``direction`` attributes (as in solve_ivp; they call Python at every root-function
+        evaluation), or symbolic ``nonholo.Event`` / SymPy expressions in t, q, v, evaluated
+        in C++.
+    method : {"auto", "bdf", "adams"}
+        "auto": BDF with the exact (AD) Jacobian for stiff models (friction), Adams for the
+        others (nonholonomic, vakonomic, Hamel, reduced, ...), switching to BDF from the
+        current state when the Adams run turns out stiff (a stiff spring in a nonholonomic
+        system: repeated failures of Adams' fixed-point iteration, 5 within 100 steps), like
+        LSODA, or when Adams' drift control would restart too often (see ``drift_control``).
+        BDF also for systems with unit-norm groups (kept by projection, BDF only) and for
+        constrained models with ``sensitivities``. Reduced models: "dop853" (below) when their
+        right-hand side is cheap against Adams' per-step overhead (``ReducedModel.method``) and the
+        run has no events, sensitivities, dense output or progress bar, else Adams.
+        ``result.method`` says what ran: "adams", "bdf", "dop853" or "adams->bdf at t=... (stiff)" /
+        "(constraint drift)" (``result.stats["t_switch"]``).
+        "dop853": the explicit Runge-Kutta pair of order 8 of Dormand and Prince (Hairer-Norsett-
+        Wanner I, II.10) with its dense output of order 7 at ``t_eval``, for non-stiff models; no
+        events, sensitivities, ``dense_output`` or drift control (those raise ValueError).
+    params : mapping, optional
+        Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
+    max_step, first_step : float, optional
+        Bounds on the step size.
+    max_steps : int
+        Maximum number of steps over the whole interval (a failure beyond it).
+    max_wall_time : float, optional
+        Stop (as a failure) after this many seconds.
+    drift_control : bool, optional
+        Keep constrained models on A(q) v = b(q, t) (default: on). BDF projects the velocities
+        onto the set after every step (CVODE's projection). With Adams, which CVODE does not
+        project, the relative residual |A v - b| / (|A| |v| + |b|) is checked after every step
+        (A and b only); above rtol / 10 the velocities are projected (G-orthogonally) and CVODE
+        restarts from there; "auto" continues with BDF once restarts come less than 20 steps
+        apart, ``method="adams"`` restarts at most every 20 steps (``result.stats["n_restarts"]``).
+        Not for Adams with ``sensitivities`` (``True`` is then an error). Default off for reduced
+        models under Adams or DOP853 (their truncation error dominates the drift). ``False``: no drift
+        control (``result.constraint_residual()`` shows the drift).
+    project_y0 : bool
+        Project v in y0 onto the constraint set instead of raising when it violates it.
+    raise_on_failure : bool
+        Raise IntegrationError on solver failure instead of returning status -1 with a warning.
+    solver_options : mapping, optional
+        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobian
+        evaluations), ``setup_frequency`` (steps between linear-solver setups),
+        ``max_nonlinear_iterations``, ``nonlinear_convergence``.
+    dense_output : bool
+        Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
+        t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.
+    progress : bool
+        Show a progress bar in t (tqdm.auto, also in Jupyter) for a long run, e.g. one with
+        ``max_wall_time``; it calls Python once per step, and the solution is unchanged.
+    sensitivities : list, optional
+        Forward sensitivities to integrate with CVODES: parameter names (``"mu"``, ``"eps"``,
+        any system parameter), ``"y0"`` (every initial state) or ``("y0", i)`` (index or state
+        name). Gives ``result.sensitivities`` (n_states, n_sens, n_t),
+        ``result.sensitivity_names`` and, at events, ``t_events_sensitivities`` and
+        ``y_events_sensitivities`` (implicit function theorem; symbolic events only).
+        Constrained models: derivatives of the projected trajectory (see
+        :mod:`nonholo.integrate.sensitivity`).
+    sensitivity_method : {"staggered", "simultaneous"}
+        CVODES's corrector for the sensitivities.
+    sensitivity_error_control : bool
+        Include the sensitivities in the local error test (default True).
+
+    Returns
+    -------
+    SimulationResult
+        ``t`` (n_t,), ``y`` (n_states, n_t), ``status``, ``message``, ``success``, ``stats``,
+        ``t_events``, ``y_events``, ...
+    """
+    model = _check_model(model)
+    t0, tf = check.t_span(t_span)
+    p = model.param_vector(params)
+    opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
+    y0 = _initial_state(model, y0, t0, p, project_y0)
+    checked = model
+    explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
+    model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
+    project = _drift_control(model, drift_control, opts["method"], sensitivities)
+    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
+    specs = _events(model, events)
+    watch = TimeProgress(t0, tf) if progress else None
+    try:
+        raw = _core.integrate(model.core, p, t0, tf, y0, check.t_eval(t_eval, t0, tf),
+                              specs + (_events(model, [watch]) if watch else []),
+                              opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
+                              opts["max_steps"], opts["max_wall_time"], project,
+                              _core_options(solver_options, dense_output, model, model is checked), sens)
+    finally:
+        if watch:
+            watch.close()
+    if watch:  # the progress root function is not one of the caller's events
+        raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
+    result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    return _report(result, raise_on_failure)
+
+
+def _batch_params(model: Model, params, n_runs: int) -> list:
+    """One parameter vector per run from None, a mapping (values scalar or length n_runs), or
+    a sequence of mappings."""
+    if params is None or isinstance(params, Mapping):
+        params = dict(params or {})
+        lengths = {k: np.size(v) for k, v in params.items() if np.ndim(v) > 0}
+        for key, size in lengths.items():
+            if size != n_runs:
+                raise ValueError(f"params[{key!r}] has {size} values for {n_runs} runs")
+        return [model.param_vector({k: (np.asarray(v).reshape(-1)[i] if np.ndim(v) else v)
+                                    for k, v in params.items()}) for i in range(n_runs)]
+    params = list(params)
+    if len(params) != n_runs:
+        raise ValueError(f"params has {len(params)} entries for {n_runs} runs")
+    return [model.param_vector(p) for p in params]
+
+
+def simulate_many(
+    model: Model,
+    t_span: Sequence[float],
+    Y0: npt.ArrayLike,
+    *,
+    params=None,
+    threads: int | None = None,
+    t_eval: npt.ArrayLike | None = None,
+    rtol: float = 1e-8,
+    atol: float | npt.ArrayLike = 1e-10,
+    events=None,
+    method: str = "auto",
+    max_step: float = math.inf,
+    first_step: float | None = None,
+    max_steps: int = 500_000,
+    max_wall_time: float | None = None,
+    drift_control: bool | None = None,
+    project_y0: bool = False,
+    raise_on_failure: bool = False,
+    solver_options: Mapping | None = None,
+    progress: bool = False,
+    sensitivities: Sequence | None = None,
+    sensitivity_method: str = "staggered",
+    sensitivity_error_control: bool = True,
+) -> list[SimulationResult]:
+    """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
+
+    ``Y0`` has shape (n_runs, n_states) (or (n_states,) when ``params`` sets the number of
+    runs). ``params`` is None, a mapping whose values are scalars or arrays of length n_runs,
+    or a sequence of n_runs mappings. ``threads`` defaults to all cores. The GIL is released;
+    events must be symbolic. Each result equals the corresponding ``simulate`` call.
+    Other arguments (``sensitivities`` too) as in :func:`simulate`. Returns a list of SimulationResult, one per run,
+    each with its own ``status``: a run that fails (the solver, or data unusable at its start)
+    is a result with status -1 and its message, and every other run is kept. One
+    SimulationWarning names the failed runs (``raise_on_failure=True``: an IntegrationError
+    whose ``results`` holds the whole batch).
+
+    ``progress=True`` shows a bar of the runs done (tqdm.auto, also in Jupyter): the batch then
+    goes to C++ in about 20 parts, with the same results.
+    """
+    model = _check_model(model)
+    t0, tf = check.t_span(t_span)
+    Y0 = np.asarray(Y0, dtype=float)
+    if Y0.ndim == 1:
+        n_runs = len(params) if isinstance(params, Sequence) else max(
+            [np.size(v) for v in (params or {}).values() if np.ndim(v) > 0] or [1])
+        Y0 = np.tile(Y0, (n_runs, 1))
+    if Y0.ndim != 2 or Y0.shape[1] not in {model.n_states, 2 * model.system.n if _frame_form(model) else -1}:
+        raise ValueError(f"Y0 must have shape (n_runs, {model.n_states})"
+                         + (f" or (n_runs, {2 * model.system.n}) (q, u)" if _frame_form(model) else "")
+                         + f", got {Y0.shape}")
+    n_runs = Y0.shape[0]
+    P = _batch_params(model, params, n_runs)
+    opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
+    core_options = _core_options(solver_options, False, model)
+    Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
+    checked = model
+    if getattr(model, "requested_order", None) == "auto" and model.order is None:
+        raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
+                         "model.truncated_at(t0, y0) or simulate the runs one by one")
+    model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"],
+                                        not (_given(events) or _given(sensitivities)))
+    if model is checked:  # every started run's y0 passed _initial_state with this model
+        core_options["initial_state_checked"] = True
+    specs = _events(model, events)
+    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
+    if any(not isinstance(s[0], _core.Tape) for s in specs):
+        raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
+    if threads is not None and int(threads) < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    started = [i for i in range(n_runs) if i not in rejected]
+    n_started = len(started)
+    P_started = np.asarray([P[i] for i in started], dtype=float).reshape(n_started, -1) if n_started else None
+    # with a progress bar, parts of the batch (each at least two runs per thread) go to C++ in turn
+    part = max(-(-n_started // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_started, 1)
+    done, ran = bar(n_runs, "simulate_many", progress), []
+    done.update(n_runs - n_started)
+    try:
+        for start in range(0, n_started, part):
+            stop = min(start + part, n_started)
+            ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
+                                        Y0[started[start:stop]].reshape(-1), stop - start, check.t_eval(t_eval, t0, tf),
+                                        specs, opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
+                                        opts["first_step"], opts["max_steps"], opts["max_wall_time"],
+                                        _drift_control(model, drift_control, opts["method"], sensitivities),
+                                        0 if threads is None else int(threads), core_options, sens)
+            done.update(stop - start)
+    finally:
+        done.close()
+    raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
+    raws = [raws[i] for i in range(n_runs)]
+    names = model.param_names
+    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names)
+               for raw, p in zip(raws, P)]
+    return _report_batch(results, raise_on_failure)
+
+
+def _frame_form(model: Model) -> bool:
+    """A reduced model in a frame (its y0 may also be (q, u), of length 2n)."""
+    return isinstance(model, ReducedModel) and model.frame is not None
+
+
+def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:
+    """The checked initial states, and {run: message} for the runs whose start is unusable
+    (their data or y0 rejected): those runs fail alone, the batch runs the others."""
+    rejected, states = {}, []
+    for i, (y, p) in enumerate(zip(Y0, P)):
+        try:
+            states.append(_initial_state(model, y, t0, p, project_y0))
+        except (ModelError, ValueError) as exc:
+            rejected[i] = f"Run {i} did not start at t = {t0:g}: {exc}"
+            states.append(np.zeros(model.n_states))  # not integrated
+    return np.array(states).reshape(len(states), -1), rejected
+
+
+def _failed_raw(message: str, t0: float, n_states: int) -> dict:
+    stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, n_err_test_fails=0, n_nonlin_iters=0,
+                 n_nonlin_fails=0, n_proj=0, n_root_evals=0, last_order=0, last_step=0.0, cpu_time=0.0,
+                 t_switch=math.nan)
+    return dict(t=np.zeros(0), y=np.zeros((n_states, 0)), status=-1, message=message, flag=0,
+                flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats, t_events=[], y_events=[], messages=[])
+
+
+def _report_batch(results: list, raise_on_failure: bool) -> list:
+    """One warning (or IntegrationError) for the failed runs of a batch; every result is kept
+    (``err.results`` holds them all when raising)."""
+    failed = [i for i, r in enumerate(results) if r.status < 0]
+    if failed:
+        first = results[failed[0]]
+        listed = f"{failed[:10]}{'...' if len(failed) > 10 else ''}"
+        message = f"{len(failed)} of {len(results)} runs failed (runs {listed}); run {failed[0]}: {first.message}"
+        if raise_on_failure:
+            err = IntegrationError(message, first)
+            err.results = results
+            raise err
+        warnings.warn(message, SimulationWarning, stacklevel=3)
+    return results

@@ -1,0 +1,335 @@
+"""Models: the vector fields built on a System, ready for ``simulate``.
+
+Every model kind implements :class:`ModelProtocol`: its state names and parameters, and the
+physical quantities of its states (velocity q', energy, constraint residual) for one state or a
+whole trajectory, computed in C++ in one pass. The kinds differ only in what their state holds:
+
+- :class:`Model` (nonholonomic, vakonomic, friction): ``[q, v]`` (``[q, v, lambda]``), q' = v;
+- :class:`~nonholo.models.reduced.ReducedModel`: ``[q, u]``, q' = u + sum_{k<=K} eps^k h^(k)(t, q, u);
+- :class:`FrameModel` (Hamel, frame-vakonomic): ``[q, v^alpha, ...]``, q' = X_D(q) v^alpha;
+- :class:`~nonholo.models.discrete.DiscreteModel`: ``[q, v]`` at the nodes of the midpoint scheme.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _core
+
+__all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
+
+
+@runtime_checkable
+class ModelProtocol(Protocol):
+    """What every model kind provides (the continuous models and the discrete integrator).
+
+    ``t`` is a time or an array of n_t times and ``y`` a state of shape (n_states,) or a
+    trajectory of shape (n_states, n_t) (the layout of ``SimulationResult.y``); the quantities
+    come back with shape (n,) / (n, n_t) for the velocity and () / (n_t,) for the scalars.
+    """
+
+    system: object
+
+    @property
+    def state_names(self) -> list[str]: ...
+
+    @property
+    def params(self) -> dict: ...
+
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray: ...
+
+    def energy(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray: ...
+
+    def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
+                            params: Mapping | None = None) -> np.ndarray: ...
+
+
+def _samples(t, y, n_states: int, names) -> tuple:
+    """(t, Y, scalar): t as (n_t,), Y time-major (n_t, n_states), and whether one state was given."""
+    y = np.asarray(y, dtype=float)
+    scalar = y.ndim == 1
+    Y = y.reshape(-1, 1) if scalar else y
+    if Y.ndim != 2 or Y.shape[0] != n_states:
+        raise ValueError(f"y must have shape ({n_states},) or ({n_states}, n_t) ordered as {names}, got {y.shape}")
+    t = np.broadcast_to(np.asarray(t, dtype=float), (Y.shape[1],))
+    return np.ascontiguousarray(t), np.ascontiguousarray(Y.T), scalar
+
+
+class Model:
+    """A vector field y' = f(t, y; p) of a :class:`~nonholo.System`, evaluated in C++.
+
+    Built by ``system.nonholonomic()``, ``system.vakonomic()``, ``system.friction(eps)``,
+    ``system.reduced(eps, order)`` (:class:`ReducedModel`) and the frame models
+    (:class:`FrameModel`). Immutable; parameters are given at call time. Implements
+    :class:`ModelProtocol`.
+
+    Attributes
+    ----------
+    system : System
+    kind : str
+        ``"nonholonomic"``, ``"vakonomic"``, ``"friction"``, ``"reduced"``, ``"hamel"`` or
+        ``"frame_vakonomic"`` (a label: behaviour comes from the class, not from this string).
+    state_names : list of str
+        Names of the states, in order (``[q, v]``, or ``[q, v, lambda]`` for vakonomic).
+    params : dict
+        Default parameter values (the system's, then the model's own such as ``eps``).
+    """
+
+    def __init__(self, system, kind: str, core, extra: Mapping | None = None, order: int | None = None,
+                 state_names: list | None = None, rebuild=None):
+        self.system = system
+        self.kind = kind
+        self.order = order
+        self._core = core
+        self._extra = dict(extra or {})
+        self._state_names = list(state_names) if state_names else system.state_names()
+        self._rebuild = rebuild  # (callable, args) recreating this model when unpickled
+
+    @property
+    def core(self):
+        return self._core
+
+    @property
+    def n_states(self) -> int:
+        return self._core.n_states
+
+    @property
+    def n_velocities(self) -> int:
+        """Number of velocity states after q (n; the rank m of D for frame models)."""
+        return self.system.n
+
+    @property
+    def state_names(self) -> list:
+        return list(self._state_names)
+
+    @property
+    def stiff(self) -> bool:
+        return self._core.stiff
+
+    @property
+    def constrained(self) -> bool:
+        """True when the velocities live on A(q) v = b(q, t)."""
+        return self._core.constrained
+
+    @property
+    def param_names(self) -> list:
+        """Names of the parameters: the system's, then the model's own (e.g. ``eps``)."""
+        return [*self.system.parameter_names, *self._extra]
+
+    @property
+    def params(self) -> dict:
+        return dict(zip(self.param_names, self.param_vector()))
+
+    @property
+    def eps(self):
+        return self._extra.get("eps")
+
+    def param_vector(self, params: Mapping | None = None) -> list:
+        return self.system.param_vector(params, self._extra)
+
+    def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
+        """f(t, y), shape (n_states,)."""
+        return self._core.rhs(float(t), self._state(y), self.param_vector(params))
+
+    def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
+        """df/dy at (t, y) by automatic differentiation, shape (n_states, n_states)."""
+        return self._core.jacobian(float(t), self._state(y), self.param_vector(params))
+
+    # ---------------------------------------------------------------- physical quantities
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """The physical velocity q' of a state (n,) or a trajectory (n, n_t): here v itself."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        p = self.param_vector(params)
+        V = self._velocity(t, Y, p)
+        return V[0] if scalar else V.T
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
+        """q' at time-major samples Y (n_t, n_states), shape (n_t, n)."""
+        n = self.system.n
+        return Y[:, n: 2 * n].copy()
+
+    def energy(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, *,
+               velocity: npt.ArrayLike | None = None) -> np.ndarray | float:
+        """1/2 q'^T G(q) q' + V(q) with the physical velocity q' (:meth:`velocity`, or the given
+        ``velocity`` of the same shape when already computed): a float for one state, shape
+        (n_t,) for a trajectory (n_states, n_t). One pass in C++."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        p = self.param_vector(params)
+        V = self._velocity(t, Y, p) if velocity is None else np.ascontiguousarray(
+            np.asarray(velocity, dtype=float).reshape(self.system.n, -1).T)
+        E = _core.trajectory_energy(self.system.core, t, Y[:, : self.system.n], V, p[: len(self.system.parameters)])
+        return float(E[0]) if scalar else E
+
+    def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
+                            params: Mapping | None = None) -> np.ndarray | float:
+        """|A v - b| / (|A| |v| + |b|) (0 for unconstrained models): a float for one state,
+        shape (n_t,) for a trajectory (n_states, n_t). One pass in C++."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        r = _core.trajectory_constraint_residual(self._core, t, Y, self.param_vector(params))
+        return float(r[0]) if scalar else r
+
+    def compile(self, tapes=None, cache_dir=None, fuse: bool = True) -> "Model":
+        """Evaluate this model in compiled C from now on; returns the model.
+
+        By default the tapes this model's right-hand side evaluates in doubles
+        (``model.core.rhs_tapes``; e.g. ``"dynamics"`` and ``"constraints"`` for the
+        nonholonomic model, ``"split_base"`` and ``"velocity_part"`` for the reduced model of
+        order 1, the CompiledSlip's ``"slip"`` and ``"projection"`` above, a frame's
+        ``"frame"`` / ``"frame_values"``, the friction model's implicit-Jacobian tape where
+        compiling it pays); ``tapes`` names others (``model.core.tape_names``; ``"full"``: every
+        derivative block). Each is translated to C, built with the C compiler once (side by side)
+        and cached on disk under a hash of its source and the compiler command
+        (:func:`nonholo.expressions.compiled.cache_directory`), and attached where it lives (the system's
+        tapes serve every model of the system); their values are bit for bit the interpreter's.
+
+        With ``fuse=True`` (the default, when ``tapes`` is not given) a model whose whole
+        right-hand side can be traced (``model.core.fusable``: the friction and nonholonomic
+        models, the reduced models in coordinates of orders 0 and 1 and of higher orders with a
+        CompiledSlip; ``order="auto"`` compiles tapes only) is also traced into one tape
+        ``"rhs"``: the system's tapes and the factorizations and solves between them as one
+        straight-line C function with the sizes built in (``nonholo/fused_rhs.hpp``); the reduced
+        models keep the smaller of their range-space form and a null-space form in the split of
+        maximal volume. A trace over 30 000 operations is not kept (beyond that size the one C
+        function stops paying). Its values equal the unfused ones to rounding (not bit for bit); where a
+        test of the trace fails at a state (a pivot, or a split grown ill-conditioned) that
+        evaluation runs unfused. ``fuse=False`` keeps the bit-for-bit tapes only.
+        Without a C compiler the interpreter stays and a RuntimeWarning says why. Not carried over
+        by pickling; call it again in a new process (the cache makes that cheap).
+        """
+        import warnings
+
+        from ..expressions.compiled import compile_model
+
+        params = self.param_vector() if fuse and tapes is None else None
+        reason = compile_model(self.core, tapes, cache_dir, params=params)
+        if reason is not None:
+            warnings.warn(f"model.compile(): {reason}; the interpreter is used", RuntimeWarning, stacklevel=2)
+        self._compile_request = (tapes, cache_dir, fuse)
+        return self
+
+    @property
+    def compiled(self) -> bool:
+        """True when every tape of the right-hand side runs compiled C (see :meth:`compile`)."""
+        from .. import _core
+
+        return all(_core.tape_compiled(self.core, which) for which in self.core.rhs_tapes)
+
+    def _state(self, y) -> np.ndarray:
+        y = np.asarray(y, dtype=float)
+        if y.shape != (self.n_states,):
+            raise ValueError(f"y must have shape ({self.n_states},) ordered as {self.state_names}, got {y.shape}")
+        return y
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v:g}" for k, v in self._extra.items())
+        order = "" if self.order is None else f" of order {self.order}"
+        return f"<nonholo.Model {self.kind}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
+
+    def __reduce__(self):
+        if self._rebuild is not None:
+            return self._rebuild
+        return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
+
+
+@dataclass
+class FrameSwitches:
+    """The re-splits of a run in quasi-velocities of a Voronets frame (C++ ``Model::frame_check``,
+    models/frame_watch.hpp: the frame form of a reduced model, the Hamel and frame-vakonomic
+    models): the times ``t`` and the solved coordinates (indices) chosen there. A sample at time
+    t is in the split of the last switch strictly before t in the direction of integration, the
+    frame's own before the first (the outputs at a switch time are emitted before the switch)."""
+
+    t: np.ndarray
+    solved: list
+    forward: bool = True
+
+    def index(self, times) -> np.ndarray:
+        """For each time, 0 for the frame's own split, i for the split of the i-th switch."""
+        times = np.asarray(times, dtype=float)
+        if self.forward:
+            return np.searchsorted(self.t, times, side="left")
+        return np.searchsorted(-self.t, -times, side="left")
+
+
+def frame_velocities(frame, t: np.ndarray, Y: np.ndarray, sys_p: list,
+                     switches: FrameSwitches | None = None) -> np.ndarray:
+    """u = X_D(q) w at time-major samples Y (n_t, n + m + ...) of a model in the quasi-velocities
+    w of ``frame`` (an :class:`~nonholo.frames.AnholonomicFrame`), shape (n_t, n), each sample in
+    the split of its time (``switches``; the frame's own without). Only the columns q and w of Y
+    are read."""
+    n, m = frame.n, frame.rank
+    Y = np.ascontiguousarray(Y[:, : n + m])
+    if switches is None or not len(switches.t):
+        return _core.frame_velocity(frame.core, Y, sys_p)
+    index = switches.index(t)
+    U = np.empty((Y.shape[0], n))
+    for i, solved in enumerate([frame.core.solved, *switches.solved]):
+        rows = index == i
+        if rows.any():
+            U[rows] = _core.frame_velocity(frame.core, np.ascontiguousarray(Y[rows]), sys_p, list(solved))
+    return U
+
+
+class FrameModel(Model):
+    """A model in an anholonomic frame (``frame.hamel()``, ``frame.vakonomic()``): state
+    ``[q, v^1 .. v^m, ...]``, physical velocity q' = X_D(q) v^alpha. ``frame`` is the
+    :class:`~nonholo.frames.AnholonomicFrame`. A run re-splits a Voronets frame where it turns
+    ill conditioned and stops where a frame given by vectors turns singular, as the frame form of
+    the reduced model (:mod:`nonholo.models.reduced`; ``result.frame_switches``)."""
+
+    def __init__(self, system, kind: str, core, frame, state_names: list, rebuild=None):
+        super().__init__(system, kind, core, state_names=state_names, rebuild=rebuild)
+        self.frame = frame
+
+    @property
+    def n_velocities(self) -> int:
+        return self.frame.rank
+
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, *,
+                 switches: FrameSwitches | None = None) -> np.ndarray:
+        """q' = X_D(q) v^alpha of a state (n,) or a trajectory (n, n_t); ``switches``: the splits
+        a run's samples are in (``SimulationResult``), default the frame's own."""
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        V = self._velocity(t, Y, self.param_vector(params), switches)
+        return V[0] if scalar else V.T
+
+    def frame_velocities(self, t: np.ndarray, Y: np.ndarray, p: list,
+                         switches: FrameSwitches | None = None) -> np.ndarray:
+        """X_D(q) v^alpha at time-major samples Y, shape (n_t, n), each in the split of its time."""
+        return frame_velocities(self.frame, t, Y, p[: len(self.system.parameters)], switches)
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list, switches: FrameSwitches | None = None) -> np.ndarray:
+        return self.frame_velocities(t, Y, p, switches)
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """How ``System`` builds the model of one kind: its compiled core from the system's (and the
+    order), its Python class and its state names."""
+
+    build_core: Callable
+    cls: type
+    state_names: Callable
+
+
+def _qv(system) -> list:
+    return system.state_names()
+
+
+MODEL_KINDS = {
+    "nonholonomic": ModelKind(lambda core, order: _core.nonholonomic_model(core), Model, _qv),
+    "friction": ModelKind(lambda core, order: _core.friction_model(core), Model, _qv),
+    "vakonomic": ModelKind(lambda core, order: _core.vakonomic_model(core), Model,
+                           lambda system: _qv(system) + [f"lambda_{i}" for i in range(system.k)]),
+    # built by System.reduced (nonholo.models.reduced.ReducedModel); the entry gives its state names
+    "reduced": ModelKind(None, None,
+                         lambda system: [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]),
+}
+
+
+def _rebuild_model(system, kind, extra, order=None):
+    return system._model(kind, order=order, **extra)

@@ -1,0 +1,328 @@
+"""Reduced models on the slow manifold of the friction model: compiled coefficients h^(k), the
+reduced state in a frame of D, and the choice of truncation.
+
+The slow manifold of ``friction(eps)`` is v = u + h_eps(t, q, u), h_eps = sum_k eps^k h^(k)
+(Gzenda-Chhabra eq. (66), Eldering 2016 section 3.4; no factorials). A reduced model of order K
+integrates the exact P-projected law of u with the slip truncated after h^(K), which removes the
+stiffness; its error against the friction model started on the slow manifold is O(eps^(K+1)).
+
+* h^(1..K) are compiled once per system and order (``_core.CompiledSlip``: the Taylor-mode
+  recursion traced into one expression graph of (q, u, t, p), common subexpressions shared, then
+  a tape) up to ``_core.max_compiled_slip_order``; above it, and for systems with piecewise
+  expressions (Abs, sign) whose branches a trace would freeze, the model expands the series in
+  Taylor arithmetic at every evaluation.
+* ``velocities="frame"`` integrates (q, w), w in R^(n-k) the quasi-velocities of a frame X of D
+  (u = X_D(q) w), a state of dimension 2n - k; ``"coordinates"`` integrates (q, u), u in R^n.
+  A Voronets frame (the default) is re-split during a run where its solved block A_s becomes
+  ill conditioned (max |B_aj| > ``_core.frame_resplit_growth``): the solver restarts from the
+  same (q, u) in the split of maximal volume at q (all |B_aj| <= 1.01), and the result records
+  the switches (``result.frame_switches``; its ``y`` holds each sample's w in the split of its
+  time, and ``.v``, ``.velocity`` and ``result[name]`` map through it). A frame given by its
+  vectors cannot be re-chosen: the run stops where its condition number exceeds
+  ``_core.frame_singular_condition`` (``flag_name == "FRAME_SINGULAR"``).
+* ``order="auto"``: the series is asymptotic and in general divergent. At the initial state the
+  terms t_k = eps^k |h^(k)| (max norm) are computed up to ``max_order``, and the truncation
+  order is the smallest K at which either the next term stops decreasing (t_(K+1) >= t_K:
+  optimal truncation, the classical rule for asymptotic series) or the term t_K itself is below
+  the integration tolerance rtol |u| + atol (further terms are below what the integrator
+  resolves). The result says which rule stopped it (``result.truncation``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _core
+from .model import FrameSwitches, Model, frame_velocities
+
+__all__ = ["FrameSwitches", "ReducedModel", "Truncation", "choose_order", "compiled_slip"]
+
+VELOCITIES = ("coordinates", "frame")
+_PIECEWISE = ("Abs", "sign", "Heaviside", "Piecewise", "Max", "Min")
+
+
+@dataclass
+class Truncation:
+    """How ``order="auto"`` chose the truncation at the initial state.
+
+    ``terms[k-1]`` = eps^k max|h^(k)|; ``order`` the chosen K; ``reason`` one of
+    ``"optimal"`` (the next term does not decrease: the series is used up to its smallest
+    term), ``"tolerance"`` (t_K is below rtol |u| + atol) or ``"max_order"``."""
+
+    order: int
+    reason: str
+    terms: np.ndarray = field(repr=False)
+    tolerance: float = 0.0
+
+    def __str__(self) -> str:
+        why = {"optimal": "the next term eps^k |h^(k)| stops decreasing (optimal truncation)",
+               "tolerance": f"eps^K |h^(K)| = {self.terms[self.order - 1]:.3g} is below the tolerance "
+                            f"{self.tolerance:.3g}",
+               "max_order": "the maximum order was reached with the terms still decreasing"}[self.reason]
+        return f"order {self.order}: {why}"
+
+
+def choose_order(terms, tolerance: float = 0.0) -> Truncation:
+    """The truncation order for the terms t_k = eps^k |h^(k)|, k = 1..len(terms) (see the
+    module docstring): the smallest K with t_(K+1) >= t_K or t_K <= tolerance."""
+    terms = np.asarray(terms, dtype=float)
+    if terms.ndim != 1 or terms.size < 1:
+        raise ValueError("terms must be a non-empty 1-d array")
+    for K in range(1, terms.size):
+        if terms[K - 1] <= tolerance:
+            return Truncation(K, "tolerance", terms, tolerance)
+        if not terms[K] < terms[K - 1]:
+            return Truncation(K, "optimal", terms, tolerance)
+    if terms[-1] <= tolerance:
+        return Truncation(terms.size, "tolerance", terms, tolerance)
+    return Truncation(terms.size, "max_order", terms, tolerance)
+
+
+def _traceable(system) -> bool:
+    """False when an expression of the system is piecewise (a trace would freeze its branch)."""
+    import sympy as sp
+
+    exprs = [*system.metric, system.potential, *system.force]
+    if system.k:
+        exprs += [*system.constraints, *system.affine, *system.friction_coefficients]
+    names = {type(a).__name__ for e in exprs for a in sp.preorder_traversal(sp.sympify(e))}
+    return not names & set(_PIECEWISE)
+
+
+def _trace_point(system, rng) -> tuple:
+    q = rng.uniform(0.1, 0.9, system.n)
+    return q, system.project(q, rng.uniform(-1.0, 1.0, system.n))
+
+
+def compiled_slip(system, order: int):
+    """h^(1..order) of ``system`` compiled into one tape (``_core.CompiledSlip``), cached on the
+    system per order; None for orders 0 and 1 (evaluated directly, no series), above
+    ``_core.max_compiled_slip_order``, when the graph would exceed the core's node budget, and
+    for piecewise systems (the reduced model then uses the Taylor-mode path).
+
+    The trace is taken at a pseudo-random point where the metric, M = A G^-1 A^T and mu are
+    regular (the factorizations do not pivot, so the graph is valid wherever they are)."""
+    if order < 2 or order > _core.max_compiled_slip_order:
+        return None
+    cache = system.__dict__.setdefault("_compiled_slips", {})
+    if order not in cache:
+        compiled = None
+        if _traceable(system):
+            rng = np.random.default_rng(0)
+            for _ in range(5):  # a point where a factorization fails is retried elsewhere
+                q, u = _trace_point(system, rng)
+                try:
+                    compiled = _core.CompiledSlip(system.core, order, 0.0, q, u, system.param_vector())
+                    break
+                except ValueError as err:  # the graph would be too large: Taylor mode
+                    if "too large" in str(err):
+                        break
+                except Exception:  # noqa: BLE001 - a singular sample point: try another
+                    continue
+        cache[order] = compiled
+    return cache[order]
+
+
+class ReducedModel(Model):
+    """``system.reduced(eps, order, velocities)``: a :class:`Model` whose state is (q, u) or
+    (q, w), with the truncation order (``order``), the velocity form (``velocities``), the
+    frame (``frame``, frame form) and, for ``order="auto"``, the rule that chose the order
+    (``truncation``, set once the order is chosen at an initial state)."""
+
+    def __init__(self, system, eps: float, order, velocities: str, frame=None, truncation: Truncation | None = None,
+                 max_order: int = 8):
+        self.velocities = velocities
+        self.frame = frame if velocities == "frame" else None
+        self._frame = frame
+        self.truncation = truncation
+        self.requested_order = order
+        self.max_order = max_order
+        resolved = order if order != "auto" else None
+        self.compiled_slip = compiled_slip(system, resolved) if resolved else None
+        core_order = resolved if resolved is not None else 0
+        if velocities == "frame":
+            core = _core.reduced_frame_model(frame._core, core_order, self.compiled_slip)
+            names = [*system.coordinate_names, *(f"w{a + 1}" for a in range(frame.rank))]
+        else:
+            core = _core.reduced_model(system.core, core_order, self.compiled_slip)
+            names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
+        super().__init__(system, "reduced", core, {"eps": eps}, order=resolved, state_names=names,
+                         rebuild=(_rebuild, (system, eps, order, velocities,
+                                             None if frame is None else frame._spec, max_order)))
+
+    @property
+    def n_velocities(self) -> int:
+        return self.system.n if self.frame is None else self.frame.rank
+
+    def velocity(self, t, y, params=None, *, switches: "FrameSwitches | None" = None) -> np.ndarray:
+        """The physical velocity q' of a state (n,) or a trajectory (n, n_t); ``switches``: the
+        splits a run's samples are in (``SimulationResult``), default the frame's own."""
+        from .model import _samples
+
+        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        V = self._velocity(t, Y, self.param_vector(params), switches)
+        return V[0] if scalar else V.T
+
+    def frame_velocities(self, t: np.ndarray, Y: np.ndarray, p: list,
+                         switches: "FrameSwitches | None" = None) -> np.ndarray:
+        """u = X_D(q) w at time-major samples Y (n_t, n + m), shape (n_t, n), each sample in the
+        split of its time (``switches``; the frame's own without)."""
+        return frame_velocities(self.frame, t, Y, p[: len(self.system.parameters)], switches)
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list, switches: "FrameSwitches | None" = None) -> np.ndarray:
+        """u + sum_{k<=K} eps^k h^(k)(t, q, u) at time-major samples (Gzenda-Chhabra eq. (66)),
+        in one pass in C++; in the frame form u = X_D(q) w first. u from CVODE's interpolation
+        misses A u = b by the solver's tolerance; h^(k) is smooth there, so no check is made."""
+        n, n_sys = self.system.n, len(self.system.parameters)
+        if self.frame is not None:
+            Y = np.hstack([Y[:, :n], self.frame_velocities(t, Y, p, switches)])
+        if not self.order:
+            return Y[:, n: 2 * n].copy()
+        return _core.slow_manifold_velocity(self.system.core, self.order, p[n_sys], t, Y, p[:n_sys],
+                                            self.compiled_slip)
+
+    @property
+    def method(self) -> str:
+        """The default integration method (the reduced models are not stiff): "dop853", the explicit
+        Runge-Kutta pair of order 8, when a right-hand side costs at most about two of Adams'
+        per-step overheads (``core.explicit_rk_pays``, from the core's cost model: then its 5-10x
+        fewer steps win over Adams' fewer right-hand sides; benchmarks/reduced_rk.py), else Adams.
+        Runs with events, sensitivities, dense output or a progress bar use Adams (``simulate``)."""
+        if self.order is None:
+            return "adams"
+        return "dop853" if self.core.explicit_rk_pays else "adams"
+
+    def _require_order(self) -> None:
+        if self.order is None:
+            raise ValueError("order='auto' is chosen at an initial state: simulate the model, or fix the order "
+                             "first with model.truncated_at(t, y)")
+
+    def rhs(self, t, y, params=None):
+        self._require_order()
+        return super().rhs(t, y, params)
+
+    def jacobian(self, t, y, params=None):
+        self._require_order()
+        return super().jacobian(t, y, params)
+
+    def coordinate_velocity(self, q, y_velocity, params=None) -> np.ndarray:
+        """u on the constraint set from the velocity part of the state (u itself, or X_D w)."""
+        if self.frame is None:
+            return np.asarray(y_velocity, dtype=float)
+        return self.frame.velocity(q, y_velocity, _system_params(params))
+
+    def slip(self, t: float, q, u, params=None) -> np.ndarray:
+        """sum_{k<=K} eps^k h^(k)(t, q, u), shape (n,), with this model's eps (or params["eps"])."""
+        self._require_order()
+        eps = (params or {}).get("eps", self.eps)
+        if not self.order:
+            return np.zeros(self.system.n)
+        sys_params = _system_params(params)
+        if self.compiled_slip is not None:
+            H = self.compiled_slip.evaluate(float(t), q, u, self.system.param_vector(sys_params))
+        else:
+            H = self.system.slip(q, u, order=self.order, t=t, params=sys_params)
+        return sum(eps ** (k + 1) * H[k] for k in range(self.order))
+
+    def truncated_at(self, t: float, y, params=None, tolerance: float = 0.0) -> "ReducedModel":
+        """This model with the order fixed (``order="auto"``: chosen at the state y; see the
+        module docstring); the model itself when its order is fixed already."""
+        if self.order is not None:
+            return self
+        n = self.system.n
+        y = np.asarray(y, dtype=float)
+        q = y[:n]
+        u = self.coordinate_velocity(q, y[n:], params)
+        eps = (params or {}).get("eps", self.eps)
+        sys_params = _system_params(params)
+        # orders 4, 8, 16, ...: the rule decides K from t_1 .. t_(K+1), and the Taylor-mode
+        # cost grows like K^4, so the high orders are computed only when the terms call for them
+        computed = min(4, self.max_order)
+        while True:
+            H = self.system.slip(q, u, order=computed, t=t, params=sys_params)
+            terms = np.array([eps ** (k + 1) * np.abs(H[k]).max() for k in range(computed)])
+            truncation = choose_order(terms, tolerance)
+            if truncation.order < computed or computed == self.max_order:
+                break
+            computed = min(2 * computed, self.max_order)
+        model = ReducedModel(self.system, self.eps, truncation.order, self.velocities, self._frame, truncation,
+                             self.max_order)
+        request = getattr(self, "_compile_request", None)
+        if request is not None and request[0] is None:  # compiled: so is the order chosen
+            # tapes only: each run builds its model of the chosen order anew, and a fused
+            # right-hand side would be traced and hashed again at every run
+            model.compile(cache_dir=request[1], fuse=False)
+        return model
+
+    def __repr__(self) -> str:
+        order = "auto" if self.order is None else self.order
+        return (f"<nonholo.Model reduced of order {order} ({self.velocities}) of {self.system.name!r}, "
+                f"eps={self.eps:g}: states {self.state_names}>")
+
+
+def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
+    """y0 of a frame-form reduced model: (q, w) of length 2n - k as it is, or (q, u) of length 2n
+    (the coordinate form's state: u on A(q) u = 0, checked, or projected G-orthogonally with
+    ``project_y0``) mapped to w = [X(q)^-1 u]_D (the free coordinates' velocities u_r for the
+    Voronets frame). Other models and shapes pass through unchanged."""
+    if not isinstance(model, ReducedModel) or model.frame is None:
+        return y0
+    n, m = model.system.n, model.frame.rank
+    if y0.shape == (n + m,):
+        return y0
+    if y0.shape != (2 * n,):
+        raise ValueError(f"y0 must have shape ({n + m},) ordered as {model.state_names} (q and the frame's "
+                         f"quasi-velocities w) or shape ({2 * n},) (q and a velocity u on the constraint set, "
+                         f"as the coordinate form's y0), got {y0.shape}")
+    if not np.all(np.isfinite(y0)):
+        raise ValueError("y0 contains NaN or inf")
+    q, u = y0[:n], y0[n:]
+    sys_params = list(params[: len(model.system.parameters)])
+    at = model.system.core.at(t0, q, u, sys_params)
+    if project_y0:
+        u = at.project()
+    else:
+        A = at.constraint_matrix()
+        residual, scale = np.abs(A @ u).max(initial=0.0), np.abs(A).max(initial=0.0) * np.abs(u).max(initial=0.0)
+        if residual > 1e-10 * max(scale, 1.0):
+            raise ValueError(f"y0 violates the constraints A(q) v = 0: |A v| = {residual:.3g}. Pass project_y0=True "
+                             "to project v onto the constraint set (G-orthogonally), or use system.project(q, v).")
+    if model.frame.solved is not None and model.frame.form == "numeric":
+        free = [i for i in range(n) if i not in model.frame.core.solved]
+        w = u[free]
+    else:
+        w = np.linalg.solve(model.frame.matrix(q, dict(zip(model.system.parameter_names, sys_params))), u)[:m]
+    return np.r_[q, w]
+
+
+def _system_params(params) -> dict:
+    return {k: v for k, v in (params or {}).items() if k != "eps"}
+
+
+def _rebuild(system, eps, order, velocities, frame_spec, max_order):
+    from ..system.frames import rebuild_frame  # frames imports models: late, as system.py does
+
+    frame = None if frame_spec is None else rebuild_frame(system, frame_spec)
+    return system.reduced(eps, order=order, velocities=velocities, frame=frame, max_order=max_order)
+
+
+def prepare_run(model, t0: float, y0, params, rtol, atol, method: str, explicit_ok: bool = True) -> tuple:
+    """(model, method) for one simulation: a reduced model of order "auto" gets its order at
+    y0 (tolerance rtol |u| + atol), and a reduced model runs with its ``method`` (DOP853 or
+    Adams; they are not stiff) unless a method is given; Adams when ``explicit_ok`` is False
+    (the run needs events, sensitivities or dense output, which DOP853 does not provide).
+    Other models pass through."""
+    if not isinstance(model, ReducedModel):
+        return model, method
+    if model.order is None:
+        n = model.system.n
+        y0 = np.asarray(y0, dtype=float)
+        u = model.coordinate_velocity(y0[:n], y0[n:], params)
+        tolerance = float(np.max(rtol)) * float(np.abs(u).max()) + float(np.max(atol))
+        model = model.truncated_at(t0, y0, params, tolerance)
+    if method != "auto":
+        return model, method
+    chosen = model.method
+    return model, ("adams" if chosen == "dop853" and not explicit_ok else chosen)

@@ -1,0 +1,427 @@
+"""Anholonomic frames: nonholonomic and vakonomic dynamics in quasi-velocities, and the
+criterion for a nonholonomic system to be a restricted Euler-Lagrange system.
+
+After T. Mestdag and M. Crampin, "Nonholonomic systems as restricted Euler-Lagrange systems"
+(2010); notes/004_anholonomic_frames.md (cited as "note"). A frame X = [X_1 .. X_n] on Q is
+adapted to the constraint distribution D when X_1 .. X_m (m = n - k) span D; its structure
+functions are [X_i, X_j] = R^k_ij X_k, the quasi-velocities are v = X^-1 q', and the constraint
+set is C = {v^a = 0} for the last k of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import sympy as sp
+
+from .. import _core
+from ..errors import ModelError
+from ..expressions.lowering import check_free_symbols, lower
+
+__all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_split"]
+
+
+FORMS = ("numeric", "symbolic")
+_EXHAUSTIVE_SPLITS = 5000  # above this many k-subsets of the coordinates, the split is chosen by pivoting
+
+
+def voronets_frame(system, solved: Sequence | None = None) -> sp.Matrix:
+    """The frame of the Voronets/Chaplygin split (note section 3.2, step 1), as a SymPy matrix.
+
+    With the coordinates split q = (r, s) so that the constraints solve as s' = B(q) r'
+    (B = -A_s^-1 A_r), X_alpha = d/dr^alpha + B^a_alpha d/ds^a and X_a = d/ds^a. ``solved`` names
+    the k coordinates s (symbols or names); by default the split of :func:`voronets_split`.
+
+    The symbolic k x k inverse and its simplification grow quickly with k (minutes for k = 8):
+    ``AnholonomicFrame(system)`` evaluates the same frame numerically instead
+    (``form="numeric"``) and builds this matrix only when ``.vectors`` is asked for.
+    """
+    n, k = system.n, system.k
+    A = sp.Matrix(system.constraints)
+    if k == 0:
+        return sp.eye(n)
+    s_idx = voronets_split(system, solved)
+    r_idx = [i for i in range(n) if i not in s_idx]
+    B = sp.simplify(-A[:, s_idx].inv() * A[:, r_idx])
+    X = sp.zeros(n, n)
+    for col, i in enumerate(r_idx):
+        X[i, col] = 1
+        for a, j in enumerate(s_idx):
+            X[j, col] = B[a, col]
+    for a, j in enumerate(s_idx):
+        X[j, len(r_idx) + a] = 1
+    return X
+
+
+def voronets_split(system, solved: Sequence | None = None) -> list:
+    """The indices (increasing) of the k coordinates s the constraints are solved for.
+
+    ``solved`` names them (symbols or names). By default: the k-subset whose block A_s is the
+    best conditioned, min over q = 0 and 16 random points q of |det A_s| / ||A_s||^k (the first one
+    in lexicographic order among equals); with more than 5000 subsets, the pivots of a QR
+    factorization of A with column pivoting at q = 0 (then at the random points if that split is
+    singular somewhere). A is evaluated numerically.
+    """
+    n, k = system.n, system.k
+    if k == 0:
+        return []
+    samples = _constraint_samples(system)
+    if solved is None:
+        if math.comb(n, k) <= _EXHAUSTIVE_SPLITS:
+            combos = list(itertools.combinations(range(n), k))
+            scores = np.array([_conditioning(samples[:, :, list(c)]) for c in combos])
+            best = combos[int(np.argmax(scores >= scores.max() * (1 - 1e-9)))]
+        else:
+            best = next((c for c in (_pivot_columns(a, k) for a in samples)
+                         if _conditioning(samples[:, :, list(c)]) >= 1e-10), _pivot_columns(samples[0], k))
+        if _conditioning(samples[:, :, list(best)]) < 1e-10:
+            raise ModelError("no k coordinates can be solved for from the constraints (A_s is singular)")
+        return list(best)
+    names = [str(s) for s in solved]
+    unknown = [nm for nm in names if nm not in system.coordinate_names]
+    if unknown or len(names) != k or len(set(names)) != k:
+        raise ValueError(f"solved must name {k} distinct coordinates of {system.coordinate_names}, got {names}")
+    s_idx = sorted(system.coordinate_names.index(nm) for nm in names)
+    if _conditioning(samples[1:, :, s_idx]) < 1e-10:  # the user's split may be singular at q = 0
+        raise ModelError(f"the constraints cannot be solved for {names}: their block of A is singular")
+    return s_idx
+
+
+def _pivot_columns(A: np.ndarray, k: int) -> tuple:
+    """The k columns a QR factorization with column pivoting picks (largest residual norm
+    first, Businger-Golub), increasing."""
+    R = np.array(A, dtype=float)
+    chosen: list = []
+    for _ in range(k):
+        norms = np.linalg.norm(R, axis=0)
+        norms[chosen] = -1.0
+        j = int(np.argmax(norms))
+        chosen.append(j)
+        e = R[:, j] / max(norms[j], 1e-300)
+        R = R - np.outer(e, e @ R)
+    return tuple(sorted(chosen))
+
+
+def _constraint_samples(system) -> np.ndarray:
+    """A(q) at q = 0 and 16 random q in [-pi, pi]^n (default parameters), shape (17, k, n). q = 0
+    is included so that, of splits equally good elsewhere (x or y for a vehicle heading along
+    theta), the one regular at the origin of the coordinates is taken (y' = tan(theta) x', not
+    x' = cot(theta) y')."""
+    rng = np.random.default_rng(1)
+    samples = [A for A in (_constraints_at(system, rng.uniform(-np.pi, np.pi, system.n)) for _ in range(16))
+               if A is not None]
+    if len(samples) < 4:
+        raise ModelError("the system's geometry cannot be evaluated at most sample points q in [-pi, pi]^n, so no "
+                         "split for the Voronets frame can be checked; pass the frame vectors")
+    origin = _constraints_at(system, np.zeros(system.n))
+    return np.array([samples[0] if origin is None else origin, *samples])
+
+
+def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
+    """A(q), or None where the system's geometry cannot be evaluated (a singular metric, e.g.
+    polar coordinates at r = 0)."""
+    try:
+        return system.constraint_matrix(q)[0]
+    except ModelError:
+        return None
+
+
+def _conditioning(blocks: np.ndarray) -> float:
+    """min over sample points of |det A_s| / ||A_s||^k: how far the block stays from singular."""
+    k = blocks.shape[1]
+    scale = np.maximum(np.abs(blocks).max(axis=(1, 2)), 1e-300) ** k
+    return float((np.abs(np.linalg.det(blocks)) / scale).min())
+
+
+@dataclass
+class CriterionResult:
+    """Outcome of :meth:`AnholonomicFrame.criterion` (Mestdag-Crampin Proposition 2).
+
+    Attributes
+    ----------
+    holds : bool
+        Both residuals vanish (to ``tol``) at every sample point.
+    residual_1, residual_2 : ndarray, shapes (points, m) and (points, k)
+        phi_a R^a_{alpha beta} v^beta and Gamma(phi_a) + phi_b R^b_{a alpha} v^alpha - lambda_a.
+    lagrangian : SymPy expression or None
+        L - Phi_a v^a (Phi_a the given candidates, v^a the constraint quasi-velocities) when
+        the criterion holds.
+    hessian : SymPy matrix or None
+        d^2 Ltilde / dq' dq'; ``hessian_det`` its determinant, ``signature`` the numbers of
+        positive and negative eigenvalues at a sample point, ``regular`` whether it is
+        nonsingular there.
+    force : SymPy matrix or None
+        The system's force F(q, v, t) when it has one (e.g. the gyroscopic force
+        ((dg/dq)^T - dg/dq) v into which ``System.from_lagrangian`` turns a term g^T v): the
+        multipliers in the criterion include it, and the unconstrained equations are then the
+        Euler-Lagrange equations of ``lagrangian`` with F on the right-hand side.
+    """
+
+    holds: bool
+    residual_1: np.ndarray
+    residual_2: np.ndarray
+    lagrangian: sp.Expr | None = None
+    hessian: sp.Matrix | None = None
+    hessian_det: sp.Expr | None = None
+    signature: tuple = ()
+    regular: bool = False
+    points: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    force: sp.Matrix | None = None
+
+    def __repr__(self) -> str:
+        r1, r2 = np.abs(self.residual_1).max(initial=0), np.abs(self.residual_2).max(initial=0)
+        verdict = "holds" if self.holds else "fails"
+        extra = f", Ltilde regular with signature {self.signature}" if self.holds else ""
+        return f"<CriterionResult: {verdict}; max residuals {r1:.2e}, {r2:.2e}{extra}>"
+
+
+class AnholonomicFrame:
+    """A frame adapted to the constraint distribution of a system with linear constraints.
+
+    Parameters
+    ----------
+    system : System
+        With k >= 1 linear (not affine) constraints.
+    vectors : (n, n) SymPy matrix, optional
+        Columns are the frame vectors X_1 .. X_n (components in the coordinate basis); the
+        first m = n - k must span D. Default: the Voronets frame of the split q = (r, s)
+        (:func:`voronets_split`), X_D = d/dr + B d/ds, X_C = d/ds, B = -A_s^-1 A_r.
+    solved : sequence, optional
+        For the default frame: the k coordinates s the constraints are solved for.
+    form : {"numeric", "symbolic"}
+        For the default frame. ``"numeric"`` (default): B and dB/dq are computed in C++ at each
+        evaluation from the system's constraint rows, by an LU solve of A_s and implicit
+        differentiation, dB = -A_s^-1 (dA_r + dA_s B); the build costs milliseconds at any k.
+        ``"symbolic"``: B = simplify(-A_s^-1 A_r) in SymPy, compiled to a tape (slow beyond
+        k = 3: minutes at k = 8). Both give the same frame; ``.vectors`` is the SymPy matrix in
+        either form, built on first access in the numeric one.
+
+    Attributes ``solved`` (indices of the solved coordinates s of the default frame, else None)
+    and ``form`` ("numeric" or "symbolic"; a frame given by ``vectors`` is "symbolic").
+
+    The structure functions, the Hamel (nonholonomic) and vakonomic vector fields and the
+    multipliers are computed in C++ from the frame's tape (or the numeric Voronets frame) and
+    its AD derivatives.
+    """
+
+    def __init__(self, system, vectors=None, *, solved=None, name: str | None = None, form: str = "numeric"):
+        if any(b != 0 for b in system.affine):
+            raise ValueError("anholonomic frames are implemented for linear constraints (A v = 0), not affine ones")
+        if form not in FORMS:
+            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+        self.system = system
+        n = system.n
+        self.name = name or f"frame of {system.name}"
+        if vectors is None:
+            allowed = {*system.coordinates, *system.parameters}
+            check_free_symbols(list(sp.Matrix(system.constraints)), allowed, "constraints")
+            self.solved = voronets_split(system, solved)
+            self.form = form
+            self._spec = (None, [system.coordinate_names[i] for i in self.solved], form)
+            if form == "numeric":
+                self._vectors = None
+                self._core = _core.Frame(system.core, self.solved)
+                self._check_adapted()
+                return
+            X = voronets_frame(system, self._spec[1])
+        else:
+            X = sp.ImmutableMatrix(vectors)
+            self.solved, self.form = None, "symbolic"
+        if X.shape != (n, n):
+            raise ValueError(f"vectors has shape {X.shape}, expected ({n}, {n}): one column per frame vector")
+        check_free_symbols(list(X), {*system.coordinates, *system.parameters}, "vectors")
+        self._vectors = sp.ImmutableMatrix(X)
+        if vectors is not None:
+            self._spec = (self._vectors, None, "symbolic")
+        self._core = _core.Frame(system.core, lower(list(self._vectors), system._inputs).to_core())
+        self._check_adapted()
+
+    @property
+    def vectors(self) -> sp.ImmutableMatrix:
+        """X as an (n, n) SymPy matrix (for the numeric Voronets frame: built symbolically on
+        first access, which can take minutes for k > 3)."""
+        if self._vectors is None:
+            self._vectors = sp.ImmutableMatrix(voronets_frame(self.system, self._spec[1]))
+        return self._vectors
+
+    # ---------------------------------------------------------------- basics
+    @property
+    def n(self) -> int:
+        return self.system.n
+
+    @property
+    def rank(self) -> int:
+        """m = dim D: the first m frame vectors span D."""
+        return self.system.n - self.system.k
+
+    @property
+    def core(self):
+        """The compiled frame (``nonholo._core.Frame``)."""
+        return self._core
+
+    def _params(self, params):
+        return self.system.param_vector(params)
+
+    def matrix(self, q, params=None) -> np.ndarray:
+        """X(q), shape (n, n): column j is X_j."""
+        return self._core.evaluate(np.asarray(q, float), self._params(params))[0]
+
+    def _check_adapted(self) -> None:
+        rng = np.random.default_rng(2)
+        for _ in range(5):
+            q = rng.uniform(-1, 1, self.n)
+            X = self.matrix(q)
+            A, _ = self.system.constraint_matrix(q)
+            if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
+                raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at q = {q})")
+            if abs(np.linalg.det(X)) < 1e-12:
+                raise ModelError(f"the frame vectors are linearly dependent at q = {q}")
+
+    def structure_functions(self, q, params=None) -> np.ndarray:
+        """R[k, i, j] with [X_i, X_j] = R^k_ij X_k at q, shape (n, n, n), from the AD derivatives
+        of the frame: R^k_ij = (X^-1)^k_l (X_i^s d_s X_j^l - X_j^s d_s X_i^l)."""
+        X, dX = self._core.evaluate(np.asarray(q, float), self._params(params))
+        bracket = np.einsum("si,sLj->Lij", X, dX) - np.einsum("sj,sLi->Lij", X, dX)
+        return np.einsum("kl,lij->kij", np.linalg.inv(X), bracket)
+
+    def structure_functions_symbolic(self, simplify: bool = True) -> sp.MutableDenseNDimArray:
+        """The same, symbolically (for display): R[k, i, j] as a SymPy array."""
+        X, q, n = self.vectors, self.system.coordinates, self.n
+        Theta = X.inv()
+        R = sp.MutableDenseNDimArray.zeros(n, n, n)
+        for i in range(n):
+            for j in range(n):
+                bracket = sp.Matrix([sum(X[s, i] * X[l, j].diff(q[s]) - X[s, j] * X[l, i].diff(q[s]) for s in range(n))
+                                     for l in range(n)])
+                comps = Theta * bracket
+                for kk in range(n):
+                    R[kk, i, j] = sp.simplify(comps[kk]) if simplify else comps[kk]
+        return R
+
+    def quasi_velocities(self, q, qdot, params=None) -> np.ndarray:
+        """v = X(q)^-1 q', shape (n,): (v^alpha, v^a), v^a = 0 on C."""
+        return np.linalg.solve(self.matrix(q, params), np.asarray(qdot, float))
+
+    def velocity(self, q, v_alpha, params=None) -> np.ndarray:
+        """q' = X_D(q) v^alpha, shape (n,)."""
+        return self.matrix(q, params)[:, : self.rank] @ np.asarray(v_alpha, float)
+
+    # ---------------------------------------------------------------- models
+    def hamel(self):
+        """Nonholonomic dynamics in the frame (Hamel's equations restricted to C; Prop. 1),
+        state ``[q, v^1 .. v^m]``: (X_D^T G X_D) v' = X_D^T (F - c - dV - G (D_w X_D) v), q' = X_D v.
+
+        A run re-splits the numeric Voronets frame where max|B_aj| > 10 (v^alpha mapped through
+        q' = X_D v, ``result.frame_switches``) and stops (FRAME_SINGULAR) where a frame given by
+        vectors has condition number above 1e6, as the frame form of the reduced model."""
+        from ..models.model import FrameModel  # a factory of the models layer, as System's
+
+        return FrameModel(self.system, "hamel", _core.hamel_model(self._core), self, self._names(),
+                          rebuild=(_rebuild_frame_model, (self.system, self._spec, "hamel")))
+
+    def vakonomic(self):
+        """Vakonomic dynamics in the frame (section 4, L - mu_a v^a), state
+        ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data.
+
+        Watched as :meth:`hamel`. mu_a theta^a is a point of the annihilator of D (theta^a the
+        constraint rows of X^-1; note section 3.4); for the Voronets frame theta_C = A_s^-1 A, so
+        mu = A_s^T lambda with lambda the multipliers of ``system.vakonomic()``, and a re-split
+        maps mu' = A_s'^T A_s^-T mu: the vakonomic Lagrangian, and so the motion, is unchanged
+        (C++ ``models/hamel.hpp``)."""
+        from ..models.model import FrameModel
+
+        names = self._names() + [f"mu_{a}" for a in range(self.system.k)]
+        return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names,
+                          rebuild=(_rebuild_frame_model, (self.system, self._spec, "vakonomic")))
+
+    def _names(self) -> list:
+        return [*self.system.coordinate_names, *(f"v{alpha + 1}" for alpha in range(self.rank))]
+
+    def state(self, q, qdot, params=None) -> np.ndarray:
+        """``[q, v^alpha]`` from a coordinate velocity on C (its v^a must vanish)."""
+        v = self.quasi_velocities(q, qdot, params)
+        if self.system.k and np.abs(v[self.rank:]).max() > 1e-9 * (1 + np.abs(v).max()):
+            raise ValueError("qdot violates the constraints (its constraint quasi-velocities do not vanish)")
+        return np.r_[np.asarray(q, float), v[: self.rank]]
+
+    def multipliers(self, q, v_alpha, t: float = 0.0, params=None) -> np.ndarray:
+        """lambda_a = Gamma(X_a^V L) - X_a^C L (eq. (10)) at (q, v^alpha), shape (k,)."""
+        return _core.frame_multipliers(self.hamel().core, float(t), np.asarray(q, float), np.asarray(v_alpha, float),
+                                       self._params(params))
+
+    # ---------------------------------------------------------------- Proposition 2
+    def criterion(self, phi, points: int = 12, seed: int = 0, tol: float = 1e-9, params=None) -> CriterionResult:
+        """Check the conditions of Proposition 2 for candidate functions phi_a on C:
+
+            phi_a R^a_{alpha beta} v^beta = 0,   Gamma(phi_a) + phi_b R^b_{a alpha} v^alpha = lambda_a,
+
+        at ``points`` random points (q, v^alpha). ``phi`` holds k SymPy expressions in the
+        coordinates and the velocity symbols (any extension Phi_a off C, e.g. dL/ds'^a). Gamma(phi)
+        is the derivative along the nonholonomic flow (exact, by AD of phi's tape). When the
+        conditions hold, the Lagrangian L - Phi_a v^a is built with its Hessian in the velocities.
+        """
+        system, m, k = self.system, self.rank, self.system.k
+        phi = [sp.sympify(f) for f in (phi if isinstance(phi, (list, tuple, sp.MatrixBase)) else [phi])]
+        if len(phi) != k:
+            raise ValueError(f"phi must hold k = {k} functions (one per constraint quasi-velocity), got {len(phi)}")
+        check_free_symbols(phi, {*system.coordinates, *system.velocities, *system.parameters}, "phi")
+        tape = lower(phi, system._inputs).tape()
+        p = self._params(params)
+        rng = np.random.default_rng(seed)
+        model = system.nonholonomic()
+        res1, res2, pts = [], [], []
+        for _ in range(points):
+            q = rng.uniform(-1, 1, self.n)
+            v = rng.uniform(-1, 1, m)
+            qdot = self.velocity(q, v, params)
+            inputs = np.r_[q, qdot, 0.0, p]
+            values, jac = tape(inputs), tape.jacobian(inputs)
+            qddot = model.rhs(0.0, np.r_[q, qdot], params)[self.n:]
+            gamma_phi = jac[:, : self.n] @ qdot + jac[:, self.n: 2 * self.n] @ qddot
+            R = self.structure_functions(q, params)
+            lam = self.multipliers(q, v, 0.0, params)
+            res1.append(np.einsum("a,aib,b->i", values, R[m:, :m, :m], v))
+            res2.append(gamma_phi + np.einsum("b,bai,i->a", values, R[m:, m:, :m], v) - lam)
+            pts.append(np.r_[q, v])
+        res1, res2 = np.array(res1), np.array(res2)
+        holds = bool(np.abs(res1).max() < tol and np.abs(res2).max() < tol)
+        result = CriterionResult(holds, res1, res2, points=np.array(pts))
+        if holds:
+            self._lagrangian(phi, result, params)
+        return result
+
+    def _lagrangian(self, phi, result: CriterionResult, params) -> None:
+        system = self.system
+        qd = sp.Matrix(system.velocities)
+        L = (qd.T * sp.Matrix(system.metric) * qd)[0] / 2 - system.potential
+        theta = self.vectors.inv()[self.rank:, :]  # the constraint rows of the coframe
+        v_constraint = theta * qd
+        Ltilde = sp.expand(L - sum(f * va for f, va in zip(phi, v_constraint)))
+        H = sp.hessian(Ltilde, list(system.velocities))
+        result.lagrangian, result.hessian = Ltilde, H
+        result.force = None if all(f == 0 for f in system.force) else system.force
+        result.hessian_det = sp.factor(sp.simplify(H.det()))
+        f = sp.lambdify([*system.coordinates, *system.parameters], H, "numpy")
+        q = result.points[0, : self.n]
+        eig = np.linalg.eigvalsh(np.asarray(f(*q, *self._params(params)), dtype=float))
+        scale = np.abs(eig).max()
+        result.signature = (int((eig > 1e-12 * scale).sum()), int((eig < -1e-12 * scale).sum()))
+        result.regular = bool(np.abs(eig).min() > 1e-12 * scale)
+
+    def __repr__(self) -> str:
+        return f"<nonholo.AnholonomicFrame {self.name!r}: n={self.n}, rank D = {self.rank}>"
+
+
+def rebuild_frame(system, spec) -> AnholonomicFrame:
+    """The frame of ``spec`` = (vectors, solved, form) (``AnholonomicFrame._spec``), for pickling."""
+    vectors, solved, form = spec
+    return AnholonomicFrame(system, vectors, solved=solved, form=form)
+
+
+def _rebuild_frame_model(system, spec, kind):
+    frame = rebuild_frame(system, spec)
+    return frame.hamel() if kind == "hamel" else frame.vakonomic()

@@ -1,0 +1,738 @@
+"""Mechanical systems defined in SymPy.
+
+A system on Q (coordinates q in R^n) is given by
+
+- the metric G(q) (kinetic energy 1/2 v^T G v), symmetric positive definite,
+- the potential V(q),
+- constraint rows A(q) (k x n) and an affine part b(q, t): A(q) v = b(q, t),
+- friction coefficients mu(q) (k x k, symmetric positive definite) for the friction model,
+- a generalized force F(q, v, t),
+
+with named runtime parameters (DESIGN.md section 1; notes/003_gzenda_chhabra.md section 2).
+The expressions are lowered once to a C++ expression graph; every derivative the models need
+is computed from it by automatic differentiation in C++.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+import sympy as sp
+
+from .. import _core
+from .. import _options as check
+from ..errors import ModelError
+from ..expressions.lowering import SerializedGraph, check_free_symbols, lower
+
+__all__ = ["System"]
+
+
+def _as_symbols(seq, what: str) -> tuple:
+    if isinstance(seq, (sp.Basic, str)):
+        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {seq!r}")
+    try:
+        items = tuple(seq)
+    except TypeError:
+        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {type(seq).__name__}") from None
+    for s in items:
+        if not isinstance(s, sp.Symbol):
+            raise TypeError(f"{what} must contain SymPy symbols; {s!r} is a {type(s).__name__}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"{what} contains repeated symbols: {[str(s) for s in items]}")
+    return items
+
+
+def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+    try:
+        m = sp.ImmutableMatrix(obj)
+    except Exception as exc:  # SymPy raises several types for malformed input
+        raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
+    if shape[1] == 1 and m.shape == (1, shape[0]):
+        m = m.T
+    if m.shape != shape:
+        raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
+    return m
+
+
+class System:
+    r"""A mechanical system with (possibly affine) velocity constraints.
+
+    Parameters
+    ----------
+    coordinates : sequence of sympy.Symbol, length n
+        The coordinates q.
+    metric : (n, n) SymPy matrix
+        G(q): kinetic energy 1/2 v^T G(q) v. Must be symmetric positive definite.
+    potential : SymPy expression, optional
+        V(q).
+    constraints : (k, n) SymPy matrix, optional
+        A(q): the constraint one-forms as rows; velocities satisfy A(q) v = b(q, t).
+    affine : length-k SymPy vector, optional
+        b(q, t), the affine part (a moving constraint, e.g. a rotating table). Default 0.
+    friction : (k, k) SymPy matrix or scalar, optional
+        mu(q), the friction coefficients of the friction model
+        G v' + ... = -(1/eps) A^T mu (A v - b). Default: the identity.
+    force : length-n SymPy vector, optional
+        Generalized force F(q, v, t) (a covector), e.g. viscous or rolling friction.
+    parameters : mapping {symbol or name: value}, optional
+        Runtime parameters with their default values, overridable at simulation time.
+    velocities : sequence of sympy.Symbol, optional
+        Symbols for the velocities used in ``force``; default ``<name>_dot``.
+    time : sympy.Symbol, optional
+        The time symbol used in ``affine`` and ``force``; default ``Symbol("t")``.
+    name : str, optional
+        A label for display.
+    holonomic : sequence of SymPy expressions, optional
+        Holonomic constraints h(q) = 0 the system carries (their time derivatives must be among
+        the constraint rows, which is what the models enforce). Used by :func:`nonholo.linearize`
+        to restrict perturbations to h(q) = 0; set by the SymPy adapters from
+        ``configuration_constraints`` / ``hol_coneqs``.
+    indefinite_metric : bool, optional
+        Accept a metric that is regular but not positive definite (a Lagrangian such as
+        Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
+        Lagrange-d'Alembert flows are well defined; the friction and slow-manifold models assume
+        a positive-definite metric and should not be used.
+    unit_norm : sequence of coordinate groups, optional
+        Groups of coordinates (symbols or names) that live on a unit sphere, e.g. a rigid
+        body's quaternion (:mod:`nonholo.bodies`): the integrator scales them back to norm 1
+        after each step (``result.unit_norm_residual()`` reports the residual). The system's
+        expressions must be invariant under q_g -> s q_g, q_g' -> s q_g'.
+    outputs : mapping {name: callable}, optional
+        Derived quantities shown by ``result[name]``: ``f(q, v, params)`` with q, v of shape
+        (n, n_t) (v the physical velocity) returning shape (n_t,), e.g. Euler angles for
+        display.
+    applied_force : SymPy matrix (n,), optional
+        r(q, v, t) = F - c(q, v) - dV/dq, the applied force of the Lagrange-d'Alembert equations
+        G v' = r + A^T lambda written out in a cheaper form (Kane's equations: the loads minus
+        the inertia forces at v' = 0, as :meth:`from_kanes_method` gives it). It must be the same
+        function as the one the metric, potential and force define (everything else, e.g. the
+        vakonomic model's extra terms, energies and symbolic derivations, uses those); the
+        compiled right-hand sides use it for r.
+
+    Notes
+    -----
+    States of the models built from a system are ordered ``[q, v]`` (and ``[q, v, lambda]`` for
+    the vakonomic model); see :attr:`state_names`.
+    """
+
+    def __init__(
+        self,
+        coordinates: Sequence[sp.Symbol],
+        metric,
+        potential=0,
+        constraints=None,
+        affine=None,
+        friction=None,
+        force=None,
+        parameters: Mapping | None = None,
+        *,
+        velocities: Sequence[sp.Symbol] | None = None,
+        time: sp.Symbol | None = None,
+        name: str | None = None,
+        indefinite_metric: bool = False,
+        unit_norm: Sequence | None = None,
+        outputs: Mapping | None = None,
+        holonomic=None,
+        applied_force=None,
+    ):
+        self.coordinates = _as_symbols(coordinates, "coordinates")
+        self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
+        self.outputs = dict(outputs or {})
+        self.indefinite_metric = bool(indefinite_metric)
+        n = len(self.coordinates)
+        if n == 0:
+            raise ValueError("coordinates must contain at least one symbol")
+        if velocities is None:
+            velocities = [sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
+        self.velocities = _as_symbols(velocities, "velocities")
+        if len(self.velocities) != n:
+            raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {n} (one per coordinate)")
+        self.time = sp.Symbol("t") if time is None else time
+        if not isinstance(self.time, sp.Symbol):
+            raise TypeError(f"time must be a SymPy symbol, got {self.time!r}")
+        self.name = name or "System"
+        self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
+
+        self.parameters = self._normalize_parameters(parameters)
+        self.metric = _as_matrix(metric, (n, n), "metric")
+        self.potential = sp.sympify(potential)
+        if not isinstance(self.potential, sp.Expr) or isinstance(self.potential, sp.MatrixBase):
+            raise TypeError("potential must be a scalar SymPy expression")
+        if constraints is None:
+            if affine is not None:
+                raise ValueError("affine was given without constraints")
+            self.constraints = sp.ImmutableMatrix.zeros(0, n)
+        else:
+            A = sp.ImmutableMatrix(constraints)
+            if A.shape[1] != n:
+                raise ValueError(f"constraints has shape {A.shape}, expected (k, {n}): one row per constraint")
+            self.constraints = A
+        k = self.constraints.shape[0]
+        if k >= n:
+            raise ValueError(f"constraints has {k} rows for {n} coordinates; at most n - 1 independent rows")
+        self.affine = sp.ImmutableMatrix.zeros(k, 1) if affine is None else _as_matrix(affine, (k, 1), "affine")
+        if friction is None:
+            self.friction_coefficients = sp.ImmutableMatrix.eye(k)
+        elif isinstance(friction, (int, float, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
+            self.friction_coefficients = sp.ImmutableMatrix.eye(k) * sp.sympify(friction)
+        else:
+            self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
+        self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
+        self.applied_force = None if applied_force is None else _as_matrix(applied_force, (n, 1), "applied_force")
+
+        self.holonomic = _holonomic(holonomic)
+        self._holonomic_functions = None  # built on first use
+        self._check_symbols()
+        self._graph = self._lower()
+        self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
+                                            not self.indefinite_metric,
+                                            velocity_terms="cheaper" if self.applied_force is None else "given")
+        self._check_metric_symmetric()
+        self._check_applied_force()
+        self._models: dict = {}
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_lagrangian(
+        cls,
+        lagrangian,
+        coordinates: Sequence[sp.Symbol],
+        velocities: Sequence[sp.Symbol],
+        constraints=None,
+        affine=None,
+        friction=None,
+        force=None,
+        parameters: Mapping | None = None,
+        *,
+        time: sp.Symbol | None = None,
+        name: str | None = None,
+        indefinite_metric: bool = False,
+    ) -> "System":
+        r"""A system from a Lagrangian L = 1/2 v^T G(q) v + g(q)^T v - V(q).
+
+        The kinetic part must be quadratic in the velocities. G is read off as the Hessian of L
+        in v; a linear term g(q)^T v adds the gyroscopic force ((dg/dq)^T - dg/dq) v; V is
+        -L at v = 0. ``constraints``, ``affine``, ``friction``, ``force`` and ``parameters``
+        are as for :class:`System`.
+        """
+        coords = _as_symbols(coordinates, "coordinates")
+        vels = _as_symbols(velocities, "velocities")
+        if len(vels) != len(coords):
+            raise ValueError(f"velocities has {len(vels)} symbols, expected {len(coords)}")
+        L = sp.sympify(lagrangian)
+        v = sp.Matrix(vels)
+        G = sp.hessian(L, vels)
+        if any(sp.diff(G[i, j], w) != 0 for i in range(len(vels)) for j in range(len(vels)) for w in vels):
+            raise ModelError("the Lagrangian is not quadratic in the velocities (its velocity Hessian depends on them)")
+        zero = {w: 0 for w in vels}
+        g = sp.Matrix([sp.diff(L, w).subs(zero) for w in vels])
+        V = -L.subs(zero)
+        residual = sp.expand(L - ((v.T * G * v)[0] / 2 + (g.T * v)[0] - V))
+        if residual != 0:
+            raise ModelError("the Lagrangian is not of the form 1/2 v^T G v + g^T v - V")
+        F = sp.zeros(len(coords), 1) if force is None else sp.Matrix(force)
+        if any(gi != 0 for gi in g):
+            dg = g.jacobian(coords)  # dg_i/dq_j
+            F = F + (dg.T - dg) * v
+        return cls(coords, sp.simplify(G), V, constraints, affine, friction,
+                   None if all(f == 0 for f in F) else F, parameters, velocities=vels, time=time, name=name,
+                   indefinite_metric=indefinite_metric)
+
+    @classmethod
+    def from_kanes_method(cls, km, parameters: Mapping | None = None, **kwargs) -> "System":
+        r"""A system from a ``sympy.physics.mechanics.KanesMethod`` with nonholonomic constraints.
+
+        The kinetic energy of the bodies, the velocity constraints (``velocity_constraints`` for
+        ``u_dependent``) and the loads are expressed in q' through the kinematic differential
+        equations (``kd_eqs``): G(q), A(q) q' = b(q, t) and F(q, q', t). Coordinates are
+        ``q_ind + q_dep`` as plain symbols of the same names, velocities ``<name>_dot``; model
+        states are ``[q, q']`` (convert speeds with :func:`nonholo.expressions.mechanics.kane_qdot`).
+        ``parameters`` gives the value of every constant symbol. Keyword arguments (``potential``,
+        ``friction``, ``specified``, ``name``, ``simplify``, ``check_kinematics``) and what is
+        supported: :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
+        """
+        from ..expressions.mechanics import kanes_method_arguments
+
+        return cls(**kanes_method_arguments(km, parameters, **kwargs))
+
+    @classmethod
+    def from_lagranges_method(cls, lm, parameters: Mapping | None = None, **kwargs) -> "System":
+        r"""A system from a ``sympy.physics.mechanics.LagrangesMethod`` with nonholonomic constraints.
+
+        G, g and V from the Lagrangian (quadratic in q'), A(q) q' = b(q, t) from the
+        nonholonomic constraints (``nonhol_coneqs``) and the time derivatives of the holonomic
+        ones (``hol_coneqs``), F from the ``forcelist``. Coordinates are ``lm.q`` as plain
+        symbols of the same names, velocities ``<name>_dot``; model states are ``[q, q']``.
+        Keyword arguments and what is supported:
+        :func:`nonholo.expressions.mechanics.lagranges_method_arguments`.
+        """
+        from ..expressions.mechanics import lagranges_method_arguments
+
+        return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
+
+    def _normalize_parameters(self, parameters) -> dict:
+        result: dict = {}
+        if parameters is None:
+            return result
+        if not isinstance(parameters, Mapping):
+            raise TypeError("parameters must be a mapping {symbol or name: value}")
+        for key, value in parameters.items():
+            sym = sp.Symbol(key) if isinstance(key, str) else key
+            if not isinstance(sym, sp.Symbol):
+                raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
+            if sym in self.coordinates or sym in self.velocities or sym == self.time:
+                raise ValueError(f"parameter {sym} is also a coordinate, velocity or the time")
+            result[sym] = check.finite_float(value, f"parameter {sym}")
+        return result
+
+    def _check_symbols(self) -> None:
+        q, v, t, p = set(self.coordinates), set(self.velocities), {self.time}, set(self.parameters)
+        check_free_symbols(list(self.metric), q | p, "metric")
+        check_free_symbols([self.potential], q | p, "potential")
+        check_free_symbols(list(self.constraints), q | p, "constraints")
+        check_free_symbols(list(self.affine), q | t | p, "affine")
+        check_free_symbols(list(self.friction_coefficients), q | p, "friction")
+        check_free_symbols(list(self.force), q | v | t | p, "force")
+        check_free_symbols(list(self.applied_force if self.applied_force is not None else ()), q | v | t | p,
+                           "applied_force")
+        check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
+
+    @property
+    def _inputs(self) -> list:
+        return [*self.coordinates, *self.velocities, self.time, *self.parameters]
+
+    def _lower(self) -> SerializedGraph:
+        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
+                 *self.force, *(self.applied_force if self.applied_force is not None else ())]
+        return lower(exprs, self._inputs)
+
+    def _check_metric_symmetric(self) -> None:
+        rng = np.random.default_rng(0)
+        p = self.param_vector()
+        for _ in range(3):
+            q = rng.uniform(-1.0, 1.0, self.n)
+            try:
+                G = self._core.at(0.0, q, None, p).metric()
+            except (ValueError, RuntimeError):
+                continue  # not positive definite here; checked where it is used
+            if not np.allclose(G, G.T, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(G).max())):
+                raise ModelError("the metric is not symmetric")
+
+    def _check_applied_force(self) -> None:
+        """applied_force against F - c(q, v) - dV/dq at three random states (c_i = G_il Gamma^l_jk
+        v^j v^k from the metric's Christoffel symbols, dV by central differences, hence the loose
+        relative tolerance 1e-6: a check for a different function, not for rounding)."""
+        if self.applied_force is None:
+            return
+        rng = np.random.default_rng(1)
+        p = self.param_vector()
+        n, h = self.n, 1e-5
+        for _ in range(3):
+            q, v = rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n)
+            try:
+                at = self._core.at(0.0, q, v, p)
+                G, vdot = at.metric(), at.nonholonomic_acceleration()
+                given = G @ vdot - at.constraint_matrix().T @ at.multipliers()
+                c = G @ np.einsum("ljk,j,k->l", np.asarray(at.christoffel()).reshape(n, n, n), v, v)
+                dV = np.array([(self._core.at(0.0, q + h * e, None, p).potential()
+                                - self._core.at(0.0, q - h * e, None, p).potential()) / (2 * h) for e in np.eye(n)])
+            except (ValueError, RuntimeError):
+                continue  # singular here; checked where it is used
+            expected = at.force() - c - dV
+            if not np.allclose(given, expected, rtol=0, atol=1e-6 * max(1.0, np.abs(expected).max())):
+                raise ModelError("applied_force is not F - c(q, v) - dV/dq of the metric, potential and force "
+                                 f"(at q = {np.round(q, 3).tolist()}, v = {np.round(v, 3).tolist()}: "
+                                 f"{given} against {expected})")
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n(self) -> int:
+        """Number of coordinates."""
+        return len(self.coordinates)
+
+    @property
+    def k(self) -> int:
+        """Number of constraints."""
+        return self.constraints.shape[0]
+
+    @property
+    def parameter_names(self) -> list:
+        return [s.name for s in self.parameters]
+
+    @property
+    def coordinate_names(self) -> list:
+        return [s.name for s in self.coordinates]
+
+    @property
+    def velocity_names(self) -> list:
+        return [s.name for s in self.velocities]
+
+    @property
+    def core(self):
+        """The compiled C++ system (``nonholo._core.MechanicalSystem``)."""
+        return self._core
+
+    def param_vector(self, params: Mapping | None = None, extra: Mapping | None = None) -> list:
+        """Parameter values in the core's order: defaults, overridden by ``params``.
+
+        ``extra`` holds model parameters (e.g. ``eps``) appended after the system's.
+        """
+        if params is None or (type(params) is dict and not params):  # the defaults
+            return [*self.parameters.values(), *(extra or {}).values()]
+        values = dict(self.parameters)
+        names = {s.name: s for s in self.parameters}
+        extra = dict(extra or {})
+        for key, value in (params or {}).items():
+            name = key.name if isinstance(key, sp.Symbol) else key
+            if name in extra:
+                extra[name] = check.finite_float(value, f"parameter {name}")
+                continue
+            if name not in names:
+                known = ", ".join([*names, *extra]) or "none"
+                raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
+            values[names[name]] = check.finite_float(value, f"parameter {name}")
+        return [*values.values(), *extra.values()]
+
+    # ------------------------------------------------------------------ models
+    def nonholonomic(self):
+        """Lagrange-d'Alembert dynamics, state ``[q, v]`` with A(q) v = b(q, t)."""
+        return self._model("nonholonomic")
+
+    def vakonomic(self):
+        """Vakonomic dynamics (corrected Lewis-Murray eq. (2.2)), state ``[q, v, lambda]``."""
+        return self._model("vakonomic")
+
+    def friction(self, eps: float):
+        """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b).
+
+        State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
+        ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
+        """
+        return self._model("friction", eps=check.positive(eps, "eps"))
+
+    def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
+        """Reduced dynamics of order K on the slow manifold of the friction model.
+
+        The velocity is v = u + sum_{k<=K} eps^k h^(k)(t, q, u) with u = P v + v_b on the
+        constraint set A u = b, and u follows the exact P-projected law (Gzenda-Chhabra
+        section 3.9), so the friction term drops out and the model is not stiff: ``simulate``
+        integrates it with Adams by default. Error O(eps^(K+1)) on bounded intervals against
+        ``friction(eps)`` started on the slow manifold (see :meth:`on_slow_manifold`).
+        ``order=0`` is the nonholonomic model. ``eps`` is a runtime parameter, the order is fixed.
+
+        Parameters
+        ----------
+        order : int or "auto"
+            K in 0..16; ``"auto"`` chooses K at the initial state of each simulation: the
+            smallest K at which eps^k |h^(k)| stops decreasing (optimal truncation of the
+            asymptotic series) or falls below the integration tolerance, up to ``max_order``
+            (default 8, the highest compiled order; at most 16)
+            (``result.truncation`` says which; :mod:`nonholo.models.reduced`).
+        velocities : {"coordinates", "frame"}
+            ``"coordinates"`` (default; any constraints, also affine): state ``[q, u]``, u in
+            R^n. ``"frame"`` (linear constraints): state ``[q, w]`` of dimension 2n - k, w the
+            quasi-velocities of a frame X of D, u = X_D(q) w; ``simulate`` also takes the
+            coordinate form's y0 = (q, u) of length 2n and maps it to w.
+        frame : AnholonomicFrame or (n, n) SymPy matrix, optional
+            The frame of the frame form; default the Voronets frame w = r' (the free
+            coordinates' velocities), evaluated numerically in C++ (B = -A_s^-1 A_r by LU at
+            each evaluation; :class:`nonholo.frames.AnholonomicFrame`), built once per system.
+            It is singular where the solved block A_s is: a run re-splits a Voronets frame
+            where max |B_aj| exceeds 10 (``result.frame_switches``); a frame given by vectors
+            stops the run where its condition number exceeds 1e6 (``FRAME_SINGULAR``), so pass
+            one regular along the run (:mod:`nonholo.models.reduced`, ``docs/caveats.md``).
+
+        h^(1..K) are compiled once per system and order into one tape (up to order
+        ``_core.max_compiled_slip_order``), beyond it expanded in Taylor arithmetic at every
+        evaluation. Results give the physical velocity through ``result.velocity`` and
+        ``result["<velocity name>"]``.
+        """
+        from ..models.reduced import VELOCITIES, ReducedModel
+
+        eps = check.positive(eps, "eps")
+        if order != "auto":
+            order = _order(order)
+        if velocities not in VELOCITIES:
+            raise ValueError(f"velocities must be one of {VELOCITIES}, got {velocities!r}")
+        max_order = _order(max_order)
+        if velocities == "frame":
+            frame = self._reduction_frame(frame)
+        elif frame is not None:
+            raise ValueError("frame is used only with velocities='frame'")
+        if "eps" in self.parameter_names:
+            raise ValueError("the system has parameters named ['eps'], which the reduced model's own parameters of "
+                             "the same name would shadow; rename them in the system")
+        return ReducedModel(self, eps, order, velocities, frame, max_order=max_order)
+
+    def _reduction_frame(self, frame):
+        """The frame of the frame form: the user's, or the Voronets frame (built once)."""
+        from .frames import AnholonomicFrame
+
+        if isinstance(frame, AnholonomicFrame):
+            if frame.system is not self:
+                raise ValueError("frame belongs to another system")
+            return frame
+        if frame is None:
+            if ("frame", None) not in self._models:
+                self._models[("frame", None)] = AnholonomicFrame(self)
+            return self._models[("frame", None)]
+        return AnholonomicFrame(self, frame)
+
+    def discrete(self, h: float):
+        """The midpoint discrete Lagrange-d'Alembert integrator with step ``h`` (run it with
+        ``nh.simulate_discrete``); linear and affine constraints, forces split at the midpoint."""
+        from ..models.discrete import DiscreteModel
+
+        return DiscreteModel(self, check.positive(h, "h"))
+
+    def _model(self, kind: str, order: int | None = None, **extra):
+        from ..models.model import MODEL_KINDS
+
+        shadowed = set(extra) & set(self.parameter_names)
+        if shadowed:
+            raise ValueError(f"the system has parameters named {sorted(shadowed)}, which the {kind} model's own "
+                             "parameters of the same name would shadow; rename them in the system")
+        if kind == "reduced":
+            return self.reduced(extra["eps"], order=order)
+        spec = MODEL_KINDS[kind]
+        key = (kind, order)
+        if key not in self._models:
+            self._models[key] = spec.build_core(self._core, order)
+        return spec.cls(self, kind, self._models[key], extra, order=order, state_names=spec.state_names(self))
+
+    # ------------------------------------------------------------------ slow manifold
+    def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float = 0.0,
+             params: Mapping | None = None) -> np.ndarray:
+        """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
+
+        The slow manifold of ``friction(eps)`` is v = u + sum_k eps^k h^(k)(t, q, u) with u on
+        the constraint set (A u = b) and h^(k) in D_perp; no factorials (Gzenda-Chhabra
+        eq. (66); Eldering's h^(i) is i! times ours). Computed in C++ by Taylor arithmetic in
+        (eps, t) through the system's tape, for any metric, potential, affine constraint and
+        force F(q, v, t).
+        """
+        order = _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
+
+    def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
+                         params: Mapping | None = None) -> np.ndarray:
+        """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
+
+        Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
+        """
+        eps, order = check.positive(eps, "eps"), _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        t = check.finite_float(t, "t")
+        return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
+
+    def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params: Mapping | None = None) -> np.ndarray:
+        """u + sum_{k<=K} eps^k h^(k)(t, q, u) at one state [q, u] (n,) or time-major samples
+        (n_t, 2n) in C++ (the one implementation of the sum; no constraint check)."""
+        y = np.asarray(y, dtype=float)
+        Y = np.atleast_2d(y)
+        times = np.broadcast_to(np.asarray(t, float), (len(Y),)).copy()
+        V = _core.slow_manifold_velocity(self._core, order, eps, times, Y, self.param_vector(params))
+        return V[0] if y.ndim == 1 else V
+
+    def fibre_base(self, q: npt.ArrayLike, v: npt.ArrayLike, eps: float, order: int = 1, t: float = 0.0,
+                   params: Mapping | None = None) -> tuple:
+        """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
+
+        The friction model started at (q, v) approaches, after an initial layer of duration
+        O(eps), the slow trajectory through (q_f, u_f); start the reduced model there. To
+        leading order this is (q, P v + v_b) (``project``; Eldering section 7 item 2:
+        Caratheodory's mistake was to start the limit at the unprojected velocity). This
+        includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
+        z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
+        """
+        eps = check.positive(eps, "eps")
+        q = _point(q, self.n, "q")
+        v = _point(v, self.n, "v")
+        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
+
+    def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
+        """Residual of the invariance equation of the slow manifold for the truncation after
+        h^(K), shape (n,):
+
+            r = s - eps Qmat (f(t, q, u + s) - u' - s'),   s = sum_{k<=K} eps^k h^(k)(t, q, u),
+
+        with u' the projected acceleration and s' the derivative of s along the reduced flow
+        (Gzenda-Chhabra Theorem 1 in the form of ``slow_manifold.hpp``). r = 0 on the exact slow
+        manifold; r = O(eps^(K+1)) while the series behaves asymptotically, so |r| shows the
+        truncation error a reduced model of order K commits at (q, u).
+        """
+        eps = check.positive(eps, "eps")
+        order = _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        from ..models.reduced import compiled_slip
+
+        return _core.invariance_residual(self._core, order, check.finite_float(t, "t"), q, u,
+                                         [*self.param_vector(params), eps], compiled_slip(self, order))
+
+    def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
+        u = _point(u, self.n, what)
+        if self.k:
+            A, b = self.constraint_matrix(q, t, params)
+            scale = np.abs(A).max() * np.abs(u).max() + np.abs(b).max() + 1.0
+            if np.abs(A @ u - b).max() > 1e-9 * scale:
+                raise ValueError(f"{what} must lie on the constraint set A(q) u = b(q, t) "
+                                 f"(|A u - b| = {np.abs(A @ u - b).max():.3g}); use system.project(q, v)")
+        return u
+
+    # ------------------------------------------------------------------ geometry at a point
+    def _at(self, q, v=None, t=0.0, params=None):
+        q = _point(q, self.n, "q")
+        v = None if v is None else _point(v, self.n, "v")
+        return self._core.at(check.finite_float(t, "t"), q, v, self.param_vector(params))
+
+    def metric_at(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """G(q), shape (n, n)."""
+        return self._at(q, params=params).metric()
+
+    def christoffel(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """Christoffel symbols Gamma[i, j, k] = Gamma^i_jk of the metric at q, shape (n, n, n)."""
+        return self._at(q, params=params).christoffel()
+
+    def holonomic_functions(self):
+        """(h, dh/dq) of the ``holonomic`` constraints as NumPy callables of ``(*q, *params)``
+        (SymPy's lambdify, built once per system), or None when the system carries none."""
+        if not self.holonomic:
+            return None
+        if self._holonomic_functions is None:
+            h = sp.Matrix(list(self.holonomic))
+            args = [*self.coordinates, *self.parameters]
+            self._holonomic_functions = (sp.lambdify(args, h, "numpy"),
+                                         sp.lambdify(args, h.jacobian(self.coordinates), "numpy"))
+        return self._holonomic_functions
+
+    def constraint_matrix(self, q: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> tuple:
+        """(A(q), b(q, t)): shapes (k, n) and (k,)."""
+        g = self._at(q, t=t, params=params)
+        return g.constraint_matrix(), g.affine()
+
+    def projectors(self, q: npt.ArrayLike, params: Mapping | None = None) -> tuple:
+        """(P, P_perp) at q: G-orthogonal projectors onto D = ker A and onto D_perp.
+
+        P_perp = G^-1 A^T M^-1 A with M = A G^-1 A^T, P = Id - P_perp
+        (notes/003_gzenda_chhabra.md section 2.4).
+        """
+        g = self._at(q, params=params)
+        return g.p(), g.p_perp()
+
+    def friction_operator(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """FR# = G^-1 A^T mu A at q, shape (n, n) (Gzenda-Chhabra eq. (38))."""
+        return self._at(q, params=params).friction_operator()
+
+    def qmat(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """Qmat = G^-1 A^T M^-1 mu^-1 M^-1 A: the inverse of FR# on D_perp, zero on D.
+
+        Qmat FR# = FR# Qmat = P_perp (Gzenda-Chhabra Lemma 4; closed form of notes/003 section 3.5).
+        """
+        return self._at(q, params=params).qmat()
+
+    def multipliers(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0,
+                    params: Mapping | None = None) -> np.ndarray:
+        """Lagrange-d'Alembert multipliers lambda (k,): G v' + c + dV = F + A^T lambda."""
+        return self._at(q, v, t, params).multipliers()
+
+    def project(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> np.ndarray:
+        """The velocity on the constraint set nearest to v in the metric G.
+
+        v - G^-1 A^T M^-1 (A v - b): for linear constraints this is P v, the base point of the
+        fast fibre of the friction model as eps -> 0 (Eldering 2016, section 7 item 2).
+        """
+        return self._at(q, v, t, params).project()
+
+    def energy(self, q: npt.ArrayLike, v: npt.ArrayLike, params: Mapping | None = None) -> float:
+        """1/2 v^T G(q) v + V(q)."""
+        g = self._at(q, v, 0.0, params)
+        return g.kinetic_energy() + g.potential()
+
+    # ------------------------------------------------------------------ names and display
+    def state_names(self) -> list:
+        """``[q, v]``: the names of the coordinates and velocities (the state of the nonholonomic,
+        friction and discrete models; every model knows its own, ``model.state_names``)."""
+        return [*self.coordinate_names, *self.velocity_names]
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{s}={v:g}" for s, v in self.parameters.items())
+        return (f"<nonholo.System {self.name!r}: n={self.n} coordinates ({', '.join(self.coordinate_names)}), "
+                f"k={self.k} constraints{', affine' if self._core.has_affine else ''}"
+                f"{', params: ' + params if params else ''}>")
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self):
+        return {
+            "coordinates": self.coordinates, "metric": self.metric, "potential": self.potential,
+            "constraints": self.constraints if self.k else None, "affine": self.affine if self.k else None,
+            "friction": self.friction_coefficients if self.k else None, "force": self.force,
+            "parameters": self.parameters, "velocities": self.velocities, "time": self.time, "name": self.name,
+            "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
+            "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
+            "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
+        }
+
+    def __setstate__(self, state):
+        drawing, pose = state.pop("drawing", None), state.pop("pose", None)
+        self.__init__(**state)
+        self.drawing = drawing
+        if pose is not None:
+            self.pose = pose
+
+    # ------------------------------------------------------------------ Jupyter display
+    def _repr_latex_(self) -> str:
+        """The system's equations as LaTeX (Jupyter): coordinates, Lagrangian, metric G(q),
+        potential V(q), each constraint row A(q) q' = b(q, t), friction mu (when not the
+        identity), force F (when not zero) and parameter values
+        (:func:`nonholo.expressions.display.system_latex`)."""
+        from ..expressions.display import system_latex
+
+        return system_latex(self)
+
+
+def _unit_norm_groups(groups, coordinates) -> list:
+    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``)."""
+    names = [q.name for q in coordinates]
+    result = []
+    for group in groups or []:
+        try:
+            idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
+        except ValueError:
+            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates "
+                             f"{names}") from None
+        if len(idx) < 2 or len(set(idx)) != len(idx):
+            raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
+        result.append(idx)
+    return result
+
+
+def _holonomic(holonomic):
+    """A tuple of expressions h(q), or None for no holonomic constraints."""
+    if holonomic is None:
+        return None
+    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
+        else list(holonomic)
+    return tuple(sp.sympify(h) for h in items) or None
+
+
+def _order(order) -> int:
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
+        raise TypeError(f"order must be an integer, got {order!r}")
+    if not 0 <= order <= _core.max_slow_manifold_order:
+        raise ValueError(f"order must be between 0 and {_core.max_slow_manifold_order}, got {order}")
+    return int(order)
+
+
+def _point(x, n: int, what: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    if arr.shape != (n,):
+        raise ValueError(f"{what} must have shape ({n},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} contains NaN or inf")
+    return arr

@@ -1,0 +1,152 @@
+"""Helpers for checking numerical results: tolerances, convergence slopes, finite differences
+and random test systems.
+
+Used by the test suite, the figures and the benchmarks, and by users validating their own
+systems the way the project validates its own. Each tolerance carries its reason.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .._numerics import loglog_slope
+from ..system import System
+
+__all__ = [
+    "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
+    "loglog_slope", "central_difference", "random_system",
+]
+
+# Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
+# ANALYTIC_TOL: CVODE's global error is a modest multiple of its local tolerance over the
+# O(10) time units of such comparisons (the tolerance hierarchy of AMICI's tests).
+TIGHT_RTOL = 1e-11
+TIGHT_ATOL = 1e-13
+ANALYTIC_TOL = 1e-7
+
+# Pointwise identities of linear algebra at random points: round-off of O(n) Cholesky solves on
+# well-conditioned matrices (condition numbers below 1e3).
+IDENTITY_TOL = 1e-11
+
+# Central finite differences with step h have error O(h^2 f''') + O(eps_mach / h): with
+# h = 1e-6 both are below 1e-8 for O(1) functions.
+FD_STEP = 1e-6
+FD_TOL = 1e-7
+
+
+def central_difference(f, x, h: float = FD_STEP) -> np.ndarray:
+    """d f / d x by central differences, shape f(x).shape + x.shape."""
+    x = np.asarray(x, dtype=float)
+    cols = [(np.asarray(f(x + h * e)) - np.asarray(f(x - h * e))) / (2 * h) for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
+
+
+def random_system(seed: int, n: int = 4, k: int = 2, potential: bool = True, affine: bool = False,
+                  force: bool = False) -> System:
+    """A random system: q-dependent SPD metric, full-rank q-dependent constraint rows, SPD
+    friction coefficients depending on q, a potential, optional affine part and force.
+
+    The metric is B(q) B(q)^T + n I with B built from trigonometric terms, so it is SPD at every
+    q with eigenvalues in [n, n + |B|^2]; the constraint rows are a fixed full-rank matrix plus
+    a bounded q-dependent perturbation, full rank on the sampled region.
+    """
+    rng = np.random.default_rng(seed)
+    q = sp.symbols(f"q0:{n}")
+    t = sp.Symbol("t")
+    funcs = [sp.sin, sp.cos, lambda x: x, lambda x: x**2 / 4]
+
+    def term(scale):
+        i, j = rng.integers(0, n, 2)
+        f = funcs[rng.integers(0, len(funcs))]
+        return sp.Float(rng.uniform(-scale, scale)) * f(q[i]) * (1 + sp.Float(rng.uniform(-0.2, 0.2)) * q[j])
+
+    B = sp.Matrix(n, n, lambda i, j: term(0.5) + sp.Float(rng.uniform(-0.5, 0.5)))
+    G = B * B.T + n * sp.eye(n)
+    base = rng.normal(size=(k, n))
+    A = sp.Matrix(k, n, lambda i, j: sp.Float(base[i, j]) + term(0.15))
+    C = sp.Matrix(k, k, lambda i, j: sp.Float(rng.uniform(-0.3, 0.3)) * sp.cos(q[(i + j) % n]))
+    mu = C * C.T + sp.eye(k)
+    V = sum(term(1.0) for _ in range(3)) if potential else 0
+    b = sp.Matrix(k, 1, lambda i, j: term(0.5) * sp.cos(t)) if affine else None
+    v = sp.symbols(f"v0:{n}")
+    F = sp.Matrix(n, 1, lambda i, j: -sp.Float(rng.uniform(0, 0.3)) * v[i] + term(0.2)) if force else None
+    return System(q, G, V, A, b, mu, F, velocities=v, time=t, name=f"random({seed})")
+
+
+def kanes_rolling_body(support, com_offset, inertia, mass, gravity, parameters) -> dict:
+    r"""An independent model of a convex body rolling on a plane, from
+    ``sympy.physics.mechanics`` (Kane's method; attitude by Euler angles z-x-y; no slip as two
+    velocity constraints on the contact point's velocity), as a System through
+    ``System.from_kanes_method``: the oracle against which :mod:`nonholo.contact` is checked.
+
+    ``support(gamma)`` is the surface's contact point (body axes) for the downward vertical
+    gamma; ``com_offset`` and ``inertia`` (3 x 3, about the centre of mass) in body axes.
+    Returns the System and, for comparisons, the body angular velocity ``omega`` as a SymPy
+    3-vector in (q, u), the symbol lists ``q`` and ``u``, ``dcm`` (body to space) and the
+    ``kanes_method`` itself (its ``mass_matrix_full`` and ``forcing_full`` give the equations
+    in (q, u) without nonholo).
+    """
+    import sympy.physics.mechanics as me
+
+    q = me.dynamicsymbols("psi phi theta x y")
+    u = me.dynamicsymbols("u_psi u_phi u_theta u_x u_y")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Body", q[:3], "ZXY")
+    gamma = sp.Matrix([(-N.z).dot(v) for v in (B.x, B.y, B.z)])
+    d = sp.Matrix(support(gamma)) - sp.Matrix(com_offset)
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    G = O.locatenew("G", q[3] * N.x + q[4] * N.y + (gamma.T * d)[0] * N.z)
+    G.set_vel(N, G.pos_from(O).dt(N))
+    P = G.locatenew("P", d[0] * B.x + d[1] * B.y + d[2] * B.z)
+    P.v2pt_theory(G, N, B)
+    repl = {qi.diff(): ui for qi, ui in zip(q, u)}
+    vP = P.vel(N).subs(repl)
+    km = me.KanesMethod(N, q_ind=q, u_ind=u[:3], u_dependent=u[3:], kd_eqs=[ui - qi.diff() for qi, ui in zip(q, u)],
+                        velocity_constraints=[vP.dot(N.x), vP.dot(N.y)])
+    G.set_vel(N, G.vel(N).subs(repl))
+    B.set_ang_vel(N, B.ang_vel_in(N).subs(repl))
+    I = sp.Matrix(inertia)
+    dyadic = me.inertia(B, I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[1, 2], I[0, 2])
+    km.kanes_equations([me.RigidBody("body", G, B, mass, (dyadic, G))], [(G, -mass * gravity * N.z)])
+    system = System.from_kanes_method(km, parameters, check_kinematics=False)
+    return {"system": system, "omega": B.ang_vel_in(N).to_matrix(B), "q": list(km.q), "u": list(km.u),
+            "dcm": N.dcm(B), "kanes_method": km}
+
+
+def rolling_vector_field_difference(oracle: dict, system: System, n_states: int = 5, seed: int = 0,
+                                    tilt: float = 1.0) -> float:
+    r"""Largest difference, relative to the accelerations' size, between the oracle of
+    :func:`kanes_rolling_body` and a :func:`nonholo.contact.roll_on_plane` system at random
+    states (Euler angles with |roll|, |pitch| < ``tilt``, random rates on the constraint set):
+    of the body angular acceleration Omega' (2 E(q) q'' in the quaternion system) and of the
+    centre of mass' horizontal acceleration. Also checks that both give the same (x', y')."""
+    from ..builders.bodies import body_rate_matrix, quaternion_from_matrix
+    from ..builders.contact import rolling_state
+
+    kane, (q, u) = oracle["system"], (oracle["q"], oracle["u"])
+    W = sp.lambdify([q, u], oracle["omega"], "numpy")
+    dW = sp.lambdify([q, u], oracle["omega"].jacobian(q), "numpy")
+    Wu = sp.lambdify([q], oracle["omega"].jacobian(u), "numpy")
+    Rf = sp.lambdify([q], oracle["dcm"], "numpy")
+    a = sp.symbols("a0:4")
+    Ef = sp.lambdify([a], body_rate_matrix(a), "numpy")
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for _ in range(n_states):
+        e = np.r_[rng.uniform(-np.pi, np.pi), rng.uniform(-tilt, tilt, 2), rng.normal(size=2)]
+        ed = np.r_[rng.normal(size=3), 0, 0]
+        A, _ = kane.constraint_matrix(e)
+        ed[3:] = -np.linalg.solve(A[:, 3:], A[:, :3] @ ed[:3])
+        fk = kane.nonholonomic().rhs(0, np.r_[e, ed])
+        Om_dot = np.asarray(dW(e, ed), float) @ ed + np.asarray(Wu(e), float) @ fk[5:]
+        quat = quaternion_from_matrix(np.asarray(Rf(e), float))
+        y = rolling_state(system, quat, np.asarray(W(e, ed), float).ravel(), x=e[3], y=e[4])
+        if np.abs(y[6:8] - ed[3:]).max() > 1e-12 * (1 + np.abs(ed).max()):
+            raise AssertionError(f"the two models' no-slip velocities differ: {y[6:8]} and {ed[3:]}")
+        f = system.nonholonomic().rhs(0, y)
+        scale = np.abs(Om_dot).max() + np.abs(fk[8:10]).max()
+        diff = max(np.abs(2 * np.asarray(Ef(quat), float) @ f[8:12] - Om_dot).max(), np.abs(f[6:8] - fk[8:10]).max())
+        worst = max(worst, diff / scale)
+    return worst
