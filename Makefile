@@ -5,7 +5,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libsundials-dev libeigen3-dev g++ cmake valgrind
 PYTEST_WORKERS ?= 2
 
-.PHONY: all deps system-deps python-deps install test cpp-test lint figures bench clean sanitize sdist wheel wheel-test
+.PHONY: all deps system-deps python-deps install test test-fast cpp-test lint figures bench clean sanitize sdist wheel wheel-test
 
 all: install
 
@@ -31,8 +31,14 @@ install: deps
 # The build tree of the editable install (scikit-build-core's build/{wheel_tag}).
 CORE_BUILD = $(shell $(PYTHON) -c "import sys, sysconfig; v = f'cp{sys.version_info.major}{sys.version_info.minor}'; print(f'build/{v}-{v}-' + sysconfig.get_platform().replace('-', '_').replace('.', '_'))")
 
-test: install cpp-test
+# Everything CI runs on the package: lint, the C++ tests (and memcheck), the whole pytest suite
+# (notebooks, SymPy references and compile-heavy tests included).
+test: install lint cpp-test
 	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) tests
+
+# The everyday tier (about 3 minutes on 2 cores): the tests not marked slow (no lint, no C++ tests).
+test-fast: install
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) -m "not slow" tests
 
 # C++ tests (cpp/tests) on test systems built in C++, linked to the core library of the install;
 # then each once more under valgrind's memcheck (about 6 s), which catches reads of uninitialised
@@ -47,9 +53,10 @@ cpp-test: install
 	  valgrind -q --error-exitcode=3 $(CORE_BUILD)/$$t >/dev/null || { echo "memcheck: $$t failed"; exit 1; }; \
 	done; echo "memcheck: $(words $(CPP_TESTS)) C++ tests clean"
 
-# ruff over the package, figures, tests and benchmarks (configured in pyproject.toml)
+# ruff over the package, papers, tests, benchmarks and tools (configured in pyproject.toml)
 lint:
-	$(PYTHON) -m ruff check .
+	@$(PYTHON) -m ruff --version >/dev/null 2>&1 || $(PIP) install -q "ruff>=0.5"
+	$(PYTHON) -m ruff check --no-cache .
 
 figures: install
 	$(PYTHON) -m papers --output figures

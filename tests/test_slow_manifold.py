@@ -8,7 +8,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.testing import loglog_slope
-from conftest import IDENTITY_TOL, random_system
+from conftest import IDENTITY_TOL, cached_reference, random_system
 from nonholo.expressions.slow_manifold import slip_symbolic
 from nonholo.systems import disk_exact as dx
 
@@ -239,10 +239,16 @@ def _gzenda_chhabra_68(calculus):
 def gzenda_chhabra_formulas(polar_disk):
     """h1 (67), the eps-term of (71) with dh1/dt, and h2 (68) on the polar disk, one lambdified
     function (the SymPy expressions are large; built once for the module)."""
-    calculus = _covariant_calculus(polar_disk)
-    q, w = calculus[0], calculus[1]
-    h1, accel, h1_dot = _gzenda_chhabra_71_correction(calculus)
-    return sp.lambdify([*q, *w], [h1, accel, h1_dot, _gzenda_chhabra_68(calculus)], "numpy", cse=True)
+    def derive():  # about a minute of SymPy, cached (conftest.cached_reference)
+        calculus = _covariant_calculus(polar_disk)
+        h1, accel, h1_dot = _gzenda_chhabra_71_correction(calculus)
+        exprs = [h1, accel, h1_dot, _gzenda_chhabra_68(calculus)]
+        return exprs, sp.cse(exprs)
+
+    exprs, common = cached_reference("gzenda_chhabra_68_polar_disk", derive, __file__,
+                                     nh.systems.polar_disk.__code__.co_filename)
+    args = [*polar_disk.coordinates, *polar_disk.velocities]
+    return sp.lambdify(args, exprs, "numpy", cse=lambda _: common)
 
 
 def test_general_eq_68_is_h2_on_a_curved_metric_with_a_potential(polar_disk, gzenda_chhabra_formulas):

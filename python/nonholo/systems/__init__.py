@@ -7,6 +7,7 @@ compiled system serves a sweep over them (``simulate(..., params={...})``).
 from .ball_on_turntable import ball_on_turntable
 from .chaplygin_ball import chaplygin_ball
 from .chaplygin_sleigh import chaplygin_sleigh
+from .differential_drive import differential_drive
 from .heisenberg import heisenberg
 from .inclined_knife_edge import inclined_knife_edge
 from .knife_edge_chain import knife_edge_chain
@@ -15,11 +16,12 @@ from .planar_particle import planar_particle, realized_pendulum
 from .polar_disk import polar_disk
 from .rattleback import rattleback
 from .rolling_disc import rolling_disc
+from .snakeboard import snakeboard
 from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
 from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
-__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "heisenberg", "inclined_knife_edge",
-           "knife_edge_chain", "nonholonomic_particle", "planar_particle", "polar_disk", "realized_pendulum",
-           "rattleback", "rolling_disc", "tippe_top", "vertical_rolling_disk", "whipple_bicycle",
-           "whipple_bicycle_kane"]
+__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "differential_drive", "heisenberg",
+           "inclined_knife_edge", "knife_edge_chain", "nonholonomic_particle", "planar_particle", "polar_disk",
+           "realized_pendulum", "rattleback", "rolling_disc", "snakeboard", "tippe_top", "vertical_rolling_disk",
+           "whipple_bicycle", "whipple_bicycle_kane"]

@@ -1,0 +1,112 @@
+"""Benchmark: the accuracy of method="auto" against Adams, BDF and DOP853 on non-stiff constrained systems.
+
+What is measured
+----------------
+For each system, the nonholonomic model (the rolling model for the rattleback, the tippe top and
+the Chaplygin ball) is integrated over [0, 10] (the tippe top over [0, 8]) from a fixed state with
+rtol = 1e-6, 1e-8, 1e-10 and atol = rtol / 100, by each method with its defaults. The global error
+is the largest difference of the final state from a reference at rtol = 1e-13, atol = 1e-15 (Adams).
+Reported: the errors, auto's ratio to the smallest of adams, bdf and dop853 (the target is at most
+2), the slope of log(error) against log(rtol) for auto (the target is 0.8 to 1.2), and the steps.
+
+A second table: the relative energy drift |E(T) - E(0)| / |E(0)| over T = 1e4 with the defaults
+(rtol 1e-8) for the conservative sleigh, disc and Chaplygin ball (the target is at most 100 rtol).
+
+Usage: python benchmarks/auto_accuracy.py [--quick] [--markdown PATH]
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import nonholo as nh
+from cli import emit, repeats_and_output
+from nonholo.builders.bodies import quaternion_from_euler
+from nonholo.builders.contact import rolling_state
+from nonholo.systems.rattleback import kane_levinson_state
+from nonholo.testing import loglog_slope
+
+RTOLS = (1e-6, 1e-8, 1e-10)
+METHODS = ("auto", "adams", "bdf", "dop853")
+
+
+def on_constraints(system, q, v) -> np.ndarray:
+    """[q, v] with v projected G-orthogonally onto A(q) v = b."""
+    return np.r_[q, system.project(q, v)]
+
+
+def cases() -> dict:
+    """name -> (system, y0, T): fixed starts on the constraint set."""
+    sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+    disc = nh.systems.vertical_rolling_disk()
+    board = nh.systems.snakeboard()
+    robot = nh.systems.differential_drive()
+    rattle = nh.systems.rattleback()
+    m, R = 0.015, 0.02
+    top = nh.systems.tippe_top(m=m, R=R, alpha=0.3, I3=0.4 * m * R**2, I1=0.38 * m * R**2)
+    ball = nh.systems.chaplygin_ball()
+    return {
+        "Chaplygin sleigh": (sleigh, np.array([0, 0, 0, -1.5, 0, 1.0]), 10.0),
+        "vertical disc": (disc, np.array([0, 0, 0, 0, 0.7, 0.9, 0, 0.9]), 10.0),
+        "snakeboard": (board, on_constraints(board, [0, 0, 0, 0, 0.3], [0, 0.5, 1.0, 0.2, 0]), 10.0),
+        "differential drive": (robot, on_constraints(robot, [0, 0, 0, 0, 0], [0.5, 0, 0.8, 0, 0]), 10.0),
+        "rattleback": (rattle, kane_levinson_state(rattle), 10.0),
+        "tippe top": (top, rolling_state(top, quaternion_from_euler(0, 0.1, 0), [0, 0, 150.0]), 8.0),
+        "Chaplygin ball": (ball, rolling_state(ball, quaternion_from_euler(0.2, 0.3, 0.1), [1.0, -0.5, 2.0]), 10.0),
+    }
+
+
+def final_state(model, y0, T, **kwargs):
+    result = nh.simulate(model, (0, T), y0, t_eval=[T], raise_on_failure=True, **kwargs)
+    return result.y[:, -1], result
+
+
+def accuracy_rows() -> tuple:
+    rows = ["| system | rtol | auto | adams | bdf | dop853 | auto / best | auto ran | steps (auto) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    slopes = []
+    for name, (system, y0, T) in cases().items():
+        model = system.nonholonomic()
+        reference, _ = final_state(model, y0, T, rtol=1e-13, atol=1e-15, method="adams")
+        auto_errors = []
+        for rtol in RTOLS:
+            errors, ran = {}, None
+            for method in METHODS:
+                y, result = final_state(model, y0, T, rtol=rtol, atol=rtol / 100, method=method)
+                errors[method] = float(np.abs(y - reference).max())
+                if method == "auto":
+                    ran, steps = result.method, result.stats["n_steps"]
+            best = min(errors[m] for m in METHODS[1:])
+            auto_errors.append(errors["auto"])
+            rows.append(f"| {name} | {rtol:.0e} | " + " | ".join(f"{errors[m]:.2e}" for m in METHODS)
+                        + f" | {errors['auto'] / best:.2f} | {ran} | {steps} |")
+        slopes.append((name, loglog_slope(RTOLS, auto_errors)))
+    rows += ["", "| system | slope of auto's error against rtol |", "|---|---|"]
+    rows += [f"| {name} | {slope:.2f} |" for name, slope in slopes]
+    return rows
+
+
+def energy_rows(T: float = 1e4, rtol: float = 1e-8) -> list:
+    rows = ["", f"Relative energy drift over t in [0, {T:g}] with the defaults (rtol {rtol:g}); target <= {100 * rtol:g}:",
+            "", "| system | drift | method | steps |", "|---|---|---|---|"]
+    for name in ("Chaplygin sleigh", "vertical disc", "Chaplygin ball"):
+        system, y0, _ = cases()[name]
+        y, result = final_state(system.nonholonomic(), y0, T, rtol=rtol, atol=rtol / 100)
+        n = system.n
+        E0, E = system.energy(y0[:n], y0[n:]), system.energy(y[:n], y[n:])
+        rows.append(f"| {name} | {abs(E - E0) / abs(E0):.2e} | {result.method} | {result.stats['n_steps']} |")
+    return rows
+
+
+def main(argv=None) -> None:
+    _, path = repeats_and_output(__doc__, 1, argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", nh.SimulationWarning)
+        rows = accuracy_rows() + energy_rows()
+    emit("\n".join(rows) + "\n", path)
+
+
+if __name__ == "__main__":
+    main()
