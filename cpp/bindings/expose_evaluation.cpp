@@ -1,6 +1,7 @@
 // How a system's tapes are evaluated: their C translation and the attachment of compiled
 // kernels (nonholo.compile drives the C compiler and caches the shared objects), and timings of
-// a model's evaluations in C++ (for benchmarks/peers.py, free of Python call overhead).
+// a model's evaluations in C++ (for benchmarks/peers.py, free of Python call overhead). Tapes are
+// named by strings here, and by TapeName (tape/tape_name.hpp) everywhere in C++.
 #include <chrono>
 #include <limits>
 #include <memory>
@@ -13,10 +14,25 @@
 
 using namespace nonholo;
 
-namespace {
+TapeName tape_name_arg(const std::string& which) {
+  if (auto name = tape_name_from_string(which)) return *name;
+  throw py::value_error("which must be one of the tape names " + quoted_tape_names(all_tape_names()) + ", got '" +
+                        which + "'");
+}
 
-const Tape& tape_named(const MechanicalSystem& sys, const std::string& which) { return sys.tape_named(which); }
-const Tape& tape_named(const Model& model, const std::string& which) { return model.named_tape(which); }
+std::vector<std::string> tape_name_strings(const std::vector<TapeName>& names) {
+  std::vector<std::string> out;
+  out.reserve(names.size());
+  for (TapeName name : names) out.emplace_back(to_string(name));
+  return out;
+}
+
+const Tape& tape_named(const MechanicalSystem& sys, const std::string& which) {
+  return sys.tape_named(tape_name_arg(which));
+}
+const Tape& tape_named(const Model& model, const std::string& which) { return model.named_tape(tape_name_arg(which)); }
+
+namespace {
 
 // The tape functions for an owner of tapes: a MechanicalSystem (its tapes) or a Model (the
 // system's and the model's own: a CompiledSlip's, a frame's).
@@ -44,7 +60,7 @@ void expose_tape_access(py::module_& m, const char* owner_name) {
 }  // namespace
 
 void expose_evaluation(py::module_& m) {
-  m.def("tape_names", []() { return MechanicalSystem::tape_names(); },
+  m.def("tape_names", []() { return tape_name_strings(MechanicalSystem::tape_names()); },
         "The tapes of a MechanicalSystem that can be compiled.");
   expose_tape_access<MechanicalSystem>(m, "system");
   expose_tape_access<Model>(m, "model");
