@@ -8,8 +8,8 @@ compiled with ``model.compile()`` (the tapes its own right-hand side evaluates,
 ``core.rhs_tapes``) at each level into an empty cache: the build's wall time and the compiler's
 CPU time (the tapes of one model build side by side, one compiler process each), then the cost
 of one right-hand side interpreted and compiled at each level (CPU time of calls looped in C++,
-``_core.seconds_per_rhs``; and the wall time of the Jacobian where the friction model compiles
-its implicit-Jacobian tape, ``_core.time_evaluations``), median of interleaved batches.
+``_core.diagnostics.seconds_per_rhs``; and the wall time of the Jacobian where the friction model compiles
+its implicit-Jacobian tape, ``_core.diagnostics.time_evaluations``), median of interleaved batches.
 -march=native is not measured: the cache may be shared between machines of different CPUs,
 where such a kernel can fault.
 
@@ -75,7 +75,7 @@ def _attach(model, level: str | None, directories: dict) -> None:
 
 
 def _calls(model, y) -> int:
-    one = _core.time_evaluations(model.core, 0.0, y, model.param_vector(), 5)[0]
+    one = _core.diagnostics.time_evaluations(model.core, 0.0, y, model.param_vector(), 5)[0]
     return int(max(20, min(20000, 0.03 / max(one, 1e-9))))
 
 
@@ -83,13 +83,13 @@ def _cpu_per_rhs(model, y, p, calls) -> float:
     """CPU seconds per right-hand side, the calls looped in C++ (process time: the other jobs of a
     shared machine disturb it less than wall time)."""
     start = time.process_time()
-    _core.seconds_per_rhs(model.core, 0.0, y, p, calls)
+    _core.diagnostics.seconds_per_rhs(model.core, 0.0, y, p, calls)
     return (time.process_time() - start) / calls
 
 
 def measure(system_name, label, model, y, batches) -> dict:
     tapes = model.core.rhs_tapes
-    size = sum(_core.tape_size(model.core, t)[0] for t in tapes)
+    size = sum(_core.diagnostics.tape_size(model.core, t)[0] for t in tapes)
     with tempfile.TemporaryDirectory() as tmp:
         directories = {level: Path(tmp) / level.strip("-") for level in LEVELS}
         builds = {level: _build(model, level, directories[level]) for level in LEVELS}
@@ -102,7 +102,7 @@ def measure(system_name, label, model, y, batches) -> dict:
                 _attach(model, level, directories)
                 rhs[level].append(_cpu_per_rhs(model, y, p, calls))
                 if "jacobian" in tapes:
-                    jac[level].append(_core.time_evaluations(model.core, 0.0, y, p, max(1, calls // 10))[1])
+                    jac[level].append(_core.diagnostics.time_evaluations(model.core, 0.0, y, p, max(1, calls // 10))[1])
         compiled.detach(model.core)
     return dict(system=system_name, model=label, tapes=", ".join(tapes), size=size, builds=builds,
                 rhs={k: statistics.median(v) for k, v in rhs.items()},
@@ -152,7 +152,7 @@ def markdown(rows, batches) -> str:
     lines = ["## Compiled evaluation: set-up against gain, -O1 and -O2", "",
              "`model.compile()` of each model into an empty cache (its default tapes, `core.rhs_tapes`; "
              "build: wall time and the compiler's CPU time), then the CPU time of one right-hand side, "
-             f"calls looped in C++ (`_core.seconds_per_rhs`), median of {batches} interleaved batches; "
+             f"calls looped in C++ (`_core.diagnostics.seconds_per_rhs`), median of {batches} interleaved batches; "
              "break-even = build CPU time / RHS time saved, in right-hand sides. "
              "One run on a loaded 2-core machine.", "",
              f"| system | model | tapes (instructions) | RHS interpreted [us] | {head} | break-even at -O1 [RHS] |",

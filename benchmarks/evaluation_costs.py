@@ -8,7 +8,7 @@ Jacobian as used (``model.jacobian``: implicit differentiation where the policy 
 cheaper, else dual numbers) and by dual numbers through
 the whole vector field (``core.jacobian_dual``, the previous default), in right-hand sides of the
 same evaluator, next to the estimate the integrator's refresh policy uses
-(``core.jacobian_cost``). Timed in C++ (``_core.time_evaluations``, one workspace, after a
+(``core.jacobian_cost``). Timed in C++ (``_core.diagnostics.time_evaluations``, one workspace, after a
 warm-up call), median of 5 interleaved batches. Both Jacobians are checked to agree first.
 
 Usage: python benchmarks/evaluation_costs.py [--quick] [--markdown PATH]
@@ -35,7 +35,7 @@ TAPES = ("dynamics", "constraints")
 
 def _times(model, y, calls, batches):
     p = model.param_vector()
-    runs = [_core.time_evaluations(model.core, 0.0, y, p, calls) for _ in range(batches)]
+    runs = [_core.diagnostics.time_evaluations(model.core, 0.0, y, p, calls) for _ in range(batches)]
     return tuple(statistics.median(r[i] for r in runs) for i in range(3))
 
 
@@ -66,8 +66,9 @@ def main(argv=None) -> int:
 
     def label(what, model):
         core = model.system.core
-        ops, runs, _ = _core.tape_program(core, "dynamics")
-        return (f"Whipple bicycle ({what}), nonholonomic (dynamics tape of {_core.tape_size(core, 'dynamics')[0]} "
+        ops, runs, _ = _core.diagnostics.tape_program(core, "dynamics")
+        size = _core.diagnostics.tape_size(core, "dynamics")[0]
+        return (f"Whipple bicycle ({what}), nonholonomic (dynamics tape of {size} "
                 f"operations: {ops} interpreted, in {runs} runs)")
 
     rows.append(measure(label("KanesMethod", bicycle), bicycle, y, 2000, repeats))

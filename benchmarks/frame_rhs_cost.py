@@ -4,7 +4,7 @@ no M and no factorization of G: models/reduced.hpp, voronets_reduced_rate).
 
 For the sleigh, the vertical disk and the knife-edge chain with N = 4, 8, 16 links, at the initial
 states of benchmarks/reduced_vs_stiff.py: CPU seconds per call (time.process_time around
-``_core.seconds_per_rhs``, which loops the calls in C++), the forms measured interleaved in one
+``_core.diagnostics.seconds_per_rhs``, which loops the calls in C++), the forms measured interleaved in one
 process, the median of the rounds; also the core's cost model (``rhs_cost_ns``, which chooses
 DOP853 or Adams) and that choice.
 
@@ -40,7 +40,7 @@ def cases():
 
 def cpu_per_call(model, y, calls: int) -> float:
     start = time.process_time()
-    nh._core.seconds_per_rhs(model.core, 0.0, y, model.param_vector(), calls)
+    nh._core.diagnostics.seconds_per_rhs(model.core, 0.0, y, model.param_vector(), calls)
     return (time.process_time() - start) / calls
 
 
@@ -63,7 +63,7 @@ def main(argv=None) -> None:
                     model.compile()
             free = [i for i in range(system.n) if i not in models["frame"].frame.core.solved]
             ys = {"coordinates": np.r_[q, u], "frame": np.r_[q, u[free]]}
-            one = nh._core.seconds_per_rhs(models["coordinates"].core, 0.0, ys["coordinates"],
+            one = nh._core.diagnostics.seconds_per_rhs(models["coordinates"].core, 0.0, ys["coordinates"],
                                            models["coordinates"].param_vector(), 50)
             calls = int(max(100, min(20000, 0.01 / max(one, 1e-9))))
             times = {key: [] for key in models}

@@ -54,15 +54,15 @@ def cost(nh, model, y0, repeats: int) -> tuple:
     (short windows, most of them not interrupted by the other jobs of a loaded machine; the rhs in
     CPU time of the process, the Jacobian in the wall time that ``time_evaluations`` measures)."""
     p = model.param_vector()
-    rhs, jac, *_ = nh._core.time_evaluations(model.core, 0.0, y0, p, 10)
+    rhs, jac, *_ = nh._core.diagnostics.time_evaluations(model.core, 0.0, y0, p, 10)
     calls_r = int(max(10, min(100000, 0.002 / max(rhs, 1e-9))))
     calls_j = int(max(3, min(100000, 0.002 / max(jac, 1e-9))))
     best_r = best_j = float("inf")
     for _ in range(repeats):
         start = time.process_time()
-        nh._core.seconds_per_rhs(model.core, 0.0, y0, p, calls_r)
+        nh._core.diagnostics.seconds_per_rhs(model.core, 0.0, y0, p, calls_r)
         best_r = min(best_r, (time.process_time() - start) / (calls_r + 1))
-        best_j = min(best_j, nh._core.time_evaluations(model.core, 0.0, y0, p, calls_j)[1])
+        best_j = min(best_j, nh._core.diagnostics.time_evaluations(model.core, 0.0, y0, p, calls_j)[1])
     return best_r, best_j
 
 

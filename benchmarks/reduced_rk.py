@@ -6,14 +6,14 @@ order <= 7 (it starts at order 1 with a small step and raises the order by one e
 and pays, per step, a few dozen vector operations outside the model (Nordsieck predictor,
 corrector, error test, order selection, error weights), which for 12-20 states cost as much as
 one or two right-hand sides. The Dormand-Prince 8(5,3) pair (Hairer-Norsett-Wanner I, II.10;
-`_core.integrate_dop853`, cpp/src/explicit_rk.cpp) takes 12 right-hand sides a step but 5-10x
+`_core.diagnostics.integrate_dop853`, cpp/src/explicit_rk.cpp) takes 12 right-hand sides a step but 5-10x
 fewer steps at the same tolerance.
 
 Same rows and tolerances as benchmarks/reduced_vs_stiff.py (rtol 1e-8, atol 1e-10, 41 output
 times; DOP853 evaluates its dense output of order 7 at them). Timed at the core, without the
 Python of nh.simulate (whose fixed cost is the same for every method): `_core.integrate` with the
 method nh.simulate uses (Adams for the reduced models, without drift control as in nh.simulate;
-BDF with projection for the stiff model) and `_core.integrate_dop853`, CPU time, medians of
+BDF with projection for the stiff model) and `_core.diagnostics.integrate_dop853`, CPU time, medians of
 interleaved runs. The error is that of reduced_vs_stiff.py (max over the output times of
 |(q, u) - friction model at rtol 1e-12|).
 
@@ -41,8 +41,8 @@ def adams(model, y0, t_eval, method="adams", project=False):
 
 
 def rk(model, y0, t_eval):
-    return nh._core.integrate_dop853(model.core, model.param_vector(), float(t_eval[0]), float(t_eval[-1]), y0,
-                                     t_eval, RTOL, ATOL)
+    return nh._core.diagnostics.integrate_dop853(model.core, model.param_vector(), float(t_eval[0]), float(t_eval[-1]),
+                                                 y0, t_eval, RTOL, ATOL)
 
 
 def timed(runs: dict, repeats: int) -> dict:

@@ -120,12 +120,12 @@ def reference_state(system, full, t_eval):
 def rhs_cost(model, y0) -> float:
     """CPU seconds per right-hand side, the calls looped in C++: the least of 5 means of calls
     lasting about 20 ms each."""
-    one = nh._core.seconds_per_rhs(model.core, 0.0, y0, model.param_vector(), 1)
+    one = nh._core.diagnostics.seconds_per_rhs(model.core, 0.0, y0, model.param_vector(), 1)
     calls = int(max(1, min(2000, 0.02 / max(one, 1e-9))))
     best = float("inf")
     for _ in range(5):
         start = time.process_time()
-        nh._core.seconds_per_rhs(model.core, 0.0, y0, model.param_vector(), calls)
+        nh._core.diagnostics.seconds_per_rhs(model.core, 0.0, y0, model.param_vector(), calls)
         best = min(best, (time.process_time() - start) / (calls + 1))
     return best
 

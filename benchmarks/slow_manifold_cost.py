@@ -43,8 +43,8 @@ def run(max_build_seconds: float = 20.0) -> list:
         too_big = False
         for K in ORDERS:
             taylor = system.slip(q, u, order=K)
-            t1 = nh._core.seconds_per_slip(system.core, K, 0.0, q, u, p, 1)
-            taylor_s = nh._core.seconds_per_slip(system.core, K, 0.0, q, u, p, evaluations(t1))
+            t1 = nh._core.diagnostics.seconds_per_slip(system.core, K, 0.0, q, u, p, 1)
+            taylor_s = nh._core.diagnostics.seconds_per_slip(system.core, K, 0.0, q, u, p, evaluations(t1))
             row = dict(system=name, n=system.n, K=K, taylor=taylor_s)
             if too_big:  # the previous order's build exceeded max_build_seconds: not traced
                 rows.append(row)
@@ -55,8 +55,9 @@ def run(max_build_seconds: float = 20.0) -> list:
             row["agree"] = float(np.abs(H - taylor).max() / scale)
             row.update(build=compiled.build_seconds, nodes=compiled.graph_nodes,
                        instructions=compiled.tape_instructions)
-            c1 = nh._core.seconds_per_slip(system.core, K, 0.0, q, u, p, 1, compiled)
-            row["compiled"] = nh._core.seconds_per_slip(system.core, K, 0.0, q, u, p, evaluations(c1), compiled)
+            c1 = nh._core.diagnostics.seconds_per_slip(system.core, K, 0.0, q, u, p, 1, compiled)
+            row["compiled"] = nh._core.diagnostics.seconds_per_slip(system.core, K, 0.0, q, u, p, evaluations(c1),
+                                                                    compiled)
             gain = row["taylor"] - row["compiled"]
             row["break_even"] = row["build"] / gain if gain > 0 else float("inf")
             rows.append(row)

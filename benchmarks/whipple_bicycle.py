@@ -73,7 +73,8 @@ def main() -> None:
             f"Final states of the two builds agree to {gap:.1e}.", "",
             "| tapes (instructions) | dynamics | constraints | Jacobian |", "|---|---:|---:|---:|"]
     for name, system in (("bodies and contacts", bodies), ("KanesMethod", kane)):
-        sizes = [_core.tape_size(system.core, which)[0] for which in ("dynamics", "constraints", "jacobian")]
+        sizes = [_core.diagnostics.tape_size(system.core, which)[0]
+                 for which in ("dynamics", "constraints", "jacobian")]
         rows.append(f"| {name} | {sizes[0]} | {sizes[1]} | {sizes[2]} |")
     rows += ["", f"| 5 s run, rtol {RTOL:g} | atol | time (ms) | steps | RHS | Jacobians |",
              "|---|---|---:|---:|---:|---:|"]

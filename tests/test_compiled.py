@@ -84,7 +84,7 @@ def _states(model, rng, count=3):
 
 def _poison(model, which, directory):
     """Attach to the tape `which` a kernel writing NaN to every output."""
-    _, n_out = _core.tape_size(model.core, which)
+    _, n_out = _core.diagnostics.tape_size(model.core, which)
     source = ("#include <math.h>\nvoid nonholo_tape(const double* in, double* out) {\n  (void)in;\n"
               f"  for (int i = 0; i < {n_out}; ++i) out[i] = NAN;\n}}\n")
     [path] = compiled._build_all([source], compiled._compiler(), directory)
@@ -215,3 +215,61 @@ def test_bad_tape_names_are_rejected(tmp_path):
         model.compile(tapes=("split_base",), cache_dir=tmp_path)
     assert _core.tape_compiled(model.core, "split_base") and not model.compiled
     assert os.listdir(tmp_path)
+
+
+def test_a_cached_object_that_fails_to_load_is_rebuilt(tmp_path):
+    """A cache shared by the nodes of a cluster may hold an object cut short (a node crashed or ran
+    out of disk while writing it) or built elsewhere: it is built again, not an error, and the
+    model integrates as the interpreter does."""
+    system = nh.systems.chaplygin_sleigh()
+    q = np.array([0.0, 0.0, 0.3])
+    y0 = np.r_[q, system.project(q, np.array([1.0, 0.2, 0.5]), 0.0)]
+    reference = nh.simulate(system.nonholonomic(), (0, 2), y0, t_eval=[1.0, 2.0])
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    sources = [_core.tape_c_source(model.core, which, compiled._SYMBOL) for which in model.core.rhs_tapes]
+    paths = compiled._build_all(sources, compiled._compiler(), tmp_path)  # built, never loaded
+    assert len(paths) == 2 and all(compiled._complete(p) for p in paths)
+    with open(paths[0], "r+b") as f:  # cut short: found before loading (loading it could crash)
+        f.truncate(paths[0].stat().st_size // 3)
+    paths[1].write_bytes(b"not a shared object" * 100)  # garbage: the loader refuses it
+    assert not compiled._complete(paths[0]) and not compiled._complete(tmp_path / "missing.so")
+    model.compile(cache_dir=tmp_path, fuse=False)
+    assert model.compiled
+    assert all(compiled._complete(p) for p in paths) and sorted(tmp_path.glob("*.so")) == sorted(paths)
+    assert not [p for p in tmp_path.iterdir() if p.suffix != ".so"]  # no temporary left behind
+    run = nh.simulate(model, (0, 2), y0, t_eval=[1.0, 2.0])
+    np.testing.assert_array_equal(run.y, reference.y)
+
+
+def test_the_cache_key_holds_the_machine_and_the_compiler_version(monkeypatch):
+    command, source = ["/usr/bin/cc", *compiled.FLAGS], "void nonholo_tape(const double* in, double* out) {}\n"
+    monkeypatch.setattr(compiled, "_machine", lambda: "x86_64")
+    monkeypatch.setattr(compiled, "_compiler_version", lambda compiler: "cc (GCC) 12.2.0")
+    base = compiled._digest(command, source)
+    assert compiled._digest(command, source) == base
+    assert compiled._digest(command, source + " ") != base
+    assert compiled._digest([command[0], "-O2", *command[2:]], source) != base
+    monkeypatch.setattr(compiled, "_machine", lambda: "aarch64")
+    assert compiled._digest(command, source) != base
+    monkeypatch.setattr(compiled, "_machine", lambda: "x86_64")
+    monkeypatch.setattr(compiled, "_compiler_version", lambda compiler: "cc (GCC) 13.1.0")
+    assert compiled._digest(command, source) != base
+
+
+def test_the_compiler_version_is_asked_once_per_process(monkeypatch):
+    calls = []
+    real_run = compiled.subprocess.run
+
+    def counting_run(args, **kwargs):
+        calls.append(args)
+        return real_run(args, **kwargs)
+
+    compiler = compiled._compiler()
+    if compiler is None:
+        pytest.skip("no C compiler")
+    compiled._compiler_version.cache_clear()
+    monkeypatch.setattr(compiled.subprocess, "run", counting_run)
+    first = compiled._compiler_version(compiler)
+    assert compiled._compiler_version(compiler) == first and len(calls) == 1
+    assert first  # cc --version answers with a line naming it
+    assert compiled._compiler_version("/no/such/compiler") == ""

@@ -89,7 +89,7 @@ def test_fused_equals_the_model_to_rounding(system_label, model_label, cache):
 
 
 def _poison(model, which, directory):
-    _, n_out = _core.tape_size(model.system.core, which)
+    _, n_out = _core.diagnostics.tape_size(model.system.core, which)
     source = ("#include <math.h>\nvoid nonholo_tape(const double* in, double* out) {\n  (void)in;\n"
               f"  for (int i = 0; i < {n_out}; ++i) out[i] = NAN;\n}}\n")
     [path] = compiled._build_all([source], compiled._compiler(), directory)

@@ -4,7 +4,7 @@ A counting allocator (malloc, calloc, realloc, memalign and posix_memalign forwa
 each call counted) is compiled and preloaded into a fresh interpreter, which evaluates the
 right-hand sides of reduced models (coordinate and frame forms, orders 0..3 with compiled
 coefficients, and the Taylor-mode path above the compiled maximum) many times through
-``_core.allocations_in_rhs``; every count must be zero. As a check that the counter sees the
+``_core.diagnostics.allocations_in_rhs``; every count must be zero. As a check that the counter sees the
 core's allocations, building a model (its workspace and Geometry vectors) must count some.
 """
 
@@ -35,7 +35,7 @@ SCRIPT = textwrap.dedent("""
     from nonholo import _core
 
     def count(model, y):
-        return _core.allocations_in_rhs(model.core, 0.1, y, model.param_vector(), 200)
+        return _core.diagnostics.allocations_in_rhs(model.core, 0.1, y, model.param_vector(), 200)
 
     sleigh, disk = nh.systems.chaplygin_sleigh(), nh.systems.vertical_rolling_disk()
     chain = nh.systems.knife_edge_chain(4)

@@ -1,7 +1,7 @@
 """Runs reuse CVODE instances and model workspaces (the set-up cost of a call), bit for bit.
 
 Each thread keeps the CVODE instances of its finished runs and the next run of the same kind
-re-initializes one (cpp/src/integrator.cpp, SolverPool); each model keeps idle workspaces
+re-initializes one (cpp/src/integrate/solver_pool.cpp, SolverPool); each model keeps idle workspaces
 (Model::borrow_workspace). A run must not see its predecessors: whatever ran before on the
 thread (a failed run, other options, other parameters, events, another method), a run equals,
 to the last bit, the same run as the first one on a new thread (a fresh CVODE instance).

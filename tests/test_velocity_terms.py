@@ -114,10 +114,10 @@ def test_the_default_takes_the_tape_with_fewer_operations(name):
     random points."""
     system = SYSTEMS[name]()
     cores = {vt: _core_with(system, vt) for vt in ("partials", "sweeps")}
-    size = {vt: _core.tape_program(c, "dynamics")[0] for vt, c in cores.items()}
+    size = {vt: _core.diagnostics.tape_program(c, "dynamics")[0] for vt, c in cores.items()}
     chosen = "sweeps" if size["sweeps"] < 0.9 * size["partials"] else "partials"
     assert system.core.velocity_sweeps == (chosen == "sweeps")
-    assert _core.tape_program(system.core, "dynamics")[0] == size[chosen]
+    assert _core.diagnostics.tape_program(system.core, "dynamics")[0] == size[chosen]
     p = system.param_vector()
     for q, v, t in _points(system, 3):
         a, b = (cores[vt].at(t, q, v, p).nonholonomic_acceleration() for vt in ("partials", "sweeps"))
@@ -136,7 +136,7 @@ def test_rattleback_dynamics_tape_by_sweeps_is_smaller():
     when this was written), and the default takes it."""
     system = nh.systems.rattleback()
     cores = {vt: _core_with(system, vt) for vt in ("partials", "sweeps")}
-    size = {vt: _core.tape_program(c, "dynamics")[0] for vt, c in cores.items()}
+    size = {vt: _core.diagnostics.tape_program(c, "dynamics")[0] for vt, c in cores.items()}
     assert size["sweeps"] <= 0.6 * size["partials"]
     assert system.core.velocity_sweeps
 
@@ -179,7 +179,8 @@ def test_kane_applied_force_is_the_metrics(name):
              *system.friction_coefficients, *system.force]
     metric_core = _core.MechanicalSystem(system.n, system.k, len(system.parameters),
                                          lower(exprs, system._inputs).to_core(), True, velocity_terms="partials")
-    assert _core.tape_program(system.core, "dynamics")[0] < _core.tape_program(metric_core, "dynamics")[0]
+    program = _core.diagnostics.tape_program
+    assert program(system.core, "dynamics")[0] < program(metric_core, "dynamics")[0]
     p = system.param_vector()
     rng = np.random.default_rng(4)
     for _ in range(5):

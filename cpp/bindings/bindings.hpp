@@ -4,7 +4,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "nonholo/tape/tape_name.hpp"
+
 namespace py = pybind11;
+
+namespace nonholo {
+class MechanicalSystem;
+class Model;
+class Tape;
+}  // namespace nonholo
 
 void expose_errors(py::module_& m);
 void expose_tape(py::module_& m);
@@ -16,6 +24,8 @@ void expose_frames(py::module_& m);
 void expose_reduced(py::module_& m);
 void expose_trajectory(py::module_& m);
 void expose_evaluation(py::module_& m);
+// nonholo._core.diagnostics, a submodule of m: what only the benchmarks and tests use.
+void expose_diagnostics(py::module_& m);
 
 // A NumPy array that owns a copy of `data` with the given shape (C order).
 template <class T>
@@ -24,6 +34,14 @@ py::array_t<double> to_numpy(const T* data, std::vector<py::ssize_t> shape) {
   std::copy(data, data + arr.size(), arr.mutable_data());
   return arr;
 }
+
+// Tape names at the boundary: Python passes strings, C++ takes TapeName. tape_name_arg raises
+// ValueError naming the argument `which` for an unknown name; a known name that the system or
+// model has no tape of raises there (InputError, also a ValueError), naming its choices.
+nonholo::TapeName tape_name_arg(const std::string& which);
+std::vector<std::string> tape_name_strings(const std::vector<nonholo::TapeName>& names);
+const nonholo::Tape& tape_named(const nonholo::MechanicalSystem& sys, const std::string& which);
+const nonholo::Tape& tape_named(const nonholo::Model& model, const std::string& which);
 
 // A contiguous float64 copy of `obj` with exactly `size` entries; the error names `what`.
 std::vector<double> as_vector(const py::handle& obj, py::ssize_t size, const char* what);

@@ -1,7 +1,6 @@
 #include <memory>
 
 #include "bindings.hpp"
-#include "nonholo/explicit_rk.hpp"
 #include "nonholo/integrator.hpp"
 
 using namespace nonholo;
@@ -268,38 +267,4 @@ void expose_integrate(py::module_& m) {
         py::arg("t_eval"), py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
         py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"),
         py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict());
-
-  // The explicit Runge-Kutta alternative (explicit_rk.hpp), for benchmarks/reduced_rk.py.
-  m.def("integrate_dop853",
-        [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval, double rtol,
-           double atol, long max_steps) {
-          ExplicitRkOptions opts;
-          opts.rtol = rtol;
-          opts.atol = {atol};
-          opts.max_steps = max_steps;
-          auto p = as_vector(params, model.n_params(), "params");
-          auto y = as_vector(y0, model.n_states(), "y0");
-          auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
-          ExplicitRkOutput out;
-          {
-            py::gil_scoped_release release;
-            out = integrate_dop853(model, p, t0, tf, y, te, opts);
-          }
-          const auto nt = static_cast<py::ssize_t>(out.t.size());
-          py::array_t<double> ys({nt, static_cast<py::ssize_t>(model.n_states())});
-          std::copy(out.y.begin(), out.y.end(), ys.mutable_data());
-          py::dict d;
-          d["t"] = py::array_t<double>(nt, out.t.data());
-          d["y"] = ys.attr("T");
-          d["status"] = out.status;
-          d["message"] = out.message;
-          d["n_steps"] = out.n_steps;
-          d["n_rhs"] = out.n_rhs;
-          d["n_rejected"] = out.n_rejected;
-          return d;
-        },
-        py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),
-        py::arg("rtol"), py::arg("atol"), py::arg("max_steps") = 500000,
-        "The Dormand-Prince 8(5,3) explicit Runge-Kutta pair on a non-stiff model (no events, no drift control): "
-        "dict(t, y (n_states, n_t), status, message, n_steps, n_rhs, n_rejected).");
 }

@@ -43,7 +43,7 @@ void expose_models(py::module_& m) {
       .def_property_readonly("stiff", &Model::stiff)
       .def_property_readonly("constrained", &Model::constrained)
       .def_property_readonly("system", &Model::system_ptr)
-      .def_property_readonly("rhs_tapes", &Model::compiled_tapes,
+      .def_property_readonly("rhs_tapes", [](const Model& model) { return tape_name_strings(model.compiled_tapes()); },
                              "The tapes one right-hand side evaluates in doubles (with the drift control's and, where "
                              "compiling it pays, the implicit Jacobian's), and the fused right-hand side 'rhs' once "
                              "fuse() has built it: what model.compile() builds by default.")
@@ -78,7 +78,7 @@ void expose_models(py::module_& m) {
       }, py::arg("t"), py::arg("y"), py::arg("params"),
          "True when the fused right-hand side's tests pass at (t, y) (rhs() evaluates it there once compiled); "
          "False where the model's own evaluation runs instead.")
-      .def_property_readonly("tape_names", &Model::tape_names,
+      .def_property_readonly("tape_names", [](const Model& model) { return tape_name_strings(model.tape_names()); },
                              "Every tape of the model by name: the system's, then the model's own ('slip', 'frame', "
                              "'frame_values').")
       .def("rhs", [](const Model& model, double t, py::handle y, py::handle p) {

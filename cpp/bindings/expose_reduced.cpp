@@ -1,7 +1,4 @@
 // Reduced models on the slow manifold and the compiled slow-manifold coefficients.
-#include <dlfcn.h>
-
-#include <chrono>
 #include <memory>
 
 #include <pybind11/eigen.h>
@@ -59,53 +56,4 @@ void expose_reduced(py::module_& m) {
   }, py::arg("system"), py::arg("order"), py::arg("t"), py::arg("q"), py::arg("u"), py::arg("params"),
      py::arg("compiled") = nullptr,
      "s - eps Qmat (f - u' - s') for s = sum_{k<=order} eps^k h^(k) at (t, q, u), shape (n,).");
-
-  // Timing helpers for benchmarks/slow_manifold_cost.py (no Python call overhead in the loop).
-  m.def("seconds_per_rhs", [](const Model& model, double t, py::handle y, py::handle p, int repeats) {
-    auto yv = as_vector(y, model.n_states(), "y");
-    auto pv = as_vector(p, model.n_params(), "params");
-    std::vector<double> f(model.n_states());
-    auto ws = model.workspace();
-    model.rhs(t, yv.data(), pv.data(), f.data(), *ws);  // sizes the workspace
-    const auto start = std::chrono::steady_clock::now();
-    for (int r = 0; r < repeats; ++r) model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeats;
-  }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"), py::arg("repeats"),
-     "Mean wall time of one right-hand-side evaluation, over `repeats` calls with one workspace.");
-  m.def("seconds_per_slip", [](std::shared_ptr<const MechanicalSystem> sys, int order, double t, py::handle q,
-                               py::handle u, py::handle p, int repeats, std::shared_ptr<const CompiledSlip> compiled) {
-    auto qv = as_vector(q, sys->n(), "q");
-    auto uv = as_vector(u, sys->n(), "u");
-    auto pv = as_vector(p, sys->n_params(), "params");
-    SlowManifoldWork<double> w;
-    MatX<double> coeffs;
-    std::vector<double> in, out, work;
-    auto once = [&] {
-      if (compiled) compiled->evaluate(t, qv.data(), uv.data(), pv.data(), in, out, work);
-      else slip_coefficients(*sys, t, qv.data(), uv.data(), pv.data(), order, w, coeffs);
-    };
-    once();
-    const auto start = std::chrono::steady_clock::now();
-    for (int r = 0; r < repeats; ++r) once();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeats;
-  }, py::arg("system"), py::arg("order"), py::arg("t"), py::arg("q"), py::arg("u"), py::arg("params"),
-     py::arg("repeats"), py::arg("compiled") = nullptr,
-     "Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.");
-
-  // Heap allocations in `repeats` right-hand sides after a warm-up call, counted by a preloaded
-  // allocator that exports `long nonholo_allocation_count()` (tests/test_reduced_allocations.py).
-  m.def("allocations_in_rhs", [](const Model& model, double t, py::handle y, py::handle p, int repeats) {
-    using Counter = long (*)();
-    auto counter = reinterpret_cast<Counter>(dlsym(RTLD_DEFAULT, "nonholo_allocation_count"));
-    if (counter == nullptr)
-      throw py::value_error("no allocation counter loaded: preload a library exporting nonholo_allocation_count");
-    auto yv = as_vector(y, model.n_states(), "y");
-    auto pv = as_vector(p, model.n_params(), "params");
-    std::vector<double> f(model.n_states());
-    auto ws = model.workspace();
-    model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
-    const long before = counter();
-    for (int r = 0; r < repeats; ++r) model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
-    return counter() - before;
-  }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"), py::arg("repeats"));
 }

@@ -38,4 +38,5 @@ PYBIND11_MODULE(_core, m) {
   expose_reduced(m);
   expose_trajectory(m);
   expose_evaluation(m);
+  expose_diagnostics(m);
 }

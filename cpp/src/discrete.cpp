@@ -66,6 +66,9 @@ struct DiscreteWork::Impl {
   MidpointWork<NewtonDual> wd;
   MidpointWork<double> w;
   VecX<NewtonDual> q1d, minus, plus, constraint;
+  // Eigen's LU rather than linalg.hpp's Lu: the (n + k)-square Newton matrix of a step, in
+  // doubles only, tested for singularity by its determinant; another factorization would change
+  // the roundings of every discrete trajectory.
   Eigen::PartialPivLU<MatX<double>> lu;
 };
 

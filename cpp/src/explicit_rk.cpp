@@ -7,6 +7,8 @@
 
 #include "nonholo/dop853_coefficients.hpp"
 #include "nonholo/errors.hpp"
+#include "nonholo/format.hpp"
+#include "nonholo/integrator.hpp"
 #include "nonholo/linalg.hpp"
 
 namespace nonholo {
@@ -236,6 +238,57 @@ ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>&
     rk.out.message = std::string("the model could not be evaluated: ") + e.what();
   }
   return rk.out;
+}
+
+// ---- method "dop853" of integrate() (integrator.hpp) ----
+
+void check_dop853_supports(const Model& model, const std::vector<EventSpec>& events, const IntegrationOptions& opt) {
+  auto refuse = [](const std::string& what) {
+    throw InputError("method='dop853' does not support " + what + ": use method='adams' (or 'auto')");
+  };
+  if (!events.empty()) refuse("events");
+  if (!opt.sensitivities.empty()) refuse("sensitivities");
+  if (opt.dense_output) refuse("dense_output");
+  if (!opt.unit_norm.empty() && opt.project) refuse("unit-norm groups kept by projection");
+  if (model.constrained() && opt.project) refuse("drift control (pass drift_control=False)");
+  if (model.stiff()) refuse("stiff models");
+}
+
+void run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
+                const std::vector<double>& y0, const std::vector<double>& t_eval, const IntegrationOptions& opt,
+                const std::function<bool()>& interrupted, SimulationOutput& out) {
+  ExplicitRkOptions o;
+  o.rtol = opt.rtol;
+  o.atol = opt.atol;
+  o.max_step = opt.max_step;
+  o.first_step = opt.first_step;
+  o.max_steps = opt.max_steps;
+  o.max_wall_time = opt.max_wall_time;
+  if (interrupted) o.interrupted = interrupted;
+  const auto start = std::chrono::steady_clock::now();
+  ExplicitRkOutput rk = integrate_dop853(model, params, t0, tf, y0, t_eval, o);
+  out.t = std::move(rk.t);
+  out.y = std::move(rk.y);
+  out.method = "dop853";
+  out.interrupted = rk.interrupted;
+  out.status = rk.status;
+  out.t_last = rk.status == 0 ? tf : rk.t_last;
+  out.stats.n_steps = rk.n_steps;
+  out.stats.n_rhs = rk.n_rhs;
+  out.stats.n_err_test_fails = rk.n_rejected;
+  out.stats.last_order = 8;
+  out.stats.cpu_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.frame_switch_t = std::move(rk.frame_switch_t);
+  out.frame_switch_solved = std::move(rk.frame_switch_solved);
+  if (rk.status == 0) {
+    out.message = "The solver successfully reached the end of the integration interval.";
+  } else if (rk.frame_singular) {
+    out.flag_name = "FRAME_SINGULAR";
+    out.message = "Integration stopped at t = " + format_number(out.t_last) + ": " + rk.message;
+  } else {
+    out.flag_name = "DOP853_FAILURE";
+    out.message = "Integration failed at t = " + format_number(out.t_last) + ": " + rk.message;
+  }
 }
 
 }  // namespace nonholo

@@ -39,22 +39,25 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   return L;
 }
 
-const std::vector<std::string>& MechanicalSystem::tape_names() {
-  static const std::vector<std::string> names{"dynamics",   "full",       "constraints",  "jacobian",
-                                              "projection", "split_base", "velocity_part"};
+const std::vector<TapeName>& MechanicalSystem::tape_names() {
+  static const std::vector<TapeName> names{TapeName::Dynamics,   TapeName::Full,      TapeName::Constraints,
+                                           TapeName::Jacobian,   TapeName::Projection, TapeName::SplitBase,
+                                           TapeName::VelocityPart};
   return names;
 }
 
-const Tape& MechanicalSystem::tape_named(const std::string& name) const {
-  if (name == "dynamics") return dynamics_tape_;
-  if (name == "full") return tape_;
-  if (name == "constraints") return constraint_tape_;
-  if (name == "jacobian") return jacobian_tape_;
-  if (name == "projection") return projection_tape_;
-  if (name == "split_base") return split_base_tape_;
-  if (name == "velocity_part") return velocity_part_tape_;
-  throw InputError("which must be 'dynamics', 'full', 'constraints', 'jacobian', 'projection', 'split_base' or "
-                   "'velocity_part', got '" + name + "'");
+const Tape& MechanicalSystem::tape_named(TapeName name) const {
+  switch (name) {
+    case TapeName::Dynamics: return dynamics_tape_;
+    case TapeName::Full: return tape_;
+    case TapeName::Constraints: return constraint_tape_;
+    case TapeName::Jacobian: return jacobian_tape_;
+    case TapeName::Projection: return projection_tape_;
+    case TapeName::SplitBase: return split_base_tape_;
+    case TapeName::VelocityPart: return velocity_part_tape_;
+    default: break;
+  }
+  throw InputError("which must be " + quoted_tape_names(tape_names(), " or ") + ", got '" + to_string(name) + "'");
 }
 
 namespace {

@@ -44,28 +44,27 @@ void Model::project(double, const double*, const double*, double* corr, double*,
 
 void Model::check_state(double, const double*, const double*, Workspace&) const {}
 
-std::vector<std::string> Model::tape_names() const {
-  std::vector<std::string> names = MechanicalSystem::tape_names();
-  for (const std::string& own : own_tape_names()) names.push_back(own);
-  if (fused_) names.push_back("rhs");
+std::vector<TapeName> Model::tape_names() const {
+  std::vector<TapeName> names = MechanicalSystem::tape_names();
+  for (TapeName own : own_tape_names()) names.push_back(own);
+  if (fused_) names.push_back(TapeName::Rhs);
   return names;
 }
 
-std::vector<std::string> Model::compiled_tapes() const {
-  std::vector<std::string> names = rhs_tapes();
-  if (fused_) names.push_back("rhs");
+std::vector<TapeName> Model::compiled_tapes() const {
+  std::vector<TapeName> names = rhs_tapes();
+  if (fused_) names.push_back(TapeName::Rhs);
   return names;
 }
 
-const Tape& Model::named_tape(const std::string& name) const {
-  if (name == "rhs" && fused_) return fused_->tape();
+const Tape& Model::named_tape(TapeName name) const {
+  if (name == TapeName::Rhs && fused_) return fused_->tape();
   if (const Tape* own = own_tape(name)) return *own;
   const auto& system_names = MechanicalSystem::tape_names();
   if (std::find(system_names.begin(), system_names.end(), name) != system_names.end())
     return system_->tape_named(name);
-  std::string choices;
-  for (const std::string& known : tape_names()) choices += (choices.empty() ? "'" : ", '") + known + "'";
-  throw InputError("which must be one of the " + kind() + " model's tapes " + choices + ", got '" + name + "'");
+  throw InputError("which must be one of the " + kind() + " model's tapes " + quoted_tape_names(tape_names()) +
+                   ", got '" + to_string(name) + "'");
 }
 
 std::shared_ptr<const FusedRhs> Model::trace_fused(double, const double*, const double*) const {

@@ -136,7 +136,7 @@ int linear_jac(sun::real, N_Vector, N_Vector, SUNMatrix J, void* data, N_Vector,
   return 0;
 }
 
-// The integrator's linear-system function (integrator.cpp), with J kept beside the matrix.
+// The integrator's linear-system function (integrate/cvode_callbacks.cpp), with J kept beside the matrix.
 
 int linear_linsys(sun::real, N_Vector, N_Vector, SUNMatrix A, sunbooleantype jok, sunbooleantype* jcur,
                   sun::real gamma, void* data, N_Vector, N_Vector, N_Vector) {

@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'allocations_in_rhs', 'attach_compiled', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_dop853', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'seconds_per_rhs', 'seconds_per_slip', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'tape_program', 'tape_size', 'time_evaluations', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -299,8 +299,6 @@ class CompiledSlip:
     @property
     def tape_instructions(self) -> int:
         ...
-def allocations_in_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> int:
-    ...
 @typing.overload
 def attach_compiled(system: MechanicalSystem, which: str, path: str, symbol: str) -> None:
     """
@@ -327,10 +325,6 @@ def integrate(model: Model, params: typing.Any, t0: typing.SupportsFloat | typin
     ...
 def integrate_discrete(integrator: DiscreteIntegrator, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, n_steps: typing.SupportsInt | typing.SupportsIndex, q0: typing.Any, v0: typing.Any, newton_tol: typing.SupportsFloat | typing.SupportsIndex, max_newton_iterations: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex) -> dict:
     ...
-def integrate_dop853(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0: typing.Any, t_eval: typing.Any, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex = 500000) -> dict:
-    """
-    The Dormand-Prince 8(5,3) explicit Runge-Kutta pair on a non-stiff model (no events, no drift control): dict(t, y (n_states, n_t), status, message, n_steps, n_rhs, n_rejected).
-    """
 def integrate_many(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0s: typing.Any, n_runs: typing.SupportsInt | typing.SupportsIndex, t_eval: typing.Any, events: collections.abc.Sequence, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.Any, method: str, max_step: typing.SupportsFloat | typing.SupportsIndex, first_step: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, project: bool, threads: typing.SupportsInt | typing.SupportsIndex, solver_options: dict = {}, sensitivity: dict = {}) -> list:
     ...
 def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
@@ -351,14 +345,6 @@ def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.Support
     ...
 def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     ...
-def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> float:
-    """
-    Mean wall time of one right-hand-side evaluation, over `repeats` calls with one workspace.
-    """
-def seconds_per_slip(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> float:
-    """
-    Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.
-    """
 def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> numpy.typing.NDArray[numpy.float64]:
     """
     u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.
@@ -383,24 +369,6 @@ def tape_names() -> list[str]:
     """
     The tapes of a MechanicalSystem that can be compiled.
     """
-def tape_program(system: MechanicalSystem, which: str) -> tuple[int, int, int]:
-    """
-    (operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.
-    """
-@typing.overload
-def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
-    """
-    (instructions, outputs) of the tape `which`.
-    """
-@typing.overload
-def tape_size(model: Model, which: str) -> tuple[int, int]:
-    """
-    (instructions, outputs) of the tape `which`.
-    """
-def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float, float]:
-    """
-    Seconds per call of rhs, jacobian, jacobian_dual and implicit_jacobian (NaN for models without one), measured in C++ over `calls` calls.
-    """
 def trajectory_constraint_residual(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     """
     |A v - b| / (|A| |v| + |b|) at every sample of y (time-major, shape (n_t, n_states)), shape (n_t,).
@@ -417,3 +385,48 @@ frame_singular_condition: float = 1000000.0
 max_compiled_slip_nodes: int = 400000
 max_compiled_slip_order: int = 8
 max_slow_manifold_order: int = 16
+
+class diagnostics:
+    """
+    Timings, allocation counts and tape sizes for the benchmarks and tests (not a public API).
+    """
+    @staticmethod
+    def allocations_in_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> int:
+        ...
+    @staticmethod
+    def integrate_dop853(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0: typing.Any, t_eval: typing.Any, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex = 500000) -> dict:
+        """
+        The Dormand-Prince 8(5,3) explicit Runge-Kutta pair on a non-stiff model (no events, no drift control): dict(t, y (n_states, n_t), status, message, n_steps, n_rhs, n_rejected).
+        """
+    @staticmethod
+    def seconds_per_rhs(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex) -> float:
+        """
+        Mean wall time of one right-hand-side evaluation, over `repeats` calls with one workspace.
+        """
+    @staticmethod
+    def seconds_per_slip(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, repeats: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> float:
+        """
+        Mean wall time of h^(1..order) at a point: compiled tape when given, else Taylor mode.
+        """
+    @staticmethod
+    def tape_program(system: MechanicalSystem, which: str) -> tuple[int, int, int]:
+        """
+        (operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.
+        """
+    @typing.overload
+    @staticmethod
+    def tape_size(system: MechanicalSystem, which: str) -> tuple[int, int]:
+        """
+        (instructions, outputs) of the tape `which`.
+        """
+    @typing.overload
+    @staticmethod
+    def tape_size(model: Model, which: str) -> tuple[int, int]:
+        """
+        (instructions, outputs) of the tape `which`.
+        """
+    @staticmethod
+    def time_evaluations(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any, calls: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float, float]:
+        """
+        Seconds per call of rhs, jacobian, jacobian_dual and implicit_jacobian (NaN for models without one), measured in C++ over `calls` calls.
+        """

@@ -72,4 +72,16 @@ ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>&
                                   const std::vector<double>& y0, const std::vector<double>& t_eval,
                                   const ExplicitRkOptions& options);
 
+// Method "dop853" of integrate() (integrator.hpp). check_dop853_supports throws InputError for what
+// the explicit pair does not support (events, sensitivities, dense output, projection, stiff
+// models); run_dop853 runs integrate_dop853 with the run's options and fills `out` (prepared by
+// the caller: state count, event lists) with its samples, counters, status and message.
+struct EventSpec;
+struct IntegrationOptions;
+struct SimulationOutput;
+void check_dop853_supports(const Model& model, const std::vector<EventSpec>& events, const IntegrationOptions& opt);
+void run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
+                const std::vector<double>& y0, const std::vector<double>& t_eval, const IntegrationOptions& opt,
+                const std::function<bool()>& interrupted, SimulationOutput& out);
+
 }  // namespace nonholo

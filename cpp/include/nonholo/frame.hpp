@@ -101,15 +101,15 @@ class Frame {
   // For a frame given by expressions, X and dX/dq; for the Voronets frame, A and dA/dq.
   const Tape& tape() const { return tape_; }
   const Tape& values_tape() const { return values_tape_; }  // Voronets frame: A only
-  // The tapes by name, for model.compile(): "frame" (tape()) and, for the Voronets frame,
-  // "frame_values" (values_tape()); nullptr for another name.
-  std::vector<std::string> tape_names() const {
-    if (voronets_) return {"frame", "frame_values"};
-    return {"frame"};
+  // The tapes by name, for model.compile(): Frame (tape()) and, for the Voronets frame,
+  // FrameValues (values_tape()); nullptr for another name.
+  std::vector<TapeName> tape_names() const {
+    if (voronets_) return {TapeName::Frame, TapeName::FrameValues};
+    return {TapeName::Frame};
   }
-  const Tape* tape_named(const std::string& name) const {
-    if (name == "frame") return &tape_;
-    if (name == "frame_values" && voronets_) return &values_tape_;
+  const Tape* tape_named(TapeName name) const {
+    if (name == TapeName::Frame) return &tape_;
+    if (name == TapeName::FrameValues && voronets_) return &values_tape_;
     return nullptr;
   }
   bool voronets() const { return voronets_; }

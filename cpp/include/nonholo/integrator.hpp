@@ -127,7 +127,7 @@ SimulationOutput integrate(const Model& model, const std::vector<double>& params
 SimulationOutput failed_output(const std::exception_ptr& error, double t0, int n_states);
 
 // Integrates a batch in parallel threads (each run with a workspace and a CVODE instance of
-// its own, taken from the model's and the thread's pools: integrator.cpp, SolverPool).
+// its own, taken from the model's and the thread's pools: integrate/solver_pool.hpp, SolverPool).
 // y0s: n_runs x n_states, params: n_runs x n_params (time-major rows). Results are identical
 // to serial calls of integrate; a run that throws is returned as failed_output and the others
 // are kept. `threads` <= 0 uses the hardware concurrency.

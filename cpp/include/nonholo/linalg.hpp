@@ -348,6 +348,11 @@ void rows_transpose_times(const S* A, int rows, int cols, const S* x, S* __restr
   }
 }
 
+// LU with partial pivoting for every scalar type (doubles, dual numbers, Taylor series and the
+// tracer that records it into a fused tape), by rows, refusing pivots below 1e-13 of the largest
+// entry: the frames' k x k split blocks. The core has two other LUs, each for a reason given in
+// its place: CVODE's Newton matrix (sundials/dense_lu.hpp) and the discrete integrator's Newton
+// step (discrete.cpp, Eigen's PartialPivLU).
 template <class S>
 class Lu {
  public:

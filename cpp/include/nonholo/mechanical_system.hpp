@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 
 #include "nonholo/tape/tape.hpp"
+#include "nonholo/tape/tape_name.hpp"
 
 namespace nonholo {
 
@@ -194,11 +195,11 @@ class MechanicalSystem {
   const Tape& split_base_tape() const { return split_base_tape_; }
   const Tape& velocity_part_tape() const { return velocity_part_tape_; }
 
-  // The tapes by name (what model.compile() translates to C): "dynamics", "full" (tape()),
-  // "constraints", "jacobian", "projection", "split_base", "velocity_part". tape_named throws
-  // InputError naming the choices for any other name.
-  static const std::vector<std::string>& tape_names();
-  const Tape& tape_named(const std::string& name) const;
+  // The tapes by name (what model.compile() translates to C): Dynamics, Full (tape()),
+  // Constraints, Jacobian, Projection, SplitBase, VelocityPart. tape_named throws InputError
+  // naming the choices for any other name.
+  static const std::vector<TapeName>& tape_names();
+  const Tape& tape_named(TapeName name) const;
 
   // All blocks, with a time that carries derivatives (Taylor expansions in t); the parameters
   // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).

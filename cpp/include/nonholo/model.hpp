@@ -16,6 +16,7 @@
 #include "nonholo/fused_rhs.hpp"
 #include "nonholo/mechanics.hpp"
 #include "nonholo/scalar/dual.hpp"
+#include "nonholo/tape/tape_name.hpp"
 
 namespace nonholo {
 
@@ -164,19 +165,19 @@ class Model {
   // the implicit Jacobian's tape where compiling it pays (compiled_jacobian_pays). Names as
   // named_tape takes them; tapes evaluated only in other scalar types (dual numbers, Taylor
   // series) are left out, since a compiled kernel serves doubles only.
-  virtual std::vector<std::string> rhs_tapes() const { return {"dynamics"}; }
+  virtual std::vector<TapeName> rhs_tapes() const { return {TapeName::Dynamics}; }
   // Every tape the model can evaluate, by name: the system's (MechanicalSystem::tape_names), then
-  // the model's own (own_tape_names: "slip", h^(1..K) of a CompiledSlip; "frame",
-  // "frame_values", the tapes of an anholonomic frame). Throws InputError naming the choices.
-  std::vector<std::string> tape_names() const;
-  const Tape& named_tape(const std::string& name) const;
-  // rhs_tapes() and, once fuse() has built it, the fused right-hand side's tape "rhs".
-  std::vector<std::string> compiled_tapes() const;
+  // the model's own (own_tape_names: Slip, h^(1..K) of a CompiledSlip; Frame, FrameValues, the
+  // tapes of an anholonomic frame). named_tape throws InputError naming the choices.
+  std::vector<TapeName> tape_names() const;
+  const Tape& named_tape(TapeName name) const;
+  // rhs_tapes() and, once fuse() has built it, the fused right-hand side's tape Rhs.
+  std::vector<TapeName> compiled_tapes() const;
 
   // The fused right-hand side (fused_rhs.hpp): true when this model's whole eval can be traced.
   virtual bool fusable() const { return false; }
   // Traces it at a regular point (a few fixed points are tried) with parameters p and keeps it as
-  // the tape "rhs"; rhs() evaluates it once that tape is compiled (model.compile()). Returns false
+  // the tape Rhs; rhs() evaluates it once that tape is compiled (model.compile()). Returns false
   // (nothing kept) when the graph exceeds kMaxFusedNodes; throws InputError when the model cannot
   // be fused, ModelError when no point tried is regular. Like attaching a compiled tape, not
   // thread-safe against running integrations.
@@ -188,8 +189,8 @@ class Model {
   // The fused right-hand side, when its tape is compiled (else the model's own eval is cheaper).
   const FusedRhs* compiled_fused() const { return fused_ && fused_->tape().compiled() ? fused_.get() : nullptr; }
   virtual std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const;
-  virtual std::vector<std::string> own_tape_names() const { return {}; }
-  virtual const Tape* own_tape(const std::string&) const { return nullptr; }
+  virtual std::vector<TapeName> own_tape_names() const { return {}; }
+  virtual const Tape* own_tape(TapeName) const { return nullptr; }
 
  private:
   friend class WorkspaceLease;

@@ -46,38 +46,38 @@ std::shared_ptr<const FusedRhs> ReducedModel::trace_fused(double t, const double
   return null->tape().n_instructions() < range->tape().n_instructions() ? null : range;
 }
 
-std::vector<std::string> reduced_rhs_tapes(int order, const CompiledSlip* compiled) {
-  if (order == 0) return {"dynamics"};
-  if (order == 1 && compiled == nullptr) return {"split_base", "velocity_part"};
-  if (compiled != nullptr) return {"slip", "projection"};
-  return {"projection"};
+std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled) {
+  if (order == 0) return {TapeName::Dynamics};
+  if (order == 1 && compiled == nullptr) return {TapeName::SplitBase, TapeName::VelocityPart};
+  if (compiled != nullptr) return {TapeName::Slip, TapeName::Projection};
+  return {TapeName::Projection};
 }
 
-std::vector<std::string> ReducedModel::own_tape_names() const {
+std::vector<TapeName> ReducedModel::own_tape_names() const {
   if (compiled_ == nullptr) return {};
-  return {"slip"};
+  return {TapeName::Slip};
 }
 
-const Tape* ReducedModel::own_tape(const std::string& name) const {
-  return name == "slip" && compiled_ != nullptr ? &compiled_->tape() : nullptr;
+const Tape* ReducedModel::own_tape(TapeName name) const {
+  return name == TapeName::Slip && compiled_ != nullptr ? &compiled_->tape() : nullptr;
 }
 
-std::vector<std::string> ReducedFrameModel::rhs_tapes() const {
+std::vector<TapeName> ReducedFrameModel::rhs_tapes() const {
   // orders 0 and 1 in a Voronets frame evaluate no slip tape (voronets_reduced_rate)
   const bool direct = frame_->voronets() && order_ <= 1;
-  std::vector<std::string> tapes = reduced_rhs_tapes(order_, direct ? nullptr : compiled_.get());
-  tapes.push_back(frame_->voronets() ? "frame_values" : "frame");
+  std::vector<TapeName> tapes = reduced_rhs_tapes(order_, direct ? nullptr : compiled_.get());
+  tapes.push_back(frame_->voronets() ? TapeName::FrameValues : TapeName::Frame);
   return tapes;
 }
 
-std::vector<std::string> ReducedFrameModel::own_tape_names() const {
-  std::vector<std::string> names = frame_->tape_names();
-  if (compiled_ != nullptr) names.push_back("slip");
+std::vector<TapeName> ReducedFrameModel::own_tape_names() const {
+  std::vector<TapeName> names = frame_->tape_names();
+  if (compiled_ != nullptr) names.push_back(TapeName::Slip);
   return names;
 }
 
-const Tape* ReducedFrameModel::own_tape(const std::string& name) const {
-  if (name == "slip") return compiled_ != nullptr ? &compiled_->tape() : nullptr;
+const Tape* ReducedFrameModel::own_tape(TapeName name) const {
+  if (name == TapeName::Slip) return compiled_ != nullptr ? &compiled_->tape() : nullptr;
   return frame_->tape_named(name);
 }
 

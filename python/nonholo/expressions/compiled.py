@@ -5,18 +5,27 @@ The interpreter in the C++ core evaluates every tape by default. :func:`compile_
 (``_core.Model.rhs_tapes``: the system's tapes it uses, a CompiledSlip's h^(1..K), a frame's)
 as straight-line C (``_core.tape_c_source``: one local per instruction, the same operations in
 the same order, constants written exactly), builds it with the C compiler into a shared object
-cached under a hash of the source and the compiler command, and attaches it, so that every
+cached under a hash of the source, the compiler command, the compiler's version and the machine
+architecture, and attaches it, so that every
 double evaluation of that tape (right-hand sides, projections, point queries, by every model
 sharing it) runs the compiled function. Jacobians by dual numbers and Taylor expansions stay
 on the interpreter. Without a compiler nothing changes and the reason is returned.
+
+The cache may be shared by several machines (a home directory on the nodes of a cluster): an
+object is written under a temporary name and renamed into place (a reader never sees half of
+one), and a cached object that fails to load (truncated, corrupt, built for another machine) is
+built again rather than reported.
 :func:`compile_system` compiles tapes of a system by name.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import tempfile
 import warnings
@@ -49,16 +58,76 @@ def _compiler() -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _compiler_version(compiler: str) -> str:
+    """The first line of ``compiler --version`` (asked once per process and compiler); empty when
+    the compiler does not answer."""
+    try:
+        proc = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    lines = proc.stdout.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def _machine() -> str:
+    """The machine architecture the objects are built for (``platform.machine()``)."""
+    return platform.machine()
+
+
 def _digest(command: list, source: str) -> str:
-    return hashlib.sha256("\0".join([*command, source]).encode()).hexdigest()[:32]
+    """The cache key of ``source`` built with ``command`` (compiler first, then the flags): also the
+    compiler's version and the machine architecture, so that nodes of a cluster sharing the cache,
+    or an upgraded compiler, build their own objects."""
+    key = [*command, f"machine={_machine()}", f"compiler={_compiler_version(command[0])}", source]
+    return hashlib.sha256("\0".join(key).encode()).hexdigest()[:32]
 
 
-def _build_all(sources: list, compiler: str, directory: Path) -> list:
-    """The shared objects of ``sources``, those the cache lacks compiled side by side (one compiler
-    process each, so a model's tapes build in the time of the largest on a multi-core machine)."""
+def _complete(path: Path) -> bool:
+    """False for a missing object, or for an ELF object cut short (its program headers, segments or
+    section headers reach past the end of the file): loading one can crash the process rather than
+    fail, so it is built again without being loaded. Other formats are left to the loader."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(64)
+            if head[:4] != b"\x7fELF":
+                return size > 0
+            wide, order = head[4] == 2, "<" if head[5] == 1 else ">"
+            if len(head) < (64 if wide else 52):
+                return False
+            if wide:
+                phoff, shoff = struct.unpack_from(order + "QQ", head, 0x20)
+                phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", head, 0x36)
+            else:
+                phoff, shoff = struct.unpack_from(order + "II", head, 0x1C)
+                phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", head, 0x2A)
+            if phoff + phnum * phentsize > size or shoff + shnum * shentsize > size:
+                return False
+            f.seek(phoff)
+            table = f.read(phnum * phentsize)
+            for i in range(phnum):
+                if wide:
+                    offset, = struct.unpack_from(order + "Q", table, i * phentsize + 8)
+                    filesz, = struct.unpack_from(order + "Q", table, i * phentsize + 32)
+                else:
+                    offset, = struct.unpack_from(order + "I", table, i * phentsize + 4)
+                    filesz, = struct.unpack_from(order + "I", table, i * phentsize + 16)
+                if offset + filesz > size:
+                    return False
+            return True
+    except (OSError, struct.error):
+        return False
+
+
+def _build_all(sources: list, compiler: str, directory: Path, rebuild: bool = False) -> list:
+    """The shared objects of ``sources``, those the cache lacks or holds cut short (all of them with
+    ``rebuild``) compiled side by side (one compiler process each, so a model's tapes build in the
+    time of the largest on a multi-core machine). Each is written under a temporary name in
+    ``directory`` and renamed into place."""
     command = [compiler, *FLAGS]
     targets = [directory / f"{_digest(command, source)}.so" for source in sources]
-    missing = {target: source for target, source in zip(targets, sources) if not target.exists()}
+    missing = {target: source for target, source in zip(targets, sources) if rebuild or not _complete(target)}
     if not missing:
         return targets
     directory.mkdir(parents=True, exist_ok=True)
@@ -92,8 +161,14 @@ def _compile_tapes(owner, tapes, cache_dir) -> str | None:
         return "no C compiler found (set CC, or install cc, gcc or clang)"
     directory = Path(cache_dir) if cache_dir is not None else cache_directory()
     sources = [_core.tape_c_source(owner, which, _SYMBOL) for which in tapes]
-    for which, path in zip(tapes, _build_all(sources, compiler, directory)):
-        _core.attach_compiled(owner, which, str(path), _SYMBOL)
+    for which, source, path in zip(tapes, sources, _build_all(sources, compiler, directory)):
+        try:
+            _core.attach_compiled(owner, which, str(path), _SYMBOL)
+        except ValueError:
+            # a cached object that does not load (corrupt, another machine's; one cut short is
+            # caught by _complete before it is loaded): built again, replacing it atomically
+            [path] = _build_all([source], compiler, directory, rebuild=True)
+            _core.attach_compiled(owner, which, str(path), _SYMBOL)
     return None
 
 

@@ -24,9 +24,9 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   bool stiff() const override { return true; }
   // The right-hand side, and the implicit Jacobian's tape (BDF's Newton matrix) where the
   // Jacobian takes that path and compiling it pays (compiled_jacobian_pays).
-  std::vector<std::string> rhs_tapes() const override {
-    if (implicit_ && compiled_jacobian_pays(system())) return {"dynamics", "jacobian"};
-    return {"dynamics"};
+  std::vector<TapeName> rhs_tapes() const override {
+    if (implicit_ && compiled_jacobian_pays(system())) return {TapeName::Dynamics, TapeName::Jacobian};
+    return {TapeName::Dynamics};
   }
 
   template <class S, class P>

@@ -98,7 +98,7 @@ S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
 
 // frame_prologue's tapes: the frame (X and dX/dq, or A and dA/dq for the Voronets frame) and
 // the dynamics blocks.
-inline std::vector<std::string> frame_rhs_tapes() { return {"frame", "dynamics"}; }
+inline std::vector<TapeName> frame_rhs_tapes() { return {TapeName::Frame, TapeName::Dynamics}; }
 
 class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
  public:
@@ -109,7 +109,7 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
   FrameWatchText frame_watch_text() const {
     return {"Hamel model", "the quasi-velocities v", "use the coordinate model (system.nonholonomic())"};
   }
-  std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
+  std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -126,8 +126,8 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
   VecX<double> multipliers(double t, const double* q, const double* v, const double* p) const;
 
  protected:
-  std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
-  const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
+  std::vector<TapeName> own_tape_names() const override { return frame_->tape_names(); }
+  const Tape* own_tape(TapeName name) const override { return frame_->tape_named(name); }
 };
 
 class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameWork> {
@@ -141,7 +141,7 @@ class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameW
   }
   // mu' = A_s'^T A_s^-T mu at a re-split (the top of this file).
   void remap_extra(double* mu, const FrameResplit& change) const;
-  std::vector<std::string> rhs_tapes() const override { return frame_rhs_tapes(); }
+  std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -168,8 +168,8 @@ class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameW
   }
 
  protected:
-  std::vector<std::string> own_tape_names() const override { return frame_->tape_names(); }
-  const Tape* own_tape(const std::string& name) const override { return frame_->tape_named(name); }
+  std::vector<TapeName> own_tape_names() const override { return frame_->tape_names(); }
+  const Tape* own_tape(TapeName name) const override { return frame_->tape_named(name); }
 };
 
 }  // namespace nonholo

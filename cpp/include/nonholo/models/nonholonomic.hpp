@@ -19,9 +19,9 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   int n_states() const override { return 2 * system().n(); }
   // The right-hand side and the residual of Adams' drift control (the default method; BDF's
   // Jacobian and projection run in dual numbers or from the full tape).
-  std::vector<std::string> rhs_tapes() const override {
-    if (!constrained()) return {"dynamics"};
-    return {"dynamics", "constraints"};
+  std::vector<TapeName> rhs_tapes() const override {
+    if (!constrained()) return {TapeName::Dynamics};
+    return {TapeName::Dynamics, TapeName::Constraints};
   }
 
   template <class S, class P>

@@ -273,7 +273,7 @@ double reduced_rhs_cost_ns(const MechanicalSystem& sys, int order, const Compile
 // dynamics tape (order 0), the split projection tape (order 1), the CompiledSlip's ("slip") and
 // the projection tape (order >= 2 compiled), the projection tape alone (Taylor mode, whose
 // sweeps run in series arithmetic on the interpreter).
-std::vector<std::string> reduced_rhs_tapes(int order, const CompiledSlip* compiled);
+std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled);
 
 // Throws ModelError when mu is not symmetric positive definite at the evaluated point.
 void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& geo);
@@ -302,7 +302,7 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
   // No drift control by default (Adams, DOP853): the right-hand side's tapes only.
-  std::vector<std::string> rhs_tapes() const override { return reduced_rhs_tapes(order_, compiled_.get()); }
+  std::vector<TapeName> rhs_tapes() const override { return reduced_rhs_tapes(order_, compiled_.get()); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
@@ -342,8 +342,8 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   }
 
  protected:
-  std::vector<std::string> own_tape_names() const override;
-  const Tape* own_tape(const std::string& name) const override;
+  std::vector<TapeName> own_tape_names() const override;
+  const Tape* own_tape(TapeName name) const override;
   // The smaller of the traces of eval and (orders 0 and 1) of eval_nullspace in the maximal-volume
   // split at the point of the trace, for systems with constraints.
   std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const override;
@@ -366,7 +366,7 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
   // The reduced model's tapes and the frame's: B(q) from A alone (Voronets), X and dX/dq else.
-  std::vector<std::string> rhs_tapes() const override;
+  std::vector<TapeName> rhs_tapes() const override;
 
   // The frame watch (FrameWatchedModel, models/frame_watch.hpp): a Voronets frame is re-split
   // when max|B_aj| exceeds 10, a frame given by its vectors stops the run when cond_1(X) > 1e6.
@@ -397,8 +397,8 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
   }
 
  protected:
-  std::vector<std::string> own_tape_names() const override;
-  const Tape* own_tape(const std::string& name) const override;
+  std::vector<TapeName> own_tape_names() const override;
+  const Tape* own_tape(TapeName name) const override;
 
  private:
   // The Voronets frame X = [d/dr + B d/ds | d/ds]: u = X_D w is (w on r, B w on s), D_v X_D

@@ -18,9 +18,9 @@ class VakonomicModel : public ConstrainedModel<VakonomicModel> {
   std::string kind() const override { return "vakonomic"; }
   int n_states() const override { return 2 * system().n() + system().k(); }
   // Every block (dA/dq^i enters the curvature term), and the drift control's A and b.
-  std::vector<std::string> rhs_tapes() const override {
-    if (!constrained()) return {"full"};
-    return {"full", "constraints"};
+  std::vector<TapeName> rhs_tapes() const override {
+    if (!constrained()) return {TapeName::Full};
+    return {TapeName::Full, TapeName::Constraints};
   }
 
   template <class S, class P>

@@ -15,6 +15,10 @@
 // -ffp-contract=off, as the core is built) and runs take the same steps. A zero pivot is reported
 // as SUNDIALS does: the setup returns SUNLS_LUFACT_FAIL (recoverable: CVODE retries with a
 // smaller step) and lastflag is the 1-based column of the zero pivot.
+//
+// Why not linalg.hpp's Lu: a SUNLinearSolver must work in place on SUNDIALS' column-major matrix
+// and, for runs to take the steps they took with SUNDIALS' own solver, repeat its arithmetic and
+// its failure codes exactly; Lu is by rows, templated on the scalar and refuses small pivots.
 #pragma once
 
 #include <sundials/sundials_context.h>

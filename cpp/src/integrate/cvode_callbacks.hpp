@@ -1,0 +1,83 @@
+// What CVODE calls back during a run (integration.hpp): the right-hand side, the linear system
+// I - gamma J, forward sensitivities, event functions and the projection, all on one Problem;
+// and the translation of CVODE's return flags into messages and advice.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <cvodes/cvodes.h>
+#include <nvector/nvector_serial.h>
+
+#include "nonholo/integrator.hpp"
+#include "nonholo/model.hpp"
+#include "nonholo/sensitivity.hpp"
+#include "nonholo/sundials/compat.hpp"
+#include "nonholo/unit_norm.hpp"
+
+namespace nonholo::cvode {
+
+// Everything a CVODE callback needs; exceptions never cross into CVODE: they are stored here
+// and the callback returns -1.
+struct Problem {
+  const Model& model;
+  const std::vector<double>& params;
+  const std::vector<EventSpec>& events;
+  WorkspaceLease ws;
+  std::vector<double> event_inputs;
+  std::vector<double> event_work;
+  std::exception_ptr error;
+  std::exception_ptr callback_error;  // raised by a user's event callback: rethrown as itself
+  std::string nonfinite;  // first non-finite right-hand side, for the failure message
+  long n_nonfinite = 0;   // non-finite right-hand sides so far
+  void* cvode_mem = nullptr;
+  N_Vector weights = nullptr;  // CVODE's error weights, for the projection
+  SensitivityRun* sensitivity = nullptr;  // forward sensitivities, when requested
+  std::vector<double> jacobian;                // the last Jacobian (BDF), column-major
+  bool project_velocities = false;             // onto A v = b (drift control)
+  const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
+
+  Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
+      : model(m), params(p), events(e), ws(m.borrow_workspace()) {}
+
+  double event_value(const EventSpec& ev, double t, const double* y) {
+    if (ev.callback) {
+      try {
+        return ev.callback(t, y);
+      } catch (...) {
+        callback_error = std::current_exception();
+        throw;
+      }
+    }
+    const MechanicalSystem& sys = model.system();
+    const int n = sys.n();
+    event_inputs.resize(sys.n_inputs());
+    const double* v = model.event_velocity(t, y, params.data(), *ws);  // u = X_D w in a frame
+    std::copy(y, y + n, event_inputs.begin());
+    std::copy(v, v + n, event_inputs.begin() + n);
+    event_inputs[2 * n] = t;
+    std::copy(params.begin(), params.begin() + sys.n_params(), event_inputs.begin() + 2 * n + 1);
+    double g = 0.0;
+    ev.tape->eval(event_inputs.data(), &g, event_work);
+    return g;
+  }
+};
+
+// The callbacks, with CVODE's signatures; `data` is the Problem.
+int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data);
+int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleantype jok, sunbooleantype* jcur,
+                    sun::real gamma, void* data, N_Vector, N_Vector, N_Vector);
+int sensitivity_callback(int, sun::real t, N_Vector y, N_Vector, N_Vector* yS, N_Vector* ySdot, void* data, N_Vector,
+                         N_Vector);
+int root_callback(sun::real t, N_Vector y, sun::real* g, void* data);
+int proj_callback(sun::real t, N_Vector y, N_Vector corr, sun::real, N_Vector err, void* data);
+
+// Throws SolverError for a negative flag of a CVODE set-up call.
+void check(int flag, const char* function);
+// CVODE's name of a return flag ("CV_TOO_MUCH_WORK").
+std::string flag_name(int flag);
+// What a failure means and what to do, in the words a user needs (diffrax/AMICI style).
+std::string advice(int flag, const Model& model, Method method);
+
+}  // namespace nonholo::cvode

@@ -1,0 +1,462 @@
+#include "integration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <sstream>
+
+#include <cvodes/cvodes_proj.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "nonholo/errors.hpp"
+#include "nonholo/format.hpp"
+#include "nonholo/sundials/dense_lu.hpp"
+#include "nonholo/sundials/serial_ops.hpp"
+
+namespace nonholo {
+namespace cvode {
+
+SimulationOutput Integration::run_explicit() {
+  run_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, opt_, interrupted_, out_);
+  return out_;
+}
+
+void Integration::validate(const std::vector<double>& params, const std::vector<double>& y0,
+                           const std::vector<EventSpec>& events) {
+  if (static_cast<int>(y0.size()) != n_)
+    throw InputError("y0 has " + std::to_string(y0.size()) + " entries, expected " + std::to_string(n_));
+  if (static_cast<int>(params.size()) != model_.n_params())
+    throw InputError("params has " + std::to_string(params.size()) + " entries, expected " + std::to_string(model_.n_params()));
+  for (double v : y0)
+    if (!std::isfinite(v)) throw InputError("y0 contains NaN or inf");
+  for (double v : params)
+    if (!std::isfinite(v)) throw InputError("params contains NaN or inf");
+  if (!std::isfinite(t0_) || !std::isfinite(tf_)) throw InputError("t_span must be finite");
+  if (t0_ == tf_) throw InputError("t_span must have t0 != tf");
+  dir_ = tf_ > t0_ ? 1.0 : -1.0;
+  if (!(opt_.rtol > 0.0) || !std::isfinite(opt_.rtol)) throw InputError("rtol must be positive and finite");
+  if (opt_.atol.size() != 1 && static_cast<int>(opt_.atol.size()) != n_)
+    throw InputError("atol must be a scalar or have one entry per state (" + std::to_string(n_) + ")");
+  for (double a : opt_.atol)
+    if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
+  if (opt_.max_steps < 1) throw InputError("max_steps must be at least 1");
+  for (const UnitNormGroup& g : opt_.unit_norm) {
+    if (g.position.empty() || (!g.velocity.empty() && g.velocity.size() != g.position.size()))
+      throw InputError("solver_options['unit_norm']: each group needs positions and as many velocities (or none)");
+    for (const auto* idx : {&g.position, &g.velocity})
+      for (int i : *idx)
+        if (i < 0 || i >= n_) throw InputError("solver_options['unit_norm']: state index out of range");
+  }
+  if (opt_.max_order < 0 || opt_.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
+  if (opt_.jacobian_frequency < 0 || opt_.setup_frequency < 0 || opt_.max_nonlinear_iterations < 0 ||
+      opt_.nonlinear_convergence < 0)
+    throw InputError("solver_options values must be positive");
+  if (opt_.max_step < 0 || opt_.first_step < 0 || opt_.max_wall_time < 0)
+    throw InputError("max_step, first_step and max_wall_time must be non-negative");
+  for (std::size_t i = 0; i < t_eval_.size(); ++i) {
+    double te = t_eval_[i];
+    if (!std::isfinite(te) || !before_or_at(t0_, te) || !before_or_at(te, tf_))
+      throw InputError("t_eval must lie within t_span");
+    if (i > 0 && !before_or_at(t_eval_[i - 1], te) ) throw InputError("t_eval must be sorted in the direction of integration");
+  }
+  for (const EventSpec& ev : events) {
+    if (!ev.callback && !ev.tape) throw InputError("an event needs a tape or a callback");
+    if (ev.tape && ev.tape->n_inputs() != model_.system().n_inputs())
+      throw InputError("event tape has the wrong number of inputs");
+    if (ev.tape && ev.tape->n_outputs() != 1) throw InputError("an event tape must have exactly one output");
+    if (ev.direction < -1 || ev.direction > 1) throw InputError("event direction must be -1, 0 or 1");
+    if (ev.terminal < 0) throw InputError("event terminal count must be non-negative");
+  }
+  if (opt_.check_initial_state) model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
+}
+
+void Integration::setup(const std::vector<double>& y0) {
+  SUNContext ctx = ctx_ = pool_use_.context();
+  y_.reset(N_VNew_Serial(n_, ctx));
+  sun::use_compiled_ops(y_.get());  // and so every vector CVODE clones from it (serial_ops.hpp)
+  yout_.reset(N_VNew_Serial(n_, ctx));
+  std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
+  if (opt_.atol.size() > 1) {
+    atol_.reset(N_VNew_Serial(n_, ctx));
+    std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
+  }
+
+  // "auto": BDF for stiff models, for unit-norm groups (kept by projection, BDF only) and for
+  // constrained models with sensitivities (those of the projected trajectory); Adams otherwise,
+  // with drift control by restarts (kDriftTol) and a switch to BDF if the run turns out stiff.
+  const bool sensitivities = !opt_.sensitivities.empty();
+  Method method = opt_.method;
+  if (method == Method::Auto) {
+    const bool bdf = model_.stiff() || (opt_.project && !opt_.unit_norm.empty()) ||
+                     (sensitivities && model_.constrained() && opt_.project);
+    method = bdf ? Method::Bdf : Method::Adams;
+    may_switch_ = method == Method::Adams && !sensitivities;
+  }
+  out_.method = method == Method::Bdf ? "bdf" : "adams";
+  start(t0_, method, y0.data());
+}
+
+SolverHandle Integration::acquire(double t_start, Method method, bool projection) {
+  SolverPool* pool = pool_use_.pool();
+  const bool sensitivities = !opt_.sensitivities.empty();
+  std::unique_ptr<Solver> s;
+  if (pool && !sensitivities) s = pool->take(method, n_, projection);
+  if (s) {
+    sun::capture_messages(ctx_, s->mem.get(), &sink_);
+    check(CVodeReInit(s->mem.get(), t_start, y_.get()), "CVodeReInit");
+  } else {
+    s = std::make_unique<Solver>();
+    s->method = method;
+    s->n = n_;
+    s->projection = projection;
+    s->mem.reset(CVodeCreate(method == Method::Bdf ? CV_BDF : CV_ADAMS, ctx_));
+    if (!s->mem) throw SolverError("CVodeCreate failed", t_start);
+    void* mem = s->mem.get();
+    sun::capture_messages(ctx_, mem, &sink_);
+    check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
+    if (method == Method::Bdf) {
+      s->J = sun::make_dense_matrix(n_, ctx_);
+      s->ls = sun::make_dense_lu(n_, ctx_);
+      if (!s->J || !s->ls) throw SolverError("creating the linear solver failed", t_start);
+      check(CVodeSetLinearSolver(mem, s->ls.get(), s->J.get()), "CVodeSetLinearSolver");
+      check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
+      if (projection) {
+        s->weights.reset(N_VNew_Serial(n_, ctx_));
+        check(CVodeSetProjFn(mem, proj_callback), "CVodeSetProjFn");
+        check(CVodeSetProjErrEst(mem, SUNTRUE), "CVodeSetProjErrEst");
+      }
+    } else {
+      s->nls.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx_));
+      check(CVodeSetNonlinearSolver(mem, s->nls.get()), "CVodeSetNonlinearSolver");
+    }
+  }
+  s->reusable = !sensitivities;
+  return SolverHandle(s.release(), SolverReturn{pool});
+}
+
+void Integration::configure(double t_start) {
+  void* mem = solver_->mem.get();
+  const bool adams = solver_->method == Method::Adams;
+  problem_.cvode_mem = mem;
+  check(CVodeSetUserData(mem, &problem_), "CVodeSetUserData");
+  if (opt_.atol.size() == 1)
+    check(CVodeSStolerances(mem, opt_.rtol, opt_.atol[0]), "CVodeSStolerances");
+  else
+    check(CVodeSVtolerances(mem, opt_.rtol, atol_.get()), "CVodeSVtolerances");
+  check(CVodeSetStopTime(mem, tf_), "CVodeSetStopTime");
+  check(CVodeSetMaxNumSteps(mem, opt_.max_steps), "CVodeSetMaxNumSteps");
+  // 0: no bound (CVODE's default); 0: CVODE's estimate of the first step
+  check(CVodeSetMaxStep(mem, opt_.max_step > 0 ? opt_.max_step : 0.0), "CVodeSetMaxStep");
+  const bool first = opt_.first_step > 0 && t_start == t0_;
+  check(CVodeSetInitStep(mem, first ? dir_ * opt_.first_step : 0.0), "CVodeSetInitStep");
+  check(CVodeSetMaxOrd(mem, opt_.max_order > 0 ? opt_.max_order : (adams ? kAdamsMaxOrder : kBdfMaxOrder)),
+        "CVodeSetMaxOrd");
+  check(CVodeSetMaxNonlinIters(mem, opt_.max_nonlinear_iterations > 0 ? opt_.max_nonlinear_iterations
+                                                                      : kCvodeMaxNonlinIters),
+        "CVodeSetMaxNonlinIters");
+  check(CVodeSetNonlinConvCoef(mem, opt_.nonlinear_convergence > 0 ? opt_.nonlinear_convergence
+                                                                   : kCvodeNonlinConvCoef),
+        "CVodeSetNonlinConvCoef");
+}
+
+void Integration::start(double t_start, Method method, const double* y0) {
+  method_ = method;
+  const bool project_velocities = model_.constrained() && opt_.project;
+  const bool project_positions = opt_.project && !opt_.unit_norm.empty();
+  // CVODE's memory first (it refers to the solvers), then what it used
+  solver_.reset();
+  sens_.reset();
+  policy_.reset();
+  problem_.project_velocities = false;
+  problem_.unit_norm = nullptr;
+  problem_.weights = nullptr;
+  watch_drift_ = false;
+  steps_since_restart_ = 0;
+  failure_steps_.clear();
+  last_failures_ = 0;
+
+  const bool projection = method_ == Method::Bdf && (project_velocities || project_positions);
+  solver_ = acquire(t_start, method_, projection);
+  configure(t_start);
+  void* mem = solver_->mem.get();
+
+  if (method_ == Method::Bdf) {
+    // the Jacobian the linear-system function keeps (a reused instance starts with a new one:
+    // CVODE refreshes at its first step)
+    problem_.jacobian.assign(static_cast<std::size_t>(n_) * n_, 0.0);
+    // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
+    // whichever advances further per unit of work), unless the caller fixed the frequencies
+    // (0: CVODE's default).
+    if (opt_.jacobian_frequency > 0 || opt_.setup_frequency > 0) {
+      check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
+      check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
+    } else {
+      // a step's fixed cost in right-hand sides of this model
+      const double rhs_ns = std::max(1.0, model_.rhs_cost_ns());
+      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepNanoseconds / rhs_ns,
+                                                 setup_nanoseconds(n_) / rhs_ns);
+      set_jacobian_mode(policy_->refreshing());
+    }
+    if (projection) {
+      problem_.weights = solver_->weights.get();
+      problem_.project_velocities = project_velocities;
+      if (project_positions) problem_.unit_norm = &opt_.unit_norm;
+    }
+  } else {
+    // drift control: kDriftTol (not with sensitivities: theirs are those of the field)
+    watch_drift_ = project_velocities && opt_.sensitivities.empty();
+  }
+  if (!opt_.sensitivities.empty()) {
+    sens_ = std::make_unique<SensitivityRun>(model_, problem_.params, opt_, problem_.events);
+    problem_.sensitivity = sens_.get();
+    out_.n_sens = sens_->count();
+    sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
+                  model_.constrained() && opt_.project);
+  }
+  const auto& events = problem_.events;
+  if (!events.empty() || solver_->roots) {  // none: off on a reused instance that had some
+    check(CVodeRootInit(mem, static_cast<int>(events.size()), events.empty() ? nullptr : root_callback),
+          "CVodeRootInit");
+    solver_->roots = !events.empty();
+  }
+  if (!events.empty()) {
+    std::vector<int> dirs;
+    for (const auto& ev : events) dirs.push_back(static_cast<int>(dir_) * ev.direction);
+    check(CVodeSetRootDirection(mem, dirs.data()), "CVodeSetRootDirection");
+    check(CVodeSetNoInactiveRootWarn(mem), "CVodeSetNoInactiveRootWarn");
+  }
+}
+
+void Integration::emit_t_eval_up_to(double t, const double* y) {
+  void* mem = solver_->mem.get();
+  while (next_eval_ < t_eval_.size() && before_or_at(t_eval_[next_eval_], t)) {
+    double te = t_eval_[next_eval_++];
+    if (te == t) {
+      record(te, y);
+    } else {
+      int flag = CVodeGetDky(mem, te, 0, yout_.get());
+      if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + format_number(te), te);
+      record(te, N_VGetArrayPointer(yout_.get()));
+    }
+  }
+}
+
+void Integration::fail(int flag, double t) {
+  out_.status = -1;
+  out_.flag = flag;
+  out_.flag_name = flag_name(flag);
+  std::ostringstream os;
+  os << "Integration failed at t = " << t << " with " << out_.flag_name;
+  if (problem_.error) {
+    try {
+      std::rethrow_exception(problem_.error);
+    } catch (const std::exception& e) {
+      os << ": " << e.what();
+    }
+  } else if (!problem_.nonfinite.empty()) {
+    os << ": " << problem_.nonfinite;
+  }
+  std::string hint = advice(flag, model_, method_);
+  if (!hint.empty()) os << " (" << hint << ")";
+  out_.message = os.str();
+}
+
+void Integration::record_dense_step() {
+  void* mem = solver_->mem.get();
+  sun::real tn = 0.0, h = 0.0;
+  int q = 0;
+  CVodeGetCurrentTime(mem, &tn);
+  CVodeGetLastStep(mem, &h);
+  CVodeGetLastOrder(mem, &q);
+  DenseOutput& d = out_.dense;
+  if (!d.t_end.empty() && d.t_end.back() == tn) return;  // the step was stored at a root return
+  d.t_end.push_back(tn);
+  d.h.push_back(h);
+  d.order.push_back(q);
+  for (int k = 0; k <= q; ++k) {
+    int flag = CVodeGetDky(mem, tn, k, yout_.get());
+    if (flag < 0) throw SolverError("CVodeGetDky failed for the dense output at t = " + format_number(tn), tn);
+    const double* dk = N_VGetArrayPointer(yout_.get());
+    d.derivatives.insert(d.derivatives.end(), dk, dk + n_);
+  }
+}
+
+// Adds this CVODE instance's counters to the run's (a switch from Adams to BDF has two).
+void Integration::collect_stats() {
+  void* mem = solver_->mem.get();
+  SolverStats s;
+  CVodeGetNumSteps(mem, &s.n_steps);
+  CVodeGetNumRhsEvals(mem, &s.n_rhs);
+  CVodeGetNumErrTestFails(mem, &s.n_err_test_fails);
+  CVodeGetNumNonlinSolvIters(mem, &s.n_nonlin_iters);
+  CVodeGetNumNonlinSolvConvFails(mem, &s.n_nonlin_fails);
+  CVodeGetLastOrder(mem, &s.last_order);
+  CVodeGetLastStep(mem, &s.last_step);
+  if (!problem_.events.empty()) CVodeGetNumGEvals(mem, &s.n_root_evals);
+  if (method_ == Method::Bdf) {
+    CVodeGetNumLinSolvSetups(mem, &s.n_lin_setups);
+    CVodeGetNumJacEvals(mem, &s.n_jac);
+    if ((model_.constrained() || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
+  }
+  SolverStats& o = out_.stats;
+  o.n_steps += s.n_steps;
+  o.n_rhs += s.n_rhs;
+  o.n_err_test_fails += s.n_err_test_fails;
+  o.n_nonlin_iters += s.n_nonlin_iters;
+  o.n_nonlin_fails += s.n_nonlin_fails;
+  o.n_root_evals += s.n_root_evals;
+  o.n_lin_setups += s.n_lin_setups;
+  o.n_jac += s.n_jac;
+  o.n_proj += s.n_proj;
+  o.last_order = s.last_order;
+  o.last_step = s.last_step;
+}
+
+SimulationOutput Integration::run() {
+  if (opt_.method == Method::Dop853) return run_explicit();
+  const auto start = Clock::now();
+  void* mem = solver_->mem.get();
+  double* y = N_VGetArrayPointer(y_.get());
+  if (t_eval_.empty()) record(t0_, y);
+  emit_t_eval_up_to(t0_, y);
+  double t = t0_;
+  long steps = 0, tiny_steps = 0;
+  std::vector<int> roots(problem_.events.size());
+  // the frame watch (Model::frame_check): at the start, then after every step
+  const bool watching = model_.watches_frame();
+  const bool started = !watching || watch_frame(t0_, true);
+  mem = solver_->mem.get();
+
+  while (started) {
+    int flag = CVode(mem, tf_, y_.get(), &t, CV_ONE_STEP);
+    if (flag < 0) {
+      // the user's own exception, not a solver failure: it leaves integrate() unchanged
+      if (problem_.callback_error) std::rethrow_exception(problem_.callback_error);
+      fail(flag, t);
+      break;
+    }
+    ++steps;
+    ++steps_since_restart_;
+    if (flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
+      const bool stiff = may_switch_ && adams_is_stiff();
+      // "auto" restarts Adams at most every kMinRestartSteps steps and switches to BDF when it
+      // would need to restart sooner; "adams" waits until then
+      const bool drift = !stiff && watch_drift_ && (may_switch_ || steps_since_restart_ >= kMinRestartSteps) &&
+                         drifted(t, y);
+      if (stiff || drift) {
+        // the step as taken (dense output), then a fresh start from it, projected after a drift
+        if (opt_.dense_output) record_dense_step();
+        if (drift) project_state(t);
+        emit_t_eval_up_to(t, y);
+        if (t_eval_.empty()) record(t, y);
+        if (stiff)
+          restart(t, Method::Bdf, "stiff");
+        else if (may_switch_ && steps_since_restart_ < kMinRestartSteps)
+          restart(t, Method::Bdf, "constraint drift");
+        else
+          restart(t, Method::Adams, "constraint drift");
+        mem = solver_->mem.get();  // the new instance
+        continue;
+      }
+    }
+    if (watching && flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
+      const long restarts = out_.n_restarts;
+      if (!watch_frame(t, false)) break;
+      if (out_.n_restarts != restarts) {  // re-split: outputs emitted, CVODE restarted
+        mem = solver_->mem.get();
+        continue;
+      }
+    }
+    if (policy_) apply_jacobian_policy(t);
+    if (opt_.dense_output) record_dense_step();
+    emit_t_eval_up_to(t, y);
+    if (flag == CV_ROOT_RETURN) {
+      CVodeGetRootInfo(mem, roots.data());
+      bool stop = false;
+      for (std::size_t i = 0; i < roots.size(); ++i) {
+        if (roots[i] == 0) continue;
+        out_.t_events[i].push_back(t);
+        out_.y_events[i].insert(out_.y_events[i].end(), y, y + n_);
+        if (sens_) sens_->record_event(static_cast<int>(i), t, y, out_.t_event_sensitivities[i],
+                                       out_.y_event_sensitivities[i]);
+        const EventSpec& ev = problem_.events[i];
+        if (ev.terminal > 0 && ++event_counts_[i] >= ev.terminal) stop = true;
+      }
+      if (stop) {
+        if (t_eval_.empty()) record(t, y);
+        out_.status = 1;
+        out_.message = "A termination event occurred.";
+        break;
+      }
+    } else if (t_eval_.empty()) {
+      record(t, y);
+    }
+    if (flag == CV_TSTOP_RETURN || t == tf_) {
+      out_.status = 0;
+      out_.message = "The solver successfully reached the end of the integration interval.";
+      break;
+    }
+    if (steps >= opt_.max_steps) {
+      fail(CV_TOO_MUCH_WORK, t);
+      out_.message = "Integration stopped at t = " + format_number(t) + " after max_steps = " +
+                     std::to_string(opt_.max_steps) + " steps (CV_TOO_MUCH_WORK; " +
+                     advice(CV_TOO_MUCH_WORK, model_, method_) + ")" + diagnosis();
+      break;
+    }
+    // A step size collapsed to round-off relative to t means CVODE is creeping towards a point
+    // where the model is undefined or singular (e.g. a non-finite right-hand side beyond it):
+    // stop now with the reason instead of spending the whole max_steps budget.
+    sun::real h_last = 0.0;
+    CVodeGetLastStep(mem, &h_last);
+    if (std::abs(h_last) <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t))) {
+      if (++tiny_steps >= 100) {
+        fail(CV_TOO_MUCH_WORK, t);
+        out_.flag_name = "STEP_SIZE_COLLAPSED";
+        out_.message = "Integration stopped at t = " + format_number(t) + ": the step size collapsed to " +
+                       format_number(h_last) + " over 100 steps (the solution blows up, or the model is singular or undefined "
+                       "just ahead: check the state there, the metric, the constraints and the forces)" + diagnosis();
+        break;
+      }
+    } else {
+      tiny_steps = 0;
+    }
+    if (steps % 64 == 0) {
+      double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time) {
+        out_.status = -1;
+        out_.flag = 0;
+        out_.flag_name = "WALL_TIME_EXCEEDED";
+        out_.message = "Integration stopped at t = " + format_number(t) + " after max_wall_time = " +
+                       format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol" +
+                       std::string(method_ == Method::Adams && model_.stiff() ? "; the model is stiff: use method='bdf'" : "") +
+                       ")" + diagnosis();
+        break;
+      }
+      if (interrupted_ && interrupted_()) {
+        out_.status = -1;
+        out_.flag_name = "INTERRUPTED";
+        out_.message = "Integration interrupted at t = " + format_number(t);
+        out_.interrupted = true;
+        break;
+      }
+    }
+  }
+  out_.t_last = t;
+  collect_stats();
+  out_.stats.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
+  out_.messages = std::move(sink_.messages);
+  return std::move(out_);
+}
+
+}  // namespace cvode
+
+SimulationOutput integrate(const Model& model, const std::vector<double>& params, double t0, double tf,
+                           const std::vector<double>& y0, const std::vector<double>& t_eval,
+                           const std::vector<EventSpec>& events, const IntegrationOptions& options,
+                           const InterruptCheck& interrupted) {
+  cvode::Integration integration(model, params, t0, tf, y0, t_eval, events, options, interrupted);
+  return integration.run();
+}
+
+}  // namespace nonholo

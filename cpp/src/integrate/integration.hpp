@@ -1,0 +1,136 @@
+// One run of integrate() (integrator.hpp): class Integration. Its parts are in this folder:
+// integration.cpp (validation, set-up of a CVODE instance, the step loop and the outputs),
+// method_control.cpp (Adams' drift control and stiffness test, the switch to BDF, the Jacobian
+// policy), frame_watch.cpp (re-splits of a frame during a run), cvode_callbacks.cpp (what CVODE
+// calls), solver_pool.cpp (CVODE instances reused across runs) and batch.cpp (integrate_many).
+// Method "dop853" runs the explicit Runge-Kutta driver instead (explicit_rk.cpp).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cvodes/cvodes.h>
+#include <nvector/nvector_serial.h>
+
+#include "cvode_callbacks.hpp"
+#include "method_control.hpp"
+#include "nonholo/explicit_rk.hpp"
+#include "nonholo/integrator.hpp"
+#include "nonholo/jacobian_policy.hpp"
+#include "nonholo/sensitivity.hpp"
+#include "nonholo/sundials/handles.hpp"
+#include "solver_pool.hpp"
+
+namespace nonholo::cvode {
+
+using Clock = std::chrono::steady_clock;
+
+class Integration {
+ public:
+  Integration(const Model& model, const std::vector<double>& params, double t0, double tf, const std::vector<double>& y0,
+              const std::vector<double>& t_eval, const std::vector<EventSpec>& events, const IntegrationOptions& opt,
+              const InterruptCheck& interrupted)
+      : model_(model), t0_(t0), tf_(tf), t_eval_(t_eval), opt_(opt), interrupted_(interrupted),
+        n_(model.n_states()), problem_(model, params, events) {
+    validate(params, y0, events);
+    out_.n_states = n_;
+    out_.t_events.resize(events.size());
+    out_.y_events.resize(events.size());
+    out_.t_event_sensitivities.resize(events.size());
+    out_.y_event_sensitivities.resize(events.size());
+    event_counts_.assign(events.size(), 0);
+    out_.t.reserve(t_eval.size());  // the output's size when given
+    out_.y.reserve(t_eval.size() * static_cast<std::size_t>(n_));
+    if (opt.method == Method::Dop853) {
+      check_dop853_supports(model, events, opt);
+      y0_ = y0;
+    } else {
+      setup(y0);
+    }
+  }
+
+  SimulationOutput run();
+
+ private:
+  void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
+  void setup(const std::vector<double>& y0);
+  // method "dop853": the run by the explicit Runge-Kutta driver (explicit_rk.hpp, run_dop853).
+  SimulationOutput run_explicit();
+  // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.
+  void start(double t, Method method, const double* y0_for_sensitivities);
+  // An instance of this kind from the thread's pool, re-initialized at (t, y_), or a new one.
+  SolverHandle acquire(double t, Method method, bool projection);
+  // Every optional input of this run on the instance (CVODE's default where the run sets none).
+  void configure(double t_start);
+  void* mem() const { return solver_->mem.get(); }
+  // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
+  bool adams_is_stiff();
+  // Adams' drift control after a step (kDriftTol): true when the residual is above the bound.
+  bool drifted(double t, const double* y);
+  // Projects y_ onto the constraint set (G-orthogonally, velocities only).
+  void project_state(double t);
+  // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
+  void restart(double t, Method method, const std::string& why);
+  // The frame watch after a step (Model::frame_check): false when the run must stop (fail()
+  // has been called). A re-split maps y_ to the new frame and restarts CVODE there; outputs up
+  // to t are emitted before, in the old frame.
+  bool watch_frame(double t, bool at_start);
+  // The first step of an Adams run restarted at t (drift control), from the run being replaced:
+  // 0 when that run cannot give one (CVODE then estimates it).
+  double restart_step(double t);
+  void record(double t, const double* y) {
+    out_.t.push_back(t);
+    out_.y.insert(out_.y.end(), y, y + n_);
+    if (sens_) sens_->record(t, y, out_.sensitivities);
+  }
+  bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
+  void emit_t_eval_up_to(double t, const double* y);
+  void fail(int flag, double t);
+  void record_dense_step();
+  // "; last model error: ..." when a callback reported a problem (non-finite values, ...).
+  std::string diagnosis() const {
+    if (!problem_.nonfinite.empty()) return "; " + problem_.nonfinite;
+    return "";
+  }
+  void collect_stats();
+  // After a step: the policy's mode, as CVODE's Jacobian and linear-setup frequencies.
+  void apply_jacobian_policy(double t);
+  // Refresh every step, or reuse: for a stiff model with a cheap Jacobian
+  // (JacobianPolicy::refresh_at_setups), a new Jacobian at each linear setup, every
+  // kStiffSetupFrequency steps and when the step size changes; else CVODE's own frequencies.
+  void set_jacobian_mode(bool every);
+
+  const Model& model_;
+  double t0_, tf_;
+  const std::vector<double>& t_eval_;
+  const IntegrationOptions& opt_;
+  const InterruptCheck& interrupted_;
+  int n_;
+  double dir_ = 1.0;
+  std::size_t next_eval_ = 0;
+  std::vector<int> event_counts_;
+  SimulationOutput out_;
+  Problem problem_;
+  Method method_ = Method::Bdf;
+  sun::MessageSink sink_;
+  // Declaration order = reverse destruction order: context first, CVODE memory last.
+  PoolUse pool_use_;
+  SUNContext ctx_ = nullptr;
+  sun::VectorPtr y_, yout_, atol_;
+  std::unique_ptr<SensitivityRun> sens_;
+  std::unique_ptr<JacobianPolicy> policy_;  // BDF runs without fixed frequencies
+  bool may_switch_ = false;                 // "auto" running Adams: switch to BDF when stiff
+  bool watch_drift_ = false;                // Adams with drift control (kDriftTol)
+  std::vector<long> failure_steps_;         // step counts at recent fixed-point failures
+  long last_failures_ = 0, last_nonfinite_ = 0;
+  long steps_since_restart_ = 0;
+  std::vector<double> corr_;
+  std::vector<double> resplit_state_;  // the state mapped to a new frame (watch_frame)
+  sun::VectorPtr restart_ydd_, restart_weights_;  // restart_step's scratch
+  std::vector<double> y0_;  // method "dop853"
+  SolverHandle solver_;
+};
+
+}  // namespace nonholo::cvode

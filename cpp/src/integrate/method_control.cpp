@@ -1,0 +1,102 @@
+// Method control of a CVODE run: the Jacobian policy of BDF runs (jacobian_policy.hpp), "auto"'s
+// stiffness test on Adams runs and its switch to BDF, and Adams' drift control (projection and a
+// restart, with the first step taken from the replaced run). The constants: method_control.hpp.
+#include <algorithm>
+#include <cmath>
+
+#include "integration.hpp"
+#include "nonholo/format.hpp"
+
+namespace nonholo::cvode {
+
+void Integration::apply_jacobian_policy(double t) {
+  JacobianPolicy::Counters now;
+  now.t = t;
+  now.t_start = t0_;
+  now.t_end = tf_;
+  CVodeGetNumSteps(mem(), &now.steps);
+  CVodeGetLastStep(mem(), &now.h);
+  CVodeGetNumRhsEvals(mem(), &now.rhs);
+  CVodeGetNumJacEvals(mem(), &now.jacobians);
+  CVodeGetNumNonlinSolvConvFails(mem(), &now.failures);
+  CVodeGetNumLinSolvSetups(mem(), &now.setups);
+  if (!policy_->after_step(now)) return;
+  set_jacobian_mode(policy_->refreshing());
+}
+
+void Integration::set_jacobian_mode(bool every) {
+  const bool at_setups = model_.stiff() && policy_->refresh_at_setups();
+  const long jacobian = every || at_setups ? 1 : kCvodeJacobianFrequency;
+  const long setup = every ? 1 : (at_setups ? JacobianPolicy::kStiffSetupFrequency : kCvodeSetupFrequency);
+  check(CVodeSetJacEvalFrequency(mem(), jacobian), "CVodeSetJacEvalFrequency");
+  check(CVodeSetLSetupFrequency(mem(), setup), "CVodeSetLSetupFrequency");
+}
+
+bool Integration::adams_is_stiff() {
+  long failures = 0, steps = 0;
+  CVodeGetNumNonlinSolvConvFails(mem(), &failures);
+  CVodeGetNumSteps(mem(), &steps);
+  if (failures == last_failures_) return false;
+  last_failures_ = failures;
+  // a failure from a non-finite right-hand side is the model's domain ending, not stiffness
+  if (problem_.n_nonfinite != last_nonfinite_) {
+    last_nonfinite_ = problem_.n_nonfinite;
+    return false;
+  }
+  failure_steps_.push_back(steps);
+  while (!failure_steps_.empty() && failure_steps_.front() <= steps - kStiffWindow) failure_steps_.erase(failure_steps_.begin());
+  return static_cast<long>(failure_steps_.size()) >= kStiffFailures;
+}
+
+bool Integration::drifted(double t, const double* y) {
+  double residual = 0.0, scale = 1.0;
+  model_.constraint_residual(t, y, problem_.params.data(), *problem_.ws, &residual, &scale);
+  return residual > kDriftTol * opt_.rtol * scale;
+}
+
+void Integration::project_state(double t) {
+  double* y = N_VGetArrayPointer(y_.get());
+  corr_.assign(n_, 0.0);
+  model_.project(t, y, problem_.params.data(), corr_.data(), nullptr, nullptr, *problem_.ws);
+  for (int i = 0; i < n_; ++i) y[i] += corr_[i];
+}
+
+// CVODE starts Adams at order 1 with the step of its estimate (cvHin: the local error h^2/2
+// |y''|_wrms of order 1 at one, with the bias 1/2, from up to four extra right-hand sides at
+// finite-difference points). A restart after a drift has that second derivative already: the
+// replaced run's Nordsieck history at t (CVodeGetDky, order >= 2; the projection moved y by
+// 0.1 rtol of its scale at most, which leaves y'' as it is to that accuracy), weighted with its
+// error weights: h0 = 1/2 sqrt(2 / |y''|_wrms), and never above its last step (at a higher
+// order). CVODE's error test still accepts or rejects that step.
+double Integration::restart_step(double t) {
+  void* mem = solver_->mem.get();
+  int order = 0;
+  sun::real h_last = 0.0;
+  CVodeGetLastOrder(mem, &order);
+  CVodeGetLastStep(mem, &h_last);
+  if (method_ != Method::Adams || order < 2 || !(std::abs(h_last) > 0.0)) return 0.0;
+  if (!restart_ydd_) {
+    restart_ydd_.reset(N_VNew_Serial(n_, ctx_));
+    restart_weights_.reset(N_VNew_Serial(n_, ctx_));
+  }
+  if (CVodeGetDky(mem, t, 2, restart_ydd_.get()) != CV_SUCCESS) return 0.0;
+  if (CVodeGetErrWeights(mem, restart_weights_.get()) != CV_SUCCESS) return 0.0;
+  const double norm = N_VWrmsNorm(restart_ydd_.get(), restart_weights_.get());
+  if (!(norm > 0.0) || !std::isfinite(norm)) return 0.0;
+  return std::min(0.5 * std::sqrt(2.0 / norm), std::abs(h_last));
+}
+
+void Integration::restart(double t, Method method, const std::string& why) {
+  collect_stats();
+  ++out_.n_restarts;
+  const double h0 = method == Method::Adams ? restart_step(t) : 0.0;
+  start(t, method, nullptr);
+  if (h0 > 0.0) check(CVodeSetInitStep(solver_->mem.get(), dir_ * h0), "CVodeSetInitStep");
+  if (method == Method::Bdf) {
+    may_switch_ = false;
+    out_.t_switch = t;
+    out_.method = "adams->bdf at t=" + format_number(t) + " (" + why + ")";
+  }
+}
+
+}  // namespace nonholo::cvode

@@ -1,0 +1,45 @@
+// The constants of method control in a CVODE run (integration.hpp): when BDF refreshes its
+// Jacobian (the step and setup costs the Jacobian policy weighs, jacobian_policy.hpp), Adams'
+// drift control by projection and restart, and "auto"'s switch from Adams to BDF when a run turns
+// out stiff. The code that applies them is in method_control.cpp.
+#pragma once
+
+namespace nonholo::cvode {
+
+// CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
+constexpr long kCvodeJacobianFrequency = 51;
+constexpr long kCvodeSetupFrequency = 20;
+// Fixed cost of one BDF step outside the model (CVODE's vector operations and error test, the
+// Newton iteration's solves, the integration loop), in the nanoseconds of Model::rhs_cost_ns:
+// benchmarks/friction_sleigh_cvode.cpp (6 states, a hand-written model costing ~0.05 us an
+// evaluation) takes 2.9 us a step with a Jacobian and a factorization on every step, of which
+// ~0.9 us are the linear-solver setup.
+constexpr double kStepNanoseconds = 2000.0;
+// A linear setup of the dense solver for n states (CVODE's zeroing, copy and scaling of the
+// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6. Both constants
+// were fitted with SUNDIALS' dense solver and serial vectors (unoptimized in Debian's 6.4.1) and
+// are kept so that the policy chooses as before; with nonholo's own (dense_lu.hpp,
+// serial_ops.hpp) a step's fixed cost is about half and a setup about a quarter of these.
+inline double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n * n; }
+// Adams' drift control (CVODE projects only with BDF): after every step the relative residual
+// |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
+// the state is projected onto the constraint set and Adams restarts there (a fresh CVODE
+// instance), or, when the start or the previous restart was fewer than kMinRestartSteps steps before (the run
+// drifts by about the tolerance every step: restarting would cost more than it saves), "auto"
+// goes on with BDF and CVODE's projection, and method "adams" waits until kMinRestartSteps
+// steps have passed. A stabilized right-hand side (Ascher-Chin-Reich,
+// y' = f - gamma F (A v - b)) was measured and rejected: on the sleigh at rtol 1e-8 it leaves
+// ~1e-8 of residual in the transient for any gamma h in [0.1, 1] (a step's own defect is ~1e-9)
+// and its fixed mode -gamma holds Adams' steps (2-10x more steps), or, with gamma = alpha / h,
+// sits at the stability limit of the high orders.
+constexpr double kDriftTol = 0.1;
+constexpr long kMinRestartSteps = 20;
+// "auto" starts non-stiff models with Adams and switches to BDF (like LSODA) when the fixed-point
+// iteration fails to converge kStiffFailures times within kStiffWindow steps: its convergence
+// needs h |lambda| below about 1, so a stiff mode |lambda| holds the step there and makes the
+// iteration fail again each time CVODE tries to grow h (about every 10-20 steps); a non-stiff
+// run fails rarely (at fast transients, a few times in a run).
+constexpr long kStiffFailures = 5;
+constexpr long kStiffWindow = 100;
+
+}  // namespace nonholo::cvode
