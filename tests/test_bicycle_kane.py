@@ -18,6 +18,8 @@ from nonholo.builders.multibody import assemble
 from nonholo.expressions.mechanics import kane_qdot
 from nonholo.systems.whipple_bicycle import upright_state, whipple_bicycle, whipple_bicycle_kane
 
+pytestmark = pytest.mark.slow  # SymPy's KanesMethod bicycle: about 15 s to build
+
 # Meijaard et al. 2007, table 2 (v = 5 m/s): weave pair, capsize, castor.
 BENCHMARK_EIGENVALUES_5MS = np.array([-14.07838969279822, -0.77534188219585 + 4.46486771378823j,
                                       -0.77534188219585 - 4.46486771378823j, -0.32286642900409])

@@ -25,6 +25,8 @@ from nonholo.expressions import compiled
 from nonholo.system.frames import AnholonomicFrame
 from nonholo.testing import random_system
 
+pytestmark = pytest.mark.slow  # compiles C kernels
+
 T = 0.3
 
 

@@ -106,8 +106,6 @@ def test_dop853_refuses_what_it_does_not_do():
         nh.simulate(model, (0, 1), y0, method="dop853", events=lambda t, y: t - 0.5)
     with pytest.raises(ValueError, match="dop853.*dense_output"):
         nh.simulate(model, (0, 1), y0, method="dop853", dense_output=True)
-    with pytest.raises(ValueError, match="dop853.*drift control"):
-        nh.simulate(sleigh.nonholonomic(), (0, 1), y0, method="dop853")
     with pytest.raises(ValueError, match="dop853.*stiff"):
         nh.simulate(sleigh.friction(1e-3), (0, 1), y0, method="dop853")
     with pytest.raises(ValueError, match="method must be"):
@@ -120,3 +118,24 @@ def test_dop853_reports_a_failure_with_max_steps():
     with pytest.warns(nh.SimulationWarning):
         sol = nh.simulate(sleigh.reduced(1e-3, order=1), (0, 5), np.r_[q0, u0], method="dop853", max_steps=3)
     assert sol.status == -1 and "max_steps" in sol.message and sol.t_last < 5
+
+
+def test_dop853_drift_control_keeps_the_constraints_and_unit_norm():
+    """Drift control after accepted steps: the sleigh's |A v - b| stays below rtol / 10 of its
+    scale at every step, the Chaplygin ball's quaternion at unit norm to rtol / 10; without it
+    both drift further over the same run."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    y0 = np.array([0, 0, 0, -1.5, 0, 1.0])
+    kept = nh.simulate(sleigh.nonholonomic(), (0, 200), y0, method="dop853", rtol=1e-6, atol=1e-8)
+    free = nh.simulate(sleigh.nonholonomic(), (0, 200), y0, method="dop853", rtol=1e-6, atol=1e-8,
+                       drift_control=False)
+    assert kept.stats["n_proj"] > 0 and free.stats["n_proj"] == 0
+    assert kept.constraint_residual().max() <= 1e-7 < free.constraint_residual().max()
+    from nonholo.builders.bodies import quaternion_from_euler
+    from nonholo.builders.contact import rolling_state
+
+    ball = nh.systems.chaplygin_ball()
+    b0 = rolling_state(ball, quaternion_from_euler(0.2, 0.3, 0.1), [1.0, -0.5, 2.0])
+    rolled = nh.simulate(ball.nonholonomic(), (0, 100), b0, method="dop853", rtol=1e-6, atol=1e-8)
+    norm = np.linalg.norm(rolled.q[2:6], axis=0)
+    assert rolled.stats["n_proj"] > 0 and np.abs(norm - 1).max() <= 1e-7

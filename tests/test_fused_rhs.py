@@ -22,6 +22,8 @@ from nonholo import _core
 from nonholo.expressions import compiled
 from nonholo.testing import random_system
 
+pytestmark = pytest.mark.slow  # compiles a C kernel per case
+
 T = 0.3
 
 

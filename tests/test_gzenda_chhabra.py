@@ -58,6 +58,7 @@ def _skew_system():
     return nh.System([x, y, z], G, x * y, A, friction=sp.Matrix([[1 + y**2 / 2]]), parameters={c: 0.3})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["disk", "sleigh", "polar disk", "skew"])
 def test_geometry_symbolic_equals_the_numerical_objects(case, disk):
     """The SymPy objects (simplified for the disk, raw for the others) against System's C++ ones
@@ -127,6 +128,7 @@ def _vanishes(matrix, theta) -> bool:
     return all(reduce(e) == 0 for e in matrix)
 
 
+@pytest.mark.slow
 def test_symbolic_qmat_is_the_corrected_82(disk):
     """geometry_symbolic's Qmat (unsimplified: the decision below needs no simplification) is
     m/(mu (J + m R^2)^2) times (82) with the (x, phi) sign fixed,

@@ -124,6 +124,7 @@ def test_disc_system_structure(disc):
     assert np.abs(A @ qd0 - b).max() < 1e-14
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, rtol", [("auto", 1e-13), ("adams", 1e-12)])
 def test_kane_rolling_disc_agrees_with_sympy_and_scipy(disc, method, rtol):
     """The issue's oracle: SymPy's own Kane equations (mass_matrix_full, forcing_full) integrated

@@ -154,6 +154,7 @@ def symbolic_friendly():
     return nh.System([x, y, th], G, V, A, b, mu, F, velocities=[vx, vy, vth], time=t, name="symbolic friendly")
 
 
+@pytest.mark.slow
 def test_numeric_and_symbolic_slip_agree(symbolic_friendly):
     """Two independent implementations: C++ Taylor arithmetic along the slow trajectory, and
     SymPy's expansion of the invariance equation in eps (nonholo.expressions.slow_manifold)."""
@@ -169,6 +170,7 @@ def test_numeric_and_symbolic_slip_agree(symbolic_friendly):
         assert np.allclose(H[1], sym[1], atol=1e-10)
 
 
+@pytest.mark.slow
 def test_symbolic_disk_coefficients_simplify_to_the_corrected_closed_forms(disk):
     H = slip_symbolic(disk, order=2)
     theta, x, y, phi = disk.coordinates
@@ -251,6 +253,7 @@ def gzenda_chhabra_formulas(polar_disk):
     return sp.lambdify(args, exprs, "numpy", cse=lambda _: common)
 
 
+@pytest.mark.slow
 def test_general_eq_68_is_h2_on_a_curved_metric_with_a_potential(polar_disk, gzenda_chhabra_formulas):
     """Gzenda-Chhabra's general (68), written out with covariant derivatives, equals nonholo's
     h^(2) (Taylor arithmetic through the tape) on the polar disk: Christoffel symbols and a
@@ -280,6 +283,7 @@ def _gzenda_chhabra_71_correction(calculus):
     return h1, accel, h1_dot
 
 
+@pytest.mark.slow
 def test_first_order_reduced_dynamics_equals_eq_71(polar_disk, gzenda_chhabra_formulas):
     model = polar_disk.reduced(0.1, order=1)
     rng = np.random.default_rng(6)

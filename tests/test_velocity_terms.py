@@ -90,6 +90,7 @@ def _points(system: nh.System, count: int = 5):
         yield rng.uniform(-0.8, 0.8, system.n), rng.uniform(-1.5, 1.5, system.n), rng.uniform(0, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("velocity_terms", ["partials", "sweeps"])
 @pytest.mark.parametrize("name", list(SYSTEMS))
 def test_nonholonomic_acceleration_equals_sympys_saddle_point_solve(name, velocity_terms):
@@ -166,6 +167,7 @@ KANE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(KANE))
 def test_kane_applied_force_is_the_metrics(name):
     """from_kanes_method's applied force (loads minus Kane's inertia forces) and the one of its

@@ -44,6 +44,39 @@ def _stubgen_version() -> str:
         return "unknown"
 
 
+def _fold_submodule(text: str, name: str, sub: str) -> str:
+    """The stub of the submodule ``_core.<name>`` (e.g. ``diagnostics``) folded into the one file of
+    ``_core`` as a namespace class of static methods, so that ``_core.<name>.f(...)`` type-checks and
+    the stub stays a single file: its imports join the module's, its functions are indented."""
+    text = text.replace(f"from . import {name}\n", "")
+    sub = sub.replace("nonholo._core.", "")  # the module's own names, unqualified in its stub
+    head, body, imports = [], [], []
+    for line in sub.splitlines():
+        if line.startswith(("from ", "import ")):
+            if line not in text and "__future__" not in line and line != "import nonholo._core":
+                imports.append(line)
+        elif line.startswith("__all__"):
+            continue
+        else:
+            body.append(line)
+    doc = ""
+    while body and not body[0].strip():
+        body.pop(0)
+    if body and body[0].startswith('"""'):  # the submodule's docstring
+        doc = body.pop(0)
+    members = []
+    for line in body:
+        if line.startswith("def "):
+            members += ["    @staticmethod", "    " + line]
+        elif line.strip():
+            members.append("    " + line)
+    head = [f"class {name}:", f"    {doc}" if doc else f'    """The submodule nonholo._core.{name}."""', *members]
+    if imports:
+        text = text.replace("from __future__ import annotations\n", "from __future__ import annotations\n" +
+                            "\n".join(imports) + "\n", 1)
+    return text.rstrip("\n") + "\n\n" + "\n".join(head) + "\n"
+
+
 def generate() -> str:
     """The stub text for the compiled ``nonholo._core`` that this interpreter imports."""
     try:
@@ -59,9 +92,15 @@ def generate() -> str:
              "--print-invalid-expressions-as-is"],
             capture_output=True, text=True, check=False)
         out = Path(tmp) / "nonholo" / "_core.pyi"
+        package = Path(tmp) / "nonholo" / "_core"  # the layout pybind11-stubgen writes for submodules
+        if not out.exists() and (package / "__init__.pyi").exists():
+            out = package / "__init__.pyi"
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"pybind11-stubgen failed ({proc.returncode}):\n{proc.stderr}")
         text = out.read_text()
+        for sub in sorted(package.glob("*.pyi")) if out.parent == package else []:
+            if sub.name != "__init__.pyi":
+                text = _fold_submodule(text, sub.stem, sub.read_text())
 
     def replace(match: re.Match) -> str:
         name = match.group(1)

@@ -18,19 +18,40 @@ namespace {
 using namespace dop853;
 
 constexpr double kSafety = 0.9, kMinFactor = 1.0 / 3.0, kMaxFactor = 6.0;
+// Hairer's stiffness test (DOP853's, HNW II, section IV.2): h |lambda| estimated from the last two
+// stages, which both sit at t + h (c_12 = 1), as h |f(y_new) - f(y_12)| / |y_new - y_12|. Above
+// kStiffBound (near the border of the method's stability region) the step is held by stability,
+// not accuracy; kStiffSteps such steps without kNonStiffSteps in a row between them make the run
+// stiff.
+constexpr double kStiffBound = 6.1;
+constexpr int kStiffSteps = 15, kNonStiffSteps = 6;
 
 // One DOP853 integration (Hairer-Norsett-Wanner I, II.10): stages K (n x 16, column s = stage s).
 class Dop853 {
  public:
   Dop853(const Model& model, const std::vector<double>& p, const ExplicitRkOptions& opt)
       : model_(model), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()), ws_(model.borrow_workspace()),
-        K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), F_(n_, 7) {}
+        K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), corr_(n_), F_(n_, 7) {}
 
+  // A stage off the model's domain (a non-finite value, or a ModelError such as a metric that is
+  // not positive definite there) rejects the attempt, as a recoverable error does in CVODE; at an
+  // accepted state (stage 0) the ModelError ends the run.
   void f(double t, const VecX<double>& y, int stage) {
-    model_.rhs(t, y.data(), p_.data(), K_.col(stage).data(), *ws_);
     ++out.n_rhs;
+    try {
+      model_.rhs(t, y.data(), p_.data(), K_.col(stage).data(), *ws_);
+    } catch (const ModelError& e) {
+      if (stage == 0) throw;
+      nonfinite_ = true;
+      off_domain_ = "last model error at t = " + format_number(t) + ": " + e.what();
+      return;
+    }
     for (int i = 0; i < n_; ++i)
-      if (!std::isfinite(K_(i, stage))) nonfinite_ = true;  // the step is rejected (attempt)
+      if (!std::isfinite(K_(i, stage))) {
+        nonfinite_ = true;  // the step is rejected (attempt)
+        off_domain_ = "the right-hand side was not finite at t = " + format_number(t);
+        return;
+      }
   }
 
   double atol(int i) const { return opt_.atol.size() == 1 ? opt_.atol[0] : opt_.atol[i]; }
@@ -116,6 +137,56 @@ class Dop853 {
     }
   }
 
+  [[noreturn]] void fail(const char* name, const std::string& why, double t) {
+    out.flag_name = name;
+    throw SolverError(why, t);
+  }
+
+  // Hairer's test on the accepted step: tmp_ still holds y_12, the argument of the last stage.
+  bool turned_stiff(double h) {
+    const double den = (ynew_ - tmp_).squaredNorm();
+    const double lambda_h = den > 0.0 ? std::abs(h) * std::sqrt((K_.col(kStages) - K_.col(kStages - 1)).squaredNorm() / den)
+                                      : 0.0;
+    if (lambda_h > kStiffBound) {
+      non_stiff_ = 0;
+      return ++stiff_ >= kStiffSteps;
+    }
+    if (++non_stiff_ >= kNonStiffSteps) stiff_ = 0;
+    return false;
+  }
+
+  // Drift control after an accepted step (ExplicitRkOptions::project, unit_norm): true when y_ moved.
+  bool project(double t) {
+    bool moved = false;
+    if (opt_.project && model_.constrained()) {
+      double residual = 0.0, scale = 1.0;
+      model_.constraint_residual(t, y_.data(), p_.data(), *ws_, &residual, &scale);
+      if (residual > kDriftTol * rtol_ * scale) {
+        corr_.setZero();
+        model_.project(t, y_.data(), p_.data(), corr_.data(), nullptr, nullptr, *ws_);
+        y_ += corr_;
+        moved = true;
+      }
+    }
+    if (!opt_.unit_norm.empty() && off_unit_norm()) {
+      corr_.setZero();
+      project_unit_norm(opt_.unit_norm, y_.data(), corr_.data(), nullptr);
+      y_ += corr_;
+      moved = true;
+    }
+    if (moved) ++out.n_projections;
+    return moved;
+  }
+
+  bool off_unit_norm() const {
+    for (const auto& g : opt_.unit_norm) {
+      double s2 = 0.0;
+      for (int i : g.position) s2 += y_(i) * y_(i);
+      if (std::abs(std::sqrt(s2) - 1.0) > kDriftTol * rtol_) return true;
+    }
+    return false;
+  }
+
   // The frame watch after an accepted step (or at the start): a re-split maps y_ and refreshes
   // K_.col(0) = f(t, y_) (first same as last no longer holds); a singular frame ends the run.
   void watch_frame(double t, bool at_start) {
@@ -144,6 +215,7 @@ class Dop853 {
     double t = t0;
     const bool watching = model_.watches_frame();
     if (watching) watch_frame(t, true);
+    if (opt_.project || !opt_.unit_norm.empty()) project(t);  // y0 checked to the tolerance: no-op
     f(t, y_, 0);
     double h = opt_.first_step > 0.0 ? std::min(opt_.first_step, span) : initial_step(t, span, dir);
     if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
@@ -152,13 +224,13 @@ class Dop853 {
     std::vector<double> yi(n_);
     while (dir * (tf - t) > 0.0) {
       if (out.n_steps >= opt_.max_steps)
-        throw SolverError("the integration stopped after max_steps = " + std::to_string(opt_.max_steps) +
-                          " steps (raise max_steps)", t);
+        fail("TOO_MUCH_WORK", "the integration stopped after max_steps = " + std::to_string(opt_.max_steps) +
+                                  " steps (raise max_steps)", t);
       if ((out.n_steps + out.n_rejected) % 64 == 63) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time)
-          throw SolverError("the integration stopped after max_wall_time = " + std::to_string(opt_.max_wall_time) +
-                            " s (raise max_wall_time or loosen rtol)", t);
+          fail("WALL_TIME_EXCEEDED", "the integration stopped after max_wall_time = " +
+                                         format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol)", t);
         if (opt_.interrupted && opt_.interrupted()) {
           out.interrupted = true;
           return out;
@@ -172,11 +244,13 @@ class Dop853 {
         h *= std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
         rejected_last = true;
         if (h <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
-          throw SolverError("the step size collapsed to " + std::to_string(h) + " (the solution blows up, or the model "
-                            "is singular or undefined just ahead)", t);
+          fail("STEP_SIZE_COLLAPSED", "the step size collapsed to " + format_number(h) +
+                                          " (the solution blows up, or the model is singular or undefined just ahead)" +
+                                          (off_domain_.empty() ? "" : "; " + off_domain_), t);
         continue;
       }
       ++out.n_steps;
+      const bool stiff = opt_.stop_when_stiff && turned_stiff(h);  // before dense() reuses tmp_
       const double t_new = last ? tf : t + dir * h;
       if (next < t_eval.size() && ahead(t_eval[next], t_new)) {
         dense(t, dir * h);
@@ -185,7 +259,6 @@ class Dop853 {
           record(t_eval[next++], yi.data());
         }
       }
-      if (t_eval.empty()) record(t_new, ynew_.data());
       double fac = err > 0.0 ? kSafety * std::pow(err, -1.0 / 8.0) : kMaxFactor;
       fac = std::min(kMaxFactor, std::max(kMinFactor, fac));
       if (rejected_last) fac = std::min(fac, 1.0);
@@ -193,6 +266,16 @@ class Dop853 {
       t = t_new;
       y_.swap(ynew_);
       K_.col(0) = K_.col(kStages);  // first same as last
+      // the step's end as recorded: projected (drift control), in the frame it was taken in
+      const bool handover = stiff && t != tf;
+      if (!handover && (opt_.project || !opt_.unit_norm.empty()) && project(t)) f(t, y_, 0);
+      if (t_eval.empty()) record(t, y_.data());
+      if (handover) {
+        out.stiff = true;
+        out.t_last = t;
+        out.y_last.assign(y_.data(), y_.data() + n_);
+        return out;
+      }
       if (watching) watch_frame(t, false);
       h *= fac;
       if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
@@ -211,8 +294,10 @@ class Dop853 {
   int n_;
   WorkspaceLease ws_;  // from the model's pool (no allocation once sized)
   bool nonfinite_ = false;
+  std::string off_domain_;  // why the last rejected attempt left the model's domain
+  int stiff_ = 0, non_stiff_ = 0;  // Hairer's counters (turned_stiff)
   MatX<double> K_;
-  VecX<double> y_, ynew_, tmp_;
+  VecX<double> y_, ynew_, tmp_, corr_;
   MatX<double> F_;
 };
 
@@ -249,21 +334,24 @@ void check_dop853_supports(const Model& model, const std::vector<EventSpec>& eve
   if (!events.empty()) refuse("events");
   if (!opt.sensitivities.empty()) refuse("sensitivities");
   if (opt.dense_output) refuse("dense_output");
-  if (!opt.unit_norm.empty() && opt.project) refuse("unit-norm groups kept by projection");
-  if (model.constrained() && opt.project) refuse("drift control (pass drift_control=False)");
   if (model.stiff()) refuse("stiff models");
 }
 
-void run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
-                const std::vector<double>& y0, const std::vector<double>& t_eval, const IntegrationOptions& opt,
-                const std::function<bool()>& interrupted, SimulationOutput& out) {
+std::vector<double> run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
+                               const std::vector<double>& y0, const std::vector<double>& t_eval,
+                               const IntegrationOptions& opt, const std::function<bool()>& interrupted,
+                               SimulationOutput& out, double tolerance_scale, bool stop_when_stiff) {
   ExplicitRkOptions o;
-  o.rtol = opt.rtol;
+  o.rtol = opt.rtol * tolerance_scale;
   o.atol = opt.atol;
+  for (double& a : o.atol) a *= tolerance_scale;
   o.max_step = opt.max_step;
   o.first_step = opt.first_step;
   o.max_steps = opt.max_steps;
   o.max_wall_time = opt.max_wall_time;
+  o.project = opt.project;
+  if (opt.project) o.unit_norm = opt.unit_norm;
+  o.stop_when_stiff = stop_when_stiff;
   if (interrupted) o.interrupted = interrupted;
   const auto start = std::chrono::steady_clock::now();
   ExplicitRkOutput rk = integrate_dop853(model, params, t0, tf, y0, t_eval, o);
@@ -272,23 +360,27 @@ void run_dop853(const Model& model, const std::vector<double>& params, double t0
   out.method = "dop853";
   out.interrupted = rk.interrupted;
   out.status = rk.status;
-  out.t_last = rk.status == 0 ? tf : rk.t_last;
+  out.t_last = rk.status == 0 && !rk.stiff ? tf : rk.t_last;
   out.stats.n_steps = rk.n_steps;
   out.stats.n_rhs = rk.n_rhs;
   out.stats.n_err_test_fails = rk.n_rejected;
+  out.stats.n_proj = rk.n_projections;
   out.stats.last_order = 8;
   out.stats.cpu_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.frame_switch_t = std::move(rk.frame_switch_t);
   out.frame_switch_solved = std::move(rk.frame_switch_solved);
+  if (rk.stiff) return std::move(rk.y_last);
   if (rk.status == 0) {
     out.message = "The solver successfully reached the end of the integration interval.";
   } else if (rk.frame_singular) {
     out.flag_name = "FRAME_SINGULAR";
     out.message = "Integration stopped at t = " + format_number(out.t_last) + ": " + rk.message;
   } else {
-    out.flag_name = "DOP853_FAILURE";
+    out.flag = -1;
+    out.flag_name = rk.flag_name.empty() ? "DOP853_FAILURE" : rk.flag_name;
     out.message = "Integration failed at t = " + format_number(out.t_last) + ": " + rk.message;
   }
+  return {};
 }
 
 }  // namespace nonholo

@@ -4,7 +4,7 @@
 take the same kinds of arguments (a time span, tolerances, a method, step limits, counts). Each is
 checked here once, before anything is integrated, and a bad value raises ``ValueError`` (or
 ``TypeError`` for a value of the wrong kind) naming the argument and the value received. The C++
-core repeats the essential checks for its own callers (``cpp/src/integrator.cpp``); Python callers
+core repeats the essential checks for its own callers (``cpp/src/integrate/integration.cpp``); Python callers
 meet these messages first.
 """
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nonholo/model.hpp"
+#include "nonholo/unit_norm.hpp"
 
 namespace nonholo {
 
@@ -27,6 +28,14 @@ struct ExplicitRkOptions {
   long max_steps = 500000;
   double max_wall_time = 0.0;       // seconds, 0: unbounded
   std::function<bool()> interrupted;
+  // Drift control after each accepted step (kDriftTol, integrator.hpp): the velocities projected
+  // G-orthogonally onto A v = b (Model::project) when the relative residual exceeds kDriftTol rtol,
+  // and the unit-norm groups rescaled when | |q_g| - 1 | does; K_1 = f(t, y) is then evaluated again.
+  bool project = false;
+  std::vector<UnitNormGroup> unit_norm;
+  // Stop at the end of the step where the run turns out stiff (Hairer's test, explicit_rk.cpp),
+  // with `stiff` set and the state in `y_last`, for method "auto" to go on with BDF.
+  bool stop_when_stiff = false;
 };
 
 struct ExplicitRkOutput {
@@ -36,11 +45,15 @@ struct ExplicitRkOutput {
   double t_last = 0.0;
   bool interrupted = false;
   std::string message;
+  std::string flag_name;  // the failure's kind: STEP_SIZE_COLLAPSED, TOO_MUCH_WORK, WALL_TIME_EXCEEDED
   // The frame watch of models in quasi-velocities (Model::frame_check), as in the CVODE run: the
   // re-splits (time, solved coordinates), and whether the run stopped at a singular frame.
   std::vector<double> frame_switch_t;
   std::vector<std::vector<int>> frame_switch_solved;
   bool frame_singular = false;
+  long n_projections = 0;
+  bool stiff = false;           // stopped at t_last by the stiffness test (stop_when_stiff)
+  std::vector<double> y_last;  // the state there
 };
 
 // CVODE's Adams step outside the model (Nordsieck predictor and update, fixed-point corrector,
@@ -72,16 +85,19 @@ ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>&
                                   const std::vector<double>& y0, const std::vector<double>& t_eval,
                                   const ExplicitRkOptions& options);
 
-// Method "dop853" of integrate() (integrator.hpp). check_dop853_supports throws InputError for what
-// the explicit pair does not support (events, sensitivities, dense output, projection, stiff
-// models); run_dop853 runs integrate_dop853 with the run's options and fills `out` (prepared by
-// the caller: state count, event lists) with its samples, counters, status and message.
+// Method "dop853" of integrate() (integrator.hpp), and the first part of method "auto" on non-stiff
+// models. check_dop853_supports throws InputError for what the explicit pair does not support
+// (events, sensitivities, dense output, stiff models). run_dop853 runs integrate_dop853 with the
+// run's options, the tolerances scaled by `tolerance_scale`, and fills `out` (prepared by the caller:
+// state count, event lists) with its samples, counters, status and message; with `stop_when_stiff`
+// it returns the state where the run turned stiff (out.t_last its time), empty otherwise.
 struct EventSpec;
 struct IntegrationOptions;
 struct SimulationOutput;
 void check_dop853_supports(const Model& model, const std::vector<EventSpec>& events, const IntegrationOptions& opt);
-void run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
-                const std::vector<double>& y0, const std::vector<double>& t_eval, const IntegrationOptions& opt,
-                const std::function<bool()>& interrupted, SimulationOutput& out);
+std::vector<double> run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
+                               const std::vector<double>& y0, const std::vector<double>& t_eval,
+                               const IntegrationOptions& opt, const std::function<bool()>& interrupted,
+                               SimulationOutput& out, double tolerance_scale = 1.0, bool stop_when_stiff = false);
 
 }  // namespace nonholo

@@ -27,6 +27,12 @@ struct SensitivitySpec {
   int state = -1;
 };
 
+// Drift control: a constrained state is projected back onto A v = b when the relative residual
+// |A v - b| / (|A| |v| + |b|) exceeds kDriftTol rtol after a step (Adams: a restart, see
+// cpp/src/integrate/method_control.hpp; DOP853: in place), and a unit-norm group is rescaled when
+// | |q_g| - 1 | does (DOP853; BDF rescales after every step by CVODE's projection).
+constexpr double kDriftTol = 0.1;
+
 struct IntegrationOptions {
   double rtol = 1e-8;
   std::vector<double> atol{1e-10};  // one value, or one per state

@@ -82,11 +82,19 @@ void Integration::setup(const std::vector<double>& y0) {
     std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
   }
 
-  // "auto": BDF for stiff models, for unit-norm groups (kept by projection, BDF only) and for
-  // constrained models with sensitivities (those of the projected trajectory); Adams otherwise,
-  // with drift control by restarts (kDriftTol) and a switch to BDF if the run turns out stiff.
+  // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, with drift control after its
+  // steps) for the others when the run has no events, sensitivities or dense output; else BDF for
+  // unit-norm groups (kept by projection, BDF only) and for constrained models with sensitivities
+  // (those of the projected trajectory), and Adams otherwise, with drift control by restarts
+  // (kDriftTol) and a switch to BDF if the run turns out stiff.
   const bool sensitivities = !opt_.sensitivities.empty();
   Method method = opt_.method;
+  if (method == Method::Auto && !model_.stiff() && problem_.events.empty() && !sensitivities && !opt_.dense_output) {
+    explicit_first_ = true;
+    y0_ = y0;
+    out_.method = "dop853";
+    return;  // CVODE is started only if the run turns stiff
+  }
   if (method == Method::Auto) {
     const bool bdf = model_.stiff() || (opt_.project && !opt_.unit_norm.empty()) ||
                      (sensitivities && model_.constrained() && opt_.project);
@@ -313,19 +321,36 @@ void Integration::collect_stats() {
   o.last_step = s.last_step;
 }
 
+bool Integration::run_explicit_until_stiff() {
+  const std::vector<double> y = run_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, opt_, interrupted_, out_,
+                                           kAutoExplicitTolerance, true);
+  if (y.empty()) return false;
+  const double t = out_.t_last;
+  std::copy(y.begin(), y.end(), N_VGetArrayPointer(y_.get()));
+  if (!t_eval_.empty()) next_eval_ = out_.t.size();  // the samples DOP853 has emitted
+  out_.method = "dop853->bdf at t=" + format_number(t) + " (stiff)";
+  out_.t_switch = t;
+  start(t, Method::Bdf, y.data());
+  return true;
+}
+
 SimulationOutput Integration::run() {
   if (opt_.method == Method::Dop853) return run_explicit();
   const auto start = Clock::now();
+  const bool resumed = explicit_first_;
+  if (resumed && !run_explicit_until_stiff()) return std::move(out_);
   void* mem = solver_->mem.get();
   double* y = N_VGetArrayPointer(y_.get());
-  if (t_eval_.empty()) record(t0_, y);
-  emit_t_eval_up_to(t0_, y);
-  double t = t0_;
+  double t = resumed ? out_.t_last : t0_;
+  if (!resumed) {
+    if (t_eval_.empty()) record(t0_, y);
+    emit_t_eval_up_to(t0_, y);
+  }
   long steps = 0, tiny_steps = 0;
   std::vector<int> roots(problem_.events.size());
   // the frame watch (Model::frame_check): at the start, then after every step
   const bool watching = model_.watches_frame();
-  const bool started = !watching || watch_frame(t0_, true);
+  const bool started = !watching || watch_frame(t, true);
   mem = solver_->mem.get();
 
   while (started) {
@@ -340,10 +365,9 @@ SimulationOutput Integration::run() {
     ++steps_since_restart_;
     if (flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
       const bool stiff = may_switch_ && adams_is_stiff();
-      // "auto" restarts Adams at most every kMinRestartSteps steps and switches to BDF when it
-      // would need to restart sooner; "adams" waits until then
-      const bool drift = !stiff && watch_drift_ && (may_switch_ || steps_since_restart_ >= kMinRestartSteps) &&
-                         drifted(t, y);
+      // Adams restarts at most every kMinRestartSteps steps: the drift never makes "auto" switch
+      // to BDF (whose error constants are larger and which damps energy)
+      const bool drift = !stiff && watch_drift_ && steps_since_restart_ >= kMinRestartSteps && drifted(t, y);
       if (stiff || drift) {
         // the step as taken (dense output), then a fresh start from it, projected after a drift
         if (opt_.dense_output) record_dense_step();
@@ -352,8 +376,6 @@ SimulationOutput Integration::run() {
         if (t_eval_.empty()) record(t, y);
         if (stiff)
           restart(t, Method::Bdf, "stiff");
-        else if (may_switch_ && steps_since_restart_ < kMinRestartSteps)
-          restart(t, Method::Bdf, "constraint drift");
         else
           restart(t, Method::Adams, "constraint drift");
         mem = solver_->mem.get();  // the new instance

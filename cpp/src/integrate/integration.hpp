@@ -58,6 +58,9 @@ class Integration {
   void setup(const std::vector<double>& y0);
   // method "dop853": the run by the explicit Runge-Kutta driver (explicit_rk.hpp, run_dop853).
   SimulationOutput run_explicit();
+  // method "auto" on a non-stiff model (explicit_first_): DOP853 to the end, or, where it turns
+  // stiff, BDF from there (started here). True when the CVODE loop is to go on from out_.t_last.
+  bool run_explicit_until_stiff();
   // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.
   void start(double t, Method method, const double* y0_for_sensitivities);
   // An instance of this kind from the thread's pool, re-initialized at (t, y_), or a new one.
@@ -129,7 +132,8 @@ class Integration {
   std::vector<double> corr_;
   std::vector<double> resplit_state_;  // the state mapped to a new frame (watch_frame)
   sun::VectorPtr restart_ydd_, restart_weights_;  // restart_step's scratch
-  std::vector<double> y0_;  // method "dop853"
+  std::vector<double> y0_;  // methods "dop853" and "auto" with explicit_first_
+  bool explicit_first_ = false;
   SolverHandle solver_;
 };
 

@@ -24,15 +24,15 @@ inline double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
 // the state is projected onto the constraint set and Adams restarts there (a fresh CVODE
-// instance), or, when the start or the previous restart was fewer than kMinRestartSteps steps before (the run
-// drifts by about the tolerance every step: restarting would cost more than it saves), "auto"
-// goes on with BDF and CVODE's projection, and method "adams" waits until kMinRestartSteps
-// steps have passed. A stabilized right-hand side (Ascher-Chin-Reich,
+// instance), at most every kMinRestartSteps steps (a run that drifts by about the tolerance every
+// step would otherwise restart more than it steps). "auto" once went on with BDF when a restart
+// came sooner; it no longer does: BDF's global error was 10-35x Adams' at equal tolerances
+// (benchmarks/auto_accuracy.py). A stabilized right-hand side (Ascher-Chin-Reich,
 // y' = f - gamma F (A v - b)) was measured and rejected: on the sleigh at rtol 1e-8 it leaves
 // ~1e-8 of residual in the transient for any gamma h in [0.1, 1] (a step's own defect is ~1e-9)
 // and its fixed mode -gamma holds Adams' steps (2-10x more steps), or, with gamma = alpha / h,
 // sits at the stability limit of the high orders.
-constexpr double kDriftTol = 0.1;
+// kDriftTol (integrator.hpp) is shared with the explicit pair's drift control (explicit_rk.cpp).
 constexpr long kMinRestartSteps = 20;
 // "auto" starts non-stiff models with Adams and switches to BDF (like LSODA) when the fixed-point
 // iteration fails to converge kStiffFailures times within kStiffWindow steps: its convergence
@@ -40,6 +40,14 @@ constexpr long kMinRestartSteps = 20;
 // iteration fail again each time CVODE tries to grow h (about every 10-20 steps); a non-stiff
 // run fails rarely (at fast transients, a few times in a run).
 constexpr long kStiffFailures = 5;
+// "auto" on a non-stiff model without events, sensitivities or dense output runs DOP853 with the
+// tolerances scaled by kAutoExplicitTolerance, and BDF from where Hairer's test finds the run stiff.
+// DOP853's few long steps make a global error a few times that of Adams at equal tolerances
+// (the sleigh over [0, 10]: 3-9x) where Adams' many short steps keep it nearer the local one;
+// a tenth of the tolerance costs DOP853 about 1.3x its steps and puts its global error at or below
+// Adams' and BDF's on every system of benchmarks/auto_accuracy.py, with tolerance proportionality.
+// Adams (the previous default) loses its order at every drift restart, and BDF damps energy.
+constexpr double kAutoExplicitTolerance = 0.1;
 constexpr long kStiffWindow = 100;
 
 }  // namespace nonholo::cvode

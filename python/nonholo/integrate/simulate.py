@@ -215,21 +215,30 @@ def simulate(
         ``direction`` attributes (as in solve_ivp; they call Python at every root-function
         evaluation), or symbolic ``nonholo.Event`` / SymPy expressions in t, q, v, evaluated
         in C++.
-    method : {"auto", "bdf", "adams"}
-        "auto": BDF with the exact (AD) Jacobian for stiff models (friction), Adams for the
-        others (nonholonomic, vakonomic, Hamel, reduced, ...), switching to BDF from the
-        current state when the Adams run turns out stiff (a stiff spring in a nonholonomic
-        system: repeated failures of Adams' fixed-point iteration, 5 within 100 steps), like
-        LSODA, or when Adams' drift control would restart too often (see ``drift_control``).
-        BDF also for systems with unit-norm groups (kept by projection, BDF only) and for
-        constrained models with ``sensitivities``. Reduced models: "dop853" (below) when their
-        right-hand side is cheap against Adams' per-step overhead (``ReducedModel.method``) and the
-        run has no events, sensitivities, dense output or progress bar, else Adams.
-        ``result.method`` says what ran: "adams", "bdf", "dop853" or "adams->bdf at t=... (stiff)" /
-        "(constraint drift)" (``result.stats["t_switch"]``).
-        "dop853": the explicit Runge-Kutta pair of order 8 of Dormand and Prince (Hairer-Norsett-
-        Wanner I, II.10) with its dense output of order 7 at ``t_eval``, for non-stiff models; no
-        events, sensitivities, ``dense_output`` or drift control (those raise ValueError).
+    method : {"auto", "bdf", "adams", "dop853"}
+        "auto" chooses for accuracy first, then speed (``result.method`` says what ran):
+
+        - stiff models (friction, stiff forces): BDF with the exact (AD) Jacobian;
+        - other models, in runs without events, sensitivities or ``dense_output``: DOP853 at a
+          tenth of rtol and atol, with drift control after its steps; its few long steps then
+          give a global error at or below that of Adams and BDF at the requested tolerances,
+          falling in proportion to rtol (``benchmarks/auto_accuracy.py``). Should the run turn
+          out stiff (Hairer's test), it goes on with BDF from there:
+          ``"dop853->bdf at t=... (stiff)"`` (``result.stats["t_switch"]``);
+        - with events, sensitivities or ``dense_output``: Adams (BDF for constrained models with
+          sensitivities and for systems with unit-norm groups, which CVODE projects with BDF
+          only), switching to BDF when the Adams run turns out stiff (repeated failures of its
+          fixed-point iteration, 5 within 100 steps), like LSODA:
+          ``"adams->bdf at t=... (stiff)"``;
+        - reduced models: DOP853 at the requested tolerances when their right-hand side is cheap
+          against Adams' per-step overhead (``ReducedModel.method``), else Adams (their
+          truncation error O(eps^(K+1)) dominates the integration error).
+
+        Choose by hand when you know better: "bdf" for stiff runs, "adams" for long smooth runs
+        with events, "dop853" (the explicit Runge-Kutta pair of order 8 of Dormand and Prince,
+        Hairer-Norsett-Wanner I, II.10, with its dense output of order 7 at ``t_eval``) for
+        non-stiff runs at the tolerances as given; it has no events, sensitivities or
+        ``dense_output`` (those raise ValueError).
     params : mapping, optional
         Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
     max_step, first_step : float, optional
@@ -240,13 +249,14 @@ def simulate(
         Stop (as a failure) after this many seconds.
     drift_control : bool, optional
         Keep constrained models on A(q) v = b(q, t) (default: on). BDF projects the velocities
-        onto the set after every step (CVODE's projection). With Adams, which CVODE does not
-        project, the relative residual |A v - b| / (|A| |v| + |b|) is checked after every step
-        (A and b only); above rtol / 10 the velocities are projected (G-orthogonally) and CVODE
-        restarts from there; "auto" continues with BDF once restarts come less than 20 steps
-        apart, ``method="adams"`` restarts at most every 20 steps (``result.stats["n_restarts"]``).
-        Not for Adams with ``sensitivities`` (``True`` is then an error). Default off for reduced
-        models under Adams or DOP853 (their truncation error dominates the drift). ``False``: no drift
+        onto the set after every step (CVODE's projection). DOP853 projects them after a step
+        whose relative residual |A v - b| / (|A| |v| + |b|) exceeds rtol / 10 (a one-step method
+        keeps no history: the projected state costs one right-hand side), and rescales unit-norm
+        groups likewise. Adams, which CVODE does not project, checks the same residual after
+        every step and, above rtol / 10, projects the velocities (G-orthogonally) and restarts
+        CVODE there, at most every 20 steps (``result.stats["n_restarts"]``). Not for Adams with
+        ``sensitivities`` (``True`` is then an error). Default off for reduced models under
+        Adams or DOP853 (their truncation error dominates the drift). ``False``: no drift
         control (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
         Project v in y0 onto the constraint set instead of raising when it violates it.
