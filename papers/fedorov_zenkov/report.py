@@ -203,7 +203,8 @@ def _benchmark_table() -> list:
     if table.startswith("_benchmark failed"):
         return ["", table]
     return ["", "Wall time (`benchmarks/discrete_sleigh_work_precision.py`, medians of interleaved repeats on the "
-            "machine that made this report, after checking that each run reaches its target error):\n", table]
+            "machine that made this report, after checking that each run reaches its target error; the column "
+            "'run as' gives the call each method label stands for, the same as in the table above):\n", table]
 
 
 def _report_long(lt) -> list:
