@@ -421,11 +421,12 @@ def fig_delta_scan(path: Path) -> dict:
         labels[mode] = f"{MODE_LABELS[mode]}: smallest {s['min_distance']:.3f} cm at delta = {s['delta_at_min']:.2g}"
         ax.loglog(s["delta"], s["distance"], "o-", ms=3.5, color=DELTA_SCAN_COLORS[mode], label=labels[mode])
     ax.axvline(0.005, color="0.5", lw=0.8, ls=":")
-    ax.text(0.005, ax.get_ylim()[1] * 0.7, " printed delta = 0.005", fontsize=8, color="0.3")
+    ax.text(0.005, 0.012, " printed delta = 0.005", fontsize=8, color="0.3")
     ax.set(xlabel="delta (mu = nu = 0)", ylabel="max_i |d_i - d_i printed| (cm)",
            title="distance to Table 1's delta row (d_i = 1.48 .. 1.75 cm)")
     ax.title.set_fontsize(10)
-    ax.legend(fontsize=7.5, loc="lower left")
+    ax.set_ylim(top=ax.get_ylim()[1] * 8)  # room for the legend above the curves
+    ax.legend(fontsize=7.5, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     printed = TABLE1_PRINTED[DELTA_ROW][1]
     ax2.plot(np.arange(1, 6), printed, "ks", mfc="none", ms=8, label="printed delta row")
@@ -437,7 +438,7 @@ def fig_delta_scan(path: Path) -> dict:
     ax2.set(xlabel="return i", ylabel="d_i (cm)", xticks=np.arange(1, 6),
             title="d_i with the derived (dissipative) sign, every fourth delta of the scan")
     ax2.title.set_fontsize(10)
-    ax2.legend(fontsize=7, loc="upper left")
+    ax2.legend(fontsize=7, loc="center right")
     ax2.grid(alpha=0.3)
     fig.suptitle(f"Lewis-Murray Table 1, delta row: {len(der['delta'])} values of delta from {der['delta'][0]:g} to "
                  f"{der['delta'][-1]:g} with each sign of the rolling term\n(with mu = nu = 0 the motion with the "
