@@ -34,8 +34,9 @@ def table1_agreement(rows) -> dict:
 
 def _agreement(rows) -> str:
     a = table1_agreement(rows)
-    return (f"every printed period within {a['period']:.3f} s of ours and every printed d_i within {a['d']:.3f} cm "
-            "(the printed entries have two decimals)")
+    up = {key: np.ceil(value * 1000) / 1000 for key, value in a.items()}  # a bound: rounded up
+    return (f"every printed period within {up['period']:.3f} s of ours and every printed d_i within {up['d']:.3f} cm "
+            f"(largest differences {a['period']:.4f} s and {a['d']:.4f} cm; the printed entries have two decimals)")
 
 
 def _fmt_d(d):
