@@ -177,8 +177,9 @@ def fig7(path: Path) -> dict:
         fr, red, pap = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps]), runs["paper"][eps]
         _first_order_panel(ax, (ref.u, ref.omega), (fr.u, fr.omega), (pap.u, pap.omega), (red.u, red.omega))
         d = numbers[eps]
-        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\nNH {d['max_dist_nh']:.3f}, "
-                     f"paper's model {d['max_dist_paper']:.4f}, nonholo's {d['max_dist_first_order']:.4f}", fontsize=9)
+        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\n"
+                     f"nonholonomic {d['max_dist_nh']:.3f}, paper's model {d['max_dist_paper']:.4f}, "
+                     f"nonholo's {d['max_dist_first_order']:.4f}", fontsize=9)
         ax.set(xlim=(-2.2, 2.2), ylim=(-0.1, 2.2), xticks=[-2, -1, 0, 1, 2], yticks=[0, 1, 2])
     axes[0].legend(fontsize=7.5, loc="upper left")
     _label_2x2(axes, "u", "omega")
@@ -200,7 +201,7 @@ def fig8(path: Path) -> dict:
         fr, red, pap = runs["friction"][eps], runs["reduced"][eps], runs["paper"][eps]
         _first_order_panel(ax, (ref["x"], ref["y"]), (fr["x"], fr["y"]), (pap.x, pap.y), (red["x"], red["y"]))
         d = numbers[eps]
-        ax.set_title(f"eps = {eps:g}; max distance to friction:\nNH {d['max_dist_nh']:.2f}, paper's model "
+        ax.set_title(f"eps = {eps:g}; max distance to friction:\nnonholonomic {d['max_dist_nh']:.2f}, paper's model "
                      f"{d['max_dist_paper']:.3f}, nonholo's {d['max_dist_first_order']:.3f}", fontsize=9)
         ax.set_aspect("equal")
     axes[0].legend(fontsize=7.5)

@@ -421,8 +421,8 @@ def fig_delta_scan(path: Path) -> dict:
         labels[mode] = f"{MODE_LABELS[mode]}: smallest {s['min_distance']:.3f} cm at delta = {s['delta_at_min']:.2g}"
         ax.loglog(s["delta"], s["distance"], "o-", ms=3.5, color=DELTA_SCAN_COLORS[mode], label=labels[mode])
     ax.axvline(0.005, color="0.5", lw=0.8, ls=":")
-    ax.text(0.005, 0.012, " printed delta = 0.005", fontsize=8, color="0.3")
-    ax.set(xlabel="delta (mu = nu = 0)", ylabel="max_i |d_i - d_i printed| (cm)",
+    ax.set(xlabel="delta (mu = nu = 0); dotted line: the printed delta = 0.005",
+           ylabel="max_i |d_i - d_i printed| (cm)",
            title="distance to Table 1's delta row (d_i = 1.48 .. 1.75 cm)")
     ax.title.set_fontsize(10)
     ax.set_ylim(top=ax.get_ylim()[1] * 8)  # room for the legend above the curves
