@@ -20,15 +20,29 @@ _MODULES = ["papers.foundation", "papers.eldering", "papers.lewis_murray",
 REPOSITORY = Path(__file__).resolve().parents[1]  # papers/ sits at the top of the checkout
 
 
+def benchmark_command(script: str, table: Path) -> tuple:
+    """(argv, environment) that run ``benchmarks/<script> --markdown <table>`` of this checkout with
+    this interpreter: the checkout on PYTHONPATH (the scripts import ``papers``, which is not
+    installed) and -S passed on when this process runs without site-packages."""
+    import os
+    import sys
+
+    path = REPOSITORY / "benchmarks" / script
+    if not path.is_file():
+        raise FileNotFoundError(f"script: no benchmark {path}")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPOSITORY), *filter(None, [env.get("PYTHONPATH")])])
+    argv = [sys.executable, *(["-S"] if sys.flags.no_site else []), str(path), "--markdown", str(table)]
+    return argv, env
+
+
 def run_benchmark(script: str, table: Path) -> str:
     """Run ``benchmarks/<script> --markdown <table>`` of this checkout and return the table it wrote,
     or a report of the failure (what it printed)."""
     import subprocess
-    import sys
 
-    path = REPOSITORY / "benchmarks" / script
-    proc = subprocess.run([sys.executable, str(path), "--markdown", str(table)], capture_output=True, text=True,
-                          cwd=REPOSITORY)
+    argv, env = benchmark_command(script, table)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPOSITORY, env=env)
     if proc.returncode != 0 or not table.exists():
         return f"_benchmark failed:_\n\n```\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}\n```\n"
     return table.read_text()

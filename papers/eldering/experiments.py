@@ -620,9 +620,10 @@ def footnote6_phase_drift(eps_values=FOOTNOTE6_EPS, l: float = FOOTNOTE6_L, t_en
                           n_t: int = 3001) -> dict:
     r"""Footnote 6: the potential realization (6) of the pendulum without gravity, started on S^1
     with tangential speed l, against the constrained motion theta = l t. The particle rides at
-    r ~ 1 + eps l^2 and turns slower; the phase error grows like 2 eps l^3 t (derived estimate of
-    the note, section 2): convergence is not uniform in time. Returns per eps the phase error
-    theta(t) - l t, its fitted rate and the rate divided by eps l^3."""
+    r ~ 1 + eps l^2 and turns slower; the phase error grows like -2 eps l^3 t (an estimate of the
+    project note, section 2; the paper gives no rate): convergence is not uniform in time. Returns
+    per eps the phase error theta(t) - l t, its fitted rate, and the growth rate of the lag l t - theta
+    divided by eps l^3 (``rate_over_eps_l3``, positive)."""
     t = np.linspace(0.0, t_end, n_t)
     out = {"t": t, "phase_error": {}, "rate": {}, "rate_over_eps_l3": {}}
     for eps in eps_values:
@@ -684,7 +685,8 @@ def noncompact_counterexample_runs(y0_values=COUNTER_Y0, eps_values=COUNTER_EPS,
                                    n_t: int = 1201) -> dict:
     r"""Section 6's noncompact counterexample (:mod:`nonholo.systems.noncompact_counterexample`): from
     x(0) = 0.1, y(0) = y0, at rest. With the corrected D the particle accelerates along x and turns
-    with the distribution; the friction model's largest distance to D, max |A v| (|A| <= 1), grows
+    with the distribution; the friction model's largest constraint violation max |A v| (A = (-chi, 1 - chi),
+    1/sqrt(2) <= |A| <= 1, so |A v| lies between 1/sqrt(2) times the distance of v to D and that distance) grows
     with y0 at fixed eps (no bound uniform in the start), and falls with eps at fixed y0. With the
     printed D (chi and 1 - chi swapped) the nonholonomic particle does not move at all."""
     from nonholo.systems.noncompact_counterexample import noncompact_counterexample

@@ -177,13 +177,14 @@ def fig7(path: Path) -> dict:
         fr, red, pap = sf.view(runs["friction"][eps]), sf.view(runs["reduced"][eps]), runs["paper"][eps]
         _first_order_panel(ax, (ref.u, ref.omega), (fr.u, fr.omega), (pap.u, pap.omega), (red.u, red.omega))
         d = numbers[eps]
-        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\nNH {d['max_dist_nh']:.3f}, "
-                     f"paper's model {d['max_dist_paper']:.4f}, nonholo's {d['max_dist_first_order']:.4f}", fontsize=9)
+        ax.set_title(f"eps = {eps:g}; max distance to friction for t >= {LAYER_END:g}:\n"
+                     f"nonholonomic {d['max_dist_nh']:.3f}, paper's model {d['max_dist_paper']:.4f}, "
+                     f"nonholo's {d['max_dist_first_order']:.4f}", fontsize=9)
         ax.set(xlim=(-2.2, 2.2), ylim=(-0.1, 2.2), xticks=[-2, -1, 0, 1, 2], yticks=[0, 1, 2])
     axes[0].legend(fontsize=7.5, loc="upper left")
     _label_2x2(axes, "u", "omega")
     save(fig, path)
-    return numbers
+    return dict(numbers, colors=curve_colors(FIRST_ORDER_CURVES))
 
 
 @figure("eldering_fig8")
@@ -200,21 +201,32 @@ def fig8(path: Path) -> dict:
         fr, red, pap = runs["friction"][eps], runs["reduced"][eps], runs["paper"][eps]
         _first_order_panel(ax, (ref["x"], ref["y"]), (fr["x"], fr["y"]), (pap.x, pap.y), (red["x"], red["y"]))
         d = numbers[eps]
-        ax.set_title(f"eps = {eps:g}; max distance to friction:\nNH {d['max_dist_nh']:.2f}, paper's model "
+        ax.set_title(f"eps = {eps:g}; max distance to friction:\nnonholonomic {d['max_dist_nh']:.2f}, paper's model "
                      f"{d['max_dist_paper']:.3f}, nonholo's {d['max_dist_first_order']:.3f}", fontsize=9)
         ax.set_aspect("equal")
     axes[0].legend(fontsize=7.5)
     _label_2x2(axes, "x", "y")
     save(fig, path)
-    return numbers
+    return dict(numbers, colors=curve_colors(FIRST_ORDER_CURVES))
+
+
+# The curves of Figs. 7 and 8: key -> (colour, line width, line style, legend label).
+FIRST_ORDER_CURVES = {"nonholonomic": (BLUE, 1.6, "-", "nonholonomic"),
+                      "friction": (RED, 1.4, "-", "friction"),
+                      "paper": (GREEN, 1.2, "-", "X_NH + eps X^(1) (paper's first-order model)"),
+                      "reduced": (ORANGE, 1.0, "--", "reduced, order 1 (nonholo's first-order model)")}
+
+
+def curve_colors(curves: dict) -> dict:
+    """Colour name (as a reader says it: 'tab:green' -> 'green') -> legend label of each curve."""
+    return {color.split(":")[-1]: label for color, *_, label in curves.values()}
 
 
 def _first_order_panel(ax, nonholonomic, friction, paper, reduced) -> None:
     """One panel of Figs. 7 and 8: four curves, each an (abscissa, ordinate) pair."""
-    ax.plot(*nonholonomic, color=BLUE, lw=1.6, label="nonholonomic")
-    ax.plot(*friction, color=RED, lw=1.4, label="friction")
-    ax.plot(*paper, color=GREEN, lw=1.2, label="X_NH + eps X^(1) (paper)")
-    ax.plot(*reduced, color=ORANGE, lw=1.0, ls="--", label="reduced, order 1 (nonholo)")
+    for key, xy in zip(FIRST_ORDER_CURVES, (nonholonomic, friction, paper, reduced)):
+        color, lw, ls, label = FIRST_ORDER_CURVES[key]
+        ax.plot(*xy, color=color, lw=lw, ls=ls, label=label)
     ax.grid(alpha=0.3)
 
 
@@ -256,7 +268,7 @@ def fig6(path: Path) -> dict:
     ax.view_init(elev=22, azim=-58)
     ax.set_title(f"D_eps: v = h_eps(u, psi) (order {order}, eps = {eps:g}) over D = {{v = 0}} (grey);\n"
                  "arrows: reduced field; red: friction runs from off D_eps; dashed: fast fibres to their base "
-                 "(fibre_base);\norange (thick, square at the foot): the projection pr onto D", fontsize=9)
+                 "points\non D_eps; orange (thick, square at the foot): the projection pr onto D", fontsize=9)
 
     ax2 = fig.add_subplot(1, 2, 2)
     for fb in fibres:
@@ -337,8 +349,9 @@ def fig_caratheodory(path: Path) -> dict:
     runs = caratheodory_runs()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
     t, naive, proj = runs["t"], runs["naive"], runs["projected"]
-    ax1.plot(t, naive.omega, color=BLUE, ls=":", lw=1.6, label="NH from omega0 = 1 (naive)")
-    ax1.plot(t, proj.omega, color="lightsteelblue", lw=4, label=f"NH from psi0 = omega0 + k v0 = {1 + c.k * 0.5:.4f}")
+    ax1.plot(t, naive.omega, color=BLUE, ls=":", lw=1.6, label="nonholonomic from omega0 = 1 (naive)")
+    ax1.plot(t, proj.omega, color="lightsteelblue", lw=4,
+             label=f"nonholonomic from psi0 = omega0 + k v0 = {1 + c.k * 0.5:.4f}")
     for (eps, v), color in zip(runs["friction"].items(), (RED, "darkred")):
         ax1.plot(v.t, v.omega, color=color, lw=1.3, label=f"friction omega, eps = {eps:g}")
         ax1.plot(v.t, v.psi, color=color, lw=1.0, ls="--", label=f"friction psi = omega + k v, eps = {eps:g}")
@@ -349,70 +362,88 @@ def fig_caratheodory(path: Path) -> dict:
     ax1.grid(alpha=0.3)
     rows = caratheodory_table(CARATHEODORY_EPS)
     eps = np.array(sorted(rows))
-    for key, style, label in (("naive", "o:", "NH from (u0, omega0): naive"),
-                              ("projected", "o-", "NH from project(q0, v0)"),
-                              ("fibre_base_nh", "s-", "NH from fibre_base(q0, v0, eps)"),
-                              ("fibre_base_order1", "d-", "reduced order 1 from fibre_base")):
-        ax2.loglog(eps, [rows[e][key] for e in eps], style, label=label)
+    labels = {"naive": "nonholonomic from (u0, omega0): naive",
+              "projected": "nonholonomic from the projection onto D (psi0 = omega0 + k v0)",
+              "fibre_base_nh": "nonholonomic from the base point of the fast fibre (first order)",
+              "fibre_base_order1": "first-order reduced model from that base point"}
+    for key, style in (("naive", "o:"), ("projected", "o-"), ("fibre_base_nh", "s-"), ("fibre_base_order1", "d-")):
+        ax2.loglog(eps, [rows[e][key] for e in eps], style, label=labels[key])
     ax2.set(xlabel="eps", ylabel="error at t = 5 (max over x, y, phi, u, omega)",
-            title="Caratheodory's start (note T7): naive O(1), projected O(eps)")
+            title="Caratheodory's initial data: naive start O(1) wrong, projected start O(eps)")
     ax2.title.set_fontsize(9)
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3, which="both")
     save(fig, path)
-    return {"rows": rows}
+    return {"rows": rows, "labels": labels}
+
+
+FOOTNOTE6_COLORS = ("tab:purple", "tab:brown", "tab:cyan")
 
 
 @figure("eldering_section6")
 def fig_section6(path: Path) -> dict:
-    """Section 6: Theorem 3(iii) measured on the sleigh, footnote 6 (the potential realization is
-    not uniform in time either) and the noncompact counterexample with the corrected chi."""
+    """Section 6: Theorem 3(iii) measured on the sleigh (velocities and positions on separate axes),
+    footnote 6 (the potential realization is not uniform in time either) and the noncompact
+    counterexample with the corrected chi."""
     import matplotlib.pyplot as plt
 
     th3, fn6, ce = theorem3_pseudo_solution(), footnote6_phase_drift(), noncompact_counterexample_runs()
-    fig, axes = plt.subplots(1, 3, figsize=(17, 5.4))
-    ax = axes[0]
+    fig, axes = plt.subplots(2, 2, figsize=(13.5, 10.5))
     eps = np.array(sorted(th3["rows"]))
     rows = th3["rows"]
-    for key, label, style in (("off_D", f"max |v - P v| on [{th3['t0']:g}, {th3['t_end']:g}]", "o-"),
-                              ("defect", "max |dxbar/dt - X_NH(xbar)| (pseudo-solution defect)", "s-"),
-                              ("gap_t0", f"distance to the NH solution at t = {th3['t0']:g}", "^:"),
-                              ("gap_end", f"distance to the NH solution at t = {th3['t_end']:g}", "v:")):
-        ax.loglog(eps, [rows[e][key] for e in eps], style, label=label)
-    ax.set(xlabel="eps", ylabel="distance", xticks=list(eps))
-    ax.set_xticklabels([f"{e:g}" for e in eps])
-    ax.minorticks_off()
-    ax.set_title(f"Theorem 3(iii), sleigh: uniformly O(eps) near xbar = (q, P v) in D (slopes "
-                 f"{th3['slopes']['off_D']:.2f}, {th3['slopes']['defect']:.2f}),\nwhile the distance to the "
-                 "nonholonomic solution grows with t", fontsize=9)
-    ax.legend(fontsize=7.5)
-    ax.grid(alpha=0.3, which="both")
-    ax = axes[1]
+    window = f"[{th3['t0']:g}, {th3['t_end']:g}]"
+    panels = {
+        (0, 0): ("velocity off D; pseudo-solution defect",
+                 (("off_D", f"max over {window} of |v - P v| (velocity off D)", "o-"),
+                  ("defect", f"max over {window} of |dxbar/dt - X_NH(xbar)| (pseudo-solution defect)", "s-"))),
+        (0, 1): ("distance of the contact point (x, y)",
+                 (("gap_t0", f"to the nonholonomic solution at t = {th3['t0']:g}", "^-"),
+                  ("gap_end", f"to the nonholonomic solution at t = {th3['t_end']:g}", "v-")))}
+    labels = {}
+    for (i, j), (ylabel, curves) in panels.items():
+        ax = axes[i, j]
+        for key, label, style in curves:
+            ax.loglog(eps, [rows[e][key] for e in eps], style, label=label)
+            labels[key] = label
+        ax.set(xlabel="eps", ylabel=ylabel, xticks=list(eps))
+        ax.set_xticklabels([f"{e:g}" for e in eps])
+        ax.minorticks_off()
+        ax.legend(fontsize=7.5)
+        ax.grid(alpha=0.3, which="both")
+    axes[0, 0].set_title(f"Theorem 3(iii), sleigh: the friction solution stays uniformly O(eps) near\nits "
+                         f"projection xbar = (q, P v) onto D (slopes {th3['slopes']['off_D']:.2f}, "
+                         f"{th3['slopes']['defect']:.2f})", fontsize=9)
+    axes[0, 1].set_title("the same runs: the distance to the nonholonomic solution\nis O(eps) at each t but grows "
+                         "with t", fontsize=9)
+    ax = axes[1, 0]
     t = fn6["t"]
-    for e in sorted(fn6["phase_error"], reverse=True):
-        ax.plot(t, fn6["phase_error"][e] / (e * FOOTNOTE6_L**3), lw=1.2,
-                label=f"eps = {e:g}: rate / (eps l^3) = {-fn6['rate_over_eps_l3'][e]:.3f}")
-    ax.plot(t, -2 * t, "k--", lw=1.0, label="-2 t (estimate)")
-    ax.set(xlabel="t", ylabel="(theta - l t) / (eps l^3)")
-    ax.set_title(f"footnote 6: potential realization, no gravity, l = {FOOTNOTE6_L:g}:\n"
-                 "the phase error grows like 2 eps l^3 t", fontsize=9)
+    lag = fn6["rate_over_eps_l3"]
+    for e, color in zip(sorted(lag, reverse=True), FOOTNOTE6_COLORS):
+        ax.plot(t, -fn6["phase_error"][e] / (e * FOOTNOTE6_L**3), lw=1.2, color=color,
+                label=f"eps = {e:g}: lag grows at {lag[e]:.3f} eps l^3 per unit time")
+    ax.plot(t, 2 * t, "k--", lw=1.0, label="2 t: the estimate 2 eps l^3 t (from r ~ 1 + eps l^2; not in the paper)")
+    ax.set(xlabel="t", ylabel="phase lag (l t - theta) / (eps l^3)")
+    ax.set_title(f"footnote 6: potential realization, no gravity, tangential speed l = {FOOTNOTE6_L:g};\n"
+                 "the phase lag behind the constrained motion theta = l t grows with t (the paper gives no rate)",
+                 fontsize=9)
     ax.legend(fontsize=7.5)
     ax.grid(alpha=0.3)
-    ax = axes[2]
+    ax = axes[1, 1]
     y0s = sorted(ce["nh"])
     for e in sorted({e for _, e in ce["friction"]}, reverse=True):
         ax.semilogy(y0s, [ce["off_D"][(y0, e)] for y0 in y0s], "o-", label=f"friction, eps = {e:g}")
     moved = max(float(np.abs(q[:, -1] - q[:, 0]).max()) for q in ce["printed_nh"].values())
-    ax.set(xlabel="y(0)  (x(0) = 0.1, at rest)", ylabel=f"max over t in [0, {ce['t'][-1]:g}] of |A v| (distance to D)",
-           xticks=y0s)
-    ax.set_title("noncompact counterexample: V = -x^2, D turns from d/dx to d/dy\n"
-                 "across 0 <= x - y <= 1; the distance to D has no bound uniform in the start;\n"
-                 f"with the printed chi the nonholonomic particle never moves (by {moved:.0e})", fontsize=9)
+    ax.set(xlabel="y(0)  (x(0) = 0.1, at rest)",
+           ylabel=f"max over t in [0, {ce['t'][-1]:g}] of |A(q) v| (constraint violation)", xticks=y0s)
+    ax.set_title("noncompact counterexample: V = -x^2, D turns from d/dx to d/dy across 0 <= x - y <= 1;\n"
+                 "the constraint violation has no bound uniform in the start (|A v| is between\n"
+                 "1/sqrt(2) and 1 times the distance of v to D); with the printed chi the\n"
+                 f"nonholonomic particle never moves (by {moved:.0e})", fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
     fig.suptitle("Eldering section 6: what Theorem 3 promises, and where uniformity fails", fontsize=10.5)
-    save(fig, path, rect=(0, 0, 1, 0.95))
+    save(fig, path, rect=(0, 0, 1, 0.97))
     return dict(theorem3={e: {k: v for k, v in r.items() if k != "gap"} for e, r in rows.items()},
                 theorem3_slopes=th3["slopes"], theorem3_window=(th3["t0"], th3["t_end"]),
                 footnote6=fn6["rate_over_eps_l3"], counterexample=ce["off_D"],
-                printed_moves=max(float(np.abs(q[:, -1] - q[:, 0]).max()) for q in ce["printed_nh"].values()))
+                printed_moves=moved, labels=labels, colors=list(FOOTNOTE6_COLORS))

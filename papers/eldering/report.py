@@ -138,15 +138,19 @@ def _report_section6(results) -> list:
             f"each fixed t but grows with t (about {th[eps[0]]['gap_end'] / th[eps[0]]['gap_t0']:.0f} times from "
             f"t = {t0:g} to {t_end:g}): the theorem's curve is not the nonholonomic solution. Test: "
             "`tests/test_eldering.py::test_theorem_3_iii_uniform_pseudo_solution`.\n",
-            "**Footnote 6** (the potential realization is not uniform in time either): the pendulum without gravity "
-            "in the potential realization (6), started on S^1 with tangential speed l = 1, turns slower than the "
-            "constrained motion theta = l t; fitted phase-error rates divided by eps l^3: "
+            "**Footnote 6** (the paper: with the potential realization the convergence is not uniform in time "
+            "either; it gives no rate): the pendulum without gravity in the potential realization (6), started on "
+            "S^1 with tangential speed l = 1, turns slower than the constrained motion theta = l t, and its phase "
+            "lag l t - theta grows linearly in t. Fitted growth rates of the lag, divided by eps l^3: "
             + ", ".join(f"{v:.3f} (eps = {e:g})" for e, v in sorted(r["footnote6"].items(), reverse=True))
-            + ", tending to the estimate 2 (r ~ 1 + eps l^2, mean angular velocity l (1 - 2 eps l^2)). Test: "
+            + ". They tend to 2, the rate of our estimate 2 eps l^3 t (project note, section 2: r ~ 1 + eps l^2, "
+            "mean angular velocity l (1 - 2 eps l^2)); the estimate is ours, not the paper's. Test: "
             "`test_footnote_6_phase_error_grows_like_2_eps_l3_t`.\n",
             "**The noncompact counterexample** (V = -x^2 on R^2, D turning from d/dx to d/dy across the band "
             "0 <= x - y <= 1, `nonholo.systems.noncompact_counterexample`, the step chi smoothed by a tanh): from "
-            "x(0) = 0.1, y(0) = y0 at rest, the friction model's largest distance to D, max abs(A v), is "
+            "x(0) = 0.1, y(0) = y0 at rest, the friction model's largest constraint violation max abs(A(q) v), "
+            "A = (-chi, 1 - chi) (with abs(A) between 1/sqrt(2) and 1, it lies between 1/sqrt(2) times the distance "
+            "of v to D and that distance), is "
             + "; ".join(f"eps = {e:g}: " + ", ".join(f"{ce[(y, e)]:.2f}" for y in y0s) for e in ce_eps)
             + f" for y0 = {', '.join(f'{y:g}' for y in y0s)}: it falls with eps at each start but grows with y0, so "
             "no eps makes it small for every start. With chi and 1 - chi as printed, D = span d/dy where the "
@@ -209,8 +213,9 @@ def _report_tables(results) -> list:
     rk = results.get("eldering_caratheodory")
     if rk:
         lines += ["Friction sleigh from v0 = 0.5 (u0 = -1.5, omega0 = 1); error at t = 5 (ours / the note's):\n",
-                  "| eps | NH from omega0 (naive) | NH from psi0 = omega0 + k v0 (project) | NH from fibre_base | "
-                  "order 1 from fibre_base | omega at t = 20 eps |", "|---|---|---|---|---|---|"]
+                  "| eps | nonholonomic from omega0 (naive) | nonholonomic from psi0 = omega0 + k v0 (projection onto "
+                  "D) | nonholonomic from the fast fibre's base point (`fibre_base`) | first-order reduced model from "
+                  "that base point | omega at t = 20 eps |", "|---|---|---|---|---|---|"]
         for eps, row in rk["rows"].items():
             n = NOTE_CARATHEODORY.get(eps, ("-", "-"))
             lines.append(f"| {eps:g} | {row['naive']:.4f} / {n[0]} | {row['projected']:.4f} / {n[1]} | "

@@ -68,6 +68,11 @@ WP_STEPS = (0.2, 0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125)
 WP_RTOLS = tuple(10.0 ** -e for e in range(3, 13))
 WP_ATOL_FACTOR = 1e-2                       # atol = rtol / 100
 WP_OUTPUT = 1201                            # CVODE's error is sampled every 0.01 on [0, 12]
+# The CVODE runs of the comparison, by label: the options of nh.simulate each label stands for.
+# BDF with nonholo's drift control (projection onto the constraint after each step, restart);
+# Adams as CVODE runs it, without drift control.
+CVODE_METHODS = {"CVODE BDF": dict(method="bdf", drift_control=True),
+                 "CVODE Adams": dict(method="adams", drift_control=False)}
 LONG_T, LONG_H = 1000.0, 0.1
 LONG_RTOLS = (1e-6, 1e-8)
 KNIFE = dict(m=1.0, J=1.0, g=1.0)           # g = gravity along the slope (g sin(incline))
@@ -362,9 +367,19 @@ def order2_table(Ns=tuple(NOTE_ORDER2)) -> dict:
 
 
 # ------------------------------------------------------------------ work against precision
+def cvode_run(model, label: str, rtol: float):
+    """The Fig. 3 motion over [0, WP_T] by CVODE as ``label`` of :data:`CVODE_METHODS` names it,
+    atol = rtol/100, output at WP_OUTPUT equally spaced times (the comparison's and the benchmark's run)."""
+    if label not in CVODE_METHODS:
+        raise ValueError(f"label must be one of {list(CVODE_METHODS)}, got {label!r}")
+    t_out = np.linspace(0, WP_T, WP_OUTPUT)
+    return nh.simulate(model, (0, WP_T), fig3_start(), t_eval=t_out, rtol=rtol, atol=rtol * WP_ATOL_FACTOR,
+                       **CVODE_METHODS[label])
+
+
 def work_precision(steps=WP_STEPS, rtols=WP_RTOLS) -> dict:
-    """The discrete integrator (sweep over h) against CVODE BDF ("auto": BDF, AD Jacobian,
-    projection onto the constraint) and Adams (no projection), rtol swept, atol = rtol/100, on
+    """The discrete integrator (sweep over h) against CVODE BDF (method="bdf", AD Jacobian, with
+    drift control: projection onto the constraint) and Adams (no drift control), rtol swept, atol = rtol/100, on
     the Fig. 3 motion over [0, 12].
 
     Error: max over t in [0, 12] of |(x, y, theta) - reference|_inf, at every node of the
@@ -387,17 +402,15 @@ def work_precision(steps=WP_STEPS, rtols=WP_RTOLS) -> dict:
                          evaluations=res.stats["newton_iterations"],
                          constraint=float(res.stats["max_constraint_residual"])))
     model = system.nonholonomic()
-    for method in ("bdf", "adams"):
+    for label in CVODE_METHODS:
         for rtol in rtols:
-            # Adams as CVODE runs it, without nonholo's drift control (projection and restart)
-            res = nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=rtol, atol=rtol * WP_ATOL_FACTOR, method=method,
-                              drift_control=method == "bdf")
+            res = cvode_run(model, label, rtol)
             err = np.abs(res.q - ref_out).max()
-            rows.append(dict(method="CVODE BDF" if method == "bdf" else "CVODE Adams", setting=rtol,
+            rows.append(dict(method=label, setting=rtol,
                              error=float(err), steps=res.stats["n_steps"],
                              rhs=res.stats["n_rhs"], jac=res.stats["n_jac"], newton=0, evaluations=res.stats["n_rhs"],
                              constraint=float(np.max(res.constraint_residual()))))
-    tight = nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=1e-13, atol=1e-14)
+    tight = nh.simulate(model, (0, T), y0, t_eval=t_out, rtol=1e-13, atol=1e-14, **CVODE_METHODS["CVODE BDF"])
     ref_check = dict(cvode_1e13=float(np.abs(tight.q - ref_out).max()),
                      cvode_1e13_theta=float(np.abs(tight.q[2] - ref_out[2]).max()),
                      quadrature_refined=float(np.abs(exact.contact_point(t_out)

@@ -177,8 +177,9 @@ def _report_work_precision(wp) -> list:
     disc = [r for r in wp["rows"] if r["method"] == "discrete"]
     at_1e4 = wp["cheapest"][1e-4]
     cvode = [at_1e4[k] for k in ("CVODE BDF", "CVODE Adams") if at_1e4[k] is not None]
-    lines += ["", f"Findings. The discrete scheme converges with order {wp['discrete_slope']:.2f} in h (about "
-              f"{disc[-1]['newton'] / disc[-1]['steps']:.1f} Newton iterations per step). CVODE is high order and "
+    lines += ["", f"Findings. The discrete scheme converges with order {wp['discrete_slope']:.2f} in h ("
+              f"{disc[0]['newton'] / disc[0]['steps']:.1f} Newton iterations per step at h = {disc[0]['setting']:g}, "
+              f"{disc[-1]['newton'] / disc[-1]['steps']:.1f} at h = {disc[-1]['setting']:g}). CVODE is high order and "
               "adapts "
               "its step: at 1e-4 it needs "
               + (f"{min(r['evaluations'] for r in cvode)} RHS evaluations and {min(r['steps'] for r in cvode)} steps "
@@ -203,7 +204,8 @@ def _benchmark_table() -> list:
     if table.startswith("_benchmark failed"):
         return ["", table]
     return ["", "Wall time (`benchmarks/discrete_sleigh_work_precision.py`, medians of interleaved repeats on the "
-            "machine that made this report, after checking that each run reaches its target error):\n", table]
+            "machine that made this report, after checking that each run reaches its target error; the column "
+            "'run as' gives the call each method label stands for, the same as in the table above):\n", table]
 
 
 def _report_long(lt) -> list:

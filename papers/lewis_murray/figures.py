@@ -10,10 +10,10 @@ from nonholo.systems import ball_on_turntable_exact as ball_exact
 
 from ..registry import figure, save
 from .experiments import (
-    CASE3_MU, CHOICES, FIT_BOUNDS, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, TABLE1_CASES, TABLE1_PRINTED,
-    VAK_RADII, both_modes, case3_eigenvalues, circle_check, circle_oracle, experiment_fit, lemma31_scan, plate_exits,
-    realizing_constraints, spiral_check, spiral_oracle, table1, table1_radius_equivalence, table1_span_run,
-    vakonomic_family, vakonomic_reference)
+    CASE3_MU, CHOICES, DELTA_ROW, FIT_MODES, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, TABLE1_CASES, TABLE1_PRINTED,
+    VAK_RADII, both_modes, case3_eigenvalues, circle_check, circle_oracle, delta_row_scan, experiment_fit, fit_summary,
+    lemma31_scan, plate_exits, realizing_constraints, spiral_check, spiral_oracle, table1, table1_radius_equivalence,
+    table1_span_run, vakonomic_family, vakonomic_reference)
 
 
 # ----------------------------------------------------------------------------------- drawing
@@ -148,7 +148,7 @@ def _family_figure(path, which, label, paper_caption) -> dict:
                  f"edge (terminal event x^2 + y^2 = 15^2).\n{CHOICES}.")
     save(fig, path, layout=False)  # laid out by _footer
     return dict(values=[float(v) for v in by_radius[R_BALL]], exits=by_radius[R_BALL],
-                exits_by_radius={r: ex for r, ex in by_radius.items()})
+                exits_by_radius={r: ex for r, ex in by_radius.items()}, radii=list(VAK_RADII))
 
 
 # ----------------------------------------------------------------------------------- figures
@@ -369,23 +369,82 @@ def fig_case3(path: Path) -> dict:
     return numbers
 
 
+FIT_COLORS = {"derived": "tab:red", "paper_compatible": "tab:blue"}
+FIT_MARKERS = {"derived": "s-", "paper_compatible": "o--"}
+
+
 @figure("lewis_murray_fit")
-def fig_fit(path: Path) -> dict:
-    """Measured d_i (experiment row) against the fitted model and the paper's hand-picked rows."""
+def fig_fit(path: Path, starts: dict | None = None) -> dict:
+    """Measured d_i (experiment row) against nu and delta fitted in both modes (the derived one
+    first, the headline) and the paper's hand-picked rows. ``starts``: mode -> (nu, delta) where
+    each fit starts (default (1, 0.002) for both; the notebook starts near the optima)."""
     import matplotlib.pyplot as plt
 
-    res = experiment_fit()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    starts = starts or {}
+    fits = {mode: fit_summary(experiment_fit(mode, start=starts.get(mode, (1.0, 0.002)))) for mode in FIT_MODES}
+    fig, ax = plt.subplots(figsize=(8.2, 5.0))
     i = np.arange(1, 6)
-    ax.plot(i, TABLE1_PRINTED["Experiment"][1], "ko", label="experiment (Table 1)")
-    ax.plot(i, res.predicted[1:], "s-", label=f"fit: nu = {res.x[0]:.3g}, delta = {res.x[1]:.3g}")
-    for case in ("delta = mu = 0, nu = 5.0", "mu = nu = 0, delta = 0.005"):
-        ax.plot(i, TABLE1_PRINTED[case][1], "--", alpha=0.7, label=f"paper: {case}")
+    period, d = TABLE1_PRINTED["Experiment"]
+    ax.plot(i, d, "ko", ms=7, label=f"experiment (Table 1), period {period} s")
+    labels = {}
+    for mode, f in fits.items():
+        nu, delta = f["x"]
+        bound = " (nu at its upper bound)" if f["at_bound"][0] else ""
+        labels[mode] = (f"fit, {MODE_LABELS[mode]}:\nnu = {nu:.3g}{bound}, delta = {delta:.3g}; "
+                        f"residual {f['rss']:.3g} cm^2, period {f['predicted'][0]:.3f} s")
+        ax.plot(i, f["predicted"][1:], FIT_MARKERS[mode], color=FIT_COLORS[mode], label=labels[mode])
+    for case, style in (("delta = mu = 0, nu = 5.0", ":"), ("mu = nu = 0, delta = 0.005", "-.")):
+        ax.plot(i, TABLE1_PRINTED[case][1], style, color="0.55", label=f"paper's choice ({case}), printed")
     ax.axhline(0, color="0.8", lw=0.8)
-    ax.set_xlabel("return i")
-    ax.set_ylabel("d_i (cm)")
-    ax.set_xticks(i)
-    ax.legend(fontsize=7)
+    ax.set(xlabel="return i to the positive x-axis", ylabel="d_i = rho_i - rho_(i-1) (cm)", xticks=i)
+    ax.set_title("Table 1's experiment row fitted by nu and delta (mu = 0), least squares over d_1..d_5,\n"
+                 "in both models of the rolling friction; the period is not fitted", fontsize=9.5)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(alpha=0.3)
     save(fig, path)
-    return dict(x=res.x.tolist(), stderr=res.stderr.tolist(), predicted=res.predicted.tolist(), cost=res.cost,
-                at_bound=[bool(abs(v - b) <= 1e-3 * abs(b)) for v, b in zip(res.x, FIT_BOUNDS[1])], nfev=res.nfev)
+    return dict(fits=fits, headline=FIT_MODES[0], modes=list(FIT_MODES), colors=dict(FIT_COLORS), labels=labels)
+
+
+DELTA_SCAN_COLORS = {"paper_compatible": "tab:blue", "derived": "tab:red"}
+
+
+@figure("lewis_murray_delta_scan")
+def fig_delta_scan(path: Path) -> dict:
+    """Table 1's delta row against delta, for both signs of the rolling term: only the printed
+    sign comes close."""
+    import matplotlib.pyplot as plt
+
+    scan = delta_row_scan()
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.8))
+    labels = {}
+    for mode, s in scan.items():
+        labels[mode] = f"{MODE_LABELS[mode]}: smallest {s['min_distance']:.3f} cm at delta = {s['delta_at_min']:.2g}"
+        ax.loglog(s["delta"], s["distance"], "o-", ms=3.5, color=DELTA_SCAN_COLORS[mode], label=labels[mode])
+    ax.axvline(0.005, color="0.5", lw=0.8, ls=":")
+    ax.set(xlabel="delta (mu = nu = 0); dotted line: the printed delta = 0.005",
+           ylabel="max_i |d_i - d_i printed| (cm)",
+           title="distance to Table 1's delta row (d_i = 1.48 .. 1.75 cm)")
+    ax.title.set_fontsize(10)
+    ax.set_ylim(top=ax.get_ylim()[1] * 8)  # room for the legend above the curves
+    ax.legend(fontsize=7.5, loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    printed = TABLE1_PRINTED[DELTA_ROW][1]
+    ax2.plot(np.arange(1, 6), printed, "ks", mfc="none", ms=8, label="printed delta row")
+    der = scan["derived"]
+    cmap = plt.cm.Reds
+    for k in range(0, len(der["delta"]), 4):
+        ax2.plot(np.arange(1, 6), der["d"][k], "^-", ms=3.5, lw=0.8, color=cmap(0.35 + 0.6 * k / len(der["delta"])),
+                 label=f"derived sign, delta = {der['delta'][k]:.2g}")
+    ax2.set(xlabel="return i", ylabel="d_i (cm)", xticks=np.arange(1, 6),
+            title="d_i with the derived (dissipative) sign, every fourth delta of the scan")
+    ax2.title.set_fontsize(10)
+    ax2.legend(fontsize=7, loc="center right")
+    ax2.grid(alpha=0.3)
+    fig.suptitle(f"Lewis-Murray Table 1, delta row: {len(der['delta'])} values of delta from {der['delta'][0]:g} to "
+                 f"{der['delta'][-1]:g} with each sign of the rolling term\n(with mu = nu = 0 the motion with the "
+                 "derived term does not depend on r; as delta -> 0 its d_i tend to 0, 1.75 cm from the row)",
+                 fontsize=10)
+    save(fig, path, rect=(0, 0, 1, 0.92))
+    return dict({mode: dict(min_distance=s["min_distance"], delta_at_min=s["delta_at_min"],
+                            distance=s["distance"].tolist(), delta=s["delta"].tolist()) for mode, s in scan.items()},
+                colors=dict(DELTA_SCAN_COLORS), labels=labels)
