@@ -155,9 +155,10 @@ class Dop853 {
     return false;
   }
 
-  // Drift control after an accepted step (ExplicitRkOptions::project, unit_norm): true when y_ moved.
+  // Drift control after an accepted step (ExplicitRkOptions::project, unit_norm): true when y_
+  // moved by more than the error control can see, so that K_1 = f(t, y_) must be evaluated again.
   bool project(double t) {
-    bool moved = false;
+    bool visible = false;
     if (opt_.project && model_.constrained()) {
       double residual = 0.0, scale = 1.0;
       model_.constraint_residual(t, y_.data(), p_.data(), *ws_, &residual, &scale);
@@ -165,24 +166,25 @@ class Dop853 {
         corr_.setZero();
         model_.project(t, y_.data(), p_.data(), corr_.data(), nullptr, nullptr, *ws_);
         y_ += corr_;
-        moved = true;
+        visible = true;
       }
     }
-    if (!opt_.unit_norm.empty() && off_unit_norm()) {
+    if (!opt_.unit_norm.empty()) {
+      // rescaled after every step, as BDF's projection does: the groups stay at norm 1 to round-off
+      visible = off_unit_norm(kDriftTol * rtol_) || visible;
       corr_.setZero();
       project_unit_norm(opt_.unit_norm, y_.data(), corr_.data(), nullptr);
       y_ += corr_;
-      moved = true;
     }
-    if (moved) ++out.n_projections;
-    return moved;
+    if (visible) ++out.n_projections;
+    return visible;
   }
 
-  bool off_unit_norm() const {
+  bool off_unit_norm(double bound) const {
     for (const auto& g : opt_.unit_norm) {
       double s2 = 0.0;
       for (int i : g.position) s2 += y_(i) * y_(i);
-      if (std::abs(std::sqrt(s2) - 1.0) > kDriftTol * rtol_) return true;
+      if (std::abs(std::sqrt(s2) - 1.0) > bound) return true;
     }
     return false;
   }
