@@ -63,7 +63,7 @@ def cases(bicycle: bool) -> dict:
         km, values = nh.systems.whipple_bicycle_kane()
         x0 = bicycle_state(km, values)
         nq = len(km.q)
-        bike = nh.System.from_kanes_method(km, values, check_kinematics=False)
+        bike = nh.System.from_kanes_method(km, values, check_kinematics=False, state="qdot")
         out["Whipple bicycle, nonholonomic"] = (bike.nonholonomic(),
                                                 np.r_[x0[:nq], kane_qdot(km, x0[:nq], x0[nq:], values)])
     return out

@@ -131,7 +131,7 @@ def bicycle_case(batches):
     km, values = nh.systems.whipple_bicycle_kane()
     x0 = bicycle_state(km, values)
     nq = len(km.q)
-    model = nh.System.from_kanes_method(km, values, check_kinematics=False).nonholonomic()
+    model = nh.System.from_kanes_method(km, values, check_kinematics=False, state="qdot").nonholonomic()
     y = np.concatenate([x0[:nq], kane_qdot(km, x0[:nq], x0[nq:], values)])
     return [measure("bicycle (KanesMethod)", "nonholonomic", model, y, batches)]
 

@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     repeats, path = repeats_and_output(__doc__, 5, argv)
     rows = []
     km, values = nh.systems.whipple_bicycle_kane()
-    bicycle = nh.System.from_kanes_method(km, values, check_kinematics=False).nonholonomic()
+    bicycle = nh.System.from_kanes_method(km, values, check_kinematics=False, state="qdot").nonholonomic()
     from nonholo.expressions.mechanics import kane_qdot
 
     x0 = bicycle_state(km, values)

@@ -47,7 +47,7 @@ def main() -> None:
     builds = [timed(nh.systems.whipple_bicycle) for _ in range(repeats)]
     bodies = builds[-1][1]
     kane_build, (km, values) = timed(lambda: whipple_bicycle_kane(wheel_angles=False))
-    kane_adapt, kane = timed(lambda: nh.System.from_kanes_method(km, values))
+    kane_adapt, kane = timed(lambda: nh.System.from_kanes_method(km, values, state="qdot"))
     y0 = upright_state(bodies, 4.6, roll_rate=0.5)
     yk = to_kane(bodies, y0)
     A, b = kane.constraint_matrix(yk[:6])

@@ -28,7 +28,7 @@ BENCHMARK_EIGENVALUES_5MS = np.array([-14.07838969279822, -0.77534188219585 + 4.
 @pytest.fixture(scope="module")
 def bicycle():
     km, values = whipple_bicycle_kane(wheel_angles=False)
-    return km, values, nh.System.from_kanes_method(km, values, name="Whipple bicycle")
+    return km, values, nh.System.from_kanes_method(km, values, name="Whipple bicycle", state="qdot")
 
 
 def test_bicycle_is_accepted_with_wheel_angles_as_auxiliary_coordinates(bicycle):

@@ -28,8 +28,10 @@ def test_fit_recovers_parameters_within_the_reported_covariance(sleigh):
         res = nh.fit(model, t, data, params={"a": 0.2, "I": 1.0}, y0=Y0, observe=["x", "y"], t_span=(0, 6))
         assert res.success
         estimates.append(res.x)
-        stderrs.append(res.stderr)
-        hits += int(np.all(np.abs(res.x - [true["a"], true["I"]]) <= 2 * res.stderr))
+        assert list(res.stderr) == list(res.params) == ["a", "I"]  # the same shape: both keyed by name
+        stderr = np.array(list(res.stderr.values()))
+        stderrs.append(stderr)
+        hits += int(np.all(np.abs(res.x - [true["a"], true["I"]]) <= 2 * stderr))
     assert hits >= 15, hits
     # the reported standard errors match the spread of the estimates over the draws (the
     # sample standard deviation of 20 draws is within a factor 1.5 with probability > 0.99)

@@ -88,7 +88,7 @@ def rolling_disc_with_contact_point(gravity_as_load: bool = True):
 def disc():
     km, (r, m, g), _ = rolling_disc_with_contact_point()
     params = dict(zip((r, m, g), DISC_PARAMS_VALUES))
-    system = nh.System.from_kanes_method(km, params, name="rolling disc")
+    system = nh.System.from_kanes_method(km, params, name="rolling disc", state="qdot")
     q0 = np.array([0.0, 0.3, 0.0, 0.0, 0.0])
     u_ind = np.array([0.2, 6.0, 1.0])  # lean rate, spin, and the third angular-velocity component
     K = np.asarray(sp.lambdify([*km.q, r], km._k_nh)(*q0, params[r]), dtype=float)
@@ -173,7 +173,7 @@ def test_documentation_disc_is_accepted_and_moves_as_sympys_equations():
     energy alone would not (checked below)."""
     km3, (r, m, g) = rolling_disc_documentation()
     params = dict(zip((r, m, g), DISC_PARAMS_VALUES))
-    system = nh.System.from_kanes_method(km3, params)
+    system = nh.System.from_kanes_method(km3, params, state="qdot")
     assert system.n == 3 and system.k == 0 and system.coordinate_names == ["q1", "q2", "q3"]
     q0, u0 = np.array([0.0, 0.3, 0.0]), np.array([0.2, 6.0, 1.0])
     rhs3 = sp.lambdify([*km3.q, *km3.u, r, m, g], km3.rhs(), "numpy")
@@ -221,7 +221,7 @@ def test_wrong_contact_velocity_is_rejected_with_the_point_and_the_fix():
 def test_potential_instead_of_a_load_gives_the_same_motion_and_conserves_energy(disc):
     km, system, params, q0, u0 = disc
     km_free, (r, m, g), V = rolling_disc_with_contact_point(gravity_as_load=False)
-    with_potential = nh.System.from_kanes_method(km_free, params, potential=V)
+    with_potential = nh.System.from_kanes_method(km_free, params, potential=V, state="qdot")
     assert with_potential.force == sp.zeros(5, 1)
     y0 = np.r_[q0, kane_qdot(km, q0, u0, params)]
     t = np.linspace(0, 3, 31)
@@ -340,7 +340,7 @@ def test_kane_configuration_constraints_need_their_derivative_among_velocity_con
     good = me.KanesMethod(N, [x], [u1], kd_eqs=kd, q_dependent=[y], configuration_constraints=[y - x],
                           u_dependent=[u2], velocity_constraints=[u2 - u1])
     good.kanes_equations([bead], loads)
-    system = nh.System.from_kanes_method(good, {m: 1.0, k: 2.0})
+    system = nh.System.from_kanes_method(good, {m: 1.0, k: 2.0}, state="qdot")
     xs, ys = sp.symbols("x_dot y_dot")
     assert sp.expand(system.constraints[0, 0] * xs + system.constraints[0, 1] * ys) in (ys - xs, xs - ys)
     # motion along the line: 2 m s'' = -k s/sqrt(2)... in x: 2 m x'' = -k x, x = cos(t)
@@ -412,7 +412,7 @@ def test_mechanics_system_with_kanes_method_is_accepted():
     sys.velocity_constraints  # noqa: B018 - forms them
     sys.u_ind, sys.u_dep = [ux, w], [uy]
     sys.form_eoms()
-    system = nh.System.from_kanes_method(sys, {m: 1.0, I: 1.0, a: 0.2})
+    system = nh.System.from_kanes_method(sys, {m: 1.0, I: 1.0, a: 0.2}, state="qdot")
     builtin = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
     y0 = [0, 0, 0.3, -1.5 * np.cos(0.3), -1.5 * np.sin(0.3), 1.0]
     t = np.linspace(0, 5, 11)
@@ -443,7 +443,7 @@ def test_unbalanced_ball_built_from_the_contact_point_follows_sympys_equations()
     km = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=[(B.ang_vel_in(N) - w_qd).dot(b) for b in B])
     km.kanes_equations([ball], [(Gc, -m * g * N.z)])
     values = {r: 1.0, m: 1.0, g: 9.81, e: 0.3}
-    system = nh.System.from_kanes_method(km, values)
+    system = nh.System.from_kanes_method(km, values, state="qdot")
     x0, t = np.array([0.3, 0.8, 0.2, 1.0, -0.5, 2.0]), np.linspace(0, 3, 31)
     ref = _sympy_solution(km, list(values), list(values.values()), x0, t)
     y0 = np.r_[x0[:3], kane_qdot(km, x0[:3], x0[3:], values)]

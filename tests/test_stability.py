@@ -28,7 +28,7 @@ def disc():
     """SymPy's rolling disc (Kane's method, contact point coordinates q4, q5, no-slip conditions as
     velocity constraints for u_dependent), r = m = g = 1: yaw q1, lean q2, spin q3."""
     km, (r, m, g), _ = rolling_disc_with_contact_point()
-    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0}, name="rolling disc")
+    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0}, name="rolling disc", state="qdot")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,8 @@ def polar_disc():
     km = me.KanesMethod(N, q_ind=[psi, q2, q3, rho, alpha], u_ind=[u1, u2, u3], u_dependent=[u4, u5], kd_eqs=kd,
                         velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
     km.kanes_equations([body], [(D, -m * g * Y.z)])
-    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0}, name="rolling disc, polar contact point")
+    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0}, name="rolling disc, polar contact point",
+                                       state="qdot")
 
 
 def circling(polar_disc, lean=0.1, w=2.0):
@@ -329,7 +330,7 @@ def test_kane_configuration_constraint_and_lagrange_holonomic_constraint():
     km = me.KanesMethod(N, [x], [ux], kd_eqs=[x.diff() - ux, y.diff() - uy], q_dependent=[y],
                         configuration_constraints=[circle], u_dependent=[uy], velocity_constraints=[x * ux + y * uy])
     km.kanes_equations([me.Particle("p", bob, m)], [(bob, -m * g * N.y)])
-    kane = nh.System.from_kanes_method(km, values)
+    kane = nh.System.from_kanes_method(km, values, state="qdot")
     lm = me.LagrangesMethod(m * (x.diff() ** 2 + y.diff() ** 2) / 2 - m * g * y, [x, y], hol_coneqs=[circle])
     lm.form_lagranges_equations()
     lagrange = nh.System.from_lagranges_method(lm, values)
@@ -340,6 +341,14 @@ def test_kane_configuration_constraint_and_lagrange_holonomic_constraint():
         _same_spectrum(lin.eigenvalues, expect)
     with pytest.raises(ValueError, match="not on the constraint set"):
         nh.linearize(kane.nonholonomic(), [0.0, -2.1, 0.0, 0.0])
+    # in Kane's independent speed u_x (state [x, y, u_x]): h(q) = 0 restricts the perturbations alike
+    speeds = nh.System.from_kanes_method(km, values).nonholonomic()
+    assert speeds.state_names == ["x", "y", "u_x"]
+    lin = nh.linearize(speeds, [0.0, -2.0, 0.0])
+    assert lin.basis.shape == (3, 2) and lin.n_zero == 0
+    _same_spectrum(lin.eigenvalues, expect)
+    with pytest.raises(ValueError, match="not on the constraint set"):
+        nh.linearize(speeds, [0.0, -2.1, 0.0])
 
 
 def test_input_matrix_is_the_derivative_in_the_input_parameters(sleigh):

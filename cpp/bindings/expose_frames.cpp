@@ -14,6 +14,8 @@ void expose_frames(py::module_& m) {
            "The Voronets frame of the split solving the constraints for the coordinates `solved` (increasing "
            "indices), evaluated numerically: B = -A_s^-1 A_r by LU, dB/dq by implicit differentiation.")
       .def_property_readonly("voronets", &Frame::voronets)
+      .def_property_readonly("has_offset", &Frame::has_offset,
+                             "True for a frame of affine constraints: q' = X_D v + w0(q).")
       .def_property_readonly("solved", &Frame::solved)
       .def_property_readonly("n", &Frame::n)
       .def_property_readonly("rank", &Frame::rank)
@@ -31,8 +33,12 @@ void expose_frames(py::module_& m) {
         py::array_t<double> X({n, n}), dX({n, n, n});  // dX[l] = dX/dq^l
         std::copy(g.out.begin(), g.out.begin() + n * n, X.mutable_data());
         std::copy(g.out.begin() + n * n, g.out.begin() + (n + 1) * n * n, dX.mutable_data());
-        return py::make_tuple(X, dX);
-      }, py::arg("q"), py::arg("params"), "(X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l.");
+        if (!f.has_offset()) return py::tuple(py::make_tuple(X, dX));
+        py::array_t<double> w0(n);
+        std::copy(g.out.begin() + (n + 1) * n * n, g.out.begin() + (n + 1) * n * n + n, w0.mutable_data());
+        return py::tuple(py::make_tuple(X, dX, w0));
+      }, py::arg("q"), py::arg("params"), "(X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l; "
+         "(X, dX, w0) for a frame with an offset.");
 
   m.def("hamel_model", &make_hamel_model, py::arg("frame"));
   m.def("frame_vakonomic_model", &make_frame_vakonomic_model, py::arg("frame"));

@@ -13,10 +13,22 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : 
   if (graph.n_inputs != system_->n_inputs())
     throw InputError("the frame's expression graph has " + std::to_string(graph.n_inputs) + " inputs, expected " +
                      std::to_string(system_->n_inputs()));
-  if (static_cast<int>(graph.outputs.size()) != n * n)
-    throw InputError("a frame has n*n = " + std::to_string(n * n) + " entries, got " + std::to_string(graph.outputs.size()));
-  if (system_->has_affine())
-    throw InputError("anholonomic frames are implemented for linear constraints (A v = 0), not affine ones");
+  const int n_out = static_cast<int>(graph.outputs.size());
+  if (n_out != n * n && n_out != n * n + n)
+    throw InputError("a frame has n*n = " + std::to_string(n * n) + " entries (n*n + n with an offset), got " +
+                     std::to_string(n_out));
+  has_offset_ = n_out == n * n + n;
+  if (system_->has_affine() && !has_offset_)
+    throw InputError("anholonomic frames of a system with affine constraints A v = b need an offset w0(q) with "
+                     "A w0 = b (q' = X_D v + w0)");
+  // X and the offset must be functions of q (and the parameters): not of v or t.
+  std::vector<int> group(system_->n_inputs(), 0);
+  for (int i = n; i <= 2 * n; ++i) group[i] = 1;
+  auto deps = input_dependencies(graph, group);
+  for (int o = 0; o < n_out; ++o)  // deps is per output
+    if ((deps[o] >> 1) & 1u)
+      throw InputError("the frame vectors and offset must depend on the coordinates and parameters only (these "
+                       "depend on the velocities or the time)");
   GraphBuilder builder(graph.n_inputs);
   std::vector<int> identity(graph.n_inputs);
   for (int i = 0; i < graph.n_inputs; ++i) identity[i] = builder.input(i);
@@ -24,14 +36,19 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : 
   std::vector<int> wrt(n);
   for (int l = 0; l < n; ++l) wrt[l] = l;
   auto deriv = differentiate(graph, map, wrt, builder);
+  // [X, dX/dq^0 .. dX/dq^(n-1)] and, with an offset, [w0, dw0/dq^0 .. dw0/dq^(n-1)] (FrameGeometry)
+  auto emit = [&](int first, int count, std::vector<int>& outputs) {
+    for (int i = first; i < first + count; ++i) outputs.push_back(map[graph.outputs[i]]);
+    for (int l = 0; l < n; ++l)
+      for (int i = first; i < first + count; ++i) {
+        int d = deriv[l][graph.outputs[i]];
+        outputs.push_back(d < 0 ? builder.constant(0.0) : d);
+      }
+  };
   std::vector<int> outputs;
-  outputs.reserve((1 + n) * n * n);
-  for (int o : graph.outputs) outputs.push_back(map[o]);
-  for (int l = 0; l < n; ++l)
-    for (int o : graph.outputs) {
-      int d = deriv[l][o];
-      outputs.push_back(d < 0 ? builder.constant(0.0) : d);
-    }
+  outputs.reserve(static_cast<std::size_t>(1 + n) * n_out);
+  emit(0, n * n, outputs);
+  if (has_offset_) emit(n * n, n, outputs);
   tape_ = Tape(builder.finish(outputs));
 }
 

@@ -33,6 +33,7 @@ void frame_velocity(const Frame& frame, int n_t, const double* Y, int stride, co
     }
     frame.evaluate(q, p, g);
     Eigen::Map<VecX<double>>(out, n) = g.X().leftCols(m) * v;
+    if (frame.has_offset()) Eigen::Map<VecX<double>>(out, n) += g.w0();
   }
 }
 

@@ -254,9 +254,14 @@ class Frame:
         """
         The Voronets frame of the split solving the constraints for the coordinates `solved` (increasing indices), evaluated numerically: B = -A_s^-1 A_r by LU, dB/dq by implicit differentiation.
         """
-    def evaluate(self, q: typing.Any, params: typing.Any) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
+    def evaluate(self, q: typing.Any, params: typing.Any) -> tuple:
         """
-        (X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l.
+        (X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l; (X, dX, w0) for a frame with an offset.
+        """
+    @property
+    def has_offset(self) -> bool:
+        """
+        True for a frame of affine constraints: q' = X_D v + w0(q).
         """
     @property
     def n(self) -> int:

@@ -31,6 +31,9 @@ struct FrameGeometry {
   std::vector<S> in, out, work;
   RowMatMap<S> X() const { return {out.data(), n, n}; }
   RowMatMap<S> dX(int l) const { return {out.data() + (1 + l) * n * n, n, n}; }  // dX/dq^l
+  // The offset w0(q) of a frame of affine constraints (Frame::has_offset) and dw0/dq^l.
+  Eigen::Map<const VecX<S>> w0() const { return {out.data() + (1 + n) * n * n, n}; }
+  Eigen::Map<const VecX<S>> dw0(int l) const { return {out.data() + (1 + n) * n * n + (1 + l) * n, n}; }
   // Voronets frame only: A and dA/dq^l (constraint tape), A_s, its LU, B (k x m), scratch.
   std::vector<S> a_out;
   MatX<S> As, B, dB;
@@ -87,7 +90,11 @@ std::vector<int> maximal_volume_split(const MatX<double>& A, std::vector<int> st
 
 class Frame {
  public:
-  // A frame given by expressions: `graph` has the system's inputs and the n*n outputs X.
+  // A frame given by expressions: `graph` has the system's inputs and the n*n outputs X
+  // (row-major), and optionally n more: an offset w0(q) for affine constraints A v = b, with
+  // A X_D = 0 and A w0 = b, so that the velocities on the constraint set are q' = X_D v + w0
+  // (Kane's speeds with affine velocity constraints or kinematic equations). Both depend on q
+  // and the parameters only.
   Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph);
   // The Voronets frame of the split with the k coordinates `solved` (indices, increasing)
   // solved for, evaluated numerically (see the top of this file). The constraint rows must
@@ -113,6 +120,7 @@ class Frame {
     return nullptr;
   }
   bool voronets() const { return voronets_; }
+  bool has_offset() const { return has_offset_; }  // q' = X_D v + w0(q) (see the constructor)
   const std::vector<int>& solved() const { return solved_; }  // s (Voronets frame)
   const std::vector<int>& free() const { return free_; }      // r (Voronets frame)
 
@@ -213,6 +221,7 @@ class Frame {
   std::shared_ptr<const MechanicalSystem> system_;
   Tape tape_;
   bool voronets_ = false;
+  bool has_offset_ = false;
   Tape values_tape_;  // Voronets frame: A only
   std::vector<int> solved_, free_;
 };

@@ -77,6 +77,7 @@ const double* frame_velocity_at(const Frame& frame, const double* q, const doubl
   } else {
     frame.evaluate(q, p, f);
     f.velocity = f.X().leftCols(m) * Eigen::Map<const VecX<double>>(w, m);
+    if (frame.has_offset()) f.velocity += f.w0();
   }
   f.growth = growth;
   return f.velocity.data();

@@ -36,6 +36,8 @@ std::shared_ptr<Model> make_hamel_model(std::shared_ptr<const Frame> frame) {
 }
 
 std::shared_ptr<Model> make_frame_vakonomic_model(std::shared_ptr<const Frame> frame) {
+  if (frame->has_offset())
+    throw InputError("the frame-vakonomic model is implemented for linear constraints (a frame without offset)");
   return std::make_shared<FrameVakonomicModel>(std::move(frame));
 }
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
+import sympy as sp
 
 from .. import _options as check
 from ..models.model import Model
@@ -29,7 +30,8 @@ class FitResult:
     """Outcome of :func:`fit`.
 
     Attributes: ``params`` (name -> estimate), ``x`` (estimates in the order of ``names``),
-    ``covariance`` and ``stderr`` (its diagonal's square roots), ``residuals`` (weighted,
+    ``covariance``, ``stderr`` (name -> standard error, its diagonal's square roots, keyed as
+    ``params``), ``residuals (weighted,
     h - y_obs times sqrt(w), flat), ``jacobian`` (weighted, of the residuals), ``cost``
     (1/2 sum residuals^2), ``success``, ``message``, ``nfev``, ``simulation`` (the trajectory
     at the estimates), ``observed`` and ``predicted`` (flat, unweighted).
@@ -55,8 +57,9 @@ class FitResult:
         return dict(zip(self.names, self.x))
 
     @property
-    def stderr(self) -> np.ndarray:
-        return np.sqrt(np.diag(self.covariance))
+    def stderr(self) -> dict:
+        """name -> standard error (the square root of the covariance's diagonal), keyed as ``params``."""
+        return dict(zip(self.names, np.sqrt(np.diag(self.covariance))))
 
     def plot(self, ax=None):
         """Observed data (markers) against the fitted prediction (lines), and the estimates
@@ -65,7 +68,7 @@ class FitResult:
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
-        label = ", ".join(f"{n} = {v:.4g} ± {e:.2g}" for n, v, e in zip(self.names, self.x, self.stderr))
+        label = ", ".join(f"{n} = {v:.4g} ± {e:.2g}" for n, v, e in zip(self.names, self.x, self.stderr.values()))
         if self.observe_names is not None:
             obs = self.observed.reshape(len(self.observe_names), -1)
             pred = self.predicted.reshape(len(self.observe_names), -1)
@@ -99,14 +102,19 @@ def _state_observer(model: Model, names: Sequence[str]):
     return observe
 
 
+def _name(key):
+    """A parameter given by name or by a symbol of that name (whatever its assumptions)."""
+    return key.name if isinstance(key, sp.Symbol) else key
+
+
 def _start(model: Model, params) -> tuple:
-    if isinstance(params, str):
+    if isinstance(params, (str, sp.Symbol)):
         params = [params]
     defaults = model.params
     if isinstance(params, Mapping):
-        names, x0 = list(params), [float(v) for v in params.values()]
+        names, x0 = [_name(k) for k in params], [float(v) for v in params.values()]
     else:
-        names = list(params)
+        names = [_name(k) for k in params]
         x0 = [defaults[n] for n in names if n in defaults]
     unknown = [n for n in names if n not in defaults]
     if unknown:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
+import sympy as sp
 
 from ..progress import iterate
 
@@ -21,6 +22,7 @@ def grid_points(grid) -> tuple:
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid is empty")
+        grid = {k.name if isinstance(k, sp.Symbol) else k: v for k, v in grid.items()}  # symbols by name
         names = list(grid)
         coords = {}
         for name, values in grid.items():

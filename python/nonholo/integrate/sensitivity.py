@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import sympy as sp
 
 __all__ = ["sensitivity_spec", "attach_sensitivities"]
 
@@ -22,6 +23,8 @@ _METHODS = ("staggered", "simultaneous")
 def _one(model, item, names: list) -> list:
     """(parameter index, state index, name) triples for one entry of ``sensitivities``."""
     states = model.state_names
+    if isinstance(item, sp.Symbol):  # a parameter's symbol: its name, whatever its assumptions
+        item = item.name
     if isinstance(item, str) and item == "y0":
         return [(-1, i, f"y0[{s}]") for i, s in enumerate(states)]
     if isinstance(item, str):

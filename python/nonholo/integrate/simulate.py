@@ -30,7 +30,9 @@ class Event:
     Parameters
     ----------
     expr : SymPy expression
-        In the system's coordinates, velocities, time and parameters.
+        In the system's coordinates, velocities, time and parameters, matched by name whatever
+        their assumptions (``Event(sp.Symbol("phi"))`` for a coordinate declared ``real=True``),
+        and in Kane's speeds by name for a system from ``from_kanes_method``.
     terminal : bool or int
         Stop the integration at the first (True) or the n-th occurrence.
     direction : {-1, 0, 1}
@@ -82,8 +84,9 @@ def _events(model: Model, events) -> list:
         if isinstance(ev, sp.Basic):
             ev = Event(ev)
         if isinstance(ev, Event):
-            check_free_symbols([ev.expr], allowed, f"event {i}")
-            tape = lower([ev.expr], system._inputs).tape()
+            expr = system.resolve(ev.expr)  # names match the system's symbols whatever their assumptions
+            check_free_symbols([expr], allowed, f"event {i}")
+            tape = lower([expr], system._inputs).tape()
             specs.append((tape, _direction(ev.direction), _terminal_count(ev.terminal)))
         elif callable(ev):
             specs.append((ev, _direction(getattr(ev, "direction", 0)), _terminal_count(getattr(ev, "terminal", False))))
@@ -315,7 +318,44 @@ def simulate(
     if watch:  # the progress root function is not one of the caller's events
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
-    return _report(result, raise_on_failure)
+    return _report(_constraint_singularity(result, p, opts), raise_on_failure)
+
+
+SINGULAR_CONSTRAINTS = 1e-6  # sigma_min / sigma_max of A(q) below which its rows count as dependent
+
+
+def _constraint_singularity(result: SimulationResult, p: list, opts: dict) -> SimulationResult:
+    """A failed run of a constrained model that stopped where the constraint rows A(q) became
+    (nearly) dependent (the snakeboard at phi = pi/2): the message names the constraint
+    singularity with t and q instead of the solver's symptom (a collapsing step size). The
+    state at the failure is the last step's; when the outputs were sampled at t_eval, the
+    stretch after the last output is integrated again, with every step kept, to find it."""
+    model, system = result.model, result.model.system
+    if result.status >= 0 or not system.k or result.t.size == 0 or result.flag_name == "INITIAL_STATE_REJECTED":
+        return result
+    t, y = float(result.t[-1]), result.y[:, -1]
+    if t != result.t_last:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            again = simulate(model, (t, result.t_last), y, rtol=opts["rtol"], atol=opts["atol"],
+                             method=opts["method"], params=dict(zip(model.param_names, p)), max_steps=10_000)
+        if again.t.size:
+            t, y = float(again.t[-1]), again.y[:, -1]
+    q = y[: system.n]
+    try:
+        A, _ = system.constraint_matrix(q, t, dict(zip(system.parameter_names, p)))
+        s = np.linalg.svd(A, compute_uv=False)
+    except (ValueError, RuntimeError, np.linalg.LinAlgError):
+        return result
+    if not (s[0] > 0 and s[-1] <= SINGULAR_CONSTRAINTS * s[0]):
+        return result
+    point = ", ".join(f"{name}={value:.6g}" for name, value in zip(system.coordinate_names, q))
+    result.message = (f"Integration stopped at t = {t:.6g}: the constraint rows A(q) are (nearly) linearly dependent "
+                      f"at q = ({point}) (smallest singular value {s[-1]:.2g} of {s[0]:.3g}): a constraint "
+                      "singularity, where the constraints no longer determine the multipliers and the constrained "
+                      f"motion is not defined. The solver's report: {result.message}")
+    result.flag_name = "CONSTRAINT_SINGULAR"
+    return result
 
 
 def _batch_params(model: Model, params, n_runs: int) -> list:
@@ -427,14 +467,14 @@ def simulate_many(
     raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
     raws = [raws[i] for i in range(n_runs)]
     names = model.param_names
-    results = [attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw, sens_names)
-               for raw, p in zip(raws, P)]
+    results = [_constraint_singularity(attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw,
+                                                            sens_names), p, opts) for raw, p in zip(raws, P)]
     return _report_batch(results, raise_on_failure)
 
 
 def _frame_form(model: Model) -> bool:
-    """A reduced model in a frame (its y0 may also be (q, u), of length 2n)."""
-    return isinstance(model, ReducedModel) and model.frame is not None
+    """A reduced model in a frame or a Hamel model (its y0 may also be (q, u), of length 2n)."""
+    return (isinstance(model, ReducedModel) and model.frame is not None) or model.kind == "hamel"
 
 
 def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:

@@ -44,7 +44,7 @@ class DiscreteModel:
         self.h = float(h)
         self._core = _core.DiscreteIntegrator(system.core, self.h)
         # the residual |A v - b| of the node velocities is that of the nonholonomic model's states
-        self._states = system.nonholonomic()
+        self._states = system.nonholonomic(form="qdot")
 
     @property
     def core(self):

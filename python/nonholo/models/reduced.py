@@ -266,7 +266,10 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     """y0 of a frame-form reduced model: (q, w) of length 2n - k as it is, or (q, u) of length 2n
     (the coordinate form's state: u on A(q) u = 0, checked, or projected G-orthogonally with
     ``project_y0``) mapped to w = [X(q)^-1 u]_D (the free coordinates' velocities u_r for the
-    Voronets frame). Other models and shapes pass through unchanged."""
+    Voronets frame). The Hamel model (Kane's speeds) takes (q, q') of length 2n alike, mapped to
+    its quasi-velocities [X(q)^-1 (q' - w0(q))]_D. Other models and shapes pass through unchanged."""
+    if getattr(model, "kind", None) == "hamel" and y0.shape == (2 * model.system.n,) != (model.n_states,):
+        return _hamel_initial_state(model, y0, t0, params, project_y0)
     if not isinstance(model, ReducedModel) or model.frame is None:
         return y0
     n, m = model.system.n, model.frame.rank
@@ -295,6 +298,18 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     else:
         w = np.linalg.solve(model.frame.matrix(q, dict(zip(model.system.parameter_names, sys_params))), u)[:m]
     return np.r_[q, w]
+
+
+def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
+    """[q, v^alpha] of a Hamel model from [q, q'] (q' on the constraint set, or projected)."""
+    if not np.all(np.isfinite(y0)):
+        raise ValueError("y0 contains NaN or inf")
+    n = model.system.n
+    sys_params = list(params[: len(model.system.parameters)])
+    q, qdot = y0[:n], y0[n:]
+    if project_y0:
+        qdot = model.system.core.at(t0, q, qdot, sys_params).project()
+    return model.frame.state(q, qdot, dict(zip(model.system.parameter_names, sys_params)))
 
 
 def _system_params(params) -> dict:

@@ -199,6 +199,14 @@ class AnholonomicFrame:
         ``"symbolic"``: B = simplify(-A_s^-1 A_r) in SymPy, compiled to a tape (slow beyond
         k = 3: minutes at k = 8). Both give the same frame; ``.vectors`` is the SymPy matrix in
         either form, built on first access in the numeric one.
+    offset : length-n SymPy vector, optional
+        With ``vectors``: w0(q) with A w0 = b, for affine constraints A(q) v = b(q) (needed
+        then; b must not depend on t). The velocities on the constraint set are then
+        q' = X_D(q) v + w0(q) (Kane's speeds with an affine velocity constraint, e.g. a ball on
+        a rotating table; :meth:`System.from_kanes_method`). The Hamel model takes it; the
+        frame-vakonomic model and the frame form of the reduced model do not.
+    velocity_names : sequence of str, optional
+        Names of the quasi-velocities v^1 .. v^m in the models' states (default ``v1 .. vm``).
 
     Attributes ``solved`` (indices of the solved coordinates s of the default frame, else None)
     and ``form`` ("numeric" or "symbolic"; a frame given by ``vectors`` is "symbolic").
@@ -208,20 +216,27 @@ class AnholonomicFrame:
     its AD derivatives.
     """
 
-    def __init__(self, system, vectors=None, *, solved=None, name: str | None = None, form: str = "numeric"):
-        if any(b != 0 for b in system.affine):
-            raise ValueError("anholonomic frames are implemented for linear constraints (A v = 0), not affine ones")
+    def __init__(self, system, vectors=None, *, solved=None, name: str | None = None, form: str = "numeric",
+                 offset=None, velocity_names: Sequence[str] | None = None):
+        affine = any(b != 0 for b in system.affine)
+        if offset is not None and vectors is None:
+            raise ValueError("offset is given with the frame vectors (a Voronets frame has none)")
+        if affine and offset is None:
+            raise ValueError("anholonomic frames of affine constraints A v = b need the frame vectors and an offset "
+                             "w0(q) with A w0 = b (q' = X_D v + w0); the Voronets frame is for linear constraints")
         if form not in FORMS:
             raise ValueError(f"form must be one of {FORMS}, got {form!r}")
         self.system = system
         n = system.n
         self.name = name or f"frame of {system.name}"
+        self.offset = None if offset is None else _offset(offset, n, system)
+        self.velocity_names = self._velocity_names(velocity_names)
         if vectors is None:
             allowed = {*system.coordinates, *system.parameters}
             check_free_symbols(list(sp.Matrix(system.constraints)), allowed, "constraints")
             self.solved = voronets_split(system, solved)
             self.form = form
-            self._spec = (None, [system.coordinate_names[i] for i in self.solved], form)
+            self._spec = (None, [system.coordinate_names[i] for i in self.solved], form, None, velocity_names)
             if form == "numeric":
                 self._vectors = None
                 self._core = _core.Frame(system.core, self.solved)
@@ -236,9 +251,23 @@ class AnholonomicFrame:
         check_free_symbols(list(X), {*system.coordinates, *system.parameters}, "vectors")
         self._vectors = sp.ImmutableMatrix(X)
         if vectors is not None:
-            self._spec = (self._vectors, None, "symbolic")
-        self._core = _core.Frame(system.core, lower(list(self._vectors), system._inputs).to_core())
+            self._spec = (self._vectors, None, "symbolic", self.offset, velocity_names)
+        outputs = list(self._vectors) + (list(self.offset) if self.offset is not None else [])
+        self._core = _core.Frame(system.core, lower(outputs, system._inputs).to_core())
         self._check_adapted()
+
+    def _velocity_names(self, names) -> list:
+        """The names of the quasi-velocities v^1 .. v^m: ``v1 .. vm`` or the given ones (Kane's speeds)."""
+        m = self.rank
+        if names is None:
+            return [f"v{alpha + 1}" for alpha in range(m)]
+        names = [str(x) for x in names]
+        if len(names) != m or len(set(names)) != m:
+            raise ValueError(f"velocity_names must hold m = {m} distinct names, got {names}")
+        clash = set(names) & set(self.system.coordinate_names)
+        if clash:
+            raise ValueError(f"velocity_names {sorted(clash)} are also coordinate names")
+        return names
 
     @property
     def vectors(self) -> sp.ImmutableMatrix:
@@ -270,21 +299,30 @@ class AnholonomicFrame:
         """X(q), shape (n, n): column j is X_j."""
         return self._core.evaluate(np.asarray(q, float), self._params(params))[0]
 
+    def offset_at(self, q, params=None) -> np.ndarray:
+        """w0(q), shape (n,): the velocity of the frame at v = 0 (zero without an offset)."""
+        if self.offset is None:
+            return np.zeros(self.n)
+        return self._core.evaluate(np.asarray(q, float), self._params(params))[2]
+
     def _check_adapted(self) -> None:
         rng = np.random.default_rng(2)
         for _ in range(5):
             q = rng.uniform(-1, 1, self.n)
             X = self.matrix(q)
-            A, _ = self.system.constraint_matrix(q)
+            A, b = self.system.constraint_matrix(q)
             if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
                 raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at q = {q})")
             if abs(np.linalg.det(X)) < 1e-12:
                 raise ModelError(f"the frame vectors are linearly dependent at q = {q}")
+            w0 = self.offset_at(q)
+            if A.size and np.abs(A @ w0 - b).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(w0).max() + np.abs(b).max()):
+                raise ModelError(f"the offset does not satisfy the constraints (A w0 != b at q = {q})")
 
     def structure_functions(self, q, params=None) -> np.ndarray:
         """R[k, i, j] with [X_i, X_j] = R^k_ij X_k at q, shape (n, n, n), from the AD derivatives
         of the frame: R^k_ij = (X^-1)^k_l (X_i^s d_s X_j^l - X_j^s d_s X_i^l)."""
-        X, dX = self._core.evaluate(np.asarray(q, float), self._params(params))
+        X, dX = self._core.evaluate(np.asarray(q, float), self._params(params))[:2]
         bracket = np.einsum("si,sLj->Lij", X, dX) - np.einsum("sj,sLi->Lij", X, dX)
         return np.einsum("kl,lij->kij", np.linalg.inv(X), bracket)
 
@@ -303,12 +341,12 @@ class AnholonomicFrame:
         return R
 
     def quasi_velocities(self, q, qdot, params=None) -> np.ndarray:
-        """v = X(q)^-1 q', shape (n,): (v^alpha, v^a), v^a = 0 on C."""
-        return np.linalg.solve(self.matrix(q, params), np.asarray(qdot, float))
+        """v = X(q)^-1 (q' - w0(q)), shape (n,): (v^alpha, v^a), v^a = 0 on C (w0 = 0 without offset)."""
+        return np.linalg.solve(self.matrix(q, params), np.asarray(qdot, float) - self.offset_at(q, params))
 
     def velocity(self, q, v_alpha, params=None) -> np.ndarray:
-        """q' = X_D(q) v^alpha, shape (n,)."""
-        return self.matrix(q, params)[:, : self.rank] @ np.asarray(v_alpha, float)
+        """q' = X_D(q) v^alpha + w0(q), shape (n,)."""
+        return self.matrix(q, params)[:, : self.rank] @ np.asarray(v_alpha, float) + self.offset_at(q, params)
 
     # ---------------------------------------------------------------- models
     def hamel(self):
@@ -334,12 +372,15 @@ class AnholonomicFrame:
         (C++ ``models/hamel.hpp``)."""
         from ..models.model import FrameModel
 
+        if self.offset is not None:
+            raise ValueError("the frame-vakonomic model is implemented for linear constraints (a frame without "
+                             "offset); use system.vakonomic()")
         names = self._names() + [f"mu_{a}" for a in range(self.system.k)]
         return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names,
                           rebuild=(_rebuild_frame_model, (self.system, self._spec, "vakonomic")))
 
     def _names(self) -> list:
-        return [*self.system.coordinate_names, *(f"v{alpha + 1}" for alpha in range(self.rank))]
+        return [*self.system.coordinate_names, *self.velocity_names]
 
     def state(self, q, qdot, params=None) -> np.ndarray:
         """``[q, v^alpha]`` from a coordinate velocity on C (its v^a must vanish)."""
@@ -372,7 +413,7 @@ class AnholonomicFrame:
         tape = lower(phi, system._inputs).tape()
         p = self._params(params)
         rng = np.random.default_rng(seed)
-        model = system.nonholonomic()
+        model = system.nonholonomic(form="qdot")
         res1, res2, pts = [], [], []
         for _ in range(points):
             q = rng.uniform(-1, 1, self.n)
@@ -417,9 +458,22 @@ class AnholonomicFrame:
 
 
 def rebuild_frame(system, spec) -> AnholonomicFrame:
-    """The frame of ``spec`` = (vectors, solved, form) (``AnholonomicFrame._spec``), for pickling."""
-    vectors, solved, form = spec
-    return AnholonomicFrame(system, vectors, solved=solved, form=form)
+    """The frame of ``spec`` = (vectors, solved, form[, offset, velocity names])
+    (``AnholonomicFrame._spec``), for pickling."""
+    vectors, solved, form, *rest = spec
+    offset, names = rest if rest else (None, None)
+    return AnholonomicFrame(system, vectors, solved=solved, form=form, offset=offset, velocity_names=names)
+
+
+def _offset(offset, n: int, system) -> sp.ImmutableMatrix:
+    """The offset w0(q) as an (n, 1) matrix in the coordinates and parameters."""
+    w0 = sp.ImmutableMatrix(offset)
+    if w0.shape == (1, n):
+        w0 = w0.T
+    if w0.shape != (n, 1):
+        raise ValueError(f"offset has shape {w0.shape}, expected ({n}, 1)")
+    check_free_symbols(list(w0), {*system.coordinates, *system.parameters}, "offset")
+    return w0
 
 
 def _rebuild_frame_model(system, spec, kind):

@@ -25,35 +25,10 @@ from .. import _core
 from .. import _options as check
 from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower
+from ..expressions.names import SymbolTable, describe, expression_symbols, resolve
+from .arguments import _as_matrix, _as_symbols, _holonomic, _order, _point, _speeds, _unit_norm_groups
 
 __all__ = ["System"]
-
-
-def _as_symbols(seq, what: str) -> tuple:
-    if isinstance(seq, (sp.Basic, str)):
-        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {seq!r}")
-    try:
-        items = tuple(seq)
-    except TypeError:
-        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {type(seq).__name__}") from None
-    for s in items:
-        if not isinstance(s, sp.Symbol):
-            raise TypeError(f"{what} must contain SymPy symbols; {s!r} is a {type(s).__name__}")
-    if len(set(items)) != len(items):
-        raise ValueError(f"{what} contains repeated symbols: {[str(s) for s in items]}")
-    return items
-
-
-def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
-    try:
-        m = sp.ImmutableMatrix(obj)
-    except Exception as exc:  # SymPy raises several types for malformed input
-        raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
-    if shape[1] == 1 and m.shape == (1, shape[0]):
-        m = m.T
-    if m.shape != shape:
-        raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
-    return m
 
 
 class System:
@@ -110,6 +85,11 @@ class System:
         function as the one the metric, potential and force define (everything else, e.g. the
         vakonomic model's extra terms, energies and symbolic derivations, uses those); the
         compiled right-hand sides use it for r.
+    speeds : (names, vectors, offset), optional
+        A velocity frame for the state of :meth:`nonholonomic`: quasi-velocities named ``names``
+        (m = n - k of them) with q' = X_D(q) u + w0(q), X = ``vectors`` (n, n; the first m
+        columns span D) and ``offset`` w0 (length n, A w0 = b; None for linear constraints).
+        :meth:`from_kanes_method` sets it to Kane's independent speeds.
 
     Notes
     -----
@@ -136,6 +116,7 @@ class System:
         outputs: Mapping | None = None,
         holonomic=None,
         applied_force=None,
+        speeds=None,
     ):
         self.coordinates = _as_symbols(coordinates, "coordinates")
         self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
@@ -144,18 +125,11 @@ class System:
         n = len(self.coordinates)
         if n == 0:
             raise ValueError("coordinates must contain at least one symbol")
-        if velocities is None:
-            velocities = [sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
-        self.velocities = _as_symbols(velocities, "velocities")
-        if len(self.velocities) != n:
-            raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {n} (one per coordinate)")
-        self.time = sp.Symbol("t") if time is None else time
-        if not isinstance(self.time, sp.Symbol):
-            raise TypeError(f"time must be a SymPy symbol, got {self.time!r}")
+        if time is not None and not isinstance(time, sp.Symbol):
+            raise TypeError(f"time must be a SymPy symbol, got {time!r}")
         self.name = name or "System"
         self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
 
-        self.parameters = self._normalize_parameters(parameters)
         self.metric = _as_matrix(metric, (n, n), "metric")
         self.potential = sp.sympify(potential)
         if not isinstance(self.potential, sp.Expr) or isinstance(self.potential, sp.MatrixBase):
@@ -184,7 +158,9 @@ class System:
 
         self.holonomic = _holonomic(holonomic)
         self._holonomic_functions = None  # built on first use
+        self._name_symbols(velocities, time, parameters)
         self._check_symbols()
+        self.speeds = _speeds(speeds, n, self.k)
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
@@ -209,35 +185,26 @@ class System:
         time: sp.Symbol | None = None,
         name: str | None = None,
         indefinite_metric: bool = False,
+        simplify: bool = False,
     ) -> "System":
         r"""A system from a Lagrangian L = 1/2 v^T G(q) v + g(q)^T v - V(q).
 
         The kinetic part must be quadratic in the velocities. G is read off as the Hessian of L
         in v; a linear term g(q)^T v adds the gyroscopic force ((dg/dq)^T - dg/dq) v; V is
         -L at v = 0. ``constraints``, ``affine``, ``friction``, ``force`` and ``parameters``
-        are as for :class:`System`.
+        are as for :class:`System`. ``simplify=True`` runs ``sympy.simplify`` on G (nicer
+        display; slow for large systems, seconds for a car with a few trailers, and the
+        trajectories are the same), default off
+        (:func:`nonholo.expressions.lagrangian.lagrangian_parts`).
         """
+        from ..expressions.lagrangian import lagrangian_parts
+
         coords = _as_symbols(coordinates, "coordinates")
         vels = _as_symbols(velocities, "velocities")
         if len(vels) != len(coords):
             raise ValueError(f"velocities has {len(vels)} symbols, expected {len(coords)}")
-        L = sp.sympify(lagrangian)
-        v = sp.Matrix(vels)
-        G = sp.hessian(L, vels)
-        if any(sp.diff(G[i, j], w) != 0 for i in range(len(vels)) for j in range(len(vels)) for w in vels):
-            raise ModelError("the Lagrangian is not quadratic in the velocities (its velocity Hessian depends on them)")
-        zero = {w: 0 for w in vels}
-        g = sp.Matrix([sp.diff(L, w).subs(zero) for w in vels])
-        V = -L.subs(zero)
-        residual = sp.expand(L - ((v.T * G * v)[0] / 2 + (g.T * v)[0] - V))
-        if residual != 0:
-            raise ModelError("the Lagrangian is not of the form 1/2 v^T G v + g^T v - V")
-        F = sp.zeros(len(coords), 1) if force is None else sp.Matrix(force)
-        if any(gi != 0 for gi in g):
-            dg = g.jacobian(coords)  # dg_i/dq_j
-            F = F + (dg.T - dg) * v
-        return cls(coords, sp.simplify(G), V, constraints, affine, friction,
-                   None if all(f == 0 for f in F) else F, parameters, velocities=vels, time=time, name=name,
+        G, V, F = lagrangian_parts(lagrangian, coords, vels, force, simplify=bool(simplify))
+        return cls(coords, G, V, constraints, affine, friction, F, parameters, velocities=vels, time=time, name=name,
                    indefinite_metric=indefinite_metric)
 
     @classmethod
@@ -247,11 +214,19 @@ class System:
         The kinetic energy of the bodies, the velocity constraints (``velocity_constraints`` for
         ``u_dependent``) and the loads are expressed in q' through the kinematic differential
         equations (``kd_eqs``): G(q), A(q) q' = b(q, t) and F(q, q', t). Coordinates are
-        ``q_ind + q_dep`` as plain symbols of the same names, velocities ``<name>_dot``; model
-        states are ``[q, q']`` (convert speeds with :func:`nonholo.expressions.mechanics.kane_qdot`).
-        ``parameters`` gives the value of every constant symbol. Keyword arguments (``potential``,
-        ``friction``, ``specified``, ``name``, ``simplify``, ``check_kinematics``) and what is
-        supported: :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
+        ``q_ind + q_dep`` as plain symbols of the same names, velocities ``<name>_dot``.
+        ``parameters`` gives the value of every constant symbol.
+
+        ``system.nonholonomic()`` integrates in Kane's independent speeds (``state="speeds"``,
+        the default where the kinematics allow it): state ``[q, u_ind]`` named after km's
+        speeds (``result["u1"]``), q' = X_D(q) u_ind + w0(q) from the kinematic differential
+        equations and the velocity constraints (the Hamel model of that frame, Kane's equations
+        in u). ``system.nonholonomic(form="qdot")``, or ``state="qdot"`` here, gives the model
+        in ``[q, q']``. Every speed, dependent ones too, is also ``result[name]`` in either form;
+        convert with :func:`nonholo.expressions.mechanics.kane_qdot` and ``kane_speeds``.
+        Keyword arguments (``state``, ``potential``, ``friction``, ``specified``, ``name``,
+        ``simplify``, ``check_kinematics``) and what is supported:
+        :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
         """
         from ..expressions.mechanics import kanes_method_arguments
 
@@ -272,23 +247,79 @@ class System:
 
         return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
 
-    def _normalize_parameters(self, parameters) -> dict:
+    def _expression_groups(self) -> dict:
+        return {"metric": list(self.metric), "potential": [self.potential], "constraints": list(self.constraints),
+                "affine": list(self.affine), "friction": list(self.friction_coefficients), "force": list(self.force),
+                "applied_force": list(self.applied_force if self.applied_force is not None else ()),
+                "holonomic": list(self.holonomic or ())}
+
+    def _name_symbols(self, velocities, time, parameters) -> None:
+        """Velocities, time and parameters as the system's symbols of their names: one symbol per
+        name in the whole system (:mod:`nonholo.expressions.names`); a name, or a symbol of that
+        name with other assumptions, means the symbol the expressions use."""
+        table = SymbolTable()
+        table.add_all(self.coordinates, "coordinates")
+        if velocities is not None:
+            table.add_all(_as_symbols(velocities, "velocities"), "velocities")
+        if time is not None:
+            table.add(time, "time")
+        for what, exprs in self._expression_groups().items():
+            table.add_all(expression_symbols(exprs), what)
+        if velocities is None:
+            velocities = [table.get(f"{q.name}_dot") or sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
+        self.velocities = _as_symbols(velocities, "velocities")
+        if len(self.velocities) != self.n:
+            raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {self.n} (one per coordinate)")
+        self.time = time if time is not None else table.get("t") or sp.Symbol("t")
+        self.parameters = self._normalize_parameters(parameters, table)
+        self._symbol_names = {**table.symbols, **{s.name: s for s in (*self.velocities, self.time, *self.parameters)}}
+
+    def _normalize_parameters(self, parameters, table: SymbolTable) -> dict:
         result: dict = {}
         if parameters is None:
             return result
         if not isinstance(parameters, Mapping):
             raise TypeError("parameters must be a mapping {symbol or name: value}")
+        reserved = {s.name for s in (*self.coordinates, *self.velocities, self.time)}
         for key, value in parameters.items():
-            sym = sp.Symbol(key) if isinstance(key, str) else key
-            if not isinstance(sym, sp.Symbol):
+            if not isinstance(key, (str, sp.Symbol)):
                 raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
-            if sym in self.coordinates or sym in self.velocities or sym == self.time:
-                raise ValueError(f"parameter {sym} is also a coordinate, velocity or the time")
-            result[sym] = check.finite_float(value, f"parameter {sym}")
+            name = key if isinstance(key, str) else key.name
+            if name in reserved:
+                raise ValueError(f"parameter {name} is also a coordinate, velocity or the time")
+            sym = table.get(name) or (key if isinstance(key, sp.Symbol) else sp.Symbol(key))
+            if sym in result:
+                raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
+            result[sym] = check.finite_float(value, f"parameter {name}")
         return result
+
+    def symbol(self, name) -> sp.Symbol:
+        """The system's symbol of this name (a coordinate, velocity, the time, a parameter or any symbol of
+        its expressions), whatever the assumptions of the one given; KeyError when there is none."""
+        key = name.name if isinstance(name, sp.Symbol) else str(name)
+        if key not in self._symbol_names:
+            raise KeyError(f"the system has no symbol named {key!r}")
+        return self._symbol_names[key]
+
+    def resolve(self, expr):
+        """``expr`` in the system's symbols: every symbol replaced by the system's symbol of the same
+        name, whatever its assumptions (``nh.Event(sp.Symbol("phi"))`` for a coordinate declared real);
+        Kane's speeds by name (``speeds``) become their expressions in q and q'."""
+        expr = resolve(expr, self._symbol_names)
+        speeds = {name: f.expr for name, f in self.outputs.items()
+                  if getattr(f, "is_speed", False) and name not in self._symbol_names}
+        if speeds:
+            expr = expr.xreplace({s: speeds[s.name] for s in expression_symbols([expr]) if s.name in speeds})
+        return expr
 
     def _check_symbols(self) -> None:
         q, v, t, p = set(self.coordinates), set(self.velocities), {self.time}, set(self.parameters)
+        for what, exprs in self._expression_groups().items():
+            if what not in ("affine", "force", "applied_force") and self.time in expression_symbols(exprs):
+                raise ModelError(f"the time {self.time} appears in the {what}: only the affine term b(q, t) of the "
+                                 "constraints A(q) v = b(q, t) and the force F(q, v, t) may depend on time (the "
+                                 "metric, potential, constraint rows, friction coefficients and holonomic "
+                                 "constraints are functions of q and the parameters)")
         check_free_symbols(list(self.metric), q | p, "metric")
         check_free_symbols([self.potential], q | p, "potential")
         check_free_symbols(list(self.constraints), q | p, "constraints")
@@ -396,9 +427,35 @@ class System:
         return [*values.values(), *extra.values()]
 
     # ------------------------------------------------------------------ models
-    def nonholonomic(self):
-        """Lagrange-d'Alembert dynamics, state ``[q, v]`` with A(q) v = b(q, t)."""
-        return self._model("nonholonomic")
+    def nonholonomic(self, form: str | None = None):
+        """Lagrange-d'Alembert dynamics.
+
+        ``form="qdot"``: state ``[q, v]`` with A(q) v = b(q, t). ``form="speeds"``: state
+        ``[q, u]`` in the quasi-velocities of the system's velocity frame (``speeds``; Kane's
+        independent speeds for :meth:`from_kanes_method`), q' = X_D(q) u + w0(q), the constraints
+        holding by construction (a :class:`~nonholo.FrameModel`, the Hamel equations). Default:
+        ``"speeds"`` when the system has a velocity frame, else ``"qdot"``.
+        """
+        if form is None:
+            form = "qdot" if self.speeds is None else "speeds"
+        if form == "qdot":
+            return self._model("nonholonomic")
+        if form != "speeds":
+            raise ValueError(f"form must be 'qdot' or 'speeds', got {form!r}")
+        if self.speeds is None:
+            raise ValueError(f"form='speeds' needs a velocity frame (System(speeds=...), from_kanes_method); "
+                             f"{self.name!r} has none")
+        return self.speed_frame().hamel()
+
+    def speed_frame(self):
+        """The :class:`~nonholo.frames.AnholonomicFrame` of the system's velocity frame (``speeds``), built once."""
+        from .frames import AnholonomicFrame
+
+        if ("speeds", None) not in self._models:
+            names, X, w0 = self.speeds
+            self._models[("speeds", None)] = AnholonomicFrame(self, X, offset=w0, velocity_names=names,
+                                                              name=f"speeds of {self.name}")
+        return self._models[("speeds", None)]
 
     def vakonomic(self):
         """Vakonomic dynamics (corrected Lewis-Murray eq. (2.2)), state ``[q, v, lambda]``."""
@@ -417,8 +474,11 @@ class System:
 
         The velocity is v = u + sum_{k<=K} eps^k h^(k)(t, q, u) with u = P v + v_b on the
         constraint set A u = b, and u follows the exact P-projected law (Gzenda-Chhabra
-        section 3.9), so the friction term drops out and the model is not stiff: ``simulate``
-        integrates it with Adams by default. Error O(eps^(K+1)) on bounded intervals against
+        section 3.9), so the friction term drops out and the model is not stiff. ``simulate``'s
+        default (``method="auto"``) runs it with DOP853, the explicit Runge-Kutta pair of order 8,
+        when its right-hand side is cheap against Adams' per-step overhead, and with CVODE's
+        Adams otherwise and in runs with events, sensitivities, dense output or a progress bar
+        (``model.method`` says which; ``result.method`` what ran). Error O(eps^(K+1)) on bounded intervals against
         ``friction(eps)`` started on the slow manifold (see :meth:`on_slow_manifold`).
         ``order=0`` is the nonholonomic model. ``eps`` is a runtime parameter, the order is fixed.
 
@@ -473,6 +533,9 @@ class System:
         if isinstance(frame, AnholonomicFrame):
             if frame.system is not self:
                 raise ValueError("frame belongs to another system")
+            if frame.offset is not None:
+                raise ValueError("the frame form of the reduced model takes a frame without offset (linear "
+                                 "constraints); use velocities='coordinates'")
             return frame
         if frame is None:
             if ("frame", None) not in self._models:
@@ -676,6 +739,7 @@ class System:
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
             "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
+            "speeds": self.speeds,
         }
 
     def __setstate__(self, state):
@@ -696,43 +760,3 @@ class System:
         return system_latex(self)
 
 
-def _unit_norm_groups(groups, coordinates) -> list:
-    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``)."""
-    names = [q.name for q in coordinates]
-    result = []
-    for group in groups or []:
-        try:
-            idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
-        except ValueError:
-            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates "
-                             f"{names}") from None
-        if len(idx) < 2 or len(set(idx)) != len(idx):
-            raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
-        result.append(idx)
-    return result
-
-
-def _holonomic(holonomic):
-    """A tuple of expressions h(q), or None for no holonomic constraints."""
-    if holonomic is None:
-        return None
-    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
-        else list(holonomic)
-    return tuple(sp.sympify(h) for h in items) or None
-
-
-def _order(order) -> int:
-    if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
-        raise TypeError(f"order must be an integer, got {order!r}")
-    if not 0 <= order <= _core.max_slow_manifold_order:
-        raise ValueError(f"order must be between 0 and {_core.max_slow_manifold_order}, got {order}")
-    return int(order)
-
-
-def _point(x, n: int, what: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
-    if arr.shape != (n,):
-        raise ValueError(f"{what} must have shape ({n},), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} contains NaN or inf")
-    return arr

@@ -5,6 +5,7 @@ compiled system serves a sweep over them (``simulate(..., params={...})``).
 """
 
 from .ball_on_turntable import ball_on_turntable
+from .ball_on_turntable_kane import ball_on_turntable_kane
 from .chaplygin_ball import chaplygin_ball
 from .chaplygin_sleigh import chaplygin_sleigh
 from .differential_drive import differential_drive
@@ -21,7 +22,7 @@ from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
 from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
-__all__ = ["ball_on_turntable", "chaplygin_ball", "chaplygin_sleigh", "differential_drive", "heisenberg",
-           "inclined_knife_edge", "knife_edge_chain", "nonholonomic_particle", "planar_particle", "polar_disk",
-           "realized_pendulum", "rattleback", "rolling_disc", "snakeboard", "tippe_top", "vertical_rolling_disk",
-           "whipple_bicycle", "whipple_bicycle_kane"]
+__all__ = ["ball_on_turntable", "ball_on_turntable_kane", "chaplygin_ball", "chaplygin_sleigh", "differential_drive",
+           "heisenberg", "inclined_knife_edge", "knife_edge_chain", "nonholonomic_particle", "planar_particle",
+           "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "snakeboard", "tippe_top",
+           "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]

@@ -15,7 +15,7 @@ from ..system import System
 
 __all__ = [
     "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
-    "loglog_slope", "central_difference", "random_system",
+    "loglog_slope", "central_difference", "random_system", "car_with_trailers",
 ]
 
 # Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
@@ -139,7 +139,7 @@ def rolling_vector_field_difference(oracle: dict, system: System, n_states: int 
         ed = np.r_[rng.normal(size=3), 0, 0]
         A, _ = kane.constraint_matrix(e)
         ed[3:] = -np.linalg.solve(A[:, 3:], A[:, :3] @ ed[:3])
-        fk = kane.nonholonomic().rhs(0, np.r_[e, ed])
+        fk = kane.nonholonomic(form="qdot").rhs(0, np.r_[e, ed])
         Om_dot = np.asarray(dW(e, ed), float) @ ed + np.asarray(Wu(e), float) @ fk[5:]
         quat = quaternion_from_matrix(np.asarray(Rf(e), float))
         y = rolling_state(system, quat, np.asarray(W(e, ed), float).ravel(), x=e[3], y=e[4])
@@ -150,3 +150,37 @@ def rolling_vector_field_difference(oracle: dict, system: System, n_states: int 
         diff = max(np.abs(2 * np.asarray(Ef(quat), float) @ f[8:12] - Om_dot).max(), np.abs(f[6:8] - fk[8:10]).max())
         worst = max(worst, diff / scale)
     return worst
+
+
+def car_with_trailers(trailers: int) -> tuple:
+    """(L, q, v, A, parameters): a car pulling ``trailers`` trailers as a Lagrangian, for
+    ``System.from_lagrangian`` and its comparison with ``System(q, hessian(L, v))``.
+
+    Body 0 (the car) has its rear axle at (x, y) and heading th0; trailer i is hitched at the
+    axle of body i - 1 and has its axle a distance d behind, p_i = p_(i-1) - d (cos th_i, sin th_i).
+    Each body is a mass m at its axle with moment of inertia J about it,
+    L = sum_i 1/2 m |p_i'|^2 + 1/2 J th_i'^2, and no axle slips sideways:
+    -sin(th_i) x_i' + cos(th_i) y_i' = 0 (k = trailers + 1 rows, n = trailers + 3 coordinates).
+    The parameters m, J, d are declared positive.
+    """
+    m, J, d = sp.symbols("m J d", positive=True)
+    x, y = sp.symbols("x y")
+    th = sp.symbols(f"th0:{trailers + 1}")
+    q = [x, y, *th]
+    v = sp.symbols([f"{s}_dot" for s in map(str, q)])
+    px, py = x, y
+    positions = [(px, py)]
+    for i in range(1, trailers + 1):
+        px, py = px - d * sp.cos(th[i]), py - d * sp.sin(th[i])
+        positions.append((px, py))
+
+    def rate(e):
+        return sum(sp.diff(e, qi) * vi for qi, vi in zip(q, v))
+
+    L = 0
+    rows = []
+    for (pxi, pyi), thi, thd in zip(positions, th, v[2:]):
+        vx, vy = rate(pxi), rate(pyi)
+        L += m * (vx ** 2 + vy ** 2) / 2 + J * thd ** 2 / 2
+        rows.append([sp.diff(-sp.sin(thi) * vx + sp.cos(thi) * vy, vi) for vi in v])
+    return L, q, list(v), sp.Matrix(rows), {"m": 1.0, "J": 0.1, "d": 0.8}

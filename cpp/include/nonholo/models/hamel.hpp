@@ -6,7 +6,10 @@
 // L = 1/2 q'^T G q' - V, to the projection of Lagrange-d'Alembert onto D:
 //     (X_D^T G X_D) v' = X_D^T (r - G (D_w X_D) v),      r = F - c(q, w) - dV,
 // where the structure-function term is absorbed by the chain rule w' = (D_w X_D) v + X_D v'
-// (the frame multipliers are lambda_a = X_a^T (G w' - r)). The vakonomic equations add
+// (the frame multipliers are lambda_a = X_a^T (G w' - r)). With affine constraints A q' = b(q) the
+// frame carries an offset w0(q), A w0 = b (Frame::has_offset): q' = w = X_D v + w0 and the same
+// equations hold with (D_w X_D) v replaced by (D_w X_D) v + D_w w0 (Hamel model only). The
+// vakonomic equations add
 // R^a_ab v^b mu_a = mu^T Theta_C [(D_{X_a} X)_D v - D_w X_a] (Theta_C the constraint rows of
 // X^-1) to the right-hand side, and mu_a' = lambda_a - mu^T Theta_C [(D_{X_a} X)_D v - D_w X_a].
 //
@@ -58,10 +61,13 @@ void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const 
   frame.evaluate(q, p, w.frame);
   w.XD = w.frame.X().leftCols(m);
   w.w.noalias() = w.XD * Eigen::Map<const VecX<S>>(v, m);
+  if (frame.has_offset()) w.w += w.frame.w0();  // affine constraints: q' = X_D v + w0(q)
   sys.evaluate_dynamics(t, q, w.w.data(), p, w.geo);
   w.DwX.setZero(n, n);
   for (int l = 0; l < n; ++l) w.DwX += w.frame.dX(l) * w.w(l);
   w.a.noalias() = w.DwX.leftCols(m) * Eigen::Map<const VecX<S>>(v, m);
+  if (frame.has_offset())  // the chain rule of w0(q(t)): D_w w0
+    for (int l = 0; l < n; ++l) w.a += w.frame.dw0(l) * w.w(l);
   w.tmp = w.geo.r();
   w.tmp.noalias() -= w.geo.G() * w.a;
   w.rhs.noalias() = w.XD.transpose() * w.tmp;

@@ -121,7 +121,7 @@ class Linearization:
 
 
 def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=None, cyclic=None,
-              zero_tol: float = 1e-10, steady_tol: float = 1e-8) -> Linearization:
+              zero_tol: float = 1e-12, steady_tol: float = 1e-8) -> Linearization:
     r"""Linearize ``model`` about the steady motion (or equilibrium) through the state ``y``.
 
     Parameters
@@ -146,7 +146,14 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     cyclic : list of str, optional
         Cyclic coordinates; default: every coordinate none of the system's expressions contains.
     zero_tol : float
-        Relative size below which a singular value of a quotient matrix counts as zero.
+        Which eigenvalues are reported as exact zeros. The zero modes (cyclic coordinates,
+        conserved quantities, families of steady motions) are deflated level by level
+        (:mod:`.zero_modes`): a singular value s of a quotient matrix counts as zero when
+        s <= zero_tol * max(1, ||A||_2). A physical eigenvalue smaller than that would be taken
+        for a zero mode, so the default 1e-12 sits a few thousand times above the rounding of the
+        AD Jacobian and far below physical rates (the Whipple bicycle's capsize eigenvalue of
+        about 2.5e-9 at 6.024262 m/s stays physical). Raise it when ``y`` is a steady motion only
+        to a looser tolerance (the structural zeros then come out at about that residual).
     steady_tol : float
         Relative tolerance of the checks that y is on the constraint set and steady.
 
@@ -203,10 +210,7 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf")
     system, n = model.system, model.system.n
-    if system.core.force_depends_on_time or system.core.affine_depends_on_time:
-        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the "
-                         "affine part b of its constraints contain t): it has no steady motions to linearize about; "
-                         "make the time-dependent terms parameters (inputs) instead")
+    check_autonomous(model, "linearize about")
     names = model.state_names
     cyc = cyclic_indices(system, cyclic)
     pvec = model.param_vector(params)  # raises on an unknown parameter
@@ -221,6 +225,15 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
 
 
 # --------------------------------------------------------------------------- checks
+def check_autonomous(model, what: str) -> None:
+    """ValueError when the model depends on time explicitly: steady motions need an autonomous model."""
+    system = model.system
+    if system.core.force_depends_on_time or system.core.affine_depends_on_time:
+        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the "
+                         f"affine part b of its constraints contain t): it has no steady motions to {what}; "
+                         "make the time-dependent terms parameters (inputs) instead")
+
+
 def _check_on_constraint_set(cs, model, tol) -> None:
     if cs.residual.size and np.abs(cs.residual).max() > tol * cs.scale:
         raise ValueError(f"y is not on the constraint set of the {model.kind} model: |A(q) v - b|, |h(q)| up to "
@@ -287,19 +300,38 @@ def _conserved_covectors(model, t, y, pvec, T) -> list:
     """[(name, l)] of candidate first integrals as row vectors on the tangent space: the energy
     1/2 v^T G v + V and the momenta (G v)_c conjugate to the cyclic coordinates."""
     system, n = model.system, model.system.n
-    q, v = y[:n], y[n:2 * n]
+    C = _coordinate_chart(model, t, y, pvec)  # d(q, q')/dy, (2n, N)
+    q, v = y[:n], C[n:] @ y if model.kind != "hamel" else model.velocity(t, y, dict(zip(model.params, pvec)))
     d = system_derivatives(system, t, q, v, pvec)
-    N = len(y)
-    dE = np.zeros(N)
-    dE[:n] = 0.5 * np.einsum("i,ijl,j->l", v, d.dG, v) + d.dV
-    dE[n:2 * n] = d.G @ v
-    out = [("the energy 1/2 v^T G v + V", dE @ T)]
+    dE = np.r_[0.5 * np.einsum("i,ijl,j->l", v, d.dG, v) + d.dV, d.G @ v]
+    out = [("the energy 1/2 v^T G v + V", dE @ C @ T)]
     for c in cyclic_coordinates(system):
-        dp = np.zeros(N)
-        dp[:n] = np.einsum("jl,j->l", d.dG[c], v)
-        dp[n:2 * n] = d.G[c]
-        out.append((f"the momentum conjugate to {system.coordinate_names[c]}", dp @ T))
+        dp = np.r_[np.einsum("jl,j->l", d.dG[c], v), d.G[c]]
+        out.append((f"the momentum conjugate to {system.coordinate_names[c]}", dp @ C @ T))
     return out
+
+
+def _coordinate_chart(model, t, y, pvec) -> np.ndarray:
+    """d(q, q')/dy (2n x N): [I, 0] for the models in [q, v, ...]; for the Hamel model in
+    quasi-velocities (Kane's speeds), q' = X_D(q) u + w0(q): X_D exactly (q' is linear in u) and
+    dq'/dq by central differences (enough to tell conserved quantities from the other zero modes)."""
+    n, N = model.system.n, len(y)
+    if model.kind != "hamel":
+        return np.eye(2 * n, N)
+    params = dict(zip(model.params, pvec))
+    C = np.zeros((2 * n, N))
+    C[:n, :n] = np.eye(n)
+    base = model.velocity(t, y, params)
+    for j in range(n, N):
+        e = np.zeros(N)
+        e[j] = 1.0
+        C[n:, j] = model.velocity(t, y + e, params) - base
+    h = 1e-6
+    for j in range(n):
+        e = np.zeros(N)
+        e[j] = h * max(1.0, abs(y[j]))
+        C[n:, j] = (model.velocity(t, y + e, params) - model.velocity(t, y - e, params)) / (2 * e[j])
+    return C
 
 
 def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:

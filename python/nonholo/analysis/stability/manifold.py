@@ -30,7 +30,7 @@ __all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indi
            "system_derivatives", "KINDS"]
 
 #: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
-KINDS = ("nonholonomic", "friction", "reduced", "vakonomic")
+KINDS = ("nonholonomic", "friction", "reduced", "vakonomic", "hamel")
 
 _TAPES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _SYMBOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -155,7 +155,8 @@ class ConstraintSet:
 
 
 def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
-    """Phi(y) and DPhi(y) for ``model`` (rows: A v - b, then h(q)); no rows for the friction model."""
+    """Phi(y) and DPhi(y) for ``model`` (rows: A v - b, then h(q)); no velocity rows for the friction
+    model, nor for the Hamel model (its quasi-velocities satisfy the constraints by construction)."""
     system = model.system
     n, k, N = system.n, system.k, model.n_states
     if model.kind not in KINDS:
@@ -163,7 +164,7 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
     p = model.param_vector(params)
     q, v = y[:n], y[n:2 * n]
     rows, jac, scale = [], [], [1.0]
-    if model.kind != "friction" and k:
+    if model.kind not in ("friction", "hamel") and k:
         d = system_derivatives(system, t, q, v, p)
         J = np.zeros((k, N))
         J[:, :n] = np.einsum("ijl,j->il", d.dA, v) - d.db
@@ -172,14 +173,16 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
         jac.append(J)
         scale.append(float(np.abs(d.A).max() * np.abs(v).max() + np.abs(d.b).max()))
     # the friction and reduced models realize the constraints only approximately: h(q) drifts
-    holo = system.holonomic_functions() if model.kind in ("nonholonomic", "vakonomic") else None
+    holo = system.holonomic_functions() if model.kind in ("nonholonomic", "vakonomic", "hamel") else None
     n_h = 0
     if holo is not None:
         h_fn, dh_fn = holo
         sysp = p[: len(system.parameters)]
         h = np.asarray(h_fn(*q, *sysp), dtype=float).reshape(-1)
         dh = np.asarray(dh_fn(*q, *sysp), dtype=float).reshape(h.size, n)
-        _check_holonomic_rows(system, jac[0][:, n:2 * n] if jac else np.zeros((0, n)), dh)
+        rows_A = system.constraint_matrix(q, t, dict(zip(system.parameter_names, sysp)))[0] \
+            if model.kind == "hamel" else (jac[0][:, n:2 * n] if jac else np.zeros((0, n)))
+        _check_holonomic_rows(system, rows_A, dh)
         J = np.zeros((h.size, N))
         J[:, :n] = dh
         rows.append(h)

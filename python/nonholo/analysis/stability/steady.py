@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .manifold import constraint_set, cyclic_indices
+from .linearize import check_autonomous
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
 
@@ -92,6 +93,7 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
         model = system.nonholonomic() if hasattr(system, "nonholonomic") else system
     elif hasattr(system, "nonholonomic") and model.system is not system:
         raise ValueError("model was built from another system than the one given")
+    check_autonomous(model, "solve for")
     guesses = np.asarray(guess, dtype=float)
     N = model.n_states
     if guesses.ndim == 1:

@@ -71,7 +71,7 @@ class Deflation:
         return sum(self.counts)
 
 
-def deflate(A: np.ndarray, cyclic: list, tol: float = 1e-10, counts: list | None = None) -> Deflation:
+def deflate(A: np.ndarray, cyclic: list, tol: float = 1e-12, counts: list | None = None) -> Deflation:
     """Deflate the cyclic directions and then the kernels of the successive quotient matrices.
 
     ``tol``: a singular value below ``tol * max(1, |A|_2)`` counts as zero. ``counts`` (the

@@ -58,6 +58,72 @@ def _kane_kinematics(km):
     return u_of_qdot, qd, aux
 
 
+class SpeedOutput:
+    """One of Kane's speeds u_i(q, q') as a derived quantity of the system (``result["u3"]``):
+    ``f(q, v, params)`` with q, v of shape (n, n_t), evaluated by NumPy (SymPy's lambdify, built
+    on first use and not pickled: the expression is)."""
+
+    is_speed = True  # System.resolve turns the speed's name in an event into ``expr``
+
+    def __init__(self, expr, coordinates, velocities, parameters):
+        self.expr, self.coordinates, self.velocities = expr, tuple(coordinates), tuple(velocities)
+        self.parameters = tuple(parameters)
+        self._f = None
+
+    def __call__(self, q, v, params):
+        if self._f is None:
+            self._f = sp.lambdify([*self.coordinates, *self.velocities, *self.parameters], self.expr, "numpy")
+        q, v = np.asarray(q, float), np.asarray(v, float)
+        p = [params[s.name] for s in self.parameters]
+        return np.broadcast_to(np.asarray(self._f(*q, *v, *p), float), q.shape[1:]).copy()
+
+    def __getstate__(self):
+        return {**self.__dict__, "_f": None}
+
+
+def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
+    """Kane's independent speeds as quasi-velocities: (names, X, w0) or the reason they cannot be.
+
+    The kinematic differential equations give q' = J(q) u + q0(q) (``kindiffdict``; the
+    auxiliary coordinates' derivatives are their speeds) and the velocity constraints
+    u_dep = A_rs u_ind + e(q) (A_rs = -C_dep^-1 C_ind, e = -C_dep^-1 f_nh). So
+    q' = X_D u_ind + w0 with X = J [[I, 0], [A_rs, I]] (its first m columns span D, the last k
+    hold u_dep - A_rs u_ind, zero on the constraint set) and w0 = J [0; e] + q0. X and w0 must be
+    functions of q: time-dependent kinematics or constraint coefficients are refused."""
+    t = _time()
+    us = list(km.u)
+    k = len(km._udep)
+    m = len(us) - k
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    kd = km.kindiffdict()
+    qdot = [sp.sympify(kd[qi.diff(t)]).xreplace(uaux_zero) for qi in km.q]
+    qdot += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
+    qdot = sp.Matrix(qdot)
+    J = qdot.jacobian(us)
+    q0 = qdot.xreplace(dict.fromkeys(us, 0))
+    E = sp.zeros(len(us), len(us))
+    E[:, :] = sp.eye(len(us))
+    e = sp.zeros(len(us), 1)
+    if k:
+        k_nh, f_nh = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
+        C_dep = k_nh[:, m:]
+        E[m:, :m] = -C_dep.LUsolve(k_nh[:, :m])
+        e[m:, 0] = -C_dep.LUsolve(f_nh)
+    X = (J * E).xreplace(plain)
+    w0 = (J * e + q0).xreplace(plain)
+    me = _mechanics()
+    if any(me.find_dynamicsymbols(x) for x in [*X, *w0]):
+        return "the kinematic differential equations or velocity constraints involve other dynamicsymbols"
+    if any(t in x.free_symbols for x in [*X, *w0]):
+        return ("the kinematic differential equations or the velocity constraints depend on time explicitly "
+                "(the quasi-velocity frame must be a function of q)")
+    names = [_name(u) for u in us[:m]]
+    clash = set(names) & {str(s) for s in (*q_syms, *qd_syms)}
+    if clash:
+        return f"the speeds {sorted(clash)} have the names of coordinates or their velocities"
+    return names, X, (None if all(x == 0 for x in w0) else w0)
+
+
 def kanes_method_arguments(
     km,
     parameters: Mapping | None = None,
@@ -68,6 +134,7 @@ def kanes_method_arguments(
     name: str | None = None,
     simplify: bool = False,
     check_kinematics: bool = True,
+    state: str | None = None,
 ) -> dict:
     r"""The keyword arguments of :class:`nonholo.System` for a ``KanesMethod``.
 
@@ -103,6 +170,12 @@ def kanes_method_arguments(
         angular velocity the one of its orientation; see the module docstring. Without the check
         the kinematics are taken as given (and still classified, so that material-point
         velocities get Kane's inertia forces).
+    state : {None, "speeds", "qdot"}
+        The state of ``system.nonholonomic()``. ``"speeds"``: Kane's independent speeds u_ind
+        as quasi-velocities (``speeds`` below; state ``[q, u_ind]``). ``"qdot"``: ``[q, q']``.
+        None (default): ``"speeds"`` where the kinematics allow it, else ``"qdot"`` with a
+        warning that says why (kinematic differential equations or constraint coefficients that
+        depend on time explicitly).
 
     Returns
     -------
@@ -112,9 +185,13 @@ def kanes_method_arguments(
         ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
         (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
         function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
-        and ``name``. States of the models are
-        ``[q, q']`` in this order; convert Kane's speeds with :func:`kane_qdot`.
+        and ``name``; ``speeds`` (names, X, w0) of the quasi-velocity frame of Kane's
+        independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q)) or None, and
+        ``outputs`` with every speed u_i(q, q') by name (``result["u3"]`` of a dependent speed).
+        Convert between [q, u] and [q, q'] with :func:`kane_qdot` and :func:`kane_speeds`.
     """
+    if state not in (None, "speeds", "qdot"):
+        raise ValueError(f"state must be None, 'speeds' or 'qdot', got {state!r}")
     km = _resolve(km, "KanesMethod")
     t = _time()
     parameters = dict(parameters or {})
@@ -188,11 +265,32 @@ def kanes_method_arguments(
     applied = loads - _kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
         sp.Matrix([sp.diff(user_potential, qi) for qi in q_syms])
 
+    speeds = None
+    if state != "qdot":
+        speeds = _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms)
+        if isinstance(speeds, str):
+            if state == "speeds":
+                raise ModelError(f"state='speeds' is not available: {speeds}; use state='qdot'")
+            import warnings
+
+            warnings.warn(f"from_kanes_method: the model integrates q' (state='qdot'), not Kane's speeds: {speeds}",
+                          UserWarning, stacklevel=4)
+            speeds = None
+        elif simplify:
+            names, X, w0 = speeds
+            speeds = names, _tidy(X, True), _tidy(w0, True)
+    outputs = {}
+    for ui in km.u:
+        expr = sp.sympify(u_of_qdot[ui]).xreplace(plain)
+        if t not in expr.free_symbols and _name(ui) not in {str(s) for s in (*q_syms, *qd_syms)}:
+            outputs[_name(ui)] = SpeedOutput(expr, q_syms, qd_syms, sorted(expr.free_symbols - allowed, key=str))
+
     return dict(
         coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
         constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
         force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
-        name=name or "from KanesMethod", holonomic=holonomic, applied_force=applied,
+        name=name or "from KanesMethod", holonomic=holonomic, applied_force=applied, speeds=speeds,
+        outputs=outputs,
     )
 
 

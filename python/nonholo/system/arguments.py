@@ -1,0 +1,92 @@
+"""Checks of the arguments of :class:`~nonholo.System` and of its methods (shapes, symbols, orders)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .. import _core
+
+
+def _as_symbols(seq, what: str) -> tuple:
+    if isinstance(seq, (sp.Basic, str)):
+        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {seq!r}")
+    try:
+        items = tuple(seq)
+    except TypeError:
+        raise TypeError(f"{what} must be a sequence of SymPy symbols, got {type(seq).__name__}") from None
+    for s in items:
+        if not isinstance(s, sp.Symbol):
+            raise TypeError(f"{what} must contain SymPy symbols; {s!r} is a {type(s).__name__}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"{what} contains repeated symbols: {[str(s) for s in items]}")
+    return items
+
+
+def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+    try:
+        m = sp.ImmutableMatrix(obj)
+    except Exception as exc:  # SymPy raises several types for malformed input
+        raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
+    if shape[1] == 1 and m.shape == (1, shape[0]):
+        m = m.T
+    if m.shape != shape:
+        raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
+    return m
+
+
+def _unit_norm_groups(groups, coordinates) -> list:
+    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``)."""
+    names = [q.name for q in coordinates]
+    result = []
+    for group in groups or []:
+        try:
+            idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
+        except ValueError:
+            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates "
+                             f"{names}") from None
+        if len(idx) < 2 or len(set(idx)) != len(idx):
+            raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
+        result.append(idx)
+    return result
+
+
+def _speeds(speeds, n: int, k: int):
+    """``System(speeds=...)`` checked: (names, X as an (n, n) matrix, w0 as (n, 1) or None)."""
+    if speeds is None:
+        return None
+    try:
+        names, vectors, offset = speeds
+    except (TypeError, ValueError):
+        raise TypeError("speeds must be (names, vectors, offset)") from None
+    names = [str(x) for x in names]
+    if len(names) != n - k:
+        raise ValueError(f"speeds names {len(names)} quasi-velocities, expected n - k = {n - k}")
+    return names, _as_matrix(vectors, (n, n), "speeds vectors"), \
+        None if offset is None else _as_matrix(offset, (n, 1), "speeds offset")
+
+
+def _holonomic(holonomic):
+    """A tuple of expressions h(q), or None for no holonomic constraints."""
+    if holonomic is None:
+        return None
+    items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
+        else list(holonomic)
+    return tuple(sp.sympify(h) for h in items) or None
+
+
+def _order(order) -> int:
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
+        raise TypeError(f"order must be an integer, got {order!r}")
+    if not 0 <= order <= _core.max_slow_manifold_order:
+        raise ValueError(f"order must be between 0 and {_core.max_slow_manifold_order}, got {order}")
+    return int(order)
+
+
+def _point(x, n: int, what: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    if arr.shape != (n,):
+        raise ValueError(f"{what} must have shape ({n},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} contains NaN or inf")
+    return arr

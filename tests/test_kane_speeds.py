@@ -1,0 +1,179 @@
+"""Kane's speeds as the state of systems from System.from_kanes_method (issue 28).
+
+The oracle is a ball rolling on a table turning at Omega, built with SymPy's KanesMethod
+(nh.systems.ball_on_turntable_kane): its
+attitude in ZXZ Euler angles (singular where sin(q2) = 0), its independent speeds the spatial
+angular velocity (u1, u2, u3), its centre velocity (u4, u5) dependent through the affine rolling
+constraint v_contact = Omega e_z x (x, y). Checked: the state is km's speeds (to rounding against
+kane_speeds of q'), the motion is the q'-form's, the linearization at rest at the centre has the
+circling frequency Omega I / (I + m r^2) of Lewis and Murray, events, batches and sensitivities
+work, and near the Euler-angle singularity the speeds take about as many steps as an explicit
+integration of km's own equations, where q' takes many more.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+import nonholo as nh
+from nonholo.expressions.mechanics import kane_qdot, kane_speeds
+
+PARAMS = {"m": 1.0, "r": 0.5, "I": 0.1, "Omega": 2.0}
+Q0 = [0.3, -0.2, 0.4, 0.9, 0.1]           # x, y, q1, q2, q3
+U0 = [0.7, -1.1, 0.4]                      # spatial angular velocity
+
+
+@pytest.fixture(scope="module")
+def km():
+    return nh.systems.ball_on_turntable_kane()[0]
+
+
+@pytest.fixture(scope="module")
+def ball(km):
+    return nh.System.from_kanes_method(km, PARAMS)
+
+
+def qdot_state(km, q, u_ind):
+    """[q, q'] with the dependent speeds from the constraints (km's u_dep = A_rs u_ind + e)."""
+    u = np.r_[u_ind, 0.0, 0.0]
+    x, y = q[:2]
+    om, r = PARAMS["Omega"], PARAMS["r"]
+    u[3], u[4] = r * u[1] - om * y, -r * u[0] + om * x  # v_centre = w x (r e_z) + Omega e_z x (x, y)
+    return np.r_[q, kane_qdot(km, q, u, PARAMS)]
+
+
+def test_default_state_is_kanes_independent_speeds(ball):
+    model = ball.nonholonomic()
+    assert isinstance(model, nh.FrameModel) and model.kind == "hamel"
+    assert model.state_names == ["x", "y", "q1", "q2", "q3", "u1", "u2", "u3"]
+    assert ball.nonholonomic(form="qdot").state_names == ["x", "y", "q1", "q2", "q3", "x_dot", "y_dot",
+                                                          "q1_dot", "q2_dot", "q3_dot"]
+    with pytest.raises(ValueError, match="form must be 'qdot' or 'speeds'"):
+        ball.nonholonomic(form="u")
+
+
+def test_result_speeds_are_kanes_speeds_of_qdot(km, ball):
+    """result["u1"] .. ["u3"] (states) and ["u4"], ["u5"] (dependent, derived) equal km's speeds
+    computed from q and q' = X_D(q) u + w0(q) to rounding, along a run; the motion is the
+    q'-form's to the integration error."""
+    sol = nh.simulate(ball.nonholonomic(), (0, 3), np.r_[Q0, U0], t_eval=np.linspace(0, 3, 31), rtol=1e-11,
+                      atol=1e-13)
+    assert sol.success
+    for i in range(sol.t.size):
+        u = kane_speeds(km, sol.q[:, i], sol.velocity[:, i], PARAMS)
+        got = [sol[f"u{j}"][i] for j in range(1, 6)]
+        np.testing.assert_allclose(got, u, rtol=0, atol=1e-12 * (1 + np.abs(u).max()))
+    ref = nh.simulate(ball.nonholonomic(form="qdot"), (0, 3), qdot_state(km, Q0, U0), t_eval=sol.t, rtol=1e-11,
+                      atol=1e-13)
+    np.testing.assert_allclose(sol.q, ref.q, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(sol["u1"], ref["u1"], rtol=0, atol=1e-7)  # the speeds of the q'-form by name
+    # y0 may also be given as [q, q'] (mapped to the speeds)
+    again = nh.simulate(ball.nonholonomic(), (0, 3), qdot_state(km, Q0, U0), t_eval=sol.t, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(again.y[:, 0], sol.y[:, 0], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(again.y, sol.y, rtol=0, atol=1e-8)
+
+
+def test_linearization_at_rest_circles_at_lewis_murray_frequency(ball, km):
+    """At rest at the table's centre (an equilibrium of both forms) the physical eigenvalues are
+    +-i Omega I / (I + m r^2) (the ball's centre circles; Lewis-Murray section 3.2) in Kane's speeds
+    as in q'."""
+    rest = np.r_[0.0, 0.0, 0.4, 0.9, 0.1]
+    expected = PARAMS["Omega"] * PARAMS["I"] / (PARAMS["I"] + PARAMS["m"] * PARAMS["r"] ** 2)
+    lin = nh.linearize(ball.nonholonomic(), np.r_[rest, 0, 0, 0])
+    lam = lin.physical_eigenvalues
+    np.testing.assert_allclose(np.sort(lam.imag), [-expected, expected], rtol=1e-10)
+    assert np.abs(lam.real).max() < 1e-10
+    lam_q = nh.linearize(ball.nonholonomic(form="qdot"), np.r_[rest, np.zeros(5)]).physical_eigenvalues
+    np.testing.assert_allclose(np.sort(lam_q.imag), np.sort(lam.imag), rtol=1e-10)
+
+
+def test_event_in_a_speed_by_name_and_batches(ball):
+    model = ball.nonholonomic()
+    u1 = sp.Symbol("u1")
+    sol = nh.simulate(model, (0, 5), np.r_[Q0, U0], events=nh.Event(u1 - 0.2, terminal=True), rtol=1e-10,
+                      atol=1e-12)
+    assert sol.status == 1 and abs(sol.y_events[0][0][5] - 0.2) < 1e-9
+    # an event in a dependent speed (derived from q and q'), in either form
+    u4 = sp.Symbol("u4")
+    dep = nh.simulate(model, (0, 5), np.r_[Q0, U0], events=nh.Event(u4, terminal=True), rtol=1e-10, atol=1e-12)
+    assert dep.status == 1 and abs(dep["u4"][-1]) < 1e-8
+    runs = nh.simulate_many(model, (0, 2), np.r_[Q0, U0], params={"Omega": [1.0, 2.0]}, t_eval=[2.0], rtol=1e-10,
+                            atol=1e-12)
+    one = nh.simulate(model, (0, 2), np.r_[Q0, U0], params={"Omega": 1.0}, t_eval=[2.0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(runs[0].y, one.y)
+    assert abs(runs[1].y[0, -1] - runs[0].y[0, -1]) > 1e-3
+
+
+def test_sensitivities_and_pickling(ball):
+    model = ball.nonholonomic()
+    y0 = np.r_[Q0, U0]
+    sol = nh.simulate(model, (0, 1), y0, t_eval=[1.0], sensitivities=["Omega"], rtol=1e-10, atol=1e-12)
+    h = 1e-5
+    plus, minus = (nh.simulate(model, (0, 1), y0, t_eval=[1.0], params={"Omega": 2.0 + s}, rtol=1e-12,
+                               atol=1e-14).y[:, -1] for s in (h, -h))
+    np.testing.assert_allclose(sol.sensitivities[:, 0, -1], (plus - minus) / (2 * h), rtol=0, atol=1e-6)
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone.state_names == model.state_names
+    np.testing.assert_array_equal(clone.rhs(0.0, y0), model.rhs(0.0, y0))
+    assert pickle.loads(pickle.dumps(ball)).speeds[0] == ["u1", "u2", "u3"]
+
+
+def km_equations(km):
+    """y' = f(t, y) of km's own equations in [q, u] (mass_matrix_full, forcing_full), lambdified."""
+    q, u = list(km.q), list(km.u)
+    syms = [sp.Symbol(f"s{i}") for i in range(len(q) + len(u))]
+    rule = dict(zip(q + u, syms))
+    consts = [sp.Symbol(name) for name in PARAMS]
+    M = sp.lambdify([syms, consts], km.mass_matrix_full.xreplace(rule), "numpy")
+    F = sp.lambdify([syms, consts], km.forcing_full.xreplace(rule), "numpy")
+    p = list(PARAMS.values())
+
+    def f(t, y):
+        return np.linalg.solve(np.asarray(M(y, p), float), np.asarray(F(y, p), float).ravel())
+    return f
+
+
+def test_near_the_euler_angle_singularity_speeds_take_the_steps_of_kanes_equations(km, ball):
+    """Rolling over the table's pole of the ZXZ chart (|sin q2| down to 0.005): q' has 1/sin(q2)
+    terms in its dynamics and their derivatives, Kane's speeds only in the kinematics. At rtol 1e-8
+    the model in speeds with DOP853 takes the steps of solve_ivp's DOP853 on km's own equations
+    (the same equations in the same variables; at most 1.5x), the default (Adams) at most 1.5x its
+    right-hand sides, and the q'-form at least twice the steps of the speeds."""
+    q0, u_ind = np.r_[0.2, 0.1, 0.3, 0.3, 0.0], np.r_[-1.0, 0.1, 0.0]
+    rtol, atol, span = 1e-8, 1e-10, (0.0, 2.0)
+    y_qdot = qdot_state(km, q0, u_ind)
+    u_full = kane_speeds(km, q0, y_qdot[5:], PARAMS)
+    model = ball.nonholonomic()
+    auto = nh.simulate(model, span, np.r_[q0, u_ind], rtol=rtol, atol=atol)
+    explicit = nh.simulate(model, span, np.r_[q0, u_ind], rtol=rtol, atol=atol, method="dop853")
+    assert auto.success and explicit.success and np.abs(np.sin(auto.q[3])).min() < 0.01
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        slow = nh.simulate(ball.nonholonomic(form="qdot"), span, y_qdot, rtol=rtol, atol=atol)
+    ref = solve_ivp(km_equations(km), span, np.r_[q0, u_full], method="DOP853", rtol=rtol, atol=atol)
+    print(f"steps (right-hand sides): speeds {auto.stats['n_steps']} ({auto.stats['n_rhs']}), speeds dop853 "
+          f"{explicit.stats['n_steps']} ({explicit.stats['n_rhs']}), q' {slow.stats['n_steps']} "
+          f"({slow.stats['n_rhs']}), solve_ivp DOP853 on km {ref.t.size - 1} ({ref.nfev})")
+    assert explicit.stats["n_steps"] <= 1.5 * (ref.t.size - 1)
+    assert auto.stats["n_rhs"] <= 1.5 * ref.nfev
+    assert slow.stats["n_steps"] >= 2 * auto.stats["n_steps"]
+    # the same method on the same equations: the same solution to rounding amplified along the run;
+    # the default against a tight solution: its global error near the singularity (3e-5 here)
+    np.testing.assert_allclose(explicit.y[:5, -1], ref.y[:5, -1], rtol=0, atol=1e-6)
+    tight = solve_ivp(km_equations(km), span, np.r_[q0, u_full], method="DOP853", rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(auto.y[:5, -1], tight.y[:5, -1], rtol=0, atol=1e-4)
+
+
+def test_time_dependent_kinematics_fall_back_to_qdot_with_the_reason():
+    km_t, _ = nh.systems.ball_on_turntable_kane(time_dependent_table=True)
+    with pytest.warns(UserWarning, match="integrates q' .*depend on time explicitly"):
+        system = nh.System.from_kanes_method(km_t, PARAMS)
+    assert system.speeds is None and system.nonholonomic().kind == "nonholonomic"
+    with pytest.raises(nh.ModelError, match="state='speeds' is not available: .*depend on time"):
+        nh.System.from_kanes_method(km_t, PARAMS, state="speeds")
+    with pytest.raises(ValueError, match="form='speeds' needs a velocity frame"):
+        system.nonholonomic(form="speeds")
