@@ -29,6 +29,15 @@ from ..expressions.lowering import SerializedGraph, check_free_symbols, lower
 __all__ = ["System"]
 
 
+def _check_not_time(symbols, kind: str, time: sp.Symbol) -> None:
+    """A coordinate, velocity or parameter named like the time symbol would be taken for the time
+    (symbols are matched by name when expressions are lowered): a ModelError naming the remedy."""
+    for sym in symbols:
+        if sym.name == time.name:
+            raise ModelError(f"the {kind} {sym.name!r} has the name of the time symbol {time.name!r}: rename the "
+                             f"{kind}, or pass time=sympy.Symbol(...) with another name to the System")
+
+
 def _as_symbols(seq, what: str) -> tuple:
     if isinstance(seq, (sp.Basic, str)):
         raise TypeError(f"{what} must be a sequence of SymPy symbols, got {seq!r}")
@@ -152,6 +161,8 @@ class System:
         self.time = sp.Symbol("t") if time is None else time
         if not isinstance(self.time, sp.Symbol):
             raise TypeError(f"time must be a SymPy symbol, got {self.time!r}")
+        _check_not_time(self.coordinates, "coordinate", self.time)
+        _check_not_time(self.velocities, "velocity", self.time)
         self.name = name or "System"
         self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
 
@@ -282,8 +293,9 @@ class System:
             sym = sp.Symbol(key) if isinstance(key, str) else key
             if not isinstance(sym, sp.Symbol):
                 raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
-            if sym in self.coordinates or sym in self.velocities or sym == self.time:
-                raise ValueError(f"parameter {sym} is also a coordinate, velocity or the time")
+            _check_not_time([sym], "parameter", self.time)
+            if sym in self.coordinates or sym in self.velocities:
+                raise ValueError(f"parameter {sym} is also a coordinate or a velocity")
             result[sym] = check.finite_float(value, f"parameter {sym}")
         return result
 
