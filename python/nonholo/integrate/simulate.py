@@ -331,7 +331,7 @@ def simulate(
     if no_samples:
         _drop_samples(raw)
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
-    check_validity(result)
+    check_validity(result, y0)
     return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
 
 
@@ -344,13 +344,13 @@ def _drop_samples(raw: dict) -> None:
         raw["sensitivities"] = raw["sensitivities"][..., :0]
 
 
-def check_validity(result: SimulationResult, warn: bool = True) -> SimulationResult:
+def check_validity(result: SimulationResult, y0=None, warn: bool = True) -> SimulationResult:
     """A reduced model's run outside the range where its expansion in eps is valid gets a
     SimulationWarning and an entry in ``result.warnings`` (:mod:`nonholo.models.validity`);
     ``result.validity`` holds the estimate."""
     if not isinstance(result.model, ReducedModel):
         return result
-    result.validity = validity.estimate(result)
+    result.validity = validity.estimate(result, y0)
     if result.validity is not None and not result.validity.valid:
         message = result.validity.message(result.params.get("eps", result.model.eps), result.model.order)
         result.warnings.append(message)
@@ -533,7 +533,7 @@ def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: li
         for i in started:
             _explain_failure(results[i], model, Y0[i], t_span)
     if check_runs and isinstance(model, ReducedModel):
-        outside = [i for i, r in enumerate(results) if check_validity(r, warn=False).warnings]
+        outside = [i for i, r in enumerate(results) if check_validity(r, Y0[i], warn=False).warnings]
         if outside:
             listed = f"{outside[:10]}{'...' if len(outside) > 10 else ''}"
             warnings.warn(f"{len(outside)} of {len(results)} runs (runs {listed}): {results[outside[0]].warnings[0]}",
