@@ -259,7 +259,7 @@ class _Run:
             if self.status[i] == NOT_RUN and self.errors[i] is None:
                 if future.done():
                     self.record(i, future)
-                if self.status[i] == NOT_RUN and self.errors[i] is None or isinstance(self.errors[i], CancelledError):
+                if self.status[i] == NOT_RUN and (self.errors[i] is None or isinstance(self.errors[i], CancelledError)):
                     self.errors[i] = reason
 
     def blame_dead_worker(self) -> int | None:
@@ -278,8 +278,9 @@ class _Run:
                 self.status[i] = NOT_RUN
                 who = f"the point {self.points[culprits[0]]}" if culprits else "a point"
                 self.errors[i] = BrokenProcessPool(f"not run: the process pool broke when {who} killed its worker")
-        first = [i for i in culprits] or broken[:1]
-        return min(first) if first and self.on_error == "raise" else None
+        if self.on_error != "raise" or not broken:
+            return None
+        return min(culprits) if culprits else broken[0]
 
     def rerun_alone(self, suspects: list) -> list:
         culprits = []
