@@ -183,7 +183,7 @@ def test_sigint_stops_a_sweep_and_reports_the_finished_points(tmp_path, executor
     deadline = time.perf_counter() + 120
     while len(list(tmp_path.glob(wanted + "*"))) < 2 and time.perf_counter() < deadline:
         time.sleep(0.05)
-    time.sleep(0.5)  # for the results to reach the sweep
+    time.sleep(2.0 if executor == "dask" else 0.5)  # for the results to reach the sweep (Dask: its client too)
     sent = time.perf_counter()
     child.send_signal(signal.SIGINT)
     line = child.stdout.readline()  # the report, printed in the child's except handler

@@ -90,14 +90,16 @@ def threads(value) -> int | None:
 def real_state(value, name: str = "y0") -> np.ndarray:
     """A state as a float array; a complex one is a TypeError when its imaginary part is not zero
     (NumPy would drop it with only a ComplexWarning)."""
-    array = np.asarray(value)
-    if np.iscomplexobj(array):
+    array = np.array(value)  # one conversion (a copy), in the kind of the values
+    if array.dtype == np.float64:  # the usual case, at once
+        return array
+    if array.dtype.kind == "c":
         if np.any(array.imag != 0):
             raise TypeError(f"{name} must be real, got a complex array with non-zero imaginary part "
                             f"(max |imag| = {np.abs(array.imag).max():.3g})")
         array = array.real
     try:
-        return np.array(array, dtype=float)
+        return array.astype(float)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from None
 
