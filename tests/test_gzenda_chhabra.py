@@ -246,6 +246,12 @@ def test_friction_disk_started_on_the_exact_manifold_stays_on_it(disk):
 
 
 # ------------------------------------------------------------------ reduced models: (89) corrected
+# eps = 0.2 at order 0 is outside the expansion's range (a first term of 0.19 |u|) on purpose: the
+# closed forms and the note's table are checked there, and nonholo says so with a SimulationWarning
+OUTSIDE_RANGE = pytest.mark.filterwarnings("ignore:the reduced model:nonholo.errors.SimulationWarning")
+
+
+@OUTSIDE_RANGE
 def test_reduced_models_are_the_closed_forms_and_printed_89_grows(disk):
     """nonholo's reduced models of order 0 and 1 are the closed forms of note section 4.8 (the
     circle; the inward spiral of the corrected (89)/(90)) to 1e-9. With the printed sign of (89)
@@ -283,6 +289,7 @@ def _note_row(disk, eps):
     return (lateral / eps, forward / eps**2, *err_q, *err_v)
 
 
+@OUTSIDE_RANGE
 @pytest.mark.parametrize("eps", list(NOTE_TABLE))
 def test_the_notes_table_is_reproduced(disk, eps):
     """Every entry of note section 4.9's table to the digits printed (relative 1%: the note's

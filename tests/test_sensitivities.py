@@ -99,6 +99,9 @@ def _with_parameter(system, seed):
                      velocities=system.velocities, time=system.time)
 
 
+# eps up to 0.2 on a random system may leave the reduced model's range of validity (a SimulationWarning):
+# the sensitivities of the model as it is are checked here, not its accuracy against friction
+@pytest.mark.filterwarnings("ignore:the reduced model:nonholo.errors.SimulationWarning")
 @pytest.mark.parametrize("seed", [3, 11])
 @pytest.mark.parametrize("kind", ["nonholonomic", "vakonomic", "friction", "reduced"])
 def test_random_systems(seed, kind):

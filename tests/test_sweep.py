@@ -70,7 +70,9 @@ def test_sweep_reports_the_failing_point():
         return a
 
     with pytest.raises(RuntimeError, match=r"fn failed at point \{'a': 2\}: bad a"):
-        nh.sweep(fragile, {"a": [1, 2, 3]}, progress=False)
+        nh.sweep(fragile, {"a": [1, 2, 3]}, progress=False, on_error="raise")
+    with pytest.warns(nh.SweepWarning, match=r"\{'a': 2\}"):  # the default keeps the other points
+        assert nh.sweep(fragile, {"a": [1, 2, 3]}, progress=False)["value"].tolist()[::2] == [1.0, 3.0]
     with pytest.raises(ValueError, match="grid\\['a'\\] must be a non-empty"):
         nh.sweep(fragile, {"a": []}, progress=False)
     with pytest.raises(TypeError, match="fn must be callable"):

@@ -43,7 +43,7 @@ void expose_discrete(py::module_& m) {
 
   m.def("integrate_discrete",
         [](const DiscreteIntegrator& d, py::handle params, double t0, long n_steps, py::handle q0, py::handle v0,
-           double newton_tol, int max_iterations, double max_wall_time) {
+           double newton_tol, int max_iterations, double max_wall_time, const py::object& cancel) {
           const auto& sys = d.system();
           auto par = as_vector(params, sys.n_params(), "params");
           auto q = as_vector(q0, sys.n(), "q0");
@@ -52,10 +52,7 @@ void expose_discrete(py::module_& m) {
           o.newton_tol = newton_tol;
           o.max_newton_iterations = max_iterations;
           o.max_wall_time = max_wall_time;
-          InterruptCheck interrupted = [] {
-            py::gil_scoped_acquire gil;
-            return PyErr_CheckSignals() != 0;
-          };
+          InterruptCheck interrupted = interrupt_check(cancel);
           DiscreteOutput out;
           {
             py::gil_scoped_release release;
@@ -77,5 +74,6 @@ void expose_discrete(py::module_& m) {
           return r;
         },
         py::arg("integrator"), py::arg("params"), py::arg("t0"), py::arg("n_steps"), py::arg("q0"), py::arg("v0"),
-        py::arg("newton_tol"), py::arg("max_newton_iterations"), py::arg("max_wall_time"));
+        py::arg("newton_tol"), py::arg("max_newton_iterations"), py::arg("max_wall_time"),
+        py::arg("cancel") = py::none());
 }

@@ -208,7 +208,7 @@ void expose_integrate(py::module_& m) {
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval,
            const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
            double first_step, long max_steps, double max_wall_time, bool project, const py::dict& solver_options,
-           const py::dict& sensitivity) {
+           const py::dict& sensitivity, const py::object& cancel) {
           auto p = as_vector(params, model.n_params(), "params");
           auto y = as_vector(y0, model.n_states(), "y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
@@ -216,29 +216,26 @@ void expose_integrate(py::module_& m) {
                                    solver_options);
           apply_sensitivity(opts, sensitivity);
           auto evs = make_events(events, model.n_states());
-          InterruptCheck interrupted = [] {
-            py::gil_scoped_acquire gil;
-            return PyErr_CheckSignals() != 0;
-          };
+          InterruptCheck interrupted = interrupt_check(cancel);
           SimulationOutput out;
           {
             py::gil_scoped_release release;
             out = integrate(model, p, t0, tf, y, te, evs, opts, interrupted);
           }
           release_callbacks(evs);
-          if (out.interrupted) throw py::error_already_set();
+          if (out.interrupted) raise_with_partial([&] { return py::object(to_dict(out)); });
           return to_dict(out);
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),
         py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
         py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"),
-        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict());
+        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict(), py::arg("cancel") = py::none());
 
   m.def("integrate_many",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0s, int n_runs, py::handle t_eval,
            const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
            double first_step, long max_steps, double max_wall_time, bool project, int threads,
-           const py::dict& solver_options, const py::dict& sensitivity) {
+           const py::dict& solver_options, const py::dict& sensitivity, const py::object& cancel) {
           auto p = as_vector(params, static_cast<py::ssize_t>(n_runs) * model.n_params(), "params");
           auto y = as_vector(y0s, static_cast<py::ssize_t>(n_runs) * model.n_states(), "Y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
@@ -246,25 +243,33 @@ void expose_integrate(py::module_& m) {
                                    solver_options);
           apply_sensitivity(opts, sensitivity);
           auto evs = make_events(events, model.n_states());
-          InterruptCheck interrupted = [] {
-            py::gil_scoped_acquire gil;
-            return PyErr_CheckSignals() != 0;
-          };
+          InterruptCheck interrupted = interrupt_check(cancel);
           std::vector<SimulationOutput> outs;
           {
             py::gil_scoped_release release;
             outs = integrate_many(model, p, t0, tf, y, n_runs, te, evs, opts, threads, interrupted);
           }
           release_callbacks(evs);
-          py::list result;
-          for (const auto& out : outs) {
-            if (out.interrupted) throw py::error_already_set();
-            result.append(to_dict(out));
-          }
+          auto outputs = [&] {
+            py::list result;
+            for (auto& out : outs) {
+              if (out.interrupted && out.flag_name.empty()) {  // never started: the batch was interrupted first
+                out.status = -1;
+                out.flag_name = "INTERRUPTED";
+                out.message = "Run not started: the batch was interrupted";
+                out.t_last = t0;
+              }
+              result.append(to_dict(out));
+            }
+            return result;
+          };
+          for (const auto& out : outs)  // every run goes with the interrupt, the finished ones complete
+            if (out.interrupted) raise_with_partial([&] { return py::object(outputs()); });
+          py::list result = outputs();
           return result;
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0s"), py::arg("n_runs"),
         py::arg("t_eval"), py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
         py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"),
-        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict());
+        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict(), py::arg("cancel") = py::none());
 }

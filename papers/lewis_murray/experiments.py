@@ -426,7 +426,7 @@ def experiment_fit(mode: str = "derived", start=(1.0, 0.002), rtol: float = 1e-8
 def fit_summary(res) -> dict:
     """The numbers of a :func:`experiment_fit` result: x, stderr, predicted (period, d_1..d_5), the
     residual sum of squares over the d_i (cm^2), which parameters sit on a bound, and nfev."""
-    return dict(x=[float(v) for v in res.x], stderr=[float(v) for v in res.stderr],
+    return dict(x=[float(v) for v in res.x], stderr=[float(res.stderr[name]) for name in res.names],
                 predicted=[float(v) for v in res.predicted], rss=float(2 * res.cost),
                 at_bound=[bool(abs(v - b) <= 1e-3 * abs(b)) for v, b in zip(res.x, FIT_BOUNDS[1])], nfev=int(res.nfev))
 

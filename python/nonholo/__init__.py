@@ -23,7 +23,7 @@ from .analysis.stability import (CriticalValue, EigenvaluePath, Linearization, S
                                  critical_values, eigenvalue_path, linearize, steady_motions)
 from .analysis.sweep import SweepResult, sweep
 from .builders import bodies, contact, multibody, surfaces
-from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning
+from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning, SweepError, SweepWarning
 from .integrate import DiscreteResult, Event, SimulationResult, simulate, simulate_discrete, simulate_many
 from .models import DiscreteModel, FrameModel, Model, ModelProtocol, ReducedModel
 from .system import System, frames
@@ -41,7 +41,8 @@ __all__ = [
     "System", "Model", "SimulationResult", "Event", "simulate", "simulate_many", "systems", "studies", "plot",
     "bodies", "contact", "drawing", "surfaces", "multibody", "stability",
     "ModelError", "IntegrationError", "SimulationWarning", "__version__",
-    "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult",
+    "DiscreteModel", "DiscreteResult", "simulate_discrete", "sweep", "SweepResult", "SweepError",
+    "SweepWarning",
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
     "fit", "FitResult", "vakonomic_bvp", "ShootingError",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",

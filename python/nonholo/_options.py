@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
-           "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS"]
+           "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS",
+           "threads", "MAX_THREADS", "real_state"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
 
@@ -68,6 +69,39 @@ def count(value, name: str, minimum: int = 1) -> int:
     if int(value) < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {int(value)}")
     return int(value)
+
+
+# the most worker threads simulate_many and sweep start: far above any machine's cores, far below
+# what would exhaust the process's memory for stacks (8 MiB each by default)
+MAX_THREADS = 1024
+
+
+def threads(value) -> int | None:
+    """A thread count: None (all cores) or an integer in 1..MAX_THREADS (bools, fractions and
+    strings are TypeError: ``threads=2.7`` is not silently truncated)."""
+    if value is None:
+        return None
+    n = count(value, "threads")
+    if n > MAX_THREADS:
+        raise ValueError(f"threads must be at most {MAX_THREADS}, got {n}")
+    return n
+
+
+def real_state(value, name: str = "y0") -> np.ndarray:
+    """A state as a float array; a complex one is a TypeError when its imaginary part is not zero
+    (NumPy would drop it with only a ComplexWarning)."""
+    array = np.array(value)  # one conversion (a copy), in the kind of the values
+    if array.dtype == np.float64:  # the usual case, at once
+        return array
+    if array.dtype.kind == "c":
+        if np.any(array.imag != 0):
+            raise TypeError(f"{name} must be real, got a complex array with non-zero imaginary part "
+                            f"(max |imag| = {np.abs(array.imag).max():.3g})")
+        array = array.real
+    try:
+        return array.astype(float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from None
 
 
 def t_span(value, *, forward: bool = False) -> tuple:

@@ -8,7 +8,15 @@
   ``simulate(..., raise_on_failure=True)`` and by the core (CVODE or Newton failures).
   ``SolverError`` is its former name in ``nonholo._core``.
 - ``SimulationWarning``: emitted when a simulation fails and ``raise_on_failure`` is False, so
-  that a failure is never silent in a notebook.
+  that a failure is never silent in a notebook, and when a reduced model leaves the range where
+  its expansion is valid.
+- ``SweepError`` (also a ``RuntimeError``): ``sweep(..., on_error="raise")`` met a failing point,
+  or points returned different keys; ``err.partial`` is the SweepResult of every finished point.
+  ``SweepWarning``: the points that failed under ``on_error="keep"``.
+
+Ctrl-C (KeyboardInterrupt) is never replaced by another exception: the entry points that run
+long (simulate, simulate_many, sweep, fit, eigenvalue_path, the studies) re-raise the same
+KeyboardInterrupt with the work that finished attached as ``exc.partial`` (None when nothing had).
 
 Bad arguments (shapes, NaN, non-positive tolerances) raise plain ``ValueError``/``TypeError``
 naming the argument. An exception raised by a user's Python event function propagates as itself.
@@ -17,7 +25,8 @@ This module imports nothing from the core: the core's exception translator raise
 
 from __future__ import annotations
 
-__all__ = ["NonholoError", "ModelError", "IntegrationError", "SolverError", "SimulationWarning"]
+__all__ = ["NonholoError", "ModelError", "IntegrationError", "SolverError", "SimulationWarning", "SweepError",
+           "SweepWarning", "attach_partial"]
 
 
 class NonholoError(Exception):
@@ -45,3 +54,28 @@ SolverError = IntegrationError
 
 class SimulationWarning(RuntimeWarning):
     """A simulation did not reach the end of its interval."""
+
+
+class SweepError(NonholoError, RuntimeError):
+    """A sweep stopped at a failing point (``on_error="raise"``) or could not stack the points'
+    outputs; ``partial`` is the SweepResult of every point that finished (``partial.status``,
+    ``partial.errors``), ``point`` the grid point at fault."""
+
+    def __init__(self, message: str, partial=None, point=None):
+        super().__init__(message)
+        self.partial = partial
+        self.point = point
+
+
+class SweepWarning(RuntimeWarning):
+    """Points of a sweep failed and were kept as failures (``on_error="keep"``)."""
+
+
+def attach_partial(exc: BaseException, partial) -> BaseException:
+    """``exc`` (a KeyboardInterrupt) with ``exc.partial = partial``; an outer call (a sweep around
+    a simulate) replaces the inner call's partial result with its own, the one its caller asked for."""
+    try:
+        exc.partial = partial
+    except AttributeError:  # an exception type without __dict__: nothing to attach to
+        pass
+    return exc

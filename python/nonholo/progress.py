@@ -1,13 +1,60 @@
-"""Progress bars (tqdm.auto: a widget in Jupyter, text in a terminal) for long runs and batches.
+"""Progress bars (tqdm.auto: a widget in Jupyter, text in a terminal) for long runs and batches,
+and the cancellation of runs in worker threads.
 
 tqdm is optional: without it, or with ``enabled=False``, every bar here is a silent stand-in.
+
+Ctrl-C reaches only the main thread (Python runs signal handlers there): a run in C++ on another
+thread (a point of ``sweep`` on its thread pool) learns of it from a :class:`Cancel` that the
+sweep sets. ``cancel_scope(token)`` makes ``token`` the current thread's, and ``simulate``,
+``simulate_many`` and ``simulate_discrete`` pass ``current_cancel()`` to the core, which calls it
+with every interrupt check (every 64 steps).
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 
-__all__ = ["bar", "iterate", "TimeProgress"]
+__all__ = ["bar", "iterate", "TimeProgress", "Cancel", "cancel_scope", "current_cancel"]
+
+_local = threading.local()
+
+
+class Cancel:
+    """A cancellation flag shared by the worker threads of one sweep. Called (by the core's
+    interrupt check) once set, it raises KeyboardInterrupt, which stops the run like Ctrl-C."""
+
+    def __init__(self):
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def __call__(self) -> None:
+        if self._event.is_set():
+            raise KeyboardInterrupt("cancelled: the sweep running this point was interrupted")
+
+
+@contextlib.contextmanager
+def cancel_scope(token: Cancel | None):
+    """Within the block, ``current_cancel()`` of this thread is ``token`` (the runs it starts
+    stop once the token is set)."""
+    previous = getattr(_local, "cancel", None)
+    _local.cancel = token
+    try:
+        yield token
+    finally:
+        _local.cancel = previous
+
+
+def current_cancel() -> Cancel | None:
+    """The cancellation token of the current thread (None outside a sweep's worker)."""
+    return getattr(_local, "cancel", None)
 
 
 class _Silent:

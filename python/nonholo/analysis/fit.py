@@ -20,6 +20,7 @@ import sympy as sp
 
 from .. import _options as check
 from ..models.model import Model
+from ..errors import attach_partial
 from ..integrate.simulate import simulate
 
 __all__ = ["fit", "FitResult"]
@@ -229,7 +230,11 @@ def fit(
     options.update(least_squares_options or {})
     if not np.all(np.isfinite(residuals(x0))):
         raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
-    res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), method="trf", **options)
+    try:
+        res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), method="trf", **options)
+    except KeyboardInterrupt as exc:  # Ctrl-C: the parameters of the last evaluation go with it
+        last = next(iter(cache), None)
+        raise attach_partial(exc, None if last is None else dict(zip(names, last)))
     sol, predicted, _ = evaluate(res.x)
     J = jacobian(res.x)
     r = residuals(res.x)

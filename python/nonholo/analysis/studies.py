@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _options as check
 from ..integrate.simulate import simulate
+from ..errors import attach_partial
 from ..progress import iterate
 from .._numerics import loglog_slope
 
@@ -122,29 +123,42 @@ def convergence(
     errors = {K: [] for K in orders}
     slips = {K: [] for K in orders}
     times: dict = {"friction": [], **{K: [] for K in orders}}
-    for eps in iterate(eps_values, len(eps_values), f"convergence ({system.name})", progress):
-        v0 = system.on_slow_manifold(q0, u0, eps, order=manifold_order, t=t0, params=sys_params)
-        start = time.perf_counter()
-        full = simulate(system.friction(eps), (t0, tf), np.r_[q0, v0], params=sys_params, raise_on_failure=True, **kw)
-        times["friction"].append(time.perf_counter() - start)
-        q_full = full.q
-        u_full = np.array([system.project(q, v, t, sys_params) for q, v, t in zip(full.q.T, full.v.T, full.t)]).T
-        slip_full = full.v - u_full
-        for K in orders:
-            reduced = system.reduced(eps, order=K)
+    try:
+        for eps in iterate(eps_values, len(eps_values), f"convergence ({system.name})", progress):
+            v0 = system.on_slow_manifold(q0, u0, eps, order=manifold_order, t=t0, params=sys_params)
             start = time.perf_counter()
-            red = simulate(reduced, (t0, tf), y0, params=sys_params, raise_on_failure=True, **kw)
-            times[K].append(time.perf_counter() - start)
-            errors[K].append(max(np.abs(red.q - q_full).max(), np.abs(red.v - u_full).max()))
-            # the truncated manifold sum_{k<=K} eps^k h^(k) along the friction trajectory (C++, one pass)
-            manifold = reduced.velocity(full.t, np.vstack([q_full, u_full]), sys_params) - u_full
-            slips[K].append(float(np.abs(slip_full - manifold).max()))
+            full = simulate(system.friction(eps), (t0, tf), np.r_[q0, v0], params=sys_params, raise_on_failure=True,
+                            **kw)
+            times["friction"].append(time.perf_counter() - start)
+            q_full = full.q
+            u_full = np.array([system.project(q, v, t, sys_params) for q, v, t in zip(full.q.T, full.v.T, full.t)]).T
+            slip_full = full.v - u_full
+            for K in orders:
+                reduced = system.reduced(eps, order=K)
+                start = time.perf_counter()
+                red = simulate(reduced, (t0, tf), y0, params=sys_params, raise_on_failure=True, **kw)
+                times[K].append(time.perf_counter() - start)
+                errors[K].append(max(np.abs(red.q - q_full).max(), np.abs(red.v - u_full).max()))
+                # the truncated manifold sum_{k<=K} eps^k h^(k) along the friction trajectory (C++, one pass)
+                manifold = reduced.velocity(full.t, np.vstack([q_full, u_full]), sys_params) - u_full
+                slips[K].append(float(np.abs(slip_full - manifold).max()))
+    except KeyboardInterrupt as exc:  # Ctrl-C: the study of the eps values done goes with it
+        done = min((len(errors[K]) for K in orders), default=0)
+        raise attach_partial(exc, _study(eps_values[:done], orders, errors, slips, times, system.name))
+    return _study(eps_values, orders, errors, slips, times, system.name)
 
-    errors = {K: np.array(v) for K, v in errors.items()}
-    slips = {K: np.array(v) for K, v in slips.items()}
+
+def _study(eps_values, orders, errors, slips, times, name) -> ConvergenceStudy:
+    """The study of the eps values done (slopes NaN with fewer than two)."""
+    n = len(eps_values)
+    errors = {K: np.array(v[:n]) for K, v in errors.items()}
+    slips = {K: np.array(v[:n]) for K, v in slips.items()}
+
+    def slope(values):
+        return loglog_slope(eps_values, values) if n >= 2 else float("nan")
+
     return ConvergenceStudy(
         eps=eps_values, orders=orders, errors=errors, slip_residuals=slips,
-        slopes={K: loglog_slope(eps_values, errors[K]) for K in orders},
-        slip_slopes={K: loglog_slope(eps_values, slips[K]) for K in orders},
-        times={k: np.array(v) for k, v in times.items()}, system_name=system.name,
+        slopes={K: slope(errors[K]) for K in orders}, slip_slopes={K: slope(slips[K]) for K in orders},
+        times={k: np.array(v[:n]) for k, v in times.items()}, system_name=name,
     )

@@ -1,19 +1,37 @@
-"""Parameter sweeps: map a function over a grid, on threads, processes or a Dask cluster."""
+"""Parameter sweeps: map a function over a grid, on threads, processes or a Dask cluster.
+
+Nothing that finished is lost. Each point ends with a status (``OK``, ``FAILED`` or ``NOT_RUN``)
+and its exception; the points that failed are kept as failures (``on_error="keep"``, the default,
+with a SweepWarning) or stop the sweep with a SweepError carrying the finished points
+(``on_error="raise"``). Ctrl-C cancels the queued points and re-raises the KeyboardInterrupt with
+the finished points as ``exc.partial``. A process-pool worker that dies (a crash, ``os._exit``)
+is blamed on the point it was running, found by a marker file each point holds while it runs.
+"""
 
 from __future__ import annotations
 
 import itertools
 import os
-from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+import shutil
+import tempfile
+import warnings
+from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
 
-from ..progress import iterate
+from .. import _options as check
+from ..errors import SweepError, SweepWarning, attach_partial
+from ..progress import Cancel, cancel_scope, iterate
 
-__all__ = ["sweep", "SweepResult", "grid_points"]
+__all__ = ["sweep", "SweepResult", "grid_points", "OK", "FAILED", "NOT_RUN"]
+
+OK, FAILED, NOT_RUN = 0, -1, -2
+ON_ERROR = ("keep", "raise")
+MISSING = ("raise", "fill")
 
 
 def grid_points(grid) -> tuple:
@@ -32,16 +50,29 @@ def grid_points(grid) -> tuple:
             coords[name] = values
         points = [dict(zip(names, combo)) for combo in itertools.product(*(coords[n].tolist() for n in names))]
         return names, coords, points, tuple(len(coords[n]) for n in names)
+    if any(not isinstance(p, Mapping) for p in grid):
+        raise TypeError("grid must be a mapping name -> values or a sequence of mappings")
     points = [dict(p) for p in grid]
     if not points:
         raise ValueError("grid is empty")
-    if any(not isinstance(p, Mapping) for p in grid):
-        raise TypeError("grid must be a mapping name -> values or a sequence of mappings")
     return ["point"], {"point": np.arange(len(points))}, points, (len(points),)
 
 
-def _call(fn, point):
-    return fn(**point)
+def _call(fn, point, marker=None, cancel=None):
+    """fn(**point) in a worker; ``marker`` (process pools): a file that exists while the point
+    runs, so that a worker dying in the point leaves it behind (``os._exit`` skips ``finally``);
+    ``cancel`` (thread pools): the sweep's token, which stops the point's simulations on Ctrl-C."""
+    if cancel is not None:
+        with cancel_scope(cancel):
+            return fn(**point)
+    if marker is None:
+        return fn(**point)
+    with open(marker, "w"):
+        pass
+    try:
+        return fn(**point)
+    finally:
+        os.remove(marker)
 
 
 @dataclass
@@ -57,53 +88,219 @@ class SweepResult:
     values : dict name -> ndarray
         For a function returning a mapping, each entry stacked to shape grid shape + entry
         shape; a function returning a scalar or an array gives the single entry ``"value"``.
-        Objects that are not numbers (e.g. SimulationResult) are kept in object arrays.
+        Objects that are not numbers (e.g. SimulationResult) are kept in object arrays. Points
+        that did not finish (and, with ``missing="fill"``, entries a point did not return) hold
+        NaN, or None in object arrays.
     points : list of dict
         The grid points in row-major order.
+    status : ndarray of int, grid shape
+        ``OK`` (0) finished, ``FAILED`` (-1) raised or its worker died, ``NOT_RUN`` (-2)
+        cancelled (Ctrl-C, ``on_error="raise"``, a broken process pool).
+    errors : ndarray of object, grid shape
+        The exception of each point that did not finish (None for the others).
     """
 
     dims: list
     coords: dict
     values: dict
     points: list = field(repr=False)
+    status: np.ndarray = field(default=None, repr=False)
+    errors: np.ndarray = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.status is None:
+            self.status = np.zeros(self.shape, dtype=int)
+        if self.errors is None:
+            self.errors = np.full(self.shape, None, dtype=object)
 
     @property
     def shape(self) -> tuple:
         return tuple(len(self.coords[d]) for d in self.dims)
 
+    @property
+    def ok(self) -> np.ndarray:
+        """A boolean mask, grid shape: the points that finished."""
+        return self.status == OK
+
+    @property
+    def complete(self) -> bool:
+        """Every point finished."""
+        return bool(self.ok.all())
+
+    @property
+    def failed(self) -> list:
+        """(point, exception) of every point that did not finish, in grid order."""
+        flat = self.errors.reshape(-1)
+        return [(self.points[i], flat[i]) for i in np.flatnonzero(~self.ok.reshape(-1))]
+
     def __getitem__(self, name: str) -> np.ndarray:
         return self.values[name]
 
+    def __repr__(self) -> str:
+        done = int(self.ok.sum())
+        return (f"SweepResult(dims={self.dims}, shape={self.shape}, values={list(self.values)}, "
+                f"finished {done} of {self.status.size})")
+
     def to_xarray(self):
-        """An ``xarray.Dataset`` with the grid axes as coordinates (requires xarray)."""
+        """An ``xarray.Dataset`` with the grid axes as coordinates and a ``status`` variable
+        (requires xarray)."""
         import xarray as xr
 
-        data = {}
+        data = {"status": (self.dims, self.status)}
         for name, arr in self.values.items():
             extra = [f"{name}_dim{i}" for i in range(arr.ndim - len(self.dims))]
             data[name] = (self.dims + extra, arr)
         return xr.Dataset(data, coords=self.coords)
 
 
-def _stack(outputs: list, shape: tuple) -> dict:
-    first = outputs[0]
-    entries = first.keys() if isinstance(first, Mapping) else ["value"]
+def _entries(output) -> dict:
+    return dict(output) if isinstance(output, Mapping) else {"value": output}
 
-    def entry(out, name):
-        return out[name] if isinstance(out, Mapping) else out
 
-    values = {}
-    for name in entries:
-        items = [entry(out, name) for out in outputs]
+def _stack(outputs: list, status: np.ndarray, shape: tuple, points: list, missing: str) -> dict:
+    """values[name] over the grid from the finished points' outputs (see SweepResult.values);
+    with ``missing="raise"``, a finished point without an entry another returns is a SweepError."""
+    finished = [i for i in range(len(outputs)) if status[i] == OK]
+    entries = {i: _entries(outputs[i]) for i in finished}
+    names = list(dict.fromkeys(name for i in finished for name in entries[i]))
+    if missing == "raise":
+        for name in names:
+            lacking = [i for i in finished if name not in entries[i]]
+            if lacking:
+                having = next(i for i in finished if name in entries[i])
+                raise SweepError(
+                    f"sweep: the point {points[lacking[0]]} returned no entry {name!r}, which the point "
+                    f"{points[having]} returns (keys {sorted(entries[having])}); return the same keys at every "
+                    "point, or pass missing='fill' to fill the missing entries with NaN (None for objects)",
+                    point=points[lacking[0]])
+    return {name: _column([(i, entries[i][name]) for i in finished if name in entries[i]], len(outputs), shape)
+            for name in names}
+
+
+def _column(items: list, size: int, shape: tuple) -> np.ndarray:
+    """One entry over the grid: a float array (NaN where absent) when the values are numbers of
+    one shape, else an object array (None where absent)."""
+    where = [i for i, _ in items]
+    try:
+        arr = np.asarray([value for _, value in items], dtype=float)
+    except (TypeError, ValueError):
+        column = np.full(size, None, dtype=object)
+        for i, value in items:
+            column[i] = value
+        return column.reshape(shape)
+    column = np.full((size,) + arr.shape[1:], np.nan)
+    column[where] = arr
+    return column.reshape(shape + arr.shape[1:])
+
+
+class _Run:
+    """The state of one sweep: the futures, the outcome of each point, the worker markers."""
+
+    def __init__(self, fn, points: list, pool, on_error: str):
+        self.fn, self.points, self.pool, self.on_error = fn, points, pool, on_error
+        n = len(points)
+        self.outputs: list = [None] * n
+        self.status = np.full(n, NOT_RUN, dtype=int)
+        self.errors = np.full(n, None, dtype=object)
+        self.futures: dict = {}
+        # a process pool's worker may die: each point marks itself while it runs
+        self.markers = tempfile.mkdtemp(prefix="nonholo-sweep-") if isinstance(pool, ProcessPoolExecutor) else None
+        # a thread pool's points run in this process: Ctrl-C stops their simulations through a token
+        self.cancel_token = Cancel() if isinstance(pool, ThreadPoolExecutor) else None
+
+    def marker(self, i: int):
+        return None if self.markers is None else os.path.join(self.markers, str(i))
+
+    def submit(self) -> None:
+        for i, point in enumerate(self.points):
+            self.futures[self.pool.submit(_call, self.fn, point, self.marker(i), self.cancel_token)] = i
+
+    def collect(self, progress: bool) -> int | None:
+        """Wait for the points; returns the index of the first failure that stops the sweep
+        (``on_error="raise"``), else None."""
+        broken = False
+        for future in iterate(as_completed(self.futures), len(self.points), "sweep", progress):
+            i = self.futures[future]
+            if not self.record(i, future):
+                continue
+            if isinstance(self.errors[i], BrokenProcessPool):
+                broken = True  # every pending point fails at once: blame the right one below
+            elif self.on_error == "raise":
+                self.cancel()
+                self.harvest(CancelledError(f"not run: the sweep stopped at the failing point {self.points[i]}"))
+                return i
+        if broken:
+            return self.blame_dead_worker()
+        return None
+
+    def record(self, i: int, future) -> bool:
+        """The outcome of a done future into status/outputs/errors; True when it failed."""
         try:
-            arr = np.asarray(items, dtype=float)
-        except (TypeError, ValueError):
-            arr = np.empty(len(items), dtype=object)
-            arr[:] = items
-            values[name] = arr.reshape(shape)
-            continue
-        values[name] = arr.reshape(shape + arr.shape[1:])
-    return values
+            self.outputs[i] = future.result()
+        except (CancelledError, KeyboardInterrupt) as exc:  # cancelled, or stopped by Ctrl-C's token
+            self.status[i], self.errors[i] = NOT_RUN, exc
+            return False
+        except Exception as exc:  # noqa: BLE001 - the point's own error, kept with it
+            self.status[i], self.errors[i] = FAILED, exc
+            return True
+        self.status[i] = OK
+        return False
+
+    def cancel(self, running: bool = False) -> None:
+        """Cancel every point not started; ``running``: also stop the simulations of the points
+        running in this process's threads (Ctrl-C)."""
+        for future in self.futures:
+            future.cancel()
+        if running and self.cancel_token is not None:
+            self.cancel_token.set()
+
+    def harvest(self, reason: BaseException) -> None:
+        """After Ctrl-C or a failure that stops the sweep: record the points that are done, and
+        mark the others not run, with ``reason``."""
+        for future, i in self.futures.items():
+            if self.status[i] == NOT_RUN and self.errors[i] is None:
+                if future.done():
+                    self.record(i, future)
+                if self.status[i] == NOT_RUN and (self.errors[i] is None or isinstance(self.errors[i], CancelledError)):
+                    self.errors[i] = reason
+
+    def blame_dead_worker(self) -> int | None:
+        """A process pool broke: the point whose marker is left was running in the worker that died.
+        When several were running, each is run again alone in a fresh process to find the one that
+        kills its worker (the others' results are then kept)."""
+        broken = [i for i, e in enumerate(self.errors) if isinstance(e, BrokenProcessPool)]
+        running = [i for i in broken if os.path.exists(self.marker(i))]
+        culprits = running if len(running) <= 1 else self.rerun_alone(running)
+        for i in broken:
+            if i in culprits:
+                self.status[i] = FAILED
+                self.errors[i] = BrokenProcessPool(
+                    f"the worker process died while running the point {self.points[i]} (a crash or os._exit in fn)")
+            elif self.status[i] != OK:
+                self.status[i] = NOT_RUN
+                who = f"the point {self.points[culprits[0]]}" if culprits else "a point"
+                self.errors[i] = BrokenProcessPool(f"not run: the process pool broke when {who} killed its worker")
+        if self.on_error != "raise" or not broken:
+            return None
+        return min(culprits) if culprits else broken[0]
+
+    def rerun_alone(self, suspects: list) -> list:
+        culprits = []
+        for i in suspects:
+            with ProcessPoolExecutor(max_workers=1) as solo:
+                future = solo.submit(_call, self.fn, self.points[i])
+                try:
+                    self.outputs[i] = future.result()
+                    self.status[i], self.errors[i] = OK, None
+                except BrokenProcessPool:
+                    culprits.append(i)
+                except Exception as exc:  # noqa: BLE001 - the point's own error
+                    self.status[i], self.errors[i] = FAILED, exc
+        return culprits
+
+    def close(self) -> None:
+        if self.markers is not None:
+            shutil.rmtree(self.markers, ignore_errors=True)
 
 
 def sweep(
@@ -113,6 +310,8 @@ def sweep(
     executor: Executor | None = None,
     progress: bool = True,
     threads: int | None = None,
+    on_error: str = "keep",
+    missing: str = "raise",
 ) -> SweepResult:
     """Evaluate ``fn(**point)`` at every point of ``grid`` and gather the outputs into arrays.
 
@@ -131,34 +330,84 @@ def sweep(
         (``pip install nonholo[dask]``) work the same way.
     progress : bool
         Show a progress bar (tqdm, if installed).
+    threads : int, optional
+        Workers of the default thread pool: 1 to ``nonholo._options.MAX_THREADS`` (1024).
+    on_error : {"keep", "raise"}
+        A point that raises: "keep" (default, like ``simulate_many``) records it (``status``
+        FAILED, ``errors``), runs every other point and warns once (SweepWarning) naming the
+        failed points; "raise" cancels the points not started and raises a SweepError naming the
+        point, with the cause chained and ``err.partial``, the SweepResult of what finished.
+    missing : {"raise", "fill"}
+        Points that return mappings with different keys: "raise" (default) is a SweepError naming
+        the point and the key (``err.partial`` filled); "fill" puts NaN (None in object arrays)
+        where a point has no entry.
 
     Returns
     -------
     SweepResult
-        ``values[name]`` of shape grid shape + output shape, identical whatever the executor.
+        ``values[name]`` of shape grid shape + output shape, identical whatever the executor;
+        ``status`` and ``errors`` per point.
+
+    Ctrl-C (KeyboardInterrupt) cancels the points not started and re-raises the same
+    KeyboardInterrupt with ``exc.partial``, the SweepResult of the points that finished. The points
+    running in this process's threads stop at the solver's next check (nonholo's simulations) or
+    run to their end (other code); the queued points of a process pool or a Dask cluster are
+    cancelled, and those its workers hold already run to their end there.
+
+    A process-pool worker that dies in a point (a crash, ``os._exit``) breaks the pool: that point
+    is FAILED with a BrokenProcessPool naming it, and the points not finished are NOT_RUN.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     dims, coords, points, shape = grid_points(grid)
     if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
         raise TypeError("executor must be a concurrent.futures.Executor (or have a submit method)")
-    if threads is not None and int(threads) < 1:
-        raise ValueError(f"threads must be at least 1, got {threads}")
+    threads = check.threads(threads)
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be 'keep' or 'raise', got {on_error!r}")
+    if missing not in MISSING:
+        raise ValueError(f"missing must be 'raise' or 'fill', got {missing!r}")
     own = executor is None
-    pool = ThreadPoolExecutor(max_workers=int(threads or os.cpu_count() or 1)) if own else executor
+    pool = ThreadPoolExecutor(max_workers=threads or min(os.cpu_count() or 1, check.MAX_THREADS)) if own else executor
+    run, interrupted = _Run(fn, points, pool, on_error), False
     try:
-        futures = {pool.submit(_call, fn, point): i for i, point in enumerate(points)}
-        outputs: list = [None] * len(points)
-        done = iterate(as_completed(futures), len(points), "sweep", progress)
-        for future in done:
-            i = futures[future]
-            try:
-                outputs[i] = future.result()
-            except Exception as exc:
-                for other in futures:
-                    other.cancel()
-                raise RuntimeError(f"sweep: fn failed at point {points[i]}: {exc}") from exc
+        run.submit()
+        stopped_at = run.collect(progress)
+    except KeyboardInterrupt as exc:
+        interrupted = True
+        run.cancel(running=True)
+        run.harvest(KeyboardInterrupt("not finished when the sweep was interrupted"))
+        raise attach_partial(exc, _result(run, dims, coords, shape, "fill")) from None
     finally:
-        if own:
-            pool.shutdown(wait=True)
-    return SweepResult(dims=dims, coords=coords, values=_stack(outputs, shape), points=points)
+        if own:  # the queued points are cancelled; after Ctrl-C the running ones are not waited for
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
+        run.close()
+    return _finish(run, dims, coords, shape, missing, stopped_at)
+
+
+def _result(run: _Run, dims, coords, shape, missing: str) -> SweepResult:
+    values = _stack(run.outputs, run.status, shape, run.points, missing)
+    return SweepResult(dims=dims, coords=coords, values=values, points=run.points,
+                       status=run.status.reshape(shape), errors=run.errors.reshape(shape))
+
+
+def _finish(run: _Run, dims, coords, shape, missing: str, stopped_at) -> SweepResult:
+    """The SweepResult, or the SweepError of a failing point or of entries that differ."""
+    if stopped_at is not None:
+        cause = run.errors[stopped_at]
+        err = SweepError(f"sweep: fn failed at point {run.points[stopped_at]}: {cause}",
+                         _result(run, dims, coords, shape, "fill"), run.points[stopped_at])
+        raise err from cause
+    try:
+        result = _result(run, dims, coords, shape, missing)
+    except SweepError as err:
+        err.partial = _result(run, dims, coords, shape, "fill")
+        raise
+    failed = np.flatnonzero(run.status != OK)
+    if failed.size:
+        first = failed[0]
+        listed = ", ".join(str(run.points[i]) for i in failed[:5]) + (", ..." if failed.size > 5 else "")
+        warnings.warn(f"sweep: {failed.size} of {run.status.size} points did not finish ({listed}); "
+                      f"the point {run.points[first]}: {run.errors[first]!r}. Their values are NaN (None for "
+                      "objects); see result.status and result.errors", SweepWarning, stacklevel=3)
+    return result

@@ -13,6 +13,7 @@ from .. import _core
 from .. import _options as check
 from ..errors import IntegrationError, SimulationWarning
 from ..models.discrete import DiscreteModel
+from ..progress import current_cancel
 from .result import SimulationResult
 from .simulate import _initial_state
 
@@ -64,7 +65,7 @@ def simulate_discrete(
     y0 = _initial_state(model.system.nonholonomic(form="qdot"), y0, t0, p, project_y0)
     n = model.system.n
     raw = _core.integrate_discrete(model.core, p, t0, n_steps, y0[:n], y0[n:], newton_tol, max_newton_iterations,
-                                   max_wall_time)
+                                   max_wall_time, current_cancel())
     stats = dict(n_steps=len(raw["t"]) - 1, n_rhs=0, n_jac=0, n_lin_setups=0,
                  newton_iterations=raw["newton_iterations"], cpu_time=raw["cpu_time"],
                  max_constraint_residual=raw["max_constraint_residual"])

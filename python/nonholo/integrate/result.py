@@ -56,6 +56,13 @@ class SimulationResult:
         CVODE's return flag of the last call (e.g. ``CV_TOO_MUCH_WORK``).
     t_last : float
         The last time reached.
+    y_final : ndarray, shape (n_states,), or None
+        The state at ``t_last`` when the output holds it: the last sample of a run that stores
+        every step, and the only state a run with ``t_eval=[]`` returns (as solve_ivp, it has no
+        samples); None when the last sample of ``t_eval`` is before ``t_last``.
+    warnings : list of str
+        What the run found questionable without failing, each also a SimulationWarning: a reduced
+        model used outside the range where its expansion in eps is valid (``validity``).
     messages : list of str
         Messages SUNDIALS emitted during the run.
     state_names : list of str
@@ -80,6 +87,11 @@ class SimulationResult:
         self.t_events = list(raw["t_events"])
         self.y_events = list(raw["y_events"])
         self.messages = list(raw["messages"])
+        self.y_final = raw.get("y_final")
+        if self.y_final is None and self.t.size and self.t[-1] == self.t_last:
+            self.y_final = self.y[:, -1]
+        self.warnings: list = []
+        self.validity = None  # a reduced model's ValidityEstimate (nonholo.models.validity)
         self.model = model
         self.params = dict(params)
         self.state_names = list(model.state_names)

@@ -13,9 +13,10 @@ import sympy as sp
 
 from .. import _core
 from .. import _options as check
-from ..errors import IntegrationError, ModelError, SimulationWarning
+from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
 from ..models.model import Model
-from ..progress import TimeProgress, bar
+from ..progress import TimeProgress, bar, current_cancel
+from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
 from .result import SimulationResult
 from .sensitivity import attach_sensitivities, sensitivity_spec
@@ -43,6 +44,8 @@ class Event:
         self.expr = sp.sympify(expr)
         self.terminal = terminal
         self.direction = direction
+        _terminal_count(terminal)  # checked now: the error points at the Event, not at simulate
+        _direction(direction)
 
     def __repr__(self) -> str:
         return f"Event({self.expr}, terminal={self.terminal}, direction={self.direction})"
@@ -59,17 +62,18 @@ def _check_model(model) -> Model:
 def _terminal_count(terminal) -> int:
     if isinstance(terminal, (bool, np.bool_)):
         return 1 if terminal else 0
-    count = int(terminal)
-    if count < 0:
-        raise ValueError(f"event terminal must be a bool or a non-negative int, got {terminal!r}")
-    return count
+    try:
+        return check.count(terminal, "event terminal", minimum=0)
+    except TypeError:
+        raise ValueError(f"event terminal must be a bool or a non-negative int, got {terminal!r}") from None
 
 
 def _direction(direction) -> int:
-    d = float(direction)
-    if d not in (-1.0, 0.0, 1.0):
-        d = float(np.sign(d))
-    return int(d)
+    """-1, 0 or 1 (integral floats too, as solve_ivp's); anything else names ``direction``."""
+    if isinstance(direction, (bool, np.bool_)) or not isinstance(direction, (int, float, np.integer, np.floating)) \
+            or direction not in (-1, 0, 1):
+        raise ValueError(f"event direction must be -1 (g decreasing), 0 (both) or 1 (g increasing), got {direction!r}")
+    return int(direction)
 
 
 def _events(model: Model, events) -> list:
@@ -96,7 +100,7 @@ def _events(model: Model, events) -> list:
 
 
 def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
-    y0 = frame_initial_state(model, np.array(y0, dtype=float), t0, params, project_y0)  # (q, u) -> (q, w)
+    y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0)  # (q, u) -> (q, w)
     if y0.shape != (model.n_states,):
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
@@ -104,6 +108,10 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
     model.core.check_state(t0, y0, params)
+    if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
+        n = model.system.n
+        y0 = y0.copy()
+        y0[n: 2 * n] = model.system.core.at(t0, y0[:n], y0[n: 2 * n], params[: len(model.system.parameters)]).project()
     if model.constrained:
         residual, scale = model.core.constraint_residual(t0, y0, params)
         if project_y0:
@@ -210,7 +218,8 @@ def simulate(
         vakonomic). For constrained models v must satisfy A(q) v = b(q, t) (see
         ``project_y0``).
     t_eval : array_like, optional
-        Times at which to store the solution (CVODE's interpolation); default: every step.
+        Times at which to store the solution (CVODE's interpolation); default: every step. An
+        empty ``t_eval`` stores no samples, as solve_ivp's: the final state is ``result.y_final``.
     rtol, atol : float or array_like
         Relative and absolute tolerances (positive). Defaults 1e-8 and 1e-10.
     events : callable, SymPy expression, Event, or a list of them
@@ -262,7 +271,9 @@ def simulate(
         Adams or DOP853 (their truncation error dominates the drift). ``False``: no drift
         control (``result.constraint_residual()`` shows the drift).
     project_y0 : bool
-        Project v in y0 onto the constraint set instead of raising when it violates it.
+        Project v in y0 onto the constraint set instead of raising when it violates it. The
+        friction model accepts any v; with ``project_y0`` it starts from the projected v too
+        (no initial layer: at eps <= 1e-12 a layer is below what the solver resolves).
     raise_on_failure : bool
         Raise IntegrationError on solver failure instead of returning status -1 with a warning.
     solver_options : mapping, optional
@@ -292,7 +303,13 @@ def simulate(
     -------
     SimulationResult
         ``t`` (n_t,), ``y`` (n_states, n_t), ``status``, ``message``, ``success``, ``stats``,
-        ``t_events``, ``y_events``, ...
+        ``t_events``, ``y_events``, ``y_final``, ``warnings``, ...
+
+    A reduced model run outside the range where its expansion in eps is valid (the friction
+    model's slow and fast time scales less than a factor 10 apart; :mod:`nonholo.models.validity`)
+    warns (SimulationWarning, and ``result.warnings``). A complex ``y0`` with a non-zero imaginary
+    part is a TypeError. Ctrl-C stops the run at the solver's next check (every 64 steps) and
+    re-raises the KeyboardInterrupt with ``exc.partial``, the SimulationResult up to there.
     """
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
@@ -306,19 +323,89 @@ def simulate(
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     specs = _events(model, events)
     watch = TimeProgress(t0, tf) if progress else None
+    times = check.t_eval(t_eval, t0, tf)
+    no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: the final state only
     try:
-        raw = _core.integrate(model.core, p, t0, tf, y0, check.t_eval(t_eval, t0, tf),
+        raw = _core.integrate(model.core, p, t0, tf, y0, None if no_samples else times,
                               specs + (_events(model, [watch]) if watch else []),
                               opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
                               opts["max_steps"], opts["max_wall_time"], project,
-                              _core_options(solver_options, dense_output, model, model is checked), sens)
+                              _core_options(solver_options, dense_output, model, model is checked), sens,
+                              current_cancel())
+    except KeyboardInterrupt as exc:  # Ctrl-C: the trajectory up to there goes with it
+        raw = getattr(exc, "_nonholo_partial", None)
+        partial = None if raw is None else SimulationResult(raw, model, dict(zip(model.param_names, p)))
+        raise attach_partial(exc, partial)
     finally:
         if watch:
             watch.close()
     if watch:  # the progress root function is not one of the caller's events
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
+    if no_samples:
+        _drop_samples(raw)
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
-    return _report(_constraint_singularity(result, p, opts), raise_on_failure)
+    check_validity(result, y0)
+    result = _constraint_singularity(result, p, opts)
+    return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
+
+
+def _drop_samples(raw: dict) -> None:
+    """t_eval=[]: no samples (as solve_ivp), the final state kept as ``y_final``."""
+    if raw["t"].size:
+        raw["y_final"] = raw["y"][:, -1].copy()
+    raw["t"], raw["y"] = raw["t"][:0], raw["y"][:, :0]
+    if "sensitivities" in raw:
+        raw["sensitivities"] = raw["sensitivities"][..., :0]
+
+
+def check_validity(result: SimulationResult, y0=None, warn: bool = True) -> SimulationResult:
+    """A reduced model's run outside the range where its expansion in eps is valid gets a
+    SimulationWarning and an entry in ``result.warnings`` (:mod:`nonholo.models.validity`);
+    ``result.validity`` holds the estimate."""
+    if not isinstance(result.model, ReducedModel):
+        return result
+    result.validity = validity.estimate(result, y0)
+    if result.validity is not None and not result.validity.valid:
+        message = result.validity.message(result.params.get("eps", result.model.eps), result.model.order)
+        result.warnings.append(message)
+        if warn:
+            warnings.warn(message, SimulationWarning, stacklevel=3)
+    return result
+
+
+def _explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_span: tuple) -> SimulationResult:
+    """A failure whose cause is known gets a message that names it and the remedy: an interval
+    below the solver's resolution, or the friction model at an eps too small for its O(eps)
+    initial layer, started off the constraint."""
+    if result.status >= 0 or result.flag_name == "INTERRUPTED":
+        return result
+    t0, tf = t_span
+    if result.stats.get("n_steps", 0) == 0 and result.flag_name in ("CV_TOO_CLOSE", "CV_ILL_INPUT") and (
+            abs(tf - t0) <= 1e3 * np.finfo(float).eps * max(abs(t0), abs(tf)) or abs(tf - t0) < 1e-150):
+        result.message = (
+            f"t_span = ({t0!r}, {tf!r}) is below the solver's resolution: the interval {abs(tf - t0):.3g} is shorter "
+            "than the smallest step CVODE can take there (steps are resolved to about 1e-16 of |t|, and intervals "
+            f"below about 1e-150 underflow its step-size estimate; {result.flag_name}). Integrate over a longer "
+            "interval, or shift the time origin closer to the interval")
+    elif model.kind == "friction":
+        _explain_layer(result, model, y0)
+    return result
+
+
+def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray) -> None:
+    system, t0 = model.system, float(result.t[0]) if result.t.size else result.t_last
+    nonholonomic = system.nonholonomic()
+    p = nonholonomic.param_vector({k: v for k, v in result.params.items() if k != "eps"})
+    residual, scale = nonholonomic.core.constraint_residual(t0, y0[: 2 * system.n], p)
+    eps = result.params.get("eps", model.eps)
+    # failed within the layer (its e-folding time is about eps / mu): the layer is the cause
+    if residual > 1e-10 * max(scale, 1.0) and abs(result.t_last - t0) <= 1e3 * eps:
+        result.message = (
+            f"{result.message}. The run starts off the constraint (|A v - b| = {residual:.3g}): at eps = {eps:g} "
+            f"the friction model's initial layer, in which A v - b decays like exp(-mu t / eps) within about "
+            f"{eps:.3g} time units, is below what the solver resolves. Project the initial velocity onto the "
+            "constraint (project_y0=True, or system.project(q, v)), or use system.nonholonomic() or "
+            "system.reduced(eps), the friction model after its layer")
 
 
 SINGULAR_CONSTRAINTS = 1e-6  # sigma_min / sigma_max of A(q) below which its rows count as dependent
@@ -414,10 +501,18 @@ def simulate_many(
 
     ``progress=True`` shows a bar of the runs done (tqdm.auto, also in Jupyter): the batch then
     goes to C++ in about 20 parts, with the same results.
+
+    ``threads`` is 1 to ``nonholo._options.MAX_THREADS`` (1024), default all cores. ``Y0`` with
+    zero runs (shape (0, n_states)) returns ``[]``. Ctrl-C stops the runs within 50 ms and
+    re-raises the KeyboardInterrupt with ``exc.partial``, the list of every run's result (the
+    finished ones complete, the others status -1, flag_name "INTERRUPTED").
     """
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
-    Y0 = np.asarray(Y0, dtype=float)
+    threads = check.threads(threads)
+    Y0 = check.real_state(Y0, "Y0")
+    if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
+        return []
     if Y0.ndim == 1:
         n_runs = len(params) if isinstance(params, Sequence) else max(
             [np.size(v) for v in (params or {}).values() if np.ndim(v) > 0] or [1])
@@ -443,8 +538,6 @@ def simulate_many(
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
-    if threads is not None and int(threads) < 1:
-        raise ValueError(f"threads must be at least 1, got {threads}")
     started = [i for i in range(n_runs) if i not in rejected]
     n_started = len(started)
     P_started = np.asarray([P[i] for i in started], dtype=float).reshape(n_started, -1) if n_started else None
@@ -452,24 +545,52 @@ def simulate_many(
     part = max(-(-n_started // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_started, 1)
     done, ran = bar(n_runs, "simulate_many", progress), []
     done.update(n_runs - n_started)
+    times = check.t_eval(t_eval, t0, tf)
+    no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
     try:
         for start in range(0, n_started, part):
             stop = min(start + part, n_started)
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
-                                        Y0[started[start:stop]].reshape(-1), stop - start, check.t_eval(t_eval, t0, tf),
-                                        specs, opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
-                                        opts["first_step"], opts["max_steps"], opts["max_wall_time"],
+                                        Y0[started[start:stop]].reshape(-1), stop - start,
+                                        None if no_samples else times, specs, opts["rtol"], opts["atol"],
+                                        opts["method"], opts["max_step"], opts["first_step"], opts["max_steps"],
+                                        opts["max_wall_time"],
                                         _drift_control(model, drift_control, opts["method"], sensitivities),
-                                        0 if threads is None else int(threads), core_options, sens)
+                                        0 if threads is None else threads, core_options, sens, current_cancel())
             done.update(stop - start)
+    except KeyboardInterrupt as exc:  # Ctrl-C: the runs that finished go with it (the others have status -1)
+        ran += getattr(exc, "_nonholo_partial", None) or []
+        ran += [_failed_raw("Run not started: the batch was interrupted", t0, model.n_states)] * (n_started - len(ran))
+        raise attach_partial(exc, _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, False))
     finally:
         done.close()
-    raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
-    raws = [raws[i] for i in range(n_runs)]
-    names = model.param_names
-    results = [_constraint_singularity(attach_sensitivities(SimulationResult(raw, model, dict(zip(names, p))), raw,
-                                                            sens_names), p, opts) for raw, p in zip(raws, P)]
+    if no_samples:
+        for raw in ran:
+            _drop_samples(raw)
+    results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True)
+    results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
+
+
+def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: list, t_span: tuple, Y0: np.ndarray,
+                   sens_names, check_runs: bool) -> list:
+    """The SimulationResult of every run of a batch, in order; ``check_runs``: with the messages
+    of known failures and the validity check of reduced models (one warning for the batch)."""
+    t0 = t_span[0]
+    raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
+    names = model.param_names
+    results = [attach_sensitivities(SimulationResult(raws[i], model, dict(zip(names, p))), raws[i], sens_names)
+               for i, p in enumerate(P)]
+    if check_runs:
+        for i in started:
+            _explain_failure(results[i], model, Y0[i], t_span)
+    if check_runs and isinstance(model, ReducedModel):
+        outside = [i for i, r in enumerate(results) if check_validity(r, Y0[i], warn=False).warnings]
+        if outside:
+            listed = f"{outside[:10]}{'...' if len(outside) > 10 else ''}"
+            warnings.warn(f"{len(outside)} of {len(results)} runs (runs {listed}): {results[outside[0]].warnings[0]}",
+                          SimulationWarning, stacklevel=4)
+    return results
 
 
 def _frame_form(model: Model) -> bool:

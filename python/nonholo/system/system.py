@@ -31,6 +31,15 @@ from .arguments import _as_matrix, _as_symbols, _holonomic, _order, _point, _spe
 __all__ = ["System"]
 
 
+def _check_not_time(symbols, kind: str, time: sp.Symbol) -> None:
+    """A coordinate, velocity or parameter named like the time symbol would be taken for the time
+    (symbols are matched by name when expressions are lowered): a ModelError naming the remedy."""
+    for sym in symbols:
+        if sym.name == time.name:
+            raise ModelError(f"the {kind} {sym.name!r} has the name of the time symbol {time.name!r}: rename the "
+                             f"{kind}, or pass time=sympy.Symbol(...) with another name to the System")
+
+
 class System:
     r"""A mechanical system with (possibly affine) velocity constraints.
 
@@ -271,6 +280,8 @@ class System:
         if len(self.velocities) != self.n:
             raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {self.n} (one per coordinate)")
         self.time = time if time is not None else table.get("t") or sp.Symbol("t")
+        _check_not_time(self.coordinates, "coordinate", self.time)
+        _check_not_time(self.velocities, "velocity", self.time)
         self.parameters = self._normalize_parameters(parameters, table)
         self._symbol_names = {**table.symbols, **{s.name: s for s in (*self.velocities, self.time, *self.parameters)}}
 
@@ -285,6 +296,7 @@ class System:
             if not isinstance(key, (str, sp.Symbol)):
                 raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
             name = key if isinstance(key, str) else key.name
+            _check_not_time([sp.Symbol(name)], "parameter", self.time)
             if name in reserved:
                 raise ValueError(f"parameter {name} is also a coordinate, velocity or the time")
             sym = table.get(name) or (key if isinstance(key, sp.Symbol) else sp.Symbol(key))

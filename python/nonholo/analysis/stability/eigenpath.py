@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import attach_partial
 from .linearize import linearize, state_matrix
 from .zero_modes import deflate
 
@@ -117,8 +118,18 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
                          "or give state as a callable of the parameter value")
     states = _states(model, state, values)
-    lins = [linearize(model, states[i], params=_params(model, parameter, v, params), **linearize_options)
-            for i, v in enumerate(values)]
+    lins = []
+    try:
+        for i, v in enumerate(values):
+            lins.append(linearize(model, states[i], params=_params(model, parameter, v, params), **linearize_options))
+    except KeyboardInterrupt as exc:  # Ctrl-C: the path over the values done goes with it
+        partial = _path(parameter, values[: len(lins)], lins, model, state, params, linearize_options,
+                        stability_tol) if lins else None
+        raise attach_partial(exc, partial)
+    return _path(parameter, values, lins, model, state, params, linearize_options, stability_tol)
+
+
+def _path(parameter, values, lins, model, state, params, linearize_options, stability_tol) -> EigenvaluePath:
     tracked = _track([lin.eigenvalues for lin in lins])
     structural = np.all(tracked == 0, axis=0)
     return EigenvaluePath(parameter, values, tracked, structural, lins, model, state, dict(params or {}),

@@ -1,0 +1,134 @@
+"""Where a reduced model is valid: the separation of the friction model's time scales, and the
+size of the first term the truncation drops.
+
+The reduced model of order K expands the slow manifold of ``friction(eps)`` in powers of eps,
+v = u + sum_{k<=K} eps^k h^(k)(t, q, u) (Gzenda-Chhabra eq. (66); Eldering 2016 section 3.4). Two
+estimates, from the model itself, say when the expansion stops describing the friction model:
+
+* the spectral gap. The friction model's Jacobian J = d f_eps / d(q, v) on the slow manifold has k
+  fast eigenvalues, about -(1/eps) times those of the metric-normalized friction mu A G^-1 A^T
+  (k constraints), and 2n - k slow ones, those of the slow flow. Their ratio
+
+      delta = |lambda_(k+1)| / |lambda_k|,   |lambda_1| >= ... >= |lambda_2n| the moduli of eig J,
+
+  is eps times the slow rate over the normalized friction; the expansion needs delta <= 0.1 (time
+  scales at least a factor 10 apart). It misses slow flows whose Jacobian is nilpotent (a knife edge:
+  all slow eigenvalues zero), hence
+* the next term. r = max |eps^(K+1) h^(K+1)(t, q, u)| / max(|u|, |v|), the first term the
+  truncation drops, relative to the velocity: the relative error of the model's velocity. It must stay <= 0.1.
+
+A run is within the range of validity when both hold at its initial state and at up to 4 of its
+stored states. Measured against the friction model started on its slow manifold, t = 10: the
+Chaplygin sleigh (m = I = 1, a = 0.2, u = (1, 0, 1)) at order 1 has delta = 1 at eps = 2 (error 28),
+0.21 at eps = 0.5 (error 1.0) and 0.003 at eps = 1e-2 (error 7e-4); the knife edge on an inclined
+plane has delta = 0 but r = 1.5 at eps = 2 (error 12), 0.09 at eps = 0.5 (0.8) and 4e-5 at 1e-2. Both
+bounds are a tenth: beyond it the truncated series is no longer a small correction, and the runs
+differ from the friction model at order one; below it the error falls like eps^(K+1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["THRESHOLD", "NEXT_TERM_THRESHOLD", "ValidityEstimate", "scale_separation", "next_term", "estimate"]
+
+THRESHOLD = 0.1  # largest ratio delta of slow to fast rates
+NEXT_TERM_THRESHOLD = 0.1  # largest relative size r of the first term dropped
+N_SAMPLES = 4  # stored states of a run at which both are evaluated (evenly, the last included), with y0
+
+
+@dataclass
+class ValidityEstimate:
+    """delta(t) and r(t) at the sampled times of a run (see the module docstring); ``valid`` when
+    max delta <= ``threshold`` and max r <= ``next_term_threshold``."""
+
+    t: np.ndarray
+    delta: np.ndarray
+    next_term: np.ndarray
+    threshold: float = THRESHOLD
+    next_term_threshold: float = NEXT_TERM_THRESHOLD
+
+    @property
+    def max(self) -> float:
+        """The larger of max delta and max r, each relative to its threshold, times THRESHOLD (so
+        that ``max <= THRESHOLD`` exactly when the run is valid)."""
+        return self.threshold * max(float(np.max(self.delta, initial=0.0)) / self.threshold,
+                                    float(np.max(self.next_term, initial=0.0)) / self.next_term_threshold)
+
+    @property
+    def valid(self) -> bool:
+        return bool(np.all(self.delta <= self.threshold) and np.all(self.next_term <= self.next_term_threshold))
+
+    def message(self, eps: float, order) -> str:
+        i, j = int(np.argmax(self.delta)), int(np.argmax(self.next_term))
+        found = []
+        if self.delta[i] > self.threshold:
+            found.append(f"the ratio of the friction model's slow to fast rates is delta = {self.delta[i]:.3g} at "
+                         f"t = {self.t[i]:.4g} (valid when <= {self.threshold:g}: time scales a factor "
+                         f"{1 / self.threshold:g} apart)")
+        if self.next_term[j] > self.next_term_threshold:
+            found.append(f"the first term the truncation drops, eps^{order + 1} h^({order + 1}), is "
+                         f"{self.next_term[j]:.3g} of |u| at t = {self.t[j]:.4g} (valid when <= "
+                         f"{self.next_term_threshold:g})")
+        return (f"the reduced model (eps = {eps:g}, order {order}) left the range where its expansion in eps is "
+                f"valid: {'; '.join(found)}. Simulate system.friction(eps) instead, or use a smaller eps")
+
+
+def scale_separation(system, eps: float, t, Y, params=None) -> np.ndarray:
+    """delta at time-major states Y (n_t, 2n) = (q, v) of the friction model (v on its slow
+    manifold, e.g. a reduced model's ``velocity``), at times t (n_t,)."""
+    friction = system.friction(eps)
+    k = system.k
+    p = friction.param_vector({**(params or {}), "eps": eps})
+    J = np.array([friction.core.jacobian(float(ti), y, p) for ti, y in zip(t, Y)])
+    moduli = -np.sort(-np.abs(np.linalg.eigvals(J)), axis=1)  # descending, one row per state
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(moduli[:, k - 1] > 0, moduli[:, k] / moduli[:, k - 1], np.inf)
+
+
+def next_term(system, eps: float, order: int, t, Q, U, V, params=None) -> np.ndarray:
+    """r = max |eps^(K+1) h^(K+1)| / max(|u|, |V|) at time-major samples Q, U (n_t, n), with V the
+    velocity of order K there (u + sum_{k<=K} eps^k h^(k)): the series of order K + 1 less V."""
+    from .. import _core
+    from .reduced import compiled_slip  # reduced imports this module's users: late
+
+    p = system.param_vector(params)
+    # the compiled series of order K + 1 (traced once per system and order, as the models of that order)
+    V_next = _core.slow_manifold_velocity(system.core, order + 1, eps, t, np.hstack([Q, U]), p,
+                                          compiled_slip(system, order + 1))
+    # relative to the velocity (u, or the kept series where u vanishes: at rest under a force)
+    scale = np.maximum(np.abs(U).max(axis=1), np.abs(V).max(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(scale > 0, np.abs(V_next - V).max(axis=1) / scale, 0.0)
+
+
+def estimate(result, y0=None, samples: int = N_SAMPLES) -> ValidityEstimate | None:
+    """The ValidityEstimate of a reduced model's run (``result.model`` a ReducedModel) at its initial
+    state ``y0`` (the model's state) and ``samples`` of its stored states (its final state when it
+    stored none); None without states."""
+    model = result.model
+    n = model.system.n
+    ts, ys = [], []
+    if y0 is not None:
+        ts.append(np.array([result.t[0] if result.t.size else result.t_last]))
+        ys.append(np.asarray(y0, dtype=float)[:, None])
+    if result.t.size:
+        last = result.t.size - 1
+        idx = sorted({last * j // max(samples - 1, 1) for j in range(samples)})  # evenly, 0 and the last
+        ts.append(result.t[idx])
+        ys.append(result.y[:, idx])
+    elif result.y_final is not None:
+        ts.append(np.array([result.t_last]))
+        ys.append(result.y_final[:, None])
+    if not ts:
+        return None
+    t, Y = np.concatenate(ts), np.hstack(ys).T
+    params = dict(result.params)
+    eps = float(params.pop("eps", model.eps))
+    p = model.param_vector({**params, "eps": eps})
+    V = model._velocity(t, Y, p, result._frame_switches)
+    U = Y[:, n: 2 * n] if model.frame is None else model.frame_velocities(t, Y, p, result._frame_switches)
+    return ValidityEstimate(t, scale_separation(model.system, eps, t, np.hstack([Y[:, :n], V]), params),
+                            next_term(model.system, eps, model.order, t, Y[:, :n], U, V, params))
