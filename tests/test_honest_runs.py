@@ -159,8 +159,15 @@ def test_simulate_many_with_zero_runs_returns_an_empty_list(sleigh):
 
 @pytest.mark.parametrize("t_span", [(0.0, 1e-200), (1.0, 1.0 + 4e-16), (1e10, 1e10 + 2e-6)])
 def test_a_t_span_below_the_solvers_resolution_says_so(sleigh, t_span):
-    sol, caught = _run(sleigh.nonholonomic(), SLEIGH_Y0, t_span)
+    """CVODE cannot step across it and says so; DOP853 (the default here) takes one step, which
+    is y0 + h f(y0) up to the h^2 term and rounding (h = tf - t0)."""
+    sol, caught = _run(sleigh.nonholonomic(), SLEIGH_Y0, t_span, method="bdf")
     assert sol.status == -1 and "is below the solver's resolution" in sol.message and caught == [sol.message]
+    auto, caught = _run(sleigh.nonholonomic(), SLEIGH_Y0, t_span)
+    assert auto.success and auto.method == "dop853" and caught == []
+    rate = sleigh.nonholonomic().core.rhs(t_span[0], SLEIGH_Y0, sleigh.param_vector())
+    h = t_span[1] - t_span[0]
+    assert np.allclose(auto.y[:, -1], SLEIGH_Y0 + h * np.asarray(rate), rtol=1e-15, atol=10 * h**2)
 
 
 @pytest.mark.parametrize("eps", [1e-12, 1e-14])
@@ -198,7 +205,7 @@ def convergence():
     disk = nh.systems.vertical_rolling_disk(m=1.0, R=1.0, I=0.25, J=0.5)  # rolls in circles: no step grows long
     q0 = np.array([0.1, 0.2, 0.3, 0.4])
     y0 = np.r_[q0, disk.project(q0, [1.0, 0.5, -0.2, 0.7])]
-    return nh.studies.convergence(disk, 1e-3 / 2.0 ** np.arange(12), y0, (0, 300), orders=(1,), t_eval=[300],
+    return nh.studies.convergence(disk, 1e-3 / 2.0 ** np.arange(12), y0, (0, 3000), orders=(1,), t_eval=[3000],
                                   progress=False)
 
 def eigenvalue_path():
@@ -236,7 +243,9 @@ def _interrupt(tmp_path, what, after):
     out, err = child.communicate(timeout=30)
     elapsed = time.perf_counter() - sent
     assert elapsed < 2.0 and out.strip(), (elapsed, err)
-    return json.loads(out.strip().splitlines()[-1])
+    report = json.loads(out.strip().splitlines()[-1])
+    assert "finished" not in report, f"the {what} run ended before the interrupt: make it longer"
+    return report
 
 
 def test_ctrl_c_stops_simulate_with_the_trajectory_so_far(tmp_path):

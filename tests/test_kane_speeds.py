@@ -141,8 +141,9 @@ def test_near_the_euler_angle_singularity_speeds_take_the_steps_of_kanes_equatio
     """Rolling over the table's pole of the ZXZ chart (|sin q2| down to 0.005): q' has 1/sin(q2)
     terms in its dynamics and their derivatives, Kane's speeds only in the kinematics. At rtol 1e-8
     the model in speeds with DOP853 takes the steps of solve_ivp's DOP853 on km's own equations
-    (the same equations in the same variables; at most 1.5x), the default (Adams) at most 1.5x its
-    right-hand sides, and the q'-form at least twice the steps of the speeds."""
+    (the same equations in the same variables; at most 1.5x), the default (DOP853 at a tenth of the
+    tolerances) at most 1.5x its steps, and the q'-form, with the same default, at least 1.3x the
+    steps of the speeds (90 against 139 at rtol 1e-8 when written; Adams took 393 against 1177)."""
     q0, u_ind = np.r_[0.2, 0.1, 0.3, 0.3, 0.0], np.r_[-1.0, 0.1, 0.0]
     rtol, atol, span = 1e-8, 1e-10, (0.0, 2.0)
     y_qdot = qdot_state(km, q0, u_ind)
@@ -159,8 +160,8 @@ def test_near_the_euler_angle_singularity_speeds_take_the_steps_of_kanes_equatio
           f"{explicit.stats['n_steps']} ({explicit.stats['n_rhs']}), q' {slow.stats['n_steps']} "
           f"({slow.stats['n_rhs']}), solve_ivp DOP853 on km {ref.t.size - 1} ({ref.nfev})")
     assert explicit.stats["n_steps"] <= 1.5 * (ref.t.size - 1)
-    assert auto.stats["n_rhs"] <= 1.5 * ref.nfev
-    assert slow.stats["n_steps"] >= 2 * auto.stats["n_steps"]
+    assert auto.stats["n_steps"] <= 1.5 * (ref.t.size - 1)
+    assert slow.stats["n_steps"] >= 1.3 * auto.stats["n_steps"]
     # the same method on the same equations: the same solution to rounding amplified along the run;
     # the default against a tight solution: its global error near the singularity (3e-5 here)
     np.testing.assert_allclose(explicit.y[:5, -1], ref.y[:5, -1], rtol=0, atol=1e-6)
