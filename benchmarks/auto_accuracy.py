@@ -89,7 +89,8 @@ def accuracy_rows() -> tuple:
 
 
 def energy_rows(T: float = 1e4, rtol: float = 1e-8) -> list:
-    rows = ["", f"Relative energy drift over t in [0, {T:g}] with the defaults (rtol {rtol:g}); target <= {100 * rtol:g}:",
+    rows = ["", f"Relative energy drift over t in [0, {T:g}] with the defaults (rtol {rtol:g}); "
+            f"target <= {100 * rtol:g}:",
             "", "| system | drift | method | steps |", "|---|---|---|---|"]
     for name in ("Chaplygin sleigh", "vertical disc", "Chaplygin ball"):
         system, y0, _ = cases()[name]

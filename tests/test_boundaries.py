@@ -201,3 +201,8 @@ def test_function_names_are_not_shadowed_by_modules():
     assert callable(nh.simulate) and callable(nh.sweep)
     for name in ("nonholo.simulate", "nonholo.sweep"):
         assert importlib.util.find_spec(name) is None
+    # nor in the layers: each function of a subpackage lives in a module of another name
+    for package in (nh.integrate, nh.analysis, nh.models, nh.system, nh.builders, nh.viz, nh.expressions):
+        for name in package.__all__:
+            shadowed = importlib.util.find_spec(f"{package.__name__}.{name}") is not None
+            assert not shadowed or isinstance(getattr(package, name), type(package)), name

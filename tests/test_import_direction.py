@@ -146,7 +146,7 @@ PAPERS = sorted((ROOT / "papers").rglob("*.py"))
 @pytest.mark.parametrize("path", PAPERS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_papers_use_only_public_modules(path):
     """The reproduction of the papers lives outside the package and uses its public API: no module
-    whose dotted path has a private part (``nonholo._core``, ``nonholo.integrate.simulate._x``)."""
+    whose dotted path has a private part (``nonholo._core``, ``nonholo.integrate.simulation._x``)."""
     private = [m for m in imported_modules(path, name="papers.x")
                if any(part.startswith("_") for part in m.split("."))]
     assert not private, f"{path.name} imports private modules {private}"

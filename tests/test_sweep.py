@@ -47,7 +47,7 @@ def test_sweep_process_pool_gives_identical_results(reference):
 
 
 def test_sweep_dask_cluster_gives_identical_results(reference):
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as client:
             result = nh.sweep(final_state, GRID, executor=client.get_executor(), progress=False)
     assert np.array_equal(result["x"], reference["x"])

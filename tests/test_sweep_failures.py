@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import nonholo as nh
-from nonholo.analysis.sweep import FAILED, NOT_RUN, OK
+from nonholo.analysis.sweeps import FAILED, NOT_RUN, OK
 
 # Dask workers import functions by value only when told to: this module is not importable there.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -68,7 +68,7 @@ def test_failing_point_keeps_the_others_on_processes():
 
 
 def test_failing_point_keeps_the_others_on_dask():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as client, pytest.warns(nh.SweepWarning):
             result = nh.sweep(fragile, GRID, executor=client.get_executor(), progress=False)
     _check_kept(result)
@@ -152,7 +152,7 @@ if __name__ == "__main__":
     executor = ProcessPoolExecutor(2) if "{executor}" == "processes" else None
     if "{executor}" == "dask":
         import distributed
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
         executor = distributed.Client(cluster).get_executor()
     print("ready", flush=True)
     try:

@@ -48,7 +48,7 @@ const nonholo::Tape& tape_named(const nonholo::Model& model, const std::string& 
 // The interrupt check of a run in C++ (called every 64 steps, with the GIL released around the
 // run): Ctrl-C (PyErr_CheckSignals, which acts on the main thread only), then `cancel` when it is
 // not None, a Python callable that raises (e.g. KeyboardInterrupt) to stop a run in another thread
-// (nonholo.analysis.sweep's workers). Either way the Python error is left set for the caller.
+// (nonholo.analysis.sweeps' workers). Either way the Python error is left set for the caller.
 inline std::function<bool()> interrupt_check(const py::object& cancel) {
   return [&cancel] {
     py::gil_scoped_acquire gil;

@@ -18,10 +18,10 @@ import sys as _sys
 from . import _core, systems
 from .analysis import stability, studies
 from .analysis.bvp import ShootingError, vakonomic_bvp
-from .analysis.fit import FitResult, fit
+from .analysis.fitting import FitResult, fit
 from .analysis.stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError,
                                  critical_values, eigenvalue_path, linearize, steady_motions)
-from .analysis.sweep import SweepResult, sweep
+from .analysis.sweeps import SweepResult, sweep
 from .builders import bodies, contact, multibody, surfaces
 from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning, SweepError, SweepWarning
 from .integrate import DiscreteResult, Event, SimulationResult, simulate, simulate_discrete, simulate_many

@@ -3,7 +3,7 @@ two-point problems, convergence studies of the reduced models and parameter swee
 
 from . import stability, studies
 from .bvp import ShootingError, vakonomic_bvp
-from .fit import FitResult, fit
-from .sweep import SweepResult, sweep
+from .fitting import FitResult, fit
+from .sweeps import SweepResult, sweep
 
 __all__ = ["stability", "studies", "fit", "FitResult", "vakonomic_bvp", "ShootingError", "sweep", "SweepResult"]

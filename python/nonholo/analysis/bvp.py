@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _options as check
 from ..errors import IntegrationError
-from ..integrate.simulate import simulate
+from ..integrate.simulation import simulate
 
 __all__ = ["vakonomic_bvp", "ShootingError"]
 

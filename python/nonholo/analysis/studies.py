@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import _options as check
-from ..integrate.simulate import simulate
+from ..integrate.simulation import simulate
 from ..errors import attach_partial
 from ..progress import iterate
 from .._numerics import loglog_slope

@@ -3,6 +3,6 @@ forward sensitivities, batches of runs and the discrete integrator."""
 
 from .discrete import DiscreteResult, simulate_discrete
 from .result import SimulationResult
-from .simulate import Event, simulate, simulate_many
+from .simulation import Event, simulate, simulate_many
 
 __all__ = ["simulate", "simulate_many", "Event", "SimulationResult", "simulate_discrete", "DiscreteResult"]

@@ -15,7 +15,7 @@ from ..errors import IntegrationError, SimulationWarning
 from ..models.discrete import DiscreteModel
 from ..progress import current_cancel
 from .result import SimulationResult
-from .simulate import _initial_state
+from .simulation import _initial_state
 
 __all__ = ["DiscreteResult", "simulate_discrete"]
 

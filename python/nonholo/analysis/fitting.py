@@ -21,7 +21,7 @@ import sympy as sp
 from .. import _options as check
 from ..models.model import Model
 from ..errors import attach_partial
-from ..integrate.simulate import simulate
+from ..integrate.simulation import simulate
 
 __all__ = ["fit", "FitResult"]
 
