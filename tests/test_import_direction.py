@@ -140,6 +140,12 @@ def test_top_level_holds_at_most_twelve_modules_and_no_file_is_too_long():
     assert not long, f"Python files over 800 lines: {long}"
 
 
+def test_no_cpp_source_is_over_700_lines():
+    sources = [*(ROOT / "cpp").rglob("*.cpp"), *(ROOT / "cpp").rglob("*.hpp")]
+    long = [(str(p.relative_to(ROOT)), n) for p in sources if (n := len(p.read_text().splitlines())) > 700]
+    assert sources and not long, f"C++ files over 700 lines: {long}"
+
+
 PAPERS = sorted((ROOT / "papers").rglob("*.py"))
 
 

@@ -58,6 +58,10 @@ def check_contents(wheel: Path) -> None:
         raise SystemExit(f"{wheel.name} bundles no libsundials: was it repaired by auditwheel?")
     if "manylinux" not in wheel.name:
         raise SystemExit(f"{wheel.name} has no manylinux tag")
+    # the reproduction of the papers (papers/) and the developer tools (tools/) stay in the checkout
+    outside = [n for n in names if n.split("/")[0] in ("papers", "tools") or "/figures/" in n or "stubgen" in n]
+    if outside:
+        raise SystemExit(f"{wheel.name} carries what belongs to the checkout only: {outside[:5]}")
 
 
 def fresh_environment(wheel: Path, work: Path) -> Path:
