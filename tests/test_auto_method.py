@@ -57,6 +57,7 @@ def test_auto_runs_dop853_on_a_nonstiff_constrained_model():
     ref = nh.simulate(model, (0, 2), y0, method="dop853", rtol=1e-13, atol=1e-15)
     bdf = nh.simulate(model, (0, 2), y0, method="bdf")
     assert auto.method == "dop853" and auto.stats["n_jac"] == 0 and np.isnan(auto.stats["t_switch"])
+    assert "not stiff" in auto.method_reason and bdf.method_reason == "method='bdf' as requested"
     assert np.abs(auto.y[:, -1] - ref.y[:, -1]).max() < np.abs(bdf.y[:, -1] - ref.y[:, -1]).max()
     assert auto.constraint_residual().max() <= 0.1 * 1e-9
 

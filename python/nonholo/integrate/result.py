@@ -96,8 +96,10 @@ class SimulationResult:
         self.params = dict(params)
         self.state_names = list(model.state_names)
         self.sol = None
-        # what ran: "bdf", "adams" or "adams->bdf at t=..." (auto's switch when the run was stiff)
+        # what ran: "dop853", "bdf", "adams", or "dop853->bdf at t=..." / "adams->bdf at t=..." (auto's
+        # switch when the run turned stiff); method_reason says why (set by simulate and simulate_many)
         self.method = raw.get("method") or None
+        self.method_reason = ""
         self._frame_switches, self.frame_switches = _frame_switches(raw, model, self.t)
         if getattr(model, "frame", None) is not None:  # a model in quasi-velocities of a frame
             self.stats["n_frame_switches"] = len(self.frame_switches)
@@ -426,3 +428,28 @@ def _optional(module: str, what: str, extra: str = "xarray"):
     except ImportError as exc:
         top = module.split(".")[0]
         raise ImportError(f"{what}() needs {top}: pip install {top} (or pip install \"nonholo[{extra}]\")") from exc
+
+
+def method_reason(requested: str, ran: str | None, model) -> str:
+    """Why ``ran`` ran (``result.method_reason``): the choice of method="auto" (nh.simulate's
+    docstring), or the caller's."""
+    if not ran:
+        return ""
+    if requested.lower() != "auto":
+        return f"method={requested!r} as requested"
+    if getattr(model, "kind", "") == "reduced":
+        return ("auto on a reduced model: DOP853 when its right-hand side is cheap against Adams' per-step overhead "
+                "and the run has no events, sensitivities or dense output, Adams otherwise")
+    if ran.startswith("dop853->bdf"):
+        return "auto: DOP853 on a model that is not stiff, until Hairer's test found the run stiff, then BDF"
+    if ran == "dop853":
+        return ("auto: the model is not stiff and the run has no events, sensitivities or dense output: DOP853 at a "
+                "tenth of rtol and atol, with drift control after its steps")
+    if ran.startswith("adams->bdf"):
+        return "auto: Adams (the run has events or dense output) until the run turned stiff, then BDF"
+    if ran == "adams":
+        return "auto: the model is not stiff and the run has events or dense output: Adams, with drift control"
+    if getattr(model, "stiff", False):
+        return "auto: the model is stiff (friction or stiff forces): BDF with the exact Jacobian"
+    return ("auto: BDF, which projects onto the constraints (sensitivities of a constrained model, or unit-norm "
+            "groups with events or dense output)")

@@ -18,7 +18,7 @@ from ..models.model import Model
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
-from .result import SimulationResult
+from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from ..expressions.lowering import check_free_symbols, lower
 
@@ -344,6 +344,7 @@ def simulate(
     if no_samples:
         _drop_samples(raw)
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    result.method_reason = method_reason(method, result.method, model)
     check_validity(result, y0)
     result = _constraint_singularity(result, p, opts)
     return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
@@ -561,19 +562,20 @@ def simulate_many(
     except KeyboardInterrupt as exc:  # Ctrl-C: the runs that finished go with it (the others have status -1)
         ran += getattr(exc, "_nonholo_partial", None) or []
         ran += [_failed_raw("Run not started: the batch was interrupted", t0, model.n_states)] * (n_started - len(ran))
-        raise attach_partial(exc, _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, False))
+        raise attach_partial(exc, _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, False,
+                                                 method))
     finally:
         done.close()
     if no_samples:
         for raw in ran:
             _drop_samples(raw)
-    results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True)
+    results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True, method)
     results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
 
 
 def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: list, t_span: tuple, Y0: np.ndarray,
-                   sens_names, check_runs: bool) -> list:
+                   sens_names, check_runs: bool, requested: str = "auto") -> list:
     """The SimulationResult of every run of a batch, in order; ``check_runs``: with the messages
     of known failures and the validity check of reduced models (one warning for the batch)."""
     t0 = t_span[0]
@@ -581,6 +583,8 @@ def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: li
     names = model.param_names
     results = [attach_sensitivities(SimulationResult(raws[i], model, dict(zip(names, p))), raws[i], sens_names)
                for i, p in enumerate(P)]
+    for r in results:
+        r.method_reason = method_reason(requested, r.method, model)
     if check_runs:
         for i in started:
             _explain_failure(results[i], model, Y0[i], t_span)
