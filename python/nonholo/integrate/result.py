@@ -70,6 +70,8 @@ class SimulationResult:
     params : dict
         The parameter values used.
 
+    Notes
+    -----
     Access a state by name with ``sol["phi"]``; export time-major with :meth:`to_dataframe`
     (pandas) and :meth:`to_xarray`; plot with :meth:`plot`. In Jupyter the result displays as a
     summary that leads with status and message (``_repr_html_``).
