@@ -68,7 +68,9 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"  # without one the browser asks for /favicon.ico and logs a 404
+html_context = {"default_mode": "auto"}  # the theme logs an error on a first visit without it
 
 # The docstrings write absolute values and norms as in the papers, |A v - b|; reST would read
 # them as substitutions. Escape a bar that opens such a term (outside ``literals``).
