@@ -17,6 +17,7 @@ from .planar_particle import planar_particle, realized_pendulum
 from .polar_disk import polar_disk
 from .rattleback import rattleback
 from .rolling_disc import rolling_disc
+from .single_track_car import single_track_car
 from .snakeboard import snakeboard
 from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
@@ -24,5 +25,5 @@ from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
 __all__ = ["ball_on_turntable", "ball_on_turntable_kane", "chaplygin_ball", "chaplygin_sleigh", "differential_drive",
            "heisenberg", "inclined_knife_edge", "knife_edge_chain", "nonholonomic_particle", "planar_particle",
-           "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "snakeboard", "tippe_top",
-           "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]
+           "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "single_track_car", "snakeboard",
+           "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]

@@ -1,0 +1,105 @@
+r"""The single-track (bicycle-model) car: its linear tires are the friction realization of the kinematic car.
+
+Coordinates (x, y, psi): the centre of mass and the heading. The axles lie a distance l_f ahead of
+and l_r behind the centre of mass (wheelbase L = l_f + l_r); the front wheel is steered by a fixed
+angle delta. The kinematic car rolls without sideways slip at either axle, A(q) q' = 0 with rows
+
+    rear:   -sin(psi) x' + cos(psi) y' - l_r psi'                    (lateral velocity of the rear axle)
+    front:  -sin(psi + delta) x' + cos(psi + delta) y' + l_f cos(delta) psi'   (of the front wheel).
+
+A linear tire turns the slip angle alpha = s / U (s the lateral velocity of the wheel, U the
+speed) into the lateral force -C alpha, C its cornering stiffness. On both axles that is the
+viscous friction of the friction model
+
+    G q'' = F - (1/eps) A^T mu A q',   mu = diag(C_r, C_f) / C (rows of A),   eps = U / C,   C = (C_f + C_r) / 2,
+
+so the single-track car of vehicle dynamics is the friction realization of the kinematic car with
+eps of order 1/C (:func:`tire_eps`). A drive force k_d (U - u) along the heading (u the forward
+speed of the centre of mass) holds the speed near U.
+
+Steady cornering (the classical result, e.g. Gillespie, *Fundamentals of Vehicle Dynamics*, ch. 6):
+the tires carry the centripetal force m U r (r = psi') without a moment, F_f = m U r l_r / L and
+F_r = m U r l_f / L; their slips s = -U F / C make L r - U delta = s_f - s_r = -K_us U^2 r, so the
+yaw-rate gain at small delta is
+
+    r / delta = (U / L) / (1 + x),   x = K_us U^2 / L,   K_us = (m / L) (l_r / C_f - l_f / C_r),
+
+K_us the understeer gradient. The slow manifold of order k computes the slip from the motion of
+order k - 1 (order 0: no slip, the kinematic car's r_0 = U delta / L), so r_k = r_0 (1 - x + x^2
+- ... + (-x)^k): the slow-manifold series is the geometric series in x, with relative error
+x^(k+1) at order k (``tests/test_single_track.py`` checks the slopes). It converges below the
+characteristic speed sqrt(L / K_us) (:func:`characteristic_speed`) and diverges above; for an
+oversteering car (K_us < 0) the divergence sets in at the critical speed sqrt(L / -K_us), where the
+straight run turns unstable. A stiff speed controller (k_d / m of tens per second) adds a second
+fast time scale besides the tires', and the higher orders stop gaining from it.
+"""
+
+import math
+
+import sympy as sp
+
+from ..system.system import System
+
+
+def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l_r: float = 1.4,
+                     C_f: float = 8.0e4, C_r: float = 8.0e4, delta: float = 0.01, U: float = 10.0,
+                     k_d: float = 1500.0) -> System:
+    """The single-track car with a fixed steering angle: coordinates (x, y, psi).
+
+    Parameters (SI units; all runtime parameters): mass m, yaw moment of inertia I_z about the
+    centre of mass, distances l_f and l_r of the front and rear axles from it, cornering
+    stiffnesses C_f and C_r [N/rad], steering angle delta [rad], target speed U [m/s] and the
+    gain k_d [N s/m] of the drive force k_d (U - u) that holds it (default k_d / m = 1 1/s, slow
+    against the tires). ``nonholonomic()`` is the kinematic car; ``friction(tire_eps(U, C_f,
+    C_r))`` the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold models. The
+    module's docstring derives the steady-state yaw-rate gain and its series in x = K_us U^2 / L.
+    """
+    x, y, psi = sp.symbols("x y psi")
+    xd, yd, psid = sp.symbols("x_dot y_dot psi_dot")
+    m_, Iz, lf, lr, Cf, Cr, dl, U_, kd = sp.symbols("m I_z l_f l_r C_f C_r delta U k_d", real=True)
+    G = sp.diag(m_, m_, Iz)
+    A = sp.Matrix([[-sp.sin(psi), sp.cos(psi), -lr],
+                   [-sp.sin(psi + dl), sp.cos(psi + dl), lf * sp.cos(dl)]])
+    mean_C = (Cf + Cr) / 2
+    mu = sp.diag(Cr / mean_C, Cf / mean_C)  # rows of A: rear, then front
+    u = sp.cos(psi) * xd + sp.sin(psi) * yd
+    drive = kd * (U_ - u)
+    F = sp.Matrix([sp.cos(psi) * drive, sp.sin(psi) * drive, 0])
+    params = {m_: m, Iz: I_z, lf: l_f, lr: l_r, Cf: C_f, Cr: C_r, dl: delta, U_: U, kd: k_d}
+    return System([x, y, psi], G, constraints=A, friction=mu, force=F, parameters=params,
+                  velocities=[xd, yd, psid], name="single-track car")
+
+
+def tire_eps(U: float, C_f: float, C_r: float) -> float:
+    """eps = U / C, C = (C_f + C_r) / 2: the friction parameter of linear tires at speed U."""
+    if not (C_f > 0 and C_r > 0):
+        raise ValueError(f"C_f and C_r must be positive cornering stiffnesses, got {C_f} and {C_r}")
+    return 2.0 * U / (C_f + C_r)
+
+
+def understeer_gradient(m: float, l_f: float, l_r: float, C_f: float, C_r: float) -> float:
+    """K_us = (m / L) (l_r / C_f - l_f / C_r) [s^2/m]; positive: understeer."""
+    L = l_f + l_r
+    return m / L * (l_r / C_f - l_f / C_r)
+
+
+def yaw_rate_gain(U, m: float, l_f: float, l_r: float, C_f: float, C_r: float):
+    """The steady-state yaw-rate gain r / delta = (U / L) / (1 + K_us U^2 / L) of the linear model."""
+    L = l_f + l_r
+    return U / L / (1.0 + understeer_gradient(m, l_f, l_r, C_f, C_r) * U**2 / L)
+
+
+def reduced_yaw_rate_gain(U, order: int, m: float, l_f: float, l_r: float, C_f: float, C_r: float):
+    """The gain of the slow-manifold model of order k: (U / L) (1 - x + ... + (-x)^k), x = K_us U^2 / L."""
+    L = l_f + l_r
+    x = understeer_gradient(m, l_f, l_r, C_f, C_r) * U**2 / L
+    return U / L * sum((-x) ** j for j in range(order + 1))
+
+
+def characteristic_speed(m: float, l_f: float, l_r: float, C_f: float, C_r: float) -> float:
+    """sqrt(L / |K_us|): where x = 1 and the slow-manifold series stops converging (for an
+    oversteering car, the critical speed)."""
+    K = understeer_gradient(m, l_f, l_r, C_f, C_r)
+    if K == 0:
+        return math.inf
+    return math.sqrt((l_f + l_r) / abs(K))
