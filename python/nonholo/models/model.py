@@ -276,7 +276,7 @@ def frame_velocities(frame, t: np.ndarray, Y: np.ndarray, sys_p: list,
 
 class FrameModel(Model):
     """A model in an anholonomic frame (``frame.hamel()``, ``frame.vakonomic()``): state
-    ``[q, v^1 .. v^m, ...]``, physical velocity q' = X_D(q) v^alpha. ``frame`` is the
+    ``[q, v^1, ..., v^m, ...]``, physical velocity q' = X_D(q) v^alpha. ``frame`` is the
     :class:`~nonholo.frames.AnholonomicFrame`. A run re-splits a Voronets frame where it turns
     ill conditioned and stops where a frame given by vectors turns singular, as the frame form of
     the reduced model (:mod:`nonholo.models.reduced`; ``result.frame_switches``)."""
