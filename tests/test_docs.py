@@ -69,3 +69,31 @@ def test_guide_code_runs(page, capsys):
     assert blocks
     exec(compile("\n".join(blocks), page, "exec"), {"__name__": "__docs__"})
     assert capsys.readouterr().out.strip()
+
+
+def test_readme_is_short_and_its_quick_start_runs(capsys):
+    """At most about 200 lines; the Python blocks of "A first example" (the first is the wheel
+    check's quick start) run and print the four convergence rows."""
+    readme = (DOCS.parent / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    section = readme.split("## A first example", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 2
+    exec(compile("\n".join(blocks), "README.md", "exec"), {"__name__": "__readme__"})
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("eps = ")]
+    assert len(rows) == 4
+
+
+def test_readme_and_guide_links_resolve():
+    """Relative Markdown links of the README and of the guide name files that exist (Sphinx checks
+    the site's own references; external links need the network and are not checked)."""
+    pages = [DOCS.parent / "README.md", DOCS.parent / "benchmarks" / "README.md",
+             *sorted((DOCS / "guide").glob("*.md"))]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target:
+                continue
+            path = (page.parent / target).resolve()
+            if path.suffix in ("", ".md") and not path.exists():  # a page Sphinx builds from .rst or .py
+                path = path.with_suffix(".rst") if path.with_suffix(".rst").exists() else path.with_suffix(".py")
+            assert path.exists(), f"{page.name}: broken link {target}"
