@@ -71,10 +71,9 @@ clean:
 	rm -rf build figures benchmarks/_build .pytest_cache dist docs/_build docs/reference/generated
 
 # The documentation site (docs/_build/html): Sphinx with the pydata theme, MyST Markdown, the
-# notebooks rendered by myst-nb without executing them (tests/test_notebooks.py executes them;
-# NONHOLO_DOCS_EXECUTE=cache executes and caches them here too), the reference generated from the
-# docstrings and the gallery's scripts run first (docs/gallery/run.py writes their figures and
-# pages). Warnings are errors: a broken reference, a bad docstring or an unknown page fails the
+# notebooks rendered by myst-nb without executing them (tests/test_notebooks.py executes them),
+# the reference generated from the docstrings; the gallery's scripts run first (docs/gallery/run.py
+# writes their figures and pages; about 40 s, then only the changed ones). Warnings are errors: a broken reference, a bad docstring or an unknown page fails the
 # build. External links are not checked (CI has no network).
 DOCS_BUILD ?= docs/_build
 DOCS_REQUIREMENTS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(r) for r in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
