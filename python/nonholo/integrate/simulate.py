@@ -20,6 +20,7 @@ from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
 from .result import SimulationResult
 from .sensitivity import attach_sensitivities, sensitivity_spec
+from ..expressions.compiled import auto_compile
 from ..expressions.lowering import check_free_symbols, lower
 
 __all__ = ["simulate", "simulate_many", "Event"]
@@ -486,6 +487,7 @@ def simulate_many(
     sensitivities: Sequence | None = None,
     sensitivity_method: str = "staggered",
     sensitivity_error_control: bool = True,
+    compile: bool | str = "auto",
 ) -> list[SimulationResult]:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
@@ -506,10 +508,19 @@ def simulate_many(
     zero runs (shape (0, n_states)) returns ``[]``. Ctrl-C stops the runs within 50 ms and
     re-raises the KeyboardInterrupt with ``exc.partial``, the list of every run's result (the
     finished ones complete, the others status -1, flag_name "INTERRUPTED").
+
+    ``compile``: ``"auto"`` (default) runs the first run alone, then compiles the model's tapes
+    (bit for bit the interpreter's, so every result is the same whether or not, and whenever, they
+    compile) before the other runs when a C compiler is present and the runs' right-hand sides, as
+    many per run as the first took, are predicted to save more time than the compiler (or the
+    cache) costs (:func:`nonholo.expressions.compiled.auto_compile`); ``True`` calls
+    ``model.compile()`` first (the fused right-hand side too: equal to rounding); ``False`` runs
+    the model as it is.
     """
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
     threads = check.threads(threads)
+    compile = _compile_option(compile)
     Y0 = check.real_state(Y0, "Y0")
     if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
         return []
@@ -541,15 +552,23 @@ def simulate_many(
     started = [i for i in range(n_runs) if i not in rejected]
     n_started = len(started)
     P_started = np.asarray([P[i] for i in started], dtype=float).reshape(n_started, -1) if n_started else None
+    parallel = int(threads or os.cpu_count() or 1)
     # with a progress bar, parts of the batch (each at least two runs per thread) go to C++ in turn
-    part = max(-(-n_started // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_started, 1)
+    part = max(-(-n_started // 20), 2 * parallel) if progress else max(n_started, 1)
+    bounds = [(start, min(start + part, n_started)) for start in range(0, n_started, part)]
+    if compile is True:
+        model.compile()
+    elif compile == "auto" and n_started > 1:  # the first run alone: it tells how many right-hand sides a run takes
+        bounds = [(0, 1), *_split(bounds, 1)]
     done, ran = bar(n_runs, "simulate_many", progress), []
     done.update(n_runs - n_started)
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
     try:
-        for start in range(0, n_started, part):
-            stop = min(start + part, n_started)
+        for start, stop in bounds:
+            if compile == "auto" and start == 1:
+                n_rhs = ran[0].get("stats", {}).get("n_rhs", 0) * (n_started - 1)
+                auto_compile(model.core, n_rhs, min(parallel, n_started - 1))
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
                                         Y0[started[start:stop]].reshape(-1), stop - start,
                                         None if no_samples else times, specs, opts["rtol"], opts["atol"],
@@ -570,6 +589,18 @@ def simulate_many(
     results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True)
     results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
+
+
+def _compile_option(value) -> bool | str:
+    """``compile``: True, False or "auto"."""
+    if value is True or value is False or (isinstance(value, str) and value == "auto"):
+        return value
+    raise ValueError(f"compile must be True, False or 'auto', got {value!r}")
+
+
+def _split(bounds: list, first: int) -> list:
+    """The parts ``bounds`` (start, stop) of a batch less its first ``first`` runs."""
+    return [(max(start, first), stop) for start, stop in bounds if stop > first]
 
 
 def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: list, t_span: tuple, Y0: np.ndarray,
