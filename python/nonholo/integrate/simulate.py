@@ -14,13 +14,12 @@ import sympy as sp
 from .. import _core
 from .. import _options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
-from ..models.model import Model
+from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
 from .result import SimulationResult
 from .sensitivity import attach_sensitivities, sensitivity_spec
-from ..expressions.compiled import auto_compile
 from ..expressions.lowering import check_free_symbols, lower
 
 __all__ = ["simulate", "simulate_many", "Event"]
@@ -520,7 +519,7 @@ def simulate_many(
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
     threads = check.threads(threads)
-    compile = _compile_option(compile)
+    compile = check.compile_option(compile)
     Y0 = check.real_state(Y0, "Y0")
     if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
         return []
@@ -557,7 +556,7 @@ def simulate_many(
     part = max(-(-n_started // 20), 2 * parallel) if progress else max(n_started, 1)
     bounds = [(start, min(start + part, n_started)) for start in range(0, n_started, part)]
     if compile is True:
-        model.compile()
+        apply_compile(model, True, 0)
     elif compile == "auto" and n_started > 1:  # the first run alone: it tells how many right-hand sides a run takes
         bounds = [(0, 1), *_split(bounds, 1)]
     done, ran = bar(n_runs, "simulate_many", progress), []
@@ -568,7 +567,7 @@ def simulate_many(
         for start, stop in bounds:
             if compile == "auto" and start == 1:
                 n_rhs = ran[0].get("stats", {}).get("n_rhs", 0) * (n_started - 1)
-                auto_compile(model.core, n_rhs, min(parallel, n_started - 1))
+                apply_compile(model, "auto", n_rhs, min(parallel, n_started - 1))
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
                                         Y0[started[start:stop]].reshape(-1), stop - start,
                                         None if no_samples else times, specs, opts["rtol"], opts["atol"],
@@ -589,13 +588,6 @@ def simulate_many(
     results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True)
     results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
-
-
-def _compile_option(value) -> bool | str:
-    """``compile``: True, False or "auto"."""
-    if value is True or value is False or (isinstance(value, str) and value == "auto"):
-        return value
-    raise ValueError(f"compile must be True, False or 'auto', got {value!r}")
 
 
 def _split(bounds: list, first: int) -> list:
