@@ -22,6 +22,12 @@ are printed with the ratios and whether auto compiled. Every round also checks t
 auto equal those of False bit for bit (np.array_equal on every run's y).
 
 Run: ``PYTHONPATH=python python3 benchmarks/compile_auto.py [--rounds 5] [--spans 5 60]``.
+
+Measured (2-core machine shared with other jobs, load 3.5-6, 3 rounds): T = 5: False 0.91 s,
+auto with an empty cache 0.90 s (1.01x: the build would cost more than it saves, auto declines),
+auto with a warm cache 0.46 s (1.98x). T = 60: False 18.0 s, auto with an empty cache 11.4 s
+(1.58x, the 2.8 s compile included), auto with a warm cache 9.7 s (1.86x). Bit for bit equal
+results in every round.
 """
 
 from __future__ import annotations
