@@ -53,6 +53,9 @@ def test_auto_does_not_build_for_a_short_batch(cache):
     assert not list(cache.glob("*.so"))
     for a, b in zip(reference, results):
         assert np.array_equal(a.y, b.y)
+    # with a progress bar the first run goes alone too, and the parts after it keep the order
+    shown = nh.simulate_many(auto_model, (0, 0.5), Y0, progress=True)
+    assert all(np.array_equal(a.y, b.y) for a, b in zip(reference, shown))
 
 
 def test_the_rule_at_both_sides_of_its_threshold(cache):
