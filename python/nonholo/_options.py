@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
            "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS",
-           "threads", "MAX_THREADS", "real_state"]
+           "threads", "MAX_THREADS", "real_state", "compile_option"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
 
@@ -74,6 +74,13 @@ def count(value, name: str, minimum: int = 1) -> int:
 # the most worker threads simulate_many and sweep start: far above any machine's cores, far below
 # what would exhaust the process's memory for stacks (8 MiB each by default)
 MAX_THREADS = 1024
+
+
+def compile_option(value) -> bool | str:
+    """``compile`` of the batch calls: True, False or "auto"."""
+    if value is True or value is False or (isinstance(value, str) and value == "auto"):
+        return value
+    raise ValueError(f"compile must be True, False or 'auto', got {value!r}")
 
 
 def threads(value) -> int | None:

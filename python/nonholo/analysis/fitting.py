@@ -19,9 +19,13 @@ import numpy as np
 import sympy as sp
 
 from .. import _options as check
-from ..models.model import Model
+from ..models.model import Model, apply_compile
 from ..errors import attach_partial
 from ..integrate.simulation import simulate
+
+#: The simulations compile="auto" expects of a fit (least_squares' evaluations at the trust region's
+#: trial points; at least a handful for one parameter, tens for several).
+FIT_EVALUATIONS = 20
 
 __all__ = ["fit", "FitResult"]
 
@@ -141,6 +145,7 @@ def fit(
     rtol: float = 1e-10,
     atol=1e-12,
     least_squares_options: Mapping | None = None,
+    compile: bool | str = "auto",
     **simulate_options,
 ) -> FitResult:
     """Fit model parameters to observations by weighted least squares (SciPy's
@@ -176,11 +181,18 @@ def fit(
     absolute_sigma : bool
         ``weights`` are exact inverse variances: the covariance is (J^T W J)^-1, not scaled by
         the residual variance.
+    compile : {"auto", True, False}
+        "auto" (default): after the simulation at the starting point, the model's tapes that are
+        bit for bit the interpreter's are compiled when FIT_EVALUATIONS (20) simulations like it
+        are predicted to repay the build (:func:`nonholo.expressions.compiled.auto_compile`), so
+        the fit is the same either way; True: ``model.compile()`` first; False: as it is.
     simulate_options
         Passed to :func:`simulate` (events, method, project_y0, ...).
     """
     from scipy.optimize import least_squares
 
+    compile = check.compile_option(compile)
+    apply_compile(model, compile is True, 0)
     names, x0 = _start(model, params)
     t_obs = np.asarray(t_obs, dtype=float).reshape(-1)
     if t_obs.size == 0:
@@ -230,6 +242,8 @@ def fit(
     options.update(least_squares_options or {})
     if not np.all(np.isfinite(residuals(x0))):
         raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
+    if compile == "auto":  # the first simulation tells how many right-hand sides one takes
+        apply_compile(model, "auto", FIT_EVALUATIONS * evaluate(x0)[0].stats["n_rhs"])
     try:
         res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), method="trf", **options)
     except KeyboardInterrupt as exc:  # Ctrl-C: the parameters of the last evaluation go with it

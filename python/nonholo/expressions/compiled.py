@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .. import _core
 
-__all__ = ["compile_model", "compile_system", "cache_directory", "detach"]
+__all__ = ["compile_model", "compile_system", "cache_directory", "detach", "auto_compile"]
 
 _SYMBOL = "nonholo_tape"
 #: The compiler flags (part of the cache key). -ffp-contract=off and no fast math keep every
@@ -213,6 +213,53 @@ def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
     # tapes shared with a model compiled before (the system's, a CompiledSlip cached on the
     # system) are attached already: nothing to do for them
     return _compile_tapes(core, tuple(t for t in tapes if not _core.tape_compiled(core, t)), cache_dir)
+
+
+#: The cost model of ``compile="auto"``, in nanoseconds per tape instruction, measured on the Whipple
+#: bicycle's nonholonomic model (benchmarks/compile_auto.py; tapes of 5045 and 273 instructions, a
+#: loaded 2-core machine): a right-hand side took 10.3 us interpreted and 5.8 us with the tapes
+#: compiled (0.85 ns saved per instruction); the C compiler, which builds the tapes side by side,
+#: took 2.8 s (0.55 ms per instruction of the largest tape, as benchmarks/compile_levels.py's
+#: 0.5-1 ms); tapes found in the cache cost their C source, its hash and the loading of the objects
+#: (7 ms, 1.3 us per instruction).
+SAVED_NS_PER_INSTRUCTION = 0.8
+BUILD_NS_PER_INSTRUCTION = 0.55e6
+LOAD_NS_PER_INSTRUCTION = 2.0e3
+
+
+def _cached(core, tapes, directory: Path, compiler: str) -> bool:
+    """True when the cache holds a complete object of every tape of ``tapes``."""
+    command = [compiler, *FLAGS]
+    return all(_complete(directory / f"{_digest(command, _core.tape_c_source(core, which, _SYMBOL))}.so")
+               for which in tapes)
+
+
+def auto_compile(core, n_rhs: float, parallel: int = 1, cache_dir=None) -> bool:
+    """``compile="auto"``: compile the tapes of ``core.rhs_tapes`` (those bit for bit the
+    interpreter's; never the fused right-hand side, equal only to rounding) when ``n_rhs``
+    right-hand sides, run ``parallel`` at a time, are predicted to save more wall time than the
+    build costs:
+
+        n_rhs * SAVED_NS_PER_INSTRUCTION * I / parallel > cost,   cost = I_max * BUILD_NS_PER_INSTRUCTION
+
+    with I the instructions of the tapes not compiled yet and I_max those of the largest (they are
+    built side by side), and cost = I * LOAD_NS_PER_INSTRUCTION when the cache holds them already.
+    Returns True when the tapes are compiled afterwards; without a C compiler nothing changes (and
+    nothing is said: the interpreter was not asked to go)."""
+    tapes = tuple(t for t in core.rhs_tapes if not _core.tape_compiled(core, t))
+    if not tapes:
+        return True
+    compiler = _compiler()
+    if compiler is None:
+        return False
+    sizes = [_core.diagnostics.tape_size(core, which)[0] for which in tapes]
+    saved = n_rhs * SAVED_NS_PER_INSTRUCTION * sum(sizes) / max(parallel, 1)
+    if saved <= LOAD_NS_PER_INSTRUCTION * sum(sizes):  # not even a cached kernel pays
+        return False
+    directory = Path(cache_dir) if cache_dir is not None else cache_directory()
+    if saved <= BUILD_NS_PER_INSTRUCTION * max(sizes) and not _cached(core, tapes, directory, compiler):
+        return False
+    return _compile_tapes(core, tapes, cache_dir) is None
 
 
 def detach(core, tapes=None) -> None:

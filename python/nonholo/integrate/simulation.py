@@ -14,7 +14,7 @@ import sympy as sp
 from .. import _core
 from .. import _options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
-from ..models.model import Model
+from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
@@ -487,6 +487,7 @@ def simulate_many(
     sensitivities: Sequence | None = None,
     sensitivity_method: str = "staggered",
     sensitivity_error_control: bool = True,
+    compile: bool | str = "auto",
 ) -> list[SimulationResult]:
     """Integrate a batch of initial states (and parameter sets) in parallel C++ threads.
 
@@ -507,10 +508,19 @@ def simulate_many(
     zero runs (shape (0, n_states)) returns ``[]``. Ctrl-C stops the runs within 50 ms and
     re-raises the KeyboardInterrupt with ``exc.partial``, the list of every run's result (the
     finished ones complete, the others status -1, flag_name "INTERRUPTED").
+
+    ``compile``: ``"auto"`` (default) runs the first run alone, then compiles the model's tapes
+    (bit for bit the interpreter's, so every result is the same whether or not, and whenever, they
+    compile) before the other runs when a C compiler is present and the runs' right-hand sides, as
+    many per run as the first took, are predicted to save more time than the compiler (or the
+    cache) costs (:func:`nonholo.expressions.compiled.auto_compile`); ``True`` calls
+    ``model.compile()`` first (the fused right-hand side too: equal to rounding); ``False`` runs
+    the model as it is.
     """
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
     threads = check.threads(threads)
+    compile = check.compile_option(compile)
     Y0 = check.real_state(Y0, "Y0")
     if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
         return []
@@ -542,15 +552,23 @@ def simulate_many(
     started = [i for i in range(n_runs) if i not in rejected]
     n_started = len(started)
     P_started = np.asarray([P[i] for i in started], dtype=float).reshape(n_started, -1) if n_started else None
+    parallel = int(threads or os.cpu_count() or 1)
     # with a progress bar, parts of the batch (each at least two runs per thread) go to C++ in turn
-    part = max(-(-n_started // 20), 2 * int(threads or os.cpu_count() or 1)) if progress else max(n_started, 1)
+    part = max(-(-n_started // 20), 2 * parallel) if progress else max(n_started, 1)
+    bounds = [(start, min(start + part, n_started)) for start in range(0, n_started, part)]
+    if compile is True:
+        apply_compile(model, True, 0)
+    elif compile == "auto" and n_started > 1:  # the first run alone: it tells how many right-hand sides a run takes
+        bounds = [(0, 1), *_split(bounds, 1)]
     done, ran = bar(n_runs, "simulate_many", progress), []
     done.update(n_runs - n_started)
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
     try:
-        for start in range(0, n_started, part):
-            stop = min(start + part, n_started)
+        for start, stop in bounds:
+            if compile == "auto" and start == 1:
+                n_rhs = ran[0].get("stats", {}).get("n_rhs", 0) * (n_started - 1)
+                apply_compile(model, "auto", n_rhs, min(parallel, n_started - 1))
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
                                         Y0[started[start:stop]].reshape(-1), stop - start,
                                         None if no_samples else times, specs, opts["rtol"], opts["atol"],
@@ -572,6 +590,11 @@ def simulate_many(
     results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True, method)
     results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
+
+
+def _split(bounds: list, first: int) -> list:
+    """The parts ``bounds`` (start, stop) of a batch less its first ``first`` runs."""
+    return [(max(start, first), stop) for start, stop in bounds if stop > first]
 
 
 def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: list, t_span: tuple, Y0: np.ndarray,

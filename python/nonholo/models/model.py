@@ -235,6 +235,19 @@ class Model:
         return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
 
 
+def apply_compile(model: Model, compile: bool | str, n_rhs: float, parallel: int = 1) -> None:
+    """The ``compile`` argument of the batch calls: False leaves ``model`` as it is; True calls
+    ``model.compile()`` (unless it ran before); "auto" compiles the tapes that are bit for bit the
+    interpreter's when ``n_rhs`` right-hand sides, ``parallel`` at a time, are predicted to repay the
+    build (:func:`nonholo.expressions.compiled.auto_compile`), so the results do not change."""
+    from ..expressions.compiled import auto_compile
+
+    if compile is True and getattr(model, "_compile_request", None) is None:
+        model.compile()
+    elif compile == "auto":
+        auto_compile(model.core, n_rhs, parallel)
+
+
 @dataclass
 class FrameSwitches:
     """The re-splits of a run in quasi-velocities of a Voronets frame (C++ ``Model::frame_check``,

@@ -13,6 +13,7 @@ from .heisenberg import heisenberg
 from .inclined_knife_edge import inclined_knife_edge
 from .knife_edge_chain import knife_edge_chain
 from .nonholonomic_particle import nonholonomic_particle
+from .platoon import platoon
 from .planar_particle import planar_particle, realized_pendulum
 from .polar_disk import polar_disk
 from .rattleback import rattleback
@@ -25,5 +26,5 @@ from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
 __all__ = ["ball_on_turntable", "ball_on_turntable_kane", "chaplygin_ball", "chaplygin_sleigh", "differential_drive",
            "heisenberg", "inclined_knife_edge", "knife_edge_chain", "nonholonomic_particle", "planar_particle",
-           "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "single_track_car", "snakeboard",
+           "platoon", "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "single_track_car", "snakeboard",
            "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]

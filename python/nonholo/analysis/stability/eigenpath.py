@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ... import _options as check
 from ...errors import attach_partial
+from ...models.model import apply_compile
 from .linearize import linearize, state_matrix
 from .zero_modes import deflate
 
@@ -86,7 +88,7 @@ class CriticalValue:
 
 
 def eigenvalue_path(model, parameter: str, values, state, params=None, stability_tol: float = 1e-9,
-                    **linearize_options) -> EigenvaluePath:
+                    compile: bool | str = "auto", **linearize_options) -> EigenvaluePath:
     r"""Linearize ``model`` at the steady motion ``state`` for each of ``values`` of ``parameter``.
 
     Parameters
@@ -104,6 +106,12 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         Other parameter values.
     stability_tol : float
         Relative threshold on real parts for stability.
+    compile : {"auto", True, False}
+        "auto" (default) compiles the model's tapes that are bit for bit the interpreter's when
+        the path's Jacobians (``model.core.jacobian_cost`` right-hand sides each) are predicted to
+        repay the build (:func:`nonholo.expressions.compiled.auto_compile`; rarely: a path has tens
+        of points), so the path is the same either way; True: ``model.compile()`` first; False: as
+        it is.
     **linearize_options
         Passed to :func:`~nonholo.linearize` (``independent``, ``cyclic``, ``zero_tol``, ...).
     """
@@ -117,7 +125,9 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     if parameter not in model.params and not callable(state):
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
                          "or give state as a callable of the parameter value")
+    compile = check.compile_option(compile)
     states = _states(model, state, values)
+    apply_compile(model, compile, values.size * model.core.jacobian_cost)
     lins = []
     try:
         for i, v in enumerate(values):

@@ -1,0 +1,80 @@
+"""A platoon: K wheeled robots in a line, each with a no-slip axle, coupled by springs."""
+
+import numpy as np
+import sympy as sp
+
+from ..system.system import System
+
+
+class Platoon(System):
+    """The :class:`~nonholo.System` of :func:`platoon`, with :meth:`initial_state`."""
+
+    @property
+    def K(self) -> int:
+        """The number of robots (3 coordinates each)."""
+        return self.n // 3
+
+    def initial_state(self, speed: float = 1.0, perturbation: float = 0.01, seed: int = 0) -> np.ndarray:
+        r"""A consistent moving state ``[q, v]``: the robots in a line along x, robot i's axle at
+        (-i L, 0), heading 0, driving forward at ``speed``, each pose, speed and turning rate
+        perturbed by ``perturbation`` times a standard normal draw (``seed``). The velocities lie
+        on the constraint set by construction: x_i' = s_i cos theta_i, y_i' = s_i sin theta_i."""
+        L = float(self.parameters[sp.Symbol("L", positive=True)])
+        rng = np.random.default_rng(seed)
+        K = self.K
+        x = -L * np.arange(K) + perturbation * rng.standard_normal(K)
+        y = perturbation * rng.standard_normal(K)
+        theta = perturbation * rng.standard_normal(K)
+        s = speed * (1 + perturbation * rng.standard_normal(K))
+        omega = perturbation * rng.standard_normal(K)
+        q = np.column_stack([x, y, theta]).reshape(-1)
+        v = np.column_stack([s * np.cos(theta), s * np.sin(theta), omega]).reshape(-1)
+        return np.r_[q, v]
+
+
+def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: float = 20.0,  # noqa: E741
+            L: float = 1.0, mu: float = 1.0) -> Platoon:
+    r"""K differential-drive robots in a line, neighbours joined by springs.
+
+    Robot i has coordinates (x_i, y_i, theta_i): its axle midpoint P_i = (x_i, y_i) and its heading;
+    its centre of mass lies a distance d ahead of the axle, at P_i + d e(theta_i), e = (cos, sin),
+    with mass m and moment of inertia I about it (the wheels' own inertia left out, as in
+    :func:`differential_drive` with I_w = 0). Kinetic energy and spring potential
+
+        T = sum_i m/2 |d/dt (P_i + d e(theta_i))|^2 + I/2 theta_i'^2,
+        V = sum_{i<K-1} k/2 (|P_{i+1} - P_i| - L)^2,
+
+    so G is block diagonal (3 x 3 blocks) and the forces couple neighbours only (a banded
+    Jacobian). Each axle does not slip sideways (K constraints, one per robot):
+
+        -sin(theta_i) x_i' + cos(theta_i) y_i' = 0,
+
+    with friction coefficient ``mu`` on each for the friction model. Parameters m, I, d, k, L, mu;
+    state ``[x_1, y_1, theta_1, ..., x_K, y_K, theta_K, then their rates]``. Conservative.
+    ``system.initial_state()`` gives the robots driving forward in a line, slightly perturbed.
+    """
+    if not isinstance(K, (int, np.integer)) or isinstance(K, bool) or K < 1:
+        raise ValueError(f"K must be a positive integer (the number of robots), got {K!r}")
+    K = int(K)
+    m_, I_, d_, k_, L_, mu_ = sp.symbols("m I d k L mu", positive=True)
+    q, v = [], []
+    for i in range(1, K + 1):
+        # real: SymPy then settles the sign questions of |P_{i+1} - P_i| at once (else seconds per spring)
+        q += sp.symbols(f"x_{i} y_{i} theta_{i}", real=True)
+        v += sp.symbols(f"x_{i}_dot y_{i}_dot theta_{i}_dot", real=True)
+    n = 3 * K
+    G = sp.zeros(n, n)
+    A = sp.zeros(K, n)
+    for i in range(K):
+        theta = q[3 * i + 2]
+        s, c = sp.sin(theta), sp.cos(theta)
+        # the metric block of (x, y, theta): C = P + d e(theta), dC/dtheta = d (-s, c)
+        block = sp.Matrix([[m_, 0, -m_ * d_ * s], [0, m_, m_ * d_ * c],
+                           [-m_ * d_ * s, m_ * d_ * c, m_ * d_**2 + I_]])
+        G[3 * i:3 * i + 3, 3 * i:3 * i + 3] = block
+        A[i, 3 * i], A[i, 3 * i + 1] = -s, c
+    # one Add of all springs, not a running sum (quadratic in K)
+    V = sp.Add(*(k_ / 2 * (sp.sqrt((q[3 * i + 3] - q[3 * i])**2 + (q[3 * i + 4] - q[3 * i + 1])**2) - L_)**2
+                 for i in range(K - 1)))
+    return Platoon(q, G, potential=V, constraints=A, friction=mu_ * sp.eye(K), velocities=v,
+                   parameters={m_: m, I_: I, d_: d, k_: k, L_: L, mu_: mu}, name=f"platoon (K = {K})")

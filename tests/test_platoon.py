@@ -1,0 +1,62 @@
+"""nh.systems.platoon(K): K robots with no-slip axles in a line, joined by springs."""
+
+import time
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+
+@pytest.fixture(scope="module")
+def platoon3():
+    start = time.perf_counter()
+    system = nh.systems.platoon(3)
+    return system, time.perf_counter() - start
+
+
+def test_structure_and_fast_build(platoon3):
+    system, seconds = platoon3
+    assert (system.n, system.k, system.K) == (9, 3, 3)
+    assert seconds < 5.0  # K = 3 builds in about a second on a loaded 2-core machine
+    G, A = system.metric, system.constraints
+    for i in range(3):  # block diagonal G, one constraint row per robot on its own coordinates
+        for j in range(3):
+            if i != j:
+                assert G[3 * i:3 * i + 3, 3 * j:3 * j + 3] == sp.zeros(3, 3)
+        assert A[i, :].free_symbols <= set(system.coordinates[3 * i:3 * i + 3])
+        assert all(A[i, c] == 0 for c in range(9) if c // 3 != i)
+
+
+def test_initial_state_is_moving_in_a_line_on_the_constraint_set(platoon3):
+    system, _ = platoon3
+    y0 = system.initial_state(speed=2.0, perturbation=0.01, seed=3)
+    n = system.n
+    q, v = y0[:n], y0[n:]
+    theta = q[2::3]
+    residual = -np.sin(theta) * v[0::3] + np.cos(theta) * v[1::3]  # A(q) v, one row per robot
+    np.testing.assert_allclose(residual, 0.0, atol=1e-15)
+    np.testing.assert_allclose(q[0::3], -np.arange(3.0), atol=0.05)  # a line along x, spacing L = 1
+    assert np.all(np.abs(np.hypot(v[0::3], v[1::3]) - 2.0) < 0.1)  # driving forward at about 2
+    assert np.all(np.cos(theta) * v[0::3] + np.sin(theta) * v[1::3] > 0)
+    A = np.array(system.constraints.subs(dict(zip(system.coordinates, q))), dtype=float)
+    np.testing.assert_allclose(A @ v, 0.0, atol=1e-15)
+    with pytest.raises(ValueError, match="K must be a positive integer"):
+        nh.systems.platoon(0)
+
+
+def test_energy_is_conserved_by_the_nonholonomic_model(platoon3):
+    system, _ = platoon3
+    model = system.nonholonomic()
+    y0 = system.initial_state(perturbation=0.05, seed=1)
+    result = nh.simulate(model, (0, 2), y0, t_eval=np.linspace(0, 2, 21), rtol=1e-10, atol=1e-12)
+    assert result.status == 0
+    energy = model.energy(result.t, result.y)
+    assert np.ptp(energy) < 1e-8 * abs(energy[0])
+    # not trivially: the springs (spacings perturbed) change the robots' speeds by far more
+    speeds = np.hypot(result.y[9::3], result.y[10::3])
+    assert np.ptp(speeds, axis=1).max() > 1e-3
+    # the constraints hold along the run (A v = 0 is an invariant of the nonholonomic model)
+    theta, v = result.y[2:9:3], result.y[9:]
+    np.testing.assert_allclose(-np.sin(theta) * v[0::3] + np.cos(theta) * v[1::3], 0.0, atol=1e-8)
