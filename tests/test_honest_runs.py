@@ -211,7 +211,7 @@ def convergence():
 def eigenvalue_path():
     model = S.nonholonomic()
     state = np.r_[0, 0, 0, 1.0, 0, 0]
-    return nh.eigenvalue_path(model, "a", np.linspace(0.1, 1.0, 10**6), state)
+    return nh.eigenvalue_path(model, "a", np.linspace(0.1, 1.0, 10**6), state, compile=False)  # no build first
 
 print("ready", flush=True)
 try:
@@ -259,7 +259,7 @@ def test_ctrl_c_stops_simulate_many_with_every_run(tmp_path):
 
 
 def test_ctrl_c_stops_the_convergence_study_with_the_eps_done(tmp_path):
-    report = _interrupt(tmp_path, "convergence", 1.5)
+    report = _interrupt(tmp_path, "convergence", 4.0)  # the first eps done, also on a loaded machine
     assert 1 <= len(report["eps"]) < 12 and len(report["errors"]) == len(report["eps"])
     assert report["eps"][0] == 1e-3 and all(0 < e < 1e-3 for e in report["errors"])
 

@@ -579,7 +579,8 @@ def simulate_many(
             done.update(stop - start)
     except KeyboardInterrupt as exc:  # Ctrl-C: the runs that finished go with it (the others have status -1)
         ran += getattr(exc, "_nonholo_partial", None) or []
-        ran += [_failed_raw("Run not started: the batch was interrupted", t0, model.n_states)] * (n_started - len(ran))
+        ran += [_failed_raw("Run not started: the batch was interrupted", t0, model.n_states, "INTERRUPTED")] * \
+            (n_started - len(ran))
         raise attach_partial(exc, _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, False,
                                                  method))
     finally:
@@ -638,12 +639,12 @@ def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, proj
     return np.array(states).reshape(len(states), -1), rejected
 
 
-def _failed_raw(message: str, t0: float, n_states: int) -> dict:
+def _failed_raw(message: str, t0: float, n_states: int, flag_name: str = "INITIAL_STATE_REJECTED") -> dict:
     stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, n_err_test_fails=0, n_nonlin_iters=0,
                  n_nonlin_fails=0, n_proj=0, n_root_evals=0, last_order=0, last_step=0.0, cpu_time=0.0,
                  t_switch=math.nan)
     return dict(t=np.zeros(0), y=np.zeros((n_states, 0)), status=-1, message=message, flag=0,
-                flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats, t_events=[], y_events=[], messages=[])
+                flag_name=flag_name, t_last=t0, stats=stats, t_events=[], y_events=[], messages=[])
 
 
 def _report_batch(results: list, raise_on_failure: bool) -> list:
