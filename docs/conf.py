@@ -1,8 +1,9 @@
 """Sphinx configuration of the nonholo documentation (``make docs``)."""
 
+import hashlib
+import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -44,14 +45,29 @@ napoleon_use_ivar = True  # dataclass fields listed in "Attributes" are not docu
 # build through the other warnings.
 suppress_warnings = ["ref.python"]
 
-# Tutorials: the notebooks of notebooks/, copied here. They are rendered without being executed
-# (executing all of them takes about 10 minutes of CPU; tests/test_notebooks.py runs them in CI).
-# NONHOLO_DOCS_EXECUTE=cache executes them once and keeps the outputs in docs/_build/.jupyter_cache.
+# Tutorials: the notebooks of notebooks/, shown with their outputs. The site does not execute them
+# (all of them take about 10 minutes of CPU): tests/test_notebooks.py, which `make test` runs before
+# `make docs` in CI, executes each one and keeps the executed copy, stamped with the SHA-256 of its
+# source, in docs/_build/executed/. A stamped copy of the current source is shown; otherwise the
+# notebook as stored (no outputs). NONHOLO_DOCS_EXECUTE=cache has Sphinx execute them instead.
 TUTORIALS = HERE / "tutorials"
+EXECUTED = HERE / "_build" / "executed"
+
+
+def _tutorial(notebook: Path) -> bytes:
+    source = notebook.read_bytes()
+    executed = EXECUTED / notebook.name
+    if executed.exists():
+        stamp = json.loads(executed.read_text()).get("metadata", {}).get("nonholo_source_sha256")
+        if stamp == hashlib.sha256(source).hexdigest():
+            return executed.read_bytes()
+    return source
+
+
 for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
-    target = TUTORIALS / notebook.name
-    if not target.exists() or target.read_bytes() != notebook.read_bytes():
-        shutil.copyfile(notebook, target)
+    target, content = TUTORIALS / notebook.name, _tutorial(notebook)
+    if not target.exists() or target.read_bytes() != content:
+        target.write_bytes(content)
 nb_execution_mode = os.environ.get("NONHOLO_DOCS_EXECUTE", "off")
 nb_execution_cache_path = str(HERE / "_build" / ".jupyter_cache")
 nb_execution_timeout = 600

@@ -144,8 +144,18 @@ def console_errors(events: list) -> list[str]:
             details = p["exceptionDetails"]
             errors.append("exception: " + details.get("exception", {}).get("description", details.get("text", "")))
         elif method == "Log.entryAdded" and p["entry"]["level"] == "error":
-            errors.append(f"log: {p['entry']['text']} {p['entry'].get('url', '')}")
+            url = p["entry"].get("url", "")
+            if offline_miss(p["entry"]["text"], url):
+                continue  # a CDN the site uses online (MathJax, an animation's icons); this machine is offline
+            errors.append(f"log: {p['entry']['text']} {url}")
     return errors
+
+
+def offline_miss(text: str, url: str) -> bool:
+    """An external resource that could not be resolved: the network, not the site (the local server's
+    own files are never external, so a missing image or script of the site still fails)."""
+    external = url.startswith(("http://", "https://")) and not url.startswith(("http://127.0.0.1", "http://localhost"))
+    return external and "ERR_NAME_NOT_RESOLVED" in text
 
 
 def serve(root: Path) -> tuple[http.server.HTTPServer, int]:
