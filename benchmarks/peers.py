@@ -50,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
-from cli import emit  # noqa: E402
+from cli import add_output_options, emit, output_of  # noqa: E402
 from peer_models import (casadi_kane_ode, casadi_saddle_ode, numpy_kane_rhs,  # noqa: E402
                          numpy_saddle_rhs)
 
@@ -332,7 +332,7 @@ def table(results) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 repeats, chain up to N = 8")
-    parser.add_argument("--markdown", help="write the table to this file")
+    add_output_options(parser)
     parser.add_argument("--max-n", type=int, default=32, help="largest chain (default 32)")
     parser.add_argument("--only", default="sleigh,bicycle,chain", help="comma-separated workloads")
     args = parser.parse_args(argv)
@@ -372,7 +372,7 @@ def main(argv=None) -> int:
     notes.append(f"- jitcode: not run: {JITCODE}")
     text = (f"Medians of {repeats} interleaved repeats (ratio to nonholo's default in brackets).\n\n"
             + table(results) + "\n\n" + "\n".join(notes) + "\n")
-    emit(text, args.markdown)
+    emit(text, output_of(args, argv))
     return 0
 
 
