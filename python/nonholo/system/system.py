@@ -457,7 +457,7 @@ class System:
         return [*values.values(), *extra.values()]
 
     # ------------------------------------------------------------------ models
-    def nonholonomic(self, form: str | None = None):
+    def nonholonomic(self, form: str | None = None, sparse: bool | str = "auto"):
         """Lagrange-d'Alembert dynamics.
 
         ``form="qdot"``: state ``[q, v]`` with A(q) v = b(q, t). ``form="speeds"``: state
@@ -465,6 +465,11 @@ class System:
         independent speeds for :meth:`from_kanes_method`), q' = X_D(q) u + w0(q), the constraints
         holding by construction (a :class:`~nonholo.FrameModel`, the Hamel equations). Default:
         ``"speeds"`` when the system has a velocity frame, else ``"qdot"``.
+
+        ``sparse`` (form ``"qdot"``): solve [G, A^T; A, 0] [v'; -lambda] = [r; a] by a sparse
+        L D L^T of the nonzeros of G and A and give BDF a sparse Jacobian (``True``), or dense
+        (``False``); ``"auto"`` chooses sparse for a large sparse system (:meth:`prefers_sparse`).
+        Both give the same trajectories to rounding.
 
         Examples
         --------
@@ -478,7 +483,7 @@ class System:
         if form is None:
             form = "qdot" if self.speeds is None else "speeds"
         if form == "qdot":
-            return self._model("nonholonomic")
+            return self._model("nonholonomic", sparse=self._sparse_choice(sparse))
         if form != "speeds":
             raise ValueError(f"form must be 'qdot' or 'speeds', got {form!r}")
         if self.speeds is None:
@@ -500,11 +505,12 @@ class System:
         """Vakonomic dynamics (corrected Lewis-Murray eq. (2.2)), state ``[q, v, lambda]``."""
         return self._model("vakonomic")
 
-    def friction(self, eps: float):
+    def friction(self, eps: float, sparse: bool | str = "auto"):
         """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b).
 
         State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
         ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
+        ``sparse``: as :meth:`nonholonomic` (a sparse L D L^T of G, a sparse Newton matrix for BDF).
 
         Examples
         --------
@@ -522,7 +528,7 @@ class System:
         >>> print(f"{np.abs(friction.y[:3] - rolling.y[:3]).max():.1e}")
         7.1e-04
         """
-        return self._model("friction", eps=check.positive(eps, "eps"))
+        return self._model("friction", sparse=self._sparse_choice(sparse), eps=check.positive(eps, "eps"))
 
     def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
@@ -624,7 +630,29 @@ class System:
 
         return DiscreteModel(self, check.positive(h, "h"))
 
-    def _model(self, kind: str, order: int | None = None, **extra):
+    # a system this large and this sparse runs the sparse models by default (prefers_sparse)
+    SPARSE_MIN_COORDINATES = 60
+    SPARSE_MAX_DENSITY = 0.1
+
+    def prefers_sparse(self) -> bool:
+        """The rule of ``sparse="auto"``: at least :attr:`SPARSE_MIN_COORDINATES` coordinates and
+        at most :attr:`SPARSE_MAX_DENSITY` of the entries of G, A and mu nonzero (structurally,
+        from the expressions). Below it the dense factorizations cost less than the sparse ones'
+        bookkeeping; above it the dense path's n^3 dominates (benchmarks/platoon_scaling.py)."""
+        if self.n < self.SPARSE_MIN_COORDINATES:
+            return False
+        return self._core.sparse_density <= self.SPARSE_MAX_DENSITY
+
+    def _sparse_choice(self, sparse) -> bool:
+        if isinstance(sparse, str):
+            if sparse != "auto":
+                raise ValueError(f"sparse must be True, False or 'auto', got {sparse!r}")
+            return self.prefers_sparse()
+        if not isinstance(sparse, (bool, np.bool_)):
+            raise TypeError(f"sparse must be True, False or 'auto', got {sparse!r}")
+        return bool(sparse)
+
+    def _model(self, kind: str, order: int | None = None, sparse: bool = False, **extra):
         from ..models.model import MODEL_KINDS
 
         shadowed = set(extra) & set(self.parameter_names)
@@ -634,9 +662,9 @@ class System:
         if kind == "reduced":
             return self.reduced(extra["eps"], order=order)
         spec = MODEL_KINDS[kind]
-        key = (kind, order)
+        key = (kind, "sparse" if sparse else order)
         if key not in self._models:
-            self._models[key] = spec.build_core(self._core, order)
+            self._models[key] = spec.build_sparse(self._core) if sparse else spec.build_core(self._core, order)
         return spec.cls(self, kind, self._models[key], extra, order=order, state_names=spec.state_names(self))
 
     # ------------------------------------------------------------------ slow manifold
