@@ -68,7 +68,8 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
     inertia = m_ * d_**2 + I_
     for i in range(K):
         x, y, theta = 3 * i, 3 * i + 1, 3 * i + 2
-        s, c = sp.sin(q[theta]), sp.cos(q[theta])
+        # unevaluated: sin and cos of a symbol evaluate to themselves, after SymPy's checks (0.3 s at K = 300)
+        s, c = sp.sin(q[theta], evaluate=False), sp.cos(q[theta], evaluate=False)
         # the metric block of (x, y, theta): C = P + d e(theta), dC/dtheta = d (-s, c)
         G[x, x] = G[y, y] = m_
         G[x, theta] = G[theta, x] = -m_ * d_ * s
