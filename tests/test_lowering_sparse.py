@@ -74,3 +74,14 @@ def test_system_graph_is_the_dense_reference(name):
     assert _fields(system._graph) == _fields(reference)
     assert len(system._graph.outputs) == system.n**2 + 1 + system.k * system.n + system.k + system.k**2 + system.n \
         + (0 if system.applied_force is None else system.n)
+
+
+def test_metric_symmetry_is_checked_numerically_where_the_expressions_differ():
+    q1, q2 = sp.symbols("q1 q2")
+    # G_01 and G_10 differ as expressions but not as functions: accepted
+    G = sp.Matrix([[3, 2 * sp.sin(q1) * sp.cos(q1) / 4], [sp.sin(2 * q1) / 4, 3]])
+    assert G[0, 1] != G[1, 0]
+    nh.System([q1, q2], G)
+    # a nonzero G_01 against a zero G_10 (asymmetric pattern): rejected
+    with pytest.raises(nh.ModelError, match="metric is not symmetric"):
+        nh.System([q1, q2], sp.Matrix([[3, q1 / 4], [0, 3]]))
