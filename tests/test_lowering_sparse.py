@@ -62,6 +62,7 @@ SYSTEMS = {
     "platoon": lambda: nh.systems.platoon(3),
     "ball_on_turntable": nh.systems.ball_on_turntable,  # affine constraints
     "applied_force": _applied_force_system,
+    "unconstrained": lambda: nh.System([x, y], sp.diag(1 + x**2, 2), potential=x**2 * y),  # k = 0: empty parts
 }
 
 
