@@ -22,11 +22,14 @@ dense constructor needs more than 13 GB at K = 300. ``--with-core`` runs and tim
 
 Run: ``PYTHONPATH=python python3 benchmarks/system_setup.py [--sizes 30 100 300] [--repeats 3]``.
 
-Measured (2-core machine under a load average of 7-8 from other jobs, medians of 3 interleaved
-rounds; Python = builder + System): before the O(nonzeros) set-up, K = 30, 100, 300 took
-3.3, 8.6, 111 s (System 1.3, 5.4, 99 s: dense walks of the n^2 entries of G); after it, 0.54, 1.0,
-2.6 s (System 0.05, 0.26, 0.8 s; builder 0.5, 0.7, 1.8 s), ~K^0.7 from K = 30 to 300 (~K^0.9
-from 100 to 300; the K = 30 row carries SymPy's first-use costs).
+Measured (2-core machine under a load average of 4-8 from other jobs; Python = builder + System).
+Before the O(nonzeros) set-up (medians of 3 rounds interleaved with the after rows; the old
+numerical symmetry check, which needs the C++ system, skipped, so a lower bound): K = 30, 100,
+300 took 1.0, 13.3, 68 s (System 0.37, 9.3, 63 s: walks over the n^2 entries of G; builder
+0.75, 4.0, 8.0 s: SymPy's assumptions about each spring's square root). After it (medians of 5
+rounds): 0.29, 0.54, 1.81 s (System 0.04, 0.15, 0.86 s; builder 0.25, 0.39, 0.95 s), ~K^0.8.
+What still grows like n^2 at K = 300 (~0.4 s): SymPy's dense immutable matrices hold all n^2
+entries as arguments, and the graph's outputs are dense G, A and mu (what the C++ core reads).
 """
 
 from __future__ import annotations
