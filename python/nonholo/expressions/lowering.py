@@ -212,6 +212,11 @@ def matrix_entries(matrix) -> dict:
     return {i * cols + j: e for (i, j), e in sorted(matrix.todok().items())}
 
 
+def nonzero_entries(matrix) -> list:
+    """The entries of a SymPy matrix (or None: none) other than zero, row-major, in O(nonzeros)."""
+    return [] if matrix is None else list(matrix_entries(matrix).values())
+
+
 def lower_parts(parts: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
     """The graph of :func:`lower` for the outputs ``parts`` spell out: each part a SymPy matrix
     (its entries in row-major order) or a scalar expression (one output). The same graph, node for

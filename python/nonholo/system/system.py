@@ -24,7 +24,7 @@ import sympy as sp
 from .. import _core
 from .. import _options as check
 from ..errors import ModelError
-from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, matrix_entries
+from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
 from ..expressions.names import SymbolTable, describe, expression_symbols, resolve
 from .arguments import _as_matrix, _as_symbols, _immutable, _holonomic, _order, _point, _speeds, _unit_norm_groups
 
@@ -277,15 +277,11 @@ class System:
         return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
 
     def _expression_groups(self) -> dict:
-        """The expressions of each argument other than zero (which holds no symbol), row-major: a
-        cost in the nonzero entries, not n^2 (:func:`~nonholo.expressions.lowering.matrix_entries`)."""
-        def nonzero(matrix) -> list:
-            return [] if matrix is None else list(matrix_entries(matrix).values())
-
-        return {"metric": nonzero(self.metric), "potential": [self.potential],
-                "constraints": nonzero(self.constraints), "affine": nonzero(self.affine),
-                "friction": nonzero(self.friction_coefficients), "force": nonzero(self.force),
-                "applied_force": nonzero(self.applied_force), "holonomic": list(self.holonomic or ())}
+        """Each argument's entries other than zero (which holds no symbol): O(nonzeros), not n^2."""
+        return {"metric": nonzero_entries(self.metric), "potential": [self.potential],
+                "constraints": nonzero_entries(self.constraints), "affine": nonzero_entries(self.affine),
+                "friction": nonzero_entries(self.friction_coefficients), "force": nonzero_entries(self.force),
+                "applied_force": nonzero_entries(self.applied_force), "holonomic": list(self.holonomic or ())}
 
     def _name_symbols(self, velocities, time, parameters, group_symbols: dict) -> None:
         """Velocities, time and parameters as the system's symbols of their names: one symbol per
@@ -350,8 +346,6 @@ class System:
         return expr
 
     def _check_symbols(self, groups: dict, group_symbols: dict) -> None:
-        """Every symbol of each group of expressions (:meth:`_expression_groups`, their symbols
-        ``group_symbols``) is one that group may depend on."""
         q, v, t, p = set(self.coordinates), set(self.velocities), {self.time}, set(self.parameters)
         for what in groups:
             if what not in ("affine", "force", "applied_force") and self.time in group_symbols[what]:
@@ -369,16 +363,13 @@ class System:
         return [*self.coordinates, *self.velocities, self.time, *self.parameters]
 
     def _lower(self) -> SerializedGraph:
-        """The graph of the outputs [G row-major, V, A row-major, b, mu row-major, F, applied force]
-        (the order the core reads them in), lowered at a cost in the nonzero entries."""
+        """The outputs G, V, A, b, mu, F[, applied force] (dense, row-major) in O(nonzeros)."""
         parts = [self.metric, self.potential, self.constraints, self.affine, self.friction_coefficients, self.force]
         return lower_parts(parts if self.applied_force is None else [*parts, self.applied_force], self._inputs)
 
     def _check_metric_symmetric(self) -> None:
-        """G = G^T: at once when every nonzero entry G_ij is the same expression as G_ji (a cost in the
-        nonzero entries), else numerically at three random points."""
-        entries = self.metric.todok()
-        if all(entries.get((j, i)) == e for (i, j), e in entries.items()):
+        """G = G^T: at once where each G_ij is the expression G_ji (O(nonzeros)), else at 3 random points."""
+        if all(G.get((j, i)) == e for G in [self.metric.todok()] for (i, j), e in G.items()):
             return
         rng = np.random.default_rng(0)
         p = self.param_vector()
