@@ -27,6 +27,7 @@ from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
 from ..expressions.names import SymbolTable, describe, expression_symbols, resolve
 from .arguments import _as_matrix, _as_symbols, _immutable, _holonomic, _order, _point, _speeds, _unit_norm_groups
+from .checks import check_applied_force, check_metric_symmetric
 
 __all__ = ["System"]
 
@@ -194,8 +195,8 @@ class System:
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
                                             velocity_terms="cheaper" if self.applied_force is None else "given")
-        self._check_metric_symmetric()
-        self._check_applied_force()
+        check_metric_symmetric(self)
+        check_applied_force(self)
         self._models: dict = {}
 
     # ------------------------------------------------------------------ construction
@@ -366,47 +367,6 @@ class System:
         """The outputs G, V, A, b, mu, F[, applied force] (dense, row-major) in O(nonzeros)."""
         parts = [self.metric, self.potential, self.constraints, self.affine, self.friction_coefficients, self.force]
         return lower_parts(parts if self.applied_force is None else [*parts, self.applied_force], self._inputs)
-
-    def _check_metric_symmetric(self) -> None:
-        """G = G^T: at once where each G_ij is the expression G_ji (O(nonzeros)), else at 3 random points."""
-        if all(G.get((j, i)) == e for G in [self.metric.todok()] for (i, j), e in G.items()):
-            return
-        rng = np.random.default_rng(0)
-        p = self.param_vector()
-        for _ in range(3):
-            q = rng.uniform(-1.0, 1.0, self.n)
-            try:
-                G = self._core.at(0.0, q, None, p).metric()
-            except (ValueError, RuntimeError):
-                continue  # not positive definite here; checked where it is used
-            if not np.allclose(G, G.T, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(G).max())):
-                raise ModelError("the metric is not symmetric")
-
-    def _check_applied_force(self) -> None:
-        """applied_force against F - c(q, v) - dV/dq at three random states (c_i = G_il Gamma^l_jk
-        v^j v^k from the metric's Christoffel symbols, dV by central differences, hence the loose
-        relative tolerance 1e-6: a check for a different function, not for rounding)."""
-        if self.applied_force is None:
-            return
-        rng = np.random.default_rng(1)
-        p = self.param_vector()
-        n, h = self.n, 1e-5
-        for _ in range(3):
-            q, v = rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n)
-            try:
-                at = self._core.at(0.0, q, v, p)
-                G, vdot = at.metric(), at.nonholonomic_acceleration()
-                given = G @ vdot - at.constraint_matrix().T @ at.multipliers()
-                c = G @ np.einsum("ljk,j,k->l", np.asarray(at.christoffel()).reshape(n, n, n), v, v)
-                dV = np.array([(self._core.at(0.0, q + h * e, None, p).potential()
-                                - self._core.at(0.0, q - h * e, None, p).potential()) / (2 * h) for e in np.eye(n)])
-            except (ValueError, RuntimeError):
-                continue  # singular here; checked where it is used
-            expected = at.force() - c - dV
-            if not np.allclose(given, expected, rtol=0, atol=1e-6 * max(1.0, np.abs(expected).max())):
-                raise ModelError("applied_force is not F - c(q, v) - dV/dq of the metric, potential and force "
-                                 f"(at q = {np.round(q, 3).tolist()}, v = {np.round(v, 3).tolist()}: "
-                                 f"{given} against {expected})")
 
     # ------------------------------------------------------------------ properties
     @property
