@@ -23,9 +23,19 @@ def _as_symbols(seq, what: str) -> tuple:
     return items
 
 
+def _immutable(obj) -> sp.ImmutableMatrix:
+    """``sp.ImmutableMatrix(obj)``; a SymPy matrix keeps its (sparse) representation, where the
+    constructor would rebuild it from all n^2 entries (a second at n = 900)."""
+    if isinstance(obj, sp.ImmutableDenseMatrix):
+        return obj
+    if isinstance(obj, sp.MutableDenseMatrix):
+        return obj.as_immutable()
+    return sp.ImmutableMatrix(obj)
+
+
 def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     try:
-        m = sp.ImmutableMatrix(obj)
+        m = _immutable(obj)
     except Exception as exc:  # SymPy raises several types for malformed input
         raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
     if shape[1] == 1 and m.shape == (1, shape[0]):

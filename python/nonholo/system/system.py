@@ -24,9 +24,10 @@ import sympy as sp
 from .. import _core
 from .. import _options as check
 from ..errors import ModelError
-from ..expressions.lowering import SerializedGraph, check_free_symbols, lower
+from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
 from ..expressions.names import SymbolTable, describe, expression_symbols, resolve
-from .arguments import _as_matrix, _as_symbols, _holonomic, _order, _point, _speeds, _unit_norm_groups
+from .arguments import _as_matrix, _as_symbols, _immutable, _holonomic, _order, _point, _speeds, _unit_norm_groups
+from .checks import check_applied_force, check_metric_symmetric
 
 __all__ = ["System"]
 
@@ -166,7 +167,7 @@ class System:
                 raise ValueError("affine was given without constraints")
             self.constraints = sp.ImmutableMatrix.zeros(0, n)
         else:
-            A = sp.ImmutableMatrix(constraints)
+            A = _immutable(constraints)
             if A.shape[1] != n:
                 raise ValueError(f"constraints has shape {A.shape}, expected (k, {n}): one row per constraint")
             self.constraints = A
@@ -185,15 +186,17 @@ class System:
 
         self.holonomic = _holonomic(holonomic)
         self._holonomic_functions = None  # built on first use
-        self._name_symbols(velocities, time, parameters)
-        self._check_symbols()
+        groups = self._expression_groups()
+        symbols = {what: expression_symbols(exprs) for what, exprs in groups.items()}
+        self._name_symbols(velocities, time, parameters, symbols)
+        self._check_symbols(groups, symbols)
         self.speeds = _speeds(speeds, n, self.k)
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
                                             velocity_terms="cheaper" if self.applied_force is None else "given")
-        self._check_metric_symmetric()
-        self._check_applied_force()
+        check_metric_symmetric(self)
+        check_applied_force(self)
         self._models: dict = {}
 
     # ------------------------------------------------------------------ construction
@@ -275,12 +278,13 @@ class System:
         return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
 
     def _expression_groups(self) -> dict:
-        return {"metric": list(self.metric), "potential": [self.potential], "constraints": list(self.constraints),
-                "affine": list(self.affine), "friction": list(self.friction_coefficients), "force": list(self.force),
-                "applied_force": list(self.applied_force if self.applied_force is not None else ()),
-                "holonomic": list(self.holonomic or ())}
+        """Each argument's entries other than zero (which holds no symbol): O(nonzeros), not n^2."""
+        return {"metric": nonzero_entries(self.metric), "potential": [self.potential],
+                "constraints": nonzero_entries(self.constraints), "affine": nonzero_entries(self.affine),
+                "friction": nonzero_entries(self.friction_coefficients), "force": nonzero_entries(self.force),
+                "applied_force": nonzero_entries(self.applied_force), "holonomic": list(self.holonomic or ())}
 
-    def _name_symbols(self, velocities, time, parameters) -> None:
+    def _name_symbols(self, velocities, time, parameters, group_symbols: dict) -> None:
         """Velocities, time and parameters as the system's symbols of their names: one symbol per
         name in the whole system (:mod:`nonholo.expressions.names`); a name, or a symbol of that
         name with other assumptions, means the symbol the expressions use."""
@@ -290,8 +294,8 @@ class System:
             table.add_all(_as_symbols(velocities, "velocities"), "velocities")
         if time is not None:
             table.add(time, "time")
-        for what, exprs in self._expression_groups().items():
-            table.add_all(expression_symbols(exprs), what)
+        for what, symbols in group_symbols.items():
+            table.add_all(symbols, what)
         if velocities is None:
             velocities = [table.get(f"{q.name}_dot") or sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
         self.velocities = _as_symbols(velocities, "velocities")
@@ -342,70 +346,27 @@ class System:
             expr = expr.xreplace({s: speeds[s.name] for s in expression_symbols([expr]) if s.name in speeds})
         return expr
 
-    def _check_symbols(self) -> None:
+    def _check_symbols(self, groups: dict, group_symbols: dict) -> None:
         q, v, t, p = set(self.coordinates), set(self.velocities), {self.time}, set(self.parameters)
-        for what, exprs in self._expression_groups().items():
-            if what not in ("affine", "force", "applied_force") and self.time in expression_symbols(exprs):
+        for what in groups:
+            if what not in ("affine", "force", "applied_force") and self.time in group_symbols[what]:
                 raise ModelError(f"the time {self.time} appears in the {what}: only the affine term b(q, t) of the "
                                  "constraints A(q) v = b(q, t) and the force F(q, v, t) may depend on time (the "
                                  "metric, potential, constraint rows, friction coefficients and holonomic "
                                  "constraints are functions of q and the parameters)")
-        check_free_symbols(list(self.metric), q | p, "metric")
-        check_free_symbols([self.potential], q | p, "potential")
-        check_free_symbols(list(self.constraints), q | p, "constraints")
-        check_free_symbols(list(self.affine), q | t | p, "affine")
-        check_free_symbols(list(self.friction_coefficients), q | p, "friction")
-        check_free_symbols(list(self.force), q | v | t | p, "force")
-        check_free_symbols(list(self.applied_force if self.applied_force is not None else ()), q | v | t | p,
-                           "applied_force")
-        check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
+        allowed = {"metric": q | p, "potential": q | p, "constraints": q | p, "affine": q | t | p,
+                   "friction": q | p, "force": q | v | t | p, "applied_force": q | v | t | p, "holonomic": q | p}
+        for what, exprs in groups.items():
+            check_free_symbols(exprs, allowed[what], what)
 
     @property
     def _inputs(self) -> list:
         return [*self.coordinates, *self.velocities, self.time, *self.parameters]
 
     def _lower(self) -> SerializedGraph:
-        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
-                 *self.force, *(self.applied_force if self.applied_force is not None else ())]
-        return lower(exprs, self._inputs)
-
-    def _check_metric_symmetric(self) -> None:
-        rng = np.random.default_rng(0)
-        p = self.param_vector()
-        for _ in range(3):
-            q = rng.uniform(-1.0, 1.0, self.n)
-            try:
-                G = self._core.at(0.0, q, None, p).metric()
-            except (ValueError, RuntimeError):
-                continue  # not positive definite here; checked where it is used
-            if not np.allclose(G, G.T, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(G).max())):
-                raise ModelError("the metric is not symmetric")
-
-    def _check_applied_force(self) -> None:
-        """applied_force against F - c(q, v) - dV/dq at three random states (c_i = G_il Gamma^l_jk
-        v^j v^k from the metric's Christoffel symbols, dV by central differences, hence the loose
-        relative tolerance 1e-6: a check for a different function, not for rounding)."""
-        if self.applied_force is None:
-            return
-        rng = np.random.default_rng(1)
-        p = self.param_vector()
-        n, h = self.n, 1e-5
-        for _ in range(3):
-            q, v = rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n)
-            try:
-                at = self._core.at(0.0, q, v, p)
-                G, vdot = at.metric(), at.nonholonomic_acceleration()
-                given = G @ vdot - at.constraint_matrix().T @ at.multipliers()
-                c = G @ np.einsum("ljk,j,k->l", np.asarray(at.christoffel()).reshape(n, n, n), v, v)
-                dV = np.array([(self._core.at(0.0, q + h * e, None, p).potential()
-                                - self._core.at(0.0, q - h * e, None, p).potential()) / (2 * h) for e in np.eye(n)])
-            except (ValueError, RuntimeError):
-                continue  # singular here; checked where it is used
-            expected = at.force() - c - dV
-            if not np.allclose(given, expected, rtol=0, atol=1e-6 * max(1.0, np.abs(expected).max())):
-                raise ModelError("applied_force is not F - c(q, v) - dV/dq of the metric, potential and force "
-                                 f"(at q = {np.round(q, 3).tolist()}, v = {np.round(v, 3).tolist()}: "
-                                 f"{given} against {expected})")
+        """The outputs G, V, A, b, mu, F[, applied force] (dense, row-major) in O(nonzeros)."""
+        parts = [self.metric, self.potential, self.constraints, self.affine, self.friction_coefficients, self.force]
+        return lower_parts(parts if self.applied_force is None else [*parts, self.applied_force], self._inputs)
 
     # ------------------------------------------------------------------ properties
     @property
