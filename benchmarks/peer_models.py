@@ -257,7 +257,7 @@ def scipy_sparse_saddle(system, kind: str, eps: float | None = None, dense_above
     ([[G, -A^T], [A, 0]] or G) assembled in CSC with a fixed pattern and factored by SuperLU
     (``scipy.sparse.linalg.spsolve``), or by LAPACK when more than ``dense_above`` of it is nonzero
     (the knife-edge chain's metric is dense). ``blocks``: those of the system, if already formed."""
-    from scipy.sparse import csc_matrix, csr_matrix
+    from scipy.sparse import csc_matrix
     from scipy.sparse.linalg import spsolve
 
     B = blocks or sparse_saddle_point_blocks(system)
@@ -272,7 +272,6 @@ def scipy_sparse_saddle(system, kind: str, eps: float | None = None, dense_above
     M = csc_matrix((np.arange(1, len(rows) + 1, dtype=float), (rows, cols)), shape=(m, m))
     order = M.data.astype(int) - 1
     dense = len(rows) > dense_above * m * m
-    nG = len(where["G"][0])
     A_rows, A_cols = where["A"]
     mu_rows, mu_cols = where["mu"]
 
@@ -287,12 +286,12 @@ def scipy_sparse_saddle(system, kind: str, eps: float | None = None, dense_above
             a[where["a"][0]] = blocks["a"]
             f = np.concatenate([r, a])
         else:
-            data = blocks["G"][:nG]
-            A = csr_matrix((blocks["A"], (A_rows, A_cols)), shape=(k, n))
-            mu = csr_matrix((blocks["mu"], (mu_rows, mu_cols)), shape=(k, k))
-            b = np.zeros(k)
-            b[where["b"][0]] = blocks["b"]
-            f = r - A.T @ (mu @ (A @ y[n:] - b)) / eps
+            # -(1/eps) A^T mu (A v - b) from the triplets (bincount sums them; no sparse matrix per call)
+            data, A_values = blocks["G"], blocks["A"]
+            slip = np.bincount(A_rows, A_values * y[n:][A_cols], minlength=k)
+            slip[where["b"][0]] -= blocks["b"]
+            mixed = np.bincount(mu_rows, blocks["mu"] * slip[mu_cols], minlength=k)
+            f = r - np.bincount(A_cols, A_values * mixed[A_rows], minlength=n) / eps
         M.data = data[order]
         vdot = np.linalg.solve(M.toarray(), f) if dense else spsolve(M, f)
         return np.concatenate([y[n:], vdot[:n]])

@@ -43,3 +43,23 @@ def test_sparse_blocks_equal_dense_symbolically_on_the_platoon():
         assert sp.expand(difference) == sp.zeros(*dense[key].shape), key
     # only the structural nonzeros are stored: 3 x 3 metric blocks, 2 entries per constraint row
     assert len(sparse["G"].todok()) == 2 * 7 and len(sparse["A"].todok()) == 2 * 2
+
+
+@pytest.mark.parametrize("kind", ["nonholonomic", "friction"])
+def test_jacobian_sparsity_covers_the_jacobian_and_is_block_sparse(kind):
+    """The sparsity given to SciPy's BDF contains every nonzero of a central-difference Jacobian of
+    the right-hand side, and is block-banded for the platoon (robot i's accelerations depend on
+    robots i-1, i, i+1 only)."""
+    from benchmarks.peer_models import scipy_sparse_saddle
+    from nonholo.testing import central_difference
+
+    system = nh.systems.platoon(4)
+    rhs, S = scipy_sparse_saddle(system, kind, 1e-2)
+    y = system.initial_state(perturbation=0.3, seed=1)
+    J = central_difference(lambda x: rhs(0.0, x), y, 1e-6)
+    S = S.toarray() != 0
+    assert not np.any((np.abs(J) > 1e-6) & ~S)
+    n = system.n
+    robot = np.arange(2 * n) % n // 3
+    assert not np.any(S[n:, :] & (np.abs(robot[n:, None] - robot[None, :]) > 1))
+    assert S[n:, :].sum() > 0.5 * (np.abs(robot[n:, None] - robot[None, :]) <= 1).sum()
