@@ -97,7 +97,9 @@ def casadi_runner(build_ode, y0, T, rtol, atol, jit: bool, options: dict | None 
     try:
         F = ca.integrator("F", "cvodes", {"x": x, "ode": xdot}, 0.0, T, opts)
     except RuntimeError as exc:
-        raise Skip(f"CasADi could not build the integrator: {str(exc).splitlines()[0]}") from None
+        lines = [line for line in str(exc).splitlines() if line.strip()] or [""]
+        cause = lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1][:300]}"
+        raise Skip(f"CasADi could not build the integrator: {cause}") from None
     x0 = ca.DM(np.asarray(y0, dtype=float))
 
     def run():
