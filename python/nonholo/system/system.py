@@ -25,20 +25,13 @@ from .. import _core
 from .. import _options as check
 from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
-from ..expressions.names import SymbolTable, describe, expression_symbols, resolve
-from .arguments import _as_matrix, _as_symbols, _immutable, _holonomic, _order, _point, _speeds, _unit_norm_groups
+from ..expressions.names import SymbolTable, expression_symbols, resolve
+from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
+                         _order, _point, _speeds, _unit_norm_groups)
 from .checks import check_applied_force, check_metric_symmetric
+from .sparsity import prefers_sparse, sparse_choice
 
 __all__ = ["System"]
-
-
-def _check_not_time(symbols, kind: str, time: sp.Symbol) -> None:
-    """A coordinate, velocity or parameter named like the time symbol would be taken for the time
-    (symbols are matched by name when expressions are lowered): a ModelError naming the remedy."""
-    for sym in symbols:
-        if sym.name == time.name:
-            raise ModelError(f"the {kind} {sym.name!r} has the name of the time symbol {time.name!r}: rename the "
-                             f"{kind}, or pass time=sympy.Symbol(...) with another name to the System")
 
 
 class System:
@@ -302,30 +295,10 @@ class System:
         if len(self.velocities) != self.n:
             raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {self.n} (one per coordinate)")
         self.time = time if time is not None else table.get("t") or sp.Symbol("t")
-        _check_not_time(self.coordinates, "coordinate", self.time)
-        _check_not_time(self.velocities, "velocity", self.time)
-        self.parameters = self._normalize_parameters(parameters, table)
+        check_not_time(self.coordinates, "coordinate", self.time)
+        check_not_time(self.velocities, "velocity", self.time)
+        self.parameters = normalize_parameters(parameters, table, self.coordinates, self.velocities, self.time)
         self._symbol_names = {**table.symbols, **{s.name: s for s in (*self.velocities, self.time, *self.parameters)}}
-
-    def _normalize_parameters(self, parameters, table: SymbolTable) -> dict:
-        result: dict = {}
-        if parameters is None:
-            return result
-        if not isinstance(parameters, Mapping):
-            raise TypeError("parameters must be a mapping {symbol or name: value}")
-        reserved = {s.name for s in (*self.coordinates, *self.velocities, self.time)}
-        for key, value in parameters.items():
-            if not isinstance(key, (str, sp.Symbol)):
-                raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
-            name = key if isinstance(key, str) else key.name
-            _check_not_time([sp.Symbol(name)], "parameter", self.time)
-            if name in reserved:
-                raise ValueError(f"parameter {name} is also a coordinate, velocity or the time")
-            sym = table.get(name) or (key if isinstance(key, sp.Symbol) else sp.Symbol(key))
-            if sym in result:
-                raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
-            result[sym] = check.finite_float(value, f"parameter {name}")
-        return result
 
     def symbol(self, name) -> sp.Symbol:
         """The system's symbol of this name (a coordinate, velocity, the time, a parameter or any symbol of
@@ -444,7 +417,7 @@ class System:
         if form is None:
             form = "qdot" if self.speeds is None else "speeds"
         if form == "qdot":
-            return self._model("nonholonomic", sparse=self._sparse_choice(sparse))
+            return self._model("nonholonomic", sparse=sparse_choice(self, sparse))
         if form != "speeds":
             raise ValueError(f"form must be 'qdot' or 'speeds', got {form!r}")
         if self.speeds is None:
@@ -489,7 +462,7 @@ class System:
         >>> print(f"{np.abs(friction.y[:3] - rolling.y[:3]).max():.1e}")
         7.1e-04
         """
-        return self._model("friction", sparse=self._sparse_choice(sparse), eps=check.positive(eps, "eps"))
+        return self._model("friction", sparse=sparse_choice(self, sparse), eps=check.positive(eps, "eps"))
 
     def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
@@ -591,27 +564,10 @@ class System:
 
         return DiscreteModel(self, check.positive(h, "h"))
 
-    # a system this large and this sparse runs the sparse models by default (prefers_sparse)
-    SPARSE_MIN_COORDINATES = 60
-    SPARSE_MAX_DENSITY = 0.1
-
     def prefers_sparse(self) -> bool:
-        """The rule of ``sparse="auto"``: at least :attr:`SPARSE_MIN_COORDINATES` coordinates and
-        at most :attr:`SPARSE_MAX_DENSITY` of the entries of G, A and mu nonzero (structurally,
-        from the expressions). Below it the dense factorizations cost less than the sparse ones'
-        bookkeeping; above it the dense path's n^3 dominates (benchmarks/platoon_scaling.py)."""
-        if self.n < self.SPARSE_MIN_COORDINATES:
-            return False
-        return self._core.sparse_density <= self.SPARSE_MAX_DENSITY
-
-    def _sparse_choice(self, sparse) -> bool:
-        if isinstance(sparse, str):
-            if sparse != "auto":
-                raise ValueError(f"sparse must be True, False or 'auto', got {sparse!r}")
-            return self.prefers_sparse()
-        if not isinstance(sparse, (bool, np.bool_)):
-            raise TypeError(f"sparse must be True, False or 'auto', got {sparse!r}")
-        return bool(sparse)
+        """The rule of ``sparse="auto"`` (:func:`nonholo.system.sparsity.prefers_sparse`): at least 60
+        coordinates, at most a tenth of the entries of G, A and mu structurally nonzero."""
+        return prefers_sparse(self)
 
     def _model(self, kind: str, order: int | None = None, sparse: bool = False, **extra):
         from ..models.model import MODEL_KINDS
