@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'slow_manifold_velocity', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'slow_manifold_velocity', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -98,7 +98,7 @@ class MechanicalSystem:
     """
     def __init__(self, n: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, n_params: typing.SupportsInt | typing.SupportsIndex, graph: Graph, definite_metric: bool = True, velocity_terms: str = 'cheaper') -> None:
         """
-        velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (the sweeps where they have a tenth fewer operations at least); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper form, which the tapes use.
+        velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (the sweeps where they have a tenth fewer operations at least); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper form, which the tapes use. Systems of more than 40 coordinates build their tapes when first used, r and a by the sweeps unless given.
         """
     def at(self, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> PointGeometry:
         """
@@ -140,6 +140,11 @@ class MechanicalSystem:
     def n_params(self) -> int:
         ...
     @property
+    def sparse_density(self) -> float:
+        """
+        Structural nonzeros of G, A and mu over their dense sizes
+        """
+    @property
     def tape_instructions(self) -> int:
         ...
     @property
@@ -174,6 +179,10 @@ class Model:
         """
         The Jacobian by implicit differentiation of the model's solves (friction and nonholonomic models; None for the others), whichever of the two jacobian uses.
         """
+    def project(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        The correction onto the constraint set, G-orthogonal in the velocities (what DOP853's drift control adds); zero for unconstrained models.
+        """
     def rhs(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         ...
     @property
@@ -195,9 +204,19 @@ class Model:
         True when the whole right-hand side can be traced into one tape (fuse()).
         """
     @property
+    def jacobian_colors(self) -> int:
+        """
+        Directional derivatives per Jacobian of a sparse model (-1 for a dense one)
+        """
+    @property
     def jacobian_cost(self) -> float:
         """
         Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).
+        """
+    @property
+    def jacobian_nonzeros(self) -> int:
+        """
+        Stored entries of a sparse model's Newton matrix (-1 for a dense one)
         """
     @property
     def kind(self) -> str:
@@ -217,6 +236,11 @@ class Model:
     def rhs_tapes(self) -> list[str]:
         """
         The tapes one right-hand side evaluates in doubles (with the drift control's and, where compiling it pays, the implicit Jacobian's), and the fused right-hand side 'rhs' once fuse() has built it: what model.compile() builds by default.
+        """
+    @property
+    def sparse(self) -> bool:
+        """
+        True for the sparse models (sparse L D L^T of G or [G, A^T; A, 0], sparse Jacobian)
         """
     @property
     def stiff(self) -> bool:
@@ -353,6 +377,10 @@ def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.S
 def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> numpy.typing.NDArray[numpy.float64]:
     """
     u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.
+    """
+def sparse_model(system: MechanicalSystem, friction: bool) -> Model:
+    """
+    The nonholonomic (friction=False) or friction model by sparse factorizations (models/sparse.hpp).
     """
 @typing.overload
 def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:

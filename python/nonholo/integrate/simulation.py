@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from contextlib import nullcontext
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
+from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from ..expressions.lowering import check_free_symbols, lower
@@ -204,6 +206,7 @@ def simulate(
     sensitivities: Sequence | None = None,
     sensitivity_method: str = "staggered",
     sensitivity_error_control: bool = True,
+    compile: bool | str = "auto",
 ) -> SimulationResult:
     """Integrate a model with CVODE, in the manner of ``scipy.integrate.solve_ivp``.
 
@@ -298,6 +301,13 @@ def simulate(
         CVODES's corrector for the sensitivities.
     sensitivity_error_control : bool
         Include the sensitivities in the local error test (default True).
+    compile : bool or "auto"
+        ``"auto"`` (default): once the run has lasted about four times what compiling the model's
+        tapes would cost (their loading, when the cache holds them), they are compiled in the
+        background and swapped in, only those whose values are the interpreter's bit for bit, so
+        the result does not depend on it (:mod:`nonholo.integrate.hot_compile`); ``True`` calls
+        ``model.compile()`` before the run (the fused right-hand side too: equal to rounding);
+        ``False`` leaves the model as it is.
 
     Returns
     -------
@@ -327,6 +337,7 @@ def simulate(
     [1.     0.0754 0.0048]
     """
     model = _check_model(model)
+    compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
@@ -340,13 +351,17 @@ def simulate(
     watch = TimeProgress(t0, tf) if progress else None
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: the final state only
+    if compile is True:
+        apply_compile(model, True, 0)
+    hot = HotCompile(model.core) if compile == "auto" else nullcontext()
     try:
-        raw = _core.integrate(model.core, p, t0, tf, y0, None if no_samples else times,
-                              specs + (_events(model, [watch]) if watch else []),
-                              opts["rtol"], opts["atol"], opts["method"], opts["max_step"], opts["first_step"],
-                              opts["max_steps"], opts["max_wall_time"], project,
-                              _core_options(solver_options, dense_output, model, model is checked), sens,
-                              current_cancel())
+        with hot:
+            raw = _core.integrate(model.core, p, t0, tf, y0, None if no_samples else times,
+                                  specs + (_events(model, [watch]) if watch else []),
+                                  opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
+                                  opts["first_step"], opts["max_steps"], opts["max_wall_time"], project,
+                                  _core_options(solver_options, dense_output, model, model is checked), sens,
+                                  current_cancel())
     except KeyboardInterrupt as exc:  # Ctrl-C: the trajectory up to there goes with it
         raw = getattr(exc, "_nonholo_partial", None)
         partial = None if raw is None else SimulationResult(raw, model, dict(zip(model.param_names, p)))

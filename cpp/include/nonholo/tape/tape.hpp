@@ -14,6 +14,7 @@
 // One evaluation loop serves every scalar type.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,13 +62,17 @@ class Tape {
   const std::vector<int>& output_slots() const { return output_slots_; }
 
   // Double evaluations go through `kernel` (the C translation of this tape, tape_c_source)
-  // from now on; nullptr returns to the interpreter. Not thread-safe against concurrent eval:
-  // attach before integrating.
+  // from now on; nullptr returns to the interpreter. Attaching a kernel to a tape that has none
+  // is safe while other threads evaluate it (compile="auto" swaps a finished build into a
+  // running integration: the kernel's values are the interpreter's bit for bit, so the run's
+  // result does not depend on when); detaching or replacing a kernel is not: do it between runs.
   void attach(std::shared_ptr<const CompiledKernel> kernel) const {
-    kernel_ = std::move(kernel);
-    compiled_ = kernel_ ? kernel_->function() : nullptr;
+    CompiledTapeFn fn = kernel ? kernel->function() : nullptr;
+    if (fn == nullptr) compiled_.fn.store(nullptr, std::memory_order_release);
+    kernel_ = std::move(kernel);  // the shared object stays loaded while attached
+    if (fn != nullptr) compiled_.fn.store(fn, std::memory_order_release);
   }
-  bool compiled() const { return compiled_ != nullptr; }
+  bool compiled() const { return compiled_.fn.load(std::memory_order_acquire) != nullptr; }
 
  private:
   // The interpreter's operations, on w = work and the operands [out, a, b, c, d] of each:
@@ -103,15 +108,26 @@ class Tape {
   std::vector<std::uint32_t> output_work_;
   int n_interpreted_ = 0;
   int n_work_ = 0;
+  // The compiled function, read by every double evaluation and written by attach (atomic, with
+  // value semantics so that tapes stay copyable).
+  struct CompiledSlot {
+    std::atomic<CompiledTapeFn> fn{nullptr};
+    CompiledSlot() = default;
+    CompiledSlot(const CompiledSlot& o) : fn(o.fn.load(std::memory_order_acquire)) {}
+    CompiledSlot& operator=(const CompiledSlot& o) {
+      fn.store(o.fn.load(std::memory_order_acquire), std::memory_order_release);
+      return *this;
+    }
+  };
   mutable std::shared_ptr<const CompiledKernel> kernel_;
-  mutable CompiledTapeFn compiled_ = nullptr;
+  mutable CompiledSlot compiled_;
 };
 
 template <class S>
 void Tape::eval(const S* inputs, S* outputs, std::vector<S>& work) const {
   if constexpr (std::is_same_v<S, double>) {
-    if (compiled_ != nullptr) {
-      compiled_(inputs, outputs);
+    if (CompiledTapeFn fn = compiled_.fn.load(std::memory_order_acquire)) {
+      fn(inputs, outputs);
       return;
     }
   }

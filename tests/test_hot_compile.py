@@ -1,0 +1,74 @@
+"""compile="auto" in a single run: the tapes are built in the background once the run has lasted
+long enough and swapped into the running integration; the result is the same bit for bit."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+from nonholo import _core
+from nonholo.expressions import compiled
+from nonholo.integrate import hot_compile
+
+def chain_run(compile):
+    """A platoon of 6 robots realized by friction, oscillating for 100 s: ~20 000 BDF steps, a
+    run of about half a second."""
+    system = nh.systems.platoon(6)  # a system of its own: its tapes start interpreted
+    model = system.friction(1e-4)
+    y0 = system.initial_state(perturbation=0.1)
+    return model, nh.simulate(model, (0.0, 100.0), y0, rtol=1e-9, atol=1e-11, compile=compile)
+
+
+def test_the_swap_during_a_run_changes_no_bit(tmp_path, monkeypatch):
+    monkeypatch.setenv("NONHOLO_CACHE", str(tmp_path))
+    warm, _ = chain_run(False)
+    compiled.compile_tapes(warm.core, tuple(warm.core.rhs_tapes))  # the cache now holds them: loading is cheap
+    finished = []
+    original = hot_compile.compile_tapes
+
+    def recorded(core, tapes):
+        original(core, tapes)
+        finished.append(time.perf_counter())
+
+    monkeypatch.setattr(hot_compile, "compile_tapes", recorded)
+    reference_model, reference = chain_run(False)
+    start = time.perf_counter()
+    model, result = chain_run("auto")
+    end = time.perf_counter()
+    assert not _core.tape_compiled(reference_model.core, "dynamics")
+    assert _core.tape_compiled(model.core, "dynamics")
+    assert len(finished) == 1 and start < finished[0] < end, "the kernels were attached during the run"
+    assert np.array_equal(result.y, reference.y) and np.array_equal(result.t, reference.t)
+    counters = lambda stats: {k: repr(v) for k, v in stats.items() if k != "cpu_time"}  # noqa: E731
+    assert counters(result.stats) == counters(reference.stats)
+
+
+def test_a_short_run_compiles_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("NONHOLO_CACHE", str(tmp_path))  # empty: a build would take seconds
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    nh.simulate(model, (0, 0.1), [0, 0, 0, 1, 0, 1], compile="auto")
+    time.sleep(0.05)
+    assert not any(_core.tape_compiled(model.core, t) for t in model.core.rhs_tapes)
+    assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.is_alive()]
+
+
+def test_the_delay_follows_the_cost_model(tmp_path, monkeypatch):
+    monkeypatch.setenv("NONHOLO_CACHE", str(tmp_path))
+    model = nh.systems.knife_edge_chain(4).nonholonomic()
+    delay, tapes = compiled.hot_delay(model.core)
+    sizes = [_core.diagnostics.tape_size(model.core, t)[0] for t in tapes]
+    assert set(tapes) == set(model.core.rhs_tapes)
+    assert delay == pytest.approx(compiled.BUILD_NS_PER_INSTRUCTION * max(sizes) * 1e-9 / compiled.SAVED_FRACTION)
+    compiled.compile_tapes(model.core, tapes)
+    assert compiled.hot_delay(model.core) is None  # nothing left to compile
+    other = nh.systems.knife_edge_chain(4).nonholonomic()  # the same tapes, now in the cache
+    delay, _ = compiled.hot_delay(other.core)
+    assert delay == pytest.approx(compiled.LOAD_NS_PER_INSTRUCTION * sum(sizes) * 1e-9 / compiled.SAVED_FRACTION)
+
+
+def test_compile_option_is_checked():
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    with pytest.raises(ValueError, match="compile must be True, False or 'auto'"):
+        nh.simulate(model, (0, 1), [0, 0, 0, 1, 0, 1], compile="always")
