@@ -131,11 +131,11 @@ def test_projection_agrees(systems):
 
 
 def test_auto_chooses_sparse_only_for_large_sparse_systems():
-    below, above = nh.systems.platoon(19), nh.systems.platoon(20)  # n = 57 and 60
+    below, above = nh.systems.platoon(6), nh.systems.platoon(7)  # n = 18 and 21 (density 0.11)
     assert not below.prefers_sparse() and not below.nonholonomic().sparse
     assert above.prefers_sparse() and above.nonholonomic().sparse and above.friction(1e-3).sparse
     # large but dense: G with every entry nonzero
-    n = 60
+    n = 30
     q = sp.symbols(f"q0:{n}", real=True)
     G = sp.eye(n) + sp.Rational(1, 100) * sp.ones(n, n)
     A = sp.zeros(1, n)
@@ -176,3 +176,10 @@ def test_pickled_and_batched_sparse_models():
     serial = [nh.simulate(model, (0, 1), y0, t_eval=[1.0], compile=False) for y0 in Y0]
     for b, s in zip(batch, serial):
         assert np.array_equal(b.y, s.y)
+
+
+def test_compile_says_that_a_sparse_model_stays_interpreted():
+    model = nh.systems.platoon(8).nonholonomic()
+    assert model.sparse
+    with pytest.warns(RuntimeWarning, match="sparse model's tape is interpreted"):
+        model.compile()

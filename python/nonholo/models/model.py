@@ -209,6 +209,11 @@ class Model:
 
         from ..expressions.compiled import compile_model
 
+        if self.sparse and tapes is None:  # its sparse tape has no C translation (yet): say so
+            warnings.warn("model.compile(): a sparse model's tape is interpreted (its C build would cost about "
+                          "0.5 ms per instruction, minutes for a large system); nothing was compiled",
+                          RuntimeWarning, stacklevel=2)
+            return self
         params = self.param_vector() if fuse and tapes is None else None
         reason = compile_model(self.core, tapes, cache_dir, params=params)
         if reason is not None:

@@ -565,8 +565,8 @@ class System:
         return DiscreteModel(self, check.positive(h, "h"))
 
     def prefers_sparse(self) -> bool:
-        """The rule of ``sparse="auto"`` (:func:`nonholo.system.sparsity.prefers_sparse`): at least 60
-        coordinates, at most a tenth of the entries of G, A and mu structurally nonzero."""
+        """The rule of ``sparse="auto"`` (:func:`nonholo.system.sparsity.prefers_sparse`): at least 20
+        coordinates, at most 12% of the entries of G, A and mu structurally nonzero."""
         return prefers_sparse(self)
 
     def _model(self, kind: str, order: int | None = None, sparse: bool = False, **extra):
