@@ -2,6 +2,7 @@
 #include "nonholo/sundials/dense_lu.hpp"
 
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/direct_solver.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -173,15 +174,7 @@ struct LuContent {
   sunindextype last_flag = 0;
 };
 
-LuContent& lu_content(SUNLinearSolver S) { return *static_cast<LuContent*>(S->content); }
-
-SUNLinearSolver_Type solver_gettype(SUNLinearSolver) { return SUNLINEARSOLVER_DIRECT; }
-SUNLinearSolver_ID solver_getid(SUNLinearSolver) { return SUNLINEARSOLVER_CUSTOM; }
-
-int solver_initialize(SUNLinearSolver S) {
-  lu_content(S).last_flag = SUNLS_SUCCESS;
-  return SUNLS_SUCCESS;
-}
+LuContent& lu_content(SUNLinearSolver S) { return solver_content<LuContent>(S); }
 
 int solver_setup(SUNLinearSolver S, SUNMatrix A) {
   LuContent& c = lu_content(S);
@@ -208,19 +201,9 @@ int solver_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sun::re
   return SUNLS_SUCCESS;
 }
 
-sunindextype solver_lastflag(SUNLinearSolver S) { return lu_content(S).last_flag; }
-
 int solver_space(SUNLinearSolver S, long* lenrw, long* leniw) {
   *lenrw = 0;
   *leniw = 2 + static_cast<long>(lu_content(S).pivots.size());
-  return SUNLS_SUCCESS;
-}
-
-int solver_free(SUNLinearSolver S) {
-  if (S == nullptr) return SUNLS_SUCCESS;
-  std::unique_ptr<LuContent> owned(static_cast<LuContent*>(S->content));
-  S->content = nullptr;
-  SUNLinSolFreeEmpty(S);
   return SUNLS_SUCCESS;
 }
 
@@ -250,20 +233,9 @@ int dense_matrix_size(SUNMatrix A) { return static_cast<int>(content(A).a.rows()
 bool is_dense_matrix(SUNMatrix A) { return A != nullptr && A->ops != nullptr && A->ops->getid == matrix_getid; }
 
 LinearSolverPtr make_dense_lu(int n, SUNContext ctx) {
-  SUNLinearSolver S = SUNLinSolNewEmpty(ctx);
-  if (S == nullptr) return nullptr;
-  S->ops->gettype = solver_gettype;
-  S->ops->getid = solver_getid;
-  S->ops->initialize = solver_initialize;
-  S->ops->setup = solver_setup;
-  S->ops->solve = solver_solve;
-  S->ops->lastflag = solver_lastflag;
-  S->ops->space = solver_space;
-  S->ops->free = solver_free;
-  auto owned = std::make_unique<LuContent>();
-  owned->pivots.assign(static_cast<std::size_t>(std::max(n, 0)), 0);
-  S->content = owned.release();
-  return LinearSolverPtr(S);
+  auto content = std::make_unique<LuContent>();
+  content->pivots.assign(static_cast<std::size_t>(std::max(n, 0)), 0);
+  return make_direct_solver(ctx, std::move(content), solver_setup, solver_solve, solver_space);
 }
 
 }  // namespace nonholo::sun

@@ -10,6 +10,7 @@
 #include <nvector/nvector_serial.h>
 
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/direct_solver.hpp"
 
 namespace nonholo::sun {
 
@@ -107,15 +108,7 @@ struct LuContent {
   sunindextype last_flag = 0;
 };
 
-LuContent& lu_content(SUNLinearSolver S) { return *static_cast<LuContent*>(S->content); }
-
-SUNLinearSolver_Type solver_gettype(SUNLinearSolver) { return SUNLINEARSOLVER_DIRECT; }
-SUNLinearSolver_ID solver_getid(SUNLinearSolver) { return SUNLINEARSOLVER_CUSTOM; }
-
-int solver_initialize(SUNLinearSolver S) {
-  lu_content(S).last_flag = SUNLS_SUCCESS;
-  return SUNLS_SUCCESS;
-}
+LuContent& lu_content(SUNLinearSolver S) { return solver_content<LuContent>(S); }
 
 int solver_setup(SUNLinearSolver S, SUNMatrix A) {
   LuContent& c = lu_content(S);
@@ -151,19 +144,9 @@ int solver_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sun::re
   return SUNLS_SUCCESS;
 }
 
-sunindextype solver_lastflag(SUNLinearSolver S) { return lu_content(S).last_flag; }
-
 int solver_space(SUNLinearSolver, long* lenrw, long* leniw) {
   *lenrw = 0;
   *leniw = 2;
-  return SUNLS_SUCCESS;
-}
-
-int solver_free(SUNLinearSolver S) {
-  if (S == nullptr) return SUNLS_SUCCESS;
-  std::unique_ptr<LuContent> owned(static_cast<LuContent*>(S->content));
-  S->content = nullptr;
-  SUNLinSolFreeEmpty(S);
   return SUNLS_SUCCESS;
 }
 
@@ -193,18 +176,7 @@ void sparse_scale_add_identity(double c, const double* J, SUNMatrix A) {
 }
 
 LinearSolverPtr make_sparse_lu(SUNContext ctx) {
-  SUNLinearSolver S = SUNLinSolNewEmpty(ctx);
-  if (S == nullptr) return nullptr;
-  S->ops->gettype = solver_gettype;
-  S->ops->getid = solver_getid;
-  S->ops->initialize = solver_initialize;
-  S->ops->setup = solver_setup;
-  S->ops->solve = solver_solve;
-  S->ops->lastflag = solver_lastflag;
-  S->ops->space = solver_space;
-  S->ops->free = solver_free;
-  S->content = std::make_unique<LuContent>().release();
-  return LinearSolverPtr(S);
+  return make_direct_solver(ctx, std::make_unique<LuContent>(), solver_setup, solver_solve, solver_space);
 }
 
 }  // namespace nonholo::sun

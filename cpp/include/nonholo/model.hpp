@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +26,24 @@ using JacobianScalar = Dual<double, kJacobianChunk>;
 
 struct Workspace {
   virtual ~Workspace() = default;
+};
+
+// A yes/no decided on first use, from any thread (each computes the same answer): for choices
+// that read tapes a large system builds only when needed (mechanical_system.hpp).
+class LazyChoice {
+ public:
+  template <class Decide>
+  bool get(Decide&& decide) const {
+    signed char known = value_.load(std::memory_order_relaxed);
+    if (known < 0) {
+      known = decide() ? 1 : 0;
+      value_.store(known, std::memory_order_relaxed);
+    }
+    return known != 0;
+  }
+
+ private:
+  mutable std::atomic<signed char> value_{-1};
 };
 
 // A model whose velocity states are quasi-velocities of a frame that can turn singular along a

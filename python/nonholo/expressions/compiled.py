@@ -234,6 +234,21 @@ def _cached(core, tapes, directory: Path, compiler: str) -> bool:
                for which in tapes)
 
 
+def _uncompiled(core) -> tuple:
+    """The tapes of ``core.rhs_tapes`` (bit for bit the interpreter's) not compiled yet."""
+    return tuple(t for t in core.rhs_tapes if not _core.tape_compiled(core, t))
+
+
+def _pending(core) -> tuple | None:
+    """``(tapes, instructions of each, compiler)`` of what compile="auto" could build; None when
+    nothing is left to compile or no C compiler is found."""
+    tapes = _uncompiled(core)
+    compiler = _compiler() if tapes else None
+    if compiler is None:
+        return None
+    return tapes, [_core.diagnostics.tape_size(core, which)[0] for which in tapes], compiler
+
+
 def auto_compile(core, n_rhs: float, parallel: int = 1, cache_dir=None) -> bool:
     """``compile="auto"``: compile the tapes of ``core.rhs_tapes`` (those bit for bit the
     interpreter's; never the fused right-hand side, equal only to rounding) when ``n_rhs``
@@ -246,13 +261,10 @@ def auto_compile(core, n_rhs: float, parallel: int = 1, cache_dir=None) -> bool:
     built side by side), and cost = I * LOAD_NS_PER_INSTRUCTION when the cache holds them already.
     Returns True when the tapes are compiled afterwards; without a C compiler nothing changes (and
     nothing is said: the interpreter was not asked to go)."""
-    tapes = tuple(t for t in core.rhs_tapes if not _core.tape_compiled(core, t))
-    if not tapes:
-        return True
-    compiler = _compiler()
-    if compiler is None:
-        return False
-    sizes = [_core.diagnostics.tape_size(core, which)[0] for which in tapes]
+    pending = _pending(core)
+    if pending is None:
+        return not _uncompiled(core)
+    tapes, sizes, compiler = pending
     saved = n_rhs * SAVED_NS_PER_INSTRUCTION * sum(sizes) / max(parallel, 1)
     if saved <= LOAD_NS_PER_INSTRUCTION * sum(sizes):  # not even a cached kernel pays
         return False
@@ -283,13 +295,10 @@ def hot_delay(core) -> tuple | None:
     """``(seconds, tapes)``: when a single run of ``core`` should start compiling the tapes of
     ``core.rhs_tapes`` not compiled yet (those bit for bit the interpreter's) and which; None when
     there is nothing to compile or no C compiler. A cached build costs its loading only."""
-    tapes = tuple(t for t in core.rhs_tapes if not _core.tape_compiled(core, t))
-    if not tapes:
+    pending = _pending(core)
+    if pending is None:
         return None
-    compiler = _compiler()
-    if compiler is None:
-        return None
-    sizes = [_core.diagnostics.tape_size(core, which)[0] for which in tapes]
+    tapes, sizes, compiler = pending
     if _cached(core, tapes, cache_directory(), compiler):
         cost = LOAD_NS_PER_INSTRUCTION * sum(sizes)
     else:

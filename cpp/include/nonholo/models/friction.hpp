@@ -5,8 +5,6 @@
 // eps is the last parameter, after the system's own.
 #pragma once
 
-#include <atomic>
-
 #include "nonholo/model.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
@@ -81,14 +79,9 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // Chosen on first use (the Jacobian tape of a large system is built only when needed): the
   // same answer from any thread.
   bool implicit() const {
-    signed char known = implicit_.load(std::memory_order_relaxed);
-    if (known < 0) {
-      known = implicit_jacobian_cost() <= dual_jacobian_cost();
-      implicit_.store(known, std::memory_order_relaxed);
-    }
-    return known != 0;
+    return implicit_.get([this] { return implicit_jacobian_cost() <= dual_jacobian_cost(); });
   }
-  mutable std::atomic<signed char> implicit_{-1};
+  LazyChoice implicit_;
 };
 
 }  // namespace nonholo

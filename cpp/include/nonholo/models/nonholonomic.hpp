@@ -3,8 +3,6 @@
 // the multipliers lambda being algebraic (Lewis-Murray 1995, eq. (2.1); notes/001 section 2.4).
 #pragma once
 
-#include <atomic>
-
 #include "nonholo/models/constrained_model.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
@@ -68,14 +66,9 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   // Chosen on first use (the Jacobian tape of a large system is built only when needed): the
   // same answer from any thread.
   bool implicit() const {
-    signed char known = implicit_.load(std::memory_order_relaxed);
-    if (known < 0) {
-      known = implicit_jacobian_cost() <= dual_jacobian_cost();
-      implicit_.store(known, std::memory_order_relaxed);
-    }
-    return known != 0;
+    return implicit_.get([this] { return implicit_jacobian_cost() <= dual_jacobian_cost(); });
   }
-  mutable std::atomic<signed char> implicit_{-1};
+  LazyChoice implicit_;
 };
 
 }  // namespace nonholo
