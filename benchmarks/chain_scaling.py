@@ -14,7 +14,7 @@ What is timed
   the System (SymPy to tapes), the nonholonomic model and its first right-hand side, the friction
   model and its first right-hand side, and the friction model's first Jacobian, which builds the
   derivative tapes (built lazily above 40 coordinates); median of ``--setup-repeats`` samples
-  (default 3), interleaved over the sizes;
+  (default 3), interleaved over the sizes; the process's peak resident memory (median);
 * per step: ``nh.simulate`` over t in [0, 2] divided by its steps (and right-hand sides), every
   (N, model) once per round after an untimed round, ``--repeats`` rounds (default 5), medians.
 

@@ -23,7 +23,8 @@ What is timed
   clock starts): ``nh.systems.platoon(K)`` (SymPy to the system's tapes), then the nonholonomic
   model's construction and first right-hand side, then the friction model's construction, first
   right-hand side and first Jacobian (which builds the derivative tapes, lazily built above 40
-  coordinates); median of ``--setup-repeats`` samples (default 3), interleaved over the sizes;
+  coordinates); median of ``--setup-repeats`` samples (default 3), interleaved over the sizes; the
+  process's peak resident memory (median);
 * per step: ``nh.simulate(model, (0, 2), y0)``, time.perf_counter around the call, divided by
   ``result.stats["n_steps"]`` (and by ``n_rhs``); every run of every (K, path, model) in one round,
   ``--repeats`` rounds (default 5) after one untimed round, medians.
@@ -46,6 +47,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -102,6 +104,7 @@ def setup_sample(family: str, size: int, eps: float, sparse) -> dict:
     t0 = time.perf_counter()
     model.core.jacobian(0.0, y0, p)  # the friction model's first Jacobian builds its derivative tapes
     out["jacobian"] = time.perf_counter() - t0
+    out["peak MB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kB
     return out
 
 
@@ -117,7 +120,7 @@ def setup_samples(script: str, family: str, sizes: list, dense_max: int, eps: fl
             samples[(size, path)].append(json.loads(done.stdout.strip().splitlines()[-1]))
     out = {}
     for c, runs in samples.items():
-        out[c] = {part: statistics.median(r[part] for r in runs) for part in SETUP_PARTS}
+        out[c] = {part: statistics.median(r[part] for r in runs) for part in (*SETUP_PARTS, "peak MB")}
         out[c]["paths"] = {k: runs[0][f"{k} sparse"] for k in KINDS}
     return out
 
@@ -177,11 +180,11 @@ def path_name(path: str, sparse: bool) -> str:
 
 def setup_table(setups: dict, n_of, size_name: str) -> str:
     lines = [f"| {size_name} | n | path | system | nonholonomic model + first rhs | friction model + first rhs "
-             "| friction's first Jacobian | total |", "|---:|---:|---|---:|---:|---:|---:|---:|"]
+             "| friction's first Jacobian | total | peak memory |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     for (size, path), r in setups.items():
         total = sum(r[p] for p in SETUP_PARTS)
         lines.append(f"| {size} | {n_of(size)} | {path_name(path, r['paths']['friction'])} | "
-                     + " | ".join(_s(r[p]) for p in SETUP_PARTS) + f" | {_s(total)} |")
+                     + " | ".join(_s(r[p]) for p in SETUP_PARTS) + f" | {_s(total)} | {r['peak MB']:.0f} MB |")
     return "\n".join(lines)
 
 
