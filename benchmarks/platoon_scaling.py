@@ -12,10 +12,16 @@ the friction model (eps = 1e-3; BDF with the automatic Jacobian), each built twi
   a sparse L D L^T, a sparse Newton matrix) from n >= 60 at density <= 0.1, so at K >= 20; the
   dense path at K = 10;
 * ``sparse=False``: the dense path (dense L D L^T of G and of A G^-1 A^T, dense Jacobian tapes),
-  up to K = ``--dense-max`` (default 100). Above, the dense path is not feasible: its set-up alone
-  took 17 s at K = 100 (friction), the dense Newton matrix of the friction model has (2n)^2 entries
-  and its LU costs (2n)^3 / 3 = 1.5e9 flops per factorization at K = 300, and the dense implicit
-  Jacobian contracts dG/dq, n^3 = 7e8 entries (6 GB) at K = 300.
+  up to K = ``--dense-max`` (default 100). K = 300 is not run dense: measured on 2026-11-28, the
+  dense friction model's first Jacobian (which builds its dense derivative tapes) took 0.36 s at
+  K = 30 and 12 s at K = 100 with 1.4 GB resident (about n^3: dG/dq has n^3 entries), which
+  extrapolates to about 5 minutes and 35-40 GB at K = 300, past this machine's memory; its runs
+  grow like n^2.9 per step (22 s per run at K = 100, about 9 minutes at K = 300).
+
+Measured (2026-11-28, loaded 2-core machine, default sizes): the sparse path's cost per step grows
+like n^0.76 (nonholonomic) and n^0.86 (friction) from K = 30 to 300 against n^2.4 and n^2.9 dense
+from K = 10 to 100; at K = 100 the sparse runs are 150x (nonholonomic) and 250x (friction) faster,
+and the set-up of both models at K = 300 takes 4 s, 3 s of it SymPy building the system.
 
 What is timed
 -------------
