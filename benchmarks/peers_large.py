@@ -39,7 +39,9 @@ address-space limit (``--memory-gb``): the nonholo reference (rtol 1e-12), then 
 peer is set up (time reported apart from the run), run once and compared with the reference (max
 error relative to max(1, |y|) at most 1e-5), then timed in interleaved rounds (median of
 ``--repeats``). A peer whose set-up or first run outlasts the budget is killed and skipped with the
-reason (and not tried at larger sizes of the same workload, nor is a peer whose set-up failed);
+reason (and not tried at larger sizes of the same workload, nor is a peer whose set-up failed); when
+deriving the peers' equations outlasts the budget, the row is measured for nonholo alone and the
+SymPy peers are not tried at that size's other kind nor at larger sizes;
 the slowest peers are left out of the
 timed rounds when the rounds would outlast the budget. Per-step cost = median run time / steps
 (CVODES' nsteps, SciPy's accepted steps, nonholo's n_steps); its exponent in n is fitted by
@@ -180,14 +182,15 @@ def row(spec: dict, report) -> dict:
     report("reference")
     ref = nonholo_runner(model, y0, REF_RTOL, REF_ATOL)()
     report("blocks")
-    blocks, blocks_time = cached_blocks(system, spec)
+    no_equations = all(peer in spec["excluded"] for peer in SYMPY_PEERS)
+    blocks, blocks_time = (None, None) if no_equations else cached_blocks(system, spec)
     holder = {}
     workload = dict(builders=builders(system, spec["kind"], y0, model, blocks, spec["excluded"], holder), ref=ref,
                     to_common=None, agree=1e-5, nonholo_setup=nonholo_setup)
     left = spec["budget"] - (time.perf_counter() - spec["started"])
     res = measure(workload, spec["repeats"], budget=left, progress=report)
     for peer in SYMPY_PEERS:
-        if peer in res["setups"] and peer not in spec["excluded"]:
+        if peer in res["setups"] and peer not in spec["excluded"] and blocks_time is not None:
             res["setups"][peer] += blocks_time
     res["blocks"] = blocks_time
     res["n"] = system.n
@@ -250,12 +253,16 @@ def run_row(spec: dict, budget: float, memory_gb: float) -> tuple:
 
 
 def measure_row(spec: dict, budget: float, memory_gb: float) -> dict:
-    """The row, retried without a peer whose set-up or first run was stopped by the budget."""
+    """The row, retried without a peer whose set-up or first run was stopped by the budget (without the
+    SymPy peers when deriving their equations was stopped: nonholo is measured alone)."""
     excluded = dict(spec["excluded"])
     while True:
         res, stage, error = run_row(dict(spec, excluded=excluded), budget, memory_gb)
         if res is not None:
             return res
+        if stage == "blocks" and not all(p in excluded for p in SYMPY_PEERS):
+            excluded |= {p: f"deriving the peers' equations {error}" for p in SYMPY_PEERS}
+            continue
         peer = stage.removeprefix("set-up ") if stage.startswith("set-up ") else None
         if peer is None or peer in excluded:
             return dict(failed=f"row not measured: {error} (during {stage})")
@@ -287,7 +294,8 @@ def setup_table(rows) -> str:
     for name, res in rows:
         setups = [f"{res['setups'][p]:.2f} s" if p in res["setups"] and p not in res["skipped"] else "-"
                   for p in PEERS]
-        lines.append(f"| {name} | {res['n']} | {_path(res)} | " + " | ".join(setups) + f" | {res['blocks']:.1f} s |")
+        blocks = "-" if res["blocks"] is None else f"{res['blocks']:.1f} s"
+        lines.append(f"| {name} | {res['n']} | {_path(res)} | " + " | ".join(setups) + f" | {blocks} |")
     return "\n".join(lines)
 
 
@@ -336,8 +344,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     argv = sys.argv[1:] if argv is None else argv
     sparse = {"true": True, "false": False}.get(args.sparse.lower(), args.sparse)
+    def save_raw(rows, partial=True):
+        if args.raw:
+            write_raw(args, argv, rows, partial)
+
     with tempfile.TemporaryDirectory(prefix="peers_large_") as cache:
-        rows = measure_rows(args, sparse, cache)
+        rows = measure_rows(args, sparse, cache, save_raw)
     measured = [(label(spec), res) for spec, res in rows if "failed" not in res]
     notes = [f"- {label(spec)}: {res['failed']}" for spec, res in rows if "failed" in res]
     for spec, res in rows:
@@ -353,34 +365,43 @@ def main(argv=None) -> int:
             + ("\n\nFitted exponent of the cost per step against n:\n\n" + slope_table(fitted) if fitted else "")
             + ("\n\n" + "\n".join(notes) if notes else "") + "\n")
     emit(text, Output(args.markdown, args.json, script_options(argv)))
-    if args.raw:
-        record = dict(command="python benchmarks/peers_large.py " + " ".join(script_options(argv)),
-                      date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), load_average=list(os.getloadavg()), rtol=RTOL,
-                      atol=ATOL, t=T, eps=EPS, repeats=args.repeats, budget_s=args.budget, peers=list(PEERS),
-                      rows=[dict(workload=label(spec), family=spec["family"], size=spec["size"], kind=spec["kind"],
-                                 **_jsonable(res)) for spec, res in rows],
-                      slopes=[dict(workload=w, peer=p, n=n, exponent=e) for w, p, n, e in fitted])
-        Path(args.raw).write_text(json.dumps(record, indent=1) + "\n")
+    save_raw(rows, partial=False)
     return 0
 
 
-def measure_rows(args, sparse, cache: str) -> list:
-    """[(spec, result)] of every row, in order; a peer given up at a smaller size is not tried at larger ones."""
+def write_raw(args, argv, rows, partial: bool) -> None:
+    """Every number of the rows measured so far (``partial``: written after each row, so a stopped run keeps them)."""
+    record = dict(command="python benchmarks/peers_large.py " + " ".join(script_options(argv)), partial=partial,
+                  date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), load_average=list(os.getloadavg()), rtol=RTOL,
+                  atol=ATOL, t=T, eps=EPS, repeats=args.repeats, budget_s=args.budget, peers=list(PEERS),
+                  rows=[dict(workload=label(spec), family=spec["family"], size=spec["size"], kind=spec["kind"],
+                             **_jsonable(res)) for spec, res in rows],
+                  slopes=[dict(workload=w, peer=p, n=n, exponent=e) for w, p, n, e in slopes(rows)])
+    Path(args.raw).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def measure_rows(args, sparse, cache: str, after_row=lambda rows: None) -> list:
+    """[(spec, result)] of every row, in order; a peer given up at a smaller size is not tried at larger ones.
+    ``after_row(rows)`` is called after each row."""
     specs = [dict(family=f, size=s, kind=k, repeats=args.repeats, sparse=sparse, excluded={}, cache=cache)
              for f, sizes in (("platoon", args.platoon), ("chain", args.chain)) for s in sizes
              for k in args.kinds.split(",")]
     rows, given_up = [], {}
     for spec in specs:
         key = (spec["family"], spec["kind"])
-        spec["excluded"] = dict(given_up.get(key, {}))
+        spec["excluded"] = dict(given_up.get(key, {})) | given_up.get(spec["family"], {})
         started = time.perf_counter()
         res = measure_row(spec, args.budget, args.memory_gb)
         rows.append((spec, res))
+        after_row(rows)
         if "failed" in res:
             print(f"{label(spec)}: {res['failed']}", flush=True)
             continue
         for peer, why in res["skipped"].items():
-            if ("budget" in why or "set-up failed" in why or "could not build" in why) and peer not in spec["excluded"]:
+            if why.startswith("deriving the peers' equations") and peer not in spec["excluded"]:
+                # the other kind of this size and the larger sizes need the same equations
+                given_up.setdefault(spec["family"], {})[peer] = f"{why} at {label(spec)}; not tried"
+            elif any(w in why for w in ("budget", "set-up failed", "could not build")) and peer not in spec["excluded"]:
                 given_up.setdefault(key, {})[peer] = f"{why.split(';')[0]} at {label(spec)}; not tried"
         print(f"{label(spec)} ({time.perf_counter() - started:.0f} s): "
               + ", ".join(f"{p} {t * 1e3:.3g} ms" for p, t in res["medians"].items()), flush=True)
