@@ -28,7 +28,9 @@ Peers
 
 The peers' equations are built from the system's own SymPy expressions by
 ``peer_models.sparse_saddle_point_blocks`` (derivatives of the nonzero entries only), once per row;
-that time is added to the set-up of each of the three peers.
+that time is added to the set-up of each of the three peers. They are derived once per system and size
+(the nonholonomic and the friction rows of one size share them: pickled to a temporary directory by the
+first row, which records the time it took).
 
 Method
 ------
@@ -37,13 +39,19 @@ address-space limit (``--memory-gb``): the nonholo reference (rtol 1e-12), then 
 peer is set up (time reported apart from the run), run once and compared with the reference (max
 error relative to max(1, |y|) at most 1e-5), then timed in interleaved rounds (median of
 ``--repeats``). A peer whose set-up or first run outlasts the budget is killed and skipped with the
-reason (and not tried at larger sizes of the same workload); the slowest peers are left out of the
+reason (and not tried at larger sizes of the same workload, nor is a peer whose set-up failed); when
+deriving the peers' equations outlasts the budget, the row is measured for nonholo alone and the
+SymPy peers are not tried at that size's other kind nor at larger sizes;
+the slowest peers are left out of the
 timed rounds when the rounds would outlast the budget. Per-step cost = median run time / steps
 (CVODES' nsteps, SciPy's accepted steps, nonholo's n_steps); its exponent in n is fitted by
 ``nonholo.testing.loglog_slope`` over the sizes that ran.
 
+The tables go to stdout, ``--markdown PATH`` and ``--json PATH`` (the report's results format,
+benchmarks/cli.py); ``--raw PATH`` keeps every number of every row (medians, set-ups, errors, steps).
+
 Usage: PYTHONPATH=python python3 benchmarks/peers_large.py [--platoon 10 30 100 300] [--chain 64 128]
-       [--repeats 5] [--budget 600] [--markdown PATH] [--json PATH]
+       [--repeats 5] [--budget 600] [--markdown PATH] [--json PATH] [--raw PATH]
 """
 
 from __future__ import annotations
@@ -58,9 +66,10 @@ import argparse  # noqa: E402
 import inspect  # noqa: E402
 import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
-import platform  # noqa: E402
+import pickle  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -71,6 +80,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
 from nonholo.testing import loglog_slope  # noqa: E402
+from cli import Output, add_output_options, emit, script_options  # noqa: E402
 from peer_models import casadi_sparse_saddle_ode, scipy_sparse_saddle, sparse_saddle_point_blocks  # noqa: E402
 from peers import REF_ATOL, REF_RTOL, Skip, _not_applicable, casadi_runner, chain_state, measure, table  # noqa: E402
 
@@ -172,22 +182,33 @@ def row(spec: dict, report) -> dict:
     report("reference")
     ref = nonholo_runner(model, y0, REF_RTOL, REF_ATOL)()
     report("blocks")
-    t0 = time.perf_counter()
-    blocks = sparse_saddle_point_blocks(system)
-    blocks_time = time.perf_counter() - t0
+    no_equations = all(peer in spec["excluded"] for peer in SYMPY_PEERS)
+    blocks, blocks_time = (None, None) if no_equations else cached_blocks(system, spec)
     holder = {}
     workload = dict(builders=builders(system, spec["kind"], y0, model, blocks, spec["excluded"], holder), ref=ref,
                     to_common=None, agree=1e-5, nonholo_setup=nonholo_setup)
     left = spec["budget"] - (time.perf_counter() - spec["started"])
     res = measure(workload, spec["repeats"], budget=left, progress=report)
     for peer in SYMPY_PEERS:
-        if peer in res["setups"] and peer not in spec["excluded"]:
+        if peer in res["setups"] and peer not in spec["excluded"] and blocks_time is not None:
             res["setups"][peer] += blocks_time
     res["blocks"] = blocks_time
     res["n"] = system.n
-    res["nonholo_sparse"] = (spec["sparse"] if sparse_supported(system) else "not available (dense path)")
+    res["nonholo_sparse"] = getattr(model, "sparse", "not available (dense path)")  # what ran, not what was asked
     res["nonholo_method"] = getattr(holder.get("nonholo"), "method", None)
     return res
+
+
+def cached_blocks(system, spec: dict) -> tuple:
+    """(blocks, seconds to derive them): derived by the first row of a system and size, pickled for the next."""
+    path = Path(spec["cache"]) / f"{spec['family']}-{spec['size']}.pickle"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    t0 = time.perf_counter()
+    blocks = sparse_saddle_point_blocks(system)
+    out = (blocks, time.perf_counter() - t0)
+    path.write_bytes(pickle.dumps(out))
+    return out
 
 
 def _child(spec, conn, memory_gb):
@@ -232,12 +253,16 @@ def run_row(spec: dict, budget: float, memory_gb: float) -> tuple:
 
 
 def measure_row(spec: dict, budget: float, memory_gb: float) -> dict:
-    """The row, retried without a peer whose set-up or first run was stopped by the budget."""
+    """The row, retried without a peer whose set-up or first run was stopped by the budget (without the
+    SymPy peers when deriving their equations was stopped: nonholo is measured alone)."""
     excluded = dict(spec["excluded"])
     while True:
         res, stage, error = run_row(dict(spec, excluded=excluded), budget, memory_gb)
         if res is not None:
             return res
+        if stage == "blocks" and not all(p in excluded for p in SYMPY_PEERS):
+            excluded |= {p: f"deriving the peers' equations {error}" for p in SYMPY_PEERS}
+            continue
         peer = stage.removeprefix("set-up ") if stage.startswith("set-up ") else None
         if peer is None or peer in excluded:
             return dict(failed=f"row not measured: {error} (during {stage})")
@@ -257,19 +282,36 @@ def per_step(res, peer):
     return t / steps if t is not None and steps else None
 
 
-def cost_table(rows) -> str:
-    """n, set-up per peer, steps and per-step cost per peer."""
-    head = ("| workload | n | " + " | ".join(f"{p}: set-up" for p in PEERS) + " | "
-            + " | ".join(f"{p}: steps, per step" for p in PEERS) + " |")
-    lines = [head, "|---|---:|" + "---:|" * (2 * len(PEERS))]
+def _path(res) -> str:
+    sparse = res.get("nonholo_sparse")
+    return "sparse" if sparse is True else "dense" if sparse is False else str(sparse)
+
+
+def setup_table(rows) -> str:
+    """n, the path nonholo ran, and each peer's set-up (the peers' includes deriving their equations)."""
+    lines = ["| workload | n | nonholo's path | " + " | ".join(PEERS) + " | peers' equations (in their set-up) |",
+             "|---|---:|---|" + "---:|" * (len(PEERS) + 1)]
     for name, res in rows:
-        if "failed" in res:
-            continue
         setups = [f"{res['setups'][p]:.2f} s" if p in res["setups"] and p not in res["skipped"] else "-"
                   for p in PEERS]
-        steps = [f"{res['peer_steps'][p]}, {per_step(res, p) * 1e6:.3g} us" if per_step(res, p) else "-"
+        blocks = "-" if res["blocks"] is None else f"{res['blocks']:.1f} s"
+        lines.append(f"| {name} | {res['n']} | {_path(res)} | " + " | ".join(setups) + f" | {blocks} |")
+    return "\n".join(lines)
+
+
+def step_table(rows) -> str:
+    """Steps and per-step cost (median run / steps) of every peer."""
+    lines = ["| workload | " + " | ".join(PEERS) + " |", "|---|" + "---:|" * len(PEERS)]
+    for name, res in rows:
+        cells = [f"{res['peer_steps'][p]} steps, {per_step(res, p) * 1e6:.3g} us" if per_step(res, p) else "-"
                  for p in PEERS]
-        lines.append(f"| {name} | {res['n']} | " + " | ".join(setups) + " | " + " | ".join(steps) + " |")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def slope_table(fitted) -> str:
+    lines = ["| workload | peer | sizes n | per-step cost ~ n^p: p |", "|---|---|---|---:|"]
+    lines += [f"| {what} | {peer} | {', '.join(map(str, n))} | {s:.2f} |" for what, peer, n, s in fitted]
     return "\n".join(lines)
 
 
@@ -297,53 +339,73 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=600.0, help="wall-time budget per row, seconds")
     parser.add_argument("--memory-gb", type=float, default=6.0, help="address-space limit of a row's process")
     parser.add_argument("--sparse", default="auto", help="nonholo's sparse= option, when its factories take it")
-    parser.add_argument("--markdown", help="write the tables to this file")
-    parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "peers_large.json"))
+    add_output_options(parser)
+    parser.add_argument("--raw", help="write every number of every row (medians, set-ups, errors) to this JSON file")
     args = parser.parse_args(argv)
-    kinds = args.kinds.split(",")
-    specs = [dict(family=f, size=s, kind=k, repeats=args.repeats, sparse=args.sparse, excluded={})
-             for f, sizes in (("platoon", args.platoon), ("chain", args.chain)) for s in sizes for k in kinds]
-    rows, given_up = [], {}
-    for spec in specs:
-        key = (spec["family"], spec["kind"])
-        spec["excluded"] = {p: why for p, why in given_up.get(key, {}).items()}
-        started = time.perf_counter()
-        res = measure_row(spec, args.budget, args.memory_gb)
-        rows.append((spec, res))
-        if "failed" in res:
-            print(f"{label(spec)}: {res['failed']}", flush=True)
-            continue
-        for peer, why in res["skipped"].items():
-            if "budget" in why and peer not in spec["excluded"]:
-                given_up.setdefault(key, {})[peer] = f"{why.split(';')[0]} at a smaller size; not tried"
-        print(f"{label(spec)} ({time.perf_counter() - started:.0f} s): "
-              + ", ".join(f"{p} {t * 1e3:.3g} ms" for p, t in res["medians"].items()), flush=True)
+    argv = sys.argv[1:] if argv is None else argv
+    sparse = {"true": True, "false": False}.get(args.sparse.lower(), args.sparse)
+    def save_raw(rows, partial=True):
+        if args.raw:
+            write_raw(args, argv, rows, partial)
+
+    with tempfile.TemporaryDirectory(prefix="peers_large_") as cache:
+        rows = measure_rows(args, sparse, cache, save_raw)
     measured = [(label(spec), res) for spec, res in rows if "failed" not in res]
     notes = [f"- {label(spec)}: {res['failed']}" for spec, res in rows if "failed" in res]
     for spec, res in rows:
         if "failed" not in res:
             notes += [f"- {label(spec)}: {peer} skipped: {why}" for peer, why in res["skipped"].items()]
     fitted = slopes(rows)
-    notes += [f"- {what}: {peer}'s cost per step grows like n^{s:.2f} (n = {', '.join(map(str, n))})"
-              for what, peer, n, s in fitted]
-    sparse = {res["nonholo_sparse"] for _, res in rows if "nonholo_sparse" in res}
     text = (f"Medians of {args.repeats} interleaved repeats (ratio to nonholo in brackets); t in [0, 2], rtol 1e-8, "
-            f"atol 1e-10; nonholo's sparse option: {', '.join(sorted(map(str, sparse)))}.\n\n"
-            + table(measured, PEERS) + "\n\nSet-up (apart from the runs) and per-step cost (median run / steps):\n\n"
-            + cost_table(measured) + "\n\n" + "\n".join(notes) + "\n")
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text)
-    record = dict(command="PYTHONPATH=python python3 benchmarks/peers_large.py " + " ".join(argv or sys.argv[1:]),
-                  date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), machine=platform.platform(),
-                  load_average=list(os.getloadavg()), rtol=RTOL, atol=ATOL, t=T, eps=EPS,
-                  repeats=args.repeats, budget_s=args.budget, peers=list(PEERS),
+            f"atol 1e-10; nonholo's sparse= option: {args.sparse}; per-row budget {args.budget:.0f} s.\n\n"
+            + table(measured, PEERS) + "\n\nSet-up, apart from the runs (nonholo: system, model and first "
+            "right-hand side; the peers: their equations from the system's SymPy expressions, then their own "
+            "set-up):\n\n" + setup_table(measured) + "\n\nSteps and cost per step (median run / steps):\n\n"
+            + step_table(measured)
+            + ("\n\nFitted exponent of the cost per step against n:\n\n" + slope_table(fitted) if fitted else "")
+            + ("\n\n" + "\n".join(notes) if notes else "") + "\n")
+    emit(text, Output(args.markdown, args.json, script_options(argv)))
+    save_raw(rows, partial=False)
+    return 0
+
+
+def write_raw(args, argv, rows, partial: bool) -> None:
+    """Every number of the rows measured so far (``partial``: written after each row, so a stopped run keeps them)."""
+    record = dict(command="python benchmarks/peers_large.py " + " ".join(script_options(argv)), partial=partial,
+                  date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), load_average=list(os.getloadavg()), rtol=RTOL,
+                  atol=ATOL, t=T, eps=EPS, repeats=args.repeats, budget_s=args.budget, peers=list(PEERS),
                   rows=[dict(workload=label(spec), family=spec["family"], size=spec["size"], kind=spec["kind"],
                              **_jsonable(res)) for spec, res in rows],
-                  slopes=[dict(workload=w, peer=p, n=n, exponent=s) for w, p, n, s in fitted])
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
-    return 0
+                  slopes=[dict(workload=w, peer=p, n=n, exponent=e) for w, p, n, e in slopes(rows)])
+    Path(args.raw).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def measure_rows(args, sparse, cache: str, after_row=lambda rows: None) -> list:
+    """[(spec, result)] of every row, in order; a peer given up at a smaller size is not tried at larger ones.
+    ``after_row(rows)`` is called after each row."""
+    specs = [dict(family=f, size=s, kind=k, repeats=args.repeats, sparse=sparse, excluded={}, cache=cache)
+             for f, sizes in (("platoon", args.platoon), ("chain", args.chain)) for s in sizes
+             for k in args.kinds.split(",")]
+    rows, given_up = [], {}
+    for spec in specs:
+        key = (spec["family"], spec["kind"])
+        spec["excluded"] = dict(given_up.get(key, {})) | given_up.get(spec["family"], {})
+        started = time.perf_counter()
+        res = measure_row(spec, args.budget, args.memory_gb)
+        rows.append((spec, res))
+        after_row(rows)
+        if "failed" in res:
+            print(f"{label(spec)}: {res['failed']}", flush=True)
+            continue
+        for peer, why in res["skipped"].items():
+            if why.startswith("deriving the peers' equations") and peer not in spec["excluded"]:
+                # the other kind of this size and the larger sizes need the same equations
+                given_up.setdefault(spec["family"], {})[peer] = f"{why} at {label(spec)}; not tried"
+            elif any(w in why for w in ("budget", "set-up failed", "could not build")) and peer not in spec["excluded"]:
+                given_up.setdefault(key, {})[peer] = f"{why.split(';')[0]} at {label(spec)}; not tried"
+        print(f"{label(spec)} ({time.perf_counter() - started:.0f} s): "
+              + ", ".join(f"{p} {t * 1e3:.3g} ms" for p, t in res["medians"].items()), flush=True)
+    return rows
 
 
 def _jsonable(res: dict) -> dict:
