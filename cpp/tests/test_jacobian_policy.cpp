@@ -2,8 +2,8 @@
 // work depend on the mode: it settles on the mode that advances further per unit of work, tests
 // the other one rarely (doubling holds), follows a change of the dynamics, runs no test when the
 // rest of the run is short, tests early at a Newton failure of the start-up, refreshes in the
-// start-up where a refresh is cheap, weighs linear setups, and depends only on the counters it
-// is given.
+// start-up where a refresh is cheap, weighs linear setups, gives CVODE the frequencies of each
+// mode, and depends only on the counters it is given.
 #include "check.hpp"
 #include "nonholo/jacobian_policy.hpp"
 
@@ -126,6 +126,26 @@ int main() {
     advance(policy, run, turning, 1, 0.3);
     NONHOLO_CHECK(policy.refreshing());
     NONHOLO_CHECK_EQ(policy.tests(), 0L);
+  }
+  {  // CVODE's frequencies per mode: refreshing every step; in reuse, a non-stiff model keeps
+    // CVODE's (51, 20); a stiff one refreshes at each setup where a Jacobian is cheap (the sleigh's
+    // estimates: 2.17 right-hand sides, a step's fixed work 11.8) and every
+    // kStiffJacobianFrequency steps where it is not (the friction chain N = 16: 6.93, 0.37, 3.7)
+    const JacobianPolicy cheap(2.17, 11.8, 4.01), costly(6.93, 0.37, 3.7);
+    for (const JacobianPolicy* p : {&cheap, &costly}) {
+      NONHOLO_CHECK_EQ(p->frequencies(true, true).jacobian, 1L);
+      NONHOLO_CHECK_EQ(p->frequencies(true, true).setup, 1L);
+      NONHOLO_CHECK_EQ(p->frequencies(false, false).jacobian, JacobianPolicy::kCvodeJacobianFrequency);
+      NONHOLO_CHECK_EQ(p->frequencies(false, false).setup, JacobianPolicy::kCvodeSetupFrequency);
+    }
+    NONHOLO_CHECK_EQ(cheap.frequencies(false, true).jacobian, 1L);
+    NONHOLO_CHECK_EQ(cheap.frequencies(false, true).setup, JacobianPolicy::kStiffSetupFrequency);
+    NONHOLO_CHECK_EQ(costly.frequencies(false, true).jacobian, JacobianPolicy::kStiffJacobianFrequency);
+    NONHOLO_CHECK_EQ(costly.frequencies(false, true).setup, JacobianPolicy::kCvodeSetupFrequency);
+    NONHOLO_CHECK(JacobianPolicy::kStiffJacobianFrequency < JacobianPolicy::kCvodeJacobianFrequency);
+    // the chain N = 16 starts in the reuse mode, the sleigh refreshing
+    NONHOLO_CHECK(!costly.refreshing());
+    NONHOLO_CHECK(cheap.refreshing());
   }
   {  // deterministic: the same counters give the same decisions
     JacobianPolicy a(3.0), b(3.0);

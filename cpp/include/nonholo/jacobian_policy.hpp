@@ -71,6 +71,20 @@ class JacobianPolicy {
   // kCheapRefresh (1 + o) right-hand sides (header comment).
   static constexpr double kCheapRefresh = 0.6;
   static constexpr long kStiffSetupFrequency = 10;
+  // For stiff models whose Jacobian costs more than that, reuse takes a new Jacobian at the
+  // first linear setup at least kStiffJacobianFrequency steps after the last one (CVODE's msbj),
+  // not CVODE's 51: a Jacobian kept for up to 50 steps of a stiff run leaves the Newton iteration
+  // a worse direction, and the error test and the step-size choice pay for it. Measured counters
+  // (deterministic) on the friction chain, eps 1e-4, t 2, rtol 1e-8 (benchmarks/jacobian_policy.py),
+  // steps / right-hand sides / Jacobians with msbj = 5, 10, 15, 20, 30, 51: N = 16
+  // 133/187/17, 147/192/12, 135/188/8, 135/188/7, 156/222/5, 150/227/4; N = 32 57/84/9, 64/87/5,
+  // 65/89/4, 65/89/4, 65/89/3, 70/95/3. A Jacobian of 5-8 right-hand sides every 20 steps of
+  // 1.4 right-hand sides and a step's fixed work costs about 10% of the run; 20 is also CVODE's
+  // setup spacing, so the Jacobian is at most one setup older than CVODE's iteration matrix.
+  static constexpr long kStiffJacobianFrequency = 20;
+  // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
+  static constexpr long kCvodeJacobianFrequency = 51;
+  static constexpr long kCvodeSetupFrequency = 20;
 
   // CVODE's state after a step: cumulative counters, time, last step size, end of the interval.
   struct Counters {
@@ -91,6 +105,19 @@ class JacobianPolicy {
   bool refresh_at_setups() const { return cost_ <= kRefreshAtSetups * (1.0 + step_cost_); }
   // The start-up refreshes every step (a refresh costs little next to a step's fixed work).
   bool refresh_first() const { return cost_ + setup_cost_ <= kCheapRefresh * (1.0 + step_cost_); }
+  // CVODE's Jacobian and linear-setup frequencies of a mode (CVodeSetJacEvalFrequency,
+  // CVodeSetLSetupFrequency): every step when refreshing; in the reuse mode, for stiff models a
+  // Jacobian at each setup (every kStiffSetupFrequency steps, refresh_at_setups()) or every
+  // kStiffJacobianFrequency steps, for non-stiff ones (the same steps in every mode) CVODE's own.
+  struct Frequencies {
+    long jacobian, setup;
+  };
+  Frequencies frequencies(bool refresh, bool stiff) const {
+    if (refresh) return {1, 1};
+    if (!stiff) return {kCvodeJacobianFrequency, kCvodeSetupFrequency};
+    if (refresh_at_setups()) return {1, kStiffSetupFrequency};
+    return {kStiffJacobianFrequency, kCvodeSetupFrequency};
+  }
   long hold() const { return hold_; }
   long tests() const { return tests_; }
 

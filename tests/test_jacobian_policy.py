@@ -1,0 +1,69 @@
+"""The default Jacobian policy of BDF runs (cpp/include/nonholo/jacobian_policy.hpp), seen from the API.
+
+The policy's decisions on constructed counter sequences are tested in C++
+(cpp/tests/test_jacobian_policy.cpp). Here, on whole runs: a stiff model whose Jacobian costs
+several right-hand sides (the friction chain N = 16, eps 1e-4) keeps its Jacobian for
+JacobianPolicy::kStiffJacobianFrequency = 20 steps, so its run takes exactly the steps of
+``solver_options={"jacobian_frequency": 20}`` (the counters are deterministic); one whose Jacobian is
+cheap (the friction sleigh) refreshes it every step, like the hand-written CVODE program of
+benchmarks/friction_sleigh_cvode.cpp, and so keeps its accuracy (the error at t = 20 against a
+tight reference, rtol 1e-12, below 1e-5 where a kept Jacobian leaves 1.2e-5 to 5.4e-5); the
+chain's final state agrees with its tight reference to within 100 rtol of the state's scale.
+"""
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+
+RTOL, ATOL = 1e-8, 1e-10
+COUNTERS = ("n_steps", "n_rhs", "n_jac", "n_lin_setups", "n_nonlin_iters")
+
+
+def chain_state(system, N):
+    q = np.concatenate([[0.0, 0.0], 0.1 * np.arange(1, N + 1)])
+    v = np.zeros(N + 2)
+    v[0], v[2] = 1.0, 0.3
+    return np.concatenate([q, system.project(q, v)])
+
+
+def final(model, y0, T, **kwargs):
+    res = nh.simulate(model, (0.0, T), y0, t_eval=[T], **kwargs)
+    assert res.success, res.message
+    return res.y[:, -1], res.stats
+
+
+@pytest.fixture(scope="module")
+def chain16():
+    system = nh.systems.knife_edge_chain(16)
+    return system.friction(1e-4), chain_state(system, 16)
+
+
+def test_costly_stiff_jacobian_is_kept_for_20_steps(chain16):
+    model, y0 = chain16
+    y, stats = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
+    y20, stats20 = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": 20})
+    _, stats51 = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": 51})
+    assert [stats[k] for k in COUNTERS] == [stats20[k] for k in COUNTERS]
+    np.testing.assert_array_equal(y, y20)
+    # CVODE's own reuse (51 steps) takes more steps and right-hand sides on this run
+    assert stats51["n_steps"] > stats["n_steps"] and stats51["n_rhs"] > stats["n_rhs"]
+
+
+def test_chain_default_is_accurate(chain16):
+    model, y0 = chain16
+    y, _ = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
+    ref, _ = final(model, y0, 2.0, rtol=1e-12, atol=1e-14)
+    assert np.max(np.abs(y - ref)) <= 100 * RTOL * max(1.0, np.max(np.abs(ref)))
+
+
+@pytest.mark.parametrize("eps", [1e-4, 1e-6])
+def test_sleigh_refreshes_every_step_and_is_accurate(eps):
+    model = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2, mu=1.0).friction(eps)
+    y0 = np.array([0.0, 0.0, 0.0, -1.5, 0.0, 1.0])
+    y, stats = final(model, y0, 20.0, rtol=RTOL, atol=ATOL)
+    ref, _ = final(model, y0, 20.0, rtol=1e-12, atol=1e-14)
+    # a Jacobian at (nearly) every step: the policy's tests of reuse cost a few dozen steps at most
+    assert stats["n_jac"] >= 0.9 * stats["n_steps"]
+    # 1.6e-6 (eps 1e-4) and 7.7e-6 (eps 1e-6) refreshed; a Jacobian kept for 20 steps: 5.4e-5, 1.2e-5
+    assert np.max(np.abs(y - ref)) <= 1e-5
