@@ -2,7 +2,8 @@
 // right-hand side and from how the Newton iteration and the step sizes fare with each choice.
 //
 // CVODE's modified Newton reuses a Jacobian for up to 51 steps (and its iteration matrix for
-// 20), refreshing it earlier when the iteration fails to converge. That is right where the
+// 20), refreshing it earlier when the iteration fails to converge (the reuse mode of a stiff model
+// shortens the 51: frequencies()). That is right where the
 // Jacobian changes slowly along the solution (the knife-edge chain: 2-3x faster than a refresh
 // every step, at the same error) and wrong where it turns fast (the friction sleigh, whose stiff
 // subspace D_perp(q) turns with q: with reuse the Newton iteration fails on 7-50% of the steps,
@@ -61,11 +62,12 @@ class JacobianPolicy {
   static constexpr double kPayback = 10.0;  // remaining steps per step of a test, to run one
   // For stiff models, reuse takes a new Jacobian at each linear setup (every kStiffSetupFrequency
   // steps and at changes of the step size) while a Jacobian costs at most kRefreshAtSetups (1 + o)
-  // right-hand sides; otherwise CVODE's reuse of a Jacobian for up to 51 steps. Measured on the
+  // right-hand sides; otherwise a Jacobian every kStiffJacobianFrequency steps. Measured on the
   // knife-edge chain with friction, eps 1e-4 (N = 2, 4, 8: 15-40% fewer steps and 3-10x fewer
   // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.8); at
-  // N = 16 (4.1-5) CVODE's reuse is as fast. The non-stiff nonholonomic chain takes the same
-  // steps in every mode: there, CVODE's reuse is fastest.
+  // N = 16 (4.1-5) a Jacobian at each setup costs more than it saves. The non-stiff
+  // nonholonomic chain takes the same steps in every mode: there, CVODE's reuse (51 steps) is
+  // fastest.
   static constexpr double kRefreshAtSetups = 3.0;
   // The start-up refreshes every step while a Jacobian and a linear setup cost at most
   // kCheapRefresh (1 + o) right-hand sides (header comment).
