@@ -74,7 +74,8 @@ clean:
 # notebooks rendered by myst-nb without executing them (tests/test_notebooks.py executes them),
 # the reference generated from the docstrings; the gallery's scripts run first (docs/gallery/run.py
 # writes their figures and pages; about 40 s, then only the changed ones). Warnings are errors: a broken reference, a bad docstring or an unknown page fails the
-# build. External links are not checked (CI has no network).
+# build. External links cannot be checked offline (no linkcheck): docs/external_links.txt lists
+# them with the date each was last checked (tests/test_external_links.py).
 DOCS_BUILD ?= docs/_build
 DOCS_REQUIREMENTS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(r) for r in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
 docs-deps:

@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
-from cli import emit  # noqa: E402
+from cli import add_output_options, emit, output_of  # noqa: E402
 from nonholo import _core  # noqa: E402
 
 T_END, RTOL, ATOL = 1e-9, 1e-8, 1e-10
@@ -137,12 +137,12 @@ def report(all_cases: dict, res: dict, rounds: int, calls: int) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 rounds of 50 calls")
-    parser.add_argument("--markdown", help="write the table to this file")
+    add_output_options(parser)
     parser.add_argument("--bicycle", action="store_true", help="add the Whipple bicycle (builds it: a few seconds)")
     args = parser.parse_args(argv)
     rounds, calls = (2, 50) if args.quick else (7, 200)
     all_cases = cases(args.bicycle)
-    emit(report(all_cases, measure(all_cases, rounds, calls), rounds, calls), args.markdown)
+    emit(report(all_cases, measure(all_cases, rounds, calls), rounds, calls), output_of(args, argv))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
-from cli import emit  # noqa: E402
+from cli import add_output_options, emit, output_of  # noqa: E402
 from nonholo import _core
 from nonholo.expressions import compiled  # noqa: E402
 
@@ -177,7 +177,7 @@ def markdown(rows, batches) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 batches instead of 9")
-    parser.add_argument("--markdown", help="write the table to this file")
+    add_output_options(parser)
     parser.add_argument("--only", default="sleigh,chain8,chain16,bicycle", help="comma-separated workloads")
     args = parser.parse_args(argv)
     batches = 3 if args.quick else 9
@@ -190,7 +190,7 @@ def main(argv=None) -> int:
             rows += system_rows(*chain_cases(N), batches, orders=(1, 2) if N <= 8 else (1,))
     if "bicycle" in only:
         rows += bicycle_case(batches)
-    emit(markdown(rows, batches), args.markdown)
+    emit(markdown(rows, batches), output_of(args, argv))
     return 0
 
 

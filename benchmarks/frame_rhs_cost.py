@@ -50,6 +50,8 @@ def main(argv=None) -> None:
     if compiled:
         argv.remove("--compiled")
     repeats, markdown = repeats_and_output(__doc__, 15, argv)
+    if compiled:
+        markdown.argv.insert(0, "--compiled")  # recorded with the results
     lines = ["| system | n | k | order | coordinates (us) | frame (us) | frame / coordinates "
              "| cost model coord. / frame (us) | method coord. / frame |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 import nonholo as nh
+from cli import results_record, script_options  # the script's directory is on sys.path
 
 HERE = Path(__file__).resolve().parent
 CPP_SOURCE = HERE / "friction_sleigh_cvode.cpp"
@@ -418,7 +419,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats (for tests/CI; about 10 s)")
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown report to PATH")
-    p.add_argument("--json", metavar="PATH", help="write the raw numbers to PATH")
+    p.add_argument("--json", metavar="PATH", help="write the results (the tables, and the raw numbers under "
+                   "\"raw\") to PATH, as the other scripts do (cli.py)")
     p.add_argument("--repeats", type=int, help="timed repeats of the fast methods (default 21, --quick 5)")
     p.add_argument("--scipy-budget", type=float, help="seconds of timed runs per SciPy method and eps "
                    "(default 6, --quick 1)")
@@ -523,7 +525,9 @@ def main(argv=None) -> int:
                        build_error=build_error, verification={str(k): v for k, v in verification.items()},
                        references={str(k): v for k, v in references.items()}, rows=rows, ratios=ratios,
                        targets=dict(nonholo_over_cvode_max=TARGET_VS_CVODE, lsoda_over_nonholo_min=TARGET_VS_LSODA))
-        Path(args.json).write_text(json.dumps(payload, indent=2, default=float) + "\n")
+        record = results_record(body, "friction_sleigh.py", script_options(sys.argv[1:] if argv is None else argv))
+        record["raw"] = json.loads(json.dumps(payload, default=float))
+        Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
     ok = all(v["ok"] for v in verification.values())
     if not ok:
         print("ERROR: the hand-written right-hand side or Jacobian disagrees with nonholo", file=sys.stderr)

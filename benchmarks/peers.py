@@ -50,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
-from cli import emit  # noqa: E402
+from cli import add_output_options, emit, output_of  # noqa: E402
 from peer_models import (casadi_kane_ode, casadi_saddle_ode, numpy_kane_rhs,  # noqa: E402
                          numpy_saddle_rhs)
 
@@ -86,18 +86,28 @@ def nonholo_runner(model, y0, T, rtol, atol, compiled: bool):
     return run
 
 
-def casadi_runner(build_ode, y0, T, rtol, atol, jit: bool):
+def casadi_runner(build_ode, y0, T, rtol, atol, jit: bool, options: dict | None = None):
+    """CasADi's cvodes on the ODE ``build_ode(casadi)``; ``options`` are added to the integrator's
+    (e.g. ``linear_solver="csparse"``). ``run.steps``: CVODES' step count of the last run."""
     ca = _import("casadi")
     x, xdot = build_ode(ca)
-    opts = dict(abstol=atol, reltol=rtol, max_num_steps=10**7)
+    opts = dict(abstol=atol, reltol=rtol, max_num_steps=10**7, **(options or {}))
     if jit:
         opts.update(jit=True, compiler="shell", jit_options=dict(flags=["-O2"], verbose=False))
     try:
         F = ca.integrator("F", "cvodes", {"x": x, "ode": xdot}, 0.0, T, opts)
     except RuntimeError as exc:
-        raise Skip(f"CasADi could not build the integrator: {str(exc).splitlines()[0]}") from None
+        lines = [line for line in str(exc).splitlines() if line.strip()] or [""]
+        cause = lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1][:300]}"
+        raise Skip(f"CasADi could not build the integrator: {cause}") from None
     x0 = ca.DM(np.asarray(y0, dtype=float))
-    return lambda: np.asarray(F(x0=x0)["xf"]).ravel()
+
+    def run():
+        xf = np.asarray(F(x0=x0)["xf"]).ravel()
+        run.steps = F.stats().get("nsteps")
+        return xf
+
+    return run
 
 
 def lsoda_runner(rhs, y0, T, rtol, atol):
@@ -263,15 +273,30 @@ def chain_workload(N, kind):
 
 # ----------------------------------------------------------------------------- measurement
 
-def measure(workload, repeats: int) -> dict:
-    runs, skipped, setups, errors = {}, {}, {}, {}
+def measure(workload, repeats: int, budget: float | None = None, progress=None) -> dict:
+    """Set up, check and time every peer of ``workload`` (medians of ``repeats`` interleaved rounds).
+
+    A peer whose set-up raises :class:`Skip`, whose first run fails or disagrees with the
+    reference is skipped with the reason. With a ``budget`` (seconds), the slowest peers are left
+    out of the timed rounds until ``repeats`` times their first runs fit in what remains of it.
+    ``progress(stage)`` is told each stage ("set-up PEER", "timing")."""
+    started = time.perf_counter()
+    runs, skipped, setups, errors, first = {}, {}, {}, {}, {}
     for peer, build in workload["builders"].items():
+        if progress:
+            progress(f"set-up {peer}")
         run, why, setup = _timed(build)
         setups[peer] = setup if peer != "nonholo" else workload["nonholo_setup"]
         if run is None:
             skipped[peer] = why
             continue
-        y = run()
+        t0 = time.perf_counter()
+        try:
+            y = run()
+        except Exception as exc:  # noqa: BLE001 (a peer that fails to integrate is reported, not timed)
+            skipped[peer] = f"the run failed ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+            continue
+        first[peer] = time.perf_counter() - t0
         if workload["to_common"] is not None and peer not in ("nonholo", "nonholo compiled"):
             y = workload["to_common"](y)
         ref = workload["ref"]
@@ -281,6 +306,15 @@ def measure(workload, repeats: int) -> dict:
             skipped[peer] = f"disagrees with the reference (error {err:.1e} > {workload['agree']:.0e}); not timed"
             continue
         runs[peer] = run
+    if budget is not None:
+        left = budget - (time.perf_counter() - started)
+        while runs and repeats * sum(first[p] for p in runs) > left:
+            slowest = max(runs, key=first.get)
+            skipped[slowest] = (f"one run takes {first[slowest]:.1f} s: {repeats} repeats would exceed the "
+                                f"budget of {budget:.0f} s; not timed")
+            del runs[slowest]
+    if progress:
+        progress("timing")
     times = {peer: [] for peer in runs}
     for _ in range(repeats):
         for peer, run in runs.items():
@@ -289,7 +323,9 @@ def measure(workload, repeats: int) -> dict:
             times[peer].append(time.perf_counter() - t0)
     medians = {peer: statistics.median(ts) for peer, ts in times.items()}
     steps = getattr(runs.get("nonholo"), "steps", None)
-    return dict(medians=medians, skipped=skipped, setups=setups, errors=errors, steps=steps)
+    peer_steps = {peer: getattr(run, "steps", None) for peer, run in runs.items()}
+    return dict(medians=medians, skipped=skipped, setups=setups, errors=errors, steps=steps, peer_steps=peer_steps,
+                first=first)
 
 
 def rhs_microseconds(model, y0, calls: int = 3000) -> float:
@@ -311,13 +347,13 @@ def _fmt(seconds: float | None) -> str:
     return f"{seconds * 1e3:.3g} ms"
 
 
-def table(results) -> str:
-    head = "| workload | " + " | ".join(PEERS) + " |"
-    lines = [head, "|---|" + "---:|" * len(PEERS)]
+def table(results, peers=PEERS) -> str:
+    head = "| workload | " + " | ".join(peers) + " |"
+    lines = [head, "|---|" + "---:|" * len(peers)]
     for name, res in results:
         base = res["medians"].get("nonholo")
         cells = []
-        for peer in PEERS:
+        for peer in peers:
             t = res["medians"].get(peer)
             if t is None:
                 cells.append("-")
@@ -332,7 +368,7 @@ def table(results) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 repeats, chain up to N = 8")
-    parser.add_argument("--markdown", help="write the table to this file")
+    add_output_options(parser)
     parser.add_argument("--max-n", type=int, default=32, help="largest chain (default 32)")
     parser.add_argument("--only", default="sleigh,bicycle,chain", help="comma-separated workloads")
     args = parser.parse_args(argv)
@@ -372,7 +408,7 @@ def main(argv=None) -> int:
     notes.append(f"- jitcode: not run: {JITCODE}")
     text = (f"Medians of {repeats} interleaved repeats (ratio to nonholo's default in brackets).\n\n"
             + table(results) + "\n\n" + "\n".join(notes) + "\n")
-    emit(text, args.markdown)
+    emit(text, output_of(args, argv))
     return 0
 
 

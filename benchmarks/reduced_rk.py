@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 import nonholo as nh
-from cli import emit
+from cli import add_output_options, emit, output_of
 from reduced_vs_stiff import ATOL, EPS, RTOL, cases, reference_state, selected, start_and_reference, user_frame
 
 
@@ -117,13 +117,14 @@ def markdown(rows: list, repeats: int) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", help="write the table to this file")
+    add_output_options(parser)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--only", nargs="*", help='rows to run, as NAME or NAME@EPS (e.g. "chain N=8@1e-4")')
     parser.add_argument("--orders", nargs="*", type=int, default=[0, 1, 2, 3])
     parser.add_argument("--velocities", choices=("coordinates", "frame", "both"), default="both")
     args = parser.parse_args(argv)
-    emit(markdown(run(args.repeats, args.only, tuple(args.orders), args.velocities), args.repeats), args.markdown)
+    rows = run(args.repeats, args.only, tuple(args.orders), args.velocities)
+    emit(markdown(rows, args.repeats), output_of(args, argv))
     return 0
 
 

@@ -41,7 +41,7 @@ import numpy as np
 import sympy as sp
 
 import nonholo as nh
-from cli import emit
+from cli import add_output_options, emit, output_of
 
 RTOL, ATOL = 1e-8, 1e-10
 REF_RTOL, REF_ATOL = 1e-12, 1e-14
@@ -211,7 +211,7 @@ def markdown(rows: list, repeats: int) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--markdown", help="write the table to this file")
+    add_output_options(parser)
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per model (default 3)")
     parser.add_argument("--only", nargs="*", help='rows to run, as NAME or NAME@EPS (e.g. "chain N=8@1e-4")')
     parser.add_argument("--velocities", choices=("coordinates", "frame", "both"), default="coordinates",
@@ -226,7 +226,7 @@ def main(argv=None) -> int:
     BODY_FRAME = args.body_frame
     COMPILED = args.compiled
     repeats = 2 if args.quick else args.repeats
-    output = args.markdown
+    output = output_of(args, argv)
     builds: dict = {}
     text = markdown(run(repeats, args.only, args.velocities, builds), repeats)
     if builds:

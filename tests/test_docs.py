@@ -86,7 +86,8 @@ def test_readme_is_short_and_its_quick_start_runs(capsys):
 
 def test_readme_and_guide_links_resolve():
     """Relative Markdown links of the README and of the guide name files that exist (Sphinx checks
-    the site's own references; external links need the network and are not checked)."""
+    the site's own references; external links need the network: tests/test_external_links.py keeps
+    them in an allow-list)."""
     pages = [DOCS.parent / "README.md", DOCS.parent / "benchmarks" / "README.md",
              *sorted((DOCS / "guide").glob("*.md"))]
     for page in pages:

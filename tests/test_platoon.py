@@ -60,3 +60,27 @@ def test_energy_is_conserved_by_the_nonholonomic_model(platoon3):
     # the constraints hold along the run (A v = 0 is an invariant of the nonholonomic model)
     theta, v = result.y[2:9:3], result.y[9:]
     np.testing.assert_allclose(-np.sin(theta) * v[0::3] + np.cos(theta) * v[1::3], 0.0, atol=1e-8)
+
+
+def _reference_platoon_expressions(K):
+    """G, A and V built the straightforward way (3 x 3 blocks, evaluated SymPy throughout)."""
+    m, I, d, k, L = sp.symbols("m I d k L", positive=True)  # noqa: E741
+    q = [s for i in range(1, K + 1) for s in sp.symbols(f"x_{i} y_{i} theta_{i}", real=True)]
+    G, A = sp.zeros(3 * K, 3 * K), sp.zeros(K, 3 * K)
+    for i in range(K):
+        s, c = sp.sin(q[3 * i + 2]), sp.cos(q[3 * i + 2])
+        G[3 * i:3 * i + 3, 3 * i:3 * i + 3] = sp.Matrix([[m, 0, -m * d * s], [0, m, m * d * c],
+                                                         [-m * d * s, m * d * c, m * d**2 + I]])
+        A[i, 3 * i], A[i, 3 * i + 1] = -s, c
+    V = sp.Add(*(k / 2 * (sp.sqrt((q[3 * i + 3] - q[3 * i])**2 + (q[3 * i + 4] - q[3 * i + 1])**2) - L)**2
+                 for i in range(K - 1)))
+    return G, A, V
+
+
+def test_fast_builder_gives_the_evaluated_expressions():
+    # K = 12: names of one and two digits, whose order SymPy's canonical forms depend on
+    system = nh.systems.platoon(12)
+    G, A, V = _reference_platoon_expressions(12)
+    assert sp.srepr(system.potential) == sp.srepr(V)  # the same tree, not only the same function
+    assert system.metric.todok() == G.todok() and system.constraints.todok() == A.todok()
+    assert system.metric == G and system.constraints == A

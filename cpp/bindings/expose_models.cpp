@@ -41,6 +41,16 @@ void expose_models(py::module_& m) {
       .def_property_readonly("n_states", &Model::n_states)
       .def_property_readonly("n_params", &Model::n_params)
       .def_property_readonly("stiff", &Model::stiff)
+      .def_property_readonly("sparse", &Model::sparse,
+                             "True for the sparse models (sparse L D L^T of G or [G, A^T; A, 0], sparse Jacobian)")
+      .def_property_readonly("jacobian_colors", [](const Model& model) {
+        const JacobianStructure* s = model.jacobian_structure();
+        return s ? s->n_colors : -1;
+      }, "Directional derivatives per Jacobian of a sparse model (-1 for a dense one)")
+      .def_property_readonly("jacobian_nonzeros", [](const Model& model) {
+        const JacobianStructure* s = model.jacobian_structure();
+        return s ? s->nnz() : -1;
+      }, "Stored entries of a sparse model's Newton matrix (-1 for a dense one)")
       .def_property_readonly("constrained", &Model::constrained)
       .def_property_readonly("system", &Model::system_ptr)
       .def_property_readonly("rhs_tapes", [](const Model& model) { return tape_name_strings(model.compiled_tapes()); },
@@ -89,6 +99,16 @@ void expose_models(py::module_& m) {
         model.rhs(t, yv.data(), pv.data(), f.data(), *ws);
         return to_numpy(f.data(), {model.n_states()});
       }, py::arg("t"), py::arg("y"), py::arg("params"))
+      .def("project", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        std::vector<double> corr(model.n_states());
+        auto ws = model.borrow_workspace();
+        model.project(t, yv.data(), pv.data(), corr.data(), nullptr, nullptr, *ws);
+        return to_numpy(corr.data(), {model.n_states()});
+      }, py::arg("t"), py::arg("y"), py::arg("params"),
+         "The correction onto the constraint set, G-orthogonal in the velocities (what DOP853's drift "
+         "control adds); zero for unconstrained models.")
       .def("jacobian", [](const Model& model, double t, py::handle y, py::handle p) {
         return jacobian_array(model, t, y, p, JacobianPath::Default);
       }, py::arg("t"), py::arg("y"), py::arg("params"))
@@ -130,4 +150,6 @@ void expose_models(py::module_& m) {
   m.def("nonholonomic_model", &make_nonholonomic_model, py::arg("system"));
   m.def("vakonomic_model", &make_vakonomic_model, py::arg("system"));
   m.def("friction_model", &make_friction_model, py::arg("system"));
+  m.def("sparse_model", &make_sparse_model, py::arg("system"), py::arg("friction"),
+        "The nonholonomic (friction=False) or friction model by sparse factorizations (models/sparse.hpp).");
 }

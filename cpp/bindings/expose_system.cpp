@@ -60,16 +60,20 @@ void expose_system(py::module_& m) {
              else if (velocity_terms == "given") terms = VelocityTerms::Given;
              else if (velocity_terms != "cheaper")
                throw InputError("velocity_terms must be 'cheaper', 'partials', 'sweeps' or 'given', got '" + velocity_terms + "'");
-             return MechanicalSystem(n, k, n_params, std::move(graph), definite_metric, terms);
+             return std::make_shared<MechanicalSystem>(n, k, n_params, std::move(graph), definite_metric, terms);
            }),
            py::arg("n"), py::arg("k"), py::arg("n_params"), py::arg("graph"), py::arg("definite_metric") = true,
            py::arg("velocity_terms") = "cheaper",
            "velocity_terms: how c(q, v) and (dA/dq . v) v are computed, equal to rounding: 'partials' (from "
            "dG/dq^l, dA/dq^l), 'sweeps' (one forward and one backward sweep) or 'cheaper' (the sweeps where they "
            "have a tenth fewer operations at least); 'given': the graph has n more outputs after F, r = F - c(q, v) - dV in a cheaper "
-           "form, which the tapes use.")
+           "form, which the tapes use. Systems of more than 40 coordinates build their tapes when first used, r and a by the sweeps unless given.")
       .def_property_readonly("definite_metric", &MechanicalSystem::definite_metric)
       .def_property_readonly("n", &MechanicalSystem::n)
+      .def_property_readonly("sparse_density", [](const MechanicalSystem& s) {
+        const GeometryLayout& L = s.layout();
+        return SparseLayout::from_base(s.base_graph(), L.n, L.k, L.G, L.A, L.mu).density();
+      }, "Structural nonzeros of G, A and mu over their dense sizes")
       .def_property_readonly("k", &MechanicalSystem::k)
       .def_property_readonly("n_params", &MechanicalSystem::n_params)
       .def_property_readonly("n_inputs", &MechanicalSystem::n_inputs)

@@ -48,13 +48,13 @@ const std::vector<TapeName>& MechanicalSystem::tape_names() {
 
 const Tape& MechanicalSystem::tape_named(TapeName name) const {
   switch (name) {
-    case TapeName::Dynamics: return dynamics_tape_;
-    case TapeName::Full: return tape_;
-    case TapeName::Constraints: return constraint_tape_;
-    case TapeName::Jacobian: return jacobian_tape_;
-    case TapeName::Projection: return projection_tape_;
-    case TapeName::SplitBase: return split_base_tape_;
-    case TapeName::VelocityPart: return velocity_part_tape_;
+    case TapeName::Dynamics: return dynamics_tape();
+    case TapeName::Full: return tape();
+    case TapeName::Constraints: return constraint_tape();
+    case TapeName::Jacobian: return jacobian_tape();
+    case TapeName::Projection: return projection_tape();
+    case TapeName::SplitBase: return split_base_tape();
+    case TapeName::VelocityPart: return velocity_part_tape();
     default: break;
   }
   throw InputError("which must be " + quoted_tape_names(tape_names(), " or ") + ", got '" + to_string(name) + "'");
@@ -165,9 +165,11 @@ void MechanicalSystem::append_velocity_terms(GraphBuilder& b, const std::vector<
   const std::vector<int>& node = energy.graph.outputs;
   std::vector<std::pair<int, int>> seeds;
   const int half = b.constant(0.5);
+  auto is_constant = [&](int x) { return energy.graph.nodes[x].op == Op::Const; };
   for (int j = 0; j < n; ++j)
     for (int kk = j; kk < n; ++kk) {
       const int jk = node[j * n + kk], kj = node[kk * n + j];
+      if (is_constant(jk) && is_constant(kj)) continue;  // no derivative: no seed
       if (kk == j) {
         seeds.emplace_back(jk, mul(mul(half, v(j)), v(j)));
       } else if (jk == kj) {
@@ -212,7 +214,7 @@ void MechanicalSystem::append_velocity_terms(GraphBuilder& b, const std::vector<
 // The full tape's outputs followed by dmu/dq, dr/dq, dr/dv, da/dq, da/dv: forward-mode AD of
 // the part of the graph that reaches r, a and mu (second derivatives of G and A, since r and a
 // hold their first derivatives), with structural zeros left out of the tape.
-void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) {
+Tape MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) const {
   const int n = layout_.n, k = layout_.k;
   std::vector<int> targets;
   for (int j = layout_.mu; j < layout_.mu + k * k; ++j) targets.push_back(outputs[j]);
@@ -238,7 +240,7 @@ void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> out
       outputs[layout_.da_dq + a * n + l] = d(l, k * k + n + a);
       outputs[layout_.da_dv + a * n + l] = d(n + l, k * k + n + a);
     }
-  jacobian_tape_ = Tape(b.finish(outputs));
+  return Tape(b.finish(outputs));
 }
 
 // Splits the projection tape at the velocity: a node depends on v when an operand does (v the
@@ -246,8 +248,8 @@ void MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> out
 // that do not depend on v but are operands of nodes that do (the kept values); the velocity
 // part has the inputs [q, v, t, p, kept values] and recomputes only the v-dependent nodes and
 // outputs (velocity_part_outputs_ says where each goes in the projection layout).
-void MechanicalSystem::build_split_projection() {
-  const ExprGraph& g = projection_tape_.graph();
+void MechanicalSystem::build_split_projection(Derivatives& d) const {
+  const ExprGraph& g = d.projection.graph();
   const int n = layout_.n, n_nodes = static_cast<int>(g.nodes.size());
   std::vector<char> on_v(n_nodes, 0);
   for (int i = 0; i < n_nodes; ++i) {
@@ -270,7 +272,7 @@ void MechanicalSystem::build_split_projection() {
   }
   std::vector<int> base_outputs = g.outputs;
   base_outputs.insert(base_outputs.end(), kept.begin(), kept.end());
-  split_base_tape_ = Tape(ExprGraph{g.n_inputs, g.nodes, base_outputs});
+  d.split_base = Tape(ExprGraph{g.n_inputs, g.nodes, base_outputs});
 
   GraphBuilder b(n_inputs() + static_cast<int>(kept.size()));
   std::vector<int> map(n_nodes, -1);
@@ -282,18 +284,28 @@ void MechanicalSystem::build_split_projection() {
     else if (on_v[i]) map[i] = b.add_node(nd.op, map[nd.a], op_arity(nd.op) == 2 ? map[nd.b] : -1, nd.n, nd.c);
   }
   std::vector<int> outputs;
-  velocity_part_outputs_.clear();
+  d.velocity_part_outputs.clear();
   for (int j = 0; j < static_cast<int>(g.outputs.size()); ++j)
     if (on_v[g.outputs[j]]) {
       outputs.push_back(map[g.outputs[j]]);
-      velocity_part_outputs_.push_back(j);
+      d.velocity_part_outputs.push_back(j);
     }
-  velocity_part_tape_ = Tape(b.finish(outputs));
+  d.velocity_part = Tape(b.finish(outputs));
 }
+
+namespace {
+
+std::vector<int> append_base(GraphBuilder& builder, const ExprGraph& base, int n_inputs) {
+  std::vector<int> identity(n_inputs);
+  for (int i = 0; i < n_inputs; ++i) identity[i] = builder.input(i);
+  return builder.append(base, identity);
+}
+
+}  // namespace
 
 MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, bool definite_metric,
                                    VelocityTerms velocity_terms)
-    : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)) {
+    : layout_(GeometryLayout::make(n, k)), n_params_(n_params), base_(std::move(base)), velocity_terms_(velocity_terms) {
   layout_.definite_metric = definite_metric;
   if (n < 1) throw InputError("a system needs at least one coordinate");
   if (k < 0 || k >= n) throw InputError("the number of constraints must satisfy 0 <= k < n (got k = " + std::to_string(k) + ", n = " + std::to_string(n) + ")");
@@ -306,77 +318,6 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
     throw InputError("expression graph has " + std::to_string(base_.outputs.size()) + " outputs, expected " + std::to_string(expected_outputs));
   for (int o : base_.outputs)
     if (o < 0 || o >= static_cast<int>(base_.nodes.size())) throw InputError("expression graph output out of range");
-
-  GraphBuilder builder(n_inputs());
-  std::vector<int> identity(n_inputs());
-  for (int i = 0; i < n_inputs(); ++i) identity[i] = builder.input(i);
-  std::vector<int> map = builder.append(base_, identity);
-
-  std::vector<int> wrt(n + 1);
-  for (int l = 0; l < n; ++l) wrt[l] = l;
-  wrt[n] = time_input();
-  auto deriv = differentiate(base_, map, wrt, builder);
-  auto d = [&](int direction, int output_index) {
-    int node = deriv[direction][base_.outputs[output_index]];
-    return node < 0 ? builder.constant(0.0) : node;
-  };
-
-  std::vector<int> outputs(layout_.total);
-  for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
-  // r and a two ways, equal to rounding: from the partial derivatives dG/dq^l, dA/dq^l (one forward
-  // sweep per coordinate, which the full tape needs anyway) and from one forward and one backward
-  // sweep (append_velocity_terms). Which costs less depends on the system (the sweeps: 44% fewer
-  // operations on the rattleback, 0.5-3% fewer on the knife-edge chains of 16 and 32 links, 70%
-  // more on the sleigh, where most partials vanish), so the dynamics and projection tapes take
-  // the sweeps where they have a tenth fewer interpreted operations at least; the Jacobian tape
-  // differentiates the first (smaller on the bicycles and the knife-edge chains).
-  std::vector<int> velocity_derivatives, swept = outputs, swept_velocity;
-  append_applied_force_and_constraint_term(builder, map, deriv, outputs, velocity_derivatives);
-  append_velocity_terms(builder, map, swept, swept_velocity);
-  auto dynamics_part = [&](const std::vector<int>& o) {
-    return Tape(builder.finish(std::vector<int>(o.begin(), o.begin() + layout_.dynamics)));
-  };
-  Tape by_partials = dynamics_part(outputs), by_sweeps = dynamics_part(swept);
-  // the sweeps when they save a tenth at least: an operation count is the cost only roughly (the
-  // kinds of operations and the number of runs of one kind differ: measured equal times on the
-  // bicycle's tapes at 2% fewer operations)
-  velocity_sweeps_ = velocity_terms == VelocityTerms::Sweeps ||
-                     (velocity_terms == VelocityTerms::Cheaper &&
-                      by_sweeps.n_interpreted() < 0.9 * by_partials.n_interpreted());
-  for (int l = 0; l < n; ++l)
-    for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
-  for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
-  for (int l = 0; l < n; ++l)
-    for (int ai = 0; ai < k * n; ++ai) outputs[layout_.dA + l * k * n + ai] = d(l, layout_.A + ai);
-  for (int a = 0; a < k; ++a) {
-    for (int l = 0; l < n; ++l) outputs[layout_.db_dq + a * n + l] = d(l, layout_.b + a);
-    outputs[layout_.db_dt + a] = d(n, layout_.b + a);
-  }
-  // With r given, the tapes other than the full one do not compute F (r holds what they need;
-  // only the full tape's users read F): F reads as NaN there, so that a use would show.
-  std::vector<int> without_force = outputs;
-  if (given) {  // r as given; a and the projection's Gdot, Adot from the partial derivatives
-    for (int i = 0; i < n; ++i) outputs[layout_.r + i] = map[base_.outputs[layout_.base_outputs() + i]];
-    without_force = outputs;
-    std::fill(without_force.begin() + layout_.F, without_force.begin() + layout_.F + n,
-              builder.constant(std::numeric_limits<double>::quiet_NaN()));
-  }
-  const std::vector<int> jacobian_outputs = without_force;
-  if (velocity_sweeps_) {
-    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, outputs.begin() + layout_.r);
-    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, without_force.begin() + layout_.r);
-    velocity_derivatives = swept_velocity;
-  }
-  tape_ = Tape(builder.finish(outputs));
-  dynamics_tape_ = given ? dynamics_part(without_force) : std::move(velocity_sweeps_ ? by_sweeps : by_partials);
-  std::vector<int> projection_outputs(without_force.begin(), without_force.begin() + layout_.dynamics);
-  projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
-  projection_tape_ = Tape(builder.finish(projection_outputs));
-  build_split_projection();
-  std::vector<int> constraint_outputs(outputs.begin(), outputs.begin() + layout_.mu);
-  std::fill(constraint_outputs.begin(), constraint_outputs.begin() + layout_.A, builder.constant(0.0));
-  constraint_tape_ = Tape(builder.finish(constraint_outputs));
-  build_jacobian_tape(builder, jacobian_outputs);
 
   std::vector<int> group(n_inputs(), kP);
   for (int i = 0; i < n; ++i) {
@@ -403,6 +344,188 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
     if (has(deps[j], kT)) throw InputError("the metric, potential and constraint rows may not depend on time");
   for (int j = layout_.mu; j < layout_.F; ++j)
     if (has(deps[j], kT)) throw InputError("the friction coefficients may not depend on time");
+
+  if (n <= kEagerCoordinates) build_eager(velocity_terms);
+}
+
+// dG/dq, dV/dq, dA/dq, db/dq and db/dt into the full layout's derivative blocks.
+void MechanicalSystem::fill_derivative_outputs(const std::vector<std::vector<int>>& deriv, GraphBuilder& builder,
+                                               std::vector<int>& outputs) const {
+  const int n = layout_.n, k = layout_.k;
+  auto d = [&](int direction, int output_index) {
+    int node = deriv[direction][base_.outputs[output_index]];
+    return node < 0 ? builder.constant(0.0) : node;
+  };
+  for (int l = 0; l < n; ++l)
+    for (int ij = 0; ij < n * n; ++ij) outputs[layout_.dG + l * n * n + ij] = d(l, layout_.G + ij);
+  for (int l = 0; l < n; ++l) outputs[layout_.dV + l] = d(l, layout_.V);
+  for (int l = 0; l < n; ++l)
+    for (int ai = 0; ai < k * n; ++ai) outputs[layout_.dA + l * k * n + ai] = d(l, layout_.A + ai);
+  for (int a = 0; a < k; ++a) {
+    for (int l = 0; l < n; ++l) outputs[layout_.db_dq + a * n + l] = d(l, layout_.b + a);
+    outputs[layout_.db_dt + a] = d(n, layout_.b + a);
+  }
+}
+
+std::vector<std::vector<int>> MechanicalSystem::derivatives_in_q_and_t(GraphBuilder& builder,
+                                                                       const std::vector<int>& map) const {
+  std::vector<int> wrt(layout_.n + 1);
+  for (int l = 0; l < layout_.n; ++l) wrt[l] = l;
+  wrt[layout_.n] = time_input();
+  return differentiate(base_, map, wrt, builder);
+}
+
+// The tapes of a small system, all at once (r and a by whichever of the two forms is cheaper).
+void MechanicalSystem::build_eager(VelocityTerms velocity_terms) {
+  const int n = layout_.n;
+  const bool given = velocity_terms == VelocityTerms::Given;
+  GraphBuilder builder(n_inputs());
+  std::vector<int> map = append_base(builder, base_, n_inputs());
+  auto deriv = derivatives_in_q_and_t(builder, map);
+
+  std::vector<int> outputs(layout_.total);
+  for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
+  // r and a two ways, equal to rounding: from the partial derivatives dG/dq^l, dA/dq^l (one forward
+  // sweep per coordinate, which the full tape needs anyway) and from one forward and one backward
+  // sweep (append_velocity_terms). Which costs less depends on the system (the sweeps: 44% fewer
+  // operations on the rattleback, 0.5-3% fewer on the knife-edge chains of 16 and 32 links, 70%
+  // more on the sleigh, where most partials vanish), so the dynamics and projection tapes take
+  // the sweeps where they have a tenth fewer interpreted operations at least; the Jacobian tape
+  // differentiates the first (smaller on the bicycles and the knife-edge chains).
+  std::vector<int> velocity_derivatives, swept = outputs, swept_velocity;
+  append_applied_force_and_constraint_term(builder, map, deriv, outputs, velocity_derivatives);
+  append_velocity_terms(builder, map, swept, swept_velocity);
+  auto dynamics_part = [&](const std::vector<int>& o) {
+    return Tape(builder.finish(std::vector<int>(o.begin(), o.begin() + layout_.dynamics)));
+  };
+  Tape by_partials = dynamics_part(outputs), by_sweeps = dynamics_part(swept);
+  // the sweeps when they save a tenth at least: an operation count is the cost only roughly (the
+  // kinds of operations and the number of runs of one kind differ: measured equal times on the
+  // bicycle's tapes at 2% fewer operations)
+  auto dyn = std::make_unique<Dynamics>();
+  dyn->sweeps = velocity_terms == VelocityTerms::Sweeps ||
+                (velocity_terms == VelocityTerms::Cheaper && by_sweeps.n_interpreted() < 0.9 * by_partials.n_interpreted());
+  fill_derivative_outputs(deriv, builder, outputs);
+  // With r given, the tapes other than the full one do not compute F (r holds what they need;
+  // only the full tape's users read F): F reads as NaN there, so that a use would show.
+  std::vector<int> without_force = outputs;
+  if (given) {  // r as given; a and the projection's Gdot, Adot from the partial derivatives
+    for (int i = 0; i < n; ++i) outputs[layout_.r + i] = map[base_.outputs[layout_.base_outputs() + i]];
+    without_force = outputs;
+    std::fill(without_force.begin() + layout_.F, without_force.begin() + layout_.F + n,
+              builder.constant(std::numeric_limits<double>::quiet_NaN()));
+  }
+  const std::vector<int> jacobian_outputs = without_force;
+  if (dyn->sweeps) {
+    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, outputs.begin() + layout_.r);
+    std::copy(swept.begin() + layout_.r, swept.begin() + layout_.dynamics, without_force.begin() + layout_.r);
+    velocity_derivatives = swept_velocity;
+  }
+  auto der = std::make_unique<Derivatives>();
+  der->tape = Tape(builder.finish(outputs));
+  dyn->tape = given ? dynamics_part(without_force) : std::move(dyn->sweeps ? by_sweeps : by_partials);
+  std::vector<int> projection_outputs(without_force.begin(), without_force.begin() + layout_.dynamics);
+  projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
+  der->projection = Tape(builder.finish(projection_outputs));
+  build_split_projection(*der);
+  dyn->constraints = Tape(builder.finish(constraint_outputs(outputs, builder)));
+  der->jacobian = build_jacobian_tape(builder, jacobian_outputs);
+  std::call_once(dynamics_once_, [&] { dynamics_ = std::move(dyn); });
+  std::call_once(derivatives_once_, [&] { derivatives_ = std::move(der); });
+}
+
+// The constraint tape's outputs: the layout up to mu with G and V zero (only A and b computed).
+std::vector<int> MechanicalSystem::constraint_outputs(const std::vector<int>& outputs, GraphBuilder& builder) const {
+  std::vector<int> constraint(outputs.begin(), outputs.begin() + layout_.mu);
+  std::fill(constraint.begin(), constraint.begin() + layout_.A, builder.constant(0.0));
+  return constraint;
+}
+
+std::vector<int> MechanicalSystem::swept_outputs(GraphBuilder& builder, const std::vector<int>& map,
+                                                 std::vector<int>& velocity_derivatives) const {
+  std::vector<int> outputs(layout_.dynamics);
+  for (int j = 0; j < layout_.base_outputs(); ++j) outputs[j] = map[base_.outputs[j]];
+  append_velocity_terms(builder, map, outputs, velocity_derivatives);
+  if (velocity_terms_ == VelocityTerms::Given)
+    for (int i = 0; i < layout_.n; ++i) outputs[layout_.r + i] = map[base_.outputs[layout_.base_outputs() + i]];
+  return outputs;
+}
+
+// F as NaN in the tapes other than the full one when r is given (as build_eager).
+void MechanicalSystem::hide_force(std::vector<int>& outputs, GraphBuilder& builder) const {
+  if (velocity_terms_ != VelocityTerms::Given) return;
+  std::fill(outputs.begin() + layout_.F, outputs.begin() + layout_.F + layout_.n,
+            builder.constant(std::numeric_limits<double>::quiet_NaN()));
+}
+
+MechanicalSystem::Dynamics MechanicalSystem::build_dynamics() const {
+  GraphBuilder builder(n_inputs());
+  std::vector<int> map = append_base(builder, base_, n_inputs()), velocity_derivatives;
+  std::vector<int> outputs = swept_outputs(builder, map, velocity_derivatives);
+  Dynamics d;
+  d.sweeps = true;
+  d.constraints = Tape(builder.finish(constraint_outputs(outputs, builder)));
+  hide_force(outputs, builder);
+  d.tape = Tape(builder.finish(outputs));
+  return d;
+}
+
+MechanicalSystem::Derivatives MechanicalSystem::build_derivatives() const {
+  GraphBuilder builder(n_inputs());
+  std::vector<int> map = append_base(builder, base_, n_inputs()), velocity_derivatives;
+  auto deriv = derivatives_in_q_and_t(builder, map);
+  std::vector<int> outputs = swept_outputs(builder, map, velocity_derivatives);
+  outputs.resize(layout_.total);
+  fill_derivative_outputs(deriv, builder, outputs);
+  Derivatives d;
+  d.tape = Tape(builder.finish(outputs));
+  hide_force(outputs, builder);
+  std::vector<int> projection_outputs(outputs.begin(), outputs.begin() + layout_.dynamics);
+  projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
+  d.projection = Tape(builder.finish(projection_outputs));
+  build_split_projection(d);
+  d.jacobian = build_jacobian_tape(builder, outputs);
+  return d;
+}
+
+MechanicalSystem::Sparse MechanicalSystem::build_sparse() const {
+  const int n = layout_.n, k = layout_.k;
+  GraphBuilder builder(n_inputs());
+  std::vector<int> map = append_base(builder, base_, n_inputs()), velocity_derivatives;
+  const std::vector<int> dense = swept_outputs(builder, map, velocity_derivatives);
+  Sparse s;
+  s.layout = SparseLayout::from_base(base_, n, k, layout_.G, layout_.A, layout_.mu);
+  const SparseLayout& L = s.layout;
+  std::vector<int> outputs;
+  outputs.reserve(L.total);
+  for (int j = 0; j < n; ++j)
+    for (int e = L.G_outer[j]; e < L.G_outer[j + 1]; ++e) outputs.push_back(dense[layout_.G + L.G_inner[e] * n + j]);
+  for (int a = 0; a < k; ++a)
+    for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) outputs.push_back(dense[layout_.A + a * n + L.A_inner[e]]);
+  for (int a = 0; a < k; ++a) outputs.push_back(dense[layout_.b + a]);
+  for (int a = 0; a < k; ++a)
+    for (int e = L.mu_outer[a]; e < L.mu_outer[a + 1]; ++e) outputs.push_back(dense[layout_.mu + a * k + L.mu_inner[e]]);
+  for (int i = 0; i < n; ++i) outputs.push_back(dense[layout_.r + i]);
+  for (int a = 0; a < k; ++a) outputs.push_back(dense[layout_.a + a]);
+  s.constraints = Tape(builder.finish(std::vector<int>(outputs.begin() + L.A, outputs.begin() + L.mu)));
+  s.tape = Tape(builder.finish(std::move(outputs)));
+  s.output_inputs = output_input_sets(s.tape.graph(), 2 * n);
+  return s;
+}
+
+const MechanicalSystem::Dynamics& MechanicalSystem::dynamics() const {
+  std::call_once(dynamics_once_, [this] { dynamics_ = std::make_unique<Dynamics>(build_dynamics()); });
+  return *dynamics_;
+}
+
+const MechanicalSystem::Derivatives& MechanicalSystem::derivatives() const {
+  std::call_once(derivatives_once_, [this] { derivatives_ = std::make_unique<Derivatives>(build_derivatives()); });
+  return *derivatives_;
+}
+
+const MechanicalSystem::Sparse& MechanicalSystem::sparse() const {
+  std::call_once(sparse_once_, [this] { sparse_ = std::make_unique<Sparse>(build_sparse()); });
+  return *sparse_;
 }
 
 }  // namespace nonholo

@@ -7,6 +7,7 @@
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
 #include "nonholo/models/reduced.hpp"
+#include "nonholo/models/sparse.hpp"
 
 namespace nonholo {
 
@@ -179,6 +180,21 @@ double NonholonomicModel::dual_jacobian_cost() const {
 }
 double NonholonomicModel::implicit_jacobian_cost() const {
   return implicit_ns(system(), kNonholonomicImplicitCall, kNonholonomicJacobianInstruction) / rhs_cost_ns();
+}
+
+// The sparse models: the sparse tape, and the L D L^T of K (about two operations per stored
+// entry of the factor, estimated by the pattern's entries: no fill for block-diagonal systems);
+// a Jacobian costs one dual sweep per chunk of colours and one solve per colour.
+double SparseModel::rhs_cost_ns() const {
+  return kCall + kInstruction * system().sparse_tape().n_instructions() + kFlop * 4.0 * pattern_.lower().nonZeros();
+}
+double SparseModel::jacobian_cost() const {
+  const int colors = std::max(jacobian_structure()->n_colors, 1);
+  const int chunks = (colors + kJacobianChunk - 1) / kJacobianChunk;
+  const double entries = pattern_.lower().nonZeros();
+  const double ns = chunks * (kDualCall + kDualInstruction * system().sparse_tape().n_instructions() +
+                              kFlop * 4.0 * entries) + colors * kFlop * 4.0 * entries;
+  return ns / rhs_cost_ns();
 }
 
 double FrictionModel::rhs_cost_ns() const { return rhs_ns(system(), friction_flops(system().n(), system().k())); }

@@ -8,7 +8,10 @@ PointGeometry::PointGeometry(const MechanicalSystem& system, double t, const dou
                              const double* p)
     : system_(system), v_(VecX<double>::Zero(system.n())) {
   if (v != nullptr) v_ = Eigen::Map<const VecX<double>>(v, system.n());
-  system_.evaluate(t, q, v_.data(), p, w_.geo);
+  // the full tape (with dG/dq, n^3 entries) only where F needs it; christoffel() evaluates it
+  full_ = system_.applied_force_given();
+  if (full_) system_.evaluate(t, q, v_.data(), p, w_.geo);
+  else system_.evaluate_dynamics(t, q, v_.data(), p, w_.geo);
   factor_metric(w_);
   factor_constraints(w_);
 }
@@ -16,6 +19,11 @@ PointGeometry::PointGeometry(const MechanicalSystem& system, double t, const dou
 std::vector<double> PointGeometry::christoffel() const {
   // Gamma^i_jk = 1/2 G^il (d_k G_jl + d_j G_kl - d_l G_jk)
   const int n = system_.n();
+  if (!full_) {  // the same point, with dG/dq
+    const Geometry<double> at = w_.geo;
+    system_.evaluate(value(at.in[2 * n]), at.in.data(), at.in.data() + n, at.in.data() + 2 * n + 1, w_.geo);
+    full_ = true;
+  }
   std::vector<double> gamma(n * n * n);
   for (int j = 0; j < n; ++j) {
     for (int k = 0; k < n; ++k) {

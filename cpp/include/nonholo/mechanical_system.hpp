@@ -10,11 +10,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "nonholo/sparse_structure.hpp"
 #include "nonholo/tape/tape.hpp"
 #include "nonholo/tape/tape_name.hpp"
 
@@ -93,6 +95,19 @@ class Geometry {
   RowMatMap<S> dA_v() const { return {out.data() + layout->dA_v, k(), n()}; }
 };
 
+// The sparse tape evaluated at one point: the nonzeros of G, A, mu and b, r, a (SparseLayout).
+template <class S>
+struct SparseGeometry {
+  const SparseLayout* layout = nullptr;
+  std::vector<S> in, out, work;
+  const S* G() const { return out.data() + layout->G; }
+  const S* A() const { return out.data() + layout->A; }
+  const S* b() const { return out.data() + layout->b; }
+  const S* mu() const { return out.data() + layout->mu; }
+  const S* r() const { return out.data() + layout->r; }
+  const S* a() const { return out.data() + layout->a; }
+};
+
 // How the dynamics and projection tapes compute c(q, v) and (dA/dq . v) v (equal to rounding):
 // from the partial derivatives dG/dq^l, dA/dq^l, by one forward and one backward sweep, or
 // the sweeps where they give a tenth fewer interpreted operations at least (the default). Given: the base graph
@@ -124,17 +139,47 @@ class MechanicalSystem {
   }
   int time_input() const { return 2 * n(); }
   const GeometryLayout& layout() const { return layout_; }
-  const Tape& tape() const { return tape_; }
-  const Tape& dynamics_tape() const { return dynamics_tape_; }
+  // The tapes are built when first used (thread-safe) for systems of more than kEagerCoordinates
+  // coordinates, at construction for smaller ones: the full and Jacobian tapes hold dG/dq (n^3
+  // entries), which a large system's models (the sparse ones, or DOP853 on the dense
+  // nonholonomic model) never evaluate. Large systems compute c(q, v) and (dA/dq . v) v by the
+  // sweeps (VelocityTerms::Sweeps), whose graphs grow with G's nonzeros, not with n^3.
+  static constexpr int kEagerCoordinates = 40;
+  const Tape& tape() const { return derivatives().tape; }
+  const Tape& dynamics_tape() const { return dynamics().tape; }
   // Outputs in the layout up to mu, with only A and b computed (G and V read as zero): what
   // the drift projection needs, and its directional derivative by one dual direction.
-  const Tape& constraint_tape() const { return constraint_tape_; }
-  const Tape& jacobian_tape() const { return jacobian_tape_; }
+  const Tape& constraint_tape() const { return dynamics().constraints; }
+  const Tape& jacobian_tape() const { return derivatives().jacobian; }
   // The dynamics blocks and dG_v, dA_v along the velocity input: what the slow-manifold
   // projection (slow_manifold.hpp) needs, one forward sweep of about the dynamics tape's cost
   // (c(q, v) already holds every dG/dq^l v^l), instead of the full tape's n^3 entries of dG.
-  const Tape& projection_tape() const { return projection_tape_; }
+  const Tape& projection_tape() const { return derivatives().projection; }
   const ExprGraph& base_graph() const { return base_; }
+
+  // The sparse tape (SparseLayout: G, A, mu by their nonzeros, then b, r, a; r and a by the
+  // sweeps) and the sparse constraint tape (A's nonzeros, b), built when first asked for.
+  const SparseLayout& sparse_layout() const { return sparse().layout; }
+  const Tape& sparse_tape() const { return sparse().tape; }
+  const Tape& sparse_constraint_tape() const { return sparse().constraints; }
+  // The inputs among (q, v) each output of the sparse tape depends on (sorted).
+  const std::vector<std::vector<int>>& sparse_output_inputs() const { return sparse().output_inputs; }
+  template <class S, class Par>
+  void evaluate_sparse(double t, const S* q, const S* v, const Par* p, SparseGeometry<S>& g,
+                       bool constraints_only = false) const {
+    const Sparse& sp = sparse();
+    const Tape& tape = constraints_only ? sp.constraints : sp.tape;
+    g.layout = &sp.layout;
+    g.in.resize(n_inputs());
+    g.out.resize(constraints_only ? sp.layout.total : tape.n_outputs());
+    pack_inputs(S(t), q, v, p, g.in.data());
+    if (!constraints_only) {
+      tape.eval(g.in.data(), g.out.data(), g.work);
+      return;
+    }
+    // the constraint tape's outputs (A, b) sit at their places in the layout
+    tape.eval(g.in.data(), g.out.data() + sp.layout.A, g.work);
+  }
 
   bool force_depends_on_velocity() const { return force_velocity_; }
   // mu depends on q (it never depends on v or t): false when it is a function of the parameters
@@ -144,41 +189,44 @@ class MechanicalSystem {
   bool affine_depends_on_time() const { return affine_time_; }
   bool has_affine() const { return has_affine_; }
   bool definite_metric() const { return layout_.definite_metric; }
+  // r = F - c(q, v) - dV given by the base graph (Kane's equations): F is computed by the full
+  // tape only.
+  bool applied_force_given() const { return velocity_terms_ == VelocityTerms::Given; }
   // True when the dynamics and projection tapes compute c(q, v) and (dA/dq . v) v by one forward
   // and one backward sweep (fewer operations for this system), false when from dG/dq^l, dA/dq^l.
-  bool velocity_sweeps() const { return velocity_sweeps_; }
+  bool velocity_sweeps() const { return dynamics().sweeps; }
 
   // All blocks at (t, q, v). The parameters p are doubles, or of the scalar type S when
   // derivatives with respect to them are wanted (sensitivities).
   template <class S, class P>
   void evaluate(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
-    evaluate_at(S(t), q, v, p, g, tape_);
+    evaluate_at(S(t), q, v, p, g, tape());
   }
   // Only the blocks G .. a (the cheaper tape of the nonholonomic and friction vector fields).
   template <class S, class P>
   void evaluate_dynamics(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
-    evaluate_at(S(t), q, v, p, g, dynamics_tape_);
+    evaluate_at(S(t), q, v, p, g, dynamics_tape());
   }
   // Every block of the full tape and the derivatives of mu, r and a (jacobian_tape): what the
   // models' Jacobians by implicit differentiation need, in doubles.
   void evaluate_jacobian_blocks(double t, const double* q, const double* v, const double* p,
                                 Geometry<double>& g) const {
-    evaluate_at(t, q, v, p, g, jacobian_tape_);
+    evaluate_at(t, q, v, p, g, jacobian_tape());
   }
   // A and b only (G, V and everything after b are not computed).
   template <class S>
   void evaluate_constraints(double t, const S* q, const S* v, const double* p, Geometry<S>& g) const {
-    evaluate_at(S(t), q, v, p, g, constraint_tape_);
+    evaluate_at(S(t), q, v, p, g, constraint_tape());
   }
   // The dynamics blocks, with a time of the scalar type.
   template <class S, class Par>
   void evaluate_dynamics_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
-    evaluate_at(t, q, v, p, g, dynamics_tape_);
+    evaluate_at(t, q, v, p, g, dynamics_tape());
   }
   // The dynamics blocks and dG_v, dA_v (projection_tape), with a time of the scalar type.
   template <class S, class Par>
   void evaluate_projection_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
-    evaluate_at(t, q, v, p, g, projection_tape_);
+    evaluate_at(t, q, v, p, g, projection_tape());
   }
   // The projection tape split in two (the order-1 reduced model, which needs the geometry at
   // (q, u) and at (q, v) with the same q): evaluate_split_base gives every projection block at
@@ -188,12 +236,12 @@ class MechanicalSystem {
   // the kept values: the projection blocks at (t, q, v) for the cost of the velocity part.
   template <class S, class Par>
   void evaluate_split_base(const S& t, const S* q, const S* u, const Par* p, Geometry<S>& g) const {
-    evaluate_at(t, q, u, p, g, split_base_tape_);
+    evaluate_at(t, q, u, p, g, split_base_tape());
   }
   template <class S, class Par>
   void evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const;
-  const Tape& split_base_tape() const { return split_base_tape_; }
-  const Tape& velocity_part_tape() const { return velocity_part_tape_; }
+  const Tape& split_base_tape() const { return derivatives().split_base; }
+  const Tape& velocity_part_tape() const { return derivatives().velocity_part; }
 
   // The tapes by name (what model.compile() translates to C): Dynamics, Full (tape()),
   // Constraints, Jacobian, Projection, SplitBase, VelocityPart. tape_named throws InputError
@@ -205,7 +253,7 @@ class MechanicalSystem {
   // may be plain numbers or of the scalar type (traced into a graph, slow_manifold_graph.hpp).
   template <class S, class Par>
   void evaluate_at(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
-    evaluate_at(t, q, v, p, g, tape_);
+    evaluate_at(t, q, v, p, g, tape());
   }
 
  private:
@@ -216,18 +264,51 @@ class MechanicalSystem {
                                                 std::vector<int>& outputs, std::vector<int>& velocity_derivatives) const;
   void append_velocity_terms(GraphBuilder& b, const std::vector<int>& map, std::vector<int>& outputs,
                              std::vector<int>& velocity_derivatives) const;
-  void build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs);
-  void build_split_projection();
+  // The tapes by stage, each built once: the dynamics stage (dynamics and constraint tapes), the
+  // derivative stage (full, Jacobian, projection and its split), the sparse stage.
+  struct Dynamics {
+    Tape tape, constraints;
+    bool sweeps = false;  // c(q, v) and (dA/dq . v) v by the sweeps
+  };
+  struct Derivatives {
+    Tape tape, jacobian, projection, split_base, velocity_part;
+    std::vector<int> velocity_part_outputs;  // projection output index of each velocity-part output
+  };
+  struct Sparse {
+    SparseLayout layout;
+    Tape tape, constraints;
+    std::vector<std::vector<int>> output_inputs;
+  };
+  const Dynamics& dynamics() const;
+  const Derivatives& derivatives() const;
+  const Sparse& sparse() const;
+  // Every tape at once, as systems of at most kEagerCoordinates coordinates are built: r and a
+  // by the partial derivatives or by the sweeps, whichever is cheaper (VelocityTerms).
+  void build_eager(VelocityTerms velocity_terms);
+  Dynamics build_dynamics() const;
+  Derivatives build_derivatives() const;
+  Sparse build_sparse() const;
+  // The graph of the base outputs and of r and a by the sweeps, with the nodes of Gdot, Adot.
+  std::vector<int> swept_outputs(GraphBuilder& builder, const std::vector<int>& map,
+                                 std::vector<int>& velocity_derivatives) const;
+  std::vector<std::vector<int>> derivatives_in_q_and_t(GraphBuilder& builder, const std::vector<int>& map) const;
+  void fill_derivative_outputs(const std::vector<std::vector<int>>& deriv, GraphBuilder& builder,
+                               std::vector<int>& outputs) const;
+  std::vector<int> constraint_outputs(const std::vector<int>& outputs, GraphBuilder& builder) const;
+  void hide_force(std::vector<int>& outputs, GraphBuilder& builder) const;
+  Tape build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) const;
+  void build_split_projection(Derivatives& d) const;
 
   GeometryLayout layout_;
   int n_params_;
   ExprGraph base_;
-  Tape tape_, dynamics_tape_, constraint_tape_, jacobian_tape_, projection_tape_;
-  Tape split_base_tape_, velocity_part_tape_;
-  std::vector<int> velocity_part_outputs_;  // projection output index of each velocity-part output
+  VelocityTerms velocity_terms_;
+  mutable std::once_flag dynamics_once_, derivatives_once_, sparse_once_;
+  mutable std::unique_ptr<Dynamics> dynamics_;
+  mutable std::unique_ptr<Derivatives> derivatives_;
+  mutable std::unique_ptr<Sparse> sparse_;
   bool force_velocity_ = false, force_time_ = false, affine_time_ = false, has_affine_ = false;
   bool friction_position_ = false;
-  bool velocity_sweeps_ = false;
 };
 
 template <class S, class Par>
@@ -242,13 +323,14 @@ void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const Par
 
 template <class S, class Par>
 void MechanicalSystem::evaluate_velocity_part(const S& t, const S* q, const S* v, const Par* p, Geometry<S>& g) const {
-  const int base = n_inputs(), kept = velocity_part_tape_.n_inputs() - base;
-  g.velocity_in.resize(velocity_part_tape_.n_inputs());
-  g.velocity_out.resize(velocity_part_tape_.n_outputs());
+  const Derivatives& d = derivatives();
+  const int base = n_inputs(), kept = d.velocity_part.n_inputs() - base;
+  g.velocity_in.resize(d.velocity_part.n_inputs());
+  g.velocity_out.resize(d.velocity_part.n_outputs());
   pack_inputs(t, q, v, p, g.velocity_in.data());
   for (int i = 0; i < kept; ++i) g.velocity_in[base + i] = g.out[layout_.projection_total + i];
-  velocity_part_tape_.eval(g.velocity_in.data(), g.velocity_out.data(), g.work);
-  for (std::size_t j = 0; j < velocity_part_outputs_.size(); ++j) g.out[velocity_part_outputs_[j]] = g.velocity_out[j];
+  d.velocity_part.eval(g.velocity_in.data(), g.velocity_out.data(), g.work);
+  for (std::size_t j = 0; j < d.velocity_part_outputs.size(); ++j) g.out[d.velocity_part_outputs[j]] = g.velocity_out[j];
   for (int i = 0; i < layout_.n; ++i) g.in[layout_.n + i] = v[i];  // the point of the blocks, for messages
 }
 

@@ -109,6 +109,13 @@ class Model {
   // have one (friction, nonholonomic; jacobian() uses it where it is estimated cheaper than
   // dual numbers); false, J untouched, for the others.
   virtual bool implicit_jacobian(double, const double*, const double*, double*, Workspace&) const { return false; }
+  // A model with a sparse Jacobian (models/sparse.hpp) gives its structure (CSC with the
+  // diagonal: CVODE's sparse Newton matrix) and fills its values in that order; null and no-op
+  // for the dense models.
+  virtual const JacobianStructure* jacobian_structure() const { return nullptr; }
+  virtual void sparse_jacobian(double, const double*, const double*, double*, Workspace&) const {}
+  // True for the sparse models (sparse factorizations, sparse Jacobian).
+  virtual bool sparse() const { return false; }
   // Estimated cost of one jacobian() in right-hand sides (for the integrator's refresh policy).
   virtual double jacobian_cost() const { return dual_jacobian_cost(); }
   // The same for jacobian_dual.

@@ -38,6 +38,7 @@ class PointGeometry {
   const MechanicalSystem& system_;
   VecX<double> v_;
   mutable MechanicsWork<double> w_;
+  mutable bool full_ = false;  // w_.geo from the full tape (else the dynamics tape: no dG/dq)
 };
 
 }  // namespace nonholo

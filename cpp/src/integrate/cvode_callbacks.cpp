@@ -6,6 +6,7 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
+#include "nonholo/sundials/sparse_lu.hpp"
 #include "nonholo/sundials/serial_ops.hpp"
 
 namespace nonholo::cvode {
@@ -41,13 +42,16 @@ int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleanty
                     sun::real gamma, void* data, N_Vector, N_Vector, N_Vector) {
   auto* P = static_cast<Problem*>(data);
   try {
+    const bool sparse = sun::is_sparse_matrix(A);
     if (!jok) {
-      P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
+      if (sparse) P->model.sparse_jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
+      else P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
       *jcur = SUNTRUE;
     } else {
       *jcur = SUNFALSE;
     }
-    sun::scale_add_identity(-gamma, P->jacobian.data(), P->model.n_states(), sun::dense_matrix_data(A));
+    if (sparse) sun::sparse_scale_add_identity(-gamma, P->jacobian.data(), A);
+    else sun::scale_add_identity(-gamma, P->jacobian.data(), P->model.n_states(), sun::dense_matrix_data(A));
     return 0;
   } catch (...) {
     P->error = std::current_exception();

@@ -12,6 +12,7 @@
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
+#include "nonholo/sundials/sparse_lu.hpp"
 #include "nonholo/sundials/serial_ops.hpp"
 
 namespace nonholo {
@@ -109,7 +110,8 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
   SolverPool* pool = pool_use_.pool();
   const bool sensitivities = !opt_.sensitivities.empty();
   std::unique_ptr<Solver> s;
-  if (pool && !sensitivities) s = pool->take(method, n_, projection);
+  const JacobianStructure* pattern = method == Method::Bdf ? model_.jacobian_structure() : nullptr;
+  if (pool && !sensitivities) s = pool->take(method, n_, projection, pattern);
   if (s) {
     sun::capture_messages(ctx_, s->mem.get(), &sink_);
     check(CVodeReInit(s->mem.get(), t_start, y_.get()), "CVodeReInit");
@@ -118,14 +120,15 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
     s->method = method;
     s->n = n_;
     s->projection = projection;
+    s->pattern = pattern;
     s->mem.reset(CVodeCreate(method == Method::Bdf ? CV_BDF : CV_ADAMS, ctx_));
     if (!s->mem) throw SolverError("CVodeCreate failed", t_start);
     void* mem = s->mem.get();
     sun::capture_messages(ctx_, mem, &sink_);
     check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
     if (method == Method::Bdf) {
-      s->J = sun::make_dense_matrix(n_, ctx_);
-      s->ls = sun::make_dense_lu(n_, ctx_);
+      s->J = pattern ? sun::make_sparse_matrix(*pattern, ctx_) : sun::make_dense_matrix(n_, ctx_);
+      s->ls = pattern ? sun::make_sparse_lu(ctx_) : sun::make_dense_lu(n_, ctx_);
       if (!s->J || !s->ls) throw SolverError("creating the linear solver failed", t_start);
       check(CVodeSetLinearSolver(mem, s->ls.get(), s->J.get()), "CVodeSetLinearSolver");
       check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
@@ -192,7 +195,8 @@ void Integration::start(double t_start, Method method, const double* y0) {
   if (method_ == Method::Bdf) {
     // the Jacobian the linear-system function keeps (a reused instance starts with a new one:
     // CVODE refreshes at its first step)
-    problem_.jacobian.assign(static_cast<std::size_t>(n_) * n_, 0.0);
+    const JacobianStructure* pattern = model_.jacobian_structure();
+    problem_.jacobian.assign(pattern ? static_cast<std::size_t>(pattern->nnz()) : static_cast<std::size_t>(n_) * n_, 0.0);
     // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
     // whichever advances further per unit of work), unless the caller fixed the frequencies
     // (0: CVODE's default).

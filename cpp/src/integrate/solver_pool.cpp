@@ -11,10 +11,10 @@ SolverPool& SolverPool::of_this_thread() {
   return pool;
 }
 
-std::unique_ptr<Solver> SolverPool::take(Method method, int n, bool projection) {
+std::unique_ptr<Solver> SolverPool::take(Method method, int n, bool projection, const void* pattern) {
   for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
     Solver& s = **it;
-    if (s.method == method && s.n == n && s.projection == projection) {
+    if (s.method == method && s.n == n && s.projection == projection && s.pattern == pattern) {
       std::unique_ptr<Solver> found = std::move(*it);
       idle_.erase(std::next(it).base());
       return found;

@@ -32,6 +32,7 @@ struct Solver {
   Method method = Method::Bdf;
   int n = 0;
   bool projection = false;  // BDF with CVODE's projection (CVodeSetProjFn)
+  const void* pattern = nullptr;  // the sparse Newton matrix's structure (a sparse model's), or dense
   bool roots = false;       // CVodeRootInit was called with events
   bool reusable = true;     // false once sensitivities are attached
   sun::VectorPtr weights;   // CVODE's error weights, for the projection
@@ -49,7 +50,7 @@ class SolverPool {
   bool enter() { return active_++ == 0; }
   void leave() { --active_; }
   // An idle instance of this kind, or null.
-  std::unique_ptr<Solver> take(Method method, int n, bool projection);
+  std::unique_ptr<Solver> take(Method method, int n, bool projection, const void* pattern);
   // Keeps a finished run's instance (the kIdleSolvers most recent ones); its messages, if any,
   // go nowhere until the next run that takes it routes them to its own sink.
   void put(std::unique_ptr<Solver> solver);

@@ -15,7 +15,7 @@ void FrictionModel::check_state(double t, const double* y, const double* p, Work
   if (!(eps > 0.0) || !std::isfinite(eps))
     throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
   auto& w = work(ws);
-  system().evaluate(t, y, y + n, p, w.geo);
+  system().evaluate_dynamics(t, y, y + n, p, w.geo);  // G and mu
   factor_metric(w);
   Ldlt<double> chol_mu;
   if (system().k() > 0 && !chol_mu.compute(w.geo.mu()))

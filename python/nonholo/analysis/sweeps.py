@@ -356,6 +356,25 @@ def sweep(
 
     A process-pool worker that dies in a point (a crash, ``os._exit``) breaks the pool: that point
     is FAILED with a BrokenProcessPool naming it, and the points not finished are NOT_RUN.
+
+    Examples
+    --------
+    The sleigh's turning rate after 10 s against the position a of its centre of mass and its
+    initial turning rate w (the further ahead the centre of mass, the faster the turning dies
+    out); a mapping of outputs gives one array per output, shaped like the grid:
+
+    >>> import nonholo as nh
+    >>> model = nh.systems.chaplygin_sleigh().nonholonomic()
+    >>> def final(a, w):
+    ...     result = nh.simulate(model, (0, 10), [0, 0, 0, 1, 0, w], params={"a": a})
+    ...     return {"phi_dot": result["phi_dot"][-1], "energy": result.energy()[-1]}
+    >>> study = nh.sweep(final, {"a": [0.1, 0.2, 0.4], "w": [0.5, 1.0]}, progress=False, threads=2)
+    >>> study.values["phi_dot"].shape
+    (3, 2)
+    >>> print(study.values["phi_dot"].round(3))
+    [[0.173 0.285]
+     [0.061 0.075]
+     [0.011 0.007]]
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")

@@ -204,6 +204,56 @@ def lower(exprs: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
     return lowerer.graph
 
 
+def matrix_entries(matrix) -> dict:
+    """{row-major index: entry} of the entries of a SymPy matrix other than zero, in row-major order,
+    read from its sparse representation: O(nonzeros), where ``list(matrix)`` visits all n^2 entries.
+    Every index it leaves out holds ``S.Zero``."""
+    cols = matrix.shape[1]
+    return {i * cols + j: e for (i, j), e in sorted(matrix.todok().items())}
+
+
+def nonzero_entries(matrix) -> list:
+    """The entries of a SymPy matrix (or None: none) other than zero, row-major, in O(nonzeros)."""
+    return [] if matrix is None else list(matrix_entries(matrix).values())
+
+
+def lower_parts(parts: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
+    """The graph of :func:`lower` for the outputs ``parts`` spell out: each part a SymPy matrix
+    (its entries in row-major order) or a scalar expression (one output). The same graph, node for
+    node, as ``lower`` of the flat list of entries, at a cost in the nonzero entries: a zero
+    entry is an output referring to the one constant node 0, which is emitted where ``lower``
+    would emit it (at the first zero of the flat list), and SymPy is not visited for it."""
+    lowerer = _Lowerer(inputs)
+    outputs: list = []
+    for part in parts:
+        if isinstance(part, sp.MatrixBase):
+            outputs += _lower_entries(lowerer, part.shape[0] * part.shape[1], matrix_entries(part))
+        else:
+            outputs.append(lowerer.lower(part))
+    lowerer.graph.outputs = outputs
+    return lowerer.graph
+
+
+def _lower_entries(lowerer: _Lowerer, size: int, entries: dict) -> list:
+    """Output nodes of ``size`` row-major entries, those other than zero ``entries`` (in order)."""
+    first_zero = 0
+    while first_zero in entries:
+        first_zero += 1
+    nodes, zero = {}, None
+    for index, expr in entries.items():
+        if zero is None and index > first_zero:
+            zero = lowerer.lower(sp.S.Zero)
+        nodes[index] = lowerer.lower(expr)
+    if first_zero == size:
+        return list(nodes.values())
+    if zero is None:
+        zero = lowerer.lower(sp.S.Zero)
+    outputs = [zero] * size
+    for index, node in nodes.items():
+        outputs[index] = node
+    return outputs
+
+
 def _unique_nodes(expr) -> set:
     """Every distinct node of ``expr``'s tree (SymPy caches hashes, so shared subtrees of large
     mechanical expressions are visited once)."""

@@ -128,6 +128,11 @@ class Model:
     def eps(self):
         return self._extra.get("eps")
 
+    @property
+    def sparse(self) -> bool:
+        """True when this model factors the nonzeros of G and A only (``system.nonholonomic(sparse=...)``)."""
+        return bool(getattr(self._core, "sparse", False))
+
     def param_vector(self, params: Mapping | None = None) -> list:
         return self.system.param_vector(params, self._extra)
 
@@ -232,7 +237,7 @@ class Model:
     def __reduce__(self):
         if self._rebuild is not None:
             return self._rebuild
-        return (_rebuild_model, (self.system, self.kind, self._extra, self.order))
+        return (_rebuild_model, (self.system, self.kind, self._extra, self.order, self.sparse))
 
 
 def apply_compile(model: Model, compile: bool | str, n_rhs: float, parallel: int = 1) -> None:
@@ -327,6 +332,7 @@ class ModelKind:
     build_core: Callable
     cls: type
     state_names: Callable
+    build_sparse: Callable | None = None  # the sparse core (models/sparse.hpp), where the kind has one
 
 
 def _qv(system) -> list:
@@ -334,8 +340,10 @@ def _qv(system) -> list:
 
 
 MODEL_KINDS = {
-    "nonholonomic": ModelKind(lambda core, order: _core.nonholonomic_model(core), Model, _qv),
-    "friction": ModelKind(lambda core, order: _core.friction_model(core), Model, _qv),
+    "nonholonomic": ModelKind(lambda core, order: _core.nonholonomic_model(core), Model, _qv,
+                              lambda core: _core.sparse_model(core, False)),
+    "friction": ModelKind(lambda core, order: _core.friction_model(core), Model, _qv,
+                          lambda core: _core.sparse_model(core, True)),
     "vakonomic": ModelKind(lambda core, order: _core.vakonomic_model(core), Model,
                            lambda system: _qv(system) + [f"lambda_{i}" for i in range(system.k)]),
     # built by System.reduced (nonholo.models.reduced.ReducedModel); the entry gives its state names
@@ -344,5 +352,5 @@ MODEL_KINDS = {
 }
 
 
-def _rebuild_model(system, kind, extra, order=None):
-    return system._model(kind, order=order, **extra)
+def _rebuild_model(system, kind, extra, order=None, sparse=False):
+    return system._model(kind, order=order, sparse=sparse, **extra)

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from collections.abc import Mapping
+
 from .. import _core
+from .. import _options as check
+from ..errors import ModelError
+from ..expressions.names import describe
 
 
 def _as_symbols(seq, what: str) -> tuple:
@@ -23,9 +28,19 @@ def _as_symbols(seq, what: str) -> tuple:
     return items
 
 
+def _immutable(obj) -> sp.ImmutableMatrix:
+    """``sp.ImmutableMatrix(obj)``; a SymPy matrix keeps its (sparse) representation, where the
+    constructor would rebuild it from all n^2 entries (a second at n = 900)."""
+    if isinstance(obj, sp.ImmutableDenseMatrix):
+        return obj
+    if isinstance(obj, sp.MutableDenseMatrix):
+        return obj.as_immutable()
+    return sp.ImmutableMatrix(obj)
+
+
 def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     try:
-        m = sp.ImmutableMatrix(obj)
+        m = _immutable(obj)
     except Exception as exc:  # SymPy raises several types for malformed input
         raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
     if shape[1] == 1 and m.shape == (1, shape[0]):
@@ -90,3 +105,36 @@ def _point(x, n: int, what: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{what} contains NaN or inf")
     return arr
+
+
+def check_not_time(symbols, kind: str, time: sp.Symbol) -> None:
+    """A coordinate, velocity or parameter named like the time symbol would be taken for the time
+    (symbols are matched by name when expressions are lowered): a ModelError naming the remedy."""
+    for sym in symbols:
+        if sym.name == time.name:
+            raise ModelError(f"the {kind} {sym.name!r} has the name of the time symbol {time.name!r}: rename the "
+                             f"{kind}, or pass time=sympy.Symbol(...) with another name to the System")
+
+
+def normalize_parameters(parameters, table, coordinates, velocities, time) -> dict:
+    """{symbol: float} of System's ``parameters`` ({symbol or name: value}), each name resolved in
+    the symbol table ``table``; a name of a coordinate, velocity or the time, or one given twice,
+    is refused."""
+    result: dict = {}
+    if parameters is None:
+        return result
+    if not isinstance(parameters, Mapping):
+        raise TypeError("parameters must be a mapping {symbol or name: value}")
+    reserved = {s.name for s in (*coordinates, *velocities, time)}
+    for key, value in parameters.items():
+        if not isinstance(key, (str, sp.Symbol)):
+            raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
+        name = key if isinstance(key, str) else key.name
+        check_not_time([sp.Symbol(name)], "parameter", time)
+        if name in reserved:
+            raise ValueError(f"parameter {name} is also a coordinate, velocity or the time")
+        sym = table.get(name) or (key if isinstance(key, sp.Symbol) else sp.Symbol(key))
+        if sym in result:
+            raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
+        result[sym] = check.finite_float(value, f"parameter {name}")
+    return result

@@ -24,20 +24,14 @@ import sympy as sp
 from .. import _core
 from .. import _options as check
 from ..errors import ModelError
-from ..expressions.lowering import SerializedGraph, check_free_symbols, lower
-from ..expressions.names import SymbolTable, describe, expression_symbols, resolve
-from .arguments import _as_matrix, _as_symbols, _holonomic, _order, _point, _speeds, _unit_norm_groups
+from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
+from ..expressions.names import SymbolTable, expression_symbols, resolve
+from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
+                         _order, _point, _speeds, _unit_norm_groups)
+from .checks import check_applied_force, check_metric_symmetric
+from .sparsity import prefers_sparse, sparse_choice
 
 __all__ = ["System"]
-
-
-def _check_not_time(symbols, kind: str, time: sp.Symbol) -> None:
-    """A coordinate, velocity or parameter named like the time symbol would be taken for the time
-    (symbols are matched by name when expressions are lowered): a ModelError naming the remedy."""
-    for sym in symbols:
-        if sym.name == time.name:
-            raise ModelError(f"the {kind} {sym.name!r} has the name of the time symbol {time.name!r}: rename the "
-                             f"{kind}, or pass time=sympy.Symbol(...) with another name to the System")
 
 
 class System:
@@ -104,6 +98,24 @@ class System:
     -----
     States of the models built from a system are ordered ``[q, v]`` (and ``[q, v, lambda]`` for
     the vakonomic model); see :attr:`state_names`.
+
+    Examples
+    --------
+    A knife edge on the plane: it moves only along its heading theta, sin(theta) x' - cos(theta) y' = 0.
+    Started at unit speed and turning rate it runs round a circle of radius 1, its energy conserved.
+
+    >>> import numpy as np, sympy as sp
+    >>> import nonholo as nh
+    >>> x, y, theta = sp.symbols("x y theta")
+    >>> knife = nh.System([x, y, theta], sp.diag(1, 1, 0.5), name="knife edge",
+    ...                   constraints=sp.Matrix([[sp.sin(theta), -sp.cos(theta), 0]]))
+    >>> knife
+    <nonholo.System 'knife edge': n=3 coordinates (x, y, theta), k=1 constraints>
+    >>> result = nh.simulate(knife.nonholonomic(), (0, np.pi), [0, 0, 0, 1, 0, 1], t_eval=[0, np.pi])
+    >>> print(result.y[:3, -1].round(6) + 0.0)  # half a turn
+    [0.       2.       3.141593]
+    >>> print(result.energy().round(8))
+    [0.75 0.75]
     """
 
     def __init__(
@@ -148,7 +160,7 @@ class System:
                 raise ValueError("affine was given without constraints")
             self.constraints = sp.ImmutableMatrix.zeros(0, n)
         else:
-            A = sp.ImmutableMatrix(constraints)
+            A = _immutable(constraints)
             if A.shape[1] != n:
                 raise ValueError(f"constraints has shape {A.shape}, expected (k, {n}): one row per constraint")
             self.constraints = A
@@ -167,15 +179,17 @@ class System:
 
         self.holonomic = _holonomic(holonomic)
         self._holonomic_functions = None  # built on first use
-        self._name_symbols(velocities, time, parameters)
-        self._check_symbols()
+        groups = self._expression_groups()
+        symbols = {what: expression_symbols(exprs) for what, exprs in groups.items()}
+        self._name_symbols(velocities, time, parameters, symbols)
+        self._check_symbols(groups, symbols)
         self.speeds = _speeds(speeds, n, self.k)
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
                                             velocity_terms="cheaper" if self.applied_force is None else "given")
-        self._check_metric_symmetric()
-        self._check_applied_force()
+        check_metric_symmetric(self)
+        check_applied_force(self)
         self._models: dict = {}
 
     # ------------------------------------------------------------------ construction
@@ -257,12 +271,13 @@ class System:
         return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
 
     def _expression_groups(self) -> dict:
-        return {"metric": list(self.metric), "potential": [self.potential], "constraints": list(self.constraints),
-                "affine": list(self.affine), "friction": list(self.friction_coefficients), "force": list(self.force),
-                "applied_force": list(self.applied_force if self.applied_force is not None else ()),
-                "holonomic": list(self.holonomic or ())}
+        """Each argument's entries other than zero (which holds no symbol): O(nonzeros), not n^2."""
+        return {"metric": nonzero_entries(self.metric), "potential": [self.potential],
+                "constraints": nonzero_entries(self.constraints), "affine": nonzero_entries(self.affine),
+                "friction": nonzero_entries(self.friction_coefficients), "force": nonzero_entries(self.force),
+                "applied_force": nonzero_entries(self.applied_force), "holonomic": list(self.holonomic or ())}
 
-    def _name_symbols(self, velocities, time, parameters) -> None:
+    def _name_symbols(self, velocities, time, parameters, group_symbols: dict) -> None:
         """Velocities, time and parameters as the system's symbols of their names: one symbol per
         name in the whole system (:mod:`nonholo.expressions.names`); a name, or a symbol of that
         name with other assumptions, means the symbol the expressions use."""
@@ -272,38 +287,18 @@ class System:
             table.add_all(_as_symbols(velocities, "velocities"), "velocities")
         if time is not None:
             table.add(time, "time")
-        for what, exprs in self._expression_groups().items():
-            table.add_all(expression_symbols(exprs), what)
+        for what, symbols in group_symbols.items():
+            table.add_all(symbols, what)
         if velocities is None:
             velocities = [table.get(f"{q.name}_dot") or sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
         self.velocities = _as_symbols(velocities, "velocities")
         if len(self.velocities) != self.n:
             raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {self.n} (one per coordinate)")
         self.time = time if time is not None else table.get("t") or sp.Symbol("t")
-        _check_not_time(self.coordinates, "coordinate", self.time)
-        _check_not_time(self.velocities, "velocity", self.time)
-        self.parameters = self._normalize_parameters(parameters, table)
+        check_not_time(self.coordinates, "coordinate", self.time)
+        check_not_time(self.velocities, "velocity", self.time)
+        self.parameters = normalize_parameters(parameters, table, self.coordinates, self.velocities, self.time)
         self._symbol_names = {**table.symbols, **{s.name: s for s in (*self.velocities, self.time, *self.parameters)}}
-
-    def _normalize_parameters(self, parameters, table: SymbolTable) -> dict:
-        result: dict = {}
-        if parameters is None:
-            return result
-        if not isinstance(parameters, Mapping):
-            raise TypeError("parameters must be a mapping {symbol or name: value}")
-        reserved = {s.name for s in (*self.coordinates, *self.velocities, self.time)}
-        for key, value in parameters.items():
-            if not isinstance(key, (str, sp.Symbol)):
-                raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
-            name = key if isinstance(key, str) else key.name
-            _check_not_time([sp.Symbol(name)], "parameter", self.time)
-            if name in reserved:
-                raise ValueError(f"parameter {name} is also a coordinate, velocity or the time")
-            sym = table.get(name) or (key if isinstance(key, sp.Symbol) else sp.Symbol(key))
-            if sym in result:
-                raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
-            result[sym] = check.finite_float(value, f"parameter {name}")
-        return result
 
     def symbol(self, name) -> sp.Symbol:
         """The system's symbol of this name (a coordinate, velocity, the time, a parameter or any symbol of
@@ -324,70 +319,27 @@ class System:
             expr = expr.xreplace({s: speeds[s.name] for s in expression_symbols([expr]) if s.name in speeds})
         return expr
 
-    def _check_symbols(self) -> None:
+    def _check_symbols(self, groups: dict, group_symbols: dict) -> None:
         q, v, t, p = set(self.coordinates), set(self.velocities), {self.time}, set(self.parameters)
-        for what, exprs in self._expression_groups().items():
-            if what not in ("affine", "force", "applied_force") and self.time in expression_symbols(exprs):
+        for what in groups:
+            if what not in ("affine", "force", "applied_force") and self.time in group_symbols[what]:
                 raise ModelError(f"the time {self.time} appears in the {what}: only the affine term b(q, t) of the "
                                  "constraints A(q) v = b(q, t) and the force F(q, v, t) may depend on time (the "
                                  "metric, potential, constraint rows, friction coefficients and holonomic "
                                  "constraints are functions of q and the parameters)")
-        check_free_symbols(list(self.metric), q | p, "metric")
-        check_free_symbols([self.potential], q | p, "potential")
-        check_free_symbols(list(self.constraints), q | p, "constraints")
-        check_free_symbols(list(self.affine), q | t | p, "affine")
-        check_free_symbols(list(self.friction_coefficients), q | p, "friction")
-        check_free_symbols(list(self.force), q | v | t | p, "force")
-        check_free_symbols(list(self.applied_force if self.applied_force is not None else ()), q | v | t | p,
-                           "applied_force")
-        check_free_symbols(list(self.holonomic or ()), q | p, "holonomic")
+        allowed = {"metric": q | p, "potential": q | p, "constraints": q | p, "affine": q | t | p,
+                   "friction": q | p, "force": q | v | t | p, "applied_force": q | v | t | p, "holonomic": q | p}
+        for what, exprs in groups.items():
+            check_free_symbols(exprs, allowed[what], what)
 
     @property
     def _inputs(self) -> list:
         return [*self.coordinates, *self.velocities, self.time, *self.parameters]
 
     def _lower(self) -> SerializedGraph:
-        exprs = [*self.metric, self.potential, *self.constraints, *self.affine, *self.friction_coefficients,
-                 *self.force, *(self.applied_force if self.applied_force is not None else ())]
-        return lower(exprs, self._inputs)
-
-    def _check_metric_symmetric(self) -> None:
-        rng = np.random.default_rng(0)
-        p = self.param_vector()
-        for _ in range(3):
-            q = rng.uniform(-1.0, 1.0, self.n)
-            try:
-                G = self._core.at(0.0, q, None, p).metric()
-            except (ValueError, RuntimeError):
-                continue  # not positive definite here; checked where it is used
-            if not np.allclose(G, G.T, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(G).max())):
-                raise ModelError("the metric is not symmetric")
-
-    def _check_applied_force(self) -> None:
-        """applied_force against F - c(q, v) - dV/dq at three random states (c_i = G_il Gamma^l_jk
-        v^j v^k from the metric's Christoffel symbols, dV by central differences, hence the loose
-        relative tolerance 1e-6: a check for a different function, not for rounding)."""
-        if self.applied_force is None:
-            return
-        rng = np.random.default_rng(1)
-        p = self.param_vector()
-        n, h = self.n, 1e-5
-        for _ in range(3):
-            q, v = rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n)
-            try:
-                at = self._core.at(0.0, q, v, p)
-                G, vdot = at.metric(), at.nonholonomic_acceleration()
-                given = G @ vdot - at.constraint_matrix().T @ at.multipliers()
-                c = G @ np.einsum("ljk,j,k->l", np.asarray(at.christoffel()).reshape(n, n, n), v, v)
-                dV = np.array([(self._core.at(0.0, q + h * e, None, p).potential()
-                                - self._core.at(0.0, q - h * e, None, p).potential()) / (2 * h) for e in np.eye(n)])
-            except (ValueError, RuntimeError):
-                continue  # singular here; checked where it is used
-            expected = at.force() - c - dV
-            if not np.allclose(given, expected, rtol=0, atol=1e-6 * max(1.0, np.abs(expected).max())):
-                raise ModelError("applied_force is not F - c(q, v) - dV/dq of the metric, potential and force "
-                                 f"(at q = {np.round(q, 3).tolist()}, v = {np.round(v, 3).tolist()}: "
-                                 f"{given} against {expected})")
+        """The outputs G, V, A, b, mu, F[, applied force] (dense, row-major) in O(nonzeros)."""
+        parts = [self.metric, self.potential, self.constraints, self.affine, self.friction_coefficients, self.force]
+        return lower_parts(parts if self.applied_force is None else [*parts, self.applied_force], self._inputs)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -439,7 +391,7 @@ class System:
         return [*values.values(), *extra.values()]
 
     # ------------------------------------------------------------------ models
-    def nonholonomic(self, form: str | None = None):
+    def nonholonomic(self, form: str | None = None, sparse: bool | str = "auto"):
         """Lagrange-d'Alembert dynamics.
 
         ``form="qdot"``: state ``[q, v]`` with A(q) v = b(q, t). ``form="speeds"``: state
@@ -447,11 +399,25 @@ class System:
         independent speeds for :meth:`from_kanes_method`), q' = X_D(q) u + w0(q), the constraints
         holding by construction (a :class:`~nonholo.FrameModel`, the Hamel equations). Default:
         ``"speeds"`` when the system has a velocity frame, else ``"qdot"``.
+
+        ``sparse`` (form ``"qdot"``): solve [G, A^T; A, 0] [v'; -lambda] = [r; a] by a sparse
+        L D L^T of the nonzeros of G and A and give BDF a sparse Jacobian (``True``), or dense
+        (``False``); ``"auto"`` chooses sparse for a large sparse system (:meth:`prefers_sparse`).
+        Both give the same trajectories to rounding.
+
+        Examples
+        --------
+        >>> import nonholo as nh
+        >>> model = nh.systems.chaplygin_sleigh().nonholonomic()
+        >>> model.state_names
+        ['x', 'y', 'phi', 'x_dot', 'y_dot', 'phi_dot']
+        >>> model.params
+        {'m': 1.0, 'I': 1.0, 'a': 0.2, 'mu': 1.0}
         """
         if form is None:
             form = "qdot" if self.speeds is None else "speeds"
         if form == "qdot":
-            return self._model("nonholonomic")
+            return self._model("nonholonomic", sparse=sparse_choice(self, sparse))
         if form != "speeds":
             raise ValueError(f"form must be 'qdot' or 'speeds', got {form!r}")
         if self.speeds is None:
@@ -473,13 +439,30 @@ class System:
         """Vakonomic dynamics (corrected Lewis-Murray eq. (2.2)), state ``[q, v, lambda]``."""
         return self._model("vakonomic")
 
-    def friction(self, eps: float):
+    def friction(self, eps: float, sparse: bool | str = "auto"):
         """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b).
 
         State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
         ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
+        ``sparse``: as :meth:`nonholonomic` (a sparse L D L^T of G, a sparse Newton matrix for BDF).
+
+        Examples
+        --------
+        The friction sleigh (stiff: ``method="auto"`` runs BDF) stays within O(eps) of the
+        nonholonomic one:
+
+        >>> import numpy as np
+        >>> import nonholo as nh
+        >>> sleigh = nh.systems.chaplygin_sleigh()
+        >>> y0, opts = [0, 0, 0, 1, 0, 1], dict(t_eval=[5], rtol=1e-10, atol=1e-12)
+        >>> friction = nh.simulate(sleigh.friction(1e-4), (0, 5), y0, **opts)
+        >>> rolling = nh.simulate(sleigh.nonholonomic(), (0, 5), y0, **opts)
+        >>> friction.method
+        'bdf'
+        >>> print(f"{np.abs(friction.y[:3] - rolling.y[:3]).max():.1e}")
+        7.1e-04
         """
-        return self._model("friction", eps=check.positive(eps, "eps"))
+        return self._model("friction", sparse=sparse_choice(self, sparse), eps=check.positive(eps, "eps"))
 
     def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
@@ -520,6 +503,25 @@ class System:
         ``_core.max_compiled_slip_order``), beyond it expanded in Taylor arithmetic at every
         evaluation. Results give the physical velocity through ``result.velocity`` and
         ``result["<velocity name>"]``.
+
+        Examples
+        --------
+        Against the friction sleigh started on its slow manifold, the error of order K falls
+        like eps^(K+1): its decimal exponent at eps = 1e-3 is -3 (K + 1):
+
+        >>> import numpy as np
+        >>> import nonholo as nh
+        >>> sleigh, eps = nh.systems.chaplygin_sleigh(), 1e-3
+        >>> q, u, opts = [0, 0, 0], [1, 0, 1], dict(t_eval=[5], rtol=1e-10, atol=1e-12)
+        >>> v = sleigh.on_slow_manifold(q, u, eps, order=4)
+        >>> friction = nh.simulate(sleigh.friction(eps), (0, 5), np.r_[q, v], **opts)
+        >>> for order in (0, 1, 2):
+        ...     reduced = nh.simulate(sleigh.reduced(eps, order=order), (0, 5), np.r_[q, u], **opts)
+        ...     error = np.abs(reduced.y[:3] - friction.y[:3]).max()
+        ...     print(order, reduced.method, int(np.floor(np.log10(error))))
+        0 dop853 -3
+        1 dop853 -6
+        2 dop853 -9
         """
         from ..models.reduced import VELOCITIES, ReducedModel
 
@@ -562,7 +564,12 @@ class System:
 
         return DiscreteModel(self, check.positive(h, "h"))
 
-    def _model(self, kind: str, order: int | None = None, **extra):
+    def prefers_sparse(self) -> bool:
+        """The rule of ``sparse="auto"`` (:func:`nonholo.system.sparsity.prefers_sparse`): at least 60
+        coordinates, at most a tenth of the entries of G, A and mu structurally nonzero."""
+        return prefers_sparse(self)
+
+    def _model(self, kind: str, order: int | None = None, sparse: bool = False, **extra):
         from ..models.model import MODEL_KINDS
 
         shadowed = set(extra) & set(self.parameter_names)
@@ -572,9 +579,9 @@ class System:
         if kind == "reduced":
             return self.reduced(extra["eps"], order=order)
         spec = MODEL_KINDS[kind]
-        key = (kind, order)
+        key = (kind, "sparse" if sparse else order)
         if key not in self._models:
-            self._models[key] = spec.build_core(self._core, order)
+            self._models[key] = spec.build_sparse(self._core) if sparse else spec.build_core(self._core, order)
         return spec.cls(self, kind, self._models[key], extra, order=order, state_names=spec.state_names(self))
 
     # ------------------------------------------------------------------ slow manifold

@@ -63,18 +63,32 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
         q += sp.symbols(f"x_{i} y_{i} theta_{i}", real=True)
         v += sp.symbols(f"x_{i}_dot y_{i}_dot theta_{i}_dot", real=True)
     n = 3 * K
-    G = sp.zeros(n, n)
+    G = sp.zeros(n, n)  # sparse inside: entries set one by one cost O(nonzeros), not O(n^2)
     A = sp.zeros(K, n)
+    inertia = m_ * d_**2 + I_
     for i in range(K):
-        theta = q[3 * i + 2]
-        s, c = sp.sin(theta), sp.cos(theta)
+        x, y, theta = 3 * i, 3 * i + 1, 3 * i + 2
+        # unevaluated: sin and cos of a symbol evaluate to themselves, after SymPy's checks (0.3 s at K = 300)
+        s, c = sp.sin(q[theta], evaluate=False), sp.cos(q[theta], evaluate=False)
         # the metric block of (x, y, theta): C = P + d e(theta), dC/dtheta = d (-s, c)
-        block = sp.Matrix([[m_, 0, -m_ * d_ * s], [0, m_, m_ * d_ * c],
-                           [-m_ * d_ * s, m_ * d_ * c, m_ * d_**2 + I_]])
-        G[3 * i:3 * i + 3, 3 * i:3 * i + 3] = block
-        A[i, 3 * i], A[i, 3 * i + 1] = -s, c
+        G[x, x] = G[y, y] = m_
+        G[x, theta] = G[theta, x] = -m_ * d_ * s
+        G[y, theta] = G[theta, y] = m_ * d_ * c
+        G[theta, theta] = inertia
+        A[i, x], A[i, y] = -s, c
     # one Add of all springs, not a running sum (quadratic in K)
-    V = sp.Add(*(k_ / 2 * (sp.sqrt((q[3 * i + 3] - q[3 * i])**2 + (q[3 * i + 4] - q[3 * i + 1])**2) - L_)**2
-                 for i in range(K - 1)))
+    V = sp.Add(*(_spring(k_, L_, q[3 * i:3 * i + 2], q[3 * i + 3:3 * i + 5]) for i in range(K - 1)))
     return Platoon(q, G, potential=V, constraints=A, friction=mu_ * sp.eye(K), velocities=v,
                    parameters={m_: m, I_: I, d_: d, k_: k, L_: L, mu_: mu}, name=f"platoon (K = {K})")
+
+
+def _spring(k, L, P, P_next):
+    r"""k/2 (|P_next - P| - L)^2, built as SymPy's evaluated form of that expression.
+
+    The outer sqrt, square and product are created unevaluated: evaluating them changes nothing
+    (each is already in canonical form) but asks SymPy's assumptions about the square root,
+    tens of milliseconds per spring, most of the platoon's set-up at K = 100. tests/test_platoon.py
+    checks that the result equals the evaluated ``k/2 * (sqrt(dx**2 + dy**2) - L)**2``."""
+    dx, dy = P_next[0] - P[0], P_next[1] - P[1]
+    distance = sp.Pow(dx**2 + dy**2, sp.S.Half, evaluate=False)
+    return sp.Mul(sp.S.Half, k, sp.Pow(distance - L, 2, evaluate=False), evaluate=False)

@@ -25,9 +25,10 @@ class ConstrainedModel : public ModelImpl<Derived, WorkT> {
  private:
   void project_weighted(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
                         Work& ws) const;
-  // Geometry at y and the correction directions N (in w.GinvAT) with A N factored (w.chol_M).
+  // Geometry at y and the correction directions N (in w.GinvAT) with A N factored (w.chol_M);
+  // `derivatives`: from the full tape (dA/dq for the error's projection), else the dynamics tape.
   MechanicsWork<double>& factor_projection(double t, const double* y, const double* p, const double* weights,
-                                           Workspace& ws) const;
+                                           Workspace& ws, bool derivatives = false) const;
 };
 
 template <class Derived, template <class> class WorkT>
@@ -50,10 +51,12 @@ void ConstrainedModel<Derived, WorkT>::constraint_residual(double t, const doubl
 // G-orthogonal.
 template <class Derived, template <class> class WorkT>
 MechanicsWork<double>& ConstrainedModel<Derived, WorkT>::factor_projection(double t, const double* y, const double* p,
-                                                                          const double* weights, Workspace& ws) const {
+                                                                          const double* weights, Workspace& ws,
+                                                                          bool derivatives) const {
   const int n = this->system().n();
   MechanicsWork<double>& w = static_cast<Work&>(ws).d;
-  this->system().evaluate(t, y, y + n, p, w.geo);
+  if (derivatives) this->system().evaluate(t, y, y + n, p, w.geo);
+  else this->system().evaluate_dynamics(t, y, y + n, p, w.geo);
   if (weights != nullptr) {  // N = W^-2 A^T and its Gram matrix A N, in GinvAT and M
     w.GinvAT = w.geo.A().transpose();
     for (int i = 0; i < n; ++i) w.GinvAT.row(i) /= weights[n + i] * weights[n + i];
@@ -76,7 +79,7 @@ void ConstrainedModel<Derived, WorkT>::project(double t, const double* y, const 
   }
   const int n = this->system().n();
   const int ns = this->n_states();
-  MechanicsWork<double>& w = factor_projection(t, y, p, weights, ws);
+  MechanicsWork<double>& w = factor_projection(t, y, p, weights, ws, err != nullptr);
   Eigen::Map<const VecX<double>> v(y + n, n);
   Eigen::Map<VecX<double>> c(corr, ns);
   c.setZero();

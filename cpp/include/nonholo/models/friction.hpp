@@ -5,6 +5,8 @@
 // eps is the last parameter, after the system's own.
 #pragma once
 
+#include <atomic>
+
 #include "nonholo/model.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
@@ -16,7 +18,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // The Jacobian's method (implicit differentiation or dual numbers) is chosen once, from the
   // estimated costs (model.cpp), not on every call.
   explicit FrictionModel(std::shared_ptr<const MechanicalSystem> system)
-      : ModelImpl(std::move(system)), implicit_(implicit_jacobian_cost() <= dual_jacobian_cost()) {}
+      : ModelImpl(std::move(system)) {}
 
   std::string kind() const override { return "friction"; }
   int n_states() const override { return 2 * system().n(); }
@@ -25,7 +27,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // The right-hand side, and the implicit Jacobian's tape (BDF's Newton matrix) where the
   // Jacobian takes that path and compiling it pays (compiled_jacobian_pays).
   std::vector<TapeName> rhs_tapes() const override {
-    if (implicit_ && compiled_jacobian_pays(system())) return {TapeName::Dynamics, TapeName::Jacobian};
+    if (implicit() && compiled_jacobian_pays(system())) return {TapeName::Dynamics, TapeName::Jacobian};
     return {TapeName::Dynamics};
   }
 
@@ -55,7 +57,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp),
   // where its tape is cheaper than dual numbers (as NonholonomicModel::jacobian).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
-    if (implicit_) implicit_jacobian(t, y, p, J, ws);
+    if (implicit()) implicit_jacobian(t, y, p, J, ws);
     else jacobian_dual(t, y, p, J, ws);
   }
   bool implicit_jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
@@ -76,7 +78,17 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 
  private:
-  bool implicit_;
+  // Chosen on first use (the Jacobian tape of a large system is built only when needed): the
+  // same answer from any thread.
+  bool implicit() const {
+    signed char known = implicit_.load(std::memory_order_relaxed);
+    if (known < 0) {
+      known = implicit_jacobian_cost() <= dual_jacobian_cost();
+      implicit_.store(known, std::memory_order_relaxed);
+    }
+    return known != 0;
+  }
+  mutable std::atomic<signed char> implicit_{-1};
 };
 
 }  // namespace nonholo

@@ -3,6 +3,8 @@
 // the multipliers lambda being algebraic (Lewis-Murray 1995, eq. (2.1); notes/001 section 2.4).
 #pragma once
 
+#include <atomic>
+
 #include "nonholo/models/constrained_model.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
@@ -13,7 +15,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   // The Jacobian's method is chosen once, from the estimated costs (model.cpp).
   explicit NonholonomicModel(std::shared_ptr<const MechanicalSystem> system)
-      : ConstrainedModel(std::move(system)), implicit_(implicit_jacobian_cost() <= dual_jacobian_cost()) {}
+      : ConstrainedModel(std::move(system)) {}
 
   std::string kind() const override { return "nonholonomic"; }
   int n_states() const override { return 2 * system().n(); }
@@ -36,7 +38,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   // where its tape is cheaper than dual numbers through the whole vector field (expression
   // swell in the second derivatives of G can make it 30x the RHS tape: the bicycle).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
-    if (implicit_) implicit_jacobian(t, y, p, J, ws);
+    if (implicit()) implicit_jacobian(t, y, p, J, ws);
     else jacobian_dual(t, y, p, J, ws);
   }
   bool implicit_jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
@@ -63,7 +65,17 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   }
 
  private:
-  bool implicit_;
+  // Chosen on first use (the Jacobian tape of a large system is built only when needed): the
+  // same answer from any thread.
+  bool implicit() const {
+    signed char known = implicit_.load(std::memory_order_relaxed);
+    if (known < 0) {
+      known = implicit_jacobian_cost() <= dual_jacobian_cost();
+      implicit_.store(known, std::memory_order_relaxed);
+    }
+    return known != 0;
+  }
+  mutable std::atomic<signed char> implicit_{-1};
 };
 
 }  // namespace nonholo

@@ -168,6 +168,23 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     ValueError
         When y is off the constraint set, not a steady motion, ``independent`` or ``inputs``
         are invalid, or ``params`` names an unknown parameter.
+
+    Examples
+    --------
+    The Chaplygin sleigh gliding straight ahead at speed u: besides the zero modes (the cyclic x
+    and y, the conserved energy, the family of speeds), one eigenvalue, -m a u / (I + m a^2). The
+    motion is stable forwards and unstable backwards:
+
+    >>> import nonholo as nh
+    >>> model = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2).nonholonomic()
+    >>> ahead = nh.linearize(model, [0, 0, 0, 1, 0, 0])
+    >>> ahead.n_zero, ahead.coordinates
+    (4, ['x', 'y', 'phi', 'x_dot', 'phi_dot'])
+    >>> print(ahead.eigenvalues[ahead.n_zero:].real.round(6), round(-0.2 / 1.04, 6))
+    [-0.192308] -0.192308
+    >>> back = nh.linearize(model, [0, 0, 0, -1, 0, 0])
+    >>> print(back.eigenvalues[back.n_zero:].real.round(6))
+    [0.192308]
     """
     y = model._state(y)
     t = float(t)

@@ -33,6 +33,16 @@ def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float =
 
     In the body frame u = x' cos phi + y' sin phi, v = -x' sin phi + y' cos phi, omega = phi',
     the nonholonomic motion is u' = a omega^2, omega' = -m a u omega/(I + m a^2).
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+    >>> sleigh
+    <nonholo.System 'Chaplygin sleigh': n=3 coordinates (x, y, phi), k=1 constraints, params: m=1, I=1, a=0.2, mu=1>
+    >>> result = nh.simulate(sleigh.nonholonomic(), (0, 30), [0, 0, 0, 1, 0, 1], t_eval=[30])
+    >>> print(result["phi_dot"].round(4), result.energy().round(7))  # the turning dies out, energy stays
+    [0.0003] [1.02]
     """
     x, y, phi = sp.symbols("x y phi")
     m_, I_, a_, mu_ = sp.symbols("m I a mu", positive=True)

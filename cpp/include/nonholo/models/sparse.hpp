@@ -1,0 +1,77 @@
+// The nonholonomic and friction models of a large sparse system, with the same equations as
+// models/nonholonomic.hpp and models/friction.hpp:
+//   nonholonomic:  q' = v,  [G, A^T; A, 0] [v'; m] = [r; a]           (m = -lambda)
+//   friction:      q' = v,  G v' = r - (1/eps) A^T mu (A v - b)
+// evaluated from the sparse tape (only the nonzeros of G, A, mu) and solved by a sparse L D L^T
+// of fixed pattern (sparse_symmetric.hpp). Derivatives (the Jacobian, sensitivities) by
+// implicit differentiation of the solve: along a direction d, K dx = d(rhs) - dK x, with d(rhs)
+// and dK from the sparse tape in dual numbers and K's factors reused; the Jacobian's columns in
+// groups that share no row (sparse_structure.hpp), a few directions for all 2n columns.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nonholo/model.hpp"
+#include "nonholo/sparse_symmetric.hpp"
+
+namespace nonholo {
+
+class SparseModel : public Model {
+ public:
+  SparseModel(std::shared_ptr<const MechanicalSystem> system, bool friction);
+
+  std::string kind() const override { return friction_ ? "friction" : "nonholonomic"; }
+  int n_states() const override { return 2 * system().n(); }
+  int n_extra_params() const override { return friction_ ? 1 : 0; }
+  bool stiff() const override { return friction_; }
+  bool constrained() const override { return !friction_ && system().k() > 0; }
+  bool sparse() const override { return true; }
+  std::vector<TapeName> rhs_tapes() const override { return {}; }  // the sparse tape is interpreted
+
+  std::unique_ptr<Workspace> workspace() const override;
+  void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const override;
+  void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override;
+  const JacobianStructure* jacobian_structure() const override { return &structure_; }
+  void sparse_jacobian(double t, const double* y, const double* p, double* values, Workspace& ws) const override;
+  void directional_derivatives(double t, const double* y, const double* p, int n_dir, const double* const* s,
+                               const int* index, double* const* out, Workspace& ws) const override;
+
+  void constraint_residual(double t, const double* y, const double* p, Workspace& ws, double* residual,
+                           double* scale) const override;
+  void project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
+               Workspace& ws) const override;
+  void project_sensitivities(double t, const double* y, const double* p, int n_dir, double* const* s,
+                             const int* index, const double* weights, Workspace& ws) const override;
+  void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
+
+  double rhs_cost_ns() const override;
+  double dual_jacobian_cost() const override { return jacobian_cost(); }
+  double jacobian_cost() const override;
+
+  const SymmetricPattern& pattern() const { return pattern_; }
+
+ private:
+  struct Work;
+  // Evaluates the sparse tape in dual numbers along up to kJacobianChunk directions (the state
+  // seeded by seed(c, i), parameter index[c] by 1), factors K at the point and solves for the
+  // values; then out[c] = df/d(direction c) for c < m.
+  template <class Seed>
+  void directions(double t, const double* y, const double* p, int m, Seed&& seed, const int* index,
+                  double* const* out, Work& w) const;
+  // K factored at the point of w's values (throws ModelError naming the point when singular).
+  void factor(double t, const double* q, Work& w) const;
+  // The derivative of K x = rhs along direction c: rhs_c - dK_c x, into w.b.
+  void differentiated_rhs(int c, Work& w) const;
+  // Solves [D, A^T; A, 0] [x; m] = [0; L] with D = G (factor) or diag(weights_v^2)
+  // (factor_weighted) as last factored: x is the G- (or weighted) orthogonal correction.
+  void solve_correction(const double* L, Work& w) const;
+  void factor_weighted(double t, const double* y, const double* weights, const double* A, Work& w) const;
+
+  bool friction_;
+  SymmetricPattern pattern_;
+  JacobianStructure structure_;
+};
+
+}  // namespace nonholo
