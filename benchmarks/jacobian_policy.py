@@ -3,11 +3,14 @@ friction sleigh against the hand-written CVODE program.
 
 What is run
 -----------
-* knife-edge chain with friction: ``nh.systems.knife_edge_chain(N).friction(1e-4)``, N = 16 and
-  32, the state and settings of benchmarks/peers.py (headings 0.1 i, velocity (1, 0, 0.3, 0, ...)
+* knife-edge chain with friction: ``nh.systems.knife_edge_chain(N).friction(1e-4)``, N = 16, 32
+  and 64 (``--sizes``), the state and settings of benchmarks/peers.py (headings 0.1 i, velocity (1, 0, 0.3, 0, ...)
   projected onto the constraints, t in [0, 2], rtol 1e-8, atol 1e-10), with the default policy
   (cpp/include/nonholo/jacobian_policy.hpp) and with ``solver_options={"jacobian_frequency": f}``
   for f in 1, 5, 20, 50 (CVODE's linear setups at its default spacing, 20 steps).
+* the chain's Jacobian in right-hand sides: the cost model's estimate (``core.jacobian_cost``, which
+  sets the policy's reuse) against the measured ratio (``_core.diagnostics.time_evaluations``,
+  minimum over 40 batches of Jacobian / right-hand side, wall time in C++).
 * friction sleigh (benchmarks/friction_sleigh.py): eps 1e-4 and 1e-6, t in [0, 20], rtol 1e-8,
   atol 1e-10, nonholo's default against benchmarks/friction_sleigh_cvode.cpp (analytic Jacobian,
   a Jacobian and a linear setup every step), which times its repetitions inside one process.
@@ -25,7 +28,8 @@ a process of 10 k + 1 integrations less one of 1, from the children's rusage. Th
 times, as issue 31 asks: chain default / best fixed frequency at most 1.1; sleigh nonholo /
 hand-written at most 1.3.
 
-Usage: python benchmarks/jacobian_policy.py [--quick] [--rounds R] [--repeats K] [--markdown PATH]
+Usage: python benchmarks/jacobian_policy.py [--quick] [--sizes N ...] [--rounds R] [--repeats K]
+       [--markdown PATH] [--json PATH]
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
 import friction_sleigh as sleigh  # noqa: E402
+from cli import add_output_options, emit, output_of  # noqa: E402
+from nonholo import _core  # noqa: E402
 from peers import chain_state  # noqa: E402
 
 CHAIN_T, RTOL, ATOL, CHAIN_EPS = 2.0, 1e-8, 1e-10, 1e-4
@@ -56,11 +62,23 @@ def _median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
-def chain_runs(N: int) -> tuple:
-    """(configurations, reference final state) of the friction chain N: label -> run()."""
+def jacobian_ratio(model, y, batches: int = 40) -> float:
+    """Measured Jacobian / right-hand side: the minimum over batches of about 2 ms each."""
+    p = model.param_vector()
+    one = _core.diagnostics.time_evaluations(model.core, 0.0, y, p, 1)
+    calls = max(1, int(2e-3 / max(one[1], 1e-9)))
+    runs = [_core.diagnostics.time_evaluations(model.core, 0.0, y, p, calls) for _ in range(batches)]
+    return min(r[1] for r in runs) / min(r[0] for r in runs)
+
+
+def chain_runs(N: int, costs: list) -> tuple:
+    """(configurations, reference final state) of the friction chain N: label -> run(); appends the
+    Jacobian's estimated and measured cost to ``costs``."""
     system = nh.systems.knife_edge_chain(N)
     model = system.friction(CHAIN_EPS)
     y0 = chain_state(system, N)
+    costs.append(f"| {N} | {type(model.core).__name__} | {model.core.jacobian_cost:.1f} | "
+                 f"{jacobian_ratio(model, y0):.1f} |")
 
     def runner(options):
         def run():
@@ -93,8 +111,9 @@ def chain_table(Ns, rounds: int, repeats: int) -> tuple:
     lines = ["| chain N | Jacobian | wall [ms] | CPU [ms] | steps | rhs | Jacobians | setups | Newton its | error |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     verdicts = []
+    costs = ["| chain N | model | Jacobian / rhs, estimated | measured |", "|---|---|---:|---:|"]
     for N in Ns:
-        configs, ref = chain_runs(N)
+        configs, ref = chain_runs(N, costs)
         timed = interleaved(configs, rounds, repeats)
         for label, m in timed.items():
             st = m["result"].stats
@@ -105,7 +124,7 @@ def chain_table(Ns, rounds: int, repeats: int) -> tuple:
         ratio = _median(timed["default"]["cpu"]) / _median(timed[best_label]["cpu"])
         verdicts.append((N, best_label, ratio))
         print(f"chain N = {N}: default / best fixed ({best_label}) = {ratio:.2f}", file=sys.stderr, flush=True)
-    return lines, verdicts
+    return lines, costs, verdicts
 
 
 def handwritten_cpu(executable, eps: float, k: int) -> float:
@@ -161,23 +180,22 @@ def sleigh_table(rounds: int, repeats: int) -> tuple:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="1 round of 2 repeats, chain N = 16 only")
+    p.add_argument("--sizes", type=int, nargs="+", default=[16, 32, 64], help="chain sizes N (default 16 32 64)")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
     p.add_argument("--repeats", type=int, default=3, help="calls per configuration and round (default 3)")
-    p.add_argument("--markdown", help="write the tables to this file")
+    add_output_options(p)
     args = p.parse_args(argv)
-    rounds, repeats, Ns = (1, 2, (16,)) if args.quick else (args.rounds, args.repeats, (16, 32))
-    chain_lines, verdicts = chain_table(Ns, rounds, repeats)
+    rounds, repeats, Ns = (1, 2, (16,)) if args.quick else (args.rounds, args.repeats, tuple(args.sizes))
+    chain_lines, cost_lines, verdicts = chain_table(Ns, rounds, repeats)
     sleigh_lines, ratios = sleigh_table(rounds, repeats)
     summary = ["| target | measured | limit | verdict |", "|---|---:|---:|---|"]
     summary += [f"| chain N = {N}: default / best fixed ({best}) | {r:.2f} | {TARGET_VS_FIXED} | "
                 f"{'met' if r <= TARGET_VS_FIXED else 'MISSED'} |" for N, best, r in verdicts]
     summary += [f"| sleigh eps {eps:.0e}: nonholo / hand-written CVODE | {r:.2f} | {TARGET_VS_CVODE} | "
                 f"{'met' if r <= TARGET_VS_CVODE else 'MISSED'} |" for eps, r in ratios]
-    body = "\n\n".join(["\n".join(chain_lines), "\n".join(sleigh_lines), "\n".join(summary),
-                        f"Medians of {rounds} interleaved rounds of {repeats} calls."])
-    print(body)
-    if args.markdown:
-        Path(args.markdown).write_text(body + "\n")
+    body = "\n\n".join(["\n".join(chain_lines), "\n".join(cost_lines), "\n".join(sleigh_lines),
+                        "\n".join(summary), f"Medians of {rounds} interleaved rounds of {repeats} calls."])
+    emit(body + "\n", output_of(args, argv))
     return 0
 
 
