@@ -130,14 +130,16 @@ constexpr double kDualFlop = 7.3;           // per dense operation and chunk (kJ
 // kInstruction) and a cost per multiply-add of the dense work outside the tape: the model's own
 // factorization and solve, and the 2n differentiated right-hand sides and their solves
 // (implicit_jacobian.hpp: *_jacobian_flops). That work grows like n^3 and outgrows the tape from
-// n of about 30 on; charged per tape instruction, as before, the friction chain N = 64's Jacobian
-// was estimated at 4.5 right-hand sides where it costs 16 (N = 32: 6.0 against 7.9). Fitted by
-// least squares on relative error to the friction chain N = 4, 8, 16, 32, 48, 64 (eps 1e-4; 4.5,
-// 5.1, 5.6, 7.9, 11.1, 16.0 right-hand sides, _core.diagnostics.time_evaluations, minimum of 40
-// batches; now 4.5, 4.9, 6.4, 8.7, 10.7, 11.9) and, with the fixed cost kept, the nonholonomic
-// chain N = 4..64 (CPU time: 4.1-6.0 up to N = 16, 6.9 and 13 at N = 32, 64; now 4.5-5.9, 6.3,
-// 6.7: the dense work of large nonholonomic Jacobians runs slower per operation than this counts).
-// The sleigh and the chain N = 2 keep dual numbers (implicit 5.7 and 5.1 against 2.2 and 3.1).
+// n of about 30 on; charged per tape instruction (600 ns + 4 per instruction, as before), the
+// friction chain N = 64's Jacobian was estimated at 5.7 right-hand sides where it costs 12-16
+// (N = 32: 6.1 against 7.6-7.9). The cost per instruction is the interpreter's (kInstruction); the
+// rest is fitted by least squares on relative error to the friction chain N = 4, 8, 16, 32, 48, 64
+// (eps 1e-4; 4.5, 5.1, 5.6, 7.9, 11.1, 16.0 right-hand sides, _core.diagnostics.time_evaluations,
+// minimum of 40 batches; now 4.5, 4.9, 6.4, 8.7, 10.7, 11.9) and, with the fixed cost kept, to the
+// nonholonomic chain N = 4..64 (4.1-6.0 up to N = 16, 6.9 and 13 at N = 32, 64, by CPU time of
+// Python loops less the call's overhead from N = 16 on; now 4.5-5.9, 6.3, 6.7: the dense work of
+// large Jacobians runs out of cache, slower per operation than this counts). The sleigh and the
+// chain N = 2 keep dual numbers (implicit 5.7 and 5.1 against 2.2 and 3.1).
 constexpr double kFrictionImplicitCall = 850.0, kFrictionJacobianInstruction = 0.56, kFrictionJacobianFlop = 0.53;
 constexpr double kNonholonomicImplicitCall = 300.0, kNonholonomicJacobianInstruction = 0.56,
                  kNonholonomicJacobianFlop = 1.16;
