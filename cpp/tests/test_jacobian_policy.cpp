@@ -2,8 +2,8 @@
 // work depend on the mode: it settles on the mode that advances further per unit of work, tests
 // the other one rarely (doubling holds), follows a change of the dynamics, runs no test when the
 // rest of the run is short, tests early at a Newton failure of the start-up, refreshes in the
-// start-up where a refresh is cheap, weighs linear setups, and depends only on the counters it
-// is given.
+// start-up where a refresh is cheap, weighs linear setups, gives CVODE the frequencies of each
+// mode, and depends only on the counters it is given.
 #include "check.hpp"
 #include "nonholo/jacobian_policy.hpp"
 
@@ -126,6 +126,43 @@ int main() {
     advance(policy, run, turning, 1, 0.3);
     NONHOLO_CHECK(policy.refreshing());
     NONHOLO_CHECK_EQ(policy.tests(), 0L);
+  }
+  {  // CVODE's frequencies per mode: refreshing every step; in reuse, a non-stiff model keeps
+    // CVODE's (51, 20); a stiff one refreshes at each setup where a Jacobian is cheap (the sleigh's
+    // estimates: 2.17 right-hand sides, a step's fixed work 11.8, a setup 4.01) and every
+    // reuse_steps() = ceil(4 c / (1 + o)) steps where it is not (the friction chain N = 16:
+    // 6.40, 0.357, 3.56: 19 steps)
+    const JacobianPolicy cheap(2.17, 11.8, 4.01), costly(6.40, 0.357, 3.56);
+    for (const JacobianPolicy* p : {&cheap, &costly}) {
+      NONHOLO_CHECK_EQ(p->frequencies(true, true).jacobian, 1L);
+      NONHOLO_CHECK_EQ(p->frequencies(true, true).setup, 1L);
+      NONHOLO_CHECK_EQ(p->frequencies(false, false).jacobian, JacobianPolicy::kCvodeJacobianFrequency);
+      NONHOLO_CHECK_EQ(p->frequencies(false, false).setup, JacobianPolicy::kCvodeSetupFrequency);
+    }
+    NONHOLO_CHECK_EQ(cheap.frequencies(false, true).jacobian, 1L);
+    NONHOLO_CHECK_EQ(cheap.frequencies(false, true).setup, JacobianPolicy::kStiffSetupFrequency);
+    NONHOLO_CHECK_EQ(costly.frequencies(false, true).jacobian, 19L);
+    NONHOLO_CHECK_EQ(costly.frequencies(false, true).setup, JacobianPolicy::kCvodeSetupFrequency);
+    // the chain N = 16 starts in the reuse mode, the sleigh refreshing
+    NONHOLO_CHECK(!costly.refreshing());
+    NONHOLO_CHECK(cheap.refreshing());
+  }
+  {  // the reuse grows with the Jacobian's cost against a step's work, from just above the
+    // refresh at setups to CVODE's 51: the chain N = 32 and 64's estimates (8.73, 0.076; 11.9,
+    // 0.0144: 33 and 47 steps), a Jacobian just too costly for each setup (3.1, 0: 13 steps), one
+    // of a thousand right-hand sides (51)
+    NONHOLO_CHECK_EQ(JacobianPolicy(8.73, 0.076).reuse_steps(), 33L);
+    NONHOLO_CHECK_EQ(JacobianPolicy(11.9, 0.0144).reuse_steps(), 47L);
+    const JacobianPolicy just(3.1, 0.0);
+    NONHOLO_CHECK(!just.refresh_at_setups());
+    NONHOLO_CHECK_EQ(just.reuse_steps(), 13L);
+    NONHOLO_CHECK_EQ(JacobianPolicy(1000.0, 0.01).reuse_steps(), JacobianPolicy::kCvodeJacobianFrequency);
+    // never shorter than the spacing of the setups at which cheaper Jacobians are taken
+    for (double c : {0.0, 0.5, 2.0, 3.0, 3.5, 5.0, 20.0, 1e6}) {
+      const long steps = JacobianPolicy(c, 0.2).reuse_steps();
+      NONHOLO_CHECK(steps >= JacobianPolicy::kStiffSetupFrequency);
+      NONHOLO_CHECK(steps <= JacobianPolicy::kCvodeJacobianFrequency);
+    }
   }
   {  // deterministic: the same counters give the same decisions
     JacobianPolicy a(3.0), b(3.0);

@@ -2,7 +2,8 @@
 // right-hand side and from how the Newton iteration and the step sizes fare with each choice.
 //
 // CVODE's modified Newton reuses a Jacobian for up to 51 steps (and its iteration matrix for
-// 20), refreshing it earlier when the iteration fails to converge. That is right where the
+// 20), refreshing it earlier when the iteration fails to converge (the reuse mode of a stiff model
+// shortens the 51 by the Jacobian's cost: reuse_steps()). That is right where the
 // Jacobian changes slowly along the solution (the knife-edge chain: 2-3x faster than a refresh
 // every step, at the same error) and wrong where it turns fast (the friction sleigh, whose stiff
 // subspace D_perp(q) turns with q: with reuse the Newton iteration fails on 7-50% of the steps,
@@ -61,16 +62,41 @@ class JacobianPolicy {
   static constexpr double kPayback = 10.0;  // remaining steps per step of a test, to run one
   // For stiff models, reuse takes a new Jacobian at each linear setup (every kStiffSetupFrequency
   // steps and at changes of the step size) while a Jacobian costs at most kRefreshAtSetups (1 + o)
-  // right-hand sides; otherwise CVODE's reuse of a Jacobian for up to 51 steps. Measured on the
+  // right-hand sides; otherwise a Jacobian every reuse_steps() steps. Measured on the
   // knife-edge chain with friction, eps 1e-4 (N = 2, 4, 8: 15-40% fewer steps and 3-10x fewer
-  // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.8); at
-  // N = 16 (4.1-5) CVODE's reuse is as fast. The non-stiff nonholonomic chain takes the same
-  // steps in every mode: there, CVODE's reuse is fastest.
+  // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.8 with the
+  // cost model before the dense work was counted, 0.3-2.0 with it); at N = 16 (4.1-5 before, 4.7
+  // now; measured 4.1) a Jacobian at each setup costs more than it saves. The non-stiff
+  // nonholonomic chain takes the same steps in every mode: there, CVODE's reuse (51 steps) is
+  // fastest.
   static constexpr double kRefreshAtSetups = 3.0;
   // The start-up refreshes every step while a Jacobian and a linear setup cost at most
   // kCheapRefresh (1 + o) right-hand sides (header comment).
   static constexpr double kCheapRefresh = 0.6;
   static constexpr long kStiffSetupFrequency = 10;
+  // For stiff models whose Jacobian costs more than that, reuse takes a new Jacobian at the
+  // first linear setup at least reuse_steps() steps after the last one (CVODE's msbj):
+  //
+  //     reuse_steps = ceil(kReuseWork c / (1 + o)),  at least kStiffSetupFrequency, at most 51,
+  //
+  // the shortest reuse over which a Jacobian costs at most 1 / kReuseWork of the steps it serves
+  // (each a right-hand side and a step's fixed work). Shorter keeps the Newton direction fresher
+  // (a Jacobian kept for 50 steps of a stiff run costs steps and right-hand sides: the error test
+  // and the step-size choice pay for it), longer saves Jacobians; the costs set where the balance
+  // lies. Measured counters (deterministic) on the friction chain, eps 1e-4, t 2, rtol 1e-8
+  // (benchmarks/jacobian_policy.py), work = right-hand sides + c Jacobians + o steps + s setups
+  // with the measured c and the estimated o, s, for msbj = 5, 10, 15, 19, 20, 30, 45, 51:
+  // N = 16 (c = 5.6) 454, 429, 395, 387, 389, 434, 367, 435; N = 32 (7.9) 241, 217, 211, 211, 211,
+  // 204, 204, 214; N = 64 (16) 351, 319, 293, 308, 308, 259, 239, 239. The rule gives 19, 33 and 47
+  // (N = 32 and 64: the best of 5-51; N = 16: within 1% of the best but 45, which is the steps'
+  // chance: 40, 47 and 51 cost 540, 488 and 435); a fixed 20 cost 29% more at N = 64, CVODE's 51
+  // 12% more at N = 16 and 5% more at N = 32. The counters
+  // are not smooth in msbj (N = 16: 17 and 18 cost 452 and 419), so only kReuseWork's scale is
+  // fitted: 3 gives 15, 25, 36; 6 gives 29, 49, 51.
+  static constexpr double kReuseWork = 4.0;
+  // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
+  static constexpr long kCvodeJacobianFrequency = 51;
+  static constexpr long kCvodeSetupFrequency = 20;
 
   // CVODE's state after a step: cumulative counters, time, last step size, end of the interval.
   struct Counters {
@@ -91,6 +117,25 @@ class JacobianPolicy {
   bool refresh_at_setups() const { return cost_ <= kRefreshAtSetups * (1.0 + step_cost_); }
   // The start-up refreshes every step (a refresh costs little next to a step's fixed work).
   bool refresh_first() const { return cost_ + setup_cost_ <= kCheapRefresh * (1.0 + step_cost_); }
+  // Steps between Jacobians in the reuse mode of a stiff model whose Jacobian is costly (above).
+  long reuse_steps() const {
+    const double steps = std::ceil(kReuseWork * cost_ / (1.0 + step_cost_));
+    return static_cast<long>(std::clamp(steps, static_cast<double>(kStiffSetupFrequency),
+                                        static_cast<double>(kCvodeJacobianFrequency)));
+  }
+  // CVODE's Jacobian and linear-setup frequencies of a mode (CVodeSetJacEvalFrequency,
+  // CVodeSetLSetupFrequency): every step when refreshing; in the reuse mode, for stiff models a
+  // Jacobian at each setup (every kStiffSetupFrequency steps, refresh_at_setups()) or every
+  // reuse_steps() steps, for non-stiff ones (the same steps in every mode) CVODE's own.
+  struct Frequencies {
+    long jacobian, setup;
+  };
+  Frequencies frequencies(bool refresh, bool stiff) const {
+    if (refresh) return {1, 1};
+    if (!stiff) return {kCvodeJacobianFrequency, kCvodeSetupFrequency};
+    if (refresh_at_setups()) return {1, kStiffSetupFrequency};
+    return {reuse_steps(), kCvodeSetupFrequency};
+  }
   long hold() const { return hold_; }
   long tests() const { return tests_; }
 

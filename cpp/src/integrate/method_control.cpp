@@ -25,11 +25,9 @@ void Integration::apply_jacobian_policy(double t) {
 }
 
 void Integration::set_jacobian_mode(bool every) {
-  const bool at_setups = model_.stiff() && policy_->refresh_at_setups();
-  const long jacobian = every || at_setups ? 1 : kCvodeJacobianFrequency;
-  const long setup = every ? 1 : (at_setups ? JacobianPolicy::kStiffSetupFrequency : kCvodeSetupFrequency);
-  check(CVodeSetJacEvalFrequency(mem(), jacobian), "CVodeSetJacEvalFrequency");
-  check(CVodeSetLSetupFrequency(mem(), setup), "CVodeSetLSetupFrequency");
+  const auto f = policy_->frequencies(every, model_.stiff());
+  check(CVodeSetJacEvalFrequency(mem(), f.jacobian), "CVodeSetJacEvalFrequency");
+  check(CVodeSetLSetupFrequency(mem(), f.setup), "CVodeSetLSetupFrequency");
 }
 
 bool Integration::adams_is_stiff() {

@@ -6,9 +6,6 @@
 
 namespace nonholo::cvode {
 
-// CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
-constexpr long kCvodeJacobianFrequency = 51;
-constexpr long kCvodeSetupFrequency = 20;
 // Fixed cost of one BDF step outside the model (CVODE's vector operations and error test, the
 // Newton iteration's solves, the integration loop), in the nanoseconds of Model::rhs_cost_ns:
 // benchmarks/friction_sleigh_cvode.cpp (6 states, a hand-written model costing ~0.05 us an

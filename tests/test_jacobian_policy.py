@@ -1,0 +1,88 @@
+"""The default Jacobian policy of BDF runs (cpp/include/nonholo/jacobian_policy.hpp), seen from the API.
+
+The policy's decisions on constructed counter sequences are tested in C++
+(cpp/tests/test_jacobian_policy.cpp). Here, on whole runs: a stiff model whose Jacobian costs
+several right-hand sides (the friction chain N = 16, eps 1e-4: 6.4 estimated, 5.6 measured) keeps
+its Jacobian for reuse_steps() = ceil(4 c / (1 + o)) = 19 steps, so its run takes exactly the steps
+of ``solver_options={"jacobian_frequency": 19}`` (the counters are deterministic), and costs no more
+work than the best of the fixed frequencies 1, 5, 20, 50; one whose Jacobian is cheap (the friction
+sleigh) refreshes it every step, like the hand-written CVODE program of
+benchmarks/friction_sleigh_cvode.cpp, and so keeps its accuracy (the error at t = 20 against a
+tight reference, rtol 1e-12, below 1e-5 where a kept Jacobian leaves 1.2e-5 to 5.4e-5); the
+chain's final state agrees with its tight reference to within 100 rtol of the state's scale.
+"""
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+
+RTOL, ATOL = 1e-8, 1e-10
+COUNTERS = ("n_steps", "n_rhs", "n_jac", "n_lin_setups", "n_nonlin_iters")
+REUSE_STEPS_N16 = 19  # ceil(4 * 6.40 / (1 + 0.357)): the chain N = 16's estimates
+# The work of a run in right-hand sides, as the policy weighs it (jacobian_policy.hpp, rate()): a
+# Jacobian of the chain N = 16 costs 5.6 right-hand sides (measured, benchmarks/README.md, "The
+# Jacobian policy"); a step's fixed work 0.357 and a linear setup 3.56 (the estimates the policy uses).
+JACOBIAN, STEP, SETUP = 5.6, 0.357, 3.56
+
+
+def chain_state(system, N):
+    q = np.concatenate([[0.0, 0.0], 0.1 * np.arange(1, N + 1)])
+    v = np.zeros(N + 2)
+    v[0], v[2] = 1.0, 0.3
+    return np.concatenate([q, system.project(q, v)])
+
+
+def final(model, y0, T, **kwargs):
+    res = nh.simulate(model, (0.0, T), y0, t_eval=[T], **kwargs)
+    assert res.success, res.message
+    return res.y[:, -1], res.stats
+
+
+def work(stats):
+    return stats["n_rhs"] + JACOBIAN * stats["n_jac"] + STEP * stats["n_steps"] + SETUP * stats["n_lin_setups"]
+
+
+@pytest.fixture(scope="module")
+def chain16():
+    system = nh.systems.knife_edge_chain(16)
+    return system.friction(1e-4), chain_state(system, 16)
+
+
+def test_costly_stiff_jacobian_is_kept_for_its_reuse_steps(chain16):
+    model, y0 = chain16
+    y, stats = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
+    yk, kept = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": REUSE_STEPS_N16})
+    assert [stats[k] for k in COUNTERS] == [kept[k] for k in COUNTERS]
+    np.testing.assert_array_equal(y, yk)
+
+
+def test_costly_stiff_jacobian_default_does_the_least_work(chain16):
+    """The default's work is at most that of the best of jacobian_frequency = 1, 5, 20, 50
+    (measured: 387 against 389 for 20, 454 for 5, 553 for 1; CVODE's own 51: 435)."""
+    model, y0 = chain16
+    _, stats = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
+    fixed = {f: final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": f})[1]
+             for f in (1, 5, 20, 50)}
+    assert work(stats) <= min(work(s) for s in fixed.values())
+    # a refresh every step does 40% more work here
+    assert work(fixed[1]) >= 1.3 * work(stats)
+
+
+def test_chain_default_is_accurate(chain16):
+    model, y0 = chain16
+    y, _ = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
+    ref, _ = final(model, y0, 2.0, rtol=1e-12, atol=1e-14)
+    assert np.max(np.abs(y - ref)) <= 100 * RTOL * max(1.0, np.max(np.abs(ref)))
+
+
+@pytest.mark.parametrize("eps", [1e-4, 1e-6])
+def test_sleigh_refreshes_every_step_and_is_accurate(eps):
+    model = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2, mu=1.0).friction(eps)
+    y0 = np.array([0.0, 0.0, 0.0, -1.5, 0.0, 1.0])
+    y, stats = final(model, y0, 20.0, rtol=RTOL, atol=ATOL)
+    ref, _ = final(model, y0, 20.0, rtol=1e-12, atol=1e-14)
+    # a Jacobian at (nearly) every step: the policy's tests of reuse cost a few dozen steps at most
+    assert stats["n_jac"] >= 0.9 * stats["n_steps"]
+    # 1.6e-6 (eps 1e-4) and 7.7e-6 (eps 1e-6) refreshed; a Jacobian kept for 20 steps: 5.4e-5, 1.2e-5
+    assert np.max(np.abs(y - ref)) <= 1e-5
