@@ -130,7 +130,7 @@ SANITIZE_DIR := build/sanitize
 SANITIZE_TESTS := tests/test_tape.py tests/test_geometry.py tests/test_simulate.py tests/test_bad_input.py \
 	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py \
 	tests/test_linear_solver.py tests/test_solver_reuse.py tests/test_explicit_rk.py tests/test_frame_resplit.py \
-	tests/test_velocity_terms.py tests/test_frame_watch_models.py
+	tests/test_velocity_terms.py tests/test_frame_watch_models.py tests/test_sparse_models.py
 SITE_PACKAGES = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 
 sanitize: install
@@ -143,7 +143,7 @@ sanitize: install
 	rm -rf $(SANITIZE_DIR)/stage && mkdir -p $(SANITIZE_DIR)/stage
 	cp -r python/nonholo $(SANITIZE_DIR)/stage/nonholo
 	rm -f $(SANITIZE_DIR)/stage/nonholo/_core*.so && cp $(SANITIZE_DIR)/cmake/_core*.so $(SANITIZE_DIR)/stage/nonholo/
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	NONHOLO_AUTO_COMPILE=0 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)" \
 	  PYTHONPATH=$(SANITIZE_DIR)/stage:$(SITE_PACKAGES) \
 	  $(PYTHON) -S -m pytest -p no:cacheprovider -q -x $(SANITIZE_TESTS) -o addopts="-p no:benchmark" \

@@ -72,3 +72,12 @@ def test_compile_option_is_checked():
     model = nh.systems.chaplygin_sleigh().nonholonomic()
     with pytest.raises(ValueError, match="compile must be True, False or 'auto'"):
         nh.simulate(model, (0, 1), [0, 0, 0, 1, 0, 1], compile="always")
+
+
+def test_the_environment_can_switch_automatic_compiling_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("NONHOLO_CACHE", str(tmp_path))
+    model = nh.systems.knife_edge_chain(3).nonholonomic()
+    assert compiled.hot_delay(model.core) is not None
+    monkeypatch.setenv("NONHOLO_AUTO_COMPILE", "0")
+    assert compiled.hot_delay(model.core) is None
+    assert compiled.auto_compile(model.core, n_rhs=1e9) is False  # would pay, but is switched off

@@ -241,7 +241,10 @@ def _uncompiled(core) -> tuple:
 
 def _pending(core) -> tuple | None:
     """``(tapes, instructions of each, compiler)`` of what compile="auto" could build; None when
-    nothing is left to compile or no C compiler is found."""
+    nothing is left to compile, no C compiler is found, or ``$NONHOLO_AUTO_COMPILE`` is ``0`` (for
+    runs that must not start a compiler, such as the sanitizer build's tests)."""
+    if os.environ.get("NONHOLO_AUTO_COMPILE") == "0":
+        return None
     tapes = _uncompiled(core)
     compiler = _compiler() if tapes else None
     if compiler is None:
