@@ -183,3 +183,21 @@ def test_compile_says_that_a_sparse_model_stays_interpreted():
     assert model.sparse
     with pytest.warns(RuntimeWarning, match="sparse model's tape is interpreted"):
         model.compile()
+
+
+def test_pooled_solvers_never_carry_another_models_pattern():
+    """Runs reuse the CVODE instances of their thread (solver_pool.hpp); a sparse Newton matrix's
+    pattern belongs to its model, so an instance is reused only for the same pattern, whatever
+    address a later model has: models of the same size with different patterns, run one after
+    another with their systems freed in between, give their dense models' results."""
+    import gc
+
+    for seed, make in enumerate([lambda: nh.systems.platoon(3), lambda: random_sparse_system(3, 5),
+                                 lambda: random_sparse_system(3, 6, couple=False), lambda: nh.systems.platoon(3)]):
+        system = make()  # n = 9 each
+        y0 = state(system, seed, consistent=False)
+        runs = [nh.simulate(system.friction(1e-3, sparse=s), (0, 0.5), y0, t_eval=[0.5], compile=False)
+                for s in (True, False)]
+        assert np.abs(runs[0].y - runs[1].y).max() <= 1e-6
+        del system, runs
+        gc.collect()

@@ -120,7 +120,10 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
     s->method = method;
     s->n = n_;
     s->projection = projection;
-    s->pattern = pattern;
+    if (pattern) {
+      s->pattern_outer = pattern->outer;
+      s->pattern_inner = pattern->inner;
+    }
     s->mem.reset(CVodeCreate(method == Method::Bdf ? CV_BDF : CV_ADAMS, ctx_));
     if (!s->mem) throw SolverError("CVodeCreate failed", t_start);
     void* mem = s->mem.get();

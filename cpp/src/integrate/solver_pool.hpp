@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nonholo/integrator.hpp"
+#include "nonholo/sparse_structure.hpp"
 #include "nonholo/sundials/handles.hpp"
 #include "nonholo/sundials/compat.hpp"
 
@@ -32,7 +33,9 @@ struct Solver {
   Method method = Method::Bdf;
   int n = 0;
   bool projection = false;  // BDF with CVODE's projection (CVodeSetProjFn)
-  const void* pattern = nullptr;  // the sparse Newton matrix's structure (a sparse model's), or dense
+  // The sparse Newton matrix's pattern (a sparse model's CSC outer and inner indices), empty for
+  // a dense one: compared by content, since another model may later live at the same address.
+  std::vector<int> pattern_outer, pattern_inner;
   bool roots = false;       // CVodeRootInit was called with events
   bool reusable = true;     // false once sensitivities are attached
   sun::VectorPtr weights;   // CVODE's error weights, for the projection
@@ -50,7 +53,7 @@ class SolverPool {
   bool enter() { return active_++ == 0; }
   void leave() { --active_; }
   // An idle instance of this kind, or null.
-  std::unique_ptr<Solver> take(Method method, int n, bool projection, const void* pattern);
+  std::unique_ptr<Solver> take(Method method, int n, bool projection, const JacobianStructure* pattern);
   // Keeps a finished run's instance (the kIdleSolvers most recent ones); its messages, if any,
   // go nowhere until the next run that takes it routes them to its own sink.
   void put(std::unique_ptr<Solver> solver);
