@@ -81,16 +81,20 @@ def emit(text: str, output: Output | str | None) -> None:
         Path(output.json).write_text(json.dumps(record, indent=1) + "\n")
 
 
-def machine() -> str:
-    """A one-line description of this machine: CPU model, cores, load average, OS and Python."""
-    cpu = platform.processor() or platform.machine()
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> str:
+    """A one-line description of this machine: CPU model, cores, load average, OS and Python."""
+    cpu = cpu_model()
     load = f", load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else ""
     return (f"{cpu}, {os.cpu_count()} cores{load}; {platform.system()} {platform.release()}, "
             f"Python {platform.python_version()}")

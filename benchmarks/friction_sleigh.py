@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 import nonholo as nh
-from cli import results_record, script_options  # the script's directory is on sys.path
+from cli import cpu_model, results_record, script_options  # the script's directory is on sys.path
 
 HERE = Path(__file__).resolve().parent
 CPP_SOURCE = HERE / "friction_sleigh_cvode.cpp"
@@ -299,14 +299,7 @@ def _median(xs):
 
 
 def machine_info() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     import scipy
 
     return dict(host=platform.node(), cpu=cpu, cores=os.cpu_count(), os=platform.platform(),
