@@ -254,10 +254,10 @@ def _lower_entries(lowerer: _Lowerer, size: int, entries: dict) -> list:
     return outputs
 
 
-def _unique_nodes(expr) -> set:
-    """Every distinct node of ``expr``'s tree (SymPy caches hashes, so shared subtrees of large
-    mechanical expressions are visited once)."""
-    seen, stack = set(), [expr]
+def _unique_nodes(exprs: Iterable) -> set:
+    """Every distinct node of the trees of ``exprs`` (SymPy caches hashes, so subtrees shared within
+    and between the large expressions of mechanics are visited once)."""
+    seen, stack = set(), [sp.sympify(e) for e in exprs]
     while stack:
         node = stack.pop()
         if node not in seen:
@@ -268,16 +268,14 @@ def _unique_nodes(expr) -> set:
 
 def check_free_symbols(exprs: Iterable, allowed: set, what: str) -> None:
     """Raise ModelError naming every symbol of ``exprs`` outside ``allowed``."""
-    unknown = set()
-    for e in exprs:
-        nodes = _unique_nodes(sp.sympify(e))  # once per shared subexpression, not per path to it
-        unknown |= {s for s in nodes if s.is_Symbol and s not in allowed}
-        undefined = {f for f in nodes if isinstance(f, sp.core.function.AppliedUndef)}
-        if undefined:
-            raise ModelError(
-                f"{what} contains undefined functions {sorted(map(str, undefined))}; "
-                "write coordinates and parameters as symbols"
-            )
+    nodes = _unique_nodes(exprs)  # once per shared subexpression, not per path to it
+    unknown = {s for s in nodes if s.is_Symbol and s not in allowed}
+    undefined = {f for f in nodes if isinstance(f, sp.core.function.AppliedUndef)}
+    if undefined:
+        raise ModelError(
+            f"{what} contains undefined functions {sorted(map(str, undefined))}; "
+            "write coordinates and parameters as symbols"
+        )
     if unknown:
         names = ", ".join(sorted(str(s) for s in unknown))
         raise ModelError(

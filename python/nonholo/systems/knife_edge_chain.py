@@ -42,29 +42,45 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
     kind = np.where(i == j, np.where(j == 0, 1, 2), np.where((1 <= j) & (j < i), 3, 0))
     c = [[values[kind[i_, j_]] for j_ in range(N)] for i_ in range(N)]
     n = N + 2
-    # cos(theta_j - theta_k) unevaluated: SymPy's canonical form of it (its minus-sign extraction)
-    # cost ~5 ms per entry, 28 of 41 s at N = 64, for the same function (cos is even)
-    cos_diff = lambda j, k: sp.cos(th[j] - th[k], evaluate=False)  # noqa: E731
+    cos_diff = _differences_cos(th)
     G = sp.zeros(n, n)
     G[0, 0] = G[1, 1] = N * m_
     for j in range(N):
         s_j = sp.Add(*(c[i][j] for i in range(N)))
         G[0, 2 + j] = G[2 + j, 0] = -m_ * s_j * sp.sin(th[j])
         G[1, 2 + j] = G[2 + j, 1] = m_ * s_j * sp.cos(th[j])
-        for k in range(j, N):
+        G[2 + j, 2 + j] = m_ * _sum_of_products(values, kind, j, j) + I_
+        for k in range(j + 1, N):
             w = _sum_of_products(values, kind, j, k)
-            G[2 + j, 2 + k] = G[2 + k, 2 + j] = m_ * w * (cos_diff(j, k) if j != k else 1) + (I_ if j == k else 0)
+            if w != 0:  # products built unevaluated: each factor is already canonical (1 s at N = 128)
+                G[2 + j, 2 + k] = G[2 + k, 2 + j] = sp.Mul(m_, w, cos_diff(j, k), evaluate=False)
     A = sp.zeros(N, n)
     for i in range(N):
         A[i, 0], A[i, 1] = -sp.sin(th[i]), sp.cos(th[i])
-        for j in range(1, i + 1):
-            A[i, 2 + j] = -l_ * (cos_diff(i, j) if i != j else 1)
+        A[i, 2 + i] = -l_ if i else 0
+        for j in range(1, i):
+            A[i, 2 + j] = sp.Mul(-l_, cos_diff(i, j), evaluate=False)
     system = System(
         [x, y, *th], G, constraints=A, friction=mu_ * sp.eye(N),
         parameters={m_: m, I_: I, a_: a, l_: l, mu_: mu}, name=f"knife-edge chain (N = {N})",
     )
     system.drawing = dr.Drawing(knife_edge_shapes, trace=knife_edge_trace)
     return system
+
+
+def _differences_cos(th: tuple):
+    """cos(theta_j - theta_k) as cos(theta_lo - theta_hi) (cos is even), each pair built once (the
+    metric and the constraint rows share them) and unevaluated: SymPy's canonical form of it (its
+    minus-sign extraction) cost ~5 ms per entry, 28 of 41 s at N = 64, for the same function."""
+    built = {}
+
+    def cos_diff(j: int, k: int):
+        lo, hi = min(j, k), max(j, k)
+        if (lo, hi) not in built:
+            difference = sp.Add(th[lo], sp.Mul(sp.S.NegativeOne, th[hi], evaluate=False), evaluate=False)
+            built[lo, hi] = sp.cos(difference, evaluate=False)
+        return built[lo, hi]
+    return cos_diff
 
 
 def _sum_of_products(values: list, kind: np.ndarray, j: int, k: int):
