@@ -30,12 +30,14 @@ def cache(tmp_path, monkeypatch):
 
 
 def test_auto_gives_the_bits_of_false_when_it_compiles(cache):
-    model, Y0 = _sleigh_batch(40)  # about 14 000 right-hand sides: more than loading 1100 instructions costs
-    reference = nh.simulate_many(model, (0, 20), Y0, compile=False)
+    # about 140 000 right-hand sides of 39 instructions, two at a time: they save twice what loading
+    # the tapes costs (a millisecond)
+    model, Y0 = _sleigh_batch(200)
+    reference = nh.simulate_many(model, (0, 200), Y0, compile=False)
     assert not model.compiled
     nh.systems.chaplygin_sleigh().nonholonomic().compile(fuse=False)  # the cache holds the tapes: loading pays
-    auto_model, _ = _sleigh_batch()
-    results = nh.simulate_many(auto_model, (0, 20), Y0)  # compile="auto" is the default
+    auto_model, _ = _sleigh_batch(200)
+    results = nh.simulate_many(auto_model, (0, 200), Y0)  # compile="auto" is the default
     assert auto_model.compiled
     tapes = auto_model.core.tape_names  # never the fused right-hand side (equal to rounding only)
     assert "rhs" not in tapes or not _core.tape_compiled(auto_model.core, "rhs")
@@ -69,7 +71,7 @@ def test_the_rule_at_both_sides_of_its_threshold(cache):
     assert all(_core.tape_compiled(core, t) for t in core.rhs_tapes)
     # cached now: a fresh system's tapes load for far fewer right-hand sides, but not for none
     fresh = nh.systems.chaplygin_sleigh().nonholonomic().core
-    load = compiled.LOAD_NS_PER_INSTRUCTION / compiled.SAVED_NS_PER_INSTRUCTION
+    load = compiled.load_cost_ns(sizes) / (compiled.SAVED_NS_PER_INSTRUCTION * sum(sizes))
     assert not compiled.auto_compile(fresh, 0.99 * load)
     assert compiled.auto_compile(fresh, 1.01 * load)
 

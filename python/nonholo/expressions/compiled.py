@@ -52,9 +52,17 @@ def cache_directory() -> Path:
 
 
 def _compiler() -> str | None:
-    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if name and shutil.which(name):
-            return shutil.which(name)
+    """The C compiler: ``$CC``, else cc, gcc or clang on the ``PATH`` (looked up once per value of
+    the two variables: every run with compile="auto" asks)."""
+    return _find_compiler(os.environ.get("CC"), os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=8)
+def _find_compiler(cc: str | None, path: str | None) -> str | None:
+    for name in (cc, "cc", "gcc", "clang"):
+        found = shutil.which(name, path=path) if name else None
+        if found:
+            return found
     return None
 
 
@@ -220,11 +228,18 @@ def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
 #: loaded 2-core machine): a right-hand side took 10.3 us interpreted and 5.8 us with the tapes
 #: compiled (0.85 ns saved per instruction); the C compiler, which builds the tapes side by side,
 #: took 2.8 s (0.55 ms per instruction of the largest tape, as benchmarks/compile_levels.py's
-#: 0.5-1 ms); tapes found in the cache cost their C source, its hash and the loading of the objects
-#: (7 ms, 1.3 us per instruction).
+#: 0.5-1 ms). Tapes found in the cache cost their C source, its hash, the check of the file and
+#: the loading of the objects: 6.2 ms for the bicycle, 1.1 ms for the knife-edge chain N = 2 (77
+#: instructions) and the sleigh's friction model (34): a millisecond plus 1 us per instruction.
 SAVED_NS_PER_INSTRUCTION = 0.8
 BUILD_NS_PER_INSTRUCTION = 0.55e6
-LOAD_NS_PER_INSTRUCTION = 2.0e3
+LOAD_NS_PER_INSTRUCTION = 1.0e3
+LOAD_NS = 1.0e6
+
+
+def load_cost_ns(sizes) -> float:
+    """Nanoseconds to find tapes of ``sizes`` instructions in the cache and load them."""
+    return LOAD_NS + LOAD_NS_PER_INSTRUCTION * sum(sizes)
 
 
 def _cached(core, tapes, directory: Path, compiler: str) -> bool:
@@ -261,7 +276,7 @@ def auto_compile(core, n_rhs: float, parallel: int = 1, cache_dir=None) -> bool:
         n_rhs * SAVED_NS_PER_INSTRUCTION * I / parallel > cost,   cost = I_max * BUILD_NS_PER_INSTRUCTION
 
     with I the instructions of the tapes not compiled yet and I_max those of the largest (they are
-    built side by side), and cost = I * LOAD_NS_PER_INSTRUCTION when the cache holds them already.
+    built side by side), and cost = :func:`load_cost_ns` when the cache holds them already.
     Returns True when the tapes are compiled afterwards; without a C compiler nothing changes (and
     nothing is said: the interpreter was not asked to go)."""
     pending = _pending(core)
@@ -269,7 +284,7 @@ def auto_compile(core, n_rhs: float, parallel: int = 1, cache_dir=None) -> bool:
         return not _uncompiled(core)
     tapes, sizes, compiler = pending
     saved = n_rhs * SAVED_NS_PER_INSTRUCTION * sum(sizes) / max(parallel, 1)
-    if saved <= LOAD_NS_PER_INSTRUCTION * sum(sizes):  # not even a cached kernel pays
+    if saved <= load_cost_ns(sizes):  # not even a cached kernel pays
         return False
     directory = Path(cache_dir) if cache_dir is not None else cache_directory()
     if saved <= BUILD_NS_PER_INSTRUCTION * max(sizes) and not _cached(core, tapes, directory, compiler):
@@ -303,10 +318,19 @@ def hot_delay(core) -> tuple | None:
         return None
     tapes, sizes, compiler = pending
     if _cached(core, tapes, cache_directory(), compiler):
-        cost = LOAD_NS_PER_INSTRUCTION * sum(sizes)
+        cost = load_cost_ns(sizes)
     else:
         cost = BUILD_NS_PER_INSTRUCTION * max(sizes)
     return cost * 1e-9 / SAVED_FRACTION, tapes
+
+
+def hot_earliest(core) -> float | None:
+    """The shortest :func:`hot_delay` ``core`` can have (its tapes found in the cache), without
+    looking at the cache: generating and hashing the C source costs more than a short run (a
+    millisecond on the knife-edge chain), so it is asked only of runs that last this long. None
+    when :func:`hot_delay` is."""
+    pending = _pending(core)
+    return None if pending is None else load_cost_ns(pending[1]) * 1e-9 / SAVED_FRACTION
 
 
 def compile_tapes(core, tapes) -> None:
