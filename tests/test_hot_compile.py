@@ -81,3 +81,25 @@ def test_the_environment_can_switch_automatic_compiling_off(tmp_path, monkeypatc
     monkeypatch.setenv("NONHOLO_AUTO_COMPILE", "0")
     assert compiled.hot_delay(model.core) is None
     assert compiled.auto_compile(model.core, n_rhs=1e9) is False  # would pay, but is switched off
+
+
+def test_a_build_waits_for_the_delay_the_cache_sets(tmp_path, monkeypatch):
+    """The three waits of a run: the fixed first one, the earliest delay (tapes' sizes), the delay
+    (the cache asked); the build starts after the last, and the bits stay the interpreter's."""
+    monkeypatch.setenv("NONHOLO_CACHE", str(tmp_path))
+    asked, started = [], []
+    original_build = hot_compile.HotCompile._build
+    monkeypatch.setattr(hot_compile, "hot_earliest", lambda core: asked.append(time.perf_counter()) or 0.05)
+    monkeypatch.setattr(hot_compile, "hot_delay",
+                        lambda core: asked.append(time.perf_counter()) or (0.2, tuple(core.rhs_tapes)))
+    monkeypatch.setattr(hot_compile.HotCompile, "_build",
+                        staticmethod(lambda core, tapes: started.append(time.perf_counter())
+                                     or original_build(core, tapes)))
+    reference_model, reference = chain_run(False)
+    start = time.perf_counter()
+    model, result = chain_run("auto")
+    assert len(asked) == 2 and len(started) == 1
+    assert start + hot_compile._FIRST_DELAY <= asked[0] < asked[1] and start + 0.05 <= asked[1]
+    assert start + 0.2 <= started[0]
+    assert np.array_equal(result.y, reference.y) and np.array_equal(result.t, reference.t)
+    assert hot_compile.pending() == 0
