@@ -46,6 +46,21 @@ def test_metric_is_the_links_kinetic_energy(N):
         assert chain.energy(q, v) == pytest.approx(link_kinetic_energy(q, v, N, **pars), rel=1e-8)
 
 
+@pytest.mark.parametrize("N", [1, 3, 6])
+def test_constraint_rows_are_the_blades_sideways_velocities(N):
+    """A(q) v = e'(theta_i) . dP_i/dt for every knife edge P_i (knife_edges, differentiated along v)."""
+    from nonholo.systems.knife_edge_chain import knife_edges
+    l = 0.9  # noqa: E741
+    chain = nh.systems.knife_edge_chain(N, l=l)
+    rng = np.random.default_rng(N)
+    for _ in range(3):
+        q, v, h = rng.uniform(-2, 2, N + 2), rng.normal(size=N + 2), 1e-6
+        dP = (knife_edges(q + h * v, l) - knife_edges(q - h * v, l)) / (2 * h)
+        sideways = -np.sin(q[2:]) * dP[:, 0] + np.cos(q[2:]) * dP[:, 1]
+        rows = np.array(chain.constraints.subs(dict(zip(chain.coordinates, q))).subs(chain.parameters), dtype=float)
+        assert rows @ v == pytest.approx(sideways, abs=1e-8)
+
+
 def test_nonholonomic_run_keeps_energy_and_constraints():
     N = 4
     chain = nh.systems.knife_edge_chain(N)
