@@ -27,33 +27,36 @@ class _Scheduler:
     first (most runs) costs a heap entry, not a thread (a timer thread per run cost more than a
     short run itself: ~1 ms on the knife-edge chain N = 2, five times its integration). The thread
     is woken only for an entry due before the time it sleeps until, so back-to-back short runs do
-    not wake it once each (a woken thread takes the interpreter's lock from the runs)."""
+    not wake it once each (a woken thread takes the interpreter's lock from the runs). Each entry
+    belongs to a :class:`HotCompile`, whose ``cancelled`` and ``entry`` it guards with its lock."""
 
     def __init__(self):
-        self._cv = threading.Condition()
+        self._cv = threading.Condition(threading.Lock())
         self._heap: list = []  # [due (monotonic seconds), sequence number, function]
         self._count = itertools.count()
         self._thread = None
         self._wakes_at = math.inf  # when the thread's wait ends by itself
 
-    def schedule(self, delay: float, function) -> list:
-        """Call ``function()`` in the scheduler's thread after ``delay`` seconds; returns the entry
-        for :meth:`cancel`."""
-        entry = [time.monotonic() + delay, next(self._count), function]
+    def schedule(self, owner: "HotCompile", due: float, function) -> None:
+        """Call ``function()`` in the scheduler's thread at ``due`` (time.monotonic) unless ``owner``
+        is cancelled first."""
         with self._cv:
+            if owner.cancelled:
+                return
+            owner.entry = entry = [due, next(self._count), function]
             heapq.heappush(self._heap, entry)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="nonholo compile='auto'", daemon=True)
                 self._thread.start()
-            elif entry[0] < self._wakes_at:
+            elif due < self._wakes_at:
                 self._cv.notify()
-        return entry
 
-    def cancel(self, entry: list) -> None:
-        """Forget ``entry`` unless it was called already (the heap holds the runs going on only)."""
+    def cancel(self, owner: "HotCompile") -> None:
+        """``owner``'s entry is not called (unless it was already): the heap holds live runs only."""
         with self._cv:
-            if entry in self._heap:
-                self._heap.remove(entry)
+            owner.cancelled = True
+            if owner.entry is not None and owner.entry in self._heap:
+                self._heap.remove(owner.entry)
                 heapq.heapify(self._heap)
 
     def pending(self) -> int:
@@ -88,8 +91,12 @@ def pending() -> int:
     return _scheduler.pending()
 
 
-#: no tapes load faster than this (the cache's fixed cost): before it, a run asks nothing of its model
-_FIRST_DELAY = load_cost_ns(()) * 1e-9 / SAVED_FRACTION
+#: A run asks nothing of its model before this. The cost model alone would allow 4 ms (the cache's
+#: fixed cost, load_cost_ns(()), over SAVED_FRACTION), but each wake of the scheduler's thread takes
+#: the interpreter's lock from the running program: back-to-back 0.15 ms runs of the knife-edge chain
+#: N = 4 were 10-15% slower with a wake every 4 ms, and within the noise with one every 50-100 ms. A
+#: run shorter than 50 ms gives up at most a quarter of its length (the compiled tapes' saving).
+_FIRST_DELAY = max(0.05, load_cost_ns(()) * 1e-9 / SAVED_FRACTION)
 
 
 class HotCompile:
@@ -100,58 +107,46 @@ class HotCompile:
     Runs shorter than the delay are most runs, and must not pay for it: the delay needs the cache's
     answer (the C source, its hash, a file: a millisecond on the knife-edge chain), the earliest
     possible delay the tapes' sizes (microseconds: a short run's tenth). So a run starts with a
-    fixed wait, the shortest any model has, then asks in the background for
+    fixed wait (``_FIRST_DELAY``, 50 ms), then asks in the background for
     :func:`~nonholo.expressions.compiled.hot_earliest` (the delay were the tapes cached), waits for
     the rest, asks for :func:`~nonholo.expressions.compiled.hot_delay`, and waits for the rest."""
 
+    __slots__ = ("core", "start", "entry", "cancelled")
+
     def __init__(self, core):
-        self._core = core
-        self._lock = threading.Lock()
-        self._entry = None
-        self._start = None
-        self._cancelled = False
+        self.core = core
+        self.start = self.entry = None
+        self.cancelled = False
 
     def __enter__(self) -> "HotCompile":
-        self._start = time.monotonic()
-        self._entry = _scheduler.schedule(_FIRST_DELAY, lambda: self._advance(0, None))
+        self.start = time.monotonic()
+        _scheduler.schedule(self, self.start + _FIRST_DELAY, self._earliest)
         return self
 
     def __exit__(self, *exc) -> None:
         self.cancel()
 
     def cancel(self) -> None:
-        with self._lock:
-            self._cancelled = True
-            _scheduler.cancel(self._entry)
+        _scheduler.cancel(self)
 
-    def _advance(self, stage: int, tapes) -> None:
-        """In the scheduler's thread, the run still going: stage 0 sets the wait for the earliest
-        delay, stage 1 the wait for the delay, stage 2 starts the build."""
-        if stage == 2:
-            self._begin(tapes)
-            return
-        if stage == 0:
-            due = hot_earliest(self._core)
-        else:
-            plan = hot_delay(self._core)
-            due, tapes = plan if plan is not None else (None, None)
-        if due is None:  # nothing to compile, no compiler, or switched off
-            return
-        with self._lock:
-            if self._cancelled:
-                return
-            left = self._start + due - time.monotonic()
-            if left > 0:
-                self._entry = _scheduler.schedule(left, lambda: self._advance(stage + 1, tapes))
-                return
-        self._advance(stage + 1, tapes)
+    def _earliest(self) -> None:
+        """In the scheduler's thread, the run still going: wait for the earliest delay."""
+        due = hot_earliest(self.core)
+        if due is not None:  # else nothing to compile, no compiler, or switched off
+            _scheduler.schedule(self, self.start + due, self._delay)
+
+    def _delay(self) -> None:
+        """The run still going: wait for the delay, then build."""
+        plan = hot_delay(self.core)
+        if plan is not None:
+            delay, tapes = plan
+            _scheduler.schedule(self, self.start + delay, lambda: self._begin(tapes))
 
     def _begin(self, tapes) -> None:
-        with self._lock:
-            if self._cancelled:
-                return
+        if self.cancelled:
+            return
         # its own thread: the scheduler stays free for other runs while the compiler works
-        threading.Thread(target=self._build, args=(self._core, tapes), name="nonholo compile", daemon=True).start()
+        threading.Thread(target=self._build, args=(self.core, tapes), name="nonholo compile", daemon=True).start()
 
     @staticmethod
     def _build(core, tapes) -> None:
