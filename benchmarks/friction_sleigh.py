@@ -28,7 +28,8 @@ What is timed
   same tolerances and t_eval=[20.0]; time.perf_counter around the call.
 
 Every method gets an untimed warm-up run first; the nonholo and hand-written CVODE repeats are
-interleaved in a few rounds so that both see the same machine load. Reported: the median wall
+interleaved run by run (``--rounds``, default one run of each per round) so that both see the same
+machine load. Reported: the median wall
 time over the repeats (fast methods: at least 5; slow SciPy runs: as many as fit a time budget,
 at least 1, the table says how many) and the minimum (less sensitive to preemption on a busy
 machine), solver steps and function/Jacobian evaluations, and the max-norm error of the state at
@@ -37,7 +38,7 @@ against the hand-written CVODE code at the same tolerances). SciPy's step count 
 warm-up run with t_eval=None. Targets: nonholo within 1.3x of the hand-written CVODE time (issue 13), and at
 least 4x faster than LSODA; the verdicts use the medians.
 
-Usage: python benchmarks/friction_sleigh.py [--quick] [--markdown PATH] [--json PATH]
+Usage: python benchmarks/friction_sleigh.py [--quick] [--rounds R] [--markdown PATH] [--json PATH]
 """
 
 from __future__ import annotations
@@ -417,11 +418,15 @@ def parse_args(argv=None):
     p.add_argument("--repeats", type=int, help="timed repeats of the fast methods (default 21, --quick 5)")
     p.add_argument("--scipy-budget", type=float, help="seconds of timed runs per SciPy method and eps "
                    "(default 6, --quick 1)")
+    p.add_argument("--rounds", type=int, help="rounds the fast methods' repeats are interleaved in (default: "
+                   "as many as repeats, one run of each per round; --quick 1)")
     args = p.parse_args(argv)
     args.repeats = args.repeats or (5 if args.quick else 21)
     args.scipy_budget = args.scipy_budget if args.scipy_budget is not None else (1.0 if args.quick else 6.0)
     args.scipy_min_repeats = 1 if args.quick else 3
-    args.rounds = 1 if args.quick else 3
+    # one run of each per round by default: this machine's speed changes by up to 2x for seconds at a
+    # time, and a few long rounds let such a phase fall on one method only
+    args.rounds = args.rounds or (1 if args.quick else args.repeats)
     return args
 
 
