@@ -103,3 +103,19 @@ def test_a_build_waits_for_the_delay_the_cache_sets(tmp_path, monkeypatch):
     assert start + 0.2 <= started[0]
     assert np.array_equal(result.y, reference.y) and np.array_equal(result.t, reference.t)
     assert hot_compile.pending() == 0
+
+
+def test_a_failing_decision_warns_and_later_runs_still_compile(tmp_path, monkeypatch):
+    monkeypatch.setenv("NONHOLO_CACHE", str(tmp_path))
+    monkeypatch.setattr(hot_compile, "_FIRST_DELAY", 0.0)
+
+    def broken(core):
+        raise OSError("cache unreadable")
+
+    monkeypatch.setattr(hot_compile, "hot_earliest", broken)
+    with pytest.warns(RuntimeWarning, match="cache unreadable"):
+        _, result = chain_run("auto")
+        time.sleep(0.05)  # the warning comes from the scheduler's thread, early in the run
+    assert result.success
+    monkeypatch.undo()
+    assert hot_compile._scheduler._thread.is_alive()  # it survived, and serves the next runs

@@ -17,6 +17,7 @@ import sympy as sp
 
 from .. import _core
 from ..errors import ModelError
+from .names import unique_nodes
 
 _OPS = _core.op_codes()
 
@@ -254,21 +255,9 @@ def _lower_entries(lowerer: _Lowerer, size: int, entries: dict) -> list:
     return outputs
 
 
-def _unique_nodes(exprs: Iterable) -> set:
-    """Every distinct node of the trees of ``exprs`` (SymPy caches hashes, so subtrees shared within
-    and between the large expressions of mechanics are visited once)."""
-    seen, stack = set(), [sp.sympify(e) for e in exprs]
-    while stack:
-        node = stack.pop()
-        if node not in seen:
-            seen.add(node)
-            stack.extend(node.args)
-    return seen
-
-
 def check_free_symbols(exprs: Iterable, allowed: set, what: str) -> None:
     """Raise ModelError naming every symbol of ``exprs`` outside ``allowed``."""
-    nodes = _unique_nodes(exprs)  # once per shared subexpression, not per path to it
+    nodes = unique_nodes(exprs)  # once per shared subexpression, not per path to it
     unknown = {s for s in nodes if s.is_Symbol and s not in allowed}
     undefined = {f for f in nodes if isinstance(f, sp.core.function.AppliedUndef)}
     if undefined:

@@ -29,22 +29,22 @@ def describe(symbol: sp.Symbol) -> str:
     return f"{symbol.name} ({detail})"
 
 
-def expression_symbols(exprs: Iterable) -> set:
-    """The symbols of ``exprs``, each shared subexpression visited once (SymPy caches hashes, so
-    this is fast on large mechanical expressions where ``free_symbols`` is not)."""
-    found, seen = set(), set()
-    for e in exprs:
-        stack = [sp.sympify(e)]
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
+def unique_nodes(exprs: Iterable) -> set:
+    """Every distinct node of the trees of ``exprs`` (SymPy caches hashes, so subtrees shared within
+    and between the large expressions of mechanics are visited once, where ``free_symbols`` visits
+    every path to them)."""
+    seen, stack = set(), [sp.sympify(e) for e in exprs]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
             seen.add(node)
-            if node.is_Symbol:
-                found.add(node)
-            else:
-                stack.extend(node.args)
-    return found
+            stack.extend(node.args)
+    return seen
+
+
+def expression_symbols(exprs: Iterable) -> set:
+    """The symbols of ``exprs``, each shared subexpression visited once (:func:`unique_nodes`)."""
+    return {node for node in unique_nodes(exprs) if node.is_Symbol}
 
 
 class SymbolTable:

@@ -77,6 +77,9 @@ class _Scheduler:
                 self._cv.release()
                 try:
                     function()
+                except Exception as exc:  # the thread serves every later run: it must not die
+                    warnings.warn(f"compile='auto': deciding whether to compile failed ({exc}); the run went on "
+                                  "with the interpreter", RuntimeWarning, stacklevel=1)
                 finally:
                     self._cv.acquire()
 
