@@ -303,7 +303,7 @@ def simulate(
         Include the sensitivities in the local error test (default True).
     compile : bool or "auto"
         ``"auto"`` (default): once the run has lasted about four times what compiling the model's
-        tapes would cost (their loading, when the cache holds them), they are compiled in the
+        tapes would cost (their loading, when the cache holds them; at least 50 ms), they are compiled in the
         background and swapped in, only those whose values are the interpreter's bit for bit, so
         the result does not depend on it (:mod:`nonholo.integrate.hot_compile`); ``True`` calls
         ``model.compile()`` before the run (the fused right-hand side too: equal to rounding);
