@@ -218,6 +218,7 @@ try:
     globals()[sys.argv[1]]()
     print(json.dumps({"finished": "all"}), flush=True)
 except KeyboardInterrupt as exc:
+    caught = time.time()
     p = exc.partial
     if sys.argv[1] == "simulate":
         report = {"t_last": p.t_last, "status": p.status, "flag": p.flag_name, "n": int(p.t.size)}
@@ -227,7 +228,7 @@ except KeyboardInterrupt as exc:
         report = {"eps": p.eps.tolist(), "errors": p.errors[1].tolist()}
     else:
         report = {"values": int(len(p.values)), "shape": list(p.eigenvalues.shape)}
-    print(json.dumps(report), flush=True)
+    print(json.dumps({**report, "caught": caught}), flush=True)
 """
 
 
@@ -238,13 +239,16 @@ def _interrupt(tmp_path, what, after):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "ready"
     time.sleep(after)
-    sent = time.perf_counter()
+    sent = time.time()
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=30)
-    elapsed = time.perf_counter() - sent
-    assert elapsed < 2.0 and out.strip(), (elapsed, err)
+    assert out.strip(), err
     report = json.loads(out.strip().splitlines()[-1])
     assert "finished" not in report, f"the {what} run ended before the interrupt: make it longer"
+    # from the signal to the KeyboardInterrupt in the child (not the child's exit, which unloads
+    # SymPy and NumPy and, on a loaded machine, takes seconds of its own)
+    latency = report.pop("caught") - sent
+    assert latency < 2.0, (latency, err)
     return report
 
 
