@@ -57,7 +57,8 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
     A = sp.zeros(N, n)
     for i in range(N):
         A[i, 0], A[i, 1] = -sp.sin(th[i]), sp.cos(th[i])
-        A[i, 2 + i] = -l_ if i else 0
+        if i:  # link i's own hinge term; the front link (i = 0) has none
+            A[i, 2 + i] = -l_
         for j in range(1, i):
             A[i, 2 + j] = sp.Mul(-l_, cos_diff(i, j), evaluate=False)
     system = System(
