@@ -86,10 +86,15 @@ void check_ldlt(int n) {
   NONHOLO_CHECK_EQ(chol.size(), n);
   const Reference ref(G);
   NONHOLO_CHECK(same_bits(chol.inverse_pivots(), ref.d_inv));
-  const int cols = 3;
+  const int cols = 6;  // four columns at a time and two more (forward_columns, n >= 32)
   const MatrixXd X0 = random_matrix(n, cols);
   MatrixXd fwd = X0, bwd = X0, sol = X0;
   chol.forward_in_place(fwd);
+  // the rows of a taller matrix (columns contiguous, outer stride n + 3): the same bits
+  MatrixXd tall = MatrixXd::Zero(n + 3, cols);
+  tall.topRows(n) = X0;
+  chol.forward_in_place(tall.topRows(n));
+  NONHOLO_CHECK(same_bits(MatrixXd(tall.topRows(n)), fwd));
   chol.backward_in_place(bwd);
   chol.solve_in_place(sol);
   for (int c = 0; c < cols; ++c) {
@@ -126,9 +131,10 @@ void check_gram(int n, int k) {
   NONHOLO_CHECK(chol_G.compute(G));
   nonholo::GramHalves<double> h;
   NONHOLO_CHECK(nonholo::factor_gram_halves(chol_G, A, h, chol_M, true));
-  NONHOLO_CHECK_EQ(h.Bt.rows(), k);
+  NONHOLO_CHECK_EQ(h.B.cols(), k);
   NONHOLO_CHECK_EQ(h.Ct.cols(), n);
-  const MatrixXd B = h.Bt.transpose(), C = h.Ct.transpose();
+  const MatrixXd B = h.B, C = h.C;
+  NONHOLO_CHECK(same_bits(MatrixXd(h.Ct.transpose()), C));
   // B = L^-1 A^T, C = D^-1 B; L^-T C = G^-1 A^T by full solves, bit for bit
   MatrixXd AT = A.transpose(), GinvAT = A.transpose();
   chol_G.forward_in_place(AT);
