@@ -109,6 +109,9 @@ class Model {
   virtual int n_extra_params() const { return 0; }
   int n_params() const { return system_->n_params() + n_extra_params(); }
   virtual bool stiff() const { return false; }
+  // True when y = [q, v] with q' = v exactly (the Jacobian's first n rows are [0, I]): BDF then
+  // solves its Newton systems in n unknowns (sundials/second_order_lu.hpp).
+  virtual bool second_order() const { return false; }
   // True when the velocities must satisfy A(q) v = b(q, t) (projection is available).
   virtual bool constrained() const { return false; }
 

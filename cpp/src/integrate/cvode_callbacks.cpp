@@ -6,6 +6,7 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
+#include "nonholo/sundials/second_order_lu.hpp"
 #include "nonholo/sundials/sparse_lu.hpp"
 #include "nonholo/sundials/serial_ops.hpp"
 
@@ -37,7 +38,8 @@ int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
 // CVODE's linear system A = I - gamma J (CVLS's own linear-system function does the same with a
 // saved copy of J in a second SUNMatrix, zeroing A first): J is refreshed into the problem's
 // storage when CVODE asks for it (jok false; CVODE counts it through jcur), then A is formed in
-// one pass and factored by the linear solver's setup (dense_lu.hpp).
+// one pass and factored by the linear solver's setup (dense_lu.hpp; for a second-order model
+// from kSecondOrderMinCoordinates on, its n x n Schur complement: second_order_lu.hpp).
 int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleantype jok, sunbooleantype* jcur,
                     sun::real gamma, void* data, N_Vector, N_Vector, N_Vector) {
   auto* P = static_cast<Problem*>(data);
@@ -51,6 +53,7 @@ int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleanty
       *jcur = SUNFALSE;
     }
     if (sparse) sun::sparse_scale_add_identity(-gamma, P->jacobian.data(), A);
+    else if (sun::is_second_order_matrix(A)) sun::second_order_form(gamma, P->jacobian.data(), A);
     else sun::scale_add_identity(-gamma, P->jacobian.data(), P->model.n_states(), sun::dense_matrix_data(A));
     return 0;
   } catch (...) {

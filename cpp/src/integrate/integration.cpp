@@ -12,6 +12,7 @@
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
+#include "nonholo/sundials/second_order_lu.hpp"
 #include "nonholo/sundials/sparse_lu.hpp"
 #include "nonholo/sundials/serial_ops.hpp"
 
@@ -111,7 +112,8 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
   const bool sensitivities = !opt_.sensitivities.empty();
   std::unique_ptr<Solver> s;
   const JacobianStructure* pattern = method == Method::Bdf ? model_.jacobian_structure() : nullptr;
-  if (pool && !sensitivities) s = pool->take(method, n_, projection, pattern);
+  const bool second_order = method == Method::Bdf && halved_newton();
+  if (pool && !sensitivities) s = pool->take(method, n_, projection, second_order, pattern);
   if (s) {
     sun::capture_messages(ctx_, s->mem.get(), &sink_);
     check(CVodeReInit(s->mem.get(), t_start, y_.get()), "CVodeReInit");
@@ -120,6 +122,7 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
     s->method = method;
     s->n = n_;
     s->projection = projection;
+    s->second_order = second_order;
     if (pattern) {
       s->pattern_outer = pattern->outer;
       s->pattern_inner = pattern->inner;
@@ -130,8 +133,16 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
     sun::capture_messages(ctx_, mem, &sink_);
     check(CVodeInit(mem, rhs_callback, t_start, y_.get()), "CVodeInit");
     if (method == Method::Bdf) {
-      s->J = pattern ? sun::make_sparse_matrix(*pattern, ctx_) : sun::make_dense_matrix(n_, ctx_);
-      s->ls = pattern ? sun::make_sparse_lu(ctx_) : sun::make_dense_lu(n_, ctx_);
+      if (pattern) {
+        s->J = sun::make_sparse_matrix(*pattern, ctx_);
+        s->ls = sun::make_sparse_lu(ctx_);
+      } else if (second_order) {
+        s->J = sun::make_second_order_matrix(n_ / 2, ctx_);
+        s->ls = sun::make_second_order_lu(n_ / 2, ctx_);
+      } else {
+        s->J = sun::make_dense_matrix(n_, ctx_);
+        s->ls = sun::make_dense_lu(n_, ctx_);
+      }
       if (!s->J || !s->ls) throw SolverError("creating the linear solver failed", t_start);
       check(CVodeSetLinearSolver(mem, s->ls.get(), s->J.get()), "CVodeSetLinearSolver");
       check(CVodeSetLinSysFn(mem, linsys_callback), "CVodeSetLinSysFn");
@@ -210,7 +221,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
       // a step's fixed cost in right-hand sides of this model
       const double rhs_ns = std::max(1.0, model_.rhs_cost_ns());
       policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepNanoseconds / rhs_ns,
-                                                 setup_nanoseconds(n_) / rhs_ns);
+                                                 setup_nanoseconds(halved_newton() ? n_ / 2 : n_) / rhs_ns);
       set_jacobian_mode(policy_->refreshing());
     }
     if (projection) {

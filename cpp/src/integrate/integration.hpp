@@ -67,6 +67,11 @@ class Integration {
   SolverHandle acquire(double t, Method method, bool projection);
   // Every optional input of this run on the instance (CVODE's default where the run sets none).
   void configure(double t_start);
+  // BDF's Newton systems in half the states (sundials/second_order_lu.hpp): dense second-order
+  // models from kSecondOrderMinCoordinates coordinates on.
+  bool halved_newton() const {
+    return model_.second_order() && model_.jacobian_structure() == nullptr && n_ / 2 >= kSecondOrderMinCoordinates;
+  }
   void* mem() const { return solver_->mem.get(); }
   // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
   bool adams_is_stiff();

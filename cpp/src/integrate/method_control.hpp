@@ -17,7 +17,14 @@ constexpr double kStepNanoseconds = 2000.0;
 // were fitted with SUNDIALS' dense solver and serial vectors (unoptimized in Debian's 6.4.1) and
 // are kept so that the policy chooses as before; with nonholo's own (dense_lu.hpp,
 // serial_ops.hpp) a step's fixed cost is about half and a setup about a quarter of these.
+// For a second-order model's halved Newton systems (second_order_lu.hpp), n is the order of the
+// matrix factored, the coordinates.
 inline double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n * n; }
+// The halved Newton systems from this many coordinates on; below, CVODE's full matrix, whose
+// factors and solutions equal SUNDIALS' dense solver bit for bit (the small systems that are
+// compared step by step with hand-written CVODE programs: benchmarks/friction_sleigh_cvode.cpp,
+// cpp/tests/test_integrator_linear_solver.cpp), at a cost of a microsecond or less per setup.
+constexpr int kSecondOrderMinCoordinates = 8;
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
 // the state is projected onto the constraint set and Adams restarts there (a fresh CVODE

@@ -11,14 +11,15 @@ SolverPool& SolverPool::of_this_thread() {
   return pool;
 }
 
-std::unique_ptr<Solver> SolverPool::take(Method method, int n, bool projection, const JacobianStructure* pattern) {
+std::unique_ptr<Solver> SolverPool::take(Method method, int n, bool projection, bool second_order,
+                                         const JacobianStructure* pattern) {
   static const std::vector<int> kNone;
   const std::vector<int>& outer = pattern ? pattern->outer : kNone;
   const std::vector<int>& inner = pattern ? pattern->inner : kNone;
   for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
     Solver& s = **it;
-    if (s.method == method && s.n == n && s.projection == projection && s.pattern_outer == outer &&
-        s.pattern_inner == inner) {
+    if (s.method == method && s.n == n && s.projection == projection && s.second_order == second_order &&
+        s.pattern_outer == outer && s.pattern_inner == inner) {
       std::unique_ptr<Solver> found = std::move(*it);
       idle_.erase(std::next(it).base());
       return found;

@@ -33,6 +33,7 @@ struct Solver {
   Method method = Method::Bdf;
   int n = 0;
   bool projection = false;  // BDF with CVODE's projection (CVodeSetProjFn)
+  bool second_order = false;  // BDF's Newton systems solved in half the states (second_order_lu.hpp)
   // The sparse Newton matrix's pattern (a sparse model's CSC outer and inner indices), empty for
   // a dense one: compared by content, since another model may later live at the same address.
   std::vector<int> pattern_outer, pattern_inner;
@@ -53,7 +54,8 @@ class SolverPool {
   bool enter() { return active_++ == 0; }
   void leave() { --active_; }
   // An idle instance of this kind, or null.
-  std::unique_ptr<Solver> take(Method method, int n, bool projection, const JacobianStructure* pattern);
+  std::unique_ptr<Solver> take(Method method, int n, bool projection, bool second_order,
+                               const JacobianStructure* pattern);
   // Keeps a finished run's instance (the kIdleSolvers most recent ones); its messages, if any,
   // go nowhere until the next run that takes it routes them to its own sink.
   void put(std::unique_ptr<Solver> solver);

@@ -20,6 +20,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
 
   std::string kind() const override { return "friction"; }
   int n_states() const override { return 2 * system().n(); }
+  bool second_order() const override { return true; }  // eval: q' = v
   int n_extra_params() const override { return 1; }
   bool stiff() const override { return true; }
   // The right-hand side, and the implicit Jacobian's tape (BDF's Newton matrix) where the
