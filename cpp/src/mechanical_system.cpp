@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "nonholo/coordinate_partition.hpp"
 #include "nonholo/errors.hpp"
 
 namespace nonholo {
@@ -344,6 +345,10 @@ MechanicalSystem::MechanicalSystem(int n, int k, int n_params, ExprGraph base, b
     if (has(deps[j], kT)) throw InputError("the metric, potential and constraint rows may not depend on time");
   for (int j = layout_.mu; j < layout_.F; ++j)
     if (has(deps[j], kT)) throw InputError("the friction coefficients may not depend on time");
+  if (definite_metric && k > 0) {
+    const SparseLayout pattern = SparseLayout::from_base(base_, n, k, layout_.G, layout_.A, layout_.mu);
+    layout_.partition = CoordinatePartition::find(n, k, pattern.A_outer, pattern.A_inner);
+  }
 
   if (n <= kEagerCoordinates) build_eager(velocity_terms);
 }

@@ -147,9 +147,7 @@ constexpr double kNonholonomicImplicitCall = 300.0, kNonholonomicJacobianInstruc
 // Dense operations of one right-hand side: the L D L^T of G and its solve, and for the
 // nonholonomic model the saddle point (G^-1 A^T, M = A G^-1 A^T and its factorization).
 double friction_flops(double n, double k) { return n * n * n / 3 + n * n + 4 * n * k + k * k; }
-double nonholonomic_flops(double n, double k) {
-  return n * n * n / 3 + k * n * n + n * k * k + k * k * k / 3 + 2 * n * n + 4 * n * k;
-}
+double nonholonomic_flops(double n, double k) { return saddle_point_flops(n, k); }
 // Multiply-adds of the implicit Jacobians' dense work on the 2n columns (implicit_jacobian.hpp),
 // counted as friction_flops counts (a solve with L D L^T: n^2 per column).
 // Friction: dG_l v' (n^3), dA_l v, dmu_l s, mu (dA_l v - db_l), mu A (k n^2 + 3 n k^2),
@@ -194,6 +192,8 @@ double Model::dual_jacobian_cost() const {
 }
 
 double NonholonomicModel::rhs_cost_ns() const {
+  if (const CoordinatePartition* p = system().layout().partition.get())  // elimination
+    return rhs_ns(system(), p->flops() + kEliminationOverheadFlops);
   return rhs_ns(system(), nonholonomic_flops(system().n(), system().k()));
 }
 double NonholonomicModel::dual_jacobian_cost() const {

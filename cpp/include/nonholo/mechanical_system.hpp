@@ -34,6 +34,8 @@ using VecMap = Eigen::Map<const VecX<S>>;
 // Offsets of each block in the compiled tapes' outputs. The dynamics tape computes the blocks
 // up to `dynamics` (what the nonholonomic and friction vector fields need), the full tape
 // also the derivative blocks (for vakonomic, slow-manifold and point queries).
+struct CoordinatePartition;  // coordinate_partition.hpp
+
 struct GeometryLayout {
   int n = 0, k = 0;
   int G = 0, V = 0, A = 0, b = 0, mu = 0, F = 0;        // the user's expressions
@@ -49,6 +51,9 @@ struct GeometryLayout {
   int dG_v = 0, dA_v = 0;
   int projection_total = 0;
   bool definite_metric = true;  // false: a regular but indefinite Lagrangian (LDL^T with any sign)
+  // Triangular constraints solved by elimination (coordinate_partition.hpp), where that pays;
+  // null otherwise (and for an indefinite metric).
+  std::shared_ptr<const CoordinatePartition> partition;
   int base_outputs() const { return n * n + 1 + k * n + k + k * k + n; }
   static GeometryLayout make(int n, int k);
 };

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "nonholo/coordinate_partition.hpp"
 #include "nonholo/errors.hpp"
 #include "nonholo/linalg.hpp"
 #include "nonholo/mechanical_system.hpp"
@@ -22,6 +23,7 @@ struct MechanicsWork {
   VecX<S> r, lambda, tmp_n, tmp_k, tmp_k2;
   MatX<S> GinvAT, M, dA_v;
   GramHalves<S> halves;  // of M = A G^-1 A^T (factor_constraint_halves)
+  EliminationWork elimination;  // triangular constraints, in doubles (coordinate_partition.hpp)
 };
 
 // "q = [..], t = .." for error messages.

@@ -17,6 +17,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
 
   std::string kind() const override { return "nonholonomic"; }
   int n_states() const override { return 2 * system().n(); }
+  bool second_order() const override { return true; }  // eval: q' = v
   // The right-hand side and the residual of Adams' drift control (the default method; BDF's
   // Jacobian and projection run in dual numbers or from the full tape).
   std::vector<TapeName> rhs_tapes() const override {
@@ -43,7 +44,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
     Work& w = static_cast<Work&>(ws);
     const int n = system().n();
     system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
-    accelerations(w.d, w.vdot);
+    saddle_accelerations(w.d, w.vdot);  // the sensitivities reuse its factors
     nonholonomic_sensitivities(w.d, w.vdot, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
     return true;
@@ -53,10 +54,26 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   double rhs_cost_ns() const override;
   double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
-  // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda. G and M
-  // are factored in halves (factor_constraint_halves: w.halves; w.GinvAT is not formed).
+  // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda. In doubles
+  // with triangular constraints where that pays, by elimination (coordinate_partition.hpp: G
+  // and M are not factored); else, and at a state where a pivot of the elimination is small,
+  // as the saddle point.
   template <class S, class Out>
   static void accelerations(MechanicsWork<S>& w, Out&& vdot) {
+    if constexpr (std::is_same_v<S, double>) {
+      if (const CoordinatePartition* p = w.geo.layout->partition.get()) {
+        w.lambda.resize(w.geo.k());
+        if (eliminate(*p, w.geo.G().data(), w.geo.A().data(), w.geo.r().data(), w.geo.a().data(), vdot.data(),
+                      w.lambda.data(), w.elimination))
+          return;
+      }
+    }
+    saddle_accelerations(w, vdot);
+  }
+  // The same as the saddle point: G and M factored in halves (factor_constraint_halves: w.halves;
+  // w.GinvAT is not formed).
+  template <class S, class Out>
+  static void saddle_accelerations(MechanicsWork<S>& w, Out&& vdot) {
     factor_metric(w);
     factor_constraint_halves(w);
     solve_saddle_halves(w, w.geo.r(), w.geo.a(), vdot, w.lambda);
