@@ -321,7 +321,10 @@ void MechanicalSystem::evaluate_at(const S& t, const S* q, const S* v, const Par
                                   const Tape& tape) const {
   g.layout = &layout_;
   g.in.resize(n_inputs());
-  g.out.resize(tape.n_outputs());
+  // grown, never shrunk: a model's right-hand sides (the dynamics tape) and Jacobians (the
+  // Jacobian tape, n^3 entries of dG/dq) share one geometry, and growing back after a shrink
+  // zeroes the difference (35 MB for the chain of 128 blades) before the tape overwrites it
+  if (g.out.size() < static_cast<std::size_t>(tape.n_outputs())) g.out.resize(tape.n_outputs());
   pack_inputs(t, q, v, p, g.in.data());
   tape.eval(g.in.data(), g.out.data(), g.work);
 }
