@@ -67,44 +67,18 @@ class Ldlt {
   }
 
   // The Gram matrix M = B^T C of two n x k row-major matrices (a row per coordinate, contiguous
-  // across the constraints), factored: M(a, b) = sum_i B(i, a) C(i, b) accumulated in the order of
-  // i, from 0. The sum runs as rank-one updates of the lower triangle, four coordinates per pass:
-  // every entry receives the same products in the same order as the dot product of columns a and
-  // b would give it (so the bits are those of compute(B^T C) with B^T C so formed), but the
-  // updates along a row are independent, where each dot product is a chain of dependent
-  // additions (k = 128: ~3x fewer cycles, measured in benchmarks/chain_scaling.py).
-  // Used by factor_gram_halves below.
-  bool compute_gram(const RowMatX<S>& B, const RowMatX<S>& C, bool definite = true) {
-    const int n = static_cast<int>(B.rows()), k = static_cast<int>(B.cols());
+  // across the constraints; Ct = C^T, k x n row-major, the same entries), factored: M(a, b) =
+  // sum_i B(i, a) C(i, b) accumulated in the order of i, from 0, so the bits are those of
+  // compute(B^T C) with B^T C so formed. Below kLargeOrder constraints each entry is a dot
+  // product (two at a time, for two independent chains); from there on the sum runs as rank-one
+  // updates of the lower triangle, four coordinates per pass: the same products in the same
+  // order per entry, but the updates along a row are independent, where each dot product is a
+  // chain of dependent additions (k = 128: ~3x fewer cycles). Used by factor_gram_halves below.
+  bool compute_gram(const RowMatX<S>& B, const RowMatX<S>& C, const RowMatX<S>& Ct, bool definite = true) {
+    const int k = static_cast<int>(B.cols());
     reserve(k);
-    S* M = L_.data();
-    for (int a = 0; a < k; ++a)
-      for (int b = 0; b <= a; ++b) M[static_cast<std::ptrdiff_t>(a) * k + b] = S(0.0);
-    const S* Bd = B.data();
-    const S* Cd = C.data();
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-      const S* x = Bd + static_cast<std::ptrdiff_t>(i) * k;
-      const S* y = Cd + static_cast<std::ptrdiff_t>(i) * k;
-      for (int a = 0; a < k; ++a) {
-        const S x0 = x[a], x1 = x[k + a], x2 = x[2 * k + a], x3 = x[3 * k + a];
-        S* __restrict Ma = M + static_cast<std::ptrdiff_t>(a) * k;
-        const S* __restrict y0 = y;
-        const S* __restrict y1 = y + k;
-        const S* __restrict y2 = y + 2 * k;
-        const S* __restrict y3 = y + 3 * k;
-        for (int b = 0; b <= a; ++b) Ma[b] = Ma[b] + x0 * y0[b] + x1 * y1[b] + x2 * y2[b] + x3 * y3[b];
-      }
-    }
-    for (; i < n; ++i) {
-      const S* x = Bd + static_cast<std::ptrdiff_t>(i) * k;
-      const S* __restrict y = Cd + static_cast<std::ptrdiff_t>(i) * k;
-      for (int a = 0; a < k; ++a) {
-        const S xa = x[a];
-        S* __restrict Ma = M + static_cast<std::ptrdiff_t>(a) * k;
-        for (int b = 0; b <= a; ++b) Ma[b] += xa * y[b];
-      }
-    }
+    if (k < kLargeOrder) gram_by_dot_products(B, Ct);
+    else gram_by_rank_one_updates(B, C);
     return factor_in_place(definite);
   }
 
@@ -212,9 +186,11 @@ class Ldlt {
   }
 
   // X <- L^-1 X for a row-major n x cols matrix X: row i minus L(i, p) times row p, for p < i
-  // in order (each entry as in forward(), the rows' updates independent across the columns),
-  // four rows p per pass over row i (a quarter of the loads and stores of row i; the
-  // subtractions of an entry in the same order).
+  // in order (each entry as in forward(), the rows' updates independent across the columns);
+  // from kBlockedColumns columns on, four rows p per pass over row i (a quarter of the loads and
+  // stores of row i; the subtractions of an entry in the same order; rows of a few entries gain
+  // nothing from it).
+  static constexpr int kBlockedColumns = 8;
   void forward_rows(RowMatX<S>& X) const {
     const int n = size(), cols = static_cast<int>(X.cols());
     const S* L = L_.data();
@@ -223,7 +199,7 @@ class Ldlt {
       const S* Li = L + static_cast<std::ptrdiff_t>(i) * n;
       S* __restrict xi = Xd + static_cast<std::ptrdiff_t>(i) * cols;
       int p = 0;
-      for (; p + 4 <= i; p += 4) {
+      for (; cols >= kBlockedColumns && p + 4 <= i; p += 4) {
         const S* __restrict x0 = Xd + static_cast<std::ptrdiff_t>(p) * cols;
         const S* __restrict x1 = x0 + cols;
         const S* __restrict x2 = x1 + cols;
@@ -293,6 +269,67 @@ class Ldlt {
     failed_pivot_ = -1;
     if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::pivots(diagonal_.data(), d_.data(), n, definite);
     return true;
+  }
+
+  // M(a, b), b <= a, into L_ as dot products of column a of B and row b of Ct.
+  void gram_by_dot_products(const RowMatX<S>& B, const RowMatX<S>& Ct) {
+    const int n = static_cast<int>(B.rows()), k = static_cast<int>(B.cols());
+    S* M = L_.data();
+    const S* Bd = B.data();
+    for (int a = 0; a < k; ++a) {
+      S* Ma = M + static_cast<std::ptrdiff_t>(a) * k;
+      int b = 0;
+      for (; b + 1 <= a; b += 2) {
+        const S* y0 = Ct.data() + static_cast<std::ptrdiff_t>(b) * n;
+        const S* y1 = y0 + n;
+        S m0 = S(0.0), m1 = S(0.0);
+        for (int i = 0; i < n; ++i) {
+          const S x = Bd[static_cast<std::ptrdiff_t>(i) * k + a];
+          m0 += x * y0[i];
+          m1 += x * y1[i];
+        }
+        Ma[b] = m0;
+        Ma[b + 1] = m1;
+      }
+      for (; b <= a; ++b) {
+        const S* y = Ct.data() + static_cast<std::ptrdiff_t>(b) * n;
+        S m = S(0.0);
+        for (int i = 0; i < n; ++i) m += Bd[static_cast<std::ptrdiff_t>(i) * k + a] * y[i];
+        Ma[b] = m;
+      }
+    }
+  }
+  // The same as rank-one updates, four rows of B and C per pass over the lower triangle.
+  void gram_by_rank_one_updates(const RowMatX<S>& B, const RowMatX<S>& C) {
+    const int n = static_cast<int>(B.rows()), k = static_cast<int>(B.cols());
+    S* M = L_.data();
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b <= a; ++b) M[static_cast<std::ptrdiff_t>(a) * k + b] = S(0.0);
+    const S* Bd = B.data();
+    const S* Cd = C.data();
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const S* x = Bd + static_cast<std::ptrdiff_t>(i) * k;
+      const S* y = Cd + static_cast<std::ptrdiff_t>(i) * k;
+      for (int a = 0; a < k; ++a) {
+        const S x0 = x[a], x1 = x[k + a], x2 = x[2 * k + a], x3 = x[3 * k + a];
+        S* __restrict Ma = M + static_cast<std::ptrdiff_t>(a) * k;
+        const S* __restrict y0 = y;
+        const S* __restrict y1 = y + k;
+        const S* __restrict y2 = y + 2 * k;
+        const S* __restrict y3 = y + 3 * k;
+        for (int b = 0; b <= a; ++b) Ma[b] = Ma[b] + x0 * y0[b] + x1 * y1[b] + x2 * y2[b] + x3 * y3[b];
+      }
+    }
+    for (; i < n; ++i) {
+      const S* x = Bd + static_cast<std::ptrdiff_t>(i) * k;
+      const S* __restrict y = Cd + static_cast<std::ptrdiff_t>(i) * k;
+      for (int a = 0; a < k; ++a) {
+        const S xa = x[a];
+        S* __restrict Ma = M + static_cast<std::ptrdiff_t>(a) * k;
+        for (int b = 0; b <= a; ++b) Ma[b] += xa * y[b];
+      }
+    }
   }
 
   // From this order on, a matrix's forward substitution runs down contiguous columns, four at a
@@ -368,13 +405,16 @@ bool factor_gram_halves(const Ldlt<S>& chol_G, const Eigen::MatrixBase<Derived>&
     for (int c = 0; c < k; ++c) h.B(i, c) = A(c, i);
   chol_G.forward_rows(h.B);
   const S* d_inv = chol_G.inverse_pivots().data();
+  S* ct = h.Ct.data();
   for (int i = 0; i < n; ++i) {
     const S* b = h.B.data() + static_cast<std::ptrdiff_t>(i) * k;
     S* c = h.C.data() + static_cast<std::ptrdiff_t>(i) * k;
-    for (int a = 0; a < k; ++a) c[a] = b[a] * d_inv[i];
+    for (int a = 0; a < k; ++a) {
+      c[a] = b[a] * d_inv[i];
+      ct[static_cast<std::ptrdiff_t>(a) * n + i] = c[a];
+    }
   }
-  h.Ct = h.C.transpose();
-  return k == 0 || chol_M.compute_gram(h.B, h.C, definite);
+  return k == 0 || chol_M.compute_gram(h.B, h.C, h.Ct, definite);
 }
 
 // Small matrix-vector products on row-major storage (rows x cols at A), accumulated in the
