@@ -2,6 +2,7 @@
 #include "nonholo/sundials/dense_lu.hpp"
 
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/custom_matrix.hpp"
 #include "nonholo/sundials/direct_solver.hpp"
 
 #include <algorithm>
@@ -81,20 +82,10 @@ struct DenseContent {
 
 DenseContent& content(SUNMatrix A) { return *static_cast<DenseContent*>(A->content); }
 
-// Ownership of the content passes to the SUNMatrix (released here, reclaimed in matrix_destroy).
 SUNMatrix new_dense_matrix(int n, SUNContext ctx);
-
-SUNMatrix_ID matrix_getid(SUNMatrix) { return SUNMATRIX_CUSTOM; }
 
 SUNMatrix matrix_clone(SUNMatrix A) {
   return new_dense_matrix(static_cast<int>(content(A).a.rows()), A->sunctx);
-}
-
-void matrix_destroy(SUNMatrix A) {
-  if (A == nullptr) return;
-  std::unique_ptr<DenseContent> owned(static_cast<DenseContent*>(A->content));
-  A->content = nullptr;
-  SUNMatFreeEmpty(A);
 }
 
 int matrix_zero(SUNMatrix A) {
@@ -150,20 +141,17 @@ int matrix_space(SUNMatrix A, long* lenrw, long* leniw) {
 }
 
 SUNMatrix new_dense_matrix(int n, SUNContext ctx) {
-  SUNMatrix A = SUNMatNewEmpty(ctx);
+  auto owned = std::make_unique<DenseContent>();
+  owned->a.setZero(n, n);
+  SUNMatrix A = new_custom_matrix(ctx, std::move(owned));
   if (A == nullptr) return nullptr;
-  A->ops->getid = matrix_getid;
   A->ops->clone = matrix_clone;
-  A->ops->destroy = matrix_destroy;
   A->ops->zero = matrix_zero;
   A->ops->copy = matrix_copy;
   A->ops->scaleadd = matrix_scaleadd;
   A->ops->scaleaddi = matrix_scaleaddi;
   A->ops->matvec = matrix_matvec;
   A->ops->space = matrix_space;
-  auto owned = std::make_unique<DenseContent>();
-  owned->a.setZero(n, n);
-  A->content = owned.release();
   return A;
 }
 
@@ -230,7 +218,7 @@ double* dense_matrix_data(SUNMatrix A) { return content(A).a.data(); }
 
 int dense_matrix_size(SUNMatrix A) { return static_cast<int>(content(A).a.rows()); }
 
-bool is_dense_matrix(SUNMatrix A) { return A != nullptr && A->ops != nullptr && A->ops->getid == matrix_getid; }
+bool is_dense_matrix(SUNMatrix A) { return is_custom_matrix<DenseContent>(A); }
 
 LinearSolverPtr make_dense_lu(int n, SUNContext ctx) {
   auto content = std::make_unique<LuContent>();

@@ -9,6 +9,7 @@
 #include <nvector/nvector_serial.h>
 
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/custom_matrix.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
 #include "nonholo/sundials/direct_solver.hpp"
 
@@ -28,15 +29,7 @@ int half(SUNMatrix A) { return static_cast<int>(content(A).S.rows()); }
 
 SUNMatrix new_matrix(int n, SUNContext ctx);
 
-SUNMatrix_ID matrix_getid(SUNMatrix) { return SUNMATRIX_CUSTOM; }
 SUNMatrix matrix_clone(SUNMatrix A) { return new_matrix(half(A), A->sunctx); }
-
-void matrix_destroy(SUNMatrix A) {
-  if (A == nullptr) return;
-  std::unique_ptr<SecondOrderContent> owned(static_cast<SecondOrderContent*>(A->content));
-  A->content = nullptr;
-  SUNMatFreeEmpty(A);
-}
 
 int matrix_zero(SUNMatrix A) {
   SecondOrderContent& c = content(A);
@@ -61,19 +54,16 @@ int matrix_space(SUNMatrix A, long* lenrw, long* leniw) {
 }
 
 SUNMatrix new_matrix(int n, SUNContext ctx) {
-  SUNMatrix A = SUNMatNewEmpty(ctx);
-  if (A == nullptr) return nullptr;
-  A->ops->getid = matrix_getid;
-  A->ops->clone = matrix_clone;
-  A->ops->destroy = matrix_destroy;
-  A->ops->zero = matrix_zero;
-  A->ops->copy = matrix_copy;
-  A->ops->space = matrix_space;
   auto owned = std::make_unique<SecondOrderContent>();
   owned->S.setZero(n, n);
   owned->gF_q.setZero(n, n);
   owned->x_v.setZero(n);
-  A->content = owned.release();
+  SUNMatrix A = new_custom_matrix(ctx, std::move(owned));
+  if (A == nullptr) return nullptr;
+  A->ops->clone = matrix_clone;
+  A->ops->zero = matrix_zero;
+  A->ops->copy = matrix_copy;
+  A->ops->space = matrix_space;
   return A;
 }
 
@@ -127,7 +117,7 @@ int solver_space(SUNLinearSolver LS, long* lenrw, long* leniw) {
 MatrixPtr make_second_order_matrix(int n, SUNContext ctx) { return MatrixPtr(new_matrix(n, ctx)); }
 
 bool is_second_order_matrix(SUNMatrix A) {
-  return A != nullptr && A->ops != nullptr && A->ops->getid == matrix_getid;
+  return is_custom_matrix<SecondOrderContent>(A);
 }
 
 void second_order_form(double gamma, const double* J, SUNMatrix A) {

@@ -10,6 +10,7 @@
 #include <nvector/nvector_serial.h>
 
 #include "nonholo/sundials/compat.hpp"
+#include "nonholo/sundials/custom_matrix.hpp"
 #include "nonholo/sundials/direct_solver.hpp"
 
 namespace nonholo::sun {
@@ -27,15 +28,7 @@ SparseContent& content(SUNMatrix A) { return *static_cast<SparseContent*>(A->con
 
 SUNMatrix new_sparse_matrix(const SparseContent& from, SUNContext ctx);
 
-SUNMatrix_ID matrix_getid(SUNMatrix) { return SUNMATRIX_CUSTOM; }
 SUNMatrix matrix_clone(SUNMatrix A) { return new_sparse_matrix(content(A), A->sunctx); }
-
-void matrix_destroy(SUNMatrix A) {
-  if (A == nullptr) return;
-  std::unique_ptr<SparseContent> owned(static_cast<SparseContent*>(A->content));
-  A->content = nullptr;
-  SUNMatFreeEmpty(A);
-}
 
 Eigen::Map<Eigen::VectorXd> values(SUNMatrix A) {
   Sparse& a = content(A).a;
@@ -85,18 +78,15 @@ int matrix_space(SUNMatrix A, long* lenrw, long* leniw) {
 }
 
 SUNMatrix new_sparse_matrix(const SparseContent& from, SUNContext ctx) {
-  SUNMatrix A = SUNMatNewEmpty(ctx);
+  SUNMatrix A = new_custom_matrix(ctx, std::make_unique<SparseContent>(from));
   if (A == nullptr) return nullptr;
-  A->ops->getid = matrix_getid;
   A->ops->clone = matrix_clone;
-  A->ops->destroy = matrix_destroy;
   A->ops->zero = matrix_zero;
   A->ops->copy = matrix_copy;
   A->ops->scaleadd = matrix_scaleadd;
   A->ops->scaleaddi = matrix_scaleaddi;
   A->ops->matvec = matrix_matvec;
   A->ops->space = matrix_space;
-  A->content = std::make_unique<SparseContent>(from).release();
   return A;
 }
 
@@ -165,7 +155,7 @@ MatrixPtr make_sparse_matrix(const JacobianStructure& structure, SUNContext ctx)
   return MatrixPtr(new_sparse_matrix(c, ctx));
 }
 
-bool is_sparse_matrix(SUNMatrix A) { return A != nullptr && A->ops != nullptr && A->ops->getid == matrix_getid; }
+bool is_sparse_matrix(SUNMatrix A) { return is_custom_matrix<SparseContent>(A); }
 
 void sparse_scale_add_identity(double c, const double* J, SUNMatrix A) {
   SparseContent& m = content(A);
