@@ -118,7 +118,7 @@ class Ldlt {
     }
     const int n = size(), cols = static_cast<int>(X.cols());
     if constexpr (detail::columns_contiguous<Derived>()) {
-      if (n >= kLargeOrder && X.derived().innerStride() == 1) {
+      if (n >= kLargeOrder && cols > 0 && X.derived().innerStride() == 1) {
         forward_columns(&X.derived().coeffRef(0, 0), X.derived().outerStride(), cols);
         return;
       }
