@@ -87,16 +87,31 @@ def test_implicit_jacobian_equals_dual_numbers_and_finite_differences(seed, kind
         assert np.max(np.abs(model.jacobian(0.3, y) - J_dual)) <= 1e-12 * scale
 
 
+@pytest.mark.parametrize("N", [5, 44])  # tapes built with the system, and on first use (n > 40)
 @pytest.mark.parametrize("kind", ["nonholonomic", "friction"])
-def test_implicit_jacobian_of_the_knife_edge_chain(kind):
-    system = nh.systems.knife_edge_chain(5)
+def test_implicit_jacobian_of_the_knife_edge_chain(kind, N):
+    system = nh.systems.knife_edge_chain(N)
     model = system.nonholonomic() if kind == "nonholonomic" else system.friction(1e-3)
     rng = np.random.default_rng(7)
-    q = np.concatenate([[0.2, -0.1], rng.uniform(-1, 1, 5)])
-    y = np.concatenate([q, system.project(q, rng.uniform(-1, 1, 7))])
+    q = np.concatenate([[0.2, -0.1], rng.uniform(-1, 1, N)])
+    y = np.concatenate([q, system.project(q, rng.uniform(-1, 1, N + 2))])
     assert model.core.jacobian_cost < model.core.dual_jacobian_cost
     J_dual = model.core.jacobian_dual(0.0, y, model.param_vector())
     assert np.max(np.abs(model.jacobian(0.0, y) - J_dual)) <= 1e-12 * np.max(np.abs(J_dual))
+
+
+def test_jacobian_tape_holds_the_derivative_blocks_by_their_nonzeros():
+    """The chain's metric and constraints depend on each angle in one row and one column: the
+    Jacobian tape's outputs grow like n^2 (the dynamics blocks, dr/d[q, v], da/d[q, v] and the
+    nonzeros of dG/dq, dA/dq), not like the n^3 entries of the dense blocks."""
+    N = 44
+    n, k = N + 2, N
+    system = nh.systems.knife_edge_chain(N)
+    _, outputs = _core.diagnostics.tape_size(system.core, "jacobian")
+    _, dynamics = _core.diagnostics.tape_size(system.core, "dynamics")
+    nonzeros = outputs - dynamics - 2 * n * n - 2 * k * n
+    assert 0 < nonzeros <= 4 * n * n
+    assert nonzeros < 0.05 * (n**3 + k * n * n)  # dense dG/dq and dA/dq: 190 440 entries
 
 
 def test_jacobian_policy_keeps_the_sleighs_accuracy_at_eps_1e_4():

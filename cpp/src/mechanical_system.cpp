@@ -28,12 +28,6 @@ GeometryLayout GeometryLayout::make(int n, int k) {
   L.db_dq = L.dA + n * k * n;
   L.db_dt = L.db_dq + k * n;
   L.total = L.db_dt + k;
-  L.dmu = L.total;
-  L.dr_dq = L.dmu + n * k * k;
-  L.dr_dv = L.dr_dq + n * n;
-  L.da_dq = L.dr_dv + n * n;
-  L.da_dv = L.da_dq + k * n;
-  L.jacobian_total = L.da_dv + k * n;
   L.dG_v = L.dynamics;
   L.dA_v = L.dG_v + n * n;
   L.projection_total = L.dA_v + k * n;
@@ -212,10 +206,40 @@ void MechanicalSystem::append_velocity_terms(GraphBuilder& b, const std::vector<
   }
 }
 
-// The full tape's outputs followed by dmu/dq, dr/dq, dr/dv, da/dq, da/dv: forward-mode AD of
-// the part of the graph that reaches r, a and mu (second derivatives of G and A, since r and a
-// hold their first derivatives), with structural zeros left out of the tape.
-Tape MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) const {
+namespace {
+
+// Appends the nonzeros of the derivative block whose entry (row, col) along q^l is the node
+// entry(l, row, col), direction by direction, to `outputs` (JacobianLayout); an entry that is
+// the constant zero is structural and left out.
+template <class Entry>
+DerivativePattern append_nonzeros(const GraphBuilder& b, int n, int rows, int cols, Entry entry,
+                                  std::vector<int>& outputs) {
+  DerivativePattern d;
+  d.offset = static_cast<int>(outputs.size());
+  d.start.assign(1, 0);
+  for (int l = 0; l < n; ++l) {
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        const int node = entry(l, i, j);
+        const Node& x = b.nodes()[node];
+        if (x.op == Op::Const && x.c == 0.0) continue;
+        outputs.push_back(node);
+        d.row.push_back(i);
+        d.col.push_back(j);
+      }
+    d.start.push_back(static_cast<int>(d.row.size()));
+  }
+  return d;
+}
+
+}  // namespace
+
+// The Jacobian tape (JacobianLayout): the dynamics blocks of `outputs` (the full tape's), the
+// nonzeros of its dG/dq, dA/dq, db/dq, then those of dmu/dq, and dr/dq, dr/dv, da/dq, da/dv:
+// forward-mode AD of the part of the graph that reaches r, a and mu (second derivatives of G
+// and A, since r and a hold their first derivatives), with structural zeros left out of the tape.
+Tape MechanicalSystem::build_jacobian_tape(GraphBuilder& b, const std::vector<int>& outputs,
+                                           JacobianLayout& J) const {
   const int n = layout_.n, k = layout_.k;
   std::vector<int> targets;
   for (int j = layout_.mu; j < layout_.mu + k * k; ++j) targets.push_back(outputs[j]);
@@ -228,20 +252,28 @@ Tape MechanicalSystem::build_jacobian_tape(GraphBuilder& b, std::vector<int> out
     int node = deriv[direction][sub.graph.outputs[target]];
     return node < 0 ? b.constant(0.0) : node;
   };
-  outputs.resize(layout_.jacobian_total);
-  for (int l = 0; l < n; ++l)
-    for (int ab = 0; ab < k * k; ++ab) outputs[layout_.dmu + l * k * k + ab] = d(l, ab);
+  std::vector<int> jac(outputs.begin(), outputs.begin() + layout_.dynamics);
+  J.dG = append_nonzeros(b, n, n, n, [&](int l, int i, int j) { return outputs[layout_.dG + (l * n + i) * n + j]; }, jac);
+  J.dA = append_nonzeros(b, n, k, n, [&](int l, int a, int j) { return outputs[layout_.dA + (l * k + a) * n + j]; }, jac);
+  J.db = append_nonzeros(b, n, k, 1, [&](int l, int a, int) { return outputs[layout_.db_dq + a * n + l]; }, jac);
+  J.dmu = append_nonzeros(b, n, k, k, [&](int l, int a, int c) { return d(l, a * k + c); }, jac);
+  J.dr_dq = static_cast<int>(jac.size());
+  J.dr_dv = J.dr_dq + n * n;
+  J.da_dq = J.dr_dv + n * n;
+  J.da_dv = J.da_dq + k * n;
+  J.total = J.da_dv + k * n;
+  jac.resize(J.total);
   for (int i = 0; i < n; ++i)
     for (int l = 0; l < n; ++l) {
-      outputs[layout_.dr_dq + i * n + l] = d(l, k * k + i);
-      outputs[layout_.dr_dv + i * n + l] = d(n + l, k * k + i);
+      jac[J.dr_dq + i * n + l] = d(l, k * k + i);
+      jac[J.dr_dv + i * n + l] = d(n + l, k * k + i);
     }
   for (int a = 0; a < k; ++a)
     for (int l = 0; l < n; ++l) {
-      outputs[layout_.da_dq + a * n + l] = d(l, k * k + n + a);
-      outputs[layout_.da_dv + a * n + l] = d(n + l, k * k + n + a);
+      jac[J.da_dq + a * n + l] = d(l, k * k + n + a);
+      jac[J.da_dv + a * n + l] = d(n + l, k * k + n + a);
     }
-  return Tape(b.finish(outputs));
+  return Tape(b.finish(std::move(jac)));
 }
 
 // Splits the projection tape at the velocity: a node depends on v when an operand does (v the
@@ -434,7 +466,7 @@ void MechanicalSystem::build_eager(VelocityTerms velocity_terms) {
   der->projection = Tape(builder.finish(projection_outputs));
   build_split_projection(*der);
   dyn->constraints = Tape(builder.finish(constraint_outputs(outputs, builder)));
-  der->jacobian = build_jacobian_tape(builder, jacobian_outputs);
+  der->jacobian = build_jacobian_tape(builder, jacobian_outputs, der->jacobian_layout);
   std::call_once(dynamics_once_, [&] { dynamics_ = std::move(dyn); });
   std::call_once(derivatives_once_, [&] { derivatives_ = std::move(der); });
 }
@@ -489,7 +521,7 @@ MechanicalSystem::Derivatives MechanicalSystem::build_derivatives() const {
   projection_outputs.insert(projection_outputs.end(), velocity_derivatives.begin(), velocity_derivatives.end());
   d.projection = Tape(builder.finish(projection_outputs));
   build_split_projection(d);
-  d.jacobian = build_jacobian_tape(builder, outputs);
+  d.jacobian = build_jacobian_tape(builder, outputs, d.jacobian_layout);
   return d;
 }
 

@@ -127,35 +127,39 @@ constexpr double kDualCall = 124.0;         // per chunk of kJacobianChunk dual 
 constexpr double kDualInstruction = 0.51;   // per instruction and chunk
 constexpr double kDualFlop = 7.3;           // per dense operation and chunk (kJacobianChunk + 1 doubles)
 // The implicit Jacobians: a fixed cost, a cost per Jacobian-tape instruction (the interpreter's,
-// kInstruction) and a cost per multiply-add of the dense work outside the tape: the model's own
-// factorization and solve, and the 2n differentiated right-hand sides and their solves
-// (implicit_jacobian.hpp: *_jacobian_flops). That work grows like n^3 and outgrows the tape from
-// n of about 30 on; charged per tape instruction (600 ns + 4 per instruction, as before), the
-// friction chain N = 64's Jacobian was estimated at 5.7 right-hand sides where it costs 12-16
-// (N = 32: 6.1 against 7.6-7.9). The cost per instruction is the interpreter's (kInstruction); the
-// rest is fitted by least squares on relative error to the friction chain N = 4, 8, 16, 32, 48, 64
-// (eps 1e-4; 4.5, 5.1, 5.6, 7.9, 11.1, 16.0 right-hand sides, _core.diagnostics.time_evaluations,
-// minimum of 40 batches; now 4.5, 4.9, 6.4, 8.7, 10.7, 11.9) and, with the fixed cost kept, to the
-// nonholonomic chain N = 4..64 (4.1-6.0 up to N = 16, 6.9 and 13 at N = 32, 64, by CPU time of
-// Python loops less the call's overhead from N = 16 on; now 4.5-5.9, 6.3, 6.7: the dense work of
-// large Jacobians runs out of cache, slower per operation than this counts). The sleigh and the
-// chain N = 2 keep dual numbers (implicit 5.7 and 5.1 against 2.2 and 3.1).
-constexpr double kFrictionImplicitCall = 850.0, kFrictionJacobianInstruction = 0.56, kFrictionJacobianFlop = 0.53;
+// kInstruction) and a cost per multiply-add of the work outside the tape: the model's own
+// factorization and solve, the derivative blocks by their nonzeros, and the 2n differentiated
+// right-hand sides' dense products and solves (implicit_jacobian.hpp: *_jacobian_flops). The
+// fixed cost and the cost per operation are fitted by least squares on relative error to the
+// friction chain N = 2, 4, 8, 16, 32, 48, 64, 96, 128 (eps 1e-4; measured 2.8, 3.4, 3.8, 3.9,
+// 4.1, 4.6, 5.1, 7.5, 6.2 right-hand sides, _core.diagnostics.time_evaluations, medians of 9
+// batches; estimated within 0.76-1.15 of that). The nonholonomic model's dense work is of the same
+// kinds (solves on 2n columns, products): the same cost per operation; its Jacobians of the chain
+// N = 16, 32, 128 then come within 10-30% of their measured times (scaled by the friction chain's
+// estimated-to-measured right-hand side). The sleigh and the chain N = 2 keep dual numbers
+// (implicit estimated 3.5 and 3.1 right-hand sides against 2.2 and 3.1).
+constexpr double kFrictionImplicitCall = 520.0, kFrictionJacobianInstruction = 0.56, kFrictionJacobianFlop = 0.35;
 constexpr double kNonholonomicImplicitCall = 300.0, kNonholonomicJacobianInstruction = 0.56,
-                 kNonholonomicJacobianFlop = 1.16;
+                 kNonholonomicJacobianFlop = 0.35;
 
 // Dense operations of one right-hand side: the L D L^T of G and its solve, and for the
 // nonholonomic model the saddle point (G^-1 A^T, M = A G^-1 A^T and its factorization).
 double friction_flops(double n, double k) { return n * n * n / 3 + n * n + 4 * n * k + k * k; }
 double nonholonomic_flops(double n, double k) { return saddle_point_flops(n, k); }
-// Multiply-adds of the implicit Jacobians' dense work on the 2n columns (implicit_jacobian.hpp),
-// counted as friction_flops counts (a solve with L D L^T: n^2 per column).
-// Friction: dG_l v' (n^3), dA_l v, dmu_l s, mu (dA_l v - db_l), mu A (k n^2 + 3 n k^2),
-// A^T d(mu s) on 2n columns (2 k n^2), dA_l^T z (k n^2), the solves with G (2 n^3).
-double friction_jacobian_flops(double n, double k) { return 3 * n * n * n + 4 * k * n * n + 3 * n * k * k; }
-// Nonholonomic: dG_l v' (n^3), dA_l^T lambda and dA_l v' (2 k n^2), the solve with the saddle
-// point on 2n columns: L^-1 and L^-T (n^3 each), C^T (2 k n^2 twice), M^-1 (2 n k^2).
-double nonholonomic_jacobian_flops(double n, double k) { return 3 * n * n * n + 6 * k * n * n + 2 * n * k * k; }
+// Multiply-adds of the implicit Jacobians' work on the 2n columns (implicit_jacobian.hpp),
+// counted as friction_flops counts (a solve with L D L^T: n^2 per column); the derivative blocks
+// by their nonzeros (JacobianLayout).
+// Friction: dG_l v', dA_l v, db_l, dmu_l s, dA_l^T z (nonzeros), mu ds/dq and mu A (2 n k^2),
+// A^T d(mu s) on 2n columns (2 k n^2), the solves with G (2 n^3).
+double friction_jacobian_flops(double n, double k, const JacobianLayout& J) {
+  return 2 * n * n * n + 2 * k * n * n + 2 * n * k * k + J.dG.nonzeros() + 2.0 * J.dA.nonzeros() + J.db.nonzeros() +
+         J.dmu.nonzeros();
+}
+// Nonholonomic: dG_l v', dA_l^T lambda and dA_l v' (nonzeros), the solve with the saddle point
+// on 2n columns: L^-1 and L^-T (n^3 each), C^T (2 k n^2 twice), M^-1 (2 n k^2).
+double nonholonomic_jacobian_flops(double n, double k, const JacobianLayout& J) {
+  return 2 * n * n * n + 4 * k * n * n + 2 * n * k * k + J.dG.nonzeros() + 2.0 * J.dA.nonzeros();
+}
 
 // model.compile() builds the implicit Jacobian's tape by default while it is at most this many
 // times the dynamics tape (compiled_jacobian_pays): the C compiler's time is about proportional to
@@ -202,7 +206,7 @@ double NonholonomicModel::dual_jacobian_cost() const {
 double NonholonomicModel::implicit_jacobian_cost() const {
   const double n = system().n(), k = system().k();
   return implicit_ns(system(), kNonholonomicImplicitCall, kNonholonomicJacobianInstruction, kNonholonomicJacobianFlop,
-                     nonholonomic_flops(n, k) + nonholonomic_jacobian_flops(n, k)) /
+                     nonholonomic_flops(n, k) + nonholonomic_jacobian_flops(n, k, system().jacobian_layout())) /
          rhs_cost_ns();
 }
 
@@ -228,7 +232,7 @@ double FrictionModel::dual_jacobian_cost() const {
 double FrictionModel::implicit_jacobian_cost() const {
   const double n = system().n(), k = system().k();
   return implicit_ns(system(), kFrictionImplicitCall, kFrictionJacobianInstruction, kFrictionJacobianFlop,
-                     friction_flops(n, k) + friction_jacobian_flops(n, k)) /
+                     friction_flops(n, k) + friction_jacobian_flops(n, k, system().jacobian_layout())) /
          rhs_cost_ns();
 }
 

@@ -64,12 +64,12 @@ class JacobianPolicy {
   // steps and at changes of the step size) while a Jacobian costs at most kRefreshAtSetups (1 + o)
   // right-hand sides; otherwise a Jacobian every reuse_steps() steps. Measured on the
   // knife-edge chain with friction, eps 1e-4 (N = 2, 4, 8: 15-40% fewer steps and 3-10x fewer
-  // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.8 with the
-  // cost model before the dense work was counted, 0.3-2.0 with it); at N = 16 (4.1-5 before, 4.7
-  // now; measured 4.1) a Jacobian at each setup costs more than it saves. The non-stiff
-  // nonholonomic chain takes the same steps in every mode: there, CVODE's reuse (51 steps) is
-  // fastest.
-  static constexpr double kRefreshAtSetups = 3.0;
+  // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.0); at
+  // N = 16 (estimated 2.56 since the Jacobian reads its derivative blocks by their nonzeros,
+  // measured 2.9) a Jacobian at each setup costs 16% more work than the reuse below (437
+  // against 377 right-hand sides). The non-stiff nonholonomic chain takes the same steps in every
+  // mode: there, CVODE's reuse (51 steps) is fastest.
+  static constexpr double kRefreshAtSetups = 2.5;
   // The start-up refreshes every step while a Jacobian and a linear setup cost at most
   // kCheapRefresh (1 + o) right-hand sides (header comment).
   static constexpr double kCheapRefresh = 0.6;
@@ -83,17 +83,14 @@ class JacobianPolicy {
   // (each a right-hand side and a step's fixed work). Shorter keeps the Newton direction fresher
   // (a Jacobian kept for 50 steps of a stiff run costs steps and right-hand sides: the error test
   // and the step-size choice pay for it), longer saves Jacobians; the costs set where the balance
-  // lies. Measured counters (deterministic) on the friction chain, eps 1e-4, t 2, rtol 1e-8
-  // (benchmarks/jacobian_policy.py), work = right-hand sides + c Jacobians + o steps + s setups
-  // with the measured c and the estimated o, s, for msbj = 5, 10, 15, 19, 20, 30, 45, 51:
-  // N = 16 (c = 5.6) 454, 429, 395, 387, 389, 434, 367, 435; N = 32 (7.9) 241, 217, 211, 211, 211,
-  // 204, 204, 214; N = 64 (16) 351, 319, 293, 308, 308, 259, 239, 239. The rule gives 19, 33 and 47
-  // (N = 32 and 64: the best of 5-51; N = 16: within 1% of the best but 45, which is the steps'
-  // chance: 40, 47 and 51 cost 540, 488 and 435); a fixed 20 cost 29% more at N = 64, CVODE's 51
-  // 12% more at N = 16 and 5% more at N = 32. The counters
-  // are not smooth in msbj (N = 16: 17 and 18 cost 452 and 419), so only kReuseWork's scale is
-  // fitted: 3 gives 15, 25, 36; 6 gives 29, 49, 51.
-  static constexpr double kReuseWork = 4.0;
+  // lies. Measured counters (deterministic) on the friction chain, eps 1e-4, t 2, rtol 1e-8, work
+  // = right-hand sides + c Jacobians + o steps + s setups with the measured c (N = 16: 3.9, N = 32:
+  // 4.1) and the estimated o, s, for msbj = 5, 10, 15, 20, 21, 25, 26, 30, 40, 45, 51: N = 16 425,
+  // 409, 381, 377, 377, 422, 440, 425, 531, 360, 428; N = 32 205, 198, 196, 196, 196, 197, 188, 192,
+  // 192, 192, 203. The counters are not smooth in msbj, so only kReuseWork's scale is fitted: 8
+  // gives 21 and 26 (377 and 188: the best of the fixed 5, 20, 50 and better); 4 gives 11 and 13
+  // (434 and 196), 6 gives 16 and 20.
+  static constexpr double kReuseWork = 8.0;
   // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
   static constexpr long kCvodeJacobianFrequency = 51;
   static constexpr long kCvodeSetupFrequency = 20;

@@ -43,9 +43,6 @@ struct GeometryLayout {
   int dynamics = 0;                                      // end of the dynamics tape's outputs
   int dG = 0, dV = 0, dA = 0, db_dq = 0, db_dt = 0;      // derivatives, by AD
   int total = 0;
-  // The Jacobian tape appends: dmu/dq, and the derivatives of r and a in q and v.
-  int dmu = 0, dr_dq = 0, dr_dv = 0, da_dq = 0, da_dv = 0;
-  int jacobian_total = 0;
   // The projection tape appends to the dynamics blocks the derivatives along the velocity input
   // v: dG_v = sum_l dG/dq^l v^l (n x n) and dA_v = sum_l dA/dq^l v^l (k x n).
   int dG_v = 0, dA_v = 0;
@@ -58,6 +55,25 @@ struct GeometryLayout {
   static GeometryLayout make(int n, int k);
 };
 
+// A derivative block dX/dq^l (X a matrix or a vector) by its structural nonzeros, direction by
+// direction: those along q^l are the entries e = start[l] .. start[l + 1] - 1, at (row[e], col[e])
+// of dX/dq^l, with their values at offset + e in the Jacobian tape's outputs. A chain's metric
+// depends on each angle in one row and one column: 2n of the n^2 entries of dG/dq^l.
+struct DerivativePattern {
+  int offset = 0;
+  std::vector<int> start, row, col;
+  int nonzeros() const { return start.empty() ? 0 : start.back(); }
+};
+
+// The Jacobian tape's outputs: the dynamics blocks (GeometryLayout, up to `dynamics`), the
+// nonzeros of dG/dq, dA/dq, db/dq and dmu/dq, then dr/dq, dr/dv (n x n), da/dq, da/dv (k x n),
+// row-major. What the models' implicit Jacobians (implicit_jacobian.hpp) read, in O(nonzeros)
+// instead of the n^3 entries of the dense blocks.
+struct JacobianLayout {
+  DerivativePattern dG, dA, db, dmu;
+  int dr_dq = 0, dr_dv = 0, da_dq = 0, da_dv = 0, total = 0;
+};
+
 class MechanicalSystem;
 
 // The tape evaluated at one point (t, q, v): views of every block, by name.
@@ -65,6 +81,7 @@ template <class S>
 class Geometry {
  public:
   const GeometryLayout* layout = nullptr;
+  const JacobianLayout* jacobian = nullptr;  // set by evaluate_jacobian_blocks
   std::vector<S> in, out, work;
 
   // Scratch of the velocity part of the split projection (evaluate_velocity_part).
@@ -89,12 +106,13 @@ class Geometry {
   RowMatMap<S> dA(int l) const { return {out.data() + layout->dA + l * k() * n(), k(), n()}; }
   RowMatMap<S> db_dq() const { return {out.data() + layout->db_dq, k(), n()}; }
   VecMap<S> db_dt() const { return {out.data() + layout->db_dt, k()}; }
-  // Jacobian tape only: dmu(l) = dmu/dq^l; dr_dq(i, l) = dr_i/dq^l, and so on.
-  RowMatMap<S> dmu(int l) const { return {out.data() + layout->dmu + l * k() * k(), k(), k()}; }
-  RowMatMap<S> dr_dq() const { return {out.data() + layout->dr_dq, n(), n()}; }
-  RowMatMap<S> dr_dv() const { return {out.data() + layout->dr_dv, n(), n()}; }
-  RowMatMap<S> da_dq() const { return {out.data() + layout->da_dq, k(), n()}; }
-  RowMatMap<S> da_dv() const { return {out.data() + layout->da_dv, k(), n()}; }
+  // Jacobian tape only (JacobianLayout): the values of a derivative block's nonzeros, and
+  // dr_dq(i, l) = dr_i/dq^l, and so on.
+  const S* values(const DerivativePattern& d) const { return out.data() + d.offset; }
+  RowMatMap<S> dr_dq() const { return {out.data() + jacobian->dr_dq, n(), n()}; }
+  RowMatMap<S> dr_dv() const { return {out.data() + jacobian->dr_dv, n(), n()}; }
+  RowMatMap<S> da_dq() const { return {out.data() + jacobian->da_dq, k(), n()}; }
+  RowMatMap<S> da_dv() const { return {out.data() + jacobian->da_dv, k(), n()}; }
   // Projection tape only: the derivatives of G and A along the evaluated velocity v.
   RowMatMap<S> dG_v() const { return {out.data() + layout->dG_v, n(), n()}; }
   RowMatMap<S> dA_v() const { return {out.data() + layout->dA_v, k(), n()}; }
@@ -156,6 +174,7 @@ class MechanicalSystem {
   // the drift projection needs, and its directional derivative by one dual direction.
   const Tape& constraint_tape() const { return dynamics().constraints; }
   const Tape& jacobian_tape() const { return derivatives().jacobian; }
+  const JacobianLayout& jacobian_layout() const { return derivatives().jacobian_layout; }
   // The dynamics blocks and dG_v, dA_v along the velocity input: what the slow-manifold
   // projection (slow_manifold.hpp) needs, one forward sweep of about the dynamics tape's cost
   // (c(q, v) already holds every dG/dq^l v^l), instead of the full tape's n^3 entries of dG.
@@ -212,11 +231,12 @@ class MechanicalSystem {
   void evaluate_dynamics(double t, const S* q, const S* v, const P* p, Geometry<S>& g) const {
     evaluate_at(S(t), q, v, p, g, dynamics_tape());
   }
-  // Every block of the full tape and the derivatives of mu, r and a (jacobian_tape): what the
-  // models' Jacobians by implicit differentiation need, in doubles.
+  // The dynamics blocks and the derivatives of G, A, b, mu, r and a (jacobian_tape, laid out
+  // as jacobian_layout()): what the models' Jacobians by implicit differentiation need, in doubles.
   void evaluate_jacobian_blocks(double t, const double* q, const double* v, const double* p,
                                 Geometry<double>& g) const {
     evaluate_at(t, q, v, p, g, jacobian_tape());
+    g.jacobian = &jacobian_layout();
   }
   // A and b only (G, V and everything after b are not computed).
   template <class S>
@@ -277,6 +297,7 @@ class MechanicalSystem {
   };
   struct Derivatives {
     Tape tape, jacobian, projection, split_base, velocity_part;
+    JacobianLayout jacobian_layout;
     std::vector<int> velocity_part_outputs;  // projection output index of each velocity-part output
   };
   struct Sparse {
@@ -301,7 +322,7 @@ class MechanicalSystem {
                                std::vector<int>& outputs) const;
   std::vector<int> constraint_outputs(const std::vector<int>& outputs, GraphBuilder& builder) const;
   void hide_force(std::vector<int>& outputs, GraphBuilder& builder) const;
-  Tape build_jacobian_tape(GraphBuilder& b, std::vector<int> outputs) const;
+  Tape build_jacobian_tape(GraphBuilder& b, const std::vector<int>& outputs, JacobianLayout& layout) const;
   void build_split_projection(Derivatives& d) const;
 
   GeometryLayout layout_;

@@ -23,12 +23,23 @@ inline void assemble_second_order_jacobian(int n, const MatX<double>& X, double*
   Jm.bottomRows(n) = X;
 }
 
+// Each nonzero (i, j) of the derivative block d along q^l, with its value x: f(l, i, j, x),
+// direction by direction (JacobianLayout: O(nonzeros), not the n^3 entries of dense blocks).
+template <class F>
+void for_each_nonzero(const Geometry<double>& g, const DerivativePattern& d, F&& f) {
+  const double* x = g.values(d);
+  const int n = g.n();
+  for (int l = 0; l < n; ++l)
+    for (int e = d.start[l]; e < d.start[l + 1]; ++e) f(l, d.row[e], d.col[e], x[e]);
+}
+
 // dv'/d[q, v] of the nonholonomic model at the point where w.geo holds the Jacobian tape, with
 // v' and lambda already solved (vdot, w.lambda) and G, M factored in halves
 // (factor_constraint_halves: w.halves). top, bottom: scratch.
 inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, MatX<double>& top,
                                        MatX<double>& bottom) {
   const Geometry<double>& g = w.geo;
+  const JacobianLayout& J = *g.jacobian;
   const int n = g.n(), k = g.k();
   top.resize(n, 2 * n);
   bottom.resize(k, 2 * n);
@@ -36,12 +47,12 @@ inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<doub
   top.rightCols(n) = g.dr_dv();
   bottom.leftCols(n) = g.da_dq();
   bottom.rightCols(n) = g.da_dv();
-  for (int l = 0; l < n; ++l) {
-    top.col(l).noalias() -= g.dG(l) * vdot;
-    if (k == 0) continue;
-    top.col(l).noalias() += g.dA(l).transpose() * w.lambda;
-    bottom.col(l).noalias() -= g.dA(l) * vdot;
-  }
+  // column l: - dG_l v' + dA_l^T lambda, and - dA_l v'
+  for_each_nonzero(g, J.dG, [&](int l, int i, int j, double x) { top(i, l) -= x * vdot[j]; });
+  for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) {
+    top(j, l) += x * w.lambda[a];
+    bottom(a, l) -= x * vdot[j];
+  });
   // [G, -A^T; A, 0]^-1 on all columns: X = G^-1 top + G^-1 A^T M^-1 (bottom - A G^-1 top)
   // = L^-T (D^-1 Z + C M^-1 (bottom - C^T Z)), Z = L^-1 top (A G^-1 = C^T L^-1).
   w.chol_G.forward_in_place(top);
@@ -56,11 +67,12 @@ inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<doub
 }
 
 // dv'/d[q, v] of the friction model; w.geo holds the Jacobian tape, G is factored, vdot solved.
-// Every product writes into preallocated storage (w.tmp_k, w.tmp_k2, w.tmp_n, top, scratch): no
+// Every product writes into preallocated storage (w.tmp_k, w.tmp_k2, w.dA_v, top, scratch): no
 // temporary is allocated per call.
 inline void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, const double* v_ptr,
                                    double eps, MatX<double>& top, MatX<double>& scratch) {
   const Geometry<double>& g = w.geo;
+  const JacobianLayout& J = *g.jacobian;
   const int n = g.n(), k = g.k();
   Eigen::Map<const VecX<double>> v(v_ptr, n);
   top.resize(n, 2 * n);
@@ -71,20 +83,19 @@ inline void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>&
     w.tmp_k -= g.b();                          // s = A v - b
     w.tmp_k2.noalias() = g.mu() * w.tmp_k;
     w.tmp_k2 *= 1.0 / eps;                     // z / eps = mu s / eps
-    w.lambda.resize(k);                        // scratch: dA_l v - db/dq^l
+    MatX<double>& ds = w.dA_v;                 // ds/dq: column l = dA_l v - db_l
+    ds.setZero(k, n);
+    for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { ds(a, l) += x * v[j]; });
+    for_each_nonzero(g, J.db, [&](int l, int a, int, double x) { ds(a, l) -= x; });
     scratch.resize(k, 2 * n);                  // d(mu s)/eps per column
-    for (int l = 0; l < n; ++l) {
-      w.lambda.noalias() = g.dA(l) * v;
-      w.lambda -= g.db_dq().col(l);
-      scratch.col(l).noalias() = g.dmu(l) * w.tmp_k;
-      scratch.col(l).noalias() += g.mu() * w.lambda;
-    }
+    scratch.leftCols(n).noalias() = g.mu() * ds;
+    for_each_nonzero(g, J.dmu, [&](int l, int a, int c, double x) { scratch(a, l) += x * w.tmp_k[c]; });
     scratch.rightCols(n).noalias() = g.mu() * g.A();  // d(mu s)/dv = mu A
     scratch *= 1.0 / eps;
     top.noalias() -= g.A().transpose() * scratch;
-    for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dA(l).transpose() * w.tmp_k2;
+    for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { top(j, l) -= x * w.tmp_k2[a]; });
   }
-  for (int l = 0; l < n; ++l) top.col(l).noalias() -= g.dG(l) * vdot;
+  for_each_nonzero(g, J.dG, [&](int l, int i, int j, double x) { top(i, l) -= x * vdot[j]; });
   w.chol_G.solve_in_place(top);
 }
 
