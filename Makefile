@@ -131,7 +131,9 @@ SANITIZE_TESTS := tests/test_tape.py tests/test_geometry.py tests/test_simulate.
 	tests/test_discrete.py tests/test_frames.py tests/test_reduced.py tests/test_robustness.py tests/test_vakonomic.py \
 	tests/test_linear_solver.py tests/test_solver_reuse.py tests/test_explicit_rk.py tests/test_frame_resplit.py \
 	tests/test_velocity_terms.py tests/test_frame_watch_models.py tests/test_sparse_models.py
-SITE_PACKAGES = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+# every site-packages directory the interpreter reads (-S turns them off): the environment's own
+# first, then the base interpreter's for a venv made with --system-site-packages
+SITE_PACKAGES = $(shell $(PYTHON) -c "import site, sysconfig; print(':'.join(dict.fromkeys([sysconfig.get_paths()['purelib'], *site.getsitepackages()])))")
 
 sanitize: install
 	cmake -S . -B $(SANITIZE_DIR)/cmake -G Ninja -DNONHOLO_SANITIZE=ON -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O0 \
