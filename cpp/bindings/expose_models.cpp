@@ -132,6 +132,8 @@ void expose_models(py::module_& m) {
                              "kExplicitRkStepRatio Adams steps' overhead (explicit_rk.hpp).")
       .def_property_readonly("dual_jacobian_cost", &Model::dual_jacobian_cost,
                              "The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.")
+      .def_property_readonly("implicit_jacobian_cost", &Model::implicit_jacobian_cost,
+                             "The same for jacobian_implicit (NaN for models without one).")
       .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);

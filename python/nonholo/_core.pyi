@@ -204,6 +204,11 @@ class Model:
         True when the whole right-hand side can be traced into one tape (fuse()).
         """
     @property
+    def implicit_jacobian_cost(self) -> float:
+        """
+        The same for jacobian_implicit (NaN for models without one).
+        """
+    @property
     def jacobian_colors(self) -> int:
         """
         Directional derivatives per Jacobian of a sparse model (-1 for a dense one)

@@ -30,8 +30,9 @@
 // the test does not see. Measured on the friction sleigh, eps 1e-4: a start-up with a new
 // Jacobian at each setup (every 10 steps) has 17x the error of a refresh every step at t = 0.3
 // (no Newton failure before step 128 calls the test early; every 2 steps: still 10x at t = 0.5),
-// amplified to 2.1e-5 at t = 20 against 1.9e-6; a refresh there costs 0.48 (1 + o) and the run
-// takes as long refreshed as kept. The friction chain N = 2..8, 0.7-3.6 (1 + o), is 1.5-2x
+// amplified to 2.1e-5 at t = 20 against 1.9e-6; a refresh there costs 0.56 (1 + o) (its implicit
+// Jacobian estimated at 3.14 right-hand sides, measured 2.8-3.0) and the run takes as long
+// refreshed as kept. The friction chain N = 2..8, 0.7-3.6 (1 + o), is 1.5-2x
 // slower refreshed and keeps the Jacobian. A burst of Newton
 // failures with a kept Jacobian (kBurstFailures within kBurst steps) switches to refreshing at
 // once, for at least kBurstHold steps, and ends a test of reuse as lost. A test costs about 40
@@ -64,12 +65,13 @@ class JacobianPolicy {
   // steps and at changes of the step size) while a Jacobian costs at most kRefreshAtSetups (1 + o)
   // right-hand sides; otherwise a Jacobian every reuse_steps() steps. Measured on the
   // knife-edge chain with friction, eps 1e-4 (N = 2, 4, 8: 15-40% fewer steps and 3-10x fewer
-  // error-test failures than CVODE's reuse, 25-35% faster; Jacobian / (1 + o) = 0.3-2.0); at
-  // N = 16 (estimated 2.56 since the Jacobian reads its derivative blocks by their nonzeros,
-  // measured 2.9) a Jacobian at each setup costs 16% more work than the reuse below (437
-  // against 377 right-hand sides). The non-stiff nonholonomic chain takes the same steps in every
+  // error-test failures than CVODE's reuse, 25-35% faster; estimated Jacobian / (1 + o) = 0.28,
+  // 0.47, 1.11, measured 0.3-1.6); at N = 16 (estimated 2.50, measured 2.9-3.3) a Jacobian at each
+  // setup costs 16% more work than the reuse below (437 against 377 right-hand sides). The
+  // threshold sits between the two, a factor 1.25 or more from each (at 2.5 it was 0.2% from
+  // the chain N = 16's estimate). The non-stiff nonholonomic chain takes the same steps in every
   // mode: there, CVODE's reuse (51 steps) is fastest.
-  static constexpr double kRefreshAtSetups = 2.5;
+  static constexpr double kRefreshAtSetups = 2.0;
   // The start-up refreshes every step while a Jacobian and a linear setup cost at most
   // kCheapRefresh (1 + o) right-hand sides (header comment).
   static constexpr double kCheapRefresh = 0.6;
@@ -88,8 +90,8 @@ class JacobianPolicy {
   // 4.1) and the estimated o, s, for msbj = 5, 10, 15, 20, 21, 25, 26, 30, 40, 45, 51: N = 16 425,
   // 409, 381, 377, 377, 422, 440, 425, 531, 360, 428; N = 32 205, 198, 196, 196, 196, 197, 188, 192,
   // 192, 192, 203. The counters are not smooth in msbj, so only kReuseWork's scale is fitted: 8
-  // gives 21 and 26 (377 and 188: the best of the fixed 5, 20, 50 and better); 4 gives 11 and 13
-  // (434 and 196), 6 gives 16 and 20.
+  // gives 20 at N = 16 (377: the best of the fixed 5, 20, 50) and 33 at N = 32 (192 at 30 and 40);
+  // 4 gives 10 and 17 (409 at N = 16; at N = 32, 196 at 15 and 20).
   static constexpr double kReuseWork = 8.0;
   // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
   static constexpr long kCvodeJacobianFrequency = 51;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -142,6 +143,8 @@ class Model {
   virtual double jacobian_cost() const { return dual_jacobian_cost(); }
   // The same for jacobian_dual.
   virtual double dual_jacobian_cost() const;
+  // The same for implicit_jacobian; NaN for the models that have none.
+  virtual double implicit_jacobian_cost() const { return std::numeric_limits<double>::quiet_NaN(); }
   // Estimated time of one rhs() in nanoseconds of the machine the cost constants were measured
   // on (model.cpp): converts the integrator's fixed cost of a step into right-hand sides.
   virtual double rhs_cost_ns() const;

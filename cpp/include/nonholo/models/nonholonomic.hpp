@@ -49,7 +49,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
     assemble_second_order_jacobian(n, w.top, J);
     return true;
   }
-  double implicit_jacobian_cost() const;
+  double implicit_jacobian_cost() const override;
   double dual_jacobian_cost() const override;
   double rhs_cost_ns() const override;
   double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
