@@ -11,14 +11,15 @@ the right-hand side reduces to
 
 which is the body-frame system u' = w omega + a omega^2, w' = -u omega - rho w, omega' = k w
 rotated into the plane. Its Jacobian is written out by hand (``sleigh_jacobian``) and checked
-against central finite differences and against nonholo's automatic differentiation before
-anything is timed. Initial state [0, 0, 0, -1.5, 0, 1] (u0 = -1.5, omega0 = 1), t in [0, 20],
-rtol = 1e-8 and atol = 1e-10 for every method, eps = 1e-4 and 1e-6.
+against central finite differences and against nonholo's Jacobian before anything is timed.
+Initial state [0, 0, 0, -1.5, 0, 1] (u0 = -1.5, omega0 = 1), t in [0, 20], rtol = 1e-8 and
+atol = 1e-10 for every method, eps = 1e-4 and 1e-6.
 
 What is timed
 -------------
-* nonholo: ``nh.simulate(model, (0, 20), y0, rtol, atol, t_eval=[20.0])`` (CVODE BDF with the AD
-  Jacobian), time.perf_counter around that call only; the model is built beforehand.
+* nonholo: ``nh.simulate(model, (0, 20), y0, rtol, atol, t_eval=[20.0])`` (CVODE BDF with the
+  model's Jacobian: implicit differentiation of its solve, checked against dual numbers),
+  time.perf_counter around that call only; the model is built beforehand.
 * CVODE, hand-written: benchmarks/friction_sleigh_cvode.cpp (RHS and analytic Jacobian by hand,
   CVODE BDF + dense linear solver, CV_NORMAL with a stop time at 20), compiled here with g++ -O2
   into benchmarks/_build/. It repeats the integration in one process and times each repetition
@@ -144,7 +145,7 @@ def _check_states(n_random: int = 5):
 
 def verify_model(eps: float, model, executable: Path | None) -> dict:
     """Max relative differences of the hand-written RHS/Jacobian (Python and, if built, C++)
-    against nonholo's RHS and AD Jacobian, and of the Jacobian against finite differences."""
+    against nonholo's RHS and Jacobian, and of the Jacobian against finite differences."""
     rhs, jac = make_rhs(eps), make_jacobian(eps)
     out = dict(rhs_vs_nonholo=0.0, jac_vs_ad=0.0, jac_vs_fd=0.0)
     if executable is not None:
@@ -342,7 +343,7 @@ def targets_table(ratios: list) -> str:
     lines.append("")
     lines.append("Ratios of median times (of minimum times in parentheses); the verdicts use the medians. "
                  "\"Same settings\": the hand-written code with nonholo's CVODE settings for stiff models "
-                 "(Jacobian and iteration matrix refreshed every step, which the cheap AD Jacobian makes "
+                 "(Jacobian and iteration matrix refreshed every step, which the model's cheap Jacobian makes "
                  "affordable); \"CVODE defaults\": the hand-written code with CVODE's defaults (Jacobian every "
                  "51 steps), which loses many Newton iterations on this problem because the stiff direction "
                  "turns with the heading.")
@@ -384,7 +385,7 @@ def notes(rows: list, verification: dict, references: dict, build_error, info: d
                          f"of its {r['median'] * 1e3:.3f} ms inside the C++ integration loop (stats['cpu_time'])")
     for eps in EPSILONS:
         v, ref = verification[eps], references[eps]
-        check = (f"- eps = {eps:.0e}: hand-written Jacobian vs nonholo AD {v['jac_vs_ad']:.1e}, "
+        check = (f"- eps = {eps:.0e}: hand-written Jacobian vs nonholo's {v['jac_vs_ad']:.1e}, "
                  f"vs finite differences {v['jac_vs_fd']:.1e}, RHS vs nonholo {v['rhs_vs_nonholo']:.1e}")
         if "cpp_jac_vs_python" in v:
             check += f", C++ vs Python RHS/Jacobian {max(v['cpp_rhs_vs_python'], v['cpp_jac_vs_python']):.1e}"
