@@ -32,7 +32,7 @@
 // (no Newton failure before step 128 calls the test early; every 2 steps: still 10x at t = 0.5),
 // amplified to 2.1e-5 at t = 20 against 1.9e-6; a refresh there costs 0.56 (1 + o) (its implicit
 // Jacobian estimated at 3.14 right-hand sides, measured 2.8-3.0) and the run takes as long
-// refreshed as kept. The friction chain N = 2..8, 0.7-3.6 (1 + o), is 1.5-2x
+// refreshed as kept. The friction chain N = 2..8, 0.67-1.5 (1 + o), is 1.5-2x
 // slower refreshed and keeps the Jacobian. A burst of Newton
 // failures with a kept Jacobian (kBurstFailures within kBurst steps) switches to refreshing at
 // once, for at least kBurstHold steps, and ends a test of reuse as lost. A test costs about 40
