@@ -21,13 +21,10 @@ The three variants are interleaved in every round; the medians of ``--rounds`` r
 are printed with the ratios and whether auto compiled. Every round also checks that the results of
 auto equal those of False bit for bit (np.array_equal on every run's y).
 
-Run: ``PYTHONPATH=python python3 benchmarks/compile_auto.py [--rounds 5] [--spans 5 60]``.
+Run: ``PYTHONPATH=python python3 benchmarks/compile_auto.py [--rounds 5] [--spans 5 60] [--markdown PATH]
+[--json PATH]``.
 
-Measured (2-core machine shared with other jobs, load 3.5-6, 3 rounds): T = 5: False 0.91 s,
-auto with an empty cache 0.90 s (1.01x: the build would cost more than it saves, auto declines),
-auto with a warm cache 0.46 s (1.98x). T = 60: False 18.0 s, auto with an empty cache 11.4 s
-(1.58x, the 2.8 s compile included), auto with a warm cache 9.7 s (1.86x). Bit for bit equal
-results in every round.
+Stored results: benchmarks/results/compile_auto.json, shown in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -41,6 +38,7 @@ import time
 import numpy as np
 
 import nonholo as nh
+from cli import add_output_options, emit, output_of  # the script's directory is on sys.path
 from nonholo.systems.whipple_bicycle import upright_state
 
 
@@ -59,12 +57,14 @@ def timed(T: float, Y0: np.ndarray, compile, cache: str) -> tuple:
     return time.perf_counter() - start, model.compiled, results
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--spans", type=float, nargs="+", default=[5.0, 60.0])
-    args = parser.parse_args()
+    add_output_options(parser)
+    args = parser.parse_args(argv)
+    rows = []
     Y0 = initial_states(nh.systems.whipple_bicycle(), args.runs)
     warm = tempfile.mkdtemp(prefix="nonholo-warm-")
     os.environ["NONHOLO_CACHE"] = warm
@@ -83,10 +83,15 @@ def main() -> None:
                     elif not all(np.array_equal(a.y, b.y) for a, b in zip(reference, results)):
                         raise AssertionError(f"compile='auto' ({label}) changed the results at T = {T}")
         base = statistics.median(times["False"])
-        print(f"T = {T:g}, {args.runs} runs, medians of {args.rounds} interleaved rounds:")
         for label, values in times.items():
             median = statistics.median(values)
-            print(f"  compile={label:<18} {median:7.3f} s  speed-up {base / median:5.2f}x  compiled: {compiled[label]}")
+            done = "yes" if compiled[label] else "no"
+            rows.append(f"| {T:g} | {label} | {median:.3f} | {base / median:.2f} | {done} |")
+    head = ("| T | compile= | time [s] | speed-up over False | compiled |\n"
+            "|---:|---|---:|---:|---|")
+    note = (f"{args.runs} runs of the Whipple bicycle per batch, medians of {args.rounds} interleaved rounds; "
+            "the results of every batch with compile=\"auto\" equal those with compile=False bit for bit.")
+    emit(head + "\n" + "\n".join(rows) + "\n\n" + note + "\n", output_of(args, argv))
 
 
 if __name__ == "__main__":
