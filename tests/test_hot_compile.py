@@ -12,12 +12,14 @@ from nonholo.expressions import compiled
 from nonholo.integrate import hot_compile
 
 def chain_run(compile):
-    """A platoon of 6 robots realized by friction, oscillating for 100 s: ~20 000 BDF steps, a
-    run of about half a second."""
+    """A platoon of 6 robots realized by friction, oscillating for 300 s: about 69 000 BDF steps, a
+    run of about a second on the project's 2-core machine. The waits the tests below set (up to 0.2 s
+    after the start) must fall well inside it: over 100 s (22 000 steps) the run took 0.24-0.33 s,
+    and a fast moment of the machine ended it before the build was due."""
     system = nh.systems.platoon(6)  # a system of its own: its tapes start interpreted
     model = system.friction(1e-4)
     y0 = system.initial_state(perturbation=0.1)
-    return model, nh.simulate(model, (0.0, 100.0), y0, rtol=1e-9, atol=1e-11, compile=compile)
+    return model, nh.simulate(model, (0.0, 300.0), y0, rtol=1e-9, atol=1e-11, compile=compile)
 
 
 def test_the_swap_during_a_run_changes_no_bit(tmp_path, monkeypatch):
