@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -140,7 +141,11 @@ class Model {
   // True for the sparse models (sparse factorizations, sparse Jacobian).
   virtual bool sparse() const { return false; }
   // Estimated cost of one jacobian() in right-hand sides (for the integrator's refresh policy).
-  virtual double jacobian_cost() const { return dual_jacobian_cost(); }
+  // The cheaper of the two ways where a model has both (jacobian() takes that one).
+  virtual double jacobian_cost() const {
+    const double implicit = implicit_jacobian_cost();
+    return std::isnan(implicit) ? dual_jacobian_cost() : std::min(implicit, dual_jacobian_cost());
+  }
   // The same for jacobian_dual.
   virtual double dual_jacobian_cost() const;
   // The same for implicit_jacobian; NaN for the models that have none.

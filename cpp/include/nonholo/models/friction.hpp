@@ -72,7 +72,6 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   double implicit_jacobian_cost() const override;
   double dual_jacobian_cost() const override;
   double rhs_cost_ns() const override;
-  double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 

@@ -52,7 +52,6 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   double implicit_jacobian_cost() const override;
   double dual_jacobian_cost() const override;
   double rhs_cost_ns() const override;
-  double jacobian_cost() const override { return std::min(implicit_jacobian_cost(), dual_jacobian_cost()); }
 
   // v' and lambda at the point where w.geo was evaluated; lambda is left in w.lambda. In doubles
   // with triangular constraints where that pays, by elimination (coordinate_partition.hpp: G
