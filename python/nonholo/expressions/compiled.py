@@ -12,9 +12,11 @@ sharing it) runs the compiled function. Jacobians by dual numbers and Taylor exp
 on the interpreter. Without a compiler nothing changes and the reason is returned.
 
 The cache may be shared by several machines (a home directory on the nodes of a cluster): an
-object is written under a temporary name and renamed into place (a reader never sees half of
-one), and a cached object that fails to load (truncated, corrupt, built for another machine) is
-built again rather than reported.
+object is written in a build folder beside its place and renamed into it (a reader never sees
+half of one), sealed with the SHA-256 of its bytes, which is checked before every load; an object
+that does not match (truncated, corrupt) or fails to load (built for another machine) is built
+again rather than run or reported. A cache others can write is replaced by a private one with a
+warning (:mod:`nonholo.expressions.tape_cache`).
 :func:`compile_system` compiles tapes of a system by name.
 """
 
@@ -25,13 +27,12 @@ import hashlib
 import os
 import platform
 import shutil
-import struct
 import subprocess
-import tempfile
 import warnings
 from pathlib import Path
 
 from .. import _core
+from .tape_cache import build_folder, cache_directory, seal, trusted_directory, verified
 
 __all__ = ["compile_model", "compile_system", "cache_directory", "detach", "auto_compile"]
 
@@ -43,12 +44,6 @@ _SYMBOL = "nonholo_tape"
 #: README ("Against other tools, and compiled evaluation").
 FLAGS = ("-O1", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math")
 DEFAULT_TAPES = ("dynamics", "constraints")
-
-
-def cache_directory() -> Path:
-    """Where compiled tapes are kept: ``$NONHOLO_CACHE``, else ``~/.cache/nonholo/tapes``."""
-    root = os.environ.get("NONHOLO_CACHE")
-    return Path(root) if root else Path.home() / ".cache" / "nonholo" / "tapes"
 
 
 def _compiler() -> str | None:
@@ -92,44 +87,13 @@ def _digest(command: list, source: str) -> str:
 
 
 def _complete(path: Path) -> bool:
-    """False for a missing object, or for an ELF object cut short (its program headers, segments or
-    section headers reach past the end of the file): loading one can crash the process rather than
-    fail, so it is built again without being loaded. Other formats are left to the loader."""
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(64)
-            if head[:4] != b"\x7fELF":
-                return size > 0
-            wide, order = head[4] == 2, "<" if head[5] == 1 else ">"
-            if len(head) < (64 if wide else 52):
-                return False
-            if wide:
-                phoff, shoff = struct.unpack_from(order + "QQ", head, 0x20)
-                phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", head, 0x36)
-            else:
-                phoff, shoff = struct.unpack_from(order + "II", head, 0x1C)
-                phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", head, 0x2A)
-            if phoff + phnum * phentsize > size or shoff + shnum * shentsize > size:
-                return False
-            f.seek(phoff)
-            table = f.read(phnum * phentsize)
-            for i in range(phnum):
-                if wide:
-                    offset, = struct.unpack_from(order + "Q", table, i * phentsize + 8)
-                    filesz, = struct.unpack_from(order + "Q", table, i * phentsize + 32)
-                else:
-                    offset, = struct.unpack_from(order + "I", table, i * phentsize + 4)
-                    filesz, = struct.unpack_from(order + "I", table, i * phentsize + 16)
-                if offset + filesz > size:
-                    return False
-            return True
-    except (OSError, struct.error):
-        return False
+    """True when ``path`` is a cached object safe to load (:func:`tape_cache.verified`: this user's,
+    writable by nobody else, its bytes those its build sealed); else it is built again."""
+    return verified(path)
 
 
 def _build_all(sources: list, compiler: str, directory: Path, rebuild: bool = False) -> list:
-    """The shared objects of ``sources``, those the cache lacks or holds cut short (all of them with
+    """The shared objects of ``sources``, those the cache lacks or holds unverified (all of them with
     ``rebuild``) compiled side by side (one compiler process each, so a model's tapes build in the
     time of the largest on a multi-core machine). Each is written under a temporary name in
     ``directory`` and renamed into place."""
@@ -138,8 +102,8 @@ def _build_all(sources: list, compiler: str, directory: Path, rebuild: bool = Fa
     missing = {target: source for target, source in zip(targets, sources) if rebuild or not _complete(target)}
     if not missing:
         return targets
-    directory.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with build_folder(directory) as tmp:
         jobs = []
         for i, (target, source) in enumerate(missing.items()):
             c_file, so_file = Path(tmp) / f"tape{i}.c", Path(tmp) / f"tape{i}.so"
@@ -153,6 +117,7 @@ def _build_all(sources: list, compiler: str, directory: Path, rebuild: bool = Fa
             if proc.returncode != 0:
                 failures.append(output.strip()[-2000:])
             else:
+                seal(so_file)  # the checksum of the complete object, checked before every load
                 os.replace(so_file, target)  # atomic: concurrent builds of one tape agree
         if failures:
             raise RuntimeError(f"the C compiler failed on a generated tape ({' '.join(command)}): " + failures[0])
@@ -167,7 +132,7 @@ def _compile_tapes(owner, tapes, cache_dir) -> str | None:
     compiler = _compiler()
     if compiler is None:
         return "no C compiler found (set CC, or install cc, gcc or clang)"
-    directory = Path(cache_dir) if cache_dir is not None else cache_directory()
+    directory = trusted_directory(cache_dir)
     sources = [_core.tape_c_source(owner, which, _SYMBOL) for which in tapes]
     for which, source, path in zip(tapes, sources, _build_all(sources, compiler, directory)):
         try:
@@ -286,7 +251,7 @@ def auto_compile(core, n_rhs: float, parallel: int = 1, cache_dir=None) -> bool:
     saved = n_rhs * SAVED_NS_PER_INSTRUCTION * sum(sizes) / max(parallel, 1)
     if saved <= load_cost_ns(sizes):  # not even a cached kernel pays
         return False
-    directory = Path(cache_dir) if cache_dir is not None else cache_directory()
+    directory = trusted_directory(cache_dir, create=False)
     if saved <= BUILD_NS_PER_INSTRUCTION * max(sizes) and not _cached(core, tapes, directory, compiler):
         return False
     return _compile_tapes(core, tapes, cache_dir) is None
@@ -317,7 +282,7 @@ def hot_delay(core) -> tuple | None:
     if pending is None:
         return None
     tapes, sizes, compiler = pending
-    if _cached(core, tapes, cache_directory(), compiler):
+    if _cached(core, tapes, trusted_directory(create=False), compiler):
         cost = load_cost_ns(sizes)
     else:
         cost = BUILD_NS_PER_INSTRUCTION * max(sizes)
