@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..expressions.parsing import to_sympy
+
 __all__ = ["RigidBody", "body_rate_matrix", "rotation_matrix", "quaternion_rates", "quaternion_from_euler",
            "euler_from_quaternion", "rotation_matrices", "quaternion_with_down",
            "quaternion_from_matrix"]
@@ -153,7 +155,7 @@ class RigidBody:
     """
 
     def __init__(self, mass, inertia, com_offset=(0, 0, 0)):
-        self.mass = sp.sympify(mass)
+        self.mass = to_sympy(mass, "mass")
         if self.mass.is_number and not float(self.mass) > 0:
             raise ValueError(f"mass must be positive, got {mass}")
         self.inertia = _inertia_matrix(inertia)

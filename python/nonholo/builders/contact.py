@@ -43,6 +43,7 @@ from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, quatern
                      rotation_matrix)
 from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
 from ..system.system import System
+from ..expressions.parsing import to_sympy
 
 __all__ = ["roll_on_plane", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc",
            "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state",
@@ -128,11 +129,11 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     A = sp.zeros(2, 6)
     A[0, 0] = A[1, 1] = 1
     A[:, 2:] = (R * (-_hat(d)) * omega_of)[:2, :]
-    g_ = sp.sympify(gravity)
+    g_ = to_sympy(gravity, "gravity")
     V = body.mass * g_ * z
 
     params = dict(parameters or {})
-    mu = sp.sympify(friction_coefficient)
+    mu = to_sympy(friction_coefficient, "friction_coefficient")
     kwargs = dict(constraints=A, friction=mu * sp.eye(2))
     if friction is not None:
         eps_ = sp.Symbol("eps")

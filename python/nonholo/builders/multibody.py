@@ -55,6 +55,7 @@ import sympy as sp
 from .bodies import RigidBody
 from .surfaces import Disc, Sphere, Surface
 from ..system.system import System
+from ..expressions.parsing import to_sympy
 
 __all__ = ["Mechanism", "Revolute", "assemble"]
 
@@ -258,11 +259,11 @@ class Mechanism:
         if not self.contacts:
             raise ValueError("the mechanism has no contact; add one with roll_on_plane(body, surface)")
         kin = _Kinematics(self)
-        G, V = kin.lagrangian(sp.sympify(gravity))
+        G, V = kin.lagrangian(to_sympy(gravity, "gravity"))
         rows, holonomic = kin.contact_rows()
         A = sp.Matrix.vstack(*rows)
-        mu_t = sp.sympify(friction_coefficient)
-        mu_n = mu_t if normal_coefficient is None else sp.sympify(normal_coefficient)
+        mu_t = to_sympy(friction_coefficient, "friction_coefficient")
+        mu_n = mu_t if normal_coefficient is None else to_sympy(normal_coefficient, "normal_coefficient")
         mu = [mu_n if block.rows == 1 else mu_t for block in rows for _ in range(block.rows)]
 
         def build(keep):

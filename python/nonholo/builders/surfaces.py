@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..expressions.parsing import plain, to_sympy
+
 __all__ = ["Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc"]
 
 
@@ -38,7 +40,7 @@ class Sphere(Surface):
     """A sphere of radius r about ``center`` (body axes): r_c(n) = center + r n."""
 
     def __init__(self, radius, center=(0, 0, 0)):
-        self.radius, self.center = sp.sympify(radius), sp.Matrix(center)
+        self.radius, self.center = to_sympy(radius, "radius"), sp.Matrix(plain(center, "center"))
         super().__init__(lambda n: self.center + self.radius * n, "sphere")
 
 
@@ -46,7 +48,7 @@ class Ellipsoid(Surface):
     r"""The ellipsoid x^2/a^2 + y^2/b^2 + z^2/c^2 = 1: r_c(n) = A n / sqrt(n^T A n), A = diag(a^2, b^2, c^2)."""
 
     def __init__(self, a, b, c):
-        self.axes = tuple(sp.sympify(s) for s in (a, b, c))
+        self.axes = tuple(to_sympy(s, name) for s, name in ((a, "a"), (b, "b"), (c, "c")))
         A = sp.diag(*[s**2 for s in self.axes])
         super().__init__(lambda n: A * n / sp.sqrt((n.T * A * n)[0]), "ellipsoid")
 
@@ -57,7 +59,7 @@ class Paraboloid(Surface):
     r_c(n) = (-rho1 n_x / n_z, -rho2 n_y / n_z, (rho1 n_x^2 + rho2 n_y^2) / (2 n_z^2))."""
 
     def __init__(self, rho1, rho2):
-        self.radii = (sp.sympify(rho1), sp.sympify(rho2))
+        self.radii = (to_sympy(rho1, "rho1"), to_sympy(rho2, "rho2"))
         r1, r2 = self.radii
         super().__init__(lambda n: sp.Matrix([-r1 * n[0] / n[2], -r2 * n[1] / n[2],
                                               (r1 * n[0] ** 2 + r2 * n[1] ** 2) / (2 * n[2] ** 2)]), "paraboloid")
@@ -69,7 +71,7 @@ class Disc(Surface):
     flat (n parallel to e)."""
 
     def __init__(self, radius, axis=(0, 1, 0)):
-        self.radius, self.axis = sp.sympify(radius), sp.Matrix(axis)
+        self.radius, self.axis = to_sympy(radius, "radius"), sp.Matrix(plain(axis, "axis"))
         e = self.axis
 
         def support(n):

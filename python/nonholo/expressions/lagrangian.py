@@ -8,6 +8,7 @@ import sympy as sp
 
 from ..errors import ModelError
 from .names import expression_symbols
+from .parsing import to_sympy
 
 __all__ = ["lagrangian_parts"]
 
@@ -22,7 +23,7 @@ def lagrangian_parts(lagrangian, coordinates, velocities, force=None, simplify: 
     ``simplify=True`` runs ``sympy.simplify`` on G (for display; it can take seconds per entry
     on large systems and changes no trajectory).
     """
-    L = sp.sympify(lagrangian)
+    L = to_sympy(lagrangian, "lagrangian")
     vels = list(velocities)
     v = sp.Matrix(vels)
     G = sp.hessian(L, vels)

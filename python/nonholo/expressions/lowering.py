@@ -18,6 +18,7 @@ import sympy as sp
 from .. import _core
 from ..errors import ModelError
 from .names import unique_nodes
+from .parsing import to_sympy
 
 _OPS = _core.op_codes()
 
@@ -87,7 +88,7 @@ class _Lowerer:
         return self.consts[value]
 
     def lower(self, expr) -> int:
-        expr = sp.sympify(expr)
+        expr = to_sympy(expr)
         # Iterative post-order walk: deep expressions must not hit Python's recursion limit.
         stack = [(expr, False)]
         while stack:

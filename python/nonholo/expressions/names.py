@@ -15,6 +15,7 @@ from typing import Iterable, Mapping
 import sympy as sp
 
 from ..errors import ModelError
+from .parsing import to_sympy
 
 __all__ = ["SymbolTable", "describe", "expression_symbols", "resolve"]
 
@@ -33,7 +34,7 @@ def unique_nodes(exprs: Iterable) -> set:
     """Every distinct node of the trees of ``exprs`` (SymPy caches hashes, so subtrees shared within
     and between the large expressions of mechanics are visited once, where ``free_symbols`` visits
     every path to them)."""
-    seen, stack = set(), [sp.sympify(e) for e in exprs]
+    seen, stack = set(), [to_sympy(e) for e in exprs]
     while stack:
         node = stack.pop()
         if node not in seen:
@@ -81,6 +82,6 @@ class SymbolTable:
 def resolve(expr, symbols: Mapping):
     """``expr`` with every symbol replaced by the symbol of the same name in ``symbols``
     ({name: symbol}), whatever its assumptions; symbols of other names are kept."""
-    expr = sp.sympify(expr)
+    expr = to_sympy(expr)
     rule = {s: symbols[s.name] for s in expression_symbols([expr]) if s.name in symbols and symbols[s.name] != s}
     return expr.xreplace(rule) if rule else expr

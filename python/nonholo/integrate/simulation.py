@@ -23,6 +23,7 @@ from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from ..expressions.lowering import check_free_symbols, lower
+from ..expressions.parsing import to_sympy
 
 __all__ = ["simulate", "simulate_many", "Event"]
 
@@ -43,7 +44,7 @@ class Event:
     """
 
     def __init__(self, expr, terminal: bool | int = False, direction: int = 0):
-        self.expr = sp.sympify(expr)
+        self.expr = to_sympy(expr, "Event expression")
         self.terminal = terminal
         self.direction = direction
         _terminal_count(terminal)  # checked now: the error points at the Event, not at simulate

@@ -11,6 +11,7 @@ from .. import _core
 from .. import _options as check
 from ..errors import ModelError
 from ..expressions.names import describe
+from ..expressions.parsing import plain, to_sympy
 
 
 def _as_symbols(seq, what: str) -> tuple:
@@ -28,19 +29,26 @@ def _as_symbols(seq, what: str) -> tuple:
     return items
 
 
-def _immutable(obj) -> sp.ImmutableMatrix:
-    """``sp.ImmutableMatrix(obj)``; a SymPy matrix keeps its (sparse) representation, where the
-    constructor would rebuild it from all n^2 entries (a second at n = 900)."""
+def _immutable(obj, what: str = "matrix") -> sp.ImmutableMatrix:
+    """``sp.ImmutableMatrix(obj)``, its strings parsed without evaluation (:mod:`..expressions.parsing`);
+    a SymPy matrix keeps its (sparse) representation, where the constructor would rebuild it from
+    all n^2 entries (a second at n = 900)."""
     if isinstance(obj, sp.ImmutableDenseMatrix):
         return obj
     if isinstance(obj, sp.MutableDenseMatrix):
         return obj.as_immutable()
-    return sp.ImmutableMatrix(obj)
+    if isinstance(obj, str):
+        raise TypeError(f"{what} must be a matrix of SymPy expressions, got the string {obj!r:.200}")
+    return sp.ImmutableMatrix(plain(obj, what))
 
 
 def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     try:
-        m = _immutable(obj)
+        m = _immutable(obj, what)
+    except ValueError as exc:  # a string entry refused by the parser: its message says why
+        if "is refused" in str(exc):
+            raise
+        raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
     except Exception as exc:  # SymPy raises several types for malformed input
         raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
     if shape[1] == 1 and m.shape == (1, shape[0]):
@@ -87,7 +95,7 @@ def _holonomic(holonomic):
         return None
     items = [holonomic] if isinstance(holonomic, sp.Basic) and not isinstance(holonomic, sp.MatrixBase) \
         else list(holonomic)
-    return tuple(sp.sympify(h) for h in items) or None
+    return tuple(to_sympy(h, "holonomic") for h in items) or None
 
 
 def _order(order) -> int:

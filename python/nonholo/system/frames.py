@@ -21,6 +21,7 @@ import sympy as sp
 from .. import _core
 from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols, lower
+from ..expressions.parsing import to_sympy
 
 __all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_split"]
 
@@ -406,7 +407,7 @@ class AnholonomicFrame:
         conditions hold, the Lagrangian L - Phi_a v^a is built with its Hessian in the velocities.
         """
         system, m, k = self.system, self.rank, self.system.k
-        phi = [sp.sympify(f) for f in (phi if isinstance(phi, (list, tuple, sp.MatrixBase)) else [phi])]
+        phi = [to_sympy(f, "phi") for f in (phi if isinstance(phi, (list, tuple, sp.MatrixBase)) else [phi])]
         if len(phi) != k:
             raise ValueError(f"phi must hold k = {k} functions (one per constraint quasi-velocity), got {len(phi)}")
         check_free_symbols(phi, {*system.coordinates, *system.velocities, *system.parameters}, "phi")

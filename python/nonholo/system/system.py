@@ -26,6 +26,7 @@ from .. import _options as check
 from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
 from ..expressions.names import SymbolTable, expression_symbols, resolve
+from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
                          _order, _point, _speeds, _unit_norm_groups)
 from .checks import check_applied_force, check_metric_symmetric
@@ -152,7 +153,7 @@ class System:
         self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
 
         self.metric = _as_matrix(metric, (n, n), "metric")
-        self.potential = sp.sympify(potential)
+        self.potential = to_sympy(potential, "potential")
         if not isinstance(self.potential, sp.Expr) or isinstance(self.potential, sp.MatrixBase):
             raise TypeError("potential must be a scalar SymPy expression")
         if constraints is None:
@@ -160,7 +161,7 @@ class System:
                 raise ValueError("affine was given without constraints")
             self.constraints = sp.ImmutableMatrix.zeros(0, n)
         else:
-            A = _immutable(constraints)
+            A = _immutable(constraints, "constraints")
             if A.shape[1] != n:
                 raise ValueError(f"constraints has shape {A.shape}, expected (k, {n}): one row per constraint")
             self.constraints = A
@@ -171,7 +172,7 @@ class System:
         if friction is None:
             self.friction_coefficients = sp.ImmutableMatrix.eye(k)
         elif isinstance(friction, (int, float, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
-            self.friction_coefficients = sp.ImmutableMatrix.eye(k) * sp.sympify(friction)
+            self.friction_coefficients = sp.ImmutableMatrix.eye(k) * to_sympy(friction, "friction")
         else:
             self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
         self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")

@@ -8,6 +8,7 @@ import numpy as np
 import sympy as sp
 
 from ...errors import ModelError
+from ..parsing import to_sympy
 
 from .kinematics import (
     _body_kinematics, _check_specified, _classify_kinematics, _generalized_force, _gyroscopic,
@@ -205,7 +206,7 @@ def kanes_method_arguments(
     q = list(km.q) + aux
     uaux_zero = dict.fromkeys(list(km._uaux), 0)
     q_syms, qd_syms = _symbols_for(q, parameters)
-    spec = dict(specified or {})
+    spec = {to_sympy(k, "specified"): to_sympy(v, "specified") for k, v in dict(specified or {}).items()}
     plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
 
     def to_plain(expr):
@@ -222,7 +223,7 @@ def kanes_method_arguments(
     # kinetic energy of the unconstrained system, in q', from the bodies' partial velocities
     kinematics_q = _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, np.random.default_rng(5))
     G, g, T0 = _kinetic_energy_parts(kinematics_q, len(q_syms))
-    V = sp.sympify(potential).xreplace(plain) - T0
+    V = to_sympy(potential, "potential").xreplace(plain) - T0
     _check_specified([V], set(), "potential")
 
     # loads -> generalized force
@@ -261,7 +262,7 @@ def kanes_method_arguments(
     if _numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, _numeric_zero(list(G), symbols, rng)):
         F = F + correction
     # the same applied force r = F - c(q, q') - dV in Kane's form, for the compiled right-hand sides
-    user_potential = sp.sympify(potential).xreplace(plain)
+    user_potential = to_sympy(potential, "potential").xreplace(plain)
     applied = loads - _kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
         sp.Matrix([sp.diff(user_potential, qi) for qi in q_syms])
 

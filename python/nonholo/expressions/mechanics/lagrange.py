@@ -7,6 +7,7 @@ from typing import Mapping
 import sympy as sp
 
 from ...errors import ModelError
+from ..parsing import to_sympy
 
 from .kinematics import (
     _check_specified, _classify_kinematics, _generalized_force, _gyroscopic, _linear_in_velocities,
@@ -58,7 +59,7 @@ def lagranges_method_arguments(
     q = list(lm.q)
     qd = [qi.diff(t) for qi in q]
     q_syms, qd_syms = _symbols_for(q, parameters)
-    spec = dict(specified or {})
+    spec = {to_sympy(k, "specified"): to_sympy(v, "specified") for k, v in dict(specified or {}).items()}
     plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
 
     def to_plain(expr):
