@@ -230,3 +230,17 @@ def test_unit_norm_round_trips_as_indices_names_or_symbols():
     state["unit_norm"] = ["q0q1"]
     with pytest.raises(TypeError, match="unit_norm"):
         nh.System(**state)
+
+
+def test_the_guide_page_prints_what_it_shows(capsys):
+    """docs/guide/extending.md: its Python blocks run in order, each printing the text block after it."""
+    from pathlib import Path
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "extending.md").read_text()
+    pairs = re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", page, re.S)
+    assert len(pairs) == len(re.findall(r"```python\n", page)) == 4
+    namespace = {"__name__": "__docs__"}
+    for code, shown in pairs:
+        exec(compile(code, "extending.md", "exec"), namespace)
+        assert capsys.readouterr().out.strip() == shown.strip()
