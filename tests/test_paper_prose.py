@@ -175,10 +175,12 @@ def test_notebooks_show_the_analyses_the_figures_show():
 def _fit_result() -> dict:
     """A result of the shape fig_fit returns (numbers of the order fit_fit computes)."""
     fits = {"derived": dict(x=[1.05, 7.45e-4], stderr=[1.3, 1.6e-4], predicted=[4.666, -1.41, -0.9, 0.52, 0.93, 1.06],
-                            rss=1.227, at_bound=[False, False], nfev=27),
+                            rss=1.227, at_bound=[False, False], nfev=27,
+                            loops=[4.665, 4.662, 4.670, 4.667, 4.666, 4.666]),
             "paper_compatible": dict(x=[15.0, 2.32e-3], stderr=[6.6, 2.8e-4],
                                      predicted=[4.851, -1.18, -0.08, 0.42, 0.69, 0.95], rss=1.737,
-                                     at_bound=[True, False], nfev=34)}
+                                     at_bound=[True, False], nfev=34,
+                                     loops=[4.600, 4.570, 4.559, 4.686, 5.725, float("nan")])}
     return dict(fits=fits, headline="derived", modes=list(lm.FIT_MODES), colors=FIT_COLORS, labels={})
 
 
@@ -188,6 +190,9 @@ def test_report_fit_names_both_models_and_the_headline():
         assert lm.MODE_LABELS[mode] in text
     assert "headline" in text and "Derived model (headline)" in text
     assert "nu at its upper bound 15" in text and "1.23 cm^2" in text and "1.74 cm^2" in text
+    # the paper-compatible t_5/5 is inflated by its fifth loop: the per-loop times and the mean of loops 1-4
+    assert "the first four average 4.604 s, the fifth takes 5.725 s" in text and "sixth time" in text
+    assert "4.665, 4.662, 4.670, 4.667, 4.666 s (regular" in text
 
 
 def test_period_remark_states_its_evidence():
@@ -195,6 +200,7 @@ def test_period_remark_states_its_evidence():
     text = _period_remark({"paper_compatible": rows, "derived": rows}, _fit_result())
     assert "no friction setting" not in text.lower()
     assert "these five settings" in text and "4.851 s" in text
+    assert "none closer" not in text and "anomalous fifth loop" in text
 
 
 def test_run_benchmark_returns_the_table_a_script_writes(tmp_path, monkeypatch):

@@ -34,4 +34,7 @@ def report_sleigh(results: dict, output: Path) -> str:
 def report_benchmark(results: dict, output: Path) -> str:
     if "sleigh_trajectories" not in results:  # the benchmark runs with its figure (not in --only runs of others)
         return "_not generated in this run_\n"
-    return run_benchmark("friction_sleigh.py", output / "benchmark_friction_sleigh.md") + "\n"
+    table = run_benchmark("friction_sleigh.py", output / "benchmark_friction_sleigh.md")
+    first, _, rest = table.partition("\n")
+    # the script's own title repeats this section's heading: keep one heading, its title as a sentence
+    return (f"{first.lstrip('#').strip()}.\n{rest}" if first.startswith("#") else table) + "\n"

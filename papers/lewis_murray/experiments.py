@@ -35,7 +35,7 @@ import nonholo as nh
 from nonholo.systems import ball_on_turntable_exact as ball_exact
 from nonholo.systems.ball_on_turntable import angular_velocity, ball_state, spin
 
-__all__ = ["MODES", "TABLE1_CASES", "TABLE1_PRINTED", "ball", "crossings", "table1", "vakonomic_run",
+__all__ = ["MODES", "TABLE1_CASES", "TABLE1_PRINTED", "ball", "crossings", "loop_times", "table1", "vakonomic_run",
            "vakonomic_family", "vakonomic_invariants", "vakonomic_reference", "lemma31_scan", "circle_oracle",
            "spiral_oracle", "experiment_fit", "fit_summary", "delta_row_scan"]
 
@@ -429,6 +429,14 @@ def fit_summary(res) -> dict:
     return dict(x=[float(v) for v in res.x], stderr=[float(res.stderr[name]) for name in res.names],
                 predicted=[float(v) for v in res.predicted], rss=float(2 * res.cost),
                 at_bound=[bool(abs(v - b) <= 1e-3 * abs(b)) for v, b in zip(res.x, FIT_BOUNDS[1])], nfev=int(res.nfev))
+
+
+def loop_times(mode: str, x, n: int = 6) -> list:
+    """The time of each loop (between consecutive returns to the positive x-axis, the first from
+    t = 0) of the ball of ``mode`` at nu, delta = ``x``, for up to ``n`` returns within 60 s (NaN
+    where there is no such return): the fit's period t_5/5 is their mean over the first five."""
+    times, _ = crossings(ball(mode), dict(zip(("nu", "delta"), (float(v) for v in x))), n=n)
+    return [float(v) for v in np.diff(np.r_[0.0, times])]
 
 
 # ----------------------------------------------------------------------------------- Table 1's delta row against delta

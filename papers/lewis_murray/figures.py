@@ -13,7 +13,7 @@ from .experiments import (
     CASE3_MU, CHOICES, DELTA_ROW, FIT_MODES, IC, MODE_LABELS, MODES, OMEGA, PLATE, R_BALL, TABLE1_CASES, TABLE1_PRINTED,
     VAK_RADII, both_modes, case3_eigenvalues, circle_check, circle_oracle, delta_row_scan, experiment_fit, fit_summary,
     lemma31_scan, plate_exits, realizing_constraints, spiral_check, spiral_oracle, table1, table1_radius_equivalence,
-    table1_span_run, vakonomic_family, vakonomic_reference)
+    table1_span_run, vakonomic_family, vakonomic_reference, loop_times)
 
 
 # ----------------------------------------------------------------------------------- drawing
@@ -336,7 +336,7 @@ def fig_case3(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     study = case3_eigenvalues()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.8))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13.5, 5.0))
     colors = dict(zip(study, ("tab:blue", "tab:red")))
     numbers = {}
     for r, s in study.items():
@@ -382,6 +382,8 @@ def fig_fit(path: Path, starts: dict | None = None) -> dict:
 
     starts = starts or {}
     fits = {mode: fit_summary(experiment_fit(mode, start=starts.get(mode, (1.0, 0.002)))) for mode in FIT_MODES}
+    for mode, f in fits.items():
+        f["loops"] = loop_times(mode, f["x"])
     fig, ax = plt.subplots(figsize=(8.2, 5.0))
     i = np.arange(1, 6)
     period, d = TABLE1_PRINTED["Experiment"]
@@ -391,7 +393,7 @@ def fig_fit(path: Path, starts: dict | None = None) -> dict:
         nu, delta = f["x"]
         bound = " (nu at its upper bound)" if f["at_bound"][0] else ""
         labels[mode] = (f"fit, {MODE_LABELS[mode]}:\nnu = {nu:.3g}{bound}, delta = {delta:.3g}; "
-                        f"residual {f['rss']:.3g} cm^2, period {f['predicted'][0]:.3f} s")
+                        f"residual {f['rss']:.3g} cm^2, period t_5/5 = {f['predicted'][0]:.3f} s")
         ax.plot(i, f["predicted"][1:], FIT_MARKERS[mode], color=FIT_COLORS[mode], label=labels[mode])
     for case, style in (("delta = mu = 0, nu = 5.0", ":"), ("mu = nu = 0, delta = 0.005", "-.")):
         ax.plot(i, TABLE1_PRINTED[case][1], style, color="0.55", label=f"paper's choice ({case}), printed")
@@ -415,17 +417,17 @@ def fig_delta_scan(path: Path) -> dict:
     import matplotlib.pyplot as plt
 
     scan = delta_row_scan()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.8))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13.5, 5.0))
     labels = {}
     for mode, s in scan.items():
-        labels[mode] = f"{MODE_LABELS[mode]}: smallest {s['min_distance']:.3f} cm at delta = {s['delta_at_min']:.2g}"
+        labels[mode] = f"{MODE_LABELS[mode]}:\nsmallest {s['min_distance']:.3f} cm at delta = {s['delta_at_min']:.2g}"
         ax.loglog(s["delta"], s["distance"], "o-", ms=3.5, color=DELTA_SCAN_COLORS[mode], label=labels[mode])
     ax.axvline(0.005, color="0.5", lw=0.8, ls=":")
     ax.set(xlabel="delta (mu = nu = 0); dotted line: the printed delta = 0.005",
            ylabel="max_i |d_i - d_i printed| (cm)",
            title="distance to Table 1's delta row (d_i = 1.48 .. 1.75 cm)")
     ax.title.set_fontsize(10)
-    ax.set_ylim(top=ax.get_ylim()[1] * 8)  # room for the legend above the curves
+    ax.set_ylim(top=ax.get_ylim()[1] * 30)  # room for the legend above the curves, inside the axes
     ax.legend(fontsize=7.5, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     printed = TABLE1_PRINTED[DELTA_ROW][1]
@@ -438,7 +440,7 @@ def fig_delta_scan(path: Path) -> dict:
     ax2.set(xlabel="return i", ylabel="d_i (cm)", xticks=np.arange(1, 6),
             title="d_i with the derived (dissipative) sign, every fourth delta of the scan")
     ax2.title.set_fontsize(10)
-    ax2.legend(fontsize=7, loc="center right")
+    ax2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes: no curve covered
     ax2.grid(alpha=0.3)
     fig.suptitle(f"Lewis-Murray Table 1, delta row: {len(der['delta'])} values of delta from {der['delta'][0]:g} to "
                  f"{der['delta'][-1]:g} with each sign of the rolling term\n(with mu = nu = 0 the motion with the "

@@ -138,8 +138,9 @@ def vakonomic_motions() -> dict:
     (t in [0, VAK_T]) and from the item-2 circle (t in [0, CIRCLE_T]), with mu(0) on the section
     mu = M (x', y') and off it. Returns the runs (``"nh_line"``, ``"line"``: mu(0) -> run,
     ``"nh_circle"``, ``"circle"``: label -> run), the closed-form circle ``"exact"`` at the circle's
-    times, ``"item14"`` and ``"numbers"`` (max |q - q_nonholonomic| per run, the section's mu error,
-    the Hamel run against the closed form)."""
+    times, ``"item14"`` and ``"numbers"`` (per run the largest distance of the contact point from the
+    nonholonomic one and the largest difference of the angles, :func:`_distances`; the section's mu
+    error; the Hamel run against the closed form)."""
     hamel, vak = frame().hamel(), frame().vakonomic()
     out = {"line": {}, "circle": {}}
     t_line = np.linspace(0, VAK_T, 801)
@@ -148,7 +149,7 @@ def vakonomic_motions() -> dict:
     line = {}
     for mu0 in [on, (on[0], 0.5), (on[0], -0.5), (0.5, 0.0), (on[0], 0.1)]:
         line[mu0] = nh.simulate(vak, (0, VAK_T), np.r_[LINE_START, mu0], t_eval=t_line, **KW)
-        out["line"][mu0] = float(np.abs(line[mu0].q - nh_line.q).max())
+        out["line"][mu0] = _distances(line[mu0], nh_line)
 
     t = np.linspace(0, CIRCLE_T, 501)
     y0 = circle_start()
@@ -158,7 +159,7 @@ def vakonomic_motions() -> dict:
     for mu0, label in [(on_circle, "on the section")] + [(on_circle + d, f"section + ({d[0]:g}, {d[1]:g})")
                                                          for d in CIRCLE_MU0_OFFSETS]:
         circle[label] = nh.simulate(vak, (0, CIRCLE_T), np.r_[y0, mu0], t_eval=t, **KW)
-        out["circle"][label] = float(np.abs(circle[label].q - nh_circle.q).max())
+        out["circle"][label] = _distances(circle[label], nh_circle)
     exact = circle_closed_form(t)
     mu_err = np.abs(circle["on the section"].y[6:] - np.array([section(y) for y in nh_circle.y.T]).T).max()
     out["circle_section_mu_error"] = float(mu_err)
@@ -168,6 +169,20 @@ def vakonomic_motions() -> dict:
     out["nh_circle_error"] = float(np.abs(nh_circle.q - exact).max())
     return dict(t_line=t_line, nh_line=nh_line, line_on_section=on, line=line, t=t, nh_circle=nh_circle,
                 circle=circle, exact=exact, item14=r14, numbers=out)
+
+
+def _distances(sol, reference) -> dict:
+    """Largest differences between two runs of the disk over their common times, lengths and angles
+    apart: ``"position"`` max |(x, y) - (x, y)_ref| (the contact point), ``"angles"`` max over the
+    heading and the rolling angle of |angle - angle_ref| (radians)."""
+    return {"position": float(np.hypot(*(sol.q[1:3] - reference.q[1:3])).max()),
+            "angles": float(np.abs(sol.q[[0, 3]] - reference.q[[0, 3]]).max())}
+
+
+def circle_geometry() -> tuple:
+    """(centre, radius) of the contact point's circle of note item 2 (the nonholonomic motion)."""
+    centre = np.asarray(CIRCLE["centre"], dtype=float)
+    return centre, float(np.hypot(*(circle_closed_form([0.0])[1:3, 0] - centre)))
 
 
 def _constraint_velocities(sol) -> np.ndarray:
@@ -192,13 +207,16 @@ def fernandez_bloch_flows() -> dict:
     off = nh.simulate(model, (0, CIRCLE_T), np.r_[q0, qdot0 + w], t_eval=t, **KW)
     nh_circle = nh.simulate(frame().hamel(), (0, CIRCLE_T), y0, t_eval=t, **KW)
     va_on, va_off = _constraint_velocities(on), _constraint_velocities(off)
+    centre, radius = circle_geometry()
     vak = nh.simulate(frame().vakonomic(), (0, CIRCLE_T), np.r_[y0, M * (qdot0 + w)[1:3]], t_eval=t, **KW)
     angle_diff = float(np.abs(off.q[[0, 3]] - vak.q[[0, 3]]).max())
     numbers = {"on_C_max_constraint_velocity": float(np.abs(va_on).max()),
                "on_C_distance_to_nonholonomic": float(np.abs(on.q - nh_circle.q).max()),
                "on_C_distance_to_closed_form": float(np.abs(on.q - circle_closed_form(t)).max()),
                "off_C_drift_of_constraint_velocities": float(np.abs(va_off - va_off[:, :1]).max()),
-               "off_C_distance_to_nonholonomic": float(np.abs(off.q - nh_circle.q).max()),
+               "off_C_distance_to_nonholonomic": _distances(off, nh_circle),
+               "off_C_distance_from_the_circle":
+                   float(np.abs(np.hypot(*(off.q[1:3] - centre[:, None])) - radius).max()),
                "off_C_angles_vs_vakonomic": angle_diff,
                "energy_drift": float(np.ptp([float(result.lagrangian.subs(dict(zip(
                    [*disk().coordinates, *disk().velocities, *disk().parameters],

@@ -34,10 +34,14 @@ def report(results: dict, output: Path) -> str:
               f"\nHeading acceleration at t = 0: {r14['heading_acceleration_0']:.12g} "
               "(note: R th' (c1 sin ph - c2 cos ph)/J = 2).\n"]
     if rv:
-        lines += ["Distance max |q_vakonomic - q_nonholonomic| over the run:\n", "| start | mu(0) | distance |",
-                  "|---|---|---|"]
-        lines += [f"| straight line, t in [0, {VAK_T:g}] | {k} | {v:.2e} |" for k, v in rv["line"].items()]
-        lines += [f"| circle (item 2), t in [0, {CIRCLE_T:g}] | {k} | {v:.2e} |" for k, v in rv["circle"].items()]
+        lines += ["Vakonomic against nonholonomic over the run, lengths and angles apart: the largest distance "
+                  "between the two contact points (x, y), and the largest difference of the heading or the rolling "
+                  "angle (radians):\n", "| start | mu(0) | contact point distance | angle difference (rad) |",
+                  "|---|---|---|---|"]
+        lines += [f"| straight line, t in [0, {VAK_T:g}] | {k} | {v['position']:.2e} | {v['angles']:.2e} |"
+                  for k, v in rv["line"].items()]
+        lines += [f"| circle (item 2), t in [0, {CIRCLE_T:g}] | {k} | {v['position']:.2e} | {v['angles']:.2e} |"
+                  for k, v in rv["circle"].items()]
         lines.append("\nOn the section mu = M (x', y') the vakonomic motion is the nonholonomic one and mu(t) stays "
                      f"on the section (max |mu - M (x', y')| = {rv['circle_section_mu_error']:.1e}): the Theorem. "
                      "Off it, the vakonomic disk turns although it started rolling straight, or leaves the circle: "
@@ -70,7 +74,11 @@ def report(results: dict, output: Path) -> str:
                      f"nonholonomic circle to {rf['on_C_distance_to_nonholonomic']:.1e} (closed form: "
                      f"{rf['on_C_distance_to_closed_form']:.1e}); from (v^x, v^y)(0) = {OFF_C} they stay constant to "
                      f"{rf['off_C_drift_of_constraint_velocities']:.1e} (x and y are cyclic: dLtilde/dx' = -M v^x) and "
-                     f"the motion leaves the circle by {rf['off_C_distance_to_nonholonomic']:.2f}. Off C its angles "
+                     "the motion leaves the circle: its contact point comes up to "
+                     f"{rf['off_C_distance_to_nonholonomic']['position']:.2f} from the nonholonomic contact point at "
+                     f"the same time and up to {rf['off_C_distance_from_the_circle']:.2f} from the circle as a curve, "
+                     f"and its heading differs by up to {rf['off_C_distance_to_nonholonomic']['angles']:.2f} rad. "
+                     "Off C its angles "
                      "are those of the vakonomic disk with mu(0) = M (x'(0), y'(0)) (note section 4.2) to "
                      f"{rf['off_C_angles_vs_vakonomic']:.1e}. Drift of Ltilde (its own energy) off C: "
                      f"{rf['energy_drift']:.1e}.\n")

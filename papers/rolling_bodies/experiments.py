@@ -88,6 +88,9 @@ def tippe_top_runs() -> dict:
     return {"t": t, "sliding": sliding, "no slip": rotation_matrices(r.q[2:6])[:, 2, 2]}
 
 
+TIPPE_LATE = 1.5  # s: the tippe top's e3_z is averaged over [TIPPE_LATE, 2.5] (its nutation removed)
+
+
 def disc_leans() -> dict:
     """Lean of the rolling disc started upright with a lean of 1e-4 and spin factor x the critical
     spin sqrt(m g r A / (C (C + m r^2))), for each factor in DISC_SPIN_FACTORS. Returns
@@ -113,18 +116,28 @@ def bicycle_eigenvalues(speeds=np.r_[np.linspace(0.0, 1.0, 21), np.linspace(1.25
     return {"speed": path.values, "eigenvalues": path.physical, "critical": critical}
 
 
+BICYCLE_STOPS = {"|roll| = 1 rad": 1.0, "|steer| = pi/2": np.pi / 2}  # the runs' terminal events
+
+
 def bicycle_runs(t_end: float = 10.0) -> dict:
     """Nonlinear runs of the benchmark bicycle from upright straight running with a roll rate
-    BICYCLE_KICK, at each speed in BICYCLE_SPEEDS, stopped when |roll| reaches 1 rad:
-    speed -> {"t", "roll", "steer"}."""
+    BICYCLE_KICK, at each speed in BICYCLE_SPEEDS, stopped when |roll| reaches 1 rad or |steer|
+    reaches pi/2 (the handlebar turned across: the fall), whichever comes first:
+    speed -> {"t", "roll", "steer", "stop": None or {"event", "t", "roll", "steer"}}."""
     bike = nh.systems.whipple_bicycle()
     model = bike.nonholonomic()
-    roll = sp.Symbol("roll")
+    roll, steer = sp.Symbol("roll"), sp.Symbol("steer")
+    limits = list(BICYCLE_STOPS.values())
+    events = [nh.Event(roll**2 - limits[0] ** 2, terminal=True), nh.Event(steer**2 - limits[1] ** 2, terminal=True)]
     i, j = bike.coordinate_names.index("roll"), bike.coordinate_names.index("steer")
     out = {}
     for v in BICYCLE_SPEEDS:
         r = nh.simulate(model, (0, t_end), upright_state(bike, v, roll_rate=BICYCLE_KICK),
-                        t_eval=np.linspace(0, t_end, 1001), rtol=1e-10, atol=1e-12,
-                        events=[nh.Event(roll**2 - 1.0, terminal=True)])
-        out[v] = {"t": r.t, "roll": r.q[i], "steer": r.q[j]}
+                        t_eval=np.linspace(0, t_end, 1001), rtol=1e-10, atol=1e-12, events=events)
+        stop = None
+        for name, times, states in zip(BICYCLE_STOPS, r.t_events, r.y_events):
+            if len(times):
+                stop = {"event": name, "t": float(times[0]), "roll": float(states[0][i]),
+                        "steer": float(states[0][j])}
+        out[v] = {"t": r.t, "roll": r.q[i], "steer": r.q[j], "stop": stop}
     return out

@@ -9,8 +9,10 @@ import numpy as np
 from ..registry import figure, save
 from .experiments import (
     BICYCLE_KICK,
+    BICYCLE_STOPS,
     RATTLEBACK_EPS,
     TIPPE,
+    TIPPE_LATE,
     ball_integral_deviations,
     bicycle_eigenvalues,
     bicycle_runs,
@@ -37,10 +39,11 @@ def ball_integrals(path: Path) -> dict:
     ax.semilogy(t[1:], np.maximum(dE[1:], 1e-17), label="energy")
     ax.semilogy(t[1:], np.maximum(dK[1:], 1e-17), label="angular momentum about the contact point")
     ax.axhline(1e-10, color="k", lw=0.8, ls=":")
-    ax.set_xlabel("t")
+    ax.set_xlabel("t (s)")
     ax.set_ylabel("relative deviation")
+    ax.set_ylim(top=1e-6)  # room above the curves for the legend
     ax.set_title("Chaplygin ball: first integrals of the rolling model")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper left", fontsize=8)
     save(fig, path)
     return {"energy": float(dE.max()), "momentum": float(dK.max())}
 
@@ -87,12 +90,16 @@ def tippe_top_inversion(path: Path) -> dict:
     for ratio, run in d["sliding"].items():
         holds = "holds" if run["inverts"] else "fails"
         ax.plot(t, run["e3z"], label=f"sliding, I1/I3 = {ratio:g} (1 - alpha < I1/I3 < 1 + alpha {holds})")
-        out[ratio] = {"final e3z": float(run["e3z"][-1]), "jellett drift": run["jellett drift"]}
+        late = run["e3z"][t >= TIPPE_LATE]
+        out[ratio] = {"final e3z": float(run["e3z"][-1]), "late mean e3z": float(late.mean()),
+                      "late spread e3z": float(np.ptp(late) / 2), "jellett drift": run["jellett drift"]}
     ax.plot(t, d["no slip"], "k--", label="rolling without slip, I1/I3 = 0.95")
     out["no slip"] = float(d["no slip"].min())
     ax.set_xlabel("t (s)")
     ax.set_ylabel("vertical component of the symmetry axis")
-    ax.set_title(f"Tippe top (alpha = {TIPPE['alpha']}): inversion needs sliding friction")
+    ax.set_title(f"Tippe top (alpha = {TIPPE['alpha']}, I3 = 2/5 m R^2, tilt 0.1 rad, spin 150 rad/s): inversion\n"
+                 "needs sliding friction; above the window (I1/I3 = 1.4) it settles at an intermediate tilt",
+                 fontsize=9)
     ax.legend(fontsize=7, loc="center right")
     ax.set_ylim(-1.1, 1.25)
     save(fig, path)
@@ -110,7 +117,7 @@ def disc_stability(path: Path) -> dict:
     for factor, lean in d["lean"].items():
         ax.semilogy(d["t"], np.maximum(np.abs(lean), 1e-12), label=f"spin = {factor:g} x critical")
         out[factor] = float(np.abs(lean).max())
-    ax.set_xlabel("t")
+    ax.set_xlabel("t (s)")
     ax.set_ylabel("|lean| (rad)")
     ax.set_title("Rolling disc: upright rolling is stable above the critical spin")
     ax.legend()
@@ -160,12 +167,19 @@ def fig_bicycle_runs(path: Path) -> dict:
     for (v, run), color in zip(runs.items(), ("C0", "C3")):
         ax.plot(run["t"], run["roll"], color=color, label=f"roll, v = {v:g} m/s")
         ax.plot(run["t"], run["steer"], color=color, ls="--", lw=0.9, label=f"steer, v = {v:g} m/s")
-        out[v] = {"end": float(run["t"][-1]), "final |roll|": float(abs(run["roll"][-1]))}
+        stop = run["stop"]
+        if stop:
+            ax.plot([stop["t"]] * 2, [stop["roll"], stop["steer"]], "o", color=color, ms=4)
+        out[v] = {"end": float(run["t"][-1]), "final |roll|": float(abs(run["roll"][-1])), "stop": stop}
     ax.axhline(0, color="k", lw=0.6)
-    ax.set_ylim(-0.6, 1.05)
+    for limit, ls in zip(BICYCLE_STOPS.values(), (":", "-.")):
+        for sign in (-1, 1):
+            ax.axhline(sign * limit, color="0.6", lw=0.7, ls=ls)
+    ax.set_ylim(-1.75, 1.75)
     ax.set_xlabel("t (s)")
     ax.set_ylabel("angle (rad)")
-    ax.set_title(f"Benchmark bicycle after a roll-rate kick of {BICYCLE_KICK} rad/s", fontsize=11)
+    ax.set_title(f"Benchmark bicycle after a roll-rate kick of {BICYCLE_KICK} rad/s; a run stops (dots) at\n"
+                 "|roll| = 1 rad (dotted) or |steer| = pi/2 (dash-dotted)", fontsize=9.5)
     ax.legend(fontsize=8, loc="upper right")
     save(fig, path)
     return out

@@ -82,8 +82,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     body : RigidBody
     surface : Surface
         Its surface in body axes (Sphere, Ellipsoid, Paraboloid, Disc or any support map).
-    gravity : number or SymPy expression
-        g (acting along -z).
+    gravity : number, SymPy expression or 3-vector
+        g (acting along -z), or the gravity vector (g_x, g_y, g_z) in space axes: a tilted
+        gravity, the body on an inclined plane (V = -m (g_x x + g_y y + g_z z_G)).
     friction : {None, "viscous", "coulomb"}
         None: no-slip constraint rows (nonholonomic, vakonomic, friction(eps), reduced and
         discrete models apply); "viscous" / "coulomb": the sliding contact as a force, with the
@@ -99,8 +100,13 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     -------
     System
         Coordinates ``(x, y, q0, q1, q2, q3)``, velocities ``x_dot, ...``; ``unit_norm`` on the
-        quaternion; outputs ``yaw, pitch, roll`` (z-y-x Euler angles), ``z`` (height of G),
-        ``omega_1..3`` (body angular velocity) and ``slip`` (|s|).
+        quaternion; outputs ``lean`` and ``heading`` (:class:`RollingAngle`: for a
+        :class:`Disc` the tilt of its plane from the vertical and the direction of its rolling
+        path; for the other surfaces the tilt of the body z axis from the vertical and the
+        direction of the body x axis; heading unwrapped, continuous along a run), ``yaw, pitch,
+        roll`` (the body's z-y-x Euler angles, for display: ``roll`` is not the lean, it jumps by
+        pi where the pitch passes +-pi/2, twice per revolution of a rolling disc), ``z``
+        (height of G), ``omega_1..3`` (body angular velocity) and ``slip`` (|s|).
     """
     if not isinstance(body, RigidBody):
         raise TypeError(f"body must be a nonholo.bodies.RigidBody, got {type(body).__name__}")
@@ -129,8 +135,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     A = sp.zeros(2, 6)
     A[0, 0] = A[1, 1] = 1
     A[:, 2:] = (R * (-_hat(d)) * omega_of)[:2, :]
-    g_ = to_sympy(gravity, "gravity")
-    V = body.mass * g_ * z
+    g_, V = _gravity(gravity, body.mass, x, y, z)
 
     params = dict(parameters or {})
     mu = to_sympy(friction_coefficient, "friction_coefficient")
@@ -145,11 +150,28 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
             f = -mu * body.mass * g_ * s / sp.sqrt((s.T * s)[0] + eps_**2)
         kwargs = dict(force=A.T * f)
     system = System(coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
-                    outputs=_outputs(A, z, coords, vel, list(params)),
+                    outputs=_outputs(A, z, coords, vel, list(params), getattr(surface, "axis", None)),
                     name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
                     **kwargs)
     system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
     return system
+
+
+def _gravity(gravity, mass, x, y, z) -> tuple:
+    """(g along -z, V): for a scalar g, V = m g z_G; for a vector, V = -m g . (x, y, z_G) and the
+    normal part -g_z (the load of the Coulomb law)."""
+    if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
+        try:
+            vector = sp.Matrix([to_sympy(g, "gravity") for g in np.asarray(gravity, dtype=object).reshape(-1)])
+        except Exception as exc:  # SymPy raises several types for malformed input
+            raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector: {exc}") from None
+        if vector.shape != (3, 1):
+            raise ValueError(f"gravity as a vector must have 3 components (space axes), got {vector.shape[0]}")
+        return -vector[2], -mass * (vector[0] * x + vector[1] * y + vector[2] * z)
+    g = to_sympy(gravity, "gravity")
+    if not isinstance(g, sp.Expr) or isinstance(g, sp.MatrixBase):
+        raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector, got {gravity!r}")
+    return g, mass * g * z
 
 
 class RollingPose:
@@ -223,12 +245,48 @@ def body_angular_velocity(q, v) -> np.ndarray:
     return 2 * np.einsum("ijt,jt->it", E, rate) / np.sum(quat**2, axis=0)
 
 
-def _outputs(A, z, coords, vel, param_symbols) -> dict:
+def _outputs(A, z, coords, vel, param_symbols, disc_axis=None) -> dict:
     """Display quantities of a rolling body (``System(outputs=...)``)."""
-    outputs = {name: RollingOutput(name) for name in ("yaw", "pitch", "roll", "omega_1", "omega_2", "omega_3")}
+    axis = None if disc_axis is None else tuple(float(c) for c in disc_axis)
+    outputs = {name: RollingAngle(name, axis) for name in ("lean", "heading")}
+    outputs.update({name: RollingOutput(name) for name in ("yaw", "pitch", "roll", "omega_1", "omega_2", "omega_3")})
     outputs["z"] = RollingOutput("z", z, (coords, param_symbols))
     outputs["slip"] = RollingOutput("slip", A * sp.Matrix(vel), (coords, vel, param_symbols))
     return outputs
+
+
+class RollingAngle:
+    r"""The lean or the heading of a rolling body, radians; picklable.
+
+    With ``axis`` e (a disc's axis in body axes, unit) and R the attitude: lean = asin((R e)_z),
+    the tilt of the disc's plane from the vertical (0 upright, signed: positive when the axis
+    points up), and heading = the azimuth of the rolling direction e x e_z in space,
+    atan2(-(R e)_x, (R e)_y). With ``axis=None`` (any other body): lean = acos((R e_3)_z), the
+    angle between the body z axis (vertical in the reference attitude) and the vertical, in
+    [0, pi], and heading = the azimuth of R e_1, the body x axis. The heading is unwrapped along
+    the samples (continuous along a run); it is undefined where its direction is vertical (a
+    disc lying flat, a body x axis pointing up)."""
+
+    def __init__(self, name: str, axis=None):
+        if name not in ("lean", "heading"):
+            raise ValueError(f"name must be 'lean' or 'heading', got {name!r}")
+        self.name, self.axis = name, None if axis is None else tuple(float(c) for c in axis)
+
+    def __call__(self, q, v, params) -> np.ndarray:
+        q = np.asarray(q, dtype=float)
+        shape = q.shape[1:]
+        R = rotation_matrices(q[2:6].reshape(4, -1))
+        if self.axis is None:
+            if self.name == "lean":
+                return np.arccos(np.clip(R[:, 2, 2], -1.0, 1.0)).reshape(shape)
+            heading = np.arctan2(R[:, 1, 0], R[:, 0, 0])
+        else:
+            e = np.asarray(self.axis) / np.linalg.norm(self.axis)
+            s = R @ e  # the axis in space, (n_t, 3)
+            if self.name == "lean":
+                return np.arcsin(np.clip(s[:, 2], -1.0, 1.0)).reshape(shape)
+            heading = np.arctan2(-s[:, 0], s[:, 1])
+        return np.unwrap(heading).reshape(shape)
 
 
 class RollingOutput:

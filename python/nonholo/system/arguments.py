@@ -59,19 +59,31 @@ def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
 
 
 def _unit_norm_groups(groups, coordinates) -> list:
-    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``)."""
+    """Coordinate indices of each unit-norm group (``System(unit_norm=...)``): each entry a
+    coordinate symbol, its name, or its index (as ``System.unit_norm`` holds them)."""
     names = [q.name for q in coordinates]
     result = []
     for group in groups or []:
-        try:
-            idx = [names.index(c.name if isinstance(c, sp.Symbol) else str(c)) for c in group]
-        except ValueError:
-            raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates "
-                             f"{names}") from None
+        if isinstance(group, (str, sp.Basic)) or not hasattr(group, "__iter__"):
+            raise TypeError(f"unit_norm must be a sequence of coordinate groups, got the entry {group!r}")
+        idx = [_coordinate_index(c, names, group) for c in group]
         if len(idx) < 2 or len(set(idx)) != len(idx):
             raise ValueError(f"unit_norm: a group needs at least two distinct coordinates, got {list(group)}")
         result.append(idx)
     return result
+
+
+def _coordinate_index(entry, names: list, group) -> int:
+    """The index of a unit_norm entry: a symbol, a name or an index into the coordinates."""
+    if isinstance(entry, (int, np.integer)) and not isinstance(entry, bool):
+        if 0 <= entry < len(names):
+            return int(entry)
+    elif isinstance(entry, (str, sp.Symbol)):
+        name = entry.name if isinstance(entry, sp.Symbol) else entry
+        if name in names:
+            return names.index(name)
+    raise ValueError(f"unit_norm: every entry of {list(group)} must be one of the coordinates {names} (a symbol or "
+                     f"name) or an index from 0 to {len(names) - 1}; {entry!r} is neither")
 
 
 def _speeds(speeds, n: int, k: int):

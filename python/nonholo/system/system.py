@@ -30,12 +30,13 @@ from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
                          _order, _point, _speeds, _unit_norm_groups)
 from .checks import check_applied_force, check_metric_symmetric
+from .extend import Extensions
 from .sparsity import prefers_sparse, sparse_choice
 
 __all__ = ["System"]
 
 
-class System:
+class System(Extensions):
     r"""A mechanical system with (possibly affine) velocity constraints.
 
     Parameters
@@ -97,6 +98,8 @@ class System:
 
     Notes
     -----
+    Systems are values: :meth:`with_force`, :meth:`with_potential`, :meth:`with_constraints` and
+    :meth:`with_parameters` return a new system (:mod:`nonholo.system.extend`).
     States of the models built from a system are ordered ``[q, v]`` (and ``[q, v, lambda]`` for
     the vakonomic model); see :attr:`state_names`.
 

@@ -29,18 +29,20 @@ __all__ = ["rolling_disc", "upright_critical_spin", "lean_frequency", "Lean"]
 def rolling_disc(m: float = 1.0, r: float = 1.0, A: float | None = None, C: float | None = None,
                  g: float = 9.81) -> System:
     """The rolling disc; A, C default to the uniform thin disc's m r^2 / 4 and m r^2 / 2.
-    Runtime parameters m, r, A, C, g; output ``lean`` (the axis' elevation, radians)."""
+    Runtime parameters m, r, A, C, g; outputs ``lean`` (the axis' elevation, the tilt of the
+    disc's plane from the vertical, radians) and ``heading`` (the direction of the rolling path,
+    unwrapped), as :func:`~nonholo.contact.roll_on_plane` gives them for a disc."""
     m_, r_, A_, C_, g_ = sp.symbols("m r A C g")
     body = RigidBody(m_, (A_, C_, A_))
     values = {m_: m, r_: r, A_: m * r**2 / 4 if A is None else A, C_: m * r**2 / 2 if C is None else C, g_: g}
     system = roll_on_plane(body, Disc(r_, axis=(0, 1, 0)), gravity=g_, parameters=values, name="rolling disc")
-    system.outputs["lean"] = Lean()
     system.drawing = rigid_body(system.pose, shape="disc", radius="r")  # the disc's axle is the body y axis
     return system
 
 
 class Lean:
-    """The lean angle asin((R e_y)_z): the elevation of the disc's axis (0 when upright)."""
+    """The lean angle asin((R e_y)_z): the elevation of the disc's axis (0 when upright); the
+    ``lean`` output of :func:`~nonholo.contact.roll_on_plane` for a disc gives the same."""
 
     def __call__(self, q, v, params) -> np.ndarray:
         return np.arcsin(np.clip(rotation_matrices(q[2:6])[:, 2, 1], -1.0, 1.0))

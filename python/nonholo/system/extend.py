@@ -1,0 +1,205 @@
+r"""Extending a system: a NEW :class:`~nonholo.System` with an added force, potential, constraint
+rows or other parameter defaults (systems are values; the original is unchanged).
+
+Each method rebuilds the system from everything it carries: coordinates, velocities, time, name,
+parameters, outputs, holonomic constraints, unit-norm groups, drawing and pose, and the applied
+force of a Kane system (updated: r = F - c - dV/dq gains the added F, or loses the added dV/dq,
+so it stays the same function as the one the metric, potential and force define). Added
+expressions are read in the system's symbols by name (:meth:`System.resolve`), so
+``sympy.Symbol("x")`` means the system's coordinate ``x`` whatever its assumptions; new symbols
+must be given a value in ``parameters``.
+
+Adding constraint rows changes D, so the velocity frame ``speeds`` of the system (whose first
+n - k columns span D) is dropped: the new system's ``nonholonomic()`` is in ``[q, q']``
+(``System.speeds`` is None). Everything else is kept.
+
+Tilted gravity is an added potential, -m g . r for each body (``with_potential``), or the
+builders' argument ``gravity`` given as a vector (:func:`nonholo.contact.roll_on_plane`).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import sympy as sp
+
+from .arguments import _as_matrix
+
+__all__ = ["Extensions"]
+
+
+class Extensions:
+    """The ``with_*`` methods of :class:`~nonholo.System` (a mixin; module docstring)."""
+
+    def with_force(self, force, parameters: Mapping | None = None, name: str | None = None):
+        r"""A new system with the generalized force ``force`` added: F(q, v, t) + ``force``.
+
+        Parameters
+        ----------
+        force : length-n SymPy vector
+            A covector in the coordinates q, a function of q, the velocities (the system's
+            ``velocities``, default ``<name>_dot``), the time and parameters.
+        parameters : mapping {symbol or name: value}, optional
+            Defaults of the new symbols ``force`` uses.
+        name : str, optional
+            The new system's name; default the old one.
+
+        Returns
+        -------
+        System
+            Everything else as in this system; a Kane system's applied force gains ``force``.
+
+        Examples
+        --------
+        >>> import sympy as sp, nonholo as nh
+        >>> sleigh = nh.systems.chaplygin_sleigh()
+        >>> pushed = sleigh.with_force([sp.Symbol("F"), 0, 0], parameters={"F": 0.5})
+        >>> pushed.parameter_names
+        ['m', 'I', 'a', 'mu', 'F']
+        """
+        added = self._added_column(force, "force")
+        state = self._state_with(parameters, name)
+        state["force"] = sp.ImmutableMatrix(self.force + added)
+        if self.applied_force is not None:
+            state["applied_force"] = sp.ImmutableMatrix(self.applied_force + added)
+        return self._rebuilt(state)
+
+    def with_potential(self, potential, parameters: Mapping | None = None, name: str | None = None):
+        r"""A new system with ``potential`` added to V(q): V(q) + ``potential``.
+
+        Tilted gravity on a body of mass m at position r(q) is the added potential
+        -m (g_tilted - g) . r(q); on a whole system, -sum_i m_i g . r_i(q) with the old gravity
+        term removed by ``with_potential`` of its negative (docs/guide/extending.md).
+
+        Parameters
+        ----------
+        potential : SymPy expression
+            A function of q and parameters.
+        parameters : mapping {symbol or name: value}, optional
+            Defaults of the new symbols ``potential`` uses.
+        name : str, optional
+            The new system's name; default the old one.
+
+        Returns
+        -------
+        System
+            Everything else as in this system; a Kane system's applied force loses dV/dq.
+        """
+        added = self.resolve(sp.sympify(potential))
+        if not isinstance(added, sp.Expr) or isinstance(added, sp.MatrixBase):
+            raise TypeError(f"potential must be a scalar SymPy expression, got {potential!r}")
+        state = self._state_with(parameters, name)
+        state["potential"] = self.potential + added
+        if self.applied_force is not None:
+            gradient = sp.Matrix([added]).jacobian(list(self.coordinates)).T
+            state["applied_force"] = sp.ImmutableMatrix(self.applied_force - gradient)
+        return self._rebuilt(state)
+
+    def with_constraints(self, rows, affine=None, friction=None, parameters: Mapping | None = None,
+                         name: str | None = None):
+        r"""A new system with constraint rows added: [A; ``rows``] v = [b; ``affine``].
+
+        Parameters
+        ----------
+        rows : (j, n) SymPy matrix
+            The added constraint one-forms A_new(q).
+        affine : length-j SymPy vector, optional
+            Their affine part b_new(q, t); default 0.
+        friction : (j, j) SymPy matrix or scalar, optional
+            Friction coefficients of the added rows for the friction model (block diagonal with
+            the old ones); default the identity.
+        parameters : mapping {symbol or name: value}, optional
+            Defaults of the new symbols the rows use.
+        name : str, optional
+            The new system's name; default the old one.
+
+        Returns
+        -------
+        System
+            The velocity frame ``speeds`` is dropped (it spans the old D); everything else is kept.
+        """
+        n = self.n
+        try:
+            new_rows = sp.Matrix(rows)
+        except Exception as exc:  # SymPy raises several types for malformed input
+            raise TypeError(f"rows must be a matrix of SymPy expressions: {exc}") from None
+        if new_rows.shape[1] != n and new_rows.shape == (n, 1):
+            new_rows = new_rows.T  # one row given as a vector
+        if new_rows.shape[0] == 0 or new_rows.shape[1] != n:
+            raise ValueError(f"rows has shape {new_rows.shape}, expected (j, {n}) with j >= 1: one row per constraint")
+        j = new_rows.shape[0]
+        new_rows = new_rows.applyfunc(self.resolve)
+        b_new = sp.zeros(j, 1) if affine is None else sp.Matrix(_as_matrix(affine, (j, 1), "affine"))
+        if friction is None:
+            mu_new = sp.eye(j)
+        elif isinstance(friction, (int, float, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
+            mu_new = sp.eye(j) * sp.sympify(friction)
+        else:
+            mu_new = sp.Matrix(_as_matrix(friction, (j, j), "friction"))
+        state = self._state_with(parameters, name)
+        old_mu = sp.Matrix(self.friction_coefficients)
+        state["constraints"] = sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.constraints), new_rows))
+        state["affine"] = sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.affine), b_new.applyfunc(self.resolve)))
+        state["friction"] = sp.ImmutableMatrix(sp.diag(old_mu, mu_new.applyfunc(self.resolve)))
+        state["speeds"] = None
+        return self._rebuilt(state)
+
+    def with_parameters(self, parameters: Mapping, name: str | None = None):
+        r"""A new system with other default values of its parameters.
+
+        Parameters
+        ----------
+        parameters : mapping {symbol or name: value}
+            New defaults of existing parameters (an unknown name is a ValueError naming it;
+            add new symbols with the expressions that use them, e.g. :meth:`with_force`).
+        name : str, optional
+            The new system's name; default the old one.
+
+        Returns
+        -------
+        System
+        """
+        if not isinstance(parameters, Mapping):
+            raise TypeError("parameters must be a mapping {symbol or name: value}")
+        known = set(self.parameter_names)
+        unknown = [k.name if isinstance(k, sp.Symbol) else str(k) for k in parameters
+                   if (k.name if isinstance(k, sp.Symbol) else str(k)) not in known]
+        if unknown:
+            raise ValueError(f"parameters: {unknown} are not parameters of {self.name!r}; its parameters are "
+                             f"{sorted(known)}")
+        return self._rebuilt(self._state_with(parameters, name))
+
+    # ------------------------------------------------------------------ helpers
+    def _added_column(self, vector, what: str) -> sp.Matrix:
+        return sp.Matrix(_as_matrix(vector, (self.n, 1), what)).applyfunc(self.resolve)
+
+    def _state_with(self, parameters: Mapping | None, name: str | None) -> dict:
+        """The constructor arguments of this system (its pickled state), with ``parameters`` merged
+        into its defaults (by name) and ``name`` if given."""
+        state = self.__getstate__()
+        if parameters is not None:
+            if not isinstance(parameters, Mapping):
+                raise TypeError("parameters must be a mapping {symbol or name: value}")
+            merged = {s.name: (s, value) for s, value in state["parameters"].items()}
+            for key, value in parameters.items():
+                if not isinstance(key, (str, sp.Symbol)):
+                    raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
+                key_name = key if isinstance(key, str) else key.name
+                symbol = merged[key_name][0] if key_name in merged else key
+                merged[key_name] = (symbol, value)
+            state["parameters"] = {symbol: value for symbol, value in merged.values()}
+        if name is not None:
+            if not isinstance(name, str):
+                raise TypeError(f"name must be a string, got {name!r}")
+            state["name"] = name
+        return state
+
+    def _rebuilt(self, state: dict):
+        from .system import System
+
+        drawing, pose = state.pop("drawing", None), state.pop("pose", None)
+        system = System(**state)
+        system.drawing = drawing
+        if pose is not None:
+            system.pose = pose
+        return system
