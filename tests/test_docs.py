@@ -61,14 +61,48 @@ def test_reference_entries_import(tmp_path):
         assert obj is not None
 
 
-@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "guide").glob("*.md")
-                                        if "(tested)" in p.read_text().splitlines()[0]))
-def test_guide_code_runs(page, capsys):
-    """The Python blocks of a guide page marked (tested) run in order, in one namespace."""
-    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "guide" / page).read_text(), re.S)
-    assert blocks
-    exec(compile("\n".join(blocks), page, "exec"), {"__name__": "__docs__"})
-    assert capsys.readouterr().out.strip()
+GUIDE = sorted(p.name for p in (DOCS / "guide").glob("*.md") if "```python" in p.read_text())
+
+
+def shown_examples(text: str) -> list[tuple[str, str | None]]:
+    """(code, the output shown under it or None) of each Python block of a page: a ```text block
+    right after a ```python block is what that block prints."""
+    found = []
+    for m in re.finditer(r"```python\n(.*?)```(\s*```text\n(.*?)```)?", text, re.S):
+        found.append((m.group(1), m.group(3)))
+    return found
+
+
+@pytest.mark.parametrize("page", GUIDE)
+def test_guide_code_runs_and_prints_what_the_page_shows(page, capsys):
+    """The Python blocks of a guide page run in order, in one namespace, and each block that the
+    page follows with a text block prints that text (whitespace aside): the outputs shown are the
+    current ones."""
+    text = (DOCS / "guide" / page).read_text()
+    namespace = {"__name__": "__docs__"}
+    printed = ""
+    for i, (code, shown) in enumerate(shown_examples(text)):
+        exec(compile(code, f"{page} block {i + 1}", "exec"), namespace)
+        out = capsys.readouterr().out
+        printed += out
+        if shown is not None:
+            assert out.split() == shown.split(), f"{page} block {i + 1} printed:\n{out}\nthe page shows:\n{shown}"
+    assert printed.strip()
+
+
+def test_guide_pages_open_with_an_example_and_its_output():
+    """Each guide page about using the package opens with a short runnable example and its output
+    (a ```python block followed by a ```text block before the page's first section)."""
+    for page in GUIDE:
+        first_section = (DOCS / "guide" / page).read_text().split("\n## ", 1)[0]
+        examples = shown_examples(first_section)
+        assert examples and examples[0][1] is not None, f"{page} does not open with an example and its output"
+
+
+def test_page_titles_say_what_the_page_is_about():
+    for page in sorted((DOCS / "guide").glob("*.md")):
+        title = page.read_text().splitlines()[0]
+        assert title.startswith("# ") and "(tested)" not in title, f"{page.name}: {title}"
 
 
 def test_readme_is_short_and_its_quick_start_runs(capsys):

@@ -348,6 +348,8 @@ def sweep(
         ``values[name]`` of shape grid shape + output shape, identical whatever the executor;
         ``status`` and ``errors`` per point.
 
+    Notes
+    -----
     Ctrl-C (KeyboardInterrupt) cancels the points not started and re-raises the same
     KeyboardInterrupt with ``exc.partial``, the SweepResult of the points that finished. The points
     running in this process's threads stop at the solver's next check (nonholo's simulations) or

@@ -338,8 +338,11 @@ class SimulationResult:
 
         Returns
         -------
-        matplotlib Axes, or a list of them for the default panels.
+        matplotlib Axes or list of matplotlib Axes
+            The axes drawn on: a list of them for the default panels.
 
+        Notes
+        -----
         A failed run is plotted up to ``t_last`` with the solver's message as the title.
         """
         plt = _optional("matplotlib.pyplot", "plot", extra="plot")

@@ -316,6 +316,8 @@ def simulate(
         ``t`` (n_t,), ``y`` (n_states, n_t), ``status``, ``message``, ``success``, ``stats``,
         ``t_events``, ``y_events``, ``y_final``, ``warnings``, ...
 
+    Notes
+    -----
     A reduced model run outside the range where its expansion in eps is valid (the friction
     model's slow and fast time scales less than a factor 10 apart; :mod:`nonholo.models.validity`)
     warns (SimulationWarning, and ``result.warnings``). A complex ``y0`` with a non-zero imaginary

@@ -209,9 +209,15 @@ class AnholonomicFrame:
     velocity_names : sequence of str, optional
         Names of the quasi-velocities v^1 .. v^m in the models' states (default ``v1 .. vm``).
 
-    Attributes ``solved`` (indices of the solved coordinates s of the default frame, else None)
-    and ``form`` ("numeric" or "symbolic"; a frame given by ``vectors`` is "symbolic").
+    Attributes
+    ----------
+    solved : list of int or None
+        Indices of the solved coordinates s of the default frame, else None.
+    form : {"numeric", "symbolic"}
+        How B is computed; a frame given by ``vectors`` is "symbolic".
 
+    Notes
+    -----
     The structure functions, the Hamel (nonholonomic) and vakonomic vector fields and the
     multipliers are computed in C++ from the frame's tape (or the numeric Voronets frame) and
     its AD derivatives.

@@ -503,6 +503,8 @@ class System(Extensions):
             stops the run where its condition number exceeds 1e6 (``FRAME_SINGULAR``), so pass
             one regular along the run (:mod:`nonholo.models.reduced`, ``docs/caveats.md``).
 
+        Notes
+        -----
         h^(1..K) are compiled once per system and order into one tape (up to order
         ``_core.max_compiled_slip_order``), beyond it expanded in Taylor arithmetic at every
         evaluation. Results give the physical velocity through ``result.velocity`` and

@@ -75,6 +75,8 @@ class Drawing:
     projection : None or "3d"
         Planar (equal-aspect 2-D axes) or spatial.
 
+    Notes
+    -----
     A drawing pickles (with its system) when its callables are module-level functions.
     """
 

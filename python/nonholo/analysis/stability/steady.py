@@ -81,7 +81,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
 
     Returns
     -------
-    SteadyMotion, or a list of them for several guesses.
+    SteadyMotion or list of SteadyMotion
+        The steady motion found; for several guesses, the list of the distinct ones found.
 
     Raises
     ------
