@@ -84,3 +84,34 @@ def test_fast_builder_gives_the_evaluated_expressions():
     assert sp.srepr(system.potential) == sp.srepr(V)  # the same tree, not only the same function
     assert system.metric.todok() == G.todok() and system.constraints.todok() == A.todok()
     assert system.metric == G and system.constraints == A
+
+
+def test_sizes_that_cannot_be_held_are_refused_before_allocating(monkeypatch):
+    """platoon(10**6) ran towards the out-of-memory killer: the size is refused, naming K, before
+    a symbol is made (the traced allocations stay under a megabyte)."""
+    import tracemalloc
+
+    from nonholo.system import checks
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"K = 1000000: a system of n = 3000000 coordinates .* GB of memory "
+                                              r"available"):
+            nh.systems.platoon(10**6)
+        with pytest.raises(ValueError, match=r"N = 1000000: a system of n = 1000002 coordinates"):
+            nh.systems.knife_edge_chain(10**6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1e6, peak
+    # the rule is the estimate against the memory available, whatever the size
+    monkeypatch.setattr(checks, "available_memory", lambda: checks.system_bytes(30, 10) - 1)
+    with pytest.raises(ValueError, match="K = 10: .* more than the"):
+        nh.systems.platoon(10)
+    x = sp.symbols("x0:30")
+    with pytest.raises(ValueError, match=r"coordinates \(30 symbols\)"):  # a System written by hand too
+        nh.System(list(x), sp.eye(30), constraints=sp.eye(10, 30))
+    monkeypatch.setattr(checks, "available_memory", lambda: checks.system_bytes(30, 10))
+    assert nh.systems.platoon(10).n == 30
+    monkeypatch.setattr(checks, "available_memory", lambda: None)  # unknown: no refusal
+    assert nh.systems.platoon(2).n == 6

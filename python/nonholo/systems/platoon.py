@@ -3,6 +3,7 @@
 import numpy as np
 import sympy as sp
 
+from ..system.checks import check_size
 from ..system.system import System
 
 
@@ -56,6 +57,7 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
     if not isinstance(K, (int, np.integer)) or isinstance(K, bool) or K < 1:
         raise ValueError(f"K must be a positive integer (the number of robots), got {K!r}")
     K = int(K)
+    check_size(3 * K, K, f"K = {K}")  # before a symbol is made: platoon(10**6) fails at once
     m_, I_, d_, k_, L_, mu_ = sp.symbols("m I d k L mu", positive=True)
     q, v = [], []
     for i in range(1, K + 1):
