@@ -115,3 +115,22 @@ def test_sizes_that_cannot_be_held_are_refused_before_allocating(monkeypatch):
     assert nh.systems.platoon(10).n == 30
     monkeypatch.setattr(checks, "available_memory", lambda: None)  # unknown: no refusal
     assert nh.systems.platoon(2).n == 6
+
+
+def test_sparse_systems_are_stored_sparsely():
+    """The platoon's G, A and mu are SymPy sparse matrices of their nonzeros (7 + 2 + 1 per robot),
+    not n^2 entries (an immutable dense matrix holds a tuple of all of them: 288 MB at K = 2000),
+    with the entries of the dense construction; a mostly-zero dense matrix given to System is kept
+    sparse too, a small or full one dense."""
+    system = nh.systems.platoon(12)
+    G, A, mu = system.metric, system.constraints, system.friction_coefficients
+    assert all(isinstance(M, sp.ImmutableSparseMatrix) for M in (G, A, mu))
+    assert (len(G.todok()), len(A.todok()), len(mu.todok())) == (7 * 12, 2 * 12, 12)
+    theta, m, d = system.coordinates[2], *(next(s for s in system.parameters if s.name == name) for name in "md")
+    assert G[0, 2] == -m * d * sp.sin(theta) and G[2, 0] == G[0, 2] and A[0, 0] == -sp.sin(theta) and G[0, 3] == 0
+    x = sp.symbols("x0:30")
+    dense = sp.diag(*[1 + xi**2 for xi in x])
+    assert isinstance(nh.System(list(x), dense).metric, sp.ImmutableSparseMatrix)
+    assert nh.System(list(x), dense).metric == dense
+    assert isinstance(nh.System(list(x), sp.ones(30, 30) + 30 * sp.eye(30)).metric, sp.ImmutableDenseMatrix)
+    assert isinstance(nh.systems.chaplygin_sleigh().metric, sp.ImmutableDenseMatrix)
