@@ -235,3 +235,42 @@ def test_bvp_study_and_fit_options_name_the_argument(sleigh):
         nh.fit(sleigh.nonholonomic(), t_obs, np.zeros((1, 5)), ["a"], Y0, observe=["x"], rtol=-1.0)
     with pytest.raises(ValueError, match="t_eval must be sorted"):
         nh.fit(sleigh.nonholonomic(), [0, 0.5, 0.2, 0.8, 1.0], np.zeros((1, 5)), ["a"], Y0, observe=["x"])
+
+
+# ---------------------------------------------------------------- issue 40, finding 11
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_a_bool_parameter_is_refused_not_taken_as_one(sleigh, value):
+    with pytest.raises(TypeError, match="parameter a must be a real number, got the bool"):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, params={"a": value})
+    with pytest.raises(TypeError, match="parameter a must be a real number, got the bool"):
+        nh.System([x, y], sp.eye(2) * sp.Symbol("a"), parameters={"a": value})
+    assert nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, params={"a": 1}).success  # an int is a number
+
+
+def test_one_nan_parameter_fails_only_its_run(sleigh):
+    model = sleigh.nonholonomic()
+    a = [0.1, np.nan, 0.3, np.inf]
+    with pytest.warns(nh.SimulationWarning, match=r"2 of 4 runs failed \(runs \[1, 3\]\); run 1: Run 1 did not start: "
+                                                  r"parameter a must be finite, got nan"):
+        runs = nh.simulate_many(model, (0, 1), Y0, params={"a": a}, t_eval=[1.0])
+    assert [r.status for r in runs] == [0, -1, 0, -1] and "got inf" in runs[3].message
+    for i in (0, 2):
+        alone = nh.simulate(model, (0, 1), Y0, params={"a": a[i]}, t_eval=[1.0])
+        assert np.array_equal(runs[i].y, alone.y)
+    with pytest.warns(nh.SimulationWarning, match="1 of 2 runs failed"):  # a sequence of mappings too
+        runs = nh.simulate_many(model, (0, 1), [Y0, Y0], params=[{"a": 0.2}, {"a": np.nan}], t_eval=[1.0])
+    assert [r.status for r in runs] == [0, -1]
+    with pytest.raises(ValueError, match="unknown parameter 'b'"):  # a wrong name is the batch's error
+        nh.simulate_many(model, (0, 1), [Y0, Y0], params={"b": [0.2, np.nan]})
+
+
+@pytest.mark.parametrize("k", [2**31, -(2**31), 2**31 - 1, 10**30])
+def test_integer_exponents_beyond_32_bits_are_lowered(k):
+    """x**(2**31) dumped pybind11's signature (the tape's integer power holds 32 bits); now it is
+    the general power with a constant exponent, the same value in doubles."""
+    system = nh.System([x], sp.Matrix([[1]]), potential=x**k / 10**6)
+    tape = nh.expressions.lower([x**k], [x]).tape()
+    with np.errstate(all="ignore"):
+        for point in (0.5, 1.0, -1.0, 1.5):
+            assert tape(np.array([point]))[0] == np.power(point, float(k))
+    assert system.energy([1.0], [0.0]) == 1e-6

@@ -84,3 +84,53 @@ def test_fast_builder_gives_the_evaluated_expressions():
     assert sp.srepr(system.potential) == sp.srepr(V)  # the same tree, not only the same function
     assert system.metric.todok() == G.todok() and system.constraints.todok() == A.todok()
     assert system.metric == G and system.constraints == A
+
+
+def test_sizes_that_cannot_be_held_are_refused_before_allocating(monkeypatch):
+    """platoon(10**6) ran towards the out-of-memory killer: the size is refused, naming K, before
+    a symbol is made (the traced allocations stay under a megabyte)."""
+    import tracemalloc
+
+    from nonholo.system import checks
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"K = 1000000: a system of n = 3000000 coordinates .* GB of memory "
+                                              r"available"):
+            nh.systems.platoon(10**6)
+        with pytest.raises(ValueError, match=r"N = 1000000: a system of n = 1000002 coordinates"):
+            nh.systems.knife_edge_chain(10**6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1e6, peak
+    # the rule is the estimate against the memory available, whatever the size
+    monkeypatch.setattr(checks, "available_memory", lambda: checks.system_bytes(30, 10) - 1)
+    with pytest.raises(ValueError, match="K = 10: .* more than the"):
+        nh.systems.platoon(10)
+    x = sp.symbols("x0:30")
+    with pytest.raises(ValueError, match=r"coordinates \(30 symbols\)"):  # a System written by hand too
+        nh.System(list(x), sp.eye(30), constraints=sp.eye(10, 30))
+    monkeypatch.setattr(checks, "available_memory", lambda: checks.system_bytes(30, 10))
+    assert nh.systems.platoon(10).n == 30
+    monkeypatch.setattr(checks, "available_memory", lambda: None)  # unknown: no refusal
+    assert nh.systems.platoon(2).n == 6
+
+
+def test_sparse_systems_are_stored_sparsely():
+    """The platoon's G, A and mu are SymPy sparse matrices of their nonzeros (7 + 2 + 1 per robot),
+    not n^2 entries (an immutable dense matrix holds a tuple of all of them: 288 MB at K = 2000),
+    with the entries of the dense construction; a mostly-zero dense matrix given to System is kept
+    sparse too, a small or full one dense."""
+    system = nh.systems.platoon(12)
+    G, A, mu = system.metric, system.constraints, system.friction_coefficients
+    assert all(isinstance(M, sp.ImmutableSparseMatrix) for M in (G, A, mu))
+    assert (len(G.todok()), len(A.todok()), len(mu.todok())) == (7 * 12, 2 * 12, 12)
+    theta, m, d = system.coordinates[2], *(next(s for s in system.parameters if s.name == name) for name in "md")
+    assert G[0, 2] == -m * d * sp.sin(theta) and G[2, 0] == G[0, 2] and A[0, 0] == -sp.sin(theta) and G[0, 3] == 0
+    x = sp.symbols("x0:30")
+    dense = sp.diag(*[1 + xi**2 for xi in x])
+    assert isinstance(nh.System(list(x), dense).metric, sp.ImmutableSparseMatrix)
+    assert nh.System(list(x), dense).metric == dense
+    assert isinstance(nh.System(list(x), sp.ones(30, 30) + 30 * sp.eye(30)).metric, sp.ImmutableDenseMatrix)
+    assert isinstance(nh.systems.chaplygin_sleigh().metric, sp.ImmutableDenseMatrix)

@@ -24,7 +24,10 @@ METHODS = ("auto", "bdf", "adams", "dop853")
 
 
 def finite_float(value, name: str) -> float:
-    """``value`` as a float; TypeError when it is not a real number, ValueError when NaN or inf."""
+    """``value`` as a float; TypeError when it is not a real number (a bool is not one: ``True``
+    would be taken as 1.0), ValueError when NaN or inf."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):

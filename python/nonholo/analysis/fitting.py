@@ -27,7 +27,26 @@ from ..integrate.simulation import simulate
 #: trial points; at least a handful for one parameter, tens for several).
 FIT_EVALUATIONS = 20
 
-__all__ = ["fit", "FitResult"]
+__all__ = ["fit", "FitResult", "FitProgress"]
+
+
+class FitProgress(dict):
+    """What a fit interrupted by Ctrl-C had found (``exc.partial``): name -> value of the best
+    parameters among the simulations that finished, with ``cost`` (1/2 the sum of the squared
+    weighted residuals there), ``simulation`` (the trajectory there) and ``evaluations`` (the
+    simulations that finished)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cost, self.simulation, self.evaluations = np.inf, None, 0
+
+    def record(self, names, x, residuals, simulation) -> None:
+        self.evaluations += 1
+        cost = 0.5 * float(residuals @ residuals)
+        if not self.evaluations - 1 or cost < self.cost:  # the first, or a better one
+            self.clear()
+            self.update(zip(names, (float(v) for v in x)))
+            self.cost, self.simulation = cost, simulation
 
 
 @dataclass
@@ -189,6 +208,10 @@ def fit(
     simulate_options
         Passed to :func:`simulate` (events, method, project_y0, ...).
 
+    Ctrl-C (KeyboardInterrupt) stops the fit and re-raises the same KeyboardInterrupt with
+    ``exc.partial``, a :class:`FitProgress`: the best parameters among the simulations that
+    finished (a dict name -> value) with their cost and trajectory; None when none had.
+
     Examples
     --------
     Recover the position a of the sleigh's centre of mass from its turning rate, observed at six
@@ -230,6 +253,7 @@ def fit(
     sqrt_w = np.sqrt(w).reshape(-1)
     base = dict(fixed or {})
     cache = {}
+    best = FitProgress()  # the best finished evaluation: what Ctrl-C hands over
 
     def evaluate(x):
         key = tuple(x)
@@ -243,6 +267,7 @@ def fit(
                 raise ValueError(f"the observed values have shape {values.shape}, y_obs has {y_obs.shape}")
             jac = np.asarray(jac, dtype=float).reshape(values.size, len(names))
             cache[key] = (sol, values.reshape(-1), jac)
+            best.record(names, x, sqrt_w * (cache[key][1] - y_obs.reshape(-1)), sol)
         return cache[key]
 
     def residuals(x):
@@ -254,15 +279,14 @@ def fit(
     lb, ub = (-np.inf, np.inf) if bounds is None else bounds
     options = dict(xtol=1e-12, ftol=1e-12, gtol=1e-12, x_scale="jac")
     options.update(least_squares_options or {})
-    if not np.all(np.isfinite(residuals(x0))):
-        raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
-    if compile == "auto":  # the first simulation tells how many right-hand sides one takes
-        apply_compile(model, "auto", FIT_EVALUATIONS * evaluate(x0)[0].stats["n_rhs"])
     try:
+        if not np.all(np.isfinite(residuals(x0))):
+            raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
+        if compile == "auto":  # the first simulation tells how many right-hand sides one takes
+            apply_compile(model, "auto", FIT_EVALUATIONS * evaluate(x0)[0].stats["n_rhs"])
         res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), method="trf", **options)
-    except KeyboardInterrupt as exc:  # Ctrl-C: the parameters of the last evaluation go with it
-        last = next(iter(cache), None)
-        raise attach_partial(exc, None if last is None else dict(zip(names, last)))
+    except KeyboardInterrupt as exc:  # Ctrl-C: the best parameters of the simulations that finished
+        raise attach_partial(exc, best if best.evaluations else None)
     sol, predicted, _ = evaluate(res.x)
     J = jacobian(res.x)
     r = residuals(res.x)

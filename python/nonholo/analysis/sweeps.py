@@ -3,16 +3,23 @@
 Nothing that finished is lost. Each point ends with a status (``OK``, ``FAILED`` or ``NOT_RUN``)
 and its exception; the points that failed are kept as failures (``on_error="keep"``, the default,
 with a SweepWarning) or stop the sweep with a SweepError carrying the finished points
-(``on_error="raise"``). Ctrl-C cancels the queued points and re-raises the KeyboardInterrupt with
-the finished points as ``exc.partial``. A process-pool worker that dies (a crash, ``os._exit``)
-is blamed on the point it was running, found by a marker file each point holds while it runs.
+(``on_error="raise"``); the points running when one fails are waited for and kept. Ctrl-C cancels
+the queued points (a point a process-pool worker takes afterwards returns at once, not run) and
+re-raises the KeyboardInterrupt with the finished points as ``exc.partial``. A process-pool worker
+that dies (a crash, ``os._exit``) is blamed on the point it was running, found by a marker file
+each point holds while it runs, and the points the broken pool did not run are run in a fresh
+one. An exception that would not come back from a worker (it pickles but does not unpickle) comes
+back as a :class:`PointError` describing it, on its own point.
 """
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import pickle
 import shutil
+import traceback
 import tempfile
 import warnings
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -27,7 +34,7 @@ from .. import _options as check
 from ..errors import SweepError, SweepWarning, attach_partial
 from ..progress import Cancel, cancel_scope, iterate
 
-__all__ = ["sweep", "SweepResult", "grid_points", "OK", "FAILED", "NOT_RUN"]
+__all__ = ["sweep", "SweepResult", "grid_points", "PointError", "OK", "FAILED", "NOT_RUN"]
 
 OK, FAILED, NOT_RUN = 0, -1, -2
 ON_ERROR = ("keep", "raise")
@@ -58,21 +65,60 @@ def grid_points(grid) -> tuple:
     return ["point"], {"point": np.arange(len(points))}, points, (len(points),)
 
 
-def _call(fn, point, marker=None, cancel=None):
+class PointError(Exception):
+    """An exception of ``fn`` in a worker process that could not be sent back as itself (it does
+    not pickle, or does not unpickle): its type, message and traceback, as text."""
+
+    def __init__(self, type_name: str, message: str, trace: str = ""):
+        super().__init__(type_name, message, trace)
+        self.type_name, self.message, self.trace = type_name, message, trace
+
+    def __str__(self) -> str:
+        return f"{self.type_name}: {self.message}"
+
+
+class NotStarted(CancelledError):
+    """A point a worker took after the sweep stopped (Ctrl-C): returned at once, not run."""
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives a round trip through pickle (a process pool sends it back so), else a
+    PointError describing it: an exception that pickles but does not unpickle breaks the pool."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - any failure of the round trip
+        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return PointError(f"{type(exc).__module__}.{type(exc).__qualname__}", str(exc), trace)
+
+
+def _call(fn, point, marker=None, cancel=None, stop=None):
     """fn(**point) in a worker; ``marker`` (process pools): a file that exists while the point
     runs, so that a worker dying in the point leaves it behind (``os._exit`` skips ``finally``);
-    ``cancel`` (thread pools): the sweep's token, which stops the point's simulations on Ctrl-C."""
+    ``stop`` (process pools): a file whose existence means the sweep stopped (Ctrl-C), so that a
+    point a worker takes afterwards is not started; ``cancel`` (thread pools): the sweep's token,
+    which stops the point's simulations on Ctrl-C."""
     if cancel is not None:
+        if cancel.is_set():
+            raise NotStarted("not started: the sweep was interrupted")
         with cancel_scope(cancel):
             return fn(**point)
-    if marker is None:
-        return fn(**point)
-    with open(marker, "w"):
-        pass
+    if stop is not None and os.path.exists(stop):
+        raise NotStarted("not started: the sweep was interrupted")
     try:
-        return fn(**point)
-    finally:
-        os.remove(marker)
+        if marker is None:
+            return fn(**point)
+        with open(marker, "w"):
+            pass
+        try:
+            return fn(**point)
+        finally:
+            os.remove(marker)
+    except Exception as exc:  # noqa: BLE001 - sent back to the sweep, described if it cannot travel
+        portable = _portable(exc)
+        if portable is exc:
+            raise
+        raise portable from None
 
 
 @dataclass
@@ -90,7 +136,8 @@ class SweepResult:
         shape; a function returning a scalar or an array gives the single entry ``"value"``.
         Objects that are not numbers (e.g. SimulationResult) are kept in object arrays. Points
         that did not finish (and, with ``missing="fill"``, entries a point did not return) hold
-        NaN, or None in object arrays.
+        NaN, or None in object arrays; when no point finished, the single entry ``"value"`` is
+        all NaN (``status`` and ``errors`` say why).
     points : list of dict
         The grid points in row-major order.
     status : ndarray of int, grid shape
@@ -161,6 +208,8 @@ def _stack(outputs: list, status: np.ndarray, shape: tuple, points: list, missin
     """values[name] over the grid from the finished points' outputs (see SweepResult.values);
     with ``missing="raise"``, a finished point without an entry another returns is a SweepError."""
     finished = [i for i in range(len(outputs)) if status[i] == OK]
+    if not finished:  # nothing to tell the entries by: the single entry "value", all NaN
+        return {"value": np.full(shape, np.nan)}
     entries = {i: _entries(outputs[i]) for i in finished}
     names = list(dict.fromkeys(name for i in finished for name in entries[i]))
     if missing == "raise":
@@ -203,6 +252,9 @@ class _Run:
         self.status = np.full(n, NOT_RUN, dtype=int)
         self.errors = np.full(n, None, dtype=object)
         self.futures: dict = {}
+        self.fresh_pools: list = []  # pools started here to run what a broken pool left
+        self.flaky: list = []  # points whose worker died in the pool, but which finished alone
+        self.stop_reason, self.stop_point = None, None  # a broken pool with nobody to blame (on_error="raise")
         # a process pool's worker may die: each point marks itself while it runs
         self.markers = tempfile.mkdtemp(prefix="nonholo-sweep-") if isinstance(pool, ProcessPoolExecutor) else None
         # a thread pool's points run in this process: Ctrl-C stops their simulations through a token
@@ -211,27 +263,73 @@ class _Run:
     def marker(self, i: int):
         return None if self.markers is None else os.path.join(self.markers, str(i))
 
-    def submit(self) -> None:
-        for i, point in enumerate(self.points):
-            self.futures[self.pool.submit(_call, self.fn, point, self.marker(i), self.cancel_token)] = i
+    @property
+    def stop_file(self):
+        return None if self.markers is None else os.path.join(self.markers, "stop")
+
+    def submit(self, indices=None) -> None:
+        self.futures = {}
+        for i in range(len(self.points)) if indices is None else indices:
+            future = self.pool.submit(_call, self.fn, self.points[i], self.marker(i), self.cancel_token, self.stop_file)
+            self.futures[future] = i
 
     def collect(self, progress: bool) -> int | None:
-        """Wait for the points; returns the index of the first failure that stops the sweep
-        (``on_error="raise"``), else None."""
-        broken = False
-        for future in iterate(as_completed(self.futures), len(self.points), "sweep", progress):
+        """Run every point (the rest of a grid a broken process pool left in fresh pools); returns
+        the index of the failure that stops the sweep (``on_error="raise"``), else None."""
+        bar = iterate(range(len(self.points)), len(self.points), "sweep", progress)
+        ticks = iter(bar)
+        self.submit()
+        idle = 0
+        while True:
+            stopped_at, broken = self.collect_round(ticks)
+            if stopped_at is not None or not broken:
+                return stopped_at
+            finished = int((self.status == OK).sum())
+            stopped_at = self.blame_dead_worker(broken)
+            left = [i for i in broken if self.status[i] == NOT_RUN]
+            if stopped_at is not None or self.stop_reason is not None or not left:
+                return stopped_at
+            # a round where nothing finished and nobody was blamed is tried once more, not forever
+            progress = int((self.status == OK).sum()) > finished or any(self.status[i] == FAILED for i in broken)
+            idle = 0 if progress else idle + 1
+            if idle > 1:
+                return None
+            self.pool = self.fresh_pool()
+            self.submit(left)
+
+    def collect_round(self, ticks) -> tuple:
+        """Wait for the submitted points: (index of a failure that stops the sweep or None, the
+        points of a broken process pool)."""
+        broken = []
+        for future in as_completed(self.futures):
             i = self.futures[future]
+            next(ticks, None)
             if not self.record(i, future):
                 continue
             if isinstance(self.errors[i], BrokenProcessPool):
-                broken = True  # every pending point fails at once: blame the right one below
+                broken.append(i)  # every pending point fails at once: blame the right one afterwards
             elif self.on_error == "raise":
                 self.cancel()
+                # the points running already are waited for and kept: nothing that finishes is lost
+                for other, j in self.futures.items():
+                    if j != i and not other.cancelled():
+                        try:
+                            other.exception()
+                        except CancelledError:
+                            pass
                 self.harvest(CancelledError(f"not run: the sweep stopped at the failing point {self.points[i]}"))
-                return i
-        if broken:
-            return self.blame_dead_worker()
-        return None
+                return i, []
+        return None, broken
+
+    def fresh_pool(self) -> ProcessPoolExecutor:
+        """A new process pool like the broken one (its workers, start method and initializer)."""
+        old = self.pool
+        pool = ProcessPoolExecutor(max_workers=getattr(old, "_max_workers", None),
+                                   mp_context=getattr(old, "_mp_context", None),
+                                   initializer=getattr(old, "_initializer", None),
+                                   initargs=getattr(old, "_initargs", ()))
+        self.fresh_pools.append(pool)
+        return pool
 
     def record(self, i: int, future) -> bool:
         """The outcome of a done future into status/outputs/errors; True when it failed."""
@@ -243,12 +341,18 @@ class _Run:
         except Exception as exc:  # noqa: BLE001 - the point's own error, kept with it
             self.status[i], self.errors[i] = FAILED, exc
             return True
-        self.status[i] = OK
+        self.status[i], self.errors[i] = OK, None
         return False
 
     def cancel(self, running: bool = False) -> None:
-        """Cancel every point not started; ``running``: also stop the simulations of the points
-        running in this process's threads (Ctrl-C)."""
+        """Cancel every point not started; ``running`` (Ctrl-C): also stop the simulations of the
+        points running in this process's threads, and tell a process pool's workers to start none
+        of the points they hold already."""
+        if running and self.stop_file is not None:
+            try:
+                open(self.stop_file, "w").close()
+            except OSError:
+                pass
         for future in self.futures:
             future.cancel()
         if running and self.cancel_token is not None:
@@ -258,31 +362,53 @@ class _Run:
         """After Ctrl-C or a failure that stops the sweep: record the points that are done, and
         mark the others not run, with ``reason``."""
         for future, i in self.futures.items():
-            if self.status[i] == NOT_RUN and self.errors[i] is None:
-                if future.done():
-                    self.record(i, future)
-                if self.status[i] == NOT_RUN and (self.errors[i] is None or isinstance(self.errors[i], CancelledError)):
-                    self.errors[i] = reason
+            if self.status[i] == NOT_RUN and self.errors[i] is None and future.done():
+                self.record(i, future)
+            if self.status[i] == NOT_RUN and (self.errors[i] is None or isinstance(self.errors[i], CancelledError)):
+                self.errors[i] = reason
 
-    def blame_dead_worker(self) -> int | None:
+    def blame_dead_worker(self, broken: list) -> int | None:
         """A process pool broke: the point whose marker is left was running in the worker that died.
         When several were running, each is run again alone in a fresh process to find the one that
-        kills its worker (the others' results are then kept)."""
-        broken = [i for i, e in enumerate(self.errors) if isinstance(e, BrokenProcessPool)]
+        kills its worker (the others' results are then kept). Returns the point that stops the
+        sweep (``on_error="raise"``), else None."""
         running = [i for i in broken if os.path.exists(self.marker(i))]
+        for i in running:
+            os.remove(self.marker(i))
         culprits = running if len(running) <= 1 else self.rerun_alone(running)
+        # finished alone, and nobody else died alone: the death was the pool's, not a point's
+        flaky = [] if culprits else [i for i in running if self.status[i] == OK]
+        self.flaky += flaky
         for i in broken:
             if i in culprits:
                 self.status[i] = FAILED
                 self.errors[i] = BrokenProcessPool(
                     f"the worker process died while running the point {self.points[i]} (a crash or os._exit in fn)")
-            elif self.status[i] != OK:
+            elif self.status[i] != OK and i not in running:
                 self.status[i] = NOT_RUN
-                who = f"the point {self.points[culprits[0]]}" if culprits else "a point"
-                self.errors[i] = BrokenProcessPool(f"not run: the process pool broke when {who} killed its worker")
-        if self.on_error != "raise" or not broken:
+                if culprits:
+                    who = f"the point {self.points[culprits[0]]} killed its worker"
+                elif flaky:
+                    who = f"a worker died running {self._listed(flaky)}, which finished when run alone"
+                else:
+                    who = "a worker process died while it ran no point (killed from outside)"
+                self.errors[i] = BrokenProcessPool(f"not run: the process pool broke when {who}")
+        if self.on_error != "raise":
             return None
-        return min(culprits) if culprits else broken[0]
+        failed = sorted(culprits) or [i for i in running if self.status[i] == FAILED]
+        if failed:
+            return failed[0]
+        if any(self.status[i] == NOT_RUN for i in broken):  # nobody to blame: the sweep stops, saying why
+            self.stop_reason = (
+                f"sweep: a worker process died while running {self._listed(flaky)}; run again alone, each finished "
+                "(the death did not repeat: it depends on the pool, e.g. memory or a signal from outside). Their "
+                "values are kept" if flaky else
+                "sweep: a worker process died while it ran no point (killed from outside)")
+            self.stop_point = self.points[flaky[0]] if flaky else None
+        return None
+
+    def _listed(self, indices) -> str:
+        return ", ".join(f"the point {self.points[i]}" for i in indices)
 
     def rerun_alone(self, suspects: list) -> list:
         culprits = []
@@ -298,8 +424,14 @@ class _Run:
                     self.status[i], self.errors[i] = FAILED, exc
         return culprits
 
-    def close(self) -> None:
-        if self.markers is not None:
+    def close(self, interrupted: bool = False) -> None:
+        for pool in self.fresh_pools:
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
+        if self.markers is None:
+            return
+        if interrupted:  # the stop file must outlast the points the workers still hold
+            atexit.register(shutil.rmtree, self.markers, True)
+        else:
             shutil.rmtree(self.markers, ignore_errors=True)
 
 
@@ -392,7 +524,6 @@ def sweep(
     pool = ThreadPoolExecutor(max_workers=threads or min(os.cpu_count() or 1, check.MAX_THREADS)) if own else executor
     run, interrupted = _Run(fn, points, pool, on_error), False
     try:
-        run.submit()
         stopped_at = run.collect(progress)
     except KeyboardInterrupt as exc:
         interrupted = True
@@ -402,7 +533,7 @@ def sweep(
     finally:
         if own:  # the queued points are cancelled; after Ctrl-C the running ones are not waited for
             pool.shutdown(wait=not interrupted, cancel_futures=True)
-        run.close()
+        run.close(interrupted)
     return _finish(run, dims, coords, shape, missing, stopped_at)
 
 
@@ -414,6 +545,8 @@ def _result(run: _Run, dims, coords, shape, missing: str) -> SweepResult:
 
 def _finish(run: _Run, dims, coords, shape, missing: str, stopped_at) -> SweepResult:
     """The SweepResult, or the SweepError of a failing point or of entries that differ."""
+    if run.stop_reason is not None:
+        raise SweepError(run.stop_reason, _result(run, dims, coords, shape, "fill"), run.stop_point)
     if stopped_at is not None:
         cause = run.errors[stopped_at]
         err = SweepError(f"sweep: fn failed at point {run.points[stopped_at]}: {cause}",
@@ -424,6 +557,10 @@ def _finish(run: _Run, dims, coords, shape, missing: str, stopped_at) -> SweepRe
     except SweepError as err:
         err.partial = _result(run, dims, coords, shape, "fill")
         raise
+    if run.flaky:
+        warnings.warn(f"sweep: a worker process died in the pool while running {run._listed(run.flaky)}; run again "
+                      "alone, each finished and its value is kept (the death depends on the pool, e.g. memory or a "
+                      "signal from outside)", SweepWarning, stacklevel=3)
     failed = np.flatnonzero(run.status != OK)
     if failed.size:
         first = failed[0]

@@ -174,8 +174,11 @@ class _Lowerer:
         return acc
 
     def _lower_pow(self, base, exponent) -> int:
+        """base**exponent: an integer exponent by repeated products (``powi``, whose exponent is a
+        32-bit integer: larger ones, x**(2**31), take the general ``pow`` with the exponent as a
+        constant, the same value in doubles), a half by ``sqrt``, e**y by ``exp``."""
         b = self.memo[base] if base in self.memo else self._sub_expr(base)
-        if exponent.is_Integer:
+        if exponent.is_Integer and abs(int(exponent)) <= MAX_POWI:
             k = int(exponent)
             if k < 0:
                 return self._emit("div", a=self.const(1.0), b=self._emit("powi", a=b, n=-k))
@@ -187,6 +190,10 @@ class _Lowerer:
         if base == sp.E:
             return self._emit("exp", a=self._sub_expr(exponent))
         return self._emit("pow", a=b, b=self._sub_expr(exponent))
+
+
+#: The largest |n| of the tape's integer power ``powi`` (a 32-bit integer in the core).
+MAX_POWI = 2**31 - 1
 
 
 def _check_supported(e) -> None:

@@ -479,21 +479,40 @@ def _constraint_singularity(result: SimulationResult, p: list, opts: dict) -> Si
     return result
 
 
-def _batch_params(model: Model, params, n_runs: int) -> list:
+def _batch_params(model: Model, params, n_runs: int) -> tuple:
     """One parameter vector per run from None, a mapping (values scalar or length n_runs), or
-    a sequence of mappings."""
+    a sequence of mappings; and {run: message} for the runs given a NaN or infinite value, which
+    fail alone (their vectors hold it), as runs with an unusable y0 do."""
     if params is None or isinstance(params, Mapping):
         params = dict(params or {})
         lengths = {k: np.size(v) for k, v in params.items() if np.ndim(v) > 0}
         for key, size in lengths.items():
             if size != n_runs:
                 raise ValueError(f"params[{key!r}] has {size} values for {n_runs} runs")
-        return [model.param_vector({k: (np.asarray(v).reshape(-1)[i] if np.ndim(v) else v)
-                                    for k, v in params.items()}) for i in range(n_runs)]
-    params = list(params)
-    if len(params) != n_runs:
-        raise ValueError(f"params has {len(params)} entries for {n_runs} runs")
-    return [model.param_vector(p) for p in params]
+        runs = [{k: (np.asarray(v).reshape(-1)[i] if np.ndim(v) else v) for k, v in params.items()}
+                for i in range(n_runs)]
+    else:
+        runs = list(params)
+        if len(runs) != n_runs:
+            raise ValueError(f"params has {len(runs)} entries for {n_runs} runs")
+    vectors, rejected = [], {}
+    names = [str(k) for k in model.param_names]
+    for i, run in enumerate(runs):
+        if not isinstance(run, Mapping):
+            raise TypeError(f"params[{i}] must be a mapping {{name: value}}, got {type(run).__name__}")
+        bad = {(k.name if isinstance(k, sp.Symbol) else k): v for k, v in run.items()
+               if isinstance(v, (float, np.floating)) and not math.isfinite(v)}
+        vector = model.param_vector({k: v for k, v in run.items() if (k.name if isinstance(k, sp.Symbol) else k)
+                                     not in bad})  # unknown names and bad types refuse the batch
+        if bad:
+            for name in bad:
+                if name not in names:
+                    model.param_vector({name: 0.0})  # the error of an unknown name
+                vector[names.index(name)] = float(bad[name])
+            rejected[i] = f"Run {i} did not start: " + ", ".join(f"parameter {k} must be finite, got {v}"
+                                                                 for k, v in bad.items())
+        vectors.append(vector)
+    return vectors, rejected
 
 
 def simulate_many(
@@ -580,10 +599,11 @@ def simulate_many(
                          + (f" or (n_runs, {2 * model.system.n}) (q, u)" if _frame_form(model) else "")
                          + f", got {Y0.shape}")
     n_runs = Y0.shape[0]
-    P = _batch_params(model, params, n_runs)
+    P, bad_params = _batch_params(model, params, n_runs)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
     Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
+    rejected.update(bad_params)  # a NaN parameter fails its own run, not the batch
     checked = model
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
         raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "

@@ -12,6 +12,7 @@ from .. import _options as check
 from ..errors import ModelError
 from ..expressions.names import describe
 from ..expressions.parsing import plain, to_sympy
+from .sparsity import SPARSE_MAX_DENSITY
 
 
 def _as_symbols(seq, what: str) -> tuple:
@@ -33,6 +34,12 @@ def _immutable(obj, what: str = "matrix") -> sp.ImmutableMatrix:
     """``sp.ImmutableMatrix(obj)``, its strings parsed without evaluation (:mod:`..expressions.parsing`);
     a SymPy matrix keeps its (sparse) representation, where the constructor would rebuild it from
     all n^2 entries (a second at n = 900)."""
+    if isinstance(obj, sp.ImmutableSparseMatrix):
+        return obj
+    if isinstance(obj, sp.MutableSparseMatrix):
+        return obj.as_immutable()  # a sparse matrix stays sparse: O(nonzeros), where dense holds n^2
+    if isinstance(obj, (sp.ImmutableDenseMatrix, sp.MutableDenseMatrix)) and _mostly_zero(obj):
+        return sp.ImmutableSparseMatrix(*obj.shape, obj.todok())  # from the nonzeros: O(nonzeros)
     if isinstance(obj, sp.ImmutableDenseMatrix):
         return obj
     if isinstance(obj, sp.MutableDenseMatrix):
@@ -40,6 +47,19 @@ def _immutable(obj, what: str = "matrix") -> sp.ImmutableMatrix:
     if isinstance(obj, str):
         raise TypeError(f"{what} must be a matrix of SymPy expressions, got the string {obj!r:.200}")
     return sp.ImmutableMatrix(plain(obj, what))
+
+
+#: A dense SymPy matrix is kept as a sparse one from this many entries, when at most
+#: SPARSE_MAX_DENSITY of them are nonzero (the rule of sparse="auto", system/sparsity.py): an
+#: immutable dense matrix holds a tuple of all its entries (288 MB at n = 6000).
+SPARSE_MIN_ENTRIES = 400
+
+
+def _mostly_zero(matrix) -> bool:
+    rows, cols = matrix.shape
+    if rows * cols < SPARSE_MIN_ENTRIES:
+        return False
+    return len(matrix.todok()) <= SPARSE_MAX_DENSITY * rows * cols
 
 
 def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:

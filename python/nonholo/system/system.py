@@ -29,7 +29,7 @@ from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
                          _order, _point, _speeds, _unit_norm_groups)
-from .checks import check_applied_force, check_metric_symmetric
+from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
 from .sparsity import prefers_sparse, sparse_choice
 
@@ -171,6 +171,7 @@ class System(Extensions):
         k = self.constraints.shape[0]
         if k >= n:
             raise ValueError(f"constraints has {k} rows for {n} coordinates; at most n - 1 independent rows")
+        check_size(n, k, f"coordinates ({n} symbols)")  # the lowered graph and the core hold n x n densely
         self.affine = sp.ImmutableMatrix.zeros(k, 1) if affine is None else _as_matrix(affine, (k, 1), "affine")
         if friction is None:
             self.friction_coefficients = sp.ImmutableMatrix.eye(k)

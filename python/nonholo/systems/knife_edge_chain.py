@@ -4,6 +4,7 @@ import numpy as np
 import sympy as sp
 
 from ..viz import drawing as dr
+from ..system.checks import check_size
 from ..system.system import System
 
 
@@ -32,6 +33,7 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
     """
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise ValueError(f"N must be a positive integer (the number of links), got {N!r}")
+    check_size(N + 2, N, f"N = {N}")  # before anything is built
     x, y = sp.symbols("x y")
     th = sp.symbols(f"theta_1:{N + 1}")
     m_, I_, a_, l_, mu_ = sp.symbols("m I a l mu", positive=True)

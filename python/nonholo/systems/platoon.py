@@ -3,6 +3,7 @@
 import numpy as np
 import sympy as sp
 
+from ..system.checks import check_size
 from ..system.system import System
 
 
@@ -56,6 +57,7 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
     if not isinstance(K, (int, np.integer)) or isinstance(K, bool) or K < 1:
         raise ValueError(f"K must be a positive integer (the number of robots), got {K!r}")
     K = int(K)
+    check_size(3 * K, K, f"K = {K}")  # before a symbol is made: platoon(10**6) fails at once
     m_, I_, d_, k_, L_, mu_ = sp.symbols("m I d k L mu", positive=True)
     q, v = [], []
     for i in range(1, K + 1):
@@ -63,8 +65,7 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
         q += sp.symbols(f"x_{i} y_{i} theta_{i}", real=True)
         v += sp.symbols(f"x_{i}_dot y_{i}_dot theta_{i}_dot", real=True)
     n = 3 * K
-    G = sp.zeros(n, n)  # sparse inside: entries set one by one cost O(nonzeros), not O(n^2)
-    A = sp.zeros(K, n)
+    G, A = {}, {}  # the nonzeros only: the system keeps them as SymPy sparse matrices, O(nonzeros)
     inertia = m_ * d_**2 + I_
     for i in range(K):
         x, y, theta = 3 * i, 3 * i + 1, 3 * i + 2
@@ -78,7 +79,9 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
         A[i, x], A[i, y] = -s, c
     # one Add of all springs, not a running sum (quadratic in K)
     V = sp.Add(*(_spring(k_, L_, q[3 * i:3 * i + 2], q[3 * i + 3:3 * i + 5]) for i in range(K - 1)))
-    return Platoon(q, G, potential=V, constraints=A, friction=mu_ * sp.eye(K), velocities=v,
+    friction = sp.ImmutableSparseMatrix(K, K, {(i, i): mu_ for i in range(K)})
+    return Platoon(q, sp.ImmutableSparseMatrix(n, n, G), potential=V, constraints=sp.ImmutableSparseMatrix(K, n, A),
+                   friction=friction, velocities=v,
                    parameters={m_: m, I_: I, d_: d, k_: k, L_: L, mu_: mu}, name=f"platoon (K = {K})")
 
 
