@@ -208,13 +208,15 @@ def fernandez_bloch_flows() -> dict:
     nh_circle = nh.simulate(frame().hamel(), (0, CIRCLE_T), y0, t_eval=t, **KW)
     va_on, va_off = _constraint_velocities(on), _constraint_velocities(off)
     centre, radius = circle_geometry()
+    off_distances = _distances(off, nh_circle)
     vak = nh.simulate(frame().vakonomic(), (0, CIRCLE_T), np.r_[y0, M * (qdot0 + w)[1:3]], t_eval=t, **KW)
     angle_diff = float(np.abs(off.q[[0, 3]] - vak.q[[0, 3]]).max())
     numbers = {"on_C_max_constraint_velocity": float(np.abs(va_on).max()),
                "on_C_distance_to_nonholonomic": float(np.abs(on.q - nh_circle.q).max()),
                "on_C_distance_to_closed_form": float(np.abs(on.q - circle_closed_form(t)).max()),
                "off_C_drift_of_constraint_velocities": float(np.abs(va_off - va_off[:, :1]).max()),
-               "off_C_distance_to_nonholonomic": _distances(off, nh_circle),
+               "off_C_contact_point_distance_to_nonholonomic": off_distances["position"],
+               "off_C_angle_difference_to_nonholonomic": off_distances["angles"],
                "off_C_distance_from_the_circle":
                    float(np.abs(np.hypot(*(off.q[1:3] - centre[:, None])) - radius).max()),
                "off_C_angles_vs_vakonomic": angle_diff,
