@@ -250,6 +250,24 @@ class System:
         Keyword arguments (``state``, ``potential``, ``friction``, ``specified``, ``name``,
         ``simplify``, ``check_kinematics``) and what is supported:
         :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
+
+        Examples
+        --------
+        A skate (a body in the plane that cannot move sideways) in Kane's speeds u1 = x', u3:
+
+        >>> import sympy as sp, sympy.physics.mechanics as me, nonholo as nh
+        >>> x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
+        >>> N = me.ReferenceFrame("N"); B = N.orientnew("B", "Axis", [th, N.z]); B.set_ang_vel(N, u3 * N.z)
+        >>> P = me.Point("P"); P.set_vel(N, u1 * N.x + u2 * N.y)
+        >>> km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
+        ...                     u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
+        >>> _ = km.kanes_equations([me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, 1), P))], [])
+        >>> skate = nh.System.from_kanes_method(km)
+        >>> skate.nonholonomic().state_names
+        ['x', 'y', 'theta', 'u1', 'u3']
+        >>> r = nh.simulate(skate.nonholonomic(), (0, 1), [0, 0, 0, 1.0, 1.0])  # a circle: sin t, 1 - cos t
+        >>> print(f"{r['x'][-1]:.6f} {r['y'][-1]:.6f}")
+        0.841471 0.459698
         """
         from ..expressions.mechanics import kanes_method_arguments
 
