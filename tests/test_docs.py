@@ -105,6 +105,20 @@ def test_page_titles_say_what_the_page_is_about():
         assert title.startswith("# ") and "(tested)" not in title, f"{page.name}: {title}"
 
 
+def test_installation_check_prints_what_the_page_says():
+    """The installation page's three-line check runs and prints the sentence the page quotes."""
+    import subprocess
+    import sys
+
+    page = (DOCS / "guide" / "installation.md").read_text()
+    section = page.split("## Check that it works", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r'python -c "(.*?)"\n```', section, re.S).group(1)
+    assert len(code.splitlines()) == 3
+    said = re.search(r"It prints `(.*?)`", section).group(1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == said
+
+
 def test_readme_is_short_and_its_quick_start_runs(capsys):
     """At most about 200 lines; the Python blocks of "A first example" (the first is the wheel
     check's quick start) run and print the four convergence rows."""
