@@ -6,7 +6,7 @@ APT_PACKAGES := libsundials-dev libeigen3-dev g++ cmake valgrind
 PYTEST_WORKERS ?= 2
 
 .PHONY: all deps system-deps python-deps install test test-fast cpp-test lint figures bench clean sanitize sdist wheel wheel-test \
-	docs docs-deps docs-check
+	docs docs-deps docs-install docs-check
 
 all: install
 
@@ -71,23 +71,43 @@ clean:
 	rm -rf build figures benchmarks/_build .pytest_cache dist docs/_build docs/reference/generated
 
 # The documentation site (docs/_build/html): Sphinx with the pydata theme, MyST Markdown, the
-# notebooks rendered by myst-nb without executing them (tests/test_notebooks.py executes them),
-# the reference generated from the docstrings; the gallery's scripts run first (docs/gallery/run.py
-# writes their figures and pages; about 40 s, then only the changed ones). Warnings are errors: a broken reference, a bad docstring or an unknown page fails the
-# build. External links cannot be checked offline (no linkcheck): docs/external_links.txt lists
-# them with the date each was last checked (tests/test_external_links.py).
+# tutorials (notebooks/) executed by myst-nb with its cache in docs/_build/.jupyter_cache (a
+# notebook runs again only when its code changed; a cell that raises or runs past its timeout
+# fails the build), the reference generated from the docstrings; the gallery's scripts run first
+# (docs/gallery/run.py writes their figures and pages, then only the changed ones). Formulas are
+# typeset by Debian's MathJax 2 (libjs-mathjax), copied into the site: no CDN. Warnings are
+# errors: a broken reference, a bad docstring or an unknown page fails the build. External links
+# cannot be checked offline (no linkcheck): docs/external_links.txt lists them with the date each
+# was last checked (tests/test_external_links.py).
+# The package must be importable: when `import nonholo` works with $(PYTHON) (an editable install
+# of this or another checkout, or a wheel), the site documents that install and `make docs` says
+# which one; only when it fails does `make docs` run `make install` (an editable install of this
+# checkout).
 DOCS_BUILD ?= docs/_build
 DOCS_REQUIREMENTS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(r) for r in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
+DOCS_APT_PACKAGES := libjs-mathjax
+# Sphinx reads the pages (and myst-nb executes the notebooks) in DOCS_JOBS processes
+DOCS_JOBS ?= 2
+
 docs-deps:
+	@if [ -f /usr/share/javascript/mathjax/MathJax.js ]; then echo "MathJax present (libjs-mathjax)"; else \
+	  echo "installing $(DOCS_APT_PACKAGES) with apt-get"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(DOCS_APT_PACKAGES); \
+	fi
 	$(PIP) install -q $(DOCS_REQUIREMENTS)
 
-docs: install docs-deps
-	$(PYTHON) docs/gallery/run.py
-	$(PYTHON) -m sphinx -b html -W --keep-going -q docs $(DOCS_BUILD)/html
+docs-install:
+	@if $(PYTHON) -c "import nonholo" 2>/dev/null; then \
+	  echo "documenting the installed nonholo $$($(PYTHON) -c 'import nonholo; print(nonholo.__version__, "from", nonholo.__file__)') (make install re-points it to this checkout)"; \
+	else $(MAKE) install; fi
 
-# The built site opened in Debian's Chromium, headless: the front page, a reference page, a gallery
-# page and a tutorial render (title, images loaded, no console errors); screenshots in
-# docs/_build/screenshots.
+docs: docs-install docs-deps
+	$(PYTHON) docs/gallery/run.py
+	$(PYTHON) -m sphinx -b html -W --keep-going -q -j $(DOCS_JOBS) docs $(DOCS_BUILD)/html
+
+# The built site opened in Debian's Chromium, headless: every page (tests/docs/check_site.py says
+# what it checks: images and files loaded, no console errors, no raw TeX, no horizontal overflow
+# at 1280 px); screenshots of a few in docs/_build/screenshots.
 docs-check: docs
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
 	$(PYTHON) tests/docs/check_site.py --site $(DOCS_BUILD)/html --out $(DOCS_BUILD)/screenshots

@@ -59,9 +59,16 @@ def load_results(directory: Path = RESULTS) -> dict:
     return {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("*.json"))}
 
 
+def shown_command(command: str) -> str:
+    """The command as the page shows it: a path outside the checkout (a machine's scratch file,
+    such as a raw-data dump under /tmp) becomes its file name, which says what it was without
+    pointing at a file no reader has."""
+    return re.sub(r"(?<!\S)/(?:[^\s/]+/)*([^\s/]+)", r"\1", command)
+
+
 def provenance(record: dict) -> str:
     """The line above a result's tables: the command, the date and the machine that produced them."""
-    line = f"*`{record['command']}`, {record['date']}; {record['machine']}.*"
+    line = f"*`{shown_command(record['command'])}`, {record['date']}; {record['machine']}.*"
     if record.get("source") == "transcribed":
         line += f" {record['note']}"
     return line
@@ -76,7 +83,8 @@ def render_index(results: dict) -> str:
     """One row per stored result: where it came from and whether it was measured by a script's --json."""
     lines = ["| results file | command | date | source |", "|---|---|---|---|"]
     for name, record in results.items():
-        lines.append(f"| `results/{name}.json` | `{record['command']}` | {record['date']} | {record['source']} |")
+        lines.append(f"| `results/{name}.json` | `{shown_command(record['command'])}` | {record['date']} | "
+                     f"{record['source']} |")
     return "\n".join(lines)
 
 

@@ -1,7 +1,5 @@
 """Sphinx configuration of the nonholo documentation (``make docs``)."""
 
-import hashlib
-import json
 import os
 import re
 import sys
@@ -45,32 +43,63 @@ napoleon_use_ivar = True  # dataclass fields listed in "Attributes" are not docu
 # build through the other warnings.
 suppress_warnings = ["ref.python"]
 
-# Tutorials: the notebooks of notebooks/, shown with their outputs. The site does not execute them
-# (all of them take about 10 minutes of CPU): tests/test_notebooks.py, which `make test` runs before
-# `make docs` in CI, executes each one and keeps the executed copy, stamped with the SHA-256 of its
-# source, in docs/_build/executed/. A stamped copy of the current source is shown; otherwise the
-# notebook as stored (no outputs). NONHOLO_DOCS_EXECUTE=cache has Sphinx execute them instead.
+# Tutorials: the notebooks of notebooks/, executed by the build itself (myst-nb's jupyter-cache under
+# docs/_build/.jupyter_cache): a notebook runs again only when its code changed, so the site shows
+# every tutorial with its outputs and figures from a clean clone, whatever ran before. A cell that
+# raises, or one that runs longer than nb_execution_timeout seconds, fails the build.
+# NONHOLO_DOCS_EXECUTE=off shows the notebooks as stored (no outputs), for a quick look at the prose.
 TUTORIALS = HERE / "tutorials"
-EXECUTED = HERE / "_build" / "executed"
-
-
-def _tutorial(notebook: Path) -> bytes:
-    source = notebook.read_bytes()
-    executed = EXECUTED / notebook.name
-    if executed.exists():
-        stamp = json.loads(executed.read_text()).get("metadata", {}).get("nonholo_source_sha256")
-        if stamp == hashlib.sha256(source).hexdigest():
-            return executed.read_bytes()
-    return source
-
-
 for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
-    target, content = TUTORIALS / notebook.name, _tutorial(notebook)
+    target, content = TUTORIALS / notebook.name, notebook.read_bytes()
     if not target.exists() or target.read_bytes() != content:
         target.write_bytes(content)
-nb_execution_mode = os.environ.get("NONHOLO_DOCS_EXECUTE", "off")
+nb_execution_mode = os.environ.get("NONHOLO_DOCS_EXECUTE", "cache")
 nb_execution_cache_path = str(HERE / "_build" / ".jupyter_cache")
-nb_execution_timeout = 600
+nb_execution_timeout = 300  # seconds per cell
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_excludepatterns = []
+# the notebooks write their figures where NONHOLO_FIGURES points (papers.figure_dir); in the build
+# that is a scratch folder, not the checkout
+os.environ.setdefault("NONHOLO_FIGURES", str(HERE / "_build" / "notebook_figures"))
+os.environ.setdefault("MPLBACKEND", "Agg")
+# the kernel ("python3", whose command is `python`) runs the interpreter that runs Sphinx, with the
+# checkout's papers/ importable (the paper notebooks add the notebooks' parent folder to sys.path,
+# which is docs/ for the copies the build executes)
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH", "")] if p)
+
+# Math: MathJax 2 from Debian's libjs-mathjax (make docs-deps installs it), served with the site so
+# that formulas typeset offline; no CDN. Only the parts the TeX input and CommonHTML output load
+# are copied (about 3 MB of the package's 54).
+MATHJAX = Path(os.environ.get("NONHOLO_MATHJAX", "/usr/share/javascript/mathjax"))
+MATHJAX_PARTS = ["MathJax.js", "config/TeX-AMS_CHTML.js", "extensions", "jax/input/TeX", "jax/output/CommonHTML",
+                 "jax/element", "fonts/HTML-CSS/TeX/woff", "localization/en"]
+MATHJAX_STATIC = HERE / "_build" / "mathjax_static"
+
+
+def _copy_mathjax() -> None:
+    import shutil
+
+    if not (MATHJAX / "MathJax.js").exists():
+        raise RuntimeError(f"MathJax 2 not found at {MATHJAX}: install Debian's libjs-mathjax (make docs-deps does) "
+                           "or point NONHOLO_MATHJAX at a MathJax 2 folder")
+    for part in MATHJAX_PARTS:
+        source, target = MATHJAX / part, MATHJAX_STATIC / "mathjax" / part
+        if target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
+
+
+_copy_mathjax()
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
+# typeset only what Sphinx and myst-nb mark as math (a "$" in prose or code stays as it is)
+mathjax2_config = {"tex2jax": {"processClass": "math|output_area", "ignoreClass": "document"},
+                   "messageStyle": "none", "showMathMenu": False}
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
@@ -84,7 +113,8 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-html_static_path = ["_static"]
+html_static_path = ["_static", str(MATHJAX_STATIC)]
+html_css_files = ["nonholo.css"]
 html_favicon = "_static/favicon.svg"  # without one the browser asks for /favicon.ico and logs a 404
 html_context = {"default_mode": "auto"}  # the theme logs an error on a first visit without it
 

@@ -90,10 +90,16 @@ def test_guide_code_runs_and_prints_what_the_page_shows(page, capsys):
     assert printed.strip()
 
 
+# the guide's pages that are lists rather than topics: the index, the one-page summary of the API,
+# the papers' references; the installation page opens with its commands and has its own check
+NOT_TOPICS = {"index.md", "api_at_a_glance.md", "papers.md", "installation.md"}
+
+
 def test_guide_pages_open_with_an_example_and_its_output():
     """Each guide page about using the package opens with a short runnable example and its output
     (a ```python block followed by a ```text block before the page's first section)."""
-    for page in GUIDE:
+    topics = sorted(p.name for p in (DOCS / "guide").glob("*.md") if p.name not in NOT_TOPICS)
+    for page in topics:
         first_section = (DOCS / "guide" / page).read_text().split("\n## ", 1)[0]
         examples = shown_examples(first_section)
         assert examples and examples[0][1] is not None, f"{page} does not open with an example and its output"
@@ -103,6 +109,20 @@ def test_page_titles_say_what_the_page_is_about():
     for page in sorted((DOCS / "guide").glob("*.md")):
         title = page.read_text().splitlines()[0]
         assert title.startswith("# ") and "(tested)" not in title, f"{page.name}: {title}"
+
+
+def test_installation_check_prints_what_the_page_says():
+    """The installation page's three-line check runs and prints the sentence the page quotes."""
+    import subprocess
+    import sys
+
+    page = (DOCS / "guide" / "installation.md").read_text()
+    section = page.split("## Check that it works", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r'python -c "(.*?)"\n```', section, re.S).group(1)
+    assert len(code.splitlines()) == 3
+    said = re.search(r"It prints `(.*?)`", section).group(1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == said
 
 
 def test_readme_is_short_and_its_quick_start_runs(capsys):

@@ -1,9 +1,11 @@
 """Run every gallery script and write its page: the script's docstring, its figure and its code.
 
 ``make docs`` runs this before Sphinx. Each script runs in a fresh interpreter in
-``docs/gallery/images/`` (where it writes its PNG), with matplotlib's non-interactive backend; a
-script that fails or draws no PNG stops the build. The pages (``<name>.md``) are generated, not
-kept in git. A script whose source and PNG are unchanged since the last run is not run again.
+``docs/gallery/images/`` (where it writes its PNG), with matplotlib's non-interactive backend, as
+many at a time as ``NONHOLO_DOCS_JOBS`` says (default: the number of CPUs); a script that fails or
+draws no PNG stops the build. The pages (``<name>.md``) and the index's thumbnails (``cards.inc``,
+sphinx-design cards with each figure, included by ``index.md``) are generated, not kept in git. A
+script whose source and PNG are unchanged since the last run is not run again.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,15 +59,32 @@ def _code_start(script: Path) -> int:
     return tree.body[0].end_lineno + 1 if isinstance(tree.body[0], ast.Expr) else 1
 
 
+def cards(found: list[Path]) -> str:
+    """The index's thumbnails: one card per script, its figure on top and its title below."""
+    lines = ["::::{grid} 1 2 3 3", ":gutter: 3", ""]
+    for script in found:
+        doc = ast.get_docstring(ast.parse(script.read_text())) or script.stem
+        title = doc.partition("\n")[0].rstrip(".")
+        lines += [f":::{{grid-item-card}} {title}", f":img-top: images/{script.stem}.png", f":img-alt: {title}",
+                  f":link: {script.stem}", ":link-type: doc", ":::", ""]
+    return "\n".join(lines + ["::::", ""])
+
+
+def write(target: Path, text: str) -> None:
+    if not target.exists() or target.read_text() != text:
+        target.write_text(text)
+
+
 def main() -> None:
     IMAGES.mkdir(exist_ok=True)
-    for script in scripts():
-        seconds = run(script)
-        print(f"gallery: {script.name} {'up to date' if seconds == 0 else f'{seconds:.1f} s'}", flush=True)
-        target = HERE / f"{script.stem}.md"
-        text = page(script)
-        if not target.exists() or target.read_text() != text:
-            target.write_text(text)
+    found = scripts()
+    jobs = int(os.environ.get("NONHOLO_DOCS_JOBS", os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for script, seconds in zip(found, pool.map(run, found)):
+            print(f"gallery: {script.name} {'up to date' if seconds == 0 else f'{seconds:.1f} s'}", flush=True)
+    for script in found:
+        write(HERE / f"{script.stem}.md", page(script))
+    write(HERE / "cards.inc", cards(found))
 
 
 if __name__ == "__main__":

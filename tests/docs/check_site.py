@@ -1,14 +1,25 @@
-"""Open the built documentation in headless Chromium and check that four pages render.
+"""Open every page of the built documentation in headless Chromium and check that it renders.
 
-For the front page, a reference page, a gallery page and a tutorial: the title is present, every
-image has loaded (complete, with a natural width), the page has the content it should (a
-heading; the gallery page an image) and the console shows no error (console.error calls,
-uncaught exceptions, and the browser's own log errors such as a resource that failed to load).
-A screenshot of each page is saved. The pages are served over HTTP from the build directory.
+Every HTML page of the site (the guide, the tutorials, the gallery, each reference page, the
+benchmarks, the indices and the highlighted sources) is loaded over HTTP from the build directory,
+with the window 1280 px wide, after MathJax has typeset it. A page fails on:
 
-Chromium is driven through the Chrome DevTools Protocol over its WebSocket, with a minimal
-client from the standard library (no dependency beyond Debian's ``chromium``). Run by
-``make docs-check``; exits non-zero naming each failed check.
+- a missing title or h1 heading, or almost no text;
+- an image that did not load, or any file of the site the browser asked for and did not get (the
+  browser's own log errors: a 404 of an image, a script or a style sheet);
+- a link to a local file that is not in the site (the server's folder);
+- console errors (console.error calls, uncaught exceptions);
+- a notebook cell that prints, plots or displays and shows no output (a tutorial not executed);
+- raw TeX in the rendered text outside code (``\\(``, ``$$``, ``\\frac``...): a formula MathJax did not
+  typeset;
+- a page wider than the window (horizontal overflow of the document: wide code and tables must
+  scroll inside their own box).
+
+One browser, several tabs working through the pages in parallel (``--tabs``); screenshots of a
+few pages are saved (``--out``). Chromium is driven through the Chrome DevTools Protocol over its
+WebSocket, with a minimal client from the standard library (no dependency beyond Debian's
+``chromium``). Run by ``make docs-check``; exits non-zero naming each failed check, and prints
+how many pages it opened and how long that took.
 """
 
 from __future__ import annotations
@@ -30,13 +41,21 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-# page, text its title must contain, least number of images
-PAGES = [
-    ("index.html", "nonholo", 0),
-    ("reference/generated/nonholo.simulate.html", "simulate", 0),
-    ("gallery/sleigh_three_ways.html", "sleigh", 1),
-    ("tutorials/quickstart.html", "", 0),
-]
+# pages that must exist, with text their title must contain and their least number of images;
+# their screenshots are saved
+REQUIRED = {
+    "index.html": ("nonholo", 0),
+    "reference/generated/nonholo.simulate.html": ("simulate", 0),
+    "gallery/sleigh_three_ways.html": ("sleigh", 1),
+    "gallery/index.html": ("gallery", 6),
+    "tutorials/quickstart.html": ("quick", 1),
+    "guide/choosing_a_model.html": ("model", 0),
+}
+# pages that are lists rather than prose: no h1 or little text is right for them
+LISTS = {"search.html", "genindex.html", "py-modindex.html"}
+# TeX that MathJax would have typeset: delimiters and common commands, outside code
+RAW_TEX = (r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(frac|dot|ddot|mathbf|mathrm|mathcal|varepsilon|epsilon|lambda|"
+           r"partial|sum|int|sqrt|begin|end|left|right|cdot|quad|operatorname|boldsymbol|text|tfrac|dfrac)\b")
 
 
 class WebSocket:
@@ -187,63 +206,143 @@ def start_browser(profile: Path) -> tuple[subprocess.Popen, int]:
     raise SystemExit("chromium did not open its DevTools port within 30 s")
 
 
-def check_page(devtools: int, url: str, title_part: str, min_images: int, screenshot: Path) -> list[str]:
+PAGE_STATE = r"""(() => {
+    const body = document.body.cloneNode(true);
+    body.querySelectorAll('pre, code, script, style, .highlight, .MathJax_Preview, .mjx-chtml, .MJX_Assistive_MathML,'
+                          + ' .MathJax, textarea, kbd, samp, .search, [role=search]').forEach(e => e.remove());
+    const local = Array.from(document.querySelectorAll('a[href], img[src], link[href], script[src], source[src]'))
+        .map(e => e.href || e.src).filter(u => u.startsWith(location.origin));
+    return {
+        title: document.title,
+        heading: (document.querySelector('h1') || {}).textContent || '',
+        images: Array.from(document.images).map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0})),
+        text: document.body.innerText.length,
+        prose: body.textContent,
+        local: local,
+        width: document.documentElement.scrollWidth,
+        window: window.innerWidth,
+        silent: Array.from(document.querySelectorAll('div.cell')).filter(c => {
+            const src = (c.querySelector('.cell_input') || {}).innerText || '';
+            return /\b(print|display|show|animate)\(|\.plot\(|plt\.|\.style\b/.test(src)
+                   && !c.querySelector('.cell_output');
+        }).map(c => ((c.querySelector('.cell_input') || {}).innerText || '').split("\n")[0].slice(0, 60)),
+        wide: Array.from(document.querySelectorAll('article *')).filter(e => e.getBoundingClientRect().right
+            > window.innerWidth + 1).slice(0, 3).map(e => e.tagName + '.' + e.className),
+    };
+})()"""
+# resolves once MathJax 2 has typeset the page (at once on a page without math)
+MATHJAX_DONE = """new Promise(done => (window.MathJax && MathJax.Hub) ? MathJax.Hub.Queue(() => done(true))
+                                                              : done(false))"""
+
+
+def open_tab(devtools: int) -> Page:
     request = urllib.request.Request(f"http://127.0.0.1:{devtools}/json/new?about:blank", method="PUT")
     target = json.loads(urllib.request.urlopen(request, timeout=30).read())
     page = Page(target["webSocketDebuggerUrl"])
     for domain in ("Page", "Runtime", "Log"):
         page.call(f"{domain}.enable")
-    page.call("Page.navigate", url=url)
+    return page
+
+
+def local_file(site: Path, base: str, url: str) -> Path | None:
+    """The file of the site a same-origin URL names (None for the site's folder listing)."""
+    path = urllib.parse.unquote(urllib.parse.urlsplit(url).path)
+    rel = path[len(base):] if path.startswith(base) else path.lstrip("/")
+    return site / rel if rel and not rel.endswith("/") else (site / rel / "index.html")
+
+
+def check_page(page: Page, site: Path, origin: str, path: str, screenshot: Path | None) -> list[str]:
+    import re
+
+    page.events.clear()
+    page.call("Page.navigate", url=f"{origin}/{path}")
     page.wait_for("Page.loadEventFired", timeout=60)
-    page.drain(1.5)
-    state = page.call("Runtime.evaluate", returnByValue=True, expression="""({
-        title: document.title,
-        heading: (document.querySelector('h1') || {}).textContent || '',
-        images: Array.from(document.images).map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0})),
-        text: document.body.innerText.length})""")["result"]["value"]
-    shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
-    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    page.call("Runtime.evaluate", expression=MATHJAX_DONE, awaitPromise=True, returnByValue=True, timeout=30000)
+    page.drain(0.2)
+    state = page.call("Runtime.evaluate", returnByValue=True, expression=PAGE_STATE)["result"]["value"]
+    if screenshot is not None:
+        shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+        screenshot.write_bytes(base64.b64decode(shot["data"]))
     problems = [f"console {e}" for e in console_errors(page.events)]
+    title_part, min_images = REQUIRED.get(path, ("", 0))
     if not state["title"].strip() or title_part.lower() not in state["title"].lower():
         problems.append(f"title {state['title']!r} lacks {title_part!r}")
-    if not state["heading"].strip():
-        problems.append("no h1 heading")
-    if state["text"] < 200:
-        problems.append(f"only {state['text']} characters of text")
+    if path not in LISTS:
+        if not state["heading"].strip():
+            problems.append("no h1 heading")
+        if state["text"] < 200:
+            problems.append(f"only {state['text']} characters of text")
     problems += [f"image not loaded: {i['src']}" for i in state["images"] if not i["ok"]]
     if len(state["images"]) < min_images:
         problems.append(f"{len(state['images'])} images, expected at least {min_images}")
-    print(f"{url}: title {state['title']!r}, {len(state['images'])} images, "
-          f"{len(console_errors(page.events))} console errors -> {screenshot.name}")
-    page.ws.sock.close()
+    missing = sorted({u.split("#")[0] for u in state["local"] if not local_file(site, "/", u.split("#")[0]).exists()})
+    problems += [f"links to a file the site does not have: {u}" for u in missing]
+    for m in list(re.finditer(RAW_TEX, state["prose"]))[:3]:
+        problems.append(f"raw TeX in the text: ...{state['prose'][max(0, m.start() - 40):m.end() + 40]!r}...")
+    problems += [f"a cell that prints or plots shows no output: {first!r}..." for first in state["silent"]]
+    if state["width"] > state["window"] + 1:
+        problems.append(f"page {state['width']} px wide in a {state['window']} px window (overflowing: "
+                        f"{', '.join(state['wide']) or 'outside the article'})")
     return problems
+
+
+def pages_of(site: Path) -> list[str]:
+    """Every HTML page of the site, the required ones first (their screenshots)."""
+    found = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if not p.relative_to(site).as_posix().startswith(("_static/", "_images/", "_sources/")))
+    return [p for p in REQUIRED if p in found] + [p for p in found if p not in REQUIRED]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--site", type=Path, default=Path("docs/_build/html"))
     parser.add_argument("--out", type=Path, default=Path("docs/_build/screenshots"))
+    parser.add_argument("--tabs", type=int, default=4, help="pages loaded at the same time")
+    parser.add_argument("--only", nargs="*", help="check only these pages (paths under --site)")
     args = parser.parse_args(argv)
-    missing = [p for p, _, _ in PAGES if not (args.site / p).exists()]
+    missing = [p for p in REQUIRED if not (args.site / p).exists()]
     if missing:
         raise SystemExit(f"not built: {missing} under {args.site} (run make docs)")
+    pages = args.only or pages_of(args.site)
     args.out.mkdir(parents=True, exist_ok=True)
     server, port = serve(args.site)
-    failures = []
+    origin, failures, lock, todo = f"http://127.0.0.1:{port}", [], threading.Lock(), list(reversed(pages))
+    start = time.monotonic()
+
+    def work(devtools: int) -> None:
+        page = open_tab(devtools)
+        while True:
+            with lock:
+                if not todo:
+                    break
+                path = todo.pop()
+            shot = args.out / (path.replace("/", "_").removesuffix(".html") + ".png") if path in REQUIRED else None
+            try:
+                problems = check_page(page, args.site, origin, path, shot)
+            except (TimeoutError, RuntimeError, ConnectionError) as e:
+                problems = [f"not loaded: {e}"]
+                page.ws.sock.close()
+                page = open_tab(devtools)
+            with lock:
+                failures.extend(f"{path}: {p}" for p in problems)
+        page.ws.sock.close()
+
     with tempfile.TemporaryDirectory() as profile:
         browser, devtools = start_browser(Path(profile))
         try:
-            for path, title_part, min_images in PAGES:
-                shot = args.out / (path.replace("/", "_").removesuffix(".html") + ".png")
-                problems = check_page(devtools, f"http://127.0.0.1:{port}/{path}", title_part, min_images, shot)
-                failures += [f"{path}: {p}" for p in problems]
+            workers = [threading.Thread(target=work, args=(devtools,)) for _ in range(max(1, args.tabs))]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
         finally:
             browser.terminate()
             browser.wait(timeout=30)
             server.shutdown()
-    print(f"{len(PAGES) - len({f.split(':')[0] for f in failures})} passed, "
-          f"{len({f.split(':')[0] for f in failures})} failed")
-    for f in failures:
+    failed = {f.split(": ")[0] for f in failures}
+    print(f"{len(pages)} pages in {time.monotonic() - start:.0f} s ({args.tabs} tabs): "
+          f"{len(pages) - len(failed)} passed, {len(failed)} failed; screenshots of {len(REQUIRED)} in {args.out}")
+    for f in sorted(failures):
         print("FAILED", f)
     return 1 if failures else 0
 

@@ -107,6 +107,21 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         roll`` (the body's z-y-x Euler angles, for display: ``roll`` is not the lean, it jumps by
         pi where the pitch passes +-pi/2, twice per revolution of a rolling disc), ``z``
         (height of G), ``omega_1..3`` (body angular velocity) and ``slip`` (|s|).
+
+    Examples
+    --------
+    A ball spinning about its body y axis rolls along x, one radius per radian, its quaternion
+    kept at unit norm:
+
+    >>> import nonholo as nh
+    >>> from nonholo.bodies import RigidBody
+    >>> from nonholo.contact import Sphere, roll_on_plane, rolling_state
+    >>> ball = roll_on_plane(RigidBody(mass=1.0, inertia=(0.4, 0.4, 0.4)), Sphere(radius=1.0))
+    >>> ball.coordinates
+    (x, y, q0, q1, q2, q3)
+    >>> r = nh.simulate(ball.nonholonomic(), (0, 2), rolling_state(ball, [1, 0, 0, 0], omega=[0, 1, 0]))
+    >>> print(f"x = {r['x'][-1]:.6f}, y = {r['y'][-1]:.6f}, |q| = 1 to 1e-12: {r.unit_norm_residual().max() < 1e-12}")
+    x = 2.000000, y = 0.000000, |q| = 1 to 1e-12: True
     """
     if not isinstance(body, RigidBody):
         raise TypeError(f"body must be a nonholo.bodies.RigidBody, got {type(body).__name__}")

@@ -196,7 +196,7 @@ class Model:
         models, the reduced models in coordinates of orders 0 and 1 and of higher orders with a
         CompiledSlip; ``order="auto"`` compiles tapes only) is also traced into one tape
         ``"rhs"``: the system's tapes and the factorizations and solves between them as one
-        straight-line C function with the sizes built in (``nonholo/fused_rhs.hpp``); the reduced
+        straight-line C function with the sizes built in; the reduced
         models keep the smaller of their range-space form and a null-space form in the split of
         maximal volume. A trace over 30 000 operations is not kept (beyond that size the one C
         function stops paying). Its values equal the unfused ones to rounding (not bit for bit); where a

@@ -2,7 +2,7 @@
 criterion for a nonholonomic system to be a restricted Euler-Lagrange system.
 
 After T. Mestdag and M. Crampin, "Nonholonomic systems as restricted Euler-Lagrange systems"
-(2010); notes/004_anholonomic_frames.md (cited as "note"). A frame X = [X_1 .. X_n] on Q is
+(2010), Balkan J. Geom. Appl. 15. A frame X = [X_1 .. X_n] on Q is
 adapted to the constraint distribution D when X_1 .. X_m (m = n - k) span D; its structure
 functions are [X_i, X_j] = R^k_ij X_k, the quasi-velocities are v = X^-1 q', and the constraint
 set is C = {v^a = 0} for the last k of them.
@@ -31,7 +31,7 @@ _EXHAUSTIVE_SPLITS = 5000  # above this many k-subsets of the coordinates, the s
 
 
 def voronets_frame(system, solved: Sequence | None = None) -> sp.Matrix:
-    """The frame of the Voronets/Chaplygin split (note section 3.2, step 1), as a SymPy matrix.
+    """The frame of the Voronets/Chaplygin split (Mestdag-Crampin), as a SymPy matrix.
 
     With the coordinates split q = (r, s) so that the constraints solve as s' = B(q) r'
     (B = -A_s^-1 A_r), X_alpha = d/dr^alpha + B^a_alpha d/ds^a and X_a = d/ds^a. ``solved`` names
@@ -373,10 +373,9 @@ class AnholonomicFrame:
         ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data.
 
         Watched as :meth:`hamel`. mu_a theta^a is a point of the annihilator of D (theta^a the
-        constraint rows of X^-1; note section 3.4); for the Voronets frame theta_C = A_s^-1 A, so
+        constraint rows of X^-1); for the Voronets frame theta_C = A_s^-1 A, so
         mu = A_s^T lambda with lambda the multipliers of ``system.vakonomic()``, and a re-split
-        maps mu' = A_s'^T A_s^-T mu: the vakonomic Lagrangian, and so the motion, is unchanged
-        (C++ ``models/hamel.hpp``)."""
+        maps mu' = A_s'^T A_s^-T mu: the vakonomic Lagrangian, and so the motion, is unchanged."""
         from ..models.model import FrameModel
 
         if self.offset is not None:

@@ -8,7 +8,7 @@ A system on Q (coordinates q in R^n) is given by
 - friction coefficients mu(q) (k x k, symmetric positive definite) for the friction model,
 - a generalized force F(q, v, t),
 
-with named runtime parameters (DESIGN.md section 1; notes/003_gzenda_chhabra.md section 2).
+with named runtime parameters (the notation of Gzenda and Chhabra; docs/cheatsheet.md).
 The expressions are lowered once to a C++ expression graph; every derivative the models need
 is computed from it by automatic differentiation in C++.
 """
@@ -71,7 +71,7 @@ class System(Extensions):
         ``configuration_constraints`` / ``hol_coneqs``.
     indefinite_metric : bool, optional
         Accept a metric that is regular but not positive definite (a Lagrangian such as
-        Fernandez-Bloch's for the rolling disk; notes/004 section 4.2). The Euler-Lagrange and
+        Fernandez-Bloch's for the rolling disk, as in Mestdag-Crampin (2010)). The Euler-Lagrange and
         Lagrange-d'Alembert flows are well defined; the friction and slow-manifold models assume
         a positive-definite metric and should not be used.
     unit_norm : sequence of coordinate groups, optional
@@ -255,6 +255,24 @@ class System(Extensions):
         Keyword arguments (``state``, ``potential``, ``friction``, ``specified``, ``name``,
         ``simplify``, ``check_kinematics``) and what is supported:
         :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
+
+        Examples
+        --------
+        A skate (a body in the plane that cannot move sideways) in Kane's speeds u1 = x', u3:
+
+        >>> import sympy as sp, sympy.physics.mechanics as me, nonholo as nh
+        >>> x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
+        >>> N = me.ReferenceFrame("N"); B = N.orientnew("B", "Axis", [th, N.z]); B.set_ang_vel(N, u3 * N.z)
+        >>> P = me.Point("P"); P.set_vel(N, u1 * N.x + u2 * N.y)
+        >>> km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
+        ...                     u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
+        >>> _ = km.kanes_equations([me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, 1), P))], [])
+        >>> skate = nh.System.from_kanes_method(km)
+        >>> skate.nonholonomic().state_names
+        ['x', 'y', 'theta', 'u1', 'u3']
+        >>> r = nh.simulate(skate.nonholonomic(), (0, 1), [0, 0, 0, 1.0, 1.0])  # a circle: sin t, 1 - cos t
+        >>> print(f"{r['x'][-1]:.6f} {r['y'][-1]:.6f}")
+        0.841471 0.459698
         """
         from ..expressions.mechanics import kanes_method_arguments
 
@@ -651,7 +669,7 @@ class System(Extensions):
             r = s - eps Qmat (f(t, q, u + s) - u' - s'),   s = sum_{k<=K} eps^k h^(k)(t, q, u),
 
         with u' the projected acceleration and s' the derivative of s along the reduced flow
-        (Gzenda-Chhabra Theorem 1 in the form of ``slow_manifold.hpp``). r = 0 on the exact slow
+        (Gzenda-Chhabra Theorem 1). r = 0 on the exact slow
         manifold; r = O(eps^(K+1)) while the series behaves asymptotically, so |r| shows the
         truncation error a reduced model of order K commits at (q, u).
         """
@@ -708,8 +726,7 @@ class System(Extensions):
     def projectors(self, q: npt.ArrayLike, params: Mapping | None = None) -> tuple:
         """(P, P_perp) at q: G-orthogonal projectors onto D = ker A and onto D_perp.
 
-        P_perp = G^-1 A^T M^-1 A with M = A G^-1 A^T, P = Id - P_perp
-        (notes/003_gzenda_chhabra.md section 2.4).
+        P_perp = G^-1 A^T M^-1 A with M = A G^-1 A^T, P = Id - P_perp (Gzenda-Chhabra).
         """
         g = self._at(q, params=params)
         return g.p(), g.p_perp()
@@ -721,7 +738,7 @@ class System(Extensions):
     def qmat(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """Qmat = G^-1 A^T M^-1 mu^-1 M^-1 A: the inverse of FR# on D_perp, zero on D.
 
-        Qmat FR# = FR# Qmat = P_perp (Gzenda-Chhabra Lemma 4; closed form of notes/003 section 3.5).
+        Qmat FR# = FR# Qmat = P_perp (Gzenda-Chhabra Lemma 4).
         """
         return self._at(q, params=params).qmat()
 

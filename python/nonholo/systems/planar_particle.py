@@ -51,7 +51,7 @@ def planar_particle(g: float = 9.81, realization: str = "friction", eps: float |
     Notes
     -----
     The common limit eps -> 0 is the pendulum r = 1, theta'' = -g cos(theta), with
-    x = r cos(theta), y = r sin(theta) (notes/000_eldering.md section 2.1). For finite eps the
+    x = r cos(theta), y = r sin(theta) (Eldering 2016, section 3). For finite eps the
     three differ qualitatively (Fig. 1): the potential keeps |r - 1| = O(eps) for all time, the
     friction keeps r' = O(eps) while r drifts (terminal velocity y' = -eps g on the leaf x = 0),
     and the radial inertia lets r' grow (y(t) = y0 - g eps t^2 / (2 (1 + eps)) on x = 0).
