@@ -3,6 +3,7 @@ choice for the reduced models (method "dop853", ReducedModel.method)."""
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import nonholo as nh
 from nonholo.systems.chaplygin_sleigh.exact import SleighMotion
@@ -139,3 +140,46 @@ def test_dop853_drift_control_keeps_the_constraints_and_unit_norm():
     rolled = nh.simulate(ball.nonholonomic(), (0, 100), b0, method="dop853", rtol=1e-6, atol=1e-8)
     norm = np.linalg.norm(rolled.q[2:6], axis=0)
     assert rolled.stats["n_proj"] > 0 and np.abs(norm - 1).max() <= 1e-7
+
+
+NAN_AT_Y0 = """
+import sympy as sp, nonholo as nh, warnings
+x = sp.Symbol("x")
+model = nh.System([x], sp.Matrix([[1]]), force=sp.Matrix([sp.sqrt(x)])).nonholonomic()
+for method in ("auto", "dop853", "adams", "bdf"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sol = nh.simulate(model, (0, 1), [-1.0, 0.0], method=method)
+    assert sol.status == -1 and "not finite" in sol.message and "t = 0" in sol.message, sol.message
+    assert sol.stats["n_rhs"] <= 5 and len(caught) == 1, sol.stats
+    try:
+        nh.simulate(model, (0, 1), [-1.0, 0.0], method=method, raise_on_failure=True)
+    except nh.IntegrationError as exc:
+        assert "not finite" in str(exc)
+    else:
+        raise AssertionError("no IntegrationError")
+print("ok")
+"""
+
+
+def test_a_right_hand_side_not_finite_at_y0_fails_at_once_for_every_method():
+    """The NaN at y0 (sqrt(-1)) once made DOP853's first step retry forever under method='auto';
+    run in a subprocess with a timeout, so that a regression fails instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", NAN_AT_Y0], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_dop853_rejected_attempts_count_against_max_steps():
+    """A run whose every attempt is rejected (the right-hand side not finite just after y0) ends
+    after a bounded number of attempts (at most 60 in a row, and max_steps in all), with the reason."""
+    x = sp.Symbol("x")
+    t = sp.Symbol("t")
+    # finite at t = 0 only: every attempted stage at t > 0 is NaN
+    model = nh.System([x], sp.Matrix([[1]]), force=sp.Matrix([sp.sqrt(-t)]), time=t).nonholonomic()
+    for method in ("dop853", "auto"):
+        with pytest.warns(nh.SimulationWarning, match="not finite"):
+            sol = nh.simulate(model, (0, 1), [0.0, 0.0], method=method, max_steps=40)
+        assert sol.status == -1 and sol.t_last == 0.0 and sol.stats["n_rhs"] < 60 * 13, sol.message

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import nonholo as nh
 
@@ -279,3 +280,23 @@ def test_a_second_run_of_the_same_kind_allocates_a_fraction_of_the_first(tmp_pat
     assert set(counts) == {"bdf", "bdf projecting", "adams"}
     for kind, (first, again) in counts.items():
         assert 2 * again < first, (kind, first, again)
+
+
+@pytest.mark.parametrize("method", ["adams", "bdf"])
+def test_an_identically_zero_event_does_not_silence_the_next_runs_event(method):
+    """CVODE turns an event that is zero at t0 and just after inactive; a reused instance must not
+    carry that into the next run, whose event crosses zero inside its first step (about 6e-12 here)."""
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    y0 = [0, 0, 0, 1, 0, 0.5]
+    x = sp.Symbol("x")
+    fresh = nh.simulate(model, (0, 1), y0, events=nh.Event(x - 1e-12), method=method)
+    assert fresh.t_events[0] == pytest.approx([1e-12], rel=1e-6) and fresh.t[1] > 1e-12  # inside step 1
+    zero = nh.simulate(model, (0, 1), y0, events=nh.Event(0 * x), method=method)
+    assert zero.t_events[0].size == 0
+    after = nh.simulate(model, (0, 1), y0, events=nh.Event(x - 1e-12), method=method)
+    assert np.array_equal(after.t_events[0], fresh.t_events[0])
+    # and one event among others keeps its place
+    both = nh.simulate(model, (0, 1), y0, events=[nh.Event(0 * x), nh.Event(x - 0.5)], method=method)
+    again = nh.simulate(model, (0, 1), y0, events=[nh.Event(x - 1e-12), nh.Event(x - 0.5)], method=method)
+    assert both.t_events[0].size == 0 and again.t_events[0] == pytest.approx([1e-12], rel=1e-6)
+    assert again.t_events[1] == pytest.approx(both.t_events[1], rel=1e-9)

@@ -142,6 +142,7 @@ py::dict to_dict(const SimulationOutput& out) {
   d[key.flag] = out.flag;
   d[key.flag_name] = out.flag_name;
   d[key.t_last] = out.t_last;
+  if (!out.y_last.empty()) d["y_last"] = to_numpy(out.y_last.data(), {ns});
   d[key.method] = out.method;
   py::dict stats;
   stats[key.n_steps] = out.stats.n_steps;

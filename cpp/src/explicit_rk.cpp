@@ -25,6 +25,9 @@ constexpr double kSafety = 0.9, kMinFactor = 1.0 / 3.0, kMaxFactor = 6.0;
 // stiff.
 constexpr double kStiffBound = 6.1;
 constexpr int kStiffSteps = 15, kNonStiffSteps = 6;
+// Rejected attempts in a row after which the run fails: each divides h by at least 3 (kMinFactor),
+// so 60 of them shrink it by 3^60 ~ 4e28, past any scale the collapse test below lets through.
+constexpr int kMaxRejectionsInARow = 60;
 
 // One DOP853 integration (Hairer-Norsett-Wanner I, II.10): stages K (n x 16, column s = stage s).
 class Dop853 {
@@ -38,6 +41,7 @@ class Dop853 {
   // accepted state (stage 0) the ModelError ends the run.
   void f(double t, const VecX<double>& y, int stage) {
     ++out.n_rhs;
+    if (stage == 0) nonfinite_ = false;
     try {
       model_.rhs(t, y.data(), p_.data(), K_.col(stage).data(), *ws_);
     } catch (const ModelError& e) {
@@ -48,7 +52,13 @@ class Dop853 {
     }
     for (int i = 0; i < n_; ++i)
       if (!std::isfinite(K_(i, stage))) {
-        nonfinite_ = true;  // the step is rejected (attempt)
+        // at an accepted state (stage 0) no step can start: the run fails there; at another stage
+        // the attempt is rejected
+        if (stage == 0)
+          fail("RHS_NOT_FINITE", "the right-hand side is not finite (component " + std::to_string(i) + ") at t = " +
+                                     format_number(t) + (out.n_steps == 0 ? ", at the initial state" : ", at the state reached") +
+                                     " (the model is undefined there: check the state, the parameters and the forces)", t);
+        nonfinite_ = true;
         off_domain_ = "the right-hand side was not finite at t = " + format_number(t);
         return;
       }
@@ -203,7 +213,8 @@ class Dop853 {
     if (!at_start) f(t, y_, 0);  // at the start, run() evaluates it next
   }
 
-  ExplicitRkOutput run(double t0, double tf, const std::vector<double>& y0, const std::vector<double>& t_eval) {
+  // Fills `out` (a failure throws SolverError or ModelError, caught by integrate_dop853).
+  void run(double t0, double tf, const std::vector<double>& y0, const std::vector<double>& t_eval) {
     const double dir = tf > t0 ? 1.0 : -1.0, span = std::abs(tf - t0);
     auto ahead = [&](double a, double b) { return dir * (b - a) >= 0.0; };  // a before or at b
     y_ = Eigen::Map<const VecX<double>>(y0.data(), n_);
@@ -215,6 +226,7 @@ class Dop853 {
     while (next < t_eval.size() && ahead(t_eval[next], t0)) record(t_eval[next++], y_.data());
     if (t_eval.empty()) record(t0, y_.data());
     double t = t0;
+    t_now_ = t0;
     const bool watching = model_.watches_frame();
     if (watching) watch_frame(t, true);
     if (opt_.project || !opt_.unit_norm.empty()) project(t);  // y0 checked to the tolerance: no-op
@@ -222,12 +234,18 @@ class Dop853 {
     double h = opt_.first_step > 0.0 ? std::min(opt_.first_step, span) : initial_step(t, span, dir);
     if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
     bool rejected_last = false;
+    int rejections = 0;  // in a row
     const auto start = std::chrono::steady_clock::now();
     std::vector<double> yi(n_);
     while (dir * (tf - t) > 0.0) {
-      if (out.n_steps >= opt_.max_steps)
+      // rejected attempts count too: a run whose every attempt fails ends within max_steps of them
+      if (out.n_steps >= opt_.max_steps || out.n_rejected >= opt_.max_steps)
         fail("TOO_MUCH_WORK", "the integration stopped after max_steps = " + std::to_string(opt_.max_steps) +
-                                  " steps (raise max_steps)", t);
+                                  (out.n_steps >= opt_.max_steps ? " steps" : " rejected attempts") +
+                                  " (raise max_steps)" + (off_domain_.empty() ? "" : "; " + off_domain_), t);
+      if (!(h > 0.0) || !std::isfinite(h))
+        fail("STEP_SIZE_INVALID", "no finite step size could be chosen at t = " + format_number(t) +
+                                      " (the right-hand side or its scale is not finite there)", t);
       if ((out.n_steps + out.n_rejected) % 64 == 63) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time)
@@ -235,7 +253,8 @@ class Dop853 {
                                          format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol)", t);
         if (opt_.interrupted && opt_.interrupted()) {
           out.interrupted = true;
-          return out;
+          out.t_last = t;
+          return;
         }
       }
       const bool last = dir * (t + dir * h - tf) >= -1e-14 * std::max(1.0, std::abs(tf));  // reaches tf
@@ -245,13 +264,15 @@ class Dop853 {
         ++out.n_rejected;
         h *= std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
         rejected_last = true;
-        if (h <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
+        if (++rejections >= kMaxRejectionsInARow ||
+            h <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
           fail("STEP_SIZE_COLLAPSED", "the step size collapsed to " + format_number(h) +
                                           " (the solution blows up, or the model is singular or undefined just ahead)" +
                                           (off_domain_.empty() ? "" : "; " + off_domain_), t);
         continue;
       }
       ++out.n_steps;
+      rejections = 0;
       const bool stiff = opt_.stop_when_stiff && turned_stiff(h);  // before dense() reuses tmp_
       const double t_new = last ? tf : t + dir * h;
       if (next < t_eval.size() && ahead(t_eval[next], t_new)) {
@@ -265,7 +286,7 @@ class Dop853 {
       fac = std::min(kMaxFactor, std::max(kMinFactor, fac));
       if (rejected_last) fac = std::min(fac, 1.0);
       rejected_last = false;
-      t = t_new;
+      t = t_now_ = t_new;
       y_.swap(ynew_);
       K_.col(0) = K_.col(kStages);  // first same as last
       // the step's end as recorded: projected (drift control), in the frame it was taken in
@@ -276,17 +297,19 @@ class Dop853 {
         out.stiff = true;
         out.t_last = t;
         out.y_last.assign(y_.data(), y_.data() + n_);
-        return out;
+        return;
       }
       if (watching) watch_frame(t, false);
       h *= fac;
       if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
     }
     out.t_last = t;
-    return out;
   }
 
   ExplicitRkOutput out;
+  // The last accepted state and its time (where a failed run stopped).
+  const VecX<double>& state() const { return y_; }
+  double time() const { return t_now_; }
 
  private:
   const Model& model_;
@@ -296,6 +319,7 @@ class Dop853 {
   int n_;
   WorkspaceLease ws_;  // from the model's pool (no allocation once sized)
   bool nonfinite_ = false;
+  double t_now_ = 0.0;
   std::string off_domain_;  // why the last rejected attempt left the model's domain
   int stiff_ = 0, non_stiff_ = 0;  // Hairer's counters (turned_stiff)
   MatX<double> K_;
@@ -314,17 +338,21 @@ ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>&
   if (static_cast<int>(y0.size()) != model.n_states()) throw InputError("y0 has the wrong length");
   Dop853 rk(model, p, options);
   try {
-    return rk.run(t0, tf, y0, t_eval);
+    rk.run(t0, tf, y0, t_eval);
   } catch (const SolverError& e) {
     rk.out.status = -1;
     rk.out.t_last = e.t;
     rk.out.message = e.what();
-  } catch (const ModelError& e) {  // the model undefined at a stage: a failure, as with CVODE
+  } catch (const ModelError& e) {  // the model undefined at an accepted state: a failure, as with CVODE
     rk.out.status = -1;
-    rk.out.t_last = rk.out.t.empty() ? t0 : rk.out.t.back();
+    rk.out.t_last = rk.time();
     rk.out.message = std::string("the model could not be evaluated: ") + e.what();
   }
-  return rk.out;
+  if (!rk.out.stiff) {  // the state where the run ended (a handover to BDF has set it already)
+    const VecX<double>& y = rk.state();
+    rk.out.y_last.assign(y.data(), y.data() + y.size());
+  }
+  return std::move(rk.out);
 }
 
 // ---- method "dop853" of integrate() (integrator.hpp) ----
@@ -372,6 +400,7 @@ std::vector<double> run_dop853(const Model& model, const std::vector<double>& pa
   out.frame_switch_t = std::move(rk.frame_switch_t);
   out.frame_switch_solved = std::move(rk.frame_switch_solved);
   if (rk.stiff) return std::move(rk.y_last);
+  out.y_last = std::move(rk.y_last);
   if (rk.status == 0) {
     out.message = "The solver successfully reached the end of the integration interval.";
   } else if (rk.frame_singular) {

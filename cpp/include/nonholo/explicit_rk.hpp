@@ -53,7 +53,7 @@ struct ExplicitRkOutput {
   bool frame_singular = false;
   long n_projections = 0;
   bool stiff = false;           // stopped at t_last by the stiffness test (stop_when_stiff)
-  std::vector<double> y_last;  // the state there
+  std::vector<double> y_last;  // the state at t_last: the end, the handover, or where the run failed
 };
 
 // CVODE's Adams step outside the model (Nordsieck predictor and update, fixed-point corrector,

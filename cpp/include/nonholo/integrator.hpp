@@ -95,6 +95,9 @@ struct SimulationOutput {
   int flag = 0;           // CVODE's return flag of the last call (or ours, see flag_name)
   std::string flag_name;
   double t_last = 0.0;
+  // The state at t_last (the last step's; where a failed run stopped, also between samples of
+  // t_eval); empty for a run that failed before its first step.
+  std::vector<double> y_last;
   SolverStats stats;
   std::vector<std::vector<double>> t_events;
   std::vector<std::vector<double>> y_events;  // per event, time-major like y

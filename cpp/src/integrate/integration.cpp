@@ -240,11 +240,16 @@ void Integration::start(double t_start, Method method, const double* y0) {
     sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
                   model_.constrained() && opt_.project);
   }
+  // Root finding is set up afresh on every start: CVodeRootInit with an unchanged number of events
+  // returns early and keeps a reused instance's state, such as the events a previous run found
+  // identically zero and turned inactive (they would miss a root in this run's first step).
+  // Turning it off first frees that state; CVodeRootInit with events then starts every one active.
   const auto& events = problem_.events;
-  if (!events.empty() || solver_->roots) {  // none: off on a reused instance that had some
-    check(CVodeRootInit(mem, static_cast<int>(events.size()), events.empty() ? nullptr : root_callback),
-          "CVodeRootInit");
-    solver_->roots = !events.empty();
+  if (solver_->roots) check(CVodeRootInit(mem, 0, nullptr), "CVodeRootInit");
+  solver_->roots = false;
+  if (!events.empty()) {
+    check(CVodeRootInit(mem, static_cast<int>(events.size()), root_callback), "CVodeRootInit");
+    solver_->roots = true;
   }
   if (!events.empty()) {
     std::vector<int> dirs;
@@ -483,6 +488,7 @@ SimulationOutput Integration::run() {
     }
   }
   out_.t_last = t;
+  out_.y_last.assign(y, y + n_);
   collect_stats();
   out_.stats.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
   out_.messages = std::move(sink_.messages);
