@@ -88,7 +88,7 @@ int SensitivityRun::evaluate(double t, N_Vector y, N_Vector* yS, N_Vector* ySdot
 }
 
 void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, double t0, const double* y0,
-                            bool fixed_point, bool project) {
+                            bool fixed_point, bool project, const double* yS0) {
   mem_ = cvode_mem;
   project_ = project && model_.constrained();
   const int ns = count();
@@ -98,11 +98,15 @@ void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, do
   if (yS_ == nullptr) throw SolverError("could not allocate the sensitivity vectors", t0);
   for (int j = 0; j < ns; ++j) {
     double* s = N_VGetArrayPointer(yS_[j]);
+    if (yS0 != nullptr) {
+      std::copy(yS0 + static_cast<std::size_t>(j) * n_, yS0 + static_cast<std::size_t>(j + 1) * n_, s);
+      continue;
+    }
     std::fill(s, s + n_, 0.0);
     if (index_[j] < 0) s[opt_.sensitivities[j].state] = 1.0;
   }
   // y0 lies on the constraint set: its admissible perturbations lie on the linearized one.
-  if (model_.constrained()) {
+  if (model_.constrained() && yS0 == nullptr) {
     for (int j = 0; j < ns; ++j) out_[j] = N_VGetArrayPointer(yS_[j]);
     model_.project_sensitivities(t0, y0, params_.data(), ns, out_.data(), index_.data(), nullptr, *ws_);
   }
@@ -119,6 +123,17 @@ void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, do
       check(CVodeSetNonlinearSolverSensStg(cvode_mem, nls_.get()), "CVodeSetNonlinearSolverSensStg");
   }
   if (project_) weights_.reset(N_VNew_Serial(n_, ctx));
+}
+
+std::vector<double> SensitivityRun::current(double t) {
+  interpolate(t);
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(count()) * n_);
+  for (int j = 0; j < count(); ++j) {
+    const double* s = N_VGetArrayPointer(yS_[j]);
+    out.insert(out.end(), s, s + n_);
+  }
+  return out;
 }
 
 void SensitivityRun::interpolate(double t) {

@@ -34,8 +34,12 @@ class SensitivityRun {
   // Initial sensitivities at (t0, y0), CVodeSensInit and the corrector's settings. Call after
   // CVodeInit, the tolerances and the state's nonlinear or linear solver.
   // `rhs` is CVODES's callback; it finds this object through its user data and calls evaluate.
+  // `yS0` (count() x n_states, optional): start from these sensitivities instead (a switch from
+  // Adams to BDF goes on from the sensitivities the Adams run reached, current()).
   void attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, double t0, const double* y0, bool fixed_point,
-              bool project);
+              bool project, const double* yS0 = nullptr);
+  // The sensitivities at t within the last step (count() x n_states, as attach's yS0).
+  std::vector<double> current(double t);
   // ySdot_j = (df/dy) yS_j + df/dtheta_j; returns 1 (recoverable) on non-finite values.
   int evaluate(double t, N_Vector y, N_Vector* yS, N_Vector* ySdot);
   // Appends s(t) (n_sens x n_states) for an output at t where the state is y.

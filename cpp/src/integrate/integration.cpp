@@ -88,7 +88,8 @@ void Integration::setup(const std::vector<double>& y0) {
   // steps) for the others when the run has no events, sensitivities or dense output; else BDF for
   // unit-norm groups (kept by projection, BDF only) and for constrained models with sensitivities
   // (those of the projected trajectory), and Adams otherwise, with drift control by restarts
-  // (kDriftTol) and a switch to BDF if the run turns out stiff.
+  // (kDriftTol) and a switch to BDF if the run turns out stiff (with sensitivities too: BDF's
+  // start from the sensitivities Adams reached, restart()).
   const bool sensitivities = !opt_.sensitivities.empty();
   Method method = opt_.method;
   if (method == Method::Auto && !model_.stiff() && problem_.events.empty() && !sensitivities && !opt_.dense_output) {
@@ -101,7 +102,7 @@ void Integration::setup(const std::vector<double>& y0) {
     const bool bdf = model_.stiff() || (opt_.project && !opt_.unit_norm.empty()) ||
                      (sensitivities && model_.constrained() && opt_.project);
     method = bdf ? Method::Bdf : Method::Adams;
-    may_switch_ = method == Method::Adams && !sensitivities;
+    may_switch_ = method == Method::Adams;
   }
   out_.method = method == Method::Bdf ? "bdf" : "adams";
   start(t0_, method, y0.data());
@@ -200,6 +201,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
   steps_since_restart_ = 0;
   failure_steps_.clear();
   last_failures_ = 0;
+  held_checks_ = 0;
 
   const bool projection = method_ == Method::Bdf && (project_velocities || project_positions);
   solver_ = acquire(t_start, method_, projection);
@@ -238,7 +240,8 @@ void Integration::start(double t_start, Method method, const double* y0) {
     problem_.sensitivity = sens_.get();
     out_.n_sens = sens_->count();
     sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
-                  model_.constrained() && opt_.project);
+                  model_.constrained() && opt_.project, switch_sensitivities_.empty() ? nullptr : switch_sensitivities_.data());
+    switch_sensitivities_.clear();
   }
   // Root finding is set up afresh on every start: CVodeRootInit with an unchanged number of events
   // returns early and keeps a reused instance's state, such as the events a previous run found
@@ -387,7 +390,7 @@ SimulationOutput Integration::run() {
     ++steps;
     ++steps_since_restart_;
     if (flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
-      const bool stiff = may_switch_ && adams_is_stiff();
+      const bool stiff = may_switch_ && adams_is_stiff(t);
       // Adams restarts at most every kMinRestartSteps steps: the drift never makes "auto" switch
       // to BDF (whose error constants are larger and which damps energy)
       const bool drift = !stiff && watch_drift_ && steps_since_restart_ >= kMinRestartSteps && drifted(t, y);

@@ -74,7 +74,9 @@ class Integration {
   }
   void* mem() const { return solver_->mem.get(); }
   // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
-  bool adams_is_stiff();
+  bool adams_is_stiff(double t);
+  // Hairer's test on the last Adams step (kStiffCheckSteps): h |lambda| near its stability border.
+  bool adams_held_by_stability(double t);
   // Adams' drift control after a step (kDriftTol): true when the residual is above the bound.
   bool drifted(double t, const double* y);
   // Projects y_ onto the constraint set (G-orthogonally, velocities only).
@@ -133,9 +135,13 @@ class Integration {
   bool watch_drift_ = false;                // Adams with drift control (kDriftTol)
   std::vector<long> failure_steps_;         // step counts at recent fixed-point failures
   long last_failures_ = 0, last_nonfinite_ = 0;
+  long held_checks_ = 0;  // Hairer's test for Adams: checks in a row held by stability
+  sun::VectorPtr stiff_scratch_[4];
+  std::vector<double> corr_stiff_;
   long steps_since_restart_ = 0;
   std::vector<double> corr_;
   std::vector<double> resplit_state_;  // the state mapped to a new frame (watch_frame)
+  std::vector<double> switch_sensitivities_;  // at a switch to BDF: the sensitivities Adams reached
   sun::VectorPtr restart_ydd_, restart_weights_;  // restart_step's scratch
   std::vector<double> y0_;  // methods "dop853" and "auto" with explicit_first_
   bool explicit_first_ = false;

@@ -3,6 +3,7 @@
 // restart, with the first step taken from the replaced run). The constants: method_control.hpp.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "integration.hpp"
 #include "nonholo/format.hpp"
@@ -30,10 +31,51 @@ void Integration::set_jacobian_mode(bool every) {
   check(CVodeSetLSetupFrequency(mem(), f.setup), "CVodeSetLSetupFrequency");
 }
 
-bool Integration::adams_is_stiff() {
+// Hairer's test for Adams (kStiffCheckSteps): h |lambda| along CVODE's estimated local error e,
+// h |f(t, y + e) - f(t, y)| / |e| in the error weights. At the border of the stability region
+// the error is dominated by the components the border holds, so this is h |lambda| of the stiff
+// mode (a damping lambda = 100 t^2: the estimate equals it to 3 digits).
+bool Integration::adams_held_by_stability(double t) {
+  void* cv = mem();
+  int order = 0;
+  sun::real h = 0.0;
+  CVodeGetLastOrder(cv, &order);
+  CVodeGetLastStep(cv, &h);
+  if (order < 1 || order > 12) return false;
+  if (!stiff_scratch_[0]) {
+    for (auto& v : stiff_scratch_) v.reset(N_VClone(y_.get()));
+  }
+  N_Vector e = stiff_scratch_[0].get(), w = stiff_scratch_[1].get(), f0 = stiff_scratch_[2].get(),
+           f1 = stiff_scratch_[3].get();
+  if (CVodeGetEstLocalErrors(cv, e) != CV_SUCCESS || CVodeGetErrWeights(cv, w) != CV_SUCCESS) return false;
+  const double size = N_VWrmsNorm(e, w);
+  if (!(size > 0.0) || !std::isfinite(size)) return false;
+  N_VLinearSum(1.0, y_.get(), 1.0, e, f1);  // y + e, then f there
+  const double* p = problem_.params.data();
+  try {  // y + e may leave the model's domain: then no verdict
+    model_.rhs(t, N_VGetArrayPointer(y_.get()), p, N_VGetArrayPointer(f0), *problem_.ws);
+    std::copy(N_VGetArrayPointer(f1), N_VGetArrayPointer(f1) + n_, corr_stiff_.begin());
+    model_.rhs(t, corr_stiff_.data(), p, N_VGetArrayPointer(f1), *problem_.ws);
+  } catch (const std::exception&) {
+    return false;
+  }
+  N_VLinearSum(1.0, f1, -1.0, f0, f1);
+  const double lambda_h = std::abs(h) * N_VWrmsNorm(f1, w) / size;
+  return std::isfinite(lambda_h) && lambda_h > kAdamsStiffFraction * kAdamsStabilityBorder[order];
+}
+
+bool Integration::adams_is_stiff(double t) {
   long failures = 0, steps = 0;
   CVodeGetNumNonlinSolvConvFails(mem(), &failures);
   CVodeGetNumSteps(mem(), &steps);
+  if (steps % kStiffCheckSteps == 0) {
+    corr_stiff_.resize(n_);
+    if (adams_held_by_stability(t)) {
+      if (++held_checks_ >= kStiffChecks) return true;
+    } else {
+      held_checks_ = 0;
+    }
+  }
   if (failures == last_failures_) return false;
   last_failures_ = failures;
   // a failure from a non-finite right-hand side is the model's domain ending, not stiffness
@@ -88,6 +130,8 @@ void Integration::restart(double t, Method method, const std::string& why) {
   collect_stats();
   ++out_.n_restarts;
   const double h0 = method == Method::Adams ? restart_step(t) : 0.0;
+  // forward sensitivities go on from where Adams left them (t is its last step's end)
+  if (sens_ && method == Method::Bdf) switch_sensitivities_ = sens_->current(t);
   start(t, method, nullptr);
   if (h0 > 0.0) check(CVodeSetInitStep(solver_->mem.get(), dir_ * h0), "CVodeSetInitStep");
   if (method == Method::Bdf) {
