@@ -208,9 +208,12 @@ def fit(
     simulate_options
         Passed to :func:`simulate` (events, method, project_y0, ...).
 
-    Ctrl-C (KeyboardInterrupt) stops the fit and re-raises the same KeyboardInterrupt with
-    ``exc.partial``, a :class:`FitProgress`: the best parameters among the simulations that
-    finished (a dict name -> value) with their cost and trajectory; None when none had.
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C stops the fit and re-raises the same KeyboardInterrupt with ``exc.partial``, a
+        :class:`FitProgress`: the best parameters among the simulations that finished (a dict
+        name -> value) with their cost and trajectory; None when none had.
 
     Examples
     --------
