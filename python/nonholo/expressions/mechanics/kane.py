@@ -8,6 +8,7 @@ import numpy as np
 import sympy as sp
 
 from ...errors import ModelError
+from ..speed_frame import DependentSpeeds
 
 from .kinematics import (
     _body_kinematics, _check_specified, _classify_kinematics, _generalized_force, _gyroscopic,
@@ -82,14 +83,16 @@ class SpeedOutput:
 
 
 def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
-    """Kane's independent speeds as quasi-velocities: (names, X, w0) or the reason they cannot be.
+    """Kane's independent speeds as quasi-velocities: (names, DependentSpeeds, None) or the reason
+    they cannot be.
 
     The kinematic differential equations give q' = J(q) u + q0(q) (``kindiffdict``; the
     auxiliary coordinates' derivatives are their speeds) and the velocity constraints
-    u_dep = A_rs u_ind + e(q) (A_rs = -C_dep^-1 C_ind, e = -C_dep^-1 f_nh). So
-    q' = X_D u_ind + w0 with X = J [[I, 0], [A_rs, I]] (its first m columns span D, the last k
-    hold u_dep - A_rs u_ind, zero on the constraint set) and w0 = J [0; e] + q0. X and w0 must be
-    functions of q: time-dependent kinematics or constraint coefficients are refused."""
+    C(q) u + f(q) = 0 (``k_nh``, ``f_nh``), which the frame solves numerically for u_dep at each
+    evaluation (:class:`~nonholo.expressions.speed_frame.DependentSpeeds`: X = J [[I, 0], [Bk, I]],
+    w0 = J [0; e] + q0, Bk = -C_dep^-1 C_ind, e = -C_dep^-1 f, by a pivoted LU), never
+    symbolically. J, q0, C and f must be functions of q: time-dependent kinematics or constraint
+    coefficients are refused."""
     t = _time()
     us = list(km.u)
     k = len(km._udep)
@@ -101,27 +104,22 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     qdot = sp.Matrix(qdot)
     J = qdot.jacobian(us)
     q0 = qdot.xreplace(dict.fromkeys(us, 0))
-    E = sp.zeros(len(us), len(us))
-    E[:, :] = sp.eye(len(us))
-    e = sp.zeros(len(us), 1)
+    C, f = sp.zeros(0, len(us)), sp.zeros(0, 1)
     if k:
-        k_nh, f_nh = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
-        C_dep = k_nh[:, m:]
-        E[m:, :m] = -C_dep.LUsolve(k_nh[:, :m])
-        e[m:, 0] = -C_dep.LUsolve(f_nh)
-    X = (J * E).xreplace(plain)
-    w0 = (J * e + q0).xreplace(plain)
+        C, f = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
+    parts = [M.xreplace(plain) for M in (J, q0, C, f)]
+    entries = [x for M in parts for x in M]
     me = _mechanics()
-    if any(me.find_dynamicsymbols(x) for x in [*X, *w0]):
+    if any(me.find_dynamicsymbols(x) for x in entries):
         return "the kinematic differential equations or velocity constraints involve other dynamicsymbols"
-    if any(t in x.free_symbols for x in [*X, *w0]):
+    if any(t in x.free_symbols for x in entries):
         return ("the kinematic differential equations or the velocity constraints depend on time explicitly "
                 "(the quasi-velocity frame must be a function of q)")
     names = [_name(u) for u in us[:m]]
     clash = set(names) & {str(s) for s in (*q_syms, *qd_syms)}
     if clash:
         return f"the speeds {sorted(clash)} have the names of coordinates or their velocities"
-    return names, X, (None if all(x == 0 for x in w0) else w0)
+    return names, DependentSpeeds(*parts), None
 
 
 def kanes_method_arguments(
@@ -185,8 +183,9 @@ def kanes_method_arguments(
         ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
         (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
         function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
-        and ``name``; ``speeds`` (names, X, w0) of the quasi-velocity frame of Kane's
-        independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q)) or None, and
+        and ``name``; ``speeds`` (names, DependentSpeeds, None) of the quasi-velocity frame of Kane's
+        independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q), u_dep solved
+        numerically at each evaluation) or None, and
         ``outputs`` with every speed u_i(q, q') by name (``result["u3"]`` of a dependent speed).
         Convert between [q, u] and [q, q'] with :func:`kane_qdot` and :func:`kane_speeds`.
     """
@@ -277,8 +276,8 @@ def kanes_method_arguments(
                           UserWarning, stacklevel=4)
             speeds = None
         elif simplify:
-            names, X, w0 = speeds
-            speeds = names, _tidy(X, True), _tidy(w0, True)
+            names, frame, _ = speeds
+            speeds = names, frame.applyfunc(sp.simplify), None
     outputs = {}
     for ui in km.u:
         expr = sp.sympify(u_of_qdot[ui]).xreplace(plain)
