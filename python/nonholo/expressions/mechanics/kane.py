@@ -17,6 +17,31 @@ from .kinematics import (
 )
 
 
+def _solve_exactly(K, rhs) -> sp.Matrix:
+    """K^-1 rhs with no division but by det K (simplified): adj(K) rhs / det K, or rhs_i / K_ii for a
+    diagonal K. An LU solve without pivoting (``LUsolve``) divides by pivots that can vanish where K
+    is regular (the leading entry cos(th) of a rotation), and the result is then 0/0 there, or
+    garbage over cos(pi/2) = 6e-17 in floating point; det K vanishes only where K is singular."""
+    K, rhs = sp.Matrix(K), sp.Matrix(rhs)
+    if K.is_diagonal():
+        return sp.Matrix(rhs.rows, rhs.cols, lambda i, j: rhs[i, j] / K[i, i])
+    det = sp.simplify(K.det(method="berkowitz"))
+    return (K.adjugate(method="berkowitz") * rhs) / det
+
+
+def _kinematic_matrices(km):
+    """(k_ku, k_kqdot, f_k) of k_kqdot q' + k_ku u + f_k = 0 (the implicit form where SymPy has it),
+    auxiliary speeds set to zero."""
+    q, u = list(km.q), list(km.u)
+    k_ku = getattr(km, "_k_ku_implicit", None)
+    if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
+        k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
+    else:
+        k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    return tuple(sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
+
+
 def _kane_kinematics(km):
     """({u_i: u_i(q, q')}, [q_i'], [auxiliary coordinates]) from the kd_eqs, in dynamicsymbols.
 
@@ -31,13 +56,7 @@ def _kane_kinematics(km):
     if not getattr(km, "_qdot_u_map", None):
         raise ModelError("the KanesMethod has no kinematic differential equations (kd_eqs); nonholo needs them "
                          "to express the speeds u through q'")
-    k_ku = getattr(km, "_k_ku_implicit", None)
-    if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
-        k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
-    else:
-        k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
-    k_ku, k_kqdot, f_k = (sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
+    k_ku, k_kqdot, f_k = _kinematic_matrices(km)
     free = [j for j in range(len(u)) if all(k_ku[i, j] == 0 for i in range(k_ku.rows))]
     tied = [j for j in range(len(u)) if j not in free]
     if len(tied) != len(q):
@@ -53,7 +72,7 @@ def _kane_kinematics(km):
     if k_tied.det() == 0:
         raise ModelError("the kinematic differential equations (kd_eqs) do not determine the speeds u from q' "
                          "(their matrix k_ku is singular); nonholo needs u = u(q, q')")
-    u_expr = -k_tied.LUsolve(k_kqdot * sp.Matrix(qd[:len(q)]) + f_k)
+    u_expr = -_solve_exactly(k_tied, k_kqdot * sp.Matrix(qd[:len(q)]) + f_k)
     u_of_qdot = {u[j]: e for j, e in zip(tied, u_expr)}
     u_of_qdot.update({u[j]: qd[len(q) + i] for i, j in enumerate(free)})
     return u_of_qdot, qd, aux
@@ -98,8 +117,8 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     k = len(km._udep)
     m = len(us) - k
     uaux_zero = dict.fromkeys(list(km._uaux), 0)
-    kd = km.kindiffdict()
-    qdot = [sp.sympify(kd[qi.diff(t)]).xreplace(uaux_zero) for qi in km.q]
+    k_ku, k_kqdot, f_k = _kinematic_matrices(km)  # q' = -k_kqdot^-1 (k_ku u + f_k), solved exactly
+    qdot = list(-_solve_exactly(k_kqdot, k_ku * sp.Matrix(us) + f_k))
     qdot += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
     qdot = sp.Matrix(qdot)
     J = qdot.jacobian(us)
