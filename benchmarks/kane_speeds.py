@@ -7,11 +7,20 @@ to 0.005), t in [0, 2]. Columns: steps (right-hand sides) of nonholo in Kane's s
 (``system.nonholonomic()``, method "auto" and "dop853"), in q' (``form="qdot"``, "auto"), and of
 scipy's solve_ivp (DOP853 and RK45) on km's mass_matrix_full and forcing_full lambdified, at each
 rtol (atol = rtol / 100); issue 28 asks for the speeds within 1.5x of the explicit integration.
+
+Second table: the cost of one right-hand side of SymPy's Whipple bicycle
+(``nh.systems.whipple_bicycle_kane()``) in Kane's speeds, measured in C++
+(``_core.diagnostics.time_evaluations``, no Python call in the loop) at a random state, medians of
+interleaved repeats: the frame solved numerically (the default since issue 40: J, q0, C, f from a
+tape, a pivoted LU of C_dep and implicit differentiation at each evaluation), the frame solved
+symbolically as before issue 40 (X = J E and w0 with E from SymPy's LUsolve, compiled to a tape;
+NaN at the upright state), and the q' model (``form="qdot"``).
 Usage: python benchmarks/kane_speeds.py [--quick] [--markdown PATH]
 """
 
 from __future__ import annotations
 
+import statistics
 import warnings
 
 import numpy as np
@@ -20,6 +29,8 @@ from scipy.integrate import solve_ivp
 
 import nonholo as nh
 from cli import emit, repeats_and_output
+from nonholo import _core
+from nonholo.frames import AnholonomicFrame
 from nonholo.expressions.mechanics import kane_qdot, kane_speeds
 
 Q0, U0 = np.r_[0.2, 0.1, 0.3, 0.3, 0.0], np.r_[-1.0, 0.1, 0.0]  # rolls over the pole: |sin q2| >= 0.005
@@ -71,6 +82,30 @@ def table(rows: list) -> str:
     return "\n".join(lines)
 
 
+def bicycle_rhs_costs(repeats: int) -> str:
+    km, values = nh.systems.whipple_bicycle_kane()
+    system = nh.System.from_kanes_method(km, values, check_kinematics=False)
+    names, parts, _ = system.speeds
+    symbolic = AnholonomicFrame(system, parts.vectors(), offset=parts.offset(), velocity_names=names).hamel()
+    models = {"numeric frame (default)": system.nonholonomic(), "symbolic frame (before issue 40)": symbolic,
+              "q' model": system.nonholonomic(form="qdot")}
+    rng = np.random.default_rng(0)
+    q = rng.uniform(-0.5, 0.5, system.n)
+    u = rng.uniform(-1, 1, system.n - system.k)
+    v = system.speed_frame().velocity(q, u)
+    states = {name: (np.r_[q, v] if name == "q' model" else np.r_[q, u]) for name in models}
+    p = system.param_vector()
+    times: dict = {name: [] for name in models}
+    for _ in range(repeats):
+        for name, model in models.items():
+            times[name].append(_core.diagnostics.time_evaluations(model.core, 0.0, states[name], p, 2000)[0])
+    base = statistics.median(times["numeric frame (default)"])
+    lines = ["| bicycle right-hand side | median (us) | / numeric frame |", "|---|---:|---:|"]
+    lines += [f"| {name} | {1e6 * statistics.median(ts):.2f} | {statistics.median(ts) / base:.2f} |"
+              for name, ts in times.items()]
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    _, markdown = repeats_and_output(__doc__, 1)
-    emit(table(run()), markdown)
+    repeats, markdown = repeats_and_output(__doc__, 15)
+    emit(table(run()) + "\n\n" + bicycle_rhs_costs(repeats), markdown)

@@ -178,3 +178,46 @@ def test_time_dependent_kinematics_fall_back_to_qdot_with_the_reason():
         nh.System.from_kanes_method(km_t, PARAMS, state="speeds")
     with pytest.raises(ValueError, match="form='speeds' needs a velocity frame"):
         system.nonholonomic(form="speeds")
+
+
+def test_analysis_calls_take_the_state_as_q_and_qdot(ball, km):
+    """linearize, tangent_space, steady_motions and eigenvalue_path accept [q, q'] for the model in
+    speeds, mapped as simulate maps y0: the same results as from [q, u_ind]."""
+    model = ball.nonholonomic()
+    rest = np.r_[0.0, 0.0, 0.4, 0.9, 0.1]
+    in_speeds, in_qdot = np.r_[rest, 0, 0, 0], np.r_[rest, np.zeros(5)]
+    lam = nh.linearize(model, in_speeds).physical_eigenvalues
+    lin = nh.linearize(model, in_qdot)
+    np.testing.assert_array_equal(lin.state, in_speeds)
+    np.testing.assert_allclose(lin.physical_eigenvalues, lam, rtol=0, atol=1e-14)
+    T, names = nh.stability.tangent_space(model, in_qdot)
+    assert (T, names)[1] == nh.stability.tangent_space(model, in_speeds)[1]
+    # a moving state: [q, q'] with q' = X_D u + w0 maps back to u
+    y = qdot_state(km, Q0, U0)
+    tangent = nh.stability.tangent_space
+    np.testing.assert_allclose(tangent(model, y)[0], tangent(model, np.r_[Q0, U0])[0], rtol=0, atol=1e-12)
+    steady = nh.steady_motions(ball, in_qdot)
+    assert steady.state.shape == (8,) and np.abs(steady.state[5:]).max() < 1e-10
+    several = nh.steady_motions(ball, np.array([in_qdot, in_qdot]))
+    assert len(several) == 1
+    path = nh.eigenvalue_path(model, "Omega", [1.0, 2.0], in_qdot)
+    expected = [om * PARAMS["I"] / (PARAMS["I"] + PARAMS["m"] * PARAMS["r"] ** 2) for om in (1.0, 2.0)]
+    for row, e in zip(path.eigenvalues, expected):
+        physical = row[np.abs(row) > 1e-9]
+        np.testing.assert_allclose(np.sort(physical.imag), [-e, e], rtol=1e-10)
+    path2 = nh.eigenvalue_path(model, "Omega", [1.0, 2.0], np.array([in_qdot, in_qdot]))
+    np.testing.assert_allclose(path2.eigenvalues, path.eigenvalues, rtol=0, atol=1e-14)
+    # off the constraints: refused with the reason
+    with pytest.raises(ValueError, match="violates the constraints"):
+        nh.linearize(model, np.r_[rest, 1.0, 0, 0, 0, 0])
+
+
+def test_wrong_y0_messages_name_the_qdot_form(ball):
+    """A wrong y0 of the model in speeds is explained with both forms, [q, u_ind] and [q, q']."""
+    model = ball.nonholonomic()
+    for call in (lambda y: nh.simulate(model, (0, 1), y), lambda y: nh.linearize(model, y),
+                 lambda y: nh.simulate_many(model, (0, 1), np.array([y, y]))):
+        with pytest.raises(ValueError, match=r"\[q, q'\]") as info:
+            call(np.zeros(7))
+        message = str(info.value)
+        assert "(q, u)" not in message and "10" in message and "u1" in message

@@ -13,7 +13,12 @@ void expose_frames(py::module_& m) {
       .def(py::init<std::shared_ptr<const MechanicalSystem>, std::vector<int>>(), py::arg("system"), py::arg("solved"),
            "The Voronets frame of the split solving the constraints for the coordinates `solved` (increasing "
            "indices), evaluated numerically: B = -A_s^-1 A_r by LU, dB/dq by implicit differentiation.")
+      .def_static("kane_speeds", &Frame::kane_speeds, py::arg("system"), py::arg("graph"), py::arg("offset"),
+                  "Kane's speeds frame from the outputs J (n*n), q0 (n), C (k*n), f (k) of `graph` "
+                  "(q' = J u + q0, C u + f = 0, u = (u_ind, u_dep)), evaluated numerically: u_dep by a "
+                  "pivoted LU of C_dep, derivatives by implicit differentiation.")
       .def_property_readonly("voronets", &Frame::voronets)
+      .def_property_readonly("kane", &Frame::kane)
       .def_property_readonly("has_offset", &Frame::has_offset,
                              "True for a frame of affine constraints: q' = X_D v + w0(q).")
       .def_property_readonly("solved", &Frame::solved)
@@ -34,11 +39,13 @@ void expose_frames(py::module_& m) {
         std::copy(g.out.begin(), g.out.begin() + n * n, X.mutable_data());
         std::copy(g.out.begin() + n * n, g.out.begin() + (n + 1) * n * n, dX.mutable_data());
         if (!f.has_offset()) return py::tuple(py::make_tuple(X, dX));
-        py::array_t<double> w0(n);
+        py::array_t<double> w0(n), dw0({n, n});  // dw0[l] = dw0/dq^l
         std::copy(g.out.begin() + (n + 1) * n * n, g.out.begin() + (n + 1) * n * n + n, w0.mutable_data());
-        return py::tuple(py::make_tuple(X, dX, w0));
+        std::copy(g.out.begin() + (n + 1) * n * n + n, g.out.begin() + (n + 1) * n * n + (n + 1) * n,
+                  dw0.mutable_data());
+        return py::tuple(py::make_tuple(X, dX, w0, dw0));
       }, py::arg("q"), py::arg("params"), "(X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l; "
-         "(X, dX, w0) for a frame with an offset.");
+         "(X, dX, w0, dw0) for a frame with an offset, dw0[l] = dw0/dq^l.");
 
   m.def("hamel_model", &make_hamel_model, py::arg("frame"));
   m.def("frame_vakonomic_model", &make_frame_vakonomic_model, py::arg("frame"));

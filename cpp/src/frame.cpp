@@ -3,10 +3,50 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nonholo/errors.hpp"
 
 namespace nonholo {
+
+namespace {
+
+// Throws unless every output of `graph` depends on the coordinates and parameters only (not on
+// the velocities or the time): a frame is a function of q.
+void check_q_only(const ExprGraph& graph, int n, int n_inputs, const char* what) {
+  std::vector<int> group(n_inputs, 0);
+  for (int i = n; i <= 2 * n; ++i) group[i] = 1;
+  auto deps = input_dependencies(graph, group);
+  for (std::size_t o = 0; o < graph.outputs.size(); ++o)  // deps is per output
+    if ((deps[o] >> 1) & 1u)
+      throw InputError(std::string(what) + " must depend on the coordinates and parameters only (these depend on "
+                       "the velocities or the time)");
+}
+
+// One tape of the outputs of `graph` and their derivatives in q^0 .. q^(n-1) by forward AD: for
+// each block [first, first + count) of outputs, its values, then d/dq^0 of them, .., d/dq^(n-1).
+Tape q_derivative_tape(const ExprGraph& graph, int n, const std::vector<std::pair<int, int>>& blocks) {
+  GraphBuilder builder(graph.n_inputs);
+  std::vector<int> identity(graph.n_inputs);
+  for (int i = 0; i < graph.n_inputs; ++i) identity[i] = builder.input(i);
+  std::vector<int> map = builder.append(graph, identity);
+  std::vector<int> wrt(n);
+  for (int l = 0; l < n; ++l) wrt[l] = l;
+  auto deriv = differentiate(graph, map, wrt, builder);
+  std::vector<int> outputs;
+  for (auto [first, count] : blocks) {
+    for (int i = first; i < first + count; ++i) outputs.push_back(map[graph.outputs[i]]);
+    for (int l = 0; l < n; ++l)
+      for (int i = first; i < first + count; ++i) {
+        int d = deriv[l][graph.outputs[i]];
+        outputs.push_back(d < 0 ? builder.constant(0.0) : d);
+      }
+  }
+  return Tape(builder.finish(outputs));
+}
+
+}  // namespace
 
 Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : system_(std::move(system)) {
   const int n = system_->n();
@@ -21,35 +61,32 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : 
   if (system_->has_affine() && !has_offset_)
     throw InputError("anholonomic frames of a system with affine constraints A v = b need an offset w0(q) with "
                      "A w0 = b (q' = X_D v + w0)");
-  // X and the offset must be functions of q (and the parameters): not of v or t.
-  std::vector<int> group(system_->n_inputs(), 0);
-  for (int i = n; i <= 2 * n; ++i) group[i] = 1;
-  auto deps = input_dependencies(graph, group);
-  for (int o = 0; o < n_out; ++o)  // deps is per output
-    if ((deps[o] >> 1) & 1u)
-      throw InputError("the frame vectors and offset must depend on the coordinates and parameters only (these "
-                       "depend on the velocities or the time)");
-  GraphBuilder builder(graph.n_inputs);
-  std::vector<int> identity(graph.n_inputs);
-  for (int i = 0; i < graph.n_inputs; ++i) identity[i] = builder.input(i);
-  std::vector<int> map = builder.append(graph, identity);
-  std::vector<int> wrt(n);
-  for (int l = 0; l < n; ++l) wrt[l] = l;
-  auto deriv = differentiate(graph, map, wrt, builder);
+  check_q_only(graph, n, system_->n_inputs(), "the frame vectors and offset");
   // [X, dX/dq^0 .. dX/dq^(n-1)] and, with an offset, [w0, dw0/dq^0 .. dw0/dq^(n-1)] (FrameGeometry)
-  auto emit = [&](int first, int count, std::vector<int>& outputs) {
-    for (int i = first; i < first + count; ++i) outputs.push_back(map[graph.outputs[i]]);
-    for (int l = 0; l < n; ++l)
-      for (int i = first; i < first + count; ++i) {
-        int d = deriv[l][graph.outputs[i]];
-        outputs.push_back(d < 0 ? builder.constant(0.0) : d);
-      }
-  };
-  std::vector<int> outputs;
-  outputs.reserve(static_cast<std::size_t>(1 + n) * n_out);
-  emit(0, n * n, outputs);
-  if (has_offset_) emit(n * n, n, outputs);
-  tape_ = Tape(builder.finish(outputs));
+  std::vector<std::pair<int, int>> blocks{{0, n * n}};
+  if (has_offset_) blocks.emplace_back(n * n, n);
+  tape_ = q_derivative_tape(graph, n, blocks);
+}
+
+std::shared_ptr<Frame> Frame::kane_speeds(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph,
+                                          bool offset) {
+  const int n = system->n(), k = system->k();
+  if (graph.n_inputs != system->n_inputs())
+    throw InputError("the frame's expression graph has " + std::to_string(graph.n_inputs) + " inputs, expected " +
+                     std::to_string(system->n_inputs()));
+  const int n_out = static_cast<int>(graph.outputs.size());
+  if (n_out != n * n + n + k * n + k)
+    throw InputError("Kane's speeds frame has J (n*n), q0 (n), C (k*n) and f (k): " +
+                     std::to_string(n * n + n + k * n + k) + " outputs, got " + std::to_string(n_out));
+  if (system->has_affine() && !offset)
+    throw InputError("Kane's speeds frame of a system with affine constraints A v = b needs its offset w0(q)");
+  check_q_only(graph, n, system->n_inputs(), "the kinematic differential equations and velocity constraints of "
+                                             "Kane's speeds frame");
+  std::shared_ptr<Frame> frame(new Frame(std::move(system)));
+  frame->kane_ = true;
+  frame->has_offset_ = offset;
+  frame->tape_ = q_derivative_tape(graph, n, {{0, n_out}});
+  return frame;
 }
 
 Frame::Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> solved)

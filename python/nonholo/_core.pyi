@@ -275,6 +275,11 @@ class Frame:
     """
     An anholonomic frame X(q) adapted to D, with dX/dq by AD.
     """
+    @staticmethod
+    def kane_speeds(system: MechanicalSystem, graph: Graph, offset: bool) -> Frame:
+        """
+        Kane's speeds frame from the outputs J (n*n), q0 (n), C (k*n), f (k) of `graph` (q' = J u + q0, C u + f = 0, u = (u_ind, u_dep)), evaluated numerically: u_dep by a pivoted LU of C_dep, derivatives by implicit differentiation.
+        """
     @typing.overload
     def __init__(self, system: MechanicalSystem, graph: Graph) -> None:
         ...
@@ -285,13 +290,16 @@ class Frame:
         """
     def evaluate(self, q: typing.Any, params: typing.Any) -> tuple:
         """
-        (X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l; (X, dX, w0) for a frame with an offset.
+        (X, dX) at q: X[i, j] = component i of X_j, dX[l] = dX/dq^l; (X, dX, w0, dw0) for a frame with an offset, dw0[l] = dw0/dq^l.
         """
     @property
     def has_offset(self) -> bool:
         """
         True for a frame of affine constraints: q' = X_D v + w0(q).
         """
+    @property
+    def kane(self) -> bool:
+        ...
     @property
     def n(self) -> int:
         ...

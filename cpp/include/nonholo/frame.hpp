@@ -11,6 +11,18 @@
 // Each evaluation reads A and dA/dq^l from a tape of the system's constraint rows (built from
 // its expression graph by forward AD), factors A_s by LU and gets the derivatives by implicit
 // differentiation of A_s B = -A_r:  dB/dq^l = -A_s^-1 (dA_r/dq^l + dA_s/dq^l B).
+//
+// Kane's speeds frame (System.from_kanes_method) is built numerically the same way, from its
+// unsolved parts: the kinematic differential equations q' = J(q) u + q0(q) and the velocity
+// constraints C(q) u + f(q) = 0 in the speeds u = (u_ind, u_dep), C = [C_ind | C_dep] (k x m,
+// k x k). Each evaluation reads J, q0, C, f and their derivatives dJ/dq^l .. from a tape, factors
+// C_dep by LU with partial pivoting and solves u_dep = Bk u_ind + e,
+//   Bk = -C_dep^-1 C_ind,  e = -C_dep^-1 f,
+//   X = J E,  E = [[I, 0], [Bk, I]],  w0 = J [0; e] + q0,
+// with the derivatives by implicit differentiation of C_dep Bk = -C_ind and C_dep e = -f:
+//   dBk/dq^l = -C_dep^-1 (dC_ind + dC_dep Bk),  de/dq^l = -C_dep^-1 (df + dC_dep e).
+// No symbolic inverse, so no 0/0 where a symbolic solve divides by a factor that vanishes (SymPy's
+// bicycle upright): the frame is regular wherever C_dep is.
 #pragma once
 
 #include <algorithm>
@@ -34,10 +46,11 @@ struct FrameGeometry {
   // The offset w0(q) of a frame of affine constraints (Frame::has_offset) and dw0/dq^l.
   Eigen::Map<const VecX<S>> w0() const { return {out.data() + (1 + n) * n * n, n}; }
   Eigen::Map<const VecX<S>> dw0(int l) const { return {out.data() + (1 + n) * n * n + (1 + l) * n, n}; }
-  // Voronets frame only: A and dA/dq^l (constraint tape), A_s, its LU, B (k x m), scratch.
+  // Voronets frame: A and dA/dq^l (constraint tape), A_s, its LU, B (k x m), scratch. Kane's
+  // speeds frame: [J, q0, C, f] and their q-derivatives, C_dep, its LU, Bk (k x m), e (k), scratch.
   std::vector<S> a_out;
   MatX<S> As, B, dB;
-  VecX<S> col;
+  VecX<S> col, e;
   Lu<S> lu;
   // The split this evaluation uses (Voronets frame; the frame's own until a run re-splits it,
   // see Frame::best_split), and the largest max|B_aj| of the evaluations since `growth` was
@@ -100,6 +113,12 @@ class Frame {
   // solved for, evaluated numerically (see the top of this file). The constraint rows must
   // depend on q and the parameters only.
   Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> solved);
+  // Kane's speeds frame (see the top of this file): `graph` has the system's inputs and the
+  // outputs J (n*n, row-major, J(i, j) = dq'^i/du_j), q0 (n), C (k*n, row-major, C(a, j) the
+  // coefficient of u_j in constraint a) and f (k), all functions of q and the parameters, the
+  // speeds u ordered (u_ind, u_dep). `offset`: the frame has w0 (false only where q0 = 0 and f = 0).
+  static std::shared_ptr<Frame> kane_speeds(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph,
+                                            bool offset);
 
   const MechanicalSystem& system() const { return *system_; }
   const std::shared_ptr<const MechanicalSystem>& system_ptr() const { return system_; }
@@ -120,6 +139,7 @@ class Frame {
     return nullptr;
   }
   bool voronets() const { return voronets_; }
+  bool kane() const { return kane_; }  // Kane's speeds frame
   bool has_offset() const { return has_offset_; }  // q' = X_D v + w0(q) (see the constructor)
   const std::vector<int>& solved() const { return solved_; }  // s (Voronets frame)
   const std::vector<int>& free() const { return free_; }      // r (Voronets frame)
@@ -141,6 +161,12 @@ class Frame {
   template <class S, class P>
   void evaluate(const S* q, const P* p, FrameGeometry<S>& f) const {
     load_inputs(q, p, f);
+    if (kane_) {
+      f.a_out.resize(tape_.n_outputs());
+      tape_.eval(f.in.data(), f.a_out.data(), f.work);
+      fill_kane(q, f);
+      return;
+    }
     if (!voronets_) {
       f.out.resize(tape_.n_outputs());
       tape_.eval(f.in.data(), f.out.data(), f.work);
@@ -159,6 +185,8 @@ class Frame {
   }
 
  private:
+  explicit Frame(std::shared_ptr<const MechanicalSystem> system) : system_(std::move(system)) {}
+
   template <class S, class P>
   void load_inputs(const S* q, const P* p, FrameGeometry<S>& f) const {
     const int n = this->n();
@@ -210,6 +238,76 @@ class Frame {
     }
   }
 
+  // Kane's speeds frame: X, w0 and their q-derivatives into f.out from [J, q0, C, f] and their
+  // derivatives in f.a_out (blocks of kane_block() values: the values, then d/dq^0 .. d/dq^(n-1)).
+  template <class S>
+  void fill_kane(const S* q, FrameGeometry<S>& f) const {
+    const int n = this->n(), k = system_->k(), m = n - k;
+    const std::size_t block = kane_block();
+    auto J = [&](int l) { return RowMatMap<S>(f.a_out.data() + (1 + l) * block, n, n); };
+    auto q0 = [&](int l) { return Eigen::Map<const VecX<S>>(f.a_out.data() + (1 + l) * block + n * n, n); };
+    auto C = [&](int l) { return RowMatMap<S>(f.a_out.data() + (1 + l) * block + n * n + n, k, n); };
+    auto fc = [&](int l) { return Eigen::Map<const VecX<S>>(f.a_out.data() + (1 + l) * block + n * n + n + k * n, k); };
+    f.out.assign(static_cast<std::size_t>(1 + n) * n * n + (has_offset_ ? (1 + n) * n : 0), S(0.0));
+    auto X = [&](int l) { return Eigen::Map<RowMatX<S>>(f.out.data() + (1 + l) * n * n, n, n); };
+    auto w0 = [&](int l) { return Eigen::Map<VecX<S>>(f.out.data() + (1 + n) * n * n + (1 + l) * n, n); };
+    // Bk = -C_dep^-1 C_ind, e = -C_dep^-1 f (pivoted LU of C_dep)
+    f.As = C(-1).rightCols(k);
+    if (!f.lu.compute(f.As)) kane_singular(q);
+    f.B.resize(k, m);
+    f.col.resize(k);
+    for (int j = 0; j < m; ++j) {
+      f.col = -C(-1).col(j);
+      f.lu.solve_in_place(f.col);
+      f.B.col(j) = f.col;
+    }
+    f.e = -fc(-1);
+    f.lu.solve_in_place(f.e);
+    // X = J E, w0 = J_dep e + q0 (J_dep = the last k columns of J)
+    X(-1).leftCols(m) = J(-1).leftCols(m);
+    X(-1).leftCols(m).noalias() += J(-1).rightCols(k) * f.B;
+    X(-1).rightCols(k) = J(-1).rightCols(k);
+    if (has_offset_) {
+      w0(-1) = q0(-1);
+      w0(-1).noalias() += J(-1).rightCols(k) * f.e;
+    }
+    for (int l = 0; l < n; ++l) {
+      // dBk = -C_dep^-1 (dC_ind + dC_dep Bk), into f.dB
+      f.dB.resize(k, m);
+      for (int j = 0; j < m; ++j) {
+        f.col = -C(l).col(j);
+        f.col.noalias() -= C(l).rightCols(k) * f.B.col(j);
+        f.lu.solve_in_place(f.col);
+        f.dB.col(j) = f.col;
+      }
+      X(l).leftCols(m) = J(l).leftCols(m);
+      X(l).leftCols(m).noalias() += J(l).rightCols(k) * f.B;
+      X(l).leftCols(m).noalias() += J(-1).rightCols(k) * f.dB;
+      X(l).rightCols(k) = J(l).rightCols(k);
+      if (has_offset_) {  // de = -C_dep^-1 (df + dC_dep e)
+        f.col = -fc(l);
+        f.col.noalias() -= C(l).rightCols(k) * f.e;
+        f.lu.solve_in_place(f.col);
+        w0(l) = q0(l);
+        w0(l).noalias() += J(l).rightCols(k) * f.e;
+        w0(l).noalias() += J(-1).rightCols(k) * f.col;
+      }
+    }
+  }
+  // The values of one block of Kane's tape: J, q0, C, f.
+  std::size_t kane_block() const {
+    const std::size_t n = this->n(), k = system_->k();
+    return n * n + n + k * n + k;
+  }
+
+  template <class S>
+  [[noreturn]] void kane_singular(const S* q) const {
+    std::string point;
+    for (int i = 0; i < n(); ++i) point += (i ? ", " : "") + std::to_string(value(q[i]));
+    throw ModelError("Kane's dependent speeds cannot be solved from the velocity constraints at q = (" + point +
+                     "): their coefficients C_dep (of u_dependent) are singular there");
+  }
+
   template <class S>
   [[noreturn]] void singular(const S* q) const {
     std::string point;
@@ -221,6 +319,7 @@ class Frame {
   std::shared_ptr<const MechanicalSystem> system_;
   Tape tape_;
   bool voronets_ = false;
+  bool kane_ = false;
   bool has_offset_ = false;
   Tape values_tape_;  // Voronets frame: A only
   std::vector<int> solved_, free_;

@@ -106,7 +106,8 @@ def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) 
     y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0)  # (q, u) -> (q, w)
     if y0.shape != (model.n_states,):
         raise ValueError(
-            f"y0 must have shape ({model.n_states},) ordered as {model.state_names}, got {np.shape(y0)}"
+            f"y0 must have shape ({model.n_states},) ordered as {model.state_names}{_other_form(model, '')}, "
+            f"got {np.shape(y0)}"
         )
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
@@ -596,7 +597,7 @@ def simulate_many(
         Y0 = np.tile(Y0, (n_runs, 1))
     if Y0.ndim != 2 or Y0.shape[1] not in {model.n_states, 2 * model.system.n if _frame_form(model) else -1}:
         raise ValueError(f"Y0 must have shape (n_runs, {model.n_states})"
-                         + (f" or (n_runs, {2 * model.system.n}) (q, u)" if _frame_form(model) else "")
+                         + _other_form(model, "n_runs, ")
                          + f", got {Y0.shape}")
     n_runs = Y0.shape[0]
     P, bad_params = _batch_params(model, params, n_runs)
@@ -691,6 +692,16 @@ def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: li
 def _frame_form(model: Model) -> bool:
     """A reduced model in a frame or a Hamel model (its y0 may also be (q, u), of length 2n)."""
     return (isinstance(model, ReducedModel) and model.frame is not None) or model.kind == "hamel"
+
+
+def _other_form(model: Model, rows: str) -> str:
+    """The other shape a frame-form model's y0 may have: [q, q'] (length 2n), mapped to its
+    quasi-velocities."""
+    if not _frame_form(model):
+        return ""
+    n = model.system.n
+    shape = f"({rows}{2 * n})" if rows else f"({2 * n},)"
+    return f" or {shape} [q, q'] (mapped to {model.state_names[n:]})"
 
 
 def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:

@@ -13,6 +13,7 @@ from ..errors import ModelError
 from ..expressions.names import describe
 from ..expressions.parsing import plain, to_sympy
 from .sparsity import SPARSE_MAX_DENSITY
+from ..expressions.speed_frame import DependentSpeeds
 
 
 def _as_symbols(seq, what: str) -> tuple:
@@ -107,7 +108,8 @@ def _coordinate_index(entry, names: list, group) -> int:
 
 
 def _speeds(speeds, n: int, k: int):
-    """``System(speeds=...)`` checked: (names, X as an (n, n) matrix, w0 as (n, 1) or None)."""
+    """``System(speeds=...)`` checked: (names, X as an (n, n) matrix, w0 as (n, 1) or None), or
+    (names, DependentSpeeds, None)."""
     if speeds is None:
         return None
     try:
@@ -117,6 +119,13 @@ def _speeds(speeds, n: int, k: int):
     names = [str(x) for x in names]
     if len(names) != n - k:
         raise ValueError(f"speeds names {len(names)} quasi-velocities, expected n - k = {n - k}")
+    if isinstance(vectors, DependentSpeeds):  # solved numerically (Kane's speeds)
+        if vectors.n != n or vectors.k != k:
+            raise ValueError(f"speeds: the DependentSpeeds have n = {vectors.n} speeds and k = {vectors.k} "
+                             f"constraints, expected n = {n} and k = {k}")
+        if offset is not None:
+            raise ValueError("speeds: DependentSpeeds carry their own offset; pass None as the offset")
+        return names, vectors, None
     return names, _as_matrix(vectors, (n, n), "speeds vectors"), \
         None if offset is None else _as_matrix(offset, (n, 1), "speeds offset")
 

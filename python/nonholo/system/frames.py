@@ -22,6 +22,7 @@ from .. import _core
 from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols, lower
 from ..expressions.parsing import to_sympy
+from ..expressions.speed_frame import DependentSpeeds
 
 __all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_split"]
 
@@ -187,9 +188,13 @@ class AnholonomicFrame:
     ----------
     system : System
         With k >= 1 linear (not affine) constraints.
-    vectors : (n, n) SymPy matrix, optional
+    vectors : (n, n) SymPy matrix or DependentSpeeds, optional
         Columns are the frame vectors X_1 .. X_n (components in the coordinate basis); the
-        first m = n - k must span D. Default: the Voronets frame of the split q = (r, s)
+        first m = n - k must span D. Or the speeds' kinematics and constraints unsolved
+        (:class:`~nonholo.expressions.speed_frame.DependentSpeeds`, Kane's speeds; it carries its
+        offset): X and w0 are then computed in C++ at each evaluation by a pivoted LU solve for
+        the dependent speeds and implicit differentiation, regular wherever C_dep is.
+        Default: the Voronets frame of the split q = (r, s)
         (:func:`voronets_split`), X_D = d/dr + B d/ds, X_C = d/ds, B = -A_s^-1 A_r.
     solved : sequence, optional
         For the default frame: the k coordinates s the constraints are solved for.
@@ -225,18 +230,22 @@ class AnholonomicFrame:
 
     def __init__(self, system, vectors=None, *, solved=None, name: str | None = None, form: str = "numeric",
                  offset=None, velocity_names: Sequence[str] | None = None):
+        if form not in FORMS:
+            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+        self.system = system
+        n = system.n
+        self.name = name or f"frame of {system.name}"
+        self._vectors, self._offset, self._dependent = None, None, None
+        if isinstance(vectors, DependentSpeeds):
+            self._init_dependent(vectors, offset, velocity_names)
+            return
         affine = any(b != 0 for b in system.affine)
         if offset is not None and vectors is None:
             raise ValueError("offset is given with the frame vectors (a Voronets frame has none)")
         if affine and offset is None:
             raise ValueError("anholonomic frames of affine constraints A v = b need the frame vectors and an offset "
                              "w0(q) with A w0 = b (q' = X_D v + w0); the Voronets frame is for linear constraints")
-        if form not in FORMS:
-            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-        self.system = system
-        n = system.n
-        self.name = name or f"frame of {system.name}"
-        self.offset = None if offset is None else _offset(offset, n, system)
+        self._offset = None if offset is None else _offset(offset, n, system)
         self.velocity_names = self._velocity_names(velocity_names)
         if vectors is None:
             allowed = {*system.coordinates, *system.parameters}
@@ -245,7 +254,6 @@ class AnholonomicFrame:
             self.form = form
             self._spec = (None, [system.coordinate_names[i] for i in self.solved], form, None, velocity_names)
             if form == "numeric":
-                self._vectors = None
                 self._core = _core.Frame(system.core, self.solved)
                 self._check_adapted()
                 return
@@ -258,9 +266,29 @@ class AnholonomicFrame:
         check_free_symbols(list(X), {*system.coordinates, *system.parameters}, "vectors")
         self._vectors = sp.ImmutableMatrix(X)
         if vectors is not None:
-            self._spec = (self._vectors, None, "symbolic", self.offset, velocity_names)
-        outputs = list(self._vectors) + (list(self.offset) if self.offset is not None else [])
+            self._spec = (self._vectors, None, "symbolic", self._offset, velocity_names)
+        outputs = list(self._vectors) + (list(self._offset) if self._offset is not None else [])
         self._core = _core.Frame(system.core, lower(outputs, system._inputs).to_core())
+        self._check_adapted()
+
+    def _init_dependent(self, speeds, offset, velocity_names) -> None:
+        """The frame of speeds solved numerically (:class:`DependentSpeeds`, Kane's speeds): X, w0
+        and their derivatives from J, q0, C, f by a pivoted LU of C_dep at each evaluation (C++)."""
+        system = self.system
+        if offset is not None:
+            raise ValueError("offset is given with DependentSpeeds, which carry their own")
+        if (speeds.n, speeds.k) != (system.n, system.k):
+            raise ValueError(f"the DependentSpeeds have n = {speeds.n} speeds and k = {speeds.k} constraints, "
+                             f"expected n = {system.n} and k = {system.k}")
+        if system.k and any(b != 0 for b in system.affine) and not speeds.has_offset:
+            raise ValueError("the system has affine constraints A v = b but the DependentSpeeds have no offset")
+        outputs = speeds.outputs()
+        check_free_symbols(outputs, {*system.coordinates, *system.parameters}, "speeds")
+        self._dependent = speeds
+        self.velocity_names = self._velocity_names(velocity_names)
+        self.solved, self.form = None, "numeric"
+        self._spec = (speeds, None, "numeric", None, velocity_names)
+        self._core = _core.Frame.kane_speeds(system.core, lower(outputs, system._inputs).to_core(), speeds.has_offset)
         self._check_adapted()
 
     def _velocity_names(self, names) -> list:
@@ -279,10 +307,26 @@ class AnholonomicFrame:
     @property
     def vectors(self) -> sp.ImmutableMatrix:
         """X as an (n, n) SymPy matrix (for the numeric Voronets frame: built symbolically on
-        first access, which can take minutes for k > 3)."""
+        first access, which can take minutes for k > 3; for speeds solved numerically
+        (:class:`DependentSpeeds`) by a symbolic solve, for display only: it may be 0/0 where the
+        numeric frame is regular)."""
         if self._vectors is None:
-            self._vectors = sp.ImmutableMatrix(voronets_frame(self.system, self._spec[1]))
+            self._vectors = self._dependent.vectors() if self._dependent is not None else \
+                sp.ImmutableMatrix(voronets_frame(self.system, self._spec[1]))
         return self._vectors
+
+    @property
+    def offset(self) -> sp.ImmutableMatrix | None:
+        """w0(q) as an (n, 1) SymPy matrix, or None for a frame without offset (built on first
+        access for speeds solved numerically, as :attr:`vectors`)."""
+        if self._offset is None and self._dependent is not None:
+            self._offset = self._dependent.offset()
+        return self._offset
+
+    @property
+    def has_offset(self) -> bool:
+        """True when q' = X_D v + w0(q) with an offset w0 (affine constraints or kinematics)."""
+        return bool(self._core.has_offset)
 
     # ---------------------------------------------------------------- basics
     @property
@@ -308,7 +352,7 @@ class AnholonomicFrame:
 
     def offset_at(self, q, params=None) -> np.ndarray:
         """w0(q), shape (n,): the velocity of the frame at v = 0 (zero without an offset)."""
-        if self.offset is None:
+        if not self.has_offset:
             return np.zeros(self.n)
         return self._core.evaluate(np.asarray(q, float), self._params(params))[2]
 
@@ -378,7 +422,7 @@ class AnholonomicFrame:
         maps mu' = A_s'^T A_s^-T mu: the vakonomic Lagrangian, and so the motion, is unchanged."""
         from ..models.model import FrameModel
 
-        if self.offset is not None:
+        if self.has_offset:
             raise ValueError("the frame-vakonomic model is implemented for linear constraints (a frame without "
                              "offset); use system.vakonomic()")
         names = self._names() + [f"mu_{a}" for a in range(self.system.k)]

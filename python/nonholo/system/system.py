@@ -94,7 +94,10 @@ class System(Extensions):
         A velocity frame for the state of :meth:`nonholonomic`: quasi-velocities named ``names``
         (m = n - k of them) with q' = X_D(q) u + w0(q), X = ``vectors`` (n, n; the first m
         columns span D) and ``offset`` w0 (length n, A w0 = b; None for linear constraints).
-        :meth:`from_kanes_method` sets it to Kane's independent speeds.
+        ``vectors`` may also be a :class:`~nonholo.expressions.speed_frame.DependentSpeeds`
+        (offset None): speeds u = (u_ind, u_dep) with q' = J u + q0 and C u + f = 0, the
+        dependent ones solved numerically at each evaluation (a pivoted LU of C_dep), never
+        symbolically. :meth:`from_kanes_method` sets it to Kane's independent speeds that way.
 
     Notes
     -----
@@ -249,7 +252,10 @@ class System(Extensions):
         the default where the kinematics allow it): state ``[q, u_ind]`` named after km's
         speeds (``result["u1"]``), q' = X_D(q) u_ind + w0(q) from the kinematic differential
         equations and the velocity constraints (the Hamel model of that frame, Kane's equations
-        in u). ``system.nonholonomic(form="qdot")``, or ``state="qdot"`` here, gives the model
+        in u), the dependent speeds solved numerically at each evaluation (a pivoted LU of their
+        constraint coefficients: regular wherever those are, e.g. SymPy's bicycle upright). Its
+        y0, and the states of the analysis calls (:func:`~nonholo.linearize`, ...), may also be
+        given as [q, q']. ``system.nonholonomic(form="qdot")``, or ``state="qdot"`` here, gives the model
         in ``[q, q']``. Every speed, dependent ones too, is also ``result[name]`` in either form;
         convert with :func:`nonholo.expressions.mechanics.kane_qdot` and ``kane_speeds``.
         Keyword arguments (``state``, ``potential``, ``friction``, ``specified``, ``name``,
@@ -572,7 +578,7 @@ class System(Extensions):
         if isinstance(frame, AnholonomicFrame):
             if frame.system is not self:
                 raise ValueError("frame belongs to another system")
-            if frame.offset is not None:
+            if frame.has_offset:
                 raise ValueError("the frame form of the reduced model takes a frame without offset (linear "
                                  "constraints); use velocities='coordinates'")
             return frame

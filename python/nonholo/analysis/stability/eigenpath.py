@@ -26,6 +26,7 @@ from ...errors import attach_partial
 from ...models.model import apply_compile
 from .linearize import linearize, state_matrix
 from .zero_modes import deflate
+from ..states import in_quasi_velocities
 
 __all__ = ["EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]
 
@@ -192,9 +193,12 @@ def _states(model, state, values) -> list:
     arr = np.asarray(state, dtype=float)
     if arr.ndim == 1:
         return [arr] * len(values)
-    if arr.shape != (len(values), model.n_states):
+    n = model.system.n
+    widths = {model.n_states, 2 * n} if in_quasi_velocities(model) else {model.n_states}
+    if arr.ndim != 2 or arr.shape[0] != len(values) or arr.shape[1] not in widths:
+        alternative = f" ([q, q'] of width {2 * n} also, mapped to {model.state_names[n:]})" if len(widths) > 1 else ""
         raise ValueError(f"state must be a callable, one state ({model.n_states},) or one per value "
-                         f"({len(values)}, {model.n_states}); got shape {arr.shape}")
+                         f"({len(values)}, {model.n_states}){alternative}; got shape {arr.shape}")
     return list(arr)
 
 

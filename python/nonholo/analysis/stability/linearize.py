@@ -40,6 +40,7 @@ import numpy as np
 from .manifold import (constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives,
                        tangent_basis)
 from .zero_modes import ZeroMode, deflate
+from ..states import model_state
 
 __all__ = ["Linearization", "linearize", "check_steady", "tangent_space"]
 
@@ -128,9 +129,11 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     ----------
     model : Model
         ``system.nonholonomic()``, ``.friction(eps)``, ``.reduced(eps, order)`` or ``.vakonomic()``.
-    y : array_like (N,)
+    y : array_like (N,) or (2n,)
         A state on a steady motion (see :func:`~nonholo.steady_motions`): velocities and
-        multipliers constant, only cyclic coordinates moving.
+        multipliers constant, only cyclic coordinates moving. A model in quasi-velocities (Kane's
+        speeds, a reduced model in a frame) also takes [q, q'], mapped as :func:`~nonholo.simulate`
+        maps y0.
     t : float
         The time of the state (the model must not depend on time explicitly: a steady motion
         needs an autonomous model).
@@ -186,8 +189,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     >>> print(back.eigenvalues[back.n_zero:].real.round(6))
     [0.192308]
     """
-    y = model._state(y)
     t = float(t)
+    y = model_state(model, y, t, params)
     names = model.state_names
     A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
     d = deflate(A, cyc_local, zero_tol)
@@ -213,7 +216,7 @@ def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
     Perturb a state on the constraint set with y + T xi (then project back, as the error is
     second order), or build a monodromy matrix from the flow of such perturbations.
     """
-    y = model._state(y)
+    y = model_state(model, y, t, params)
     cs = constraint_set(model, float(t), y, params)
     _check_on_constraint_set(cs, model, 1e-8)
     T, ind = tangent_basis(cs, model.state_names, independent, cyclic_coordinates(model.system), model.system.n)
@@ -223,7 +226,7 @@ def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
 def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol: float = 1e-8):
     """(A, T, independent indices, cyclic indices, their positions among the independent ones,
     parameter vector) after checking that y is a steady motion on the constraint set."""
-    y = model._state(y)
+    y = model_state(model, y, t, params)
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf")
     system, n = model.system, model.system.n

@@ -23,6 +23,7 @@ import numpy as np
 
 from .manifold import constraint_set, cyclic_indices
 from .linearize import check_autonomous
+from ..states import in_quasi_velocities, model_state
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
 
@@ -68,7 +69,9 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     system : System or Model
         A system (its nonholonomic model is used unless ``model`` is given) or a model.
     guess : array_like (N,) or (G, N)
-        Initial state(s). With several guesses, the distinct solutions found are returned.
+        Initial state(s). With several guesses, the distinct solutions found are returned. A
+        model in quasi-velocities (Kane's speeds) also takes [q, q'] ((2n,) or (G, 2n)), mapped
+        as :func:`~nonholo.simulate` maps y0.
     fixed : mapping {state name: value}, optional
         State components to hold at given values (e.g. ``{"phi_dot": 0.0, "x_dot": 2.0}``).
     model : Model, optional
@@ -96,16 +99,18 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
         raise ValueError("model was built from another system than the one given")
     check_autonomous(model, "solve for")
     guesses = np.asarray(guess, dtype=float)
-    N = model.n_states
+    N, n = model.n_states, model.system.n
     if guesses.ndim == 1:
-        return _solve(model, _checked_guess(guesses, N), fixed, t, params, cyclic, tol, max_iterations)
-    if guesses.ndim != 2 or guesses.shape[1] != N:
-        raise ValueError(f"guess must have shape ({N},) or (G, {N}) ordered as {model.state_names}, "
+        return _solve(model, _checked_guess(model, guesses, t, params), fixed, t, params, cyclic, tol, max_iterations)
+    widths = {N, 2 * n} if in_quasi_velocities(model) else {N}
+    if guesses.ndim != 2 or guesses.shape[1] not in widths:
+        alternative = f" or (G, {2 * n}) [q, q'] (mapped to {model.state_names[n:]})" if len(widths) > 1 else ""
+        raise ValueError(f"guess must have shape ({N},) or (G, {N}) ordered as {model.state_names}{alternative}, "
                          f"got {guesses.shape}")
     found, errors = [], []
     for g in guesses:
         try:
-            sm = _solve(model, _checked_guess(g, N), fixed, t, params, cyclic, tol, max_iterations)
+            sm = _solve(model, _checked_guess(model, g, t, params), fixed, t, params, cyclic, tol, max_iterations)
         except SteadyMotionError as exc:
             errors.append(str(exc))
             continue
@@ -117,9 +122,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     return found
 
 
-def _checked_guess(g, N) -> np.ndarray:
-    if g.shape != (N,):
-        raise ValueError(f"guess must have shape ({N},), got {g.shape}")
+def _checked_guess(model, g, t, params) -> np.ndarray:
+    g = model_state(model, g, t, params, "guess")  # [q, q'] mapped for a model in quasi-velocities
     if not np.all(np.isfinite(g)):
         raise ValueError("guess contains NaN or inf")
     return g.copy()

@@ -9,12 +9,38 @@ import sympy as sp
 
 from ...errors import ModelError
 from ..parsing import to_sympy
+from ..speed_frame import DependentSpeeds
 
 from .kinematics import (
     _body_kinematics, _check_specified, _classify_kinematics, _generalized_force, _gyroscopic,
     _kane_inertia_correction, _kane_inertia_forces, _kinetic_energy_parts, _linear_in_velocities, _load_pairs,
     _mechanics, _name, _numeric_values, _numeric_zero, _parameters_check, _resolve, _symbols_for, _tidy, _time,
 )
+
+
+def _solve_exactly(K, rhs) -> sp.Matrix:
+    """K^-1 rhs with no division but by det K (simplified): adj(K) rhs / det K, or rhs_i / K_ii for a
+    diagonal K. An LU solve without pivoting (``LUsolve``) divides by pivots that can vanish where K
+    is regular (the leading entry cos(th) of a rotation), and the result is then 0/0 there, or
+    garbage over cos(pi/2) = 6e-17 in floating point; det K vanishes only where K is singular."""
+    K, rhs = sp.Matrix(K), sp.Matrix(rhs)
+    if K.is_diagonal():
+        return sp.Matrix(rhs.rows, rhs.cols, lambda i, j: rhs[i, j] / K[i, i])
+    det = sp.simplify(K.det(method="berkowitz"))
+    return (K.adjugate(method="berkowitz") * rhs) / det
+
+
+def _kinematic_matrices(km):
+    """(k_ku, k_kqdot, f_k) of k_kqdot q' + k_ku u + f_k = 0 (the implicit form where SymPy has it),
+    auxiliary speeds set to zero."""
+    q, u = list(km.q), list(km.u)
+    k_ku = getattr(km, "_k_ku_implicit", None)
+    if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
+        k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
+    else:
+        k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    return tuple(sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
 
 
 def _kane_kinematics(km):
@@ -31,13 +57,7 @@ def _kane_kinematics(km):
     if not getattr(km, "_qdot_u_map", None):
         raise ModelError("the KanesMethod has no kinematic differential equations (kd_eqs); nonholo needs them "
                          "to express the speeds u through q'")
-    k_ku = getattr(km, "_k_ku_implicit", None)
-    if k_ku is None or k_ku.shape != (len(q), len(u)):  # older SymPy: explicit form only
-        k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
-    else:
-        k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
-    k_ku, k_kqdot, f_k = (sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
+    k_ku, k_kqdot, f_k = _kinematic_matrices(km)
     free = [j for j in range(len(u)) if all(k_ku[i, j] == 0 for i in range(k_ku.rows))]
     tied = [j for j in range(len(u)) if j not in free]
     if len(tied) != len(q):
@@ -53,7 +73,7 @@ def _kane_kinematics(km):
     if k_tied.det() == 0:
         raise ModelError("the kinematic differential equations (kd_eqs) do not determine the speeds u from q' "
                          "(their matrix k_ku is singular); nonholo needs u = u(q, q')")
-    u_expr = -k_tied.LUsolve(k_kqdot * sp.Matrix(qd[:len(q)]) + f_k)
+    u_expr = -_solve_exactly(k_tied, k_kqdot * sp.Matrix(qd[:len(q)]) + f_k)
     u_of_qdot = {u[j]: e for j, e in zip(tied, u_expr)}
     u_of_qdot.update({u[j]: qd[len(q) + i] for i, j in enumerate(free)})
     return u_of_qdot, qd, aux
@@ -83,46 +103,43 @@ class SpeedOutput:
 
 
 def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
-    """Kane's independent speeds as quasi-velocities: (names, X, w0) or the reason they cannot be.
+    """Kane's independent speeds as quasi-velocities: (names, DependentSpeeds, None) or the reason
+    they cannot be.
 
     The kinematic differential equations give q' = J(q) u + q0(q) (``kindiffdict``; the
     auxiliary coordinates' derivatives are their speeds) and the velocity constraints
-    u_dep = A_rs u_ind + e(q) (A_rs = -C_dep^-1 C_ind, e = -C_dep^-1 f_nh). So
-    q' = X_D u_ind + w0 with X = J [[I, 0], [A_rs, I]] (its first m columns span D, the last k
-    hold u_dep - A_rs u_ind, zero on the constraint set) and w0 = J [0; e] + q0. X and w0 must be
-    functions of q: time-dependent kinematics or constraint coefficients are refused."""
+    C(q) u + f(q) = 0 (``k_nh``, ``f_nh``), which the frame solves numerically for u_dep at each
+    evaluation (:class:`~nonholo.expressions.speed_frame.DependentSpeeds`: X = J [[I, 0], [Bk, I]],
+    w0 = J [0; e] + q0, Bk = -C_dep^-1 C_ind, e = -C_dep^-1 f, by a pivoted LU), never
+    symbolically. J, q0, C and f must be functions of q: time-dependent kinematics or constraint
+    coefficients are refused."""
     t = _time()
     us = list(km.u)
     k = len(km._udep)
     m = len(us) - k
     uaux_zero = dict.fromkeys(list(km._uaux), 0)
-    kd = km.kindiffdict()
-    qdot = [sp.sympify(kd[qi.diff(t)]).xreplace(uaux_zero) for qi in km.q]
+    k_ku, k_kqdot, f_k = _kinematic_matrices(km)  # q' = -k_kqdot^-1 (k_ku u + f_k), solved exactly
+    qdot = list(-_solve_exactly(k_kqdot, k_ku * sp.Matrix(us) + f_k))
     qdot += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
     qdot = sp.Matrix(qdot)
     J = qdot.jacobian(us)
     q0 = qdot.xreplace(dict.fromkeys(us, 0))
-    E = sp.zeros(len(us), len(us))
-    E[:, :] = sp.eye(len(us))
-    e = sp.zeros(len(us), 1)
+    C, f = sp.zeros(0, len(us)), sp.zeros(0, 1)
     if k:
-        k_nh, f_nh = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
-        C_dep = k_nh[:, m:]
-        E[m:, :m] = -C_dep.LUsolve(k_nh[:, :m])
-        e[m:, 0] = -C_dep.LUsolve(f_nh)
-    X = (J * E).xreplace(plain)
-    w0 = (J * e + q0).xreplace(plain)
+        C, f = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
+    parts = [M.xreplace(plain) for M in (J, q0, C, f)]
+    entries = [x for M in parts for x in M]
     me = _mechanics()
-    if any(me.find_dynamicsymbols(x) for x in [*X, *w0]):
+    if any(me.find_dynamicsymbols(x) for x in entries):
         return "the kinematic differential equations or velocity constraints involve other dynamicsymbols"
-    if any(t in x.free_symbols for x in [*X, *w0]):
+    if any(t in x.free_symbols for x in entries):
         return ("the kinematic differential equations or the velocity constraints depend on time explicitly "
                 "(the quasi-velocity frame must be a function of q)")
     names = [_name(u) for u in us[:m]]
     clash = set(names) & {str(s) for s in (*q_syms, *qd_syms)}
     if clash:
         return f"the speeds {sorted(clash)} have the names of coordinates or their velocities"
-    return names, X, (None if all(x == 0 for x in w0) else w0)
+    return names, DependentSpeeds(*parts), None
 
 
 def kanes_method_arguments(
@@ -186,8 +203,9 @@ def kanes_method_arguments(
         ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
         (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
         function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
-        and ``name``; ``speeds`` (names, X, w0) of the quasi-velocity frame of Kane's
-        independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q)) or None, and
+        and ``name``; ``speeds`` (names, DependentSpeeds, None) of the quasi-velocity frame of Kane's
+        independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q), u_dep solved
+        numerically at each evaluation) or None, and
         ``outputs`` with every speed u_i(q, q') by name (``result["u3"]`` of a dependent speed).
         Convert between [q, u] and [q, q'] with :func:`kane_qdot` and :func:`kane_speeds`.
     """
@@ -278,8 +296,8 @@ def kanes_method_arguments(
                           UserWarning, stacklevel=4)
             speeds = None
         elif simplify:
-            names, X, w0 = speeds
-            speeds = names, _tidy(X, True), _tidy(w0, True)
+            names, frame, _ = speeds
+            speeds = names, frame.applyfunc(sp.simplify), None
     outputs = {}
     for ui in km.u:
         expr = sp.sympify(u_of_qdot[ui]).xreplace(plain)
