@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-import numpy as np
-import numpy.typing as npt
 import sympy as sp
 
 from .. import _core
@@ -28,15 +26,17 @@ from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_pa
 from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
-                         _order, _point, _speeds, _unit_norm_groups)
+                         _order, _speeds, _unit_norm_groups)
 from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
+from .point_geometry import PointGeometry
+from .slow_manifold_queries import SlowManifoldQueries
 from .sparsity import prefers_sparse, sparse_choice
 
 __all__ = ["System"]
 
 
-class System(Extensions):
+class System(Extensions, SlowManifoldQueries, PointGeometry):
     r"""A mechanical system with (possibly affine) velocity constraints.
 
     Parameters
@@ -614,157 +614,6 @@ class System(Extensions):
         if key not in self._models:
             self._models[key] = spec.build_sparse(self._core) if sparse else spec.build_core(self._core, order)
         return spec.cls(self, kind, self._models[key], extra, order=order, state_names=spec.state_names(self))
-
-    # ------------------------------------------------------------------ slow manifold
-    def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float = 0.0,
-             params: Mapping | None = None) -> np.ndarray:
-        """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
-
-        The slow manifold of ``friction(eps)`` is v = u + sum_k eps^k h^(k)(t, q, u) with u on
-        the constraint set (A u = b) and h^(k) in D_perp; no factorials (Gzenda-Chhabra
-        eq. (66); Eldering's h^(i) is i! times ours). Computed in C++ by Taylor arithmetic in
-        (eps, t) through the system's tape, for any metric, potential, affine constraint and
-        force F(q, v, t).
-        """
-        order = _order(order)
-        q = _point(q, self.n, "q")
-        u = self._on_constraint_set(q, u, t, params, "u")
-        return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
-
-    def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
-                         params: Mapping | None = None) -> np.ndarray:
-        """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
-
-        Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
-        """
-        eps, order = check.positive(eps, "eps"), _order(order)
-        q = _point(q, self.n, "q")
-        u = self._on_constraint_set(q, u, t, params, "u")
-        t = check.finite_float(t, "t")
-        return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
-
-    def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params: Mapping | None = None) -> np.ndarray:
-        """u + sum_{k<=K} eps^k h^(k)(t, q, u) at one state [q, u] (n,) or time-major samples
-        (n_t, 2n) in C++ (the one implementation of the sum; no constraint check)."""
-        y = np.asarray(y, dtype=float)
-        Y = np.atleast_2d(y)
-        times = np.broadcast_to(np.asarray(t, float), (len(Y),)).copy()
-        V = _core.slow_manifold_velocity(self._core, order, eps, times, Y, self.param_vector(params))
-        return V[0] if y.ndim == 1 else V
-
-    def fibre_base(self, q: npt.ArrayLike, v: npt.ArrayLike, eps: float, order: int = 1, t: float = 0.0,
-                   params: Mapping | None = None) -> tuple:
-        """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
-
-        The friction model started at (q, v) approaches, after an initial layer of duration
-        O(eps), the slow trajectory through (q_f, u_f); start the reduced model there. To
-        leading order this is (q, P v + v_b) (``project``; Eldering section 7 item 2:
-        Caratheodory's mistake was to start the limit at the unprojected velocity). This
-        includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
-        z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
-        """
-        eps = check.positive(eps, "eps")
-        q = _point(q, self.n, "q")
-        v = _point(v, self.n, "v")
-        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
-
-    def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
-        """Residual of the invariance equation of the slow manifold for the truncation after
-        h^(K), shape (n,):
-
-            r = s - eps Qmat (f(t, q, u + s) - u' - s'),   s = sum_{k<=K} eps^k h^(k)(t, q, u),
-
-        with u' the projected acceleration and s' the derivative of s along the reduced flow
-        (Gzenda-Chhabra Theorem 1). r = 0 on the exact slow
-        manifold; r = O(eps^(K+1)) while the series behaves asymptotically, so |r| shows the
-        truncation error a reduced model of order K commits at (q, u).
-        """
-        eps = check.positive(eps, "eps")
-        order = _order(order)
-        q = _point(q, self.n, "q")
-        u = self._on_constraint_set(q, u, t, params, "u")
-        from ..models.reduced import compiled_slip
-
-        return _core.invariance_residual(self._core, order, check.finite_float(t, "t"), q, u,
-                                         [*self.param_vector(params), eps], compiled_slip(self, order))
-
-    def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
-        u = _point(u, self.n, what)
-        if self.k:
-            A, b = self.constraint_matrix(q, t, params)
-            scale = np.abs(A).max() * np.abs(u).max() + np.abs(b).max() + 1.0
-            if np.abs(A @ u - b).max() > 1e-9 * scale:
-                raise ValueError(f"{what} must lie on the constraint set A(q) u = b(q, t) "
-                                 f"(|A u - b| = {np.abs(A @ u - b).max():.3g}); use system.project(q, v)")
-        return u
-
-    # ------------------------------------------------------------------ geometry at a point
-    def _at(self, q, v=None, t=0.0, params=None):
-        q = _point(q, self.n, "q")
-        v = None if v is None else _point(v, self.n, "v")
-        return self._core.at(check.finite_float(t, "t"), q, v, self.param_vector(params))
-
-    def metric_at(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
-        """G(q), shape (n, n)."""
-        return self._at(q, params=params).metric()
-
-    def christoffel(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
-        """Christoffel symbols Gamma[i, j, k] = Gamma^i_jk of the metric at q, shape (n, n, n)."""
-        return self._at(q, params=params).christoffel()
-
-    def holonomic_functions(self):
-        """(h, dh/dq) of the ``holonomic`` constraints as NumPy callables of ``(*q, *params)``
-        (SymPy's lambdify, built once per system), or None when the system carries none."""
-        if not self.holonomic:
-            return None
-        if self._holonomic_functions is None:
-            h = sp.Matrix(list(self.holonomic))
-            args = [*self.coordinates, *self.parameters]
-            self._holonomic_functions = (sp.lambdify(args, h, "numpy"),
-                                         sp.lambdify(args, h.jacobian(self.coordinates), "numpy"))
-        return self._holonomic_functions
-
-    def constraint_matrix(self, q: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> tuple:
-        """(A(q), b(q, t)): shapes (k, n) and (k,)."""
-        g = self._at(q, t=t, params=params)
-        return g.constraint_matrix(), g.affine()
-
-    def projectors(self, q: npt.ArrayLike, params: Mapping | None = None) -> tuple:
-        """(P, P_perp) at q: G-orthogonal projectors onto D = ker A and onto D_perp.
-
-        P_perp = G^-1 A^T M^-1 A with M = A G^-1 A^T, P = Id - P_perp (Gzenda-Chhabra).
-        """
-        g = self._at(q, params=params)
-        return g.p(), g.p_perp()
-
-    def friction_operator(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
-        """FR# = G^-1 A^T mu A at q, shape (n, n) (Gzenda-Chhabra eq. (38))."""
-        return self._at(q, params=params).friction_operator()
-
-    def qmat(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
-        """Qmat = G^-1 A^T M^-1 mu^-1 M^-1 A: the inverse of FR# on D_perp, zero on D.
-
-        Qmat FR# = FR# Qmat = P_perp (Gzenda-Chhabra Lemma 4).
-        """
-        return self._at(q, params=params).qmat()
-
-    def multipliers(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0,
-                    params: Mapping | None = None) -> np.ndarray:
-        """Lagrange-d'Alembert multipliers lambda (k,): G v' + c + dV = F + A^T lambda."""
-        return self._at(q, v, t, params).multipliers()
-
-    def project(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> np.ndarray:
-        """The velocity on the constraint set nearest to v in the metric G.
-
-        v - G^-1 A^T M^-1 (A v - b): for linear constraints this is P v, the base point of the
-        fast fibre of the friction model as eps -> 0 (Eldering 2016, section 7 item 2).
-        """
-        return self._at(q, v, t, params).project()
-
-    def energy(self, q: npt.ArrayLike, v: npt.ArrayLike, params: Mapping | None = None) -> float:
-        """1/2 v^T G(q) v + V(q)."""
-        g = self._at(q, v, 0.0, params)
-        return g.kinetic_energy() + g.potential()
 
     # ------------------------------------------------------------------ names and display
     def state_names(self) -> list:

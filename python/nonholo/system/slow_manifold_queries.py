@@ -1,0 +1,103 @@
+"""The slow manifold of a system's friction realization, queried at a point: its slip terms
+h^(k), the velocity on it, the base point of a fast fibre and the invariance residual. Each is
+computed in C++ by Taylor arithmetic through the system's tape; :class:`System` inherits them."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _core
+from .. import _options as check
+from .arguments import _order, _point
+
+__all__ = ["SlowManifoldQueries"]
+
+
+class SlowManifoldQueries:
+    """Slow-manifold queries of a :class:`System` (a mixin: it reads the system's core, sizes
+    and parameters)."""
+
+    def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float = 0.0,
+             params: Mapping | None = None) -> np.ndarray:
+        """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
+
+        The slow manifold of ``friction(eps)`` is v = u + sum_k eps^k h^(k)(t, q, u) with u on
+        the constraint set (A u = b) and h^(k) in D_perp; no factorials (Gzenda-Chhabra
+        eq. (66); Eldering's h^(i) is i! times ours). Computed in C++ by Taylor arithmetic in
+        (eps, t) through the system's tape, for any metric, potential, affine constraint and
+        force F(q, v, t).
+        """
+        order = _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
+
+    def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
+                         params: Mapping | None = None) -> np.ndarray:
+        """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
+
+        Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
+        """
+        eps, order = check.positive(eps, "eps"), _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        t = check.finite_float(t, "t")
+        return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
+
+    def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params: Mapping | None = None) -> np.ndarray:
+        """u + sum_{k<=K} eps^k h^(k)(t, q, u) at one state [q, u] (n,) or time-major samples
+        (n_t, 2n) in C++ (the one implementation of the sum; no constraint check)."""
+        y = np.asarray(y, dtype=float)
+        Y = np.atleast_2d(y)
+        times = np.broadcast_to(np.asarray(t, float), (len(Y),)).copy()
+        V = _core.slow_manifold_velocity(self._core, order, eps, times, Y, self.param_vector(params))
+        return V[0] if y.ndim == 1 else V
+
+    def fibre_base(self, q: npt.ArrayLike, v: npt.ArrayLike, eps: float, order: int = 1, t: float = 0.0,
+                   params: Mapping | None = None) -> tuple:
+        """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
+
+        The friction model started at (q, v) approaches, after an initial layer of duration
+        O(eps), the slow trajectory through (q_f, u_f); start the reduced model there. To
+        leading order this is (q, P v + v_b) (``project``; Eldering section 7 item 2:
+        Caratheodory's mistake was to start the limit at the unprojected velocity). This
+        includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
+        z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
+        """
+        eps = check.positive(eps, "eps")
+        q = _point(q, self.n, "q")
+        v = _point(v, self.n, "v")
+        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
+
+    def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
+        """Residual of the invariance equation of the slow manifold for the truncation after
+        h^(K), shape (n,):
+
+            r = s - eps Qmat (f(t, q, u + s) - u' - s'),   s = sum_{k<=K} eps^k h^(k)(t, q, u),
+
+        with u' the projected acceleration and s' the derivative of s along the reduced flow
+        (Gzenda-Chhabra Theorem 1). r = 0 on the exact slow
+        manifold; r = O(eps^(K+1)) while the series behaves asymptotically, so |r| shows the
+        truncation error a reduced model of order K commits at (q, u).
+        """
+        eps = check.positive(eps, "eps")
+        order = _order(order)
+        q = _point(q, self.n, "q")
+        u = self._on_constraint_set(q, u, t, params, "u")
+        from ..models.reduced import compiled_slip
+
+        return _core.invariance_residual(self._core, order, check.finite_float(t, "t"), q, u,
+                                         [*self.param_vector(params), eps], compiled_slip(self, order))
+
+    def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
+        u = _point(u, self.n, what)
+        if self.k:
+            A, b = self.constraint_matrix(q, t, params)
+            scale = np.abs(A).max() * np.abs(u).max() + np.abs(b).max() + 1.0
+            if np.abs(A @ u - b).max() > 1e-9 * scale:
+                raise ValueError(f"{what} must lie on the constraint set A(q) u = b(q, t) "
+                                 f"(|A u - b| = {np.abs(A @ u - b).max():.3g}); use system.project(q, v)")
+        return u
