@@ -223,7 +223,9 @@ PAGE_STATE = r"""(() => {
         window: window.innerWidth,
         silent: Array.from(document.querySelectorAll('div.cell')).filter(c => {
             const src = (c.querySelector('.cell_input') || {}).innerText || '';
-            return /\b(print|display|show|animate)\(|\.plot\(|plt\.|\.style\b/.test(src)
+            // a top-level statement that prints, plots or displays (not one inside a def)
+            return src.split("\n").some(l => /^[^\s#]/.test(l) && !/^(def|class|import|from) /.test(l)
+                   && /\b(print|display|show|animate)\(|\.plot\(|plt\.|\.style\b/.test(l))
                    && !c.querySelector('.cell_output');
         }).map(c => ((c.querySelector('.cell_input') || {}).innerText || '').split("\n")[0].slice(0, 60)),
         wide: Array.from(document.querySelectorAll('article *')).filter(e => e.getBoundingClientRect().right
