@@ -62,7 +62,7 @@ nb_execution_excludepatterns = []
 # the notebooks write their figures where NONHOLO_FIGURES points (papers.figure_dir); in the build
 # that is a scratch folder, not the checkout
 os.environ.setdefault("NONHOLO_FIGURES", str(HERE / "_build" / "notebook_figures"))
-os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.pop("MPLBACKEND", None)  # the kernel's inline backend shows the figures (Agg would hide them)
 # the kernel ("python3", whose command is `python`) runs the interpreter that runs Sphinx, with the
 # checkout's papers/ importable (the paper notebooks add the notebooks' parent folder to sys.path,
 # which is docs/ for the copies the build executes)
@@ -98,8 +98,10 @@ def _copy_mathjax() -> None:
 _copy_mathjax()
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
 # typeset only what Sphinx and myst-nb mark as math (a "$" in prose or code stays as it is)
+# (the fast preview and the assistive MathML copy double the work on a long tutorial: off)
 mathjax2_config = {"tex2jax": {"processClass": "math|output_area", "ignoreClass": "document"},
-                   "messageStyle": "none", "showMathMenu": False}
+                   "messageStyle": "none", "showMathMenu": False,
+                   "fast-preview": {"disabled": True}, "AssistiveMML": {"disabled": True}}
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 

@@ -223,7 +223,9 @@ PAGE_STATE = r"""(() => {
         window: window.innerWidth,
         silent: Array.from(document.querySelectorAll('div.cell')).filter(c => {
             const src = (c.querySelector('.cell_input') || {}).innerText || '';
-            return /\b(print|display|show|animate)\(|\.plot\(|plt\.|\.style\b/.test(src)
+            // a top-level statement that prints, plots or displays (not one inside a def)
+            return src.split("\n").some(l => /^[^\s#]/.test(l) && !/^(def|class|import|from) /.test(l)
+                   && /\b(print|display|show|animate)\(|\.plot\(|plt\.|\.style\b/.test(l))
                    && !c.querySelector('.cell_output');
         }).map(c => ((c.querySelector('.cell_input') || {}).innerText || '').split("\n")[0].slice(0, 60)),
         wide: Array.from(document.querySelectorAll('article *')).filter(e => e.getBoundingClientRect().right
@@ -256,8 +258,9 @@ def check_page(page: Page, site: Path, origin: str, path: str, screenshot: Path 
 
     page.events.clear()
     page.call("Page.navigate", url=f"{origin}/{path}")
-    page.wait_for("Page.loadEventFired", timeout=60)
-    page.call("Runtime.evaluate", expression=MATHJAX_DONE, awaitPromise=True, returnByValue=True, timeout=30000)
+    page.wait_for("Page.loadEventFired", timeout=120)
+    page.ws.sock.settimeout(180)  # a long tutorial's formulas take MathJax a while on a loaded machine
+    page.call("Runtime.evaluate", expression=MATHJAX_DONE, awaitPromise=True, returnByValue=True)
     page.drain(0.2)
     state = page.call("Runtime.evaluate", returnByValue=True, expression=PAGE_STATE)["result"]["value"]
     if screenshot is not None:
@@ -300,7 +303,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tabs", type=int, default=4, help="pages loaded at the same time")
     parser.add_argument("--only", nargs="*", help="check only these pages (paths under --site)")
     args = parser.parse_args(argv)
-    missing = [p for p in REQUIRED if not (args.site / p).exists()]
+    missing = [p for p in (args.only or REQUIRED) if not (args.site / p).exists()]
     if missing:
         raise SystemExit(f"not built: {missing} under {args.site} (run make docs)")
     pages = args.only or pages_of(args.site)
@@ -327,7 +330,7 @@ def main(argv=None) -> int:
                 failures.extend(f"{path}: {p}" for p in problems)
         page.ws.sock.close()
 
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         browser, devtools = start_browser(Path(profile))
         try:
             workers = [threading.Thread(target=work, args=(devtools,)) for _ in range(max(1, args.tabs))]
