@@ -42,6 +42,12 @@ class Dop853 {
   void f(double t, const VecX<double>& y, int stage) {
     ++out.n_rhs;
     if (stage == 0) nonfinite_ = false;
+    if (stage != 0 && !y.allFinite()) {  // a stage state that overflowed: rejected as such
+      nonfinite_ = true;
+      off_domain_ = "a stage state was not finite at t = " + format_number(t);
+      K_.col(stage).setConstant(std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     try {
       model_.rhs(t, y.data(), p_.data(), K_.col(stage).data(), *ws_);
     } catch (const ModelError& e) {

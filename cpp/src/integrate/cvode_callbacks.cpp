@@ -15,6 +15,22 @@ namespace nonholo::cvode {
 int rhs_callback(sun::real t, N_Vector y, N_Vector ydot, void* data) {
   auto* P = static_cast<Problem*>(data);
   try {
+    // a state that overflowed (a trial state of a step far too large, e.g. the friction model at
+    // an eps near the underflow limit) is reported as such, not by what the model makes of it
+    // (a metric "not positive definite at q = [nan, ...]")
+    const double* ys = N_VGetArrayPointer(y);
+    for (int i = 0; i < P->model.n_states(); ++i) {
+      if (!std::isfinite(ys[i])) {
+        ++P->n_nonfinite;
+        if (P->nonfinite.empty()) {
+          std::ostringstream os;
+          os << "the state is not finite (component " << i << ") at t = " << t
+             << ": the solver's trial state overflowed (the model's scales may be beyond double precision)";
+          P->nonfinite = os.str();
+        }
+        return 1;  // recoverable: CVODE retries with a smaller step
+      }
+    }
     P->model.rhs(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(ydot), *P->ws);
     const double* f = N_VGetArrayPointer(ydot);
     for (int i = 0; i < P->model.n_states(); ++i) {
@@ -76,7 +92,17 @@ int sensitivity_callback(int, sun::real t, N_Vector y, N_Vector, N_Vector* yS, N
 int root_callback(sun::real t, N_Vector y, sun::real* g, void* data) {
   auto* P = static_cast<Problem*>(data);
   try {
-    for (std::size_t i = 0; i < P->events.size(); ++i) g[i] = P->event_value(P->events[i], t, N_VGetArrayPointer(y));
+    for (std::size_t i = 0; i < P->events.size(); ++i) {
+      g[i] = P->event_value(P->events[i], t, N_VGetArrayPointer(y));
+      // a NaN would make every sign test false and the event silently never fire: a failure instead
+      if (!std::isfinite(g[i])) {
+        std::ostringstream os;
+        os << "event " << i << " is not finite (" << g[i] << ") at t = " << t
+           << ": an event must be defined along the whole run (check its expression, e.g. a log or a "
+              "square root of a negative number, or a division by zero)";
+        throw ModelError(os.str());
+      }
+    }
     return 0;
   } catch (...) {
     P->error = std::current_exception();

@@ -90,6 +90,7 @@ class SimulationResult:
         self.y_events = list(raw["y_events"])
         self.messages = list(raw["messages"])
         self.y_final = raw.get("y_final")
+        self._y_last = raw.get("y_last")  # the state at t_last (also between samples): the failure diagnosis
         if self.y_final is None and self.t.size and self.t[-1] == self.t_last:
             self.y_final = self.y[:, -1]
         self.warnings: list = []

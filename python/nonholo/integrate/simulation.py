@@ -41,6 +41,14 @@ class Event:
         Stop the integration at the first (True) or the n-th occurrence.
     direction : {-1, 0, 1}
         Only zero crossings where g decreases (-1), increases (1), or both (0).
+
+    Notes
+    -----
+    An event whose g is zero at the start, g(t0) = 0, is not reported at t0 (and a terminal one
+    does not stop the run there): a run may start on the event's surface, a Poincare section or
+    a contact, and its later crossings are reported as usual. This is CVODE's rule; SciPy's
+    ``solve_ivp`` reports such an event at t0. An event that stays identically zero is never
+    reported.
     """
 
     def __init__(self, expr, terminal: bool | int = False, direction: int = 0):
@@ -231,7 +239,8 @@ def simulate(
         Zero crossings to locate: callables ``g(t, y)`` with optional ``terminal`` and
         ``direction`` attributes (as in solve_ivp; they call Python at every root-function
         evaluation), or symbolic ``nonholo.Event`` / SymPy expressions in t, q, v, evaluated
-        in C++.
+        in C++. An event with g(t0) = 0 is not reported at t0 (unlike solve_ivp), only its
+        later zero crossings (see :class:`Event`).
     method : {"auto", "bdf", "adams", "dop853"}
         "auto" chooses for accuracy first, then speed (``result.method`` says what ran):
 
@@ -281,6 +290,11 @@ def simulate(
         (no initial layer: at eps <= 1e-12 a layer is below what the solver resolves).
     raise_on_failure : bool
         Raise IntegrationError on solver failure instead of returning status -1 with a warning.
+        A run that fails once started (max_steps, max_wall_time, a non-finite right-hand side, a
+        singular metric or constraints, a collapsing step, an event that cannot be evaluated)
+        does exactly one of the two, never raises anything else; errors in the arguments are
+        ValueError or TypeError before the run, and an exception raised by a callable event
+        of yours propagates as itself.
     solver_options : mapping, optional
         CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobian
         evaluations), ``setup_frequency`` (steps between linear-solver setups),
@@ -411,7 +425,8 @@ def check_validity(result: SimulationResult, y0=None, warn: bool = True) -> Simu
 def _explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_span: tuple) -> SimulationResult:
     """A failure whose cause is known gets a message that names it and the remedy: an interval
     below the solver's resolution, or the friction model at an eps too small for its O(eps)
-    initial layer, started off the constraint."""
+    initial layer, started off the constraint (a failure within 1e3 eps of t0, not one that ran
+    out of max_steps or max_wall_time)."""
     if result.status >= 0 or result.flag_name == "INTERRUPTED":
         return result
     t0, tf = t_span
@@ -422,17 +437,26 @@ def _explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_s
             "than the smallest step CVODE can take there (steps are resolved to about 1e-16 of |t|, and intervals "
             f"below about 1e-150 underflow its step-size estimate; {result.flag_name}). Integrate over a longer "
             "interval, or shift the time origin closer to the interval")
-    elif model.kind == "friction":
-        _explain_layer(result, model, y0)
+    elif model.kind == "friction" and result.flag_name not in ("CV_TOO_MUCH_WORK", "WALL_TIME_EXCEEDED"):
+        _explain_layer(result, model, y0, t0)  # not a run stopped by its max_steps or max_wall_time
     return result
 
 
-def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray) -> None:
-    system, t0 = model.system, float(result.t[0]) if result.t.size else result.t_last
+TINY_EPS = 1e-100  # a friction eps below which its rates (about mu / eps) leave double precision's useful range
+
+
+def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray, t0: float) -> None:
+    system = model.system
+    eps = result.params.get("eps", model.eps)
+    if 0 < eps < TINY_EPS:  # whatever the solver saw (a NaN state, a failed error test), this is the cause
+        result.message = (
+            f"{result.message}. At eps = {eps:g} the friction model's rates, about mu / eps, are beyond what "
+            "double precision resolves (its steps and Jacobian overflow or underflow): use system.nonholonomic(), "
+            "the limit eps -> 0, or system.reduced(eps), or an eps above about 1e-100")
+        return
     nonholonomic = system.nonholonomic()
     p = nonholonomic.param_vector({k: v for k, v in result.params.items() if k != "eps"})
     residual, scale = nonholonomic.core.constraint_residual(t0, y0[: 2 * system.n], p)
-    eps = result.params.get("eps", model.eps)
     # failed within the layer (its e-folding time is about eps / mu): the layer is the cause
     if residual > 1e-10 * max(scale, 1.0) and abs(result.t_last - t0) <= 1e3 * eps:
         result.message = (
@@ -450,20 +474,17 @@ def _constraint_singularity(result: SimulationResult, p: list, opts: dict) -> Si
     """A failed run of a constrained model that stopped where the constraint rows A(q) became
     (nearly) dependent (the snakeboard at phi = pi/2): the message names the constraint
     singularity with t and q instead of the solver's symptom (a collapsing step size). The
-    state at the failure is the last step's; when the outputs were sampled at t_eval, the
-    stretch after the last output is integrated again, with every step kept, to find it."""
+    state at the failure is the last step's, which the core reports (``y_last``) also when the
+    outputs were sampled at t_eval: the diagnosis integrates nothing again."""
     model, system = result.model, result.model.system
-    if result.status >= 0 or not system.k or result.t.size == 0 or result.flag_name == "INITIAL_STATE_REJECTED":
+    if result.status >= 0 or not system.k or result.flag_name == "INITIAL_STATE_REJECTED":
         return result
-    t, y = float(result.t[-1]), result.y[:, -1]
-    if t != result.t_last:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            again = simulate(model, (t, result.t_last), y, rtol=opts["rtol"], atol=opts["atol"],
-                             method=opts["method"], params=dict(zip(model.param_names, p)), max_steps=10_000)
-        if again.t.size:
-            t, y = float(again.t[-1]), again.y[:, -1]
-    q = y[: system.n]
+    t, y = result.t_last, result._y_last
+    if y is None or np.shape(y) != (model.n_states,):
+        return result
+    q = np.asarray(y, dtype=float)[: system.n]
+    if not check.all_finite(q):
+        return result
     try:
         A, _ = system.constraint_matrix(q, t, dict(zip(system.parameter_names, p)))
         s = np.linalg.svd(A, compute_uv=False)
