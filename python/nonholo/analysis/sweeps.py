@@ -23,7 +23,7 @@ import traceback
 import tempfile
 import warnings
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures.process import BrokenProcessPool, _ExceptionWithTraceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -84,11 +84,12 @@ class NotStarted(CancelledError):
 def _portable(exc: BaseException) -> BaseException:
     """``exc`` if it survives a round trip through pickle (a process pool sends it back so), else a
     PointError describing it: an exception that pickles but does not unpickle breaks the pool."""
-    try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
+    tb = exc.__traceback__
+    trace = "".join(traceback.format_exception(type(exc), exc, tb))
+    try:  # as the pool sends it (libraries such as tblib change how exceptions pickle)
+        pickle.loads(pickle.dumps(_ExceptionWithTraceback(exc, tb)))
+        return exc.with_traceback(tb)
     except Exception:  # noqa: BLE001 - any failure of the round trip
-        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return PointError(f"{type(exc).__module__}.{type(exc).__qualname__}", str(exc), trace)
 
 
@@ -118,7 +119,9 @@ def _call(fn, point, marker=None, cancel=None, stop=None):
         portable = _portable(exc)
         if portable is exc:
             raise
-        raise portable from None
+    # raised outside the handler: no __context__ holding the exception that cannot travel (a library
+    # that pickles contexts, such as tblib, would send it along)
+    raise portable
 
 
 @dataclass
@@ -424,6 +427,20 @@ class _Run:
                     self.status[i], self.errors[i] = FAILED, exc
         return culprits
 
+    def stop_workers(self) -> None:
+        """Ctrl-C: terminate the workers of a process pool (the pools started here too), so that the
+        points they run stop as a simulation in a thread does, and a ``with`` block around the pool
+        exits at once instead of waiting for them (a second Ctrl-C in that wait can hang Python's
+        thread join). The pool is broken afterwards, as a terminal's Ctrl-C, which reaches its
+        workers, leaves it."""
+        for pool in (self.pool, *self.fresh_pools):
+            if isinstance(pool, ProcessPoolExecutor):
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    try:
+                        process.terminate()
+                    except (OSError, AttributeError, ValueError):
+                        pass
+
     def close(self, interrupted: bool = False) -> None:
         for pool in self.fresh_pools:
             pool.shutdown(wait=not interrupted, cancel_futures=True)
@@ -485,8 +502,10 @@ def sweep(
     Ctrl-C (KeyboardInterrupt) cancels the points not started and re-raises the same
     KeyboardInterrupt with ``exc.partial``, the SweepResult of the points that finished. The points
     running in this process's threads stop at the solver's next check (nonholo's simulations) or
-    run to their end (other code); the queued points of a process pool or a Dask cluster are
-    cancelled, and those its workers hold already run to their end there.
+    run to their end (other code); a process pool's workers start no further point and are
+    terminated (the pool is broken afterwards, as a terminal's Ctrl-C, which reaches the workers
+    too, leaves it), so that a ``with`` block around it exits at once; the queued points of a Dask
+    cluster are cancelled, and those its workers hold already run to their end there.
 
     A process-pool worker that dies in a point (a crash, ``os._exit``) breaks the pool: that point
     is FAILED with a BrokenProcessPool naming it, and the points not finished are NOT_RUN.
@@ -529,6 +548,7 @@ def sweep(
         interrupted = True
         run.cancel(running=True)
         run.harvest(KeyboardInterrupt("not finished when the sweep was interrupted"))
+        run.stop_workers()
         raise attach_partial(exc, _result(run, dims, coords, shape, "fill")) from None
     finally:
         if own:  # the queued points are cancelled; after Ctrl-C the running ones are not waited for
