@@ -83,7 +83,6 @@ def problems(page: str, text: str) -> list[str]:
 PAGES = user_pages()
 # The paper notebooks' prose is being revised on another branch (issue 41, item 6): these still cite
 # the private notes. Strict: the mark fails once they are fixed, and is then removed.
-CITE_NOTES = {"notebooks/gzenda_chhabra.ipynb", "notebooks/lewis_murray_1995.ipynb", "notebooks/mestdag_crampin.ipynb"}
 
 
 def test_the_check_catches_what_issue_41_found():
@@ -96,8 +95,7 @@ def test_the_check_catches_what_issue_41_found():
     assert not problems("benchmarks page", "hand-written CVODE (`friction_sleigh_cvode.cpp`)")
 
 
-@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="cites papers/notes"))
-                                  if p in CITE_NOTES else p for p in sorted(PAGES)])
+@pytest.mark.parametrize("page", sorted(PAGES))
 def test_page_cites_only_files_in_the_repository(page):
     wrong = problems(page, PAGES[page])
     assert not wrong, f"{page}:\n  " + "\n  ".join(wrong)
