@@ -74,3 +74,22 @@ def test_objects_that_are_not_expressions_are_refused_by_type():
     with pytest.raises(TypeError, match="potential must be a SymPy expression or a number, got Sneaky"):
         to_sympy(Sneaky(), "potential")
     assert to_sympy(["x", 1, ("y", 2.5)]) == [x, 1, (y, sp.Float(2.5))]
+
+
+@pytest.mark.parametrize("extend", ["with_potential", "with_force", "with_constraints", "with_constraints friction"])
+def test_extending_a_system_parses_its_strings_without_running_them(tmp_path, extend):
+    """The ``System.with_*`` methods are entry points too: the payload is refused and never runs,
+    and plain strings still extend the system."""
+    flag = tmp_path / "ran"
+    code = _payload(flag).replace(" or phi", "")
+    sleigh = nh.systems.chaplygin_sleigh()
+    calls = {
+        "with_potential": lambda: sleigh.with_potential(code + " + x"),
+        "with_force": lambda: sleigh.with_force([code, 0, 0]),
+        "with_constraints": lambda: sleigh.with_constraints([code, 0, 0]),
+        "with_constraints friction": lambda: sleigh.with_constraints([1, 0, 0], friction=code),
+    }
+    with pytest.raises(ValueError, match="is refused: .*pass a SymPy expression"):
+        calls[extend]()
+    assert not flag.exists()
+    assert sleigh.with_potential("m*x").potential == sleigh.potential + sleigh.symbol("m") * sleigh.symbol("x")

@@ -23,7 +23,8 @@ from typing import Mapping
 
 import sympy as sp
 
-from .arguments import _as_matrix
+from ..expressions.parsing import to_sympy
+from .arguments import _as_matrix, _immutable
 
 __all__ = ["Extensions"]
 
@@ -85,7 +86,7 @@ class Extensions:
         System
             Everything else as in this system; a Kane system's applied force loses dV/dq.
         """
-        added = self.resolve(sp.sympify(potential))
+        added = self.resolve(to_sympy(potential, "potential"))
         if not isinstance(added, sp.Expr) or isinstance(added, sp.MatrixBase):
             raise TypeError(f"potential must be a scalar SymPy expression, got {potential!r}")
         state = self._state_with(parameters, name)
@@ -120,7 +121,11 @@ class Extensions:
         """
         n = self.n
         try:
-            new_rows = sp.Matrix(rows)
+            new_rows = sp.Matrix(_immutable(rows, "rows"))  # strings parsed, never evaluated
+        except ValueError as exc:  # a string entry refused by the parser: its message says why
+            if "is refused" in str(exc):
+                raise
+            raise TypeError(f"rows must be a matrix of SymPy expressions: {exc}") from None
         except Exception as exc:  # SymPy raises several types for malformed input
             raise TypeError(f"rows must be a matrix of SymPy expressions: {exc}") from None
         if new_rows.shape[1] != n and new_rows.shape == (n, 1):
@@ -132,8 +137,8 @@ class Extensions:
         b_new = sp.zeros(j, 1) if affine is None else sp.Matrix(_as_matrix(affine, (j, 1), "affine"))
         if friction is None:
             mu_new = sp.eye(j)
-        elif isinstance(friction, (int, float, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
-            mu_new = sp.eye(j) * sp.sympify(friction)
+        elif isinstance(friction, (int, float, str, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
+            mu_new = sp.eye(j) * to_sympy(friction, "friction")
         else:
             mu_new = sp.Matrix(_as_matrix(friction, (j, j), "friction"))
         state = self._state_with(parameters, name)
