@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["THRESHOLD", "NEXT_TERM_THRESHOLD", "RUN_SAMPLES", "ValidityEstimate", "scale_separation", "next_term", "estimate"]
+__all__ = ["THRESHOLD", "NEXT_TERM_THRESHOLD", "RUN_SAMPLES", "ValidityEstimate", "scale_separation", "next_term",
+           "estimate"]
 
 THRESHOLD = 0.1  # largest ratio delta of slow to fast rates
 NEXT_TERM_THRESHOLD = 0.1  # largest relative size r of the first term dropped
