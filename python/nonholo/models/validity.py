@@ -27,7 +27,9 @@ leaves (a sleigh pushed by a constant torque 10 at eps = 0.05 starts
 at delta = 0.016 and passes 0.1 at t = 1). Measured against the friction model started on its slow manifold, t = 10: the
 Chaplygin sleigh (m = I = 1, a = 0.2, u = (1, 0, 1)) at order 1 has delta = 1 at eps = 2 (error 28),
 0.21 at eps = 0.5 (error 1.0) and 0.003 at eps = 1e-2 (error 7e-4); the knife edge on an inclined
-plane has delta = 0 but r = 1.5 at eps = 2 (error 12), 0.09 at eps = 0.5 (0.8) and 4e-5 at 1e-2. Both
+plane (tests/test_honest_runs.py) has delta = 0 but r = 0.26 at eps = 2, 0.013 at eps = 0.5 and
+5e-6 at 1e-2 (r relative to the run's largest velocity; it was 1.5, 0.09 and 4e-5 relative to each
+state's own, which a velocity passing through zero makes meaningless). Both
 bounds are a tenth: beyond it the truncated series is no longer a small correction, and the runs
 differ from the friction model at order one; below it the error falls like eps^(K+1).
 """
