@@ -192,8 +192,12 @@ def start_browser(profile: Path) -> tuple[subprocess.Popen, int]:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         raise SystemExit("chromium is not installed: apt-get install -y chromium (make docs-check does this)")
+    # the pages load in several tabs at once: background tabs are not throttled, or MathJax on a long
+    # tutorial in one of them stalls until the page times out (it typesets in 4 s alone)
     cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-           "--remote-debugging-port=0", f"--user-data-dir={profile}", "--window-size=1280,900", "about:blank"]
+           "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+           "--disable-backgrounding-occluded-windows", "--remote-debugging-port=0", f"--user-data-dir={profile}",
+           "--window-size=1280,900", "about:blank"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     port_file = profile / "DevToolsActivePort"
     for _ in range(300):
