@@ -63,15 +63,21 @@ def _mostly_zero(matrix) -> bool:
     return len(matrix.todok()) <= SPARSE_MAX_DENSITY * rows * cols
 
 
-def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+def parsed_matrix(obj, what: str) -> sp.ImmutableMatrix:
+    """``obj`` as a SymPy matrix of any shape, its strings parsed without evaluation; TypeError
+    naming ``what`` for what is no matrix of expressions (the parser's own refusal passes through)."""
     try:
-        m = _immutable(obj, what)
+        return _immutable(obj, what)
     except ValueError as exc:  # a string entry refused by the parser: its message says why
         if "is refused" in str(exc):
             raise
         raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
     except Exception as exc:  # SymPy raises several types for malformed input
         raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
+
+
+def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+    m = parsed_matrix(obj, what)
     if shape[1] == 1 and m.shape == (1, shape[0]):
         m = m.T
     if m.shape != shape:

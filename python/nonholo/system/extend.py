@@ -24,7 +24,7 @@ from typing import Mapping
 import sympy as sp
 
 from ..expressions.parsing import to_sympy
-from .arguments import _as_matrix, _immutable
+from .arguments import _as_matrix, parsed_matrix
 
 __all__ = ["Extensions"]
 
@@ -120,14 +120,7 @@ class Extensions:
             The velocity frame ``speeds`` is dropped (it spans the old D); everything else is kept.
         """
         n = self.n
-        try:
-            new_rows = sp.Matrix(_immutable(rows, "rows"))  # strings parsed, never evaluated
-        except ValueError as exc:  # a string entry refused by the parser: its message says why
-            if "is refused" in str(exc):
-                raise
-            raise TypeError(f"rows must be a matrix of SymPy expressions: {exc}") from None
-        except Exception as exc:  # SymPy raises several types for malformed input
-            raise TypeError(f"rows must be a matrix of SymPy expressions: {exc}") from None
+        new_rows = sp.Matrix(parsed_matrix(rows, "rows"))  # strings parsed, never evaluated
         if new_rows.shape[1] != n and new_rows.shape == (n, 1):
             new_rows = new_rows.T  # one row given as a vector
         if new_rows.shape[0] == 0 or new_rows.shape[1] != n:
