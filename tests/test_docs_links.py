@@ -51,6 +51,9 @@ def user_pages() -> dict[str, str]:
 
 
 def exists(cited: str) -> bool:
+    tutorial = re.fullmatch(r"(?:\.\./)*tutorials/(\w+)\.ipynb", cited)
+    if tutorial:  # a tutorial page: the build copies notebooks/NAME.ipynb to docs/tutorials/
+        return (ROOT / "notebooks" / f"{tutorial.group(1)}.ipynb").exists()
     return any((ROOT / base / cited).exists() for base in BASES) or any(ROOT.glob(f"**/{cited}"))
 
 
