@@ -1,7 +1,5 @@
 """nh.systems.platoon(K): K robots with no-slip axles in a line, joined by springs."""
 
-import time
-
 import numpy as np
 import pytest
 import sympy as sp
@@ -11,15 +9,12 @@ import nonholo as nh
 
 @pytest.fixture(scope="module")
 def platoon3():
-    start = time.perf_counter()
-    system = nh.systems.platoon(3)
-    return system, time.perf_counter() - start
+    return nh.systems.platoon(3)
 
 
-def test_structure_and_fast_build(platoon3):
-    system, seconds = platoon3
+def test_structure(platoon3):
+    system = platoon3
     assert (system.n, system.k, system.K) == (9, 3, 3)
-    assert seconds < 5.0  # K = 3 builds in about a second on a loaded 2-core machine
     G, A = system.metric, system.constraints
     for i in range(3):  # block diagonal G, one constraint row per robot on its own coordinates
         for j in range(3):
@@ -30,7 +25,7 @@ def test_structure_and_fast_build(platoon3):
 
 
 def test_initial_state_is_moving_in_a_line_on_the_constraint_set(platoon3):
-    system, _ = platoon3
+    system = platoon3
     y0 = system.initial_state(speed=2.0, perturbation=0.01, seed=3)
     n = system.n
     q, v = y0[:n], y0[n:]
@@ -47,7 +42,7 @@ def test_initial_state_is_moving_in_a_line_on_the_constraint_set(platoon3):
 
 
 def test_energy_is_conserved_by_the_nonholonomic_model(platoon3):
-    system, _ = platoon3
+    system = platoon3
     model = system.nonholonomic()
     y0 = system.initial_state(perturbation=0.05, seed=1)
     result = nh.simulate(model, (0, 2), y0, t_eval=np.linspace(0, 2, 21), rtol=1e-10, atol=1e-12)
