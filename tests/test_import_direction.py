@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "nonholo"
-BASE = {"_core", "errors", "_options", "progress", "_numerics"}
+BASE = {"_core", "errors", "options", "progress", "numerics"}
 LAYERS = ("base", "expressions", "system", "viz", "builders", "models", "integrate", "analysis", "systems",
           "testing", "facade")
 # which layers each layer may import (its own included)
@@ -130,6 +130,34 @@ def test_the_check_catches_wrong_way_imports():
     plot = PACKAGE / "viz" / "plot.py"
     assert wrong_way(plot, plot.read_text() + "\nfrom ..testing import loglog_slope\n") == \
         ["nonholo.testing (testing, module level)"]
+
+
+def private_imports(path: Path, source: str | None = None) -> list:
+    """Private names (``_name``, a module or an attribute) that a module imports from another module
+    of the package: a helper shared between modules is public within the package."""
+    tree = ast.parse(path.read_text() if source is None else source)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            parts = (node.module or "").split(".")
+            names = [a.name for a in node.names]
+            private = [p for p in parts if p.startswith("_") and p != "_core"]
+            private += [n for n in names if n.startswith("_") and not n.startswith("__") and n != "_core"]
+            found += [f"line {node.lineno}: {'.' * node.level}{node.module or ''} {name}" for name in private]
+    return found
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: module_name(p))
+def test_no_module_imports_a_private_name_from_another(path):
+    bad = private_imports(path)
+    assert not bad, f"{module_name(path)} imports private names of the package: {bad}"
+
+
+def test_the_check_catches_private_imports():
+    system = PACKAGE / "system" / "system.py"
+    assert private_imports(system) == []
+    assert private_imports(system, system.read_text() + "\nfrom .arguments import _helper\n") == \
+        [f"line {len(system.read_text().splitlines()) + 2}: .arguments _helper"]
 
 
 def test_top_level_holds_at_most_twelve_modules_and_no_file_is_too_long():

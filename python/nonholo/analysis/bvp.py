@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _options as check
+from .. import options as check
 from ..errors import IntegrationError
 from ..integrate.simulation import simulate
 

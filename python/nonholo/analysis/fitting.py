@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .. import _options as check
+from .. import options as check
 from ..models.model import Model, apply_compile
 from ..errors import attach_partial
 from ..integrate.simulation import simulate

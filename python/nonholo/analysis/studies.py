@@ -8,11 +8,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _options as check
+from .. import options as check
 from ..integrate.simulation import simulate
 from ..errors import attach_partial
 from ..progress import iterate
-from .._numerics import loglog_slope
+from ..numerics import loglog_slope
 
 __all__ = ["convergence", "ConvergenceStudy"]
 

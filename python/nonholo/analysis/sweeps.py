@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import sympy as sp
 
-from .. import _options as check
+from .. import options as check
 from ..errors import SweepError, SweepWarning, attach_partial
 from ..progress import Cancel, cancel_scope, iterate
 

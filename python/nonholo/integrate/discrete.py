@@ -10,12 +10,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .. import _options as check
+from .. import options as check
 from ..errors import IntegrationError, SimulationWarning
 from ..models.discrete import DiscreteModel
 from ..progress import current_cancel
 from .result import SimulationResult
-from .simulation import _initial_state
+from .simulation import initial_state
 
 __all__ = ["DiscreteResult", "simulate_discrete"]
 
@@ -62,7 +62,7 @@ def simulate_discrete(
     if abs(steps - n_steps) > 1e-9 * max(1.0, steps):
         raise ValueError(f"t_span = ({t0}, {tf}) is not a whole number of steps h = {model.h}")
     p = model.param_vector(params)
-    y0 = _initial_state(model.system.nonholonomic(form="qdot"), y0, t0, p, project_y0)
+    y0 = initial_state(model.system.nonholonomic(form="qdot"), y0, t0, p, project_y0)
     n = model.system.n
     raw = _core.integrate_discrete(model.core, p, t0, n_steps, y0[:n], y0[n:], newton_tol, max_newton_iterations,
                                    max_wall_time, current_cancel())

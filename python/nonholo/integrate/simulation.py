@@ -13,7 +13,7 @@ import numpy.typing as npt
 import sympy as sp
 
 from .. import _core
-from .. import _options as check
+from .. import options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
@@ -110,7 +110,7 @@ def _events(model: Model, events) -> list:
     return specs
 
 
-def _initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
+def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
     y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0)  # (q, u) -> (q, w)
     if y0.shape != (model.n_states,):
         raise ValueError(
@@ -164,7 +164,7 @@ def _drift_control(model: Model, drift_control, method: str, sensitivities=None)
 def _core_options(solver_options, dense_output: bool = False, model: Model | None = None,
                   state_checked: bool = False) -> dict:
     """The checked solver_options of simulate and simulate_many, with the system's unit-norm
-    groups; ``state_checked``: y0 went through ``_initial_state`` with this model (its
+    groups; ``state_checked``: y0 went through ``initial_state`` with this model (its
     check_state), so the core does not evaluate the model once more to check it again."""
     options = check.cvode_knobs(solver_options)
     if state_checked:
@@ -359,7 +359,7 @@ def simulate(
     t0, tf = check.t_span(t_span)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    y0 = _initial_state(model, y0, t0, p, project_y0)
+    y0 = initial_state(model, y0, t0, p, project_y0)
     checked = model
     explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
@@ -578,7 +578,7 @@ def simulate_many(
     ``progress=True`` shows a bar of the runs done (tqdm.auto, also in Jupyter): the batch then
     goes to C++ in about 20 parts, with the same results.
 
-    ``threads`` is 1 to ``nonholo._options.MAX_THREADS`` (1024), default all cores. ``Y0`` with
+    ``threads`` is 1 to ``nonholo.options.MAX_THREADS`` (1024), default all cores. ``Y0`` with
     zero runs (shape (0, n_states)) returns ``[]``. Ctrl-C stops the runs within 50 ms and
     re-raises the KeyboardInterrupt with ``exc.partial``, the list of every run's result (the
     finished ones complete, the others status -1, flag_name "INTERRUPTED").
@@ -632,7 +632,7 @@ def simulate_many(
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
     model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"],
                                         not (_given(events) or _given(sensitivities)))
-    if model is checked:  # every started run's y0 passed _initial_state with this model
+    if model is checked:  # every started run's y0 passed initial_state with this model
         core_options["initial_state_checked"] = True
     specs = _events(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
@@ -731,7 +731,7 @@ def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, proj
     rejected, states = {}, []
     for i, (y, p) in enumerate(zip(Y0, P)):
         try:
-            states.append(_initial_state(model, y, t0, p, project_y0))
+            states.append(initial_state(model, y, t0, p, project_y0))
         except (ModelError, ValueError) as exc:
             rejected[i] = f"Run {i} did not start at t = {t0:g}: {exc}"
             states.append(np.zeros(model.n_states))  # not integrated

@@ -48,7 +48,7 @@ class ModelProtocol(Protocol):
                             params: Mapping | None = None) -> np.ndarray: ...
 
 
-def _samples(t, y, n_states: int, names) -> tuple:
+def samples_of(t, y, n_states: int, names) -> tuple:
     """(t, Y, scalar): t as (n_t,), Y time-major (n_t, n_states), and whether one state was given."""
     y = np.asarray(y, dtype=float)
     scalar = y.ndim == 1
@@ -147,7 +147,7 @@ class Model:
     # ---------------------------------------------------------------- physical quantities
     def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """The physical velocity q' of a state (n,) or a trajectory (n, n_t): here v itself."""
-        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         p = self.param_vector(params)
         V = self._velocity(t, Y, p)
         return V[0] if scalar else V.T
@@ -162,7 +162,7 @@ class Model:
         """1/2 q'^T G(q) q' + V(q) with the physical velocity q' (:meth:`velocity`, or the given
         ``velocity`` of the same shape when already computed): a float for one state, shape
         (n_t,) for a trajectory (n_states, n_t). One pass in C++."""
-        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         p = self.param_vector(params)
         V = self._velocity(t, Y, p) if velocity is None else np.ascontiguousarray(
             np.asarray(velocity, dtype=float).reshape(self.system.n, -1).T)
@@ -173,7 +173,7 @@ class Model:
                             params: Mapping | None = None) -> np.ndarray | float:
         """|A v - b| / (|A| |v| + |b|) (0 for unconstrained models): a float for one state,
         shape (n_t,) for a trajectory (n_states, n_t). One pass in C++."""
-        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         r = _core.trajectory_constraint_residual(self._core, t, Y, self.param_vector(params))
         return float(r[0]) if scalar else r
 
@@ -316,7 +316,7 @@ class FrameModel(Model):
                  switches: FrameSwitches | None = None) -> np.ndarray:
         """q' = X_D(q) v^alpha of a state (n,) or a trajectory (n, n_t); ``switches``: the splits
         a run's samples are in (``SimulationResult``), default the frame's own."""
-        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         V = self._velocity(t, Y, self.param_vector(params), switches)
         return V[0] if scalar else V.T
 

@@ -159,9 +159,9 @@ class ReducedModel(Model):
     def velocity(self, t, y, params=None, *, switches: "FrameSwitches | None" = None) -> np.ndarray:
         """The physical velocity q' of a state (n,) or a trajectory (n, n_t); ``switches``: the
         splits a run's samples are in (``SimulationResult``), default the frame's own."""
-        from .model import _samples
+        from .model import samples_of
 
-        t, Y, scalar = _samples(t, y, self.n_states, self.state_names)
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         V = self._velocity(t, Y, self.param_vector(params), switches)
         return V[0] if scalar else V.T
 

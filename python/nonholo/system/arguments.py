@@ -8,7 +8,7 @@ import sympy as sp
 from collections.abc import Mapping
 
 from .. import _core
-from .. import _options as check
+from .. import options as check
 from ..errors import ModelError
 from ..expressions.names import describe
 from ..expressions.parsing import plain, to_sympy
@@ -16,7 +16,7 @@ from .sparsity import SPARSE_MAX_DENSITY
 from ..expressions.speed_frame import DependentSpeeds
 
 
-def _as_symbols(seq, what: str) -> tuple:
+def as_symbols(seq, what: str) -> tuple:
     if isinstance(seq, (sp.Basic, str)):
         raise TypeError(f"{what} must be a sequence of SymPy symbols, got {seq!r}")
     try:
@@ -31,7 +31,7 @@ def _as_symbols(seq, what: str) -> tuple:
     return items
 
 
-def _immutable(obj, what: str = "matrix") -> sp.ImmutableMatrix:
+def immutable_matrix(obj, what: str = "matrix") -> sp.ImmutableMatrix:
     """``sp.ImmutableMatrix(obj)``, its strings parsed without evaluation (:mod:`..expressions.parsing`);
     a SymPy matrix keeps its (sparse) representation, where the constructor would rebuild it from
     all n^2 entries (a second at n = 900)."""
@@ -67,7 +67,7 @@ def parsed_matrix(obj, what: str) -> sp.ImmutableMatrix:
     """``obj`` as a SymPy matrix of any shape, its strings parsed without evaluation; TypeError
     naming ``what`` for what is no matrix of expressions (the parser's own refusal passes through)."""
     try:
-        return _immutable(obj, what)
+        return immutable_matrix(obj, what)
     except ValueError as exc:  # a string entry refused by the parser: its message says why
         if "is refused" in str(exc):
             raise
@@ -76,7 +76,7 @@ def parsed_matrix(obj, what: str) -> sp.ImmutableMatrix:
         raise TypeError(f"{what} must be a matrix of SymPy expressions: {exc}") from None
 
 
-def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+def as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     m = parsed_matrix(obj, what)
     if shape[1] == 1 and m.shape == (1, shape[0]):
         m = m.T
@@ -85,7 +85,7 @@ def _as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     return m
 
 
-def _unit_norm_groups(groups, coordinates) -> list:
+def unit_norm_groups(groups, coordinates) -> list:
     """Coordinate indices of each unit-norm group (``System(unit_norm=...)``): each entry a
     coordinate symbol, its name, or its index (as ``System.unit_norm`` holds them)."""
     names = [q.name for q in coordinates]
@@ -113,7 +113,7 @@ def _coordinate_index(entry, names: list, group) -> int:
                      f"name) or an index from 0 to {len(names) - 1}; {entry!r} is neither")
 
 
-def _speeds(speeds, n: int, k: int):
+def speeds_argument(speeds, n: int, k: int):
     """``System(speeds=...)`` checked: (names, X as an (n, n) matrix, w0 as (n, 1) or None), or
     (names, DependentSpeeds, None)."""
     if speeds is None:
@@ -132,11 +132,11 @@ def _speeds(speeds, n: int, k: int):
         if offset is not None:
             raise ValueError("speeds: DependentSpeeds carry their own offset; pass None as the offset")
         return names, vectors, None
-    return names, _as_matrix(vectors, (n, n), "speeds vectors"), \
-        None if offset is None else _as_matrix(offset, (n, 1), "speeds offset")
+    return names, as_matrix(vectors, (n, n), "speeds vectors"), \
+        None if offset is None else as_matrix(offset, (n, 1), "speeds offset")
 
 
-def _holonomic(holonomic):
+def holonomic_argument(holonomic):
     """A tuple of expressions h(q), or None for no holonomic constraints."""
     if holonomic is None:
         return None
@@ -145,7 +145,7 @@ def _holonomic(holonomic):
     return tuple(to_sympy(h, "holonomic") for h in items) or None
 
 
-def _order(order) -> int:
+def order_argument(order) -> int:
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
         raise TypeError(f"order must be an integer, got {order!r}")
     if not 0 <= order <= _core.max_slow_manifold_order:
@@ -153,7 +153,7 @@ def _order(order) -> int:
     return int(order)
 
 
-def _point(x, n: int, what: str) -> np.ndarray:
+def point_argument(x, n: int, what: str) -> np.ndarray:
     arr = np.asarray(x, dtype=float)
     if arr.shape != (n,):
         raise ValueError(f"{what} must have shape ({n},), got {arr.shape}")

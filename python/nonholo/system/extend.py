@@ -24,7 +24,7 @@ from typing import Mapping
 import sympy as sp
 
 from ..expressions.parsing import to_sympy
-from .arguments import _as_matrix, parsed_matrix
+from .arguments import as_matrix, parsed_matrix
 
 __all__ = ["Extensions"]
 
@@ -127,13 +127,13 @@ class Extensions:
             raise ValueError(f"rows has shape {new_rows.shape}, expected (j, {n}) with j >= 1: one row per constraint")
         j = new_rows.shape[0]
         new_rows = new_rows.applyfunc(self.resolve)
-        b_new = sp.zeros(j, 1) if affine is None else sp.Matrix(_as_matrix(affine, (j, 1), "affine"))
+        b_new = sp.zeros(j, 1) if affine is None else sp.Matrix(as_matrix(affine, (j, 1), "affine"))
         if friction is None:
             mu_new = sp.eye(j)
         elif isinstance(friction, (int, float, str, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
             mu_new = sp.eye(j) * to_sympy(friction, "friction")
         else:
-            mu_new = sp.Matrix(_as_matrix(friction, (j, j), "friction"))
+            mu_new = sp.Matrix(as_matrix(friction, (j, j), "friction"))
         state = self._state_with(parameters, name)
         old_mu = sp.Matrix(self.friction_coefficients)
         state["constraints"] = sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.constraints), new_rows))
@@ -169,7 +169,7 @@ class Extensions:
 
     # ------------------------------------------------------------------ helpers
     def _added_column(self, vector, what: str) -> sp.Matrix:
-        return sp.Matrix(_as_matrix(vector, (self.n, 1), what)).applyfunc(self.resolve)
+        return sp.Matrix(as_matrix(vector, (self.n, 1), what)).applyfunc(self.resolve)
 
     def _state_with(self, parameters: Mapping | None, name: str | None) -> dict:
         """The constructor arguments of this system (its pickled state), with ``parameters`` merged

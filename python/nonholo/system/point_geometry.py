@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 import sympy as sp
 
-from .. import _options as check
-from .arguments import _point
+from .. import options as check
+from .arguments import point_argument
 
 __all__ = ["PointGeometry"]
 
@@ -21,8 +21,8 @@ class PointGeometry:
     sizes and parameters)."""
 
     def _at(self, q, v=None, t=0.0, params=None):
-        q = _point(q, self.n, "q")
-        v = None if v is None else _point(v, self.n, "v")
+        q = point_argument(q, self.n, "q")
+        v = None if v is None else point_argument(v, self.n, "v")
         return self._core.at(check.finite_float(t, "t"), q, v, self.param_vector(params))
 
     def metric_at(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:

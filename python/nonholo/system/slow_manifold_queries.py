@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .. import _options as check
-from .arguments import _order, _point
+from .. import options as check
+from .arguments import order_argument, point_argument
 
 __all__ = ["SlowManifoldQueries"]
 
@@ -30,8 +30,8 @@ class SlowManifoldQueries:
         (eps, t) through the system's tape, for any metric, potential, affine constraint and
         force F(q, v, t).
         """
-        order = _order(order)
-        q = _point(q, self.n, "q")
+        order = order_argument(order)
+        q = point_argument(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
         return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
 
@@ -41,8 +41,8 @@ class SlowManifoldQueries:
 
         Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
         """
-        eps, order = check.positive(eps, "eps"), _order(order)
-        q = _point(q, self.n, "q")
+        eps, order = check.positive(eps, "eps"), order_argument(order)
+        q = point_argument(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
         t = check.finite_float(t, "t")
         return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
@@ -68,9 +68,10 @@ class SlowManifoldQueries:
         z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
         """
         eps = check.positive(eps, "eps")
-        q = _point(q, self.n, "q")
-        v = _point(v, self.n, "v")
-        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps, _order(order))
+        q = point_argument(q, self.n, "q")
+        v = point_argument(v, self.n, "v")
+        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps,
+                                     order_argument(order))
 
     def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
         """Residual of the invariance equation of the slow manifold for the truncation after
@@ -84,8 +85,8 @@ class SlowManifoldQueries:
         truncation error a reduced model of order K commits at (q, u).
         """
         eps = check.positive(eps, "eps")
-        order = _order(order)
-        q = _point(q, self.n, "q")
+        order = order_argument(order)
+        q = point_argument(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
         from ..models.reduced import compiled_slip
 
@@ -93,7 +94,7 @@ class SlowManifoldQueries:
                                          [*self.param_vector(params), eps], compiled_slip(self, order))
 
     def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
-        u = _point(u, self.n, what)
+        u = point_argument(u, self.n, what)
         if self.k:
             A, b = self.constraint_matrix(q, t, params)
             scale = np.abs(A).max() * np.abs(u).max() + np.abs(b).max() + 1.0

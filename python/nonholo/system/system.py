@@ -20,13 +20,13 @@ from typing import Mapping, Sequence
 import sympy as sp
 
 from .. import _core
-from .. import _options as check
+from .. import options as check
 from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
 from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
-from .arguments import (check_not_time, normalize_parameters, _as_matrix, _as_symbols, _immutable, _holonomic,
-                         _order, _speeds, _unit_norm_groups)
+from .arguments import (check_not_time, normalize_parameters, as_matrix, as_symbols, immutable_matrix,
+                        holonomic_argument, order_argument, speeds_argument, unit_norm_groups)
 from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -146,8 +146,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         applied_force=None,
         speeds=None,
     ):
-        self.coordinates = _as_symbols(coordinates, "coordinates")
-        self.unit_norm = _unit_norm_groups(unit_norm, self.coordinates)
+        self.coordinates = as_symbols(coordinates, "coordinates")
+        self.unit_norm = unit_norm_groups(unit_norm, self.coordinates)
         self.outputs = dict(outputs or {})
         self.indefinite_metric = bool(indefinite_metric)
         n = len(self.coordinates)
@@ -158,7 +158,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         self.name = name or "System"
         self.drawing = None  # a nonholo.drawing.Drawing for result.animate(); built-in systems set theirs
 
-        self.metric = _as_matrix(metric, (n, n), "metric")
+        self.metric = as_matrix(metric, (n, n), "metric")
         self.potential = to_sympy(potential, "potential")
         if not isinstance(self.potential, sp.Expr) or isinstance(self.potential, sp.MatrixBase):
             raise TypeError("potential must be a scalar SymPy expression")
@@ -167,7 +167,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                 raise ValueError("affine was given without constraints")
             self.constraints = sp.ImmutableMatrix.zeros(0, n)
         else:
-            A = _immutable(constraints, "constraints")
+            A = immutable_matrix(constraints, "constraints")
             if A.shape[1] != n:
                 raise ValueError(f"constraints has shape {A.shape}, expected (k, {n}): one row per constraint")
             self.constraints = A
@@ -175,23 +175,23 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         if k >= n:
             raise ValueError(f"constraints has {k} rows for {n} coordinates; at most n - 1 independent rows")
         check_size(n, k, f"coordinates ({n} symbols)")  # the lowered graph and the core hold n x n densely
-        self.affine = sp.ImmutableMatrix.zeros(k, 1) if affine is None else _as_matrix(affine, (k, 1), "affine")
+        self.affine = sp.ImmutableMatrix.zeros(k, 1) if affine is None else as_matrix(affine, (k, 1), "affine")
         if friction is None:
             self.friction_coefficients = sp.ImmutableMatrix.eye(k)
         elif isinstance(friction, (int, float, sp.Expr)) and not isinstance(friction, sp.MatrixBase):
             self.friction_coefficients = sp.ImmutableMatrix.eye(k) * to_sympy(friction, "friction")
         else:
-            self.friction_coefficients = _as_matrix(friction, (k, k), "friction")
-        self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else _as_matrix(force, (n, 1), "force")
-        self.applied_force = None if applied_force is None else _as_matrix(applied_force, (n, 1), "applied_force")
+            self.friction_coefficients = as_matrix(friction, (k, k), "friction")
+        self.force = sp.ImmutableMatrix.zeros(n, 1) if force is None else as_matrix(force, (n, 1), "force")
+        self.applied_force = None if applied_force is None else as_matrix(applied_force, (n, 1), "applied_force")
 
-        self.holonomic = _holonomic(holonomic)
+        self.holonomic = holonomic_argument(holonomic)
         self._holonomic_functions = None  # built on first use
         groups = self._expression_groups()
         symbols = {what: expression_symbols(exprs) for what, exprs in groups.items()}
         self._name_symbols(velocities, time, parameters, symbols)
         self._check_symbols(groups, symbols)
-        self.speeds = _speeds(speeds, n, self.k)
+        self.speeds = speeds_argument(speeds, n, self.k)
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
@@ -230,8 +230,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         from ..expressions.lagrangian import lagrangian_parts
 
-        coords = _as_symbols(coordinates, "coordinates")
-        vels = _as_symbols(velocities, "velocities")
+        coords = as_symbols(coordinates, "coordinates")
+        vels = as_symbols(velocities, "velocities")
         if len(vels) != len(coords):
             raise ValueError(f"velocities has {len(vels)} symbols, expected {len(coords)}")
         G, V, F = lagrangian_parts(lagrangian, coords, vels, force, simplify=bool(simplify))
@@ -313,14 +313,14 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         table = SymbolTable()
         table.add_all(self.coordinates, "coordinates")
         if velocities is not None:
-            table.add_all(_as_symbols(velocities, "velocities"), "velocities")
+            table.add_all(as_symbols(velocities, "velocities"), "velocities")
         if time is not None:
             table.add(time, "time")
         for what, symbols in group_symbols.items():
             table.add_all(symbols, what)
         if velocities is None:
             velocities = [table.get(f"{q.name}_dot") or sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
-        self.velocities = _as_symbols(velocities, "velocities")
+        self.velocities = as_symbols(velocities, "velocities")
         if len(self.velocities) != self.n:
             raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {self.n} (one per coordinate)")
         self.time = time if time is not None else table.get("t") or sp.Symbol("t")
@@ -558,10 +558,10 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
 
         eps = check.positive(eps, "eps")
         if order != "auto":
-            order = _order(order)
+            order = order_argument(order)
         if velocities not in VELOCITIES:
             raise ValueError(f"velocities must be one of {VELOCITIES}, got {velocities!r}")
-        max_order = _order(max_order)
+        max_order = order_argument(max_order)
         if velocities == "frame":
             frame = self._reduction_frame(frame)
         elif frame is not None:

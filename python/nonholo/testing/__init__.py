@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .._numerics import loglog_slope
+from ..numerics import loglog_slope
 from ..system import System
 
 __all__ = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numerics import loglog_slope as loglog_fit
+from ..numerics import loglog_slope as loglog_fit
 
 __all__ = ["trajectory", "states", "loglog_fit", "convergence", "eigenvalues"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ... import _options as check
+from ... import options as check
 from ...errors import attach_partial
 from ...models.model import apply_compile
 from .linearize import linearize, state_matrix

@@ -12,9 +12,10 @@ from ..parsing import to_sympy
 from ..speed_frame import DependentSpeeds
 
 from .kinematics import (
-    _body_kinematics, _check_specified, _classify_kinematics, _generalized_force, _gyroscopic,
-    _kane_inertia_correction, _kane_inertia_forces, _kinetic_energy_parts, _linear_in_velocities, _load_pairs,
-    _mechanics, _name, _numeric_values, _numeric_zero, _parameters_check, _resolve, _symbols_for, _tidy, _time,
+    body_kinematics, check_specified, classify_kinematics, generalized_force, gyroscopic_force,
+    kane_inertia_correction, kane_inertia_forces, kinetic_energy_parts, linear_in_velocities, loads_as_pairs,
+    mechanics_module, dynamic_name, numeric_values, numeric_zero, parameters_check, resolve_method, plain_symbols_for,
+    tidy, time_symbol,
 )
 
 
@@ -51,8 +52,8 @@ def _kane_kinematics(km):
     coordinate ``<speed>_integral`` appended after q_ind + q_dep: nothing depends on it, and
     it gives the speed its place among the velocities q'.
     """
-    me = _mechanics()
-    t = _time()
+    me = mechanics_module()
+    t = time_symbol()
     q, u = list(km.q), list(km.u)
     if not getattr(km, "_qdot_u_map", None):
         raise ModelError("the KanesMethod has no kinematic differential equations (kd_eqs); nonholo needs them "
@@ -67,7 +68,7 @@ def _kane_kinematics(km):
             f"{[str(s) for s in q]}), and the kd_eqs involve {len(tied)} of them. Speeds in the kd_eqs without a "
             "coordinate of their own (e.g. the velocity of a contact point whose position is not tracked) need the "
             "coordinates whose derivatives they are, with their kd_eqs")
-    aux = [me.dynamicsymbols(f"{_name(u[j])}_integral") for j in free]
+    aux = [me.dynamicsymbols(f"{dynamic_name(u[j])}_integral") for j in free]
     qd = [qi.diff(t) for qi in q + aux]
     k_tied = k_ku.extract(list(range(k_ku.rows)), tied)
     if k_tied.det() == 0:
@@ -113,7 +114,7 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     w0 = J [0; e] + q0, Bk = -C_dep^-1 C_ind, e = -C_dep^-1 f, by a pivoted LU), never
     symbolically. J, q0, C and f must be functions of q: time-dependent kinematics or constraint
     coefficients are refused."""
-    t = _time()
+    t = time_symbol()
     us = list(km.u)
     k = len(km._udep)
     m = len(us) - k
@@ -129,13 +130,13 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
         C, f = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
     parts = [M.xreplace(plain) for M in (J, q0, C, f)]
     entries = [x for M in parts for x in M]
-    me = _mechanics()
+    me = mechanics_module()
     if any(me.find_dynamicsymbols(x) for x in entries):
         return "the kinematic differential equations or velocity constraints involve other dynamicsymbols"
     if any(t in x.free_symbols for x in entries):
         return ("the kinematic differential equations or the velocity constraints depend on time explicitly "
                 "(the quasi-velocity frame must be a function of q)")
-    names = [_name(u) for u in us[:m]]
+    names = [dynamic_name(u) for u in us[:m]]
     clash = set(names) & {str(s) for s in (*q_syms, *qd_syms)}
     if clash:
         return f"the speeds {sorted(clash)} have the names of coordinates or their velocities"
@@ -202,7 +203,7 @@ def kanes_method_arguments(
         (``<name>_dot``), ``metric`` (n, n), ``potential``, ``constraints`` (k, n) and
         ``affine`` (k,) from the velocity constraints (k = len(u_dep)), ``friction``, ``force``
         (n,), ``applied_force`` (n,: loads minus Kane's inertia forces, minus dV/dq, the same
-        function as F - c(q, q') - dV, :func:`_kane_inertia_forces`), ``parameters``, ``time``
+        function as F - c(q, q') - dV, :func:`kane_inertia_forces`), ``parameters``, ``time``
         and ``name``; ``speeds`` (names, DependentSpeeds, None) of the quasi-velocity frame of Kane's
         independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q), u_dep solved
         numerically at each evaluation) or None, and
@@ -211,19 +212,19 @@ def kanes_method_arguments(
     """
     if state not in (None, "speeds", "qdot"):
         raise ValueError(f"state must be None, 'speeds' or 'qdot', got {state!r}")
-    km = _resolve(km, "KanesMethod")
-    t = _time()
+    km = resolve_method(km, "KanesMethod")
+    t = time_symbol()
     parameters = dict(parameters or {})
     frame = km._inertial
     bodies = km.bodies
     if not bodies:
         raise ModelError("the KanesMethod has no bodies: pass them to KanesMethod(..., bodies=...) or call "
                          "km.kanes_equations(bodies, loads) first")
-    pairs = _load_pairs(km.loads, frame, "loads")
+    pairs = loads_as_pairs(km.loads, frame, "loads")
     u_of_qdot, qd, aux = _kane_kinematics(km)
     q = list(km.q) + aux
     uaux_zero = dict.fromkeys(list(km._uaux), 0)
-    q_syms, qd_syms = _symbols_for(q, parameters)
+    q_syms, qd_syms = plain_symbols_for(q, parameters)
     spec = {to_sympy(k, "specified"): to_sympy(v, "specified") for k, v in dict(specified or {}).items()}
     plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
 
@@ -239,25 +240,25 @@ def kanes_method_arguments(
     velocity_map = {**uaux_zero, **u_of_qdot}
 
     # kinetic energy of the unconstrained system, in q', from the bodies' partial velocities
-    kinematics_q = _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, np.random.default_rng(5))
-    G, g, T0 = _kinetic_energy_parts(kinematics_q, len(q_syms))
+    kinematics_q = body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, np.random.default_rng(5))
+    G, g, T0 = kinetic_energy_parts(kinematics_q, len(q_syms))
     V = to_sympy(potential, "potential").xreplace(plain) - T0
-    _check_specified([V], set(), "potential")
+    check_specified([V], set(), "potential")
 
     # loads -> generalized force
-    F = _generalized_force(pairs, frame, velocity_map, qd)
+    F = generalized_force(pairs, frame, velocity_map, qd)
     F = F.applyfunc(to_plain)
-    _check_specified(list(F), set(), "loads")
+    check_specified(list(F), set(), "loads")
     loads = F
-    F = F + _gyroscopic(g, q_syms, qd_syms)
+    F = F + gyroscopic_force(g, q_syms, qd_syms)
 
     # velocity constraints k_nh u + f_nh = 0, in q'
     A = b = None
     if len(km._udep):
         k_nh, f_nh = sp.Matrix(km._k_nh), sp.Matrix(km._f_nh)
         rows = (k_nh * sp.Matrix(list(km.u)) + f_nh).applyfunc(to_plain)
-        _check_specified(list(rows), set(), "velocity_constraints")
-        A, b = _linear_in_velocities(rows, qd_syms, "velocity_constraints")
+        check_specified(list(rows), set(), "velocity_constraints")
+        A, b = linear_in_velocities(rows, qd_syms, "velocity_constraints")
         if any(t in a.free_symbols for a in A):
             raise ModelError("the coefficients of the speeds in the velocity_constraints depend on time "
                              "explicitly; nonholo takes A(q) q' = b(q, t) (only the affine part f_nh may depend on t)")
@@ -266,22 +267,22 @@ def kanes_method_arguments(
 
     exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
     allowed = {*q_syms, *qd_syms, t}
-    _parameters_check(exprs, allowed, parameters, "KanesMethod")
+    parameters_check(exprs, allowed, parameters, "KanesMethod")
     symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
                                              key=str)]
     if check_kinematics:  # raises on a velocity that no motion gives
-        _classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", True)
+        classify_kinematics(bodies, pairs, frame, to_plain, symbols, "KanesMethod", True)
     # Kane's inertia forces where the Euler-Lagrange equations of T differ from them (rolling built
     # into the kinematics, speeds of auxiliary coordinates); the correction is identically zero
     # otherwise, and then left out (checked at random points, relative to the metric's size)
-    correction = _kane_inertia_correction(kinematics_q, q_syms, qd_syms)
+    correction = kane_inertia_correction(kinematics_q, q_syms, qd_syms)
     rng = np.random.default_rng(3)
     symbols += sorted({s for e in correction for s in e.free_symbols} - set(symbols), key=str)
-    if _numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, _numeric_zero(list(G), symbols, rng)):
+    if numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, numeric_zero(list(G), symbols, rng)):
         F = F + correction
     # the same applied force r = F - c(q, q') - dV in Kane's form, for the compiled right-hand sides
     user_potential = to_sympy(potential, "potential").xreplace(plain)
-    applied = loads - _kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
+    applied = loads - kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
         sp.Matrix([sp.diff(user_potential, qi) for qi in q_syms])
 
     speeds = None
@@ -301,13 +302,13 @@ def kanes_method_arguments(
     outputs = {}
     for ui in km.u:
         expr = sp.sympify(u_of_qdot[ui]).xreplace(plain)
-        if t not in expr.free_symbols and _name(ui) not in {str(s) for s in (*q_syms, *qd_syms)}:
-            outputs[_name(ui)] = SpeedOutput(expr, q_syms, qd_syms, sorted(expr.free_symbols - allowed, key=str))
+        if t not in expr.free_symbols and dynamic_name(ui) not in {str(s) for s in (*q_syms, *qd_syms)}:
+            outputs[dynamic_name(ui)] = SpeedOutput(expr, q_syms, qd_syms, sorted(expr.free_symbols - allowed, key=str))
 
     return dict(
-        coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
-        constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
-        force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
+        coordinates=q_syms, velocities=qd_syms, metric=tidy(G, simplify), potential=tidy(V, simplify),
+        constraints=tidy(A, simplify), affine=tidy(b, simplify), friction=friction,
+        force=None if all(f == 0 for f in F) else tidy(F, simplify), parameters=parameters, time=t,
         name=name or "from KanesMethod", holonomic=holonomic, applied_force=applied, speeds=speeds,
         outputs=outputs,
     )
@@ -318,7 +319,7 @@ def _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain) -> None:
     f_h = sp.Matrix(km._f_h) if len(km._f_h) else None
     if f_h is None:
         return
-    t = _time()
+    t = time_symbol()
     rows = f_h.jacobian(q).xreplace(plain)  # (df_h/dq) q' = -df_h/dt
     rhs = -(f_h.xreplace(plain)).diff(t)  # explicit time dependence only
     if A is None:
@@ -331,7 +332,7 @@ def _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain) -> None:
     exprs = [*sp.Matrix.hstack(A, b), *sp.Matrix.hstack(rows, rhs)]
     rng = np.random.default_rng(7)
     for _ in range(4):
-        values = _numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols))).real
+        values = numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols))).real
         base = values[:k * (A.cols + 1)].reshape(k, -1)
         both = np.vstack([base, values[k * (A.cols + 1):].reshape(m, -1)])
         tol = 1e-9 * max(1.0, np.abs(both).max())
@@ -362,8 +363,8 @@ def kane_qdot(km, q, u, parameters: Mapping | None = None) -> np.ndarray:
         q' of every coordinate of the system, so that ``np.r_[q, kane_qdot(km, q, u, p)]`` (with
         q of shape (n + n_aux,)) is a state ``[q, q']`` of the system.
     """
-    km = _resolve(km, "KanesMethod")
-    t = _time()
+    km = resolve_method(km, "KanesMethod")
+    t = time_symbol()
     u_of_qdot, _, aux = _kane_kinematics(km)
     qs, us = list(km.q), list(km.u)
     qdot_of_u = km.kindiffdict()
@@ -377,7 +378,7 @@ def kane_speeds(km, q, qdot, parameters: Mapping | None = None) -> np.ndarray:
     r"""Kane's speeds u (order u_ind + u_dep), shape (n_u,), from q (n or n + n_aux,) and q'
     (n + n_aux,): the inverse of :func:`kane_qdot`. Apply it to each column of a result
     (``sol.q``, ``sol.v``) to compare with Kane's states."""
-    km = _resolve(km, "KanesMethod")
+    km = resolve_method(km, "KanesMethod")
     u_of_qdot, qd, aux = _kane_kinematics(km)
     exprs = [u_of_qdot[ui] for ui in km.u]
     return _evaluate(exprs, list(km.q), qd, _leading(q, len(km.q), len(aux), "q"), qdot, parameters, "qdot")

@@ -12,7 +12,7 @@ import sympy as sp
 from ...errors import ModelError
 
 
-def _mechanics():
+def mechanics_module():
     try:
         from sympy.physics import mechanics as me
     except ImportError as exc:  # pragma: no cover - sympy always ships it
@@ -20,21 +20,21 @@ def _mechanics():
     return me
 
 
-def _time():
-    return _mechanics().dynamicsymbols._t
+def time_symbol():
+    return mechanics_module().dynamicsymbols._t
 
 
-def _name(f) -> str:
+def dynamic_name(f) -> str:
     """'q1' for the dynamicsymbol q1(t)."""
     return f.func.__name__ if isinstance(f, sp.core.function.AppliedUndef) else str(f)
 
 
-def _symbols_for(coordinates, parameters) -> tuple:
+def plain_symbols_for(coordinates, parameters) -> tuple:
     """Plain symbols (q, q_dot) for the dynamicsymbols q(t), checking for name clashes."""
     taken = {str(s) for s in parameters}
     q_syms, qd_syms = [], []
     for q in coordinates:
-        name = _name(q)
+        name = dynamic_name(q)
         for candidate in (name, f"{name}_dot"):
             if candidate in taken:
                 raise ModelError(f"the coordinate {q} becomes the symbol {candidate!r}, which is also a parameter "
@@ -50,8 +50,8 @@ def _to_matrix(vector, frame) -> sp.Matrix:
     return sp.Matrix(vector.to_matrix(frame))
 
 
-def _check_specified(exprs, allowed_dynamic: set, what: str) -> None:
-    me = _mechanics()
+def check_specified(exprs, allowed_dynamic: set, what: str) -> None:
+    me = mechanics_module()
     found = set()
     for e in exprs:
         found |= set(me.find_dynamicsymbols(sp.sympify(e)))
@@ -63,9 +63,9 @@ def _check_specified(exprs, allowed_dynamic: set, what: str) -> None:
             "with specified={symbol: expression}")
 
 
-def _load_pairs(loads, frame, what: str) -> list:
+def loads_as_pairs(loads, frame, what: str) -> list:
     """[(kind, object, vector)] from a SymPy forcelist/loads; kind is 'point' or 'frame'."""
-    me = _mechanics()
+    me = mechanics_module()
     pairs = []
     for item in loads or []:
         try:
@@ -84,9 +84,9 @@ def _load_pairs(loads, frame, what: str) -> list:
     return pairs
 
 
-def _generalized_force(pairs, frame, velocity_map: dict, qdots) -> sp.Matrix:
+def generalized_force(pairs, frame, velocity_map: dict, qdots) -> sp.Matrix:
     """F_j = sum f . d(v)/d(q'_j) with v (point velocity or frame angular velocity) in q'."""
-    me = _mechanics()
+    me = mechanics_module()
     F = sp.zeros(len(qdots), 1)
     for kind, obj, vec in pairs:
         vel = obj.vel(frame) if kind == "point" else obj.ang_vel_in(frame)
@@ -108,7 +108,7 @@ def _body_points(bodies) -> list:
 
 
 def _body_frames(bodies) -> list:
-    me = _mechanics()
+    me = mechanics_module()
     return [body.frame for body in bodies or [] if isinstance(body, me.RigidBody)]
 
 
@@ -148,7 +148,7 @@ def _complex_value(expr, point: dict, memo: dict) -> complex:
     return value
 
 
-def _numeric_values(exprs, symbols, x) -> np.ndarray:
+def numeric_values(exprs, symbols, x) -> np.ndarray:
     """The expressions at symbols = x, as complex numbers (nan where undefined)."""
     point, memo = dict(zip(symbols, x)), {}
     values = []
@@ -160,7 +160,7 @@ def _numeric_values(exprs, symbols, x) -> np.ndarray:
     return np.array(values, dtype=complex)
 
 
-def _numeric_zero(exprs, symbols, rng, points: int = 4) -> float:
+def numeric_zero(exprs, symbols, rng, points: int = 4) -> float:
     """Largest |expr| over random points, every symbol uniform in [0.3, 1.3] (so that the terms are
     of order one and round-off is about 1e-15)."""
     exprs = [sp.sympify(e) for e in exprs]
@@ -168,7 +168,7 @@ def _numeric_zero(exprs, symbols, rng, points: int = 4) -> float:
         return 0.0
     worst = 0.0
     for _ in range(points):
-        values = _numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols)))
+        values = numeric_values(exprs, symbols, rng.uniform(0.3, 1.3, len(symbols)))
         if not np.all(np.isfinite(values)):
             continue
         worst = max(worst, float(np.abs(values).max()))
@@ -179,7 +179,7 @@ def _angular_velocity_from_dcm(frame, inertial) -> sp.Matrix:
     """The angular velocity of ``frame`` in ``inertial`` from the time derivative of the
     direction cosines (orientation only; ignores a velocity set by ``set_ang_vel``), in
     ``inertial`` components."""
-    t = _time()
+    t = time_symbol()
     M = inertial.dcm(frame)  # columns: frame's basis in inertial components
     W = M.diff(t) * M.T
     return sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
@@ -201,7 +201,7 @@ def _tree_edges(points) -> list:
 
 
 class _Kinematics:
-    """What :func:`_classify_kinematics` found: the edges whose relative velocity is the one of two
+    """What :func:`classify_kinematics` found: the edges whose relative velocity is the one of two
     material points of a body frame but not the time derivative of their relative position (a
     rolling contact built into the kinematics), and the body frames whose angular velocity is set
     without an orientation (e.g. wheels whose rotation angle is not a coordinate)."""
@@ -216,7 +216,7 @@ class _Kinematics:
         return not (self.material or self.unoriented)
 
 
-def _classify_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str, strict: bool) -> _Kinematics:
+def classify_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str, strict: bool) -> _Kinematics:
     r"""Compare each point velocity with its position and each angular velocity with its orientation.
 
     For every edge (p, o) of the position trees (p located from o), the relative velocity
@@ -227,13 +227,13 @@ def _classify_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str
     Anything else is a modelling error, raised when ``strict``. Angular velocities set by
     ``set_ang_vel`` must be the ones of the orientation where the orientation is defined.
     """
-    t = _time()
+    t = time_symbol()
     rng = np.random.default_rng(12345)
     found = _Kinematics()
     body_frames = _body_frames(bodies)
 
     def size(vector_matrix) -> float:
-        return _numeric_zero([to_plain(e) for e in vector_matrix], symbols, rng)
+        return numeric_zero([to_plain(e) for e in vector_matrix], symbols, rng)
 
     points = _body_points(bodies) + [obj for kind, obj, _ in load_pairs if kind == "point"]
     for p, other in _tree_edges(points):
@@ -320,10 +320,10 @@ def _component_frame(body, frame):
     return frame
 
 
-def _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, rng) -> list:
+def body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, rng) -> list:
     """[_BodyKinematics] of the bodies, checking that their velocities are linear in q' and that
     nothing depends on time explicitly."""
-    me = _mechanics()
+    me = mechanics_module()
     found = []
     for body in bodies:
         Omega = None
@@ -339,7 +339,7 @@ def _body_kinematics(bodies, frame, to_plain, q_syms, qd_syms, t, rng) -> list:
             v, omega, inertia = _to_matrix(body.point.vel(frame), frame).applyfunc(to_plain), None, None
         mass = to_plain(body.mass)
         entries = [*v, mass] + ([*omega, *inertia] if omega is not None else [])
-        _check_specified(entries, set(), "kinetic energy of the bodies")
+        check_specified(entries, set(), "kinetic energy of the bodies")
         if any(t in sp.sympify(e).free_symbols for e in entries):
             raise ModelError("the kinetic energy of the bodies depends on time explicitly (a moving frame, a "
                              "time-varying mass or kinematic differential equations with explicit time); nonholo's "
@@ -362,12 +362,12 @@ def _check_constant_in(kin: _BodyKinematics, qd_syms, q_syms, rng, body) -> None
         return
     derivatives = [sp.diff(e, w) for e in suspect for w in qd_syms]
     symbols = sorted({s for e in derivatives for s in sp.sympify(e).free_symbols}, key=str)
-    if _numeric_zero(derivatives, symbols, rng) > 1e-9:
+    if numeric_zero(derivatives, symbols, rng) > 1e-9:
         raise ModelError(f"the kinetic energy of the bodies is not quadratic in the velocities (the velocities of "
                          f"{getattr(body, 'name', body)} are not linear in q')")
 
 
-def _kinetic_energy_parts(kinematics: list, n: int):
+def kinetic_energy_parts(kinematics: list, n: int):
     r"""T = 1/2 q'^T G q' + g^T q' + T0 from the bodies' partial velocities:
     G = sum m J_v^T J_v + J_w^T I J_w, g = sum m J_v^T v_0 + J_w^T I omega_0,
     T0 = sum 1/2 m v_0.v_0 + 1/2 omega_0.I.omega_0 (Kane and Levinson 1985, the mass matrix from
@@ -401,7 +401,7 @@ def _directional(expr, q_syms, qd_syms, s):
     return sp.diff(shifted, s).xreplace({s: 0})
 
 
-def _kane_inertia_correction(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
+def kane_inertia_correction(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     r"""The force that turns the Euler-Lagrange equations of T into Kane's equations.
 
     With kinematics that build a constraint in (material points) or speeds that are not the
@@ -455,7 +455,7 @@ def _kane_inertia_correction(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     return C
 
 
-def _kane_inertia_forces(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
+def kane_inertia_forces(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     r"""Kane's generalized inertia forces at q'' = 0, K = -Q*|_(q''=0) (Kane and Levinson 1985):
 
         K_j = sum_bodies m a_0 . J_v,j + (dH/dt)_0 . J_w,j,
@@ -466,7 +466,7 @@ def _kane_inertia_forces(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     the inertial frame; D the time derivative along q' at q'' = 0, :func:`_directional`). Then
     G q'' + K = -Q*, and Kane's equations G q'' = F_loads - K - dV/dq + A^T lambda are those of
     the system that :func:`kanes_method_arguments` builds (metric, potential - T0 and force
-    F_loads + gyroscopic + the inertia correction of :func:`_kane_inertia_correction`): the same
+    F_loads + gyroscopic + the inertia correction of :func:`kane_inertia_correction`): the same
     applied force r = F - c(q, q') - dV, from three directional derivatives per vector instead of
     the metric's derivatives and the correction's n columns of them."""
     n = len(q_syms)
@@ -493,7 +493,7 @@ def _kane_inertia_forces(kinematics: list, q_syms, qd_syms) -> sp.Matrix:
     return K
 
 
-def _split_quadratic(T, q_syms, qd_syms, t, what: str, rng=None):
+def split_quadratic(T, q_syms, qd_syms, t, what: str, rng=None):
     """T = 1/2 q'^T G q' + g^T q' + T0: (G, g, T0), checking the form.
 
     G is the Hessian of T in q' and g its gradient at q' = 0, by differentiation of T as given (no
@@ -515,14 +515,14 @@ def _split_quadratic(T, q_syms, qd_syms, t, what: str, rng=None):
     residual = T - ((v.T * G * v)[0] / 2 + (g.T * v)[0] + T0)
     symbols = sorted(T.free_symbols | set(qd_syms), key=str)
     rng = rng if rng is not None else np.random.default_rng(2024)
-    scale = max(1.0, _numeric_zero([T], symbols, rng))
-    if _numeric_zero([residual], symbols, rng) > 1e-9 * scale:
+    scale = max(1.0, numeric_zero([T], symbols, rng))
+    if numeric_zero([residual], symbols, rng) > 1e-9 * scale:
         raise ModelError(f"the {what} is not of the form 1/2 q'^T G q' + g^T q' + T0 (it is not quadratic in the "
                          "velocities)")
     return G, g, T0
 
 
-def _gyroscopic(g, q_syms, qd_syms) -> sp.Matrix:
+def gyroscopic_force(g, q_syms, qd_syms) -> sp.Matrix:
     """The force ((dg/dq)^T - dg/dq) q' of a Lagrangian term g(q)^T q' (as System.from_lagrangian)."""
     if all(gi == 0 for gi in g):
         return sp.zeros(len(q_syms), 1)
@@ -530,7 +530,7 @@ def _gyroscopic(g, q_syms, qd_syms) -> sp.Matrix:
     return (dg.T - dg) * sp.Matrix(qd_syms)
 
 
-def _linear_in_velocities(rows: sp.Matrix, qd_syms, what: str):
+def linear_in_velocities(rows: sp.Matrix, qd_syms, what: str):
     """rows = A q' - b: (A, b), checking linearity (structurally, else at random points)."""
     if rows.shape[0] == 0:
         return None, None
@@ -540,14 +540,14 @@ def _linear_in_velocities(rows: sp.Matrix, qd_syms, what: str):
     if suspect:
         derivatives = [sp.diff(a, w) for a in suspect for w in qd_syms]
         symbols = sorted({s for e in derivatives for s in e.free_symbols}, key=str)
-        if _numeric_zero(derivatives, symbols, np.random.default_rng(11)) > 1e-9:
+        if numeric_zero(derivatives, symbols, np.random.default_rng(11)) > 1e-9:
             raise ModelError(f"the {what} are not linear in the velocities q'; nonholo takes constraints "
                              "A(q) q' = b(q, t)")
     b = -rows.xreplace(dict.fromkeys(qd_syms, 0))
     return A, b
 
 
-def _tidy(matrix, simplify: bool):
+def tidy(matrix, simplify: bool):
     if matrix is None:
         return None
     if not simplify:
@@ -555,7 +555,7 @@ def _tidy(matrix, simplify: bool):
     return matrix.applyfunc(lambda e: sp.simplify(e)) if isinstance(matrix, sp.MatrixBase) else sp.simplify(matrix)
 
 
-def _parameters_check(exprs, allowed: set, parameters: Mapping, what: str) -> None:
+def parameters_check(exprs, allowed: set, parameters: Mapping, what: str) -> None:
     missing = set()
     for e in exprs:
         missing |= {s for s in sp.sympify(e).free_symbols if s not in allowed}
@@ -567,9 +567,9 @@ def _parameters_check(exprs, allowed: set, parameters: Mapping, what: str) -> No
                          f"parameters={{{', '.join(f'{s}: ...' for s in sorted(map(str, missing)))}}}")
 
 
-def _resolve(method, cls_name: str):
+def resolve_method(method, cls_name: str):
     """Accept a KanesMethod/LagrangesMethod or a sympy.physics.mechanics.System that formed one."""
-    me = _mechanics()
+    me = mechanics_module()
     target = getattr(me, cls_name)
     if isinstance(method, target):
         return method

@@ -10,8 +10,8 @@ from ...errors import ModelError
 from ..parsing import to_sympy
 
 from .kinematics import (
-    _check_specified, _classify_kinematics, _generalized_force, _gyroscopic, _linear_in_velocities,
-    _load_pairs, _parameters_check, _resolve, _split_quadratic, _symbols_for, _tidy, _time,
+    check_specified, classify_kinematics, generalized_force, gyroscopic_force, linear_in_velocities,
+    loads_as_pairs, parameters_check, resolve_method, split_quadratic, plain_symbols_for, tidy, time_symbol,
 )
 
 
@@ -53,12 +53,12 @@ def lagranges_method_arguments(
         ``constraints`` (k, n), ``affine`` (k,), ``friction``, ``force`` (n,), ``parameters``,
         ``time``, ``name``. Model states are ``[q, q']``.
     """
-    lm = _resolve(lm, "LagrangesMethod")
-    t = _time()
+    lm = resolve_method(lm, "LagrangesMethod")
+    t = time_symbol()
     parameters = dict(parameters or {})
     q = list(lm.q)
     qd = [qi.diff(t) for qi in q]
-    q_syms, qd_syms = _symbols_for(q, parameters)
+    q_syms, qd_syms = plain_symbols_for(q, parameters)
     spec = {to_sympy(k, "specified"): to_sympy(v, "specified") for k, v in dict(specified or {}).items()}
     plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
 
@@ -69,31 +69,31 @@ def lagranges_method_arguments(
         return e.xreplace(plain)
 
     L = to_plain(sp.Matrix(lm._L)[0])
-    _check_specified([L], set(), "Lagrangian")
-    G, g, minus_V = _split_quadratic(L, q_syms, qd_syms, t, "Lagrangian")
+    check_specified([L], set(), "Lagrangian")
+    G, g, minus_V = split_quadratic(L, q_syms, qd_syms, t, "Lagrangian")
     V = -minus_V
     frame = lm.inertial
-    pairs = _load_pairs(lm.forcelist, frame, "forcelist")
-    F = _generalized_force(pairs, frame, {}, qd).applyfunc(to_plain)
-    _check_specified(list(F), set(), "forcelist")
-    F = F + _gyroscopic(g, q_syms, qd_syms)
+    pairs = loads_as_pairs(lm.forcelist, frame, "forcelist")
+    F = generalized_force(pairs, frame, {}, qd).applyfunc(to_plain)
+    check_specified(list(F), set(), "forcelist")
+    F = F + gyroscopic_force(g, q_syms, qd_syms)
 
     A = b = None
     if len(lm.coneqs):
         rows = sp.Matrix(lm.coneqs).applyfunc(to_plain)
-        _check_specified(list(rows), set(), "constraint equations (hol_coneqs, nonhol_coneqs)")
-        A, b = _linear_in_velocities(rows, qd_syms, "nonholonomic constraints (nonhol_coneqs)")
+        check_specified(list(rows), set(), "constraint equations (hol_coneqs, nonhol_coneqs)")
+        A, b = linear_in_velocities(rows, qd_syms, "nonholonomic constraints (nonhol_coneqs)")
         if any(t in a.free_symbols for a in A):
             raise ModelError("the coefficients of q' in the constraint equations depend on time explicitly; "
                              "nonholo takes A(q) q' = b(q, t)")
 
     exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
     allowed = {*q_syms, *qd_syms, t}
-    _parameters_check(exprs, allowed, parameters, "LagrangesMethod")
+    parameters_check(exprs, allowed, parameters, "LagrangesMethod")
     if check_kinematics and lm.bodies and frame is not None:
         symbols = [*q_syms, *qd_syms, t, *sorted({s for e in exprs for s in sp.sympify(e).free_symbols} - allowed,
                                                  key=str)]
-        kinematics = _classify_kinematics(lm.bodies, pairs, frame, to_plain, symbols, "LagrangesMethod", True)
+        kinematics = classify_kinematics(lm.bodies, pairs, frame, to_plain, symbols, "LagrangesMethod", True)
         if kinematics.material:
             p, other, body = kinematics.material[0]
             raise ModelError(
@@ -105,9 +105,9 @@ def lagranges_method_arguments(
                 "to skip this check.")
 
     return dict(
-        coordinates=q_syms, velocities=qd_syms, metric=_tidy(G, simplify), potential=_tidy(V, simplify),
-        constraints=_tidy(A, simplify), affine=_tidy(b, simplify), friction=friction,
-        force=None if all(f == 0 for f in F) else _tidy(F, simplify), parameters=parameters, time=t,
+        coordinates=q_syms, velocities=qd_syms, metric=tidy(G, simplify), potential=tidy(V, simplify),
+        constraints=tidy(A, simplify), affine=tidy(b, simplify), friction=friction,
+        force=None if all(f == 0 for f in F) else tidy(F, simplify), parameters=parameters, time=t,
         name=name or "from LagrangesMethod", holonomic=_lagrange_holonomic(lm, to_plain),
     )
 
@@ -119,4 +119,4 @@ def _lagrange_holonomic(lm, to_plain):
     if hol is None or len(hol) == 0:
         return None
     h = [to_plain(e) for e in hol]
-    return None if any(_time() in e.free_symbols for e in h) else h
+    return None if any(time_symbol() in e.free_symbols for e in h) else h
