@@ -78,6 +78,41 @@ def test_an_exception_that_does_not_unpickle_is_blamed_on_its_own_point():
     assert result["value"].tolist()[:2] == [1.0, 2.0] and result["value"].tolist()[3:] == [4.0, 5.0, 6.0]
 
 
+def _refuse_to_load():
+    raise RuntimeError("this value does not unpickle")
+
+
+class ValueThatDoesNotUnpickle:
+    def __reduce__(self):
+        return (_refuse_to_load, ())
+
+
+def returns_a_value_that_does_not_unpickle(a):
+    time.sleep(0.2)
+    return ValueThatDoesNotUnpickle() if a == 3 else 2.0 * a
+
+
+@pytest.mark.parametrize("pool", ["threads", "processes"])
+def test_a_value_that_does_not_unpickle_is_blamed_on_its_own_point(pool):
+    """In a process pool the value would break the pool in the parent (blamed on no point, the
+    points still running lost); it fails its own point, and every other point runs. On threads
+    the value never travels: it is kept."""
+    if pool == "threads":
+        result = nh.sweep(returns_a_value_that_does_not_unpickle, {"a": [1, 2, 3, 4, 5, 6]}, progress=False)
+        assert result.status.tolist() == [OK] * 6
+        assert isinstance(result["value"][2], ValueThatDoesNotUnpickle)
+        return
+    with ProcessPoolExecutor(max_workers=2) as executor, pytest.warns(nh.SweepWarning, match=r"1 of 6 .*\{'a': 3\}"):
+        result = nh.sweep(returns_a_value_that_does_not_unpickle, {"a": [1, 2, 3, 4, 5, 6]}, executor=executor,
+                          progress=False)
+    assert result.status.tolist() == [OK, OK, FAILED, OK, OK, OK]
+    error = result.errors[2]
+    assert isinstance(error, PointError) and error.type_name.endswith("ValueThatDoesNotUnpickle")
+    assert "does not survive pickling" in error.message and "this value does not unpickle" in error.message
+    values = result["value"].tolist()
+    assert values[:2] == [2.0, 4.0] and values[3:] == [8.0, 10.0, 12.0]
+
+
 def dies_at_2(a):
     time.sleep(0.2)
     if a == 2:

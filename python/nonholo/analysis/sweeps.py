@@ -93,6 +93,19 @@ def _portable(exc: BaseException) -> BaseException:
         return PointError(f"{type(exc).__module__}.{type(exc).__qualname__}", str(exc), trace)
 
 
+def _travels(value):
+    """``value`` if it survives the round trip through pickle that a process pool makes to send it
+    back; else a PointError: a value that pickles but does not unpickle would break the pool in the
+    parent, where no point is to blame, and lose the points still running."""
+    try:
+        pickle.loads(pickle.dumps(value))
+    except Exception as exc:  # noqa: BLE001 - any failure of the round trip
+        raise PointError(f"{type(value).__module__}.{type(value).__qualname__}",
+                         f"the value fn returned does not survive pickling, so a process pool cannot send it "
+                         f"back ({type(exc).__name__}: {exc}); return plain data (numbers, arrays, dicts)") from None
+    return value
+
+
 def _call(fn, point, marker=None, cancel=None, stop=None):
     """fn(**point) in a worker; ``marker`` (process pools): a file that exists while the point
     runs, so that a worker dying in the point leaves it behind (``os._exit`` skips ``finally``);
@@ -112,7 +125,7 @@ def _call(fn, point, marker=None, cancel=None, stop=None):
         with open(marker, "w"):
             pass
         try:
-            return fn(**point)
+            return _travels(fn(**point))
         finally:
             os.remove(marker)
     except Exception as exc:  # noqa: BLE001 - sent back to the sweep, described if it cannot travel
@@ -480,7 +493,7 @@ def sweep(
     progress : bool
         Show a progress bar (tqdm, if installed).
     threads : int, optional
-        Workers of the default thread pool: 1 to ``nonholo._options.MAX_THREADS`` (1024).
+        Workers of the default thread pool: 1 to ``nonholo.options.MAX_THREADS`` (1024).
     on_error : {"keep", "raise"}
         A point that raises: "keep" (default, like ``simulate_many``) records it (``status``
         FAILED, ``errors``), runs every other point and warns once (SweepWarning) naming the
