@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from .model import remade
 
 __all__ = ["DiscreteModel"]
 
@@ -42,6 +43,7 @@ class DiscreteModel:
     def __init__(self, system, h: float):
         self.system = system
         self.h = float(h)
+        self.recipe = None  # set by System.discrete (nonholo.system.recipes)
         self._core = _core.DiscreteIntegrator(system.core, self.h)
         # the residual |A v - b| of the node velocities is that of the nonholonomic model's states
         self._states = system.nonholonomic(form="qdot")
@@ -96,4 +98,4 @@ class DiscreteModel:
         return f"<nonholo.DiscreteModel midpoint DLA of {self.system.name!r}, h={self.h:g}>"
 
     def __reduce__(self):
-        return (DiscreteModel, (self.system, self.h))
+        return remade(self)

@@ -12,6 +12,7 @@ whole trajectory, computed in C++ in one pass. The kinds differ only in what the
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, runtime_checkable
 
@@ -80,14 +81,14 @@ class Model:
     """
 
     def __init__(self, system, kind: str, core, extra: Mapping | None = None, order: int | None = None,
-                 state_names: list | None = None, rebuild=None):
+                 state_names: list | None = None):
         self.system = system
         self.kind = kind
         self.order = order
         self._core = core
         self._extra = dict(extra or {})
         self._state_names = list(state_names) if state_names else system.state_names()
-        self._rebuild = rebuild  # (callable, args) recreating this model when unpickled
+        self.recipe = None  # (owner, factory, args, kwargs): set by the factory (nonholo.system.recipes)
 
     @property
     def core(self):
@@ -240,9 +241,7 @@ class Model:
         return f"<nonholo.Model {self.kind}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
 
     def __reduce__(self):
-        if self._rebuild is not None:
-            return self._rebuild
-        return (_rebuild_model, (self.system, self.kind, self._extra, self.order, self.sparse))
+        return remade(self)
 
 
 def apply_compile(model: Model, compile: bool | str, n_rhs: float, parallel: int = 1) -> None:
@@ -304,8 +303,8 @@ class FrameModel(Model):
     ill conditioned and stops where a frame given by vectors turns singular, as the frame form of
     the reduced model (:mod:`nonholo.models.reduced`; ``result.frame_switches``)."""
 
-    def __init__(self, system, kind: str, core, frame, state_names: list, rebuild=None):
-        super().__init__(system, kind, core, state_names=state_names, rebuild=rebuild)
+    def __init__(self, system, kind: str, core, frame, state_names: list):
+        super().__init__(system, kind, core, state_names=state_names)
         self.frame = frame
 
     @property
@@ -357,5 +356,14 @@ MODEL_KINDS = {
 }
 
 
-def _rebuild_model(system, kind, extra, order=None, sparse=False):
-    return system._model(kind, order=order, sparse=sparse, **extra)
+def remake(owner, factory: str, args: tuple, kwargs: dict):
+    """``owner.factory(*args, **kwargs)``: a model made again from its recipe (how every model unpickles)."""
+    return getattr(owner, factory)(*args, **kwargs)
+
+
+def remade(model) -> tuple:
+    """``__reduce__`` of every model: the factory call recorded in ``model.recipe``."""
+    if model.recipe is None:
+        raise pickle.PicklingError(f"{model!r} was not made by a factory of a System or a frame (system.friction(eps), "
+                                   "frame.hamel(), ...), so there is no call that makes it again when unpickled")
+    return (remake, model.recipe)

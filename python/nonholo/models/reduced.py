@@ -148,9 +148,7 @@ class ReducedModel(Model):
         else:
             core = _core.reduced_model(system.core, core_order, self.compiled_slip)
             names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
-        super().__init__(system, "reduced", core, {"eps": eps}, order=resolved, state_names=names,
-                         rebuild=(_rebuild, (system, eps, order, velocities,
-                                             None if frame is None else frame._spec, max_order)))
+        super().__init__(system, "reduced", core, {"eps": eps}, order=resolved, state_names=names)
 
     @property
     def n_velocities(self) -> int:
@@ -249,6 +247,8 @@ class ReducedModel(Model):
             computed = min(2 * computed, self.max_order)
         model = ReducedModel(self.system, self.eps, truncation.order, self.velocities, self._frame, truncation,
                              self.max_order)
+        model.recipe = (self.system, "reduced", (self.eps,), dict(order=truncation.order, velocities=self.velocities,
+                                                                   frame=self._frame, max_order=self.max_order))
         request = getattr(self, "_compile_request", None)
         if request is not None and request[0] is None:  # compiled: so is the order chosen
             # tapes only: each run builds its model of the chosen order anew, and a fused
@@ -316,11 +316,6 @@ def _system_params(params) -> dict:
     return {k: v for k, v in (params or {}).items() if k != "eps"}
 
 
-def _rebuild(system, eps, order, velocities, frame_spec, max_order):
-    from ..system.frames import rebuild_frame  # frames imports models: late, as system.py does
-
-    frame = None if frame_spec is None else rebuild_frame(system, frame_spec)
-    return system.reduced(eps, order=order, velocities=velocities, frame=frame, max_order=max_order)
 
 
 def prepare_run(model, t0: float, y0, params, rtol, atol, method: str, explicit_ok: bool = True) -> tuple:

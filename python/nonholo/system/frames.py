@@ -23,6 +23,7 @@ from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols, lower
 from ..expressions.parsing import to_sympy
 from ..expressions.speed_frame import DependentSpeeds
+from .recipes import model_factory
 
 __all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_split"]
 
@@ -400,6 +401,7 @@ class AnholonomicFrame:
         return self.matrix(q, params)[:, : self.rank] @ np.asarray(v_alpha, float) + self.offset_at(q, params)
 
     # ---------------------------------------------------------------- models
+    @model_factory
     def hamel(self):
         """Nonholonomic dynamics in the frame (Hamel's equations restricted to C; Prop. 1),
         state ``[q, v^1 .. v^m]``: (X_D^T G X_D) v' = X_D^T (F - c - dV - G (D_w X_D) v), q' = X_D v.
@@ -409,9 +411,9 @@ class AnholonomicFrame:
         vectors has condition number above 1e6, as the frame form of the reduced model."""
         from ..models.model import FrameModel  # a factory of the models layer, as System's
 
-        return FrameModel(self.system, "hamel", _core.hamel_model(self._core), self, self._names(),
-                          rebuild=(_rebuild_frame_model, (self.system, self._spec, "hamel")))
+        return FrameModel(self.system, "hamel", _core.hamel_model(self._core), self, self._names())
 
+    @model_factory
     def vakonomic(self):
         """Vakonomic dynamics in the frame (section 4, L - mu_a v^a), state
         ``[q, v^1 .. v^m, mu_1 .. mu_k]``; mu(0) is free initial data.
@@ -426,8 +428,7 @@ class AnholonomicFrame:
             raise ValueError("the frame-vakonomic model is implemented for linear constraints (a frame without "
                              "offset); use system.vakonomic()")
         names = self._names() + [f"mu_{a}" for a in range(self.system.k)]
-        return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names,
-                          rebuild=(_rebuild_frame_model, (self.system, self._spec, "vakonomic")))
+        return FrameModel(self.system, "frame_vakonomic", _core.frame_vakonomic_model(self._core), self, names)
 
     def _names(self) -> list:
         return [*self.system.coordinate_names, *self.velocity_names]
@@ -506,6 +507,9 @@ class AnholonomicFrame:
     def __repr__(self) -> str:
         return f"<nonholo.AnholonomicFrame {self.name!r}: n={self.n}, rank D = {self.rank}>"
 
+    def __reduce__(self):
+        return (rebuild_frame, (self.system, self._spec))
+
 
 def rebuild_frame(system, spec) -> AnholonomicFrame:
     """The frame of ``spec`` = (vectors, solved, form[, offset, velocity names])
@@ -524,8 +528,3 @@ def _offset(offset, n: int, system) -> sp.ImmutableMatrix:
         raise ValueError(f"offset has shape {w0.shape}, expected ({n}, 1)")
     check_free_symbols(list(w0), {*system.coordinates, *system.parameters}, "offset")
     return w0
-
-
-def _rebuild_frame_model(system, spec, kind):
-    frame = rebuild_frame(system, spec)
-    return frame.hamel() if kind == "hamel" else frame.vakonomic()

@@ -31,6 +31,7 @@ from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
 from .point_geometry import PointGeometry
 from .slow_manifold_queries import SlowManifoldQueries
+from .recipes import model_factory
 from .sparsity import prefers_sparse, sparse_choice
 
 __all__ = ["System"]
@@ -420,6 +421,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         return [*values.values(), *extra.values()]
 
     # ------------------------------------------------------------------ models
+    @model_factory
     def nonholonomic(self, form: str | None = None, sparse: bool | str = "auto"):
         """Lagrange-d'Alembert dynamics.
 
@@ -464,10 +466,12 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                                                               name=f"speeds of {self.name}")
         return self._models[("speeds", None)]
 
+    @model_factory
     def vakonomic(self):
         """Vakonomic dynamics (corrected Lewis-Murray eq. (2.2)), state ``[q, v, lambda]``."""
         return self._model("vakonomic")
 
+    @model_factory
     def friction(self, eps: float, sparse: bool | str = "auto"):
         """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b).
 
@@ -493,6 +497,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         return self._model("friction", sparse=sparse_choice(self, sparse), eps=check.positive(eps, "eps"))
 
+    @model_factory
     def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
         """Reduced dynamics of order K on the slow manifold of the friction model.
 
@@ -588,6 +593,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             return self._models[("frame", None)]
         return AnholonomicFrame(self, frame)
 
+    @model_factory
     def discrete(self, h: float):
         """The midpoint discrete Lagrange-d'Alembert integrator with step ``h`` (run it with
         ``nh.simulate_discrete``); linear and affine constraints, forces split at the midpoint."""
