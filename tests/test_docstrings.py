@@ -25,7 +25,7 @@ from numpydoc.docscrape import NumpyDocString
 
 import nonholo as nh
 
-NAMESPACES = ["systems", "contact", "bodies", "surfaces", "multibody", "frames", "stability", "studies", "plot",
+NAMESPACES = ["systems", "contact", "bodies", "surfaces", "multibody", "frames", "laws", "stability", "studies", "plot",
               "drawing"]
 # a name as Parameters lists it: identifiers separated by commas, optionally starred
 PARAMETER = re.compile(r"^\**\w+(\s*,\s*\**\w+)*$")

@@ -23,6 +23,7 @@ from .analysis.stability import (CriticalValue, EigenvaluePath, Linearization, S
                                  critical_values, eigenvalue_path, linearize, steady_motions)
 from .analysis.sweeps import SweepResult, sweep
 from .builders import bodies, contact, multibody, surfaces
+from .expressions import laws
 from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning, SweepError, SweepWarning
 from .integrate import DiscreteResult, Event, SimulationResult, simulate, simulate_discrete, simulate_many
 from .models import DiscreteModel, FrameModel, Model, ModelProtocol, ReducedModel
@@ -33,7 +34,8 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 
 # The public namespaces keep their short import paths (``from nonholo.contact import roll_on_plane``)
 # whichever layer holds them.
-for _name in ("bodies", "contact", "drawing", "frames", "multibody", "plot", "stability", "studies", "surfaces"):
+for _name in ("bodies", "contact", "drawing", "frames", "laws", "multibody", "plot", "stability", "studies",
+              "surfaces"):
     _sys.modules[f"{__name__}.{_name}"] = globals()[_name]
 del _name
 
@@ -46,5 +48,5 @@ __all__ = [
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
     "fit", "FitResult", "vakonomic_bvp", "ShootingError",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
-    "EigenvaluePath", "critical_values", "CriticalValue",
+    "EigenvaluePath", "critical_values", "CriticalValue", "laws",
 ]

@@ -1,0 +1,321 @@
+r"""Friction laws as values: the force of one contact as a function of its slip.
+
+A contact has slip components :math:`s = (s_1, \dots, s_r)` (the rows :math:`A v - b` of its
+no-slip constraints: one for a knife edge, two for a wheel or a ball on a plane) and a normal load
+:math:`N`. A law gives the tangential force :math:`z(s, N)` on the contact, in the same
+components, opposing the slip (:math:`z \cdot s \le 0`). Each law is a SymPy expression, so it is
+lowered to tapes, differentiated by automatic differentiation and compiled like every other
+expression of a system.
+
+- ``Viscous(mu, eps)``: :math:`z = -(\mu / \varepsilon)\, s`, the linear law of ``system.friction(eps)``.
+- ``Coulomb(mu, v_s)``: :math:`z = -\mu N s / \sqrt{\lVert s \rVert^2 + v_s^2}`, regularized dry
+  friction; ``v_s=None`` is the set-valued law (stick-slip models only).
+- ``Stribeck(mu_s, mu_k, v_s, viscous=0)``: :math:`z = -N \big(\mu_k + (\mu_s - \mu_k)
+  e^{-\lVert s \rVert^2 / v_s^2}\big)\, s / \sqrt{\lVert s \rVert^2 + (\delta v_s)^2} - c_v s`.
+- ``MagicFormula(B, C, D, E)``: Pacejka's lateral force of the slip angle
+  :math:`\alpha = \arctan(s / V)`, :math:`V` the contact's rolling speed:
+  :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`.
+- ``Brush(c, mu)``: Fiala's brush tire of the same slip angle, saturating at :math:`\mu N`.
+- ``Law(expr, slip=..., normal=...)``: any law written in SymPy.
+
+Every smooth law here has the form :math:`z = \mu N \varphi(s / v)` with a velocity scale
+:math:`v` (:math:`\varepsilon`, :math:`v_s`, or the inverse slip stiffness :math:`V / (BCD)` of a
+tire), the small parameter of its slow manifold. To leading order, the slip of a contact that must
+carry the force :math:`f` solves :math:`z(s, N) = f` (:meth:`Law.steady_slip`), which has a
+solution only while :math:`\lVert f \rVert < \mu N`, inside the friction cone
+(:attr:`Law.saturation`). For regularized Coulomb friction it is the creep
+:math:`s = -v_s\, r / \sqrt{1 - \lVert r \rVert^2}` with :math:`r = f / (\mu N)`.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from .parsing import to_sympy
+
+__all__ = ["Law", "Viscous", "Coulomb", "Stribeck", "MagicFormula", "Brush"]
+
+
+def _symbols(slip, what: str) -> tuple:
+    items = [slip] if isinstance(slip, (sp.Symbol, str)) else list(slip)
+    if not items:
+        raise ValueError(f"{what} must name at least one slip component")
+    out = tuple(sp.Symbol(x) if isinstance(x, str) else x for x in items)
+    if not all(isinstance(x, sp.Symbol) for x in out):
+        raise TypeError(f"{what} must be SymPy symbols or names, got {slip!r}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"{what} repeats a symbol: {out}")
+    return out
+
+
+def _value(x, what: str, positive: bool = False, nonnegative: bool = False):
+    """A law's parameter: a number (checked) or a SymPy expression of the system's parameters."""
+    expr = to_sympy(x, what)
+    if expr.is_number:
+        value = float(expr)
+        if not np.isfinite(value):
+            raise ValueError(f"{what} must be finite, got {x!r}")
+        if positive and value <= 0:
+            raise ValueError(f"{what} must be positive, got {x!r}")
+        if nonnegative and value < 0:
+            raise ValueError(f"{what} must be nonnegative, got {x!r}")
+    return expr
+
+
+class Law:
+    r"""A friction law of one contact: the force ``expr`` on the contact, a function of its slip.
+
+    Parameters
+    ----------
+    expr : SymPy expression or sequence of expressions
+        The force z, one component per slip symbol (a single expression for a contact of one row),
+        opposing the slip (z . s <= 0); a function of ``slip``, ``normal``, ``speed`` and
+        parameters (symbols whose values the system or ``parameters`` gives).
+    slip : symbol, name or sequence of them
+        The slip components s of the contact (its rows A v - b), in the order of ``expr``.
+    normal : symbol or name, optional
+        The normal load N in ``expr``; None for a law that does not depend on it.
+    speed : symbol or name, optional
+        The contact's rolling speed V in ``expr`` (tire laws of the slip angle atan(s / V)).
+    scale : SymPy expression, optional
+        The law's velocity scale (the small parameter of its slow manifold: eps, v_s, ...).
+    saturation : SymPy expression, optional
+        The largest force the law can give, as a multiple of N (mu for Coulomb): beyond it no
+        slip carries the force, and a no-slip model needs more friction than there is.
+    name : str, optional
+
+    Examples
+    --------
+    >>> import sympy as sp, nonholo as nh
+    >>> s, N = sp.symbols("s N")
+    >>> law = nh.laws.Law(-0.8 * N * sp.tanh(s / 0.01), slip=s, normal=N, scale=0.01, saturation=0.8)
+    >>> print(f"{float(law([0.02], N=10.0)[0]):.4f}")
+    -7.7122
+    """
+
+    def __init__(self, expr, slip, normal=None, speed=None, scale=None, saturation=None, name: str | None = None):
+        self.slip = _symbols(slip, "slip")
+        self.normal = None if normal is None else _symbols(normal, "normal")[0]
+        self.speed = None if speed is None else _symbols(speed, "speed")[0]
+        if expr is None:
+            self.expr = None
+        else:
+            items = [expr] if not isinstance(expr, (list, tuple, sp.MatrixBase)) else list(expr)
+            self.expr = sp.ImmutableMatrix([to_sympy(e, "expr") for e in items])
+            if self.expr.shape[0] != len(self.slip):
+                raise ValueError(f"expr has {self.expr.shape[0]} components for {len(self.slip)} slip symbols")
+        self.scale = None if scale is None else to_sympy(scale, "scale")
+        self.saturation = None if saturation is None else to_sympy(saturation, "saturation")
+        self.name = name or type(self).__name__
+
+    def for_rows(self, rows: int) -> "Law":
+        """This law for a contact of ``rows`` slip components (an isotropic built-in law takes any
+        number; a law written for a fixed number of components only that one)."""
+        if rows == self.rows:
+            return self
+        remake = getattr(self, "_remake", None)
+        if remake is None:
+            raise ValueError(f"the {self.name} law is written for contacts of {self.rows} slip component(s); "
+                             f"the contact has {rows}")
+        return remake(rows)
+
+    @property
+    def set_valued(self) -> bool:
+        """True for a law without a force expression (Coulomb with ``v_s=None``)."""
+        return self.expr is None
+
+    @property
+    def rows(self) -> int:
+        """The number of slip components of one contact."""
+        return len(self.slip)
+
+    def force(self, s, N=None, V=None) -> sp.Matrix:
+        """z(s, N, V) as SymPy expressions: ``s`` the contact's slip components (expressions of a
+        system's coordinates and velocities), ``N`` its normal load, ``V`` its rolling speed."""
+        if self.set_valued:
+            raise ValueError(f"{self.name} with v_s=None is set-valued: it has no force as a function of the slip "
+                             "(use it in a stick-slip model, or give v_s)")
+        s = list(s) if isinstance(s, (list, tuple, sp.MatrixBase, np.ndarray)) else [s]
+        if len(s) != self.rows:
+            raise ValueError(f"s must have {self.rows} components for this contact, got {len(s)}")
+        subs = dict(zip(self.slip, (to_sympy(x, "s") for x in s)))
+        for symbol, value, what in ((self.normal, N, "N"), (self.speed, V, "V")):
+            if symbol is not None:
+                if value is None:
+                    raise ValueError(f"{self.name} depends on the {'normal load' if what == 'N' else 'rolling speed'}"
+                                     f": give {what}")
+                subs[symbol] = to_sympy(value, what)
+        return sp.Matrix(self.expr.xreplace(subs))
+
+    def __call__(self, s, N=None, V=None, parameters: Mapping | None = None) -> np.ndarray:
+        """The force at numeric slip ``s`` (the contact's components), load ``N`` and speed ``V``."""
+        z = self.force([sp.Float(float(x)) for x in np.atleast_1d(s)],
+                       None if N is None else sp.Float(float(N)), None if V is None else sp.Float(float(V)))
+        if parameters:
+            z = z.xreplace({sp.Symbol(k) if isinstance(k, str) else k: v for k, v in parameters.items()})
+        try:
+            return np.array([float(x) for x in z])
+        except TypeError:
+            raise ValueError(f"{self.name} has parameters without values: {sorted(map(str, z.free_symbols))}; "
+                             "give them in parameters") from None
+
+    def slip_jacobian(self) -> sp.Matrix:
+        """dz/ds (rows x rows) as SymPy expressions of the law's symbols."""
+        if self.set_valued:
+            raise ValueError(f"{self.name} with v_s=None is set-valued: it has no derivative")
+        return self.expr.jacobian(sp.Matrix(self.slip))
+
+    def steady_slip(self, force, N=None, V=None, parameters: Mapping | None = None, tol: float = 1e-14) -> np.ndarray:
+        """The slip s with z(s, N, V) = ``force``: the leading-order slip of a contact that must
+        carry ``force`` (minus the constraint force it replaces). Newton's method on z, from the
+        linearization at s = 0; raises ValueError where no slip gives the force (outside the friction
+        cone: the norm of ``force`` at least ``saturation`` x N)."""
+        target = np.atleast_1d(np.asarray(force, dtype=float))
+        if target.shape != (self.rows,):
+            raise ValueError(f"force must have {self.rows} components, got shape {target.shape}")
+        if self.saturation is not None and self.normal is not None and N is not None:
+            limit = float(self.saturation.xreplace({sp.Symbol(k) if isinstance(k, str) else k: v
+                                                    for k, v in (parameters or {}).items()})) * float(N)
+            if np.linalg.norm(target) >= limit:
+                raise ValueError(f"|force| = {np.linalg.norm(target):.6g} is outside the friction cone "
+                                 f"(at most {limit:.6g} = saturation x N): no slip carries it")
+        values = {self.normal: N, self.speed: V}
+        subs = {k: sp.Float(float(v)) for k, v in values.items() if k is not None and v is not None}
+        subs.update({sp.Symbol(k) if isinstance(k, str) else k: v for k, v in (parameters or {}).items()})
+        z = sp.lambdify([self.slip], self.expr.xreplace(subs), "numpy")
+        dz = sp.lambdify([self.slip], self.slip_jacobian().xreplace(subs), "numpy")
+        s = np.zeros(self.rows)
+        J0 = np.asarray(dz(s), dtype=float).reshape(self.rows, self.rows)
+        s = np.linalg.solve(J0, target)
+        for _ in range(100):
+            r = np.asarray(z(s), dtype=float).reshape(-1) - target
+            if np.linalg.norm(r) <= tol * max(1.0, np.linalg.norm(target)):
+                return s
+            J = np.asarray(dz(s), dtype=float).reshape(self.rows, self.rows)
+            step = np.linalg.solve(J, r)
+            t = 1.0
+            while t > 1e-8 and np.linalg.norm(np.asarray(z(s - t * step), float).reshape(-1) - target) \
+                    > (1 - 1e-4 * t) * np.linalg.norm(r):
+                t /= 2
+            s = s - t * step
+        raise ValueError(f"steady_slip: Newton's method did not converge for force {target} (residual "
+                         f"{np.linalg.norm(r):.3g})")
+
+    def __repr__(self) -> str:
+        return f"<nonholo.laws.{type(self).__name__} {self.name}: z = {None if self.expr is None else list(self.expr)}>"
+
+
+def _contact_slip(rows: int) -> tuple:
+    """The slip symbols of a built-in law (real: |s| and sign(s) then differentiate as real functions)."""
+    return sp.symbols(f"s_1:{rows + 1}", real=True) if rows > 1 else (sp.Symbol("s", real=True),)
+
+
+def _norm2(s) -> sp.Expr:
+    return sum(x**2 for x in s)
+
+
+class Viscous(Law):
+    r"""The linear law :math:`z = -(\mu / \varepsilon)\, s`: the force of ``system.friction(eps)``
+    with friction coefficient ``mu``; velocity scale ``eps``. ``rows``: the slip components of one
+    contact."""
+
+    def __init__(self, mu=1.0, eps=1.0, rows: int = 1):
+        self.mu, self.eps = _value(mu, "mu", positive=True), _value(eps, "eps", positive=True)
+        s = _contact_slip(rows)
+        super().__init__([-(self.mu / self.eps) * x for x in s], slip=s, scale=self.eps, name="viscous")
+        self._remake = lambda rows: Viscous(mu, eps, rows)
+
+
+class Coulomb(Law):
+    r"""Regularized Coulomb friction :math:`z = -\mu N s / \sqrt{\lVert s \rVert^2 + v_s^2}`,
+    isotropic over the rows of one contact; :math:`\lVert z \rVert < \mu N` for every slip.
+    ``v_s=None``: the set-valued law (:math:`\lVert z \rVert \le \mu N` at :math:`s = 0`,
+    :math:`z = -\mu N s / \lVert s \rVert` otherwise), usable only in a stick-slip model."""
+
+    def __init__(self, mu, v_s=None, rows: int = 1):
+        self.mu = _value(mu, "mu", positive=True)
+        self.v_s = None if v_s is None else _value(v_s, "v_s", positive=True)
+        s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
+        expr = None if v_s is None else [-self.mu * N * x / sp.sqrt(_norm2(s) + self.v_s**2) for x in s]
+        super().__init__(expr, slip=s, normal=N, scale=self.v_s, saturation=self.mu,
+                         name="coulomb" if v_s is not None else "coulomb (set-valued)")
+        self._remake = lambda rows: Coulomb(mu, v_s, rows)
+
+    def creep(self, force, N) -> np.ndarray:
+        r"""The closed form of :meth:`steady_slip`: :math:`s = -v_s r / \sqrt{1 - \lVert r \rVert^2}`
+        with :math:`r = f / (\mu N)`, ``force`` :math:`f`."""
+        r = np.atleast_1d(np.asarray(force, dtype=float)) / (float(self.mu) * float(N))
+        if np.linalg.norm(r) >= 1:
+            raise ValueError(f"|force| / (mu N) = {np.linalg.norm(r):.6g} >= 1: outside the friction cone")
+        return -float(self.v_s) * r / np.sqrt(1 - r @ r)
+
+
+class Stribeck(Law):
+    r"""Stribeck friction: the coefficient falls from ``mu_s`` at rest to ``mu_k`` in sliding over
+    the Stribeck velocity ``v_s``, :math:`z = -N \big(\mu_k + (\mu_s - \mu_k) e^{-\lVert s
+    \rVert^2 / v_s^2}\big)\, s / \sqrt{\lVert s \rVert^2 + (\delta v_s)^2} - c_v s` with
+    :math:`c_v` = ``viscous``, regularized at rest over :math:`\delta v_s` (``regularization``
+    :math:`\delta`)."""
+
+    def __init__(self, mu_s, mu_k, v_s, viscous=0, regularization=0.01, rows: int = 1):
+        self.mu_s, self.mu_k = _value(mu_s, "mu_s", positive=True), _value(mu_k, "mu_k", positive=True)
+        self.v_s, self.viscous = _value(v_s, "v_s", positive=True), _value(viscous, "viscous", nonnegative=True)
+        delta = _value(regularization, "regularization", positive=True)
+        s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
+        mu = self.mu_k + (self.mu_s - self.mu_k) * sp.exp(-_norm2(s) / self.v_s**2)
+        expr = [-N * mu * x / sp.sqrt(_norm2(s) + (delta * self.v_s) ** 2) - self.viscous * x for x in s]
+        saturation = None if self.viscous != 0 else sp.Max(self.mu_s, self.mu_k)
+        super().__init__(expr, slip=s, normal=N, scale=delta * self.v_s, saturation=saturation, name="stribeck")
+        self._remake = lambda rows: Stribeck(mu_s, mu_k, v_s, viscous, regularization, rows)
+
+
+def _slip_angle(s, V):
+    return sp.atan(s / V)
+
+
+class MagicFormula(Law):
+    r"""Pacejka's Magic Formula for the lateral force of a tire of the slip angle
+    :math:`\alpha = \arctan(s / V)` (:math:`s` the lateral slip velocity, :math:`V` the rolling
+    speed): :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`,
+    ``D`` the peak friction coefficient (the peak force over :math:`N`), ``B`` the stiffness, ``C``
+    the shape and ``E`` the curvature factor. The cornering stiffness per unit load is :math:`BCD`;
+    the velocity scale :math:`V / (BCD)`."""
+
+    def __init__(self, B, C, D, E=0):
+        self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
+        self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
+        s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
+        Ba = self.B * _slip_angle(s, V)
+        expr = -N * self.D * sp.sin(self.C * sp.atan(Ba - self.E * (Ba - sp.atan(Ba))))
+        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
+                         saturation=self.D, name="magic formula")
+
+
+class Brush(Law):
+    r"""The brush (Fiala) tire: lateral force of the slip angle :math:`\alpha = \arctan(s / V)`
+    with cornering stiffness :math:`cN` (``c`` per unit load) and friction coefficient ``mu``: with
+    :math:`t = \tan\alpha` and :math:`t_{sl} = 3\mu / c`, :math:`z = -N (c t - c^2 \lvert t
+    \rvert t / (3\mu) + c^3 t^3 / (27\mu^2))` for :math:`\lvert t \rvert < t_{sl}` and
+    :math:`\mp \mu N` beyond (full sliding), continuous with its first derivative at
+    :math:`t_{sl}`."""
+
+    def __init__(self, c, mu):
+        self.c, self.mu = _value(c, "c", positive=True), _value(mu, "mu", positive=True)
+        s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
+        t = s / V
+        c, mu = self.c, self.mu
+        partial = c * t - c**2 * sp.Abs(t) * t / (3 * mu) + c**3 * t**3 / (27 * mu**2)
+        expr = -N * sp.Piecewise((partial, sp.Abs(t) < 3 * mu / c), (mu, t > 0), (-mu, True))
+        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / c, saturation=mu, name="brush")
+
+
+def law_of(law, what: str = "law") -> Law:
+    """``law`` checked: a :class:`Law`."""
+    if not isinstance(law, Law):
+        raise TypeError(f"{what} must be a nonholo.laws law (Viscous, Coulomb, Stribeck, MagicFormula, Brush or "
+                        f"Law), got {type(law).__name__}")
+    return law
+
