@@ -217,7 +217,8 @@ def eigenvalue_path():
 # the modules each call imports on first use are imported before "ready": on a loaded machine an
 # interrupt sent while SciPy is still importing would stop the import, not the run
 nh.eigenvalue_path(S.nonholonomic(), "a", [0.1, 0.2], np.r_[0, 0, 0, 1.0, 0, 0], compile=False)
-nh.studies.convergence(S, [1e-2, 5e-3], np.r_[0, 0, 0, 1.0, 0, 0.5], (0, 0.1), orders=(1,), t_eval=[0.1], progress=False)
+nh.studies.convergence(S, [1e-2, 5e-3], np.r_[0, 0, 0, 1.0, 0, 0.5], (0, 0.1), orders=(1,), t_eval=[0.1],
+                       progress=False)
 print("ready", flush=True)
 try:
     globals()[sys.argv[1]]()
