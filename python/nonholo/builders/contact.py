@@ -154,7 +154,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
 
     params = dict(parameters or {})
     mu = to_sympy(friction_coefficient, "friction_coefficient")
-    kwargs = dict(constraints=A, friction=mu * sp.eye(2))
+    kwargs = dict(constraints=A, friction=mu * sp.eye(2), contacts=[[0, 1]])  # one contact of two slip rows
     if friction is not None:
         eps_ = sp.Symbol("eps")
         params[eps_] = eps

@@ -116,11 +116,11 @@ class Law:
         number; a law written for a fixed number of components only that one)."""
         if rows == self.rows:
             return self
-        remake = getattr(self, "_remake", None)
-        if remake is None:
+        arguments = getattr(self, "_arguments", None)
+        if arguments is None:
             raise ValueError(f"the {self.name} law is written for contacts of {self.rows} slip component(s); "
                              f"the contact has {rows}")
-        return remake(rows)
+        return type(self)(**{**arguments, "rows": rows})
 
     @property
     def set_valued(self) -> bool:
@@ -226,7 +226,7 @@ class Viscous(Law):
         self.mu, self.eps = _value(mu, "mu", positive=True), _value(eps, "eps", positive=True)
         s = _contact_slip(rows)
         super().__init__([-(self.mu / self.eps) * x for x in s], slip=s, scale=self.eps, name="viscous")
-        self._remake = lambda rows: Viscous(mu, eps, rows)
+        self._arguments = dict(mu=mu, eps=eps)
 
 
 class Coulomb(Law):
@@ -242,7 +242,7 @@ class Coulomb(Law):
         expr = None if v_s is None else [-self.mu * N * x / sp.sqrt(_norm2(s) + self.v_s**2) for x in s]
         super().__init__(expr, slip=s, normal=N, scale=self.v_s, saturation=self.mu,
                          name="coulomb" if v_s is not None else "coulomb (set-valued)")
-        self._remake = lambda rows: Coulomb(mu, v_s, rows)
+        self._arguments = dict(mu=mu, v_s=v_s)
 
     def creep(self, force, N) -> np.ndarray:
         r"""The closed form of :meth:`steady_slip`: :math:`s = -v_s r / \sqrt{1 - \lVert r \rVert^2}`
@@ -269,7 +269,7 @@ class Stribeck(Law):
         expr = [-N * mu * x / sp.sqrt(_norm2(s) + (delta * self.v_s) ** 2) - self.viscous * x for x in s]
         saturation = None if self.viscous != 0 else sp.Max(self.mu_s, self.mu_k)
         super().__init__(expr, slip=s, normal=N, scale=delta * self.v_s, saturation=saturation, name="stribeck")
-        self._remake = lambda rows: Stribeck(mu_s, mu_k, v_s, viscous, regularization, rows)
+        self._arguments = dict(mu_s=mu_s, mu_k=mu_k, v_s=v_s, viscous=viscous, regularization=regularization)
 
 
 def _slip_angle(s, V):

@@ -113,6 +113,20 @@ def _coordinate_index(entry, names: list, group) -> int:
                      f"name) or an index from 0 to {len(names) - 1}; {entry!r} is neither")
 
 
+def contacts_argument(contacts, k: int):
+    """``System(contacts=...)`` checked: lists of constraint-row indices, each of the k rows in
+    exactly one; None for one contact per row."""
+    if contacts is None:
+        return None
+    try:
+        groups = [[int(i) for i in group] for group in contacts]
+    except (TypeError, ValueError):
+        raise TypeError(f"contacts must be a list of lists of constraint-row indices, got {contacts!r}") from None
+    if sorted(i for group in groups for i in group) != list(range(k)) or not all(groups):
+        raise ValueError(f"contacts must group each of the {k} constraint rows in exactly one contact, got {groups}")
+    return groups
+
+
 def speeds_argument(speeds, n: int, k: int):
     """``System(speeds=...)`` checked: (names, X as an (n, n) matrix, w0 as (n, 1) or None), or
     (names, DependentSpeeds, None)."""

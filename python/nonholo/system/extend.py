@@ -140,6 +140,8 @@ class Extensions:
         state["affine"] = sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.affine), b_new.applyfunc(self.resolve)))
         state["friction"] = sp.ImmutableMatrix(sp.diag(old_mu, mu_new.applyfunc(self.resolve)))
         state["speeds"] = None
+        if state.get("contacts") is not None:  # each new row its own contact
+            state["contacts"] = [*state["contacts"], *([self.k + i] for i in range(j))]
         return self._rebuilt(state)
 
     def with_parameters(self, parameters: Mapping, name: str | None = None):
@@ -195,9 +197,6 @@ class Extensions:
     def _rebuilt(self, state: dict):
         from .system import System
 
-        drawing, pose = state.pop("drawing", None), state.pop("pose", None)
-        system = System(**state)
-        system.drawing = drawing
-        if pose is not None:
-            system.pose = pose
+        system = System.__new__(System)
+        system.__setstate__(state)  # the constructor, then the carried attributes (System.CARRIED)
         return system

@@ -26,7 +26,7 @@ from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_pa
 from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, as_matrix, as_symbols, immutable_matrix,
-                        holonomic_argument, order_argument, speeds_argument, unit_norm_groups)
+                        holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument)
 from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -99,6 +99,11 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         (offset None): speeds u = (u_ind, u_dep) with q' = J u + q0 and C u + f = 0, the
         dependent ones solved numerically at each evaluation (a pivoted LU of C_dep), never
         symbolically. :meth:`from_kanes_method` sets it to Kane's independent speeds that way.
+    contacts : list of lists of row indices, optional
+        The constraint rows grouped into contacts, each row in one contact (default: each row its
+        own): ``friction(law=...)`` gives each contact the force of its slip vector, so an isotropic
+        law acts on the two rows of a wheel or a ball together. :func:`nonholo.contact.roll_on_plane`
+        sets it.
 
     Notes
     -----
@@ -146,6 +151,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         holonomic=None,
         applied_force=None,
         speeds=None,
+        contacts=None,
     ):
         self.coordinates = as_symbols(coordinates, "coordinates")
         self.unit_norm = unit_norm_groups(unit_norm, self.coordinates)
@@ -193,6 +199,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         self._name_symbols(velocities, time, parameters, symbols)
         self._check_symbols(groups, symbols)
         self.speeds = speeds_argument(speeds, n, self.k)
+        self.contacts = contacts_argument(contacts, self.k)
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
@@ -472,12 +479,22 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         return self._model("vakonomic")
 
     @model_factory
-    def friction(self, eps: float, sparse: bool | str = "auto"):
-        """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b).
+    def friction(self, eps: float | None = None, sparse: bool | str = "auto", *, law=None, normal=None, speed=None,
+                 contacts=None):
+        """The friction model: constraints realized by the force -(1/eps) A^T mu (A v - b), or by a
+        friction law.
 
         State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
         ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
         ``sparse``: as :meth:`nonholonomic` (a sparse L D L^T of G, a sparse Newton matrix for BDF).
+
+        ``law`` (instead of ``eps``): a :mod:`nonholo.laws` law; each contact c (``contacts``: lists
+        of constraint-row indices; default one per row, or the rows a builder groups, such as the two
+        of a body rolling on a plane) carries the force A_c^T z(s_c, N_c, V_c) of its slip
+        s_c = (A v - b)_c, with ``normal`` N_c and ``speed`` V_c (values or expressions, one for all
+        contacts or one per contact) where the law needs them. The model is that of an unconstrained
+        system (:mod:`nonholo.system.law_realization`); ``law=nh.laws.Viscous(mu, eps)`` is
+        ``friction(eps)`` with friction coefficients mu.
 
         Examples
         --------
@@ -495,7 +512,24 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         >>> print(f"{np.abs(friction.y[:3] - rolling.y[:3]).max():.1e}")
         7.1e-04
         """
+        if law is not None:
+            return self._friction_by(law, eps, sparse, normal, speed, contacts)
+        if eps is None:
+            raise TypeError("friction() needs eps (the linear law's scale) or law= (a nonholo.laws law)")
+        if normal is not None or speed is not None or contacts is not None:
+            raise ValueError("normal, speed and contacts go with law=; the linear law of friction(eps) uses neither")
         return self._model("friction", sparse=sparse_choice(self, sparse), eps=check.positive(eps, "eps"))
+
+    def _friction_by(self, law, eps, sparse, normal, speed, contacts):
+        from ..expressions.laws import Viscous, law_of
+        from .law_realization import realized_by, viscous_coefficients
+
+        law = law_of(law)
+        if eps is not None:
+            raise ValueError("give eps or law=, not both (a law carries its own scale)")
+        if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
+            return viscous_coefficients(self, law).friction(float(law.eps), sparse=sparse)
+        return realized_by(self, law, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
 
     @model_factory
     def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
@@ -643,15 +677,20 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             "indefinite_metric": self.indefinite_metric, "holonomic": self.holonomic,
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
             "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
-            "speeds": self.speeds,
+            "speeds": self.speeds, "contacts": self.contacts,
         }
 
+    # attributes set after construction (by builders), carried by pickling and by the with_* methods:
+    # the drawing, and the pose of a rigid body
+    CARRIED = ("drawing", "pose")
+
     def __setstate__(self, state):
-        drawing, pose = state.pop("drawing", None), state.pop("pose", None)
+        state = dict(state)
+        carried = {key: state.pop(key, None) for key in self.CARRIED}
         self.__init__(**state)
-        self.drawing = drawing
-        if pose is not None:
-            self.pose = pose
+        for key, value in carried.items():
+            if value is not None or key == "drawing":
+                setattr(self, key, value)
 
     # ------------------------------------------------------------------ Jupyter display
     def _repr_latex_(self) -> str:

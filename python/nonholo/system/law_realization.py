@@ -1,0 +1,86 @@
+r"""The friction model of a system realized by a friction law (:mod:`nonholo.laws`).
+
+The constraint rows A(q) v = b(q, t) of a system group into contacts (``contacts``: lists of row
+indices; default one contact per row, or the grouping a builder records, such as the two rows of a
+body rolling on a plane). Realized by a law, the rows are dropped and each contact c carries the
+force of its slip s_c = (A v - b)_c,
+
+    G v' + c + dV = F + sum_c A_c^T z(s_c, N_c, V_c),
+
+with N_c the contact's normal load (``normal``) and V_c its rolling speed (``speed``, tire laws
+only). The result is an ordinary unconstrained :class:`~nonholo.System`: its force is lowered to
+tapes, differentiated by AD and compiled like every other expression.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..expressions.laws import Law, Viscous
+from ..expressions.parsing import to_sympy
+from .arguments import contacts_argument
+
+__all__ = ["contact_rows", "realized_by"]
+
+
+def contact_rows(system, contacts, law: Law) -> list:
+    """The contacts as lists of row indices: ``contacts``, else the system's, else one per row (or,
+    for a law of r components, consecutive groups of r rows)."""
+    if contacts is not None:
+        return contacts_argument(contacts, system.k)
+    if system.contacts is not None:
+        return system.contacts
+    k = system.k
+    if law.rows == 1 or k % law.rows:
+        return [[i] for i in range(k)]
+    return [list(range(i, i + law.rows)) for i in range(0, k, law.rows)]
+
+
+def _per_contact(value, count: int, what: str, system) -> list:
+    """``normal`` or ``speed``: one value or expression for every contact, or one per contact."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != count:
+            raise ValueError(f"{what} has {len(value)} entries for {count} contacts")
+        items = list(value)
+    else:
+        items = [value] * count
+    return [system.resolve(to_sympy(v, what)) for v in items]
+
+
+def realized_by(system, law: Law, normal=None, speed=None, contacts=None):
+    """The unconstrained :class:`~nonholo.System` of ``system`` with its constraint rows realized by
+    ``law`` (module docstring)."""
+    if system.k == 0:
+        raise ValueError(f"{system.name!r} has no constraint rows to realize by a friction law")
+    if law.set_valued:
+        raise ValueError(f"the {law.name} law is set-valued (v_s=None): it realizes no smooth friction model; give "
+                         "v_s, or use the stick-slip model")
+    groups = contact_rows(system, contacts, law)
+    if law.normal is not None and normal is None:
+        raise ValueError(f"the {law.name} law depends on the normal load: give normal= (a value or expression, or "
+                         "one per contact)")
+    if law.speed is not None and speed is None:
+        raise ValueError(f"the {law.name} law depends on the rolling speed: give speed= (an expression of the "
+                         "coordinates and velocities, or one per contact)")
+    loads = _per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
+    speeds = _per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
+    A, b = sp.Matrix(system.constraints), sp.Matrix(system.affine)
+    slip = A * sp.Matrix(system.velocities) - b
+    force = sp.zeros(system.n, 1)
+    for group, N, V in zip(groups, loads, speeds):
+        z = law.for_rows(len(group)).force([slip[i] for i in group], N, V)
+        force += A.extract(group, list(range(system.n))).T * z
+    state = system._state_with(None, f"{system.name} ({law.name} friction)")
+    # the rows (holonomic ones included, as in friction(eps)) are realized: no constraint is left
+    state.update(constraints=None, affine=None, friction=None, speeds=None, holonomic=None, contacts=None)
+    state["force"] = sp.ImmutableMatrix(sp.Matrix(system.force) + force)
+    if system.applied_force is not None:  # a Kane system's r = F - c - dV gains the force too
+        state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force)
+    return system._rebuilt(state)
+
+
+def viscous_coefficients(system, law: Viscous):
+    """``system`` with friction coefficients mu I, so that ``friction(law.eps)`` is the law's model."""
+    state = system._state_with(None, None)
+    state["friction"] = law.mu * sp.eye(system.k)
+    return system._rebuilt(state)
