@@ -19,6 +19,8 @@ from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
+from ..models.stick_slip import StickSlipModel
+from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
@@ -354,6 +356,11 @@ def simulate(
     >>> print(result["phi_dot"].round(4))
     [1.     0.0754 0.0048]
     """
+    if isinstance(model, StickSlipModel):  # a hybrid model: one run per mode (integrate/stick_slip.py)
+        if events is not None or sensitivities or dense_output:
+            raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
+        return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
+                              max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time)
     model = _check_model(model)
     compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)

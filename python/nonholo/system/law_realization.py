@@ -14,6 +14,7 @@ tapes, differentiated by AD and compiled like every other expression.
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from ..expressions.laws import Law, Viscous
@@ -23,7 +24,7 @@ from .arguments import contacts_argument
 __all__ = ["contact_rows", "realized_by"]
 
 
-def contact_rows(system, contacts, law: Law) -> list:
+def contact_rows(system, contacts, law: Law | None) -> list:
     """The contacts as lists of row indices: ``contacts``, else the system's, else one per row (or,
     for a law of r components, consecutive groups of r rows)."""
     if contacts is not None:
@@ -31,14 +32,14 @@ def contact_rows(system, contacts, law: Law) -> list:
     if system.contacts is not None:
         return system.contacts
     k = system.k
-    if law.rows == 1 or k % law.rows:
+    if law is None or law.rows == 1 or k % law.rows:
         return [[i] for i in range(k)]
     return [list(range(i, i + law.rows)) for i in range(0, k, law.rows)]
 
 
-def _per_contact(value, count: int, what: str, system) -> list:
+def per_contact(value, count: int, what: str, system) -> list:
     """``normal`` or ``speed``: one value or expression for every contact, or one per contact."""
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, np.ndarray)):
         if len(value) != count:
             raise ValueError(f"{what} has {len(value)} entries for {count} contacts")
         items = list(value)
@@ -54,7 +55,7 @@ def realized_by(system, law: Law, normal=None, speed=None, contacts=None):
         raise ValueError(f"{system.name!r} has no constraint rows to realize by a friction law")
     if law.set_valued:
         raise ValueError(f"the {law.name} law is set-valued (v_s=None): it realizes no smooth friction model; give "
-                         "v_s, or use the stick-slip model")
+                         "v_s, or use the stick-slip model (system.stick_slip)")
     groups = contact_rows(system, contacts, law)
     if law.normal is not None and normal is None:
         raise ValueError(f"the {law.name} law depends on the normal load: give normal= (a value or expression, or "
@@ -62,17 +63,31 @@ def realized_by(system, law: Law, normal=None, speed=None, contacts=None):
     if law.speed is not None and speed is None:
         raise ValueError(f"the {law.name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
-    loads = _per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
-    speeds = _per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
+    loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
+    speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
     A, b = sp.Matrix(system.constraints), sp.Matrix(system.affine)
     slip = A * sp.Matrix(system.velocities) - b
     force = sp.zeros(system.n, 1)
     for group, N, V in zip(groups, loads, speeds):
         z = law.for_rows(len(group)).force([slip[i] for i in group], N, V)
         force += A.extract(group, list(range(system.n))).T * z
-    state = system._state_with(None, f"{system.name} ({law.name} friction)")
-    # the rows (holonomic ones included, as in friction(eps)) are realized: no constraint is left
-    state.update(constraints=None, affine=None, friction=None, speeds=None, holonomic=None, contacts=None)
+    return rows_replaced(system, [], force, name=f"{system.name} ({law.name} friction)")
+
+
+def rows_replaced(system, keep: list, force, parameters=None, name: str | None = None):
+    """``system`` with only the constraint rows ``keep`` and the generalized force ``force`` added
+    (the force that realizes the other rows), ``parameters`` added to its defaults."""
+    state = system._state_with(parameters, name)
+    A, b, mu = (sp.Matrix(m) for m in (system.constraints, system.affine, system.friction_coefficients))
+    every = list(range(system.n))
+    if keep:
+        state.update(constraints=sp.ImmutableMatrix(A.extract(keep, every)),
+                     affine=sp.ImmutableMatrix(b.extract(keep, [0])),
+                     friction=sp.ImmutableMatrix(mu.extract(keep, keep)))
+    else:
+        state.update(constraints=None, affine=None, friction=None)
+    # the rows (holonomic ones included, as in friction(eps)) are realized: their frame and contacts go
+    state.update(speeds=None, holonomic=None if len(keep) < system.k else state["holonomic"], contacts=None)
     state["force"] = sp.ImmutableMatrix(sp.Matrix(system.force) + force)
     if system.applied_force is not None:  # a Kane system's r = F - c - dV gains the force too
         state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force)

@@ -520,6 +520,31 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             raise ValueError("normal, speed and contacts go with law=; the linear law of friction(eps) uses neither")
         return self._model("friction", sparse=sparse_choice(self, sparse), eps=check.positive(eps, "eps"))
 
+    @model_factory
+    def stick_slip(self, mu_s: float, mu_k: float | None = None, normal=None, contacts=None):
+        """Stick-slip with the set-valued Coulomb law: a hybrid model that rolls (the constraints
+        hold) while each contact's needed force stays inside its friction cone, |lambda_c| <= mu_s N_c,
+        and slides under -mu_k N_c s_c / |s_c| where it leaves it, until its slip stops
+        (:mod:`nonholo.models.stick_slip`). ``nh.simulate`` runs it; ``result.switches`` lists
+        (t, from, to). ``mu_k`` defaults to ``mu_s``; ``normal``: the normal load, a value or
+        parameter expression, or one per contact; ``contacts`` as :meth:`friction`.
+
+        Examples
+        --------
+        A bowling ball launched sliding without spin rolls from t = 2 v0 / (7 mu g) at 5/7 v0:
+
+        >>> import numpy as np, nonholo as nh
+        >>> ball = nh.contact.roll_on_plane(nh.bodies.RigidBody(1.0, np.eye(3) * 0.4 * 0.1**2), nh.contact.Sphere(0.1))
+        >>> y0 = np.r_[0, 0, 1, 0, 0, 0, 3.0, 0, 0, 0, 0, 0]  # at rest in attitude, moving at 3 m/s
+        >>> run = nh.simulate(ball.stick_slip(0.2, normal=9.81), (0, 2), y0, rtol=1e-10, atol=1e-12)
+        >>> t, before, after = run.switches[0]
+        >>> print(f"{t:.6f} {2 * 3.0 / (7 * 0.2 * 9.81):.6f} {before} -> {after}, x' = {run['x_dot'][-1]:.6f}")
+        0.436872 0.436872 slip -> stick, x' = 2.142857
+        """
+        from ..models.stick_slip import StickSlipModel
+
+        return StickSlipModel(self, mu_s, mu_k, normal, contacts)
+
     def _friction_by(self, law, eps, sparse, normal, speed, contacts):
         from ..expressions.laws import Viscous, law_of
         from .law_realization import realized_by, viscous_coefficients

@@ -1,0 +1,182 @@
+r"""The run of a stick-slip model (:class:`nonholo.models.stick_slip.StickSlipModel`): one phase per
+mode, each an ordinary run with terminal events, the switches located to the integrator's tolerance.
+
+A stuck contact leaves the friction cone where g = mu_s N - |lambda_c| falls through zero; a sliding
+contact stops where its slip, measured along the direction d it started to slide in, s_c . d falls
+through zero. At a stop the contact sticks if the force it then needs is inside the cone
+(|lambda_c| <= mu_s N), and slides on, in the direction that force sets, if not. The state is
+continuous across every switch (at a stop, the slip left over, below the tolerance, is projected out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["StickSlipResult", "run_stick_slip"]
+
+
+@dataclass
+class StickSlipResult:
+    """A stick-slip run: the joined trajectory, its switches and the runs of its phases.
+
+    Attributes
+    ----------
+    t : ndarray (n_t,)
+    y : ndarray (n_states, n_t)
+    state_names : list of str
+    switches : list of (t, from, to)
+        Each switch: its time and the modes before and after ("stick" or "slip" for one contact;
+        one word per contact, joined by commas, for several).
+    phases : list of SimulationResult
+        The run of each phase.
+    modes : list of str
+        The mode of each phase ("stick" or "slip" per contact).
+    status : int
+        0 the end was reached, -1 a phase failed (its message says why).
+    message : str
+    """
+
+    t: np.ndarray
+    y: np.ndarray
+    state_names: list
+    switches: list = field(default_factory=list)
+    phases: list = field(default_factory=list)
+    modes: list = field(default_factory=list)
+    status: int = 0
+    message: str = "The end of the interval was reached."
+
+    @property
+    def success(self) -> bool:
+        return self.status >= 0
+
+    @property
+    def n(self) -> int:
+        return self.y.shape[0] // 2
+
+    @property
+    def q(self) -> np.ndarray:
+        return self.y[: self.n]
+
+    @property
+    def v(self) -> np.ndarray:
+        return self.y[self.n:]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.state_names:
+            raise KeyError(f"{name!r} is not a state; the states are {self.state_names}")
+        return self.y[self.state_names.index(name)]
+
+
+def _label(stuck) -> str:
+    return ",".join("stick" if s else "slip" for s in stuck)
+
+
+class _Event:
+    """A terminal event g(t, y) of one phase, falling through zero."""
+
+    terminal = True
+    direction = -1
+
+    def __init__(self, g):
+        self.g = g
+
+    def __call__(self, t, y):
+        return self.g(t, y)
+
+
+def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10, params=None,
+                   max_switches: int = 1000, **options) -> StickSlipResult:
+    """Run a stick-slip model (module docstring); the arguments are :func:`nonholo.simulate`'s."""
+    from .simulation import simulate
+
+    n = model.system.n
+    t0, tf = (float(x) for x in t_span)
+    y = np.asarray(y0, dtype=float).copy()
+    if y.shape != (2 * n,):
+        raise ValueError(f"y0 must be [q, v] of length {2 * n}, got shape {y.shape}")
+    params = dict(params or {})
+    loads = model.loads(params)
+    cone = [model.mu_s * N for N in loads]
+    scale = max(1.0, float(np.abs(y[n:]).max()))
+    eta = 1e-14 * scale  # far below any slip the tolerances resolve (module docstring of the model)
+    slip_tol = 10 * (rtol * scale + atol)
+    times = None if t_eval is None else np.asarray(t_eval, dtype=float)
+
+    directions = {}
+    stuck = []
+    for c, s in enumerate(model.slips(t0, y)):
+        sliding = np.linalg.norm(s) > slip_tol
+        stuck.append(not sliding)
+        if sliding:
+            directions[c] = s / np.linalg.norm(s)
+    stuck = _settle(model, tuple(stuck), t0, y, params, cone, directions, eta)
+
+    result = StickSlipResult(np.zeros(0), np.zeros((2 * n, 0)), list(model.state_names))
+    t = t0
+    while True:
+        mode = model.mode(stuck)
+        run_params = model.mode_params(stuck, params, directions, eta)
+        events, owners = [], []
+        for c in range(len(model.contacts)):
+            if stuck[c]:
+                events.append(_Event(lambda tt, yy, c=c, st=stuck: cone[c] - np.linalg.norm(
+                    model.multipliers(st, tt, yy, run_params)[c])))
+            else:
+                events.append(_Event(lambda tt, yy, c=c: float(model.slips(tt, yy)[c] @ directions[c])))
+            owners.append(c)
+        phase_eval = None if times is None else times[(times > t) & (times <= tf)]
+        if times is not None and t == t0:
+            phase_eval = times[(times >= t) & (times <= tf)]
+        run = simulate(mode, (t, tf), y, t_eval=phase_eval, events=events, rtol=rtol, atol=atol, params=run_params,
+                       **options)
+        result.phases.append(run)
+        result.modes.append(_label(stuck))
+        result.t = np.concatenate([result.t, run.t])
+        result.y = np.concatenate([result.y, run.y], axis=1)
+        if run.status < 0:
+            result.status, result.message = -1, f"the phase from t = {t:g} in mode {_label(stuck)} failed: " \
+                                                f"{run.message}"
+            return result
+        fired = [i for i, te in enumerate(run.t_events) if len(te)]
+        if run.status == 0 or not fired:
+            return result
+        if len(result.switches) >= max_switches:
+            result.status, result.message = -1, f"more than max_switches = {max_switches} switches by t = {t:g}"
+            return result
+        i = fired[0]
+        t, y = float(run.t_events[i][-1]), np.asarray(run.y_events[i][-1], dtype=float).copy()
+        c = owners[i]
+        before = stuck
+        new = list(stuck)
+        if stuck[c]:  # left the cone: slides in the direction opposite to the force it needed
+            lam = model.multipliers(stuck, t, y, run_params)[c]
+            directions[c] = -lam / np.linalg.norm(lam)
+            new[c] = False
+            stuck = tuple(new)
+        else:  # the slip stopped: sticks if the force it now needs is inside the cone
+            directions.pop(c)
+            new[c] = True
+            stuck = _settle(model, tuple(new), t, y, params, cone, directions, eta)
+            if stuck[c]:
+                y[n:] = model.mode(stuck).system.project(y[:n], y[n:], t)  # the slip left below tolerance
+        result.switches.append((t, _label(before), _label(stuck)))
+
+
+def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: float) -> tuple:
+    """The mode in which every stuck contact's needed force is inside its cone: a contact that
+    would need more slides, in the direction opposite to that force."""
+    stuck = list(stuck)
+    for _ in range(len(stuck) + 1):
+        if not any(stuck):
+            break
+        lams = model.multipliers(tuple(stuck), t, y, model.mode_params(tuple(stuck), params, directions, eta))
+        outside = [c for c, lam in enumerate(lams) if lam is not None and np.linalg.norm(lam) > cone[c]]
+        if not outside:
+            break
+        c = max(outside, key=lambda c: np.linalg.norm(lams[c]) / cone[c])
+        directions[c] = -lams[c] / np.linalg.norm(lams[c])
+        stuck[c] = False
+    return tuple(stuck)
+

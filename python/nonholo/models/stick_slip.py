@@ -1,0 +1,149 @@
+r"""Stick-slip with the set-valued Coulomb law: a hybrid model (``system.stick_slip(mu_s, mu_k, normal)``).
+
+Each contact c of the system (its constraint rows grouped as ``system.contacts``, or one per row)
+is in one of two modes:
+
+- **stuck**: its rows hold as nonholonomic constraints and carry the multipliers lambda_c, while
+  the needed force stays inside the friction cone, |lambda_c| <= mu_s N_c;
+- **sliding**: its rows are dropped and the contact carries the kinetic Coulomb force
+  z_c = -mu_k N_c s_c / |s_c| of its slip s_c = (A v - b)_c.
+
+A mode is the tuple of the contacts' states; its vector field is an ordinary model (the system with
+the stuck rows kept and the sliding ones realized by the law). The run (``nh.simulate``) switches a
+contact from stuck to sliding where |lambda_c| reaches mu_s N_c, and from sliding to stuck where its
+slip reaches zero with the needed force inside the cone; the state is continuous across each switch.
+A sliding contact's force is written -mu_k N (s + eta d) / |s + eta d| with d the direction in which
+it started to slide and eta far below any slip the tolerances resolve (1e-14 of the velocity scale),
+so that the force is defined at the instant sliding starts, where s = 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .. import options as check
+
+__all__ = ["StickSlipModel"]
+
+
+class StickSlipModel:
+    """The hybrid stick-slip model of a system (module docstring); run it with :func:`nonholo.simulate`.
+
+    Attributes
+    ----------
+    system : System
+    contacts : list of lists of int
+        The constraint rows of each contact.
+    mu_s, mu_k : float
+        The static and kinetic friction coefficients.
+    normal : list
+        The normal load of each contact (values or SymPy expressions).
+    state_names : list of str
+        ``[q, v]``: every mode has the state of the unconstrained system.
+    """
+
+    def __init__(self, system, mu_s, mu_k=None, normal=None, contacts=None):
+        from ..system.law_realization import contact_rows, per_contact
+
+        if system.k == 0:
+            raise ValueError(f"{system.name!r} has no constraint rows: nothing sticks or slips")
+        self.system = system
+        self.mu_s = check.positive(mu_s, "mu_s")
+        self.mu_k = self.mu_s if mu_k is None else check.positive(mu_k, "mu_k")
+        if self.mu_k > self.mu_s:
+            raise ValueError(f"mu_k = {self.mu_k:g} must not exceed mu_s = {self.mu_s:g}")
+        if normal is None:
+            raise ValueError("stick_slip needs the normal load: give normal= (a value or expression, or one per "
+                             "contact)")
+        self.contacts = contact_rows(system, contacts, None)
+        self.normal = per_contact(normal, len(self.contacts), "normal", system)
+        self.state_names = [*system.coordinate_names, *system.velocity_names]
+        self.n_states = 2 * system.n
+        self._modes = {}
+        self.recipe = None
+
+    def mode(self, stuck: tuple):
+        """The model of one mode (``stuck[c]``: contact c sticks) and its parameters' names: the
+        sliding directions ``slide_<c>_<i>`` and the scale ``slide_eta``."""
+        stuck = tuple(bool(x) for x in stuck)
+        if stuck not in self._modes:
+            self._modes[stuck] = self._build(stuck)
+        return self._modes[stuck]
+
+    def _build(self, stuck: tuple):
+        from ..system.law_realization import rows_replaced
+
+        system = self.system
+        keep = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group]
+        sliding = [c for c in range(len(self.contacts)) if not stuck[c]]
+        A, b = sp.Matrix(system.constraints), sp.Matrix(system.affine)
+        slip = A * sp.Matrix(system.velocities) - b
+        eta = sp.Symbol("slide_eta")
+        force = sp.zeros(system.n, 1)
+        parameters = {eta: 0.0}
+        for c in sliding:
+            group = self.contacts[c]
+            d = [sp.Symbol(f"slide_{c}_{i}") for i in range(len(group))]
+            parameters.update({x: 0.0 for x in d})
+            shifted = [slip[i] + eta * d[j] for j, i in enumerate(group)]
+            norm = sp.sqrt(sum(x**2 for x in shifted))
+            z = sp.Matrix([-self.mu_k * self.normal[c] * x / norm for x in shifted])
+            force += A.extract(group, list(range(system.n))).T * z
+        label = "".join("S" if s else "L" for s in stuck)  # stuck / sliding (loose) per contact
+        model_system = rows_replaced(system, keep, force, parameters=parameters,
+                                     name=f"{system.name} (stick-slip mode {label})")
+        return model_system.nonholonomic(form="qdot")
+
+    def mode_params(self, stuck: tuple, params: dict, directions: dict, eta: float) -> dict:
+        """The parameters of mode ``stuck``: ``params`` (those the mode's system has), the sliding
+        directions ``directions`` {contact: unit vector} and the scale eta."""
+        names = set(self.mode(stuck).system.parameter_names)
+        out = {k: v for k, v in params.items() if k in names}
+        out["slide_eta"] = eta
+        for c, d in directions.items():
+            if not stuck[c]:
+                out.update({f"slide_{c}_{i}": float(x) for i, x in enumerate(d)})
+        return out
+
+    def multipliers(self, stuck: tuple, t: float, y, params: dict) -> list:
+        """The multipliers of each stuck contact's rows in mode ``stuck`` at state y (None for a sliding one)."""
+        model = self.mode(stuck)
+        n = self.system.n
+        lam = model.system.multipliers(y[:n], y[n:], t, params)
+        out, at = [], 0
+        for c, group in enumerate(self.contacts):
+            if stuck[c]:
+                out.append(np.asarray(lam[at:at + len(group)]))
+                at += len(group)
+            else:
+                out.append(None)
+        return out
+
+    def slips(self, t: float, y) -> list:
+        """The slip s_c = (A v - b)_c of every contact at state y."""
+        n = self.system.n
+        A, b = self.system.constraint_matrix(y[:n], t)
+        s = A @ np.asarray(y[n:]) - b
+        return [s[group] for group in self.contacts]
+
+    def loads(self, params: dict | None = None) -> list:
+        """The normal load of each contact (its expression at the system's parameter values)."""
+        values = {sym: (params or {}).get(sym.name, value) for sym, value in self.system.parameters.items()}
+        out = []
+        for c, N in enumerate(self.normal):
+            load = N.xreplace(values)
+            if load.free_symbols:
+                raise ValueError(f"the normal load of contact {c} depends on {sorted(map(str, load.free_symbols))}: "
+                                 "stick_slip takes loads given by values or parameters")
+            out.append(float(load))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"<nonholo.StickSlipModel of {self.system.name!r}: mu_s={self.mu_s:g}, mu_k={self.mu_k:g}, "
+                f"{len(self.contacts)} contact(s)>")
+
+    def __reduce__(self):
+        from .model import remade
+
+        return remade(self)

@@ -1,0 +1,62 @@
+"""system.stick_slip: rolling while the needed force is inside the friction cone, Coulomb sliding
+outside it, against the closed forms of a ball on a plane and on an incline."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+M, R, G = 1.0, 0.1, 9.81
+TIGHT = dict(rtol=1e-10, atol=1e-12)
+
+
+def ball(alpha=0.0):
+    body = nh.bodies.RigidBody(M, np.eye(3) * 0.4 * M * R**2)  # a uniform solid sphere
+    gravity = G if alpha == 0 else (G * np.sin(alpha), 0, -G * np.cos(alpha))
+    return nh.contact.roll_on_plane(body, nh.contact.Sphere(R), gravity=gravity)
+
+
+@pytest.mark.parametrize("v0, mu", [(3.0, 0.2), (1.5, 0.6)])
+def test_a_bowling_ball_slides_then_rolls_at_five_sevenths(v0, mu):
+    system = ball()
+    y0 = np.r_[0, 0, 1, 0, 0, 0, v0, 0, 0, 0, 0, 0]  # launched sliding, without spin
+    run = nh.simulate(system.stick_slip(mu, normal=M * G), (0, 2), y0, **TIGHT)
+    assert run.success and run.modes == ["slip", "stick"] and len(run.switches) == 1
+    t_switch, before, after = run.switches[0]
+    assert (before, after) == ("slip", "stick")
+    np.testing.assert_allclose(t_switch, 2 * v0 / (7 * mu * G), rtol=1e-8)
+    np.testing.assert_allclose(run["x_dot"][-1], 5 / 7 * v0, rtol=1e-8)
+    first, second = run.phases
+    np.testing.assert_allclose(second.y[:, 0], first.y[:, -1], rtol=0, atol=1e-9)  # continuous across the switch
+
+
+@pytest.mark.parametrize("factor, mode", [(0.9, "slip"), (1.1, "stick")])
+def test_a_ball_on_an_incline_rolls_exactly_when_mu_reaches_two_sevenths_tan_alpha(factor, mode):
+    alpha = 0.3
+    mu = factor * 2 / 7 * np.tan(alpha)
+    system = ball(alpha)
+    y0 = np.r_[0, 0, 1, 0, 0, 0, np.zeros(6)]
+    run = nh.simulate(system.stick_slip(mu, normal=M * G * np.cos(alpha)), (0, 1), y0, **TIGHT)
+    assert run.success and run.modes == [mode] and run.switches == []
+    expected = 5 / 7 * G * np.sin(alpha) if mode == "stick" else G * (np.sin(alpha) - mu * np.cos(alpha))
+    np.testing.assert_allclose(run["x_dot"][-1], expected, rtol=1e-8)  # from rest over t = 1
+
+
+def test_a_stick_slip_model_pickles():
+    model = ball().stick_slip(0.3, 0.2, normal=M * G)
+    back = pickle.loads(pickle.dumps(model))
+    assert (back.mu_s, back.mu_k, back.contacts) == (0.3, 0.2, [[0, 1]])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ball().stick_slip(0.2), "needs the normal load"),
+    (lambda: ball().stick_slip(0.2, 0.3, normal=1.0), "must not exceed"),
+    (lambda: ball().stick_slip(-0.2, normal=1.0), "mu_s"),
+    (lambda: nh.System(sp.symbols("x y"), sp.eye(2)).stick_slip(0.2, normal=1.0), "no constraint rows"),
+])
+def test_bad_arguments_are_named(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
