@@ -60,3 +60,32 @@ def test_a_stick_slip_model_pickles():
 def test_bad_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_contact_forces_of_a_rolling_body_agree_with_its_motion_and_its_multipliers():
+    """The rattleback rocks, so its normal force varies: N = m (z_G'' + g) by central differences
+    of z_G along the run, and the tangential force is the multipliers' norm."""
+    from nonholo.systems.rattleback import kane_levinson_state
+
+    rb = nh.systems.rattleback()
+    t = np.linspace(0, 1, 4001)
+    run = nh.simulate(rb.nonholonomic(), (0, 1), kane_levinson_state(rb), t_eval=t, rtol=1e-12, atol=1e-14)
+    N, h = run["normal_force"], t[1] - t[0]
+    z = run["z"]
+    zdd = (-z[4:] + 16 * z[3:-1] - 30 * z[2:-2] + 16 * z[1:-3] - z[:-4]) / (12 * h**2)  # fourth order in h
+    ratio = N[2:-2] / (zdd + 9.81)  # = m wherever the body is pressed on the plane
+    assert np.ptp(N) > 1e-3 * np.abs(N).max()  # it varies along the run
+    np.testing.assert_allclose(ratio, np.median(ratio), rtol=1e-5)
+    lam = np.array([np.linalg.norm(rb.multipliers(run.q[:, i], run.v[:, i])) for i in range(0, t.size, 400)])
+    np.testing.assert_allclose(run["friction_force"][::400], lam, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(run["friction_ratio"], run["friction_force"] / N, rtol=1e-14)
+
+
+def test_a_ball_rolling_down_an_incline_needs_two_sevenths_tan_alpha():
+    alpha = 0.3
+    system = ball(alpha)
+    y0 = np.r_[0, 0, 1, 0, 0, 0, np.zeros(6)]
+    for model in (system.nonholonomic(), system.reduced(1e-3, order=1)):
+        run = nh.simulate(model, (0, 1), y0, t_eval=[0.25, 0.5, 1.0], **TIGHT)
+        np.testing.assert_allclose(run["normal_force"], M * G * np.cos(alpha), rtol=1e-10)
+        np.testing.assert_allclose(run["friction_ratio"], 2 / 7 * np.tan(alpha), rtol=1e-9)

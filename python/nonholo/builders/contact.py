@@ -151,6 +151,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     A[0, 0] = A[1, 1] = 1
     A[:, 2:] = (R * (-_hat(d)) * omega_of)[:2, :]
     g_, V = _gravity(gravity, body.mass, x, y, z)
+    gravity_vector = _gravity_vector(gravity)
 
     params = dict(parameters or {})
     mu = to_sympy(friction_coefficient, "friction_coefficient")
@@ -165,11 +166,77 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
             f = -mu * body.mass * g_ * s / sp.sqrt((s.T * s)[0] + eps_**2)
         kwargs = dict(force=A.T * f)
     system = System(coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
-                    outputs=_outputs(A, z, coords, vel, list(params), getattr(surface, "axis", None)),
+                    outputs={**_outputs(A, z, coords, vel, list(params), getattr(surface, "axis", None)),
+                             **_contact_forces(body.mass, gravity_vector, z, coords, vel, list(params))},
                     name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
                     **kwargs)
     system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
     return system
+
+
+def _gravity_vector(gravity) -> tuple:
+    """Gravity as a vector (g_x, g_y, g_z) in space axes: (0, 0, -g) for a scalar g."""
+    if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
+        return tuple(to_sympy(g, "gravity") for g in np.asarray(gravity, dtype=object).reshape(-1))
+    return (sp.Integer(0), sp.Integer(0), -to_sympy(gravity, "gravity"))
+
+
+def _contact_forces(mass, gravity_vector, z, coords, vel, param_symbols) -> dict:
+    """The contact's forces as outputs (``result["normal_force"]`` ...): :class:`ContactForce`."""
+    data = (mass, tuple(gravity_vector), z, tuple(coords), tuple(vel), tuple(param_symbols))
+    return {name: ContactForce(name, data) for name in ("normal_force", "friction_force", "friction_ratio")}
+
+
+class ContactForce:
+    r"""A force of the contact of a body rolling on a plane, from the body's motion (Newton's law for
+    its centre of mass G, with gravity and the contact the only forces on it): the normal force
+    N = m (z_G'' - g_z), the vertical constraint that the coordinates eliminate, ``"normal_force"``;
+    the tangential (friction) force f = m (x_G'' - g_x, y_G'' - g_y), its magnitude
+    ``"friction_force"``; and |f| / N, ``"friction_ratio"``, the friction coefficient that the motion
+    needs: rolling without slipping holds while it stays below the contact's mu, and the body lifts off
+    where N reaches 0. Exact on every model in [q, v] and in a frame; on a reduced model, from the
+    nonholonomic acceleration at the run's states, so within O(eps) of the friction model's. Picklable."""
+
+    needs_acceleration = True
+
+    def __init__(self, name: str, data):
+        self.name, self.data = name, data  # (mass, gravity vector, z_G(q), coordinates, velocities, parameters)
+        self._f = None
+
+    def __getstate__(self):
+        return {"name": self.name, "data": self.data}
+
+    def __setstate__(self, state):
+        self.__init__(**state)
+
+    def _compiled(self):
+        """(grad z_G (q, p), m (p), g (p)) as functions, built on first use."""
+        mass, g, z, coords, vel, params = self.data
+        grad = sp.lambdify((list(coords), list(params)), [sp.diff(z, c) for c in coords], "numpy")
+        constants = sp.lambdify([list(params)], [mass, *g], "numpy")
+        return grad, constants
+
+    def __call__(self, q, v, params, acceleration) -> np.ndarray:
+        if self._f is None:
+            self._f = self._compiled()
+        grad, constants = self._f
+        p = [params[s.name] for s in self.data[-1]]
+        q, v, a = (np.asarray(x, dtype=float) for x in (q, v, acceleration))
+
+        def gradient(at):
+            return np.array([np.broadcast_to(c, at.shape[1:]) for c in grad(list(at), p)])
+
+        # z_G'' = grad z . q'' + q'^T (Hessian of z) q', the Hessian times q' by a complex step
+        # (Im grad z(q + i h q') / h: exact to rounding, no difference of nearby values)
+        step = 1e-30
+        hessian_v = gradient(q + 1j * step * v).imag / step
+        zdd = np.sum(gradient(q) * a, axis=0) + np.sum(v * hessian_v, axis=0)
+        m, gx, gy, gz = (float(c) for c in constants(p))
+        N, fx, fy = m * (zdd - gz), m * (a[0] - gx), m * (a[1] - gy)
+        if self.name == "normal_force":
+            return N
+        tangential = np.hypot(fx, fy)
+        return tangential if self.name == "friction_force" else tangential / N
 
 
 def _gravity(gravity, mass, x, y, z) -> tuple:

@@ -201,9 +201,24 @@ class SimulationResult:
             return self.velocity[self.model.system.velocity_names.index(name)]
         outputs = self.model.system.outputs
         if name in outputs:
+            if getattr(outputs[name], "needs_acceleration", False):  # forces from the motion (contact forces)
+                return np.asarray(outputs[name](self.q, self.velocity, self._system_params(), self.acceleration()),
+                                  dtype=float)
             return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)
         known = f"; outputs are {list(outputs)}" if outputs else ""
         raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
+
+    def acceleration(self) -> np.ndarray:
+        """The physical acceleration q'' at every output time, shape (n, n_t): from the model's
+        right-hand side for a model in [q, v]; for other models from the nonholonomic model at
+        (q, q') (exact for models in a frame, within O(eps) of the friction model for reduced ones)."""
+        system, n = self.model.system, self.model.system.n
+        names = [*system.coordinate_names, *system.velocity_names]
+        own = list(self.model.state_names[: 2 * n]) == names and self.model.n_states == 2 * n
+        model = self.model if own else system.nonholonomic(form="qdot")
+        params = self.params if own else self._system_params()
+        Y = self.y if own else np.vstack([self.q, self.velocity])
+        return np.array([model.rhs(t, Y[:, i], params)[n:] for i, t in enumerate(self.t)]).T.reshape(n, -1)
 
     def _system_params(self) -> dict:
         return {name: self.params[name] for name in self.model.system.parameter_names}
