@@ -6,9 +6,11 @@ code spans, inline and display math and link targets, for what ASCII mathematics
 a caret (``h^(2)``, ``G^-1``, ``A^T``, ``eps^2``), a prime on a single letter or a Greek name
 (``G v'``, ``lambda'``), a Greek letter spelled out (``lambda``, ``eps``), ``sqrt``, ``sin``,
 ``cos``, ``d/dt``, ``<=``, ``+-``, subscripts written with an underscore (``theta_k``, ``D_perp``),
-absolute values written with bars outside a table, ``k x k``. Each finding names the page and the
-line. A second test injects ASCII formulas into a page and checks that each is found, and that the
-same formulas inside code spans and math are not.
+absolute values written with bars outside a table, ``k x k``, an equation of a one-letter symbol
+(``N = 8``, ``b > 0``) and ``O(eps)``; and a ``$`` formula that does not close on its line (the scan
+is by line). Each finding names the page and the line. A second test injects ASCII formulas into
+a page and checks that each is found, and that the same formulas inside code spans and math are
+not.
 """
 
 from __future__ import annotations

@@ -13,7 +13,11 @@ with the window 1280 px wide, after MathJax has typeset it. A page fails on:
 - raw TeX in the rendered text outside code (``\\(``, ``$$``, ``\\frac``...): a formula MathJax did not
   typeset;
 - a page wider than the window (horizontal overflow of the document: wide code and tables must
-  scroll inside their own box).
+  scroll inside their own box);
+- an animation (matplotlib's HTML/JavaScript player of ``result.animate(...)`` in a tutorial) that
+  does not play: after its Play button is pressed, the player's frame index, the image it shows and
+  a screenshot of its region must have changed; a page listed in ``ANIMATIONS`` must have at least
+  that many players.
 
 One browser, several tabs working through the pages in parallel (``--tabs``); screenshots of a
 few pages are saved (``--out``). Chromium is driven through the Chrome DevTools Protocol over its
@@ -51,6 +55,8 @@ REQUIRED = {
     "tutorials/quickstart.html": ("quick", 1),
     "guide/choosing_a_model.html": ("model", 0),
 }
+# pages that must show animations that play, with their least number of players
+ANIMATIONS = {"tutorials/quickstart.html": 1}
 # pages that are lists rather than prose: no h1 or little text is right for them
 LISTS = {"search.html", "genindex.html", "py-modindex.html"}
 # TeX that MathJax would have typeset: delimiters and common commands, outside code
@@ -287,9 +293,64 @@ def check_page(page: Page, site: Path, origin: str, path: str, screenshot: Path 
     for m in list(re.finditer(RAW_TEX, state["prose"]))[:3]:
         problems.append(f"raw TeX in the text: ...{state['prose'][max(0, m.start() - 40):m.end() + 40]!r}...")
     problems += [f"a cell that prints or plots shows no output: {first!r}..." for first in state["silent"]]
+    problems += check_animations(page, path)
     if state["width"] > state["window"] + 1:
         problems.append(f"page {state['width']} px wide in a {state['window']} px window (overflowing: "
                         f"{', '.join(state['wide']) or 'outside the article'})")
+    return problems
+
+
+# every matplotlib player of the page (to_jshtml: div.animation with an img, a slider and the buttons),
+# scrolled into view, with its frame index, its frame and where it is
+PLAYERS = r"""(() => Array.from(document.querySelectorAll('div.animation')).map(div => {
+    const img = div.querySelector('img'), slider = div.querySelector('input.anim-slider');
+    const play = div.querySelector('button[title=Play]');
+    const anim = img ? window['anim' + img.id.replace('_anim_img', '')] : undefined;
+    div.scrollIntoView({block: 'center'});
+    const box = img ? img.getBoundingClientRect() : {x: 0, y: 0, width: 0, height: 0};
+    return {player: !!anim, frames: anim ? anim.frames.length : 0, interval: anim ? anim.interval : 0,
+            index: slider ? slider.value : null, src: img ? img.src.slice(-200) : '', play: !!play,
+            box: {x: box.x + window.scrollX, y: box.y + window.scrollY, width: box.width, height: box.height}};
+}))()"""
+PRESS = r"""(() => document.querySelectorAll('div.animation button[title=%s]').forEach(b => b.click()))()"""
+
+
+def region(page: Page, box: dict) -> bytes:
+    """A screenshot of one region of the page (CSS pixels of the document)."""
+    clip = {"x": box["x"], "y": box["y"], "width": max(1, box["width"]), "height": max(1, box["height"]), "scale": 1}
+    shot = page.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)
+    return base64.b64decode(shot["data"])
+
+
+def check_animations(page: Page, path: str) -> list[str]:
+    """Each player of the page plays: Play advances its frame index, its image and its pixels."""
+    def players():
+        return page.call("Runtime.evaluate", returnByValue=True, expression=PLAYERS)["result"]["value"]
+
+    before, problems = players(), []
+    if len(before) < ANIMATIONS.get(path, 0):
+        problems.append(f"{len(before)} animation players, expected at least {ANIMATIONS[path]}")
+    if not before:
+        return problems
+    for i, p in enumerate(before):
+        if not p["player"] or not p["play"] or p["frames"] < 2:
+            problems.append(f"animation {i}: no working player (script run: {p['player']}, Play button: "
+                            f"{p['play']}, {p['frames']} frames)")
+    shots = [region(page, p["box"]) for p in before]
+    page.call("Runtime.evaluate", expression=PRESS % "Play")
+    page.drain(max(1.0, 3 * max(p["interval"] for p in before) / 1000))  # three frames' time, at least 1 s
+    after = players()
+    moved = [region(page, q["box"]) for q in after]
+    page.call("Runtime.evaluate", expression=PRESS % "Pause")
+    for i, (p, q) in enumerate(zip(before, after)):
+        if not p["player"]:
+            continue
+        if q["index"] == p["index"] or q["src"] == p["src"]:
+            problems.append(f"animation {i}: Play pressed, the frame did not advance (index {p['index']} -> "
+                            f"{q['index']}, image {'changed' if q['src'] != p['src'] else 'unchanged'})")
+        elif moved[i] == shots[i]:
+            problems.append(f"animation {i}: the frame advanced ({p['index']} -> {q['index']}) but the pixels "
+                            "of its region did not change")
     return problems
 
 
