@@ -23,7 +23,9 @@ One browser, several tabs working through the pages in parallel (``--tabs``); sc
 few pages are saved (``--out``). Chromium is driven through the Chrome DevTools Protocol over its
 WebSocket, with a minimal client from the standard library (no dependency beyond Debian's
 ``chromium``). Run by ``make docs-check``; exits non-zero naming each failed check, and prints
-how many pages it opened and how long that took.
+how many pages it opened and how long that took. A page whose loading times out (the browser
+starved on a loaded machine; the message names the step) is loaded once more in a fresh tab, and
+fails if that times out too.
 """
 
 from __future__ import annotations
@@ -127,7 +129,10 @@ class Page:
         self.next_id += 1
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         while True:
-            message = json.loads(self.ws.receive())
+            try:
+                message = json.loads(self.ws.receive())
+            except TimeoutError as e:  # say which step did not answer
+                raise TimeoutError(f"{method} {str(params.get('expression', ''))[:40]!r} timed out") from e
             if message.get("id") == self.next_id:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
@@ -396,6 +401,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     server, port = serve(args.site)
     origin, failures, lock, todo = f"http://127.0.0.1:{port}", [], threading.Lock(), list(reversed(pages))
+    retried = []
     start = time.monotonic()
 
     def work(devtools: int) -> None:
@@ -406,14 +412,22 @@ def main(argv=None) -> int:
                     break
                 path = todo.pop()
             shot = args.out / (path.replace("/", "_").removesuffix(".html") + ".png") if path in REQUIRED else None
-            try:
-                problems = check_page(page, args.site, origin, path, shot)
-            except (TimeoutError, RuntimeError, ConnectionError) as e:
-                problems = [f"not loaded: {e}"]
-                page.ws.sock.close()
-                page = open_tab(devtools)
-            except Exception as e:  # a fault of this script: the page fails, it does not pass unchecked
-                problems = [f"not checked: {type(e).__name__}: {e}"]
+            problems = []
+            for attempt in (1, 2):  # a page that timed out on the loaded machine is loaded once more
+                try:
+                    problems = check_page(page, args.site, origin, path, shot)
+                    break
+                except (TimeoutError, RuntimeError, ConnectionError) as e:
+                    problems.append(f"not loaded (attempt {attempt}): {e}")
+                    with lock:
+                        retried.append(f"{path}: {e}")
+                    page.ws.sock.close()
+                    page = open_tab(devtools)
+                    if not isinstance(e, TimeoutError):
+                        break
+                except Exception as e:  # a fault of this script: the page fails, it does not pass unchecked
+                    problems = [f"not checked: {type(e).__name__}: {e}"]
+                    break
             with lock:
                 failures.extend(f"{path}: {p}" for p in problems)
         page.ws.sock.close()
@@ -433,7 +447,10 @@ def main(argv=None) -> int:
             server.server_close()
     failed = {f.split(": ")[0] for f in failures}
     print(f"{len(pages)} pages in {time.monotonic() - start:.0f} s ({args.tabs} tabs): "
-          f"{len(pages) - len(failed)} passed, {len(failed)} failed; screenshots of {len(REQUIRED)} in {args.out}")
+          f"{len(pages) - len(failed)} passed, {len(failed)} failed; screenshots of {len(REQUIRED)} in {args.out}; "
+          f"{len(retried)} loads timed out and were retried")
+    for r in retried:
+        print("RETRIED", r)
     for f in sorted(failures):
         print("FAILED", f)
     return 1 if failures else 0
