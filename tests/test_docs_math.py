@@ -37,7 +37,7 @@ PATTERNS = {
     "comparison in ASCII": re.compile(r"<=|>=|!=|\+-|\+/-"),
     # theta_k, D_perp, h_eps(...); not the shapes n_t, n_states
     "subscript with an underscore": re.compile(r"(?<![\w.])(?:[A-Za-mo-z]|[A-Z][a-z]*|[a-z]{2,})"
-                                               r"_(?:\{|\(|[a-z]{1,2}\b|\d+\b)"),
+                                               r"_(?:\{|\(|[a-z]{1,2}\b|\d+\b|perp\b|eps\b|mach\b)"),
     "product k x k": re.compile(r"(?<![\w.])[A-Za-z0-9)] x [A-Za-z0-9(](?![\w])"),
     "equation of a symbol (N = 8, b != 0, O(eps))": re.compile(r"(?<![\w.-])[A-Za-z] ?(?:=|<|>) ?[-+(\w]"
                                                                 r"|(?<![\w.])O\("),
