@@ -279,7 +279,9 @@ def check_page(page: Page, site: Path, origin: str, path: str, screenshot: Path 
     page.drain(0.2)
     state = page.call("Runtime.evaluate", returnByValue=True, expression=PAGE_STATE)["result"]["value"]
     if screenshot is not None:
-        shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+        with FRONT:
+            page.call("Page.bringToFront")
+            shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
         screenshot.write_bytes(base64.b64decode(shot["data"]))
     problems = [f"console {e}" for e in console_errors(page.events)]
     title_part, min_images = REQUIRED.get(path, ("", 0))
@@ -339,10 +341,16 @@ PLAY = r"""new Promise(done => {
 })"""
 
 
+# a tab paints (and so can be photographed) only in front: one screenshot at a time, its tab in front
+FRONT = threading.Lock()
+
+
 def region(page: Page, box: dict) -> bytes:
     """A screenshot of one region of the page (CSS pixels of the document)."""
     clip = {"x": box["x"], "y": box["y"], "width": max(1, box["width"]), "height": max(1, box["height"]), "scale": 1}
-    shot = page.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)
+    with FRONT:
+        page.call("Page.bringToFront")
+        shot = page.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)
     return base64.b64decode(shot["data"])
 
 
