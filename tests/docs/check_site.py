@@ -13,13 +13,19 @@ with the window 1280 px wide, after MathJax has typeset it. A page fails on:
 - raw TeX in the rendered text outside code (``\\(``, ``$$``, ``\\frac``...): a formula MathJax did not
   typeset;
 - a page wider than the window (horizontal overflow of the document: wide code and tables must
-  scroll inside their own box).
+  scroll inside their own box);
+- an animation (matplotlib's HTML/JavaScript player of ``result.animate(...)`` in a tutorial) that
+  does not play: after its Play button is pressed, the player's frame index, the image it shows and
+  a screenshot of its region must have changed; a page listed in ``ANIMATIONS`` must have at least
+  that many players.
 
 One browser, several tabs working through the pages in parallel (``--tabs``); screenshots of a
 few pages are saved (``--out``). Chromium is driven through the Chrome DevTools Protocol over its
 WebSocket, with a minimal client from the standard library (no dependency beyond Debian's
 ``chromium``). Run by ``make docs-check``; exits non-zero naming each failed check, and prints
-how many pages it opened and how long that took.
+how many pages it opened and how long that took. A page whose loading times out (the browser
+starved on a loaded machine; the message names the step) is loaded once more in a fresh tab, and
+fails if that times out too.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ REQUIRED = {
     "tutorials/quickstart.html": ("quick", 1),
     "guide/choosing_a_model.html": ("model", 0),
 }
+# pages that must show animations that play, with their least number of players
+ANIMATIONS = {"tutorials/quickstart.html": 1}
 # pages that are lists rather than prose: no h1 or little text is right for them
 LISTS = {"search.html", "genindex.html", "py-modindex.html"}
 # TeX that MathJax would have typeset: delimiters and common commands, outside code
@@ -121,7 +129,10 @@ class Page:
         self.next_id += 1
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         while True:
-            message = json.loads(self.ws.receive())
+            try:
+                message = json.loads(self.ws.receive())
+            except TimeoutError as e:  # say which step did not answer
+                raise TimeoutError(f"{method} {str(params.get('expression', ''))[:40]!r} timed out") from e
             if message.get("id") == self.next_id:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
@@ -268,7 +279,9 @@ def check_page(page: Page, site: Path, origin: str, path: str, screenshot: Path 
     page.drain(0.2)
     state = page.call("Runtime.evaluate", returnByValue=True, expression=PAGE_STATE)["result"]["value"]
     if screenshot is not None:
-        shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+        with FRONT:
+            page.call("Page.bringToFront")
+            shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
         screenshot.write_bytes(base64.b64decode(shot["data"]))
     problems = [f"console {e}" for e in console_errors(page.events)]
     title_part, min_images = REQUIRED.get(path, ("", 0))
@@ -287,9 +300,91 @@ def check_page(page: Page, site: Path, origin: str, path: str, screenshot: Path 
     for m in list(re.finditer(RAW_TEX, state["prose"]))[:3]:
         problems.append(f"raw TeX in the text: ...{state['prose'][max(0, m.start() - 40):m.end() + 40]!r}...")
     problems += [f"a cell that prints or plots shows no output: {first!r}..." for first in state["silent"]]
+    problems += check_animations(page, path)
     if state["width"] > state["window"] + 1:
         problems.append(f"page {state['width']} px wide in a {state['window']} px window (overflowing: "
                         f"{', '.join(state['wide']) or 'outside the article'})")
+    return problems
+
+
+# every matplotlib player of the page (to_jshtml: div.animation with an img, a slider and the buttons),
+# scrolled into view, with its frame index, its frame and where it is
+PLAYERS = r"""(() => Array.from(document.querySelectorAll('div.animation')).map(div => {
+    const img = div.querySelector('img'), slider = div.querySelector('input.anim-slider');
+    const play = div.querySelector('button[title=Play]');
+    const anim = img ? window['anim' + img.id.replace('_anim_img', '')] : undefined;
+    div.scrollIntoView({block: 'center'});
+    const box = img ? img.getBoundingClientRect() : {x: 0, y: 0, width: 0, height: 0};
+    return {player: !!anim, frames: anim ? anim.frames.length : 0, interval: anim ? anim.interval : 0,
+            index: slider ? slider.value : null, src: img ? img.src.slice(-200) : '', play: !!play,
+            box: {x: box.x + window.scrollX, y: box.y + window.scrollY, width: box.width, height: box.height}};
+}))()"""
+PRESS = r"""(() => document.querySelectorAll('div.animation button[title="%s"]').forEach(b => b.click()))()"""
+# Play pressed in every player, then the frame indices and images each showed, sampled every 20 ms for
+# a while (a looping player may be back at its first frame when the time is up), then Pause pressed
+PLAY = r"""new Promise(done => {
+    const divs = Array.from(document.querySelectorAll('div.animation'));
+    const seen = divs.map(() => ({index: new Set(), src: new Set()}));
+    const sample = () => divs.forEach((div, i) => {
+        seen[i].index.add((div.querySelector('input.anim-slider') || {}).value);
+        seen[i].src.add(((div.querySelector('img') || {}).src || '').slice(-200));
+    });
+    sample();
+    divs.forEach(div => { const b = div.querySelector('button[title="Play"]'); if (b) b.click(); });
+    const timer = setInterval(sample, 20);
+    setTimeout(() => {
+        clearInterval(timer);
+        sample();
+        divs.forEach(div => { const b = div.querySelector('button[title="Pause"]'); if (b) b.click(); });
+        done(seen.map(s => ({indices: s.index.size, images: s.src.size})));
+    }, %d);
+})"""
+
+
+# a tab paints (and so can be photographed) only in front: one screenshot at a time, its tab in front
+FRONT = threading.Lock()
+
+
+def region(page: Page, box: dict) -> bytes:
+    """A screenshot of one region of the page (CSS pixels of the document)."""
+    clip = {"x": box["x"], "y": box["y"], "width": max(1, box["width"]), "height": max(1, box["height"]), "scale": 1}
+    with FRONT:
+        page.call("Page.bringToFront")
+        shot = page.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)
+    return base64.b64decode(shot["data"])
+
+
+def check_animations(page: Page, path: str) -> list[str]:
+    """Each player of the page plays: Play advances its frame index, its image and its pixels."""
+    def players():
+        return page.call("Runtime.evaluate", returnByValue=True, expression=PLAYERS)["result"]["value"]
+
+    before, problems = players(), []
+    if len(before) < ANIMATIONS.get(path, 0):
+        problems.append(f"{len(before)} animation players, expected at least {ANIMATIONS[path]}")
+    if not before:
+        return problems
+    for i, p in enumerate(before):
+        if not p["player"] or not p["play"] or p["frames"] < 2:
+            problems.append(f"animation {i}: no working player (script run: {p['player']}, Play button: "
+                            f"{p['play']}, {p['frames']} frames)")
+    shots = [region(page, p["box"]) for p in before]
+    wait = int(max(1000, 4 * max(p["interval"] for p in before)))  # four frames' time, at least 1 s
+    played = page.call("Runtime.evaluate", expression=PLAY % wait, awaitPromise=True,
+                       returnByValue=True)["result"]["value"]
+    after = players()
+    if any(q["index"] == p["index"] for p, q in zip(before, after)):  # paused where it started (looped)
+        page.call("Runtime.evaluate", expression=PRESS % "Next frame")
+        after = players()
+    for i, (p, q, seen) in enumerate(zip(before, after, played)):
+        if not p["player"]:
+            continue
+        if seen["indices"] < 2 or seen["images"] < 2:
+            problems.append(f"animation {i}: Play pressed, the frame did not advance in {wait} ms "
+                            f"({seen['indices']} frame indices, {seen['images']} images shown)")
+        elif region(page, q["box"]) == shots[i]:
+            problems.append(f"animation {i}: the frame advanced ({p['index']} -> {q['index']}) but the pixels "
+                            "of its region did not change")
     return problems
 
 
@@ -314,6 +409,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     server, port = serve(args.site)
     origin, failures, lock, todo = f"http://127.0.0.1:{port}", [], threading.Lock(), list(reversed(pages))
+    retried = []
     start = time.monotonic()
 
     def work(devtools: int) -> None:
@@ -324,12 +420,22 @@ def main(argv=None) -> int:
                     break
                 path = todo.pop()
             shot = args.out / (path.replace("/", "_").removesuffix(".html") + ".png") if path in REQUIRED else None
-            try:
-                problems = check_page(page, args.site, origin, path, shot)
-            except (TimeoutError, RuntimeError, ConnectionError) as e:
-                problems = [f"not loaded: {e}"]
-                page.ws.sock.close()
-                page = open_tab(devtools)
+            problems = []
+            for attempt in (1, 2):  # a page that timed out on the loaded machine is loaded once more
+                try:
+                    problems = check_page(page, args.site, origin, path, shot)
+                    break
+                except (TimeoutError, RuntimeError, ConnectionError) as e:
+                    problems.append(f"not loaded (attempt {attempt}): {e}")
+                    with lock:
+                        retried.append(f"{path}: {e}")
+                    page.ws.sock.close()
+                    page = open_tab(devtools)
+                    if not isinstance(e, TimeoutError):
+                        break
+                except Exception as e:  # a fault of this script: the page fails, it does not pass unchecked
+                    problems = [f"not checked: {type(e).__name__}: {e}"]
+                    break
             with lock:
                 failures.extend(f"{path}: {p}" for p in problems)
         page.ws.sock.close()
@@ -346,9 +452,13 @@ def main(argv=None) -> int:
             browser.terminate()
             browser.wait(timeout=30)
             server.shutdown()
+            server.server_close()
     failed = {f.split(": ")[0] for f in failures}
     print(f"{len(pages)} pages in {time.monotonic() - start:.0f} s ({args.tabs} tabs): "
-          f"{len(pages) - len(failed)} passed, {len(failed)} failed; screenshots of {len(REQUIRED)} in {args.out}")
+          f"{len(pages) - len(failed)} passed, {len(failed)} failed; screenshots of {len(REQUIRED)} in {args.out}; "
+          f"{len(retried)} loads timed out and were retried")
+    for r in retried:
+        print("RETRIED", r)
     for f in sorted(failures):
         print("FAILED", f)
     return 1 if failures else 0
