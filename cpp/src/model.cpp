@@ -154,16 +154,19 @@ constexpr double kNonholonomicImplicitCall = 390.0, kNonholonomicJacobianInstruc
 
 // Dense operations of one right-hand side: the L D L^T of G and its solve, and for the
 // nonholonomic model the saddle point (G^-1 A^T, M = A G^-1 A^T and its factorization).
-double friction_flops(double n, double k) { return n * n * n / 3 + n * n + 4 * n * k + k * k; }
+double friction_flops(double n, double k) {
+  return n * n * n / 3 + n * n + 4 * n * k + FrictionModel::Law::force_flops(k);
+}
 double nonholonomic_flops(double n, double k) { return saddle_point_flops(n, k); }
 // Multiply-adds of the implicit Jacobians' work on the 2n columns (implicit_jacobian.hpp),
 // counted as friction_flops counts (a solve with L D L^T: n^2 per column); the derivative blocks
 // by their nonzeros (JacobianLayout).
-// Friction: dG_l v', dA_l v, db_l, dmu_l s, dA_l^T z (nonzeros), mu ds/dq and mu A (2 n k^2),
-// A^T d(mu s) on 2n columns (2 k n^2), the solves with G (2 n^3).
+// Friction: dG_l v', dA_l v, db_l, dA_l^T z (nonzeros), the law's dz on 2n columns (for the
+// viscous law mu ds/dq and mu A, 2 n k^2, and dmu_l s by its nonzeros), A^T dz on 2n columns
+// (2 k n^2), the solves with G (2 n^3).
 double friction_jacobian_flops(double n, double k, const JacobianLayout& J) {
-  return 2 * n * n * n + 2 * k * n * n + 2 * n * k * k + J.dG.nonzeros() + 2.0 * J.dA.nonzeros() + J.db.nonzeros() +
-         J.dmu.nonzeros();
+  return 2 * n * n * n + 2 * k * n * n + J.dG.nonzeros() + 2.0 * J.dA.nonzeros() + J.db.nonzeros() +
+         FrictionModel::Law::derivative_flops(n, k, J.dmu.nonzeros());
 }
 // Nonholonomic: dG_l v', dA_l^T lambda and dA_l v' (nonzeros), the solve with the saddle point
 // on 2n columns: L^-1 and L^-T (n^3 each), C^T (2 k n^2 twice), M^-1 (2 n k^2).

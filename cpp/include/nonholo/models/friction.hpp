@@ -1,17 +1,20 @@
-// The unconstrained system with strong viscous friction realizing the constraints
-// (Eldering 2016, eqs. (21)-(23); Gzenda-Chhabra eqs. (37)-(40)):
-//   q' = v,   G v' + c(q, v) + dV = F - (1/eps) A^T mu (A v - b).
-// Stiff for small eps: fast rates are the eigenvalues of mu M / eps.
-// eps is the last parameter, after the system's own.
+// The unconstrained system with strong friction realizing the constraints (Eldering 2016,
+// eqs. (21)-(23); Gzenda-Chhabra eqs. (37)-(40)):
+//   q' = v,   G v' + c(q, v) + dV = F + A^T z(A v - b),
+// z the friction law of the slip s = A v - b (models/friction_law.hpp; the viscous law
+// z = -(1/eps) mu s of the papers). Stiff for small eps: fast rates are the eigenvalues of
+// -dz/ds M (mu M / eps for the viscous law). eps is the last parameter, after the system's own.
 #pragma once
 
 #include "nonholo/model.hpp"
+#include "nonholo/models/friction_law.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
 namespace nonholo {
 
 class FrictionModel : public ModelImpl<FrictionModel> {
  public:
+  using Law = ViscousLaw;
   static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   // The Jacobian's method (implicit differentiation or dual numbers) is chosen once, from the
   // estimated costs (model.cpp), not on every call.
@@ -33,27 +36,28 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n();
-    const P eps = p[system().n_params()];
+    const P& eps = law_scale(p, system().n_params());
     system().evaluate_dynamics(t, y, y + n, p, w.geo);
     std::copy(y + n, y + 2 * n, ydot);
     accelerations(w, y + n, eps, Eigen::Map<VecX<S>>(ydot + n, n));
   }
 
-  // v' = G^-1 (r - (1/eps) A^T mu (A v - b)) at the point where w.geo was evaluated.
+  // v' = G^-1 (r + A^T z(A v - b)) at the point where w.geo was evaluated; the slip s = A v - b
+  // is left in w.tmp_k, the force z in w.tmp_k2.
   template <class S, class E, class Out>
   static void accelerations(MechanicsWork<S>& w, const S* v_ptr, const E& eps, Out&& vdot) {
     Eigen::Map<const VecX<S>> v(v_ptr, w.geo.n());
     factor_metric(w);
     w.tmp_k = -w.geo.b();
-    w.tmp_k.noalias() += w.geo.A() * v;       // A v - b
-    w.tmp_k2.noalias() = w.geo.mu() * w.tmp_k;
-    w.tmp_k2 *= S(-1.0 / eps);                // -(1/eps) mu (A v - b)
+    w.tmp_k.noalias() += w.geo.A() * v;       // s = A v - b
+    w.tmp_k2.resize(w.geo.k());
+    Law::force(LawInputs{w.geo.mu(), eps}, w.tmp_k, w.tmp_k2);
     vdot = w.geo.r();
     vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
     w.chol_G.solve(vdot.data());
   }
 
-  // By implicit differentiation of G v' = r - A^T mu (A v - b) / eps (implicit_jacobian.hpp),
+  // By implicit differentiation of G v' = r + A^T z(A v - b) (implicit_jacobian.hpp),
   // where its tape is cheaper than dual numbers (as NonholonomicModel::jacobian).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     if (implicit()) implicit_jacobian(t, y, p, J, ws);
@@ -62,10 +66,10 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   bool implicit_jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     Work& w = static_cast<Work&>(ws);
     const int n = system().n();
-    const double eps = p[system().n_params()];
+    const double eps = law_scale(p, system().n_params());
     system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
     accelerations(w.d, y + n, eps, w.vdot);
-    friction_sensitivities(w.d, w.vdot, y + n, eps, w.top, w.bottom);
+    friction_sensitivities<Law>(w.d, w.vdot, eps, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
     return true;
   }
