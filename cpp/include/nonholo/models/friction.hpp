@@ -12,14 +12,23 @@
 
 namespace nonholo {
 
-class FrictionModel : public ModelImpl<FrictionModel> {
+// Over the law Law (friction_law.hpp): a new law is a new Law type, the model is this one. The law
+// object is held (a law with data of its own, e.g. a tape, keeps it there).
+template <class LawT = ViscousLaw>
+class FrictionModel : public ModelImpl<FrictionModel<LawT>> {
+  using Base = ModelImpl<FrictionModel<LawT>>;
+
  public:
-  using Law = ViscousLaw;
+  using Law = LawT;
+  using typename Base::Work;
+  using Base::system;
   static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   // The Jacobian's method (implicit differentiation or dual numbers) is chosen once, from the
   // estimated costs (model.cpp), not on every call.
-  explicit FrictionModel(std::shared_ptr<const MechanicalSystem> system)
-      : ModelImpl(std::move(system)) {}
+  explicit FrictionModel(std::shared_ptr<const MechanicalSystem> system, Law law = Law())
+      : Base(std::move(system)), law_(std::move(law)) {}
+
+  const Law& law() const { return law_; }
 
   std::string kind() const override { return "friction"; }
   int n_states() const override { return 2 * system().n(); }
@@ -45,13 +54,13 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // v' = G^-1 (r + A^T z(A v - b)) at the point where w.geo was evaluated; the slip s = A v - b
   // is left in w.tmp_k, the force z in w.tmp_k2.
   template <class S, class E, class Out>
-  static void accelerations(MechanicsWork<S>& w, const S* v_ptr, const E& eps, Out&& vdot) {
+  void accelerations(MechanicsWork<S>& w, const S* v_ptr, const E& eps, Out&& vdot) const {
     Eigen::Map<const VecX<S>> v(v_ptr, w.geo.n());
     factor_metric(w);
     w.tmp_k = -w.geo.b();
     w.tmp_k.noalias() += w.geo.A() * v;       // s = A v - b
     w.tmp_k2.resize(w.geo.k());
-    Law::force(LawInputs{w.geo.mu(), eps}, w.tmp_k, w.tmp_k2);
+    law_.force(LawInputs{w.geo.mu(), eps}, w.tmp_k, w.tmp_k2);
     vdot = w.geo.r();
     vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
     w.chol_G.solve(vdot.data());
@@ -61,7 +70,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
   // where its tape is cheaper than dual numbers (as NonholonomicModel::jacobian).
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     if (implicit()) implicit_jacobian(t, y, p, J, ws);
-    else jacobian_dual(t, y, p, J, ws);
+    else this->jacobian_dual(t, y, p, J, ws);
   }
   bool implicit_jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     Work& w = static_cast<Work&>(ws);
@@ -69,7 +78,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     const double eps = law_scale(p, system().n_params());
     system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
     accelerations(w.d, y + n, eps, w.vdot);
-    friction_sensitivities<Law>(w.d, w.vdot, eps, w.top, w.bottom);
+    friction_sensitivities(law_, w.d, w.vdot, eps, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
     return true;
   }
@@ -86,6 +95,7 @@ class FrictionModel : public ModelImpl<FrictionModel> {
     return implicit_.get([this] { return implicit_jacobian_cost() <= dual_jacobian_cost(); });
   }
   LazyChoice implicit_;
+  Law law_;
 };
 
 }  // namespace nonholo

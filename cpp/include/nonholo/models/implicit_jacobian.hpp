@@ -73,8 +73,8 @@ inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<doub
 // Every product writes into preallocated storage (w.dA_v, top, scratch): no temporary is
 // allocated per call.
 template <class Law>
-void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, double eps, MatX<double>& top,
-                            MatX<double>& scratch) {
+void friction_sensitivities(const Law& law, MechanicsWork<double>& w, const VecX<double>& vdot, double eps,
+                            MatX<double>& top, MatX<double>& scratch) {
   const Geometry<double>& g = w.geo;
   const JacobianLayout& J = *g.jacobian;
   const int n = g.n(), k = g.k();
@@ -88,7 +88,7 @@ void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, 
     for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { ds(a, l) += x * v[j]; });
     for_each_nonzero(g, J.db, [&](int l, int a, int, double x) { ds(a, l) -= x; });
     ds.rightCols(n) = g.A();
-    Law::derivative(LawInputs{g.mu(), eps}, w.tmp_k, ds,
+    law.derivative(LawInputs{g.mu(), eps}, w.tmp_k, ds,
                     [&](auto&& f) { for_each_nonzero(g, J.dmu, f); }, scratch);  // dz/d[q, v]
     top.noalias() += g.A().transpose() * scratch;
     for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { top(j, l) += x * w.tmp_k2[a]; });
