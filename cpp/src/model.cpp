@@ -154,16 +154,21 @@ constexpr double kNonholonomicImplicitCall = 390.0, kNonholonomicJacobianInstruc
 
 // Dense operations of one right-hand side: the L D L^T of G and its solve, and for the
 // nonholonomic model the saddle point (G^-1 A^T, M = A G^-1 A^T and its factorization).
-double friction_flops(double n, double k) { return n * n * n / 3 + n * n + 4 * n * k + k * k; }
+template <class Law>
+double friction_flops(double n, double k) {
+  return n * n * n / 3 + n * n + 4 * n * k + Law::force_flops(k);
+}
 double nonholonomic_flops(double n, double k) { return saddle_point_flops(n, k); }
 // Multiply-adds of the implicit Jacobians' work on the 2n columns (implicit_jacobian.hpp),
 // counted as friction_flops counts (a solve with L D L^T: n^2 per column); the derivative blocks
 // by their nonzeros (JacobianLayout).
-// Friction: dG_l v', dA_l v, db_l, dmu_l s, dA_l^T z (nonzeros), mu ds/dq and mu A (2 n k^2),
-// A^T d(mu s) on 2n columns (2 k n^2), the solves with G (2 n^3).
+// Friction: dG_l v', dA_l v, db_l, dA_l^T z (nonzeros), the law's dz on 2n columns (for the
+// viscous law mu ds/dq and mu A, 2 n k^2, and dmu_l s by its nonzeros), A^T dz on 2n columns
+// (2 k n^2), the solves with G (2 n^3).
+template <class Law>
 double friction_jacobian_flops(double n, double k, const JacobianLayout& J) {
-  return 2 * n * n * n + 2 * k * n * n + 2 * n * k * k + J.dG.nonzeros() + 2.0 * J.dA.nonzeros() + J.db.nonzeros() +
-         J.dmu.nonzeros();
+  return 2 * n * n * n + 2 * k * n * n + J.dG.nonzeros() + 2.0 * J.dA.nonzeros() + J.db.nonzeros() +
+         Law::derivative_flops(n, k, J.dmu.nonzeros());
 }
 // Nonholonomic: dG_l v', dA_l^T lambda and dA_l v' (nonzeros), the solve with the saddle point
 // on 2n columns: L^-1 and L^-T (n^3 each), C^T (2 k n^2 twice), M^-1 (2 n k^2).
@@ -235,16 +240,24 @@ double SparseModel::jacobian_cost() const {
   return ns / rhs_cost_ns();
 }
 
-double FrictionModel::rhs_cost_ns() const { return rhs_ns(system(), friction_flops(system().n(), system().k())); }
-double FrictionModel::dual_jacobian_cost() const {
-  return dual_ns(*this, friction_flops(system().n(), system().k())) / rhs_cost_ns();
+template <class Law>
+double FrictionModel<Law>::rhs_cost_ns() const {
+  return rhs_ns(system(), friction_flops<Law>(system().n(), system().k()));
 }
-double FrictionModel::implicit_jacobian_cost() const {
+template <class Law>
+double FrictionModel<Law>::dual_jacobian_cost() const {
+  return dual_ns(*this, friction_flops<Law>(system().n(), system().k())) / rhs_cost_ns();
+}
+template <class Law>
+double FrictionModel<Law>::implicit_jacobian_cost() const {
   const double n = system().n(), k = system().k();
   return implicit_ns(system(), kFrictionImplicitCall, kFrictionJacobianInstruction, kFrictionJacobianFlop,
-                     friction_flops(n, k) + friction_jacobian_flops(n, k, system().jacobian_layout())) /
+                     friction_flops<Law>(n, k) + friction_jacobian_flops<Law>(n, k, system().jacobian_layout())) /
          rhs_cost_ns();
 }
+template double FrictionModel<ViscousLaw>::rhs_cost_ns() const;
+template double FrictionModel<ViscousLaw>::dual_jacobian_cost() const;
+template double FrictionModel<ViscousLaw>::implicit_jacobian_cost() const;
 
 // The reduced models: order 0 evaluates the dynamics tape and solves like the nonholonomic model;
 // order 1 the split projection tape (base at (q, u), velocity part at (q, v)) and one factorization; a compiled order K >= 2 the slip tape, then the projection tape at (q, v); Taylor mode

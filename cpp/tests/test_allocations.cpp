@@ -136,7 +136,7 @@ int main() {
   const std::vector<double> y = {0.1, -0.2, 0.4, -1.5, 0.3, 1.0};
   std::vector<double> p_eps = p;
   p_eps.push_back(1e-3);
-  const FrictionModel friction(system);
+  const FrictionModel<> friction(system);
   const NonholonomicModel nonholonomic(system);
   expect_allocation_free("friction", friction, y, p_eps);
   expect_allocation_free("nonholonomic", nonholonomic, y, p);

@@ -90,9 +90,9 @@ Run reference_run(const Model& model, const std::vector<double>& params, const s
 }
 
 // The friction model whose Jacobian fails (a model error in jacobian(), as a singular metric would raise).
-class FailingJacobian : public FrictionModel {
+class FailingJacobian : public FrictionModel<> {
  public:
-  using FrictionModel::FrictionModel;
+  using FrictionModel<>::FrictionModel;
   void jacobian(double, const double*, const double*, double*, Workspace&) const override {
     throw std::runtime_error("the Jacobian is not available here");
   }
@@ -102,7 +102,7 @@ class FailingJacobian : public FrictionModel {
 
 int main() {
   auto system = testing::sleigh();
-  const FrictionModel model(system);
+  const FrictionModel<> model(system);
   const std::vector<double> y0 = {0.0, 0.0, 0.0, -1.5, 0.0, 1.0};
   const double tf = 20.0;
 

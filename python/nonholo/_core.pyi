@@ -383,10 +383,14 @@ def op_codes() -> dict:
     """
     Mapping from op name to op code.
     """
-def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
-    ...
-def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
-    ...
+def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None, law: str = 'viscous') -> Model:
+    """
+    The same in the frame's quasi-velocities.
+    """
+def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None, law: str = 'viscous') -> Model:
+    """
+    The reduced model of order K on the slow manifold of the friction law `law` (ValueError for a law other than 'viscous', the one whose expansion is written).
+    """
 def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> numpy.typing.NDArray[numpy.float64]:
     """
     u + sum_{k<=order} eps^k h^(k)(t, q, u) at every sample of y = [q, u, ...] (time-major), shape (n_t, n); h^(k) from `compiled` (a CompiledSlip of this system and order) when given, else by Taylor mode.

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include <Eigen/Cholesky>
-
 #include "nonholo/errors.hpp"
 #include "nonholo/models.hpp"
 
@@ -40,25 +38,20 @@ std::string describe(double t, const double* q, int n) {
   return os.str();
 }
 
-// h = r - (1/eps) A^T mu (A v - b), the friction model's force side (any scalar type).
+// h = r + A^T z(A v - b), the friction model's force side over its law (any scalar type).
 template <class S, class E>
 void friction_side(const SparseLayout& L, const std::vector<S>& out, const S* v, const E& eps, std::vector<S>& residual,
                    std::vector<S>& force, std::vector<S>& h) {
   const S* A = out.data() + L.A;
-  const S* mu = out.data() + L.mu;
   residual.resize(L.k);
   force.resize(L.k);
-  for (int a = 0; a < L.k; ++a) {  // A v - b
+  for (int a = 0; a < L.k; ++a) {  // s = A v - b
     S s = -out[L.b + a];
     for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) s += A[e] * v[L.A_inner[e]];
     residual[a] = s;
   }
-  const S scale = S(-1.0) / S(eps);
-  for (int a = 0; a < L.k; ++a) {  // -(1/eps) mu (A v - b)
-    S s = S(0.0);
-    for (int e = L.mu_outer[a]; e < L.mu_outer[a + 1]; ++e) s += mu[e] * residual[L.mu_inner[e]];
-    force[a] = s * scale;
-  }
+  const SparseRows<S> mu{out.data() + L.mu, L.mu_outer.data(), L.mu_inner.data()};
+  SparseModel::FrictionLaw::force(LawInputs{mu, eps}, residual, force);
   h.assign(out.begin() + L.r, out.begin() + L.r + L.n);
   for (int a = 0; a < L.k; ++a)
     for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) h[L.A_inner[e]] += A[e] * force[a];
@@ -93,7 +86,7 @@ void SparseModel::rhs(double t, const double* y, const double* p, double* ydot, 
   factor(t, y, w);
   w.b.resize(pattern_.size());
   if (friction_) {
-    friction_side(L, w.geo.out, y + n, p[system().n_params()], w.residual_d, w.force_d, w.h_d);
+    friction_side(L, w.geo.out, y + n, law_scale(p, system().n_params()), w.residual_d, w.force_d, w.h_d);
     std::copy(w.h_d.begin(), w.h_d.end(), w.b.begin());
   } else {
     std::copy(w.geo.r(), w.geo.r() + n, w.b.begin());
@@ -150,7 +143,8 @@ void SparseModel::directions(double t, const double* y, const double* p, int m, 
   factor(t, y, w);
   w.b.resize(pattern_.size());
   if (friction_) {
-    friction_side(L, w.dual.out, w.y.data() + n, w.p[system().n_params()], w.residual, w.force, w.h);
+    friction_side(L, w.dual.out, w.y.data() + n, law_scale(w.p.data(), system().n_params()), w.residual, w.force,
+                  w.h);
     for (int i = 0; i < n; ++i) w.b[i] = w.h[i].v;
   } else {
     for (int i = 0; i < n; ++i) w.b[i] = w.geo.out[L.r + i];
@@ -335,21 +329,14 @@ void SparseModel::check_state(double t, const double* y, const double* p, Worksp
   Work& w = static_cast<Work&>(ws);
   const SparseLayout& L = system().sparse_layout();
   const int n = L.n, k = L.k;
-  if (friction_) {
-    const double eps = p[system().n_params()];
-    if (!(eps > 0.0) || !std::isfinite(eps))
-      throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
-  }
+  if (friction_) FrictionLaw::check_scale(law_scale(p, system().n_params()));
   system().evaluate_sparse(t, y, y + n, p, w.geo);
   factor(t, y, w);
-  if (!friction_ || k == 0) return;
-  Eigen::MatrixXd mu = Eigen::MatrixXd::Zero(k, k);  // once per run: dense is fine
+  if (!friction_) return;
+  MatX<double> mu = MatX<double>::Zero(k, k);  // once per run: dense is fine
   for (int a = 0; a < k; ++a)
     for (int e = L.mu_outer[a]; e < L.mu_outer[a + 1]; ++e) mu(a, L.mu_inner[e]) = w.geo.mu()[e];
-  if ((mu - mu.transpose()).norm() > 1e-12 * (1.0 + mu.norm()))
-    throw ModelError("the friction coefficients mu are not symmetric at " + describe(t, y, n));
-  if (Eigen::LLT<Eigen::MatrixXd>(mu).info() != Eigen::Success)
-    throw ModelError("the friction coefficients mu are not symmetric positive definite at " + describe(t, y, n));
+  FrictionLaw::check(LawInputs{std::move(mu), law_scale(p, system().n_params())}, describe(t, y, n));
 }
 
 std::shared_ptr<Model> make_sparse_model(std::shared_ptr<const MechanicalSystem> system, bool friction) {

@@ -6,11 +6,13 @@
 // Nonholonomic (saddle point K [v'; lambda] = [r; a], K = [G, -A^T; A, 0]): for each state y_j,
 //   K [dv'; dlambda] = [dr - dG v' + dA^T lambda;  da - dA v'],
 // one factorization of K (those of G and M = A G^-1 A^T) for all 2n columns.
-// Friction (G v' = r - A^T z / eps, z = mu (A v - b)): for each state y_j,
-//   G dv' = dr - dG v' - (dA^T z + A^T (dmu (A v - b) + mu (dA v + A dv - db))) / eps.
+// Friction (G v' = r + A^T z, z the law's force of the slip s = A v - b, friction_law.hpp): for
+// each state y_j,
+//   G dv' = dr - dG v' + dA^T z + A^T dz,   dz = dz/ds (dA v + A dv - db) + dz/dmu dmu.
 #pragma once
 
 #include "nonholo/mechanics.hpp"
+#include "nonholo/models/friction_law.hpp"
 
 namespace nonholo {
 
@@ -66,34 +68,30 @@ inline void nonholonomic_sensitivities(MechanicsWork<double>& w, const VecX<doub
   w.chol_G.backward_in_place(top);
 }
 
-// dv'/d[q, v] of the friction model; w.geo holds the Jacobian tape, G is factored, vdot solved.
-// Every product writes into preallocated storage (w.tmp_k, w.tmp_k2, w.dA_v, top, scratch): no
-// temporary is allocated per call.
-inline void friction_sensitivities(MechanicsWork<double>& w, const VecX<double>& vdot, const double* v_ptr,
-                                   double eps, MatX<double>& top, MatX<double>& scratch) {
+// dv'/d[q, v] of the friction model over the law Law; w.geo holds the Jacobian tape, G is factored,
+// vdot solved, and the slip s and force z left in w.tmp_k and w.tmp_k2 (FrictionModel::accelerations).
+// Every product writes into preallocated storage (w.dA_v, top, scratch): no temporary is
+// allocated per call.
+template <class Law>
+void friction_sensitivities(const Law& law, MechanicsWork<double>& w, const VecX<double>& vdot, double eps,
+                            MatX<double>& top, MatX<double>& scratch) {
   const Geometry<double>& g = w.geo;
   const JacobianLayout& J = *g.jacobian;
   const int n = g.n(), k = g.k();
-  Eigen::Map<const VecX<double>> v(v_ptr, n);
   top.resize(n, 2 * n);
   top.leftCols(n) = g.dr_dq();
   top.rightCols(n) = g.dr_dv();
   if (k > 0) {
-    w.tmp_k.noalias() = g.A() * v;
-    w.tmp_k -= g.b();                          // s = A v - b
-    w.tmp_k2.noalias() = g.mu() * w.tmp_k;
-    w.tmp_k2 *= 1.0 / eps;                     // z / eps = mu s / eps
-    MatX<double>& ds = w.dA_v;                 // ds/dq: column l = dA_l v - db_l
-    ds.setZero(k, n);
+    const Eigen::Map<const VecX<double>> v(g.in.data() + n, n);
+    MatX<double>& ds = w.dA_v;                 // ds/d[q, v]: column l = dA_l v - db_l, then A
+    ds.setZero(k, 2 * n);
     for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { ds(a, l) += x * v[j]; });
     for_each_nonzero(g, J.db, [&](int l, int a, int, double x) { ds(a, l) -= x; });
-    scratch.resize(k, 2 * n);                  // d(mu s)/eps per column
-    scratch.leftCols(n).noalias() = g.mu() * ds;
-    for_each_nonzero(g, J.dmu, [&](int l, int a, int c, double x) { scratch(a, l) += x * w.tmp_k[c]; });
-    scratch.rightCols(n).noalias() = g.mu() * g.A();  // d(mu s)/dv = mu A
-    scratch *= 1.0 / eps;
-    top.noalias() -= g.A().transpose() * scratch;
-    for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { top(j, l) -= x * w.tmp_k2[a]; });
+    ds.rightCols(n) = g.A();
+    law.derivative(LawInputs{g.mu(), eps}, w.tmp_k, ds,
+                    [&](auto&& f) { for_each_nonzero(g, J.dmu, f); }, scratch);  // dz/d[q, v]
+    top.noalias() += g.A().transpose() * scratch;
+    for_each_nonzero(g, J.dA, [&](int l, int a, int j, double x) { top(j, l) += x * w.tmp_k2[a]; });
   }
   for_each_nonzero(g, J.dG, [&](int l, int i, int j, double x) { top(i, l) -= x * vdot[j]; });
   w.chol_G.solve_in_place(top);

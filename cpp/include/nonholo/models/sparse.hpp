@@ -1,7 +1,7 @@
 // The nonholonomic and friction models of a large sparse system, with the same equations as
 // models/nonholonomic.hpp and models/friction.hpp:
 //   nonholonomic:  q' = v,  [G, A^T; A, 0] [v'; m] = [r; a]           (m = -lambda)
-//   friction:      q' = v,  G v' = r - (1/eps) A^T mu (A v - b)
+//   friction:      q' = v,  G v' = r + A^T z(A v - b), z its law (friction_law.hpp)
 // evaluated from the sparse tape (only the nonzeros of G, A, mu) and solved by a sparse L D L^T
 // of fixed pattern (sparse_symmetric.hpp). Derivatives (the Jacobian, sensitivities) by
 // implicit differentiation of the solve: along a direction d, K dx = d(rhs) - dK x, with d(rhs)
@@ -14,12 +14,14 @@
 #include <vector>
 
 #include "nonholo/model.hpp"
+#include "nonholo/models/friction_law.hpp"
 #include "nonholo/sparse_symmetric.hpp"
 
 namespace nonholo {
 
 class SparseModel : public Model {
  public:
+  using FrictionLaw = ViscousLaw;  // the friction model's law
   SparseModel(std::shared_ptr<const MechanicalSystem> system, bool friction);
 
   std::string kind() const override { return friction_ ? "friction" : "nonholonomic"; }
