@@ -20,6 +20,13 @@ chains, which picks orders 5-8 evaluated in Taylor mode) is timed by that one ru
 The frame form (state (q, w) of dimension 2n - k in the numeric Voronets frame) runs beside or
 instead of the coordinate form with --velocities both|frame; its error is that of (q, u = X_D w).
 
+--orders K ... restricts the reduced models to those orders (e.g. --orders 1 2). --reduced-rtol R adds
+rows of the same reduced models at rtol R (atol R / 100): "same accuracy" may allow the reduced model
+a looser tolerance than the stiff one, and the error column says whether it does. The column "check"
+is the share of the reduced run that its validity check takes (nonholo.models.validity.estimate on the
+run's states, as simulate calls it, timed on its own beside each run, median); the load average of the
+machine is printed before and after the table.
+
 With --compiled every model of a row, the stiff one and the reduced ones, runs compiled C
 (``model.compile()``: each the tapes its own right-hand side evaluates) before anything is
 timed, so the ratio stiff / reduced compares like with like; the table says "compiled" and gives
@@ -34,6 +41,7 @@ Usage: python benchmarks/reduced_vs_stiff.py [--quick] [--markdown PATH] [--only
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -41,6 +49,7 @@ import numpy as np
 import sympy as sp
 
 import nonholo as nh
+from nonholo.models import validity
 from cli import add_output_options, emit, output_of
 
 RTOL, ATOL = 1e-8, 1e-10
@@ -51,6 +60,8 @@ FRAME_ORDERS = (0, 1, 2, 3)  # the frame form (--velocities frame|both)
 SLOW_RUN = 2.0
 BODY_FRAME = False  # --body-frame: the sleigh's frame form in its body frame
 COMPILED = False  # --compiled: every model compiled (model.compile()) before timing
+REDUCED_RTOL = None  # --reduced-rtol: rows of the reduced models at this rtol too
+LOAD = (0.0, 0.0, 0.0)  # the load average when the run began
 
 
 def cases():
@@ -81,26 +92,34 @@ def user_frame(name: str, system):
     return sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
 
 
-def timed(models: dict, t_span, starts: dict, t_eval, repeats, **kw) -> dict:
-    """name -> (median seconds, number of timed runs, last result), the models' runs interleaved;
-    the first round warms up and is dropped, except for a model slower than SLOW_RUN, timed once."""
+def timed(models: dict, t_span, starts: dict, t_eval, repeats, tolerances: dict | None = None, **kw) -> dict:
+    """name -> (median seconds, number of timed runs, last result, median seconds of the validity
+    check or None), the models' runs interleaved; the first round warms up and is dropped, except for
+    a model slower than SLOW_RUN, timed once. ``tolerances``: name -> (rtol, atol) instead of kw's."""
     times = {name: [] for name in models}
+    checks = {name: [] for name in models}
     sols = {}
     for r in range(repeats + 1):
         for name, model in models.items():
             if r and times[name] and times[name][0] is None:
                 continue
+            options = {**kw, **dict(zip(("rtol", "atol"), (tolerances or {}).get(name, ())))}
             start = time.process_time()
-            sols[name] = nh.simulate(model, t_span, starts[name], t_eval=t_eval, raise_on_failure=True, **kw)
+            sols[name] = nh.simulate(model, t_span, starts[name], t_eval=t_eval, raise_on_failure=True, **options)
             seconds = time.process_time() - start
             if r == 0 and seconds > SLOW_RUN:
                 times[name] = [None, seconds]
             elif r:
                 times[name].append(seconds)
+                if sols[name].validity is not None:  # the check simulate made, again on its own
+                    start = time.process_time()
+                    validity.estimate(sols[name], starts[name], samples=validity.RUN_SAMPLES)
+                    checks[name].append(time.process_time() - start)
     out = {}
     for name in models:
         runs = [x for x in times[name] if x is not None]
-        out[name] = (statistics.median(runs), len(runs), sols[name])
+        out[name] = (statistics.median(runs), len(runs), sols[name],
+                     statistics.median(checks[name]) if checks[name] else None)
     return out
 
 
@@ -141,7 +160,8 @@ def selected(only, name: str, eps: float) -> bool:
     return False
 
 
-def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict | None = None) -> list:
+def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict | None = None,
+        orders=ORDERS) -> list:
     """The table's rows; ``builds`` collects the frame form's build times (wall seconds) by system, in
     order: the first one includes the default Voronets frame (split, tapes), built once per system."""
     builds = {} if builds is None else builds
@@ -155,13 +175,19 @@ def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict |
             models = {"friction (stiff)": system.friction(eps)}
             starts = {"friction (stiff)": start}
             if velocities in ("coordinates", "both"):
-                models.update({f"reduced, order {K}": system.reduced(eps, order=K) for K in ORDERS})
+                models.update({f"reduced, order {K}": system.reduced(eps, order=K) for K in orders})
             if velocities in ("frame", "both"):
-                for K in FRAME_ORDERS:
+                for K in [K for K in FRAME_ORDERS if K in orders]:
                     build = time.perf_counter()
                     models[f"reduced (frame), order {K}"] = system.reduced(eps, order=K, velocities="frame",
                                                                           frame=user_frame(name, system))
                     builds.setdefault(name, []).append(time.perf_counter() - build)
+            tolerances = {}
+            if REDUCED_RTOL is not None:
+                for key in [key for key in models if key.startswith("reduced")]:
+                    loose = f"{key}, rtol {REDUCED_RTOL:g}"
+                    models[loose] = models[key]
+                    tolerances[loose] = (REDUCED_RTOL, REDUCED_RTOL / 100)
             for key, model in models.items():
                 starts.setdefault(key, y0)  # the frame form maps (q, u) to (q, w) itself
             compile_seconds = {}
@@ -170,21 +196,23 @@ def run(repeats: int, only=None, velocities: str = "coordinates", builds: dict |
                     begin = time.perf_counter()
                     model.compile()
                     compile_seconds[key] = time.perf_counter() - begin
-            results = timed(models, (0, T), starts, t_eval, repeats, rtol=RTOL, atol=ATOL)
-            base_key = "reduced, order 0" if "reduced, order 0" in models else "reduced (frame), order 0"
-            base_rhs = rhs_cost(models[base_key], results[base_key][2].y[:, 0])
-            for key, (seconds, runs, sol) in results.items():
+            results = timed(models, (0, T), starts, t_eval, repeats, tolerances, rtol=RTOL, atol=ATOL)
+            base_key = next((key for key in ("reduced, order 0", "reduced (frame), order 0") if key in models), None)
+            base_rhs = rhs_cost(models[base_key], results[base_key][2].y[:, 0]) if base_key else None
+            for key, (seconds, runs, sol, check) in results.items():
                 if key.startswith("friction"):
                     q, u = reference_state(system, sol, t_eval)
                 else:
                     q, u = sol.q, sol.v
-                cost = rhs_cost(sol.model, sol.y[:, 0]) / base_rhs  # y[:, 0]: the state at t0 (w for the frame form)
+                cost = rhs_cost(sol.model, sol.y[:, 0])  # y[:, 0]: the state at t0 (w for the frame form)
+                cost = cost / base_rhs if base_rhs else cost * 1e6  # relative to order 0, or in us
                 label = key if sol.truncation is None else f"reduced, auto (order {sol.model.order})"
                 if sol.stats.get("n_frame_switches"):
                     label += f" [{sol.stats['n_frame_switches']} re-splits]"
                 rows.append(dict(system=name, eps=eps, model=label, time=seconds, runs=runs, steps=sol.stats["n_steps"],
                                  method=sol.method, rhs=cost, stiff_ratio=results["friction (stiff)"][0] / seconds,
-                                 compile=compile_seconds.get(key),
+                                 compile=compile_seconds.get(key), check=None if check is None else check / seconds,
+                                 relative=base_rhs is not None,
                                  error=max(np.abs(q - q_ref).max(), np.abs(u - u_ref).max())))
     return rows
 
@@ -197,14 +225,19 @@ def markdown(rows: list, repeats: int) -> str:
              "(u = P v + v_b); rhs = cost of one right-hand side relative to the order-0 model; stiff / model = "
              "the stiff model's CPU time over this model's; \"(1 run)\": slower "
              f"than {SLOW_RUN:g} s, timed once. CPU time of the process; one run on a loaded 2-core machine.", ""]
+    if rows and not rows[0]["relative"]:
+        lines[-2] = lines[-2].replace("relative to the order-0 model", "in us (no order-0 row)")
+    lines[-2] += (" check = share of the reduced run taken by its validity check (on its own, median). "
+                  f"Load average (1 min) before: {LOAD[0]:.1f}, after: {os.getloadavg()[0]:.1f}.")
     extra = " compile [ms] |" if COMPILED else ""
-    lines += [f"| system | eps | model | method | CPU time [ms] | stiff / model | steps | rhs | error |{extra}",
-              "|---|---|---|---|---:|---:|---:|---:|---:|" + ("---:|" if COMPILED else "")]
+    lines += [f"| system | eps | model | method | CPU time [ms] | stiff / model | steps | rhs | error | check |{extra}",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if COMPILED else "")]
     for r in rows:
         once = " (1 run)" if r["runs"] == 1 and repeats > 1 else ""
         built = f" {r['compile'] * 1e3:.0f} |" if COMPILED else ""
         lines.append(f"| {r['system']} | {r['eps']:.0e} | {r['model']} | {r['method']} | {r['time'] * 1e3:.2f}{once} "
-                     f"| {r['stiff_ratio']:.2f} | {r['steps']} | {r['rhs']:.1f} | {r['error']:.2e} |{built}")
+                     f"| {r['stiff_ratio']:.2f} | {r['steps']} | {r['rhs']:.2f} | {r['error']:.2e} "
+                     f"| {'' if r['check'] is None else format(100 * r['check'], '.1f') + '%'} |{built}")
     return "\n".join(lines) + "\n"
 
 
@@ -219,16 +252,21 @@ def main(argv=None) -> int:
                              "(numeric Voronets) frame of D, orders 0..3, or both side by side")
     parser.add_argument("--body-frame", action="store_true",
                         help="the sleigh's frame form in its body frame instead of its (re-split) Voronets frame")
+    parser.add_argument("--orders", nargs="*", help="reduced orders to run (default 0 1 2 3 auto)")
+    parser.add_argument("--reduced-rtol", type=float, help="rows of the reduced models at this rtol too")
     parser.add_argument("--compiled", action="store_true",
                         help="compile every model (model.compile(): C from its tapes, cached on disk) before timing")
     args = parser.parse_args(argv)
-    global BODY_FRAME, COMPILED
+    global BODY_FRAME, COMPILED, REDUCED_RTOL, LOAD
     BODY_FRAME = args.body_frame
     COMPILED = args.compiled
+    REDUCED_RTOL = args.reduced_rtol
+    LOAD = os.getloadavg()
+    orders = ORDERS if not args.orders else tuple(K if K == "auto" else int(K) for K in args.orders)
     repeats = 2 if args.quick else args.repeats
     output = output_of(args, argv)
     builds: dict = {}
-    text = markdown(run(repeats, args.only, args.velocities, builds), repeats)
+    text = markdown(run(repeats, args.only, args.velocities, builds, orders), repeats)
     if builds:
         text += ("\nFrame form, wall time of `system.reduced(eps, order=K, velocities=\"frame\")`: the first build "
                  "(with the system's Voronets frame: split, tapes, check) and the median of the others.\n\n"

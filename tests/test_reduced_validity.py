@@ -74,3 +74,30 @@ def test_estimate_samples(pushed):
     assert list(validity.sample_indices(3, 5)) == [0, 1, 2]
     with pytest.raises(ValueError, match="samples"):
         validity.sample_indices(41, 1)
+
+
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_the_one_pass_estimate_is_the_definition(order):
+    """_core.reduced_validity (one pass in C++ over the samples) against the definitions evaluated
+    point by point: V the model's velocity, J the friction model's Jacobian at (q, V), r the term
+    eps^(K+1) h^(K+1) of the series of order K + 1 relative to the samples' largest |u|, |V|."""
+    chain = nh.systems.knife_edge_chain(3)
+    eps, n = 0.05, chain.n
+    rng = np.random.default_rng(1)
+    Q = rng.uniform(-0.5, 0.5, (4, n))
+    QU = np.array([np.r_[q, chain.project(q, rng.uniform(-1, 1, n))] for q in Q])
+    t = np.linspace(0.0, 1.0, 4)
+    model = chain.reduced(eps, order=order)
+    p = chain.param_vector()
+    V, J, r = nh._core.reduced_validity(chain.friction(eps).core, chain.core, order, eps, t, QU, p,
+                                        nh.models.reduced.compiled_slip(chain, order + 1))
+    np.testing.assert_allclose(V, model.velocity(t, QU.T).T, rtol=1e-12, atol=1e-14)
+    friction = chain.friction(eps)
+    for i in range(len(t)):
+        np.testing.assert_allclose(J[i], friction.core.jacobian(t[i], np.r_[QU[i, :n], V[i]],
+                                                                  friction.param_vector()), rtol=1e-12, atol=1e-12)
+    series = np.array([chain.slip(q, u, order=order + 1, t=ti)[order] for q, u, ti in zip(QU[:, :n], QU[:, n:], t)])
+    scale = max(np.abs(QU[:, n:]).max(), np.abs(V).max())
+    np.testing.assert_allclose(r, eps ** (order + 1) * np.abs(series).max(axis=1) / scale, rtol=1e-9)
+    with pytest.raises(ValueError, match="qu"):
+        nh._core.reduced_validity(friction.core, chain.core, order, eps, t, QU[:, :n], p)

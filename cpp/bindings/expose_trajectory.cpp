@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "bindings.hpp"
+#include "nonholo/slow_manifold_validity.hpp"
 #include "nonholo/trajectory.hpp"
 
 using namespace nonholo;
@@ -28,6 +29,30 @@ Array times(const py::handle& t, py::ssize_t n_t) {
 }  // namespace
 
 void expose_trajectory(py::module_& m) {
+  m.def("reduced_validity", [](const Model& friction, const MechanicalSystem& sys, int order, double eps,
+                               py::handle t, py::handle qu, py::handle p, const CompiledSlip* next) {
+    Array QU = samples(qu, 2 * sys.n(), "qu");
+    if (QU.shape(1) != 2 * sys.n()) throw py::value_error("qu must have shape (n_t, " + std::to_string(2 * sys.n()) + ")");
+    const auto n_t = QU.shape(0);
+    Array T = times(t, n_t);
+    auto pv = as_vector(p, sys.n_params(), "params");
+    const auto n = static_cast<py::ssize_t>(sys.n());
+    // each J_i column-major, as Model::jacobian writes it: strides make it the matrix J_i itself
+    const auto size = static_cast<py::ssize_t>(sizeof(double));
+    py::array_t<double> V({n_t, n}), r(n_t);
+    py::array_t<double> J({n_t, 2 * n, 2 * n}, {4 * n * n * size, size, 2 * n * size});
+    double *v = V.mutable_data(), *d = J.mutable_data(), *rr = r.mutable_data();
+    {
+      py::gil_scoped_release release;
+      reduced_validity(friction, sys, next, order, eps, static_cast<int>(n_t), T.data(), QU.data(), pv.data(), v, d,
+                       rr);
+    }
+    return py::make_tuple(V, J, r);
+  }, py::arg("friction"), py::arg("system"), py::arg("order"), py::arg("eps"), py::arg("t"), py::arg("qu"),
+     py::arg("params"), py::arg("next") = nullptr,
+     "(V, J, r) of a reduced model of this order at the samples qu = [q, u] (time-major, shape (n_t, 2n)): "
+     "its velocity, the friction model's Jacobian there (n_t, 2n, 2n) and the first dropped term relative to the samples' "
+     "largest velocity (nonholo/slow_manifold_validity.hpp); `next` a CompiledSlip of order + 1, else Taylor mode.");
   m.def("slow_manifold_velocity", [](const MechanicalSystem& sys, int order, double eps, py::handle t, py::handle y,
                                      py::handle p, const CompiledSlip* compiled) {
     if (compiled != nullptr && (compiled->order() != order || &compiled->system() != &sys))

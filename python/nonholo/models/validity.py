@@ -88,30 +88,38 @@ class ValidityEstimate:
 def scale_separation(system, eps: float, t, Y, params=None) -> np.ndarray:
     """delta at time-major states Y (n_t, 2n) = (q, v) of the friction model (v on its slow
     manifold, e.g. a reduced model's ``velocity``), at times t (n_t,)."""
-    friction = system.friction(eps)
-    k = system.k
-    p = friction.param_vector({**(params or {}), "eps": eps})
-    J = np.array([friction.core.jacobian(float(ti), y, p) for ti, y in zip(t, Y)])
+    Y = np.asarray(Y, dtype=float)
+    return _evaluate(system, eps, 0, t, Y, system.param_vector(params))[1]
+
+
+def _gap(J: np.ndarray, k: int) -> np.ndarray:
+    """|lambda_(k+1)| / |lambda_k| of each Jacobian of the stack J (n_t, 2n, 2n), moduli decreasing."""
     moduli = -np.sort(-np.abs(np.linalg.eigvals(J)), axis=1)  # descending, one row per state
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(moduli[:, k - 1] > 0, moduli[:, k] / moduli[:, k - 1], np.inf)
 
 
-def next_term(system, eps: float, order: int, t, Q, U, V, params=None) -> np.ndarray:
+def next_term(system, eps: float, order: int, t, Q, U, V=None, params=None) -> np.ndarray:
     """r = max |eps^(K+1) h^(K+1)| at time-major samples Q, U (n_t, n), relative to the largest
-    |u|, |V| over all the samples, with V the velocity of order K there (u + sum_{k<=K} eps^k
-    h^(k)): the series of order K + 1 less V."""
+    |u|, |v| over all the samples, v the velocity of order K there (u + sum_{k<=K} eps^k h^(k),
+    computed here from the same series; ``V`` is accepted for compatibility and not needed)."""
+    return _evaluate(system, eps, order, t, np.hstack([Q, U]), system.param_vector(params))[2]
+
+
+def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p) -> tuple:
+    """(V, delta, r) at the samples QU = [q, u] (n_t, 2n): one pass in C++
+    (``_core.reduced_validity``: the coefficients h^(1..K+1) once per sample, from the compiled
+    series of order K + 1, traced once per system and order as the models of that order, or Taylor
+    mode; the friction model's Jacobian at (q, V)), then the eigenvalues by LAPACK."""
     from .. import _core
     from .reduced import compiled_slip  # reduced imports this module's users: late
 
-    p = system.param_vector(params)
-    # the compiled series of order K + 1 (traced once per system and order, as the models of that order)
-    V_next = _core.slow_manifold_velocity(system.core, order + 1, eps, t, np.hstack([Q, U]), p,
-                                          compiled_slip(system, order + 1))
-    # relative to the run's velocity scale (u, or the kept series where u vanishes: at rest under a
-    # force), the largest over the samples: a velocity passing through zero is no relative error
-    scale = max(float(np.abs(U).max(initial=0.0)), float(np.abs(V).max(initial=0.0)))
-    return np.abs(V_next - V).max(axis=1) / scale if scale > 0 else np.zeros(len(Q))
+    friction = system.__dict__.get("_validity_friction")
+    if friction is None:  # the friction model's core takes eps as a parameter: one per system
+        friction = system.__dict__["_validity_friction"] = system.friction(eps).core
+    V, J, r = _core.reduced_validity(friction, system.core, order, float(eps), np.asarray(t, dtype=float), QU,
+                                     p, compiled_slip(system, order + 1))
+    return V, _gap(J, system.k), r
 
 
 def estimate(result, y0=None, samples: int | None = None) -> ValidityEstimate | None:
@@ -140,10 +148,13 @@ def estimate(result, y0=None, samples: int | None = None) -> ValidityEstimate | 
     params = dict(result.params)
     eps = float(params.pop("eps", model.eps))
     p = model.param_vector({**params, "eps": eps})
-    V = model._velocity(t, Y, p, result._frame_switches)
-    U = Y[:, n: 2 * n] if model.frame is None else model.frame_velocities(t, Y, p, result._frame_switches)
-    return ValidityEstimate(t, scale_separation(model.system, eps, t, np.hstack([Y[:, :n], V]), params),
-                            next_term(model.system, eps, model.order, t, Y[:, :n], U, V, params))
+    n_sys = len(model.system.parameters)
+    if model.frame is None:
+        QU = np.ascontiguousarray(Y[:, : 2 * n])
+    else:
+        QU = np.hstack([Y[:, :n], model.frame_velocities(t, Y, p, result._frame_switches)])
+    _, delta, r = _evaluate(model.system, eps, model.order, t, QU, p[:n_sys])
+    return ValidityEstimate(t, delta, r)
 
 
 def sample_indices(count: int, samples: int | None = None) -> np.ndarray:

@@ -1,0 +1,28 @@
+// Where a reduced model is valid (python/nonholo/models/validity.py): what the spectral gap delta
+// of the friction model needs (its Jacobian on the slow manifold) and the size r of the first term
+// the truncation drops, at the sampled states of a run, in one pass in C++ (one workspace for all
+// samples, one evaluation of the series per sample, no Python per sample). The eigenvalues are
+// left to LAPACK (numpy), which balances the matrix first: Eigen's unbalanced QR put the zero
+// eigenvalues of a nilpotent slow flow at 1e-8 of the fast ones, LAPACK's at round-off.
+#pragma once
+
+#include "nonholo/model.hpp"
+#include "nonholo/slow_manifold_graph.hpp"
+
+namespace nonholo {
+
+// At time-major samples (t_i, q_i, u_i), i < n_t (QU: n_t x 2n, row i = [q_i, u_i]), of a reduced
+// model of order K = `order` with slip eps, and with the coefficients h^(1..K+1) from `next` (a
+// CompiledSlip of order K + 1 of the system) or by Taylor mode when null:
+//   V_i     = u_i + sum_{k<=K} eps^k h^(k)(t_i, q_i, u_i), the model's velocity (n_t x n);
+//   J_i     = the friction model's Jacobian at (t_i, q_i, V_i), 2n x 2n, column-major
+//             (Model::jacobian's layout);
+//   r_i     = max |eps^(K+1) h^(K+1)(t_i, q_i, u_i)| / max_j max(|u_j|, |V_j|) (0 where that
+//             scale is 0).
+// `friction` is the system's friction model (parameters: the system's, then eps); p holds the
+// system's parameters.
+void reduced_validity(const Model& friction, const MechanicalSystem& sys, const CompiledSlip* next, int order,
+                      double eps, int n_t, const double* t, const double* QU, const double* p, double* V,
+                      double* J, double* r);
+
+}  // namespace nonholo
