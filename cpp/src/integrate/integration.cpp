@@ -84,9 +84,9 @@ void Integration::setup(const std::vector<double>& y0) {
     std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
   }
 
-  // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, with drift control after its
-  // steps) for the others when the run has no events, sensitivities or dense output; else BDF for
-  // unit-norm groups (kept by projection, BDF only) and for constrained models with sensitivities
+  // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, tighter on long runs:
+  // kAutoTightenSteps; with drift control after its steps) for the others when the run has no
+  // events, sensitivities or dense output; else BDF for unit-norm groups (kept by projection, BDF only) and for constrained models with sensitivities
   // (those of the projected trajectory), and Adams otherwise, with drift control by projection
   // (kDriftTol) and a switch to BDF if the run turns out stiff (with sensitivities too: BDF's
   // start from the sensitivities Adams reached, restart()).
@@ -350,7 +350,7 @@ void Integration::collect_stats() {
 
 bool Integration::run_explicit_until_stiff() {
   const std::vector<double> y = run_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, opt_, interrupted_, out_,
-                                           kAutoExplicitTolerance, true);
+                                           kAutoExplicitTolerance, true, kAutoTightenSteps);
   if (y.empty()) return false;
   const double t = out_.t_last;
   std::copy(y.begin(), y.end(), N_VGetArrayPointer(y_.get()));
