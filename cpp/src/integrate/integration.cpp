@@ -86,10 +86,11 @@ void Integration::setup(const std::vector<double>& y0) {
 
   // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, tighter on long runs:
   // kAutoTightenSteps; with drift control after its steps) for the others when the run has no
-  // events, sensitivities or dense output; else BDF for unit-norm groups (kept by projection, BDF only) and for constrained models with sensitivities
-  // (those of the projected trajectory), and Adams otherwise, with drift control by projection
-  // (kDriftTol) and a switch to BDF if the run turns out stiff (with sensitivities too: BDF's
-  // start from the sensitivities Adams reached, restart()).
+  // events, sensitivities or dense output; else BDF for unit-norm groups (kept by projection,
+  // BDF only) and for constrained models with sensitivities (those of the projected trajectory),
+  // and Adams otherwise, with drift control by projection (kDriftTol) and a switch to BDF if the
+  // run turns out stiff (with sensitivities too: BDF's start from the sensitivities Adams
+  // reached, restart()).
   const bool sensitivities = !opt_.sensitivities.empty();
   Method method = opt_.method;
   if (method == Method::Auto && !model_.stiff() && problem_.events.empty() && !sensitivities && !opt_.dense_output) {
