@@ -37,7 +37,7 @@ struct ExplicitRkOptions {
   // with `stiff` set and the state in `y_last`, for method "auto" to go on with BDF.
   bool stop_when_stiff = false;
   // Tolerances that tighten with the run's length (0: fixed): after step n > tighten_after,
-  // rtol and atol are multiplied by sqrt(tighten_after / n) (kAutoTightenSteps).
+  // rtol and atol are multiplied by sqrt(tighten_after / n), bounded (kAutoTightenSteps).
   long tighten_after = 0;
 };
 
@@ -45,13 +45,13 @@ struct ExplicitRkOptions {
 // run_dop853's argument). A step's local error is bounded by the tolerance, but a conserved
 // energy drifts by the sum of the steps' errors, which for DOP853 share a sign: ~ n tol after n
 // steps: over t = 1e4 at rtol 1e-8 (DOP853 at a tenth of it) 1e-7 to 8e-7 relative on roller
-// racers, and 1.2e-6 on issue 40's, above the target of 100 rtol. Tolerances times sqrt(N0 / n) after step N0 make the
-// sum grow like N0^(7/16) n^(9/16) (a step's error ~ tol^(7/8) at the step its tolerance allows)
-// for steps (n / N0)^(1/16) shorter. With N0 = 300 runs of up to 300 steps are as before, and over
-// t = 1e4 at rtol 1e-8 (benchmarks/auto_accuracy.py) four roller racers drift 3.4-13x less
-// (1.0e-8 to 5.6e-8) for 1.16-1.36x the steps, the vertical disc 4.1x less for 1.20x. A fixed
-// scale of 0.03 instead of 0.1 cut the same drifts 2-8x for 1.16x the steps of every run, short
-// ones included.
+// racers, and 1.2e-6 on issue 40's, above the target of 100 rtol. Tolerances times sqrt(N0 / n)
+// after step N0 make the sum grow like N0^(7/16) n^(9/16) (a step's error ~ tol^(7/8) at the step its tolerance allows)
+// for steps (n / N0)^(1/16) shorter, down to a tenth of the tolerances and rtol 1e-12 at most
+// (kTightestFactor, kTightestRtol in explicit_rk.cpp). With N0 = 300 runs of up to 300 steps are
+// as before, and over t = 1e4 at rtol 1e-8 (benchmarks/auto_accuracy.py) seven conservative runs
+// drift 3.4-17x less (1.4e-9 to 5.6e-8 relative) for 1.16-1.33x the steps. A fixed scale of 0.03
+// instead of 0.1 cut four racers' drifts 2-8x for 1.16x the steps of every run, short ones included.
 constexpr long kAutoTightenSteps = 300;
 
 struct ExplicitRkOutput {
