@@ -2,8 +2,8 @@
 energy of a conservative system drifts by the sum of the steps' errors, ~ n tol after n steps.
 Auto runs DOP853 at a tenth of the tolerances and, after kAutoTightenSteps = 300 steps, tightens
 them by sqrt(300 / n) (down to a tenth, and to rtol 1e-12): short runs are unchanged, and the drift
-of long runs grows like n^(9/16)
-instead of n (the 10^4-time-unit measurement: benchmarks/auto_accuracy.py)."""
+of long runs grows like n^(9/16) instead of n (the 10^4-time-unit measurement:
+benchmarks/auto_accuracy.py)."""
 
 import numpy as np
 import pytest
