@@ -247,9 +247,10 @@ def simulate(
         - stiff models (friction, stiff forces): BDF with the exact (AD) Jacobian;
         - other models, in runs without events, sensitivities or ``dense_output``: DOP853 at a
           tenth of rtol and atol, tightened by sqrt(300 / n) after its n-th step on runs of more
-          than 300 steps, to a tenth at most and not below rtol 1e-12 (a conserved energy drifts by the sum of the steps' errors: over
-          t = 1e4 at rtol 1e-8, at most 6e-8 relative on the conservative systems of
-          ``benchmarks/auto_accuracy.py``), with drift control after its steps; its few long steps then
+          than 300 steps, to a tenth at most and not below rtol 1e-12 (a conserved energy drifts
+          by the sum of the steps' errors: over t = 1e4 at rtol 1e-8, at most 6e-8 relative on
+          the conservative systems of ``benchmarks/auto_accuracy.py``), with drift control after
+          its steps; its few long steps then
           give a global error at or below that of Adams and BDF at the requested tolerances,
           falling in proportion to rtol (``benchmarks/auto_accuracy.py``). Should the run turn
           out stiff (Hairer's test), it goes on with BDF from there:
