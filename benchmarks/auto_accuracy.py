@@ -10,7 +10,10 @@ Reported: the errors, auto's ratio to the smallest of adams, bdf and dop853 (the
 2), the slope of log(error) against log(rtol) for auto (the target is 0.8 to 1.2), and the steps.
 
 A second table: the relative energy drift |E(T) - E(0)| / |E(0)| over T = 1e4 with the defaults
-(rtol 1e-8) for the conservative sleigh, disc and Chaplygin ball (the target is at most 100 rtol).
+(rtol 1e-8) for conservative systems: the sleigh, the vertical disc, the Chaplygin ball, the rolling
+disc and four roller racers (``nonholo.testing.roller_racer``, no builder of nonholo.systems; the
+target is at most 100 rtol); beside it, DOP853 at auto's tenth of the tolerances without the
+tightening of long runs (kAutoTightenSteps, auto before issue 40), and the ratio of the steps.
 
 Usage: python benchmarks/auto_accuracy.py [--quick] [--markdown PATH]
 """
@@ -26,7 +29,7 @@ from cli import emit, repeats_and_output
 from nonholo.builders.bodies import quaternion_from_euler
 from nonholo.builders.contact import rolling_state
 from nonholo.systems.rattleback import kane_levinson_state
-from nonholo.testing import loglog_slope
+from nonholo.testing import loglog_slope, roller_racer
 
 RTOLS = (1e-6, 1e-8, 1e-10)
 METHODS = ("auto", "adams", "bdf", "dop853")
@@ -88,16 +91,35 @@ def accuracy_rows() -> tuple:
     return rows
 
 
+def conservative_cases() -> dict:
+    """name -> (system, y0): the energy table's systems, on the constraint set."""
+    found = {name: cases()[name][:2] for name in ("Chaplygin sleigh", "vertical disc", "Chaplygin ball")}
+    disc = nh.systems.rolling_disc()
+    found["rolling disc"] = (disc, rolling_state(disc, [np.cos(0.15), np.sin(0.15), 0.0, 0.0], [0.0, 6.0, 0.0]))
+    q0 = np.array([0.0, 0.0, 0.0, 0.6])
+    racers = {"roller racer": ({}, [1.0, 0, 0, 0]), "roller racer, turning": ({}, [1.0, 0, 0.3, 0.8]),
+              "roller racer, heavy rear": (dict(m2=2.0, I2=1.0, d2=0.9), [1.0, 0, 0, 0]),
+              "roller racer, light rear": (dict(m2=0.2, I2=0.05, d1=0.5, d2=0.3), [1.0, 0, 0.5, 0])}
+    for name, (parameters, v) in racers.items():
+        racer = roller_racer(**parameters)
+        found[name] = (racer, on_constraints(racer, q0, v))
+    return found
+
+
 def energy_rows(T: float = 1e4, rtol: float = 1e-8) -> list:
     rows = ["", f"Relative energy drift over t in [0, {T:g}] with the defaults (rtol {rtol:g}); "
-            f"target <= {100 * rtol:g}:",
-            "", "| system | drift | method | steps |", "|---|---|---|---|"]
-    for name in ("Chaplygin sleigh", "vertical disc", "Chaplygin ball"):
-        system, y0, _ = cases()[name]
-        y, result = final_state(system.nonholonomic(), y0, T, rtol=rtol, atol=rtol / 100)
-        n = system.n
-        E0, E = system.energy(y0[:n], y0[n:]), system.energy(y[:n], y[n:])
-        rows.append(f"| {name} | {abs(E - E0) / abs(E0):.2e} | {result.method} | {result.stats['n_steps']} |")
+            f"target <= {100 * rtol:g}; beside it DOP853 at a tenth of the tolerances, never tightened:",
+            "", "| system | drift | method | steps | drift, DOP853 at rtol / 10 | its steps | steps / its steps |",
+            "|---|---|---|---|---|---|---|"]
+    for name, (system, y0) in conservative_cases().items():
+        model, n = system.nonholonomic(), system.n
+        y, result = final_state(model, y0, T, rtol=rtol, atol=rtol / 100)
+        y_fixed, fixed = final_state(model, y0, T, rtol=rtol * 0.1, atol=rtol / 100 * 0.1, method="dop853")
+        E0 = system.energy(y0[:n], y0[n:])
+        drift, drift_fixed = (abs(system.energy(z[:n], z[n:]) - E0) / abs(E0) for z in (y, y_fixed))
+        steps, steps_fixed = result.stats["n_steps"], fixed.stats["n_steps"]
+        rows.append(f"| {name} | {drift:.2e} | {result.method} | {steps} | {drift_fixed:.2e} | {steps_fixed} | "
+                    f"{steps / steps_fixed:.2f} |")
     return rows
 
 

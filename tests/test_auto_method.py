@@ -1,6 +1,6 @@
 """method="auto": DOP853 at a tenth of the tolerances for non-stiff runs, with drift control after
 its steps and a switch to BDF when Hairer's test finds the run stiff; Adams (with drift control by
-projection and restart, and the same switch, like LSODA) for runs with events or dense output;
+projection, tests/test_drift_adams.py, and the same switch, like LSODA) for runs with events or dense output;
 BDF for stiff models. Accuracy first: auto's global error is at most that of Adams, BDF and
 DOP853 at the same tolerances, and falls in proportion to rtol."""
 
@@ -112,17 +112,6 @@ def test_sleigh_residual_stays_below_rtol_over_ten_thousand_time_units(sleigh):
     assert sol.success and sol.constraint_residual().max() < 1e-9
     assert sol.method.startswith("dop853->bdf") and sol.method.endswith("(stiff)")
     assert sol.stats["n_proj"] > 0 and sol.stats["n_steps"] < 1000
-
-
-def test_adams_drift_control_restarts_from_the_projected_state(sleigh):
-    """method="adams" never switches; its drift control projects and restarts, which keeps the
-    residual below the uncontrolled run's (2e-8 after 10^3 time units)."""
-    model = sleigh.nonholonomic()
-    controlled = nh.simulate(model, (0, 1e3), SLEIGH_Y0, method="adams")
-    free = nh.simulate(model, (0, 1e3), SLEIGH_Y0, method="adams", drift_control=False)
-    assert controlled.method == "adams" and free.method == "adams"
-    assert controlled.stats["n_restarts"] > 0 and free.stats["n_restarts"] == 0
-    assert controlled.constraint_residual().max() < 1e-8 < free.constraint_residual().max()
 
 
 def test_auto_switches_to_bdf_on_a_stiff_spring(spring):

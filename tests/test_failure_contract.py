@@ -11,20 +11,7 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
-
-
-def roller_racer(m1=1.0, I1=0.5, m2=0.6, I2=0.2, d1=0.8, d2=0.5, k=0.0):
-    """Two planar bodies joined at a free joint (angle psi), each on an axle that cannot slip
-    sideways (Krishnaprasad and Tsakiris' roller racer), in plain SymPy: no test names it."""
-    x, y, th, ps = sp.symbols("x y theta psi")
-    M1, J1, M2, J2, D1, D2, K = sp.symbols("m1 I1 m2 I2 d1 d2 k", positive=True)
-    q = [x, y, th, ps]
-    c2 = sp.Matrix([x + D1 * sp.cos(th) + D2 * sp.cos(th + ps), y + D1 * sp.sin(th) + D2 * sp.sin(th + ps)])
-    J = c2.jacobian(q)
-    G = sp.diag(M1, M1, J1, 0) + M2 * J.T * J + J2 * sp.Matrix([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]])
-    A = sp.Matrix([[-sp.sin(th), sp.cos(th), 0, 0], list(sp.Matrix([[-sp.sin(th + ps), sp.cos(th + ps)]]) * J)])
-    return nh.System(q, sp.simplify(G), potential=K * ps**2 / 2, constraints=A,
-                     parameters={M1: m1, J1: I1, M2: m2, J2: I2, D1: d1, D2: d2, K: k}, name="roller racer")
+from nonholo.testing import roller_racer
 
 
 RACER = roller_racer()

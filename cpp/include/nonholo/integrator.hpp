@@ -1,7 +1,7 @@
 // Integration of a Model with CVODE: BDF with the dense AD Jacobian for stiff models, Adams
 // with fixed-point iteration for smooth ones (switching to BDF if the run turns out stiff),
 // drift control of A v = b for constrained models (projection with BDF, as CVODE provides it;
-// with Adams a projection and a restart when the residual exceeds rtol / 10), events by root finding, output at
+// with Adams a projection of the state and its history when the residual exceeds rtol / 10), events by root finding, output at
 // requested times by CVODE's interpolation, and failures reported as a status with the time reached.
 #pragma once
 
@@ -28,8 +28,8 @@ struct SensitivitySpec {
 };
 
 // Drift control: a constrained state is projected back onto A v = b when the relative residual
-// |A v - b| / (|A| |v| + |b|) exceeds kDriftTol rtol after a step (Adams: a restart, see
-// cpp/src/integrate/method_control.hpp; DOP853: in place), and a unit-norm group is rescaled when
+// |A v - b| / (|A| |v| + |b|) exceeds kDriftTol rtol after a step (Adams: with CVODE's history,
+// see cpp/src/integrate/method_control.hpp; DOP853: in place), and a unit-norm group is rescaled when
 // | |q_g| - 1 | does (DOP853; BDF rescales after every step by CVODE's projection).
 constexpr double kDriftTol = 0.1;
 
@@ -41,7 +41,7 @@ struct IntegrationOptions {
   double first_step = 0.0;   // 0: CVODE's estimate
   long max_steps = 500000;   // over the whole integration
   double max_wall_time = 0.0;  // seconds, 0: unbounded
-  bool project = true;       // drift control on constrained models (BDF: projection, Adams: restarts)
+  bool project = true;       // drift control on constrained models (projection after steps)
   bool dense_output = false; // keep CVODE's interpolant of every step (SimulationOutput::dense)
   // Model::check_state at (t0, y0) before the run; false when the caller has just done it on
   // the same state (the Python API: simulate and simulate_many check y0 first), as it costs a
@@ -113,7 +113,7 @@ struct SimulationOutput {
   // on with BDF from t_switch (NaN without a switch).
   std::string method;
   double t_switch = std::numeric_limits<double>::quiet_NaN();
-  long n_restarts = 0;  // fresh CVODE starts after the first (Adams' drift control, the switch)
+  long n_restarts = 0;  // fresh CVODE starts after the first (the switch, a frame re-split)
   // Frames re-chosen during the run (Model::frame_check): the times and the new descriptions
   // (solved coordinates). An output at time t is in the frame of the last switch strictly
   // before t (in the direction of integration), the model's own before the first.

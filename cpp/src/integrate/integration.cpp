@@ -84,12 +84,13 @@ void Integration::setup(const std::vector<double>& y0) {
     std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
   }
 
-  // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, with drift control after its
-  // steps) for the others when the run has no events, sensitivities or dense output; else BDF for
-  // unit-norm groups (kept by projection, BDF only) and for constrained models with sensitivities
-  // (those of the projected trajectory), and Adams otherwise, with drift control by restarts
-  // (kDriftTol) and a switch to BDF if the run turns out stiff (with sensitivities too: BDF's
-  // start from the sensitivities Adams reached, restart()).
+  // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, tighter on long runs:
+  // kAutoTightenSteps; with drift control after its steps) for the others when the run has no
+  // events, sensitivities or dense output; else BDF for unit-norm groups (kept by projection,
+  // BDF only) and for constrained models with sensitivities (those of the projected trajectory),
+  // and Adams otherwise, with drift control by projection (kDriftTol) and a switch to BDF if the
+  // run turns out stiff (with sensitivities too: BDF's start from the sensitivities Adams
+  // reached, restart()).
   const bool sensitivities = !opt_.sensitivities.empty();
   Method method = opt_.method;
   if (method == Method::Auto && !model_.stiff() && problem_.events.empty() && !sensitivities && !opt_.dense_output) {
@@ -342,14 +343,15 @@ void Integration::collect_stats() {
   o.n_root_evals += s.n_root_evals;
   o.n_lin_setups += s.n_lin_setups;
   o.n_jac += s.n_jac;
-  o.n_proj += s.n_proj;
+  o.n_proj += s.n_proj + history_projections_;
+  history_projections_ = 0;
   o.last_order = s.last_order;
   o.last_step = s.last_step;
 }
 
 bool Integration::run_explicit_until_stiff() {
   const std::vector<double> y = run_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, opt_, interrupted_, out_,
-                                           kAutoExplicitTolerance, true);
+                                           kAutoExplicitTolerance, true, kAutoTightenSteps);
   if (y.empty()) return false;
   const double t = out_.t_last;
   std::copy(y.begin(), y.end(), N_VGetArrayPointer(y_.get()));
@@ -391,9 +393,13 @@ SimulationOutput Integration::run() {
     ++steps_since_restart_;
     if (flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
       const bool stiff = may_switch_ && adams_is_stiff(t);
-      // Adams restarts at most every kMinRestartSteps steps: the drift never makes "auto" switch
-      // to BDF (whose error constants are larger and which damps energy)
-      const bool drift = !stiff && watch_drift_ && steps_since_restart_ >= kMinRestartSteps && drifted(t, y);
+      // Adams' drift control projects in place (its history goes on: project_adams_history); a
+      // restart only where CVODE's history is out of reach, at most every kMinRestartSteps steps.
+      // The drift never makes "auto" switch to BDF (whose error constants are larger and which
+      // damps energy).
+      bool drift = false;
+      if (!stiff && watch_drift_ && drifted(t, y) && !project_adams_history(t))
+        drift = steps_since_restart_ >= kMinRestartSteps;
       if (stiff || drift) {
         // the step as taken (dense output), then a fresh start from it, projected after a drift
         if (opt_.dense_output) record_dense_step();

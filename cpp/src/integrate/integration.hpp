@@ -81,6 +81,10 @@ class Integration {
   bool drifted(double t, const double* y);
   // Projects y_ onto the constraint set (G-orthogonally, velocities only).
   void project_state(double t);
+  // Adams' drift control without a restart: y_ projected and CVODE's Nordsieck array moved with
+  // it (its first column, the solution; the derivative history is kept). False, with nothing
+  // changed, when that column is out of reach (then a restart projects).
+  bool project_adams_history(double t);
   // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
   // The frame watch after a step (Model::frame_check): false when the run must stop (fail()
@@ -139,6 +143,7 @@ class Integration {
   sun::VectorPtr stiff_scratch_[4];
   std::vector<double> corr_stiff_;
   long steps_since_restart_ = 0;
+  long history_projections_ = 0;  // project_adams_history's, counted in stats n_proj
   std::vector<double> corr_;
   std::vector<double> resplit_state_;  // the state mapped to a new frame (watch_frame)
   std::vector<double> switch_sensitivities_;  // at a switch to BDF: the sensitivities Adams reached

@@ -101,6 +101,29 @@ void Integration::project_state(double t) {
   for (int i = 0; i < n_; ++i) y[i] += corr_[i];
 }
 
+// Adams' history is the solution y_n and the past right-hand sides: CVODE's Nordsieck array
+// holds z_0 = y_n and z_j = h^j p^(j)(t_n) / j! of the polynomial p through y_n whose derivative
+// interpolates h f_n, h f_(n-1), ... So a projection y_n + d that keeps the history moves z_0
+// alone, and the next step starts from the projected state at its order and step size. (CVODE's
+// own projection, BDF's, moves every column by p_j d, since BDF's history is the past solutions;
+// it refuses Adams.) z_0 is CVODE's to a nonlinear solver (CVodeGetNonlinearSystemData's ypred,
+// between steps the solution just returned); it is moved only if it equals y_n bit for bit.
+bool Integration::project_adams_history(double t) {
+  sun::real tn = 0.0, gamma = 0.0, rl1 = 0.0;
+  N_Vector z0 = nullptr, yn = nullptr, fn = nullptr, z1 = nullptr;
+  void* user_data = nullptr;
+  if (CVodeGetNonlinearSystemData(mem(), &tn, &z0, &yn, &fn, &gamma, &rl1, &z1, &user_data) != CV_SUCCESS ||
+      z0 == nullptr || tn != t)
+    return false;
+  double* z = N_VGetArrayPointer(z0);
+  double* y = N_VGetArrayPointer(y_.get());
+  if (z == nullptr || !std::equal(y, y + n_, z)) return false;
+  project_state(t);
+  std::copy(y, y + n_, z);
+  ++history_projections_;
+  return true;
+}
+
 // CVODE starts Adams at order 1 with the step of its estimate (cvHin: the local error h^2/2
 // |y''|_wrms of order 1 at one, with the bias 1/2, from up to four extra right-hand sides at
 // finite-difference points). A restart after a drift has that second derivative already: the

@@ -27,11 +27,14 @@ inline double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n
 constexpr int kSecondOrderMinCoordinates = 8;
 // Adams' drift control (CVODE projects only with BDF): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
-// the state is projected onto the constraint set and Adams restarts there (a fresh CVODE
-// instance), at most every kMinRestartSteps steps (a run that drifts by about the tolerance every
-// step would otherwise restart more than it steps). "auto" once went on with BDF when a restart
-// came sooner; it no longer does: BDF's global error was 10-35x Adams' at equal tolerances
-// (benchmarks/auto_accuracy.py). A stabilized right-hand side (Ascher-Chin-Reich,
+// the state is projected onto the constraint set together with CVODE's Nordsieck array, whose
+// Adams history (the past right-hand sides) stays as it is (project_adams_history): no restart.
+// Restarts (a fresh CVODE instance at order 1) dropped that history and cost the roller racer
+// 4.3x the steps of an uncontrolled run at rtol 1e-10 (1,787 steps, 83 restarts); they remain
+// only for a CVODE whose array is out of reach, at most every kMinRestartSteps steps (a run that
+// drifts by about the tolerance every step would otherwise restart more than it steps). "auto"
+// once went on with BDF when a restart came sooner; it no longer does: BDF's global error was
+// 10-35x Adams' at equal tolerances (benchmarks/auto_accuracy.py). A stabilized right-hand side (Ascher-Chin-Reich,
 // y' = f - gamma F (A v - b)) was measured and rejected: on the sleigh at rtol 1e-8 it leaves
 // ~1e-8 of residual in the transient for any gamma h in [0.1, 1] (a step's own defect is ~1e-9)
 // and its fixed mode -gamma holds Adams' steps (2-10x more steps), or, with gamma = alpha / h,

@@ -15,7 +15,7 @@ from ..system import System
 
 __all__ = [
     "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
-    "loglog_slope", "central_difference", "random_system", "car_with_trailers",
+    "loglog_slope", "central_difference", "random_system", "car_with_trailers", "roller_racer",
 ]
 
 # Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
@@ -184,3 +184,23 @@ def car_with_trailers(trailers: int) -> tuple:
         L += m * (vx ** 2 + vy ** 2) / 2 + J * thd ** 2 / 2
         rows.append([sp.diff(-sp.sin(thi) * vx + sp.cos(thi) * vy, vi) for vi in v])
     return L, q, list(v), sp.Matrix(rows), {"m": 1.0, "J": 0.1, "d": 0.8}
+
+
+def roller_racer(m1: float = 1.0, I1: float = 0.5, m2: float = 0.6, I2: float = 0.2, d1: float = 0.8,
+                 d2: float = 0.5, k: float = 0.0) -> System:
+    """Krishnaprasad and Tsakiris' roller racer in plain SymPy, a conservative system that no
+    builder of ``nonholo.systems`` names (the tests and benchmarks check defaults on it).
+
+    Two planar bodies joined at a free joint (angle psi, a torsion spring k psi^2 / 2), each on
+    an axle that cannot slip sideways: body 1 (mass m1, inertia I1) at (x, y) with heading theta,
+    body 2 (mass m2, inertia I2) centred d2 beyond the joint, which is d1 ahead of body 1.
+    """
+    x, y, th, ps = sp.symbols("x y theta psi")
+    M1, J1, M2, J2, D1, D2, K = sp.symbols("m1 I1 m2 I2 d1 d2 k", positive=True)
+    q = [x, y, th, ps]
+    c2 = sp.Matrix([x + D1 * sp.cos(th) + D2 * sp.cos(th + ps), y + D1 * sp.sin(th) + D2 * sp.sin(th + ps)])
+    J = c2.jacobian(q)
+    G = sp.diag(M1, M1, J1, 0) + M2 * J.T * J + J2 * sp.Matrix([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]])
+    A = sp.Matrix([[-sp.sin(th), sp.cos(th), 0, 0], list(sp.Matrix([[-sp.sin(th + ps), sp.cos(th + ps)]]) * J)])
+    return System(q, sp.simplify(G), potential=K * ps**2 / 2, constraints=A,
+                  parameters={M1: m1, J1: I1, M2: m2, J2: I2, D1: d1, D2: d2, K: k}, name="roller racer")
