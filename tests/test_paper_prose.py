@@ -86,7 +86,7 @@ def check_radius_claims(text: str, radii) -> list:
     say 'only'; sentences tying Table 1 to r = 2.54 cm must give the equivalent r = 1.27 cm reading."""
     wrong = []
     for s in _sentences(text):
-        named = {float(r) for r in re.findall(r"r\s*=\s*([0-9.]+)\s*cm", s)}
+        named = {float(r) for r in re.findall(r"r\s*=\s*([0-9.]+)\$?\s*cm", s)}  # r = 1.27 cm or $r = 1.27$ cm
         if "vakonomic" in s.lower() and named:
             if not {float(r) for r in radii} <= named:
                 wrong.append((s, f"names r = {sorted(named)}, the figures draw {list(radii)}"))
@@ -118,6 +118,9 @@ def test_the_checks_catch_the_old_contradictions():
                                lm.VAK_RADII)
     assert not check_radius_claims("The vakonomic figures are drawn for both r = 1.27 cm and r = 2.54 cm.",
                                    lm.VAK_RADII)
+    assert check_radius_claims("The vakonomic figures use $r = 1.27$ cm (the paper does not say).", lm.VAK_RADII)
+    assert not check_radius_claims("The vakonomic figures are drawn for both $r = 1.27$ cm and $r = 2.54$ cm.",
+                                   lm.VAK_RADII)
     assert check_mode_claims("fits nu and delta (paper-compatible mode, mu = 0)", lm.FIT_MODES, lm.FIT_MODES[0])
     assert not check_mode_claims("the derived one is the headline, the paper-compatible one beside it",
                                  lm.FIT_MODES, lm.FIT_MODES[0])
@@ -145,7 +148,7 @@ def test_lewis_murray_notebook_radii_and_modes():
     assert check_radius_claims(_all_markdown(path), lm.VAK_RADII) == []
     for marker in ('show("lewis_murray_fig11", lm.fig11)',):
         text = _markdown_around(path, marker)
-        assert all(f"r = {r:g} cm" in text for r in lm.VAK_RADII)
+        assert all(re.search(rf"r = {re.escape(f'{r:g}')}\$? cm", text) for r in lm.VAK_RADII)
     fit_text = _markdown_around(path, 'show("lewis_murray_fit"')
     assert check_mode_claims(fit_text, lm.FIT_MODES, lm.FIT_MODES[0]) == []
     assert set(FIT_COLORS) == set(lm.FIT_MODES)
