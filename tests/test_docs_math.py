@@ -1,20 +1,23 @@
 """The guide writes its formulas in TeX (typeset by MathJax), not in ASCII.
 
 The prose of the user pages (docs/*.md and docs/guide/*.md; not the contributing section, and not
-docs/benchmarks.md, which benchmarks/README.template.md generates) is scanned outside code blocks,
-code spans, inline and display math and link targets, for what ASCII mathematics looks like:
+docs/benchmarks.md, which benchmarks/README.template.md generates) and of the tutorials (the Markdown
+cells of notebooks/*.ipynb, each cell on its own; code cells and outputs are not prose) is scanned
+outside code blocks, code spans, inline and display math and link targets, for what ASCII
+mathematics looks like:
 a caret (``h^(2)``, ``G^-1``, ``A^T``, ``eps^2``), a prime on a single letter or a Greek name
 (``G v'``, ``lambda'``), a Greek letter spelled out (``lambda``, ``eps``), ``sqrt``, ``sin``,
 ``cos``, ``d/dt``, ``<=``, ``+-``, subscripts written with an underscore (``theta_k``, ``D_perp``),
 absolute values written with bars outside a table, ``k x k``, an equation of a one-letter symbol
 (``N = 8``, ``b > 0``) and ``O(eps)``; and a ``$`` formula that does not close on its line (the scan
-is by line). Each finding names the page and the line. A second test injects ASCII formulas into
-a page and checks that each is found, and that the same formulas inside code spans and math are
-not.
+is by line). Each finding names the page (or the notebook and its cell) and the line. A second
+test injects ASCII formulas into a page and checks that each is found, and that the same formulas
+inside code spans and math are not; a third puts one into a notebook's Markdown and code cells.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+NOTEBOOKS = ROOT / "notebooks"
 # generated from benchmarks/README.template.md: its prose is checked there, not here
 EXCLUDED = {"benchmarks.md"}
 
@@ -55,6 +59,26 @@ HTML = re.compile(r"<!--.*?-->|<[^>]+>")
 def pages() -> list[Path]:
     found = sorted(p for p in DOCS.glob("*.md") if p.name not in EXCLUDED)
     return found + sorted((DOCS / "guide").glob("*.md"))
+
+
+def notebooks() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def markdown_cells(notebook: dict) -> list[tuple[int, str]]:
+    """(index, source) of the Markdown cells of a notebook read as JSON (nbformat 4)."""
+    found = []
+    for index, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] == "markdown":
+            source = cell["source"]
+            found.append((index, source if isinstance(source, str) else "".join(source)))
+    return found
+
+
+def notebook_ascii_formulas(notebook: dict) -> list[tuple[int, int, str, str]]:
+    """(cell, line in the cell, what, the matched text) of every ASCII formula in the Markdown cells."""
+    return [(index, n, what, hit) for index, source in markdown_cells(notebook)
+            for n, what, hit in ascii_formulas(source)]
 
 
 def prose_lines(text: str) -> list[tuple[int, str]]:
@@ -111,6 +135,39 @@ def test_no_ascii_formulas_in_prose(page):
     report = "\n".join(f"{page.relative_to(ROOT)}:{n}: {what} {hit!r} in: {lines[n - 1].strip()[:120]}"
                        for n, what, hit in found)
     assert not found, f"ASCII formulas in the prose (write them as $...$ TeX):\n{report}"
+
+
+@pytest.mark.parametrize("notebook", notebooks(), ids=lambda p: p.name)
+def test_no_ascii_formulas_in_notebook_prose(notebook):
+    data = json.loads(notebook.read_text())
+    sources = dict(markdown_cells(data))
+    found = notebook_ascii_formulas(data)
+    report = "\n".join(f"{notebook.relative_to(ROOT)}: cell {cell}, line {n}: {what} {hit!r} in: "
+                       f"{sources[cell].splitlines()[n - 1].strip()[:120]}" for cell, n, what, hit in found)
+    assert not found, f"ASCII formulas in the Markdown cells (write them as $...$ TeX):\n{report}"
+
+
+def test_notebooks_are_found():
+    names = {p.name for p in notebooks()}
+    assert len(names) >= 12
+    assert {"quickstart.ipynb", "eldering_2016.ipynb", "gzenda_chhabra.ipynb", "lewis_murray_1995.ipynb",
+            "choosing_a_model_and_method.ipynb", "your_own_system.ipynb"} <= names
+
+
+def test_an_ascii_formula_in_a_notebook_is_found_in_markdown_only():
+    """A formula put into a Markdown cell is found, with its cell and line; in a code cell it is not."""
+    data = json.loads((NOTEBOOKS / "eldering_2016.ipynb").read_text())
+    formula = "with x' = R cos(theta) phi' and eps <= 1e-3"
+    code = next(i for i, c in enumerate(data["cells"]) if c["cell_type"] == "code")
+    data["cells"][code]["source"] = ["# " + formula + "\n", "x = 1  # h^(2)"]
+    assert notebook_ascii_formulas(data) == []
+    markdown, source = markdown_cells(data)[-1]
+    data["cells"][markdown]["source"] = source + "\n\nIn the prose, " + formula + "."
+    found = notebook_ascii_formulas(data)
+    line = source.count("\n") + 3
+    assert found and {(cell, n) for cell, n, _, _ in found} == {(markdown, line)}
+    assert {what for _, _, what, _ in found} >= {"prime (derivative)", "function written in ASCII",
+                                                "Greek letter spelled out", "comparison in ASCII"}
 
 
 def test_pages_are_found():
