@@ -167,12 +167,19 @@ def test_wall_time_limit(sleigh):
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to the own process")
 def test_ctrl_c_interrupts_a_long_run(sleigh):
-    # the run would take hours: only the interrupt can end it, and it ends as KeyboardInterrupt
+    # the run would take hours: only the interrupt can end it, and it ends as KeyboardInterrupt (a
+    # run the interrupt missed stops at max_wall_time and fails the test instead of hanging it).
+    # Ctrl-C as in a terminal: a process started in the background of a script ignores SIGINT.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        nh.simulate(sleigh.nonholonomic(), (0, 1e9), Y0, method="adams", drift_control=False,
-                    rtol=1e-13, atol=1e-15, max_steps=10**10)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            nh.simulate(sleigh.nonholonomic(), (0, 1e9), Y0, method="adams", drift_control=False,
+                        rtol=1e-13, atol=1e-15, max_steps=10**10, max_wall_time=120)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_event_function_that_raises_fails_cleanly(sleigh):
