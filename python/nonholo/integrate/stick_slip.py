@@ -126,9 +126,8 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
             else:
                 events.append(_Event(lambda tt, yy, c=c: float(model.slips(tt, yy)[c] @ directions[c])))
             owners.append(c)
-        phase_eval = None if times is None else times[(times > t) & (times <= tf)]
-        if times is not None and t == t0:
-            phase_eval = times[(times >= t) & (times <= tf)]
+        # a phase stores the requested times after its start (the first phase also its start)
+        phase_eval = None if times is None else times[((times > t) | (t == t0) & (times == t)) & (times <= tf)]
         run = simulate(mode, (t, tf), y, t_eval=phase_eval, events=events, rtol=rtol, atol=atol, params=run_params,
                        **options)
         result.phases.append(run)

@@ -72,24 +72,26 @@ class StickSlipModel:
         return self._modes[stuck]
 
     def _build(self, stuck: tuple):
-        from ..system.law_realization import rows_replaced
+        from ..system.law_realization import contact_force, rows_replaced
 
         system = self.system
         keep = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group]
-        sliding = [c for c in range(len(self.contacts)) if not stuck[c]]
-        A, b = sp.Matrix(system.constraints), sp.Matrix(system.affine)
-        slip = A * sp.Matrix(system.velocities) - b
         eta = sp.Symbol("slide_eta")
-        force = sp.zeros(system.n, 1)
         parameters = {eta: 0.0}
-        for c in sliding:
-            group = self.contacts[c]
+        sliding = {}
+        for c, group in enumerate(self.contacts):
+            if stuck[c]:
+                continue
             d = [sp.Symbol(f"slide_{c}_{i}") for i in range(len(group))]
             parameters.update({x: 0.0 for x in d})
-            shifted = [slip[i] + eta * d[j] for j, i in enumerate(group)]
-            norm = sp.sqrt(sum(x**2 for x in shifted))
-            z = sp.Matrix([-self.mu_k * self.normal[c] * x / norm for x in shifted])
-            force += A.extract(group, list(range(system.n))).T * z
+
+            def kinetic(s, c=c, d=d):  # -mu_k N (s + eta d) / |s + eta d|
+                shifted = [x + eta * dx for x, dx in zip(s, d)]
+                norm = sp.sqrt(sum(x**2 for x in shifted))
+                return [-self.mu_k * self.normal[c] * x / norm for x in shifted]
+
+            sliding[c] = (group, kinetic)
+        force = contact_force(system, sliding)
         label = "".join("S" if s else "L" for s in stuck)  # stuck / sliding (loose) per contact
         model_system = rows_replaced(system, keep, force, parameters=parameters,
                                      name=f"{system.name} (stick-slip mode {label})")

@@ -21,7 +21,7 @@ from ..expressions.laws import Law, Viscous
 from ..expressions.parsing import to_sympy
 from .arguments import contacts_argument
 
-__all__ = ["contact_rows", "realized_by"]
+__all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced"]
 
 
 def contact_rows(system, contacts, law: Law | None) -> list:
@@ -65,13 +65,21 @@ def realized_by(system, law: Law, normal=None, speed=None, contacts=None):
                          "coordinates and velocities, or one per contact)")
     loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
-    A, b = sp.Matrix(system.constraints), sp.Matrix(system.affine)
-    slip = A * sp.Matrix(system.velocities) - b
-    force = sp.zeros(system.n, 1)
-    for group, N, V in zip(groups, loads, speeds):
-        z = law.for_rows(len(group)).force([slip[i] for i in group], N, V)
-        force += A.extract(group, list(range(system.n))).T * z
+    laws = {c: law.for_rows(len(group)) for c, group in enumerate(groups)}
+    force = contact_force(system, {c: (groups[c], lambda s, c=c: laws[c].force(s, loads[c], speeds[c]))
+                                   for c in range(len(groups))})
     return rows_replaced(system, [], force, name=f"{system.name} ({law.name} friction)")
+
+
+def contact_force(system, contacts: dict) -> sp.Matrix:
+    """The generalized force sum_c A_c^T z_c(s_c) of the contacts {c: (rows, z)}, with z a function
+    of the contact's slip s_c = (A v - b)_c (a list of expressions) giving its force."""
+    A = sp.Matrix(system.constraints)
+    slip = A * sp.Matrix(system.velocities) - sp.Matrix(system.affine)
+    force = sp.zeros(system.n, 1)
+    for rows, z in contacts.values():
+        force += A.extract(rows, list(range(system.n))).T * sp.Matrix(z([slip[i] for i in rows]))
+    return force
 
 
 def rows_replaced(system, keep: list, force, parameters=None, name: str | None = None):
