@@ -19,7 +19,9 @@ from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
+from ..models.law_reduced import LawReducedModel
 from ..models.stick_slip import StickSlipModel
+from .law_reduced import run_law_reduced
 from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
@@ -366,6 +368,12 @@ def simulate(
             raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
         return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
                               max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time)
+    if isinstance(model, LawReducedModel):  # a nonlinear law's reduced model: SciPy's DOP853 (integrate/law_reduced.py)
+        if events is not None or sensitivities or dense_output or method not in ("auto", "dop853"):
+            raise ValueError("the reduced model of a nonlinear law runs with method 'dop853' and without events, "
+                             "sensitivities or dense output (not supported)")
+        return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
+                               max_step=max_step)
     model = _check_model(model)
     compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)

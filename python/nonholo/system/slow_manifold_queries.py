@@ -21,7 +21,7 @@ class SlowManifoldQueries:
     and parameters)."""
 
     def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float = 0.0,
-             params: Mapping | None = None) -> np.ndarray:
+             params: Mapping | None = None, *, law=None, normal=None, speed=None, contacts=None) -> np.ndarray:
         """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
 
         The slow manifold of ``friction(eps)`` is v = u + sum_k eps^k h^(k)(t, q, u) with u on
@@ -29,11 +29,29 @@ class SlowManifoldQueries:
         eq. (66); Eldering's h^(i) is i! times ours). Computed in C++ by Taylor arithmetic in
         (eps, t) through the system's tape, for any metric, potential, affine constraint and
         force F(q, v, t).
+
+        ``law`` (with ``normal``, ``speed``, ``contacts`` as in ``friction(law=...)``): the slow
+        manifold of that law's friction model, v = u + sum_k eps^k h^(k), eps the law's scale (v_s
+        for Coulomb), h^(k) = W varsigma_(k-1) (:mod:`nonholo.system.law_slow_manifold`);
+        ``Viscous(mu, eps)`` gives the coefficients above with friction coefficients mu. FoldError
+        (a ValueError) where the constraint force leaves the friction cone.
         """
         order = order_argument(order)
         q = point_argument(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
+        if law is not None:
+            return self._law_slip(law, q, u, order, check.finite_float(t, "t"), params, normal, speed, contacts)
         return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
+
+    def _law_slip(self, law, q, u, order, t, params, normal, speed, contacts) -> np.ndarray:
+        from ..expressions.laws import Viscous, law_of
+        from .law_realization import viscous_coefficients
+        from .law_slow_manifold import LawSlowManifold
+
+        law = law_of(law)
+        if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
+            return viscous_coefficients(self, law).slip(q, u, order=order, t=t, params=params)
+        return LawSlowManifold(self, law, normal, speed, contacts).slip(t, q, u, self.param_vector(params), order)
 
     def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
                          params: Mapping | None = None) -> np.ndarray:

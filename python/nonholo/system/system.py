@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+import numpy as np
 import sympy as sp
 
 from .. import _core
@@ -557,7 +558,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         return realized_by(self, law, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
 
     @model_factory
-    def reduced(self, eps: float, order=1, velocities: str = "coordinates", frame=None, max_order: int = 8):
+    def reduced(self, eps: float | None = None, order=1, velocities: str = "coordinates", frame=None,
+                max_order: int = 8, *, law=None, normal=None, speed=None, contacts=None):
         """Reduced dynamics of order K on the slow manifold of the friction model.
 
         The velocity is v = u + sum_{k<=K} eps^k h^(k)(t, q, u) with u = P v + v_b on the
@@ -592,6 +594,15 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             stops the run where its condition number exceeds 1e6 (``FRAME_SINGULAR``), so pass
             one regular along the run (:mod:`nonholo.models.reduced`, ``docs/caveats.md``).
 
+        law : nonholo.laws law, optional
+            Instead of ``eps``: the reduced model on the slow manifold of ``friction(law=law,
+            normal=normal, speed=speed, contacts=contacts)``, expanded in the law's scale (v_s for
+            Coulomb; :mod:`nonholo.system.law_slow_manifold`). ``Viscous(mu, eps)`` gives the model
+            of ``reduced(eps)`` with friction coefficients mu. A nonlinear law gives a
+            :class:`~nonholo.models.law_reduced.LawReducedModel` (coordinates, fixed order), which
+            reports the friction ratio |lambda| / (mu N) of each contact and warns near the fold of
+            its slow manifold at 1 (the edge of the friction cone).
+
         Notes
         -----
         h^(1..K) are compiled once per system and order into one tape (up to order
@@ -620,6 +631,12 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         from ..models.reduced import VELOCITIES, ReducedModel
 
+        if law is not None:
+            return self._reduced_by(law, eps, order, velocities, frame, max_order, normal, speed, contacts)
+        if eps is None:
+            raise TypeError("reduced() needs eps (the linear law's scale) or law= (a nonholo.laws law)")
+        if normal is not None or speed is not None or contacts is not None:
+            raise ValueError("normal, speed and contacts go with law=; the linear law of reduced(eps) uses neither")
         eps = check.positive(eps, "eps")
         if order != "auto":
             order = order_argument(order)
@@ -634,6 +651,30 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             raise ValueError("the system has parameters named ['eps'], which the reduced model's own parameters of "
                              "the same name would shadow; rename them in the system")
         return ReducedModel(self, eps, order, velocities, frame, max_order=max_order)
+
+    def _reduced_by(self, law, eps, order, velocities, frame, max_order, normal, speed, contacts):
+        from ..expressions.laws import Viscous, law_of
+        from ..models.law_reduced import LawReducedModel
+        from .law_realization import viscous_coefficients
+        from .law_slow_manifold import LawSlowManifold
+
+        law = law_of(law)
+        if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
+            if eps is not None and not np.isclose(check.positive(eps, "eps"), float(law.eps), rtol=1e-12, atol=0):
+                raise ValueError(f"eps = {eps!r} and law = {law!r} disagree: the law carries its scale; give one of "
+                                 "them")
+            return viscous_coefficients(self, law).reduced(float(law.eps), order=order, velocities=velocities,
+                                                           frame=frame, max_order=max_order)
+        if order == "auto" or velocities != "coordinates" or frame is not None:
+            raise ValueError("the reduced model of a nonlinear law takes a fixed order and velocities='coordinates' "
+                             f"(got order={order!r}, velocities={velocities!r})")
+        expansion = LawSlowManifold(self, law, normal, speed, contacts)
+        if eps is not None:
+            scale = expansion.scale(self.param_vector())
+            if not np.isclose(check.positive(eps, "eps"), scale, rtol=1e-12, atol=0):
+                raise ValueError(f"eps = {eps!r} and law: the {law.name} law's scale is {scale:g}; the law carries its "
+                                 "scale, give one of them")
+        return LawReducedModel(self, expansion, order_argument(order))
 
     def _reduction_frame(self, frame):
         """The frame of the frame form: the user's, or the Voronets frame (built once)."""

@@ -1,0 +1,82 @@
+"""The run of a reduced model of a nonlinear friction law (:class:`nonholo.models.law_reduced.
+LawReducedModel`): SciPy's DOP853 on its Python right-hand side, the friction ratio of each contact
+at the output times (``result.friction_ratio``), a SimulationWarning where it exceeds
+``RATIO_THRESHOLD`` and a stop (terminal event) where it reaches ``RATIO_STOP``, short of the fold of
+the slow manifold."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import options as check
+from ..errors import SimulationWarning
+from ..models.law_reduced import RATIO_STOP, RATIO_THRESHOLD, LawReducedModel
+from ..system.law_slow_manifold import FoldError
+from .result import SimulationResult
+
+__all__ = ["run_law_reduced"]
+
+
+def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float = 1e-8, atol=1e-10,
+                    params=None, max_step: float = np.inf, max_steps: int = 500_000) -> SimulationResult:
+    """Integrate ``model`` from y0 = [q, u] (u on the constraint set) over ``t_span`` (module docstring)."""
+    from scipy.integrate import solve_ivp
+
+    system, n = model.system, model.system.n
+    t0, tf = check.t_span(t_span)
+    rtol, atol = check.tolerances(rtol, atol, 2 * n)
+    atol = float(atol[0]) if atol.size == 1 else atol
+    p = model.param_vector(params)
+    y0 = np.asarray(y0, dtype=float)
+    if y0.shape != (2 * n,) or not np.all(np.isfinite(y0)):
+        raise ValueError(f"y0 must be finite with shape ({2 * n},) ordered as {model.state_names}, got {y0.shape}")
+    system._on_constraint_set(y0[:n], y0[n:], t0, params, "the velocity part u of y0")
+    times = check.t_eval(t_eval, t0, tf)
+    ratio0 = model.expansion.friction_ratio(t0, y0[:n], y0[n:], p)
+    if np.nanmax(ratio0, initial=0.0) >= RATIO_STOP:
+        raise FoldError(f"y0: the friction ratio |lambda| / (saturation N) is {np.nanmax(ratio0):.6g} at the "
+                        f"start: the slow manifold of the {model.law.name} law does not exist there (it folds at 1)")
+
+    def fold(t, y):
+        return RATIO_STOP - np.nanmax(model.expansion.friction_ratio(t, y[:n], y[n:], p), initial=0.0)
+
+    fold.terminal, fold.direction = True, -1
+    calls = [0]
+
+    def rhs(t, y):
+        calls[0] += 1
+        return model._rhs(t, y, p)
+
+    sol = solve_ivp(rhs, (t0, tf), y0, method="DOP853", t_eval=times, rtol=rtol, atol=atol, events=[fold],
+                    max_step=max_step)
+    folded = sol.status == 1
+    t_last = float(sol.t_events[0][0]) if folded else (float(sol.t[-1]) if sol.t.size else t0)
+    if folded:
+        message = (f"stopped at t = {t_last:.6g}: the friction ratio |lambda| / (saturation N) reached "
+                   f"{RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the constraint force "
+                   "leaves the friction cone; no slip carries it beyond). Simulate system.friction(law=...) or the "
+                   "stick-slip model there")
+    else:
+        message = sol.message
+    raw = dict(t=sol.t, y=sol.y, status=sol.status, message=message, flag=sol.status,
+               flag_name="SLOW_MANIFOLD_FOLD" if folded else ("SUCCESS" if sol.status == 0 else "FAILURE"),
+               t_last=t_last, stats=dict(n_rhs=sol.nfev, n_jac=0, n_lin_setups=0, n_steps=(sol.nfev - 1) // 12),
+               t_events=list(sol.t_events), y_events=list(sol.y_events), messages=[], method="dop853",
+               y_final=sol.y_events[0][0] if folded else None)
+    result = SimulationResult(raw, model, dict(zip(model.param_names, p)))
+    result.method_reason = "the reduced model of a nonlinear law runs on SciPy's DOP853 (Python right-hand side)"
+    samples = [(t0, y0)] + list(zip(result.t, result.y.T)) + ([(t_last, raw["y_final"])] if folded else [])
+    ratios = np.array([model.expansion.friction_ratio(t, y[:n], y[n:], p) for t, y in samples]).T
+    result.friction_ratio = ratios[:, 1: 1 + result.t.size]
+    worst = np.nanmax(ratios, initial=0.0)
+    if worst > RATIO_THRESHOLD or folded:
+        at = samples[int(np.nanargmax(np.nanmax(ratios, axis=0)))][0]
+        text = (f"the reduced model (order {model.order}) of the {model.law.name} law ran close to the fold of its "
+                f"slow manifold: the friction ratio |lambda| / (saturation N) reached {worst:.4g} at t = {at:.4g} (its "
+                f"expansion holds while it is below {RATIO_THRESHOLD:g}; the manifold folds at 1, where no-slip needs "
+                "more friction than there is)")
+        result.warnings.append(text)
+        warnings.warn(text, SimulationWarning, stacklevel=3)
+    return result

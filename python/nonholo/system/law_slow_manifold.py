@@ -1,0 +1,394 @@
+r"""The slow manifold of a system realized by a nonlinear friction law, expanded in the law's scale.
+
+The friction model of a law (:mod:`nonholo.system.law_realization`) is
+:math:`G v' = r(t, q, v) + A^T z`, where each contact :math:`c` carries the force
+:math:`z_c = \Phi_c(\sigma_c / \varepsilon)` of its slip :math:`\sigma = A v - b`, and
+:math:`\varepsilon` is the law's velocity scale (``law.scale``: :math:`v_s` for Coulomb and
+Stribeck, :math:`\varepsilon` for the linear law), so that :math:`\Phi_c` does not depend on it. For
+the regularized Coulomb law, :math:`\Phi(\varsigma) = \mu N \varphi(\varsigma)` with
+:math:`\varphi(\varsigma) = -\varsigma / \sqrt{1 + \lVert\varsigma\rVert^2}`; for the linear law
+:math:`\Phi(\varsigma) = -\mu \varsigma`.
+
+Split :math:`v = u + s`, :math:`u = P v + v_b` on the constraint set (:math:`A u = b`) and
+:math:`s = W \sigma`, :math:`W = G^{-1} A^T M^{-1}`, :math:`M = A G^{-1} A^T`. Differentiating
+:math:`\sigma = A v - b` along the motion gives :math:`\sigma' = A f - a + M z`, with
+:math:`f = G^{-1} r` and :math:`a = b_q v + b_t - (D_v A) v`, that is, the invariance equation
+
+.. math::
+
+    \Phi(\varsigma) = M^{-1} \sigma' - \lambda(t, q, u + W\sigma), \qquad
+    \lambda = M^{-1} (A f - a), \qquad \sigma = \varepsilon \varsigma,
+
+where :math:`-\lambda` is the multiplier of the nonholonomic model (the constraint force). The
+law of :math:`u` does not involve the law at all (:math:`P G^{-1} A^T = 0`): it is the projected
+acceleration of the linear case, :math:`G u' = r - X + A^T \mu'`, :math:`A u' = a + (D_v A) s`,
+:math:`X = (D_v A)^T M^{-1} \sigma - (D_v G) s`, at :math:`v = u + s`. So the reduced model of order
+:math:`K` of any law is the one of the linear law with another slip,
+:math:`s = W \sum_{k=1}^{K} \varepsilon^k \varsigma_{k-1}(t, q, u)`.
+
+Order by order in :math:`\varepsilon`, :math:`\varsigma = \varsigma_0 + \varepsilon \varsigma_1 +
+\dots`:
+
+* :math:`\varepsilon^0`: :math:`\Phi(\varsigma_0) = -\lambda(t, q, u)`, the force of the law equals the
+  nonholonomic constraint force, a nonlinear equation per contact (Newton's method, the Jacobian
+  :math:`\Phi'` from SymPy). For Coulomb, :math:`\varsigma_0 = -\rho / \sqrt{1 - \lVert\rho\rVert^2}`
+  with :math:`\rho = -\lambda / (\mu N)`: the creep. It has a solution only inside the friction
+  cone, :math:`\lVert\lambda_c\rVert < \mu N_c` (the law's ``saturation`` times :math:`N_c`): at the
+  cone's edge the slow manifold folds.
+* :math:`\varepsilon^j`, :math:`j \ge 1`: :math:`\Phi'(\varsigma_0)\, \varsigma_j = R_j`, linear in
+  :math:`\varsigma_j` with the local slope of the law (for the linear law :math:`-\mu`: the
+  recursion of ``system.slip``), :math:`R_j` the :math:`\varepsilon^j` coefficient of the right-hand
+  side minus the nonlinear remainder of :math:`\Phi` (its Taylor terms of degree at least two).
+
+The coefficients are computed as the C++ expansion computes the linear one (``slow_manifold.hpp``):
+along a slow trajectory through :math:`(t_0, q_0, u_0)` every quantity is a series in
+:math:`(\varepsilon, \tau = t - t_0)` truncated at total degree :math:`K - 1`
+(:mod:`nonholo.expressions.jets`); :math:`q = q_0 + \int v`, :math:`u = u_0 + \int u'` and a chord
+step :math:`\varsigma \leftarrow \varsigma + \Phi'(\varsigma_0)^{-1} (M^{-1} \sigma' - \lambda -
+\Phi(\varsigma))` are iterated; each makes one more weight :math:`2a + b` of the coefficients of
+:math:`\varepsilon^a \tau^b` exact, so :math:`2K - 1` sweeps give :math:`\varsigma_{K-1}`. The
+system's data and the law are evaluated on the series by lambdified SymPy expressions, with no
+symbolic inverse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+from ..expressions.jets import Jet, jet_function, variable
+from .law_realization import contact_rows, per_contact
+
+__all__ = ["FoldError", "LawSlowManifold"]
+
+
+class FoldError(ModelError):
+    """The constraint force leaves the friction cone: the slow manifold of the law folds there."""
+
+
+# ---------------------------------------------------------------- series of vectors and matrices
+# A series array X has shape (D+1, D+1, *shape): X[a, b] the coefficient of eps^a tau^b (zero for a + b > D).
+
+def _series(values, D: int, shape: tuple) -> np.ndarray:
+    """The nested list ``values`` (numbers or jets) as a series array."""
+    flat = np.asarray(values, dtype=object).reshape(-1)
+    out = np.zeros((D + 1, D + 1, flat.size))
+    for i, x in enumerate(flat):
+        if isinstance(x, Jet):
+            out[:, :, i] = x.c
+        else:
+            out[0, 0, i] = float(x)
+    return out.reshape((D + 1, D + 1, *shape))
+
+
+def _jets(X: np.ndarray) -> list:
+    D = X.shape[0] - 1
+    flat = X.reshape(D + 1, D + 1, -1)
+    if D == 0:
+        return [float(x) for x in flat[0, 0]]
+    return [Jet(flat[:, :, i].copy()) for i in range(flat.shape[2])]
+
+
+def _terms(D: int):
+    return [(a, b) for d in range(D + 1) for a in range(d + 1) for b in (d - a,)]
+
+
+def _mul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The series product X @ Y (matrix times matrix or vector)."""
+    D = X.shape[0] - 1
+    out = np.zeros((D + 1, D + 1, *np.shape(X[0, 0] @ Y[0, 0])))
+    for a, b in _terms(D):
+        for i in range(a + 1):
+            for j in range(b + 1):
+                out[a, b] += X[i, j] @ Y[a - i, b - j]
+    return out
+
+
+def _solve(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Z with X Z = Y as series: Z_ab = X_00^-1 (Y_ab - sum over (i, j) != 0 of X_ij Z_(a-i)(b-j))."""
+    D = X.shape[0] - 1
+    lu = np.linalg.inv(X[0, 0])
+    Z = np.zeros_like(Y)
+    for a, b in _terms(D):
+        rest = Y[a, b].copy()
+        for i in range(a + 1):
+            for j in range(b + 1):
+                if i or j:
+                    rest -= X[i, j] @ Z[a - i, b - j]
+        Z[a, b] = lu @ rest
+    return Z
+
+
+def _shift_eps(X: np.ndarray) -> np.ndarray:
+    """eps X."""
+    out = np.zeros_like(X)
+    out[1:] = X[:-1]
+    D = X.shape[0] - 1
+    for a in range(D + 1):
+        out[a, D + 1 - a:] = 0.0
+    return out
+
+
+def _d_tau(X: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(X)
+    D = X.shape[0] - 1
+    for b in range(1, D + 1):
+        out[:, b - 1] = b * X[:, b]
+    return out
+
+
+def _integral_tau(x0, X: np.ndarray) -> np.ndarray:
+    """x0 + int_0^tau X (degree kept)."""
+    D = X.shape[0] - 1
+    out = np.zeros_like(X)
+    out[0, 0] = x0
+    for b in range(D):
+        out[:, b + 1] = X[:, b] / (b + 1)
+    for a in range(D + 1):
+        out[a, D + 1 - a:] = 0.0
+    return out
+
+
+def _transpose(X: np.ndarray) -> np.ndarray:
+    return np.swapaxes(X, -1, -2)
+
+
+# ---------------------------------------------------------------- the expansion
+class LawSlowManifold:
+    """The slow manifold of ``system`` realized by ``law`` (module docstring): its slip coefficients
+    at a point (:meth:`coefficients`), the reduced right-hand side (:meth:`reduced_rhs`) and the
+    friction ratio |lambda_c| / (saturation N_c) per contact (:meth:`friction_ratio`)."""
+
+    def __init__(self, system, law, normal=None, speed=None, contacts=None):
+        if system.k == 0:
+            raise ValueError(f"{system.name!r} has no constraint rows to realize by a friction law")
+        if law.set_valued:
+            raise ValueError(f"law: the {law.name} law is set-valued (v_s=None): it has no slow manifold; give v_s, "
+                             "or use the stick-slip model (system.stick_slip)")
+        if law.scale is None:
+            raise ValueError(f"law: the {law.name} law gives no scale (Law(..., scale=)): the slow manifold is "
+                             "expanded in it")
+        self.system, self.law = system, law
+        self.groups = contact_rows(system, contacts, law)
+        if law.normal is not None and normal is None:
+            raise ValueError(f"normal: the {law.name} law depends on the normal load: give normal= (a value or "
+                             "expression, or one per contact)")
+        if law.speed is not None and speed is None:
+            raise ValueError(f"speed: the {law.name} law depends on the rolling speed: give speed=")
+        count = len(self.groups)
+        loads = per_contact(normal, count, "normal", system) if normal is not None else [None] * count
+        speeds = per_contact(speed, count, "speed", system) if speed is not None else [None] * count
+        t, q, v, p = system.time, list(system.coordinates), list(system.velocities), list(system.parameters)
+        self._args = [t, *q, *v, *p]
+        scale = system.resolve(law.scale.xreplace({law.speed: speeds[0]}) if law.speed is not None else law.scale)
+        if not scale.free_symbols <= set(p):
+            raise ValueError(f"law: the scale of the {law.name} law, {law.scale}, depends on the state "
+                             f"({sorted(map(str, scale.free_symbols - set(p)))}); its slow manifold is expanded in "
+                             "a constant scale")
+        self._scale = sp.lambdify(p, scale, "math")
+        # the law per contact as Phi_c(varsigma; t, q, v, p) = z_c(eps varsigma), and its Jacobian
+        self._phi, self._dphi, self._limit = [], [], []
+        for c, rows in enumerate(self.groups):
+            law_c = law.for_rows(len(rows))
+            zeta = sp.symbols(f"_varsigma_{c}_1:{len(rows) + 1}", real=True)
+            z = system.resolve(law_c.force([scale * x for x in zeta], loads[c], speeds[c]))
+            z = sp.Matrix([sp.simplify(e) for e in z]) if len(rows) == 1 else z
+            extra = z.free_symbols - set(self._args) - set(zeta)
+            if extra:
+                raise ValueError(f"law: the {law.name} law has symbols the system does not give: "
+                                 f"{sorted(map(str, extra))}")
+            self._phi.append(jet_function([*zeta, *self._args], list(z), "the law"))
+            self._dphi.append(sp.lambdify([*zeta, *self._args], z.jacobian(sp.Matrix(zeta)).tolist(), "math"))
+            limit = None
+            if law_c.saturation is not None and (law_c.normal is None or loads[c] is not None):
+                limit = system.resolve(law_c.saturation * (loads[c] if law_c.normal is not None else 1))
+            self._limit.append(None if limit is None else sp.lambdify(self._args, limit, "math"))
+        self._data = self._lambdify_data()
+
+    # ------------------------------------------------------------ the system's data on series
+    def _lambdify_data(self):
+        s = self.system
+        q, v = sp.Matrix(s.coordinates), sp.Matrix(s.velocities)
+        G, A, b = sp.Matrix(s.metric), sp.Matrix(s.constraints), sp.Matrix(s.affine)
+
+        def directional(matrix):
+            out = sp.zeros(*matrix.shape)
+            for ql, vl in zip(q, v):
+                out += matrix.diff(ql) * vl
+            return out
+
+        dG_v, dA_v = directional(G), directional(A)
+        if s.applied_force is not None:
+            r = sp.Matrix(s.applied_force)
+        else:
+            c = dG_v * v - sp.Matrix([(v.T * G.diff(qi) * v)[0] / 2 for qi in q])
+            r = sp.Matrix(s.force) - c - sp.Matrix([sp.sympify(s.potential).diff(qi) for qi in q])
+        a = b.jacobian(q) * v + b.diff(s.time) - dA_v * v
+        self._shapes = [G.shape, A.shape, r.shape[:1], dG_v.shape, dA_v.shape, a.shape[:1]]
+        self._geometry = jet_function([*s.coordinates, *s.parameters], [*G, *A], "the system")
+        return jet_function(self._args, [e for m in (r, dG_v, dA_v, a) for e in m], "the system")
+
+    def _evaluate(self, t, q, v, p, D: int, geometry: list | None = None) -> list:
+        """[G, A, r, dG_v, dA_v, a] as series arrays at series (or numbers) t, q, v; ``geometry``:
+        [G, A] at q when known already."""
+        values = ([] if geometry is not None else list(self._geometry(*q, *p))) + list(self._data(t, *q, *v, *p))
+        out, start = ([] if geometry is None else list(geometry)), 0
+        for shape in self._shapes[len(out):]:
+            size = int(np.prod(shape))
+            out.append(_series(values[start: start + size], D, tuple(shape)))
+            start += size
+        return out
+
+    def _metric_rows(self, q, p, D: int) -> list:
+        """[G, A] as series arrays at q."""
+        values = self._geometry(*q, *p)
+        (n, _), (k, _) = self._shapes[:2]
+        return [_series(values[: n * n], D, (n, n)), _series(values[n * n:], D, (k, n))]
+
+    def scale(self, p) -> float:
+        """The law's scale at the parameters p (the system's, in its order)."""
+        return float(self._scale(*p))
+
+    def _phi_series(self, sigma: list, t, q, v, p, D: int) -> np.ndarray:
+        z = []
+        for c, rows in enumerate(self.groups):
+            z += list(self._phi[c](*[sigma[i] for i in rows], t, *q, *v, *p))
+        return _series(z, D, (self.system.k,))
+
+    def _slope(self, sigma0, t, q, v, p) -> np.ndarray:
+        """dPhi/dvarsigma (k x k, block-diagonal by contact) at numbers."""
+        k = self.system.k
+        J = np.zeros((k, k))
+        for c, rows in enumerate(self.groups):
+            J[np.ix_(rows, rows)] = np.asarray(self._dphi[c](*sigma0[rows], t, *q, *v, *p), dtype=float)
+        return J
+
+    # ------------------------------------------------------------ the leading order
+    def _multipliers(self, t, q, u, p) -> tuple:
+        """lambda = M^-1 (A f - a) at (t, q, u) (numbers), with G, A, W."""
+        G, A, r, _, _, a = (X[0, 0] for X in self._evaluate(t, q, u, p, 0))
+        GinvAT = np.linalg.solve(G, A.T)
+        M = A @ GinvAT
+        lam = np.linalg.solve(M, A @ np.linalg.solve(G, r) - a)
+        return lam, GinvAT, M
+
+    def friction_ratio(self, t, q, u, p) -> np.ndarray:
+        """|lambda_c| / (saturation N_c) per contact at (t, q, u) on the constraint set (NaN for a contact
+        whose law has no saturation): the slow manifold exists while it is below 1."""
+        lam = self._multipliers(t, q, u, p)[0]
+        out = np.full(len(self.groups), np.nan)
+        for c, rows in enumerate(self.groups):
+            if self._limit[c] is not None:
+                out[c] = np.linalg.norm(lam[rows]) / float(self._limit[c](t, *q, *u, *p))
+        return out
+
+    def leading_slip(self, t, q, u, p, lam=None) -> np.ndarray:
+        """varsigma_0: Phi(varsigma_0) = -lambda per contact, by Newton's method (FoldError outside the
+        friction cone)."""
+        if lam is None:
+            lam = self._multipliers(t, q, u, p)[0]
+        sigma = np.zeros(self.system.k)
+        for c, rows in enumerate(self.groups):
+            target = -lam[rows]
+            if self._limit[c] is not None:
+                limit = float(self._limit[c](t, *q, *u, *p))
+                if np.linalg.norm(target) >= limit:
+                    raise FoldError(f"the constraint force of contact {c} leaves the friction cone at t = {t:.6g}: "
+                                    f"|lambda| / (saturation N) = {np.linalg.norm(target) / limit:.6g} >= 1, where "
+                                    f"the slow manifold of the {self.law.name} law folds (no slip carries the force)")
+            sigma[rows] = self._newton(c, rows, target, t, q, u, p)
+        return sigma
+
+    def _newton(self, c, rows, target, t, q, u, p) -> np.ndarray:
+        def residual(x):
+            return np.asarray(self._phi[c](*x, t, *q, *u, *p), dtype=float) - target
+
+        def jacobian(x):
+            return np.asarray(self._dphi[c](*x, t, *q, *u, *p), dtype=float).reshape(len(rows), len(rows))
+
+        x = np.linalg.solve(jacobian(np.zeros(len(rows))), target)
+        scale = max(1.0, np.linalg.norm(target))
+        for _ in range(100):
+            res = residual(x)
+            if np.linalg.norm(res) <= 1e-15 * scale:
+                return x
+            step = np.linalg.solve(jacobian(x), res)
+            length = 1.0
+            while length > 1e-10 and np.linalg.norm(residual(x - length * step)) > (1 - 1e-4 * length) * \
+                    np.linalg.norm(res):
+                length /= 2
+            x = x - length * step
+            if length <= 1e-10 or np.linalg.norm(length * step) <= 1e-15 * (1 + np.linalg.norm(x)):
+                return x
+        raise FoldError(f"the leading slip of contact {c} did not converge at t = {t:.6g} (residual "
+                        f"{np.linalg.norm(residual(x)):.3g}): no slip of the {self.law.name} law carries the "
+                        "constraint force there")
+
+    # ------------------------------------------------------------ the expansion
+    def coefficients(self, t0: float, q0, u0, p, order: int) -> np.ndarray:
+        """varsigma_0, ..., varsigma_(order-1) at (t0, q0, u0), shape (order, k): the slip of the slow
+        manifold is sigma = A v - b = sum_k eps^k varsigma_(k-1)."""
+        k, n = self.system.k, self.system.n
+        if order == 0:
+            return np.zeros((0, k))
+        q0, u0 = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
+        sigma0 = self.leading_slip(t0, q0, u0, p)
+        D = order - 1
+        if D == 0:
+            return sigma0[None, :]
+        slope = self._slope(sigma0, t0, q0, u0, p)
+        Sg = np.zeros((D + 1, D + 1, k))
+        Sg[0, 0] = sigma0
+        Q, U = _integral_tau(q0, np.zeros((D + 1, D + 1, n))), _integral_tau(u0, np.zeros((D + 1, D + 1, n)))
+        t = variable(t0, D, "tau")
+        for _ in range(2 * order - 1):
+            q = _jets(Q)
+            G, A = self._metric_rows(q, p, D)
+            GinvAT = _solve(G, _transpose(A))
+            M = _mul(A, GinvAT)
+            s = _mul(GinvAT, _solve(M, _shift_eps(Sg)))
+            V = U + s
+            v = _jets(V)
+            G, A, r, dG_v, dA_v, a = self._evaluate(t, q, v, p, D, [G, A])
+            lam = _solve(M, _mul(A, _solve(G, r)) - a)
+            rhs = _solve(M, _shift_eps(_d_tau(Sg))) - lam
+            phi = self._phi_series(_jets(Sg), t, q, v, p, D)
+            Sg = Sg + np.linalg.solve(slope, (rhs - phi).reshape(-1, k).T).T.reshape(Sg.shape)
+            udot = self._acceleration(G, A, r, dG_v, dA_v, a, GinvAT, M, s)
+            Q, U = _integral_tau(q0, V), _integral_tau(u0, udot)
+        return Sg[:order, 0]
+
+    def _acceleration(self, G, A, r, dG_v, dA_v, a, GinvAT, M, s) -> np.ndarray:
+        """u' of G u' = r - X + A^T mu, A u' = a + dA_v s, X = dA_v^T M^-1 A s - dG_v s (series)."""
+        y = _solve(M, _mul(A, s))
+        X = _mul(_transpose(dA_v), y) - _mul(dG_v, s)
+        w = _solve(G, r - X)
+        mu = _solve(M, a + _mul(dA_v, s) - _mul(A, w))
+        return w + _mul(GinvAT, mu)
+
+    def slip(self, t0: float, q0, u0, p, order: int) -> np.ndarray:
+        """h^(1..order) (order, n): the slip s = sum_k eps^k h^(k), h^(k) = W varsigma_(k-1)."""
+        sigma = self.coefficients(t0, q0, u0, p, order)
+        G, A = (X[0, 0] for X in self._metric_rows(q0, p, 0))
+        GinvAT = np.linalg.solve(G, A.T)
+        W = GinvAT @ np.linalg.inv(A @ GinvAT)
+        return sigma @ W.T
+
+    def reduced_rhs(self, t: float, q, u, p, order: int, eps: float) -> tuple:
+        """(q', u') of the reduced model of this order at (t, q, u): q' = v = u + s,
+        s = W sum_k eps^k varsigma_(k-1), u' the projected acceleration at v."""
+        q, u = np.asarray(q, dtype=float), np.asarray(u, dtype=float)
+        sigma = np.zeros(self.system.k)
+        for j, x in enumerate(self.coefficients(t, q, u, p, order)):
+            sigma = sigma + eps ** (j + 1) * x
+        geometry = self._metric_rows(q, p, 0)
+        G, A = (X[0, 0] for X in geometry)
+        GinvAT = np.linalg.solve(G, A.T)
+        M = A @ GinvAT
+        s = GinvAT @ np.linalg.solve(M, sigma)
+        v = u + s
+        data = self._evaluate(t, q, v, p, 0, geometry)
+        series = [X[None, None] for X in (GinvAT, M, s)]
+        udot = self._acceleration(*data, *series)[0, 0]
+        return v, udot
