@@ -209,7 +209,7 @@ def _sign(arg):
     return float(np.sign(value))
 
 
-def jet_function(args, exprs, what: str = "expression"):
+def jet_function(args, exprs, what: str = "expression", cse: bool = True):
     """``exprs`` (a list) lambdified to a function of ``args`` that takes numbers or jets and
     returns a list. Unary SymPy functions take their derivatives from SymPy; Abs and sign are
     piecewise smooth (smooth away from 0); other non-smooth functions (Piecewise, Max, Min) raise
@@ -230,5 +230,5 @@ def jet_function(args, exprs, what: str = "expression"):
             elif isinstance(node, sp.Function) and type(node).__name__ not in modules:
                 raise ValueError(f"{what} uses {type(node).__name__} of several arguments, which the series "
                                  "arithmetic does not evaluate")
-    function = sp.lambdify(list(args), exprs, modules=[modules, "math"], cse=True)
+    function = sp.lambdify(list(args), exprs, modules=[modules, "math"], cse=cse)
     return function

@@ -208,42 +208,63 @@ class LawSlowManifold:
 
     # ------------------------------------------------------------ the system's data on series
     def _lambdify_data(self):
+        """The system's data as jet functions, cached on the system (they do not depend on the law):
+        [G, A] of q, and [dG/dq^l, dA/dq^l, db/dq, db/dt, dV/dq, F (or the applied force)] of (t, q, v);
+        the velocity terms are assembled in series arithmetic (:meth:`_evaluate`), so that no
+        symbolic product of the derivatives is formed."""
         s = self.system
-        q, v = sp.Matrix(s.coordinates), sp.Matrix(s.velocities)
+        cached = s.__dict__.get("_law_series_data")
+        if cached is not None:
+            self._geometry, self._shapes = cached[0], cached[2]
+            return cached[1]
+        q = list(s.coordinates)
         G, A, b = sp.Matrix(s.metric), sp.Matrix(s.constraints), sp.Matrix(s.affine)
-
-        def directional(matrix):
-            out = sp.zeros(*matrix.shape)
-            for ql, vl in zip(q, v):
-                out += matrix.diff(ql) * vl
-            return out
-
-        dG_v, dA_v = directional(G), directional(A)
-        if s.applied_force is not None:
-            r = sp.Matrix(s.applied_force)
-        else:
-            c = dG_v * v - sp.Matrix([(v.T * G.diff(qi) * v)[0] / 2 for qi in q])
-            r = sp.Matrix(s.force) - c - sp.Matrix([sp.sympify(s.potential).diff(qi) for qi in q])
-        a = b.jacobian(q) * v + b.diff(s.time) - dA_v * v
-        self._shapes = [G.shape, A.shape, r.shape[:1], dG_v.shape, dA_v.shape, a.shape[:1]]
-        self._geometry = jet_function([*s.coordinates, *s.parameters], [*G, *A], "the system")
-        return jet_function(self._args, [e for m in (r, dG_v, dA_v, a) for e in m], "the system")
+        n, k = s.n, s.k
+        dG = [G[i, j].diff(x) for i in range(n) for j in range(n) for x in q]  # [i, j, l]
+        dA = [A[a, j].diff(x) for a in range(k) for j in range(n) for x in q]  # [a, j, l]
+        db = [b[a].diff(x) for a in range(k) for x in q]
+        bt = [b[a].diff(s.time) for a in range(k)]
+        given = s.applied_force is not None
+        dV = [sp.sympify(s.potential).diff(x) for x in q]
+        force = list(s.applied_force) if given else list(s.force)
+        self._shapes = dict(n=n, k=k, given=given)
+        self._geometry = jet_function([*q, *s.parameters], [*G, *A], "the system")
+        data = jet_function(self._args, [*dG, *dA, *db, *bt, *dV, *force], "the system")
+        s.__dict__["_law_series_data"] = (self._geometry, data, self._shapes)
+        return data
 
     def _evaluate(self, t, q, v, p, D: int, geometry: list | None = None) -> list:
-        """[G, A, r, dG_v, dA_v, a] as series arrays at series (or numbers) t, q, v; ``geometry``:
-        [G, A] at q when known already."""
-        values = ([] if geometry is not None else list(self._geometry(*q, *p))) + list(self._data(t, *q, *v, *p))
-        out, start = ([] if geometry is None else list(geometry)), 0
-        for shape in self._shapes[len(out):]:
-            size = int(np.prod(shape))
-            out.append(_series(values[start: start + size], D, tuple(shape)))
+        """[G, A, r, dG_v, dA_v, a] as series arrays at series (or numbers) t, q, v: r = F - c - dV
+        (c_i = (dG_v v)_i - 1/2 v^T dG/dq^i v), dG_v = sum_l dG/dq^l v^l, a = db/dq v + db/dt - dA_v v;
+        ``geometry``: [G, A] at q when known already."""
+        n, k = self._shapes["n"], self._shapes["k"]
+        G, A = geometry if geometry is not None else self._metric_rows(q, p, D)
+        values = self._data(t, *q, *v, *p)
+        sizes = [n * n * n, k * n * n, k * n, k, n, n]
+        parts, start = [], 0
+        for size in sizes:
+            parts.append(values[start: start + size])
             start += size
-        return out
+        dG = _series(parts[0], D, (n * n, n))
+        dA = _series(parts[1], D, (k * n, n))
+        db, bt = _series(parts[2], D, (k, n)), _series(parts[3], D, (k,))
+        dV, F = _series(parts[4], D, (n,)), _series(parts[5], D, (n,))
+        V = _series(v, D, (n,))
+        dG_v = _mul(dG, V).reshape(D + 1, D + 1, n, n)
+        dA_v = _mul(dA, V).reshape(D + 1, D + 1, k, n)
+        a = _mul(db, V) + bt - _mul(dA_v, V)
+        if self._shapes["given"]:
+            r = F
+        else:  # 1/2 v^T dG/dq^i v: w[(j, l)] ... from the rows j of dG (i j l) contracted with v_i, then v_j
+            w = _mul(V[:, :, None, :], dG.reshape(D + 1, D + 1, n, n * n)).reshape(D + 1, D + 1, n, n)
+            half = _mul(V[:, :, None, :], w).reshape(D + 1, D + 1, n)
+            r = F - (_mul(dG_v, V) - 0.5 * half) - dV
+        return [G, A, r, dG_v, dA_v, a]
 
     def _metric_rows(self, q, p, D: int) -> list:
         """[G, A] as series arrays at q."""
         values = self._geometry(*q, *p)
-        (n, _), (k, _) = self._shapes[:2]
+        n, k = self._shapes["n"], self._shapes["k"]
         return [_series(values[: n * n], D, (n, n)), _series(values[n * n:], D, (k, n))]
 
     def scale(self, p) -> float:

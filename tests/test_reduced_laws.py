@@ -1,0 +1,180 @@
+"""Reduced models on the slow manifold of a nonlinear friction law: system.reduced(order=K, law=...)
+and system.slip(q, u, order, law=...) (nonholo.system.law_slow_manifold).
+
+Checked against: the C++ recursion of the linear law (a linear law written by hand goes through the
+series arithmetic of the nonlinear laws), the friction model of the law started on its slow manifold
+(error O(v_s^(K+1))), the closed-form creep of regularized Coulomb friction, and the fold of the
+manifold at the edge of the friction cone."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.system.law_realization import viscous_coefficients
+from nonholo.testing import loglog_slope, random_system
+
+SLEIGH = nh.systems.chaplygin_sleigh()
+TIGHT = dict(rtol=1e-11, atol=1e-12)
+
+
+def random_point(system, seed, t=0.0):
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-1, 1, system.n)
+    return q, system.project(q, rng.uniform(-1, 1, system.n), t)
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3])
+def test_viscous_through_law_is_the_existing_reduced_model(order):
+    """Viscous(mu, eps) with the sleigh's own mu = 1: the same model as reduced(eps), bit for bit."""
+    eps = 1e-2
+    by_law, default = SLEIGH.reduced(order=order, law=nh.laws.Viscous(1.0, eps)), SLEIGH.reduced(eps, order=order)
+    assert by_law.order == default.order == order
+    for seed in range(3):
+        q, u = random_point(SLEIGH, seed)
+        np.testing.assert_array_equal(by_law.rhs(0.3, np.r_[q, u]), default.rhs(0.3, np.r_[q, u]))
+        if order:
+            np.testing.assert_array_equal(SLEIGH.slip(q, u, order, law=nh.laws.Viscous(1.0, eps)),
+                                          SLEIGH.slip(q, u, order))
+
+
+@pytest.mark.parametrize("seed, affine, force", [(0, False, False), (1, True, False), (2, True, True)])
+def test_a_linear_law_written_by_hand_gives_the_recursion_of_the_linear_law(seed, affine, force):
+    """The series arithmetic of the nonlinear laws (a Law, not a Viscous: the general path) against the
+    C++ Taylor recursion of the linear law, K = 1..3, on random systems (affine constraints, forces)."""
+    system = random_system(seed, affine=affine, force=force)
+    s = sp.Symbol("s", real=True)
+    mu, eps = 1.7, 1e-2
+    written = nh.laws.Law(-(mu / eps) * s, slip=s, scale=eps)
+    reference = viscous_coefficients(system, nh.laws.Viscous(mu, eps))
+    q, u = random_point(system, seed, 0.4)
+    H = system.slip(q, u, 3, t=0.4, law=written)
+    H_ref = reference.slip(q, u, 3, t=0.4)
+    for k in range(3):
+        np.testing.assert_allclose(H[k], H_ref[k], rtol=0, atol=1e-11 * np.abs(H_ref[k]).max())
+    y = np.r_[q, u]
+    np.testing.assert_allclose(system.reduced(order=2, law=written).rhs(0.4, y),
+                               reference.reduced(eps, order=2).rhs(0.4, y), rtol=1e-11, atol=1e-12)
+
+
+def coulomb_by_hand(mu, v_s, rows):
+    s = sp.symbols(f"w1:{rows + 1}", real=True)
+    N = sp.Symbol("load", positive=True)
+    norm = sp.sqrt(sum(x**2 for x in s) + v_s**2)
+    return nh.laws.Law([-mu * N * x / norm for x in s], slip=s, normal=N, scale=v_s, saturation=mu)
+
+
+def ball_on_incline(alpha=0.3, m=1.0, r=0.1, g=9.81):
+    body = nh.bodies.RigidBody(m, np.eye(3) * 0.4 * m * r**2)  # a uniform solid sphere
+    ball = nh.contact.roll_on_plane(body, nh.contact.Sphere(r), gravity=(g * np.sin(alpha), 0, -g * np.cos(alpha)))
+    return ball, m * g * np.cos(alpha), 2 / 7 * m * g * np.sin(alpha)  # system, N, the friction force rolling needs
+
+
+def test_a_coulomb_law_written_by_hand_is_the_built_in_one():
+    """The knife edge (one row) and the rolling ball (a contact of two rows, isotropic)."""
+    for system, N in ((SLEIGH, 9.81), (ball_on_incline()[0], ball_on_incline()[1])):
+        contact_rows = len(system.contacts[0]) if system.contacts else 1
+        q, u = random_point(system, 5)
+        if system is not SLEIGH:
+            y0 = nh.contact.rolling_state(system, [0.9, 0.1, -0.2, 0.3], omega=[0.4, -1.0, 0.2])
+            q, u = y0[: system.n], y0[system.n:]
+        built_in = system.slip(q, u, 3, law=nh.laws.Coulomb(0.5, 1e-2), normal=N)
+        written = system.slip(q, u, 3, law=coulomb_by_hand(0.5, 1e-2, contact_rows), normal=N)
+        np.testing.assert_allclose(written, built_in, rtol=1e-12, atol=1e-14 * np.abs(built_in).max())
+
+
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_the_reduced_sleigh_under_coulomb_converges_with_order_K_plus_1(order):
+    """Against friction(law=Coulomb) started on its slow manifold (system.slip(..., law=) to order 3):
+    the error at t = 2 falls like v_s^(K+1)."""
+    q, u, N = np.zeros(3), np.array([1.0, 0.0, 1.0]), 9.81
+    v_s = np.array([0.04, 0.02, 0.01])
+    errors = []
+    for v in v_s:
+        law = nh.laws.Coulomb(0.5, v)
+        H = SLEIGH.slip(q, u, 3, law=law, normal=N)
+        start = u + sum(v ** (k + 1) * H[k] for k in range(3))
+        friction = nh.simulate(SLEIGH.friction(law=law, normal=N), (0, 2), np.r_[q, start], t_eval=[2.0], **TIGHT)
+        reduced = nh.simulate(SLEIGH.reduced(order=order, law=law, normal=N), (0, 2), np.r_[q, u], t_eval=[2.0],
+                              **TIGHT)
+        assert reduced.success and not reduced.warnings
+        errors.append(np.abs(reduced.y[:3, -1] - friction.y[:3, -1]).max())
+    assert abs(loglog_slope(v_s, errors) - (order + 1)) < 0.3, errors
+
+
+@pytest.mark.parametrize("mu", [0.5, pytest.param(0.2, marks=pytest.mark.slow)])
+def test_creep_of_a_ball_on_an_incline_from_the_friction_and_the_order_one_model(mu):
+    """Steady slip v_s r / sqrt(1 - r^2), r = lambda / (mu N) = (2/7) m g sin(alpha) / (mu N)."""
+    ball, N, needed = ball_on_incline()
+    v_s = 1e-3
+    law = nh.laws.Coulomb(mu, v_s=v_s)
+    r = needed / (mu * N)
+    creep = v_s * r / np.sqrt(1 - r**2)
+    y0 = nh.contact.rolling_state(ball, [1, 0, 0, 0], omega=[0, 0, 0])
+    n = ball.n
+    friction = nh.simulate(ball.friction(law=law, normal=N), (0, 1.0), y0, t_eval=[1.0], **TIGHT)
+    A, _ = ball.constraint_matrix(friction.y[:n, -1])
+    np.testing.assert_allclose(np.linalg.norm(A @ friction.y[n:, -1]), creep, rtol=1e-6)
+    model = ball.reduced(order=1, law=law, normal=N)
+    reduced = nh.simulate(model, (0, 1.0), y0, t_eval=[0.5, 1.0], **TIGHT)
+    for j in range(2):
+        q, u = reduced.y[:n, j], reduced.y[n:, j]
+        A, _ = ball.constraint_matrix(q)
+        slip = A @ model.slip(reduced.t[j], q, u)
+        np.testing.assert_allclose(np.linalg.norm(slip), creep, rtol=1e-6)
+        assert slip[0] > 0 and abs(slip[1]) < 1e-12 * creep  # down the slope, ahead of rolling
+    np.testing.assert_allclose(reduced.friction_ratio, r, rtol=1e-9)  # the ratio it reports
+
+
+def test_the_run_warns_and_stops_at_the_fold_of_the_slow_manifold():
+    """A falling normal load N = 2.5 - 0.5 t pushes |lambda| / (mu N) of the sleigh's blade to 1: the
+    run warns, reports the ratio and stops at RATIO_STOP, short of the fold; a run that stays well
+    inside the cone does not warn."""
+    from nonholo.models.law_reduced import RATIO_STOP, RATIO_THRESHOLD
+
+    law = nh.laws.Coulomb(0.5, 1e-2)
+    model = SLEIGH.reduced(order=1, law=law, normal="2.5 - 0.5*t")
+    y0 = [0, 0, 0, 1.0, 0, 1.0]
+    with pytest.warns(nh.SimulationWarning, match="fold"):
+        run = nh.simulate(model, (0, 2.5), y0, t_eval=np.linspace(0, 2.5, 26))
+    assert run.status == 1 and run.flag_name == "SLOW_MANIFOLD_FOLD" and 1.5 < run.t_last < 2.5
+    assert run.friction_ratio.shape == (1, run.t.size) and np.all(np.diff(run.friction_ratio[0]) > 0)
+    assert RATIO_THRESHOLD < run.friction_ratio.max() < RATIO_STOP
+    np.testing.assert_allclose(model.friction_ratio(run.t_last, run.y_final), RATIO_STOP, rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        calm = nh.simulate(SLEIGH.reduced(order=1, law=law, normal=9.81), (0, 1), y0, t_eval=[1.0])
+    assert calm.status == 0 and calm.friction_ratio.max() < 0.2 and not calm.warnings
+
+
+def test_outside_the_cone_there_is_no_slow_manifold():
+    q, u = np.zeros(3), np.array([1.0, 0.0, 1.0])
+    with pytest.raises(nh.ModelError, match="friction cone"):
+        SLEIGH.slip(q, u, 1, law=nh.laws.Coulomb(0.5, 1e-2), normal=1.0)
+    with pytest.raises(nh.ModelError, match="folds"):
+        nh.simulate(SLEIGH.reduced(order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=1.0), (0, 1), np.r_[q, u])
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: SLEIGH.reduced(order=1, law=nh.laws.Coulomb(0.5), normal=9.81), ValueError, "law: .*set-valued"),
+    (lambda: SLEIGH.slip([0, 0, 0], [1, 0, 0], 1, law=nh.laws.Coulomb(0.5), normal=9.81), ValueError,
+     "law: .*set-valued"),
+    (lambda: SLEIGH.reduced(1e-3, order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81), ValueError,
+     "eps = 0.001 and law"),
+    (lambda: SLEIGH.reduced(1e-3, order=1, law=nh.laws.Viscous(1.0, 1e-2)), ValueError, "disagree"),
+    (lambda: SLEIGH.reduced(order=1, law=nh.laws.Coulomb(0.5, 1e-2)), ValueError, "give normal="),
+    (lambda: SLEIGH.reduced(order=1), TypeError, "needs eps"),
+    (lambda: SLEIGH.reduced(1e-3, normal=9.81), ValueError, "go with law="),
+    (lambda: SLEIGH.reduced(order="auto", law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81), ValueError, "fixed order"),
+    (lambda: SLEIGH.reduced(order=1, law="coulomb"), TypeError, "law must be a nonholo.laws law"),
+])
+def test_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_eps_equal_to_the_law_scale_is_accepted():
+    a = SLEIGH.reduced(1e-2, order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81)
+    assert a.eps == pytest.approx(1e-2) and a.order == 1
