@@ -54,7 +54,10 @@ def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float
     sol = solve_ivp(rhs, (t0, tf), y0, method="DOP853", t_eval=times, rtol=rtol, atol=atol, events=[fold],
                     max_step=max_step)
     folded = sol.status == 1
-    t_last = float(sol.t_events[0][0]) if folded else (tf if sol.status == 0 else float(sol.t[-1]) if sol.t.size else t0)
+    if folded:
+        t_last = float(sol.t_events[0][0])
+    else:
+        t_last = tf if sol.status == 0 else (float(sol.t[-1]) if sol.t.size else t0)
     if folded:
         message = (f"stopped at t = {t_last:.6g}: the friction ratio |lambda| / (saturation N) reached "
                    f"{RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the constraint force "
