@@ -6,6 +6,7 @@ series arithmetic of the nonlinear laws), the friction model of the law started 
 (error O(v_s^(K+1))), the closed-form creep of regularized Coulomb friction, and the fold of the
 manifold at the edge of the friction cone."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -66,6 +67,7 @@ def coulomb_by_hand(mu, v_s, rows):
     return nh.laws.Law([-mu * N * x / norm for x in s], slip=s, normal=N, scale=v_s, saturation=mu)
 
 
+@functools.lru_cache(maxsize=None)  # one system: its series data are built once (about 10 s)
 def ball_on_incline(alpha=0.3, m=1.0, r=0.1, g=9.81):
     body = nh.bodies.RigidBody(m, np.eye(3) * 0.4 * m * r**2)  # a uniform solid sphere
     ball = nh.contact.roll_on_plane(body, nh.contact.Sphere(r), gravity=(g * np.sin(alpha), 0, -g * np.cos(alpha)))
@@ -128,6 +130,19 @@ def test_creep_of_a_ball_on_an_incline_from_the_friction_and_the_order_one_model
     np.testing.assert_allclose(reduced.friction_ratio, r, rtol=1e-9)  # the ratio it reports
 
 
+def test_the_leading_slip_of_a_stribeck_law_is_its_steady_slip():
+    """Order 1 under Stribeck friction (no closed form): the slip eps h^(1) is the steady slip of the law
+    under the force rolling needs, (-(2/7) m g sin(alpha), 0) (Law.steady_slip, Newton on z itself)."""
+    ball, N, needed = ball_on_incline()
+    law = nh.laws.Stribeck(0.6, 0.4, 1e-2)
+    y0 = nh.contact.rolling_state(ball, [1, 0, 0, 0], omega=[0, 0, 0])
+    q, u = y0[: ball.n], y0[ball.n:]
+    eps = float(law.scale)
+    A, _ = ball.constraint_matrix(q)
+    slip = A @ (eps * ball.slip(q, u, 1, law=law, normal=N)[0])
+    np.testing.assert_allclose(slip, law.for_rows(2).steady_slip([-needed, 0.0], N=N), rtol=1e-9, atol=1e-15)
+
+
 def test_the_run_warns_and_stops_at_the_fold_of_the_slow_manifold():
     """A falling normal load N = 2.5 - 0.5 t pushes |lambda| / (mu N) of the sleigh's blade to 1: the
     run warns, reports the ratio and stops at RATIO_STOP, short of the fold; a run that stays well
@@ -169,10 +184,21 @@ def test_outside_the_cone_there_is_no_slow_manifold():
     (lambda: SLEIGH.reduced(1e-3, normal=9.81), ValueError, "go with law="),
     (lambda: SLEIGH.reduced(order="auto", law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81), ValueError, "fixed order"),
     (lambda: SLEIGH.reduced(order=1, law="coulomb"), TypeError, "law must be a nonholo.laws law"),
+    (lambda: SLEIGH.reduced(order=1, law=nh.laws.MagicFormula(10, 1.9, 1.0), normal=9.81, speed="x_dot"),
+     ValueError, "law: the scale .* depends on the state"),
 ])
 def test_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_a_start_off_the_constraint_set_is_refused_or_projected():
+    model = SLEIGH.reduced(order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81)
+    off = [0, 0, 0.3, 1.0, 0.2, 1.0]
+    with pytest.raises(ValueError, match="the velocity part u of y0 must lie on the constraint set"):
+        nh.simulate(model, (0, 0.1), off)
+    run = nh.simulate(model, (0, 0.1), off, project_y0=True, t_eval=[0.0])
+    np.testing.assert_allclose(run.y[3:, 0], SLEIGH.project(off[:3], off[3:]), rtol=0, atol=1e-15)
 
 
 def test_eps_equal_to_the_law_scale_is_accepted():

@@ -21,8 +21,9 @@ __all__ = ["run_law_reduced"]
 
 
 def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float = 1e-8, atol=1e-10,
-                    params=None, max_step: float = np.inf, max_steps: int = 500_000) -> SimulationResult:
-    """Integrate ``model`` from y0 = [q, u] (u on the constraint set) over ``t_span`` (module docstring)."""
+                    params=None, max_step: float = np.inf, project_y0: bool = False) -> SimulationResult:
+    """Integrate ``model`` from y0 = [q, u] (u on the constraint set, or projected onto it G-orthogonally
+    with ``project_y0``) over ``t_span`` (module docstring)."""
     from scipy.integrate import solve_ivp
 
     system, n = model.system, model.system.n
@@ -33,6 +34,8 @@ def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float
     y0 = np.asarray(y0, dtype=float)
     if y0.shape != (2 * n,) or not np.all(np.isfinite(y0)):
         raise ValueError(f"y0 must be finite with shape ({2 * n},) ordered as {model.state_names}, got {y0.shape}")
+    if project_y0:
+        y0 = np.r_[y0[:n], system.project(y0[:n], y0[n:], t0, params)]
     system._on_constraint_set(y0[:n], y0[n:], t0, params, "the velocity part u of y0")
     times = check.t_eval(t_eval, t0, tf)
     ratio0 = model.expansion.friction_ratio(t0, y0[:n], y0[n:], p)

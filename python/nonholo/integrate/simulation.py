@@ -373,7 +373,7 @@ def simulate(
             raise ValueError("the reduced model of a nonlinear law runs with method 'dop853' and without events, "
                              "sensitivities or dense output (not supported)")
         return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
-                               max_step=max_step)
+                               max_step=max_step, project_y0=project_y0)
     model = _check_model(model)
     compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)
