@@ -53,6 +53,8 @@ symbolic inverse.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy as sp
 
@@ -72,6 +74,8 @@ class FoldError(ModelError):
 
 def _series(values, D: int, shape: tuple) -> np.ndarray:
     """The nested list ``values`` (numbers or jets) as a series array."""
+    if D == 0:  # numbers (a right-hand side of order 1)
+        return np.asarray(values, dtype=float).reshape((1, 1, *shape))
     flat = np.asarray(values, dtype=object).reshape(-1)
     out = np.zeros((D + 1, D + 1, flat.size))
     for i, x in enumerate(flat):
@@ -90,6 +94,7 @@ def _jets(X: np.ndarray) -> list:
     return [Jet(flat[:, :, i].copy()) for i in range(flat.shape[2])]
 
 
+@functools.lru_cache(maxsize=None)
 def _terms(D: int):
     return [(a, b) for d in range(D + 1) for a in range(d + 1) for b in (d - a,)]
 
@@ -97,6 +102,8 @@ def _terms(D: int):
 def _mul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """The series product X @ Y (matrix times matrix or vector)."""
     D = X.shape[0] - 1
+    if D == 0:
+        return (X[0, 0] @ Y[0, 0])[None, None]
     out = np.zeros((D + 1, D + 1, *np.shape(X[0, 0] @ Y[0, 0])))
     for a, b in _terms(D):
         for i in range(a + 1):
@@ -108,6 +115,8 @@ def _mul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 def _solve(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Z with X Z = Y as series: Z_ab = X_00^-1 (Y_ab - sum over (i, j) != 0 of X_ij Z_(a-i)(b-j))."""
     D = X.shape[0] - 1
+    if D == 0:
+        return np.linalg.solve(X[0, 0], Y[0, 0])[None, None]
     lu = np.linalg.inv(X[0, 0])
     Z = np.zeros_like(Y)
     for a, b in _terms(D):
