@@ -106,6 +106,21 @@ def test_the_reduced_sleigh_under_coulomb_converges_with_order_K_plus_1(order):
     assert abs(loglog_slope(v_s, errors) - (order + 1)) < 0.3, errors
 
 
+@pytest.mark.slow
+def test_the_expansion_holds_at_order_three():
+    """K = 3 (the series arithmetic at degree 2): slope 4 (measured 4.00), started at order 5, rtol 1e-13."""
+    q, u, N = np.zeros(3), np.array([1.0, 0.0, 1.0]), 9.81
+    v_s, errors, tight = np.array([0.04, 0.02, 0.01]), [], dict(t_eval=[2.0], rtol=1e-13, atol=1e-14)
+    for v in v_s:
+        law = nh.laws.Coulomb(0.5, v)
+        H = SLEIGH.slip(q, u, 5, law=law, normal=N)
+        start = np.r_[q, u + sum(v ** (k + 1) * H[k] for k in range(5))]
+        friction = nh.simulate(SLEIGH.friction(law=law, normal=N), (0, 2), start, **tight)
+        reduced = nh.simulate(SLEIGH.reduced(order=3, law=law, normal=N), (0, 2), np.r_[q, u], **tight)
+        errors.append(np.abs(reduced.y[:3, -1] - friction.y[:3, -1]).max())
+    assert abs(loglog_slope(v_s, errors) - 4) < 0.3, errors
+
+
 @pytest.mark.parametrize("mu", [0.5, pytest.param(0.2, marks=pytest.mark.slow)])
 def test_creep_of_a_ball_on_an_incline_from_the_friction_and_the_order_one_model(mu):
     """Steady slip v_s r / sqrt(1 - r^2), r = lambda / (mu N) = (2/7) m g sin(alpha) / (mu N)."""
