@@ -216,6 +216,12 @@ def test_a_start_off_the_constraint_set_is_refused_or_projected():
     np.testing.assert_allclose(run.y[3:, 0], SLEIGH.project(off[:3], off[3:]), rtol=0, atol=1e-15)
 
 
+def test_simulate_many_refuses_the_python_model_naming_it():
+    model = SLEIGH.reduced(order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81)
+    with pytest.raises(TypeError, match="model: the reduced model of a nonlinear friction law"):
+        nh.simulate_many(model, (0, 1), [[0, 0, 0, 1.0, 0, 1.0]])
+
+
 def test_eps_equal_to_the_law_scale_is_accepted():
     a = SLEIGH.reduced(1e-2, order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81)
     assert a.eps == pytest.approx(1e-2) and a.order == 1

@@ -67,6 +67,9 @@ class Event:
 
 
 def _check_model(model) -> Model:
+    if isinstance(model, LawReducedModel):  # reaches here from simulate_many and the sweeps
+        raise TypeError("model: the reduced model of a nonlinear friction law runs with nh.simulate only (its "
+                        "right-hand side is Python); loop over nh.simulate")
     if not isinstance(model, Model):
         raise TypeError(
             f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}"
