@@ -295,9 +295,10 @@ class LawSlowManifold:
         return J
 
     # ------------------------------------------------------------ the leading order
-    def _multipliers(self, t, q, u, p) -> tuple:
-        """lambda = M^-1 (A f - a) at (t, q, u) (numbers), with G, A, W."""
-        G, A, r, _, _, a = (X[0, 0] for X in self._evaluate(t, q, u, p, 0))
+    def _multipliers(self, t, q, u, p, geometry: list | None = None) -> tuple:
+        """lambda = M^-1 (A f - a) at (t, q, u) (numbers), with G^-1 A^T and M; ``geometry``: [G, A]
+        at q as series arrays of degree 0, when known already."""
+        G, A, r, _, _, a = (X[0, 0] for X in self._evaluate(t, q, u, p, 0, geometry))
         GinvAT = np.linalg.solve(G, A.T)
         M = A @ GinvAT
         lam = np.linalg.solve(M, A @ np.linalg.solve(G, r) - a)
@@ -356,14 +357,14 @@ class LawSlowManifold:
                         "constraint force there")
 
     # ------------------------------------------------------------ the expansion
-    def coefficients(self, t0: float, q0, u0, p, order: int) -> np.ndarray:
+    def coefficients(self, t0: float, q0, u0, p, order: int, lam=None) -> np.ndarray:
         """varsigma_0, ..., varsigma_(order-1) at (t0, q0, u0), shape (order, k): the slip of the slow
-        manifold is sigma = A v - b = sum_k eps^k varsigma_(k-1)."""
+        manifold is sigma = A v - b = sum_k eps^k varsigma_(k-1). ``lam``: lambda there, when known."""
         k, n = self.system.k, self.system.n
         if order == 0:
             return np.zeros((0, k))
         q0, u0 = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
-        sigma0 = self.leading_slip(t0, q0, u0, p)
+        sigma0 = self.leading_slip(t0, q0, u0, p, lam)
         D = order - 1
         if D == 0:
             return sigma0[None, :]
@@ -409,13 +410,15 @@ class LawSlowManifold:
         """(q', u') of the reduced model of this order at (t, q, u): q' = v = u + s,
         s = W sum_k eps^k varsigma_(k-1), u' the projected acceleration at v."""
         q, u = np.asarray(q, dtype=float), np.asarray(u, dtype=float)
-        sigma = np.zeros(self.system.k)
-        for j, x in enumerate(self.coefficients(t, q, u, p, order)):
-            sigma = sigma + eps ** (j + 1) * x
         geometry = self._metric_rows(q, p, 0)
-        G, A = (X[0, 0] for X in geometry)
-        GinvAT = np.linalg.solve(G, A.T)
-        M = A @ GinvAT
+        lam, GinvAT, M = self._multipliers(t, q, u, p, geometry) if order else (None, None, None)
+        sigma = np.zeros(self.system.k)
+        for j, x in enumerate(self.coefficients(t, q, u, p, order, lam)):
+            sigma = sigma + eps ** (j + 1) * x
+        if not order:
+            G, A = (X[0, 0] for X in geometry)
+            GinvAT = np.linalg.solve(G, A.T)
+            M = A @ GinvAT
         s = GinvAT @ np.linalg.solve(M, sigma)
         v = u + s
         data = self._evaluate(t, q, v, p, 0, geometry)
