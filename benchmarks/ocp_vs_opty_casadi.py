@@ -164,7 +164,6 @@ def solve_opty(spec: dict, guess: np.ndarray, N: int, method: str, free_time: bo
     import opty
 
     states, inputs = spec["states"], spec["inputs"]
-    n, q = len(states), len(inputs)
     h = sm.symbols("h", positive=True)
     interval = h if free_time else duration / (N - 1)
     t_end = (N - 1) * h if free_time else duration
