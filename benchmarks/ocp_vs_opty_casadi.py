@@ -293,13 +293,17 @@ def solve_nonholo(nh, which: str, N: int, method: str):
     """nonholo's rows, through the public API of issue 44 (``nh.OptimalControlProblem``)."""
     if which == "A":
         spec = parallel_park_equations()
+        # The inputs T(t), F(t) become the system's symbols T, F (parameters of a simulation,
+        # controls here); the model's state is [q, Kane's independent speeds]: x, y, theta, delta,
+        # v_x, beta (6 states; opty and CasADi carry the dependent speeds v_y, omega as well).
         T, F = spec["inputs"]
-        system = nh.System.from_kanes_method(spec["kane"], {str(k): v for k, v in spec["params"].items()},
-                                             specified=[T, F])
+        Ts, Fs = sm.symbols("T F")
+        params = {str(k): v for k, v in spec["params"].items()} | {"T": 0.0, "F": 0.0}
+        system = nh.System.from_kanes_method(spec["kane"], params, specified={T: Ts, F: Fs})
         model = system.nonholonomic()
         names = list(model.state_names)
         problem = nh.OptimalControlProblem(
-            model, cost=F**2 + T**2, controls=[T, F], t_final=DURATION_A,
+            model, cost=Fs**2 + Ts**2, controls=[Ts, Fs], t_final=DURATION_A,
             initial=[0.0] * len(names), final=[2.0 if name == "y" else 0.0 for name in names],
             state_bounds={"delta": (np.deg2rad(-45.0), np.deg2rad(45.0))},
             control_bounds={"T": (-50.0, 50.0), "F": (-300.0, 300.0)})
