@@ -11,26 +11,30 @@ are the example's, written as opty's implicit eom(x', x, u) = 0 and handed uncha
 
 Problem B, the minimum-time parking of a kinematic car with one trailer: states x, y, theta0,
 theta1 (hitch length 1, on-axle), controls v and kappa in [-1, 1]; from (0, 0, 0, 0) sideways
-to (0, 2, 0, 0), car and trailer aligned at both ends; free duration, |theta0 - theta1| kept below
-pi / 2 by the bounds of the states; 101 nodes; guess: straight line between the poses, controls
-0.5, duration 8.
+to (0, 2, 0, 0), car and trailer aligned at both ends; free duration; bounds x, y in [-10, 10],
+theta0, theta1 in [-pi, pi] (no jackknife bound on theta0 - theta1: opty bounds variables only);
+101 nodes; guess: straight line between the poses, controls 0.5, duration 8. A nonconvex problem
+with cusps: the tools may end at different local optima, which the objective column shows.
 
 The transcriptions: opty's "backward euler" (its default, what the example uses: x' at node i is
 (x_i - x_{i-1}) / h and the rest at node i; the running cost is h times the sum over nodes 1..N-1)
 and opty's "midpoint"; CasADi takes the same discrete equations. nonholo collocates with
 trapezoid or Hermite-Simpson: its rows are compared with CasADi's trapezoid, which this script
-also writes, since opty has no trapezoid.
+also writes, since opty has no trapezoid (on the parallel park's implicit equations it carries x'
+at the nodes as further variables).
 
 What is reported, per tool: the objective, IPOPT's iterations, the time to solve (the solve call
 alone: opty's code generation and compilation and nonholo's problem set-up come before it;
 CasADi Opti's solve includes building its NLP function, under a second in these sizes), the NLP
 size (variables, constraints) and IPOPT's status; medians of interleaved repeats; the ratio to the
 fastest row of the same problem and transcription. opty gives IPOPT no Hessian (cyipopt then uses
-the limited-memory quasi-Newton one); CasADi and nonholo give the exact one.
+the limited-memory quasi-Newton one); CasADi and nonholo give the exact one, and CasADi is also run
+with IPOPT's limited-memory Hessian (the row "CasADi Opti, L-BFGS") to compare like with like.
 
-Usage: python benchmarks/ocp_vs_opty_casadi.py [--quick] [--problem A|B|both] [--markdown PATH]
-[--json PATH]. A peer that does not import is skipped with the reason printed; nonholo's rows
-need ``nh.OptimalControlProblem`` (issue 44) and say so when it is missing.
+Usage: python benchmarks/ocp_vs_opty_casadi.py [--quick] [--repeats N] [--problem A|B|both]
+[--implicit-trapezoid] [--markdown PATH] [--json PATH]. A peer that does not import is skipped with
+the reason printed; nonholo's rows need ``nh.OptimalControlProblem`` (issue 44) and say so when it
+is missing. nonholo starts from its own default guess (opty and CasADi from the example's).
 
 Measured (2026-12-02, a 2-core VM loaded by up to six other engineers' builds and tests, load
 average 3-8; medians of 3 interleaved repeats): see benchmarks/README.md, section "Optimal control
@@ -220,7 +224,9 @@ def _casadi_function(ca, expr: sm.Matrix, args: list, name: str):
 def solve_casadi(spec: dict, guess: np.ndarray, N: int, method: str, free_time: bool, duration: float,
                  hessian: str = "exact"):
     """CasADi Opti on the same discrete equations: opty's backward Euler or midpoint on the implicit
-    eom(x', x, u) = 0, or trapezoid on an explicit x' = f(x, u) (the trailer only)."""
+    eom(x', x, u) = 0, or the trapezoid rule: on an explicit x' = f(x, u) where the problem has one (the
+    trailer), else on the implicit eom with x' at the nodes as variables (eom(x'_i, x_i, u_i) = 0 and
+    x_{i+1} - x_i = h (x'_i + x'_{i+1}) / 2)."""
     import casadi as ca
 
     states, inputs, t = spec["states"], spec["inputs"], spec["t"]
@@ -228,9 +234,9 @@ def solve_casadi(spec: dict, guess: np.ndarray, N: int, method: str, free_time: 
     xs, xds, us = sm.symbols(f"x0:{n}"), sm.symbols(f"xd0:{n}"), sm.symbols(f"u0:{q}")
     subs = {s.diff(t): d for s, d in zip(states, xds)} | dict(zip(states, xs)) | dict(zip(inputs, us))
     subs |= {p: v for p, v in spec.get("params", {}).items()}
-    eom = spec["eom"].xreplace(subs) if method != "trapezoid" else None
-    implicit = _casadi_function(ca, eom, [xds, xs, us], "eom") if eom is not None else None
-    rhs = _casadi_function(ca, spec["rhs"].xreplace(subs), [xs, us], "rhs") if method == "trapezoid" else None
+    explicit = method == "trapezoid" and "rhs" in spec
+    implicit = None if explicit else _casadi_function(ca, spec["eom"].xreplace(subs), [xds, xs, us], "eom")
+    rhs = _casadi_function(ca, spec["rhs"].xreplace(subs), [xs, us], "rhs") if explicit else None
     opti = ca.Opti()
     X, U = opti.variable(n, N), opti.variable(q, N)
     if free_time:
@@ -244,6 +250,9 @@ def solve_casadi(spec: dict, guess: np.ndarray, N: int, method: str, free_time: 
         cost = _casadi_function(ca, sm.Matrix([spec["cost"].xreplace(subs)]), [xs, us], "cost")
         if method == "backward euler":
             opti.minimize(h * ca.sum2(cost.map(N - 1)(X[:, 1:], U[:, 1:])))
+        elif method == "trapezoid":
+            c = cost.map(N)(X, U)
+            opti.minimize(h * (ca.sum2(c) - 0.5 * (c[0] + c[N - 1])))
         else:
             opti.minimize(h * ca.sum2(cost.map(N - 1)(0.5 * (X[:, 1:] + X[:, :-1]), 0.5 * (U[:, 1:] + U[:, :-1]))))
     dX = X[:, 1:] - X[:, :-1]
@@ -251,9 +260,14 @@ def solve_casadi(spec: dict, guess: np.ndarray, N: int, method: str, free_time: 
         opti.subject_to(implicit.map(N - 1)(dX / h, X[:, 1:], U[:, 1:]) == 0)
     elif method == "midpoint":
         opti.subject_to(implicit.map(N - 1)(dX / h, 0.5 * (X[:, 1:] + X[:, :-1]), 0.5 * (U[:, 1:] + U[:, :-1])) == 0)
-    else:
+    elif explicit:
         F = rhs.map(N)(X, U)
         opti.subject_to(dX - 0.5 * h * (F[:, 1:] + F[:, :-1]) == 0)
+    else:
+        XD = opti.variable(n, N)
+        opti.subject_to(implicit.map(N)(XD, X, U) == 0)
+        opti.subject_to(dX - 0.5 * h * (XD[:, 1:] + XD[:, :-1]) == 0)
+        opti.set_initial(XD, np.gradient(guess[:n], h, axis=1) if not free_time else 0.0)
     bound_rows = 1 if free_time else 0
     index = {s: i for i, s in enumerate(states)}
     for s, v in spec["initial"].items():
@@ -327,12 +341,13 @@ def solve_nonholo(nh, which: str, N: int, method: str):
 
 # ---------------------------------------------------------------------------------------------------
 
-def rows_for(problem: str, found: dict, quick: bool) -> list:
+def rows_for(problem: str, found: dict, quick: bool, implicit_trapezoid: bool = False) -> list:
     """(label, method, runner) of every tool that imports, and the lines saying who was skipped."""
     runners, notes = [], []
     if problem == "A":
         spec, guess, N, free, duration = parallel_park_equations(), parallel_park_guess(), NODES_A, False, DURATION_A
         methods = ("backward euler",) if quick else ("backward euler", "midpoint")
+        methods += ("trapezoid",) if implicit_trapezoid else ()
     else:
         spec = trailer_equations()
         (guess, duration), N, free = trailer_guess(), NODES_B, True
@@ -345,7 +360,7 @@ def rows_for(problem: str, found: dict, quick: bool) -> list:
                 runners.append(("opty", method, solve_opty(spec, guess, N, method, free, duration)))
         if isinstance(found["casadi"], str):
             notes.append(f"CasADi skipped: {found['casadi']}")
-        elif method != "trapezoid" or "rhs" in spec:
+        else:
             runners.append(("CasADi Opti", method, solve_casadi(spec, guess, N, method, free, duration)))
             if method == "backward euler":
                 runners.append(("CasADi Opti, L-BFGS", method,
@@ -394,6 +409,9 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true", help="one repeat, fewer transcriptions")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--problem", choices=("A", "B", "both"), default="both")
+    parser.add_argument("--implicit-trapezoid", action="store_true",
+                        help="also CasADi's trapezoid on the parallel park (x' as variables: slow, over 10 minutes a "
+                             "solve with L-BFGS on the loaded 2-core machine)")
     add_output_options(parser)
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -405,7 +423,7 @@ def main(argv=None) -> None:
     titles = {"A": f"A: opty's parallel park (dynamic car, 8 states, 2 forces, {NODES_A} nodes, T = {DURATION_A:g} s)",
               "B": f"B: car with one trailer, minimum time to (0, 2, 0, 0) ({NODES_B} nodes, free duration)"}
     for problem in ("A", "B") if args.problem == "both" else (args.problem,):
-        runners, notes = rows_for(problem, found, args.quick)
+        runners, notes = rows_for(problem, found, args.quick, args.implicit_trapezoid)
         blocks.append(table(titles[problem], measure(runners, repeats)))
         if notes:
             blocks.append("\n".join(f"- {note}" for note in notes))

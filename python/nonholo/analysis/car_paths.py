@@ -8,9 +8,10 @@ times that an optimal-control solver must reproduce (issue 44).
 Every shortest path is a word of at most five segments: arcs of radius R to the left (L) or right
 (R) and straight lines (S), each driven forward (+) or backward (-).
 
-- **Reeds-Shepp** (Reeds & Shepp, *Pacific J. Math.* 145 (1990) 367-393): 48 words, written as 9
-  formula families in the goal's pose relative to the start, in units of R (the forms CSC, CCC,
-  CCCC, CCSC, CCSCC of their section 8). Each family is solved once for a base word (such as
+- **Reeds-Shepp** (Reeds & Shepp, *Pacific J. Math.* 145 (1990) 367-393): 48 words of the five
+  forms CSC, CCC, CCCC, CCSC and CCSCC (their section 8), written as 8 base formulas in the goal's
+  pose relative to the start, in units of R (as OMPL's ReedsSheppStateSpace arranges them: 44
+  candidates, some words reached twice). Each formula is solved once for a base word (such as
   L+S+L+) and carried to the others by three symmetries of the problem: *timeflip*
   (x, y, phi) -> (-x, y, -phi) reverses every gear, *reflect* (x, y, phi) -> (x, -y, -phi) swaps
   L and R, and *backwards* (x, y, phi) -> (x cos phi + y sin phi, x sin phi - y cos phi, phi)
@@ -250,7 +251,7 @@ def _polar(x: float, y: float) -> tuple:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Reeds-Shepp: the base words of the 9 families, each returning its signed segment parameters
+# Reeds-Shepp: the 8 base words, each returning its signed segment parameters
 # (positive forward, in units of R) or None where the goal is out of the word's reach.
 
 def _LpSpLp(x, y, phi):
@@ -354,7 +355,7 @@ def _LpRmSLmRp(x, y, phi):
     return None
 
 
-# (base word, its formula, whether the backwards symmetry applies): the 9 families of the 48 words.
+# (base word, its formula, whether the backwards symmetry applies): 8 formulas, 44 candidates.
 _FAMILIES = (
     ("LSL", _LpSpLp, False), ("LSR", _LpSpRp, False),
     ("LRL", _LpRmL, True),
