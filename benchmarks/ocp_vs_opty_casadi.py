@@ -36,9 +36,26 @@ Usage: python benchmarks/ocp_vs_opty_casadi.py [--quick] [--repeats N] [--proble
 the reason printed; nonholo's rows need ``nh.OptimalControlProblem`` (issue 44) and say so when it
 is missing. nonholo starts from its own default guess (opty and CasADi from the example's).
 
-Measured (2026-12-02, a 2-core VM loaded by up to six other engineers' builds and tests, load
-average 3-8; medians of 3 interleaved repeats): see benchmarks/README.md, section "Optimal control
-against opty and CasADi".
+Measured 2026-12-02 on a 2-core AMD EPYC VM loaded by up to six other engineers' builds and tests
+(load average 6.6 at the start, 10.5 at the end: absolute times are slow and noisy, compare within
+a run); medians of 3 interleaved repeats; nonholo's rows not yet possible (no
+OptimalControlProblem on this branch). Stored in benchmarks/results/ocp_vs_opty_casadi.json and
+shown in benchmarks/README.md ("Optimal control against opty and CasADi"):
+
+    A, parallel park, 501 nodes        objective  iterations  time (s)  variables  constraints
+    opty, backward Euler                  320227          49      17.4       5010         4016
+    CasADi Opti, backward Euler           320227         769      77.9       5010         4016
+    CasADi Opti L-BFGS, backward Euler    320227          78      14.8       5010         4016
+    opty, midpoint                        320379         167      32.9       5010         4016
+    CasADi Opti, midpoint                 320379        1162     152         5010         4016
+
+    B, trailer, minimum time, 101 nodes
+    opty, backward Euler                   6.758          50       1.51       607          408
+    CasADi Opti, backward Euler            7.840         132       2.72       607          408
+    CasADi Opti L-BFGS, backward Euler     6.687          45       0.402      607          408
+    opty, midpoint                         6.417         451      11.4        607          408  (acceptable level)
+    CasADi Opti, midpoint                  7.189         114       1.05       607          408
+    CasADi Opti, trapezoid                 6.530         167       1.17       607          408
 """
 
 from __future__ import annotations

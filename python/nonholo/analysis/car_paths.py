@@ -11,11 +11,12 @@ Every shortest path is a word of at most five segments: arcs of radius R to the 
 - **Reeds-Shepp** (Reeds & Shepp, *Pacific J. Math.* 145 (1990) 367-393): 48 words of the five
   forms CSC, CCC, CCCC, CCSC and CCSCC (their section 8), written as 8 base formulas in the goal's
   pose relative to the start, in units of R (as OMPL's ReedsSheppStateSpace arranges them: 44
-  candidates, some words reached twice). Each formula is solved once for a base word (such as
-  L+S+L+) and carried to the others by three symmetries of the problem: *timeflip*
-  (x, y, phi) -> (-x, y, -phi) reverses every gear, *reflect* (x, y, phi) -> (x, -y, -phi) swaps
-  L and R, and *backwards* (x, y, phi) -> (x cos phi + y sin phi, x sin phi - y cos phi, phi)
-  reads the word in reverse order. The shortest candidate wins.
+  candidates, some standing for two words where a segment's gear may take either sign). Each
+  formula is solved once for a base word (such as L+S+L+) and carried to the others by three
+  symmetries of the problem: *timeflip* (x, y, phi) -> (-x, y, -phi) reverses every gear,
+  *reflect* (x, y, phi) -> (x, -y, -phi) swaps L and R, and *backwards*
+  (x, y, phi) -> (x cos phi + y sin phi, x sin phi - y cos phi, phi) reads the word in reverse
+  order. The shortest candidate wins.
 - **Dubins** (Dubins, *Amer. J. Math.* 79 (1957) 497-516): the six words LSL, RSR, LSR, RSL, RLR,
   LRL, all forward, from the tangent lines and the tangent circle of the turning circles at the
   two poses.
