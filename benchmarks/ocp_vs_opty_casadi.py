@@ -56,6 +56,12 @@ shown in benchmarks/README.md ("Optimal control against opty and CasADi"):
     opty, midpoint                         6.417         451      11.4        607          408  (acceptable level)
     CasADi Opti, midpoint                  7.189         114       1.05       607          408
     CasADi Opti, trapezoid                 6.530         167       1.17       607          408
+
+A preview of nonholo's rows, run with the ocp branch's nonholo (commit f2be722, not merged here) by
+importing it in place of this branch's, --quick --problem B (one repeat, load average 10):
+nonholo trapezoid 6.558 in 58 iterations, 7.31 s (607 variables, 400 constraints), against CasADi's
+trapezoid 6.530 in 167 iterations, 1.18 s, and CasADi L-BFGS backward Euler 0.385 s; nonholo
+Hermite-Simpson 6.529 in 72 iterations, 39.4 s (1207 variables, 800 constraints).
 """
 
 from __future__ import annotations
