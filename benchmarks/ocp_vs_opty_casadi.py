@@ -61,7 +61,11 @@ A preview of nonholo's rows, run with the ocp branch's nonholo (commit f2be722, 
 importing it in place of this branch's, --quick --problem B (one repeat, load average 10):
 nonholo trapezoid 6.558 in 58 iterations, 7.31 s (607 variables, 400 constraints), against CasADi's
 trapezoid 6.530 in 167 iterations, 1.18 s, and CasADi L-BFGS backward Euler 0.385 s; nonholo
-Hermite-Simpson 6.529 in 72 iterations, 39.4 s (1207 variables, 800 constraints).
+Hermite-Simpson 6.529 in 72 iterations, 39.4 s (1207 variables, 800 constraints). The parallel park
+(A) does not set up there: OptimalControlProblem(system, controls=[T, F]) raises ModelError "no k
+coordinates can be solved for from the constraints (A_s is singular)" from voronets_split, since
+no pair of the car's coordinates (x, y, theta, delta) has an invertible constraint block at every
+sampled q (x, y at delta = 0 included); the script prints that reason in place of the rows.
 """
 
 from __future__ import annotations
@@ -331,16 +335,16 @@ def solve_nonholo(nh, which: str, N: int, method: str):
     if which == "A":
         spec = parallel_park_equations()
         # The inputs T(t), F(t) become the system's symbols T, F (parameters of a simulation,
-        # controls here); the model's state is [q, Kane's independent speeds]: x, y, theta, delta,
-        # v_x, beta (6 states; opty and CasADi carry the dependent speeds v_y, omega as well).
+        # controls here); the state is the problem's (at rest at both ends, y = 2 at the end).
         T, F = spec["inputs"]
         Ts, Fs = sm.symbols("T F")
         params = {str(k): v for k, v in spec["params"].items()} | {"T": 0.0, "F": 0.0}
         system = nh.System.from_kanes_method(spec["kane"], params, specified={T: Ts, F: Fs})
-        model = system.nonholonomic()
-        names = list(model.state_names)
+        # controls= takes the System (its Lagrange-d'Alembert dynamics); its state names first
+        names = list(nh.OptimalControlProblem(system, cost=Fs**2 + Ts**2, controls=[Ts, Fs],
+                                              t_final=DURATION_A).state_names)
         problem = nh.OptimalControlProblem(
-            model, cost=Fs**2 + Ts**2, controls=[Ts, Fs], t_final=DURATION_A,
+            system, cost=Fs**2 + Ts**2, controls=[Ts, Fs], t_final=DURATION_A,
             initial=[0.0] * len(names), final=[2.0 if name == "y" else 0.0 for name in names],
             state_bounds={"delta": (np.deg2rad(-45.0), np.deg2rad(45.0))},
             control_bounds={"T": (-50.0, 50.0), "F": (-300.0, 300.0)})
