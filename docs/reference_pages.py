@@ -7,6 +7,7 @@ Run by ``docs/conf.py`` before each build (and by ``tests/test_docs.py``). Each 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 import nonholo
 
@@ -22,10 +23,10 @@ LAYERS = [
      ["simulate", "simulate_many", "simulate_discrete", "Event", "SimulationResult", "DiscreteResult"], []),
     ("analysis", "Analysis: stability, fitting, studies",
      "Linear stability of steady motions, parameter fitting, vakonomic two-point problems, "
-     "parameter sweeps and convergence studies.",
+     "parameter sweeps, convergence studies and the car's shortest paths (Reeds-Shepp, Dubins).",
      ["linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
       "EigenvaluePath", "critical_values", "CriticalValue", "fit", "FitResult", "vakonomic_bvp", "ShootingError",
-      "sweep", "SweepResult"], ["stability", "studies"]),
+      "sweep", "SweepResult"], ["stability", "studies", "analysis"]),
     ("builders", "Builders: bodies, surfaces, contacts, mechanisms",
      "Rigid bodies rolling on a plane and mechanisms of bodies on revolute joints, each an ordinary "
      ":class:`~nonholo.System`.",
@@ -62,6 +63,8 @@ def page(slug: str, title: str, intro: str, names: list[str], namespaces: list[s
         new, again = [], []
         for name in module.__all__:
             obj = getattr(module, name)
+            if isinstance(obj, ModuleType):  # a namespace of its own, with its own entries
+                continue
             if id(obj) in seen and not isinstance(obj, (int, float, str, tuple, dict)):
                 again.append(f":obj:`{ns}.{name} <{seen[id(obj)]}>`")
             else:

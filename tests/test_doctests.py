@@ -19,13 +19,15 @@ MODULES = [
     "nonholo.analysis.stability.linearize",
     "nonholo.analysis.sweeps",
     "nonholo.analysis.fitting",
+    "nonholo.analysis.car_paths",
     "nonholo.builders.contact",
 ]
 
 # The public names that must carry an example (each documented in one of MODULES).
 WITH_EXAMPLES = [nh.System, nh.System.nonholonomic, nh.System.friction, nh.System.reduced, nh.simulate,
                  nh.simulate_many, nh.systems.chaplygin_sleigh, nh.linearize, nh.sweep, nh.fit,
-                 nh.System.from_kanes_method, nh.contact.roll_on_plane]
+                 nh.System.from_kanes_method, nh.contact.roll_on_plane, nh.analysis.reeds_shepp_length,
+                 nh.analysis.dubins_length]
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
