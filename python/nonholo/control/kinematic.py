@@ -100,12 +100,14 @@ class KinematicSystem:
         return np.array([np.broadcast_to(np.asarray(v, dtype=float), shape) for v in out])
 
     def simulate(self, t_span: Sequence[float], y0, controls, *, t_eval=None, rtol: float = 1e-10,
-                 atol: float = 1e-12):
+                 atol: float = 1e-12, breakpoints=None):
         """Integrate y' = f(y, w(t)) over ``t_span`` from ``y0``.
 
         ``controls`` is a callable w(t) returning the m controls, or samples ``(t, W)`` with W of
         shape (m, len(t)), interpolated linearly. Integrated by SciPy's DOP853 (the controls are
-        given in Python, so not through the C++ integrator of :func:`nonholo.simulate`); returns
+        given in Python, so not through the C++ integrator of :func:`nonholo.simulate`), restarted
+        at the ``breakpoints`` (times where the controls have kinks or jumps; the sample times of
+        sampled controls), where a step across a kink would lose the method's order. Returns
         SciPy's result (``t``, ``y``, ``success``, ``message``) with ``y_final``.
         """
         from scipy.integrate import solve_ivp
@@ -125,12 +127,35 @@ class KinematicSystem:
             def w_of_t(t):
                 return np.array([np.interp(t, ts, row) for row in W])
 
+            if breakpoints is None:
+                breakpoints = ts
+
         def rhs(t, y):
             return self.vector_field(y, np.asarray(w_of_t(t), dtype=float).reshape(-1))
 
-        sol = solve_ivp(rhs, tuple(t_span), y0, method="DOP853", t_eval=t_eval, rtol=rtol, atol=atol)
-        sol.y_final = sol.y[:, -1].copy() if sol.y.size else None
-        return sol
+        t0, t1 = float(t_span[0]), float(t_span[1])
+        inner = np.asarray([] if breakpoints is None else breakpoints, dtype=float)
+        lo_t, hi_t = min(t0, t1), max(t0, t1)
+        inner = np.unique(inner[(inner > lo_t) & (inner < hi_t)])
+        cuts = np.concatenate([[t0], inner if t1 > t0 else inner[::-1], [t1]])
+        t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float)
+        ts_out, ys_out, y, result = [], [], y0, None
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            last = b == cuts[-1]
+            te = None
+            if t_eval is not None:
+                inside = (t_eval >= min(a, b)) & ((t_eval < max(a, b)) | (last & (t_eval <= max(a, b))))
+                te = t_eval[inside]
+            result = solve_ivp(rhs, (a, b), y, method="DOP853", t_eval=te, rtol=rtol, atol=atol, dense_output=True)
+            if not result.success:
+                break
+            ts_out.append(result.t if t_eval is not None else result.t[:-1] if not last else result.t)
+            ys_out.append(result.y if t_eval is not None else result.y[:, :-1] if not last else result.y)
+            y = result.sol(b)
+        result.t = np.concatenate(ts_out) if ts_out else np.empty(0)
+        result.y = np.concatenate(ys_out, axis=1) if ys_out else np.empty((y0.size, 0))
+        result.y_final = y.copy() if result.success else None
+        return result
 
     def __repr__(self) -> str:
         return f"KinematicSystem({self.name!r}, states={self.state_names}, controls={self.control_names})"

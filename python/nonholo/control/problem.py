@@ -129,15 +129,40 @@ class OptimalControlProblem:
         Y = a[:, None] + (b - a)[:, None] * tau[None, :]
         if not self.free_time:
             return Y, self._fit_controls(Y, np.repeat((b - a)[:, None] / self.t_final, tau.size, axis=1)), self.t_final
-        T = 1.0
-        for _ in range(4):
-            U = self._fit_controls(Y, np.repeat((b - a)[:, None] / T, tau.size, axis=1), clip=False)
-            ratio = self._bound_ratio(U)
-            if ratio <= 0 or abs(ratio - 1) < 1e-3:
-                break
-            T *= ratio
+        # The controls that scale as 1/T along the line (speeds, not curvatures) fix T: the
+        # shortest duration that keeps them within their bounds.
+        delta = np.repeat((b - a)[:, None], tau.size, axis=1)
+        U1 = self._fit_controls(Y, delta, clip=False)
+        U2 = self._fit_controls(Y, delta / 2, clip=False)
+        speeds = (np.abs(U2) <= 0.75 * np.abs(U1)) & (np.abs(U1) > 1e-12)
+        T = self._bound_ratio(np.where(speeds, U1, 0.0)) or 1.0
         T = float(np.clip(T, *self.t_bounds))
         return Y, self._fit_controls(Y, np.repeat((b - a)[:, None] / T, tau.size, axis=1)), T
+
+    def heading_guess(self, tau: np.ndarray):
+        """For a planar vehicle (states ``x``, ``y`` and headings ``theta*``): the guess that turns
+        each heading to the chord's direction in the first fifth of the time, drives along the
+        chord, and turns to the final headings in the last fifth (the shape of a car's shortest
+        paths, turn-straight-turn); None for other systems. Returns (Y, U, T) as
+        :meth:`default_guess`."""
+        names = self.state_names
+        headings = [i for i, nm in enumerate(names) if nm.startswith("theta")]
+        if "x" not in names or "y" not in names or not headings:
+            return None
+        Y, _, T = self.default_guess(tau)
+        ix, iy = names.index("x"), names.index("y")
+        dx, dy = Y[ix, -1] - Y[ix, 0], Y[iy, -1] - Y[iy, 0]
+        if math.hypot(dx, dy) < 1e-9:
+            return None
+        phi = math.atan2(dy, dx)
+        for i in headings:
+            a, b = Y[i, 0], Y[i, -1]
+            phi_i = phi + 2 * math.pi * round((a - phi) / (2 * math.pi))
+            Y[i] = np.interp(tau, [0.0, 0.2, 0.8, 1.0], [a, phi_i, phi_i, b])
+        if self.free_time:
+            T = float(np.clip(1.2 * T, *self.t_bounds))
+        Ydot = np.gradient(Y, tau, axis=1) / T
+        return Y, self._fit_controls(Y, Ydot), T
 
     def _bound_ratio(self, U: np.ndarray) -> float:
         """max over the points and controls of |u| over its finite bound on that side."""
@@ -171,8 +196,16 @@ class OptimalControlProblem:
         return U
 
     def _guess(self, guess, tau: np.ndarray):
-        if guess is None:
+        if guess is None or (isinstance(guess, str) and guess == "line"):
             return self.default_guess(tau)
+        if isinstance(guess, str) and guess == "heading":
+            found = self.heading_guess(tau)
+            if found is None:
+                raise ValueError("guess='heading' needs a planar vehicle: states x, y and headings theta*")
+            return found
+        if isinstance(guess, str):
+            raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution or a simulation "
+                             f"result, got {guess!r}")
         if isinstance(guess, OptimalControlSolution):
             T = guess.t_final
             Y, U = guess.states_at(tau * T), guess.controls_at(tau * T)
@@ -203,9 +236,12 @@ class OptimalControlProblem:
             Mesh nodes (>= 3); Hermite-Simpson adds the interval midpoints as collocation points.
         method : {"hermite-simpson", "trapezoid"}
             The transcription (:func:`~nonholo.control.transcription.scheme`).
-        guess : None, OptimalControlSolution or simulation result
-            The starting point: the default guess (:meth:`default_guess`), a previous solution
-            (warm start, interpolated onto the new mesh), or a simulation's states (controls fitted).
+        guess : None, "line", "heading", OptimalControlSolution or simulation result
+            The starting point. ``"line"``: :meth:`default_guess` (the straight line);
+            ``"heading"``: :meth:`heading_guess` (planar vehicles); None: the line, and for a
+            planar vehicle also the heading guess, keeping the solution of lower cost among the
+            successful ones (``stats["starts"]`` says how many ran); a previous solution (warm
+            start, interpolated onto the new mesh); a simulation's states (controls fitted).
         tol : float
             IPOPT's tolerance.
         max_iter : int
@@ -249,6 +285,11 @@ class OptimalControlProblem:
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         sol = self._solve_mesh(sch, dtau, guess, options)
+        if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
+            other = self._solve_mesh(sch, dtau, "heading", options)
+            if other.success and (not sol.success or other.objective < sol.objective):
+                sol = other
+            sol.stats["starts"] = 2
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
             split = sol.interval_errors > limit

@@ -82,6 +82,7 @@ class OptimalControlSolution:
         self.multipliers = np.asarray(out["multipliers"])
         self.stats = {k: out[k] for k in ("iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
+        self.stats["starts"] = 1
         self.stats["max_nlp_defect"] = float(out["max_defect"])
         self.interval_errors = self._interval_errors()
         self.defect = float(np.sum(self.interval_errors))
@@ -136,10 +137,11 @@ class OptimalControlSolution:
     # ------------------------------------------------------------------ checks and views
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
-        (:meth:`controls_at`), sampled at ``t``; ``result.y_final`` is to be compared with the
-        planned final state ``y[:, -1]`` (within :attr:`defect`)."""
+        (:meth:`controls_at`), restarted at the nodes (the controls' kinks), sampled at ``t``;
+        ``result.y_final`` is to be compared with the planned final state ``y[:, -1]`` (within
+        :attr:`defect`)."""
         return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
-                                              t_eval=self.t, rtol=rtol, atol=atol)
+                                              t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name."""
