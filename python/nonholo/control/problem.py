@@ -188,9 +188,8 @@ class OptimalControlProblem:
             return U
         for _ in range(3):
             r = Ydot - self._f(Y, U)
-            J = self._f_u(Y, U).reshape(len(self.states), m, P)
-            for p in range(P):
-                U[:, p] += np.linalg.lstsq(J[:, :, p], r[:, p], rcond=None)[0]
+            J = self._f_u(Y, U).reshape(len(self.states), m, P).transpose(2, 0, 1)  # (P, n, m)
+            U += np.einsum("pmn,np->mp", np.linalg.pinv(J, rcond=1e-12), r)  # least squares, min norm
             if clip:
                 U = np.clip(U, lo[:, None], hi[:, None])
         return U
