@@ -231,3 +231,31 @@ def test_bad_input_names_the_argument(car):
         problem.solve(nodes=10, hessian="bfgs")
     with pytest.raises(ValueError, match="tol must be positive"):
         problem.solve(nodes=10, tol=0.0)
+
+
+def test_car_backs_up_to_a_goal_behind_it(car):
+    """(-2, 0, 0): the Reeds-Shepp path is 2 straight backwards (v = -1); forward only (Dubins,
+    v in [0, 1]) the car must turn around, longer than 2 + pi R."""
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[-2.0, 0.0, 0.0])
+    sol = problem.solve(nodes=20)
+    assert sol.success and sol.t_final == pytest.approx(2.0, rel=1e-7)
+    assert np.allclose(sol.u["v"], -1.0, atol=1e-6)
+    forward = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[-2.0, 0.0, 0.0],
+                                       control_bounds={"v": (0.0, 1.0)}).solve(nodes=60)
+    assert forward.success and forward.t_final > 2.0 + math.pi
+    assert forward.u["v"].min() >= -1e-8
+
+
+def test_warm_start_from_a_simulation(car):
+    """A simulation's states as the guess (controls fitted to them): the same optimum as the
+    default start; the simulation of sampled controls restarts at the samples."""
+    t = np.linspace(0.0, 4.5, 10)
+    sim = car.simulate((0.0, 4.5), [0, 0, 0], (t, np.vstack([np.ones_like(t), 0.1 * np.ones_like(t)])),
+                       t_eval=np.linspace(0.0, 4.5, 50))
+    assert sim.success and sim.y.shape == (3, 50)
+    # constant controls: an arc of radius 10, in closed form
+    assert sim.y_final == pytest.approx([10 * math.sin(0.45), 10 * (1 - math.cos(0.45)), 0.45], rel=1e-9)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5])
+    warm = problem.solve(nodes=60, guess=sim)
+    assert warm.success
+    assert warm.t_final == pytest.approx(problem.solve(nodes=60).t_final, rel=1e-6)
