@@ -259,3 +259,32 @@ def test_warm_start_from_a_simulation(car):
     warm = problem.solve(nodes=60, guess=sim)
     assert warm.success
     assert warm.t_final == pytest.approx(problem.solve(nodes=60).t_final, rel=1e-6)
+
+
+def _pushed_knife_edge():
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    return nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                     force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0}), (F, tau)
+
+
+def test_dynamic_controls_follow_the_nonholonomic_model():
+    """controls= on a System: its Lagrange-d'Alembert dynamics in quasi-velocities, here a knife
+    edge pushed by a force F along its blade and a torque tau. Under constant controls it moves
+    as nh.simulate's nonholonomic model with those parameters (to 1e-8)."""
+    system, (F, tau) = _pushed_knife_edge()
+    problem = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2, t_final=1.0, controls=[F, tau],
+                                       initial=[0, 0, 0, 0, 0], final=[1, 0, 0, 0, 0])
+    dyn = problem.dynamics
+    assert dyn.state_names == ["x", "y", "theta", "x_dot", "theta_dot"] and dyn.control_names == ["F", "tau"]
+    w0 = [0.3, 0.4]
+    ours = dyn.simulate((0.0, 2.0), [0.1, 0.2, 0.3, *w0], lambda t: [0.7, -0.2])
+    q0, th0 = np.array([0.1, 0.2, 0.3]), 0.3
+    v0 = [w0[0], w0[0] * math.tan(th0), w0[1]]
+    ref = nh.simulate(system.nonholonomic(), (0.0, 2.0), [*q0, *v0], params={"F": 0.7, "tau": -0.2}, rtol=1e-11,
+                      atol=1e-12)
+    assert np.allclose(ours.y_final[:3], ref.y[:3, -1], atol=1e-8)
+    # from rest to rest 1 ahead in t = 1 with int F^2/2: x'' = F, F = 6 - 12 t, the cost 6
+    sol = problem.solve(nodes=30)
+    assert sol.success and sol.objective == pytest.approx(6.0, rel=1e-9)
+    assert np.allclose(sol.u["F"], 6 - 12 * sol.t, atol=1e-7)
+    assert np.allclose(sol.u["tau"], 0.0, atol=1e-9)

@@ -37,6 +37,9 @@ class KinematicSystem:
     metric : (m, m) SymPy matrix, optional
         G_D(y), the kinetic energy 1/2 w^T G_D w of ``cost="energy"`` (default the identity).
     name : str, optional
+    energy : SymPy expression, optional
+        The kinetic energy of ``cost="energy"`` when it is not 1/2 w^T G_D w (a dynamic
+        system's, in its states: :func:`dynamic_of`).
 
     Attributes
     ----------
@@ -48,7 +51,7 @@ class KinematicSystem:
     """
 
     def __init__(self, states: Sequence, controls: Sequence, rhs, control_bounds: Mapping | None = None,
-                 metric=None, name: str = "kinematic system"):
+                 metric=None, name: str = "kinematic system", energy=None):
         self.states = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in states]
         self.controls = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in controls]
         if not self.states or not all(isinstance(s, sp.Symbol) for s in self.states + self.controls):
@@ -74,6 +77,9 @@ class KinematicSystem:
                 raise ValueError(f"control_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
             self.control_bounds[str(key)] = (lo, hi)
         self.name = name
+        self._energy = None if energy is None else sp.sympify(energy)
+        if self._energy is not None:
+            check_free_symbols([self._energy], set(self.states) | set(self.controls), "energy")
         self._f = None
 
     @property
@@ -85,7 +91,9 @@ class KinematicSystem:
         return [str(s) for s in self.controls]
 
     def energy(self):
-        """The kinetic energy 1/2 w^T G_D(y) w as a SymPy expression."""
+        """The kinetic energy 1/2 w^T G_D(y) w (or the one given) as a SymPy expression."""
+        if self._energy is not None:
+            return self._energy
         w = sp.Matrix(self.controls)
         return sp.expand((w.T * self.metric * w)[0, 0] / 2)
 
@@ -182,3 +190,50 @@ def kinematic_of(system) -> KinematicSystem:
     GD = sp.simplify(XD.T * G * XD)
     rhs = XD * sp.Matrix(controls)
     return KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
+
+
+def dynamic_of(system, controls) -> KinematicSystem:
+    """The Lagrange-d'Alembert dynamics of ``system`` as a control system, with the symbols
+    ``controls`` (parameters or free symbols of its force) as its controls: states q and the
+    quasi-velocities w of the Voronets frame (named as the velocities of the free coordinates),
+
+        q' = X_D(q) w,   M_D w' = X_D^T (Q - dV/dq - c(q, q') - G X_D' w),   M_D = X_D^T G X_D,
+
+    with q' = X_D w, c_i = sum_jk (dG_ij/dq_k - 1/2 dG_jk/dq_i) q'_j q'_k, so that the constraints
+    hold by construction (derived in SymPy: for systems of a few coordinates). The other
+    parameters take their default values; ``cost="energy"`` is the kinetic energy
+    1/2 w^T M_D w. Time-dependent forces and affine constraints are refused (ModelError)."""
+    from ..system.frames import voronets_frame, voronets_split
+
+    controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
+    if not controls:
+        raise ValueError("controls must name at least one symbol of the system's force")
+    if any(b != 0 for b in system.affine):
+        raise ModelError(f"{system.name!r} has affine constraints: not supported as a control system")
+    values = {p: v for p, v in system.parameters.items() if p not in controls}
+    q = list(system.coordinates)
+    n = len(q)
+    if system.k:
+        solved = voronets_split(system)
+        XD = sp.Matrix(voronets_frame(system, [system.coordinate_names[i] for i in solved])[:, : n - system.k])
+        free = [i for i in range(n) if i not in solved]
+    else:
+        XD, free = sp.eye(n), list(range(n))
+    XD = XD.subs(values)
+    w = [sp.Symbol(str(system.velocities[i])) for i in free]
+    G = sp.Matrix(system.metric).subs(values)
+    qdot = XD * sp.Matrix(w)
+    vel = dict(zip(system.velocities, qdot))
+    Q = (sp.Matrix(system.force) - sp.Matrix([sp.diff(system.potential, qi) for qi in q])).subs(values).subs(vel)
+    if system.time in Q.free_symbols:
+        raise ModelError("a time-dependent force is not supported in a control system")
+    c = sp.zeros(n, 1)
+    for i in range(n):
+        c[i] = sum((sp.diff(G[i, j], q[k]) - sp.diff(G[j, k], q[i]) / 2) * qdot[j] * qdot[k]
+                   for j in range(n) for k in range(n))
+    XD_dot = sum((sp.diff(XD, q[k]) * qdot[k] for k in range(n)), sp.zeros(*XD.shape))
+    MD = sp.simplify(XD.T * G * XD)
+    rhs_w = MD.LUsolve(XD.T * (Q - c - G * XD_dot * sp.Matrix(w)))
+    rhs = [*qdot, *[sp.simplify(e) for e in rhs_w]]
+    energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
+    return KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)

@@ -13,7 +13,7 @@ import sympy as sp
 from .. import _core
 from ..errors import OptimalControlError
 from ..expressions.lowering import check_free_symbols
-from .kinematic import KinematicSystem
+from .kinematic import KinematicSystem, dynamic_of
 from .solution import OptimalControlSolution, vectorized
 from .transcription import interval_points, point_functions, scheme, terminal_function
 
@@ -49,8 +49,11 @@ class OptimalControlProblem:
         ``expr <= c``, ``expr >= c`` (or ``<``, ``>``) in the states and controls, imposed at
         every collocation point, e.g. ``(x - 2)**2 + y**2 >= 0.25`` around an obstacle.
     controls : sequence of symbols, optional
-        For a dynamic model: the symbols declared as controls. Not supported yet: only
-        kinematic systems are transcribed (a ValueError says so).
+        With a :class:`~nonholo.System`: the symbols of its force (parameters or free symbols)
+        declared as controls; the problem is then posed on its Lagrange-d'Alembert dynamics in
+        the quasi-velocities of the Voronets frame (states q and w,
+        :func:`~nonholo.control.kinematic.dynamic_of`), derived in SymPy. Without it a System's
+        kinematic system (``system.kinematic()``) is taken.
 
     Examples
     --------
@@ -338,8 +341,9 @@ def _dynamics(model, controls):
     if controls is None and callable(kinematic) and getattr(model, "k", 0) > 0:
         return kinematic()
     if controls is not None:
-        raise ValueError("controls: optimal control of a dynamic model with declared control symbols is not "
-                         "supported yet; pass a KinematicSystem (system.kinematic())")
+        if not hasattr(model, "force") or not hasattr(model, "metric"):
+            raise TypeError(f"controls= needs a System (its Lagrange-d'Alembert dynamics), got {type(model).__name__}")
+        return dynamic_of(model, controls)
     raise TypeError(f"model_or_system must be a KinematicSystem or a System with nonholonomic constraints, "
                     f"got {type(model).__name__}")
 
