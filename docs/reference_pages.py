@@ -27,16 +27,22 @@ LAYERS = [
      ["linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
       "EigenvaluePath", "critical_values", "CriticalValue", "fit", "FitResult", "vakonomic_bvp", "ShootingError",
       "sweep", "SweepResult"], ["stability", "studies", "analysis"]),
+    ("control", "Optimal control",
+     "Optimal control problems of kinematic control systems (q' = X_D(q) w), transcribed by direct "
+     "collocation (trapezoid, Hermite-Simpson) and solved by IPOPT in C++.",
+     ["OptimalControlProblem", "OptimalControlSolution", "KinematicSystem"], []),
     ("builders", "Builders: bodies, surfaces, contacts, mechanisms",
      "Rigid bodies rolling on a plane and mechanisms of bodies on revolute joints, each an ordinary "
      ":class:`~nonholo.System`.",
      [], ["bodies", "surfaces", "contact", "multibody"]),
     ("viz", "Plots and drawings", "Plots of results and drawings for animations.", [], ["plot", "drawing"]),
     ("systems", "Built-in systems",
-     "Each built-in system is a function returning an ordinary :class:`~nonholo.System`.", [], ["systems"]),
+     "Each built-in system is a function returning an ordinary :class:`~nonholo.System` (the kinematic "
+     "cars: a :class:`~nonholo.KinematicSystem`).", [], ["systems"]),
     ("errors", "Errors and warnings",
      "Every exception of nonholo derives from :class:`~nonholo.NonholoError`.",
-     ["NonholoError", "ModelError", "IntegrationError", "SimulationWarning", "SweepError", "SweepWarning"], []),
+     ["NonholoError", "ModelError", "IntegrationError", "SimulationWarning", "SweepError", "SweepWarning",
+      "OptimalControlError"], []),
 ]
 
 

@@ -1,13 +1,14 @@
 """The package's folders are its layers, and imports run one way.
 
     base (errors, option checks, progress, _core) -> expressions -> system -> models -> integrate
-    -> analysis; viz (drawing, animation, plot) and builders (bodies, surfaces, contact, multibody)
-    beside them; systems (the built-in systems) on top; testing apart, imported by no library code.
+    -> analysis, and control (optimal control) beside analysis; viz (drawing, animation, plot) and
+    builders (bodies, surfaces, contact, multibody) beside them; systems (the built-in systems) on
+    top; testing apart, imported by no library code.
 
 Read from the source with ``ast`` (module-level imports and those inside functions), so the check
 needs no import side effects. The one sanctioned upward edge is a factory: ``System`` and its
-frames build their models (``system.nonholonomic()``, ``frame.hamel()``) with an import inside the
-method, never at module level. ``papers/`` (outside the package) uses only public modules.
+frames build their models (``system.nonholonomic()``, ``frame.hamel()``, ``system.kinematic()``)
+with an import inside the method, never at module level. ``papers/`` (outside the package) uses only public modules.
 """
 
 import ast
@@ -18,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "nonholo"
 BASE = {"_core", "errors", "options", "progress", "numerics"}
-LAYERS = ("base", "expressions", "system", "viz", "builders", "models", "integrate", "analysis", "systems",
+LAYERS = ("base", "expressions", "system", "viz", "builders", "models", "integrate", "analysis", "control", "systems",
           "testing", "facade")
 # which layers each layer may import (its own included)
 ALLOWED = {
@@ -30,11 +31,12 @@ ALLOWED = {
     "models": {"base", "expressions", "system", "models"},
     "integrate": {"base", "expressions", "system", "models", "integrate", "viz"},
     "analysis": {"base", "expressions", "system", "models", "integrate", "analysis"},
-    "systems": {"base", "expressions", "system", "viz", "builders", "models", "integrate", "systems"},
+    "control": {"base", "expressions", "system", "models", "integrate", "control", "viz"},
+    "systems": {"base", "expressions", "system", "viz", "builders", "models", "integrate", "control", "systems"},
     "testing": set(LAYERS) - {"facade"},
     "facade": set(LAYERS),
 }
-FACTORIES = {("system", "models")}  # allowed inside functions only
+FACTORIES = {("system", "models"), ("system", "control")}  # allowed inside functions only
 
 
 def layer(module: str) -> str:

@@ -26,6 +26,7 @@ void expose_frames(py::module_& m);
 void expose_reduced(py::module_& m);
 void expose_trajectory(py::module_& m);
 void expose_evaluation(py::module_& m);
+void expose_ocp(py::module_& m);
 // nonholo._core.diagnostics, a submodule of m: what only the benchmarks and tests use.
 void expose_diagnostics(py::module_& m);
 

@@ -38,5 +38,6 @@ PYBIND11_MODULE(_core, m) {
   expose_reduced(m);
   expose_trajectory(m);
   expose_evaluation(m);
+  expose_ocp(m);
   expose_diagnostics(m);
 }

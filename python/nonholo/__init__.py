@@ -22,9 +22,11 @@ from .analysis.fitting import FitResult, fit
 from .analysis.stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError,
                                  critical_values, eigenvalue_path, linearize, steady_motions)
 from .analysis.sweeps import SweepResult, sweep
+from .control import KinematicSystem, OptimalControlProblem, OptimalControlSolution
 from .builders import bodies, contact, multibody, surfaces
 from .expressions import laws
-from .errors import IntegrationError, ModelError, NonholoError, SimulationWarning, SweepError, SweepWarning
+from .errors import (IntegrationError, ModelError, NonholoError, OptimalControlError, SimulationWarning, SweepError,
+                     SweepWarning)
 from .integrate import DiscreteResult, Event, SimulationResult, simulate, simulate_discrete, simulate_many
 from .models import DiscreteModel, FrameModel, Model, ModelProtocol, ReducedModel
 from .system import System, frames
@@ -49,4 +51,5 @@ __all__ = [
     "fit", "FitResult", "vakonomic_bvp", "ShootingError",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
     "EigenvaluePath", "critical_values", "CriticalValue", "laws",
+    "OptimalControlProblem", "OptimalControlSolution", "OptimalControlError", "KinematicSystem",
 ]

@@ -13,6 +13,9 @@
 - ``SweepError`` (also a ``RuntimeError``): ``sweep(..., on_error="raise")`` met a failing point,
   or points returned different keys; ``err.partial`` is the SweepResult of every finished point.
   ``SweepWarning``: the points that failed under ``on_error="keep"``.
+- ``OptimalControlError`` (also a ``RuntimeError``): IPOPT did not solve an optimal control
+  problem and ``solve(..., raise_on_failure=True)`` was asked; ``err.solution`` is the
+  OptimalControlSolution at IPOPT's last iterate.
 
 Ctrl-C (KeyboardInterrupt) is never replaced by another exception: the entry points that run
 long (simulate, simulate_many, sweep, fit, eigenvalue_path, the studies) re-raise the same
@@ -26,7 +29,7 @@ This module imports nothing from the core: the core's exception translator raise
 from __future__ import annotations
 
 __all__ = ["NonholoError", "ModelError", "IntegrationError", "SolverError", "SimulationWarning", "SweepError",
-           "SweepWarning", "attach_partial"]
+           "SweepWarning", "OptimalControlError", "attach_partial"]
 
 
 class NonholoError(Exception):
@@ -50,6 +53,15 @@ class IntegrationError(NonholoError, RuntimeError):
 
 
 SolverError = IntegrationError
+
+
+class OptimalControlError(NonholoError, RuntimeError):
+    """IPOPT did not solve an optimal control problem; ``solution`` is the
+    OptimalControlSolution at its last iterate (with IPOPT's status as its ``message``)."""
+
+    def __init__(self, message: str, solution=None):
+        super().__init__(message)
+        self.solution = solution
 
 
 class SimulationWarning(RuntimeWarning):

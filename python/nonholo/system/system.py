@@ -464,6 +464,19 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                              f"{self.name!r} has none")
         return self.speed_frame().hamel()
 
+    def kinematic(self):
+        """The kinematic control system q' = X_D(q) w of the constraints (a
+        :class:`~nonholo.control.kinematic.KinematicSystem`, built once): X_D the constrained
+        vectors of the Voronets frame (:func:`~nonholo.frames.voronets_frame`), the controls w the
+        speeds of the free coordinates (named as the system's velocities), ``cost="energy"`` the
+        kinetic energy 1/2 w^T X_D^T G X_D w; parameters at their default values. For optimal
+        control (:class:`~nonholo.OptimalControlProblem`). Linear constraints only."""
+        from ..control.kinematic import kinematic_of
+
+        if ("kinematic", None) not in self._models:
+            self._models[("kinematic", None)] = kinematic_of(self)
+        return self._models[("kinematic", None)]
+
     def speed_frame(self):
         """The :class:`~nonholo.frames.AnholonomicFrame` of the system's velocity frame (``speeds``), built once."""
         from .frames import AnholonomicFrame

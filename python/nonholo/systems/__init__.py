@@ -11,6 +11,7 @@ from .chaplygin_sleigh import chaplygin_sleigh
 from .differential_drive import differential_drive
 from .heisenberg import heisenberg
 from .inclined_knife_edge import inclined_knife_edge
+from .kinematic_car import kinematic_car, kinematic_car_trailers
 from .knife_edge_chain import knife_edge_chain
 from .nonholonomic_particle import nonholonomic_particle
 from .platoon import platoon
@@ -25,6 +26,7 @@ from .vertical_rolling_disk import vertical_rolling_disk
 from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
 
 __all__ = ["ball_on_turntable", "ball_on_turntable_kane", "chaplygin_ball", "chaplygin_sleigh", "differential_drive",
-           "heisenberg", "inclined_knife_edge", "knife_edge_chain", "nonholonomic_particle", "planar_particle",
+           "heisenberg", "inclined_knife_edge",
+           "kinematic_car", "kinematic_car_trailers", "knife_edge_chain", "nonholonomic_particle", "planar_particle",
            "platoon", "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "single_track_car", "snakeboard",
            "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]

@@ -1,0 +1,94 @@
+// nonholo._core.solve_collocation: the collocation NLP of an optimal control problem, solved by
+// IPOPT in C++ with the GIL released (no Python runs per iteration).
+#include "bindings.hpp"
+#include "nonholo/ocp/collocation_nlp.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+std::vector<CollocationStencil> stencils_from(const py::list& items) {
+  std::vector<CollocationStencil> out;
+  for (py::handle item : items) {
+    auto t = item.cast<py::tuple>();
+    if (t.size() != 3) throw py::value_error("a stencil is (offsets, a, b)");
+    out.push_back({t[0].cast<std::vector<int>>(), t[1].cast<std::vector<double>>(), t[2].cast<std::vector<double>>()});
+  }
+  return out;
+}
+
+}  // namespace
+
+void expose_ocp(py::module_& m) {
+  m.def(
+      "solve_collocation",
+      [](int n_y, int n_u, int n_g, int step, std::vector<double> dtau, const py::list& stencils,
+         std::vector<int> quad_offsets, std::vector<double> quad_weights, bool free_time, double t_final,
+         std::shared_ptr<Tape> node, std::vector<int> jac_rows, std::vector<int> jac_cols,
+         std::shared_ptr<Tape> hessian, std::vector<int> hess_rows, std::vector<int> hess_cols,
+         std::shared_ptr<Tape> terminal, std::vector<int> term_hess_rows, std::vector<int> term_hess_cols,
+         std::vector<double> g_lo, std::vector<double> g_hi, std::vector<double> x_lo, std::vector<double> x_hi,
+         std::vector<double> x0, double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time) {
+        CollocationProblem p;
+        p.n_y = n_y;
+        p.n_u = n_u;
+        p.n_g = n_g;
+        p.step = step;
+        p.dtau = std::move(dtau);
+        p.stencils = stencils_from(stencils);
+        p.quad_offsets = std::move(quad_offsets);
+        p.quad_weights = std::move(quad_weights);
+        p.free_time = free_time;
+        p.t_final = t_final;
+        p.node = std::move(node);
+        p.jac_rows = std::move(jac_rows);
+        p.jac_cols = std::move(jac_cols);
+        p.hessian = std::move(hessian);
+        p.hess_rows = std::move(hess_rows);
+        p.hess_cols = std::move(hess_cols);
+        p.terminal = std::move(terminal);
+        p.term_hess_rows = std::move(term_hess_rows);
+        p.term_hess_cols = std::move(term_hess_cols);
+        p.g_lo = std::move(g_lo);
+        p.g_hi = std::move(g_hi);
+        p.x_lo = std::move(x_lo);
+        p.x_hi = std::move(x_hi);
+        p.x0 = std::move(x0);
+        CollocationOptions o;
+        o.tol = tol;
+        o.max_iter = max_iter;
+        o.exact_hessian = exact_hessian;
+        o.print_level = print_level;
+        o.max_wall_time = max_wall_time;
+        CollocationResult r;
+        {
+          py::gil_scoped_release release;
+          r = solve_collocation(p, o);
+        }
+        py::dict out;
+        out["x"] = to_numpy(r.x.data(), {static_cast<py::ssize_t>(r.x.size())});
+        out["multipliers"] =
+            to_numpy(r.constraint_multipliers.data(), {static_cast<py::ssize_t>(r.constraint_multipliers.size())});
+        out["objective"] = r.objective;
+        out["success"] = r.success;
+        out["status"] = r.status;
+        out["message"] = r.message;
+        out["iterations"] = r.iterations;
+        out["n_variables"] = p.n_variables();
+        out["n_constraints"] = p.n_constraints();
+        out["nnz_jacobian"] = r.nnz_jacobian;
+        out["nnz_hessian"] = r.nnz_hessian;
+        out["time_ipopt"] = r.time_ipopt;
+        out["time_evaluations"] = r.time_evaluations;
+        out["n_evaluations"] = r.n_evaluations;
+        out["max_defect"] = r.max_defect;
+        return out;
+      },
+      py::arg("n_y"), py::arg("n_u"), py::arg("n_g"), py::arg("step"), py::arg("dtau"), py::arg("stencils"),
+      py::arg("quad_offsets"), py::arg("quad_weights"), py::arg("free_time"), py::arg("t_final"), py::arg("node"),
+      py::arg("jac_rows"), py::arg("jac_cols"), py::arg("hessian"), py::arg("hess_rows"), py::arg("hess_cols"),
+      py::arg("terminal"), py::arg("term_hess_rows"), py::arg("term_hess_cols"), py::arg("g_lo"), py::arg("g_hi"),
+      py::arg("x_lo"), py::arg("x_hi"), py::arg("x0"), py::arg("tol"), py::arg("max_iter"), py::arg("exact_hessian"),
+      py::arg("print_level"), py::arg("max_wall_time"),
+      "Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.");
+}

@@ -1,0 +1,89 @@
+// Direct collocation of an optimal control problem, as an IPOPT NLP evaluated from tapes.
+//
+// The trajectory is sampled at collocation points p = 0 .. P-1, each with its block of
+// variables z_p = (y_p, u_p) (n_y states, n_u controls); the duration T is one more variable
+// when it is free (last in x). On interval k (fraction dtau_k of T, step h_k = T dtau_k) the
+// points p0 = k s .. k s + s (s = 1 trapezoid, s = 2 Hermite-Simpson, separated form) enter
+//   defects     sum_j a_dj y_{p0+j} - h_k sum_j b_dj f(z_{p0+j}) = 0   (one stencil d per row block),
+//   the cost    J = sum_k h_k sum_j w_j L(z_{p0+j}) + phi(y_{P-1}),
+// and every point carries the path constraints g(z_p) in [g_lo, g_hi].
+//
+// The per-point functions are tapes over z: `node` gives [f (n_y), L, g (n_g), then the values
+// of the sparse Jacobian d[f, L, g]/dz on `jac_rows` x `jac_cols`]; `hessian` (inputs z and the
+// weights mu of [f, L, g]) gives the lower triangle of sum_o mu_o d^2 F_o / dz^2 on `hess_rows` x
+// `hess_cols`; `terminal` (inputs y) gives [phi, dphi/dy (dense), d^2phi/dy^2 on its pattern].
+// The NLP's Jacobian and Hessian patterns are assembled once, with a plan of contributions per
+// entry; evaluations only run the tapes and the plan.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nonholo/tape/tape.hpp"
+
+namespace nonholo {
+
+// A stencil of the transcription: a row block sum_j a_j y_{p0+j} - h sum_j b_j f_{p0+j}.
+struct CollocationStencil {
+  std::vector<int> offsets;
+  std::vector<double> a, b;
+};
+
+struct CollocationProblem {
+  int n_y = 0, n_u = 0, n_g = 0;
+  int step = 1;                           // points per interval minus one (1 trapezoid, 2 HS)
+  std::vector<double> dtau;               // per interval, sums to 1
+  std::vector<CollocationStencil> stencils;
+  std::vector<int> quad_offsets;          // quadrature of the running cost on an interval
+  std::vector<double> quad_weights;
+  bool free_time = false;
+  double t_final = 1.0;                   // the duration when fixed
+
+  std::shared_ptr<const Tape> node;       // z -> [f, L, g, jac values]
+  std::vector<int> jac_rows, jac_cols;
+  std::shared_ptr<const Tape> hessian;    // (z, mu) -> lower-triangle values
+  std::vector<int> hess_rows, hess_cols;
+  std::shared_ptr<const Tape> terminal;   // y -> [phi, grad (n_y), hess values]; may be null
+  std::vector<int> term_hess_rows, term_hess_cols;
+
+  std::vector<double> g_lo, g_hi;         // n_g each
+  std::vector<double> x_lo, x_hi, x0;     // all variables
+
+  int n_points() const { return step * static_cast<int>(dtau.size()) + 1; }
+  int block() const { return n_y + n_u; }
+  int n_variables() const { return n_points() * block() + (free_time ? 1 : 0); }
+  int n_constraints() const {
+    return static_cast<int>(dtau.size() * stencils.size()) * n_y + n_points() * n_g;
+  }
+  // Throws InputError on inconsistent sizes.
+  void check() const;
+};
+
+struct CollocationOptions {
+  double tol = 1e-8;
+  int max_iter = 3000;
+  bool exact_hessian = true;
+  int print_level = 0;
+  double max_wall_time = 0.0;  // seconds; 0 = none
+};
+
+struct CollocationResult {
+  std::vector<double> x;
+  std::vector<double> constraint_multipliers;
+  double objective = 0.0;
+  bool success = false;
+  int status = 0;
+  std::string message;
+  int iterations = 0;
+  int nnz_jacobian = 0, nnz_hessian = 0;
+  double time_ipopt = 0.0, time_evaluations = 0.0;
+  int n_evaluations = 0;
+  double max_defect = 0.0;  // max |defect| at the returned x
+};
+
+// Solves the problem with IPOPT (C++ interface); never throws for a failed solve (success false,
+// IPOPT's status in `message`), throws InputError for an inconsistent problem.
+CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options);
+
+}  // namespace nonholo

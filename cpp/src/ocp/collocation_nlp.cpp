@@ -1,0 +1,452 @@
+// The collocation NLP (collocation_nlp.hpp) as an Ipopt::TNLP: every callback runs tapes in C++.
+#include "nonholo/ocp/collocation_nlp.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include <IpIpoptApplication.hpp>
+#include <IpSolveStatistics.hpp>
+#include <IpTNLP.hpp>
+
+#include "nonholo/errors.hpp"
+
+namespace nonholo {
+
+void CollocationProblem::check() const {
+  auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw InputError("collocation problem: " + what);
+  };
+  need(n_y > 0 && n_u >= 0 && n_g >= 0, "sizes must be non-negative, n_y positive");
+  need(step == 1 || step == 2, "step must be 1 or 2");
+  need(!dtau.empty(), "at least one interval");
+  for (double d : dtau) need(std::isfinite(d) && d > 0, "interval fractions must be positive");
+  need(!stencils.empty(), "at least one stencil");
+  for (const auto& s : stencils) {
+    need(s.offsets.size() == s.a.size() && s.a.size() == s.b.size(), "stencil arrays differ in length");
+    for (int o : s.offsets) need(o >= 0 && o <= step, "stencil offset out of the interval");
+  }
+  need(quad_offsets.size() == quad_weights.size(), "quadrature arrays differ in length");
+  for (int o : quad_offsets) need(o >= 0 && o <= step, "quadrature offset out of the interval");
+  need(free_time || (std::isfinite(t_final) && t_final > 0), "the fixed duration must be positive");
+  const int nz = block(), nf = n_y + 1 + n_g;
+  need(node && node->n_inputs() == nz, "node tape must take the n_y + n_u point variables");
+  need(jac_rows.size() == jac_cols.size(), "Jacobian pattern arrays differ in length");
+  need(node->n_outputs() == nf + static_cast<int>(jac_rows.size()), "node tape has the wrong number of outputs");
+  for (std::size_t e = 0; e < jac_rows.size(); ++e)
+    need(jac_rows[e] >= 0 && jac_rows[e] < nf && jac_cols[e] >= 0 && jac_cols[e] < nz, "Jacobian pattern out of range");
+  need(hess_rows.size() == hess_cols.size(), "Hessian pattern arrays differ in length");
+  need(hessian && hessian->n_inputs() == nz + nf, "hessian tape must take the point variables and the weights");
+  need(hessian->n_outputs() == static_cast<int>(hess_rows.size()), "hessian tape has the wrong number of outputs");
+  for (std::size_t e = 0; e < hess_rows.size(); ++e)
+    need(hess_cols[e] >= 0 && hess_cols[e] <= hess_rows[e] && hess_rows[e] < nz, "Hessian pattern must be lower");
+  if (terminal) {
+    need(terminal->n_inputs() == n_y, "terminal tape must take the states");
+    need(term_hess_rows.size() == term_hess_cols.size(), "terminal Hessian pattern arrays differ in length");
+    need(terminal->n_outputs() == 1 + n_y + static_cast<int>(term_hess_rows.size()),
+         "terminal tape has the wrong number of outputs");
+    for (std::size_t e = 0; e < term_hess_rows.size(); ++e)
+      need(term_hess_cols[e] >= 0 && term_hess_cols[e] <= term_hess_rows[e] && term_hess_rows[e] < n_y,
+           "terminal Hessian pattern must be lower");
+  }
+  need(static_cast<int>(g_lo.size()) == n_g && static_cast<int>(g_hi.size()) == n_g, "path bounds need n_g entries");
+  const std::size_t nx = static_cast<std::size_t>(n_variables());
+  need(x_lo.size() == nx && x_hi.size() == nx && x0.size() == nx, "variable bounds and guess need n_variables entries");
+}
+
+namespace {
+
+using Ipopt::Index;
+using Ipopt::Number;
+using Clock = std::chrono::steady_clock;
+
+// Sparse pattern assembled from (row, col) pairs, each pair stored once.
+class Pattern {
+ public:
+  int add(int row, int col) {
+    auto [it, fresh] = index_.emplace(std::make_pair(row, col), static_cast<int>(rows_.size()));
+    if (fresh) {
+      rows_.push_back(row);
+      cols_.push_back(col);
+    }
+    return it->second;
+  }
+  int size() const { return static_cast<int>(rows_.size()); }
+  const std::vector<int>& rows() const { return rows_; }
+  const std::vector<int>& cols() const { return cols_; }
+
+ private:
+  std::map<std::pair<int, int>, int> index_;
+  std::vector<int> rows_, cols_;
+};
+
+class CollocationNLP : public Ipopt::TNLP {
+ public:
+  CollocationNLP(const CollocationProblem& p, CollocationResult& result) : p_(p), result_(result) {
+    nz_ = p.block();
+    nf_ = p.n_y + 1 + p.n_g;
+    n_points_ = p.n_points();
+    n_x_ = p.n_variables();
+    n_con_ = p.n_constraints();
+    t_index_ = p.free_time ? n_x_ - 1 : -1;
+    n_jac_ = static_cast<int>(p.jac_rows.size());
+    F_.assign(static_cast<std::size_t>(n_points_) * (nf_ + n_jac_), 0.0);
+    build_jacobian();
+    build_hessian();
+  }
+
+  bool get_nlp_info(Index& n, Index& m, Index& nnz_jac_g, Index& nnz_h_lag, IndexStyleEnum& style) override {
+    n = n_x_;
+    m = n_con_;
+    nnz_jac_g = jac_.size();
+    nnz_h_lag = hess_.size();
+    style = C_STYLE;
+    return true;
+  }
+
+  bool get_bounds_info(Index n, Number* x_l, Number* x_u, Index m, Number* g_l, Number* g_u) override {
+    for (Index i = 0; i < n; ++i) {
+      x_l[i] = p_.x_lo[i];
+      x_u[i] = p_.x_hi[i];
+    }
+    const int n_def = n_con_ - n_points_ * p_.n_g;
+    for (int r = 0; r < n_def; ++r) g_l[r] = g_u[r] = 0.0;
+    for (int q = 0; q < n_points_; ++q)
+      for (int i = 0; i < p_.n_g; ++i) {
+        g_l[n_def + q * p_.n_g + i] = p_.g_lo[i];
+        g_u[n_def + q * p_.n_g + i] = p_.g_hi[i];
+      }
+    (void)m;
+    return true;
+  }
+
+  bool get_starting_point(Index n, bool init_x, Number* x, bool init_z, Number*, Number*, Index, bool init_lambda,
+                          Number*) override {
+    if (init_z || init_lambda) return false;
+    if (init_x) std::copy(p_.x0.begin(), p_.x0.begin() + n, x);
+    return true;
+  }
+
+  bool eval_f(Index, const Number* x, bool, Number& obj) override {
+    Timer t(result_);
+    if (!update(x)) return false;
+    double J = 0.0;
+    for (int k = 0; k < intervals(); ++k) {
+      const double h = step_size(x, k);
+      for (std::size_t j = 0; j < p_.quad_offsets.size(); ++j)
+        J += h * p_.quad_weights[j] * F(k * p_.step + p_.quad_offsets[j])[p_.n_y];
+    }
+    if (p_.terminal) J += phi_[0];
+    obj = J;
+    return std::isfinite(J);
+  }
+
+  bool eval_grad_f(Index n, const Number* x, bool, Number* grad) override {
+    Timer t(result_);
+    if (!update(x)) return false;
+    std::fill(grad, grad + n, 0.0);
+    for (int k = 0; k < intervals(); ++k) {
+      const double h = step_size(x, k);
+      for (std::size_t j = 0; j < p_.quad_offsets.size(); ++j) {
+        const int q = k * p_.step + p_.quad_offsets[j];
+        const double w = p_.quad_weights[j];
+        const double* Fq = F(q);
+        for (int e = 0; e < n_jac_; ++e)
+          if (p_.jac_rows[e] == p_.n_y) grad[q * nz_ + p_.jac_cols[e]] += h * w * Fq[nf_ + e];
+        if (t_index_ >= 0) grad[t_index_] += p_.dtau[k] * w * Fq[p_.n_y];
+      }
+    }
+    if (p_.terminal)
+      for (int i = 0; i < p_.n_y; ++i) grad[(n_points_ - 1) * nz_ + i] += phi_[1 + i];
+    return true;
+  }
+
+  bool eval_g(Index, const Number* x, bool, Index, Number* g) override {
+    Timer t(result_);
+    if (!update(x)) return false;
+    defects(x, g);
+    return true;
+  }
+
+  bool eval_jac_g(Index, const Number* x, bool, Index, Index nele, Index* iRow, Index* jCol, Number* values) override {
+    if (values == nullptr) {
+      for (Index e = 0; e < nele; ++e) {
+        iRow[e] = jac_.rows()[e];
+        jCol[e] = jac_.cols()[e];
+      }
+      return true;
+    }
+    Timer t(result_);
+    if (!update(x)) return false;
+    std::fill(values, values + nele, 0.0);
+    for (const Term& term : jac_terms_) {
+      double v = term.coef;
+      switch (term.kind) {
+        case Term::Constant: break;
+        case Term::ScaledJacobian: v *= step_size(x, term.interval) * F(term.point)[nf_ + term.source]; break;
+        case Term::TimeDerivative: v *= p_.dtau[term.interval] * F(term.point)[term.source]; break;
+        case Term::Jacobian: v *= F(term.point)[nf_ + term.source]; break;
+      }
+      values[term.entry] += v;
+    }
+    return true;
+  }
+
+  bool eval_h(Index, const Number* x, bool, Number sigma, Index, const Number* lambda, bool, Index nele, Index* iRow,
+              Index* jCol, Number* values) override {
+    if (values == nullptr) {
+      for (Index e = 0; e < nele; ++e) {
+        iRow[e] = hess_.rows()[e];
+        jCol[e] = hess_.cols()[e];
+      }
+      return true;
+    }
+    Timer t(result_);
+    if (!update(x)) return false;
+    std::fill(values, values + nele, 0.0);
+    // mu_q: the weights of [f, L, g] at point q in the Lagrangian; nu_q: their derivative in T.
+    mu_.assign(static_cast<std::size_t>(n_points_) * nf_, 0.0);
+    nu_.assign(static_cast<std::size_t>(n_points_) * nf_, 0.0);
+    int row = 0;
+    for (int k = 0; k < intervals(); ++k) {
+      const double h = step_size(x, k), dt = p_.dtau[k];
+      for (std::size_t j = 0; j < p_.quad_offsets.size(); ++j) {
+        const int q = k * p_.step + p_.quad_offsets[j];
+        mu_[q * nf_ + p_.n_y] += sigma * h * p_.quad_weights[j];
+        nu_[q * nf_ + p_.n_y] += sigma * dt * p_.quad_weights[j];
+      }
+      for (const CollocationStencil& s : p_.stencils) {
+        for (int i = 0; i < p_.n_y; ++i, ++row) {
+          for (std::size_t j = 0; j < s.offsets.size(); ++j) {
+            const int q = k * p_.step + s.offsets[j];
+            mu_[q * nf_ + i] -= lambda[row] * h * s.b[j];
+            nu_[q * nf_ + i] -= lambda[row] * dt * s.b[j];
+          }
+        }
+      }
+    }
+    for (int q = 0; q < n_points_; ++q)
+      for (int i = 0; i < p_.n_g; ++i) mu_[q * nf_ + p_.n_y + 1 + i] += lambda[row++];
+    const int nh = static_cast<int>(p_.hess_rows.size());
+    in_.resize(nz_ + nf_);
+    out_.resize(nh);
+    for (int q = 0; q < n_points_; ++q) {
+      std::copy(x + q * nz_, x + (q + 1) * nz_, in_.begin());
+      std::copy(mu_.begin() + q * nf_, mu_.begin() + (q + 1) * nf_, in_.begin() + nz_);
+      if (nh > 0) p_.hessian->eval(in_.data(), out_.data(), work_);
+      for (int e = 0; e < nh; ++e) values[hess_point_[e] + q * hess_stride_] += out_[e];
+      if (t_index_ >= 0) {
+        const double* Fq = F(q);
+        for (int e = 0; e < n_jac_; ++e) values[hess_time_[q * n_jac_ + e]] += nu_[q * nf_ + p_.jac_rows[e]] * Fq[nf_ + e];
+      }
+    }
+    if (p_.terminal)
+      for (std::size_t e = 0; e < p_.term_hess_rows.size(); ++e)
+        values[hess_terminal_[e]] += sigma * phi_[1 + p_.n_y + e];
+    return true;
+  }
+
+  void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number*, const Number*, Index m,
+                         const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
+                         Ipopt::IpoptCalculatedQuantities*) override {
+    result_.x.assign(x, x + n);
+    result_.constraint_multipliers.assign(lambda, lambda + m);
+    result_.objective = obj_value;
+    result_.status = static_cast<int>(status);
+    result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
+    result_.message = status_message(status);
+    std::vector<double> g(m);
+    if (update(x)) {
+      defects(x, g.data());
+      double worst = 0.0;
+      const int n_def = n_con_ - n_points_ * p_.n_g;
+      for (int r = 0; r < n_def; ++r) worst = std::max(worst, std::abs(g[r]));
+      result_.max_defect = worst;
+    } else {
+      result_.max_defect = HUGE_VAL;
+    }
+  }
+
+  int nnz_jacobian() const { return jac_.size(); }
+  int nnz_hessian() const { return hess_.size(); }
+
+  static std::string status_message(Ipopt::SolverReturn s) {
+    switch (s) {
+      case Ipopt::SUCCESS: return "Optimal Solution Found.";
+      case Ipopt::MAXITER_EXCEEDED: return "Maximum Number of Iterations Exceeded.";
+      case Ipopt::CPUTIME_EXCEEDED: return "Maximum CPU time exceeded.";
+      case Ipopt::STOP_AT_TINY_STEP: return "Search Direction is becoming Too Small.";
+      case Ipopt::STOP_AT_ACCEPTABLE_POINT: return "Solved To Acceptable Level.";
+      case Ipopt::LOCAL_INFEASIBILITY: return "Converged to a point of local infeasibility. Problem may be infeasible.";
+      case Ipopt::USER_REQUESTED_STOP: return "Stopping optimization at current point as requested by user.";
+      case Ipopt::DIVERGING_ITERATES: return "Iterates diverging; problem might be unbounded.";
+      case Ipopt::RESTORATION_FAILURE: return "Restoration Phase Failed.";
+      case Ipopt::ERROR_IN_STEP_COMPUTATION: return "Error in step computation (regularization becomes too large?)!";
+      case Ipopt::INVALID_NUMBER_DETECTED: return "Invalid number in NLP function or derivative detected.";
+      case Ipopt::TOO_FEW_DEGREES_OF_FREEDOM: return "Problem has too few degrees of freedom.";
+      case Ipopt::INVALID_OPTION: return "Invalid option encountered.";
+      case Ipopt::OUT_OF_MEMORY: return "Not enough memory.";
+      default: return "IPOPT failed (internal error).";
+    }
+  }
+
+ private:
+  // One contribution to an entry of the constraint Jacobian.
+  struct Term {
+    enum Kind { Constant, ScaledJacobian, TimeDerivative, Jacobian } kind;
+    int entry, point, source, interval;
+    double coef;
+  };
+  // Adds the evaluation time of the enclosing callback to the result.
+  struct Timer {
+    explicit Timer(CollocationResult& r) : r(r), start(Clock::now()) {}
+    ~Timer() {
+      r.time_evaluations += std::chrono::duration<double>(Clock::now() - start).count();
+      ++r.n_evaluations;
+    }
+    CollocationResult& r;
+    Clock::time_point start;
+  };
+
+  int intervals() const { return static_cast<int>(p_.dtau.size()); }
+  double duration(const Number* x) const { return t_index_ >= 0 ? x[t_index_] : p_.t_final; }
+  double step_size(const Number* x, int k) const { return duration(x) * p_.dtau[k]; }
+  const double* F(int q) const { return F_.data() + static_cast<std::size_t>(q) * (nf_ + n_jac_); }
+
+  // Runs the node tapes (and the terminal tape) at x unless they already ran there.
+  bool update(const Number* x) {
+    if (!x_.empty() && std::memcmp(x_.data(), x, sizeof(double) * n_x_) == 0) return valid_;
+    x_.assign(x, x + n_x_);
+    valid_ = true;
+    const int width = nf_ + n_jac_;
+    for (int q = 0; q < n_points_; ++q) {
+      double* out = F_.data() + static_cast<std::size_t>(q) * width;
+      p_.node->eval(x + q * nz_, out, work_);
+      for (int i = 0; i < width; ++i) valid_ = valid_ && std::isfinite(out[i]);
+    }
+    if (p_.terminal) {
+      phi_.resize(p_.terminal->n_outputs());
+      p_.terminal->eval(x + (n_points_ - 1) * nz_, phi_.data(), work_);
+      for (double v : phi_) valid_ = valid_ && std::isfinite(v);
+    }
+    return valid_;
+  }
+
+  void defects(const Number* x, Number* g) const {
+    int row = 0;
+    for (int k = 0; k < intervals(); ++k) {
+      const double h = step_size(x, k);
+      for (const CollocationStencil& s : p_.stencils) {
+        for (int i = 0; i < p_.n_y; ++i, ++row) {
+          double d = 0.0;
+          for (std::size_t j = 0; j < s.offsets.size(); ++j) {
+            const int q = k * p_.step + s.offsets[j];
+            d += s.a[j] * x[q * nz_ + i] - h * s.b[j] * F(q)[i];
+          }
+          g[row] = d;
+        }
+      }
+    }
+    for (int q = 0; q < n_points_; ++q)
+      for (int i = 0; i < p_.n_g; ++i) g[row++] = F(q)[p_.n_y + 1 + i];
+  }
+
+  void build_jacobian() {
+    int row = 0;
+    for (int k = 0; k < intervals(); ++k) {
+      for (const CollocationStencil& s : p_.stencils) {
+        for (int i = 0; i < p_.n_y; ++i, ++row) {
+          for (std::size_t j = 0; j < s.offsets.size(); ++j) {
+            const int q = k * p_.step + s.offsets[j];
+            if (s.a[j] != 0.0) jac_terms_.push_back({Term::Constant, jac_.add(row, q * nz_ + i), q, 0, k, s.a[j]});
+            if (s.b[j] == 0.0) continue;
+            for (int e = 0; e < n_jac_; ++e)
+              if (p_.jac_rows[e] == i)
+                jac_terms_.push_back({Term::ScaledJacobian, jac_.add(row, q * nz_ + p_.jac_cols[e]), q, e, k, -s.b[j]});
+            if (t_index_ >= 0) jac_terms_.push_back({Term::TimeDerivative, jac_.add(row, t_index_), q, i, k, -s.b[j]});
+          }
+        }
+      }
+    }
+    for (int q = 0; q < n_points_; ++q)
+      for (int i = 0; i < p_.n_g; ++i, ++row)
+        for (int e = 0; e < n_jac_; ++e)
+          if (p_.jac_rows[e] == p_.n_y + 1 + i)
+            jac_terms_.push_back({Term::Jacobian, jac_.add(row, q * nz_ + p_.jac_cols[e]), q, e, 0, 1.0});
+  }
+
+  // The Hessian's pattern: each point's block (the same entries at every point, so the entry
+  // of pattern e at point q is hess_point_[e] + q * hess_stride_ when the blocks are laid out
+  // point after point), then the T row, then the terminal cost's block (merged into the last point's).
+  void build_hessian() {
+    const int nh = static_cast<int>(p_.hess_rows.size());
+    hess_point_.resize(nh);
+    hess_stride_ = nh;
+    for (int q = 0; q < n_points_; ++q)
+      for (int e = 0; e < nh; ++e) {
+        const int idx = hess_.add(q * nz_ + p_.hess_rows[e], q * nz_ + p_.hess_cols[e]);
+        if (q == 0) hess_point_[e] = idx;
+      }
+    if (t_index_ >= 0) {
+      hess_time_.resize(static_cast<std::size_t>(n_points_) * n_jac_);
+      for (int q = 0; q < n_points_; ++q)
+        for (int e = 0; e < n_jac_; ++e) hess_time_[q * n_jac_ + e] = hess_.add(t_index_, q * nz_ + p_.jac_cols[e]);
+    }
+    if (p_.terminal) {
+      const int base = (n_points_ - 1) * nz_;
+      for (std::size_t e = 0; e < p_.term_hess_rows.size(); ++e)
+        hess_terminal_.push_back(hess_.add(base + p_.term_hess_rows[e], base + p_.term_hess_cols[e]));
+    }
+  }
+
+  const CollocationProblem& p_;
+  CollocationResult& result_;
+  int nz_ = 0, nf_ = 0, n_points_ = 0, n_x_ = 0, n_con_ = 0, t_index_ = -1, n_jac_ = 0;
+  Pattern jac_, hess_;
+  std::vector<Term> jac_terms_;
+  std::vector<int> hess_point_, hess_time_, hess_terminal_;
+  int hess_stride_ = 0;
+  std::vector<double> x_, F_, phi_, mu_, nu_, in_, out_, work_;
+  bool valid_ = false;
+};
+
+}  // namespace
+
+CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options) {
+  problem.check();
+  if (!(options.tol > 0)) throw InputError("tol must be positive");
+  if (options.max_iter < 0) throw InputError("max_iter must be non-negative");
+  CollocationResult result;
+  auto* raw = new CollocationNLP(problem, result);
+  Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
+  Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
+  auto opts = app->Options();
+  opts->SetIntegerValue("print_level", options.print_level);
+  opts->SetStringValue("sb", "yes");
+  opts->SetNumericValue("tol", options.tol);
+  opts->SetIntegerValue("max_iter", options.max_iter);
+  opts->SetStringValue("hessian_approximation", options.exact_hessian ? "exact" : "limited-memory");
+  if (options.max_wall_time > 0) opts->SetNumericValue("max_cpu_time", options.max_wall_time);
+  result.nnz_jacobian = raw->nnz_jacobian();
+  result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;
+  if (app->Initialize() != Ipopt::Solve_Succeeded) {
+    result.message = "IPOPT could not be initialized";
+    return result;
+  }
+  const auto start = Clock::now();
+  Ipopt::ApplicationReturnStatus status = app->OptimizeTNLP(nlp);
+  result.time_ipopt = std::chrono::duration<double>(Clock::now() - start).count();
+  if (Ipopt::IsValid(app->Statistics())) result.iterations = app->Statistics()->IterationCount();
+  if (result.x.empty()) {  // IPOPT stopped before finalize_solution
+    result.success = false;
+    result.status = static_cast<int>(status);
+    result.message = "IPOPT stopped with application status " + std::to_string(static_cast<int>(status));
+    result.x = problem.x0;
+  }
+  return result;
+}
+
+}  // namespace nonholo

@@ -1,0 +1,7 @@
+"""Optimal control: kinematic control systems, direct collocation, IPOPT (in C++)."""
+
+from .kinematic import KinematicSystem
+from .problem import OptimalControlProblem
+from .solution import OptimalControlSolution
+
+__all__ = ["KinematicSystem", "OptimalControlProblem", "OptimalControlSolution"]

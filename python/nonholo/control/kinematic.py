@@ -1,0 +1,239 @@
+"""Kinematic control systems: q' = X_D(q) w, the quasi-velocities w of the constraint
+distribution as controls (driftless systems: a car, the Heisenberg particle)."""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+from ..expressions.lowering import check_free_symbols
+
+__all__ = ["KinematicSystem"]
+
+
+class KinematicSystem:
+    """A control system y' = f(y, w) given in SymPy, with bounds on its controls.
+
+    Built by :meth:`nonholo.System.kinematic` (q' = X_D(q) w in the Voronets frame of the
+    constraints, w the speeds of the free coordinates) or by the built-ins
+    :func:`nonholo.systems.kinematic_car` and :func:`nonholo.systems.kinematic_car_trailers`.
+    The optimal control problems of :class:`nonholo.OptimalControlProblem` take it as their
+    dynamics.
+
+    Parameters
+    ----------
+    states : sequence of SymPy symbols
+        y (for a system's kinematics, its coordinates q).
+    controls : sequence of SymPy symbols
+        w.
+    rhs : SymPy matrix or sequence, length len(states)
+        f(y, w), in the states and controls only (parameters substituted).
+    control_bounds : mapping name -> (lo, hi), optional
+        Bounds on the controls (default unbounded: (-inf, inf)).
+    metric : (m, m) SymPy matrix, optional
+        G_D(y), the kinetic energy 1/2 w^T G_D w of ``cost="energy"`` (default the identity).
+    name : str, optional
+    energy : SymPy expression, optional
+        The kinetic energy of ``cost="energy"`` when it is not 1/2 w^T G_D w (a dynamic
+        system's, in its states: :func:`dynamic_of`).
+
+    Attributes
+    ----------
+    states, controls : list of SymPy symbols
+    rhs : SymPy Matrix (n, 1)
+    control_bounds : dict name -> (lo, hi)
+    metric : SymPy Matrix (m, m)
+    state_names, control_names : list of str
+    """
+
+    def __init__(self, states: Sequence, controls: Sequence, rhs, control_bounds: Mapping | None = None,
+                 metric=None, name: str = "kinematic system", energy=None):
+        self.states = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in states]
+        self.controls = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in controls]
+        if not self.states or not all(isinstance(s, sp.Symbol) for s in self.states + self.controls):
+            raise ValueError("states and controls must be SymPy symbols (at least one state)")
+        names = [str(s) for s in self.states + self.controls]
+        if len(set(names)) != len(names):
+            raise ValueError(f"states and controls must have distinct names, got {names}")
+        self.rhs = sp.Matrix(list(sp.Matrix(rhs)))
+        if self.rhs.rows != len(self.states):
+            raise ValueError(f"rhs has {self.rhs.rows} entries, expected one per state ({len(self.states)})")
+        check_free_symbols(list(self.rhs), set(self.states) | set(self.controls), "rhs")
+        m = len(self.controls)
+        self.metric = sp.eye(m) if metric is None else sp.Matrix(metric)
+        if self.metric.shape != (m, m):
+            raise ValueError(f"metric has shape {self.metric.shape}, expected ({m}, {m})")
+        check_free_symbols(list(self.metric), set(self.states), "metric")
+        self.control_bounds = {str(c): (-math.inf, math.inf) for c in self.controls}
+        for key, (lo, hi) in dict(control_bounds or {}).items():
+            if str(key) not in self.control_bounds:
+                raise ValueError(f"control_bounds names {key!r}, which is not a control of {self.control_names}")
+            lo, hi = float(lo), float(hi)
+            if not lo <= hi:
+                raise ValueError(f"control_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
+            self.control_bounds[str(key)] = (lo, hi)
+        self.name = name
+        self._energy = None if energy is None else sp.sympify(energy)
+        if self._energy is not None:
+            check_free_symbols([self._energy], set(self.states) | set(self.controls), "energy")
+        self._f = None
+
+    @property
+    def state_names(self) -> list:
+        return [str(s) for s in self.states]
+
+    @property
+    def control_names(self) -> list:
+        return [str(s) for s in self.controls]
+
+    def energy(self):
+        """The kinetic energy 1/2 w^T G_D(y) w (or the one given) as a SymPy expression."""
+        if self._energy is not None:
+            return self._energy
+        w = sp.Matrix(self.controls)
+        return sp.expand((w.T * self.metric * w)[0, 0] / 2)
+
+    def vector_field(self, y, w) -> np.ndarray:
+        """f(y, w) at states y and controls w, shapes (n, ...) and (m, ...) (NumPy broadcasting)."""
+        if self._f is None:
+            self._f = sp.lambdify([self.states, self.controls], list(self.rhs), "numpy")
+        y = np.asarray(y, dtype=float)
+        w = np.asarray(w, dtype=float)
+        out = self._f(list(y), list(w))
+        shape = np.broadcast(*y, *w).shape if y.ndim > 1 or w.ndim > 1 else ()
+        return np.array([np.broadcast_to(np.asarray(v, dtype=float), shape) for v in out])
+
+    def simulate(self, t_span: Sequence[float], y0, controls, *, t_eval=None, rtol: float = 1e-10,
+                 atol: float = 1e-12, breakpoints=None):
+        """Integrate y' = f(y, w(t)) over ``t_span`` from ``y0``.
+
+        ``controls`` is a callable w(t) returning the m controls, or samples ``(t, W)`` with W of
+        shape (m, len(t)), interpolated linearly. Integrated by SciPy's DOP853 (the controls are
+        given in Python, so not through the C++ integrator of :func:`nonholo.simulate`), restarted
+        at the ``breakpoints`` (times where the controls have kinks or jumps; the sample times of
+        sampled controls), where a step across a kink would lose the method's order. Returns
+        SciPy's result (``t``, ``y``, ``success``, ``message``) with ``y_final``.
+        """
+        from scipy.integrate import solve_ivp
+
+        y0 = np.asarray(y0, dtype=float).reshape(-1)
+        if y0.size != len(self.states):
+            raise ValueError(f"y0 has {y0.size} entries, expected {len(self.states)} ({self.state_names})")
+        if callable(controls):
+            w_of_t = controls
+        else:
+            ts, W = controls
+            ts = np.asarray(ts, dtype=float)
+            W = np.atleast_2d(np.asarray(W, dtype=float))
+            if W.shape != (len(self.controls), ts.size):
+                raise ValueError(f"controls samples have shape {W.shape}, expected ({len(self.controls)}, {ts.size})")
+
+            def w_of_t(t):
+                return np.array([np.interp(t, ts, row) for row in W])
+
+            if breakpoints is None:
+                breakpoints = ts
+
+        def rhs(t, y):
+            return self.vector_field(y, np.asarray(w_of_t(t), dtype=float).reshape(-1))
+
+        t0, t1 = float(t_span[0]), float(t_span[1])
+        inner = np.asarray([] if breakpoints is None else breakpoints, dtype=float)
+        lo_t, hi_t = min(t0, t1), max(t0, t1)
+        inner = np.unique(inner[(inner > lo_t) & (inner < hi_t)])
+        cuts = np.concatenate([[t0], inner if t1 > t0 else inner[::-1], [t1]])
+        t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float)
+        ts_out, ys_out, y, result = [], [], y0, None
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            last = b == cuts[-1]
+            te = None
+            if t_eval is not None:
+                inside = (t_eval >= min(a, b)) & ((t_eval < max(a, b)) | (last & (t_eval <= max(a, b))))
+                te = t_eval[inside]
+            result = solve_ivp(rhs, (a, b), y, method="DOP853", t_eval=te, rtol=rtol, atol=atol, dense_output=True)
+            if not result.success:
+                break
+            ts_out.append(result.t if t_eval is not None else result.t[:-1] if not last else result.t)
+            ys_out.append(result.y if t_eval is not None else result.y[:, :-1] if not last else result.y)
+            y = result.sol(b)
+        result.t = np.concatenate(ts_out) if ts_out else np.empty(0)
+        result.y = np.concatenate(ys_out, axis=1) if ys_out else np.empty((y0.size, 0))
+        result.y_final = y.copy() if result.success else None
+        return result
+
+    def __repr__(self) -> str:
+        return f"KinematicSystem({self.name!r}, states={self.state_names}, controls={self.control_names})"
+
+
+def kinematic_of(system) -> KinematicSystem:
+    """q' = X_D(q) w for a :class:`~nonholo.System` with linear nonholonomic constraints, in the
+    Voronets frame of its constraints (X_D = d/dr + B d/ds, w = r'), G_D = X_D^T G X_D."""
+    from ..system.frames import voronets_frame, voronets_split
+
+    if system.k == 0:
+        raise ModelError(f"{system.name!r} has no nonholonomic constraints: its kinematic system is q' = w")
+    if any(b != 0 for b in system.affine):
+        raise ModelError(f"{system.name!r} has affine constraints A v = b: its kinematics has a drift, "
+                         "not a kinematic control system q' = X_D w")
+    values = dict(system.parameters)
+    solved = voronets_split(system)
+    X = voronets_frame(system, [system.coordinate_names[i] for i in solved])
+    m = system.n - system.k
+    XD = sp.Matrix(X[:, :m]).subs(values)
+    free = [i for i in range(system.n) if i not in solved]
+    controls = [system.velocities[i] for i in free]
+    G = sp.Matrix(system.metric).subs(values)
+    GD = sp.simplify(XD.T * G * XD)
+    rhs = XD * sp.Matrix(controls)
+    return KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
+
+
+def dynamic_of(system, controls) -> KinematicSystem:
+    """The Lagrange-d'Alembert dynamics of ``system`` as a control system, with the symbols
+    ``controls`` (parameters or free symbols of its force) as its controls: states q and the
+    quasi-velocities w of the Voronets frame (named as the velocities of the free coordinates),
+
+        q' = X_D(q) w,   M_D w' = X_D^T (Q - dV/dq - c(q, q') - G X_D' w),   M_D = X_D^T G X_D,
+
+    with q' = X_D w, c_i = sum_jk (dG_ij/dq_k - 1/2 dG_jk/dq_i) q'_j q'_k, so that the constraints
+    hold by construction (derived in SymPy: for systems of a few coordinates). The other
+    parameters take their default values; ``cost="energy"`` is the kinetic energy
+    1/2 w^T M_D w. Time-dependent forces and affine constraints are refused (ModelError)."""
+    from ..system.frames import voronets_frame, voronets_split
+
+    controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
+    if not controls:
+        raise ValueError("controls must name at least one symbol of the system's force")
+    if any(b != 0 for b in system.affine):
+        raise ModelError(f"{system.name!r} has affine constraints: not supported as a control system")
+    values = {p: v for p, v in system.parameters.items() if p not in controls}
+    q = list(system.coordinates)
+    n = len(q)
+    if system.k:
+        solved = voronets_split(system)
+        XD = sp.Matrix(voronets_frame(system, [system.coordinate_names[i] for i in solved])[:, : n - system.k])
+        free = [i for i in range(n) if i not in solved]
+    else:
+        XD, free = sp.eye(n), list(range(n))
+    XD = XD.subs(values)
+    w = [sp.Symbol(str(system.velocities[i])) for i in free]
+    G = sp.Matrix(system.metric).subs(values)
+    qdot = XD * sp.Matrix(w)
+    vel = dict(zip(system.velocities, qdot))
+    Q = (sp.Matrix(system.force) - sp.Matrix([sp.diff(system.potential, qi) for qi in q])).subs(values).subs(vel)
+    if system.time in Q.free_symbols:
+        raise ModelError("a time-dependent force is not supported in a control system")
+    c = sp.zeros(n, 1)
+    for i in range(n):
+        c[i] = sum((sp.diff(G[i, j], q[k]) - sp.diff(G[j, k], q[i]) / 2) * qdot[j] * qdot[k]
+                   for j in range(n) for k in range(n))
+    XD_dot = sum((sp.diff(XD, q[k]) * qdot[k] for k in range(n)), sp.zeros(*XD.shape))
+    MD = sp.simplify(XD.T * G * XD)
+    rhs_w = MD.LUsolve(XD.T * (Q - c - G * XD_dot * sp.Matrix(w)))
+    rhs = [*qdot, *[sp.simplify(e) for e in rhs_w]]
+    energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
+    return KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)

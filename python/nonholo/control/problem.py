@@ -1,0 +1,419 @@
+"""Optimal control problems of nonholo's control systems, transcribed by direct collocation and
+solved by IPOPT in C++ (``_core.solve_collocation``)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from .. import _core
+from ..errors import OptimalControlError
+from ..expressions.lowering import check_free_symbols
+from .kinematic import KinematicSystem, dynamic_of
+from .solution import OptimalControlSolution, vectorized
+from .transcription import interval_points, point_functions, scheme, terminal_function
+
+__all__ = ["OptimalControlProblem"]
+
+COSTS = ("time", "energy")
+HESSIANS = ("exact", "limited-memory")
+
+
+class OptimalControlProblem:
+    """Minimize a cost over the controls of a control system, between given end states.
+
+    Parameters
+    ----------
+    model_or_system : KinematicSystem or System
+        The dynamics y' = f(y, u): a :class:`~nonholo.control.kinematic.KinematicSystem`
+        (``system.kinematic()``, ``nh.systems.kinematic_car()``), or a :class:`~nonholo.System`
+        with nonholonomic constraints, whose kinematic system is taken.
+    cost : {"time", "energy"} or SymPy expression
+        ``"time"``: the duration (free unless ``t_final`` bounds it); ``"energy"``: the integral
+        of the kinetic energy 1/2 w^T G_D(q) w (for ``system.kinematic()`` G_D = X_D^T G X_D);
+        an expression of the states and controls: its integral over time (the running cost).
+    terminal_cost : SymPy expression of the states, optional
+        Added at the final state.
+    initial, final : sequence of float or None, optional
+        The end states, one entry per state; a None entry (or None for all) leaves it free.
+    t_final : float or (lo, hi), optional
+        The duration: a positive number fixes it; a pair of bounds or None leaves it free
+        (None only with ``cost="time"``; other costs need a duration or its bounds).
+    state_bounds, control_bounds : mapping name -> (lo, hi), optional
+        Bounds on the states at every point; bounds on the controls (override the system's).
+    path_constraints : sequence of SymPy inequalities, optional
+        ``expr <= c``, ``expr >= c`` (or ``<``, ``>``) in the states and controls, imposed at
+        every collocation point, e.g. ``(x - 2)**2 + y**2 >= 0.25`` around an obstacle.
+    controls : sequence of symbols, optional
+        With a :class:`~nonholo.System`: the symbols of its force (parameters or free symbols)
+        declared as controls; the problem is then posed on its Lagrange-d'Alembert dynamics in
+        the quasi-velocities of the Voronets frame (states q and w,
+        :func:`~nonholo.control.kinematic.dynamic_of`), derived in SymPy. Without it a System's
+        kinematic system (``system.kinematic()``) is taken.
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> car = nh.systems.kinematic_car(turning_radius=1.0)
+    >>> problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 0.0, 0.0])
+    >>> sol = problem.solve(nodes=20)
+    >>> round(sol.t_final, 6), sol.success
+    (4.0, True)
+    """
+
+    def __init__(self, model_or_system, cost="time", terminal_cost=None, initial=None, final=None, t_final=None,
+                 state_bounds: Mapping | None = None, control_bounds: Mapping | None = None,
+                 path_constraints: Sequence | None = None, controls: Sequence | None = None):
+        self.dynamics = _dynamics(model_or_system, controls)
+        dyn = self.dynamics
+        self.states, self.controls = list(dyn.states), list(dyn.controls)
+        self.state_names, self.control_names = dyn.state_names, dyn.control_names
+        allowed = set(self.states) | set(self.controls)
+        if isinstance(cost, str):
+            if cost not in COSTS:
+                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}")
+            running = sp.Integer(1) if cost == "time" else dyn.energy()
+        else:
+            try:
+                running = sp.sympify(cost)
+            except (sp.SympifyError, TypeError) as err:
+                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}") from err
+            if not isinstance(running, sp.Expr):
+                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}")
+            check_free_symbols([running], allowed, "cost")
+        self.cost, self.running_cost = cost, running
+        self.terminal_cost = None if terminal_cost is None else sp.sympify(terminal_cost)
+        if self.terminal_cost is not None:
+            check_free_symbols([self.terminal_cost], set(self.states), "terminal_cost")
+        n = len(self.states)
+        self.initial = _endpoint(initial, n, "initial", self.state_names)
+        self.final = _endpoint(final, n, "final", self.state_names)
+        self.free_time, self.t_final, self.t_bounds = _duration(t_final, cost)
+        self.state_bounds = _bounds(state_bounds, self.state_names, "state_bounds")
+        merged = dict(dyn.control_bounds)
+        merged.update(_bounds(control_bounds, self.control_names, "control_bounds"))
+        self.control_bounds = merged
+        self.path_constraints, self.path_bounds = _path_constraints(path_constraints, allowed)
+        self._functions = None
+        self._terminal = None
+
+    # ------------------------------------------------------------------ building blocks
+    def _point_functions(self):
+        if self._functions is None:
+            z = self.states + self.controls
+            outputs = [*self.dynamics.rhs, self.running_cost, *self.path_constraints]
+            self._functions = point_functions(z, outputs)
+            self._terminal = terminal_function(self.states, self.terminal_cost)
+            self._f = vectorized(list(self.dynamics.rhs), self.states, self.controls)
+            self._f_u = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.controls)), self.states,
+                                   self.controls)
+        return self._functions
+
+    def _block_bounds(self):
+        lo = np.array([self.state_bounds.get(s, (-math.inf, math.inf))[0] for s in self.state_names]
+                      + [self.control_bounds[c][0] for c in self.control_names])
+        hi = np.array([self.state_bounds.get(s, (-math.inf, math.inf))[1] for s in self.state_names]
+                      + [self.control_bounds[c][1] for c in self.control_names])
+        return lo, hi
+
+    # ------------------------------------------------------------------ guesses
+    def default_guess(self, tau: np.ndarray):
+        """The default initial guess at normalised times ``tau``: the states on the straight line
+        from the initial to the final state (a free entry held at the other end's value, or 0),
+        the controls fitted to that line's velocity by least squares (Gauss-Newton, clipped to
+        their bounds), and a free duration the shortest that keeps the fitted controls within their
+        bounds. Returns (Y (n_y, P), U (n_u, P), T)."""
+        a = np.array([i if i is not None else (f if f is not None else 0.0) for i, f in zip(self.initial, self.final)])
+        b = np.array([f if f is not None else ai for f, ai in zip(self.final, a)])
+        Y = a[:, None] + (b - a)[:, None] * tau[None, :]
+        if not self.free_time:
+            return Y, self._fit_controls(Y, np.repeat((b - a)[:, None] / self.t_final, tau.size, axis=1)), self.t_final
+        # The controls that scale as 1/T along the line (speeds, not curvatures) fix T: the
+        # shortest duration that keeps them within their bounds.
+        delta = np.repeat((b - a)[:, None], tau.size, axis=1)
+        U1 = self._fit_controls(Y, delta, clip=False)
+        U2 = self._fit_controls(Y, delta / 2, clip=False)
+        speeds = (np.abs(U2) <= 0.75 * np.abs(U1)) & (np.abs(U1) > 1e-12)
+        T = self._bound_ratio(np.where(speeds, U1, 0.0)) or 1.0
+        T = float(np.clip(T, *self.t_bounds))
+        return Y, self._fit_controls(Y, np.repeat((b - a)[:, None] / T, tau.size, axis=1)), T
+
+    def heading_guess(self, tau: np.ndarray):
+        """For a planar vehicle (states ``x``, ``y`` and headings ``theta*``): the guess that turns
+        each heading to the chord's direction in the first fifth of the time, drives along the
+        chord, and turns to the final headings in the last fifth (the shape of a car's shortest
+        paths, turn-straight-turn); None for other systems. Returns (Y, U, T) as
+        :meth:`default_guess`."""
+        names = self.state_names
+        headings = [i for i, nm in enumerate(names) if nm.startswith("theta")]
+        if "x" not in names or "y" not in names or not headings:
+            return None
+        Y, _, T = self.default_guess(tau)
+        ix, iy = names.index("x"), names.index("y")
+        dx, dy = Y[ix, -1] - Y[ix, 0], Y[iy, -1] - Y[iy, 0]
+        if math.hypot(dx, dy) < 1e-9:
+            return None
+        phi = math.atan2(dy, dx)
+        for i in headings:
+            a, b = Y[i, 0], Y[i, -1]
+            phi_i = phi + 2 * math.pi * round((a - phi) / (2 * math.pi))
+            Y[i] = np.interp(tau, [0.0, 0.2, 0.8, 1.0], [a, phi_i, phi_i, b])
+        if self.free_time:
+            T = float(np.clip(1.2 * T, *self.t_bounds))
+        Ydot = np.gradient(Y, tau, axis=1) / T
+        return Y, self._fit_controls(Y, Ydot), T
+
+    def _bound_ratio(self, U: np.ndarray) -> float:
+        """max over the points and controls of |u| over its finite bound on that side."""
+        ratio = 0.0
+        for i, c in enumerate(self.control_names):
+            lo, hi = self.control_bounds[c]
+            if math.isfinite(hi) and hi > 0:
+                ratio = max(ratio, float(np.max(U[i])) / hi)
+            if math.isfinite(lo) and lo < 0:
+                ratio = max(ratio, float(np.min(U[i])) / lo)
+        return ratio
+
+    def _fit_controls(self, Y: np.ndarray, Ydot: np.ndarray, clip: bool = True, U=None) -> np.ndarray:
+        """Controls u with f(y, u) closest to ``Ydot`` at each point: three Gauss-Newton steps from
+        0 (or ``U``), each a least-squares solve with df/du (zero is a singular point of some
+        systems, e.g. the car's kappa at v = 0: the second step sees the first's speed)."""
+        self._point_functions()
+        lo, hi = self._block_bounds()
+        lo, hi = lo[len(self.states):], hi[len(self.states):]
+        m, P = len(self.controls), Y.shape[1]
+        U = np.clip(np.zeros((m, P)), lo[:, None], hi[:, None]) if U is None else np.array(U, dtype=float)
+        if m == 0:
+            return U
+        for _ in range(3):
+            r = Ydot - self._f(Y, U)
+            J = self._f_u(Y, U).reshape(len(self.states), m, P).transpose(2, 0, 1)  # (P, n, m)
+            U += np.einsum("pmn,np->mp", np.linalg.pinv(J, rcond=1e-12), r)  # least squares, min norm
+            if clip:
+                U = np.clip(U, lo[:, None], hi[:, None])
+        return U
+
+    def _guess(self, guess, tau: np.ndarray):
+        if guess is None or (isinstance(guess, str) and guess == "line"):
+            return self.default_guess(tau)
+        if isinstance(guess, str) and guess == "heading":
+            found = self.heading_guess(tau)
+            if found is None:
+                raise ValueError("guess='heading' needs a planar vehicle: states x, y and headings theta*")
+            return found
+        if isinstance(guess, str):
+            raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution or a simulation "
+                             f"result, got {guess!r}")
+        if isinstance(guess, OptimalControlSolution):
+            T = guess.t_final
+            Y, U = guess.states_at(tau * T), guess.controls_at(tau * T)
+            return Y, U, (float(np.clip(T, *self.t_bounds)) if self.free_time else self.t_final)
+        if hasattr(guess, "t") and hasattr(guess, "y"):  # a simulation: states from it, controls fitted
+            t = np.asarray(guess.t, dtype=float)
+            y = np.asarray(guess.y, dtype=float)[: len(self.states)]
+            if t.size < 2 or y.shape[0] != len(self.states):
+                raise ValueError("guess must be a simulation of the problem's states "
+                                 "(n_states rows, two samples or more)")
+            T = float(t[-1] - t[0]) if self.free_time else self.t_final
+            ts = t[0] + tau * (t[-1] - t[0])
+            Y = np.array([np.interp(ts, t, row) for row in y])
+            Ydot = np.array([np.interp(ts, t, np.gradient(row, t)) for row in y]) * (t[-1] - t[0]) / T
+            return Y, self._fit_controls(Y, Ydot), float(np.clip(T, *self.t_bounds)) if self.free_time else T
+        raise TypeError(f"guess must be None, an OptimalControlSolution or a simulation result, "
+                        f"got {type(guess).__name__}")
+
+    # ------------------------------------------------------------------ solve
+    def solve(self, nodes: int = 100, method: str = "hermite-simpson", guess=None, tol: float = 1e-8,
+              max_iter: int = 3000, refine: int = 0, refine_tol: float | None = None, hessian: str = "exact",
+              raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None):
+        """Transcribe on ``nodes`` equally spaced mesh nodes and solve with IPOPT.
+
+        Parameters
+        ----------
+        nodes : int
+            Mesh nodes (>= 3); Hermite-Simpson adds the interval midpoints as collocation points.
+        method : {"hermite-simpson", "trapezoid"}
+            The transcription (:func:`~nonholo.control.transcription.scheme`).
+        guess : None, "line", "heading", OptimalControlSolution or simulation result
+            The starting point. ``"line"``: :meth:`default_guess` (the straight line);
+            ``"heading"``: :meth:`heading_guess` (planar vehicles); None: the line, and for a
+            planar vehicle also the heading guess, keeping the solution of lower cost among the
+            successful ones (``stats["starts"]`` says how many ran); a previous solution (warm
+            start, interpolated onto the new mesh); a simulation's states (controls fitted).
+        tol : float
+            IPOPT's tolerance.
+        max_iter : int
+            IPOPT's iteration limit.
+        refine : int
+            Rounds of mesh refinement: after each solve, the intervals whose local error
+            (:attr:`OptimalControlSolution.interval_errors`) exceeds ``refine_tol`` are halved and
+            the problem is solved again from the solution.
+        refine_tol : float, optional
+            Default: 1e-6 times (1 + the largest |state|).
+        hessian : {"exact", "limited-memory"}
+            IPOPT's Hessian: exact (from the tapes) or its L-BFGS approximation.
+        raise_on_failure : bool
+            Raise :class:`~nonholo.errors.OptimalControlError` when IPOPT fails (else
+            ``success`` is False and ``message`` IPOPT's status).
+        print_level : int
+            IPOPT's output (0: none).
+        max_wall_time : float, optional
+            IPOPT's time limit (its ``max_cpu_time``), seconds.
+
+        Returns
+        -------
+        OptimalControlSolution
+        """
+        if isinstance(nodes, bool) or not isinstance(nodes, numbers.Integral) or nodes < 3:
+            raise ValueError(f"nodes must be an integer >= 3, got {nodes!r}")
+        sch = scheme(method)
+        if hessian not in HESSIANS:
+            raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
+        if not (isinstance(tol, numbers.Real) and tol > 0):
+            raise ValueError(f"tol must be positive, got {tol!r}")
+        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
+            raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+        if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
+            raise ValueError(f"refine must be a non-negative integer, got {refine!r}")
+        if refine_tol is not None and not refine_tol > 0:
+            raise ValueError(f"refine_tol must be positive, got {refine_tol!r}")
+        if max_wall_time is not None and not max_wall_time > 0:
+            raise ValueError(f"max_wall_time must be positive, got {max_wall_time!r}")
+        options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
+                       print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0))
+        dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
+        sol = self._solve_mesh(sch, dtau, guess, options)
+        if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
+            other = self._solve_mesh(sch, dtau, "heading", options)
+            if other.success and (not sol.success or other.objective < sol.objective):
+                sol = other
+            sol.stats["starts"] = 2
+        for _ in range(refine):
+            limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
+            split = sol.interval_errors > limit
+            if not split.any():
+                break
+            dtau = np.concatenate([[d / 2, d / 2] if s else [d] for d, s in zip(dtau, split)])
+            sol = self._solve_mesh(sch, dtau, sol, options)
+        if raise_on_failure and not sol.success:
+            raise OptimalControlError(f"IPOPT did not solve the problem: {sol.message}", sol)
+        return sol
+
+    def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
+        pf = self._point_functions()
+        term, term_rows, term_cols = self._terminal
+        tau = interval_points(dtau, sch.step)
+        Y, U, T = self._guess(guess, tau)
+        n_y, n_u, P = len(self.states), len(self.controls), tau.size
+        lo, hi = self._block_bounds()
+        x_lo, x_hi = np.tile(lo, P), np.tile(hi, P)
+        for i, (a, b) in enumerate(zip(self.initial, self.final)):
+            if a is not None:
+                x_lo[i] = x_hi[i] = a
+            if b is not None:
+                x_lo[(P - 1) * (n_y + n_u) + i] = x_hi[(P - 1) * (n_y + n_u) + i] = b
+        x0 = np.vstack([Y, U]).T.reshape(-1)
+        if self.free_time:
+            x_lo, x_hi, x0 = np.append(x_lo, self.t_bounds[0]), np.append(x_hi, self.t_bounds[1]), np.append(x0, T)
+        x0 = np.clip(x0, x_lo, x_hi)
+        n_g = len(self.path_constraints)
+        out = _core.solve_collocation(
+            n_y=n_y, n_u=n_u, n_g=n_g, step=sch.step, dtau=list(dtau),
+            stencils=[tuple(map(list, s)) for s in sch.stencils],
+            quad_offsets=list(sch.quad_offsets), quad_weights=list(sch.quad_weights), free_time=self.free_time,
+            t_final=float(self.t_final if not self.free_time else 1.0), node=pf.node, jac_rows=pf.jac_rows,
+            jac_cols=pf.jac_cols, hessian=pf.hessian, hess_rows=pf.hess_rows, hess_cols=pf.hess_cols, terminal=term,
+            term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in self.path_bounds],
+            g_hi=[b[1] for b in self.path_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
+        return OptimalControlSolution(self, sch, dtau, out)
+
+
+def _dynamics(model, controls):
+    if isinstance(model, KinematicSystem):
+        if controls is not None:
+            raise ValueError("controls: a KinematicSystem's controls are its quasi-velocities; leave controls=None")
+        return model
+    kinematic = getattr(model, "kinematic", None)
+    if controls is None and callable(kinematic) and getattr(model, "k", 0) > 0:
+        return kinematic()
+    if controls is not None:
+        if not hasattr(model, "force") or not hasattr(model, "metric"):
+            raise TypeError(f"controls= needs a System (its Lagrange-d'Alembert dynamics), got {type(model).__name__}")
+        return dynamic_of(model, controls)
+    raise TypeError(f"model_or_system must be a KinematicSystem or a System with nonholonomic constraints, "
+                    f"got {type(model).__name__}")
+
+
+def _endpoint(values, n: int, what: str, names: list) -> list:
+    if values is None:
+        return [None] * n
+    values = list(np.asarray(values, dtype=object).reshape(-1))
+    if len(values) != n:
+        raise ValueError(f"{what} has {len(values)} entries, expected {n} (one per state: {names})")
+    out = []
+    for v in values:
+        if v is None:
+            out.append(None)
+            continue
+        v = float(v)
+        if not math.isfinite(v):
+            raise ValueError(f"{what} must hold finite numbers or None, got {v}")
+        out.append(v)
+    return out
+
+
+def _duration(t_final, cost):
+    """(free, fixed value, bounds) of the duration."""
+    if t_final is None:
+        if cost != "time":
+            raise ValueError("t_final is required (a duration or its bounds (lo, hi)) unless cost='time'")
+        return True, None, (1e-8, math.inf)
+    if isinstance(t_final, (tuple, list)):
+        if len(t_final) != 2:
+            raise ValueError(f"t_final bounds must be (lo, hi), got {t_final!r}")
+        lo, hi = float(t_final[0]), float(t_final[1])
+        if not (0 <= lo < hi):
+            raise ValueError(f"t_final bounds must satisfy 0 <= lo < hi, got {t_final!r}")
+        return True, None, (max(lo, 1e-8), hi)
+    value = float(t_final)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"t_final must be positive, got {t_final!r}")
+    if cost == "time":
+        raise ValueError("cost='time' with a fixed t_final has nothing to minimize; give t_final bounds (lo, hi)")
+    return False, value, (value, value)
+
+
+def _bounds(bounds, names: list, what: str) -> dict:
+    out = {}
+    for key, pair in dict(bounds or {}).items():
+        name = str(key)
+        if name not in names:
+            raise ValueError(f"{what} names {name!r}, which is not one of {names}")
+        try:
+            lo, hi = (float(v) for v in pair)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi), got {pair!r}") from err
+        if not lo <= hi:
+            raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) is empty")
+        out[name] = (lo, hi)
+    return out
+
+
+def _path_constraints(constraints, allowed: set):
+    exprs, bounds = [], []
+    for c in constraints or []:
+        c = sp.sympify(c)
+        if isinstance(c, (sp.LessThan, sp.StrictLessThan)):
+            g = c.lhs - c.rhs
+        elif isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)):
+            g = c.rhs - c.lhs
+        else:
+            raise ValueError(f"path_constraints must be SymPy inequalities (<=, >=), got {c!r}")
+        check_free_symbols([g], allowed, "path_constraints")
+        exprs.append(g)
+        bounds.append((-math.inf, 0.0))
+    return exprs, bounds

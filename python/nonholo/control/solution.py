@@ -1,0 +1,188 @@
+"""The solution of an optimal control problem: the trajectory at the mesh nodes, the controls by
+name, IPOPT's statistics, the local errors of the collocation, and a re-run of the controls."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["OptimalControlSolution", "vectorized"]
+
+
+def vectorized(exprs: list, states: list, controls: list):
+    """F(Y, U) -> array (len(exprs), P) for Y (n_y, P), U (n_u, P): the expressions in NumPy."""
+    fn = sp.lambdify([list(states), list(controls)], list(exprs), "numpy")
+
+    def call(Y, U):
+        Y, U = np.asarray(Y, dtype=float), np.asarray(U, dtype=float)
+        P = Y.shape[1]
+        return np.array([np.broadcast_to(np.asarray(v, dtype=float), (P,)) for v in fn(list(Y), list(U))])
+
+    return call
+
+
+class OptimalControlSolution:
+    """What :meth:`OptimalControlProblem.solve` returns.
+
+    Attributes
+    ----------
+    t : ndarray (N,)
+        The mesh nodes' times.
+    y : ndarray (n_states, N)
+        The states at ``t``, rows in ``state_names`` order.
+    u : dict name -> ndarray (N,)
+        The controls at ``t``.
+    t_points, y_points, u_points :
+        Every collocation point (with Hermite-Simpson, the interval midpoints too).
+    t_final : float
+        The duration.
+    objective : float
+        The cost at the solution.
+    success : bool
+        IPOPT's status is "Optimal Solution Found" (or "Solved To Acceptable Level").
+    message : str
+        IPOPT's status.
+    stats : dict
+        iterations, n_variables, n_constraints, nnz_jacobian, nnz_hessian, time_ipopt (s, the
+        whole IPOPT call), time_evaluations (s, in the C++ callbacks), n_evaluations,
+        max_nlp_defect (the largest collocation residual at IPOPT's point).
+    interval_errors : ndarray (N - 1,)
+        On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
+        interpolated controls (RK4, 16 steps): the local error of the collocation.
+    defect : float
+        The sum of ``interval_errors``: an estimate of the error of the planned final state (a
+        re-run of the controls, :meth:`simulate`, ends within it when errors are not amplified).
+    method : str
+    """
+
+    def __init__(self, problem, scheme, dtau, out: dict):
+        self.problem = problem
+        self.method = scheme.name
+        self._scheme = scheme
+        self.dtau = np.asarray(dtau, dtype=float)
+        n_y, n_u = len(problem.states), len(problem.controls)
+        x = np.asarray(out["x"])
+        P = scheme.step * self.dtau.size + 1
+        blocks = x[: P * (n_y + n_u)].reshape(P, n_y + n_u).T
+        self.t_final = float(x[-1]) if problem.free_time else float(problem.t_final)
+        from .transcription import interval_points
+
+        tau = interval_points(self.dtau, scheme.step)
+        self.t_points = tau * self.t_final
+        self.y_points = blocks[:n_y].copy()
+        self.u_points = blocks[n_y:].copy()
+        step = scheme.step
+        self.t = self.t_points[::step].copy()
+        self.y = self.y_points[:, ::step].copy()
+        self.u = {name: self.u_points[i, ::step].copy() for i, name in enumerate(problem.control_names)}
+        self.state_names, self.control_names = problem.state_names, problem.control_names
+        self.objective = float(out["objective"])
+        self.success = bool(out["success"])
+        self.message = str(out["message"])
+        self.multipliers = np.asarray(out["multipliers"])
+        self.stats = {k: out[k] for k in ("iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
+                                          "time_ipopt", "time_evaluations", "n_evaluations")}
+        self.stats["starts"] = 1
+        self.stats["max_nlp_defect"] = float(out["max_defect"])
+        self.interval_errors = self._interval_errors()
+        self.defect = float(np.sum(self.interval_errors))
+
+    # ------------------------------------------------------------------ interpolation
+    def controls_at(self, t) -> np.ndarray:
+        """The controls at times t (n_u, len(t)): piecewise linear between the nodes (trapezoid),
+        piecewise quadratic through node, midpoint and node (Hermite-Simpson)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        if self._scheme.step == 1:
+            return np.array([np.interp(t, self.t_points, row) for row in self.u_points])
+        k, s = self._locate(t)
+        U = self.u_points
+        u0, um, u1 = U[:, 2 * k], U[:, 2 * k + 1], U[:, 2 * k + 2]
+        return u0 * (2 * (s - 0.5) * (s - 1)) + um * (-4 * s * (s - 1)) + u1 * (2 * s * (s - 0.5))
+
+    def states_at(self, t) -> np.ndarray:
+        """The states at times t (n_y, len(t)): the cubic Hermite interpolant of the nodes and
+        their derivatives f(y_k, u_k)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        k, s = self._locate(t)
+        step = self._scheme.step
+        Y, U = self.y_points, self.u_points
+        F = self.problem._f(Y, U)
+        h = self.dtau[k] * self.t_final
+        y0, y1, f0, f1 = Y[:, step * k], Y[:, step * (k + 1)], F[:, step * k], F[:, step * (k + 1)]
+        h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
+        return y0 * h00 + h * f0 * h10 + y1 * h01 + h * f1 * h11
+
+    def _locate(self, t):
+        nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
+        k = np.clip(np.searchsorted(nodes, t, side="right") - 1, 0, self.dtau.size - 1)
+        s = (t - nodes[k]) / (nodes[k + 1] - nodes[k])
+        return k, s
+
+    def _interval_errors(self, substeps: int = 16) -> np.ndarray:
+        f = self.problem._f
+        nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
+        step = self._scheme.step
+        Y = self.y_points[:, ::step][:, :-1].copy()
+        h = np.diff(nodes) / substeps
+        t = nodes[:-1].copy()
+        for _ in range(substeps):
+            k1 = f(Y, self.controls_at(t))
+            k2 = f(Y + h / 2 * k1, self.controls_at(t + h / 2))
+            k3 = f(Y + h / 2 * k2, self.controls_at(t + h / 2))
+            k4 = f(Y + h * k3, self.controls_at(t + h))
+            Y = Y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            t = t + h
+        return np.max(np.abs(Y - self.y_points[:, ::step][:, 1:]), axis=0)
+
+    # ------------------------------------------------------------------ checks and views
+    def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
+        """Integrate the dynamics from the planned initial state under the interpolated controls
+        (:meth:`controls_at`), restarted at the nodes (the controls' kinks), sampled at ``t``;
+        ``result.y_final`` is to be compared with the planned final state ``y[:, -1]`` (within
+        :attr:`defect`)."""
+        return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
+                                              t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """A state or a control at the nodes, by name."""
+        if name in self.state_names:
+            return self.y[self.state_names.index(name)]
+        if name in self.u:
+            return self.u[name]
+        raise KeyError(f"{name!r} is neither a state {self.state_names} nor a control {self.control_names}")
+
+    def animate(self, frames: int = 100, ax=None, interval: float = 40.0):
+        """A matplotlib animation of the planned motion in the plane: the path of the states named
+        ``x`` and ``y`` (the first two states otherwise), with the heading (``theta`` or
+        ``theta0``) drawn as an arrow when there is one."""
+        import matplotlib.pyplot as plt
+        from matplotlib.animation import FuncAnimation
+
+        names = self.state_names
+        ix = names.index("x") if "x" in names else 0
+        iy = names.index("y") if "y" in names else 1
+        ith = next((names.index(n) for n in ("theta", "theta0") if n in names), None)
+        if ax is None:
+            _, ax = plt.subplots()
+        ts = np.linspace(0.0, self.t_final, frames)
+        Y = self.states_at(ts)
+        ax.plot(self.y[ix], self.y[iy], color="0.7", lw=1)
+        ax.set_aspect("equal")
+        ax.set_xlabel(names[ix])
+        ax.set_ylabel(names[iy])
+        (point,) = ax.plot([], [], "o", color="C0")
+        (heading,) = ax.plot([], [], "-", color="C1", lw=2)
+
+        def draw(i):
+            point.set_data([Y[ix, i]], [Y[iy, i]])
+            if ith is not None:
+                c, s = np.cos(Y[ith, i]), np.sin(Y[ith, i])
+                heading.set_data([Y[ix, i], Y[ix, i] + 0.3 * c], [Y[iy, i], Y[iy, i] + 0.3 * s])
+            return point, heading
+
+        return FuncAnimation(ax.figure, draw, frames=frames, interval=interval, blit=False)
+
+    def __repr__(self) -> str:
+        return (f"OptimalControlSolution(success={self.success}, t_final={self.t_final:.6g}, "
+                f"objective={self.objective:.6g}, iterations={self.stats['iterations']}, method={self.method!r}, "
+                f"nodes={self.t.size}, defect={self.defect:.2g}, message={self.message!r})")

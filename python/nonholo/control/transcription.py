@@ -1,0 +1,125 @@
+"""Direct collocation: the stencils of trapezoid and Hermite-Simpson, and the per-point tapes
+(dynamics, running cost, path constraints, their exact sparse Jacobian and the Hessian of their
+weighted sum) that the C++ NLP (``_core.solve_collocation``) evaluates at every IPOPT iteration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..expressions.lowering import lower
+
+__all__ = ["METHODS", "Scheme", "PointFunctions", "scheme", "point_functions", "terminal_function"]
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A transcription: ``step`` points per interval after its first; each stencil
+    (offsets, a, b) is a defect sum_j a_j y_j - h sum_j b_j f_j; the running cost's quadrature
+    on an interval is h sum_j w_j L_j at ``quad_offsets``; ``order`` of the state error."""
+
+    name: str
+    step: int
+    stencils: tuple
+    quad_offsets: tuple
+    quad_weights: tuple
+    order: int
+
+
+METHODS = ("hermite-simpson", "trapezoid")
+
+
+def scheme(method: str) -> Scheme:
+    """The transcription named ``method``.
+
+    ``"trapezoid"``: y_{k+1} - y_k - h/2 (f_k + f_{k+1}) = 0, order 2.
+    ``"hermite-simpson"`` (separated form: the midpoint state and control are variables):
+    Simpson's rule y_{k+1} - y_k - h/6 (f_k + 4 f_m + f_{k+1}) = 0 and the Hermite interpolant
+    y_m - (y_k + y_{k+1})/2 - h/8 (f_k - f_{k+1}) = 0, order 4.
+    """
+    if method == "trapezoid":
+        return Scheme("trapezoid", 1, (((0, 1), (-1.0, 1.0), (0.5, 0.5)),), (0, 1), (0.5, 0.5), 2)
+    if method == "hermite-simpson":
+        simpson = ((0, 1, 2), (-1.0, 0.0, 1.0), (1 / 6, 4 / 6, 1 / 6))
+        hermite = ((0, 1, 2), (-0.5, 1.0, -0.5), (1 / 8, 0.0, -1 / 8))
+        return Scheme("hermite-simpson", 2, (simpson, hermite), (0, 1, 2), (1 / 6, 4 / 6, 1 / 6), 4)
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+@dataclass
+class PointFunctions:
+    """The tapes of one collocation point, z = (y, u): ``node`` gives [f, L, g, J values] with
+    J = d[f, L, g]/dz on (jac_rows, jac_cols); ``hessian`` (inputs z, mu) the lower triangle of
+    sum_o mu_o d^2F_o/dz^2 on (hess_rows, hess_cols)."""
+
+    node: object
+    jac_rows: list
+    jac_cols: list
+    hessian: object
+    hess_rows: list
+    hess_cols: list
+    n_outputs: int
+
+
+def point_functions(z: list, outputs: list) -> PointFunctions:
+    """Exact derivatives in SymPy of ``outputs`` (f, L, g) in the point variables ``z``,
+    lowered to tapes: the nonzero first derivatives, and the second derivatives of
+    sum_o mu_o F_o, each entry once (lower triangle)."""
+    jac_rows, jac_cols, jac_vals = [], [], []
+    hess: dict = {}
+    mu = sp.symbols(f"_mu0:{len(outputs)}")
+    index = {s: i for i, s in enumerate(z)}
+    for o, F in enumerate(outputs):
+        F = sp.sympify(F)
+        free = sorted((index[s] for s in F.free_symbols if s in index))
+        for c in free:
+            dF = sp.diff(F, z[c])
+            if dF == 0:
+                continue
+            jac_rows.append(o)
+            jac_cols.append(c)
+            jac_vals.append(dF)
+            for r in sorted(index[s] for s in dF.free_symbols if s in index):
+                if r < c:
+                    continue
+                d2 = sp.diff(dF, z[r])
+                if d2 != 0:
+                    hess[(r, c)] = hess.get((r, c), 0) + mu[o] * d2
+    node = lower([*outputs, *jac_vals], z).tape()
+    keys = sorted(hess)
+    hessian = lower([hess[k] for k in keys], [*z, *mu]).tape()
+    return PointFunctions(node, jac_rows, jac_cols, hessian, [k[0] for k in keys], [k[1] for k in keys],
+                          len(outputs))
+
+
+def terminal_function(states: list, phi):
+    """The tape of the terminal cost phi(y): [phi, dphi/dy, lower triangle of d^2phi/dy^2 on
+    the returned (rows, cols)], or (None, [], []) without one."""
+    if phi is None:
+        return None, [], []
+    phi = sp.sympify(phi)
+    grad = [sp.diff(phi, s) for s in states]
+    rows, cols, vals = [], [], []
+    for c, s in enumerate(states):
+        for r in range(c, len(states)):
+            d2 = sp.diff(grad[c], states[r])
+            if d2 != 0:
+                rows.append(r)
+                cols.append(c)
+                vals.append(d2)
+    return lower([phi, *grad, *vals], states).tape(), rows, cols
+
+
+def interval_points(dtau: np.ndarray, step: int) -> np.ndarray:
+    """The normalised times (in [0, 1]) of the collocation points of a mesh with interval
+    fractions ``dtau`` (midpoints included when step = 2)."""
+    nodes = np.concatenate([[0.0], np.cumsum(dtau)])
+    nodes[-1] = 1.0
+    if step == 1:
+        return nodes
+    out = np.empty(2 * len(dtau) + 1)
+    out[0::2] = nodes
+    out[1::2] = (nodes[:-1] + nodes[1:]) / 2
+    return out

@@ -1,0 +1,290 @@
+"""Optimal control (issue 44): collocation by trapezoid and Hermite-Simpson, IPOPT in C++.
+
+Checked against closed forms: the kinematic car's minimum time on goals whose Reeds-Shepp length
+is known by hand (straight ahead, one arc), the mirror symmetry of its paths, the Heisenberg
+geodesic's energy L^2/2 against the shooting solver ``nh.vakonomic_bvp`` with the methods' orders
+of convergence, and a terminal-cost problem solved by hand."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+
+@pytest.fixture(scope="module")
+def car():
+    return nh.systems.kinematic_car(turning_radius=1.0)
+
+
+@pytest.fixture(scope="module")
+def heisenberg_problem():
+    heis = nh.systems.heisenberg().kinematic()
+    return nh.OptimalControlProblem(heis, cost="energy", t_final=1.0, initial=[0, 0, 0], final=[1.0, 0.5, 0.3])
+
+
+@pytest.fixture(scope="module")
+def heisenberg_energy():
+    ref = nh.vakonomic_bvp(nh.systems.heisenberg(), [0, 0, 0], [1.0, 0.5, 0.3], 1.0)
+    assert ref.endpoint_error < 1e-9
+    return ref.length**2 / 2
+
+
+def test_car_straight_ahead_takes_its_length(car):
+    sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, 0.0, 0.0]).solve(nodes=20)
+    assert sol.success, sol.message
+    assert sol.t_final == pytest.approx(3.0, rel=1e-7)
+    assert np.allclose(sol.u["v"], 1.0, atol=1e-6)
+    assert sol.objective == pytest.approx(sol.t_final, rel=1e-12)
+
+
+@pytest.mark.parametrize("R, a, L", [(1.0, 1.0, 2.0), (2.0, 0.6, 1.5)])
+def test_car_arc_then_straight_takes_its_length(R, a, L):
+    """A left arc of angle a on the circle of radius R, then L straight ahead (Reeds-Shepp word
+    L+S+): time R a + L at speed 1. kappa switches from 1/R to 0: the collocation resolves the
+    switch to the mesh (1e-5 at 40 nodes). (The goal at the end of a bare arc is degenerate for
+    the NLP: it is on the boundary of the reachable set, where IPOPT stops 1/N above R a.)"""
+    car = nh.systems.kinematic_car(turning_radius=R)
+    goal = [R * math.sin(a) + L * math.cos(a), R * (1 - math.cos(a)) + L * math.sin(a), a]
+    sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=goal).solve(nodes=40)
+    assert sol.success, sol.message
+    assert sol.t_final == pytest.approx(R * a + L, rel=1e-5)
+    assert sol.u["kappa"][1] == pytest.approx(1 / R, rel=1e-3)
+    # the heading is constant along the straight (kappa itself rings between nodes and midpoints
+    # there: a singular arc, on which Hermite-Simpson's controls are not unique)
+    straight = sol.t > R * a + 0.2
+    assert np.allclose(sol["theta"][straight], a, atol=1e-3)
+
+
+def test_car_mirror_symmetry(car):
+    """(x, y, theta) and (x, -y, -theta) are mirror images: the same minimum time, kappa negated."""
+    up = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, 1.0, 0.4]).solve(nodes=60)
+    down = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, -1.0, -0.4]).solve(nodes=60)
+    assert up.success and down.success
+    assert up.t_final == pytest.approx(down.t_final, rel=1e-7)
+    assert np.allclose(up.u["kappa"], -down.u["kappa"], atol=1e-4)
+    # LSR-like, not the straight line: longer than the distance to the goal
+    assert up.t_final > math.hypot(3.0, 1.0) + 1e-3
+
+
+def test_car_plan_resimulated_ends_within_the_defect(car):
+    sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5]).solve(nodes=80)
+    assert sol.success
+    sim = sol.simulate()
+    assert sim.success
+    gap = np.max(np.abs(sim.y_final - sol.y[:, -1]))
+    assert gap <= sol.defect + 1e-9
+    assert sol.defect < 1e-4
+    assert np.allclose(sol.y[:, -1], [4.0, 1.0, 0.5], atol=1e-12)
+    assert set(sol.stats) >= {"iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
+                              "time_ipopt", "time_evaluations"}
+    # Hermite-Simpson separated: 2 N - 1 points of (3 states + 2 controls), and the duration
+    assert sol.stats["n_variables"] == (2 * 80 - 1) * 5 + 1
+    assert sol.stats["n_constraints"] == 79 * 2 * 3
+
+
+def test_heisenberg_energy_is_half_the_squared_length(heisenberg_problem, heisenberg_energy):
+    sol = heisenberg_problem.solve(nodes=100)
+    assert sol.success, sol.message
+    assert sol.objective == pytest.approx(heisenberg_energy, rel=1e-4)
+    # the controls are the speeds of the free coordinates x, y; constant speed on a geodesic
+    assert set(sol.u) == {"x_dot", "y_dot"}
+    speed = np.hypot(sol.u["x_dot"], sol.u["y_dot"])
+    assert np.ptp(speed) < 1e-4 * speed.mean()
+    gap = np.max(np.abs(sol.simulate().y_final - sol.y[:, -1]))
+    assert gap <= sol.defect + 1e-9
+
+
+@pytest.mark.parametrize("method, order", [("trapezoid", 2), ("hermite-simpson", 4)])
+def test_heisenberg_error_falls_at_the_order_of_the_method(heisenberg_problem, heisenberg_energy, method, order):
+    nodes = np.array([9, 17, 33])
+    errors = [abs(heisenberg_problem.solve(nodes=int(n), method=method).objective - heisenberg_energy)
+              for n in nodes]
+    slope = -np.polyfit(np.log(1.0 / (nodes - 1)), np.log(errors), 1)[0] * -1
+    assert order - 0.3 < slope < order + 0.3
+
+
+def test_limited_memory_hessian_reaches_the_same_optimum(heisenberg_problem):
+    exact = heisenberg_problem.solve(nodes=30)
+    lbfgs = heisenberg_problem.solve(nodes=30, hessian="limited-memory")
+    assert exact.success and lbfgs.success
+    assert lbfgs.objective == pytest.approx(exact.objective, rel=1e-7)
+    assert exact.stats["nnz_hessian"] > 0 and lbfgs.stats["nnz_hessian"] == 0
+
+
+def test_warm_start_from_a_solution(heisenberg_problem):
+    coarse = heisenberg_problem.solve(nodes=20)
+    warm = heisenberg_problem.solve(nodes=40, guess=coarse)
+    cold = heisenberg_problem.solve(nodes=40)
+    assert warm.success and warm.objective == pytest.approx(cold.objective, rel=1e-9)
+    assert warm.stats["iterations"] <= cold.stats["iterations"]
+
+
+def test_refinement_halves_the_intervals_with_large_errors(heisenberg_problem):
+    plain = heisenberg_problem.solve(nodes=9, method="trapezoid")
+    refined = heisenberg_problem.solve(nodes=9, method="trapezoid", refine=3, refine_tol=1e-5)
+    # every interval's error (about 4e-4, then 2.5e-5 after one halving) is above 1e-5 twice:
+    # two halvings, 8 -> 32 intervals, the error falling as h^2; then below: no third round
+    assert refined.t.size == 33
+    assert plain.defect / refined.defect == pytest.approx(16, rel=0.1)
+    assert refined.interval_errors.max() < 1e-5
+
+
+def test_terminal_cost_and_free_final_state():
+    """x' = u, cost int u^2/2 + k/2 (x(1) - 1)^2 with x(1) free: u = k / (1 + k) constant,
+    the optimum k / (2 (1 + k))."""
+    x, u = sp.symbols("x u")
+    k = 3.0
+    integrator = nh.KinematicSystem([x], [u], [u])
+    problem = nh.OptimalControlProblem(integrator, cost=u**2 / 2, terminal_cost=k / 2 * (x - 1) ** 2, t_final=1.0,
+                                       initial=[0.0], final=[None])
+    sol = problem.solve(nodes=10)
+    assert sol.success
+    assert sol.objective == pytest.approx(k / (2 * (1 + k)), rel=1e-9)
+    assert np.allclose(sol.u["u"], k / (1 + k), atol=1e-8)
+    assert sol["x"][-1] == pytest.approx(k / (1 + k), rel=1e-9)
+
+
+def test_path_constraint_keeps_the_car_off_an_obstacle(car):
+    x, y = sp.symbols("x y")
+    free = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 0.0, 0.0])
+    blocked = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 0.0, 0.0],
+                                       path_constraints=[(x - 2) ** 2 + (y - 0.2) ** 2 >= 0.25])
+    sol = blocked.solve(nodes=40)
+    assert sol.success, sol.message
+    assert np.all((sol.y_points[0] - 2) ** 2 + (sol.y_points[1] - 0.2) ** 2 >= 0.25 - 1e-7)
+    assert sol.t_final > free.solve(nodes=40).t_final + 0.02
+
+
+def test_state_bounds_and_trapezoid(car):
+    sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, 1.0, 0.0],
+                                   state_bounds={"y": (-0.1, 1.0)}).solve(nodes=40, method="trapezoid")
+    assert sol.success
+    assert sol["y"].min() >= -0.1 - 1e-8
+
+
+def test_kinematic_of_a_system_spans_its_constraints():
+    """system.kinematic(): A(q) X_D(q) = 0 at random q (the controls move along D only)."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    kin = sleigh.kinematic()
+    assert kin is sleigh.kinematic()
+    assert len(kin.controls) == sleigh.n - sleigh.k
+    rng = np.random.default_rng(3)
+    A = sp.lambdify(sleigh.coordinates, sp.Matrix(sleigh.constraints).subs(sleigh.parameters))
+    for _ in range(5):
+        q = rng.uniform(-2, 2, sleigh.n)
+        w = rng.uniform(-1, 1, len(kin.controls))
+        qdot = kin.vector_field(q, w)
+        assert np.allclose(np.asarray(A(*q), dtype=float) @ qdot, 0.0, atol=1e-12)
+
+
+def test_car_with_trailers_follows_the_hitching_law():
+    kin = nh.systems.kinematic_car_trailers(n_trailers=2, hitch=0.7)
+    assert kin.state_names == ["x", "y", "theta0", "theta1", "theta2"]
+    rng = np.random.default_rng(5)
+    q, (v, kappa) = rng.uniform(-2, 2, 5), rng.uniform(-1, 1, 2)
+    th0, th1, th2 = q[2:]
+    v1 = v * math.cos(th0 - th1)
+    expected = [v * math.cos(th0), v * math.sin(th0), v * kappa, v / 0.7 * math.sin(th0 - th1),
+                v1 / 0.7 * math.sin(th1 - th2)]
+    assert np.allclose(kin.vector_field(q, [v, kappa]), expected, rtol=1e-14)
+    sol = nh.OptimalControlProblem(kin, cost="time", initial=[0, 0, 0, 0, 0], final=[2.5, 0, 0, 0, 0]).solve(nodes=20)
+    assert sol.success and sol.t_final == pytest.approx(2.5, rel=1e-7)
+
+
+def test_ipopt_failure_is_reported_or_raised(heisenberg_problem):
+    sol = heisenberg_problem.solve(nodes=20, max_iter=1)
+    assert not sol.success
+    assert sol.message == "Maximum Number of Iterations Exceeded."
+    with pytest.raises(nh.OptimalControlError, match="Maximum Number of Iterations") as info:
+        heisenberg_problem.solve(nodes=20, max_iter=1, raise_on_failure=True)
+    assert info.value.solution is not None and not info.value.solution.success
+
+
+def test_bad_input_names_the_argument(car):
+    with pytest.raises(ValueError, match="initial has 2 entries"):
+        nh.OptimalControlProblem(car, initial=[0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match="final has 4 entries"):
+        nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[1, 0, 0, 0])
+    with pytest.raises(ValueError, match="cost must be one of"):
+        nh.OptimalControlProblem(car, cost="fuel", initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match="t_final must be positive"):
+        nh.OptimalControlProblem(car, cost="energy", t_final=0.0, initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match="t_final is required"):
+        nh.OptimalControlProblem(car, cost="energy", initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match="control_bounds names 'w'"):
+        nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[1, 0, 0], control_bounds={"w": (0, 1)})
+    with pytest.raises(ValueError, match="path_constraints must be SymPy inequalities"):
+        nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[1, 0, 0], path_constraints=[sp.Symbol("x")])
+    with pytest.raises(ValueError, match="cost"):
+        nh.OptimalControlProblem(car, cost=sp.Symbol("z") ** 2, t_final=1.0, initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(TypeError, match="model_or_system"):
+        nh.OptimalControlProblem(object())
+    problem = nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match="nodes must be an integer >= 3"):
+        problem.solve(nodes=2)
+    with pytest.raises(ValueError, match="method must be one of"):
+        problem.solve(nodes=10, method="euler")
+    with pytest.raises(ValueError, match="hessian must be one of"):
+        problem.solve(nodes=10, hessian="bfgs")
+    with pytest.raises(ValueError, match="tol must be positive"):
+        problem.solve(nodes=10, tol=0.0)
+
+
+def test_car_backs_up_to_a_goal_behind_it(car):
+    """(-2, 0, 0): the Reeds-Shepp path is 2 straight backwards (v = -1); forward only (Dubins,
+    v in [0, 1]) the car must turn around, longer than 2 + pi R."""
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[-2.0, 0.0, 0.0])
+    sol = problem.solve(nodes=20)
+    assert sol.success and sol.t_final == pytest.approx(2.0, rel=1e-7)
+    assert np.allclose(sol.u["v"], -1.0, atol=1e-6)
+    forward = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[-2.0, 0.0, 0.0],
+                                       control_bounds={"v": (0.0, 1.0)}).solve(nodes=60)
+    assert forward.success and forward.t_final > 2.0 + math.pi
+    assert forward.u["v"].min() >= -1e-8
+
+
+def test_warm_start_from_a_simulation(car):
+    """A simulation's states as the guess (controls fitted to them): the same optimum as the
+    default start; the simulation of sampled controls restarts at the samples."""
+    t = np.linspace(0.0, 4.5, 10)
+    sim = car.simulate((0.0, 4.5), [0, 0, 0], (t, np.vstack([np.ones_like(t), 0.1 * np.ones_like(t)])),
+                       t_eval=np.linspace(0.0, 4.5, 50))
+    assert sim.success and sim.y.shape == (3, 50)
+    # constant controls: an arc of radius 10, in closed form
+    assert sim.y_final == pytest.approx([10 * math.sin(0.45), 10 * (1 - math.cos(0.45)), 0.45], rel=1e-9)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5])
+    warm = problem.solve(nodes=60, guess=sim)
+    assert warm.success
+    assert warm.t_final == pytest.approx(problem.solve(nodes=60).t_final, rel=1e-6)
+
+
+def _pushed_knife_edge():
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    return nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                     force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0}), (F, tau)
+
+
+def test_dynamic_controls_follow_the_nonholonomic_model():
+    """controls= on a System: its Lagrange-d'Alembert dynamics in quasi-velocities, here a knife
+    edge pushed by a force F along its blade and a torque tau. Under constant controls it moves
+    as nh.simulate's nonholonomic model with those parameters (to 1e-8)."""
+    system, (F, tau) = _pushed_knife_edge()
+    problem = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2, t_final=1.0, controls=[F, tau],
+                                       initial=[0, 0, 0, 0, 0], final=[1, 0, 0, 0, 0])
+    dyn = problem.dynamics
+    assert dyn.state_names == ["x", "y", "theta", "x_dot", "theta_dot"] and dyn.control_names == ["F", "tau"]
+    w0 = [0.3, 0.4]
+    ours = dyn.simulate((0.0, 2.0), [0.1, 0.2, 0.3, *w0], lambda t: [0.7, -0.2])
+    q0, th0 = np.array([0.1, 0.2, 0.3]), 0.3
+    v0 = [w0[0], w0[0] * math.tan(th0), w0[1]]
+    ref = nh.simulate(system.nonholonomic(), (0.0, 2.0), [*q0, *v0], params={"F": 0.7, "tau": -0.2}, rtol=1e-11,
+                      atol=1e-12)
+    assert np.allclose(ours.y_final[:3], ref.y[:3, -1], atol=1e-8)
+    # from rest to rest 1 ahead in t = 1 with int F^2/2: x'' = F, F = 6 - 12 t, the cost 6
+    sol = problem.solve(nodes=30)
+    assert sol.success and sol.objective == pytest.approx(6.0, rel=1e-9)
+    assert np.allclose(sol.u["F"], 6 - 12 * sol.t, atol=1e-7)
+    assert np.allclose(sol.u["tau"], 0.0, atol=1e-9)
