@@ -545,6 +545,23 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
 
         return StickSlipModel(self, mu_s, mu_k, normal, contacts)
 
+    def friction_margin(self, mu: float, normal=None, contacts=None):
+        """The friction-cone margin mu N_c - |lambda_c| (smallest over the contacts), with lambda_c the
+        multipliers of contact c's rows: the force no slip needs. ``normal``: N_c, a value or an
+        expression of the state and parameters (one for all contacts or one per contact); default,
+        for a body of :func:`nonholo.contact.roll_on_plane`, its derived normal force. Use it as
+        ``nh.Event(system.friction_margin(mu), terminal=True)``, or along a run with
+        ``margin.of(result)`` (:mod:`nonholo.system.margins`)."""
+        from .margins import Margin
+
+        return Margin(self, "friction", mu, normal, contacts)
+
+    def liftoff_margin(self, normal=None, contacts=None):
+        """The lift-off margin N_c (smallest over the contacts), as :meth:`friction_margin`."""
+        from .margins import Margin
+
+        return Margin(self, "liftoff", None, normal, contacts)
+
     def _friction_by(self, law, eps, sparse, normal, speed, contacts):
         from ..expressions.laws import Viscous, law_of
         from .law_realization import realized_by, viscous_coefficients
