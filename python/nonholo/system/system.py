@@ -527,7 +527,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         and slides under -mu_k N_c s_c / |s_c| where it leaves it, until its slip stops
         (:mod:`nonholo.models.stick_slip`). ``nh.simulate`` runs it; ``result.switches`` lists
         (t, from, to). ``mu_k`` defaults to ``mu_s``; ``normal``: the normal load, a value or
-        parameter expression, or one per contact; ``contacts`` as :meth:`friction`.
+        expression of the parameters or the state (load transfer), or one per contact; ``contacts``
+        as :meth:`friction`.
 
         Examples
         --------
