@@ -488,7 +488,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
         ``sparse``: as :meth:`nonholonomic` (a sparse L D L^T of G, a sparse Newton matrix for BDF).
 
-        ``law`` (instead of ``eps``): a :mod:`nonholo.laws` law; each contact c (``contacts``: lists
+        ``law`` (instead of ``eps``): a :mod:`nonholo.laws` law, or a list of one per contact (front
+        and rear tires that differ); each contact c (``contacts``: lists
         of constraint-row indices; default one per row, or the rows a builder groups, such as the two
         of a body rolling on a plane) carries the force A_c^T z(s_c, N_c, V_c) of its slip
         s_c = (A v - b)_c, with ``normal`` N_c and ``speed`` V_c (values or expressions, one for all
@@ -567,9 +568,14 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         from ..expressions.laws import Viscous, law_of
         from .law_realization import realized_by, viscous_coefficients
 
-        law = law_of(law)
         if eps is not None:
             raise ValueError("give eps or law=, not both (a law carries its own scale)")
+        if isinstance(law, (list, tuple)):  # one law per contact
+            laws = [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
+            if not laws:
+                raise ValueError("law as a list needs one law per contact, got an empty list")
+            return realized_by(self, laws, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
+        law = law_of(law)
         if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
             return viscous_coefficients(self, law).friction(float(law.eps), sparse=sparse)
         return realized_by(self, law, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
