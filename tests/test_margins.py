@@ -16,6 +16,11 @@ ALPHA = 0.3
 AT_REST = np.r_[0, 0, 1, 0, 0, 0, np.zeros(6)]
 
 
+@pytest.fixture(scope="module")
+def disc():
+    return nh.systems.rolling_disc(m=1.0, r=0.1)
+
+
 def incline():
     body = nh.bodies.RigidBody(M, np.eye(3) * 0.4 * M * R**2)
     return nh.contact.roll_on_plane(body, nh.contact.Sphere(R), gravity=(G * np.sin(ALPHA), 0, -G * np.cos(ALPHA)))
@@ -43,8 +48,7 @@ def test_the_incline_margin_is_mu_minus_two_sevenths_tan_alpha_times_the_load(fa
     assert run.status == 0 and run.t[-1] == 1.0 and len(run.t_events[0]) == 0
 
 
-def test_the_multipliers_of_a_rolling_body_are_its_friction_force():
-    disc = nh.systems.rolling_disc(m=1.0, r=0.1)
+def test_the_multipliers_of_a_rolling_body_are_its_friction_force(disc):
     y0 = rolling_state(disc, quaternion_from_euler(0, 0, 0.1), [0, 5.0, 0])
     run = nh.simulate(disc.nonholonomic(), (0, 0.6), y0, t_eval=np.linspace(0, 0.6, 13), **TIGHT)
     mu = 0.7
@@ -69,8 +73,7 @@ def event_agrees_with_outputs(model, margin, y0, t_end, output_margin, span):
     return t_event
 
 
-def test_a_falling_disc_leaves_the_friction_cone_mid_run_where_its_outputs_say():
-    disc = nh.systems.rolling_disc(m=1.0, r=0.1)
+def test_a_falling_disc_leaves_the_friction_cone_mid_run_where_its_outputs_say(disc):
     y0 = rolling_state(disc, quaternion_from_euler(0, 0, 0.1), [0, 5.0, 0])  # below the critical spin: it falls
     mu = 0.3
     margin = disc.friction_margin(mu)
@@ -108,7 +111,7 @@ def test_the_margin_on_a_friction_model_is_the_force_no_slip_would_need():
     assert stiff.status == 1 and abs(stiff.t_events[0][0] - exact.t_events[0][0]) < 1e-4
 
 
-def test_bad_margins_name_their_argument():
+def test_bad_margins_name_their_argument(disc):
     sleigh = nh.systems.chaplygin_sleigh()
     with pytest.raises(ValueError, match="normal="):
         sleigh.friction_margin(0.3)  # a planar system derives no normal force
@@ -121,5 +124,23 @@ def test_bad_margins_name_their_argument():
     with pytest.raises(ValueError, match="no constraint rows"):
         sleigh.friction(law=nh.laws.Coulomb(0.5, v_s=1e-3), normal=1.0).system.friction_margin(0.3, normal=1.0)
     with pytest.raises(ValueError, match="other coordinates"):
-        disc = nh.systems.rolling_disc()
         nh.simulate(sleigh.nonholonomic(), (0, 1), [0, 0, 0, 1, 0, 0], events=nh.Event(disc.liftoff_margin()))
+
+
+def test_a_margin_event_is_the_same_in_cpp_through_a_law_model_and_in_a_batch():
+    sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+    margin = sleigh.friction_margin(0.3 / G, normal=G)
+    y0 = [0, 0, 0, 0.1, 0, 1.0]
+    exact = nh.simulate(sleigh.nonholonomic(), (0, 10), y0, events=nh.Event(margin, terminal=True), **TIGHT)
+    # a model of the sleigh realized by a law has no constraint rows: the margin's own system evaluates it
+    law = sleigh.friction(law=nh.laws.Coulomb(1.0, v_s=1e-7), normal=G)
+    creeping = nh.simulate(law, (0, 10), y0, events=nh.Event(margin, terminal=True), **TIGHT)
+    assert abs(creeping.t_events[0][0] - exact.t_events[0][0]) < 1e-5  # creep O(v_s) off the no-slip motion
+    batch = nh.simulate_many(sleigh.nonholonomic(), (0, 10), [y0, [0, 0, 0, 0.2, 0, 1.0]],
+                             events=nh.Event(margin, terminal=True), **TIGHT)
+    assert batch[0].t_events[0][0] == exact.t_events[0][0]
+    faster = nh.simulate(sleigh.nonholonomic(), (0, 10), [0, 0, 0, 0.2, 0, 1.0], events=nh.Event(margin, terminal=True),
+                         **TIGHT)
+    assert batch[1].t_events[0][0] == faster.t_events[0][0] < exact.t_events[0][0]
+    with pytest.raises(ValueError, match="multipliers"):
+        nh.simulate(sleigh.nonholonomic(), (0, 10), y0, events=nh.Event(margin), sensitivities=["a"])

@@ -104,9 +104,9 @@ def _events(model: Model, events, params=None) -> list:
     for i, ev in enumerate(events):
         if isinstance(ev, (sp.Basic, Margin)):
             ev = Event(ev)
-        if isinstance(ev, Event) and isinstance(ev.expr, Margin):  # evaluated by a callback (multipliers in C++)
-            g = ev.expr.event_function(model, dict(zip(model.param_names, model.param_vector(params))))
-            specs.append((g, _direction(ev.direction), _terminal_count(ev.terminal)))
+        if isinstance(ev, Event) and isinstance(ev.expr, Margin):  # a tape of [q, v, t, p, q'', lambda]
+            specs.append(ev.expr.event(model, dict(zip(model.param_names, model.param_vector(params))),
+                                       _direction(ev.direction), _terminal_count(ev.terminal)))
         elif isinstance(ev, Event):
             expr = system.resolve(ev.expr)  # names match the system's symbols whatever their assumptions
             check_free_symbols([expr], allowed, f"event {i}")

@@ -15,8 +15,15 @@ state and parameters, one for all contacts or one per contact), or, for a body b
 :func:`nonholo.contact.roll_on_plane`, its derived normal force N = m (z_G'' - g_z) (the output
 ``"normal_force"``, from the acceleration). Both margins are usable as :class:`nonholo.Event`
 expressions, ``nh.Event(system.friction_margin(mu=0.3), terminal=True)``, located by CVODE's root
-finding like any event (the multipliers and the acceleration are evaluated in C++ at each root
-evaluation), and along a run by ``margin.of(result)``.
+finding like any event, and along a run by ``margin.of(result)``.
+
+The margin is that of the no-slip motion through the state (q, v): lambda and the acceleration
+q'' (for the derived normal force) are those of the nonholonomic model at (q, v), whatever model
+runs. On the nonholonomic model that is the run's own contact force; on a friction model (or a
+reduced one) the force that rolling without slipping would need at the run's states. Written as
+one tape of [q, v, t, p, q'', lambda], the event is evaluated in C++ on every model of the system
+(``EventSpec.dynamics``); on a model of the system realized by a friction law (which has no rows),
+by a callback that evaluates the same tape.
 """
 
 from __future__ import annotations
@@ -74,95 +81,97 @@ class Margin:
                 if extra:
                     raise ValueError(f"normal of contact {c} depends on {sorted(map(str, extra))}, which are not "
                                      "coordinates, velocities, the time or parameters of the system")
-        self._load = None
+        self._tape = None
 
     def __repr__(self) -> str:
         what = f"friction margin mu N - |lambda|, mu = {self.mu:g}" if self.kind == "friction" else "lift-off margin N"
         return f"<nonholo.Margin: {what}, {len(self.contacts)} contact(s) of {self.system.name!r}>"
 
     # ------------------------------------------------------------------ evaluation
-    def _tape(self):
-        """The loads [N_c] as one tape of the inputs (q, v, t, p, q''), built on first use: the
-        derived normal force m (z_G'' - g_z) written out, z_G'' = (d/dq (grad z_G . v)) v + grad z_G . q''."""
-        if self._load is None:
+    def expression(self) -> tuple:
+        """(g, inputs): the margin as a SymPy expression of the inputs [q, v, t, p, q'', lambda], the
+        acceleration and the multipliers of the no-slip motion; the smallest of the contacts' terms
+        as min(a, b) = (a + b - |a - b|) / 2."""
+        system = self.system
+        accel = list(sp.symbols(f"_margin_acceleration0:{system.n}"))
+        lam = list(sp.symbols(f"_margin_lambda0:{system.k}"))
+        if self.normal is None:
+            derived = system.outputs["normal_force"]
+            if getattr(derived, "_margin_load", None) is None:  # once per body: the second derivative is slow
+                # N = m (z_G'' - g_z), z_G'' = (d/dq (grad z_G . v)) v + grad z_G . q''
+                mass, gravity, z = derived.data[:3]
+                q, v = sp.Matrix(system.coordinates), sp.Matrix(system.velocities)
+                grad = sp.Matrix([system.resolve(z)]).jacobian(q)
+                z_ddot = (sp.Matrix([(grad * v)[0]]).jacobian(q) * v)[0] + (grad * sp.Matrix(accel))[0]
+                derived._margin_load = system.resolve(mass * (z_ddot - gravity[2]))
+            loads = [derived._margin_load]
+        else:
+            loads = list(self.normal)
+        if self.kind == "liftoff":
+            terms = loads
+        else:
+            terms = [self.mu * N - sp.sqrt(sum(lam[i] ** 2 for i in rows)) for N, rows in zip(loads, self.contacts)]
+        g = terms[0]
+        for term in terms[1:]:
+            g = (g + term - sp.Abs(g - term)) / 2
+        return g, [*system._inputs, *accel, *lam]
+
+    def tape(self):
+        """The margin as a tape of [q, v, t, p, q'', lambda] (:meth:`expression`), built on first use:
+        the event that ``nh.simulate`` evaluates in C++ (``EventSpec.dynamics``)."""
+        if self._tape is None:
             from ..expressions.lowering import lower
 
-            system = self.system
-            accel = list(sp.symbols(f"_margin_acc0:{system.n}"))
-            if self.normal is None:
-                mass, gravity, z = system.outputs["normal_force"].data[:3]
-                q, v = sp.Matrix(system.coordinates), sp.Matrix(system.velocities)
-                grad = sp.Matrix([z]).jacobian(q)
-                z_dot = (grad * v)[0]
-                z_ddot = (sp.Matrix([z_dot]).jacobian(q) * v)[0] + (grad * sp.Matrix(accel))[0]
-                loads = [system.resolve(mass * (z_ddot - gravity[2]))]
-            else:
-                loads = list(self.normal)
-            self._load = lower(loads, [*system._inputs, *accel]).tape()
-        return self._load
+            g, inputs = self.expression()
+            self._tape = lower([g], inputs).tape()
+        return self._tape
 
-    def _value(self, q, v, t: float, p: list, acceleration) -> float:
+    def _value(self, q, v, t: float, p: list) -> float:
         """The margin at one state, with the system's parameter vector p (floats)."""
-        a = np.zeros(self.system.n) if acceleration is None else acceleration
-        N = self._tape()(np.r_[q, v, t, p, a])
-        if self.kind == "liftoff":
-            return float(N.min())
-        lam = self.system._core.at(float(t), q, v, p).multipliers()
-        return float(min(self.mu * N[c] - np.linalg.norm(lam[rows]) for c, rows in enumerate(self.contacts)))
+        at = self.system._core.at(t, q, v, p)
+        a, lam = at.nonholonomic_acceleration(), at.multipliers()
+        return float(self.tape()(np.r_[q, v, t, p, a, lam])[0])
 
-    def value(self, q, v, t, params: dict | None = None, acceleration=None) -> float:
+    def value(self, q, v, t: float = 0.0, params: dict | None = None) -> float:
         """The margin at one state (q, v) at time t, with the system's parameters ``params`` (by name,
-        defaults for those left out) and, for a derived normal force, the acceleration q''."""
+        defaults for those left out)."""
         from .arguments import point_argument
 
         n = self.system.n
         q, v = point_argument(q, n, "q"), point_argument(v, n, "v")
-        if self.normal is None and acceleration is None:
-            raise ValueError("the derived normal force needs the acceleration: give acceleration= (q'')")
-        a = None if acceleration is None else point_argument(acceleration, n, "acceleration")
-        return self._value(q, v, check.finite_float(t, "t"), self._parameter_vector(params or {}), a)
+        return self._value(q, v, check.finite_float(t, "t"), self._parameter_vector(params or {}))
 
     def of(self, result) -> np.ndarray:
         """The margin at every output time of a run (a :class:`~nonholo.SimulationResult` of a model of
-        this system), shape (n_t,)."""
+        this system, or of the same coordinates), shape (n_t,)."""
         p = self._parameter_vector(result.params)
         q, v = np.asarray(result.q, dtype=float), np.asarray(result.velocity, dtype=float)
-        a = result.acceleration() if self.normal is None else np.zeros_like(v)
-        return np.array([self._value(q[:, i], v[:, i], float(t), p, a[:, i]) for i, t in enumerate(result.t)])
+        return np.array([self._value(q[:, i], v[:, i], float(t), p) for i, t in enumerate(result.t)])
 
     def _parameter_vector(self, params: dict) -> list:
         """The system's parameter vector: the values of ``params`` it has, else its defaults."""
         names = self.system.parameter_names
         return [float(x) for x in self.system.param_vector({k: v for k, v in params.items() if k in names})]
 
-    def event_function(self, model, params: dict):
-        """g(t, y) on the states of ``model`` (a model of this system) with its parameters ``params``
-        (by name): the margin at the state's (q, q'), the acceleration from the model's right-hand
-        side when its state is [q, v], else from the nonholonomic model at (q, q')."""
+    def event(self, model, params: dict, direction: int, terminal: int) -> tuple:
+        """The event spec of ``nh.simulate`` on ``model`` with its parameters ``params`` (by name): the
+        tape of [q, v, t, p, q'', lambda] evaluated in C++ when the model is one of this system (its
+        no-slip acceleration and multipliers at each state); else (a model of the system realized by
+        a friction law, without the rows) a callback g(t, y) that evaluates them here at the
+        state's (q, q')."""
         system, n = self.system, self.system.n
+        if model.system is system:
+            return (self.tape(), direction, terminal, True)
         if model.system.coordinate_names != system.coordinate_names:
             raise ValueError(f"the margin's system {system.name!r} has other coordinates than the model's "
                              f"({model.system.coordinate_names}): build the margin from the system of the model")
         own = model.state_names[: 2 * n] == [*system.coordinate_names, *system.velocity_names] \
             and model.n_states == 2 * n
-        p_sys = self._parameter_vector(params)
-        derived = self.normal is None
-        self._tape()
-        if own:
-            p = model.param_vector(params)
-            core = model.core
-
-            def g(t, y):
-                y = np.asarray(y, dtype=float)
-                a = core.rhs(float(t), y, p)[n:] if derived else None
-                return self._value(y[:n], y[n:], float(t), p_sys, a)
-            return g
-        nonholonomic = system.nonholonomic(form="qdot")
-        p_nh = nonholonomic.param_vector(dict(zip(system.parameter_names, p_sys)))
+        p = self._parameter_vector(params)
+        self.tape()
 
         def g(t, y):
             y = np.asarray(y, dtype=float)
-            v = np.asarray(model.velocity(t, y, params), dtype=float).reshape(n)
-            a = nonholonomic.core.rhs(float(t), np.r_[y[:n], v], p_nh)[n:] if derived else None
-            return self._value(y[:n], v, float(t), p_sys, a)
-        return g
+            v = y[n: 2 * n] if own else np.asarray(model.velocity(t, y, params), dtype=float).reshape(n)
+            return self._value(y[:n], v, float(t), p)
+        return (g, direction, terminal)
