@@ -553,7 +553,21 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         expression of the state and parameters (one for all contacts or one per contact); default,
         for a body of :func:`nonholo.contact.roll_on_plane`, its derived normal force. Use it as
         ``nh.Event(system.friction_margin(mu), terminal=True)``, or along a run with
-        ``margin.of(result)`` (:mod:`nonholo.system.margins`)."""
+        ``margin.of(result)`` (:mod:`nonholo.system.margins`).
+
+        Examples
+        --------
+        A Chaplygin sleigh's blade needs the lateral force m I u omega / (I + m a^2); with mu N = 0.3 N
+        it slips once that force reaches 0.3 N:
+
+        >>> import nonholo as nh
+        >>> sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+        >>> margin = sleigh.friction_margin(mu=0.3, normal=1.0)
+        >>> run = nh.simulate(sleigh.nonholonomic(), (0, 10), [0, 0, 0, 0.1, 0, 1.0],
+        ...                   events=nh.Event(margin, terminal=True), rtol=1e-10, atol=1e-12)
+        >>> print(f"t = {run.t_events[0][0]:.6f}, margin there {abs(margin.of(run)[-1]) < 1e-9}")
+        t = 1.185199, margin there True
+        """
         from .margins import Margin
 
         return Margin(self, "friction", mu, normal, contacts)
