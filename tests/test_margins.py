@@ -2,6 +2,8 @@
 system.liftoff_margin() (N), against the closed forms of a ball on an incline and the Chaplygin
 sleigh, and located where the margin of the run's own output arrays crosses zero."""
 
+import warnings
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -38,13 +40,18 @@ def test_the_incline_margin_is_mu_minus_two_sevenths_tan_alpha_times_the_load(fa
     system = incline()
     mu = factor * 2 / 7 * np.tan(ALPHA)
     margin = system.friction_margin(mu)
-    run = nh.simulate(system.nonholonomic(), (0, 1), AT_REST, t_eval=np.linspace(0, 1, 6),
-                      events=nh.Event(margin, terminal=True), **TIGHT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = nh.simulate(system.nonholonomic(), (0, 1), AT_REST, t_eval=np.linspace(0, 1, 6),
+                          events=nh.Event(margin, terminal=True), **TIGHT)
+    # outside the cone from the start: the run says so (its event reports only later crossings)
+    assert [str(w.message) for w in caught] == run.warnings
+    assert len(run.warnings) == (1 if factor < 1 else 0)
+    assert all("friction-cone margin is -0.0828301 <= 0 at the start" in w for w in run.warnings)
     N = M * G * np.cos(ALPHA)
     np.testing.assert_allclose(margin.of(run), (mu - 2 / 7 * np.tan(ALPHA)) * N, rtol=1e-9)
     np.testing.assert_allclose(system.liftoff_margin().of(run), N, rtol=1e-12)
-    # negative from the start: a margin that never crosses zero fires no event (CVODE's rule), the
-    # run reports the deficit through the margin itself; positive throughout: rolls to the end
+    # negative from the start: no crossing, no event (CVODE's rule); positive throughout: rolls to the end
     assert run.status == 0 and run.t[-1] == 1.0 and len(run.t_events[0]) == 0
 
 

@@ -153,6 +153,22 @@ class Margin:
         names = self.system.parameter_names
         return [float(x) for x in self.system.param_vector({k: v for k, v in params.items() if k in names})]
 
+    def at_start(self, model, t0: float, y0, params: dict) -> str | None:
+        """A warning when the margin is not positive at the start of a run of ``model`` (its event
+        reports only later crossings of zero: a run that starts outside the cone would say nothing),
+        else None."""
+        n = self.system.n
+        y0 = np.asarray(y0, dtype=float)
+        own = model.state_names[: 2 * n] == [*self.system.coordinate_names, *self.system.velocity_names]
+        v = y0[n: 2 * n] if own else np.asarray(model.velocity(t0, y0, params), dtype=float).reshape(n)
+        g = self._value(y0[:n], v, float(t0), self._parameter_vector(params))
+        if g > 0:
+            return None
+        what = ("rolling without slipping needs more friction than mu N" if self.kind == "friction"
+                else "the normal force is not positive (the body would lift off)")
+        return (f"the {'friction-cone' if self.kind == 'friction' else 'lift-off'} margin is {g:.6g} <= 0 at the "
+                f"start (t = {t0:g}): {what} from the start; its event reports only later crossings of zero")
+
     def event(self, model, params: dict, direction: int, terminal: int) -> tuple:
         """The event spec of ``nh.simulate`` on ``model`` with its parameters ``params`` (by name): the
         tape of [q, v, t, p, q'', lambda] evaluated in C++ when the model is one of this system (its
