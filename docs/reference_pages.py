@@ -17,7 +17,8 @@ LAYERS = [
      "A :class:`~nonholo.System` holds G(q), V(q), the constraints A(q) v = b(q, t), friction and "
      "forces; its methods build the models (nonholonomic, vakonomic, friction, reduced, discrete). "
      "Anholonomic frames give the same dynamics in quasi-velocities.",
-     ["System", "Model", "ModelProtocol", "ReducedModel", "FrameModel", "DiscreteModel"], ["frames", "laws"]),
+     ["System", "Model", "ModelProtocol", "ReducedModel", "FrameModel", "DiscreteModel", "Margin"],
+     ["frames", "laws"]),
     ("integrate", "Integration",
      "Simulate a model with CVODES (BDF, Adams) or DOP853; batches run on C++ threads.",
      ["simulate", "simulate_many", "simulate_discrete", "Event", "SimulationResult", "DiscreteResult"], []),

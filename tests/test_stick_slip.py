@@ -11,6 +11,7 @@ import nonholo as nh
 
 M, R, G = 1.0, 0.1, 9.81
 TIGHT = dict(rtol=1e-10, atol=1e-12)
+AT_REST = np.r_[0, 0, 1, 0, 0, 0, np.zeros(6)]
 
 
 def ball(alpha=0.0):
@@ -89,3 +90,47 @@ def test_a_ball_rolling_down_an_incline_needs_two_sevenths_tan_alpha():
         run = nh.simulate(model, (0, 1), y0, t_eval=[0.25, 0.5, 1.0], **TIGHT)
         np.testing.assert_allclose(run["normal_force"], M * G * np.cos(alpha), rtol=1e-10)
         np.testing.assert_allclose(run["friction_ratio"], 2 / 7 * np.tan(alpha), rtol=1e-9)
+
+
+def test_a_stick_slip_run_reports_the_slip_and_the_contact_forces_of_each_phase():
+    v0, mu = 3.0, 0.2
+    t = np.linspace(0, 1, 11)
+    run = nh.simulate(ball().stick_slip(mu, normal=M * G), (0, 1), np.r_[0, 0, 1, 0, 0, 0, v0, 0, 0, 0, 0, 0],
+                      t_eval=t, **TIGHT)
+    sliding = t < 2 * v0 / (7 * mu * G)
+    # sliding: s = v - r omega falls at (7/2) mu g under the force mu m g; rolling: no slip, no force
+    # (to the error of the phases run at rtol 1e-10)
+    np.testing.assert_allclose(run["slip"], np.where(sliding, v0 - 3.5 * mu * G * t, 0), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(run["friction_force"], np.where(sliding, mu * M * G, 0), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(run["normal_force"], M * G, rtol=1e-12)
+    with pytest.raises(KeyError, match="neither a state nor an output"):
+        run["no such thing"]
+
+
+def test_a_load_that_grows_with_speed_stops_the_bowling_ball_sooner_in_closed_form():
+    # downforce c v^2: the sliding phase v' = -mu (g + c v^2 / m) gives v = w tan(atan(v0 / w) - mu sqrt(g c / m) t),
+    # w = sqrt(m g / c); the slip s = v - r omega falls 7/2 times as fast as v, so it stops at v = 5/7 v0
+    v0, mu, c = 3.0, 0.2, 0.5
+    load = M * G + c * sp.Symbol("x_dot") ** 2
+    run = nh.simulate(ball().stick_slip(mu, normal=load), (0, 2), np.r_[0, 0, 1, 0, 0, 0, v0, 0, 0, 0, 0, 0], **TIGHT)
+    assert run.modes == ["slip", "stick"]
+    w = np.sqrt(M * G / c)
+    expected = (np.arctan(v0 / w) - np.arctan(5 / 7 * v0 / w)) / (mu * np.sqrt(G * c / M))
+    np.testing.assert_allclose(run.switches[0][0], expected, rtol=1e-8)
+    np.testing.assert_allclose(run["x_dot"][-1], 5 / 7 * v0, rtol=1e-8)
+    constant = nh.simulate(ball().stick_slip(mu, normal=M * G), (0, 2), np.r_[0, 0, 1, 0, 0, 0, v0, 0, 0, 0, 0, 0],
+                           **TIGHT)
+    assert run.switches[0][0] < constant.switches[0][0]  # the default, a constant load, slides longer
+
+
+def test_a_ball_rolling_down_an_incline_slips_where_lift_shrinks_its_cone():
+    # rolling: v = 5/7 g sin(a) t with the needed force 2/7 m g sin(a) constant; the load m g cos(a) - c v^2 shrinks,
+    # and the ball slips where mu (m g cos(a) - c v^2) = 2/7 m g sin(a)
+    alpha, mu, c = 0.3, 0.2, 0.05
+    load = M * G * np.cos(alpha) - c * sp.Symbol("x_dot") ** 2
+    run = nh.simulate(ball(alpha).stick_slip(mu, normal=load), (0, 5), AT_REST, **TIGHT)
+    assert run.modes[:2] == ["stick", "slip"]
+    v_slip = np.sqrt((M * G * np.cos(alpha) - 2 / 7 * M * G * np.sin(alpha) / mu) / c)
+    np.testing.assert_allclose(run.switches[0][0], v_slip / (5 / 7 * G * np.sin(alpha)), rtol=1e-8)
+    with pytest.raises(ValueError, match="normal load of contact 0"):
+        nh.simulate(ball().stick_slip(mu, normal=sp.Symbol("unknown")), (0, 1), AT_REST)

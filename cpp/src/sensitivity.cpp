@@ -61,10 +61,14 @@ SensitivityRun::SensitivityRun(const Model& model, const std::vector<double>& pa
     index_.push_back(s.parameter);
     pbar_.push_back(s.parameter >= 0 && params[s.parameter] != 0.0 ? std::abs(params[s.parameter]) : 1.0);
   }
-  for (const EventSpec& ev : events)
+  for (const EventSpec& ev : events) {
     if (!ev.tape)
       throw InputError("sensitivities at events need symbolic events (nonholo.Event or SymPy expressions), "
                        "not Python callables");
+    if (ev.dynamics)
+      throw InputError("sensitivities at events need events in (t, q, v): a contact-force margin depends on the "
+                       "multipliers (not supported)");
+  }
   in_.resize(count());
   out_.resize(count());
 }

@@ -30,6 +30,7 @@ from .errors import (IntegrationError, ModelError, NonholoError, OptimalControlE
 from .integrate import DiscreteResult, Event, SimulationResult, simulate, simulate_discrete, simulate_many
 from .models import DiscreteModel, FrameModel, Model, ModelProtocol, ReducedModel
 from .system import System, frames
+from .system.margins import Margin
 from .viz import drawing, plot
 
 __version__ = getattr(_core, "__version__", "0.0.0")
@@ -50,6 +51,6 @@ __all__ = [
     "ModelProtocol", "ReducedModel", "FrameModel", "NonholoError", "frames",
     "fit", "FitResult", "vakonomic_bvp", "ShootingError",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
-    "EigenvaluePath", "critical_values", "CriticalValue", "laws",
+    "EigenvaluePath", "critical_values", "CriticalValue", "laws", "Margin",
     "OptimalControlProblem", "OptimalControlSolution", "OptimalControlError", "KinematicSystem",
 ]

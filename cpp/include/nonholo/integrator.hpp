@@ -62,10 +62,14 @@ struct IntegrationOptions {
 };
 
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs
-// [q, v, t, p] (evaluated in C++) or a callback (e.g. a Python function).
+// [q, v, t, p] (evaluated in C++) or a callback (e.g. a Python function). A tape of the
+// no-slip dynamics (`dynamics`) has the inputs [q, v, t, p, q'', lambda]: the acceleration and
+// the multipliers of G q'' + c + dV = F + A^T lambda, A q'' = ... at (t, q, v) (contact-force
+// margins, nonholo.system.margins).
 struct EventSpec {
   std::shared_ptr<const Tape> tape;
   std::function<double(double, const double*)> callback;
+  bool dynamics = false;
   int direction = 0;  // +1: g increasing only, -1: decreasing only, 0: both
   int terminal = 0;   // stop at the terminal-th occurrence; 0: never
 };

@@ -12,6 +12,7 @@
 
 #include "nonholo/integrator.hpp"
 #include "nonholo/model.hpp"
+#include "nonholo/point_geometry.hpp"
 #include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/compat.hpp"
 #include "nonholo/unit_norm.hpp"
@@ -51,13 +52,20 @@ struct Problem {
       }
     }
     const MechanicalSystem& sys = model.system();
-    const int n = sys.n();
-    event_inputs.resize(sys.n_inputs());
+    const int n = sys.n(), base = sys.n_inputs();
+    event_inputs.resize(ev.dynamics ? base + n + sys.k() : base);
     const double* v = model.event_velocity(t, y, params.data(), *ws);  // u = X_D w in a frame
     std::copy(y, y + n, event_inputs.begin());
     std::copy(v, v + n, event_inputs.begin() + n);
     event_inputs[2 * n] = t;
     std::copy(params.begin(), params.begin() + sys.n_params(), event_inputs.begin() + 2 * n + 1);
+    if (ev.dynamics) {  // the no-slip motion through (q, v): its acceleration, then its multipliers
+      PointGeometry at(sys, t, y, v, params.data());
+      const VecX<double> acceleration = at.nonholonomic_acceleration();
+      const VecX<double> lambda = at.multipliers();
+      std::copy(acceleration.data(), acceleration.data() + n, event_inputs.begin() + base);
+      std::copy(lambda.data(), lambda.data() + sys.k(), event_inputs.begin() + base + n);
+    }
     double g = 0.0;
     ev.tape->eval(event_inputs.data(), &g, event_work);
     return g;

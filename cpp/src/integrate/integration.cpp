@@ -64,8 +64,10 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
   }
   for (const EventSpec& ev : events) {
     if (!ev.callback && !ev.tape) throw InputError("an event needs a tape or a callback");
-    if (ev.tape && ev.tape->n_inputs() != model_.system().n_inputs())
+    const MechanicalSystem& sys = model_.system();
+    if (ev.tape && ev.tape->n_inputs() != sys.n_inputs() + (ev.dynamics ? sys.n() + sys.k() : 0))
       throw InputError("event tape has the wrong number of inputs");
+    if (ev.dynamics && sys.k() == 0) throw InputError("an event of the no-slip dynamics needs constraint rows");
     if (ev.tape && ev.tape->n_outputs() != 1) throw InputError("an event tape must have exactly one output");
     if (ev.direction < -1 || ev.direction > 1) throw InputError("event direction must be -1, 0 or 1");
     if (ev.terminal < 0) throw InputError("event terminal count must be non-negative");

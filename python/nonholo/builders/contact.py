@@ -202,6 +202,7 @@ class ContactForce:
     def __init__(self, name: str, data):
         self.name, self.data = name, data  # (mass, gravity vector, z_G(q), coordinates, velocities, parameters)
         self._f = None
+        self._margin_load = None  # N as an expression of q'' (nonholo.system.margins builds it on first use)
 
     def __getstate__(self):
         return {"name": self.name, "data": self.data}

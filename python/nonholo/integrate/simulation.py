@@ -28,6 +28,7 @@ from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from ..expressions.lowering import check_free_symbols, lower
 from ..expressions.parsing import to_sympy
+from ..system.margins import Margin
 
 __all__ = ["simulate", "simulate_many", "Event"]
 
@@ -37,10 +38,13 @@ class Event:
 
     Parameters
     ----------
-    expr : SymPy expression
+    expr : SymPy expression or Margin
         In the system's coordinates, velocities, time and parameters, matched by name whatever
         their assumptions (``Event(sp.Symbol("phi"))`` for a coordinate declared ``real=True``),
-        and in Kane's speeds by name for a system from ``from_kanes_method``.
+        and in Kane's speeds by name for a system from ``from_kanes_method``. Or a contact-force
+        margin, ``system.friction_margin(mu)`` (mu N - |lambda|) or ``system.liftoff_margin()``
+        (N) (:mod:`nonholo.system.margins`): the run stops, or reports, where rolling without
+        slipping would need more friction than there is, or where the body would lift off.
     terminal : bool or int
         Stop the integration at the first (True) or the n-th occurrence.
     direction : {-1, 0, 1}
@@ -56,7 +60,7 @@ class Event:
     """
 
     def __init__(self, expr, terminal: bool | int = False, direction: int = 0):
-        self.expr = to_sympy(expr, "Event expression")
+        self.expr = expr if isinstance(expr, Margin) else to_sympy(expr, "Event expression")
         self.terminal = terminal
         self.direction = direction
         _terminal_count(terminal)  # checked now: the error points at the Event, not at simulate
@@ -94,18 +98,21 @@ def _direction(direction) -> int:
     return int(direction)
 
 
-def _events(model: Model, events) -> list:
+def _events(model: Model, events, params=None) -> list:
     if events is None:
         return []
-    if callable(events) or isinstance(events, (sp.Basic, Event)):
+    if callable(events) or isinstance(events, (sp.Basic, Event, Margin)):
         events = [events]
     system = model.system
     allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
     specs = []
     for i, ev in enumerate(events):
-        if isinstance(ev, sp.Basic):
+        if isinstance(ev, (sp.Basic, Margin)):
             ev = Event(ev)
-        if isinstance(ev, Event):
+        if isinstance(ev, Event) and isinstance(ev.expr, Margin):  # a tape of [q, v, t, p, q'', lambda]
+            specs.append(ev.expr.event(model, dict(zip(model.param_names, model.param_vector(params))),
+                                       _direction(ev.direction), _terminal_count(ev.terminal)))
+        elif isinstance(ev, Event):
             expr = system.resolve(ev.expr)  # names match the system's symbols whatever their assumptions
             check_free_symbols([expr], allowed, f"event {i}")
             tape = lower([expr], system._inputs).tape()
@@ -388,7 +395,7 @@ def simulate(
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
-    specs = _events(model, events)
+    specs = _events(model, events, params)
     watch = TimeProgress(t0, tf) if progress else None
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: the final state only
@@ -417,8 +424,18 @@ def simulate(
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
     result.method_reason = method_reason(method, result.method, model)
     check_validity(result, y0)
+    _margins_at_start(result, events, t0, y0)
     result = _constraint_singularity(result, p, opts)
     return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
+
+
+def _margins_at_start(result: SimulationResult, events, t0: float, y0) -> None:
+    """A margin event whose margin is not positive at t0 never fires there: a warning says so."""
+    for ev in events if isinstance(events, (list, tuple)) else [] if events is None else [events]:
+        margin = ev.expr if isinstance(ev, Event) else ev
+        if isinstance(margin, Margin) and (message := margin.at_start(result.model, t0, y0, result.params)):
+            result.warnings.append(message)
+            warnings.warn(message, SimulationWarning, stacklevel=3)
 
 
 def _drop_samples(raw: dict) -> None:

@@ -64,9 +64,15 @@ class StickSlipResult:
         return self.y[self.n:]
 
     def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self.state_names:
-            raise KeyError(f"{name!r} is not a state; the states are {self.state_names}")
-        return self.y[self.state_names.index(name)]
+        """A state by name, or an output of the system (``"slip"``, ``"normal_force"``, ...), each
+        phase's from its own model (the slip of a sliding phase, the forces of its motion)."""
+        if name in self.state_names:
+            return self.y[self.state_names.index(name)]
+        if self.phases and name in self.phases[0].model.system.outputs:
+            return np.concatenate([phase[name] for phase in self.phases])
+        outputs = list(self.phases[0].model.system.outputs) if self.phases else []
+        raise KeyError(f"{name!r} is neither a state nor an output; the states are {self.state_names}"
+                       + (f", the outputs {outputs}" if outputs else ""))
 
 
 def _label(stuck) -> str:
@@ -98,7 +104,10 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
         raise ValueError(f"y0 must be [q, v] of length {2 * n}, got shape {y.shape}")
     params = dict(params or {})
     loads = model.loads(params)
-    cone = [model.mu_s * N for N in loads]
+
+    def cone(c, tt, yy):  # mu_s N_c at a state: a load may depend on it (load transfer)
+        return model.mu_s * loads(tt, yy)[c]
+
     scale = max(1.0, float(np.abs(y[n:]).max()))
     eta = 1e-14 * scale  # far below any slip the tolerances resolve (module docstring of the model)
     slip_tol = 10 * (rtol * scale + atol)
@@ -121,7 +130,7 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
         events, owners = [], []
         for c in range(len(model.contacts)):
             if stuck[c]:
-                events.append(_Event(lambda tt, yy, c=c, st=stuck: cone[c] - np.linalg.norm(
+                events.append(_Event(lambda tt, yy, c=c, st=stuck: cone(c, tt, yy) - np.linalg.norm(
                     model.multipliers(st, tt, yy, run_params)[c])))
             else:
                 events.append(_Event(lambda tt, yy, c=c: float(model.slips(tt, yy)[c] @ directions[c])))
@@ -171,10 +180,10 @@ def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: flo
         if not any(stuck):
             break
         lams = model.multipliers(tuple(stuck), t, y, model.mode_params(tuple(stuck), params, directions, eta))
-        outside = [c for c, lam in enumerate(lams) if lam is not None and np.linalg.norm(lam) > cone[c]]
+        outside = [c for c, lam in enumerate(lams) if lam is not None and np.linalg.norm(lam) > cone(c, t, y)]
         if not outside:
             break
-        c = max(outside, key=lambda c: np.linalg.norm(lams[c]) / cone[c])
+        c = max(outside, key=lambda c: np.linalg.norm(lams[c]) / cone(c, t, y))
         directions[c] = -lams[c] / np.linalg.norm(lams[c])
         stuck[c] = False
     return tuple(stuck)

@@ -38,7 +38,8 @@ class StickSlipModel:
     mu_s, mu_k : float
         The static and kinetic friction coefficients.
     normal : list
-        The normal load of each contact (values or SymPy expressions).
+        The normal load of each contact (values or SymPy expressions, of the parameters or of the
+        state: load transfer).
     state_names : list of str
         ``[q, v]``: every mode has the state of the unconstrained system.
     """
@@ -129,17 +130,26 @@ class StickSlipModel:
         s = A @ np.asarray(y[n:]) - b
         return [s[group] for group in self.contacts]
 
-    def loads(self, params: dict | None = None) -> list:
-        """The normal load of each contact (its expression at the system's parameter values)."""
-        values = {sym: (params or {}).get(sym.name, value) for sym, value in self.system.parameters.items()}
-        out = []
+    def loads(self, params: dict | None = None):
+        """The normal loads as a function N(t, y) -> (n_contacts,) at the system's parameter values
+        (``params`` by name, defaults for the others): values, parameters or expressions of the state
+        (load transfer), one tape evaluated in C++."""
+        from ..expressions.lowering import lower
+
+        system = self.system
+        allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
         for c, N in enumerate(self.normal):
-            load = N.xreplace(values)
-            if load.free_symbols:
-                raise ValueError(f"the normal load of contact {c} depends on {sorted(map(str, load.free_symbols))}: "
-                                 "stick_slip takes loads given by values or parameters")
-            out.append(float(load))
-        return out
+            extra = N.free_symbols - allowed
+            if extra:
+                raise ValueError(f"the normal load of contact {c} depends on {sorted(map(str, extra))}: stick_slip "
+                                 "takes loads of the coordinates, velocities, time and parameters")
+        tape = lower(list(self.normal), system._inputs).tape()
+        names = system.parameter_names
+        p = [float(x) for x in system.param_vector({k: v for k, v in (params or {}).items() if k in names})]
+
+        def load(t, y):
+            return tape(np.r_[np.asarray(y, dtype=float), float(t), p])
+        return load
 
     def __repr__(self) -> str:
         return (f"<nonholo.StickSlipModel of {self.system.name!r}: mu_s={self.mu_s:g}, mu_k={self.mu_k:g}, "

@@ -48,27 +48,34 @@ def per_contact(value, count: int, what: str, system) -> list:
     return [system.resolve(to_sympy(v, what)) for v in items]
 
 
-def realized_by(system, law: Law, normal=None, speed=None, contacts=None):
+def realized_by(system, law, normal=None, speed=None, contacts=None):
     """The unconstrained :class:`~nonholo.System` of ``system`` with its constraint rows realized by
-    ``law`` (module docstring)."""
+    ``law`` (module docstring), or by a list of laws, one per contact."""
     if system.k == 0:
         raise ValueError(f"{system.name!r} has no constraint rows to realize by a friction law")
-    if law.set_valued:
-        raise ValueError(f"the {law.name} law is set-valued (v_s=None): it realizes no smooth friction model; give "
-                         "v_s, or use the stick-slip model (system.stick_slip)")
-    groups = contact_rows(system, contacts, law)
-    if law.normal is not None and normal is None:
-        raise ValueError(f"the {law.name} law depends on the normal load: give normal= (a value or expression, or "
-                         "one per contact)")
-    if law.speed is not None and speed is None:
-        raise ValueError(f"the {law.name} law depends on the rolling speed: give speed= (an expression of the "
+    given = list(law) if isinstance(law, (list, tuple)) else [law]
+    for one in given:
+        if one.set_valued:
+            raise ValueError(f"the {one.name} law is set-valued (v_s=None): it realizes no smooth friction model; "
+                             "give v_s, or use the stick-slip model (system.stick_slip)")
+    groups = contact_rows(system, contacts, given[0])
+    if len(given) == 1:
+        given = given * len(groups)
+    elif len(given) != len(groups):
+        raise ValueError(f"law has {len(given)} laws for {len(groups)} contacts: give one law, or one per contact")
+    if any(one.normal is not None for one in given) and normal is None:
+        raise ValueError(f"the {given[0].name} law depends on the normal load: give normal= (a value or expression, "
+                         "or one per contact)")
+    if any(one.speed is not None for one in given) and speed is None:
+        raise ValueError(f"the {given[0].name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
     loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
-    laws = {c: law.for_rows(len(group)) for c, group in enumerate(groups)}
+    laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
     force = contact_force(system, {c: (groups[c], lambda s, c=c: laws[c].force(s, loads[c], speeds[c]))
                                    for c in range(len(groups))})
-    return rows_replaced(system, [], force, name=f"{system.name} ({law.name} friction)")
+    names = sorted({one.name for one in given})
+    return rows_replaced(system, [], force, name=f"{system.name} ({', '.join(names)} friction)")
 
 
 def contact_force(system, contacts: dict) -> sp.Matrix:

@@ -502,7 +502,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
         ``sparse``: as :meth:`nonholonomic` (a sparse L D L^T of G, a sparse Newton matrix for BDF).
 
-        ``law`` (instead of ``eps``): a :mod:`nonholo.laws` law; each contact c (``contacts``: lists
+        ``law`` (instead of ``eps``): a :mod:`nonholo.laws` law, or a list of one per contact (front
+        and rear tires that differ); each contact c (``contacts``: lists
         of constraint-row indices; default one per row, or the rows a builder groups, such as the two
         of a body rolling on a plane) carries the force A_c^T z(s_c, N_c, V_c) of its slip
         s_c = (A v - b)_c, with ``normal`` N_c and ``speed`` V_c (values or expressions, one for all
@@ -541,7 +542,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         and slides under -mu_k N_c s_c / |s_c| where it leaves it, until its slip stops
         (:mod:`nonholo.models.stick_slip`). ``nh.simulate`` runs it; ``result.switches`` lists
         (t, from, to). ``mu_k`` defaults to ``mu_s``; ``normal``: the normal load, a value or
-        parameter expression, or one per contact; ``contacts`` as :meth:`friction`.
+        expression of the parameters or the state (load transfer), or one per contact; ``contacts``
+        as :meth:`friction`.
 
         Examples
         --------
@@ -559,13 +561,49 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
 
         return StickSlipModel(self, mu_s, mu_k, normal, contacts)
 
+    def friction_margin(self, mu: float, normal=None, contacts=None):
+        """The friction-cone margin mu N_c - |lambda_c| (smallest over the contacts), with lambda_c the
+        multipliers of contact c's rows: the force no slip needs. ``normal``: N_c, a value or an
+        expression of the state and parameters (one for all contacts or one per contact); default,
+        for a body of :func:`nonholo.contact.roll_on_plane`, its derived normal force. Use it as
+        ``nh.Event(system.friction_margin(mu), terminal=True)``, or along a run with
+        ``margin.of(result)`` (:mod:`nonholo.system.margins`).
+
+        Examples
+        --------
+        A Chaplygin sleigh's blade needs the lateral force m I u omega / (I + m a^2); with mu N = 0.3 N
+        it slips once that force reaches 0.3 N:
+
+        >>> import nonholo as nh
+        >>> sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+        >>> margin = sleigh.friction_margin(mu=0.3, normal=1.0)
+        >>> run = nh.simulate(sleigh.nonholonomic(), (0, 10), [0, 0, 0, 0.1, 0, 1.0],
+        ...                   events=nh.Event(margin, terminal=True), rtol=1e-10, atol=1e-12)
+        >>> print(f"t = {run.t_events[0][0]:.6f}, margin there {abs(margin.of(run)[-1]) < 1e-9}")
+        t = 1.185199, margin there True
+        """
+        from .margins import Margin
+
+        return Margin(self, "friction", mu, normal, contacts)
+
+    def liftoff_margin(self, normal=None, contacts=None):
+        """The lift-off margin N_c (smallest over the contacts), as :meth:`friction_margin`."""
+        from .margins import Margin
+
+        return Margin(self, "liftoff", None, normal, contacts)
+
     def _friction_by(self, law, eps, sparse, normal, speed, contacts):
         from ..expressions.laws import Viscous, law_of
         from .law_realization import realized_by, viscous_coefficients
 
-        law = law_of(law)
         if eps is not None:
             raise ValueError("give eps or law=, not both (a law carries its own scale)")
+        if isinstance(law, (list, tuple)):  # one law per contact
+            laws = [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
+            if not laws:
+                raise ValueError("law as a list needs one law per contact, got an empty list")
+            return realized_by(self, laws, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
+        law = law_of(law)
         if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
             return viscous_coefficients(self, law).friction(float(law.eps), sparse=sparse)
         return realized_by(self, law, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)

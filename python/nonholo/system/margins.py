@@ -1,0 +1,193 @@
+r"""Contact-force margins: how far a rolling motion is from slipping or lifting off.
+
+A constraint row of a contact carries the multiplier lambda of the Lagrange-d'Alembert equations
+G v' + c + dV = F + A^T lambda: the force the contact must supply for the motion to roll without
+slipping. With the contacts' rows grouped as ``system.contacts`` (or ``contacts=``) and N_c the
+normal load of contact c, the margins are
+
+- the friction-cone margin  mu N_c - |lambda_c|, positive while no slip needs less friction than
+  there is (``system.friction_margin(mu)``), and
+- the lift-off margin  N_c, positive while the body presses on its support
+  (``system.liftoff_margin()``),
+
+the smallest over the contacts. The normal load is ``normal=`` (a value or an expression of the
+state and parameters, one for all contacts or one per contact), or, for a body built by
+:func:`nonholo.contact.roll_on_plane`, its derived normal force N = m (z_G'' - g_z) (the output
+``"normal_force"``, from the acceleration). Both margins are usable as :class:`nonholo.Event`
+expressions, ``nh.Event(system.friction_margin(mu=0.3), terminal=True)``, located by CVODE's root
+finding like any event, and along a run by ``margin.of(result)``.
+
+The margin is that of the no-slip motion through the state (q, v): lambda and the acceleration
+q'' (for the derived normal force) are those of the nonholonomic model at (q, v), whatever model
+runs. On the nonholonomic model that is the run's own contact force; on a friction model (or a
+reduced one) the force that rolling without slipping would need at the run's states. Written as
+one tape of [q, v, t, p, q'', lambda], the event is evaluated in C++ on every model of the system
+(``EventSpec.dynamics``); on a model of the system realized by a friction law (which has no rows),
+by a callback that evaluates the same tape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .. import options as check
+
+__all__ = ["Margin"]
+
+KINDS = ("friction", "liftoff")
+
+
+class Margin:
+    """A contact-force margin of a system (module docstring): mu N_c - |lambda_c| or N_c, the
+    smallest over the contacts.
+
+    Attributes
+    ----------
+    system : System
+    kind : {"friction", "liftoff"}
+    mu : float or None
+        The friction coefficient (``kind="friction"``).
+    contacts : list of lists of int
+        The constraint rows of each contact.
+    normal : list of SymPy expressions, or None
+        The normal load of each contact; None: the body's derived ``"normal_force"`` output.
+    """
+
+    def __init__(self, system, kind: str, mu=None, normal=None, contacts=None):
+        from .law_realization import contact_rows, per_contact
+
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if system.k == 0:
+            raise ValueError(f"{system.name!r} has no constraint rows: no contact force, no margin")
+        self.system, self.kind = system, kind
+        self.mu = None if kind == "liftoff" else check.positive(mu, "mu")
+        self.contacts = contact_rows(system, contacts, None)
+        if normal is None:
+            derived = system.outputs.get("normal_force")
+            if derived is None or not getattr(derived, "needs_acceleration", False):
+                raise ValueError(f"{system.name!r} derives no normal force: give normal= (a value or an expression of "
+                                 "the state, or one per contact)")
+            if len(self.contacts) != 1:
+                raise ValueError("the derived normal force is that of one body on one contact: give normal= "
+                                 "per contact")
+            self.normal = None
+        else:
+            self.normal = per_contact(normal, len(self.contacts), "normal", system)
+            allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
+            for c, N in enumerate(self.normal):
+                extra = N.free_symbols - allowed
+                if extra:
+                    raise ValueError(f"normal of contact {c} depends on {sorted(map(str, extra))}, which are not "
+                                     "coordinates, velocities, the time or parameters of the system")
+        self._tape = None
+
+    def __repr__(self) -> str:
+        what = f"friction margin mu N - |lambda|, mu = {self.mu:g}" if self.kind == "friction" else "lift-off margin N"
+        return f"<nonholo.Margin: {what}, {len(self.contacts)} contact(s) of {self.system.name!r}>"
+
+    # ------------------------------------------------------------------ evaluation
+    def expression(self) -> tuple:
+        """(g, inputs): the margin as a SymPy expression of the inputs [q, v, t, p, q'', lambda], the
+        acceleration and the multipliers of the no-slip motion; the smallest of the contacts' terms
+        as min(a, b) = (a + b - |a - b|) / 2."""
+        system = self.system
+        accel = list(sp.symbols(f"_margin_acceleration0:{system.n}"))
+        lam = list(sp.symbols(f"_margin_lambda0:{system.k}"))
+        if self.normal is None:
+            derived = system.outputs["normal_force"]
+            if getattr(derived, "_margin_load", None) is None:  # once per body: the second derivative is slow
+                # N = m (z_G'' - g_z), z_G'' = (d/dq (grad z_G . v)) v + grad z_G . q''
+                mass, gravity, z = derived.data[:3]
+                q, v = sp.Matrix(system.coordinates), sp.Matrix(system.velocities)
+                grad = sp.Matrix([system.resolve(z)]).jacobian(q)
+                z_ddot = (sp.Matrix([(grad * v)[0]]).jacobian(q) * v)[0] + (grad * sp.Matrix(accel))[0]
+                derived._margin_load = system.resolve(mass * (z_ddot - gravity[2]))
+            loads = [derived._margin_load]
+        else:
+            loads = list(self.normal)
+        if self.kind == "liftoff":
+            terms = loads
+        else:
+            terms = [self.mu * N - sp.sqrt(sum(lam[i] ** 2 for i in rows)) for N, rows in zip(loads, self.contacts)]
+        g = terms[0]
+        for term in terms[1:]:
+            g = (g + term - sp.Abs(g - term)) / 2
+        return g, [*system._inputs, *accel, *lam]
+
+    def tape(self):
+        """The margin as a tape of [q, v, t, p, q'', lambda] (:meth:`expression`), built on first use:
+        the event that ``nh.simulate`` evaluates in C++ (``EventSpec.dynamics``)."""
+        if self._tape is None:
+            from ..expressions.lowering import lower
+
+            g, inputs = self.expression()
+            self._tape = lower([g], inputs).tape()
+        return self._tape
+
+    def _value(self, q, v, t: float, p: list) -> float:
+        """The margin at one state, with the system's parameter vector p (floats)."""
+        at = self.system._core.at(t, q, v, p)
+        a, lam = at.nonholonomic_acceleration(), at.multipliers()
+        return float(self.tape()(np.r_[q, v, t, p, a, lam])[0])
+
+    def value(self, q, v, t: float = 0.0, params: dict | None = None) -> float:
+        """The margin at one state (q, v) at time t, with the system's parameters ``params`` (by name,
+        defaults for those left out)."""
+        from .arguments import point_argument
+
+        n = self.system.n
+        q, v = point_argument(q, n, "q"), point_argument(v, n, "v")
+        return self._value(q, v, check.finite_float(t, "t"), self._parameter_vector(params or {}))
+
+    def of(self, result) -> np.ndarray:
+        """The margin at every output time of a run (a :class:`~nonholo.SimulationResult` of a model of
+        this system, or of the same coordinates), shape (n_t,)."""
+        p = self._parameter_vector(result.params)
+        q, v = np.asarray(result.q, dtype=float), np.asarray(result.velocity, dtype=float)
+        return np.array([self._value(q[:, i], v[:, i], float(t), p) for i, t in enumerate(result.t)])
+
+    def _parameter_vector(self, params: dict) -> list:
+        """The system's parameter vector: the values of ``params`` it has, else its defaults."""
+        names = self.system.parameter_names
+        return [float(x) for x in self.system.param_vector({k: v for k, v in params.items() if k in names})]
+
+    def at_start(self, model, t0: float, y0, params: dict) -> str | None:
+        """A warning when the margin is not positive at the start of a run of ``model`` (its event
+        reports only later crossings of zero: a run that starts outside the cone would say nothing),
+        else None."""
+        n = self.system.n
+        y0 = np.asarray(y0, dtype=float)
+        own = model.state_names[: 2 * n] == [*self.system.coordinate_names, *self.system.velocity_names]
+        v = y0[n: 2 * n] if own else np.asarray(model.velocity(t0, y0, params), dtype=float).reshape(n)
+        g = self._value(y0[:n], v, float(t0), self._parameter_vector(params))
+        if g > 0:
+            return None
+        what = ("rolling without slipping needs more friction than mu N" if self.kind == "friction"
+                else "the normal force is not positive (the body would lift off)")
+        return (f"the {'friction-cone' if self.kind == 'friction' else 'lift-off'} margin is {g:.6g} <= 0 at the "
+                f"start (t = {t0:g}): {what} from the start; its event reports only later crossings of zero")
+
+    def event(self, model, params: dict, direction: int, terminal: int) -> tuple:
+        """The event spec of ``nh.simulate`` on ``model`` with its parameters ``params`` (by name): the
+        tape of [q, v, t, p, q'', lambda] evaluated in C++ when the model is one of this system (its
+        no-slip acceleration and multipliers at each state); else (a model of the system realized by
+        a friction law, without the rows) a callback g(t, y) that evaluates them here at the
+        state's (q, q')."""
+        system, n = self.system, self.system.n
+        if model.system is system:
+            return (self.tape(), direction, terminal, True)
+        if model.system.coordinate_names != system.coordinate_names:
+            raise ValueError(f"the margin's system {system.name!r} has other coordinates than the model's "
+                             f"({model.system.coordinate_names}): build the margin from the system of the model")
+        own = model.state_names[: 2 * n] == [*system.coordinate_names, *system.velocity_names] \
+            and model.n_states == 2 * n
+        p = self._parameter_vector(params)
+        self.tape()
+
+        def g(t, y):
+            y = np.asarray(y, dtype=float)
+            v = y[n: 2 * n] if own else np.asarray(model.velocity(t, y, params), dtype=float).reshape(n)
+            return self._value(y[:n], v, float(t), p)
+        return (g, direction, terminal)
