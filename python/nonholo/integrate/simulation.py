@@ -28,7 +28,7 @@ from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
 from ..expressions.lowering import check_free_symbols, lower
 from ..expressions.parsing import to_sympy
-from ..system.margins import Margin
+from ..system.margins import Margin, warn_at_start
 
 __all__ = ["simulate", "simulate_many", "Event"]
 
@@ -424,18 +424,9 @@ def simulate(
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
     result.method_reason = method_reason(method, result.method, model)
     check_validity(result, y0)
-    _margins_at_start(result, events, t0, y0)
+    warn_at_start(result, events, t0, y0)
     result = _constraint_singularity(result, p, opts)
     return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
-
-
-def _margins_at_start(result: SimulationResult, events, t0: float, y0) -> None:
-    """A margin event whose margin is not positive at t0 never fires there: a warning says so."""
-    for ev in events if isinstance(events, (list, tuple)) else [] if events is None else [events]:
-        margin = ev.expr if isinstance(ev, Event) else ev
-        if isinstance(margin, Margin) and (message := margin.at_start(result.model, t0, y0, result.params)):
-            result.warnings.append(message)
-            warnings.warn(message, SimulationWarning, stacklevel=3)
 
 
 def _drop_samples(raw: dict) -> None:

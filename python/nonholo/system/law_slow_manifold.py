@@ -58,11 +58,13 @@ import functools
 import numpy as np
 import sympy as sp
 
+from .. import options as check
 from ..errors import ModelError
 from ..expressions.jets import Jet, jet_function, variable
-from .law_realization import contact_rows, per_contact
+from .arguments import order_argument
+from .law_realization import contact_rows, per_contact, viscous_coefficients
 
-__all__ = ["FoldError", "LawSlowManifold"]
+__all__ = ["FoldError", "LawSlowManifold", "reduced_by_law"]
 
 
 class FoldError(ModelError):
@@ -425,3 +427,28 @@ class LawSlowManifold:
         series = [X[None, None] for X in (GinvAT, M, s)]
         udot = self._acceleration(*data, *series)[0, 0]
         return v, udot
+
+
+def reduced_by_law(system, law, eps, order, velocities, frame, max_order, normal, speed, contacts):
+    """``system.reduced(order=..., law=law, ...)``: the linear law's C++ model for ``Viscous`` with
+    numeric coefficients, else a :class:`~nonholo.models.law_reduced.LawReducedModel` on the
+    expansion of this module (``eps``, if given, must equal the law's scale)."""
+    from ..expressions.laws import Viscous, law_of
+    from ..models.law_reduced import LawReducedModel
+
+    law = law_of(law)
+    if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
+        if eps is not None and not np.isclose(check.positive(eps, "eps"), float(law.eps), rtol=1e-12, atol=0):
+            raise ValueError(f"eps = {eps!r} and law = {law!r} disagree: the law carries its scale; give one of them")
+        return viscous_coefficients(system, law).reduced(float(law.eps), order=order, velocities=velocities,
+                                                         frame=frame, max_order=max_order)
+    if order == "auto" or velocities != "coordinates" or frame is not None:
+        raise ValueError("the reduced model of a nonlinear law takes a fixed order and velocities='coordinates' "
+                         f"(got order={order!r}, velocities={velocities!r})")
+    expansion = LawSlowManifold(system, law, normal, speed, contacts)
+    if eps is not None:
+        scale = expansion.scale(system.param_vector())
+        if not np.isclose(check.positive(eps, "eps"), scale, rtol=1e-12, atol=0):
+            raise ValueError(f"eps = {eps!r} and law: the {law.name} law's scale is {scale:g}; the law carries its "
+                             "scale, give one of them")
+    return LawReducedModel(system, expansion, order_argument(order))

@@ -28,12 +28,15 @@ by a callback that evaluates the same tape.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import sympy as sp
 
 from .. import options as check
+from ..errors import SimulationWarning
 
-__all__ = ["Margin"]
+__all__ = ["Margin", "warn_at_start"]
 
 KINDS = ("friction", "liftoff")
 
@@ -191,3 +194,13 @@ class Margin:
             v = y[n: 2 * n] if own else np.asarray(model.velocity(t, y, params), dtype=float).reshape(n)
             return self._value(y[:n], v, float(t), p)
         return (g, direction, terminal)
+
+
+def warn_at_start(result, events, t0: float, y0) -> None:
+    """A margin event whose margin is not positive at t0 never fires there: a warning says so (and
+    ``result.warnings`` holds it)."""
+    for ev in events if isinstance(events, (list, tuple)) else [] if events is None else [events]:
+        margin = getattr(ev, "expr", ev)
+        if isinstance(margin, Margin) and (message := margin.at_start(result.model, t0, y0, result.params)):
+            result.warnings.append(message)
+            warnings.warn(message, SimulationWarning, stacklevel=3)

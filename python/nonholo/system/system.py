@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-import numpy as np
 import sympy as sp
 
 from .. import _core
@@ -683,7 +682,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         from ..models.reduced import VELOCITIES, ReducedModel
 
         if law is not None:
-            return self._reduced_by(law, eps, order, velocities, frame, max_order, normal, speed, contacts)
+            from .law_slow_manifold import reduced_by_law
+
+            return reduced_by_law(self, law, eps, order, velocities, frame, max_order, normal, speed, contacts)
         if eps is None:
             raise TypeError("reduced() needs eps (the linear law's scale) or law= (a nonholo.laws law)")
         if normal is not None or speed is not None or contacts is not None:
@@ -703,29 +704,6 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                              "the same name would shadow; rename them in the system")
         return ReducedModel(self, eps, order, velocities, frame, max_order=max_order)
 
-    def _reduced_by(self, law, eps, order, velocities, frame, max_order, normal, speed, contacts):
-        from ..expressions.laws import Viscous, law_of
-        from ..models.law_reduced import LawReducedModel
-        from .law_realization import viscous_coefficients
-        from .law_slow_manifold import LawSlowManifold
-
-        law = law_of(law)
-        if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
-            if eps is not None and not np.isclose(check.positive(eps, "eps"), float(law.eps), rtol=1e-12, atol=0):
-                raise ValueError(f"eps = {eps!r} and law = {law!r} disagree: the law carries its scale; give one of "
-                                 "them")
-            return viscous_coefficients(self, law).reduced(float(law.eps), order=order, velocities=velocities,
-                                                           frame=frame, max_order=max_order)
-        if order == "auto" or velocities != "coordinates" or frame is not None:
-            raise ValueError("the reduced model of a nonlinear law takes a fixed order and velocities='coordinates' "
-                             f"(got order={order!r}, velocities={velocities!r})")
-        expansion = LawSlowManifold(self, law, normal, speed, contacts)
-        if eps is not None:
-            scale = expansion.scale(self.param_vector())
-            if not np.isclose(check.positive(eps, "eps"), scale, rtol=1e-12, atol=0):
-                raise ValueError(f"eps = {eps!r} and law: the {law.name} law's scale is {scale:g}; the law carries its "
-                                 "scale, give one of them")
-        return LawReducedModel(self, expansion, order_argument(order))
 
     def _reduction_frame(self, frame):
         """The frame of the frame form: the user's, or the Voronets frame (built once)."""
