@@ -169,7 +169,7 @@ py::dict to_dict(const SimulationOutput& out) {
   d[key.t_events] = t_events;
   d[key.y_events] = y_events;
   d[key.messages] = out.messages;
-  d["frame_switch_t"] = out.frame_switch_t;  // frames re-chosen during the run (Model::frame_check)
+  d["frame_switch_t"] = out.frame_switch_t;  // frames re-chosen during the run (FrameWatcher::frame_check)
   d["frame_switch_solved"] = out.frame_switch_solved;
   if (out.n_sens > 0) {
     const py::ssize_t nsens = out.n_sens;

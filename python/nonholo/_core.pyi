@@ -187,7 +187,9 @@ class Model:
         ...
     @property
     def constrained(self) -> bool:
-        ...
+        """
+        True when the velocities must satisfy A(q) v = b(q, t) (the model has a constraint set)
+        """
     @property
     def dual_jacobian_cost(self) -> float:
         """

@@ -114,7 +114,7 @@ struct SimulationOutput {
   std::string method;
   double t_switch = std::numeric_limits<double>::quiet_NaN();
   long n_restarts = 0;  // fresh CVODE starts after the first (the switch, a frame re-split)
-  // Frames re-chosen during the run (Model::frame_check): the times and the new descriptions
+  // Frames re-chosen during the run (FrameWatcher::frame_check): the times and the new descriptions
   // (solved coordinates). An output at time t is in the frame of the last switch strictly
   // before t (in the direction of integration), the model's own before the first.
   std::vector<double> frame_switch_t;

@@ -101,7 +101,7 @@ void Integration::setup(const std::vector<double>& y0) {
   }
   if (method == Method::Auto) {
     const bool bdf = model_.stiff() || (opt_.project && !opt_.unit_norm.empty()) ||
-                     (sensitivities && model_.constrained() && opt_.project);
+                     (sensitivities && problem_.parts.constraints && opt_.project);
     method = bdf ? Method::Bdf : Method::Adams;
     may_switch_ = method == Method::Adams;
   }
@@ -113,7 +113,8 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
   SolverPool* pool = pool_use_.pool();
   const bool sensitivities = !opt_.sensitivities.empty();
   std::unique_ptr<Solver> s;
-  const JacobianStructure* pattern = method == Method::Bdf ? model_.jacobian_structure() : nullptr;
+  const SparseJacobian* sparse = problem_.parts.sparse_jacobian;
+  const JacobianStructure* pattern = method == Method::Bdf && sparse ? &sparse->jacobian_structure() : nullptr;
   const bool second_order = method == Method::Bdf && halved_newton();
   if (pool && !sensitivities) s = pool->take(method, n_, projection, second_order, pattern);
   if (s) {
@@ -189,7 +190,7 @@ void Integration::configure(double t_start) {
 
 void Integration::start(double t_start, Method method, const double* y0) {
   method_ = method;
-  const bool project_velocities = model_.constrained() && opt_.project;
+  const bool project_velocities = problem_.parts.constraints && opt_.project;
   const bool project_positions = opt_.project && !opt_.unit_norm.empty();
   // CVODE's memory first (it refers to the solvers), then what it used
   solver_.reset();
@@ -212,8 +213,8 @@ void Integration::start(double t_start, Method method, const double* y0) {
   if (method_ == Method::Bdf) {
     // the Jacobian the linear-system function keeps (a reused instance starts with a new one:
     // CVODE refreshes at its first step)
-    const JacobianStructure* pattern = model_.jacobian_structure();
-    problem_.jacobian.assign(pattern ? static_cast<std::size_t>(pattern->nnz()) : static_cast<std::size_t>(n_) * n_, 0.0);
+    const SparseJacobian* sparse = problem_.parts.sparse_jacobian;
+    problem_.jacobian.assign(sparse ? static_cast<std::size_t>(sparse->jacobian_structure().nnz()) : static_cast<std::size_t>(n_) * n_, 0.0);
     // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
     // whichever advances further per unit of work), unless the caller fixed the frequencies
     // (0: CVODE's default).
@@ -222,8 +223,9 @@ void Integration::start(double t_start, Method method, const double* y0) {
       check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
     } else {
       // a step's fixed cost in right-hand sides of this model
-      const double rhs_ns = std::max(1.0, model_.rhs_cost_ns());
-      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepNanoseconds / rhs_ns,
+      const CostEstimate& cost = model_.cost();
+      const double rhs_ns = std::max(1.0, cost.rhs_cost_ns());
+      policy_ = std::make_unique<JacobianPolicy>(cost.jacobian_cost(), kStepNanoseconds / rhs_ns,
                                                  setup_nanoseconds(halved_newton() ? n_ / 2 : n_) / rhs_ns);
       set_jacobian_mode(policy_->refreshing());
     }
@@ -241,7 +243,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
     problem_.sensitivity = sens_.get();
     out_.n_sens = sens_->count();
     sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
-                  model_.constrained() && opt_.project, switch_sensitivities_.empty() ? nullptr : switch_sensitivities_.data());
+                  problem_.parts.constraints && opt_.project, switch_sensitivities_.empty() ? nullptr : switch_sensitivities_.data());
     switch_sensitivities_.clear();
   }
   // Root finding is set up afresh on every start: CVodeRootInit with an unchanged number of events
@@ -332,7 +334,7 @@ void Integration::collect_stats() {
   if (method_ == Method::Bdf) {
     CVodeGetNumLinSolvSetups(mem, &s.n_lin_setups);
     CVodeGetNumJacEvals(mem, &s.n_jac);
-    if ((model_.constrained() || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
+    if ((problem_.parts.constraints || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
   }
   SolverStats& o = out_.stats;
   o.n_steps += s.n_steps;
@@ -376,8 +378,8 @@ SimulationOutput Integration::run() {
   }
   long steps = 0, tiny_steps = 0;
   std::vector<int> roots(problem_.events.size());
-  // the frame watch (Model::frame_check): at the start, then after every step
-  const bool watching = model_.watches_frame();
+  // the frame watch (FrameWatcher::frame_check): at the start, then after every step
+  const bool watching = problem_.parts.frame_watch != nullptr;
   const bool started = !watching || watch_frame(t, true);
   mem = solver_->mem.get();
 
