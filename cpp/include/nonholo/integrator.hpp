@@ -61,6 +61,11 @@ struct IntegrationOptions {
   std::vector<UnitNormGroup> unit_norm;
 };
 
+// The one check of a run's options: throws InputError naming the option (rtol, atol, max_steps,
+// solver_options[...]) when it is unusable; n_states < 0 checks what does not depend on the model
+// (the binding's RunOptions when it is made), else also atol's and unit_norm's sizes.
+void check_options(const IntegrationOptions& options, int n_states);
+
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs
 // [q, v, t, p] (evaluated in C++) or a callback (e.g. a Python function).
 struct EventSpec {

@@ -24,6 +24,36 @@ SimulationOutput Integration::run_explicit() {
   return out_;
 }
 
+}  // namespace cvode
+
+// The one check of a run's options (InputError naming the option): for every run, and when the
+// binding's RunOptions is made (n_states < 0: what does not depend on the model).
+void check_options(const IntegrationOptions& o, int n_states) {
+  if (!(o.rtol > 0.0) || !std::isfinite(o.rtol)) throw InputError("rtol must be positive and finite");
+  if (o.atol.empty()) throw InputError("atol must be a scalar or have one entry per state");
+  if (n_states >= 0 && o.atol.size() != 1 && static_cast<int>(o.atol.size()) != n_states)
+    throw InputError("atol must be a scalar or have one entry per state (" + std::to_string(n_states) + ")");
+  for (double a : o.atol)
+    if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
+  if (o.max_steps < 1) throw InputError("max_steps must be at least 1");
+  for (const UnitNormGroup& g : o.unit_norm) {
+    if (g.position.empty() || (!g.velocity.empty() && g.velocity.size() != g.position.size()))
+      throw InputError("solver_options['unit_norm']: each group needs positions and as many velocities (or none)");
+    for (const auto* idx : {&g.position, &g.velocity})
+      for (int i : *idx)
+        if (i < 0 || (n_states >= 0 && i >= n_states))
+          throw InputError("solver_options['unit_norm']: state index out of range");
+  }
+  if (o.max_order < 0 || o.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
+  if (o.jacobian_frequency < 0 || o.setup_frequency < 0 || o.max_nonlinear_iterations < 0 ||
+      o.nonlinear_convergence < 0)
+    throw InputError("solver_options values must be positive");
+  if (o.max_step < 0 || o.first_step < 0 || o.max_wall_time < 0)
+    throw InputError("max_step, first_step and max_wall_time must be non-negative");
+}
+
+namespace cvode {
+
 void Integration::validate(const std::vector<double>& params, const std::vector<double>& y0,
                            const std::vector<EventSpec>& events) {
   if (static_cast<int>(y0.size()) != n_)
@@ -37,25 +67,7 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
   if (!std::isfinite(t0_) || !std::isfinite(tf_)) throw InputError("t_span must be finite");
   if (t0_ == tf_) throw InputError("t_span must have t0 != tf");
   dir_ = tf_ > t0_ ? 1.0 : -1.0;
-  if (!(opt_.rtol > 0.0) || !std::isfinite(opt_.rtol)) throw InputError("rtol must be positive and finite");
-  if (opt_.atol.size() != 1 && static_cast<int>(opt_.atol.size()) != n_)
-    throw InputError("atol must be a scalar or have one entry per state (" + std::to_string(n_) + ")");
-  for (double a : opt_.atol)
-    if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
-  if (opt_.max_steps < 1) throw InputError("max_steps must be at least 1");
-  for (const UnitNormGroup& g : opt_.unit_norm) {
-    if (g.position.empty() || (!g.velocity.empty() && g.velocity.size() != g.position.size()))
-      throw InputError("solver_options['unit_norm']: each group needs positions and as many velocities (or none)");
-    for (const auto* idx : {&g.position, &g.velocity})
-      for (int i : *idx)
-        if (i < 0 || i >= n_) throw InputError("solver_options['unit_norm']: state index out of range");
-  }
-  if (opt_.max_order < 0 || opt_.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
-  if (opt_.jacobian_frequency < 0 || opt_.setup_frequency < 0 || opt_.max_nonlinear_iterations < 0 ||
-      opt_.nonlinear_convergence < 0)
-    throw InputError("solver_options values must be positive");
-  if (opt_.max_step < 0 || opt_.first_step < 0 || opt_.max_wall_time < 0)
-    throw InputError("max_step, first_step and max_wall_time must be non-negative");
+  check_options(opt_, n_);
   for (std::size_t i = 0; i < t_eval_.size(); ++i) {
     double te = t_eval_[i];
     if (!std::isfinite(te) || !before_or_at(t0_, te) || !before_or_at(te, tf_))
