@@ -471,9 +471,12 @@ def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray, t0: f
             "double precision resolves (its steps and Jacobian overflow or underflow): use system.nonholonomic(), "
             "the limit eps -> 0, or system.reduced(eps), or an eps above about 1e-100")
         return
-    nonholonomic = system.nonholonomic()
-    p = nonholonomic.param_vector({k: v for k, v in result.params.items() if k != "eps"})
-    residual, scale = nonholonomic.core.constraint_residual(t0, y0[: 2 * system.n], p)
+    # |A v - b| at y0 against |A| |v| + |b| (the core's constraint_residual), from the system's
+    # point geometry: the diagnosis builds no model and runs nothing
+    q, v = y0[: system.n], y0[system.n: 2 * system.n]
+    A, b = system.constraint_matrix(q, t0, {k: x for k, x in result.params.items() if k != "eps"})
+    residual = float(np.linalg.norm(A @ v - b))
+    scale = float(np.linalg.norm(A) * np.linalg.norm(v) + np.linalg.norm(b))
     # failed within the layer (its e-folding time is about eps / mu): the layer is the cause
     if residual > 1e-10 * max(scale, 1.0) and abs(result.t_last - t0) <= 1e3 * eps:
         result.message = (
