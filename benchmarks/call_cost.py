@@ -73,13 +73,8 @@ def timers(model, y0) -> dict:
     """name -> callable returning (seconds, steps seconds or None) of one measurement."""
     p = model.param_vector()
     atol = np.array([ATOL])
-    # as simulate calls it: y0 is checked in Python, not again in C++ (older cores: no such key)
-    options = {"initial_state_checked": True}
-    try:
-        _core.integrate(model.core, p, 0.0, T_END, y0, T_EVAL, [], RTOL, atol, "auto", 0.0, 0.0, 500_000, 0.0, True,
-                        options, {})
-    except ValueError:
-        options = {}
+    # as simulate calls it: y0 is checked in Python, not again in C++
+    options = _core.RunOptions(rtol=RTOL, atol=atol, solver_options={"initial_state_checked": True})
 
     def simulate():
         t0 = time.process_time()
@@ -88,8 +83,7 @@ def timers(model, y0) -> dict:
 
     def integrate():
         t0 = time.process_time()
-        raw = _core.integrate(model.core, p, 0.0, T_END, y0, T_EVAL, [], RTOL, atol, "auto", 0.0, 0.0, 500_000, 0.0,
-                              True, options, {})
+        raw = _core.integrate(model.core, p, 0.0, T_END, y0, T_EVAL, [], options)
         return time.process_time() - t0, raw["stats"]["cpu_time"]
 
     Y0 = np.tile(y0, (BATCH, 1))

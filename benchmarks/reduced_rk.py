@@ -37,7 +37,7 @@ from reduced_vs_stiff import ATOL, EPS, RTOL, cases, reference_state, selected, 
 def adams(model, y0, t_eval, method="adams", project=False):
     """One run of the core integrator as nh.simulate makes it (no events, default knobs)."""
     return nh._core.integrate(model.core, model.param_vector(), float(t_eval[0]), float(t_eval[-1]), y0, t_eval,
-                              [], RTOL, ATOL, method, 0.0, 0.0, 500_000, 0.0, project, {}, {})
+                              [], nh._core.RunOptions(rtol=RTOL, atol=ATOL, method=method, project=project))
 
 
 def rk(model, y0, t_eval):

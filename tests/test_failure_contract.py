@@ -100,3 +100,33 @@ def test_friction_at_an_eps_beyond_double_precision_names_eps():
         sol = nh.simulate(sleigh.friction(1e-300), (0, 1), [0, 0, 0, 1, 0.5, 1])
     assert sol.status == -1 and "eps = 1e-300" in sol.message and "system.nonholonomic()" in sol.message
     assert "nan" not in sol.message.lower() and len(caught) == 1
+
+
+def test_the_diagnosis_runs_nothing_and_builds_no_model(monkeypatch):
+    """A failed run is explained from what the run reported: simulate is entered once, and no
+    model is built after the run (the friction model's initial layer, explained from y0 and the
+    system's point geometry; the snakeboard-like constraint singularity from the core's y_last)."""
+    from nonholo.integrate import simulation
+
+    sleigh = nh.systems.chaplygin_sleigh()
+    model, racer = sleigh.friction(1e-14), RACER.nonholonomic()
+    calls = []
+    original = simulation.simulate
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the failure diagnosis built a model")
+
+    monkeypatch.setattr(simulation, "simulate", counting)
+    for factory in ("nonholonomic", "friction", "reduced"):
+        monkeypatch.setattr(type(sleigh), factory, no_model)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        sol = simulation.simulate(model, (0, 10), [0.0, 0.0, 0.0, 1.0, 0.5, 1.0])
+    assert len(calls) == 1 and sol.status == -1 and "initial layer" in sol.message
+    # the default contract with the failure the issue reported (Adams at its step budget)
+    kind, sol, caught = _outcome(racer, (0, 1e4), RACER_Y0, False, method="adams", max_steps=500)
+    assert kind == "status" and sol.status == -1 and len(caught) == 1 and len(calls) == 1

@@ -261,8 +261,7 @@ for name, model, method in (("bdf", system.friction(1e-3), "bdf"), ("bdf project
     counts = []
     for _ in range(2):
         before = counter()
-        _core.integrate(model.core, p, 0.0, 0.1, y0, t_eval, [], 1e-8, atol, method, 0.0, 0.0, 500000, 0.0, True,
-                        {}, {})
+        _core.integrate(model.core, p, 0.0, 0.1, y0, t_eval, [], _core.RunOptions(rtol=1e-8, atol=atol, method=method))
         counts.append(counter() - before)
     out[name] = counts
 print(repr(out))

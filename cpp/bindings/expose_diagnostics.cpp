@@ -36,10 +36,13 @@ void expose_diagnostics(py::module_& core) {
     };
     double rhs = seconds_per_call([&] { model.rhs(t, yv.data(), pv.data(), f.data(), *ws); });
     double jac = seconds_per_call([&] { model.jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
-    double dual = seconds_per_call([&] { model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws); });
+    // a model without other Jacobian paths (the sparse ones): jacobian() is its dual Jacobian
+    const JacobianPaths* paths = model.jacobian_paths();
+    double dual = paths ? seconds_per_call([&] { paths->jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws); })
+                        : seconds_per_call([&] { model.jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
     double implicit = std::numeric_limits<double>::quiet_NaN();
-    if (model.implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws))
-      implicit = seconds_per_call([&] { model.implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
+    if (paths && paths->implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws))
+      implicit = seconds_per_call([&] { paths->implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws); });
     return py::make_tuple(rhs, jac, dual, implicit);
   }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"), py::arg("calls"),
      "Seconds per call of rhs, jacobian, jacobian_dual and implicit_jacobian (NaN for models without "

@@ -171,7 +171,7 @@ py::dict to_dict(const SimulationOutput& out) {
   d[key.t_events] = t_events;
   d[key.y_events] = y_events;
   d[key.messages] = out.messages;
-  d["frame_switch_t"] = out.frame_switch_t;  // frames re-chosen during the run (Model::frame_check)
+  d["frame_switch_t"] = out.frame_switch_t;  // frames re-chosen during the run (FrameWatcher::frame_check)
   d["frame_switch_solved"] = out.frame_switch_solved;
   if (out.n_sens > 0) {
     const py::ssize_t nsens = out.n_sens;
@@ -204,20 +204,53 @@ py::dict to_dict(const SimulationOutput& out) {
   return d;
 }
 
+std::string method_name(Method method) {
+  switch (method) {
+    case Method::Auto: return "auto";
+    case Method::Bdf: return "bdf";
+    case Method::Adams: return "adams";
+    case Method::Dop853: return "dop853";
+  }
+  return "auto";
+}
+
 }  // namespace
 
 void expose_integrate(py::module_& m) {
+  // The options of one run, converted and checked once (check_options), then passed to
+  // integrate and integrate_many as one object.
+  py::class_<IntegrationOptions>(m, "RunOptions",
+                                 "The options of a run (integrate, integrate_many), converted and checked once.")
+      .def(py::init([](double rtol, py::handle atol, const std::string& method, double max_step, double first_step,
+                       long max_steps, double max_wall_time, bool project, const py::dict& solver_options,
+                       const py::dict& sensitivity) {
+             IntegrationOptions o = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time,
+                                                 project, solver_options);
+             apply_sensitivity(o, sensitivity);
+             check_options(o, -1);
+             return o;
+           }),
+           py::kw_only(), py::arg("rtol") = 1e-8, py::arg("atol") = py::float_(1e-10), py::arg("method") = "auto",
+           py::arg("max_step") = 0.0, py::arg("first_step") = 0.0, py::arg("max_steps") = 500000L,
+           py::arg("max_wall_time") = 0.0, py::arg("project") = true, py::arg("solver_options") = py::dict(),
+           py::arg("sensitivity") = py::dict())
+      .def_readonly("rtol", &IntegrationOptions::rtol)
+      .def_readonly("atol", &IntegrationOptions::atol)
+      .def_property_readonly("method", [](const IntegrationOptions& o) { return method_name(o.method); })
+      .def_readonly("max_step", &IntegrationOptions::max_step)
+      .def_readonly("first_step", &IntegrationOptions::first_step)
+      .def_readonly("max_steps", &IntegrationOptions::max_steps)
+      .def_readonly("max_wall_time", &IntegrationOptions::max_wall_time)
+      .def_readonly("project", &IntegrationOptions::project)
+      .def_readonly("dense_output", &IntegrationOptions::dense_output)
+      .def_property_readonly("n_sensitivities", [](const IntegrationOptions& o) { return o.sensitivities.size(); });
+
   m.def("integrate",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval,
-           const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
-           double first_step, long max_steps, double max_wall_time, bool project, const py::dict& solver_options,
-           const py::dict& sensitivity, const py::object& cancel) {
+           const py::sequence& events, const IntegrationOptions& opts, const py::object& cancel) {
           auto p = as_vector(params, model.n_params(), "params");
           auto y = as_vector(y0, model.n_states(), "y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
-          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project,
-                                   solver_options);
-          apply_sensitivity(opts, sensitivity);
           auto evs = make_events(events, model.n_states());
           InterruptCheck interrupted = interrupt_check(cancel);
           SimulationOutput out;
@@ -230,21 +263,14 @@ void expose_integrate(py::module_& m) {
           return to_dict(out);
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),
-        py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
-        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"),
-        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict(), py::arg("cancel") = py::none());
+        py::arg("events"), py::arg("options"), py::arg("cancel") = py::none());
 
   m.def("integrate_many",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0s, int n_runs, py::handle t_eval,
-           const py::sequence& events, double rtol, py::handle atol, const std::string& method, double max_step,
-           double first_step, long max_steps, double max_wall_time, bool project, int threads,
-           const py::dict& solver_options, const py::dict& sensitivity, const py::object& cancel) {
+           const py::sequence& events, const IntegrationOptions& opts, int threads, const py::object& cancel) {
           auto p = as_vector(params, static_cast<py::ssize_t>(n_runs) * model.n_params(), "params");
           auto y = as_vector(y0s, static_cast<py::ssize_t>(n_runs) * model.n_states(), "Y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
-          auto opts = make_options(rtol, atol, method, max_step, first_step, max_steps, max_wall_time, project,
-                                   solver_options);
-          apply_sensitivity(opts, sensitivity);
           auto evs = make_events(events, model.n_states());
           InterruptCheck interrupted = interrupt_check(cancel);
           std::vector<SimulationOutput> outs;
@@ -272,7 +298,6 @@ void expose_integrate(py::module_& m) {
           return result;
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0s"), py::arg("n_runs"),
-        py::arg("t_eval"), py::arg("events"), py::arg("rtol"), py::arg("atol"), py::arg("method"), py::arg("max_step"),
-        py::arg("first_step"), py::arg("max_steps"), py::arg("max_wall_time"), py::arg("project"), py::arg("threads"),
-        py::arg("solver_options") = py::dict(), py::arg("sensitivity") = py::dict(), py::arg("cancel") = py::none());
+        py::arg("t_eval"), py::arg("events"), py::arg("options"), py::arg("threads") = 0,
+        py::arg("cancel") = py::none());
 }

@@ -20,10 +20,11 @@ py::object jacobian_array(const Model& model, double t, py::handle y, py::handle
   const int n = model.n_states();
   std::vector<double> J(n * n);
   auto ws = model.workspace();
-  if (path == JacobianPath::Dual)
-    model.jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws);
+  const JacobianPaths* paths = model.jacobian_paths();  // none: jacobian() is the only way
+  if (path == JacobianPath::Dual && paths != nullptr)
+    paths->jacobian_dual(t, yv.data(), pv.data(), J.data(), *ws);
   else if (path == JacobianPath::Implicit) {
-    if (!model.implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws)) return py::none();
+    if (paths == nullptr || !paths->implicit_jacobian(t, yv.data(), pv.data(), J.data(), *ws)) return py::none();
   } else
     model.jacobian(t, yv.data(), pv.data(), J.data(), *ws);
   py::array_t<double> out({n, n});
@@ -41,23 +42,27 @@ void expose_models(py::module_& m) {
       .def_property_readonly("n_states", &Model::n_states)
       .def_property_readonly("n_params", &Model::n_params)
       .def_property_readonly("stiff", &Model::stiff)
-      .def_property_readonly("sparse", &Model::sparse,
+      .def_property_readonly("sparse", [](const Model& model) { return model.sparse_jacobian() != nullptr; },
                              "True for the sparse models (sparse L D L^T of G or [G, A^T; A, 0], sparse Jacobian)")
       .def_property_readonly("jacobian_colors", [](const Model& model) {
-        const JacobianStructure* s = model.jacobian_structure();
-        return s ? s->n_colors : -1;
+        const SparseJacobian* s = model.sparse_jacobian();
+        return s ? s->jacobian_structure().n_colors : -1;
       }, "Directional derivatives per Jacobian of a sparse model (-1 for a dense one)")
       .def_property_readonly("jacobian_nonzeros", [](const Model& model) {
-        const JacobianStructure* s = model.jacobian_structure();
-        return s ? s->nnz() : -1;
+        const SparseJacobian* s = model.sparse_jacobian();
+        return s ? s->jacobian_structure().nnz() : -1;
       }, "Stored entries of a sparse model's Newton matrix (-1 for a dense one)")
-      .def_property_readonly("constrained", &Model::constrained)
+      .def_property_readonly("constrained", [](const Model& model) { return model.constraints() != nullptr; },
+                             "True when the velocities must satisfy A(q) v = b(q, t) (the model has a constraint set)")
       .def_property_readonly("system", &Model::system_ptr)
       .def_property_readonly("rhs_tapes", [](const Model& model) { return tape_name_strings(model.compiled_tapes()); },
                              "The tapes one right-hand side evaluates in doubles (with the drift control's and, where "
                              "compiling it pays, the implicit Jacobian's), and the fused right-hand side 'rhs' once "
                              "fuse() has built it: what model.compile() builds by default.")
-      .def_property_readonly("fusable", &Model::fusable,
+      .def_property_readonly("fusable", [](const Model& model) {
+        const TapeSet* tapes = model.tapes();
+        return tapes != nullptr && tapes->fusable();
+      },
                              "True when the whole right-hand side can be traced into one tape (fuse()).")
       .def("fuse", [](const Model& model, py::handle p) {
         auto pv = params_of(model, p);
@@ -103,8 +108,10 @@ void expose_models(py::module_& m) {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);
         std::vector<double> corr(model.n_states());
+        const ConstraintSet* constraints = model.constraints();
+        if (constraints == nullptr) return to_numpy(corr.data(), {model.n_states()});
         auto ws = model.borrow_workspace();
-        model.project(t, yv.data(), pv.data(), corr.data(), nullptr, nullptr, *ws);
+        constraints->project(t, yv.data(), pv.data(), corr.data(), nullptr, nullptr, *ws);
         return to_numpy(corr.data(), {model.n_states()});
       }, py::arg("t"), py::arg("y"), py::arg("params"),
          "The correction onto the constraint set, G-orthogonal in the velocities (what DOP853's drift "
@@ -121,26 +128,29 @@ void expose_models(py::module_& m) {
       }, py::arg("t"), py::arg("y"), py::arg("params"),
          "The Jacobian by implicit differentiation of the model's solves (friction and nonholonomic "
          "models; None for the others), whichever of the two jacobian uses.")
-      .def_property_readonly("jacobian_cost", &Model::jacobian_cost,
+      .def_property_readonly("jacobian_cost", [](const Model& model) { return model.cost().jacobian_cost(); },
                              "Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).")
-      .def_property_readonly("rhs_cost_ns", &Model::rhs_cost_ns,
+      .def_property_readonly("rhs_cost_ns", [](const Model& model) { return model.cost().rhs_cost_ns(); },
                              "Estimated cost of one right-hand side in nanoseconds of the machine the cost model "
                              "was fitted on (only ratios matter).")
       .def_property_readonly("explicit_rk_pays", &explicit_rk_pays,
                              "True when the explicit Runge-Kutta pair (method 'dop853') is expected to be faster "
                              "than Adams on this non-stiff model: a right-hand side costs at most "
                              "kExplicitRkStepRatio Adams steps' overhead (explicit_rk.hpp).")
-      .def_property_readonly("dual_jacobian_cost", &Model::dual_jacobian_cost,
+      .def_property_readonly("dual_jacobian_cost", [](const Model& model) { return model.cost().dual_jacobian_cost(); },
                              "The same for jacobian_dual; jacobian uses implicit differentiation where that is estimated cheaper.")
-      .def_property_readonly("implicit_jacobian_cost", &Model::implicit_jacobian_cost,
+      .def_property_readonly("implicit_jacobian_cost",
+                             [](const Model& model) { return model.cost().implicit_jacobian_cost(); },
                              "The same for jacobian_implicit (NaN for models without one).")
-      .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) {
+      .def("constraint_residual", [](const Model& model, double t, py::handle y, py::handle p) -> std::pair<double, double> {
         auto yv = as_vector(y, model.n_states(), "y");
         auto pv = params_of(model, p);
+        const ConstraintSet* constraints = model.constraints();
+        if (constraints == nullptr) return {0.0, 1.0};  // nothing to drift from
         auto ws = model.borrow_workspace();
         double r, s;
-        model.constraint_residual(t, yv.data(), pv.data(), *ws, &r, &s);
-        return py::make_tuple(r, s);
+        constraints->constraint_residual(t, yv.data(), pv.data(), *ws, &r, &s);
+        return {r, s};
       }, py::arg("t"), py::arg("y"), py::arg("params"))
       .def("check_state", [](const Model& model, double t, py::handle y, py::handle p) {
         auto yv = as_vector(y, model.n_states(), "y");

@@ -39,7 +39,8 @@ constexpr double kTightestFactor = 0.1, kTightestRtol = 1e-12;
 class Dop853 {
  public:
   Dop853(const Model& model, const std::vector<double>& p, const ExplicitRkOptions& opt)
-      : model_(model), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()), ws_(model.borrow_workspace()),
+      : model_(model), parts_(model.parts()), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()),
+        ws_(model.borrow_workspace()),
         K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), corr_(n_), F_(n_, 7) {}
 
   // A stage off the model's domain (a non-finite value, or a ModelError such as a metric that is
@@ -189,12 +190,12 @@ class Dop853 {
   // moved by more than the error control can see, so that K_1 = f(t, y_) must be evaluated again.
   bool project(double t) {
     bool visible = false;
-    if (opt_.project && model_.constrained()) {
+    if (opt_.project && parts_.constraints) {
       double residual = 0.0, scale = 1.0;
-      model_.constraint_residual(t, y_.data(), p_.data(), *ws_, &residual, &scale);
+      parts_.constraints->constraint_residual(t, y_.data(), p_.data(), *ws_, &residual, &scale);
       if (residual > kDriftTol * rtol_ * scale) {
         corr_.setZero();
-        model_.project(t, y_.data(), p_.data(), corr_.data(), nullptr, nullptr, *ws_);
+        parts_.constraints->project(t, y_.data(), p_.data(), corr_.data(), nullptr, nullptr, *ws_);
         y_ += corr_;
         visible = true;
       }
@@ -222,13 +223,13 @@ class Dop853 {
   // The frame watch after an accepted step (or at the start): a re-split maps y_ and refreshes
   // K_.col(0) = f(t, y_) (first same as last no longer holds); a singular frame ends the run.
   void watch_frame(double t, bool at_start) {
-    const FrameCheck check = model_.frame_check(t, y_.data(), p_.data(), *ws_, at_start);
+    const FrameCheck check = parts_.frame_watch->frame_check(t, y_.data(), p_.data(), *ws_, at_start);
     if (check.action == FrameCheck::kNone) return;
     if (check.action == FrameCheck::kSingular) {
       out.frame_singular = true;
       throw SolverError(check.message, t);
     }
-    out.frame_switch_solved.push_back(model_.resplit(t, y_.data(), p_.data(), *ws_));
+    out.frame_switch_solved.push_back(parts_.frame_watch->resplit(t, y_.data(), p_.data(), *ws_));
     out.frame_switch_t.push_back(t);
     if (!at_start) f(t, y_, 0);  // at the start, run() evaluates it next
   }
@@ -247,7 +248,7 @@ class Dop853 {
     if (t_eval.empty()) record(t0, y_.data());
     double t = t0;
     t_now_ = t0;
-    const bool watching = model_.watches_frame();
+    const bool watching = parts_.frame_watch != nullptr;
     if (watching) watch_frame(t, true);
     if (opt_.project || !opt_.unit_norm.empty()) project(t);  // y0 checked to the tolerance: no-op
     f(t, y_, 0);
@@ -334,6 +335,7 @@ class Dop853 {
 
  private:
   const Model& model_;
+  const ModelParts parts_;  // the model's parts, asked for once
   const std::vector<double>& p_;
   const ExplicitRkOptions& opt_;
   double rtol_;

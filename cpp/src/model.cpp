@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "nonholo/errors.hpp"
 #include "nonholo/models/friction.hpp"
@@ -28,39 +29,38 @@ WorkspaceLease Model::borrow_workspace() const {
 }
 
 void Model::return_workspace(std::unique_ptr<Workspace> ws) const {
-  reset_frame(*ws);  // a re-split of the run that used it is not carried into the next one
+  // a re-split of the run that used it is not carried into the next one
+  if (const FrameWatcher* watch = frame_watch()) watch->reset_frame(*ws);
   std::lock_guard<std::mutex> lock(pool_.mutex);
   if (pool_.idle.size() < WorkspacePool::kIdleWorkspaces) pool_.idle.push_back(std::move(ws));
 }
 
-void Model::constraint_residual(double, const double*, const double*, Workspace&, double* residual,
-                                double* scale) const {
-  *residual = 0.0;
-  *scale = 1.0;
-}
-
-void Model::project(double, const double*, const double*, double* corr, double*, const double*, Workspace&) const {
-  std::fill(corr, corr + n_states(), 0.0);
-}
-
 void Model::check_state(double, const double*, const double*, Workspace&) const {}
+
+const CostEstimate& Model::cost() const {
+  if (const CostEstimate* estimate = parts().cost) return *estimate;
+  throw std::logic_error("the " + kind() + " model gives no cost estimate (Model::parts)");
+}
 
 std::vector<TapeName> Model::tape_names() const {
   std::vector<TapeName> names = MechanicalSystem::tape_names();
-  for (TapeName own : own_tape_names()) names.push_back(own);
+  if (const TapeSet* own = tapes())
+    for (TapeName name : own->own_tape_names()) names.push_back(name);
   if (fused_) names.push_back(TapeName::Rhs);
   return names;
 }
 
 std::vector<TapeName> Model::compiled_tapes() const {
-  std::vector<TapeName> names = rhs_tapes();
+  const TapeSet* own = tapes();
+  std::vector<TapeName> names = own ? own->rhs_tapes() : std::vector<TapeName>{};
   if (fused_) names.push_back(TapeName::Rhs);
   return names;
 }
 
 const Tape& Model::named_tape(TapeName name) const {
   if (name == TapeName::Rhs && fused_) return fused_->tape();
-  if (const Tape* own = own_tape(name)) return *own;
+  if (const TapeSet* own = tapes())
+    if (const Tape* tape = own->own_tape(name)) return *tape;
   const auto& system_names = MechanicalSystem::tape_names();
   if (std::find(system_names.begin(), system_names.end(), name) != system_names.end())
     return system_->tape_named(name);
@@ -68,7 +68,7 @@ const Tape& Model::named_tape(TapeName name) const {
                    ", got '" + to_string(name) + "'");
 }
 
-std::shared_ptr<const FusedRhs> Model::trace_fused(double, const double*, const double*) const {
+void Model::refuse_fusing() const {
   throw InputError("the " + kind() + " model's right-hand side cannot be fused (traced whole into one tape)");
 }
 
@@ -85,7 +85,8 @@ constexpr int kTraceAttempts = 6;
 }  // namespace
 
 bool Model::fuse(const double* p) const {
-  if (!fusable()) Model::trace_fused(0.0, nullptr, p);  // throws, naming the model
+  const TapeSet* own = tapes();
+  if (own == nullptr || !own->fusable()) refuse_fusing();
   std::vector<double> y(n_states()), ydot(n_states());
   std::string reason;
   for (int attempt = 0; attempt < kTraceAttempts; ++attempt) {
@@ -97,7 +98,7 @@ bool Model::fuse(const double* p) const {
         reason = "the right-hand side is not finite there";
         continue;
       }
-      fused_ = trace_fused(0.0, y.data(), p);
+      fused_ = own->trace_fused(0.0, y.data(), p);
       return true;
     } catch (const ModelError& e) {
       reason = e.what();
@@ -110,8 +111,6 @@ bool Model::fuse(const double* p) const {
                    " points tried, the last because " + reason);
 }
 
-void Model::project_sensitivities(double, const double*, const double*, int, double* const*, const int*,
-                                  const double*, Workspace&) const {}
 namespace {
 
 // Cost model of one evaluation, in nanoseconds of the machine the constants were fitted on
@@ -204,9 +203,11 @@ bool compiled_jacobian_pays(const MechanicalSystem& system) {
 
 // Models without a cost model of their own: the tape and a fixed cost; dual numbers cost
 // kJacobianChunk + 1 doubles per operation, once per chunk.
-double Model::rhs_cost_ns() const { return kCall + kInstruction * system().dynamics_tape().n_instructions(); }
-double Model::dual_jacobian_cost() const {
-  const int chunks = (n_states() + kJacobianChunk - 1) / kJacobianChunk;
+double default_rhs_cost_ns(const Model& model) {
+  return kCall + kInstruction * model.system().dynamics_tape().n_instructions();
+}
+double default_dual_jacobian_cost(const Model& model) {
+  const int chunks = (model.n_states() + kJacobianChunk - 1) / kJacobianChunk;
   return chunks * (kJacobianChunk + 1.0);
 }
 
@@ -232,7 +233,7 @@ double SparseModel::rhs_cost_ns() const {
   return kCall + kInstruction * system().sparse_tape().n_instructions() + kFlop * 4.0 * pattern_.lower().nonZeros();
 }
 double SparseModel::jacobian_cost() const {
-  const int colors = std::max(jacobian_structure()->n_colors, 1);
+  const int colors = std::max(structure_.n_colors, 1);
   const int chunks = (colors + kJacobianChunk - 1) / kJacobianChunk;
   const double entries = pattern_.lower().nonZeros();
   const double ns = chunks * (kDualCall + kDualInstruction * system().sparse_tape().n_instructions() +

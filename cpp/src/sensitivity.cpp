@@ -94,7 +94,8 @@ int SensitivityRun::evaluate(double t, N_Vector y, N_Vector* yS, N_Vector* ySdot
 void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, double t0, const double* y0,
                             bool fixed_point, bool project, const double* yS0) {
   mem_ = cvode_mem;
-  project_ = project && model_.constrained();
+  const ConstraintSet* constraints = model_.constraints();
+  project_ = project && constraints != nullptr;
   const int ns = count();
   sun::VectorPtr tmpl(N_VNew_Serial(n_, ctx));
   sun::use_compiled_ops(tmpl.get());  // the clones too (serial_ops.hpp)
@@ -110,9 +111,9 @@ void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, do
     if (index_[j] < 0) s[opt_.sensitivities[j].state] = 1.0;
   }
   // y0 lies on the constraint set: its admissible perturbations lie on the linearized one.
-  if (model_.constrained() && yS0 == nullptr) {
+  if (constraints != nullptr && yS0 == nullptr) {
     for (int j = 0; j < ns; ++j) out_[j] = N_VGetArrayPointer(yS_[j]);
-    model_.project_sensitivities(t0, y0, params_.data(), ns, out_.data(), index_.data(), nullptr, *ws_);
+    constraints->project_sensitivities(t0, y0, params_.data(), ns, out_.data(), index_.data(), nullptr, *ws_);
   }
   const int method = opt_.sensitivity_staggered ? CV_STAGGERED : CV_SIMULTANEOUS;
   check(CVodeSensInit(cvode_mem, ns, method, rhs, yS_), "CVodeSensInit");
@@ -158,7 +159,7 @@ void SensitivityRun::project(double t, const double* y, bool with_weights) {
   if (with_weights && steps > 0 && CVodeGetErrWeights(mem_, weights_.get()) == CV_SUCCESS)
     w = N_VGetArrayPointer(weights_.get());
   for (int j = 0; j < count(); ++j) out_[j] = N_VGetArrayPointer(yS_[j]);
-  model_.project_sensitivities(t, y, params_.data(), count(), out_.data(), index_.data(), w, *ws_);
+  model_.constraints()->project_sensitivities(t, y, params_.data(), count(), out_.data(), index_.data(), w, *ws_);
 }
 
 void SensitivityRun::record(double t, const double* y, std::vector<double>& out) {

@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -187,7 +187,9 @@ class Model:
         ...
     @property
     def constrained(self) -> bool:
-        ...
+        """
+        True when the velocities must satisfy A(q) v = b(q, t) (the model has a constraint set)
+        """
     @property
     def dual_jacobian_cost(self) -> float:
         """
@@ -258,6 +260,42 @@ class Model:
         """
         Every tape of the model by name: the system's, then the model's own ('slip', 'frame', 'frame_values').
         """
+class RunOptions:
+    """
+    The options of a run (integrate, integrate_many), converted and checked once.
+    """
+    def __init__(self, *, rtol: typing.SupportsFloat | typing.SupportsIndex = 1e-08, atol: typing.Any = 1e-10, method: str = 'auto', max_step: typing.SupportsFloat | typing.SupportsIndex = 0.0, first_step: typing.SupportsFloat | typing.SupportsIndex = 0.0, max_steps: typing.SupportsInt | typing.SupportsIndex = 500000, max_wall_time: typing.SupportsFloat | typing.SupportsIndex = 0.0, project: bool = True, solver_options: dict = {}, sensitivity: dict = {}) -> None:
+        ...
+    @property
+    def atol(self) -> list[float]:
+        ...
+    @property
+    def dense_output(self) -> bool:
+        ...
+    @property
+    def first_step(self) -> float:
+        ...
+    @property
+    def max_step(self) -> float:
+        ...
+    @property
+    def max_steps(self) -> int:
+        ...
+    @property
+    def max_wall_time(self) -> float:
+        ...
+    @property
+    def method(self) -> str:
+        ...
+    @property
+    def n_sensitivities(self) -> int:
+        ...
+    @property
+    def project(self) -> bool:
+        ...
+    @property
+    def rtol(self) -> float:
+        ...
 class DiscreteIntegrator:
     """
     Midpoint discrete Lagrange-d'Alembert integrator with step h.
@@ -363,11 +401,11 @@ def friction_model(system: MechanicalSystem) -> Model:
     ...
 def hamel_model(frame: Frame) -> Model:
     ...
-def integrate(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0: typing.Any, t_eval: typing.Any, events: collections.abc.Sequence, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.Any, method: str, max_step: typing.SupportsFloat | typing.SupportsIndex, first_step: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, project: bool, solver_options: dict = {}, sensitivity: dict = {}, cancel: typing.Any = None) -> dict:
+def integrate(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0: typing.Any, t_eval: typing.Any, events: collections.abc.Sequence, options: RunOptions, cancel: typing.Any = None) -> dict:
     ...
 def integrate_discrete(integrator: DiscreteIntegrator, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, n_steps: typing.SupportsInt | typing.SupportsIndex, q0: typing.Any, v0: typing.Any, newton_tol: typing.SupportsFloat | typing.SupportsIndex, max_newton_iterations: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, cancel: typing.Any = None) -> dict:
     ...
-def integrate_many(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0s: typing.Any, n_runs: typing.SupportsInt | typing.SupportsIndex, t_eval: typing.Any, events: collections.abc.Sequence, rtol: typing.SupportsFloat | typing.SupportsIndex, atol: typing.Any, method: str, max_step: typing.SupportsFloat | typing.SupportsIndex, first_step: typing.SupportsFloat | typing.SupportsIndex, max_steps: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, project: bool, threads: typing.SupportsInt | typing.SupportsIndex, solver_options: dict = {}, sensitivity: dict = {}, cancel: typing.Any = None) -> list:
+def integrate_many(model: Model, params: typing.Any, t0: typing.SupportsFloat | typing.SupportsIndex, tf: typing.SupportsFloat | typing.SupportsIndex, y0s: typing.Any, n_runs: typing.SupportsInt | typing.SupportsIndex, t_eval: typing.Any, events: collections.abc.Sequence, options: RunOptions, threads: typing.SupportsInt | typing.SupportsIndex = 0, cancel: typing.Any = None) -> list:
     ...
 def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     """

@@ -62,7 +62,7 @@ struct ExplicitRkOutput {
   bool interrupted = false;
   std::string message;
   std::string flag_name;  // the failure's kind: STEP_SIZE_COLLAPSED, TOO_MUCH_WORK, WALL_TIME_EXCEEDED
-  // The frame watch of models in quasi-velocities (Model::frame_check), as in the CVODE run: the
+  // The frame watch of models in quasi-velocities (FrameWatcher::frame_check), as in the CVODE run: the
   // re-splits (time, solved coordinates), and whether the run stopped at a singular frame.
   std::vector<double> frame_switch_t;
   std::vector<std::vector<int>> frame_switch_solved;
@@ -87,14 +87,14 @@ inline double adams_step_ns(int n_states) { return 2200.0 + 150.0 * n_states; }
 // at every order 0-3.
 constexpr double kExplicitRkStepRatio = 2.5;
 inline bool explicit_rk_pays(const Model& model) {
-  return !model.stiff() && model.rhs_cost_ns() <= kExplicitRkStepRatio * adams_step_ns(model.n_states());
+  return !model.stiff() && model.cost().rhs_cost_ns() <= kExplicitRkStepRatio * adams_step_ns(model.n_states());
 }
 
 // Integrates y' = model.rhs(t, y, p) from t0 to tf (either direction) at the tolerances (weights
 // atol_i + rtol max(|y_n,i|, |y_n+1,i|), RMS norm). Outputs at t_eval (sorted in the direction of
 // integration, inside the span), or at every step when t_eval is empty. Failures (a non-finite
 // right-hand side, the step collapsing, max_steps, max_wall_time) return status -1 with the reason.
-// A model that watches its frame (Model::watches_frame) is checked at the start and after every
+// A model that watches its frame (the part FrameWatcher) is checked at the start and after every
 // accepted step; a re-split maps the state and costs one right-hand side (a one-step method keeps
 // no history), the outputs at the step's end are emitted before it, in the old frame.
 ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>& p, double t0, double tf,

@@ -61,6 +61,11 @@ struct IntegrationOptions {
   std::vector<UnitNormGroup> unit_norm;
 };
 
+// The one check of a run's options: throws InputError naming the option (rtol, atol, max_steps,
+// solver_options[...]) when it is unusable; n_states < 0 checks what does not depend on the model
+// (the binding's RunOptions when it is made), else also atol's and unit_norm's sizes.
+void check_options(const IntegrationOptions& options, int n_states);
+
 // An event g(t, y) = 0, found by CVODE's root finding. Either a tape with inputs
 // [q, v, t, p] (evaluated in C++) or a callback (e.g. a Python function). A tape of the
 // no-slip dynamics (`dynamics`) has the inputs [q, v, t, p, q'', lambda]: the acceleration and
@@ -118,7 +123,7 @@ struct SimulationOutput {
   std::string method;
   double t_switch = std::numeric_limits<double>::quiet_NaN();
   long n_restarts = 0;  // fresh CVODE starts after the first (the switch, a frame re-split)
-  // Frames re-chosen during the run (Model::frame_check): the times and the new descriptions
+  // Frames re-chosen during the run (FrameWatcher::frame_check): the times and the new descriptions
   // (solved coordinates). An output at time t is in the frame of the last switch strictly
   // before t (in the direction of integration), the model's own before the first.
   std::vector<double> frame_switch_t;

@@ -18,6 +18,7 @@
 
 #include "nonholo/fused_rhs.hpp"
 #include "nonholo/mechanics.hpp"
+#include "nonholo/model_parts.hpp"
 #include "nonholo/scalar/dual.hpp"
 #include "nonholo/tape/tape_name.hpp"
 
@@ -46,19 +47,6 @@ class LazyChoice {
 
  private:
   mutable std::atomic<signed char> value_{-1};
-};
-
-// A model whose velocity states are quasi-velocities of a frame that can turn singular along a
-// run (the frame form of the reduced model, the Hamel and frame-vakonomic models; one
-// implementation, models/frame_watch.hpp) is watched by the integrator after every step:
-// frame_check says whether the frame is still well conditioned (kNone), must be replaced by
-// another at the current state (kResplit: resplit() maps y to it, and CVODE restarts there),
-// or is nearly singular with no replacement (kSingular: the run stops with `message`).
-struct FrameCheck {
-  enum Action { kNone, kResplit, kSingular };
-  Action action = kNone;
-  double measure = 0.0;  // what was compared with the bound
-  std::string message;
 };
 
 class Model;
@@ -97,6 +85,10 @@ class WorkspaceLease {
   std::unique_ptr<Workspace> ws_;
 };
 
+// What every model is: its sizes, its right-hand side and Jacobian, a workspace, the check of a
+// state. Everything else is a part the model has or lacks (model_parts.hpp), asked for by
+// constraints(), frame_watch(), sparse_jacobian(), tapes(), cost() and jacobian_paths(): a null
+// means the model lacks it. At most 12 virtual methods (tests/test_model_interface.py counts).
 class Model {
  public:
   explicit Model(std::shared_ptr<const MechanicalSystem> system) : system_(std::move(system)) {}
@@ -114,8 +106,6 @@ class Model {
   // True when y = [q, v] with q' = v exactly (the Jacobian's first n rows are [0, I]): BDF then
   // solves its Newton systems in n unknowns (sundials/second_order_lu.hpp).
   virtual bool second_order() const { return false; }
-  // True when the velocities must satisfy A(q) v = b(q, t) (projection is available).
-  virtual bool constrained() const { return false; }
 
   virtual std::unique_ptr<Workspace> workspace() const = 0;
   // A workspace from this model's pool of idle ones (a new one when there is none), returned
@@ -124,97 +114,40 @@ class Model {
   virtual void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const = 0;
   // J is n_states x n_states, column-major: J[i + j*n] = d ydot_i / d y_j.
   virtual void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const = 0;
-  // The same Jacobian by dual numbers pushed through the whole vector field (the reference the
-  // models' implicit-differentiation Jacobians are tested against); by default jacobian().
-  virtual void jacobian_dual(double t, const double* y, const double* p, double* J, Workspace& ws) const {
-    jacobian(t, y, p, J, ws);
-  }
-  // The Jacobian by implicit differentiation of the model's own solves, for the models that
-  // have one (friction, nonholonomic; jacobian() uses it where it is estimated cheaper than
-  // dual numbers); false, J untouched, for the others.
-  virtual bool implicit_jacobian(double, const double*, const double*, double*, Workspace&) const { return false; }
-  // A model with a sparse Jacobian (models/sparse.hpp) gives its structure (CSC with the
-  // diagonal: CVODE's sparse Newton matrix) and fills its values in that order; null and no-op
-  // for the dense models.
-  virtual const JacobianStructure* jacobian_structure() const { return nullptr; }
-  virtual void sparse_jacobian(double, const double*, const double*, double*, Workspace&) const {}
-  // True for the sparse models (sparse factorizations, sparse Jacobian).
-  virtual bool sparse() const { return false; }
-  // Estimated cost of one jacobian() in right-hand sides (for the integrator's refresh policy).
-  // The cheaper of the two ways where a model has both (jacobian() takes that one).
-  virtual double jacobian_cost() const {
-    const double implicit = implicit_jacobian_cost();
-    return std::isnan(implicit) ? dual_jacobian_cost() : std::min(implicit, dual_jacobian_cost());
-  }
-  // The same for jacobian_dual.
-  virtual double dual_jacobian_cost() const;
-  // The same for implicit_jacobian; NaN for the models that have none.
-  virtual double implicit_jacobian_cost() const { return std::numeric_limits<double>::quiet_NaN(); }
-  // Estimated time of one rhs() in nanoseconds of the machine the cost constants were measured
-  // on (model.cpp): converts the integrator's fixed cost of a step into right-hand sides.
-  virtual double rhs_cost_ns() const;
-
   // Forward sensitivity right-hand sides (CVODES): out_j = (df/dy) s_j + df/dp_{index_j}, one
   // directional derivative of f per direction j by dual numbers with the state seeded by s_j
   // and the parameter index_j (none when index_j < 0) seeded by 1. Defined in sensitivity.hpp.
   virtual void directional_derivatives(double t, const double* y, const double* p, int n_dir,
                                        const double* const* s, const int* index, double* const* out,
                                        Workspace& ws) const = 0;
-  // Projects sensitivities s_j (with their parameter index_j) onto the linearized constraint
-  // A s_v + d/dq(A v - b) s_q + d/dp(A v - b) = 0, correcting velocities only, with the
-  // projection's own norm (see project): the derivative of the projected state. No-op for
-  // unconstrained models.
-  virtual void project_sensitivities(double t, const double* y, const double* p, int n_dir, double* const* s,
-                                     const int* index, const double* weights, Workspace& ws) const;
-
-  // |A v - b| and the scale it is measured against (|A| |v| + |b|); 0, 1 when unconstrained.
-  virtual void constraint_residual(double t, const double* y, const double* p, Workspace& ws,
-                                   double* residual, double* scale) const;
-  // corr such that y + corr satisfies the constraint; err (if not null) is projected onto the
-  // tangent space of the constraint set, as CVODE's projection interface expects. Both are
-  // orthogonal in the norm with the given error weights (CVODE's ewt) when `weights` is not
-  // null, in the metric G otherwise.
-  virtual void project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
-                       Workspace& ws) const;
   // Throws ModelError when the data are unusable at y (metric, constraints, friction).
   virtual void check_state(double t, const double* y, const double* p, Workspace& ws) const;
-  // The frame watch (FrameCheck). `at_state`: measure at y itself (the start of a run);
-  // otherwise from what the right-hand sides since the previous check recorded, at no cost.
-  virtual bool watches_frame() const { return false; }
-  virtual FrameCheck frame_check(double, const double*, const double*, Workspace&, bool) const { return {}; }
-  // Maps y in place to the new frame of a kResplit and evaluates with it from now on; returns
-  // the frame's new description (the solved coordinates of a Voronets frame).
-  virtual std::vector<int> resplit(double, double*, const double*, Workspace&) const { return {}; }
-  // Back to the model's own frame (a workspace returned to the pool: the next run or
-  // evaluation starts in the frame its state is given in).
-  virtual void reset_frame(Workspace&) const {}
-  // The n velocities a symbolic event g(t, q, v) sees at the state y: y[n, 2n) (v, or u for the
-  // reduced model), u = X_D(q) w for a state in quasi-velocities (the frame form).
-  virtual const double* event_velocity(double, const double* y, const double*, Workspace&) const {
-    return y + system_->n();
-  }
+
+  // The parts this model has (model_parts.hpp), each null when it lacks it.
+  virtual ModelParts parts() const { return {}; }
+  const ConstraintSet* constraints() const { return parts().constraints; }
+  const FrameWatcher* frame_watch() const { return parts().frame_watch; }
+  const SparseJacobian* sparse_jacobian() const { return parts().sparse_jacobian; }
+  const TapeSet* tapes() const { return parts().tapes; }
+  const JacobianPaths* jacobian_paths() const { return parts().jacobian_paths; }
+  // Every model prices itself (a model class without a CostEstimate is a programming error).
+  const CostEstimate& cost() const;
+
   // Indices of y that hold q and v (for projection and names); the rest is model specific.
   int q_offset() const { return 0; }
   int v_offset() const { return system_->n(); }
 
-  // What model.compile() translates to C by default (tape_codegen.cpp): the tapes one right-hand
-  // side evaluates in doubles, the constraint tape of the drift control (constrained models) and
-  // the implicit Jacobian's tape where compiling it pays (compiled_jacobian_pays). Names as
-  // named_tape takes them; tapes evaluated only in other scalar types (dual numbers, Taylor
-  // series) are left out, since a compiled kernel serves doubles only.
-  virtual std::vector<TapeName> rhs_tapes() const { return {TapeName::Dynamics}; }
   // Every tape the model can evaluate, by name: the system's (MechanicalSystem::tape_names), then
-  // the model's own (own_tape_names: Slip, h^(1..K) of a CompiledSlip; Frame, FrameValues, the
-  // tapes of an anholonomic frame). named_tape throws InputError naming the choices.
+  // the model's own (TapeSet::own_tape_names). named_tape throws InputError naming the choices.
   std::vector<TapeName> tape_names() const;
   const Tape& named_tape(TapeName name) const;
-  // rhs_tapes() and, once fuse() has built it, the fused right-hand side's tape Rhs.
+  // The tape part's rhs_tapes() (none without one) and, once fuse() has built it, the fused
+  // right-hand side's tape Rhs.
   std::vector<TapeName> compiled_tapes() const;
 
-  // The fused right-hand side (fused_rhs.hpp): true when this model's whole eval can be traced.
-  virtual bool fusable() const { return false; }
-  // Traces it at a regular point (a few fixed points are tried) with parameters p and keeps it as
-  // the tape Rhs; rhs() evaluates it once that tape is compiled (model.compile()). Returns false
+  // The fused right-hand side (fused_rhs.hpp), for a model whose tape part is fusable(): traces
+  // it at a regular point (a few fixed points are tried) with parameters p and keeps it as the
+  // tape Rhs; rhs() evaluates it once that tape is compiled (model.compile()). Returns false
   // (nothing kept) when the graph exceeds kMaxFusedNodes; throws InputError when the model cannot
   // be fused, ModelError when no point tried is regular. Like attaching a compiled tape, not
   // thread-safe against running integrations.
@@ -225,9 +158,8 @@ class Model {
   std::shared_ptr<const MechanicalSystem> system_;
   // The fused right-hand side, when its tape is compiled (else the model's own eval is cheaper).
   const FusedRhs* compiled_fused() const { return fused_ && fused_->tape().compiled() ? fused_.get() : nullptr; }
-  virtual std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const;
-  virtual std::vector<TapeName> own_tape_names() const { return {}; }
-  virtual const Tape* own_tape(TapeName) const { return nullptr; }
+  // The InputError of a model that cannot be fused.
+  [[noreturn]] void refuse_fusing() const;
 
  private:
   friend class WorkspaceLease;
@@ -245,11 +177,17 @@ class Model {
   mutable std::shared_ptr<const FusedRhs> fused_;
 };
 
+// The cost estimates of a model without a cost model of its own (model.cpp): the dynamics tape
+// and a fixed cost; dual numbers cost kJacobianChunk + 1 doubles per operation, once per chunk.
+double default_rhs_cost_ns(const Model& model);
+double default_dual_jacobian_cost(const Model& model);
+
 // Implements the virtual interface from a template `eval<S>` of the derived model, once for
-// doubles (rhs) and once for dual numbers (jacobian). WorkT<S> is the model's scratch space
-// (MechanicsWork<S> or a type derived from it).
+// doubles (rhs) and once for dual numbers (jacobian), with the parts every dense model has: its
+// tapes, its cost estimate (defaults a model kind overrides with its own) and its Jacobian
+// paths. WorkT<S> is the model's scratch space (MechanicsWork<S> or a type derived from it).
 template <class Derived, template <class> class WorkT = MechanicsWork>
-class ModelImpl : public Model {
+class ModelImpl : public Model, public TapeSet, public CostEstimate, public JacobianPaths {
  public:
   using Model::Model;
 
@@ -265,6 +203,13 @@ class ModelImpl : public Model {
   };
 
   std::unique_ptr<Workspace> workspace() const override { return std::make_unique<Work>(); }
+  ModelParts parts() const override {
+    ModelParts parts;
+    parts.tapes = this;
+    parts.cost = this;
+    parts.jacobian_paths = this;
+    return parts;
+  }
 
   void directional_derivatives(double t, const double* y, const double* p, int n_dir, const double* const* s,
                                const int* index, double* const* out, Workspace& ws) const override;
@@ -276,12 +221,11 @@ class ModelImpl : public Model {
     derived().template eval<double>(t, y, p, ydot, w.d);
   }
 
-  bool fusable() const override { return is_traceable<Derived>::value; }
-
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     jacobian_dual(t, y, p, J, ws);
   }
 
+  // JacobianPaths.
   void jacobian_dual(double t, const double* y, const double* p, double* J, Workspace& ws) const override {
     Work& w = static_cast<Work&>(ws);
     const int n = n_states();
@@ -297,9 +241,19 @@ class ModelImpl : public Model {
         for (int i = 0; i < n; ++i) J[i + j * n] = w.ydot[i].d[j - c0];
     }
   }
+  bool implicit_jacobian(double, const double*, const double*, double*, Workspace&) const override { return false; }
 
- protected:
-  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  // CostEstimate.
+  double rhs_cost_ns() const override { return default_rhs_cost_ns(*this); }
+  double jacobian_cost() const override {
+    const double implicit = implicit_jacobian_cost();
+    return std::isnan(implicit) ? dual_jacobian_cost() : std::min(implicit, dual_jacobian_cost());
+  }
+  double dual_jacobian_cost() const override { return default_dual_jacobian_cost(*this); }
+  double implicit_jacobian_cost() const override { return std::numeric_limits<double>::quiet_NaN(); }
+
+  // TapeSet (rhs_tapes: the dynamics tape unless the model says more).
+  bool fusable() const override { return is_traceable<Derived>::value; }
   std::shared_ptr<const FusedRhs> trace_fused(double t, const double* y, const double* p) const override {
     if constexpr (is_traceable<Derived>::value) {
       return trace_fused_rhs(n_states(), n_params(), t, y, p,
@@ -308,9 +262,12 @@ class ModelImpl : public Model {
                                derived().template eval<Traced, Traced>(tt, yt, pt, ydot, w);
                              });
     } else {
-      return Model::trace_fused(t, y, p);
+      refuse_fusing();
     }
   }
+
+ protected:
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
   static WorkT<double>& work(Workspace& ws) { return static_cast<Work&>(ws).d; }
 };
 

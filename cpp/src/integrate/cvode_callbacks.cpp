@@ -62,7 +62,9 @@ int linsys_callback(sun::real t, N_Vector y, N_Vector, SUNMatrix A, sunbooleanty
   try {
     const bool sparse = sun::is_sparse_matrix(A);
     if (!jok) {
-      if (sparse) P->model.sparse_jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
+      if (sparse)
+        P->parts.sparse_jacobian->sparse_jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(),
+                                                  *P->ws);
       else P->model.jacobian(t, N_VGetArrayPointer(y), P->params.data(), P->jacobian.data(), *P->ws);
       *jcur = SUNTRUE;
     } else {
@@ -118,7 +120,8 @@ int proj_callback(sun::real t, N_Vector y, N_Vector corr, sun::real, N_Vector er
       weights = N_VGetArrayPointer(P->weights);
     double* e = err ? N_VGetArrayPointer(err) : nullptr;
     if (P->project_velocities)
-      P->model.project(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(corr), e, weights, *P->ws);
+      P->parts.constraints->project(t, N_VGetArrayPointer(y), P->params.data(), N_VGetArrayPointer(corr), e, weights,
+                                    *P->ws);
     else
       N_VConst(0.0, corr);
     if (P->unit_norm) project_unit_norm(*P->unit_norm, N_VGetArrayPointer(y), N_VGetArrayPointer(corr), e);

@@ -23,6 +23,7 @@ namespace nonholo::cvode {
 // and the callback returns -1.
 struct Problem {
   const Model& model;
+  const ModelParts parts;  // the model's parts, asked for once
   const std::vector<double>& params;
   const std::vector<EventSpec>& events;
   WorkspaceLease ws;
@@ -40,7 +41,7 @@ struct Problem {
   const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
   Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
-      : model(m), params(p), events(e), ws(m.borrow_workspace()) {}
+      : model(m), parts(m.parts()), params(p), events(e), ws(m.borrow_workspace()) {}
 
   double event_value(const EventSpec& ev, double t, const double* y) {
     if (ev.callback) {
@@ -54,7 +55,8 @@ struct Problem {
     const MechanicalSystem& sys = model.system();
     const int n = sys.n(), base = sys.n_inputs();
     event_inputs.resize(ev.dynamics ? base + n + sys.k() : base);
-    const double* v = model.event_velocity(t, y, params.data(), *ws);  // u = X_D w in a frame
+    const double* v = parts.frame_watch ? parts.frame_watch->event_velocity(t, y, params.data(), *ws)  // u = X_D w
+                                        : y + n;
     std::copy(y, y + n, event_inputs.begin());
     std::copy(v, v + n, event_inputs.begin() + n);
     event_inputs[2 * n] = t;

@@ -1,5 +1,5 @@
 // The frame watch during a CVODE run: a model in quasi-velocities checks its frame after every
-// step (Model::frame_check, models/frame_watch.cpp) and the run re-splits and restarts, or stops
+// step (FrameWatcher::frame_check, models/frame_watch.cpp) and the run re-splits and restarts, or stops
 // at a singular frame.
 #include <algorithm>
 
@@ -14,11 +14,11 @@ bool Integration::watch_frame(double t, bool at_start) {
   const double* p = problem_.params.data();
   FrameCheck verdict;
   try {
-    verdict = model_.frame_check(t, y, p, *problem_.ws, at_start);
+    verdict = problem_.parts.frame_watch->frame_check(t, y, p, *problem_.ws, at_start);
     if (verdict.action == FrameCheck::kNone) return true;
     if (verdict.action == FrameCheck::kResplit && !sens_) {
       resplit_state_.assign(y, y + n_);  // mapped to the new frame; y stays in the old one for the outputs
-      std::vector<int> solved = model_.resplit(t, resplit_state_.data(), p, *problem_.ws);
+      std::vector<int> solved = problem_.parts.frame_watch->resplit(t, resplit_state_.data(), p, *problem_.ws);
       if (!at_start) {  // the step as taken, in the old frame
         if (opt_.dense_output) record_dense_step();
         emit_t_eval_up_to(t, y);

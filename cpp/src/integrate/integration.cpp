@@ -24,6 +24,36 @@ SimulationOutput Integration::run_explicit() {
   return out_;
 }
 
+}  // namespace cvode
+
+// The one check of a run's options (InputError naming the option): for every run, and when the
+// binding's RunOptions is made (n_states < 0: what does not depend on the model).
+void check_options(const IntegrationOptions& o, int n_states) {
+  if (!(o.rtol > 0.0) || !std::isfinite(o.rtol)) throw InputError("rtol must be positive and finite");
+  if (o.atol.empty()) throw InputError("atol must be a scalar or have one entry per state");
+  if (n_states >= 0 && o.atol.size() != 1 && static_cast<int>(o.atol.size()) != n_states)
+    throw InputError("atol must be a scalar or have one entry per state (" + std::to_string(n_states) + ")");
+  for (double a : o.atol)
+    if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
+  if (o.max_steps < 1) throw InputError("max_steps must be at least 1");
+  for (const UnitNormGroup& g : o.unit_norm) {
+    if (g.position.empty() || (!g.velocity.empty() && g.velocity.size() != g.position.size()))
+      throw InputError("solver_options['unit_norm']: each group needs positions and as many velocities (or none)");
+    for (const auto* idx : {&g.position, &g.velocity})
+      for (int i : *idx)
+        if (i < 0 || (n_states >= 0 && i >= n_states))
+          throw InputError("solver_options['unit_norm']: state index out of range");
+  }
+  if (o.max_order < 0 || o.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
+  if (o.jacobian_frequency < 0 || o.setup_frequency < 0 || o.max_nonlinear_iterations < 0 ||
+      o.nonlinear_convergence < 0)
+    throw InputError("solver_options values must be positive");
+  if (o.max_step < 0 || o.first_step < 0 || o.max_wall_time < 0)
+    throw InputError("max_step, first_step and max_wall_time must be non-negative");
+}
+
+namespace cvode {
+
 void Integration::validate(const std::vector<double>& params, const std::vector<double>& y0,
                            const std::vector<EventSpec>& events) {
   if (static_cast<int>(y0.size()) != n_)
@@ -37,25 +67,7 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
   if (!std::isfinite(t0_) || !std::isfinite(tf_)) throw InputError("t_span must be finite");
   if (t0_ == tf_) throw InputError("t_span must have t0 != tf");
   dir_ = tf_ > t0_ ? 1.0 : -1.0;
-  if (!(opt_.rtol > 0.0) || !std::isfinite(opt_.rtol)) throw InputError("rtol must be positive and finite");
-  if (opt_.atol.size() != 1 && static_cast<int>(opt_.atol.size()) != n_)
-    throw InputError("atol must be a scalar or have one entry per state (" + std::to_string(n_) + ")");
-  for (double a : opt_.atol)
-    if (!(a > 0.0) || !std::isfinite(a)) throw InputError("atol must be positive and finite");
-  if (opt_.max_steps < 1) throw InputError("max_steps must be at least 1");
-  for (const UnitNormGroup& g : opt_.unit_norm) {
-    if (g.position.empty() || (!g.velocity.empty() && g.velocity.size() != g.position.size()))
-      throw InputError("solver_options['unit_norm']: each group needs positions and as many velocities (or none)");
-    for (const auto* idx : {&g.position, &g.velocity})
-      for (int i : *idx)
-        if (i < 0 || i >= n_) throw InputError("solver_options['unit_norm']: state index out of range");
-  }
-  if (opt_.max_order < 0 || opt_.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
-  if (opt_.jacobian_frequency < 0 || opt_.setup_frequency < 0 || opt_.max_nonlinear_iterations < 0 ||
-      opt_.nonlinear_convergence < 0)
-    throw InputError("solver_options values must be positive");
-  if (opt_.max_step < 0 || opt_.first_step < 0 || opt_.max_wall_time < 0)
-    throw InputError("max_step, first_step and max_wall_time must be non-negative");
+  check_options(opt_, n_);
   for (std::size_t i = 0; i < t_eval_.size(); ++i) {
     double te = t_eval_[i];
     if (!std::isfinite(te) || !before_or_at(t0_, te) || !before_or_at(te, tf_))
@@ -103,7 +115,7 @@ void Integration::setup(const std::vector<double>& y0) {
   }
   if (method == Method::Auto) {
     const bool bdf = model_.stiff() || (opt_.project && !opt_.unit_norm.empty()) ||
-                     (sensitivities && model_.constrained() && opt_.project);
+                     (sensitivities && problem_.parts.constraints && opt_.project);
     method = bdf ? Method::Bdf : Method::Adams;
     may_switch_ = method == Method::Adams;
   }
@@ -115,7 +127,8 @@ SolverHandle Integration::acquire(double t_start, Method method, bool projection
   SolverPool* pool = pool_use_.pool();
   const bool sensitivities = !opt_.sensitivities.empty();
   std::unique_ptr<Solver> s;
-  const JacobianStructure* pattern = method == Method::Bdf ? model_.jacobian_structure() : nullptr;
+  const SparseJacobian* sparse = problem_.parts.sparse_jacobian;
+  const JacobianStructure* pattern = method == Method::Bdf && sparse ? &sparse->jacobian_structure() : nullptr;
   const bool second_order = method == Method::Bdf && halved_newton();
   if (pool && !sensitivities) s = pool->take(method, n_, projection, second_order, pattern);
   if (s) {
@@ -191,7 +204,7 @@ void Integration::configure(double t_start) {
 
 void Integration::start(double t_start, Method method, const double* y0) {
   method_ = method;
-  const bool project_velocities = model_.constrained() && opt_.project;
+  const bool project_velocities = problem_.parts.constraints && opt_.project;
   const bool project_positions = opt_.project && !opt_.unit_norm.empty();
   // CVODE's memory first (it refers to the solvers), then what it used
   solver_.reset();
@@ -214,8 +227,8 @@ void Integration::start(double t_start, Method method, const double* y0) {
   if (method_ == Method::Bdf) {
     // the Jacobian the linear-system function keeps (a reused instance starts with a new one:
     // CVODE refreshes at its first step)
-    const JacobianStructure* pattern = model_.jacobian_structure();
-    problem_.jacobian.assign(pattern ? static_cast<std::size_t>(pattern->nnz()) : static_cast<std::size_t>(n_) * n_, 0.0);
+    const SparseJacobian* sparse = problem_.parts.sparse_jacobian;
+    problem_.jacobian.assign(sparse ? static_cast<std::size_t>(sparse->jacobian_structure().nnz()) : static_cast<std::size_t>(n_) * n_, 0.0);
     // When to refresh the Jacobian: jacobian_policy.hpp (CVODE's reuse or a refresh every step,
     // whichever advances further per unit of work), unless the caller fixed the frequencies
     // (0: CVODE's default).
@@ -224,8 +237,9 @@ void Integration::start(double t_start, Method method, const double* y0) {
       check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
     } else {
       // a step's fixed cost in right-hand sides of this model
-      const double rhs_ns = std::max(1.0, model_.rhs_cost_ns());
-      policy_ = std::make_unique<JacobianPolicy>(model_.jacobian_cost(), kStepNanoseconds / rhs_ns,
+      const CostEstimate& cost = model_.cost();
+      const double rhs_ns = std::max(1.0, cost.rhs_cost_ns());
+      policy_ = std::make_unique<JacobianPolicy>(cost.jacobian_cost(), kStepNanoseconds / rhs_ns,
                                                  setup_nanoseconds(halved_newton() ? n_ / 2 : n_) / rhs_ns);
       set_jacobian_mode(policy_->refreshing());
     }
@@ -243,7 +257,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
     problem_.sensitivity = sens_.get();
     out_.n_sens = sens_->count();
     sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
-                  model_.constrained() && opt_.project, switch_sensitivities_.empty() ? nullptr : switch_sensitivities_.data());
+                  problem_.parts.constraints && opt_.project, switch_sensitivities_.empty() ? nullptr : switch_sensitivities_.data());
     switch_sensitivities_.clear();
   }
   // Root finding is set up afresh on every start: CVodeRootInit with an unchanged number of events
@@ -334,7 +348,7 @@ void Integration::collect_stats() {
   if (method_ == Method::Bdf) {
     CVodeGetNumLinSolvSetups(mem, &s.n_lin_setups);
     CVodeGetNumJacEvals(mem, &s.n_jac);
-    if ((model_.constrained() || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
+    if ((problem_.parts.constraints || !opt_.unit_norm.empty()) && opt_.project) CVodeGetNumProjEvals(mem, &s.n_proj);
   }
   SolverStats& o = out_.stats;
   o.n_steps += s.n_steps;
@@ -378,8 +392,8 @@ SimulationOutput Integration::run() {
   }
   long steps = 0, tiny_steps = 0;
   std::vector<int> roots(problem_.events.size());
-  // the frame watch (Model::frame_check): at the start, then after every step
-  const bool watching = model_.watches_frame();
+  // the frame watch (FrameWatcher::frame_check): at the start, then after every step
+  const bool watching = problem_.parts.frame_watch != nullptr;
   const bool started = !watching || watch_frame(t, true);
   mem = solver_->mem.get();
 

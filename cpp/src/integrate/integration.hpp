@@ -70,7 +70,7 @@ class Integration {
   // BDF's Newton systems in half the states (sundials/second_order_lu.hpp): dense second-order
   // models from kSecondOrderMinCoordinates coordinates on.
   bool halved_newton() const {
-    return model_.second_order() && model_.jacobian_structure() == nullptr && n_ / 2 >= kSecondOrderMinCoordinates;
+    return model_.second_order() && problem_.parts.sparse_jacobian == nullptr && n_ / 2 >= kSecondOrderMinCoordinates;
   }
   void* mem() const { return solver_->mem.get(); }
   // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
@@ -87,7 +87,7 @@ class Integration {
   bool project_adams_history(double t);
   // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
-  // The frame watch after a step (Model::frame_check): false when the run must stop (fail()
+  // The frame watch after a step (FrameWatcher::frame_check): false when the run must stop (fail()
   // has been called). A re-split maps y_ to the new frame and restarts CVODE there; outputs up
   // to t are emitted before, in the old frame.
   bool watch_frame(double t, bool at_start);

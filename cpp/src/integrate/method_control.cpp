@@ -90,14 +90,14 @@ bool Integration::adams_is_stiff(double t) {
 
 bool Integration::drifted(double t, const double* y) {
   double residual = 0.0, scale = 1.0;
-  model_.constraint_residual(t, y, problem_.params.data(), *problem_.ws, &residual, &scale);
+  problem_.parts.constraints->constraint_residual(t, y, problem_.params.data(), *problem_.ws, &residual, &scale);
   return residual > kDriftTol * opt_.rtol * scale;
 }
 
 void Integration::project_state(double t) {
   double* y = N_VGetArrayPointer(y_.get());
   corr_.assign(n_, 0.0);
-  model_.project(t, y, problem_.params.data(), corr_.data(), nullptr, nullptr, *problem_.ws);
+  problem_.parts.constraints->project(t, y, problem_.params.data(), corr_.data(), nullptr, nullptr, *problem_.ws);
   for (int i = 0; i < n_; ++i) y[i] += corr_[i];
 }
 

@@ -190,6 +190,12 @@ def _core_options(solver_options, dense_output: bool = False, model: Model | Non
     return options
 
 
+def run_options(opts: dict, project: bool, core_options: dict, sensitivity: dict) -> _core.RunOptions:
+    """The options of one run as the core takes them: one object, converted and checked once
+    (``opts``: the checked tolerances, method and limits of ``check.solver_options``)."""
+    return _core.RunOptions(**opts, project=project, solver_options=core_options, sensitivity=sensitivity)
+
+
 def _unit_norm_indices(model: Model) -> list:
     """(position, velocity) state indices of the system's unit-norm groups; the velocities are
     left alone in models whose velocity states are quasi-velocities (anholonomic frames)."""
@@ -406,9 +412,8 @@ def simulate(
         with hot:
             raw = _core.integrate(model.core, p, t0, tf, y0, None if no_samples else times,
                                   specs + (_events(model, [watch]) if watch else []),
-                                  opts["rtol"], opts["atol"], opts["method"], opts["max_step"],
-                                  opts["first_step"], opts["max_steps"], opts["max_wall_time"], project,
-                                  _core_options(solver_options, dense_output, model, model is checked), sens,
+                                  run_options(opts, project, _core_options(solver_options, dense_output, model,
+                                                                           model is checked), sens),
                                   current_cancel())
     except KeyboardInterrupt as exc:  # Ctrl-C: the trajectory up to there goes with it
         raw = getattr(exc, "_nonholo_partial", None)
@@ -485,9 +490,12 @@ def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray, t0: f
             "double precision resolves (its steps and Jacobian overflow or underflow): use system.nonholonomic(), "
             "the limit eps -> 0, or system.reduced(eps), or an eps above about 1e-100")
         return
-    nonholonomic = system.nonholonomic()
-    p = nonholonomic.param_vector({k: v for k, v in result.params.items() if k != "eps"})
-    residual, scale = nonholonomic.core.constraint_residual(t0, y0[: 2 * system.n], p)
+    # |A v - b| at y0 against |A| |v| + |b| (the core's constraint_residual), from the system's
+    # point geometry: the diagnosis builds no model and runs nothing
+    q, v = y0[: system.n], y0[system.n: 2 * system.n]
+    A, b = system.constraint_matrix(q, t0, {k: x for k, x in result.params.items() if k != "eps"})
+    residual = float(np.linalg.norm(A @ v - b))
+    scale = float(np.linalg.norm(A) * np.linalg.norm(v) + np.linalg.norm(b))
     # failed within the layer (its e-folding time is about eps / mu): the layer is the cause
     if residual > 1e-10 * max(scale, 1.0) and abs(result.t_last - t0) <= 1e3 * eps:
         result.message = (
@@ -684,6 +692,8 @@ def simulate_many(
     done.update(n_runs - n_started)
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
+    options = run_options(opts, _drift_control(model, drift_control, opts["method"], sensitivities), core_options,
+                          sens) if bounds else None
     try:
         for start, stop in bounds:
             if compile == "auto" and start == 1:
@@ -691,11 +701,8 @@ def simulate_many(
                 apply_compile(model, "auto", n_rhs, min(parallel, n_started - 1))
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
                                         Y0[started[start:stop]].reshape(-1), stop - start,
-                                        None if no_samples else times, specs, opts["rtol"], opts["atol"],
-                                        opts["method"], opts["max_step"], opts["first_step"], opts["max_steps"],
-                                        opts["max_wall_time"],
-                                        _drift_control(model, drift_control, opts["method"], sensitivities),
-                                        0 if threads is None else threads, core_options, sens, current_cancel())
+                                        None if no_samples else times, specs, options,
+                                        0 if threads is None else threads, current_cancel())
             done.update(stop - start)
     except KeyboardInterrupt as exc:  # Ctrl-C: the runs that finished go with it (the others have status -1)
         ran += getattr(exc, "_nonholo_partial", None) or []

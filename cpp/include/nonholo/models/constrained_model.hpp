@@ -1,5 +1,7 @@
-// Shared behaviour of models whose velocities live on the constraint set A(q) v = b(q, t):
-// the residual, the G-orthogonal projection onto the set, and the check of an initial state.
+// Shared behaviour of models whose velocities live on the constraint set A(q) v = b(q, t): the
+// part ConstraintSet (model_parts.hpp: the residual, the G-orthogonal projection onto the set,
+// the projection of sensitivities), which the model has when the system has constraints, and
+// the check of an initial state.
 #pragma once
 
 #include "nonholo/model.hpp"
@@ -7,12 +9,16 @@
 namespace nonholo {
 
 template <class Derived, template <class> class WorkT = MechanicsWork>
-class ConstrainedModel : public ModelImpl<Derived, WorkT> {
+class ConstrainedModel : public ModelImpl<Derived, WorkT>, public ConstraintSet {
  public:
   using ModelImpl<Derived, WorkT>::ModelImpl;
   using Work = typename ModelImpl<Derived, WorkT>::Work;
 
-  bool constrained() const override { return this->system().k() > 0; }
+  ModelParts parts() const override {
+    ModelParts parts = ModelImpl<Derived, WorkT>::parts();
+    if (this->system().k() > 0) parts.constraints = this;
+    return parts;
+  }
 
   void constraint_residual(double t, const double* y, const double* p, Workspace& ws, double* residual,
                            double* scale) const override;
@@ -162,8 +168,8 @@ template <class Derived, template <class> class WorkT>
 void ConstrainedModel<Derived, WorkT>::project_sensitivities(double t, const double* y, const double* p, int n_dir,
                                                              double* const* s, const int* index,
                                                              const double* weights, Workspace& ws) const {
-  if (!constrained() || n_dir == 0) return;
   const int n = this->system().n(), k = this->system().k(), np = this->n_params();
+  if (k == 0 || n_dir == 0) return;
   Work& wk = static_cast<Work&>(ws);
   MatX<double> L(k, n_dir);
   wk.y.resize(2 * n);

@@ -1,6 +1,7 @@
 // The frame watch of the models whose velocity state is the quasi-velocities of a frame X(q) of
 // D (the frame form of the reduced model, the Hamel and the frame-vakonomic models): after every
-// step the integrator asks whether the frame is still usable at the state (Model::frame_check).
+// step the integrator asks whether the frame is still usable at the state (the part FrameWatcher,
+// model_parts.hpp).
 //
 //   * A Voronets frame X_D = d/dr + B d/ds, B = -A_s^-1 A_r (frame.hpp) is re-split when
 //     max|B_aj| exceeds kResplitGrowth: the solved coordinates become those of the split of
@@ -15,7 +16,7 @@
 // max|B_aj| of a Voronets frame (no extra work), the LU pivot ratio of X, a lower bound of its
 // condition number, for a frame given by vectors (no extra work where the model factors X
 // anyway; the Hamel model factors it for this, n x n). Only above the bound is it measured
-// again at the accepted state, which decides. FrameWatchedModel implements Model's watch interface
+// again at the accepted state, which decides. FrameWatchedModel implements the FrameWatcher part
 // once for all three models from their frame and their workspace (WorkT<S>::frame, ::lu).
 #pragma once
 
@@ -47,7 +48,7 @@ void record_frame_growth(FrameGeometry<S>& f, const Lu<S>& lu) {
   f.growth = std::max(f.growth, lu.pivot_ratio());
 }
 
-// The check of Model::frame_check (see the top of this file) at the state q.
+// The check of FrameWatcher::frame_check (see the top of this file) at the state q.
 FrameCheck check_frame(const Frame& frame, const double* q, const double* p, FrameGeometry<double>& f,
                        Lu<double>& lu, bool at_state, const FrameWatchText& text);
 
@@ -70,12 +71,12 @@ FrameResplit resplit_frame(const Frame& frame, const double* q, double* w, const
 // f and fj back to the frame's own split (a workspace returned to its model's pool).
 void reset_frame_split(const Frame& frame, FrameGeometry<double>& f, FrameGeometry<JacobianScalar>& fj);
 
-// Model's watch interface for a model in quasi-velocities: state [q, w (m), extra], WorkT<S>
+// The FrameWatcher part of a model in quasi-velocities: state [q, w (m), extra], WorkT<S>
 // with members `frame` (FrameGeometry<S>) and `lu` (Lu<S>). Derived supplies
 // `FrameWatchText frame_watch_text() const` and, when it has state after w,
 // `void remap_extra(double* extra, const FrameResplit&) const`.
 template <class Derived, template <class> class WorkT>
-class FrameWatchedModel : public ModelImpl<Derived, WorkT> {
+class FrameWatchedModel : public ModelImpl<Derived, WorkT>, public FrameWatcher {
   using Base = ModelImpl<Derived, WorkT>;
 
  public:
@@ -84,7 +85,11 @@ class FrameWatchedModel : public ModelImpl<Derived, WorkT> {
 
   const Frame& frame() const { return *frame_; }
 
-  bool watches_frame() const override { return true; }
+  ModelParts parts() const override {
+    ModelParts parts = Base::parts();
+    parts.frame_watch = this;
+    return parts;
+  }
 
   FrameCheck frame_check(double, const double* y, const double* p, Workspace& ws, bool at_state) const override {
     WorkT<double>& w = Base::work(ws);

@@ -21,7 +21,7 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   // The right-hand side and the residual of Adams' drift control (the default method; BDF's
   // Jacobian and projection run in dual numbers or from the full tape).
   std::vector<TapeName> rhs_tapes() const override {
-    if (!constrained()) return {TapeName::Dynamics};
+    if (system().k() == 0) return {TapeName::Dynamics};
     return {TapeName::Dynamics, TapeName::Constraints};
   }
 

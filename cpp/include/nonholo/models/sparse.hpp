@@ -9,6 +9,7 @@
 // groups that share no row (sparse_structure.hpp), a few directions for all 2n columns.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +20,10 @@
 
 namespace nonholo {
 
-class SparseModel : public Model {
+// Its parts: the constraint set (the nonholonomic model of a system with constraints), the
+// sparse Jacobian and the cost estimate; no tape part (the sparse tape has no C translation) and
+// no Jacobian paths besides jacobian().
+class SparseModel : public Model, public ConstraintSet, public SparseJacobian, public CostEstimate {
  public:
   using FrictionLaw = ViscousLaw;  // the friction model's law
   SparseModel(std::shared_ptr<const MechanicalSystem> system, bool friction);
@@ -28,14 +32,18 @@ class SparseModel : public Model {
   int n_states() const override { return 2 * system().n(); }
   int n_extra_params() const override { return friction_ ? 1 : 0; }
   bool stiff() const override { return friction_; }
-  bool constrained() const override { return !friction_ && system().k() > 0; }
-  bool sparse() const override { return true; }
-  std::vector<TapeName> rhs_tapes() const override { return {}; }  // the sparse tape is interpreted
+  ModelParts parts() const override {
+    ModelParts parts;
+    if (has_constraints()) parts.constraints = this;
+    parts.sparse_jacobian = this;
+    parts.cost = this;
+    return parts;
+  }
 
   std::unique_ptr<Workspace> workspace() const override;
   void rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const override;
   void jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const override;
-  const JacobianStructure* jacobian_structure() const override { return &structure_; }
+  const JacobianStructure& jacobian_structure() const override { return structure_; }
   void sparse_jacobian(double t, const double* y, const double* p, double* values, Workspace& ws) const override;
   void directional_derivatives(double t, const double* y, const double* p, int n_dir, const double* const* s,
                                const int* index, double* const* out, Workspace& ws) const override;
@@ -49,8 +57,9 @@ class SparseModel : public Model {
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
 
   double rhs_cost_ns() const override;
-  double dual_jacobian_cost() const override { return jacobian_cost(); }
   double jacobian_cost() const override;
+  double dual_jacobian_cost() const override { return jacobian_cost(); }
+  double implicit_jacobian_cost() const override { return std::numeric_limits<double>::quiet_NaN(); }
 
   const SymmetricPattern& pattern() const { return pattern_; }
 
@@ -70,6 +79,8 @@ class SparseModel : public Model {
   // (factor_weighted) as last factored: x is the G- (or weighted) orthogonal correction.
   void solve_correction(const double* L, Work& w) const;
   void factor_weighted(double t, const double* y, const double* weights, const double* A, Work& w) const;
+
+  bool has_constraints() const { return !friction_ && system().k() > 0; }
 
   bool friction_;
   SymmetricPattern pattern_;

@@ -19,7 +19,7 @@ class VakonomicModel : public ConstrainedModel<VakonomicModel> {
   int n_states() const override { return 2 * system().n() + system().k(); }
   // Every block (dA/dq^i enters the curvature term), and the drift control's A and b.
   std::vector<TapeName> rhs_tapes() const override {
-    if (!constrained()) return {TapeName::Full};
+    if (system().k() == 0) return {TapeName::Full};
     return {TapeName::Full, TapeName::Constraints};
   }
 

@@ -1,0 +1,95 @@
+"""The C++ Model interface stays small (issue 42): what every model is (sizes, right-hand side,
+Jacobian, workspace, the check of a state) in at most 12 virtual methods of cpp/include/nonholo/model.hpp;
+every other role is a part (model_parts.hpp) that a model has or lacks, asked for through
+Model::parts(), never a flag paired with a method.
+
+Checked: the count of virtual methods in the class body of Model (parsed from the header, the
+destructor counted too), that no paired flag of the old interface is declared there again, and
+through the binding that each model kind reports the parts it has."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_VIRTUAL_METHODS = 12
+
+
+def class_body(source: str, name: str) -> str:
+    """The text between the braces of `class name {` (nested braces balanced)."""
+    match = re.search(rf"\bclass\s+{name}\s*(?::[^{{;]*)?\{{", source)
+    assert match, f"class {name} not found"
+    depth, i = 1, match.end()
+    while depth:
+        depth += {"{": 1, "}": -1}.get(source[i], 0)
+        i += 1
+    return source[match.end(): i - 1]
+
+
+def strip_comments(source: str) -> str:
+    source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    return re.sub(r"//[^\n]*", "", source)
+
+
+def virtual_methods(name: str) -> list[str]:
+    body = strip_comments(class_body((ROOT / "cpp/include/nonholo/model.hpp").read_text(), name))
+    return re.findall(r"\bvirtual\b[^;{(]*?([~\w]+)\s*\(", body)
+
+
+def test_model_has_at_most_twelve_virtual_methods():
+    methods = virtual_methods("Model")
+    assert len(methods) == len(set(methods)), methods
+    assert "~Model" in methods  # the parser sees the whole class (its destructor is virtual)
+    assert 5 <= len(methods) <= MAX_VIRTUAL_METHODS, methods
+
+
+def test_paired_flags_are_gone():
+    methods = set(virtual_methods("Model"))
+    for flag in ("constrained", "sparse", "watches_frame", "fusable", "jacobian_structure", "frame_check",
+                 "project", "constraint_residual", "rhs_tapes", "jacobian_cost", "rhs_cost_ns"):
+        assert flag not in methods
+
+
+def test_class_body_parser_counts_what_it_reads():
+    # the parser on a class written here: comments, defaults, pure and non-virtual members
+    source = """class Model : public Base {
+     public:
+      virtual ~Model() = default;
+      // virtual int commented_out() const;
+      virtual int a() const = 0;
+      virtual std::vector<int> b(int x) const { if (x) { return {}; } return {1}; }
+      int c() const { return 1; }
+    };"""
+    body = strip_comments(class_body(source, "Model"))
+    assert re.findall(r"\bvirtual\b[^;{(]*?([~\w]+)\s*\(", body) == ["~Model", "a", "b"]
+
+
+@pytest.fixture(scope="module")
+def sleigh():
+    return nh.systems.chaplygin_sleigh()
+
+
+def test_parts_reported_by_each_kind(sleigh):
+    nonholonomic, friction = sleigh.nonholonomic(), sleigh.friction(1e-3)
+    assert nonholonomic.core.constrained and not friction.core.constrained
+    assert not nonholonomic.core.sparse and not friction.core.sparse
+    assert nonholonomic.core.fusable and friction.core.fusable
+    assert nonholonomic.core.jacobian_colors == -1
+    # a model without a constraint set measures no drift and corrects nothing
+    y = np.array([0.1, 0.2, 0.3, 1.0, 0.5, 0.2])
+    p = friction.param_vector()
+    assert friction.core.constraint_residual(0.0, y, p) == (0.0, 1.0)
+    assert np.array_equal(friction.core.project(0.0, y, p), np.zeros(6))
+    # one with it measures A v - b and projects onto the set
+    r, scale = nonholonomic.core.constraint_residual(0.0, y, nonholonomic.param_vector())
+    assert r > 1e-3 and scale > 0
+    corrected = y + nonholonomic.core.project(0.0, y, nonholonomic.param_vector())
+    assert nonholonomic.core.constraint_residual(0.0, corrected, nonholonomic.param_vector())[0] < 1e-12
+    # every model prices itself; the implicit Jacobian is priced where the model has one
+    assert friction.core.jacobian_cost > 0 and np.isfinite(friction.core.implicit_jacobian_cost)
+    assert np.isnan(sleigh.vakonomic().core.implicit_jacobian_cost)
+    assert sleigh.vakonomic().core.jacobian_implicit(0.0, np.r_[y, 0.0], sleigh.vakonomic().param_vector()) is None
