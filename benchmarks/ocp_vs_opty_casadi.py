@@ -57,11 +57,13 @@ shown in benchmarks/README.md ("Optimal control against opty and CasADi"):
     CasADi Opti, midpoint                  7.189         114       1.05       607          408
     CasADi Opti, trapezoid                 6.530         167       1.17       607          408
 
-A preview of nonholo's rows, run with the ocp branch's nonholo (commit f2be722, not merged here) by
-importing it in place of this branch's, --quick --problem B (one repeat, load average 10):
-nonholo trapezoid 6.558 in 58 iterations, 7.31 s (607 variables, 400 constraints), against CasADi's
-trapezoid 6.530 in 167 iterations, 1.18 s, and CasADi L-BFGS backward Euler 0.385 s; nonholo
-Hermite-Simpson 6.529 in 72 iterations, 39.4 s (1207 variables, 800 constraints). The parallel park
+nonholo's rows on B, --problem B --repeats 3 with the ocp2 branch (load average about 7-8,
+results/ocp_vs_opty_casadi_trailer.json): nonholo trapezoid 6.5051 in 19 iterations (after 37 on
+26-node coarse meshes from its two starts), 0.693 s, against CasADi's trapezoid 6.5299 in 167
+iterations, 1.59 s (ratio 0.44), and CasADi L-BFGS backward Euler 6.687 in 0.487 s; nonholo
+Hermite-Simpson 6.5212 in 26 iterations, 2.6 s (1207 variables, 800 constraints). Before the
+coarse starts (both default starts solved on the full mesh) the trapezoid took 7.31 s and
+Hermite-Simpson 39.4 s; of the trapezoid's time over 90% went to the straight-line start, which fails. The parallel park
 (A) does not set up there: OptimalControlProblem(system, controls=[T, F]) raises ModelError "no k
 coordinates can be solved for from the constraints (A_s is singular)" from voronets_split, since
 no pair of the car's coordinates (x, y, theta, delta) has an invertible constraint block at every

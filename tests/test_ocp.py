@@ -288,3 +288,19 @@ def test_dynamic_controls_follow_the_nonholonomic_model():
     assert sol.success and sol.objective == pytest.approx(6.0, rel=1e-9)
     assert np.allclose(sol.u["F"], 6 - 12 * sol.t, atol=1e-7)
     assert np.allclose(sol.u["tau"], 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("goal", [(3.0, 1.0, 0.5), (2.5, -1.5, -1.0), (4.0, 0.5, 1.2)])
+def test_default_start_is_no_worse_than_either_single_start(car, goal):
+    """The default (guess=None) solves both structured starts on a coarse mesh and the full mesh
+    from the better one: its time is no longer than what the line or the heading start reaches
+    alone on the full mesh (here both reach the same L+S+L / R+S+L path), and it reports the
+    coarse mesh it used (a quarter of the nodes, at least 11)."""
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=list(goal))
+    default = problem.solve(nodes=60)
+    singles = [problem.solve(nodes=60, guess=g) for g in ("line", "heading")]
+    assert default.success and default.stats["starts"] == 2 and default.stats["coarse_nodes"] == 15
+    best = min(s.t_final for s in singles if s.success)
+    assert default.t_final <= best * (1 + 1e-7)
+    length = nh.analysis.reeds_shepp_length([0, 0, 0], list(goal), turning_radius=1.0)
+    assert default.t_final == pytest.approx(length, rel=1e-2)

@@ -241,9 +241,11 @@ class OptimalControlProblem:
         guess : None, "line", "heading", OptimalControlSolution or simulation result
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
             ``"heading"``: :meth:`heading_guess` (planar vehicles); None: the line, and for a
-            planar vehicle also the heading guess, keeping the solution of lower cost among the
-            successful ones (``stats["starts"]`` says how many ran); a previous solution (warm
-            start, interpolated onto the new mesh); a simulation's states (controls fitted).
+            planar vehicle both starts, each solved first on a coarse mesh (a quarter of the
+            nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``), the
+            full mesh then solved from the coarse solution of lower cost (``stats["starts"]``
+            says how many starts ran); a previous solution (warm start, interpolated onto the
+            new mesh); a simulation's states (controls fitted).
         tol : float
             IPOPT's tolerance.
         max_iter : int
@@ -286,12 +288,10 @@ class OptimalControlProblem:
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
-        sol = self._solve_mesh(sch, dtau, guess, options)
         if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
-            other = self._solve_mesh(sch, dtau, "heading", options)
-            if other.success and (not sol.success or other.objective < sol.objective):
-                sol = other
-            sol.stats["starts"] = 2
+            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options)
+        else:
+            sol = self._solve_mesh(sch, dtau, guess, options)
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
             split = sol.interval_errors > limit
@@ -301,6 +301,30 @@ class OptimalControlProblem:
             sol = self._solve_mesh(sch, dtau, sol, options)
         if raise_on_failure and not sol.success:
             raise OptimalControlError(f"IPOPT did not solve the problem: {sol.message}", sol)
+        return sol
+
+    def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict) -> OptimalControlSolution:
+        """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
+        full mesh from the coarse solution of lowest cost among the successful ones. A start that
+        leads IPOPT astray costs a coarse solve, not a full one. If no coarse solve succeeds, each
+        start is solved on the full mesh and the best kept (the coarse mesh may be too coarse)."""
+        coarse = max(11, -(-nodes // 4))
+        candidates = []
+        if coarse < nodes:
+            cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
+            found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
+            coarse_iterations = sum(s.stats["iterations"] for s in found)
+            best = min((s for s in found if s.success), key=lambda s: s.objective, default=None)
+            if best is not None:
+                sol = self._solve_mesh(sch, dtau, best, options)
+                sol.stats.update(starts=len(starts), coarse_nodes=coarse, coarse_iterations=coarse_iterations)
+                if sol.success:
+                    return sol
+                candidates.append(sol)
+        candidates += [self._solve_mesh(sch, dtau, start, options) for start in starts]
+        ok = [s for s in candidates if s.success]
+        sol = min(ok, key=lambda s: s.objective) if ok else candidates[0]
+        sol.stats["starts"] = len(starts)
         return sol
 
     def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
