@@ -134,15 +134,12 @@ class StickSlipModel:
         """The normal loads as a function N(t, y) -> (n_contacts,) at the system's parameter values
         (``params`` by name, defaults for the others): values, parameters or expressions of the state
         (load transfer), one tape evaluated in C++."""
-        from ..expressions.lowering import lower
+        from ..expressions.lowering import check_free_symbols, lower
 
         system = self.system
         allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
         for c, N in enumerate(self.normal):
-            extra = N.free_symbols - allowed
-            if extra:
-                raise ValueError(f"the normal load of contact {c} depends on {sorted(map(str, extra))}: stick_slip "
-                                 "takes loads of the coordinates, velocities, time and parameters")
+            check_free_symbols([N], allowed, f"the normal load of contact {c}")
         tape = lower(list(self.normal), system._inputs).tape()
         names = system.parameter_names
         p = [float(x) for x in system.param_vector({k: v for k, v in (params or {}).items() if k in names})]

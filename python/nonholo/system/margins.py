@@ -35,6 +35,7 @@ import sympy as sp
 
 from .. import options as check
 from ..errors import SimulationWarning
+from ..expressions.lowering import check_free_symbols
 
 __all__ = ["Margin", "warn_at_start"]
 
@@ -80,10 +81,7 @@ class Margin:
             self.normal = per_contact(normal, len(self.contacts), "normal", system)
             allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
             for c, N in enumerate(self.normal):
-                extra = N.free_symbols - allowed
-                if extra:
-                    raise ValueError(f"normal of contact {c} depends on {sorted(map(str, extra))}, which are not "
-                                     "coordinates, velocities, the time or parameters of the system")
+                check_free_symbols([N], allowed, f"normal of contact {c}")
         self._tape = None
 
     def __repr__(self) -> str:
