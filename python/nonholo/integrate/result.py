@@ -7,6 +7,8 @@ import html
 
 import numpy as np
 
+from ..system.contact_outputs import CONTACT_QUANTITIES, contact_quantity
+
 __all__ = ["SimulationResult"]
 
 
@@ -193,7 +195,9 @@ class SimulationResult:
         the physical velocity (a row of :attr:`velocity`).
 
         Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
-        demand. Raises KeyError naming the states when there is no state or output of that name."""
+        demand, and so are the contact quantities ``"slip"``, ``"friction_force"`` and
+        ``"normal_force"`` of a system with constraint rows (:mod:`nonholo.system.contact_outputs`).
+        Raises KeyError naming the states when there is no state or output of that name."""
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if ((getattr(self.model, "kind", None) == "reduced" or getattr(self.model, "frame", None) is not None)
@@ -204,7 +208,11 @@ class SimulationResult:
             if getattr(outputs[name], "needs_acceleration", False):  # forces from the motion (contact forces)
                 return np.asarray(outputs[name](self.q, self.velocity, self._system_params(), self.acceleration()),
                                   dtype=float)
+            if getattr(outputs[name], "needs_time", False):
+                return np.asarray(outputs[name](self.q, self.velocity, self._system_params(), t=self.t), dtype=float)
             return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)
+        if name in CONTACT_QUANTITIES and self.model.system.k:  # slip and contact forces of any constrained system
+            return contact_quantity(self, name)
         known = f"; outputs are {list(outputs)}" if outputs else ""
         raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
 

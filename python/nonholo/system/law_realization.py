@@ -20,6 +20,7 @@ import sympy as sp
 from ..expressions.laws import Law, Viscous
 from ..expressions.parsing import to_sympy
 from .arguments import contacts_argument
+from .contact_outputs import law_outputs
 
 __all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced"]
 
@@ -72,10 +73,12 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
-    force = contact_force(system, {c: (groups[c], lambda s, c=c: laws[c].force(s, loads[c], speeds[c]))
-                                   for c in range(len(groups))})
+    slip = sp.Matrix(system.constraints) * sp.Matrix(system.velocities) - sp.Matrix(system.affine)
+    forces = [list(laws[c].force([slip[i] for i in rows], loads[c], speeds[c])) for c, rows in enumerate(groups)]
+    force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
     names = sorted({one.name for one in given})
-    return rows_replaced(system, [], force, name=f"{system.name} ({', '.join(names)} friction)")
+    return rows_replaced(system, [], force, name=f"{system.name} ({', '.join(names)} friction)",
+                         outputs=law_outputs(system, groups, forces, loads))
 
 
 def contact_force(system, contacts: dict) -> sp.Matrix:
@@ -89,10 +92,13 @@ def contact_force(system, contacts: dict) -> sp.Matrix:
     return force
 
 
-def rows_replaced(system, keep: list, force, parameters=None, name: str | None = None):
+def rows_replaced(system, keep: list, force, parameters=None, name: str | None = None, outputs=None):
     """``system`` with only the constraint rows ``keep`` and the generalized force ``force`` added
-    (the force that realizes the other rows), ``parameters`` added to its defaults."""
+    (the force that realizes the other rows), ``parameters`` added to its defaults, and ``outputs``
+    added to its outputs (the system's own of the same names kept)."""
     state = system._state_with(parameters, name)
+    if outputs:
+        state["outputs"] = {**outputs, **(state.get("outputs") or {})}
     A, b, mu = (sp.Matrix(m) for m in (system.constraints, system.affine, system.friction_coefficients))
     every = list(range(system.n))
     if keep:
