@@ -110,3 +110,23 @@ def test_what_a_system_does_not_have_is_refused_by_name(sleigh):
     free = nh.System([x], sp.Matrix([[1]]))  # no constraint rows: no contact quantity
     with pytest.raises(KeyError, match="no state named 'slip'"):
         nh.simulate(free.nonholonomic(), (0, 1), [0.0, 1.0])["slip"]
+
+
+def test_a_stick_slip_sleigh_reports_the_needed_force_while_stuck_and_mu_k_n_while_sliding():
+    """y0 = (u, omega) = (0.1, 1): the lateral force m I u omega / (I + m a^2) grows past mu_s N
+    and the knife edge slides; stuck, its force is the closed form and it does not slip; sliding,
+    its force is mu_k N and it slips."""
+    sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+    mu_s, mu_k, N = 0.03, 0.02, 9.81
+    run = nh.simulate(sleigh.stick_slip(mu_s, mu_k, normal=N), (0, 6), [0, 0, 0, 0.1, 0, 1.0],
+                      t_eval=np.linspace(0, 6, 61), rtol=1e-10, atol=1e-12)
+    assert run.modes[:2] == ["stick", "slip"]
+    force, slip = run["friction_force"], run["slip"]
+    assert force.shape == slip.shape == run.t.shape
+    np.testing.assert_allclose(run["normal_force"], N, rtol=1e-15)
+    first = run.phases[0].t.size
+    np.testing.assert_allclose(force[:first], sleigh_lateral_force(run.phases[0]), rtol=1e-9)
+    assert np.all(force[:first] <= mu_s * N * (1 + 1e-9)) and np.max(slip[:first]) < 1e-9
+    second = slice(first, first + run.phases[1].t.size)
+    np.testing.assert_allclose(force[second], mu_k * N, rtol=1e-15)
+    assert np.min(slip[second][1:]) > 0

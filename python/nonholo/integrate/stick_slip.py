@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..system.contact_outputs import CONTACT_QUANTITIES
+
 __all__ = ["StickSlipResult", "run_stick_slip"]
 
 
@@ -46,6 +48,9 @@ class StickSlipResult:
     modes: list = field(default_factory=list)
     status: int = 0
     message: str = "The end of the interval was reached."
+    model: object = None
+    params: dict = field(default_factory=dict)
+    stuck: list = field(default_factory=list)  # per phase: a tuple, True for each stuck contact
 
     @property
     def success(self) -> bool:
@@ -70,9 +75,34 @@ class StickSlipResult:
             return self.y[self.state_names.index(name)]
         if self.phases and name in self.phases[0].model.system.outputs:
             return np.concatenate([phase[name] for phase in self.phases])
+        if name in CONTACT_QUANTITIES and self.model is not None:
+            return self._contact_quantity(name)
         outputs = list(self.phases[0].model.system.outputs) if self.phases else []
         raise KeyError(f"{name!r} is neither a state nor an output; the states are {self.state_names}"
                        + (f", the outputs {outputs}" if outputs else ""))
+
+
+    def _contact_quantity(self, name: str) -> np.ndarray:
+        """Per contact at every output time (:mod:`nonholo.system.contact_outputs`): the slip speed
+        |s_c|, the normal load N_c, and the friction force: |lambda_c| of a stuck contact (the force
+        its rolling needs), mu_k N_c of a sliding one."""
+        model = self.model
+        loads = model.loads(self.params)
+        columns = []
+        for phase, stuck in zip(self.phases, self.stuck):
+            for i, t in enumerate(phase.t):
+                y = phase.y[:, i]
+                if name == "slip":
+                    columns.append([np.linalg.norm(s) for s in model.slips(t, y)])
+                elif name == "normal_force":
+                    columns.append(list(loads(t, y)))
+                else:
+                    lam = model.multipliers(stuck, t, y, phase.params)
+                    N = loads(t, y)
+                    columns.append([model.mu_k * N[c] if lam[c] is None else np.linalg.norm(lam[c])
+                                    for c in range(len(stuck))])
+        values = np.array(columns, dtype=float).reshape(-1, len(model.contacts)).T
+        return values[0] if len(model.contacts) == 1 else values
 
 
 def _label(stuck) -> str:
@@ -122,7 +152,7 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
             directions[c] = s / np.linalg.norm(s)
     stuck = _settle(model, tuple(stuck), t0, y, params, cone, directions, eta)
 
-    result = StickSlipResult(np.zeros(0), np.zeros((2 * n, 0)), list(model.state_names))
+    result = StickSlipResult(np.zeros(0), np.zeros((2 * n, 0)), list(model.state_names), model=model, params=params)
     t = t0
     while True:
         mode = model.mode(stuck)
@@ -141,6 +171,7 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
                        **options)
         result.phases.append(run)
         result.modes.append(_label(stuck))
+        result.stuck.append(stuck)
         result.t = np.concatenate([result.t, run.t])
         result.y = np.concatenate([result.y, run.y], axis=1)
         if run.status < 0:
