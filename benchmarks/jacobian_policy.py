@@ -8,6 +8,11 @@ What is run
   projected onto the constraints, t in [0, 2], rtol 1e-8, atol 1e-10), with the default policy
   (cpp/include/nonholo/jacobian_policy.hpp) and with ``solver_options={"jacobian_frequency": f}``
   for f in 1, 5, 20, 50 (CVODE's linear setups at its default spacing, 20 steps).
+* systems the policy was not tuned on, the same way (issue 40): the spring snake
+  (``nh.testing.spring_snake(N)``, plain SymPy, torsion springs, a knife edge per link; N = 16, 32,
+  ``--snakes``; headings 0.3 sin(i), velocity (1, 0, 0.5 cos(i)) projected) and three
+  ``nh.testing.random_system`` families (n = 6, k = 2; n = 10, k = 4 with a force; n = 16, k = 6
+  with an affine part; a random state on the constraints).
 * the chain's Jacobian in right-hand sides: the cost model's estimate (``core.jacobian_cost``, which
   sets the policy's reuse) against the measured ratio (``_core.diagnostics.time_evaluations``,
   minimum over 40 batches of Jacobian / right-hand side, wall time in C++).
@@ -46,6 +51,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nonholo as nh  # noqa: E402
+import nonholo.testing  # noqa: E402,F401
 import friction_sleigh as sleigh  # noqa: E402
 from cli import add_output_options, emit, output_of  # noqa: E402
 from nonholo import _core  # noqa: E402
@@ -71,13 +77,39 @@ def jacobian_ratio(model, y, batches: int = 40) -> float:
     return min(r[1] for r in runs) / min(r[0] for r in runs)
 
 
-def chain_runs(N: int, costs: list) -> tuple:
-    """(configurations, reference final state) of the friction chain N: label -> run(); appends the
-    Jacobian's estimated and measured cost to ``costs``."""
-    system = nh.systems.knife_edge_chain(N)
+def snake_state(system, N: int) -> np.ndarray:
+    q = np.r_[0.0, 0.0, 0.3 * np.sin(np.arange(N))]
+    return np.r_[q, system.project(q, np.r_[1.0, 0.0, 0.5 * np.cos(np.arange(N))])]
+
+
+# random_system families (nonholo.testing.random_system): (seed, n, k, options)
+RANDOM_FAMILIES = {"random n=6 k=2": (1, dict(n=6, k=2)), "random n=10 k=4 force": (2, dict(n=10, k=4, force=True)),
+                   "random n=16 k=6 affine": (3, dict(n=16, k=6, affine=True))}
+
+
+def workload(name: str) -> tuple:
+    """(system, y0) of a workload: "chain N", "snake N" (nonholo.testing.spring_snake: plain SymPy)
+    or one of RANDOM_FAMILIES (a random state on the constraints)."""
+    kind, _, size = name.partition(" ")
+    if kind == "chain":
+        system = nh.systems.knife_edge_chain(int(size))
+        return system, chain_state(system, int(size))
+    if kind == "snake":
+        system = nh.testing.spring_snake(int(size))
+        return system, snake_state(system, int(size))
+    seed, options = RANDOM_FAMILIES[name]
+    system = nh.testing.random_system(seed, **options)
+    rng = np.random.default_rng(seed)
+    q0 = rng.uniform(-0.5, 0.5, system.n)
+    return system, np.r_[q0, system.project(q0, rng.normal(size=system.n))]
+
+
+def chain_runs(name: str, costs: list) -> tuple:
+    """(configurations, reference final state) of a workload (:func:`workload`) realized by friction,
+    eps 1e-4: label -> run(); appends the Jacobian's estimated and measured cost to ``costs``."""
+    system, y0 = workload(name)
     model = system.friction(CHAIN_EPS)
-    y0 = chain_state(system, N)
-    costs.append(f"| {N} | {type(model.core).__name__} | {model.core.jacobian_cost:.1f} | "
+    costs.append(f"| {name} | {type(model.core).__name__} | {model.core.jacobian_cost:.1f} | "
                  f"{jacobian_ratio(model, y0):.1f} |")
 
     def runner(options):
@@ -108,10 +140,10 @@ def interleaved(configs: dict, rounds: int, repeats: int) -> dict:
 
 def chain_table(Ns, rounds: int, repeats: int) -> tuple:
     """Markdown rows of the chain and the verdicts (N, default / best fixed)."""
-    lines = ["| chain N | Jacobian | wall [ms] | CPU [ms] | steps | rhs | Jacobians | setups | Newton its | error |",
+    lines = ["| workload | Jacobian | wall [ms] | CPU [ms] | steps | rhs | Jacobians | setups | Newton its | error |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     verdicts = []
-    costs = ["| chain N | model | Jacobian / rhs, estimated | measured |", "|---|---|---:|---:|"]
+    costs = ["| workload | model | Jacobian / rhs, estimated | measured |", "|---|---|---:|---:|"]
     for N in Ns:
         configs, ref = chain_runs(N, costs)
         timed = interleaved(configs, rounds, repeats)
@@ -123,7 +155,7 @@ def chain_table(Ns, rounds: int, repeats: int) -> tuple:
         best_label = min((k for k in timed if k != "default"), key=lambda k: _median(timed[k]["cpu"]))
         ratio = _median(timed["default"]["cpu"]) / _median(timed[best_label]["cpu"])
         verdicts.append((N, best_label, ratio))
-        print(f"chain N = {N}: default / best fixed ({best_label}) = {ratio:.2f}", file=sys.stderr, flush=True)
+        print(f"{N}: default / best fixed ({best_label}) = {ratio:.2f}", file=sys.stderr, flush=True)
     return lines, costs, verdicts
 
 
@@ -181,15 +213,19 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="1 round of 2 repeats, chain N = 16 only")
     p.add_argument("--sizes", type=int, nargs="+", default=[16, 32, 64], help="chain sizes N (default 16 32 64)")
+    p.add_argument("--snakes", type=int, nargs="*", default=[16, 32], help="spring snake sizes (default 16 32)")
+    p.add_argument("--no-random", action="store_true", help="leave out the random_system families")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
     p.add_argument("--repeats", type=int, default=3, help="calls per configuration and round (default 3)")
     add_output_options(p)
     args = p.parse_args(argv)
-    rounds, repeats, Ns = (1, 2, (16,)) if args.quick else (args.rounds, args.repeats, tuple(args.sizes))
+    rounds, repeats, Ns = (1, 2, ("chain 16",)) if args.quick else (
+        args.rounds, args.repeats, (*(f"chain {N}" for N in args.sizes), *(f"snake {N}" for N in args.snakes),
+                                    *(() if args.no_random else RANDOM_FAMILIES)))
     chain_lines, cost_lines, verdicts = chain_table(Ns, rounds, repeats)
     sleigh_lines, ratios = sleigh_table(rounds, repeats)
     summary = ["| target | measured | limit | verdict |", "|---|---:|---:|---|"]
-    summary += [f"| chain N = {N}: default / best fixed ({best}) | {r:.2f} | {TARGET_VS_FIXED} | "
+    summary += [f"| {N}: default / best fixed ({best}) | {r:.2f} | {TARGET_VS_FIXED} | "
                 f"{'met' if r <= TARGET_VS_FIXED else 'MISSED'} |" for N, best, r in verdicts]
     summary += [f"| sleigh eps {eps:.0e}: nonholo / hand-written CVODE | {r:.2f} | {TARGET_VS_CVODE} | "
                 f"{'met' if r <= TARGET_VS_CVODE else 'MISSED'} |" for eps, r in ratios]

@@ -127,15 +127,17 @@ int main() {
     NONHOLO_CHECK(policy.refreshing());
     NONHOLO_CHECK_EQ(policy.tests(), 0L);
   }
-  {  // CVODE's frequencies per mode: refreshing every step; in reuse, a non-stiff model keeps
+  {  // CVODE's frequencies per mode: refreshing, every step where a Jacobian is cheap and at each
+    // linear setup (every kStiffSetupFrequency steps) where it is not; in reuse, a non-stiff model keeps
     // CVODE's (51, 20); a stiff one refreshes at each setup where a Jacobian is cheap (the sleigh's
     // estimates: 3.14 right-hand sides, a step's fixed work 11.8, a setup 4.01) and every
     // reuse_steps() = ceil(8 c / (1 + o)) steps where it is not (the friction chain N = 16:
     // 3.46, 0.388, 0.662: 20 steps)
     const JacobianPolicy cheap(3.14, 11.8, 4.01), costly(3.46, 0.388, 0.662);
+    NONHOLO_CHECK_EQ(cheap.frequencies(true, true).setup, 1L);
+    NONHOLO_CHECK_EQ(costly.frequencies(true, true).setup, JacobianPolicy::kStiffSetupFrequency);
     for (const JacobianPolicy* p : {&cheap, &costly}) {
       NONHOLO_CHECK_EQ(p->frequencies(true, true).jacobian, 1L);
-      NONHOLO_CHECK_EQ(p->frequencies(true, true).setup, 1L);
       NONHOLO_CHECK_EQ(p->frequencies(false, false).jacobian, JacobianPolicy::kCvodeJacobianFrequency);
       NONHOLO_CHECK_EQ(p->frequencies(false, false).setup, JacobianPolicy::kCvodeSetupFrequency);
     }

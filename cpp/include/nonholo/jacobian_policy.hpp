@@ -123,14 +123,20 @@ class JacobianPolicy {
                                         static_cast<double>(kCvodeJacobianFrequency)));
   }
   // CVODE's Jacobian and linear-setup frequencies of a mode (CVodeSetJacEvalFrequency,
-  // CVodeSetLSetupFrequency): every step when refreshing; in the reuse mode, for stiff models a
+  // CVodeSetLSetupFrequency). Refreshing: a Jacobian and a setup every step where a Jacobian is
+  // cheap (refresh_at_setups()), else a Jacobian at each linear setup, every kStiffSetupFrequency
+  // steps: the mode a costly Jacobian is tested against. A setup per step never won for those (the
+  // chain N = 16: 2.5x the time of the best fixed frequency), so the test could only keep the reuse,
+  // which costs steps where the stiff subspace turns fast: the spring snake
+  // (nonholo.testing.spring_snake), 16 and 32 links, eps 1e-4, ran 1.3x and 1.5x the best fixed
+  // frequency that way and 0.95-0.97x now (benchmarks/jacobian_policy.py). In the reuse mode, for stiff models a
   // Jacobian at each setup (every kStiffSetupFrequency steps, refresh_at_setups()) or every
   // reuse_steps() steps, for non-stiff ones (the same steps in every mode) CVODE's own.
   struct Frequencies {
     long jacobian, setup;
   };
   Frequencies frequencies(bool refresh, bool stiff) const {
-    if (refresh) return {1, 1};
+    if (refresh) return refresh_at_setups() ? Frequencies{1, 1} : Frequencies{1, kStiffSetupFrequency};
     if (!stiff) return {kCvodeJacobianFrequency, kCvodeSetupFrequency};
     if (refresh_at_setups()) return {1, kStiffSetupFrequency};
     return {reuse_steps(), kCvodeSetupFrequency};

@@ -15,7 +15,7 @@ from ..system import System
 
 __all__ = [
     "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
-    "loglog_slope", "central_difference", "random_system", "car_with_trailers", "roller_racer",
+    "loglog_slope", "central_difference", "random_system", "car_with_trailers", "roller_racer", "spring_snake",
 ]
 
 # Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
@@ -204,3 +204,30 @@ def roller_racer(m1: float = 1.0, I1: float = 0.5, m2: float = 0.6, I2: float = 
     A = sp.Matrix([[-sp.sin(th), sp.cos(th), 0, 0], list(sp.Matrix([[-sp.sin(th + ps), sp.cos(th + ps)]]) * J)])
     return System(q, sp.simplify(G), potential=K * ps**2 / 2, constraints=A,
                   parameters={M1: m1, J1: I1, M2: m2, J2: I2, D1: d1, D2: d2, K: k}, name="roller racer")
+
+
+def spring_snake(N: int, m: float = 1.0, I: float = 0.1, L: float = 1.0, k: float = 2.0) -> System:
+    """An N-link planar snake written in plain SymPy (no builder of the package): links of length L,
+    mass m and inertia I about their centres, joined end to end by torsion springs of stiffness k,
+    with a knife edge at each link's centre (N constraint rows, two degrees of freedom).
+    Coordinates: the first link's centre (x, y) and the link headings theta_1..theta_N. A system that
+    the defaults were not tuned on (issue 40: the Jacobian policy)."""
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    x, y = sp.symbols("x y")
+    th = sp.symbols(f"theta1:{N + 1}")
+    q = [x, y, *th]
+    v = [*sp.symbols("x_dot y_dot"), *sp.symbols(f"theta_dot1:{N + 1}")]
+    cx, cy = [x], [y]
+    for i in range(N - 1):
+        cx.append(cx[-1] + sp.Rational(1, 2) * L * (sp.cos(th[i]) + sp.cos(th[i + 1])))
+        cy.append(cy[-1] + sp.Rational(1, 2) * L * (sp.sin(th[i]) + sp.sin(th[i + 1])))
+
+    def rate(e):
+        return sum(sp.diff(e, qi) * vi for qi, vi in zip(q, v))
+
+    vx, vy = [rate(e) for e in cx], [rate(e) for e in cy]
+    T = sum(m / 2 * (a**2 + b**2) for a, b in zip(vx, vy)) + sum(I / 2 * w**2 for w in v[2:])
+    V = sum(k / 2 * (th[i + 1] - th[i]) ** 2 for i in range(N - 1))
+    A = sp.Matrix([[sp.diff(-sp.sin(th[i]) * vx[i] + sp.cos(th[i]) * vy[i], vj) for vj in v] for i in range(N)])
+    return System.from_lagrangian(T - V, q, v, constraints=A, name=f"spring snake ({N} links)")
