@@ -165,6 +165,24 @@ class OptimalControlSolution:
         return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
                                               t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
 
+    def track(self, system, eps: float, coordinates, inputs=None, feedforward=(), **options):
+        """Drive the plan through the friction realization of ``system`` at ``eps`` and return the
+        slip it leaves out and the tracking error
+        (:class:`~nonholo.control.tracking.TrackingResult`: ``result["slip"]``,
+        ``result["error"]``, ``max_error``, ``max_slip``).
+
+        ``coordinates`` maps each coordinate of ``system`` to an expression of the plan's states
+        (e.g. the centre of mass from the rear axle); ``inputs`` maps symbols of the system (in
+        its constraints or force: a steering angle) to expressions of the plan's states and
+        controls; ``feedforward`` names force symbols (a drive) solved by inverse dynamics so that
+        the nonholonomic system follows the plan exactly: the slip and the error are then those of
+        the friction realization alone, O(eps). ``options``: ``samples``, ``rtol``, ``atol``,
+        ``method`` (:func:`~nonholo.control.tracking.track`).
+        """
+        from .tracking import track
+
+        return track(self, system, eps, coordinates, inputs=inputs, feedforward=feedforward, **options)
+
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name."""
         if name in self.state_names:
