@@ -7,8 +7,9 @@ axle), the friction realization of the kinematic car with eps = U / C: the steer
 delta = atan(L kappa), and the drive force is the feedforward that makes the nonholonomic car
 follow the plan exactly, so what is left is the tires' slip. It is what the plan leaves out: the
 tires slip sideways at slip angles up to about 1.3 degrees (middle), the car's heading lags, and
-it ends the manoeuvre about 20 cm short of the target lane (left; the axes are not to scale). The slip and the tracking error
-both scale like eps (right: softer and stiffer tires, against a slope-1 line).
+it ends the manoeuvre about 20 cm short of the target lane (left; the axes are not to scale).
+The slip and the tracking error both scale like eps (right: softer and stiffer tires, against a
+slope-1 line).
 """
 
 import time
