@@ -7,9 +7,10 @@ axle), the friction realization of the kinematic car with eps = U / C: the steer
 delta = atan(L kappa), and the drive force is the feedforward that makes the nonholonomic car
 follow the plan exactly, so what is left is the tires' slip. It is what the plan leaves out: the
 tires slip sideways at slip angles up to about 1.3 degrees (middle), the car's heading lags, and
-it ends the manoeuvre about 20 cm short of the target lane (left; the axes are not to scale).
-The slip and the tracking error both scale like eps (right: softer and stiffer tires, against a
-slope-1 line).
+it ends the manoeuvre about 20 cm short of the target lane (left; the axes are not to scale). On
+a wet road (Magic Formula tires of the same cornering stiffness, peak friction 0.3) the tires
+saturate and the car strays further (ends 26 cm short). The slip and the tracking error both
+scale like eps (right: softer and stiffer tires, against a slope-1 line).
 """
 
 import time
@@ -38,6 +39,13 @@ runs = {k: plan.track(car, k * eps0, centre_of_mass, inputs={"delta": sp.atan(L 
         for k in (1 / 8, 1 / 4, 1 / 2, 1.0)}
 print(f"4 tracks in {time.perf_counter() - start:.1f} s")
 real = runs[1.0]
+# the same tires by Pacejka's Magic Formula (same cornering stiffness B C D N = C) on a wet road,
+# peak friction D = 0.3: they saturate
+loads = [m * 9.81 * l_f / L, m * 9.81 * l_r / L]  # rear, front
+wet = plan.track(car, coordinates=centre_of_mass, inputs={"delta": sp.atan(L * kappa)}, feedforward=["U"],
+                 law=[nh.laws.MagicFormula(B=C / (1.3 * 0.3 * N), C=1.3, D=0.3) for N in loads], normal=loads,
+                 speed=U0)
+print(f"Magic Formula, D = 0.3: max error {wet.max_error:.3f} m, final y {wet['y'][-1]:.3f} m")
 print(f"C = {C:.0f} N/rad (eps = {eps0:.3g}): max error {real.max_error:.3f} m, max slip {real.max_slip:.3f} m/s, "
       f"final y {real['y'][-1]:.3f} m (planned {real.plan[1, -1]:.3f}), max slip angle "
       f"{np.degrees(np.max(np.abs(real.slip)) / U0):.2f} deg")
@@ -46,6 +54,7 @@ fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), gridspec_kw={"width_ratios": [
 ax = axes[0]
 ax.plot(real.plan[0], real.plan[1], "k--", lw=1.2, label="plan (kinematic car)")
 ax.plot(real["x"], real["y"], lw=1.6, label=f"tracked on linear tires, C = {C / 1e3:.0f} kN/rad")
+ax.plot(wet["x"], wet["y"], lw=1.2, label="Magic Formula tires, wet road (D = 0.3)")
 ax.axhline(3.5, color="0.7", lw=0.8)
 ax.set(xlabel="x [m]", ylabel="y [m] (centre of mass)", title="Path")
 ax.legend(fontsize=8, loc="lower right")

@@ -165,7 +165,7 @@ class OptimalControlSolution:
         return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
                                               t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
 
-    def track(self, system, eps: float, coordinates, inputs=None, feedforward=(), **options):
+    def track(self, system, eps: float | None = None, coordinates=None, inputs=None, feedforward=(), **options):
         """Drive the plan through the friction realization of ``system`` at ``eps`` and return the
         slip it leaves out and the tracking error
         (:class:`~nonholo.control.tracking.TrackingResult`: ``result["slip"]``,
@@ -176,8 +176,10 @@ class OptimalControlSolution:
         its constraints or force: a steering angle) to expressions of the plan's states and
         controls; ``feedforward`` names force symbols (a drive) solved by inverse dynamics so that
         the nonholonomic system follows the plan exactly: the slip and the error are then those of
-        the friction realization alone, O(eps). ``options``: ``samples``, ``rtol``, ``atol``,
-        ``method`` (:func:`~nonholo.control.tracking.track`).
+        the friction realization alone, O(eps). Instead of ``eps``, ``law=`` (with ``normal=``
+        and ``speed=``) realizes the constraints by a friction law, e.g. a tire's
+        ``nh.laws.MagicFormula``. ``options``: ``law``, ``normal``, ``speed``, ``samples``,
+        ``rtol``, ``atol``, ``method`` (:func:`~nonholo.control.tracking.track`).
         """
         from .tracking import track
 

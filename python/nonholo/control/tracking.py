@@ -42,7 +42,8 @@ class TrackingResult:
         A(q) q', the constraint rows' slip velocities (0 on the plan).
     inputs : dict name -> ndarray (T,)
         The system's inputs over time (given and feedforward).
-    eps : float
+    eps : float or None
+        The linear realization's eps (None when realized by a law).
     success : bool
     message : str
     """
@@ -77,7 +78,8 @@ class TrackingResult:
         raise KeyError(f"{name!r} is none of {self.state_names}, 'slip', 'error' or the inputs {list(self.inputs)}")
 
     def __repr__(self) -> str:
-        return (f"TrackingResult(eps={self.eps:.3g}, max_error={self.max_error:.3g}, max_slip={self.max_slip:.3g}, "
+        eps = "law" if self.eps is None else f"{self.eps:.3g}"
+        return (f"TrackingResult(eps={eps}, max_error={self.max_error:.3g}, max_slip={self.max_slip:.3g}, "
                 f"success={self.success})")
 
 
@@ -91,12 +93,14 @@ def _symbols(system, names, what: str) -> list:
     return out
 
 
-def track(plan, system, eps: float, coordinates: Mapping, inputs: Mapping | None = None,
-          feedforward: Sequence = (), samples: int = 400, rtol: float = 1e-8, atol: float = 1e-10,
-          method: str = "Radau") -> TrackingResult:
+def track(plan, system, eps: float | None = None, coordinates: Mapping | None = None, inputs: Mapping | None = None,
+          feedforward: Sequence = (), *, law=None, normal=None, speed=None, samples: int = 400, rtol: float = 1e-8,
+          atol: float = 1e-10, method: str = "Radau") -> TrackingResult:
     """Drive ``plan`` (an :class:`~nonholo.control.solution.OptimalControlSolution`) through the
     friction realization of ``system`` (a :class:`~nonholo.System` with linear constraints) at
-    ``eps``: :meth:`OptimalControlSolution.track` (the module docstring says how).
+    ``eps``, or realized by the friction ``law`` (a :mod:`nonholo.laws` law or one per contact,
+    with its ``normal`` loads and rolling ``speed``, as :meth:`nonholo.System.friction`):
+    :meth:`OptimalControlSolution.track` (the module docstring says how).
 
     ``coordinates``: the system's coordinate name -> SymPy expression of the plan's states (every
     coordinate); ``inputs``: symbol name -> SymPy expression of the plan's states and controls;
@@ -108,9 +112,14 @@ def track(plan, system, eps: float, coordinates: Mapping, inputs: Mapping | None
     from scipy.integrate import solve_ivp
     from scipy.optimize import least_squares
 
-    eps = float(eps)
-    if not eps > 0:
-        raise ValueError(f"eps must be positive, got {eps!r}")
+    if (eps is None) == (law is None):
+        raise ValueError("track needs eps (the linear friction realization) or law= (a nonholo.laws law), not both")
+    if eps is not None:
+        eps = float(eps)
+        if not eps > 0:
+            raise ValueError(f"eps must be positive, got {eps!r}")
+    if coordinates is None:
+        raise ValueError("coordinates must map every coordinate of the system to the plan's states")
     if system.k == 0:
         raise ValueError(f"{system.name!r} has no constraints: it has no friction realization to track with")
     if any(b != 0 for b in system.affine):
@@ -154,6 +163,13 @@ def track(plan, system, eps: float, coordinates: Mapping, inputs: Mapping | None
     args = [q, v, u_sym]
     G_f, A_f, mu_f = (sp.lambdify(args, M, "numpy") for M in (G, A, mu))
     rest_f = sp.lambdify(args, Q - c, "numpy")  # F - dV/dq - c
+    if law is not None:  # the contacts' forces of the law in place of -(1/eps) A^T mu A v
+        from ..system.law_realization import realized_by
+
+        realized = realized_by(system, law, normal, speed)
+        extra = {p: val for p, val in realized.parameters.items() if p not in u_sym}
+        contact = (sp.Matrix(realized.force) - sp.Matrix(system.force)).subs(extra).subs(values)
+        contact_f = sp.lambdify(args, contact, "numpy")
 
     # the plan: q_p = phi(y), q_p' = phi_y f(y, u), q_p'' = d/dy(q_p') f + d/du(q_p') u'
     f = sp.Matrix(plan.problem.dynamics.rhs)
@@ -196,9 +212,12 @@ def track(plan, system, eps: float, coordinates: Mapping, inputs: Mapping | None
     def rhs(t, z):
         qq, vv = z[:n], z[n:]
         uu = inputs_at(t)
-        Am = np.asarray(A_f(qq, vv, uu), float)
-        force = np.asarray(rest_f(qq, vv, uu), float).reshape(-1) - Am.T @ (np.asarray(mu_f(qq, vv, uu), float)
-                                                                             @ (Am @ vv)) / eps
+        force = np.asarray(rest_f(qq, vv, uu), float).reshape(-1)
+        if law is not None:
+            force = force + np.asarray(contact_f(qq, vv, uu), float).reshape(-1)
+        else:
+            Am = np.asarray(A_f(qq, vv, uu), float)
+            force = force - Am.T @ (np.asarray(mu_f(qq, vv, uu), float) @ (Am @ vv)) / eps
         return np.concatenate([vv, np.linalg.solve(np.asarray(G_f(qq, vv, uu), float), force)])
 
     qp0, qpd0, _, _ = planned(0.0)
