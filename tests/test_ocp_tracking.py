@@ -105,6 +105,26 @@ def test_tire_law_magic_formula(lane_change, car):
     assert runs[0.2].max_error > 1.3 * linear.max_error and runs[0.2].max_slip > 1.2 * linear.max_slip
 
 
+def test_knife_edge_plan_tracked_with_force_and_torque_feedforward():
+    """Another system: a knife edge (metric diag(1, 1, 1/2)), planned on its kinematic system
+    (``system.kinematic()``, least energy), tracked through its friction realization with the push
+    F and the torque tau solved by inverse dynamics along the plan: error and slip are O(eps)
+    (slopes within 1 +- 0.3; measured error 8.1e-4 at eps = 1e-3)."""
+    px, py, pth, F, tau = sp.symbols("x y theta F tau")
+    knife = nh.System([px, py, pth], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(pth), -sp.cos(pth), 0]]),
+                      force=[F * sp.cos(pth), F * sp.sin(pth), tau], parameters={F: 0.0, tau: 0.0})
+    plan = nh.OptimalControlProblem(knife.kinematic(), cost="energy", t_final=2.0, initial=[0, 0, 0],
+                                    final=[2.0, 1.0, 0.3]).solve(nodes=41)
+    assert plan.success
+    eps = np.array([1e-3, 2e-3, 4e-3])
+    runs = [plan.track(knife, e, {"x": px, "y": py, "theta": pth}, feedforward=["F", "tau"]) for e in eps]
+    assert all(r.success for r in runs)
+    for values in ([r.max_error for r in runs], [r.max_slip for r in runs]):
+        assert 0.7 < np.polyfit(np.log(eps), np.log(values), 1)[0] < 1.3
+    assert runs[0].max_error < eps[0]
+    assert np.allclose(runs[0].plan[:, -1], [2.0, 1.0, 0.3], atol=1e-9)
+
+
 def test_track_bad_input(lane_change, car):
     with pytest.raises(ValueError, match="eps must be positive"):
         lane_change.track(car, 0.0, REAR_TO_CG)

@@ -107,7 +107,8 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     ``feedforward``: names of symbols of the force solved by inverse dynamics along the plan. The
     other parameters take the system's values. Integrated by SciPy (``method``, implicit by
     default: the friction model is stiff for small eps) with the plan and inputs evaluated in
-    NumPy, sampled at ``samples`` equally spaced times.
+    NumPy, sampled at about ``samples`` times: equally spaced in each interval of the plan's mesh,
+    where the integration restarts (the controls have kinks at the nodes).
     """
     from scipy.integrate import solve_ivp
     from scipy.optimize import least_squares
@@ -180,53 +181,82 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     qd_u_f = sp.lambdify([ys, us], qd.jacobian(us), "numpy")
     given_f = sp.lambdify([ys, us], list(given.values()), "numpy")
 
-    def planned(t):
+    def planned(t, lo, hi):
+        """q_p, q_p', q_p'' and the given inputs at t in the mesh interval [lo, hi] (the controls'
+        rate from inside it: it jumps at the nodes)."""
         y, u = plan.states_at([t])[:, 0], plan.controls_at([t])[:, 0]
-        h = 1e-6 * max(plan.t_final, 1.0)
-        du = (plan.controls_at([min(t + h, plan.t_final)])[:, 0] - plan.controls_at([max(t - h, 0.0)])[:, 0]) / (
-            min(t + h, plan.t_final) - max(t - h, 0.0))
+        h = 1e-6 * (hi - lo)
+        a, b = max(t - h, lo), min(t + h, hi)
+        du = (plan.controls_at([b])[:, 0] - plan.controls_at([a])[:, 0]) / (b - a)
+        if b == hi and hi < plan.t_final:  # controls_at(hi) is the next interval's: the limit from inside
+            du = (plan.controls_at([b - 1e-9 * (hi - lo)])[:, 0] - plan.controls_at([a])[:, 0]) / (b - 1e-9 * (hi - lo)
+                                                                                                 - a)
         qp = np.asarray(phi_f(y), dtype=float).reshape(-1)
         qpd = np.asarray(qd_f(y, u), dtype=float).reshape(-1)
         qpdd = (np.asarray(qdd_y_f(y, u), dtype=float).reshape(-1)
                 + np.asarray(qd_u_f(y, u), dtype=float).reshape(n, -1) @ du)
         return qp, qpd, qpdd, np.asarray(given_f(y, u), dtype=float).reshape(-1)
 
-    times = np.linspace(0.0, plan.t_final, int(samples))
-    U = np.zeros((len(u_sym), times.size))
     guess = np.array([float(system.parameters.get(s, 0.0)) for s in ff])
-    for j, t in enumerate(times):
-        qp, qpd, qpdd, ug = planned(t)
-        if ff:
-            def residual(uf, qp=qp, qpd=qpd, qpdd=qpdd, ug=ug):
-                uu = [*ug, *uf]
-                Gm, Am = np.asarray(G_f(qp, qpd, uu), float), np.asarray(A_f(qp, qpd, uu), float)
-                X = np.linalg.svd(Am)[2][system.k:].T  # a basis of ker A
-                return X.T @ (Gm @ qpdd - np.asarray(rest_f(qp, qpd, uu), float).reshape(-1))
 
-            guess = least_squares(residual, guess, xtol=1e-14, ftol=1e-14, gtol=1e-14).x
-        U[:, j] = [*ug, *guess]
+    def inputs_on(times, lo, hi):
+        """The inputs (given and feedforward) at ``times`` in the mesh interval [lo, hi]."""
+        nonlocal guess
+        U = np.zeros((len(u_sym), times.size))
+        for j, t in enumerate(times):
+            qp, qpd, qpdd, ug = planned(t, lo, hi)
+            if ff:
+                def residual(uf, qp=qp, qpd=qpd, qpdd=qpdd, ug=ug):
+                    uu = [*ug, *uf]
+                    Gm, Am = np.asarray(G_f(qp, qpd, uu), float), np.asarray(A_f(qp, qpd, uu), float)
+                    X = np.linalg.svd(Am)[2][system.k:].T  # a basis of ker A
+                    return X.T @ (Gm @ qpdd - np.asarray(rest_f(qp, qpd, uu), float).reshape(-1))
 
-    def inputs_at(t):
-        return [np.interp(t, times, row) for row in U]
+                guess = least_squares(residual, guess, xtol=1e-14, ftol=1e-14, gtol=1e-14).x
+            U[:, j] = [*ug, *guess]
+        return U
 
-    def rhs(t, z):
-        qq, vv = z[:n], z[n:]
-        uu = inputs_at(t)
+    def accel(qq, vv, uu):
         force = np.asarray(rest_f(qq, vv, uu), float).reshape(-1)
         if law is not None:
             force = force + np.asarray(contact_f(qq, vv, uu), float).reshape(-1)
         else:
             Am = np.asarray(A_f(qq, vv, uu), float)
             force = force - Am.T @ (np.asarray(mu_f(qq, vv, uu), float) @ (Am @ vv)) / eps
-        return np.concatenate([vv, np.linalg.solve(np.asarray(G_f(qq, vv, uu), float), force)])
+        return np.linalg.solve(np.asarray(G_f(qq, vv, uu), float), force)
 
-    qp0, qpd0, _, _ = planned(0.0)
-    run = solve_ivp(rhs, (0.0, plan.t_final), np.concatenate([qp0, qpd0]), method=method, t_eval=times, rtol=rtol,
-                    atol=atol)
-    Y = run.y
-    Qp = np.array([planned(t)[0] for t in run.t]).T
-    slip = np.array([np.asarray(A_f(Y[:n, i], Y[n:, i], inputs_at(t)), float) @ Y[n:, i]
-                     for i, t in enumerate(run.t)]).T
+    # interval by interval of the plan's mesh (its controls have kinks at the nodes, the
+    # feedforward jumps there): the inputs sampled inside each, the integration restarted at each node
+    nodes = np.asarray(plan.t, dtype=float)
+    per = max(3, -(-int(samples) // (nodes.size - 1)) + 1)
+    qp0, qpd0, _, _ = planned(0.0, nodes[0], nodes[1])
+    z = np.concatenate([qp0, qpd0])
+    ts, ys, us, qps, slips = [], [], [], [], []
+    success, message = True, "The solver successfully reached the end of the integration interval."
+    for k, (lo, hi) in enumerate(zip(nodes[:-1], nodes[1:])):
+        times = np.linspace(lo, hi, per)
+        U = inputs_on(times, lo, hi)
+
+        def rhs(t, zz, times=times, U=U):
+            return np.concatenate([zz[n:], accel(zz[:n], zz[n:], [np.interp(t, times, row) for row in U])])
+
+        run = solve_ivp(rhs, (lo, hi), z, method=method, t_eval=times, rtol=rtol, atol=atol)
+        if not run.success:
+            success, message = False, str(run.message)
+            break
+        keep = slice(0, None) if k == 0 else slice(1, None)  # each node once
+        z = run.y[:, -1]
+        ts.append(run.t[keep])
+        ys.append(run.y[:, keep])
+        us.append(U[:, keep])
+        qps.append(np.array([planned(t, lo, hi)[0] for t in run.t[keep]]).T)
+        slips.append(np.array([np.asarray(A_f(run.y[:n, i], run.y[n:, i], U[:, i]), float) @ run.y[n:, i]
+                               for i in range(run.t.size)])[keep].T)
+    t_all = np.concatenate(ts) if ts else np.empty(0)
+    Y = np.concatenate(ys, axis=1) if ys else np.empty((2 * n, 0))
+    Qp = np.concatenate(qps, axis=1) if qps else np.empty((n, 0))
+    slip = np.concatenate(slips, axis=1) if slips else np.empty((system.k, 0))
+    U_all = np.concatenate(us, axis=1) if us else np.empty((len(u_sym), 0))
     state_names = names + [str(s) for s in v]
-    sampled = {str(s): np.array([np.interp(run.t, times, U[i])]).reshape(-1) for i, s in enumerate(u_sym)}
-    return TrackingResult(run.t, Y, Qp, slip, sampled, state_names, eps, bool(run.success), str(run.message))
+    sampled = {str(s): U_all[i] for i, s in enumerate(u_sym)}
+    return TrackingResult(t_all, Y, Qp, slip, sampled, state_names, eps, success, message)
