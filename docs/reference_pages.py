@@ -31,7 +31,7 @@ LAYERS = [
     ("control", "Optimal control",
      "Optimal control problems of kinematic control systems (q' = X_D(q) w), transcribed by direct "
      "collocation (trapezoid, Hermite-Simpson) and solved by IPOPT in C++.",
-     ["OptimalControlProblem", "OptimalControlSolution", "KinematicSystem"], []),
+     ["OptimalControlProblem", "OptimalControlSolution", "KinematicSystem", "TrackingResult"], []),
     ("builders", "Builders: bodies, surfaces, contacts, mechanisms",
      "Rigid bodies rolling on a plane and mechanisms of bodies on revolute joints, each an ordinary "
      ":class:`~nonholo.System`.",

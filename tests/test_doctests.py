@@ -21,6 +21,7 @@ MODULES = [
     "nonholo.analysis.fitting",
     "nonholo.analysis.car_paths",
     "nonholo.builders.contact",
+    "nonholo.control.kinematic",
 ]
 
 # The public names that must carry an example (each documented in one of MODULES).

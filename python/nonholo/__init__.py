@@ -22,7 +22,7 @@ from .analysis.fitting import FitResult, fit
 from .analysis.stability import (CriticalValue, EigenvaluePath, Linearization, SteadyMotion, SteadyMotionError,
                                  critical_values, eigenvalue_path, linearize, steady_motions)
 from .analysis.sweeps import SweepResult, sweep
-from .control import KinematicSystem, OptimalControlProblem, OptimalControlSolution
+from .control import KinematicSystem, OptimalControlProblem, OptimalControlSolution, TrackingResult
 from .builders import bodies, contact, multibody, surfaces
 from .expressions import laws
 from .errors import (IntegrationError, ModelError, NonholoError, OptimalControlError, SimulationWarning, SweepError,
@@ -52,5 +52,5 @@ __all__ = [
     "fit", "FitResult", "vakonomic_bvp", "ShootingError",
     "linearize", "Linearization", "steady_motions", "SteadyMotion", "SteadyMotionError", "eigenvalue_path",
     "EigenvaluePath", "critical_values", "CriticalValue", "laws", "Margin",
-    "OptimalControlProblem", "OptimalControlSolution", "OptimalControlError", "KinematicSystem",
+    "OptimalControlProblem", "OptimalControlSolution", "OptimalControlError", "KinematicSystem", "TrackingResult",
 ]

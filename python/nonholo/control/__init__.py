@@ -3,5 +3,6 @@
 from .kinematic import KinematicSystem
 from .problem import OptimalControlProblem
 from .solution import OptimalControlSolution
+from .tracking import TrackingResult
 
-__all__ = ["KinematicSystem", "OptimalControlProblem", "OptimalControlSolution"]
+__all__ = ["KinematicSystem", "OptimalControlProblem", "OptimalControlSolution", "TrackingResult"]

@@ -40,18 +40,21 @@ class KinematicSystem:
     energy : SymPy expression, optional
         The kinetic energy of ``cost="energy"`` when it is not 1/2 w^T G_D w (a dynamic
         system's, in its states: :func:`dynamic_of`).
+    state_bounds : mapping name -> (lo, hi), optional
+        Bounds on the states that every problem posed on the system imposes (default none; a
+        problem's ``state_bounds`` override them).
 
     Attributes
     ----------
     states, controls : list of SymPy symbols
     rhs : SymPy Matrix (n, 1)
-    control_bounds : dict name -> (lo, hi)
+    control_bounds, state_bounds : dict name -> (lo, hi)
     metric : SymPy Matrix (m, m)
     state_names, control_names : list of str
     """
 
     def __init__(self, states: Sequence, controls: Sequence, rhs, control_bounds: Mapping | None = None,
-                 metric=None, name: str = "kinematic system", energy=None):
+                 metric=None, name: str = "kinematic system", energy=None, state_bounds: Mapping | None = None):
         self.states = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in states]
         self.controls = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in controls]
         if not self.states or not all(isinstance(s, sp.Symbol) for s in self.states + self.controls):
@@ -76,6 +79,14 @@ class KinematicSystem:
             if not lo <= hi:
                 raise ValueError(f"control_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
             self.control_bounds[str(key)] = (lo, hi)
+        self.state_bounds = {}
+        for key, (lo, hi) in dict(state_bounds or {}).items():
+            if str(key) not in self.state_names:
+                raise ValueError(f"state_bounds names {key!r}, which is not a state of {self.state_names}")
+            lo, hi = float(lo), float(hi)
+            if not lo <= hi:
+                raise ValueError(f"state_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
+            self.state_bounds[str(key)] = (lo, hi)
         self.name = name
         self._energy = None if energy is None else sp.sympify(energy)
         if self._energy is not None:
@@ -164,6 +175,42 @@ class KinematicSystem:
         result.y = np.concatenate(ys_out, axis=1) if ys_out else np.empty((y0.size, 0))
         result.y_final = y.copy() if result.success else None
         return result
+
+    def rate_limited(self, rates: Mapping) -> "KinematicSystem":
+        """The system whose controls named in ``rates`` are states, driven by their rates.
+
+        A control c with ``rates[c] = r`` becomes a state (keeping its bounds, now state bounds)
+        with c' = c_dot, the new control ``c_dot`` in [-r, r]: a car whose speed and curvature
+        change at a bounded acceleration and steering rate, so that they are continuous and a
+        time-optimal plan has no jumps of speed at its cusps. The other controls stay controls.
+        Problems on it give the rate-limited controls' values at both ends (e.g. 0 at rest).
+
+        >>> import nonholo as nh
+        >>> car = nh.systems.kinematic_car().rate_limited({"v": 2.0, "kappa": 4.0})
+        >>> car.state_names, car.control_names, car.control_bounds["v_dot"], car.state_bounds["v"]
+        (['x', 'y', 'theta', 'v', 'kappa'], ['v_dot', 'kappa_dot'], (-2.0, 2.0), (-1.0, 1.0))
+        """
+        rates = dict(rates)
+        for key, r in rates.items():
+            if str(key) not in self.control_names:
+                raise ValueError(f"rates names {key!r}, which is not a control of {self.control_names}")
+            if not float(r) > 0 or not math.isfinite(float(r)):
+                raise ValueError(f"rates[{str(key)!r}] must be positive and finite, got {r!r}")
+        limited = [c for c in self.controls if str(c) in {str(k) for k in rates}]
+        kept = [c for c in self.controls if c not in limited]
+        if not limited:
+            raise ValueError("rates must name at least one control")
+        byname = {str(k): float(r) for k, r in rates.items()}
+        dots = [sp.Symbol(f"{c}_dot") for c in limited]
+        if any(str(d) in self.state_names + self.control_names for d in dots):
+            raise ValueError(f"the rates' names {[str(d) for d in dots]} clash with the system's")
+        bounds = {str(c): self.control_bounds[str(c)] for c in kept}
+        bounds.update({str(d): (-byname[str(c)], byname[str(c)]) for c, d in zip(limited, dots)})
+        states = {**self.state_bounds, **{str(c): self.control_bounds[str(c)] for c in limited}}
+        states = {k: v for k, v in states.items() if not (v[0] == -math.inf and v[1] == math.inf)}
+        energy = self._energy if self._energy is not None else self.energy()
+        return KinematicSystem([*self.states, *limited], [*kept, *dots], [*self.rhs, *dots], control_bounds=bounds,
+                               name=f"{self.name}, rate-limited", energy=energy, state_bounds=states)
 
     def __repr__(self) -> str:
         return f"KinematicSystem({self.name!r}, states={self.state_names}, controls={self.control_names})"

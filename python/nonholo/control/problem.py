@@ -44,7 +44,8 @@ class OptimalControlProblem:
         The duration: a positive number fixes it; a pair of bounds or None leaves it free
         (None only with ``cost="time"``; other costs need a duration or its bounds).
     state_bounds, control_bounds : mapping name -> (lo, hi), optional
-        Bounds on the states at every point; bounds on the controls (override the system's).
+        Bounds on the states at every point and on the controls (both override the system's:
+        :attr:`KinematicSystem.state_bounds`, :attr:`KinematicSystem.control_bounds`).
     path_constraints : sequence of SymPy inequalities, optional
         ``expr <= c``, ``expr >= c`` (or ``<``, ``>``) in the states and controls, imposed at
         every collocation point, e.g. ``(x - 2)**2 + y**2 >= 0.25`` around an obstacle.
@@ -93,7 +94,8 @@ class OptimalControlProblem:
         self.initial = _endpoint(initial, n, "initial", self.state_names)
         self.final = _endpoint(final, n, "final", self.state_names)
         self.free_time, self.t_final, self.t_bounds = _duration(t_final, cost)
-        self.state_bounds = _bounds(state_bounds, self.state_names, "state_bounds")
+        self.state_bounds = {**getattr(dyn, "state_bounds", {}),
+                             **_bounds(state_bounds, self.state_names, "state_bounds")}
         merged = dict(dyn.control_bounds)
         merged.update(_bounds(control_bounds, self.control_names, "control_bounds"))
         self.control_bounds = merged
@@ -110,6 +112,8 @@ class OptimalControlProblem:
             self._terminal = terminal_function(self.states, self.terminal_cost)
             self._f = vectorized(list(self.dynamics.rhs), self.states, self.controls)
             self._f_u = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.controls)), self.states,
+                                   self.controls)
+            self._f_y = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.states)), self.states,
                                    self.controls)
         return self._functions
 

@@ -52,6 +52,14 @@ class OptimalControlSolution:
     defect : float
         The sum of ``interval_errors``: an estimate of the error of the planned final state (a
         re-run of the controls, :meth:`simulate`, ends within it when errors are not amplified).
+    final_error : ndarray (n_states,)
+        The local errors carried to the final time by the linearized dynamics,
+        e_{k+1} = Phi_k e_k + d_k (d_k the signed error of interval k, Phi_k its state-transition
+        matrix, integrated with it): a first-order estimate of ``simulate().y_final - y[:, -1]``,
+        where an unstable motion (a trailer driven backwards) amplifies the local errors.
+    error_bound : float
+        sum_k |Phi(t_N, t_{k+1})|_inf |d_k|_inf: the bound of that propagation (equal to
+        ``defect`` when nothing amplifies errors); a re-run ends within it to first order.
     method : str
     """
 
@@ -84,8 +92,10 @@ class OptimalControlSolution:
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
         self.stats["starts"] = 1
         self.stats["max_nlp_defect"] = float(out["max_defect"])
-        self.interval_errors = self._interval_errors()
+        errors, phis = self._interval_errors()
+        self.interval_errors = np.max(np.abs(errors), axis=0)
         self.defect = float(np.sum(self.interval_errors))
+        self.final_error, self.error_bound = _propagate(errors, phis)
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
@@ -118,21 +128,33 @@ class OptimalControlSolution:
         s = (t - nodes[k]) / (nodes[k + 1] - nodes[k])
         return k, s
 
-    def _interval_errors(self, substeps: int = 16) -> np.ndarray:
-        f = self.problem._f
+    def _interval_errors(self, substeps: int = 16):
+        """The signed local errors (n_y, K) of the K intervals and their state-transition matrices
+        (K, n_y, n_y): RK4 on y' = f(y, u(t)) and Phi' = df/dy Phi from each node."""
+        f, f_y = self.problem._f, self.problem._f_y
+        n = len(self.state_names)
         nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
         step = self._scheme.step
         Y = self.y_points[:, ::step][:, :-1].copy()
+        K = Y.shape[1]
+        Phi = np.repeat(np.eye(n)[None], K, axis=0)
         h = np.diff(nodes) / substeps
+
+        def rhs(y, phi, t):
+            u = self.controls_at(t)
+            A = f_y(y, u).reshape(n, n, K).transpose(2, 0, 1)
+            return f(y, u), A @ phi
+
         t = nodes[:-1].copy()
         for _ in range(substeps):
-            k1 = f(Y, self.controls_at(t))
-            k2 = f(Y + h / 2 * k1, self.controls_at(t + h / 2))
-            k3 = f(Y + h / 2 * k2, self.controls_at(t + h / 2))
-            k4 = f(Y + h * k3, self.controls_at(t + h))
+            k1, m1 = rhs(Y, Phi, t)
+            k2, m2 = rhs(Y + h / 2 * k1, Phi + (h / 2)[:, None, None] * m1, t + h / 2)
+            k3, m3 = rhs(Y + h / 2 * k2, Phi + (h / 2)[:, None, None] * m2, t + h / 2)
+            k4, m4 = rhs(Y + h * k3, Phi + h[:, None, None] * m3, t + h)
             Y = Y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            Phi = Phi + (h / 6)[:, None, None] * (m1 + 2 * m2 + 2 * m3 + m4)
             t = t + h
-        return np.max(np.abs(Y - self.y_points[:, ::step][:, 1:]), axis=0)
+        return Y - self.y_points[:, ::step][:, 1:], Phi
 
     # ------------------------------------------------------------------ checks and views
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
@@ -142,6 +164,26 @@ class OptimalControlSolution:
         :attr:`defect`)."""
         return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
                                               t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
+
+    def track(self, system, eps: float | None = None, coordinates=None, inputs=None, feedforward=(), **options):
+        """Drive the plan through the friction realization of ``system`` at ``eps`` and return the
+        slip it leaves out and the tracking error
+        (:class:`~nonholo.control.tracking.TrackingResult`: ``result["slip"]``,
+        ``result["error"]``, ``max_error``, ``max_slip``).
+
+        ``coordinates`` maps each coordinate of ``system`` to an expression of the plan's states
+        (e.g. the centre of mass from the rear axle); ``inputs`` maps symbols of the system (in
+        its constraints or force: a steering angle) to expressions of the plan's states and
+        controls; ``feedforward`` names force symbols (a drive) solved by inverse dynamics so that
+        the nonholonomic system follows the plan exactly: the slip and the error are then those of
+        the friction realization alone, O(eps). Instead of ``eps``, ``law=`` (with ``normal=``
+        and ``speed=``) realizes the constraints by a friction law, e.g. a tire's
+        ``nh.laws.MagicFormula``. ``options``: ``law``, ``normal``, ``speed``, ``samples``,
+        ``rtol``, ``atol``, ``method`` (:func:`~nonholo.control.tracking.track`).
+        """
+        from .tracking import track
+
+        return track(self, system, eps, coordinates, inputs=inputs, feedforward=feedforward, **options)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name."""
@@ -186,3 +228,17 @@ class OptimalControlSolution:
         return (f"OptimalControlSolution(success={self.success}, t_final={self.t_final:.6g}, "
                 f"objective={self.objective:.6g}, iterations={self.stats['iterations']}, method={self.method!r}, "
                 f"nodes={self.t.size}, defect={self.defect:.2g}, message={self.message!r})")
+
+
+def _propagate(errors: np.ndarray, phis: np.ndarray):
+    """e_{k+1} = Phi_k e_k + d_k from e_0 = 0, and sum_k |Phi(t_N, t_{k+1})|_inf |d_k|_inf."""
+    n, K = errors.shape
+    e = np.zeros(n)
+    carry = np.eye(n)  # Phi(t_N, t_{k+1}), built from the last interval back
+    bound = 0.0
+    for k in range(K - 1, -1, -1):
+        bound += float(np.max(np.sum(np.abs(carry), axis=1))) * float(np.max(np.abs(errors[:, k])))
+        carry = carry @ phis[k]
+    for k in range(K):
+        e = phis[k] @ e + errors[:, k]
+    return e, bound

@@ -24,9 +24,11 @@ from .snakeboard import snakeboard
 from .tippe_top import tippe_top
 from .vertical_rolling_disk import vertical_rolling_disk
 from .whipple_bicycle import whipple_bicycle, whipple_bicycle_kane
+from .whipple_bicycle_linear import whipple_bicycle_linear
 
 __all__ = ["ball_on_turntable", "ball_on_turntable_kane", "chaplygin_ball", "chaplygin_sleigh", "differential_drive",
            "heisenberg", "inclined_knife_edge",
            "kinematic_car", "kinematic_car_trailers", "knife_edge_chain", "nonholonomic_particle", "planar_particle",
            "platoon", "polar_disk", "realized_pendulum", "rattleback", "rolling_disc", "single_track_car", "snakeboard",
-           "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane"]
+           "tippe_top", "vertical_rolling_disk", "whipple_bicycle", "whipple_bicycle_kane",
+           "whipple_bicycle_linear"]
