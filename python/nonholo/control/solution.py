@@ -34,6 +34,9 @@ class OptimalControlSolution:
         The controls at ``t``.
     t_points, y_points, u_points :
         Every collocation point (with Hermite-Simpson, the interval midpoints too).
+    z_points : ndarray (n_algebraic, P)
+        The algebraic variables at every point (dependent speeds, rates, multipliers of a
+        model in Kane's speeds, ``problem.algebraic``; no rows for other models).
     t_final : float
         The duration.
     objective : float
@@ -60,17 +63,18 @@ class OptimalControlSolution:
         self.method = scheme.name
         self._scheme = scheme
         self.dtau = np.asarray(dtau, dtype=float)
-        n_y, n_u = len(problem.states), len(problem.controls)
+        n_y, n_u, n_z = len(problem.states), len(problem.controls), len(problem.algebraic)
         x = np.asarray(out["x"])
         P = scheme.step * self.dtau.size + 1
-        blocks = x[: P * (n_y + n_u)].reshape(P, n_y + n_u).T
+        blocks = x[: P * (n_y + n_u + n_z)].reshape(P, n_y + n_u + n_z).T
         self.t_final = float(x[-1]) if problem.free_time else float(problem.t_final)
         from .transcription import interval_points
 
         tau = interval_points(self.dtau, scheme.step)
         self.t_points = tau * self.t_final
         self.y_points = blocks[:n_y].copy()
-        self.u_points = blocks[n_y:].copy()
+        self.u_points = blocks[n_y:n_y + n_u].copy()
+        self.z_points = blocks[n_y + n_u:].copy()
         step = scheme.step
         self.t = self.t_points[::step].copy()
         self.y = self.y_points[:, ::step].copy()
@@ -105,7 +109,7 @@ class OptimalControlSolution:
         t = np.atleast_1d(np.asarray(t, dtype=float))
         k, s = self._locate(t)
         step = self._scheme.step
-        Y, U = self.y_points, self.u_points
+        Y, U = self.y_points, np.vstack([self.u_points, self.z_points])
         F = self.problem._f(Y, U)
         h = self.dtau[k] * self.t_final
         y0, y1, f0, f1 = Y[:, step * k], Y[:, step * (k + 1)], F[:, step * k], F[:, step * (k + 1)]
@@ -119,7 +123,7 @@ class OptimalControlSolution:
         return k, s
 
     def _interval_errors(self, substeps: int = 16) -> np.ndarray:
-        f = self.problem._f
+        f = self.problem._rhs
         nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
         step = self._scheme.step
         Y = self.y_points[:, ::step][:, :-1].copy()
