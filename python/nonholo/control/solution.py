@@ -50,7 +50,7 @@ class OptimalControlSolution:
         whole IPOPT call), time_evaluations (s, in the C++ callbacks), n_evaluations,
         max_nlp_defect (the largest collocation residual at IPOPT's point).
     interval_errors : ndarray (N - 1,)
-        On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
+        (Computed on first access.) On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
         interpolated controls (RK4, 16 steps): the local error of the collocation.
     defect : float
         The sum of ``interval_errors``: an estimate of the error of the planned final state (a
@@ -88,8 +88,18 @@ class OptimalControlSolution:
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
         self.stats["starts"] = 1
         self.stats["max_nlp_defect"] = float(out["max_defect"])
-        self.interval_errors = self._interval_errors()
-        self.defect = float(np.sum(self.interval_errors))
+        self._errors = None
+
+    @property
+    def interval_errors(self) -> np.ndarray:
+        """Computed on first access (a re-integration of every interval), then kept."""
+        if self._errors is None:
+            self._errors = self._interval_errors()
+        return self._errors
+
+    @property
+    def defect(self) -> float:
+        return float(np.sum(self.interval_errors))
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:

@@ -61,9 +61,9 @@ class ConstrainedControlSystem(KinematicSystem):
         if self._energy is not None:
             check_free_symbols([self._energy], allowed, "energy")
         args = [self.states, self.controls, self.algebraic]
-        self._E = sp.lambdify(args, equations, "numpy")
-        self._E_z = sp.lambdify(args, list(sp.Matrix(equations).jacobian(algebraic)), "numpy")
-        self._rhs_z = sp.lambdify(args, list(self.rhs), "numpy")
+        self._E = sp.lambdify(args, equations, "numpy", cse=True)
+        self._E_z = sp.lambdify(args, list(sp.Matrix(equations).jacobian(algebraic)), "numpy", cse=True)
+        self._rhs_z = sp.lambdify(args, list(self.rhs), "numpy", cse=True)
 
     @property
     def algebraic_names(self) -> list:
