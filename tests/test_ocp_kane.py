@@ -115,7 +115,8 @@ def test_speeds_dynamics_are_sympys_kane_equations(builder):
 def test_pushed_skate_optimum_is_the_closed_form():
     """A skate (a body that cannot slide sideways: speeds x', theta' independent, y' dependent)
     pushed by F along its blade from rest to rest 1 ahead in t = 1, cost int F^2 / 2: x'' = F,
-    F = 6 - 12 t, cost 6, the torque 0, with every Hermite-Simpson point on the constraint."""
+    F = 6 - 12 t, cost 6, the torque 0, with every Hermite-Simpson point on the constraint; and
+    an eighth of a turn whose plan a re-run of its controls reproduces within the defect."""
     x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
     Fd, taud = me.dynamicsymbols("F tau")
     N = me.ReferenceFrame("N")
@@ -136,6 +137,14 @@ def test_pushed_skate_optimum_is_the_closed_form():
     assert np.allclose(sol.u["tau"], 0.0, atol=1e-9)
     # the dependent speed u2 = tan(theta) u1 at every point (theta = 0 here: u2 = 0)
     assert np.abs(sol.z_points[0]).max() < 1e-9
+    # an eighth of a turn onto (1, 0.5): the controls re-run through the dynamics (the dependent speed
+    # solved at each step) end within the collocation's defect of the planned final state
+    turn = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2, t_final=2.0, controls=[F, tau],
+                                    initial=[0, 0, 0, 0, 0], final=[1, 0.5, math.pi / 4, 0, 0]).solve(nodes=40)
+    assert turn.success
+    check = turn.simulate()
+    assert np.abs(check.y_final - turn.y[:, -1]).max() <= turn.defect
+    assert np.abs(turn.z_points[0] - np.tan(turn.y_points[2]) * turn.y_points[3]).max() < 1e-9 * 10
 
 
 def test_array_guess_is_interpolated_and_checked():
