@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,7 +106,7 @@ def results_record(text: str, script: str, argv: list) -> dict:
     return {
         "format": FORMAT,
         "script": script,
-        "command": " ".join(["python", f"benchmarks/{script}", *argv]),
+        "command": shlex.join(["python", f"benchmarks/{script}", *argv]),
         "date": datetime.date.today().isoformat(),
         "machine": machine(),
         "source": "measured",

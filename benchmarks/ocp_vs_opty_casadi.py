@@ -32,9 +32,13 @@ the limited-memory quasi-Newton one); CasADi and nonholo give the exact one, and
 with IPOPT's limited-memory Hessian (the row "CasADi Opti, L-BFGS") to compare like with like.
 
 Usage: python benchmarks/ocp_vs_opty_casadi.py [--quick] [--repeats N] [--problem A|B|both]
-[--implicit-trapezoid] [--markdown PATH] [--json PATH]. A peer that does not import is skipped with
-the reason printed; nonholo's rows need ``nh.OptimalControlProblem`` (issue 44) and say so when it
-is missing. nonholo starts from its own default guess (opty and CasADi from the example's).
+[--implicit-trapezoid] [--peer-methods METHOD ...] [--markdown PATH] [--json PATH]. A peer that
+does not import is skipped with the reason printed; nonholo's rows need ``nh.OptimalControlProblem``
+(issue 44) and say so when it is missing. nonholo starts from its own default guess (opty and
+CasADi from the example's). On A nonholo's rows use its "backward-euler" transcription (opty's
+rule) on the car of the example's KanesMethod in Kane's speeds (6 states; v_y, omega, the four
+speeds' rates and two multipliers as variables at every node: 16 a node against the peers' 10),
+with IPOPT's monotone and adaptive barrier updates; on B trapezoid and Hermite-Simpson.
 
 Measured 2026-12-02 on a 2-core AMD EPYC VM loaded by up to six other engineers' builds and tests
 (load average 6.6 at the start, 10.5 at the end: absolute times are slow and noisy, compare within
@@ -63,11 +67,16 @@ results/ocp_vs_opty_casadi_trailer.json): nonholo trapezoid 6.5051 in 19 iterati
 iterations, 1.59 s (ratio 0.44), and CasADi L-BFGS backward Euler 6.687 in 0.487 s; nonholo
 Hermite-Simpson 6.5212 in 26 iterations, 2.6 s (1207 variables, 800 constraints). Before the
 coarse starts (both default starts solved on the full mesh) the trapezoid took 7.31 s and
-Hermite-Simpson 39.4 s; of the trapezoid's time over 90% went to the straight-line start, which fails. The parallel park
-(A) does not set up there: OptimalControlProblem(system, controls=[T, F]) raises ModelError "no k
-coordinates can be solved for from the constraints (A_s is singular)" from voronets_split, since
-no pair of the car's coordinates (x, y, theta, delta) has an invertible constraint block at every
-sampled q (x, y at delta = 0 included); the script prints that reason in place of the rows.
+Hermite-Simpson 39.4 s; of the trapezoid's time over 90% went to the straight-line start, which fails.
+
+nonholo's rows on A (--problem A --repeats 3 --peer-methods "backward euler", load average 6.0
+at the start, results/ocp_vs_opty_casadi_park.json): 320249 (the peers 320227, +0.007%) in 19
+iterations on the full mesh after 119 on the coarse meshes of its two starts, 3.77 s with
+mu_strategy="adaptive" and 6.5 s with the default monotone update, against CasADi L-BFGS 2.91 s
+and opty 4.23 s: 1.30 times the fastest peer, not the issue's half (at load 10.4: 1.38). From the example's guess
+nonholo ends at a worse local optimum (2.203e6 after 2723 iterations). Before Kane's speeds the
+parallel park did not set up (voronets_split: no pair of the car's coordinates has an invertible
+constraint block at every q, x, y at delta = 0 included).
 """
 
 from __future__ import annotations
@@ -332,8 +341,11 @@ def solve_casadi(spec: dict, guess: np.ndarray, N: int, method: str, free_time: 
     return run
 
 
-def solve_nonholo(nh, which: str, N: int, method: str):
-    """nonholo's rows, through the public API of issue 44 (``nh.OptimalControlProblem``)."""
+def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monotone"):
+    """nonholo's rows, through the public API of issue 44 (``nh.OptimalControlProblem``): on A the
+    car from the example's KanesMethod (``System.from_kanes_method``), posed in Kane's speeds
+    (states x, y, theta, delta, v_x, beta; v_y, omega, the speeds' rates and the multipliers as
+    algebraic variables at every point), from nonholo's default start."""
     if which == "A":
         spec = parallel_park_equations()
         # The inputs T(t), F(t) become the system's symbols T, F (parameters of a simulation,
@@ -357,20 +369,23 @@ def solve_nonholo(nh, which: str, N: int, method: str):
                                                          "theta0": (-math.pi, math.pi),
                                                          "theta1": (-math.pi, math.pi)})
 
+    problem.solve(nodes=11, method=method, max_iter=1)  # the tapes, built once per problem (set-up)
+
     def run():
         start = time.perf_counter()
-        sol = problem.solve(nodes=N, method=method, tol=TOL, max_iter=MAX_ITER)
+        sol = problem.solve(nodes=N, method=method, tol=TOL, max_iter=MAX_ITER, mu_strategy=mu_strategy)
         seconds = time.perf_counter() - start
         s = sol.stats
         return dict(objective=float(sol.objective), iterations=int(s["iterations"]), seconds=seconds,
                     n_variables=int(s["n_variables"]), n_constraints=int(s["n_constraints"]),
-                    status=str(sol.message), success=bool(sol.success))
+                    status=str(sol.message), success=bool(sol.success), time_ipopt=float(s["time_ipopt"]),
+                    time_evaluations=float(s["time_evaluations"]), coarse_iterations=int(s.get("coarse_iterations", 0)))
     return run
 
 
 # ---------------------------------------------------------------------------------------------------
 
-def rows_for(problem: str, found: dict, quick: bool, implicit_trapezoid: bool = False) -> list:
+def rows_for(problem: str, found: dict, quick: bool, implicit_trapezoid: bool = False, only=None) -> list:
     """(label, method, runner) of every tool that imports, and the lines saying who was skipped."""
     runners, notes = [], []
     if problem == "A":
@@ -381,6 +396,7 @@ def rows_for(problem: str, found: dict, quick: bool, implicit_trapezoid: bool = 
         spec = trailer_equations()
         (guess, duration), N, free = trailer_guess(), NODES_B, True
         methods = ("backward euler", "trapezoid") if quick else ("backward euler", "midpoint", "trapezoid")
+    methods = tuple(m for m in methods if only is None or m in only)
     for method in methods:
         if method != "trapezoid":
             if isinstance(found["opty"], str):
@@ -394,12 +410,16 @@ def rows_for(problem: str, found: dict, quick: bool, implicit_trapezoid: bool = 
             if method == "backward euler":
                 runners.append(("CasADi Opti, L-BFGS", method,
                                 solve_casadi(spec, guess, N, method, free, duration, hessian="limited-memory")))
-    for method in ("trapezoid", "hermite-simpson"):
+    # (label, the table's transcription, nonholo's method, IPOPT's mu_strategy)
+    ours = [("nonholo", "backward euler", "backward-euler", "monotone"),
+            ("nonholo, adaptive mu", "backward euler", "backward-euler", "adaptive")] if problem == "A" else \
+        [("nonholo", m, m, "monotone") for m in ("trapezoid", "hermite-simpson")]
+    for label, column, method, mu in ours:
         if isinstance(found["nonholo"], str):
             notes.append(f"nonholo ({method}) skipped: {found['nonholo']}")
             continue
         try:
-            runners.append(("nonholo", method, solve_nonholo(found["nonholo"], problem, N, method)))
+            runners.append((label, column, solve_nonholo(found["nonholo"], problem, N, method, mu)))
         except Exception as exc:  # noqa: BLE001 (a benchmark reports what failed and goes on)
             notes.append(f"nonholo ({method}) could not set up the problem: {type(exc).__name__}: {exc}")
     return runners, sorted(set(notes), key=notes.index)
@@ -425,11 +445,17 @@ def table(title: str, results: list) -> str:
              "variables | constraints | IPOPT status |",
              "|:---|:---|---:|---:|---:|---:|---:|---:|:---|"]
     for r in results:
-        peers_same = [p["seconds"] for p in results if p["method"] == r["method"] and p["tool"] != "nonholo"
-                      and p["success"]]
+        peers_same = [p["seconds"] for p in results if p["method"] == r["method"]
+                      and not p["tool"].startswith("nonholo") and p["success"]]
         fastest = min(peers_same) if peers_same else min(p["seconds"] for p in results if p["success"] or p is r)
         lines.append(f"| {r['tool']} | {r['method']} | {r['objective']:.6g} | {r['iterations']} | {r['seconds']:.3g} | "
                      f"{r['seconds'] / fastest:.2f} | {r['n_variables']} | {r['n_constraints']} | {r['status']} |")
+    ours = [r for r in results if "time_ipopt" in r]
+    if ours:
+        lines += ["", "nonholo's time (last repeat): " + "; ".join(
+            f"{r['tool']} ({r['method']}): IPOPT {r['time_ipopt']:.3g} s of which evaluations "
+            f"{r['time_evaluations']:.3g} s on the full mesh, after {r['coarse_iterations']} iterations on the coarse "
+            "meshes of its starts" for r in ours) + "."]
     return "\n".join(lines)
 
 
@@ -441,6 +467,8 @@ def main(argv=None) -> None:
     parser.add_argument("--implicit-trapezoid", action="store_true",
                         help="also CasADi's trapezoid on the parallel park (x' as variables: slow, over 10 minutes a "
                              "solve with L-BFGS on the loaded 2-core machine)")
+    parser.add_argument("--peer-methods", nargs="+", choices=("backward euler", "midpoint", "trapezoid"),
+                        help="run the peers with these transcriptions only (default: all of the problem's)")
     add_output_options(parser)
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -452,7 +480,7 @@ def main(argv=None) -> None:
     titles = {"A": f"A: opty's parallel park (dynamic car, 8 states, 2 forces, {NODES_A} nodes, T = {DURATION_A:g} s)",
               "B": f"B: car with one trailer, minimum time to (0, 2, 0, 0) ({NODES_B} nodes, free duration)"}
     for problem in ("A", "B") if args.problem == "both" else (args.problem,):
-        runners, notes = rows_for(problem, found, args.quick, args.implicit_trapezoid)
+        runners, notes = rows_for(problem, found, args.quick, args.implicit_trapezoid, args.peer_methods)
         blocks.append(table(titles[problem], measure(runners, repeats)))
         if notes:
             blocks.append("\n".join(f"- {note}" for note in notes))

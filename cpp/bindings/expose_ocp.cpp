@@ -28,7 +28,8 @@ void expose_ocp(py::module_& m) {
          std::shared_ptr<Tape> hessian, std::vector<int> hess_rows, std::vector<int> hess_cols,
          std::shared_ptr<Tape> terminal, std::vector<int> term_hess_rows, std::vector<int> term_hess_cols,
          std::vector<double> g_lo, std::vector<double> g_hi, std::vector<double> x_lo, std::vector<double> x_hi,
-         std::vector<double> x0, double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time) {
+         std::vector<double> x0, double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time,
+         std::string mu_strategy) {
         CollocationProblem p;
         p.n_y = n_y;
         p.n_u = n_u;
@@ -60,6 +61,7 @@ void expose_ocp(py::module_& m) {
         o.exact_hessian = exact_hessian;
         o.print_level = print_level;
         o.max_wall_time = max_wall_time;
+        o.mu_strategy = std::move(mu_strategy);
         CollocationResult r;
         {
           py::gil_scoped_release release;
@@ -89,6 +91,6 @@ void expose_ocp(py::module_& m) {
       py::arg("jac_rows"), py::arg("jac_cols"), py::arg("hessian"), py::arg("hess_rows"), py::arg("hess_cols"),
       py::arg("terminal"), py::arg("term_hess_rows"), py::arg("term_hess_cols"), py::arg("g_lo"), py::arg("g_hi"),
       py::arg("x_lo"), py::arg("x_hi"), py::arg("x0"), py::arg("tol"), py::arg("max_iter"), py::arg("exact_hessian"),
-      py::arg("print_level"), py::arg("max_wall_time"),
+      py::arg("print_level"), py::arg("max_wall_time"), py::arg("mu_strategy") = "monotone",
       "Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.");
 }

@@ -419,6 +419,8 @@ CollocationResult solve_collocation(const CollocationProblem& problem, const Col
   problem.check();
   if (!(options.tol > 0)) throw InputError("tol must be positive");
   if (options.max_iter < 0) throw InputError("max_iter must be non-negative");
+  if (options.mu_strategy != "monotone" && options.mu_strategy != "adaptive")
+    throw InputError("mu_strategy must be \"monotone\" or \"adaptive\", got \"" + options.mu_strategy + "\"");
   CollocationResult result;
   auto* raw = new CollocationNLP(problem, result);
   Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
@@ -430,6 +432,7 @@ CollocationResult solve_collocation(const CollocationProblem& problem, const Col
   opts->SetIntegerValue("max_iter", options.max_iter);
   opts->SetStringValue("hessian_approximation", options.exact_hessian ? "exact" : "limited-memory");
   if (options.max_wall_time > 0) opts->SetNumericValue("max_cpu_time", options.max_wall_time);
+  opts->SetStringValue("mu_strategy", options.mu_strategy);
   result.nnz_jacobian = raw->nnz_jacobian();
   result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;
   if (app->Initialize() != Ipopt::Solve_Succeeded) {

@@ -13,14 +13,18 @@ import sympy as sp
 from .. import _core
 from ..errors import OptimalControlError
 from ..expressions.lowering import check_free_symbols
+from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
+from .guesses import array_guess, is_array_guess
 from .solution import OptimalControlSolution, vectorized
+from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .transcription import interval_points, point_functions, scheme, terminal_function
 
 __all__ = ["OptimalControlProblem"]
 
 COSTS = ("time", "energy")
 HESSIANS = ("exact", "limited-memory")
+MU_STRATEGIES = ("monotone", "adaptive")
 
 
 class OptimalControlProblem:
@@ -51,10 +55,14 @@ class OptimalControlProblem:
         every collocation point, e.g. ``(x - 2)**2 + y**2 >= 0.25`` around an obstacle.
     controls : sequence of symbols, optional
         With a :class:`~nonholo.System`: the symbols of its force (parameters or free symbols)
-        declared as controls; the problem is then posed on its Lagrange-d'Alembert dynamics in
-        the quasi-velocities of the Voronets frame (states q and w,
-        :func:`~nonholo.control.kinematic.dynamic_of`), derived in SymPy. Without it a System's
-        kinematic system (``system.kinematic()``) is taken.
+        declared as controls; the problem is then posed on its Lagrange-d'Alembert dynamics.
+        A system with a frame of Kane's speeds (:meth:`~nonholo.System.from_kanes_method`):
+        states q and the independent speeds, the dependent speeds, the speeds' rates and the
+        constraint multipliers as algebraic variables imposed at every collocation point
+        (:func:`~nonholo.control.speeds.speeds_dynamics_of`; regular wherever the dependent
+        speeds' constraint block is). Other systems: the quasi-velocities of the Voronets frame
+        (states q and w, :func:`~nonholo.control.kinematic.dynamic_of`), derived in SymPy.
+        Without it a System's kinematic system (``system.kinematic()``) is taken.
 
     Examples
     --------
@@ -73,7 +81,10 @@ class OptimalControlProblem:
         dyn = self.dynamics
         self.states, self.controls = list(dyn.states), list(dyn.controls)
         self.state_names, self.control_names = dyn.state_names, dyn.control_names
-        allowed = set(self.states) | set(self.controls)
+        # algebraic variables of a differential-algebraic model: further variables at every point
+        self.algebraic = list(getattr(dyn, "algebraic", []))
+        self._dae = isinstance(dyn, ConstrainedControlSystem)
+        allowed = set(self.states) | set(self.controls) | set(self.algebraic)
         if isinstance(cost, str):
             if cost not in COSTS:
                 raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}")
@@ -106,22 +117,63 @@ class OptimalControlProblem:
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
         if self._functions is None:
-            z = self.states + self.controls
-            outputs = [*self.dynamics.rhs, self.running_cost, *self.path_constraints]
+            z = self.states + self.controls + self.algebraic
+            outputs = [*self.dynamics.rhs, self.running_cost, *self.path_constraints, *self._equations()]
             self._functions = point_functions(z, outputs)
             self._terminal = terminal_function(self.states, self.terminal_cost)
-            self._f = vectorized(list(self.dynamics.rhs), self.states, self.controls)
-            self._f_u = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.controls)), self.states,
-                                   self.controls)
-            self._f_y = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.states)), self.states,
-                                   self.controls)
+            self._f = vectorized(list(self.dynamics.rhs), self.states, self.controls + self.algebraic)
+            if not self._dae:
+                self._f_u = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.controls)), self.states,
+                                       self.controls)
+                self._f_y = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.states)), self.states,
+                                       self.controls)
         return self._functions
 
+    def _equations(self) -> list:
+        return list(self.dynamics.equations) if self._dae else []
+
+    def _rhs(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """f(y, u) at points (n_y, P), the algebraic variables solved where the model has them."""
+        self._point_functions()
+        return self.dynamics.vector_field(Y, U) if self._dae else self._f(Y, U)
+
+    def _rhs_u(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """df/du at points, (P, n_y, n_u): symbolic, or by central differences through the
+        algebraic solve."""
+        m, P = len(self.controls), Y.shape[1]
+        if not self._dae:
+            return self._f_u(Y, U).reshape(len(self.states), m, P).transpose(2, 0, 1)
+        cols = []
+        for j in range(m):
+            d = 1e-6 * (1.0 + np.abs(U[j]))
+            Up, Um = U.copy(), U.copy()
+            Up[j] += d
+            Um[j] -= d
+            cols.append((self._rhs(Y, Up) - self._rhs(Y, Um)) / (2 * d))
+        return np.array(cols).transpose(2, 1, 0)
+
+    def _rhs_y(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """df/dy at points, (P, n_y, n_y): symbolic, or by central differences through the
+        algebraic solve."""
+        n, P = len(self.states), Y.shape[1]
+        if not self._dae:
+            self._point_functions()
+            return self._f_y(Y, U).reshape(n, n, P).transpose(2, 0, 1)
+        cols = []
+        for j in range(n):
+            d = 1e-6 * (1.0 + np.abs(Y[j]))
+            Yp, Ym = Y.copy(), Y.copy()
+            Yp[j] += d
+            Ym[j] -= d
+            cols.append((self._rhs(Yp, U) - self._rhs(Ym, U)) / (2 * d))
+        return np.array(cols).transpose(2, 1, 0)
+
     def _block_bounds(self):
+        free = [-math.inf] * len(self.algebraic)
         lo = np.array([self.state_bounds.get(s, (-math.inf, math.inf))[0] for s in self.state_names]
-                      + [self.control_bounds[c][0] for c in self.control_names])
+                      + [self.control_bounds[c][0] for c in self.control_names] + free)
         hi = np.array([self.state_bounds.get(s, (-math.inf, math.inf))[1] for s in self.state_names]
-                      + [self.control_bounds[c][1] for c in self.control_names])
+                      + [self.control_bounds[c][1] for c in self.control_names] + [-v for v in free])
         return lo, hi
 
     # ------------------------------------------------------------------ guesses
@@ -187,15 +239,15 @@ class OptimalControlProblem:
         0 (or ``U``), each a least-squares solve with df/du (zero is a singular point of some
         systems, e.g. the car's kappa at v = 0: the second step sees the first's speed)."""
         self._point_functions()
-        lo, hi = self._block_bounds()
-        lo, hi = lo[len(self.states):], hi[len(self.states):]
         m, P = len(self.controls), Y.shape[1]
+        lo, hi = self._block_bounds()
+        lo, hi = lo[len(self.states):len(self.states) + m], hi[len(self.states):len(self.states) + m]
         U = np.clip(np.zeros((m, P)), lo[:, None], hi[:, None]) if U is None else np.array(U, dtype=float)
         if m == 0:
             return U
         for _ in range(3):
-            r = Ydot - self._f(Y, U)
-            J = self._f_u(Y, U).reshape(len(self.states), m, P).transpose(2, 0, 1)  # (P, n, m)
+            r = Ydot - self._rhs(Y, U)
+            J = self._rhs_u(Y, U)  # (P, n, m)
             U += np.einsum("pmn,np->mp", np.linalg.pinv(J, rcond=1e-12), r)  # least squares, min norm
             if clip:
                 U = np.clip(U, lo[:, None], hi[:, None])
@@ -210,8 +262,8 @@ class OptimalControlProblem:
                 raise ValueError("guess='heading' needs a planar vehicle: states x, y and headings theta*")
             return found
         if isinstance(guess, str):
-            raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution or a simulation "
-                             f"result, got {guess!r}")
+            raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution, a simulation "
+                             f"result or arrays (t, y, u), got {guess!r}")
         if isinstance(guess, OptimalControlSolution):
             T = guess.t_final
             Y, U = guess.states_at(tau * T), guess.controls_at(tau * T)
@@ -227,29 +279,34 @@ class OptimalControlProblem:
             Y = np.array([np.interp(ts, t, row) for row in y])
             Ydot = np.array([np.interp(ts, t, np.gradient(row, t)) for row in y]) * (t[-1] - t[0]) / T
             return Y, self._fit_controls(Y, Ydot), float(np.clip(T, *self.t_bounds)) if self.free_time else T
-        raise TypeError(f"guess must be None, an OptimalControlSolution or a simulation result, "
-                        f"got {type(guess).__name__}")
+        if is_array_guess(guess):
+            return array_guess(self, guess, tau)
+        raise TypeError(f"guess must be None, 'line', 'heading', an OptimalControlSolution, a simulation result or "
+                        f"arrays (t, y, u) (a tuple or a dict with keys 't', 'y', 'u'), got {type(guess).__name__}")
 
     # ------------------------------------------------------------------ solve
     def solve(self, nodes: int = 100, method: str = "hermite-simpson", guess=None, tol: float = 1e-8,
               max_iter: int = 3000, refine: int = 0, refine_tol: float | None = None, hessian: str = "exact",
-              raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None):
+              raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None,
+              mu_strategy: str = "monotone"):
         """Transcribe on ``nodes`` equally spaced mesh nodes and solve with IPOPT.
 
         Parameters
         ----------
         nodes : int
             Mesh nodes (>= 3); Hermite-Simpson adds the interval midpoints as collocation points.
-        method : {"hermite-simpson", "trapezoid"}
+        method : {"hermite-simpson", "trapezoid", "backward-euler"}
             The transcription (:func:`~nonholo.control.transcription.scheme`).
-        guess : None, "line", "heading", OptimalControlSolution or simulation result
+        guess : None, "line", "heading", OptimalControlSolution, simulation result or arrays
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
             ``"heading"``: :meth:`heading_guess` (planar vehicles); None: the line, and for a
             planar vehicle both starts, each solved first on a coarse mesh (a quarter of the
             nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``), the
             full mesh then solved from the coarse solution of lower cost (``stats["starts"]``
             says how many starts ran); a previous solution (warm start, interpolated onto the
-            new mesh); a simulation's states (controls fitted).
+            new mesh); a simulation's states (controls fitted); arrays ``(t, y, u)`` or a dict
+            with keys ``"t"``, ``"y"``, ``"u"`` (``u`` optional: fitted) on any increasing time
+            grid, interpolated linearly (:func:`~nonholo.control.guesses.array_guess`).
         tol : float
             IPOPT's tolerance.
         max_iter : int
@@ -269,6 +326,11 @@ class OptimalControlProblem:
             IPOPT's output (0: none).
         max_wall_time : float, optional
             IPOPT's time limit (its ``max_cpu_time``), seconds.
+        mu_strategy : {"monotone", "adaptive"}
+            IPOPT's barrier parameter update (its ``mu_strategy``): Fiacco-McCormick's monotone
+            decrease, or the adaptive rule of Nocedal, Waechter and Waltz, often fewer
+            iterations from a poor start (e.g. 112 instead of 236 on opty's parallel park at
+            126 nodes from the heading start).
 
         Returns
         -------
@@ -289,8 +351,11 @@ class OptimalControlProblem:
             raise ValueError(f"refine_tol must be positive, got {refine_tol!r}")
         if max_wall_time is not None and not max_wall_time > 0:
             raise ValueError(f"max_wall_time must be positive, got {max_wall_time!r}")
+        if mu_strategy not in MU_STRATEGIES:
+            raise ValueError(f"mu_strategy must be one of {MU_STRATEGIES}, got {mu_strategy!r}")
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
-                       print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0))
+                       print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
+                       mu_strategy=mu_strategy)
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
             sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options)
@@ -336,7 +401,9 @@ class OptimalControlProblem:
         term, term_rows, term_cols = self._terminal
         tau = interval_points(dtau, sch.step)
         Y, U, T = self._guess(guess, tau)
-        n_y, n_u, P = len(self.states), len(self.controls), tau.size
+        n_y, n_u, P = len(self.states), len(self.controls) + len(self.algebraic), tau.size
+        if self._dae:  # the algebraic variables consistent with the guess (within the bounds), at every point
+            U = np.vstack([U, np.zeros((len(self.algebraic), P))])
         lo, hi = self._block_bounds()
         x_lo, x_hi = np.tile(lo, P), np.tile(hi, P)
         for i, (a, b) in enumerate(zip(self.initial, self.final)):
@@ -348,15 +415,21 @@ class OptimalControlProblem:
         if self.free_time:
             x_lo, x_hi, x0 = np.append(x_lo, self.t_bounds[0]), np.append(x_hi, self.t_bounds[1]), np.append(x0, T)
         x0 = np.clip(x0, x_lo, x_hi)
-        n_g = len(self.path_constraints)
+        if self._dae:
+            block = x0[: P * (n_y + n_u)].reshape(P, n_y + n_u).T
+            m = len(self.controls)
+            block[n_y + m:] = self.dynamics.algebraic_values(block[:n_y], block[n_y:n_y + m])
+            x0[: P * (n_y + n_u)] = block.T.reshape(-1)
+        n_g = len(self.path_constraints) + len(self._equations())
+        g_bounds = list(self.path_bounds) + [(0.0, 0.0)] * len(self._equations())
         out = _core.solve_collocation(
             n_y=n_y, n_u=n_u, n_g=n_g, step=sch.step, dtau=list(dtau),
             stencils=[tuple(map(list, s)) for s in sch.stencils],
             quad_offsets=list(sch.quad_offsets), quad_weights=list(sch.quad_weights), free_time=self.free_time,
             t_final=float(self.t_final if not self.free_time else 1.0), node=pf.node, jac_rows=pf.jac_rows,
             jac_cols=pf.jac_cols, hessian=pf.hessian, hess_rows=pf.hess_rows, hess_cols=pf.hess_cols, terminal=term,
-            term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in self.path_bounds],
-            g_hi=[b[1] for b in self.path_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
+            term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in g_bounds],
+            g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
         return OptimalControlSolution(self, sch, dtau, out)
 
 
@@ -371,6 +444,11 @@ def _dynamics(model, controls):
     if controls is not None:
         if not hasattr(model, "force") or not hasattr(model, "metric"):
             raise TypeError(f"controls= needs a System (its Lagrange-d'Alembert dynamics), got {type(model).__name__}")
+        if isinstance(controls, (str, sp.Basic)):
+            raise TypeError(f"controls must be a sequence of symbols or names, got {controls!r}")
+        speeds = getattr(model, "speeds", None)
+        if speeds is not None and isinstance(speeds[1], DependentSpeeds):
+            return speeds_dynamics_of(model, controls)
         return dynamic_of(model, controls)
     raise TypeError(f"model_or_system must be a KinematicSystem or a System with nonholonomic constraints, "
                     f"got {type(model).__name__}")

@@ -34,6 +34,9 @@ class OptimalControlSolution:
         The controls at ``t``.
     t_points, y_points, u_points :
         Every collocation point (with Hermite-Simpson, the interval midpoints too).
+    z_points : ndarray (n_algebraic, P)
+        The algebraic variables at every point (dependent speeds, rates, multipliers of a
+        model in Kane's speeds, ``problem.algebraic``; no rows for other models).
     t_final : float
         The duration.
     objective : float
@@ -47,7 +50,7 @@ class OptimalControlSolution:
         whole IPOPT call), time_evaluations (s, in the C++ callbacks), n_evaluations,
         max_nlp_defect (the largest collocation residual at IPOPT's point).
     interval_errors : ndarray (N - 1,)
-        On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
+        (Computed on first access.) On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
         interpolated controls (RK4, 16 steps): the local error of the collocation.
     defect : float
         The sum of ``interval_errors``: an estimate of the error of the planned final state (a
@@ -68,17 +71,18 @@ class OptimalControlSolution:
         self.method = scheme.name
         self._scheme = scheme
         self.dtau = np.asarray(dtau, dtype=float)
-        n_y, n_u = len(problem.states), len(problem.controls)
+        n_y, n_u, n_z = len(problem.states), len(problem.controls), len(problem.algebraic)
         x = np.asarray(out["x"])
         P = scheme.step * self.dtau.size + 1
-        blocks = x[: P * (n_y + n_u)].reshape(P, n_y + n_u).T
+        blocks = x[: P * (n_y + n_u + n_z)].reshape(P, n_y + n_u + n_z).T
         self.t_final = float(x[-1]) if problem.free_time else float(problem.t_final)
         from .transcription import interval_points
 
         tau = interval_points(self.dtau, scheme.step)
         self.t_points = tau * self.t_final
         self.y_points = blocks[:n_y].copy()
-        self.u_points = blocks[n_y:].copy()
+        self.u_points = blocks[n_y:n_y + n_u].copy()
+        self.z_points = blocks[n_y + n_u:].copy()
         step = scheme.step
         self.t = self.t_points[::step].copy()
         self.y = self.y_points[:, ::step].copy()
@@ -92,10 +96,32 @@ class OptimalControlSolution:
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
         self.stats["starts"] = 1
         self.stats["max_nlp_defect"] = float(out["max_defect"])
-        errors, phis = self._interval_errors()
-        self.interval_errors = np.max(np.abs(errors), axis=0)
-        self.defect = float(np.sum(self.interval_errors))
-        self.final_error, self.error_bound = _propagate(errors, phis)
+        self._errors = None
+
+    def _error_data(self) -> tuple:
+        """(signed local errors (n_y, K), state-transition matrices (K, n_y, n_y)) of the intervals:
+        computed on first access (a re-integration of every interval), then kept."""
+        if self._errors is None:
+            self._errors = self._interval_errors()
+        return self._errors
+
+    @property
+    def interval_errors(self) -> np.ndarray:
+        """The largest |local error| of each interval (its re-integration under the interpolated
+        controls against the next node), shape (K,)."""
+        return np.max(np.abs(self._error_data()[0]), axis=0)
+
+    @property
+    def defect(self) -> float:
+        return float(np.sum(self.interval_errors))
+
+    @property
+    def final_error(self) -> np.ndarray:
+        return _propagate(*self._error_data())[0]
+
+    @property
+    def error_bound(self) -> float:
+        return _propagate(*self._error_data())[1]
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
@@ -115,7 +141,7 @@ class OptimalControlSolution:
         t = np.atleast_1d(np.asarray(t, dtype=float))
         k, s = self._locate(t)
         step = self._scheme.step
-        Y, U = self.y_points, self.u_points
+        Y, U = self.y_points, np.vstack([self.u_points, self.z_points])
         F = self.problem._f(Y, U)
         h = self.dtau[k] * self.t_final
         y0, y1, f0, f1 = Y[:, step * k], Y[:, step * (k + 1)], F[:, step * k], F[:, step * (k + 1)]
@@ -131,7 +157,7 @@ class OptimalControlSolution:
     def _interval_errors(self, substeps: int = 16):
         """The signed local errors (n_y, K) of the K intervals and their state-transition matrices
         (K, n_y, n_y): RK4 on y' = f(y, u(t)) and Phi' = df/dy Phi from each node."""
-        f, f_y = self.problem._f, self.problem._f_y
+        f, f_y = self.problem._rhs, self.problem._rhs_y
         n = len(self.state_names)
         nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
         step = self._scheme.step
@@ -142,8 +168,7 @@ class OptimalControlSolution:
 
         def rhs(y, phi, t):
             u = self.controls_at(t)
-            A = f_y(y, u).reshape(n, n, K).transpose(2, 0, 1)
-            return f(y, u), A @ phi
+            return f(y, u), f_y(y, u) @ phi
 
         t = nodes[:-1].copy()
         for _ in range(substeps):

@@ -28,19 +28,23 @@ class Scheme:
     order: int
 
 
-METHODS = ("hermite-simpson", "trapezoid")
+METHODS = ("hermite-simpson", "trapezoid", "backward-euler")
 
 
 def scheme(method: str) -> Scheme:
     """The transcription named ``method``.
 
     ``"trapezoid"``: y_{k+1} - y_k - h/2 (f_k + f_{k+1}) = 0, order 2.
+    ``"backward-euler"``: y_{k+1} - y_k - h f_{k+1} = 0 and the running cost h L_{k+1} on each
+    interval (opty's default, "backward euler": the same discrete problem), order 1.
     ``"hermite-simpson"`` (separated form: the midpoint state and control are variables):
     Simpson's rule y_{k+1} - y_k - h/6 (f_k + 4 f_m + f_{k+1}) = 0 and the Hermite interpolant
     y_m - (y_k + y_{k+1})/2 - h/8 (f_k - f_{k+1}) = 0, order 4.
     """
     if method == "trapezoid":
         return Scheme("trapezoid", 1, (((0, 1), (-1.0, 1.0), (0.5, 0.5)),), (0, 1), (0.5, 0.5), 2)
+    if method == "backward-euler":
+        return Scheme("backward-euler", 1, (((0, 1), (-1.0, 1.0), (0.0, 1.0)),), (1,), (1.0,), 1)
     if method == "hermite-simpson":
         simpson = ((0, 1, 2), (-1.0, 0.0, 1.0), (1 / 6, 4 / 6, 1 / 6))
         hermite = ((0, 1, 2), (-0.5, 1.0, -0.5), (1 / 8, 0.0, -1 / 8))

@@ -66,6 +66,7 @@ struct CollocationOptions {
   bool exact_hessian = true;
   int print_level = 0;
   double max_wall_time = 0.0;  // seconds; 0 = none
+  std::string mu_strategy = "monotone";  // IPOPT's barrier update: "monotone" or "adaptive"
 };
 
 struct CollocationResult {

@@ -1,0 +1,78 @@
+"""Initial guesses given as arrays: ``solve(guess=(t, y, u))`` or a dict with keys ``"t"``,
+``"y"``, ``"u"``, on any time grid, interpolated onto the collocation points."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+__all__ = ["array_guess", "is_array_guess"]
+
+KEYS = ("t", "y", "u")
+
+
+def is_array_guess(guess) -> bool:
+    """A tuple/list (t, y[, u]) or a mapping with keys among "t", "y", "u"."""
+    if isinstance(guess, Mapping):
+        return True
+    return isinstance(guess, (tuple, list)) and len(guess) in (2, 3)
+
+
+def _array(value, what: str) -> np.ndarray:
+    try:
+        out = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"guess[{what!r}] must be an array of numbers, got {type(value).__name__}") from err
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"guess[{what!r}] must hold finite numbers")
+    return out
+
+
+def array_guess(problem, guess, tau: np.ndarray):
+    """(Y, U, T) at the normalised times ``tau`` from arrays: ``t`` (increasing, two samples or
+    more), ``y`` (n_states, len(t)), ``u`` (n_controls, len(t); optional: fitted to the
+    interpolated states' velocity as :meth:`OptimalControlProblem.default_guess` does). The
+    samples are interpolated linearly on [t[0], t[-1]], which is mapped onto the problem's
+    duration: ``t[-1] - t[0]`` when it is free (clipped to its bounds), the fixed ``t_final``
+    otherwise. A 1-d ``y`` or ``u`` is taken as the only row of a one-state or one-control
+    problem."""
+    if isinstance(guess, Mapping):
+        unknown = set(map(str, guess)) - set(KEYS)
+        if unknown:
+            raise ValueError(f"guess dict has keys {sorted(unknown)}; expected 't', 'y' and optionally 'u'")
+        if "t" not in guess or "y" not in guess:
+            raise ValueError("guess dict needs keys 't' and 'y' (and optionally 'u')")
+        t, y, u = guess["t"], guess["y"], guess.get("u")
+    else:
+        t, y, u = (*guess, None) if len(guess) == 2 else guess
+    t = _array(t, "t")
+    if t.ndim != 1 or t.size < 2:
+        raise ValueError(f"guess['t'] must be one-dimensional with two samples or more, got shape {t.shape}")
+    if not np.all(np.diff(t) > 0):
+        raise ValueError("guess['t'] must be strictly increasing")
+    n_y, n_u = len(problem.states), len(problem.controls)
+    y = _array(y, "y")
+    if y.ndim == 1 and n_y == 1:
+        y = y[None, :]
+    if y.shape != (n_y, t.size):
+        raise ValueError(f"guess['y'] has shape {y.shape}, expected ({n_y}, {t.size}): one row per state "
+                         f"{problem.state_names}, one column per time in guess['t']")
+    span = float(t[-1] - t[0])
+    if problem.free_time:
+        T = float(np.clip(span, *problem.t_bounds))
+    else:
+        T = float(problem.t_final)
+    ts = t[0] + tau * span
+    Y = np.array([np.interp(ts, t, row) for row in y])
+    if u is None:
+        Ydot = np.array([np.interp(ts, t, np.gradient(row, t)) for row in y]) * span / T
+        return Y, problem._fit_controls(Y, Ydot), T
+    u = _array(u, "u")
+    if u.ndim == 1 and n_u == 1:
+        u = u[None, :]
+    if u.shape != (n_u, t.size):
+        raise ValueError(f"guess['u'] has shape {u.shape}, expected ({n_u}, {t.size}): one row per control "
+                         f"{problem.control_names}, one column per time in guess['t']")
+    U = np.array([np.interp(ts, t, row) for row in u])
+    return Y, U, T

@@ -1,0 +1,195 @@
+"""Control systems whose dynamics are a differential-algebraic system: the Lagrange-d'Alembert
+equations in Kane's speeds (a :class:`~nonholo.System` from ``from_kanes_method``) with the
+dependent speeds, the accelerations and the constraint multipliers as algebraic variables that
+the collocation imposes at every point ("constraints imposed at the nodes"), never solved
+symbolically: regular wherever the dependent speeds' constraint block is, whatever the
+coordinates (e.g. opty's parallel-parking car at zero steer, where no split of q' is)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+from ..expressions.lowering import check_free_symbols
+from .kinematic import KinematicSystem
+
+__all__ = ["ConstrainedControlSystem", "speeds_dynamics_of"]
+
+
+class ConstrainedControlSystem(KinematicSystem):
+    """y' = f(y, z, u) with algebraic variables z fixed by E(y, z, u) = 0 (as many equations as
+    variables, dE/dz regular): the dynamics of :class:`~nonholo.OptimalControlProblem` when its
+    model is a differential-algebraic system. The collocation takes z as further variables at
+    every point and E = 0 as equality constraints there; :meth:`vector_field` solves E = 0
+    numerically (Newton in z, vectorized over points) for simulations and guesses.
+
+    Parameters
+    ----------
+    states, controls, algebraic : sequences of SymPy symbols
+        y, u and z.
+    rhs : sequence of SymPy expressions in y, z, u
+        f, one per state.
+    equations : sequence of SymPy expressions in y, z, u
+        E, one per algebraic variable.
+    control_bounds, name, energy :
+        As :class:`~nonholo.control.kinematic.KinematicSystem` (``energy`` may involve z).
+    """
+
+    def __init__(self, states, controls, algebraic, rhs, equations, control_bounds=None, name="constrained system",
+                 energy=None):
+        algebraic = list(algebraic)
+        equations = list(sp.Matrix(list(equations))) if equations else []
+        if len(equations) != len(algebraic):
+            raise ValueError(f"equations has {len(equations)} entries, expected one per algebraic variable "
+                             f"({len(algebraic)})")
+        # the base class checks y and u (its rhs a placeholder); f, E and the energy are checked below
+        super().__init__(states, controls, sp.zeros(len(list(states)), 1), control_bounds=control_bounds, name=name)
+        if not all(isinstance(s, sp.Symbol) for s in algebraic):
+            raise ValueError("algebraic variables must be SymPy symbols")
+        names = self.state_names + self.control_names + [str(s) for s in algebraic]
+        if len(set(names)) != len(names):
+            raise ValueError(f"states, controls and algebraic variables must have distinct names, got {names}")
+        self.algebraic = algebraic
+        self.rhs = sp.Matrix(list(sp.Matrix(list(rhs))))
+        if self.rhs.rows != len(self.states):
+            raise ValueError(f"rhs has {self.rhs.rows} entries, expected one per state ({len(self.states)})")
+        self.equations = equations
+        allowed = set(self.states) | set(self.controls) | set(algebraic)
+        check_free_symbols([*self.rhs, *equations], allowed, "rhs and equations")
+        self._energy = None if energy is None else sp.sympify(energy)
+        if self._energy is not None:
+            check_free_symbols([self._energy], allowed, "energy")
+        args = [self.states, self.controls, self.algebraic]
+        self._E = sp.lambdify(args, equations, "numpy", cse=True)
+        self._E_z = sp.lambdify(args, list(sp.Matrix(equations).jacobian(algebraic)), "numpy", cse=True)
+        self._rhs_z = sp.lambdify(args, list(self.rhs), "numpy", cse=True)
+
+    @property
+    def algebraic_names(self) -> list:
+        return [str(s) for s in self.algebraic]
+
+    def energy(self):
+        if self._energy is None:
+            raise ModelError(f"{self.name!r} has no kinetic energy for cost='energy'")
+        return self._energy
+
+    def algebraic_values(self, y, u, z0=None, iterations: int = 4) -> np.ndarray:
+        """z (n_z, P) with E(y, z, u) = 0 at the P points of y (n_y, P), u (n_u, P): Newton's
+        method from ``z0`` (default 0), a least-squares step where dE/dz is singular."""
+        y, u = np.atleast_2d(np.asarray(y, dtype=float)), np.asarray(u, dtype=float).reshape(len(self.controls), -1)
+        P = y.shape[1]
+        u = np.broadcast_to(u, (len(self.controls), P))
+        nz = len(self.algebraic)
+        z = np.zeros((nz, P)) if z0 is None else np.array(z0, dtype=float).reshape(nz, P)
+        for _ in range(iterations):
+            r = _stack(self._E(list(y), list(u), list(z)), P)
+            Jz = _stack(self._E_z(list(y), list(u), list(z)), P).reshape(nz, nz, P).transpose(2, 0, 1)
+            try:
+                step = np.linalg.solve(Jz, r.T[:, :, None])[:, :, 0].T
+            except np.linalg.LinAlgError:
+                step = np.einsum("pij,jp->ip", np.linalg.pinv(Jz), r)
+            z = z - step
+            if np.max(np.abs(step), initial=0.0) <= 1e-13 * (1 + np.max(np.abs(z), initial=0.0)):
+                break
+        return z
+
+    def rhs_with(self, y, u, z) -> np.ndarray:
+        """f(y, z, u) at given algebraic values (n_y, P)."""
+        y = np.atleast_2d(np.asarray(y, dtype=float))
+        return _stack(self._rhs_z(list(y), list(np.asarray(u, dtype=float)), list(np.asarray(z, dtype=float))),
+                      y.shape[1])
+
+    def vector_field(self, y, w) -> np.ndarray:
+        """f(y, z(y, w), w), the algebraic variables solved at each point."""
+        y = np.asarray(y, dtype=float)
+        flat = y.ndim == 1
+        Y = y.reshape(len(self.states), -1)
+        W = np.asarray(w, dtype=float).reshape(len(self.controls), -1)
+        W = np.broadcast_to(W, (len(self.controls), Y.shape[1]))
+        out = self.rhs_with(Y, W, self.algebraic_values(Y, W))
+        return out[:, 0] if flat else out.reshape(y.shape)
+
+    def __repr__(self) -> str:
+        return (f"ConstrainedControlSystem({self.name!r}, states={self.state_names}, controls={self.control_names}, "
+                f"algebraic={self.algebraic_names})")
+
+
+def _stack(values, P: int) -> np.ndarray:
+    return np.array([np.broadcast_to(np.asarray(v, dtype=float), (P,)) for v in values]).reshape(len(values), P)
+
+
+def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
+    """The Lagrange-d'Alembert dynamics of a :class:`~nonholo.System` with a frame of Kane's speeds
+    (``system.speeds`` holding :class:`~nonholo.expressions.speed_frame.DependentSpeeds`:
+    q' = J(q) u + q0(q), C(q) u + f(q) = 0, u = (u_ind, u_dep); :meth:`System.from_kanes_method`
+    gives it), with the symbols ``controls`` of its force as controls.
+
+    States: q and u_ind (named as the system's speeds). Algebraic variables: u_dep, the speeds'
+    rates a = u' (all n) and the multipliers lam (k), fixed at every point by
+
+        C u + f = 0,
+        J^T G J a - C^T lam = J^T (r - G (J' u + q0')),     r = F - c(q, q') - dV/dq at q' = J u + q0,
+        C a + C' u + f' = 0,
+
+    (d'Alembert's principle for the virtual speeds in ker C, and the constraints' rate): linear in
+    u_dep and in (a, lam), regular where C_dep is and C has full rank, with no division in SymPy.
+    f = (J u + q0, a_ind). ``cost="energy"`` is the kinetic energy 1/2 q'^T G q'."""
+    names, frame, _ = system.speeds
+    controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
+    if not controls:
+        raise ValueError("controls must name at least one symbol of the system's force")
+    if getattr(system, "holonomic", None):
+        raise ModelError(f"{system.name!r} has holonomic constraints: not supported as a control system in speeds")
+    values = {p: v for p, v in system.parameters.items() if p not in controls and str(p) not in map(str, controls)}
+    q = list(system.coordinates)
+    n, k = len(q), frame.k
+    m = n - k
+    taken = {str(s) for s in (*q, *system.velocities, *controls)}
+    dep_names = [nm for nm, out in system.outputs.items() if getattr(out, "is_speed", False) and nm not in names]
+    if len(dep_names) != k or taken & set(dep_names):
+        dep_names = [f"u_dep{i}" for i in range(k)]
+    u_ind = [sp.Symbol(nm) for nm in names]
+    u_dep = [sp.Symbol(nm) for nm in dep_names]
+    u = sp.Matrix(u_ind + u_dep)
+    rates = [sp.Symbol(f"{nm}_rate") for nm in [*names, *dep_names]]
+    lam = [sp.Symbol(f"lambda_{i}") for i in range(k)]
+    clash = taken & {str(s) for s in (*u_ind, *u_dep, *rates, *lam)}
+    if clash:
+        raise ModelError(f"the speeds' variables {sorted(clash)} have the names of coordinates, velocities or controls")
+
+    def numeric(M):
+        return sp.Matrix(M).subs(values).applyfunc(lambda e: sp.trigsimp(e) if e.has(sp.sin, sp.cos) else e)
+
+    J, q0, C, f = (numeric(M) for M in (frame.kinematics, frame.kinematics_offset, frame.constraints,
+                                         frame.constraints_offset))
+    G = sp.Matrix(system.metric).subs(values)
+    qdot = J * u + q0
+    vel = dict(zip(system.velocities, qdot))
+    if system.applied_force is not None:
+        r = sp.Matrix(system.applied_force)
+    else:
+        c = sp.zeros(n, 1)
+        v = sp.Matrix(system.velocities)
+        Gq = sp.Matrix(system.metric)
+        for i in range(n):
+            c[i] = sum((sp.diff(Gq[i, j], q[kk]) - sp.diff(Gq[j, kk], q[i]) / 2) * v[j] * v[kk]
+                       for j in range(n) for kk in range(n))
+        force = sp.Matrix(system.force) if system.force is not None else sp.zeros(n, 1)
+        r = force - c - sp.Matrix([sp.diff(system.potential, qi) for qi in q])
+    r = r.subs(values).xreplace(vel)
+    if system.time in r.free_symbols:
+        raise ModelError("a time-dependent force is not supported in a control system")
+
+    def rate(M):  # dM/dt along q' = J u + q0 (M a function of q)
+        return sum((sp.diff(M, q[i]) * qdot[i] for i in range(n)), sp.zeros(*M.shape))
+
+    a = sp.Matrix(rates)
+    dynamics = J.T * G * J * a - (C.T * sp.Matrix(lam) if k else sp.zeros(n, 1)) - \
+        J.T * (r - G * (rate(J) * u + rate(q0)))
+    equations = [*(C * u + f)] if k else []
+    equations += list(dynamics)
+    equations += [*(C * a + rate(C) * u + rate(f))] if k else []
+    energy = sp.expand((qdot.T * G * qdot)[0, 0] / 2)
+    return ConstrainedControlSystem([*q, *u_ind], controls, [*u_dep, *rates, *lam], [*qdot, *rates[:m]], equations,
+                                    name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
