@@ -304,3 +304,34 @@ def test_default_start_is_no_worse_than_either_single_start(car, goal):
     assert default.t_final <= best * (1 + 1e-7)
     length = nh.analysis.reeds_shepp_length([0, 0, 0], list(goal), turning_radius=1.0)
     assert default.t_final == pytest.approx(length, rel=1e-2)
+
+
+def test_ipopt_options_reach_ipopt(heisenberg_problem, heisenberg_energy):
+    """ipopt_options= goes to IPOPT by name, after solve's own arguments: max_iter through it stops
+    IPOPT as the argument does; the adaptive barrier update reaches the default's optimum."""
+    default = heisenberg_problem.solve(nodes=30)
+    adaptive = heisenberg_problem.solve(nodes=30, ipopt_options={"mu_strategy": "adaptive", "mu_init": np.float64(1e-2),
+                                                                 "max_iter": np.int64(200)})
+    assert default.success and adaptive.success
+    assert adaptive.objective == pytest.approx(default.objective, rel=1e-9)
+    assert default.objective == pytest.approx(heisenberg_energy, rel=1e-5)
+    stopped = heisenberg_problem.solve(nodes=30, ipopt_options={"max_iter": 1})
+    assert not stopped.success and stopped.message == "Maximum Number of Iterations Exceeded."
+    assert stopped.stats["iterations"] == 1
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"no_such_option": 1.0}, r"ipopt_options\['no_such_option'\]: IPOPT has no option"),
+    ({"mu_strategy": 1.0}, r"ipopt_options\['mu_strategy'\] must be a string"),
+    ({"max_iter": 2.5}, r"ipopt_options\['max_iter'\] must be an integer"),
+    ({"tol": "small"}, r"ipopt_options\['tol'\] must be a number"),
+    ({"mu_strategy": "sideways"}, r"ipopt_options\['mu_strategy'\] = 'sideways' is not a value IPOPT accepts"),
+    ({"mu_init": -1.0}, r"ipopt_options\['mu_init'\] = -1.* is not a value IPOPT accepts"),
+    ({"mu_init": True}, r"ipopt_options\['mu_init'\] must be a string, an integer or a number"),
+    ({"mu_init": [1.0]}, r"ipopt_options\['mu_init'\] must be a string, an integer or a number"),
+    ({3: 1.0}, "ipopt_options names must be strings"),
+    ("mu_strategy=adaptive", "ipopt_options must be a mapping"),
+])
+def test_bad_ipopt_options_name_the_option(heisenberg_problem, options, message):
+    with pytest.raises(ValueError, match=message):
+        heisenberg_problem.solve(nodes=10, ipopt_options=options)

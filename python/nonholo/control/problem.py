@@ -229,7 +229,8 @@ class OptimalControlProblem:
     # ------------------------------------------------------------------ solve
     def solve(self, nodes: int = 100, method: str = "hermite-simpson", guess=None, tol: float = 1e-8,
               max_iter: int = 3000, refine: int = 0, refine_tol: float | None = None, hessian: str = "exact",
-              raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None):
+              raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None,
+              ipopt_options: Mapping | None = None):
         """Transcribe on ``nodes`` equally spaced mesh nodes and solve with IPOPT.
 
         Parameters
@@ -265,6 +266,12 @@ class OptimalControlProblem:
             IPOPT's output (0: none).
         max_wall_time : float, optional
             IPOPT's time limit (its ``max_cpu_time``), seconds.
+        ipopt_options : mapping name -> str, int or float, optional
+            Further IPOPT options by IPOPT's names, e.g. ``{"mu_strategy": "adaptive",
+            "mu_init": 1e-2}``, set after the arguments above (so ``{"tol": ...}`` overrides
+            ``tol``). IPOPT's yes/no options take the strings ``"yes"`` and ``"no"``. An unknown
+            name, a value of the wrong type or a value IPOPT refuses raises ValueError naming the
+            option (before any solve).
 
         Returns
         -------
@@ -286,7 +293,8 @@ class OptimalControlProblem:
         if max_wall_time is not None and not max_wall_time > 0:
             raise ValueError(f"max_wall_time must be positive, got {max_wall_time!r}")
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
-                       print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0))
+                       print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
+                       ipopt_options=_ipopt_options(ipopt_options))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
             sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options)
@@ -354,6 +362,28 @@ class OptimalControlProblem:
             term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in self.path_bounds],
             g_hi=[b[1] for b in self.path_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
         return OptimalControlSolution(self, sch, dtau, out)
+
+
+def _ipopt_options(options) -> list:
+    """IPOPT's options as (name, value) pairs, the values as str, int or float; IPOPT itself checks
+    the names and values (``_core.solve_collocation`` raises ValueError naming the option)."""
+    if options is None:
+        return []
+    if not isinstance(options, Mapping):
+        raise ValueError(f"ipopt_options must be a mapping of IPOPT option names to values, got {options!r}")
+    out = []
+    for name, value in options.items():
+        if not isinstance(name, str):
+            raise ValueError(f"ipopt_options names must be strings, got {name!r}")
+        if isinstance(value, str):
+            out.append((name, value))
+        elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+            out.append((name, int(value)))
+        elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+            out.append((name, float(value)))
+        else:
+            raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
+    return out
 
 
 def _dynamics(model, controls):
