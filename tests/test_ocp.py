@@ -335,3 +335,33 @@ def test_ipopt_options_reach_ipopt(heisenberg_problem, heisenberg_energy):
 def test_bad_ipopt_options_name_the_option(heisenberg_problem, options, message):
     with pytest.raises(ValueError, match=message):
         heisenberg_problem.solve(nodes=10, ipopt_options=options)
+
+
+def test_animate_draws_the_planned_motion(car, tmp_path):
+    """sol.animate() headless: the grey path is the plan's (x, y) at the nodes; saving the
+    animation draws every frame, after which the point sits on the final state and the heading
+    arrow (0.3 long) points along the final theta. With ax= it draws into the given axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import PillowWriter
+
+    goal = [3.0, 1.0, 0.5]
+    sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=goal).solve(nodes=30)
+    assert sol.success
+    anim = sol.animate(frames=4)
+    path, point, heading = anim._fig.axes[0].lines
+    assert np.array_equal(path.get_xdata(), sol["x"]) and np.array_equal(path.get_ydata(), sol["y"])
+    anim.save(tmp_path / "plan.gif", writer=PillowWriter(fps=4))
+    assert (tmp_path / "plan.gif").stat().st_size > 0
+    assert np.allclose([point.get_xdata()[0], point.get_ydata()[0]], goal[:2], atol=1e-9)
+    hx, hy = np.asarray(heading.get_xdata()), np.asarray(heading.get_ydata())
+    assert np.allclose([hx[0], hy[0]], goal[:2], atol=1e-9)
+    assert np.allclose([hx[1] - hx[0], hy[1] - hy[0]], 0.3 * np.array([math.cos(0.5), math.sin(0.5)]), atol=1e-9)
+    fig, ax = plt.subplots()
+    mine = sol.animate(frames=3, ax=ax)
+    assert mine._fig is fig and len(ax.lines) == 3 and ax.get_xlabel() == "x" and ax.get_ylabel() == "y"
+    mine.save(tmp_path / "mine.gif", writer=PillowWriter(fps=3))
+    assert np.allclose([ax.lines[1].get_xdata()[0], ax.lines[1].get_ydata()[0]], goal[:2], atol=1e-9)
+    plt.close("all")
