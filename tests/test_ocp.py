@@ -365,3 +365,56 @@ def test_animate_draws_the_planned_motion(car, tmp_path):
     mine.save(tmp_path / "mine.gif", writer=PillowWriter(fps=3))
     assert np.allclose([ax.lines[1].get_xdata()[0], ax.lines[1].get_ydata()[0]], goal[:2], atol=1e-9)
     plt.close("all")
+
+
+def test_reversible_problems_are_found_by_their_symmetry(car):
+    """is_reversible(): a minimum-time problem whose velocity some sign flip of the controls
+    reverses, with those controls' bounds sign-symmetric: the car (flip v, not kappa), the car
+    with a trailer, the Heisenberg particle's kinematic system (flip both); not the forward-only
+    car, asymmetric bounds, a cost other than time, nor a control system with drift."""
+    def timed(system, **kw):
+        n = len(system.states)
+        return nh.OptimalControlProblem(system, cost="time", initial=[0] * n, final=[1] + [0] * (n - 1), **kw)
+
+    assert timed(car).is_reversible()
+    assert timed(nh.systems.kinematic_car_trailers(n_trailers=1, turning_radius=1.0, hitch=1.0)).is_reversible()
+    heis = nh.systems.heisenberg().kinematic()
+    assert timed(heis, control_bounds={c: (-1.0, 1.0) for c in heis.control_names}).is_reversible()
+    assert not timed(heis, control_bounds={heis.control_names[0]: (-1.0, 2.0)}).is_reversible()
+    assert not timed(car, control_bounds={"v": (0.0, 1.0)}).is_reversible()
+    assert not timed(car, control_bounds={"v": (-0.5, 1.0)}).is_reversible()
+    energy = nh.OptimalControlProblem(car, cost="energy", t_final=2.0, initial=[0, 0, 0], final=[1, 0, 0])
+    assert not energy.is_reversible()
+    x, u = sp.symbols("x u")
+    drift = nh.KinematicSystem([x], [u], [1 + u], control_bounds={"u": (-1, 1)})
+    assert not timed(drift).is_reversible()
+
+
+def test_perturbed_guess_bumps_one_state_off_the_line(car):
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, 1.0, -0.5])
+    tau = np.linspace(0.0, 1.0, 41)
+    Y0, _, T0 = problem.default_guess(tau)
+    Y, U, T = problem.perturbed_guess(tau, "theta", 0.5)
+    assert np.allclose(Y[:2], Y0[:2]) and np.allclose(Y[2] - Y0[2], 0.5 * np.sin(np.pi * tau))
+    assert Y[2, 0] == pytest.approx(0.0, abs=1e-15) and Y[2, -1] == pytest.approx(-0.5, abs=1e-15)
+    assert T == pytest.approx(1.3 * T0) and U.shape == (2, 41) and np.all(np.abs(U) <= 1 + 1e-12)
+    assert np.allclose(problem.perturbed_guess(tau, 2, -0.5)[0][2] - Y0[2], -0.5 * np.sin(np.pi * tau))
+    with pytest.raises(ValueError, match="state must be one of"):
+        problem.perturbed_guess(tau, "phi", 0.5)
+
+
+def test_default_start_reaches_a_cusp_that_the_structured_starts_miss(car):
+    """(2.013, 1.913, -0.682): the shortest path is L+S+R+L- (it ends reversing). The line and
+    the heading start disagree on the coarse mesh and both miss it; the default then adds the
+    line bumped in each state both ways (2 + 6 starts) and reaches the Reeds-Shepp length. (At
+    100 nodes, a 25-node coarse mesh, it does not: the bumped starts are measured at 200.)"""
+    goal = [2.013, 1.913, -0.682]
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=goal)
+    length = nh.analysis.reeds_shepp_length([0, 0, 0], goal, turning_radius=1.0)
+    default = problem.solve(nodes=200)
+    assert default.success and default.stats["starts"] == 8 and default.stats["coarse_nodes"] == 50
+    assert default.t_final == pytest.approx(length, rel=1e-2) and default.t_final > length * (1 - 5e-3)
+    assert default.u["v"].min() < -0.99 and default.u["v"].max() > 0.99  # forward, then backward
+    for start in ("line", "heading"):  # each alone, on the coarse mesh's 50 nodes
+        alone = problem.solve(nodes=50, guess=start)
+        assert alone.success and alone.t_final > length * 1.01

@@ -3,6 +3,7 @@ solved by IPOPT in C++ (``_core.solve_collocation``)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from typing import Mapping, Sequence
@@ -21,6 +22,8 @@ __all__ = ["OptimalControlProblem"]
 
 COSTS = ("time", "energy")
 HESSIANS = ("exact", "limited-memory")
+PERTURBATION = 0.5  # the default start's bumps of one state off the straight line (perturbed_guess)
+AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 
 
 class OptimalControlProblem:
@@ -100,6 +103,7 @@ class OptimalControlProblem:
         self.path_constraints, self.path_bounds = _path_constraints(path_constraints, allowed)
         self._functions = None
         self._terminal = None
+        self._reversible = None
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
@@ -167,6 +171,46 @@ class OptimalControlProblem:
         Ydot = np.gradient(Y, tau, axis=1) / T
         return Y, self._fit_controls(Y, Ydot), T
 
+    def perturbed_guess(self, tau: np.ndarray, state, amplitude: float = PERTURBATION):
+        """The straight line of :meth:`default_guess` with one state pushed off it by
+        ``amplitude * sin(pi tau)`` (zero at both ends), the controls fitted to that path and a
+        free duration 1.3 times the line's: a start in another basin of IPOPT's local optima (for
+        a car, a bump of the heading makes it swing out and reverse into a goal it would
+        otherwise reach only going forward). ``state`` is a name or an index. Returns (Y, U, T)
+        as :meth:`default_guess`."""
+        i = self.state_names.index(state) if state in self.state_names else state
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self.states):
+            raise ValueError(f"state must be one of {self.state_names} or an index, got {state!r}")
+        Y, _, T = self.default_guess(tau)
+        Y = Y.copy()
+        Y[i] += float(amplitude) * np.sin(np.pi * tau)
+        if self.free_time:
+            T = float(np.clip(1.3 * T, *self.t_bounds))
+        return Y, self._fit_controls(Y, np.gradient(Y, tau, axis=1) / T), T
+
+    def is_reversible(self) -> bool:
+        """A minimum-time problem (free duration, no other cost) of a driftless system that can
+        drive every path backwards: flipping the signs of some controls (a pattern s of +-1, e.g.
+        the car's speed but not its curvature) reverses the velocity, f(y, s u) = -f(y, u), and
+        the bounds of the flipped controls are sign-symmetric. Its optimum may then reverse (a
+        cusp), which the structured starts miss."""
+        if self._reversible is None:
+            self._reversible = False
+            m = len(self.controls)
+            if self.free_time and self.running_cost == 1 and self.terminal_cost is None and 0 < m <= 6:
+                self._point_functions()  # f vectorized; checked at random points (an identity)
+                rng = np.random.default_rng(0)
+                Y, U = rng.normal(size=(len(self.states), 7)), rng.normal(size=(m, 7))
+                for signs in itertools.product((1, -1), repeat=m):
+                    flipped = [c for c, sg in zip(self.control_names, signs) if sg < 0]
+                    if not flipped or any(self.control_bounds[c][0] != -self.control_bounds[c][1] for c in flipped):
+                        continue
+                    flipped_u = np.array(signs, dtype=float)[:, None] * U
+                    if np.allclose(self._f(Y, flipped_u), -self._f(Y, U), rtol=1e-10, atol=1e-12):
+                        self._reversible = True
+                        break
+        return self._reversible
+
     def _bound_ratio(self, U: np.ndarray) -> float:
         """max over the points and controls of |u| over its finite bound on that side."""
         ratio = 0.0
@@ -205,6 +249,8 @@ class OptimalControlProblem:
             if found is None:
                 raise ValueError("guess='heading' needs a planar vehicle: states x, y and headings theta*")
             return found
+        if isinstance(guess, tuple) and len(guess) == 3 and guess[0] == "perturbed":  # the default's extra starts
+            return self.perturbed_guess(tau, guess[1], guess[2])
         if isinstance(guess, str):
             raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution or a simulation "
                              f"result, got {guess!r}")
@@ -296,8 +342,11 @@ class OptimalControlProblem:
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
                        ipopt_options=_ipopt_options(ipopt_options))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
-        if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
-            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options)
+        planar = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
+        if guess is None and (planar or self.is_reversible()):
+            extra = [("perturbed", i, sgn * PERTURBATION) for i in range(len(self.states)) for sgn in (1, -1)
+                     ] if self.is_reversible() else []
+            sol = self._multistart(sch, nodes, dtau, ("line", "heading") if planar else ("line",), options, extra)
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
         for _ in range(refine):
@@ -311,21 +360,28 @@ class OptimalControlProblem:
             raise OptimalControlError(f"IPOPT did not solve the problem: {sol.message}", sol)
         return sol
 
-    def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict) -> OptimalControlSolution:
+    def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
+                    extra=()) -> OptimalControlSolution:
         """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
-        leads IPOPT astray costs a coarse solve, not a full one. If no coarse solve succeeds, each
-        start is solved on the full mesh and the best kept (the coarse mesh may be too coarse)."""
+        leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
+        on the coarse mesh too when the ``starts`` disagree (their best coarse costs differ by
+        more than AGREE relative) or are a single one. If no coarse solve succeeds, each of
+        ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be too coarse)."""
         coarse = max(11, -(-nodes // 4))
         candidates = []
         if coarse < nodes:
             cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
+            costs = [s.objective for s in found if s.success]
+            if extra and (len(starts) == 1 or len(costs) < len(starts)
+                          or max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)):
+                found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
             coarse_iterations = sum(s.stats["iterations"] for s in found)
             best = min((s for s in found if s.success), key=lambda s: s.objective, default=None)
             if best is not None:
                 sol = self._solve_mesh(sch, dtau, best, options)
-                sol.stats.update(starts=len(starts), coarse_nodes=coarse, coarse_iterations=coarse_iterations)
+                sol.stats.update(starts=len(found), coarse_nodes=coarse, coarse_iterations=coarse_iterations)
                 if sol.success:
                     return sol
                 candidates.append(sol)
