@@ -287,12 +287,18 @@ class OptimalControlProblem:
             The transcription (:func:`~nonholo.control.transcription.scheme`).
         guess : None, "line", "heading", OptimalControlSolution or simulation result
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
-            ``"heading"``: :meth:`heading_guess` (planar vehicles); None: the line, and for a
-            planar vehicle both starts, each solved first on a coarse mesh (a quarter of the
-            nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``), the
-            full mesh then solved from the coarse solution of lower cost (``stats["starts"]``
-            says how many starts ran); a previous solution (warm start, interpolated onto the
-            new mesh); a simulation's states (controls fitted).
+            ``"heading"``: :meth:`heading_guess` (planar vehicles); None, the default: the line,
+            and for a planar vehicle the heading guess too, each solved first on a coarse mesh (a
+            quarter of the nodes, at least 11; ``stats["coarse_nodes"]``,
+            ``stats["coarse_iterations"]``). For a minimum-time problem that can drive
+            backwards (:meth:`is_reversible`), when these coarse optima disagree (both succeed,
+            costs more than 0.1% apart) or the line is the only start, the line with each state
+            that the dynamics depend on (a car's heading, not its position) bumped off it both
+            ways (:meth:`perturbed_guess`) is solved on the coarse mesh as well: optima that
+            reverse (a car's cusp) lie in their basins. The full mesh is then solved from the
+            coarse solution of lowest cost (``stats["starts"]`` says how many starts ran). Or a
+            previous solution (warm start, interpolated onto the new mesh); a simulation's
+            states (controls fitted).
         tol : float
             IPOPT's tolerance.
         max_iter : int
@@ -344,8 +350,9 @@ class OptimalControlProblem:
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         planar = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
         if guess is None and (planar or self.is_reversible()):
-            extra = [("perturbed", i, sgn * PERTURBATION) for i in range(len(self.states)) for sgn in (1, -1)
-                     ] if self.is_reversible() else []
+            seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
+            extra = [("perturbed", i, sgn * PERTURBATION) for i, y in enumerate(self.states) if y in seen
+                     for sgn in (1, -1)] if self.is_reversible() else []
             sol = self._multistart(sch, nodes, dtau, ("line", "heading") if planar else ("line",), options, extra)
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
@@ -365,17 +372,18 @@ class OptimalControlProblem:
         """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
         leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
-        on the coarse mesh too when the ``starts`` disagree (their best coarse costs differ by
-        more than AGREE relative) or are a single one. If no coarse solve succeeds, each of
-        ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be too coarse)."""
+        on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
+        coarse costs differ by more than AGREE relative), or when there is a single start. If no
+        coarse solve succeeds, each of ``starts`` is solved on the full mesh and the best kept
+        (the coarse mesh may be too coarse)."""
         coarse = max(11, -(-nodes // 4))
         candidates = []
         if coarse < nodes:
             cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
             costs = [s.objective for s in found if s.success]
-            if extra and (len(starts) == 1 or len(costs) < len(starts)
-                          or max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)):
+            disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
+            if extra and (len(starts) == 1 or disagree):
                 found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
             coarse_iterations = sum(s.stats["iterations"] for s in found)
             best = min((s for s in found if s.success), key=lambda s: s.objective, default=None)
