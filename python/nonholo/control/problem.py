@@ -22,8 +22,10 @@ __all__ = ["OptimalControlProblem"]
 
 COSTS = ("time", "energy")
 HESSIANS = ("exact", "limited-memory")
-PERTURBATION = 0.5  # the default start's bumps of one state off the straight line (perturbed_guess)
+PERTURBATION = 0.5  # perturbed_guess's default amplitude
 AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
+PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics depend on (perturbed_guess)
+FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
 
 
 class OptimalControlProblem:
@@ -293,10 +295,12 @@ class OptimalControlProblem:
             ``stats["coarse_iterations"]``). For a minimum-time problem that can drive
             backwards (:meth:`is_reversible`), when these coarse optima disagree (both succeed,
             costs more than 0.1% apart) or the line is the only start, the line with each state
-            that the dynamics depend on (a car's heading, not its position) bumped off it both
-            ways (:meth:`perturbed_guess`) is solved on the coarse mesh as well: optima that
-            reverse (a car's cusp) lie in their basins. The full mesh is then solved from the
-            coarse solution of lowest cost (``stats["starts"]`` says how many starts ran). Or a
+            that the dynamics depend on (a car's heading, not its position) bumped off it by
+            +-0.5 and +-1 (:meth:`perturbed_guess`) is solved on the coarse mesh as well: optima
+            that reverse (a car's cusp) lie in their basins; the full mesh is then solved from
+            the three best distinct coarse optima and the best kept (``stats["full_solves"]``).
+            Otherwise the full mesh is solved from the coarse solution of lowest cost
+            (``stats["starts"]`` says how many starts ran). Or a
             previous solution (warm start, interpolated onto the new mesh); a simulation's
             states (controls fitted).
         tol : float
@@ -351,8 +355,8 @@ class OptimalControlProblem:
         planar = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
         if guess is None and (planar or self.is_reversible()):
             seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
-            extra = [("perturbed", i, sgn * PERTURBATION) for i, y in enumerate(self.states) if y in seen
-                     for sgn in (1, -1)] if self.is_reversible() else []
+            extra = [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen
+                     for a in PERTURBATIONS] if self.is_reversible() else []
             sol = self._multistart(sch, nodes, dtau, ("line", "heading") if planar else ("line",), options, extra)
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
@@ -373,9 +377,11 @@ class OptimalControlProblem:
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
         leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
         on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
-        coarse costs differ by more than AGREE relative), or when there is a single start. If no
-        coarse solve succeeds, each of ``starts`` is solved on the full mesh and the best kept
-        (the coarse mesh may be too coarse)."""
+        coarse costs differ by more than AGREE relative), or when there is a single start; the
+        full mesh is then solved from the FULL_SOLVES best distinct coarse optima (costs AGREE
+        apart: the coarse mesh's ranking of nearby optima is not the full mesh's) and the best
+        kept. If no coarse solve succeeds, each of ``starts`` is solved on the full mesh and the
+        best kept (the coarse mesh may be too coarse)."""
         coarse = max(11, -(-nodes // 4))
         candidates = []
         if coarse < nodes:
@@ -383,13 +389,21 @@ class OptimalControlProblem:
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
             costs = [s.objective for s in found if s.success]
             disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
-            if extra and (len(starts) == 1 or disagree):
+            widened = bool(extra) and (len(starts) == 1 or disagree)
+            if widened:
                 found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
             coarse_iterations = sum(s.stats["iterations"] for s in found)
-            best = min((s for s in found if s.success), key=lambda s: s.objective, default=None)
-            if best is not None:
-                sol = self._solve_mesh(sch, dtau, best, options)
-                sol.stats.update(starts=len(found), coarse_nodes=coarse, coarse_iterations=coarse_iterations)
+            picked = []
+            for s in sorted((s for s in found if s.success), key=lambda s: s.objective):
+                if len(picked) < (FULL_SOLVES if widened else 1) and all(
+                        abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked):
+                    picked.append(s)
+            if picked:
+                full = [self._solve_mesh(sch, dtau, s, options) for s in picked]
+                ok = [s for s in full if s.success]
+                sol = min(ok, key=lambda s: s.objective) if ok else full[0]
+                sol.stats.update(starts=len(found), coarse_nodes=coarse, coarse_iterations=coarse_iterations,
+                                 full_solves=len(full))
                 if sol.success:
                     return sol
                 candidates.append(sol)
