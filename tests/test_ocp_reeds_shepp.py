@@ -6,11 +6,12 @@ from the problem's default initial guess at 200 nodes. The issue asks for the ti
 path length at 9 of the 10 and never below it by more than 0.5% (a time below the shortest path is
 an infeasible plan that the transcription let through). The default start solves the line and the
 heading guess on a 50-node coarse mesh and, when their coarse optima disagree in a problem that can
-drive backwards (the car: v -> -v reverses it), also the line with each state bumped off it both
-ways; the full mesh is solved from the best. Before the bumped starts, two goals whose shortest
-paths end with a cusp and a backward arc (L+S+R+L-) stopped 1.0329 and 1.0157 times the length.
-A second set of 20 goals from another seed, not used to choose the starts, checks that the default
-holds beyond the goals it was measured on (at least 90% within 1%).
+drive backwards (the car: v -> -v reverses it), also the line with its heading bumped by +-0.5 and
++-1; the full mesh is solved from the three best distinct coarse optima. Measured: 10 of 10
+within 1% (worst 1.0091); before the bumped starts two goals whose shortest paths end with a cusp
+and a backward arc (L+S+R+L-) stopped at 1.0329 and 1.0157 times the length. A second set of 20
+goals from a seed not used to choose the starts checks that the default holds beyond the goals it
+was measured on (at least 90% within 1%; measured 20 of 20, worst 1.0056).
 """
 
 import math
