@@ -290,18 +290,17 @@ class OptimalControlProblem:
         guess : None, "line", "heading", OptimalControlSolution or simulation result
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
             ``"heading"``: :meth:`heading_guess` (planar vehicles); None, the default: the line,
-            and for a planar vehicle the heading guess too, each solved first on a coarse mesh (a
-            quarter of the nodes, at least 11; ``stats["coarse_nodes"]``,
-            ``stats["coarse_iterations"]``). For a minimum-time problem that can drive
-            backwards (:meth:`is_reversible`), when these coarse optima disagree (both succeed,
-            costs more than 0.1% apart) or the line is the only start, the line with each state
-            that the dynamics depend on (a car's heading, not its position) bumped off it by
-            +-0.5 and +-1 (:meth:`perturbed_guess`) is solved on the coarse mesh as well: optima
-            that reverse (a car's cusp) lie in their basins; the full mesh is then solved from
-            the three best distinct coarse optima and the best kept (``stats["full_solves"]``).
-            Otherwise the full mesh is solved from the coarse solution of lowest cost
-            (``stats["starts"]`` says how many starts ran). Or a
-            previous solution (warm start, interpolated onto the new mesh); a simulation's
+            and for a planar vehicle both starts, each solved first on a coarse mesh (a quarter
+            of the nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``).
+            For a minimum-time problem that can drive backwards (:meth:`is_reversible`), when
+            the two coarse optima disagree (both succeed, costs more than 0.1% apart: evidence
+            of several local optima), the line with each state the dynamics depend on (a car's
+            heading, not its position) bumped off it by +-0.5 and +-1 (:meth:`perturbed_guess`)
+            is solved on the coarse mesh as well (optima that reverse, a car's cusp, lie in
+            their basins) and the full mesh from the three best distinct coarse optima, the best
+            kept (``stats["full_solves"]``); otherwise the full mesh from the coarse solution of
+            lowest cost (``stats["starts"]`` says how many starts ran). Or a previous solution
+            (warm start, interpolated onto the new mesh); a simulation's
             states (controls fitted).
         tol : float
             IPOPT's tolerance.
@@ -352,12 +351,11 @@ class OptimalControlProblem:
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
                        ipopt_options=_ipopt_options(ipopt_options))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
-        planar = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
-        if guess is None and (planar or self.is_reversible()):
+        if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
             seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
             extra = [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen
                      for a in PERTURBATIONS] if self.is_reversible() else []
-            sol = self._multistart(sch, nodes, dtau, ("line", "heading") if planar else ("line",), options, extra)
+            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra)
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
         for _ in range(refine):
@@ -377,11 +375,11 @@ class OptimalControlProblem:
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
         leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
         on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
-        coarse costs differ by more than AGREE relative), or when there is a single start; the
-        full mesh is then solved from the FULL_SOLVES best distinct coarse optima (costs AGREE
-        apart: the coarse mesh's ranking of nearby optima is not the full mesh's) and the best
-        kept. If no coarse solve succeeds, each of ``starts`` is solved on the full mesh and the
-        best kept (the coarse mesh may be too coarse)."""
+        coarse costs differ by more than AGREE relative); the full mesh is then solved from the
+        FULL_SOLVES best distinct coarse optima (costs AGREE apart: the coarse mesh's ranking of
+        nearby optima is not the full mesh's) and the best kept. If no coarse solve succeeds,
+        each of ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be
+        too coarse)."""
         coarse = max(11, -(-nodes // 4))
         candidates = []
         if coarse < nodes:
@@ -389,7 +387,7 @@ class OptimalControlProblem:
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
             costs = [s.objective for s in found if s.success]
             disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
-            widened = bool(extra) and (len(starts) == 1 or disagree)
+            widened = bool(extra) and disagree
             if widened:
                 found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
             coarse_iterations = sum(s.stats["iterations"] for s in found)
