@@ -304,3 +304,117 @@ def test_default_start_is_no_worse_than_either_single_start(car, goal):
     assert default.t_final <= best * (1 + 1e-7)
     length = nh.analysis.reeds_shepp_length([0, 0, 0], list(goal), turning_radius=1.0)
     assert default.t_final == pytest.approx(length, rel=1e-2)
+
+
+def test_ipopt_options_reach_ipopt(heisenberg_problem, heisenberg_energy):
+    """ipopt_options= goes to IPOPT by name, after solve's own arguments: max_iter through it stops
+    IPOPT as the argument does; the adaptive barrier update reaches the default's optimum."""
+    default = heisenberg_problem.solve(nodes=30)
+    adaptive = heisenberg_problem.solve(nodes=30, ipopt_options={"mu_strategy": "adaptive", "mu_init": np.float64(1e-2),
+                                                                 "max_iter": np.int64(200)})
+    assert default.success and adaptive.success
+    assert adaptive.objective == pytest.approx(default.objective, rel=1e-9)
+    assert default.objective == pytest.approx(heisenberg_energy, rel=1e-5)
+    stopped = heisenberg_problem.solve(nodes=30, ipopt_options={"max_iter": 1})
+    assert not stopped.success and stopped.message == "Maximum Number of Iterations Exceeded."
+    assert stopped.stats["iterations"] == 1
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"no_such_option": 1.0}, r"ipopt_options\['no_such_option'\]: IPOPT has no option"),
+    ({"mu_strategy": 1.0}, r"ipopt_options\['mu_strategy'\] must be a string"),
+    ({"max_iter": 2.5}, r"ipopt_options\['max_iter'\] must be an integer"),
+    ({"tol": "small"}, r"ipopt_options\['tol'\] must be a number"),
+    ({"mu_strategy": "sideways"}, r"ipopt_options\['mu_strategy'\] = 'sideways' is not a value IPOPT accepts"),
+    ({"mu_init": -1.0}, r"ipopt_options\['mu_init'\] = -1.* is not a value IPOPT accepts"),
+    ({"mu_init": True}, r"ipopt_options\['mu_init'\] must be a string, an integer or a number"),
+    ({"mu_init": [1.0]}, r"ipopt_options\['mu_init'\] must be a string, an integer or a number"),
+    ({3: 1.0}, "ipopt_options names must be strings"),
+    ("mu_strategy=adaptive", "ipopt_options must be a mapping"),
+])
+def test_bad_ipopt_options_name_the_option(heisenberg_problem, options, message):
+    with pytest.raises(ValueError, match=message):
+        heisenberg_problem.solve(nodes=10, ipopt_options=options)
+
+
+def test_animate_draws_the_planned_motion(car, tmp_path):
+    """sol.animate() headless: the grey path is the plan's (x, y) at the nodes; saving the
+    animation draws every frame, after which the point sits on the final state and the heading
+    arrow (0.3 long) points along the final theta. With ax= it draws into the given axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import PillowWriter
+
+    goal = [3.0, 1.0, 0.5]
+    sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=goal).solve(nodes=30)
+    assert sol.success
+    anim = sol.animate(frames=4)
+    path, point, heading = anim._fig.axes[0].lines
+    assert np.array_equal(path.get_xdata(), sol["x"]) and np.array_equal(path.get_ydata(), sol["y"])
+    anim.save(tmp_path / "plan.gif", writer=PillowWriter(fps=4))
+    assert (tmp_path / "plan.gif").stat().st_size > 0
+    assert np.allclose([point.get_xdata()[0], point.get_ydata()[0]], goal[:2], atol=1e-9)
+    hx, hy = np.asarray(heading.get_xdata()), np.asarray(heading.get_ydata())
+    assert np.allclose([hx[0], hy[0]], goal[:2], atol=1e-9)
+    assert np.allclose([hx[1] - hx[0], hy[1] - hy[0]], 0.3 * np.array([math.cos(0.5), math.sin(0.5)]), atol=1e-9)
+    fig, ax = plt.subplots()
+    mine = sol.animate(frames=3, ax=ax)
+    assert mine._fig is fig and len(ax.lines) == 3 and ax.get_xlabel() == "x" and ax.get_ylabel() == "y"
+    mine.save(tmp_path / "mine.gif", writer=PillowWriter(fps=3))
+    assert np.allclose([ax.lines[1].get_xdata()[0], ax.lines[1].get_ydata()[0]], goal[:2], atol=1e-9)
+    plt.close("all")
+
+
+def test_reversible_problems_are_found_by_their_symmetry(car):
+    """is_reversible(): a minimum-time problem whose velocity some sign flip of the controls
+    reverses, with those controls' bounds sign-symmetric: the car (flip v, not kappa), the car
+    with a trailer, the Heisenberg particle's kinematic system (flip both); not the forward-only
+    car, asymmetric bounds, a cost other than time, nor a control system with drift."""
+    def timed(system, **kw):
+        n = len(system.states)
+        return nh.OptimalControlProblem(system, cost="time", initial=[0] * n, final=[1] + [0] * (n - 1), **kw)
+
+    assert timed(car).is_reversible()
+    assert timed(nh.systems.kinematic_car_trailers(n_trailers=1, turning_radius=1.0, hitch=1.0)).is_reversible()
+    heis = nh.systems.heisenberg().kinematic()
+    assert timed(heis, control_bounds={c: (-1.0, 1.0) for c in heis.control_names}).is_reversible()
+    assert not timed(heis, control_bounds={heis.control_names[0]: (-1.0, 2.0)}).is_reversible()
+    assert not timed(car, control_bounds={"v": (0.0, 1.0)}).is_reversible()
+    assert not timed(car, control_bounds={"v": (-0.5, 1.0)}).is_reversible()
+    energy = nh.OptimalControlProblem(car, cost="energy", t_final=2.0, initial=[0, 0, 0], final=[1, 0, 0])
+    assert not energy.is_reversible()
+    x, u = sp.symbols("x u")
+    drift = nh.KinematicSystem([x], [u], [1 + u], control_bounds={"u": (-1, 1)})
+    assert not timed(drift).is_reversible()
+
+
+def test_perturbed_guess_bumps_one_state_off_the_line(car):
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, 1.0, -0.5])
+    tau = np.linspace(0.0, 1.0, 41)
+    Y0, _, T0 = problem.default_guess(tau)
+    Y, U, T = problem.perturbed_guess(tau, "theta", 0.5)
+    assert np.allclose(Y[:2], Y0[:2]) and np.allclose(Y[2] - Y0[2], 0.5 * np.sin(np.pi * tau))
+    assert Y[2, 0] == pytest.approx(0.0, abs=1e-15) and Y[2, -1] == pytest.approx(-0.5, abs=1e-15)
+    assert T == pytest.approx(1.3 * T0) and U.shape == (2, 41) and np.all(np.abs(U) <= 1 + 1e-12)
+    assert np.allclose(problem.perturbed_guess(tau, 2, -0.5)[0][2] - Y0[2], -0.5 * np.sin(np.pi * tau))
+    with pytest.raises(ValueError, match="state must be one of"):
+        problem.perturbed_guess(tau, "phi", 0.5)
+
+
+def test_default_start_reaches_a_cusp_that_the_structured_starts_miss(car):
+    """(2.013, 1.913, -0.682): the shortest path is L+S+R+L- (it ends reversing). The line and
+    the heading start disagree on the coarse mesh and both miss it; the default then adds the
+    line with its heading bumped by +-0.5 and +-1 (2 + 4 starts) and reaches the Reeds-Shepp length
+    (measured: 1.0003 times it at 200 nodes; 1.0029, 1.0007 and 1.0073 at 100, 150 and 300)."""
+    goal = [2.013, 1.913, -0.682]
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=goal)
+    length = nh.analysis.reeds_shepp_length([0, 0, 0], goal, turning_radius=1.0)
+    default = problem.solve(nodes=200)
+    assert default.success and default.stats["starts"] == 6 and default.stats["coarse_nodes"] == 50
+    assert default.t_final == pytest.approx(length, rel=1e-2) and default.t_final > length * (1 - 5e-3)
+    assert default.u["v"].min() < -0.99 and default.u["v"].max() > 0.99  # forward, then backward
+    for start in ("line", "heading"):  # each alone, on the coarse mesh's 50 nodes
+        alone = problem.solve(nodes=50, guess=start)
+        assert alone.success and alone.t_final > length * 1.01

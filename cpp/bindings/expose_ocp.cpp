@@ -17,6 +17,36 @@ std::vector<CollocationStencil> stencils_from(const py::list& items) {
   return out;
 }
 
+// (name, value) pairs -> IPOPT options; the value's Python type gives the kind (bool refused:
+// IPOPT's yes/no options take the strings "yes" and "no").
+std::vector<IpoptOption> ipopt_options_from(const py::list& items) {
+  std::vector<IpoptOption> out;
+  for (py::handle item : items) {
+    auto t = item.cast<py::tuple>();
+    if (t.size() != 2) throw py::value_error("an IPOPT option is (name, value)");
+    IpoptOption o;
+    o.name = t[0].cast<std::string>();
+    py::handle v = t[1];
+    if (py::isinstance<py::str>(v)) {
+      o.kind = IpoptOption::String;
+      o.text = v.cast<std::string>();
+    } else if (py::isinstance<py::bool_>(v)) {
+      throw py::value_error("ipopt_options['" + o.name + "'] must be a string, an integer or a number, not a bool");
+    } else if (py::isinstance<py::int_>(v)) {
+      o.kind = IpoptOption::Integer;
+      o.integer = v.cast<long>();
+    } else if (py::isinstance<py::float_>(v)) {
+      o.kind = IpoptOption::Number;
+      o.number = v.cast<double>();
+    } else {
+      throw py::value_error("ipopt_options['" + o.name + "'] must be a string, an integer or a number, got " +
+                            std::string(py::str(py::type::of(v).attr("__name__"))));
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 }  // namespace
 
 void expose_ocp(py::module_& m) {
@@ -29,7 +59,7 @@ void expose_ocp(py::module_& m) {
          std::shared_ptr<Tape> terminal, std::vector<int> term_hess_rows, std::vector<int> term_hess_cols,
          std::vector<double> g_lo, std::vector<double> g_hi, std::vector<double> x_lo, std::vector<double> x_hi,
          std::vector<double> x0, double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time,
-         std::string mu_strategy) {
+         std::string mu_strategy, const py::list& ipopt_options) {
         CollocationProblem p;
         p.n_y = n_y;
         p.n_u = n_u;
@@ -62,6 +92,7 @@ void expose_ocp(py::module_& m) {
         o.print_level = print_level;
         o.max_wall_time = max_wall_time;
         o.mu_strategy = std::move(mu_strategy);
+        o.ipopt = ipopt_options_from(ipopt_options);
         CollocationResult r;
         {
           py::gil_scoped_release release;
@@ -92,5 +123,6 @@ void expose_ocp(py::module_& m) {
       py::arg("terminal"), py::arg("term_hess_rows"), py::arg("term_hess_cols"), py::arg("g_lo"), py::arg("g_hi"),
       py::arg("x_lo"), py::arg("x_hi"), py::arg("x0"), py::arg("tol"), py::arg("max_iter"), py::arg("exact_hessian"),
       py::arg("print_level"), py::arg("max_wall_time"), py::arg("mu_strategy") = "monotone",
+      py::arg("ipopt_options") = py::list(),
       "Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.");
 }

@@ -109,5 +109,30 @@ int main() {
     thrown = true;
   }
   NONHOLO_CHECK(thrown);
+
+  // IPOPT options by name: a valid one changes nothing in the optimum; an unknown name, a value
+  // of the wrong kind and a value IPOPT refuses each throw InputError naming the option.
+  CollocationOptions adaptive = options;
+  adaptive.ipopt.push_back({"mu_strategy", IpoptOption::String, "adaptive", 0, 0.0});
+  adaptive.ipopt.push_back({"mu_init", IpoptOption::Integer, "", 1, 0.0});
+  CollocationResult passed = solve_collocation(problem(true, false, 5), adaptive);
+  NONHOLO_CHECK(passed.success);
+  NONHOLO_CHECK(std::abs(passed.objective - 2.0) < 1e-7);
+  const std::vector<IpoptOption> refused = {{"no_such_option", IpoptOption::Number, "", 0, 1.0},
+                                            {"mu_strategy", IpoptOption::Number, "", 0, 1.0},
+                                            {"mu_strategy", IpoptOption::String, "sideways", 0, 0.0},
+                                            {"max_iter", IpoptOption::Number, "", 0, 2.5},
+                                            {"mu_init", IpoptOption::Number, "", 0, -1.0}};
+  for (const IpoptOption& o : refused) {
+    CollocationOptions with = options;
+    with.ipopt.push_back(o);
+    std::string message;
+    try {
+      solve_collocation(problem(true, false, 5), with);
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    NONHOLO_CHECK(message.find("'" + o.name + "'") != std::string::npos);
+  }
   return nonholo::testing::failures;
 }

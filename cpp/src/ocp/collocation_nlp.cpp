@@ -413,6 +413,45 @@ class CollocationNLP : public Ipopt::TNLP {
   bool valid_ = false;
 };
 
+// Sets the caller's IPOPT options; throws InputError naming the first one IPOPT refuses (checked
+// against the registered option first, so that IPOPT prints no complaint of its own).
+void set_ipopt_options(Ipopt::IpoptApplication& app, const std::vector<IpoptOption>& options) {
+  auto list = app.Options();
+  auto registered = app.RegOptions();
+  for (const IpoptOption& o : options) {
+    const std::string where = "ipopt_options['" + o.name + "']";
+    Ipopt::SmartPtr<const Ipopt::RegisteredOption> known = registered->GetOption(o.name);
+    if (Ipopt::IsNull(known)) throw InputError(where + ": IPOPT has no option '" + o.name + "'");
+    bool ok = false;
+    switch (known->Type()) {
+      case Ipopt::OT_String:
+        if (o.kind != IpoptOption::String) throw InputError(where + " must be a string (IPOPT's type of the option)");
+        ok = known->IsValidStringSetting(o.text) && list->SetStringValue(o.name, o.text);
+        break;
+      case Ipopt::OT_Integer:
+        if (o.kind != IpoptOption::Integer) throw InputError(where + " must be an integer (IPOPT's type of the option)");
+        if (o.integer < -2147483647L || o.integer > 2147483647L) throw InputError(where + " is out of range");
+        ok = known->IsValidIntegerSetting(static_cast<Ipopt::Index>(o.integer)) &&
+             list->SetIntegerValue(o.name, static_cast<Ipopt::Index>(o.integer));
+        break;
+      case Ipopt::OT_Number: {
+        if (o.kind == IpoptOption::String) throw InputError(where + " must be a number (IPOPT's type of the option)");
+        const double value = o.kind == IpoptOption::Integer ? static_cast<double>(o.integer) : o.number;
+        ok = known->IsValidNumberSetting(value) && list->SetNumericValue(o.name, value);
+        break;
+      }
+      default:
+        throw InputError(where + ": IPOPT's option has an unknown type");
+    }
+    if (!ok) {
+      const std::string value = o.kind == IpoptOption::String    ? "'" + o.text + "'"
+                                : o.kind == IpoptOption::Integer ? std::to_string(o.integer)
+                                                                 : std::to_string(o.number);
+      throw InputError(where + " = " + value + " is not a value IPOPT accepts for this option");
+    }
+  }
+}
+
 }  // namespace
 
 CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options) {
@@ -433,6 +472,7 @@ CollocationResult solve_collocation(const CollocationProblem& problem, const Col
   opts->SetStringValue("hessian_approximation", options.exact_hessian ? "exact" : "limited-memory");
   if (options.max_wall_time > 0) opts->SetNumericValue("max_cpu_time", options.max_wall_time);
   opts->SetStringValue("mu_strategy", options.mu_strategy);
+  set_ipopt_options(*app, options.ipopt);
   result.nnz_jacobian = raw->nnz_jacobian();
   result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;
   if (app->Initialize() != Ipopt::Solve_Succeeded) {

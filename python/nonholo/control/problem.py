@@ -3,6 +3,7 @@ solved by IPOPT in C++ (``_core.solve_collocation``)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from typing import Mapping, Sequence
@@ -25,6 +26,10 @@ __all__ = ["OptimalControlProblem"]
 COSTS = ("time", "energy")
 HESSIANS = ("exact", "limited-memory")
 MU_STRATEGIES = ("monotone", "adaptive")
+PERTURBATION = 0.5  # perturbed_guess's default amplitude
+AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
+PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics depend on (perturbed_guess)
+FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
 
 
 class OptimalControlProblem:
@@ -113,6 +118,7 @@ class OptimalControlProblem:
         self.path_constraints, self.path_bounds = _path_constraints(path_constraints, allowed)
         self._functions = None
         self._terminal = None
+        self._reversible = None
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
@@ -223,6 +229,46 @@ class OptimalControlProblem:
         Ydot = np.gradient(Y, tau, axis=1) / T
         return Y, self._fit_controls(Y, Ydot), T
 
+    def perturbed_guess(self, tau: np.ndarray, state, amplitude: float = PERTURBATION):
+        """The straight line of :meth:`default_guess` with one state pushed off it by
+        ``amplitude * sin(pi tau)`` (zero at both ends), the controls fitted to that path and a
+        free duration 1.3 times the line's: a start in another basin of IPOPT's local optima (for
+        a car, a bump of the heading makes it swing out and reverse into a goal it would
+        otherwise reach only going forward). ``state`` is a name or an index. Returns (Y, U, T)
+        as :meth:`default_guess`."""
+        i = self.state_names.index(state) if state in self.state_names else state
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self.states):
+            raise ValueError(f"state must be one of {self.state_names} or an index, got {state!r}")
+        Y, _, T = self.default_guess(tau)
+        Y = Y.copy()
+        Y[i] += float(amplitude) * np.sin(np.pi * tau)
+        if self.free_time:
+            T = float(np.clip(1.3 * T, *self.t_bounds))
+        return Y, self._fit_controls(Y, np.gradient(Y, tau, axis=1) / T), T
+
+    def is_reversible(self) -> bool:
+        """A minimum-time problem (free duration, no other cost) of a driftless system that can
+        drive every path backwards: flipping the signs of some controls (a pattern s of +-1, e.g.
+        the car's speed but not its curvature) reverses the velocity, f(y, s u) = -f(y, u), and
+        the bounds of the flipped controls are sign-symmetric. Its optimum may then reverse (a
+        cusp), which the structured starts miss."""
+        if self._reversible is None:
+            self._reversible = False
+            m = len(self.controls)
+            if self.free_time and self.running_cost == 1 and self.terminal_cost is None and 0 < m <= 6:
+                self._point_functions()  # f vectorized; checked at random points (an identity)
+                rng = np.random.default_rng(0)
+                Y, U = rng.normal(size=(len(self.states), 7)), rng.normal(size=(m, 7))
+                for signs in itertools.product((1, -1), repeat=m):
+                    flipped = [c for c, sg in zip(self.control_names, signs) if sg < 0]
+                    if not flipped or any(self.control_bounds[c][0] != -self.control_bounds[c][1] for c in flipped):
+                        continue
+                    flipped_u = np.array(signs, dtype=float)[:, None] * U
+                    if np.allclose(self._f(Y, flipped_u), -self._f(Y, U), rtol=1e-10, atol=1e-12):
+                        self._reversible = True
+                        break
+        return self._reversible
+
     def _bound_ratio(self, U: np.ndarray) -> float:
         """max over the points and controls of |u| over its finite bound on that side."""
         ratio = 0.0
@@ -261,6 +307,8 @@ class OptimalControlProblem:
             if found is None:
                 raise ValueError("guess='heading' needs a planar vehicle: states x, y and headings theta*")
             return found
+        if isinstance(guess, tuple) and len(guess) == 3 and isinstance(guess[0], str) and guess[0] == "perturbed":
+            return self.perturbed_guess(tau, guess[1], guess[2])
         if isinstance(guess, str):
             raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution, a simulation "
                              f"result or arrays (t, y, u), got {guess!r}")
@@ -288,7 +336,7 @@ class OptimalControlProblem:
     def solve(self, nodes: int = 100, method: str = "hermite-simpson", guess=None, tol: float = 1e-8,
               max_iter: int = 3000, refine: int = 0, refine_tol: float | None = None, hessian: str = "exact",
               raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None,
-              mu_strategy: str = "monotone"):
+              mu_strategy: str = "monotone", ipopt_options: Mapping | None = None):
         """Transcribe on ``nodes`` equally spaced mesh nodes and solve with IPOPT.
 
         Parameters
@@ -299,14 +347,21 @@ class OptimalControlProblem:
             The transcription (:func:`~nonholo.control.transcription.scheme`).
         guess : None, "line", "heading", OptimalControlSolution, simulation result or arrays
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
-            ``"heading"``: :meth:`heading_guess` (planar vehicles); None: the line, and for a
-            planar vehicle both starts, each solved first on a coarse mesh (a quarter of the
-            nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``), the
-            full mesh then solved from the coarse solution of lower cost (``stats["starts"]``
-            says how many starts ran); a previous solution (warm start, interpolated onto the
-            new mesh); a simulation's states (controls fitted); arrays ``(t, y, u)`` or a dict
-            with keys ``"t"``, ``"y"``, ``"u"`` (``u`` optional: fitted) on any increasing time
-            grid, interpolated linearly (:func:`~nonholo.control.guesses.array_guess`).
+            ``"heading"``: :meth:`heading_guess` (planar vehicles); None, the default: the line,
+            and for a planar vehicle both starts, each solved first on a coarse mesh (a quarter
+            of the nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``).
+            For a minimum-time problem that can drive backwards (:meth:`is_reversible`), when
+            the two coarse optima disagree (both succeed, costs more than 0.1% apart: evidence
+            of several local optima), the line with each state the dynamics depend on (a car's
+            heading, not its position) bumped off it by +-0.5 and +-1 (:meth:`perturbed_guess`)
+            is solved on the coarse mesh as well (optima that reverse, a car's cusp, lie in
+            their basins) and the full mesh from the three best distinct coarse optima, the best
+            kept (``stats["full_solves"]``); otherwise the full mesh from the coarse solution of
+            lowest cost (``stats["starts"]`` says how many starts ran). Or a previous solution
+            (warm start, interpolated onto the new mesh); a simulation's states (controls
+            fitted); arrays ``(t, y, u)`` or a dict with keys ``"t"``, ``"y"``, ``"u"`` (``u``
+            optional: fitted) on any increasing time grid, interpolated linearly
+            (:func:`~nonholo.control.guesses.array_guess`).
         tol : float
             IPOPT's tolerance.
         max_iter : int
@@ -331,6 +386,12 @@ class OptimalControlProblem:
             decrease, or the adaptive rule of Nocedal, Waechter and Waltz, often fewer
             iterations from a poor start (e.g. 112 instead of 236 on opty's parallel park at
             126 nodes from the heading start).
+        ipopt_options : mapping name -> str, int or float, optional
+            Further IPOPT options by IPOPT's names, e.g. ``{"mu_strategy": "adaptive",
+            "mu_init": 1e-2}``, set after the arguments above (so ``{"tol": ...}`` overrides
+            ``tol``). IPOPT's yes/no options take the strings ``"yes"`` and ``"no"``. An unknown
+            name, a value of the wrong type or a value IPOPT refuses raises ValueError naming the
+            option (before any solve).
 
         Returns
         -------
@@ -355,10 +416,13 @@ class OptimalControlProblem:
             raise ValueError(f"mu_strategy must be one of {MU_STRATEGIES}, got {mu_strategy!r}")
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
-                       mu_strategy=mu_strategy)
+                       mu_strategy=mu_strategy, ipopt_options=_ipopt_options(ipopt_options))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
-            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options)
+            seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
+            extra = [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen
+                     for a in PERTURBATIONS] if self.is_reversible() else []
+            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra)
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
         for _ in range(refine):
@@ -372,21 +436,39 @@ class OptimalControlProblem:
             raise OptimalControlError(f"IPOPT did not solve the problem: {sol.message}", sol)
         return sol
 
-    def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict) -> OptimalControlSolution:
+    def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
+                    extra=()) -> OptimalControlSolution:
         """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
-        leads IPOPT astray costs a coarse solve, not a full one. If no coarse solve succeeds, each
-        start is solved on the full mesh and the best kept (the coarse mesh may be too coarse)."""
+        leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
+        on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
+        coarse costs differ by more than AGREE relative); the full mesh is then solved from the
+        FULL_SOLVES best distinct coarse optima (costs AGREE apart: the coarse mesh's ranking of
+        nearby optima is not the full mesh's) and the best kept. If no coarse solve succeeds,
+        each of ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be
+        too coarse)."""
         coarse = max(11, -(-nodes // 4))
         candidates = []
         if coarse < nodes:
             cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
+            costs = [s.objective for s in found if s.success]
+            disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
+            widened = bool(extra) and disagree
+            if widened:
+                found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
             coarse_iterations = sum(s.stats["iterations"] for s in found)
-            best = min((s for s in found if s.success), key=lambda s: s.objective, default=None)
-            if best is not None:
-                sol = self._solve_mesh(sch, dtau, best, options)
-                sol.stats.update(starts=len(starts), coarse_nodes=coarse, coarse_iterations=coarse_iterations)
+            picked = []
+            for s in sorted((s for s in found if s.success), key=lambda s: s.objective):
+                if len(picked) < (FULL_SOLVES if widened else 1) and all(
+                        abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked):
+                    picked.append(s)
+            if picked:
+                full = [self._solve_mesh(sch, dtau, s, options) for s in picked]
+                ok = [s for s in full if s.success]
+                sol = min(ok, key=lambda s: s.objective) if ok else full[0]
+                sol.stats.update(starts=len(found), coarse_nodes=coarse, coarse_iterations=coarse_iterations,
+                                 full_solves=len(full))
                 if sol.success:
                     return sol
                 candidates.append(sol)
@@ -431,6 +513,28 @@ class OptimalControlProblem:
             term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in g_bounds],
             g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
         return OptimalControlSolution(self, sch, dtau, out)
+
+
+def _ipopt_options(options) -> list:
+    """IPOPT's options as (name, value) pairs, the values as str, int or float; IPOPT itself checks
+    the names and values (``_core.solve_collocation`` raises ValueError naming the option)."""
+    if options is None:
+        return []
+    if not isinstance(options, Mapping):
+        raise ValueError(f"ipopt_options must be a mapping of IPOPT option names to values, got {options!r}")
+    out = []
+    for name, value in options.items():
+        if not isinstance(name, str):
+            raise ValueError(f"ipopt_options names must be strings, got {name!r}")
+        if isinstance(value, str):
+            out.append((name, value))
+        elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+            out.append((name, int(value)))
+        elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+            out.append((name, float(value)))
+        else:
+            raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
+    return out
 
 
 def _dynamics(model, controls):

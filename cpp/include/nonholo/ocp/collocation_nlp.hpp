@@ -60,6 +60,19 @@ struct CollocationProblem {
   void check() const;
 };
 
+// An IPOPT option by name, set after the options above (so it overrides them). `kind` says which
+// value the caller gave: a string, an integer (accepted for IPOPT's integer and number options)
+// or a number; solve_collocation throws InputError naming the option when IPOPT does not know the
+// name, the kind does not match the option's type, or IPOPT rejects the value.
+struct IpoptOption {
+  enum Kind { String, Integer, Number };
+  std::string name;
+  Kind kind = String;
+  std::string text;
+  long integer = 0;
+  double number = 0.0;
+};
+
 struct CollocationOptions {
   double tol = 1e-8;
   int max_iter = 3000;
@@ -67,6 +80,7 @@ struct CollocationOptions {
   int print_level = 0;
   double max_wall_time = 0.0;  // seconds; 0 = none
   std::string mu_strategy = "monotone";  // IPOPT's barrier update: "monotone" or "adaptive"
+  std::vector<IpoptOption> ipopt;  // passed through to IPOPT, last
 };
 
 struct CollocationResult {
