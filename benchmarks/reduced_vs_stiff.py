@@ -33,14 +33,27 @@ timed, so the ratio stiff / reduced compares like with like; the table says "com
 each model's compile time (wall, cache hits included: tapes built before cost only a load). The
 column "stiff / model" is the stiff model's time over the model's.
 
+With --work-precision the comparison is at equal error instead of equal rtol: each model (the stiff
+one with its default method, the reduced ones of --orders) runs at every rtol of WP_RTOLS (atol rtol / 100),
+all runs interleaved, and its error is measured against the same tight reference. The target error is
+the stiff model's at rtol RTOL (1e-8); each reduced model takes the loosest rtol of the ladder whose
+error is at most the target (so it is at least as accurate as the stiff run it is compared with), and
+the table gives the stiff run's CPU time over that reduced run's, whole `nh.simulate` calls (the
+validity check included; its share is the column "check"). With
+--instructions the matched runs are also counted by callgrind (one run each, in a fresh interpreter):
+the instructions inside `nonholo::integrate`, and those of the validity check (`_core.reduced_validity`
+and LAPACK's eigenvalue solver), which need valgrind. --methods M ... adds the reduced models run with
+these methods beside their default (rows "order K, M").
+
 Usage: python benchmarks/reduced_vs_stiff.py [--quick] [--markdown PATH] [--only NAME[@EPS] ...]
-       [--velocities coordinates|frame|both] [--compiled]
+       [--velocities coordinates|frame|both] [--compiled] [--work-precision [--instructions]]
 (e.g. --only sleigh@1e-3 "chain N=8@1e-4": only those rows)
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -241,6 +254,151 @@ def markdown(rows: list, repeats: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+WP_RTOLS = tuple(float(f"{10.0 ** (-e / 2):.3g}") for e in range(6, 21))  # 1e-3, 3.16e-4, ..., 1e-10
+COUNT_TOGGLES = {"run": ["nonholo::integrate(*"], "check": ["nonholo::reduced_validity(*", "*dgeev*"]}
+
+
+def wp_models(system, eps, orders, methods=()) -> dict:
+    """key -> (model, method): the stiff model and each order with its default method, and with each of
+    ``methods`` (keys "order K, METHOD")."""
+    models = {"stiff": (system.friction(eps), "auto")}
+    for K in orders:
+        models[f"order {K}"] = (system.reduced(eps, order=K), "auto")
+        models.update({f"order {K}, {m}": (models[f"order {K}"][0], m) for m in methods})
+    return models
+
+
+def work_precision(repeats: int, only, orders, methods=()) -> list:
+    """Rows (system, eps, model, rtol, median CPU seconds of simulate, steps, rhs, error, check share,
+    target error) of every model at every rtol of WP_RTOLS, the runs interleaved."""
+    rows = []
+    for name, system, y0, T in cases():
+        t_eval = np.linspace(0, T, 41)
+        for eps in EPS:
+            if not selected(only, name, eps):
+                continue
+            start, (q_ref, u_ref) = start_and_reference(system, y0, eps, T, t_eval)
+            models = wp_models(system, eps, orders, methods)
+            runs = {(key, rtol): [] for key in models for rtol in WP_RTOLS}
+            checks, sols = {k: [] for k in runs}, {}
+            for r in range(repeats + 1):  # round 0 warms up
+                for (key, rtol) in runs:
+                    y = start if key == "stiff" else y0
+                    begin = time.process_time()
+                    model, method = models[key]
+                    sol = nh.simulate(model, (0, T), y, t_eval=t_eval, rtol=rtol, atol=rtol / 100, method=method,
+                                      raise_on_failure=True)
+                    seconds = time.process_time() - begin
+                    if r:
+                        runs[key, rtol].append(seconds)
+                        if sol.validity is not None:
+                            begin = time.process_time()
+                            validity.estimate(sol, y, samples=validity.RUN_SAMPLES)
+                            checks[key, rtol].append(time.process_time() - begin)
+                    sols[key, rtol] = sol
+            target = None
+            for (key, rtol), sol in sols.items():
+                q, u = reference_state(system, sol, t_eval) if key == "stiff" else (sol.q, sol.v)
+                error = max(np.abs(q - q_ref).max(), np.abs(u - u_ref).max())
+                seconds = statistics.median(runs[key, rtol])
+                check = statistics.median(checks[key, rtol]) / seconds if checks[key, rtol] else None
+                rows.append(dict(system=name, eps=eps, model=key, rtol=rtol, time=seconds, steps=sol.stats["n_steps"],
+                                 rhs=sol.stats["n_rhs"], method=sol.method, error=error, check=check))
+                if key == "stiff" and rtol == RTOL:
+                    target = error
+            for row in rows:
+                if row["system"] == name and row["eps"] == eps:
+                    row["target"] = target
+    return rows
+
+
+def matched(rows: list) -> list:
+    """(stiff row at RTOL, reduced row) pairs: per system, eps and order, the loosest rtol whose error is at
+    most the stiff model's at RTOL (None when no rtol of the ladder reaches it)."""
+    pairs = []
+    for row in rows:
+        if row["model"] != "stiff" or row["rtol"] != RTOL:
+            continue
+        same = [r for r in rows if r["system"] == row["system"] and r["eps"] == row["eps"]]
+        for key in dict.fromkeys(r["model"] for r in same if r["model"] != "stiff"):
+            ok = [r for r in same if r["model"] == key and r["error"] <= row["error"]]
+            pairs.append((row, max(ok, key=lambda r: r["rtol"]) if ok else None, key))
+    return pairs
+
+
+@functools.lru_cache(maxsize=None)
+def count_instructions(name: str, eps: float, key: str, rtol: float, what: str) -> int:
+    """Instructions of one run (``what`` "run": inside nonholo::integrate; "check": the validity
+    check's C++ and LAPACK eigenvalue calls) by callgrind, in a fresh interpreter."""
+    import re
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        toggles = [f"--toggle-collect={pattern}" for pattern in COUNT_TOGGLES[what]]
+        subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", *toggles,
+                        f"--callgrind-out-file={out}", sys.executable, __file__, "--count-run", name, repr(eps), key,
+                        repr(rtol)], capture_output=True, text=True, check=True)
+        return int(re.search(r"^summary:\s+(\d+)", out.read_text(), re.MULTILINE).group(1))
+
+
+def count_run(name: str, eps: float, key: str, rtol: float) -> None:
+    """One run of the model ``key`` (what count_instructions counts)."""
+    name, system, y0, T = next(c for c in cases() if c[0] == name)
+    t_eval = np.linspace(0, T, 41)
+    order, _, method = key.partition(", ")
+    model, method = wp_models(system, eps, [int(order.split()[-1])] if key != "stiff" else [],
+                              [method] if method else [])[key]
+    if key == "stiff":
+        n = system.n
+        y0 = np.r_[y0[:n], system.on_slow_manifold(y0[:n], y0[n:], eps, order=6)]
+    nh.simulate(model, (0, T), y0, t_eval=t_eval, rtol=rtol, atol=rtol / 100, method=method)
+
+
+def wp_markdown(rows: list, repeats: int, instructions: bool) -> str:
+    lines = ["## Reduced models against the stiff friction model at equal error", "",
+             f"Each model at rtol {', '.join(f'{r:g}' for r in WP_RTOLS)} (atol rtol / 100), median of {repeats} "
+             "interleaved runs, CPU time of the process around `nh.simulate` (the validity check included); "
+             "error as in the table above. The "
+             f"target is the stiff model's error at rtol {RTOL:g}; each reduced model is compared at the loosest "
+             "rtol whose error is at most the target. check = the validity check's share of the reduced run "
+             f"(timed on its own, median). Load average (1 min) before: {LOAD[0]:.1f}, after: "
+             f"{os.getloadavg()[0]:.1f}.", ""]
+    extra = " run Ir (stiff / reduced) | check Ir |" if instructions else ""
+    lines += [f"| system | eps | model | rtol | error (target) | CPU time [ms] | steps | rhs | check "
+              f"| stiff / model |{extra}",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if instructions else "")]
+    for stiff, red, key in matched(rows):
+        cells = [stiff["system"], f"{stiff['eps']:.0e}"]
+        if red is None:
+            lines.append("| " + " | ".join(cells + [key, "", "no rtol reaches the target"] + [""] * 5) + " |" +
+                         (" | |" if instructions else ""))
+            continue
+        for r, label in ((stiff, f"stiff ({stiff['method']})"), (red, f"{key} ({red['method']})")):
+            ratio = "" if r is stiff else f"{stiff['time'] / r['time']:.2f}"
+            check = "" if r["check"] is None else f"{100 * r['check']:.0f}%"
+            row = cells + [label, f"{r['rtol']:.3g}", f"{r['error']:.2e} ({r['target']:.2e})", f"{r['time'] * 1e3:.3f}",
+                           str(r["steps"]), str(r["rhs"]), check, ratio]
+            if instructions:
+                model_key = "stiff" if r is stiff else key
+                run_ir = count_instructions(r["system"], r["eps"], model_key, r["rtol"], "run")
+                check_ir = "" if r is stiff else count_instructions(r["system"], r["eps"], key, r["rtol"], "check")
+                row += [f"{run_ir:,}", check_ir if check_ir == "" else f"{check_ir:,}"]
+            lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "<details><summary>Every run of the ladder</summary>", "",
+              "| system | eps | model | rtol | CPU time [ms] | check | steps | rhs | error |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        check = "" if r["check"] is None else f"{100 * r['check']:.0f}%"
+        lines.append(f"| {r['system']} | {r['eps']:.0e} | {r['model']} ({r['method']}) | {r['rtol']:.3g} | "
+                     f"{r['time'] * 1e3:.3f} | {check} | {r['steps']} | {r['rhs']} | {r['error']:.2e} |")
+    lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -256,7 +414,18 @@ def main(argv=None) -> int:
     parser.add_argument("--reduced-rtol", type=float, help="rows of the reduced models at this rtol too")
     parser.add_argument("--compiled", action="store_true",
                         help="compile every model (model.compile(): C from its tapes, cached on disk) before timing")
+    parser.add_argument("--work-precision", action="store_true",
+                        help="compare at equal error: the models over an rtol ladder, matched to the stiff one's error")
+    parser.add_argument("--instructions", action="store_true",
+                        help="with --work-precision: callgrind instruction counts of the matched runs")
+    parser.add_argument("--methods", nargs="*", default=[],
+                        help="with --work-precision: the reduced models also with these methods (e.g. adams dop853)")
+    parser.add_argument("--count-run", nargs=4, metavar=("NAME", "EPS", "MODEL", "RTOL"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.count_run:
+        name, eps, key, rtol = args.count_run
+        count_run(name, float(eps), key, float(rtol))
+        return 0
     global BODY_FRAME, COMPILED, REDUCED_RTOL, LOAD
     BODY_FRAME = args.body_frame
     COMPILED = args.compiled
@@ -265,6 +434,11 @@ def main(argv=None) -> int:
     orders = ORDERS if not args.orders else tuple(K if K == "auto" else int(K) for K in args.orders)
     repeats = 2 if args.quick else args.repeats
     output = output_of(args, argv)
+    if args.work_precision:
+        wp_orders = [K for K in orders if K != "auto"] if args.orders else [1, 2]
+        rows = work_precision(repeats, args.only, wp_orders, args.methods)
+        emit(wp_markdown(rows, repeats, args.instructions), output)
+        return 0
     builds: dict = {}
     text = markdown(run(repeats, args.only, args.velocities, builds, orders), repeats)
     if builds:

@@ -40,6 +40,7 @@ ReducedModel::ReducedModel(std::shared_ptr<const MechanicalSystem> system, int o
                            std::shared_ptr<const CompiledSlip> compiled)
     : ConstrainedModel(std::move(system)), order_(order), compiled_(std::move(compiled)) {
   check_order(order, compiled_.get(), this->system());
+  nullspace_ = compiled_ == nullptr && reduced_nullspace_pays(this->system(), order);
 }
 
 void ReducedModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {

@@ -46,6 +46,24 @@ std::shared_ptr<const FusedRhs> ReducedModel::trace_fused(double t, const double
   return null->tape().n_instructions() < range->tape().n_instructions() ? null : range;
 }
 
+// Dense operations (multiply-adds) of one right-hand side of order 0 or 1 in doubles, counted from
+// the code. Range space (first_order_velocity_and_acceleration): G = L D L^T, B = L^-1 A^T, M = B^T C
+// factored, and about seven n-, n x k- or k x k-sweeps. Null space (voronets_reduced_rate): the LU of
+// A_s and B = -A_s^-1 A_r, G X_D and X_D^T G X_D factored, and k x k, n x k and m x k sweeps. Its
+// operations cost more instructions each (pivot searches, index lists, short LU sweeps): measured by
+// callgrind per right-hand side (benchmarks/reduced_vs_stiff.py --work-precision), the null space
+// takes 0.96x the range space's instructions at order 1 on the chain N = 8 (operation ratio 0.73),
+// 0.89x on the chain N = 16, 0.86x and 0.80x at order 0, but 1.25x and 1.09x on the sleigh (n = 3,
+// k = 1; ratio 0.58). Hence the rule: at least 4 constraints and at most 0.75 of the operations.
+bool reduced_nullspace_pays(const MechanicalSystem& sys, int order) {
+  const double n = sys.n(), k = sys.k(), m = n - k;
+  if (order > 1 || k < 4 || m == 0) return false;
+  const double range = n * n * n / 6 + n * n * k / 2 + n * k * k / 2 + k * k * k / 6 + 4 * n * n + 6 * n * k;
+  const double null = k * k * k / 3 + m * k * k + m * n * (k + 1) + m * m * (k + 1) / 2 + m * m * m / 6 +
+                      6 * k * k + n * n + 5 * n * k + 2 * m * k;
+  return null < 0.75 * range;
+}
+
 std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled) {
   if (order == 0) return {TapeName::Dynamics};
   if (order == 1 && compiled == nullptr) return {TapeName::SplitBase, TapeName::VelocityPart};

@@ -199,14 +199,16 @@ void frame_constrained_solve(const FrameGeometry<S>& f, ReducedWork<S>& w, const
 
 // q' = v (into qdot) and w' (into wdot) of the reduced model of order 0 or 1 at (t, q, w) in the
 // Voronets frame whose B (and the LU of A_s) f holds; u = X_D w is given.
+// With `evaluated`, w.geo already holds the geometry at (t, q, u) (the dynamics blocks for order 0,
+// the split projection tape's base for order 1).
 template <class S, class P>
 void voronets_reduced_rate(const MechanicalSystem& sys, int order, double t, const S* q, const P* p,
-                           ReducedWork<S>& w, S* qdot, S* wdot) {
+                           ReducedWork<S>& w, S* qdot, S* wdot, bool evaluated = false) {
   const int n = sys.n(), k = sys.k(), m = n - k;
   const FrameGeometry<S>& f = w.frame;
   const auto& g = w.geo;
   if (order == 0) {
-    sys.evaluate_dynamics(t, q, w.u.data(), p, w.geo);
+    if (!evaluated) sys.evaluate_dynamics(t, q, w.u.data(), p, w.geo);
     factor_reduced_metric(f, w);
     frame_constrained_solve(f, w, g.r(), g.a(), w.tk, w.zm);
     for (int i = 0; i < n; ++i) qdot[i] = w.u(i);
@@ -214,7 +216,7 @@ void voronets_reduced_rate(const MechanicalSystem& sys, int order, double t, con
     return;
   }
   const P eps = p[sys.n_params()];
-  sys.evaluate_split_base(S(t), q, w.u.data(), p, w.geo);
+  if (!evaluated) sys.evaluate_split_base(S(t), q, w.u.data(), p, w.geo);
   factor_reduced_metric(f, w);
   const RowMatMap<S> G = g.G();
   frame_constrained_solve(f, w, g.r(), g.a(), w.tk, w.zm);  // u0' = X_D zm + X_C tk
@@ -307,6 +309,9 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
     const int n = system().n();
+    if constexpr (std::is_same_v<S, double> && std::is_same_v<P, double>) {
+      if (nullspace_ && eval_nullspace_in_workspace_split(t, y, p, ydot, w)) return;
+    }
     reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, y + n, p, w,
                                       Eigen::Map<VecX<S>>(ydot, n), Eigen::Map<VecX<S>>(ydot + n, n));
   }
@@ -341,6 +346,43 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
     }
   }
 
+  // Whether eval takes the null-space path in doubles (orders 0 and 1, 0 < k < n, where the
+  // operation count of its dense work is below the range-space path's; reduced_nullspace.cpp).
+  bool nullspace() const { return nullspace_; }
+
+  // eval_nullspace in doubles, in the split kept in the workspace (w.frame.solved): chosen by
+  // maximal_volume_split at the first evaluation, and again where the kept split's max|B_aj|
+  // exceeds FrameWatch::kResplitGrowth or its block A_s is singular. The geometry is evaluated
+  // once (the split projection tape's base for order 1, the dynamics blocks for order 0: A comes
+  // with it). Equal to the range-space path in exact arithmetic, to rounding in doubles. Returns
+  // false (the caller takes the range-space path) where no split of A is regular.
+  bool eval_nullspace_in_workspace_split(double t, const double* y, const double* p, double* ydot,
+                                         ReducedWork<double>& w) const {
+    const MechanicalSystem& sys = system();
+    const int n = sys.n(), k = sys.k(), m = n - k;
+    FrameGeometry<double>& f = w.frame;
+    if (order_ == 0) sys.evaluate_dynamics(t, y, y + n, p, w.geo);
+    else sys.evaluate_split_base(t, y, y + n, p, w.geo);
+    const double growth = static_cast<int>(f.solved.size()) == k ? split_coefficients(w.geo.A(), f) : -1.0;
+    if (!(growth >= 0.0 && growth <= FrameWatch::kResplitGrowth)) {
+      f.solved = maximal_volume_split(MatX<double>(w.geo.A()), f.solved);
+      f.free = free_coordinates(f.solved, n);
+      if (static_cast<int>(f.solved.size()) != k || split_coefficients(w.geo.A(), f) < 0.0) {
+        f.solved.clear();
+        return false;
+      }
+    }
+    w.u = Eigen::Map<const VecX<double>>(y + n, n);
+    voronets_reduced_rate(sys, order_, t, y, p, w, ydot, ydot + n, true);  // u'_r = w.zm, t = w.tk
+    for (int j = 0; j < m; ++j) ydot[n + f.free[j]] = w.zm(j);
+    for (int a = 0; a < k; ++a) {
+      double sum = w.tk(a);
+      for (int j = 0; j < m; ++j) sum += f.B(a, j) * w.zm(j);
+      ydot[n + f.solved[a]] = sum;
+    }
+    return true;
+  }
+
  protected:
   std::vector<TapeName> own_tape_names() const override;
   const Tape* own_tape(TapeName name) const override;
@@ -351,7 +393,12 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
  private:
   int order_;
   std::shared_ptr<const CompiledSlip> compiled_;
+  bool nullspace_ = false;
 };
+
+// True when the null-space evaluation of the reduced model of order 0 or 1 (ReducedModel::
+// eval_nullspace_in_workspace_split) needs fewer dense operations than the range-space one.
+bool reduced_nullspace_pays(const MechanicalSystem& sys, int order);
 
 class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWork> {
  public:
