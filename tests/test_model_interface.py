@@ -100,7 +100,9 @@ def test_parts_reported_by_each_kind(sleigh):
 # sparse backend both solve. A backend holds products, factorizations and the Jacobian's
 # structure only: no friction force, no law, no eps, no branch on the kind.
 BACKEND_FILES = ["cpp/include/nonholo/models/algebra.hpp", "cpp/include/nonholo/models/sparse_backend.hpp",
-                 "cpp/src/models/sparse_backend.cpp"]
+                 "cpp/src/models/sparse_backend.cpp", "cpp/include/nonholo/sparse_symmetric.hpp",
+                 "cpp/src/sparse_symmetric.cpp", "cpp/include/nonholo/sparse_structure.hpp",
+                 "cpp/src/sparse_structure.cpp"]
 KIND_WORDS = r"\w*(?:[Ff]riction|[Nn]onholonomic|[Ll]aw|eps|lambda|[Vv]akonomic|[Hh]amel|[Rr]educed)\w*"
 # what a backend may say of the kinds: their Equations types (instantiated for the kinds with a sparse
 # path, in the factory make_sparse_model(system, friction)), the headers that define them, the law they
