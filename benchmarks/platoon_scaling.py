@@ -8,7 +8,7 @@ K constraints, block-diagonal G and A, banded force Jacobian) for K in ``--sizes
 t in [0, 2], default tolerances, in the nonholonomic model (the default method: DOP853 here) and
 the friction model (eps = 1e-3; BDF with the automatic Jacobian), each built twice:
 
-* ``sparse="auto"`` (the default): the sparse path (models/sparse.hpp: the nonzeros of G, A and mu,
+* ``sparse="auto"`` (the default): the sparse path (models/sparse_backend.hpp: the nonzeros of G, A and mu,
   a sparse L D L^T, a sparse Newton matrix) from n >= 60 at density <= 0.1, so at K >= 20; the
   dense path at K = 10;
 * ``sparse=False``: the dense path (dense L D L^T of G and of A G^-1 A^T, dense Jacobian tapes),

@@ -93,3 +93,60 @@ def test_parts_reported_by_each_kind(sleigh):
     assert friction.core.jacobian_cost > 0 and np.isfinite(friction.core.implicit_jacobian_cost)
     assert np.isnan(sleigh.vakonomic().core.implicit_jacobian_cost)
     assert sleigh.vakonomic().core.jacobian_implicit(0.0, np.r_[y, 0.0], sleigh.vakonomic().param_vector()) is None
+
+
+# Each model kind's equations are written once (issue 42, item 2): FrictionEquations and
+# NonholonomicEquations (cpp/include/nonholo/models/<kind>.hpp), which the dense models and the
+# sparse backend both solve. A backend holds products, factorizations and the Jacobian's
+# structure only: no friction force, no law, no eps, no branch on the kind.
+BACKEND_FILES = ["cpp/include/nonholo/models/algebra.hpp", "cpp/include/nonholo/models/sparse_backend.hpp",
+                 "cpp/src/models/sparse_backend.cpp", "cpp/include/nonholo/sparse_symmetric.hpp",
+                 "cpp/src/sparse_symmetric.cpp", "cpp/include/nonholo/sparse_structure.hpp",
+                 "cpp/src/sparse_structure.cpp"]
+KIND_WORDS = r"\w*(?:[Ff]riction|[Nn]onholonomic|[Ll]aw|eps|lambda|[Vv]akonomic|[Hh]amel|[Rr]educed)\w*"
+# what a backend may say of the kinds: their Equations types (instantiated for the kinds with a sparse
+# path, in the factory make_sparse_model(system, friction)), the headers that define them, the law they
+# are compiled with, and the coefficients type a law reads (SparseRows for the sparse storage).
+BACKEND_MAY_NAME = {"FrictionEquations", "NonholonomicEquations", "friction", "nonholonomic", "ViscousLaw",
+                    "friction_law"}
+
+
+def cpp_sources() -> dict:
+    return {str(p.relative_to(ROOT)): strip_comments(p.read_text())
+            for p in sorted((ROOT / "cpp").rglob("*.[ch]pp")) if "tests" not in p.parts}
+
+
+def test_backends_hold_no_model_equations():
+    for name in BACKEND_FILES:
+        source = strip_comments((ROOT / name).read_text())
+        assert not re.search(r"\.force\(|::force\(|LawInputs|law_scale|\blaw\.|\w*Law::", source), name
+        assert set(re.findall(KIND_WORDS, source)) <= BACKEND_MAY_NAME, (name, re.findall(KIND_WORDS, source))
+    # the factory is the one place the sparse backend meets a kind by name
+    factory = strip_comments((ROOT / "cpp/src/models/sparse_backend.cpp").read_text())
+    assert len(re.findall(r"\bfriction\b(?!\.hpp)", factory)) == 2  # its argument, and the branch on it
+
+
+def test_the_friction_force_is_evaluated_in_one_place():
+    # a law's force is called only by the friction model's equations (the law itself defines it)
+    calls = {name: len(re.findall(r"\blaw_?\.force\(|\w+Law::force\(|\bLaw::force\(", source))
+             for name, source in cpp_sources().items()}
+    callers = {name: count for name, count in calls.items() if count}
+    assert callers == {"cpp/include/nonholo/models/friction.hpp": 1}, callers
+    for kind in ("FrictionEquations", "NonholonomicEquations"):
+        defined = [name for name, source in cpp_sources().items() if re.search(rf"\bstruct\s+{kind}\b", source)]
+        assert len(defined) == 1, (kind, defined)
+
+
+def test_backend_models_report_their_kind_as_the_dense_ones():
+    # the same Equations type gives the kind's name, own parameters and stiffness to both backends
+    system = nh.testing.random_system(3, n=4, k=2)
+    for dense, sparse in [(system.friction(1e-3, sparse=False), system.friction(1e-3, sparse=True)),
+                          (system.nonholonomic(sparse=False), system.nonholonomic(sparse=True))]:
+        assert sparse.sparse and not dense.sparse
+        assert sparse.core.kind == dense.core.kind
+        assert sparse.core.n_params == dense.core.n_params
+        assert sparse.core.stiff == dense.core.stiff
+        assert sparse.core.constrained == dense.core.constrained
+        y = np.r_[np.linspace(0.1, 0.4, 4), system.project(np.linspace(0.1, 0.4, 4), np.array([1.0, -0.5, 0.3, 0.2]))]
+        p = dense.param_vector()
+        np.testing.assert_allclose(sparse.core.rhs(0.0, y, p), dense.core.rhs(0.0, y, p), rtol=1e-12, atol=1e-12)

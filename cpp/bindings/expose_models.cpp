@@ -163,5 +163,5 @@ void expose_models(py::module_& m) {
   m.def("vakonomic_model", &make_vakonomic_model, py::arg("system"));
   m.def("friction_model", &make_friction_model, py::arg("system"));
   m.def("sparse_model", &make_sparse_model, py::arg("system"), py::arg("friction"),
-        "The nonholonomic (friction=False) or friction model by sparse factorizations (models/sparse.hpp).");
+        "The nonholonomic (friction=False) or friction model over the sparse backend (models/sparse_backend.hpp).");
 }

@@ -8,7 +8,7 @@
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
 #include "nonholo/models/reduced.hpp"
-#include "nonholo/models/sparse.hpp"
+#include "nonholo/models/sparse_backend.hpp"
 
 namespace nonholo {
 
@@ -229,16 +229,17 @@ double NonholonomicModel::implicit_jacobian_cost() const {
 // The sparse models: the sparse tape, and the L D L^T of K (about two operations per stored
 // entry of the factor, estimated by the pattern's entries: no fill for block-diagonal systems);
 // a Jacobian costs one dual sweep per chunk of colours and one solve per colour.
-double SparseModel::rhs_cost_ns() const {
-  return kCall + kInstruction * system().sparse_tape().n_instructions() + kFlop * 4.0 * pattern_.lower().nonZeros();
+double sparse_rhs_cost_ns(const MechanicalSystem& system, const SymmetricPattern& pattern) {
+  return kCall + kInstruction * system.sparse_tape().n_instructions() + kFlop * 4.0 * pattern.lower().nonZeros();
 }
-double SparseModel::jacobian_cost() const {
-  const int colors = std::max(structure_.n_colors, 1);
+double sparse_jacobian_cost(const MechanicalSystem& system, const SymmetricPattern& pattern,
+                            const JacobianStructure& structure) {
+  const int colors = std::max(structure.n_colors, 1);
   const int chunks = (colors + kJacobianChunk - 1) / kJacobianChunk;
-  const double entries = pattern_.lower().nonZeros();
-  const double ns = chunks * (kDualCall + kDualInstruction * system().sparse_tape().n_instructions() +
+  const double entries = pattern.lower().nonZeros();
+  const double ns = chunks * (kDualCall + kDualInstruction * system.sparse_tape().n_instructions() +
                               kFlop * 4.0 * entries) + colors * kFlop * 4.0 * entries;
-  return ns / rhs_cost_ns();
+  return ns / sparse_rhs_cost_ns(system, pattern);
 }
 
 template <class Law>

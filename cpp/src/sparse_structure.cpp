@@ -158,7 +158,8 @@ void build_pattern(JacobianStructure& J, const std::vector<std::vector<int>>& me
 
 }  // namespace
 
-JacobianStructure jacobian_structure(const SparseLayout& L, const std::vector<std::vector<int>>& sets, bool friction) {
+JacobianStructure jacobian_structure(const SparseLayout& L, const std::vector<std::vector<int>>& sets,
+                                     bool reads_slip) {
   JacobianStructure J;
   J.n = L.n;
   Groups groups = coupled_groups(L);
@@ -185,7 +186,7 @@ JacobianStructure jacobian_structure(const SparseLayout& L, const std::vector<st
     for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) add(g, L.A + e);
     add(g, L.b + a);
     for (int e = L.mu_outer[a]; e < L.mu_outer[a + 1]; ++e) add(g, L.mu + e);
-    if (friction) {
+    if (reads_slip) {
       std::vector<int> velocities;
       for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) velocities.push_back(L.n + L.A_inner[e]);
       merge_into(J.group_columns[g], velocities);

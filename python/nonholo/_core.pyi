@@ -443,7 +443,7 @@ def solve_collocation(n_y: typing.SupportsInt | typing.SupportsIndex, n_u: typin
     """
 def sparse_model(system: MechanicalSystem, friction: bool) -> Model:
     """
-    The nonholonomic (friction=False) or friction model by sparse factorizations (models/sparse.hpp).
+    The nonholonomic (friction=False) or friction model over the sparse backend (models/sparse_backend.hpp).
     """
 @typing.overload
 def tape_c_source(system: MechanicalSystem, which: str, name: str) -> str:

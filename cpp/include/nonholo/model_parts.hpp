@@ -80,7 +80,7 @@ class FrameWatcher {
   virtual const double* event_velocity(double t, const double* y, const double* p, Workspace& ws) const = 0;
 };
 
-// A Jacobian stored sparse (models/sparse.hpp): its structure (CSC with the diagonal: CVODE's
+// A Jacobian stored sparse (models/sparse_backend.hpp): its structure (CSC with the diagonal: CVODE's
 // sparse Newton matrix) and its values in that order.
 class SparseJacobian {
  public:

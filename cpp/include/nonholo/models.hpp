@@ -16,7 +16,8 @@ class CompiledSlip;  // nonholo/slow_manifold_graph.hpp: h^(1..K) compiled into 
 std::shared_ptr<Model> make_nonholonomic_model(std::shared_ptr<const MechanicalSystem> system);
 std::shared_ptr<Model> make_vakonomic_model(std::shared_ptr<const MechanicalSystem> system);
 std::shared_ptr<Model> make_friction_model(std::shared_ptr<const MechanicalSystem> system);
-// The nonholonomic (friction false) or friction model of a large sparse system (models/sparse.hpp).
+// The nonholonomic (friction false) or friction model of a large sparse system: the kind's
+// equations over the sparse backend (models/sparse_backend.hpp).
 std::shared_ptr<Model> make_sparse_model(std::shared_ptr<const MechanicalSystem> system, bool friction);
 // Reduced models of order K on the slow manifold, in (q, u) or in a frame's (q, w); `compiled`
 // (may be null) evaluates h^(1..K) from one tape instead of Taylor sweeps.

@@ -59,9 +59,10 @@ struct JacobianStructure {
 std::vector<std::vector<int>> output_input_sets(const ExprGraph& g, int n_tracked);
 
 // The Jacobian structure from the layout and the input sets of the sparse tape's outputs (on
-// the inputs q, v); `friction`: the friction model, whose force reads A v (the velocities of
-// each constraint row's columns) outside the tape.
+// the inputs q, v); `reads_slip`: the kind's right-hand side reads the slip A v - b outside the
+// tape (a force of the slip, as the friction model's: the velocities of each constraint row's
+// columns), where otherwise it reads the tape's a (the saddle point's).
 JacobianStructure jacobian_structure(const SparseLayout& layout, const std::vector<std::vector<int>>& output_inputs,
-                                     bool friction);
+                                     bool reads_slip);
 
 }  // namespace nonholo

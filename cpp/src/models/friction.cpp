@@ -11,12 +11,11 @@ namespace nonholo {
 template <class Law>
 void FrictionModel<Law>::check_state(double t, const double* y, const double* p, Workspace& ws) const {
   const int n = system().n();
-  const double eps = law_scale(p, system().n_params());
-  law_.check_scale(eps);
+  equations_.check_scale(p, system().n_params());
   auto& w = this->work(ws);
   system().evaluate_dynamics(t, y, y + n, p, w.geo);  // G and mu
   factor_metric(w);
-  law_.check(LawInputs{MatX<double>(w.geo.mu()), eps}, describe_point(w.geo));
+  equations_.template check_point<DenseAlgebra>(w.geo, p, system().n_params(), [&] { return describe_point(w.geo); });
 }
 
 template class ModelImpl<FrictionModel<ViscousLaw>, MechanicsWork>;

@@ -336,7 +336,7 @@ class ModelKind:
     build_core: Callable
     cls: type
     state_names: Callable
-    build_sparse: Callable | None = None  # the sparse core (models/sparse.hpp), where the kind has one
+    build_sparse: Callable | None = None  # the kind over the sparse backend (models/sparse_backend.hpp)
 
 
 def _qv(system) -> list:

@@ -1,5 +1,5 @@
 """Which linear algebra a system's nonholonomic and friction models use: dense, or sparse
-(models/sparse.hpp: the nonzeros of G, A and mu only, a sparse L D L^T, a sparse Newton matrix)."""
+(models/sparse_backend.hpp: the nonzeros of G, A and mu only, a sparse L D L^T, a sparse Newton matrix)."""
 
 from __future__ import annotations
 

@@ -6,11 +6,48 @@
 // -dz/ds M (mu M / eps for the viscous law). eps is the last parameter, after the system's own.
 #pragma once
 
+#include <string_view>
+
 #include "nonholo/model.hpp"
+#include "nonholo/models/algebra.hpp"
 #include "nonholo/models/friction_law.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
 namespace nonholo {
+
+// The friction model's equations, written once for every linear-algebra backend (algebra.hpp):
+//   q' = v,   G v' = h,   h = r + A^T z(s),   s = A v - b,
+// z the force of the law Law. FrictionModel (dense, below) and the sparse backend
+// (sparse_backend.hpp) solve G v' = h, each with its own factorization of G.
+template <class LawT>
+struct FrictionEquations {
+  using Law = LawT;
+  static constexpr std::string_view kName = "friction";
+  static constexpr int kExtraParams = 1;       // the law's scale eps, after the system's parameters
+  static constexpr bool kStiff = true;
+  static constexpr bool kSaddle = false;       // v' from G alone
+  static constexpr bool kConstrained = false;  // no constraint set: the slip is damped, not removed
+  static constexpr bool kReadsSlip = true;     // h reads A v (the Jacobian's structure, sparse_structure.hpp)
+
+  // h = r + A^T z(A v - b) at the point g, with the system's n_params parameters before eps in p;
+  // the slip and the force are left in s and z (the implicit Jacobian reads them).
+  template <class Algebra, class Geo, class S, class P, class Vk, class Out>
+  void right_hand_side(const Geo& g, const S* v, const P* p, int n_params, Vk& s, Vk& z, Out& h) const {
+    Algebra::slip(g, v, s);
+    z.resize(s.size());
+    law.force(LawInputs{Algebra::coefficients(g), law_scale(p, n_params)}, s, z);
+    Algebra::constraint_force(g, z, h);
+  }
+  // The law's inputs: its scale before anything is evaluated, then mu at the point g (`where()`
+  // describes it); both throw naming what is wrong.
+  void check_scale(const double* p, int n_params) const { law.check_scale(law_scale(p, n_params)); }
+  template <class Algebra, class Geo, class Where>
+  void check_point(const Geo& g, const double* p, int n_params, Where&& where) const {
+    law.check(LawInputs{Algebra::dense_coefficients(g), law_scale(p, n_params)}, where());
+  }
+
+  Law law;
+};
 
 // Over the law Law (friction_law.hpp): a new law is a new Law type, the model is this one. The law
 // object is held (a law with data of its own, e.g. a tape, keeps it there).
@@ -26,15 +63,17 @@ class FrictionModel : public ModelImpl<FrictionModel<LawT>> {
   // The Jacobian's method (implicit differentiation or dual numbers) is chosen once, from the
   // estimated costs (model.cpp), not on every call.
   explicit FrictionModel(std::shared_ptr<const MechanicalSystem> system, Law law = Law())
-      : Base(std::move(system)), law_(std::move(law)) {}
+      : Base(std::move(system)), equations_{std::move(law)} {}
 
-  const Law& law() const { return law_; }
+  using Equations = FrictionEquations<Law>;
+  const Law& law() const { return equations_.law; }
+  const Equations& equations() const { return equations_; }
 
-  std::string kind() const override { return "friction"; }
+  std::string kind() const override { return std::string(Equations::kName); }
   int n_states() const override { return 2 * system().n(); }
   bool second_order() const override { return true; }  // eval: q' = v
-  int n_extra_params() const override { return 1; }
-  bool stiff() const override { return true; }
+  int n_extra_params() const override { return Equations::kExtraParams; }
+  bool stiff() const override { return Equations::kStiff; }
   // The right-hand side, and the implicit Jacobian's tape (BDF's Newton matrix) where the
   // Jacobian takes that path and compiling it pays (compiled_jacobian_pays).
   std::vector<TapeName> rhs_tapes() const override {
@@ -45,24 +84,17 @@ class FrictionModel : public ModelImpl<FrictionModel<LawT>> {
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, MechanicsWork<S>& w) const {
     const int n = system().n();
-    const P& eps = law_scale(p, system().n_params());
     system().evaluate_dynamics(t, y, y + n, p, w.geo);
     std::copy(y + n, y + 2 * n, ydot);
-    accelerations(w, y + n, eps, Eigen::Map<VecX<S>>(ydot + n, n));
+    accelerations(w, y + n, p, Eigen::Map<VecX<S>>(ydot + n, n));
   }
 
-  // v' = G^-1 (r + A^T z(A v - b)) at the point where w.geo was evaluated; the slip s = A v - b
+  // v' = G^-1 h (FrictionEquations) at the point where w.geo was evaluated; the slip s = A v - b
   // is left in w.tmp_k, the force z in w.tmp_k2.
-  template <class S, class E, class Out>
-  void accelerations(MechanicsWork<S>& w, const S* v_ptr, const E& eps, Out&& vdot) const {
-    Eigen::Map<const VecX<S>> v(v_ptr, w.geo.n());
+  template <class S, class P, class Out>
+  void accelerations(MechanicsWork<S>& w, const S* v, const P* p, Out&& vdot) const {
     factor_metric(w);
-    w.tmp_k = -w.geo.b();
-    w.tmp_k.noalias() += w.geo.A() * v;       // s = A v - b
-    w.tmp_k2.resize(w.geo.k());
-    law_.force(LawInputs{w.geo.mu(), eps}, w.tmp_k, w.tmp_k2);
-    vdot = w.geo.r();
-    vdot.noalias() += w.geo.A().transpose() * w.tmp_k2;
+    equations_.template right_hand_side<DenseAlgebra>(w.geo, v, p, system().n_params(), w.tmp_k, w.tmp_k2, vdot);
     w.chol_G.solve(vdot.data());
   }
 
@@ -77,8 +109,8 @@ class FrictionModel : public ModelImpl<FrictionModel<LawT>> {
     const int n = system().n();
     const double eps = law_scale(p, system().n_params());
     system().evaluate_jacobian_blocks(t, y, y + n, p, w.d.geo);
-    accelerations(w.d, y + n, eps, w.vdot);
-    friction_sensitivities(law_, w.d, w.vdot, eps, w.top, w.bottom);
+    accelerations(w.d, y + n, p, w.vdot);
+    friction_sensitivities(law(), w.d, w.vdot, eps, w.top, w.bottom);
     assemble_second_order_jacobian(n, w.top, J);
     return true;
   }
@@ -95,7 +127,7 @@ class FrictionModel : public ModelImpl<FrictionModel<LawT>> {
     return implicit_.get([this] { return implicit_jacobian_cost() <= dual_jacobian_cost(); });
   }
   LazyChoice implicit_;
-  Law law_;
+  Equations equations_;
 };
 
 }  // namespace nonholo

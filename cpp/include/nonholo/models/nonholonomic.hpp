@@ -3,10 +3,37 @@
 // the multipliers lambda being algebraic (Lewis-Murray 1995, eq. (2.1); notes/001 section 2.4).
 #pragma once
 
+#include <string_view>
+
 #include "nonholo/models/constrained_model.hpp"
 #include "nonholo/models/implicit_jacobian.hpp"
 
 namespace nonholo {
+
+// The nonholonomic model's equations, written once for every linear-algebra backend
+// (algebra.hpp):   q' = v,   [G, -A^T; A, 0] [v'; lambda] = [r; a],
+// a saddle point whose right-hand side is the system's [r; a]. NonholonomicModel (dense, below:
+// G and A G^-1 A^T factored, or elimination) and the sparse backend (sparse_backend.hpp: the
+// L D L^T of [G, A^T; A, 0], unknowns [v'; -lambda]) each solve it with their own factorization.
+struct NonholonomicEquations {
+  static constexpr std::string_view kName = "nonholonomic";
+  static constexpr int kExtraParams = 0;
+  static constexpr bool kStiff = false;
+  static constexpr bool kSaddle = true;        // v' and the multipliers from [G, A^T; A, 0]
+  static constexpr bool kConstrained = true;   // the velocities stay on A v = b (a constraint set)
+  static constexpr bool kReadsSlip = false;
+
+  // The saddle point's right-hand side [r; a] at the point g (v, p, s, z unused: r and a come
+  // from the tape).
+  template <class Algebra, class Geo, class S, class P, class Vk, class Out>
+  void right_hand_side(const Geo& g, const S*, const P*, int, Vk&, Vk&, Out& rhs) const {
+    Algebra::saddle_rhs(g, rhs);
+  }
+  // Nothing beyond the factorization (which names a singular metric or dependent constraints).
+  void check_scale(const double*, int) const {}
+  template <class Algebra, class Geo, class Where>
+  void check_point(const Geo&, const double*, int, Where&&) const {}
+};
 
 class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
  public:
@@ -15,7 +42,8 @@ class NonholonomicModel : public ConstrainedModel<NonholonomicModel> {
   explicit NonholonomicModel(std::shared_ptr<const MechanicalSystem> system)
       : ConstrainedModel(std::move(system)) {}
 
-  std::string kind() const override { return "nonholonomic"; }
+  using Equations = NonholonomicEquations;
+  std::string kind() const override { return std::string(Equations::kName); }
   int n_states() const override { return 2 * system().n(); }
   bool second_order() const override { return true; }  // eval: q' = v
   // The right-hand side and the residual of Adams' drift control (the default method; BDF's

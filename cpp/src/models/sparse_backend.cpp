@@ -1,5 +1,5 @@
-// The sparse nonholonomic and friction models (nonholo/models/sparse.hpp).
-#include "nonholo/models/sparse.hpp"
+// The sparse backend (nonholo/models/sparse_backend.hpp), compiled for the kinds with a sparse path.
+#include "nonholo/models/sparse_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,20 +7,24 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/models.hpp"
+#include "nonholo/models/algebra.hpp"
+#include "nonholo/models/friction.hpp"
+#include "nonholo/models/nonholonomic.hpp"
 
 namespace nonholo {
 
 using LineScalar = Dual<double, 1>;
 
-struct SparseModel::Work : Workspace {
+template <class Equations>
+struct SparseBackend<Equations>::Work : Workspace {
   SparseGeometry<double> geo;
   SparseGeometry<JacobianScalar> dual;
   SparseGeometry<LineScalar> line;  // A, b along one direction (the projection's error)
   SymmetricSolver solver;
-  std::vector<JacobianScalar> y, p, h, residual, force;
+  std::vector<JacobianScalar> y, p, h, s, z;  // the kind's right-hand side (and its scratch) in dual numbers
   std::vector<LineScalar> q1, v1;
   std::vector<double> b, x, values;  // right-hand side and solution of K (n + k), the point's solution
-  std::vector<double> h_d, residual_d, force_d;  // the friction side in doubles
+  std::vector<double> s_d, z_d;      // the kind's scratch in doubles
   std::vector<double> columns;       // the Jacobian's directional derivatives, 2n per colour
 };
 
@@ -38,79 +42,60 @@ std::string describe(double t, const double* q, int n) {
   return os.str();
 }
 
-// h = r + A^T z(A v - b), the friction model's force side over its law (any scalar type).
-template <class S, class E>
-void friction_side(const SparseLayout& L, const std::vector<S>& out, const S* v, const E& eps, std::vector<S>& residual,
-                   std::vector<S>& force, std::vector<S>& h) {
-  const S* A = out.data() + L.A;
-  residual.resize(L.k);
-  force.resize(L.k);
-  for (int a = 0; a < L.k; ++a) {  // s = A v - b
-    S s = -out[L.b + a];
-    for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) s += A[e] * v[L.A_inner[e]];
-    residual[a] = s;
-  }
-  const SparseRows<S> mu{out.data() + L.mu, L.mu_outer.data(), L.mu_inner.data()};
-  SparseModel::FrictionLaw::force(LawInputs{mu, eps}, residual, force);
-  h.assign(out.begin() + L.r, out.begin() + L.r + L.n);
-  for (int a = 0; a < L.k; ++a)
-    for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) h[L.A_inner[e]] += A[e] * force[a];
-}
-
 }  // namespace
 
-SparseModel::SparseModel(std::shared_ptr<const MechanicalSystem> system, bool friction)
+template <class Equations>
+SparseBackend<Equations>::SparseBackend(std::shared_ptr<const MechanicalSystem> system, Equations equations)
     : Model(std::move(system)),
-      friction_(friction),
-      pattern_(this->system().sparse_layout(), !friction),
+      equations_(std::move(equations)),
+      pattern_(this->system().sparse_layout(), Equations::kSaddle),
       structure_(nonholo::jacobian_structure(this->system().sparse_layout(), this->system().sparse_output_inputs(),
-                                             friction)) {}
+                                             Equations::kReadsSlip)) {}
 
-std::unique_ptr<Workspace> SparseModel::workspace() const { return std::make_unique<Work>(); }
+template <class Equations>
+std::unique_ptr<Workspace> SparseBackend<Equations>::workspace() const {
+  return std::make_unique<Work>();
+}
 
-void SparseModel::factor(double t, const double* q, Work& w) const {
+template <class Equations>
+void SparseBackend<Equations>::factor(double t, const double* q, Work& w) const {
   const SparseLayout& L = system().sparse_layout();
   w.solver.assemble(pattern_, w.geo.out.data() + L.G, w.geo.out.data() + L.A);
   if (w.solver.factor(pattern_, system().definite_metric())) return;
-  throw ModelError(std::string(friction_ ? "the metric is not positive definite at "
-                                         : "the metric is not positive definite on the constraints' null space, or the "
+  throw ModelError(std::string(!pattern_.saddle() ? "the metric is not positive definite at "
+                                                  : "the metric is not positive definite on the constraints' null space, or the "
                                            "constraint rows are linearly dependent, at ") +
                    describe(t, q, system().n()));
 }
 
-void SparseModel::rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const {
+template <class Equations>
+void SparseBackend<Equations>::rhs(double t, const double* y, const double* p, double* ydot, Workspace& ws) const {
   Work& w = static_cast<Work&>(ws);
-  const SparseLayout& L = system().sparse_layout();
-  const int n = L.n;
+  const int n = system().n();
   system().evaluate_sparse(t, y, y + n, p, w.geo);
   factor(t, y, w);
-  w.b.resize(pattern_.size());
-  if (friction_) {
-    friction_side(L, w.geo.out, y + n, law_scale(p, system().n_params()), w.residual_d, w.force_d, w.h_d);
-    std::copy(w.h_d.begin(), w.h_d.end(), w.b.begin());
-  } else {
-    std::copy(w.geo.r(), w.geo.r() + n, w.b.begin());
-    std::copy(w.geo.a(), w.geo.a() + L.k, w.b.begin() + n);
-  }
+  equations_.template right_hand_side<SparseAlgebra>(w.geo, y + n, p, system().n_params(), w.s_d, w.z_d, w.b);
   w.x.resize(pattern_.size());
   w.solver.solve(pattern_, w.b.data(), w.x.data());
   std::copy(y + n, y + 2 * n, ydot);
   std::copy(w.x.begin(), w.x.begin() + n, ydot + n);
 }
 
-// rhs_c - dK_c x: friction  dh_c - dG_c v';  nonholonomic  [dr_c - dG_c v' - dA_c^T m; da_c - dA_c v'].
-void SparseModel::differentiated_rhs(int c, Work& w) const {
+// d(rhs)_c - dK_c x: with K = G,  d(rhs)_c - dG_c v';  with K = [G, A^T; A, 0] and x = [v'; m],
+// [d(rhs)_c - dG_c v' - dA_c^T m;  d(rhs)_c - dA_c v'] (rhs the kind's, in w.h).
+template <class Equations>
+void SparseBackend<Equations>::differentiated_rhs(int c, Work& w) const {
   const SparseLayout& L = system().sparse_layout();
   const int n = L.n;
   const JacobianScalar* out = w.dual.out.data();
   const double* x = w.values.data();  // v' then m
   w.b.assign(pattern_.size(), 0.0);
-  for (int i = 0; i < n; ++i) w.b[i] = friction_ ? w.h[i].d[c] : out[L.r + i].d[c];
+  for (int i = 0; i < n; ++i) w.b[i] = w.h[i].d[c];
   for (int j = 0; j < n; ++j)
     for (int e = L.G_outer[j]; e < L.G_outer[j + 1]; ++e) w.b[L.G_inner[e]] -= out[L.G + e].d[c] * x[j];
-  if (friction_) return;
+  if (!pattern_.saddle()) return;
   for (int a = 0; a < L.k; ++a) {
-    double s = out[L.a + a].d[c];
+    double s = w.h[n + a].d[c];
     for (int e = L.A_outer[a]; e < L.A_outer[a + 1]; ++e) {
       const int j = L.A_inner[e];
       const double dA = out[L.A + e].d[c];
@@ -121,8 +106,9 @@ void SparseModel::differentiated_rhs(int c, Work& w) const {
   }
 }
 
+template <class Equations>
 template <class Seed>
-void SparseModel::directions(double t, const double* y, const double* p, int m, Seed&& seed, const int* index,
+void SparseBackend<Equations>::directions(double t, const double* y, const double* p, int m, Seed&& seed, const int* index,
                              double* const* out, Work& w) const {
   const SparseLayout& L = system().sparse_layout();
   const int n = L.n, ns = 2 * n, np = n_params();
@@ -141,15 +127,10 @@ void SparseModel::directions(double t, const double* y, const double* p, int m, 
   w.geo.out.resize(w.dual.out.size());
   for (std::size_t j = 0; j < w.dual.out.size(); ++j) w.geo.out[j] = w.dual.out[j].v;
   factor(t, y, w);
+  equations_.template right_hand_side<SparseAlgebra>(w.dual, w.y.data() + n, w.p.data(), system().n_params(), w.s,
+                                                     w.z, w.h);
   w.b.resize(pattern_.size());
-  if (friction_) {
-    friction_side(L, w.dual.out, w.y.data() + n, law_scale(w.p.data(), system().n_params()), w.residual, w.force,
-                  w.h);
-    for (int i = 0; i < n; ++i) w.b[i] = w.h[i].v;
-  } else {
-    for (int i = 0; i < n; ++i) w.b[i] = w.geo.out[L.r + i];
-    for (int a = 0; a < L.k; ++a) w.b[n + a] = w.geo.out[L.a + a];
-  }
+  for (int i = 0; i < pattern_.size(); ++i) w.b[i] = w.h[i].v;
   w.values.resize(pattern_.size());
   w.solver.solve(pattern_, w.b.data(), w.values.data());
   w.x.resize(pattern_.size());
@@ -163,7 +144,8 @@ void SparseModel::directions(double t, const double* y, const double* p, int m, 
   }
 }
 
-void SparseModel::directional_derivatives(double t, const double* y, const double* p, int n_dir,
+template <class Equations>
+void SparseBackend<Equations>::directional_derivatives(double t, const double* y, const double* p, int n_dir,
                                           const double* const* s, const int* index, double* const* out,
                                           Workspace& ws) const {
   Work& w = static_cast<Work&>(ws);
@@ -173,7 +155,8 @@ void SparseModel::directional_derivatives(double t, const double* y, const doubl
   }
 }
 
-void SparseModel::sparse_jacobian(double t, const double* y, const double* p, double* values, Workspace& ws) const {
+template <class Equations>
+void SparseBackend<Equations>::sparse_jacobian(double t, const double* y, const double* p, double* values, Workspace& ws) const {
   Work& w = static_cast<Work&>(ws);
   const int n = system().n(), ns = 2 * n;
   const JacobianStructure& S = structure_;
@@ -194,7 +177,8 @@ void SparseModel::sparse_jacobian(double t, const double* y, const double* p, do
     }
 }
 
-void SparseModel::jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const {
+template <class Equations>
+void SparseBackend<Equations>::jacobian(double t, const double* y, const double* p, double* J, Workspace& ws) const {
   const int ns = n_states();
   std::vector<double> values(structure_.nnz());
   sparse_jacobian(t, y, p, values.data(), ws);
@@ -204,7 +188,8 @@ void SparseModel::jacobian(double t, const double* y, const double* p, double* J
       J[structure_.inner[e] + static_cast<std::size_t>(col) * ns] = values[e];
 }
 
-void SparseModel::constraint_residual(double t, const double* y, const double* p, Workspace& ws, double* residual,
+template <class Equations>
+void SparseBackend<Equations>::constraint_residual(double t, const double* y, const double* p, Workspace& ws, double* residual,
                                       double* scale) const {
   if (!has_constraints()) {  // what a model without constraints measures
     *residual = 0.0;
@@ -232,7 +217,8 @@ void SparseModel::constraint_residual(double t, const double* y, const double* p
 
 // [diag(weights_v^2), A^T; A, 0] assembled and factored: CVODE's weighted norm, as
 // ConstrainedModel::project.
-void SparseModel::factor_weighted(double t, const double* y, const double* weights, const double* A, Work& w) const {
+template <class Equations>
+void SparseBackend<Equations>::factor_weighted(double t, const double* y, const double* weights, const double* A, Work& w) const {
   const int n = system().n();
   std::vector<double> d(n);
   for (int i = 0; i < n; ++i) d[i] = weights[n + i] * weights[n + i];
@@ -241,7 +227,8 @@ void SparseModel::factor_weighted(double t, const double* y, const double* weigh
     throw ModelError("the constraint rows are linearly dependent at " + describe(t, y, n));
 }
 
-void SparseModel::solve_correction(const double* L, Work& w) const {
+template <class Equations>
+void SparseBackend<Equations>::solve_correction(const double* L, Work& w) const {
   const int n = system().n(), k = system().k();
   w.b.assign(n + k, 0.0);
   std::copy(L, L + k, w.b.begin() + n);
@@ -252,7 +239,8 @@ void SparseModel::solve_correction(const double* L, Work& w) const {
 // corr_v = -x with [D, A^T; A, 0] [x; m] = [0; A v - b]: x = D^-1 A^T (A D^-1 A^T)^-1 (A v - b),
 // the D-orthogonal projection of ConstrainedModel::project; err_v -= x for the linearized
 // constraint A err_v + d/dq(A v - b) err_q (one dual direction through the constraint tape).
-void SparseModel::project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
+template <class Equations>
+void SparseBackend<Equations>::project(double t, const double* y, const double* p, double* corr, double* err, const double* weights,
                           Workspace& ws) const {
   std::fill(corr, corr + n_states(), 0.0);
   if (!has_constraints()) return;
@@ -291,7 +279,8 @@ void SparseModel::project(double t, const double* y, const double* p, double* co
 }
 
 // s_v -= x with [D, A^T; A, 0] [x; m] = [0; L s], L s = d/de [A(q + e s_q; p + e dp)(v + e s_v) - b].
-void SparseModel::project_sensitivities(double t, const double* y, const double* p, int n_dir, double* const* s,
+template <class Equations>
+void SparseBackend<Equations>::project_sensitivities(double t, const double* y, const double* p, int n_dir, double* const* s,
                                         const int* index, const double* weights, Workspace& ws) const {
   if (!has_constraints() || n_dir == 0) return;
   Work& w = static_cast<Work&>(ws);
@@ -329,22 +318,22 @@ void SparseModel::project_sensitivities(double t, const double* y, const double*
   }
 }
 
-void SparseModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {
+template <class Equations>
+void SparseBackend<Equations>::check_state(double t, const double* y, const double* p, Workspace& ws) const {
   Work& w = static_cast<Work&>(ws);
-  const SparseLayout& L = system().sparse_layout();
-  const int n = L.n, k = L.k;
-  if (friction_) FrictionLaw::check_scale(law_scale(p, system().n_params()));
+  const int n = system().n();
+  equations_.check_scale(p, system().n_params());
   system().evaluate_sparse(t, y, y + n, p, w.geo);
   factor(t, y, w);
-  if (!friction_) return;
-  MatX<double> mu = MatX<double>::Zero(k, k);  // once per run: dense is fine
-  for (int a = 0; a < k; ++a)
-    for (int e = L.mu_outer[a]; e < L.mu_outer[a + 1]; ++e) mu(a, L.mu_inner[e]) = w.geo.mu()[e];
-  FrictionLaw::check(LawInputs{std::move(mu), law_scale(p, system().n_params())}, describe(t, y, n));
+  equations_.template check_point<SparseAlgebra>(w.geo, p, system().n_params(), [&] { return describe(t, y, n); });
 }
 
+template class SparseBackend<NonholonomicEquations>;
+template class SparseBackend<FrictionEquations<ViscousLaw>>;
+
 std::shared_ptr<Model> make_sparse_model(std::shared_ptr<const MechanicalSystem> system, bool friction) {
-  return std::make_shared<SparseModel>(std::move(system), friction);
+  if (friction) return std::make_shared<SparseBackend<FrictionEquations<ViscousLaw>>>(std::move(system));
+  return std::make_shared<SparseBackend<NonholonomicEquations>>(std::move(system));
 }
 
 }  // namespace nonholo
