@@ -62,13 +62,14 @@ void law_friction_ratio(const MechanicalSystem& sys, const LawExpansion& law, do
 void law_value_and_jacobian(const Tape& tape, int r, const VecX<double>& x, LawSlipWork<double>& w,
                             VecX<double>* value, MatX<double>* J) {
   for (int i = 0; i < r; ++i) w.din[i] = x(i);
-  if (value != nullptr) {
+  if (J == nullptr) {
     w.dout.resize(r);
     tape.eval(w.din.data(), w.dout.data(), w.dwork);
     value->resize(r);
     for (int i = 0; i < r; ++i) (*value)(i) = w.dout[i];
+    return;
   }
-  if (J == nullptr) return;
+  // column j of the Jacobian by one dual direction; the value parts are Phi(x) itself
   J->resize(r, r);
   w.jin.resize(w.din.size());
   w.jout.resize(r);
@@ -78,6 +79,10 @@ void law_value_and_jacobian(const Tape& tape, int r, const VecX<double>& x, LawS
     tape.eval(w.jin.data(), w.jout.data(), w.jwork);
     w.jin[j].d[0] = 0.0;
     for (int i = 0; i < r; ++i) (*J)(i, j) = w.jout[i].d[0];
+  }
+  if (value != nullptr) {
+    value->resize(r);
+    for (int i = 0; i < r; ++i) (*value)(i) = w.jout[i].v;
   }
 }
 

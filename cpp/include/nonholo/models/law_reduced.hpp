@@ -306,7 +306,9 @@ class LawReducedModel : public ConstrainedModel<LawReducedModel, LawReducedWork>
       qdot = Eigen::Map<const VecX<S>>(u, n);
       return;
     }
-    sys.evaluate_dynamics(t, q, u, p, w.geo);
+    // every projection block at (q, u), of which the velocity part is recomputed at v below
+    // (MechanicalSystem::evaluate_split_base / evaluate_velocity_part, as the linear law's order 1)
+    sys.evaluate_split_base(S(t), q, u, p, w.geo);
     law_multipliers(w, w.f, w.lam);
     law_slip_coefficients(sys, *law_, t, q, u, p, w.lam, order_, w.slip, w.dslip);
     S eps;
@@ -323,7 +325,7 @@ class LawReducedModel : public ConstrainedModel<LawReducedModel, LawReducedWork>
     w.v = Eigen::Map<const VecX<S>>(u, n);
     w.v += w.s;
     qdot = w.v;
-    sys.evaluate_projection_at(S(t), q, w.v.data(), p, w.geo);
+    sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
     projected_acceleration(w, w.proj, w.s, udot);
   }
 
