@@ -263,6 +263,7 @@ void law_slip_coefficients(const MechanicalSystem& sys, const LawExpansion& law,
         if (w.slope_inv(a, b) != 0.0) sum += w.rhs(b) * w.slope_inv(a, b);
       w.Sg(a) = sum.truncated(D);
     }
+    if (sweep + 1 == sweeps) break;  // the last sweep's q and u would not be read
     projected_acceleration(w.mech, w.proj, w.s, w.udot);
     for (int i = 0; i < n; ++i) {
       w.Q(i) = integral_t(S(q0[i]), w.V(i), D);
