@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_reduced_model', 'law_reduced_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -379,6 +379,14 @@ class CompiledSlip:
     @property
     def tape_instructions(self) -> int:
         ...
+class LawExpansion:
+    """
+    A friction law of a system's contacts as tapes, for the slow-manifold expansion.
+    """
+    def __init__(self, name: str, laws: collections.abc.Sequence[Tape], rows: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], scale: Tape, limits: Tape, has_limit: collections.abc.Sequence[bool]) -> None:
+        """
+        Per contact c, the tape of Phi_c([varsigma_c, q, v, t, p]) and its rows; the scale eps(p); the cone's edge L_c([q, v, t, p]) per contact (None: no law saturates) and which contacts it bounds.
+        """
 @typing.overload
 def attach_compiled(system: MechanicalSystem, which: str, path: str, symbol: str) -> None:
     """
@@ -410,6 +418,22 @@ def integrate_many(model: Model, params: typing.Any, t0: typing.SupportsFloat | 
 def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     """
     s - eps Qmat (f - u' - s') for s = sum_{k<=order} eps^k h^(k) at (t, q, u), shape (n,).
+    """
+def law_friction_ratio(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    |lambda_c| / (saturation N_c) per contact at time-major samples [q, u], shape (n_t, n_contacts) (NaN for a contact whose law does not saturate).
+    """
+def law_reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, law: LawExpansion) -> Model:
+    """
+    The reduced model of order K on the slow manifold of a friction law (states [q, u]; parameters the system's: the law carries its scale).
+    """
+def law_reduced_scale(model: Model, params: typing.Any) -> float:
+    """
+    The law's scale eps at the system's parameters.
+    """
+def law_slip(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, order: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    h^(1..order) of the law's slow manifold at (t, q, u), shape (order, n): s = sum_k eps^k h^(k).
     """
 def make_graph(n_inputs: typing.SupportsInt | typing.SupportsIndex, ops: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], a: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], b: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], n: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], c: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], outputs: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Graph:
     """

@@ -1,8 +1,10 @@
-"""The run of a reduced model of a nonlinear friction law (:class:`nonholo.models.law_reduced.
-LawReducedModel`): SciPy's DOP853 on its Python right-hand side, the friction ratio of each contact
-at the output times (``result.friction_ratio``), a SimulationWarning where it exceeds
-``RATIO_THRESHOLD`` and a stop (terminal event) where it reaches ``RATIO_STOP``, short of the fold of
-the slow manifold."""
+"""The run of a reduced model of a nonlinear friction law: the C++ model
+(:class:`nonholo.models.law_core.CoreLawReducedModel`, the default) by ``nh.simulate`` on its vector
+field with the fold margin as a terminal event, or the Python reference
+(:class:`nonholo.models.law_reduced.LawReducedModel`) by SciPy's DOP853; either way the friction
+ratio of each contact at the output times (``result.friction_ratio``), a SimulationWarning where it
+exceeds ``RATIO_THRESHOLD`` and a stop where it reaches ``RATIO_STOP``, short of the fold of the slow
+manifold."""
 
 from __future__ import annotations
 
@@ -20,16 +22,11 @@ from .result import SimulationResult
 __all__ = ["run_law_reduced"]
 
 
-def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float = 1e-8, atol=1e-10,
-                    params=None, max_step: float = np.inf, project_y0: bool = False) -> SimulationResult:
-    """Integrate ``model`` from y0 = [q, u] (u on the constraint set, or projected onto it G-orthogonally
-    with ``project_y0``) over ``t_span`` (module docstring)."""
-    from scipy.integrate import solve_ivp
-
+def _start(model, t_span, y0, params, project_y0: bool, ratio) -> tuple:
+    """(t0, tf, y0, p): y0 checked (u on the constraint set, or projected onto it), and inside the cone
+    (``ratio(t0, y0, p)``: the friction ratio per contact)."""
     system, n = model.system, model.system.n
     t0, tf = check.t_span(t_span)
-    rtol, atol = check.tolerances(rtol, atol, 2 * n)
-    atol = float(atol[0]) if atol.size == 1 else atol
     p = model.param_vector(params)
     y0 = np.asarray(y0, dtype=float)
     if y0.shape != (2 * n,) or not np.all(np.isfinite(y0)):
@@ -37,11 +34,37 @@ def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float
     if project_y0:
         y0 = np.r_[y0[:n], system.project(y0[:n], y0[n:], t0, params)]
     system._on_constraint_set(y0[:n], y0[n:], t0, params, "the velocity part u of y0")
-    times = check.t_eval(t_eval, t0, tf)
-    ratio0 = model.expansion.friction_ratio(t0, y0[:n], y0[n:], p)
+    ratio0 = ratio(t0, y0, p)
     if np.nanmax(ratio0, initial=0.0) >= RATIO_STOP:
         raise FoldError(f"y0: the friction ratio |lambda| / (saturation N) is {np.nanmax(ratio0):.6g} at the "
                         f"start: the slow manifold of the {model.law.name} law does not exist there (it folds at 1)")
+    return t0, tf, y0, p
+
+
+def run_law_reduced(model, t_span, y0, t_eval=None, rtol: float = 1e-8, atol=1e-10, params=None,
+                    max_step: float = np.inf, project_y0: bool = False, method: str = "auto", events=None,
+                    sensitivities=None, dense_output: bool = False, **options) -> SimulationResult:
+    """Integrate ``model`` from y0 = [q, u] (u on the constraint set, or projected onto it G-orthogonally
+    with ``project_y0``) over ``t_span`` (module docstring): the C++ model of the law
+    (:class:`~nonholo.models.law_core.CoreLawReducedModel`) by ``nh.simulate`` on its vector field, the
+    Python reference (:class:`~nonholo.models.law_reduced.LawReducedModel`) by SciPy; ``options``: the
+    other options of ``nh.simulate`` (the C++ model only)."""
+    if events is not None or sensitivities or dense_output:
+        raise ValueError("the reduced model of a nonlinear law runs without events, sensitivities or dense output "
+                         "(not supported)")
+    if not isinstance(model, LawReducedModel):
+        return run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step, project_y0, method,
+                                    options)
+    if method not in ("auto", "dop853"):
+        raise ValueError("the Python reference of the reduced model of a nonlinear law runs with method 'dop853'")
+    from scipy.integrate import solve_ivp
+
+    n = model.system.n
+    t0, tf, y0, p = _start(model, t_span, y0, params, project_y0,
+                           lambda t, y, p: model.expansion.friction_ratio(t, y[:n], y[n:], p))
+    rtol, atol = check.tolerances(rtol, atol, 2 * n)
+    atol = float(atol[0]) if atol.size == 1 else atol
+    times = check.t_eval(t_eval, t0, tf)
 
     def fold(t, y):
         return RATIO_STOP - np.nanmax(model.expansion.friction_ratio(t, y[:n], y[n:], p), initial=0.0)
@@ -78,6 +101,12 @@ def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float
     result.method_reason = "the reduced model of a nonlinear law runs on SciPy's DOP853 (Python right-hand side)"
     samples = [(t0, y0)] + list(zip(result.t, result.y.T)) + ([(t_last, raw["y_final"])] if folded else [])
     ratios = np.array([model.expansion.friction_ratio(t, y[:n], y[n:], p) for t, y in samples]).T
+    return _report_ratios(result, model, ratios, samples, folded)
+
+
+def _report_ratios(result: SimulationResult, model, ratios: np.ndarray, samples: list, folded: bool):
+    """``result.friction_ratio`` at the output times, and the warning where the ratio at ``samples``
+    (y0, the outputs, the stop) exceeded RATIO_THRESHOLD."""
     result.friction_ratio = ratios[:, 1: 1 + result.t.size]
     worst = np.nanmax(ratios, initial=0.0)
     if worst > RATIO_THRESHOLD or folded:
@@ -89,3 +118,36 @@ def run_law_reduced(model: LawReducedModel, t_span, y0, t_eval=None, rtol: float
         result.warnings.append(text)
         warnings.warn(text, SimulationWarning, stacklevel=3)
     return result
+
+
+def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step, project_y0, method: str,
+                         options: dict) -> SimulationResult:
+    """The run of :class:`~nonholo.models.law_core.CoreLawReducedModel`: ``nh.simulate`` on its C++
+    vector field with the terminal event RATIO_STOP saturation N - |lambda| = 0 (the fold margin; Adams
+    under ``method="auto"``, DOP853 having no events), then the ratio at the outputs in one C++ call."""
+    from .simulation import Event, simulate
+
+    n = model.system.n
+    t0, tf, y0, p = _start(model, t_span, y0, params, project_y0, lambda t, y, p: model.friction_ratio(t, y, params))
+    margin = model.fold_margin() if method != "dop853" else None
+    if method == "auto":
+        method = "adams" if margin is not None else "dop853"
+    events = None if margin is None else [Event(margin, terminal=True, direction=-1)]
+    result = simulate(model.field, (t0, tf), y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
+                      max_step=max_step, method=method, events=events, **options)
+    folded = margin is not None and result.status == 1 and len(result.t_events[0]) > 0
+    if folded:
+        result.flag_name = "SLOW_MANIFOLD_FOLD"
+        result.message = (f"stopped at t = {result.t_last:.6g}: the friction ratio |lambda| / (saturation N) reached "
+                          f"{RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the constraint "
+                          "force leaves the friction cone; no slip carries it beyond). Simulate "
+                          "system.friction(law=...) or the stick-slip model there")
+        result.y_final = result.y_events[0][0]
+    result.model = model
+    result.method_reason = (f"the reduced model of the {model.law.name} law runs in C++ on "
+                            f"{'CVODE with its fold event' if margin is not None else 'DOP853'}")
+    samples = [(t0, y0)] + list(zip(result.t, result.y.T)) + ([(result.t_last, result.y_final)] if folded else [])
+    T = np.array([t for t, _ in samples], dtype=float)
+    Y = np.array([y for _, y in samples], dtype=float).reshape(len(samples), 2 * n)
+    ratios = model.friction_ratio(T, Y.T, params)
+    return _report_ratios(result, model, np.asarray(ratios).reshape(-1, len(samples)), samples, folded)

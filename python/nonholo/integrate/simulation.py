@@ -19,7 +19,7 @@ from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
-from ..models.law_reduced import LawReducedModel
+from ..models.law_core import LAW_REDUCED_MODELS
 from ..models.stick_slip import StickSlipModel
 from .law_reduced import run_law_reduced
 from .stick_slip import run_stick_slip
@@ -71,9 +71,9 @@ class Event:
 
 
 def _check_model(model) -> Model:
-    if isinstance(model, LawReducedModel):  # reaches here from simulate_many and the sweeps
-        raise TypeError("model: the reduced model of a nonlinear friction law runs with nh.simulate only (its "
-                        "right-hand side is Python); loop over nh.simulate")
+    if isinstance(model, LAW_REDUCED_MODELS):  # reaches here from simulate_many and the sweeps
+        raise TypeError("model: the reduced model of a nonlinear friction law runs with nh.simulate only (its fold "
+                        "check); loop over nh.simulate, or give model.field (no fold check)")
     if not isinstance(model, Model):
         raise TypeError(
             f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}"
@@ -384,12 +384,12 @@ def simulate(
             raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
         return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
                               max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time)
-    if isinstance(model, LawReducedModel):  # a nonlinear law's reduced model: SciPy's DOP853 (integrate/law_reduced.py)
-        if events is not None or sensitivities or dense_output or method not in ("auto", "dop853"):
-            raise ValueError("the reduced model of a nonlinear law runs with method 'dop853' and without events, "
-                             "sensitivities or dense output (not supported)")
-        return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
-                               max_step=max_step, project_y0=project_y0)
+    if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model, with its fold check (law_reduced.py)
+        return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
+                               max_step=max_step, project_y0=project_y0, events=events, sensitivities=sensitivities,
+                               dense_output=dense_output, first_step=first_step, max_steps=max_steps,
+                               max_wall_time=max_wall_time, compile=compile, raise_on_failure=raise_on_failure)
+        # (the run of the C++ model calls simulate on its vector field, model.field)
     model = _check_model(model)
     compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)

@@ -8,7 +8,9 @@ O(eps^(K+1)) against ``system.friction(law=...)`` started on its slow manifold (
 order, law=...)``), while the constraint force stays inside the friction cone.
 
 The slip coefficients are evaluated in Python series arithmetic at every right-hand side, and the
-model is integrated by SciPy's DOP853 (``nonholo.integrate.law_reduced``), not by the C++ core.
+model is integrated by SciPy's DOP853 (``nonholo.integrate.law_reduced``), not by the C++ core. It is
+the reference of the tests: ``system.reduced(order=K, law=...)`` builds the C++ model of the same
+expansion (:class:`nonholo.models.law_core.CoreLawReducedModel`).
 
 The friction ratio rho_c = |lambda_c| / (saturation N_c) of each contact (lambda the nonholonomic
 constraint force, mu N_c the cone's edge for Coulomb friction) measures how close the run is to the

@@ -198,8 +198,10 @@ class LawSlowManifold:
                              f"({sorted(map(str, scale.free_symbols - set(p)))}); its slow manifold is expanded in "
                              "a constant scale")
         self._scale = sp.lambdify(p, scale, "math")
-        # the law per contact as Phi_c(varsigma; t, q, v, p) = z_c(eps varsigma), and its Jacobian
+        # the law per contact as Phi_c(varsigma; t, q, v, p) = z_c(eps varsigma), and its Jacobian;
+        # the expressions are kept for the C++ model (nonholo.models.law_core lowers them to tapes)
         self._phi, self._dphi, self._limit = [], [], []
+        self.expressions = dict(scale=scale, laws=[], limits=[])
         for c, rows in enumerate(self.groups):
             law_c = law.for_rows(len(rows))
             zeta = sp.symbols(f"_varsigma_{c}_1:{len(rows) + 1}", real=True)
@@ -209,13 +211,20 @@ class LawSlowManifold:
             if extra:
                 raise ValueError(f"law: the {law.name} law has symbols the system does not give: "
                                  f"{sorted(map(str, extra))}")
+            self.expressions["laws"].append((list(zeta), list(z)))
             self._phi.append(jet_function([*zeta, *self._args], list(z), "the law"))
             self._dphi.append(sp.lambdify([*zeta, *self._args], z.jacobian(sp.Matrix(zeta)).tolist(), "math"))
             limit = None
             if law_c.saturation is not None and (law_c.normal is None or loads[c] is not None):
                 limit = system.resolve(law_c.saturation * (loads[c] if law_c.normal is not None else 1))
+            self.expressions["limits"].append(limit)
             self._limit.append(None if limit is None else sp.lambdify(self._args, limit, "math"))
-        self._data = self._lambdify_data()
+
+    @functools.cached_property
+    def _data(self):
+        """The system's data on series (:meth:`_lambdify_data`), built on first use: the C++ model of
+        the law (nonholo.models.law_core) does not need them."""
+        return self._lambdify_data()
 
     # ------------------------------------------------------------ the system's data on series
     def _lambdify_data(self):
@@ -248,9 +257,9 @@ class LawSlowManifold:
         """[G, A, r, dG_v, dA_v, a] as series arrays at series (or numbers) t, q, v: r = F - c - dV
         (c_i = (dG_v v)_i - 1/2 v^T dG/dq^i v), dG_v = sum_l dG/dq^l v^l, a = db/dq v + db/dt - dA_v v;
         ``geometry``: [G, A] at q when known already."""
+        values = self._data(t, *q, *v, *p)
         n, k = self._shapes["n"], self._shapes["k"]
         G, A = geometry if geometry is not None else self._metric_rows(q, p, D)
-        values = self._data(t, *q, *v, *p)
         sizes = [n * n * n, k * n * n, k * n, k, n, n]
         parts, start = [], 0
         for size in sizes:
@@ -274,6 +283,7 @@ class LawSlowManifold:
 
     def _metric_rows(self, q, p, D: int) -> list:
         """[G, A] as series arrays at q."""
+        self._data  # noqa: B018 - builds self._geometry on first use
         values = self._geometry(*q, *p)
         n, k = self._shapes["n"], self._shapes["k"]
         return [_series(values[: n * n], D, (n, n)), _series(values[n * n:], D, (k, n))]
@@ -431,10 +441,10 @@ class LawSlowManifold:
 
 def reduced_by_law(system, law, eps, order, velocities, frame, max_order, normal, speed, contacts):
     """``system.reduced(order=..., law=law, ...)``: the linear law's C++ model for ``Viscous`` with
-    numeric coefficients, else a :class:`~nonholo.models.law_reduced.LawReducedModel` on the
-    expansion of this module (``eps``, if given, must equal the law's scale)."""
+    numeric coefficients, else a :class:`~nonholo.models.law_core.CoreLawReducedModel`, the C++ model of
+    the expansion of this module (``eps``, if given, must equal the law's scale)."""
     from ..expressions.laws import Viscous, law_of
-    from ..models.law_reduced import LawReducedModel
+    from ..models.law_core import CoreLawReducedModel
 
     law = law_of(law)
     if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
@@ -451,4 +461,4 @@ def reduced_by_law(system, law, eps, order, velocities, frame, max_order, normal
         if not np.isclose(check.positive(eps, "eps"), scale, rtol=1e-12, atol=0):
             raise ValueError(f"eps = {eps!r} and law: the {law.name} law's scale is {scale:g}; the law carries its "
                              "scale, give one of them")
-    return LawReducedModel(system, expansion, order_argument(order))
+    return CoreLawReducedModel(system, expansion, order_argument(order))

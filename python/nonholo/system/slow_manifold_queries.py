@@ -51,7 +51,10 @@ class SlowManifoldQueries:
         law = law_of(law)
         if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
             return viscous_coefficients(self, law).slip(q, u, order=order, t=t, params=params)
-        return LawSlowManifold(self, law, normal, speed, contacts).slip(t, q, u, self.param_vector(params), order)
+        from ..models.law_core import law_slip_coefficients  # the C++ expansion (its Python reference: .slip)
+
+        expansion = LawSlowManifold(self, law, normal, speed, contacts)
+        return law_slip_coefficients(expansion, t, q, u, self.param_vector(params), order)
 
     def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
                          params: Mapping | None = None) -> np.ndarray:

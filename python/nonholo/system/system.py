@@ -649,7 +649,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             normal=normal, speed=speed, contacts=contacts)``, expanded in the law's scale (v_s for
             Coulomb; :mod:`nonholo.system.law_slow_manifold`). ``Viscous(mu, eps)`` gives the model
             of ``reduced(eps)`` with friction coefficients mu. A nonlinear law gives a
-            :class:`~nonholo.models.law_reduced.LawReducedModel` (coordinates, fixed order), which
+            :class:`~nonholo.models.law_core.CoreLawReducedModel` (C++; coordinates, fixed order), which
             reports the friction ratio |lambda| / (mu N) of each contact and warns near the fold of
             its slow manifold at 1 (the edge of the friction cone).
 

@@ -1,0 +1,83 @@
+// The reduced model of a nonlinear friction law (nonholo/models/law_reduced.hpp): its law as tapes,
+// the model, and the queries of its slow manifold (the scale, the slip, the friction ratio).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "nonholo/models/law_reduced.hpp"
+
+using namespace nonholo;
+
+namespace {
+
+const LawReducedModel& law_model(const std::shared_ptr<Model>& model) {
+  const auto* m = dynamic_cast<const LawReducedModel*>(model.get());
+  if (m == nullptr) throw InputError("model must be the reduced model of a friction law (law_reduced_model)");
+  return *m;
+}
+
+}  // namespace
+
+void expose_law_reduced(py::module_& m) {
+  py::class_<LawExpansion, std::shared_ptr<LawExpansion>>(
+      m, "LawExpansion", "A friction law of a system's contacts as tapes, for the slow-manifold expansion.")
+      .def(py::init([](std::string name, std::vector<std::shared_ptr<Tape>> laws, std::vector<std::vector<int>> rows,
+                       std::shared_ptr<Tape> scale, std::shared_ptr<Tape> limits, std::vector<bool> has_limit) {
+             auto law = std::make_shared<LawExpansion>();
+             law->name = std::move(name);
+             for (auto& tape : laws) law->laws.push_back(std::move(tape));
+             law->rows = std::move(rows);
+             law->scale = std::move(scale);
+             law->limits = std::move(limits);
+             law->has_limit.assign(has_limit.begin(), has_limit.end());
+             return law;
+           }),
+           py::arg("name"), py::arg("laws"), py::arg("rows"), py::arg("scale"), py::arg("limits"),
+           py::arg("has_limit"),
+           "Per contact c, the tape of Phi_c([varsigma_c, q, v, t, p]) and its rows; the scale eps(p); the "
+           "cone's edge L_c([q, v, t, p]) per contact (None: no law saturates) and which contacts it bounds.");
+  m.def("law_reduced_model",
+        [](std::shared_ptr<const MechanicalSystem> system, int order, std::shared_ptr<const LawExpansion> law) {
+          return make_law_reduced_model(std::move(system), order, std::move(law));
+        },
+        py::arg("system"), py::arg("order"), py::arg("law"),
+        "The reduced model of order K on the slow manifold of a friction law (states [q, u]; parameters the "
+        "system's: the law carries its scale).");
+  m.def("law_reduced_scale", [](const std::shared_ptr<Model>& model, py::handle p) {
+    const LawReducedModel& lm = law_model(model);
+    auto pv = as_vector(p, lm.system().n_params(), "params");
+    return lm.scale(pv.data());
+  }, py::arg("model"), py::arg("params"), "The law's scale eps at the system's parameters.");
+  m.def("law_friction_ratio", [](const std::shared_ptr<Model>& model, py::handle t, py::handle QU, py::handle p) {
+    const LawReducedModel& lm = law_model(model);
+    const int n = lm.system().n(), contacts = static_cast<int>(lm.law().rows.size());
+    auto tv = as_vector(t, -1, "t");
+    const int n_t = static_cast<int>(tv.size());
+    auto y = as_vector(QU, static_cast<py::ssize_t>(n_t) * 2 * n, "y (time-major [q, u] per sample)");
+    auto pv = as_vector(p, lm.system().n_params(), "params");
+    std::vector<double> out(static_cast<std::size_t>(n_t) * contacts);
+    {
+      py::gil_scoped_release release;
+      for (int i = 0; i < n_t; ++i) {
+        const double* q = y.data() + static_cast<std::size_t>(i) * 2 * n;
+        lm.friction_ratio(tv[i], q, q + n, pv.data(), out.data() + static_cast<std::size_t>(i) * contacts);
+      }
+    }
+    return to_numpy(out.data(), {n_t, contacts});
+  }, py::arg("model"), py::arg("t"), py::arg("y"), py::arg("params"),
+     "|lambda_c| / (saturation N_c) per contact at time-major samples [q, u], shape (n_t, n_contacts) (NaN for a "
+     "contact whose law does not saturate).");
+  m.def("law_slip", [](const std::shared_ptr<Model>& model, double t, py::handle q, py::handle u, py::handle p,
+                       int order) {
+    const LawReducedModel& lm = law_model(model);
+    const int n = lm.system().n();
+    auto qv = as_vector(q, n, "q");
+    auto uv = as_vector(u, n, "u");
+    auto pv = as_vector(p, lm.system().n_params(), "params");
+    std::vector<double> h(static_cast<std::size_t>(std::max(order, 0)) * n);
+    lm.slip(t, qv.data(), uv.data(), pv.data(), order, h.data());
+    return to_numpy(h.data(), {std::max(order, 0), n});
+  }, py::arg("model"), py::arg("t"), py::arg("q"), py::arg("u"), py::arg("params"), py::arg("order"),
+     "h^(1..order) of the law's slow manifold at (t, q, u), shape (order, n): s = sum_k eps^k h^(k).");
+}

@@ -1,0 +1,215 @@
+// The reduced model of a nonlinear friction law (nonholo/models/law_reduced.hpp): the leading
+// slip by Newton's method in doubles, the model's checks and queries, compiled once.
+#include "nonholo/models/law_reduced.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "nonholo/models.hpp"
+
+namespace nonholo {
+
+template class ModelImpl<LawReducedModel, LawReducedWork>;
+template class ConstrainedModel<LawReducedModel, LawReducedWork>;
+
+void LawExpansion::check(const MechanicalSystem& sys) const {
+  const int n = sys.n(), k = sys.k(), np = sys.n_params();
+  if (k == 0) throw InputError("system: it has no constraint rows to realize by a friction law");
+  if (laws.size() != rows.size() || (limits && has_limit.size() != rows.size()))
+    throw InputError("law: one tape and one row list per contact are needed");
+  std::vector<int> seen(k, 0);
+  for (std::size_t c = 0; c < rows.size(); ++c) {
+    const int r = static_cast<int>(rows[c].size());
+    if (r == 0) throw InputError("law: contact " + std::to_string(c) + " has no rows");
+    for (int a : rows[c]) {
+      if (a < 0 || a >= k || seen[a]++) throw InputError("law: the contacts' rows must cover 0..k-1 once each");
+    }
+    if (!laws[c] || laws[c]->n_inputs() != r + 2 * n + 1 + np || laws[c]->n_outputs() != r)
+      throw InputError("law: the tape of contact " + std::to_string(c) + " must map [slip (" + std::to_string(r) +
+                       "), q, v, t, p] to " + std::to_string(r) + " forces");
+  }
+  for (int a = 0; a < k; ++a)
+    if (!seen[a]) throw InputError("law: the contacts' rows must cover 0..k-1 once each");
+  if (!scale || scale->n_inputs() != np || scale->n_outputs() != 1)
+    throw InputError("law: the scale tape must map the system's parameters to one number");
+  if (limits && (limits->n_inputs() != 2 * n + 1 + np || limits->n_outputs() != static_cast<int>(rows.size())))
+    throw InputError("law: the limit tape must map [q, v, t, p] to one edge of the cone per contact");
+}
+
+void law_friction_ratio(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q,
+                        const double* u, const double* p, const VecX<double>& lam, double* ratio,
+                        std::vector<double>& in, std::vector<double>& out, std::vector<double>& work) {
+  const int contacts = static_cast<int>(law.rows.size());
+  if (!law.limits) {
+    for (int c = 0; c < contacts; ++c) ratio[c] = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  pack_law_inputs(sys, 0, t, q, u, p, in);
+  out.resize(contacts);
+  law.limits->eval(in.data(), out.data(), work);
+  for (int c = 0; c < contacts; ++c) {
+    if (!law.has_limit[c]) {
+      ratio[c] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    double norm2 = 0.0;
+    for (int a : law.rows[c]) norm2 += lam(a) * lam(a);
+    ratio[c] = std::sqrt(norm2) / out[c];
+  }
+}
+
+void law_value_and_jacobian(const Tape& tape, int r, const VecX<double>& x, LawSlipWork<double>& w,
+                            VecX<double>* value, MatX<double>* J) {
+  for (int i = 0; i < r; ++i) w.din[i] = x(i);
+  if (J == nullptr) {
+    w.dout.resize(r);
+    tape.eval(w.din.data(), w.dout.data(), w.dwork);
+    value->resize(r);
+    for (int i = 0; i < r; ++i) (*value)(i) = w.dout[i];
+    return;
+  }
+  // column j of the Jacobian by one dual direction; the value parts are Phi(x) itself
+  J->resize(r, r);
+  w.jin.resize(w.din.size());
+  w.jout.resize(r);
+  for (std::size_t i = 0; i < w.din.size(); ++i) w.jin[i] = Dual<double, 1>(w.din[i]);
+  for (int j = 0; j < r; ++j) {
+    w.jin[j].d[0] = 1.0;
+    tape.eval(w.jin.data(), w.jout.data(), w.jwork);
+    w.jin[j].d[0] = 0.0;
+    for (int i = 0; i < r; ++i) (*J)(i, j) = w.jout[i].d[0];
+  }
+  if (value != nullptr) {
+    value->resize(r);
+    for (int i = 0; i < r; ++i) (*value)(i) = w.jout[i].v;
+  }
+}
+
+namespace {
+
+std::string point_text(int n, double t, const double* q) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "q = [";
+  for (int i = 0; i < n; ++i) os << (i ? ", " : "") << q[i];
+  os << "], t = " << t;
+  return os.str();
+}
+
+}  // namespace
+
+void law_leading_slip_contact(const MechanicalSystem& sys, const LawExpansion& law, int c, double t,
+                              const double* q, const double* u, const double* p, LawSlipWork<double>& w) {
+  const std::vector<int>& rows = law.rows[c];
+  const int r = static_cast<int>(rows.size());
+  const Tape& tape = *law.laws[c];
+  w.target.resize(r);
+  for (int i = 0; i < r; ++i) w.target(i) = -w.lam_value(rows[i]);
+  const double target_norm = w.target.norm();
+  if (law.limits && law.has_limit[c]) {
+    pack_law_inputs(sys, 0, t, q, u, p, w.din);
+    w.dout.resize(law.rows.size());
+    law.limits->eval(w.din.data(), w.dout.data(), w.dwork);
+    const double limit = w.dout[c];
+    if (!(target_norm < limit)) {
+      std::ostringstream os;
+      os.precision(6);
+      os << "the constraint force of contact " << c << " leaves the friction cone at " << point_text(sys.n(), t, q)
+         << ": |lambda| / (saturation N) = " << target_norm / limit << " >= 1, where the slow manifold of the "
+         << law.name << " law folds (no slip carries the force)";
+      throw ModelError(os.str());
+    }
+  }
+  pack_law_inputs(sys, r, t, q, u, p, w.din);
+  // x = Phi'(0)^-1 target, then damped Newton steps (the reference's, law_slow_manifold.py)
+  w.x.setZero(r);
+  law_value_and_jacobian(tape, r, w.x, w, nullptr, &w.J);
+  if (!w.lu.compute(w.J)) throw ModelError("the slope of the " + law.name + " law is singular at zero slip");
+  w.x = w.target;
+  w.lu.solve_in_place(w.x);
+  const double scale = std::max(1.0, target_norm);
+  for (int it = 0; it < 100; ++it) {
+    law_value_and_jacobian(tape, r, w.x, w, &w.res, &w.J);
+    w.res -= w.target;
+    const double res_norm = w.res.norm();
+    if (res_norm <= 1e-15 * scale) return;
+    if (!w.lu.compute(w.J)) break;
+    w.step = w.res;
+    w.lu.solve_in_place(w.step);
+    double length = 1.0;
+    while (length > 1e-10) {
+      w.trial = w.x - length * w.step;
+      VecX<double> value;
+      law_value_and_jacobian(tape, r, w.trial, w, &value, nullptr);
+      if ((value - w.target).norm() <= (1 - 1e-4 * length) * res_norm) break;
+      length /= 2;
+    }
+    w.x -= length * w.step;
+    if (length <= 1e-10 || (length * w.step).norm() <= 1e-15 * (1 + w.x.norm())) {
+      law_value_and_jacobian(tape, r, w.x, w, nullptr, &w.J);  // the slope at the solution
+      return;
+    }
+  }
+  law_value_and_jacobian(tape, r, w.x, w, &w.res, nullptr);
+  std::ostringstream os;
+  os.precision(3);
+  os << "the leading slip of contact " << c << " did not converge at " << point_text(sys.n(), t, q)
+     << " (residual " << (w.res - w.target).norm() << "): no slip of the " << law.name
+     << " law carries the constraint force there";
+  throw ModelError(os.str());
+}
+
+LawReducedModel::LawReducedModel(std::shared_ptr<const MechanicalSystem> system, int order,
+                                 std::shared_ptr<const LawExpansion> law)
+    : ConstrainedModel(std::move(system)), order_(order), law_(std::move(law)) {
+  if (!law_) throw InputError("law: a law is needed");
+  law_->check(this->system());
+  if (order < 0 || order > kMaxSeriesDegree)
+    throw InputError("order must be between 0 and " + std::to_string(kMaxSeriesDegree) + " (got " +
+                     std::to_string(order) + ")");
+}
+
+double LawReducedModel::scale(const double* p) const {
+  std::vector<double> in, out, work;
+  return law_scale_at(*law_, system().n_params(), p, in, out, work);
+}
+
+void LawReducedModel::friction_ratio(double t, const double* q, const double* u, const double* p,
+                                     double* ratio) const {
+  MechanicsWork<double> w;
+  VecX<double> f, lam;
+  system().evaluate_dynamics(t, q, u, p, w.geo);
+  law_multipliers(w, f, lam);
+  std::vector<double> in, out, work;
+  law_friction_ratio(system(), *law_, t, q, u, p, lam, ratio, in, out, work);
+}
+
+void LawReducedModel::slip(double t, const double* q, const double* u, const double* p, int K, double* h) const {
+  const MechanicalSystem& sys = system();
+  const int n = sys.n();
+  if (K < 0 || K > kMaxSeriesDegree)
+    throw InputError("order must be between 0 and " + std::to_string(kMaxSeriesDegree) + " (got " +
+                     std::to_string(K) + ")");
+  if (K == 0) return;
+  MechanicsWork<double> w;
+  VecX<double> f, lam;
+  LawSlipWork<double> sw, dw;
+  sys.evaluate_dynamics(t, q, u, p, w.geo);
+  law_multipliers(w, f, lam);
+  law_slip_coefficients(sys, *law_, t, q, u, p, lam, K, sw, dw);
+  VecX<double> y, col(n);
+  for (int j = 0; j < K; ++j) {
+    y = sw.coeffs.col(j);
+    w.chol_M.solve_in_place(y);
+    col.noalias() = w.GinvAT * y;
+    for (int i = 0; i < n; ++i) h[j * n + i] = col(i);
+  }
+}
+
+std::shared_ptr<Model> make_law_reduced_model(std::shared_ptr<const MechanicalSystem> system, int order,
+                                              std::shared_ptr<const LawExpansion> law) {
+  return std::make_shared<LawReducedModel>(std::move(system), order, std::move(law));
+}
+
+}  // namespace nonholo

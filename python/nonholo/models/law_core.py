@@ -1,0 +1,174 @@
+r"""The reduced model of order K on the slow manifold of a nonlinear friction law, run in C++.
+
+``system.reduced(order=K, law=..., normal=...)`` for a law other than the linear one (the linear
+law keeps the model of ``system.reduced(eps)``): state ``[q, u]`` (u on the constraint set
+A u = b), velocity v = u + s with s = W sum_{k<=K} eps^k varsigma_(k-1)(t, q, u), and u' the exact
+projected acceleration at v. The expansion is that of :mod:`nonholo.system.law_slow_manifold` (its
+Python implementation is the reference of the tests), carried out in C++
+(``cpp/include/nonholo/models/law_reduced.hpp``): the law of each contact is lowered to a tape
+of [varsigma_c, q, v, t, p], the leading slip varsigma_0 solves Phi_c(varsigma_0) = -lambda_c by
+Newton's method with the tape's Jacobian by forward AD, and the higher orders come from the
+chord iteration in bivariate Taylor arithmetic on the same tape. ``nh.simulate`` integrates it
+with the core's DOP853 or CVODE (no Python per step).
+
+The friction ratio rho_c = |lambda_c| / (saturation N_c) of each contact measures how close the
+run is to the fold of the slow manifold at rho_c = 1. A run reports it at its output times
+(``result.friction_ratio``), warns where it exceeds ``RATIO_THRESHOLD`` and stops where it reaches
+``RATIO_STOP``: the event ``RATIO_STOP saturation N_c - |lambda_c| = 0`` (a friction margin,
+:mod:`nonholo.system.margins`, located by CVODE's root finding). A run with that event (every law
+that saturates) runs on CVODE's Adams method, DOP853 having no events; ``method="dop853"`` runs
+without it and stops at the fold itself (a ModelError of the right-hand side).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import numpy.typing as npt
+import sympy as sp
+
+from .. import _core
+from ..expressions.lowering import lower
+from .law_reduced import LawReducedModel
+from .model import Model, samples_of
+
+__all__ = ["CoreLawReducedModel", "LAW_REDUCED_MODELS", "law_expansion_core", "law_slip_coefficients"]
+
+
+def law_expansion_core(expansion):
+    """The law of a :class:`~nonholo.system.law_slow_manifold.LawSlowManifold` as the tapes of the
+    C++ model (``_core.LawExpansion``): per contact Phi_c of [varsigma_c, q, v, t, p], the scale of
+    the parameters, the cone's edge per contact of [q, v, t, p] (None when no contact has one)."""
+    system = expansion.system
+    inputs = list(system._inputs)
+    found = expansion.expressions
+    laws = [lower(z, [*zeta, *inputs]).tape() for zeta, z in found["laws"]]
+    scale = lower([found["scale"]], list(system.parameters)).tape()
+    has_limit = [limit is not None for limit in found["limits"]]
+    limits = None
+    if any(has_limit):
+        limits = lower([sp.S.Zero if limit is None else limit for limit in found["limits"]], inputs).tape()
+    return _core.LawExpansion(expansion.law.name, laws, [list(rows) for rows in expansion.groups], scale, limits,
+                              has_limit)
+
+
+def law_slip_coefficients(expansion, t: float, q, u, p: list, order: int) -> np.ndarray:
+    """h^(1..order) (order, n) of the slow manifold of ``expansion``'s law at (t, q, u), by the C++
+    expansion (``system.slip(q, u, order, law=...)``; the reference is ``expansion.slip``)."""
+    core = _core.law_reduced_model(expansion.system.core, 0, law_expansion_core(expansion))
+    return _core.law_slip(core, float(t), q, u, p, order)
+
+
+class LawVectorField(Model):
+    """The right-hand side of a :class:`CoreLawReducedModel` as a :class:`Model` (what ``nh.simulate``
+    integrates in C++); its physical velocity is v = u + s, the first n components of the
+    right-hand side."""
+
+    def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
+        n = self.system.n
+        V = [self._core.rhs(float(ti), np.ascontiguousarray(yi), p)[:n] for ti, yi in zip(t, Y)]
+        return np.asarray(V, dtype=float).reshape(-1, n)
+
+
+class CoreLawReducedModel:
+    """``system.reduced(order=K, law=...)`` for a nonlinear law (module docstring): ``order`` K,
+    ``law``, ``eps`` the law's scale, ``expansion`` the
+    :class:`~nonholo.system.law_slow_manifold.LawSlowManifold` (the law's expressions, and the
+    Python reference), ``field`` the C++ vector field. ``nh.simulate`` runs it."""
+
+    kind = "reduced"
+    frame = None
+
+    def __init__(self, system, expansion, order: int):
+        self.system, self.expansion, self.order = system, expansion, order
+        self.law = expansion.law
+        self.law_core = law_expansion_core(expansion)
+        self.state_names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
+        core = _core.law_reduced_model(system.core, order, self.law_core)
+        self.field = LawVectorField(system, "reduced", core, order=order, state_names=self.state_names)
+
+    @property
+    def core(self):
+        return self.field.core
+
+    @property
+    def n_states(self) -> int:
+        return 2 * self.system.n
+
+    @property
+    def param_names(self) -> list:
+        return list(self.system.parameter_names)
+
+    @property
+    def params(self) -> dict:
+        return {s.name: v for s, v in self.system.parameters.items()}
+
+    @property
+    def eps(self) -> float:
+        """The law's scale at the system's parameters (the small parameter of the expansion)."""
+        return _core.law_reduced_scale(self.core, self.param_vector())
+
+    def param_vector(self, params: Mapping | None = None) -> list:
+        if params and "eps" in params:
+            raise ValueError("params: the reduced model of a law takes its scale from the law (eps is not a parameter "
+                             "of it); give another law")
+        return [float(x) for x in self.system.param_vector(params)]
+
+    def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
+        """(q', u') at (t, y), shape (2n,)."""
+        self.param_vector(params)
+        return self.field.rhs(t, y, params)
+
+    def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
+        """d(q', u')/dy at (t, y) by forward AD through the expansion, shape (2n, 2n)."""
+        self.param_vector(params)
+        return self.field.jacobian(t, y, params)
+
+    def slip(self, t: float, q, u, params: Mapping | None = None) -> np.ndarray:
+        """The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u), shape (n,)."""
+        p = self.param_vector(params)
+        H = _core.law_slip(self.core, float(t), q, u, p, self.order)
+        eps = _core.law_reduced_scale(self.core, p)
+        return sum((eps ** (k + 1) * H[k] for k in range(self.order)), np.zeros(self.system.n))
+
+    def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, **_) -> np.ndarray:
+        """The physical velocity v = u + s of a state (n,) or a trajectory (n, n_t)."""
+        self.param_vector(params)
+        return self.field.velocity(t, y, params)
+
+    def friction_ratio(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """|lambda_c| / (saturation N_c) per contact at a state (n_contacts,) or a trajectory
+        (n_contacts, n_t) (NaN for a law without saturation); in C++, one call for all samples."""
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
+        R = _core.law_friction_ratio(self.core, t, Y, self.param_vector(params))
+        return R[0] if scalar else R.T
+
+    def energy(self, t, y, params: Mapping | None = None, *, velocity=None):
+        """1/2 v^T G v + V(q) at the physical velocity."""
+        self.param_vector(params)
+        return self.field.energy(t, y, params, velocity=velocity)
+
+    def constraint_residual(self, t, y, params: Mapping | None = None):
+        """|A u - b| / (|A| |u| + |b|) of the state's u."""
+        self.param_vector(params)
+        return self.field.constraint_residual(t, y, params)
+
+    def fold_margin(self):
+        """RATIO_STOP saturation N_c - |lambda_c| (smallest over the contacts) as a friction margin of the
+        system (the run's stop before the fold), or None when a contact's law does not saturate."""
+        from ..system.margins import Margin
+        from .law_reduced import RATIO_STOP
+
+        limits = self.expansion.expressions["limits"]
+        if any(limit is None for limit in limits):
+            return None
+        return Margin(self.system, "friction", RATIO_STOP, list(limits), self.expansion.groups)
+
+    def __repr__(self) -> str:
+        return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
+                f"{self.law.name} law (C++), scale {self.eps:g}: states {self.state_names}>")
+
+
+# the reduced models of nonlinear laws, which nh.simulate runs with their fold check (integrate/law_reduced.py)
+LAW_REDUCED_MODELS = (CoreLawReducedModel, LawReducedModel)
