@@ -18,6 +18,15 @@
 // sleigh and chains, their counters and the models' measured evaluations), the Adams step's.
 // benchmarks/jacobian_choice.py, reduced_rk.py, compile_auto.py and platoon_scaling.py are the
 // fuller studies the fits below come from.
+//
+// Its run on the optimized build (2026-12-02, 2-core machine at load 6-7, issue 42): right-hand
+// sides at 0.49-0.79 of these estimates (the machine scale), dual and implicit Jacobians at 0.9-2.0
+// of theirs in right-hand sides (sleigh, chains N = 2-16, both models); in the constants' unit a BDF
+// step's fixed cost 1.0-1.6 us and a setup 0.3-0.7 us (0.5-0.8x of kStepNanoseconds, 0.3-0.65x of
+// setup_nanoseconds; friction chains N = 2, 4, 8), an Adams step 1.2-4.4 us (0.35-0.6x of
+// adams_step_ns; nonholonomic sleigh and chains). Not refitted yet: the BDF and Adams constants are
+// still those of SUNDIALS' unoptimized build, kept so that the policy chooses as before (a refit
+// changes the refresh policy's and DOP853's choices, and the tests pinned to them).
 #pragma once
 
 namespace nonholo::cost {
