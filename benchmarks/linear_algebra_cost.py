@@ -12,7 +12,22 @@ chain N = 8 at eps = 1e-4 (friction, BDF; reduced order 1, its default method), 
 that two builds can be compared by alternating processes (``--compare PATH``: this script runs itself
 alternately with the given build and with the installed one and prints the medians side by side).
 
+``--kernels``: the core's hand-written dense factorizations against Eigen's on the matrices of the
+workloads that use them (linear_algebra_kernels.cpp, compiled here at -O3 with the core's flags and
+linked to the core library of the editable build): CVODE's Newton matrix I - gamma J (gamma 1e-3,
+the friction model's Jacobian, eps 1e-4) for models below 8 coordinates, its second-order Schur
+complement S = I - gamma F_v - gamma^2 F_q from 8 on (both factored by sundials/dense_lu.hpp's
+lu_factor: against PartialPivLU), the metric G and the constraint Gram matrix M = A G^-1 A^T
+(linalg.hpp's Ldlt: against LDLT and LLT), and the k x k block of A a Voronets frame factors
+(linalg.hpp's Lu: its loops against PartialPivLU, and the core's Lu<double>, which calls
+PartialPivLU since these measurements); on the sleigh, the knife-edge chain N = 4, 8, 16, 32, the
+platoon K = 10 and the Whipple bicycle. Per call, the factorization and one solve apart: medians of
+``--repeats`` interleaved rounds (wall time), and instructions by callgrind
+(``--toggle-collect=bench_loop``, ``--count-iters`` calls). The sparse solvers (sparse_lu.hpp,
+sparse_symmetric.hpp) are Eigen's already (SparseLU, SimplicialLDLT) and are not compared.
+
 Usage: python benchmarks/linear_algebra_cost.py [--repeats R] [--runs K] [--compare PATH --rounds R]
+       python benchmarks/linear_algebra_cost.py --kernels [--repeats R] [--json PATH]
 """
 
 from __future__ import annotations
@@ -20,10 +35,19 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from cli import Output, emit  # noqa: E402
 
 EPS = 1e-4
 
@@ -101,7 +125,7 @@ def compare(base: str, rounds: int, repeats: int, runs: int) -> None:
     results = {"base": [], "new": []}
     for _ in range(rounds):
         for label in ("base", "new"):
-            cmd = [sys.executable, __file__, "--json", "--repeats", str(repeats), "--runs", str(runs)]
+            cmd = [sys.executable, __file__, "--print-json", "--repeats", str(repeats), "--runs", str(runs)]
             if label == "base":
                 cmd += ["--core", base]
             results[label].append(json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout))
@@ -117,6 +141,121 @@ def compare(base: str, rounds: int, repeats: int, runs: int) -> None:
               f"{jn * scale:.3f} | {jn / jb:.2f} |")
 
 
+# --- the factorizations against Eigen's (--kernels) -------------------------------------------------
+
+GAMMA = 1e-3  # h l_0 of a BDF step on the stiff friction models (steps of 1e-3 to 1e-2)
+SECOND_ORDER_MIN_COORDINATES = 8  # method_control.hpp's kSecondOrderMinCoordinates
+
+
+def workloads(nh, np):
+    """(name, system, state on the constraint set) of the workloads whose runs use the factorizations."""
+    rows = [(name, system, y0) for name, system, y0 in cases(nh, np) if name != "disk"]
+    platoon = nh.systems.platoon(10)
+    rows.append(("platoon K=10", platoon, platoon.initial_state()))
+    bicycle = nh.systems.whipple_bicycle()
+    from nonholo.systems.whipple_bicycle import upright_state
+    rows.append(("bicycle", bicycle, upright_state(bicycle, 5.0, roll_rate=0.5)))
+    return rows
+
+
+def kernel_matrices(nh, np) -> list:
+    """(name, kind, matrix) of each workload: the Newton matrix CVODE factors (full below
+    SECOND_ORDER_MIN_COORDINATES coordinates, the Schur complement S from there on), G, M and the
+    frame's k x k block (columns chosen by QR with column pivoting, as a Voronets split)."""
+    import scipy.linalg
+
+    out = []
+    for name, system, y0 in workloads(nh, np):
+        n, k = system.n, system.k
+        q = y0[:n]
+        model = system.friction(EPS)
+        J = model.jacobian(0.0, y0)
+        if n < SECOND_ORDER_MIN_COORDINATES:
+            out.append((f"{name}: Newton I - gamma J", "lu", np.eye(2 * n) - GAMMA * J))
+        else:
+            Fq, Fv = J[n:, :n], J[n:, n:]
+            out.append((f"{name}: Newton S (second order)", "lu", np.eye(n) - GAMMA * Fv - GAMMA**2 * Fq))
+        G = system.metric_at(q)
+        A = system.constraint_matrix(q)[0]
+        out.append((f"{name}: metric G", "ldlt", G))
+        if k > 1:
+            out.append((f"{name}: Gram M = A G^-1 A^T", "ldlt", A @ np.linalg.solve(G, A.T)))
+            cols = scipy.linalg.qr(A, pivoting=True)[2][:k]
+            out.append((f"{name}: frame block A_s", "frame", A[:, np.sort(cols)]))
+    return out
+
+
+def build_kernels(workdir: Path) -> Path:
+    """Compile linear_algebra_kernels.cpp against the editable build's core library."""
+    root = HERE.parent
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    build = root / "build" / f"{tag}-{tag}-{sysconfig.get_platform().replace('-', '_').replace('.', '_')}"
+    library = build / "libnonholo_core.a"
+    if not library.exists():
+        raise SystemExit(f"no core library at {library}: build the package (make install) first")
+    exe = workdir / "linear_algebra_kernels"
+    cmd = [os.environ.get("CXX", "g++"), "-O3", "-DNDEBUG", "-std=c++17", "-ffp-contract=off",
+           f"-I{root / 'cpp' / 'include'}", "-I/usr/include/eigen3", str(HERE / "linear_algebra_kernels.cpp"),
+           str(library), "-lsundials_cvodes", "-lsundials_nvecserial", "-o", str(exe)]
+    subprocess.run(cmd, check=True)
+    return exe
+
+
+def instructions(exe: Path, data: Path, line: int, impl: str, phase: str, iters: int) -> float:
+    """Instructions per call of one kernel (callgrind, collected inside bench_loop only)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=bench_loop",
+                        f"--callgrind-out-file={out}", str(exe), "count", str(data), str(line), impl, phase,
+                        str(iters)], check=True, capture_output=True)
+        for row in out.read_text().splitlines():
+            if row.startswith("summary:") or row.startswith("totals:"):
+                return int(row.split()[1]) / iters
+    raise RuntimeError("callgrind wrote no totals")
+
+
+def kernels(repeats: int, count_iters: int, output: Output) -> None:
+    import numpy as np
+
+    import nonholo as nh
+
+    matrices = kernel_matrices(nh, np)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "matrices.txt"
+        with data.open("w") as f:
+            for name, kind, M in matrices:
+                rows, cols = M.shape
+                values = [repr(float(x)) for x in M.ravel()]
+                f.write(" ".join([name.replace(" ", "_"), kind, str(rows), str(cols), *values]) + "\n")
+        exe = build_kernels(Path(tmp))
+        timed = [json.loads(line) for line in
+                 subprocess.run([str(exe), "time", str(data), str(repeats)], check=True, capture_output=True,
+                                text=True).stdout.splitlines()]
+        by_case = {}
+        for row in timed:
+            by_case.setdefault(row["case"], []).append(row)
+        lines = [f"Machine load (uptime) before the counts: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
+                 f"{os.getloadavg()[2]:.2f}; wall times are medians of {repeats} interleaved rounds, "
+                 f"instructions per call by callgrind over {count_iters} calls.", "",
+                 "| matrix | n | phase | hand [ns] | other | other [ns] | other / hand (time) | hand [Ir] | "
+                 "other [Ir] | other / hand (Ir) | solution rel. diff. |",
+                 "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+        for line_no, (name, kind, M) in enumerate(matrices):
+            rows = by_case[name.replace(" ", "_")]
+            for phase in ("factor", "solve"):
+                hand = next(r for r in rows if r["phase"] == phase and r["impl"] == "hand")
+                ir_hand = instructions(exe, data, line_no, "hand", phase, count_iters)
+                for r in rows:
+                    if r["phase"] != phase or r["impl"] == "hand":
+                        continue
+                    ir = instructions(exe, data, line_no, r["impl"], phase, count_iters)
+                    impl = r["impl"].removeprefix("eigen_")
+                    lines.append(f"| {name} | {r['n']} | {phase} | {hand['ns']:.1f} | {impl} | "
+                                 f"{r['ns']:.1f} | {r['ns'] / hand['ns']:.2f} | {ir_hand:.0f} | {ir:.0f} | "
+                                 f"{ir / ir_hand:.2f} | {r['solution_difference']:.1e} |")
+    emit("\n".join(lines), output)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--core", help="path of another build of nonholo._core to load")
@@ -124,15 +263,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating processes per build (--compare)")
     parser.add_argument("--repeats", type=int, default=20, help="measurements per cost (the least is kept)")
     parser.add_argument("--runs", type=int, default=9, help="timed whole runs of the chain N = 8 (0: none)")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--print-json", action="store_true", help="print the results as JSON (--compare's runs)")
+    parser.add_argument("--kernels", action="store_true", help="the factorizations against Eigen's")
+    parser.add_argument("--count-iters", type=int, default=200, help="calls per callgrind count (--kernels)")
+    parser.add_argument("--json", help="--kernels: write the results (tables, command, date, machine) to this file")
     args = parser.parse_args()
+    if args.kernels:
+        argv = [a for a in sys.argv[1:] if a != args.json and a != "--json"]
+        kernels(args.repeats, args.count_iters, Output(json=args.json, argv=argv))
+        return
     if args.compare:
         compare(args.compare, args.rounds, args.repeats, args.runs)
         return
     if args.core:
         load_core(args.core)
     out = measure(args.repeats, args.runs)
-    if args.json:
+    if args.print_json:
         print(json.dumps(out))
         return
     for key, (rhs, jac) in out.items():

@@ -50,3 +50,38 @@ def test_a_run_through_the_object_is_simulates():
     runs = _core.integrate_many(model.core, np.tile(model.param_vector(), 2), 0.0, 2.0, np.tile(y0, 2), 2, t_eval, [],
                                 _core.RunOptions(rtol=1e-7, atol=1e-9, method="bdf"))
     assert all(np.array_equal(run["y"], sol.y) for run in runs)
+
+
+def test_python_and_the_core_check_solver_options_against_one_list():
+    """The keys of solver_options are listed once, in the core (_core.solver_option_keys); Python's
+    checks (nonholo.options) read that list: every key either side takes, the other takes with the
+    same value, the bounds refuse the same values, and an unknown key is refused by both with the
+    same list of known keys."""
+    from nonholo import options as check
+
+    keys = _core.solver_option_keys()
+    assert set(keys) == set(check.CVODE_KNOBS) | set(check.PASSED_THROUGH)
+    assert {"max_order", "jacobian_frequency", "unit_norm"} <= set(keys) and "dense_output" not in keys
+    samples = {"int": lambda low, high: int(high) if high is not None else int(low) + 4,
+               "float": lambda low, high: low + 0.5}
+    for name, (kind, low, high) in keys.items():
+        value = [([0, 1], [3, 4])] if kind == "pairs" else samples[kind](low, high)
+        assert check.cvode_knobs({name: value}) == {name: value}
+        _core.RunOptions(solver_options={name: value})  # the core takes it too
+        if kind in samples:
+            below = low - 1 if kind == "int" else low  # a float must exceed its low bound
+            with pytest.raises(ValueError, match=name):
+                check.cvode_knobs({name: below})
+            if high is not None:
+                above = int(high) + 1 if kind == "int" else 2 * high
+                with pytest.raises(ValueError, match=name):
+                    check.cvode_knobs({name: above})
+                with pytest.raises(ValueError, match=name):
+                    _core.RunOptions(solver_options={name: above})
+    known = "known: " + ", ".join(keys)
+    with pytest.raises(ValueError, match=known):
+        check.cvode_knobs({"no_such_key": 1})
+    with pytest.raises(ValueError, match=known):
+        _core.RunOptions(solver_options={"no_such_key": 1})
+    # the default: no solver_options at all is a valid (empty) set of knobs on both sides
+    assert check.cvode_knobs(None) == {} and _core.RunOptions().dense_output is False

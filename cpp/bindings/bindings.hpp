@@ -27,6 +27,8 @@ void expose_reduced(py::module_& m);
 void expose_trajectory(py::module_& m);
 void expose_evaluation(py::module_& m);
 void expose_ocp(py::module_& m);
+// nonholo._core.cost_constants(): the fitted constants of cost_constants.hpp.
+void expose_cost_constants(py::module_& m);
 // nonholo._core.diagnostics, a submodule of m: what only the benchmarks and tests use.
 void expose_diagnostics(py::module_& m);
 

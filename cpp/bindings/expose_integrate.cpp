@@ -1,4 +1,7 @@
+#include <cmath>
+#include <limits>
 #include <memory>
+#include <string>
 
 #include "bindings.hpp"
 #include "nonholo/integrator.hpp"
@@ -15,30 +18,72 @@ Method parse_method(const std::string& name) {
   throw py::value_error("method must be 'auto', 'bdf' or 'adams' (got '" + name + "')");
 }
 
-// Known keys of the solver_options dict, with CVODE's meaning.
+// The keys of the solver_options dict: the one list (Python's nonholo.options reads it through
+// _core.solver_option_keys(), and checks values against its kinds and bounds before a run). A
+// key's kind is "int" or "float" (a number in [low, high]; a float must exceed low), "pairs" (a
+// sequence of (positions, velocities) index lists) or "bool"; internal keys are set by simulate
+// itself, never by the user.
+struct SolverOptionKey {
+  const char* name;
+  const char* kind;
+  double low, high;
+  bool internal;
+  void (*apply)(IntegrationOptions&, py::handle);
+};
+
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+const SolverOptionKey kSolverOptionKeys[] = {
+    {"max_order", "int", 1, 12, false, [](IntegrationOptions& o, py::handle v) { o.max_order = v.cast<int>(); }},
+    {"jacobian_frequency", "int", 1, kUnbounded, false,
+     [](IntegrationOptions& o, py::handle v) { o.jacobian_frequency = v.cast<long>(); }},
+    {"setup_frequency", "int", 1, kUnbounded, false,
+     [](IntegrationOptions& o, py::handle v) { o.setup_frequency = v.cast<long>(); }},
+    {"max_nonlinear_iterations", "int", 1, kUnbounded, false,
+     [](IntegrationOptions& o, py::handle v) { o.max_nonlinear_iterations = v.cast<int>(); }},
+    {"nonlinear_convergence", "float", 0, kUnbounded, false,
+     [](IntegrationOptions& o, py::handle v) { o.nonlinear_convergence = v.cast<double>(); }},
+    {"unit_norm", "pairs", 0, 0, false,
+     [](IntegrationOptions& o, py::handle v) {
+       // sequence of (position indices, velocity indices) into the state
+       for (auto group : v) {
+         auto pair = group.cast<py::sequence>();
+         if (pair.size() != 2) throw py::value_error("solver_options['unit_norm'] takes pairs (positions, velocities)");
+         o.unit_norm.push_back({pair[0].cast<std::vector<int>>(), pair[1].cast<std::vector<int>>()});
+       }
+     }},
+    {"dense_output", "bool", 0, 0, true, [](IntegrationOptions& o, py::handle v) { o.dense_output = v.cast<bool>(); }},
+    {"initial_state_checked", "bool", 0, 0, true,
+     [](IntegrationOptions& o, py::handle v) { o.check_initial_state = !v.cast<bool>(); }},
+};
+
+std::string known_solver_option_keys() {
+  std::string names;
+  for (const auto& key : kSolverOptionKeys)
+    if (!key.internal) names += (names.empty() ? "" : ", ") + std::string(key.name);
+  return names;
+}
+
 void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
   for (auto item : extra) {
-    std::string key = py::str(item.first);
-    py::handle v = item.second;
-    if (key == "max_order") o.max_order = v.cast<int>();
-    else if (key == "jacobian_frequency") o.jacobian_frequency = v.cast<long>();
-    else if (key == "setup_frequency") o.setup_frequency = v.cast<long>();
-    else if (key == "max_nonlinear_iterations") o.max_nonlinear_iterations = v.cast<int>();
-    else if (key == "nonlinear_convergence") o.nonlinear_convergence = v.cast<double>();
-    else if (key == "dense_output") o.dense_output = v.cast<bool>();
-    else if (key == "initial_state_checked") o.check_initial_state = !v.cast<bool>();
-    else if (key == "unit_norm") {
-      // sequence of (position indices, velocity indices) into the state
-      for (auto group : v) {
-        auto pair = group.cast<py::sequence>();
-        if (pair.size() != 2) throw py::value_error("solver_options['unit_norm'] takes pairs (positions, velocities)");
-        o.unit_norm.push_back({pair[0].cast<std::vector<int>>(), pair[1].cast<std::vector<int>>()});
-      }
-    }
-    else
-      throw py::value_error("unknown key '" + key + "' in solver_options; known: max_order, jacobian_frequency, "
-                            "setup_frequency, max_nonlinear_iterations, nonlinear_convergence, unit_norm");
+    const std::string name = py::str(item.first);
+    const SolverOptionKey* key = nullptr;
+    for (const auto& k : kSolverOptionKeys)
+      if (name == k.name) key = &k;
+    if (key == nullptr)
+      throw py::value_error("unknown key '" + name + "' in solver_options; known: " + known_solver_option_keys());
+    key->apply(o, item.second);
   }
+}
+
+// name -> (kind, low, high) of the keys a user may pass (high None: unbounded).
+py::dict solver_option_keys() {
+  py::dict out;
+  for (const auto& key : kSolverOptionKeys) {
+    if (key.internal) continue;
+    py::object high = std::isinf(key.high) ? py::object(py::none()) : py::object(py::float_(key.high));
+    out[key.name] = py::make_tuple(key.kind, key.low, high);
+  }
+  return out;
 }
 
 IntegrationOptions make_options(double rtol, py::handle atol, const std::string& method, double max_step,
@@ -217,6 +262,10 @@ std::string method_name(Method method) {
 }  // namespace
 
 void expose_integrate(py::module_& m) {
+  m.def("solver_option_keys", &solver_option_keys,
+        "The keys of simulate's solver_options: name -> (kind, low, high); kind 'int' or 'float' (a "
+        "number in [low, high], high None for no bound, a float above low) or 'pairs' (unit_norm's "
+        "(positions, velocities) index lists). The one list: nonholo.options checks against it.");
   // The options of one run, converted and checked once (check_options), then passed to
   // integrate and integrate_many as one object.
   py::class_<IntegrationOptions>(m, "RunOptions",

@@ -43,5 +43,6 @@ PYBIND11_MODULE(_core, m) {
   expose_trajectory(m);
   expose_evaluation(m);
   expose_ocp(m);
+  expose_cost_constants(m);
   expose_diagnostics(m);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nonholo/cost_constants.hpp"
 #include "nonholo/errors.hpp"
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
@@ -113,43 +114,12 @@ bool Model::fuse(const double* p) const {
 
 namespace {
 
-// Cost model of one evaluation, in nanoseconds of the machine the constants were fitted on
-// (2-core x86-64, GCC -O3, the fused program interpreter of tape.hpp, Eigen with dynamic sizes);
-// only ratios enter the choices (implicit or dual Jacobian, the integrator's refresh policy).
-// The right-hand side: fitted by least squares on relative error to the medians of
-// _core.time_evaluations for the sleigh and the knife-edge chain N = 1, 2, 4, 8, 16 in both models
-// (within 30%; 0.4-1.0 of the measured time on the other dense built-in systems).
-constexpr double kCall = 124.0;             // fixed cost of a right-hand side (dispatch, small dynamic objects)
-constexpr double kInstruction = 0.56;       // per dynamics-tape instruction, in doubles
-constexpr double kFlop = 0.86;              // per dense operation of the model's linear algebra
-// Dual numbers, per chunk of kJacobianChunk directions: a fixed cost, the dynamics tape and the
-// dense work, each operation on kJacobianChunk + 1 doubles. Fitted by least squares on relative
-// error to the dual Jacobians of the 25 dense built-in systems of benchmarks/jacobian_choice.py in
-// both models (two runs, 100 measurements), each measured in right-hand sides and scaled by the
-// estimated right-hand side, as the policy reads it: within 0.65-1.5, rms of the logarithm 0.17.
-// The constants before (124, 0.51 and 7.3 ns, fitted to the sleigh and chains N <= 16) priced a
-// dual tape operation as a double one and put the sleigh's dual Jacobian at 2.2 right-hand
-// sides (measured 3.5-4.8), the rolling bodies' and the bicycle's at a third of their cost.
-constexpr double kDualCall = 360.0;
-constexpr double kDualInstruction = 2.9;
-constexpr double kDualFlop = 3.0;
-// The implicit Jacobians: a fixed cost, a cost per Jacobian-tape instruction (the interpreter's,
-// kInstruction) and a cost per multiply-add of the work outside the tape: the model's own
-// factorization and solve, the derivative blocks by their nonzeros, and the 2n differentiated
-// right-hand sides' dense products and solves (implicit_jacobian.hpp: *_jacobian_flops). The cost
-// per operation is fitted by least squares on relative error to the friction chain N = 2, 4, 8,
-// 16, 32, 48, 64, 96, 128 (eps 1e-4; measured 2.8, 3.4, 3.8, 3.9, 4.1, 4.6, 5.1, 7.5, 6.2
-// right-hand sides, _core.diagnostics.time_evaluations, medians of 9 batches; estimated within
-// 0.76-1.15 of that); the nonholonomic model's dense work is of the same kinds (solves on 2n
-// columns, products): the same cost per operation. The fixed costs are fitted (with the rest
-// held) to the systems of benchmarks/jacobian_choice.py where they are most of the estimate (the
-// sleigh, chains N <= 3 and the small vehicles: 22 friction and 16 nonholonomic measurements).
-// With these, the implicit Jacobian is chosen on every dense built-in system, where it measures
-// from a few percent (the rolling bodies, whose tapes dominate both) to 20x (the nonholonomic
-// chain N = 32) faster than dual numbers.
-constexpr double kFrictionImplicitCall = 460.0, kFrictionJacobianInstruction = 0.56, kFrictionJacobianFlop = 0.35;
-constexpr double kNonholonomicImplicitCall = 390.0, kNonholonomicJacobianInstruction = 0.56,
-                 kNonholonomicJacobianFlop = 0.35;
+// Cost model of one evaluation: the constants, their unit and where they came from are in
+// cost_constants.hpp (tools/measure_cost_constants.py measures them again); only ratios enter the
+// choices (implicit or dual Jacobian, the integrator's refresh policy).
+using cost::kCall, cost::kInstruction, cost::kFlop, cost::kDualCall, cost::kDualInstruction, cost::kDualFlop;
+using cost::kFrictionImplicitCall, cost::kFrictionJacobianInstruction, cost::kFrictionJacobianFlop;
+using cost::kNonholonomicImplicitCall, cost::kNonholonomicJacobianInstruction, cost::kNonholonomicJacobianFlop;
 
 // Dense operations of one right-hand side: the L D L^T of G and its solve, and for the
 // nonholonomic model the saddle point (G^-1 A^T, M = A G^-1 A^T and its factorization).
@@ -176,13 +146,8 @@ double nonholonomic_jacobian_flops(double n, double k, const JacobianLayout& J) 
 }
 
 // model.compile() builds the implicit Jacobian's tape by default while it is at most this many
-// times the dynamics tape (compiled_jacobian_pays): the C compiler's time is about proportional to
-// the instructions (0.5-1 ms each at -O1, benchmarks/compile_levels.py), and a BDF run of the
-// friction model spends about as much time in Jacobians as in right-hand sides (chain N = 8,
-// eps 1e-4: 43 Jacobians of 4-5 right-hand sides each against 255 right-hand sides), so the
-// Jacobian's build pays within a few times the runs the dynamics tape's does. The bicycle's
-// (168k instructions, 18x its dynamics tape: minutes to build) is left out.
-constexpr double kCompiledJacobianRatio = 4.0;
+// times the dynamics tape (compiled_jacobian_pays; why: cost_constants.hpp).
+using cost::kCompiledJacobianRatio;
 
 double rhs_ns(const MechanicalSystem& s, double flops) {
   return kCall + kInstruction * s.dynamics_tape().n_instructions() + kFlop * flops;

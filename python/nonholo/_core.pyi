@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_reduced_model', 'law_reduced_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_reduced_model', 'law_reduced_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -397,6 +397,10 @@ def attach_compiled(model: Model, which: str, path: str, symbol: str) -> None:
     """
     Evaluate the tape `which` in doubles with `symbol` from the shared object `path` ('' detaches).
     """
+def cost_constants() -> dict:
+    """
+    The core's fitted cost constants (cpp/include/nonholo/cost_constants.hpp: their unit, nanoseconds of the fitting machine or dense operations, and where each came from), by name.
+    """
 def frame_multipliers(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, v: typing.Any, params: typing.Any) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     ...
 def frame_vakonomic_model(frame: Frame) -> Model:
@@ -464,6 +468,10 @@ def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt |
 def solve_collocation(n_y: typing.SupportsInt | typing.SupportsIndex, n_u: typing.SupportsInt | typing.SupportsIndex, n_g: typing.SupportsInt | typing.SupportsIndex, step: typing.SupportsInt | typing.SupportsIndex, dtau: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], stencils: list, quad_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], quad_weights: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], free_time: bool, t_final: typing.SupportsFloat | typing.SupportsIndex, node: Tape, jac_rows: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], jac_cols: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], hessian: Tape, hess_rows: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], hess_cols: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], terminal: Tape, term_hess_rows: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], term_hess_cols: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], g_lo: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], g_hi: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], x_lo: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], x_hi: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], x0: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], tol: typing.SupportsFloat | typing.SupportsIndex, max_iter: typing.SupportsInt | typing.SupportsIndex, exact_hessian: bool, print_level: typing.SupportsInt | typing.SupportsIndex, max_wall_time: typing.SupportsFloat | typing.SupportsIndex, mu_strategy: str = 'monotone', ipopt_options: list = []) -> dict:
     """
     Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.
+    """
+def solver_option_keys() -> dict:
+    """
+    The keys of simulate's solver_options: name -> (kind, low, high); kind 'int' or 'float' (a number in [low, high], high None for no bound, a float above low) or 'pairs' (unit_norm's (positions, velocities) index lists). The one list: nonholo.options checks against it.
     """
 def sparse_model(system: MechanicalSystem, friction: bool) -> Model:
     """

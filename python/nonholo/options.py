@@ -16,9 +16,11 @@ from typing import Mapping
 import numpy as np
 import numpy.typing as npt
 
+from . import _core
+
 __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
-           "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "METHODS",
-           "threads", "MAX_THREADS", "real_state", "compile_option"]
+           "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "CVODE_KNOBS", "PASSED_THROUGH",
+           "METHODS", "threads", "MAX_THREADS", "real_state", "compile_option"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
 
@@ -216,25 +218,27 @@ def solver_options(n_states: int, rtol, atol, method_name, max_step=math.inf, fi
     return options
 
 
-# CVODE's tuning knobs: name -> (type, smallest value, largest value)
-CVODE_KNOBS = {
-    "max_order": (int, 1, 12), "jacobian_frequency": (int, 1, None), "setup_frequency": (int, 1, None),
-    "max_nonlinear_iterations": (int, 1, None), "nonlinear_convergence": (float, 0.0, None),
-}
+# CVODE's tuning knobs: name -> (type, smallest value, largest value or None), read from the core's
+# one list of solver_options keys (cpp/bindings/expose_integrate.cpp, kSolverOptionKeys), which
+# also names the keys that take other values (unit_norm's index pairs: PASSED_THROUGH).
+_KINDS = {"int": int, "float": float}
+CVODE_KNOBS = {name: (_KINDS[kind], _KINDS[kind](low), None if high is None else _KINDS[kind](high))
+               for name, (kind, low, high) in _core.solver_option_keys().items() if kind in _KINDS}
+PASSED_THROUGH = tuple(name for name in _core.solver_option_keys() if name not in CVODE_KNOBS)
 
 
 def cvode_knobs(options: Mapping | None) -> dict:
     """The checked ``solver_options`` mapping of simulate (names, types and ranges); ``unit_norm``
-    passes through (the core checks its indices)."""
+    (PASSED_THROUGH) passes through (the core checks its indices)."""
     if options is not None and not isinstance(options, Mapping):
         raise TypeError(f"solver_options must be a mapping, got {type(options).__name__}")
     checked = {}
     for key, value in (options or {}).items():
-        if key == "unit_norm":
+        if key in PASSED_THROUGH:
             checked[key] = value
             continue
         if key not in CVODE_KNOBS:
-            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(CVODE_KNOBS)}, unit_norm")
+            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_core.solver_option_keys())}")
         kind, low, high = CVODE_KNOBS[key]
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
                 kind is int and float(value) != int(value)):

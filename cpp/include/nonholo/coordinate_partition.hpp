@@ -23,6 +23,7 @@
 
 #include <Eigen/Core>
 
+#include "nonholo/cost_constants.hpp"
 #include "nonholo/linalg.hpp"
 
 namespace nonholo {
@@ -47,10 +48,8 @@ struct CoordinatePartition {
 inline double saddle_point_flops(double n, double k) {
   return n * n * n / 3 + k * n * n + n * k * k + k * k * k / 3 + 2 * n * n + 4 * n * k;
 }
-// eliminate()'s fixed cost beyond its operations, in the same units (its ten small dense
-// products and their set-up): the saddle-point solve, tuned for a few coordinates, stays below
-// about a dozen.
-constexpr double kEliminationOverheadFlops = 2000.0;
+// eliminate()'s fixed cost beyond its operations, in the same units (cost_constants.hpp).
+using cost::kEliminationOverheadFlops;
 
 // Scratch of eliminate(), reused between calls.
 struct EliminationWork {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "nonholo/cost_constants.hpp"
 #include "nonholo/model.hpp"
 #include "nonholo/unit_norm.hpp"
 
@@ -72,20 +73,9 @@ struct ExplicitRkOutput {
   std::vector<double> y_last;  // the state at t_last: the end, the handover, or where the run failed
 };
 
-// CVODE's Adams step outside the model (Nordsieck predictor and update, fixed-point corrector,
-// error test, order selection, error weights: a few dozen vector operations) in the nanoseconds
-// of Model::rhs_cost_ns: benchmarks/reduced_rk.py's runs less their right-hand sides, 2.6-3.5 us a
-// step at 5-12 states, 4.6 us at 20, 7.6 us at 36 (loaded 2-core machine).
-inline double adams_step_ns(int n_states) { return 2200.0 + 150.0 * n_states; }
-// At rtol 1e-8 on the reduced models DOP853 takes 0-0.5 right-hand sides per Adams step more than
-// Adams (1.5-2 against 1.4-1.5) and none of its per-step overhead: it pays when a right-hand side
-// costs less than a few Adams steps' overhead. The boundary 2.5 is measured on the chains
-// (benchmarks/reduced_rk.py, rtol 1e-8): DOP853 lost by 4-14% on the frame forms of N = 8 at
-// order 2 and N = 16 at orders 0-1 (estimated right-hand sides of 3.2-3.5 steps' overhead) and won
-// by 40-55% on the coordinate forms of N = 16 at orders 0-1 (2.0-2.2); at the boundary's edge the
-// order-3 models of N = 4 (1.6-2.0) are a tie (+-4%); on the sleigh and the disk it won by 1.2-5x
-// at every order 0-3.
-constexpr double kExplicitRkStepRatio = 2.5;
+// CVODE's Adams step outside the model in the nanoseconds of Model::rhs_cost_ns, and the ratio of
+// a right-hand side to it below which DOP853 pays (cost_constants.hpp).
+using cost::adams_step_ns, cost::kExplicitRkStepRatio;
 inline bool explicit_rk_pays(const Model& model) {
   return !model.stiff() && model.cost().rhs_cost_ns() <= kExplicitRkStepRatio * adams_step_ns(model.n_states());
 }

@@ -18,15 +18,22 @@
 // computed by the same operations in the same order as the textbook loops (left-looking LDL^T,
 // row-by-row substitution), so those results are bit for bit the same for every scalar type
 // (cpp/tests/test_linalg.cpp).
+//
+// Ldlt stays hand-written: Eigen's LDLT and LLT take no dual numbers, Taylor series or traced
+// scalars, and on the metrics and Gram matrices of the workloads (benchmarks/linear_algebra_cost.py
+// --kernels; benchmarks/README.md, "Hand-written factorizations against Eigen's") Ldlt is faster up
+// to about 16 unknowns and a tie from about 30 (the chain N = 32, the platoon's G).
 #pragma once
 
 #include <algorithm>
 #include <limits>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 
 #include "nonholo/scalar/value.hpp"
 
@@ -450,11 +457,20 @@ void rows_transpose_times(const S* A, int rows, int cols, const S* x, S* __restr
 }
 
 // LU with partial pivoting for every scalar type (doubles, dual numbers, Taylor series and the
-// tracer that records it into a fused tape), by rows, refusing pivots below 1e-13 of the largest
-// entry: the frames' k x k split blocks. The core has two other LUs, each for a reason given in
-// its place: CVODE's Newton matrix (sundials/dense_lu.hpp) and the discrete integrator's Newton
-// step (discrete.cpp, Eigen's PartialPivLU).
-template <class S>
+// tracer that records it into a fused tape), refusing pivots below 1e-13 of the largest entry: the
+// frames' k x k split blocks. Doubles go to Eigen's PartialPivLU: on the frame blocks of the
+// workloads (benchmarks/linear_algebra_cost.py --kernels; benchmarks/README.md, "Hand-written
+// factorizations against Eigen's") the loops below were not 1.2x faster (a tie at k = 5, the
+// bicycle; slower from k = 10 on, the platoon and the chains), so they stay only for the other
+// scalars, which Eigen's cannot pivot on (a value, and the candidates a trace records). Both choose
+// the same pivots (the largest |a_ij| in the column); the factors agree to rounding, not bit for
+// bit (runs of the frame models: the same counters, states within 1e-13). The solves go through
+// work_, so that none allocates. The core has two other LUs, each for a reason given in its place:
+// CVODE's Newton matrix (sundials/dense_lu.hpp) and the discrete integrator's Newton step
+// (discrete.cpp, Eigen's PartialPivLU).
+// kEigen selects the implementation (benchmarks/linear_algebra_kernels.cpp times Lu<double, false>,
+// the loops, against Eigen's).
+template <class S, bool kEigen = std::is_same_v<S, double>>
 class Lu {
  public:
   using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
@@ -465,6 +481,7 @@ class Lu {
   // every right-hand side).
   template <class Derived>
   bool compute(const Eigen::MatrixBase<Derived>& A) {
+    if constexpr (kEigen) return compute_eigen(A);
     const int n = static_cast<int>(A.rows());
     LU_ = A;
     std::vector<S> candidates;  // a trace records the row order it chose, for its replay to test (TraceHooks)
@@ -507,7 +524,7 @@ class Lu {
   double pivot_ratio() const {
     double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
     for (int i = 0; i < LU_.rows(); ++i) {
-      const double u = std::abs(value(LU_(i, i)));
+      const double u = std::abs(value(pivot(i)));
       lo = std::min(lo, u);
       hi = std::max(hi, u);
     }
@@ -519,6 +536,12 @@ class Lu {
   // additions instead of one, which the latency of each addition would otherwise serialize.
   template <class Derived>
   void solve_in_place(Eigen::MatrixBase<Derived>& x) const {
+    if constexpr (kEigen) {
+      if (LU_.rows() == 0) return;
+      work_ = eigen_.solve(x);
+      x = work_;
+      return;
+    }
     const int n = static_cast<int>(LU_.rows());
     S* w = work_.data();
     for (int i = 0; i < n; ++i) w[i] = dot_from(x(perm_[i]), row(i), w, i);  // L^-1 P x
@@ -534,6 +557,14 @@ class Lu {
   // along the rows of U and L.
   template <class Derived>
   void solve_transpose_in_place(Eigen::MatrixBase<Derived>& x) const {
+    if constexpr (kEigen) {  // U^T, then L^T in work_, then x = P^T work_ (no aliasing: no mask allocated)
+      if (LU_.rows() == 0) return;
+      work_ = x;
+      eigen_.matrixLU().template triangularView<Eigen::Upper>().transpose().solveInPlace(work_);
+      eigen_.matrixLU().template triangularView<Eigen::UnitLower>().transpose().solveInPlace(work_);
+      x = eigen_.permutationP().transpose() * work_;
+      return;
+    }
     const int n = static_cast<int>(LU_.rows());
     for (int i = 0; i < n; ++i) work_(i) = x(i);
     for (int i = 0; i < n; ++i) {
@@ -560,6 +591,13 @@ class Lu {
   // The inverse into X (no allocation when X already has the size).
   void inverse(Mat& X) const {
     const int n = static_cast<int>(LU_.rows());
+    if constexpr (kEigen) {  // X = P, then L^-1 and U^-1 in place
+      X = eigen_.permutationP();
+      if (n == 0) return;
+      eigen_.matrixLU().template triangularView<Eigen::UnitLower>().solveInPlace(X);
+      eigen_.matrixLU().template triangularView<Eigen::Upper>().solveInPlace(X);
+      return;
+    }
     X.setZero(n, n);
     for (int c = 0; c < n; ++c) {
       for (int i = 0; i < n; ++i) {
@@ -578,6 +616,25 @@ class Lu {
   }
 
  private:
+  // Doubles: Eigen's factorization; false for a pivot at most 1e-13 of the largest |a_ij| (or NaN),
+  // as the loops above refuse it. LU_ keeps only the size.
+  template <class Derived>
+  bool compute_eigen(const Eigen::MatrixBase<Derived>& A) {
+    const int n = static_cast<int>(A.rows());
+    LU_.resize(n, n);
+    work_.resize(n);
+    if (n == 0) return true;
+    const double scale = A.cwiseAbs().maxCoeff();
+    eigen_.compute(A);
+    for (int i = 0; i < n; ++i)
+      if (!(std::abs(eigen_.matrixLU()(i, i)) > 1e-13 * scale)) return false;
+    return true;
+  }
+  S pivot(int i) const {
+    if constexpr (kEigen) return eigen_.matrixLU()(i, i);
+    else return LU_(i, i);
+  }
+
   // s - sum_{p<len} a[p] b[p]
   static S dot_from(S s, const S* a, const S* b, int len) {
     S s1(0.0), s2(0.0), s3(0.0);
@@ -598,6 +655,7 @@ class Lu {
   std::vector<int> perm_;
   Eigen::Matrix<S, Eigen::Dynamic, 1> u_inv_;  // 1 / U_ii, for the solves
   mutable Eigen::Matrix<S, Eigen::Dynamic, 1> work_;
+  std::conditional_t<kEigen, Eigen::PartialPivLU<Eigen::MatrixXd>, char> eigen_{};  // Eigen's only
 };
 
 }  // namespace nonholo

@@ -4,22 +4,14 @@
 // out stiff. The code that applies them is in method_control.cpp.
 #pragma once
 
+#include "nonholo/cost_constants.hpp"
+
 namespace nonholo::cvode {
 
-// Fixed cost of one BDF step outside the model (CVODE's vector operations and error test, the
-// Newton iteration's solves, the integration loop), in the nanoseconds of Model::rhs_cost_ns:
-// benchmarks/friction_sleigh_cvode.cpp (6 states, a hand-written model costing ~0.05 us an
-// evaluation) takes 2.9 us a step with a Jacobian and a factorization on every step, of which
-// ~0.9 us are the linear-solver setup.
-constexpr double kStepNanoseconds = 2000.0;
-// A linear setup of the dense solver for n states (CVODE's zeroing, copy and scaling of the
-// matrix, the LU without pivot search cost): perf on the sleigh, 0.7 us at n = 6. Both constants
-// were fitted with SUNDIALS' dense solver and serial vectors (unoptimized in Debian's 6.4.1) and
-// are kept so that the policy chooses as before; with nonholo's own (dense_lu.hpp,
-// serial_ops.hpp) a step's fixed cost is about half and a setup about a quarter of these.
-// For a second-order model's halved Newton systems (second_order_lu.hpp), n is the order of the
-// matrix factored, the coordinates.
-inline double setup_nanoseconds(double n) { return 500.0 + n * n * n / 3 + 3 * n * n; }
+// Fixed cost of one BDF step outside the model, and of a linear setup for n states (for a
+// second-order model's halved Newton systems, n is the order of the matrix factored, the
+// coordinates), in the nanoseconds of Model::rhs_cost_ns: cost_constants.hpp.
+using cost::kStepNanoseconds, cost::setup_nanoseconds;
 // The halved Newton systems from this many coordinates on; below, CVODE's full matrix, whose
 // factors and solutions equal SUNDIALS' dense solver bit for bit (the small systems that are
 // compared step by step with hand-written CVODE programs: benchmarks/friction_sleigh_cvode.cpp,

@@ -188,18 +188,16 @@ def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
     return _compile_tapes(core, tuple(t for t in tapes if not _core.tape_compiled(core, t)), cache_dir)
 
 
-#: The cost model of ``compile="auto"``, in nanoseconds per tape instruction, measured on the Whipple
-#: bicycle's nonholonomic model (benchmarks/compile_auto.py; tapes of 5045 and 273 instructions, a
-#: loaded 2-core machine): a right-hand side took 10.3 us interpreted and 5.8 us with the tapes
-#: compiled (0.85 ns saved per instruction); the C compiler, which builds the tapes side by side,
-#: took 2.8 s (0.55 ms per instruction of the largest tape, as benchmarks/compile_levels.py's
-#: 0.5-1 ms). Tapes found in the cache cost their C source, its hash, the check of the file and
-#: the loading of the objects: 6.2 ms for the bicycle, 1.1 ms for the knife-edge chain N = 2 (77
-#: instructions) and the sleigh's friction model (34): a millisecond plus 1 us per instruction.
-SAVED_NS_PER_INSTRUCTION = 0.8
-BUILD_NS_PER_INSTRUCTION = 0.55e6
-LOAD_NS_PER_INSTRUCTION = 1.0e3
-LOAD_NS = 1.0e6
+#: The cost model of ``compile="auto"``, in nanoseconds per tape instruction: the time a compiled
+#: tape saves per instruction and right-hand side, the C compiler's per instruction of the largest
+#: tape, and the loading of cached tapes (a fixed part and per instruction). Measured on the
+#: Whipple bicycle, the knife-edge chain and the sleigh (the numbers and how:
+#: cpp/include/nonholo/cost_constants.hpp, where every fitted constant lives).
+_COSTS = _core.cost_constants()
+SAVED_NS_PER_INSTRUCTION = _COSTS["compile_saved_ns_per_instruction"]
+BUILD_NS_PER_INSTRUCTION = _COSTS["compile_build_ns_per_instruction"]
+LOAD_NS_PER_INSTRUCTION = _COSTS["compile_load_ns_per_instruction"]
+LOAD_NS = _COSTS["compile_load_ns"]
 
 
 def load_cost_ns(sizes) -> float:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-# The rule of sparse="auto", from the platoon (block-diagonal G and A; t in [0, 2], rtol 1e-8, medians
-# of 7 runs, loaded 2-core machine), dense time over sparse time: n = 6, 9, 15, 21 (density 0.39, 0.26,
-# 0.15, 0.11): nonholonomic 1.08, 1.17, 1.41, 3.2; friction (eps 1e-4, BDF) 0.59, 0.62, 0.86, 1.18;
-# n = 30: 2.1 and 3.1; n = 60: 10 and 6.6. The knife-edge chain N = 8 (n = 10, density 0.56) runs
-# dense 1.3-1.9x faster. So: sparse from 20 coordinates at 12% of the entries or fewer.
-SPARSE_MIN_COORDINATES = 20
-SPARSE_MAX_DENSITY = 0.12
+from .. import _core
+
+# The rule of sparse="auto": sparse from 20 coordinates at 12% of the entries or fewer; measured on
+# the platoon and the knife-edge chain (the numbers: cpp/include/nonholo/cost_constants.hpp, where
+# every fitted constant lives).
+SPARSE_MIN_COORDINATES = int(_core.cost_constants()["sparse_min_coordinates"])
+SPARSE_MAX_DENSITY = _core.cost_constants()["sparse_max_density"]
 
 
 def prefers_sparse(system) -> bool:
