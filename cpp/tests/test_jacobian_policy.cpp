@@ -126,6 +126,16 @@ int main() {
     advance(policy, run, turning, 1, 0.3);
     NONHOLO_CHECK(policy.refreshing());
     NONHOLO_CHECK_EQ(policy.tests(), 0L);
+    // a Jacobian that costs 3 right-hand sides (more than 2 (1 + o)) would be refreshed at each setup
+    // in the refresh mode its test weighs; after a burst it is refreshed every step (a contact
+    // coming to rest under Coulomb friction)
+    NONHOLO_CHECK(!policy.refresh_at_setups());
+    NONHOLO_CHECK_EQ(policy.frequencies(true, true).jacobian, 1L);
+    NONHOLO_CHECK_EQ(policy.frequencies(true, true).setup, 1L);
+  }
+  {  // before any burst, the same policy's refresh mode takes a Jacobian at each setup
+    const JacobianPolicy policy(3.0);
+    NONHOLO_CHECK_EQ(policy.frequencies(true, true).setup, JacobianPolicy::kStiffSetupFrequency);
   }
   {  // CVODE's frequencies per mode: refreshing, every step where a Jacobian is cheap and at each
     // linear setup (every kStiffSetupFrequency steps) where it is not; in reuse, a non-stiff model keeps

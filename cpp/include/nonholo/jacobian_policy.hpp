@@ -129,14 +129,17 @@ class JacobianPolicy {
   // chain N = 16: 2.5x the time of the best fixed frequency), so the test could only keep the reuse,
   // which costs steps where the stiff subspace turns fast: the spring snake
   // (nonholo.testing.spring_snake), 16 and 32 links, eps 1e-4, ran 1.3x and 1.5x the best fixed
-  // frequency that way and 0.95-0.97x now (benchmarks/jacobian_policy.py). In the reuse mode, for stiff models a
+  // frequency that way and 0.95-0.97x now (benchmarks/jacobian_policy.py). After a burst of Newton
+  // failures, though, every step until the next test (rescue_): a sliding contact coming to rest
+  // under regularized Coulomb friction (the stick-slip ball) is held there by a Jacobian that turns
+  // within a step, and a Jacobian at each setup ran into max_steps. In the reuse mode, for stiff models a
   // Jacobian at each setup (every kStiffSetupFrequency steps, refresh_at_setups()) or every
   // reuse_steps() steps, for non-stiff ones (the same steps in every mode) CVODE's own.
   struct Frequencies {
     long jacobian, setup;
   };
   Frequencies frequencies(bool refresh, bool stiff) const {
-    if (refresh) return refresh_at_setups() ? Frequencies{1, 1} : Frequencies{1, kStiffSetupFrequency};
+    if (refresh) return refresh_at_setups() || rescue_ ? Frequencies{1, 1} : Frequencies{1, kStiffSetupFrequency};
     if (!stiff) return {kCvodeJacobianFrequency, kCvodeSetupFrequency};
     if (refresh_at_setups()) return {1, kStiffSetupFrequency};
     return {reuse_steps(), kCvodeSetupFrequency};
@@ -150,12 +153,15 @@ class JacobianPolicy {
     ++steps_;
     recent_[slot_] = now.failures;
     slot_ = (slot_ + 1) % kBurst;
-    if (!refresh_ && now.failures - recent_[slot_] >= kBurstFailures) {
+    // (or with a Jacobian only at each setup: a costly Jacobian's refresh mode)
+    const bool kept = !refresh_ || (!rescue_ && !refresh_at_setups());
+    if (kept && now.failures - recent_[slot_] >= kBurstFailures) {
       // a burst of convergence failures with a kept Jacobian, in a hold or in a test of reuse:
       // refresh now (reuse lost), test again later
       hold_ = (tests_ > 0 && last_winner_) ? std::min(2 * hold_, kMaxHold) : std::max(hold_, kBurstHold);
       if (phase_ != Phase::Hold) ++tests_;
       refresh_ = true;
+      rescue_ = true;
       last_winner_ = true;
       begin(Phase::Hold, now);
       return true;
@@ -175,6 +181,7 @@ class JacobianPolicy {
           return false;
         }
         a_ = Work{};
+        rescue_ = false;  // the test weighs the reuse against a Jacobian at each setup
         begin(Phase::FirstA, now);
         return false;
       }
@@ -240,6 +247,7 @@ class JacobianPolicy {
   Phase phase_ = Phase::Hold;  // the first "hold" is the start-up: kWarmUp steps
   long steps_ = kFirstHold - kWarmUp, hold_ = kFirstHold, tests_ = 0;
   bool last_winner_ = false;
+  bool rescue_ = false;  // after a burst of failures: a Jacobian and a setup every step until the next test
   Counters start_;
   Work a_, b_;
   long recent_[kBurst] = {};  // cumulative failures after each of the last kBurst steps
