@@ -60,8 +60,10 @@ def test_a_coulomb_knife_edge_creeps_by_the_closed_form_and_reports_its_load(sle
     after = T > 0.1
     ratio = sleigh_lateral_force(r)[after] / (mu * 9.81)
     creep = v_s * ratio / np.sqrt(1 - ratio**2)  # mu N s / sqrt(s^2 + v_s^2) = lambda
-    np.testing.assert_allclose(r["slip"][after], creep, rtol=1e-2)
-    np.testing.assert_allclose(r["friction_force"][after], mu * 9.81 * ratio, rtol=1e-2)
+    # the leading-order creep; the slow manifold's next term is O(v_s) relative (measured 3.9e-5 here,
+    # 3.7e-6 at v_s = 1e-4)
+    np.testing.assert_allclose(r["slip"][after], creep, rtol=0.1 * v_s)
+    np.testing.assert_allclose(r["friction_force"][after], mu * 9.81 * ratio, rtol=0.1 * v_s)
     # the law's force of the run's own slip, to rounding
     s = r["slip"]
     np.testing.assert_allclose(r["friction_force"], mu * 9.81 * s / np.sqrt(s**2 + v_s**2), rtol=1e-12)
