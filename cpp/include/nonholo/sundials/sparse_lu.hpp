@@ -1,5 +1,5 @@
 // nonholo's sparse SUNMatrix and direct SUNLinearSolver behind CVODE's CVLS interface, for the
-// sparse models (models/sparse.hpp): the Newton matrix I - gamma J in compressed columns with the
+// sparse backend (models/sparse_backend.hpp): the Newton matrix I - gamma J in compressed columns with the
 // pattern of the model's Jacobian structure (its diagonal included), factored by Eigen's
 // supernodal sparse LU with a column approximate-minimum-degree ordering, analysed once per
 // solver (the pattern never changes) and refactored at every linear setup CVODE asks for. As
