@@ -51,13 +51,7 @@ def array_guess(problem, guess, tau: np.ndarray):
         raise ValueError(f"guess['t'] must be one-dimensional with two samples or more, got shape {t.shape}")
     if not np.all(np.diff(t) > 0):
         raise ValueError("guess['t'] must be strictly increasing")
-    n_y, n_u = len(problem.states), len(problem.controls)
-    y = _array(y, "y")
-    if y.ndim == 1 and n_y == 1:
-        y = y[None, :]
-    if y.shape != (n_y, t.size):
-        raise ValueError(f"guess['y'] has shape {y.shape}, expected ({n_y}, {t.size}): one row per state "
-                         f"{problem.state_names}, one column per time in guess['t']")
+    y = _rows(y, "y", "state", problem.state_names, t.size)
     span = float(t[-1] - t[0])
     if problem.free_time:
         T = float(np.clip(span, *problem.t_bounds))
@@ -68,11 +62,17 @@ def array_guess(problem, guess, tau: np.ndarray):
     if u is None:
         Ydot = np.array([np.interp(ts, t, np.gradient(row, t)) for row in y]) * span / T
         return Y, problem._fit_controls(Y, Ydot), T
-    u = _array(u, "u")
-    if u.ndim == 1 and n_u == 1:
-        u = u[None, :]
-    if u.shape != (n_u, t.size):
-        raise ValueError(f"guess['u'] has shape {u.shape}, expected ({n_u}, {t.size}): one row per control "
-                         f"{problem.control_names}, one column per time in guess['t']")
+    u = _rows(u, "u", "control", problem.control_names, t.size)
     U = np.array([np.interp(ts, t, row) for row in u])
     return Y, U, T
+
+
+def _rows(x, key: str, what: str, names: list, samples: int) -> np.ndarray:
+    """guess[key] as an array of one row per name and one column per time (a single row may be flat)."""
+    x = _array(x, key)
+    if x.ndim == 1 and len(names) == 1:
+        x = x[None, :]
+    if x.shape != (len(names), samples):
+        raise ValueError(f"guess[{key!r}] has shape {x.shape}, expected ({len(names)}, {samples}): one row per {what} "
+                         f"{names}, one column per time in guess['t']")
+    return x

@@ -30,7 +30,7 @@ import sympy as sp
 
 from .. import _core
 from ..expressions.lowering import lower
-from .law_reduced import LawReducedModel
+from .law_reduced import LawReducedModel, LawReducedParameters
 from .model import Model, samples_of
 
 __all__ = ["CoreLawReducedModel", "LAW_REDUCED_MODELS", "law_expansion_core", "law_slip_coefficients"]
@@ -71,7 +71,7 @@ class LawVectorField(Model):
         return np.asarray(V, dtype=float).reshape(-1, n)
 
 
-class CoreLawReducedModel:
+class CoreLawReducedModel(LawReducedParameters):
     """``system.reduced(order=K, law=...)`` for a nonlinear law (module docstring): ``order`` K,
     ``law``, ``eps`` the law's scale, ``expansion`` the
     :class:`~nonholo.system.law_slow_manifold.LawSlowManifold` (the law's expressions, and the
@@ -93,27 +93,9 @@ class CoreLawReducedModel:
         return self.field.core
 
     @property
-    def n_states(self) -> int:
-        return 2 * self.system.n
-
-    @property
-    def param_names(self) -> list:
-        return list(self.system.parameter_names)
-
-    @property
-    def params(self) -> dict:
-        return {s.name: v for s, v in self.system.parameters.items()}
-
-    @property
     def eps(self) -> float:
         """The law's scale at the system's parameters (the small parameter of the expansion)."""
         return _core.law_reduced_scale(self.core, self.param_vector())
-
-    def param_vector(self, params: Mapping | None = None) -> list:
-        if params and "eps" in params:
-            raise ValueError("params: the reduced model of a law takes its scale from the law (eps is not a parameter "
-                             "of it); give another law")
-        return [float(x) for x in self.system.param_vector(params)]
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """(q', u') at (t, y), shape (2n,)."""

@@ -31,13 +31,37 @@ import numpy.typing as npt
 from .. import _core
 from .model import samples_of
 
-__all__ = ["LawReducedModel", "RATIO_THRESHOLD", "RATIO_STOP"]
+__all__ = ["LawReducedModel", "LawReducedParameters", "RATIO_THRESHOLD", "RATIO_STOP"]
 
 RATIO_THRESHOLD = 0.9  # warn beyond: the creep is 2.3 times its linear value, the terms grow like (1 - rho^2)^-j
 RATIO_STOP = 0.999  # the run stops: the slow manifold folds at 1
 
 
-class LawReducedModel:
+class LawReducedParameters:
+    """What the reduced models of a law (this Python reference and the C++ one,
+    :class:`nonholo.models.law_core.CoreLawReducedModel`) share: the state [q, u] and the system's
+    parameters, without eps (the law's scale is the small parameter)."""
+
+    @property
+    def n_states(self) -> int:
+        return 2 * self.system.n
+
+    @property
+    def param_names(self) -> list:
+        return list(self.system.parameter_names)
+
+    @property
+    def params(self) -> dict:
+        return {s.name: v for s, v in self.system.parameters.items()}
+
+    def param_vector(self, params: Mapping | None = None) -> list:
+        if params and "eps" in params:
+            raise ValueError("params: the reduced model of a law takes its scale from the law (eps is not a parameter "
+                             "of it); give another law")
+        return [float(x) for x in self.system.param_vector(params)]
+
+
+class LawReducedModel(LawReducedParameters):
     """``system.reduced(order=K, law=...)`` for a nonlinear law (module docstring): ``order`` K,
     ``law``, ``eps`` the law's scale, ``expansion`` the :class:`~nonholo.system.law_slow_manifold.
     LawSlowManifold`. ``nh.simulate`` runs it."""
@@ -52,27 +76,9 @@ class LawReducedModel:
         self.state_names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
 
     @property
-    def n_states(self) -> int:
-        return 2 * self.system.n
-
-    @property
-    def param_names(self) -> list:
-        return list(self.system.parameter_names)
-
-    @property
-    def params(self) -> dict:
-        return {s.name: v for s, v in self.system.parameters.items()}
-
-    @property
     def eps(self) -> float:
         """The law's scale at the system's parameters (the small parameter of the expansion)."""
         return self.expansion.scale(self.system.param_vector())
-
-    def param_vector(self, params: Mapping | None = None) -> list:
-        if params and "eps" in params:
-            raise ValueError("params: the reduced model of a law takes its scale from the law (eps is not a parameter "
-                             "of it); give another law")
-        return [float(x) for x in self.system.param_vector(params)]
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """(q', u') at (t, y), shape (2n,)."""
