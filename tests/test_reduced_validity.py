@@ -45,8 +45,12 @@ def test_a_run_that_leaves_the_range_later_warns(pushed, t_eval):
     assert sol.success and len(caught) == 1 and sol.warnings == caught
     assert "left the range where its expansion in eps is valid" in caught[0] and "delta" in caught[0]
     est = sol.validity
-    assert est.delta[0] < 0.02 < validity.THRESHOLD < np.max(est.delta)  # valid at y0, not later
+    exact = validity.estimate(sol, Y0, samples=validity.RUN_SAMPLES, exact=True)
+    assert exact.delta[0] < 0.02 < validity.THRESHOLD < np.max(exact.delta)  # valid at y0, not later
     assert est.t[int(np.argmax(est.delta))] > 1.0 and not est.valid
+    # where the check's bound did not decide it computed the ratio itself: the values that exceed
+    # the threshold are exact
+    assert np.array_equal(est.delta[~est.bounded], exact.delta[~est.bounded]) and not est.bounded[-1]
     stored = validity.sample_indices(sol.t.size, validity.RUN_SAMPLES)  # evenly over the run, the end included
     assert set(sol.t[stored]) <= set(est.t) and est.t.max() == 10.0
     n = pushed.n
@@ -61,7 +65,12 @@ def test_a_run_that_stays_in_the_range_does_not_warn(pushed, t_eval):
     sol, caught = _run(pushed.reduced(1e-3, order=1), Y0, (0, 10), t_eval=t_eval)
     assert sol.success and caught == [] and sol.warnings == [] and sol.validity.valid
     stored = validity.sample_indices(sol.t.size, validity.RUN_SAMPLES)
-    assert set(sol.t[stored]) <= set(sol.validity.t) and np.max(sol.validity.delta) < 0.01
+    assert set(sol.t[stored]) <= set(sol.validity.t)
+    # the check decided by its bound alone, no eigenvalue problem; the ratio itself stays near 0.003
+    assert sol.validity.bounded.all() and np.max(sol.validity.delta) <= validity.THRESHOLD
+    exact = validity.estimate(sol, Y0, samples=validity.RUN_SAMPLES, exact=True)
+    assert not exact.bounded.any() and np.max(exact.delta) < 0.01
+    assert np.all(sol.validity.delta >= exact.delta)
 
 
 def test_estimate_samples(pushed):
@@ -89,8 +98,9 @@ def test_the_one_pass_estimate_is_the_definition(order):
     t = np.linspace(0.0, 1.0, 4)
     model = chain.reduced(eps, order=order)
     p = chain.param_vector()
-    V, J, r = nh._core.reduced_validity(chain.friction(eps).core, chain.core, order, eps, t, QU, p,
-                                        nh.models.reduced.compiled_slip(chain, order + 1))
+    V, J, r, bound = nh._core.reduced_validity(chain.friction(eps).core, chain.core, order, eps, t, QU, p,
+                                               nh.models.reduced.compiled_slip(chain, order + 1))
+    assert np.all(bound >= validity._gap(J, chain.k))  # an upper bound of the gap (inf where it cannot tell)
     np.testing.assert_allclose(V, model.velocity(t, QU.T).T, rtol=1e-12, atol=1e-14)
     friction = chain.friction(eps)
     for i in range(len(t)):
@@ -101,3 +111,52 @@ def test_the_one_pass_estimate_is_the_definition(order):
     np.testing.assert_allclose(r, eps ** (order + 1) * np.abs(series).max(axis=1) / scale, rtol=1e-9)
     with pytest.raises(ValueError, match="qu"):
         nh._core.reduced_validity(friction.core, chain.core, order, eps, t, QU[:, :n], p)
+
+
+def _samples(system, rng, count, speed):
+    Q = rng.uniform(-1.0, 1.0, (count, system.n))
+    return np.array([np.r_[q, system.project(q, rng.uniform(-speed, speed, system.n))] for q in Q])
+
+
+@pytest.mark.parametrize("seed, n, k, affine, force", [(3, 4, 2, False, False), (7, 6, 3, True, False),
+                                                       (11, 8, 5, False, True), (13, 5, 1, False, True)])
+def test_the_bound_never_says_valid_where_the_eigenvalues_do_not(seed, n, k, affine, force):
+    """The gap's upper bound (no eigenvalues: a slow/fast similarity and the block Gershgorin theorem) is
+    at least the ratio of the eigenvalues at random states of random systems, over eps from where it
+    decides to where the time scales merge; it decides (bound <= THRESHOLD) at small eps."""
+    system = nh.testing.random_system(seed, n=n, k=k, affine=affine, force=force)
+    rng = np.random.default_rng(seed)
+    QU = _samples(system, rng, 12, 2.0)
+    t = rng.uniform(0.0, 3.0, len(QU))
+    p = system.param_vector()
+    for eps in (1e-5, 1e-3, 1e-2, 0.1, 1.0):
+        for order in (0, 1):
+            _, J, _, bound = nh._core.reduced_validity(system.friction(eps).core, system.core, order, eps, t, QU, p,
+                                                       nh.models.reduced.compiled_slip(system, order + 1))
+            gap = validity._gap(J, system.k)
+            assert np.all(bound >= gap), (eps, order, bound, gap)
+            assert not np.any((bound <= validity.THRESHOLD) & (gap > validity.THRESHOLD))
+            if eps == 1e-5:
+                assert np.all(bound <= validity.THRESHOLD)  # the cheap path decides where eps is small
+    model = system.reduced(1e-5, order=1)
+    y0 = QU[0]
+    sol = nh.simulate(model, (0, 1), y0)
+    assert sol.validity.valid and sol.validity.bounded.all()
+
+
+def test_the_default_check_gives_the_verdict_of_the_eigenvalues():
+    """simulate's check (the bound, eigenvalues only where it cannot decide) and the check by the
+    eigenvalues everywhere give the same verdict and the same values above the threshold, on runs inside
+    and outside the range; inside, on the chain of 8 links at eps 1e-4, it solves no eigenvalue problem."""
+    chain = nh.systems.knife_edge_chain(8)
+    q0 = np.r_[0.0, 0.0, 0.3 * np.sin(np.arange(8))]
+    y0 = np.r_[q0, chain.project(q0, np.r_[1.0, 0.0, 0.5, np.zeros(7)])]
+    for eps, valid in ((1e-4, True), (1e-3, True), (0.05, False)):
+        sol, caught = _run(chain.reduced(eps, order=1), y0, (0, 5), t_eval=np.linspace(0, 5, 41))
+        exact = validity.estimate(sol, y0, samples=validity.RUN_SAMPLES, exact=True)
+        assert sol.validity.valid == exact.valid == valid and bool(caught) == (not valid)
+        assert np.all(sol.validity.delta >= exact.delta)
+        assert np.array_equal(sol.validity.delta[~sol.validity.bounded], exact.delta[~sol.validity.bounded])
+        assert np.all(sol.validity.delta[sol.validity.bounded] <= validity.THRESHOLD)
+        if eps == 1e-4:
+            assert sol.validity.bounded.all()

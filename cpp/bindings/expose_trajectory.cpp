@@ -39,20 +39,21 @@ void expose_trajectory(py::module_& m) {
     const auto n = static_cast<py::ssize_t>(sys.n());
     // each J_i column-major, as Model::jacobian writes it: strides make it the matrix J_i itself
     const auto size = static_cast<py::ssize_t>(sizeof(double));
-    py::array_t<double> V({n_t, n}), r(n_t);
+    py::array_t<double> V({n_t, n}), r(n_t), bound(n_t);
     py::array_t<double> J({n_t, 2 * n, 2 * n}, {4 * n * n * size, size, 2 * n * size});
-    double *v = V.mutable_data(), *d = J.mutable_data(), *rr = r.mutable_data();
+    double *v = V.mutable_data(), *d = J.mutable_data(), *rr = r.mutable_data(), *b = bound.mutable_data();
     {
       py::gil_scoped_release release;
       reduced_validity(friction, sys, next, order, eps, static_cast<int>(n_t), T.data(), QU.data(), pv.data(), v, d,
-                       rr);
+                       rr, b);
     }
-    return py::make_tuple(V, J, r);
+    return py::make_tuple(V, J, r, bound);
   }, py::arg("friction"), py::arg("system"), py::arg("order"), py::arg("eps"), py::arg("t"), py::arg("qu"),
      py::arg("params"), py::arg("next") = nullptr,
-     "(V, J, r) of a reduced model of this order at the samples qu = [q, u] (time-major, shape (n_t, 2n)): "
-     "its velocity, the friction model's Jacobian there (n_t, 2n, 2n) and the first dropped term relative to the samples' "
-     "largest velocity (nonholo/slow_manifold_validity.hpp); `next` a CompiledSlip of order + 1, else Taylor mode.");
+     "(V, J, r, bound) of a reduced model of this order at the samples qu = [q, u] (time-major, shape (n_t, 2n)): "
+     "its velocity, the friction model's Jacobian there (n_t, 2n, 2n), the first dropped term relative to the samples' "
+     "largest velocity and an upper bound of the spectral gap of each Jacobian, no eigenvalues (inf where it cannot "
+     "decide; nonholo/slow_manifold_validity.hpp); `next` a CompiledSlip of order + 1, else Taylor mode.");
   m.def("slow_manifold_velocity", [](const MechanicalSystem& sys, int order, double eps, py::handle t, py::handle y,
                                      py::handle p, const CompiledSlip* compiled) {
     if (compiled != nullptr && (compiled->order() != order || &compiled->system() != &sys))

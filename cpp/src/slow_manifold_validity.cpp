@@ -5,13 +5,15 @@
 #include <vector>
 
 #include "nonholo/errors.hpp"
+#include "nonholo/mechanics.hpp"
+#include "nonholo/slow_manifold_gap_bound.hpp"
 #include "nonholo/slow_manifold.hpp"
 
 namespace nonholo {
 
 void reduced_validity(const Model& friction, const MechanicalSystem& sys, const CompiledSlip* next, int order,
                       double eps, int n_t, const double* t, const double* QU, const double* p, double* V,
-                      double* J, double* r) {
+                      double* J, double* r, double* bound) {
   const int n = sys.n(), np = sys.n_params();
   if (order < 0) throw InputError("order must be at least 0 (got " + std::to_string(order) + ")");
   if (next != nullptr && (next->order() != order + 1 || &next->system() != &sys))
@@ -24,6 +26,7 @@ void reduced_validity(const Model& friction, const MechanicalSystem& sys, const 
   WorkspaceLease ws = friction.borrow_workspace();
   SlipWork<double> slip;
   VecX<double> y(2 * n);
+  MechanicsWork<double> geo;  // G and A at the sample, for the gap's bound
   double scale = 0.0;
   for (int i = 0; i < n_t; ++i) {
     const double* q = QU + static_cast<long>(i) * 2 * n;
@@ -49,7 +52,12 @@ void reduced_validity(const Model& friction, const MechanicalSystem& sys, const 
                       v.lpNorm<Eigen::Infinity>()});
     y.head(n) = Eigen::Map<const VecX<double>>(q, n);
     y.tail(n) = v;
-    friction.jacobian(t[i], y.data(), pf.data(), J + static_cast<long>(i) * 4 * n * n, *ws);
+    double* Ji = J + static_cast<long>(i) * 4 * n * n;
+    friction.jacobian(t[i], y.data(), pf.data(), Ji, *ws);
+    if (bound != nullptr) {
+      sys.evaluate_dynamics(t[i], q, v.data(), p, geo.geo);
+      bound[i] = spectral_gap_bound(Eigen::Map<const MatX<double>>(Ji, 2 * n, 2 * n), geo.geo.G(), geo.geo.A());
+    }
   }
   for (int i = 0; i < n_t; ++i) r[i] = scale > 0.0 ? r[i] / scale : 0.0;
 }

@@ -457,9 +457,9 @@ def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.S
     """
     The reduced model of order K on the slow manifold of the friction law `law` (ValueError for a law other than 'viscous', the one whose expansion is written).
     """
-def reduced_validity(friction: Model, system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, qu: typing.Any, params: typing.Any, next: CompiledSlip = None) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
+def reduced_validity(friction: Model, system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, qu: typing.Any, params: typing.Any, next: CompiledSlip = None) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
     """
-    (V, J, r) of a reduced model of this order at the samples qu = [q, u] (time-major, shape (n_t, 2n)): its velocity, the friction model's Jacobian there (n_t, 2n, 2n) and the first dropped term relative to the samples' largest velocity (nonholo/slow_manifold_validity.hpp); `next` a CompiledSlip of order + 1, else Taylor mode.
+    (V, J, r, bound) of a reduced model of this order at the samples qu = [q, u] (time-major, shape (n_t, 2n)): its velocity, the friction model's Jacobian there (n_t, 2n, 2n), the first dropped term relative to the samples' largest velocity and an upper bound of the spectral gap of each Jacobian, no eigenvalues (inf where it cannot decide; nonholo/slow_manifold_validity.hpp); `next` a CompiledSlip of order + 1, else Taylor mode.
     """
 def slow_manifold_velocity(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, y: typing.Any, params: typing.Any, compiled: CompiledSlip = None) -> numpy.typing.NDArray[numpy.float64]:
     """

@@ -18,11 +18,13 @@ namespace nonholo {
 //   J_i     = the friction model's Jacobian at (t_i, q_i, V_i), 2n x 2n, column-major
 //             (Model::jacobian's layout);
 //   r_i     = max |eps^(K+1) h^(K+1)(t_i, q_i, u_i)| / max_j max(|u_j|, |V_j|) (0 where that
-//             scale is 0).
+//             scale is 0);
+//   bound_i = an upper bound of the spectral gap delta of J_i (slow_manifold_gap_bound.hpp: no
+//             eigenvalues; +inf where it cannot separate the fast block), when `bound` is not null.
 // `friction` is the system's friction model (parameters: the system's, then eps); p holds the
 // system's parameters.
 void reduced_validity(const Model& friction, const MechanicalSystem& sys, const CompiledSlip* next, int order,
                       double eps, int n_t, const double* t, const double* QU, const double* p, double* V,
-                      double* J, double* r);
+                      double* J, double* r, double* bound = nullptr);
 
 }  // namespace nonholo

@@ -32,6 +32,16 @@ plane (tests/test_honest_runs.py) has delta = 0 but r = 0.26 at eps = 2, 0.013 a
 state's own, which a velocity passing through zero makes meaningless). Both
 bounds are a tenth: beyond it the truncated series is no longer a small correction, and the runs
 differ from the friction model at order one; below it the error falls like eps^(K+1).
+
+The eigenvalues are needed only where delta is near or above its bound. A run's check
+(``estimate``) first bounds delta from above at each sample without them (in C++,
+``nonholo/slow_manifold_gap_bound.hpp``: a similarity that splits the Jacobian into its slow and
+fast blocks, then the block Gershgorin theorem), and computes the eigenvalues only at the samples
+where that bound exceeds the threshold. Where the bound decides, ``delta`` holds the bound (an
+upper bound of the ratio, at most the threshold; ``ValidityEstimate.bounded`` marks those
+samples), elsewhere the ratio itself: the verdict is the one the eigenvalues give everywhere, and
+the reported values that exceed the threshold are exact. ``estimate(..., exact=True)`` computes
+the ratio at every sample.
 """
 
 from __future__ import annotations
@@ -51,13 +61,16 @@ RUN_SAMPLES = 16  # stored states simulate checks (evenly spaced, first and last
 @dataclass
 class ValidityEstimate:
     """delta(t) and r(t) at the sampled times of a run (see the module docstring); ``valid`` when
-    max delta <= ``threshold`` and max r <= ``next_term_threshold``."""
+    max delta <= ``threshold`` and max r <= ``next_term_threshold``. ``bounded``: True at the
+    samples where ``delta`` is the upper bound that decided (at most the threshold), not the ratio
+    of the eigenvalues (None: the ratio everywhere)."""
 
     t: np.ndarray
     delta: np.ndarray
     next_term: np.ndarray
     threshold: float = THRESHOLD
     next_term_threshold: float = NEXT_TERM_THRESHOLD
+    bounded: np.ndarray | None = None
 
     @property
     def max(self) -> float:
@@ -89,7 +102,7 @@ def scale_separation(system, eps: float, t, Y, params=None) -> np.ndarray:
     """delta at time-major states Y (n_t, 2n) = (q, v) of the friction model (v on its slow
     manifold, e.g. a reduced model's ``velocity``), at times t (n_t,)."""
     Y = np.asarray(Y, dtype=float)
-    return _evaluate(system, eps, 0, t, Y, system.param_vector(params))[1]
+    return _evaluate(system, eps, 0, t, Y, system.param_vector(params), exact=True)[1]
 
 
 def _gap(J: np.ndarray, k: int) -> np.ndarray:
@@ -106,27 +119,34 @@ def next_term(system, eps: float, order: int, t, Q, U, V=None, params=None) -> n
     return _evaluate(system, eps, order, t, np.hstack([Q, U]), system.param_vector(params))[2]
 
 
-def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p) -> tuple:
-    """(V, delta, r) at the samples QU = [q, u] (n_t, 2n): one pass in C++
+def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p, exact: bool = False) -> tuple:
+    """(V, delta, r, bounded) at the samples QU = [q, u] (n_t, 2n): one pass in C++
     (``_core.reduced_validity``: the coefficients h^(1..K+1) once per sample, from the compiled
     series of order K + 1, traced once per system and order as the models of that order, or Taylor
-    mode; the friction model's Jacobian at (q, V)), then the eigenvalues by LAPACK."""
+    mode; the friction model's Jacobian at (q, V) and an upper bound of its gap), then the
+    eigenvalues by LAPACK where that bound exceeds THRESHOLD (everywhere with ``exact``).
+    ``bounded`` marks the samples whose delta is the bound."""
     from .. import _core
     from .reduced import compiled_slip  # reduced imports this module's users: late
 
     friction = system.__dict__.get("_validity_friction")
     if friction is None:  # the friction model's core takes eps as a parameter: one per system
         friction = system.__dict__["_validity_friction"] = system.friction(eps).core
-    V, J, r = _core.reduced_validity(friction, system.core, order, float(eps), np.asarray(t, dtype=float), QU,
-                                     p, compiled_slip(system, order + 1))
-    return V, _gap(J, system.k), r
+    V, J, r, bound = _core.reduced_validity(friction, system.core, order, float(eps), np.asarray(t, dtype=float),
+                                            QU, p, compiled_slip(system, order + 1))
+    bounded = np.zeros(len(bound), dtype=bool) if exact else bound <= THRESHOLD
+    delta = bound.copy()
+    if not bounded.all():
+        delta[~bounded] = _gap(J[~bounded], system.k)
+    return V, delta, r, bounded
 
 
-def estimate(result, y0=None, samples: int | None = None) -> ValidityEstimate | None:
+def estimate(result, y0=None, samples: int | None = None, exact: bool = False) -> ValidityEstimate | None:
     """The ValidityEstimate of a reduced model's run (``result.model`` a ReducedModel) at its initial
     state ``y0`` (the model's state) and at every stored state (its final state when it stored
     none); ``samples``: at most that many stored states instead, evenly spaced, the first and the
-    last included. None without states."""
+    last included. ``exact``: delta from the eigenvalues at every sample, not only where its upper
+    bound exceeds the threshold (the same verdict; see the module docstring). None without states."""
     model = result.model
     n = model.system.n
     ts, ys = [], []
@@ -153,8 +173,8 @@ def estimate(result, y0=None, samples: int | None = None) -> ValidityEstimate | 
         QU = np.ascontiguousarray(Y[:, : 2 * n])
     else:
         QU = np.hstack([Y[:, :n], model.frame_velocities(t, Y, p, result._frame_switches)])
-    _, delta, r = _evaluate(model.system, eps, model.order, t, QU, p[:n_sys])
-    return ValidityEstimate(t, delta, r)
+    _, delta, r, bounded = _evaluate(model.system, eps, model.order, t, QU, p[:n_sys], exact)
+    return ValidityEstimate(t, delta, r, bounded=bounded)
 
 
 def sample_indices(count: int, samples: int | None = None) -> np.ndarray:
