@@ -110,6 +110,12 @@ def test_speeds_dynamics_are_sympys_kane_equations(builder):
         # the dependent speeds satisfy the constraints: SymPy's q' of them is its kinematics
         assert np.abs(dyn.vector_field(y, w) - np.r_[xd[:n], xd[n:n + m]]).max() < 1e-12 * scale
         assert np.abs(z[k:k + n + k][:len(km.u)] - xd[n:]).max() < 1e-12 * scale
+    # the equations of motion are scaled to O(1) in the rates: at q = 0 each row's largest coefficient
+    # of a rate is 1 (the car's mass, 1200 kg, left them 10-100 times the kinematic rows before)
+    k = len(km._udep)
+    rates = dyn.algebraic[k:k + len(km.u)]
+    motion = sp.Matrix(dyn.equations[k:k + len(km.u)]).jacobian(rates).subs(dict.fromkeys(dyn.states[:n], 0))
+    assert np.allclose(np.abs(np.array(motion.evalf(), dtype=float)).max(axis=1), 1.0, rtol=1e-12)
 
 
 def test_pushed_skate_optimum_is_the_closed_form():
