@@ -69,12 +69,13 @@ Hermite-Simpson 6.5212 in 26 iterations, 2.6 s (1207 variables, 800 constraints)
 coarse starts (both default starts solved on the full mesh) the trapezoid took 7.31 s and
 Hermite-Simpson 39.4 s; of the trapezoid's time over 90% went to the straight-line start, which fails.
 
-nonholo's rows on A (--problem A --repeats 3 --peer-methods "backward euler", load average 6.0
-at the start, results/ocp_vs_opty_casadi_park.json): 320249 (the peers 320227, +0.007%) in 19
-iterations on the full mesh after 119 on the coarse meshes of its two starts, 3.77 s with
-mu_strategy="adaptive" and 6.5 s with the default monotone update, against CasADi L-BFGS 2.91 s
-and opty 4.23 s: 1.30 times the fastest peer, not the issue's half (at load 10.4: 1.38). From the example's guess
-nonholo ends at a worse local optimum (2.203e6 after 2723 iterations). Before Kane's speeds the
+nonholo's rows on A (--problem A --repeats 3 --peer-methods "backward euler", load average 15.7
+at the start, results/ocp_vs_opty_casadi_park.json), after the equations of motion in Kane's speeds
+were scaled to O(1): 320249 (the peers 320227, +0.007%) in 28 iterations on the full mesh after 204
+on the coarse meshes of its two starts (default, monotone) and 22 after 57 (mu_strategy="adaptive");
+CPU time 1.60 and 0.96 times CasADi L-BFGS's (wall time 1.39 and 0.77); before the scaling 2.14
+and 1.19 (249 and 119 coarse iterations). Not the issue's half. From the example's guess
+nonholo ends at a worse local optimum (2.203e6 after 2723 iterations, before the scaling). Before Kane's speeds the
 parallel park did not set up (voronets_split: no pair of the car's coordinates has an invertible
 constraint block at every q, x, y at delta = 0 included).
 """
