@@ -69,12 +69,13 @@ Hermite-Simpson 6.5212 in 26 iterations, 2.6 s (1207 variables, 800 constraints)
 coarse starts (both default starts solved on the full mesh) the trapezoid took 7.31 s and
 Hermite-Simpson 39.4 s; of the trapezoid's time over 90% went to the straight-line start, which fails.
 
-nonholo's rows on A (--problem A --repeats 3 --peer-methods "backward euler", load average 6.0
-at the start, results/ocp_vs_opty_casadi_park.json): 320249 (the peers 320227, +0.007%) in 19
-iterations on the full mesh after 119 on the coarse meshes of its two starts, 3.77 s with
-mu_strategy="adaptive" and 6.5 s with the default monotone update, against CasADi L-BFGS 2.91 s
-and opty 4.23 s: 1.30 times the fastest peer, not the issue's half (at load 10.4: 1.38). From the example's guess
-nonholo ends at a worse local optimum (2.203e6 after 2723 iterations). Before Kane's speeds the
+nonholo's rows on A (--problem A --repeats 3 --peer-methods "backward euler", load average 15.7
+at the start, results/ocp_vs_opty_casadi_park.json), after the equations of motion in Kane's speeds
+were scaled to O(1): 320249 (the peers 320227, +0.007%) in 28 iterations on the full mesh after 204
+on the coarse meshes of its two starts (default, monotone) and 22 after 57 (mu_strategy="adaptive");
+CPU time 1.60 and 0.96 times CasADi L-BFGS's (wall time 1.39 and 0.77); before the scaling 2.14
+and 1.19 (249 and 119 coarse iterations). Not the issue's half. From the example's guess
+nonholo ends at a worse local optimum (2.203e6 after 2723 iterations, before the scaling). Before Kane's speeds the
 parallel park did not set up (voronets_split: no pair of the car's coordinates has an invertible
 constraint block at every q, x, y at delta = 0 included).
 """
@@ -240,10 +241,10 @@ def solve_opty(spec: dict, guess: np.ndarray, N: int, method: str, free_time: bo
 
     def run():
         problem.obj_value = []
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         solution, info = problem.solve(flat_guess.copy())
-        seconds = time.perf_counter() - start
-        return dict(objective=float(info["obj_val"]), iterations=len(problem.obj_value) - 1, seconds=seconds,
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return dict(objective=float(info["obj_val"]), iterations=len(problem.obj_value) - 1, seconds=seconds, cpu=cpu,
                     n_variables=n_var, n_constraints=n_con, status=IPOPT_STATUS.get(info["status"], info["status"]),
                     success=info["status"] in (0, 1))
     return run
@@ -329,16 +330,37 @@ def solve_casadi(spec: dict, guess: np.ndarray, N: int, method: str, free_time: 
     n_con = opti.ng - bound_rows
 
     def run():
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             sol = opti.solve()
             stats, objective = sol.stats(), float(sol.value(opti.f))
         except RuntimeError:  # IPOPT's failure: Opti raises, the debug values stay readable
             stats, objective = opti.stats(), float(opti.debug.value(opti.f))
-        seconds = time.perf_counter() - start
-        return dict(objective=objective, iterations=int(stats["iter_count"]), seconds=seconds, n_variables=n_var,
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return dict(objective=objective, iterations=int(stats["iter_count"]), seconds=seconds, cpu=cpu,
+                    n_variables=n_var,
                     n_constraints=n_con, status=str(stats["return_status"]), success=bool(stats["success"]))
     return run
+
+
+def park_problem(nh):
+    """nonholo's OptimalControlProblem of problem A: the car from the example's KanesMethod
+    (``System.from_kanes_method``) in Kane's speeds, its bounds, at rest at both ends, y = 2 at the end."""
+    spec = parallel_park_equations()
+    # The inputs T(t), F(t) become the system's symbols T, F (parameters of a simulation,
+    # controls here); the state is the problem's (at rest at both ends, y = 2 at the end).
+    T, F = spec["inputs"]
+    Ts, Fs = sm.symbols("T F")
+    params = {str(k): v for k, v in spec["params"].items()} | {"T": 0.0, "F": 0.0}
+    system = nh.System.from_kanes_method(spec["kane"], params, specified={T: Ts, F: Fs})
+    # controls= takes the System (its Lagrange-d'Alembert dynamics); its state names first
+    names = list(nh.OptimalControlProblem(system, cost=Fs**2 + Ts**2, controls=[Ts, Fs],
+                                          t_final=DURATION_A).state_names)
+    return nh.OptimalControlProblem(
+        system, cost=Fs**2 + Ts**2, controls=[Ts, Fs], t_final=DURATION_A,
+        initial=[0.0] * len(names), final=[2.0 if name == "y" else 0.0 for name in names],
+        state_bounds={"delta": (np.deg2rad(-45.0), np.deg2rad(45.0))},
+        control_bounds={"T": (-50.0, 50.0), "F": (-300.0, 300.0)})
 
 
 def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monotone"):
@@ -347,21 +369,7 @@ def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monot
     (states x, y, theta, delta, v_x, beta; v_y, omega, the speeds' rates and the multipliers as
     algebraic variables at every point), from nonholo's default start."""
     if which == "A":
-        spec = parallel_park_equations()
-        # The inputs T(t), F(t) become the system's symbols T, F (parameters of a simulation,
-        # controls here); the state is the problem's (at rest at both ends, y = 2 at the end).
-        T, F = spec["inputs"]
-        Ts, Fs = sm.symbols("T F")
-        params = {str(k): v for k, v in spec["params"].items()} | {"T": 0.0, "F": 0.0}
-        system = nh.System.from_kanes_method(spec["kane"], params, specified={T: Ts, F: Fs})
-        # controls= takes the System (its Lagrange-d'Alembert dynamics); its state names first
-        names = list(nh.OptimalControlProblem(system, cost=Fs**2 + Ts**2, controls=[Ts, Fs],
-                                              t_final=DURATION_A).state_names)
-        problem = nh.OptimalControlProblem(
-            system, cost=Fs**2 + Ts**2, controls=[Ts, Fs], t_final=DURATION_A,
-            initial=[0.0] * len(names), final=[2.0 if name == "y" else 0.0 for name in names],
-            state_bounds={"delta": (np.deg2rad(-45.0), np.deg2rad(45.0))},
-            control_bounds={"T": (-50.0, 50.0), "F": (-300.0, 300.0)})
+        problem = park_problem(nh)
     else:
         truck = nh.systems.kinematic_car_trailers(n_trailers=1, turning_radius=1.0, hitch=1.0)
         problem = nh.OptimalControlProblem(truck, cost="time", initial=[0.0, 0.0, 0.0, 0.0], final=list(GOAL_B),
@@ -372,11 +380,11 @@ def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monot
     problem.solve(nodes=11, method=method, max_iter=1)  # the tapes, built once per problem (set-up)
 
     def run():
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         sol = problem.solve(nodes=N, method=method, tol=TOL, max_iter=MAX_ITER, mu_strategy=mu_strategy)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         s = sol.stats
-        return dict(objective=float(sol.objective), iterations=int(s["iterations"]), seconds=seconds,
+        return dict(objective=float(sol.objective), iterations=int(s["iterations"]), seconds=seconds, cpu=cpu,
                     n_variables=int(s["n_variables"]), n_constraints=int(s["n_constraints"]),
                     status=str(sol.message), success=bool(sol.success), time_ipopt=float(s["time_ipopt"]),
                     time_evaluations=float(s["time_evaluations"]), coarse_iterations=int(s.get("coarse_iterations", 0)))
@@ -435,21 +443,26 @@ def measure(runners: list, repeats: int) -> list:
     for i, (label, method, _) in enumerate(runners):
         last = results[i][-1]
         out.append(dict(last, tool=label, method=method, seconds=statistics.median(r["seconds"] for r in results[i]),
+                        cpu=statistics.median(r["cpu"] for r in results[i]),
                         spread=(min(r["seconds"] for r in results[i]), max(r["seconds"] for r in results[i]))))
     return out
 
 
 def table(title: str, results: list) -> str:
     lines = [f"### {title}", "",
-             "| tool | transcription | objective | iterations | time to solve (s) | / fastest peer | "
-             "variables | constraints | IPOPT status |",
-             "|:---|:---|---:|---:|---:|---:|---:|---:|:---|"]
+             "| tool | transcription | objective | iterations | time to solve (s) | / fastest peer | CPU (s) | "
+             "CPU / fastest peer's | variables | constraints | IPOPT status |",
+             "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|:---|"]
     for r in results:
         peers_same = [p["seconds"] for p in results if p["method"] == r["method"]
                       and not p["tool"].startswith("nonholo") and p["success"]]
         fastest = min(peers_same) if peers_same else min(p["seconds"] for p in results if p["success"] or p is r)
+        cpus = [p["cpu"] for p in results if p["method"] == r["method"] and not p["tool"].startswith("nonholo")
+                and p["success"]]
+        fastest_cpu = min(cpus) if cpus else min(p["cpu"] for p in results if p["success"] or p is r)
         lines.append(f"| {r['tool']} | {r['method']} | {r['objective']:.6g} | {r['iterations']} | {r['seconds']:.3g} | "
-                     f"{r['seconds'] / fastest:.2f} | {r['n_variables']} | {r['n_constraints']} | {r['status']} |")
+                     f"{r['seconds'] / fastest:.2f} | {r['cpu']:.3g} | {r['cpu'] / fastest_cpu:.2f} | "
+                     f"{r['n_variables']} | {r['n_constraints']} | {r['status']} |")
     ours = [r for r in results if "time_ipopt" in r]
     if ours:
         lines += ["", "nonholo's time (last repeat): " + "; ".join(

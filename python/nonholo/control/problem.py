@@ -384,7 +384,7 @@ class OptimalControlProblem:
         mu_strategy : {"monotone", "adaptive"}
             IPOPT's barrier parameter update (its ``mu_strategy``): Fiacco-McCormick's monotone
             decrease, or the adaptive rule of Nocedal, Waechter and Waltz, often fewer
-            iterations from a poor start (e.g. 112 instead of 236 on opty's parallel park at
+            iterations from a poor start (e.g. 50 instead of 193 on opty's parallel park at
             126 nodes from the heading start).
         ipopt_options : mapping name -> str, int or float, optional
             Further IPOPT options by IPOPT's names, e.g. ``{"mu_strategy": "adaptive",

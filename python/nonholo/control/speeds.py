@@ -115,6 +115,22 @@ class ConstrainedControlSystem(KinematicSystem):
                 f"algebraic={self.algebraic_names})")
 
 
+def _row_scales(M: sp.Matrix, q: list) -> list:
+    """Per row of the speeds' mass matrix M(q), its largest |entry| at q = 0 (1 where that is not a
+    positive finite number): the equations of motion divided by it are O(1) in the rates, as the
+    kinematic rows are, whatever the units of mass (IPOPT's gradient-based scaling caps gradients at
+    100 only, so a car of 1200 kg left its rows 10-100 times the others')."""
+    try:
+        M0 = np.array(M.subs(dict.fromkeys(q, 0)).evalf(), dtype=float)
+    except (TypeError, ValueError):
+        return [1] * M.rows
+    out = []
+    for row in np.abs(M0):
+        top = float(np.max(row, initial=0.0))
+        out.append(sp.Float(top) if np.isfinite(top) and top > 0 else 1)
+    return out
+
+
 def _stack(values, P: int) -> np.ndarray:
     return np.array([np.broadcast_to(np.asarray(v, dtype=float), (P,)) for v in values]).reshape(len(values), P)
 
@@ -134,6 +150,9 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
 
     (d'Alembert's principle for the virtual speeds in ker C, and the constraints' rate): linear in
     u_dep and in (a, lam), regular where C_dep is and C has full rank, with no division in SymPy.
+    Each row of the second block is divided by its largest entry of J^T G J at q = 0 (a constant:
+    O(1) coefficients of the rates in any units of mass; IPOPT converges in fewer iterations, e.g.
+    opty's parallel park at 126 nodes from the heading start in 193 instead of 236).
     f = (J u + q0, a_ind). ``cost="energy"`` is the kinetic energy 1/2 q'^T G q'."""
     names, frame, _ = system.speeds
     controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
@@ -188,7 +207,7 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     dynamics = J.T * G * J * a - (C.T * sp.Matrix(lam) if k else sp.zeros(n, 1)) - \
         J.T * (r - G * (rate(J) * u + rate(q0)))
     equations = [*(C * u + f)] if k else []
-    equations += list(dynamics)
+    equations += [row / scale for row, scale in zip(dynamics, _row_scales(J.T * G * J, q))]
     equations += [*(C * a + rate(C) * u + rate(f))] if k else []
     energy = sp.expand((qdot.T * G * qdot)[0, 0] / 2)
     return ConstrainedControlSystem([*q, *u_ind], controls, [*u_dep, *rates, *lam], [*qdot, *rates[:m]], equations,
