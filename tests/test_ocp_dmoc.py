@@ -61,6 +61,33 @@ def test_dmoc_agrees_with_collocation_and_its_rerun_error_shrinks():
     assert sols[-1].stats["max_nlp_defect"] < 1e-8
 
 
+def test_dmoc_with_a_free_duration():
+    """The duration as a variable (the step h = T dtau in the interval's tape): the minimum-time push
+    with |F| <= 1 from rest to rest 1 ahead, bang-bang in T = 2, is reached at second order; with
+    a running cost and bounds on T, the exact Hessian (its T row and column from the tapes) and
+    IPOPT's L-BFGS reach the same optimum, which converges to Hermite-Simpson's at second order."""
+    system, (F, tau) = _pushed_knife_edge()
+    bounds = {"F": (-1, 1), "tau": (-1, 1)}
+    fastest = nh.OptimalControlProblem(system, cost="time", controls=[F, tau], control_bounds=bounds,
+                                       initial=[0, 0, 0, 0, 0], final=[1, 0, 0, 0, 0])
+    nodes = (11, 21, 41)
+    times = [fastest.solve(nodes=n, method="dmoc").t_final for n in nodes]
+    assert _slope([1.0 / (n - 1) for n in nodes], [t - 2.0 for t in times]) == pytest.approx(2.0, abs=0.3)
+    assert times[-1] == pytest.approx(2.0, abs=2e-3)
+    problem = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2 + 1, t_final=(0.5, 5.0), controls=[F, tau],
+                                       initial=[0, 0, 0, 0, 0], final=[1, 0.5, 0.8, 0, 0])
+    ref = problem.solve(nodes=101)
+    errors = []
+    for n in nodes:
+        exact = problem.solve(nodes=n, method="dmoc")
+        lbfgs = problem.solve(nodes=n, method="dmoc", hessian="limited-memory")
+        assert exact.success and lbfgs.success
+        assert lbfgs.objective == pytest.approx(exact.objective, rel=1e-9)
+        assert lbfgs.t_final == pytest.approx(exact.t_final, rel=1e-7)
+        errors.append(exact.objective - ref.objective)
+    assert _slope([1.0 / (n - 1) for n in nodes], errors) == pytest.approx(2.0, abs=0.3)
+
+
 def test_dmoc_free_motion_is_the_discrete_integrator_and_its_energy_does_not_drift():
     """A free problem (final state free, cost int F^2 + tau^2): the optimum has no control, and DMOC's
     nodes are the trajectory of system.discrete(h) (the same equations: coordinates and node
