@@ -92,7 +92,8 @@ class DiscreteMechanics:
         names = problem.state_names[n:]
         by_name = {str(s): i for i, s in enumerate(v)}
         if any(nm not in by_name for nm in names):
-            raise ModelError(f"the problem's velocity states {names} are not velocities of {system.name!r}")
+            raise ValueError(f"method='dmoc' needs states q and velocities of {system.name!r}; the problem's are "
+                             f"{problem.state_names} (Kane's speeds: use a collocation method)")
         self.free = [by_name[nm] for nm in names]  # w = v[free]
 
         def named(stem, count):
