@@ -29,8 +29,9 @@ LAYERS = [
       "EigenvaluePath", "critical_values", "CriticalValue", "fit", "FitResult", "vakonomic_bvp", "ShootingError",
       "sweep", "SweepResult"], ["stability", "studies", "analysis"]),
     ("control", "Optimal control",
-     "Optimal control problems of kinematic control systems (q' = X_D(q) w), transcribed by direct "
-     "collocation (trapezoid, Hermite-Simpson) and solved by IPOPT in C++.",
+     "Optimal control problems of kinematic control systems (q' = X_D(q) w) and of Systems with forces as "
+     "controls, transcribed by direct collocation (trapezoid, Hermite-Simpson) or by the discrete "
+     "Lagrange-d'Alembert equations (DMOC) and solved by IPOPT in C++.",
      ["OptimalControlProblem", "OptimalControlSolution", "KinematicSystem", "TrackingResult"], []),
     ("builders", "Builders: bodies, surfaces, contacts, mechanisms",
      "Rigid bodies rolling on a plane and mechanisms of bodies on revolute joints, each an ordinary "

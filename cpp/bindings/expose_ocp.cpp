@@ -1,7 +1,9 @@
-// nonholo._core.solve_collocation: the collocation NLP of an optimal control problem, solved by
-// IPOPT in C++ with the GIL released (no Python runs per iteration).
+// nonholo._core.solve_collocation and solve_interval_nlp: the NLPs of an optimal control problem
+// (collocation; the discrete mechanics of DMOC), solved by IPOPT in C++ with the GIL released (no
+// Python runs per iteration).
 #include "bindings.hpp"
 #include "nonholo/ocp/collocation_nlp.hpp"
+#include "nonholo/ocp/interval_nlp.hpp"
 
 using namespace nonholo;
 
@@ -47,6 +49,54 @@ std::vector<IpoptOption> ipopt_options_from(const py::list& items) {
   return out;
 }
 
+// (tape, jac_rows, jac_cols, hessian, hess_rows, hess_cols) -> TapedFunction
+TapedFunction taped_from(const py::tuple& t, const char* what) {
+  if (t.size() != 6)
+    throw py::value_error(std::string(what) + " must be (tape, jac_rows, jac_cols, hessian, hess_rows, hess_cols)");
+  TapedFunction f;
+  f.values = t[0].cast<std::shared_ptr<Tape>>();
+  f.jac_rows = t[1].cast<std::vector<int>>();
+  f.jac_cols = t[2].cast<std::vector<int>>();
+  f.hessian = t[3].cast<std::shared_ptr<Tape>>();
+  f.hess_rows = t[4].cast<std::vector<int>>();
+  f.hess_cols = t[5].cast<std::vector<int>>();
+  return f;
+}
+
+CollocationOptions options_from(double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time,
+                                std::string mu_strategy, const py::list& ipopt_options) {
+  CollocationOptions o;
+  o.tol = tol;
+  o.max_iter = max_iter;
+  o.exact_hessian = exact_hessian;
+  o.print_level = print_level;
+  o.max_wall_time = max_wall_time;
+  o.mu_strategy = std::move(mu_strategy);
+  o.ipopt = ipopt_options_from(ipopt_options);
+  return o;
+}
+
+py::dict result_dict(const CollocationResult& r, int n_variables, int n_constraints) {
+  py::dict out;
+  out["x"] = to_numpy(r.x.data(), {static_cast<py::ssize_t>(r.x.size())});
+  out["multipliers"] =
+      to_numpy(r.constraint_multipliers.data(), {static_cast<py::ssize_t>(r.constraint_multipliers.size())});
+  out["objective"] = r.objective;
+  out["success"] = r.success;
+  out["status"] = r.status;
+  out["message"] = r.message;
+  out["iterations"] = r.iterations;
+  out["n_variables"] = n_variables;
+  out["n_constraints"] = n_constraints;
+  out["nnz_jacobian"] = r.nnz_jacobian;
+  out["nnz_hessian"] = r.nnz_hessian;
+  out["time_ipopt"] = r.time_ipopt;
+  out["time_evaluations"] = r.time_evaluations;
+  out["n_evaluations"] = r.n_evaluations;
+  out["max_defect"] = r.max_defect;
+  return out;
+}
+
 }  // namespace
 
 void expose_ocp(py::module_& m) {
@@ -85,37 +135,14 @@ void expose_ocp(py::module_& m) {
         p.x_lo = std::move(x_lo);
         p.x_hi = std::move(x_hi);
         p.x0 = std::move(x0);
-        CollocationOptions o;
-        o.tol = tol;
-        o.max_iter = max_iter;
-        o.exact_hessian = exact_hessian;
-        o.print_level = print_level;
-        o.max_wall_time = max_wall_time;
-        o.mu_strategy = std::move(mu_strategy);
-        o.ipopt = ipopt_options_from(ipopt_options);
+        CollocationOptions o = options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
+                                            std::move(mu_strategy), ipopt_options);
         CollocationResult r;
         {
           py::gil_scoped_release release;
           r = solve_collocation(p, o);
         }
-        py::dict out;
-        out["x"] = to_numpy(r.x.data(), {static_cast<py::ssize_t>(r.x.size())});
-        out["multipliers"] =
-            to_numpy(r.constraint_multipliers.data(), {static_cast<py::ssize_t>(r.constraint_multipliers.size())});
-        out["objective"] = r.objective;
-        out["success"] = r.success;
-        out["status"] = r.status;
-        out["message"] = r.message;
-        out["iterations"] = r.iterations;
-        out["n_variables"] = p.n_variables();
-        out["n_constraints"] = p.n_constraints();
-        out["nnz_jacobian"] = r.nnz_jacobian;
-        out["nnz_hessian"] = r.nnz_hessian;
-        out["time_ipopt"] = r.time_ipopt;
-        out["time_evaluations"] = r.time_evaluations;
-        out["n_evaluations"] = r.n_evaluations;
-        out["max_defect"] = r.max_defect;
-        return out;
+        return result_dict(r, p.n_variables(), p.n_constraints());
       },
       py::arg("n_y"), py::arg("n_u"), py::arg("n_g"), py::arg("step"), py::arg("dtau"), py::arg("stencils"),
       py::arg("quad_offsets"), py::arg("quad_weights"), py::arg("free_time"), py::arg("t_final"), py::arg("node"),
@@ -125,4 +152,51 @@ void expose_ocp(py::module_& m) {
       py::arg("print_level"), py::arg("max_wall_time"), py::arg("mu_strategy") = "monotone",
       py::arg("ipopt_options") = py::list(),
       "Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.");
+
+  m.def(
+      "solve_interval_nlp",
+      [](int n_z, int n_r, int n_c, int n_g, std::vector<double> dtau, bool free_time, double t_final,
+         const py::tuple& interval, const py::tuple& node, std::vector<double> first_rows,
+         std::vector<double> last_rows, bool first_imposed, bool last_imposed, std::vector<double> c_lo,
+         std::vector<double> c_hi, std::vector<double> g_lo, std::vector<double> g_hi, std::vector<double> x_lo,
+         std::vector<double> x_hi, std::vector<double> x0, double tol, int max_iter, bool exact_hessian,
+         int print_level, double max_wall_time, std::string mu_strategy, const py::list& ipopt_options) {
+        IntervalProblem p;
+        p.n_z = n_z;
+        p.n_r = n_r;
+        p.n_c = n_c;
+        p.n_g = n_g;
+        p.dtau = std::move(dtau);
+        p.free_time = free_time;
+        p.t_final = t_final;
+        p.interval = taped_from(interval, "interval");
+        p.node = taped_from(node, "node");
+        p.first_rows = std::move(first_rows);
+        p.last_rows = std::move(last_rows);
+        p.first_imposed = first_imposed;
+        p.last_imposed = last_imposed;
+        p.c_lo = std::move(c_lo);
+        p.c_hi = std::move(c_hi);
+        p.g_lo = std::move(g_lo);
+        p.g_hi = std::move(g_hi);
+        p.x_lo = std::move(x_lo);
+        p.x_hi = std::move(x_hi);
+        p.x0 = std::move(x0);
+        CollocationOptions o = options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
+                                            std::move(mu_strategy), ipopt_options);
+        CollocationResult r;
+        {
+          py::gil_scoped_release release;
+          r = solve_interval_nlp(p, o);
+        }
+        return result_dict(r, p.n_variables(), p.n_constraints());
+      },
+      py::arg("n_z"), py::arg("n_r"), py::arg("n_c"), py::arg("n_g"), py::arg("dtau"), py::arg("free_time"),
+      py::arg("t_final"), py::arg("interval"), py::arg("node"), py::arg("first_rows"), py::arg("last_rows"),
+      py::arg("first_imposed"), py::arg("last_imposed"), py::arg("c_lo"), py::arg("c_hi"), py::arg("g_lo"),
+      py::arg("g_hi"), py::arg("x_lo"), py::arg("x_hi"), py::arg("x0"), py::arg("tol"), py::arg("max_iter"),
+      py::arg("exact_hessian"), py::arg("print_level"), py::arg("max_wall_time"), py::arg("mu_strategy") = "monotone",
+      py::arg("ipopt_options") = py::list(),
+      "Solve an interval NLP (nonholo/ocp/interval_nlp.hpp: the discrete mechanics of DMOC) with IPOPT; returns "
+      "a dict of arrays and stats.");
 }

@@ -8,10 +8,7 @@
 #include <map>
 #include <utility>
 
-#include <IpIpoptApplication.hpp>
-#include <IpSolveStatistics.hpp>
-#include <IpTNLP.hpp>
-
+#include "ipopt_support.hpp"
 #include "nonholo/errors.hpp"
 
 namespace nonholo {
@@ -257,7 +254,7 @@ class CollocationNLP : public Ipopt::TNLP {
     result_.objective = obj_value;
     result_.status = static_cast<int>(status);
     result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
-    result_.message = status_message(status);
+    result_.message = ipopt_status_message(status);
     std::vector<double> g(m);
     if (update(x)) {
       defects(x, g.data());
@@ -272,26 +269,6 @@ class CollocationNLP : public Ipopt::TNLP {
 
   int nnz_jacobian() const { return jac_.size(); }
   int nnz_hessian() const { return hess_.size(); }
-
-  static std::string status_message(Ipopt::SolverReturn s) {
-    switch (s) {
-      case Ipopt::SUCCESS: return "Optimal Solution Found.";
-      case Ipopt::MAXITER_EXCEEDED: return "Maximum Number of Iterations Exceeded.";
-      case Ipopt::CPUTIME_EXCEEDED: return "Maximum CPU time exceeded.";
-      case Ipopt::STOP_AT_TINY_STEP: return "Search Direction is becoming Too Small.";
-      case Ipopt::STOP_AT_ACCEPTABLE_POINT: return "Solved To Acceptable Level.";
-      case Ipopt::LOCAL_INFEASIBILITY: return "Converged to a point of local infeasibility. Problem may be infeasible.";
-      case Ipopt::USER_REQUESTED_STOP: return "Stopping optimization at current point as requested by user.";
-      case Ipopt::DIVERGING_ITERATES: return "Iterates diverging; problem might be unbounded.";
-      case Ipopt::RESTORATION_FAILURE: return "Restoration Phase Failed.";
-      case Ipopt::ERROR_IN_STEP_COMPUTATION: return "Error in step computation (regularization becomes too large?)!";
-      case Ipopt::INVALID_NUMBER_DETECTED: return "Invalid number in NLP function or derivative detected.";
-      case Ipopt::TOO_FEW_DEGREES_OF_FREEDOM: return "Problem has too few degrees of freedom.";
-      case Ipopt::INVALID_OPTION: return "Invalid option encountered.";
-      case Ipopt::OUT_OF_MEMORY: return "Not enough memory.";
-      default: return "IPOPT failed (internal error).";
-    }
-  }
 
  private:
   // One contribution to an entry of the constraint Jacobian.
@@ -413,82 +390,16 @@ class CollocationNLP : public Ipopt::TNLP {
   bool valid_ = false;
 };
 
-// Sets the caller's IPOPT options; throws InputError naming the first one IPOPT refuses (checked
-// against the registered option first, so that IPOPT prints no complaint of its own).
-void set_ipopt_options(Ipopt::IpoptApplication& app, const std::vector<IpoptOption>& options) {
-  auto list = app.Options();
-  auto registered = app.RegOptions();
-  for (const IpoptOption& o : options) {
-    const std::string where = "ipopt_options['" + o.name + "']";
-    Ipopt::SmartPtr<const Ipopt::RegisteredOption> known = registered->GetOption(o.name);
-    if (Ipopt::IsNull(known)) throw InputError(where + ": IPOPT has no option '" + o.name + "'");
-    bool ok = false;
-    switch (known->Type()) {
-      case Ipopt::OT_String:
-        if (o.kind != IpoptOption::String) throw InputError(where + " must be a string (IPOPT's type of the option)");
-        ok = known->IsValidStringSetting(o.text) && list->SetStringValue(o.name, o.text);
-        break;
-      case Ipopt::OT_Integer:
-        if (o.kind != IpoptOption::Integer) throw InputError(where + " must be an integer (IPOPT's type of the option)");
-        if (o.integer < -2147483647L || o.integer > 2147483647L) throw InputError(where + " is out of range");
-        ok = known->IsValidIntegerSetting(static_cast<Ipopt::Index>(o.integer)) &&
-             list->SetIntegerValue(o.name, static_cast<Ipopt::Index>(o.integer));
-        break;
-      case Ipopt::OT_Number: {
-        if (o.kind == IpoptOption::String) throw InputError(where + " must be a number (IPOPT's type of the option)");
-        const double value = o.kind == IpoptOption::Integer ? static_cast<double>(o.integer) : o.number;
-        ok = known->IsValidNumberSetting(value) && list->SetNumericValue(o.name, value);
-        break;
-      }
-      default:
-        throw InputError(where + ": IPOPT's option has an unknown type");
-    }
-    if (!ok) {
-      const std::string value = o.kind == IpoptOption::String    ? "'" + o.text + "'"
-                                : o.kind == IpoptOption::Integer ? std::to_string(o.integer)
-                                                                 : std::to_string(o.number);
-      throw InputError(where + " = " + value + " is not a value IPOPT accepts for this option");
-    }
-  }
-}
-
 }  // namespace
 
 CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options) {
   problem.check();
-  if (!(options.tol > 0)) throw InputError("tol must be positive");
-  if (options.max_iter < 0) throw InputError("max_iter must be non-negative");
-  if (options.mu_strategy != "monotone" && options.mu_strategy != "adaptive")
-    throw InputError("mu_strategy must be \"monotone\" or \"adaptive\", got \"" + options.mu_strategy + "\"");
   CollocationResult result;
-  auto* raw = new CollocationNLP(problem, result);
+  auto* raw = new CollocationNLP(problem, result);  // owned by IPOPT's SmartPtr from here on
   Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
-  Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
-  auto opts = app->Options();
-  opts->SetIntegerValue("print_level", options.print_level);
-  opts->SetStringValue("sb", "yes");
-  opts->SetNumericValue("tol", options.tol);
-  opts->SetIntegerValue("max_iter", options.max_iter);
-  opts->SetStringValue("hessian_approximation", options.exact_hessian ? "exact" : "limited-memory");
-  if (options.max_wall_time > 0) opts->SetNumericValue("max_cpu_time", options.max_wall_time);
-  opts->SetStringValue("mu_strategy", options.mu_strategy);
-  set_ipopt_options(*app, options.ipopt);
   result.nnz_jacobian = raw->nnz_jacobian();
   result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;
-  if (app->Initialize() != Ipopt::Solve_Succeeded) {
-    result.message = "IPOPT could not be initialized";
-    return result;
-  }
-  const auto start = Clock::now();
-  Ipopt::ApplicationReturnStatus status = app->OptimizeTNLP(nlp);
-  result.time_ipopt = std::chrono::duration<double>(Clock::now() - start).count();
-  if (Ipopt::IsValid(app->Statistics())) result.iterations = app->Statistics()->IterationCount();
-  if (result.x.empty()) {  // IPOPT stopped before finalize_solution
-    result.success = false;
-    result.status = static_cast<int>(status);
-    result.message = "IPOPT stopped with application status " + std::to_string(static_cast<int>(status));
-    result.x = problem.x0;
-  }
+  run_ipopt(nlp, options, problem.x0, result);
   return result;
 }
 

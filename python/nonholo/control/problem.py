@@ -19,7 +19,8 @@ from .kinematic import KinematicSystem, dynamic_of
 from .guesses import array_guess, is_array_guess
 from .solution import OptimalControlSolution, vectorized
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
-from .transcription import interval_points, point_functions, scheme, terminal_function
+from .dmoc import DiscreteMechanics, solve_dmoc
+from .transcription import DMOC, interval_points, point_functions, scheme, terminal_function
 
 __all__ = ["OptimalControlProblem"]
 
@@ -83,6 +84,10 @@ class OptimalControlProblem:
                  state_bounds: Mapping | None = None, control_bounds: Mapping | None = None,
                  path_constraints: Sequence | None = None, controls: Sequence | None = None):
         self.dynamics = _dynamics(model_or_system, controls)
+        # the System whose Lagrangian DMOC discretizes (method="dmoc"), when given with controls
+        self.system = model_or_system if controls is not None and not isinstance(model_or_system, KinematicSystem) \
+            else None
+        self._dmoc = None
         dyn = self.dynamics
         self.states, self.controls = list(dyn.states), list(dyn.controls)
         self.state_names, self.control_names = dyn.state_names, dyn.control_names
@@ -343,8 +348,11 @@ class OptimalControlProblem:
         ----------
         nodes : int
             Mesh nodes (>= 3); Hermite-Simpson adds the interval midpoints as collocation points.
-        method : {"hermite-simpson", "trapezoid", "backward-euler"}
-            The transcription (:func:`~nonholo.control.transcription.scheme`).
+        method : {"hermite-simpson", "trapezoid", "backward-euler", "dmoc"}
+            The transcription (:func:`~nonholo.control.transcription.scheme`). ``"dmoc"``: the
+            discrete Lagrange-d'Alembert midpoint rule of a System given with ``controls=``
+            (``nonholo.control.dmoc``; its variables are the coordinates, controls and
+            constraint impulses at the nodes, ``sol.impulses``).
         guess : None, "line", "heading", OptimalControlSolution, simulation result or arrays
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
             ``"heading"``: :meth:`heading_guess` (planar vehicles); None, the default: the line,
@@ -478,7 +486,14 @@ class OptimalControlProblem:
         sol.stats["starts"] = len(starts)
         return sol
 
+    def _discrete_mechanics(self):
+        if self._dmoc is None:
+            self._dmoc = DiscreteMechanics(self)
+        return self._dmoc
+
     def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
+        if sch is DMOC:
+            return solve_dmoc(self, dtau, guess, options)
         pf = self._point_functions()
         term, term_rows, term_cols = self._terminal
         tau = interval_points(dtau, sch.step)

@@ -11,7 +11,7 @@ import sympy as sp
 
 from ..expressions.lowering import lower
 
-__all__ = ["METHODS", "Scheme", "PointFunctions", "scheme", "point_functions", "terminal_function"]
+__all__ = ["METHODS", "DMOC", "Scheme", "PointFunctions", "scheme", "point_functions", "terminal_function"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,11 @@ class Scheme:
     order: int
 
 
-METHODS = ("hermite-simpson", "trapezoid", "backward-euler")
+METHODS = ("hermite-simpson", "trapezoid", "backward-euler", "dmoc")
+
+# DMOC, the discrete Lagrange-d'Alembert midpoint rule of a System (control/dmoc.py): not a stencil
+# of the state's derivative, its equations are the discrete mechanics' (no stencils here); order 2.
+DMOC = Scheme("dmoc", 1, (), (0, 1), (0.5, 0.5), 2)
 
 
 def scheme(method: str) -> Scheme:
@@ -40,6 +44,8 @@ def scheme(method: str) -> Scheme:
     ``"hermite-simpson"`` (separated form: the midpoint state and control are variables):
     Simpson's rule y_{k+1} - y_k - h/6 (f_k + 4 f_m + f_{k+1}) = 0 and the Hermite interpolant
     y_m - (y_k + y_{k+1})/2 - h/8 (f_k - f_{k+1}) = 0, order 4.
+    ``"dmoc"``: the discrete Lagrange-d'Alembert equations of the midpoint rule
+    (``nonholo.control.dmoc``), for a System given with ``controls=``; order 2.
     """
     if method == "trapezoid":
         return Scheme("trapezoid", 1, (((0, 1), (-1.0, 1.0), (0.5, 0.5)),), (0, 1), (0.5, 0.5), 2)
@@ -49,6 +55,8 @@ def scheme(method: str) -> Scheme:
         simpson = ((0, 1, 2), (-1.0, 0.0, 1.0), (1 / 6, 4 / 6, 1 / 6))
         hermite = ((0, 1, 2), (-0.5, 1.0, -0.5), (1 / 8, 0.0, -1 / 8))
         return Scheme("hermite-simpson", 2, (simpson, hermite), (0, 1, 2), (1 / 6, 4 / 6, 1 / 6), 4)
+    if method == "dmoc":
+        return DMOC
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
 
