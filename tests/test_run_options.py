@@ -62,9 +62,20 @@ def test_python_and_the_core_check_solver_options_against_one_list():
     keys = _core.solver_option_keys()
     assert set(keys) == set(check.CVODE_KNOBS) | set(check.PASSED_THROUGH)
     assert {"max_order", "jacobian_frequency", "unit_norm"} <= set(keys) and "dense_output" not in keys
+    assert keys["jacobian_costs"][:2] == ("choice", ("measured", "estimated"))
     samples = {"int": lambda low, high: int(high) if high is not None else int(low) + 4,
                "float": lambda low, high: low + 0.5}
     for name, (kind, low, high) in keys.items():
+        if kind == "choice":  # every string it lists, on both sides; any other value refused by both
+            for value in low:
+                assert check.cvode_knobs({name: value}) == {name: value}
+                _core.RunOptions(solver_options={name: value})
+            for wrong in ("no_such_choice", 1, None):
+                with pytest.raises(ValueError, match=name):
+                    check.cvode_knobs({name: wrong})
+                with pytest.raises(ValueError, match=name):
+                    _core.RunOptions(solver_options={name: wrong})
+            continue
         value = [([0, 1], [3, 4])] if kind == "pairs" else samples[kind](low, high)
         assert check.cvode_knobs({name: value}) == {name: value}
         _core.RunOptions(solver_options={name: value})  # the core takes it too

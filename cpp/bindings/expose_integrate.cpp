@@ -21,15 +21,29 @@ Method parse_method(const std::string& name) {
 // The keys of the solver_options dict: the one list (Python's nonholo.options reads it through
 // _core.solver_option_keys(), and checks values against its kinds and bounds before a run). A
 // key's kind is "int" or "float" (a number in [low, high]; a float must exceed low), "pairs" (a
-// sequence of (positions, velocities) index lists) or "bool"; internal keys are set by simulate
-// itself, never by the user.
+// sequence of (positions, velocities) index lists), "bool" or "choice" (one of the strings
+// `choices`); internal keys are set by simulate itself, never by the user.
 struct SolverOptionKey {
   const char* name;
   const char* kind;
   double low, high;
   bool internal;
   void (*apply)(IntegrationOptions&, py::handle);
+  std::vector<std::string> choices = {};
 };
+
+// The value of a "choice" key, checked against its choices.
+std::string choice_of(py::handle v, const char* name, const std::vector<std::string>& choices) {
+  std::string names;
+  for (const auto& c : choices) names += (names.empty() ? "'" : ", '") + c + "'";
+  if (py::isinstance<py::str>(v)) {
+    const std::string value = v.cast<std::string>();
+    for (const auto& c : choices)
+      if (value == c) return value;
+  }
+  throw py::value_error("solver_options['" + std::string(name) + "'] must be one of " + names + ", got " +
+                        py::repr(v).cast<std::string>());
+}
 
 constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 const SolverOptionKey kSolverOptionKeys[] = {
@@ -51,6 +65,11 @@ const SolverOptionKey kSolverOptionKeys[] = {
          o.unit_norm.push_back({pair[0].cast<std::vector<int>>(), pair[1].cast<std::vector<int>>()});
        }
      }},
+    {"jacobian_costs", "choice", 0, 0, false,
+     [](IntegrationOptions& o, py::handle v) {
+       o.measured_jacobian_costs = choice_of(v, "jacobian_costs", {"measured", "estimated"}) == "measured";
+     },
+     {"measured", "estimated"}},
     {"dense_output", "bool", 0, 0, true, [](IntegrationOptions& o, py::handle v) { o.dense_output = v.cast<bool>(); }},
     {"initial_state_checked", "bool", 0, 0, true,
      [](IntegrationOptions& o, py::handle v) { o.check_initial_state = !v.cast<bool>(); }},
@@ -75,13 +94,16 @@ void apply_solver_options(IntegrationOptions& o, const py::dict& extra) {
   }
 }
 
-// name -> (kind, low, high) of the keys a user may pass (high None: unbounded).
+// name -> (kind, low, high) of the keys a user may pass (high None: unbounded; a choice's low: its
+// strings).
 py::dict solver_option_keys() {
   py::dict out;
   for (const auto& key : kSolverOptionKeys) {
     if (key.internal) continue;
     py::object high = std::isinf(key.high) ? py::object(py::none()) : py::object(py::float_(key.high));
-    out[key.name] = py::make_tuple(key.kind, key.low, high);
+    // a choice's "low" is the tuple of its strings
+    py::object low = key.choices.empty() ? py::object(py::float_(key.low)) : py::object(py::tuple(py::cast(key.choices)));
+    out[key.name] = py::make_tuple(key.kind, low, high);
   }
   return out;
 }
@@ -264,8 +286,8 @@ std::string method_name(Method method) {
 void expose_integrate(py::module_& m) {
   m.def("solver_option_keys", &solver_option_keys,
         "The keys of simulate's solver_options: name -> (kind, low, high); kind 'int' or 'float' (a "
-        "number in [low, high], high None for no bound, a float above low) or 'pairs' (unit_norm's "
-        "(positions, velocities) index lists). The one list: nonholo.options checks against it.");
+        "number in [low, high], high None for no bound, a float above low), 'pairs' (unit_norm's "
+        "(positions, velocities) index lists) or 'choice' (low: the tuple of the strings it takes). The one list: nonholo.options checks against it.");
   // The options of one run, converted and checked once (check_options), then passed to
   // integrate and integrate_many as one object.
   py::class_<IntegrationOptions>(m, "RunOptions",

@@ -130,6 +130,17 @@ void expose_models(py::module_& m) {
          "models; None for the others), whichever of the two jacobian uses.")
       .def_property_readonly("jacobian_cost", [](const Model& model) { return model.cost().jacobian_cost(); },
                              "Estimated cost of one Jacobian in right-hand sides (the refresh policy's input).")
+      .def_property_readonly("measured_jacobian_cost",
+                             [](const Model& model) { return model.measured_jacobian_cost(); },
+                             "Measured cost of one Jacobian in right-hand sides, the refresh policy's input by default "
+                             "(timed on the model's first BDF run and kept; NaN before).")
+      .def("measure_jacobian_cost", [](const Model& model, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, model.n_states(), "y");
+        auto pv = params_of(model, p);
+        py::gil_scoped_release release;
+        return model.measured_jacobian_cost(t, yv.data(), pv.data());
+      }, py::arg("t"), py::arg("y"), py::arg("params"),
+         "measured_jacobian_cost, timed at (t, y; params) unless a measurement is kept.")
       .def_property_readonly("rhs_cost_ns", [](const Model& model) { return model.cost().rhs_cost_ns(); },
                              "Estimated cost of one right-hand side in nanoseconds of the machine the cost model "
                              "was fitted on (only ratios matter).")

@@ -6,6 +6,7 @@
 
 #include "nonholo/cost_constants.hpp"
 #include "nonholo/errors.hpp"
+#include "nonholo/measured_costs.hpp"
 #include "nonholo/models/friction.hpp"
 #include "nonholo/models/nonholonomic.hpp"
 #include "nonholo/models/reduced.hpp"
@@ -42,6 +43,21 @@ const CostEstimate& Model::cost() const {
   if (const CostEstimate* estimate = parts().cost) return *estimate;
   throw std::logic_error("the " + kind() + " model gives no cost estimate (Model::parts)");
 }
+
+double Model::measured_jacobian_cost(double t, const double* y, const double* p) const {
+  std::lock_guard<std::mutex> lock(measured_.mutex);  // one measurement, whichever thread comes first
+  if (std::isnan(measured_.jacobian)) {
+    try {
+      SteadyStopwatch clock;
+      measured_.jacobian = measure_costs(*this, t, y, p, clock).jacobian_cost();
+    } catch (const std::exception&) {
+      return std::numeric_limits<double>::quiet_NaN();  // the run reports the failure, with its state
+    }
+  }
+  return measured_.jacobian;
+}
+
+double Model::measured_jacobian_cost() const { return measured_.kept(); }
 
 std::vector<TapeName> Model::tape_names() const {
   std::vector<TapeName> names = MechanicalSystem::tape_names();

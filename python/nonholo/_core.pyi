@@ -179,6 +179,10 @@ class Model:
         """
         The Jacobian by implicit differentiation of the model's solves (friction and nonholonomic models; None for the others), whichever of the two jacobian uses.
         """
+    def measure_jacobian_cost(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> float:
+        """
+        measured_jacobian_cost, timed at (t, y; params) unless a measurement is kept.
+        """
     def project(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
         """
         The correction onto the constraint set, G-orthogonal in the velocities (what DOP853's drift control adds); zero for unconstrained models.
@@ -228,6 +232,11 @@ class Model:
     @property
     def kind(self) -> str:
         ...
+    @property
+    def measured_jacobian_cost(self) -> float:
+        """
+        Measured cost of one Jacobian in right-hand sides, the refresh policy's input by default (timed on the model's first BDF run and kept; NaN before).
+        """
     @property
     def n_params(self) -> int:
         ...
@@ -475,7 +484,7 @@ def solve_interval_nlp(n_z: typing.SupportsInt | typing.SupportsIndex, n_r: typi
     """
 def solver_option_keys() -> dict:
     """
-    The keys of simulate's solver_options: name -> (kind, low, high); kind 'int' or 'float' (a number in [low, high], high None for no bound, a float above low) or 'pairs' (unit_norm's (positions, velocities) index lists). The one list: nonholo.options checks against it.
+    The keys of simulate's solver_options: name -> (kind, low, high); kind 'int' or 'float' (a number in [low, high], high None for no bound, a float above low), 'pairs' (unit_norm's (positions, velocities) index lists) or 'choice' (low: the tuple of the strings it takes). The one list: nonholo.options checks against it.
     """
 def sparse_model(system: MechanicalSystem, friction: bool) -> Model:
     """

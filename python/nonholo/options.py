@@ -225,15 +225,20 @@ _KINDS = {"int": int, "float": float}
 CVODE_KNOBS = {name: (_KINDS[kind], _KINDS[kind](low), None if high is None else _KINDS[kind](high))
                for name, (kind, low, high) in _core.solver_option_keys().items() if kind in _KINDS}
 PASSED_THROUGH = tuple(name for name in _core.solver_option_keys() if name not in CVODE_KNOBS)
+# keys that take one of a few strings: name -> the strings (jacobian_costs: "measured" or "estimated")
+CHOICES = {name: tuple(low) for name, (kind, low, _) in _core.solver_option_keys().items() if kind == "choice"}
 
 
 def cvode_knobs(options: Mapping | None) -> dict:
-    """The checked ``solver_options`` mapping of simulate (names, types and ranges); ``unit_norm``
-    (PASSED_THROUGH) passes through (the core checks its indices)."""
+    """The checked ``solver_options`` mapping of simulate (names, types, ranges and choices);
+    ``unit_norm`` (PASSED_THROUGH) passes through (the core checks its indices)."""
     if options is not None and not isinstance(options, Mapping):
         raise TypeError(f"solver_options must be a mapping, got {type(options).__name__}")
     checked = {}
     for key, value in (options or {}).items():
+        if key in CHOICES and not (isinstance(value, str) and value in CHOICES[key]):
+            raise ValueError(f"solver_options[{key!r}] must be one of {', '.join(map(repr, CHOICES[key]))}, "
+                             f"got {value!r}")
         if key in PASSED_THROUGH:
             checked[key] = value
             continue

@@ -53,6 +53,10 @@ struct IntegrationOptions {
   long setup_frequency = 0;           // CVodeSetLSetupFrequency (steps between linear setups)
   int max_nonlinear_iterations = 0;   // CVodeSetMaxNonlinIters
   double nonlinear_convergence = 0;   // CVodeSetNonlinConvCoef
+  // The Jacobian's cost the BDF refresh policy weighs (jacobian_policy.hpp): measured on the
+  // model's first run (Model::measured_jacobian_cost), or the cost model's estimate, the same on
+  // every machine (solver_options={"jacobian_costs": "estimated"}).
+  bool measured_jacobian_costs = true;
   // Forward sensitivities with CVODES (none: plain integration).
   std::vector<SensitivitySpec> sensitivities;
   bool sensitivity_staggered = true;      // CV_STAGGERED, else CV_SIMULTANEOUS

@@ -14,8 +14,10 @@
 //
 //     rate = (time advanced) / (right-hand sides + c Jacobians + s linear setups + o steps)
 //
-// with c = Jacobian / right-hand side (from the model's cost estimates, Model::jacobian_cost),
-// s the cost of a linear setup (CVODE's copy and scaling of the matrix and its dense LU) and o
+// with c = Jacobian / right-hand side, by default measured on the model's first run and kept on
+// the model (Model::measured_jacobian_cost, measured_costs.hpp: the cost model's estimates,
+// CostEstimate::jacobian_cost, were 15-45% below the measured ratio on systems they were not
+// fitted to; solver_options={"jacobian_costs": "estimated"} takes the estimate), s the cost of a linear setup (CVODE's copy and scaling of the matrix and its dense LU) and o
 // the fixed cost of a step (CVODE's vector operations and the integration loop), both in
 // right-hand sides: they matter for small models, where a refresh every step pays a setup
 // every step. A test runs the current mode A, the other mode B, then A again (A's two parts
@@ -38,9 +40,11 @@
 // once, for at least kBurstHold steps, and ends a test of reuse as lost. A test costs about 40
 // steps in the losing mode, so it runs only when the rest of the integration (in steps,
 // estimated from the last step size and from the average so far) is at least kPayback times
-// longer; short runs keep the reuse mode unless a burst. Only CVODE's counters enter: the
-// choice, and so the solution, is the same on every run (integrate_many gives what integrate
-// gives).
+// longer; short runs keep the start-up mode unless a burst. Only CVODE's counters and the costs
+// given at construction enter, and the other mode wins a test only by a margin (kSwitchMargin):
+// every run of a model makes the same choices, and so gives the same solution, as long as its
+// costs are the same (integrate_many gives what integrate gives: the model keeps its measured
+// cost); with the estimated costs on every machine and in every process.
 #pragma once
 
 #include <algorithm>
@@ -61,6 +65,10 @@ class JacobianPolicy {
   static constexpr long kBurstHold = 256;  // steps of refreshing after a burst of failures
   static constexpr long kMaxHold = 8192;
   static constexpr double kPayback = 10.0;  // remaining steps per step of a test, to run one
+  // The other mode wins a test only by advancing more than this factor further per unit of work:
+  // the Jacobian's measured cost is known to a few percent (measured_costs.hpp), the step sizes of
+  // a test's parts vary about as much, and a win by less would save less than that.
+  static constexpr double kSwitchMargin = 1.05;
   // For stiff models, reuse takes a new Jacobian at each linear setup (every kStiffSetupFrequency
   // steps and at changes of the step size) while a Jacobian costs at most kRefreshAtSetups (1 + o)
   // right-hand sides; otherwise a Jacobian every reuse_steps() steps. Measured on the
@@ -81,7 +89,8 @@ class JacobianPolicy {
   //
   //     reuse_steps = ceil(kReuseWork c / (1 + o)),  at least kStiffSetupFrequency, at most 51,
   //
-  // the shortest reuse over which a Jacobian costs at most 1 / kReuseWork of the steps it serves
+  // (kMeasuredReuseWork for a measured c, below) the shortest reuse over which a Jacobian costs at
+  // most 1 / kReuseWork of the steps it serves
   // (each a right-hand side and a step's fixed work). Shorter keeps the Newton direction fresher
   // (a Jacobian kept for 50 steps of a stiff run costs steps and right-hand sides: the error test
   // and the step-size choice pay for it), longer saves Jacobians; the costs set where the balance
@@ -93,6 +102,13 @@ class JacobianPolicy {
   // gives 20 at N = 16 (377: the best of the fixed 5, 20, 50) and 33 at N = 32 (192 at 30 and 40);
   // 4 gives 10 and 17 (409 at N = 16; at N = 32, 196 at 15 and 20).
   static constexpr double kReuseWork = 8.0;
+  // The same scale for a measured c (measured_costs.hpp), which runs up to 45% above the estimates
+  // the scale above was fitted with: 6 keeps the reuse lengths near the fitted ones, 18-20 steps at
+  // N = 16 (measured c 4.1-4.5; 8 gave 24-26: 325 of work against 292 at 20, and 313 at 18), 25 at
+  // N = 32 (4.4-4.6; the counters within 5% of the best from 20 to 40) and 35 at N = 64 (5.8: a
+  // Jacobian more than the estimate's 44). The counters are not smooth in the reuse (the comment
+  // above), so no scale gives every measured c its best length.
+  static constexpr double kMeasuredReuseWork = 6.0;
   // CVODE's defaults (cvodes_ls.c, cvodes.c): steps between Jacobians and between linear setups.
   static constexpr long kCvodeJacobianFrequency = 51;
   static constexpr long kCvodeSetupFrequency = 20;
@@ -104,10 +120,15 @@ class JacobianPolicy {
     long setups = 0;                                       // linear-solver setups
   };
 
-  explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0, double setup_cost = 0.0)
+  // The costs in right-hand sides: a Jacobian (estimated or measured), a step's fixed work, a
+  // linear setup; reuse_work the scale of reuse_steps() (kReuseWork for an estimated Jacobian,
+  // kMeasuredReuseWork for a measured one).
+  explicit JacobianPolicy(double jacobian_cost, double step_cost = 0.0, double setup_cost = 0.0,
+                          double reuse_work = kReuseWork)
       : cost_(std::max(0.0, jacobian_cost)),
         step_cost_(std::max(0.0, step_cost)),
         setup_cost_(std::max(0.0, setup_cost)),
+        reuse_work_(reuse_work),
         refresh_(refresh_first()) {}
 
   double jacobian_cost() const { return cost_; }
@@ -118,7 +139,7 @@ class JacobianPolicy {
   bool refresh_first() const { return cost_ + setup_cost_ <= kCheapRefresh * (1.0 + step_cost_); }
   // Steps between Jacobians in the reuse mode of a stiff model whose Jacobian is costly (above).
   long reuse_steps() const {
-    const double steps = std::ceil(kReuseWork * cost_ / (1.0 + step_cost_));
+    const double steps = std::ceil(reuse_work_ * cost_ / (1.0 + step_cost_));
     return static_cast<long>(std::clamp(steps, static_cast<double>(kStiffSetupFrequency),
                                         static_cast<double>(kCvodeJacobianFrequency)));
   }
@@ -203,7 +224,7 @@ class JacobianPolicy {
         if (steps_ < kSettle + kMeasureA) return false;
         a_ += measure(now);
         ++tests_;
-        const bool switch_mode = b_.rate() > a_.rate();
+        const bool switch_mode = b_.rate() > kSwitchMargin * a_.rate();
         const bool winner = switch_mode ? !refresh_ : refresh_;
         hold_ = (tests_ > 1 && winner == last_winner_) ? std::min(2 * hold_, kMaxHold) : kFirstHold;
         last_winner_ = winner;
@@ -242,7 +263,7 @@ class JacobianPolicy {
     return w;
   }
 
-  double cost_, step_cost_, setup_cost_;
+  double cost_, step_cost_, setup_cost_, reuse_work_;
   bool refresh_;               // the mode; in the start-up refresh_first()
   Phase phase_ = Phase::Hold;  // the first "hold" is the start-up: kWarmUp steps
   long steps_ = kFirstHold - kWarmUp, hold_ = kFirstHold, tests_ = 0;

@@ -132,6 +132,12 @@ class Model {
   const JacobianPaths* jacobian_paths() const { return parts().jacobian_paths; }
   // Every model prices itself (a model class without a CostEstimate is a programming error).
   const CostEstimate& cost() const;
+  // The measured cost of a Jacobian in right-hand sides (measured_costs.hpp), timed at (t, y; p)
+  // on the first call and kept (a copy of the model keeps it): the Jacobian policy's default.
+  // NaN, nothing kept, when the model's evaluations throw there. Thread-safe.
+  double measured_jacobian_cost(double t, const double* y, const double* p) const;
+  // The kept measurement, NaN before the first.
+  double measured_jacobian_cost() const;
 
   // Indices of y that hold q and v (for projection and names); the rest is model specific.
   int q_offset() const { return 0; }
@@ -174,6 +180,23 @@ class Model {
     WorkspacePool& operator=(const WorkspacePool&) { return *this; }
   };
   mutable WorkspacePool pool_;
+  struct MeasuredCost {
+    mutable std::mutex mutex;
+    double jacobian = std::numeric_limits<double>::quiet_NaN();
+    MeasuredCost() = default;
+    MeasuredCost(const MeasuredCost& other) : jacobian(other.kept()) {}
+    MeasuredCost& operator=(const MeasuredCost& other) {
+      const double kept_there = other.kept();
+      std::lock_guard<std::mutex> lock(mutex);
+      jacobian = kept_there;
+      return *this;
+    }
+    double kept() const {
+      std::lock_guard<std::mutex> lock(mutex);
+      return jacobian;
+    }
+  };
+  mutable MeasuredCost measured_;
   mutable std::shared_ptr<const FusedRhs> fused_;
 };
 

@@ -236,11 +236,20 @@ void Integration::start(double t_start, Method method, const double* y0) {
       check(CVodeSetJacEvalFrequency(mem, opt_.jacobian_frequency), "CVodeSetJacEvalFrequency");
       check(CVodeSetLSetupFrequency(mem, opt_.setup_frequency), "CVodeSetLSetupFrequency");
     } else {
-      // a step's fixed cost in right-hand sides of this model
+      // a step's fixed cost in right-hand sides of this model; a Jacobian's measured on the
+      // model's first run (measured_costs.hpp), unless the caller asked for the estimate
       const CostEstimate& cost = model_.cost();
       const double rhs_ns = std::max(1.0, cost.rhs_cost_ns());
-      policy_ = std::make_unique<JacobianPolicy>(cost.jacobian_cost(), kStepNanoseconds / rhs_ns,
-                                                 setup_nanoseconds(halved_newton() ? n_ / 2 : n_) / rhs_ns);
+      double jacobian = cost.jacobian_cost(), reuse_work = JacobianPolicy::kReuseWork;
+      if (opt_.measured_jacobian_costs) {
+        const double measured = model_.measured_jacobian_cost(t_start, N_VGetArrayPointer(y_.get()), problem_.params.data());
+        if (std::isfinite(measured)) {
+          jacobian = measured;
+          reuse_work = JacobianPolicy::kMeasuredReuseWork;
+        }
+      }
+      policy_ = std::make_unique<JacobianPolicy>(jacobian, kStepNanoseconds / rhs_ns,
+                                                 setup_nanoseconds(halved_newton() ? n_ / 2 : n_) / rhs_ns, reuse_work);
       set_jacobian_mode(policy_->refreshing());
     }
     if (projection) {

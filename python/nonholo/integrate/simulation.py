@@ -321,9 +321,9 @@ def simulate(
         ValueError or TypeError before the run, and an exception raised by a callable event
         of yours propagates as itself.
     solver_options : mapping, optional
-        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobian
-        evaluations), ``setup_frequency`` (steps between linear-solver setups),
-        ``max_nonlinear_iterations``, ``nonlinear_convergence``.
+        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobians),
+        ``setup_frequency``, ``max_nonlinear_iterations``, ``nonlinear_convergence``; and BDF's
+        ``jacobian_costs``: "measured" (default) or "estimated" (the same steps on any machine).
     dense_output : bool
         Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
         t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.
