@@ -93,11 +93,14 @@ void expose_ocp(py::module_& m) {
         o.max_wall_time = max_wall_time;
         o.mu_strategy = std::move(mu_strategy);
         o.ipopt = ipopt_options_from(ipopt_options);
+        const py::object no_cancel = py::none();  // outlives the solve: interrupt_check keeps a reference
+        o.interrupted = interrupt_check(no_cancel);  // Ctrl-C stops IPOPT at its next iteration
         CollocationResult r;
         {
           py::gil_scoped_release release;
           r = solve_collocation(p, o);
         }
+        if (r.interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
         py::dict out;
         out["x"] = to_numpy(r.x.data(), {static_cast<py::ssize_t>(r.x.size())});
         out["multipliers"] =

@@ -85,7 +85,8 @@ class Pattern {
 
 class CollocationNLP : public Ipopt::TNLP {
  public:
-  CollocationNLP(const CollocationProblem& p, CollocationResult& result) : p_(p), result_(result) {
+  CollocationNLP(const CollocationProblem& p, CollocationResult& result, std::function<bool()> interrupted)
+      : p_(p), result_(result), interrupted_(std::move(interrupted)) {
     nz_ = p.block();
     nf_ = p.n_y + 1 + p.n_g;
     n_points_ = p.n_points();
@@ -270,6 +271,17 @@ class CollocationNLP : public Ipopt::TNLP {
     }
   }
 
+  // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
+  // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
+                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
+    if (interrupted_ && interrupted_()) {
+      result_.interrupted = true;
+      return false;
+    }
+    return true;
+  }
+
   int nnz_jacobian() const { return jac_.size(); }
   int nnz_hessian() const { return hess_.size(); }
 
@@ -404,6 +416,7 @@ class CollocationNLP : public Ipopt::TNLP {
 
   const CollocationProblem& p_;
   CollocationResult& result_;
+  std::function<bool()> interrupted_;
   int nz_ = 0, nf_ = 0, n_points_ = 0, n_x_ = 0, n_con_ = 0, t_index_ = -1, n_jac_ = 0;
   Pattern jac_, hess_;
   std::vector<Term> jac_terms_;
@@ -452,6 +465,22 @@ void set_ipopt_options(Ipopt::IpoptApplication& app, const std::vector<IpoptOpti
   }
 }
 
+// Why IPOPT stopped before it had a point to return (no finalize_solution).
+std::string application_status_message(Ipopt::ApplicationReturnStatus s) {
+  const std::string code = " (IPOPT application status " + std::to_string(static_cast<int>(s)) + ")";
+  switch (s) {
+    case Ipopt::Invalid_Option:
+      return "IPOPT refused an invalid option, e.g. a linear_solver that is not installed" + code;
+    case Ipopt::Not_Enough_Degrees_Of_Freedom: return "the problem has too few degrees of freedom" + code;
+    case Ipopt::Invalid_Problem_Definition: return "IPOPT found the problem definition invalid" + code;
+    case Ipopt::Invalid_Number_Detected:
+      return "an invalid number (NaN or inf) in the problem's functions at the starting point" + code;
+    case Ipopt::Insufficient_Memory: return "not enough memory for the NLP" + code;
+    case Ipopt::User_Requested_Stop: return "the solve was interrupted" + code;
+    default: return "IPOPT stopped before solving" + code;
+  }
+}
+
 }  // namespace
 
 CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options) {
@@ -461,7 +490,7 @@ CollocationResult solve_collocation(const CollocationProblem& problem, const Col
   if (options.mu_strategy != "monotone" && options.mu_strategy != "adaptive")
     throw InputError("mu_strategy must be \"monotone\" or \"adaptive\", got \"" + options.mu_strategy + "\"");
   CollocationResult result;
-  auto* raw = new CollocationNLP(problem, result);
+  auto* raw = new CollocationNLP(problem, result, options.interrupted);
   Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
   Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
   auto opts = app->Options();
@@ -486,7 +515,7 @@ CollocationResult solve_collocation(const CollocationProblem& problem, const Col
   if (result.x.empty()) {  // IPOPT stopped before finalize_solution
     result.success = false;
     result.status = static_cast<int>(status);
-    result.message = "IPOPT stopped with application status " + std::to_string(static_cast<int>(status));
+    result.message = application_status_message(status);
     result.x = problem.x0;
   }
   return result;
