@@ -137,11 +137,14 @@ void expose_ocp(py::module_& m) {
         p.x0 = std::move(x0);
         CollocationOptions o = options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
                                             std::move(mu_strategy), ipopt_options);
+        const py::object no_cancel = py::none();  // outlives the solve: interrupt_check keeps a reference
+        o.interrupted = interrupt_check(no_cancel);  // Ctrl-C stops IPOPT at its next iteration
         CollocationResult r;
         {
           py::gil_scoped_release release;
           r = solve_collocation(p, o);
         }
+        if (r.interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
         return result_dict(r, p.n_variables(), p.n_constraints());
       },
       py::arg("n_y"), py::arg("n_u"), py::arg("n_g"), py::arg("step"), py::arg("dtau"), py::arg("stencils"),
@@ -184,11 +187,14 @@ void expose_ocp(py::module_& m) {
         p.x0 = std::move(x0);
         CollocationOptions o = options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
                                             std::move(mu_strategy), ipopt_options);
+        const py::object no_cancel = py::none();  // outlives the solve: interrupt_check keeps a reference
+        o.interrupted = interrupt_check(no_cancel);  // Ctrl-C stops IPOPT at its next iteration
         CollocationResult r;
         {
           py::gil_scoped_release release;
           r = solve_interval_nlp(p, o);
         }
+        if (r.interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
         return result_dict(r, p.n_variables(), p.n_constraints());
       },
       py::arg("n_z"), py::arg("n_r"), py::arg("n_c"), py::arg("n_g"), py::arg("dtau"), py::arg("free_time"),

@@ -40,7 +40,9 @@ def finite_float(value, name: str) -> float:
 
 
 def positive(value, name: str, *, allow_inf: bool = False) -> float:
-    """``value`` > 0 as a float (finite unless ``allow_inf``)."""
+    """``value`` > 0 as a float (finite unless ``allow_inf``); a bool is not a number here."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):

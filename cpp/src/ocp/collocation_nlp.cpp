@@ -82,7 +82,8 @@ class Pattern {
 
 class CollocationNLP : public Ipopt::TNLP {
  public:
-  CollocationNLP(const CollocationProblem& p, CollocationResult& result) : p_(p), result_(result) {
+  CollocationNLP(const CollocationProblem& p, CollocationResult& result, std::function<bool()> interrupted)
+      : p_(p), result_(result), interrupted_(std::move(interrupted)) {
     nz_ = p.block();
     nf_ = p.n_y + 1 + p.n_g;
     n_points_ = p.n_points();
@@ -267,6 +268,17 @@ class CollocationNLP : public Ipopt::TNLP {
     }
   }
 
+  // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
+  // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
+                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
+    if (interrupted_ && interrupted_()) {
+      result_.interrupted = true;
+      return false;
+    }
+    return true;
+  }
+
   int nnz_jacobian() const { return jac_.size(); }
   int nnz_hessian() const { return hess_.size(); }
 
@@ -381,6 +393,7 @@ class CollocationNLP : public Ipopt::TNLP {
 
   const CollocationProblem& p_;
   CollocationResult& result_;
+  std::function<bool()> interrupted_;
   int nz_ = 0, nf_ = 0, n_points_ = 0, n_x_ = 0, n_con_ = 0, t_index_ = -1, n_jac_ = 0;
   Pattern jac_, hess_;
   std::vector<Term> jac_terms_;
@@ -395,7 +408,7 @@ class CollocationNLP : public Ipopt::TNLP {
 CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options) {
   problem.check();
   CollocationResult result;
-  auto* raw = new CollocationNLP(problem, result);  // owned by IPOPT's SmartPtr from here on
+  auto* raw = new CollocationNLP(problem, result, options.interrupted);  // owned by IPOPT's SmartPtr from here on
   Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
   result.nnz_jacobian = raw->nnz_jacobian();
   result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;

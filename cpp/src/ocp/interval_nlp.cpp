@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -90,7 +91,8 @@ class Pattern {
 
 class IntervalNLP : public Ipopt::TNLP {
  public:
-  IntervalNLP(const IntervalProblem& p, CollocationResult& result) : p_(p), result_(result) {
+  IntervalNLP(const IntervalProblem& p, CollocationResult& result, std::function<bool()> interrupted)
+      : p_(p), result_(result), interrupted_(std::move(interrupted)) {
     K_ = p.n_intervals();
     N1_ = p.n_nodes();
     n_x_ = p.n_variables();
@@ -238,6 +240,17 @@ class IntervalNLP : public Ipopt::TNLP {
       for (int i = 0; i < p_.n_g; ++i) mu[p_.n_r + i] = lambda[first_g_row_ + q * p_.n_g + i];
       p_.node.hessian->eval(in_.data(), out_.data(), work_);
       for (int e = 0; e < nh_node; ++e) values[hess_node_[static_cast<std::size_t>(q) * nh_node + e]] += out_[e];
+    }
+    return true;
+  }
+
+  // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
+  // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
+                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
+    if (interrupted_ && interrupted_()) {
+      result_.interrupted = true;
+      return false;
     }
     return true;
   }
@@ -400,6 +413,7 @@ class IntervalNLP : public Ipopt::TNLP {
 
   const IntervalProblem& p_;
   CollocationResult& result_;
+  std::function<bool()> interrupted_;
   int K_ = 0, N1_ = 0, n_x_ = 0, n_con_ = 0, t_index_ = -1;
   int nf_int_ = 0, nf_node_ = 0, w_int_ = 0, w_node_ = 0, first_c_row_ = 0, first_g_row_ = 0;
   std::vector<int> row_of_node_;
@@ -416,7 +430,7 @@ class IntervalNLP : public Ipopt::TNLP {
 CollocationResult solve_interval_nlp(const IntervalProblem& problem, const CollocationOptions& options) {
   problem.check();
   CollocationResult result;
-  auto* raw = new IntervalNLP(problem, result);  // owned by IPOPT's SmartPtr from here on
+  auto* raw = new IntervalNLP(problem, result, options.interrupted);  // owned by IPOPT's SmartPtr from here on
   Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
   result.nnz_jacobian = raw->nnz_jacobian();
   result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;

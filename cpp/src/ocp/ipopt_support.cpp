@@ -49,6 +49,22 @@ void set_ipopt_options(Ipopt::IpoptApplication& app, const std::vector<IpoptOpti
   }
 }
 
+// Why IPOPT stopped before it had a point to return (no finalize_solution).
+std::string application_status_message(Ipopt::ApplicationReturnStatus s) {
+  const std::string code = " (IPOPT application status " + std::to_string(static_cast<int>(s)) + ")";
+  switch (s) {
+    case Ipopt::Invalid_Option:
+      return "IPOPT refused an invalid option, e.g. a linear_solver that is not installed" + code;
+    case Ipopt::Not_Enough_Degrees_Of_Freedom: return "the problem has too few degrees of freedom" + code;
+    case Ipopt::Invalid_Problem_Definition: return "IPOPT found the problem definition invalid" + code;
+    case Ipopt::Invalid_Number_Detected:
+      return "an invalid number (NaN or inf) in the problem's functions at the starting point" + code;
+    case Ipopt::Insufficient_Memory: return "not enough memory for the NLP" + code;
+    case Ipopt::User_Requested_Stop: return "the solve was interrupted" + code;
+    default: return "IPOPT stopped before solving" + code;
+  }
+}
+
 }  // namespace
 
 std::string ipopt_status_message(Ipopt::SolverReturn s) {
@@ -98,7 +114,7 @@ void run_ipopt(const Ipopt::SmartPtr<Ipopt::TNLP>& nlp, const CollocationOptions
   if (result.x.empty()) {  // IPOPT stopped before finalize_solution
     result.success = false;
     result.status = static_cast<int>(status);
-    result.message = "IPOPT stopped with application status " + std::to_string(static_cast<int>(status));
+    result.message = application_status_message(status);
     result.x = x0;
   }
 }

@@ -250,11 +250,27 @@ def _gravity(gravity, mass, x, y, z) -> tuple:
             raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector: {exc}") from None
         if vector.shape != (3, 1):
             raise ValueError(f"gravity as a vector must have 3 components (space axes), got {vector.shape[0]}")
+        for i, g in enumerate(vector):
+            _gravity_component(g, f"gravity[{i}]")
+        if vector[2].is_number and float(vector[2]) > 0:
+            raise ValueError(f"gravity[2] = g_z = {vector[2]} > 0 pulls the body off the plane it rolls on (z = 0, the "
+                             "body above it): give g_z <= 0")
         return -vector[2], -mass * (vector[0] * x + vector[1] * y + vector[2] * z)
+    if isinstance(gravity, (bool, np.bool_)):
+        raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector, got {gravity!r}")
     g = to_sympy(gravity, "gravity")
     if not isinstance(g, sp.Expr) or isinstance(g, sp.MatrixBase):
         raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector, got {gravity!r}")
+    _gravity_component(g, "gravity")
+    if g.is_number and float(g) < 0:
+        raise ValueError(f"gravity = {gravity!r}: g acts along -z and must be >= 0 (a negative g pulls the body off "
+                         "the plane); for a tilted gravity give the vector (g_x, g_y, g_z)")
     return g, mass * g * z
+
+
+def _gravity_component(g, what: str) -> None:
+    if g.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or g.is_number and not (g.is_real and g.is_finite):
+        raise ValueError(f"{what} must be finite and real, got {g}")
 
 
 class RollingPose:

@@ -11,6 +11,7 @@ import sympy as sp
 
 from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols
+from ..expressions.parsing import to_sympy
 
 __all__ = ["KinematicSystem"]
 
@@ -88,10 +89,13 @@ class KinematicSystem:
                 raise ValueError(f"state_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
             self.state_bounds[str(key)] = (lo, hi)
         self.name = name
-        self._energy = None if energy is None else sp.sympify(energy)
+        self._energy = None if energy is None else to_sympy(energy, "energy")
         if self._energy is not None:
             check_free_symbols([self._energy], set(self.states) | set(self.controls), "energy")
         self._f = None
+
+    def __getstate__(self):
+        return {**self.__dict__, "_f": None}  # the lambdified f, rebuilt on first use
 
     @property
     def state_names(self) -> list:

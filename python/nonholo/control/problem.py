@@ -13,10 +13,10 @@ import sympy as sp
 
 from .. import _core
 from ..errors import OptimalControlError
-from ..expressions.lowering import check_free_symbols
 from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
 from .guesses import array_guess, is_array_guess
+from . import checks
 from .solution import OptimalControlSolution, vectorized
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .dmoc import DiscreteMechanics, solve_dmoc
@@ -95,22 +95,19 @@ class OptimalControlProblem:
         self.algebraic = list(getattr(dyn, "algebraic", []))
         self._dae = isinstance(dyn, ConstrainedControlSystem)
         allowed = set(self.states) | set(self.controls) | set(self.algebraic)
-        if isinstance(cost, str):
-            if cost not in COSTS:
-                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}")
+        if isinstance(cost, str) and cost in COSTS:
             running = sp.Integer(1) if cost == "time" else dyn.energy()
-        else:
+        else:  # an expression (a string parsed without evaluation, never sympify's eval)
             try:
-                running = sp.sympify(cost)
-            except (sp.SympifyError, TypeError) as err:
-                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}") from err
-            if not isinstance(running, sp.Expr):
-                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression, got {cost!r}")
-            check_free_symbols([running], allowed, "cost")
+                running = checks.expression(cost, "cost", allowed)
+            except (TypeError, ValueError) as err:
+                if not isinstance(cost, str) and isinstance(err, ValueError):
+                    raise
+                raise ValueError(f"cost must be one of {COSTS} or a SymPy expression of the states and controls, got "
+                                 f"{cost!r:.200} ({err})") from None
         self.cost, self.running_cost = cost, running
-        self.terminal_cost = None if terminal_cost is None else sp.sympify(terminal_cost)
-        if self.terminal_cost is not None:
-            check_free_symbols([self.terminal_cost], set(self.states), "terminal_cost")
+        self.terminal_cost = None if terminal_cost is None else \
+            checks.expression(terminal_cost, "terminal_cost", set(self.states))
         n = len(self.states)
         self.initial = _endpoint(initial, n, "initial", self.state_names)
         self.final = _endpoint(final, n, "final", self.state_names)
@@ -120,10 +117,21 @@ class OptimalControlProblem:
         merged = dict(dyn.control_bounds)
         merged.update(_bounds(control_bounds, self.control_names, "control_bounds"))
         self.control_bounds = merged
-        self.path_constraints, self.path_bounds = _path_constraints(path_constraints, allowed)
+        self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed)
+        _ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
+        if self.free_time and self.running_cost == 1 and self.terminal_cost is None and self.t_bounds[0] <= 1e-8 \
+                and self.controls and all(not (math.isfinite(lo) or math.isfinite(hi))
+                                          for lo, hi in self.control_bounds.values()):
+            raise ValueError("cost='time' with every control unbounded: the duration can shrink to 0 (the minimum is "
+                             "not attained); give control_bounds (or a positive lower bound of t_final)")
         self._functions = None
         self._terminal = None
         self._reversible = None
+
+    def __getstate__(self):
+        """Picklable: the compiled point functions and NumPy callables are rebuilt on first use."""
+        skip = ("_f", "_f_u", "_f_y")
+        return {**{k: v for k, v in self.__dict__.items() if k not in skip}, "_functions": None, "_terminal": None}
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
@@ -244,9 +252,10 @@ class OptimalControlProblem:
         i = self.state_names.index(state) if state in self.state_names else state
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self.states):
             raise ValueError(f"state must be one of {self.state_names} or an index, got {state!r}")
+        amplitude = checks.real(amplitude, "amplitude of the perturbed guess")
         Y, _, T = self.default_guess(tau)
         Y = Y.copy()
-        Y[i] += float(amplitude) * np.sin(np.pi * tau)
+        Y[i] += amplitude * np.sin(np.pi * tau)
         if self.free_time:
             T = float(np.clip(1.3 * T, *self.t_bounds))
         return Y, self._fit_controls(Y, np.gradient(Y, tau, axis=1) / T), T
@@ -410,16 +419,19 @@ class OptimalControlProblem:
         sch = scheme(method)
         if hessian not in HESSIANS:
             raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
-        if not (isinstance(tol, numbers.Real) and tol > 0):
-            raise ValueError(f"tol must be positive, got {tol!r}")
+        if not (isinstance(tol, numbers.Real) and tol > 0 and math.isfinite(tol)):
+            raise ValueError(f"tol must be positive and finite, got {tol!r}")
         if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
             raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
         if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
             raise ValueError(f"refine must be a non-negative integer, got {refine!r}")
-        if refine_tol is not None and not refine_tol > 0:
+        if refine_tol is not None and not checks.real(refine_tol, "refine_tol") > 0:
             raise ValueError(f"refine_tol must be positive, got {refine_tol!r}")
-        if max_wall_time is not None and not max_wall_time > 0:
+        if max_wall_time is not None and not checks.real(max_wall_time, "max_wall_time", finite=False) > 0:
             raise ValueError(f"max_wall_time must be positive, got {max_wall_time!r}")
+        if isinstance(print_level, bool) or not isinstance(print_level, numbers.Integral) or not 0 <= print_level <= 12:
+            raise ValueError(f"print_level must be an integer from 0 to 12 (IPOPT's), got {print_level!r}")
+        checks.mesh_size(nodes, sch.step, len(self.states) + len(self.controls) + len(self.algebraic))
         if mu_strategy not in MU_STRATEGIES:
             raise ValueError(f"mu_strategy must be one of {MU_STRATEGIES}, got {mu_strategy!r}")
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
@@ -546,6 +558,8 @@ def _ipopt_options(options) -> list:
         elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
             out.append((name, int(value)))
         elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+            if not math.isfinite(value):
+                raise ValueError(f"ipopt_options[{name!r}] must be finite, got {value!r}")
             out.append((name, float(value)))
         else:
             raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
@@ -565,6 +579,7 @@ def _dynamics(model, controls):
             raise TypeError(f"controls= needs a System (its Lagrange-d'Alembert dynamics), got {type(model).__name__}")
         if isinstance(controls, (str, sp.Basic)):
             raise TypeError(f"controls must be a sequence of symbols or names, got {controls!r}")
+        _check_controls(model, controls)
         speeds = getattr(model, "speeds", None)
         if speeds is not None and isinstance(speeds[1], DependentSpeeds):
             return speeds_dynamics_of(model, controls)
@@ -573,22 +588,25 @@ def _dynamics(model, controls):
                     f"got {type(model).__name__}")
 
 
+def _check_controls(system, controls) -> None:
+    """Each control a symbol of the system (a parameter or a free symbol of its expressions), not a
+    coordinate, a velocity or the time; matched by name, as every symbol nonholo is given."""
+    states = {str(s) for s in (*system.coordinates, *system.velocities, system.time)}
+    known = sorted(set(system._symbol_names) - states)
+    for c in controls:
+        name = c.name if isinstance(c, sp.Symbol) else c if isinstance(c, str) else None
+        if name is None or name not in known:
+            raise ValueError(f"controls: {c!r} is not a symbol of the system that can be a control (its parameters and "
+                             f"free symbols: {known})")
+
+
 def _endpoint(values, n: int, what: str, names: list) -> list:
     if values is None:
         return [None] * n
     values = list(np.asarray(values, dtype=object).reshape(-1))
     if len(values) != n:
         raise ValueError(f"{what} has {len(values)} entries, expected {n} (one per state: {names})")
-    out = []
-    for v in values:
-        if v is None:
-            out.append(None)
-            continue
-        v = float(v)
-        if not math.isfinite(v):
-            raise ValueError(f"{what} must hold finite numbers or None, got {v}")
-        out.append(v)
-    return out
+    return [None if v is None else checks.real(v, f"{what}[{i}]") for i, v in enumerate(values)]
 
 
 def _duration(t_final, cost):
@@ -600,11 +618,11 @@ def _duration(t_final, cost):
     if isinstance(t_final, (tuple, list)):
         if len(t_final) != 2:
             raise ValueError(f"t_final bounds must be (lo, hi), got {t_final!r}")
-        lo, hi = float(t_final[0]), float(t_final[1])
+        lo, hi = (checks.real(b, "t_final bounds", finite=False) for b in t_final)
         if not (0 <= lo < hi):
             raise ValueError(f"t_final bounds must satisfy 0 <= lo < hi, got {t_final!r}")
         return True, None, (max(lo, 1e-8), hi)
-    value = float(t_final)
+    value = checks.real(t_final, "t_final", finite=False)
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"t_final must be positive, got {t_final!r}")
     if cost == "time":
@@ -614,6 +632,8 @@ def _duration(t_final, cost):
 
 def _bounds(bounds, names: list, what: str) -> dict:
     out = {}
+    if bounds is not None and not isinstance(bounds, Mapping):
+        raise TypeError(f"{what} must be a mapping name -> (lo, hi), got {bounds!r:.100}")
     for key, pair in dict(bounds or {}).items():
         name = str(key)
         if name not in names:
@@ -622,23 +642,17 @@ def _bounds(bounds, names: list, what: str) -> dict:
             lo, hi = (float(v) for v in pair)
         except (TypeError, ValueError) as err:
             raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi), got {pair!r}") from err
-        if not lo <= hi:
+        if not lo <= hi or lo == math.inf or hi == -math.inf:
             raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) is empty")
         out[name] = (lo, hi)
     return out
 
 
-def _path_constraints(constraints, allowed: set):
-    exprs, bounds = [], []
-    for c in constraints or []:
-        c = sp.sympify(c)
-        if isinstance(c, (sp.LessThan, sp.StrictLessThan)):
-            g = c.lhs - c.rhs
-        elif isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)):
-            g = c.rhs - c.lhs
-        else:
-            raise ValueError(f"path_constraints must be SymPy inequalities (<=, >=), got {c!r}")
-        check_free_symbols([g], allowed, "path_constraints")
-        exprs.append(g)
-        bounds.append((-math.inf, 0.0))
-    return exprs, bounds
+def _ends_within_bounds(initial, final, names, bounds) -> None:
+    """A fixed end state outside its state bounds: an infeasible problem, refused (the fixed value
+    would override the bound at that node)."""
+    for what, values in (("initial", initial), ("final", final)):
+        for name, value in zip(names, values):
+            lo, hi = bounds.get(name, (-math.inf, math.inf))
+            if value is not None and not lo <= value <= hi:
+                raise ValueError(f"{what}[{name!r}] = {value:g} lies outside state_bounds[{name!r}] = ({lo:g}, {hi:g})")

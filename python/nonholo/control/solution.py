@@ -126,8 +126,11 @@ class OptimalControlSolution:
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
         """The controls at times t (n_u, len(t)): piecewise linear between the nodes (trapezoid),
-        piecewise quadratic through node, midpoint and node (Hermite-Simpson)."""
-        t = np.atleast_1d(np.asarray(t, dtype=float))
+        piecewise quadratic through node, midpoint and node (Hermite-Simpson); ``t`` within
+        [0, t_final] (ValueError outside: no extrapolation)."""
+        from .checks import times
+
+        t = times(t, self.t_final)
         if self._scheme.step == 1:
             return np.array([np.interp(t, self.t_points, row) for row in self.u_points])
         k, s = self._locate(t)
@@ -137,11 +140,14 @@ class OptimalControlSolution:
 
     def states_at(self, t) -> np.ndarray:
         """The states at times t (n_y, len(t)): the cubic Hermite interpolant of the nodes and
-        their derivatives f(y_k, u_k)."""
-        t = np.atleast_1d(np.asarray(t, dtype=float))
+        their derivatives f(y_k, u_k); ``t`` within [0, t_final] (ValueError outside)."""
+        from .checks import times
+
+        t = times(t, self.t_final)
         k, s = self._locate(t)
         step = self._scheme.step
         Y, U = self.y_points, np.vstack([self.u_points, self.z_points])
+        self.problem._point_functions()  # its NumPy f (rebuilt after unpickling)
         F = self.problem._f(Y, U)
         h = self.dtau[k] * self.t_final
         y0, y1, f0, f1 = Y[:, step * k], Y[:, step * (k + 1)], F[:, step * k], F[:, step * (k + 1)]
@@ -187,6 +193,9 @@ class OptimalControlSolution:
         (:meth:`controls_at`), restarted at the nodes (the controls' kinks), sampled at ``t``;
         ``result.y_final`` is to be compared with the planned final state ``y[:, -1]`` (within
         :attr:`defect`)."""
+        from .checks import tolerance
+
+        rtol, atol = tolerance(rtol, "rtol"), tolerance(atol, "atol")
         return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
                                               t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
 
@@ -210,6 +219,9 @@ class OptimalControlSolution:
 
         return track(self, system, eps, coordinates, inputs=inputs, feedforward=feedforward, **options)
 
+    def __getstate__(self):
+        return {**self.__dict__, "_errors": None}
+
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name."""
         if name in self.state_names:
@@ -224,6 +236,15 @@ class OptimalControlSolution:
         ``theta0``) drawn as an arrow when there is one."""
         import matplotlib.pyplot as plt
         from matplotlib.animation import FuncAnimation
+        from matplotlib.axes import Axes
+
+        from .checks import frames as frame_count, real
+
+        frames = frame_count(frames)
+        if not real(interval, "interval") > 0:
+            raise ValueError(f"interval must be positive (milliseconds between frames), got {interval!r}")
+        if ax is not None and not isinstance(ax, Axes):
+            raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
 
         names = self.state_names
         ix = names.index("x") if "x" in names else 0

@@ -116,11 +116,21 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     if (eps is None) == (law is None):
         raise ValueError("track needs eps (the linear friction realization) or law= (a nonholo.laws law), not both")
     if eps is not None:
-        eps = float(eps)
+        from .checks import real
+
+        eps = real(eps, "eps")
         if not eps > 0:
             raise ValueError(f"eps must be positive, got {eps!r}")
+    from ..expressions.parsing import to_sympy
+
+    if not (hasattr(system, "constraints") and hasattr(system, "coordinates") and hasattr(system, "k")):
+        raise TypeError(f"system must be a nonholo.System, got {type(system).__name__}")
     if coordinates is None:
         raise ValueError("coordinates must map every coordinate of the system to the plan's states")
+    if not isinstance(coordinates, Mapping):
+        raise TypeError(f"coordinates must be a mapping name -> expression, got {type(coordinates).__name__}")
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise TypeError(f"inputs must be a mapping symbol name -> expression, got {type(inputs).__name__}")
     if system.k == 0:
         raise ValueError(f"{system.name!r} has no constraints: it has no friction realization to track with")
     if any(b != 0 for b in system.affine):
@@ -135,7 +145,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     extra = [str(k) for k in coordinates if str(k) not in names]
     if extra:
         raise ValueError(f"coordinates names {extra}, which are not coordinates of {names}")
-    by_name = {str(k): sp.sympify(e) for k, e in coordinates.items()}
+    by_name = {str(k): to_sympy(e, f"coordinates[{str(k)!r}]") for k, e in coordinates.items()}
     ys, us = list(plan.problem.states), list(plan.problem.controls)
     phi = sp.Matrix([by_name[nm] for nm in names])
     allowed = set(ys) | set(us)
@@ -143,7 +153,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     if bad:
         raise ValueError(f"coordinates must be expressions of the plan's states {plan.state_names}, found {bad}")
     given = dict(zip(_symbols(system, list((inputs or {}).keys()), "inputs"),
-                     [sp.sympify(e) for e in (inputs or {}).values()]))
+                     [to_sympy(e, f"inputs[{str(k)!r}]") for k, e in (inputs or {}).items()]))
     for s, e in given.items():
         if e.free_symbols - allowed:
             raise ValueError(f"inputs[{str(s)!r}] must be an expression of the plan's states and controls, "

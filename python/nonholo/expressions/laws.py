@@ -29,6 +29,7 @@ solution only while :math:`\lVert f \rVert < \mu N`, inside the friction cone
 
 from __future__ import annotations
 
+import numbers
 from typing import Mapping
 
 import numpy as np
@@ -38,8 +39,35 @@ from .parsing import to_sympy
 
 __all__ = ["Law", "Viscous", "Coulomb", "Stribeck", "MagicFormula", "Brush"]
 
+#: The most slip components one contact has here (a point contact has two, three with spin): a
+#: larger ``rows`` is refused before its symbols are built (10**7 of them hung).
+MAX_ROWS = 64
+
+
+def _rows(rows) -> int:
+    if isinstance(rows, (bool, np.bool_)) or not isinstance(rows, numbers.Integral):
+        raise TypeError(f"rows must be a positive integer (the slip components of one contact), got {rows!r}")
+    if not 1 <= rows <= MAX_ROWS:
+        raise ValueError(f"rows must be between 1 and {MAX_ROWS} (the slip components of one contact), got {rows}")
+    return int(rows)
+
+
+def _number(x, what: str, positive: bool = False) -> float:
+    """A real finite number (a bool, a complex number, a string, NaN and inf refused), > 0 when ``positive``."""
+    if isinstance(x, (bool, np.bool_, str)) or not isinstance(x, (numbers.Real, sp.Expr)) \
+            or isinstance(x, sp.Expr) and not (x.is_number and x.is_real):
+        raise TypeError(f"{what} must be a real number, got {x!r:.100}")
+    value = float(x)
+    if not np.isfinite(value):
+        raise ValueError(f"{what} must be finite, got {x!r}")
+    if positive and not value > 0:
+        raise ValueError(f"{what} must be positive, got {x!r}")
+    return value
+
 
 def _symbols(slip, what: str) -> tuple:
+    if not isinstance(slip, (sp.Symbol, str, list, tuple)):
+        raise TypeError(f"{what} must be SymPy symbols or names, got {slip!r:.100}")
     items = [slip] if isinstance(slip, (sp.Symbol, str)) else list(slip)
     if not items:
         raise ValueError(f"{what} must name at least one slip component")
@@ -53,7 +81,13 @@ def _symbols(slip, what: str) -> tuple:
 
 def _value(x, what: str, positive: bool = False, nonnegative: bool = False):
     """A law's parameter: a number (checked) or a SymPy expression of the system's parameters."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{what} must be a number or a SymPy expression, got the bool {x!r}")
     expr = to_sympy(x, what)
+    if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
+        raise TypeError(f"{what} must be a number or a scalar SymPy expression, got {x!r:.100}")
+    if expr.is_number and expr.is_real is False:
+        raise TypeError(f"{what} must be real, got {x!r}")
     if expr.is_number:
         value = float(expr)
         if not np.isfinite(value):
@@ -100,6 +134,10 @@ class Law:
         self.slip = _symbols(slip, "slip")
         self.normal = None if normal is None else _symbols(normal, "normal")[0]
         self.speed = None if speed is None else _symbols(speed, "speed")[0]
+        roles = [*self.slip, *(x for x in (self.normal, self.speed) if x is not None)]
+        if len(set(roles)) != len(roles):
+            raise ValueError(f"slip, normal and speed must be distinct symbols, got {slip!r}, normal={normal!r}, "
+                             f"speed={speed!r}")
         if expr is None:
             self.expr = None
         else:
@@ -107,13 +145,40 @@ class Law:
             self.expr = sp.ImmutableMatrix([to_sympy(e, "expr") for e in items])
             if self.expr.shape[0] != len(self.slip):
                 raise ValueError(f"expr has {self.expr.shape[0]} components for {len(self.slip)} slip symbols")
-        self.scale = None if scale is None else to_sympy(scale, "scale")
-        self.saturation = None if saturation is None else to_sympy(saturation, "saturation")
+            if any(e.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for e in self.expr):
+                raise ValueError(f"expr must be finite, got {list(self.expr)}")
+        self.scale = None if scale is None else _value(scale, "scale", positive=True)
+        self.saturation = None if saturation is None else _value(saturation, "saturation", positive=True)
         self.name = name or type(self).__name__
+        if self.expr is not None:
+            self._check_opposes_slip()
+
+    def _check_opposes_slip(self) -> None:
+        """A law whose expression is numeric at N = V = 1 must oppose the slip, z . s <= 0, at slips
+        across its scale (a law with free parameters is checked where it is used)."""
+        scale = float(self.scale) if self.scale is not None and self.scale.is_number else 1.0
+        subs = {x: 1 for x in (self.normal, self.speed) if x is not None}
+        expr = self.expr.xreplace(subs)
+        if expr.free_symbols - set(self.slip):
+            return
+        f = sp.lambdify([self.slip], list(expr), "math")
+        rng = np.random.default_rng(0)
+        for size in (1e-3, 0.1, 1.0, 10.0):
+            for direction in [*np.eye(self.rows), *rng.normal(size=(2, self.rows))]:
+                for sign in (1.0, -1.0):
+                    slip = sign * size * scale * direction / np.linalg.norm(direction)
+                    try:
+                        z = np.array(f(list(slip)), dtype=float)
+                    except (ArithmeticError, ValueError, TypeError, NameError):
+                        continue
+                    if np.all(np.isfinite(z)) and z @ slip > 1e-12 * np.linalg.norm(z) * np.linalg.norm(slip):
+                        raise ValueError(f"expr must oppose the slip (z . s <= 0, friction dissipates), but at s = "
+                                         f"{slip.tolist()} (N = V = 1) it gives z = {z.tolist()}")
 
     def for_rows(self, rows: int) -> "Law":
         """This law for a contact of ``rows`` slip components (an isotropic built-in law takes any
         number; a law written for a fixed number of components only that one)."""
+        rows = _rows(rows)
         if rows == self.rows:
             return self
         arguments = getattr(self, "_arguments", None)
@@ -151,9 +216,9 @@ class Law:
         return sp.Matrix(self.expr.xreplace(subs))
 
     def __call__(self, s, N=None, V=None, parameters: Mapping | None = None) -> np.ndarray:
-        """The force at numeric slip ``s`` (the contact's components), load ``N`` and speed ``V``."""
-        z = self.force([sp.Float(float(x)) for x in np.atleast_1d(s)],
-                       None if N is None else sp.Float(float(N)), None if V is None else sp.Float(float(V)))
+        """The force at numeric slip ``s`` (the contact's components), load ``N`` >= 0 and speed ``V`` > 0."""
+        s, N, V = self._point(s, N, V, parameters)
+        z = self.force([sp.Float(x) for x in s], None if N is None else sp.Float(N), None if V is None else sp.Float(V))
         if parameters:
             z = z.xreplace({sp.Symbol(k) if isinstance(k, str) else k: v for k, v in parameters.items()})
         try:
@@ -161,6 +226,31 @@ class Law:
         except TypeError:
             raise ValueError(f"{self.name} has parameters without values: {sorted(map(str, z.free_symbols))}; "
                              "give them in parameters") from None
+
+    def _point(self, s, N, V, parameters, what: str = "s"):
+        """(s, N, V) checked for a numeric evaluation: s finite with one entry per slip component,
+        N >= 0 and V > 0 where the law has them, parameters a mapping."""
+        if parameters is not None and not isinstance(parameters, Mapping):
+            raise TypeError(f"parameters must be a mapping name -> value, got {type(parameters).__name__}")
+        try:
+            s = np.atleast_1d(np.asarray(s, dtype=float))
+        except (TypeError, ValueError):
+            raise TypeError(f"{what} must be numbers, got {s!r:.100}") from None
+        if s.shape != (self.rows,):
+            raise ValueError(f"{what} must have {self.rows} components for this contact, got shape {s.shape}")
+        if not np.all(np.isfinite(s)):
+            raise ValueError(f"{what} must be finite, got {s.tolist()}")
+        if self.normal is not None:
+            if N is None:
+                raise ValueError(f"the {self.name} law depends on the normal load: give N")
+            N = _number(N, "N")
+            if N < 0:
+                raise ValueError(f"N (the normal load) must be non-negative, got {N}")
+        if self.speed is not None:
+            if V is None:
+                raise ValueError(f"the {self.name} law depends on the rolling speed: give V")
+            V = _number(V, "V", positive=True)
+        return s, (None if N is None else float(N)), (None if V is None else float(V))
 
     def slip_jacobian(self) -> sp.Matrix:
         """dz/ds (rows x rows) as SymPy expressions of the law's symbols."""
@@ -173,39 +263,71 @@ class Law:
         carry ``force`` (minus the constraint force it replaces). Newton's method on z, from the
         linearization at s = 0; raises ValueError where no slip gives the force (outside the friction
         cone: the norm of ``force`` at least ``saturation`` x N)."""
-        target = np.atleast_1d(np.asarray(force, dtype=float))
-        if target.shape != (self.rows,):
-            raise ValueError(f"force must have {self.rows} components, got shape {target.shape}")
-        if self.saturation is not None and self.normal is not None and N is not None:
-            limit = float(self.saturation.xreplace({sp.Symbol(k) if isinstance(k, str) else k: v
-                                                    for k, v in (parameters or {}).items()})) * float(N)
+        if self.set_valued:
+            raise ValueError(f"the {self.name} law is set-valued (v_s=None): no slip function, no steady slip")
+        target, N, V = self._point(force, N, V, parameters, "force")
+        if not (isinstance(tol, numbers.Real) and 0 < tol < 1):
+            raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
+        if self.normal is not None and N == 0:
+            raise ValueError("N must be positive: no slip carries a force under a zero normal load")
+        subs = {k: sp.Float(v) for k, v in ((self.normal, N), (self.speed, V)) if k is not None}
+        subs.update({sp.Symbol(k) if isinstance(k, str) else k: v for k, v in (parameters or {}).items()})
+        missing = (set().union(*(e.free_symbols for e in self.expr)) - set(self.slip) - set(subs)) | \
+            (self.saturation.free_symbols - set(subs) if self.saturation is not None else set())
+        if missing:
+            raise ValueError(f"the {self.name} law has parameters without values: {sorted(map(str, missing))}; give "
+                             "them in parameters")
+        if self.saturation is not None and self.normal is not None:
+            limit = float(self.saturation.xreplace(subs)) * N
             if np.linalg.norm(target) >= limit:
                 raise ValueError(f"|force| = {np.linalg.norm(target):.6g} is outside the friction cone "
                                  f"(at most {limit:.6g} = saturation x N): no slip carries it")
-        values = {self.normal: N, self.speed: V}
-        subs = {k: sp.Float(float(v)) for k, v in values.items() if k is not None and v is not None}
-        subs.update({sp.Symbol(k) if isinstance(k, str) else k: v for k, v in (parameters or {}).items()})
         z = sp.lambdify([self.slip], self.expr.xreplace(subs), "numpy")
         dz = sp.lambdify([self.slip], self.slip_jacobian().xreplace(subs), "numpy")
-        s = np.zeros(self.rows)
-        J0 = np.asarray(dz(s), dtype=float).reshape(self.rows, self.rows)
-        s = np.linalg.solve(J0, target)
-        for _ in range(100):
-            r = np.asarray(z(s), dtype=float).reshape(-1) - target
+
+        def residual(x):
+            return np.asarray(z(x), dtype=float).reshape(-1) - target
+
+        def jacobian(x):
+            return np.asarray(dz(x), dtype=float).reshape(self.rows, self.rows)
+
+        if not np.any(target):
+            return np.zeros(self.rows)
+        s = _start(residual, jacobian, target, self.scale, subs)
+        r = residual(s)
+        for _ in range(200):
             if np.linalg.norm(r) <= tol * max(1.0, np.linalg.norm(target)):
                 return s
-            J = np.asarray(dz(s), dtype=float).reshape(self.rows, self.rows)
-            step = np.linalg.solve(J, r)
+            step = np.linalg.lstsq(jacobian(s), r, rcond=None)[0]
             t = 1.0
-            while t > 1e-8 and np.linalg.norm(np.asarray(z(s - t * step), float).reshape(-1) - target) \
-                    > (1 - 1e-4 * t) * np.linalg.norm(r):
+            while t > 1e-12 and not np.linalg.norm(residual(s - t * step)) <= (1 - 1e-4 * t) * np.linalg.norm(r):
                 t /= 2
+            if t <= 1e-12:
+                break
             s = s - t * step
-        raise ValueError(f"steady_slip: Newton's method did not converge for force {target} (residual "
-                         f"{np.linalg.norm(r):.3g})")
+            r = residual(s)
+        raise ValueError(f"no slip carries the force {target.tolist()} under the {self.name} law (Newton's method "
+                         f"stalled at residual {np.linalg.norm(r):.3g}: the force is beyond what the law gives)")
 
     def __repr__(self) -> str:
         return f"<nonholo.laws.{type(self).__name__} {self.name}: z = {None if self.expr is None else list(self.expr)}>"
+
+
+def _start(residual, jacobian, target, scale, subs) -> np.ndarray:
+    """A start for Newton's method on z(s) = f: the linearization at s = 0 where its slope is regular,
+    else (a law with zero slope at zero slip, z = -N s^3) the best point of a search along -f, the
+    direction a law that opposes the slip answers in."""
+    J0 = jacobian(np.zeros(target.size))
+    if np.all(np.isfinite(J0)) and np.linalg.matrix_rank(J0) == target.size:
+        s = -np.linalg.solve(-J0, target)
+        if np.all(np.isfinite(residual(s))):
+            return s
+    unit = -target / np.linalg.norm(target)
+    base = float(scale.xreplace(subs)) if scale is not None and scale.xreplace(subs).is_number else 1.0
+    candidates = [0.0] + [base * 10.0 ** k for k in np.arange(-8, 8.5, 0.5)]
+    values = [np.linalg.norm(residual(a * unit)) for a in candidates]
+    values = [v if np.isfinite(v) else np.inf for v in values]
+    return candidates[int(np.argmin(values))] * unit
 
 
 def _contact_slip(rows: int) -> tuple:
@@ -223,6 +345,7 @@ class Viscous(Law):
     contact."""
 
     def __init__(self, mu=1.0, eps=1.0, rows: int = 1):
+        rows = _rows(rows)
         self.mu, self.eps = _value(mu, "mu", positive=True), _value(eps, "eps", positive=True)
         s = _contact_slip(rows)
         super().__init__([-(self.mu / self.eps) * x for x in s], slip=s, scale=self.eps, name="viscous")
@@ -236,6 +359,7 @@ class Coulomb(Law):
     :math:`z = -\mu N s / \lVert s \rVert` otherwise), usable only in a stick-slip model."""
 
     def __init__(self, mu, v_s=None, rows: int = 1):
+        rows = _rows(rows)
         self.mu = _value(mu, "mu", positive=True)
         self.v_s = None if v_s is None else _value(v_s, "v_s", positive=True)
         s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
@@ -247,7 +371,12 @@ class Coulomb(Law):
     def creep(self, force, N) -> np.ndarray:
         r"""The closed form of :meth:`steady_slip`: :math:`s = -v_s r / \sqrt{1 - \lVert r \rVert^2}`
         with :math:`r = f / (\mu N)`, ``force`` :math:`f`."""
-        r = np.atleast_1d(np.asarray(force, dtype=float)) / (float(self.mu) * float(N))
+        if self.set_valued:
+            raise ValueError("the set-valued coulomb law (v_s=None) has no creep: give v_s")
+        force, N, _ = self._point(force, N, None, None, "force")
+        if not N > 0:
+            raise ValueError(f"N must be positive: no slip carries a force under the normal load {N}")
+        r = force / (float(self.mu) * N)
         if np.linalg.norm(r) >= 1:
             raise ValueError(f"|force| / (mu N) = {np.linalg.norm(r):.6g} >= 1: outside the friction cone")
         return -float(self.v_s) * r / np.sqrt(1 - r @ r)
@@ -261,6 +390,7 @@ class Stribeck(Law):
     :math:`\delta`)."""
 
     def __init__(self, mu_s, mu_k, v_s, viscous=0, regularization=0.01, rows: int = 1):
+        rows = _rows(rows)
         self.mu_s, self.mu_k = _value(mu_s, "mu_s", positive=True), _value(mu_k, "mu_k", positive=True)
         self.v_s, self.viscous = _value(v_s, "v_s", positive=True), _value(viscous, "viscous", nonnegative=True)
         delta = _value(regularization, "regularization", positive=True)
@@ -287,6 +417,9 @@ class MagicFormula(Law):
     def __init__(self, B, C, D, E=0):
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
+        if self.E.is_number and float(self.E) > 1:
+            raise ValueError(f"E must be at most 1 (Pacejka's curvature factor; beyond, the force turns along the "
+                             f"slip), got {E!r}")
         s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
         Ba = self.B * _slip_angle(s, V)
         expr = -N * self.D * sp.sin(self.C * sp.atan(Ba - self.E * (Ba - sp.atan(Ba))))

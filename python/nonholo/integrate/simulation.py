@@ -380,10 +380,10 @@ def simulate(
     [1.     0.0754 0.0048]
     """
     if isinstance(model, StickSlipModel):  # a hybrid model: one run per mode (integrate/stick_slip.py)
-        if events is not None or sensitivities or dense_output:
-            raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
         return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
-                              max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time)
+                              max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time, events=events,
+                              sensitivities=sensitivities, dense_output=dense_output, project_y0=project_y0,
+                              raise_on_failure=raise_on_failure, first_step=first_step, compile=compile)
     if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model, with its fold check (law_reduced.py)
         return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
                                max_step=max_step, project_y0=project_y0, events=events, sensitivities=sensitivities,

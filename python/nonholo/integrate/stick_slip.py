@@ -57,6 +57,11 @@ class StickSlipResult:
         return self.status >= 0
 
     @property
+    def y_final(self) -> np.ndarray:
+        """The state at the last output time."""
+        return self.y[:, -1].copy() if self.y.shape[1] else np.zeros(self.y.shape[0])
+
+    @property
     def n(self) -> int:
         return self.y.shape[0] // 2
 
@@ -123,16 +128,40 @@ class _Event:
 
 
 def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10, params=None,
-                   max_switches: int = 1000, **options) -> StickSlipResult:
-    """Run a stick-slip model (module docstring); the arguments are :func:`nonholo.simulate`'s."""
+                   max_switches: int = 1000, events=None, sensitivities=None, dense_output: bool = False,
+                   project_y0: bool = False, raise_on_failure: bool = False, **options) -> StickSlipResult:
+    """Run a stick-slip model (module docstring); the arguments are :func:`nonholo.simulate`'s
+    (``raise_on_failure``: IntegrationError when a phase fails)."""
+    if events is not None or sensitivities or dense_output:
+        raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
+    if project_y0:
+        raise ValueError("project_y0: a stick-slip model starts from any [q, v] (off the constraints it slides); "
+                         "project y0 yourself with system.project to start rolling")
+    result = _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options)
+    if raise_on_failure and result.status < 0:
+        from ..errors import IntegrationError
+
+        raise IntegrationError(result.message, result)
+    return result
+
+
+def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -> StickSlipResult:
+    from .. import options as check
     from .simulation import simulate
 
     n = model.system.n
-    t0, tf = (float(x) for x in t_span)
-    y = np.asarray(y0, dtype=float).copy()
+    t0, tf = check.t_span(t_span)
+    check.tolerances(rtol, atol, 2 * n)
+    try:
+        y = np.asarray(y0, dtype=float).copy()
+    except (TypeError, ValueError):
+        raise TypeError(f"y0 must be [q, v] (numbers), got {y0!r:.100}") from None
     if y.shape != (2 * n,):
         raise ValueError(f"y0 must be [q, v] of length {2 * n}, got shape {y.shape}")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y0 contains NaN or inf")
     params = dict(params or {})
+    model.system.param_vector(params)  # unknown names and bad values refused, as by nh.simulate
     loads = model.loads(params)
 
     def cone(c, tt, yy):  # mu_s N_c at a state: a load may depend on it (load transfer)
@@ -140,7 +169,13 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
 
     scale = max(1.0, float(np.abs(y[n:]).max()))
     eta = 1e-14 * scale  # far below any slip the tolerances resolve (module docstring of the model)
-    slip_tol = 10 * (rtol * scale + atol)
+    slip_tol = 10 * (rtol * scale + float(np.max(atol)))
+    # The switch events carry a bias far below the tolerances, so that a phase that starts on its
+    # switching surface (a contact rolling at the cone's edge with a growing force; a slide starting
+    # from zero slip) is not taken for a root at t0, which the root finding does not report: the
+    # edge counts as inside the cone by 1e-12 relative, a slide ends at slip -eta / 2 along d (short of
+    # -eta d, where the regularized sliding force turns).
+    cone_bias, stop_bias = 1e-12, 0.0
     times = None if t_eval is None else np.asarray(t_eval, dtype=float)
 
     directions = {}
@@ -160,10 +195,10 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
         events, owners = [], []
         for c in range(len(model.contacts)):
             if stuck[c]:
-                events.append(_Event(lambda tt, yy, c=c, st=stuck: cone(c, tt, yy) - np.linalg.norm(
+                events.append(_Event(lambda tt, yy, c=c, st=stuck: cone(c, tt, yy) * (1 + cone_bias) - np.linalg.norm(
                     model.multipliers(st, tt, yy, run_params)[c])))
             else:
-                events.append(_Event(lambda tt, yy, c=c: float(model.slips(tt, yy)[c] @ directions[c])))
+                events.append(_Event(lambda tt, yy, c=c: float(model.slips(tt, yy)[c] @ directions[c]) + stop_bias))
             owners.append(c)
         # a phase stores the requested times after its start (the first phase also its start)
         phase_eval = None if times is None else times[((times > t) | (t == t0) & (times == t)) & (times <= tf)]

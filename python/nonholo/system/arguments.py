@@ -113,13 +113,19 @@ def _coordinate_index(entry, names: list, group) -> int:
                      f"name) or an index from 0 to {len(names) - 1}; {entry!r} is neither")
 
 
+def _row_index(i) -> int:
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        raise TypeError(f"not an integer: {i!r}")
+    return int(i)
+
+
 def contacts_argument(contacts, k: int):
     """``System(contacts=...)`` checked: lists of constraint-row indices, each of the k rows in
     exactly one; None for one contact per row."""
     if contacts is None:
         return None
     try:
-        groups = [[int(i) for i in group] for group in contacts]
+        groups = [[_row_index(i) for i in group] for group in contacts]
     except (TypeError, ValueError):
         raise TypeError(f"contacts must be a list of lists of constraint-row indices, got {contacts!r}") from None
     if sorted(i for group in groups for i in group) != list(range(k)) or not all(groups):
@@ -168,7 +174,10 @@ def order_argument(order) -> int:
 
 
 def point_argument(x, n: int, what: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be numbers, got {x!r:.100}") from None
     if arr.shape != (n,):
         raise ValueError(f"{what} must have shape ({n},), got {arr.shape}")
     if not np.all(np.isfinite(arr)):

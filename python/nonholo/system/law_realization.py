@@ -39,14 +39,37 @@ def contact_rows(system, contacts, law: Law | None) -> list:
 
 
 def per_contact(value, count: int, what: str, system) -> list:
-    """``normal`` or ``speed``: one value or expression for every contact, or one per contact."""
+    """``normal`` or ``speed``: one value or expression for every contact, or one per contact; a
+    number must be finite, a normal load non-negative (a negative one would push along the slip)
+    and a rolling speed positive; an expression may hold only the system's coordinates,
+    velocities, time and parameters."""
     if isinstance(value, (list, tuple, np.ndarray)):
         if len(value) != count:
             raise ValueError(f"{what} has {len(value)} entries for {count} contacts")
         items = list(value)
     else:
         items = [value] * count
-    return [system.resolve(to_sympy(v, what)) for v in items]
+    allowed = {str(s) for s in (*system.coordinates, *system.velocities, system.time, *system.parameters)}
+    out = []
+    for c, v in enumerate(items):
+        where = what if count == 1 else f"{what}[{c}]"
+        if isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{where} must be a number or a SymPy expression, got the bool {v!r}")
+        expr = to_sympy(v, where)
+        if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
+            raise TypeError(f"{where} must be a number or a scalar SymPy expression, got {v!r:.100}")
+        if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or expr.is_number and not (expr.is_real and expr.is_finite):
+            raise ValueError(f"{where} must be finite and real, got {v!r}")
+        if expr.is_number and (float(expr) < 0 if what == "normal" else float(expr) <= 0):
+            raise ValueError(f"{where} must be {'non-negative (a normal load)' if what == 'normal' else 'positive'}, "
+                             f"got {v!r}")
+        unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in allowed)
+        if unknown:
+            load = f" (the normal load of contact {c})" if what == "normal" else ""
+            raise ValueError(f"{where}{load} contains symbols that are neither coordinates, velocities, the time nor "
+                             f"parameters of {system.name!r}: {', '.join(unknown)}")
+        out.append(system.resolve(expr))
+    return out
 
 
 def realized_by(system, law, normal=None, speed=None, contacts=None):
@@ -70,6 +93,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     if any(one.speed is not None for one in given) and speed is None:
         raise ValueError(f"the {given[0].name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
+    _law_parameters(system, given)
     loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
@@ -79,6 +103,18 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     names = sorted({one.name for one in given})
     return rows_replaced(system, [], force, name=f"{system.name} ({', '.join(names)} friction)",
                          outputs=law_outputs(system, groups, forces, loads))
+
+
+def _law_parameters(system, laws) -> None:
+    """Each law's symbols other than its slip, normal and speed must be parameters of the system."""
+    known = {str(s) for s in system.parameters}
+    for law in laws:
+        own = {*law.slip, law.normal, law.speed}
+        free = set().union(*(e.free_symbols for e in law.expr)) - own
+        unknown = sorted(str(s) for s in free if str(s) not in known)
+        if unknown:
+            raise ValueError(f"law: the {law.name} law's symbols {unknown} are not parameters of {system.name!r}: "
+                             "give the law numbers, or add them to the system's parameters")
 
 
 def contact_force(system, contacts: dict) -> sp.Matrix:

@@ -63,6 +63,8 @@ class Margin:
 
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if not (hasattr(system, "k") and hasattr(system, "constraints")):
+            raise TypeError(f"system must be a nonholo.System, got {type(system).__name__}")
         if system.k == 0:
             raise ValueError(f"{system.name!r} has no constraint rows: no contact force, no margin")
         self.system, self.kind = system, kind
@@ -140,11 +142,15 @@ class Margin:
 
         n = self.system.n
         q, v = point_argument(q, n, "q"), point_argument(v, n, "v")
+        self.system.param_vector(params or {})  # unknown names and bad values refused
         return self._value(q, v, check.finite_float(t, "t"), self._parameter_vector(params or {}))
 
     def of(self, result) -> np.ndarray:
         """The margin at every output time of a run (a :class:`~nonholo.SimulationResult` of a model of
         this system, or of the same coordinates), shape (n_t,)."""
+        if not all(hasattr(result, a) for a in ("t", "q", "velocity", "params")):
+            raise TypeError(f"result must be a SimulationResult of a model of {self.system.name!r}, got "
+                            f"{type(result).__name__}")
         p = self._parameter_vector(result.params)
         q, v = np.asarray(result.q, dtype=float), np.asarray(result.velocity, dtype=float)
         return np.array([self._value(q[:, i], v[:, i], float(t), p) for i, t in enumerate(result.t)])

@@ -16,6 +16,7 @@
 // entry; evaluations only run the tapes and the plan.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct CollocationOptions {
   double max_wall_time = 0.0;  // seconds; 0 = none
   std::string mu_strategy = "monotone";  // IPOPT's barrier update: "monotone" or "adaptive"
   std::vector<IpoptOption> ipopt;  // passed through to IPOPT, last
+  std::function<bool()> interrupted;  // polled at every IPOPT iteration: true stops the solve (Ctrl-C)
 };
 
 struct CollocationResult {
@@ -95,6 +97,7 @@ struct CollocationResult {
   double time_ipopt = 0.0, time_evaluations = 0.0;
   int n_evaluations = 0;
   double max_defect = 0.0;  // max |defect| at the returned x
+  bool interrupted = false;  // stopped by options.interrupted
 };
 
 // Solves the problem with IPOPT (C++ interface); never throws for a failed solve (success false,

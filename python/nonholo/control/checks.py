@@ -1,0 +1,125 @@
+"""Checks of the arguments of optimal control problems (:class:`~nonholo.OptimalControlProblem`) and
+their solutions: each bad value raises ValueError or TypeError naming the argument, strings are
+parsed without evaluation (:func:`~nonholo.expressions.parsing.to_sympy`), and sizes that cannot be
+held are refused before anything is allocated."""
+
+from __future__ import annotations
+
+import ast
+import math
+import numbers
+
+import numpy as np
+import sympy as sp
+
+from ..expressions.lowering import check_free_symbols
+from ..expressions.parsing import parse, to_sympy
+
+__all__ = ["expression", "real", "inequalities", "MAX_NLP_VARIABLES", "mesh_size", "times", "frames",
+           "tolerance"]
+
+#: The largest NLP (variables) a solve builds: about 0.2 GB for its vectors alone, far beyond the
+#: meshes IPOPT solves in reasonable time; a larger ``nodes`` is refused before anything is allocated.
+MAX_NLP_VARIABLES = 10**7
+#: The most frames ``animate`` draws (each is a redraw of the figure).
+MAX_FRAMES = 100_000
+_INEQUALITIES = {ast.LtE: sp.LessThan, ast.Lt: sp.StrictLessThan, ast.GtE: sp.GreaterThan, ast.Gt: sp.StrictGreaterThan}
+
+
+def real(value, what: str, *, finite: bool = True) -> float:
+    """``value`` as a float: TypeError for what is not a real number (a bool, a complex number, a
+    string, a SymPy expression with symbols), ValueError for NaN (and inf when ``finite``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, sp.Number)) \
+            or isinstance(value, sp.Basic) and not value.is_real:
+        raise TypeError(f"{what} must be a real number, got {value!r}")
+    x = float(value)
+    if math.isnan(x) or finite and not math.isfinite(x):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    return x
+
+
+def expression(value, what: str, allowed: set) -> sp.Expr:
+    """A scalar SymPy expression of the symbols ``allowed``, finite: a string parsed without
+    evaluation; TypeError or ValueError naming ``what`` otherwise."""
+    expr = to_sympy(value, what)
+    if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
+        raise ValueError(f"{what} must be a scalar SymPy expression, got {value!r:.200}")
+    if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or expr.is_number and not expr.is_finite:
+        raise ValueError(f"{what} must be finite, got {expr}")
+    check_free_symbols([expr], allowed, what)
+    return expr
+
+
+def _parsed_inequality(text: str, what: str):
+    """``"lhs <= rhs"`` (or <, >=, >) as a SymPy relational, each side parsed without evaluation."""
+    try:
+        tree = ast.parse(text.strip().replace("^", "**"), mode="eval").body
+    except SyntaxError:
+        tree = None
+    if isinstance(tree, ast.Compare) and len(tree.ops) == 1 and type(tree.ops[0]) in _INEQUALITIES:
+        lhs = parse(ast.unparse(tree.left), what)
+        rhs = parse(ast.unparse(tree.comparators[0]), what)
+        return _INEQUALITIES[type(tree.ops[0])](lhs, rhs)
+    parse(text, what)  # refused with parse's message (a string that is no inequality at all)
+    raise ValueError(f"{what}: the string {text!r:.200} is not an inequality (lhs <= rhs, lhs >= rhs)")
+
+
+def inequalities(constraints, allowed: set, what: str = "path_constraints"):
+    """(expressions g, bounds (-inf, 0)): each constraint a SymPy inequality or a string
+    ``"lhs <= rhs"`` parsed without evaluation, as g <= 0; one inequality is a list of one."""
+    if constraints is None:
+        return [], []
+    if isinstance(constraints, (sp.Basic, str)):
+        constraints = [constraints]
+    exprs, bounds = [], []
+    for c in constraints:
+        if isinstance(c, str):
+            c = _parsed_inequality(c, what)
+        if isinstance(c, (sp.LessThan, sp.StrictLessThan)):
+            g = c.lhs - c.rhs
+        elif isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)):
+            g = c.rhs - c.lhs
+        else:
+            raise ValueError(f"{what} must be SymPy inequalities (<=, >=), got {c!r:.200}")
+        exprs.append(expression(g, what, allowed))
+        bounds.append((-math.inf, 0.0))
+    return exprs, bounds
+
+
+def mesh_size(nodes: int, step: int, block: int) -> None:
+    """Refuse a mesh whose NLP would have more than MAX_NLP_VARIABLES variables."""
+    variables = (step * (nodes - 1) + 1) * block
+    if variables > MAX_NLP_VARIABLES:
+        raise ValueError(f"nodes = {nodes} gives an NLP of {variables:.3g} variables, more than the "
+                         f"{MAX_NLP_VARIABLES:.0e} a solve builds: use fewer nodes (or refine=)")
+
+
+def times(t, t_final: float, what: str = "t") -> np.ndarray:
+    """Times within [0, t_final] (to rounding) as a 1-D float array."""
+    try:
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be times (numbers), got {t!r:.100}") from None
+    if t.ndim != 1:
+        raise ValueError(f"{what} must be one time or a 1-D sequence of times, got shape {t.shape}")
+    slack = 1e-9 * max(1.0, t_final)
+    if not np.all(np.isfinite(t)) or np.any(t < -slack) or np.any(t > t_final + slack):
+        bad = t[~(np.isfinite(t) & (t >= -slack) & (t <= t_final + slack))]
+        raise ValueError(f"{what} must lie within the plan's [0, t_final] = [0, {t_final:g}] (no extrapolation), "
+                         f"got {bad[0]:g}")
+    return np.clip(t, 0.0, t_final)
+
+
+def frames(value) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"frames must be an integer, got {value!r}")
+    if not 1 <= value <= MAX_FRAMES:
+        raise ValueError(f"frames must be between 1 and {MAX_FRAMES}, got {value}")
+    return int(value)
+
+
+def tolerance(value, what: str) -> float:
+    x = real(value, what)
+    if not x > 0:
+        raise ValueError(f"{what} must be positive, got {value!r}")
+    return x

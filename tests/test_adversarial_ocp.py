@@ -1,0 +1,254 @@
+"""Adversarial input to the optimal-control API (issue 44) and the kinematic systems: every bad value is
+refused with an exception naming the argument, strings are parsed without evaluation, nothing hangs
+on a huge size, and what solves or pickles gives the same numbers as the straightforward call."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+x, y, th, v, kappa = sp.symbols("x y theta v kappa")
+OCP = nh.OptimalControlProblem
+
+
+@pytest.fixture(scope="module")
+def car():
+    return nh.systems.kinematic_car(1.0)
+
+
+@pytest.fixture(scope="module")
+def plan(car):
+    return OCP(car, initial=[0, 0, 0], final=[2.0, 0.5, 0.0]).solve(nodes=15)
+
+
+def _payload(flag):
+    return f"__import__('pathlib').Path({str(flag)!r}).touch() or x"
+
+
+# ------------------------------------------------------------------ strings are never evaluated
+@pytest.mark.parametrize("argument", ["terminal_cost", "cost", "path_constraints"])
+def test_a_string_that_runs_code_is_refused_and_not_run(car, tmp_path, argument):
+    flag = tmp_path / "ran"
+    code = _payload(flag)
+    kwargs = dict(cost="energy", t_final=1.0, initial=[0, 0, 0])
+    kwargs[argument] = [code + " <= 1"] if argument == "path_constraints" else code
+    with pytest.raises(ValueError, match=f"{argument}.*refused"):
+        OCP(car, **kwargs)
+    assert not flag.exists()
+
+
+def test_track_strings_are_not_evaluated(plan, tmp_path):
+    flag = tmp_path / "ran"
+    sleigh = nh.systems.chaplygin_sleigh()
+    with pytest.raises(ValueError, match="coordinates.*refused"):
+        plan.track(sleigh, eps=1e-3, coordinates={"x": _payload(flag), "y": "y", "phi": "theta"})
+    assert not flag.exists()
+
+
+def test_string_costs_and_constraints_give_the_sympy_ones(car):
+    """A plain-arithmetic string is the expression SymPy would build: the same optimum."""
+    common = dict(t_final=2.0, initial=[0, 0, 0], final=[1.0, 0.0, 0.0])
+    by_string = OCP(car, cost="v**2/2", terminal_cost="theta**2", path_constraints=["y >= -1"], **common)
+    by_sympy = OCP(car, cost=v**2 / 2, terminal_cost=th**2, path_constraints=[y >= -1], **common)
+    assert by_string.running_cost == by_sympy.running_cost
+    assert by_string.path_constraints == by_sympy.path_constraints
+    a, b = by_string.solve(nodes=10), by_sympy.solve(nodes=10)
+    assert a.success and b.success
+    assert a.objective == pytest.approx(b.objective, rel=1e-12)
+    assert a.objective == pytest.approx(0.25, rel=1e-7)  # v = 1/2 over 2 s on the straight line (IPOPT tol 1e-8)
+
+
+@pytest.mark.parametrize("cost, match", [(sp.oo, "cost must be finite"), (1 / (v - v), "cost must be finite"),
+                                         (sp.Matrix([v]), "cost must be"), (v > 0, "cost must be"),
+                                         (float("nan"), "cost must be finite")])
+def test_costs_that_are_not_finite_scalar_expressions_are_refused(car, cost, match):
+    with pytest.raises(ValueError, match=match):
+        OCP(car, cost=cost, t_final=1.0)
+
+
+@pytest.mark.parametrize("terminal", [object(), [x, y], x > 1, sp.zoo * x])
+def test_bad_terminal_costs_are_refused(car, terminal):
+    with pytest.raises((TypeError, ValueError), match="terminal_cost"):
+        OCP(car, cost="energy", t_final=1.0, terminal_cost=terminal)
+
+
+@pytest.mark.parametrize("constraint", [x <= sp.oo, object()])
+def test_bad_path_constraints_are_refused(car, constraint):
+    with pytest.raises((TypeError, ValueError), match="path_constraints"):
+        OCP(car, initial=[0, 0, 0], final=[1, 0, 0], path_constraints=[constraint])
+
+
+def test_one_inequality_is_a_path_constraint_list(car):
+    single = OCP(car, initial=[0, 0, 0], final=[1, 0, 0], path_constraints=y >= -1)
+    listed = OCP(car, initial=[0, 0, 0], final=[1, 0, 0], path_constraints=[y >= -1])
+    assert single.path_constraints == listed.path_constraints == [-1 - y]
+
+
+# ------------------------------------------------------------------ endpoints, durations, bounds
+@pytest.mark.parametrize("initial", [["a", 0, 0], [1j, 0, 0], [True, 0, 0], [x, 0, 0]])
+def test_endpoint_entries_that_are_not_real_numbers_are_named(car, initial):
+    with pytest.raises((TypeError, ValueError), match=r"initial\[0\]"):
+        OCP(car, initial=initial, final=[1, 0, 0])
+
+
+@pytest.mark.parametrize("t_final", [True, 1j, "abc"])
+def test_bad_durations_are_named(car, t_final):
+    with pytest.raises((TypeError, ValueError), match="t_final"):
+        OCP(car, cost="energy", t_final=t_final, initial=[0, 0, 0], final=[1, 0, 0])
+
+
+@pytest.mark.parametrize("bounds", [{"x": (math.inf, math.inf)}, {"x": (-math.inf, -math.inf)}, "x"])
+def test_state_bounds_that_admit_no_value_are_refused(car, bounds):
+    with pytest.raises((TypeError, ValueError), match="state_bounds"):
+        OCP(car, initial=[0, 0, 0], final=[1, 0, 0], state_bounds=bounds)
+
+
+@pytest.mark.parametrize("end", ["initial", "final"])
+def test_a_fixed_end_outside_the_state_bounds_is_refused(car, end):
+    """Before: the fixed end overrode the bound at that node, and IPOPT reported success for a
+    trajectory that violates the bounds the user gave."""
+    ends = dict(initial=[0, 0, 0], final=[1, 0, 0])
+    ends[end] = [3.0, 0, 0]
+    with pytest.raises(ValueError, match=fr"{end}\['x'\] = 3.*state_bounds\['x'\]"):
+        OCP(car, state_bounds={"x": (-0.5, 2.0)}, **ends)
+    inside = OCP(car, state_bounds={"x": (-0.5, 2.0)}, initial=[0, 0, 0], final=[1, 0, 0]).solve(nodes=10)
+    assert inside.success and np.all(inside["x"] >= -0.5 - 1e-9) and np.all(inside["x"] <= 2.0 + 1e-9)
+
+
+def test_minimum_time_with_only_unbounded_controls_is_refused():
+    """Every control unbounded: the infimum of the duration is 0 and not attained (IPOPT returned
+    'success' with t_final = 1.8e-5 for the Heisenberg system)."""
+    heis = nh.systems.heisenberg().kinematic()
+    with pytest.raises(ValueError, match="cost='time'.*unbounded"):
+        OCP(heis, cost="time", initial=[0, 0, 0], final=[1.0, 0.5, 0.3])
+    bounded = OCP(heis, cost="time", initial=[0, 0, 0], final=[1.0, 0.0, 0.0],
+                  control_bounds={name: (-1, 1) for name in heis.control_names}).solve(nodes=20)
+    assert bounded.success and bounded.t_final == pytest.approx(1.0, rel=1e-6)  # straight along x at |w| = 1
+
+
+def test_controls_that_are_not_symbols_of_the_system_are_refused():
+    sleigh = nh.systems.chaplygin_sleigh()
+    for controls in ([sp.Symbol("zzz")], ["zzz"], [1]):
+        with pytest.raises(ValueError, match="controls"):
+            OCP(sleigh, controls=controls, cost="energy", t_final=1.0)
+
+
+# ------------------------------------------------------------------ solve's arguments
+@pytest.mark.parametrize("option, value", [("print_level", -1), ("print_level", 100), ("print_level", 1.5),
+                                           ("print_level", "a"), ("tol", math.inf), ("refine_tol", "a"),
+                                           ("max_wall_time", "a"), ("ipopt_options", {"tol": math.nan}),
+                                           ("guess", ("perturbed", "theta", math.nan))])
+def test_bad_solve_options_are_named(car, option, value):
+    problem = OCP(car, initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises((TypeError, ValueError), match=option if option != "guess" else "amplitude"):
+        problem.solve(nodes=10, **{option: value})
+
+
+def test_a_mesh_too_large_to_hold_is_refused_before_allocating(car):
+    with pytest.raises(ValueError, match="nodes"):
+        OCP(car, initial=[0, 0, 0], final=[1, 0, 0]).solve(nodes=10**9)
+
+
+def test_an_option_ipopt_cannot_use_says_why(car):
+    """An uninstalled linear solver: success False and a message that says what IPOPT refused
+    (before: 'IPOPT stopped with application status -12')."""
+    sol = OCP(car, initial=[0, 0, 0], final=[1, 0, 0]).solve(nodes=10, ipopt_options={"linear_solver": "ma57"})
+    assert not sol.success
+    assert "invalid option" in sol.message.lower()
+
+
+# ------------------------------------------------------------------ the solution
+def test_states_and_controls_outside_the_plan_are_refused(plan):
+    inside = plan.states_at([0.0, plan.t_final])
+    assert np.allclose(inside[:, 0], plan.y[:, 0], atol=1e-12) and np.allclose(inside[:, -1], plan.y[:, -1], atol=1e-12)
+    for t in ([math.nan], [-1.0], [plan.t_final * 2], "a"):
+        with pytest.raises((TypeError, ValueError), match="t"):
+            plan.states_at(t)
+        with pytest.raises((TypeError, ValueError), match="t"):
+            plan.controls_at(t)
+
+
+@pytest.mark.parametrize("rtol", [math.nan, 0.0, -1.0])
+def test_a_rerun_with_bad_tolerances_is_refused(plan, rtol):
+    """Before: rtol = NaN hung SciPy's DOP853."""
+    with pytest.raises(ValueError, match="rtol"):
+        plan.simulate(rtol=rtol)
+
+
+@pytest.mark.parametrize("frames", [0, -1, 1.5, "a", 10**8])
+def test_animate_refuses_bad_frame_counts(plan, frames):
+    with pytest.raises((TypeError, ValueError), match="frames"):
+        plan.animate(frames=frames)
+
+
+def test_animate_refuses_what_is_not_an_axes(plan):
+    with pytest.raises(TypeError, match="ax"):
+        plan.animate(frames=3, ax="a")
+
+
+def test_problems_solutions_and_kinematic_systems_pickle(car, plan):
+    again = pickle.loads(pickle.dumps(plan))
+    assert np.array_equal(again.y, plan.y) and again.t_final == plan.t_final
+    assert np.allclose(again.states_at([0.3]), plan.states_at([0.3]), rtol=0, atol=0)
+    problem = pickle.loads(pickle.dumps(OCP(car, initial=[0, 0, 0], final=[2.0, 0.5, 0.0])))
+    assert problem.solve(nodes=15).t_final == pytest.approx(plan.t_final, rel=1e-10)
+    car2 = pickle.loads(pickle.dumps(car))
+    assert np.allclose(car2.vector_field([0, 0, 0.3], [1.0, 0.5]), car.vector_field([0, 0, 0.3], [1.0, 0.5]))
+
+
+def test_track_refuses_what_is_not_a_system(plan):
+    with pytest.raises(TypeError, match="system"):
+        plan.track(None, eps=1e-3, coordinates={"x": x})
+
+
+# ------------------------------------------------------------------ built-in kinematic systems
+@pytest.mark.parametrize("n", [10**6, 101])
+def test_trailers_beyond_what_can_be_built_are_refused_at_once(n):
+    with pytest.raises(ValueError, match="n_trailers"):
+        nh.systems.kinematic_car_trailers(n)
+
+
+def test_trailers_take_numpy_integers():
+    assert nh.systems.kinematic_car_trailers(np.int64(2)).state_names == ["x", "y", "theta0", "theta1", "theta2"]
+
+
+@pytest.mark.parametrize("radius", [True, None, [1]])
+def test_kinematic_car_refuses_radii_that_are_not_numbers(radius):
+    with pytest.raises(TypeError, match="turning_radius"):
+        nh.systems.kinematic_car(turning_radius=radius)
+
+
+def test_ctrl_c_stops_ipopt_inside_the_solve():
+    """Ctrl-C during a long solve raises KeyboardInterrupt from inside the C++ solve (IPOPT's
+    intermediate callback polls for it at every iteration); before, the GIL-free solve ran to its end
+    and the interrupt surfaced only afterwards. SIGINT is sent repeatedly until the solve returns,
+    so the check does not depend on when the solve starts."""
+    import os
+    import signal
+    import threading
+    import traceback
+
+    trailers = nh.systems.kinematic_car_trailers(2)
+    problem = OCP(trailers, initial=[0, 0, 0, 0, 0], final=[0.5, 2.0, 0, 0, 0])
+    problem.solve(nodes=11, max_iter=2)  # built before the interrupts start
+    done = threading.Event()
+
+    def interrupt():
+        while not done.wait(0.2):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            try:
+                problem.solve(nodes=600, guess="line", max_iter=100000, tol=1e-14, hessian="limited-memory")
+            finally:
+                done.set()
+    finally:
+        done.set()
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert frames[-1].name == "_solve_mesh" and "solve_collocation" in frames[-1].line
