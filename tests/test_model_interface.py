@@ -150,3 +150,19 @@ def test_backend_models_report_their_kind_as_the_dense_ones():
         y = np.r_[np.linspace(0.1, 0.4, 4), system.project(np.linspace(0.1, 0.4, 4), np.array([1.0, -0.5, 0.3, 0.2]))]
         p = dense.param_vector()
         np.testing.assert_allclose(sparse.core.rhs(0.0, y, p), dense.core.rhs(0.0, y, p), rtol=1e-12, atol=1e-12)
+
+
+def test_the_law_scale_is_read_by_name():
+    # eps sits after the system's parameters; only law_scale.hpp indexes the parameter vector there
+    # (p[sys.n_params()], p[n_system_params]); every other unit calls law_scale(p, n).
+    positional = re.compile(r"\[\s*(?:\w+(?:\.|->))?n_params\(\)\s*\]|\[\s*n_system_params\s*\]")
+    readers = {name for name, source in cpp_sources().items() if positional.search(strip_comments(source))}
+    assert readers == {"cpp/include/nonholo/models/law_scale.hpp"}, readers
+    # and the accessor reads what Python's param_vector appends: the friction model's eps
+    system = nh.testing.random_system(2, n=4, k=2)
+    y = np.r_[np.linspace(0.1, 0.4, 4), system.project(np.linspace(0.1, 0.4, 4), np.array([1.0, -0.5, 0.3, 0.2]))]
+    overridden, own = system.friction(1e-3), system.friction(2e-3)
+    np.testing.assert_array_equal(overridden.core.rhs(0.0, y, overridden.param_vector({"eps": 2e-3})),
+                                  own.core.rhs(0.0, y, own.param_vector()))
+    assert not np.array_equal(overridden.core.rhs(0.0, y, overridden.param_vector()),
+                              own.core.rhs(0.0, y, own.param_vector()))

@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "nonholo/explicit_rk.hpp"
+#include "nonholo/integrator.hpp"
 #include "nonholo/mechanical_system.hpp"
 #include "nonholo/model.hpp"
 #include "nonholo/models.hpp"
@@ -111,21 +112,25 @@ void expose_diagnostics(py::module_& core) {
   }, py::arg("system"), py::arg("which"),
      "(operations after fusion, runs of one kind, work slots) of the interpreter's program for the tape `which`.");
 
-  // The explicit Runge-Kutta alternative (explicit_rk.hpp), for benchmarks/reduced_rk.py.
+  // The explicit Runge-Kutta pair alone (explicit_rk.hpp): integrate() with method "dop853", no drift
+  // control, y0 unchecked; for benchmarks/reduced_rk.py.
   m.def("integrate_dop853",
         [](const Model& model, py::handle params, double t0, double tf, py::handle y0, py::handle t_eval, double rtol,
            double atol, long max_steps) {
-          ExplicitRkOptions opts;
+          IntegrationOptions opts;
+          opts.method = Method::Dop853;
           opts.rtol = rtol;
           opts.atol = {atol};
           opts.max_steps = max_steps;
+          opts.project = false;
+          opts.check_initial_state = false;
           auto p = as_vector(params, model.n_params(), "params");
           auto y = as_vector(y0, model.n_states(), "y0");
           auto te = t_eval.is_none() ? std::vector<double>{} : as_vector(t_eval, -1, "t_eval");
-          ExplicitRkOutput out;
+          SimulationOutput out;
           {
             py::gil_scoped_release release;
-            out = integrate_dop853(model, p, t0, tf, y, te, opts);
+            out = integrate(model, p, t0, tf, y, te, {}, opts);
           }
           const auto nt = static_cast<py::ssize_t>(out.t.size());
           py::array_t<double> ys({nt, static_cast<py::ssize_t>(model.n_states())});
@@ -135,9 +140,9 @@ void expose_diagnostics(py::module_& core) {
           d["y"] = ys.attr("T");
           d["status"] = out.status;
           d["message"] = out.message;
-          d["n_steps"] = out.n_steps;
-          d["n_rhs"] = out.n_rhs;
-          d["n_rejected"] = out.n_rejected;
+          d["n_steps"] = out.stats.n_steps;
+          d["n_rhs"] = out.stats.n_rhs;
+          d["n_rejected"] = out.stats.n_err_test_fails;
           return d;
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),

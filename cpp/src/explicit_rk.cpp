@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
+#include "nonholo/dense_events.hpp"
 #include "nonholo/dop853_coefficients.hpp"
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
 #include "nonholo/integrator.hpp"
 #include "nonholo/linalg.hpp"
+#include "nonholo/run_record.hpp"
 
 namespace nonholo {
 
@@ -28,26 +31,37 @@ constexpr int kStiffSteps = 15, kNonStiffSteps = 6;
 // Rejected attempts in a row after which the run fails: each divides h by at least 3 (kMinFactor),
 // so 60 of them shrink it by 3^60 ~ 4e28, past any scale the collapse test below lets through.
 constexpr int kMaxRejectionsInARow = 60;
-// ExplicitRkOptions::tighten_after's tolerances go no lower than kTightestFactor times the given
+// Dop853Settings::tighten_after's tolerances go no lower than kTightestFactor times the given
 // ones (reached after 100 times tighten_after steps), so that a long run's steps grow at most
 // 10^(1/8) = 1.33x, and rtol no lower than kTightestRtol, where the error estimates meet round-off:
 // the vakonomic ball of tests/test_lewis_murray.py over t = 10 takes 62,812 steps at rtol 1e-12
 // (15,911 rejected) and 813,597 (203,403 rejected) as the tightening takes rtol to 1e-13.
 constexpr double kTightestFactor = 0.1, kTightestRtol = 1e-12;
 
+// The counters of a DOP853 run, written to SimulationOutput::stats at its end.
+struct Dop853Counters {
+  long n_steps = 0, n_rhs = 0, n_rejected = 0, n_projections = 0;
+};
+
 // One DOP853 integration (Hairer-Norsett-Wanner I, II.10): stages K (n x 16, column s = stage s).
 class Dop853 {
  public:
-  Dop853(const Model& model, const std::vector<double>& p, const ExplicitRkOptions& opt)
-      : model_(model), parts_(model.parts()), p_(p), opt_(opt), rtol_(opt.rtol), n_(model.n_states()),
-        ws_(model.borrow_workspace()),
-        K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), corr_(n_), F_(n_, 7) {}
+  Dop853(const Model& model, const std::vector<double>& p, const IntegrationOptions& opt, const Dop853Settings& settings,
+         RunRecord& record, EventValues& events)
+      : model_(model), parts_(model.parts()), p_(p), opt_(opt), settings_(settings), record_(record),
+        base_rtol_(opt.rtol * settings.tolerance_scale), rtol_(base_rtol_), n_(model.n_states()),
+        ws_(model.borrow_workspace()), K_(n_, kStagesExtended), y_(n_), ynew_(n_), tmp_(n_), corr_(n_), F_(n_, 7) {
+    atol_ = opt.atol;
+    for (double& a : atol_) a *= settings.tolerance_scale;
+    if (opt.project) unit_norm_ = opt.unit_norm;
+    if (events.size() > 0) search_.emplace(events, *ws_, n_, record.direction());
+  }
 
   // A stage off the model's domain (a non-finite value, or a ModelError such as a metric that is
   // not positive definite there) rejects the attempt, as a recoverable error does in CVODE; at an
   // accepted state (stage 0) the ModelError ends the run.
   void f(double t, const VecX<double>& y, int stage) {
-    ++out.n_rhs;
+    ++count_.n_rhs;
     if (stage == 0) nonfinite_ = false;
     if (stage != 0 && !y.allFinite()) {  // a stage state that overflowed: rejected as such
       nonfinite_ = true;
@@ -69,7 +83,7 @@ class Dop853 {
         // the attempt is rejected
         if (stage == 0)
           fail("RHS_NOT_FINITE", "the right-hand side is not finite (component " + std::to_string(i) + ") at t = " +
-                                     format_number(t) + (out.n_steps == 0 ? ", at the initial state" : ", at the state reached") +
+                                     format_number(t) + (count_.n_steps == 0 ? ", at the initial state" : ", at the state reached") +
                                      " (the model is undefined there: check the state, the parameters and the forces)", t);
         nonfinite_ = true;
         off_domain_ = "the right-hand side was not finite at t = " + format_number(t);
@@ -77,14 +91,15 @@ class Dop853 {
       }
   }
 
-  double atol(int i) const { return tol_factor_ * (opt_.atol.size() == 1 ? opt_.atol[0] : opt_.atol[i]); }
+  double atol(int i) const { return tol_factor_ * (atol_.size() == 1 ? atol_[0] : atol_[i]); }
 
-  // ExplicitRkOptions::tighten_after: the tolerances for the steps after the n-th
+  // Dop853Settings::tighten_after: the tolerances for the steps after the n-th
   void tighten(long n) {
-    if (opt_.tighten_after <= 0 || n <= opt_.tighten_after) return;
-    const double wanted = std::sqrt(static_cast<double>(opt_.tighten_after) / static_cast<double>(n));
-    tol_factor_ = std::min(1.0, std::max({wanted, kTightestFactor, kTightestRtol / opt_.rtol}));
-    rtol_ = opt_.rtol * tol_factor_;
+    const long after = settings_.tighten_after;
+    if (after <= 0 || n <= after) return;
+    const double wanted = std::sqrt(static_cast<double>(after) / static_cast<double>(n));
+    tol_factor_ = std::min(1.0, std::max({wanted, kTightestFactor, kTightestRtol / base_rtol_}));
+    rtol_ = base_rtol_ * tol_factor_;
   }
 
   double rms(const VecX<double>& v, const VecX<double>& y) const {
@@ -169,7 +184,7 @@ class Dop853 {
   }
 
   [[noreturn]] void fail(const char* name, const std::string& why, double t) {
-    out.flag_name = name;
+    flag_name_ = name;
     throw SolverError(why, t);
   }
 
@@ -186,7 +201,7 @@ class Dop853 {
     return false;
   }
 
-  // Drift control after an accepted step (ExplicitRkOptions::project, unit_norm): true when y_
+  // Drift control after an accepted step (options project, unit_norm): true when y_
   // moved by more than the error control can see, so that K_1 = f(t, y_) must be evaluated again.
   bool project(double t) {
     bool visible = false;
@@ -200,19 +215,19 @@ class Dop853 {
         visible = true;
       }
     }
-    if (!opt_.unit_norm.empty()) {
+    if (!unit_norm_.empty()) {
       // rescaled after every step, as BDF's projection does: the groups stay at norm 1 to round-off
       visible = off_unit_norm(kDriftTol * rtol_) || visible;
       corr_.setZero();
-      project_unit_norm(opt_.unit_norm, y_.data(), corr_.data(), nullptr);
+      project_unit_norm(unit_norm_, y_.data(), corr_.data(), nullptr);
       y_ += corr_;
     }
-    if (visible) ++out.n_projections;
+    if (visible) ++count_.n_projections;
     return visible;
   }
 
   bool off_unit_norm(double bound) const {
-    for (const auto& g : opt_.unit_norm) {
+    for (const auto& g : unit_norm_) {
       double s2 = 0.0;
       for (int i : g.position) s2 += y_(i) * y_(i);
       if (std::abs(std::sqrt(s2) - 1.0) > bound) return true;
@@ -222,67 +237,59 @@ class Dop853 {
 
   // The frame watch after an accepted step (or at the start): a re-split maps y_ and refreshes
   // K_.col(0) = f(t, y_) (first same as last no longer holds); a singular frame ends the run.
-  void watch_frame(double t, bool at_start) {
+  // True after a re-split.
+  bool watch_frame(double t, bool at_start) {
     const FrameCheck check = parts_.frame_watch->frame_check(t, y_.data(), p_.data(), *ws_, at_start);
-    if (check.action == FrameCheck::kNone) return;
+    if (check.action == FrameCheck::kNone) return false;
     if (check.action == FrameCheck::kSingular) {
-      out.frame_singular = true;
+      frame_singular_ = true;
       throw SolverError(check.message, t);
     }
-    out.frame_switch_solved.push_back(parts_.frame_watch->resplit(t, y_.data(), p_.data(), *ws_));
-    out.frame_switch_t.push_back(t);
+    SimulationOutput& o = record_.output();
+    o.frame_switch_solved.push_back(parts_.frame_watch->resplit(t, y_.data(), p_.data(), *ws_));
+    o.frame_switch_t.push_back(t);
     if (!at_start) f(t, y_, 0);  // at the start, run() evaluates it next
+    return true;
   }
 
-  // Fills `out` (a failure throws SolverError or ModelError, caught by integrate_dop853).
-  void run(double t0, double tf, const std::vector<double>& y0, const std::vector<double>& t_eval) {
-    const double dir = tf > t0 ? 1.0 : -1.0, span = std::abs(tf - t0);
-    auto ahead = [&](double a, double b) { return dir * (b - a) >= 0.0; };  // a before or at b
+  // The run from (t0, y0) to tf, the end, a terminal event, a limit (RunRecord::within_limits: the
+  // report written) or the handover to BDF (stop_when_stiff: handed_over_); a failure throws SolverError
+  // or ModelError (run_dop853 reports it).
+  void run(double t0, double tf, const std::vector<double>& y0) {
+    const double dir = record_.direction(), span = std::abs(tf - t0);
     y_ = Eigen::Map<const VecX<double>>(y0.data(), n_);
-    auto record = [&](double t, const double* y) {
-      out.t.push_back(t);
-      out.y.insert(out.y.end(), y, y + n_);
-    };
-    std::size_t next = 0;
-    while (next < t_eval.size() && ahead(t_eval[next], t0)) record(t_eval[next++], y_.data());
-    if (t_eval.empty()) record(t0, y_.data());
+    record_.emit_up_to(t0, [&](double) { return y_.data(); });
+    if (record_.every_step()) record_.record(t0, y_.data());
     double t = t0;
     t_now_ = t0;
     const bool watching = parts_.frame_watch != nullptr;
     if (watching) watch_frame(t, true);
-    if (opt_.project || !opt_.unit_norm.empty()) project(t);  // y0 checked to the tolerance: no-op
+    if (opt_.project || !unit_norm_.empty()) project(t);  // y0 checked to the tolerance: no-op
     f(t, y_, 0);
+    if (search_) search_->start(t, y_.data());
     double h = opt_.first_step > 0.0 ? std::min(opt_.first_step, span) : initial_step(t, span, dir);
     if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
     bool rejected_last = false;
     int rejections = 0;  // in a row
-    const auto start = std::chrono::steady_clock::now();
     std::vector<double> yi(n_);
     while (dir * (tf - t) > 0.0) {
       // rejected attempts count too: a run whose every attempt fails ends within max_steps of them
-      if (out.n_steps >= opt_.max_steps || out.n_rejected >= opt_.max_steps)
-        fail("TOO_MUCH_WORK", "the integration stopped after max_steps = " + std::to_string(opt_.max_steps) +
-                                  (out.n_steps >= opt_.max_steps ? " steps" : " rejected attempts") +
-                                  " (raise max_steps)" + (off_domain_.empty() ? "" : "; " + off_domain_), t);
+      if (count_.n_steps >= opt_.max_steps || count_.n_rejected >= opt_.max_steps) {
+        record_.too_much_work(t, count_.n_steps >= opt_.max_steps ? "steps" : "rejected attempts", "raise max_steps",
+                              off_domain_.empty() ? "" : "; " + off_domain_);
+        return;
+      }
       if (!(h > 0.0) || !std::isfinite(h))
         fail("STEP_SIZE_INVALID", "no finite step size could be chosen at t = " + format_number(t) +
                                       " (the right-hand side or its scale is not finite there)", t);
-      if ((out.n_steps + out.n_rejected) % 64 == 63) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time)
-          fail("WALL_TIME_EXCEEDED", "the integration stopped after max_wall_time = " +
-                                         format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol)", t);
-        if (opt_.interrupted && opt_.interrupted()) {
-          out.interrupted = true;
-          out.t_last = t;
-          return;
-        }
-      }
+      if ((count_.n_steps + count_.n_rejected) % RunRecord::kLimitCheckSteps == RunRecord::kLimitCheckSteps - 1 &&
+          !record_.within_limits(t, "", off_domain_.empty() ? "" : "; " + off_domain_))
+        return;
       const bool last = dir * (t + dir * h - tf) >= -1e-14 * std::max(1.0, std::abs(tf));  // reaches tf
       if (last) h = std::abs(tf - t);
       const double err = attempt(t, dir * h);
       if (!(err <= 1.0)) {
-        ++out.n_rejected;
+        ++count_.n_rejected;
         h *= std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
         rejected_last = true;
         if (++rejections >= kMaxRejectionsInARow ||
@@ -292,18 +299,24 @@ class Dop853 {
                                           (off_domain_.empty() ? "" : "; " + off_domain_), t);
         continue;
       }
-      ++out.n_steps;
+      ++count_.n_steps;
       rejections = 0;
-      tighten(out.n_steps);
-      const bool stiff = opt_.stop_when_stiff && turned_stiff(h);  // before dense() reuses tmp_
+      tighten(count_.n_steps);
+      const bool stiff = settings_.stop_when_stiff && turned_stiff(h);  // before dense() reuses tmp_
       const double t_new = last ? tf : t + dir * h;
-      if (next < t_eval.size() && ahead(t_eval[next], t_new)) {
-        dense(t, dir * h);
-        while (next < t_eval.size() && ahead(t_eval[next], t_new)) {
-          interpolate((t_eval[next] - t) / (dir * h), yi.data());
-          record(t_eval[next++], yi.data());
-        }
-      }
+      // the step's interpolant, its three extra stages computed on first use
+      bool dense_ready = false;
+      auto interpolant = [&, t_step = t, h_step = dir * h](double te, double* y) {
+        if (!dense_ready) dense(t_step, h_step);
+        dense_ready = true;
+        interpolate((te - t_step) / h_step, y);
+      };
+      if (search_ && stop_at_event(t_new, interpolant)) return;
+      if (record_.sample_due(t_new))
+        record_.emit_up_to(t_new, [&](double te) {
+          interpolant(te, yi.data());
+          return yi.data();
+        });
       double fac = err > 0.0 ? kSafety * std::pow(err, -1.0 / 8.0) : kMaxFactor;
       fac = std::min(kMaxFactor, std::max(kMinFactor, fac));
       if (rejected_last) fac = std::min(fac, 1.0);
@@ -313,23 +326,60 @@ class Dop853 {
       K_.col(0) = K_.col(kStages);  // first same as last
       // the step's end as recorded: projected (drift control), in the frame it was taken in
       const bool handover = stiff && t != tf;
-      if (!handover && (opt_.project || !opt_.unit_norm.empty()) && project(t)) f(t, y_, 0);
-      if (t_eval.empty()) record(t, y_.data());
+      bool moved = false;  // y_ changed in place: the events' values there are evaluated again
+      if (!handover && (opt_.project || !unit_norm_.empty()) && project(t)) {
+        f(t, y_, 0);
+        moved = true;
+      }
+      if (record_.every_step()) record_.record(t, y_.data());
       if (handover) {
-        out.stiff = true;
-        out.t_last = t;
-        out.y_last.assign(y_.data(), y_.data() + n_);
+        handed_over_ = true;
         return;
       }
-      if (watching) watch_frame(t, false);
+      if (watching) moved = watch_frame(t, false) || moved;
+      if (search_ && moved) search_->start(t, y_.data());
       h *= fac;
       if (opt_.max_step > 0.0) h = std::min(h, opt_.max_step);
     }
-    out.t_last = t;
+    record_.reached_end();
   }
 
-  ExplicitRkOutput out;
-  // The last accepted state and its time (where a failed run stopped).
+  // The events on the accepted step to t_new (before the samples after a root): each occurrence
+  // recorded; true when a terminal one ends the run at its root (the samples up to it emitted,
+  // y_ the state there).
+  template <class Interpolant>
+  bool stop_at_event(double t_new, Interpolant& interpolant) {
+    double t_stop = t_new;
+    const bool terminal = search_->step(t_new, ynew_.data(), interpolant,
+                                        [&](double t_root, const double* y_root, const std::vector<std::size_t>& which) {
+                                          bool stop = false;
+                                          for (std::size_t i : which) stop = record_.event(i, t_root, y_root) || stop;
+                                          if (stop) {
+                                            t_stop = t_root;
+                                            y_stop_ = Eigen::Map<const VecX<double>>(y_root, n_);
+                                          }
+                                          return stop;
+                                        });
+    if (!terminal) return false;
+    std::vector<double> yi(n_);
+    record_.emit_up_to(t_stop, [&](double te) {
+      if (te == t_stop) return static_cast<const double*>(y_stop_.data());
+      interpolant(te, yi.data());
+      return static_cast<const double*>(yi.data());
+    });
+    if (record_.every_step()) record_.record(t_stop, y_stop_.data());
+    record_.stopped_by_event();
+    y_ = y_stop_;
+    t_now_ = t_stop;
+    return true;
+  }
+
+  // The counters, the frame watch's verdict and the failure's kind, for run_dop853's report.
+  Dop853Counters count_;
+  bool handed_over_ = false;  // stopped at time() by the stiffness test (stop_when_stiff)
+  bool frame_singular_ = false;
+  std::string flag_name_;  // STEP_SIZE_COLLAPSED, STEP_SIZE_INVALID, RHS_NOT_FINITE
+  // The last accepted state and its time (where a run that failed or stopped ended).
   const VecX<double>& state() const { return y_; }
   double time() const { return t_now_; }
 
@@ -337,106 +387,69 @@ class Dop853 {
   const Model& model_;
   const ModelParts parts_;  // the model's parts, asked for once
   const std::vector<double>& p_;
-  const ExplicitRkOptions& opt_;
-  double rtol_;
+  const IntegrationOptions& opt_;
+  const Dop853Settings& settings_;
+  RunRecord& record_;
+  double base_rtol_, rtol_;  // the run's rtol (times the settings' scale), and as tightened
+  std::vector<double> atol_;  // the run's atol times the settings' scale
+  std::vector<UnitNormGroup> unit_norm_;  // the groups kept at norm 1 (with drift control)
   double tol_factor_ = 1.0;  // tighten()
   int n_;
   WorkspaceLease ws_;  // from the model's pool (no allocation once sized)
+  std::optional<DenseEventSearch> search_;  // with events
   bool nonfinite_ = false;
   double t_now_ = 0.0;
   std::string off_domain_;  // why the last rejected attempt left the model's domain
   int stiff_ = 0, non_stiff_ = 0;  // Hairer's counters (turned_stiff)
   MatX<double> K_;
   VecX<double> y_, ynew_, tmp_, corr_;
+  VecX<double> y_stop_;  // the state at a terminal event
   MatX<double> F_;
 };
 
 }  // namespace
 
-ExplicitRkOutput integrate_dop853(const Model& model, const std::vector<double>& p, double t0, double tf,
-                                  const std::vector<double>& y0, const std::vector<double>& t_eval,
-                                  const ExplicitRkOptions& options) {
-  if (!(t0 != tf) || !std::isfinite(t0) || !std::isfinite(tf)) throw InputError("t_span must be finite with t0 != tf");
-  if (!(options.rtol > 0.0)) throw InputError("rtol must be positive");
-  if (options.atol.empty()) throw InputError("atol must be given");
-  if (static_cast<int>(y0.size()) != model.n_states()) throw InputError("y0 has the wrong length");
-  Dop853 rk(model, p, options);
-  try {
-    rk.run(t0, tf, y0, t_eval);
-  } catch (const SolverError& e) {
-    rk.out.status = -1;
-    rk.out.t_last = e.t;
-    rk.out.message = e.what();
-  } catch (const ModelError& e) {  // the model undefined at an accepted state: a failure, as with CVODE
-    rk.out.status = -1;
-    rk.out.t_last = rk.time();
-    rk.out.message = std::string("the model could not be evaluated: ") + e.what();
-  }
-  if (!rk.out.stiff) {  // the state where the run ended (a handover to BDF has set it already)
-    const VecX<double>& y = rk.state();
-    rk.out.y_last.assign(y.data(), y.data() + y.size());
-  }
-  return std::move(rk.out);
-}
-
 // ---- method "dop853" of integrate() (integrator.hpp) ----
 
-void check_dop853_supports(const Model& model, const std::vector<EventSpec>& events, const IntegrationOptions& opt) {
+void check_dop853_supports(const Model& model, const IntegrationOptions& opt) {
   auto refuse = [](const std::string& what) {
     throw InputError("method='dop853' does not support " + what + ": use method='adams' (or 'auto')");
   };
-  if (!events.empty()) refuse("events");
   if (!opt.sensitivities.empty()) refuse("sensitivities");
   if (opt.dense_output) refuse("dense_output");
   if (model.stiff()) refuse("stiff models");
 }
 
 std::vector<double> run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
-                               const std::vector<double>& y0, const std::vector<double>& t_eval,
-                               const IntegrationOptions& opt, const std::function<bool()>& interrupted,
-                               SimulationOutput& out, double tolerance_scale, bool stop_when_stiff,
-                               long tighten_after) {
-  ExplicitRkOptions o;
-  o.rtol = opt.rtol * tolerance_scale;
-  o.atol = opt.atol;
-  for (double& a : o.atol) a *= tolerance_scale;
-  o.max_step = opt.max_step;
-  o.first_step = opt.first_step;
-  o.max_steps = opt.max_steps;
-  o.max_wall_time = opt.max_wall_time;
-  o.project = opt.project;
-  if (opt.project) o.unit_norm = opt.unit_norm;
-  o.stop_when_stiff = stop_when_stiff;
-  o.tighten_after = tighten_after;
-  if (interrupted) o.interrupted = interrupted;
-  const auto start = std::chrono::steady_clock::now();
-  ExplicitRkOutput rk = integrate_dop853(model, params, t0, tf, y0, t_eval, o);
-  out.t = std::move(rk.t);
-  out.y = std::move(rk.y);
+                               const std::vector<double>& y0, const IntegrationOptions& opt, RunRecord& record,
+                               EventValues& events, const Dop853Settings& settings) {
+  Dop853 rk(model, params, opt, settings, record, events);
+  SimulationOutput& out = record.output();
   out.method = "dop853";
-  out.interrupted = rk.interrupted;
-  out.status = rk.status;
-  out.t_last = rk.status == 0 && !rk.stiff ? tf : rk.t_last;
-  out.stats.n_steps = rk.n_steps;
-  out.stats.n_rhs = rk.n_rhs;
-  out.stats.n_err_test_fails = rk.n_rejected;
-  out.stats.n_proj = rk.n_projections;
-  out.stats.last_order = 8;
-  out.stats.cpu_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.frame_switch_t = std::move(rk.frame_switch_t);
-  out.frame_switch_solved = std::move(rk.frame_switch_solved);
-  if (rk.stiff) return std::move(rk.y_last);
-  out.y_last = std::move(rk.y_last);
-  if (rk.status == 0) {
-    out.message = "The solver successfully reached the end of the integration interval.";
-  } else if (rk.frame_singular) {
-    out.flag_name = "FRAME_SINGULAR";
-    out.message = "Integration stopped at t = " + format_number(out.t_last) + ": " + rk.message;
-  } else {
-    out.flag = -1;
-    out.flag_name = rk.flag_name.empty() ? "DOP853_FAILURE" : rk.flag_name;
-    out.message = "Integration failed at t = " + format_number(out.t_last) + ": " + rk.message;
+  double t_last = tf;
+  try {
+    rk.run(t0, tf, y0);
+    t_last = rk.time();
+  } catch (const SolverError& e) {
+    t_last = e.t;
+    if (rk.frame_singular_)
+      record.failed(0, "FRAME_SINGULAR", "Integration stopped at t = " + format_number(e.t) + ": " + e.what());
+    else
+      record.failed(-1, rk.flag_name_.empty() ? "DOP853_FAILURE" : rk.flag_name_,
+                    "Integration failed at t = " + format_number(e.t) + ": " + e.what());
+  } catch (const ModelError& e) {  // the model undefined at an accepted state: a failure, as with CVODE
+    t_last = rk.time();
+    record.failed(-1, "DOP853_FAILURE", "Integration failed at t = " + format_number(t_last) +
+                                            ": the model could not be evaluated: " + e.what());
   }
+  out.stats.n_steps = rk.count_.n_steps;
+  out.stats.n_rhs = rk.count_.n_rhs;
+  out.stats.n_err_test_fails = rk.count_.n_rejected;
+  out.stats.n_proj = rk.count_.n_projections;
+  out.stats.last_order = 8;
+  const VecX<double>& y = rk.state();
+  record.finish(t_last, y.data());
+  if (rk.handed_over_) return out.y_last;
   return {};
 }
 

@@ -94,17 +94,7 @@ int sensitivity_callback(int, sun::real t, N_Vector y, N_Vector, N_Vector* yS, N
 int root_callback(sun::real t, N_Vector y, sun::real* g, void* data) {
   auto* P = static_cast<Problem*>(data);
   try {
-    for (std::size_t i = 0; i < P->events.size(); ++i) {
-      g[i] = P->event_value(P->events[i], t, N_VGetArrayPointer(y));
-      // a NaN would make every sign test false and the event silently never fire: a failure instead
-      if (!std::isfinite(g[i])) {
-        std::ostringstream os;
-        os << "event " << i << " is not finite (" << g[i] << ") at t = " << t
-           << ": an event must be defined along the whole run (check its expression, e.g. a log or a "
-              "square root of a negative number, or a division by zero)";
-        throw ModelError(os.str());
-      }
-    }
+    for (std::size_t i = 0; i < P->events.size(); ++i) g[i] = P->event_value(i, t, N_VGetArrayPointer(y));
     return 0;
   } catch (...) {
     P->error = std::current_exception();

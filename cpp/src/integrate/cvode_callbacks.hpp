@@ -10,6 +10,7 @@
 #include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
 
+#include "nonholo/event_values.hpp"
 #include "nonholo/integrator.hpp"
 #include "nonholo/model.hpp"
 #include "nonholo/point_geometry.hpp"
@@ -27,10 +28,8 @@ struct Problem {
   const std::vector<double>& params;
   const std::vector<EventSpec>& events;
   WorkspaceLease ws;
-  std::vector<double> event_inputs;
-  std::vector<double> event_work;
+  EventValues event_values;
   std::exception_ptr error;
-  std::exception_ptr callback_error;  // raised by a user's event callback: rethrown as itself
   std::string nonfinite;  // first non-finite right-hand side, for the failure message
   long n_nonfinite = 0;   // non-finite right-hand sides so far
   void* cvode_mem = nullptr;
@@ -41,37 +40,10 @@ struct Problem {
   const std::vector<UnitNormGroup>* unit_norm = nullptr;  // then positions onto |q_g| = 1
 
   Problem(const Model& m, const std::vector<double>& p, const std::vector<EventSpec>& e)
-      : model(m), parts(m.parts()), params(p), events(e), ws(m.borrow_workspace()) {}
+      : model(m), parts(m.parts()), params(p), events(e), ws(m.borrow_workspace()), event_values(m, parts, p, e) {}
 
-  double event_value(const EventSpec& ev, double t, const double* y) {
-    if (ev.callback) {
-      try {
-        return ev.callback(t, y);
-      } catch (...) {
-        callback_error = std::current_exception();
-        throw;
-      }
-    }
-    const MechanicalSystem& sys = model.system();
-    const int n = sys.n(), base = sys.n_inputs();
-    event_inputs.resize(ev.dynamics ? base + n + sys.k() : base);
-    const double* v = parts.frame_watch ? parts.frame_watch->event_velocity(t, y, params.data(), *ws)  // u = X_D w
-                                        : y + n;
-    std::copy(y, y + n, event_inputs.begin());
-    std::copy(v, v + n, event_inputs.begin() + n);
-    event_inputs[2 * n] = t;
-    std::copy(params.begin(), params.begin() + sys.n_params(), event_inputs.begin() + 2 * n + 1);
-    if (ev.dynamics) {  // the no-slip motion through (q, v): its acceleration, then its multipliers
-      PointGeometry at(sys, t, y, v, params.data());
-      const VecX<double> acceleration = at.nonholonomic_acceleration();
-      const VecX<double> lambda = at.multipliers();
-      std::copy(acceleration.data(), acceleration.data() + n, event_inputs.begin() + base);
-      std::copy(lambda.data(), lambda.data() + sys.k(), event_inputs.begin() + base + n);
-    }
-    double g = 0.0;
-    ev.tape->eval(event_inputs.data(), &g, event_work);
-    return g;
-  }
+  // g_i(t, y) for CVODE's root finding (event_values.hpp); callback_error there keeps a user's exception.
+  double event_value(std::size_t i, double t, const double* y) { return event_values(i, t, y, *ws); }
 };
 
 // The callbacks, with CVODE's signatures; `data` is the Problem.

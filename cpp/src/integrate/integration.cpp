@@ -20,8 +20,9 @@ namespace nonholo {
 namespace cvode {
 
 SimulationOutput Integration::run_explicit() {
-  run_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, opt_, interrupted_, out_);
-  return out_;
+  record_.start_clock();
+  run_dop853(model_, problem_.params, t0_, tf_, y0_, opt_, record_, problem_.event_values);
+  return std::move(out_);
 }
 
 }  // namespace cvode
@@ -208,6 +209,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
   const bool project_positions = opt_.project && !opt_.unit_norm.empty();
   // CVODE's memory first (it refers to the solvers), then what it used
   solver_.reset();
+  record_.attach_sensitivities(nullptr);
   sens_.reset();
   policy_.reset();
   problem_.project_velocities = false;
@@ -263,6 +265,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
   }
   if (!opt_.sensitivities.empty()) {
     sens_ = std::make_unique<SensitivityRun>(model_, problem_.params, opt_, problem_.events);
+    record_.attach_sensitivities(sens_.get());
     problem_.sensitivity = sens_.get();
     out_.n_sens = sens_->count();
     sens_->attach(mem, ctx_, sensitivity_callback, t_start, y0, method_ == Method::Adams,
@@ -290,24 +293,18 @@ void Integration::start(double t_start, Method method, const double* y0) {
 
 void Integration::emit_t_eval_up_to(double t, const double* y) {
   void* mem = solver_->mem.get();
-  while (next_eval_ < t_eval_.size() && before_or_at(t_eval_[next_eval_], t)) {
-    double te = t_eval_[next_eval_++];
-    if (te == t) {
-      record(te, y);
-    } else {
-      int flag = CVodeGetDky(mem, te, 0, yout_.get());
-      if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + format_number(te), te);
-      record(te, N_VGetArrayPointer(yout_.get()));
-    }
-  }
+  record_.emit_up_to(t, [&](double te) -> const double* {
+    if (te == t) return y;
+    int flag = CVodeGetDky(mem, te, 0, yout_.get());
+    if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + format_number(te), te);
+    return N_VGetArrayPointer(yout_.get());
+  });
 }
 
 void Integration::fail(int flag, double t) {
-  out_.status = -1;
-  out_.flag = flag;
-  out_.flag_name = flag_name(flag);
+  const std::string name = flag_name(flag);
   std::ostringstream os;
-  os << "Integration failed at t = " << t << " with " << out_.flag_name;
+  os << "Integration failed at t = " << t << " with " << name;
   if (problem_.error) {
     try {
       std::rethrow_exception(problem_.error);
@@ -319,7 +316,7 @@ void Integration::fail(int flag, double t) {
   }
   std::string hint = advice(flag, model_, method_);
   if (!hint.empty()) os << " (" << hint << ")";
-  out_.message = os.str();
+  record_.failed(flag, name, os.str());
 }
 
 void Integration::record_dense_step() {
@@ -375,12 +372,12 @@ void Integration::collect_stats() {
 }
 
 bool Integration::run_explicit_until_stiff() {
-  const std::vector<double> y = run_dop853(model_, problem_.params, t0_, tf_, y0_, t_eval_, opt_, interrupted_, out_,
-                                           kAutoExplicitTolerance, true, kAutoTightenSteps);
+  const Dop853Settings settings{kAutoExplicitTolerance, true, kAutoTightenSteps};
+  const std::vector<double> y = run_dop853(model_, problem_.params, t0_, tf_, y0_, opt_, record_, problem_.event_values,
+                                           settings);
   if (y.empty()) return false;
   const double t = out_.t_last;
   std::copy(y.begin(), y.end(), N_VGetArrayPointer(y_.get()));
-  if (!t_eval_.empty()) next_eval_ = out_.t.size();  // the samples DOP853 has emitted
   out_.method = "dop853->bdf at t=" + format_number(t) + " (stiff)";
   out_.t_switch = t;
   start(t, Method::Bdf, y.data());
@@ -389,7 +386,7 @@ bool Integration::run_explicit_until_stiff() {
 
 SimulationOutput Integration::run() {
   if (opt_.method == Method::Dop853) return run_explicit();
-  const auto start = Clock::now();
+  record_.start_clock();
   const bool resumed = explicit_first_;
   if (resumed && !run_explicit_until_stiff()) return std::move(out_);
   void* mem = solver_->mem.get();
@@ -410,7 +407,7 @@ SimulationOutput Integration::run() {
     int flag = CVode(mem, tf_, y_.get(), &t, CV_ONE_STEP);
     if (flag < 0) {
       // the user's own exception, not a solver failure: it leaves integrate() unchanged
-      if (problem_.callback_error) std::rethrow_exception(problem_.callback_error);
+      if (problem_.event_values.callback_error) std::rethrow_exception(problem_.event_values.callback_error);
       fail(flag, t);
       break;
     }
@@ -453,34 +450,23 @@ SimulationOutput Integration::run() {
     if (flag == CV_ROOT_RETURN) {
       CVodeGetRootInfo(mem, roots.data());
       bool stop = false;
-      for (std::size_t i = 0; i < roots.size(); ++i) {
-        if (roots[i] == 0) continue;
-        out_.t_events[i].push_back(t);
-        out_.y_events[i].insert(out_.y_events[i].end(), y, y + n_);
-        if (sens_) sens_->record_event(static_cast<int>(i), t, y, out_.t_event_sensitivities[i],
-                                       out_.y_event_sensitivities[i]);
-        const EventSpec& ev = problem_.events[i];
-        if (ev.terminal > 0 && ++event_counts_[i] >= ev.terminal) stop = true;
-      }
+      for (std::size_t i = 0; i < roots.size(); ++i)
+        if (roots[i] != 0) stop = record_.event(i, t, y) || stop;
       if (stop) {
         if (t_eval_.empty()) record(t, y);
-        out_.status = 1;
-        out_.message = "A termination event occurred.";
+        record_.stopped_by_event();
         break;
       }
     } else if (t_eval_.empty()) {
       record(t, y);
     }
     if (flag == CV_TSTOP_RETURN || t == tf_) {
-      out_.status = 0;
-      out_.message = "The solver successfully reached the end of the integration interval.";
+      record_.reached_end();
       break;
     }
     if (steps >= opt_.max_steps) {
-      fail(CV_TOO_MUCH_WORK, t);
-      out_.message = "Integration stopped at t = " + format_number(t) + " after max_steps = " +
-                     std::to_string(opt_.max_steps) + " steps (CV_TOO_MUCH_WORK; " +
-                     advice(CV_TOO_MUCH_WORK, model_, method_) + ")" + diagnosis();
+      static_assert(CV_TOO_MUCH_WORK == RunRecord::kTooMuchWork);
+      record_.too_much_work(t, "steps", advice(CV_TOO_MUCH_WORK, model_, method_), diagnosis());
       break;
     }
     // A step size collapsed to round-off relative to t means CVODE is creeping towards a point
@@ -500,31 +486,13 @@ SimulationOutput Integration::run() {
     } else {
       tiny_steps = 0;
     }
-    if (steps % 64 == 0) {
-      double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-      if (opt_.max_wall_time > 0 && elapsed > opt_.max_wall_time) {
-        out_.status = -1;
-        out_.flag = 0;
-        out_.flag_name = "WALL_TIME_EXCEEDED";
-        out_.message = "Integration stopped at t = " + format_number(t) + " after max_wall_time = " +
-                       format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol" +
-                       std::string(method_ == Method::Adams && model_.stiff() ? "; the model is stiff: use method='bdf'" : "") +
-                       ")" + diagnosis();
-        break;
-      }
-      if (interrupted_ && interrupted_()) {
-        out_.status = -1;
-        out_.flag_name = "INTERRUPTED";
-        out_.message = "Integration interrupted at t = " + format_number(t);
-        out_.interrupted = true;
-        break;
-      }
-    }
+    if (steps % RunRecord::kLimitCheckSteps == 0 &&
+        !record_.within_limits(t, method_ == Method::Adams && model_.stiff() ? "; the model is stiff: use method='bdf'" : "",
+                               diagnosis()))
+      break;
   }
-  out_.t_last = t;
-  out_.y_last.assign(y, y + n_);
   collect_stats();
-  out_.stats.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
+  record_.finish(t, y);
   out_.messages = std::move(sink_.messages);
   return std::move(out_);
 }

@@ -3,7 +3,9 @@
 // method_control.cpp (Adams' drift control and stiffness test, the switch to BDF, the Jacobian
 // policy), frame_watch.cpp (re-splits of a frame during a run), cvode_callbacks.cpp (what CVODE
 // calls), solver_pool.cpp (CVODE instances reused across runs) and batch.cpp (integrate_many).
-// Method "dop853" runs the explicit Runge-Kutta driver instead (explicit_rk.cpp).
+// Method "dop853" runs the explicit Runge-Kutta stepper instead (explicit_rk.cpp). Both record their
+// samples, events, limits and end through the run's RunRecord (run_record.hpp), and evaluate events
+// through the Problem's EventValues (event_values.hpp).
 #pragma once
 
 #include <chrono>
@@ -19,6 +21,7 @@
 #include "nonholo/explicit_rk.hpp"
 #include "nonholo/integrator.hpp"
 #include "nonholo/jacobian_policy.hpp"
+#include "nonholo/run_record.hpp"
 #include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/handles.hpp"
 #include "solver_pool.hpp"
@@ -33,18 +36,11 @@ class Integration {
               const std::vector<double>& t_eval, const std::vector<EventSpec>& events, const IntegrationOptions& opt,
               const InterruptCheck& interrupted)
       : model_(model), t0_(t0), tf_(tf), t_eval_(t_eval), opt_(opt), interrupted_(interrupted),
-        n_(model.n_states()), problem_(model, params, events) {
+        n_(model.n_states()), record_(out_, n_, t0, tf, t_eval, events, opt, interrupted),
+        problem_(model, params, events) {
     validate(params, y0, events);
-    out_.n_states = n_;
-    out_.t_events.resize(events.size());
-    out_.y_events.resize(events.size());
-    out_.t_event_sensitivities.resize(events.size());
-    out_.y_event_sensitivities.resize(events.size());
-    event_counts_.assign(events.size(), 0);
-    out_.t.reserve(t_eval.size());  // the output's size when given
-    out_.y.reserve(t_eval.size() * static_cast<std::size_t>(n_));
     if (opt.method == Method::Dop853) {
-      check_dop853_supports(model, events, opt);
+      check_dop853_supports(model, opt);
       y0_ = y0;
     } else {
       setup(y0);
@@ -56,7 +52,7 @@ class Integration {
  private:
   void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
   void setup(const std::vector<double>& y0);
-  // method "dop853": the run by the explicit Runge-Kutta driver (explicit_rk.hpp, run_dop853).
+  // method "dop853": the run by the explicit Runge-Kutta stepper (explicit_rk.hpp, run_dop853).
   SimulationOutput run_explicit();
   // method "auto" on a non-stiff model (explicit_first_): DOP853 to the end, or, where it turns
   // stiff, BDF from there (started here). True when the CVODE loop is to go on from out_.t_last.
@@ -94,12 +90,9 @@ class Integration {
   // The first step of an Adams run restarted at t (drift control), from the run being replaced:
   // 0 when that run cannot give one (CVODE then estimates it).
   double restart_step(double t);
-  void record(double t, const double* y) {
-    out_.t.push_back(t);
-    out_.y.insert(out_.y.end(), y, y + n_);
-    if (sens_) sens_->record(t, y, out_.sensitivities);
-  }
+  void record(double t, const double* y) { record_.record(t, y); }
   bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
+  // The samples of t_eval up to t: y at t itself, CVODE's interpolant before.
   void emit_t_eval_up_to(double t, const double* y);
   void fail(int flag, double t);
   void record_dense_step();
@@ -123,9 +116,8 @@ class Integration {
   const InterruptCheck& interrupted_;
   int n_;
   double dir_ = 1.0;
-  std::size_t next_eval_ = 0;
-  std::vector<int> event_counts_;
   SimulationOutput out_;
+  RunRecord record_;  // samples, events, limits and the report, in out_
   Problem problem_;
   Method method_ = Method::Bdf;
   sun::MessageSink sink_;

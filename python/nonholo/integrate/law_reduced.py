@@ -124,7 +124,7 @@ def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step
                          options: dict) -> SimulationResult:
     """The run of :class:`~nonholo.models.law_core.CoreLawReducedModel`: ``nh.simulate`` on its C++
     vector field with the terminal event RATIO_STOP saturation N - |lambda| = 0 (the fold margin; Adams
-    under ``method="auto"``, DOP853 having no events), then the ratio at the outputs in one C++ call."""
+    under ``method="auto"``, which keeps Adams for runs with events), then the ratio at the outputs in one C++ call."""
     from .simulation import Event, simulate
 
     n = model.system.n

@@ -16,7 +16,7 @@ run is to the fold of the slow manifold at rho_c = 1. A run reports it at its ou
 (``result.friction_ratio``), warns where it exceeds ``RATIO_THRESHOLD`` and stops where it reaches
 ``RATIO_STOP``: the event ``RATIO_STOP saturation N_c - |lambda_c| = 0`` (a friction margin,
 :mod:`nonholo.system.margins`, located by CVODE's root finding). A run with that event (every law
-that saturates) runs on CVODE's Adams method, DOP853 having no events; ``method="dop853"`` runs
+that saturates) runs on CVODE's Adams method (auto keeps Adams for runs with events); ``method="dop853"`` runs
 without it and stops at the fold itself (a ModelError of the right-hand side).
 """
 

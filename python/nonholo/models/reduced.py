@@ -322,7 +322,8 @@ def prepare_run(model, t0: float, y0, params, rtol, atol, method: str, explicit_
     """(model, method) for one simulation: a reduced model of order "auto" gets its order at
     y0 (tolerance rtol |u| + atol), and a reduced model runs with its ``method`` (DOP853 or
     Adams; they are not stiff) unless a method is given; Adams when ``explicit_ok`` is False
-    (the run needs events, sensitivities or dense output, which DOP853 does not provide).
+    (the run needs sensitivities or dense output, which DOP853 does not provide, or has events,
+    for which auto keeps Adams).
     Other models pass through."""
     if not isinstance(model, ReducedModel):
         return model, method

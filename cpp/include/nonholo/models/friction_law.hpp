@@ -25,6 +25,7 @@
 #include "nonholo/errors.hpp"
 #include "nonholo/linalg.hpp"
 #include "nonholo/mechanical_system.hpp"
+#include "nonholo/models/law_scale.hpp"
 
 namespace nonholo {
 
@@ -117,12 +118,6 @@ struct ViscousLaw {
   static double force_flops(double k) { return k * k; }
   static double derivative_flops(double n, double k, double dmu_nonzeros) { return 2 * n * k * k + dmu_nonzeros; }
 };
-
-// The law's scale: the model's first own parameter, after the system's n_params.
-template <class P>
-const P& law_scale(const P* p, int n_system_params) {
-  return p[n_system_params];
-}
 
 // The reduced models expand the slow manifold of a law linear in the slip (slow_manifold.hpp):
 // InputError naming `law` for any other.

@@ -26,6 +26,7 @@
 #include "nonholo/frame.hpp"
 #include "nonholo/models/constrained_model.hpp"
 #include "nonholo/models/frame_watch.hpp"
+#include "nonholo/models/law_scale.hpp"
 #include "nonholo/slow_manifold.hpp"
 #include "nonholo/slow_manifold_graph.hpp"
 
@@ -117,7 +118,7 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Compil
                                        double t, const S* q, const S* u, const P* p, ReducedWork<S>& w,
                                        OutQ&& qdot, OutU&& udot) {
   const int n = sys.n();
-  const P eps = p[sys.n_params()];
+  const P eps = law_scale(p, sys.n_params());
   if (order == 1 && compiled == nullptr) {
     first_order_velocity_and_acceleration(sys, t, q, u, p, eps, w, qdot, udot);
     return;
@@ -215,7 +216,7 @@ void voronets_reduced_rate(const MechanicalSystem& sys, int order, double t, con
     for (int j = 0; j < m; ++j) wdot[j] = w.zm(j);
     return;
   }
-  const P eps = p[sys.n_params()];
+  const P eps = law_scale(p, sys.n_params());
   if (!evaluated) sys.evaluate_split_base(S(t), q, w.u.data(), p, w.geo);
   factor_reduced_metric(f, w);
   const RowMatMap<S> G = g.G();

@@ -1,0 +1,85 @@
+// The value of an event g(t, y) (integrator.hpp, EventSpec) on a state of a run, for both ways a
+// run finds its roots: CVODE's root finding (integrate/cvode_callbacks.cpp) and the run record's
+// search on DOP853's dense output (run_record.hpp). A callback is called with (t, y); a tape is
+// evaluated at [q, v, t, p] (on a model in quasi-velocities v = X_D w, the frame's event velocity),
+// a tape of the no-slip dynamics with that motion's acceleration and multipliers appended.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <sstream>
+#include <vector>
+
+#include "nonholo/errors.hpp"
+#include "nonholo/integrator.hpp"
+#include "nonholo/model.hpp"
+#include "nonholo/point_geometry.hpp"
+
+namespace nonholo {
+
+class EventValues {
+ public:
+  EventValues(const Model& model, const ModelParts& parts, const std::vector<double>& params,
+              const std::vector<EventSpec>& events)
+      : model_(model), parts_(parts), params_(params), events_(events) {}
+
+  const std::vector<EventSpec>& events() const { return events_; }
+  std::size_t size() const { return events_.size(); }
+
+  // g_i(t, y); ModelError when it is not finite (a NaN would make every sign test false and the
+  // event silently never fire). A user's callback that throws: its exception goes on, and is
+  // kept in callback_error (the run loops rethrow it as itself once the solver has returned).
+  double operator()(std::size_t i, double t, const double* y, Workspace& ws) {
+    const double g = value(events_[i], t, y, ws);
+    if (!std::isfinite(g)) {
+      std::ostringstream os;
+      os << "event " << i << " is not finite (" << g << ") at t = " << t
+         << ": an event must be defined along the whole run (check its expression, e.g. a log or a "
+            "square root of a negative number, or a division by zero)";
+      throw ModelError(os.str());
+    }
+    return g;
+  }
+
+  std::exception_ptr callback_error;
+
+ private:
+  double value(const EventSpec& ev, double t, const double* y, Workspace& ws) {
+    if (ev.callback) {
+      try {
+        return ev.callback(t, y);
+      } catch (...) {
+        callback_error = std::current_exception();
+        throw;
+      }
+    }
+    const MechanicalSystem& sys = model_.system();
+    const int n = sys.n(), base = sys.n_inputs();
+    inputs_.resize(ev.dynamics ? base + n + sys.k() : base);
+    const double* v = parts_.frame_watch ? parts_.frame_watch->event_velocity(t, y, params_.data(), ws)  // u = X_D w
+                                         : y + n;
+    std::copy(y, y + n, inputs_.begin());
+    std::copy(v, v + n, inputs_.begin() + n);
+    inputs_[2 * n] = t;
+    std::copy(params_.begin(), params_.begin() + sys.n_params(), inputs_.begin() + 2 * n + 1);
+    if (ev.dynamics) {  // the no-slip motion through (q, v): its acceleration, then its multipliers
+      PointGeometry at(sys, t, y, v, params_.data());
+      const VecX<double> acceleration = at.nonholonomic_acceleration();
+      const VecX<double> lambda = at.multipliers();
+      std::copy(acceleration.data(), acceleration.data() + n, inputs_.begin() + base);
+      std::copy(lambda.data(), lambda.data() + sys.k(), inputs_.begin() + base + n);
+    }
+    double g = 0.0;
+    ev.tape->eval(inputs_.data(), &g, work_);
+    return g;
+  }
+
+  const Model& model_;
+  const ModelParts& parts_;
+  const std::vector<double>& params_;
+  const std::vector<EventSpec>& events_;
+  std::vector<double> inputs_, work_;
+};
+
+}  // namespace nonholo
