@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -22,7 +23,9 @@ import nonholo as nh
 from nonholo.analysis.sweeps import FAILED, NOT_RUN, OK, PointError
 
 
-def slow_or_failing(a):
+def slow_or_failing(a, all_started=None):
+    if all_started is not None:  # every point is running before a = 0 fails, however loaded the machine
+        all_started.wait(timeout=60)
     if a == 0:
         raise ValueError("bad a")
     time.sleep(0.4)
@@ -30,8 +33,10 @@ def slow_or_failing(a):
 
 
 def test_on_error_raise_keeps_the_points_that_finish_after_the_failure():
+    all_started = threading.Barrier(4)
     with pytest.raises(nh.SweepError, match=r"fn failed at point \{'a': 0\}: bad a") as info:
-        nh.sweep(slow_or_failing, {"a": [0, 1, 2, 3]}, threads=4, progress=False, on_error="raise")
+        nh.sweep(lambda a: slow_or_failing(a, all_started), {"a": [0, 1, 2, 3]}, threads=4, progress=False,
+                 on_error="raise")
     partial = info.value.partial
     assert partial.status.tolist() == [FAILED, OK, OK, OK]  # they were running when a = 0 failed
     assert partial["value"][1:].tolist() == [10.0, 20.0, 30.0]

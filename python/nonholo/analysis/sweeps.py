@@ -369,8 +369,12 @@ class _Run:
                 open(self.stop_file, "w").close()
             except OSError:
                 pass
-        for future in self.futures:
-            future.cancel()
+        if not (running and isinstance(self.pool, ProcessPoolExecutor)):
+            # A process pool is about to be broken (stop_workers): Python 3.11's pool then sets an
+            # exception on every pending future and dies on one cancelled here (InvalidStateError in
+            # its manager thread); the stop file already keeps the workers from starting them.
+            for future in self.futures:
+                future.cancel()
         if running and self.cancel_token is not None:
             self.cancel_token.set()
 
