@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import options as check
-from ..errors import SimulationWarning
+from ..errors import IntegrationError, SimulationWarning
 from ..models.law_reduced import RATIO_STOP, RATIO_THRESHOLD, LawReducedModel
 from ..system.law_slow_manifold import FoldError
 from .result import SimulationResult
@@ -184,7 +184,7 @@ def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = F
     """``nh.simulate_many`` of the C++ reduced model of a law: each run's start checked as
     :func:`run_law_reduced`'s (a run that starts outside the cone fails alone), the batch on the model's
     vector field with the fold event first, each result then as :func:`run_law_reduced`'s."""
-    from .simulation import _batch_params, _failed_raw, _report_batch, simulate_many
+    from .simulation import simulate_many
 
     if isinstance(model, LawReducedModel):
         raise TypeError("model: the Python reference of the reduced model of a law runs with nh.simulate only; "
@@ -199,9 +199,14 @@ def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = F
         Y0 = np.tile(Y0, (n_runs, 1))
     if Y0.ndim != 2 or Y0.shape[1] != model.n_states:
         raise ValueError(f"Y0 must have shape (n_runs, {model.n_states}), got {Y0.shape}")
-    P, rejected = _batch_params(model.field, params, Y0.shape[0])
-    runs = [dict(zip(model.param_names, p)) for p in P]
-    starts = {}
+    n_runs = Y0.shape[0]
+    if params is None or isinstance(params, dict):  # one mapping: scalars, or arrays of one value per run
+        params = [{k: (np.asarray(v).reshape(-1)[i] if np.ndim(v) else v) for k, v in (params or {}).items()}
+                  for i in range(n_runs)]
+    if len(params) != n_runs:
+        raise ValueError(f"params has {len(params)} entries for {n_runs} runs")
+    runs = [dict(zip(model.param_names, model.param_vector(run))) for run in params]
+    starts, rejected = {}, {}
     for i, y0 in enumerate(Y0):
         if i in rejected:
             continue
@@ -221,7 +226,15 @@ def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = F
         if i in results:
             out.append(_finish_core(model, results[i], t0, starts[i], runs[i], margin is not None))
             continue
-        failed = SimulationResult(_failed_raw(rejected[i], t0, model.n_states), model, runs[i])
+        stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, cpu_time=0.0)
+        failed = SimulationResult(dict(t=np.zeros(0), y=np.zeros((model.n_states, 0)), status=-1, message=rejected[i],
+                                       flag=0, flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats,
+                                       t_events=[], y_events=[], messages=[]), model, runs[i])
         failed.friction_ratio = np.zeros((0, 0))
         out.append(failed)
-    return _report_batch(out, raise_on_failure)
+    if rejected:
+        text = f"{len(rejected)} of {len(out)} runs did not start: " + "; ".join(rejected[i] for i in sorted(rejected))
+        if raise_on_failure:
+            raise IntegrationError(text)
+        warnings.warn(text, SimulationWarning, stacklevel=3)
+    return out

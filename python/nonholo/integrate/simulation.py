@@ -383,13 +383,8 @@ def simulate(
         return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
                               max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time)
     if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model, with its fold check (law_reduced.py)
-        return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
-                               max_step=max_step, project_y0=project_y0, events=events, sensitivities=sensitivities,
-                               dense_output=dense_output, first_step=first_step, max_steps=max_steps,
-                               max_wall_time=max_wall_time, compile=compile, raise_on_failure=raise_on_failure,
-                               sensitivity_method=sensitivity_method, drift_control=drift_control,
-                               sensitivity_error_control=sensitivity_error_control, solver_options=solver_options)
-        # (the run of the C++ model calls simulate on its vector field, model.field)
+        # (the run of the C++ model calls simulate on its vector field, model.field, with these arguments)
+        return run_law_reduced(**{k: v for k, v in locals().items() if k != "progress"})
     model = _check_model(model)
     compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)
