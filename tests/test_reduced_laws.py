@@ -217,9 +217,12 @@ def test_a_start_off_the_constraint_set_is_refused_or_projected():
 
 
 def test_simulate_many_refuses_the_python_model_naming_it():
+    from nonholo.models.law_reduced import LawReducedModel
+
     model = SLEIGH.reduced(order=1, law=nh.laws.Coulomb(0.5, 1e-2), normal=9.81)
-    with pytest.raises(TypeError, match="model: the reduced model of a nonlinear friction law"):
-        nh.simulate_many(model, (0, 1), [[0, 0, 0, 1.0, 0, 1.0]])
+    reference = LawReducedModel(SLEIGH, model.expansion, 1)
+    with pytest.raises(TypeError, match="model: the Python reference of the reduced model of a law"):
+        nh.simulate_many(reference, (0, 1), [[0, 0, 0, 1.0, 0, 1.0]])
 
 
 def test_eps_equal_to_the_law_scale_is_accepted():

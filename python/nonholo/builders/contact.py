@@ -42,10 +42,11 @@ import sympy as sp
 from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, quaternion_rates, rotation_matrices,
                      rotation_matrix)
 from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
+from ..system.normal_forces import Lift, normal_force_output
 from ..system.system import System
 from ..expressions.parsing import to_sympy
 
-__all__ = ["roll_on_plane", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc",
+__all__ = ["roll_on_plane", "Lift", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc",
            "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state",
            "body_frame"]
 
@@ -171,6 +172,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
                     name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
                     **kwargs)
     system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
+    # N = m (z_G'' - g_z): the multiplier of the vertical constraint that the coordinates eliminate
+    normal = normal_force_output(system, Lift((body.mass, z)), gravity_vector, [[0, 1]] if system.k else None)
+    system.outputs["normal_force"] = system.outputs["friction_ratio"].normal = normal
     return system
 
 
@@ -184,28 +188,29 @@ def _gravity_vector(gravity) -> tuple:
 def _contact_forces(mass, gravity_vector, z, coords, vel, param_symbols) -> dict:
     """The contact's forces as outputs (``result["normal_force"]`` ...): :class:`ContactForce`."""
     data = (mass, tuple(gravity_vector), z, tuple(coords), tuple(vel), tuple(param_symbols))
-    return {name: ContactForce(name, data) for name in ("normal_force", "friction_force", "friction_ratio")}
+    return {name: ContactForce(name, data) for name in ("friction_force", "friction_ratio")}
 
 
 class ContactForce:
     r"""A force of the contact of a body rolling on a plane, from the body's motion (Newton's law for
-    its centre of mass G, with gravity and the contact the only forces on it): the normal force
-    N = m (z_G'' - g_z), the vertical constraint that the coordinates eliminate, ``"normal_force"``;
-    the tangential (friction) force f = m (x_G'' - g_x, y_G'' - g_y), its magnitude
-    ``"friction_force"``; and |f| / N, ``"friction_ratio"``, the friction coefficient that the motion
-    needs: rolling without slipping holds while it stays below the contact's mu, and the body lifts off
-    where N reaches 0. Exact on every model in [q, v] and in a frame; on a reduced model, from the
-    nonholonomic acceleration at the run's states, so within O(eps) of the friction model's. Picklable."""
+    its centre of mass G, with gravity and the contact the only forces on it; the normal force
+    N = m (z_G'' - g_z), ``"normal_force"``, is the multiplier of the vertical constraint that the
+    coordinates eliminate, :mod:`nonholo.system.normal_forces`): the tangential (friction) force
+    f = m (x_G'' - g_x, y_G'' - g_y), its magnitude ``"friction_force"``; and |f| / N,
+    ``"friction_ratio"``, the friction coefficient that the motion needs: rolling without slipping
+    holds while it stays below the contact's mu, and the body lifts off where N reaches 0. Exact on
+    every model in [q, v] and in a frame; on a reduced model, from the nonholonomic acceleration
+    at the run's states, so within O(eps) of the friction model's. Picklable."""
 
     needs_acceleration = True
 
-    def __init__(self, name: str, data):
+    def __init__(self, name: str, data, normal=None):
         self.name, self.data = name, data  # (mass, gravity vector, z_G(q), coordinates, velocities, parameters)
+        self.normal = normal  # the body's "normal_force" output (the friction ratio divides by it)
         self._f = None
-        self._margin_load = None  # N as an expression of q'' (nonholo.system.margins builds it on first use)
 
     def __getstate__(self):
-        return {"name": self.name, "data": self.data}
+        return {"name": self.name, "data": self.data, "normal": self.normal}
 
     def __setstate__(self, state):
         self.__init__(**state)
@@ -234,8 +239,8 @@ class ContactForce:
         zdd = np.sum(gradient(q) * a, axis=0) + np.sum(v * hessian_v, axis=0)
         m, gx, gy, gz = (float(c) for c in constants(p))
         N, fx, fy = m * (zdd - gz), m * (a[0] - gx), m * (a[1] - gy)
-        if self.name == "normal_force":
-            return N
+        if self.normal is not None:  # the same N as result["normal_force"]
+            N = self.normal(q, v, params, a, t=0.0)
         tangential = np.hypot(fx, fy)
         return tangential if self.name == "friction_force" else tangential / N
 

@@ -54,6 +54,7 @@ import sympy as sp
 
 from .bodies import RigidBody
 from .surfaces import Disc, Sphere, Surface
+from ..system.normal_forces import Lift, normal_force_output
 from ..system.system import System
 from ..expressions.parsing import to_sympy
 
@@ -276,7 +277,30 @@ class Mechanism:
         if len(keep) < A.rows:
             system = build(keep)
         system.drawing = _drawing(self, kin)
-        return system
+        return _with_normal_forces(system, kin, keep, to_sympy(gravity, "gravity"))
+
+
+def _with_normal_forces(system: System, kin: "_Kinematics", keep: list, g) -> System:
+    """The system with its output ``"normal_force"`` (:mod:`nonholo.system.normal_forces`): the first
+    contact's vertical constraint, which the root's height eliminates, lifts every body and carries
+    the other contacts' normal rows; each other contact keeps its own (row dh/dt). Without it when a
+    normal row was dropped as dependent (that contact's load is statically indeterminate)."""
+    index = {row: i for i, row in enumerate(keep)}
+    tangential, normal_rows, row = [], [], 0
+    for i in range(len(kin.mech.contacts)):
+        tangential.append([index[r] for r in (row, row + 1) if r in index])
+        if i:
+            if row + 2 not in index:
+                return system
+            normal_rows.append(index[row + 2])
+        row += 2 if i == 0 else 3
+    bodies = []
+    for name, f in kin.frames.items():
+        pG = f["p"] + _matmul(f["R"], f["c"])
+        bodies.append((kin.mech.links[name].body.mass, -(kin.mech.down.T * pG)[0]))
+    system.outputs["normal_force"] = normal_force_output(system, [Lift(bodies, normal_rows), *normal_rows], g,
+                                                         tangential)
+    return system
 
 
 class _Kinematics:

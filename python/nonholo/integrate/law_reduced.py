@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import options as check
-from ..errors import SimulationWarning
+from ..errors import IntegrationError, SimulationWarning
 from ..models.law_reduced import RATIO_STOP, RATIO_THRESHOLD, LawReducedModel
 from ..system.law_slow_manifold import FoldError
 from .result import SimulationResult
@@ -49,12 +49,14 @@ def run_law_reduced(model, t_span, y0, t_eval=None, rtol: float = 1e-8, atol=1e-
     (:class:`~nonholo.models.law_core.CoreLawReducedModel`) by ``nh.simulate`` on its vector field, the
     Python reference (:class:`~nonholo.models.law_reduced.LawReducedModel`) by SciPy; ``options``: the
     other options of ``nh.simulate`` (the C++ model only)."""
-    if events is not None or sensitivities or dense_output:
-        raise ValueError("the reduced model of a nonlinear law runs without events, sensitivities or dense output "
-                         "(not supported)")
+    if dense_output:
+        raise ValueError("dense_output: the reduced model of a nonlinear law runs without dense output (not supported)")
     if not isinstance(model, LawReducedModel):
         return run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step, project_y0, method,
-                                    options)
+                                    dict(options, events=events, sensitivities=sensitivities))
+    if events is not None or sensitivities:
+        raise ValueError("events, sensitivities: the Python reference of the reduced model of a nonlinear law runs "
+                         "without them; the C++ model (system.reduced(order=K, law=...)) takes them")
     if method not in ("auto", "dop853"):
         raise ValueError("the Python reference of the reduced model of a nonlinear law runs with method 'dop853'")
     from scipy.integrate import solve_ivp
@@ -125,29 +127,114 @@ def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step
     """The run of :class:`~nonholo.models.law_core.CoreLawReducedModel`: ``nh.simulate`` on its C++
     vector field with the terminal event RATIO_STOP saturation N - |lambda| = 0 (the fold margin; Adams
     under ``method="auto"``, which keeps Adams for runs with events), then the ratio at the outputs in one C++ call."""
-    from .simulation import Event, simulate
+    from .simulation import simulate
 
-    n = model.system.n
     t0, tf, y0, p = _start(model, t_span, y0, params, project_y0, lambda t, y, p: model.friction_ratio(t, y, params))
-    margin = model.fold_margin() if method != "dop853" else None
-    if method == "auto":
-        method = "adams" if margin is not None else "dop853"
-    events = None if margin is None else [Event(margin, terminal=True, direction=-1)]
+    given = options.pop("events", None)
+    method, events, margin = _events_with_fold(model, method, given, bool(options.get("sensitivities")))
     result = simulate(model.field, (t0, tf), y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
                       max_step=max_step, method=method, events=events, **options)
-    folded = margin is not None and result.status == 1 and len(result.t_events[0]) > 0
+    return _finish_core(model, result, t0, y0, params, margin is not None)
+
+
+def _events_with_fold(model, method: str, given, sensitivities: bool = False) -> tuple:
+    """(method, events, margin): the fold margin's terminal event first, then the events ``given`` (a
+    model with events or sensitivities runs on CVODE: ``method="dop853"`` refuses events and runs without
+    the fold event, stopping at the fold itself; so does a run with sensitivities, which CVODES has at
+    events of the state only, and a margin depends on the multipliers)."""
+    from .simulation import Event
+
+    user = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
+    if user and method == "dop853":
+        raise ValueError("events: this model runs its events on CVODE (with its fold event); use method='auto'")
+    margin = model.fold_margin() if method != "dop853" and not sensitivities else None
+    if method == "auto":
+        method = "adams" if margin is not None or user or sensitivities else "dop853"
+    events = ([] if margin is None else [Event(margin, terminal=True, direction=-1)]) + user
+    return method, events or None, margin
+
+
+def _finish_core(model, result, t0: float, y0, params, fold_event: bool):
+    """A run of the C++ model's vector field as the run of ``model``: the fold event (the first) taken
+    out of the events, the stop there, and the friction ratio at the outputs."""
+    n = model.system.n
+    folded = False
+    if fold_event:  # terminal: when it fired, the run ended there
+        fold_t, fold_y = result.t_events.pop(0), result.y_events.pop(0)
+        folded = result.status == 1 and len(fold_t) > 0
     if folded:
         result.flag_name = "SLOW_MANIFOLD_FOLD"
         result.message = (f"stopped at t = {result.t_last:.6g}: the friction ratio |lambda| / (saturation N) reached "
                           f"{RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the constraint "
                           "force leaves the friction cone; no slip carries it beyond). Simulate "
                           "system.friction(law=...) or the stick-slip model there")
-        result.y_final = result.y_events[0][0]
+        result.y_final = fold_y[-1]
     result.model = model
     result.method_reason = (f"the reduced model of the {model.law.name} law runs in C++ on "
-                            f"{'CVODE with its fold event' if margin is not None else 'DOP853'}")
+                            f"{'CVODE with its fold event' if fold_event else 'DOP853'}")
     samples = [(t0, y0)] + list(zip(result.t, result.y.T)) + ([(result.t_last, result.y_final)] if folded else [])
     T = np.array([t for t, _ in samples], dtype=float)
     Y = np.array([y for _, y in samples], dtype=float).reshape(len(samples), 2 * n)
     ratios = model.friction_ratio(T, Y.T, params)
     return _report_ratios(result, model, np.asarray(ratios).reshape(-1, len(samples)), samples, folded)
+
+
+def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = False, method: str = "auto",
+                         events=None, sensitivities=None, raise_on_failure: bool = False, **options) -> list:
+    """``nh.simulate_many`` of the C++ reduced model of a law: each run's start checked as
+    :func:`run_law_reduced`'s (a run that starts outside the cone fails alone), the batch on the model's
+    vector field with the fold event first, each result then as :func:`run_law_reduced`'s."""
+    from .simulation import simulate_many
+
+    if isinstance(model, LawReducedModel):
+        raise TypeError("model: the Python reference of the reduced model of a law runs with nh.simulate only; "
+                        "system.reduced(order=K, law=...) gives the C++ model, which runs in batches")
+    t0, _ = check.t_span(t_span)
+    Y0 = check.real_state(Y0, "Y0")
+    if Y0.shape[:1] == (0,):
+        return []
+    if Y0.ndim == 1:
+        n_runs = len(params) if isinstance(params, (list, tuple)) else max(
+            [np.size(v) for v in (params or {}).values() if np.ndim(v) > 0] or [1])
+        Y0 = np.tile(Y0, (n_runs, 1))
+    if Y0.ndim != 2 or Y0.shape[1] != model.n_states:
+        raise ValueError(f"Y0 must have shape (n_runs, {model.n_states}), got {Y0.shape}")
+    n_runs = Y0.shape[0]
+    if params is None or isinstance(params, dict):  # one mapping: scalars, or arrays of one value per run
+        params = [{k: (np.asarray(v).reshape(-1)[i] if np.ndim(v) else v) for k, v in (params or {}).items()}
+                  for i in range(n_runs)]
+    if len(params) != n_runs:
+        raise ValueError(f"params has {len(params)} entries for {n_runs} runs")
+    runs = [dict(zip(model.param_names, model.param_vector(run))) for run in params]
+    starts, rejected = {}, {}
+    for i, y0 in enumerate(Y0):
+        if i in rejected:
+            continue
+        try:
+            starts[i] = _start(model, t_span, y0, runs[i], project_y0,
+                               lambda t, y, p, run=runs[i]: model.friction_ratio(t, y, run))[2]
+        except (ValueError, FoldError) as exc:
+            rejected[i] = f"Run {i} did not start: {exc}"
+    method, all_events, margin = _events_with_fold(model, method, events, bool(sensitivities))
+    ok = sorted(starts)
+    ran = simulate_many(model.field, t_span, np.array([starts[i] for i in ok]).reshape(len(ok), -1),
+                        params=[runs[i] for i in ok], method=method, events=all_events, sensitivities=sensitivities,
+                        **options) if ok else []
+    results = dict(zip(ok, ran))
+    out = []
+    for i in range(Y0.shape[0]):
+        if i in results:
+            out.append(_finish_core(model, results[i], t0, starts[i], runs[i], margin is not None))
+            continue
+        stats = dict(n_steps=0, n_rhs=0, n_jac=0, n_lin_setups=0, cpu_time=0.0)
+        failed = SimulationResult(dict(t=np.zeros(0), y=np.zeros((model.n_states, 0)), status=-1, message=rejected[i],
+                                       flag=0, flag_name="INITIAL_STATE_REJECTED", t_last=t0, stats=stats,
+                                       t_events=[], y_events=[], messages=[]), model, runs[i])
+        failed.friction_ratio = np.zeros((0, 0))
+        out.append(failed)
+    if rejected:
+        text = f"{len(rejected)} of {len(out)} runs did not start: " + "; ".join(rejected[i] for i in sorted(rejected))
+        if raise_on_failure:
+            raise IntegrationError(text)
+        warnings.warn(text, SimulationWarning, stacklevel=3)
+    return out

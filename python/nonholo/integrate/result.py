@@ -205,6 +205,8 @@ class SimulationResult:
             return self.velocity[self.model.system.velocity_names.index(name)]
         outputs = self.model.system.outputs
         if name in outputs:
+            if getattr(outputs[name], "needs_multipliers", False):  # forces of the constraints (normal forces)
+                return self._constraint_output(outputs[name])
             if getattr(outputs[name], "needs_acceleration", False):  # forces from the motion (contact forces)
                 return np.asarray(outputs[name](self.q, self.velocity, self._system_params(), self.acceleration()),
                                   dtype=float)
@@ -227,6 +229,18 @@ class SimulationResult:
         params = self.params if own else self._system_params()
         Y = self.y if own else np.vstack([self.q, self.velocity])
         return np.array([model.rhs(t, Y[:, i], params)[n:] for i, t in enumerate(self.t)]).T.reshape(n, -1)
+
+    def _constraint_output(self, output) -> np.ndarray:
+        """An output of the acceleration and the constraint force lambda of the run
+        (:mod:`nonholo.system.normal_forces`)."""
+        from ..system.normal_forces import constraint_forces
+
+        system = self.model.system
+        output.check_system(system)
+        params = self._system_params()
+        q, v, a = self.q, self.velocity, self.acceleration()
+        lam = constraint_forces(system, q, v, self.t, system.param_vector(params), a)
+        return np.asarray(output(q, v, params, a, t=self.t, multipliers=lam), dtype=float)
 
     def _system_params(self) -> dict:
         return {name: self.params[name] for name in self.model.system.parameter_names}

@@ -21,7 +21,7 @@ from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
 from ..models.law_core import LAW_REDUCED_MODELS
 from ..models.stick_slip import StickSlipModel
-from .law_reduced import run_law_reduced
+from .law_reduced import run_law_reduced, run_law_reduced_many
 from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
@@ -72,12 +72,10 @@ class Event:
 
 def _check_model(model) -> Model:
     if isinstance(model, LAW_REDUCED_MODELS):  # reaches here from simulate_many and the sweeps
-        raise TypeError("model: the reduced model of a nonlinear friction law runs with nh.simulate only (its fold "
-                        "check); loop over nh.simulate, or give model.field (no fold check)")
+        raise TypeError("model: the reduced model of a nonlinear friction law runs with nh.simulate and "
+                        "nh.simulate_many (its fold check); loop over them, or give model.field (no fold check)")
     if not isinstance(model, Model):
-        raise TypeError(
-            f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}"
-        )
+        raise TypeError(f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}")
     return model
 
 
@@ -385,11 +383,8 @@ def simulate(
                               sensitivities=sensitivities, dense_output=dense_output, project_y0=project_y0,
                               raise_on_failure=raise_on_failure, first_step=first_step, compile=compile)
     if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model, with its fold check (law_reduced.py)
-        return run_law_reduced(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
-                               max_step=max_step, project_y0=project_y0, events=events, sensitivities=sensitivities,
-                               dense_output=dense_output, first_step=first_step, max_steps=max_steps,
-                               max_wall_time=max_wall_time, compile=compile, raise_on_failure=raise_on_failure)
-        # (the run of the C++ model calls simulate on its vector field, model.field)
+        # (the run of the C++ model calls simulate on its vector field, model.field, with these arguments)
+        return run_law_reduced(**{k: v for k, v in locals().items() if k != "progress"})
     model = _check_model(model)
     compile = check.compile_option(compile)
     t0, tf = check.t_span(t_span)
@@ -644,6 +639,8 @@ def simulate_many(
     >>> [f"{r['phi_dot'][-1]:.3f}" for r in results]
     ['0.000', '0.061', '0.075']
     """
+    if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model with its fold check: all arguments
+        return run_law_reduced_many(**locals())
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
     threads = check.threads(threads)

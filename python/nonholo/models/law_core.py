@@ -79,6 +79,7 @@ class CoreLawReducedModel(LawReducedParameters):
 
     kind = "reduced"
     frame = None
+    recipe = None  # the factory call that made it (nonholo.system.recipes), set by system.reduced
 
     def __init__(self, system, expansion, order: int):
         self.system, self.expansion, self.order = system, expansion, order
@@ -150,6 +151,11 @@ class CoreLawReducedModel(LawReducedParameters):
     def __repr__(self) -> str:
         return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
                 f"{self.law.name} law (C++), scale {self.eps:g}: states {self.state_names}>")
+
+    def __reduce__(self):  # as every model: the call system.reduced(order=K, law=...) that made it
+        from .model import remade
+
+        return remade(self)
 
 
 # the reduced models of nonlinear laws, which nh.simulate runs with their fold check (integrate/law_reduced.py)

@@ -68,6 +68,7 @@ class LawReducedModel(LawReducedParameters):
 
     kind = "reduced"
     frame = None
+    recipe = None  # the factory call that made it (nonholo.system.recipes), set by system.reduced
     method = "dop853"
 
     def __init__(self, system, expansion, order: int):
@@ -126,3 +127,8 @@ class LawReducedModel(LawReducedParameters):
     def __repr__(self) -> str:
         return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
                 f"{self.law.name} law, scale {self.eps:g}: states {self.state_names}>")
+
+    def __reduce__(self):  # as every model: the call that made it
+        from .model import remade
+
+        return remade(self)

@@ -1,7 +1,8 @@
 r"""Contact quantities of any system with constraint rows: ``result["slip"]``,
 ``result["friction_force"]`` and ``result["normal_force"]``.
 
-The rows A(q) v = b(q, t) of a system group into contacts (``system.contacts``, else one per row). Of
+The rows A(q) v = b(q, t) of a system group into contacts (``system.contacts``, else the no-slip rows
+of each contact of a derived normal force, :meth:`System.with_normal_force`, else one per row). Of
 a run of any model of such a system, per contact c and at every output time,
 
 - ``"slip"``: the slip speed |s_c|, s_c = (A q' - b)_c with the run's physical velocity q' (zero to
@@ -69,7 +70,14 @@ def _per_contact(rows: np.ndarray, sizes: list) -> np.ndarray:
 
 
 def _groups(system) -> list:
-    return system.contacts if system.contacts is not None else [[i] for i in range(system.k)]
+    """system.contacts, else the no-slip rows of each contact of a derived normal force
+    (:meth:`System.with_normal_force`), else one contact per row."""
+    if system.contacts is not None:
+        return system.contacts
+    derived = system.outputs.get("normal_force")
+    if getattr(derived, "tangential", None) and all(derived.tangential):
+        return derived.tangential
+    return [[i] for i in range(system.k)]
 
 
 def law_outputs(system, groups: list, forces: list, loads: list) -> dict:

@@ -169,6 +169,36 @@ class Extensions:
                              f"{sorted(known)}")
         return self._rebuilt(self._state_with(parameters, name))
 
+    def with_normal_force(self, normal, gravity=9.81, contacts=None, name: str | None = None):
+        r"""A new system whose output ``"normal_force"`` derives the normal force of each contact with a
+        plane from its vertical constraint (:mod:`nonholo.system.normal_forces`), on every model.
+
+        Parameters
+        ----------
+        normal : int, Lift, or a list of them (one per contact)
+            An int r: the contact keeps its vertical constraint, row r is the vertical velocity of its
+            support point (dh/dt, up positive) and N = lambda_r. A :class:`nonholo.contact.Lift`: the
+            coordinates eliminate it; N = sum_b m_b (z_b'' + g) - sum_(r in rows) lambda_r.
+        gravity : number, SymPy expression or 3-vector
+            g pressing on the plane (along -z), or the gravity vector in the plane's axes (an incline).
+        contacts : list of lists of int, optional
+            The no-slip rows of each contact (its friction force and friction margin); default
+            ``system.contacts``, or every row but the normal ones for a single contact.
+        name : str, optional
+
+        Returns
+        -------
+        System
+            With ``result["normal_force"]`` (shape (n_t,) for one contact, (contacts, n_t) otherwise);
+            ``system.friction_margin(mu)`` and ``system.liftoff_margin()`` then need no ``normal=``.
+        """
+        from .normal_forces import normal_force_output
+
+        output = normal_force_output(self, normal, gravity, contacts)
+        state = self._state_with(None, name)
+        state["outputs"] = {**state["outputs"], "normal_force": output}
+        return self._rebuilt(state)
+
     # ------------------------------------------------------------------ helpers
     def _added_column(self, vector, what: str) -> sp.Matrix:
         return sp.Matrix(as_matrix(vector, (self.n, 1), what)).applyfunc(self.resolve)

@@ -12,8 +12,9 @@ normal load of contact c, the margins are
 
 the smallest over the contacts. The normal load is ``normal=`` (a value or an expression of the
 state and parameters, one for all contacts or one per contact), or, for a body built by
-:func:`nonholo.contact.roll_on_plane`, its derived normal force N = m (z_G'' - g_z) (the output
-``"normal_force"``, from the acceleration). Both margins are usable as :class:`nonholo.Event`
+:func:`nonholo.contact.roll_on_plane` or a system from :meth:`System.with_normal_force`, the
+derived normal force of each contact (the output ``"normal_force"``, from the acceleration and the
+multipliers: :mod:`nonholo.system.normal_forces`). Both margins are usable as :class:`nonholo.Event`
 expressions, ``nh.Event(system.friction_margin(mu=0.3), terminal=True)``, located by CVODE's root
 finding like any event, and along a run by ``margin.of(result)``.
 
@@ -69,17 +70,19 @@ class Margin:
             raise ValueError(f"{system.name!r} has no constraint rows: no contact force, no margin")
         self.system, self.kind = system, kind
         self.mu = None if kind == "liftoff" else check.positive(mu, "mu")
-        self.contacts = contact_rows(system, contacts, None)
         if normal is None:
             derived = system.outputs.get("normal_force")
-            if derived is None or not getattr(derived, "needs_acceleration", False):
+            if derived is None or not hasattr(derived, "expressions"):
                 raise ValueError(f"{system.name!r} derives no normal force: give normal= (a value or an expression of "
-                                 "the state, or one per contact)")
-            if len(self.contacts) != 1:
-                raise ValueError("the derived normal force is that of one body on one contact: give normal= "
-                                 "per contact")
+                                 "the state, or one per contact), or build it with system.with_normal_force")
+            derived.check_system(system)
+            self.contacts = derived.tangential if contacts is None else contact_rows(system, contacts, None)
+            if len(self.contacts) != len(derived.loads):
+                raise ValueError(f"contacts has {len(self.contacts)} contacts, the derived normal force "
+                                 f"{len(derived.loads)}: give one contact per normal force, or normal=")
             self.normal = None
         else:
+            self.contacts = contact_rows(system, contacts, None)
             self.normal = per_contact(normal, len(self.contacts), "normal", system)
             allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
             for c, N in enumerate(self.normal):
@@ -98,16 +101,8 @@ class Margin:
         system = self.system
         accel = list(sp.symbols(f"_margin_acceleration0:{system.n}"))
         lam = list(sp.symbols(f"_margin_lambda0:{system.k}"))
-        if self.normal is None:
-            derived = system.outputs["normal_force"]
-            if getattr(derived, "_margin_load", None) is None:  # once per body: the second derivative is slow
-                # N = m (z_G'' - g_z), z_G'' = (d/dq (grad z_G . v)) v + grad z_G . q''
-                mass, gravity, z = derived.data[:3]
-                q, v = sp.Matrix(system.coordinates), sp.Matrix(system.velocities)
-                grad = sp.Matrix([system.resolve(z)]).jacobian(q)
-                z_ddot = (sp.Matrix([(grad * v)[0]]).jacobian(q) * v)[0] + (grad * sp.Matrix(accel))[0]
-                derived._margin_load = system.resolve(mass * (z_ddot - gravity[2]))
-            loads = [derived._margin_load]
+        if self.normal is None:  # the multipliers of the vertical constraints (nonholo.system.normal_forces)
+            loads = [system.resolve(N) for N in system.outputs["normal_force"].expressions(accel, lam)]
         else:
             loads = list(self.normal)
         if self.kind == "liftoff":

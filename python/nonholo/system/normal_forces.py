@@ -1,0 +1,230 @@
+r"""Normal forces of contacts with a plane, derived from the vertical constraints: the output
+``result["normal_force"]`` of :meth:`System.with_normal_force` (and of the builders'
+bodies and mechanisms).
+
+A contact with a plane holds its support point on the plane: a holonomic constraint h_c(q) = 0, the
+height of the point. Its multiplier is the normal force N_c. A system either keeps that constraint
+(its derivative dh_c/dt = 0 is one of the constraint rows, ``System(holonomic=...)``), or its
+coordinates eliminate it (the height of a body is a function of the other coordinates).
+
+- **Kept** (``normal=r``, an int): N_c = lambda_r, the multiplier of row r, when row r is dh_c/dt
+  (the vertical velocity of the support point, up positive): a force A^T lambda with
+  lambda_r = N_c is the upward force N_c at the support point.
+- **Eliminated** (``normal=Lift(bodies, rows)``): restore the eliminated coordinate as a rigid
+  vertical translation delta of the bodies the constraint carries, z_b -> z_b(q) + delta. Then
+  delta = 0 is the constraint, and its multiplier is the Lagrange equation of delta at delta = 0,
+
+      N_c = d/dt dL/d delta' - dL/d delta - sum_(r in rows) lambda_r
+          = sum_b m_b (z_b'' + g) - sum_(r in rows) lambda_r,
+
+  with z_b the height of body b's centre of mass, g the gravity pressing on the plane, and
+  ``rows`` the kept normal rows of other contacts on the lifted bodies (each of them moves by
+  delta, so its constraint enters the delta equation with coefficient 1). This is Newton's law
+  for the vertical motion of the lifted bodies. One body: N = m (z_G'' + g).
+
+Both are expressions of [q, v, t, p, q'', lambda]; on a run they take the run's own acceleration
+and constraint force, lambda = lambda_nh + (A A^T)^(-1) A G (q'' - q''_nh) (G q'' + h = A^T lambda:
+the multipliers on the nonholonomic model, the friction force -(1/eps) mu (A v - b) on the friction
+model, the no-slip multipliers on reduced models, whose acceleration is the nonholonomic one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..expressions.parsing import to_sympy
+
+__all__ = ["Lift", "NormalForce", "normal_force_output", "gravity_into_plane"]
+
+
+class Lift:
+    """The vertical constraint that a contact's coordinates eliminate (module docstring).
+
+    Parameters
+    ----------
+    bodies : (mass, height) or a list of them
+        The bodies that the eliminated constraint carries: their masses and the heights of their
+        centres of mass above the plane as expressions of the coordinates and parameters.
+    rows : sequence of int
+        The constraint rows that are the normal rows (dh/dt, kept holonomic constraints) of other
+        contacts on those bodies; their multipliers carry part of the load.
+    """
+
+    def __init__(self, bodies, rows=()):
+        if isinstance(bodies, tuple) and len(bodies) == 2 and not isinstance(bodies[0], (tuple, list)):
+            bodies = [bodies]
+        try:
+            pairs = [(to_sympy(m, "bodies (mass)"), to_sympy(z, "bodies (height)")) for m, z in bodies]
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"bodies must be (mass, height) or a list of (mass, height) pairs: {exc}") from None
+        if not pairs:
+            raise ValueError("bodies must name at least one (mass, height)")
+        self.bodies = pairs
+        try:
+            self.rows = [int(r) for r in rows]
+        except (TypeError, ValueError):
+            raise TypeError(f"rows must be a sequence of constraint-row indices, got {rows!r}") from None
+
+    def __repr__(self) -> str:
+        return f"Lift({len(self.bodies)} bodies, rows={self.rows})"
+
+
+def gravity_into_plane(gravity) -> sp.Expr:
+    """g pressing on the plane z = 0: ``gravity`` itself for a number or expression (along -z), -g_z
+    for a 3-vector (g_x, g_y, g_z) in the plane's axes (an incline)."""
+    if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
+        components = list(np.asarray(gravity, dtype=object).reshape(-1))
+        if len(components) != 3:
+            raise ValueError(f"gravity as a vector must have 3 components, got {len(components)}")
+        return -to_sympy(components[2], "gravity")
+    return to_sympy(gravity, "gravity")
+
+
+class NormalForce:
+    r"""The output ``"normal_force"``: N_c per contact from its vertical constraint (module docstring),
+    shape (n_t,) for one contact, (contacts, n_t) for several. Picklable; compiled on first use.
+
+    Attributes
+    ----------
+    loads : list
+        Per contact ("row", r) or ("lift", [(m_b, z_b)], rows).
+    tangential : list of lists of int
+        The no-slip rows of each contact (for its friction force and the friction margin).
+    gravity : SymPy expression
+        g pressing on the plane.
+    """
+
+    needs_acceleration = True
+    needs_time = True
+    needs_multipliers = True
+
+    def __init__(self, loads, tangential, gravity, args, rows):
+        self.loads, self.tangential, self.gravity = loads, tangential, gravity
+        self.args = tuple(tuple(a) for a in args)  # (coordinates, velocities, (time,), parameters)
+        self.rows = rows  # the constraint matrix's rows (SymPy), to recognize the system it belongs to
+        self._f = None
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in ("loads", "tangential", "gravity", "args", "rows")}
+
+    def __setstate__(self, state):
+        self.__init__(**state)
+
+    def expressions(self, acceleration, multipliers) -> list:
+        """N_c as SymPy expressions of [q, v, t, p] and the symbols ``acceleration`` (q'') and
+        ``multipliers`` (lambda), one per contact."""
+        coords, vel = sp.Matrix(self.args[0]), sp.Matrix(self.args[1])
+        a = sp.Matrix(list(acceleration))
+        out = []
+        for load in self.loads:
+            if load[0] == "row":
+                out.append(multipliers[load[1]])
+                continue
+            _, bodies, rows = load
+            total = sp.S.Zero
+            for m, z in bodies:  # z'' = grad z . q'' + q'^T (Hessian z) q'
+                grad = sp.Matrix([z]).jacobian(coords)
+                z_ddot = (sp.Matrix([(grad * vel)[0]]).jacobian(coords) * vel)[0] + (grad * a)[0]
+                total += m * (z_ddot + self.gravity)
+            out.append(total - sum((multipliers[r] for r in rows), sp.S.Zero))
+        return out
+
+    def check_system(self, system) -> None:
+        """A KeyError unless ``system`` has the rows this normal force reads the multipliers of."""
+        used = {r for load in self.loads for r in ([load[1]] if load[0] == "row" else load[2])}
+        if not used:
+            return
+        A = sp.Matrix(system.constraints)
+        if A.rows != len(self.rows) or any(sp.Matrix(A.row(r)) != sp.Matrix([self.rows[r]]) for r in used):
+            raise KeyError(f"the normal force of {system.name!r} is the multiplier of constraint rows {sorted(used)} "
+                           "that this model's system does not have (a realization by a friction law): read it from "
+                           "a model of the system with the rows, or give normal= to the law")
+
+    def __call__(self, q, v, params, acceleration, t=0.0, multipliers=None) -> np.ndarray:
+        coords, vel, time, parameters = self.args
+        if self._f is None:
+            a = sp.symbols(f"_nf_a0:{len(coords)}")
+            lam = sp.symbols(f"_nf_lambda0:{max(len(self.rows), 1)}")
+            self._f = sp.lambdify([list(coords), list(vel), time[0], list(parameters), list(a), list(lam)],
+                                  self.expressions(a, lam), "numpy")
+        q, v, a = (np.asarray(x, dtype=float) for x in (q, v, acceleration))
+        shape = q.shape[1:]
+        size = max(len(self.rows), 1)
+        lam = None if multipliers is None else np.asarray(multipliers, dtype=float)
+        if lam is None or lam.shape[0] != size:  # a system without the rows (check_system: none is read)
+            lam = np.zeros((size, *shape))
+        p = [params[s.name] for s in parameters]
+        t = np.broadcast_to(np.asarray(t, dtype=float), shape)
+        values = np.array([np.broadcast_to(np.asarray(c, dtype=float), shape)
+                           for c in self._f(list(q), list(v), t, p, list(a), list(lam))])
+        return values[0] if len(self.loads) == 1 else values
+
+
+def normal_force_output(system, normal, gravity=9.81, contacts=None) -> NormalForce:
+    """The :class:`NormalForce` of ``system`` (:meth:`System.with_normal_force`), checked."""
+    from .law_realization import contact_rows
+
+    k = system.k
+    if isinstance(normal, (int, np.integer, Lift)):
+        normal = [normal]
+    if not isinstance(normal, (list, tuple)):
+        raise TypeError(f"normal must be a row index, a nonholo.contact.Lift or a list of them (one per contact), "
+                        f"got {normal!r}")
+    normal_rows = {int(x) for x in normal if isinstance(x, (int, np.integer))}
+    if k == 0:
+        tangential = [[] for _ in normal]
+    elif contacts is None and system.contacts is None and len(normal) == 1:
+        tangential = [[i for i in range(k) if i not in normal_rows]]  # one contact: every other row is its slip
+    elif contacts is None and system.contacts is None and len(normal) != k:
+        raise ValueError(f"normal has {len(normal)} entries for {k} constraint rows: give contacts= (the no-slip "
+                         "rows of each contact)")
+    else:
+        tangential = [list(g) for g in (contact_rows(system, None, None) if contacts is None else contacts)]
+    if len(tangential) != len(normal):
+        raise ValueError(f"normal has {len(normal)} entries for {len(tangential)} contacts (contacts=)")
+    for group in tangential:
+        for r in group:
+            if not 0 <= int(r) < k:
+                raise ValueError(f"contacts: row {r} is not a constraint row of {system.name!r} (it has {k})")
+    allowed = {*system.coordinates, *system.parameters}
+    loads = []
+    for c, item in enumerate(normal):
+        if isinstance(item, Lift):
+            bodies = [(system.resolve(m), system.resolve(z)) for m, z in item.bodies]
+            for m, z in bodies:
+                extra = (m.free_symbols | z.free_symbols) - allowed
+                if extra:
+                    raise ValueError(f"normal of contact {c}: a lifted body's mass or height uses "
+                                     f"{sorted(map(str, extra))}, which are neither coordinates nor parameters")
+            rows = item.rows
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            rows = [int(item)]
+        else:
+            raise TypeError(f"normal of contact {c} must be a constraint-row index or a Lift, got {item!r}")
+        for r in rows:
+            if not 0 <= r < k:
+                raise ValueError(f"normal of contact {c}: row {r} is not a constraint row of {system.name!r} "
+                                 f"(it has {k})")
+        loads.append(("lift", bodies, rows) if isinstance(item, Lift) else ("row", int(item)))
+    g = system.resolve(gravity_into_plane(gravity))
+    if g.free_symbols - set(system.parameters):
+        raise ValueError(f"gravity uses {sorted(map(str, g.free_symbols - set(system.parameters)))}, "
+                         "which are not parameters of the system")
+    A = sp.Matrix(system.constraints)
+    return NormalForce(loads, tangential, g, (system.coordinates, system.velocities, (system.time,), system.parameters),
+                       [list(A.row(i)) for i in range(k)])
+
+
+def constraint_forces(system, q, v, t, p, acceleration) -> np.ndarray:
+    """lambda at every sample (module docstring), shape (k, n_t), from the run's acceleration."""
+    out = np.zeros((max(system.k, 1), np.asarray(t).size))
+    if system.k == 0:
+        return out
+    for i, ti in enumerate(np.asarray(t, dtype=float)):
+        at = system._core.at(float(ti), q[:, i], v[:, i], p)
+        A, G = at.constraint_matrix(), at.metric()
+        lam = np.asarray(at.multipliers(), dtype=float).reshape(-1)
+        da = np.asarray(acceleration[:, i], dtype=float) - np.asarray(at.nonholonomic_acceleration()).reshape(-1)
+        out[:, i] = lam + np.linalg.solve(A @ A.T, A @ (G @ da))
+    return out
