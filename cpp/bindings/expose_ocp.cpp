@@ -97,6 +97,21 @@ py::dict result_dict(const CollocationResult& r, int n_variables, int n_constrai
   return out;
 }
 
+// Solves `p` by `solve` (solve_collocation or solve_interval_nlp) without the GIL, Ctrl-C stopping
+// IPOPT at its next iteration; the result as a dict.
+template <class Problem, class Solve>
+py::dict solve_without_gil(const Problem& p, CollocationOptions o, Solve solve) {
+  const py::object no_cancel = py::none();  // outlives the solve: interrupt_check keeps a reference
+  o.interrupted = interrupt_check(no_cancel);
+  CollocationResult r;
+  {
+    py::gil_scoped_release release;
+    r = solve(p, o);
+  }
+  if (r.interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
+  return result_dict(r, p.n_variables(), p.n_constraints());
+}
+
 }  // namespace
 
 void expose_ocp(py::module_& m) {
@@ -135,17 +150,10 @@ void expose_ocp(py::module_& m) {
         p.x_lo = std::move(x_lo);
         p.x_hi = std::move(x_hi);
         p.x0 = std::move(x0);
-        CollocationOptions o = options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
-                                            std::move(mu_strategy), ipopt_options);
-        const py::object no_cancel = py::none();  // outlives the solve: interrupt_check keeps a reference
-        o.interrupted = interrupt_check(no_cancel);  // Ctrl-C stops IPOPT at its next iteration
-        CollocationResult r;
-        {
-          py::gil_scoped_release release;
-          r = solve_collocation(p, o);
-        }
-        if (r.interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
-        return result_dict(r, p.n_variables(), p.n_constraints());
+        return solve_without_gil(p,
+                                 options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
+                                              std::move(mu_strategy), ipopt_options),
+                                 [](const auto& problem, const CollocationOptions& o) { return solve_collocation(problem, o); });
       },
       py::arg("n_y"), py::arg("n_u"), py::arg("n_g"), py::arg("step"), py::arg("dtau"), py::arg("stencils"),
       py::arg("quad_offsets"), py::arg("quad_weights"), py::arg("free_time"), py::arg("t_final"), py::arg("node"),
@@ -185,17 +193,10 @@ void expose_ocp(py::module_& m) {
         p.x_lo = std::move(x_lo);
         p.x_hi = std::move(x_hi);
         p.x0 = std::move(x0);
-        CollocationOptions o = options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
-                                            std::move(mu_strategy), ipopt_options);
-        const py::object no_cancel = py::none();  // outlives the solve: interrupt_check keeps a reference
-        o.interrupted = interrupt_check(no_cancel);  // Ctrl-C stops IPOPT at its next iteration
-        CollocationResult r;
-        {
-          py::gil_scoped_release release;
-          r = solve_interval_nlp(p, o);
-        }
-        if (r.interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
-        return result_dict(r, p.n_variables(), p.n_constraints());
+        return solve_without_gil(p,
+                                 options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
+                                              std::move(mu_strategy), ipopt_options),
+                                 [](const auto& problem, const CollocationOptions& o) { return solve_interval_nlp(problem, o); });
       },
       py::arg("n_z"), py::arg("n_r"), py::arg("n_c"), py::arg("n_g"), py::arg("dtau"), py::arg("free_time"),
       py::arg("t_final"), py::arg("interval"), py::arg("node"), py::arg("first_rows"), py::arg("last_rows"),

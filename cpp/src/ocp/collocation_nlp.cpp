@@ -5,10 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <map>
 #include <utility>
 
 #include "ipopt_support.hpp"
+#include "taped_nlp.hpp"
 #include "nonholo/errors.hpp"
 
 namespace nonholo {
@@ -58,32 +58,11 @@ namespace {
 
 using Ipopt::Index;
 using Ipopt::Number;
-using Clock = std::chrono::steady_clock;
 
-// Sparse pattern assembled from (row, col) pairs, each pair stored once.
-class Pattern {
- public:
-  int add(int row, int col) {
-    auto [it, fresh] = index_.emplace(std::make_pair(row, col), static_cast<int>(rows_.size()));
-    if (fresh) {
-      rows_.push_back(row);
-      cols_.push_back(col);
-    }
-    return it->second;
-  }
-  int size() const { return static_cast<int>(rows_.size()); }
-  const std::vector<int>& rows() const { return rows_; }
-  const std::vector<int>& cols() const { return cols_; }
-
- private:
-  std::map<std::pair<int, int>, int> index_;
-  std::vector<int> rows_, cols_;
-};
-
-class CollocationNLP : public Ipopt::TNLP {
+class CollocationNLP : public TapedNLP {
  public:
   CollocationNLP(const CollocationProblem& p, CollocationResult& result, std::function<bool()> interrupted)
-      : p_(p), result_(result), interrupted_(std::move(interrupted)) {
+      : TapedNLP(result, p.x0, std::move(interrupted)), p_(p) {
     nz_ = p.block();
     nf_ = p.n_y + 1 + p.n_g;
     n_points_ = p.n_points();
@@ -94,15 +73,6 @@ class CollocationNLP : public Ipopt::TNLP {
     F_.assign(static_cast<std::size_t>(n_points_) * (nf_ + n_jac_), 0.0);
     build_jacobian();
     build_hessian();
-  }
-
-  bool get_nlp_info(Index& n, Index& m, Index& nnz_jac_g, Index& nnz_h_lag, IndexStyleEnum& style) override {
-    n = n_x_;
-    m = n_con_;
-    nnz_jac_g = jac_.size();
-    nnz_h_lag = hess_.size();
-    style = C_STYLE;
-    return true;
   }
 
   bool get_bounds_info(Index n, Number* x_l, Number* x_u, Index m, Number* g_l, Number* g_u) override {
@@ -118,13 +88,6 @@ class CollocationNLP : public Ipopt::TNLP {
         g_u[n_def + q * p_.n_g + i] = p_.g_hi[i];
       }
     (void)m;
-    return true;
-  }
-
-  bool get_starting_point(Index n, bool init_x, Number* x, bool init_z, Number*, Number*, Index, bool init_lambda,
-                          Number*) override {
-    if (init_z || init_lambda) return false;
-    if (init_x) std::copy(p_.x0.begin(), p_.x0.begin() + n, x);
     return true;
   }
 
@@ -250,12 +213,7 @@ class CollocationNLP : public Ipopt::TNLP {
   void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number*, const Number*, Index m,
                          const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
                          Ipopt::IpoptCalculatedQuantities*) override {
-    result_.x.assign(x, x + n);
-    result_.constraint_multipliers.assign(lambda, lambda + m);
-    result_.objective = obj_value;
-    result_.status = static_cast<int>(status);
-    result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
-    result_.message = ipopt_status_message(status);
+    record_solution(status, n, x, m, lambda, obj_value);
     std::vector<double> g(m);
     if (update(x)) {
       defects(x, g.data());
@@ -268,36 +226,12 @@ class CollocationNLP : public Ipopt::TNLP {
     }
   }
 
-  // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
-  // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
-  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
-                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
-    if (interrupted_ && interrupted_()) {
-      result_.interrupted = true;
-      return false;
-    }
-    return true;
-  }
-
-  int nnz_jacobian() const { return jac_.size(); }
-  int nnz_hessian() const { return hess_.size(); }
-
  private:
   // One contribution to an entry of the constraint Jacobian.
   struct Term {
     enum Kind { Constant, ScaledJacobian, TimeDerivative, Jacobian } kind;
     int entry, point, source, interval;
     double coef;
-  };
-  // Adds the evaluation time of the enclosing callback to the result.
-  struct Timer {
-    explicit Timer(CollocationResult& r) : r(r), start(Clock::now()) {}
-    ~Timer() {
-      r.time_evaluations += std::chrono::duration<double>(Clock::now() - start).count();
-      ++r.n_evaluations;
-    }
-    CollocationResult& r;
-    Clock::time_point start;
   };
 
   int intervals() const { return static_cast<int>(p_.dtau.size()); }
@@ -392,10 +326,7 @@ class CollocationNLP : public Ipopt::TNLP {
   }
 
   const CollocationProblem& p_;
-  CollocationResult& result_;
-  std::function<bool()> interrupted_;
-  int nz_ = 0, nf_ = 0, n_points_ = 0, n_x_ = 0, n_con_ = 0, t_index_ = -1, n_jac_ = 0;
-  Pattern jac_, hess_;
+  int nz_ = 0, nf_ = 0, n_points_ = 0, t_index_ = -1, n_jac_ = 0;
   std::vector<Term> jac_terms_;
   std::vector<int> hess_point_, hess_time_, hess_terminal_;
   int hess_stride_ = 0;

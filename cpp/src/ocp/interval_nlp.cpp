@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <string>
 #include <utility>
 
 #include "ipopt_support.hpp"
+#include "taped_nlp.hpp"
 #include "nonholo/errors.hpp"
 
 namespace nonholo {
@@ -59,40 +59,11 @@ namespace {
 
 using Ipopt::Index;
 using Ipopt::Number;
-using Clock = std::chrono::steady_clock;
 
-class Pattern {
- public:
-  int add(int row, int col) {
-    if (col > row) std::swap(row, col);  // callers of the Hessian may give either triangle
-    auto [it, fresh] = index_.emplace(std::make_pair(row, col), static_cast<int>(rows_.size()));
-    if (fresh) {
-      rows_.push_back(row);
-      cols_.push_back(col);
-    }
-    return it->second;
-  }
-  int add_general(int row, int col) {
-    auto [it, fresh] = index_.emplace(std::make_pair(row, col), static_cast<int>(rows_.size()));
-    if (fresh) {
-      rows_.push_back(row);
-      cols_.push_back(col);
-    }
-    return it->second;
-  }
-  int size() const { return static_cast<int>(rows_.size()); }
-  const std::vector<int>& rows() const { return rows_; }
-  const std::vector<int>& cols() const { return cols_; }
-
- private:
-  std::map<std::pair<int, int>, int> index_;
-  std::vector<int> rows_, cols_;
-};
-
-class IntervalNLP : public Ipopt::TNLP {
+class IntervalNLP : public TapedNLP {
  public:
   IntervalNLP(const IntervalProblem& p, CollocationResult& result, std::function<bool()> interrupted)
-      : p_(p), result_(result), interrupted_(std::move(interrupted)) {
+      : TapedNLP(result, p.x0, std::move(interrupted)), p_(p) {
     K_ = p.n_intervals();
     N1_ = p.n_nodes();
     n_x_ = p.n_variables();
@@ -118,15 +89,6 @@ class IntervalNLP : public Ipopt::TNLP {
     build_hessian();
   }
 
-  bool get_nlp_info(Index& n, Index& m, Index& nnz_jac_g, Index& nnz_h_lag, IndexStyleEnum& style) override {
-    n = n_x_;
-    m = n_con_;
-    nnz_jac_g = jac_.size();
-    nnz_h_lag = hess_.size();
-    style = C_STYLE;
-    return true;
-  }
-
   bool get_bounds_info(Index n, Number* x_l, Number* x_u, Index m, Number* g_l, Number* g_u) override {
     std::copy(p_.x_lo.begin(), p_.x_lo.begin() + n, x_l);
     std::copy(p_.x_hi.begin(), p_.x_hi.begin() + n, x_u);
@@ -143,13 +105,6 @@ class IntervalNLP : public Ipopt::TNLP {
         g_u[first_g_row_ + q * p_.n_g + i] = p_.g_hi[i];
       }
     (void)m;
-    return true;
-  }
-
-  bool get_starting_point(Index n, bool init_x, Number* x, bool init_z, Number*, Number*, Index, bool init_lambda,
-                          Number*) override {
-    if (init_z || init_lambda) return false;
-    if (init_x) std::copy(p_.x0.begin(), p_.x0.begin() + n, x);
     return true;
   }
 
@@ -244,26 +199,10 @@ class IntervalNLP : public Ipopt::TNLP {
     return true;
   }
 
-  // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
-  // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
-  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
-                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
-    if (interrupted_ && interrupted_()) {
-      result_.interrupted = true;
-      return false;
-    }
-    return true;
-  }
-
   void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number*, const Number*, Index m,
                          const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
                          Ipopt::IpoptCalculatedQuantities*) override {
-    result_.x.assign(x, x + n);
-    result_.constraint_multipliers.assign(lambda, lambda + m);
-    result_.objective = obj_value;
-    result_.status = static_cast<int>(status);
-    result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
-    result_.message = ipopt_status_message(status);
+    record_solution(status, n, x, m, lambda, obj_value);
     result_.max_defect = HUGE_VAL;
     if (!update(x)) return;
     std::vector<double> g(m);
@@ -280,9 +219,6 @@ class IntervalNLP : public Ipopt::TNLP {
     result_.max_defect = worst;
   }
 
-  int nnz_jacobian() const { return jac_.size(); }
-  int nnz_hessian() const { return hess_.size(); }
-
  private:
   struct Term {
     int entry;
@@ -293,15 +229,6 @@ class IntervalNLP : public Ipopt::TNLP {
   struct HessianEntry {
     int entry;  // -1: the step's row or column with a fixed duration
     double factor;
-  };
-  struct Timer {
-    explicit Timer(CollocationResult& r) : r(r), start(Clock::now()) {}
-    ~Timer() {
-      r.time_evaluations += std::chrono::duration<double>(Clock::now() - start).count();
-      ++r.n_evaluations;
-    }
-    CollocationResult& r;
-    Clock::time_point start;
   };
 
   double duration(const Number* x) const { return t_index_ >= 0 ? x[t_index_] : p_.t_final; }
@@ -379,14 +306,14 @@ class IntervalNLP : public Ipopt::TNLP {
         const int row = interval_row(k, fi.jac_rows[e]);
         const auto [var, factor] = interval_variable(k, fi.jac_cols[e]);
         if (row >= 0 && var >= 0)
-          jac_terms_.push_back({jac_.add_general(row, var), true, k, static_cast<int>(e), factor});
+          jac_terms_.push_back({jac_.add(row, var), true, k, static_cast<int>(e), factor});
       }
     const auto& fn = p_.node;
     for (int q = 0; q < N1_; ++q)
       for (std::size_t e = 0; e < fn.jac_rows.size(); ++e) {
         const int row = node_row(q, fn.jac_rows[e]);
         if (row >= 0)
-          jac_terms_.push_back({jac_.add_general(row, q * p_.n_z + fn.jac_cols[e]), false, q, static_cast<int>(e), 1.0});
+          jac_terms_.push_back({jac_.add(row, q * p_.n_z + fn.jac_cols[e]), false, q, static_cast<int>(e), 1.0});
       }
   }
 
@@ -400,7 +327,7 @@ class IntervalNLP : public Ipopt::TNLP {
         const auto [vc, fc] = interval_variable(k, fi.hess_cols[e]);
         HessianEntry& h = hess_int_[static_cast<std::size_t>(k) * nh_int + e];
         h = {-1, fr * fc};
-        if (vr >= 0 && vc >= 0) h.entry = hess_.add(vr, vc);
+        if (vr >= 0 && vc >= 0) h.entry = hess_.add_lower(vr, vc);
       }
     const auto& fn = p_.node;
     const int nh_node = static_cast<int>(fn.hess_rows.size());
@@ -408,16 +335,13 @@ class IntervalNLP : public Ipopt::TNLP {
     for (int q = 0; q < N1_; ++q)
       for (int e = 0; e < nh_node; ++e)
         hess_node_[static_cast<std::size_t>(q) * nh_node + e] =
-            hess_.add(q * p_.n_z + fn.hess_rows[e], q * p_.n_z + fn.hess_cols[e]);
+            hess_.add_lower(q * p_.n_z + fn.hess_rows[e], q * p_.n_z + fn.hess_cols[e]);
   }
 
   const IntervalProblem& p_;
-  CollocationResult& result_;
-  std::function<bool()> interrupted_;
-  int K_ = 0, N1_ = 0, n_x_ = 0, n_con_ = 0, t_index_ = -1;
+  int K_ = 0, N1_ = 0, t_index_ = -1;
   int nf_int_ = 0, nf_node_ = 0, w_int_ = 0, w_node_ = 0, first_c_row_ = 0, first_g_row_ = 0;
   std::vector<int> row_of_node_;
-  Pattern jac_, hess_;
   std::vector<Term> jac_terms_;
   std::vector<HessianEntry> hess_int_;
   std::vector<int> hess_node_;

@@ -1,0 +1,111 @@
+// What the optimal control NLPs (collocation_nlp.cpp, interval_nlp.cpp) share as an Ipopt::TNLP: the
+// sparsity patterns of the Jacobian and the Hessian, the starting point, the result a solve fills
+// (IPOPT's point and status, the time in the evaluations) and the Ctrl-C check at every iteration.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <IpTNLP.hpp>
+
+#include "ipopt_support.hpp"
+#include "nonholo/ocp/collocation_nlp.hpp"
+
+namespace nonholo {
+
+// Sparse pattern assembled from (row, col) pairs, each pair stored once.
+class Pattern {
+ public:
+  int add(int row, int col) {
+    auto [it, fresh] = index_.emplace(std::make_pair(row, col), static_cast<int>(rows_.size()));
+    if (fresh) {
+      rows_.push_back(row);
+      cols_.push_back(col);
+    }
+    return it->second;
+  }
+  // An entry of a symmetric matrix, stored in its lower triangle (callers may give either one).
+  int add_lower(int row, int col) { return col > row ? add(col, row) : add(row, col); }
+  int size() const { return static_cast<int>(rows_.size()); }
+  const std::vector<int>& rows() const { return rows_; }
+  const std::vector<int>& cols() const { return cols_; }
+
+ private:
+  std::map<std::pair<int, int>, int> index_;
+  std::vector<int> rows_, cols_;
+};
+
+class TapedNLP : public Ipopt::TNLP {
+ public:
+  using Index = Ipopt::Index;
+  using Number = Ipopt::Number;
+
+  TapedNLP(CollocationResult& result, const std::vector<double>& x0, std::function<bool()> interrupted)
+      : result_(result), x0_(x0), interrupted_(std::move(interrupted)) {}
+
+  bool get_nlp_info(Index& n, Index& m, Index& nnz_jac_g, Index& nnz_h_lag, IndexStyleEnum& style) override {
+    n = n_x_;
+    m = n_con_;
+    nnz_jac_g = jac_.size();
+    nnz_h_lag = hess_.size();
+    style = C_STYLE;
+    return true;
+  }
+
+  bool get_starting_point(Index n, bool init_x, Number* x, bool init_z, Number*, Number*, Index, bool init_lambda,
+                          Number*) override {
+    if (init_z || init_lambda) return false;
+    if (init_x) std::copy(x0_.begin(), x0_.begin() + n, x);
+    return true;
+  }
+
+  // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
+  // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
+                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
+    if (interrupted_ && interrupted_()) {
+      result_.interrupted = true;
+      return false;
+    }
+    return true;
+  }
+
+  int nnz_jacobian() const { return jac_.size(); }
+  int nnz_hessian() const { return hess_.size(); }
+
+ protected:
+  // IPOPT's point, multipliers, objective and status into the result (finalize_solution's common part).
+  void record_solution(Ipopt::SolverReturn status, Index n, const Number* x, Index m, const Number* lambda,
+                       Number obj_value) {
+    result_.x.assign(x, x + n);
+    result_.constraint_multipliers.assign(lambda, lambda + m);
+    result_.objective = obj_value;
+    result_.status = static_cast<int>(status);
+    result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
+    result_.message = ipopt_status_message(status);
+  }
+
+  // Adds the evaluation time of the enclosing callback to the result.
+  struct Timer {
+    using Clock = std::chrono::steady_clock;
+    explicit Timer(CollocationResult& r) : r(r), start(Clock::now()) {}
+    ~Timer() {
+      r.time_evaluations += std::chrono::duration<double>(Clock::now() - start).count();
+      ++r.n_evaluations;
+    }
+    CollocationResult& r;
+    Clock::time_point start;
+  };
+
+  CollocationResult& result_;
+  const std::vector<double>& x0_;
+  std::function<bool()> interrupted_;
+  int n_x_ = 0, n_con_ = 0;
+  Pattern jac_, hess_;
+};
+
+}  // namespace nonholo
