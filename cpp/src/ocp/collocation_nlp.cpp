@@ -337,14 +337,7 @@ class CollocationNLP : public TapedNLP {
 }  // namespace
 
 CollocationResult solve_collocation(const CollocationProblem& problem, const CollocationOptions& options) {
-  problem.check();
-  CollocationResult result;
-  auto* raw = new CollocationNLP(problem, result, options.interrupted);  // owned by IPOPT's SmartPtr from here on
-  Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
-  result.nnz_jacobian = raw->nnz_jacobian();
-  result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;
-  run_ipopt(nlp, options, problem.x0, result);
-  return result;
+  return solve_taped<CollocationNLP>(problem, options);
 }
 
 }  // namespace nonholo

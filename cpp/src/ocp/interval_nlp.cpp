@@ -352,14 +352,7 @@ class IntervalNLP : public TapedNLP {
 }  // namespace
 
 CollocationResult solve_interval_nlp(const IntervalProblem& problem, const CollocationOptions& options) {
-  problem.check();
-  CollocationResult result;
-  auto* raw = new IntervalNLP(problem, result, options.interrupted);  // owned by IPOPT's SmartPtr from here on
-  Ipopt::SmartPtr<Ipopt::TNLP> nlp = raw;
-  result.nnz_jacobian = raw->nnz_jacobian();
-  result.nnz_hessian = options.exact_hessian ? raw->nnz_hessian() : 0;
-  run_ipopt(nlp, options, problem.x0, result);
-  return result;
+  return solve_taped<IntervalNLP>(problem, options);
 }
 
 }  // namespace nonholo

@@ -108,4 +108,16 @@ class TapedNLP : public Ipopt::TNLP {
   Pattern jac_, hess_;
 };
 
+// Builds the NLP of `problem` (IPOPT owns it through its SmartPtr) and solves it with `options`.
+template <class NLP, class Problem>
+CollocationResult solve_taped(const Problem& problem, const CollocationOptions& options) {
+  problem.check();
+  CollocationResult result;
+  Ipopt::SmartPtr<TapedNLP> nlp = new NLP(problem, result, options.interrupted);
+  result.nnz_jacobian = nlp->nnz_jacobian();
+  result.nnz_hessian = options.exact_hessian ? nlp->nnz_hessian() : 0;
+  run_ipopt(Ipopt::SmartPtr<Ipopt::TNLP>(Ipopt::GetRawPtr(nlp)), options, problem.x0, result);
+  return result;
+}
+
 }  // namespace nonholo
