@@ -241,6 +241,8 @@ def test_ctrl_c_stops_ipopt_inside_the_solve():
         while not done.wait(0.2):
             os.kill(os.getpid(), signal.SIGINT)
 
+    # Ctrl-C as in a terminal: a process started in the background of a script (CI) ignores SIGINT.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=interrupt, daemon=True).start()
     try:
         with pytest.raises(KeyboardInterrupt) as caught:
@@ -250,5 +252,6 @@ def test_ctrl_c_stops_ipopt_inside_the_solve():
                 done.set()
     finally:
         done.set()
+        signal.signal(signal.SIGINT, previous)
     frames = traceback.extract_tb(caught.value.__traceback__)
     assert frames[-1].name == "_solve_mesh" and "solve_collocation" in frames[-1].line
