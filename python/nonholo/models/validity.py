@@ -207,33 +207,33 @@ def _bisected(system, eps: float, order: int, t: np.ndarray, QU: np.ndarray, p, 
     docstring): breadth first, one batch per level of the bisection. r is relative to the largest
     |u| of all the states and |v| of the evaluated ones."""
     n, count = system.n, len(t)
-    speed = np.abs(QU[:, n:]).max(axis=1)
-    delta, r_abs = np.zeros(count), np.zeros(count)
-    bounded, done = np.zeros(count, dtype=bool), np.zeros(count, dtype=bool)
-    scale = float(speed.max(initial=0.0))
-    intervals, todo = [(0, count - 1)] if count > 1 else [], sorted({0, count - 1})
+    speed = np.abs(QU[:, n:]).max(axis=1).tolist()
+    delta, r_abs, bounded = [0.0] * count, [0.0] * count, [False] * count
+    scale = max(speed, default=0.0)
+    done, intervals, todo = [], [(0, count - 1)] if count > 1 else [], sorted({0, count - 1})
     while todo:
-        idx = np.array(todo)
-        V, delta[idx], r, bounded[idx] = _evaluate(system, eps, order, t[idx], QU[idx], p)
-        batch_scale = max(float(speed[idx].max()), float(np.abs(V).max(initial=0.0)))
-        r_abs[idx] = r * batch_scale
-        scale = max(scale, float(np.abs(V).max(initial=0.0)))
-        done[idx] = True
+        V, d, r, b = _evaluate(system, eps, order, t[todo], QU[todo], p)
+        v_max = float(np.abs(V).max(initial=0.0))
+        batch_scale = max(v_max, *(speed[i] for i in todo))
+        for i, di, ri, bi in zip(todo, d.tolist(), r.tolist(), b.tolist()):
+            delta[i], r_abs[i], bounded[i] = di, ri * batch_scale, bi
+        scale = max(scale, v_max)
+        done += todo
+        quiet_delta, quiet_r = THRESHOLD / margin, NEXT_TERM_THRESHOLD / margin * scale
         todo, split = [], []
         for i, j in intervals:
             if j - i < 2:
                 continue
-            ends = [i, j]
-            quiet = (np.all(delta[ends] <= THRESHOLD / margin)
-                     and np.all(r_abs[ends] <= NEXT_TERM_THRESHOLD / margin * scale)
-                     and speed[i + 1:j].max() <= SPEED_GROWTH * speed[ends].max())
-            if not quiet:
+            if not (max(delta[i], delta[j]) <= quiet_delta and max(r_abs[i], r_abs[j]) <= quiet_r
+                    and max(speed[i + 1:j]) <= SPEED_GROWTH * max(speed[i], speed[j])):
                 mid = (i + j) // 2
                 todo.append(mid)
                 split += [(i, mid), (mid, j)]
         intervals = split
-    r = r_abs[done] / scale if scale > 0 else np.zeros(int(done.sum()))
-    return ValidityEstimate(t[done], delta[done], r, bounded=bounded[done], skipped=int(count - done.sum()))
+    done.sort()
+    r_out = np.array([r_abs[i] for i in done]) / scale if scale > 0 else np.zeros(len(done))
+    return ValidityEstimate(t[done], np.array([delta[i] for i in done]), r_out,
+                            bounded=np.array([bounded[i] for i in done], dtype=bool), skipped=count - len(done))
 
 
 def sample_indices(count: int, samples: int | None = None) -> np.ndarray:
