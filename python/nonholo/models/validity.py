@@ -243,4 +243,5 @@ def sample_indices(count: int, samples: int | None = None) -> np.ndarray:
         return np.arange(count)
     if samples < 2:
         raise ValueError(f"samples must be at least 2 (the first and the last state), got {samples}")
-    return np.unique(np.round(np.linspace(0, count - 1, samples)).astype(int))
+    step = (count - 1) / (samples - 1)  # np.round(np.linspace(0, count - 1, samples)), without its overhead
+    return np.array(sorted({round(i * step) for i in range(samples - 1)} | {count - 1}))
