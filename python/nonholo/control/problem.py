@@ -437,6 +437,13 @@ class OptimalControlProblem:
             ``tol``). IPOPT's yes/no options take the strings ``"yes"`` and ``"no"``. An unknown
             name, a value of the wrong type or a value IPOPT refuses raises ValueError naming the
             option (before any solve).
+        holonomic : {"position", "velocity"}
+            With holonomic constraints phi(y) = 0 in the dynamics (a System's ``holonomic``):
+            ``"position"`` (default) imposes phi = 0 at every collocation point (not at an end
+            whose states in phi are all given) with a correction -h dphi/dy^T gamma per stencil
+            and interval in the defects (``sol.gamma``, O(h^order) -> 0; Posa, Kuindersma &
+            Tedrake 2016); ``"velocity"`` leaves only the velocity form the dynamics hold, and phi
+            drifts at the method's order. DMOC always imposes phi at position level.
 
         Returns
         -------
