@@ -78,6 +78,36 @@ and 1.19 (249 and 119 coarse iterations). Not the issue's half. From the example
 nonholo ends at a worse local optimum (2.203e6 after 2723 iterations, before the scaling). Before Kane's speeds the
 parallel park did not set up (voronets_split: no pair of the car's coordinates has an invertible
 constraint block at every q, x, y at delta = 0 included).
+
+Where the park's time goes and what did not pay (measured 2026-12-02, load average 15-23 on the
+2 cores; iterations exact, CPU times from time.process_time): the coarse mesh (126 nodes) from the
+turn-drive-turn start takes 193 iterations, 185 of them at IPOPT's first barrier value mu = 0.1
+with primal steps of 1e-3 to 1e-2 (the fraction-to-the-boundary rule: the Newton step would move
+T, F or delta far beyond their bounds), then 8 to converge; the straight-line start ends locally
+infeasible after 11; the full mesh, started from the interpolated coarse optimum (primal
+infeasibility 3e-2 there), crawls the same way for 20 of its 28 iterations. Tried, each checked on
+the 29 problems of benchmarks/ocp_mu_strategy.py against their stored monotone objectives
+(benchmarks/ocp_against_baseline.py does this check):
+- mu_init = 10 everywhere: the park 95 iterations in all instead of 232 (the same optimum), but 5
+  problems end at worse optima (the car to [2.01, 1.91, -0.68] in 8 s +14.8%, in minimum time +1.1%,
+  to [2.31, 1.71, -1.17] +0.95%; the trailer's minimum time +0.36% trapezoid, +0.23% Hermite-Simpson).
+- mu_init = 10 on the full mesh only (after the coarse starts): the park 220 iterations instead of
+  232, but parking with two trailers +7.9% and the trailer's minimum time +0.36% and +0.23%.
+- mumps_permuting_scaling = 0: the same objectives on all 29 and about a third less CPU time per
+  iteration on the park's full mesh, but different pivots: parking with two trailers 1608
+  iterations instead of 670 (the park 175 instead of 232).
+- mumps_pivot_order = 0 (AMD): the same objectives on all 29, the same iterations on 26 (two
+  trailers 453 instead of 670, one trailer 365 instead of 351, the park 234 instead of 232), the
+  park's full mesh not measurably faster under this load (CPU medians of 5 interleaved repeats
+  1.12 s against 1.41 s, minima 1.06 s against 1.01 s).
+- the controls scaled to [-1, 1] (T = 50 T', F = 300 F'): full mesh 14 iterations, coarse 540.
+- warm-start options on the full mesh without the coarse multipliers (mu_init 1e-5 or 1e-3,
+  bound_push 1e-6, bound multipliers mu-based): 114 and 54 iterations instead of 28.
+- IPOPT's L-BFGS Hessian in nonholo: coarse 356 iterations, full 44, each slower.
+- the example's own guess, full mesh directly: no solution within 150 s.
+What is left: the multipliers of the coarse optimum carried to the full mesh (IPOPT's warm start
+needs the bound multipliers, which the NLP does not return yet), and fewer variables per node
+(16 here against the peers' 10: the speeds' rates and the multipliers solved, not collocated).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ instead of the coordinate form with --velocities both|frame; its error is that o
 rows of the same reduced models at rtol R (atol R / 100): "same accuracy" may allow the reduced model
 a looser tolerance than the stiff one, and the error column says whether it does. The column "check"
 is the share of the reduced run that its validity check takes (nonholo.models.validity.estimate on the
-run's states, as simulate calls it, timed on its own beside each run, median); the load average of the
-machine is printed before and after the table.
+run's states with simulate's arguments, the margin included, timed on its own beside each run, median);
+the load average of the machine is printed before and after the table.
 
 With --compiled every model of a row, the stiff one and the reduced ones, runs compiled C
 (``model.compile()``: each the tapes its own right-hand side evaluates) before anything is
@@ -132,7 +132,8 @@ def timed(models: dict, t_span, starts: dict, t_eval, repeats, tolerances: dict 
                 times[name].append(seconds)
                 if sols[name].validity is not None:  # the check simulate made, again on its own
                     start = time.process_time()
-                    validity.estimate(sols[name], starts[name], samples=validity.RUN_SAMPLES)
+                    validity.estimate(sols[name], starts[name], samples=validity.RUN_SAMPLES,
+                                      margin=validity.MARGIN)
                     checks[name].append(time.process_time() - start)
     out = {}
     for name in models:
@@ -299,7 +300,7 @@ def work_precision(repeats: int, only, orders, methods=()) -> list:
                         runs[key, rtol].append(seconds)
                         if sol.validity is not None:
                             begin = time.process_time()
-                            validity.estimate(sol, y, samples=validity.RUN_SAMPLES)
+                            validity.estimate(sol, y, samples=validity.RUN_SAMPLES, margin=validity.MARGIN)
                             checks[key, rtol].append(time.process_time() - begin)
                     sols[key, rtol] = sol
             target = None

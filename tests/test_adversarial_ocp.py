@@ -222,11 +222,14 @@ def test_kinematic_car_refuses_radii_that_are_not_numbers(radius):
         nh.systems.kinematic_car(turning_radius=radius)
 
 
-def test_ctrl_c_stops_ipopt_inside_the_solve():
+def test_ctrl_c_stops_ipopt_inside_the_solve(monkeypatch):
     """Ctrl-C during a long solve raises KeyboardInterrupt from inside the C++ solve (IPOPT's
     intermediate callback polls for it at every iteration); before, the GIL-free solve ran to its end
-    and the interrupt surfaced only afterwards. SIGINT is sent repeatedly until the solve returns,
-    so the check does not depend on when the solve starts."""
+    and the interrupt surfaced only afterwards. SIGINT is sent repeatedly from 1 s after the C++
+    solve is called until it returns. Sent from the start, on a loaded machine (load average 30 on
+    2 cores) it landed in the Python set-up of the guess (frame 'svd') or in the Event that marks the
+    call (frame 'set'): an attempt whose interrupt did not come from inside the call is repeated
+    (up to 3), the last one is asserted."""
     import os
     import signal
     import threading
@@ -235,23 +238,42 @@ def test_ctrl_c_stops_ipopt_inside_the_solve():
     trailers = nh.systems.kinematic_car_trailers(2)
     problem = OCP(trailers, initial=[0, 0, 0, 0, 0], final=[0.5, 2.0, 0, 0, 0])
     problem.solve(nodes=11, max_iter=2)  # built before the interrupts start
-    done = threading.Event()
+    solve = nh._core.solve_collocation
 
-    def interrupt():
-        while not done.wait(0.2):
-            os.kill(os.getpid(), signal.SIGINT)
+    def attempt():
+        started, done = threading.Event(), threading.Event()
 
-    # Ctrl-C as in a terminal: a process started in the background of a script (CI) ignores SIGINT.
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Thread(target=interrupt, daemon=True).start()
-    try:
-        with pytest.raises(KeyboardInterrupt) as caught:
-            try:
-                problem.solve(nodes=600, guess="line", max_iter=100000, tol=1e-14, hessian="limited-memory")
-            finally:
-                done.set()
-    finally:
-        done.set()
-        signal.signal(signal.SIGINT, previous)
-    frames = traceback.extract_tb(caught.value.__traceback__)
-    assert frames[-1].name == "_solve_mesh" and "solve_collocation" in frames[-1].line
+        def in_solve(**kwargs):
+            started.set()
+            return solve(**kwargs)
+
+        def interrupt():
+            started.wait()
+            if done.wait(1.0):
+                return
+            while not done.is_set():
+                os.kill(os.getpid(), signal.SIGINT)
+                done.wait(0.2)
+
+        monkeypatch.setattr(nh._core, "solve_collocation", in_solve)
+        # Ctrl-C as in a terminal: a process started in the background of a script (CI) ignores SIGINT.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        threading.Thread(target=interrupt, daemon=True).start()
+        try:
+            with pytest.raises(KeyboardInterrupt) as caught:
+                try:
+                    problem.solve(nodes=600, guess="line", max_iter=100000, tol=1e-14, hessian="limited-memory")
+                finally:
+                    done.set()
+        finally:
+            done.set()
+            started.set()
+            signal.signal(signal.SIGINT, previous)
+        return traceback.extract_tb(caught.value.__traceback__)
+
+    for _ in range(3):
+        frames = attempt()
+        if frames[-1].name == "in_solve" and "solve(**kwargs)" in frames[-1].line:
+            break
+    assert frames[-1].name == "in_solve" and "solve(**kwargs)" in frames[-1].line
+    assert frames[-2].name == "_solve_mesh" and "solve_collocation" in frames[-2].line

@@ -10,7 +10,9 @@ cites ("README, "Reduced models"") exists.
 
 from __future__ import annotations
 
+import posixpath
 import re
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -50,11 +52,27 @@ def user_pages() -> dict[str, str]:
     return found
 
 
+def tracked_files() -> set[str] | None:
+    """The files git tracks (what a clean clone has), or None outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return set(out.splitlines())
+
+
+TRACKED = tracked_files()
+
+
 def exists(cited: str) -> bool:
+    """A clean clone holds the file: a build directory or another branch's leftover does not count."""
     tutorial = re.fullmatch(r"(?:\.\./)*tutorials/(\w+)\.ipynb", cited)
     if tutorial:  # a tutorial page: the build copies notebooks/NAME.ipynb to docs/tutorials/
-        return (ROOT / "notebooks" / f"{tutorial.group(1)}.ipynb").exists()
-    return any((ROOT / base / cited).exists() for base in BASES) or any(ROOT.glob(f"**/{cited}"))
+        cited = f"notebooks/{tutorial.group(1)}.ipynb"
+    if TRACKED is None:
+        return any((ROOT / base / cited).exists() for base in BASES) or any(ROOT.glob(f"**/{cited}"))
+    candidates = {posixpath.normpath(base + cited) for base in BASES}
+    return bool(candidates & TRACKED) or any(f.endswith("/" + cited) for f in TRACKED)
 
 
 def explains_in_words(page: str) -> bool:

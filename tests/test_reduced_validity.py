@@ -155,8 +155,57 @@ def test_the_default_check_gives_the_verdict_of_the_eigenvalues():
         sol, caught = _run(chain.reduced(eps, order=1), y0, (0, 5), t_eval=np.linspace(0, 5, 41))
         exact = validity.estimate(sol, y0, samples=validity.RUN_SAMPLES, exact=True)
         assert sol.validity.valid == exact.valid == valid and bool(caught) == (not valid)
-        assert np.all(sol.validity.delta >= exact.delta)
-        assert np.array_equal(sol.validity.delta[~sol.validity.bounded], exact.delta[~sol.validity.bounded])
+        same = np.isin(exact.t, sol.validity.t)  # the states the check evaluated (margin: not all)
+        assert same.sum() == sol.validity.t.size == exact.t.size - sol.validity.skipped
+        assert np.all(sol.validity.delta >= exact.delta[same])
+        assert np.array_equal(sol.validity.delta[~sol.validity.bounded], exact.delta[same][~sol.validity.bounded])
         assert np.all(sol.validity.delta[sol.validity.bounded] <= validity.THRESHOLD)
         if eps == 1e-4:
             assert sol.validity.bounded.all()
+
+
+def test_the_check_skips_states_only_between_ends_with_the_margin():
+    """simulate's check (margin=MARGIN) evaluates the first and last sampled states and bisects: on the chain
+    of 8 links at eps 1e-4, far inside both thresholds at both ends, it evaluates those two only, and the
+    states it skipped are indeed inside (every sample by the eigenvalues); at eps 0.05, outside, it
+    evaluates every sampled state and gives the verdict and values of the full check. Without a margin
+    (the default of estimate) every sampled state is evaluated."""
+    chain = nh.systems.knife_edge_chain(8)
+    q0 = np.r_[0.0, 0.0, 0.3 * np.sin(np.arange(8))]
+    y0 = np.r_[q0, chain.project(q0, np.r_[1.0, 0.0, 0.5, np.zeros(7)])]
+    t_eval = np.linspace(0, 5, 41)
+    sol, caught = _run(chain.reduced(1e-4, order=1), y0, (0, 5), t_eval=t_eval)
+    assert caught == [] and list(sol.validity.t) == [0.0, 5.0] and sol.validity.skipped == 14
+    full = validity.estimate(sol, y0, samples=validity.RUN_SAMPLES)
+    assert full.t.size == 16 and full.skipped == 0 and full.valid
+    exact = validity.estimate(sol, y0, samples=validity.RUN_SAMPLES, exact=True)
+    assert np.max(exact.delta) < validity.THRESHOLD / validity.MARGIN
+    assert np.max(exact.next_term) < validity.NEXT_TERM_THRESHOLD / validity.MARGIN
+    np.testing.assert_allclose(sol.validity.next_term, full.next_term[[0, -1]], rtol=1e-12)  # same scale
+    sol, caught = _run(chain.reduced(0.05, order=1), y0, (0, 5), t_eval=t_eval)
+    full = validity.estimate(sol, y0, samples=validity.RUN_SAMPLES)
+    assert len(caught) == 1 and sol.validity.skipped == 0 and np.array_equal(sol.validity.t, full.t)
+    np.testing.assert_array_equal(sol.validity.delta, full.delta)
+    np.testing.assert_allclose(sol.validity.next_term, full.next_term, rtol=1e-12)
+    with pytest.raises(ValueError, match="margin"):
+        validity.estimate(sol, y0, samples=4, margin=1.0)
+
+
+def test_the_check_bisects_where_the_run_speeds_up_between_its_ends():
+    """A knife edge pushed along its heading by 10 sin(2 pi t / 10) and turning at a constant rate: it speeds
+    up from 1 to about 33 and back to 1 over t in [0, 10], so both ends are slow and far inside the range at
+    eps 1e-4, but the middle of the run is much faster. The speed test makes the check bisect there instead
+    of skipping the whole run, and its verdict is the full check's."""
+    x, y, phi, t = sp.symbols("x y phi t")
+    s, c = sp.sin(phi), sp.cos(phi)
+    push = 10 * sp.sin(2 * sp.pi * t / 10)
+    system = nh.System([x, y, phi], sp.eye(3), constraints=sp.Matrix([[-s, c, 0]]), friction=sp.Matrix([[1]]),
+                       force=sp.Matrix([push * c, push * s, 0]), time=t, name="pushed knife edge")
+    sol, caught = _run(system.reduced(1e-4, order=1), Y0, (0, 10), t_eval=np.linspace(0, 10, 41))
+    speed = np.abs(sol.v).max(axis=0)
+    assert speed.max() > 10 * max(speed[0], speed[-1])
+    exact = validity.estimate(sol, Y0, samples=validity.RUN_SAMPLES, exact=True)
+    assert caught == [] and exact.valid and sol.validity.valid
+    assert 2 < sol.validity.t.size < exact.t.size
+    checked = np.abs(sol.v[:, np.isin(sol.t, sol.validity.t)]).max(axis=0)
+    assert checked.max() >= speed.max() / validity.SPEED_GROWTH  # a fast state was evaluated

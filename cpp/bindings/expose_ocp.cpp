@@ -124,7 +124,7 @@ void expose_ocp(py::module_& m) {
          std::shared_ptr<Tape> terminal, std::vector<int> term_hess_rows, std::vector<int> term_hess_cols,
          std::vector<double> g_lo, std::vector<double> g_hi, std::vector<double> x_lo, std::vector<double> x_hi,
          std::vector<double> x0, double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time,
-         std::string mu_strategy, const py::list& ipopt_options) {
+         std::string mu_strategy, const py::list& ipopt_options, const py::object& holonomic) {
         CollocationProblem p;
         p.n_y = n_y;
         p.n_u = n_u;
@@ -150,6 +150,21 @@ void expose_ocp(py::module_& m) {
         p.x_lo = std::move(x_lo);
         p.x_hi = std::move(x_hi);
         p.x0 = std::move(x0);
+        if (!holonomic.is_none()) {  // (n_h, points, rows, correction (a 6-tuple as taped_from's), offsets)
+          auto t = holonomic.cast<py::tuple>();
+          if (t.size() != 5) throw py::value_error("holonomic must be (n_h, points, rows, correction, offsets)");
+          p.n_h = t[0].cast<int>();
+          p.hol_points = t[1].cast<std::vector<int>>();
+          p.hol_rows = t[2].cast<std::vector<int>>();
+          TapedFunction c = taped_from(t[3].cast<py::tuple>(), "correction");
+          p.correction = std::move(c.values);
+          p.corr_jac_rows = std::move(c.jac_rows);
+          p.corr_jac_cols = std::move(c.jac_cols);
+          p.corr_hessian = std::move(c.hessian);
+          p.corr_hess_rows = std::move(c.hess_rows);
+          p.corr_hess_cols = std::move(c.hess_cols);
+          p.corr_offsets = t[4].cast<std::vector<int>>();
+        }
         return solve_without_gil(p,
                                  options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
                                               std::move(mu_strategy), ipopt_options),
@@ -161,7 +176,7 @@ void expose_ocp(py::module_& m) {
       py::arg("terminal"), py::arg("term_hess_rows"), py::arg("term_hess_cols"), py::arg("g_lo"), py::arg("g_hi"),
       py::arg("x_lo"), py::arg("x_hi"), py::arg("x0"), py::arg("tol"), py::arg("max_iter"), py::arg("exact_hessian"),
       py::arg("print_level"), py::arg("max_wall_time"), py::arg("mu_strategy") = "monotone",
-      py::arg("ipopt_options") = py::list(),
+      py::arg("ipopt_options") = py::list(), py::arg("holonomic") = py::none(),
       "Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.");
 
   m.def(

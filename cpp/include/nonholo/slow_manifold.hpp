@@ -59,16 +59,24 @@ void metric_solve_from_halves(const MechanicsWork<S>& w, const ProjectionWork<S>
   w.chol_G.backward(out.data());
 }
 
+// Whether G and M at the point's q are factored in w already (factor_metric, factor_constraints:
+// chol_G, chol_M and G^-1 A^T), by the caller, since the geometry's q-blocks were last evaluated.
+enum class Factored : bool { no = false, yes = true };
+
 // u' at the point (t, q, v), v = u + s, where w.geo was evaluated with the projection tape
 // (MechanicalSystem::evaluate_projection_at: the dynamics blocks and dG_v, dA_v along v). Also
 // leaves f = G^-1 (F - c - dV) in pw.f. Factors G and M (factor_constraints: G^-1 A^T formed,
 // which the Taylor-mode recursion's Qmat reuses, and which for one or two constraints makes
-// smaller compiled graphs than the halves of factor_halves). Allocation-free once the work is sized.
+// smaller compiled graphs than the halves of factor_halves), unless `factored` says the caller
+// has (the same q). Allocation-free once the work is sized.
 template <class S, class VecS, class Out>
-void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot) {
+void projected_acceleration(MechanicsWork<S>& w, ProjectionWork<S>& pw, const VecS& s, Out&& udot,
+                            Factored factored = Factored::no) {
   const auto& g = w.geo;
-  factor_metric(w);
-  factor_constraints(w);
+  if (factored == Factored::no) {
+    factor_metric(w);
+    factor_constraints(w);
+  }
   pw.y.noalias() = g.A() * s;
   w.chol_M.solve_in_place(pw.y);
   pw.f = g.r();

@@ -140,9 +140,8 @@ void law_leading_slip_contact(const MechanicalSystem& sys, const LawExpansion& l
     double length = 1.0;
     while (length > 1e-10) {
       w.trial = w.x - length * w.step;
-      VecX<double> value;
-      law_value_and_jacobian(tape, r, w.trial, w, &value, nullptr);
-      if ((value - w.target).norm() <= (1 - 1e-4 * length) * res_norm) break;
+      law_value_and_jacobian(tape, r, w.trial, w, &w.value, nullptr);
+      if ((w.value - w.target).norm() <= (1 - 1e-4 * length) * res_norm) break;
       length /= 2;
     }
     w.x -= length * w.step;

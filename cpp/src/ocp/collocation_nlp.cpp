@@ -29,7 +29,8 @@ void CollocationProblem::check() const {
   need(quad_offsets.size() == quad_weights.size(), "quadrature arrays differ in length");
   for (int o : quad_offsets) need(o >= 0 && o <= step, "quadrature offset out of the interval");
   need(free_time || (std::isfinite(t_final) && t_final > 0), "the fixed duration must be positive");
-  const int nz = block(), nf = n_y + 1 + n_g;
+  const int nz = block(), nf = n_outputs();
+  need(n_h >= 0, "n_h must be non-negative");
   need(node && node->n_inputs() == nz, "node tape must take the n_y + n_u point variables");
   need(jac_rows.size() == jac_cols.size(), "Jacobian pattern arrays differ in length");
   need(node->n_outputs() == nf + static_cast<int>(jac_rows.size()), "node tape has the wrong number of outputs");
@@ -50,6 +51,29 @@ void CollocationProblem::check() const {
            "terminal Hessian pattern must be lower");
   }
   need(static_cast<int>(g_lo.size()) == n_g && static_cast<int>(g_hi.size()) == n_g, "path bounds need n_g entries");
+  need(hol_points.size() == hol_rows.size(), "holonomic point and row arrays differ in length");
+  for (std::size_t e = 0; e < hol_points.size(); ++e)
+    need(hol_points[e] >= 0 && hol_points[e] < n_points() && hol_rows[e] >= 0 && hol_rows[e] < n_h,
+         "holonomic constraint out of range");
+  if (n_h > 0) {
+    const int nc = nz + n_h;
+    need(correction && correction->n_inputs() == nc, "correction tape must take the point variables and gamma");
+    need(corr_jac_rows.size() == corr_jac_cols.size(), "correction Jacobian pattern arrays differ in length");
+    need(correction->n_outputs() == n_y + static_cast<int>(corr_jac_rows.size()),
+         "correction tape has the wrong number of outputs");
+    for (std::size_t e = 0; e < corr_jac_rows.size(); ++e)
+      need(corr_jac_rows[e] >= 0 && corr_jac_rows[e] < n_y && corr_jac_cols[e] >= 0 && corr_jac_cols[e] < nc,
+           "correction Jacobian pattern out of range");
+    need(corr_hessian && corr_hessian->n_inputs() == nc + n_y, "correction hessian tape must take (z, gamma, mu)");
+    need(corr_hess_rows.size() == corr_hess_cols.size() &&
+             corr_hessian->n_outputs() == static_cast<int>(corr_hess_rows.size()),
+         "correction hessian tape has the wrong number of outputs");
+    for (std::size_t e = 0; e < corr_hess_rows.size(); ++e)
+      need(corr_hess_cols[e] >= 0 && corr_hess_cols[e] <= corr_hess_rows[e] && corr_hess_rows[e] < nc,
+           "correction Hessian pattern must be lower");
+    need(corr_offsets.size() == stencils.size(), "one correction offset per stencil");
+    for (int o : corr_offsets) need(o >= 0 && o <= step, "correction offset out of the interval");
+  }
   const std::size_t nx = static_cast<std::size_t>(n_variables());
   need(x_lo.size() == nx && x_hi.size() == nx && x0.size() == nx, "variable bounds and guess need n_variables entries");
 }
@@ -64,13 +88,18 @@ class CollocationNLP : public TapedNLP {
   CollocationNLP(const CollocationProblem& p, CollocationResult& result, std::function<bool()> interrupted)
       : TapedNLP(result, p.x0, std::move(interrupted)), p_(p) {
     nz_ = p.block();
-    nf_ = p.n_y + 1 + p.n_g;
+    nf_ = p.n_outputs();
     n_points_ = p.n_points();
+    n_def_ = p.n_defects();
+    n_gamma_base_ = n_points_ * nz_;
+    n_slots_ = p.n_h > 0 ? intervals() * static_cast<int>(p.stencils.size()) : 0;
+    n_cjac_ = static_cast<int>(p.corr_jac_rows.size());
     n_x_ = p.n_variables();
     n_con_ = p.n_constraints();
     t_index_ = p.free_time ? n_x_ - 1 : -1;
     n_jac_ = static_cast<int>(p.jac_rows.size());
     F_.assign(static_cast<std::size_t>(n_points_) * (nf_ + n_jac_), 0.0);
+    C_.assign(static_cast<std::size_t>(n_slots_) * (p.n_y + n_cjac_), 0.0);
     build_jacobian();
     build_hessian();
   }
@@ -80,14 +109,13 @@ class CollocationNLP : public TapedNLP {
       x_l[i] = p_.x_lo[i];
       x_u[i] = p_.x_hi[i];
     }
-    const int n_def = n_con_ - n_points_ * p_.n_g;
-    for (int r = 0; r < n_def; ++r) g_l[r] = g_u[r] = 0.0;
+    for (int r = 0; r < n_def_; ++r) g_l[r] = g_u[r] = 0.0;
     for (int q = 0; q < n_points_; ++q)
       for (int i = 0; i < p_.n_g; ++i) {
-        g_l[n_def + q * p_.n_g + i] = p_.g_lo[i];
-        g_u[n_def + q * p_.n_g + i] = p_.g_hi[i];
+        g_l[n_def_ + q * p_.n_g + i] = p_.g_lo[i];
+        g_u[n_def_ + q * p_.n_g + i] = p_.g_hi[i];
       }
-    (void)m;
+    for (int r = n_def_ + n_points_ * p_.n_g; r < m; ++r) g_l[r] = g_u[r] = 0.0;
     return true;
   }
 
@@ -150,6 +178,8 @@ class CollocationNLP : public TapedNLP {
         case Term::ScaledJacobian: v *= step_size(x, term.interval) * F(term.point)[nf_ + term.source]; break;
         case Term::TimeDerivative: v *= p_.dtau[term.interval] * F(term.point)[term.source]; break;
         case Term::Jacobian: v *= F(term.point)[nf_ + term.source]; break;
+        case Term::Correction: v *= step_size(x, term.interval) * C(term.point)[p_.n_y + term.source]; break;
+        case Term::CorrectionTime: v *= p_.dtau[term.interval] * C(term.point)[term.source]; break;
       }
       values[term.entry] += v;
     }
@@ -191,6 +221,8 @@ class CollocationNLP : public TapedNLP {
     }
     for (int q = 0; q < n_points_; ++q)
       for (int i = 0; i < p_.n_g; ++i) mu_[q * nf_ + p_.n_y + 1 + i] += lambda[row++];
+    for (std::size_t e = 0; e < p_.hol_points.size(); ++e)
+      mu_[p_.hol_points[e] * nf_ + p_.n_y + 1 + p_.n_g + p_.hol_rows[e]] += lambda[row++];
     const int nh = static_cast<int>(p_.hess_rows.size());
     in_.resize(nz_ + nf_);
     out_.resize(nh);
@@ -207,6 +239,7 @@ class CollocationNLP : public TapedNLP {
     if (p_.terminal)
       for (std::size_t e = 0; e < p_.term_hess_rows.size(); ++e)
         values[hess_terminal_[e]] += sigma * phi_[1 + p_.n_y + e];
+    if (n_slots_ > 0) correction_hessian(x, lambda, values);
     return true;
   }
 
@@ -218,8 +251,7 @@ class CollocationNLP : public TapedNLP {
     if (update(x)) {
       defects(x, g.data());
       double worst = 0.0;
-      const int n_def = n_con_ - n_points_ * p_.n_g;
-      for (int r = 0; r < n_def; ++r) worst = std::max(worst, std::abs(g[r]));
+      for (int r = 0; r < n_def_; ++r) worst = std::max(worst, std::abs(g[r]));
       result_.max_defect = worst;
     } else {
       result_.max_defect = HUGE_VAL;
@@ -229,8 +261,8 @@ class CollocationNLP : public TapedNLP {
  private:
   // One contribution to an entry of the constraint Jacobian.
   struct Term {
-    enum Kind { Constant, ScaledJacobian, TimeDerivative, Jacobian } kind;
-    int entry, point, source, interval;
+    enum Kind { Constant, ScaledJacobian, TimeDerivative, Jacobian, Correction, CorrectionTime } kind;
+    int entry, point, source, interval;  // point: the correction's slot for Correction(Time)
     double coef;
   };
 
@@ -238,6 +270,16 @@ class CollocationNLP : public TapedNLP {
   double duration(const Number* x) const { return t_index_ >= 0 ? x[t_index_] : p_.t_final; }
   double step_size(const Number* x, int k) const { return duration(x) * p_.dtau[k]; }
   const double* F(int q) const { return F_.data() + static_cast<std::size_t>(q) * (nf_ + n_jac_); }
+  // The correction of slot (interval k, stencil d) = k * stencils + d: [C (n_y), its Jacobian values].
+  const double* C(int slot) const { return C_.data() + static_cast<std::size_t>(slot) * (p_.n_y + n_cjac_); }
+  int slot_point(int slot) const {
+    const int S = static_cast<int>(p_.stencils.size());
+    return (slot / S) * p_.step + p_.corr_offsets[slot % S];
+  }
+  // The variable of the correction input c (z then gamma) of a slot.
+  int corr_variable(int slot, int c) const {
+    return c < nz_ ? slot_point(slot) * nz_ + c : n_gamma_base_ + slot * p_.n_h + (c - nz_);
+  }
 
   // Runs the node tapes (and the terminal tape) at x unless they already ran there.
   bool update(const Number* x) {
@@ -249,6 +291,18 @@ class CollocationNLP : public TapedNLP {
       double* out = F_.data() + static_cast<std::size_t>(q) * width;
       p_.node->eval(x + q * nz_, out, work_);
       for (int i = 0; i < width; ++i) valid_ = valid_ && std::isfinite(out[i]);
+    }
+    if (n_slots_ > 0) {
+      const int wc = p_.n_y + n_cjac_;
+      in_.resize(nz_ + p_.n_h);
+      for (int slot = 0; slot < n_slots_; ++slot) {
+        const int q = slot_point(slot);
+        std::copy(x + q * nz_, x + (q + 1) * nz_, in_.begin());
+        std::copy(x + n_gamma_base_ + slot * p_.n_h, x + n_gamma_base_ + (slot + 1) * p_.n_h, in_.begin() + nz_);
+        double* out = C_.data() + static_cast<std::size_t>(slot) * wc;
+        p_.correction->eval(in_.data(), out, work_);
+        for (int i = 0; i < wc; ++i) valid_ = valid_ && std::isfinite(out[i]);
+      }
     }
     if (p_.terminal) {
       phi_.resize(p_.terminal->n_outputs());
@@ -262,19 +316,24 @@ class CollocationNLP : public TapedNLP {
     int row = 0;
     for (int k = 0; k < intervals(); ++k) {
       const double h = step_size(x, k);
-      for (const CollocationStencil& s : p_.stencils) {
+      for (std::size_t d = 0; d < p_.stencils.size(); ++d) {
+        const CollocationStencil& s = p_.stencils[d];
+        const double* c = n_slots_ > 0 ? C(k * static_cast<int>(p_.stencils.size()) + static_cast<int>(d)) : nullptr;
         for (int i = 0; i < p_.n_y; ++i, ++row) {
-          double d = 0.0;
+          double v = 0.0;
           for (std::size_t j = 0; j < s.offsets.size(); ++j) {
             const int q = k * p_.step + s.offsets[j];
-            d += s.a[j] * x[q * nz_ + i] - h * s.b[j] * F(q)[i];
+            v += s.a[j] * x[q * nz_ + i] - h * s.b[j] * F(q)[i];
           }
-          g[row] = d;
+          if (c) v -= h * c[i];
+          g[row] = v;
         }
       }
     }
     for (int q = 0; q < n_points_; ++q)
       for (int i = 0; i < p_.n_g; ++i) g[row++] = F(q)[p_.n_y + 1 + i];
+    for (std::size_t e = 0; e < p_.hol_points.size(); ++e)
+      g[row++] = F(p_.hol_points[e])[p_.n_y + 1 + p_.n_g + p_.hol_rows[e]];
   }
 
   void build_jacobian() {
@@ -299,6 +358,23 @@ class CollocationNLP : public TapedNLP {
         for (int e = 0; e < n_jac_; ++e)
           if (p_.jac_rows[e] == p_.n_y + 1 + i)
             jac_terms_.push_back({Term::Jacobian, jac_.add(row, q * nz_ + p_.jac_cols[e]), q, e, 0, 1.0});
+    for (std::size_t h = 0; h < p_.hol_points.size(); ++h, ++row) {
+      const int q = p_.hol_points[h];
+      for (int e = 0; e < n_jac_; ++e)
+        if (p_.jac_rows[e] == p_.n_y + 1 + p_.n_g + p_.hol_rows[h])
+          jac_terms_.push_back({Term::Jacobian, jac_.add(row, q * nz_ + p_.jac_cols[e]), q, e, 0, 1.0});
+    }
+    // the corrections -h_k C(z, gamma) of each slot's defect rows (row of slot s, state i: s * n_y + i)
+    for (int slot = 0; slot < n_slots_; ++slot) {
+      const int k = slot / static_cast<int>(p_.stencils.size());
+      for (int e = 0; e < n_cjac_; ++e) {
+        const int r = slot * p_.n_y + p_.corr_jac_rows[e];
+        jac_terms_.push_back({Term::Correction, jac_.add(r, corr_variable(slot, p_.corr_jac_cols[e])), slot, e, k, -1.0});
+      }
+      if (t_index_ >= 0)
+        for (int i = 0; i < p_.n_y; ++i)
+          jac_terms_.push_back({Term::CorrectionTime, jac_.add(slot * p_.n_y + i, t_index_), slot, i, k, -1.0});
+    }
   }
 
   // The Hessian's pattern: each point's block (the same entries at every point, so the entry
@@ -323,14 +399,49 @@ class CollocationNLP : public TapedNLP {
       for (std::size_t e = 0; e < p_.term_hess_rows.size(); ++e)
         hess_terminal_.push_back(hess_.add(base + p_.term_hess_rows[e], base + p_.term_hess_cols[e]));
     }
+    const int nch = static_cast<int>(p_.corr_hess_rows.size());
+    for (int slot = 0; slot < n_slots_; ++slot) {
+      for (int e = 0; e < nch; ++e)
+        hess_corr_.push_back(
+            hess_.add_lower(corr_variable(slot, p_.corr_hess_rows[e]), corr_variable(slot, p_.corr_hess_cols[e])));
+      if (t_index_ >= 0)
+        for (int e = 0; e < n_cjac_; ++e)
+          hess_corr_time_.push_back(hess_.add_lower(t_index_, corr_variable(slot, p_.corr_jac_cols[e])));
+    }
+  }
+
+  // The corrections' part of the Lagrangian's Hessian: sum over slots and states of the defect's
+  // multiplier times -h_k C_i (second derivatives in z, gamma; with a free T, the cross terms
+  // -dtau_k dC_i/d(z, gamma)).
+  void correction_hessian(const Number* x, const Number* lambda, Number* values) {
+    const int nch = static_cast<int>(p_.corr_hess_rows.size());
+    const int nc = nz_ + p_.n_h;
+    in_.resize(nc + p_.n_y);
+    out_.resize(nch);
+    for (int slot = 0; slot < n_slots_; ++slot) {
+      const int k = slot / static_cast<int>(p_.stencils.size()), q = slot_point(slot);
+      const double h = step_size(x, k), dt = p_.dtau[k];
+      const Number* lam = lambda + slot * p_.n_y;
+      std::copy(x + q * nz_, x + (q + 1) * nz_, in_.begin());
+      std::copy(x + n_gamma_base_ + slot * p_.n_h, x + n_gamma_base_ + (slot + 1) * p_.n_h, in_.begin() + nz_);
+      for (int i = 0; i < p_.n_y; ++i) in_[nc + i] = -h * lam[i];
+      if (nch > 0) p_.corr_hessian->eval(in_.data(), out_.data(), work_);
+      for (int e = 0; e < nch; ++e) values[hess_corr_[slot * nch + e]] += out_[e];
+      if (t_index_ >= 0) {
+        const double* c = C(slot);
+        for (int e = 0; e < n_cjac_; ++e)
+          values[hess_corr_time_[slot * n_cjac_ + e]] -= dt * lam[p_.corr_jac_rows[e]] * c[p_.n_y + e];
+      }
+    }
   }
 
   const CollocationProblem& p_;
   int nz_ = 0, nf_ = 0, n_points_ = 0, t_index_ = -1, n_jac_ = 0;
+  int n_def_ = 0, n_gamma_base_ = 0, n_slots_ = 0, n_cjac_ = 0;  // defect rows; first gamma; correction slots
   std::vector<Term> jac_terms_;
-  std::vector<int> hess_point_, hess_time_, hess_terminal_;
+  std::vector<int> hess_point_, hess_time_, hess_terminal_, hess_corr_, hess_corr_time_;
   int hess_stride_ = 0;
-  std::vector<double> x_, F_, phi_, mu_, nu_, in_, out_, work_;
+  std::vector<double> x_, F_, C_, phi_, mu_, nu_, in_, out_, work_;
   bool valid_ = false;
 };
 

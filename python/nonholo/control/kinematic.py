@@ -44,6 +44,12 @@ class KinematicSystem:
     state_bounds : mapping name -> (lo, hi), optional
         Bounds on the states that every problem posed on the system imposes (default none; a
         problem's ``state_bounds`` override them).
+    holonomic : sequence of SymPy expressions in the states, optional
+        Holonomic constraints phi(y) = 0 whose velocity form dphi/dy f(y, w) = 0 the dynamics
+        satisfy identically (a system's ``holonomic``, carried by :meth:`nonholo.System.kinematic`
+        and the dynamics of ``controls=``): the collocation imposes them at position level
+        (:meth:`OptimalControlProblem.solve`, ``holonomic="position"``). Checked at random
+        points: ValueError if f leaves them.
 
     Attributes
     ----------
@@ -55,7 +61,8 @@ class KinematicSystem:
     """
 
     def __init__(self, states: Sequence, controls: Sequence, rhs, control_bounds: Mapping | None = None,
-                 metric=None, name: str = "kinematic system", energy=None, state_bounds: Mapping | None = None):
+                 metric=None, name: str = "kinematic system", energy=None, state_bounds: Mapping | None = None,
+                 holonomic=None):
         self.states = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in states]
         self.controls = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in controls]
         if not self.states or not all(isinstance(s, sp.Symbol) for s in self.states + self.controls):
@@ -93,6 +100,12 @@ class KinematicSystem:
         if self._energy is not None:
             check_free_symbols([self._energy], set(self.states) | set(self.controls), "energy")
         self._f = None
+        self.holonomic = []
+        if holonomic is not None:
+            self.holonomic = [to_sympy(h, "holonomic") for h in
+                              ([holonomic] if isinstance(holonomic, (str, sp.Basic)) else list(holonomic))]
+            check_free_symbols(self.holonomic, set(self.states), "holonomic")
+            _check_tangent(self.holonomic, self.states, self.controls, self.rhs)
 
     def __getstate__(self):
         return {**self.__dict__, "_f": None}  # the lambdified f, rebuilt on first use
@@ -213,11 +226,32 @@ class KinematicSystem:
         states = {**self.state_bounds, **{str(c): self.control_bounds[str(c)] for c in limited}}
         states = {k: v for k, v in states.items() if not (v[0] == -math.inf and v[1] == math.inf)}
         energy = self._energy if self._energy is not None else self.energy()
-        return KinematicSystem([*self.states, *limited], [*kept, *dots], [*self.rhs, *dots], control_bounds=bounds,
-                               name=f"{self.name}, rate-limited", energy=energy, state_bounds=states)
+        out = KinematicSystem([*self.states, *limited], [*kept, *dots], [*self.rhs, *dots], control_bounds=bounds,
+                              name=f"{self.name}, rate-limited", energy=energy, state_bounds=states)
+        out.holonomic = list(self.holonomic)
+        return out
 
     def __repr__(self) -> str:
         return f"KinematicSystem({self.name!r}, states={self.state_names}, controls={self.control_names})"
+
+
+def _check_tangent(phi: list, states: list, controls: list, rhs) -> None:
+    """ValueError unless dphi/dy f(y, w) vanishes at a few random points (relative 1e-8)."""
+    rate = sp.Matrix(phi).jacobian(states) * sp.Matrix(rhs)
+    fn = sp.lambdify([states, controls], [list(rate), list(rhs)], "numpy")
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        with np.errstate(all="ignore"):
+            r, f = (np.asarray(v, dtype=float) for v in fn(list(rng.uniform(-0.9, 0.9, len(states))),
+                                                          list(rng.uniform(-0.9, 0.9, len(controls)))))
+        if np.all(np.isfinite(r)) and np.all(np.isfinite(f)) and np.max(np.abs(r)) > 1e-8 * (1 + np.max(np.abs(f))):
+            raise ValueError("holonomic: the dynamics leave the constraints (dphi/dy f(y, w) is not zero), so they "
+                             "cannot be imposed at position level")
+
+
+def _holonomic_of(system, values: dict) -> list:
+    """The system's holonomic constraints phi(q) = 0 with the parameters ``values`` substituted."""
+    return [sp.sympify(h).subs(values) for h in (getattr(system, "holonomic", None) or [])]
 
 
 def kinematic_of(system) -> KinematicSystem:
@@ -240,7 +274,9 @@ def kinematic_of(system) -> KinematicSystem:
     G = sp.Matrix(system.metric).subs(values)
     GD = sp.simplify(XD.T * G * XD)
     rhs = XD * sp.Matrix(controls)
-    return KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
+    out = KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
+    out.holonomic = _holonomic_of(system, values)  # tangent by construction: X_D spans ker A, dphi/dq among A's rows
+    return out
 
 
 def dynamic_of(system, controls) -> KinematicSystem:
@@ -287,4 +323,6 @@ def dynamic_of(system, controls) -> KinematicSystem:
     rhs_w = MD.LUsolve(XD.T * (Q - c - G * XD_dot * sp.Matrix(w)))
     rhs = [*qdot, *[sp.simplify(e) for e in rhs_w]]
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
-    return KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
+    out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
+    out.holonomic = _holonomic_of(system, values)  # q' = X_D w: tangent by construction
+    return out

@@ -20,13 +20,16 @@ from . import checks
 from .solution import OptimalControlSolution, vectorized
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .dmoc import DiscreteMechanics, solve_dmoc
-from .transcription import DMOC, interval_points, point_functions, scheme, terminal_function
+from .transcription import (DMOC, correction_functions, correction_offsets, interval_points, point_functions, scheme,
+                            terminal_function)
 
 __all__ = ["OptimalControlProblem"]
 
 COSTS = ("time", "energy")
 HESSIANS = ("exact", "limited-memory")
 MU_STRATEGIES = ("monotone", "adaptive")
+HOLONOMIC = ("position", "velocity")
+HOLONOMIC_TOL = 1e-8  # a fixed end state farther from phi(y) = 0 than this is refused
 PERTURBATION = 0.5  # perturbed_guess's default amplitude
 AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics depend on (perturbed_guess)
@@ -119,6 +122,9 @@ class OptimalControlProblem:
         self.control_bounds = merged
         self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed)
         _ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
+        # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
+        self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
+        self._ends_fixed = _ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
         if self.free_time and self.running_cost == 1 and self.terminal_cost is None and self.t_bounds[0] <= 1e-8 \
                 and self.controls and all(not (math.isfinite(lo) or math.isfinite(hi))
                                           for lo, hi in self.control_bounds.values()):
@@ -127,11 +133,14 @@ class OptimalControlProblem:
         self._functions = None
         self._terminal = None
         self._reversible = None
+        self._holonomic_tapes = None
+        self._phi = None
 
     def __getstate__(self):
         """Picklable: the compiled point functions and NumPy callables are rebuilt on first use."""
         skip = ("_f", "_f_u", "_f_y")
-        return {**{k: v for k, v in self.__dict__.items() if k not in skip}, "_functions": None, "_terminal": None}
+        return {**{k: v for k, v in self.__dict__.items() if k not in skip}, "_functions": None, "_terminal": None,
+                "_holonomic_tapes": None, "_phi": None}
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
@@ -147,6 +156,25 @@ class OptimalControlProblem:
                 self._f_y = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.states)), self.states,
                                        self.controls)
         return self._functions
+
+    def _holonomic_functions(self):
+        """(the point functions with phi appended to their outputs, the correction's functions)."""
+        if self._holonomic_tapes is None:
+            self._point_functions()
+            z = self.states + self.controls + self.algebraic
+            outputs = [*self.dynamics.rhs, self.running_cost, *self.path_constraints, *self._equations(),
+                       *self.holonomic]
+            self._holonomic_tapes = (point_functions(z, outputs), correction_functions(z, self.states, self.holonomic))
+        return self._holonomic_tapes
+
+    def holonomic_residual(self, Y: np.ndarray) -> np.ndarray:
+        """max_r |phi_r(y)| at the columns of Y (n_y, P); zeros without holonomic constraints."""
+        Y = np.asarray(Y, dtype=float)
+        if not self.holonomic:
+            return np.zeros(Y.shape[1])
+        if self._phi is None:
+            self._phi = vectorized(self.holonomic, self.states, [])
+        return np.max(np.abs(self._phi(Y, np.zeros((0, Y.shape[1])))), axis=0)
 
     def _equations(self) -> list:
         return list(self.dynamics.equations) if self._dae else []
@@ -350,7 +378,7 @@ class OptimalControlProblem:
     def solve(self, nodes: int = 100, method: str = "hermite-simpson", guess=None, tol: float = 1e-8,
               max_iter: int = 3000, refine: int = 0, refine_tol: float | None = None, hessian: str = "exact",
               raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None,
-              mu_strategy: str = "monotone", ipopt_options: Mapping | None = None):
+              mu_strategy: str = "monotone", ipopt_options: Mapping | None = None, holonomic: str = "position"):
         """Transcribe on ``nodes`` equally spaced mesh nodes and solve with IPOPT.
 
         Parameters
@@ -409,6 +437,13 @@ class OptimalControlProblem:
             ``tol``). IPOPT's yes/no options take the strings ``"yes"`` and ``"no"``. An unknown
             name, a value of the wrong type or a value IPOPT refuses raises ValueError naming the
             option (before any solve).
+        holonomic : {"position", "velocity"}
+            With holonomic constraints phi(y) = 0 in the dynamics (a System's ``holonomic``):
+            ``"position"`` (default) imposes phi = 0 at every collocation point (not at an end
+            whose states in phi are all given) with a correction -h dphi/dy^T gamma per stencil
+            and interval in the defects (``sol.gamma``, O(h^order) -> 0; Posa, Kuindersma &
+            Tedrake 2016); ``"velocity"`` leaves only the velocity form the dynamics hold, and phi
+            drifts at the method's order. DMOC always imposes phi at position level.
 
         Returns
         -------
@@ -434,9 +469,15 @@ class OptimalControlProblem:
         checks.mesh_size(nodes, sch.step, len(self.states) + len(self.controls) + len(self.algebraic))
         if mu_strategy not in MU_STRATEGIES:
             raise ValueError(f"mu_strategy must be one of {MU_STRATEGIES}, got {mu_strategy!r}")
+        if not isinstance(holonomic, str) or holonomic not in HOLONOMIC:
+            raise ValueError(f"holonomic must be one of {HOLONOMIC}, got {holonomic!r}")
+        if sch is DMOC and holonomic != "position" and self.holonomic:
+            raise ValueError("holonomic='velocity' is not available with method='dmoc' (DMOC imposes phi(q) = 0 at "
+                             "position level)")
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
-                       mu_strategy=mu_strategy, ipopt_options=_ipopt_options(ipopt_options))
+                       mu_strategy=mu_strategy, ipopt_options=_ipopt_options(ipopt_options),
+                       holonomic=holonomic == "position" and bool(self.holonomic))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
             seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
@@ -504,9 +545,13 @@ class OptimalControlProblem:
         return self._dmoc
 
     def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
+        options = dict(options)
+        position = options.pop("holonomic", False)
         if sch is DMOC:
             return solve_dmoc(self, dtau, guess, options)
         pf = self._point_functions()
+        if position:
+            pf, corr = self._holonomic_functions()
         term, term_rows, term_cols = self._terminal
         tau = interval_points(dtau, sch.step)
         Y, U, T = self._guess(guess, tau)
@@ -521,6 +566,17 @@ class OptimalControlProblem:
             if b is not None:
                 x_lo[(P - 1) * (n_y + n_u) + i] = x_hi[(P - 1) * (n_y + n_u) + i] = b
         x0 = np.vstack([Y, U]).T.reshape(-1)
+        holonomic = None
+        if position:  # gamma: n_h per stencil and interval, after the point blocks (0 at the start)
+            n_h, S = len(self.holonomic), len(sch.stencils)
+            skip = [(0, r) for r in self._ends_fixed[0]] + [(P - 1, r) for r in self._ends_fixed[1]]
+            pairs = [(p, r) for p in range(P) for r in range(n_h) if (p, r) not in skip]
+            holonomic = (n_h, [p for p, _ in pairs], [r for _, r in pairs],
+                         (corr.node, corr.jac_rows, corr.jac_cols, corr.hessian, corr.hess_rows, corr.hess_cols),
+                         correction_offsets(sch))
+            n_gamma = dtau.size * S * n_h
+            x_lo, x_hi = np.append(x_lo, np.full(n_gamma, -np.inf)), np.append(x_hi, np.full(n_gamma, np.inf))
+            x0 = np.append(x0, np.zeros(n_gamma))
         if self.free_time:
             x_lo, x_hi, x0 = np.append(x_lo, self.t_bounds[0]), np.append(x_hi, self.t_bounds[1]), np.append(x0, T)
         x0 = np.clip(x0, x_lo, x_hi)
@@ -538,7 +594,8 @@ class OptimalControlProblem:
             t_final=float(self.t_final if not self.free_time else 1.0), node=pf.node, jac_rows=pf.jac_rows,
             jac_cols=pf.jac_cols, hessian=pf.hessian, hess_rows=pf.hess_rows, hess_cols=pf.hess_cols, terminal=term,
             term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in g_bounds],
-            g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
+            g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), holonomic=holonomic,
+            **options)
         return OptimalControlSolution(self, sch, dtau, out)
 
 
@@ -646,6 +703,25 @@ def _bounds(bounds, names: list, what: str) -> dict:
             raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) is empty")
         out[name] = (lo, hi)
     return out
+
+
+def _ends_on_holonomic(phi: list, states: list, initial: list, final: list) -> tuple:
+    """(rows, rows): the holonomic constraints whose states are all fixed at the initial, the final
+    end (not imposed there: rows without a free variable); ValueError naming the end if such a fixed
+    end state violates one by more than HOLONOMIC_TOL."""
+    out = []
+    for what, values in (("initial", initial), ("final", final)):
+        fixed = []
+        for r, h in enumerate(phi):
+            deps = [i for i, s in enumerate(states) if s in h.free_symbols]
+            if deps and all(values[i] is not None for i in deps):
+                residual = float(h.xreplace({states[i]: values[i] for i in deps}))
+                if not abs(residual) <= HOLONOMIC_TOL:
+                    raise ValueError(f"{what}: the end state violates the holonomic constraint {h} = 0 (residual "
+                                     f"{residual:.3g})")
+                fixed.append(r)
+        out.append(fixed)
+    return tuple(out)
 
 
 def _ends_within_bounds(initial, final, names, bounds) -> None:

@@ -63,6 +63,15 @@ class OptimalControlSolution:
     error_bound : float
         sum_k |Phi(t_N, t_{k+1})|_inf |d_k|_inf: the bound of that propagation (equal to
         ``defect`` when nothing amplifies errors); a re-run ends within it to first order.
+    holonomic_residual : ndarray (N,)
+        max_r |phi_r(y)| at the nodes for the holonomic constraints phi(y) = 0 of the dynamics
+        (zeros without them).
+    gamma : ndarray (n_stencils, n_h, N - 1)
+        The holonomic corrections of the defects (``holonomic="position"``): stencil d of interval
+        k carries -h_k dphi/dy^T gamma[d, :, k] (trapezoid: one stencil; Hermite-Simpson: Simpson's
+        rule, then the Hermite interpolant). They vanish as the mesh refines: O(h^2) for the
+        trapezoid, O(h^4) on Simpson's rule and O(h^3) on the Hermite interpolant. Empty (n_h = 0)
+        without position-level constraints.
     method : str
     """
 
@@ -76,6 +85,10 @@ class OptimalControlSolution:
         P = scheme.step * self.dtau.size + 1
         blocks = x[: P * (n_y + n_u + n_z)].reshape(P, n_y + n_u + n_z).T
         self.t_final = float(x[-1]) if problem.free_time else float(problem.t_final)
+        n_gamma = x.size - P * (n_y + n_u + n_z) - (1 if problem.free_time else 0)
+        n_h = len(problem.holonomic) if n_gamma else 0
+        self.gamma = x[P * (n_y + n_u + n_z): P * (n_y + n_u + n_z) + n_gamma].reshape(
+            self.dtau.size, len(scheme.stencils) if n_h else 0, n_h).transpose(1, 2, 0)
         from .transcription import interval_points
 
         tau = interval_points(self.dtau, scheme.step)
@@ -87,6 +100,7 @@ class OptimalControlSolution:
         self.t = self.t_points[::step].copy()
         self.y = self.y_points[:, ::step].copy()
         self.u = {name: self.u_points[i, ::step].copy() for i, name in enumerate(problem.control_names)}
+        self.holonomic_residual = problem.holonomic_residual(self.y)
         self.state_names, self.control_names = problem.state_names, problem.control_names
         self.objective = float(out["objective"])
         self.success = bool(out["success"])

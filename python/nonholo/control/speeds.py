@@ -210,5 +210,7 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     equations += [row / scale for row, scale in zip(dynamics, _row_scales(J.T * G * J, q))]
     equations += [*(C * a + rate(C) * u + rate(f))] if k else []
     energy = sp.expand((qdot.T * G * qdot)[0, 0] / 2)
-    return ConstrainedControlSystem([*q, *u_ind], controls, [*u_dep, *rates, *lam], [*qdot, *rates[:m]], equations,
-                                    name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
+    out = ConstrainedControlSystem([*q, *u_ind], controls, [*u_dep, *rates, *lam], [*qdot, *rates[:m]], equations,
+                                   name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
+    out.holonomic = [sp.sympify(h).subs(values) for h in (system.holonomic or [])]  # velocity form among C u + f = 0
+    return out

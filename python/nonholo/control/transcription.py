@@ -11,7 +11,8 @@ import sympy as sp
 
 from ..expressions.lowering import lower
 
-__all__ = ["METHODS", "DMOC", "Scheme", "PointFunctions", "scheme", "point_functions", "terminal_function"]
+__all__ = ["METHODS", "DMOC", "Scheme", "PointFunctions", "scheme", "point_functions", "terminal_function",
+           "correction_functions", "correction_offsets"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,25 @@ def terminal_function(states: list, phi):
                 cols.append(c)
                 vals.append(d2)
     return lower([phi, *grad, *vals], states).tape(), rows, cols
+
+
+def correction_functions(z: list, states: list, phi: list) -> PointFunctions:
+    """The tapes of the holonomic correction C(z, gamma) = dphi/dy(y)^T gamma (one output per
+    state, gamma one new symbol per constraint), over the inputs (z, gamma): a stencil's defect on
+    the constraint set phi(y) = 0 (Posa, Kuindersma & Tedrake 2016) is
+    sum_j a_j y_j - h sum_j b_j f_j - h C(z_c, gamma). Without it, imposing phi = 0 at the points
+    on top of the defects over-determines the NLP (its constraint Jacobian loses rank)."""
+    gamma = list(sp.symbols(f"_gamma0:{len(phi)}"))
+    grads = [[sp.diff(sp.sympify(h), y) for y in states] for h in phi]
+    outputs = [sum((grads[r][i] * gamma[r] for r in range(len(phi))), sp.Integer(0)) for i in range(len(states))]
+    return point_functions([*z, *gamma], outputs)
+
+
+def correction_offsets(sch: Scheme) -> list:
+    """Per stencil, the point (offset in the interval) whose dphi/dy carries its correction: the
+    point the stencil solves for, its largest coefficient a_j (trapezoid: the next node; Hermite-
+    Simpson: the next node for Simpson's rule, the midpoint for the Hermite interpolant)."""
+    return [int(offsets[int(np.argmax(a))]) for offsets, a, _ in sch.stencils]
 
 
 def interval_points(dtau: np.ndarray, step: int) -> np.ndarray:

@@ -444,7 +444,7 @@ def check_validity(result: SimulationResult, y0=None, warn: bool = True) -> Simu
     ``result.validity`` holds the estimate."""
     if not isinstance(result.model, ReducedModel):
         return result
-    result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES)
+    result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES, margin=validity.MARGIN)
     if result.validity is not None and not result.validity.valid:
         message = result.validity.message(result.params.get("eps", result.model.eps), result.model.order)
         result.warnings.append(message)

@@ -57,15 +57,16 @@ struct LawSlipWork {
   std::vector<double> din, dout, dwork;
   std::vector<Dual<double, 1>> jin, jout, jwork;
   std::vector<S> sin, sout, swork;
-  VecX<double> x, res, step, trial, target, lam_value;
-  MatX<double> J, slope, slope_inv;
+  std::vector<double> qd, ud, pd;  // the point in doubles
+  VecX<double> x, res, step, trial, target, lam_value, value, col;
+  MatX<double> J, Jinv, slope, slope_inv;
   Lu<double> lu;
-  VecX<S> sigma0;
+  VecX<S> sigma0, F;
   // the series
   MechanicsWork<T> mech;
   ProjectionWork<T> proj;
   VecX<T> Q, U, V, Sg, s, ys, f, lam, rhs, phi, udot;
-  std::vector<T> tin, tout, twork;
+  std::vector<T> tin, tout, twork, pT;
   MatX<S> coeffs;  // k x K: column j holds varsigma_j
 };
 
@@ -130,7 +131,10 @@ template <class S, class P>
 void law_leading_slip(const MechanicalSystem& sys, const LawExpansion& law, double t, const S* q, const S* u,
                       const P* p, const VecX<S>& lam, LawSlipWork<S>& w, LawSlipWork<double>& dw) {
   const int n = sys.n(), k = sys.k(), np = sys.n_params();
-  std::vector<double> qd(n), ud(n), pd(np);
+  std::vector<double>&qd = dw.qd, &ud = dw.ud, &pd = dw.pd;
+  qd.resize(n);
+  ud.resize(n);
+  pd.resize(np);
   for (int i = 0; i < n; ++i) {
     qd[i] = value(q[i]);
     ud[i] = value(u[i]);
@@ -158,14 +162,16 @@ void law_leading_slip(const MechanicalSystem& sys, const LawExpansion& law, doub
       for (int i = 0; i < r; ++i) w.sin[i] = S(dw.x(i));
       w.sout.resize(r);
       law.laws[c]->eval(w.sin.data(), w.sout.data(), w.swork);
-      VecX<S> F(r);
+      VecX<S>& F = w.F;
+      F.resize(r);
       for (int i = 0; i < r; ++i) F(i) = w.sout[i] + lam(rows[i]);  // Phi_c(x) - (-lambda_c)
       dw.lu.compute(dw.J);
-      MatX<double> Jinv = MatX<double>::Identity(r, r);
+      MatX<double>& Jinv = dw.Jinv;
+      Jinv.setIdentity(r, r);
       for (int j = 0; j < r; ++j) {
-        VecX<double> col = Jinv.col(j);
-        dw.lu.solve_in_place(col);
-        Jinv.col(j) = col;
+        dw.col = Jinv.col(j);
+        dw.lu.solve_in_place(dw.col);
+        Jinv.col(j) = dw.col;
       }
       for (int i = 0; i < r; ++i) {
         S sum = S(dw.x(i));
@@ -193,12 +199,12 @@ void law_slip_coefficients(const MechanicalSystem& sys, const LawExpansion& law,
   if (K == 1) return;
   const int D = K - 1;
   // the chord matrix Phi'(varsigma_0)^-1 (block-diagonal by contact), in doubles
-  w.slope_inv = MatX<double>::Identity(k, k);
+  w.slope_inv.setIdentity(k, k);
   if (!dw.lu.compute(w.slope)) throw ModelError("the slope of the " + law.name + " law is singular at the leading slip");
   for (int j = 0; j < k; ++j) {
-    VecX<double> col = w.slope_inv.col(j);
-    dw.lu.solve_in_place(col);
-    w.slope_inv.col(j) = col;
+    dw.col = w.slope_inv.col(j);
+    dw.lu.solve_in_place(dw.col);
+    w.slope_inv.col(j) = dw.col;
   }
   w.Q.resize(n);
   w.U.resize(n);
@@ -219,7 +225,8 @@ void law_slip_coefficients(const MechanicalSystem& sys, const LawExpansion& law,
   T time = T::zero(D);
   time(0, 0) = S(t0);
   time(0, 1) = S(1.0);
-  std::vector<T> pT(np);
+  std::vector<T>& pT = w.pT;
+  pT.resize(np);
   for (int i = 0; i < np; ++i) pT[i] = T(S(p[i]));
   // with dual numbers the chord matrix lacks the slope's dual part: two more sweeps make it exact
   const int sweeps = 2 * K - 1 + (std::is_same_v<S, double> ? 0 : 2);
@@ -264,7 +271,7 @@ void law_slip_coefficients(const MechanicalSystem& sys, const LawExpansion& law,
       w.Sg(a) = sum.truncated(D);
     }
     if (sweep + 1 == sweeps) break;  // the last sweep's q and u would not be read
-    projected_acceleration(w.mech, w.proj, w.s, w.udot);
+    projected_acceleration(w.mech, w.proj, w.s, w.udot, Factored::yes);  // G, M at Q: this sweep's
     for (int i = 0; i < n; ++i) {
       w.Q(i) = integral_t(S(q0[i]), w.V(i), D);
       w.U(i) = integral_t(S(u0[i]), w.udot(i), D);
@@ -327,7 +334,7 @@ class LawReducedModel : public ConstrainedModel<LawReducedModel, LawReducedWork>
     w.v += w.s;
     qdot = w.v;
     sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
-    projected_acceleration(w, w.proj, w.s, udot);
+    projected_acceleration(w, w.proj, w.s, udot, Factored::yes);  // G, M at q: law_multipliers'
   }
 
   // The law's scale at the system's parameters p.

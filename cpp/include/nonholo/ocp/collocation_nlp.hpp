@@ -8,10 +8,19 @@
 //   the cost    J = sum_k h_k sum_j w_j L(z_{p0+j}) + phi(y_{P-1}),
 // and every point carries the path constraints g(z_p) in [g_lo, g_hi].
 //
+// Holonomic constraints phi(y) = 0 (n_h of them; Posa, Kuindersma & Tedrake 2016) are imposed at
+// position level at the points and rows listed in (hol_points, hol_rows); each stencil d of interval k
+// then carries n_h correction variables gamma_kd (after the point blocks, before T), and its defect
+// becomes  sum_j a_dj y_{p0+j} - h_k sum_j b_dj f(z_{p0+j}) - h_k C(z_{p0+c_d}, gamma_kd),
+// C(z, gamma) = dphi/dy(y)^T gamma evaluated at the stencil's point c_d (`corr_offsets`). With the
+// velocity form dphi/dy f = 0 built into f, the NLP stays regular and gamma = O(h^order) -> 0.
+//
 // The per-point functions are tapes over z: `node` gives [f (n_y), L, g (n_g), then the values
 // of the sparse Jacobian d[f, L, g]/dz on `jac_rows` x `jac_cols`]; `hessian` (inputs z and the
 // weights mu of [f, L, g]) gives the lower triangle of sum_o mu_o d^2 F_o / dz^2 on `hess_rows` x
 // `hess_cols`; `terminal` (inputs y) gives [phi, dphi/dy (dense), d^2phi/dy^2 on its pattern].
+// With holonomic constraints the node tape's outputs are [f, L, g, phi (n_h), jac values] and the
+// `correction` tapes are built like the node's over (z, gamma) with the outputs C (n_y).
 // The NLP's Jacobian and Hessian patterns are assembled once, with a plan of contributions per
 // entry; evaluations only run the tapes and the plan.
 #pragma once
@@ -51,12 +60,22 @@ struct CollocationProblem {
   std::vector<double> g_lo, g_hi;         // n_g each
   std::vector<double> x_lo, x_hi, x0;     // all variables
 
+  // holonomic constraints at position level (n_h = 0: none, and nothing below is used)
+  int n_h = 0;
+  std::vector<int> hol_points, hol_rows;  // phi_{row}(z_point) = 0, one constraint per entry
+  std::shared_ptr<const Tape> correction; // (z, gamma) -> [C (n_y), jac values]
+  std::vector<int> corr_jac_rows, corr_jac_cols;
+  std::shared_ptr<const Tape> corr_hessian;  // (z, gamma, mu (n_y)) -> lower-triangle values
+  std::vector<int> corr_hess_rows, corr_hess_cols;
+  std::vector<int> corr_offsets;          // per stencil: the point of its correction, in [0, step]
+
   int n_points() const { return step * static_cast<int>(dtau.size()) + 1; }
   int block() const { return n_y + n_u; }
-  int n_variables() const { return n_points() * block() + (free_time ? 1 : 0); }
-  int n_constraints() const {
-    return static_cast<int>(dtau.size() * stencils.size()) * n_y + n_points() * n_g;
-  }
+  int n_outputs() const { return n_y + 1 + n_g + n_h; }  // [f, L, g, phi] of the node tape
+  int n_gamma() const { return n_h > 0 ? static_cast<int>(dtau.size() * stencils.size()) * n_h : 0; }
+  int n_variables() const { return n_points() * block() + n_gamma() + (free_time ? 1 : 0); }
+  int n_defects() const { return static_cast<int>(dtau.size() * stencils.size()) * n_y; }
+  int n_constraints() const { return n_defects() + n_points() * n_g + static_cast<int>(hol_points.size()); }
   // Throws InputError on inconsistent sizes.
   void check() const;
 };
