@@ -74,6 +74,9 @@ class Stepper {
   // projection) or must not be projected (Adams with sensitivities).
   virtual bool drift_control() const = 0;
   virtual double drift_rtol() const = 0;
+  // Whether its drift control rescales the unit-norm groups too (after every step), or keeps the
+  // velocities only (Adams, as documented for drift_control: "auto" runs BDF on such systems).
+  virtual bool drift_unit_norm() const { return true; }
   virtual StateMove how_to_move() = 0;
   // The state was moved in place; `visible`: by more than the error control can see.
   virtual void moved(double t, bool visible) = 0;

@@ -252,7 +252,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
     }
   } else {
     // drift control by the run driver: kDriftTol (not with sensitivities: theirs are those of the field)
-    watch_drift_ = opt_.project && opt_.sensitivities.empty();
+    watch_drift_ = project_velocities && opt_.sensitivities.empty();
   }
   if (!opt_.sensitivities.empty()) {
     sens_ = std::make_unique<SensitivityRun>(model_, problem_.params, opt_, problem_.events);

@@ -61,9 +61,10 @@ class Integration final : public Stepper {
   Workspace& workspace() override { return *problem_.ws; }
   bool finds_roots() const override { return true; }
   const std::vector<int>& roots() override { return roots_; }
-  // Adams' drift control (kDriftTol; not with sensitivities: theirs are those of the field). BDF
-  // projects inside CVODE.
+  // Adams' drift control (kDriftTol; not with sensitivities: theirs are those of the field): the
+  // velocities onto A v = b, not the unit-norm groups. BDF projects inside CVODE.
   bool drift_control() const override { return watch_drift_; }
+  bool drift_unit_norm() const override { return false; }
   double drift_rtol() const override { return opt_.rtol; }
   // In place with CVODE's Nordsieck array (moved()), else by a restart, at most every kMinRestartSteps steps.
   StateMove how_to_move() override;

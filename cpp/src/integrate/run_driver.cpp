@@ -72,7 +72,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       return false;
     }
     if (fresh && drift_ && s.drift_control()) {  // y0 is checked to the tolerance: a no-op but for unit-norm groups
-      const DriftControl::Drift d = drift_->check(t, y, s.drift_rtol(), s.workspace());
+      const DriftControl::Drift d = drift_->check(t, y, s.drift_rtol(), s.workspace(), s.drift_unit_norm());
       drift_->correct(t, y, d, s.workspace());
       if (d.visible()) ++projections_;
     }
@@ -145,8 +145,8 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       bool restart = inside && s.wants_restart();
       bool moved = false;
       if (!r.root && !restart && !handover && drift_ && s.drift_control()) {
-        const DriftControl::Drift d = drift_->check(t, y, s.drift_rtol(), s.workspace());
-        if (d.visible() || drift_->always()) {
+        const DriftControl::Drift d = drift_->check(t, y, s.drift_rtol(), s.workspace(), s.drift_unit_norm());
+        if (d.visible() || d.rescale) {
           const StateMove how = s.how_to_move();
           if (how == StateMove::kInPlace) {
             if (record_.sample_due(t)) s.keep_interpolant();
