@@ -6,8 +6,9 @@ Each case integrates once, in a fresh interpreter under ``valgrind --tool=callgr
 collection switched on only inside ``nonholo::integrate`` (``--toggle-collect``): building the
 System and the model, imports and the interpreter are not counted. The cases:
 
-* ``sleigh``: the Chaplygin sleigh's friction model (m = I = 1, a = 0.2, mu = 1, eps = 1e-4), y0 =
-  [0, 0, 0, -1.5, 0, 1], t in [0, 20], rtol 1e-8, atol 1e-10 (benchmarks/friction_sleigh.py);
+* ``sleigh``, ``sleigh_1e-6``: the Chaplygin sleigh's friction model (m = I = 1, a = 0.2, mu = 1, eps =
+  1e-4, or 1e-6), y0 = [0, 0, 0, -1.5, 0, 1], t in [0, 20], rtol 1e-8, atol 1e-10
+  (benchmarks/friction_sleigh.py's two rows);
 * ``fric_N_dense``, ``nh_N_dense``, ``fric_N_sparse``, ``nh_N_sparse``: the knife-edge chain of N
   blades (benchmarks/peers.py's state and tolerances, t in [0, 2]), friction (eps 1e-4, BDF) or
   nonholonomic (the default method dense, BDF sparse), ``sparse=`` False or True.
@@ -38,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-CASES = ["sleigh", "fric_8_dense", "nh_8_dense", "fric_24_sparse", "nh_24_sparse"]
+CASES = ["sleigh", "sleigh_1e-6", "fric_8_dense", "nh_8_dense", "fric_24_sparse", "nh_24_sparse"]
 _CORE = "NONHOLO_CORE_SO"
 
 
@@ -60,8 +61,9 @@ def run_case(case: str) -> str:
     import nonholo as nh
 
     options = dict(rtol=1e-8, atol=1e-10)
-    if case == "sleigh":
-        model = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2, mu=1.0).friction(1e-4)
+    if case.startswith("sleigh"):
+        eps = float(case.split("_")[1]) if "_" in case else 1e-4
+        model = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2, mu=1.0).friction(eps)
         y0, span = np.array([0, 0, 0, -1.5, 0, 1.0]), (0.0, 20.0)
     else:
         kind, size, storage = case.split("_")

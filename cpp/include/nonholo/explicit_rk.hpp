@@ -12,12 +12,13 @@
 // projects after accepted steps. No sensitivities and no dense solution (SimulationOutput::dense).
 #pragma once
 
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nonholo/cost_constants.hpp"
 #include "nonholo/model.hpp"
+#include "nonholo/stepper.hpp"
 #include "nonholo/unit_norm.hpp"
 
 namespace nonholo {
@@ -41,7 +42,7 @@ inline bool explicit_rk_pays(const Model& model) {
   return !model.stiff() && model.cost().rhs_cost_ns() <= kExplicitRkStepRatio * adams_step_ns(model.n_states());
 }
 
-// How run_dop853 runs beyond the run's options: method "dop853" with none of them; "auto" on a
+// How the DOP853 stepper runs beyond the run's options: method "dop853" with none of them; "auto" on a
 // non-stiff model with all three.
 struct Dop853Settings {
   double tolerance_scale = 1.0;  // rtol and atol times this (kAutoExplicitTolerance)
@@ -53,28 +54,20 @@ struct Dop853Settings {
   long tighten_after = 0;
 };
 
-// Method "dop853" of integrate() (integrator.hpp), and the first part of method "auto" on non-stiff
-// models: the stepper of explicit_rk.cpp in the run loop there, with the run's shared parts
-// (run_record.hpp: samples at t_eval or at every step, events, cancellation and max_wall_time, the
-// report of how the run ended; dense_events.hpp: the events' roots on the dense output).
-// Integrates y' = model.rhs(t, y, p) from t0 to tf (either direction) at the tolerances (weights
-// atol_i + rtol max(|y_n,i|, |y_n+1,i|), RMS norm). After each accepted step, drift control
-// (options.project, kDriftTol in integrator.hpp): the velocities projected G-orthogonally onto
-// A v = b when the relative residual exceeds kDriftTol rtol, the unit-norm groups rescaled, and K_1
-// = f(t, y) evaluated again when the projection moved the state visibly. A model that watches its
-// frame (the part FrameWatcher) is checked at the start and after every accepted step; a re-split
-// maps the state and costs one right-hand side (a one-step method keeps no history), the outputs at
-// the step's end are emitted before it, in the old frame. Failures (a non-finite right-hand side,
-// the step collapsing, max_steps) are reported with status -1 and the reason.
+// The stepper of method "dop853" of integrate() (integrator.hpp), and of the first part of method
+// "auto" on non-stiff models, for the run driver (run_driver.hpp: samples, events on the dense
+// output, drift control, the frame watch, limits and the report). Steps y' = model.rhs(t, y, p)
+// towards tf in `direction` at the tolerances (weights atol_i + rtol max(|y_n,i|, |y_n+1,i|), RMS
+// norm); after a state moved in place between steps (a projection, a new frame) K_1 = f(t, y) is
+// evaluated again (a one-step method keeps no history). Failures (a non-finite right-hand side,
+// the step collapsing, max_steps spent on rejected attempts) are reported with status -1 and the
+// reason. With settings.stop_when_stiff it hands the run over (Stepper::hands_over) at the end of
+// the step where Hairer's test finds the run stiff.
 // check_dop853_supports throws InputError for what the explicit pair does not support
-// (sensitivities, dense output, stiff models). run_dop853 returns the state where the run turned
-// stiff (settings.stop_when_stiff; its time is out.t_last), empty otherwise.
-class EventValues;
-class RunRecord;
+// (sensitivities, dense output, stiff models).
 struct IntegrationOptions;
 void check_dop853_supports(const Model& model, const IntegrationOptions& opt);
-std::vector<double> run_dop853(const Model& model, const std::vector<double>& params, double t0, double tf,
-                               const std::vector<double>& y0, const IntegrationOptions& opt, RunRecord& record,
-                               EventValues& events, const Dop853Settings& settings = {});
+std::unique_ptr<Stepper> make_dop853(const Model& model, const std::vector<double>& params, double tf, double direction,
+                                     const IntegrationOptions& opt, const Dop853Settings& settings = {});
 
 }  // namespace nonholo

@@ -17,8 +17,8 @@
 
 namespace nonholo {
 
-// Dop853: the explicit Runge-Kutta pair of explicit_rk.hpp (non-stiff models, no events,
-// sensitivities, dense solution or drift control).
+// Dop853: the explicit Runge-Kutta pair of explicit_rk.hpp (non-stiff models; no sensitivities or
+// dense solution).
 enum class Method { Auto, Bdf, Adams, Dop853 };
 
 // A forward sensitivity (sensitivity.hpp): d y / d p[parameter], or d y / d y0[state].
@@ -28,9 +28,9 @@ struct SensitivitySpec {
 };
 
 // Drift control: a constrained state is projected back onto A v = b when the relative residual
-// |A v - b| / (|A| |v| + |b|) exceeds kDriftTol rtol after a step (Adams: with CVODE's history,
-// see cpp/src/integrate/method_control.hpp; DOP853: in place), and a unit-norm group is rescaled when
-// | |q_g| - 1 | does (DOP853; BDF rescales after every step by CVODE's projection).
+// |A v - b| / (|A| |v| + |b|) exceeds kDriftTol rtol after a step (the run driver's DriftControl,
+// drift_control.hpp: Adams with CVODE's history, see cpp/src/integrate/method_control.hpp; DOP853
+// in place), and the unit-norm groups are rescaled after every step (BDF: by CVODE's projection).
 constexpr double kDriftTol = 0.1;
 
 struct IntegrationOptions {

@@ -11,21 +11,13 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
+#include "nonholo/run_driver.hpp"
 #include "nonholo/sundials/dense_lu.hpp"
 #include "nonholo/sundials/second_order_lu.hpp"
 #include "nonholo/sundials/sparse_lu.hpp"
 #include "nonholo/sundials/serial_ops.hpp"
 
 namespace nonholo {
-namespace cvode {
-
-SimulationOutput Integration::run_explicit() {
-  record_.start_clock();
-  run_dop853(model_, problem_.params, t0_, tf_, y0_, opt_, record_, problem_.event_values);
-  return std::move(out_);
-}
-
-}  // namespace cvode
 
 // The one check of a run's options (InputError naming the option): for every run, and when the
 // binding's RunOptions is made (n_states < 0: what does not depend on the model).
@@ -88,12 +80,11 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
   if (opt_.check_initial_state) model_.check_state(t0_, y0.data(), params.data(), *problem_.ws);
 }
 
-void Integration::setup(const std::vector<double>& y0) {
+void Integration::setup() {
   SUNContext ctx = ctx_ = pool_use_.context();
   y_.reset(N_VNew_Serial(n_, ctx));
   sun::use_compiled_ops(y_.get());  // and so every vector CVODE clones from it (serial_ops.hpp)
   yout_.reset(N_VNew_Serial(n_, ctx));
-  std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y_.get()));
   if (opt_.atol.size() > 1) {
     atol_.reset(N_VNew_Serial(n_, ctx));
     std::copy(opt_.atol.begin(), opt_.atol.end(), N_VGetArrayPointer(atol_.get()));
@@ -110,7 +101,6 @@ void Integration::setup(const std::vector<double>& y0) {
   Method method = opt_.method;
   if (method == Method::Auto && !model_.stiff() && problem_.events.empty() && !sensitivities && !opt_.dense_output) {
     explicit_first_ = true;
-    y0_ = y0;
     out_.method = "dop853";
     return;  // CVODE is started only if the run turns stiff
   }
@@ -121,7 +111,7 @@ void Integration::setup(const std::vector<double>& y0) {
     may_switch_ = method == Method::Adams;
   }
   out_.method = method == Method::Bdf ? "bdf" : "adams";
-  start(t0_, method, y0.data());
+  begin_method_ = method;
 }
 
 SolverHandle Integration::acquire(double t_start, Method method, bool projection) {
@@ -216,6 +206,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
   problem_.unit_norm = nullptr;
   problem_.weights = nullptr;
   watch_drift_ = false;
+  switch_to_bdf_ = false;
   steps_since_restart_ = 0;
   failure_steps_.clear();
   last_failures_ = 0;
@@ -260,7 +251,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
       if (project_positions) problem_.unit_norm = &opt_.unit_norm;
     }
   } else {
-    // drift control: kDriftTol (not with sensitivities: theirs are those of the field)
+    // drift control by the run driver: kDriftTol (not with sensitivities: theirs are those of the field)
     watch_drift_ = project_velocities && opt_.sensitivities.empty();
   }
   if (!opt_.sensitivities.empty()) {
@@ -283,6 +274,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
     check(CVodeRootInit(mem, static_cast<int>(events.size()), root_callback), "CVodeRootInit");
     solver_->roots = true;
   }
+  roots_.assign(events.size(), 0);
   if (!events.empty()) {
     std::vector<int> dirs;
     for (const auto& ev : events) dirs.push_back(static_cast<int>(dir_) * ev.direction);
@@ -291,14 +283,17 @@ void Integration::start(double t_start, Method method, const double* y0) {
   }
 }
 
-void Integration::emit_t_eval_up_to(double t, const double* y) {
-  void* mem = solver_->mem.get();
-  record_.emit_up_to(t, [&](double te) -> const double* {
-    if (te == t) return y;
-    int flag = CVodeGetDky(mem, te, 0, yout_.get());
-    if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + format_number(te), te);
-    return N_VGetArrayPointer(yout_.get());
-  });
+const double* Integration::at(double te) {
+  if (te == t_) return state();
+  int flag = CVodeGetDky(mem(), te, 0, yout_.get());
+  if (flag < 0) throw SolverError("CVodeGetDky failed at t = " + format_number(te), te);
+  return N_VGetArrayPointer(yout_.get());
+}
+
+double Integration::last_step() const {
+  sun::real h = 0.0;
+  CVodeGetLastStep(mem(), &h);
+  return h;
 }
 
 void Integration::fail(int flag, double t) {
@@ -316,17 +311,22 @@ void Integration::fail(int flag, double t) {
   }
   std::string hint = advice(flag, model_, method_);
   if (!hint.empty()) os << " (" << hint << ")";
-  record_.failed(flag, name, os.str());
+  failure_ = {flag, name, os.str(), ""};
 }
 
-void Integration::record_dense_step() {
+std::string Integration::too_much_work_advice() const { return advice(CV_TOO_MUCH_WORK, model_, method_); }
+
+std::string Integration::limit_hint() const {
+  return method_ == Method::Adams && model_.stiff() ? "; the model is stiff: use method='bdf'" : "";
+}
+
+void Integration::record_dense(DenseOutput& d) {
   void* mem = solver_->mem.get();
   sun::real tn = 0.0, h = 0.0;
   int q = 0;
   CVodeGetCurrentTime(mem, &tn);
   CVodeGetLastStep(mem, &h);
   CVodeGetLastOrder(mem, &q);
-  DenseOutput& d = out_.dense;
   if (!d.t_end.empty() && d.t_end.back() == tn) return;  // the step was stored at a root return
   d.t_end.push_back(tn);
   d.h.push_back(h);
@@ -339,7 +339,10 @@ void Integration::record_dense_step() {
   }
 }
 
-// Adds this CVODE instance's counters to the run's (a switch from Adams to BDF has two).
+void Integration::add_stats(SolverStats&) {
+  if (solver_) collect_stats();
+}
+
 void Integration::collect_stats() {
   void* mem = solver_->mem.get();
   SolverStats s;
@@ -365,136 +368,114 @@ void Integration::collect_stats() {
   o.n_root_evals += s.n_root_evals;
   o.n_lin_setups += s.n_lin_setups;
   o.n_jac += s.n_jac;
-  o.n_proj += s.n_proj + history_projections_;
-  history_projections_ = 0;
+  o.n_proj += s.n_proj;
   o.last_order = s.last_order;
   o.last_step = s.last_step;
 }
 
-bool Integration::run_explicit_until_stiff() {
-  const Dop853Settings settings{kAutoExplicitTolerance, true, kAutoTightenSteps};
-  const std::vector<double> y = run_dop853(model_, problem_.params, t0_, tf_, y0_, opt_, record_, problem_.event_values,
-                                           settings);
-  if (y.empty()) return false;
-  const double t = out_.t_last;
-  std::copy(y.begin(), y.end(), N_VGetArrayPointer(y_.get()));
-  out_.method = "dop853->bdf at t=" + format_number(t) + " (stiff)";
-  out_.t_switch = t;
-  start(t, Method::Bdf, y.data());
-  return true;
-}
-
 SimulationOutput Integration::run() {
-  if (opt_.method == Method::Dop853) return run_explicit();
   record_.start_clock();
-  const bool resumed = explicit_first_;
-  if (resumed && !run_explicit_until_stiff()) return std::move(out_);
-  void* mem = solver_->mem.get();
-  double* y = N_VGetArrayPointer(y_.get());
-  double t = resumed ? out_.t_last : t0_;
-  if (!resumed) {
-    if (t_eval_.empty()) record(t0_, y);
-    emit_t_eval_up_to(t0_, y);
+  RunDriver driver(model_, problem_.params, opt_, record_, problem_.event_values);
+  std::vector<double> y = y0_;
+  if (opt_.method == Method::Dop853 || explicit_first_) {
+    // "auto" on a non-stiff model: DOP853 (kAutoExplicitTolerance, kAutoTightenSteps) to the end,
+    // or to where it turns stiff and BDF goes on
+    const Dop853Settings settings = explicit_first_ ? Dop853Settings{kAutoExplicitTolerance, true, kAutoTightenSteps}
+                                                    : Dop853Settings{};
+    std::unique_ptr<Stepper> rk = make_dop853(model_, problem_.params, tf_, dir_, opt_, settings);
+    out_.method = "dop853";
+    if (driver.run(*rk, t0_, y.data(), true)) {
+      const double t = rk->time();
+      std::copy(rk->state(), rk->state() + n_, y.begin());
+      out_.method = "dop853->bdf at t=" + format_number(t) + " (stiff)";
+      out_.t_switch = t;
+      begin_method_ = Method::Bdf;
+      driver.run(*this, t, y.data(), false);
+    }
+  } else {
+    driver.run(*this, t0_, y.data(), true);
   }
-  long steps = 0, tiny_steps = 0;
-  std::vector<int> roots(problem_.events.size());
-  // the frame watch (FrameWatcher::frame_check): at the start, then after every step
-  const bool watching = problem_.parts.frame_watch != nullptr;
-  const bool started = !watching || watch_frame(t, true);
-  mem = solver_->mem.get();
-
-  while (started) {
-    int flag = CVode(mem, tf_, y_.get(), &t, CV_ONE_STEP);
-    if (flag < 0) {
-      // the user's own exception, not a solver failure: it leaves integrate() unchanged
-      if (problem_.event_values.callback_error) std::rethrow_exception(problem_.event_values.callback_error);
-      fail(flag, t);
-      break;
-    }
-    ++steps;
-    ++steps_since_restart_;
-    if (flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
-      const bool stiff = may_switch_ && adams_is_stiff(t);
-      // Adams' drift control projects in place (its history goes on: project_adams_history); a
-      // restart only where CVODE's history is out of reach, at most every kMinRestartSteps steps.
-      // The drift never makes "auto" switch to BDF (whose error constants are larger and which
-      // damps energy).
-      bool drift = false;
-      if (!stiff && watch_drift_ && drifted(t, y) && !project_adams_history(t))
-        drift = steps_since_restart_ >= kMinRestartSteps;
-      if (stiff || drift) {
-        // the step as taken (dense output), then a fresh start from it, projected after a drift
-        if (opt_.dense_output) record_dense_step();
-        if (drift) project_state(t);
-        emit_t_eval_up_to(t, y);
-        if (t_eval_.empty()) record(t, y);
-        if (stiff)
-          restart(t, Method::Bdf, "stiff");
-        else
-          restart(t, Method::Adams, "constraint drift");
-        mem = solver_->mem.get();  // the new instance
-        continue;
-      }
-    }
-    if (watching && flag != CV_ROOT_RETURN && flag != CV_TSTOP_RETURN && t != tf_) {
-      const long restarts = out_.n_restarts;
-      if (!watch_frame(t, false)) break;
-      if (out_.n_restarts != restarts) {  // re-split: outputs emitted, CVODE restarted
-        mem = solver_->mem.get();
-        continue;
-      }
-    }
-    if (policy_) apply_jacobian_policy(t);
-    if (opt_.dense_output) record_dense_step();
-    emit_t_eval_up_to(t, y);
-    if (flag == CV_ROOT_RETURN) {
-      CVodeGetRootInfo(mem, roots.data());
-      bool stop = false;
-      for (std::size_t i = 0; i < roots.size(); ++i)
-        if (roots[i] != 0) stop = record_.event(i, t, y) || stop;
-      if (stop) {
-        if (t_eval_.empty()) record(t, y);
-        record_.stopped_by_event();
-        break;
-      }
-    } else if (t_eval_.empty()) {
-      record(t, y);
-    }
-    if (flag == CV_TSTOP_RETURN || t == tf_) {
-      record_.reached_end();
-      break;
-    }
-    if (steps >= opt_.max_steps) {
-      static_assert(CV_TOO_MUCH_WORK == RunRecord::kTooMuchWork);
-      record_.too_much_work(t, "steps", advice(CV_TOO_MUCH_WORK, model_, method_), diagnosis());
-      break;
-    }
-    // A step size collapsed to round-off relative to t means CVODE is creeping towards a point
-    // where the model is undefined or singular (e.g. a non-finite right-hand side beyond it):
-    // stop now with the reason instead of spending the whole max_steps budget.
-    sun::real h_last = 0.0;
-    CVodeGetLastStep(mem, &h_last);
-    if (std::abs(h_last) <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t))) {
-      if (++tiny_steps >= 100) {
-        fail(CV_TOO_MUCH_WORK, t);
-        out_.flag_name = "STEP_SIZE_COLLAPSED";
-        out_.message = "Integration stopped at t = " + format_number(t) + ": the step size collapsed to " +
-                       format_number(h_last) + " over 100 steps (the solution blows up, or the model is singular or undefined "
-                       "just ahead: check the state there, the metric, the constraints and the forces)" + diagnosis();
-        break;
-      }
-    } else {
-      tiny_steps = 0;
-    }
-    if (steps % RunRecord::kLimitCheckSteps == 0 &&
-        !record_.within_limits(t, method_ == Method::Adams && model_.stiff() ? "; the model is stiff: use method='bdf'" : "",
-                               diagnosis()))
-      break;
-  }
-  collect_stats();
-  record_.finish(t, y);
   out_.messages = std::move(sink_.messages);
   return std::move(out_);
+}
+
+void Integration::begin(double t, const double* y) {
+  double* state = N_VGetArrayPointer(y_.get());
+  if (state != y) std::copy(y, y + n_, state);
+  t_ = t;
+  start(t, begin_method_, state);
+}
+
+StepResult Integration::step() {
+  StepResult r;
+  sun::real t = t_;
+  const int flag = CVode(mem(), tf_, y_.get(), &t, CV_ONE_STEP);
+  t_ = t;
+  if (flag < 0) {
+    // the user's own exception, not a solver failure: it leaves integrate() unchanged
+    if (problem_.event_values.callback_error) std::rethrow_exception(problem_.event_values.callback_error);
+    fail(flag, t_);
+    r.failed = true;
+    return r;
+  }
+  ++steps_since_restart_;
+  r.root = flag == CV_ROOT_RETURN;
+  r.end = flag == CV_TSTOP_RETURN || t_ == tf_;
+  // "auto"'s stiffness test (Adams). The drift never makes "auto" switch to BDF (whose error
+  // constants are larger and which damps energy).
+  switch_to_bdf_ = !r.root && !r.end && may_switch_ && adams_is_stiff(t_);
+  if (policy_) apply_jacobian_policy(t_);
+  if (r.root) CVodeGetRootInfo(mem(), roots_.data());
+  return r;
+}
+
+// Adams' history is the solution y_n and the past right-hand sides: CVODE's Nordsieck array
+// holds z_0 = y_n and z_j = h^j p^(j)(t_n) / j! of the polynomial p through y_n whose derivative
+// interpolates h f_n, h f_(n-1), ... So a projection y_n + d that keeps the history moves z_0
+// alone, and the next step starts from the projected state at its order and step size. (CVODE's
+// own projection, BDF's, moves every column by p_j d, since BDF's history is the past solutions;
+// it refuses Adams.) z_0 is CVODE's to a nonlinear solver (CVodeGetNonlinearSystemData's ypred,
+// between steps the solution just returned); it is moved only if it equals y_n bit for bit.
+// Restarts (kMinRestartSteps) only where it is out of reach.
+StateMove Integration::how_to_move() {
+  sun::real tn = 0.0, gamma = 0.0, rl1 = 0.0;
+  N_Vector z0 = nullptr, yn = nullptr, fn = nullptr, z1 = nullptr;
+  void* user_data = nullptr;
+  history_ = nullptr;
+  if (CVodeGetNonlinearSystemData(mem(), &tn, &z0, &yn, &fn, &gamma, &rl1, &z1, &user_data) == CV_SUCCESS &&
+      z0 != nullptr && tn == t_) {
+    double* z = N_VGetArrayPointer(z0);
+    const double* y = state();
+    if (z != nullptr && std::equal(y, y + n_, z)) {
+      history_ = z;
+      return StateMove::kInPlace;
+    }
+  }
+  return steps_since_restart_ >= kMinRestartSteps ? StateMove::kRestart : StateMove::kNot;
+}
+
+void Integration::moved(double, bool) {
+  const double* y = state();
+  if (history_) std::copy(y, y + n_, history_);
+  history_ = nullptr;
+}
+
+void Integration::restart(double t) {
+  if (switch_to_bdf_)
+    restart(t, Method::Bdf, "stiff");
+  else
+    restart(t, Method::Adams, "constraint drift");
+}
+
+// A frame re-split (the run driver mapped y_): CVODE restarts there, as its history is in the old
+// frame; forward sensitivities cannot follow.
+bool Integration::resplit(double t, bool at_start) {
+  if (!opt_.sensitivities.empty()) return false;
+  if (at_start) return true;  // begin() starts CVODE at the mapped state
+  collect_stats();
+  ++out_.n_restarts;
+  start(t, method_, nullptr);
+  return true;
 }
 
 }  // namespace cvode

@@ -1,11 +1,13 @@
 // One run of integrate() (integrator.hpp): class Integration. Its parts are in this folder:
-// integration.cpp (validation, set-up of a CVODE instance, the step loop and the outputs),
-// method_control.cpp (Adams' drift control and stiffness test, the switch to BDF, the Jacobian
-// policy), frame_watch.cpp (re-splits of a frame during a run), cvode_callbacks.cpp (what CVODE
-// calls), solver_pool.cpp (CVODE instances reused across runs) and batch.cpp (integrate_many).
-// Method "dop853" runs the explicit Runge-Kutta stepper instead (explicit_rk.cpp). Both record their
-// samples, events, limits and end through the run's RunRecord (run_record.hpp), and evaluate events
-// through the Problem's EventValues (event_values.hpp).
+// integration.cpp (validation, set-up of a CVODE instance, the CVODE stepper), method_control.cpp
+// (Adams' stiffness test, the switch to BDF, restarts, the Jacobian policy), run_driver.cpp (the
+// one run loop), cvode_callbacks.cpp (what CVODE calls), solver_pool.cpp (CVODE instances reused
+// across runs) and batch.cpp (integrate_many).
+// The CVODE instance is a stepper (stepper.hpp) of the one run loop, run_driver.hpp, as the explicit
+// Runge-Kutta pair of method "dop853" is (explicit_rk.cpp): the driver records samples, events,
+// limits and the run's end through the RunRecord (run_record.hpp), applies drift control and
+// watches the frame; this class steps CVODE (CV_ONE_STEP), interpolates (CVodeGetDky) and keeps
+// its own method control (Adams' switch to BDF, the Jacobian policy, restarts).
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,7 @@
 #include "nonholo/integrator.hpp"
 #include "nonholo/jacobian_policy.hpp"
 #include "nonholo/run_record.hpp"
+#include "nonholo/stepper.hpp"
 #include "nonholo/sensitivity.hpp"
 #include "nonholo/sundials/handles.hpp"
 #include "solver_pool.hpp"
@@ -30,7 +33,7 @@ namespace nonholo::cvode {
 
 using Clock = std::chrono::steady_clock;
 
-class Integration {
+class Integration final : public Stepper {
  public:
   Integration(const Model& model, const std::vector<double>& params, double t0, double tf, const std::vector<double>& y0,
               const std::vector<double>& t_eval, const std::vector<EventSpec>& events, const IntegrationOptions& opt,
@@ -39,24 +42,53 @@ class Integration {
         n_(model.n_states()), record_(out_, n_, t0, tf, t_eval, events, opt, interrupted),
         problem_(model, params, events) {
     validate(params, y0, events);
-    if (opt.method == Method::Dop853) {
+    y0_ = y0;
+    if (opt.method == Method::Dop853)
       check_dop853_supports(model, opt);
-      y0_ = y0;
-    } else {
-      setup(y0);
-    }
+    else
+      setup();
   }
 
   SimulationOutput run();
 
+  // ---- the stepper (stepper.hpp) ----
+  void begin(double t, const double* y) override;
+  StepResult step() override;
+  double time() const override { return t_; }
+  double* state() override { return N_VGetArrayPointer(y_.get()); }
+  double last_step() const override;
+  const double* at(double te) override;
+  Workspace& workspace() override { return *problem_.ws; }
+  bool finds_roots() const override { return true; }
+  const std::vector<int>& roots() override { return roots_; }
+  // Adams' drift control (kDriftTol; not with sensitivities: theirs are those of the field): the
+  // velocities onto A v = b, not the unit-norm groups. BDF projects inside CVODE.
+  bool drift_control() const override { return watch_drift_; }
+  bool drift_unit_norm() const override { return false; }
+  double drift_rtol() const override { return opt_.rtol; }
+  // In place with CVODE's Nordsieck array (moved()), else by a restart, at most every kMinRestartSteps steps.
+  StateMove how_to_move() override;
+  void moved(double t, bool visible) override;
+  void restart(double t) override;
+  bool wants_restart() const override { return switch_to_bdf_; }
+  bool resplit(double t, bool at_start) override;
+  void record_dense(DenseOutput& dense) override;
+  void add_stats(SolverStats& stats) override;
+  std::string too_much_work_advice() const override;
+  std::string limit_hint() const override;
+  // "; last model error: ..." when a callback reported a problem (non-finite values, ...).
+  std::string diagnosis() const override {
+    if (!problem_.nonfinite.empty()) return "; " + problem_.nonfinite;
+    return "";
+  }
+  std::string failure_name() const override { return "MODEL_ERROR"; }
+
  private:
   void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
-  void setup(const std::vector<double>& y0);
-  // method "dop853": the run by the explicit Runge-Kutta stepper (explicit_rk.hpp, run_dop853).
-  SimulationOutput run_explicit();
-  // method "auto" on a non-stiff model (explicit_first_): DOP853 to the end, or, where it turns
-  // stiff, BDF from there (started here). True when the CVODE loop is to go on from out_.t_last.
-  bool run_explicit_until_stiff();
+  // The CVODE method of the run (begin_method_) and its vectors; none for method "auto" on a
+  // non-stiff model without events, sensitivities or dense output (explicit_first_: DOP853,
+  // and BDF only where it turns stiff).
+  void setup();
   // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.
   void start(double t, Method method, const double* y0_for_sensitivities);
   // An instance of this kind from the thread's pool, re-initialized at (t, y_), or a new one.
@@ -73,34 +105,15 @@ class Integration {
   bool adams_is_stiff(double t);
   // Hairer's test on the last Adams step (kStiffCheckSteps): h |lambda| near its stability border.
   bool adams_held_by_stability(double t);
-  // Adams' drift control after a step (kDriftTol): true when the residual is above the bound.
-  bool drifted(double t, const double* y);
-  // Projects y_ onto the constraint set (G-orthogonally, velocities only).
-  void project_state(double t);
-  // Adams' drift control without a restart: y_ projected and CVODE's Nordsieck array moved with
-  // it (its first column, the solution; the derivative history is kept). False, with nothing
-  // changed, when that column is out of reach (then a restart projects).
-  bool project_adams_history(double t);
   // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
-  // The frame watch after a step (FrameWatcher::frame_check): false when the run must stop (fail()
-  // has been called). A re-split maps y_ to the new frame and restarts CVODE there; outputs up
-  // to t are emitted before, in the old frame.
-  bool watch_frame(double t, bool at_start);
   // The first step of an Adams run restarted at t (drift control), from the run being replaced:
   // 0 when that run cannot give one (CVODE then estimates it).
   double restart_step(double t);
-  void record(double t, const double* y) { record_.record(t, y); }
   bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
-  // The samples of t_eval up to t: y at t itself, CVODE's interpolant before.
-  void emit_t_eval_up_to(double t, const double* y);
+  // The failure of a CVODE step, in failure_.
   void fail(int flag, double t);
-  void record_dense_step();
-  // "; last model error: ..." when a callback reported a problem (non-finite values, ...).
-  std::string diagnosis() const {
-    if (!problem_.nonfinite.empty()) return "; " + problem_.nonfinite;
-    return "";
-  }
+  // Adds this CVODE instance's counters to the run's (a switch from Adams to BDF has two).
   void collect_stats();
   // After a step: the policy's mode, as CVODE's Jacobian and linear-setup frequencies.
   void apply_jacobian_policy(double t);
@@ -120,6 +133,11 @@ class Integration {
   RunRecord record_;  // samples, events, limits and the report, in out_
   Problem problem_;
   Method method_ = Method::Bdf;
+  Method begin_method_ = Method::Bdf;  // the method begin() starts
+  double t_ = 0.0;                     // the time CVODE reached
+  std::vector<int> roots_;             // the events of a root return (CVodeGetRootInfo)
+  bool switch_to_bdf_ = false;         // "auto"'s Adams turned stiff on the last step
+  double* history_ = nullptr;          // CVODE's Nordsieck z_0, while how_to_move() found it at y
   sun::MessageSink sink_;
   // Declaration order = reverse destruction order: context first, CVODE memory last.
   PoolUse pool_use_;
@@ -135,12 +153,9 @@ class Integration {
   sun::VectorPtr stiff_scratch_[4];
   std::vector<double> corr_stiff_;
   long steps_since_restart_ = 0;
-  long history_projections_ = 0;  // project_adams_history's, counted in stats n_proj
-  std::vector<double> corr_;
-  std::vector<double> resplit_state_;  // the state mapped to a new frame (watch_frame)
   std::vector<double> switch_sensitivities_;  // at a switch to BDF: the sensitivities Adams reached
   sun::VectorPtr restart_ydd_, restart_weights_;  // restart_step's scratch
-  std::vector<double> y0_;  // methods "dop853" and "auto" with explicit_first_
+  std::vector<double> y0_;
   bool explicit_first_ = false;
   SolverHandle solver_;
 };

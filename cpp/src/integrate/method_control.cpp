@@ -1,6 +1,7 @@
 // Method control of a CVODE run: the Jacobian policy of BDF runs (jacobian_policy.hpp), "auto"'s
-// stiffness test on Adams runs and its switch to BDF, and Adams' drift control (projection and a
-// restart, with the first step taken from the replaced run). The constants: method_control.hpp.
+// stiffness test on Adams runs and its switch to BDF, and restarts (after a drift the run driver
+// could not project in place, with the first step taken from the replaced run). The constants:
+// method_control.hpp.
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -86,42 +87,6 @@ bool Integration::adams_is_stiff(double t) {
   failure_steps_.push_back(steps);
   while (!failure_steps_.empty() && failure_steps_.front() <= steps - kStiffWindow) failure_steps_.erase(failure_steps_.begin());
   return static_cast<long>(failure_steps_.size()) >= kStiffFailures;
-}
-
-bool Integration::drifted(double t, const double* y) {
-  double residual = 0.0, scale = 1.0;
-  problem_.parts.constraints->constraint_residual(t, y, problem_.params.data(), *problem_.ws, &residual, &scale);
-  return residual > kDriftTol * opt_.rtol * scale;
-}
-
-void Integration::project_state(double t) {
-  double* y = N_VGetArrayPointer(y_.get());
-  corr_.assign(n_, 0.0);
-  problem_.parts.constraints->project(t, y, problem_.params.data(), corr_.data(), nullptr, nullptr, *problem_.ws);
-  for (int i = 0; i < n_; ++i) y[i] += corr_[i];
-}
-
-// Adams' history is the solution y_n and the past right-hand sides: CVODE's Nordsieck array
-// holds z_0 = y_n and z_j = h^j p^(j)(t_n) / j! of the polynomial p through y_n whose derivative
-// interpolates h f_n, h f_(n-1), ... So a projection y_n + d that keeps the history moves z_0
-// alone, and the next step starts from the projected state at its order and step size. (CVODE's
-// own projection, BDF's, moves every column by p_j d, since BDF's history is the past solutions;
-// it refuses Adams.) z_0 is CVODE's to a nonlinear solver (CVodeGetNonlinearSystemData's ypred,
-// between steps the solution just returned); it is moved only if it equals y_n bit for bit.
-bool Integration::project_adams_history(double t) {
-  sun::real tn = 0.0, gamma = 0.0, rl1 = 0.0;
-  N_Vector z0 = nullptr, yn = nullptr, fn = nullptr, z1 = nullptr;
-  void* user_data = nullptr;
-  if (CVodeGetNonlinearSystemData(mem(), &tn, &z0, &yn, &fn, &gamma, &rl1, &z1, &user_data) != CV_SUCCESS ||
-      z0 == nullptr || tn != t)
-    return false;
-  double* z = N_VGetArrayPointer(z0);
-  double* y = N_VGetArrayPointer(y_.get());
-  if (z == nullptr || !std::equal(y, y + n_, z)) return false;
-  project_state(t);
-  std::copy(y, y + n_, z);
-  ++history_projections_;
-  return true;
 }
 
 // CVODE starts Adams at order 1 with the step of its estimate (cvHin: the local error h^2/2

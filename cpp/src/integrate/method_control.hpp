@@ -17,10 +17,10 @@ using cost::kStepNanoseconds, cost::setup_nanoseconds;
 // compared step by step with hand-written CVODE programs: benchmarks/friction_sleigh_cvode.cpp,
 // cpp/tests/test_integrator_linear_solver.cpp), at a cost of a microsecond or less per setup.
 constexpr int kSecondOrderMinCoordinates = 8;
-// Adams' drift control (CVODE projects only with BDF): after every step the relative residual
+// Adams' drift control (CVODE projects only with BDF; the run driver's, drift_control.hpp): after every step the relative residual
 // |A v - b| / (|A| |v| + |b|) is checked (A and b only, the constraint tape); above kDriftTol rtol
 // the state is projected onto the constraint set together with CVODE's Nordsieck array, whose
-// Adams history (the past right-hand sides) stays as it is (project_adams_history): no restart.
+// Adams history (the past right-hand sides) stays as it is (Integration::how_to_move): no restart.
 // Restarts (a fresh CVODE instance at order 1) dropped that history and cost the roller racer
 // 4.3x the steps of an uncontrolled run at rtol 1e-10 (1,787 steps, 83 restarts); they remain
 // only for a CVODE whose array is out of reach, at most every kMinRestartSteps steps (a run that

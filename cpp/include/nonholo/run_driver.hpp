@@ -1,0 +1,61 @@
+// The one run loop of integrate() (integrator.hpp), whichever method steps (stepper.hpp: CVODE's
+// BDF and Adams, DOP853). After each step of its stepper the driver
+//   1. finds the events: the stepper's own roots (CVODE), or a search on its interpolant
+//      (dense_events.hpp); a terminal one ends the run at its root, with the samples up to it;
+//   2. applies drift control (drift_control.hpp) where the stepper takes it, in place or by a
+//      fresh start, unless the stepper's method control restarts it (Adams turned stiff) or hands
+//      the run over (DOP853 turned stiff: "auto" goes on with BDF);
+//   3. emits the samples of t_eval on the step (the stepper's interpolant), or the step's end,
+//      and the step's dense output;
+//   4. restarts the stepper if asked, else watches the frame (FrameWatcher): a re-split maps the
+//      state after the outputs at the step's end are emitted in the old frame; a singular frame
+//      ends the run;
+//   5. checks the end, max_steps, a step size collapsed to round-off, max_wall_time and
+//      cancellation (RunRecord::within_limits).
+// The report of how the run ended is written here, once (RunRecord).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "nonholo/dense_events.hpp"
+#include "nonholo/drift_control.hpp"
+#include "nonholo/event_values.hpp"
+#include "nonholo/run_record.hpp"
+#include "nonholo/stepper.hpp"
+
+namespace nonholo {
+
+class RunDriver {
+ public:
+  RunDriver(const Model& model, const std::vector<double>& params, const IntegrationOptions& opt, RunRecord& record,
+            EventValues& events);
+
+  // Runs `stepper` from (t, y) (y: the driver may move it before the stepper begins). `fresh`:
+  // the run's start (its samples at t; drift control there). True when the stepper handed the
+  // run over at (stepper.time(), stepper.state()); otherwise the run has ended and its end is
+  // recorded (RunRecord::finish). The stepper's counters are added to the run's either way.
+  bool run(Stepper& stepper, double t, double* y, bool fresh);
+
+ private:
+  // The frame watch at (t, y): false, with the report written, when the run must stop.
+  bool watch_frame(Stepper& s, double t, double* y, bool at_start);
+  void end(Stepper& s, double t, const double* y);
+
+  const Model& model_;
+  const ModelParts parts_;
+  const std::vector<double>& params_;
+  const IntegrationOptions& opt_;
+  RunRecord& record_;
+  EventValues& events_;
+  int n_;
+  std::vector<UnitNormGroup> groups_;  // kept at norm 1 (with drift control)
+  std::optional<DriftControl> drift_;  // project and a constraint set or unit-norm groups
+  std::optional<DenseEventSearch> search_;  // events of a stepper that does not find roots
+  long steps_ = 0;                          // over the whole run (max_steps)
+  long projections_ = 0;                    // in-place drift projections not yet counted
+  std::vector<double> y_stop_;   // the state at a terminal event's root
+  std::vector<double> y_start_;  // the state a fresh run was given
+};
+
+}  // namespace nonholo
