@@ -209,3 +209,100 @@ def test_the_check_bisects_where_the_run_speeds_up_between_its_ends():
     assert 2 < sol.validity.t.size < exact.t.size
     checked = np.abs(sol.v[:, np.isin(sol.t, sol.validity.t)]).max(axis=0)
     assert checked.max() >= speed.max() / validity.SPEED_GROWTH  # a fast state was evaluated
+
+
+def test_y0_is_checked_at_t0_when_t_eval_starts_later():
+    """The initial state is evaluated at the run's start t0, not at the first output time (a bug: with a
+    t_eval that starts after t0 the check evaluated y0 at t_eval[0]). A sleigh whose turning is damped by
+    the torque -10 t phi': the slow rate, hence the friction model's Jacobian and the gap's bound at y0,
+    grows with t."""
+    x, y, phi, t, w = sp.symbols("x y phi t w")
+    s, c, a = sp.sin(phi), sp.cos(phi), sp.Rational(1, 5)
+    G = sp.Matrix([[1, 0, -a * s], [0, 1, a * c], [-a * s, a * c, 1 + a**2]])
+    system = nh.System([x, y, phi], G, constraints=sp.Matrix([[-s, c, 0]]), friction=sp.Matrix([[1]]),
+                       force=sp.Matrix([0, 0, -10 * t * w]), velocities=sp.symbols("xd yd") + (w,), time=t,
+                       name="sleigh damped by 10 t")
+    eps, t_eval = 1e-3, np.linspace(1.0, 2.0, 5)
+    sol, caught = _run(system.reduced(eps, order=1), Y0, (0, 2), t_eval=t_eval)
+    assert sol.success and caught == []
+    p = system.param_vector()
+    friction, slip = system.friction(eps).core, nh.models.reduced.compiled_slip(system, 2)
+
+    def bound_at(time):
+        return nh._core.reduced_validity(friction, system.core, 1, eps, [time], Y0[None], p, slip)[3][0]
+
+    assert abs(bound_at(1.0) - bound_at(0.0)) > 0.1 * bound_at(0.0)  # the time matters at y0
+    for est in (sol.validity, validity.estimate(sol, Y0, t0=0.0)):
+        assert est.t[0] == 0.0 and list(est.t[1:]) == list(sol.t[np.isin(sol.t, est.t)])
+        assert est.bounded[0] and est.delta[0] == bound_at(0.0)
+    exact = validity.estimate(sol, Y0, exact=True, t0=0.0)
+    V0 = system.reduced(eps, order=1).velocity(0.0, Y0[:, None])[:, 0]
+    np.testing.assert_allclose(exact.delta[0], validity.scale_separation(system, eps, [0.0], [np.r_[Y0[:3], V0]])[0],
+                               rtol=1e-12)
+    # without t0 the first stored time is taken for y0's: right when t_eval starts at t0
+    sol0, _ = _run(system.reduced(eps, order=1), Y0, (0, 2), t_eval=np.linspace(0.0, 2.0, 5))
+    assert validity.estimate(sol0, Y0).t[0] == 0.0 == sol0.validity.t[0]
+
+
+def _python_check(sol, y0, margin):
+    """The check as it was written in Python before it moved to C++ (reduced_run_check): the reference
+    that the C++ bisection must reproduce (the states it evaluates, delta bit for bit, r to rounding)."""
+    model, system = sol.model, sol.model.system
+    n = system.n
+    idx = validity.sample_indices(sol.t.size, validity.RUN_SAMPLES)
+    assert sol.t[0] == 0.0 and np.array_equal(sol.y[:, 0], y0)  # the stored initial state is y0 at t0
+    t, Y = sol.t[idx], sol.y[:, idx].T
+    p = model.param_vector()[: len(system.parameters)]
+    QU = np.ascontiguousarray(Y[:, : 2 * n])
+    speed = np.abs(QU[:, n:]).max(axis=1).tolist()
+    count = len(t)
+    delta, r_abs, bounded = [0.0] * count, [0.0] * count, [False] * count
+    scale = max(speed)
+    done, intervals, todo = [], [(0, count - 1)], [0, count - 1]
+    while todo:
+        V, d, r, b = validity._evaluate(system, model.eps, model.order, t[todo], QU[todo], p)
+        v_max = float(np.abs(V).max())
+        batch_scale = max(v_max, *(speed[i] for i in todo))
+        for i, di, ri, bi in zip(todo, d.tolist(), r.tolist(), b.tolist()):
+            delta[i], r_abs[i], bounded[i] = di, ri * batch_scale, bi
+        scale = max(scale, v_max)
+        done += todo
+        quiet_delta, quiet_r = validity.THRESHOLD / margin, validity.NEXT_TERM_THRESHOLD / margin * scale
+        todo, split = [], []
+        for i, j in intervals:
+            if j - i >= 2 and not (max(delta[i], delta[j]) <= quiet_delta and max(r_abs[i], r_abs[j]) <= quiet_r
+                                   and max(speed[i + 1:j]) <= validity.SPEED_GROWTH * max(speed[i], speed[j])):
+                todo.append((i + j) // 2)
+                split += [(i, (i + j) // 2), ((i + j) // 2, j)]
+        intervals = split
+    done.sort()
+    return t[done], np.array([delta[i] for i in done]), np.array([r_abs[i] for i in done]) / scale, \
+        np.array([bounded[i] for i in done]), count - len(done)
+
+
+@pytest.mark.parametrize("seed, n, k, force", [(3, 4, 2, False), (7, 6, 3, True), (11, 8, 5, True), (13, 5, 1, False)])
+def test_the_check_in_cpp_is_the_python_check(seed, n, k, force):
+    """simulate's check (one call into C++ that evaluates and bisects) against the Python check it replaced,
+    on random systems from inside the range to outside it (eps where the bound decides, where the
+    eigenvalues must, and where the bisection goes down to every sample), at several margins."""
+    system = nh.testing.random_system(seed, n=n, k=k, force=force)
+    rng = np.random.default_rng(seed)
+    y0 = _samples(system, rng, 1, 1.0)[0]
+    t_eval = np.linspace(0.0, 2.0, 33)
+    kinds = set()
+    for eps in (1e-5, 1e-2, 0.3, 3.0):
+        for order in (0, 1):
+            sol, _ = _run(system.reduced(eps, order=order), y0, (0, 2), t_eval=t_eval, rtol=1e-6, atol=1e-8,
+                          max_steps=20000)
+            if sol.t.size < 2:
+                continue
+            for margin in (validity.MARGIN, 3.0, 1e3):
+                t, delta, r, bounded, skipped = _python_check(sol, y0, margin)
+                est = validity.estimate(sol, y0, samples=validity.RUN_SAMPLES, margin=margin, t0=0.0)
+                assert np.array_equal(est.t, t) and np.array_equal(est.bounded, bounded)
+                assert np.array_equal(est.delta, delta)
+                np.testing.assert_allclose(est.next_term, r, rtol=1e-13, atol=0.0)
+                assert est.skipped == skipped and est.valid == bool(
+                    np.all(delta <= validity.THRESHOLD) and np.all(r <= validity.NEXT_TERM_THRESHOLD))
+                kinds.add((est.skipped > 0, bool(bounded.all()), est.valid))
+    assert {(True, True, True), (False, False, False)} <= kinds  # skipped inside, eigenvalues outside

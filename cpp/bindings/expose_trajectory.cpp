@@ -1,4 +1,5 @@
 // Whole-trajectory quantities (nonholo/trajectory.hpp): arrays in, arrays out, the GIL released.
+#include <algorithm>
 #include <optional>
 
 #include "bindings.hpp"
@@ -54,6 +55,49 @@ void expose_trajectory(py::module_& m) {
      "its velocity, the friction model's Jacobian there (n_t, 2n, 2n), the first dropped term relative to the samples' "
      "largest velocity and an upper bound of the spectral gap of each Jacobian, no eigenvalues (inf where it cannot "
      "decide; nonholo/slow_manifold_validity.hpp); `next` a CompiledSlip of order + 1, else Taylor mode.");
+  m.def("reduced_run_check", [](const Model& friction, const MechanicalSystem& sys, int order, double eps,
+                                py::handle t, py::handle qu, py::handle p, const CompiledSlip* next,
+                                py::function gap, double threshold, double next_term_threshold, double margin,
+                                double speed_growth, bool exact) {
+    Array QU = samples(qu, 2 * sys.n(), "qu");
+    if (QU.shape(1) != 2 * sys.n()) throw py::value_error("qu must have shape (n_t, " + std::to_string(2 * sys.n()) + ")");
+    const auto n_t = QU.shape(0);
+    Array T = times(t, n_t);
+    auto pv = as_vector(p, sys.n_params(), "params");
+    const auto n2 = static_cast<py::ssize_t>(2 * sys.n()), size = static_cast<py::ssize_t>(sizeof(double));
+    GapSolver solver = [&](int count, const double* J, double* delta) {
+      py::gil_scoped_acquire hold;
+      py::array_t<double> stack({static_cast<py::ssize_t>(count), n2, n2}, {n2 * n2 * size, size, n2 * size}, J);
+      Array out = Array::ensure(gap(stack));
+      if (!out || out.ndim() != 1 || out.shape(0) != count)
+        throw py::value_error("gap must return one ratio per matrix");
+      std::copy(out.data(), out.data() + count, delta);
+    };
+    RunCheckOptions options{threshold, next_term_threshold, margin, speed_growth, exact};
+    RunCheck check;
+    {
+      py::gil_scoped_release release;
+      check = check_reduced_run(friction, sys, next, order, eps, static_cast<int>(n_t), T.data(), QU.data(),
+                                pv.data(), options, solver);
+    }
+    const auto count = static_cast<py::ssize_t>(check.evaluated.size());
+    py::array_t<long> idx(count);
+    py::array_t<double> delta(count), r(count);
+    py::array_t<bool> bounded(count);
+    for (py::ssize_t i = 0; i < count; ++i) {
+      idx.mutable_at(i) = check.evaluated[i];
+      delta.mutable_at(i) = check.delta[i];
+      r.mutable_at(i) = check.r[i];
+      bounded.mutable_at(i) = check.bounded[i] != 0;
+    }
+    return py::make_tuple(idx, delta, r, bounded);
+  }, py::arg("friction"), py::arg("system"), py::arg("order"), py::arg("eps"), py::arg("t"), py::arg("qu"),
+     py::arg("params"), py::arg("next"), py::arg("gap"), py::arg("threshold"), py::arg("next_term_threshold"),
+     py::arg("margin"), py::arg("speed_growth"), py::arg("exact"),
+     "(evaluated, delta, r, bounded): the validity check of a run at its samples qu = [q, u] (time-major), with the "
+     "bisection of nonholo.models.validity when margin > 1 (0: every sample); `gap(J)` gives |lambda_(k+1)| / "
+     "|lambda_k| of a stack of Jacobians (n_c, 2n, 2n), called only where the bound does not decide "
+     "(nonholo/slow_manifold_validity.hpp).");
   m.def("slow_manifold_velocity", [](const MechanicalSystem& sys, int order, double eps, py::handle t, py::handle y,
                                      py::handle p, const CompiledSlip* compiled) {
     if (compiled != nullptr && (compiled->order() != order || &compiled->system() != &sys))

@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_reduced_model', 'law_reduced_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_reduced_model', 'law_reduced_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -465,6 +465,10 @@ def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.Support
 def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None, law: str = 'viscous') -> Model:
     """
     The reduced model of order K on the slow manifold of the friction law `law` (ValueError for a law other than 'viscous', the one whose expansion is written).
+    """
+def reduced_run_check(friction: Model, system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, qu: typing.Any, params: typing.Any, next: CompiledSlip, gap: collections.abc.Callable, threshold: typing.SupportsFloat | typing.SupportsIndex, next_term_threshold: typing.SupportsFloat | typing.SupportsIndex, margin: typing.SupportsFloat | typing.SupportsIndex, speed_growth: typing.SupportsFloat | typing.SupportsIndex, exact: bool) -> tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.bool]]:
+    """
+    (evaluated, delta, r, bounded): the validity check of a run at its samples qu = [q, u] (time-major), with the bisection of nonholo.models.validity when margin > 1 (0: every sample); `gap(J)` gives |lambda_(k+1)| / |lambda_k| of a stack of Jacobians (n_c, 2n, 2n), called only where the bound does not decide (nonholo/slow_manifold_validity.hpp).
     """
 def reduced_validity(friction: Model, system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, qu: typing.Any, params: typing.Any, next: CompiledSlip = None) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
     """

@@ -55,13 +55,25 @@ from both neighbouring evaluated states, without the speed doubling, and fall ba
 well inside the range (the chain of 8 links at eps 1e-4: delta <= 7e-4, r <= 3e-8) costs two
 evaluations instead of 16; a run that nears or leaves the range is evaluated at every sample, as
 before (the sleigh pushed by a torque: delta = 0.016 at y0, a margin of 6 only).
+
+The whole check of a run is one call into C++ (``_core.reduced_run_check``,
+``nonholo/slow_manifold_validity.hpp``): the evaluations, the bounds and the bisection, with no
+Python per state or per level; LAPACK's eigenvalues (``_gap``, through numpy) are called back from
+it only where a bound does not decide. On the chain of 8 links at eps 1e-4 it costs 0.92 M
+instructions (0.76 M of them in C++: the gap's bound 0.30 M, the friction Jacobian 0.14 M, the
+series of order 2), where the Python bisection took 1.10 M (callgrind, the same two states).
+The initial state is evaluated at the run's start t0 (``simulate`` passes it), also when
+``t_eval`` starts later.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+
+from .. import _core
 
 __all__ = ["THRESHOLD", "NEXT_TERM_THRESHOLD", "RUN_SAMPLES", "MARGIN", "ValidityEstimate", "scale_separation",
            "next_term", "estimate"]
@@ -136,6 +148,14 @@ def next_term(system, eps: float, order: int, t, Q, U, V=None, params=None) -> n
     return _evaluate(system, eps, order, t, np.hstack([Q, U]), system.param_vector(params))[2]
 
 
+
+def _friction_core(system, eps: float):
+    """The core of the system's friction model, which takes eps as a parameter: one per system."""
+    friction = system.__dict__.get("_validity_friction")
+    if friction is None:
+        friction = system.__dict__["_validity_friction"] = system.friction(eps).core
+    return friction
+
 def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p, exact: bool = False) -> tuple:
     """(V, delta, r, bounded) at the samples QU = [q, u] (n_t, 2n): one pass in C++
     (``_core.reduced_validity``: the coefficients h^(1..K+1) once per sample, from the compiled
@@ -143,13 +163,10 @@ def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p, exact: bool 
     mode; the friction model's Jacobian at (q, V) and an upper bound of its gap), then the
     eigenvalues by LAPACK where that bound exceeds THRESHOLD (everywhere with ``exact``).
     ``bounded`` marks the samples whose delta is the bound."""
-    from .. import _core
     from .reduced import compiled_slip  # reduced imports this module's users: late
 
-    friction = system.__dict__.get("_validity_friction")
-    if friction is None:  # the friction model's core takes eps as a parameter: one per system
-        friction = system.__dict__["_validity_friction"] = system.friction(eps).core
-    V, J, r, bound = _core.reduced_validity(friction, system.core, order, float(eps), np.asarray(t, dtype=float),
+    V, J, r, bound = _core.reduced_validity(_friction_core(system, eps), system.core, order, float(eps),
+                                            np.asarray(t, dtype=float),
                                             QU, p, compiled_slip(system, order + 1))
     bounded = np.zeros(len(bound), dtype=bool) if exact else bound <= THRESHOLD
     delta = bound.copy()
@@ -159,81 +176,59 @@ def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p, exact: bool 
 
 
 def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
-             margin: float | None = None) -> ValidityEstimate | None:
+             margin: float | None = None, t0: float | None = None) -> ValidityEstimate | None:
     """The ValidityEstimate of a reduced model's run (``result.model`` a ReducedModel) at its initial
-    state ``y0`` (the model's state) and at every stored state (its final state when it stored
-    none); ``samples``: at most that many stored states instead, evenly spaced, the first and the
-    last included. ``exact``: delta from the eigenvalues at every sample, not only where its upper
-    bound exceeds the threshold (the same verdict; see the module docstring). ``margin`` (> 1; not
-    with ``exact``): skip the states between two evaluated ones that lie this factor inside both
-    thresholds (the bisection of the module docstring). None without states."""
+    state ``y0`` (the model's state) at time ``t0`` and at every stored state (its final state when it
+    stored none); ``samples``: at most that many stored states instead, evenly spaced, the first and
+    the last included. ``t0``: the run's start (``t_span[0]``), the time of ``y0``; by default the
+    first stored time, which is t0 when ``t_eval`` is None or starts at t0 (``simulate`` passes it).
+    ``exact``: delta from the eigenvalues at every sample, not only where its upper bound exceeds the
+    threshold (the same verdict; see the module docstring). ``margin`` (> 1; not with ``exact``):
+    skip the states between two evaluated ones that lie this factor inside both thresholds (the
+    bisection of the module docstring). One call into C++ (``_core.reduced_run_check``) evaluates
+    the states and bisects; LAPACK's eigenvalues (``_gap``) are called back only where the gap's
+    bound does not decide. None without states."""
+    from .reduced import compiled_slip  # reduced imports this module's users: late
+
     if margin is not None and not margin > 1.0:
         raise ValueError(f"margin must be greater than 1, got {margin!r}")
     model = result.model
-    n = model.system.n
-    ts, ys = [], []
+    system = model.system
+    n = system.n
+    stored = result.t.size
     if y0 is not None:
-        ts.append(np.array([result.t[0] if result.t.size else result.t_last]))
-        ys.append(np.asarray(y0, dtype=float)[:, None])
-    if result.t.size:
-        idx = sample_indices(result.t.size, samples)
-        if y0 is not None and idx[0] == 0 and np.array_equal(result.y[:, 0], ys[0][:, 0]):
-            idx = idx[1:]  # the stored initial state is y0 itself
-        ts.append(result.t[idx])
-        ys.append(result.y[:, idx])
+        y0 = np.asarray(y0, dtype=float)
+        if t0 is None:
+            t0 = result.t[0] if stored else result.t_last
+    if stored:
+        idx = sample_indices(stored, samples)
+        if y0 is not None and idx[0] == 0 and result.t[0] == t0 and np.array_equal(result.y[:, 0], y0):
+            y0 = None  # the stored initial state is y0 itself
+        t = result.t[idx]
+        Y = result.y[:, idx]
     elif result.y_final is not None:
-        ts.append(np.array([result.t_last]))
-        ys.append(result.y_final[:, None])
-    if not ts:
+        t, Y = np.array([result.t_last]), result.y_final[:, None]
+    elif y0 is None:
         return None
-    t, Y = np.concatenate(ts), np.hstack(ys).T
-    params = dict(result.params)
-    eps = float(params.pop("eps", model.eps))
-    p = model.param_vector({**params, "eps": eps})
-    n_sys = len(model.system.parameters)
-    if model.frame is None:
-        QU = np.ascontiguousarray(Y[:, : 2 * n])
     else:
+        t, Y = np.empty(0), np.empty((len(y0), 0))
+    if y0 is not None:  # y0 first, at t0
+        t = np.concatenate(([float(t0)], t))
+        Y = np.column_stack([y0, Y])
+    params = result.params
+    eps = float(params.get("eps", model.eps))
+    p = model.param_vector({**params, "eps": eps})
+    if model.frame is None:
+        QU = np.ascontiguousarray(Y[: 2 * n].T)
+    else:
+        Y = Y.T
         QU = np.hstack([Y[:, :n], model.frame_velocities(t, Y, p, result._frame_switches)])
-    if margin is None or exact:
-        _, delta, r, bounded = _evaluate(model.system, eps, model.order, t, QU, p[:n_sys], exact)
-        return ValidityEstimate(t, delta, r, bounded=bounded)
-    return _bisected(model.system, eps, model.order, t, QU, p[:n_sys], margin)
-
-
-def _bisected(system, eps: float, order: int, t: np.ndarray, QU: np.ndarray, p, margin: float) -> ValidityEstimate:
-    """The estimate at the first and the last of the states QU, and at the states between two evaluated
-    ones unless both ends have the margin and none between is SPEED_GROWTH times faster (the module
-    docstring): breadth first, one batch per level of the bisection. r is relative to the largest
-    |u| of all the states and |v| of the evaluated ones."""
-    n, count = system.n, len(t)
-    speed = np.abs(QU[:, n:]).max(axis=1).tolist()
-    delta, r_abs, bounded = [0.0] * count, [0.0] * count, [False] * count
-    scale = max(speed, default=0.0)
-    done, intervals, todo = [], [(0, count - 1)] if count > 1 else [], sorted({0, count - 1})
-    while todo:
-        V, d, r, b = _evaluate(system, eps, order, t[todo], QU[todo], p)
-        v_max = float(np.abs(V).max(initial=0.0))
-        batch_scale = max(v_max, *(speed[i] for i in todo))
-        for i, di, ri, bi in zip(todo, d.tolist(), r.tolist(), b.tolist()):
-            delta[i], r_abs[i], bounded[i] = di, ri * batch_scale, bi
-        scale = max(scale, v_max)
-        done += todo
-        quiet_delta, quiet_r = THRESHOLD / margin, NEXT_TERM_THRESHOLD / margin * scale
-        todo, split = [], []
-        for i, j in intervals:
-            if j - i < 2:
-                continue
-            if not (max(delta[i], delta[j]) <= quiet_delta and max(r_abs[i], r_abs[j]) <= quiet_r
-                    and max(speed[i + 1:j]) <= SPEED_GROWTH * max(speed[i], speed[j])):
-                mid = (i + j) // 2
-                todo.append(mid)
-                split += [(i, mid), (mid, j)]
-        intervals = split
-    done.sort()
-    r_out = np.array([r_abs[i] for i in done]) / scale if scale > 0 else np.zeros(len(done))
-    return ValidityEstimate(t[done], np.array([delta[i] for i in done]), r_out,
-                            bounded=np.array([bounded[i] for i in done], dtype=bool), skipped=count - len(done))
+    order = model.order
+    evaluated, delta, r, bounded = _core.reduced_run_check(
+        _friction_core(system, eps), system.core, order, eps, t, QU, p[: len(system.parameters)],
+        compiled_slip(system, order + 1), functools.partial(_gap, k=system.k), THRESHOLD, NEXT_TERM_THRESHOLD,
+        0.0 if margin is None or exact else float(margin), SPEED_GROWTH, exact)
+    return ValidityEstimate(t[evaluated], delta, r, bounded=bounded, skipped=len(t) - len(evaluated))
 
 
 def sample_indices(count: int, samples: int | None = None) -> np.ndarray:
