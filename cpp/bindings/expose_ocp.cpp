@@ -81,6 +81,11 @@ py::dict result_dict(const CollocationResult& r, int n_variables, int n_constrai
   out["x"] = to_numpy(r.x.data(), {static_cast<py::ssize_t>(r.x.size())});
   out["multipliers"] =
       to_numpy(r.constraint_multipliers.data(), {static_cast<py::ssize_t>(r.constraint_multipliers.size())});
+  out["bound_multipliers_lo"] =
+      to_numpy(r.bound_multipliers_lo.data(), {static_cast<py::ssize_t>(r.bound_multipliers_lo.size())});
+  out["bound_multipliers_hi"] =
+      to_numpy(r.bound_multipliers_hi.data(), {static_cast<py::ssize_t>(r.bound_multipliers_hi.size())});
+  out["mu"] = r.mu;
   out["objective"] = r.objective;
   out["success"] = r.success;
   out["status"] = r.status;
@@ -124,7 +129,8 @@ void expose_ocp(py::module_& m) {
          std::shared_ptr<Tape> terminal, std::vector<int> term_hess_rows, std::vector<int> term_hess_cols,
          std::vector<double> g_lo, std::vector<double> g_hi, std::vector<double> x_lo, std::vector<double> x_hi,
          std::vector<double> x0, double tol, int max_iter, bool exact_hessian, int print_level, double max_wall_time,
-         std::string mu_strategy, const py::list& ipopt_options, const py::object& holonomic) {
+         std::string mu_strategy, const py::list& ipopt_options, const py::object& holonomic,
+         const py::object& multipliers) {
         CollocationProblem p;
         p.n_y = n_y;
         p.n_u = n_u;
@@ -165,6 +171,13 @@ void expose_ocp(py::module_& m) {
           p.corr_hess_cols = std::move(c.hess_cols);
           p.corr_offsets = t[4].cast<std::vector<int>>();
         }
+        if (!multipliers.is_none()) {  // a warm start's (lambda, z_lo, z_hi)
+          auto t = multipliers.cast<py::tuple>();
+          if (t.size() != 3) throw py::value_error("multipliers must be (lambda, z_lo, z_hi)");
+          p.lambda0 = t[0].cast<std::vector<double>>();
+          p.z_lo0 = t[1].cast<std::vector<double>>();
+          p.z_hi0 = t[2].cast<std::vector<double>>();
+        }
         return solve_without_gil(p,
                                  options_from(tol, max_iter, exact_hessian, print_level, max_wall_time,
                                               std::move(mu_strategy), ipopt_options),
@@ -176,7 +189,7 @@ void expose_ocp(py::module_& m) {
       py::arg("terminal"), py::arg("term_hess_rows"), py::arg("term_hess_cols"), py::arg("g_lo"), py::arg("g_hi"),
       py::arg("x_lo"), py::arg("x_hi"), py::arg("x0"), py::arg("tol"), py::arg("max_iter"), py::arg("exact_hessian"),
       py::arg("print_level"), py::arg("max_wall_time"), py::arg("mu_strategy") = "monotone",
-      py::arg("ipopt_options") = py::list(), py::arg("holonomic") = py::none(),
+      py::arg("ipopt_options") = py::list(), py::arg("holonomic") = py::none(), py::arg("multipliers") = py::none(),
       "Solve a collocation NLP (nonholo/ocp/collocation_nlp.hpp) with IPOPT; returns a dict of arrays and stats.");
 
   m.def(

@@ -76,6 +76,12 @@ void CollocationProblem::check() const {
   }
   const std::size_t nx = static_cast<std::size_t>(n_variables());
   need(x_lo.size() == nx && x_hi.size() == nx && x0.size() == nx, "variable bounds and guess need n_variables entries");
+  const bool warm = !lambda0.empty() || !z_lo0.empty() || !z_hi0.empty();
+  need(!warm || (lambda0.size() == static_cast<std::size_t>(n_constraints()) && z_lo0.size() == nx && z_hi0.size() == nx),
+       "a warm start's multipliers need n_constraints (lambda) and n_variables (z_lo, z_hi) entries");
+  for (double z : z_lo0) need(std::isfinite(z) && z >= 0, "bound multipliers must be finite and non-negative");
+  for (double z : z_hi0) need(std::isfinite(z) && z >= 0, "bound multipliers must be finite and non-negative");
+  for (double l : lambda0) need(std::isfinite(l), "constraint multipliers must be finite");
 }
 
 namespace {
@@ -102,6 +108,7 @@ class CollocationNLP : public TapedNLP {
     C_.assign(static_cast<std::size_t>(n_slots_) * (p.n_y + n_cjac_), 0.0);
     build_jacobian();
     build_hessian();
+    set_multipliers(p.lambda0, p.z_lo0, p.z_hi0);
   }
 
   bool get_bounds_info(Index n, Number* x_l, Number* x_u, Index m, Number* g_l, Number* g_u) override {
@@ -243,10 +250,10 @@ class CollocationNLP : public TapedNLP {
     return true;
   }
 
-  void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number*, const Number*, Index m,
-                         const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
+  void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number* z_L, const Number* z_U,
+                         Index m, const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData* data,
                          Ipopt::IpoptCalculatedQuantities*) override {
-    record_solution(status, n, x, m, lambda, obj_value);
+    record_solution(status, n, x, z_L, z_U, m, lambda, obj_value, data);
     std::vector<double> g(m);
     if (update(x)) {
       defects(x, g.data());

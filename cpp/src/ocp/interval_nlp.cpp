@@ -199,10 +199,10 @@ class IntervalNLP : public TapedNLP {
     return true;
   }
 
-  void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number*, const Number*, Index m,
-                         const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
+  void finalize_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number* z_L, const Number* z_U,
+                         Index m, const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData* data,
                          Ipopt::IpoptCalculatedQuantities*) override {
-    record_solution(status, n, x, m, lambda, obj_value);
+    record_solution(status, n, x, z_L, z_U, m, lambda, obj_value, data);
     result_.max_defect = HUGE_VAL;
     if (!update(x)) return;
     std::vector<double> g(m);

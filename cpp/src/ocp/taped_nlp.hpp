@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <IpIpoptData.hpp>
 #include <IpTNLP.hpp>
 
 #include "ipopt_support.hpp"
@@ -56,10 +57,17 @@ class TapedNLP : public Ipopt::TNLP {
     return true;
   }
 
-  bool get_starting_point(Index n, bool init_x, Number* x, bool init_z, Number*, Number*, Index, bool init_lambda,
-                          Number*) override {
-    if (init_z || init_lambda) return false;
+  // x0, and a warm start's multipliers when IPOPT asks for them (warm_start_init_point = yes) and
+  // the caller gave them (set_multipliers); without them such a request fails.
+  bool get_starting_point(Index n, bool init_x, Number* x, bool init_z, Number* z_L, Number* z_U, Index m,
+                          bool init_lambda, Number* lambda) override {
+    if ((init_z && z_lo0_.empty()) || (init_lambda && lambda0_.empty())) return false;
     if (init_x) std::copy(x0_.begin(), x0_.begin() + n, x);
+    if (init_z) {
+      std::copy(z_lo0_.begin(), z_lo0_.begin() + n, z_L);
+      std::copy(z_hi0_.begin(), z_hi0_.begin() + n, z_U);
+    }
+    if (init_lambda) std::copy(lambda0_.begin(), lambda0_.begin() + m, lambda);
     return true;
   }
 
@@ -78,11 +86,23 @@ class TapedNLP : public Ipopt::TNLP {
   int nnz_hessian() const { return hess_.size(); }
 
  protected:
-  // IPOPT's point, multipliers, objective and status into the result (finalize_solution's common part).
-  void record_solution(Ipopt::SolverReturn status, Index n, const Number* x, Index m, const Number* lambda,
-                       Number obj_value) {
+  // A warm start's multipliers (sizes checked by the problem): lambda (m), z_L and z_U (n), or all empty.
+  void set_multipliers(const std::vector<double>& lambda, const std::vector<double>& z_lo,
+                       const std::vector<double>& z_hi) {
+    lambda0_ = lambda;
+    z_lo0_ = z_lo;
+    z_hi0_ = z_hi;
+  }
+
+  // IPOPT's point, multipliers, barrier parameter, objective and status into the result
+  // (finalize_solution's common part).
+  void record_solution(Ipopt::SolverReturn status, Index n, const Number* x, const Number* z_L, const Number* z_U,
+                       Index m, const Number* lambda, Number obj_value, const Ipopt::IpoptData* data) {
     result_.x.assign(x, x + n);
     result_.constraint_multipliers.assign(lambda, lambda + m);
+    result_.bound_multipliers_lo.assign(z_L, z_L + n);
+    result_.bound_multipliers_hi.assign(z_U, z_U + n);
+    if (data != nullptr) result_.mu = data->curr_mu();
     result_.objective = obj_value;
     result_.status = static_cast<int>(status);
     result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
@@ -106,6 +126,7 @@ class TapedNLP : public Ipopt::TNLP {
   std::function<bool()> interrupted_;
   int n_x_ = 0, n_con_ = 0;
   Pattern jac_, hess_;
+  std::vector<double> lambda0_, z_lo0_, z_hi0_;
 };
 
 // Builds the NLP of `problem` (IPOPT owns it through its SmartPtr) and solves it with `options`.

@@ -106,6 +106,10 @@ class OptimalControlSolution:
         self.success = bool(out["success"])
         self.message = str(out["message"])
         self.multipliers = np.asarray(out["multipliers"])
+        # what a warm start on another mesh needs (control/warm_start.py): the bound multipliers,
+        # the bounds, the holonomic constraints' (point, row) and the number of gamma variables
+        self._warm = None if "warm" not in out else dict(
+            out["warm"], z=(np.asarray(out["bound_multipliers_lo"]), np.asarray(out["bound_multipliers_hi"])))
         self.stats = {k: out[k] for k in ("iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
         self.stats["starts"] = 1

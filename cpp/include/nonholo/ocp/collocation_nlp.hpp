@@ -59,6 +59,9 @@ struct CollocationProblem {
 
   std::vector<double> g_lo, g_hi;         // n_g each
   std::vector<double> x_lo, x_hi, x0;     // all variables
+  // A warm start's multipliers (IPOPT's warm_start_init_point): of the constraints (n_constraints)
+  // and of the lower and upper variable bounds (n_variables each); empty: IPOPT starts its own.
+  std::vector<double> lambda0, z_lo0, z_hi0;
 
   // holonomic constraints at position level (n_h = 0: none, and nothing below is used)
   int n_h = 0;
@@ -107,6 +110,8 @@ struct CollocationOptions {
 struct CollocationResult {
   std::vector<double> x;
   std::vector<double> constraint_multipliers;
+  std::vector<double> bound_multipliers_lo, bound_multipliers_hi;  // z_L, z_U at the returned x
+  double mu = 0.0;  // IPOPT's barrier parameter at the end (a warm start's mu_init)
   double objective = 0.0;
   bool success = false;
   int status = 0;
