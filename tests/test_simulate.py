@@ -193,11 +193,28 @@ def test_event_function_that_raises_fails_cleanly(sleigh):
 
 
 def test_models_and_systems_pickle(sleigh):
+    """A model pickles as the call that made it, with the Jacobian cost it measured on its first
+    BDF run (the policy's input by default): its copy takes the same steps, bit for bit, however
+    loaded the machine is when the copy runs (a copy that timed itself again could choose another
+    Jacobian schedule: CI's sanitizer build once did, 206 Jacobians against 57)."""
     model = sleigh.friction(1e-3)
-    clone = pickle.loads(pickle.dumps(model))
-    assert clone.eps == 1e-3 and clone.kind == "friction"
+    fresh = pickle.loads(pickle.dumps(model))  # before any run: nothing measured, nothing carried
+    assert fresh.eps == 1e-3 and fresh.kind == "friction" and np.isnan(fresh.core.measured_jacobian_cost)
     t = np.linspace(0, 2, 5)
-    assert np.array_equal(nh.simulate(model, (0, 2), Y0, t_eval=t).y, nh.simulate(clone, (0, 2), Y0, t_eval=t).y)
+    original = nh.simulate(model, (0, 2), Y0, t_eval=t)  # the default path: the policy measures
+    measured = model.core.measured_jacobian_cost
+    assert np.isfinite(measured) and measured > 0
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone.core.measured_jacobian_cost == measured
+    again = nh.simulate(clone, (0, 2), Y0, t_eval=t)
+    assert np.array_equal(original.y, again.y) and again.stats["n_jac"] == original.stats["n_jac"]
+    assert clone.core.measured_jacobian_cost == measured  # kept, not timed again
+    # the estimate instead of the measurement: the same steps in any process, measured or not
+    estimated = {"jacobian_costs": "estimated"}
+    assert np.array_equal(nh.simulate(fresh, (0, 2), Y0, t_eval=t, solver_options=estimated).y,
+                          nh.simulate(model, (0, 2), Y0, t_eval=t, solver_options=estimated).y)
+    with pytest.raises(ValueError, match="finite and positive"):
+        fresh.core.keep_measured_jacobian_cost(float("nan"))
 
 
 def test_dense_output_matches_t_eval_and_the_steps(sleigh):

@@ -141,6 +141,9 @@ void expose_models(py::module_& m) {
         return model.measured_jacobian_cost(t, yv.data(), pv.data());
       }, py::arg("t"), py::arg("y"), py::arg("params"),
          "measured_jacobian_cost, timed at (t, y; params) unless a measurement is kept.")
+      .def("keep_measured_jacobian_cost", &Model::keep_measured_jacobian_cost, py::arg("cost"),
+           "Keeps cost as measured_jacobian_cost unless one is kept already (how an unpickled model takes its "
+           "original's measurement, so that its BDF runs take the same steps). ValueError unless finite and positive.")
       .def_property_readonly("rhs_cost_ns", [](const Model& model) { return model.cost().rhs_cost_ns(); },
                              "Estimated cost of one right-hand side in nanoseconds of the machine the cost model "
                              "was fitted on (only ratios matter).")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "nonholo/cost_constants.hpp"
 #include "nonholo/errors.hpp"
@@ -58,6 +59,13 @@ double Model::measured_jacobian_cost(double t, const double* y, const double* p)
 }
 
 double Model::measured_jacobian_cost() const { return measured_.kept(); }
+
+void Model::keep_measured_jacobian_cost(double cost) const {
+  if (!(std::isfinite(cost) && cost > 0.0))
+    throw std::invalid_argument("a measured Jacobian cost must be finite and positive, got " + std::to_string(cost));
+  std::lock_guard<std::mutex> lock(measured_.mutex);
+  if (std::isnan(measured_.jacobian)) measured_.jacobian = cost;
+}
 
 std::vector<TapeName> Model::tape_names() const {
   std::vector<TapeName> names = MechanicalSystem::tape_names();

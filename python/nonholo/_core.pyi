@@ -179,6 +179,10 @@ class Model:
         """
         The Jacobian by implicit differentiation of the model's solves (friction and nonholonomic models; None for the others), whichever of the two jacobian uses.
         """
+    def keep_measured_jacobian_cost(self, cost: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        """
+        Keeps cost as measured_jacobian_cost unless one is kept already (how an unpickled model takes its original's measurement, so that its BDF runs take the same steps). ValueError unless finite and positive.
+        """
     def measure_jacobian_cost(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> float:
         """
         measured_jacobian_cost, timed at (t, y; params) unless a measurement is kept.

@@ -138,6 +138,10 @@ class Model {
   double measured_jacobian_cost(double t, const double* y, const double* p) const;
   // The kept measurement, NaN before the first.
   double measured_jacobian_cost() const;
+  // Keeps `cost` as the measurement (a model made again from its recipe, as pickle does, takes its
+  // original's, and so its runs take the same steps). Throws std::invalid_argument unless cost is
+  // finite and positive; a model that already keeps one keeps it (one measurement per model).
+  void keep_measured_jacobian_cost(double cost) const;
 
   // Indices of y that hold q and v (for projection and names); the rest is model specific.
   int q_offset() const { return 0; }

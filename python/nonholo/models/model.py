@@ -12,6 +12,7 @@ whole trajectory, computed in C++ in one pass. The kinds differ only in what the
 
 from __future__ import annotations
 
+import math
 import pickle
 from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, runtime_checkable
@@ -356,14 +357,22 @@ MODEL_KINDS = {
 }
 
 
-def remake(owner, factory: str, args: tuple, kwargs: dict):
-    """``owner.factory(*args, **kwargs)``: a model made again from its recipe (how every model unpickles)."""
-    return getattr(owner, factory)(*args, **kwargs)
+def remake(owner, factory: str, args: tuple, kwargs: dict, measured_jacobian_cost: float = math.nan):
+    """``owner.factory(*args, **kwargs)``: a model made again from its recipe (how every model
+    unpickles), keeping the original's measured Jacobian cost when it had one, so that the copy's
+    BDF runs weigh the same number and take the same steps (see ``Model.core.measured_jacobian_cost``)."""
+    model = getattr(owner, factory)(*args, **kwargs)
+    if math.isfinite(measured_jacobian_cost):
+        model.core.keep_measured_jacobian_cost(measured_jacobian_cost)
+    return model
 
 
 def remade(model) -> tuple:
-    """``__reduce__`` of every model: the factory call recorded in ``model.recipe``."""
+    """``__reduce__`` of every model: the factory call recorded in ``model.recipe``, and the
+    Jacobian cost the model measured on its first BDF run (NaN before it)."""
     if model.recipe is None:
         raise pickle.PicklingError(f"{model!r} was not made by a factory of a System or a frame (system.friction(eps), "
                                    "frame.hamel(), ...), so there is no call that makes it again when unpickled")
-    return (remake, model.recipe)
+    core = getattr(model, "core", None)
+    measured = getattr(core, "measured_jacobian_cost", math.nan) if core is not None else math.nan
+    return (remake, (*model.recipe, measured))
