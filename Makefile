@@ -36,7 +36,7 @@ CORE_BUILD = $(shell $(PYTHON) -c "import sys, sysconfig; v = f'cp{sys.version_i
 # Everything CI runs on the package: lint, the C++ tests (and memcheck), the whole pytest suite
 # (notebooks, SymPy references and compile-heavy tests included).
 test: install lint cpp-test
-	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) tests
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --durations=30 tests
 
 # The everyday tier (about 3 minutes on 2 cores): the tests not marked slow (no lint, no C++ tests).
 test-fast: install

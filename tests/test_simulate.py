@@ -197,9 +197,10 @@ def test_models_and_systems_pickle(sleigh):
     BDF run (the policy's input by default): its copy takes the same steps, bit for bit, however
     loaded the machine is when the copy runs (a copy that timed itself again could choose another
     Jacobian schedule: CI's sanitizer build once did, 206 Jacobians against 57)."""
-    model = sleigh.friction(1e-3)
-    fresh = pickle.loads(pickle.dumps(model))  # before any run: nothing measured, nothing carried
-    assert fresh.eps == 1e-3 and fresh.kind == "friction" and np.isnan(fresh.core.measured_jacobian_cost)
+    model = sleigh.friction(1e-3)  # the factory's cached model: measured already if another test ran it
+    fresh = pickle.loads(pickle.dumps(model))
+    assert fresh.eps == 1e-3 and fresh.kind == "friction"
+    np.testing.assert_array_equal(fresh.core.measured_jacobian_cost, model.core.measured_jacobian_cost)  # or both NaN
     t = np.linspace(0, 2, 5)
     original = nh.simulate(model, (0, 2), Y0, t_eval=t)  # the default path: the policy measures
     measured = model.core.measured_jacobian_cost
