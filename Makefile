@@ -10,12 +10,11 @@ PYTEST_WORKERS ?= 2
 
 all: install
 
-# ccache, when present (the system dependencies include it): the editable install, the wheel and the C++ tests
-# compile the same sources with the same flags, so the wheel's build (from the unpacked sdist inside this checkout,
-# see wheel) and any rebuild take the objects from the cache instead of compiling the core again (about 8 minutes on
-# 2 cores). Paths under the checkout are hashed relative to the build directory (CCACHE_BASEDIR).
-# Looked up when a recipe runs (recursive variables), so that the first `make test` on a fresh machine, which
-# installs ccache with the other system dependencies, already compiles through it; empty (no launcher) without it.
+# ccache (one of the system dependencies): the editable install and the wheel compile the same sources with the
+# same flags, so the wheel's build (from the sdist unpacked inside this checkout, see wheel) and any rebuild take the
+# objects from the cache instead of compiling the core again (about 8 minutes on 2 cores). Paths under the checkout
+# are hashed relative to the build directory (CCACHE_BASEDIR). The launcher is looked up when a recipe runs, so the
+# first `make test` on a fresh machine, which installs ccache, already uses it; empty (no launcher) without ccache.
 export CMAKE_CXX_COMPILER_LAUNCHER ?= $(shell command -v ccache 2>/dev/null)
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
