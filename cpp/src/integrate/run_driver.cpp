@@ -15,7 +15,7 @@ RunDriver::RunDriver(const Model& model, const std::vector<double>& params, cons
       n_(model.n_states()), y_stop_(model.n_states()) {
   if (opt.project) groups_ = opt.unit_norm;
   if (opt.project && (parts_.constraints || !groups_.empty()))
-    drift_.emplace(opt.project ? parts_.constraints : nullptr, groups_, params, n_);
+    drift_.emplace(parts_.constraints, groups_, params, n_);
 }
 
 void RunDriver::end(Stepper& s, double t, const double* y) {

@@ -57,6 +57,11 @@ def _interp_rows(x_new: np.ndarray, x_old: np.ndarray, rows: np.ndarray) -> np.n
         np.zeros((x_new.size, rows.shape[1]))
 
 
+def _midpoints(dtau: np.ndarray) -> np.ndarray:
+    """The intervals' midpoints in the normalised time."""
+    return np.concatenate([[0.0], np.cumsum(dtau)])[:-1] + dtau / 2
+
+
 def _shape(problem) -> tuple:
     """What fixes the NLP's layout: the numbers of states, controls, algebraic variables, per-point
     constraints and holonomic constraints, and whether the duration is a variable."""
@@ -86,8 +91,7 @@ def carried_multipliers(sol, problem, sch, dtau: np.ndarray, n_gamma: int, x_lo:
     if lam_old.size != n_def_old + P_old * n_g + len(warm['pairs']):
         return None
     # defects: per interval (stencil, state), at the intervals' midpoints
-    mid_old = np.concatenate([[0.0], np.cumsum(old_dtau)])[:-1] + old_dtau / 2
-    mid = np.concatenate([[0.0], np.cumsum(dtau)])[:-1] + dtau / 2
+    mid_old, mid = _midpoints(old_dtau), _midpoints(dtau)
     defects = _interp_rows(mid, mid_old, lam_old[:n_def_old].reshape(K_old, S * n_y)).reshape(K, S, n_y)
     h_ratio = dtau / np.interp(mid, mid_old, old_dtau)
     for d, (_, _, b) in enumerate(sch.stencils):

@@ -373,6 +373,5 @@ def remade(model) -> tuple:
     if model.recipe is None:
         raise pickle.PicklingError(f"{model!r} was not made by a factory of a System or a frame (system.friction(eps), "
                                    "frame.hamel(), ...), so there is no call that makes it again when unpickled")
-    core = getattr(model, "core", None)
-    measured = getattr(core, "measured_jacobian_cost", math.nan) if core is not None else math.nan
+    measured = getattr(getattr(model, "core", None), "measured_jacobian_cost", math.nan)
     return (remake, (*model.recipe, measured))
