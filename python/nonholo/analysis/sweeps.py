@@ -511,7 +511,9 @@ def sweep(
     Returns
     -------
     SweepResult
-        ``values[name]`` of shape grid shape + output shape, identical whatever the executor;
+        ``values[name]`` of shape grid shape + output shape, gathered the same way whatever the
+        executor (what the function returns in another process can differ: BDF runs weigh their
+        Jacobian's cost as measured in that process, within the tolerance; the studies guide);
         ``status`` and ``errors`` per point.
 
     Notes
