@@ -423,7 +423,7 @@ def simulate(
         _drop_samples(raw)
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
     result.method_reason = method_reason(method, result.method, model)
-    check_validity(result, y0, t0=t0)
+    check_validity(result, y0, t0=t0, p=p)
     warn_at_start(result, events, t0, y0)
     result = _constraint_singularity(result, p, opts)
     return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
@@ -438,13 +438,16 @@ def _drop_samples(raw: dict) -> None:
         raw["sensitivities"] = raw["sensitivities"][..., :0]
 
 
-def check_validity(result: SimulationResult, y0=None, warn: bool = True, t0: float | None = None) -> SimulationResult:
+def check_validity(result: SimulationResult, y0=None, warn: bool = True, t0: float | None = None,
+                   p=None) -> SimulationResult:
     """A reduced model's run outside the range where its expansion in eps is valid gets a
     SimulationWarning and an entry in ``result.warnings`` (:mod:`nonholo.models.validity`);
-    ``result.validity`` holds the estimate. ``t0``: the run's start, the time of ``y0``."""
+    ``result.validity`` holds the estimate. ``t0``: the run's start, the time of ``y0``; ``p``: the
+    parameter vector the run used."""
     if not isinstance(result.model, ReducedModel):
         return result
-    result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES, margin=validity.MARGIN, t0=t0)
+    result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES, margin=validity.MARGIN, t0=t0,
+                                        p=p)
     if result.validity is not None and not result.validity.valid:
         message = result.validity.message(result.params.get("eps", result.model.eps), result.model.order)
         result.warnings.append(message)

@@ -176,7 +176,7 @@ def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p, exact: bool 
 
 
 def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
-             margin: float | None = None, t0: float | None = None) -> ValidityEstimate | None:
+             margin: float | None = None, t0: float | None = None, p=None) -> ValidityEstimate | None:
     """The ValidityEstimate of a reduced model's run (``result.model`` a ReducedModel) at its initial
     state ``y0`` (the model's state) at time ``t0`` and at every stored state (its final state when it
     stored none); ``samples``: at most that many stored states instead, evenly spaced, the first and
@@ -185,9 +185,10 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
     ``exact``: delta from the eigenvalues at every sample, not only where its upper bound exceeds the
     threshold (the same verdict; see the module docstring). ``margin`` (> 1; not with ``exact``):
     skip the states between two evaluated ones that lie this factor inside both thresholds (the
-    bisection of the module docstring). One call into C++ (``_core.reduced_run_check``) evaluates
-    the states and bisects; LAPACK's eigenvalues (``_gap``) are called back only where the gap's
-    bound does not decide. None without states."""
+    bisection of the module docstring). ``p``: the run's parameter vector in the model's order
+    (``simulate`` passes the one it ran with; by default from ``result.params``). One call into C++
+    (``_core.reduced_run_check``) evaluates the states and bisects; LAPACK's eigenvalues (``_gap``)
+    are called back only where the gap's bound does not decide. None without states."""
     from .reduced import compiled_slip  # reduced imports this module's users: late
 
     if margin is not None and not margin > 1.0:
@@ -202,7 +203,7 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
             t0 = result.t[0] if stored else result.t_last
     if stored:
         idx = sample_indices(stored, samples)
-        if y0 is not None and idx[0] == 0 and result.t[0] == t0 and np.array_equal(result.y[:, 0], y0):
+        if y0 is not None and idx[0] == 0 and result.t[0] == t0 and result.y[:, 0].tolist() == y0.tolist():
             y0 = None  # the stored initial state is y0 itself
         t = result.t[idx]
         Y = result.y[:, idx]
@@ -217,7 +218,8 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
         Y = np.column_stack([y0, Y])
     params = result.params
     eps = float(params.get("eps", model.eps))
-    p = model.param_vector({**params, "eps": eps})
+    if p is None:
+        p = model.param_vector({**params, "eps": eps})
     if model.frame is None:
         QU = np.ascontiguousarray(Y[: 2 * n].T)
     else:
@@ -233,10 +235,19 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
 
 def sample_indices(count: int, samples: int | None = None) -> np.ndarray:
     """Indices of the stored states the estimate is evaluated at: all ``count`` of them, or at most
-    ``samples`` (>= 2) evenly spaced with the first and the last."""
-    if samples is None or count <= samples:
-        return np.arange(count)
-    if samples < 2:
+    ``samples`` (>= 2) evenly spaced with the first and the last (read-only: shared between calls)."""
+    if samples is not None and samples < 2 and count > samples:
         raise ValueError(f"samples must be at least 2 (the first and the last state), got {samples}")
+    return _sample_indices(int(count), None if samples is None or count <= samples else int(samples))
+
+
+@functools.lru_cache(maxsize=256)
+def _sample_indices(count: int, samples: int | None) -> np.ndarray:
+    if samples is None:
+        indices = np.arange(count)
+        indices.flags.writeable = False
+        return indices
     step = (count - 1) / (samples - 1)  # np.round(np.linspace(0, count - 1, samples)), without its overhead
-    return np.array(sorted({round(i * step) for i in range(samples - 1)} | {count - 1}))
+    indices = np.array(sorted({round(i * step) for i in range(samples - 1)} | {count - 1}))
+    indices.flags.writeable = False
+    return indices
