@@ -7,9 +7,10 @@ rtol 1e-8, atol 1e-10, one output time. The models:
 * ``friction``: ``sleigh.friction(law=...)`` started on its slow manifold (``sleigh.slip(q, u, 3,
   law=...)``), ``method="auto"`` (C++, BDF once it is stiff);
 * ``reduced, order K``: ``sleigh.reduced(order=K, law=...)``, the C++ model of the law's expansion
-  (nonholo.models.law_core), as ``nh.simulate`` runs it by default: CVODE's Adams method with the fold
-  margin as a terminal event;
-* ``reduced, order K, dop853``: the same with ``method="dop853"`` (no event: DOP853 has none);
+  (nonholo.models.law_core), as ``nh.simulate`` runs it by default: DOP853 where the model's
+  right-hand side is cheap against an Adams step (``core.explicit_rk_pays``), else CVODE's Adams
+  method, with the fold margin as a terminal event;
+* ``reduced, order K, adams``: the same with ``method="adams"`` (CVODE's root finding for the event);
 * ``Python reference, order K``: the expansion in Python series arithmetic at every right-hand side
   on SciPy's DOP853 (nonholo.models.law_reduced.LawReducedModel, what ``sleigh.reduced(law=...)``
   built before the C++ model).
@@ -46,7 +47,7 @@ from cli import add_output_options, emit, output_of
 Q, U, N, T = np.zeros(3), np.array([1.0, 0.0, 1.0]), 9.81, 5.0
 RTOL, ATOL = 1e-8, 1e-10
 V_S = (1e-3, 1e-4)
-CPP = ("friction", "reduced, order 1", "reduced, order 2", "reduced, order 1, dop853", "reduced, order 2, dop853")
+CPP = ("friction", "reduced, order 1", "reduced, order 2", "reduced, order 1, adams", "reduced, order 2, adams")
 
 
 def models(v_s: float, only: str | None = None) -> dict:
@@ -61,12 +62,12 @@ def models(v_s: float, only: str | None = None) -> dict:
         y_friction = np.r_[Q, U + sum(v_s ** (k + 1) * H[k] for k in range(3))]
         out["friction"] = (sleigh.friction(law=law, normal=N), y_friction, {})
     for K in (1, 2):
-        names = [f"reduced, order {K}", f"reduced, order {K}, dop853", f"Python reference, order {K}"]
+        names = [f"reduced, order {K}", f"reduced, order {K}, adams", f"Python reference, order {K}"]
         if only is not None and only not in names:
             continue
         reduced = sleigh.reduced(order=K, law=law, normal=N)
         out[names[0]] = (reduced, np.r_[Q, U], {})
-        out[names[1]] = (reduced, np.r_[Q, U], {"method": "dop853"})
+        out[names[1]] = (reduced, np.r_[Q, U], {"method": "adams"})
         if only is None:
             out[names[2]] = (LawReducedModel(sleigh, reduced.expansion, K), np.r_[Q, U], {})
     return out

@@ -125,8 +125,8 @@ def _report_ratios(result: SimulationResult, model, ratios: np.ndarray, samples:
 def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step, project_y0, method: str,
                          options: dict) -> SimulationResult:
     """The run of :class:`~nonholo.models.law_core.CoreLawReducedModel`: ``nh.simulate`` on its C++
-    vector field with the terminal event RATIO_STOP saturation N - |lambda| = 0 (the fold margin; Adams
-    under ``method="auto"``, which keeps Adams for runs with events), then the ratio at the outputs in one C++ call."""
+    vector field with the terminal event RATIO_STOP saturation N - |lambda| = 0 (the fold margin; the
+    method as :func:`_events_with_fold` chooses), then the ratio at the outputs in one C++ call."""
     from .simulation import simulate
 
     t0, tf, y0, p = _start(model, t_span, y0, params, project_y0, lambda t, y, p: model.friction_ratio(t, y, params))
@@ -138,18 +138,19 @@ def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step
 
 
 def _events_with_fold(model, method: str, given, sensitivities: bool = False) -> tuple:
-    """(method, events, margin): the fold margin's terminal event first, then the events ``given`` (a
-    model with events or sensitivities runs on CVODE: ``method="dop853"`` refuses events and runs without
-    the fold event, stopping at the fold itself; so does a run with sensitivities, which CVODES has at
-    events of the state only, and a margin depends on the multipliers)."""
+    """(method, events, margin): the fold margin's terminal event first, then the events ``given``.
+    ``method="auto"`` runs DOP853 (its events found on its dense output) when the model's right-hand
+    side is cheap against Adams' per-step overhead (``explicit_rk_pays``, as for the linear law's
+    reduced models) and the run has no events of the caller's, Adams otherwise (what ``nh.simulate``
+    chooses for runs with events). A run with sensitivities has no fold event (CVODES has
+    sensitivities at events of the state only, and a margin depends on the multipliers): it stops
+    at the fold itself, where the expansion fails."""
     from .simulation import Event
 
     user = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
-    if user and method == "dop853":
-        raise ValueError("events: this model runs its events on CVODE (with its fold event); use method='auto'")
-    margin = model.fold_margin() if method != "dop853" and not sensitivities else None
+    margin = None if sensitivities else model.fold_margin()
     if method == "auto":
-        method = "adams" if margin is not None or user or sensitivities else "dop853"
+        method = "dop853" if model.core.explicit_rk_pays and not user and not sensitivities else "adams"
     events = ([] if margin is None else [Event(margin, terminal=True, direction=-1)]) + user
     return method, events or None, margin
 
@@ -170,8 +171,9 @@ def _finish_core(model, result, t0: float, y0, params, fold_event: bool):
                           "system.friction(law=...) or the stick-slip model there")
         result.y_final = fold_y[-1]
     result.model = model
-    result.method_reason = (f"the reduced model of the {model.law.name} law runs in C++ on "
-                            f"{'CVODE with its fold event' if fold_event else 'DOP853'}")
+    ran = "DOP853" if result.method == "dop853" else f"CVODE ({result.method})"
+    result.method_reason = (f"the reduced model of the {model.law.name} law runs in C++ on {ran}"
+                            f"{' with its fold event' if fold_event else ''}")
     samples = [(t0, y0)] + list(zip(result.t, result.y.T)) + ([(result.t_last, result.y_final)] if folded else [])
     T = np.array([t for t, _ in samples], dtype=float)
     Y = np.array([y for _, y in samples], dtype=float).reshape(len(samples), 2 * n)

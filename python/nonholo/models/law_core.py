@@ -15,9 +15,11 @@ The friction ratio rho_c = |lambda_c| / (saturation N_c) of each contact measure
 run is to the fold of the slow manifold at rho_c = 1. A run reports it at its output times
 (``result.friction_ratio``), warns where it exceeds ``RATIO_THRESHOLD`` and stops where it reaches
 ``RATIO_STOP``: the event ``RATIO_STOP saturation N_c - |lambda_c| = 0`` (a friction margin,
-:mod:`nonholo.system.margins`, located by CVODE's root finding). A run with that event (every law
-that saturates) runs on CVODE's Adams method (auto keeps Adams for runs with events); ``method="dop853"`` runs
-without it and stops at the fold itself (a ModelError of the right-hand side).
+:mod:`nonholo.system.margins`, evaluated in C++ and located on DOP853's dense output or by CVODE's
+root finding), for every law that saturates. ``method="auto"`` runs DOP853 when the model's
+right-hand side is cheap against Adams' per-step overhead (``core.explicit_rk_pays``, as for the
+linear law's reduced models) and the run has no events of the caller's, else Adams. A run with
+sensitivities has no fold event and stops at the fold itself (a ModelError of the right-hand side).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import sympy as sp
 from .. import _core
 from ..expressions.lowering import lower
 from .law_reduced import LawReducedModel, LawReducedParameters
+from ..system.margins import Margin
 from .model import Model, samples_of
 
 __all__ = ["CoreLawReducedModel", "LAW_REDUCED_MODELS", "law_expansion_core", "law_slip_coefficients"]
@@ -139,14 +142,15 @@ class CoreLawReducedModel(LawReducedParameters):
 
     def fold_margin(self):
         """RATIO_STOP saturation N_c - |lambda_c| (smallest over the contacts) as a friction margin of the
-        system (the run's stop before the fold), or None when a contact's law does not saturate."""
-        from ..system.margins import Margin
+        system (the run's stop before the fold), or None when a contact's law does not saturate. Built
+        once per model: the margin keeps its tape, which every run evaluates as its fold event."""
         from .law_reduced import RATIO_STOP
 
-        limits = self.expansion.expressions["limits"]
-        if any(limit is None for limit in limits):
-            return None
-        return Margin(self.system, "friction", RATIO_STOP, list(limits), self.expansion.groups)
+        if "_fold_margin" not in self.__dict__:
+            limits = self.expansion.expressions["limits"]
+            self.__dict__["_fold_margin"] = None if any(limit is None for limit in limits) else FoldMargin(
+                self.system, "friction", RATIO_STOP, list(limits), self.expansion.groups)
+        return self.__dict__["_fold_margin"]
 
     def __repr__(self) -> str:
         return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
@@ -156,6 +160,15 @@ class CoreLawReducedModel(LawReducedParameters):
         from .model import remade
 
         return remade(self)
+
+
+class FoldMargin(Margin):
+    """The fold margin of a law's reduced model (:meth:`CoreLawReducedModel.fold_margin`): a friction
+    margin whose start the run checks itself (``integrate/law_reduced.py`` refuses a y0 whose friction
+    ratio reaches RATIO_STOP, with FoldError), so ``nh.simulate`` does not evaluate it again at t0."""
+
+    def at_start(self, model, t0: float, y0, params: dict) -> None:
+        return None
 
 
 # the reduced models of nonlinear laws, which nh.simulate runs with their fold check (integrate/law_reduced.py)
