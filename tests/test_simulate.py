@@ -100,6 +100,36 @@ def test_terminal_count_and_direction(sleigh):
     assert all(np.isfinite(up.t_events[0]))
 
 
+def test_symbolic_event_tapes_are_lowered_once_per_system_and_expression(sleigh, monkeypatch):
+    """Runs that build the same Event share its tape (lowered once per system and expression, the
+    oldest dropped beyond EVENT_TAPES): the same crossings as a fresh system's; expressions that
+    differ, or differ only in their symbols' assumptions, are not confused; a bad event still names
+    its index."""
+    from nonholo.integrate import simulation
+
+    lowered = []
+    lower = simulation.lower
+    monkeypatch.setattr(simulation, "lower", lambda exprs, inputs: lowered.append(exprs) or lower(exprs, inputs))
+    system = nh.systems.chaplygin_sleigh()
+    fresh = nh.simulate(sleigh.nonholonomic(), (0, 30), Y0, events=nh.Event(sp.Symbol("y") + 0.5), **KW)
+    lowered.clear()  # the fixture's system lowered its own
+    runs = [nh.simulate(system.nonholonomic(), (0, 30), Y0, events=[nh.Event("y + 0.5"), nh.Event("y + 0.25")], **KW)
+            for _ in range(3)]
+    assert len(lowered) == 2  # two expressions, three runs
+    for run in runs:
+        np.testing.assert_array_equal(run.t_events[0], fresh.t_events[0])
+        assert len(run.t_events[1]) and not np.array_equal(run.t_events[1], run.t_events[0])
+    real = nh.simulate(system.nonholonomic(), (0, 30), Y0, events=nh.Event(sp.Symbol("y", real=True) + 0.5), **KW)
+    np.testing.assert_array_equal(real.t_events[0], fresh.t_events[0])
+    for c in np.linspace(0.01, 0.2, simulation.EVENT_TAPES + 6):  # more than the cache keeps
+        nh.simulate(system.nonholonomic(), (0, 1), Y0, events=nh.Event(sp.Symbol("x") + c), **KW)
+    assert len(system.__dict__["_event_tapes"]) == simulation.EVENT_TAPES
+    again = nh.simulate(system.nonholonomic(), (0, 30), Y0, events=nh.Event("y + 0.5"), **KW)
+    np.testing.assert_array_equal(again.t_events[0], fresh.t_events[0])
+    with pytest.raises(ValueError, match="event 1"):
+        nh.simulate(system.nonholonomic(), (0, 1), Y0, events=[nh.Event("y + 0.5"), nh.Event(sp.Symbol("zeta"))])
+
+
 def test_event_at_an_output_time_and_at_the_final_time():
     """Events landing exactly on t_eval points or on tf are reported once, and t is not
     duplicated (SciPy issues #15262, #17066)."""
