@@ -110,6 +110,22 @@ def test_a_sleigh_with_a_given_load_slips_where_its_lateral_force_reaches_mu_n(n
     event_agrees_with_outputs(sleigh.nonholonomic(), margin, y0, 10.0, closed_form, (0.5, 3.0))
 
 
+def test_a_margin_made_again_shares_its_tape_and_its_crossings():
+    """A margin built again with the same kind, mu, loads and contacts (as a sweep's function does in
+    every run) takes the tape its system kept; another mu or load gets its own, and its crossing."""
+    sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
+    y0 = [0, 0, 0, 0.1, 0, 1.0]
+    runs = [nh.simulate(sleigh.nonholonomic(), (0, 10), y0, events=nh.Event(margin, terminal=True), **TIGHT)
+            for margin in (sleigh.friction_margin(0.3 / G, normal=G), sleigh.friction_margin(0.3 / G, normal=G),
+                           sleigh.friction_margin(0.25 / G, normal=G), sleigh.friction_margin(0.3 / G, normal=G / 2))]
+    first, again, lower_mu, lower_load = (run.t_events[0] for run in runs)
+    assert sleigh.friction_margin(0.3 / G, normal=G).tape() is sleigh.friction_margin(0.3 / G, normal=G).tape()
+    assert sleigh.friction_margin(0.3 / G, normal=G).tape() is not sleigh.friction_margin(0.25 / G, normal=G).tape()
+    assert len(first) == 1 and np.array_equal(first, again)
+    assert lower_mu[0] < first[0] and lower_load[0] < first[0] and lower_mu[0] != lower_load[0]
+    assert sleigh.liftoff_margin(normal=G).tape() is not sleigh.friction_margin(0.3 / G, normal=G).tape()
+
+
 def test_the_margin_on_a_friction_model_is_the_force_no_slip_would_need():
     sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
     margin = sleigh.friction_margin(0.3 / G, normal=G)

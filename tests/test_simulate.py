@@ -102,7 +102,7 @@ def test_terminal_count_and_direction(sleigh):
 
 def test_symbolic_event_tapes_are_lowered_once_per_system_and_expression(sleigh, monkeypatch):
     """Runs that build the same Event share its tape (lowered once per system and expression, the
-    oldest dropped beyond EVENT_TAPES): the same crossings as a fresh system's; expressions that
+    oldest dropped beyond KEPT_TAPES): the same crossings as a fresh system's; expressions that
     differ, or differ only in their symbols' assumptions, are not confused; a bad event still names
     its index."""
     from nonholo.integrate import simulation
@@ -121,9 +121,11 @@ def test_symbolic_event_tapes_are_lowered_once_per_system_and_expression(sleigh,
         assert len(run.t_events[1]) and not np.array_equal(run.t_events[1], run.t_events[0])
     real = nh.simulate(system.nonholonomic(), (0, 30), Y0, events=nh.Event(sp.Symbol("y", real=True) + 0.5), **KW)
     np.testing.assert_array_equal(real.t_events[0], fresh.t_events[0])
-    for c in np.linspace(0.01, 0.2, simulation.EVENT_TAPES + 6):  # more than the cache keeps
+    from nonholo.expressions.lowering import KEPT_TAPES
+
+    for c in np.linspace(0.01, 0.2, KEPT_TAPES + 6):  # more than the system keeps
         nh.simulate(system.nonholonomic(), (0, 1), Y0, events=nh.Event(sp.Symbol("x") + c), **KW)
-    assert len(system.__dict__["_event_tapes"]) == simulation.EVENT_TAPES
+    assert len(system.__dict__["_kept_tapes"]["event"]) == KEPT_TAPES
     again = nh.simulate(system.nonholonomic(), (0, 30), Y0, events=nh.Event("y + 0.5"), **KW)
     np.testing.assert_array_equal(again.t_events[0], fresh.t_events[0])
     with pytest.raises(ValueError, match="event 1"):

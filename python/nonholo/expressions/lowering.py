@@ -213,6 +213,24 @@ def lower(exprs: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
     return lowerer.graph
 
 
+KEPT_TAPES = 64  # tapes an owner keeps by kept_tape (the oldest dropped first)
+
+
+def kept_tape(owner, kind: str, key, build):
+    """The tape ``build()`` makes, kept by ``owner`` (a System) under ``(kind, key)``: expressions that
+    runs lower again and again (a symbolic event, a contact-force margin built inside a sweep's
+    function) are lowered once per owner and key. At most KEPT_TAPES per kind, the oldest dropped.
+    ``key`` must be hashable and equal exactly when the tapes would be (SymPy expressions are)."""
+    cache = owner.__dict__.setdefault("_kept_tapes", {}).setdefault(kind, {})
+    tape = cache.get(key)
+    if tape is None:
+        tape = build()
+        if len(cache) >= KEPT_TAPES:
+            cache.pop(next(iter(cache)), None)
+        cache[key] = tape
+    return tape
+
+
 def matrix_entries(matrix) -> dict:
     """{row-major index: entry} of the entries of a SymPy matrix other than zero, in row-major order,
     read from its sparse representation: O(nonzeros), where ``list(matrix)`` visits all n^2 entries.

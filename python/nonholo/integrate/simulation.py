@@ -26,7 +26,7 @@ from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
-from ..expressions.lowering import check_free_symbols, lower
+from ..expressions.lowering import check_free_symbols, kept_tape, lower
 from ..expressions.parsing import to_sympy
 from ..system.margins import Margin, warn_at_start
 
@@ -120,23 +120,17 @@ def _events(model: Model, events, params=None) -> list:
     return specs
 
 
-EVENT_TAPES = 64  # symbolic events whose tapes a system keeps (the oldest goes first)
-
-
 def _event_tape(system, expr, allowed: set, i: int):
-    """The tape of the symbolic event g = ``expr`` on the system's inputs [q, v, t, p], lowered once per
-    system and expression (equal SymPy expressions share it: a sweep whose function builds the same
-    Event in every run lowers it once; lowering costs about 0.3 ms, a short run less)."""
-    cache = system.__dict__.setdefault("_event_tapes", {})
-    tape = cache.get(expr)
-    if tape is None:
+    """The tape of the symbolic event g = ``expr`` on the system's inputs [q, v, t, p], kept by the
+    system per expression (``kept_tape``): a sweep whose function builds the same Event in every run
+    lowers it once (about 0.3 ms, more than a short run takes)."""
+
+    def build():
         resolved = system.resolve(expr)  # names match the system's symbols whatever their assumptions
         check_free_symbols([resolved], allowed, f"event {i}")
-        tape = lower([resolved], system._inputs).tape()
-        if len(cache) >= EVENT_TAPES:
-            cache.pop(next(iter(cache)), None)
-        cache[expr] = tape
-    return tape
+        return lower([resolved], system._inputs).tape()
+
+    return kept_tape(system, "event", expr, build)
 
 
 def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:

@@ -116,12 +116,19 @@ class Margin:
 
     def tape(self):
         """The margin as a tape of [q, v, t, p, q'', lambda] (:meth:`expression`), built on first use:
-        the event that ``nh.simulate`` evaluates in C++ (``EventSpec.dynamics``)."""
+        the event that ``nh.simulate`` evaluates in C++ (``EventSpec.dynamics``). The system keeps the
+        tapes of its margins by kind, mu, normal loads and contacts (``kept_tape``): a margin made again
+        in every run of a sweep is lowered once."""
         if self._tape is None:
-            from ..expressions.lowering import lower
+            from ..expressions.lowering import kept_tape, lower
 
-            g, inputs = self.expression()
-            self._tape = lower([g], inputs).tape()
+            def build():
+                g, inputs = self.expression()
+                return lower([g], inputs).tape()
+
+            key = (self.kind, self.mu, None if self.normal is None else tuple(self.normal),
+                   tuple(tuple(rows) for rows in self.contacts))
+            self._tape = kept_tape(self.system, "margin", key, build)
         return self._tape
 
     def _value(self, q, v, t: float, p: list) -> float:
