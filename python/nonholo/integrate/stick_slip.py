@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import sympy as sp
 
 from ..system.contact_outputs import CONTACT_QUANTITIES
 
@@ -114,17 +115,31 @@ def _label(stuck) -> str:
     return ",".join("stick" if s else "slip" for s in stuck)
 
 
-class _Event:
-    """A terminal event g(t, y) of one phase, falling through zero."""
+def _switch_events(model, stuck: tuple, cone_bias: float) -> list:
+    """The terminal events of a phase in mode ``stuck``, one per contact, falling through zero and
+    evaluated in C++ (their tapes kept by the mode's system, lowered once per mode): a stuck contact's
+    friction margin mu_s (1 + cone_bias) N_c - |lambda_c| with the multipliers of its rows in the
+    mode; a sliding contact's slip along the direction d it started to slide in, s_c . d, with d the
+    mode's parameters slide_<c>_<i>."""
+    from ..system.margins import Margin
+    from .simulation import Event
 
-    terminal = True
-    direction = -1
-
-    def __init__(self, g):
-        self.g = g
-
-    def __call__(self, t, y):
-        return self.g(t, y)
+    mode = model.mode(stuck).system
+    A, b = model.system.constraints, model.system.affine
+    v = model.system.velocities
+    events, at = [], 0
+    for c, group in enumerate(model.contacts):
+        if stuck[c]:
+            rows = list(range(at, at + len(group)))  # contact c's rows among the mode's constraints
+            at += len(group)
+            events.append(Event(Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c]], [rows]),
+                                terminal=True, direction=-1))
+        else:
+            slip = [sum((A[r, j] * v[j] for j in range(len(v))), sp.S.Zero) - (b[r] if b is not None else 0)
+                    for r in group]
+            along = sum((sp.Symbol(f"slide_{c}_{i}") * s for i, s in enumerate(slip)), sp.S.Zero)
+            events.append(Event(along, terminal=True, direction=-1))
+    return events
 
 
 def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10, params=None,
@@ -170,12 +185,12 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
     scale = max(1.0, float(np.abs(y[n:]).max()))
     eta = 1e-14 * scale  # far below any slip the tolerances resolve (module docstring of the model)
     slip_tol = 10 * (rtol * scale + float(np.max(atol)))
-    # The switch events carry a bias far below the tolerances, so that a phase that starts on its
-    # switching surface (a contact rolling at the cone's edge with a growing force; a slide starting
-    # from zero slip) is not taken for a root at t0, which the root finding does not report: the
-    # edge counts as inside the cone by 1e-12 relative, a slide ends at slip -eta / 2 along d (short of
-    # -eta d, where the regularized sliding force turns).
-    cone_bias, stop_bias = 1e-12, 0.0
+    # A phase may start on its switching surface: a contact rolling at the cone's edge with a growing
+    # force, which counts as inside the cone by the bias 1e-12 relative (far below the tolerances), so
+    # that its leaving is a root after t0; a slide starting from zero slip, on its stop surface
+    # s . d = 0, which the root finding does not report at t0: it ends where s . d next falls through
+    # zero (short of s = -eta d, where the regularized sliding force turns).
+    cone_bias = 1e-12
     times = None if t_eval is None else np.asarray(t_eval, dtype=float)
 
     directions = {}
@@ -192,14 +207,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
     while True:
         mode = model.mode(stuck)
         run_params = model.mode_params(stuck, params, directions, eta)
-        events, owners = [], []
-        for c in range(len(model.contacts)):
-            if stuck[c]:
-                events.append(_Event(lambda tt, yy, c=c, st=stuck: cone(c, tt, yy) * (1 + cone_bias) - np.linalg.norm(
-                    model.multipliers(st, tt, yy, run_params)[c])))
-            else:
-                events.append(_Event(lambda tt, yy, c=c: float(model.slips(tt, yy)[c] @ directions[c]) + stop_bias))
-            owners.append(c)
+        events, owners = _switch_events(model, stuck, cone_bias), list(range(len(model.contacts)))
         # a phase stores the requested times after its start (the first phase also its start)
         phase_eval = None if times is None else times[((times > t) | (t == t0) & (times == t)) & (times <= tf)]
         run = simulate(mode, (t, tf), y, t_eval=phase_eval, events=events, rtol=rtol, atol=atol, params=run_params,
