@@ -134,13 +134,17 @@ class StickSlipModel:
         """The normal loads as a function N(t, y) -> (n_contacts,) at the system's parameter values
         (``params`` by name, defaults for the others): values, parameters or expressions of the state
         (load transfer), one tape evaluated in C++."""
-        from ..expressions.lowering import check_free_symbols, lower
+        from ..expressions.lowering import check_free_symbols, kept_tape, lower
 
         system = self.system
-        allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
-        for c, N in enumerate(self.normal):
-            check_free_symbols([N], allowed, f"the normal load of contact {c}")
-        tape = lower(list(self.normal), system._inputs).tape()
+
+        def build():
+            allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
+            for c, N in enumerate(self.normal):
+                check_free_symbols([N], allowed, f"the normal load of contact {c}")
+            return lower(list(self.normal), system._inputs).tape()
+
+        tape = kept_tape(system, "normal loads", tuple(self.normal), build)
         names = system.parameter_names
         p = [float(x) for x in system.param_vector({k: v for k, v in (params or {}).items() if k in names})]
 
