@@ -105,11 +105,11 @@ def test_symbolic_event_tapes_are_lowered_once_per_system_and_expression(sleigh,
     oldest dropped beyond KEPT_TAPES): the same crossings as a fresh system's; expressions that
     differ, or differ only in their symbols' assumptions, are not confused; a bad event still names
     its index."""
-    from nonholo.integrate import simulation
+    from nonholo.integrate import events
 
     lowered = []
-    lower = simulation.lower
-    monkeypatch.setattr(simulation, "lower", lambda exprs, inputs: lowered.append(exprs) or lower(exprs, inputs))
+    lower = events.lower
+    monkeypatch.setattr(events, "lower", lambda exprs, inputs: lowered.append(exprs) or lower(exprs, inputs))
     system = nh.systems.chaplygin_sleigh()
     fresh = nh.simulate(sleigh.nonholonomic(), (0, 30), Y0, events=nh.Event(sp.Symbol("y") + 0.5), **KW)
     lowered.clear()  # the fixture's system lowered its own

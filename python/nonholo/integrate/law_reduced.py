@@ -145,7 +145,7 @@ def _events_with_fold(model, method: str, given, sensitivities: bool = False) ->
     chooses for runs with events). A run with sensitivities has no fold event (CVODES has
     sensitivities at events of the state only, and a margin depends on the multipliers): it stops
     at the fold itself, where the expansion fails."""
-    from .simulation import Event
+    from .events import Event
 
     user = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
     margin = None if sensitivities else model.fold_margin()

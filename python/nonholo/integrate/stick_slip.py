@@ -122,7 +122,7 @@ def _switch_events(model, stuck: tuple, cone_bias: float) -> list:
     mode; a sliding contact's slip along the direction d it started to slide in, s_c . d, with d the
     mode's parameters slide_<c>_<i>."""
     from ..system.margins import Margin
-    from .simulation import Event
+    from .events import Event
 
     mode = model.mode(stuck).system
     A, b = model.system.constraints, model.system.affine
