@@ -17,6 +17,7 @@ from .. import options as check
 from ..errors import IntegrationError, SimulationWarning
 from ..models.law_reduced import RATIO_STOP, RATIO_THRESHOLD, LawReducedModel
 from ..system.law_slow_manifold import FoldError
+from .events import Event
 from .result import SimulationResult
 
 __all__ = ["run_law_reduced"]
@@ -145,8 +146,6 @@ def _events_with_fold(model, method: str, given, sensitivities: bool = False) ->
     chooses for runs with events). A run with sensitivities has no fold event (CVODES has
     sensitivities at events of the state only, and a margin depends on the multipliers): it stops
     at the fold itself, where the expansion fails."""
-    from .events import Event
-
     user = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
     margin = None if sensitivities else model.fold_margin()
     if method == "auto":

@@ -16,6 +16,9 @@ import numpy as np
 import sympy as sp
 
 from ..system.contact_outputs import CONTACT_QUANTITIES
+from ..system.law_realization import slip_expressions
+from ..system.margins import Margin
+from .events import Event
 
 __all__ = ["StickSlipResult", "run_stick_slip"]
 
@@ -121,12 +124,8 @@ def _switch_events(model, stuck: tuple, cone_bias: float) -> list:
     friction margin mu_s (1 + cone_bias) N_c - |lambda_c| with the multipliers of its rows in the
     mode; a sliding contact's slip along the direction d it started to slide in, s_c . d, with d the
     mode's parameters slide_<c>_<i>."""
-    from ..system.margins import Margin
-    from .events import Event
-
     mode = model.mode(stuck).system
-    A, b = model.system.constraints, model.system.affine
-    v = model.system.velocities
+    slip = slip_expressions(model.system)
     events, at = [], 0
     for c, group in enumerate(model.contacts):
         if stuck[c]:
@@ -135,9 +134,7 @@ def _switch_events(model, stuck: tuple, cone_bias: float) -> list:
             events.append(Event(Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c]], [rows]),
                                 terminal=True, direction=-1))
         else:
-            slip = [sum((A[r, j] * v[j] for j in range(len(v))), sp.S.Zero) - (b[r] if b is not None else 0)
-                    for r in group]
-            along = sum((sp.Symbol(f"slide_{c}_{i}") * s for i, s in enumerate(slip)), sp.S.Zero)
+            along = sum((sp.Symbol(f"slide_{c}_{i}") * slip[r] for i, r in enumerate(group)), sp.S.Zero)
             events.append(Event(along, terminal=True, direction=-1))
     return events
 

@@ -22,7 +22,7 @@ from ..expressions.parsing import to_sympy
 from .arguments import contacts_argument
 from .contact_outputs import law_outputs
 
-__all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced"]
+__all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced", "slip_expressions"]
 
 
 def contact_rows(system, contacts, law: Law | None) -> list:
@@ -97,7 +97,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
-    slip = sp.Matrix(system.constraints) * sp.Matrix(system.velocities) - sp.Matrix(system.affine)
+    slip = slip_expressions(system)
     forces = [list(laws[c].force([slip[i] for i in rows], loads[c], speeds[c])) for c, rows in enumerate(groups)]
     force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
     names = sorted({one.name for one in given})
@@ -117,11 +117,16 @@ def _law_parameters(system, laws) -> None:
                              "give the law numbers, or add them to the system's parameters")
 
 
+def slip_expressions(system) -> sp.Matrix:
+    """The slip velocities of the constraint rows, s = A(q) v - b(q, t), as expressions (k x 1)."""
+    return sp.Matrix(system.constraints) * sp.Matrix(system.velocities) - sp.Matrix(system.affine)
+
+
 def contact_force(system, contacts: dict) -> sp.Matrix:
     """The generalized force sum_c A_c^T z_c(s_c) of the contacts {c: (rows, z)}, with z a function
     of the contact's slip s_c = (A v - b)_c (a list of expressions) giving its force."""
     A = sp.Matrix(system.constraints)
-    slip = A * sp.Matrix(system.velocities) - sp.Matrix(system.affine)
+    slip = slip_expressions(system)
     force = sp.zeros(system.n, 1)
     for rows, z in contacts.values():
         force += A.extract(rows, list(range(system.n))).T * sp.Matrix(z([slip[i] for i in rows]))
