@@ -13,7 +13,6 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo import _core
-from nonholo.system.frames import AnholonomicFrame
 
 
 @pytest.fixture(scope="module")
@@ -87,16 +86,33 @@ def test_the_laws_inputs_are_checked_alike_dense_and_sparse(two_blades, sparse):
         indefinite.friction(1e-3, sparse=sparse).core.check_state(0.0, y, p)
 
 
-def test_reduced_models_are_built_for_the_viscous_law_only():
-    sleigh = nh.systems.chaplygin_sleigh()
-    y = np.array([0.1, 0.2, 0.3, 1.0, -0.5, 0.4])
-    p = [*sleigh.parameters.values(), 1e-2]
-    default = _core.reduced_model(sleigh.core, 1)
-    viscous = _core.reduced_model(sleigh.core, 1, law="viscous")
-    np.testing.assert_array_equal(viscous.rhs(0.0, y, p), default.rhs(0.0, y, p))
-    with pytest.raises(ValueError, match="law must be 'viscous' for a reduced model.*got 'coulomb'"):
-        _core.reduced_model(sleigh.core, 1, law="coulomb")
-    frame = AnholonomicFrame(sleigh)
-    _core.reduced_frame_model(frame._core, 1, law="viscous")
-    with pytest.raises(ValueError, match="law must be 'viscous'"):
-        _core.reduced_frame_model(frame._core, 1, law="coulomb")
+@pytest.mark.parametrize("make", [nh.systems.chaplygin_sleigh, lambda: nh.systems.knife_edge_chain(3)],
+                         ids=["sleigh", "chain"])
+def test_one_reduced_model_for_every_law(make):
+    """The core has one reduced model (models/reduced.hpp): the law only says what the slip is. The
+    viscous law written with Law(...) (nh.laws.Viscous, mu = 1 as these systems' coefficients) goes
+    through the expansion of a law given by tapes (law_slow_manifold.hpp: Newton's method and the
+    chord iteration), the default through the linear law's closed-form expansion, and both give the
+    same right-hand side at orders 0..3 to rounding; another eps does not."""
+    from nonholo.models.law_core import law_expansion_core
+    from nonholo.system.law_slow_manifold import LawSlowManifold
+
+    system, eps, t = make(), 1e-2, 0.3
+    law = law_expansion_core(LawSlowManifold(system, nh.laws.Viscous(1.0, eps), normal=1.0))
+    rng = np.random.default_rng(7)
+    p = list(system.param_vector())
+    for _ in range(3):
+        q = rng.uniform(-1, 1, system.n)
+        y = np.r_[q, system.project(q, rng.uniform(-1, 1, system.n), t)]
+        for order in range(4):
+            linear = _core.reduced_model(system.core, order)
+            by_law = _core.reduced_model(system.core, order, law=law)
+            assert (linear.n_params, by_law.n_params) == (len(p) + 1, len(p))
+            expected = linear.rhs(t, y, [*p, eps])
+            np.testing.assert_allclose(by_law.rhs(t, y, p), expected, rtol=1e-12, atol=1e-13 * np.abs(expected).max())
+            if order > 0:
+                other = linear.rhs(t, y, [*p, 2 * eps])
+                assert np.abs(other - expected).max() > 1e-6 * np.abs(expected).max()
+    with pytest.raises(ValueError, match="compiled"):
+        compiled = _core.CompiledSlip(system.core, 1, t, y[:system.n], y[system.n:], p)
+        _core.reduced_model(system.core, 1, compiled, law=law)

@@ -6,7 +6,7 @@
 
 #include "bindings.hpp"
 #include "nonholo/models.hpp"
-#include "nonholo/models/friction_law.hpp"
+#include "nonholo/law_slow_manifold.hpp"
 #include "nonholo/models/reduced.hpp"
 
 using namespace nonholo;
@@ -46,25 +46,21 @@ void expose_reduced(py::module_& m) {
   m.attr("frame_resplit_growth") = FrameWatch::kResplitGrowth;
   m.attr("frame_singular_condition") = FrameWatch::kSingularCondition;
   m.attr("max_compiled_slip_nodes") = kMaxCompiledSlipNodes;
-  // The slow-manifold expansion is written for the viscous law: `law` names the friction law the
-  // reduced model stands for, and any other is refused here, where the model is built.
   m.def("reduced_model",
         [](std::shared_ptr<const MechanicalSystem> system, int order, std::shared_ptr<const CompiledSlip> compiled,
-           const std::string& law) {
-          require_slow_manifold_law(law);
-          return make_reduced_model(std::move(system), order, std::move(compiled));
+           std::shared_ptr<const LawExpansion> law) {
+          return make_reduced_model(std::move(system), order, std::move(compiled), std::move(law));
         },
-        py::arg("system"), py::arg("order"), py::arg("compiled") = nullptr, py::arg("law") = "viscous",
-        "The reduced model of order K on the slow manifold of the friction law `law` (ValueError for a law "
-        "other than 'viscous', the one whose expansion is written).");
+        py::arg("system"), py::arg("order"), py::arg("compiled") = nullptr, py::arg("law") = nullptr,
+        "The reduced model of order K on the slow manifold of the viscous law (law None: parameters the "
+        "system's, then eps) or of a friction law given by tapes (a LawExpansion: parameters the system's, the "
+        "law carries its scale; compiled must be None).");
   m.def("reduced_frame_model",
-        [](std::shared_ptr<const Frame> frame, int order, std::shared_ptr<const CompiledSlip> compiled,
-           const std::string& law) {
-          require_slow_manifold_law(law);
+        [](std::shared_ptr<const Frame> frame, int order, std::shared_ptr<const CompiledSlip> compiled) {
           return make_reduced_frame_model(std::move(frame), order, std::move(compiled));
         },
-        py::arg("frame"), py::arg("order"), py::arg("compiled") = nullptr, py::arg("law") = "viscous",
-        "The same in the frame's quasi-velocities.");
+        py::arg("frame"), py::arg("order"), py::arg("compiled") = nullptr,
+        "The viscous law's reduced model in the frame's quasi-velocities.");
   m.def("invariance_residual", [](std::shared_ptr<const MechanicalSystem> sys, int order, double t, py::handle q,
                                   py::handle u, py::handle p, std::shared_ptr<const CompiledSlip> compiled) {
     auto qv = as_vector(q, sys->n(), "q");

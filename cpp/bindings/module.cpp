@@ -1,8 +1,8 @@
 // nonholo._core: the compiled core. The public API lives in the Python package.
 #include "bindings.hpp"
 
-// The reduced model of a nonlinear friction law (expose_law_reduced.cpp).
-void expose_law_reduced(py::module_& m);
+// A friction law given by tapes and the queries of its slow manifold (expose_law_expansion.cpp).
+void expose_law_expansion(py::module_& m);
 
 std::vector<double> as_vector(const py::handle& obj, py::ssize_t size, const char* what) {
   // a list of numbers (e.g. a parameter vector) without a NumPy array in between; anything
@@ -39,7 +39,7 @@ PYBIND11_MODULE(_core, m) {
   expose_discrete(m);
   expose_frames(m);
   expose_reduced(m);
-  expose_law_reduced(m);
+  expose_law_expansion(m);
   expose_trajectory(m);
   expose_evaluation(m);
   expose_ocp(m);

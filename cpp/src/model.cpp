@@ -270,7 +270,12 @@ double reduced_rhs_cost_ns(const MechanicalSystem& s, int order, const CompiledS
   return kCall + series + projection;
 }
 
-double ReducedModel::rhs_cost_ns() const { return reduced_rhs_cost_ns(system(), order_, compiled_.get()); }
+// A law given by tapes above order 0 prices itself as a model without a cost model (its Newton
+// iterations and series sweeps are not counted).
+double ReducedModel::rhs_cost_ns() const {
+  if (law_ && order_ > 0) return default_rhs_cost_ns(*this);
+  return reduced_rhs_cost_ns(system(), order_, compiled_.get());
+}
 
 // The frame form adds the frame: for the Voronets frame the tape of A and the LU of the k x k
 // block with m solves, for a frame given by expressions its tape (X and dX/dq) and an n x n LU.

@@ -37,13 +37,22 @@ void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& ge
 }
 
 ReducedModel::ReducedModel(std::shared_ptr<const MechanicalSystem> system, int order,
-                           std::shared_ptr<const CompiledSlip> compiled)
-    : ConstrainedModel(std::move(system)), order_(order), compiled_(std::move(compiled)) {
+                           std::shared_ptr<const CompiledSlip> compiled, std::shared_ptr<const LawExpansion> law)
+    : ConstrainedModel(std::move(system)), order_(order), compiled_(std::move(compiled)), law_(std::move(law)) {
   check_order(order, compiled_.get(), this->system());
-  nullspace_ = compiled_ == nullptr && reduced_nullspace_pays(this->system(), order);
+  if (law_) {
+    if (compiled_) throw InputError("compiled: the compiled slip is the viscous law's; a law given by tapes has none");
+    law_->check(this->system());
+  }
+  // the null-space path of order 1 solves the viscous law's first slip (voronets_reduced_rate)
+  nullspace_ = compiled_ == nullptr && (law_ == nullptr || order == 0) && reduced_nullspace_pays(this->system(), order);
 }
 
 void ReducedModel::check_state(double t, const double* y, const double* p, Workspace& ws) const {
+  if (law_) {  // the law's own inputs are checked where its slip is solved (ModelError naming the point)
+    ConstrainedModel::check_state(t, y, p, ws);
+    return;
+  }
   eps_of(system(), p);
   ConstrainedModel::check_state(t, y, p, ws);
   check_reduced_state(system(), work(ws).geo);
@@ -78,7 +87,7 @@ VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip
   check_order(order, compiled, sys);
   ReducedWork<double> w;
   VecX<double> qdot(n), udot(n);
-  reduced_velocity_and_acceleration(sys, compiled, order, t, q, u, p, w, qdot, udot);
+  reduced_velocity_and_acceleration(sys, ReducedSlip{compiled}, order, t, q, u, p, w, qdot, udot);
   // f = G^-1 r and Qmat at (q, v), v = q' (the right-hand side need not leave them behind)
   sys.evaluate_dynamics(t, q, qdot.data(), p, w.geo);
   factor_metric(w);

@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_reduced_model', 'law_reduced_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -436,19 +436,15 @@ def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | ty
     """
     s - eps Qmat (f - u' - s') for s = sum_{k<=order} eps^k h^(k) at (t, q, u), shape (n,).
     """
-def law_friction_ratio(model: Model, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def law_friction_ratio(system: MechanicalSystem, law: LawExpansion, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     """
     |lambda_c| / (saturation N_c) per contact at time-major samples [q, u], shape (n_t, n_contacts) (NaN for a contact whose law does not saturate).
     """
-def law_reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, law: LawExpansion) -> Model:
-    """
-    The reduced model of order K on the slow manifold of a friction law (states [q, u]; parameters the system's: the law carries its scale).
-    """
-def law_reduced_scale(model: Model, params: typing.Any) -> float:
+def law_scale(system: MechanicalSystem, law: LawExpansion, params: typing.Any) -> float:
     """
     The law's scale eps at the system's parameters.
     """
-def law_slip(model: Model, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, order: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+def law_slip(system: MechanicalSystem, law: LawExpansion, t: typing.SupportsFloat | typing.SupportsIndex, q: typing.Any, u: typing.Any, params: typing.Any, order: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
     """
     h^(1..order) of the law's slow manifold at (t, q, u), shape (order, n): s = sum_k eps^k h^(k).
     """
@@ -462,13 +458,13 @@ def op_codes() -> dict:
     """
     Mapping from op name to op code.
     """
-def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None, law: str = 'viscous') -> Model:
+def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     """
-    The same in the frame's quasi-velocities.
+    The viscous law's reduced model in the frame's quasi-velocities.
     """
-def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None, law: str = 'viscous') -> Model:
+def reduced_model(system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None, law: LawExpansion = None) -> Model:
     """
-    The reduced model of order K on the slow manifold of the friction law `law` (ValueError for a law other than 'viscous', the one whose expansion is written).
+    The reduced model of order K on the slow manifold of the viscous law (law None: parameters the system's, then eps) or of a friction law given by tapes (a LawExpansion: parameters the system's, the law carries its scale; compiled must be None).
     """
 def reduced_run_check(friction: Model, system: MechanicalSystem, order: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex, t: typing.Any, qu: typing.Any, params: typing.Any, next: CompiledSlip, gap: collections.abc.Callable, threshold: typing.SupportsFloat | typing.SupportsIndex, next_term_threshold: typing.SupportsFloat | typing.SupportsIndex, margin: typing.SupportsFloat | typing.SupportsIndex, speed_growth: typing.SupportsFloat | typing.SupportsIndex, exact: bool) -> tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.bool]]:
     """

@@ -12,6 +12,7 @@
 namespace nonholo {
 
 class CompiledSlip;  // nonholo/slow_manifold_graph.hpp: h^(1..K) compiled into one tape
+struct LawExpansion;  // nonholo/law_slow_manifold.hpp: a friction law given by tapes
 
 std::shared_ptr<Model> make_nonholonomic_model(std::shared_ptr<const MechanicalSystem> system);
 std::shared_ptr<Model> make_vakonomic_model(std::shared_ptr<const MechanicalSystem> system);
@@ -20,9 +21,11 @@ std::shared_ptr<Model> make_friction_model(std::shared_ptr<const MechanicalSyste
 // equations over the sparse backend (models/sparse_backend.hpp).
 std::shared_ptr<Model> make_sparse_model(std::shared_ptr<const MechanicalSystem> system, bool friction);
 // Reduced models of order K on the slow manifold, in (q, u) or in a frame's (q, w); `compiled`
-// (may be null) evaluates h^(1..K) from one tape instead of Taylor sweeps.
+// (may be null) evaluates h^(1..K) from one tape instead of Taylor sweeps; `law` (may be null: the
+// viscous law) a friction law given by tapes (law_slow_manifold.hpp), in (q, u).
 std::shared_ptr<Model> make_reduced_model(std::shared_ptr<const MechanicalSystem> system, int order,
-                                          std::shared_ptr<const CompiledSlip> compiled = nullptr);
+                                          std::shared_ptr<const CompiledSlip> compiled = nullptr,
+                                          std::shared_ptr<const LawExpansion> law = nullptr);
 std::shared_ptr<Model> make_reduced_frame_model(std::shared_ptr<const Frame> frame, int order,
                                                 std::shared_ptr<const CompiledSlip> compiled = nullptr);
 std::shared_ptr<Model> make_hamel_model(std::shared_ptr<const Frame> frame);

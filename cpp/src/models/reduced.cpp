@@ -12,8 +12,9 @@ template class ModelImpl<ReducedFrameModel, ReducedWork>;
 template class FrameWatchedModel<ReducedFrameModel, ReducedWork>;
 
 std::shared_ptr<Model> make_reduced_model(std::shared_ptr<const MechanicalSystem> system, int order,
-                                          std::shared_ptr<const CompiledSlip> compiled) {
-  return std::make_shared<ReducedModel>(std::move(system), order, std::move(compiled));
+                                          std::shared_ptr<const CompiledSlip> compiled,
+                                          std::shared_ptr<const LawExpansion> law) {
+  return std::make_shared<ReducedModel>(std::move(system), order, std::move(compiled), std::move(law));
 }
 
 std::shared_ptr<Model> make_reduced_frame_model(std::shared_ptr<const Frame> frame, int order,
@@ -64,9 +65,9 @@ bool reduced_nullspace_pays(const MechanicalSystem& sys, int order) {
   return null < 0.75 * range;
 }
 
-std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled) {
+std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled, bool law) {
   if (order == 0) return {TapeName::Dynamics};
-  if (order == 1 && compiled == nullptr) return {TapeName::SplitBase, TapeName::VelocityPart};
+  if (law || (order == 1 && compiled == nullptr)) return {TapeName::SplitBase, TapeName::VelocityPart};
   if (compiled != nullptr) return {TapeName::Slip, TapeName::Projection};
   return {TapeName::Projection};
 }
@@ -83,7 +84,7 @@ const Tape* ReducedModel::own_tape(TapeName name) const {
 std::vector<TapeName> ReducedFrameModel::rhs_tapes() const {
   // orders 0 and 1 in a Voronets frame evaluate no slip tape (voronets_reduced_rate)
   const bool direct = frame_->voronets() && order_ <= 1;
-  std::vector<TapeName> tapes = reduced_rhs_tapes(order_, direct ? nullptr : compiled_.get());
+  std::vector<TapeName> tapes = reduced_rhs_tapes(order_, direct ? nullptr : compiled_.get(), false);
   tapes.push_back(frame_->voronets() ? TapeName::FrameValues : TapeName::Frame);
   return tapes;
 }

@@ -5,7 +5,8 @@ law keeps the model of ``system.reduced(eps)``): state ``[q, u]`` (u on the cons
 A u = b), velocity v = u + s with s = W sum_{k<=K} eps^k varsigma_(k-1)(t, q, u), and u' the exact
 projected acceleration at v. The expansion is that of :mod:`nonholo.system.law_slow_manifold` (its
 Python implementation is the reference of the tests), carried out in C++
-(``cpp/include/nonholo/models/law_reduced.hpp``): the law of each contact is lowered to a tape
+(``cpp/include/nonholo/law_slow_manifold.hpp``, the slip of the core's one reduced model,
+``models/reduced.hpp``, whose right-hand side is the linear law's): the law of each contact is lowered to a tape
 of [varsigma_c, q, v, t, p], the leading slip varsigma_0 solves Phi_c(varsigma_0) = -lambda_c by
 Newton's method with the tape's Jacobian by forward AD, and the higher orders come from the
 chord iteration in bivariate Taylor arithmetic on the same tape. ``nh.simulate`` integrates it
@@ -59,8 +60,7 @@ def law_expansion_core(expansion):
 def law_slip_coefficients(expansion, t: float, q, u, p: list, order: int) -> np.ndarray:
     """h^(1..order) (order, n) of the slow manifold of ``expansion``'s law at (t, q, u), by the C++
     expansion (``system.slip(q, u, order, law=...)``; the reference is ``expansion.slip``)."""
-    core = _core.law_reduced_model(expansion.system.core, 0, law_expansion_core(expansion))
-    return _core.law_slip(core, float(t), q, u, p, order)
+    return _core.law_slip(expansion.system.core, law_expansion_core(expansion), float(t), q, u, p, order)
 
 
 class LawVectorField(Model):
@@ -89,7 +89,7 @@ class CoreLawReducedModel(LawReducedParameters):
         self.law = expansion.law
         self.law_core = law_expansion_core(expansion)
         self.state_names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
-        core = _core.law_reduced_model(system.core, order, self.law_core)
+        core = _core.reduced_model(system.core, order, law=self.law_core)
         self.field = LawVectorField(system, "reduced", core, order=order, state_names=self.state_names)
 
     @property
@@ -99,7 +99,7 @@ class CoreLawReducedModel(LawReducedParameters):
     @property
     def eps(self) -> float:
         """The law's scale at the system's parameters (the small parameter of the expansion)."""
-        return _core.law_reduced_scale(self.core, self.param_vector())
+        return _core.law_scale(self.system.core, self.law_core, self.param_vector())
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """(q', u') at (t, y), shape (2n,)."""
@@ -114,8 +114,8 @@ class CoreLawReducedModel(LawReducedParameters):
     def slip(self, t: float, q, u, params: Mapping | None = None) -> np.ndarray:
         """The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u), shape (n,)."""
         p = self.param_vector(params)
-        H = _core.law_slip(self.core, float(t), q, u, p, self.order)
-        eps = _core.law_reduced_scale(self.core, p)
+        H = _core.law_slip(self.system.core, self.law_core, float(t), q, u, p, self.order)
+        eps = _core.law_scale(self.system.core, self.law_core, p)
         return sum((eps ** (k + 1) * H[k] for k in range(self.order)), np.zeros(self.system.n))
 
     def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None, **_) -> np.ndarray:
@@ -127,7 +127,7 @@ class CoreLawReducedModel(LawReducedParameters):
         """|lambda_c| / (saturation N_c) per contact at a state (n_contacts,) or a trajectory
         (n_contacts, n_t) (NaN for a law without saturation); in C++, one call for all samples."""
         t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
-        R = _core.law_friction_ratio(self.core, t, Y, self.param_vector(params))
+        R = _core.law_friction_ratio(self.system.core, self.law_core, t, Y, self.param_vector(params))
         return R[0] if scalar else R.T
 
     def energy(self, t, y, params: Mapping | None = None, *, velocity=None):

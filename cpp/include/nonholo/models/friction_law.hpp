@@ -14,8 +14,7 @@
 //                                   for a law row by row;
 //   check_scale(eps), check(in, where)  throw when its inputs are unusable (at the point);
 //   force_flops, derivative_flops   its dense work (the cost estimates, model.cpp);
-//   kName, kSlowManifold            its name, and whether the slow-manifold expansion
-//                                   (slow_manifold.hpp: linear in s) holds for it.
+//   kName                           its name.
 #pragma once
 
 #include <cmath>
@@ -71,7 +70,6 @@ void coefficient_product(const SparseRows<S>& mu, const X& x, Out& out) {
 // (M = A G^-1 A^T), and its slow manifold is expanded in powers of eps (slow_manifold.hpp).
 struct ViscousLaw {
   static constexpr std::string_view kName = "viscous";
-  static constexpr bool kSlowManifold = true;
 
   // z = -(1/eps) mu s (z sized k by the caller).
   template <class Mu, class E, class N, class Vs, class Vz>
@@ -118,14 +116,5 @@ struct ViscousLaw {
   static double force_flops(double k) { return k * k; }
   static double derivative_flops(double n, double k, double dmu_nonzeros) { return 2 * n * k * k + dmu_nonzeros; }
 };
-
-// The reduced models expand the slow manifold of a law linear in the slip (slow_manifold.hpp):
-// InputError naming `law` for any other.
-inline void require_slow_manifold_law(std::string_view law) {
-  if (law != ViscousLaw::kName)
-    throw InputError("law must be '" + std::string(ViscousLaw::kName) +
-                     "' for a reduced model: the slow-manifold expansion is written for the viscous law only "
-                     "(got '" + std::string(law) + "')");
-}
 
 }  // namespace nonholo

@@ -1,9 +1,13 @@
-// Reduced dynamics of order K on the slow manifold of the friction model (Gzenda-Chhabra
+// Reduced dynamics of order K on the slow manifold of a friction model (Gzenda-Chhabra
 // section 3.9, the exact P-projected form; Eldering section 7 for K = 1). The slip is truncated
 // after h^(K):  v = u + s,  s = sum_{k<=K} eps^k h^(k)(t, q, u),  u' = projected acceleration
 // at v (slow_manifold.hpp). Not stiff; error O(eps^(K+1)) on bounded intervals against the
-// friction model started on the slow manifold. K = 0 is the nonholonomic model. eps is the last
-// parameter.
+// friction model started on the slow manifold. K = 0 is the nonholonomic model.
+//
+// The law says what s is, and nothing else differs: the viscous law's h^(k) come from its
+// expansion (slow_manifold.hpp, eps the last parameter), a law given by tapes (LawExpansion:
+// Coulomb, Stribeck, a tire curve, any Law(...)) from its own (law_slow_manifold.hpp: Newton's
+// method and a chord iteration, eps from the law's scale tape of the system's parameters).
 //
 // Two states:
 //   ReducedModel       (q, u), u = P v + v_b in R^n on the constraint set A u = b;
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "nonholo/frame.hpp"
+#include "nonholo/law_slow_manifold.hpp"
 #include "nonholo/models/constrained_model.hpp"
 #include "nonholo/models/frame_watch.hpp"
 #include "nonholo/models/law_scale.hpp"
@@ -31,6 +36,13 @@
 #include "nonholo/slow_manifold_graph.hpp"
 
 namespace nonholo {
+
+// True for the scalar types a law given by tapes is evaluated in (not the tracing scalar of
+// model.compile(): its Newton iterations branch on values, so such a model is never fused).
+template <class S>
+inline constexpr bool kLawScalar = !std::is_same_v<S, Traced>;
+
+struct NoLawWork {};
 
 template <class S>
 struct ReducedWork : MechanicsWork<S> {
@@ -50,6 +62,8 @@ struct ReducedWork : MechanicsWork<S> {
   MatX<S> GX, Ghat;
   Ldlt<S> chol_Ghat;
   VecX<S> tk, tk2, zm, zm2;
+  // the slip of a law given by tapes (law_slow_manifold.hpp)
+  std::conditional_t<kLawScalar<S>, LawTruncationWork<S>, NoLawWork> law;
 };
 
 // True when w.chol_mu already holds mu at these parameters: mu depends on no coordinate and
@@ -112,26 +126,50 @@ void first_order_velocity_and_acceleration(const MechanicalSystem& sys, double t
   metric_solve_from_halves(w, pw, pw.z, pw.tmp, udot);
 }
 
+// The slip of the reduced model: the viscous law's expansion (law null; compiled, when given, its
+// tape) or the expansion of a law given by tapes.
+struct ReducedSlip {
+  const CompiledSlip* compiled = nullptr;
+  const LawExpansion* law = nullptr;
+};
+
 // q' = v = u + s and u' (into qdot, udot), at (t, q, u).
 template <class S, class P, class OutQ, class OutU>
-void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const CompiledSlip* compiled, int order,
-                                       double t, const S* q, const S* u, const P* p, ReducedWork<S>& w,
-                                       OutQ&& qdot, OutU&& udot) {
+void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const ReducedSlip& slip, int order, double t,
+                                       const S* q, const S* u, const P* p, ReducedWork<S>& w, OutQ&& qdot,
+                                       OutU&& udot) {
   const int n = sys.n();
+  if (order == 0) {  // s = 0, whatever the law: the nonholonomic model, from the dynamics blocks
+    sys.evaluate_dynamics(t, q, u, p, w.geo);
+    projected_acceleration_on_constraint_set(w, w.proj, udot);
+    qdot = Eigen::Map<const VecX<S>>(u, n);
+    return;
+  }
+  if (slip.law != nullptr) {
+    if constexpr (kLawScalar<S>) {
+      // the base of the split projection tape at (q, u) gives lambda; its velocity part is
+      // recomputed at v below, with G and M as the slip factored them
+      sys.evaluate_split_base(S(t), q, u, p, w.geo);
+      law_truncated_slip(sys, *slip.law, order, t, q, u, p, w, w.law, w.s);
+      w.v = Eigen::Map<const VecX<S>>(u, n);
+      w.v += w.s;
+      qdot = w.v;
+      sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
+      projected_acceleration(w, w.proj, w.s, udot, Factored::yes);
+      return;
+    } else {
+      throw InputError("the reduced model of a law given by tapes cannot be traced");
+    }
+  }
   const P eps = law_scale(p, sys.n_params());
-  if (order == 1 && compiled == nullptr) {
+  if (order == 1 && slip.compiled == nullptr) {
     first_order_velocity_and_acceleration(sys, t, q, u, p, eps, w, qdot, udot);
     return;
   }
-  truncated_slip(sys, compiled, order, t, q, u, p, eps, w.slip, w.s);
+  truncated_slip(sys, slip.compiled, order, t, q, u, p, eps, w.slip, w.s);
   w.v = Eigen::Map<const VecX<S>>(u, n);
   w.v += w.s;
   qdot = w.v;
-  if (order == 0) {  // s = 0: the dynamics blocks suffice
-    sys.evaluate_dynamics(t, q, w.v.data(), p, w.geo);
-    projected_acceleration_on_constraint_set(w, w.proj, udot);
-    return;
-  }
   sys.evaluate_projection_at(S(t), q, w.v.data(), p, w.geo);
   projected_acceleration(w, w.proj, w.s, udot);
 }
@@ -273,10 +311,11 @@ void voronets_reduced_rate(const MechanicalSystem& sys, int order, double t, con
 double reduced_rhs_cost_ns(const MechanicalSystem& sys, int order, const CompiledSlip* compiled);
 
 // The tapes reduced_velocity_and_acceleration evaluates in doubles (Model::rhs_tapes): the
-// dynamics tape (order 0), the split projection tape (order 1), the CompiledSlip's ("slip") and
-// the projection tape (order >= 2 compiled), the projection tape alone (Taylor mode, whose
-// sweeps run in series arithmetic on the interpreter).
-std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled);
+// dynamics tape (order 0), the split projection tape (order 1, and every order of a law given by
+// tapes, whose own tapes are not the system's), the CompiledSlip's ("slip") and the projection
+// tape (order >= 2 compiled), the projection tape alone (Taylor mode, whose sweeps run in series
+// arithmetic on the interpreter).
+std::vector<TapeName> reduced_rhs_tapes(int order, const CompiledSlip* compiled, bool law);
 
 // Throws ModelError when mu is not symmetric positive definite at the evaluated point.
 void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& geo);
@@ -291,21 +330,27 @@ VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip
 class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
  public:
   static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
+  // The viscous law's model (law null; eps its last parameter, after the system's), its slip from
+  // `compiled` when given, else by Taylor mode; or the model of a law given by tapes (law: its
+  // parameters the system's, the law's scale a function of them; compiled must be null).
   ReducedModel(std::shared_ptr<const MechanicalSystem> system, int order,
-               std::shared_ptr<const CompiledSlip> compiled = nullptr);
+               std::shared_ptr<const CompiledSlip> compiled = nullptr, std::shared_ptr<const LawExpansion> law = nullptr);
 
   std::string kind() const override { return "reduced"; }
   int n_states() const override { return 2 * system().n(); }
-  int n_extra_params() const override { return 1; }
+  int n_extra_params() const override { return law_ ? 0 : 1; }
   int order() const { return order_; }
   bool compiled() const { return compiled_ != nullptr; }
+  // The law given by tapes, null for the viscous law.
+  const LawExpansion* law() const { return law_.get(); }
   // Orders 0 and 1, and higher orders with a CompiledSlip (its tape replayed into the trace);
-  // not Taylor mode, whose trace is the large graph a CompiledSlip declined to build.
-  bool fusable() const override { return order_ <= 1 || compiled_ != nullptr; }
+  // not Taylor mode, whose trace is the large graph a CompiledSlip declined to build, nor a law
+  // given by tapes above order 0 (its Newton iterations branch on values).
+  bool fusable() const override { return order_ == 0 || (law_ == nullptr && (order_ <= 1 || compiled_ != nullptr)); }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
   // No drift control by default (Adams, DOP853): the right-hand side's tapes only.
-  std::vector<TapeName> rhs_tapes() const override { return reduced_rhs_tapes(order_, compiled_.get()); }
+  std::vector<TapeName> rhs_tapes() const override { return reduced_rhs_tapes(order_, compiled_.get(), law_ != nullptr); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
@@ -313,7 +358,7 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
     if constexpr (std::is_same_v<S, double> && std::is_same_v<P, double>) {
       if (nullspace_ && eval_nullspace_in_workspace_split(t, y, p, ydot, w)) return;
     }
-    reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, y + n, p, w,
+    reduced_velocity_and_acceleration(system(), {compiled_.get(), law_.get()}, order_, t, y, y + n, p, w,
                                       Eigen::Map<VecX<S>>(ydot, n), Eigen::Map<VecX<S>>(ydot + n, n));
   }
 
@@ -394,6 +439,7 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
  private:
   int order_;
   std::shared_ptr<const CompiledSlip> compiled_;
+  std::shared_ptr<const LawExpansion> law_;
   bool nullspace_ = false;
 };
 
@@ -431,7 +477,7 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
     frame_->evaluate(y, p, w.frame);
     w.u.noalias() = w.frame.X().leftCols(m) * wq;
     w.udot.resize(n);
-    reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, w.u.data(), p, w,
+    reduced_velocity_and_acceleration(system(), {compiled_.get()}, order_, t, y, w.u.data(), p, w,
                                       Eigen::Map<VecX<S>>(ydot, n), w.udot);
     // w' = [X^-1 (u' - (D_v X_D) w)]_D, D_v X_D = sum_l dX_D/dq^l v^l
     w.DvX.setZero(n, m);
@@ -470,7 +516,7 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
       return;
     }
     w.udot.resize(n);
-    reduced_velocity_and_acceleration(system(), compiled_.get(), order_, t, y, w.u.data(), p, w,
+    reduced_velocity_and_acceleration(system(), {compiled_.get()}, order_, t, y, w.u.data(), p, w,
                                       Eigen::Map<VecX<S>>(ydot, n), w.udot);
     for (int j = 0; j < m; ++j) ydot[n + j] = w.udot(r[j]);
   }

@@ -1,6 +1,6 @@
-// The reduced model of order K on the slow manifold of a friction law that is not linear in the
-// slip (regularized Coulomb, Stribeck, a tire curve, any Law(...)), in C++ (python/nonholo/system/
-// law_slow_manifold.py is its reference, and its docstring the derivation).
+// The slow manifold of a friction law given by tapes (regularized Coulomb, Stribeck, a tire curve,
+// any Law(...); python/nonholo/system/law_slow_manifold.py is its reference, and its docstring the
+// derivation): the slip that the reduced model of the law (models/reduced.hpp) adds to u.
 //
 // The friction model of the law is G v' = r + A^T z, each contact c carrying the force
 // z_c = Phi_c(sigma_c / eps) of its slip sigma = A v - b, eps the law's scale (v_s, 1 / stiffness).
@@ -15,9 +15,11 @@
 //                K - 1 (the law's tape evaluated on the series gives every derivative it needs),
 //                2K - 1 sweeps, each making one more weight 2a + b of the coefficients exact.
 // The reduced model integrates (q, u), u on the constraint set A u = b:
-//   q' = v = u + s,  s = G^-1 A^T M^-1 sigma,  u' = the projected acceleration at v
-// (slow_manifold.hpp), the same law of u as the linear law's reduced model (models/reduced.hpp),
-// which stays the code path of the linear law.
+//   q' = v = u + s,  s = G^-1 A^T M^-1 sigma,  u' = the projected acceleration at v,
+// whatever the law: its right-hand side is written once (models/reduced.hpp), and the law only
+// says what s is. The viscous law z = -(1/eps) mu sigma is linear in sigma: its expansion
+// (slow_manifold.hpp) solves every order in closed form with mu^-1 and is compiled to a tape of
+// (q, u); a Law(...) written as the viscous law gives the same coefficients through this one.
 //
 // The law enters as tapes built from its SymPy expressions (python/nonholo/models/law_core.py):
 // per contact, Phi_c of the inputs [varsigma_c (r_c), q, v, t, p]; the scale eps of the system's
@@ -31,7 +33,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "nonholo/models/constrained_model.hpp"
+#include "nonholo/mechanics.hpp"
 #include "nonholo/scalar/dual.hpp"
 #include "nonholo/slow_manifold.hpp"
 #include "nonholo/tape/tape.hpp"
@@ -281,76 +283,46 @@ void law_slip_coefficients(const MechanicalSystem& sys, const LawExpansion& law,
     for (int a = 0; a < k; ++a) w.coeffs(a, j) = w.Sg(a).at(j, 0);
 }
 
+// The truncated slip s = G^-1 A^T M^-1 sum_(j<K) eps^(j+1) varsigma_j at (t, q, u), K = order >= 1,
+// into s, for the reduced model (models/reduced.hpp): w.geo holds the split projection tape's base
+// at (t, q, u) on entry (MechanicalSystem::evaluate_split_base), and G and M are factored in w on
+// return (law_multipliers), as the reduced model's acceleration at v = u + s reads them. f, lam
+// and sigma are scratch; pin, pout, pwork the scale tape's in doubles, sin, sout, swork in S.
 template <class S>
-struct LawReducedWork : MechanicsWork<S> {
-  ProjectionWork<S> proj;
+struct LawTruncationWork {
   LawSlipWork<S> slip;
   LawSlipWork<double> dslip;  // the Newton iterations (doubles)
-  VecX<S> v, s, sigma, f, lam;
+  VecX<S> sigma, f, lam;
   std::vector<double> pin, pout, pwork;
   std::vector<S> sin, sout, swork;
 };
 
-class LawReducedModel : public ConstrainedModel<LawReducedModel, LawReducedWork> {
- public:
-  LawReducedModel(std::shared_ptr<const MechanicalSystem> system, int order, std::shared_ptr<const LawExpansion> law);
-
-  std::string kind() const override { return "reduced"; }
-  int n_states() const override { return 2 * system().n(); }
-  int order() const { return order_; }
-  const LawExpansion& law() const { return *law_; }
-
-  // q' = v = u + s and u' at (t, y = [q, u]).
-  template <class S, class P>
-  void eval(double t, const S* y, const P* p, S* ydot, LawReducedWork<S>& w) const {
-    const MechanicalSystem& sys = system();
-    const int n = sys.n();
-    const S* q = y;
-    const S* u = y + n;
-    Eigen::Map<VecX<S>> qdot(ydot, n), udot(ydot + n, n);
-    if (order_ == 0) {  // the nonholonomic model: s = 0
-      sys.evaluate_dynamics(t, q, u, p, w.geo);
-      projected_acceleration_on_constraint_set(w, w.proj, udot);
-      qdot = Eigen::Map<const VecX<S>>(u, n);
-      return;
-    }
-    // every projection block at (q, u), of which the velocity part is recomputed at v below
-    // (MechanicalSystem::evaluate_split_base / evaluate_velocity_part, as the linear law's order 1)
-    sys.evaluate_split_base(S(t), q, u, p, w.geo);
-    law_multipliers(w, w.f, w.lam);
-    law_slip_coefficients(sys, *law_, t, q, u, p, w.lam, order_, w.slip, w.dslip);
-    S eps;
-    if constexpr (std::is_same_v<P, double>) eps = S(law_scale_at(*law_, sys.n_params(), p, w.pin, w.pout, w.pwork));
-    else eps = law_scale_at(*law_, sys.n_params(), p, w.sin, w.sout, w.swork);
-    w.sigma.setZero(sys.k());
-    S e(1.0);
-    for (int j = 0; j < order_; ++j) {
-      e = e * eps;
-      w.sigma += e * w.slip.coeffs.col(j);
-    }
-    w.chol_M.solve_in_place(w.sigma);
-    w.s.noalias() = w.GinvAT * w.sigma;                          // s = G^-1 A^T M^-1 sigma
-    w.v = Eigen::Map<const VecX<S>>(u, n);
-    w.v += w.s;
-    qdot = w.v;
-    sys.evaluate_velocity_part(S(t), q, w.v.data(), p, w.geo);
-    projected_acceleration(w, w.proj, w.s, udot, Factored::yes);  // G, M at q: law_multipliers'
+template <class S, class P>
+void law_truncated_slip(const MechanicalSystem& sys, const LawExpansion& law, int order, double t, const S* q,
+                        const S* u, const P* p, MechanicsWork<S>& w, LawTruncationWork<S>& lw, VecX<S>& s) {
+  law_multipliers(w, lw.f, lw.lam);
+  law_slip_coefficients(sys, law, t, q, u, p, lw.lam, order, lw.slip, lw.dslip);
+  S eps;
+  if constexpr (std::is_same_v<P, double>) eps = S(law_scale_at(law, sys.n_params(), p, lw.pin, lw.pout, lw.pwork));
+  else eps = law_scale_at(law, sys.n_params(), p, lw.sin, lw.sout, lw.swork);
+  lw.sigma.setZero(sys.k());
+  S e(1.0);
+  for (int j = 0; j < order; ++j) {
+    e = e * eps;
+    lw.sigma += e * lw.slip.coeffs.col(j);
   }
+  w.chol_M.solve_in_place(lw.sigma);
+  s.noalias() = w.GinvAT * lw.sigma;  // s = G^-1 A^T M^-1 sigma
+}
 
-  // The law's scale at the system's parameters p.
-  double scale(const double* p) const;
-  // |lambda_c| / L_c per contact at (t, q, u) (NaN where the law does not saturate).
-  void friction_ratio(double t, const double* q, const double* u, const double* p, double* ratio) const;
-  // h^(1..K) (K x n, row-major into h): the slip s = sum_k eps^k h^(k), h^(k) = W varsigma_(k-1),
-  // W = G^-1 A^T M^-1, at (t, q, u).
-  void slip(double t, const double* q, const double* u, const double* p, int K, double* h) const;
-
- private:
-  int order_;
-  std::shared_ptr<const LawExpansion> law_;
-};
-
-std::shared_ptr<Model> make_law_reduced_model(std::shared_ptr<const MechanicalSystem> system, int order,
-                                              std::shared_ptr<const LawExpansion> law);
+// Queries of the law at a point, in doubles: its scale eps at the system's parameters p; the
+// friction ratio |lambda_c| / L_c per contact at (t, q, u) (NaN where the law does not saturate);
+// h^(1..K) (K x n, row-major into h), the slip s = sum_k eps^k h^(k), h^(k) = W varsigma_(k-1),
+// W = G^-1 A^T M^-1, at (t, q, u).
+double law_scale_value(const MechanicalSystem& sys, const LawExpansion& law, const double* p);
+void law_friction_ratio_at(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q,
+                           const double* u, const double* p, double* ratio);
+void law_slip_terms(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q, const double* u,
+                    const double* p, int K, double* h);
 
 }  // namespace nonholo

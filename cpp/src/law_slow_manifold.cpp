@@ -1,17 +1,13 @@
-// The reduced model of a nonlinear friction law (nonholo/models/law_reduced.hpp): the leading
-// slip by Newton's method in doubles, the model's checks and queries, compiled once.
-#include "nonholo/models/law_reduced.hpp"
+// The slow manifold of a friction law given by tapes (nonholo/law_slow_manifold.hpp): the leading
+// slip by Newton's method in doubles, the law's checks and its queries at a point, compiled once.
+#include "nonholo/law_slow_manifold.hpp"
 
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-#include "nonholo/models.hpp"
 
 namespace nonholo {
-
-template class ModelImpl<LawReducedModel, LawReducedWork>;
-template class ConstrainedModel<LawReducedModel, LawReducedWork>;
 
 void LawExpansion::check(const MechanicalSystem& sys) const {
   const int n = sys.n(), k = sys.k(), np = sys.n_params();
@@ -159,33 +155,23 @@ void law_leading_slip_contact(const MechanicalSystem& sys, const LawExpansion& l
   throw ModelError(os.str());
 }
 
-LawReducedModel::LawReducedModel(std::shared_ptr<const MechanicalSystem> system, int order,
-                                 std::shared_ptr<const LawExpansion> law)
-    : ConstrainedModel(std::move(system)), order_(order), law_(std::move(law)) {
-  if (!law_) throw InputError("law: a law is needed");
-  law_->check(this->system());
-  if (order < 0 || order > kMaxSeriesDegree)
-    throw InputError("order must be between 0 and " + std::to_string(kMaxSeriesDegree) + " (got " +
-                     std::to_string(order) + ")");
-}
-
-double LawReducedModel::scale(const double* p) const {
+double law_scale_value(const MechanicalSystem& sys, const LawExpansion& law, const double* p) {
   std::vector<double> in, out, work;
-  return law_scale_at(*law_, system().n_params(), p, in, out, work);
+  return law_scale_at(law, sys.n_params(), p, in, out, work);
 }
 
-void LawReducedModel::friction_ratio(double t, const double* q, const double* u, const double* p,
-                                     double* ratio) const {
+void law_friction_ratio_at(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q,
+                           const double* u, const double* p, double* ratio) {
   MechanicsWork<double> w;
   VecX<double> f, lam;
-  system().evaluate_dynamics(t, q, u, p, w.geo);
+  sys.evaluate_dynamics(t, q, u, p, w.geo);
   law_multipliers(w, f, lam);
   std::vector<double> in, out, work;
-  law_friction_ratio(system(), *law_, t, q, u, p, lam, ratio, in, out, work);
+  law_friction_ratio(sys, law, t, q, u, p, lam, ratio, in, out, work);
 }
 
-void LawReducedModel::slip(double t, const double* q, const double* u, const double* p, int K, double* h) const {
-  const MechanicalSystem& sys = system();
+void law_slip_terms(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q, const double* u,
+                    const double* p, int K, double* h) {
   const int n = sys.n();
   if (K < 0 || K > kMaxSeriesDegree)
     throw InputError("order must be between 0 and " + std::to_string(kMaxSeriesDegree) + " (got " +
@@ -196,7 +182,7 @@ void LawReducedModel::slip(double t, const double* q, const double* u, const dou
   LawSlipWork<double> sw, dw;
   sys.evaluate_dynamics(t, q, u, p, w.geo);
   law_multipliers(w, f, lam);
-  law_slip_coefficients(sys, *law_, t, q, u, p, lam, K, sw, dw);
+  law_slip_coefficients(sys, law, t, q, u, p, lam, K, sw, dw);
   VecX<double> y, col(n);
   for (int j = 0; j < K; ++j) {
     y = sw.coeffs.col(j);
@@ -204,11 +190,6 @@ void LawReducedModel::slip(double t, const double* q, const double* u, const dou
     col.noalias() = w.GinvAT * y;
     for (int i = 0; i < n; ++i) h[j * n + i] = col(i);
   }
-}
-
-std::shared_ptr<Model> make_law_reduced_model(std::shared_ptr<const MechanicalSystem> system, int order,
-                                              std::shared_ptr<const LawExpansion> law) {
-  return std::make_shared<LawReducedModel>(std::move(system), order, std::move(law));
 }
 
 }  // namespace nonholo
