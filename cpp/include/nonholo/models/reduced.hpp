@@ -140,9 +140,11 @@ void reduced_velocity_and_acceleration(const MechanicalSystem& sys, const Reduce
                                        OutU&& udot) {
   const int n = sys.n();
   if (order == 0) {  // s = 0, whatever the law: the nonholonomic model, from the dynamics blocks
-    sys.evaluate_dynamics(t, q, u, p, w.geo);
+    w.s.setZero(n);                          // callers read s and v (the frame form, the
+    w.v = Eigen::Map<const VecX<S>>(u, n);  // invariance residual)
+    qdot = w.v;
+    sys.evaluate_dynamics(t, q, w.v.data(), p, w.geo);
     projected_acceleration_on_constraint_set(w, w.proj, udot);
-    qdot = Eigen::Map<const VecX<S>>(u, n);
     return;
   }
   if (slip.law != nullptr) {
