@@ -11,7 +11,11 @@ System and the model, imports and the interpreter are not counted. The cases:
   (benchmarks/friction_sleigh.py's two rows);
 * ``fric_N_dense``, ``nh_N_dense``, ``fric_N_sparse``, ``nh_N_sparse``: the knife-edge chain of N
   blades (benchmarks/peers.py's state and tolerances, t in [0, 2]), friction (eps 1e-4, BDF) or
-  nonholonomic (the default method dense, BDF sparse), ``sparse=`` False or True.
+  nonholonomic (the default method dense, BDF sparse), ``sparse=`` False or True;
+* ``reducedK_N``: the same chain's reduced model of order K (eps 1e-4) by ``nh.simulate``'s default;
+* ``coulombK``: the sleigh's reduced model of order K of regularized Coulomb friction (mu 0.5,
+  v_s 1e-2, normal load 1), y0 = [0, 0, 0, 1, 0, 0.3] on its constraint, t in [0, 20], DOP853, made
+  and run through the core alone (its binding changed with the core's one reduced model).
 
 What is reported
 ----------------
@@ -39,7 +43,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-CASES = ["sleigh", "sleigh_1e-6", "fric_8_dense", "nh_8_dense", "fric_24_sparse", "nh_24_sparse"]
+CASES = ["sleigh", "sleigh_1e-6", "fric_8_dense", "nh_8_dense", "fric_24_sparse", "nh_24_sparse", "reduced1_8",
+         "reduced2_8", "coulomb1", "coulomb2"]
 _CORE = "NONHOLO_CORE_SO"
 
 
@@ -61,24 +66,53 @@ def run_case(case: str) -> str:
     import nonholo as nh
 
     options = dict(rtol=1e-8, atol=1e-10)
+    if case.startswith("coulomb"):
+        return _run_law_case(int(case[len("coulomb"):]), options)
     if case.startswith("sleigh"):
         eps = float(case.split("_")[1]) if "_" in case else 1e-4
         model = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2, mu=1.0).friction(eps)
         y0, span = np.array([0, 0, 0, -1.5, 0, 1.0]), (0.0, 20.0)
     else:
-        kind, size, storage = case.split("_")
+        kind, size, storage = (case + "_dense").split("_")[:3]
         N, sparse = int(size), storage == "sparse"
         system = nh.systems.knife_edge_chain(N)
-        model = system.friction(1e-4, sparse=sparse) if kind == "fric" else system.nonholonomic(sparse=sparse)
+        if kind.startswith("reduced"):
+            model = system.reduced(1e-4, order=int(kind[len("reduced"):]))
+        else:
+            model = system.friction(1e-4, sparse=sparse) if kind == "fric" else system.nonholonomic(sparse=sparse)
         q = np.concatenate([[0.0, 0.0], 0.1 * np.arange(1, N + 1)])
         v = np.zeros(N + 2)
         v[0], v[2] = 1.0, 0.3
         y0, span = np.concatenate([q, system.project(q, v)]), (0.0, 2.0)
-        if kind == "fric" or sparse:
+        if kind == "fric" or (sparse and kind == "nh"):
             options["method"] = "bdf"
     result = nh.simulate(model, span, y0, t_eval=[span[1]], **options)
     s = result.stats
     return f"status {result.status} steps {s['n_steps']} rhs {s['n_rhs']} jac {s['n_jac']}"
+
+
+def _run_law_case(order: int, options: dict) -> str:
+    """The ``coulombK`` case through the core alone: the law's tapes, its reduced model (the binding of
+    either build) and one run of ``_core.integrate``."""
+    import numpy as np
+
+    import nonholo as nh
+    from nonholo import _core
+    from nonholo.models.law_core import law_expansion_core
+    from nonholo.system.law_slow_manifold import LawSlowManifold
+
+    sleigh = nh.systems.chaplygin_sleigh()
+    law = law_expansion_core(LawSlowManifold(sleigh, nh.laws.Coulomb(0.5, 1e-2), normal=1.0))
+    if hasattr(_core, "law_reduced_model"):  # a build before the one reduced model
+        core = _core.law_reduced_model(sleigh.core, order, law)
+    else:
+        core = _core.reduced_model(sleigh.core, order, law=law)
+    q = np.zeros(3)
+    y0 = np.r_[q, sleigh.project(q, np.array([1.0, 0.0, 0.3]))]
+    raw = _core.integrate(core, list(sleigh.param_vector()), 0.0, 20.0, y0, [20.0], [],
+                          _core.RunOptions(method="dop853", **options))
+    s = raw["stats"]
+    return f"status {raw['status']} steps {s['n_steps']} rhs {s['n_rhs']} jac {s['n_jac']}"
 
 
 def measure(case: str, core: str | None) -> tuple:
