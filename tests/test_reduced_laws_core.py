@@ -1,7 +1,7 @@
 """The reduced model of a nonlinear friction law in C++ (nonholo.models.law_core; the core's one
 reduced model with its slip from cpp/include/nonholo/law_slow_manifold.hpp) against its Python
-reference (nonholo.system.law_slow_manifold, nonholo.models.law_reduced): the slip coefficients and the right-hand side agree to
-1e-12 relative at random states, orders 0..3, on the sleigh, a chain of knife edges and random systems,
+reference (nonholo.system.law_slow_manifold, nonholo.models.law_reduced): the slip coefficients and
+the right-hand side agree to 1e-12 relative at random states, orders 0..3, on the sleigh, a chain of knife edges and random systems,
 under Coulomb, Stribeck, a Magic Formula tire and a law written with Law(...); the Jacobian (dual
 numbers through Newton's method and the series) against central differences of the right-hand side.
 
