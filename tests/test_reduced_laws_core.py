@@ -1,14 +1,15 @@
-"""The reduced model of a nonlinear friction law in C++ (nonholo.models.law_core; the core's one
-reduced model with its slip from cpp/include/nonholo/law_slow_manifold.hpp) against its Python
-reference (nonholo.system.law_slow_manifold, nonholo.models.law_reduced): the slip coefficients and
-the right-hand side agree to 1e-12 relative at random states, orders 0..3, on the sleigh, a chain of knife edges and random systems,
-under Coulomb, Stribeck, a Magic Formula tire and a law written with Law(...); the Jacobian (dual
-numbers through Newton's method and the series) against central differences of the right-hand side.
+"""The reduced model of a nonlinear friction law in C++ (nonholo.models.law_core; the core's one reduced
+model with its slip from cpp/include/nonholo/law_slow_manifold.hpp) against its Python reference
+(nonholo.system.law_slow_manifold, nonholo.models.law_reduced): the slip coefficients and the right-hand
+side agree to 1e-12 relative at random states, orders 0..3, on the sleigh, a chain of knife edges and
+random systems, under Coulomb, Stribeck, a Magic Formula tire and a law written with Law(...); the
+Jacobian (dual numbers through Newton's method and the series) against central differences of the right-
+hand side.
 
-One pair is ill-conditioned: the Magic Formula tire on random_system(0) (scale 0.13) at the second state,
-where h^(3) of the two implementations differs by 2.2e-12 of its size and a change of the reference's
-normal loads by 1e-14 of themselves changes the reference's h^(3) by 2.1e-12. Where the 1e-12 bound
-fails, the test asks for agreement within twice that spread of the reference itself."""
+One pair is ill-conditioned: the Magic Formula tire on random_system(0) (scale 0.13) at the second
+state, where h^(3) of the two implementations differs by 2.2e-12 of its size and a change of the
+reference's normal loads by 1e-14 of themselves changes the reference's h^(3) by 2.1e-12. Where the
+1e-12 bound fails, the test asks for agreement within twice that spread of the reference itself."""
 
 import numpy as np
 import pytest
