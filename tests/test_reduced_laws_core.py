@@ -3,8 +3,8 @@ model with its slip from cpp/include/nonholo/law_slow_manifold.hpp) against its 
 (nonholo.system.law_slow_manifold, nonholo.models.law_reduced): the slip coefficients and the right-hand
 side agree to 1e-12 relative at random states, orders 0..3, on the sleigh, a chain of knife edges and
 random systems, under Coulomb, Stribeck, a Magic Formula tire and a law written with Law(...); the
-Jacobian (dual numbers through Newton's method and the series) against central differences of the right-
-hand side.
+Jacobian (dual numbers through Newton's method and the series) against central differences of the
+right-hand side.
 
 One pair is ill-conditioned: the Magic Formula tire on random_system(0) (scale 0.13) at the second
 state, where h^(3) of the two implementations differs by 2.2e-12 of its size and a change of the
