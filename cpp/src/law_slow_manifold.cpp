@@ -9,6 +9,10 @@
 
 namespace nonholo {
 
+NONHOLO_LAW_TRUNCATED_SLIP(double, double);
+NONHOLO_LAW_TRUNCATED_SLIP(JacobianScalar, double);
+NONHOLO_LAW_TRUNCATED_SLIP(JacobianScalar, JacobianScalar);
+
 void LawExpansion::check(const MechanicalSystem& sys) const {
   const int n = sys.n(), k = sys.k(), np = sys.n_params();
   if (k == 0) throw InputError("system: it has no constraint rows to realize by a friction law");

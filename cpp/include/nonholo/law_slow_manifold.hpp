@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "nonholo/mechanics.hpp"
+#include "nonholo/model.hpp"
 #include "nonholo/scalar/dual.hpp"
 #include "nonholo/slow_manifold.hpp"
 #include "nonholo/tape/tape.hpp"
@@ -314,6 +315,16 @@ void law_truncated_slip(const MechanicalSystem& sys, const LawExpansion& law, in
   w.chol_M.solve_in_place(lw.sigma);
   s.noalias() = w.GinvAT * lw.sigma;  // s = G^-1 A^T M^-1 sigma
 }
+
+// Compiled once, in law_slow_manifold.cpp, for the scalars of the reduced model's values, Jacobian
+// and parameter sensitivities (its series arithmetic then keeps that unit's inlining, and the
+// reduced model's unit does not compile it again).
+#define NONHOLO_LAW_TRUNCATED_SLIP(S, P)                                                                        \
+  template void law_truncated_slip<S, P>(const MechanicalSystem&, const LawExpansion&, int, double, const S*, \
+                                         const S*, const P*, MechanicsWork<S>&, LawTruncationWork<S>&, VecX<S>&)
+extern NONHOLO_LAW_TRUNCATED_SLIP(double, double);
+extern NONHOLO_LAW_TRUNCATED_SLIP(JacobianScalar, double);
+extern NONHOLO_LAW_TRUNCATED_SLIP(JacobianScalar, JacobianScalar);
 
 // Queries of the law at a point, in doubles: its scale eps at the system's parameters p; the
 // friction ratio |lambda_c| / L_c per contact at (t, q, u) (NaN where the law does not saturate);
