@@ -14,7 +14,9 @@ expression of a system.
   e^{-\lVert s \rVert^2 / v_s^2}\big)\, s / \sqrt{\lVert s \rVert^2 + (\delta v_s)^2} - c_v s`.
 - ``MagicFormula(B, C, D, E)``: Pacejka's lateral force of the slip angle
   :math:`\alpha = \arctan(s / V)`, :math:`V` the contact's rolling speed:
-  :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`.
+  :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`;
+  with ``rows=2``, ``longitudinal=`` and ``combined=``, Pacejka's combined slip of a longitudinal
+  and a lateral slip (MF 5.2 weights, without shifts).
 - ``Brush(c, mu)``: Fiala's brush tire of the same slip angle, saturating at :math:`\mu N`.
 - ``Law(expr, slip=..., normal=...)``: any law written in SymPy.
 
@@ -406,25 +408,88 @@ def _slip_angle(s, V):
     return sp.atan(s / V)
 
 
+def _magic(B, C, D, E, x):
+    """Pacejka's curve D sin(C atan(B x - E (B x - atan(B x))))."""
+    Bx = B * x
+    return D * sp.sin(C * sp.atan(Bx - E * (Bx - sp.atan(Bx))))
+
+
 class MagicFormula(Law):
-    r"""Pacejka's Magic Formula for the lateral force of a tire of the slip angle
+    r"""Pacejka's Magic Formula tire.
+
+    With one slip component (``rows=1``, the default): the lateral force of the slip angle
     :math:`\alpha = \arctan(s / V)` (:math:`s` the lateral slip velocity, :math:`V` the rolling
-    speed): :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`,
+    speed), :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`:
     ``D`` the peak friction coefficient (the peak force over :math:`N`), ``B`` the stiffness, ``C``
     the shape and ``E`` the curvature factor. The cornering stiffness per unit load is :math:`BCD`;
-    the velocity scale :math:`V / (BCD)`."""
+    the velocity scale :math:`V / (BCD)`.
 
-    def __init__(self, B, C, D, E=0):
+    With two (``rows=2``, combined slip): :math:`s = (s_x, s_y)`, the longitudinal slip velocity
+    :math:`s_x` (the contact point's forward velocity minus the wheel's rolling speed, :math:`v_x -
+    \omega R`) and the lateral one :math:`s_y`, with the longitudinal slip :math:`\kappa = -s_x / V`
+    and the slip angle :math:`\alpha = \arctan(s_y / V)`. ``longitudinal=(Bx, Cx, Dx, Ex)`` is the
+    pure longitudinal curve :math:`F_{x0}(\kappa)` and ``(B, C, D, E)`` the pure lateral one
+    :math:`F_{y0}(\alpha)`; ``combined=(r_Bx1, r_Bx2, C_xa, r_By1, r_By2, C_yk)`` the weights of
+    Pacejka's combined slip (MF 5.2, without shifts):
+
+    .. math::
+        z_x = N G_{x\alpha} F_{x0}(\kappa), \quad G_{x\alpha} = \cos(C_{x\alpha} \arctan(B_{x\alpha}
+        \alpha)), \quad B_{x\alpha} = r_{Bx1} \cos(\arctan(r_{Bx2} \kappa)),
+
+        z_y = -N G_{y\kappa} F_{y0}(\alpha), \quad G_{y\kappa} = \cos(C_{y\kappa} \arctan(B_{y\kappa}
+        \kappa)), \quad B_{y\kappa} = r_{By1} \cos(\arctan(r_{By2} \alpha)).
+
+    At :math:`\kappa = 0` the lateral force is the pure one, at :math:`\alpha = 0` the longitudinal,
+    and each weight lies in (0, 1], so the force stays within :math:`\max(D, D_x) N` per component.
+    The velocity scale is :math:`V` over the larger slip stiffness, the saturation the larger peak."""
+
+    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None):
+        rows = _rows(rows)
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
-        if self.E.is_number and float(self.E) > 1:
-            raise ValueError(f"E must be at most 1 (Pacejka's curvature factor; beyond, the force turns along the "
-                             f"slip), got {E!r}")
-        s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
-        Ba = self.B * _slip_angle(s, V)
-        expr = -N * self.D * sp.sin(self.C * sp.atan(Ba - self.E * (Ba - sp.atan(Ba))))
-        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
-                         saturation=self.D, name="magic formula")
+        _curvature(self.E, "E")
+        s, N, V = _contact_slip(rows), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
+        if rows == 1:
+            if longitudinal is not None or combined is not None:
+                raise ValueError("longitudinal= and combined= describe a contact of two slip components (rows=2)")
+            expr = -N * _magic(self.B, self.C, self.D, self.E, _slip_angle(s[0], V))
+            super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
+                             saturation=self.D, name="magic formula")
+            return
+        if rows != 2:
+            raise ValueError(f"rows must be 1 (lateral) or 2 (longitudinal and lateral) for the magic formula, "
+                             f"got {rows}")
+        if longitudinal is None or combined is None:
+            raise ValueError("rows=2 needs longitudinal=(Bx, Cx, Dx, Ex) and combined=(r_Bx1, r_Bx2, C_xa, r_By1, "
+                             "r_By2, C_yk)")
+        self.longitudinal = _parameters(longitudinal, "longitudinal", ("Bx", "Cx", "Dx", "Ex"), free=("Ex",))
+        self.combined = _parameters(combined, "combined", ("r_Bx1", "r_Bx2", "C_xa", "r_By1", "r_By2", "C_yk"),
+                                    nonnegative=("r_Bx2", "r_By2"))
+        Bx, Cx, Dx, Ex = self.longitudinal
+        _curvature(Ex, "longitudinal's Ex")
+        rBx1, rBx2, Cxa, rBy1, rBy2, Cyk = self.combined
+        kappa, alpha = -s[0] / V, _slip_angle(s[1], V)
+        G_xa = sp.cos(Cxa * sp.atan(rBx1 * sp.cos(sp.atan(rBx2 * kappa)) * alpha))
+        G_yk = sp.cos(Cyk * sp.atan(rBy1 * sp.cos(sp.atan(rBy2 * alpha)) * kappa))
+        expr = [N * G_xa * _magic(Bx, Cx, Dx, Ex, kappa), -N * G_yk * _magic(self.B, self.C, self.D, self.E, alpha)]
+        stiffness = sp.Max(self.B * self.C * self.D, Bx * Cx * Dx)
+        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / stiffness, saturation=sp.Max(self.D, Dx),
+                         name="magic formula (combined slip)")
+
+
+def _curvature(E, what: str) -> None:
+    if E.is_number and float(E) > 1:
+        raise ValueError(f"{what} must be at most 1 (Pacejka's curvature factor; beyond, the force turns along the "
+                         f"slip), got {E}")
+
+
+def _parameters(values, what: str, names: tuple, free: tuple = (), nonnegative: tuple = ()) -> tuple:
+    """A tuple of a law's parameters, one per name (numbers or SymPy expressions), checked: positive,
+    except the names in ``free`` (any real) and in ``nonnegative``."""
+    if isinstance(values, Mapping) or not isinstance(values, (list, tuple)) or len(values) != len(names):
+        raise TypeError(f"{what} must be a sequence ({', '.join(names)}), got {values!r:.100}")
+    return tuple(_value(x, f"{what}'s {name}", positive=name not in free + nonnegative,
+                        nonnegative=name in nonnegative) for name, x in zip(names, values))
 
 
 class Brush(Law):
