@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import sympy as sp
+from scipy.integrate import solve_ivp
 
 import nonholo as nh
 
@@ -86,9 +87,27 @@ def test_the_brush_tire_reaches_full_sliding_smoothly():
     np.testing.assert_allclose(inside, outside, rtol=1e-8)
     np.testing.assert_allclose(outside, [-mu * N])
     np.testing.assert_allclose(law.steady_slip([-0.5], N=N, V=V), [_brush_slip(0.5, c, mu)], rtol=1e-10)
-    x = sp.Symbol("x", real=True)
-    partial = next(iter(law.force([x], N, V)[0].atoms(sp.Piecewise))).args[0][0]  # the adhesion branch
-    assert abs(float(sp.diff(partial, x).subs(x, t_sl))) < 1e-12  # zero slope where sliding starts
+    slope = sp.lambdify(law.slip, law.slip_jacobian().xreplace({law.normal: N, law.speed: V})[0])
+    assert abs(slope(t_sl * (1 - 1e-9))) < 1e-7 and slope(t_sl * (1 + 1e-9)) == 0  # zero slope where sliding starts
+    assert slope(0.0) == -c * N / V  # the cornering stiffness at zero slip (the derivative the tapes take)
+
+
+def test_the_brush_tire_realizes_a_friction_model():
+    """Its force is lowered to tapes (the clamp by |.|), and a cart whose lateral slip it damps
+    creeps to rest as the hand-written equations do."""
+    x, y = sp.symbols("x y")
+    cart = nh.System([x, y], sp.eye(2) * 2.0, constraints=[[0, 1]])
+    c, mu, N = 8.0, 0.9, 2.0 * 9.81
+    model = cart.friction(law=nh.laws.Brush(c, mu), normal=N, speed=cart.velocities[0])
+    run = nh.simulate(model, (0, 1), [0, 0, 2.0, 1.5], t_eval=[1.0], rtol=1e-11, atol=1e-13)  # sliding at first
+
+    def by_hand(t, z):
+        t_ = min(max(z[3] / z[2], -3 * mu / c), 3 * mu / c)
+        force = -N * (c * t_ - c**2 * abs(t_) * t_ / (3 * mu) + c**3 * t_**3 / (27 * mu**2))
+        return [z[2], z[3], 0.0, force / 2.0]
+
+    ref = solve_ivp(by_hand, (0, 1), [0, 0, 2.0, 1.5], rtol=1e-12, atol=1e-14, method="DOP853")
+    np.testing.assert_allclose(run.y[:, -1], ref.y[:, -1], rtol=0, atol=1e-8)
 
 
 def test_a_law_written_in_sympy():

@@ -16,7 +16,9 @@ expression of a system.
   :math:`\alpha = \arctan(s / V)`, :math:`V` the contact's rolling speed:
   :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`;
   with ``rows=2``, ``longitudinal=`` and ``combined=``, Pacejka's combined slip of a longitudinal
-  and a lateral slip (MF 5.2 weights, without shifts).
+  and a lateral slip (MF 5.2 weights, without shifts); with ``relaxation=sigma``, Pacejka's
+  first-order transient tire, whose deflection a' = s - |V| a / sigma lags the slip over the rolled
+  distance sigma (:mod:`nonholo.system.law_relaxation`).
 - ``Brush(c, mu)``: Fiala's brush tire of the same slip angle, saturating at :math:`\mu N`.
 - ``Law(expr, slip=..., normal=...)``: any law written in SymPy.
 
@@ -31,6 +33,7 @@ solution only while :math:`\lVert f \rVert < \mu N`, inside the friction cone
 
 from __future__ import annotations
 
+import copy
 import numbers
 from typing import Mapping
 
@@ -122,6 +125,13 @@ class Law:
         The largest force the law can give, as a multiple of N (mu for Coulomb): beyond it no
         slip carries the force, and a no-slip model needs more friction than there is.
     name : str, optional
+    relaxation : length or sequence of lengths, optional
+        The relaxation length sigma of each slip component, for a law of the slip angle
+        atan(s / V) (a tire): its friction model then carries the deflection a of each component,
+        a' = s - |V| a / sigma, and the force is the law's at the transient slip angle
+        atan(a / sigma) (:meth:`relaxed_force`), regular as V goes to 0. At a steady slip,
+        a = sigma s / |V| and the force is the law's. ``law(s, N, V)``, :meth:`steady_slip` and the
+        reduced models use the steady law (:attr:`static`).
 
     Examples
     --------
@@ -132,7 +142,8 @@ class Law:
     -7.7122
     """
 
-    def __init__(self, expr, slip, normal=None, speed=None, scale=None, saturation=None, name: str | None = None):
+    def __init__(self, expr, slip, normal=None, speed=None, scale=None, saturation=None, name: str | None = None,
+                 relaxation=None):
         self.slip = _symbols(slip, "slip")
         self.normal = None if normal is None else _symbols(normal, "normal")[0]
         self.speed = None if speed is None else _symbols(speed, "speed")[0]
@@ -154,6 +165,57 @@ class Law:
         self.name = name or type(self).__name__
         if self.expr is not None:
             self._check_opposes_slip()
+        self.relaxation = None if relaxation is None else self._relaxation(relaxation)
+
+    def _relaxation(self, relaxation) -> tuple:
+        """The relaxation lengths, one per slip component, checked: positive, and the law one of the
+        slip angle (with a speed V, finite at V = 0 once the slip is V a / sigma)."""
+        if self.speed is None or self.expr is None:
+            raise ValueError(f"relaxation needs a law of the slip angle atan(s / V), with a rolling speed V; the "
+                             f"{self.name} law has {'no force' if self.expr is None else 'no speed'}")
+        items = list(relaxation) if isinstance(relaxation, (list, tuple, np.ndarray)) else [relaxation] * self.rows
+        if len(items) != self.rows:
+            raise ValueError(f"relaxation has {len(items)} lengths for {self.rows} slip components: give one, or one "
+                             "per component")
+        lengths = tuple(_value(x, "relaxation", positive=True) for x in items)
+        at_rest = self._deflected(self.expr, lengths).xreplace({self.speed: 0})
+        if at_rest.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise ValueError(f"relaxation needs a law of the slip angle atan(s / V): the {self.name} law at the slip "
+                             "V a / sigma is not finite at V = 0")
+        return lengths
+
+    def _deflected(self, expr, lengths):
+        """``expr`` at the slip s = V a / sigma of the deflections a (the symbols ``_deflection``):
+        the slip angle atan(s / V) becomes atan(a / sigma), free of V."""
+        return expr.xreplace({s: self.speed * a / sigma for s, a, sigma in zip(self.slip, self._deflection, lengths)})
+
+    @property
+    def _deflection(self) -> tuple:
+        return sp.symbols(f"a_1:{self.rows + 1}", real=True)
+
+    @property
+    def static(self) -> "Law":
+        """This law without relaxation (itself when it has none): the steady state of the relaxed one."""
+        if self.relaxation is None:
+            return self
+        law = copy.copy(self)
+        law.relaxation = None
+        return law
+
+    def relaxed_force(self, a, N=None, V=None) -> sp.Matrix:
+        """The force at the deflections ``a`` of a law with relaxation: the law's at the slip
+        V a / sigma, i.e. at the transient slip angle atan(a / sigma) (the expressions of ``a``,
+        ``N`` and ``V`` as in :meth:`force`)."""
+        if self.relaxation is None:
+            raise ValueError(f"the {self.name} law has no relaxation length: its force is force(s, N, V)")
+        return self._substituted(self._deflected(self.expr, self.relaxation), self._deflection, a, N, V, "a")
+
+    def deflection_rates(self, a, s, V) -> list:
+        """a' = s - |V| a / sigma per component: the lag of the deflections ``a`` behind the slip ``s``."""
+        if self.relaxation is None:
+            raise ValueError(f"the {self.name} law has no relaxation length")
+        V = to_sympy(V, "V")
+        return [to_sympy(x, "s") - sp.Abs(V) * to_sympy(y, "a") / sigma for x, y, sigma in zip(s, a, self.relaxation)]
 
     def _check_opposes_slip(self) -> None:
         """A law whose expression is numeric at N = V = 1 must oppose the slip, z . s <= 0, at slips
@@ -205,17 +267,20 @@ class Law:
         if self.set_valued:
             raise ValueError(f"{self.name} with v_s=None is set-valued: it has no force as a function of the slip "
                              "(use it in a stick-slip model, or give v_s)")
+        return self._substituted(self.expr, self.slip, s, N, V)
+
+    def _substituted(self, expr, symbols, s, N, V, what: str = "s") -> sp.Matrix:
         s = list(s) if isinstance(s, (list, tuple, sp.MatrixBase, np.ndarray)) else [s]
         if len(s) != self.rows:
-            raise ValueError(f"s must have {self.rows} components for this contact, got {len(s)}")
-        subs = dict(zip(self.slip, (to_sympy(x, "s") for x in s)))
+            raise ValueError(f"{what} must have {self.rows} components for this contact, got {len(s)}")
+        subs = dict(zip(symbols, (to_sympy(x, what) for x in s)))
         for symbol, value, what in ((self.normal, N, "N"), (self.speed, V, "V")):
             if symbol is not None:
                 if value is None:
                     raise ValueError(f"{self.name} depends on the {'normal load' if what == 'N' else 'rolling speed'}"
                                      f": give {what}")
                 subs[symbol] = to_sympy(value, what)
-        return sp.Matrix(self.expr.xreplace(subs))
+        return sp.Matrix(expr.xreplace(subs))
 
     def __call__(self, s, N=None, V=None, parameters: Mapping | None = None) -> np.ndarray:
         """The force at numeric slip ``s`` (the contact's components), load ``N`` >= 0 and speed ``V`` > 0."""
@@ -441,9 +506,18 @@ class MagicFormula(Law):
 
     At :math:`\kappa = 0` the lateral force is the pure one, at :math:`\alpha = 0` the longitudinal,
     and each weight lies in (0, 1], so the force stays within :math:`\max(D, D_x) N` per component.
-    The velocity scale is :math:`V` over the larger slip stiffness, the saturation the larger peak."""
+    The velocity scale is :math:`V` over the larger slip stiffness, the saturation the larger peak.
 
-    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None):
+    ``relaxation``: the relaxation length :math:`\sigma` (one, or :math:`(\sigma_\kappa,
+    \sigma_\alpha)` with two rows), Pacejka's first-order transient tire. The friction model
+    then carries a deflection :math:`a` per slip component, :math:`a' = s - \lvert V \rvert
+    a / \sigma`, and the force is the curve's at :math:`\tan\alpha' = a / \sigma` (and
+    :math:`\kappa' = -a_x / \sigma_\kappa`): it builds up over the rolled distance
+    :math:`\sigma`, reaches the steady force at a steady slip, and stays regular as
+    :math:`V \to 0`, where the tire holds a side load as a spring of stiffness
+    :math:`N B C D / \sigma` instead of dividing by :math:`V`."""
+
+    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None, relaxation=None):
         rows = _rows(rows)
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
@@ -454,7 +528,7 @@ class MagicFormula(Law):
                 raise ValueError("longitudinal= and combined= describe a contact of two slip components (rows=2)")
             expr = -N * _magic(self.B, self.C, self.D, self.E, _slip_angle(s[0], V))
             super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
-                             saturation=self.D, name="magic formula")
+                             saturation=self.D, name="magic formula", relaxation=relaxation)
             return
         if rows != 2:
             raise ValueError(f"rows must be 1 (lateral) or 2 (longitudinal and lateral) for the magic formula, "
@@ -474,7 +548,7 @@ class MagicFormula(Law):
         expr = [N * G_xa * _magic(Bx, Cx, Dx, Ex, kappa), -N * G_yk * _magic(self.B, self.C, self.D, self.E, alpha)]
         stiffness = sp.Max(self.B * self.C * self.D, Bx * Cx * Dx)
         super().__init__(expr, slip=s, normal=N, speed=V, scale=V / stiffness, saturation=sp.Max(self.D, Dx),
-                         name="magic formula (combined slip)")
+                         name="magic formula (combined slip)", relaxation=relaxation)
 
 
 def _curvature(E, what: str) -> None:
@@ -498,16 +572,19 @@ class Brush(Law):
     :math:`t = \tan\alpha` and :math:`t_{sl} = 3\mu / c`, :math:`z = -N (c t - c^2 \lvert t
     \rvert t / (3\mu) + c^3 t^3 / (27\mu^2))` for :math:`\lvert t \rvert < t_{sl}` and
     :math:`\mp \mu N` beyond (full sliding), continuous with its first derivative at
-    :math:`t_{sl}`."""
+    :math:`t_{sl}`. ``relaxation``: its relaxation length, as :class:`MagicFormula`'s."""
 
-    def __init__(self, c, mu):
+    def __init__(self, c, mu, relaxation=None):
         self.c, self.mu = _value(c, "c", positive=True), _value(mu, "mu", positive=True)
         s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
-        t = s / V
         c, mu = self.c, self.mu
-        partial = c * t - c**2 * sp.Abs(t) * t / (3 * mu) + c**3 * t**3 / (27 * mu**2)
-        expr = -N * sp.Piecewise((partial, sp.Abs(t) < 3 * mu / c), (mu, t > 0), (-mu, True))
-        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / c, saturation=mu, name="brush")
+        # t clamped to [-t_sl, t_sl] by |.| (which the tapes lower, unlike a Piecewise): the cubic
+        # reaches +-mu with zero slope at +-t_sl, so beyond it the force is +-mu N
+        t_sl = 3 * mu / c
+        t = (sp.Abs(s / V + t_sl) - sp.Abs(s / V - t_sl)) / 2
+        expr = -N * (c * t - c**2 * sp.Abs(t) * t / (3 * mu) + c**3 * t**3 / (27 * mu**2))
+        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / c, saturation=mu, name="brush",
+                         relaxation=relaxation)
 
 
 def law_of(law, what: str = "law") -> Law:

@@ -26,6 +26,7 @@ from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
+from ..system.law_relaxation import expand_initial_state
 from ..system.margins import warn_at_start
 from .events import Event, event_specs
 
@@ -43,6 +44,7 @@ def _check_model(model) -> Model:
 
 def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
     y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0)  # (q, u) -> (q, w)
+    y0 = expand_initial_state(model, y0)  # [q, v] -> [q, 0, v, 0] with the deflections of relaxed tire laws
     if y0.shape != (model.n_states,):
         raise ValueError(
             f"y0 must have shape ({model.n_states},) ordered as {model.state_names}{_other_form(model, '')}, "

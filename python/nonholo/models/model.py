@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from ..system.law_relaxation import lag_states
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
 
@@ -169,6 +170,9 @@ class Model:
         V = self._velocity(t, Y, p) if velocity is None else np.ascontiguousarray(
             np.asarray(velocity, dtype=float).reshape(self.system.n, -1).T)
         E = _core.trajectory_energy(self.system.core, t, Y[:, : self.system.n], V, p[: len(self.system.parameters)])
+        lag = lag_states(self.system)
+        if lag:  # the deflections of relaxed tire laws are not kinetic energy (system/law_relaxation.py)
+            E = E - 0.5 * np.sum(V[:, self.system.n - lag:] ** 2, axis=1)
         return float(E[0]) if scalar else E
 
     def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,

@@ -21,6 +21,7 @@ from ..expressions.laws import Law, Viscous
 from ..expressions.parsing import to_sympy
 from .arguments import contacts_argument
 from .contact_outputs import law_outputs
+from .law_relaxation import relaxed_system
 
 __all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced", "slip_expressions"]
 
@@ -98,11 +99,14 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
     slip = slip_expressions(system)
-    forces = [list(laws[c].force([slip[i] for i in rows], loads[c], speeds[c])) for c, rows in enumerate(groups)]
-    force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
     names = sorted({one.name for one in given})
-    return rows_replaced(system, [], force, name=f"{system.name} ({', '.join(names)} friction)",
-                         outputs=law_outputs(system, groups, forces, loads))
+    name = f"{system.name} ({', '.join(names)} friction)"
+    forces = [None if laws[c].relaxation is not None else
+              list(laws[c].force([slip[i] for i in rows], loads[c], speeds[c])) for c, rows in enumerate(groups)]
+    if any(law.relaxation is not None for law in laws.values()):  # deflection states (law_relaxation.py)
+        return relaxed_system(system, groups, laws, forces, loads, speeds, slip, name)
+    force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
+    return rows_replaced(system, [], force, name=name, outputs=law_outputs(system, groups, forces, loads))
 
 
 def _law_parameters(system, laws) -> None:
@@ -110,7 +114,7 @@ def _law_parameters(system, laws) -> None:
     known = {str(s) for s in system.parameters}
     for law in laws:
         own = {*law.slip, law.normal, law.speed}
-        free = set().union(*(e.free_symbols for e in law.expr)) - own
+        free = set().union(*(e.free_symbols for e in (*law.expr, *(law.relaxation or ())))) - own
         unknown = sorted(str(s) for s in free if str(s) not in known)
         if unknown:
             raise ValueError(f"law: the {law.name} law's symbols {unknown} are not parameters of {system.name!r}: "

@@ -773,11 +773,13 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
             "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
             "speeds": self.speeds, "contacts": self.contacts,
+            # the deflection states of relaxed tire laws (system/law_relaxation.py), only where there are
+            **({"lag_states": self.lag_states} if getattr(self, "lag_states", None) else {}),
         }
 
     # attributes set after construction (by builders), carried by pickling and by the with_* methods:
-    # the drawing, and the pose of a rigid body
-    CARRIED = ("drawing", "pose")
+    # the drawing, the pose of a rigid body, and the deflection states of relaxed tire laws
+    CARRIED = ("drawing", "pose", "lag_states")
 
     def __setstate__(self, state):
         state = dict(state)

@@ -1,0 +1,128 @@
+r"""The friction model of laws with a relaxation length: a deflection state per slip component.
+
+A tire law of the slip angle :math:`\arctan(s / V)` divides by the rolling speed :math:`V`, and
+builds its force at once. With a relaxation length :math:`\sigma` (``MagicFormula(...,
+relaxation=sigma)``), Pacejka's first-order transient tire, each slip component :math:`s_i` of a
+contact carries a deflection :math:`a_i` (a length) that lags behind it over the rolled distance
+:math:`\sigma_i`,
+
+.. math::
+    a_i' = s_i - \lvert V \rvert\, a_i / \sigma_i,
+
+and the contact's force is the law's at the slip :math:`V a / \sigma`, that is at the transient slip
+angle :math:`\arctan(a_i / \sigma_i)` (:meth:`Law.relaxed_force`), which no longer divides by
+:math:`V`. At a steady slip :math:`a_i = \sigma_i s_i / \lvert V \rvert` and the force is the
+steady law's; at :math:`V = 0` the tire is a spring that holds a side load.
+
+The deflections are first-order states of the friction model. They enter the unconstrained
+:class:`~nonholo.System` of the realization exactly, as the velocities of auxiliary coordinates
+``deflection_<row>_integral`` (unit mass, no potential, the generalized force :math:`a_i'` on
+each): a coordinate whose velocity is :math:`a_i` and whose acceleration is :math:`a_i'`. The
+model's state is ``[q, integrals, v, a]``; a ``y0`` of the original ``[q, v]`` starts every tire
+undeflected (``nh.simulate`` fills the zeros). The model's ``energy`` is the mechanical one, the
+original system's: the auxiliary kinetic energy :math:`\tfrac12 \lVert a \rVert^2` is left out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .contact_outputs import law_outputs
+
+__all__ = ["relaxed_system", "lag_states", "expand_initial_state"]
+
+
+class _Original:
+    """An output of the original system, evaluated on the first ``n`` coordinates and velocities of
+    the augmented one (its other attributes forwarded)."""
+
+    def __init__(self, output, n: int):
+        self.output, self.n = output, n
+
+    def __getattr__(self, name):
+        if name in ("output", "n"):
+            raise AttributeError(name)
+        return getattr(self.output, name)
+
+    def __call__(self, q, v, *args, **kwargs):
+        return self.output(np.asarray(q)[: self.n], np.asarray(v)[: self.n], *args, **kwargs)
+
+
+def _fresh(system, base: str) -> str:
+    """``base``, or ``base`` with a numeric suffix, not a name of ``system``."""
+    taken = {str(s) for s in (*system.coordinates, *system.velocities, system.time, *system.parameters)}
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    return name
+
+
+def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, speeds: list, slip, name: str):
+    """The unconstrained system of ``system`` realized by ``laws`` (some with a relaxation length):
+    ``forces[c]`` the static force of a contact without relaxation (None for a relaxed one), the
+    deflections' coordinates and velocities appended. Returns the system; its attribute
+    ``lag_states`` is the number of deflections."""
+    from .law_realization import contact_force
+
+    integrals, deflections, rates = [], [], []
+    forces = list(forces)
+    for c, rows in enumerate(groups):
+        law = laws[c]
+        if law.relaxation is None:
+            continue
+        a = []
+        for i in rows:
+            base = _fresh(system, f"deflection_{i}")
+            integrals.append(sp.Symbol(f"{base}_integral"))
+            a.append(sp.Symbol(base, real=True))
+        deflections += a
+        forces[c] = list(law.relaxed_force(a, loads[c], speeds[c]))
+        rates += law.deflection_rates(a, [slip[i] for i in rows], speeds[c])
+    m, n = len(deflections), system.n
+    force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
+    state = system._state_with(None, name)
+    G = sp.Matrix(system.metric)
+    metric = sp.zeros(n + m, n + m)
+    metric[:n, :n] = G
+    metric[n:, n:] = sp.eye(m)
+    pad = sp.Matrix(rates)
+    state.update(coordinates=[*system.coordinates, *integrals], velocities=[*system.velocities, *deflections],
+                 metric=sp.ImmutableMatrix(metric), constraints=None, affine=None, friction=None, speeds=None,
+                 holonomic=None, contacts=None,
+                 force=sp.ImmutableMatrix(sp.Matrix(system.force) + force).col_join(pad))
+    if system.applied_force is not None:
+        state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force).col_join(pad)
+    own = {key: _Original(value, n) for key, value in (state.get("outputs") or {}).items()}
+    aug = _Augmented(system, integrals, deflections)
+    state["outputs"] = {**law_outputs(aug, groups, forces, loads), **own}
+    rebuilt = system._rebuilt(state)
+    rebuilt.lag_states = m
+    return rebuilt
+
+
+class _Augmented:
+    """The original system's constraint rows in the augmented system's symbols (for its outputs)."""
+
+    def __init__(self, system, integrals, deflections):
+        m = len(deflections)
+        self.constraints = sp.Matrix(system.constraints).row_join(sp.zeros(system.k, m))
+        self.affine = system.affine
+        self.coordinates = [*system.coordinates, *integrals]
+        self.velocities = [*system.velocities, *deflections]
+        self.time, self.parameters = system.time, system.parameters
+
+
+def lag_states(system) -> int:
+    """The number of deflection states of a system realized by relaxed laws (0 for any other)."""
+    return int(getattr(system, "lag_states", 0) or 0)
+
+
+def expand_initial_state(model, y0: np.ndarray) -> np.ndarray:
+    """``y0`` of the original system's ``[q, v]`` as the state ``[q, 0, v, 0]`` of a model with
+    deflection states (any other ``y0`` unchanged)."""
+    m = lag_states(model.system)
+    n = model.system.n - m
+    if m == 0 or y0.ndim != 1 or y0.shape[0] != 2 * n:
+        return y0
+    return np.concatenate([y0[:n], np.zeros(m), y0[n:], np.zeros(m)])
