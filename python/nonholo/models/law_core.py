@@ -130,6 +130,22 @@ class CoreLawReducedModel(LawReducedParameters):
         R = _core.law_friction_ratio(self.system.core, self.law_core, t, Y, self.param_vector(params))
         return R[0] if scalar else R.T
 
+    def spectral_gap(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
+        """delta = |lambda_(k+1)| / |lambda_k| of the law's friction model at the physical state (q, u + s)
+        (|lambda_1| >= ... the moduli of the eigenvalues of its Jacobian, k the constraint rows): the
+        ratio of the slowest fast rate to the fastest slow one, as the linear law's reduced models
+        measure it (:mod:`nonholo.models.validity`); the expansion needs delta <= 0.1. A float for one
+        state, shape (n_t,) for a trajectory (n_states, n_t)."""
+        t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
+        n, k = self.system.n, self.system.k
+        friction = self.expansion.friction_model
+        V = self.velocity(t, Y.T, params).reshape(n, -1).T
+        out = []
+        for ti, yi, vi in zip(t, Y, V):
+            moduli = np.sort(np.abs(np.linalg.eigvals(friction.jacobian(float(ti), np.r_[yi[:n], vi], params))))[::-1]
+            out.append(moduli[k] / moduli[k - 1] if moduli[k - 1] > 0 else np.inf)
+        return out[0] if scalar else np.array(out)
+
     def energy(self, t, y, params: Mapping | None = None, *, velocity=None):
         """1/2 v^T G v + V(q) at the physical velocity."""
         self.param_vector(params)

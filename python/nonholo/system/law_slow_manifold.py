@@ -166,6 +166,38 @@ def _transpose(X: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- the expansion
+def _expandable(law) -> None:
+    """ValueError naming ``law`` when it has no slow manifold to expand."""
+    if law.set_valued:
+        raise ValueError(f"law: the {law.name} law is set-valued (v_s=None): it has no slow manifold; give v_s, "
+                         "or use the stick-slip model (system.stick_slip)")
+    if law.scale is None:
+        raise ValueError(f"law: the {law.name} law gives no scale (Law(..., scale=)): the slow manifold is "
+                         "expanded in it")
+    if law.relaxation is not None:
+        raise ValueError(f"law: the {law.name} law has a relaxation length: its deflections lag the slip over "
+                         "sigma / |V|, a time scale of their own that the expansion in the law's scale does not "
+                         "carry; the reduced model and the slip take the steady law, law.static (sigma -> 0)")
+
+
+def _expansion_scale(system, law, speed, parameters: set):
+    """The constant eps of the expansion: the law's scale at the contact's rolling speed, or, where
+    that speed is a function of the state (a tire's V / (B C D) on a car), the scale per unit speed
+    (1 / (B C D)): the law's force is then Phi(varsigma) = z(eps varsigma) with V inside, and the
+    orders are powers of that constant (the slip, V / (B C D) times a function of the state, is
+    O(eps) all the same)."""
+    scale = system.resolve(law.scale.xreplace({law.speed: speed}) if law.speed is not None else law.scale)
+    if not scale.free_symbols <= parameters and law.speed is not None:
+        per_speed = system.resolve(law.scale.xreplace({law.speed: 1}))
+        if per_speed.free_symbols <= parameters:
+            return per_speed
+    if not scale.free_symbols <= parameters:
+        raise ValueError(f"law: the scale of the {law.name} law, {law.scale}, depends on the state "
+                         f"({sorted(map(str, scale.free_symbols - parameters))}); its slow manifold is expanded in "
+                         "a constant scale")
+    return scale
+
+
 class LawSlowManifold:
     """The slow manifold of ``system`` realized by ``law`` (module docstring): its slip coefficients
     at a point (:meth:`coefficients`), the reduced right-hand side (:meth:`reduced_rhs`) and the
@@ -174,46 +206,43 @@ class LawSlowManifold:
     def __init__(self, system, law, normal=None, speed=None, contacts=None):
         if system.k == 0:
             raise ValueError(f"{system.name!r} has no constraint rows to realize by a friction law")
-        if law.set_valued:
-            raise ValueError(f"law: the {law.name} law is set-valued (v_s=None): it has no slow manifold; give v_s, "
-                             "or use the stick-slip model (system.stick_slip)")
-        if law.scale is None:
-            raise ValueError(f"law: the {law.name} law gives no scale (Law(..., scale=)): the slow manifold is "
-                             "expanded in it")
-        if law.relaxation is not None:
-            raise ValueError(f"law: the {law.name} law has a relaxation length: its deflections lag the slip over "
-                             "sigma / |V|, a time scale of their own that the expansion in the law's scale does not "
-                             "carry; the reduced model and the slip take the steady law, law.static (sigma -> 0)")
-        self.system, self.law = system, law
-        self.groups = contact_rows(system, contacts, law)
-        if law.normal is not None and normal is None:
-            raise ValueError(f"normal: the {law.name} law depends on the normal load: give normal= (a value or "
-                             "expression, or one per contact)")
-        if law.speed is not None and speed is None:
-            raise ValueError(f"speed: the {law.name} law depends on the rolling speed: give speed=")
+        laws = list(law) if isinstance(law, (list, tuple)) else [law]
+        for one in laws:
+            _expandable(one)
+        self.system, self.law = system, laws[0]
+        self.realization = (law, normal, speed, contacts)  # the arguments of its friction model (friction())
+        self.groups = contact_rows(system, contacts, laws[0])
         count = len(self.groups)
+        if len(laws) == 1:
+            laws = laws * count
+        elif len(laws) != count:
+            raise ValueError(f"law has {len(laws)} laws for {count} contacts: give one law, or one per contact")
+        if any(one.normal is not None for one in laws) and normal is None:
+            raise ValueError(f"normal: the {self.law.name} law depends on the normal load: give normal= (a value or "
+                             "expression, or one per contact)")
+        if any(one.speed is not None for one in laws) and speed is None:
+            raise ValueError(f"speed: the {self.law.name} law depends on the rolling speed: give speed=")
         loads = per_contact(normal, count, "normal", system) if normal is not None else [None] * count
         speeds = per_contact(speed, count, "speed", system) if speed is not None else [None] * count
         t, q, v, p = system.time, list(system.coordinates), list(system.velocities), list(system.parameters)
         self._args = [t, *q, *v, *p]
-        scale = system.resolve(law.scale.xreplace({law.speed: speeds[0]}) if law.speed is not None else law.scale)
-        if not scale.free_symbols <= set(p):
-            raise ValueError(f"law: the scale of the {law.name} law, {law.scale}, depends on the state "
-                             f"({sorted(map(str, scale.free_symbols - set(p)))}); its slow manifold is expanded in "
-                             "a constant scale")
+        scale = _expansion_scale(system, laws[0], speeds[0], set(p))
         self._scale = sp.lambdify(p, scale, "math")
         # the law per contact as Phi_c(varsigma; t, q, v, p) = z_c(eps varsigma), and its Jacobian;
         # the expressions are kept for the C++ model (nonholo.models.law_core lowers them to tapes)
         self._phi, self._dphi, self._limit = [], [], []
         self.expressions = dict(scale=scale, laws=[], limits=[])
         for c, rows in enumerate(self.groups):
-            law_c = law.for_rows(len(rows))
+            law_c = laws[c].for_rows(len(rows))
             zeta = sp.symbols(f"_varsigma_{c}_1:{len(rows) + 1}", real=True)
-            z = system.resolve(law_c.force([scale * x for x in zeta], loads[c], speeds[c]))
+            # simplified in the law's own N and V (small), then the contact's load and speed put in
+            z = law_c.force([scale * x for x in zeta], law_c.normal, law_c.speed)
             z = sp.Matrix([sp.simplify(e) for e in z]) if len(rows) == 1 else z
+            z = system.resolve(z.xreplace({k: v for k, v in ((law_c.normal, loads[c]), (law_c.speed, speeds[c]))
+                                           if k is not None}))
             extra = z.free_symbols - set(self._args) - set(zeta)
             if extra:
-                raise ValueError(f"law: the {law.name} law has symbols the system does not give: "
+                raise ValueError(f"law: the {law_c.name} law has symbols the system does not give: "
                                  f"{sorted(map(str, extra))}")
             self.expressions["laws"].append((list(zeta), list(z)))
             self._phi.append(jet_function([*zeta, *self._args], list(z), "the law"))
@@ -223,6 +252,13 @@ class LawSlowManifold:
                 limit = system.resolve(law_c.saturation * (loads[c] if law_c.normal is not None else 1))
             self.expressions["limits"].append(limit)
             self._limit.append(None if limit is None else sp.lambdify(self._args, limit, "math"))
+
+    @functools.cached_property
+    def friction_model(self):
+        """The friction model of the law (``system.friction(law=..., ...)``), whose time scales say
+        where the expansion holds (:meth:`CoreLawReducedModel.spectral_gap`)."""
+        law, normal, speed, contacts = self.realization
+        return self.system.friction(law=law, normal=normal, speed=speed, contacts=contacts)
 
     @functools.cached_property
     def _data(self):
@@ -443,14 +479,25 @@ class LawSlowManifold:
         return v, udot
 
 
+def laws_argument(law):
+    """``law`` checked: a law, or a list of laws (one per contact)."""
+    from ..expressions.laws import law_of
+
+    if isinstance(law, (list, tuple)):
+        if not law:
+            raise ValueError("law as a list needs one law per contact, got an empty list")
+        return [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
+    return law_of(law)
+
+
 def reduced_by_law(system, law, eps, order, velocities, frame, max_order, normal, speed, contacts):
     """``system.reduced(order=..., law=law, ...)``: the linear law's C++ model for ``Viscous`` with
     numeric coefficients, else a :class:`~nonholo.models.law_core.CoreLawReducedModel`, the C++ model of
     the expansion of this module (``eps``, if given, must equal the law's scale)."""
-    from ..expressions.laws import Viscous, law_of
+    from ..expressions.laws import Viscous
     from ..models.law_core import CoreLawReducedModel
 
-    law = law_of(law)
+    law = laws_argument(law)
     if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
         if eps is not None and not np.isclose(check.positive(eps, "eps"), float(law.eps), rtol=1e-12, atol=0):
             raise ValueError(f"eps = {eps!r} and law = {law!r} disagree: the law carries its scale; give one of them")
@@ -463,6 +510,6 @@ def reduced_by_law(system, law, eps, order, velocities, frame, max_order, normal
     if eps is not None:
         scale = expansion.scale(system.param_vector())
         if not np.isclose(check.positive(eps, "eps"), scale, rtol=1e-12, atol=0):
-            raise ValueError(f"eps = {eps!r} and law: the {law.name} law's scale is {scale:g}; the law carries its "
-                             "scale, give one of them")
+            raise ValueError(f"eps = {eps!r} and law: the {expansion.law.name} law's scale is {scale:g}; the law "
+                             "carries its scale, give one of them")
     return CoreLawReducedModel(system, expansion, order_argument(order))

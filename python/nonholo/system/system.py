@@ -644,14 +644,13 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             stops the run where its condition number exceeds 1e6 (``FRAME_SINGULAR``), so pass
             one regular along the run (:mod:`nonholo.models.reduced`, ``docs/caveats.md``).
 
-        law : nonholo.laws law, optional
-            Instead of ``eps``: the reduced model on the slow manifold of ``friction(law=law,
-            normal=normal, speed=speed, contacts=contacts)``, expanded in the law's scale (v_s for
-            Coulomb; :mod:`nonholo.system.law_slow_manifold`). ``Viscous(mu, eps)`` gives the model
-            of ``reduced(eps)`` with friction coefficients mu. A nonlinear law gives a
-            :class:`~nonholo.models.law_core.CoreLawReducedModel` (C++; coordinates, fixed order), which
-            reports the friction ratio |lambda| / (mu N) of each contact and warns near the fold of
-            its slow manifold at 1 (the edge of the friction cone).
+        law : nonholo.laws law or list of laws (one per contact), optional
+            Instead of ``eps``: the reduced model on the slow manifold of ``friction(law=law, normal=normal,
+            speed=speed, contacts=contacts)``, expanded in the (first) law's scale (v_s for Coulomb, 1 / (B C D)
+            per unit speed for a tire; :mod:`nonholo.system.law_slow_manifold`); ``Viscous(mu, eps)`` gives
+            ``reduced(eps)`` with friction coefficients mu. A nonlinear law gives a C++
+            :class:`~nonholo.models.law_core.CoreLawReducedModel` whose runs report the friction ratio
+            |lambda| / (mu N) per contact (the fold at 1) and ``result.spectral_gap`` (delta, warned beyond 0.1).
 
         Notes
         -----
@@ -773,8 +772,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
             "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
             "speeds": self.speeds, "contacts": self.contacts,
-            # the deflection states of relaxed tire laws (system/law_relaxation.py), only where there are
-            **({"lag_states": self.lag_states} if getattr(self, "lag_states", None) else {}),
+            **({"lag_states": self.lag_states} if getattr(self, "lag_states", None) else {}),  # relaxed tires
         }
 
     # attributes set after construction (by builders), carried by pickling and by the with_* methods:

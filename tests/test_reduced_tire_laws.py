@@ -1,0 +1,84 @@
+"""Reduced models of tire laws whose rolling speed is a function of the state: the single-track car
+on Magic Formula tires, one law per axle (system.reduced(order=K, law=[rear, front], speed=...)).
+
+The expansion is in the scale per unit speed, 1 / (B C D) of the first axle's law; against the
+friction model of the same laws, the steady yaw rate of order K converges like (1 / B)^(K+1), and
+the run warns where the friction model's time scales are too close for the expansion (at highway
+speed on this car), where the reduced model is indeed far off."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.models.law_reduced import RATIO_THRESHOLD
+from nonholo.testing import loglog_slope
+
+G, M, L_F, L_R = 9.81, 1500.0, 1.2, 1.4
+L = L_F + L_R
+LOADS = [M * G * L_F / L, M * G * L_R / L]  # rear, front
+OPTS = dict(rtol=1e-10, atol=1e-12)
+
+
+def car_and_laws(stiffer=1.0, U=20.0, delta=0.02):
+    car = nh.systems.single_track_car(m=M, l_f=L_F, l_r=L_R, delta=delta, U=U)
+    psi, x_dot, y_dot, psi_dot, d = (car.symbol(n) for n in ("psi", "x_dot", "y_dot", "psi_dot", "delta"))
+    speed = [sp.cos(psi) * x_dot + sp.sin(psi) * y_dot,
+             sp.cos(psi + d) * x_dot + sp.sin(psi + d) * y_dot + L_F * sp.sin(d) * psi_dot]
+    laws = [nh.laws.MagicFormula(B=12.0 * stiffer, C=1.3, D=0.9), nh.laws.MagicFormula(B=10.0 * stiffer, C=1.3, D=0.9)]
+    q = np.zeros(3)
+    y0 = np.r_[q, car.project(q, np.array([U, 0.0, U * np.tan(delta) / L]))]  # turning without slip
+    return car, laws, dict(normal=LOADS, speed=speed), y0
+
+
+def yaw_rate(model, y0, T=10.0, params=None):
+    return nh.simulate(model, (0, T), y0, t_eval=[T], params=params, **OPTS)["psi_dot"][-1]
+
+
+def test_the_reduced_car_converges_with_order_K_plus_1_in_the_inverse_stiffness():
+    """The stiffness factor k a parameter of the car (B = 12 k and 10 k): one model per order, run at
+    k = 2, 4, 8; the error of the steady yaw rate falls like k^-(K+1) (measured slopes 0.93, 1.92,
+    2.94)."""
+    car, _, kw, y0 = car_and_laws()
+    car = car.with_force([0, 0, 0], parameters={"k": 1.0})
+    k = car.symbol("k")
+    laws = [nh.laws.MagicFormula(B=12.0 * k, C=1.3, D=0.9), nh.laws.MagicFormula(B=10.0 * k, C=1.3, D=0.9)]
+    friction = car.friction(law=laws, **kw)
+    stiffness = np.array([2.0, 4.0, 8.0])
+    reference = [yaw_rate(friction, y0, params={"k": x}) for x in stiffness]
+    for order in (0, 1, 2):
+        reduced = car.reduced(order=order, law=laws, **kw)
+        np.testing.assert_allclose(reduced.eps, 1 / (12.0 * 1.3 * 0.9), rtol=1e-14)  # per unit speed, at k = 1
+        errors = [abs(yaw_rate(reduced, y0, params={"k": x}) - r) for x, r in zip(stiffness, reference)]
+        assert abs(loglog_slope(1 / stiffness, errors) - (order + 1)) < 0.3, (order, errors)
+
+
+def test_the_reduced_car_warns_where_its_time_scales_merge():
+    """At 10 m/s the fast (slip) and slow rates are 13 times apart and order 1 is within 1 %; at
+    30 m/s only 2.4 times, the run warns, and its yaw rate is off by about a half. The friction
+    ratio stays far from the cone's edge in both (the fold is not what goes wrong here)."""
+    car, laws, kw, y0 = car_and_laws(U=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        slow = nh.simulate(car.reduced(order=1, law=laws, **kw), (0, 10), y0, t_eval=[10.0], **OPTS)
+    assert not slow.warnings and np.all(slow.spectral_gap["delta"] < 0.1)
+    assert abs(slow["psi_dot"][-1] / yaw_rate(car.friction(law=laws, **kw), y0) - 1) < 0.01
+    car, laws, kw, y0 = car_and_laws(U=30.0)
+    with pytest.warns(nh.SimulationWarning, match="outside the range where its expansion holds"):
+        fast = nh.simulate(car.reduced(order=1, law=laws, **kw), (0, 10), y0, t_eval=[10.0], **OPTS)
+    # only the time scales say so: the friction ratio stays below its own warning threshold
+    assert np.all(fast.spectral_gap["delta"] > 0.3) and fast.friction_ratio.max() < RATIO_THRESHOLD
+    assert len(fast.warnings) == 1
+    assert abs(fast["psi_dot"][-1] / yaw_rate(car.friction(law=laws, **kw), y0) - 1) > 0.3
+
+
+def test_one_law_per_contact_is_checked():
+    car, laws, kw, y0 = car_and_laws()
+    with pytest.raises(ValueError, match="3 laws for 2 contacts"):
+        car.reduced(order=1, law=laws + laws[:1], **kw)
+    with pytest.raises(ValueError, match="empty list"):
+        car.reduced(order=1, law=[], **kw)
+    with pytest.raises(TypeError, match=r"law\[1\] must be a nonholo.laws law"):
+        car.slip(y0[:3], y0[3:], 1, law=[laws[0], "tire"], **kw)
