@@ -165,6 +165,8 @@ def test_a_relaxed_model_pickles_and_takes_a_full_state():
     again = pickle.loads(pickle.dumps(model))
     assert again.system.lag_states == 1
     np.testing.assert_array_equal(nh.simulate(again, (0, 1), [0, 0, 2.0, 0.3], rtol=1e-10, atol=1e-12).y, short.y)
+    many = nh.simulate_many(model, (0, 1), [[0, 0, 2.0, 0.3], [0, 0, 1.0, -0.2]], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(many[0].y[:, -1], short.y[:, -1], rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="deflection_0"):  # neither [q, v] nor the full state: the names
         nh.simulate(model, (0, 1), [0, 0, 2.0], rtol=1e-10)
 

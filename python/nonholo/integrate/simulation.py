@@ -26,7 +26,7 @@ from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec
-from ..system.law_relaxation import expand_initial_state
+from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import warn_at_start
 from .events import Event, event_specs
 
@@ -576,7 +576,9 @@ def simulate_many(
         n_runs = len(params) if isinstance(params, Sequence) else max(
             [np.size(v) for v in (params or {}).values() if np.ndim(v) > 0] or [1])
         Y0 = np.tile(Y0, (n_runs, 1))
-    if Y0.ndim != 2 or Y0.shape[1] not in {model.n_states, 2 * model.system.n if _frame_form(model) else -1}:
+    lag = lag_states(model.system)  # relaxed tires: a y0 of [q, v] without the deflections
+    short = 2 * (model.system.n - lag) if lag else -1
+    if Y0.ndim != 2 or Y0.shape[1] not in {model.n_states, 2 * model.system.n if _frame_form(model) else -1, short}:
         raise ValueError(f"Y0 must have shape (n_runs, {model.n_states})"
                          + _other_form(model, "n_runs, ")
                          + f", got {Y0.shape}")
