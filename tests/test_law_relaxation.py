@@ -1,4 +1,4 @@
-"""Tire laws with a relaxation length (nh.laws.MagicFormula(..., relaxation=sigma)): the friction
+"""Tire laws with a relaxation length (nh.laws.MagicFormula(..., relaxation_length=sigma)): the friction
 model carries a deflection a per slip component, a' = s - |V| a / sigma, and the force is the law's
 at the transient slip angle atan(a / sigma). Checked against the equations written by hand and
 integrated by SciPy, at the steady state against the law without relaxation, at V = 0 against the
@@ -28,7 +28,7 @@ def cart(m=2.0):
 def test_a_relaxed_tire_runs_its_equations_written_by_hand():
     system, m = cart()
     sigma, N = 0.5, m * G
-    law = nh.laws.MagicFormula(*LATERAL, relaxation=sigma)
+    law = nh.laws.MagicFormula(*LATERAL, relaxation_length=sigma)
     model = system.friction(law=law, normal=N, speed=system.velocities[0])
     assert model.state_names == ["x", "y", "deflection_0_integral", "x_dot", "y_dot", "deflection_0"]
     B, C, D, E = LATERAL
@@ -55,7 +55,8 @@ def test_a_relaxed_tire_runs_its_equations_written_by_hand():
 
 
 def test_the_relaxed_force_is_the_static_law_at_the_slip_V_a_over_sigma():
-    law = nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS, relaxation=(0.3, 0.6))
+    law = nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS,
+                               relaxation_length=(0.3, 0.6))
     rng = np.random.default_rng(4)
     for _ in range(5):
         a, V, N = rng.normal(size=2) * 0.2, rng.uniform(0.5, 20), rng.uniform(1, 5)
@@ -74,7 +75,8 @@ def test_the_combined_relaxed_wheel_runs_its_equations_written_by_hand():
     m, J, Jw, R, sigma = 2.0, 0.1, 0.02, 0.3, np.array([0.3, 0.6])
     A = sp.Matrix([[sp.cos(th), sp.sin(th), 0, -R], [-sp.sin(th), sp.cos(th), 0, 0]])
     system = nh.System(list(q), sp.diag(m, m, J, Jw), constraints=A)
-    law = nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS, relaxation=tuple(sigma))
+    law = nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS,
+                               relaxation_length=tuple(sigma))
     N = m * G
     model = system.friction(law=law, normal=N, speed=R * system.velocities[3], contacts=[[0, 1]])
     mass = np.array([m, m, J, Jw])
@@ -113,8 +115,8 @@ def test_in_a_steady_turn_the_relaxed_tires_give_the_steady_laws_force():
     rear, front = nh.laws.MagicFormula(B=12.0, C=1.3, D=0.9), nh.laws.MagicFormula(B=10.0, C=1.3, D=0.9)
     static, _ = _steady_car([rear, front])  # the default: no relaxation
     sigmas = (0.4, 0.7)
-    relaxed, model = _steady_car([nh.laws.MagicFormula(B=12.0, C=1.3, D=0.9, relaxation=sigmas[0]),
-                                  nh.laws.MagicFormula(B=10.0, C=1.3, D=0.9, relaxation=sigmas[1])])
+    relaxed, model = _steady_car([nh.laws.MagicFormula(B=12.0, C=1.3, D=0.9, relaxation_length=sigmas[0]),
+                                  nh.laws.MagicFormula(B=10.0, C=1.3, D=0.9, relaxation_length=sigmas[1])])
     assert model.system.lag_states == 2
     def body(run):  # yaw rate, forward and lateral speed (the heading differs by the transient)
         psi, xd, yd = run["psi"][-1], run["x_dot"][-1], run["y_dot"][-1]
@@ -139,7 +141,7 @@ def test_at_rest_the_relaxed_tire_holds_a_side_load_as_a_spring():
     conserves 1/2 m y'^2 + U(a) - F a with U' the tire force."""
     system, m = cart()
     sigma, N, F = 0.5, m * G, 0.5 * m * G * LATERAL[2]  # half the peak force
-    law = nh.laws.MagicFormula(*LATERAL, relaxation=sigma)
+    law = nh.laws.MagicFormula(*LATERAL, relaxation_length=sigma)
     pushed = system.with_force([0, F])
     model = pushed.friction(law=law, normal=N, speed=system.velocities[0])
     run = nh.simulate(model, (0, 3), [0, 0, 0, 0], t_eval=np.linspace(0, 3, 61), rtol=1e-11, atol=1e-13)
@@ -158,7 +160,8 @@ def test_at_rest_the_relaxed_tire_holds_a_side_load_as_a_spring():
 
 def test_a_relaxed_model_pickles_and_takes_a_full_state():
     system, m = cart()
-    model = system.friction(law=nh.laws.Brush(8.0, 0.9, relaxation=0.4), normal=m * G, speed=system.velocities[0])
+    law = nh.laws.Brush(8.0, 0.9, relaxation_length=0.4)
+    model = system.friction(law=law, normal=m * G, speed=system.velocities[0])
     short = nh.simulate(model, (0, 1), [0, 0, 2.0, 0.3], rtol=1e-10, atol=1e-12)
     full = nh.simulate(model, (0, 1), [0, 0, 0, 2.0, 0.3, 0], rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(short.y, full.y)
@@ -172,12 +175,13 @@ def test_a_relaxed_model_pickles_and_takes_a_full_state():
 
 
 @pytest.mark.parametrize("make, match", [
-    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation=0), "relaxation must be positive"),
-    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation=-0.3), "relaxation must be positive"),
-    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation=float("nan")), "relaxation must be"),
-    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation=(0.3, 0.4)), "relaxation has 2 lengths for 1"),
-    (lambda: nh.laws.Law(-sp.Symbol("s"), slip="s", relaxation=0.3), "relaxation needs a law of the slip angle"),
-    (lambda: nh.laws.Law(-sp.Symbol("s") / sp.Symbol("V") ** 2, slip="s", speed="V", relaxation=0.3),
+    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation_length=0), "relaxation_length must be positive"),
+    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation_length=-0.3), "relaxation_length must be positive"),
+    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation_length=float("nan")), "relaxation_length must be"),
+    (lambda: nh.laws.MagicFormula(*LATERAL, relaxation_length=(0.3, 0.4)), "relaxation_length has 2 lengths for 1"),
+    (lambda: nh.laws.Law(-sp.Symbol("s"), slip="s", relaxation_length=0.3),
+     "relaxation_length needs a law of the slip angle"),
+    (lambda: nh.laws.Law(-sp.Symbol("s") / sp.Symbol("V") ** 2, slip="s", speed="V", relaxation_length=0.3),
      "not finite at V = 0"),
 ])
 def test_bad_relaxations_are_named(make, match):
@@ -187,20 +191,20 @@ def test_bad_relaxations_are_named(make, match):
 
 def test_the_default_has_no_relaxation_and_the_expansions_refuse_one():
     law = nh.laws.MagicFormula(*LATERAL)
-    assert law.relaxation is None and law.static is law
+    assert law.relaxation_length is None and law.static is law
     with pytest.raises(ValueError, match="no relaxation length"):
         law.relaxed_force([0.1], N=1, V=1)
-    relaxed = nh.laws.MagicFormula(*LATERAL, relaxation=0.5)
-    assert relaxed.static.relaxation is None and relaxed.relaxation == (0.5,)
+    relaxed = nh.laws.MagicFormula(*LATERAL, relaxation_length=0.5)
+    assert relaxed.static.relaxation_length is None and relaxed.relaxation_length == (0.5,)
     system, m = cart()
     for call in (lambda: system.reduced(order=1, law=relaxed, normal=m * G, speed=system.velocities[0]),
                  lambda: system.slip([0, 0], [1.0, 0], order=1, law=relaxed, normal=m * G, speed=system.velocities[0])):
         with pytest.raises(ValueError, match="law.static"):
             call()
-    with pytest.raises(TypeError, match="relaxation must be real"):
-        nh.laws.MagicFormula(*LATERAL, relaxation=float("inf"))
+    with pytest.raises(TypeError, match="relaxation_length must be real"):
+        nh.laws.MagicFormula(*LATERAL, relaxation_length=float("inf"))
     # a relaxation length may be a parameter of the system: unknown, it is named; given, it is used
-    symbolic = nh.laws.MagicFormula(*LATERAL, relaxation="sigma")
+    symbolic = nh.laws.MagicFormula(*LATERAL, relaxation_length="sigma")
     with pytest.raises(ValueError, match="sigma"):
         system.friction(law=symbolic, normal=m * G, speed=system.velocities[0])
     with_sigma = system.with_force([0, 0], parameters={"sigma": 0.5})

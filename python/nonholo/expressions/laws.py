@@ -16,7 +16,7 @@ expression of a system.
   :math:`\alpha = \arctan(s / V)`, :math:`V` the contact's rolling speed:
   :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`;
   with ``rows=2``, ``longitudinal=`` and ``combined=``, Pacejka's combined slip of a longitudinal
-  and a lateral slip (MF 5.2 weights, without shifts); with ``relaxation=sigma``, Pacejka's
+  and a lateral slip (MF 5.2 weights, without shifts); with ``relaxation_length=sigma``, Pacejka's
   first-order transient tire, whose deflection a' = s - |V| a / sigma lags the slip over the rolled
   distance sigma (:mod:`nonholo.system.law_relaxation`).
 - ``Brush(c, mu)``: Fiala's brush tire of the same slip angle, saturating at :math:`\mu N`.
@@ -125,7 +125,7 @@ class Law:
         The largest force the law can give, as a multiple of N (mu for Coulomb): beyond it no
         slip carries the force, and a no-slip model needs more friction than there is.
     name : str, optional
-    relaxation : length or sequence of lengths, optional
+    relaxation_length : length or sequence of lengths, optional
         The relaxation length sigma of each slip component, for a law of the slip angle
         atan(s / V) (a tire): its friction model then carries the deflection a of each component,
         a' = s - |V| a / sigma, and the force is the law's at the transient slip angle
@@ -143,7 +143,7 @@ class Law:
     """
 
     def __init__(self, expr, slip, normal=None, speed=None, scale=None, saturation=None, name: str | None = None,
-                 relaxation=None):
+                 relaxation_length=None):
         self.slip = _symbols(slip, "slip")
         self.normal = None if normal is None else _symbols(normal, "normal")[0]
         self.speed = None if speed is None else _symbols(speed, "speed")[0]
@@ -165,23 +165,24 @@ class Law:
         self.name = name or type(self).__name__
         if self.expr is not None:
             self._check_opposes_slip()
-        self.relaxation = None if relaxation is None else self._relaxation(relaxation)
+        self.relaxation_length = None if relaxation_length is None else self._relaxation(relaxation_length)
 
-    def _relaxation(self, relaxation) -> tuple:
+    def _relaxation(self, relaxation_length) -> tuple:
         """The relaxation lengths, one per slip component, checked: positive, and the law one of the
         slip angle (with a speed V, finite at V = 0 once the slip is V a / sigma)."""
         if self.speed is None or self.expr is None:
-            raise ValueError(f"relaxation needs a law of the slip angle atan(s / V), with a rolling speed V; the "
-                             f"{self.name} law has {'no force' if self.expr is None else 'no speed'}")
-        items = list(relaxation) if isinstance(relaxation, (list, tuple, np.ndarray)) else [relaxation] * self.rows
+            raise ValueError(f"relaxation_length needs a law of the slip angle atan(s / V), with a rolling speed V; "
+                             f"the {self.name} law has {'no force' if self.expr is None else 'no speed'}")
+        given = relaxation_length
+        items = list(given) if isinstance(given, (list, tuple, np.ndarray)) else [given] * self.rows
         if len(items) != self.rows:
-            raise ValueError(f"relaxation has {len(items)} lengths for {self.rows} slip components: give one, or one "
-                             "per component")
-        lengths = tuple(_value(x, "relaxation", positive=True) for x in items)
+            raise ValueError(f"relaxation_length has {len(items)} lengths for {self.rows} slip components: give one, "
+                             "or one per component")
+        lengths = tuple(_value(x, "relaxation_length", positive=True) for x in items)
         at_rest = self._deflected(self.expr, lengths).xreplace({self.speed: 0})
         if at_rest.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-            raise ValueError(f"relaxation needs a law of the slip angle atan(s / V): the {self.name} law at the slip "
-                             "V a / sigma is not finite at V = 0")
+            raise ValueError(f"relaxation_length needs a law of the slip angle atan(s / V): the {self.name} law at the "
+                             "slip V a / sigma is not finite at V = 0")
         return lengths
 
     def _deflected(self, expr, lengths):
@@ -196,26 +197,27 @@ class Law:
     @property
     def static(self) -> "Law":
         """This law without relaxation (itself when it has none): the steady state of the relaxed one."""
-        if self.relaxation is None:
+        if self.relaxation_length is None:
             return self
         law = copy.copy(self)
-        law.relaxation = None
+        law.relaxation_length = None
         return law
 
     def relaxed_force(self, a, N=None, V=None) -> sp.Matrix:
-        """The force at the deflections ``a`` of a law with relaxation: the law's at the slip
+        """The force at the deflections ``a`` of a law with a relaxation length: the law's at the slip
         V a / sigma, i.e. at the transient slip angle atan(a / sigma) (the expressions of ``a``,
         ``N`` and ``V`` as in :meth:`force`)."""
-        if self.relaxation is None:
+        if self.relaxation_length is None:
             raise ValueError(f"the {self.name} law has no relaxation length: its force is force(s, N, V)")
-        return self._substituted(self._deflected(self.expr, self.relaxation), self._deflection, a, N, V, "a")
+        return self._substituted(self._deflected(self.expr, self.relaxation_length), self._deflection, a, N, V, "a")
 
     def deflection_rates(self, a, s, V) -> list:
         """a' = s - |V| a / sigma per component: the lag of the deflections ``a`` behind the slip ``s``."""
-        if self.relaxation is None:
+        if self.relaxation_length is None:
             raise ValueError(f"the {self.name} law has no relaxation length")
         V = to_sympy(V, "V")
-        return [to_sympy(x, "s") - sp.Abs(V) * to_sympy(y, "a") / sigma for x, y, sigma in zip(s, a, self.relaxation)]
+        return [to_sympy(x, "s") - sp.Abs(V) * to_sympy(y, "a") / sigma
+                for x, y, sigma in zip(s, a, self.relaxation_length)]
 
     def _check_opposes_slip(self) -> None:
         """A law whose expression is numeric at N = V = 1 must oppose the slip, z . s <= 0, at slips
@@ -508,7 +510,7 @@ class MagicFormula(Law):
     and each weight lies in (0, 1], so the force stays within :math:`\max(D, D_x) N` per component.
     The velocity scale is :math:`V` over the larger slip stiffness, the saturation the larger peak.
 
-    ``relaxation``: the relaxation length :math:`\sigma` (one, or :math:`(\sigma_\kappa,
+    ``relaxation_length``: the relaxation length :math:`\sigma` (one, or :math:`(\sigma_\kappa,
     \sigma_\alpha)` with two rows), Pacejka's first-order transient tire. The friction model
     then carries a deflection :math:`a` per slip component, :math:`a' = s - \lvert V \rvert
     a / \sigma`, and the force is the curve's at :math:`\tan\alpha' = a / \sigma` (and
@@ -517,7 +519,8 @@ class MagicFormula(Law):
     :math:`V \to 0`, where the tire holds a side load as a spring of stiffness
     :math:`N B C D / \sigma` instead of dividing by :math:`V`."""
 
-    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None, relaxation=None):
+    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None,
+                 relaxation_length=None):
         rows = _rows(rows)
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
@@ -528,7 +531,7 @@ class MagicFormula(Law):
                 raise ValueError("longitudinal= and combined= describe a contact of two slip components (rows=2)")
             expr = -N * _magic(self.B, self.C, self.D, self.E, _slip_angle(s[0], V))
             super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
-                             saturation=self.D, name="magic formula", relaxation=relaxation)
+                             saturation=self.D, name="magic formula", relaxation_length=relaxation_length)
             return
         if rows != 2:
             raise ValueError(f"rows must be 1 (lateral) or 2 (longitudinal and lateral) for the magic formula, "
@@ -548,7 +551,7 @@ class MagicFormula(Law):
         expr = [N * G_xa * _magic(Bx, Cx, Dx, Ex, kappa), -N * G_yk * _magic(self.B, self.C, self.D, self.E, alpha)]
         stiffness = sp.Max(self.B * self.C * self.D, Bx * Cx * Dx)
         super().__init__(expr, slip=s, normal=N, speed=V, scale=V / stiffness, saturation=sp.Max(self.D, Dx),
-                         name="magic formula (combined slip)", relaxation=relaxation)
+                         name="magic formula (combined slip)", relaxation_length=relaxation_length)
 
 
 def _curvature(E, what: str) -> None:
@@ -572,9 +575,9 @@ class Brush(Law):
     :math:`t = \tan\alpha` and :math:`t_{sl} = 3\mu / c`, :math:`z = -N (c t - c^2 \lvert t
     \rvert t / (3\mu) + c^3 t^3 / (27\mu^2))` for :math:`\lvert t \rvert < t_{sl}` and
     :math:`\mp \mu N` beyond (full sliding), continuous with its first derivative at
-    :math:`t_{sl}`. ``relaxation``: its relaxation length, as :class:`MagicFormula`'s."""
+    :math:`t_{sl}`. ``relaxation_length``: its relaxation length, as :class:`MagicFormula`'s."""
 
-    def __init__(self, c, mu, relaxation=None):
+    def __init__(self, c, mu, relaxation_length=None):
         self.c, self.mu = _value(c, "c", positive=True), _value(mu, "mu", positive=True)
         s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
         c, mu = self.c, self.mu
@@ -584,7 +587,7 @@ class Brush(Law):
         t = (sp.Abs(s / V + t_sl) - sp.Abs(s / V - t_sl)) / 2
         expr = -N * (c * t - c**2 * sp.Abs(t) * t / (3 * mu) + c**3 * t**3 / (27 * mu**2))
         super().__init__(expr, slip=s, normal=N, speed=V, scale=V / c, saturation=mu, name="brush",
-                         relaxation=relaxation)
+                         relaxation_length=relaxation_length)
 
 
 def law_of(law, what: str = "law") -> Law:

@@ -101,9 +101,9 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     slip = slip_expressions(system)
     names = sorted({one.name for one in given})
     name = f"{system.name} ({', '.join(names)} friction)"
-    forces = [None if laws[c].relaxation is not None else
+    forces = [None if laws[c].relaxation_length is not None else
               list(laws[c].force([slip[i] for i in rows], loads[c], speeds[c])) for c, rows in enumerate(groups)]
-    if any(law.relaxation is not None for law in laws.values()):  # deflection states (law_relaxation.py)
+    if any(law.relaxation_length is not None for law in laws.values()):  # deflection states (law_relaxation.py)
         return relaxed_system(system, groups, laws, forces, loads, speeds, slip, name)
     force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
     return rows_replaced(system, [], force, name=name, outputs=law_outputs(system, groups, forces, loads))
@@ -114,7 +114,7 @@ def _law_parameters(system, laws) -> None:
     known = {str(s) for s in system.parameters}
     for law in laws:
         own = {*law.slip, law.normal, law.speed}
-        free = set().union(*(e.free_symbols for e in (*law.expr, *(law.relaxation or ())))) - own
+        free = set().union(*(e.free_symbols for e in (*law.expr, *(law.relaxation_length or ())))) - own
         unknown = sorted(str(s) for s in free if str(s) not in known)
         if unknown:
             raise ValueError(f"law: the {law.name} law's symbols {unknown} are not parameters of {system.name!r}: "

@@ -2,7 +2,7 @@ r"""The friction model of laws with a relaxation length: a deflection state per 
 
 A tire law of the slip angle :math:`\arctan(s / V)` divides by the rolling speed :math:`V`, and
 builds its force at once. With a relaxation length :math:`\sigma` (``MagicFormula(...,
-relaxation=sigma)``), Pacejka's first-order transient tire, each slip component :math:`s_i` of a
+relaxation_length=sigma)``), Pacejka's first-order transient tire, each slip component :math:`s_i` of a
 contact carries a deflection :math:`a_i` (a length) that lags behind it over the rolled distance
 :math:`\sigma_i`,
 
@@ -69,7 +69,7 @@ def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, 
     forces = list(forces)
     for c, rows in enumerate(groups):
         law = laws[c]
-        if law.relaxation is None:
+        if law.relaxation_length is None:
             continue
         a = []
         for i in rows:

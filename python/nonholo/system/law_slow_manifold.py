@@ -174,7 +174,7 @@ def _expandable(law) -> None:
     if law.scale is None:
         raise ValueError(f"law: the {law.name} law gives no scale (Law(..., scale=)): the slow manifold is "
                          "expanded in it")
-    if law.relaxation is not None:
+    if law.relaxation_length is not None:
         raise ValueError(f"law: the {law.name} law has a relaxation length: its deflections lag the slip over "
                          "sigma / |V|, a time scale of their own that the expansion in the law's scale does not "
                          "carry; the reduced model and the slip take the steady law, law.static (sigma -> 0)")
