@@ -119,9 +119,14 @@ def _report_ratios(result: SimulationResult, model, ratios: np.ndarray, samples:
                 f"slow manifold: the friction ratio |lambda| / (saturation N) reached {worst:.4g} at t = {at:.4g} (its "
                 f"expansion holds while it is below {RATIO_THRESHOLD:g}; the manifold folds at 1, where no-slip needs "
                 "more friction than there is)")
-        result.warnings.append(text)
-        warnings.warn(text, SimulationWarning, stacklevel=3)
+        _warn(result, text, stacklevel=4)
     return result
+
+
+def _warn(result: SimulationResult, text: str, stacklevel: int) -> None:
+    """The SimulationWarning ``text``, kept in ``result.warnings`` too."""
+    result.warnings.append(text)
+    warnings.warn(text, SimulationWarning, stacklevel=stacklevel)
 
 
 def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step, project_y0, method: str,
@@ -197,8 +202,7 @@ def _report_gap(result: SimulationResult, model, T: np.ndarray, Y: np.ndarray, p
                 f"expansion holds: the slowest fast rate of the friction model is only {1 / delta[at]:.3g} times its "
                 f"fastest slow rate at t = {T[index][at]:.4g} (delta = {delta[at]:.3g} > {validity.THRESHOLD:g}); "
                 "simulate system.friction(law=...) there")
-        result.warnings.append(text)
-        warnings.warn(text, SimulationWarning, stacklevel=4)
+        _warn(result, text, stacklevel=5)
 
 
 def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = False, method: str = "auto",
