@@ -214,3 +214,19 @@ def test_the_default_has_no_relaxation_and_the_expansions_refuse_one():
     by_number = nh.simulate(system.friction(law=relaxed, normal=m * G, speed=system.velocities[0]),
                             (0, 1), y0, rtol=1e-10, atol=1e-12, t_eval=[1.0])
     np.testing.assert_allclose(by_parameter.y, by_number.y, rtol=1e-12, atol=1e-14)
+
+
+def test_a_rolling_body_keeps_its_own_outputs_under_relaxed_tires():
+    """A ball of roll_on_plane under a relaxed combined-slip law: its own outputs (derived from its
+    motion, accelerations included) are evaluated on its own coordinates, and the tangential force
+    they derive, m |a_xy|, is the relaxed law's force at the deflections; also after pickling."""
+    ball = nh.contact.roll_on_plane(nh.bodies.RigidBody(1.0, np.eye(3) * 0.004), nh.contact.Sphere(0.1))
+    law = nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS, relaxation_length=0.1)
+    model = pickle.loads(pickle.dumps(ball.friction(law=law, normal=G, speed=1.0)))
+    y0 = np.r_[0, 0, 1, 0, 0, 0, 3.0, 0, 0, 0, 0, 0]  # sliding at 3 m/s without spin
+    run = nh.simulate(model, (0, 0.5), y0, t_eval=np.linspace(0.1, 0.5, 5), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(run["normal_force"], G, rtol=1e-9)  # m (g + z''), z constant
+    a = run.y[[-2, -1]]  # the deflections
+    by_law = [np.linalg.norm([float(z) for z in law.relaxed_force(list(x), N=G, V=1.0)]) for x in a.T]
+    np.testing.assert_allclose(run["friction_force"], by_law, rtol=1e-7)
+    assert np.min(by_law) > 0.1 * G  # the contact pushes

@@ -34,19 +34,22 @@ __all__ = ["relaxed_system", "lag_states", "expand_initial_state"]
 
 
 class _Original:
-    """An output of the original system, evaluated on the first ``n`` coordinates and velocities of
-    the augmented one (its other attributes forwarded)."""
+    """An output of the original system (n coordinates), evaluated on the augmented one's (``total``):
+    every array argument of ``total`` rows (coordinates, velocities, accelerations) cut to its first
+    ``n``; its other attributes forwarded."""
 
-    def __init__(self, output, n: int):
-        self.output, self.n = output, n
+    def __init__(self, output, n: int, total: int):
+        self.output, self.n, self.total = output, n, total
 
     def __getattr__(self, name):
-        if name in ("output", "n"):
+        if name in ("output", "n", "total"):
             raise AttributeError(name)
         return getattr(self.output, name)
 
-    def __call__(self, q, v, *args, **kwargs):
-        return self.output(np.asarray(q)[: self.n], np.asarray(v)[: self.n], *args, **kwargs)
+    def __call__(self, *args, **kwargs):
+        cut = [x[: self.n] if isinstance(x, np.ndarray) and x.ndim and x.shape[0] == self.total else x
+               for x in (np.asarray(a) if isinstance(a, (list, tuple, np.ndarray)) else a for a in args)]
+        return self.output(*cut, **kwargs)
 
 
 def _fresh(system, base: str) -> str:
@@ -93,7 +96,7 @@ def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, 
                  force=sp.ImmutableMatrix(sp.Matrix(system.force) + force).col_join(pad))
     if system.applied_force is not None:
         state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force).col_join(pad)
-    own = {key: _Original(value, n) for key, value in (state.get("outputs") or {}).items()}
+    own = {key: _Original(value, n, n + m) for key, value in (state.get("outputs") or {}).items()}
     aug = _Augmented(system, integrals, deflections)
     state["outputs"] = {**law_outputs(aug, groups, forces, loads), **own}
     rebuilt = system._rebuilt(state)
