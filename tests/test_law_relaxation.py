@@ -230,3 +230,9 @@ def test_a_rolling_body_keeps_its_own_outputs_under_relaxed_tires():
     by_law = [np.linalg.norm([float(z) for z in law.relaxed_force(list(x), N=G, V=1.0)]) for x in a.T]
     np.testing.assert_allclose(run["friction_force"], by_law, rtol=1e-7)
     assert np.min(by_law) > 0.1 * G  # the contact pushes
+
+
+def test_a_law_parameter_named_like_a_deflection_is_kept():
+    a_1, s, V, d = sp.symbols("a_1 s V d")
+    law = nh.laws.Law(-a_1 * sp.atan(s / V), slip=s, speed=V, relaxation_length=0.5)
+    assert law.relaxed_force([d], V=2.0)[0] == -a_1 * sp.atan(2.0 * d)

@@ -192,7 +192,10 @@ class Law:
 
     @property
     def _deflection(self) -> tuple:
-        return sp.symbols(f"a_1:{self.rows + 1}", real=True)
+        """The deflections' symbols in the relaxed force (Dummies: no name of the law's can clash)."""
+        if "_deflection_symbols" not in self.__dict__:
+            self._deflection_symbols = tuple(sp.Dummy(f"a_{i + 1}", real=True) for i in range(self.rows))
+        return self._deflection_symbols
 
     @property
     def static(self) -> "Law":
