@@ -600,3 +600,11 @@ def law_of(law, what: str = "law") -> Law:
                         f"Law), got {type(law).__name__}")
     return law
 
+
+def laws_of(law):
+    """``law`` checked: a :class:`Law`, or a non-empty list of them (one per contact)."""
+    if isinstance(law, (list, tuple)):
+        if not law:
+            raise ValueError("law as a list needs one law per contact, got an empty list")
+        return [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
+    return law_of(law)

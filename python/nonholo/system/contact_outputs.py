@@ -80,13 +80,14 @@ def _groups(system) -> list:
     return [[i] for i in range(system.k)]
 
 
-def law_outputs(system, groups: list, forces: list, loads: list) -> dict:
+def law_outputs(system, groups: list, forces: list, loads: list, args=None) -> dict:
     """The contact outputs of ``system`` realized by friction laws: per contact c (rows ``groups[c]``)
     its slip, its law force ``forces[c]`` (expressions, one per row) and, where given, its normal
-    load ``loads[c]``."""
+    load ``loads[c]``; evaluated on (q, v, t, p) = ``args`` (default the system's own)."""
     A = sp.Matrix(system.constraints)
     slip = A * sp.Matrix(system.velocities) - sp.Matrix(system.affine)
-    args = (system.coordinates, system.velocities, (system.time,), system.parameters)
+    if args is None:
+        args = (system.coordinates, system.velocities, (system.time,), system.parameters)
     outputs = {"slip": ContactOutput("slip", [[slip[i] for i in rows] for rows in groups], args),
                "friction_force": ContactOutput("friction_force", forces, args)}
     if all(N is not None for N in loads):

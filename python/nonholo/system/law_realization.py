@@ -141,6 +141,11 @@ def rows_replaced(system, keep: list, force, parameters=None, name: str | None =
     """``system`` with only the constraint rows ``keep`` and the generalized force ``force`` added
     (the force that realizes the other rows), ``parameters`` added to its defaults, and ``outputs``
     added to its outputs (the system's own of the same names kept)."""
+    return system._rebuilt(replaced_state(system, keep, force, parameters, name, outputs))
+
+
+def replaced_state(system, keep: list, force, parameters=None, name: str | None = None, outputs=None) -> dict:
+    """The constructor arguments of :func:`rows_replaced`'s system (for a caller that extends them)."""
     state = system._state_with(parameters, name)
     if outputs:
         state["outputs"] = {**outputs, **(state.get("outputs") or {})}
@@ -157,7 +162,7 @@ def rows_replaced(system, keep: list, force, parameters=None, name: str | None =
     state["force"] = sp.ImmutableMatrix(sp.Matrix(system.force) + force)
     if system.applied_force is not None:  # a Kane system's r = F - c - dV gains the force too
         state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force)
-    return system._rebuilt(state)
+    return state
 
 
 def viscous_coefficients(system, law: Viscous):

@@ -66,7 +66,7 @@ def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, 
     ``forces[c]`` the static force of a contact without relaxation (None for a relaxed one), the
     deflections' coordinates and velocities appended. Returns the system; its attribute
     ``lag_states`` is the number of deflections."""
-    from .law_realization import contact_force
+    from .law_realization import contact_force, replaced_state
 
     integrals, deflections, rates = [], [], []
     forces = list(forces)
@@ -84,36 +84,21 @@ def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, 
         rates += law.deflection_rates(a, [slip[i] for i in rows], speeds[c])
     m, n = len(deflections), system.n
     force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
-    state = system._state_with(None, name)
-    G = sp.Matrix(system.metric)
+    state = replaced_state(system, [], force, name=name)  # the rows realized, as without relaxation
     metric = sp.zeros(n + m, n + m)
-    metric[:n, :n] = G
+    metric[:n, :n] = sp.Matrix(system.metric)
     metric[n:, n:] = sp.eye(m)
-    pad = sp.Matrix(rates)
-    state.update(coordinates=[*system.coordinates, *integrals], velocities=[*system.velocities, *deflections],
-                 metric=sp.ImmutableMatrix(metric), constraints=None, affine=None, friction=None, speeds=None,
-                 holonomic=None, contacts=None,
-                 force=sp.ImmutableMatrix(sp.Matrix(system.force) + force).col_join(pad))
-    if system.applied_force is not None:
-        state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force).col_join(pad)
+    coordinates, velocities = [*system.coordinates, *integrals], [*system.velocities, *deflections]
+    state.update(coordinates=coordinates, velocities=velocities, metric=sp.ImmutableMatrix(metric),
+                 force=state["force"].col_join(sp.Matrix(rates)))
+    if state["applied_force"] is not None:
+        state["applied_force"] = state["applied_force"].col_join(sp.Matrix(rates))
     own = {key: _Original(value, n, n + m) for key, value in (state.get("outputs") or {}).items()}
-    aug = _Augmented(system, integrals, deflections)
-    state["outputs"] = {**law_outputs(aug, groups, forces, loads), **own}
+    args = (coordinates, velocities, (system.time,), system.parameters)
+    state["outputs"] = {**law_outputs(system, groups, forces, loads, args), **own}
     rebuilt = system._rebuilt(state)
     rebuilt.lag_states = m
     return rebuilt
-
-
-class _Augmented:
-    """The original system's constraint rows in the augmented system's symbols (for its outputs)."""
-
-    def __init__(self, system, integrals, deflections):
-        m = len(deflections)
-        self.constraints = sp.Matrix(system.constraints).row_join(sp.zeros(system.k, m))
-        self.affine = system.affine
-        self.coordinates = [*system.coordinates, *integrals]
-        self.velocities = [*system.velocities, *deflections]
-        self.time, self.parameters = system.time, system.parameters
 
 
 def lag_states(system) -> int:

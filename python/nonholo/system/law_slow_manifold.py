@@ -479,25 +479,14 @@ class LawSlowManifold:
         return v, udot
 
 
-def laws_argument(law):
-    """``law`` checked: a law, or a list of laws (one per contact)."""
-    from ..expressions.laws import law_of
-
-    if isinstance(law, (list, tuple)):
-        if not law:
-            raise ValueError("law as a list needs one law per contact, got an empty list")
-        return [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
-    return law_of(law)
-
-
 def reduced_by_law(system, law, eps, order, velocities, frame, max_order, normal, speed, contacts):
     """``system.reduced(order=..., law=law, ...)``: the linear law's C++ model for ``Viscous`` with
     numeric coefficients, else a :class:`~nonholo.models.law_core.CoreLawReducedModel`, the C++ model of
     the expansion of this module (``eps``, if given, must equal the law's scale)."""
-    from ..expressions.laws import Viscous
+    from ..expressions.laws import Viscous, laws_of
     from ..models.law_core import CoreLawReducedModel
 
-    law = laws_argument(law)
+    law = laws_of(law)
     if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
         if eps is not None and not np.isclose(check.positive(eps, "eps"), float(law.eps), rtol=1e-12, atol=0):
             raise ValueError(f"eps = {eps!r} and law = {law!r} disagree: the law carries its scale; give one of them")

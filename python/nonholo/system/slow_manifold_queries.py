@@ -44,11 +44,11 @@ class SlowManifoldQueries:
         return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
 
     def _law_slip(self, law, q, u, order, t, params, normal, speed, contacts) -> np.ndarray:
-        from ..expressions.laws import Viscous
+        from ..expressions.laws import Viscous, laws_of
         from .law_realization import viscous_coefficients
-        from .law_slow_manifold import LawSlowManifold, laws_argument
+        from .law_slow_manifold import LawSlowManifold
 
-        law = laws_argument(law)
+        law = laws_of(law)
         if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
             return viscous_coefficients(self, law).slip(q, u, order=order, t=t, params=params)
         from ..models.law_core import law_slip_coefficients  # the C++ expansion (its Python reference: .slip)

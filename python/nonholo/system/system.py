@@ -592,17 +592,12 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         return Margin(self, "liftoff", None, normal, contacts)
 
     def _friction_by(self, law, eps, sparse, normal, speed, contacts):
-        from ..expressions.laws import Viscous, law_of
+        from ..expressions.laws import Viscous, laws_of
         from .law_realization import realized_by, viscous_coefficients
 
         if eps is not None:
             raise ValueError("give eps or law=, not both (a law carries its own scale)")
-        if isinstance(law, (list, tuple)):  # one law per contact
-            laws = [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
-            if not laws:
-                raise ValueError("law as a list needs one law per contact, got an empty list")
-            return realized_by(self, laws, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
-        law = law_of(law)
+        law = laws_of(law)  # a law, or one per contact
         if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
             return viscous_coefficients(self, law).friction(float(law.eps), sparse=sparse)
         return realized_by(self, law, normal, speed, contacts).nonholonomic(form="qdot", sparse=sparse)
