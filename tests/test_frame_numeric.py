@@ -193,3 +193,24 @@ def test_frame_form_jacobian_equals_central_differences(order):
     J, h = model.jacobian(0.0, y), 1e-6
     fd = np.array([(model.rhs(0.0, y + h * e) - model.rhs(0.0, y - h * e)) / (2 * h) for e in np.eye(y.size)]).T
     assert np.abs(J - fd).max() < 1e-7 * (1 + np.abs(J).max())
+
+
+def test_split_skips_coordinates_the_constraints_leave_out():
+    """A rolling disc in (yaw, lean, spin, x, y): the constraints x' = r cos(yaw) spin',
+    y' = r sin(yaw) spin' leave yaw and lean out, so the block of the first two coordinates is zero
+    at every point. Its score was 0/0 (NaN), which no comparison rejects, and the split took it;
+    now it scores 0 and (x, y) are solved for, so the default kinematic system builds and steers."""
+    yaw, lean, spin, x, y = sp.symbols("yaw lean spin x y")
+    r = 0.3
+    q = [yaw, lean, spin, x, y]
+    A = sp.Matrix([[0, 0, -r * sp.cos(yaw), 1, 0], [0, 0, -r * sp.sin(yaw), 0, 1]])
+    disc = nh.System(q, sp.diag(1, 1, 1, 2, 2), constraints=A)
+    assert voronets_split(disc) == [3, 4]
+    kinematic = disc.kinematic()
+    assert [str(c) for c in kinematic.controls] == ["yaw_dot", "lean_dot", "spin_dot"]
+    f = np.asarray(kinematic.vector_field(np.array([0.4, 0.1, 0.0, 0.0, 0.0]), np.array([0.0, 0.0, 2.0])),
+                   dtype=float)
+    assert np.allclose(f, [0, 0, 2.0, 2 * r * np.cos(0.4), 2 * r * np.sin(0.4)], atol=1e-14)
+    # a split named by the user that is zero everywhere is refused, naming it
+    with pytest.raises(ModelError, match="cannot be solved for"):
+        voronets_split(disc, ["yaw", "lean"])

@@ -135,9 +135,13 @@ def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
 
 def _conditioning(blocks: np.ndarray) -> float:
     """min over sample points of |det A_s| / ||A_s||^k: how far the block stays from singular."""
-    k = blocks.shape[1]
-    scale = np.maximum(np.abs(blocks).max(axis=(1, 2)), 1e-300) ** k
-    return float((np.abs(np.linalg.det(blocks)) / scale).min())
+    # det(A_s / ||A_s||) = det A_s / ||A_s||^k without forming ||A_s||^k, which underflows for small
+    # entries (a block of zeros, from a split that leaves out the solvable coordinates, was 0/0 = NaN,
+    # which no comparison rejects); a zero block scores 0
+    top = np.abs(blocks).max(axis=(1, 2))
+    safe = np.where(top > 0, top, 1.0)
+    ratio = np.where(top > 0, np.abs(np.linalg.det(blocks / safe[:, None, None])), 0.0)
+    return float(np.nan_to_num(ratio, nan=0.0).min())
 
 
 @dataclass
