@@ -214,3 +214,19 @@ def test_split_skips_coordinates_the_constraints_leave_out():
     # a split named by the user that is zero everywhere is refused, naming it
     with pytest.raises(ModelError, match="cannot be solved for"):
         voronets_split(disc, ["yaw", "lean"])
+
+
+def test_split_judged_at_unit_quaternions():
+    """A ball rolling on a plane in (x, y, q0..q3), the quaternion a unit-norm group: the split is
+    judged at attitudes (the random samples normalized, the origin's at the identity). Judged at
+    raw q in [-pi, pi]^6 it solved for (q0, q3), whose block vanishes at the identity attitude: the
+    kinematic system divided by q1^2 + q2^2 there, and an optimal control problem from rest failed in
+    its default guess (NaN). Now (x, y) are solved for (A_s = I), regular at every attitude."""
+    ball = nh.contact.roll_on_plane(nh.bodies.RigidBody(1.0, np.eye(3) * 0.4), nh.contact.Sphere(1.0))
+    assert voronets_split(ball) == [0, 1]
+    frame = AnholonomicFrame(ball)
+    for q in ([0, 0, 1, 0, 0, 0], [0.3, -0.2, 0.0, 0.6, 0.0, 0.8]):
+        X, _ = frame.core.evaluate(np.array(q, dtype=float), ball.param_vector())
+        assert np.all(np.isfinite(X))
+        A = ball.constraint_matrix(np.array(q, dtype=float))[0]
+        assert np.abs(A @ X[:, :ball.n - ball.k]).max() < 1e-14

@@ -110,18 +110,33 @@ def _pivot_columns(A: np.ndarray, k: int) -> tuple:
 
 
 def _constraint_samples(system) -> np.ndarray:
-    """A(q) at q = 0 and 16 random q in [-pi, pi]^n (default parameters), shape (17, k, n). q = 0
+    """A(q) at q = 0 and 16 random q in [-pi, pi]^n (default parameters; unit-norm groups of
+    coordinates normalized, the origin's at the identity, _on_unit_norms), shape (17, k, n). q = 0
     is included so that, of splits equally good elsewhere (x or y for a vehicle heading along
     theta), the one regular at the origin of the coordinates is taken (y' = tan(theta) x', not
     x' = cot(theta) y')."""
     rng = np.random.default_rng(1)
-    samples = [A for A in (_constraints_at(system, rng.uniform(-np.pi, np.pi, system.n)) for _ in range(16))
-               if A is not None]
+    samples = [A for A in (_constraints_at(system, _on_unit_norms(system, rng.uniform(-np.pi, np.pi, system.n)))
+                           for _ in range(16)) if A is not None]
     if len(samples) < 4:
         raise ModelError("the system's geometry cannot be evaluated at most sample points q in [-pi, pi]^n, so no "
                          "split for the Voronets frame can be checked; pass the frame vectors")
-    origin = _constraints_at(system, np.zeros(system.n))
+    origin = _constraints_at(system, _on_unit_norms(system, np.zeros(system.n)))
     return np.array([samples[0] if origin is None else origin, *samples])
+
+
+def _on_unit_norms(system, q: np.ndarray) -> np.ndarray:
+    """q with each unit-norm group of coordinates (``system.unit_norm``: a quaternion) scaled to unit
+    length, and a zero group replaced by its first unit vector (the identity rotation): the split
+    is judged at configurations the system can take, the origin's at the reference attitude."""
+    for group in getattr(system, "unit_norm", None) or []:
+        g = list(group)
+        norm = float(np.linalg.norm(q[g]))
+        if norm > 0:
+            q[g] = q[g] / norm
+        else:
+            q[g[0]] = 1.0
+    return q
 
 
 def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
