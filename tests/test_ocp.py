@@ -12,6 +12,8 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
+from nonholo.control.kinematic import KinematicSystem
+from nonholo.errors import ModelError
 
 
 @pytest.fixture(scope="module")
@@ -418,3 +420,18 @@ def test_default_start_reaches_a_cusp_that_the_structured_starts_miss(car):
     for start in ("line", "heading"):  # each alone, on the coarse mesh's 50 nodes
         alone = problem.solve(nodes=50, guess=start)
         assert alone.success and alone.t_final > length * 1.01
+
+
+def test_a_default_guess_through_a_singular_point_is_refused_by_name():
+    """The default guess (the straight line between the end states) may pass where the dynamics are
+    singular: there the controls' fit met NaN and numpy's SVD raised LinAlgError; now a ModelError
+    names the point and its state, and asks for a guess."""
+    x, y, w = sp.symbols("x y w")
+    singular = KinematicSystem([x, y], [w], sp.Matrix([w, w / x]))
+    problem = nh.OptimalControlProblem(singular, cost=w**2, t_final=1.0, initial=[0, 0], final=[1, 1])
+    with pytest.raises(ModelError, match=r"not finite at a state of the initial guess .*'x': 0\.0.*pass guess="):
+        problem.solve(nodes=10)
+    # away from x = 0 the same system solves by default: y' = x'/x, so y = log(x) + c from (1, 0) to (2, log 2)
+    away = nh.OptimalControlProblem(singular, cost=w**2, t_final=1.0, initial=[1, 0], final=[2, np.log(2)])
+    sol = away.solve(nodes=20)
+    assert sol.success and abs(sol.objective - 1.0) < 1e-6

@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from .. import _core
-from ..errors import OptimalControlError
+from ..errors import ModelError, OptimalControlError
 from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
 from .guesses import array_guess, is_array_guess
@@ -338,8 +338,17 @@ class OptimalControlProblem:
         if m == 0:
             return U
         for _ in range(3):
-            r = Ydot - self._rhs(Y, U)
-            J = self._rhs_u(Y, U)  # (P, n, m)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a singular point: raised below
+                r = Ydot - self._rhs(Y, U)
+                J = self._rhs_u(Y, U)  # (P, n, m)
+            bad = ~(np.isfinite(r).all(axis=0) & np.isfinite(J).all(axis=(1, 2)))
+            if bad.any():
+                p = int(np.argmax(bad))
+                state = dict(zip(self.state_names, (round(float(v), 6) for v in Y[:, p])))
+                raise ModelError(f"the dynamics of {self.dynamics.name!r} are not finite at a state of the initial "
+                                 f"guess (point {p} of {P}: {state}): "
+                                 "the model is singular there (e.g. its frame); pass guess= with states where it "
+                                 "is regular")
             U += np.einsum("pmn,np->mp", np.linalg.pinv(J, rcond=1e-12), r)  # least squares, min norm
             if clip:
                 U = np.clip(U, lo[:, None], hi[:, None])
