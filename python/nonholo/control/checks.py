@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import sympy as sp
@@ -15,7 +16,7 @@ import sympy as sp
 from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import parse, to_sympy
 
-__all__ = ["expression", "real", "inequalities", "MAX_NLP_VARIABLES", "mesh_size", "times", "frames",
+__all__ = ["expression", "real", "inequalities", "ipopt_options", "MAX_NLP_VARIABLES", "mesh_size", "times", "frames",
            "tolerance"]
 
 #: The largest NLP (variables) a solve builds: about 0.2 GB for its vectors alone, far beyond the
@@ -123,3 +124,27 @@ def tolerance(value, what: str) -> float:
     if not x > 0:
         raise ValueError(f"{what} must be positive, got {value!r}")
     return x
+
+
+def ipopt_options(options) -> list:
+    """IPOPT's options as (name, value) pairs, the values as str, int or float; IPOPT itself checks
+    the names and values (``_core.solve_collocation`` raises ValueError naming the option)."""
+    if options is None:
+        return []
+    if not isinstance(options, Mapping):
+        raise ValueError(f"ipopt_options must be a mapping of IPOPT option names to values, got {options!r}")
+    out = []
+    for name, value in options.items():
+        if not isinstance(name, str):
+            raise ValueError(f"ipopt_options names must be strings, got {name!r}")
+        if isinstance(value, str):
+            out.append((name, value))
+        elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+            out.append((name, int(value)))
+        elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+            if not math.isfinite(value):
+                raise ValueError(f"ipopt_options[{name!r}] must be finite, got {value!r}")
+            out.append((name, float(value)))
+        else:
+            raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
+    return out

@@ -416,7 +416,11 @@ class OptimalControlProblem:
             is solved on the coarse mesh as well (optima that reverse, a car's cusp, lie in
             their basins) and the full mesh from the three best distinct coarse optima, the best
             kept (``stats["full_solves"]``); otherwise the full mesh from the coarse solution of
-            lowest cost (``stats["starts"]`` says how many starts ran). Or a previous solution
+            lowest cost (``stats["starts"]`` says how many starts ran). With path constraints the
+            line with each state they bound bumped off it (+-0.5, +-1) is solved too: among the
+            starts when the line leaves the constraints' set (a line through the middle of an
+            obstacle is a saddle of its constraint, which IPOPT does not leave), else when the
+            other starts give no solution. Or a previous solution
             (warm start, interpolated onto the new mesh); a simulation's states (controls
             fitted); arrays ``(t, y, u)`` or a dict with keys ``"t"``, ``"y"``, ``"u"`` (``u``
             optional: fitted) on any increasing time grid, interpolated linearly
@@ -500,16 +504,28 @@ class OptimalControlProblem:
             raise ValueError(f"warm_multipliers must be True or False, got {warm_multipliers!r}")
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
-                       mu_strategy=mu_strategy, ipopt_options=_ipopt_options(ipopt_options),
+                       mu_strategy=mu_strategy, ipopt_options=checks.ipopt_options(ipopt_options),
                        holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
-        if guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None:
+        vehicle = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
+        # the states the path constraints bound, bumped off the line where every start fails: the line
+        # through the middle of an obstacle is a saddle of the constraint (its gradient across the line
+        # vanishes there), which IPOPT does not leave
+        bounded = set().union(*(g.free_symbols for g in self.path_constraints)) if self.path_constraints else set()
+        rescue = [("perturbed", i, a) for i, y in enumerate(self.states) if y in bounded for a in PERTURBATIONS]
+        if vehicle:
             seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
             extra = [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen
                      for a in PERTURBATIONS] if self.is_reversible() else []
-            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra)
+            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue)
+        elif guess is None and rescue and sch is not DMOC and self._line_violates_path(interval_points(dtau, sch.step)):
+            sol = self._multistart(sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
+            if guess is None and rescue and sch is not DMOC and not sol.success:
+                bumped = self._multistart(sch, nodes, dtau, (), options, rescue=rescue)
+                if bumped is not None and bumped.success:
+                    sol = bumped
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
             split = sol.interval_errors > limit
@@ -522,7 +538,7 @@ class OptimalControlProblem:
         return sol
 
     def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
-                    extra=()) -> OptimalControlSolution:
+                    extra=(), rescue=()) -> OptimalControlSolution | None:
         """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
         leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
@@ -531,37 +547,74 @@ class OptimalControlProblem:
         FULL_SOLVES best distinct coarse optima (costs AGREE apart: the coarse mesh's ranking of
         nearby optima is not the full mesh's) and the best kept. If no coarse solve succeeds,
         each of ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be
-        too coarse)."""
+        too coarse). The ``rescue`` starts (the line with a state the path constraints bound
+        bumped off it) are solved on the coarse mesh, and the full mesh from their best optimum,
+        when ``starts`` give no full-mesh solution (none succeeds on the coarse mesh, or the full
+        mesh fails from their optima), before that fallback (on the full mesh when there is no
+        coarser one); None when ``starts`` is empty and no rescue start succeeds."""
         coarse = max(11, -(-nodes // 4))
         candidates = []
         if coarse < nodes:
             cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
+            if rescue and self._line_violates_path(interval_points(cdtau, sch.step)):
+                starts, rescue = [*starts, *rescue], ()  # the bumps compete with the starts from the outset
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
             costs = [s.objective for s in found if s.success]
             disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
             widened = bool(extra) and disagree
             if widened:
                 found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
-            coarse_iterations = sum(s.stats["iterations"] for s in found)
-            picked = []
-            for s in sorted((s for s in found if s.success), key=lambda s: s.objective):
-                if len(picked) < (FULL_SOLVES if widened else 1) and all(
-                        abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked):
-                    picked.append(s)
-            if picked:
+
+            def full_from(coarse_solutions, how_many):
+                """The full mesh from the how_many best distinct successful coarse solutions, the best
+                kept (None when none succeeded)."""
+                picked = []
+                for s in sorted((s for s in coarse_solutions if s.success), key=lambda s: s.objective):
+                    if len(picked) < how_many and all(
+                            abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked):
+                        picked.append(s)
+                if not picked:
+                    return None
                 full = [self._solve_mesh(sch, dtau, s, options) for s in picked]
                 ok = [s for s in full if s.success]
                 sol = min(ok, key=lambda s: s.objective) if ok else full[0]
-                sol.stats.update(starts=len(found), coarse_nodes=coarse, coarse_iterations=coarse_iterations,
-                                 full_solves=len(full))
-                if sol.success:
+                sol.stats.update(starts=len(found), coarse_nodes=coarse,
+                                 coarse_iterations=sum(s.stats["iterations"] for s in found), full_solves=len(full))
+                return sol
+
+            # the bumps off the path constraints' saddle: where every start fails on the coarse mesh, or
+            # the full mesh fails from the starts' coarse optima (the coarse mesh checks the path
+            # constraints at fewer points, and its optimum may cut through an obstacle)
+            attempts = [(None, FULL_SOLVES if widened else 1)]
+            if rescue:
+                attempts.append((rescue, 1))
+            for bumps, how_many in attempts:
+                if bumps is not None:
+                    found += [self._solve_mesh(sch, cdtau, start, options) for start in bumps]
+                sol = full_from(found if bumps is None else found[-len(bumps):], how_many)
+                if sol is not None and sol.success:
                     return sol
-                candidates.append(sol)
+                if sol is not None:
+                    candidates.append(sol)
         candidates += [self._solve_mesh(sch, dtau, start, options) for start in starts]
+        if rescue and coarse >= nodes and not any(s.success for s in candidates):  # no coarse mesh to try them on
+            candidates += [self._solve_mesh(sch, dtau, start, options) for start in rescue]
+        if not candidates:  # only rescue starts, none of which succeeded on the coarse mesh
+            return None
         ok = [s for s in candidates if s.success]
         sol = min(ok, key=lambda s: s.objective) if ok else candidates[0]
         sol.stats["starts"] = len(starts)
         return sol
+
+    def _line_violates_path(self, tau: np.ndarray) -> bool:
+        """Whether the straight line of :meth:`default_guess` leaves the path constraints' set at
+        the points ``tau`` (through an obstacle, say)."""
+        Y, U, _ = self.default_guess(tau)
+        with np.errstate(all="ignore"):
+            if self._dae:
+                U = np.vstack([U, self.dynamics.algebraic_values(Y, U)])
+            g = vectorized(self.path_constraints, self.states, self.controls + self.algebraic)(Y, U)
+        return bool(np.any(~(g <= 1e-9 * (1.0 + np.abs(g)))))
 
     def _discrete_mechanics(self):
         if self._dmoc is None:
@@ -630,30 +683,6 @@ class OptimalControlProblem:
             multipliers=multipliers, **options)
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
         return OptimalControlSolution(self, sch, dtau, out)
-
-
-def _ipopt_options(options) -> list:
-    """IPOPT's options as (name, value) pairs, the values as str, int or float; IPOPT itself checks
-    the names and values (``_core.solve_collocation`` raises ValueError naming the option)."""
-    if options is None:
-        return []
-    if not isinstance(options, Mapping):
-        raise ValueError(f"ipopt_options must be a mapping of IPOPT option names to values, got {options!r}")
-    out = []
-    for name, value in options.items():
-        if not isinstance(name, str):
-            raise ValueError(f"ipopt_options names must be strings, got {name!r}")
-        if isinstance(value, str):
-            out.append((name, value))
-        elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
-            out.append((name, int(value)))
-        elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-            if not math.isfinite(value):
-                raise ValueError(f"ipopt_options[{name!r}] must be finite, got {value!r}")
-            out.append((name, float(value)))
-        else:
-            raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
-    return out
 
 
 def _dynamics(model, controls):
