@@ -40,32 +40,45 @@ class SlowManifoldQueries:
         q = point_argument(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
         if law is not None:
-            return self._law_slip(law, q, u, order, check.finite_float(t, "t"), params, normal, speed, contacts)
+            return self._law_slip(law, q, u, order, check.finite_float(t, "t"), params, normal, speed, contacts)[0]
         return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
 
-    def _law_slip(self, law, q, u, order, t, params, normal, speed, contacts) -> np.ndarray:
+    def _law_slip(self, law, q, u, order, t, params, normal, speed, contacts) -> tuple:
+        """(h^(1..order) of the law's slow manifold, the law's scale eps)."""
         from ..expressions.laws import Viscous, laws_of
         from .law_realization import viscous_coefficients
         from .law_slow_manifold import LawSlowManifold
 
         law = laws_of(law)
         if isinstance(law, Viscous) and law.eps.is_number and contacts is None and normal is None:
-            return viscous_coefficients(self, law).slip(q, u, order=order, t=t, params=params)
+            return viscous_coefficients(self, law).slip(q, u, order=order, t=t, params=params), float(law.eps)
         from ..models.law_core import law_slip_coefficients  # the C++ expansion (its Python reference: .slip)
 
         expansion = LawSlowManifold(self, law, normal, speed, contacts)
-        return law_slip_coefficients(expansion, t, q, u, self.param_vector(params), order)
+        p = self.param_vector(params)
+        return law_slip_coefficients(expansion, t, q, u, p, order), float(expansion._scale(*p))
 
-    def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float, order: int = 2, t: float = 0.0,
-                         params: Mapping | None = None) -> np.ndarray:
+    def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float | None = None, order: int = 2,
+                         t: float = 0.0, params: Mapping | None = None, *, law=None, normal=None, speed=None,
+                         contacts=None) -> np.ndarray:
         """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
 
         Start ``friction(eps)`` from ``[q, v]`` to be on the slow manifold to O(eps^(K+1)).
+        ``law`` (instead of ``eps``; with ``normal``, ``speed``, ``contacts`` as in
+        ``friction(law=...)``): the slow manifold of that law's friction model, eps the law's scale
+        (:meth:`slip`), where ``friction(law=...)`` started from ``[q, v]`` follows
+        ``reduced(order=K, law=...)`` started from ``[q, u]`` to O(eps^(K+1)).
         """
-        eps, order = check.positive(eps, "eps"), order_argument(order)
+        order = order_argument(order)
+        if (eps is None) == (law is None):
+            raise ValueError("on_slow_manifold needs eps (the linear law's) or law= (a nonholo.laws law), not both")
         q = point_argument(q, self.n, "q")
         u = self._on_constraint_set(q, u, t, params, "u")
         t = check.finite_float(t, "t")
+        if law is not None:
+            H, scale = self._law_slip(law, q, u, order, t, params, normal, speed, contacts)
+            return u + sum((scale ** (k + 1) * H[k] for k in range(order)), np.zeros(self.n))
+        eps = check.positive(eps, "eps")
         return self._core_slow_manifold_velocity(order, eps, t, np.r_[q, u], params)
 
     def _core_slow_manifold_velocity(self, order: int, eps: float, t, y, params: Mapping | None = None) -> np.ndarray:
