@@ -4,6 +4,7 @@
 #include "bindings.hpp"
 #include "nonholo/ocp/collocation_nlp.hpp"
 #include "nonholo/ocp/interval_nlp.hpp"
+#include "nonholo/ocp/point_derivatives.hpp"
 
 using namespace nonholo;
 
@@ -120,6 +121,17 @@ py::dict solve_without_gil(const Problem& p, CollocationOptions o, Solve solve) 
 }  // namespace
 
 void expose_ocp(py::module_& m) {
+  m.def(
+      "point_derivatives",
+      [](const ExprGraph& g) {
+        PointDerivatives d = point_derivatives(g);
+        return py::make_tuple(std::move(d.node), d.jac_rows, d.jac_cols, std::move(d.hessian), d.hess_rows,
+                              d.hess_cols);
+      },
+      py::arg("graph"),
+      "(node, jac_rows, jac_cols, hessian, hess_rows, hess_cols) of a collocation point's outputs F(z): the "
+      "graph of [F, the nonzeros of dF/dz] and that of the lower triangle of sum_o mu_o d2F_o/dz2 (inputs z, mu), "
+      "by automatic differentiation on the graph.");
   m.def(
       "solve_collocation",
       [](int n_y, int n_u, int n_g, int step, std::vector<double> dtau, const py::list& stencils,

@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'point_derivatives', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -457,6 +457,10 @@ def nonholonomic_model(system: MechanicalSystem) -> Model:
 def op_codes() -> dict:
     """
     Mapping from op name to op code.
+    """
+def point_derivatives(graph: Graph) -> tuple[Graph, list[int], list[int], Graph, list[int], list[int]]:
+    """
+    (node, jac_rows, jac_cols, hessian, hess_rows, hess_cols) of a collocation point's outputs F(z): the graph of [F, the nonzeros of dF/dz] and that of the lower triangle of sum_o mu_o d2F_o/dz2 (inputs z, mu), by automatic differentiation on the graph.
     """
 def reduced_frame_model(frame: Frame, order: typing.SupportsInt | typing.SupportsIndex, compiled: CompiledSlip = None) -> Model:
     """
