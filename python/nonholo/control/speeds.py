@@ -7,14 +7,20 @@ coordinates (e.g. opty's parallel-parking car at zero steer, where no split of q
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from ..errors import ModelError
+from ..expressions.parsing import to_sympy
 from ..expressions.lowering import check_free_symbols
 from .kinematic import KinematicSystem
 
 __all__ = ["ConstrainedControlSystem", "speeds_dynamics_of"]
+
+TRIGSIMP_OPS = 100  # entries of the frame's matrices with at most this many operations are trigsimp'ed
 
 
 class ConstrainedControlSystem(KinematicSystem):
@@ -64,6 +70,32 @@ class ConstrainedControlSystem(KinematicSystem):
         self._E = sp.lambdify(args, equations, "numpy", cse=True)
         self._E_z = sp.lambdify(args, list(sp.Matrix(equations).jacobian(algebraic)), "numpy", cse=True)
         self._rhs_z = sp.lambdify(args, list(self.rhs), "numpy", cse=True)
+
+    def with_states(self, rates: Mapping, name: str | None = None) -> "ConstrainedControlSystem":
+        """This system with further states whose rates are given: ``rates`` maps each new state's
+        name to its rate, an expression of the states, controls and algebraic variables (a
+        position the dynamics ignore, e.g. a rear contact point's x' = r (u_3 + u_4) cos(q_1) from
+        the speeds), its symbols or SymPy's dynamicsymbols matched by name, parameters given as
+        numbers. The equations, energy and holonomic constraints are kept."""
+        if not isinstance(rates, Mapping) or not rates:
+            raise ValueError(f"rates must be a non-empty mapping of new state names to expressions, got {rates!r}")
+        known = {str(s): s for s in (*self.states, *self.controls, *self.algebraic)}
+        new = [sp.Symbol(str(k)) for k in rates]
+        clash = sorted({str(s) for s in new} & set(known))
+        if clash:
+            raise ValueError(f"rates: {clash} are already states, controls or algebraic variables")
+        exprs = []
+        for key, expr in rates.items():
+            e = sp.sympify(expr) if isinstance(expr, (sp.Basic, int, float)) else to_sympy(expr, f"rates[{key!r}]")
+            # symbols and SymPy's dynamicsymbols (u3(t), from sympy.physics.mechanics) by name
+            e = e.replace(lambda x: isinstance(x, AppliedUndef) and x.func.__name__ in known,
+                          lambda x: known[x.func.__name__])
+            e = e.xreplace({s: known[s.name] for s in e.free_symbols if s.name in known})
+            exprs.append(e)
+        out = ConstrainedControlSystem([*self.states, *new], self.controls, self.algebraic, [*self.rhs, *exprs],
+                                       self.equations, name=name or self.name, energy=self._energy)
+        out.holonomic = list(getattr(self, "holonomic", []) or [])
+        return out
 
     @property
     def algebraic_names(self) -> list:
@@ -153,14 +185,16 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     Each row of the second block is divided by its largest entry of J^T G J at q = 0 (a constant:
     O(1) coefficients of the rates in any units of mass; IPOPT converges in fewer iterations, e.g.
     opty's parallel park at 126 nodes from the heading start in 193 instead of 236).
-    f = (J u + q0, a_ind). ``cost="energy"`` is the kinetic energy 1/2 q'^T G q'."""
+    f = (J u + q0, a_ind). ``cost="energy"`` is the kinetic energy 1/2 q'^T G q'. Holonomic
+    constraints phi(q) = 0 (a dependent coordinate: the Whipple bicycle's pitch) are the result's
+    ``holonomic``, imposed at position level by the collocation; their velocity form is among
+    C u + f = 0."""
     names, frame, _ = system.speeds
     controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
     if not controls:
         raise ValueError("controls must name at least one symbol of the system's force")
-    if getattr(system, "holonomic", None):
-        raise ModelError(f"{system.name!r} has holonomic constraints: not supported as a control system in speeds")
-    values = {p: v for p, v in system.parameters.items() if p not in controls and str(p) not in map(str, controls)}
+    values = {p: sp.sympify(v) for p, v in system.parameters.items()
+              if p not in controls and str(p) not in map(str, controls)}
     q = list(system.coordinates)
     n, k = len(q), frame.k
     m = n - k
@@ -177,12 +211,13 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     if clash:
         raise ModelError(f"the speeds' variables {sorted(clash)} have the names of coordinates, velocities or controls")
 
-    def numeric(M):
-        return sp.Matrix(M).subs(values).applyfunc(lambda e: sp.trigsimp(e) if e.has(sp.sin, sp.cos) else e)
+    def numeric(M):  # trigsimp is cosmetic and its cost grows fast: 200 s on the Whipple bicycle's rows
+        return sp.Matrix(M).xreplace(values).applyfunc(
+            lambda e: sp.trigsimp(e) if e.has(sp.sin, sp.cos) and sp.count_ops(e) <= TRIGSIMP_OPS else e)
 
     J, q0, C, f = (numeric(M) for M in (frame.kinematics, frame.kinematics_offset, frame.constraints,
                                          frame.constraints_offset))
-    G = sp.Matrix(system.metric).subs(values)
+    G = sp.Matrix(system.metric).xreplace(values)
     qdot = J * u + q0
     vel = dict(zip(system.velocities, qdot))
     if system.applied_force is not None:
@@ -196,7 +231,7 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
                        for j in range(n) for kk in range(n))
         force = sp.Matrix(system.force) if system.force is not None else sp.zeros(n, 1)
         r = force - c - sp.Matrix([sp.diff(system.potential, qi) for qi in q])
-    r = r.subs(values).xreplace(vel)
+    r = r.xreplace(values).xreplace(vel)
     if system.time in r.free_symbols:
         raise ModelError("a time-dependent force is not supported in a control system")
 
@@ -212,5 +247,6 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     energy = sp.expand((qdot.T * G * qdot)[0, 0] / 2)
     out = ConstrainedControlSystem([*q, *u_ind], controls, [*u_dep, *rates, *lam], [*qdot, *rates[:m]], equations,
                                    name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
-    out.holonomic = [sp.sympify(h).subs(values) for h in (system.holonomic or [])]  # velocity form among C u + f = 0
+    # phi(q) = 0, imposed at position level by the collocation (its velocity form is among C u + f = 0)
+    out.holonomic = [sp.sympify(h).xreplace(values) for h in (system.holonomic or [])]
     return out
