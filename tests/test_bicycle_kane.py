@@ -123,6 +123,26 @@ def test_whipple_bicycle_kane_with_wheel_angles_is_regular_upright():
     assert sol.success and sol.t[-1] == 0.5 and np.all(np.isfinite(sol.y))
 
 
+def test_steer_torque_and_the_rear_contact_velocity():
+    """whipple_bicycle_kane(steer_torque=True): the torque T_delta (a parameter, 0 by default) turns
+    the fork in the steer angle's sense, and with it at 0 the upright straight run stays upright and
+    straight; km.rear_contact_velocity is r_R (u3 + u4) (cos q1, sin q1), the speed along the heading."""
+    km, values = whipple_bicycle_kane(steer_torque=True)
+    system = nh.System.from_kanes_method(km, values, check_kinematics=False)
+    model = system.nonholonomic()
+    names = model.state_names
+    y0 = np.zeros(len(names))
+    y0[names.index("u3")] = 5.0 / 0.3  # 5 m/s
+    free = nh.simulate(model, (0.0, 0.2), y0, rtol=1e-10, atol=1e-12)
+    pushed = nh.simulate(model, (0.0, 0.2), y0, params={"T_delta": 1.0}, rtol=1e-10, atol=1e-12)
+    assert np.abs(free["q5"]).max() < 1e-12 and np.abs(free["q2"]).max() < 1e-12
+    assert pushed["q5"][-1] > 1e-3 and pushed["u5"][-1] > 0
+    xd, yd = (sp.sympify(e).subs(values) for e in km.rear_contact_velocity)
+    q1, u3, u4 = (sp.Function(nm)(sp.Symbol("t")) for nm in ("q1", "u3", "u4"))
+    expected = [0.3 * (u3 + u4) * sp.cos(q1), 0.3 * (u3 + u4) * sp.sin(q1)]
+    assert all(sp.simplify(a - b) == 0 for a, b in zip((xd, yd), expected))
+
+
 # ---------------------------------------------------------------- the same bicycle from bodies and contacts
 @pytest.fixture(scope="module")
 def bodies():

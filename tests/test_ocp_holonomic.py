@@ -160,3 +160,19 @@ def test_a_holonomic_constraint_in_kanes_speeds_against_the_same_problem_in_its_
     assert np.abs(sol.y[0] ** 2 + sol.y[1] ** 2 - 1).max() < 1e-12
     run = sol.simulate()
     assert np.abs(run.y[:, -1] - sol.y[:, -1]).max() <= 2 * sol.defect
+    # an integrated state (with_states): the work of the force, W' = F u_x, from 0; the optimum is
+    # unchanged, W(T) is the integral of F u_x along it and, from rest to rest, the potential energy
+    # the bob gains
+    worked = problem.dynamics.with_states({"W": "F*u_x"})
+    assert worked.state_names == ["x", "y", "u_x", "W"] and worked.holonomic == problem.dynamics.holonomic
+    with_work = nh.OptimalControlProblem(worked, cost=force**2, t_final=2.0, initial=[0, -1, 0, 0],
+                                         final=[0.5, None, 0, None]).solve(nodes=60)
+    assert abs(with_work.objective / sol.objective - 1) < 1e-8
+    fine = np.linspace(0.0, 2.0, 4001)
+    power = with_work.controls_at(fine)[0] * with_work.states_at(fine)[2]
+    assert abs(with_work.y[3, -1] - np.sum((power[1:] + power[:-1]) / 2 * np.diff(fine))) < 1e-4
+    # from rest to rest the work is the potential energy gained: g (1 - cos 30 deg)
+    assert abs(with_work.y[3, -1] - 9.81 * (1 - math.sqrt(0.75))) < 1e-6
+    for rates, message in (({"x": "F"}, "already"), ({}, "non-empty mapping")):
+        with pytest.raises(ValueError, match=message):
+            problem.dynamics.with_states(rates)

@@ -64,7 +64,7 @@ def _benchmark_values(sym: dict) -> dict:
     return {sym[name]: value for name, value in values.items()}
 
 
-def whipple_bicycle_kane(wheel_angles: bool = True):
+def whipple_bicycle_kane(wheel_angles: bool = True, steer_torque: bool = False):
     r"""(KanesMethod, parameter values) of the Whipple bicycle, built as in SymPy's own test.
 
     The model of SymPy's ``test_bicycle`` (sympy/physics/mechanics/tests/test_kane3.py, after
@@ -76,6 +76,13 @@ def whipple_bicycle_kane(wheel_angles: bool = True):
     and change nothing else. With ``wheel_angles=False`` the model is SymPy's exactly (the wheel
     frames carry only their spin rates; :meth:`System.from_kanes_method` then adds the wheel
     angles as auxiliary coordinates). The parameter values are the benchmark bicycle's.
+
+    ``steer_torque=True`` adds a torque ``T_delta`` (a parameter, 0 by default; a control for
+    :class:`~nonholo.OptimalControlProblem`) of the rear frame on the fork about the steering axis,
+    positive in the steer angle's sense. ``km.rear_contact_velocity`` is the rear contact point's
+    velocity in the ground plane, [x', y'] along N.x, N.y (z up, the yaw q1 from N.x), in the
+    coordinates and speeds: r_R (u3 + u4) (cos q1, sin q1), for a position the equations of motion
+    ignore (``ConstrainedControlSystem.with_states``: the lateral offset of a lane change).
     """
     import sympy.physics.mechanics as me
 
@@ -136,6 +143,9 @@ def whipple_bicycle_kane(wheel_angles: bool = True):
               me.RigidBody("BodyWF", WF_mc, WF, mwf, WF_I)]
     loads = [(Frame_mc, -mframe * g * Y.z), (Fork_mc, -mfork * g * Y.z), (WF_mc, -mwf * g * Y.z),
              (WR_mc, -mwr * g * Y.z)]
+    torque = sp.Symbol("T_delta")
+    if steer_torque:  # about the steering axis Frame.x (Fork turns about it by q5)
+        loads += [(Fork, torque * Frame.x), (Frame, -torque * Frame.x)]
 
     if wheel_angles:
         qs, us = (q1, q2, q3, q4, q5, q6), (u1, u2, u3, u4, u5, u6)
@@ -149,7 +159,12 @@ def whipple_bicycle_kane(wheel_angles: bool = True):
                         u_dependent=[u1, u4, u6], velocity_constraints=velocity_constraints, kd_eqs=kd,
                         constraint_solver="CRAMER")
     km.kanes_equations(bodies, loads)
-    return km, _benchmark_values(sym)
+    values = _benchmark_values(sym)
+    if steer_torque:
+        values[torque] = 0.0
+    # the geometric rear contact P = WR_mc - WRrad R.z moves in the ground plane
+    km.rear_contact_velocity = [(WR_mc.vel(N) - WRrad * R.z.dt(N)) & axis for axis in (N.x, N.y)]
+    return km, values
 
 
 #: Meijaard et al. 2007, Table 1 (SI units; axes x forward, y right, z down, origin at the
