@@ -20,7 +20,7 @@ from .kinematic import KinematicSystem
 
 __all__ = ["ConstrainedControlSystem", "speeds_dynamics_of"]
 
-TRIGSIMP_OPS = 100  # entries of the frame's matrices with at most this many operations are trigsimp'ed
+TRIGSIMP_OPS = 20  # entries of the frame's matrices with at most this many operations are trigsimp'ed
 
 
 class ConstrainedControlSystem(KinematicSystem):
@@ -66,10 +66,7 @@ class ConstrainedControlSystem(KinematicSystem):
         self._energy = None if energy is None else sp.sympify(energy)
         if self._energy is not None:
             check_free_symbols([self._energy], allowed, "energy")
-        args = [self.states, self.controls, self.algebraic]
-        self._E = sp.lambdify(args, equations, "numpy", cse=True)
-        self._E_z = sp.lambdify(args, list(sp.Matrix(equations).jacobian(algebraic)), "numpy", cse=True)
-        self._rhs_z = sp.lambdify(args, list(self.rhs), "numpy", cse=True)
+        self._numeric = None  # E, dE/dz and f in NumPy, built when first needed (seconds for a bicycle)
 
     def with_states(self, rates: Mapping, name: str | None = None) -> "ConstrainedControlSystem":
         """This system with further states whose rates are given: ``rates`` maps each new state's
@@ -97,6 +94,15 @@ class ConstrainedControlSystem(KinematicSystem):
         out.holonomic = list(getattr(self, "holonomic", []) or [])
         return out
 
+    def _functions(self) -> tuple:
+        """(E, dE/dz, f) lambdified in (y, u, z), once."""
+        if self._numeric is None:
+            args = [self.states, self.controls, self.algebraic]
+            E_z = list(sp.Matrix(self.equations).jacobian(self.algebraic)) if self.equations else []
+            self._numeric = tuple(sp.lambdify(args, exprs, "numpy", cse=True)
+                                  for exprs in (self.equations, E_z, list(self.rhs)))
+        return self._numeric
+
     @property
     def algebraic_names(self) -> list:
         return [str(s) for s in self.algebraic]
@@ -115,8 +121,9 @@ class ConstrainedControlSystem(KinematicSystem):
         nz = len(self.algebraic)
         z = np.zeros((nz, P)) if z0 is None else np.array(z0, dtype=float).reshape(nz, P)
         for _ in range(iterations):
-            r = _stack(self._E(list(y), list(u), list(z)), P)
-            Jz = _stack(self._E_z(list(y), list(u), list(z)), P).reshape(nz, nz, P).transpose(2, 0, 1)
+            E, E_z, _ = self._functions()
+            r = _stack(E(list(y), list(u), list(z)), P)
+            Jz = _stack(E_z(list(y), list(u), list(z)), P).reshape(nz, nz, P).transpose(2, 0, 1)
             try:
                 step = np.linalg.solve(Jz, r.T[:, :, None])[:, :, 0].T
             except np.linalg.LinAlgError:
@@ -129,7 +136,7 @@ class ConstrainedControlSystem(KinematicSystem):
     def rhs_with(self, y, u, z) -> np.ndarray:
         """f(y, z, u) at given algebraic values (n_y, P)."""
         y = np.atleast_2d(np.asarray(y, dtype=float))
-        return _stack(self._rhs_z(list(y), list(np.asarray(u, dtype=float)), list(np.asarray(z, dtype=float))),
+        return _stack(self._functions()[2](list(y), list(np.asarray(u, dtype=float)), list(np.asarray(z, dtype=float))),
                       y.shape[1])
 
     def vector_field(self, y, w) -> np.ndarray:
