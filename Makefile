@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-APT_PACKAGES := libsundials-dev libeigen3-dev coinor-libipopt-dev pkg-config g++ cmake valgrind ccache
+APT_PACKAGES := libsundials-dev libeigen3-dev coinor-libipopt-dev pkg-config g++ cmake valgrind ccache chromium
 PYTEST_WORKERS ?= 2
 
 .PHONY: all deps system-deps python-deps install test test-fast cpp-test lint figures bench clean sanitize sdist wheel wheel-test \
@@ -20,10 +20,11 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 
 # System libraries: SUNDIALS (CVODES for the core, CVODE for a benchmark), Eigen and IPOPT (optimal
-# control), from Debian when missing.
+# control), Chromium (headless: the site checker and its own tests, tests/test_docs_site_check.py),
+# from Debian when missing.
 system-deps:
-	@if [ -f /usr/include/cvode/cvode.h ] && [ -f /usr/include/cvodes/cvodes.h ] && [ -f /usr/include/eigen3/Eigen/Core ] && [ -f /usr/include/coin/IpTNLP.hpp ] && command -v pkg-config >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null && command -v ccache >/dev/null; then \
-	  echo "system dependencies present (SUNDIALS, Eigen, IPOPT, g++, valgrind, ccache)"; \
+	@if [ -f /usr/include/cvode/cvode.h ] && [ -f /usr/include/cvodes/cvodes.h ] && [ -f /usr/include/eigen3/Eigen/Core ] && [ -f /usr/include/coin/IpTNLP.hpp ] && command -v pkg-config >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null && command -v ccache >/dev/null && command -v chromium >/dev/null; then \
+	  echo "system dependencies present (SUNDIALS, Eigen, IPOPT, g++, valgrind, ccache, chromium)"; \
 	else \
 	  echo "installing $(APT_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
