@@ -508,9 +508,10 @@ class OptimalControlProblem:
                        holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         vehicle = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
-        # the states the path constraints bound, bumped off the line where every start fails: the line
-        # through the middle of an obstacle is a saddle of the constraint (its gradient across the line
-        # vanishes there), which IPOPT does not leave
+        # the line with the states the path constraints bound bumped off it: among the starts where the
+        # line leaves the constraints' set, else where the others fail (the line through the middle of
+        # an obstacle is a saddle of its constraint, its gradient across the line zero, which IPOPT
+        # does not leave)
         bounded = set().union(*(g.free_symbols for g in self.path_constraints)) if self.path_constraints else set()
         rescue = [("perturbed", i, a) for i, y in enumerate(self.states) if y in bounded for a in PERTURBATIONS]
         if vehicle:
