@@ -112,11 +112,78 @@ class _Shooting:
         return r, J
 
 
+def _trajectory_of(shoot: _Shooting, guess, T: float):
+    """(q at the times of ``ts``, q' at 0, h, 2h with h = T / 2000) of a trajectory given as the
+    guess, as a function of ts: an optimal control solution whose states are the coordinates
+    (``system.kinematic()``'s), or a simulation result whose state starts with [q, q'] (None: not
+    a trajectory)."""
+    n = shoot.n
+    if hasattr(guess, "states_at") and hasattr(guess, "controls_at") and hasattr(guess, "problem"):
+        if list(guess.state_names) != list(shoot.system.coordinate_names):
+            raise ValueError(f"guess: an optimal control solution's states must be the coordinates "
+                             f"{shoot.system.coordinate_names}, got {list(guess.state_names)}")
+        if abs(guess.t_final - T) > 1e-9 * T:
+            raise ValueError(f"guess: the solution's duration {guess.t_final} is not T = {T}")
+        start = np.array([0.0, 1.0, 2.0]) * T / 2000
+        return guess.states_at, guess.problem._rhs(guess.states_at(start), guess.controls_at(start))
+    t, y = getattr(guess, "t", None), getattr(guess, "y", None)
+    if t is None or y is None or np.ndim(y) != 2 or np.shape(y)[0] < 2 * n:
+        return None
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    if t.size < 2 or abs(t[0]) > 1e-12 * max(T, 1.0) or t[-1] < 0.999 * T:
+        raise ValueError(f"guess: the trajectory must cover [0, T] = [0, {T}], got t in [{t[0]}, {t[-1]}]")
+    start = np.array([0.0, 1.0, 2.0]) * T / 2000
+    return (lambda ts: np.array([np.interp(ts, t, row) for row in y[:n]]),
+            np.array([np.interp(start, t, row) for row in y[n:2 * n]]))
+
+
+def _multipliers_fitted(shoot: _Shooting, positions, V: np.ndarray, T: float) -> np.ndarray:
+    """lambda0 whose vakonomic motion from (q0, v0) follows the trajectory: first the one whose
+    acceleration at t = 0 is closest to the trajectory's (v' is affine in lambda: k + 1
+    evaluations and a least-squares solve; a multiplier that v'(0) does not see stays 0), then the
+    positions at 10 times of [0, w] matched in least squares (Levenberg-Marquardt in lambda0) for
+    w = T/8, T/4, T/2 and T, each window from the last's lambda0."""
+    from scipy.optimize import least_squares
+
+    h = T / 2000
+    v0 = V[:, 0]
+    accel = (-3 * V[:, 0] + 4 * V[:, 1] - V[:, 2]) / (2 * h)
+    n, k = shoot.n, shoot.k
+
+    def v_rate(lam):
+        return shoot.model.rhs(0.0, np.concatenate([shoot.q0, v0, lam]), shoot.params)[n:2 * n]
+
+    base = v_rate(np.zeros(k))
+    M = np.column_stack([v_rate(np.eye(k)[j]) - base for j in range(k)])
+    lam0 = np.linalg.lstsq(M, accel - base, rcond=None)[0]
+    for window in (T / 8, T / 4, T / 2, T):  # short windows first: there the positions are nearly affine in lambda0
+        ts = np.linspace(0.0, window, 11)[1:]
+        target = positions(ts)
+        scale = max(1.0, float(np.max(np.abs(target))))
+
+        def mismatch(lam, ts=ts, target=target, scale=scale):
+            try:
+                run = simulate(shoot.model, (0.0, ts[-1]), np.concatenate([shoot.q0, v0, lam]), t_eval=ts,
+                               params=shoot.params, rtol=1e-8, atol=1e-10, raise_on_failure=True)
+            except IntegrationError:
+                return np.full(target.size, 10.0 * scale)
+            return (run.y[:n] - target).ravel()
+
+        lam0 = least_squares(mismatch, lam0, method="lm", xtol=1e-10, ftol=1e-10).x
+    return lam0
+
+
 def _initial_guess(shoot: _Shooting, guess, T: float):
-    """(a, lambda0) from guess = None, a mapping {"v0", "lambda0"} or an array, then the
-    interior nodes from one integration of that start."""
+    """(a, lambda0) from guess = None, a mapping {"v0", "lambda0"}, an array or a trajectory
+    (v0 its velocity at t = 0, lambda0 fitted to its acceleration there), then the interior nodes
+    from one integration of that start."""
     v0 = lam0 = None
-    if isinstance(guess, dict):
+    path = None if guess is None or isinstance(guess, (dict, list, tuple, np.ndarray)) else \
+        _trajectory_of(shoot, guess, T)
+    if path is not None:
+        positions, V = path
+        v0, lam0 = V[:, 0], _multipliers_fitted(shoot, positions, V, T)
+    elif isinstance(guess, dict):
         v0, lam0 = guess.get("v0"), guess.get("lambda0")
     elif guess is not None:
         g = np.asarray(guess, dtype=float).reshape(-1)
@@ -162,9 +229,14 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
         Endpoints (t = 0 and t = T).
     T : float
         Duration (positive).
-    guess : None, mapping {"v0": ..., "lambda0": ...} or array (v0, lambda0)
+    guess : None, mapping {"v0": ..., "lambda0": ...}, array (v0, lambda0) or a trajectory
         Starting point: v0 is projected onto ker A(q0); default v0 = (q1 - q0)/T (along D
-        when that leaves D) and lambda0 = 0. Newton converges to the vakonomic trajectory
+        when that leaves D) and lambda0 = 0. A trajectory from q0 to q1 in time T (an
+        :class:`~nonholo.OptimalControlProblem` solution of ``system.kinematic()`` with
+        ``cost="energy"``, or a simulation result with state [q, q', ...]) gives v0 = q'(0) and
+        lambda0 fitted to its acceleration at t = 0: a start near the geodesic where the default
+        stalls (the vertical rolling disk turning 0.3 rad while moving 0.5 sideways of its
+        rolling). Newton converges to the vakonomic trajectory
         nearest the guess, which need not be the shortest one (from (0, 0, 0) to (0, 0, z1)
         the Heisenberg particle has geodesics winding k times, of length 2 sqrt(k pi z1)):
         compare ``length`` between guesses when the shortest is wanted.
