@@ -112,19 +112,22 @@ class _Shooting:
         return r, J
 
 
+_FIT_STEPS = 2000  # a trajectory guess's acceleration at t = 0 by differences of step T / _FIT_STEPS
+
+
 def _trajectory_of(shoot: _Shooting, guess, T: float):
-    """(q at the times of ``ts``, q' at 0, h, 2h with h = T / 2000) of a trajectory given as the
-    guess, as a function of ts: an optimal control solution whose states are the coordinates
+    """(q at given times, as a function of them; q' at 0, h, 2h with h = T / _FIT_STEPS) of a
+    trajectory given as the guess: an optimal control solution whose states are the coordinates
     (``system.kinematic()``'s), or a simulation result whose state starts with [q, q'] (None: not
     a trajectory)."""
     n = shoot.n
+    start = np.array([0.0, 1.0, 2.0]) * T / _FIT_STEPS
     if hasattr(guess, "states_at") and hasattr(guess, "controls_at") and hasattr(guess, "problem"):
         if list(guess.state_names) != list(shoot.system.coordinate_names):
             raise ValueError(f"guess: an optimal control solution's states must be the coordinates "
                              f"{shoot.system.coordinate_names}, got {list(guess.state_names)}")
         if abs(guess.t_final - T) > 1e-9 * T:
             raise ValueError(f"guess: the solution's duration {guess.t_final} is not T = {T}")
-        start = np.array([0.0, 1.0, 2.0]) * T / 2000
         return guess.states_at, guess.problem._rhs(guess.states_at(start), guess.controls_at(start))
     t, y = getattr(guess, "t", None), getattr(guess, "y", None)
     if t is None or y is None or np.ndim(y) != 2 or np.shape(y)[0] < 2 * n:
@@ -132,7 +135,6 @@ def _trajectory_of(shoot: _Shooting, guess, T: float):
     t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
     if t.size < 2 or abs(t[0]) > 1e-12 * max(T, 1.0) or t[-1] < 0.999 * T:
         raise ValueError(f"guess: the trajectory must cover [0, T] = [0, {T}], got t in [{t[0]}, {t[-1]}]")
-    start = np.array([0.0, 1.0, 2.0]) * T / 2000
     return (lambda ts: np.array([np.interp(ts, t, row) for row in y[:n]]),
             np.array([np.interp(start, t, row) for row in y[n:2 * n]]))
 
@@ -145,7 +147,7 @@ def _multipliers_fitted(shoot: _Shooting, positions, V: np.ndarray, T: float) ->
     w = T/8, T/4, T/2 and T, each window from the last's lambda0."""
     from scipy.optimize import least_squares
 
-    h = T / 2000
+    h = T / _FIT_STEPS
     v0 = V[:, 0]
     accel = (-3 * V[:, 0] + 4 * V[:, 1] - V[:, 2]) / (2 * h)
     n, k = shoot.n, shoot.k
@@ -175,8 +177,8 @@ def _multipliers_fitted(shoot: _Shooting, positions, V: np.ndarray, T: float) ->
 
 def _initial_guess(shoot: _Shooting, guess, T: float):
     """(a, lambda0) from guess = None, a mapping {"v0", "lambda0"}, an array or a trajectory
-    (v0 its velocity at t = 0, lambda0 fitted to its acceleration there), then the interior nodes
-    from one integration of that start."""
+    (v0 its velocity at t = 0, lambda0 fitted to its motion, _multipliers_fitted), then the
+    interior nodes from one integration of that start."""
     v0 = lam0 = None
     path = None if guess is None or isinstance(guess, (dict, list, tuple, np.ndarray)) else \
         _trajectory_of(shoot, guess, T)
@@ -234,7 +236,8 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
         when that leaves D) and lambda0 = 0. A trajectory from q0 to q1 in time T (an
         :class:`~nonholo.OptimalControlProblem` solution of ``system.kinematic()`` with
         ``cost="energy"``, or a simulation result with state [q, q', ...]) gives v0 = q'(0) and
-        lambda0 fitted to its acceleration at t = 0: a start near the geodesic where the default
+        lambda0 fitted to its motion (its acceleration at t = 0, then its positions over growing
+        windows of [0, T]): a start near the geodesic where the default
         stalls (the vertical rolling disk turning 0.3 rad while moving 0.5 sideways of its
         rolling). Newton converges to the vakonomic trajectory
         nearest the guess, which need not be the shortest one (from (0, 0, 0) to (0, 0, z1)

@@ -138,13 +138,13 @@ class OptimalControlProblem:
         self._terminal = None
         self._reversible = None
         self._holonomic_tapes = None
-        self._phi = None
+        self._phi = self._g = None  # holonomic constraints and path constraints in NumPy, when first needed
 
     def __getstate__(self):
         """Picklable: the compiled point functions and NumPy callables are rebuilt on first use."""
         skip = ("_f", "_f_u", "_f_y")
         return {**{k: v for k, v in self.__dict__.items() if k not in skip}, "_functions": None, "_terminal": None,
-                "_holonomic_tapes": None, "_phi": None}
+                "_holonomic_tapes": None, "_phi": None, "_g": None}
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
@@ -508,16 +508,11 @@ class OptimalControlProblem:
                        holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers))
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         vehicle = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
-        # the line with the states the path constraints bound bumped off it: among the starts where the
-        # line leaves the constraints' set, else where the others fail (the line through the middle of
-        # an obstacle is a saddle of its constraint, its gradient across the line zero, which IPOPT
-        # does not leave)
-        bounded = set().union(*(g.free_symbols for g in self.path_constraints)) if self.path_constraints else set()
-        rescue = [("perturbed", i, a) for i, y in enumerate(self.states) if y in bounded for a in PERTURBATIONS]
+        # the bumps of the states the path constraints bound (an obstacle's middle on the line is a
+        # saddle IPOPT does not leave): among the starts where the line leaves the set, else on failure
+        rescue = self._bumps(self.path_constraints)
         if vehicle:
-            seen = set().union(*(f.free_symbols for f in self.dynamics.rhs))
-            extra = [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen
-                     for a in PERTURBATIONS] if self.is_reversible() else []
+            extra = self._bumps(self.dynamics.rhs) if self.is_reversible() else []
             sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue)
         elif guess is None and rescue and sch is not DMOC and self._line_violates_path(interval_points(dtau, sch.step)):
             sol = self._multistart(sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
@@ -607,6 +602,11 @@ class OptimalControlProblem:
         sol.stats["starts"] = len(starts)
         return sol
 
+    def _bumps(self, exprs) -> list:
+        """The starts of :meth:`perturbed_guess` (by PERTURBATIONS) of each state in ``exprs``."""
+        seen = set().union(*(sp.sympify(e).free_symbols for e in exprs))
+        return [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen for a in PERTURBATIONS]
+
     def _line_violates_path(self, tau: np.ndarray) -> bool:
         """Whether the straight line of :meth:`default_guess` leaves the path constraints' set at
         the points ``tau`` (through an obstacle, say)."""
@@ -614,7 +614,9 @@ class OptimalControlProblem:
         with np.errstate(all="ignore"):
             if self._dae:
                 U = np.vstack([U, self.dynamics.algebraic_values(Y, U)])
-            g = vectorized(self.path_constraints, self.states, self.controls + self.algebraic)(Y, U)
+            if self._g is None:
+                self._g = vectorized(self.path_constraints, self.states, self.controls + self.algebraic)
+            g = self._g(Y, U)
         return bool(np.any(~(g <= 1e-9 * (1.0 + np.abs(g)))))
 
     def _discrete_mechanics(self):

@@ -94,6 +94,9 @@ class ConstrainedControlSystem(KinematicSystem):
         out.holonomic = list(getattr(self, "holonomic", []) or [])
         return out
 
+    def __getstate__(self):
+        return {**super().__getstate__(), "_numeric": None}  # lambdified, rebuilt on first use
+
     def _functions(self) -> tuple:
         """(E, dE/dz, f) lambdified in (y, u, z), once."""
         if self._numeric is None:

@@ -57,10 +57,12 @@ def law_expansion_core(expansion):
                               has_limit)
 
 
-def law_slip_coefficients(expansion, t: float, q, u, p: list, order: int) -> np.ndarray:
-    """h^(1..order) (order, n) of the slow manifold of ``expansion``'s law at (t, q, u), by the C++
-    expansion (``system.slip(q, u, order, law=...)``; the reference is ``expansion.slip``)."""
-    return _core.law_slip(expansion.system.core, law_expansion_core(expansion), float(t), q, u, p, order)
+def law_slip_coefficients(expansion, t: float, q, u, p: list, order: int) -> tuple:
+    """(h^(1..order) (order, n) of the slow manifold of ``expansion``'s law at (t, q, u), the law's
+    scale eps at the parameters p), by the C++ expansion (``system.slip(q, u, order, law=...)``; the
+    reference is ``expansion.slip``); the scale is the one the law's reduced model sums with."""
+    system, law = expansion.system.core, law_expansion_core(expansion)
+    return _core.law_slip(system, law, float(t), q, u, p, order), _core.law_scale(system, law, p)
 
 
 class LawVectorField(Model):

@@ -54,9 +54,9 @@ class SlowManifoldQueries:
             return viscous_coefficients(self, law).slip(q, u, order=order, t=t, params=params), float(law.eps)
         from ..models.law_core import law_slip_coefficients  # the C++ expansion (its Python reference: .slip)
 
-        expansion = LawSlowManifold(self, law, normal, speed, contacts)
-        p = self.param_vector(params)
-        return law_slip_coefficients(expansion, t, q, u, p, order), float(expansion._scale(*p))
+        H, scale = law_slip_coefficients(LawSlowManifold(self, law, normal, speed, contacts), t, q, u,
+                                         self.param_vector(params), order)
+        return H, float(scale)
 
     def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float | None = None, order: int = 2,
                          t: float = 0.0, params: Mapping | None = None, *, law=None, normal=None, speed=None,
