@@ -125,13 +125,20 @@ IntegrationOptions make_options(double rtol, py::handle atol, const std::string&
 }
 
 // sensitivity: {"parameters": [...], "states": [...]} (one entry per sensitivity, -1 where it
-// names the other kind), "staggered": bool, "error_control": bool. Empty: none.
+// names the other kind), "staggered": bool, "error_control": bool, optionally "initial": one
+// d y(t0) / d p per sensitivity (None or a sequence of n_states numbers). Empty: none.
 void apply_sensitivity(IntegrationOptions& o, const py::dict& sensitivity) {
   if (sensitivity.empty()) return;
   auto parameters = sensitivity["parameters"].cast<std::vector<int>>();
   auto states = sensitivity["states"].cast<std::vector<int>>();
   if (parameters.size() != states.size()) throw py::value_error("sensitivity: parameters and states differ in length");
-  for (std::size_t j = 0; j < parameters.size(); ++j) o.sensitivities.push_back({parameters[j], states[j]});
+  for (std::size_t j = 0; j < parameters.size(); ++j) o.sensitivities.push_back({parameters[j], states[j], {}});
+  if (sensitivity.contains("initial")) {
+    auto initial = sensitivity["initial"].cast<std::vector<py::object>>();
+    if (initial.size() != parameters.size()) throw py::value_error("sensitivity: initial and parameters differ in length");
+    for (std::size_t j = 0; j < initial.size(); ++j)
+      if (!initial[j].is_none()) o.sensitivities[j].initial = initial[j].cast<std::vector<double>>();
+  }
   o.sensitivity_staggered = sensitivity["staggered"].cast<bool>();
   o.sensitivity_error_control = sensitivity["error_control"].cast<bool>();
 }

@@ -58,6 +58,9 @@ SensitivityRun::SensitivityRun(const Model& model, const std::vector<double>& pa
     if (s.state >= n_)
       throw InputError("sensitivity initial-state index " + std::to_string(s.state) + " out of range (the model has " +
                        std::to_string(n_) + " states)");
+    if (!s.initial.empty() && static_cast<int>(s.initial.size()) != n_)
+      throw InputError("a sensitivity's initial value has " + std::to_string(s.initial.size()) +
+                       " entries; the model has " + std::to_string(n_) + " states");
     index_.push_back(s.parameter);
     pbar_.push_back(s.parameter >= 0 && params[s.parameter] != 0.0 ? std::abs(params[s.parameter]) : 1.0);
   }
@@ -105,6 +108,11 @@ void SensitivityRun::attach(void* cvode_mem, SUNContext ctx, CVSensRhsFn rhs, do
     double* s = N_VGetArrayPointer(yS_[j]);
     if (yS0 != nullptr) {
       std::copy(yS0 + static_cast<std::size_t>(j) * n_, yS0 + static_cast<std::size_t>(j + 1) * n_, s);
+      continue;
+    }
+    const std::vector<double>& initial = opt_.sensitivities[j].initial;
+    if (!initial.empty()) {
+      std::copy(initial.begin(), initial.end(), s);
       continue;
     }
     std::fill(s, s + n_, 0.0);

@@ -25,6 +25,10 @@ enum class Method { Auto, Bdf, Adams, Dop853 };
 struct SensitivitySpec {
   int parameter = -1;
   int state = -1;
+  // d y(t0) / d p where the caller's initial state depends on the parameter (a state given in
+  // another form and mapped into the model's, e.g. [q, q'] into Kane's speeds); empty: zero for a
+  // parameter, the unit vector for an initial state.
+  std::vector<double> initial;
 };
 
 // Drift control: a constrained state is projected back onto A v = b when the relative residual

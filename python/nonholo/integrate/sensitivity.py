@@ -5,7 +5,9 @@ next to the state, s_j = dy/dtheta_j with s_j' = (df/dy) s_j + df/dtheta_j, the 
 being one directional derivative of the compiled vector field per sensitivity (dual numbers; no
 difference quotients). See ``cpp/include/nonholo/sensitivity.hpp`` for the mathematics,
 including the projection onto the linearized constraint and the event-time sensitivities
-dt*/dtheta = -(g_y s + g_theta) / (dg/dt).
+dt*/dtheta = -(g_y s + g_theta) / (dg/dt). A y0 given in another form than the model's state
+([q, q'] for Kane's speeds) is held fixed: the parameter sensitivities start at the derivative of
+its map into the model's state (:func:`with_initial_values`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Sequence
 import numpy as np
 import sympy as sp
 
-__all__ = ["sensitivity_spec", "attach_sensitivities"]
+from ..models.reduced import mapped_state_derivative, maps_initial_state
+
+__all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values"]
 
 _METHODS = ("staggered", "simultaneous")
 
@@ -79,3 +83,18 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
     result.t_events_sensitivities = list(raw["t_events_sensitivities"])
     result.y_events_sensitivities = [np.transpose(s, (0, 2, 1)) for s in raw["y_events_sensitivities"]]
     return result
+
+
+def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -> dict:
+    """``spec`` (:func:`sensitivity_spec`) with the parameter sensitivities' initial values where
+    ``y0`` is given in another form than the model's state ([q, q'] for Kane's speeds, (q, u) for a
+    frame-form reduced model): the map into the model's state depends on the parameters (the frame
+    X(q), the projection), so d y(t0) / d p is not zero (``models.reduced.mapped_state_derivative``).
+    ``spec`` unchanged otherwise."""
+    y0 = np.asarray(y0, dtype=float)
+    if not spec or not maps_initial_state(model, y0):
+        return spec
+    initial = [None if j < 0 else mapped_state_derivative(model, y0, t0, p, project_y0, j) for j in spec["parameters"]]
+    if all(d is None for d in initial):
+        return spec
+    return {**spec, "initial": [None if d is None else d.tolist() for d in initial]}

@@ -18,14 +18,14 @@ from ..errors import IntegrationError, ModelError, SimulationWarning, attach_par
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from ..models import validity
-from ..models.reduced import ReducedModel, frame_initial_state, prepare_run
+from ..models.reduced import ReducedModel, frame_initial_state, maps_initial_state, prepare_run
 from ..models.law_core import LAW_REDUCED_MODELS
 from ..models.stick_slip import StickSlipModel
 from .law_reduced import run_law_reduced, run_law_reduced_many
 from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
-from .sensitivity import attach_sensitivities, sensitivity_spec
+from .sensitivity import attach_sensitivities, sensitivity_spec, with_initial_values
 from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import warn_at_start
 from .events import Event, event_specs
@@ -311,12 +311,13 @@ def simulate(
     t0, tf = check.t_span(t_span)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    y0 = initial_state(model, y0, t0, p, project_y0)
+    given, y0 = y0, initial_state(model, y0, t0, p, project_y0)
     checked = model
     explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
+    sens = with_initial_values(sens, checked, given, t0, p, project_y0)
     specs = event_specs(model, events, params)
     watch = TimeProgress(t0, tf) if progress else None
     times = check.t_eval(t_eval, t0, tf)
@@ -586,7 +587,7 @@ def simulate_many(
     P, bad_params = _batch_params(model, params, n_runs)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
-    Y0, rejected = _batch_initial_states(model, Y0, P, t0, project_y0)
+    Y0_given, (Y0, rejected) = Y0, _batch_initial_states(model, Y0, P, t0, project_y0)
     rejected.update(bad_params)  # a NaN parameter fails its own run, not the batch
     checked = model
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
@@ -615,13 +616,20 @@ def simulate_many(
     done.update(n_runs - n_started)
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
-    options = run_options(opts, _drift_control(model, drift_control, opts["method"], sensitivities), core_options,
-                          sens) if bounds else None
+    project = _drift_control(model, drift_control, opts["method"], sensitivities)
+    options = run_options(opts, project, core_options, sens) if bounds else None
+    # Y0 given as [q, q'] for Kane's speeds: each run's parameter sensitivities start where its own map puts them
+    own = [with_initial_values(sens, checked, Y0_given[i], t0, P[i], project_y0) for i in started] \
+        if sens and maps_initial_state(checked, Y0_given[0]) else None
+    if own is not None:
+        bounds = [(i, i + 1) for i in range(n_started)]
     try:
         for start, stop in bounds:
             if compile == "auto" and start == 1:
                 n_rhs = ran[0].get("stats", {}).get("n_rhs", 0) * (n_started - 1)
                 apply_compile(model, "auto", n_rhs, min(parallel, n_started - 1))
+            if own is not None:
+                options = run_options(opts, project, core_options, own[start])
             ran += _core.integrate_many(model.core, P_started[start:stop].reshape(-1), t0, tf,
                                         Y0[started[start:stop]].reshape(-1), stop - start,
                                         None if no_samples else times, specs, options,

@@ -262,14 +262,25 @@ class ReducedModel(Model):
                 f"eps={self.eps:g}: states {self.state_names}>")
 
 
-def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
+def maps_initial_state(model, y0: np.ndarray) -> bool:
+    """True when :func:`frame_initial_state` maps ``y0`` into the model's state (a state given in
+    another form: [q, q'] for Kane's speeds, (q, u) for a frame-form reduced model)."""
+    if getattr(model, "kind", None) == "hamel":
+        return y0.shape == (2 * model.system.n,) != (model.n_states,)
+    return isinstance(model, ReducedModel) and model.frame is not None and y0.shape == (2 * model.system.n,)
+
+
+def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool,
+                        checked: bool = True) -> np.ndarray:
     """y0 of a frame-form reduced model: (q, w) of length 2n - k as it is, or (q, u) of length 2n
     (the coordinate form's state: u on A(q) u = 0, checked, or projected G-orthogonally with
     ``project_y0``) mapped to w = [X(q)^-1 u]_D (the free coordinates' velocities u_r for the
     Voronets frame). The Hamel model (Kane's speeds) takes (q, q') of length 2n alike, mapped to
-    its quasi-velocities [X(q)^-1 (q' - w0(q))]_D. Other models and shapes pass through unchanged."""
-    if getattr(model, "kind", None) == "hamel" and y0.shape == (2 * model.system.n,) != (model.n_states,):
-        return _hamel_initial_state(model, y0, t0, params, project_y0)
+    its quasi-velocities [X(q)^-1 (q' - w0(q))]_D. Other models and shapes pass through unchanged.
+    ``checked=False``: the velocity is not checked against the constraints (the map of a state
+    off them, as the derivative of the map in the parameters needs: ``mapped_state_derivative``)."""
+    if getattr(model, "kind", None) == "hamel" and maps_initial_state(model, y0):
+        return _hamel_initial_state(model, y0, t0, params, project_y0, checked)
     if not isinstance(model, ReducedModel) or model.frame is None:
         return y0
     n, m = model.system.n, model.frame.rank
@@ -286,7 +297,7 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     at = model.system.core.at(t0, q, u, sys_params)
     if project_y0:
         u = at.project()
-    else:
+    elif checked:
         A = at.constraint_matrix()
         residual, scale = np.abs(A @ u).max(initial=0.0), np.abs(A).max(initial=0.0) * np.abs(u).max(initial=0.0)
         if residual > 1e-10 * max(scale, 1.0):
@@ -300,7 +311,8 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     return np.r_[q, w]
 
 
-def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
+def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool,
+                         checked: bool = True) -> np.ndarray:
     """[q, v^alpha] of a Hamel model from [q, q'] (q' on the constraint set, or projected)."""
     if not np.all(np.isfinite(y0)):
         raise ValueError("y0 contains NaN or inf")
@@ -309,7 +321,30 @@ def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project
     q, qdot = y0[:n], y0[n:]
     if project_y0:
         qdot = model.system.core.at(t0, q, qdot, sys_params).project()
-    return model.frame.state(q, qdot, dict(zip(model.system.parameter_names, sys_params)))
+    named = dict(zip(model.system.parameter_names, sys_params))
+    if not checked:
+        return np.r_[q, model.frame.quasi_velocities(q, qdot, named)[: model.frame.rank]]
+    return model.frame.state(q, qdot, named)
+
+
+def mapped_state_derivative(model, y0: np.ndarray, t0: float, params, project_y0: bool,
+                            index: int) -> np.ndarray | None:
+    """d/dp of the model's state mapped from ``y0`` given in another form (:func:`maps_initial_state`)
+    in the parameter ``params[index]``, the given y0 held fixed: the initial value of that
+    parameter's sensitivity (the map depends on the parameters through the frame X(q) and the
+    projection). None when nothing depends on it (a parameter of the model only, such as eps).
+    Central differences of the map (the perturbed maps unchecked: y0 on the constraints at p lies
+    off them at p +- h), error O(h^2) with h = 1e-6 (1 + |p|)."""
+    if index >= len(model.system.parameters):
+        return None
+    p = np.array(params, dtype=float)
+    h = 1e-6 * (1.0 + abs(p[index]))
+    sides = []
+    for step in (h, -h):
+        shifted = p.copy()
+        shifted[index] += step
+        sides.append(frame_initial_state(model, y0, t0, list(shifted), project_y0, checked=False))
+    return (sides[0] - sides[1]) / (2.0 * h)
 
 
 def _system_params(params) -> dict:

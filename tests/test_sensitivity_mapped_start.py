@@ -1,0 +1,79 @@
+"""Sensitivities of a model in Kane's speeds started from [q, q']: the given y0 is held fixed, so
+the parameter sensitivities start at the derivative of its map into the speeds (the frame X(q) and
+the projection depend on the parameters). Checked against central differences of the same call."""
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+
+import nonholo as nh
+
+T, H = 1.5, 1e-5
+
+
+@pytest.fixture(scope="module")
+def disc():
+    """A rolling disc written with KanesMethod (speeds in the lean frame, x and y speeds
+    dependent): the radius r enters the rolling constraints, hence the map [q, q'] -> speeds."""
+    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
+    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
+    r, m, g = sp.symbols("r m g")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    w_R = R.ang_vel_in(N)
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    kd = [(R.ang_vel_in(N) - w_R).dot(e) for e in L] + [q4.diff() - u4, q5.diff() - u5]
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    C = O.locatenew("C", q4 * N.x + q5 * N.y)
+    C.set_vel(N, u4 * N.x + u5 * N.y)
+    D = C.locatenew("D", r * L.z)
+    D.v2pt_theory(C, N, L)
+    slip = D.vel(N) + R.ang_vel_in(N).cross(-r * L.z)
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3], u_dependent=[u4, u5], kd_eqs=kd,
+                        velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
+    inertia = me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4)
+    km.kanes_equations([me.RigidBody("disc", D, R, m, (inertia, D))], [(D, -m * g * Y.z)])
+    speeds = nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 9.81}).nonholonomic()
+    yu = np.r_[0.3, 0.2, 0.0, 0.0, 0.0, 0.5, 4.0, 0.3]
+    yq = np.r_[yu[:5], speeds.velocity(0.0, yu, {"r": 1.0})]  # [q, q'] on the constraint set at r = 1
+    return speeds, yu, yq
+
+
+def _differences(model, y0, **kw):
+    ends = [nh.simulate(model, (0, T), y0, t_eval=[T], params={"r": 1.0 + s}, rtol=1e-12, atol=1e-14, **kw).y[:, -1]
+            for s in (H, -H)]
+    return (ends[0] - ends[1]) / (2 * H)
+
+
+def test_a_start_given_as_qdot_carries_the_maps_derivative(disc):
+    speeds, yu, yq = disc
+    run = nh.simulate(speeds, (0, T), yq, t_eval=[T], sensitivities=["r"], project_y0=True, rtol=1e-10, atol=1e-12)
+    fd = _differences(speeds, yq, project_y0=True)
+    assert np.abs(fd).max() > 1.0  # the map's derivative matters here (5.07 off when it started at zero)
+    assert np.abs(run.sensitivities[:, 0, -1] - fd).max() < 1e-6 * np.abs(fd).max()
+    # the default form, y0 in the model's own state [q, u]: held fixed itself, the start is zero
+    run = nh.simulate(speeds, (0, T), yu, t_eval=[T], sensitivities=["r"], rtol=1e-10, atol=1e-12)
+    fd = _differences(speeds, yu)
+    assert np.abs(run.sensitivities[:, 0, -1] - fd).max() < 1e-6 * np.abs(fd).max()
+
+
+def test_every_run_of_a_batch_starts_at_its_own_maps_derivative(disc):
+    speeds, yu, yq = disc
+    Y0 = np.array([yq, np.r_[yq[:5], 1.3 * yq[5:]]])
+    runs = nh.simulate_many(speeds, (0, T), Y0, t_eval=[T], sensitivities=["r"], project_y0=True,
+                            rtol=1e-10, atol=1e-12)
+    for run, y0 in zip(runs, Y0):
+        fd = _differences(speeds, y0, project_y0=True)
+        assert np.abs(run.sensitivities[:, 0, -1] - fd).max() < 1e-6 * np.abs(fd).max()
+
+
+def test_fit_recovers_a_parameter_of_the_rolling_constraint_from_a_qdot_start(disc):
+    speeds, _, yq = disc
+    t = np.linspace(0, T, 16)
+    data = nh.simulate(speeds, (0, T), yq, t_eval=t, params={"r": 0.8}, project_y0=True)
+    fit = nh.fit(speeds, t, np.array([data["q1"], data["q2"]]), {"r": 1.0}, yq, observe=["q1", "q2"], project_y0=True)
+    assert fit.success and abs(fit.params["r"] - 0.8) < 1e-7  # it stayed at 1.0, "successfully", before
