@@ -17,7 +17,7 @@ from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import parse, to_sympy
 
 __all__ = ["expression", "real", "inequalities", "ipopt_options", "MAX_NLP_VARIABLES", "mesh_size", "times", "frames",
-           "tolerance"]
+           "tolerance", "endpoint", "duration", "named_bounds", "ends_on_holonomic", "ends_within_bounds"]
 
 #: The largest NLP (variables) a solve builds: about 0.2 GB for its vectors alone, far beyond the
 #: meshes IPOPT solves in reasonable time; a larger ``nodes`` is refused before anything is allocated.
@@ -148,3 +148,85 @@ def ipopt_options(options) -> list:
         else:
             raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
     return out
+
+
+# The problem's arguments (OptimalControlProblem.__init__).
+
+HOLONOMIC_TOL = 1e-8  # a fixed end state farther from phi(y) = 0 than this is refused
+
+
+def endpoint(values, n: int, what: str, names: list) -> list:
+    if values is None:
+        return [None] * n
+    values = list(np.asarray(values, dtype=object).reshape(-1))
+    if len(values) != n:
+        raise ValueError(f"{what} has {len(values)} entries, expected {n} (one per state: {names})")
+    return [None if v is None else real(v, f"{what}[{i}]") for i, v in enumerate(values)]
+
+
+def duration(t_final, cost):
+    """(free, fixed value, bounds) of the duration."""
+    if t_final is None:
+        if cost != "time":
+            raise ValueError("t_final is required (a duration or its bounds (lo, hi)) unless cost='time'")
+        return True, None, (1e-8, math.inf)
+    if isinstance(t_final, (tuple, list)):
+        if len(t_final) != 2:
+            raise ValueError(f"t_final bounds must be (lo, hi), got {t_final!r}")
+        lo, hi = (real(b, "t_final bounds", finite=False) for b in t_final)
+        if not (0 <= lo < hi):
+            raise ValueError(f"t_final bounds must satisfy 0 <= lo < hi, got {t_final!r}")
+        return True, None, (max(lo, 1e-8), hi)
+    value = real(t_final, "t_final", finite=False)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"t_final must be positive, got {t_final!r}")
+    if cost == "time":
+        raise ValueError("cost='time' with a fixed t_final has nothing to minimize; give t_final bounds (lo, hi)")
+    return False, value, (value, value)
+
+
+def named_bounds(bounds, names: list, what: str) -> dict:
+    out = {}
+    if bounds is not None and not isinstance(bounds, Mapping):
+        raise TypeError(f"{what} must be a mapping name -> (lo, hi), got {bounds!r:.100}")
+    for key, pair in dict(bounds or {}).items():
+        name = str(key)
+        if name not in names:
+            raise ValueError(f"{what} names {name!r}, which is not one of {names}")
+        try:
+            lo, hi = (float(v) for v in pair)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi), got {pair!r}") from err
+        if not lo <= hi or lo == math.inf or hi == -math.inf:
+            raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) is empty")
+        out[name] = (lo, hi)
+    return out
+
+
+def ends_on_holonomic(phi: list, states: list, initial: list, final: list) -> tuple:
+    """(rows, rows): the holonomic constraints whose states are all fixed at the initial, the final
+    end (not imposed there: rows without a free variable); ValueError naming the end if such a fixed
+    end state violates one by more than HOLONOMIC_TOL."""
+    out = []
+    for what, values in (("initial", initial), ("final", final)):
+        fixed = []
+        for r, h in enumerate(phi):
+            deps = [i for i, s in enumerate(states) if s in h.free_symbols]
+            if deps and all(values[i] is not None for i in deps):
+                residual = float(h.xreplace({states[i]: values[i] for i in deps}))
+                if not abs(residual) <= HOLONOMIC_TOL:
+                    raise ValueError(f"{what}: the end state violates the holonomic constraint {h} = 0 (residual "
+                                     f"{residual:.3g})")
+                fixed.append(r)
+        out.append(fixed)
+    return tuple(out)
+
+
+def ends_within_bounds(initial, final, names, bounds) -> None:
+    """A fixed end state outside its state bounds: an infeasible problem, refused (the fixed value
+    would override the bound at that node)."""
+    for what, values in (("initial", initial), ("final", final)):
+        for name, value in zip(names, values):
+            lo, hi = bounds.get(name, (-math.inf, math.inf))
+            if value is not None and not lo <= value <= hi:
+                raise ValueError(f"{what}[{name!r}] = {value:g} lies outside state_bounds[{name!r}] = ({lo:g}, {hi:g})")

@@ -12,6 +12,7 @@ import sympy as sp
 from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import to_sympy
+from .charts import chart_of
 
 __all__ = ["KinematicSystem"]
 
@@ -276,6 +277,7 @@ def kinematic_of(system) -> KinematicSystem:
     rhs = XD * sp.Matrix(controls)
     out = KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
     out.holonomic = _holonomic_of(system, values)  # tangent by construction: X_D spans ker A, dphi/dq among A's rows
+    out.chart = chart_of(system, solved, values)  # where the frame is regular (a plan must not cross its edge)
     return out
 
 
@@ -325,4 +327,6 @@ def dynamic_of(system, controls) -> KinematicSystem:
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
     out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
     out.holonomic = _holonomic_of(system, values)  # q' = X_D w: tangent by construction
+    if system.k:
+        out.chart = chart_of(system, solved, values)
     return out

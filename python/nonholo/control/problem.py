@@ -15,6 +15,7 @@ from .. import _core
 from ..errors import ModelError, OptimalControlError
 from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
+from .charts import chart_crossing
 from .guesses import array_guess, is_array_guess
 from . import checks
 from .solution import OptimalControlSolution, vectorized
@@ -30,7 +31,6 @@ COSTS = ("time", "energy")
 HESSIANS = ("exact", "limited-memory")
 MU_STRATEGIES = ("monotone", "adaptive")
 HOLONOMIC = ("position", "velocity")
-HOLONOMIC_TOL = 1e-8  # a fixed end state farther from phi(y) = 0 than this is refused
 PERTURBATION = 0.5  # perturbed_guess's default amplitude
 AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics depend on (perturbed_guess)
@@ -75,7 +75,9 @@ class OptimalControlProblem:
         (:func:`~nonholo.control.speeds.speeds_dynamics_of`; regular wherever the dependent
         speeds' constraint block is). Other systems: the quasi-velocities of the Voronets frame
         (states q and w, :func:`~nonholo.control.kinematic.dynamic_of`), derived in SymPy.
-        Without it a System's kinematic system (``system.kinematic()``) is taken.
+        Without it a System's kinematic system (``system.kinematic()``) is taken. A Voronets frame
+        is a chart: a plan that crosses or reaches its singular set is no success (its message
+        says where; :mod:`nonholo.control.charts`).
 
     Examples
     --------
@@ -116,24 +118,26 @@ class OptimalControlProblem:
         self.terminal_cost = None if terminal_cost is None else \
             checks.expression(terminal_cost, "terminal_cost", set(self.states))
         n = len(self.states)
-        self.initial = _endpoint(initial, n, "initial", self.state_names)
-        self.final = _endpoint(final, n, "final", self.state_names)
-        self.free_time, self.t_final, self.t_bounds = _duration(t_final, cost)
+        self.initial = checks.endpoint(initial, n, "initial", self.state_names)
+        self.final = checks.endpoint(final, n, "final", self.state_names)
+        self.free_time, self.t_final, self.t_bounds = checks.duration(t_final, cost)
         self.state_bounds = {**getattr(dyn, "state_bounds", {}),
-                             **_bounds(state_bounds, self.state_names, "state_bounds")}
+                             **checks.named_bounds(state_bounds, self.state_names, "state_bounds")}
         merged = dict(dyn.control_bounds)
-        merged.update(_bounds(control_bounds, self.control_names, "control_bounds"))
+        merged.update(checks.named_bounds(control_bounds, self.control_names, "control_bounds"))
         self.control_bounds = merged
         self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed)
-        _ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
+        checks.ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
         # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
         self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
-        self._ends_fixed = _ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
+        self._ends_fixed = checks.ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
         if self.free_time and self.running_cost == 1 and self.terminal_cost is None and self.t_bounds[0] <= 1e-8 \
                 and self.controls and all(not (math.isfinite(lo) or math.isfinite(hi))
-                                          for lo, hi in self.control_bounds.values()):
+                                          for lo, hi in self.control_bounds.values()) \
+                and not any(set(self.controls) & sp.sympify(g).free_symbols for g in self.path_constraints):
             raise ValueError("cost='time' with every control unbounded: the duration can shrink to 0 (the minimum is "
-                             "not attained); give control_bounds (or a positive lower bound of t_final)")
+                             "not attained); give control_bounds, a path constraint on the controls or a positive "
+                             "lower bound of t_final")
         self._functions = None
         self._terminal = None
         self._reversible = None
@@ -297,11 +301,13 @@ class OptimalControlProblem:
         drive every path backwards: flipping the signs of some controls (a pattern s of +-1, e.g.
         the car's speed but not its curvature) reverses the velocity, f(y, s u) = -f(y, u), and
         the bounds of the flipped controls are sign-symmetric. Its optimum may then reverse (a
-        cusp), which the structured starts miss."""
+        cusp), which the structured starts miss. Dynamics with algebraic variables (a System's
+        Lagrange-d'Alembert equations) have drift: never."""
         if self._reversible is None:
             self._reversible = False
             m = len(self.controls)
-            if self.free_time and self.running_cost == 1 and self.terminal_cost is None and 0 < m <= 6:
+            if (self.free_time and self.running_cost == 1 and self.terminal_cost is None and 0 < m <= 6
+                    and not self.algebraic):
                 self._point_functions()  # f vectorized; checked at random points (an identity)
                 rng = np.random.default_rng(0)
                 Y, U = rng.normal(size=(len(self.states), 7)), rng.normal(size=(m, 7))
@@ -368,6 +374,11 @@ class OptimalControlProblem:
             raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution, a simulation "
                              f"result or arrays (t, y, u), got {guess!r}")
         if isinstance(guess, OptimalControlSolution):
+            theirs = (list(guess.state_names), list(guess.control_names))
+            if theirs != [list(self.state_names), list(self.control_names)] and (
+                    len(theirs[0]), len(theirs[1])) != (len(self.states), len(self.controls)):
+                raise ValueError(f"guess: a solution with states {theirs[0]} and controls {theirs[1]} cannot start a "
+                                 f"problem with states {self.state_names} and controls {self.control_names}")
             T = guess.t_final
             Y, U = guess.states_at(tau * T), guess.controls_at(tau * T)
             return Y, U, (float(np.clip(T, *self.t_bounds)) if self.free_time else self.t_final)
@@ -685,7 +696,11 @@ class OptimalControlProblem:
             g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), holonomic=holonomic,
             multipliers=multipliers, **options)
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
-        return OptimalControlSolution(self, sch, dtau, out)
+        sol = OptimalControlSolution(self, sch, dtau, out)
+        crossing = chart_crossing(self.dynamics, self.states, sol.t_points, sol.y_points) if sol.success else None
+        if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
+            sol.success, sol.message = False, crossing
+        return sol
 
 
 def _dynamics(model, controls):
@@ -720,80 +735,3 @@ def _check_controls(system, controls) -> None:
         if name is None or name not in known:
             raise ValueError(f"controls: {c!r} is not a symbol of the system that can be a control (its parameters and "
                              f"free symbols: {known})")
-
-
-def _endpoint(values, n: int, what: str, names: list) -> list:
-    if values is None:
-        return [None] * n
-    values = list(np.asarray(values, dtype=object).reshape(-1))
-    if len(values) != n:
-        raise ValueError(f"{what} has {len(values)} entries, expected {n} (one per state: {names})")
-    return [None if v is None else checks.real(v, f"{what}[{i}]") for i, v in enumerate(values)]
-
-
-def _duration(t_final, cost):
-    """(free, fixed value, bounds) of the duration."""
-    if t_final is None:
-        if cost != "time":
-            raise ValueError("t_final is required (a duration or its bounds (lo, hi)) unless cost='time'")
-        return True, None, (1e-8, math.inf)
-    if isinstance(t_final, (tuple, list)):
-        if len(t_final) != 2:
-            raise ValueError(f"t_final bounds must be (lo, hi), got {t_final!r}")
-        lo, hi = (checks.real(b, "t_final bounds", finite=False) for b in t_final)
-        if not (0 <= lo < hi):
-            raise ValueError(f"t_final bounds must satisfy 0 <= lo < hi, got {t_final!r}")
-        return True, None, (max(lo, 1e-8), hi)
-    value = checks.real(t_final, "t_final", finite=False)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"t_final must be positive, got {t_final!r}")
-    if cost == "time":
-        raise ValueError("cost='time' with a fixed t_final has nothing to minimize; give t_final bounds (lo, hi)")
-    return False, value, (value, value)
-
-
-def _bounds(bounds, names: list, what: str) -> dict:
-    out = {}
-    if bounds is not None and not isinstance(bounds, Mapping):
-        raise TypeError(f"{what} must be a mapping name -> (lo, hi), got {bounds!r:.100}")
-    for key, pair in dict(bounds or {}).items():
-        name = str(key)
-        if name not in names:
-            raise ValueError(f"{what} names {name!r}, which is not one of {names}")
-        try:
-            lo, hi = (float(v) for v in pair)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi), got {pair!r}") from err
-        if not lo <= hi or lo == math.inf or hi == -math.inf:
-            raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) is empty")
-        out[name] = (lo, hi)
-    return out
-
-
-def _ends_on_holonomic(phi: list, states: list, initial: list, final: list) -> tuple:
-    """(rows, rows): the holonomic constraints whose states are all fixed at the initial, the final
-    end (not imposed there: rows without a free variable); ValueError naming the end if such a fixed
-    end state violates one by more than HOLONOMIC_TOL."""
-    out = []
-    for what, values in (("initial", initial), ("final", final)):
-        fixed = []
-        for r, h in enumerate(phi):
-            deps = [i for i, s in enumerate(states) if s in h.free_symbols]
-            if deps and all(values[i] is not None for i in deps):
-                residual = float(h.xreplace({states[i]: values[i] for i in deps}))
-                if not abs(residual) <= HOLONOMIC_TOL:
-                    raise ValueError(f"{what}: the end state violates the holonomic constraint {h} = 0 (residual "
-                                     f"{residual:.3g})")
-                fixed.append(r)
-        out.append(fixed)
-    return tuple(out)
-
-
-def _ends_within_bounds(initial, final, names, bounds) -> None:
-    """A fixed end state outside its state bounds: an infeasible problem, refused (the fixed value
-    would override the bound at that node)."""
-    for what, values in (("initial", initial), ("final", final)):
-        for name, value in zip(names, values):
-            lo, hi = bounds.get(name, (-math.inf, math.inf))
-            if value is not None and not lo <= value <= hi:
-                raise ValueError(f"{what}[{name!r}] = {value:g} lies outside state_bounds[{name!r}] = ({lo:g}, {hi:g})")
