@@ -108,3 +108,20 @@ def test_minimum_time_with_the_controls_bounded_by_a_path_constraint():
     assert sol.success and abs(sol.t_final - 2.0) < 1e-4
     with pytest.raises(ValueError, match="every control unbounded"):
         nh.OptimalControlProblem(di, cost="time", initial=[0, 0], final=[1, 0])
+
+
+def test_the_default_start_leaves_the_saddle_of_a_symmetric_line():
+    """The Heisenberg particle to (0, 0, 1): the line is a saddle (x = y = 0), from which IPOPT
+    stopped at "local infeasibility"; the geodesic is a circle, L^2 = 4 pi |z|, energy 2 pi at T = 1.
+    A car turning on the spot: its line stands still and its heading start has no chord; it ran
+    3000 iterations and failed. Bumps of the states start both."""
+    heis = nh.systems.heisenberg().kinematic()
+    sol = nh.OptimalControlProblem(heis, cost="energy", t_final=1.0, initial=[0, 0, 0], final=[0, 0, 1.0]).solve()
+    assert sol.success and abs(sol.objective - 2 * math.pi) < 1e-3
+    from nonholo.analysis.car_paths import reeds_shepp_length
+
+    car = nh.systems.kinematic_car()
+    for theta in (math.pi / 2, math.pi):
+        sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[0, 0, theta]).solve()
+        shortest = reeds_shepp_length([0, 0, 0], [0, 0, theta])
+        assert sol.success and shortest * (1 - 5e-3) <= sol.t_final <= shortest * 1.01

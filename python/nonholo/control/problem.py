@@ -278,6 +278,17 @@ class OptimalControlProblem:
         Ydot = np.gradient(Y, tau, axis=1) / T
         return Y, self._fit_controls(Y, Ydot), T
 
+    def _turns_on_the_spot(self) -> bool:
+        """A planar vehicle (states x, y, theta*) whose ends share their position: its line stands still
+        (the car cannot turn without moving), and its heading start has no chord to follow; bumps of x
+        and y (a swing out and back) start it."""
+        names = self.state_names
+        if "x" not in names or "y" not in names or not any(nm.startswith("theta") for nm in names):
+            return False
+        ix, iy = names.index("x"), names.index("y")
+        ends = [(self.initial[i], self.final[i]) for i in (ix, iy)]
+        return all(a is not None and b is not None and abs(a - b) < 1e-9 for a, b in ends)
+
     def perturbed_guess(self, tau: np.ndarray, state, amplitude: float = PERTURBATION):
         """The straight line of :meth:`default_guess` with one state pushed off it by
         ``amplitude * sin(pi tau)`` (zero at both ends), the controls fitted to that path and a
@@ -431,7 +442,11 @@ class OptimalControlProblem:
             line with each state they bound bumped off it (+-0.5, +-1) is solved too: among the
             starts when the line leaves the constraints' set (a line through the middle of an
             obstacle is a saddle of its constraint, which IPOPT does not leave), else when the
-            other starts give no solution. Or a previous solution
+            other starts give no solution. A planar vehicle whose ends share their position
+            (turning on the spot: its line stands still) starts from x and y bumped instead (a
+            swing out and back). Without path constraints, where every start fails, each state
+            bumped off the line is tried last (the line of a symmetric problem is a saddle too:
+            the Heisenberg particle to (0, 0, z), whose geodesic is a circle). Or a previous solution
             (warm start, interpolated onto the new mesh); a simulation's states (controls
             fitted); arrays ``(t, y, u)`` or a dict with keys ``"t"``, ``"y"``, ``"u"`` (``u``
             optional: fitted) on any increasing time grid, interpolated linearly
@@ -525,6 +540,10 @@ class OptimalControlProblem:
         if vehicle:
             extra = self._bumps(self.dynamics.rhs) if self.is_reversible() else []
             sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue)
+        elif guess is None and sch is not DMOC and self._turns_on_the_spot():  # swing out and back, not the line
+            out_and_back = rescue or [b for b in self._bumps(self.states) if self.state_names[b[1]] in ("x", "y")]
+            sol = self._multistart(sch, nodes, dtau, (), options, rescue=out_and_back) or \
+                self._solve_mesh(sch, dtau, None, options)
         elif guess is None and rescue and sch is not DMOC and self._line_violates_path(interval_points(dtau, sch.step)):
             sol = self._multistart(sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
         else:
@@ -533,6 +552,12 @@ class OptimalControlProblem:
                 bumped = self._multistart(sch, nodes, dtau, (), options, rescue=rescue)
                 if bumped is not None and bumped.success:
                     sol = bumped
+        # the last resort without path constraints, when every start failed: each state bumped off the
+        # line, as the line of a symmetric problem is a saddle too (the Heisenberg particle to (0, 0, z))
+        if guess is None and not rescue and sch is not DMOC and not sol.success:
+            bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
+            if bumped is not None and bumped.success:
+                sol = bumped
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
             split = sol.interval_errors > limit

@@ -91,8 +91,10 @@ def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -
     frame-form reduced model): the map into the model's state depends on the parameters (the frame
     X(q), the projection), so d y(t0) / d p is not zero (``models.reduced.mapped_state_derivative``).
     ``spec`` unchanged otherwise."""
+    if not spec:
+        return spec
     y0 = np.asarray(y0, dtype=float)
-    if not spec or not maps_initial_state(model, y0):
+    if not maps_initial_state(model, y0):
         return spec
     initial = [None if j < 0 else mapped_state_derivative(model, y0, t0, p, project_y0, j) for j in spec["parameters"]]
     if all(d is None for d in initial):
