@@ -19,6 +19,7 @@ import numpy as np
 from .. import options as check
 from ..errors import IntegrationError
 from ..integrate.simulation import simulate
+from .states import parameter_mapping
 
 __all__ = ["vakonomic_bvp", "ShootingError"]
 
@@ -270,6 +271,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     for name, q in (("q0", q0), ("q1", q1)):
         if q.shape != (system.n,) or not np.all(np.isfinite(q)):
             raise ValueError(f"{name} must be {system.n} finite numbers, got {q}")
+    params = parameter_mapping(params)
     T = check.positive(T, "T")
     segments = check.count(segments, "segments")
     tol = check.positive(tol, "tol")

@@ -22,6 +22,7 @@ from .. import options as check
 from ..models.model import Model, apply_compile
 from ..errors import attach_partial
 from ..integrate.simulation import simulate
+from .states import parameter_mapping
 
 #: The simulations compile="auto" expects of a fit (least_squares' evaluations at the trust region's
 #: trial points; at least a handful for one parameter, tens for several).
@@ -148,6 +149,17 @@ def _start(model: Model, params) -> tuple:
     return names, np.array(x0, dtype=float)
 
 
+def _weights(weights, shape: tuple) -> np.ndarray:
+    """``weights`` broadcast to the shape of y_obs; ValueError naming both shapes when it does not."""
+    w = np.asarray(weights, dtype=float)
+    try:
+        return np.broadcast_to(w, shape)
+    except ValueError:
+        last = f", or {shape[-1:]}" if shape else ""
+        raise ValueError(f"weights must have the shape of y_obs, {shape}, or one that broadcasts to it (a scalar"
+                         f"{last}), got shape {w.shape}") from None
+
+
 def fit(
     model: Model,
     t_obs,
@@ -179,7 +191,9 @@ def fit(
         ``t_span`` (default ``(t_obs[0], t_obs[-1])``).
     y_obs : array_like
         Observations: shape (n_observed, n_t) for state names, or the shape of the values a
-        callable ``observe`` returns.
+        callable ``observe`` returns. Finite: NaN is no marker of a missing value here (an
+        error); leave a missing one out (its time from ``t_obs``), or give it any finite value
+        and weight 0.
     params : list of str, or mapping name -> starting value
         Parameters to fit (a list starts from the model's defaults).
     y0 : array_like
@@ -192,10 +206,11 @@ def fit(
         mark a parameter point where the observation does not exist (e.g. fewer events): the
         trust region rejects such trial points and shrinks (at the start it is an error).
     weights : array_like, optional
-        Per observation (shape of ``y_obs``), e.g. 1 / sigma^2. Default 1.
+        Per observation (shape of ``y_obs``, or one that broadcasts to it: a scalar, one value
+        per time), e.g. 1 / sigma^2; non-negative and finite. Default 1.
     bounds : (lower, upper), optional
         As in ``least_squares``: scalars or one value per parameter.
-    fixed : mapping, optional
+    fixed : mapping name -> value, optional
         Other parameter values held fixed.
     absolute_sigma : bool
         ``weights`` are exact inverse variances: the covariance is (J^T W J)^-1, not scaled by
@@ -241,6 +256,13 @@ def fit(
     t_obs = check.t_eval(t_obs, *span)
     rtol, atol = check.tolerances(rtol, atol, model.n_states)
     y_obs = np.asarray(y_obs, dtype=float)
+    if not np.all(np.isfinite(y_obs)):
+        bad = np.argwhere(~np.isfinite(y_obs))
+        where = ", ".join(str(tuple(int(i) for i in b)) for b in bad[:5]) + (", ..." if len(bad) > 5 else "")
+        raise ValueError(f"y_obs contains NaN or inf ({len(bad)} of {y_obs.size} values, at the indices {where}); "
+                         "fit takes no NaN as a missing value: leave it out (its time from t_obs), or give it any "
+                         "finite value and weight 0")
+    fixed = parameter_mapping(fixed, "fixed")
     observe_names = None
     if observe is None or isinstance(observe, (list, tuple)):
         observe_names = list(model.state_names if observe is None else observe)
@@ -250,7 +272,7 @@ def fit(
     else:
         raise TypeError(f"observe must be state names or a callable observe(result) -> (values, jacobian), got "
                         f"{observe!r}")
-    w = np.ones_like(y_obs) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), y_obs.shape)
+    w = np.ones_like(y_obs) if weights is None else _weights(weights, y_obs.shape)
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise ValueError("weights must be non-negative and finite")
     sqrt_w = np.sqrt(w).reshape(-1)

@@ -1,22 +1,35 @@
 """The states the analysis calls accept: the model's own, or [q, q'] for a model in quasi-velocities
-(Kane's speeds, a reduced model in a frame), mapped as :func:`~nonholo.simulate` maps its y0."""
+(Kane's speeds, a reduced model in a frame), mapped as :func:`~nonholo.simulate` maps its y0. A state
+whose length is the model's own is always the model's state (see :func:`model_state`)."""
 
 from __future__ import annotations
+
+from typing import Mapping
 
 import numpy as np
 
 from ..models.reduced import ReducedModel, frame_initial_state
 
-__all__ = ["model_state"]
+__all__ = ["model_state", "parameter_mapping"]
 
 
-def model_state(model, y, t: float = 0.0, params=None, what: str = "y") -> np.ndarray:
+def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approximate: bool = False) -> np.ndarray:
     """``y`` as a state of ``model``, shape (model.n_states,).
 
     A model in quasi-velocities (the Hamel model of Kane's speeds, ``system.nonholonomic()`` of
     :meth:`System.from_kanes_method`; a reduced model in a frame) also takes [q, q'] (the
     coordinate form's state, length 2n, q' on the constraint set), mapped to its quasi-velocities
     by the mapping of :func:`~nonholo.simulate` (``models.reduced.frame_initial_state``).
+
+    The length decides: a ``y`` of the model's own length N is always the model's state
+    [q, quasi-velocities], never mapped. When N equals 2n (Kane's speeds with no dependent
+    speeds: as many independent speeds as coordinates), [q, u] and [q, q'] have the same length
+    and ``y`` is read as [q, u]; map a [q, q'] first, e.g. with ``model.frame.state(q, q')``
+    (the Hamel model of Kane's speeds) or run the model in [q, q'] (``state="qdot"``).
+
+    ``approximate=True`` maps an approximate [q, q'] (a guess) without requiring q' on the
+    constraint set: the quasi-velocities along the constraints are dropped, X(q)^-1 (q' - w0(q))
+    keeping its first m components.
     """
     y = np.asarray(y, dtype=float)
     n, N = model.system.n, model.n_states
@@ -26,7 +39,14 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y") -> np.nd
     if two_forms and y.shape == (2 * n,):
         if not np.all(np.isfinite(y)):
             raise ValueError(f"{what} contains NaN or inf")
-        return frame_initial_state(model, y, float(t), list(model.param_vector(params)), False)
+        pvec = list(model.param_vector(params))
+        if approximate:
+            return frame_initial_state(model, y, float(t), pvec, False, checked=False)
+        try:
+            return frame_initial_state(model, y, float(t), pvec, False)
+        except ValueError as exc:
+            raise ValueError(f"{what} given as [q, q'] (length {2 * n}) must have q' on the constraint set: "
+                             f"{exc}") from None
     alternative = f" or ({2 * n},) [q, q'] (mapped to {model.state_names[n:]})" if two_forms else ""
     raise ValueError(f"{what} must have shape ({N},) ordered as {model.state_names}{alternative}, got {y.shape}")
 
@@ -34,3 +54,11 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y") -> np.nd
 def in_quasi_velocities(model) -> bool:
     """True for a model whose velocity state is a frame's quasi-velocities (it also takes [q, q'])."""
     return getattr(model, "kind", None) == "hamel" or (isinstance(model, ReducedModel) and model.frame is not None)
+
+
+def parameter_mapping(params, name: str = "params"):
+    """``params`` when it is None or a mapping name -> value; else TypeError naming ``name``."""
+    if params is None or isinstance(params, Mapping):
+        return params
+    raise TypeError(f"{name} must be a mapping name -> value (e.g. {{'a': 0.3}}), got {type(params).__name__} "
+                    f"{params!r:.80}")

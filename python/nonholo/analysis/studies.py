@@ -13,6 +13,7 @@ from ..integrate.simulation import simulate
 from ..errors import attach_partial
 from ..progress import iterate
 from ..numerics import loglog_slope
+from .states import parameter_mapping
 
 __all__ = ["convergence", "ConvergenceStudy"]
 
@@ -117,7 +118,7 @@ def convergence(
     t0, tf = check.t_span(t_span)
     t_eval = np.linspace(t0, tf, 11) if t_eval is None else check.t_eval(t_eval, t0, tf)
     manifold_order = max(orders) + 2 if manifold_order is None else int(manifold_order)
-    sys_params = dict(params or {})
+    sys_params = dict(parameter_mapping(params) or {})
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol)
 
     errors = {K: [] for K in orders}

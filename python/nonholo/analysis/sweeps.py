@@ -150,7 +150,9 @@ class SweepResult:
     values : dict name -> ndarray
         For a function returning a mapping, each entry stacked to shape grid shape + entry
         shape; a function returning a scalar or an array gives the single entry ``"value"``.
-        Objects that are not numbers (e.g. SimulationResult) are kept in object arrays. Points
+        Numbers give float arrays; an entry that is complex at any point (a complex number or
+        array, e.g. eigenvalues) gives a complex array over the whole grid, its imaginary parts
+        kept. Objects that are not numbers (e.g. SimulationResult) are kept in object arrays. Points
         that did not finish (and, with ``missing="fill"``, entries a point did not return) hold
         NaN, or None in object arrays; when no point finished, the single entry ``"value"`` is
         all NaN (``status`` and ``errors`` say why).
@@ -242,18 +244,32 @@ def _stack(outputs: list, status: np.ndarray, shape: tuple, points: list, missin
             for name in names}
 
 
+def _is_complex(value) -> bool:
+    """A complex number or an array (or list) holding complex numbers, whatever the imaginary parts."""
+    if isinstance(value, (complex, np.complexfloating)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c" or (value.dtype == object and any(_is_complex(v) for v in value.flat))
+    if isinstance(value, (list, tuple)):
+        return any(_is_complex(v) for v in value)
+    return False
+
+
 def _column(items: list, size: int, shape: tuple) -> np.ndarray:
     """One entry over the grid: a float array (NaN where absent) when the values are numbers of
-    one shape, else an object array (None where absent)."""
+    one shape, a complex array (NaN where absent) when any of them is complex (all the points
+    alike, real values too), else an object array (None where absent)."""
     where = [i for i, _ in items]
+    values = [value for _, value in items]
+    dtype = complex if any(_is_complex(v) for v in values) else float
     try:
-        arr = np.asarray([value for _, value in items], dtype=float)
+        arr = np.asarray(values, dtype=dtype)
     except (TypeError, ValueError):
         column = np.full(size, None, dtype=object)
         for i, value in items:
             column[i] = value
         return column.reshape(shape)
-    column = np.full((size,) + arr.shape[1:], np.nan)
+    column = np.full((size,) + arr.shape[1:], np.nan, dtype=dtype)
     column[where] = arr
     return column.reshape(shape + arr.shape[1:])
 

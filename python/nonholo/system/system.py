@@ -263,9 +263,11 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         in u), the dependent speeds solved numerically at each evaluation (a pivoted LU of their
         constraint coefficients: regular wherever those are, e.g. SymPy's bicycle upright). Its
         y0, and the states of the analysis calls (:func:`~nonholo.linearize`, ...), may also be
-        given as [q, q']. ``system.nonholonomic(form="qdot")``, or ``state="qdot"`` here, gives the model
-        in ``[q, q']``. Every speed, dependent ones too, is also ``result[name]`` in either form;
-        convert with :func:`nonholo.expressions.mechanics.kane_qdot` and ``kane_speeds``.
+        given as [q, q'] where its length differs from the model's (with no dependent speeds both
+        are 2n long, and a 2n state is [q, u]). ``system.nonholonomic(form="qdot")``, or
+        ``state="qdot"`` here, gives the model in ``[q, q']``. Every speed, dependent ones too, is
+        also ``result[name]`` in either form; convert with
+        :func:`nonholo.expressions.mechanics.kane_qdot` and ``kane_speeds``.
         Keyword arguments (``state``, ``potential``, ``friction``, ``specified``, ``name``,
         ``simplify``, ``check_kinematics``) and what is supported:
         :func:`nonholo.expressions.mechanics.kanes_method_arguments`.

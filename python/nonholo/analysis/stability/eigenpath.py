@@ -26,7 +26,7 @@ from ...errors import attach_partial
 from ...models.model import apply_compile
 from .linearize import linearize, state_matrix
 from .zero_modes import deflate
-from ..states import in_quasi_velocities
+from ..states import in_quasi_velocities, parameter_mapping
 
 __all__ = ["EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]
 
@@ -103,10 +103,12 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     state : callable or array_like
         ``state(value)`` returning the steady state at that value, or one state (N,) for all,
         or an array (P, N) of states (then :func:`critical_values` cannot refine between them).
+        A model in quasi-velocities also takes states [q, q'] of length 2n, as
+        :func:`~nonholo.linearize` does; a state of length N is always the model's own.
     params : mapping, optional
         Other parameter values.
     stability_tol : float
-        Relative threshold on real parts for stability.
+        Relative threshold on real parts for stability (positive and finite).
     compile : {"auto", True, False}
         "auto" (default) compiles the model's tapes that are bit for bit the interpreter's when
         the path's Jacobians (``model.core.jacobian_cost`` right-hand sides each) are predicted to
@@ -123,6 +125,8 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         raise ValueError("values must be finite and strictly increasing")
     if not isinstance(parameter, str):
         raise TypeError(f"parameter must be a name (str), got {parameter!r}")
+    params = parameter_mapping(params)
+    stability_tol = check.positive(stability_tol, "stability_tol")
     if parameter not in model.params and not callable(state):
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
                          "or give state as a callable of the parameter value")
@@ -154,8 +158,10 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     Takes an :class:`EigenvaluePath`, or the arguments of :func:`eigenvalue_path`. Returns a
     list of :class:`CriticalValue` in increasing order, each with its kind: ``"divergence"`` (a
     real eigenvalue through zero, refined as a root of det of the physical block) or ``"hopf"``
-    (a complex pair through the imaginary axis, refined as a root of its real part).
+    (a complex pair through the imaginary axis, refined as a root of its real part). ``xtol``
+    must be positive and finite.
     """
+    xtol = check.positive(xtol, "xtol")
     path = path_or_model if isinstance(path_or_model, EigenvaluePath) else \
         eigenvalue_path(path_or_model, parameter, values, state, params, **options)
     if not callable(path.state) and np.ndim(path.state) == 2:

@@ -40,7 +40,8 @@ import numpy as np
 from .manifold import (constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives,
                        tangent_basis)
 from .zero_modes import ZeroMode, deflate
-from ..states import model_state
+from ... import options as check
+from ..states import in_quasi_velocities, model_state, parameter_mapping
 
 __all__ = ["Linearization", "linearize", "check_steady", "tangent_space"]
 
@@ -102,7 +103,9 @@ class Linearization:
         return float(lam.real.max()) if lam.size else -np.inf
 
     def is_stable(self, tol: float = 1e-9) -> bool:
-        """Spectral stability: every physical eigenvalue has real part <= tol * max(1, |A|)."""
+        """Spectral stability: every physical eigenvalue has real part <= tol * max(1, |A|)
+        (``tol`` non-negative and finite)."""
+        tol = check.non_negative(tol, "tol")
         return self.max_real <= tol * max(1.0, np.abs(self.A).max())
 
     @property
@@ -132,8 +135,9 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     y : array_like (N,) or (2n,)
         A state on a steady motion (see :func:`~nonholo.steady_motions`): velocities and
         multipliers constant, only cyclic coordinates moving. A model in quasi-velocities (Kane's
-        speeds, a reduced model in a frame) also takes [q, q'], mapped as :func:`~nonholo.simulate`
-        maps y0.
+        speeds, a reduced model in a frame) also takes [q, q'] (2n,), mapped as
+        :func:`~nonholo.simulate` maps y0; a ``y`` of the model's own length N is always the
+        model's state (with no dependent speeds N equals 2n, and ``y`` is [q, u]).
     t : float
         The time of the state (the model must not depend on time explicitly: a steady motion
         needs an autonomous model).
@@ -159,6 +163,7 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         to a looser tolerance (the structural zeros then come out at about that residual).
     steady_tol : float
         Relative tolerance of the checks that y is on the constraint set and steady.
+        ``zero_tol`` and ``steady_tol`` must be positive and finite.
 
     Returns
     -------
@@ -170,7 +175,10 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     ------
     ValueError
         When y is off the constraint set, not a steady motion, ``independent`` or ``inputs``
-        are invalid, or ``params`` names an unknown parameter.
+        are invalid, ``params`` names an unknown parameter, or a tolerance is not positive and
+        finite.
+    TypeError
+        When ``params`` is not a mapping name -> value.
 
     Examples
     --------
@@ -190,6 +198,9 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     [0.192308]
     """
     t = float(t)
+    params = parameter_mapping(params)
+    zero_tol = check.positive(zero_tol, "zero_tol")
+    steady_tol = check.positive(steady_tol, "steady_tol")
     y = model_state(model, y, t, params)
     names = model.state_names
     A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
@@ -216,6 +227,7 @@ def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
     Perturb a state on the constraint set with y + T xi (then project back, as the error is
     second order), or build a monodromy matrix from the flow of such perturbations.
     """
+    params = parameter_mapping(params)
     y = model_state(model, y, t, params)
     cs = constraint_set(model, float(t), y, params)
     _check_on_constraint_set(cs, model, 1e-8)
@@ -226,6 +238,8 @@ def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
 def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol: float = 1e-8):
     """(A, T, independent indices, cyclic indices, their positions among the independent ones,
     parameter vector) after checking that y is a steady motion on the constraint set."""
+    params = parameter_mapping(params)
+    steady_tol = check.positive(steady_tol, "steady_tol")
     y = model_state(model, y, t, params)
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf")
@@ -321,7 +335,7 @@ def _conserved_covectors(model, t, y, pvec, T) -> list:
     1/2 v^T G v + V and the momenta (G v)_c conjugate to the cyclic coordinates."""
     system, n = model.system, model.system.n
     C = _coordinate_chart(model, t, y, pvec)  # d(q, q')/dy, (2n, N)
-    q, v = y[:n], C[n:] @ y if model.kind != "hamel" else model.velocity(t, y, dict(zip(model.params, pvec)))
+    q, v = y[:n], model.velocity(t, y, dict(zip(model.params, pvec))) if in_quasi_velocities(model) else C[n:] @ y
     d = system_derivatives(system, t, q, v, pvec)
     dE = np.r_[0.5 * np.einsum("i,ijl,j->l", v, d.dG, v) + d.dV, d.G @ v]
     out = [("the energy 1/2 v^T G v + V", dE @ C @ T)]
@@ -336,7 +350,7 @@ def _coordinate_chart(model, t, y, pvec) -> np.ndarray:
     quasi-velocities (Kane's speeds), q' = X_D(q) u + w0(q): X_D exactly (q' is linear in u) and
     dq'/dq by central differences (enough to tell conserved quantities from the other zero modes)."""
     n, N = model.system.n, len(y)
-    if model.kind != "hamel":
+    if not in_quasi_velocities(model):
         return np.eye(2 * n, N)
     params = dict(zip(model.params, pvec))
     C = np.zeros((2 * n, N))

@@ -25,6 +25,7 @@ import numpy as np
 import sympy as sp
 
 from ... import _core
+from ..states import in_quasi_velocities
 
 __all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "free_symbols",
            "system_derivatives", "KINDS"]
@@ -156,7 +157,8 @@ class ConstraintSet:
 
 def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
     """Phi(y) and DPhi(y) for ``model`` (rows: A v - b, then h(q)); no velocity rows for the friction
-    model, nor for the Hamel model (its quasi-velocities satisfy the constraints by construction)."""
+    model, nor for a model in quasi-velocities (the Hamel model, a reduced model in a frame: its
+    quasi-velocities satisfy the velocity constraints by construction)."""
     system = model.system
     n, k, N = system.n, system.k, model.n_states
     if model.kind not in KINDS:
@@ -164,7 +166,7 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
     p = model.param_vector(params)
     q, v = y[:n], y[n:2 * n]
     rows, jac, scale = [], [], [1.0]
-    if model.kind not in ("friction", "hamel") and k:
+    if model.kind != "friction" and not in_quasi_velocities(model) and k:
         d = system_derivatives(system, t, q, v, p)
         J = np.zeros((k, N))
         J[:, :n] = np.einsum("ijl,j->il", d.dA, v) - d.db

@@ -23,7 +23,8 @@ import numpy as np
 
 from .manifold import constraint_set, cyclic_indices
 from .linearize import check_autonomous
-from ..states import in_quasi_velocities, model_state
+from ... import options as check
+from ..states import in_quasi_velocities, model_state, parameter_mapping
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
 
@@ -69,9 +70,13 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     system : System or Model
         A system (its nonholonomic model is used unless ``model`` is given) or a model.
     guess : array_like (N,) or (G, N)
-        Initial state(s). With several guesses, the distinct solutions found are returned. A
-        model in quasi-velocities (Kane's speeds) also takes [q, q'] ((2n,) or (G, 2n)), mapped
-        as :func:`~nonholo.simulate` maps y0.
+        Initial state(s). With several guesses, the distinct solutions found are returned
+        (distinct modulo the cyclic coordinates: motions that differ only in them are one); a
+        guess that cannot be used (NaN, a singular frame) counts as one that failed. A model in
+        quasi-velocities (Kane's speeds) also takes [q, q'] ((2n,) or (G, 2n)), a guess, so q'
+        need not satisfy the constraints: it is mapped to the quasi-velocities with its
+        components along the constraints dropped. A guess of the model's own length N is always
+        the model's state (with no dependent speeds N equals 2n, and it is [q, u]).
     fixed : mapping {state name: value}, optional
         State components to hold at given values (e.g. ``{"phi_dot": 0.0, "x_dot": 2.0}``).
     model : Model, optional
@@ -79,7 +84,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     t, params, cyclic
         As for :func:`~nonholo.linearize`.
     tol : float
-        Convergence: every residual below ``tol * scale`` (scale: the size of the state and f).
+        Convergence: every residual below ``tol * scale`` (scale: the size of the state and f);
+        positive and finite.
     max_iterations : int
 
     Returns
@@ -91,13 +97,22 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     ------
     SteadyMotionError
         No solution near the guess (the message gives the residual and the equation that
-        failed); for several guesses, when none converged.
+        failed); for several guesses, when none converged (the message gives each guess's
+        failure).
+    ValueError
+        A single guess that cannot be used, a tolerance that is not positive and finite.
+    TypeError
+        ``params`` or ``fixed`` not a mapping.
     """
     if model is None:
         model = system.nonholonomic() if hasattr(system, "nonholonomic") else system
     elif hasattr(system, "nonholonomic") and model.system is not system:
         raise ValueError("model was built from another system than the one given")
     check_autonomous(model, "solve for")
+    params = parameter_mapping(params)
+    tol = check.positive(tol, "tol")
+    max_iterations = check.count(max_iterations, "max_iterations")
+    t = check.finite_float(t, "t")
     guesses = np.asarray(guess, dtype=float)
     N, n = model.n_states, model.system.n
     if guesses.ndim == 1:
@@ -107,25 +122,40 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
         alternative = f" or (G, {2 * n}) [q, q'] (mapped to {model.state_names[n:]})" if len(widths) > 1 else ""
         raise ValueError(f"guess must have shape ({N},) or (G, {N}) ordered as {model.state_names}{alternative}, "
                          f"got {guesses.shape}")
+    model.param_vector(params)  # unknown parameter -> ValueError, whatever the guesses
+    _fixed(model, fixed)  # a bad fixed -> TypeError/ValueError, not one failure per guess
+    # motions that differ only in cyclic coordinates are one (a shift of them is the same motion)
+    keep = [i for i in range(N) if i not in set(cyclic_indices(model.system, cyclic))]
     found, errors = [], []
-    for g in guesses:
+    for i, g in enumerate(guesses):
         try:
-            sm = _solve(model, _checked_guess(model, g, t, params), fixed, t, params, cyclic, tol, max_iterations)
-        except SteadyMotionError as exc:
+            y = _checked_guess(model, g, t, params, f"guess[{i}]")
+        except ValueError as exc:  # a guess that cannot be used: one failed guess
             errors.append(str(exc))
             continue
-        if not any(np.allclose(sm.state, other.state, rtol=1e-8, atol=1e-8) for other in found):
+        try:
+            sm = _solve(model, y, fixed, t, params, cyclic, tol, max_iterations)
+        except SteadyMotionError as exc:
+            errors.append(f"guess[{i}]: {exc}")
+            continue
+        if not any(np.allclose(sm.state[keep], other.state[keep], rtol=1e-8, atol=1e-8) for other in found):
             found.append(sm)
     if not found:
-        raise SteadyMotionError(f"no steady motion found from any of the {len(guesses)} guesses; the first failed "
-                                f"with: {errors[0]}")
+        listed = "; ".join(errors[:3]) + ("; ..." if len(errors) > 3 else "")
+        raise SteadyMotionError(f"no steady motion found from any of the {len(guesses)} guesses ({listed})")
     return found
 
 
-def _checked_guess(model, g, t, params) -> np.ndarray:
-    g = model_state(model, g, t, params, "guess")  # [q, q'] mapped for a model in quasi-velocities
+def _checked_guess(model, g, t, params, what: str = "guess") -> np.ndarray:
+    """The guess as a state of the model: [q, q'] mapped approximately (q' need not satisfy the
+    constraints: its constraint components are dropped) for a model in quasi-velocities."""
+    try:
+        g = model_state(model, g, t, params, what, approximate=True)
+    except np.linalg.LinAlgError as exc:  # the frame X(q) singular at the guess's q
+        raise ValueError(f"{what} cannot be mapped to the model's state {model.state_names}: the frame is singular "
+                         f"at its coordinates ({exc})") from None
     if not np.all(np.isfinite(g)):
-        raise ValueError("guess contains NaN or inf")
+        raise ValueError(f"{what} contains NaN or inf")
     return g.copy()
 
 
