@@ -24,6 +24,8 @@ meets the coordinate singularities of Euler angles, which serve for display only
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import sympy as sp
 
@@ -123,15 +125,67 @@ def quaternion_with_down(gamma) -> np.ndarray:
     return np.r_[np.cos(angle / 2), np.sin(angle / 2) * axis / s]
 
 
+def _non_finite(expr) -> bool:
+    return expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan)
+
+
+def scalar(x, what: str, positive: bool = False) -> sp.Expr:
+    """``x`` as a real scalar SymPy expression named ``what`` in every refusal: a bool, a string of no
+    plain arithmetic, a matrix, a complex number, NaN and inf refused (a NumPy NaN too, which SymPy
+    cannot convert), a number > 0 when ``positive``; an expression of symbols (runtime parameters)
+    passes, its value checked where the parameters are given."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{what} must be a number or a SymPy expression, got the bool {x!r}")
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, np.generic) and x.dtype.kind in "fc" and not np.isfinite(x):
+        raise ValueError(f"{what} must be finite, got {x!r}")
+    expr = to_sympy(x, what)
+    if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
+        raise TypeError(f"{what} must be a number or a scalar SymPy expression, got {x!r:.100}")
+    if _non_finite(expr):
+        raise ValueError(f"{what} must be finite, got {x!r:.100}")
+    if expr.is_number:
+        if expr.is_real is False:
+            raise TypeError(f"{what} must be real, got {x!r:.100}")
+        if positive and not float(expr) > 0:
+            raise ValueError(f"{what} must be positive, got {x!r:.100}")
+    return expr
+
+
+def _array(x, what: str, expected: str) -> np.ndarray:
+    """The entries of a sequence, nested list or matrix ``x`` as an object array."""
+    if isinstance(x, sp.MatrixBase):
+        return np.array(x.tolist(), dtype=object)
+    if isinstance(x, (str, bytes, sp.Basic, numbers.Number, np.generic)) or not np.iterable(x):
+        raise ValueError(f"{what} must be {expected}, got {x!r:.100}")
+    return np.asarray(x, dtype=object)
+
+
+def vector(x, what: str) -> sp.Matrix:
+    """``x`` as a 3 x 1 SymPy matrix of finite real entries (numbers or expressions), named ``what``."""
+    entries = _array(x, what, "three numbers or expressions")
+    if entries.shape not in ((3,), (3, 1), (1, 3)):
+        raise ValueError(f"{what} must have three components, got shape {entries.shape}")
+    return sp.Matrix([scalar(c, f"{what}[{i}]") for i, c in enumerate(entries.reshape(-1))])
+
+
 def _inertia_matrix(inertia) -> sp.Matrix:
-    I = sp.Matrix(inertia)
-    if I.shape in ((3, 1), (1, 3)):
-        I = sp.diag(*I)
-    if I.shape != (3, 3):
-        raise ValueError(f"inertia must be 3 principal moments or a 3 x 3 matrix, got shape {I.shape}")
+    rows = _array(inertia, "inertia", "3 principal moments or a 3 x 3 matrix")
+    if rows.shape in ((3,), (3, 1), (1, 3)):
+        I = sp.diag(*[scalar(c, f"inertia[{i}]") for i, c in enumerate(rows.reshape(-1))])
+    elif rows.shape == (3, 3):
+        I = sp.Matrix(3, 3, [scalar(rows[i, j], f"inertia[{i}, {j}]") for i in range(3) for j in range(3)])
+    else:
+        raise ValueError(f"inertia must be 3 principal moments or a 3 x 3 matrix, got shape {rows.shape}")
     if I != I.T:
-        raise ValueError("inertia must be a symmetric matrix")
+        raise ValueError(f"inertia must be a symmetric matrix, got {I.tolist()}")
     return I
+
+
+def inertia_eigenvalues(inertia) -> np.ndarray:
+    """The principal moments (ascending) of a numeric symmetric 3 x 3 inertia."""
+    return np.linalg.eigvalsh(np.array(inertia, dtype=float))
 
 
 class RigidBody:
@@ -140,10 +194,12 @@ class RigidBody:
     Parameters
     ----------
     mass : number or SymPy expression
-        m > 0.
+        m > 0, finite.
     inertia : three numbers/expressions, or a 3 x 3 symmetric matrix
         The inertia tensor about the centre of mass, in body axes (three values: principal
-        moments along the body axes).
+        moments along the body axes); finite and positive semi-definite (a point mass has
+        zero inertia, a thin rod a zero moment about its axis; a body rolling on a plane,
+        :func:`nonholo.contact.roll_on_plane`, needs a positive definite one).
     com_offset : three numbers/expressions
         The centre of mass in body axes, measured from the body's reference point (the origin
         in which its surface is given, e.g. the centre of a sphere or ellipsoid).
@@ -151,22 +207,20 @@ class RigidBody:
     Notes
     -----
     Numbers are used as they are; symbols become runtime parameters of the system built from
-    the body (their values are given to :func:`nonholo.contact.roll_on_plane`).
+    the body (their values are given to :func:`nonholo.contact.roll_on_plane`). A bad value
+    (a mass that is not positive, a NaN or inf, an inertia that is not symmetric positive
+    semi-definite) raises ValueError or TypeError naming the argument.
     """
 
     def __init__(self, mass, inertia, com_offset=(0, 0, 0)):
-        self.mass = to_sympy(mass, "mass")
-        if self.mass.is_number and not float(self.mass) > 0:
-            raise ValueError(f"mass must be positive, got {mass}")
+        self.mass = scalar(mass, "mass", positive=True)
         self.inertia = _inertia_matrix(inertia)
-        if self.inertia.is_symbolic() is False:
-            eig = np.linalg.eigvalsh(np.array(self.inertia, dtype=float))
-            if eig.min() <= 0:
-                raise ValueError(f"inertia must be positive definite, its eigenvalues are {eig}")
-        offset = sp.Matrix(com_offset)
-        if offset.shape not in ((3, 1), (1, 3)):
-            raise ValueError(f"com_offset must have three components, got shape {offset.shape}")
-        self.com_offset = offset.reshape(3, 1)
+        if not self.inertia.free_symbols:
+            eig = inertia_eigenvalues(self.inertia)
+            if eig.min() < -1e-12 * max(1.0, np.abs(eig).max()):
+                raise ValueError(f"inertia must have no negative principal moment (be positive definite, or "
+                                 f"semi-definite: a point mass, a thin rod), its eigenvalues are {eig}")
+        self.com_offset = vector(com_offset, "com_offset")
 
     def __repr__(self) -> str:
         return f"RigidBody(mass={self.mass}, inertia={self.inertia.tolist()}, com_offset={list(self.com_offset)})"

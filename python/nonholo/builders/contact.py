@@ -34,20 +34,20 @@ entering as generalized forces A^T f:
 
 from __future__ import annotations
 
+import numbers
 from typing import Mapping
 
 import numpy as np
 import sympy as sp
 
-from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, quaternion_rates, rotation_matrices,
-                     rotation_matrix)
+from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, inertia_eigenvalues, quaternion_rates,
+                     rotation_matrices, rotation_matrix, scalar)
 from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
 from ..system.normal_forces import Lift, normal_force_output
 from ..system.system import System
-from ..expressions.parsing import to_sympy
 
-__all__ = ["roll_on_plane", "Lift", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc",
-           "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state",
+__all__ = ["roll_on_plane", "RollingSystem", "Lift", "FRICTION_LAWS", "Surface", "Sphere", "Ellipsoid", "Paraboloid",
+           "Disc", "contact_geometry", "body_angular_velocity", "spatial_angular_velocity", "rolling_state",
            "body_frame"]
 
 FRICTION_LAWS = (None, "viscous", "coulomb")
@@ -91,15 +91,19 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         discrete models apply); "viscous" / "coulomb": the sliding contact as a force, with the
         runtime parameter ``eps``.
     friction_coefficient : number or SymPy expression
-        mu: the viscous coefficient (mu / eps per unit slip speed) or the Coulomb coefficient.
+        mu: the viscous coefficient (mu / eps per unit slip speed) or the Coulomb coefficient,
+        mu >= 0 (0: a frictionless contact); with ``friction=None`` the coefficient of
+        ``system.friction(eps)``, mu > 0.
     eps : float
-        Default of the runtime parameter eps for "viscous" and "coulomb".
+        Default of the runtime parameter eps for "viscous" and "coulomb": the friction's velocity
+        scale, positive and finite (as ``system.friction(eps)``'s; at eps <= 0 the force pumps
+        energy into the body).
     parameters : mapping {symbol: value}
         Values of the symbols used in the body, surface, gravity and friction coefficient.
 
     Returns
     -------
-    System
+    RollingSystem
         Coordinates ``(x, y, q0, q1, q2, q3)``, velocities ``x_dot, ...``; ``unit_norm`` on the
         quaternion; outputs ``lean`` and ``heading`` (:class:`RollingAngle`: for a
         :class:`Disc` the tilt of its plane from the vertical and the direction of its rolling
@@ -108,6 +112,14 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         roll`` (the body's z-y-x Euler angles, for display: ``roll`` is not the lean, it jumps by
         pi where the pitch passes +-pi/2, twice per revolution of a rolling disc), ``z``
         (height of G), ``omega_1..3`` (body angular velocity) and ``slip`` (|s|).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A bad argument, named, before anything is built. The quantities that must be positive
+        (eps, the mass, the surface's lengths, mu as above; the inertia positive definite) are
+        checked again at the parameter values of every use of the system,
+        ``nh.simulate(..., params={"eps": ...})`` among them (:class:`RollingSystem`).
 
     Examples
     --------
@@ -130,7 +142,26 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         raise TypeError(f"surface must be a nonholo.surfaces.Surface, got {type(surface).__name__}")
     if friction not in FRICTION_LAWS:
         raise ValueError(f"friction must be one of {FRICTION_LAWS}, got {friction!r}")
+    # mu = 0 is a frictionless contact for the forces of "viscous" and "coulomb"; with the constraint
+    # rows it would leave friction(eps) singular
+    mu = scalar(friction_coefficient, "friction_coefficient", positive=friction is None)
+    if friction is not None and mu.is_number and float(mu) < 0:
+        raise ValueError(f"friction_coefficient must be non-negative, got {friction_coefficient!r}")
+    if parameters is not None and not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a mapping {{symbol or name: value}}, got {type(parameters).__name__}")
+    params = dict(parameters or {})
+    eps_ = None
+    if friction is not None:
+        eps_ = sp.Symbol("eps")
+        params[eps_] = _positive_number(eps, "eps")
+    positive = (("mass", body.mass, False), ("inertia", body.inertia, False),
+                *((length, value, False) for length, value in surface.lengths),
+                ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
+    _check_positive(positive, _values_by_name(params), "parameters")
     x, y, *quat = coords = list(sp.symbols("x y q0 q1 q2 q3"))
+    height = sp.Dummy("z_G")  # gravity checked before the geometry is built
+    g_, V = _gravity(gravity, body.mass, x, y, height)
+    gravity_vector = _gravity_vector(gravity)
     vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
     q = sp.Matrix(quat)
     n2 = (q.T * q)[0]
@@ -151,38 +182,136 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     A = sp.zeros(2, 6)
     A[0, 0] = A[1, 1] = 1
     A[:, 2:] = (R * (-_hat(d)) * omega_of)[:2, :]
-    g_, V = _gravity(gravity, body.mass, x, y, z)
-    gravity_vector = _gravity_vector(gravity)
+    V = V.xreplace({height: z})
 
-    params = dict(parameters or {})
-    mu = to_sympy(friction_coefficient, "friction_coefficient")
     kwargs = dict(constraints=A, friction=mu * sp.eye(2), contacts=[[0, 1]])  # one contact of two slip rows
     if friction is not None:
-        eps_ = sp.Symbol("eps")
-        params[eps_] = eps
         s = A * sp.Matrix(vel)
         if friction == "viscous":
             f = -(mu / eps_) * s
         else:
             f = -mu * body.mass * g_ * s / sp.sqrt((s.T * s)[0] + eps_**2)
         kwargs = dict(force=A.T * f)
-    system = System(coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
-                    outputs={**_outputs(A, z, coords, vel, list(params), getattr(surface, "axis", None)),
-                             **_contact_forces(body.mass, gravity_vector, z, coords, vel, list(params))},
-                    name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""),
-                    **kwargs)
+    system = RollingSystem(
+        coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
+        outputs={**_outputs(A, z, coords, vel, list(params), getattr(surface, "axis", None)),
+                 **_contact_forces(body.mass, gravity_vector, z, coords, vel, list(params))},
+        name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""), **kwargs)
     system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
+    system.positive = positive
     # N = m (z_G'' - g_z): the multiplier of the vertical constraint that the coordinates eliminate
     normal = normal_force_output(system, Lift((body.mass, z)), gravity_vector, [[0, 1]] if system.k else None)
     system.outputs["normal_force"] = system.outputs["friction_ratio"].normal = normal
     return system
 
 
+class RollingSystem(System):
+    """The :class:`~nonholo.System` of :func:`roll_on_plane`: the quantities that must be positive
+    (``positive``: (name, value, zero allowed) triples: the friction scale eps, the friction
+    coefficient, the mass, the surface's lengths, and the inertia, positive definite) are checked at
+    the parameter values of every use (:meth:`param_vector`: ``nh.simulate(..., params=...)``, the
+    models' methods), as ``system.friction(eps)`` checks its eps; a value given as an expression of
+    the parameters (``Sphere(sympy.Symbol("r"))``) is checked there too. Kept by the ``with_*``
+    methods and by pickling."""
+
+    positive: tuple = ()
+
+    def __reduce_ex__(self, protocol):
+        return _rolling_system, (self.__getstate__(), self.positive)
+
+    def _rebuilt(self, state: dict):
+        return _rolling_system(state, self.positive)
+
+    def param_vector(self, params: Mapping | None = None, extra: Mapping | None = None) -> list:
+        values = super().param_vector(params, extra)
+        cached = self.__dict__.get("_varying")
+        if cached is None or cached[0] is not self.positive:  # those that depend on the parameters
+            cached = self._varying = (self.positive, [entry for entry in self.positive if entry[1].free_symbols])
+        if cached[1]:
+            _check_positive(cached[1], dict(zip(self.parameter_names, values)), "params" if params else "parameters")
+        return values
+
+
+def _rolling_system(state: dict, positive: tuple) -> RollingSystem:
+    """A :class:`RollingSystem` of the constructor arguments ``state`` (``System.__getstate__``),
+    its quantities ``positive`` checked at its parameters' defaults."""
+    system = RollingSystem.__new__(RollingSystem)
+    system.__setstate__(state)  # the constructor, then the carried attributes (System.CARRIED)
+    system.positive = positive
+    system.param_vector()
+    return system
+
+
+#: Why each quantity of a rolling body must be positive (the messages of :func:`_check_positive`).
+_WHY = {"eps": "the friction's velocity scale, as system.friction(eps) requires: at eps <= 0 the friction force "
+               "pumps energy into the body",
+        "friction_coefficient": "mu: a negative one pushes along the slip; friction(eps) of the constraint rows "
+                                "needs mu > 0",
+        "inertia": "a zero principal moment leaves a rotation without kinetic energy: the metric of the rolling "
+                   "body is singular"}
+
+
+def _check_positive(quantities, values: Mapping, given: str) -> None:
+    """Each of ``quantities`` ((name, value, zero allowed) triples, a value an expression or, for the
+    inertia, a matrix) positive (non-negative where zero is allowed; a matrix positive definite) at
+    the parameter ``values`` {name: float}; ValueError naming it and the parameters (``given``: where
+    they came from) otherwise. A quantity with a symbol without a value is left to the System, which
+    refuses the missing value."""
+    for name, expr, zero_allowed in quantities:
+        symbols = expr.free_symbols
+        if any(s.name not in values for s in symbols):
+            continue
+        subs = {s: values[s.name] for s in symbols}
+        at = expr.xreplace(subs)
+        bare = expr == sp.Symbol(name)  # a parameter of the quantity's own name (eps)
+        shown = f"{name} = {expr}" if symbols and not bare else name
+        where = f" in {given}" if bare else \
+            f" at {given} {', '.join(f'{s.name}={v:g}' for s, v in subs.items())}" if symbols else ""
+        why = f" ({_WHY[name]})" if name in _WHY else ""
+        if isinstance(at, sp.MatrixBase):
+            moments = inertia_eigenvalues(at) if all(c.is_number and c.is_finite for c in at) else [np.nan]
+            if not np.min(moments) > 0:
+                raise ValueError(f"body inertia must be positive definite for a body rolling on a plane{why}; "
+                                 f"its principal moments are {np.round(moments, 15).tolist()}{where}")
+            continue
+        try:
+            value = float(at)
+        except TypeError:
+            value = np.nan  # not real at these values
+        if not ((value >= 0 if zero_allowed else value > 0) and np.isfinite(value)):
+            raise ValueError(f"{shown} must be {'non-negative' if zero_allowed else 'positive'} and finite{why}, "
+                             f"got {value:g}{where}")
+
+
+def _values_by_name(parameters: Mapping) -> dict:
+    """{name: float} of the numeric values of ``parameters`` (keys symbols or names); other values are
+    left out (the System refuses them with its own message)."""
+    out = {}
+    for key, value in parameters.items():
+        if isinstance(key, (str, sp.Symbol)) and not isinstance(value, (bool, np.bool_, str)):
+            try:
+                out[key if isinstance(key, str) else key.name] = float(value)
+            except (TypeError, ValueError):
+                pass
+    return out
+
+
+def _positive_number(value, what: str) -> float:
+    """``value`` a positive finite real number (not a bool, a string or an expression of symbols)."""
+    if isinstance(value, (bool, np.bool_)) or not (isinstance(value, numbers.Real) or
+                                                   isinstance(value, sp.Expr) and value.is_number and value.is_real):
+        raise TypeError(f"{what} must be a positive number, got {value!r:.100}")
+    x = float(value)
+    if not (x > 0 and np.isfinite(x)):
+        raise ValueError(f"{what} must be positive and finite, got {value!r}")
+    return x
+
+
 def _gravity_vector(gravity) -> tuple:
     """Gravity as a vector (g_x, g_y, g_z) in space axes: (0, 0, -g) for a scalar g."""
     if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
-        return tuple(to_sympy(g, "gravity") for g in np.asarray(gravity, dtype=object).reshape(-1))
-    return (sp.Integer(0), sp.Integer(0), -to_sympy(gravity, "gravity"))
+        return tuple(scalar(g, f"gravity[{i}]") for i, g in enumerate(np.asarray(gravity, dtype=object).reshape(-1)))
+    return (sp.Integer(0), sp.Integer(0), -scalar(gravity, "gravity"))
 
 
 def _contact_forces(mass, gravity_vector, z, coords, vel, param_symbols) -> dict:
@@ -249,12 +378,10 @@ def _gravity(gravity, mass, x, y, z) -> tuple:
     """(g along -z, V): for a scalar g, V = m g z_G; for a vector, V = -m g . (x, y, z_G) and the
     normal part -g_z (the load of the Coulomb law)."""
     if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
-        try:
-            vector = sp.Matrix([to_sympy(g, "gravity") for g in np.asarray(gravity, dtype=object).reshape(-1)])
-        except Exception as exc:  # SymPy raises several types for malformed input
-            raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector: {exc}") from None
-        if vector.shape != (3, 1):
-            raise ValueError(f"gravity as a vector must have 3 components (space axes), got {vector.shape[0]}")
+        entries = np.asarray(gravity, dtype=object).reshape(-1)
+        if entries.size != 3:
+            raise ValueError(f"gravity as a vector must have 3 components (space axes), got {entries.size}")
+        vector = sp.Matrix([scalar(g, f"gravity[{i}]") for i, g in enumerate(entries)])
         for i, g in enumerate(vector):
             _gravity_component(g, f"gravity[{i}]")
         if vector[2].is_number and float(vector[2]) > 0:
@@ -263,9 +390,7 @@ def _gravity(gravity, mass, x, y, z) -> tuple:
         return -vector[2], -mass * (vector[0] * x + vector[1] * y + vector[2] * z)
     if isinstance(gravity, (bool, np.bool_)):
         raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector, got {gravity!r}")
-    g = to_sympy(gravity, "gravity")
-    if not isinstance(g, sp.Expr) or isinstance(g, sp.MatrixBase):
-        raise TypeError(f"gravity must be a number, a SymPy expression or a 3-vector, got {gravity!r}")
+    g = scalar(gravity, "gravity")
     _gravity_component(g, "gravity")
     if g.is_number and float(g) < 0:
         raise ValueError(f"gravity = {gravity!r}: g acts along -z and must be >= 0 (a negative g pulls the body off "
@@ -295,20 +420,46 @@ def rolling_state(system: System, quaternion, omega, x: float = 0.0, y: float = 
                   params=None) -> np.ndarray:
     """A state ``[q, q']`` of a :func:`roll_on_plane` system from the attitude and the body
     angular velocity Omega: q' = 1/2 q * (0, Omega) and, unless ``velocity`` = (x', y') is
-    given (a sliding start for the friction laws), (x', y') from no slip, A(q) q' = 0."""
-    quat = np.asarray(quaternion, dtype=float)
-    if quat.shape != (4,) or not np.all(np.isfinite(quat)) or np.linalg.norm(quat) == 0:
+    given (a sliding start for the friction laws), (x', y') from no slip, A(q) q' = 0.
+
+    ``quaternion``: 4 finite numbers, not all zero (scaled to unit length); ``omega``: 3 finite
+    numbers (body axes); ``x``, ``y``: the position of G, finite numbers; ``velocity``: 2 finite
+    numbers (x', y') of G, or None; ``params``: the system's parameter values. A bad one raises
+    ValueError or TypeError naming it and the shape it must have."""
+    if not isinstance(system, System) or system.n != 6 or not system.unit_norm or \
+            not (system.k or "slip" in system.outputs):
+        raise TypeError(f"system must be a system of nonholo.contact.roll_on_plane, got {system!r:.100}")
+    quat = _numbers(quaternion, "quaternion", (4,), "4 finite numbers, not all zero")
+    if np.linalg.norm(quat) == 0:
         raise ValueError(f"quaternion must be 4 finite numbers, not all zero, got {quaternion!r}")
     quat = quat / np.linalg.norm(quat)
-    omega = np.asarray(omega, dtype=float)
-    if omega.shape != (3,) or not np.all(np.isfinite(omega)):
-        raise ValueError(f"omega must be 3 finite numbers (body axes), got {omega!r}")
-    q = np.r_[x, y, quat]
+    omega = _numbers(omega, "omega", (3,), "3 finite numbers (the angular velocity in body axes)")
+    position = [_numbers(c, what, (), "a finite number") for c, what in ((x, "x"), (y, "y"))]
+    q = np.r_[position, quat]
     rates = quaternion_rates(quat, omega)
     if velocity is None:
         A = _slip_matrix(system, q, params)
         velocity = -A[:, 2:] @ rates
-    return np.r_[q, np.asarray(velocity, dtype=float).reshape(2), rates]
+    else:
+        velocity = _numbers(velocity, "velocity", (2,), "2 finite numbers (x', y'), the velocity of G")
+    return np.r_[q, velocity, rates]
+
+
+def _numbers(value, what: str, shape: tuple, expected: str) -> np.ndarray:
+    """``value`` as a float array of ``shape``, finite; TypeError (not numbers) or ValueError
+    (shape, NaN, inf) naming ``what`` and what it must be (``expected``)."""
+    if isinstance(value, (bool, np.bool_, str)) or isinstance(value, (list, tuple, np.ndarray)) and any(
+            isinstance(v, (bool, np.bool_, str)) for v in np.asarray(value, dtype=object).reshape(-1)):
+        raise TypeError(f"{what} must be {expected}, got {value!r:.100}")
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be {expected}, got {value!r:.100}") from None
+    if array.shape != shape:
+        raise ValueError(f"{what} must be {expected}: shape {shape}, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{what} must be {expected}, got {value!r:.100}")
+    return array
 
 
 def _slip_matrix(system: System, q, params) -> np.ndarray:

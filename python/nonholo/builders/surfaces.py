@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..expressions.parsing import plain, to_sympy
+from .bodies import scalar, vector
 
 __all__ = ["Surface", "Sphere", "Ellipsoid", "Paraboloid", "Disc"]
 
 
 class Surface:
-    """A convex surface given by its support map ``support(n)`` (a SymPy 3-vector)."""
+    """A convex surface given by its support map ``support(n)`` (a SymPy 3-vector).
+
+    ``lengths``: the surface's lengths, ``(name, value)`` pairs, each positive (a radius, a
+    semi-axis); a value given as an expression of symbols is checked at the values of the
+    parameters of the system built on the surface (:func:`nonholo.contact.roll_on_plane`)."""
+
+    lengths: tuple = ()
 
     def __init__(self, support, name: str = "surface"):
         if not callable(support):
@@ -37,41 +43,50 @@ class Surface:
 
 
 class Sphere(Surface):
-    """A sphere of radius r about ``center`` (body axes): r_c(n) = center + r n."""
+    """A sphere of radius r > 0 about ``center`` (body axes, finite): r_c(n) = center + r n."""
 
     def __init__(self, radius, center=(0, 0, 0)):
-        self.radius, self.center = to_sympy(radius, "radius"), sp.Matrix(plain(center, "center"))
+        self.radius, self.center = scalar(radius, "radius", positive=True), vector(center, "center")
+        self.lengths = (("radius", self.radius),)
         super().__init__(lambda n: self.center + self.radius * n, "sphere")
 
 
 class Ellipsoid(Surface):
-    r"""The ellipsoid x^2/a^2 + y^2/b^2 + z^2/c^2 = 1: r_c(n) = A n / sqrt(n^T A n), A = diag(a^2, b^2, c^2)."""
+    r"""The ellipsoid x^2/a^2 + y^2/b^2 + z^2/c^2 = 1 (semi-axes a, b, c > 0): r_c(n) = A n / sqrt(n^T A n),
+    A = diag(a^2, b^2, c^2)."""
 
     def __init__(self, a, b, c):
-        self.axes = tuple(to_sympy(s, name) for s, name in ((a, "a"), (b, "b"), (c, "c")))
+        self.axes = tuple(scalar(s, name, positive=True) for s, name in ((a, "a"), (b, "b"), (c, "c")))
+        self.lengths = tuple(zip("abc", self.axes))
         A = sp.diag(*[s**2 for s in self.axes])
         super().__init__(lambda n: A * n / sp.sqrt((n.T * A * n)[0]), "ellipsoid")
 
 
 class Paraboloid(Surface):
-    r"""The bowl z = x^2 / (2 rho1) + y^2 / (2 rho2) (radii of curvature rho1, rho2 at its
+    r"""The bowl z = x^2 / (2 rho1) + y^2 / (2 rho2) (radii of curvature rho1, rho2 > 0 at its
     lowest point, the body's origin); it touches the plane for n_z < 0:
     r_c(n) = (-rho1 n_x / n_z, -rho2 n_y / n_z, (rho1 n_x^2 + rho2 n_y^2) / (2 n_z^2))."""
 
     def __init__(self, rho1, rho2):
-        self.radii = (to_sympy(rho1, "rho1"), to_sympy(rho2, "rho2"))
+        self.radii = (scalar(rho1, "rho1", positive=True), scalar(rho2, "rho2", positive=True))
+        self.lengths = (("rho1", self.radii[0]), ("rho2", self.radii[1]))
         r1, r2 = self.radii
         super().__init__(lambda n: sp.Matrix([-r1 * n[0] / n[2], -r2 * n[1] / n[2],
                                               (r1 * n[0] ** 2 + r2 * n[1] ** 2) / (2 * n[2] ** 2)]), "paraboloid")
 
 
 class Disc(Surface):
-    r"""A thin disc (knife-edge wheel) of radius r about the origin with unit axis e (body
-    axes): r_c(n) = r (n - (n . e) e) / sqrt(|n|^2 - (n . e)^2); undefined when the disc lies
-    flat (n parallel to e)."""
+    r"""A thin disc (knife-edge wheel) of radius r > 0 about the origin with unit axis e (body
+    axes; ``axis`` is scaled to unit length): r_c(n) = r (n - (n . e) e) / sqrt(|n|^2 - (n . e)^2);
+    undefined when the disc lies flat (n parallel to e)."""
 
     def __init__(self, radius, axis=(0, 1, 0)):
-        self.radius, self.axis = to_sympy(radius, "radius"), sp.Matrix(plain(axis, "axis"))
+        self.radius, axis = scalar(radius, "radius", positive=True), vector(axis, "axis")
+        self.lengths = (("radius", self.radius),)
+        norm2 = (axis.T * axis)[0]
+        if norm2.is_number and not float(norm2) > 0:
+            raise ValueError(f"axis must be a nonzero direction, got {list(axis)}")
+        self.axis = axis if norm2 == 1 else axis / sp.sqrt(norm2)
         e = self.axis
 
         def support(n):

@@ -59,6 +59,8 @@ def _rows(rows) -> int:
 
 def _number(x, what: str, positive: bool = False) -> float:
     """A real finite number (a bool, a complex number, a string, NaN and inf refused), > 0 when ``positive``."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
     if isinstance(x, (bool, np.bool_, str)) or not isinstance(x, (numbers.Real, sp.Expr)) \
             or isinstance(x, sp.Expr) and not (x.is_number and x.is_real):
         raise TypeError(f"{what} must be a real number, got {x!r:.100}")
@@ -84,11 +86,29 @@ def _symbols(slip, what: str) -> tuple:
     return out
 
 
+def _sympify(x, what: str):
+    """``to_sympy(x)`` with a non-finite NumPy scalar refused by name: SymPy converts a float32 or
+    longdouble NaN through a ratio of integers and fails with a message that names nothing."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, np.generic) and x.dtype.kind in "fc" and not np.isfinite(x):
+        raise ValueError(f"{what} must be finite, got {x!r}")
+    return to_sympy(x, what)
+
+
+def _finite_expr(x, what: str):
+    """An expression for a law's slip, load or speed, a NaN or inf in it refused by name."""
+    expr = _sympify(x, what)
+    if isinstance(expr, sp.Basic) and expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        raise ValueError(f"{what} must be finite, got {x!r:.100}")
+    return expr
+
+
 def _value(x, what: str, positive: bool = False, nonnegative: bool = False):
     """A law's parameter: a number (checked) or a SymPy expression of the system's parameters."""
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{what} must be a number or a SymPy expression, got the bool {x!r}")
-    expr = to_sympy(x, what)
+    expr = _sympify(x, what)
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
         raise TypeError(f"{what} must be a number or a scalar SymPy expression, got {x!r:.100}")
     if expr.is_number and expr.is_real is False:
@@ -155,7 +175,7 @@ class Law:
             self.expr = None
         else:
             items = [expr] if not isinstance(expr, (list, tuple, sp.MatrixBase)) else list(expr)
-            self.expr = sp.ImmutableMatrix([to_sympy(e, "expr") for e in items])
+            self.expr = sp.ImmutableMatrix([_sympify(e, "expr") for e in items])
             if self.expr.shape[0] != len(self.slip):
                 raise ValueError(f"expr has {self.expr.shape[0]} components for {len(self.slip)} slip symbols")
             if any(e.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for e in self.expr):
@@ -174,7 +194,8 @@ class Law:
             raise ValueError(f"relaxation_length needs a law of the slip angle atan(s / V), with a rolling speed V; "
                              f"the {self.name} law has {'no force' if self.expr is None else 'no speed'}")
         given = relaxation_length
-        items = list(given) if isinstance(given, (list, tuple, np.ndarray)) else [given] * self.rows
+        several = isinstance(given, (list, tuple)) or isinstance(given, np.ndarray) and given.ndim > 0
+        items = list(given) if several else [given] * self.rows
         if len(items) != self.rows:
             raise ValueError(f"relaxation_length has {len(items)} lengths for {self.rows} slip components: give one, "
                              "or one per component")
@@ -218,8 +239,8 @@ class Law:
         """a' = s - |V| a / sigma per component: the lag of the deflections ``a`` behind the slip ``s``."""
         if self.relaxation_length is None:
             raise ValueError(f"the {self.name} law has no relaxation length")
-        V = to_sympy(V, "V")
-        return [to_sympy(x, "s") - sp.Abs(V) * to_sympy(y, "a") / sigma
+        V = _finite_expr(V, "V")
+        return [_finite_expr(x, "s") - sp.Abs(V) * _finite_expr(y, "a") / sigma
                 for x, y, sigma in zip(s, a, self.relaxation_length)]
 
     def _check_opposes_slip(self) -> None:
@@ -278,13 +299,13 @@ class Law:
         s = list(s) if isinstance(s, (list, tuple, sp.MatrixBase, np.ndarray)) else [s]
         if len(s) != self.rows:
             raise ValueError(f"{what} must have {self.rows} components for this contact, got {len(s)}")
-        subs = dict(zip(symbols, (to_sympy(x, what) for x in s)))
+        subs = dict(zip(symbols, (_finite_expr(x, what) for x in s)))
         for symbol, value, what in ((self.normal, N, "N"), (self.speed, V, "V")):
             if symbol is not None:
                 if value is None:
                     raise ValueError(f"{self.name} depends on the {'normal load' if what == 'N' else 'rolling speed'}"
                                      f": give {what}")
-                subs[symbol] = to_sympy(value, what)
+                subs[symbol] = _finite_expr(value, what)
         return sp.Matrix(expr.xreplace(subs))
 
     def __call__(self, s, N=None, V=None, parameters: Mapping | None = None) -> np.ndarray:
@@ -304,6 +325,8 @@ class Law:
         N >= 0 and V > 0 where the law has them, parameters a mapping."""
         if parameters is not None and not isinstance(parameters, Mapping):
             raise TypeError(f"parameters must be a mapping name -> value, got {type(parameters).__name__}")
+        for key, value in (parameters or {}).items():
+            _number(value, f"parameters[{str(key)!r}]")
         try:
             s = np.atleast_1d(np.asarray(s, dtype=float))
         except (TypeError, ValueError):
