@@ -261,3 +261,15 @@ def test_rolling_state_valid_calls():
     assert rolling[6:8] == pytest.approx([10.0 * R, 0])  # no slip: x' = Omega_y r
     sliding = rolling_state(ball, [1, 0, 0, 0], [0, 0, 0], velocity=(3.0, -1.0))
     assert sliding == pytest.approx(np.r_[0, 0, 1, 0, 0, 0, 3.0, -1.0, 0, 0, 0, 0])
+
+
+def test_numpy_scalars_of_other_precisions_convert_as_python_floats():
+    """SymPy takes a float32 NaN for a ratio ("cannot convert NaN to integer ratio"): every caller
+    of to_sympy then failed before its own check could name the argument."""
+    from nonholo.expressions.parsing import to_sympy
+
+    assert to_sympy(np.float32("nan"), "x") is sp.nan
+    assert to_sympy(np.longdouble("inf"), "x") is sp.oo
+    assert float(to_sympy(np.float32(0.5), "x")) == 0.5
+    with pytest.raises(ValueError, match="mu"):
+        nh.laws.Coulomb(np.float32("nan"))

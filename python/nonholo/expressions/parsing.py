@@ -120,6 +120,8 @@ def to_sympy(obj, argument: str = "expression"):
         return parse(obj, argument)
     if isinstance(obj, (list, tuple)):
         return type(obj)(to_sympy(item, argument) for item in obj)
+    if isinstance(obj, np.floating) and not isinstance(obj, float):  # SymPy takes a float32 NaN for a ratio
+        obj = float(obj)
     try:
         return sp.sympify(plain(obj, argument), strict=True)
     except sp.SympifyError:
