@@ -37,6 +37,7 @@ PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics d
 FULL_SOLVES = 3
 # a warm start's smallest mu_init: its point, interpolated from another mesh, is farther from the new
 # optimum than the final barrier parameter of the solution it comes from says
+SIDEWAYS = math.pi / 4  # a chord this far from a heading (modulo pi) widens a reversible vehicle's starts
 MU_WARM = 1e-3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
 
 
@@ -277,6 +278,23 @@ class OptimalControlProblem:
             T = float(np.clip(1.2 * T, *self.t_bounds))
         Ydot = np.gradient(Y, tau, axis=1) / T
         return Y, self._fit_controls(Y, Ydot), T
+
+    def _sideways(self) -> bool:
+        """A planar vehicle whose chord runs more than SIDEWAYS (modulo pi: it may reverse) from its
+        headings at both ends: the line and the turn-drive-turn start then tend to one local optimum
+        (the car to (0, 1, 0): 2.917 against the Reeds-Shepp 2.636, which a start with the heading
+        bumped reaches), so the bumps are solved too, not only when the two starts disagree."""
+        names = self.state_names
+        ends = [(self.initial[names.index(c)], self.final[names.index(c)]) for c in ("x", "y") if c in names]
+        headings = [i for i, nm in enumerate(names) if nm.startswith("theta")]
+        if len(ends) < 2 or any(a is None or b is None for pair in ends for a, b in [pair]):
+            return False
+        (x0, x1), (y0, y1) = ends
+        if math.hypot(x1 - x0, y1 - y0) < 1e-9:
+            return False
+        phi = math.atan2(y1 - y0, x1 - x0)
+        angles = [a for i in headings for a in (self.initial[i], self.final[i]) if a is not None]
+        return bool(angles) and all(abs((phi - a + math.pi / 2) % math.pi - math.pi / 2) > SIDEWAYS for a in angles)
 
     def _turns_on_the_spot(self) -> bool:
         """A planar vehicle (states x, y, theta*) whose ends share their position: its line stands still
@@ -539,7 +557,8 @@ class OptimalControlProblem:
         rescue = self._bumps(self.path_constraints)
         if vehicle:
             extra = self._bumps(self.dynamics.rhs) if self.is_reversible() else []
-            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue)
+            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue,
+                                   widen=self._sideways())
         elif guess is None and sch is not DMOC and self._turns_on_the_spot():  # swing out and back, not the line
             out_and_back = rescue or [b for b in self._bumps(self.states) if self.state_names[b[1]] in ("x", "y")]
             sol = self._multistart(sch, nodes, dtau, (), options, rescue=out_and_back) or \
@@ -554,7 +573,7 @@ class OptimalControlProblem:
                     sol = bumped
         # the last resort without path constraints, when every start failed: each state bumped off the
         # line, as the line of a symmetric problem is a saddle too (the Heisenberg particle to (0, 0, z))
-        if guess is None and not rescue and sch is not DMOC and not sol.success:
+        if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and bumped.success:
                 sol = bumped
@@ -570,12 +589,12 @@ class OptimalControlProblem:
         return sol
 
     def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
-                    extra=(), rescue=()) -> OptimalControlSolution | None:
+                    extra=(), rescue=(), widen: bool = False) -> OptimalControlSolution | None:
         """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
         full mesh from the coarse solution of lowest cost among the successful ones. A start that
         leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
         on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
-        coarse costs differ by more than AGREE relative); the full mesh is then solved from the
+        coarse costs differ by more than AGREE relative), or when ``widen``; the full mesh is then solved from the
         FULL_SOLVES best distinct coarse optima (costs AGREE apart: the coarse mesh's ranking of
         nearby optima is not the full mesh's) and the best kept. If no coarse solve succeeds,
         each of ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be
@@ -593,7 +612,7 @@ class OptimalControlProblem:
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
             costs = [s.objective for s in found if s.success]
             disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
-            widened = bool(extra) and disagree
+            widened = bool(extra) and (disagree or widen)
             if widened:
                 found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
 
@@ -723,6 +742,7 @@ class OptimalControlProblem:
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
         sol = OptimalControlSolution(self, sch, dtau, out)
         crossing = chart_crossing(self.dynamics, self.states, sol.t_points, sol.y_points) if sol.success else None
+        sol._crossing = bool(crossing)
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
             sol.success, sol.message = False, crossing
         return sol

@@ -115,6 +115,7 @@ class OptimalControlSolution:
         self.stats["starts"] = 1
         self.stats["max_nlp_defect"] = float(out["max_defect"])
         self._errors = None
+        self._crossing = False  # set by the problem: the plan crosses its chart's singular set (control/charts.py)
 
     def _error_data(self) -> tuple:
         """(signed local errors (n_y, K), state-transition matrices (K, n_y, n_y)) of the intervals:
