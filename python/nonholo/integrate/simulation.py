@@ -27,7 +27,7 @@ from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import attach_sensitivities, sensitivity_spec, with_initial_values
 from ..system.law_relaxation import expand_initial_state, lag_states
-from ..system.margins import warn_at_start
+from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, stopped_by_load, warn_at_start
 from .events import Event, event_specs
 
 __all__ = ["simulate", "simulate_many", "Event"]
@@ -53,6 +53,7 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
     model.core.check_state(t0, y0, params)
+    loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
     if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
         n = model.system.n
         y0 = y0.copy()
@@ -318,7 +319,8 @@ def simulate(
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     sens = with_initial_values(sens, checked, given, t0, p, project_y0)
-    specs = event_specs(model, events, params)
+    stops = load_specs(model)  # a law's normal loads that vary: the run stops where one reaches zero (margins.py)
+    specs = stops + event_specs(model, events, params)
     watch = TimeProgress(t0, tf) if progress else None
     times = check.t_eval(t_eval, t0, tf)
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: the final state only
@@ -344,6 +346,7 @@ def simulate(
     if no_samples:
         _drop_samples(raw)
     result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    stopped_by_load(result, len(stops))
     result.method_reason = method_reason(method, result.method, model)
     check_validity(result, y0, t0=t0, p=p)
     warn_at_start(result, events, t0, y0)
@@ -597,7 +600,8 @@ def simulate_many(
                                         not (_given(events) or _given(sensitivities)))
     if model is checked:  # every started run's y0 passed initial_state with this model
         core_options["initial_state_checked"] = True
-    specs = event_specs(model, events)
+    stops = load_specs(model)  # as simulate's
+    specs = stops + event_specs(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
@@ -647,6 +651,7 @@ def simulate_many(
         for raw in ran:
             _drop_samples(raw)
     results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True, method)
+    batch_stopped_by_load(results, started, len(stops))
     results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
 

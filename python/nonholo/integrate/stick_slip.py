@@ -1,23 +1,50 @@
 r"""The run of a stick-slip model (:class:`nonholo.models.stick_slip.StickSlipModel`): one phase per
 mode, each an ordinary run with terminal events, the switches located to the integrator's tolerance.
 
-A stuck contact leaves the friction cone where g = mu_s N - |lambda_c| falls through zero; a sliding
-contact stops where its slip, measured along the direction d it started to slide in, s_c . d falls
-through zero. At a stop the contact sticks if the force it then needs is inside the cone
-(|lambda_c| <= mu_s N), and slides on, in the direction that force sets, if not. The state is
-continuous across every switch (at a stop, the slip left over, below the tolerance, is projected out).
+A stuck contact leaves the friction cone where g = mu_s N - |lambda_c| falls through zero (one event
+for the stuck contacts, the smallest of their margins; the one that left is the one whose force
+|lambda_c| / (mu_s N_c) is largest there).
+
+A sliding contact stops where its slip s_c itself vanishes. Under the Coulomb force -mu_k N s/|s| the
+slip's direction may turn while it slides (a point mass set down on a turning table, a ball launched
+up an incline a little sideways), and |s| falls to zero in finite time, linearly, from the direction
+it then has. The run watches s_c . d, d a unit vector it keeps within 60 degrees of s_c: d is the
+slip's direction where the phase started, and the event s_c . d - |s_c| / 2 falling through zero
+(the slip has turned 60 degrees from d) restarts the phase in the same mode with d the slip's
+direction there (a turn, not a switch: ``result.modes`` lists the restarted phase again). Where the
+slip vanishes it therefore approaches zero from within 60 degrees of d, and s_c . d falls through
+zero there and nowhere else. The force turns over at s = 0 (a kink, which an implicit step cannot
+cross: the slip would chatter about zero), so the stop event fires a little short of it, where
+s_c . d falls to STOP max(rtol, atol) (1 + |v|), a few times the slip the integration resolves; there
+the slip falls linearly, and one step of the slide, tau = -(s . s') / |s'|^2, carries the state to
+where it vanishes (error O(tau^2)), the phase's samples extended to that instant. Where an event
+finds a slip above the tolerance, the slip has turned (at a start from zero slip, by up to 90
+degrees before the 60-degree event can see it) and d follows it. At a stop the contact sticks if
+the force it then needs is inside the cone (|lambda_c| <= mu_s N), and slides on, in the direction
+that force sets, if not.
+
+A contact whose normal load depends on the state or the time ends the run where that load reaches
+zero (status 1, a SimulationWarning: the contact lifts off and the model no longer holds;
+:mod:`nonholo.system.margins`); a run that starts with a negative load is refused.
+
+The state is continuous across every switch, to the integration tolerance: at a stop and at the
+start, the slip of the contacts that stick, below the tolerance 10 (rtol |v|max + atol), is
+projected out (G-orthogonally onto their rows), so that a run starts from any [q, v] (a contact
+whose slip is below that tolerance starts stuck, its slip removed; one above it starts sliding).
 """
 
 from __future__ import annotations
 
+import warnings as _warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
 
+from ..errors import SimulationWarning
 from ..system.contact_outputs import CONTACT_QUANTITIES
 from ..system.law_realization import slip_expressions
-from ..system.margins import Margin
+from ..system.margins import Margin, negative_load_message, varying_loads
 from .events import Event
 
 __all__ = ["StickSlipResult", "run_stick_slip"]
@@ -40,8 +67,12 @@ class StickSlipResult:
     modes : list of str
         The mode of each phase ("stick" or "slip" per contact).
     status : int
-        0 the end was reached, -1 a phase failed (its message says why).
+        0 the end was reached, 1 a contact's normal load reached zero and the run stopped there (the
+        contact lifts off: a SimulationWarning, ``warnings`` and the message say which and when), -1 a
+        phase failed (its message says why).
     message : str
+    warnings : list of str
+        The warnings of the run (a stop where a normal load reached zero).
     """
 
     t: np.ndarray
@@ -55,6 +86,7 @@ class StickSlipResult:
     model: object = None
     params: dict = field(default_factory=dict)
     stuck: list = field(default_factory=list)  # per phase: a tuple, True for each stuck contact
+    warnings: list = field(default_factory=list)
 
     @property
     def success(self) -> bool:
@@ -102,7 +134,7 @@ class StickSlipResult:
             for i, t in enumerate(phase.t):
                 y = phase.y[:, i]
                 if name == "slip":
-                    columns.append([np.linalg.norm(s) for s in model.slips(t, y)])
+                    columns.append([np.linalg.norm(s) for s in model.slips(t, y, self.params)])
                 elif name == "normal_force":
                     columns.append(list(loads(t, y)))
                 else:
@@ -118,37 +150,64 @@ def _label(stuck) -> str:
     return ",".join("stick" if s else "slip" for s in stuck)
 
 
-def _switch_events(model, stuck: tuple, cone_bias: float) -> list:
-    """The terminal events of a phase in mode ``stuck``, one per contact, falling through zero and
-    evaluated in C++ (their tapes kept by the mode's system, lowered once per mode): a stuck contact's
-    friction margin mu_s (1 + cone_bias) N_c - |lambda_c| with the multipliers of its rows in the
-    mode; a sliding contact's slip along the direction d it started to slide in, s_c . d, with d the
-    mode's parameters slide_<c>_<i>."""
+TURN = 0.5  # cos of the largest angle between a sliding contact's slip and its reference direction d
+STOP = 2.0  # a slide's stop event fires where s . d falls to STOP max(rtol, atol) (1 + |v|) (module docstring)
+
+
+def _switch_events(model, stuck: tuple, cone_bias: float) -> tuple:
+    """(events, owners): the terminal events of a phase in mode ``stuck``, falling through zero and
+    evaluated in C++ (their tapes kept by the mode's system, lowered once per mode), and what each
+    watches, (kind, contact):
+
+    - ("cone", None): the smallest friction margin of the stuck contacts, mu_s (1 + cone_bias) N_c -
+      |lambda_c| with the multipliers of their rows in the mode (one Margin over all the mode's rows);
+    - ("stop", c): a sliding contact's slip along its reference direction d (the mode's parameters
+      slide_<c>_<i>), less the slip the integration resolves: s_c . d - slide_stop (1 + |v|);
+    - ("turn", c): s_c . d - TURN |s_c|, where the slip has turned 60 degrees away from d (a contact of
+      two or more rows; one row's slip cannot turn);
+    - ("load", c): the normal load N_c of a contact whose load changes along a run."""
     mode = model.mode(stuck).system
-    slip = slip_expressions(model.system)
-    events, at = [], 0
+    system = model.system
+    slip = slip_expressions(system)
+    resolved = sp.Symbol("slide_stop") * (1 + sp.sqrt(sum((v**2 for v in system.velocities), sp.S.Zero)))
+    events, owners = [], []
+    held = [c for c in range(len(stuck)) if stuck[c]]
+    if held:
+        groups, at = [], 0
+        for c in held:  # the stuck contacts' rows among the mode's constraints, in order
+            groups.append(list(range(at, at + len(model.contacts[c]))))
+            at += len(model.contacts[c])
+        margin = Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c] for c in held], groups)
+        events.append(Event(margin, terminal=True, direction=-1))
+        owners.append(("cone", None))
     for c, group in enumerate(model.contacts):
         if stuck[c]:
-            rows = list(range(at, at + len(group)))  # contact c's rows among the mode's constraints
-            at += len(group)
-            events.append(Event(Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c]], [rows]),
-                                terminal=True, direction=-1))
-        else:
-            along = sum((sp.Symbol(f"slide_{c}_{i}") * slip[r] for i, r in enumerate(group)), sp.S.Zero)
-            events.append(Event(along, terminal=True, direction=-1))
-    return events
+            continue
+        along = sum((sp.Symbol(f"slide_{c}_{i}") * slip[r] for i, r in enumerate(group)), sp.S.Zero)
+        events.append(Event(along - resolved, terminal=True, direction=-1))
+        owners.append(("stop", c))
+        if len(group) > 1:
+            size = sp.sqrt(sum((slip[r] ** 2 for r in group), sp.S.Zero))
+            events.append(Event(along - TURN * size, terminal=True, direction=-1))
+            owners.append(("turn", c))
+    for c in varying_loads(system, model.normal):
+        events.append(Event(model.normal[c], terminal=True, direction=-1))
+        owners.append(("load", c))
+    return events, owners
 
 
 def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10, params=None,
                    max_switches: int = 1000, events=None, sensitivities=None, dense_output: bool = False,
                    project_y0: bool = False, raise_on_failure: bool = False, **options) -> StickSlipResult:
     """Run a stick-slip model (module docstring); the arguments are :func:`nonholo.simulate`'s
-    (``raise_on_failure``: IntegrationError when a phase fails)."""
+    (``raise_on_failure``: IntegrationError when a phase fails). ``max_switches`` bounds the
+    switches, and separately the turns of the slips (restarts of a sliding phase)."""
     if events is not None or sensitivities or dense_output:
         raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
     if project_y0:
-        raise ValueError("project_y0: a stick-slip model starts from any [q, v] (off the constraints it slides); "
-                         "project y0 yourself with system.project to start rolling")
+        raise ValueError("project_y0: a stick-slip model starts from any [q, v] (off the constraints it slides; a "
+                         "slip below its tolerance is projected out); project y0 yourself with system.project to "
+                         "remove a larger one")
     result = _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options)
     if raise_on_failure and result.status < 0:
         from ..errors import IntegrationError
@@ -174,37 +233,47 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         raise ValueError("y0 contains NaN or inf")
     params = dict(params or {})
     model.system.param_vector(params)  # unknown names and bad values refused, as by nh.simulate
+    times = check.t_eval(t_eval, t0, tf)  # inside t_span and sorted, as nh.simulate's
     loads = model.loads(params)
+    for c, N in enumerate(loads(t0, y)):
+        if N < 0:
+            raise ValueError(f"y0: the normal load of contact {c} is N = {N:.6g} < 0 at the start (t = {t0:g}): the "
+                             "contact is lifted off, where the stick-slip model does not hold")
 
     def cone(c, tt, yy):  # mu_s N_c at a state: a load may depend on it (load transfer)
         return model.mu_s * loads(tt, yy)[c]
 
-    scale = max(1.0, float(np.abs(y[n:]).max()))
-    eta = 1e-14 * scale  # far below any slip the tolerances resolve (module docstring of the model)
-    slip_tol = 10 * (rtol * scale + float(np.max(atol)))
+    atol_max = float(np.max(atol))
+    stop = STOP * max(rtol, atol_max)  # slide_stop: s . d - stop (1 + |v|) falls through zero short of the kink
+
+    def slip_tol(yy) -> float:  # below it a slip counts as zero (at the start and where a slip stops)
+        speed = float(np.abs(yy[n:]).max())
+        return max(10 * (rtol * max(1.0, speed) + atol_max), 2 * stop * (1 + float(np.linalg.norm(yy[n:]))) / TURN)
+
+    eta = 1e-14 * max(1.0, float(np.abs(y[n:]).max()))  # far below any slip the tolerances resolve
     # A phase may start on its switching surface: a contact rolling at the cone's edge with a growing
     # force, which counts as inside the cone by the bias 1e-12 relative (far below the tolerances), so
-    # that its leaving is a root after t0; a slide starting from zero slip, on its stop surface
-    # s . d = 0, which the root finding does not report at t0: it ends where s . d next falls through
-    # zero (short of s = -eta d, where the regularized sliding force turns).
+    # that its leaving is a root after t0; a slide starting from zero slip, below its stop surface
+    # s . d = stop (1 + |v|), which it crosses upwards (not a root: the events fall through zero).
     cone_bias = 1e-12
-    times = None if t_eval is None else np.asarray(t_eval, dtype=float)
 
     directions = {}
     stuck = []
-    for c, s in enumerate(model.slips(t0, y)):
-        sliding = np.linalg.norm(s) > slip_tol
+    for c, s in enumerate(model.slips(t0, y, params)):
+        sliding = np.linalg.norm(s) > 10 * (rtol * max(1.0, float(np.abs(y[n:]).max())) + atol_max)
         stuck.append(not sliding)
         if sliding:
             directions[c] = s / np.linalg.norm(s)
     stuck = _settle(model, tuple(stuck), t0, y, params, cone, directions, eta)
+    if any(stuck):  # the slip below the tolerance of the contacts that start stuck, projected out
+        y[n:] = _projected(model, stuck, t0, y, params, directions, eta)
 
     result = StickSlipResult(np.zeros(0), np.zeros((2 * n, 0)), list(model.state_names), model=model, params=params)
-    t = t0
+    t, turns = t0, 0
     while True:
         mode = model.mode(stuck)
-        run_params = model.mode_params(stuck, params, directions, eta)
-        events, owners = _switch_events(model, stuck, cone_bias), list(range(len(model.contacts)))
+        run_params = model.mode_params(stuck, params, directions, eta, stop)
+        events, owners = _switch_events(model, stuck, cone_bias)
         # a phase stores the requested times after its start (the first phase also its start)
         phase_eval = None if times is None else times[((times > t) | (t == t0) & (times == t)) & (times <= tf)]
         run = simulate(mode, (t, tf), y, t_eval=phase_eval, events=events, rtol=rtol, atol=atol, params=run_params,
@@ -212,35 +281,101 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         result.phases.append(run)
         result.modes.append(_label(stuck))
         result.stuck.append(stuck)
-        result.t = np.concatenate([result.t, run.t])
-        result.y = np.concatenate([result.y, run.y], axis=1)
-        if run.status < 0:
-            result.status, result.message = -1, f"the phase from t = {t:g} in mode {_label(stuck)} failed: " \
-                                                f"{run.message}"
+        fired = [i for i, te in enumerate(run.t_events) if len(te)] if run.status >= 0 else []
+        if run.status < 0 or run.status == 0 or not fired:
+            _joined(result, run)
+            if run.status < 0:
+                result.status, result.message = -1, f"the phase from t = {t:g} in mode {_label(stuck)} failed: " \
+                                                    f"{run.message}"
             return result
-        fired = [i for i, te in enumerate(run.t_events) if len(te)]
-        if run.status == 0 or not fired:
+        t, y = float(run.t_events[fired[0]][-1]), np.asarray(run.y_events[fired[0]][-1], dtype=float).copy()
+        lifted = [c for kind, c in (owners[i] for i in fired) if kind == "load"]
+        if lifted:  # the contact lifts off: the model holds no longer
+            run.y_final = y  # the state there, also when t_eval stored none
+            _joined(result, run)
+            result.status, result.message = 1, negative_load_message(lifted[0], t)
+            result.warnings.append(result.message)
+            _warnings.warn(result.message, SimulationWarning, stacklevel=4)
             return result
+        before, new, stopped = stuck, list(stuck), []
+        slips = model.slips(t, y, params)
+        for c in sorted({c for kind, c in (owners[i] for i in fired) if kind in ("stop", "turn")}):
+            size = float(np.linalg.norm(slips[c]))
+            if size <= slip_tol(y):  # the slip stops: sticks if the force it then needs is inside the cone
+                directions.pop(c)
+                new[c] = True
+                stopped.append(c)
+            else:  # the slip turned away from d (60 degrees, or 90 at a start from zero slip): d follows it
+                directions[c] = slips[c] / size
+        if stopped:  # the last stretch, where the slip falls linearly to zero, in one step of the slide
+            t, y = _to_the_stop(model, mode, run, t, y, run_params, stopped, times, tf)
+        _joined(result, run)
+        if t >= tf:
+            return result
+        if any(owners[i][0] == "cone" for i in fired):  # left the cone: slides opposite to the force it needed
+            lams = model.multipliers(stuck, t, y, run_params)
+            c = max((c for c in range(len(stuck)) if stuck[c]),
+                    key=lambda c: np.linalg.norm(lams[c]) / max(cone(c, t, y), np.finfo(float).tiny))
+            if np.linalg.norm(lams[c]) > 0:
+                directions[c] = -lams[c] / np.linalg.norm(lams[c])
+                new[c] = False
+        stuck = _settle(model, tuple(new), t, y, params, cone, directions, eta)
+        if any(stuck[c] and not before[c] for c in range(len(stuck))):  # the slip left below tolerance
+            y[n:] = _projected(model, stuck, t, y, params, directions, eta)
+        if stuck == before and not stopped:  # a turn: the same mode again, with d following the slip
+            turns += 1
+            if turns > max_switches:
+                result.status, result.message = -1, (f"more than max_switches = {max_switches} turns of a sliding "
+                                                     f"contact's slip by t = {t:g}")
+                return result
+            continue
         if len(result.switches) >= max_switches:
             result.status, result.message = -1, f"more than max_switches = {max_switches} switches by t = {t:g}"
             return result
-        i = fired[0]
-        t, y = float(run.t_events[i][-1]), np.asarray(run.y_events[i][-1], dtype=float).copy()
-        c = owners[i]
-        before = stuck
-        new = list(stuck)
-        if stuck[c]:  # left the cone: slides in the direction opposite to the force it needed
-            lam = model.multipliers(stuck, t, y, run_params)[c]
-            directions[c] = -lam / np.linalg.norm(lam)
-            new[c] = False
-            stuck = tuple(new)
-        else:  # the slip stopped: sticks if the force it now needs is inside the cone
-            directions.pop(c)
-            new[c] = True
-            stuck = _settle(model, tuple(new), t, y, params, cone, directions, eta)
-            if stuck[c]:
-                y[n:] = model.mode(stuck).system.project(y[:n], y[n:], t)  # the slip left below tolerance
         result.switches.append((t, _label(before), _label(stuck)))
+
+
+def _joined(result: StickSlipResult, run) -> None:
+    """The samples of the phase ``run`` appended to the run's."""
+    result.t = np.concatenate([result.t, run.t])
+    result.y = np.concatenate([result.y, run.y], axis=1)
+
+
+def _to_the_stop(model, mode, run, t: float, y, params: dict, stopped: list, times, tf: float) -> tuple:
+    """(t*, y*): where the slips of the contacts ``stopped`` reach zero, from the stop event at (t, y),
+    where s . d fell to the slip the integration resolves (a few times its tolerance): there the slip
+    falls linearly, s(t + tau) = s + tau s', so the slide ends tau = -(s . s') / |s'|^2 later, which
+    one step y + tau f(t, y) of the slide reaches with an error O(tau^2). The slip's rate s' is the
+    derivative along f, by central differences of s(t, y) (linear in v). The phase's samples are
+    extended to the stop (its end, or the requested times up to it), so that the state is continuous
+    across the switch; tau is capped at tf."""
+    f = mode.rhs(t, y, params)
+    h = 1e-6 * max(1.0, abs(t))
+    ahead, behind = model.slips(t + h, y + h * f, params), model.slips(t - h, y - h * f, params)
+    here = model.slips(t, y, params)
+    taus = []
+    for c in stopped:
+        rate = (ahead[c] - behind[c]) / (2 * h)
+        if here[c] @ rate < 0:
+            taus.append(-(here[c] @ rate) / (rate @ rate))
+    tau = min(max(taus, default=0.0), tf - t)
+    if tau <= 0:
+        return t, y
+    if times is None:
+        extra = np.array([t + tau])
+    else:
+        extra = times[(times > t) & (times <= t + tau)]
+    if extra.size:
+        run.t = np.concatenate([run.t, extra])
+        run.y = np.concatenate([run.y, y[:, None] + np.outer(f, extra - t)], axis=1)
+    run.t_last, run.y_final = t + tau, y + tau * f
+    return t + tau, y + tau * f
+
+
+def _projected(model, stuck: tuple, t: float, y, params, directions, eta: float) -> np.ndarray:
+    """The velocity of y projected (G-orthogonally) onto the rows of the contacts stuck in mode ``stuck``."""
+    n = model.system.n
+    return model.mode(stuck).system.project(y[:n], y[n:], t, model.mode_params(stuck, params, directions, eta))
 
 
 def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: float) -> tuple:
@@ -258,4 +393,3 @@ def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: flo
         directions[c] = -lams[c] / np.linalg.norm(lams[c])
         stuck[c] = False
     return tuple(stuck)
-

@@ -9,9 +9,15 @@ is in one of two modes:
   z_c = -mu_k N_c s_c / |s_c| of its slip s_c = (A v - b)_c.
 
 A mode is the tuple of the contacts' states; its vector field is an ordinary model (the system with
-the stuck rows kept and the sliding ones realized by the law). The run (``nh.simulate``) switches a
-contact from stuck to sliding where |lambda_c| reaches mu_s N_c, and from sliding to stuck where its
-slip reaches zero with the needed force inside the cone; the state is continuous across each switch.
+the stuck rows kept and the sliding ones realized by the law). The run (``nh.simulate``,
+:mod:`nonholo.integrate.stick_slip`) switches a contact from stuck to sliding where |lambda_c| reaches
+mu_s N_c, and from sliding to stuck where its slip s_c itself reaches zero (|s_c| -> 0, also when its
+direction turns while it slides) with the needed force inside the cone; the state is continuous
+across each switch. A run starts from any [q, v]: a contact whose slip is below the run's tolerance
+starts stuck, that slip projected out by the model (G-orthogonally onto its rows), one with a larger
+slip starts sliding. The model holds while every contact is pressed on its support: a run stops,
+with status 1 and a SimulationWarning, where a normal load given as an expression of the state or
+the time reaches zero (the contact lifts off), and one that starts with a negative load is refused.
 A sliding contact's force is written -mu_k N (s + eta d) / |s + eta d| with d the direction in which
 it started to slide and eta far below any slip the tolerances resolve (1e-14 of the velocity scale),
 so that the force is defined at the instant sliding starts, where s = 0.
@@ -39,7 +45,7 @@ class StickSlipModel:
         The static and kinetic friction coefficients.
     normal : list
         The normal load of each contact (values or SymPy expressions, of the parameters or of the
-        state: load transfer).
+        state: load transfer); a run stops where one reaches zero (the contact lifts off).
     state_names : list of str
         ``[q, v]``: every mode has the state of the unconstrained system.
     """
@@ -66,7 +72,8 @@ class StickSlipModel:
 
     def mode(self, stuck: tuple):
         """The model of one mode (``stuck[c]``: contact c sticks) and its parameters' names: the
-        sliding directions ``slide_<c>_<i>`` and the scale ``slide_eta``."""
+        sliding directions ``slide_<c>_<i>``, the scale ``slide_eta`` and ``slide_stop``, the relative
+        slip at which the run's stop events fire (:mod:`nonholo.integrate.stick_slip`)."""
         stuck = tuple(bool(x) for x in stuck)
         if stuck not in self._modes:
             self._modes[stuck] = self._build(stuck)
@@ -78,7 +85,7 @@ class StickSlipModel:
         system = self.system
         keep = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group]
         eta = sp.Symbol("slide_eta")
-        parameters = {eta: 0.0}
+        parameters = {eta: 0.0, sp.Symbol("slide_stop"): 0.0}  # slide_stop: the run's stop events only
         sliding = {}
         for c, group in enumerate(self.contacts):
             if stuck[c]:
@@ -98,12 +105,12 @@ class StickSlipModel:
                                      name=f"{system.name} (stick-slip mode {label})")
         return model_system.nonholonomic(form="qdot")
 
-    def mode_params(self, stuck: tuple, params: dict, directions: dict, eta: float) -> dict:
+    def mode_params(self, stuck: tuple, params: dict, directions: dict, eta: float, stop: float = 0.0) -> dict:
         """The parameters of mode ``stuck``: ``params`` (those the mode's system has), the sliding
-        directions ``directions`` {contact: unit vector} and the scale eta."""
+        directions ``directions`` {contact: unit vector}, the scale eta and ``slide_stop``."""
         names = set(self.mode(stuck).system.parameter_names)
         out = {k: v for k, v in params.items() if k in names}
-        out["slide_eta"] = eta
+        out["slide_eta"], out["slide_stop"] = eta, stop
         for c, d in directions.items():
             if not stuck[c]:
                 out.update({f"slide_{c}_{i}": float(x) for i, x in enumerate(d)})
@@ -123,10 +130,12 @@ class StickSlipModel:
                 out.append(None)
         return out
 
-    def slips(self, t: float, y) -> list:
-        """The slip s_c = (A v - b)_c of every contact at state y."""
+    def slips(self, t: float, y, params: dict | None = None) -> list:
+        """The slip s_c = (A v - b)_c of every contact at state y, with the system's parameters
+        ``params`` (by name, defaults for the others; names the system does not have ignored)."""
         n = self.system.n
-        A, b = self.system.constraint_matrix(y[:n], t)
+        names = set(self.system.parameter_names)
+        A, b = self.system.constraint_matrix(y[:n], t, {k: v for k, v in (params or {}).items() if k in names})
         s = A @ np.asarray(y[n:]) - b
         return [s[group] for group in self.contacts]
 

@@ -75,7 +75,9 @@ def per_contact(value, count: int, what: str, system) -> list:
 
 def realized_by(system, law, normal=None, speed=None, contacts=None):
     """The unconstrained :class:`~nonholo.System` of ``system`` with its constraint rows realized by
-    ``law`` (module docstring), or by a list of laws, one per contact."""
+    ``law`` (module docstring), or by a list of laws, one per contact. With ``normal``, the system
+    records the contacts' loads as ``contact_loads``: a run of its model stops where one reaches zero
+    (the contact lifts off; :mod:`nonholo.system.margins`)."""
     if system.k == 0:
         raise ValueError(f"{system.name!r} has no constraint rows to realize by a friction law")
     given = list(law) if isinstance(law, (list, tuple)) else [law]
@@ -104,9 +106,15 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     forces = [None if laws[c].relaxation_length is not None else
               list(laws[c].force([slip[i] for i in rows], loads[c], speeds[c])) for c, rows in enumerate(groups)]
     if any(law.relaxation_length is not None for law in laws.values()):  # deflection states (law_relaxation.py)
-        return relaxed_system(system, groups, laws, forces, loads, speeds, slip, name)
-    force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
-    return rows_replaced(system, [], force, name=name, outputs=law_outputs(system, groups, forces, loads))
+        realized = relaxed_system(system, groups, laws, forces, loads, speeds, slip, name)
+    else:
+        force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
+        realized = rows_replaced(system, [], force, name=name, outputs=law_outputs(system, groups, forces, loads))
+    if any(N is not None for N in loads):
+        # the normal load of each contact (None without one): a run stops where one that changes along it
+        # reaches zero, the contact lifting off (nonholo.system.margins.load_specs)
+        realized.contact_loads = loads
+    return realized
 
 
 def _law_parameters(system, laws) -> None:

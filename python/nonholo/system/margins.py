@@ -25,6 +25,18 @@ reduced one) the force that rolling without slipping would need at the run's sta
 one tape of [q, v, t, p, q'', lambda], the event is evaluated in C++ on every model of the system
 (``EventSpec.dynamics``); on a model of the system realized by a friction law (which has no rows),
 by a callback that evaluates the same tape.
+
+A normal load given as an expression of the state or the time (load transfer, lift: N = m g cos(a)
+- c x'^2) may reach zero along a run: the contact lifts off, and a friction model, which presses it
+on its support, no longer holds (beyond it the force -mu N s/|s| would push along the slip). Every
+model whose contacts carry such a load stops there: the stick-slip model
+(:mod:`nonholo.integrate.stick_slip`) and a system realized by friction laws,
+``system.friction(law=..., normal=...)``, whose loads :func:`nonholo.system.law_realization.realized_by`
+records as ``system.contact_loads``. ``nh.simulate`` adds one terminal event per such load,
+N_c falling through zero (:func:`load_specs`), and where one fires the run ends there with status 1,
+``flag_name`` ``"NORMAL_LOAD_NEGATIVE"``, the message "the normal load of contact c became negative at
+t = ..." and a SimulationWarning (:func:`stopped_by_load`), as a reduced law model stops at the fold
+of its slow manifold; a run that starts with a negative load is refused (:func:`loads_at_start`).
 """
 
 from __future__ import annotations
@@ -36,9 +48,12 @@ import sympy as sp
 
 from .. import options as check
 from ..errors import SimulationWarning
-from ..expressions.lowering import check_free_symbols
+from ..expressions.lowering import check_free_symbols, kept_tape, lower
 
-__all__ = ["Margin", "warn_at_start"]
+__all__ = ["Margin", "warn_at_start", "varying_loads", "load_specs", "loads_at_start", "stopped_by_load",
+           "batch_stopped_by_load", "negative_load_message", "LOAD_FLAG"]
+
+LOAD_FLAG = "NORMAL_LOAD_NEGATIVE"  # the flag_name of a run stopped where a normal load reached zero
 
 KINDS = ("friction", "liftoff")
 
@@ -210,3 +225,91 @@ def warn_at_start(result, events, t0: float, y0) -> None:
         if isinstance(margin, Margin) and (message := margin.at_start(result.model, t0, y0, result.params)):
             result.warnings.append(message)
             warnings.warn(message, SimulationWarning, stacklevel=3)
+
+
+# ------------------------------------------------------------------ normal loads that reach zero
+def varying_loads(system, loads) -> list:
+    """The contacts whose normal load ``loads[c]`` (expressions, None for a contact without one)
+    changes along a run: an expression of the coordinates, the velocities or the time."""
+    moving = {*system.coordinates, *system.velocities, system.time}
+    return [c for c, N in enumerate(loads or ()) if N is not None and sp.sympify(N).free_symbols & moving]
+
+
+def negative_load_message(c: int, t: float) -> str:
+    """The message of a run stopped where the normal load of contact ``c`` reached zero at ``t``."""
+    return (f"the normal load of contact {c} became negative at t = {t:.6g}, where the run stopped: the contact "
+            "lifts off its support and the friction model no longer holds (beyond it the friction force -mu N s/|s| "
+            "would push along the slip); model the flight, or give a load that stays positive")
+
+
+def _load_tape(system, loads: list):
+    """The loads as one tape of the system's inputs [q, v, t, p] (kept by the system)."""
+    def build():
+        return lower([sp.sympify(N) for N in loads], system._inputs).tape()
+    return kept_tape(system, "normal loads", tuple(loads), build)
+
+
+def load_specs(model) -> list:
+    """The core's event specs of ``model``: one terminal event per contact whose normal load, as its
+    system records them (``system.contact_loads``, of a system realized by friction laws), changes
+    along a run, N_c falling through zero (module docstring); [] for any other model."""
+    system = model.system
+    loads = getattr(system, "contact_loads", None)
+    specs = []
+    for c in varying_loads(system, loads):
+        N = sp.sympify(loads[c])
+        tape = kept_tape(system, "event", N, lambda N=N: lower([N], system._inputs).tape())
+        specs.append((tape, -1, 1))
+    return specs
+
+
+def loads_at_start(model, t0: float, y0, p) -> None:
+    """ValueError when a normal load that ``model``'s system records (``system.contact_loads``) is
+    negative at the start (its event reports only later crossings of zero); ``p`` the model's
+    parameter vector (the system's first)."""
+    system = model.system
+    loads = getattr(system, "contact_loads", None)
+    given = [c for c, N in enumerate(loads or ()) if N is not None]
+    if not given:
+        return
+    n = system.n
+    values = _load_tape(system, [loads[c] for c in given])(
+        np.r_[np.asarray(y0, dtype=float)[: 2 * n], float(t0), np.asarray(p, dtype=float)[: len(system.parameters)]])
+    for c, N in zip(given, np.atleast_1d(values)):
+        if N < 0:
+            raise ValueError(f"y0: the normal load of contact {c} is N = {N:.6g} < 0 at the start (t = {t0:g}): the "
+                             "contact is lifted off, where the friction model does not hold (-mu N s/|s| would push "
+                             "along the slip)")
+
+
+def stopped_by_load(result, count: int, stacklevel: int = 3, warn: bool = True) -> bool:
+    """Take the first ``count`` events of ``result`` (those of :func:`load_specs`) out of its
+    ``t_events`` and ``y_events``; where one of them stopped the run, say so: flag_name
+    LOAD_FLAG, the message, ``y_final`` the state there, and a SimulationWarning (kept in
+    ``result.warnings``; ``warn=False``: kept only). True when it stopped the run."""
+    if not count or not len(result.t_events):  # a run rejected at its start has no events
+        return False
+    times, states = result.t_events[:count], result.y_events[:count]
+    del result.t_events[:count], result.y_events[:count]
+    fired = [i for i, te in enumerate(times) if len(te)]
+    if result.status != 1 or not fired:
+        return False
+    i = min(fired, key=lambda i: times[i][-1])
+    c = varying_loads(result.model.system, result.model.system.contact_loads)[i]
+    result.flag_name = LOAD_FLAG
+    result.message = negative_load_message(c, float(times[i][-1]))
+    result.y_final = np.asarray(states[i][-1], dtype=float)
+    result.warnings.append(result.message)
+    if warn:
+        warnings.warn(result.message, SimulationWarning, stacklevel=stacklevel)
+    return True
+
+
+def batch_stopped_by_load(results: list, started: list, count: int) -> None:
+    """:func:`stopped_by_load` for each started run of a batch (``nh.simulate_many``), with one
+    SimulationWarning for the batch."""
+    stopped = [i for i in started if stopped_by_load(results[i], count, warn=False)]
+    if stopped:
+        listed = f"{stopped[:10]}{'...' if len(stopped) > 10 else ''}"
+        warnings.warn(f"{len(stopped)} of {len(results)} runs (runs {listed}): {results[stopped[0]].message}",
+                      SimulationWarning, stacklevel=3)

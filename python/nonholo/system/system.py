@@ -773,8 +773,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         }
 
     # attributes set after construction (by builders), carried by pickling and by the with_* methods:
-    # the drawing, the pose of a rigid body, and the deflection states of relaxed tire laws
-    CARRIED = ("drawing", "pose", "lag_states")
+    # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws and the
+    # normal loads of the contacts a law realizes (a run stops where one reaches zero)
+    CARRIED = ("drawing", "pose", "lag_states", "contact_loads")
 
     def __setstate__(self, state):
         state = dict(state)

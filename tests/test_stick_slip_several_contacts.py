@@ -1,0 +1,71 @@
+"""Stick-slip with two or more contacts: once two of them stick, the cone event of the stuck contacts
+is one margin over all the mode's rows (it was one Margin per contact, which refused rows that do not
+cover the mode's and raised ValueError), and the contact that leaves the cone is the one whose force
+reaches mu_s N_c first."""
+
+import numpy as np
+import sympy as sp
+
+import nonholo as nh
+
+TIGHT = dict(rtol=1e-10, atol=1e-12)
+M, R, G = 1.0, 0.1, 9.81
+LR = LF = 0.5
+
+
+def cart(force=None, time=None):
+    """A planar cart on a rear and a front blade (no side slip at either): one contact per blade."""
+    x, y, th = sp.symbols("x y theta")
+    A = sp.Matrix([[-sp.sin(th), sp.cos(th), -LR], [-sp.sin(th), sp.cos(th), LF]])
+    return nh.System([x, y, th], sp.diag(M, M, 0.3), constraints=A, contacts=[[0], [1]], force=force, time=time,
+                     name="two-blade cart")
+
+
+def ball():
+    return nh.contact.roll_on_plane(nh.bodies.RigidBody(M, np.eye(3) * 0.4 * M * R**2), nh.contact.Sphere(R))
+
+
+def test_a_cart_on_two_blades_rolling_straight_sticks_at_both():
+    for kwargs in (TIGHT, {}):  # and the default tolerances
+        run = nh.simulate(cart().stick_slip(0.3, normal=[4.9, 4.9]), (0, 1), [0, 0, 0, 1.0, 0, 0], **kwargs)
+        assert run.success and run.modes == ["stick,stick"] and run.switches == []
+        np.testing.assert_allclose(run.y_final, [1, 0, 0, 1, 0, 0], rtol=0, atol=1e-12)
+
+
+def test_a_ball_with_one_contact_per_slip_row_rolls_at_five_sevenths():
+    """The bowling ball launched at v0 without spin, each slip row its own contact: the lateral row sticks
+    throughout, the forward one slides until t = 2 v0 / (7 mu g), then both stick at 5/7 v0."""
+    v0, mu = 3.0, 0.2
+    y0 = np.r_[0, 0, 1, 0, 0, 0, v0, np.zeros(5)]
+    for kwargs, tol in ((TIGHT, 1e-8), ({}, 1e-6)):
+        run = nh.simulate(ball().stick_slip(mu, normal=M * G, contacts=[[0], [1]]), (0, 1), y0, **kwargs)
+        assert run.success and run.modes == ["slip,stick", "stick,stick"]
+        (t, before, after), = run.switches
+        assert (before, after) == ("slip,stick", "stick,stick")
+        np.testing.assert_allclose(t, 2 * v0 / (7 * mu * G), rtol=tol)
+        np.testing.assert_allclose(run["x_dot"][-1], 5 / 7 * v0, rtol=tol)
+        np.testing.assert_allclose(run["y_dot"][-1], 0, atol=1e-12)
+        np.testing.assert_allclose(run.phases[1].y[:, 0], run.phases[0].y[:, -1], rtol=0, atol=10 * tol)
+
+
+def test_of_two_stuck_blades_the_less_loaded_one_leaves_the_cone_first():
+    """A lateral force -c t at the centre, midway between the blades: stuck, each blade carries half,
+    c t / 2 (the cart neither moves sideways nor turns), so the rear blade, loaded N_r = 1 against the
+    front's N_f = 9, slides at t = 2 mu N_r / c = 0.6 while the front one holds (its force stays below
+    mu N_f up to t = 1)."""
+    t = sp.Symbol("t")
+    system = cart(force=sp.Matrix([0, -t, 0]), time=t)
+    for kwargs, tol in ((TIGHT, 1e-8), ({}, 1e-6)):
+        run = nh.simulate(system.stick_slip(0.3, normal=[1.0, 9.0]), (0, 1), [0, 0, 0, 1.0, 0, 0], **kwargs)
+        assert run.success and run.modes == ["stick,stick", "slip,stick"]
+        (t_switch, before, after), = run.switches
+        assert (before, after) == ("stick,stick", "slip,stick")
+        np.testing.assert_allclose(t_switch, 2 * 0.3 * 1.0 / 1.0, rtol=tol)
+        stuck = run.phases[0]
+        np.testing.assert_allclose(stuck.y[1:3], 0, atol=1e-12)  # neither sideways nor turning while both stick
+        # the rear slides: the front blade's force stays inside its cone
+        model = system.stick_slip(0.3, normal=[1.0, 9.0])
+        sliding = run.phases[1]
+        for i in range(0, sliding.t.size, max(1, sliding.t.size // 10)):
+            lam = model.multipliers((False, True), sliding.t[i], sliding.y[:, i], sliding.params)
+            assert lam[0] is None and np.linalg.norm(lam[1]) <= 0.3 * 9.0
