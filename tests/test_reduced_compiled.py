@@ -127,8 +127,12 @@ def test_reduced_models_run_with_a_non_stiff_method_and_say_so():
 
 
 def test_choose_order_rules():
-    assert choose_order([1e-2, 1e-4, 1e-3, 1e-5]).order == 2  # the third term grows
-    assert choose_order([1e-2, 1e-4, 1e-3]).reason == "optimal"
+    assert choose_order([1e-2, 1e-4, 1e-3, 1e-2]).order == 2  # the next two terms grow
+    assert choose_order([1e-2, 1e-4, 1e-3, 1e-5]).order == 4  # a bump, not divergence: the terms fall again
+    assert choose_order([1e-2, 1e-4, 1e-3]).reason == "optimal"  # the last term decides as far as it goes
+    assert choose_order([1e-2, 1e-4, 1e-3], final=False).reason == "undecided"  # unless more can be computed
+    # a term that vanishes at the state by accident (a force zero at t0) stops nothing: t_2 is not small
+    assert choose_order([0.0, 2.8e-5, 1.4e-6, 4.9e-9], tolerance=5.1e-9).order == 4
     assert choose_order([1e-2, 1e-4, 1e-6, 1e-8], tolerance=1e-5).order == 3  # t_3 below the tolerance
     assert choose_order([1e-2, 1e-4, 1e-6]).reason == "max_order"
 
@@ -209,3 +213,22 @@ def test_disk_truncations_match_the_exact_slow_manifold():
             assert np.abs(error).max() < max(terms[max(K - 2, 0):K]), (K, eps)  # the last kept of each direction
             residuals.append(abs(np.linalg.lstsq(directions, error, rcond=None)[0][family]))
         assert abs(loglog_slope(eps_values, residuals) - (K + 1)) < 0.3, (K, residuals)
+
+
+def test_auto_order_is_not_stopped_by_a_term_that_vanishes_at_the_start():
+    """A knife edge spinning at rest, pushed by F_x = sin(t): h^(1) = 0 at t0 = 0 (the force is),
+    and the rule that stopped at one small term kept order 1, 2.0e-4 off the friction model at
+    eps = 1e-2 where order 3 is 3.7e-8; started at t0 = 0.01 a 3% bump of the second term stopped it
+    at order 1 too. Two terms decide: the default run is now as accurate as the fixed orders."""
+    x, y, th, t = sp.symbols("x y theta t")
+    knife = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                      force=sp.Matrix([sp.sin(t), 0, 0]))
+    q0, u0, eps, T = np.array([0, 0, 0.3]), np.array([0, 0, 0.5]), 1e-2, 3.0
+    v0 = knife.on_slow_manifold(q0, u0, eps, order=6)
+    ref = nh.simulate(knife.friction(eps), (0, T), np.r_[q0, v0], t_eval=[T], rtol=1e-12, atol=1e-14).y[:3, -1]
+    third = nh.simulate(knife.reduced(eps, order=3), (0, T), np.r_[q0, u0], t_eval=[T]).y[:3, -1]
+    for t0 in (0.0, 0.01):
+        run = nh.simulate(knife.reduced(eps, order="auto"), (t0, T), np.r_[q0, u0], t_eval=[T])
+        assert run.truncation.order >= 3, run.truncation
+        if t0 == 0.0:
+            assert np.abs(run.y[:3, -1] - ref).max() <= np.abs(third - ref).max()

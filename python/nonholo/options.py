@@ -67,20 +67,35 @@ def non_negative(value, name: str) -> float:
 
 def count(value, name: str, minimum: int = 1) -> int:
     """An integer >= ``minimum`` (integral floats are accepted; bools and fractions are not)."""
-    if type(value) is int and value >= minimum:  # the usual case, at once
+    if type(value) is int and minimum <= value <= MAX_COUNT:  # the usual case, at once
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
-    if not (math.isfinite(float(value)) and float(value) == int(value)):
+    if not isinstance(value, (int, np.integer)) and not (math.isfinite(float(value)) and float(value) == int(value)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if int(value) < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {int(value)}")
+    if int(value) > MAX_COUNT:
+        raise ValueError(f"{name} must be at most {MAX_COUNT} (a 64-bit integer), got {value!r}")
     return int(value)
+
+
+MAX_COUNT = 2**63 - 1  # counts go to C++ as 64-bit integers
 
 
 # the most worker threads simulate_many and sweep start: far above any machine's cores, far below
 # what would exhaust the process's memory for stacks (8 MiB each by default)
 MAX_THREADS = 1024
+
+
+def flag(value, name: str, none: bool = False) -> bool | None:
+    """True or False (NumPy's too; None when ``none``); TypeError naming ``name`` for anything else,
+    where ``bool("no")`` would silently be True."""
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False{' (or None)' if none else ''}, got {value!r:.80}")
 
 
 def compile_option(value) -> bool | str:

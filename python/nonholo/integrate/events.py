@@ -30,7 +30,10 @@ class Event:
     terminal : bool or int
         Stop the integration at the first (True) or the n-th occurrence.
     direction : {-1, 0, 1}
-        Only zero crossings where g decreases (-1), increases (1), or both (0).
+        Only zero crossings where g decreases (-1), increases (1), or both (0) in time: the sign
+        of dg/dt, whichever way the run goes. A backward run (t_span (0, -10)) meets a g that
+        increases in t going from positive to negative: direction 1 catches it, where SciPy's
+        ``solve_ivp`` (which follows the integration) would need -1.
 
     Notes
     -----

@@ -180,7 +180,8 @@ def simulate(
         ``direction`` attributes (as in solve_ivp; they call Python at every root-function
         evaluation), or symbolic ``nonholo.Event`` / SymPy expressions in t, q, v, evaluated
         in C++. An event with g(t0) = 0 is not reported at t0 (unlike solve_ivp), only its
-        later zero crossings (see :class:`Event`).
+        later zero crossings; ``direction`` is the sign of dg/dt in time, also in a backward run
+        (unlike solve_ivp; see :class:`Event`).
     method : {"auto", "bdf", "adams", "dop853"}
         "auto" chooses for accuracy first, then speed (``result.method`` says what ran):
 
@@ -309,6 +310,7 @@ def simulate(
         return run_law_reduced(**{k: v for k, v in locals().items() if k != "progress"})
     model = _check_model(model)
     compile = check.compile_option(compile)
+    project_y0, drift_control = check.flag(project_y0, "project_y0"), check.flag(drift_control, "drift_control", True)
     t0, tf = check.t_span(t_span)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
@@ -573,6 +575,7 @@ def simulate_many(
     t0, tf = check.t_span(t_span)
     threads = check.threads(threads)
     compile = check.compile_option(compile)
+    project_y0, drift_control = check.flag(project_y0, "project_y0"), check.flag(drift_control, "drift_control", True)
     Y0 = check.real_state(Y0, "Y0")
     if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
         return []

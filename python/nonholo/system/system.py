@@ -415,10 +415,10 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         if params is None or (type(params) is dict and not params):  # the defaults
             return [*self.parameters.values(), *(extra or {}).values()]
-        values = dict(self.parameters)
-        names = {s.name: s for s in self.parameters}
-        extra = dict(extra or {})
-        for key, value in (params or {}).items():
+        if not isinstance(params, Mapping):
+            raise TypeError(f"params must be a mapping name -> value, got {type(params).__name__} {params!r:.80}")
+        values, names, extra = dict(self.parameters), {s.name: s for s in self.parameters}, dict(extra or {})
+        for key, value in params.items():
             name = key.name if isinstance(key, sp.Symbol) else key
             if name in extra:
                 extra[name] = check.finite_float(value, f"parameter {name}")
