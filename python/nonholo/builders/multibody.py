@@ -52,11 +52,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .bodies import RigidBody
+from .bodies import RigidBody, scalar, vector
 from .surfaces import Disc, Sphere, Surface
 from ..system.normal_forces import Lift, normal_force_output
 from ..system.system import System
-from ..expressions.parsing import to_sympy
 
 __all__ = ["Mechanism", "Revolute", "assemble"]
 
@@ -71,10 +70,7 @@ def _axis(axis, what: str) -> sp.Matrix:
         if key not in _AXES:
             raise ValueError(f"{what} must be 'x', 'y', 'z' (optionally signed) or a 3-vector, got {axis!r}")
         return sign * sp.Matrix(_AXES[key])
-    u = sp.Matrix(axis)
-    if u.shape not in ((3, 1), (1, 3)):
-        raise ValueError(f"{what} must have three components, got shape {u.shape}")
-    u = u.reshape(3, 1)
+    u = vector(axis, what)  # finite real entries, named in a refusal
     norm2 = sp.nsimplify(sum(c**2 for c in u)) if all(c.is_number for c in u) else sum(c**2 for c in u)
     if norm2.is_number and not float(norm2) > 0:
         raise ValueError(f"{what} must be a non-zero vector, got {list(u)}")
@@ -84,10 +80,7 @@ def _axis(axis, what: str) -> sp.Matrix:
 
 
 def _point(point, what: str) -> sp.Matrix:
-    o = sp.Matrix(point)
-    if o.shape not in ((3, 1), (1, 3)):
-        raise ValueError(f"{what} must have three components, got shape {o.shape}")
-    return o.reshape(3, 1)
+    return vector(point, what)  # three finite real entries, named in a refusal
 
 
 def _hat(a) -> sp.Matrix:
@@ -199,8 +192,8 @@ class Mechanism:
             raise ValueError(f"parent {parent!r} is not a body of the mechanism ({list(self.links)})")
         if name in self.links:
             raise ValueError(f"name {name!r} is already a body of the mechanism")
-        joint = Revolute(_axis(joint.axis, f"axis of joint {joint.coordinate}"),
-                         _point(joint.origin, f"origin of joint {joint.coordinate}"), str(joint.coordinate))
+        joint = Revolute(_axis(joint.axis, f"joint {joint.coordinate!r}: axis"),
+                         _point(joint.origin, f"joint {joint.coordinate!r}: origin"), str(joint.coordinate))
         link = _Link(name, body, parent, joint)
         self.links[name] = link
         self.links[parent].children.append(name)
@@ -246,25 +239,42 @@ class Mechanism:
         Parameters
         ----------
         gravity : number or SymPy expression
-            g, along ``down``.
+            g, along ``down``: the magnitude, >= 0 and finite (a negative g would pull the
+            mechanism off the plane).
         parameters : mapping {symbol: value}
             Values of the symbols used in the bodies, joints, surfaces and gravity.
         friction_coefficient : number or SymPy expression
-            mu of the no-slip rows, for ``system.friction(eps)`` (force -(mu / eps) x slip).
+            mu of the no-slip rows, for ``system.friction(eps)`` (force -(mu / eps) x slip);
+            positive and finite.
         normal_coefficient : number or SymPy expression, optional
             mu of the normal-velocity rows of the contacts after the first (default
             ``friction_coefficient``). ``system.friction(eps)`` realizes these rows by a viscous
             force too, which lets a loaded wheel sink at a rate of about eps N / mu: give them a
-            coefficient much larger than the sliding one to keep the contact nearly hard.
+            coefficient much larger than the sliding one to keep the contact nearly hard. Positive.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A bad number (NaN, inf, a bool, a negative gravity or a coefficient <= 0), named,
+            before anything is built.
         """
+        g = scalar(gravity, "gravity")
+        if g.is_number and not float(g) >= 0:
+            raise ValueError(f"gravity = {gravity!r} must be >= 0: it is g, the magnitude of gravity along down "
+                             f"({list(self.down)}); a negative g pulls the mechanism off the plane")
+        why = " (mu: friction(eps) of the contact rows needs mu > 0; a negative one pushes along the slip)"
+        try:
+            mu_t = scalar(friction_coefficient, "friction_coefficient", positive=True)
+            mu_n = mu_t if normal_coefficient is None else scalar(normal_coefficient, "normal_coefficient",
+                                                                  positive=True)
+        except ValueError as error:
+            raise ValueError(f"{error}{why}") from None
         if not self.contacts:
             raise ValueError("the mechanism has no contact; add one with roll_on_plane(body, surface)")
         kin = _Kinematics(self)
-        G, V = kin.lagrangian(to_sympy(gravity, "gravity"))
+        G, V = kin.lagrangian(g)
         rows, holonomic = kin.contact_rows()
         A = sp.Matrix.vstack(*rows)
-        mu_t = to_sympy(friction_coefficient, "friction_coefficient")
-        mu_n = mu_t if normal_coefficient is None else to_sympy(normal_coefficient, "normal_coefficient")
         mu = [mu_n if block.rows == 1 else mu_t for block in rows for _ in range(block.rows)]
 
         def build(keep):
@@ -277,7 +287,27 @@ class Mechanism:
         if len(keep) < A.rows:
             system = build(keep)
         system.drawing = _drawing(self, kin)
-        return _with_normal_forces(system, kin, keep, to_sympy(gravity, "gravity"))
+        system = _with_normal_forces(system, kin, keep, g)
+        _record_contact_rows(system, [block.rows for block in rows], keep)
+        return system
+
+
+def _record_contact_rows(system: System, sizes: list, keep: list) -> None:
+    """The rows of each contact, as a friction law or the stick-slip model takes them: its two
+    tangential rows (``friction_contacts``, one group per contact: an isotropic cone) and the normal
+    rows dh/dt of the contacts after the first (``normal_rows``: the height of a support point,
+    which friction does not realize; it stays a constraint, with h = 0 held at position level).
+    Rows dropped as dependent are left out."""
+    index = {row: i for i, row in enumerate(keep)}
+    groups, normal, row = [], [], 0
+    for size in sizes:
+        kept = [index[r] for r in range(row, row + size) if r in index]
+        if size == 2 and kept:
+            groups.append(kept)
+        elif size == 1:
+            normal += kept
+        row += size
+    system.friction_contacts, system.normal_rows = groups, normal
 
 
 def _with_normal_forces(system: System, kin: "_Kinematics", keep: list, g) -> System:

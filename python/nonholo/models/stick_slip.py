@@ -80,10 +80,11 @@ class StickSlipModel:
         return self._modes[stuck]
 
     def _build(self, stuck: tuple):
-        from ..system.law_realization import contact_force, rows_replaced
+        from ..system.law_realization import contact_force, normal_rows, rows_replaced
 
         system = self.system
-        keep = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group]
+        # the stuck contacts' rows, then a mechanism's normal rows: constraints in every mode
+        keep = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group] + normal_rows(system)
         eta = sp.Symbol("slide_eta")
         parameters = {eta: 0.0, sp.Symbol("slide_stop"): 0.0}  # slide_stop: the run's stop events only
         sliding = {}

@@ -27,16 +27,32 @@ __all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced", "sli
 
 
 def contact_rows(system, contacts, law: Law | None) -> list:
-    """The contacts as lists of row indices: ``contacts``, else the system's, else one per row (or,
-    for a law of r components, consecutive groups of r rows)."""
+    """The contacts as lists of row indices: ``contacts``, else the system's (``contacts``, or a
+    mechanism's tangential rows per contact, ``friction_contacts``), else one per row (or, for a law
+    of r components, consecutive groups of r rows). A mechanism's normal rows (``normal_rows``: the
+    height of a support point) are no contact's: they stay constraints (:func:`normal_rows`)."""
+    normal = normal_rows(system)
     if contacts is not None:
-        return contacts_argument(contacts, system.k)
+        if not normal:
+            return contacts_argument(contacts, system.k)
+        groups = contacts_argument([*contacts, *([r] for r in normal)], system.k)
+        return groups[: len(groups) - len(normal)]
     if system.contacts is not None:
-        return system.contacts
-    k = system.k
-    if law is None or law.rows == 1 or k % law.rows:
-        return [[i] for i in range(k)]
-    return [list(range(i, i + law.rows)) for i in range(0, k, law.rows)]
+        return [g for g in ([r for r in group if r not in normal] for group in system.contacts) if g]
+    if getattr(system, "friction_contacts", None):
+        return [list(g) for g in system.friction_contacts]
+    rows = [i for i in range(system.k) if i not in normal]
+    if law is None or law.rows == 1 or len(rows) % law.rows:
+        return [[i] for i in rows]
+    return [rows[i: i + law.rows] for i in range(0, len(rows), law.rows)]
+
+
+def normal_rows(system) -> list:
+    """The rows of ``system`` that hold the height of a contact's support point (a mechanism's, from
+    :mod:`nonholo.multibody`): kept as constraints where friction realizes the others, their
+    holonomic constraints h = 0 with them (a law on such a row let the Whipple bicycle's front wheel
+    sink 0.98 m in 1 s, its Coulomb force unable to carry the load)."""
+    return list(getattr(system, "normal_rows", None) or [])
 
 
 def per_contact(value, count: int, what: str, system) -> list:
@@ -109,11 +125,17 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         realized = relaxed_system(system, groups, laws, forces, loads, speeds, slip, name)
     else:
         force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
-        realized = rows_replaced(system, [], force, name=name, outputs=law_outputs(system, groups, forces, loads))
+        realized = rows_replaced(system, normal_rows(system), force, name=name,
+                                 outputs=law_outputs(system, groups, forces, loads))
     if any(N is not None for N in loads):
         # the normal load of each contact (None without one): a run stops where one that changes along it
         # reaches zero, the contact lifting off (nonholo.system.margins.load_specs)
         realized.contact_loads = loads
+    # a tire law's rolling speed: its atan(s / V) holds for V > 0 (margins); a relaxed law's force is one of
+    # its deflection, free of V (a reversing or standing tire is in its range)
+    watched = [None if laws[c].relaxation_length is not None else V for c, V in enumerate(speeds)]
+    if any(V is not None for V in watched):
+        realized.contact_speeds = watched
     return realized
 
 
@@ -165,8 +187,12 @@ def replaced_state(system, keep: list, force, parameters=None, name: str | None 
                      friction=sp.ImmutableMatrix(mu.extract(keep, keep)))
     else:
         state.update(constraints=None, affine=None, friction=None)
-    # the rows (holonomic ones included, as in friction(eps)) are realized: their frame and contacts go
-    state.update(speeds=None, holonomic=None if len(keep) < system.k else state["holonomic"], contacts=None)
+    # the rows (holonomic ones included, as in friction(eps)) are realized: their frame and contacts go; a
+    # mechanism's normal rows, kept, keep their holonomic constraints (the support points' heights)
+    normal = normal_rows(system)
+    held = len(keep) == system.k or (normal and set(normal) <= set(keep))
+    state.update(speeds=None, holonomic=state["holonomic"] if held else None, contacts=None, friction_contacts=None,
+                 normal_rows=[keep.index(r) for r in normal if r in keep] or None)
     state["force"] = sp.ImmutableMatrix(sp.Matrix(system.force) + force)
     if system.applied_force is not None:  # a Kane system's r = F - c - dV gains the force too
         state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force)

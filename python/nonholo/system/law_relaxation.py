@@ -66,7 +66,7 @@ def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, 
     ``forces[c]`` the static force of a contact without relaxation (None for a relaxed one), the
     deflections' coordinates and velocities appended. Returns the system; its attribute
     ``lag_states`` is the number of deflections."""
-    from .law_realization import contact_force, replaced_state
+    from .law_realization import contact_force, normal_rows, replaced_state
 
     integrals, deflections, rates = [], [], []
     forces = list(forces)
@@ -84,13 +84,16 @@ def relaxed_system(system, groups: list, laws: dict, forces: list, loads: list, 
         rates += law.deflection_rates(a, [slip[i] for i in rows], speeds[c])
     m, n = len(deflections), system.n
     force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
-    state = replaced_state(system, [], force, name=name)  # the rows realized, as without relaxation
+    state = replaced_state(system, normal_rows(system), force, name=name)  # as without relaxation
     metric = sp.zeros(n + m, n + m)
     metric[:n, :n] = sp.Matrix(system.metric)
     metric[n:, n:] = sp.eye(m)
     coordinates, velocities = [*system.coordinates, *integrals], [*system.velocities, *deflections]
     state.update(coordinates=coordinates, velocities=velocities, metric=sp.ImmutableMatrix(metric),
                  force=state["force"].col_join(sp.Matrix(rates)))
+    if state["constraints"] is not None:  # a mechanism's normal rows, kept: free of the deflections
+        A = sp.Matrix(state["constraints"])
+        state["constraints"] = sp.ImmutableMatrix(A.row_join(sp.zeros(A.rows, m)))
     if state["applied_force"] is not None:
         state["applied_force"] = state["applied_force"].col_join(sp.Matrix(rates))
     own = {key: _Original(value, n, n + m) for key, value in (state.get("outputs") or {}).items()}

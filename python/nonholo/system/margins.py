@@ -51,9 +51,10 @@ from ..errors import SimulationWarning
 from ..expressions.lowering import check_free_symbols, kept_tape, lower
 
 __all__ = ["Margin", "warn_at_start", "varying_loads", "load_specs", "loads_at_start", "stopped_by_load",
-           "batch_stopped_by_load", "negative_load_message", "LOAD_FLAG"]
+           "batch_stopped_by_load", "negative_load_message", "negative_speed_message", "LOAD_FLAG", "SPEED_FLAG"]
 
 LOAD_FLAG = "NORMAL_LOAD_NEGATIVE"  # the flag_name of a run stopped where a normal load reached zero
+SPEED_FLAG = "ROLLING_SPEED_NEGATIVE"  # ... where a tire law's rolling speed reached zero
 
 KINDS = ("friction", "liftoff")
 
@@ -249,16 +250,33 @@ def _load_tape(system, loads: list):
     return kept_tape(system, "normal loads", tuple(loads), build)
 
 
+def _limits(system) -> list:
+    """(kind, contact, expression) of every quantity of a law's contact that must stay positive and
+    changes along a run: the normal loads (``system.contact_loads``), then the rolling speeds of tire
+    laws (``system.contact_speeds``: their slip angle atan(s / V) holds for V > 0)."""
+    out = []
+    for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds")):
+        values = getattr(system, attribute, None)
+        out += [(kind, c, sp.sympify(values[c])) for c in varying_loads(system, values)]
+    return out
+
+
+def negative_speed_message(c: int, t: float) -> str:
+    """The message of a run stopped where the rolling speed of contact ``c`` reached zero at ``t``."""
+    return (f"the rolling speed of contact {c} reached zero at t = {t:.6g}, where the run stopped: the tire law's "
+            "slip angle atan(s / V) holds for a tire rolling forward, V > 0 (beyond it the law's force would push "
+            "along the slip); for a vehicle that reverses give the speed's magnitude, e.g. speed=-u backwards")
+
+
 def load_specs(model) -> list:
-    """The core's event specs of ``model``: one terminal event per contact whose normal load, as its
-    system records them (``system.contact_loads``, of a system realized by friction laws), changes
-    along a run, N_c falling through zero (module docstring); [] for any other model."""
+    """The core's event specs of ``model``: one terminal event per contact whose normal load or
+    rolling speed, as its system records them (``system.contact_loads``, ``system.contact_speeds``,
+    of a system realized by friction laws), changes along a run, falling through zero (module
+    docstring); [] for any other model."""
     system = model.system
-    loads = getattr(system, "contact_loads", None)
     specs = []
-    for c in varying_loads(system, loads):
-        N = sp.sympify(loads[c])
-        tape = kept_tape(system, "event", N, lambda N=N: lower([N], system._inputs).tape())
+    for _, _, expr in _limits(system):
+        tape = kept_tape(system, "event", expr, lambda e=expr: lower([e], system._inputs).tape())
         specs.append((tape, -1, 1))
     return specs
 
@@ -268,18 +286,22 @@ def loads_at_start(model, t0: float, y0, p) -> None:
     negative at the start (its event reports only later crossings of zero); ``p`` the model's
     parameter vector (the system's first)."""
     system = model.system
-    loads = getattr(system, "contact_loads", None)
-    given = [c for c, N in enumerate(loads or ()) if N is not None]
-    if not given:
+    limits = [(kind, c, expr) for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds"))
+              for c, expr in enumerate(getattr(system, attribute, None) or ()) if expr is not None]
+    if not limits:
         return
     n = system.n
-    values = _load_tape(system, [loads[c] for c in given])(
+    values = _load_tape(system, [expr for _, _, expr in limits])(
         np.r_[np.asarray(y0, dtype=float)[: 2 * n], float(t0), np.asarray(p, dtype=float)[: len(system.parameters)]])
-    for c, N in zip(given, np.atleast_1d(values)):
-        if N < 0:
-            raise ValueError(f"y0: the normal load of contact {c} is N = {N:.6g} < 0 at the start (t = {t0:g}): the "
+    for (kind, c, _), x in zip(limits, np.atleast_1d(values)):
+        if kind == "load" and x < 0:
+            raise ValueError(f"y0: the normal load of contact {c} is N = {x:.6g} < 0 at the start (t = {t0:g}): the "
                              "contact is lifted off, where the friction model does not hold (-mu N s/|s| would push "
                              "along the slip)")
+        if kind == "speed" and not x > 0:
+            raise ValueError(f"y0: the rolling speed of contact {c} is V = {x:.6g} <= 0 at the start (t = {t0:g}): the "
+                             "tire law's slip angle atan(s / V) holds for V > 0; for a vehicle that reverses give the "
+                             "speed's magnitude, e.g. speed=-u backwards")
 
 
 def stopped_by_load(result, count: int, stacklevel: int = 3, warn: bool = True) -> bool:
@@ -295,9 +317,10 @@ def stopped_by_load(result, count: int, stacklevel: int = 3, warn: bool = True) 
     if result.status != 1 or not fired:
         return False
     i = min(fired, key=lambda i: times[i][-1])
-    c = varying_loads(result.model.system, result.model.system.contact_loads)[i]
-    result.flag_name = LOAD_FLAG
-    result.message = negative_load_message(c, float(times[i][-1]))
+    kind, c, _ = _limits(result.model.system)[i]
+    result.flag_name = LOAD_FLAG if kind == "load" else SPEED_FLAG
+    message = negative_load_message if kind == "load" else negative_speed_message
+    result.message = message(c, float(times[i][-1]))
     result.y_final = np.asarray(states[i][-1], dtype=float)
     result.warnings.append(result.message)
     if warn:

@@ -769,13 +769,15 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
             "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
             "speeds": self.speeds, "contacts": self.contacts,
-            **({"lag_states": self.lag_states} if getattr(self, "lag_states", None) else {}),  # relaxed tires
+            **{key: getattr(self, key) for key in self.CARRIED[2:] if getattr(self, key, None)},  # set by builders
         }
 
     # attributes set after construction (by builders), carried by pickling and by the with_* methods:
-    # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws and the
-    # normal loads of the contacts a law realizes (a run stops where one reaches zero)
-    CARRIED = ("drawing", "pose", "lag_states", "contact_loads")
+    # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws, the normal
+    # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero), and
+    # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows)
+    CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
+               "normal_rows")
 
     def __setstate__(self, state):
         state = dict(state)
