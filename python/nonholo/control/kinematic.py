@@ -146,12 +146,23 @@ class KinematicSystem:
         at the ``breakpoints`` (times where the controls have kinks or jumps; the sample times of
         sampled controls), where a step across a kink would lose the method's order. Returns
         SciPy's result (``t``, ``y``, ``success``, ``message``) with ``y_final``.
+
+        A non-finite start is refused (ValueError): ``y0``, the controls at the first time, or
+        f(y0, w(t0)) itself (a parameter of the system that is NaN or divides by zero). Should
+        f turn non-finite during the run, the run stops there with ``success`` False and a
+        message saying when (the points before the segment it happened in are kept).
         """
         from scipy.integrate import solve_ivp
 
         y0 = np.asarray(y0, dtype=float).reshape(-1)
         if y0.size != len(self.states):
             raise ValueError(f"y0 has {y0.size} entries, expected {len(self.states)} ({self.state_names})")
+        if not np.all(np.isfinite(y0)):
+            raise ValueError(f"y0 must be finite, got {y0.tolist()} ({self.state_names})")
+        infinite = [name for name, e in zip(self.state_names, self.rhs) if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo)]
+        if infinite:
+            raise ValueError(f"the right-hand side of {self.name!r} is not finite: the rates of {infinite} contain "
+                             "nan, zoo or oo (a parameter of the system is NaN, infinite or divides by zero)")
         if callable(controls):
             w_of_t = controls
         else:
@@ -168,9 +179,25 @@ class KinematicSystem:
                 breakpoints = ts
 
         def rhs(t, y):
-            return self.vector_field(y, np.asarray(w_of_t(t), dtype=float).reshape(-1))
+            f = self.vector_field(y, np.asarray(w_of_t(t), dtype=float).reshape(-1))
+            if not np.all(np.isfinite(f)):  # else DOP853 may shrink its step forever
+                raise _NonFinite(t, f)
+            return f
 
         t0, t1 = float(t_span[0]), float(t_span[1])
+        w0 = np.asarray(w_of_t(t0), dtype=float).reshape(-1)
+        if w0.size != len(self.controls):
+            raise ValueError(f"controls give {w0.size} values at t = {t0:g}, expected {len(self.controls)} "
+                             f"({self.control_names})")
+        if not np.all(np.isfinite(w0)):
+            raise ValueError(f"controls must be finite, got {dict(zip(self.control_names, w0.tolist()))} at t = {t0:g}")
+        with np.errstate(all="ignore"):
+            f0 = self.vector_field(y0, w0)
+        if not np.all(np.isfinite(f0)):
+            bad = [name for name, v in zip(self.state_names, f0) if not np.isfinite(v)]
+            raise ValueError(f"the right-hand side f(y0, w(t0)) of {self.name!r} is not finite at the start: the rates "
+                             f"of {bad} are {f0[~np.isfinite(f0)].tolist()} (a parameter of the system or y0 outside "
+                             "the model's domain)")
         inner = np.asarray([] if breakpoints is None else breakpoints, dtype=float)
         lo_t, hi_t = min(t0, t1), max(t0, t1)
         inner = np.unique(inner[(inner > lo_t) & (inner < hi_t)])
@@ -183,7 +210,12 @@ class KinematicSystem:
             if t_eval is not None:
                 inside = (t_eval >= min(a, b)) & ((t_eval < max(a, b)) | (last & (t_eval <= max(a, b))))
                 te = t_eval[inside]
-            result = solve_ivp(rhs, (a, b), y, method="DOP853", t_eval=te, rtol=rtol, atol=atol, dense_output=True)
+            try:
+                result = solve_ivp(rhs, (a, b), y, method="DOP853", t_eval=te, rtol=rtol, atol=atol,
+                                   dense_output=True)
+            except _NonFinite as stop:
+                result = _failed(f"the right-hand side f(y, w) turned non-finite at t = {stop.args[0]:.17g} "
+                                 f"({stop.args[1].tolist()}): the run stops there")
             if not result.success:
                 break
             ts_out.append(result.t if t_eval is not None else result.t[:-1] if not last else result.t)
@@ -234,6 +266,18 @@ class KinematicSystem:
 
     def __repr__(self) -> str:
         return f"KinematicSystem({self.name!r}, states={self.state_names}, controls={self.control_names})"
+
+
+class _NonFinite(Exception):
+    """Raised by simulate's right-hand side at a non-finite f(y, w): (t, f)."""
+
+
+def _failed(message: str):
+    """A failed run in the form of SciPy's result: ``success`` False, ``status`` -1, ``message``."""
+    from scipy.optimize import OptimizeResult
+
+    return OptimizeResult(t=np.empty(0), y=None, sol=None, t_events=None, y_events=None, nfev=0, njev=0, nlu=0,
+                          status=-1, message=message, success=False)
 
 
 def _check_tangent(phi: list, states: list, controls: list, rhs) -> None:

@@ -5,6 +5,7 @@ import sympy as sp
 
 from ..system.checks import check_size
 from ..system.system import System
+from .arguments import real
 
 
 class Platoon(System):
@@ -53,9 +54,18 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
     with friction coefficient ``mu`` on each for the friction model. Parameters m, I, d, k, L, mu;
     state ``[x_1, y_1, theta_1, ..., x_K, y_K, theta_K, then their rates]``. Conservative.
     ``system.initial_state()`` gives the robots driving forward in a line, slightly perturbed.
+
+    m, I, k, L, mu must be positive and d non-negative, all finite real numbers (a negative
+    spring or rest length, or a zero friction coefficient, is refused with a ValueError naming it).
     """
     if not isinstance(K, (int, np.integer)) or isinstance(K, bool) or K < 1:
         raise ValueError(f"K must be a positive integer (the number of robots), got {K!r}")
+    m = real(m, "m", positive=True, why="each robot's mass")
+    I = real(I, "I", positive=True, why="each robot's moment of inertia about its centre of mass")  # noqa: E741
+    d = real(d, "d", non_negative=True, why="the distance of the centre of mass ahead of the axle")
+    k = real(k, "k", positive=True, why="the springs' stiffness")
+    L = real(L, "L", positive=True, why="the springs' rest length")
+    mu = real(mu, "mu", positive=True, why="the friction coefficient of the no-slip rows: friction(eps) needs mu > 0")
     K = int(K)
     check_size(3 * K, K, f"K = {K}")  # before a symbol is made: platoon(10**6) fails at once
     m_, I_, d_, k_, L_, mu_ = sp.symbols("m I d k L mu", positive=True)

@@ -36,9 +36,13 @@ fast time scale besides the tires', and the higher orders stop gaining from it.
 
 import math
 
+import numpy as np
 import sympy as sp
 
 from ..system.system import System
+from .arguments import real, reals
+
+_STIFFNESS = "C_f and C_r are the cornering stiffnesses [N/rad]: a tire pushes against its slip"
 
 
 def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l_r: float = 1.4,
@@ -53,7 +57,18 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     against the tires). ``nonholonomic()`` is the kinematic car; ``friction(tire_eps(U, C_f,
     C_r))`` the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold models. The
     module's docstring derives the steady-state yaw-rate gain and its series in x = K_us U^2 / L.
+
+    Every value must be a finite real number: m, I_z, C_f, C_r positive; l_f, l_r non-negative
+    (distances) with a positive wheelbase l_f + l_r; k_d non-negative (a negative gain pushes the
+    speed away from U); delta and U of either sign (U < 0: reversing). A bad one raises
+    ValueError or TypeError naming it.
     """
+    m, I_z = real(m, "m", positive=True, why="the mass"), real(I_z, "I_z", positive=True, why="the yaw inertia")
+    l_f, l_r = _wheelbase(l_f, l_r)
+    C_f, C_r = (real(v, name, positive=True, why=_STIFFNESS) for v, name in ((C_f, "C_f"), (C_r, "C_r")))
+    delta, U = real(delta, "delta", why="the steering angle [rad]"), real(U, "U", why="the target speed [m/s]")
+    k_d = real(k_d, "k_d", non_negative=True, why="the gain of the drive force k_d (U - u): a negative one drives the "
+               "speed away from U")
     x, y, psi = sp.symbols("x y psi")
     xd, yd, psid = sp.symbols("x_dot y_dot psi_dot")
     m_, Iz, lf, lr, Cf, Cr, dl, U_, kd = sp.symbols("m I_z l_f l_r C_f C_r delta U k_d", real=True)
@@ -70,36 +85,77 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
                   velocities=[xd, yd, psid], name="single-track car")
 
 
+def _wheelbase(l_f, l_r) -> tuple:
+    """(l_f, l_r) as floats: distances (>= 0) with a positive sum, the wheelbase L."""
+    l_f = real(l_f, "l_f", non_negative=True, why="the distance of the front axle from the centre of mass")
+    l_r = real(l_r, "l_r", non_negative=True, why="the distance of the rear axle from the centre of mass")
+    if not l_f + l_r > 0:
+        raise ValueError(f"the wheelbase l_f + l_r must be positive, got l_f = {l_f:g} and l_r = {l_r:g}")
+    return l_f, l_r
+
+
+def _car(m, l_f, l_r, C_f, C_r) -> tuple:
+    """The linear model's parameters checked (m, C_f, C_r > 0, l_f, l_r >= 0, L > 0), as floats."""
+    m = real(m, "m", positive=True, why="the mass")
+    l_f, l_r = _wheelbase(l_f, l_r)
+    C_f, C_r = (real(v, name, positive=True, why=_STIFFNESS) for v, name in ((C_f, "C_f"), (C_r, "C_r")))
+    return m, l_f, l_r, C_f, C_r
+
+
 def tire_eps(U: float, C_f: float, C_r: float) -> float:
-    """eps = U / C, C = (C_f + C_r) / 2: the friction parameter of linear tires at speed U."""
-    if not (C_f > 0 and C_r > 0):
-        raise ValueError(f"C_f and C_r must be positive cornering stiffnesses, got {C_f} and {C_r}")
+    """eps = U / C, C = (C_f + C_r) / 2: the friction parameter of linear tires at speed U.
+
+    U is the speed, positive and finite (for a car reversing at U < 0 give its speed -U: eps
+    must be positive); C_f and C_r positive. A bad value raises ValueError or TypeError naming it.
+    """
+    C_f, C_r = (real(v, name, positive=True, why=_STIFFNESS) for v, name in ((C_f, "C_f"), (C_r, "C_r")))
+    U = reals(U, "U", positive=True, why="the speed: eps = U / C must be positive; for a car reversing at U < 0 "
+              "give its speed -U")
     return 2.0 * U / (C_f + C_r)
 
 
 def understeer_gradient(m: float, l_f: float, l_r: float, C_f: float, C_r: float) -> float:
-    """K_us = (m / L) (l_r / C_f - l_f / C_r) [s^2/m]; positive: understeer."""
+    """K_us = (m / L) (l_r / C_f - l_f / C_r) [s^2/m]; positive: understeer.
+
+    m, C_f, C_r positive, l_f, l_r non-negative with L = l_f + l_r positive, all finite; a bad
+    value raises ValueError or TypeError naming it."""
+    m, l_f, l_r, C_f, C_r = _car(m, l_f, l_r, C_f, C_r)
     L = l_f + l_r
     return m / L * (l_r / C_f - l_f / C_r)
 
 
 def yaw_rate_gain(U, m: float, l_f: float, l_r: float, C_f: float, C_r: float):
-    """The steady-state yaw-rate gain r / delta = (U / L) / (1 + K_us U^2 / L) of the linear model."""
+    """The steady-state yaw-rate gain r / delta = (U / L) / (1 + K_us U^2 / L) of the linear model.
+
+    U: a finite speed or an array of them (a float or an array back); the car's parameters as in
+    :func:`understeer_gradient`. At the critical speed of an oversteering car (1 + K_us U^2 / L =
+    0) the gain diverges: inf there (with U's sign), negative above it (the straight run unstable).
+    """
+    K = understeer_gradient(m, l_f, l_r, C_f, C_r)
+    U = reals(U, "U")
     L = l_f + l_r
-    return U / L / (1.0 + understeer_gradient(m, l_f, l_r, C_f, C_r) * U**2 / L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.float64(U) / L / (1.0 + K * np.float64(U) ** 2 / L)
+    return float(gain) if np.ndim(gain) == 0 else gain
 
 
 def reduced_yaw_rate_gain(U, order: int, m: float, l_f: float, l_r: float, C_f: float, C_r: float):
-    """The gain of the slow-manifold model of order k: (U / L) (1 - x + ... + (-x)^k), x = K_us U^2 / L."""
-    L = l_f + l_r
-    x = understeer_gradient(m, l_f, l_r, C_f, C_r) * U**2 / L
+    """The gain of the slow-manifold model of order k: (U / L) (1 - x + ... + (-x)^k), x = K_us U^2 / L.
+
+    ``order`` a non-negative integer; U and the car's parameters as in :func:`yaw_rate_gain`."""
+    if isinstance(order, (bool, np.bool_)) or not isinstance(order, (int, np.integer)) or order < 0:
+        raise ValueError(f"order must be a non-negative integer (the slow manifold's order k), got {order!r:.100}")
+    K = understeer_gradient(m, l_f, l_r, C_f, C_r)
+    U, L = reals(U, "U"), float(l_f) + float(l_r)
+    x = K * U**2 / L
     return U / L * sum((-x) ** j for j in range(order + 1))
 
 
 def characteristic_speed(m: float, l_f: float, l_r: float, C_f: float, C_r: float) -> float:
     """sqrt(L / |K_us|): where x = 1 and the slow-manifold series stops converging (for an
-    oversteering car, the critical speed)."""
+    oversteering car, K_us < 0, the critical speed); inf for a neutral-steering car (K_us = 0).
+    The parameters as in :func:`understeer_gradient`."""
     K = understeer_gradient(m, l_f, l_r, C_f, C_r)
     if K == 0:
         return math.inf
-    return math.sqrt((l_f + l_r) / abs(K))
+    return math.sqrt((float(l_f) + float(l_r)) / abs(K))

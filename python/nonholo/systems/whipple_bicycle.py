@@ -21,6 +21,7 @@ KanesMethod, for :meth:`System.from_kanes_method`).
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import sympy as sp
@@ -29,6 +30,7 @@ from ..builders.bodies import RigidBody
 from ..builders.multibody import Mechanism, Revolute, assemble
 from ..builders.surfaces import Disc
 from ..system.system import System
+from .arguments import real
 
 __all__ = ["whipple_bicycle", "whipple_bicycle_kane", "upright_state", "BENCHMARK"]
 
@@ -192,31 +194,52 @@ def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **valu
     contact's height as ``system.holonomic``. :func:`upright_state` gives the straight upright run.
     ``friction_coefficient`` and ``normal_coefficient``: the coefficients of the sliding and of the
     front wheel's normal rows in ``system.friction(eps)`` (:meth:`Mechanism.system`).
+
+    Every value is a finite real number (not a bool): ``w``, ``g``, the radii and the masses
+    positive, ``lam`` in (-pi/2, pi/2), the inertias as :class:`~nonholo.bodies.RigidBody` takes
+    them; a bad one raises ValueError or TypeError naming it.
     """
     unknown = sorted(set(values) - set(BENCHMARK))
     if unknown:
         raise ValueError(f"unknown bicycle parameters {unknown}; the parameters are {sorted(BENCHMARK)}")
     p = {**BENCHMARK, **values}
-    for key in ("w", "rR", "rF", "mR", "mB", "mH", "mF", "g"):
-        if not (isinstance(p[key], (int, float)) and math.isfinite(p[key]) and p[key] > 0):
-            raise ValueError(f"bicycle parameter {key} must be a positive number, got {p[key]!r}")
+    for key, value in p.items():
+        if key in ("IB", "IH"):
+            continue  # RigidBody checks them (_body names the parameter)
+        positive = key in ("w", "rR", "rF", "mR", "mB", "mH", "mF", "g")
+        kind = "a positive number" if positive else "a finite real number"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"bicycle parameter {key} must be {kind}, got {value!r:.100}")
+        if not (math.isfinite(value) and (value > 0 or not positive)):
+            raise ValueError(f"bicycle parameter {key} must be {kind}, got {value!r}")
     w, c, lam, rR, rF = p["w"], p["c"], p["lam"], p["rR"], p["rF"]
+    if not abs(lam) < math.pi / 2:
+        raise ValueError(f"bicycle parameter lam must lie in (-pi/2, pi/2), got {lam!r} (the head angle, the "
+                         "steering axis from the vertical)")
     # the rear frame's reference point is the rear wheel centre, (0, 0, -rR) from the rear contact;
     # (x, y) locate the rear contact point P, as in the paper
-    bike = Mechanism(RigidBody(p["mB"], p["IB"], (p["xB"], 0, p["zB"] + rR)), "rear frame",
+    bike = Mechanism(_body("mB, IB, xB, zB", p["mB"], p["IB"], (p["xB"], 0, p["zB"] + rR)), "rear frame",
                      attitude=(("yaw", "z"), ("roll", "x"), ("pitch", "y")), down="z", origin="contact")
     # the steering axis meets the ground the trail c ahead of the front contact (w, 0, 0)
-    bike.add("front frame", RigidBody(p["mH"], p["IH"], (p["xH"] - w - c, 0, p["zH"])), "rear frame",
+    bike.add("front frame", _body("mH, IH, xH, zH", p["mH"], p["IH"], (p["xH"] - w - c, 0, p["zH"])), "rear frame",
              Revolute((math.sin(lam), 0, math.cos(lam)), (w + c, 0, rR), "steer"))
-    bike.add("rear wheel", RigidBody(p["mR"], (p["IRxx"], p["IRyy"], p["IRxx"])), "rear frame",
+    bike.add("rear wheel", _body("mR, IRxx, IRyy", p["mR"], (p["IRxx"], p["IRyy"], p["IRxx"])), "rear frame",
              Revolute("y", (0, 0, 0), "theta_R"))
-    bike.add("front wheel", RigidBody(p["mF"], (p["IFxx"], p["IFyy"], p["IFxx"])), "front frame",
+    bike.add("front wheel", _body("mF, IFxx, IFyy", p["mF"], (p["IFxx"], p["IFyy"], p["IFxx"])), "front frame",
              Revolute("y", (-c, 0, -rF), "theta_F"))
     bike.roll_on_plane("rear wheel", Disc(rR, axis=(0, 1, 0)))
     bike.roll_on_plane("front wheel", Disc(rF, axis=(0, 1, 0)))
     system = bike.system(gravity=p["g"], friction_coefficient=friction_coefficient,
                          normal_coefficient=normal_coefficient, name="Whipple bicycle")
     return system
+
+
+def _body(keys: str, mass, inertia, com=(0, 0, 0)) -> RigidBody:
+    """RigidBody(mass, inertia, com), a refusal naming the bicycle parameters ``keys`` it came from."""
+    try:
+        return RigidBody(mass, inertia, com)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"bicycle parameters {keys}: {error}") from None
 
 
 def _rear_radius(system: System) -> float:
@@ -232,7 +255,10 @@ def upright_state(system: System, speed: float, roll: float = 0.0, roll_rate: fl
                   steer_rate: float = 0.0) -> np.ndarray:
     """A state of :func:`whipple_bicycle` at forward speed ``speed`` (rear wheel: theta_R' = -v / rR)
     with the given roll, steer and their rates: the pitch solved from the front contact, the other
-    velocities from the constraints. ``speed``, ``roll`` ... = 0 but the speed: the straight upright run."""
+    velocities from the constraints. ``speed``, ``roll`` ... = 0 but the speed: the straight upright run.
+    Each a finite real number (ValueError or TypeError naming it otherwise)."""
+    speed, roll, roll_rate = real(speed, "speed"), real(roll, "roll"), real(roll_rate, "roll_rate")
+    steer, steer_rate = real(steer, "steer"), real(steer_rate, "steer_rate")
     names = system.coordinate_names
     q = np.zeros(system.n)
     q[names.index("roll")], q[names.index("steer")] = roll, steer

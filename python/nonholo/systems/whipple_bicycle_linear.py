@@ -16,10 +16,13 @@ steer and heading, in a form the optimal control problems take.
 from __future__ import annotations
 
 import math
+import numbers
 
+import numpy as np
 import sympy as sp
 
 from ..control.kinematic import KinematicSystem
+from .arguments import real
 
 __all__ = ["whipple_bicycle_linear", "BENCHMARK_MATRICES"]
 
@@ -44,12 +47,22 @@ def whipple_bicycle_linear(speed: float = 5.0, max_torque: float = math.inf, g: 
     kinematics (the benchmark's by default; M, C1, K0, K2 are the benchmark's). Self-stable
     between the weave and capsize speeds, 4.29 and 6.02 m/s. ``cost="energy"`` is the kinetic
     energy of the roll and steer motion, 1/2 q'^T M q'.
+
+    ``speed``, ``c``: finite real numbers; ``g``, ``w``: positive; ``lam`` in (-pi/2, pi/2);
+    ``max_torque`` positive (inf: unbounded). A bad one raises ValueError or TypeError naming it.
     """
-    speed = float(speed)
-    if not math.isfinite(speed):
-        raise ValueError(f"speed must be finite, got {speed}")
-    if not float(max_torque) > 0:
+    speed = real(speed, "speed")
+    if isinstance(max_torque, (bool, np.bool_)) or not isinstance(max_torque, numbers.Real):
+        raise TypeError(f"max_torque must be a real number, got {max_torque!r:.100}")
+    if not float(max_torque) > 0:  # inf (the default): no bound
         raise ValueError(f"max_torque must be positive, got {max_torque}")
+    g = real(g, "g", positive=True, why="gravity's acceleration, pulling the bicycle down")
+    w = real(w, "w", positive=True, why="the wheelbase: psi' = (v delta + c delta') cos(lam) / w")
+    c = real(c, "c", why="the trail")
+    lam = real(lam, "lam")
+    if not abs(lam) < math.pi / 2:
+        raise ValueError(f"lam must lie in (-pi/2, pi/2), got {lam:g} (the head angle, the steering axis from the "
+                         "vertical: at |lam| >= pi/2 the axis is horizontal or upside down)")
     phi, delta, phid, deltad, psi, y, T = sp.symbols("phi delta phi_dot delta_dot psi y T_delta")
     M, C1, K0, K2 = (sp.Matrix(BENCHMARK_MATRICES[k]) for k in ("M", "C1", "K0", "K2"))
     q, qd = sp.Matrix([phi, delta]), sp.Matrix([phid, deltad])

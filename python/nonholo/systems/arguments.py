@@ -1,0 +1,51 @@
+"""Checks of the built-in systems' numeric arguments: each refusal names the argument.
+
+A value must be a real number (an ``int``, a ``float``, a NumPy scalar; not a bool, a string or a
+SymPy expression) and finite; ``positive`` and ``non_negative`` add the sign. Called before a
+symbol is made, so that a bad value fails at once with a ValueError or TypeError saying which
+argument and why, not later in SymPy, in the compiled code or in an integrator that never ends.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def real(value, name: str, *, positive: bool = False, non_negative: bool = False, why: str = "") -> float:
+    """``value`` as a finite float; TypeError unless a real number (bools refused), ValueError
+    if not finite, or not > 0 (``positive``) or not >= 0 (``non_negative``). ``why``: a reason
+    appended to the message in parentheses."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r:.100}")
+    x = float(value)
+    reason = f" ({why})" if why else ""
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}{reason}")
+    if positive and not x > 0:
+        raise ValueError(f"{name} must be positive, got {x:g}{reason}")
+    if non_negative and not x >= 0:
+        raise ValueError(f"{name} must be non-negative, got {x:g}{reason}")
+    return x
+
+
+def reals(value, name: str, *, positive: bool = False, why: str = ""):
+    """A real number or an array of them (e.g. the speeds of a gain curve), finite (and > 0 with
+    ``positive``), as a float or a float array; the refusals of :func:`real`."""
+    if isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        return real(value, name, positive=positive, why=why)
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - anything that is not an array of numbers
+        array = np.asarray(None)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {value!r:.100}")
+    array = array.astype(float)
+    reason = f" ({why})" if why else ""
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite, got {value!r:.100}{reason}")
+    if positive and not np.all(array > 0):
+        raise ValueError(f"{name} must be positive, got {value!r:.100}{reason}")
+    return array
