@@ -273,3 +273,13 @@ def test_numpy_scalars_of_other_precisions_convert_as_python_floats():
     assert float(to_sympy(np.float32(0.5), "x")) == 0.5
     with pytest.raises(ValueError, match="mu"):
         nh.laws.Coulomb(np.float32("nan"))
+
+
+def test_principal_moments_meet_the_triangle_inequality():
+    """I_3 <= I_1 + I_2 for every mass distribution (I_1 + I_2 - I_3 = 2 sum m z^2 in principal
+    axes); (1, 1, 5) was accepted. A flat body (equality) and a thin rod stay valid."""
+    with pytest.raises(ValueError, match="triangle inequality"):
+        nh.bodies.RigidBody(1, (1, 1, 5))
+    nh.bodies.RigidBody(1, (0.25, 0.25, 0.5))  # a thin disc: equality
+    nh.bodies.RigidBody(1, (1.0, 1.0, 0.0))  # a thin rod along z
+    nh.bodies.RigidBody(1, np.diag([0.2, 0.3, 0.5]) + 1e-17)  # equality to rounding

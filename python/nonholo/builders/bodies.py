@@ -209,7 +209,8 @@ class RigidBody:
     Numbers are used as they are; symbols become runtime parameters of the system built from
     the body (their values are given to :func:`nonholo.contact.roll_on_plane`). A bad value
     (a mass that is not positive, a NaN or inf, an inertia that is not symmetric positive
-    semi-definite) raises ValueError or TypeError naming the argument.
+    semi-definite or whose principal moments break the triangle inequality I_3 <= I_1 + I_2)
+    raises ValueError or TypeError naming the argument.
     """
 
     def __init__(self, mass, inertia, com_offset=(0, 0, 0)):
@@ -220,6 +221,9 @@ class RigidBody:
             if eig.min() < -1e-12 * max(1.0, np.abs(eig).max()):
                 raise ValueError(f"inertia must have no negative principal moment (be positive definite, or "
                                  f"semi-definite: a point mass, a thin rod), its eigenvalues are {eig}")
+            if eig[2] > (eig[0] + eig[1]) * (1 + 1e-9) + 1e-12 * max(1.0, eig[2]):
+                raise ValueError(f"inertia: the principal moments {eig} break the triangle inequality "
+                                 f"I_3 <= I_1 + I_2, which every mass distribution meets (equality for a flat body)")
         self.com_offset = vector(com_offset, "com_offset")
 
     def __repr__(self) -> str:
