@@ -216,3 +216,23 @@ def normalize_parameters(parameters, table, coordinates, velocities, time) -> di
             raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
         result[sym] = check.finite_float(value, f"parameter {name}")
     return result
+
+
+def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) -> list:
+    """``System.param_vector``: the values of ``parameters`` (symbol -> default) overridden by
+    ``params`` (name or symbol -> value), then the model's ``extra`` ones (e.g. eps), each finite.
+    A symbol's assumptions are not a range: builders declare springs positive for SymPy, and k = 0
+    (no spring) is a valid run."""
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping name -> value, got {type(params).__name__} {params!r:.80}")
+    values, names, extra = dict(parameters), {s.name: s for s in parameters}, dict(extra or {})
+    for key, value in params.items():
+        name = key.name if isinstance(key, sp.Symbol) else key
+        if name in extra:
+            extra[name] = check.finite_float(value, f"parameter {name}")
+            continue
+        if name not in names:
+            known = ", ".join([*names, *extra]) or "none"
+            raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
+        values[names[name]] = check.finite_float(value, f"parameter {name}")
+    return [*values.values(), *extra.values()]

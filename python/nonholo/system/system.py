@@ -25,7 +25,7 @@ from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
 from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
-from .arguments import (check_not_time, normalize_parameters, as_matrix, as_symbols, immutable_matrix,
+from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
                         holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument)
 from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
@@ -415,19 +415,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         if params is None or (type(params) is dict and not params):  # the defaults
             return [*self.parameters.values(), *(extra or {}).values()]
-        if not isinstance(params, Mapping):
-            raise TypeError(f"params must be a mapping name -> value, got {type(params).__name__} {params!r:.80}")
-        values, names, extra = dict(self.parameters), {s.name: s for s in self.parameters}, dict(extra or {})
-        for key, value in params.items():
-            name = key.name if isinstance(key, sp.Symbol) else key
-            if name in extra:
-                extra[name] = check.finite_float(value, f"parameter {name}")
-                continue
-            if name not in names:
-                known = ", ".join([*names, *extra]) or "none"
-                raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
-            values[names[name]] = check.finite_float(value, f"parameter {name}")
-        return [*values.values(), *extra.values()]
+        return parameter_values(self.parameters, params, extra)
 
     # ------------------------------------------------------------------ models
     @model_factory
