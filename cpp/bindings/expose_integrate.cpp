@@ -143,7 +143,7 @@ void apply_sensitivity(IntegrationOptions& o, const py::dict& sensitivity) {
   o.sensitivity_error_control = sensitivity["error_control"].cast<bool>();
 }
 
-// events: sequence of (tape_or_callable, direction, terminal[, dynamics]). A callable is called as
+// events: sequence of (tape_or_callable, direction, terminal[, dynamics[, watch]]). A callable is called as
 // f(t, y) with y a NumPy array, holding the GIL; `dynamics`: a tape of [q, v, t, p, q'', lambda]
 // (EventSpec).
 std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
@@ -155,6 +155,7 @@ std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
     ev.direction = tup[1].cast<int>();
     ev.terminal = tup[2].cast<int>();
     ev.dynamics = tup.size() > 3 && tup[3].cast<bool>();
+    ev.watch = tup.size() > 4 && tup[4].cast<bool>();
     if (py::isinstance<Tape>(f)) {
       ev.tape = f.cast<std::shared_ptr<Tape>>();
     } else {

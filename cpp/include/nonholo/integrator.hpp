@@ -85,6 +85,10 @@ struct EventSpec {
   bool dynamics = false;
   int direction = 0;  // +1: g increasing only, -1: decreasing only, 0: both
   int terminal = 0;   // stop at the terminal-th occurrence; 0: never
+  // A limit of the model that the run watches (where a normal load or a rolling speed reaches zero,
+  // where a rolling body's surface stops holding), not the caller's event: it does not steer
+  // method="auto" off DOP853 (whose root search on its dense output finds it).
+  bool watch = false;
 };
 
 struct SolverStats {

@@ -99,7 +99,9 @@ void Integration::setup() {
   // reached, restart()).
   const bool sensitivities = !opt_.sensitivities.empty();
   Method method = opt_.method;
-  if (method == Method::Auto && !model_.stiff() && problem_.events.empty() && !sensitivities && !opt_.dense_output) {
+  const bool watched_only = std::all_of(problem_.events.begin(), problem_.events.end(),
+                                        [](const EventSpec& ev) { return ev.watch; });
+  if (method == Method::Auto && !model_.stiff() && watched_only && !sensitivities && !opt_.dense_output) {
     explicit_first_ = true;
     out_.method = "dop853";
     return;  // CVODE is started only if the run turns stiff

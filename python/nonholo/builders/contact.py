@@ -43,6 +43,7 @@ import sympy as sp
 from .bodies import (RigidBody, body_rate_matrix, euler_from_quaternion, inertia_eigenvalues, quaternion_rates,
                      rotation_matrices, rotation_matrix, scalar)
 from .surfaces import Disc, Ellipsoid, Paraboloid, Sphere, Surface
+from ..system.margins import DOMAIN_TOL
 from ..system.normal_forces import Lift, normal_force_output
 from ..system.system import System
 
@@ -154,7 +155,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     if friction is not None:
         eps_ = sp.Symbol("eps")
         params[eps_] = _positive_number(eps, "eps")
-    positive = (("mass", body.mass, False), ("inertia", body.inertia, False),
+    g_scalar = () if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)) else \
+        (("gravity", scalar(gravity, "gravity"), True),)  # g >= 0 along -z, at the parameters' values too
+    positive = (("mass", body.mass, False), ("inertia", body.inertia, False), *g_scalar,
                 *((length, value, False) for length, value in surface.lengths),
                 ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
     _check_positive(positive, _values_by_name(params), "parameters")
@@ -199,6 +202,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""), **kwargs)
     system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
     system.positive = positive
+    domain = surface.domain(geo["gamma"])
+    if domain is not None:  # where the support map stops holding, a run stops (nonholo.system.margins)
+        system.contact_domains = [domain]
     # N = m (z_G'' - g_z): the multiplier of the vertical constraint that the coordinates eliminate
     normal = normal_force_output(system, Lift((body.mass, z)), gravity_vector, [[0, 1]] if system.k else None)
     system.outputs["normal_force"] = system.outputs["friction_ratio"].normal = normal
@@ -273,6 +279,9 @@ def _check_positive(quantities, values: Mapping, given: str) -> None:
             if not np.min(moments) > 0:
                 raise ValueError(f"body inertia must be positive definite for a body rolling on a plane{why}; "
                                  f"its principal moments are {np.round(moments, 15).tolist()}{where}")
+            if moments[2] > (moments[0] + moments[1]) * (1 + 1e-9):
+                raise ValueError(f"body inertia: the principal moments {np.round(moments, 15).tolist()} break the "
+                                 f"triangle inequality I_3 <= I_1 + I_2{where}")
             continue
         try:
             value = float(at)
@@ -327,7 +336,8 @@ class ContactForce:
     coordinates eliminate, :mod:`nonholo.system.normal_forces`): the tangential (friction) force
     f = m (x_G'' - g_x, y_G'' - g_y), its magnitude ``"friction_force"``; and |f| / N,
     ``"friction_ratio"``, the friction coefficient that the motion needs: rolling without slipping
-    holds while it stays below the contact's mu, and the body lifts off where N reaches 0. Exact on
+    holds while it stays below the contact's mu, and the body lifts off where N reaches 0 (NaN
+    where N is zero to rounding, as without gravity). Exact on
     every model in [q, v] and in a frame; on a reduced model, from the nonholonomic acceleration
     at the run's states, so within O(eps) of the friction model's. Picklable."""
 
@@ -371,7 +381,12 @@ class ContactForce:
         if self.normal is not None:  # the same N as result["normal_force"]
             N = self.normal(q, v, params, a, t=0.0)
         tangential = np.hypot(fx, fy)
-        return tangential if self.name == "friction_force" else tangential / N
+        if self.name == "friction_force":
+            return tangential
+        # where N is rounding (no load: gravity 0), the ratio is undefined: NaN, not 0/0 noise such as -0.14
+        scale = m * (np.abs(zdd) + abs(gz) + np.hypot(a[0], a[1]) + np.hypot(gx, gy) + np.sum(v**2, axis=0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.abs(N) > 1e-12 * scale, tangential / N, np.nan)
 
 
 def _gravity(gravity, mass, x, y, z) -> tuple:
@@ -436,6 +451,12 @@ def rolling_state(system: System, quaternion, omega, x: float = 0.0, y: float = 
     omega = _numbers(omega, "omega", (3,), "3 finite numbers (the angular velocity in body axes)")
     position = [_numbers(c, what, (), "a finite number") for c, what in ((x, "x"), (y, "y"))]
     q = np.r_[position, quat]
+    for d, what in getattr(system, "contact_domains", None) or ():  # where the surface's support map holds
+        inside = float(sp.sympify(d).xreplace(dict(zip(system.coordinates, q))).xreplace(
+            {s: v for s, v in system.parameters.items() if s.name not in (params or {})}).subs(
+            {sp.Symbol(k): v for k, v in (params or {}).items()}))
+        if not inside > DOMAIN_TOL:
+            raise ValueError(f"quaternion: at this attitude {what}, where the contact with the plane is not defined")
     rates = quaternion_rates(quat, omega)
     if velocity is None:
         A = _slip_matrix(system, q, params)

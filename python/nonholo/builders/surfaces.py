@@ -31,6 +31,12 @@ class Surface:
         self._support = support
         self.name = name
 
+    def domain(self, n):
+        """None when the support map holds for every n; else (a SymPy expression d(n) in [0, 1], 0
+        where the support map stops holding, and what happens there): a run stops where d falls to
+        DOMAIN_TOL (:mod:`nonholo.system.margins`), a start outside is refused."""
+        return None
+
     def support(self, n) -> sp.Matrix:
         """r_c(n): the surface point where the outward normal is the unit vector n."""
         r = sp.Matrix(self._support(sp.Matrix(n)))
@@ -74,6 +80,12 @@ class Paraboloid(Surface):
         super().__init__(lambda n: sp.Matrix([-r1 * n[0] / n[2], -r2 * n[1] / n[2],
                                               (r1 * n[0] ** 2 + r2 * n[1] ** 2) / (2 * n[2] ** 2)]), "paraboloid")
 
+    def domain(self, n):
+        """-n_z / |n|: the cosine of the bowl's tilt from upright (its support point runs off to
+        infinity as the tilt nears 90 degrees)."""
+        n = sp.Matrix(n)
+        return -n[2] / sp.sqrt((n.T * n)[0]), "the paraboloid's bowl no longer faces down (tilted 90 degrees)"
+
 
 class Disc(Surface):
     r"""A thin disc (knife-edge wheel) of radius r > 0 about the origin with unit axis e (body
@@ -94,3 +106,9 @@ class Disc(Surface):
             return self.radius * (n - ne * e) / sp.sqrt((n.T * n)[0] - ne**2)
 
         super().__init__(support, "disc")
+
+    def domain(self, n):
+        """1 - (n . e)^2 / |n|^2: the squared sine of the angle between the vertical and the disc's
+        axis (0 when the disc lies flat, where its contact point jumps across the rim)."""
+        n = sp.Matrix(n)
+        return 1 - (n.T * self.axis)[0] ** 2 / (n.T * n)[0], "the disc lies flat"

@@ -55,6 +55,8 @@ __all__ = ["Margin", "warn_at_start", "varying_loads", "load_specs", "loads_at_s
 
 LOAD_FLAG = "NORMAL_LOAD_NEGATIVE"  # the flag_name of a run stopped where a normal load reached zero
 SPEED_FLAG = "ROLLING_SPEED_NEGATIVE"  # ... where a tire law's rolling speed reached zero
+DOMAIN_FLAG = "SURFACE_DOMAIN"  # ... where a rolling body's surface left its support map's domain
+DOMAIN_TOL = 1e-6  # the domain's edge: a disc 1e-3 rad from flat, a bowl tilted to within 1e-6 of 90 degrees
 
 KINDS = ("friction", "liftoff")
 
@@ -258,7 +260,17 @@ def _limits(system) -> list:
     for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds")):
         values = getattr(system, attribute, None)
         out += [(kind, c, sp.sympify(values[c])) for c in varying_loads(system, values)]
+    # a rolling body's surface: its support map holds while d(q) > 0; the run stops at DOMAIN_TOL
+    out += [("domain", c, sp.sympify(d) - DOMAIN_TOL) for c, (d, _) in enumerate(getattr(system, "contact_domains",
+                                                                                        None) or ())]
     return out
+
+
+def domain_message(system, c: int, t: float) -> str:
+    """The message of a run stopped where a rolling body's surface left the domain of its support map."""
+    what = system.contact_domains[c][1]
+    return (f"the run stopped at t = {t:.6g}: {what}, where the contact with the plane is no longer defined by "
+            "the body's surface (the rolling model ends there)")
 
 
 def negative_speed_message(c: int, t: float) -> str:
@@ -277,7 +289,7 @@ def load_specs(model) -> list:
     specs = []
     for _, _, expr in _limits(system):
         tape = kept_tape(system, "event", expr, lambda e=expr: lower([e], system._inputs).tape())
-        specs.append((tape, -1, 1))
+        specs.append((tape, -1, 1, False, True))  # watched: method="auto" stays with DOP853 where it would
     return specs
 
 
@@ -288,6 +300,7 @@ def loads_at_start(model, t0: float, y0, p) -> None:
     system = model.system
     limits = [(kind, c, expr) for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds"))
               for c, expr in enumerate(getattr(system, attribute, None) or ()) if expr is not None]
+    limits += [("domain", c, d) for c, (d, _) in enumerate(getattr(system, "contact_domains", None) or ())]
     if not limits:
         return
     n = system.n
@@ -298,6 +311,9 @@ def loads_at_start(model, t0: float, y0, p) -> None:
             raise ValueError(f"y0: the normal load of contact {c} is N = {x:.6g} < 0 at the start (t = {t0:g}): the "
                              "contact is lifted off, where the friction model does not hold (-mu N s/|s| would push "
                              "along the slip)")
+        if kind == "domain" and not x > DOMAIN_TOL:
+            raise ValueError(f"y0: the body's attitude is outside its surface's domain at the start (t = {t0:g}): "
+                             f"{system.contact_domains[c][1]}, where the contact with the plane is not defined")
         if kind == "speed" and not x > 0:
             raise ValueError(f"y0: the rolling speed of contact {c} is V = {x:.6g} <= 0 at the start (t = {t0:g}): the "
                              "tire law's slip angle atan(s / V) holds for V > 0; for a vehicle that reverses give the "
@@ -317,10 +333,12 @@ def stopped_by_load(result, count: int, stacklevel: int = 3, warn: bool = True) 
     if result.status != 1 or not fired:
         return False
     i = min(fired, key=lambda i: times[i][-1])
-    kind, c, _ = _limits(result.model.system)[i]
-    result.flag_name = LOAD_FLAG if kind == "load" else SPEED_FLAG
-    message = negative_load_message if kind == "load" else negative_speed_message
-    result.message = message(c, float(times[i][-1]))
+    system = result.model.system
+    kind, c, _ = _limits(system)[i]
+    result.flag_name = {"load": LOAD_FLAG, "speed": SPEED_FLAG, "domain": DOMAIN_FLAG}[kind]
+    t = float(times[i][-1])
+    result.message = {"load": negative_load_message, "speed": negative_speed_message}[kind](c, t) if kind != "domain" \
+        else domain_message(system, c, t)
     result.y_final = np.asarray(states[i][-1], dtype=float)
     result.warnings.append(result.message)
     if warn:

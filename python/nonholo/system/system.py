@@ -762,10 +762,11 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
 
     # attributes set after construction (by builders), carried by pickling and by the with_* methods:
     # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws, the normal
-    # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero), and
-    # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows)
+    # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero),
+    # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows), and
+    # where a rolling body's surface holds (its support map; margins.py)
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
-               "normal_rows")
+               "normal_rows", "contact_domains")
 
     def __setstate__(self, state):
         state = dict(state)
