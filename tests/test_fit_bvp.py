@@ -116,3 +116,14 @@ def test_a_geodesic_from_a_collocated_start_where_the_default_stalls():
     assert again.iterations <= 1 and abs(again.length - geodesic.length) < 1e-9
     with pytest.raises(ValueError, match="duration"):
         nh.vakonomic_bvp(disk, q0, q1, 2.0, guess=plan)
+
+
+def test_the_default_start_of_a_translated_geodesic():
+    """The Heisenberg particle from (0.1, 0, 0) to (0.1, 0, 0.3): a left translation of the problem
+    from the origin, the same geodesic, L = 2 sqrt(0.3 pi). Its straight line lies 5% in D, the
+    first Newton step took the multipliers to 1e4, and a raw IntegrationError escaped after 4 s (a
+    ShootingError after 56 s once caught). Starting along D it converges like the origin's."""
+    heis = nh.systems.heisenberg()
+    for x0 in (0.1, 0.01):
+        sol = nh.vakonomic_bvp(heis, [x0, 0, 0], [x0, 0, 0.3], 1.0)
+        assert abs(sol.length - 2 * np.sqrt(0.3 * np.pi)) < 1e-9

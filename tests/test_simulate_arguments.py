@@ -53,3 +53,14 @@ def test_a_backward_runs_event_direction_is_the_sign_of_dg_dt(knife):
     # forward, the same crossing at t = 2 increases: direction 1
     forward = nh.simulate(knife, (0, 10), y0, events=nh.Event(theta - 2, direction=1), rtol=1e-10, atol=1e-12)
     assert forward.t_events[0] == pytest.approx([2.0], abs=1e-8)
+
+
+def test_a_discrete_run_beyond_max_steps_is_refused_before_it_starts():
+    """Every step of simulate_discrete is stored: h = 1e-8 over (0, 1e3) filled the memory, h = 1e-20
+    gave the binding's signature dump (more than 2^63 steps)."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    for h in (1e-20, 1e-8):
+        with pytest.raises(ValueError, match="more than max_steps"):
+            nh.simulate_discrete(sleigh.discrete(h), (0, 1e3), [0, 0, 0, 1, 0, 0])
+    run = nh.simulate_discrete(sleigh.discrete(0.01), (0, 1), [0, 0, 0, 1, 0, 0])
+    assert run.success and run.t.size == 101

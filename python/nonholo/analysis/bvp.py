@@ -23,6 +23,8 @@ from .states import parameter_mapping
 
 __all__ = ["vakonomic_bvp", "ShootingError"]
 
+LINE_IN_D = 0.1  # a default start whose straight line has less than this part in D starts along D
+
 # Singular values of the shooting matrix below RCOND times the largest are treated as zero: the
 # matrix is exactly singular along a symmetry of the solution set (rotations of the Heisenberg
 # geodesics), and numerically its singular value there is of the size of the integration error
@@ -195,8 +197,10 @@ def _initial_guess(shoot: _Shooting, guess, T: float):
         v0, lam0 = g[: shoot.n], g[shoot.n:]
     if v0 is None:
         v0 = (shoot.q1 - shoot.q0) / T
-        if np.linalg.norm(shoot.N.T @ v0) < 1e-8 * max(np.linalg.norm(v0), 1.0):
-            # the straight line leaves D: start along the first direction of D instead
+        if np.linalg.norm(shoot.N.T @ v0) < LINE_IN_D * max(np.linalg.norm(v0), 1.0):
+            # the straight line (nearly) leaves D: start along the first direction of D instead (the
+            # Heisenberg particle from (0.1, 0, 0) to (0.1, 0, 0.3): 5% of the line in D, and a first
+            # Newton step to multipliers of 1e4 that no integration survived)
             v0 = shoot.N[:, 0] * max(np.linalg.norm(shoot.q1 - shoot.q0), 1.0) / T
     a = shoot.N.T @ (np.asarray(v0, dtype=float) - shoot.vp)
     lam0 = np.zeros(shoot.k) if lam0 is None else np.asarray(lam0, dtype=float).reshape(shoot.k)
@@ -281,7 +285,11 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     atol = float(atol[0]) if atol.size == 1 else atol
     shoot = _Shooting(system, q0, q1, T, segments, params, rtol, atol)
     z = _initial_guess(shoot, guess, T)
-    r, J = shoot.residual(z)
+    try:
+        r, J = shoot.residual(z)
+    except IntegrationError as err:
+        raise ShootingError(f"vakonomic_bvp: the shooting from its start failed to integrate ({err}); give a "
+                            "guess (a plan or a simulation) nearer the geodesic", np.inf, 0) from None
     it = 0
     while np.max(np.abs(r)) > tol:
         if it >= max_iterations:
@@ -295,8 +303,12 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
             except IntegrationError:
                 r_new = None
             if r_new is not None and np.linalg.norm(r_new) < (1 - 1e-4 * alpha) * np.linalg.norm(r):
-                accepted = True
-                break
+                try:  # the step's sensitivities too: their integration may fail where the state's did not
+                    r_next, J_next = shoot.residual(z + alpha * dz)
+                    accepted = True
+                    break
+                except IntegrationError:
+                    pass
             alpha /= 2
         if not accepted:
             mismatch = float(np.max(np.abs(r)))
@@ -306,7 +318,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
             raise ShootingError(f"vakonomic_bvp failed after {it} Newton steps (max mismatch {mismatch:.3g}): {why}",
                                 mismatch, it)
         z = z + alpha * dz
-        r, J = shoot.residual(z)
+        r, J = r_next, J_next
         it += 1
 
     y0 = shoot.first_state(z)

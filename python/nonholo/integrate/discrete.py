@@ -40,6 +40,7 @@ def simulate_discrete(
     newton_tol: float = 1e-14,
     max_newton_iterations: int = 50,
     max_wall_time: float | None = None,
+    max_steps: int = 10_000_000,
     project_y0: bool = False,
     raise_on_failure: bool = False,
 ) -> DiscreteResult:
@@ -49,7 +50,8 @@ def simulate_discrete(
     the first multiplier); with it the scheme converges with order 2 in h. ``t_span`` must be a
     whole number of steps. Newton's method solves each step to ``newton_tol`` (relative); when it
     fails (step too large, or the branch of the continuous flow lost) the result has status -1,
-    a message saying where and why, and the trajectory up to there.
+    a message saying where and why, and the trajectory up to there. Every step is stored: more than
+    ``max_steps`` of them is refused before the run (1e11 steps of h = 1e-8 filled the memory).
     """
     if not isinstance(model, DiscreteModel):
         raise TypeError(f"model must be a nonholo DiscreteModel (system.discrete(h)), got {type(model).__name__}")
@@ -57,7 +59,11 @@ def simulate_discrete(
     newton_tol = check.positive(newton_tol, "newton_tol")
     max_newton_iterations = check.count(max_newton_iterations, "max_newton_iterations")
     max_wall_time = check.wall_time(max_wall_time)
+    max_steps = check.count(max_steps, "max_steps")
     steps = (tf - t0) / model.h
+    if not steps <= max_steps:
+        raise ValueError(f"t_span = ({t0}, {tf}) takes {steps:.3g} steps of h = {model.h}, more than max_steps = "
+                         f"{max_steps} (every step is stored): raise max_steps or take a larger h")
     n_steps = int(round(steps))
     if abs(steps - n_steps) > 1e-9 * max(1.0, steps):
         raise ValueError(f"t_span = ({t0}, {tf}) is not a whole number of steps h = {model.h}")
