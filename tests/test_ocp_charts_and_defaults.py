@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-import sympy.physics.mechanics as me
 
 import nonholo as nh
 
@@ -17,17 +16,8 @@ def test_minimum_time_of_a_skate_from_kanes_method():
     """A skate of mass 2 pushed along its blade by |F| <= 1 from rest to rest 1 ahead: bang-bang,
     T = 2 sqrt(m d) = 2 sqrt(2). Its states x, y, theta made the default take it for a planar
     vehicle and ask whether it reverses, which unpacked its algebraic variables wrongly."""
-    x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
-    Fd, taud = me.dynamicsymbols("F tau")
+    km, (Fd, taud) = nh.testing.kane_skate(mass=2.0, inertia=0.5)
     F, tau = sp.symbols("F tau")
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [th, N.z])
-    B.set_ang_vel(N, u3 * N.z)
-    P = me.Point("P")
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
-                        u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
-    km.kanes_equations([me.RigidBody("b", P, B, 2.0, (me.inertia(B, 0, 0, 0.5), P))], [(P, Fd * B.x), (B, taud * N.z)])
     skate = nh.System.from_kanes_method(km, {F: 0.0, tau: 0.0}, specified={Fd: F, taud: tau})
     problem = nh.OptimalControlProblem(skate, cost="time", controls=[F, tau],
                                        control_bounds={"F": (-1, 1), "tau": (-1, 1)}, initial=[0] * 5,

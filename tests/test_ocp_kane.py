@@ -51,31 +51,10 @@ def parallel_park_car():
 
 
 def driven_rolling_disc():
-    """A disc rolling on the plane (SymPy's 3-1-2 yaw, lean, spin; the contact point (q4, q5) as
-    coordinates, u4, u5 its dependent speeds), driven by a spin torque Td and a yaw torque Tz."""
-    q1, q2, q3, q4, q5 = q = me.dynamicsymbols("q1:6")
-    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
-    Td, Tz = me.dynamicsymbols("T_d T_z")
-    r, m, g = sp.symbols("r m g")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    R = L.orientnew("R", "Axis", [q3, L.y])
-    w_qd = R.ang_vel_in(N)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
-    kd = [(R.ang_vel_in(N) - w_qd).dot(e) for e in L] + [q4.diff() - u4, q5.diff() - u5]
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", q4 * N.x + q5 * N.y)
-    C.set_vel(N, u4 * N.x + u5 * N.y)
-    D = C.locatenew("D", r * L.z)
-    D.v2pt_theory(C, N, L)
-    slip = D.vel(N) + R.ang_vel_in(N).cross(-r * L.z)
-    disc = me.RigidBody("disc", D, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), D))
-    km = me.KanesMethod(N, q_ind=list(q), u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5],
-                        velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
-    km.kanes_equations([disc], [(D, -m * g * Y.z), (R, Td * L.y + Tz * Y.z), (L, -Td * L.y)])
-    return km, {r: 0.5, m: 1.0, g: 9.81}, (Td, Tz)
+    """A disc rolling on the plane (nonholo.testing.kane_rolling_disc), driven by a spin torque Td and
+    a yaw torque Tz."""
+    km, (r, m, g), torques = nh.testing.kane_rolling_disc(torques=True)
+    return km, {r: 0.5, m: 1.0, g: 9.81}, torques
 
 
 def _system(builder):
@@ -123,16 +102,7 @@ def test_pushed_skate_optimum_is_the_closed_form():
     pushed by F along its blade from rest to rest 1 ahead in t = 1, cost int F^2 / 2: x'' = F,
     F = 6 - 12 t, cost 6, the torque 0, with every Hermite-Simpson point on the constraint; and
     an eighth of a turn whose plan a re-run of its controls reproduces within the defect."""
-    x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
-    Fd, taud = me.dynamicsymbols("F tau")
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [th, N.z])
-    B.set_ang_vel(N, u3 * N.z)
-    P = me.Point("P")
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
-                        u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
-    km.kanes_equations([me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, 1), P))], [(P, Fd * B.x), (B, taud * N.z)])
+    km, (Fd, taud) = nh.testing.kane_skate(mass=1, inertia=1)
     F, tau = sp.symbols("F tau")
     system = nh.System.from_kanes_method(km, {F: 0.0, tau: 0.0}, specified={Fd: F, taud: tau})
     problem = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2, t_final=1.0, controls=[F, tau],

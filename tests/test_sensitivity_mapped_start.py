@@ -4,8 +4,6 @@ the projection depend on the parameters). Checked against central differences of
 
 import numpy as np
 import pytest
-import sympy as sp
-import sympy.physics.mechanics as me
 
 import nonholo as nh
 
@@ -14,29 +12,10 @@ T, H = 1.5, 1e-5
 
 @pytest.fixture(scope="module")
 def disc():
-    """A rolling disc written with KanesMethod (speeds in the lean frame, x and y speeds
-    dependent): the radius r enters the rolling constraints, hence the map [q, q'] -> speeds."""
-    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
-    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
-    r, m, g = sp.symbols("r m g")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    R = L.orientnew("R", "Axis", [q3, L.y])
-    w_R = R.ang_vel_in(N)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
-    kd = [(R.ang_vel_in(N) - w_R).dot(e) for e in L] + [q4.diff() - u4, q5.diff() - u5]
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", q4 * N.x + q5 * N.y)
-    C.set_vel(N, u4 * N.x + u5 * N.y)
-    D = C.locatenew("D", r * L.z)
-    D.v2pt_theory(C, N, L)
-    slip = D.vel(N) + R.ang_vel_in(N).cross(-r * L.z)
-    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3], u_dependent=[u4, u5], kd_eqs=kd,
-                        velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
-    inertia = me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4)
-    km.kanes_equations([me.RigidBody("disc", D, R, m, (inertia, D))], [(D, -m * g * Y.z)])
+    """A rolling disc written with KanesMethod (nonholo.testing.kane_rolling_disc: speeds in the lean
+    frame, x and y speeds dependent): the radius r enters the rolling constraints, hence the map
+    [q, q'] -> speeds."""
+    km, (r, m, g), _ = nh.testing.kane_rolling_disc()
     speeds = nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 9.81}).nonholonomic()
     yu = np.r_[0.3, 0.2, 0.0, 0.0, 0.0, 0.5, 4.0, 0.3]
     yq = np.r_[yu[:5], speeds.velocity(0.0, yu, {"r": 1.0})]  # [q, q'] on the constraint set at r = 1
