@@ -230,20 +230,3 @@ def test_split_judged_at_unit_quaternions():
         assert np.all(np.isfinite(X))
         A = ball.constraint_matrix(np.array(q, dtype=float))[0]
         assert np.abs(A @ X[:, :ball.n - ball.k]).max() < 1e-14
-
-
-def test_one_constraint_solves_the_coordinate_of_its_largest_coefficient():
-    """A blade whose contact point lies 0.4 ahead: A = (-sin th, cos th, -0.4). Measured against its
-    own norm every nonzero 1 x 1 block scored 1, and coordinate order picked y (singular at th = pi/2,
-    its kinematic chart y' = tan(th) x' + ...); against the whole row the heading's constant
-    coefficient wins: th' = (cos th y' - sin th x') / 0.4, a chart regular at every heading. The
-    ill-conditioned row (-sin th, 1e-3 cos th, -5) likewise solves th (condition 1, not 2.5e7)."""
-    from nonholo.system.frames import voronets_split
-
-    x, y, th = sp.symbols("x y theta")
-    for row, solved in (([-sp.sin(th), sp.cos(th), -0.4], "theta"), ([-sp.sin(th), 1e-3 * sp.cos(th), -5], "theta"),
-                        ([sp.sin(th), -sp.cos(th), 0], "y")):  # the knife edge: x or y, y regular at th = 0
-        blade = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([row]))
-        assert [blade.coordinate_names[i] for i in voronets_split(blade)] == [solved]
-    blade = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), -0.4]]))
-    assert blade.kinematic().control_names == ["x_dot", "y_dot"]

@@ -64,8 +64,8 @@ def voronets_split(system, solved: Sequence | None = None) -> list:
     """The indices (increasing) of the k coordinates s the constraints are solved for.
 
     ``solved`` names them (symbols or names). By default: the k-subset whose block A_s is the
-    best conditioned, min over q = 0 and 16 random points q of |det A_s| / prod_a |A_a| (the rows of
-    the whole A; the first one in lexicographic order among equals); with more than 5000 subsets, the pivots of a QR
+    best conditioned, min over q = 0 and 16 random points q of |det A_s| / ||A_s||^k (the first one
+    in lexicographic order among equals); with more than 5000 subsets, the pivots of a QR
     factorization of A with column pivoting at q = 0 (then at the random points if that split is
     singular somewhere). A is evaluated numerically.
     """
@@ -76,12 +76,12 @@ def voronets_split(system, solved: Sequence | None = None) -> list:
     if solved is None:
         if math.comb(n, k) <= _EXHAUSTIVE_SPLITS:
             combos = list(itertools.combinations(range(n), k))
-            scores = np.array([_conditioning(samples[:, :, list(c)], samples) for c in combos])
+            scores = np.array([_conditioning(samples[:, :, list(c)]) for c in combos])
             best = combos[int(np.argmax(scores >= scores.max() * (1 - 1e-9)))]
         else:
             best = next((c for c in (_pivot_columns(a, k) for a in samples)
-                         if _conditioning(samples[:, :, list(c)], samples) >= 1e-10), _pivot_columns(samples[0], k))
-        if _conditioning(samples[:, :, list(best)], samples) < 1e-10:
+                         if _conditioning(samples[:, :, list(c)]) >= 1e-10), _pivot_columns(samples[0], k))
+        if _conditioning(samples[:, :, list(best)]) < 1e-10:
             raise ModelError("no k coordinates can be solved for from the constraints (A_s is singular)")
         return list(best)
     names = [str(s) for s in solved]
@@ -89,7 +89,7 @@ def voronets_split(system, solved: Sequence | None = None) -> list:
     if unknown or len(names) != k or len(set(names)) != k:
         raise ValueError(f"solved must name {k} distinct coordinates of {system.coordinate_names}, got {names}")
     s_idx = sorted(system.coordinate_names.index(nm) for nm in names)
-    if _conditioning(samples[1:, :, s_idx], samples[1:]) < 1e-10:  # the user's split may be singular at q = 0
+    if _conditioning(samples[1:, :, s_idx]) < 1e-10:  # the user's split may be singular at q = 0
         raise ModelError(f"the constraints cannot be solved for {names}: their block of A is singular")
     return s_idx
 
@@ -148,19 +148,14 @@ def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
         return None
 
 
-def _conditioning(blocks: np.ndarray, rows: np.ndarray | None = None) -> float:
-    """min over sample points of |det A_s| / prod_a |A_a|, the rows A_a of the whole constraint
-    matrix (``rows``, shape (samples, k, n); the blocks' own rows without it): in [0, 1] by
-    Hadamard's inequality, 1 for a block that holds all of each row's weight in orthogonal rows.
-    Measured against the whole rows, one constraint (k = 1) prefers the coordinate of its largest
-    coefficient: the Chaplygin sleigh's (-sin, cos, -a) solves its heading (a constant coefficient,
-    a global chart) rather than y (singular at a heading of pi/2), which a block's own norm (always
-    1 for 1 x 1) could not tell apart. A zero block scores 0."""
-    full = blocks if rows is None else rows
-    norms = np.linalg.norm(full, axis=2)  # (samples, k)
-    safe = np.where(norms > 0, norms, 1.0)
-    # det(A_s / |A_a| row by row), without forming prod |A_a|, which underflows for small entries
-    ratio = np.where((norms > 0).all(axis=1), np.abs(np.linalg.det(blocks / safe[:, :, None])), 0.0)
+def _conditioning(blocks: np.ndarray) -> float:
+    """min over sample points of |det A_s| / ||A_s||^k: how far the block stays from singular."""
+    # det(A_s / ||A_s||) = det A_s / ||A_s||^k without forming ||A_s||^k, which underflows for small
+    # entries (a block of zeros, from a split that leaves out the solvable coordinates, was 0/0 = NaN,
+    # which no comparison rejects); a zero block scores 0
+    top = np.abs(blocks).max(axis=(1, 2))
+    safe = np.where(top > 0, top, 1.0)
+    ratio = np.where(top > 0, np.abs(np.linalg.det(blocks / safe[:, None, None])), 0.0)
     return float(np.nan_to_num(ratio, nan=0.0).min())
 
 
