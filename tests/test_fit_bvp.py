@@ -127,3 +127,15 @@ def test_the_default_start_of_a_translated_geodesic():
     for x0 in (0.1, 0.01):
         sol = nh.vakonomic_bvp(heis, [x0, 0, 0], [x0, 0, 0.3], 1.0)
         assert abs(sol.length - 2 * np.sqrt(0.3 * np.pi)) < 1e-9
+
+
+def test_a_guess_mapping_is_checked_key_by_key():
+    """{"v_0": ...} was ignored silently, a v0 or lambda0 of the wrong length gave NumPy's broadcast
+    or reshape error; a right one still starts the shooting (L = 2 sqrt(0.3 pi))."""
+    heis = nh.systems.heisenberg()
+    for guess, match in (({"v_0": [1, 2, 3]}, "keys 'v0' and 'lambda0'"), ({"v0": [1, 2]}, r"guess\['v0'\] must have"),
+                         ({"lambda0": [1, 2]}, r"guess\['lambda0'\] must have"), ({"v0": [np.nan, 0, 0]}, "NaN")):
+        with pytest.raises(ValueError, match=match):
+            nh.vakonomic_bvp(heis, [0, 0, 0], [1, 0, 0], 1.0, guess=guess)
+    sol = nh.vakonomic_bvp(heis, [0, 0, 0], [0, 0, 0.3], 1.0, guess={"v0": [0, -1.9416, 0], "lambda0": [-3.14]})
+    assert abs(sol.length - 2 * np.sqrt(0.3 * np.pi)) < 1e-9

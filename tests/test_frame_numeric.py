@@ -230,3 +230,19 @@ def test_split_judged_at_unit_quaternions():
         assert np.all(np.isfinite(X))
         A = ball.constraint_matrix(np.array(q, dtype=float))[0]
         assert np.abs(A @ X[:, :ball.n - ball.k]).max() < 1e-14
+
+
+def test_a_frames_maps_refuse_bad_points_by_name():
+    """frame.state at a NaN q returned NaN, and a q' or v of the wrong length gave a bare matmul
+    error; the sleigh's default frame maps a point on C as before."""
+    from nonholo.system.frames import AnholonomicFrame
+
+    frame = AnholonomicFrame(nh.systems.chaplygin_sleigh())
+    state = frame.state([0, 0, 0.3], [np.cos(0.3), np.sin(0.3), 0.5])
+    assert np.allclose(frame.velocity(state[:3], state[3:]), [np.cos(0.3), np.sin(0.3), 0.5])
+    with pytest.raises(ValueError, match="q contains NaN"):
+        frame.state([0, 0, np.nan], [1, 0, 0])
+    with pytest.raises(ValueError, match="v_alpha must have shape"):
+        frame.velocity([0, 0, 0], [1, 2, 3])
+    with pytest.raises(ValueError, match="qdot must have shape"):
+        frame.quasi_velocities([0, 0, 0], [1, 0])

@@ -189,7 +189,15 @@ def _initial_guess(shoot: _Shooting, guess, T: float):
         positions, V = path
         v0, lam0 = V[:, 0], _multipliers_fitted(shoot, positions, V, T)
     elif isinstance(guess, dict):
+        unknown = sorted(set(guess) - {"v0", "lambda0"})
+        if unknown:
+            raise ValueError(f"guess: a mapping takes the keys 'v0' and 'lambda0', got {unknown}")
         v0, lam0 = guess.get("v0"), guess.get("lambda0")
+        for key, value, size in (("v0", v0, shoot.n), ("lambda0", lam0, shoot.k)):
+            if value is not None and np.shape(value) != (size,):
+                raise ValueError(f"guess[{key!r}] must have shape ({size},), got {np.shape(value)}")
+            if value is not None and not np.all(np.isfinite(np.asarray(value, dtype=float))):
+                raise ValueError(f"guess[{key!r}] contains NaN or inf")
     elif guess is not None:
         g = np.asarray(guess, dtype=float).reshape(-1)
         if g.size != shoot.n + shoot.k:

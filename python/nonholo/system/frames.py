@@ -366,15 +366,26 @@ class AnholonomicFrame:
     def _params(self, params):
         return self.system.param_vector(params)
 
+    def _vector(self, value, what: str, size: int | None = None) -> np.ndarray:
+        """``value`` as ``size`` (default n) finite numbers; ValueError naming ``what`` otherwise (a NaN q
+        gave a NaN frame, a q' of the wrong length a bare matmul error)."""
+        x = np.asarray(value, dtype=float)
+        size = self.n if size is None else size
+        if x.shape != (size,):
+            raise ValueError(f"{what} must have shape ({size},), got {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{what} contains NaN or inf")
+        return x
+
     def matrix(self, q, params=None) -> np.ndarray:
         """X(q), shape (n, n): column j is X_j."""
-        return self._core.evaluate(np.asarray(q, float), self._params(params))[0]
+        return self._core.evaluate(self._vector(q, "q"), self._params(params))[0]
 
     def offset_at(self, q, params=None) -> np.ndarray:
         """w0(q), shape (n,): the velocity of the frame at v = 0 (zero without an offset)."""
         if not self.has_offset:
             return np.zeros(self.n)
-        return self._core.evaluate(np.asarray(q, float), self._params(params))[2]
+        return self._core.evaluate(self._vector(q, "q"), self._params(params))[2]
 
     def _check_adapted(self) -> None:
         rng = np.random.default_rng(2)
@@ -413,11 +424,12 @@ class AnholonomicFrame:
 
     def quasi_velocities(self, q, qdot, params=None) -> np.ndarray:
         """v = X(q)^-1 (q' - w0(q)), shape (n,): (v^alpha, v^a), v^a = 0 on C (w0 = 0 without offset)."""
-        return np.linalg.solve(self.matrix(q, params), np.asarray(qdot, float) - self.offset_at(q, params))
+        return np.linalg.solve(self.matrix(q, params), self._vector(qdot, "qdot") - self.offset_at(q, params))
 
     def velocity(self, q, v_alpha, params=None) -> np.ndarray:
         """q' = X_D(q) v^alpha + w0(q), shape (n,)."""
-        return self.matrix(q, params)[:, : self.rank] @ np.asarray(v_alpha, float) + self.offset_at(q, params)
+        v = self._vector(v_alpha, "v_alpha", self.rank)
+        return self.matrix(q, params)[:, : self.rank] @ v + self.offset_at(q, params)
 
     # ---------------------------------------------------------------- models
     @model_factory
