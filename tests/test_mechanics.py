@@ -65,10 +65,12 @@ def _disc_and_contact_point():
     return q, u, (r, m, g), frames, C
 
 
-def rolling_disc_with_contact_point(gravity_as_load: bool = True):
+def rolling_disc_with_contact_point(gravity_as_load: bool = True, torques: bool = False):
     """The same disc with the contact point's position (q4, q5) as coordinates, its velocity as
     speeds u4 = q4', u5 = q5', and the no-slip conditions as velocity_constraints for
-    u_dependent = [u4, u5]: Kane's formulation of the rolling disc with nonholonomic constraints."""
+    u_dependent = [u4, u5]: Kane's formulation of the rolling disc with nonholonomic constraints.
+    ``torques``: driven by a spin torque T_d and a yaw torque T_z (dynamicsymbols), returned in
+    place of the potential."""
     (q1, q2, q3, q4, q5), (u1, u2, u3, u4, u5), (r, m, g), (N, Y, L, R, kd), C = _disc_and_contact_point()
     C.set_vel(N, u4 * N.x + u5 * N.y)
     Dmc = C.locatenew("Dmc", r * L.z)
@@ -79,6 +81,10 @@ def rolling_disc_with_contact_point(gravity_as_load: bool = True):
     disc = me.RigidBody("BodyD", Dmc, R, m, (I, Dmc))
     km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5],
                         velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
+    if torques:
+        Td, Tz = me.dynamicsymbols("T_d T_z")
+        km.kanes_equations([disc], [(Dmc, -m * g * Y.z), (R, Td * L.y + Tz * Y.z), (L, -Td * L.y)])
+        return km, (r, m, g), (Td, Tz)
     km.kanes_equations([disc], [(Dmc, -m * g * Y.z)] if gravity_as_load else None)
     potential = m * g * r * sp.cos(q2)
     return km, (r, m, g), potential

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from sympy.physics import mechanics as me
+from test_mechanics import rolling_disc_with_contact_point
 
 import nonholo as nh
 from nonholo.control.speeds import ConstrainedControlSystem
@@ -51,9 +52,9 @@ def parallel_park_car():
 
 
 def driven_rolling_disc():
-    """A disc rolling on the plane (nonholo.testing.kane_rolling_disc), driven by a spin torque Td and
-    a yaw torque Tz."""
-    km, (r, m, g), torques = nh.testing.kane_rolling_disc(torques=True)
+    """A disc rolling on the plane (SymPy's, test_mechanics.rolling_disc_with_contact_point), driven by
+    a spin torque Td and a yaw torque Tz."""
+    km, (r, m, g), torques = rolling_disc_with_contact_point(torques=True)
     return km, {r: 0.5, m: 1.0, g: 9.81}, torques
 
 

@@ -4,6 +4,7 @@ the projection depend on the parameters). Checked against central differences of
 
 import numpy as np
 import pytest
+from test_mechanics import rolling_disc_with_contact_point
 
 import nonholo as nh
 
@@ -12,10 +13,10 @@ T, H = 1.5, 1e-5
 
 @pytest.fixture(scope="module")
 def disc():
-    """A rolling disc written with KanesMethod (nonholo.testing.kane_rolling_disc: speeds in the lean
-    frame, x and y speeds dependent): the radius r enters the rolling constraints, hence the map
+    """A rolling disc written with KanesMethod (test_mechanics.rolling_disc_with_contact_point: speeds
+    in the lean frame, x and y speeds dependent): the radius r enters the rolling constraints, hence the map
     [q, q'] -> speeds."""
-    km, (r, m, g), _ = nh.testing.kane_rolling_disc()
+    km, (r, m, g), _ = rolling_disc_with_contact_point()
     speeds = nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 9.81}).nonholonomic()
     yu = np.r_[0.3, 0.2, 0.0, 0.0, 0.0, 0.5, 4.0, 0.3]
     yq = np.r_[yu[:5], speeds.velocity(0.0, yu, {"r": 1.0})]  # [q, q'] on the constraint set at r = 1

@@ -16,7 +16,7 @@ from ..system import System
 __all__ = [
     "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
     "loglog_slope", "central_difference", "random_system", "car_with_trailers", "roller_racer", "spring_snake",
-    "kane_rolling_disc", "kane_skate",
+    "kane_skate",
 ]
 
 # Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
@@ -232,43 +232,6 @@ def spring_snake(N: int, m: float = 1.0, I: float = 0.1, L: float = 1.0, k: floa
     V = sum(k / 2 * (th[i + 1] - th[i]) ** 2 for i in range(N - 1))
     A = sp.Matrix([[sp.diff(-sp.sin(th[i]) * vx[i] + sp.cos(th[i]) * vy[i], vj) for vj in v] for i in range(N)])
     return System.from_lagrangian(T - V, q, v, constraints=A, name=f"spring snake ({N} links)")
-
-
-def kane_rolling_disc(torques: bool = False) -> tuple:
-    """A thin disc rolling on the plane written with ``sympy.physics.mechanics.KanesMethod``, as a
-    user would (no builder of ``nonholo.systems`` names it): SymPy's 3-1-2 yaw q1, lean q2 and spin
-    q3, the contact point (q4, q5); speeds u1..u3 in the lean frame, u4, u5 dependent. With
-    ``torques``: a spin torque T_d and a yaw torque T_z (dynamicsymbols). Returns (km, (r, m, g),
-    the torques or ())."""
-    import sympy.physics.mechanics as me
-
-    q1, q2, q3, q4, q5 = q = me.dynamicsymbols("q1:6")
-    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
-    r, m, g = sp.symbols("r m g")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    R = L.orientnew("R", "Axis", [q3, L.y])
-    w_qd = R.ang_vel_in(N)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
-    kd = [(R.ang_vel_in(N) - w_qd).dot(e) for e in L] + [q4.diff() - u4, q5.diff() - u5]
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", q4 * N.x + q5 * N.y)
-    C.set_vel(N, u4 * N.x + u5 * N.y)
-    D = C.locatenew("D", r * L.z)
-    D.v2pt_theory(C, N, L)
-    slip = D.vel(N) + R.ang_vel_in(N).cross(-r * L.z)
-    disc = me.RigidBody("disc", D, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), D))
-    km = me.KanesMethod(N, q_ind=list(q), u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5],
-                        velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
-    loads = [(D, -m * g * Y.z)]
-    driving = ()
-    if torques:
-        driving = Td, Tz = me.dynamicsymbols("T_d T_z")
-        loads += [(R, Td * L.y + Tz * Y.z), (L, -Td * L.y)]
-    km.kanes_equations([disc], loads)
-    return km, (r, m, g), driving
 
 
 def kane_skate(mass: float = 1.0, inertia: float = 1.0) -> tuple:
