@@ -38,3 +38,15 @@ def test_t_eval_inside_t_span_gives_those_times_across_the_switch(kwargs, tol):
     run = nh.simulate(model(), (0, 1), Y0, t_eval=t, **kwargs)
     np.testing.assert_array_equal(run.t, t)
     np.testing.assert_allclose(run["x_dot"], np.where(t < t_switch, V0 - MU * G * t, 5 / 7 * V0), rtol=0, atol=tol)
+
+
+
+def test_backward_t_span_is_refused():
+    """A stick-slip run has no unique past: the ball rolling at 5/7 v0 at t = 1 may have rolled all
+    along, or been launched sliding at v0 without spin (this file's run, stuck from t = 0.437 on),
+    or at any speed in between. Run backward it returned the first with status 0, as if it were
+    the answer; a backward t_span is now refused by name."""
+    forward = nh.simulate(model(), (0, 1), Y0)  # the default direction still runs
+    assert forward.status == 0 and np.isclose(forward["x_dot"][-1], 5 / 7 * V0, atol=1e-6)
+    with pytest.raises(ValueError, match=r"t_span = \(1, 0\) runs backward"):
+        nh.simulate(model(), (1, 0), forward.y[:, -1])

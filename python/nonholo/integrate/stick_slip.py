@@ -222,6 +222,10 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
 
     n = model.system.n
     t0, tf = check.t_span(t_span)
+    if tf < t0:
+        raise ValueError(f"t_span = ({t0:g}, {tf:g}) runs backward: a stick-slip model runs forward in time only "
+                         "(its past is not unique: a contact stuck at the end may have stuck all along or slid "
+                         "until any earlier time)")
     check.tolerances(rtol, atol, 2 * n)
     try:
         y = np.asarray(y0, dtype=float).copy()

@@ -18,6 +18,8 @@ starts stuck, that slip projected out by the model (G-orthogonally onto its rows
 slip starts sliding. The model holds while every contact is pressed on its support: a run stops,
 with status 1 and a SimulationWarning, where a normal load given as an expression of the state or
 the time reaches zero (the contact lifts off), and one that starts with a negative load is refused.
+Runs go forward in time only: a stick-slip motion has no unique past (a contact stuck at the end may
+have stuck all along or slid until any earlier time).
 A sliding contact's force is written -mu_k N (s + eta d) / |s + eta d| with d the direction in which
 it started to slide and eta far below any slip the tolerances resolve (1e-14 of the velocity scale),
 so that the force is defined at the instant sliding starts, where s = 0.
