@@ -1,6 +1,6 @@
 """The single-track car on linear tires is the friction realization of the kinematic car.
 
-Its steady-state yaw-rate gain is (U / L) / (1 + x), x = K_us U^2 / L, and the slow-manifold
+Its steady-state yaw-rate gain is (U / L) / (1 + x), x = K_us U |U| / L, and the slow-manifold
 model of order k gives the truncated geometric series (U / L) (1 - x + ... + (-x)^k): relative
 error x^(k+1) (derivation in nonholo/systems/single_track_car.py).
 """
@@ -106,3 +106,34 @@ def test_characteristic_speed_and_bad_input():
     assert car_module.reduced_yaw_rate_gain(5.0, 0, M, LF, LR, C, C) == pytest.approx(5.0 / L)
     with pytest.raises(ValueError, match="C_f and C_r"):
         car_module.tire_eps(10.0, -1.0, C)
+
+
+def test_reversing_gain_and_critical_speed_follow_u_abs_u():
+    """Reversing, the tires' slip angles are s / |U|: x = K_us U |U| / L, so an understeering car
+    reverses like an oversteering one. yaw_rate_gain used U^2 (13% off at U = -4, 28% at -6, and
+    finite past the critical reversing speed); forward runs keep the classical formula."""
+    m, I_z, lf, lr, C, delta = 1500.0, 2500.0, 1.2, 1.4, 1.0e4, 0.002  # understeering
+    K = car_module.understeer_gradient(m, lf, lr, C, C)
+    assert K > 0
+    for U in (-6.0, 4.0):
+        car = nh.systems.single_track_car(m=m, I_z=I_z, l_f=lf, l_r=lr, C_f=C, C_r=C, delta=delta, U=U)
+        eps = car_module.tire_eps(abs(U), C, C)
+        run = nh.simulate(car.friction(eps), (0, 80), [0, 0, 0, U, 0, 0], t_eval=[80.0], rtol=1e-11, atol=1e-12)
+        gain = run["psi_dot"][-1] / delta
+        expected = (U / (lf + lr)) / (1 + K * U * abs(U) / (lf + lr))
+        assert gain == pytest.approx(expected, rel=1e-3)  # O(delta^2) from the steady state's nonlinearity
+        assert car_module.yaw_rate_gain(U, m, lf, lr, C, C) == pytest.approx(expected, rel=1e-12)
+        with warnings.catch_warnings():  # at |U| = 6 the time scales are not 10 apart: the run warns
+            warnings.simplefilter("ignore", nh.SimulationWarning)
+            order1 = nh.simulate(car.reduced(eps, order=1), (0, 80), [0, 0, 0, U, 0, 0], t_eval=[80.0], rtol=1e-11,
+                                 atol=1e-12, project_y0=True)
+        assert order1["psi_dot"][-1] / delta == pytest.approx(
+            car_module.reduced_yaw_rate_gain(U, 1, m, lf, lr, C, C), rel=1e-3)
+    # the straight reversing run turns unstable at the characteristic speed
+    critical = car_module.characteristic_speed(m, lf, lr, C, C)
+    for factor, stable in ((0.9, True), (1.1, False)):
+        U = -factor * critical
+        car = nh.systems.single_track_car(m=m, I_z=I_z, l_f=lf, l_r=lr, C_f=C, C_r=C, delta=0.0, U=U)
+        lin = nh.linearize(car.friction(car_module.tire_eps(-U, C, C)), [0, 0, 0, U, 0, 0])
+        assert (lin.max_real < 0) == stable
+        assert (car_module.yaw_rate_gain(U, m, lf, lr, C, C) < 0) == stable  # the sign turns past it

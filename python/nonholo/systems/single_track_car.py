@@ -7,11 +7,11 @@ angle delta. The kinematic car rolls without sideways slip at either axle, A(q) 
     rear:   -sin(psi) x' + cos(psi) y' - l_r psi'                    (lateral velocity of the rear axle)
     front:  -sin(psi + delta) x' + cos(psi + delta) y' + l_f cos(delta) psi'   (of the front wheel).
 
-A linear tire turns the slip angle alpha = s / U (s the lateral velocity of the wheel, U the
-speed) into the lateral force -C alpha, C its cornering stiffness. On both axles that is the
+A linear tire turns the slip angle alpha = s / |U| (s the lateral velocity of the wheel, U the
+speed, negative reversing) into the lateral force -C alpha, C its cornering stiffness. On both axles that is the
 viscous friction of the friction model
 
-    G q'' = F - (1/eps) A^T mu A q',   mu = diag(C_r, C_f) / C (rows of A),   eps = U / C,   C = (C_f + C_r) / 2,
+    G q'' = F - (1/eps) A^T mu A q',   mu = diag(C_r, C_f) / C (rows of A),   eps = |U| / C,   C = (C_f + C_r) / 2,
 
 so the single-track car of vehicle dynamics is the friction realization of the kinematic car with
 eps of order 1/C (:func:`tire_eps`). A drive force k_d (U - u) along the heading (u the forward
@@ -19,10 +19,10 @@ speed of the centre of mass) holds the speed near U.
 
 Steady cornering (the classical result, e.g. Gillespie, *Fundamentals of Vehicle Dynamics*, ch. 6):
 the tires carry the centripetal force m U r (r = psi') without a moment, F_f = m U r l_r / L and
-F_r = m U r l_f / L; their slips s = -U F / C make L r - U delta = s_f - s_r = -K_us U^2 r, so the
-yaw-rate gain at small delta is
+F_r = m U r l_f / L; their slips s = -|U| F / C make L r - U delta = s_f - s_r = -K_us U |U| r, so
+the yaw-rate gain at small delta is
 
-    r / delta = (U / L) / (1 + x),   x = K_us U^2 / L,   K_us = (m / L) (l_r / C_f - l_f / C_r),
+    r / delta = (U / L) / (1 + x),   x = K_us U |U| / L,   K_us = (m / L) (l_r / C_f - l_f / C_r),
 
 K_us the understeer gradient. The slow manifold of order k computes the slip from the motion of
 order k - 1 (order 0: no slip, the kinematic car's r_0 = U delta / L), so r_k = r_0 (1 - x + x^2
@@ -30,7 +30,8 @@ order k - 1 (order 0: no slip, the kinematic car's r_0 = U delta / L), so r_k = 
 x^(k+1) at order k (``tests/test_single_track.py`` checks the slopes). It converges below the
 characteristic speed sqrt(L / K_us) (:func:`characteristic_speed`) and diverges above; for an
 oversteering car (K_us < 0) the divergence sets in at the critical speed sqrt(L / -K_us), where the
-straight run turns unstable. A stiff speed controller (k_d / m of tens per second) adds a second
+straight run turns unstable. Reversing (U < 0) turns the sign of x: an understeering car reverses
+like an oversteering one, unstable beyond the reversing speed sqrt(L / K_us). A stiff speed controller (k_d / m of tens per second) adds a second
 fast time scale besides the tires', and the higher orders stop gaining from it.
 """
 
@@ -56,7 +57,7 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     gain k_d [N s/m] of the drive force k_d (U - u) that holds it (default k_d / m = 1 1/s, slow
     against the tires). ``nonholonomic()`` is the kinematic car; ``friction(tire_eps(U, C_f,
     C_r))`` the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold models. The
-    module's docstring derives the steady-state yaw-rate gain and its series in x = K_us U^2 / L.
+    module's docstring derives the steady-state yaw-rate gain and its series in x = K_us U |U| / L.
 
     Every value must be a finite real number: m, I_z, C_f, C_r positive; l_f, l_r non-negative
     (distances) with a positive wheelbase l_f + l_r; k_d non-negative (a negative gain pushes the
@@ -125,35 +126,41 @@ def understeer_gradient(m: float, l_f: float, l_r: float, C_f: float, C_r: float
 
 
 def yaw_rate_gain(U, m: float, l_f: float, l_r: float, C_f: float, C_r: float):
-    """The steady-state yaw-rate gain r / delta = (U / L) / (1 + K_us U^2 / L) of the linear model.
+    """The steady-state yaw-rate gain r / delta = (U / L) / (1 + K_us U |U| / L) of the linear model.
 
-    U: a finite speed or an array of them (a float or an array back); the car's parameters as in
-    :func:`understeer_gradient`. At the critical speed of an oversteering car (1 + K_us U^2 / L =
-    0) the gain diverges: inf there (with U's sign), negative above it (the straight run unstable).
+    U: a finite speed or an array of them (a float or an array back; U < 0 reversing); the car's
+    parameters as in :func:`understeer_gradient`. The tires' forces oppose their slip over the
+    rolling speed |U|, so reversing turns the sign of the term in K_us: an understeering car
+    reverses like an oversteering one. At the critical speed (1 + K_us U |U| / L = 0: an
+    oversteering car going forward, an understeering one reversing, at :func:`characteristic_speed`)
+    the gain diverges: inf there (with U's sign), of the opposite sign beyond it (the straight run
+    unstable).
     """
     K = understeer_gradient(m, l_f, l_r, C_f, C_r)
     U = reals(U, "U")
     L = l_f + l_r
     with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.float64(U) / L / (1.0 + K * np.float64(U) ** 2 / L)
+        gain = np.float64(U) / L / (1.0 + K * np.float64(U) * np.abs(np.float64(U)) / L)
     return float(gain) if np.ndim(gain) == 0 else gain
 
 
 def reduced_yaw_rate_gain(U, order: int, m: float, l_f: float, l_r: float, C_f: float, C_r: float):
-    """The gain of the slow-manifold model of order k: (U / L) (1 - x + ... + (-x)^k), x = K_us U^2 / L.
+    """The gain of the slow-manifold model of order k: (U / L) (1 - x + ... + (-x)^k), x = K_us U |U| / L.
 
     ``order`` a non-negative integer; U and the car's parameters as in :func:`yaw_rate_gain`."""
     if isinstance(order, (bool, np.bool_)) or not isinstance(order, (int, np.integer)) or order < 0:
         raise ValueError(f"order must be a non-negative integer (the slow manifold's order k), got {order!r:.100}")
     K = understeer_gradient(m, l_f, l_r, C_f, C_r)
     U, L = reals(U, "U"), float(l_f) + float(l_r)
-    x = K * U**2 / L
+    x = K * U * np.abs(U) / L
     return U / L * sum((-x) ** j for j in range(order + 1))
 
 
 def characteristic_speed(m: float, l_f: float, l_r: float, C_f: float, C_r: float) -> float:
-    """sqrt(L / |K_us|): where x = 1 and the slow-manifold series stops converging (for an
-    oversteering car, K_us < 0, the critical speed); inf for a neutral-steering car (K_us = 0).
+    """sqrt(L / |K_us|): where |x| = 1 and the slow-manifold series stops converging, and the critical
+    speed where the straight run turns unstable (:func:`yaw_rate_gain`): going forward for an
+    oversteering car (K_us < 0), reversing for an understeering one (K_us > 0); inf for a
+    neutral-steering car (K_us = 0).
     The parameters as in :func:`understeer_gradient`."""
     K = understeer_gradient(m, l_f, l_r, C_f, C_r)
     if K == 0:
