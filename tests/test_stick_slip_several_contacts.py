@@ -4,6 +4,7 @@ cover the mode's and raised ValueError), and the contact that leaves the cone is
 reaches mu_s N_c first."""
 
 import numpy as np
+import pytest
 import sympy as sp
 
 import nonholo as nh
@@ -69,3 +70,20 @@ def test_of_two_stuck_blades_the_less_loaded_one_leaves_the_cone_first():
         for i in range(0, sliding.t.size, max(1, sliding.t.size // 10)):
             lam = model.multipliers((False, True), sliding.t[i], sliding.y[:, i], sliding.params)
             assert lam[0] is None and np.linalg.norm(lam[1]) <= 0.3 * 9.0
+
+
+@pytest.mark.parametrize("tolerances", [{}, dict(rtol=1e-10, atol=1e-12)])
+def test_two_contacts_that_stop_at_the_same_instant_both_stick(tolerances):
+    """A car sliding sideways on its static axle loads: each axle's force is -mu N sign(v), with no
+    yaw moment, so both slips stop together at t = v0 / (mu g) after y = v0^2 / (2 mu g), and the
+    car rolls straight on. Only the front axle's stop event fired; the rear stayed 'sliding' at zero
+    slip, its set-valued force chattered and the run failed at t = 0.5437 (x 6.52 of 36)."""
+    g, m, lf, lr, mu, u0, v0 = 9.81, 1300.0, 1.1, 1.5, 0.75, 12.0, 4.0
+    car = nh.systems.single_track_car(m=m, I_z=2100.0, l_f=lf, l_r=lr, delta=0.0, U=0.0, k_d=0.0)
+    loads = [m * g * lf / (lf + lr), m * g * lr / (lf + lr)]  # rear, front
+    run = nh.simulate(car.stick_slip(mu, normal=loads), (0, 3), [0, 0, 0, u0, v0, 0], **tolerances)
+    assert run.status == 0, run.message
+    assert run.modes == ["slip,slip", "stick,stick"]
+    assert run.switches[0][0] == pytest.approx(v0 / (mu * g), rel=1e-6)
+    assert run["y"][-1] == pytest.approx(v0**2 / (2 * mu * g), rel=1e-6)
+    assert run["x"][-1] == pytest.approx(3 * u0, rel=1e-6)

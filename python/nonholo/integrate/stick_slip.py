@@ -303,7 +303,12 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             return result
         before, new, stopped = stuck, list(stuck), []
         slips = model.slips(t, y, params)
-        for c in sorted({c for kind, c in (owners[i] for i in fired) if kind in ("stop", "turn")}):
+        # the contacts whose events fired, and every other sliding contact whose slip stops at the same
+        # instant (two axles of a car sliding sideways on static loads stop together: one event fires)
+        ended = {c for kind, c in (owners[i] for i in fired) if kind in ("stop", "turn")}
+        if ended:
+            ended |= {c for c in range(len(stuck)) if not stuck[c] and np.linalg.norm(slips[c]) <= slip_tol(y)}
+        for c in sorted(ended):
             size = float(np.linalg.norm(slips[c]))
             if size <= slip_tol(y):  # the slip stops: sticks if the force it then needs is inside the cone
                 directions.pop(c)
