@@ -283,3 +283,26 @@ def test_principal_moments_meet_the_triangle_inequality():
     nh.bodies.RigidBody(1, (0.25, 0.25, 0.5))  # a thin disc: equality
     nh.bodies.RigidBody(1, (1.0, 1.0, 0.0))  # a thin rod along z
     nh.bodies.RigidBody(1, np.diag([0.2, 0.3, 0.5]) + 1e-17)  # equality to rounding
+
+
+def test_an_inertia_symmetric_to_rounding_is_accepted_and_symmetrized():
+    """A tensor rotated numerically, Q diag(...) Q^T, is symmetric only to rounding (8.7e-19 here):
+    it was refused as not symmetric. It is accepted and symmetrized; an asymmetry above rounding
+    (1e-9 relative) and a symbolic one are still refused."""
+    c, s = np.cos(0.7), np.sin(0.7)
+    Q = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.array([[1, 0, 0], [0, np.cos(0.3), -np.sin(0.3)],
+                                                               [0, np.sin(0.3), np.cos(0.3)]])
+    rotated = Q @ np.diag([0.02, 0.035, 0.045]) @ Q.T
+    assert not np.array_equal(rotated, rotated.T)  # the case: rounding makes it asymmetric
+    body = RigidBody(1.0, rotated)
+    I = np.array(body.inertia, dtype=float)
+    assert np.array_equal(I, I.T) and np.allclose(I, rotated, rtol=0, atol=1e-17)
+    tilted = rotated.copy()
+    tilted[0, 1] += 1e-9 * np.abs(rotated).max()
+    with pytest.raises(ValueError, match="inertia must be a symmetric"):
+        RigidBody(1.0, tilted)
+    a = sp.Symbol("a", positive=True)
+    with pytest.raises(ValueError, match="inertia must be a symmetric"):
+        RigidBody(1.0, sp.Matrix([[1, a / 10, 0], [0, 1, 0], [0, 0, 1]]))
+    # a symbolic tensor symmetric once simplified is accepted
+    RigidBody(1.0, sp.Matrix([[1, sp.sin(a)**2 + sp.cos(a)**2 - 1, 0], [0, 1, 0], [0, 0, 1]]))

@@ -178,9 +178,18 @@ def _inertia_matrix(inertia) -> sp.Matrix:
         I = sp.Matrix(3, 3, [scalar(rows[i, j], f"inertia[{i}, {j}]") for i in range(3) for j in range(3)])
     else:
         raise ValueError(f"inertia must be 3 principal moments or a 3 x 3 matrix, got shape {rows.shape}")
-    if I != I.T:
-        raise ValueError(f"inertia must be a symmetric matrix, got {I.tolist()}")
-    return I
+    if I == I.T:
+        return I
+    if not I.free_symbols:  # numbers symmetric to rounding (a rotated tensor Q diag(...) Q^T): symmetrized
+        M = np.array(I, dtype=float)
+        if np.abs(M - M.T).max() <= SYMMETRY_RTOL * np.abs(M).max():
+            return sp.Matrix((M + M.T) / 2)
+    elif sp.simplify(I - I.T) == sp.zeros(3, 3):
+        return I
+    raise ValueError(f"inertia must be a symmetric matrix, got {I.tolist()}")
+
+
+SYMMETRY_RTOL = 1e-12  # the asymmetry of a numeric inertia accepted as rounding, relative to its largest entry
 
 
 def inertia_eigenvalues(inertia) -> np.ndarray:
