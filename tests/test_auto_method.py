@@ -163,3 +163,35 @@ def test_auto_keeps_bdf_where_adams_does_not_fit(sleigh):
     with pytest.raises(ValueError, match="drift_control=True with sensitivities"):
         nh.simulate(sleigh.nonholonomic(), (0, 1), SLEIGH_Y0, method="adams", drift_control=True,
                     sensitivities=["a"])
+
+
+@pytest.mark.parametrize("rtol", [1e-8, 1e-10])
+def test_auto_switches_where_the_error_estimate_holds_steps_inside_the_stability_region(rtol):
+    """The tippe top on viscous contact (an eigenvalue -1.5e5, spinning at 150 rad/s): DOP853's
+    error estimate held its steps at h |lambda| = 2.7 (rtol 1e-8) and 1.0 (1e-10), inside the
+    stability region, where Hairer's test (h |lambda| > 6.1) never fired; the default run of 10 s
+    ran out of max_steps at t = 6.49 (500,000 steps). Steps held by a real, decaying eigenvalue far
+    above what accuracy allows now switch the run to BDF, which agrees with a tight reference."""
+    from nonholo.bodies import quaternion_from_euler
+    from nonholo.contact import rolling_state
+
+    top = nh.systems.tippe_top(friction="viscous")
+    y0 = rolling_state(top, quaternion_from_euler(0, 0.1, 0), [0, 0, 150.0], velocity=(0, 0))
+    ref = nh.simulate(top.nonholonomic(), (0, 0.2), y0, t_eval=[0.2], method="bdf", rtol=1e-12, atol=1e-14)
+    run = nh.simulate(top.nonholonomic(), (0, 0.2), y0, t_eval=[0.2], rtol=rtol)
+    assert run.method.startswith("dop853->bdf") and run.stats["n_steps"] < 3000
+    assert np.abs(run.y[:, -1] - ref.y[:, -1]).max() < 100 * rtol * (1 + np.abs(ref.y[:, -1]).max())
+
+
+@pytest.mark.parametrize("rtol", [1e-2, 1e-5, 1e-8, 1e-10])
+def test_auto_keeps_dop853_on_fast_oscillations_and_accurate_steps(rtol):
+    """The test of held steps asks for a real, decaying eigenvalue: an undamped oscillator of
+    1000 rad/s (h |lambda| up to 1.5 at rtol 1e-2) and the knife-edge chain (a decaying mode at
+    0.7-0.9 of what accuracy allows) stay on DOP853 at every tolerance."""
+    x = sp.Symbol("x")
+    spring = nh.System([x], sp.Matrix([[1]]), potential=sp.Rational(1, 2) * 10**6 * x**2)
+    assert nh.simulate(spring.nonholonomic(), (0, 0.05), [1.0, 0.0], rtol=rtol, atol=rtol / 100).method == "dop853"
+    chain = nh.systems.knife_edge_chain(8)
+    q0 = np.r_[0.0, 0.0, 0.3 * np.sin(np.arange(8))]
+    y0 = np.r_[q0, chain.project(q0, np.r_[1.0, 0.0, 0.5, np.zeros(7)])]
+    assert nh.simulate(chain.nonholonomic(), (0, 5), y0, rtol=rtol, atol=rtol / 100).method == "dop853"

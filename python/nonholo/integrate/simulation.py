@@ -194,7 +194,8 @@ def simulate(
           its steps; its few long steps then
           give a global error at or below that of Adams and BDF at the requested tolerances,
           falling in proportion to rtol (``benchmarks/auto_accuracy.py``). Should the run turn
-          out stiff (Hairer's test), it goes on with BDF from there:
+          out stiff (Hairer's test, or its steps held by a real decaying eigenvalue far inside the
+          stability region, where the error estimate stops them), it goes on with BDF from there:
           ``"dop853->bdf at t=... (stiff)"`` (``result.stats["t_switch"]``);
         - with events, sensitivities or ``dense_output``: Adams (BDF for constrained models with
           sensitivities and for systems with unit-norm groups, which CVODE projects with BDF
