@@ -129,3 +129,24 @@ def test_a_sideways_goal_widens_the_starts_of_a_reversible_car():
         shortest = reeds_shepp_length([0, 0, 0], goal)
         assert sol.success and sol.stats["starts"] == 6
         assert shortest * (1 - 5e-3) <= sol.t_final <= shortest * 1.03
+
+
+def test_a_plan_that_is_no_motion_of_its_dynamics_is_no_success():
+    """IPOPT solves the collocation equations at the points. On intervals far too long for the
+    motion they hold while the dynamics do not: a forward-only car sent to (0.5, -0.3, -2) came back
+    with t_final = 1190 (the Dubins length is 7.08), success True, standing still at almost every
+    node and driving through three 12 s intervals, which its re-run missed by 1.0. A U-turn on 4
+    nodes shows the same in 0.2 s: its first interval's re-integration ends 0.17 from the next node.
+    Such a plan is now no success, its message names the interval; more nodes solve it."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[0, 2, np.pi])
+    coarse = problem.solve(nodes=4)
+    assert not coarse.success
+    assert coarse.interval_errors.max() > 1e-2 * (1 + np.abs(coarse.y).max())
+    assert "no motion of the dynamics: on interval 0 of 3" in coarse.message
+    with pytest.raises(nh.OptimalControlError, match="no motion of the dynamics"):
+        problem.solve(nodes=4, raise_on_failure=True)
+    fine = problem.solve(nodes=8)
+    assert fine.success and fine.unresolved() is None
+    assert fine.t_final == pytest.approx(np.pi, rel=2e-3)
+    assert np.abs(fine.simulate().y_final - fine.y[:, -1]).max() <= 1.01 * fine.error_bound

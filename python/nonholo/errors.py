@@ -14,7 +14,8 @@
   or points returned different keys; ``err.partial`` is the SweepResult of every finished point.
   ``SweepWarning``: the points that failed under ``on_error="keep"``.
 - ``OptimalControlError`` (also a ``RuntimeError``): IPOPT did not solve an optimal control
-  problem and ``solve(..., raise_on_failure=True)`` was asked; ``err.solution`` is the
+  problem, or its plan is no motion of the dynamics or crosses a chart's singular set, and
+  ``solve(..., raise_on_failure=True)`` was asked; ``err.solution`` is the
   OptimalControlSolution at IPOPT's last iterate.
 
 Ctrl-C (KeyboardInterrupt) is never replaced by another exception: the entry points that run
@@ -56,8 +57,9 @@ SolverError = IntegrationError
 
 
 class OptimalControlError(NonholoError, RuntimeError):
-    """IPOPT did not solve an optimal control problem; ``solution`` is the
-    OptimalControlSolution at its last iterate (with IPOPT's status as its ``message``)."""
+    """No optimal plan: IPOPT did not solve an optimal control problem, or its plan is no motion of
+    the dynamics or crosses a chart's singular set; ``solution`` is the OptimalControlSolution at
+    its last iterate (its ``message`` says why)."""
 
     def __init__(self, message: str, solution=None):
         super().__init__(message)

@@ -571,11 +571,12 @@ class OptimalControlProblem:
                 bumped = self._multistart(sch, nodes, dtau, (), options, rescue=rescue)
                 if bumped is not None and bumped.success:
                     sol = bumped
+        _resolved(sol)
         # the last resort without path constraints, when every start failed: each state bumped off the
         # line, as the line of a symmetric problem is a saddle too (the Heisenberg particle to (0, 0, z))
         if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
-            if bumped is not None and bumped.success:
+            if bumped is not None and _resolved(bumped).success:
                 sol = bumped
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
@@ -584,8 +585,9 @@ class OptimalControlProblem:
                 break
             dtau = np.concatenate([[d / 2, d / 2] if s else [d] for d, s in zip(dtau, split)])
             sol = self._solve_mesh(sch, dtau, sol, options)
+        _resolved(sol)
         if raise_on_failure and not sol.success:
-            raise OptimalControlError(f"IPOPT did not solve the problem: {sol.message}", sol)
+            raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
         return sol
 
     def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
@@ -746,6 +748,14 @@ class OptimalControlProblem:
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
             sol.success, sol.message = False, crossing
         return sol
+
+
+def _resolved(sol):
+    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`)."""
+    why = sol.unresolved() if sol.success else None
+    if why:
+        sol.success, sol.message = False, why
+    return sol
 
 
 def _dynamics(model, controls):

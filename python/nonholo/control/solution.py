@@ -21,6 +21,10 @@ def vectorized(exprs: list, states: list, controls: list):
     return call
 
 
+#: The largest local error of a plan's interval, relative to 1 + max |y|, that counts as a motion of its
+#: dynamics (:meth:`OptimalControlSolution.unresolved`).
+UNRESOLVED = 1e-2
+
 class OptimalControlSolution:
     """What :meth:`OptimalControlProblem.solve` returns.
 
@@ -42,9 +46,10 @@ class OptimalControlSolution:
     objective : float
         The cost at the solution.
     success : bool
-        IPOPT's status is "Optimal Solution Found" (or "Solved To Acceptable Level").
+        IPOPT's status is "Optimal Solution Found" (or "Solved To Acceptable Level"), and the plan
+        is a motion of its dynamics (:meth:`unresolved`) that does not cross a chart's singular set.
     message : str
-        IPOPT's status.
+        IPOPT's status, or why the plan is no success.
     stats : dict
         iterations, n_variables, n_constraints, nnz_jacobian, nnz_hessian, time_ipopt (s, the
         whole IPOPT call), time_evaluations (s, in the C++ callbacks), n_evaluations,
@@ -207,6 +212,23 @@ class OptimalControlSolution:
         return Y - self.y_points[:, ::step][:, 1:], Phi
 
     # ------------------------------------------------------------------ checks and views
+    def unresolved(self) -> str | None:
+        """Why the plan is no motion of its dynamics, or None: an interval whose re-integration under
+        the planned controls (:attr:`interval_errors`) ends more than UNRESOLVED (1 + max |y|) from
+        the next node. IPOPT solves the collocation equations at the points; on intervals far too
+        long for the motion they hold without the dynamics holding between them (a forward-only car
+        standing still at every node but three 12 s intervals that carry the whole manoeuvre)."""
+        errors = self.interval_errors
+        k = int(np.argmax(errors))
+        scale = 1.0 + float(np.max(np.abs(self.y)))
+        if not errors[k] > UNRESOLVED * scale:
+            return None
+        nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
+        return (f"the plan is no motion of the dynamics: on interval {k} of {errors.size} (t from {nodes[k]:.4g} to "
+                f"{nodes[k + 1]:.4g}) the planned controls take the state {errors[k]:.3g} away from the next node "
+                f"(more than {UNRESOLVED:g} (1 + max |y|)); the collocation equations hold at the points only. Solve "
+                "with more nodes, with refine=, or from another guess")
+
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
         (:meth:`controls_at`), restarted at the nodes (the controls' kinks), sampled at ``t``;
