@@ -147,3 +147,25 @@ def test_isotropic_laws_take_any_number_of_rows_and_tire_laws_one():
     assert nh.laws.Viscous(1.0, 1e-2).for_rows(2).rows == 2
     with pytest.raises(ValueError, match="written for contacts of 1 slip component"):
         nh.laws.MagicFormula(10.0, 1.9, 1.0).for_rows(2)
+
+
+@pytest.mark.parametrize("B, C, E", [(3.0, 0.9, 0.0), (10.0, 0.5, 0.0), (0.5, 1.9, 0.0), (10.0, 1.9, 0.97),
+                                     (3.0, 1.3, -1.0)])
+def test_magic_formula_saturation_is_the_largest_force_of_its_slip_angles(B, C, E):
+    """The slip angle alpha = atan(s / V) stays below pi/2, so a curve with C < 1 (or a small B)
+    never reaches D: B = 3, C = 0.9 peaks at 0.941 D. Its saturation was D, so steady_slip accepted
+    forces no slip carries and the reduced model failed inside its step instead of at its fold.
+    The saturation is the curve's largest value over [0, pi/2) (D where the peak is reached)."""
+    D = 0.8
+    law = nh.laws.MagicFormula(B=B, C=C, D=D, E=E)
+    alpha = np.linspace(0, np.pi / 2, 2_000_001)  # the supremum over [0, pi/2): the limit at pi/2 included
+    x = B * alpha
+    largest = D * np.abs(np.sin(C * np.arctan(x - E * (x - np.arctan(x))))).max()
+    assert float(law.saturation) == pytest.approx(largest, rel=1e-9)
+    assert float(law.saturation) <= D
+    N, V = 1000.0, 10.0
+    if largest < D * (1 - 1e-6):  # a force between the curve's largest and D N has no slip
+        with pytest.raises(ValueError, match="outside the friction cone"):
+            law.steady_slip([-(largest + D) / 2 * N], N=N, V=V)
+    s = law.steady_slip([-0.9 * largest * N], N=N, V=V)  # below it, one
+    assert float(law.force(s, N=N, V=V)[0]) == pytest.approx(-0.9 * largest * N, rel=1e-9)

@@ -507,6 +507,29 @@ def _magic(B, C, D, E, x):
     return D * sp.sin(C * sp.atan(Bx - E * (Bx - sp.atan(Bx))))
 
 
+def _magic_peak(B, C, D, E):
+    """The largest |force| / N of the curve over the slip angles it takes, alpha in [0, pi/2): D
+    where it reaches its peak there (C > 1 with B large enough), else its value at the largest
+    (C <= 1, or a small B: B = 3, C = 0.9 peaks at 0.941 D); D for symbolic factors (a bound)."""
+    try:
+        b, c, d, e = (float(x) for x in (B, C, D, E))
+    except TypeError:
+        return D
+    alpha = np.linspace(0.0, np.pi / 2, PEAK_SAMPLES)
+    x = b * alpha
+    curve = np.abs(np.sin(c * np.arctan(x - e * (x - np.arctan(x)))))
+    i = int(np.argmax(curve))
+    if 0 < i < alpha.size - 1:  # the parabola through the largest sample and its neighbours
+        y0, y1, y2 = curve[i - 1: i + 2]
+        peak = y1 + (y2 - y0) ** 2 / (8 * max(2 * y1 - y0 - y2, np.finfo(float).tiny))
+    else:
+        peak = curve[i]
+    return D if peak >= 1 - 1e-9 else d * min(float(peak), 1.0)
+
+
+PEAK_SAMPLES = 20001  # slip angles in [0, pi/2] where _magic_peak looks for the curve's largest value
+
+
 class MagicFormula(Law):
     r"""Pacejka's Magic Formula tire.
 
@@ -514,7 +537,10 @@ class MagicFormula(Law):
     :math:`\alpha = \arctan(s / V)` (:math:`s` the lateral slip velocity, :math:`V` the rolling
     speed), :math:`z = -N D \sin\big(C \arctan(B\alpha - E (B\alpha - \arctan B\alpha))\big)`:
     ``D`` the peak friction coefficient (the peak force over :math:`N`), ``B`` the stiffness, ``C``
-    the shape and ``E`` the curvature factor. The cornering stiffness per unit load is :math:`BCD`;
+    the shape and ``E`` the curvature factor. The curve reaches its peak at a slip angle below
+    :math:`\pi/2` when :math:`C > 1` and :math:`B` is large enough; otherwise (e.g. :math:`B = 3`,
+    :math:`C = 0.9`) the largest force, the law's ``saturation``, is the curve's value at
+    :math:`\alpha \to \pi/2`, below :math:`D N`. The cornering stiffness per unit load is :math:`BCD`;
     the velocity scale :math:`V / (BCD)`.
 
     With two (``rows=2``, combined slip): :math:`s = (s_x, s_y)`, the longitudinal slip velocity
@@ -557,7 +583,8 @@ class MagicFormula(Law):
                 raise ValueError("longitudinal= and combined= describe a contact of two slip components (rows=2)")
             expr = -N * _magic(self.B, self.C, self.D, self.E, _slip_angle(s[0], V))
             super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
-                             saturation=self.D, name="magic formula", relaxation_length=relaxation_length)
+                             saturation=_magic_peak(self.B, self.C, self.D, self.E), name="magic formula",
+                             relaxation_length=relaxation_length)
             return
         if rows != 2:
             raise ValueError(f"rows must be 1 (lateral) or 2 (longitudinal and lateral) for the magic formula, "
