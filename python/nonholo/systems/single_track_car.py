@@ -31,8 +31,9 @@ x^(k+1) at order k (``tests/test_single_track.py`` checks the slopes). It conver
 characteristic speed sqrt(L / K_us) (:func:`characteristic_speed`) and diverges above; for an
 oversteering car (K_us < 0) the divergence sets in at the critical speed sqrt(L / -K_us), where the
 straight run turns unstable. Reversing (U < 0) turns the sign of x: an understeering car reverses
-like an oversteering one, unstable beyond the reversing speed sqrt(L / K_us). A stiff speed controller (k_d / m of tens per second) adds a second
-fast time scale besides the tires', and the higher orders stop gaining from it.
+like an oversteering one, unstable beyond the reversing speed sqrt(L / K_us). A stiff speed
+controller (k_d / m of tens per second) adds a second fast time scale besides the tires', and the
+higher orders stop gaining from it.
 """
 
 import math
