@@ -22,8 +22,10 @@ def vectorized(exprs: list, states: list, controls: list):
 
 
 #: The largest local error of a plan's interval, relative to 1 + max |y|, that counts as a motion of its
-#: dynamics (:meth:`OptimalControlSolution.unresolved`).
-UNRESOLVED = 1e-2
+#: dynamics (:meth:`OptimalControlSolution.unresolved`): coarse plans the tests accept reach 0.044
+#: (DMOC on 200 nodes, backward Euler on 100, a U-turn on 4), the forward-only car that stood still
+#: at its nodes 0.38.
+UNRESOLVED = 0.1
 
 class OptimalControlSolution:
     """What :meth:`OptimalControlProblem.solve` returns.
