@@ -15,10 +15,11 @@ from .. import _core
 from ..errors import ModelError, OptimalControlError
 from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
+from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
 from .guesses import array_guess, is_array_guess
 from . import checks
-from .solution import OptimalControlSolution, vectorized
+from .solution import OptimalControlSolution, resolved, vectorized
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .dmoc import DiscreteMechanics, solve_dmoc
 from .warm_start import WARM_START_OPTIONS, carried_multipliers, holonomic_pairs
@@ -79,6 +80,11 @@ class OptimalControlProblem:
         Without it a System's kinematic system (``system.kinematic()``) is taken. A Voronets frame
         is a chart: a plan that crosses or reaches its singular set is no success (its message
         says where; :mod:`nonholo.control.charts`).
+    angles : sequence of str, optional
+        States whose end values count modulo 2 pi (a vehicle's headings): the solve tries the final
+        values lifted to within pi of the initial ones and turned once more either way, and keeps
+        the best plan (:mod:`nonholo.control.angles`; with ``guess=``, the values as given). Without
+        it an end value is a number: a car ending at heading 0 may not end at 2 pi.
 
     Examples
     --------
@@ -92,7 +98,7 @@ class OptimalControlProblem:
 
     def __init__(self, model_or_system, cost="time", terminal_cost=None, initial=None, final=None, t_final=None,
                  state_bounds: Mapping | None = None, control_bounds: Mapping | None = None,
-                 path_constraints: Sequence | None = None, controls: Sequence | None = None):
+                 path_constraints: Sequence | None = None, controls: Sequence | None = None, angles=None):
         self.dynamics = _dynamics(model_or_system, controls)
         # the System whose Lagrangian DMOC discretizes (method="dmoc"), when given with controls
         self.system = model_or_system if controls is not None and not isinstance(model_or_system, KinematicSystem) \
@@ -121,6 +127,7 @@ class OptimalControlProblem:
         n = len(self.states)
         self.initial = checks.endpoint(initial, n, "initial", self.state_names)
         self.final = checks.endpoint(final, n, "final", self.state_names)
+        self.angles = angle_indices(angles, self.state_names)
         self.free_time, self.t_final, self.t_bounds = checks.duration(t_final, cost)
         self.state_bounds = {**getattr(dyn, "state_bounds", {}),
                              **checks.named_bounds(state_bounds, self.state_names, "state_bounds")}
@@ -519,6 +526,14 @@ class OptimalControlProblem:
         -------
         OptimalControlSolution
         """
+        options = dict(locals())
+        del options["self"]
+        if self.angles and guess is None:  # the final headings' lifts (module angles), the best kept
+            return solve_over_lifts(self, self._solve, options)
+        return self._solve(**options)
+
+    def _solve(self, nodes, method, guess, tol, max_iter, refine, refine_tol, hessian, raise_on_failure, print_level,
+               max_wall_time, mu_strategy, ipopt_options, holonomic, warm_multipliers):
         if isinstance(nodes, bool) or not isinstance(nodes, numbers.Integral) or nodes < 3:
             raise ValueError(f"nodes must be an integer >= 3, got {nodes!r}")
         sch = scheme(method)
@@ -571,12 +586,12 @@ class OptimalControlProblem:
                 bumped = self._multistart(sch, nodes, dtau, (), options, rescue=rescue)
                 if bumped is not None and bumped.success:
                     sol = bumped
-        _resolved(sol)
+        resolved(sol)
         # the last resort without path constraints, when every start failed: each state bumped off the
         # line, as the line of a symmetric problem is a saddle too (the Heisenberg particle to (0, 0, z))
         if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
-            if bumped is not None and _resolved(bumped).success:
+            if bumped is not None and resolved(bumped).success:
                 sol = bumped
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
@@ -585,7 +600,7 @@ class OptimalControlProblem:
                 break
             dtau = np.concatenate([[d / 2, d / 2] if s else [d] for d, s in zip(dtau, split)])
             sol = self._solve_mesh(sch, dtau, sol, options)
-        _resolved(sol)
+        resolved(sol)
         if raise_on_failure and not sol.success:
             raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
         return sol
@@ -748,14 +763,6 @@ class OptimalControlProblem:
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
             sol.success, sol.message = False, crossing
         return sol
-
-
-def _resolved(sol):
-    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`)."""
-    why = sol.unresolved() if sol.success else None
-    if why:
-        sol.success, sol.message = False, why
-    return sol
 
 
 def _dynamics(model, controls):

@@ -331,3 +331,11 @@ def _propagate(errors: np.ndarray, phis: np.ndarray):
     for k in range(K):
         e = phis[k] @ e + errors[:, k]
     return e, bound
+
+
+def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
+    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`)."""
+    why = sol.unresolved() if sol.success else None
+    if why:
+        sol.success, sol.message = False, why
+    return sol

@@ -1,0 +1,76 @@
+"""End headings modulo 2 pi (``OptimalControlProblem(..., angles=["theta"])``).
+
+A final state is a number: a car asked to end at heading 0 may not end at 2 pi, so a goal straight
+behind it, reached forward only, needs an S-shaped path (left half-turn, straight, right half-turn)
+instead of the loop (left, straight, left) that ends at 2 pi and is pi shorter. Headings named in
+``angles`` count modulo 2 pi: the solve tries the final value lifted to within pi of the initial
+one, and that lift turned once more either way (the named angles together: a car and its trailers
+turn as one), and keeps the best plan that succeeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["angle_indices", "lifted_finals", "solve_over_lifts"]
+
+LIFTS = (0, -1, 1)  # turns added to the nearest lift, in the order they are solved
+
+
+def angle_indices(angles, state_names) -> tuple:
+    """The indices of the states named in ``angles`` (None: none); ValueError naming an unknown one."""
+    if angles is None:
+        return ()
+    if isinstance(angles, str):
+        angles = [angles]
+    out = []
+    for name in angles:
+        if str(name) not in state_names:
+            raise ValueError(f"angles: {name!r} is not a state; the states are {state_names}")
+        out.append(state_names.index(str(name)))
+    return tuple(sorted(set(out)))
+
+
+def lifted_finals(initial, final, indices) -> list:
+    """The final states to try, one per turn of LIFTS: each angle's final value moved by a multiple of
+    2 pi to within pi of its initial value (kept where either is free), then by the turn."""
+    base = list(final)
+    for i in indices:
+        if base[i] is not None and initial[i] is not None:
+            base[i] = base[i] + 2 * math.pi * round((initial[i] - base[i]) / (2 * math.pi))
+    return [[b + 2 * math.pi * k if i in indices and b is not None else b for i, b in enumerate(base)]
+            for k in LIFTS]
+
+
+def solve_over_lifts(problem, solve_one, options: dict):
+    """``solve_one(**options)`` for each lift of the final angles (:func:`lifted_finals`) that the
+    state bounds allow, with ``problem.final`` set to it; the successful plan of least objective, or
+    the nearest lift's plan when none succeeds. ``raise_on_failure`` applies to that result."""
+    from ..errors import OptimalControlError
+
+    raise_on_failure = options.pop("raise_on_failure")
+    given = problem.final
+    best = first = None
+    try:
+        for final in lifted_finals(problem.initial, given, problem.angles):
+            if not _within(final, problem):
+                continue
+            problem.final = final
+            sol = solve_one(**options, raise_on_failure=False)
+            first = first or sol
+            if sol.success and (best is None or sol.objective < best.objective):
+                best = sol
+    finally:
+        problem.final = given
+    sol = best or first
+    if raise_on_failure and not sol.success:
+        raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
+    return sol
+
+
+def _within(final, problem) -> bool:
+    for name, value in zip(problem.state_names, final):
+        lo, hi = problem.state_bounds.get(name, (-math.inf, math.inf))
+        if value is not None and not lo <= value <= hi:
+            return False
+    return True

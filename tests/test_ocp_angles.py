@@ -1,0 +1,53 @@
+"""End headings modulo 2 pi (OptimalControlProblem(..., angles=["theta"])): a final state is a
+number, so a forward-only car sent to a goal straight behind it at heading 0 may not loop (the loop
+ends at 2 pi) and drives an S-shaped path pi longer than Dubins's. With the heading named in
+``angles`` the solve tries its lifts and reaches the Dubins length."""
+
+import math
+
+import numpy as np
+import pytest
+
+import nonholo as nh
+
+CAR = nh.systems.kinematic_car(turning_radius=1.0)
+FORWARD = {"v": (0, 1)}
+
+
+def test_a_goal_behind_is_reached_by_the_loop_when_the_heading_counts_modulo_2_pi():
+    goal = [-2.0, 0.0, 0.0]
+    dubins = nh.analysis.dubins_length([0, 0, 0], goal, 1.0)  # L+S+L+: a half turn, 2, a half turn
+    literal = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD)
+    s_path = literal.solve(nodes=40)  # the default: the heading ends at 0 itself
+    assert s_path.success and s_path.t_final == pytest.approx(dubins + math.pi, rel=1e-4)
+    lifted = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
+                                      angles=["theta"])
+    loop = lifted.solve(nodes=40)
+    assert loop.success and loop.t_final == pytest.approx(dubins, rel=1e-4)
+    assert abs(loop.y[2, -1]) == pytest.approx(2 * math.pi)  # it ends a full turn round
+    assert lifted.final == [-2.0, 0.0, 0.0]  # the problem keeps the goal it was given
+
+
+def test_lifts_are_kept_within_the_state_bounds_and_a_guess_keeps_the_given_value():
+    goal = [2.0, -3.0, math.pi]  # R+S+R+ ends at -pi: 5.3777
+    dubins = nh.analysis.dubins_length([0, 0, 0], goal, 1.0)
+    free = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
+                                    angles="theta").solve(nodes=30)
+    assert free.success and free.t_final == pytest.approx(dubins, rel=1e-3)
+    assert free.y[2, -1] == pytest.approx(-math.pi)
+    bounded = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
+                                       state_bounds={"theta": (0, 4)}, angles="theta").solve(nodes=30)
+    assert bounded.y[2, -1] == pytest.approx(math.pi)  # -pi is outside the bounds: not tried
+    assert bounded.t_final > dubins * 1.05
+    problem = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
+                                       angles="theta")
+    warm = problem.solve(nodes=30, guess=bounded)  # a guess fixes the lift: the value as given
+    assert warm.y[2, -1] == pytest.approx(math.pi)
+
+
+def test_angles_are_checked_by_name():
+    with pytest.raises(ValueError, match="angles: 'psi' is not a state"):
+        nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=[1, 0, 0], angles=["psi"])
+    problem = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=[1, 0, 0], angles=("theta",))
+    assert problem.angles == (2,)
+    assert np.isclose(problem.solve(nodes=20).t_final, 1.0)
