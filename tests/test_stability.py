@@ -443,3 +443,24 @@ def test_bad_input_is_named(sleigh):
     forced = nh.System([x], [[1]], force=[sp.sin(t)], velocities=[xd], time=t)
     with pytest.raises(ValueError, match="depends on time explicitly"):
         nh.linearize(forced.nonholonomic(), [0.0, 0.0])
+
+
+def test_an_input_in_the_potential_gets_its_column():
+    """A constant torque written as the potential e phi and one written as the force -tau act alike:
+    both columns of B are -1/J in the phi_dot row (J = I + m a^2). The exact branch took dF/de only
+    and gave e a zero column, for the nonholonomic and the friction model; inputs in the force
+    alone keep the exact branch."""
+    x, y, phi = sp.symbols("x y phi")
+    m, I, a, k, e, tau = sp.symbols("m I a k e tau")
+    s, c = sp.sin(phi), sp.cos(phi)
+    G = sp.Matrix([[m, 0, -m * a * s], [0, m, m * a * c], [-m * a * s, m * a * c, I + m * a**2]])
+    sleigh = nh.System([x, y, phi], G, potential=k * phi**2 / 2 + e * phi, constraints=sp.Matrix([[-s, c, 0]]),
+                       force=sp.Matrix([0, 0, -tau]), parameters={m: 2.0, I: 0.5, a: 0.3, k: 1.5, e: 0.0, tau: 0.0})
+    y0 = np.array([0, 0, 0, 1.0, 0, 0])
+    for model in (sleigh.nonholonomic(), sleigh.friction(1e-3)):
+        lin = nh.linearize(model, y0, inputs=["e", "tau"])
+        np.testing.assert_allclose(lin.B[:, 0], lin.B[:, 1], rtol=1e-8, atol=1e-10)
+        h = 1e-6
+        column = (model.rhs(0, y0, {"e": h}) - model.rhs(0, y0, {"e": -h})) / (2 * h)
+        assert np.abs(column).max() > 1  # a torque, not nothing
+    assert nh.linearize(sleigh.nonholonomic(), y0, inputs=["e"]).B[-1, 0] == pytest.approx(-1 / (0.5 + 2 * 0.09))

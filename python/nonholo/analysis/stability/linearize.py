@@ -439,12 +439,16 @@ def _inputs(model, inputs) -> list:
 
 
 def _input_matrix(model, t, y, params, input_names, pvec) -> np.ndarray:
-    """df/dw (N, p): exact for the nonholonomic and friction models (P G^-1 dF/dw and G^-1 dF/dw,
-    F entering linearly), fourth-order central differences for the reduced and vakonomic models."""
+    """df/dw (N, p): exact for the nonholonomic and friction models when the inputs enter the force F
+    alone (P G^-1 dF/dw and G^-1 dF/dw), fourth-order central differences otherwise (the reduced
+    and vakonomic models; an input in the potential, the metric or the friction coefficients,
+    such as a constant torque e written as the potential e phi, whose column was zero)."""
     system, n = model.system, model.system.n
     index = {nm: i for i, nm in enumerate(model.params)}
     sys_params = len(system.parameters)
-    exact = model.kind in ("nonholonomic", "friction") and all(index[p] < sys_params for p in input_names)
+    elsewhere = {s.name for s in free_symbols(system)["other"]}
+    exact = model.kind in ("nonholonomic", "friction") and all(
+        index[p] < sys_params and p not in elsewhere for p in input_names)
     out = np.zeros((len(y), len(input_names)))
     if exact:
         q, v = y[:n], y[n:2 * n]
