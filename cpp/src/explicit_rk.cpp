@@ -384,12 +384,12 @@ class Dop853 final : public Stepper {
 // ---- method "dop853" of integrate() (integrator.hpp) ----
 
 void check_dop853_supports(const Model& model, const IntegrationOptions& opt) {
-  auto refuse = [](const std::string& what) {
-    throw InputError("method='dop853' does not support " + what + ": use method='adams' (or 'auto')");
+  auto refuse = [](const std::string& what, const char* instead) {
+    throw InputError("method='dop853' does not support " + what + ": use method='" + instead + "' (or 'auto')");
   };
-  if (!opt.sensitivities.empty()) refuse("sensitivities");
-  if (opt.dense_output) refuse("dense_output");
-  if (model.stiff()) refuse("stiff models");
+  if (!opt.sensitivities.empty()) refuse("sensitivities", "adams");
+  if (opt.dense_output) refuse("dense_output", "adams");
+  if (model.stiff()) refuse("stiff models", "bdf");  // Adams, explicit too, fails on them as DOP853 would
 }
 
 std::unique_ptr<Stepper> make_dop853(const Model& model, const std::vector<double>& params, double tf, double direction,
