@@ -464,3 +464,40 @@ def test_an_input_in_the_potential_gets_its_column():
         column = (model.rhs(0, y0, {"e": h}) - model.rhs(0, y0, {"e": -h})) / (2 * h)
         assert np.abs(column).max() > 1  # a torque, not nothing
     assert nh.linearize(sleigh.nonholonomic(), y0, inputs=["e"]).B[-1, 0] == pytest.approx(-1 / (0.5 + 2 * 0.09))
+
+
+def test_a_slow_unstable_mode_of_a_stiff_friction_model_counts_as_unstable():
+    """The sleigh backing up at U = -0.005 grows at -m a U / (I + m a^2) = +9.6e-4, the same on the
+    nonholonomic and the friction models. At eps 1e-6 the fast mode (-1.04e6) made the threshold
+    tol * max|A| = 1.04e-3, so the motion counted stable and critical_values put the crossing at
+    U = -0.0054 (an eigenvalue +1.04e-3, no zero crossing). Each eigenvalue's threshold now follows
+    how far relative changes of the matrix's entries move it: the crossing is at U = 0."""
+    sleigh = nh.systems.chaplygin_sleigh(m=1, I=1, a=0.2)
+    growth = 1 * 0.2 * 0.005 / (1 + 1 * 0.2**2)
+    for model in (sleigh.nonholonomic(), sleigh.friction(1e-3), sleigh.friction(1e-6)):
+        backing = nh.linearize(model, [0, 0, 0, -0.005, 0, 0])
+        assert backing.max_real == pytest.approx(growth, rel=1e-5)
+        assert not backing.is_stable()
+        assert nh.linearize(model, [0, 0, 0, 0.005, 0, 0]).is_stable()  # forward: stable, the default too
+        path = nh.eigenvalue_path(model, "U", np.linspace(-0.01, 0.01, 5), lambda U: [0, 0, 0, U, 0, 0])
+        assert path.stable.tolist() == [False, False, True, True, True]
+        (crossing,) = nh.critical_values(path)
+        assert crossing.kind == "divergence" and abs(crossing.value) < 1e-12
+
+
+def test_a_hopf_crossing_found_from_a_real_pair_on_a_coarse_grid_is_one_hopf():
+    """A sleigh on a torsion spring: s^2 + (m a U / J) s + k / J = 0, a complex pair through the
+    imaginary axis at U = 0, real at U = -5. On the grid (-5, 1, 5) the kind was taken from the real
+    end: two 'divergence' entries with a complex eigenvalue, at -1.1e-8. Now one Hopf at 0."""
+    x, y, phi = sp.symbols("x y phi")
+    m, I, a, k = sp.symbols("m I a k")
+    s, c = sp.sin(phi), sp.cos(phi)
+    G = sp.Matrix([[m, 0, -m * a * s], [0, m, m * a * c], [-m * a * s, m * a * c, I + m * a**2]])
+    spring = nh.System([x, y, phi], G, potential=k * phi**2 / 2, constraints=sp.Matrix([[-s, c, 0]]),
+                       parameters={m: 2.0, I: 0.5, a: 0.3, k: 1.5})
+    omega = np.sqrt(1.5 / (0.5 + 2.0 * 0.09))
+    for values in ([-5.0, 1.0, 5.0], np.linspace(-5, 5, 6)):
+        path = nh.eigenvalue_path(spring.nonholonomic(), "U", values, lambda U: [0, 0, 0, U, 0, 0])
+        (crossing,) = nh.critical_values(path)
+        assert crossing.kind == "hopf" and abs(crossing.value) < 1e-10
+        assert crossing.eigenvalue.imag == pytest.approx(omega, rel=1e-10)

@@ -61,14 +61,22 @@ class EigenvaluePath:
         """The physical modes' columns, (P, m_phys)."""
         return self.eigenvalues[:, ~self.structural]
 
-    def threshold(self, i: int) -> float:
-        """Real parts above this count as growing at value i (relative to the state matrix)."""
-        return self.options["stability_tol"] * max(1.0, np.abs(self.linearizations[i].A).max())
+    def threshold(self, i: int, j: int | None = None) -> float:
+        """Real parts above this count as growing at value i: for mode (column) j, that eigenvalue's
+        threshold (:meth:`~nonholo.Linearization.thresholds`), else the largest of them."""
+        lin = self.linearizations[i]
+        bounds = lin.thresholds(self.options["stability_tol"])
+        if not bounds.size:
+            return self.options["stability_tol"] * max(1.0, np.abs(lin.A).max())
+        if j is None:
+            return float(bounds.max())
+        return float(bounds[int(np.argmin(np.abs(lin.physical_eigenvalues - self.eigenvalues[i, j])))])
 
     @property
     def stable(self) -> np.ndarray:
-        """(P,) bool: spectral stability (no physical real part above the threshold)."""
-        return np.array([(self.physical[i].real <= self.threshold(i)).all() for i in range(len(self.values))])
+        """(P,) bool: spectral stability (no physical real part above its threshold)."""
+        return np.array([self.linearizations[i].is_stable(self.options["stability_tol"])
+                         for i in range(len(self.values))])
 
 
 @dataclass(frozen=True)
@@ -151,6 +159,9 @@ def _path(parameter, values, lins, model, state, params, linearize_options, stab
                           dict(linearize_options, stability_tol=stability_tol))
 
 
+HOPF_SHARE = 1e-3  # a crossing eigenvalue this large (relative to the bracket's ends) and complex is a Hopf
+
+
 def critical_values(path_or_model, parameter: str | None = None, values=None, state=None, params=None,
                     xtol: float = 1e-12, **options) -> list:
     r"""Parameter values where a physical mode's real part crosses zero, each refined to ``xtol``.
@@ -172,15 +183,24 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     for i in range(len(path.values) - 1):
         for j in columns:
             lam0, lam1 = path.eigenvalues[i, j], path.eigenvalues[i + 1, j]
-            up0, up1 = lam0.real > path.threshold(i), lam1.real > path.threshold(i + 1)
+            up0, up1 = lam0.real > path.threshold(i, j), lam1.real > path.threshold(i + 1, j)
             if up0 == up1:
                 continue
             unstable = lam0 if up0 else lam1
-            kind = "divergence" if abs(unstable.imag) <= path.threshold(i) else "hopf"
+            kind = "divergence" if abs(unstable.imag) <= path.threshold(i if up0 else i + 1, j) else "hopf"
             if kind == "hopf" and unstable.imag < 0:
                 continue  # the conjugate partner reports it
             value = _refine(path, i, j, kind, xtol)
             lam = _eigenvalue_at(path, value, i, j)
+            if kind == "divergence" and abs(lam.imag) > HOPF_SHARE * max(abs(lam0), abs(lam1)):
+                # a real pair at the unstable end that turned complex before crossing (a coarse grid):
+                # a Hopf crossing, refined on the pair's real part, reported once (a pair that meets
+                # at zero, the upright disc's, crosses with |lambda| -> 0: a divergence)
+                if lam.imag < 0:
+                    continue
+                kind = "hopf"
+                value = _refine(path, i, j, kind, xtol)
+                lam = _eigenvalue_at(path, value, i, j)
             found.append(CriticalValue(value, kind, lam, "stabilizing" if up0 else "destabilizing", int(j)))
     return sorted(found, key=lambda c: c.value)
 
@@ -266,10 +286,10 @@ def _refine(path, i, j, kind, xtol) -> float:
     if np.sign(ga) != np.sign(gb):
         return float(brentq(g, a, b, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=200))
     # a tangency of the refinement function: bisect on the stability of the mode
-    up_a = path.eigenvalues[i, j].real > path.threshold(i)
+    up_a = path.eigenvalues[i, j].real > path.threshold(i, j)
     lo, hi = a, b
     while hi - lo > xtol * max(1.0, abs(lo)):
         mid = 0.5 * (lo + hi)
-        up = _eigenvalue_at(path, mid, i, j).real > path.threshold(i)
+        up = _eigenvalue_at(path, mid, i, j).real > path.threshold(i, j)
         lo, hi = (mid, hi) if up == up_a else (lo, mid)
     return float(0.5 * (lo + hi))
