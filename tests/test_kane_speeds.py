@@ -221,3 +221,52 @@ def test_wrong_y0_messages_name_the_qdot_form(ball):
             call(np.zeros(7))
         message = str(info.value)
         assert "(q, u)" not in message and "10" in message and "u1" in message
+
+
+def _disc_with_speeds_in(frame_name: str):
+    """SymPy's rolling disc (yaw q1, lean q2, spin q3, contact point q4, q5) with the angular speeds
+    taken in the frame ``frame_name`` ("L": the lean frame, SymPy's example; "R": the wheel's) and
+    the rolling condition written through v2pt_theory, whose velocities are in q'."""
+    from sympy.physics import mechanics as me
+
+    q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
+    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
+    r, m, g = sp.symbols("r m g")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    F = {"L": L, "R": R}[frame_name]
+    w = R.ang_vel_in(N)
+    R.set_ang_vel(N, u1 * F.x + u2 * F.y + u3 * F.z)
+    kd = [(R.ang_vel_in(N) - w).dot(e) for e in F]
+    C = me.Point("O").locatenew("C", q4 * N.x + q5 * N.y)
+    C.set_vel(N, u4 * N.x + u5 * N.y)
+    kd += [q4.diff() - u4, q5.diff() - u5]
+    D = C.locatenew("D", r * L.z)
+    D.v2pt_theory(C, N, L)
+    slip = D.vel(N) + R.ang_vel_in(N).cross(-r * L.z)
+    km = me.KanesMethod(N, q_ind=[q1, q2, q3, q4, q5], u_ind=[u1, u2, u3], u_dependent=[u4, u5], kd_eqs=kd,
+                        velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
+    km.kanes_equations([me.RigidBody("disc", D, R, m, (me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4), D))],
+                       [(D, -m * g * Y.z)])
+    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0})
+
+
+def test_speeds_in_the_wheel_frame_run_from_the_upright_disc():
+    """SymPy puts its q'(u), solved by an LU without pivoting, into constraints written in q': with
+    the angular speeds in the wheel's frame the constraint coefficients were 0/0 wherever the lean
+    or the spin is 0 (r / (-sin q3 - cos(q3)^2 / sin q3) among them), so the upright disc stopped at
+    t = 0 ('the frame X(q) of the Hamel model is nearly singular'), a [q, q'] start gave 'y0
+    contains NaN' and the q' model 'constraint rows linearly dependent'. Those removable 0/0 are
+    cancelled; the motion is the one with the speeds in the lean frame (SymPy's own choice)."""
+    lean, wheel = _disc_with_speeds_in("L"), _disc_with_speeds_in("R")
+    for q0 in ([0, 0, 0, 0, 0], [0.5, 0.3, 0.0, 0, 0], [0.5, 0.0, 0.4, 0, 0]):
+        q0 = np.array(q0, dtype=float)
+        qdot = lean.speed_frame().velocity(q0, [0.4, 3.0, 0.2])  # a rolling q', from the lean frame's speeds
+        y0 = np.r_[q0, qdot]
+        reference = nh.simulate(lean.nonholonomic(), (0, 1), y0, t_eval=[1.0], rtol=1e-10, atol=1e-12)
+        for model in (wheel.nonholonomic(), wheel.nonholonomic(form="qdot")):
+            run = nh.simulate(model, (0, 1), y0, t_eval=[1.0], rtol=1e-10, atol=1e-12)
+            assert run.status == 0, run.message
+            np.testing.assert_allclose(run.q, reference.q, rtol=0, atol=1e-8)

@@ -31,6 +31,64 @@ def _solve_exactly(K, rhs) -> sp.Matrix:
     return (K.adjugate(method="berkowitz") * rhs) / det
 
 
+def _constraint_matrices(km):
+    """(k_nh, f_nh) of the velocity constraints k_nh u + f_nh = 0, auxiliary speeds set to zero, with
+    the removable 0/0 of SymPy's kinematics taken out (:func:`_regular`): SymPy substitutes into
+    constraints written in q' its q'(u), solved by an LU without pivoting, so a disc whose angular
+    speeds are taken in the wheel's frame had NaN coefficients wherever the lean or the spin is 0."""
+    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    q = list(km.q)
+    return tuple(_regular(sp.Matrix(M).xreplace(uaux_zero), q) for M in (km._k_nh, km._f_nh))
+
+
+def _regular(M: sp.Matrix, q: list) -> sp.Matrix:
+    """``M`` with each entry that is not finite at a special configuration (all coordinates 0, pi/2
+    or pi; one coordinate at 0, +-pi/2 or pi, the others random), or divides by zero there on the way
+    (r / (-sin q - cos(q)^2 / sin q) is 0 at q = 0 in floating point, its derivative NaN),
+    cancelled (common factors of its numerator and denominator), or simplified where that is not
+    enough; the other entries are left as they are (simplifying a large system's entries costs
+    minutes)."""
+    if not M:
+        return M
+    t = time_symbol()
+    dummies = sp.symbols(f"_q0:{len(q)}")
+    plain = {qi: d for qi, d in zip(q, dummies)}
+    others = sorted({s for e in M for s in sp.sympify(e).xreplace(plain).free_symbols} - set(dummies) - {t}, key=str)
+    rng = np.random.default_rng(7)
+    params, at_t = rng.uniform(0.5, 1.5, len(others)), 0.3
+    points = [np.full(len(q), v) for v in (0.0, np.pi / 2, np.pi)]
+    for i in range(len(q)):
+        for v in (0.0, np.pi / 2, -np.pi / 2, np.pi):
+            x = rng.uniform(-1, 1, len(q))
+            x[i] = v
+            points.append(x)
+
+    def finite(e) -> bool:
+        e = sp.sympify(e).xreplace(plain)
+        denominators = [b.base for b in e.atoms(sp.Pow) if b.exp.is_negative]
+        f = sp.lambdify([dummies, others, t], [e, *denominators], "numpy")
+        with np.errstate(all="ignore"):
+            try:
+                for x in points:
+                    value, *under = (np.asarray(v, dtype=complex) for v in f(x, params, at_t))
+                    if not np.all(np.isfinite(value)) or any(not np.all(np.isfinite(d) & (d != 0)) for d in under):
+                        return False
+            except (ZeroDivisionError, TypeError, ValueError):
+                return False
+        return True
+
+    out = M.copy()
+    for idx, e in enumerate(M):
+        if finite(e):
+            continue
+        for tidy_up in (sp.cancel, sp.simplify):
+            e = tidy_up(e)
+            if finite(e):
+                out[idx] = e
+                break
+    return out
+
+
 def _kinematic_matrices(km):
     """(k_ku, k_kqdot, f_k) of k_kqdot q' + k_ku u + f_k = 0 (the implicit form where SymPy has it),
     auxiliary speeds set to zero."""
@@ -127,7 +185,7 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     q0 = qdot.xreplace(dict.fromkeys(us, 0))
     C, f = sp.zeros(0, len(us)), sp.zeros(0, 1)
     if k:
-        C, f = sp.Matrix(km._k_nh).xreplace(uaux_zero), sp.Matrix(km._f_nh).xreplace(uaux_zero)
+        C, f = _constraint_matrices(km)
     parts = [M.xreplace(plain) for M in (J, q0, C, f)]
     entries = [x for M in parts for x in M]
     me = mechanics_module()
@@ -255,7 +313,7 @@ def kanes_method_arguments(
     # velocity constraints k_nh u + f_nh = 0, in q'
     A = b = None
     if len(km._udep):
-        k_nh, f_nh = sp.Matrix(km._k_nh), sp.Matrix(km._f_nh)
+        k_nh, f_nh = _constraint_matrices(km)
         rows = (k_nh * sp.Matrix(list(km.u)) + f_nh).applyfunc(to_plain)
         check_specified(list(rows), set(), "velocity_constraints")
         A, b = linear_in_velocities(rows, qd_syms, "velocity_constraints")
