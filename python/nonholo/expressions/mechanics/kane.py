@@ -176,7 +176,6 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     us = list(km.u)
     k = len(km._udep)
     m = len(us) - k
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
     k_ku, k_kqdot, f_k = _kinematic_matrices(km)  # q' = -k_kqdot^-1 (k_ku u + f_k), solved exactly
     qdot = list(-_solve_exactly(k_kqdot, k_ku * sp.Matrix(us) + f_k))
     qdot += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
