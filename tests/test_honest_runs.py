@@ -278,3 +278,24 @@ def test_ctrl_c_stops_the_convergence_study_with_the_eps_done(tmp_path):
 def test_ctrl_c_stops_eigenvalue_path_with_the_values_done(tmp_path):
     report = _interrupt(tmp_path, "eigenvalue_path", 1.5)
     assert 1 <= report["values"] < 10**6 and report["shape"][0] == report["values"]
+
+
+def test_a_run_continues_from_its_own_final_state():
+    """A run keeps |A v - b| near its tolerance, not at 1e-10: the reduced sleigh's final state at the
+    default tolerances is 6e-10 off (its truncation), the nonholonomic sleigh's at rtol 1e-6 about 2e-9
+    (drift control, rtol / 10), and continuing from it raised 'y0 violates the constraints'. A start off
+    by at most max(1e-10, rtol) is accepted; a larger violation is still refused by name."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    y0 = [0, 0, 0, 1.0, 0, 0.5]
+    for model, tolerances in ((sleigh.reduced(0.01, order=1), {}), (sleigh.nonholonomic(), dict(rtol=1e-6, atol=1e-8))):
+        first = nh.simulate(model, (0, 8), y0, **tolerances)
+        residual = first.constraint_residual()[-1]
+        assert residual > 1e-10  # the case
+        second = nh.simulate(model, (8, 12), first.y_final, **tolerances)
+        whole = nh.simulate(model, (0, 12), y0, t_eval=[12.0], **tolerances)
+        assert second.status == 0
+        np.testing.assert_allclose(second.y_final, whole.y_final, atol=1e3 * tolerances.get("rtol", 1e-8))
+    off = np.array(y0, dtype=float)
+    off[4] += 1e-5  # y' off the blade's constraint
+    with pytest.raises(ValueError, match="y0 violates the constraints"):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), off, rtol=1e-6, atol=1e-8)

@@ -42,8 +42,14 @@ def _check_model(model) -> Model:
     return model
 
 
-def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -> np.ndarray:
-    y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0)  # (q, u) -> (q, w)
+def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, rtol: float = 0.0) -> np.ndarray:
+    """y0 in the model's state, checked. A velocity off the constraints by at most max(1e-10, rtol) of
+    their scale is accepted as it is: a run keeps |A v - b| near its tolerance (drift control: about
+    rtol / 10; a reduced model's truncation), so its own final state, continued, was refused at rtol
+    above 1e-9."""
+    tolerance = max(1e-10, float(rtol))
+    y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0,  # (q, u) -> (q, w)
+                             tolerance=tolerance)
     y0 = expand_initial_state(model, y0)  # [q, v] -> [q, 0, v, 0] with the deflections of relaxed tire laws
     if y0.shape != (model.n_states,):
         raise ValueError(
@@ -65,7 +71,7 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool) -
             sys_params = params[: len(model.system.parameters)]
             y0 = y0.copy()
             y0[n : 2 * n] = model.system.core.at(t0, y0[:n], y0[n : 2 * n], sys_params).project()
-        elif residual > 1e-10 * max(scale, 1.0):
+        elif residual > tolerance * max(scale, 1.0):
             raise ValueError(
                 f"y0 violates the constraints A(q) v = b(q, t): |A v - b| = {residual:.3g}. "
                 "Pass project_y0=True to project v onto the constraint set (G-orthogonally), "
@@ -315,7 +321,7 @@ def simulate(
     t0, tf = check.t_span(t_span)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    given, y0 = y0, initial_state(model, y0, t0, p, project_y0)
+    given, y0 = y0, initial_state(model, y0, t0, p, project_y0, rtol)
     checked = model
     explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
@@ -594,7 +600,7 @@ def simulate_many(
     P, bad_params = _batch_params(model, params, n_runs)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
-    Y0_given, (Y0, rejected) = Y0, _batch_initial_states(model, Y0, P, t0, project_y0)
+    Y0_given, (Y0, rejected) = Y0, _batch_initial_states(model, Y0, P, t0, project_y0, rtol)
     rejected.update(bad_params)  # a NaN parameter fails its own run, not the batch
     checked = model
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
@@ -703,13 +709,13 @@ def _other_form(model: Model, rows: str) -> str:
     return f" or {shape} [q, q'] (mapped to {model.state_names[n:]})"
 
 
-def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool) -> tuple:
+def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool, rtol) -> tuple:
     """The checked initial states, and {run: message} for the runs whose start is unusable
     (their data or y0 rejected): those runs fail alone, the batch runs the others."""
     rejected, states = {}, []
     for i, (y, p) in enumerate(zip(Y0, P)):
         try:
-            states.append(initial_state(model, y, t0, p, project_y0))
+            states.append(initial_state(model, y, t0, p, project_y0, rtol))
         except (ModelError, ValueError) as exc:
             rejected[i] = f"Run {i} did not start at t = {t0:g}: {exc}"
             states.append(np.zeros(model.n_states))  # not integrated

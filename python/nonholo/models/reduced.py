@@ -282,14 +282,15 @@ def maps_initial_state(model, y0: np.ndarray) -> bool:
 
 
 def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool,
-                        checked: bool = True) -> np.ndarray:
+                        checked: bool = True, tolerance: float = 1e-10) -> np.ndarray:
     """y0 of a frame-form reduced model: (q, w) of length 2n - k as it is, or (q, u) of length 2n
     (the coordinate form's state: u on A(q) u = 0, checked, or projected G-orthogonally with
     ``project_y0``) mapped to w = [X(q)^-1 u]_D (the free coordinates' velocities u_r for the
     Voronets frame). The Hamel model (Kane's speeds) takes (q, q') of length 2n alike, mapped to
     its quasi-velocities [X(q)^-1 (q' - w0(q))]_D. Other models and shapes pass through unchanged.
     ``checked=False``: the velocity is not checked against the constraints (the map of a state
-    off them, as the derivative of the map in the parameters needs: ``mapped_state_derivative``)."""
+    off them, as the derivative of the map in the parameters needs: ``mapped_state_derivative``);
+    ``tolerance``: the residual |A u| accepted, relative to its scale (``simulate``: max(1e-10, rtol))."""
     if getattr(model, "kind", None) == "hamel" and maps_initial_state(model, y0):
         return _hamel_initial_state(model, y0, t0, params, project_y0, checked)
     if not isinstance(model, ReducedModel) or model.frame is None:
@@ -311,7 +312,7 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     elif checked:
         A = at.constraint_matrix()
         residual, scale = np.abs(A @ u).max(initial=0.0), np.abs(A).max(initial=0.0) * np.abs(u).max(initial=0.0)
-        if residual > 1e-10 * max(scale, 1.0):
+        if residual > tolerance * max(scale, 1.0):
             raise ValueError(f"y0 violates the constraints A(q) v = 0: |A v| = {residual:.3g}. Pass project_y0=True "
                              "to project v onto the constraint set (G-orthogonally), or use system.project(q, v).")
     if model.frame.solved is not None and model.frame.form == "numeric":
