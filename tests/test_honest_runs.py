@@ -299,3 +299,18 @@ def test_a_run_continues_from_its_own_final_state():
     off[4] += 1e-5  # y' off the blade's constraint
     with pytest.raises(ValueError, match="y0 violates the constraints"):
         nh.simulate(sleigh.nonholonomic(), (0, 1), off, rtol=1e-6, atol=1e-8)
+
+
+def test_a_reduced_model_of_a_system_without_constraints_does_not_warn():
+    """With no constraint there is no fast scale: the reduced model is the system's own dynamics at any
+    eps, and matches them; its validity check compared rates of a spectrum without a fast part and
+    warned 'left the range where its expansion in eps is valid' (delta = 3.07)."""
+    x1, x2 = sp.symbols("x1 x2")
+    springs = nh.System([x1, x2], sp.Matrix([[2, 0.5], [0.5, 1]]), potential=3 * x1**2 / 2 + (x2 - x1)**2)
+    y0 = [0.1, -0.3, 0.2, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", nh.SimulationWarning)
+        reduced = nh.simulate(springs.reduced(0.1, order=1), (0, 5), y0, t_eval=[5.0])
+    exact = nh.simulate(springs.nonholonomic(), (0, 5), y0, t_eval=[5.0])
+    assert reduced.status == 0 and not reduced.warnings
+    np.testing.assert_allclose(reduced.y, exact.y, atol=1e-7)

@@ -378,8 +378,8 @@ def check_validity(result: SimulationResult, y0=None, warn: bool = True, t0: flo
     SimulationWarning and an entry in ``result.warnings`` (:mod:`nonholo.models.validity`);
     ``result.validity`` holds the estimate. ``t0``: the run's start, the time of ``y0``; ``p``: the
     parameter vector the run used."""
-    if not isinstance(result.model, ReducedModel):
-        return result
+    if not isinstance(result.model, ReducedModel) or result.model.system.k == 0:
+        return result  # without constraints there is no fast scale: the model is the system's own dynamics
     result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES, margin=validity.MARGIN, t0=t0,
                                         p=p)
     if result.validity is not None and not result.validity.valid:
