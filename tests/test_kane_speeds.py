@@ -270,3 +270,30 @@ def test_speeds_in_the_wheel_frame_run_from_the_upright_disc():
             run = nh.simulate(model, (0, 1), y0, t_eval=[1.0], rtol=1e-10, atol=1e-12)
             assert run.status == 0, run.message
             np.testing.assert_allclose(run.q, reference.q, rtol=0, atol=1e-8)
+
+
+def test_a_singular_speed_choice_stops_with_advice_that_works():
+    """A skate with x' independent and y' dependent (y' = tan(theta) x'): its speeds are singular at
+    theta = pi/2, where a turning run stops (FRAME_SINGULAR). The message advised system.nonholonomic(),
+    the model that had just stopped (a KanesMethod system integrates its speeds by default); it now
+    names form="qdot", which runs through."""
+    from sympy.physics import mechanics as me
+
+    x, y, th = me.dynamicsymbols("x y theta")
+    u1, u2, u3 = me.dynamicsymbols("u1:4")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [th, N.z])
+    P = me.Point("P")
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    B.set_ang_vel(N, u3 * N.z)
+    km = me.KanesMethod(N, q_ind=[x, y, th], u_ind=[u1, u3], u_dependent=[u2],
+                        kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
+                        velocity_constraints=[P.vel(N).dot(B.y)])
+    km.kanes_equations([me.RigidBody("skate", P, B, 1, (me.inertia(B, 0, 0, 0.1), P))], [])
+    skate = nh.System.from_kanes_method(km, {})
+    y0 = [0, 0, 1.2, np.cos(1.2), np.sin(1.2), 1.0]  # [q, q']: forward along the blade, turning through pi/2
+    with pytest.warns(nh.SimulationWarning, match=r'form="qdot"'):
+        stopped = nh.simulate(skate.nonholonomic(), (0, 1), y0)
+    assert stopped.flag_name == "FRAME_SINGULAR" and 0.3 < stopped.t_last < 0.4  # theta = pi/2 at 0.371
+    through = nh.simulate(skate.nonholonomic(form="qdot"), (0, 1), y0, t_eval=[1.0])
+    assert through.status == 0 and through["theta"][-1] == pytest.approx(2.2, abs=1e-8)

@@ -113,7 +113,9 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
   std::string kind() const override { return "hamel"; }
   int n_states() const override { return frame_->n() + frame_->rank(); }
   FrameWatchText frame_watch_text() const {
-    return {"Hamel model", "the quasi-velocities v", "use the coordinate model (system.nonholonomic())"};
+    return {"Hamel model", "the quasi-velocities v",
+            "use the coordinate model (system.nonholonomic(form=\"qdot\"): a system from KanesMethod "
+            "integrates its speeds by default)"};
   }
   std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(); }
 
