@@ -381,3 +381,18 @@ def test_the_length_rule_is_documented():
     guide = " ".join((ROOT / "docs" / "guide" / "defining_a_system.md").read_text().split())
     assert "a state of the model's own length is always `[q, u_ind]`" in guide
     assert "`model.frame.state(q, qdot)`" in guide
+
+
+def test_cyclic_coordinates_the_holonomic_constraints_tie_together_are_named():
+    """Two masses held together (x1 = x2), both named cyclic: the constraint leaves only one of them
+    independent, which linearize reported as 'the constraint rows are dependent (rank deficient)';
+    with independent= leaving one out, as 'ValueError: 1 is not in list'. Both now say what to do."""
+    x1, x2 = sp.symbols("x1 x2")
+    pair = nh.System([x1, x2], sp.eye(2), holonomic=[x1 - x2], constraints=sp.Matrix([[1, -1]]))
+    model = pair.nonholonomic()
+    with pytest.raises(ValueError, match=r"tie the cyclic coordinates \['x1', 'x2'\].*name fewer of them"):
+        nh.linearize(model, [0, 0, 0, 0], cyclic=["x1", "x2"])
+    with pytest.raises(ValueError, match=r"independent must include the cyclic coordinates \['x2'\]"):
+        nh.linearize(model, [0, 0, 0, 0], cyclic=["x1", "x2"], independent=["x1", "x1_dot"])
+    at_rest = nh.linearize(model, [0, 0, 0, 0], cyclic=["x1"])  # the default: one of them
+    assert at_rest.physical_eigenvalues.size == 0 and at_rest.n_zero == 2

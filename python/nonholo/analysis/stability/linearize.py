@@ -286,6 +286,10 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     _check_on_constraint_set(cs, model, steady_tol)
     check_steady(model, y, t, params, cyc, steady_tol)
     T, ind = tangent_basis(cs, names, independent, cyc, n)
+    missing = [names[c] for c in cyc if c not in ind]
+    if missing:
+        raise ValueError(f"independent must include the cyclic coordinates {missing} (cyclic: "
+                         f"{[names[c] for c in cyc]}; independent: {[names[i] for i in ind]})")
     A = (model.jacobian(t, y, params) @ T)[ind]
     cyc_local = [ind.index(c) for c in cyc]
     _check_cyclic_columns(A, cyc_local, [names[c] for c in cyc])

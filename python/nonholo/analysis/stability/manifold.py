@@ -220,7 +220,7 @@ def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n
     elif r == 0:
         dep = []
     else:
-        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic)
+        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic, names)
     ind = [i for i in range(N) if i not in set(dep)]
     T = np.zeros((N, len(ind)))
     T[ind, np.arange(len(ind))] = 1.0
@@ -235,7 +235,7 @@ def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n
     return T, ind
 
 
-def _pivot_dependent(J, n_h, n, cyclic) -> list:
+def _pivot_dependent(J, n_h, n, cyclic, names=None) -> list:
     """Dependent columns: velocities from the velocity-constraint rows, coordinates from h."""
     r = J.shape[0]
     k = r - n_h
@@ -243,6 +243,11 @@ def _pivot_dependent(J, n_h, n, cyclic) -> list:
     if n_h:
         block = J[k:, :n].copy()
         block[:, list(cyclic)] = 0.0
+        if cyclic and np.linalg.matrix_rank(J[k:, :n]) == n_h and np.linalg.matrix_rank(block) < n_h:
+            named = [names[c] for c in cyclic] if names is not None else list(cyclic)
+            raise ValueError(f"the holonomic constraints tie the cyclic coordinates {named} to the "
+                             "others so that they cannot all be independent: name fewer of them in cyclic= (a "
+                             "trailer's x is the car's x plus a function of the angles: one of the two is cyclic)")
         dep += _pivots(block, n_h)
     if k:
         dep += [n + j for j in _pivots(J[:k, n:2 * n], k)]
