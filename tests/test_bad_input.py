@@ -274,3 +274,30 @@ def test_integer_exponents_beyond_32_bits_are_lowered(k):
         for point in (0.5, 1.0, -1.0, 1.5):
             assert tape(np.array([point]))[0] == np.power(point, float(k))
     assert system.energy([1.0], [0.0]) == 1e-6
+
+
+def test_a_velocity_in_the_affine_term_is_named_as_a_velocity():
+    """b(q, t) may not depend on velocities: the message said y_dot was 'neither coordinates,
+    velocities, the time nor parameters', though it is a velocity."""
+    with pytest.raises(nh.ModelError, match=r"affine contains symbols it may not depend on: y_dot \(velocities"):
+        nh.System([x, y], sp.eye(2), constraints=[[1, 0]], affine=[sp.Symbol("y_dot")])
+
+
+def test_a_single_affine_term_may_be_given_as_a_scalar():
+    """One constraint's b(q, t) as an expression (cos(t)) raised an unclear TypeError ('Data type not
+    understood'); it is that constraint's term. For two constraints a scalar is refused by shape."""
+    t = sp.Symbol("t")
+    one = nh.System([x, y], sp.eye(2), constraints=[[0, 1]], affine=sp.cos(t), time=t)
+    assert one.affine == sp.Matrix([[sp.cos(t)]])
+    run = nh.simulate(one.nonholonomic(), (0, 1), [0, 0, 1.0, 1.0], t_eval=[1.0])
+    assert run["y"][-1] == pytest.approx(np.sin(1.0), abs=1e-8)  # y' = cos(t) from y(0) = 0
+    with pytest.raises(ValueError, match=r"affine must have shape \(2, 1\).*single expression"):
+        nh.System([x, y, phi], sp.eye(3), constraints=[[0, 1, 0], [1, 0, 0]], affine=sp.cos(t), time=t)
+
+
+def test_a_two_dimensional_t_eval_is_refused():
+    """t_eval=[[0.5, 1.0]] was flattened silently (SciPy's solve_ivp refuses it); a scalar is one time."""
+    free = nh.System([x, y], sp.eye(2))
+    with pytest.raises(ValueError, match=r"t_eval must be one-dimensional.*\(1, 2\)"):
+        nh.simulate(free.nonholonomic(), (0, 1), [0, 0, 1, 0], t_eval=np.array([[0.5, 1.0]]))
+    assert nh.simulate(free.nonholonomic(), (0, 1), [0, 0, 1, 0], t_eval=0.5).t.tolist() == [0.5]

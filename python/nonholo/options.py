@@ -178,7 +178,10 @@ def t_eval(value: npt.ArrayLike | None, t0: float, tf: float) -> np.ndarray | No
     """Output times inside [t0, tf], finite and sorted in the direction of integration."""
     if value is None:
         return None
-    times = np.asarray(value, dtype=float).reshape(-1)
+    times = np.asarray(value, dtype=float)
+    if times.ndim > 1:  # a (1, n) array was flattened silently
+        raise ValueError(f"t_eval must be one-dimensional (a sequence of times), got shape {times.shape}")
+    times = times.reshape(-1)
     if _in_order(times, t0, tf):
         return times
     if not np.all(np.isfinite(times)):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import sympy as sp
 
@@ -77,6 +79,11 @@ def parsed_matrix(obj, what: str) -> sp.ImmutableMatrix:
 
 
 def as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
+    if isinstance(obj, (sp.Expr, numbers.Real)) and not isinstance(obj, (bool, sp.MatrixBase, sp.MatrixExpr)):
+        if shape != (1, 1):
+            raise ValueError(f"{what} must have shape {shape} (one entry per row), got the single expression "
+                             f"{obj!r:.100}")
+        obj = [obj]  # one entry given as a scalar (the affine term of a single constraint, b = cos(t))
     m = parsed_matrix(obj, what)
     if shape[1] == 1 and m.shape == (1, shape[0]):
         m = m.T

@@ -369,6 +369,12 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         allowed = {"metric": q | p, "potential": q | p, "constraints": q | p, "affine": q | t | p,
                    "friction": q | p, "force": q | v | t | p, "applied_force": q | v | t | p, "holonomic": q | p}
         for what, exprs in groups.items():
+            velocities = v & group_symbols[what] - allowed[what]
+            if velocities:  # the system's own velocities, where they may not appear
+                names = ", ".join(sorted(map(str, velocities)))
+                raise ModelError(f"the {what} contains symbols it may not depend on: {names} (velocities: only the "
+                                 "force F(q, v, t) may depend on them; the constraints are A(q) v = b(q, t), linear "
+                                 "in v)")
             check_free_symbols(exprs, allowed[what], what)
 
     @property
