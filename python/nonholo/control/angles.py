@@ -44,17 +44,17 @@ def lifted_finals(initial, final, indices) -> list:
 
 def solve_over_lifts(problem, solve_one, options: dict):
     """``solve_one(**options)`` for each lift of the final angles (:func:`lifted_finals`) that the
-    state bounds allow, with ``problem.final`` set to it; the successful plan of least objective, or
-    the nearest lift's plan when none succeeds. ``raise_on_failure`` applies to that result."""
+    state bounds allow (the given values when they allow none), with ``problem.final`` set to it; the
+    successful plan of least objective, or the nearest lift's plan when none succeeds.
+    ``raise_on_failure`` applies to that result."""
     from ..errors import OptimalControlError
 
     raise_on_failure = options.pop("raise_on_failure")
     given = problem.final
     best = first = None
+    finals = [f for f in lifted_finals(problem.initial, given, problem.angles) if _within(f, problem)] or [given]
     try:
-        for final in lifted_finals(problem.initial, given, problem.angles):
-            if not _within(final, problem):
-                continue
+        for final in finals:  # the given values when the bounds allow no lift
             problem.final = final
             sol = solve_one(**options, raise_on_failure=False)
             first = first or sol

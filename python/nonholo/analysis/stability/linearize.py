@@ -114,9 +114,13 @@ class Linearization:
         tol * max(1, |A|), or less where a relative error tol in each entry of the physical block
         moves the eigenvalue less (:func:`stability_thresholds`): the slow eigenvalues of a stiff
         friction model, which the fast mode's -1/eps entries of A left below tol * |A| (the sleigh
-        backing up at 0.005: +9.6e-4 counted stable at eps 1e-6)."""
-        return stability_thresholds(self.physical_matrix if self.physical_matrix is not None else self.A,
-                                    self.physical_eigenvalues, tol, np.abs(self.A).max(initial=0.0))
+        backing up at 0.005: +9.6e-4 counted stable at eps 1e-6). Kept per ``tol``: an eigenvalue
+        path asks for them at every bisection step of a crossing."""
+        cache = self.__dict__.setdefault("_thresholds", {})
+        if tol not in cache:
+            cache[tol] = stability_thresholds(self.physical_matrix if self.physical_matrix is not None else self.A,
+                                              self.physical_eigenvalues, tol, np.abs(self.A).max(initial=0.0))
+        return cache[tol]
 
     @property
     def classification(self) -> list:
