@@ -161,7 +161,7 @@ class SpeedOutput:
         return {**self.__dict__, "_f": None}
 
 
-def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
+def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms, constraints):
     """Kane's independent speeds as quasi-velocities: (names, DependentSpeeds, None) or the reason
     they cannot be.
 
@@ -171,7 +171,7 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     evaluation (:class:`~nonholo.expressions.speed_frame.DependentSpeeds`: X = J [[I, 0], [Bk, I]],
     w0 = J [0; e] + q0, Bk = -C_dep^-1 C_ind, e = -C_dep^-1 f, by a pivoted LU), never
     symbolically. J, q0, C and f must be functions of q: time-dependent kinematics or constraint
-    coefficients are refused."""
+    coefficients are refused. ``constraints``: (C, f) as :func:`_constraint_matrices` gives them."""
     t = time_symbol()
     us = list(km.u)
     k = len(km._udep)
@@ -184,7 +184,7 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms):
     q0 = qdot.xreplace(dict.fromkeys(us, 0))
     C, f = sp.zeros(0, len(us)), sp.zeros(0, 1)
     if k:
-        C, f = _constraint_matrices(km)
+        C, f = constraints
     parts = [M.xreplace(plain) for M in (J, q0, C, f)]
     entries = [x for M in parts for x in M]
     me = mechanics_module()
@@ -311,8 +311,8 @@ def kanes_method_arguments(
 
     # velocity constraints k_nh u + f_nh = 0, in q'
     A = b = None
+    k_nh, f_nh = _constraint_matrices(km) if len(km._udep) else (None, None)  # once: the speeds' frame too
     if len(km._udep):
-        k_nh, f_nh = _constraint_matrices(km)
         rows = (k_nh * sp.Matrix(list(km.u)) + f_nh).applyfunc(to_plain)
         check_specified(list(rows), set(), "velocity_constraints")
         A, b = linear_in_velocities(rows, qd_syms, "velocity_constraints")
@@ -344,7 +344,7 @@ def kanes_method_arguments(
 
     speeds = None
     if state != "qdot":
-        speeds = _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms)
+        speeds = _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms, (k_nh, f_nh))
         if isinstance(speeds, str):
             if state == "speeds":
                 raise ModelError(f"state='speeds' is not available: {speeds}; use state='qdot'")
