@@ -15,6 +15,7 @@ import sympy.physics.mechanics as me
 
 import nonholo as nh
 from nonholo.analysis.states import model_state
+from test_stability import spring_sleigh
 
 ROOT = Path(__file__).resolve().parents[1]
 STRAIGHT = [0, 0, 0, 1.0, 0, 0]  # the sleigh gliding straight ahead at unit speed
@@ -408,12 +409,7 @@ def test_steady_motions_in_quasi_velocities_stay_near_the_guess():
     near phi = 0, and the least-squares Newton steps walked along the family: the speed 1.2 of the
     guess came back as 3.39 at order 1 and 24.8 at order 2 (1.2 in the coordinate form). The steps
     are now pulled back toward the guess within the family."""
-    x, y, phi = sp.symbols("x y phi")
-    m, I, a, k = sp.symbols("m I a k")
-    s, c = sp.sin(phi), sp.cos(phi)
-    G = sp.Matrix([[m, 0, -m * a * s], [0, m, m * a * c], [-m * a * s, m * a * c, I + m * a**2]])
-    spring = nh.System([x, y, phi], G, potential=k * phi**2 / 2, constraints=sp.Matrix([[-s, c, 0]]),
-                       parameters={m: 2.0, I: 0.5, a: 0.3, k: 1.5})
+    spring = spring_sleigh()
     guess = [0.1, 0, 0.05, 1.2, 0.1, 0.0]  # [q, q']
     for order in (1, 2):
         for velocities in ("frame", "coordinates"):

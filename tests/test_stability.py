@@ -445,17 +445,28 @@ def test_bad_input_is_named(sleigh):
         nh.linearize(forced.nonholonomic(), [0.0, 0.0])
 
 
+def spring_sleigh(torques: bool = False) -> nh.System:
+    """A Chaplygin sleigh (m = 2, I = 0.5, a = 0.3) on a torsion spring k phi^2 / 2 (k = 1.5); with
+    ``torques`` also a constant torque written twice, as the potential e phi and as the force -tau
+    (e = tau = 0)."""
+    x, y, phi = sp.symbols("x y phi")
+    m, I, a, k, e, tau = sp.symbols("m I a k e tau")
+    s, c = sp.sin(phi), sp.cos(phi)
+    G = sp.Matrix([[m, 0, -m * a * s], [0, m, m * a * c], [-m * a * s, m * a * c, I + m * a**2]])
+    values = {m: 2.0, I: 0.5, a: 0.3, k: 1.5}
+    if not torques:
+        return nh.System([x, y, phi], G, potential=k * phi**2 / 2, constraints=sp.Matrix([[-s, c, 0]]),
+                         parameters=values)
+    return nh.System([x, y, phi], G, potential=k * phi**2 / 2 + e * phi, constraints=sp.Matrix([[-s, c, 0]]),
+                     force=sp.Matrix([0, 0, -tau]), parameters={**values, e: 0.0, tau: 0.0})
+
+
 def test_an_input_in_the_potential_gets_its_column():
     """A constant torque written as the potential e phi and one written as the force -tau act alike:
     both columns of B are -1/J in the phi_dot row (J = I + m a^2). The exact branch took dF/de only
     and gave e a zero column, for the nonholonomic and the friction model; inputs in the force
     alone keep the exact branch."""
-    x, y, phi = sp.symbols("x y phi")
-    m, I, a, k, e, tau = sp.symbols("m I a k e tau")
-    s, c = sp.sin(phi), sp.cos(phi)
-    G = sp.Matrix([[m, 0, -m * a * s], [0, m, m * a * c], [-m * a * s, m * a * c, I + m * a**2]])
-    sleigh = nh.System([x, y, phi], G, potential=k * phi**2 / 2 + e * phi, constraints=sp.Matrix([[-s, c, 0]]),
-                       force=sp.Matrix([0, 0, -tau]), parameters={m: 2.0, I: 0.5, a: 0.3, k: 1.5, e: 0.0, tau: 0.0})
+    sleigh = spring_sleigh(torques=True)
     y0 = np.array([0, 0, 0, 1.0, 0, 0])
     for model in (sleigh.nonholonomic(), sleigh.friction(1e-3)):
         lin = nh.linearize(model, y0, inputs=["e", "tau"])
@@ -489,12 +500,7 @@ def test_a_hopf_crossing_found_from_a_real_pair_on_a_coarse_grid_is_one_hopf():
     """A sleigh on a torsion spring: s^2 + (m a U / J) s + k / J = 0, a complex pair through the
     imaginary axis at U = 0, real at U = -5. On the grid (-5, 1, 5) the kind was taken from the real
     end: two 'divergence' entries with a complex eigenvalue, at -1.1e-8. Now one Hopf at 0."""
-    x, y, phi = sp.symbols("x y phi")
-    m, I, a, k = sp.symbols("m I a k")
-    s, c = sp.sin(phi), sp.cos(phi)
-    G = sp.Matrix([[m, 0, -m * a * s], [0, m, m * a * c], [-m * a * s, m * a * c, I + m * a**2]])
-    spring = nh.System([x, y, phi], G, potential=k * phi**2 / 2, constraints=sp.Matrix([[-s, c, 0]]),
-                       parameters={m: 2.0, I: 0.5, a: 0.3, k: 1.5})
+    spring = spring_sleigh()
     omega = np.sqrt(1.5 / (0.5 + 2.0 * 0.09))
     for values in ([-5.0, 1.0, 5.0], np.linspace(-5, 5, 6)):
         path = nh.eigenvalue_path(spring.nonholonomic(), "U", values, lambda U: [0, 0, 0, U, 0, 0])
