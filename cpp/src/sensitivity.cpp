@@ -187,14 +187,28 @@ void SensitivityRun::record_event(int event, double t, const double* y, std::vec
   const MechanicalSystem& sys = model_.system();
   f_.resize(n_);
   model_.rhs(t, y, params_.data(), f_.data(), *ws_);
-  const double gdot = event_derivative(*ev.tape, sys, params_.data(), t, y, f_.data(), 1.0, -1);
+  // g(t, q, q'; p) along (dy, dt, dp). A model whose state holds another velocity (quasi-velocities,
+  // a reduced model's u): q' and its derivative from the model's VelocityMap.
+  const VelocityMap* map = model_.velocity_map();
+  const int n = sys.n();
+  std::vector<double> qv, dqv;
+  auto derivative = [&](const double* dy, double dt, int parameter) {
+    if (map == nullptr) return event_derivative(*ev.tape, sys, params_.data(), t, y, dy, dt, parameter);
+    qv.assign(y, y + n);  // [q, q']: q, then q' from the map
+    dqv.assign(dy, dy + n);
+    qv.resize(2 * n);
+    dqv.resize(2 * n);
+    map->velocity_derivative(t, y, dy, dt, params_.data(), parameter, qv.data() + n, dqv.data() + n, *ws_);
+    return event_derivative(*ev.tape, sys, params_.data(), t, qv.data(), dqv.data(), dt, parameter);
+  };
+  const double gdot = derivative(f_.data(), 1.0, -1);
   if (gdot == 0.0 || !std::isfinite(gdot))
     throw SolverError("the event function is tangent to the trajectory at t = " + format_number(t) +
                           " (dg/dt = 0): the event time has no sensitivity",
                       t);
   for (int j = 0; j < count(); ++j) {
     double* s = N_VGetArrayPointer(yS_[j]);
-    const double dt = -event_derivative(*ev.tape, sys, params_.data(), t, y, s, 0.0, index_[j]) / gdot;
+    const double dt = -derivative(s, 0.0, index_[j]) / gdot;
     t_out.push_back(dt);
     for (int i = 0; i < n_; ++i) y_out.push_back(s[i] + f_[i] * dt);
   }

@@ -1,8 +1,10 @@
 // The value of an event g(t, y) (integrator.hpp, EventSpec) on a state of a run, for both ways a
 // run finds its roots: CVODE's root finding (integrate/cvode_callbacks.cpp) and the run record's
 // search on DOP853's dense output (run_record.hpp). A callback is called with (t, y); a tape is
-// evaluated at [q, v, t, p] (on a model in quasi-velocities v = X_D w, the frame's event velocity),
-// a tape of the no-slip dynamics with that motion's acceleration and multipliers appended.
+// evaluated at [q, v, t, p] (v = q', the model's VelocityMap where its state holds another velocity),
+// a tape of the no-slip dynamics at the state's own velocity (u = X_D w, a reduced model's u
+// without its slip: the no-slip motion through the state) with that motion's acceleration and
+// multipliers appended.
 #pragma once
 
 #include <algorithm>
@@ -57,10 +59,16 @@ class EventValues {
     const MechanicalSystem& sys = model_.system();
     const int n = sys.n(), base = sys.n_inputs();
     inputs_.resize(ev.dynamics ? base + n + sys.k() : base);
-    const double* v = parts_.frame_watch ? parts_.frame_watch->event_velocity(t, y, params_.data(), ws)  // u = X_D w
-                                         : y + n;
     std::copy(y, y + n, inputs_.begin());
-    std::copy(v, v + n, inputs_.begin() + n);
+    if (ev.dynamics) {  // the no-slip motion through the state: its velocity u = X_D w, or v
+      const double* u = parts_.frame_watch ? parts_.frame_watch->state_velocity(y, params_.data(), ws) : y + n;
+      std::copy(u, u + n, inputs_.begin() + n);
+    } else if (parts_.velocity_map) {  // q' = X_D w, u + s: not the state's velocity block
+      parts_.velocity_map->velocity(t, y, params_.data(), inputs_.data() + n, ws);
+    } else {
+      std::copy(y + n, y + 2 * n, inputs_.begin() + n);
+    }
+    const double* v = inputs_.data() + n;
     inputs_[2 * n] = t;
     std::copy(params_.begin(), params_.begin() + sys.n_params(), inputs_.begin() + 2 * n + 1);
     if (ev.dynamics) {  // the no-slip motion through (q, v): its acceleration, then its multipliers

@@ -127,6 +127,7 @@ class Model {
   virtual ModelParts parts() const { return {}; }
   const ConstraintSet* constraints() const { return parts().constraints; }
   const FrameWatcher* frame_watch() const { return parts().frame_watch; }
+  const VelocityMap* velocity_map() const { return parts().velocity_map; }
   const SparseJacobian* sparse_jacobian() const { return parts().sparse_jacobian; }
   const TapeSet* tapes() const { return parts().tapes; }
   const JacobianPaths* jacobian_paths() const { return parts().jacobian_paths; }

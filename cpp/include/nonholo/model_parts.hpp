@@ -7,6 +7,7 @@
 //   ConstraintSet   nonholonomic, vakonomic, reduced (k > 0), the sparse     constrained(), the residual,
 //                   nonholonomic model                                      the projections
 //   FrameWatcher    Hamel, frame-vakonomic, reduced in a frame               watches_frame(), frame_check()...
+//   VelocityMap     Hamel, frame-vakonomic, reduced (both forms)            the velocity events see
 //   SparseJacobian  the sparse models                                       sparse(), jacobian_structure()
 //   TapeSet         every model built from tapes (not the sparse models,    rhs_tapes(), fusable(), own tapes
 //                   whose sparse tape has no C translation)
@@ -76,8 +77,24 @@ class FrameWatcher {
   // Back to the model's own frame (a workspace returned to the pool: the next run or
   // evaluation starts in the frame its state is given in).
   virtual void reset_frame(Workspace& ws) const = 0;
-  // The n velocities a symbolic event g(t, q, v) sees at the state y: u = X_D(q) w.
-  virtual const double* event_velocity(double t, const double* y, const double* p, Workspace& ws) const = 0;
+  // The state's velocity in coordinates, u = X_D(q) w (a reduced model's u, without its slip):
+  // the no-slip motion a contact-force margin event evaluates (event_values.hpp).
+  virtual const double* state_velocity(const double* y, const double* p, Workspace& ws) const = 0;
+};
+
+// A model whose state holds another velocity than q' (the quasi-velocities w of a frame, a
+// reduced model's u, whose q' = u + s adds the slip): the velocity q' a symbolic event
+// g(t, q, q') sees (event_values.hpp), and its derivative, which the sensitivity of the event's
+// time differentiates (sensitivity.cpp). Models whose state is [q, q', ...] lack the part.
+class VelocityMap {
+ public:
+  virtual ~VelocityMap() = default;
+  // q' at (t, y) into u (n entries).
+  virtual void velocity(double t, const double* y, const double* p, double* u, Workspace& ws) const = 0;
+  // q' into u and its directional derivative du along the state's direction dy, the time's dt
+  // and the parameter `parameter` (-1: none).
+  virtual void velocity_derivative(double t, const double* y, const double* dy, double dt, const double* p,
+                                   int parameter, double* u, double* du, Workspace& ws) const = 0;
 };
 
 // A Jacobian stored sparse (models/sparse_backend.hpp): its structure (CSC with the diagonal: CVODE's
@@ -142,6 +159,7 @@ class JacobianPaths {
 struct ModelParts {
   const ConstraintSet* constraints = nullptr;
   const FrameWatcher* frame_watch = nullptr;
+  const VelocityMap* velocity_map = nullptr;
   const SparseJacobian* sparse_jacobian = nullptr;
   const TapeSet* tapes = nullptr;
   const CostEstimate* cost = nullptr;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "nonholo/scalar/dual.hpp"
+
 namespace nonholo {
 
 namespace {
@@ -81,6 +83,41 @@ const double* frame_velocity_at(const Frame& frame, const double* q, const doubl
   }
   f.growth = growth;
   return f.velocity.data();
+}
+
+void frame_velocity_derivative(const Frame& frame, const FrameGeometry<double>& current, const double* q,
+                               const double* dq, const double* w, const double* dw, const double* p, int parameter,
+                               double* u, double* du) {
+  using D = Dual<double, 1>;
+  const int n = frame.n(), m = frame.rank(), np = frame.system().n_params();
+  std::vector<D> qd(n), pd(np);
+  VecX<D> wd(m), ud(n);
+  for (int i = 0; i < n; ++i) {
+    qd[i] = D(q[i]);
+    qd[i].d[0] = dq[i];
+  }
+  for (int j = 0; j < m; ++j) {
+    wd(j) = D(w[j]);
+    wd(j).d[0] = dw[j];
+  }
+  for (int i = 0; i < np; ++i) pd[i] = D(p[i]);
+  if (parameter >= 0 && parameter < np) pd[parameter].d[0] = 1.0;
+  FrameGeometry<D> f;
+  f.solved = current.solved;  // the run's split (empty: the frame's own)
+  f.free = current.free;
+  if (frame.voronets()) {
+    frame.evaluate_B(qd.data(), pd.data(), f);
+    for (int j = 0; j < m; ++j) ud(f.free[j]) = wd(j);
+    for (int a = 0; a < n - m; ++a) ud(f.solved[a]) = f.B.row(a).dot(wd);
+  } else {
+    frame.evaluate(qd.data(), pd.data(), f);
+    ud = f.X().leftCols(m) * wd;
+    if (frame.has_offset()) ud += f.w0();
+  }
+  for (int i = 0; i < n; ++i) {
+    u[i] = ud(i).v;
+    du[i] = ud(i).d[0];
+  }
 }
 
 // u = X_D w with the current split, the split of maximal volume at q, w = u_r in it.

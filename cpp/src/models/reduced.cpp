@@ -2,6 +2,11 @@
 // check live with the slow manifold (slow_manifold.cpp).
 #include "nonholo/models/reduced.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+
 #include "nonholo/models.hpp"
 
 namespace nonholo {
@@ -98,6 +103,31 @@ std::vector<TapeName> ReducedFrameModel::own_tape_names() const {
 const Tape* ReducedFrameModel::own_tape(TapeName name) const {
   if (name == TapeName::Slip) return compiled_ != nullptr ? &compiled_->tape() : nullptr;
   return frame_->tape_named(name);
+}
+
+void reduced_velocity(const Model& model, double t, const double* y, const double* p, double* u, Workspace& ws) {
+  std::vector<double> f(model.n_states());
+  model.rhs(t, y, p, f.data(), ws);
+  std::copy(f.begin(), f.begin() + model.system().n(), u);
+}
+
+void reduced_velocity_derivative(const Model& model, double t, const double* y, const double* dy, double dt,
+                                 const double* p, int parameter, double* u, double* du, Workspace& ws) {
+  const MechanicalSystem& sys = model.system();
+  const int n = sys.n();
+  std::vector<double> df(model.n_states());
+  const double* directions[1] = {dy};
+  double* out[1] = {df.data()};
+  model.directional_derivatives(t, y, p, 1, directions, &parameter, out, ws);
+  reduced_velocity(model, t, y, p, u, ws);
+  std::copy(df.begin(), df.begin() + n, du);
+  if (dt != 0.0 && (sys.force_depends_on_time() || sys.affine_depends_on_time())) {
+    const double h = 1e-6 * std::max(1.0, std::abs(t));  // error O(h^2) relative to the slip's t-scale
+    std::vector<double> up(n), down(n);
+    reduced_velocity(model, t + h, y, p, up.data(), ws);
+    reduced_velocity(model, t - h, y, p, down.data(), ws);
+    for (int i = 0; i < n; ++i) du[i] += dt * (up[i] - down[i]) / (2.0 * h);
+  }
 }
 
 }  // namespace nonholo

@@ -27,6 +27,9 @@ class Event:
         margin, ``system.friction_margin(mu)`` (mu N - |lambda|) or ``system.liftoff_margin()``
         (N) (:mod:`nonholo.system.margins`): the run stops, or reports, where rolling without
         slipping would need more friction than there is, or where the body would lift off.
+        The velocities are the physical q' on every model: X_D w of a model in quasi-velocities,
+        u + sum eps^k h^(k) of a reduced model (its ``result.velocity``), not the state's u. A
+        margin is that of the no-slip motion through the state (q, u).
     terminal : bool or int
         Stop the integration at the first (True) or the n-th occurrence.
     direction : {-1, 0, 1}

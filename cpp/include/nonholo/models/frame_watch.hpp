@@ -56,6 +56,12 @@ FrameCheck check_frame(const Frame& frame, const double* q, const double* p, Fra
 const double* frame_velocity_at(const Frame& frame, const double* q, const double* w, const double* p,
                                 FrameGeometry<double>& f);
 
+// u = X_D(q) w and its directional derivative du along (dq, dw) and the parameter `parameter`
+// (-1: none), in the split of `current` (Voronets) or from the frame's vectors (dual numbers).
+void frame_velocity_derivative(const Frame& frame, const FrameGeometry<double>& current, const double* q,
+                               const double* dq, const double* w, const double* dw, const double* p, int parameter,
+                               double* u, double* du);
+
 // A re-split of a Voronets frame at q: the new solved coordinates and the blocks A_s of A(q) of
 // the old and the new split (for the models that map more state than w).
 struct FrameResplit {
@@ -76,7 +82,7 @@ void reset_frame_split(const Frame& frame, FrameGeometry<double>& f, FrameGeomet
 // `FrameWatchText frame_watch_text() const` and, when it has state after w,
 // `void remap_extra(double* extra, const FrameResplit&) const`.
 template <class Derived, template <class> class WorkT>
-class FrameWatchedModel : public ModelImpl<Derived, WorkT>, public FrameWatcher {
+class FrameWatchedModel : public ModelImpl<Derived, WorkT>, public FrameWatcher, public VelocityMap {
   using Base = ModelImpl<Derived, WorkT>;
 
  public:
@@ -88,6 +94,7 @@ class FrameWatchedModel : public ModelImpl<Derived, WorkT>, public FrameWatcher 
   ModelParts parts() const override {
     ModelParts parts = Base::parts();
     parts.frame_watch = this;
+    parts.velocity_map = this;
     return parts;
   }
 
@@ -109,9 +116,21 @@ class FrameWatchedModel : public ModelImpl<Derived, WorkT>, public FrameWatcher 
     reset_frame_split(*frame_, W.d.frame, W.j.frame);
   }
 
-  // u = X_D(q) w in the run's current frame (what a symbolic event g(t, q, v) sees).
-  const double* event_velocity(double, const double* y, const double* p, Workspace& ws) const override {
+  // u = X_D(q) w (+ w0(q)) in the run's current frame.
+  const double* state_velocity(const double* y, const double* p, Workspace& ws) const override {
     return frame_velocity_at(*frame_, y, y + this->system().n(), p, Base::work(ws).frame);
+  }
+
+  // The VelocityMap: q' = u (the reduced model in a frame adds its slip: ReducedFrameModel
+  // overrides both). The frame does not depend on t.
+  void velocity(double, const double* y, const double* p, double* u, Workspace& ws) const override {
+    const double* v = state_velocity(y, p, ws);
+    std::copy(v, v + this->system().n(), u);
+  }
+  void velocity_derivative(double, const double* y, const double* dy, double, const double* p, int parameter,
+                           double* u, double* du, Workspace& ws) const override {
+    const int n = this->system().n();
+    frame_velocity_derivative(*frame_, Base::work(ws).frame, y, dy, y + n, dy + n, p, parameter, u, du);
   }
 
   // No state after w (the reduced and Hamel models).

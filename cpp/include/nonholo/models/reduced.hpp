@@ -329,7 +329,15 @@ void check_reduced_state(const MechanicalSystem& sys, const Geometry<double>& ge
 VecX<double> invariance_residual(const MechanicalSystem& sys, const CompiledSlip* compiled, int order, double t,
                                  const double* q, const double* u, const double* p);
 
-class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
+// The VelocityMap of the reduced models (both forms): q' = u + s, the first n entries of the
+// right-hand side, and its derivative from the model's directional derivatives; the slip's
+// own dependence on t (where the system's force or affine term has one) by a central
+// difference, the directional derivatives being in (y, p) only.
+void reduced_velocity(const Model& model, double t, const double* y, const double* p, double* u, Workspace& ws);
+void reduced_velocity_derivative(const Model& model, double t, const double* y, const double* dy, double dt,
+                                 const double* p, int parameter, double* u, double* du, Workspace& ws);
+
+class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork>, public VelocityMap {
  public:
   static constexpr bool kTraceable = true;  // eval traced whole by model.compile() (fused_rhs.hpp)
   // The viscous law's model (law null; eps its last parameter, after the system's), its slip from
@@ -351,6 +359,18 @@ class ReducedModel : public ConstrainedModel<ReducedModel, ReducedWork> {
   bool fusable() const override { return order_ == 0 || (law_ == nullptr && (order_ <= 1 || compiled_ != nullptr)); }
   void check_state(double t, const double* y, const double* p, Workspace& ws) const override;
   double rhs_cost_ns() const override;
+  ModelParts parts() const override {
+    ModelParts parts = ConstrainedModel<ReducedModel, ReducedWork>::parts();
+    parts.velocity_map = this;
+    return parts;
+  }
+  void velocity(double t, const double* y, const double* p, double* u, Workspace& ws) const override {
+    reduced_velocity(*this, t, y, p, u, ws);
+  }
+  void velocity_derivative(double t, const double* y, const double* dy, double dt, const double* p, int parameter,
+                           double* u, double* du, Workspace& ws) const override {
+    reduced_velocity_derivative(*this, t, y, dy, dt, p, parameter, u, du, ws);
+  }
   // No drift control by default (Adams, DOP853): the right-hand side's tapes only.
   std::vector<TapeName> rhs_tapes() const override { return reduced_rhs_tapes(order_, compiled_.get(), law_ != nullptr); }
 
@@ -467,6 +487,14 @@ class ReducedFrameModel : public FrameWatchedModel<ReducedFrameModel, ReducedWor
   // The frame watch (FrameWatchedModel, models/frame_watch.hpp): a Voronets frame is re-split
   // when max|B_aj| exceeds 10, a frame given by its vectors stops the run when cond_1(X) > 1e6.
   FrameWatchText frame_watch_text() const { return {"reduced model", "w", "use velocities='coordinates'"}; }
+  // Events see q' = X_D w + s, with the slip (not the frame's X_D w alone).
+  void velocity(double t, const double* y, const double* p, double* u, Workspace& ws) const override {
+    reduced_velocity(*this, t, y, p, u, ws);
+  }
+  void velocity_derivative(double t, const double* y, const double* dy, double dt, const double* p, int parameter,
+                           double* u, double* du, Workspace& ws) const override {
+    reduced_velocity_derivative(*this, t, y, dy, dt, p, parameter, u, du, ws);
+  }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, ReducedWork<S>& w) const {
