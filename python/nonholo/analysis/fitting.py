@@ -6,12 +6,33 @@ SciPy's ``curve_fit``.
 
 h the observed quantities of ``simulate(model, ..., params=theta)``; the Jacobian dh/dtheta is
 read from the sensitivities, never from difference quotients. At the optimum the covariance
-is ``s^2 (J^T W J)^-1`` (s^2 = 2 cost / (n_obs - n_params) unless ``absolute_sigma``), the
-linearized (Gauss-Newton) estimate of Bard, *Nonlinear Parameter Estimation* (1974), 7-5.
+is ``s^2 (J^T W J)^-1`` (s^2 = 2 cost / (n - r) unless ``absolute_sigma``), the linearized
+(Gauss-Newton) estimate of Bard, *Nonlinear Parameter Estimation* (1974), 7-5. n counts the
+observations of nonzero weight only (a weight 0 removes its observation: the fit and its
+covariance are those without it), r is the rank of J (n_params when every parameter is identified).
+
+Identifiability: with the SVD sqrt(W) J = U S V^T, the directions v of parameter space with
+singular value below eps max(n, n_params) s_max (the rank test of SciPy's ``curve_fit`` and NumPy's
+``matrix_rank``) leave the observations unchanged to working precision: only combinations of the
+parameters along the other directions are determined by the data. A parameter i is identified when
+e_i is orthogonal to those directions (its component there, ||P e_i|| with P = V_0 V_0^T the
+projector onto them, below sqrt(eps)); its variance is then s^2 e_i^T (J^T W J)^+ e_i, the same in
+any parametrization of the identified combinations. The covariance entries of the others are inf
+(``curve_fit`` fills the whole matrix with inf) and an OptimizeWarning names them, grouped by the
+couplings of P (i and j coupled when P e_i and P e_j are not orthogonal, their cosine above
+sqrt(eps)): "F and m enter only in a combination" when only F/m reaches the observations.
+
+Trial points out of the model's range: a trial point of the trust region (trf, dogbox) where the
+simulation fails (ModelError: e.g. a metric no longer positive definite; IntegrationError) gets
+NaN residuals, and SciPy's trf and dogbox reject such a step and shrink the radius to a quarter
+of its length (``if not np.all(np.isfinite(f_new)): Delta = 0.25 * step_h_norm``), as for NaN
+observations. MINPACK's lm has no such branch: there the failure is an error. At the starting
+point there is no step to reject: the error propagates, naming the start.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -20,7 +41,7 @@ import sympy as sp
 
 from .. import options as check
 from ..models.model import Model, apply_compile
-from ..errors import attach_partial
+from ..errors import IntegrationError, ModelError, attach_partial
 from ..integrate.simulation import simulate
 from .states import parameter_mapping
 
@@ -55,8 +76,9 @@ class FitResult:
     """Outcome of :func:`fit`.
 
     Attributes: ``params`` (name -> estimate), ``x`` (estimates in the order of ``names``),
-    ``covariance``, ``stderr`` (name -> standard error, its diagonal's square roots, keyed as
-    ``params``), ``residuals (weighted,
+    ``covariance`` (inf in the rows and columns of parameters the data do not identify),
+    ``stderr`` (name -> standard error, its diagonal's square roots, keyed as
+    ``params``), ``residuals`` (weighted,
     h - y_obs times sqrt(w), flat), ``jacobian`` (weighted, of the residuals), ``cost``
     (1/2 sum residuals^2), ``success``, ``message``, ``nfev``, ``simulation`` (the trajectory
     at the estimates), ``observed`` and ``predicted`` (flat, unweighted).
@@ -149,6 +171,90 @@ def _start(model: Model, params) -> tuple:
     return names, np.array(x0, dtype=float)
 
 
+def _not_fitted(names: list, fixed) -> None:
+    """ValueError naming the parameters given both to fit (``params``) and held fixed (``fixed``)."""
+    both = [n for n in names if n in {_name(k) for k in (fixed or {})}]
+    if both:
+        raise ValueError(f"the parameters {both} are given both in params (to fit) and in fixed (held fixed): "
+                         "give each parameter in one of them")
+
+
+def _at_start(exc: BaseException, names: list, x) -> BaseException:
+    """``exc`` (the simulation's failure at the fit's starting point) with the start in its message:
+    there is no step of the trust region to reject yet."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], str):
+        start = {n: float(v) for n, v in zip(names, x)}
+        exc.args = (f"{exc.args[0]} (at the starting point of the fit, {start}: start within the model's range)",)
+    return exc
+
+
+def _lm_refuses(x, names: list, why) -> ValueError:
+    """The error of method='lm' at a trial point out of the model's range: MINPACK cannot reject it."""
+    point = {n: float(v) for n, v in zip(names, x)}
+    return ValueError(f"the trial point {point} of least_squares' method='lm' is out of the model's range ({why}); "
+                      "lm cannot reject a step whose residuals are not finite: use method 'trf' (the default) or "
+                      "'dogbox', which shrink the trust region there, with bounds that keep the parameters in range")
+
+
+def _groups(coupling: np.ndarray) -> list:
+    """The connected components (lists of indices) of the graph with an edge i - j where coupling[i, j]."""
+    left, groups = set(range(len(coupling))), []
+    while left:
+        stack, group = [min(left)], set()
+        while stack:
+            i = stack.pop()
+            if i in group:
+                continue
+            group.add(i)
+            stack.extend(j for j in np.flatnonzero(coupling[i]) if j not in group)
+        groups.append(sorted(group))
+        left -= group
+    return groups
+
+
+def _and(words: list) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _covariance(J: np.ndarray, r: np.ndarray, n_obs: int, names: list, absolute_sigma: bool) -> tuple:
+    """(covariance, warning message or None) at the optimum (module docstring): s^2 (J^T J)^+ on the
+    identified parameters with s^2 = r.r / (n_obs - rank), inf in the rows and columns of the others;
+    n_obs the residuals of nonzero weight. Everything inf when no degree of freedom is left for s^2."""
+    n = len(names)
+    _, s, vt = np.linalg.svd(J, full_matrices=False)
+    eps = np.finfo(float).eps
+    rank = int(np.sum(s > eps * max(n_obs, n) * s[0])) if s.size else 0
+    covariance = (vt[:rank].T / s[:rank] ** 2) @ vt[:rank]
+    notes = []
+    if not absolute_sigma:
+        if n_obs > rank:
+            covariance *= r @ r / (n_obs - rank)
+        else:
+            covariance[:] = np.inf
+            notes.append(f"the residual variance needs more observations of nonzero weight ({n_obs}) than "
+                         f"identified parameters ({rank}): the covariance is inf (absolute_sigma=True takes the "
+                         "weights as inverse variances instead)")
+    if rank < n:
+        null = vt[rank:]
+        projector = null.T @ null  # onto the directions that leave the observations unchanged
+        lost = np.flatnonzero(np.diag(projector) > eps)  # ||P e_i|| > sqrt(eps)
+        covariance[lost, :] = np.inf
+        covariance[:, lost] = np.inf
+        parts = []
+        norms = np.sqrt(np.diag(projector)[lost])  # coupled: P e_i, P e_j at an angle off 90 deg by > sqrt(eps)
+        for group in _groups(np.abs(projector[np.ix_(lost, lost)]) > np.sqrt(eps) * np.outer(norms, norms)):
+            members, block = [names[lost[i]] for i in group], projector[np.ix_(lost[group], lost[group])]
+            combinations = len(group) - int(round(np.trace(block)))  # what the data still determine of them
+            parts.append(f"{members[0]} does not enter the observations" if combinations == 0 else
+                         f"{_and(members)} enter only in a combination" if combinations == 1 else
+                         f"{_and(members)} enter only in {combinations} combinations")
+        notes.insert(0, f"the parameters {[names[i] for i in lost]} are not identified by the observations: "
+                        f"{'; '.join(parts)} (the weighted Jacobian has rank {rank} of {n}, singular values "
+                        f"{np.array2string(s, precision=3)}); their covariance entries are inf, their estimates "
+                        "one point of a set that fits as well (fix some of them, or observe more)")
+    return covariance, "; ".join(notes) or None
+
+
 def _weights(weights, shape: tuple) -> np.ndarray:
     """``weights`` broadcast to the shape of y_obs; ValueError naming both shapes when it does not."""
     w = np.asarray(weights, dtype=float)
@@ -201,20 +307,26 @@ def fit(
     observe : list of state names, or callable
         State names (default: all states), or ``observe(result) -> (values, jacobian)`` with
         ``values`` the predicted observations (any shape, matched to ``y_obs``) and
-        ``jacobian`` of shape (values.size, n_params), built from ``result.sensitivities``,
+        ``jacobian`` of shape (values.size, n_params) exactly (row k the derivative of the k-th
+        of the flattened values; any other shape is an error), built from ``result.sensitivities``,
         ``result.t_events_sensitivities`` ... (columns in the order of ``params``). NaN values
         mark a parameter point where the observation does not exist (e.g. fewer events): the
         trust region rejects such trial points and shrinks (at the start it is an error).
     weights : array_like, optional
         Per observation (shape of ``y_obs``, or one that broadcasts to it: a scalar, one value
-        per time), e.g. 1 / sigma^2; non-negative and finite. Default 1.
+        per time), e.g. 1 / sigma^2; non-negative and finite. Default 1. A weight 0 removes its
+        observation: it counts in no degree of freedom of the residual variance.
     bounds : (lower, upper), optional
         As in ``least_squares``: scalars or one value per parameter.
     fixed : mapping name -> value, optional
-        Other parameter values held fixed.
+        Other parameter values held fixed (none of those in ``params``: ValueError).
     absolute_sigma : bool
         ``weights`` are exact inverse variances: the covariance is (J^T W J)^-1, not scaled by
         the residual variance.
+    least_squares_options : mapping, optional
+        Passed to ``least_squares`` (xtol, ftol, gtol, x_scale, max_nfev, method ...). ``method``
+        "trf" (default) or "dogbox" reject a trial point where the simulation fails or the
+        observations are NaN; "lm" cannot (an error there) and takes no ``bounds``.
     compile : {"auto", True, False}
         "auto" (default): after the simulation at the starting point, the model's tapes that are
         bit for bit the interpreter's are compiled when FIT_EVALUATIONS (20) simulations like it
@@ -223,8 +335,16 @@ def fit(
     simulate_options
         Passed to :func:`simulate` (events, method, project_y0, ...).
 
+    Warns
+    -----
+    OptimizeWarning
+        Parameters the observations do not identify (the weighted Jacobian's rank test, module
+        docstring), named with their combinations; their covariance entries are inf.
+
     Raises
     ------
+    ModelError, IntegrationError
+        The simulation fails at the starting point (the message names it).
     KeyboardInterrupt
         Ctrl-C stops the fit and re-raises the same KeyboardInterrupt with ``exc.partial``, a
         :class:`FitProgress`: the best parameters among the simulations that finished (a dict
@@ -244,7 +364,7 @@ def fit(
     >>> result.success, round(float(result.params["a"]), 6)
     (True, 0.3)
     """
-    from scipy.optimize import least_squares
+    from scipy.optimize import OptimizeWarning, least_squares
 
     compile = check.compile_option(compile)
     apply_compile(model, compile is True, 0)
@@ -263,6 +383,7 @@ def fit(
                          "fit takes no NaN as a missing value: leave it out (its time from t_obs), or give it any "
                          "finite value and weight 0")
     fixed = parameter_mapping(fixed, "fixed")
+    _not_fitted(names, fixed)
     observe_names = None
     if observe is None or isinstance(observe, (list, tuple)):
         observe_names = list(model.state_names if observe is None else observe)
@@ -277,47 +398,66 @@ def fit(
         raise ValueError("weights must be non-negative and finite")
     sqrt_w = np.sqrt(w).reshape(-1)
     base = dict(fixed or {})
-    cache = {}
+    options = dict(xtol=1e-12, ftol=1e-12, gtol=1e-12, x_scale="jac", method="trf")
+    options.update(least_squares_options or {})
+    cache, trial = {}, False  # trial: least_squares has started, a failing point is a step to reject
     best = FitProgress()  # the best finished evaluation: what Ctrl-C hands over
 
     def evaluate(x):
+        """(simulation, flat values, jacobian, why the values are NaN or None) at x."""
         key = tuple(x)
         if key not in cache:
             cache.clear()
-            sol = simulate(model, span, y0, t_eval=t_obs, params={**base, **dict(zip(names, x))}, rtol=rtol,
-                           atol=atol, sensitivities=names, raise_on_failure=True, **simulate_options)
+            try:
+                sol = simulate(model, span, y0, t_eval=t_obs, params={**base, **dict(zip(names, x))}, rtol=rtol,
+                               atol=atol, sensitivities=names, raise_on_failure=True, **simulate_options)
+            except (ModelError, IntegrationError) as exc:  # out of the model's range (module docstring)
+                if not trial:
+                    raise _at_start(exc, names, x)
+                if options["method"] == "lm":
+                    raise _lm_refuses(x, names, exc) from exc
+                cache[key] = (None, np.full(y_obs.size, np.nan), np.full((y_obs.size, len(names)), np.nan), exc)
+                return cache[key]
             values, jac = observer(sol)
             values = np.asarray(values, dtype=float)
             if values.shape != y_obs.shape:
                 raise ValueError(f"the observed values have shape {values.shape}, y_obs has {y_obs.shape}")
-            jac = np.asarray(jac, dtype=float).reshape(values.size, len(names))
-            cache[key] = (sol, values.reshape(-1), jac)
+            jac = np.asarray(jac, dtype=float)
+            if jac.shape != (values.size, len(names)):
+                raise ValueError(f"the Jacobian the observe callable returns must have the shape (values.size, "
+                                 f"n_params) = {(values.size, len(names))}, a row per flattened value and a column "
+                                 f"per parameter of {names}; got shape {jac.shape}")
+            cache[key] = (sol, values.reshape(-1), jac, None if np.all(np.isfinite(values)) else "NaN observations")
             best.record(names, x, sqrt_w * (cache[key][1] - y_obs.reshape(-1)), sol)
         return cache[key]
 
     def residuals(x):
-        return sqrt_w * (evaluate(x)[1] - y_obs.reshape(-1))
+        _, values, _, why = evaluate(x)
+        if why is not None and trial and options["method"] == "lm":
+            raise _lm_refuses(x, names, why)
+        return sqrt_w * (values - y_obs.reshape(-1))
 
     def jacobian(x):
         return sqrt_w[:, None] * evaluate(x)[2]
 
     lb, ub = (-np.inf, np.inf) if bounds is None else bounds
-    options = dict(xtol=1e-12, ftol=1e-12, gtol=1e-12, x_scale="jac")
-    options.update(least_squares_options or {})
     try:
         if not np.all(np.isfinite(residuals(x0))):
             raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
         if compile == "auto":  # the first simulation tells how many right-hand sides one takes
             apply_compile(model, "auto", FIT_EVALUATIONS * evaluate(x0)[0].stats["n_rhs"])
-        res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), method="trf", **options)
+        trial = True
+        res = least_squares(residuals, x0, jac=jacobian, bounds=(lb, ub), **options)
     except KeyboardInterrupt as exc:  # Ctrl-C: the best parameters of the simulations that finished
         raise attach_partial(exc, best if best.evaluations else None)
-    sol, predicted, _ = evaluate(res.x)
+    sol, predicted, _, _ = evaluate(res.x)
     J = jacobian(res.x)
     r = residuals(res.x)
-    dof = max(r.size - len(names), 1)
-    JTJ_inv = np.linalg.pinv(J.T @ J)
-    covariance = JTJ_inv if absolute_sigma else JTJ_inv * (r @ r / dof)
+    covariance, warning = _covariance(J, r, int(np.count_nonzero(sqrt_w)), names, absolute_sigma)
+    message = res.message
+    if warning is not None:
+        warnings.warn(f"nh.fit: {warning}", OptimizeWarning, stacklevel=2)
+        message = f"{message} {warning[0].upper()}{warning[1:]}."
     return FitResult(names=names, x=res.x, covariance=covariance, residuals=r, jacobian=J, cost=float(0.5 * r @ r),
-                     success=bool(res.success), message=res.message, nfev=int(res.nfev), simulation=sol,
+                     success=bool(res.success), message=message, nfev=int(res.nfev), simulation=sol,
                      observed=y_obs.reshape(-1), predicted=predicted, t_obs=t_obs, observe_names=observe_names)
