@@ -85,8 +85,10 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     surface : Surface
         Its surface in body axes (Sphere, Ellipsoid, Paraboloid, Disc or any support map).
     gravity : number, SymPy expression or 3-vector
-        g (acting along -z), or the gravity vector (g_x, g_y, g_z) in space axes: a tilted
-        gravity, the body on an inclined plane (V = -m (g_x x + g_y y + g_z z_G)).
+        g >= 0 (acting along -z; a 0-d array is g), or the gravity vector (g_x, g_y, g_z) in
+        space axes with g_z <= 0: a tilted gravity, the body on an inclined plane
+        (V = -m (g_x x + g_y y + g_z z_G)). A symbol's value counts: g_z > 0 at the parameters
+        pulls the body off the plane.
     friction : {None, "viscous", "coulomb"}
         None: no-slip constraint rows (nonholonomic, vakonomic, friction(eps), reduced and
         discrete models apply); "viscous" / "coulomb": the sliding contact as a force, with the
@@ -98,7 +100,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     eps : float
         Default of the runtime parameter eps for "viscous" and "coulomb": the friction's velocity
         scale, positive and finite (as ``system.friction(eps)``'s; at eps <= 0 the force pumps
-        energy into the body).
+        energy into the body). With these two laws a symbol named eps in the body, surface,
+        gravity, friction coefficient or parameters is refused: the runtime parameter would take
+        its place.
     parameters : mapping {symbol: value}
         Values of the symbols used in the body, surface, gravity and friction coefficient.
 
@@ -118,9 +122,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     ------
     ValueError, TypeError
         A bad argument, named, before anything is built. The quantities that must be positive
-        (eps, the mass, the surface's lengths, mu as above; the inertia positive definite) are
-        checked again at the parameter values of every use of the system,
-        ``nh.simulate(..., params={"eps": ...})`` among them (:class:`RollingSystem`).
+        (eps, the mass, the surface's lengths, mu as above, g and -g_z non-negative; the inertia
+        positive definite) are checked again at the parameter values of every use of the
+        system, ``nh.simulate(..., params={"eps": ...})`` among them (:class:`RollingSystem`).
 
     Examples
     --------
@@ -151,20 +155,24 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     if parameters is not None and not isinstance(parameters, Mapping):
         raise TypeError(f"parameters must be a mapping {{symbol or name: value}}, got {type(parameters).__name__}")
     params = dict(parameters or {})
-    eps_ = None
-    if friction is not None:
-        eps_ = sp.Symbol("eps")
-        params[eps_] = _positive_number(eps, "eps")
-    g_scalar = () if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)) else \
-        (("gravity", scalar(gravity, "gravity"), True),)  # g >= 0 along -z, at the parameters' values too
-    positive = (("mass", body.mass, False), ("inertia", body.inertia, False), *g_scalar,
-                *((length, value, False) for length, value in surface.lengths),
-                ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
-    _check_positive(positive, _values_by_name(params), "parameters")
+    if isinstance(gravity, np.ndarray) and gravity.ndim == 0:  # a NumPy scalar as an array: g itself
+        gravity = gravity[()]
     x, y, *quat = coords = list(sp.symbols("x y q0 q1 q2 q3"))
     height = sp.Dummy("z_G")  # gravity checked before the geometry is built
     g_, V = _gravity(gravity, body.mass, x, y, height)
     gravity_vector = _gravity_vector(gravity)
+    eps_ = None
+    if friction is not None:
+        eps_ = sp.Symbol("eps")
+        _check_eps_free(body, surface, mu, gravity_vector, params, friction)
+        params[eps_] = _positive_number(eps, "eps")
+    # g >= 0 along -z (the gravity pressing the body on the plane, -g_z for a vector), at the parameters'
+    # values too
+    pressing = ("-gravity[2]" if _is_vector(gravity) else "gravity", g_, True)
+    positive = (("mass", body.mass, False), ("inertia", body.inertia, False), pressing,
+                *((length, value, False) for length, value in surface.lengths),
+                ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
+    _check_positive(positive, _values_by_name(params), "parameters")
     vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
     q = sp.Matrix(quat)
     n2 = (q.T * q)[0]
@@ -214,7 +222,8 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
 class RollingSystem(System):
     """The :class:`~nonholo.System` of :func:`roll_on_plane`: the quantities that must be positive
     (``positive``: (name, value, zero allowed) triples: the friction scale eps, the friction
-    coefficient, the mass, the surface's lengths, and the inertia, positive definite) are checked at
+    coefficient, the mass, the surface's lengths, the gravity pressing on the plane (g or -g_z,
+    non-negative), and the inertia, positive definite) are checked at
     the parameter values of every use (:meth:`param_vector`: ``nh.simulate(..., params=...)``, the
     models' methods), as ``system.friction(eps)`` checks its eps; a value given as an expression of
     the parameters (``Sphere(sympy.Symbol("r"))``) is checked there too. Kept by the ``with_*``
@@ -254,7 +263,9 @@ _WHY = {"eps": "the friction's velocity scale, as system.friction(eps) requires:
         "friction_coefficient": "mu: a negative one pushes along the slip; friction(eps) of the constraint rows "
                                 "needs mu > 0",
         "inertia": "a zero principal moment leaves a rotation without kinetic energy: the metric of the rolling "
-                   "body is singular"}
+                   "body is singular",
+        "-gravity[2]": "-g_z, the gravity pressing the body on the plane: g_z > 0 pulls it off the plane it rolls on "
+                       "(z = 0, the body above it)"}
 
 
 def _check_positive(quantities, values: Mapping, given: str) -> None:
@@ -292,6 +303,23 @@ def _check_positive(quantities, values: Mapping, given: str) -> None:
                              f"got {value:g}{where}")
 
 
+def _check_eps_free(body, surface, mu, gravity_vector, parameters: Mapping, friction: str) -> None:
+    """ValueError when a symbol of the body, surface, gravity or friction coefficient, or a parameter, is
+    named eps: the runtime parameter eps of the friction force (its velocity scale) would take its place
+    (a sphere of radius eps = 1 rolled with radius 0.001), as ``system.friction(eps)`` refuses a system
+    parameter named eps."""
+    n = sp.Matrix(sp.symbols("_n1:4"))
+    sources = {"the body": [body.mass, *body.inertia, *body.com_offset],
+               "the surface": [*surface.support(n), *(value for _, value in surface.lengths)],
+               "friction_coefficient": [mu], "gravity": list(gravity_vector)}
+    where = [what for what, exprs in sources.items() if any(s.name == "eps" for e in exprs for s in e.free_symbols)]
+    where += ["parameters"] * any((key if isinstance(key, str) else getattr(key, "name", None)) == "eps"
+                                  for key in parameters)
+    if where:
+        raise ValueError(f"{' and '.join(where)} use a symbol named eps, which the runtime parameter eps of "
+                         f"friction={friction!r} (the friction's velocity scale) would take the place of; rename it")
+
+
 def _values_by_name(parameters: Mapping) -> dict:
     """{name: float} of the numeric values of ``parameters`` (keys symbols or names); other values are
     left out (the System refuses them with its own message)."""
@@ -318,7 +346,7 @@ def _positive_number(value, what: str) -> float:
 
 def _gravity_vector(gravity) -> tuple:
     """Gravity as a vector (g_x, g_y, g_z) in space axes: (0, 0, -g) for a scalar g."""
-    if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
+    if _is_vector(gravity):
         return tuple(scalar(g, f"gravity[{i}]") for i, g in enumerate(np.asarray(gravity, dtype=object).reshape(-1)))
     return (sp.Integer(0), sp.Integer(0), -scalar(gravity, "gravity"))
 
@@ -392,7 +420,7 @@ class ContactForce:
 def _gravity(gravity, mass, x, y, z) -> tuple:
     """(g along -z, V): for a scalar g, V = m g z_G; for a vector, V = -m g . (x, y, z_G) and the
     normal part -g_z (the load of the Coulomb law)."""
-    if isinstance(gravity, (list, tuple, np.ndarray, sp.MatrixBase)):
+    if _is_vector(gravity):
         entries = np.asarray(gravity, dtype=object).reshape(-1)
         if entries.size != 3:
             raise ValueError(f"gravity as a vector must have 3 components (space axes), got {entries.size}")
@@ -411,6 +439,11 @@ def _gravity(gravity, mass, x, y, z) -> tuple:
         raise ValueError(f"gravity = {gravity!r}: g acts along -z and must be >= 0 (a negative g pulls the body off "
                          "the plane); for a tilted gravity give the vector (g_x, g_y, g_z)")
     return g, mass * g * z
+
+
+def _is_vector(gravity) -> bool:
+    """Gravity given as the vector (g_x, g_y, g_z), not as g (a 0-d array is g)."""
+    return isinstance(gravity, (list, tuple, sp.MatrixBase)) or isinstance(gravity, np.ndarray) and gravity.ndim > 0
 
 
 def _gravity_component(g, what: str) -> None:
@@ -523,8 +556,7 @@ def body_angular_velocity(q, v) -> np.ndarray:
 
 def _outputs(A, z, coords, vel, param_symbols, disc_axis=None) -> dict:
     """Display quantities of a rolling body (``System(outputs=...)``)."""
-    axis = None if disc_axis is None else tuple(float(c) for c in disc_axis)
-    outputs = {name: RollingAngle(name, axis) for name in ("lean", "heading")}
+    outputs = {name: RollingAngle(name, disc_axis) for name in ("lean", "heading")}
     outputs.update({name: RollingOutput(name) for name in ("yaw", "pitch", "roll", "omega_1", "omega_2", "omega_3")})
     outputs["z"] = RollingOutput("z", z, (coords, param_symbols))
     outputs["slip"] = RollingOutput("slip", A * sp.Matrix(vel), (coords, vel, param_symbols))
@@ -541,12 +573,27 @@ class RollingAngle:
     angle between the body z axis (vertical in the reference attitude) and the vertical, in
     [0, pi], and heading = the azimuth of R e_1, the body x axis. The heading is unwrapped along
     the samples (continuous along a run); it is undefined where its direction is vertical (a
-    disc lying flat, a body x axis pointing up)."""
+    disc lying flat, a body x axis pointing up). An axis given by expressions of the parameters
+    (``Disc(r, axis=(0, k, 0))``) is evaluated at the run's values."""
 
     def __init__(self, name: str, axis=None):
         if name not in ("lean", "heading"):
             raise ValueError(f"name must be 'lean' or 'heading', got {name!r}")
-        self.name, self.axis = name, None if axis is None else tuple(float(c) for c in axis)
+        self.name = name
+        if axis is not None:
+            axis = [sp.sympify(c) for c in axis]
+            axis = tuple(float(c) if c.is_number else c for c in axis)
+        self.axis = axis
+
+    def _axis(self, params) -> np.ndarray:
+        """The unit axis e at the parameter values ``params`` (by name)."""
+        values = {s: params[s.name] for c in self.axis if isinstance(c, sp.Basic) for s in c.free_symbols}
+        e = np.array([float(c.xreplace(values)) if isinstance(c, sp.Basic) else c for c in self.axis])
+        norm = np.linalg.norm(e)
+        if not (np.all(np.isfinite(e)) and norm > 0):
+            raise ValueError(f"the disc's axis {list(self.axis)} is not a direction at the parameters "
+                             f"{ {s.name: v for s, v in values.items()} }: {e.tolist()}")
+        return e / norm
 
     def __call__(self, q, v, params) -> np.ndarray:
         q = np.asarray(q, dtype=float)
@@ -557,8 +604,7 @@ class RollingAngle:
                 return np.arccos(np.clip(R[:, 2, 2], -1.0, 1.0)).reshape(shape)
             heading = np.arctan2(R[:, 1, 0], R[:, 0, 0])
         else:
-            e = np.asarray(self.axis) / np.linalg.norm(self.axis)
-            s = R @ e  # the axis in space, (n_t, 3)
+            s = R @ self._axis(params)  # the axis in space, (n_t, 3)
             if self.name == "lean":
                 return np.arcsin(np.clip(s[:, 2], -1.0, 1.0)).reshape(shape)
             heading = np.arctan2(-s[:, 0], s[:, 1])

@@ -30,7 +30,10 @@ The system carries h in ``System(holonomic=...)``; the integrator enforces its d
 :func:`assemble` solves h(q) = 0 for chosen dependent coordinates. When the root's first
 rotation is about the vertical (a heading), the horizontal rows are taken in heading axes (the
 same constraints, rotated about the vertical). Rows that repeat others on h(q) = 0 (two wheels
-on one axle both forbid the axle's sideways motion) are dropped.
+on one axle both forbid the axle's sideways motion; a third wheel on that axle, or a fourth
+wheel under a rigid frame, repeats the others' heights) are dropped before the System is built,
+a repeated height with its holonomic constraint (:mod:`nonholo.builders.mechanism_rows`); the
+normal loads are then statically indeterminate, and ``result["normal_force"]`` says so.
 
 The Lagrangian is L = T - V with
 
@@ -53,8 +56,8 @@ import numpy as np
 import sympy as sp
 
 from .bodies import RigidBody, scalar, vector
+from .mechanism_rows import independent_rows, record_contact_rows, with_normal_forces
 from .surfaces import Disc, Sphere, Surface
-from ..system.normal_forces import Lift, normal_force_output
 from ..system.system import System
 
 __all__ = ["Mechanism", "Revolute", "assemble"]
@@ -81,6 +84,18 @@ def _axis(axis, what: str) -> sp.Matrix:
 
 def _point(point, what: str) -> sp.Matrix:
     return vector(point, what)  # three finite real entries, named in a refusal
+
+
+def _numbers_by_name(parameters: Mapping) -> dict:
+    """{name: float} of the values of ``parameters`` that are numbers (the System refuses the others)."""
+    out = {}
+    for key, value in parameters.items():
+        if isinstance(key, (str, sp.Symbol)) and not isinstance(value, (bool, np.bool_, str)):
+            try:
+                out[key if isinstance(key, str) else key.name] = float(value)
+            except (TypeError, ValueError):
+                pass
+    return out
 
 
 def _hat(a) -> sp.Matrix:
@@ -239,8 +254,8 @@ class Mechanism:
         Parameters
         ----------
         gravity : number or SymPy expression
-            g, along ``down``: the magnitude, >= 0 and finite (a negative g would pull the
-            mechanism off the plane).
+            g, along ``down``: the magnitude, >= 0 and finite, a symbol's value in ``parameters``
+            too (a negative g would pull the mechanism off the plane).
         parameters : mapping {symbol: value}
             Values of the symbols used in the bodies, joints, surfaces and gravity.
         friction_coefficient : number or SymPy expression
@@ -259,8 +274,13 @@ class Mechanism:
             before anything is built.
         """
         g = scalar(gravity, "gravity")
-        if g.is_number and not float(g) >= 0:
-            raise ValueError(f"gravity = {gravity!r} must be >= 0: it is g, the magnitude of gravity along down "
+        if parameters is not None and not isinstance(parameters, Mapping):
+            raise TypeError(f"parameters must be a mapping {{symbol or name: value}}, got {type(parameters).__name__}")
+        values = _numbers_by_name(parameters or {})
+        at = g.xreplace({s: sp.Float(values[s.name]) for s in g.free_symbols if s.name in values})  # at their values
+        if at.is_number and not float(at) >= 0:
+            given = "" if g.is_number else f" = {float(at):g} at the parameters' values"
+            raise ValueError(f"gravity = {gravity!r}{given} must be >= 0: it is g, the magnitude of gravity along down "
                              f"({list(self.down)}); a negative g pulls the mechanism off the plane")
         why = " (mu: friction(eps) of the contact rows needs mu > 0; a negative one pushes along the slip)"
         try:
@@ -275,62 +295,22 @@ class Mechanism:
         G, V = kin.lagrangian(g)
         rows, holonomic = kin.contact_rows()
         A = sp.Matrix.vstack(*rows)
-        mu = [mu_n if block.rows == 1 else mu_t for block in rows for _ in range(block.rows)]
-
-        def build(keep):
-            return System(kin.q, G, V, constraints=A.extract(keep, list(range(A.cols))),
-                          friction=sp.diag(*[mu[i] for i in keep]), parameters=dict(parameters or {}),
-                          velocities=kin.qd, holonomic=holonomic or None, name=name or "mechanism")
-
-        system = build(list(range(A.rows)))
-        keep = _independent_rows(system)
-        if len(keep) < A.rows:
-            system = build(keep)
+        sizes = [block.rows for block in rows]
+        # the repeated rows dropped before the System is built (nonholo.builders.mechanism_rows), a
+        # dropped vertical row with its holonomic constraint
+        keep = independent_rows(A, holonomic, kin.q, dict(parameters or {}))
+        vertical = [sum(sizes[:i]) for i, size in enumerate(sizes) if size == 1]  # aligned with holonomic
+        held = [h for h, row in zip(holonomic, vertical) if row in keep]
+        mu = [mu_n if size == 1 else mu_t for size in sizes for _ in range(size)]
+        system = System(kin.q, G, V, constraints=A.extract(keep, list(range(A.cols))),
+                        friction=sp.diag(*[mu[i] for i in keep]), parameters=dict(parameters or {}),
+                        velocities=kin.qd, holonomic=held or None, name=name or "mechanism")
         system.drawing = _drawing(self, kin)
-        system = _with_normal_forces(system, kin, keep, g)
-        _record_contact_rows(system, [block.rows for block in rows], keep)
+        bodies = [(self.links[body].body.mass, -(self.down.T * (f["p"] + _matmul(f["R"], f["c"])))[0])
+                  for body, f in kin.frames.items()]
+        system = with_normal_forces(system, self.contacts, keep, bodies, g)
+        record_contact_rows(system, sizes, keep)
         return system
-
-
-def _record_contact_rows(system: System, sizes: list, keep: list) -> None:
-    """The rows of each contact, as a friction law or the stick-slip model takes them: its two
-    tangential rows (``friction_contacts``, one group per contact: an isotropic cone) and the normal
-    rows dh/dt of the contacts after the first (``normal_rows``: the height of a support point,
-    which friction does not realize; it stays a constraint, with h = 0 held at position level).
-    Rows dropped as dependent are left out."""
-    index = {row: i for i, row in enumerate(keep)}
-    groups, normal, row = [], [], 0
-    for size in sizes:
-        kept = [index[r] for r in range(row, row + size) if r in index]
-        if size == 2 and kept:
-            groups.append(kept)
-        elif size == 1:
-            normal += kept
-        row += size
-    system.friction_contacts, system.normal_rows = groups, normal
-
-
-def _with_normal_forces(system: System, kin: "_Kinematics", keep: list, g) -> System:
-    """The system with its output ``"normal_force"`` (:mod:`nonholo.system.normal_forces`): the first
-    contact's vertical constraint, which the root's height eliminates, lifts every body and carries
-    the other contacts' normal rows; each other contact keeps its own (row dh/dt). Without it when a
-    normal row was dropped as dependent (that contact's load is statically indeterminate)."""
-    index = {row: i for i, row in enumerate(keep)}
-    tangential, normal_rows, row = [], [], 0
-    for i in range(len(kin.mech.contacts)):
-        tangential.append([index[r] for r in (row, row + 1) if r in index])
-        if i:
-            if row + 2 not in index:
-                return system
-            normal_rows.append(index[row + 2])
-        row += 2 if i == 0 else 3
-    bodies = []
-    for name, f in kin.frames.items():
-        pG = f["p"] + _matmul(f["R"], f["c"])
-        bodies.append((kin.mech.links[name].body.mass, -(kin.mech.down.T * pG)[0]))
-    system.outputs["normal_force"] = normal_force_output(system, [Lift(bodies, normal_rows), *normal_rows], g,
-                                                         tangential)
-    return system
 
 
 class _Kinematics:
@@ -626,57 +606,6 @@ def _drawing(mech: Mechanism, kin: "_Kinematics"):
         else:
             sticks[name] = list(mech.links[name].children)
     return combine(Drawing(Sticks(poses, sticks), projection="3d"), *wheels)
-
-
-def _independent_rows(system: System, samples: int = 4) -> list:
-    """Rows of A that span its row space at random configurations on h(q) = 0 (greedily, in order).
-
-    Contacts can repeat a constraint (two wheels on one axle: on the ground, both sideways
-    no-slip rows say that the axle moves along its heading); the models need independent rows,
-    so a row that lies in the span of the earlier ones at every sample is dropped."""
-    from ..errors import ModelError
-
-    rng = np.random.default_rng(2007)
-    h = None
-    if system.holonomic:
-        h = sp.lambdify([*system.coordinates, *system.parameters], list(system.holonomic), "numpy")
-    points = [_onto_holonomic(h, rng.uniform(-0.4, 0.4, system.n), system.param_vector()) for _ in range(samples)]
-    try:
-        for q in points:
-            system.constraint_matrix(q)
-        return list(range(system.k))  # independent at every sample
-    except ModelError:
-        pass
-    f = sp.lambdify([*system.coordinates, *system.parameters], system.constraints, "numpy")
-    mats = [np.asarray(f(*q, *system.param_vector()), dtype=float) for q in points]
-    keep: list = []
-    for i in range(system.k):
-        trial = keep + [i]
-        if any(np.linalg.matrix_rank(M[trial], 1e-10 * max(1.0, np.abs(M).max())) == len(trial) for M in mats):
-            keep = trial
-    return keep
-
-
-def _onto_holonomic(h, q: np.ndarray, p: list, tol: float = 1e-12) -> np.ndarray:
-    """q moved onto h(q) = 0 by Gauss-Newton steps with the least change (finite-difference dh/dq);
-    q itself when that does not converge."""
-    if h is None:
-        return q
-    start = q
-    with np.errstate(all="ignore"):
-        for _ in range(30):
-            r = np.asarray(h(*q, *p), dtype=float).reshape(-1)
-            if not np.all(np.isfinite(r)):
-                break
-            if np.abs(r).max() < tol:
-                return q
-            step = 1e-7
-            J = np.column_stack([(np.asarray(h(*(q + step * e), *p), dtype=float).reshape(-1) - r) / step
-                                 for e in np.eye(q.size)])
-            if not np.all(np.isfinite(J)):
-                break
-            q = q - np.linalg.lstsq(J, r, rcond=None)[0]
-    return start  # no nearby point on h = 0: the rank is taken off it
 
 
 def _symmetric_about(body: RigidBody, surface, u: sp.Matrix) -> bool:

@@ -200,7 +200,16 @@ def replaced_state(system, keep: list, force, parameters=None, name: str | None 
 
 
 def viscous_coefficients(system, law: Viscous):
-    """``system`` with friction coefficients mu I, so that ``friction(law.eps)`` is the law's model."""
+    """``system`` with the friction coefficient mu of the law on its contacts' rows, so that
+    ``friction(law.eps)`` is the law's model. A mechanism's normal rows (:func:`normal_rows`: the
+    height of a support point, which no contact's friction realizes) keep their own coefficient
+    (``normal_coefficient``, large to keep the wheel on the ground): with the law's mu the loaded
+    front wheel of the Whipple bicycle sank 0.375 m in 1 s at mu = 1, eps = 1e-3."""
     state = system._state_with(None, None)
-    state["friction"] = law.mu * sp.eye(system.k)
+    normal = normal_rows(system)
+    mu = sp.Matrix(system.friction_coefficients) if normal else sp.zeros(system.k, system.k)
+    for i in (i for i in range(system.k) if i not in normal):
+        mu[i, :], mu[:, i] = sp.zeros(1, system.k), sp.zeros(system.k, 1)
+        mu[i, i] = law.mu
+    state["friction"] = mu
     return system._rebuilt(state)
