@@ -99,6 +99,11 @@ std::string point_text(int n, double t, const double* q) {
 
 }  // namespace
 
+// The residual |Phi(x) - target| / max(1, |target|) a stalled Newton iteration of the leading slip
+// accepts: rounding, far below any force the law misses (a law pushed past its peak stalls there
+// with a residual of the order of the excess).
+constexpr double kStalledResidual = 1e-10;
+
 void law_leading_slip_contact(const MechanicalSystem& sys, const LawExpansion& law, int c, double t,
                               const double* q, const double* u, const double* p, LawSlipWork<double>& w) {
   const std::vector<int>& rows = law.rows[c];
@@ -146,8 +151,12 @@ void law_leading_slip_contact(const MechanicalSystem& sys, const LawExpansion& l
     }
     w.x -= length * w.step;
     if (length <= 1e-10 || (length * w.step).norm() <= 1e-15 * (1 + w.x.norm())) {
-      law_value_and_jacobian(tape, r, w.x, w, nullptr, &w.J);  // the slope at the solution
-      return;
+      // Newton has stalled: a solution limited by rounding, or a point where the law's slope
+      // vanishes short of the force (its peak, when the force exceeds the law's largest): the
+      // residual decides
+      law_value_and_jacobian(tape, r, w.x, w, &w.res, &w.J);  // the slope at the solution
+      if ((w.res - w.target).norm() <= kStalledResidual * scale) return;
+      break;
     }
   }
   law_value_and_jacobian(tape, r, w.x, w, &w.res, nullptr);

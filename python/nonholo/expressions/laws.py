@@ -482,7 +482,9 @@ class Stribeck(Law):
     the Stribeck velocity ``v_s``, :math:`z = -N \big(\mu_k + (\mu_s - \mu_k) e^{-\lVert s
     \rVert^2 / v_s^2}\big)\, s / \sqrt{\lVert s \rVert^2 + (\delta v_s)^2} - c_v s` with
     :math:`c_v` = ``viscous``, regularized at rest over :math:`\delta v_s` (``regularization``
-    :math:`\delta`)."""
+    :math:`\delta`). Its ``saturation``, the largest force over :math:`N`, is the curve's peak,
+    below :math:`\max(\mu_s, \mu_k)`: the regularization takes off the top (0.99113 :math:`\mu_s`
+    at :math:`\mu_s = 0.5`, :math:`\mu_k = 0.3`, :math:`\delta = 0.01`)."""
 
     def __init__(self, mu_s, mu_k, v_s, viscous=0, regularization=0.01, rows: int = 1):
         rows = _rows(rows)
@@ -492,9 +494,30 @@ class Stribeck(Law):
         s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
         mu = self.mu_k + (self.mu_s - self.mu_k) * sp.exp(-_norm2(s) / self.v_s**2)
         expr = [-N * mu * x / sp.sqrt(_norm2(s) + (delta * self.v_s) ** 2) - self.viscous * x for x in s]
-        saturation = None if self.viscous != 0 else sp.Max(self.mu_s, self.mu_k)
+        saturation = None if self.viscous != 0 else _stribeck_peak(self.mu_s, self.mu_k, delta)
         super().__init__(expr, slip=s, normal=N, scale=delta * self.v_s, saturation=saturation, name="stribeck")
         self._arguments = dict(mu_s=mu_s, mu_k=mu_k, v_s=v_s, viscous=viscous, regularization=regularization)
+
+
+def _stribeck_peak(mu_s, mu_k, delta):
+    """The largest |force| / N of Stribeck's curve (mu_k + (mu_s - mu_k) e^(-x^2)) x / sqrt(x^2 + delta^2),
+    x = |s| / v_s: below max(mu_s, mu_k), since the regularization takes off the curve's top (mu_s = 0.5,
+    mu_k = 0.3, delta = 0.01: 0.99113 mu_s); mu_k, its limit, when it rises to it. Max(mu_s, mu_k) for
+    symbolic coefficients (a bound)."""
+    try:
+        s_, k_, d_ = (float(x) for x in (mu_s, mu_k, delta))
+    except TypeError:
+        return sp.Max(mu_s, mu_k)
+    from scipy.optimize import minimize_scalar
+
+    def curve(x):
+        return (k_ + (s_ - k_) * np.exp(-x * x)) * x / np.sqrt(x * x + d_ * d_)
+
+    x = np.geomspace(1e-6 * d_, 10.0 + 10.0 * d_, PEAK_SAMPLES)
+    i = int(np.argmax(curve(x)))
+    lo, hi = x[max(i - 1, 0)], x[min(i + 1, x.size - 1)]
+    best = minimize_scalar(lambda z: -curve(z), bounds=(lo, hi), method="bounded", options={"xatol": 1e-14 * hi})
+    return float(max(curve(best.x), curve(x[i]), k_))
 
 
 def _slip_angle(s, V):

@@ -32,6 +32,7 @@ import numpy.typing as npt
 import sympy as sp
 
 from .. import _core
+from ..errors import ModelError
 from ..expressions.lowering import lower
 from .law_reduced import LawReducedModel, LawReducedParameters
 from ..system.margins import Margin
@@ -68,12 +69,19 @@ def law_slip_coefficients(expansion, t: float, q, u, p: list, order: int) -> tup
 class LawVectorField(Model):
     """The right-hand side of a :class:`CoreLawReducedModel` as a :class:`Model` (what ``nh.simulate``
     integrates in C++); its physical velocity is v = u + s, the first n components of the
-    right-hand side."""
+    right-hand side: NaN at a stored state where it does not exist (a failed run's last, where no
+    slip carries the constraint force)."""
 
     def _velocity(self, t: np.ndarray, Y: np.ndarray, p: list) -> np.ndarray:
         n = self.system.n
-        V = [self._core.rhs(float(ti), np.ascontiguousarray(yi), p)[:n] for ti, yi in zip(t, Y)]
-        return np.asarray(V, dtype=float).reshape(-1, n)
+
+        def at(ti, yi):
+            try:
+                return self._core.rhs(float(ti), np.ascontiguousarray(yi), p)[:n]
+            except ModelError:
+                return np.full(n, np.nan)
+
+        return np.asarray([at(ti, yi) for ti, yi in zip(t, Y)], dtype=float).reshape(-1, n)
 
 
 class CoreLawReducedModel(LawReducedParameters):
@@ -136,14 +144,17 @@ class CoreLawReducedModel(LawReducedParameters):
         """delta = |lambda_(k+1)| / |lambda_k| of the law's friction model at the physical state (q, u + s)
         (|lambda_1| >= ... the moduli of the eigenvalues of its Jacobian, k the constraint rows): the
         ratio of the slowest fast rate to the fastest slow one, as the linear law's reduced models
-        measure it (:mod:`nonholo.models.validity`); the expansion needs delta <= 0.1. A float for one
-        state, shape (n_t,) for a trajectory (n_states, n_t)."""
+        measure it (:mod:`nonholo.models.validity`); the expansion needs delta <= 0.1 (NaN where no slip
+        carries the force). A float for one state, shape (n_t,) for a trajectory (n_states, n_t)."""
         t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         n, k = self.system.n, self.system.k
         friction = self.expansion.friction_model
         V = self.velocity(t, Y.T, params).reshape(n, -1).T
         out = []
         for ti, yi, vi in zip(t, Y, V):
+            if not np.all(np.isfinite(vi)):  # no physical velocity there (a failed run's last state)
+                out.append(np.nan)
+                continue
             moduli = np.sort(np.abs(np.linalg.eigvals(friction.jacobian(float(ti), np.r_[yi[:n], vi], params))))[::-1]
             out.append(moduli[k] / moduli[k - 1] if moduli[k - 1] > 0 else np.inf)
         return out[0] if scalar else np.array(out)
