@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+import numpy as np
 import sympy as sp
 
 from ..expressions.parsing import to_sympy
@@ -197,6 +198,15 @@ class Extensions:
         output = normal_force_output(self, normal, gravity, contacts)
         state = self._state_with(None, name)
         state["outputs"] = {**state["outputs"], "normal_force": output}
+        # a kept vertical row is the contact's normal, no friction contact: it stays a constraint where
+        # friction(law=...) and stick_slip realize the others (law_realization.normal_rows); before, a
+        # cylinder's height row slid under Coulomb friction and the cylinder fell through its floor
+        kept = [int(x) for x in (normal if isinstance(normal, (list, tuple)) else [normal])
+                if isinstance(x, (int, np.integer))]
+        if kept:
+            state["normal_rows"] = sorted({*(getattr(self, "normal_rows", None) or []), *kept})
+        if contacts is not None and self.contacts is None:
+            state["friction_contacts"] = [[int(r) for r in group] for group in contacts]
         return self._rebuilt(state)
 
     # ------------------------------------------------------------------ helpers
