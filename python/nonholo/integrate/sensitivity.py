@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 import sympy as sp
 
-from ..models.reduced import mapped_state_derivative, maps_initial_state
+from ..models.reduced import mapped_state_derivative, maps_initial_state, projects_initial_state
 
 __all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values"]
 
@@ -88,13 +88,13 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
 def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -> dict:
     """``spec`` (:func:`sensitivity_spec`) with the parameter sensitivities' initial values where
     ``y0`` is given in another form than the model's state ([q, q'] for Kane's speeds, (q, u) for a
-    frame-form reduced model): the map into the model's state depends on the parameters (the frame
-    X(q), the projection), so d y(t0) / d p is not zero (``models.reduced.mapped_state_derivative``).
-    ``spec`` unchanged otherwise."""
+    frame-form reduced model) or projected (``project_y0``): the map into the model's state depends
+    on the parameters (the frame X(q), the projection in G and A), so d y(t0) / d p is not zero
+    (``models.reduced.mapped_state_derivative``). ``spec`` unchanged otherwise."""
     if not spec:
         return spec
     y0 = np.asarray(y0, dtype=float)
-    if not maps_initial_state(model, y0):
+    if not (maps_initial_state(model, y0) or projects_initial_state(model, project_y0)):
         return spec
     initial = [None if j < 0 else mapped_state_derivative(model, y0, t0, p, project_y0, j) for j in spec["parameters"]]
     if all(d is None for d in initial):

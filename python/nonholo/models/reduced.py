@@ -339,14 +339,34 @@ def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project
     return model.frame.state(q, qdot, named)
 
 
+def projects_initial_state(model, project_y0: bool) -> bool:
+    """True when ``simulate(..., project_y0=True)`` projects the velocity of y0 onto the constraint set
+    (G-orthogonally: a map that depends on the parameters in G and A) in the model's coordinate form:
+    the constrained models and the friction model."""
+    return bool(project_y0) and model.system.k > 0 and (getattr(model, "constrained", False)
+                                                         or getattr(model, "kind", None) == "friction")
+
+
+def _mapped_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
+    """The model's state from ``y0`` as ``simulate`` maps it (frame, projection), unchecked."""
+    if maps_initial_state(model, y0):
+        return frame_initial_state(model, y0, t0, params, project_y0, checked=False)
+    n = model.system.n
+    y = np.array(y0, dtype=float)
+    y[n: 2 * n] = model.system.core.at(t0, y[:n], y[n: 2 * n], list(params[: len(model.system.parameters)])).project()
+    return y
+
+
 def mapped_state_derivative(model, y0: np.ndarray, t0: float, params, project_y0: bool,
                             index: int) -> np.ndarray | None:
     """d/dp of the model's state mapped from ``y0`` given in another form (:func:`maps_initial_state`)
-    in the parameter ``params[index]``, the given y0 held fixed: the initial value of that
-    parameter's sensitivity (the map depends on the parameters through the frame X(q) and the
-    projection). None when nothing depends on it (a parameter of the model only, such as eps).
-    Central differences of the map (the perturbed maps unchecked: y0 on the constraints at p lies
-    off them at p +- h), error O(h^2) with h = 1e-6 (1 + |p|)."""
+    or projected onto the constraint set (:func:`projects_initial_state`) in the parameter
+    ``params[index]``, the given y0 held fixed: the initial value of that parameter's sensitivity (the
+    map depends on the parameters through the frame X(q) and the projection: a vertical disc's
+    projected start keeps its momentum along D, whatever its radius). None when nothing depends on it
+    (a parameter of the model only, such as eps). Central differences of the map (the perturbed maps
+    unchecked: y0 on the constraints at p lies off them at p +- h), error O(h^2) with
+    h = 1e-6 (1 + |p|)."""
     if index >= len(model.system.parameters):
         return None
     p = np.array(params, dtype=float)
@@ -355,7 +375,7 @@ def mapped_state_derivative(model, y0: np.ndarray, t0: float, params, project_y0
     for step in (h, -h):
         shifted = p.copy()
         shifted[index] += step
-        sides.append(frame_initial_state(model, y0, t0, list(shifted), project_y0, checked=False))
+        sides.append(_mapped_state(model, y0, t0, list(shifted), project_y0))
     return (sides[0] - sides[1]) / (2.0 * h)
 
 
