@@ -301,3 +301,29 @@ def test_step_size_collapse_stops_early_with_the_reason(method):
 def test_adams_on_a_stiff_model_advises_bdf(sleigh):
     with pytest.warns(nh.SimulationWarning, match="this model is stiff: use method='bdf'"):
         nh.simulate(sleigh.friction(1e-6), (0, 20), Y0, max_steps=10, method="adams")
+
+
+def test_dense_output_covers_the_run_not_its_outputs():
+    """sol is defined from t_span[0] to t_last, whatever t_eval holds (x = sin t, y = 1 - cos t,
+    theta = t on a knife edge). Before, it started at the first stored time: from t0 = 2 with
+    t_eval=[] it claimed [0, 10] and extrapolated sol(0.5) 1.05 off; with t_eval=[5, 10] it refused
+    t = 1; a backward run refused 9.5; a terminal event left it defined past t_last."""
+    x, y, th = sp.symbols("x y theta")
+    knife = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=[[sp.sin(th), -sp.cos(th), 0]])
+    model = knife.nonholonomic()
+
+    def exact(t):
+        return np.array([np.sin(t), 1 - np.cos(t), t, np.cos(t), np.sin(t), 1.0])
+
+    tight = dict(dense_output=True, rtol=1e-10, atol=1e-12)
+    late = nh.simulate(model, (2, 10), exact(2.0), t_eval=[], **tight)
+    assert (late.sol.t_min, late.sol.t_max) == (2.0, 10.0)
+    np.testing.assert_allclose(late.sol(2.5), exact(2.5), atol=1e-8)
+    with pytest.raises(ValueError, match=r"defined on \[2.0, 10.0\]"):
+        late.sol(0.5)
+    early = nh.simulate(model, (0, 10), exact(0.0), t_eval=[5, 10], **tight)
+    np.testing.assert_allclose(early.sol(1.0), exact(1.0), atol=1e-8)
+    backward = nh.simulate(model, (10, 0), exact(10.0), t_eval=[8, 4, 0], **tight)
+    np.testing.assert_allclose(backward.sol(9.5), exact(9.5), atol=1e-8)
+    stopped = nh.simulate(model, (0, 10), exact(0.0), events=nh.Event(th - 2, terminal=True), **tight)
+    assert stopped.sol.t_max == stopped.t_last == pytest.approx(2.0, abs=1e-9)

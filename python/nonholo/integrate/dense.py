@@ -21,7 +21,11 @@ class DenseSolution:
     Calling with a scalar t returns shape (n_states,); with an array of times, (n_states, n_t).
     """
 
-    def __init__(self, t0: float, raw: dict, n_states: int):
+    def __init__(self, raw: dict, n_states: int, t_last: float | None = None):
+        """``raw``: the steps' Nordsieck histories; the solution is defined from the run's start, the
+        first step's t_n - h_n (not the first stored time: ``t_eval`` may start later, or be empty),
+        to ``t_last`` (where the run ended: a terminal event inside its last step; default the last
+        step's end)."""
         self.t_end = np.asarray(raw["t_end"], dtype=float)
         self.h = np.asarray(raw["h"], dtype=float)
         self.order = np.asarray(raw["order"], dtype=int)
@@ -33,7 +37,12 @@ class DenseSolution:
             / np.array([factorial(k) for k in range(self.order[i] + 1)])[:, None]
             for i in range(len(self.t_end))
         ]
-        self.t_min, self.t_max = sorted((float(t0), float(self.t_end[-1]))) if len(self.t_end) else (t0, t0)
+        if len(self.t_end):
+            t0 = float(self.t_end[0] - self.h[0])
+            end = float(self.t_end[-1]) if t_last is None else float(t_last)
+        else:
+            t0 = end = 0.0 if t_last is None else float(t_last)
+        self.t_min, self.t_max = sorted((t0, end))
         self._forward = len(self.t_end) < 2 or self.t_end[-1] > self.t_end[0]
         self.n_states = n_states
 

@@ -113,7 +113,7 @@ class SimulationResult:
         if raw.get("dense") is not None:
             from .dense import DenseSolution
 
-            self.sol = DenseSolution(float(raw["t"][0]) if len(raw["t"]) else 0.0, raw["dense"], raw["y"].shape[0])
+            self.sol = DenseSolution(raw["dense"], raw["y"].shape[0], self.t_last)
 
     @property
     def success(self) -> bool:
