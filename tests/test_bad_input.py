@@ -301,3 +301,21 @@ def test_a_two_dimensional_t_eval_is_refused():
     with pytest.raises(ValueError, match=r"t_eval must be one-dimensional.*\(1, 2\)"):
         nh.simulate(free.nonholonomic(), (0, 1), [0, 0, 1, 0], t_eval=np.array([[0.5, 1.0]]))
     assert nh.simulate(free.nonholonomic(), (0, 1), [0, 0, 1, 0], t_eval=0.5).t.tolist() == [0.5]
+
+
+def test_an_unknown_symbol_is_named_with_what_may_be_used_there():
+    """The message names what the expression may use in its place: an event may use the time and the
+    velocities, a frame's vectors and offset neither (the message said 'neither coordinates, velocities,
+    the time nor parameters' of x_dot in the vectors and of t in the offset). with_potential of a list
+    names the argument (it raised 'unhashable type: list')."""
+    x, y, th, t = sp.symbols("x y theta t")
+    knife = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=[[sp.sin(th), -sp.cos(th), 0]], name="knife")
+    with pytest.raises(nh.ModelError, match=r"event 0 contains symbols it may not depend on: z \(it may use t, "
+                                            r"theta, theta_dot, x, x_dot, y, y_dot;"):
+        nh.simulate(knife.nonholonomic(), (0, 1), [0, 0, 0, 1, 0, 1], events=nh.Event(sp.Symbol("z") - 1))
+    vectors = [[sp.cos(th), 0, 0], [sp.sin(th), 0, 0], [0, 1, 0]]
+    with pytest.raises(nh.ModelError, match=r"vectors contains symbols it may not depend on: x_dot \(it may use "
+                                            r"theta, x, y;"):
+        nh.frames.AnholonomicFrame(knife, [[sp.cos(th) * sp.Symbol("x_dot"), 0, 0], *vectors[1:]])
+    with pytest.raises(TypeError, match="potential must be a scalar SymPy expression, got \\[x\\]"):
+        knife.with_potential([x])

@@ -313,7 +313,10 @@ class Frame {
     std::string point;
     for (int i = 0; i < n(); ++i) point += (i ? ", " : "") + std::to_string(value(q[i]));
     throw ModelError("the constraints cannot be solved for the coordinates of the Voronets frame (their block A_s "
-                     "of A is singular) at q = (" + point + ")");
+                     "of A is singular) at q = (" + point + "), with these parameters: choose the solved "
+                     "coordinates where A_s is regular (nonholo.frames.AnholonomicFrame(system, solved=[...])), or "
+                     "take the coordinate form (velocities='coordinates' for a reduced model, "
+                     "system.nonholonomic() for the Hamel model)");
   }
 
   std::shared_ptr<const MechanicalSystem> system_;

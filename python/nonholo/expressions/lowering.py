@@ -282,7 +282,9 @@ def _lower_entries(lowerer: _Lowerer, size: int, entries: dict) -> list:
 
 
 def check_free_symbols(exprs: Iterable, allowed: set, what: str) -> None:
-    """Raise ModelError naming every symbol of ``exprs`` outside ``allowed``."""
+    """Raise ModelError naming every symbol of ``exprs`` outside ``allowed``, and those it may use (the
+    names of ``allowed``: coordinates, velocities, the time, parameters, controls, as the caller allows
+    them here)."""
     nodes = unique_nodes(exprs)  # once per shared subexpression, not per path to it
     unknown = {s for s in nodes if s.is_Symbol and s not in allowed}
     undefined = {f for f in nodes if isinstance(f, sp.core.function.AppliedUndef)}
@@ -293,7 +295,13 @@ def check_free_symbols(exprs: Iterable, allowed: set, what: str) -> None:
         )
     if unknown:
         names = ", ".join(sorted(str(s) for s in unknown))
+        may = sorted(str(s) for s in allowed if isinstance(s, sp.Symbol))
+        listed = ", ".join(may[:ALLOWED_LISTED]) + (f" and {len(may) - ALLOWED_LISTED} more"
+                                                     if len(may) > ALLOWED_LISTED else "")
         raise ModelError(
-            f"{what} contains symbols that are neither coordinates, velocities, the time nor parameters: {names}"
-            " (declare parameters with parameters={symbol: value})"
+            f"{what} contains symbols it may not depend on: {names} (it may use {listed or 'no symbol'}; a "
+            "parameter of the system is declared with its parameters={symbol: value})"
         )
+
+
+ALLOWED_LISTED = 24  # the symbols an error of check_free_symbols names as allowed, at most

@@ -87,7 +87,10 @@ class Extensions:
         System
             Everything else as in this system; a Kane system's applied force loses dV/dq.
         """
-        added = self.resolve(to_sympy(potential, "potential"))
+        added = to_sympy(potential, "potential")
+        if not isinstance(added, sp.Expr) or isinstance(added, sp.MatrixBase):  # a list too (not resolvable)
+            raise TypeError(f"potential must be a scalar SymPy expression, got {potential!r}")
+        added = self.resolve(added)
         if not isinstance(added, sp.Expr) or isinstance(added, sp.MatrixBase):
             raise TypeError(f"potential must be a scalar SymPy expression, got {potential!r}")
         state = self._state_with(parameters, name)
