@@ -172,3 +172,18 @@ def test_bad_sensitivity_requests(sleigh):
         nh.simulate(model, (0, 1), Y0, sensitivities=["a"], sensitivity_method="forward")
     with pytest.raises(ValueError, match="symbolic events"):
         nh.simulate(model, (0, 1), Y0, sensitivities=["a"], events=[lambda t, y: y[0] - 1])
+
+
+def test_the_final_states_sensitivities_are_kept_without_samples(sleigh):
+    """t_eval=[] stores no samples but keeps y_final, and now its sensitivities too (they were dropped
+    with the samples): equal to those of the last sample of a run that stores it, and None where
+    the last stored sample is before t_last."""
+    model = sleigh.nonholonomic()
+    stored = nh.simulate(model, (0, 2), Y0, t_eval=[1.0, 2.0], sensitivities=["a", ("y0", 5)], rtol=1e-10, atol=1e-12)
+    bare = nh.simulate(model, (0, 2), Y0, t_eval=[], sensitivities=["a", ("y0", 5)], rtol=1e-10, atol=1e-12)
+    assert bare.sensitivities.shape == (6, 2, 0) and bare.sensitivities_final.shape == (6, 2)
+    np.testing.assert_allclose(bare.sensitivities_final, stored.sensitivities[..., -1], atol=1e-12)
+    np.testing.assert_array_equal(stored.sensitivities_final, stored.sensitivities[..., -1])
+    early = nh.simulate(model, (0, 2), Y0, t_eval=[1.0], sensitivities=["a"], rtol=1e-10, atol=1e-12)
+    assert early.y_final is None and early.sensitivities_final is None
+    assert nh.simulate(model, (0, 2), Y0, t_eval=[]).sensitivities_final is None

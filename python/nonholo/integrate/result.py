@@ -35,7 +35,8 @@ class SimulationResult:
     sensitivities : ndarray, shape (n_states, n_sens, n_t), or None
         dy/dtheta at ``t`` for the ``sensitivities`` requested from simulate, named by
         ``sensitivity_names``; at events ``t_events_sensitivities`` (n_occ, n_sens) and
-        ``y_events_sensitivities`` (n_occ, n_states, n_sens).
+        ``y_events_sensitivities`` (n_occ, n_states, n_sens); ``sensitivities_final``
+        (n_states, n_sens) those of ``y_final`` (also with ``t_eval=[]``).
     stats : dict
         Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
         n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time
@@ -109,6 +110,7 @@ class SimulationResult:
         if getattr(model, "frame", None) is not None:  # a model in quasi-velocities of a frame
             self.stats["n_frame_switches"] = len(self.frame_switches)
         self.sensitivities = self.t_events_sensitivities = self.y_events_sensitivities = None
+        self.sensitivities_final = None
         self.sensitivity_names: list = []
         if raw.get("dense") is not None:
             from .dense import DenseSolution

@@ -73,13 +73,20 @@ def sensitivity_spec(model, sensitivities, method: str = "staggered", error_cont
 def attach_sensitivities(result, raw: dict, names: Sequence[str]):
     """Sets ``sensitivities`` (n_states, n_sens, n_t), ``sensitivity_names`` and, per event,
     ``t_events_sensitivities`` (n_occ, n_sens) and ``y_events_sensitivities``
-    (n_occ, n_states, n_sens) on a SimulationResult."""
+    (n_occ, n_states, n_sens) on a SimulationResult, and ``sensitivities_final`` (n_states, n_sens)
+    at ``y_final`` (also when ``t_eval=[]`` stores no samples; None when the last sample is before
+    ``t_last``)."""
     result.sensitivity_names = list(names)
+    result.sensitivities_final = None
     if not names:
         result.sensitivities = None
         result.t_events_sensitivities = result.y_events_sensitivities = None
         return result
     result.sensitivities = raw["sensitivities"]
+    final = raw.get("sensitivities_final")
+    if final is None and result.t.size and result.t[-1] == result.t_last:
+        final = result.sensitivities[..., -1]
+    result.sensitivities_final = final
     result.t_events_sensitivities = list(raw["t_events_sensitivities"])
     result.y_events_sensitivities = [np.transpose(s, (0, 2, 1)) for s in raw["y_events_sensitivities"]]
     return result

@@ -364,11 +364,14 @@ def simulate(
 
 
 def _drop_samples(raw: dict) -> None:
-    """t_eval=[]: no samples (as solve_ivp), the final state kept as ``y_final``."""
+    """t_eval=[]: no samples (as solve_ivp), the final state kept as ``y_final`` (its sensitivities as
+    ``sensitivities_final``)."""
     if raw["t"].size:
         raw["y_final"] = raw["y"][:, -1].copy()
     raw["t"], raw["y"] = raw["t"][:0], raw["y"][:, :0]
     if "sensitivities" in raw:
+        if raw["sensitivities"].shape[-1]:
+            raw["sensitivities_final"] = raw["sensitivities"][..., -1].copy()
         raw["sensitivities"] = raw["sensitivities"][..., :0]
 
 
