@@ -303,7 +303,9 @@ def fit(
     params : list of str, or mapping name -> starting value
         Parameters to fit (a list starts from the model's defaults).
     y0 : array_like
-        Initial state (as for ``simulate``).
+        The state at ``t_span[0]``, by default at ``t_obs[0]`` (as for ``simulate``): pass
+        ``t_span=(t0, t_obs[-1])`` when the observations start after y0's time t0, and sort t_obs
+        increasing for a forward run (decreasing times make it a backward run from ``t_obs[0]``).
     observe : list of state names, or callable
         State names (default: all states), or ``observe(result) -> (values, jacobian)`` with
         ``values`` the predicted observations (any shape, matched to ``y_obs``) and
