@@ -52,6 +52,9 @@ struct ReducedWork : MechanicsWork<S> {
   Ldlt<S> chol_mu;
   // the parameters chol_mu was factored with, when mu depends on them only (order 1)
   std::vector<double> mu_params;
+  // chol_mu holds mu at mu_params (a flag of its own: a system without parameters has an empty
+  // mu_params before the first factorization too, and mu = 100 I was taken for factored)
+  bool mu_factored = false;
   // frame form
   FrameGeometry<S> frame;
   Lu<S> lu;
@@ -76,8 +79,9 @@ bool friction_factored(const MechanicalSystem& sys, const P* p, ReducedWork<S>& 
   } else {
     if (sys.friction_depends_on_position()) return false;
     const int np = sys.n_params();
-    if (static_cast<int>(w.mu_params.size()) == np && std::equal(p, p + np, w.mu_params.begin())) return true;
+    if (w.mu_factored && std::equal(p, p + np, w.mu_params.begin())) return true;
     w.mu_params.assign(p, p + np);
+    w.mu_factored = true;  // by the caller, next (factor_friction clears it when that fails)
     return false;
   }
 }
@@ -87,7 +91,7 @@ bool friction_factored(const MechanicalSystem& sys, const P* p, ReducedWork<S>& 
 template <class S, class P>
 void factor_friction(const MechanicalSystem& sys, const P* p, ReducedWork<S>& w) {
   if (friction_factored(sys, p, w) || w.chol_mu.compute(w.geo.mu())) return;
-  w.mu_params.clear();
+  w.mu_factored = false;
   throw ModelError("the friction coefficients mu are not positive definite at " + describe_point(w.geo));
 }
 
