@@ -35,7 +35,7 @@ def test_a_constant_friction_coefficient_scales_eps(order, velocities, with_para
 def test_the_reduced_model_follows_the_friction_model_with_its_coefficients():
     system = sleigh(100.0)
     u0, eps = [1.0, 0.0, 1.0], 1e-2
-    friction = nh.simulate(system.friction(eps), (0, 2), np.r_[0, 0, 0, system.on_slow_manifold([0, 0, 0], u0, eps, order=3)],
-                           t_eval=[2.0], rtol=1e-11, atol=1e-13)
+    start = np.r_[0, 0, 0, system.on_slow_manifold([0, 0, 0], u0, eps, order=3)]
+    friction = nh.simulate(system.friction(eps), (0, 2), start, t_eval=[2.0], rtol=1e-11, atol=1e-13)
     reduced = nh.simulate(system.reduced(eps, order=2), (0, 2), [0, 0, 0, *u0], t_eval=[2.0], rtol=1e-11, atol=1e-13)
     np.testing.assert_allclose(reduced.y[:3], friction.y[:3], atol=1e-9)  # O((eps / 100)^3)
