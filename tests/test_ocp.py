@@ -71,14 +71,23 @@ def test_car_mirror_symmetry(car):
     assert up.t_final > math.hypot(3.0, 1.0) + 1e-3
 
 
-def test_car_plan_resimulated_ends_within_the_defect(car):
+def test_car_plan_resimulated_ends_within_the_error_bound(car):
+    """The minimum-time car steers bang-bang: Hermite-Simpson's quadratics through its points reached
+    kappa = 1.246 on the bound 1 at the switches. Clipped to the bounds (a feasible control), the
+    re-run misses the goal by what the unresolved switches cost (0.017 at 80 nodes), where the
+    propagated local errors say (final_error, to first order) and within their bound; the plain sum
+    of the local errors (0.0075) is not a bound here: the car's heading errors grow into position
+    errors."""
     sol = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5]).solve(nodes=80)
     assert sol.success
     sim = sol.simulate()
     assert sim.success
-    gap = np.max(np.abs(sim.y_final - sol.y[:, -1]))
-    assert gap <= sol.defect + 1e-9
-    assert sol.defect < 1e-4
+    t = np.linspace(0, sol.t_final, 4001)
+    assert np.abs(sol.controls_at(t)).max() <= 1.0 + 1e-12  # v and kappa in [-1, 1]
+    gap = sim.y_final - sol.y[:, -1]
+    assert np.max(np.abs(gap)) <= sol.error_bound
+    np.testing.assert_allclose(gap, sol.final_error, atol=0.05 * np.max(np.abs(sol.final_error)))
+    assert sol.defect < 0.02
     assert np.allclose(sol.y[:, -1], [4.0, 1.0, 0.5], atol=1e-12)
     assert set(sol.stats) >= {"iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
                               "time_ipopt", "time_evaluations"}

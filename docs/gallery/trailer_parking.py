@@ -10,8 +10,12 @@ stays off the parked vehicles and above the curb. The thin lines are snapshots o
 
 Backing a trailer is unstable, so an error of the plan grows when its controls are driven
 open loop: ``sol.final_error`` carries each interval's error to the end along the linearized
-motion, and predicts the gap of ``sol.simulate()`` (printed) where the plain sum of the local
-errors, ``sol.defect``, is too small by the factor the unstable motion amplifies.
+motion, and predicts the gap of ``sol.simulate()`` (printed) while it stays small, where the plain
+sum of the local errors, ``sol.defect``, is too small by the factor the unstable motion amplifies;
+``sol.error_bound`` bounds it. The rates of a minimum-time manoeuvre switch between their bounds;
+between the collocation points the controls are Hermite-Simpson's quadratics clipped to the
+bounds, whose local errors at the switches fall only like the interval: a gap grown past the
+linearization (two trailers) says the plan needs more nodes before it is driven open loop.
 """
 
 import math

@@ -17,7 +17,8 @@ from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import parse, to_sympy
 
 __all__ = ["expression", "real", "inequalities", "ipopt_options", "MAX_NLP_VARIABLES", "mesh_size", "times", "frames",
-           "tolerance", "endpoint", "duration", "named_bounds", "ends_on_holonomic", "ends_within_bounds"]
+           "tolerance", "endpoint", "duration", "named_bounds", "ends_on_holonomic", "ends_within_bounds",
+           "minimum_time_attained", "symbol_kinds"]
 
 #: The largest NLP (variables) a solve builds: about 0.2 GB for its vectors alone, far beyond the
 #: meshes IPOPT solves in reasonable time; a larger ``nodes`` is refused before anything is allocated.
@@ -39,16 +40,37 @@ def real(value, what: str, *, finite: bool = True) -> float:
     return x
 
 
-def expression(value, what: str, allowed: set) -> sp.Expr:
+def expression(value, what: str, allowed: set, kinds: Mapping | None = None, others: Mapping | None = None) -> sp.Expr:
     """A scalar SymPy expression of the symbols ``allowed``, finite: a string parsed without
-    evaluation; TypeError or ValueError naming ``what`` otherwise."""
+    evaluation; TypeError or ValueError naming ``what`` otherwise. ``kinds`` (a description such
+    as "the states" -> their names) says what ``what`` may contain, ``others`` (a description ->
+    names) what a refused symbol is when it is known (a control in a terminal cost, the time)."""
     expr = to_sympy(value, what)
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
         raise ValueError(f"{what} must be a scalar SymPy expression, got {value!r:.200}")
     if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or expr.is_number and not expr.is_finite:
         raise ValueError(f"{what} must be finite, got {expr}")
+    if kinds is not None:
+        outside = sorted({str(x) for x in expr.free_symbols if x not in allowed})
+        if outside:
+            known = {name: kind for kind, names in (others or {}).items() for name in names}
+            may = " and ".join(f"{kind} {list(names)}" for kind, names in kinds.items() if names)
+            raise ValueError(f"{what} may contain only {may}: "
+                             + ", ".join(f"{name} is {known.get(name, 'none of them')}" for name in outside))
     check_free_symbols([expr], allowed, what)
     return expr
+
+
+def symbol_kinds(problem, model) -> tuple:
+    """({description: names} of the symbols a problem's costs and constraints may contain, the same
+    of known symbols they may not): the messages of :func:`expression`."""
+    kinds = {"the states": problem.state_names, "the controls": problem.control_names,
+             "the algebraic variables": [str(z) for z in problem.algebraic]}
+    time = getattr(model, "time", None)
+    others = {"the time, which a cost or constraint cannot contain (only the states and controls at each point)":
+              [str(time)] if time is not None else [],
+              "a control, which a terminal cost (a function of the final state) cannot contain": problem.control_names}
+    return kinds, others
 
 
 def _parsed_inequality(text: str, what: str):
@@ -65,9 +87,11 @@ def _parsed_inequality(text: str, what: str):
     raise ValueError(f"{what}: the string {text!r:.200} is not an inequality (lhs <= rhs, lhs >= rhs)")
 
 
-def inequalities(constraints, allowed: set, what: str = "path_constraints"):
+def inequalities(constraints, allowed: set, what: str = "path_constraints", kinds: Mapping | None = None,
+                 others: Mapping | None = None):
     """(expressions g, bounds (-inf, 0)): each constraint a SymPy inequality or a string
-    ``"lhs <= rhs"`` parsed without evaluation, as g <= 0; one inequality is a list of one."""
+    ``"lhs <= rhs"`` parsed without evaluation, as g <= 0; one inequality is a list of one
+    (``kinds``, ``others``: :func:`expression`'s)."""
     if constraints is None:
         return [], []
     if isinstance(constraints, (sp.Basic, str)):
@@ -82,7 +106,7 @@ def inequalities(constraints, allowed: set, what: str = "path_constraints"):
             g = c.rhs - c.lhs
         else:
             raise ValueError(f"{what} must be SymPy inequalities (<=, >=), got {c!r:.200}")
-        exprs.append(expression(g, what, allowed))
+        exprs.append(expression(g, what, allowed, kinds, others))
         bounds.append((-math.inf, 0.0))
     return exprs, bounds
 
@@ -230,3 +254,80 @@ def ends_within_bounds(initial, final, names, bounds) -> None:
             lo, hi = bounds.get(name, (-math.inf, math.inf))
             if value is not None and not lo <= value <= hi:
                 raise ValueError(f"{what}[{name!r}] = {value:g} lies outside state_bounds[{name!r}] = ({lo:g}, {hi:g})")
+
+
+def minimum_time_attained(problem) -> None:
+    """Refuse a minimum-time problem (a free duration down to 0, a positive constant running cost, no
+    terminal cost) whose minimum is not attained, IPOPT's "success" at t_final = 3e-7 notwithstanding:
+    every control without bounds (and none in a path constraint); some such controls, in no path
+    constraint, on which the dynamics grow without bound and whose directions at the start carry the
+    state to the goal (x' = u1 + u2 with only u1 bounded: the duration shrinks to 0; not the
+    Heisenberg particle with only x_dot bounded sent along x, which takes 1 / max |x_dot|); or end
+    states that one state meets (each entry free at an end or the same at both, no path constraint:
+    a plan of duration 0 stands at the goal)."""
+    p = problem
+    running = sp.sympify(p.running_cost)
+    if not (p.free_time and p.terminal_cost is None and p.t_bounds[0] <= 1e-8 and running.is_number
+            and running > 0):
+        return
+    remedy = "a positive lower bound of t_final"
+    constrained = set().union(*(sp.sympify(g).free_symbols for g in p.path_constraints))
+    unbounded = [j for j, name in enumerate(p.control_names)
+                 if not any(math.isfinite(b) for b in p.control_bounds.get(name, (-math.inf, math.inf)))]
+    if p.controls and len(unbounded) == len(p.controls) and not set(p.controls) & constrained:
+        raise ValueError("cost='time' with every control unbounded: the duration can shrink to 0 (the minimum is not "
+                         f"attained); give control_bounds, a path constraint on the controls or {remedy}")
+    fast = _carrying(p, [j for j in unbounded if p.controls[j] not in constrained])
+    if fast:
+        raise ValueError(f"cost='time' with the controls {fast} unbounded (no control_bounds, in no path constraint) "
+                         "and the dynamics growing without bound along them toward the goal: the duration can "
+                         f"shrink to 0 and the minimum is not attained; bound them, add a running cost such as "
+                         f"1 + {fast[0]}**2, or give {remedy}")
+    if not p.path_constraints and all(a is None or b is None or a == b for a, b in zip(p.initial, p.final)):
+        raise ValueError("cost='time' with end states that one state meets (each entry free at an end or the same "
+                         "at both): a plan of duration 0 stands there, so the minimum is not attained; fix the ends "
+                         f"or give {remedy}")
+
+
+def _carrying(problem, controls: list) -> list:
+    """The names of the ``controls`` (indices) when the dynamics grow without bound along them
+    (|f(y0, u + s e_j) - f(y0, u)| at s = +-1e6 more than 100 times that at +-1e3: linear growth
+    gives 1000, a bounded dependence such as sin(u_j) about 1) and the goal's displacement (its
+    entries fixed at both ends) lies in the span of those directions at the start y0, at one of
+    three random values u of the controls within their bounds; else []."""
+    if not controls:
+        return []
+    dyn, ends = problem.dynamics, list(zip(problem.initial, problem.final))
+    y0 = np.array([a if a is not None else (b if b is not None else 0.0) for a, b in ends])
+    fixed = [i for i, (a, b) in enumerate(ends) if a is not None and b is not None]
+    d = np.array([ends[i][1] - ends[i][0] for i in fixed])
+    lo = np.array([max(problem.control_bounds[c][0], -1.0) for c in problem.control_names])
+    hi = np.array([min(problem.control_bounds[c][1], 1.0) for c in problem.control_names])
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        u = rng.uniform(lo, hi)
+        columns = [u]
+        for j in controls:
+            for s in (1e3, -1e3, 1e6, -1e6):
+                v = u.copy()
+                v[j] += s
+                columns.append(v)
+        with np.errstate(all="ignore"):
+            try:
+                F = np.asarray(dyn.vector_field(np.repeat(y0[:, None], len(columns), axis=1), np.array(columns).T),
+                               dtype=float)
+            except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+                return []  # not evaluable there: not refused (the solve says what it finds)
+        if not np.all(np.isfinite(F)):
+            continue
+        G = (F[:, 1:] - F[:, :1]).reshape(len(y0), len(controls), 4)
+        grows = np.linalg.norm(G[:, :, 2:], axis=0).min(axis=1) > 100 * np.linalg.norm(G[:, :, :2], axis=0).max(axis=1)
+        if not grows.any():
+            continue
+        directions = G[fixed][:, grows, 2:].reshape(len(fixed), -1)
+        if not d.size or not np.linalg.norm(d) > 0:
+            continue  # the ends' own check (a plan of duration 0)
+        coef = np.linalg.lstsq(directions, d, rcond=1e-10)[0]
+        if np.linalg.norm(directions @ coef - d) <= 1e-9 * np.linalg.norm(d):
+            return [problem.control_names[j] for j, g in zip(controls, grows) if g]
+    return []

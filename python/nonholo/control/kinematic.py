@@ -219,7 +219,8 @@ class KinematicSystem:
             if not result.success:
                 break
             ts_out.append(result.t if t_eval is not None else result.t[:-1] if not last else result.t)
-            ys_out.append(result.y if t_eval is not None else result.y[:, :-1] if not last else result.y)
+            ys_out.append(np.reshape(result.y, (y0.size, -1)) if t_eval is not None  # no sample in a segment: []
+                          else result.y[:, :-1] if not last else result.y)
             y = result.sol(b)
         result.t = np.concatenate(ts_out) if ts_out else np.empty(0)
         result.y = np.concatenate(ys_out, axis=1) if ys_out else np.empty((y0.size, 0))

@@ -111,11 +111,12 @@ class OptimalControlProblem:
         self.algebraic = list(getattr(dyn, "algebraic", []))
         self._dae = isinstance(dyn, ConstrainedControlSystem)
         allowed = set(self.states) | set(self.controls) | set(self.algebraic)
+        kinds, others = checks.symbol_kinds(self, model_or_system)  # for the messages naming a refused symbol
         if isinstance(cost, str) and cost in COSTS:
             running = sp.Integer(1) if cost == "time" else dyn.energy()
         else:  # an expression (a string parsed without evaluation, never sympify's eval)
             try:
-                running = checks.expression(cost, "cost", allowed)
+                running = checks.expression(cost, "cost", allowed, kinds, others)
             except (TypeError, ValueError) as err:
                 if not isinstance(cost, str) and isinstance(err, ValueError):
                     raise
@@ -123,7 +124,8 @@ class OptimalControlProblem:
                                  f"{cost!r:.200} ({err})") from None
         self.cost, self.running_cost = cost, running
         self.terminal_cost = None if terminal_cost is None else \
-            checks.expression(terminal_cost, "terminal_cost", set(self.states))
+            checks.expression(terminal_cost, "terminal_cost", set(self.states), {"the states": self.state_names},
+                              others)
         n = len(self.states)
         self.initial = checks.endpoint(initial, n, "initial", self.state_names)
         self.final = checks.endpoint(final, n, "final", self.state_names)
@@ -134,18 +136,13 @@ class OptimalControlProblem:
         merged = dict(dyn.control_bounds)
         merged.update(checks.named_bounds(control_bounds, self.control_names, "control_bounds"))
         self.control_bounds = merged
-        self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed)
+        self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed, "path_constraints",
+                                                                      kinds, others)
         checks.ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
         # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
         self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
         self._ends_fixed = checks.ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
-        if self.free_time and self.running_cost == 1 and self.terminal_cost is None and self.t_bounds[0] <= 1e-8 \
-                and self.controls and all(not (math.isfinite(lo) or math.isfinite(hi))
-                                          for lo, hi in self.control_bounds.values()) \
-                and not any(set(self.controls) & sp.sympify(g).free_symbols for g in self.path_constraints):
-            raise ValueError("cost='time' with every control unbounded: the duration can shrink to 0 (the minimum is "
-                             "not attained); give control_bounds, a path constraint on the controls or a positive "
-                             "lower bound of t_final")
+        checks.minimum_time_attained(self)  # refused where the duration can shrink to 0
         self._functions = None
         self._terminal = None
         self._reversible = None

@@ -26,7 +26,8 @@ def vectorized(exprs: list, states: list, controls: list):
 #: (backward Euler on 100 nodes, a U-turn on 4), the forward-only car that stood still at its nodes
 #: 0.38.
 UNRESOLVED = 0.1
-CHECK_SUBSTEPS = 8  # RK4 steps of an interval in that check (16 for interval_errors)
+CHECK_SUBSTEPS = 8  # steps of an interval in that check
+ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors
 
 
 class OptimalControlSolution:
@@ -39,7 +40,8 @@ class OptimalControlSolution:
     y : ndarray (n_states, N)
         The states at ``t``, rows in ``state_names`` order.
     u : dict name -> ndarray (N,)
-        The controls at ``t``.
+        The controls at ``t``. Backward Euler's control of interval k is u_{k+1} (its equations
+        hold f(y_{k+1}, u_{k+1}); u_0 is in none): ``u[name][0]`` is reported as ``u[name][1]``.
     t_points, y_points, u_points :
         Every collocation point (with Hermite-Simpson, the interval midpoints too).
     z_points : ndarray (n_algebraic, P)
@@ -60,7 +62,8 @@ class OptimalControlSolution:
         max_nlp_defect (the largest collocation residual at IPOPT's point).
     interval_errors : ndarray (N - 1,)
         (Computed on first access.) On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
-        interpolated controls (RK4, 16 steps): the local error of the collocation.
+        interpolated controls (:meth:`controls_at`; 16 steps of RK4, or of the 3-stage Radau IIA rule on a stiff
+        interval: :mod:`nonholo.control.reintegration`): the local error of the collocation.
     defect : float
         The sum of ``interval_errors``: an estimate of the error of the planned final state (a
         re-run of the controls, :meth:`simulate`, ends within it when errors are not amplified).
@@ -105,6 +108,11 @@ class OptimalControlSolution:
         self.y_points = blocks[:n_y].copy()
         self.u_points = blocks[n_y:n_y + n_u].copy()
         self.z_points = blocks[n_y + n_u:].copy()
+        if scheme.controls == "hold" and self.dtau.size:  # u_0 is in no equation: the first interval's u_1
+            self.u_points[:, 0] = self.u_points[:, 1]
+            if n_z:  # the algebraic variables consistent with it
+                self.z_points[:, :1] = problem.dynamics.algebraic_values(self.y_points[:, :1], self.u_points[:, :1],
+                                                                         self.z_points[:, :1])
         step = scheme.step
         self.t = self.t_points[::step].copy()
         self.y = self.y_points[:, ::step].copy()
@@ -124,6 +132,7 @@ class OptimalControlSolution:
         self.stats["starts"] = 1
         self.stats["max_nlp_defect"] = float(out["max_defect"])
         self._errors = None
+        self._samples = None  # the states at the check's inner substeps, with path constraints (their note)
         self._crossing = False  # set by the problem: the plan crosses its chart's singular set (control/charts.py)
 
     def _error_data(self) -> tuple:
@@ -153,18 +162,17 @@ class OptimalControlSolution:
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
-        """The controls at times t (n_u, len(t)): piecewise linear between the nodes (trapezoid),
-        piecewise quadratic through node, midpoint and node (Hermite-Simpson); ``t`` within
-        [0, t_final] (ValueError outside: no extrapolation)."""
+        """The controls at times t (n_u, len(t)): piecewise linear between the nodes (trapezoid,
+        DMOC), piecewise quadratic through node, midpoint and node (Hermite-Simpson), and for
+        backward Euler, whose equations use f(y_{k+1}, u_{k+1}), the zero-order hold u_{k+1} on
+        (t_k, t_{k+1}] (u_1 at t = 0); clipped to the control bounds, which the quadratic through
+        bounded points can overshoot (a saturated control). What :attr:`interval_errors`, the
+        check of :meth:`unresolved` and :meth:`simulate` integrate. ``t`` within [0, t_final]
+        (ValueError outside: no extrapolation)."""
         from .checks import times
+        from .reintegration import controls_at
 
-        t = times(t, self.t_final)
-        if self._scheme.step == 1:
-            return np.array([np.interp(t, self.t_points, row) for row in self.u_points])
-        k, s = self._locate(t)
-        U = self.u_points
-        u0, um, u1 = U[:, 2 * k], U[:, 2 * k + 1], U[:, 2 * k + 2]
-        return u0 * (2 * (s - 0.5) * (s - 1)) + um * (-4 * s * (s - 1)) + u1 * (2 * s * (s - 0.5))
+        return controls_at(self, times(t, self.t_final))
 
     def states_at(self, t) -> np.ndarray:
         """The states at times t (n_y, len(t)): the cubic Hermite interpolant of the nodes and
@@ -182,40 +190,27 @@ class OptimalControlSolution:
         h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
         return y0 * h00 + h * f0 * h10 + y1 * h01 + h * f1 * h11
 
+    def _node_times(self) -> np.ndarray:
+        return np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
+
     def _locate(self, t):
-        nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
+        nodes = self._node_times()
         k = np.clip(np.searchsorted(nodes, t, side="right") - 1, 0, self.dtau.size - 1)
         s = (t - nodes[k]) / (nodes[k + 1] - nodes[k])
         return k, s
 
-    def _interval_errors(self, substeps: int = 16, transition: bool = True):
-        """The signed local errors (n_y, K) of the K intervals and their state-transition matrices
-        (K, n_y, n_y): RK4 on y' = f(y, u(t)) and Phi' = df/dy Phi from each node (``transition``
-        False: the errors alone, and None; df/dy costs 2 n_y evaluations of f by differences through
-        a model's algebraic solve, 2.2 s on opty's parallel park at 501 nodes)."""
-        f, f_y = self.problem._rhs, self.problem._rhs_y
-        n = len(self.state_names)
-        nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
-        step = self._scheme.step
-        Y = self.y_points[:, ::step][:, :-1].copy()
-        K = Y.shape[1]
-        Phi = np.repeat(np.eye(n)[None], K, axis=0) if transition else np.zeros((K, 0, 0))
-        h = np.diff(nodes) / substeps
+    def _interval_errors(self, substeps: int = ERROR_SUBSTEPS, transition: bool = True, intervals=None,
+                         adapt: bool = True, visit=None):
+        """The signed local errors (n_y, K) of the K intervals (or of ``intervals``) and their
+        state-transition matrices (K, n_y, n_y): y' = f(y, u(t)) and Phi' = df/dy Phi integrated
+        from each node on ``substeps`` steps (:func:`~nonholo.control.reintegration.interval_runs`:
+        of RK4, or of Radau IIA on an interval where RK4's step would leave its stability region;
+        ``adapt`` False: of RK4 everywhere; ``visit``: sees the states at the inner steps).
+        ``transition`` False: the errors alone, and None (df/dy costs 2 n_y evaluations of f by
+        differences through a model's algebraic solve, 2.2 s on opty's parallel park at 501 nodes)."""
+        from .reintegration import interval_runs
 
-        def rhs(y, phi, t):
-            u = self.controls_at(t)
-            return f(y, u), (f_y(y, u) @ phi if transition else phi)
-
-        t = nodes[:-1].copy()
-        for _ in range(substeps):
-            k1, m1 = rhs(Y, Phi, t)
-            k2, m2 = rhs(Y + h / 2 * k1, Phi + (h / 2)[:, None, None] * m1, t + h / 2)
-            k3, m3 = rhs(Y + h / 2 * k2, Phi + (h / 2)[:, None, None] * m2, t + h / 2)
-            k4, m4 = rhs(Y + h * k3, Phi + h[:, None, None] * m3, t + h)
-            Y = Y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            Phi = Phi + (h / 6)[:, None, None] * (m1 + 2 * m2 + 2 * m3 + m4)
-            t = t + h
-        return Y - self.y_points[:, ::step][:, 1:], (Phi if transition else None)
+        return interval_runs(self, substeps, transition, intervals, adapt, visit)
 
     # ------------------------------------------------------------------ checks and views
     def unresolved(self) -> str | None:
@@ -224,22 +219,42 @@ class OptimalControlSolution:
         the next node. IPOPT solves the collocation equations at the points; on intervals far too
         long for the motion they hold without the dynamics holding between them (a forward-only car
         standing still at every node but three 12 s intervals that carry the whole manoeuvre). The
-        errors without the transition matrices, on CHECK_SUBSTEPS steps, where they were not computed
-        yet: a check of every solve, which the gross errors it looks for do not need to be exact.
+        errors without the transition matrices, by RK4 on CHECK_SUBSTEPS steps, where they were not
+        computed yet: a check of every solve, which the gross errors it looks for do not need to be
+        exact; an interval whose error is beyond the limit (or not finite) is integrated again, by
+        Radau IIA where a step h has h ||df/dy|| beyond RK4's stability region, as RK4 goes unstable
+        on a stiff model and would report a motion as none (a knife edge realized by friction).
         None for DMOC: its nodes are a trajectory of the discrete mechanics by construction, and the
         chart its states are in (the Voronets frame) may be singular along it (a knife edge turning
         through pi/2), where a re-integration of the chart's equations means nothing."""
         if self.method == "dmoc":
             return None
+        scale = 1.0 + float(np.max(np.abs(self.y)))
+        visit = None
+        if self.problem.path_constraints:  # the states along the way, for the path constraints' note
+            self._samples = np.full((CHECK_SUBSTEPS - 1, len(self.state_names), self.dtau.size), np.nan)
+
+            def visit(i, k, Y):
+                self._samples[i - 1][:, k] = Y
+
         if self._errors is not None:
             errors = self.interval_errors
+            if visit is not None:
+                self._interval_errors(CHECK_SUBSTEPS, False, visit=visit)
         else:
-            errors = np.max(np.abs(self._interval_errors(CHECK_SUBSTEPS, transition=False)[0]), axis=0)
-        k = int(np.argmax(errors))
-        scale = 1.0 + float(np.max(np.abs(self.y)))
-        if not errors[k] > UNRESOLVED * scale:
+            with np.errstate(all="ignore"):
+                errors = np.max(np.abs(self._interval_errors(CHECK_SUBSTEPS, False, adapt=False, visit=visit)[0]),
+                                axis=0)
+            again = np.nonzero(~(errors <= UNRESOLVED * scale))[0]
+            if again.size:
+                with np.errstate(all="ignore"):
+                    errors[again] = np.max(np.abs(self._interval_errors(CHECK_SUBSTEPS, False, again,
+                                                                        visit=visit)[0]), axis=0)
+        bad = ~(errors <= UNRESOLVED * scale)
+        if not bad.any():
             return None
-        nodes = np.concatenate([[0.0], np.cumsum(self.dtau)]) * self.t_final
+        k = int(np.argmax(np.where(bad, np.nan_to_num(errors, nan=np.inf), -np.inf)))
+        nodes = self._node_times()
         return (f"the plan is no motion of the dynamics: on interval {k} of {errors.size} (t from {nodes[k]:.4g} to "
                 f"{nodes[k + 1]:.4g}) the planned controls take the state {errors[k]:.3g} away from the next node "
                 f"(more than {UNRESOLVED:g} (1 + max |y|)); the collocation equations hold at the points only. Solve "
@@ -247,14 +262,44 @@ class OptimalControlSolution:
 
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
-        (:meth:`controls_at`), restarted at the nodes (the controls' kinks), sampled at ``t``;
-        ``result.y_final`` is to be compared with the planned final state ``y[:, -1]`` (within
-        :attr:`defect`)."""
+        (:meth:`controls_at`), restarted at the nodes and where a control is clipped to a bound (its
+        kinks), sampled at ``t``; ``result.y_final`` is to be compared with the planned final state
+        ``y[:, -1]`` (within :attr:`defect`, or :attr:`error_bound` where the motion amplifies
+        errors). Backward Euler's zero-order hold: one run per interval under its u_{k+1}."""
         from .checks import tolerance
 
         rtol, atol = tolerance(rtol, "rtol"), tolerance(atol, "atol")
+        if self._scheme.controls == "hold":
+            return self._simulate_held(rtol, atol)
+        from .reintegration import kinks
+
         return self.problem.dynamics.simulate((0.0, self.t_final), self.y[:, 0], lambda t: self.controls_at(t)[:, 0],
-                                              t_eval=self.t, rtol=rtol, atol=atol, breakpoints=self.t)
+                                              t_eval=self.t, rtol=rtol, atol=atol,
+                                              breakpoints=np.union1d(self.t, kinks(self)))
+
+    def _simulate_held(self, rtol: float, atol: float):
+        """:meth:`simulate` under a zero-order hold: interval k run alone under u_{k+1} (a run
+        across the nodes would see the next interval's control at its last stage)."""
+        from .kinematic import _failed
+        from .reintegration import control_values
+
+        y, ys, result = self.y[:, 0].copy(), [self.y[:, 0].copy()], None
+        for k in range(self.dtau.size):
+            u = control_values(self, np.array([k]), np.array([1.0]))[:, 0]
+            try:
+                result = self.problem.dynamics.simulate((self.t[k], self.t[k + 1]), y, lambda t, u=u: u, rtol=rtol,
+                                                        atol=atol)
+            except ValueError as err:  # f not finite at an interval's start (checked at the first)
+                if k == 0:
+                    raise
+                result = _failed(f"interval {k}: {err}")
+            if not result.success:
+                break
+            y = np.asarray(result.y_final, dtype=float)
+            ys.append(y.copy())
+        result.t, result.y = self.t[:len(ys)].copy(), np.array(ys).T
+        result.y_final = y.copy() if result.success else None
+        return result
 
     def track(self, system, eps: float | None = None, coordinates=None, inputs=None, feedforward=(), **options):
         """Drive the plan through the friction realization of ``system`` at ``eps`` and return the
@@ -277,7 +322,7 @@ class OptimalControlSolution:
         return track(self, system, eps, coordinates, inputs=inputs, feedforward=feedforward, **options)
 
     def __getstate__(self):
-        return {**self.__dict__, "_errors": None}
+        return {**self.__dict__, "_errors": None, "_samples": None}
 
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name."""
@@ -348,8 +393,15 @@ def _propagate(errors: np.ndarray, phis: np.ndarray):
 
 
 def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
-    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`)."""
+    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`);
+    a success whose re-run violates a path constraint between the points says so in its message
+    (:func:`~nonholo.control.reintegration.path_violations`; once)."""
     why = sol.unresolved() if sol.success else None
     if why:
         sol.success, sol.message = False, why
+    elif sol.success and sol._samples is not None and not getattr(sol, "_noted", False):
+        from .reintegration import path_violations
+
+        sol.message += path_violations(sol, sol._samples)
+        sol._noted = True
     return sol

@@ -20,7 +20,9 @@ __all__ = ["METHODS", "DMOC", "Scheme", "PointFunctions", "scheme", "point_funct
 class Scheme:
     """A transcription: ``step`` points per interval after its first; each stencil
     (offsets, a, b) is a defect sum_j a_j y_j - h sum_j b_j f_j; the running cost's quadrature
-    on an interval is h sum_j w_j L_j at ``quad_offsets``; ``order`` of the state error."""
+    on an interval is h sum_j w_j L_j at ``quad_offsets``; ``order`` of the state error;
+    ``controls`` the controls between the points (``control/reintegration.py``): "linear" between
+    the nodes, "quadratic" through node, midpoint and node, "hold" u_{k+1} on (t_k, t_{k+1}]."""
 
     name: str
     step: int
@@ -28,6 +30,7 @@ class Scheme:
     quad_offsets: tuple
     quad_weights: tuple
     order: int
+    controls: str = "linear"
 
 
 METHODS = ("hermite-simpson", "trapezoid", "backward-euler", "dmoc")
@@ -52,11 +55,12 @@ def scheme(method: str) -> Scheme:
     if method == "trapezoid":
         return Scheme("trapezoid", 1, (((0, 1), (-1.0, 1.0), (0.5, 0.5)),), (0, 1), (0.5, 0.5), 2)
     if method == "backward-euler":
-        return Scheme("backward-euler", 1, (((0, 1), (-1.0, 1.0), (0.0, 1.0)),), (1,), (1.0,), 1)
+        return Scheme("backward-euler", 1, (((0, 1), (-1.0, 1.0), (0.0, 1.0)),), (1,), (1.0,), 1, "hold")
     if method == "hermite-simpson":
         simpson = ((0, 1, 2), (-1.0, 0.0, 1.0), (1 / 6, 4 / 6, 1 / 6))
         hermite = ((0, 1, 2), (-0.5, 1.0, -0.5), (1 / 8, 0.0, -1 / 8))
-        return Scheme("hermite-simpson", 2, (simpson, hermite), (0, 1, 2), (1 / 6, 4 / 6, 1 / 6), 4)
+        return Scheme("hermite-simpson", 2, (simpson, hermite), (0, 1, 2), (1 / 6, 4 / 6, 1 / 6), 4,
+                      "quadratic")
     if method == "dmoc":
         return DMOC
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")

@@ -1,0 +1,259 @@
+"""The re-integration of a plan's intervals: the controls a plan gives between its points, and each
+interval integrated from its first node under them (:attr:`OptimalControlSolution.interval_errors`,
+the check that a plan is a motion of its dynamics, :meth:`OptimalControlSolution.simulate`).
+
+The controls are the transcription's interpolant of its points (:attr:`Scheme.controls`), clipped
+to the problem's control bounds: the quadratic of Hermite-Simpson through node, midpoint and node
+overshoots them where the control saturates (a bang-bang control: |F| = 4.5 on bounds of 4), and a
+saturated control is the standard treatment (what an actuator does). Backward Euler's control on
+(t_k, t_{k+1}] is u_{k+1}, a zero-order hold (its equations use f(y_{k+1}, u_{k+1}) alone).
+
+An interval is integrated on the substeps asked by RK4 where h |lambda| stays in its stability
+region (which holds the left half-disc of radius 2.6) for every eigenvalue lambda of df/dy,
+bounded by the largest ||df/dy||_inf at the interval's points; elsewhere (a stiff model) by the
+3-stage Radau IIA rule (order 5, L-stable, stiffly accurate; simplified Newton), with the
+state-transition matrix from its stage equations differentiated. A friction realization of a knife
+edge (lateral viscous force -v_lat / 1e-3, 41 nodes, h ||df/dy|| about 55) went unstable under RK4 on
+8 substeps: 1.98e7 away from the next node, where a stiff solver ends 3.9e-7 away. RK4 on the
+substeps its stability needs (about 22) is stable but off by 6e-7 there, Radau IIA on 16 by 3e-12."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["control_values", "controls_at", "kinks", "jacobian_norms", "interval_runs", "path_violations",
+           "RK4_STABLE", "PATH_TOL"]
+
+#: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
+#: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
+#: a stable mode (|lambda| <= ||df/dy||) lies in it. A substep beyond it: Radau IIA.
+RK4_STABLE = 2.5
+NEWTON_ITERATIONS = 12  # simplified Newton on Radau's stages, until the update is below NEWTON_TOL (1 + |y|)
+NEWTON_TOL = 1e-12
+#: A path constraint g <= 0 whose value between the points exceeds PATH_TOL (1 + max |g| at the
+#: points) is named in the plan's message (well above IPOPT's tolerance at the points, 1e-8).
+PATH_TOL = 1e-6
+_S6 = math.sqrt(6.0)
+RADAU_C = np.array([(4 - _S6) / 10, (4 + _S6) / 10, 1.0])
+RADAU_A = np.array([[(88 - 7 * _S6) / 360, (296 - 169 * _S6) / 1800, (-2 + 3 * _S6) / 225],
+                    [(296 + 169 * _S6) / 1800, (88 + 7 * _S6) / 360, (-2 - 3 * _S6) / 225],
+                    [(16 - _S6) / 36, (16 + _S6) / 36, 1 / 9]])
+
+
+def _box(sol) -> tuple:
+    """The control bounds (lo, hi) as columns, in control_names order."""
+    bounds = sol.problem.control_bounds
+    lo = np.array([bounds.get(c, (-math.inf, math.inf))[0] for c in sol.control_names], dtype=float)
+    hi = np.array([bounds.get(c, (-math.inf, math.inf))[1] for c in sol.control_names], dtype=float)
+    return lo[:, None], hi[:, None]
+
+
+def control_values(sol, k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The controls (n_u, len(k)) that the plan ``sol`` gives at the fractions ``s`` in [0, 1] of
+    its intervals ``k``: the scheme's interpolant on that interval (its end values included: a
+    zero-order hold is u_{k+1} on the closed interval), clipped to the control bounds."""
+    U, kind = sol.u_points, getattr(sol._scheme, "controls", "linear")
+    k, s = np.asarray(k, dtype=int), np.asarray(s, dtype=float)
+    if kind == "hold":
+        u = U[:, k + 1]
+    elif kind == "quadratic":
+        u0, um, u1 = U[:, 2 * k], U[:, 2 * k + 1], U[:, 2 * k + 2]
+        u = u0 * (2 * (s - 0.5) * (s - 1)) + um * (-4 * s * (s - 1)) + u1 * (2 * s * (s - 0.5))
+    else:
+        u = U[:, k] * (1 - s) + U[:, k + 1] * s
+    lo, hi = _box(sol)
+    return np.clip(u, lo, hi)
+
+
+def controls_at(sol, t: np.ndarray) -> np.ndarray:
+    """The controls at the times ``t`` (within [0, t_final]): :func:`control_values` of the interval
+    holding each time; at a node the interval that ends there for a zero-order hold (u on
+    (t_k, t_{k+1}] is u_{k+1}, and at t = 0 u_1), the one that starts there otherwise (the
+    interpolants are continuous)."""
+    nodes = sol._node_times()
+    hold = getattr(sol._scheme, "controls", "linear") == "hold"
+    k = np.clip(np.searchsorted(nodes, t, side="left" if hold else "right") - 1, 0, sol.dtau.size - 1)
+    s = np.clip((t - nodes[k]) / (nodes[k + 1] - nodes[k]), 0.0, 1.0)
+    return control_values(sol, k, s)
+
+
+def kinks(sol) -> np.ndarray:
+    """The times inside the intervals where :func:`control_values` has a kink: where a quadratic
+    (Hermite-Simpson) crosses a control bound and is clipped (a run across one loses its order;
+    :meth:`OptimalControlSolution.simulate` restarts there)."""
+    if getattr(sol._scheme, "controls", "linear") != "quadratic" or not sol.dtau.size:
+        return np.empty(0)
+    nodes, U = sol._node_times(), sol.u_points
+    lo, hi = _box(sol)
+    u0, um, u1 = U[:, 0:-1:2], U[:, 1::2], U[:, 2::2]  # (n_u, K): u(s) = a s^2 + b s + c
+    a, b, c = 2 * u0 - 4 * um + 2 * u1, -3 * u0 + 4 * um - u1, u0
+    out = []
+    for bound in (lo, hi):
+        finite = np.isfinite(bound[:, 0])
+        if not finite.any():
+            continue
+        aa, bb, cc = a[finite], b[finite], c[finite] - bound[finite]
+        with np.errstate(all="ignore"):
+            root = np.sqrt(bb**2 - 4 * aa * cc)
+            for r in ((-bb + root) / (2 * aa), (-bb - root) / (2 * aa),
+                      np.where(np.abs(aa) <= 1e-14 * (np.abs(bb) + np.abs(cc)), -cc / bb, np.nan)):
+                k = np.nonzero((r > 1e-12) & (r < 1 - 1e-12))
+                out.append(nodes[k[1]] + r[k] * (nodes[k[1] + 1] - nodes[k[1]]))
+    return np.unique(np.concatenate(out)) if out else np.empty(0)
+
+
+def jacobian_norms(sol, intervals: np.ndarray) -> np.ndarray:
+    """max ||df/dy||_inf over the points of each interval (its nodes, and with Hermite-Simpson its
+    midpoint) under the plan's controls there: a bound of the spectral radius of df/dy."""
+    step = sol._scheme.step
+    j = np.arange(step + 1)
+    k = np.repeat(intervals, step + 1)
+    cols = step * k + np.tile(j, intervals.size)
+    Y = sol.y_points[:, cols]
+    U = control_values(sol, k, np.tile(j / step, intervals.size))
+    with np.errstate(all="ignore"):
+        J = sol.problem._rhs_y(Y, U)
+        norms = np.max(np.sum(np.abs(J), axis=2), axis=1)
+    norms = np.where(np.isnan(norms), np.inf, norms)
+    return np.max(norms.reshape(intervals.size, step + 1), axis=1)
+
+
+def interval_runs(sol, substeps: int, transition: bool, intervals=None, adapt: bool = True, visit=None):
+    """The signed local errors (n_y, len(intervals)) of the plan's ``intervals`` (default: all)
+    and their state-transition matrices (len, n_y, n_y), or None without ``transition``: each
+    interval integrated from its first node under :func:`control_values` and compared with the next
+    node, on ``substeps`` steps. ``adapt``: by Radau IIA on the intervals where a step h has
+    h ||df/dy||_inf > RK4_STABLE, RK4 elsewhere; else RK4 everywhere (the cheap first pass of the
+    check, where an interval it flags is integrated again with ``adapt``). ``visit(i, k, Y)``, if
+    given, sees the states Y (n_y, len(k)) of the intervals k at the end of each inner substep i
+    (1 to substeps - 1)."""
+    K = sol.dtau.size
+    idx = np.arange(K) if intervals is None else np.asarray(intervals, dtype=int)
+    n = len(sol.state_names)
+    stiff = np.zeros(idx.size, dtype=bool)
+    if adapt and idx.size:
+        widths = np.diff(sol._node_times())[idx]
+        with np.errstate(invalid="ignore", over="ignore"):
+            stiff = ~(widths / substeps * jacobian_norms(sol, idx) <= RK4_STABLE)
+    Y0 = sol.y_points[:, ::sol._scheme.step]
+    errors = np.empty((n, idx.size))
+    phis = np.empty((idx.size, n, n)) if transition else None
+    for part, run in ((~stiff, _rk4), (stiff, _radau)):
+        if part.any():
+            y, phi = run(sol, idx[part], int(substeps), transition, visit)
+            errors[:, part] = y - Y0[:, idx[part] + 1]
+            if transition:
+                phis[part] = phi
+    return errors, phis
+
+
+def _rk4(sol, idx: np.ndarray, m: int, transition: bool, visit=None):
+    """RK4 on ``m`` substeps of the intervals ``idx``, all at once."""
+    n = len(sol.state_names)
+    h, ds = np.diff(sol._node_times())[idx] / m, 1.0 / m
+    Y = sol.y_points[:, ::sol._scheme.step][:, idx].copy()
+    Phi = np.repeat(np.eye(n)[None], idx.size, axis=0) if transition else None
+    f, f_y = sol.problem._rhs, sol.problem._rhs_y
+
+    def rhs(y, phi, s):
+        u = control_values(sol, idx, s)
+        return f(y, u), (f_y(y, u) @ phi if transition else None)
+
+    hh = h[:, None, None]
+    for i in range(m):
+        s = i * ds
+        k1, p1 = rhs(Y, Phi, s)
+        k2, p2 = rhs(Y + h / 2 * k1, Phi + hh / 2 * p1 if transition else None, s + ds / 2)
+        k3, p3 = rhs(Y + h / 2 * k2, Phi + hh / 2 * p2 if transition else None, s + ds / 2)
+        k4, p4 = rhs(Y + h * k3, Phi + hh * p3 if transition else None, s + ds)
+        Y = Y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        if transition:
+            Phi = Phi + hh / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
+        if visit is not None and i < m - 1:
+            visit(i + 1, idx, Y)
+    return Y, Phi
+
+
+def _radau(sol, idx: np.ndarray, m: int, transition: bool, visit=None):
+    """The 3-stage Radau IIA rule on ``m`` substeps of the intervals ``idx``, all at once: stages
+    Z_i = h sum_j a_ij f(y + Z_j, u(t + c_j h)) by simplified Newton (df/dy at the substep's
+    start), y + Z_3 the next state; the transition matrix from the stages' variational
+    equations Psi_i = h sum_j a_ij J_j (Phi + Psi_j), J_j = df/dy at the stages."""
+    n, B = len(sol.state_names), idx.size
+    widths = np.diff(sol._node_times())[idx]
+    Y = sol.y_points[:, ::sol._scheme.step][:, idx].copy()
+    Phi = np.repeat(np.eye(n)[None], B, axis=0) if transition else None
+    f, f_y = sol.problem._rhs, sol.problem._rhs_y
+    eye = np.eye(3 * n)
+    h, ds = widths / m, 1.0 / m
+    for i in range(m):
+        s = i * ds
+        Us = [control_values(sol, idx, s + c * ds) for c in RADAU_C]
+        with np.errstate(all="ignore"):
+            J0 = f_y(Y, control_values(sol, idx, s))  # (B, n, n)
+            M = eye - h[:, None, None] * np.einsum("ij,bkl->bikjl", RADAU_A, J0).reshape(B, 3 * n, 3 * n)
+            Z = np.zeros((B, 3, n))
+            for _ in range(NEWTON_ITERATIONS):
+                F = np.stack([f(Y + Z[:, j].T, Us[j]).T for j in range(3)], axis=1)  # (B, 3, n)
+                R = -Z + h[:, None, None] * np.einsum("ij,bjn->bin", RADAU_A, F)
+                try:
+                    dZ = np.linalg.solve(M, R.reshape(B, 3 * n, 1))[:, :, 0].reshape(B, 3, n)
+                except np.linalg.LinAlgError:
+                    dZ = np.full_like(Z, np.nan)
+                Z = Z + dZ
+                if not np.max(np.abs(dZ), initial=0.0) > NEWTON_TOL * (1.0 + np.max(np.abs(Y), initial=0.0)):
+                    break
+            if transition:
+                Js = [f_y(Y + Z[:, j].T, Us[j]) for j in range(3)]
+                blocks = np.stack([np.stack([RADAU_A[a, b] * Js[b] for b in range(3)], axis=1) for a in range(3)],
+                                  axis=1)  # (B, 3, 3, n, n): a_ij J_j
+                G = eye - h[:, None, None] * blocks.transpose(0, 1, 3, 2, 4).reshape(B, 3 * n, 3 * n)
+                rhs = h[:, None, None] * np.einsum("bajkl,blm->bakm", blocks, Phi).reshape(B, 3 * n, n)
+                try:
+                    Psi = np.linalg.solve(G, rhs)
+                except np.linalg.LinAlgError:
+                    Psi = np.full((B, 3 * n, n), np.nan)
+                Phi = Phi + Psi[:, 2 * n:]
+        Y = Y + Z[:, 2].T
+        if visit is not None and i < m - 1:
+            visit(i + 1, idx, Y)
+    return Y, Phi
+
+
+def path_violations(sol, samples) -> str:
+    """A note on the path constraints violated between the collocation points, where they are not
+    imposed: for each constraint g <= 0 whose largest value on the re-integration of the intervals
+    (``samples``: the states (m - 1, n_y, K) at the inner substeps of each interval, from the
+    check's) exceeds PATH_TOL (1 + max |g| at the points), its value and time there; "" without.
+    A disc obstacle of radius 0.05 crossed between trapezoid nodes: g = 0.0025 at its centre."""
+    problem = sol.problem
+    m = samples.shape[0] + 1
+    K = sol.dtau.size
+    k = np.tile(np.arange(K), m - 1)
+    s = np.repeat(np.arange(1, m) / m, K)
+    Y = samples.transpose(1, 0, 2).reshape(samples.shape[1], -1)
+    with np.errstate(all="ignore"):
+        U = control_values(sol, k, s)
+        if problem._dae:
+            U = np.vstack([U, problem.dynamics.algebraic_values(Y, U)])
+        if problem._g is None:
+            from .solution import vectorized
+
+            problem._g = vectorized(problem.path_constraints, problem.states, problem.controls + problem.algebraic)
+        G = problem._g(Y, U)
+        at_points = problem._g(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
+    notes = []
+    nodes = sol._node_times()
+    for r, g in enumerate(problem.path_constraints):
+        limit = PATH_TOL * (1.0 + float(np.max(np.abs(at_points[r]), initial=0.0)))
+        row = np.where(np.isfinite(G[r]), G[r], -np.inf)
+        j = int(np.argmax(row))
+        if row[j] > limit:
+            t = nodes[k[j]] + s[j] * (nodes[k[j] + 1] - nodes[k[j]])
+            notes.append(f"{g} <= 0 by {row[j]:.3g} at t = {t:.4g}")
+    if not notes:
+        return ""
+    return (" Between the collocation points, where path constraints are not imposed, the re-run of the plan "
+            "violates " + "; ".join(notes) + ".")

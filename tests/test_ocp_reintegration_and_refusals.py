@@ -1,0 +1,235 @@
+"""What a plan gives out between its points and how it is re-run (nonholo.control.reintegration),
+and the problems refused as ill-posed, with messages that say what is allowed:
+
+- a saturated control: Hermite-Simpson's quadratic through bounded points overshoots the bounds; the
+  controls given out (controls_at, what simulate and the checks integrate) are clipped to them;
+- a stiff model: each interval re-run by RK4 where its step keeps h ||df/dy|| in RK4's stability
+  region, by Radau IIA elsewhere (RK4 on a fixed step had called a motion 'no motion');
+- backward Euler: the control of interval k is u_{k+1}, a zero-order hold (u_0 is in no equation);
+- minimum-time problems whose minimum is not attained, and costs naming symbols they cannot hold.
+
+Oracles: closed forms (the matrix exponential of a linear model, backward Euler's exact local error
+and discrete optimum of the double integrator, bang-bang durations) and identities (the re-run of a
+linear model ends where the propagated local errors say)."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import quad
+from scipy.linalg import expm
+
+import nonholo as nh
+
+x, F = sp.symbols("x F")
+
+
+def particle():
+    """x'' = F, unit mass: states x, x_dot, the force F a control."""
+    return nh.System([x], sp.Matrix([[1]]), force=[F], parameters={F: 0.0})
+
+
+# ------------------------------------------------------------------ saturated controls
+
+
+def test_a_saturated_hermite_simpson_control_is_clipped_to_its_bounds():
+    """|F| <= 4, from rest at 0 to rest at 1 in T = 1: the only admissible control is bang-bang (+4,
+    then -4), cost 16. Hermite-Simpson at 21 nodes meets the bounds at its points, but the quadratic
+    through them reached |F| = 4.5 and its re-run reached the goal. Clipped, the controls stay within
+    the bounds, so their re-run cannot reach the goal (only the bang-bang does, and the continuous
+    clipped control is none); the re-run ends where the velocity's integral says, and, the model
+    being linear, where the local errors carried by the transition matrices say."""
+    problem = nh.OptimalControlProblem(particle(), cost=F**2, t_final=1.0, controls=[F],
+                                       control_bounds={"F": (-4, 4)}, initial=[0, 0], final=[1, 0])
+    sol = problem.solve(nodes=21)
+    assert sol.success
+    t = np.linspace(0.0, 1.0, 4001)
+    assert np.max(np.abs(sol.controls_at(t))) <= 4.0
+    run = sol.simulate()
+    assert run.success
+    gap = run.y_final - sol.y[:, -1]
+    assert np.max(np.abs(gap)) > 1e-5  # the goal is out of reach of an admissible continuous control
+    v_end = sum(quad(lambda s: sol.controls_at([s])[0, 0], a, b, epsabs=1e-13, epsrel=1e-13)[0]
+                for a, b in zip(sol.t[:-1], sol.t[1:]))
+    assert run.y_final[1] == pytest.approx(v_end, abs=1e-9)
+    assert sol.final_error == pytest.approx(gap, abs=1e-9)
+    # the discrete objective lies below the continuous optimum 16 by the discretization error
+    assert 15.0 < sol.objective < 16.0
+
+
+def test_a_bang_bang_minimum_time_control_stays_within_asymmetric_bounds():
+    """F in [-2, 1], from rest to rest 3.3 ahead: accelerate at 1, brake at -2. At 31 nodes the
+    quadratics through the switch reached [-2.187, 1.187]; given out they stay within [-2, 1]."""
+    problem = nh.OptimalControlProblem(particle(), cost="time", controls=[F], control_bounds={"F": (-2, 1)},
+                                       initial=[0, 0], final=[3.3, 0])
+    sol = problem.solve(nodes=31)
+    assert sol.success
+    U = sol.controls_at(np.linspace(0.0, sol.t_final, 4001))[0]
+    assert U.min() >= -2.0 and U.max() <= 1.0
+    assert sol.t_final == pytest.approx(1.5 * math.sqrt(4 * 3.3 / 3), rel=1e-3)
+
+
+# ------------------------------------------------------------------ stiff models
+
+
+def _stiff_linear_problem():
+    """x1' = -k (x1 - u), x2' = x1 with k = 1e4: h k = 500 on 21 nodes in T = 1."""
+    x1, x2, u = sp.symbols("x1 x2 u")
+    k = 1e4
+    system = nh.KinematicSystem([x1, x2], [u], [-k * (x1 - u), x1])
+    problem = nh.OptimalControlProblem(system, cost=u**2, t_final=1.0, initial=[0, 0], final=[None, 0.5])
+    return problem, np.array([[-k, 0.0], [1.0, 0.0]]), np.array([k, 0.0])
+
+
+@pytest.mark.parametrize("method", ["backward-euler", "trapezoid", "hermite-simpson"])
+def test_the_local_errors_of_a_stiff_linear_model_are_its_matrix_exponential(method):
+    """The local error of each interval and its transition matrix are those of the exact solution,
+    the matrix exponential of the model augmented by the control's polynomial (u = c0 + c1 s + c2 s^2
+    on the interval; backward Euler's held u_{k+1}), to rounding: RK4 on 8 or 16 substeps had gone
+    unstable (1e72). Backward Euler, L-stable, solves it (a motion: success); the trapezoid and
+    Hermite-Simpson, not L-stable, leave the stiff state ringing at the nodes, which the exact re-run
+    misses by about 0.5: no motion, as the message says."""
+    problem, A, B = _stiff_linear_problem()
+    sol = problem.solve(nodes=21, method=method)
+    errors, phis = sol._error_data()
+    h = np.diff(sol.t)
+    for k in range(h.size):
+        s = np.linspace(1e-9, 1 - 1e-9, 7) * h[k]  # inside the interval (a hold is u_k at t_k)
+        c = np.polyfit(s, sol.controls_at(sol.t[k] + s)[0], 2)
+        M = np.zeros((5, 5))
+        M[:2, :2], M[:2, 2], M[2, 3], M[3, 4] = A, B, 1.0, 1.0
+        exact = (expm(M * h[k]) @ np.array([*sol.y[:, k], c[2], c[1], 2 * c[0]]))[:2] - sol.y[:, k + 1]
+        assert errors[:, k] == pytest.approx(exact, abs=1e-12 * (1 + np.abs(exact).max()))
+        assert phis[k] == pytest.approx(expm(A * h[k]), abs=1e-12)
+    if method == "backward-euler":
+        assert sol.success, sol.message
+    else:
+        assert not sol.success and "no motion" in sol.message
+        assert np.max(np.abs(errors)) > 0.4
+
+
+def test_a_stiff_friction_realization_is_a_motion_whose_errors_a_stiff_solver_confirms():
+    """The knife edge realized by a lateral viscous force -v_lat / eps, eps = 1e-3 (h ||df/dy|| about
+    55 on 41 nodes): the check re-ran each interval by RK4 on 8 steps, unstable, and declared the
+    plan 'no motion' (1.98e7 away); the interval errors (0.0276) were inflated too. Each interval
+    re-run by SciPy's Radau at rtol 1e-12 ends within 4e-7 of the next node; interval_errors agrees
+    with it to 1e-10."""
+    from scipy.integrate import solve_ivp
+
+    X, Y, th, tau = sp.symbols("x y theta tau")
+    free = nh.System([X, Y, th], sp.diag(1, 1, 0.5), parameters={F: 0.0, tau: 0.0})
+    v = list(free.velocities)
+    eps = 1e-3
+    lateral = -sp.sin(th) * v[0] + sp.cos(th) * v[1]
+    force = [F * sp.cos(th) + sp.sin(th) * lateral / eps, F * sp.sin(th) - sp.cos(th) * lateral / eps, tau]
+    system = nh.System([X, Y, th], sp.diag(1, 1, 0.5), force=force, parameters={F: 0.0, tau: 0.0})
+    problem = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2, t_final=2.0, controls=[F, tau],
+                                       initial=[0] * 6, final=[0.6, 0.7, 1.0, 0, 0, 0])
+    sol = problem.solve(nodes=41)
+    assert sol.success, sol.message
+
+    def rhs(t, z):
+        return problem._rhs(z[:, None], sol.controls_at([t]))[:, 0]
+
+    reference = np.array([solve_ivp(rhs, (sol.t[k], sol.t[k + 1]), sol.y[:, k], method="Radau", rtol=1e-12,
+                                    atol=1e-14).y[:, -1] - sol.y[:, k + 1] for k in range(sol.t.size - 1)]).T
+    assert np.max(np.abs(reference)) < 4e-7
+    assert sol._error_data()[0] == pytest.approx(reference, abs=1e-10)
+
+
+# ------------------------------------------------------------------ backward Euler's control
+
+
+def test_backward_euler_holds_the_control_of_the_interval_s_end():
+    """Backward Euler's equations use f(y_{k+1}, u_{k+1}): u_0 is in none, and IPOPT left it at its
+    start (0), from which the linear interpolation made interval 0's re-run miss by 0.27 ('no
+    motion'). Held, u_{k+1} on (t_k, t_{k+1}] (u_0 reported as u_1): the double integrator's velocity
+    is then exact and its position's local error h^2 |u_{k+1}| / 2; the objective is the discrete
+    optimum, h min |u|^2 under h sum u = 0 and h^2 sum (N - j + 1) u_j = 1."""
+    problem = nh.OptimalControlProblem(particle(), cost=F**2, t_final=1.0, controls=[F], initial=[0, 0],
+                                       final=[1, 0])
+    sol = problem.solve(nodes=11, method="backward-euler")
+    assert sol.success, sol.message
+    u, h = sol.u["F"], 0.1
+    assert u[0] == u[1]
+    inner = np.vstack([sol.t[:-1] + 1e-9, (sol.t[:-1] + sol.t[1:]) / 2, sol.t[1:]])  # (t_k, t_{k+1}]
+    assert np.all(sol.controls_at(inner.ravel())[0].reshape(3, -1) == u[1:])
+    assert sol.controls_at([0.0])[0, 0] == u[1]
+    errors = sol._error_data()[0]
+    assert errors[1] == pytest.approx(np.zeros(10), abs=1e-13)
+    assert np.abs(errors[0]) == pytest.approx(h**2 * np.abs(u[1:]) / 2, rel=1e-10)
+    N = 10
+    A = np.vstack([h * np.ones(N), h**2 * (N - np.arange(1, N + 1) + 1)])
+    least = A.T @ np.linalg.solve(A @ A.T, [0.0, 1.0])
+    assert sol.objective == pytest.approx(h * least @ least, rel=1e-9)
+    assert u[1:] == pytest.approx(least, abs=1e-6)
+
+
+# ------------------------------------------------------------------ refusals and their messages
+
+
+def test_costs_name_what_they_may_contain():
+    """The time in a running cost, a control in a terminal cost, an unknown symbol: refused with a
+    message that says what a cost may contain, never advising an argument the problem has not."""
+    t, z = sp.symbols("t z")
+    common = dict(t_final=1.0, controls=[F], initial=[0, 0])
+    with pytest.raises(ValueError, match=r"cost may contain only the states \['x', 'x_dot'\] and the controls "
+                                         r"\['F'\]: t is the time") as err:
+        nh.OptimalControlProblem(particle(), cost=F**2 + t, final=[1, 0], **common)
+    assert "parameters=" not in str(err.value)
+    with pytest.raises(ValueError, match=r"terminal_cost may contain only the states \['x', 'x_dot'\]: F is a "
+                                         r"control") as err:
+        nh.OptimalControlProblem(particle(), cost=F**2, terminal_cost=F**2, final=[None, 0], **common)
+    assert "parameters=" not in str(err.value)
+    with pytest.raises(ValueError, match=r"path_constraints may contain only .*: z is none of them"):
+        nh.OptimalControlProblem(particle(), cost=F**2, final=[1, 0], path_constraints=[x <= z], **common)
+
+
+def test_minimum_time_with_an_unbounded_control_that_carries_the_goal_is_refused():
+    """x' = u1 + u2 with only u1 bounded: the duration shrinks to 0 (IPOPT returned 3e-7 and
+    success). Not refused: an unbounded control the goal cannot use alone (the Heisenberg particle
+    sent along x with only x_dot bounded by 2: T = 1/2) or one the dynamics stay bounded in
+    (x' = u1 + sin(u2), |u1| <= 1: the speed reaches 2, T = 3/2 to x = 3)."""
+    y, u1, u2 = sp.symbols("y u1 u2")
+    ks = nh.KinematicSystem([y], [u1, u2], [u1 + u2], control_bounds={"u1": (-1, 1)})
+    with pytest.raises(ValueError, match=r"cost='time' with the controls \['u2'\] unbounded"):
+        nh.OptimalControlProblem(ks, cost="time", initial=[0], final=[1])
+    heis = nh.systems.heisenberg().kinematic()
+    along = nh.OptimalControlProblem(heis, cost="time", initial=[0, 0, 0], final=[1, 0, 0],
+                                     control_bounds={heis.control_names[0]: (-2.0, 2.0)}).solve(nodes=21)
+    assert along.success and along.t_final == pytest.approx(0.5, rel=1e-6)
+    bounded = nh.KinematicSystem([y], [u1, u2], [u1 + sp.sin(u2)], control_bounds={"u1": (-1, 1)})
+    sol = nh.OptimalControlProblem(bounded, cost="time", initial=[0], final=[3]).solve(nodes=21)
+    assert sol.success and sol.t_final == pytest.approx(1.5, rel=1e-6)
+
+
+def test_minimum_time_between_ends_one_state_meets_is_refused():
+    """The particle with its initial position free, to rest at 2 in minimum time, |F| <= 1: starting
+    at 2 at rest, a plan of duration 0 meets both ends (IPOPT returned t_final = 1e-8 and success).
+    With a lower bound of the duration it is that bound."""
+    common = dict(cost="time", controls=[F], control_bounds={"F": (-1, 1)}, initial=[None, 0], final=[2, 0])
+    with pytest.raises(ValueError, match="end states that one state meets"):
+        nh.OptimalControlProblem(particle(), **common)
+    sol = nh.OptimalControlProblem(particle(), t_final=(0.5, 5.0), **common).solve(nodes=21)
+    assert sol.success and sol.t_final == pytest.approx(0.5, rel=1e-8)
+
+
+# ------------------------------------------------------------------ path constraints between the points
+
+
+def test_a_path_constraint_crossed_between_the_points_is_named_in_the_message():
+    """A point at unit speed from (-1, 0) to (1, 0) around a disc of radius 0.05 at the origin, on 12
+    trapezoid nodes: the straight line at T = 2 keeps the disc between two nodes, and passes its
+    centre at t = 1, where the constraint's value is 0.05^2. The plan stays a success (the constraints
+    are imposed at the points only), and its message names the constraint, the size and the time;
+    without path constraints' violations (the speed limit at the trapezoid's linear controls) no note."""
+    px, py, u1, u2 = sp.symbols("x y u1 u2")
+    point = nh.KinematicSystem([px, py], [u1, u2], [u1, u2], control_bounds={"u1": (-1.5, 1.5), "u2": (-1.5, 1.5)})
+    problem = nh.OptimalControlProblem(point, cost="time", initial=[-1, 0], final=[1, 0],
+                                       path_constraints=[u1**2 + u2**2 <= 1, px**2 + py**2 >= 0.05**2])
+    sol = problem.solve(nodes=12, method="trapezoid")
+    assert sol.success and sol.t_final == pytest.approx(2.0, abs=1e-6)
+    assert sol.message.startswith("Optimal Solution Found.")
+    assert "-x**2 - y**2 + 0.0025 <= 0 by 0.0025 at t = 1." in sol.message
+    assert "u1**2 + u2**2 - 1" not in sol.message
