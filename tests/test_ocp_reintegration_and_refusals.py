@@ -233,3 +233,20 @@ def test_a_path_constraint_crossed_between_the_points_is_named_in_the_message():
     assert sol.message.startswith("Optimal Solution Found.")
     assert "-x**2 - y**2 + 0.0025 <= 0 by 0.0025 at t = 1." in sol.message
     assert "u1**2 + u2**2 - 1" not in sol.message
+
+
+def test_a_saddle_on_the_line_through_a_costs_hill_is_left():
+    """A soft obstacle written as a running cost, a hill 2 exp(-r^2 / 0.1) on the straight line from
+    (-1, 0) to (1, 0): the line is a stationary point by symmetry, a saddle (a bump of the path lowers
+    the cost), where IPOPT stopped with success ('Solved To Acceptable Level', cost 1.833619). Its
+    last iteration regularized the Hessian; the solve then tries each state bumped off the line and
+    keeps the best: around the hill, 1.413103 (an independent L-BFGS solve on 400 segments:
+    1.4131078)."""
+    x, y, u1, u2 = sp.symbols("x y u1 u2")
+    particle = nh.KinematicSystem([x, y], [u1, u2], [u1, u2])
+    cost = (u1**2 + u2**2) / 2 + 2 * sp.exp(-(x**2 + y**2) / 0.1)
+    problem = nh.OptimalControlProblem(particle, cost=cost, t_final=2.0, initial=[-1, 0], final=[1, 0])
+    sol = problem.solve(nodes=41)
+    assert sol.success and sol.stats["last_regularization"] == 0.0
+    assert sol.objective == pytest.approx(1.413103, abs=2e-6)
+    assert np.abs(sol["y"]).max() > 0.4

@@ -92,6 +92,7 @@ py::dict result_dict(const CollocationResult& r, int n_variables, int n_constrai
   out["status"] = r.status;
   out["message"] = r.message;
   out["iterations"] = r.iterations;
+  out["last_regularization"] = r.last_regularization;
   out["n_variables"] = n_variables;
   out["n_constraints"] = n_constraints;
   out["nnz_jacobian"] = r.nnz_jacobian;

@@ -73,8 +73,11 @@ class TapedNLP : public Ipopt::TNLP {
 
   // Called by IPOPT after every iteration: false stops it (USER_REQUESTED_STOP) when the caller's
   // interrupt check fires (Ctrl-C), so that a long solve stops within one iteration.
-  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number, Number, Number,
-                             Number, Index, const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
+  // It also keeps the iteration's Hessian regularization (CollocationResult::last_regularization).
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index, Number, Number, Number, Number, Number,
+                             Number regularization_size, Number, Number, Index, const Ipopt::IpoptData*,
+                             Ipopt::IpoptCalculatedQuantities*) override {
+    result_.last_regularization = regularization_size;
     if (interrupted_ && interrupted_()) {
       result_.interrupted = true;
       return false;

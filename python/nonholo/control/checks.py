@@ -111,6 +111,22 @@ def inequalities(constraints, allowed: set, what: str = "path_constraints", kind
     return exprs, bounds
 
 
+def solve_numbers(tol, max_iter, refine, refine_tol, max_wall_time, print_level) -> None:
+    """ValueError naming the first of solve()'s numeric arguments out of its range."""
+    if not (isinstance(tol, numbers.Real) and tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be positive and finite, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
+        raise ValueError(f"refine must be a non-negative integer, got {refine!r}")
+    if refine_tol is not None and not real(refine_tol, "refine_tol") > 0:
+        raise ValueError(f"refine_tol must be positive, got {refine_tol!r}")
+    if max_wall_time is not None and not real(max_wall_time, "max_wall_time", finite=False) > 0:
+        raise ValueError(f"max_wall_time must be positive, got {max_wall_time!r}")
+    if isinstance(print_level, bool) or not isinstance(print_level, numbers.Integral) or not 0 <= print_level <= 12:
+        raise ValueError(f"print_level must be an integer from 0 to 12 (IPOPT's), got {print_level!r}")
+
+
 def mesh_size(nodes: int, step: int, block: int) -> None:
     """Refuse a mesh whose NLP would have more than MAX_NLP_VARIABLES variables."""
     variables = (step * (nodes - 1) + 1) * block

@@ -214,7 +214,7 @@ class KinematicSystem:
                 result = solve_ivp(rhs, (a, b), y, method="DOP853", t_eval=te, rtol=rtol, atol=atol,
                                    dense_output=True)
             except _NonFinite as stop:
-                result = _failed(f"the right-hand side f(y, w) turned non-finite at t = {stop.args[0]:.17g} "
+                result = failed_run(f"the right-hand side f(y, w) turned non-finite at t = {stop.args[0]:.17g} "
                                  f"({stop.args[1].tolist()}): the run stops there")
             if not result.success:
                 break
@@ -273,7 +273,7 @@ class _NonFinite(Exception):
     """Raised by simulate's right-hand side at a non-finite f(y, w): (t, f)."""
 
 
-def _failed(message: str):
+def failed_run(message: str):
     """A failed run in the form of SciPy's result: ``success`` False, ``status`` -1, ``message``."""
     from scipy.optimize import OptimizeResult
 

@@ -536,18 +536,7 @@ class OptimalControlProblem:
         sch = scheme(method)
         if hessian not in HESSIANS:
             raise ValueError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
-        if not (isinstance(tol, numbers.Real) and tol > 0 and math.isfinite(tol)):
-            raise ValueError(f"tol must be positive and finite, got {tol!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
-            raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-        if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
-            raise ValueError(f"refine must be a non-negative integer, got {refine!r}")
-        if refine_tol is not None and not checks.real(refine_tol, "refine_tol") > 0:
-            raise ValueError(f"refine_tol must be positive, got {refine_tol!r}")
-        if max_wall_time is not None and not checks.real(max_wall_time, "max_wall_time", finite=False) > 0:
-            raise ValueError(f"max_wall_time must be positive, got {max_wall_time!r}")
-        if isinstance(print_level, bool) or not isinstance(print_level, numbers.Integral) or not 0 <= print_level <= 12:
-            raise ValueError(f"print_level must be an integer from 0 to 12 (IPOPT's), got {print_level!r}")
+        checks.solve_numbers(tol, max_iter, refine, refine_tol, max_wall_time, print_level)
         checks.mesh_size(nodes, sch.step, len(self.states) + len(self.controls) + len(self.algebraic))
         if mu_strategy not in MU_STRATEGIES:
             raise ValueError(f"mu_strategy must be one of {MU_STRATEGIES}, got {mu_strategy!r}")
@@ -589,6 +578,17 @@ class OptimalControlProblem:
         if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
+                sol = bumped
+        # a success IPOPT stopped at its acceptable level, with the Hessian regularized at its last
+        # iteration (not positive definite on the constraints' null space): a saddle, such as the line
+        # through a cost's hill, which the problem's symmetry keeps IPOPT on; each state bumped off it,
+        # the lowest cost kept. Not for holonomic constraints imposed at velocity level, whose NLP is
+        # singular (its regularization says nothing of a saddle; the bumps found a drift of phi that
+        # cost a tenth of the swing)
+        if guess is None and sch is not DMOC and sol.success and sol.stats["last_regularization"] > 0 \
+                and sol.message.startswith("Solved To Acceptable") and (options["holonomic"] or not self.holonomic):
+            bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
+            if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective:
                 sol = bumped
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))

@@ -130,6 +130,8 @@ class OptimalControlSolution:
         self.stats = {k: out[k] for k in ("iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
         self.stats["starts"] = 1
+        # IPOPT's Hessian regularization at its last iteration: > 0 where the point is no certified minimum
+        self.stats["last_regularization"] = float(out.get("last_regularization", 0.0))
         self.stats["max_nlp_defect"] = float(out["max_defect"])
         self._errors = None
         self._samples = None  # the states at the check's inner substeps, with path constraints (their note)
@@ -280,7 +282,7 @@ class OptimalControlSolution:
     def _simulate_held(self, rtol: float, atol: float):
         """:meth:`simulate` under a zero-order hold: interval k run alone under u_{k+1} (a run
         across the nodes would see the next interval's control at its last stage)."""
-        from .kinematic import _failed
+        from .kinematic import failed_run
         from .reintegration import control_values
 
         y, ys, result = self.y[:, 0].copy(), [self.y[:, 0].copy()], None
@@ -292,7 +294,7 @@ class OptimalControlSolution:
             except ValueError as err:  # f not finite at an interval's start (checked at the first)
                 if k == 0:
                     raise
-                result = _failed(f"interval {k}: {err}")
+                result = failed_run(f"interval {k}: {err}")
             if not result.success:
                 break
             y = np.asarray(result.y_final, dtype=float)

@@ -117,6 +117,10 @@ struct CollocationResult {
   int status = 0;
   std::string message;
   int iterations = 0;
+  // IPOPT's regularization delta_w of the Hessian at its last iteration (0: the KKT matrix had the
+  // inertia of a minimum; > 0: the Hessian of the Lagrangian was not positive definite on the
+  // constraints' null space there, as at a saddle)
+  double last_regularization = 0.0;
   int nnz_jacobian = 0, nnz_hessian = 0;
   double time_ipopt = 0.0, time_evaluations = 0.0;
   int n_evaluations = 0;
