@@ -2,13 +2,15 @@
 before the System is built (a tripod, a four-wheeled cart, three wheels on one axle), statically
 indeterminate normal loads refused by name, a viscous law that keeps a mechanism's normal rows, a
 runtime parameter eps that cannot take the place of a user's symbol, and gravity and disc-axis
-arguments checked at the parameters' values.
+arguments checked at the parameters' values, and friction on every contact's own rows where the
+System keeps one of two repeated rows (the second wheel of a cart on one axle).
 
 Each test failed before its fix: the mechanisms raised 'constraints has 8 rows for 8 coordinates'
 (and 11 for 10), the viscous law let the loaded wheel roll the cart over, a sphere of radius eps = 1
 rolled with radius 0.001, an upward gravity given by a symbol glued the body to the plane with
 normal_force -9.81, Disc(r, axis=(0, k, 0)) raised a bare TypeError and gravity=np.array(9.81) was
-refused as 'must have 3 components'."""
+refused as 'must have 3 components', and the cart's right wheel had no sideways friction (under a
+law, in stick-slip, in friction(eps) and in its friction margin)."""
 
 import numpy as np
 import pytest
@@ -117,11 +119,12 @@ def test_three_wheels_on_one_axle():
 
 # ---------------------------------------------------------------- a viscous law on a mechanism
 def test_a_viscous_law_keeps_the_normal_rows_coefficient():
-    """friction(law=Viscous(mu, eps)) is friction(eps) with mu on the contacts' tangential rows; the
-    normal row keeps normal_coefficient (it took mu, and the loaded right wheel let the cart roll)."""
+    """friction(law=Viscous(mu, eps)) is friction(eps) with mu on the contacts' tangential rows (the
+    sideways row twice: both wheels'); the normal row keeps normal_coefficient (it took mu, and the
+    loaded right wheel let the cart roll)."""
     system = cart(normal_coefficient=1e4)
     law = nh.laws.Viscous(2.0, 1e-3)
-    assert sp.Matrix(viscous_coefficients(system, law).friction_coefficients) == sp.diag(2.0, 2.0, 2.0, 1e4)
+    assert sp.Matrix(viscous_coefficients(system, law).friction_coefficients) == sp.diag(2.0, 4.0, 2.0, 1e4)
     same = cart(friction_coefficient=2.0, normal_coefficient=1e4).friction(1e-3)
     model = system.friction(law=law)
     y = np.random.default_rng(1).uniform(-0.3, 0.3, 14)
@@ -177,17 +180,114 @@ def test_a_disc_axis_given_by_a_parameter():
         assert abs(run["x"][-1] - 1.0) < 1e-9  # x = r omega t
 
 
-# ---------------------------------------------------------------- friction on repeated rows (not fixed here)
-@pytest.mark.xfail(strict=True, reason="a dropped (repeated) no-slip row is no row of the friction realizations: the "
-                   "right wheel of the cart has no sideways friction (needs law_realization / stick_slip / System "
-                   "to carry each contact's full rows)")
-def test_both_wheels_of_a_cart_resist_sliding_sideways():
+# ---------------------------------------------------------------- friction on repeated rows
+def sliding_sideways():
+    y0 = np.zeros(14)
+    y0[8] = 1.0  # y' = 1 m/s, nothing else moving
+    return y0
+
+
+@pytest.mark.parametrize("model", ["Coulomb", "stick_slip"])
+def test_both_wheels_of_a_cart_resist_sliding_sideways(model):
     """Sliding sideways at 1 m/s with Coulomb friction mu = 0.5 on both wheels (loads W / 2 each): the
-    cart decelerates at mu g, y'(0.1) = 1 - 0.5 g 0.1 (it decelerated at mu g / 2)."""
+    cart decelerates at mu g, y'(0.1) = 1 - 0.5 g 0.1 (it decelerated at mu g / 2: the right wheel's
+    sideways row, a repeat of the left's, was no row of the law or of the stick-slip model)."""
     system = cart(com=(0.0, 0.0, -0.1))
     W = 6.0 * G
-    y0 = np.zeros(14)
-    y0[8] = 1.0
-    run = nh.simulate(system.friction(law=nh.laws.Coulomb(0.5, v_s=1e-4), normal=[W / 2, W / 2]), (0, 0.1), y0,
-                      t_eval=[0.1], rtol=1e-10, atol=1e-12)
+    if model == "Coulomb":
+        run = nh.simulate(system.friction(law=nh.laws.Coulomb(0.5, v_s=1e-4), normal=[W / 2, W / 2]), (0, 0.1),
+                          sliding_sideways(), t_eval=[0.1], rtol=1e-10, atol=1e-12)
+        assert abs(run["y_dot"][-1] - (1 - 0.5 * G * 0.1)) < 1e-6
+    else:
+        run = nh.simulate(system.stick_slip(0.5, normal=[W / 2, W / 2]), (0, 0.1), sliding_sideways(), rtol=1e-10,
+                          atol=1e-12)
+        assert run.modes == ["slip,slip"] and abs(run["y_dot"][-1] - (1 - 0.5 * G * 0.1)) < 1e-9
+        assert np.allclose(run["friction_force"][:, -1], 0.5 * W / 2)
+
+
+def test_friction_eps_counts_both_sideways_rows():
+    """friction(eps): mu T^T diag(mu) T on the kept rows is the linear law of all five rows (the
+    sideways row twice); with a stiff normal row (the cart stays level) y' = exp(-2 mu t / (eps M))
+    (it was exp(-mu t / (eps M)) to within the roll: 0.7016 for 0.7165 at t = 0.1, eps = 0.1)."""
+    system = cart(com=(0.0, 0.0, -0.1), normal_coefficient=1e6)
+    assert sp.Matrix(system.friction_coefficients) == sp.diag(1.0, 2.0, 1.0, 1e6)
+    assert system.contact_slip_rows.contacts == [[0, 1], [2, 3]] and system.contact_slip_rows.repeated == [1]
+    run = nh.simulate(system.friction(0.1), (0, 0.1), sliding_sideways(), t_eval=[0.1], rtol=1e-10, atol=1e-12)
+    assert abs(run["y_dot"][-1] - np.exp(-2 * 0.1 / (0.1 * 6.0))) < 1e-5
+    assert np.allclose(run["slip"][:, -1], run["slip"][0, -1])  # both wheels slip sideways alike
+    import pickle
+
+    again = pickle.loads(pickle.dumps(system))
+    assert again.contact_slip_rows.combination == system.contact_slip_rows.combination
+
+
+@pytest.fixture(scope="module")
+def turning():
+    """The cart of the Mechanism docstring turning on the spot (wheels at +-3 rad/s, yaw rate 2): the
+    chassis' centre of mass, c = 0.08 off the axle's middle along it, needs M_c Omega^2 c = 1.6 N
+    sideways, shared by both wheels; the loads are the statics with the centripetal moment."""
+    system = cart()
+    y0 = assemble(system, np.zeros(7), np.r_[0, 0, 0, 0, 0, 3.0, -3.0], dependent=["roll"],
+                  free=["pitch_dot", "theta_l_dot", "theta_r_dot"])
+    omega = abs(y0[9])
+    W, moment = 6.0 * G, 5.0 * 0.08 * (G + omega**2 * (0.2 - 0.1)) / 0.3
+    return system, y0, [(W + moment) / 2, (W - moment) / 2], 5.0 * omega**2 * 0.08
+
+
+def test_a_turning_cart_sticks_while_both_cones_carry_the_force(turning):
+    """Both cones together carry the 1.6 N for mu >= 1.6 / (N_l + N_r) = 0.0272: at mu = 0.035 the cart
+    rolls on (it slid: only the left wheel's cone counted, mu >= 0.0442), at mu = 0.02 both wheels slide.
+    The force is split in proportion to the loads; the margin is N_r (mu - 1.6 / W)."""
+    system, y0, loads, needed = turning
+    W = sum(loads)
+    run = nh.simulate(system.stick_slip(0.035, normal=loads), (0, 0.5), y0, rtol=1e-10, atol=1e-12)
+    assert run.modes == ["stick,stick"] and not run.switches
+    assert np.allclose(run["friction_force"][:, -1], [needed * N / W for N in loads], rtol=1e-9)
+    assert nh.simulate(system.stick_slip(0.02, normal=loads), (0, 0.5), y0, rtol=1e-10, atol=1e-12).modes[0] \
+        == "slip,slip"
+    rolling = nh.simulate(system.nonholonomic(), (0, 0.5), y0, t_eval=[0, 0.5], rtol=1e-10, atol=1e-12)
+    assert np.allclose(rolling["normal_force"][:, 0], loads, rtol=1e-9)
+    assert np.allclose(rolling["friction_force"][:, 0], [needed * N / W for N in loads], rtol=1e-9)
+    for margin in (system.friction_margin(0.035, normal=loads), system.friction_margin(0.035)):
+        assert np.allclose(margin.of(rolling), loads[1] * (0.035 - needed / W), rtol=1e-9)
+
+
+def test_the_second_wheel_sticks_alone_on_its_own_rows(turning):
+    """The left wheel spun up (slipping forward) slides while the right one sticks: that mode keeps the
+    right wheel's sideways row, which the System dropped, and its slip stays zero; both then stick."""
+    system, y0, _, _ = turning
+    y0 = y0.copy()
+    y0[7 + 5] += 1.0
+    model = system.stick_slip(0.3, normal=[30.0, 29.0])
+    run = nh.simulate(model, (0, 1), y0, rtol=1e-10, atol=1e-12)
+    assert run.success and run.modes == ["slip,stick", "stick,stick"]
+    phase = run.phases[0]
+    assert max(np.abs(model.slips(t, phase.y[:, i])[1]).max() for i, t in enumerate(phase.t)) < 1e-10
+    assert abs(run["friction_force"][0, 0] - 0.3 * 30.0) < 1e-12
+
+
+def test_models_on_the_systems_rows_alone_refuse_a_repeated_contact():
+    """reduced(law=...) realizes friction on the System's rows (its slow manifold): it would leave the
+    right wheel's sideways friction out, and says so."""
+    with pytest.raises(ValueError, match="rows of contact 'right' of 'mechanism' repeat other contacts'"):
+        cart().reduced(law=nh.laws.Coulomb(0.5, v_s=1e-2), normal=30.0)
+
+
+def test_without_the_rows_combination_the_linear_law_refuses(monkeypatch):
+    """Where the repeated rows' combination T of the kept ones cannot be built, friction(eps) (and the
+    split of a shared force) would leave the repeated contact out: refused by name; a law, on every
+    contact's own rows, needs no T."""
+    import nonholo.builders.multibody as multibody
+
+    monkeypatch.setattr(multibody, "row_combination", lambda *args: (None, [np.eye(5)[:, [0, 1, 2, 4]]]))
+    system = cart(com=(0.0, 0.0, -0.1))
+    for call in (lambda: system.friction(0.1), lambda: system.reduced(0.1),
+                 lambda: system.friction_margin(0.5, normal=30.0)):
+        with pytest.raises(ValueError, match="contact 'right' repeat other contacts'"):
+            call()
+    with pytest.raises(ValueError, match="contacts= groups the System's rows .* contact 'right'"):
+        system.friction(law=nh.laws.Coulomb(0.5, v_s=1e-4), normal=30.0, contacts=[[0, 1], [2]])
+    W = 6.0 * G
+    run = nh.simulate(system.friction(law=nh.laws.Coulomb(0.5, v_s=1e-4), normal=W / 2), (0, 0.1),
+                      sliding_sideways(), t_eval=[0.1], rtol=1e-10, atol=1e-12)
     assert abs(run["y_dot"][-1] - (1 - 0.5 * G * 0.1)) < 1e-6

@@ -33,7 +33,9 @@ same constraints, rotated about the vertical). Rows that repeat others on h(q) =
 on one axle both forbid the axle's sideways motion; a third wheel on that axle, or a fourth
 wheel under a rigid frame, repeats the others' heights) are dropped before the System is built,
 a repeated height with its holonomic constraint (:mod:`nonholo.builders.mechanism_rows`); the
-normal loads are then statically indeterminate, and ``result["normal_force"]`` says so.
+normal loads are then statically indeterminate, and ``result["normal_force"]`` says so. Each contact
+keeps its friction on its own rows all the same (``system.contact_slip_rows``): a friction law, the
+stick-slip model and the margins act on them, and ``friction(eps)`` has the coefficients of every row.
 
 The Lagrangian is L = T - V with
 
@@ -56,8 +58,9 @@ import numpy as np
 import sympy as sp
 
 from .bodies import RigidBody, scalar, vector
-from .mechanism_rows import independent_rows, record_contact_rows, with_normal_forces
+from .mechanism_rows import independent_rows, record_contact_rows, row_combination, with_normal_forces
 from .surfaces import Disc, Sphere, Surface
+from ..system.contact_outputs import ContactRows
 from ..system.system import System
 
 __all__ = ["Mechanism", "Revolute", "assemble"]
@@ -259,7 +262,8 @@ class Mechanism:
         parameters : mapping {symbol: value}
             Values of the symbols used in the bodies, joints, surfaces and gravity.
         friction_coefficient : number or SymPy expression
-            mu of the no-slip rows, for ``system.friction(eps)`` (force -(mu / eps) x slip);
+            mu of the no-slip rows, for ``system.friction(eps)`` (force -(mu / eps) x slip, on every
+            contact's rows: with a repeated row T^T diag(mu) T on the kept ones, exact on h(q) = 0);
             positive and finite.
         normal_coefficient : number or SymPy expression, optional
             mu of the normal-velocity rows of the contacts after the first (default
@@ -302,14 +306,19 @@ class Mechanism:
         vertical = [sum(sizes[:i]) for i, size in enumerate(sizes) if size == 1]  # aligned with holonomic
         held = [h for h, row in zip(holonomic, vertical) if row in keep]
         mu = [mu_n if size == 1 else mu_t for size in sizes for _ in range(size)]
+        friction, T, samples = sp.diag(*[mu[i] for i in keep]), None, []
+        if len(keep) < A.rows:  # every row's friction, a repeated one's too: T^T diag(mu) T, A_f = T A on h = 0
+            T, samples = row_combination(A, keep, holonomic, kin.q, dict(parameters or {}))
+            if T is not None:
+                friction = ContactRows(A, sp.zeros(A.rows, 1), keep, T, samples).friction_matrix(mu)
         system = System(kin.q, G, V, constraints=A.extract(keep, list(range(A.cols))),
-                        friction=sp.diag(*[mu[i] for i in keep]), parameters=dict(parameters or {}),
+                        friction=friction, parameters=dict(parameters or {}),
                         velocities=kin.qd, holonomic=held or None, name=name or "mechanism")
         system.drawing = _drawing(self, kin)
         bodies = [(self.links[body].body.mass, -(self.down.T * (f["p"] + _matmul(f["R"], f["c"])))[0])
                   for body, f in kin.frames.items()]
         system = with_normal_forces(system, self.contacts, keep, bodies, g)
-        record_contact_rows(system, sizes, keep)
+        record_contact_rows(system, sizes, keep, A, T, samples, mu, self.contacts)
         return system
 
 

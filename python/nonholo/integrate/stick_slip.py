@@ -42,8 +42,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SimulationWarning
-from ..system.contact_outputs import CONTACT_QUANTITIES
-from ..system.law_realization import slip_expressions
+from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
 from ..system.margins import Margin, negative_load_message, varying_loads
 from .events import Event
 
@@ -168,16 +167,13 @@ def _switch_events(model, stuck: tuple, cone_bias: float) -> tuple:
     - ("load", c): the normal load N_c of a contact whose load changes along a run."""
     mode = model.mode(stuck).system
     system = model.system
-    slip = slip_expressions(system)
+    slip = full_slips(system)  # the contacts' own rows (a mechanism's repeated ones included)
     resolved = sp.Symbol("slide_stop") * (1 + sp.sqrt(sum((v**2 for v in system.velocities), sp.S.Zero)))
     events, owners = [], []
     held = [c for c in range(len(stuck)) if stuck[c]]
-    if held:
-        groups, at = [], 0
-        for c in held:  # the stuck contacts' rows among the mode's constraints, in order
-            groups.append(list(range(at, at + len(model.contacts[c]))))
-            at += len(model.contacts[c])
-        margin = Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c] for c in held], groups)
+    if held:  # the stuck contacts' forces from the multipliers of the mode's rows (split where they share one)
+        margin = Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c] for c in held],
+                        shares=model.shares(stuck))
         events.append(Event(margin, terminal=True, direction=-1))
         owners.append(("cone", None))
     for c, group in enumerate(model.contacts):

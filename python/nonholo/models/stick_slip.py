@@ -23,6 +23,13 @@ have stuck all along or slid until any earlier time).
 A sliding contact's force is written -mu_k N (s + eta d) / |s + eta d| with d the direction in which
 it started to slide and eta far below any slip the tolerances resolve (1e-14 of the velocity scale),
 so that the force is defined at the instant sliding starts, where s = 0.
+
+Contacts whose rows repeat one another (a mechanism's two wheels on one axle: both forbid its
+sideways motion; ``system.contact_slip_rows``) each slip and slide on their own rows. A mode keeps,
+of the stuck contacts' rows, an independent set (the second wheel's sideways row while both stick,
+that wheel's own while only it sticks), and the force the stuck contacts share is split among them by
+the rule of :class:`nonholo.system.contact_outputs.SharedRows`, in proportion to mu N_c along a
+direction they share, for the cone test |f_c| <= mu_s N_c and the direction of a slide.
 """
 
 from __future__ import annotations
@@ -53,7 +60,8 @@ class StickSlipModel:
     """
 
     def __init__(self, system, mu_s, mu_k=None, normal=None, contacts=None):
-        from ..system.law_realization import contact_rows, per_contact
+        from ..system.contact_outputs import slip_rows
+        from ..system.law_realization import contact_groups, per_contact
 
         if system.k == 0:
             raise ValueError(f"{system.name!r} has no constraint rows: nothing sticks or slips")
@@ -65,11 +73,13 @@ class StickSlipModel:
         if normal is None:
             raise ValueError("stick_slip needs the normal load: give normal= (a value or expression, or one per "
                              "contact)")
-        self.contacts = contact_rows(system, contacts, None)
+        self.contacts = contact_groups(system, contacts, None)  # full rows (a mechanism's repeated ones included)
+        self.record = slip_rows(system)
         self.normal = per_contact(normal, len(self.contacts), "normal", system)
         self.state_names = [*system.coordinate_names, *system.velocity_names]
         self.n_states = 2 * system.n
         self._modes = {}
+        self._cache = {}  # the split of shared rows per mode and the slips of a mechanism's own rows, lambdified
         self.recipe = None
 
     def mode(self, stuck: tuple):
@@ -79,14 +89,32 @@ class StickSlipModel:
         stuck = tuple(bool(x) for x in stuck)
         if stuck not in self._modes:
             self._modes[stuck] = self._build(stuck)
-        return self._modes[stuck]
+        return self._modes[stuck][0]
+
+    def rows(self, stuck: tuple) -> list:
+        """The constraint rows of mode ``stuck`` (full indices): an independent set of the stuck
+        contacts' rows, then a mechanism's normal rows (constraints in every mode)."""
+        from ..system.law_realization import normal_rows
+
+        normal = [self.record.kept[i] for i in normal_rows(self.system)]
+        held = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group]
+        if all(i in self.record.kept for i in held):
+            return held + normal
+        kept = self.record.independent(normal + held)
+        return [i for i in kept if i not in normal] + normal
+
+    def shares(self, stuck: tuple):
+        """The :class:`~nonholo.system.contact_outputs.SharedRows` of the stuck contacts in mode ``stuck``."""
+        self.mode(stuck)
+        return self._modes[tuple(bool(x) for x in stuck)][1]
 
     def _build(self, stuck: tuple):
-        from ..system.law_realization import contact_force, normal_rows, rows_replaced
+        from ..system.contact_outputs import SharedRows
+        from ..system.law_realization import contact_force, full_rows_replaced
 
         system = self.system
-        # the stuck contacts' rows, then a mechanism's normal rows: constraints in every mode
-        keep = [i for c, group in enumerate(self.contacts) if stuck[c] for i in group] + normal_rows(system)
+        keep = self.rows(stuck)
+        shares = SharedRows(self.record, keep, [g for c, g in enumerate(self.contacts) if stuck[c]])
         eta = sp.Symbol("slide_eta")
         parameters = {eta: 0.0, sp.Symbol("slide_stop"): 0.0}  # slide_stop: the run's stop events only
         sliding = {}
@@ -104,9 +132,9 @@ class StickSlipModel:
             sliding[c] = (group, kinetic)
         force = contact_force(system, sliding)
         label = "".join("S" if s else "L" for s in stuck)  # stuck / sliding (loose) per contact
-        model_system = rows_replaced(system, keep, force, parameters=parameters,
-                                     name=f"{system.name} (stick-slip mode {label})")
-        return model_system.nonholonomic(form="qdot")
+        model_system = full_rows_replaced(system, keep, force, parameters=parameters,
+                                          name=f"{system.name} (stick-slip mode {label})")
+        return model_system.nonholonomic(form="qdot"), shares
 
     def mode_params(self, stuck: tuple, params: dict, directions: dict, eta: float, stop: float = 0.0) -> dict:
         """The parameters of mode ``stuck``: ``params`` (those the mode's system has), the sliding
@@ -120,23 +148,46 @@ class StickSlipModel:
         return out
 
     def multipliers(self, stuck: tuple, t: float, y, params: dict) -> list:
-        """The multipliers of each stuck contact's rows in mode ``stuck`` at state y (None for a sliding one)."""
+        """The force of each stuck contact on its rows in mode ``stuck`` at state y (None for a sliding
+        one): the multipliers of its rows, split among contacts that share a row (module docstring)."""
         model = self.mode(stuck)
         n = self.system.n
-        lam = model.system.multipliers(y[:n], y[n:], t, params)
-        out, at = [], 0
-        for c, group in enumerate(self.contacts):
-            if stuck[c]:
-                out.append(np.asarray(lam[at:at + len(group)]))
-                at += len(group)
-            else:
-                out.append(None)
-        return out
+        lam = np.asarray(model.system.multipliers(y[:n], y[n:], t, params), dtype=float)
+        shares = self.shares(stuck)
+        if shares.dropped:
+            forces = iter(self._split(stuck)(np.r_[np.asarray(y, dtype=float)[:2 * n], float(t),
+                                                   self._parameters(params)], lam))
+        else:
+            position = {r: i for i, r in enumerate(shares.rows)}
+            forces = iter([lam[[position[r] for r in g]] for g in shares.contacts])
+        return [np.asarray(next(forces), dtype=float) if stuck[c] else None for c in range(len(self.contacts))]
+
+    def _parameters(self, params: dict) -> list:
+        names = self.system.parameter_names
+        return [float(x) for x in self.system.param_vector({k: v for k, v in (params or {}).items() if k in names})]
+
+    def _split(self, stuck: tuple):
+        """(inputs [q, v, t, p], lambda) -> the stuck contacts' forces, lambdified once per mode."""
+        key = ("split", tuple(bool(x) for x in stuck))
+        if key not in self._cache:
+            shares, system = self.shares(stuck), self.system
+            lam = sp.symbols(f"_lambda0:{len(shares.rows)}")
+            loads = [N for c, N in enumerate(self.normal) if stuck[c]]
+            f = sp.lambdify([system._inputs, lam], shares.forces(lam, loads), "numpy")
+            self._cache[key] = lambda x, m: [np.asarray(g, dtype=float) for g in f(list(x), list(m))]
+        return self._cache[key]
 
     def slips(self, t: float, y, params: dict | None = None) -> list:
         """The slip s_c = (A v - b)_c of every contact at state y, with the system's parameters
         ``params`` (by name, defaults for the others; names the system does not have ignored)."""
         n = self.system.n
+        if self.record is getattr(self.system, "contact_slip_rows", None):  # every contact on its own rows
+            if "slips" not in self._cache:
+                rows = self.record.slips(self.system.velocities)
+                self._cache["slips"] = sp.lambdify(self.system._inputs, list(rows), "numpy")
+            s = np.array(self._cache["slips"](*np.asarray(y, dtype=float)[:2 * n], float(t),
+                                                 *self._parameters(params)), dtype=float)
+            return [s[group] for group in self.contacts]
         names = set(self.system.parameter_names)
         A, b = self.system.constraint_matrix(y[:n], t, {k: v for k, v in (params or {}).items() if k in names})
         s = A @ np.asarray(y[n:]) - b

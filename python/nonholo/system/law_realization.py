@@ -8,8 +8,11 @@ force of its slip s_c = (A v - b)_c,
     G v' + c + dV = F + sum_c A_c^T z(s_c, N_c, V_c),
 
 with N_c the contact's normal load (``normal``) and V_c its rolling speed (``speed``, tire laws
-only). The result is an ordinary unconstrained :class:`~nonholo.System`: its force is lowered to
-tapes, differentiated by AD and compiled like every other expression.
+only). A mechanism whose contacts repeat rows (two wheels on one axle; the System keeps one of the
+repeated rows) records every contact's own rows, ``system.contact_slip_rows``: each contact slips
+and carries its force on them (:func:`contact_groups`, :func:`contact_force`). The result is an
+ordinary unconstrained :class:`~nonholo.System`: its force is lowered to tapes, differentiated by AD
+and compiled like every other expression.
 """
 
 from __future__ import annotations
@@ -20,17 +23,48 @@ import sympy as sp
 from ..expressions.laws import Law, Viscous
 from ..expressions.parsing import to_sympy
 from .arguments import contacts_argument
-from .contact_outputs import law_outputs
+from .contact_outputs import full_slips, law_outputs, slip_rows
 from .law_relaxation import relaxed_system
 
-__all__ = ["contact_force", "contact_rows", "realized_by", "rows_replaced", "slip_expressions"]
+__all__ = ["contact_force", "contact_groups", "contact_rows", "realized_by", "rows_replaced", "slip_expressions"]
 
 
 def contact_rows(system, contacts, law: Law | None) -> list:
-    """The contacts as lists of row indices: ``contacts``, else the system's (``contacts``, or a
-    mechanism's tangential rows per contact, ``friction_contacts``), else one per row (or, for a law
-    of r components, consecutive groups of r rows). A mechanism's normal rows (``normal_rows``: the
-    height of a support point) are no contact's: they stay constraints (:func:`normal_rows`)."""
+    """The contacts as lists of the system's row indices: ``contacts``, else the system's (``contacts``,
+    or a mechanism's tangential rows per contact, ``friction_contacts``), else one per row (or, for a
+    law of r components, consecutive groups of r rows). A mechanism's normal rows (``normal_rows``: the
+    height of a support point) are no contact's: they stay constraints (:func:`normal_rows`). A
+    mechanism whose contacts repeat rows (``system.contact_slip_rows``) is refused: a realization on the
+    System's rows alone would leave out the friction of a repeated row (:func:`contact_groups`)."""
+    record = getattr(system, "contact_slip_rows", None)
+    if record is not None and record.repeated:
+        names = ", ".join(record.name(c) for c in record.repeated)
+        raise ValueError(f"the no-slip rows of contact {names} of {system.name!r} repeat other contacts' (wheels on "
+                         "one axle), and the System keeps only independent rows: this model (or grouping) takes the "
+                         "System's rows alone and would give the repeated contact no friction force, which is not "
+                         "supported (friction(law=...), friction(eps), stick_slip and friction_margin carry every "
+                         "contact's own rows)")
+    return _kept_groups(system, contacts, law)
+
+
+def contact_groups(system, contacts, law: Law | None) -> list:
+    """The contacts as lists of full row indices (:func:`~nonholo.system.contact_outputs.slip_rows`):
+    a mechanism's own rows of each contact, repeated ones included, or ``contacts`` (the system's rows)
+    mapped to them; for any other system :func:`contact_rows`."""
+    record = getattr(system, "contact_slip_rows", None)
+    if record is None:
+        return _kept_groups(system, contacts, law)
+    if contacts is None:
+        return [list(g) for g in record.contacts]
+    if record.repeated:
+        names = ", ".join(record.name(c) for c in record.repeated)
+        raise ValueError(f"contacts= groups the System's rows of {system.name!r}, which leave out the rows of contact "
+                         f"{names} that repeat other contacts': leave contacts out (each contact then acts on its own "
+                         "rows)")
+    return [[record.kept[i] for i in g] for g in _kept_groups(system, contacts, law)]
+
+
+def _kept_groups(system, contacts, law: Law | None) -> list:
     normal = normal_rows(system)
     if contacts is not None:
         if not normal:
@@ -101,7 +135,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         if one.set_valued:
             raise ValueError(f"the {one.name} law is set-valued (v_s=None): it realizes no smooth friction model; "
                              "give v_s, or use the stick-slip model (system.stick_slip)")
-    groups = contact_rows(system, contacts, given[0])
+    groups = contact_groups(system, contacts, given[0])  # full rows: a repeated row is its contact's too
     if len(given) == 1:
         given = given * len(groups)
     elif len(given) != len(groups):
@@ -116,7 +150,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
     speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
-    slip = slip_expressions(system)
+    slip = full_slips(system)
     names = sorted({one.name for one in given})
     name = f"{system.name} ({', '.join(names)} friction)"
     forces = [None if laws[c].relaxation_length is not None else
@@ -158,12 +192,14 @@ def slip_expressions(system) -> sp.Matrix:
 
 def contact_force(system, contacts: dict) -> sp.Matrix:
     """The generalized force sum_c A_c^T z_c(s_c) of the contacts {c: (rows, z)}, with z a function
-    of the contact's slip s_c = (A v - b)_c (a list of expressions) giving its force."""
-    A = sp.Matrix(system.constraints)
-    slip = slip_expressions(system)
+    of the contact's slip s_c = (A v - b)_c (a list of expressions) giving its force; ``rows`` index
+    the full rows (:func:`~nonholo.system.contact_outputs.full_slips`: a mechanism's repeated rows
+    included, else the system's)."""
+    record = slip_rows(system)
+    slip = record.slips(system.velocities)
     force = sp.zeros(system.n, 1)
     for rows, z in contacts.values():
-        force += A.extract(rows, list(range(system.n))).T * sp.Matrix(z([slip[i] for i in rows]))
+        force += record.rows.extract(rows, list(range(system.n))).T * sp.Matrix(z([slip[i] for i in rows]))
     return force
 
 
@@ -172,6 +208,25 @@ def rows_replaced(system, keep: list, force, parameters=None, name: str | None =
     (the force that realizes the other rows), ``parameters`` added to its defaults, and ``outputs``
     added to its outputs (the system's own of the same names kept)."""
     return system._rebuilt(replaced_state(system, keep, force, parameters, name, outputs))
+
+
+def full_rows_replaced(system, rows: list, force, parameters=None, name: str | None = None):
+    """:func:`rows_replaced` with the constraint rows ``rows`` given as full rows (:func:`contact_groups`):
+    a mechanism's row that the System dropped as a repeat among them (a stick-slip mode in which only
+    the second wheel on an axle sticks keeps that wheel's sideways row); each its coefficient mu."""
+    record = slip_rows(system)
+    if all(r in record.kept for r in rows):
+        return rows_replaced(system, [record.kept.index(r) for r in rows], force, parameters, name)
+    state = replaced_state(system, [], force, parameters, name)
+    normal = [record.kept[i] for i in normal_rows(system)]
+    mu = record.coefficients or [sp.S.One] * record.rows.rows
+    state.update(constraints=sp.ImmutableMatrix(record.rows.extract(rows, list(range(system.n)))),
+                 affine=sp.ImmutableMatrix(record.affine.extract(rows, [0])),
+                 friction=sp.ImmutableMatrix(sp.diag(*[mu[r] for r in rows])),
+                 normal_rows=[rows.index(r) for r in normal if r in rows] or None)
+    if normal and set(normal) <= set(rows):  # the support points' heights, held with their rows
+        state["holonomic"] = system.holonomic
+    return system._rebuilt(state)
 
 
 def replaced_state(system, keep: list, force, parameters=None, name: str | None = None, outputs=None) -> dict:
@@ -192,7 +247,7 @@ def replaced_state(system, keep: list, force, parameters=None, name: str | None 
     normal = normal_rows(system)
     held = len(keep) == system.k or (normal and set(normal) <= set(keep))
     state.update(speeds=None, holonomic=state["holonomic"] if held else None, contacts=None, friction_contacts=None,
-                 normal_rows=[keep.index(r) for r in normal if r in keep] or None)
+                 normal_rows=[keep.index(r) for r in normal if r in keep] or None, contact_slip_rows=None)
     state["force"] = sp.ImmutableMatrix(sp.Matrix(system.force) + force)
     if system.applied_force is not None:  # a Kane system's r = F - c - dV gains the force too
         state["applied_force"] = sp.ImmutableMatrix(sp.Matrix(system.applied_force) + force)
@@ -206,6 +261,12 @@ def viscous_coefficients(system, law: Viscous):
     (``normal_coefficient``, large to keep the wheel on the ground): with the law's mu the loaded
     front wheel of the Whipple bicycle sank 0.375 m in 1 s at mu = 1, eps = 1e-3."""
     state = system._state_with(None, None)
+    record = getattr(system, "contact_slip_rows", None)
+    if record is not None:  # mu on every contact's own rows, repeated ones included: T^T diag(mu_f) T
+        tangential = {r for g in record.contacts for r in g}
+        mu = [law.mu if r in tangential else c for r, c in enumerate(record.coefficients)]
+        state.update(friction=record.friction_matrix(mu), contact_slip_rows=record.with_coefficients(mu))
+        return system._rebuilt(state)
     normal = normal_rows(system)
     mu = sp.Matrix(system.friction_coefficients) if normal else sp.zeros(system.k, system.k)
     for i in (i for i in range(system.k) if i not in normal):

@@ -10,9 +10,12 @@ normal load of contact c, the margins are
 - the lift-off margin  N_c, positive while the body presses on its support
   (``system.liftoff_margin()``),
 
-the smallest over the contacts. The normal load is ``normal=`` (a value or an expression of the
-state and parameters, one for all contacts or one per contact), or, for a body built by
-:func:`nonholo.contact.roll_on_plane` or a system from :meth:`System.with_normal_force`, the
+the smallest over the contacts (lambda_c the contact's force on its own rows: where contacts share a
+row, a mechanism's two wheels on one axle, the multiplier of that row split among them in proportion
+to mu N_c, :class:`nonholo.system.contact_outputs.SharedRows`). The normal load is ``normal=`` (a
+value or an expression of the state and parameters, one for all contacts or one per contact), or,
+for a body built by :func:`nonholo.contact.roll_on_plane` or a system from
+:meth:`System.with_normal_force`, the
 derived normal force of each contact (the output ``"normal_force"``, from the acceleration and the
 multipliers: :mod:`nonholo.system.normal_forces`). Both margins are usable as :class:`nonholo.Event`
 expressions, ``nh.Event(system.friction_margin(mu=0.3), terminal=True)``, located by CVODE's root
@@ -72,13 +75,17 @@ class Margin:
     mu : float or None
         The friction coefficient (``kind="friction"``).
     contacts : list of lists of int
-        The constraint rows of each contact.
+        The constraint rows of each contact (a mechanism's own rows of each, repeated ones included,
+        where its contacts repeat rows: ``system.contact_slip_rows``).
+    shares : SharedRows or None
+        Each contact's force from the multipliers (``None`` for the lift-off margin).
     normal : list of SymPy expressions, or None
         The normal load of each contact; None: the body's derived ``"normal_force"`` output.
     """
 
-    def __init__(self, system, kind: str, mu=None, normal=None, contacts=None):
-        from .law_realization import contact_rows, per_contact
+    def __init__(self, system, kind: str, mu=None, normal=None, contacts=None, shares=None):
+        from .contact_outputs import SharedRows, slip_rows
+        from .law_realization import contact_groups, per_contact
 
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -88,23 +95,28 @@ class Margin:
             raise ValueError(f"{system.name!r} has no constraint rows: no contact force, no margin")
         self.system, self.kind = system, kind
         self.mu = None if kind == "liftoff" else check.positive(mu, "mu")
+        record = getattr(system, "contact_slip_rows", None)
         if normal is None:
             derived = system.outputs.get("normal_force")
             if derived is None or not hasattr(derived, "expressions"):
                 raise ValueError(f"{system.name!r} derives no normal force: give normal= (a value or an expression of "
                                  "the state, or one per contact), or build it with system.with_normal_force")
             derived.check_system(system)
-            self.contacts = derived.tangential if contacts is None else contact_rows(system, contacts, None)
+            own = contacts is not None or record is not None  # a mechanism's contacts: every one on its own rows
+            self.contacts = contact_groups(system, contacts, None) if own else derived.tangential
             if len(self.contacts) != len(derived.loads):
                 raise ValueError(f"contacts has {len(self.contacts)} contacts, the derived normal force "
                                  f"{len(derived.loads)}: give one contact per normal force, or normal=")
             self.normal = None
         else:
-            self.contacts = contact_rows(system, contacts, None)
+            self.contacts = contact_groups(system, contacts, None) if shares is None else shares.contacts
             self.normal = per_contact(normal, len(self.contacts), "normal", system)
             allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
             for c, N in enumerate(self.normal):
                 check_free_symbols([N], allowed, f"normal of contact {c}")
+        # each contact's force on its own rows from the system's multipliers (shared rows split: contact_outputs)
+        self.shares = shares if shares is not None or kind == "liftoff" else \
+            SharedRows(slip_rows(system), slip_rows(system).kept, self.contacts)
         self._tape = None
 
     def __repr__(self) -> str:
@@ -126,10 +138,12 @@ class Margin:
         if self.kind == "liftoff":
             terms = loads
         else:
-            terms = [self.mu * N - sp.sqrt(sum(lam[i] ** 2 for i in rows)) for N, rows in zip(loads, self.contacts)]
+            terms = [self.mu * N - sp.sqrt(sum(f**2 for f in force)) for N, force in zip(loads, self.shares.forces(
+                lam, loads))]
         g = terms[0]
+        evaluate = self.shares is None or not self.shares.dropped  # a split's long terms: |.| left unexpanded
         for term in terms[1:]:
-            g = (g + term - sp.Abs(g - term)) / 2
+            g = (g + term - sp.Abs(g - term, evaluate=evaluate)) / 2
         return g, [*system._inputs, *accel, *lam]
 
     def tape(self):
@@ -145,7 +159,7 @@ class Margin:
                 return lower([g], inputs).tape()
 
             key = (self.kind, self.mu, None if self.normal is None else tuple(self.normal),
-                   tuple(tuple(rows) for rows in self.contacts))
+                   tuple(tuple(rows) for rows in self.contacts), None if self.shares is None else self.shares.key)
             self._tape = kept_tape(self.system, "margin", key, build)
         return self._tape
 

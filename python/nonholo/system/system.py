@@ -528,6 +528,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             raise TypeError("friction() needs eps (the linear law's scale) or law= (a nonholo.laws law)")
         if normal is not None or speed is not None or contacts is not None:
             raise ValueError("normal, speed and contacts go with law=; the linear law of friction(eps) uses neither")
+        getattr(self, "contact_slip_rows", None) is None or self.contact_slip_rows.linear_law()  # repeated rows
         return self._model("friction", sparse=sparse_choice(self, sparse), eps=check.positive(eps, "eps"))
 
     @model_factory
@@ -692,6 +693,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         if "eps" in self.parameter_names:
             raise ValueError("the system has parameters named ['eps'], which the reduced model's own parameters of "
                              "the same name would shadow; rename them in the system")
+        getattr(self, "contact_slip_rows", None) is None or self.contact_slip_rows.linear_law()  # repeated rows
         return ReducedModel(self, eps, order, velocities, frame, max_order=max_order)
 
 
@@ -770,9 +772,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws, the normal
     # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero),
     # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows), and
-    # where a rolling body's surface holds (its support map; margins.py)
+    # where a rolling body's surface holds (its support map; margins.py), every contact's own rows
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
-               "normal_rows", "contact_domains")
+               "normal_rows", "contact_domains", "contact_slip_rows")
 
     def __setstate__(self, state):
         state = dict(state)
