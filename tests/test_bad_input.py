@@ -319,3 +319,13 @@ def test_an_unknown_symbol_is_named_with_what_may_be_used_there():
         nh.frames.AnholonomicFrame(knife, [[sp.cos(th) * sp.Symbol("x_dot"), 0, 0], *vectors[1:]])
     with pytest.raises(TypeError, match="potential must be a scalar SymPy expression, got \\[x\\]"):
         knife.with_potential([x])
+
+
+def test_a_number_given_as_a_string_is_refused_by_name():
+    """float("0.2") reads a string: stick_slip('0.2') and friction('1e-3') ran as if given numbers."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    with pytest.raises(TypeError, match="mu_s must be a real number, got the string '0.2'"):
+        sleigh.stick_slip("0.2", normal=1.0)
+    with pytest.raises(TypeError, match="eps must be a real number, got the string '1e-3'"):
+        sleigh.friction("1e-3")
+    assert sleigh.stick_slip(0.2, normal=1.0).mu_s == 0.2

@@ -25,15 +25,23 @@ __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "toler
 METHODS = ("auto", "bdf", "adams", "dop853")
 
 
+def _real(value, name: str) -> float:
+    """``value`` as a float; TypeError naming ``name`` for what is no real number: a bool (``True``
+    would be taken as 1.0), a string (``float("0.2")`` would read it), anything float() refuses."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a real number, got the string {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+
+
 def finite_float(value, name: str) -> float:
     """``value`` as a float; TypeError when it is not a real number (a bool is not one: ``True``
     would be taken as 1.0), ValueError when NaN or inf."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    x = _real(value, name)
     if not math.isfinite(x):
         raise ValueError(f"{name} must be finite, got {x}")
     return x
@@ -41,12 +49,7 @@ def finite_float(value, name: str) -> float:
 
 def positive(value, name: str, *, allow_inf: bool = False) -> float:
     """``value`` > 0 as a float (finite unless ``allow_inf``); a bool is not a number here."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    x = _real(value, name)
     if not (x > 0 and (allow_inf or math.isfinite(x))):
         raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {x}")
     return x
@@ -56,10 +59,7 @@ def non_negative(value, name: str) -> float:
     """``value`` >= 0 and finite as a float; None counts as 0 (no limit)."""
     if value is None:
         return 0.0
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    x = _real(value, name)
     if not (x >= 0 and math.isfinite(x)):
         raise ValueError(f"{name} must be non-negative and finite, got {x}")
     return x
