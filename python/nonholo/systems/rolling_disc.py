@@ -28,8 +28,10 @@ __all__ = ["rolling_disc", "upright_critical_spin", "lean_frequency", "Lean"]
 
 def rolling_disc(m: float = 1.0, r: float = 1.0, A: float | None = None, C: float | None = None,
                  g: float = 9.81) -> System:
-    """The rolling disc; A, C default to the uniform thin disc's m r^2 / 4 and m r^2 / 2.
-    Runtime parameters m, r, A, C, g; outputs ``lean`` (the axis' elevation, the tilt of the
+    """The rolling disc; A, C default to the uniform thin disc's m r^2 / 4 and m r^2 / 2 at the
+    m and r given here. Runtime parameters m, r, A, C, g (A and C are numbers of their own: a run
+    with params={"r": 2} keeps the inertias of the r built with, not a uniform disc of radius 2;
+    build rolling_disc(r=2) for that, or pass A and C too); outputs ``lean`` (the axis' elevation, the tilt of the
     disc's plane from the vertical, radians) and ``heading`` (the direction of the rolling path,
     unwrapped), as :func:`~nonholo.contact.roll_on_plane` gives them for a disc."""
     m_, r_, A_, C_, g_ = sp.symbols("m r A C g")

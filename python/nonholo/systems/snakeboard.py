@@ -12,7 +12,8 @@ def snakeboard(m: float = 1.0, l: float = 1.0, J: float = 1.0, J_r: float = 0.2,
     r"""The snakeboard with a steering spring: coordinates (x, y, theta, psi, phi).
 
     (x, y) is the board's centre, theta its heading, psi the rotor angle and phi the steering
-    angle (front wheels at phi, back wheels at -phi, at distance l ahead of and behind the centre).
+    angle (the wheels at distance l behind the centre at phi, those l ahead at -phi: the rows
+    below; forward at phi > 0 the board turns right, theta' = -u tan(phi) / l).
     Lagrangian (Bloch et al. 1996, eq. (8.1), with a spring k on the steering):
 
         L = m/2 (x'^2 + y'^2) + J/2 theta'^2 + J_r theta' psi' + J_r/2 psi'^2 + J_w phi'^2 - k/2 phi^2

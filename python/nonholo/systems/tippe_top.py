@@ -30,7 +30,9 @@ def tippe_top(m: float = 0.015, R: float = 0.02, alpha: float = 0.3, I1: float |
               I3: float | None = None, g: float = 9.81, friction: str | None = None, eps: float = 1e-3,
               friction_coefficient: float = 1.0) -> System:
     """The tippe top (module docstring). Defaults I3 = 2/5 m R^2 and I1 = 0.95 I3 (inside the
-    inversion window for alpha = 0.3). Runtime parameters m, R, alpha, I1, I3, g (and eps)."""
+    inversion window for alpha = 0.3), at the m and R given here. Runtime parameters m, R, alpha,
+    I1, I3, g (and eps); I1 and I3 are numbers of their own: params={"R": 0.04} keeps the
+    inertias of the R built with (pass I1 and I3 too, or build tippe_top(R=0.04))."""
     m_, R_, al, I1_, I3_, g_ = syms = sp.symbols("m R alpha I1 I3 g")
     I3 = 0.4 * m * R**2 if I3 is None else I3
     I1 = 0.95 * I3 if I1 is None else I1
