@@ -334,14 +334,23 @@ class OptimalControlSolution:
             return self.u[name]
         raise KeyError(f"{name!r} is neither a state {self.state_names} nor a control {self.control_names}")
 
-    def animate(self, frames: int = 100, ax=None, interval: float = 40.0):
+    def animate(self, frames: int = 100, ax=None, interval: float = 40.0, *, x: str | None = None,
+                y: str | None = None, heading: str | None = None):
         """A matplotlib animation of the planned motion in the plane: the path of the states named
-        ``x`` and ``y`` (the first two states otherwise), with the heading (``theta`` or
-        ``theta0``) drawn as an arrow when there is one."""
-        import matplotlib.pyplot as plt
-        from matplotlib.animation import FuncAnimation
+        ``x`` and ``y`` (grey, at the nodes), a dot at the position and the heading as a line 0.3
+        long (the state ``theta``, else the first whose name starts with ``theta``, e.g. ``theta0``
+        of a car with trailers), at ``frames`` times spread evenly over the plan (interpolated,
+        :meth:`states_at`). ``x``, ``y``, ``heading``: the names of other states to draw as the
+        position and the heading. A plan without states that give a position (none named x and y)
+        is refused, saying what to pass. A failed plan says so in the title.
+
+        Returns the same kind of animation as ``result.animate()``
+        (:class:`nonholo.viz.animation.Animation`: a ``FuncAnimation`` that plays inline in Jupyter,
+        with ``n_frames`` and the frame times ``t``; ``save("plan.gif")``), on its own figure
+        unless ``ax`` is given."""
         from matplotlib.axes import Axes
 
+        from ..viz.animation import animation, figure
         from .checks import frames as frame_count, real
 
         frames = frame_count(frames)
@@ -349,13 +358,10 @@ class OptimalControlSolution:
             raise ValueError(f"interval must be positive (milliseconds between frames), got {interval!r}")
         if ax is not None and not isinstance(ax, Axes):
             raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
-
-        names = self.state_names
-        ix = names.index("x") if "x" in names else 0
-        iy = names.index("y") if "y" in names else 1
-        ith = next((names.index(n) for n in ("theta", "theta0") if n in names), None)
+        ix, iy, ith = self._planar_states(x, y, heading)
         if ax is None:
-            _, ax = plt.subplots()
+            ax = figure()
+        names = self.state_names
         ts = np.linspace(0.0, self.t_final, frames)
         Y = self.states_at(ts)
         ax.plot(self.y[ix], self.y[iy], color="0.7", lw=1)
@@ -363,16 +369,47 @@ class OptimalControlSolution:
         ax.set_xlabel(names[ix])
         ax.set_ylabel(names[iy])
         (point,) = ax.plot([], [], "o", color="C0")
-        (heading,) = ax.plot([], [], "-", color="C1", lw=2)
+        (line,) = ax.plot([], [], "-", color="C1", lw=2)
+        note = ""
+        if not self.success:
+            message = self.message if len(self.message) <= 70 else self.message[:67] + "..."
+            note = f"\nthe plan failed: {message}"
+        title = ax.set_title(" ", fontsize=10, **({"color": "#b00000"} if note else {}))
 
         def draw(i):
             point.set_data([Y[ix, i]], [Y[iy, i]])
             if ith is not None:
                 c, s = np.cos(Y[ith, i]), np.sin(Y[ith, i])
-                heading.set_data([Y[ix, i], Y[ix, i] + 0.3 * c], [Y[iy, i], Y[iy, i] + 0.3 * s])
-            return point, heading
+                line.set_data([Y[ix, i], Y[ix, i] + 0.3 * c], [Y[iy, i], Y[iy, i] + 0.3 * s])
+            title.set_text(f"t = {ts[i]:.3g}{note}")
+            return point, line, title
 
-        return FuncAnimation(ax.figure, draw, frames=frames, interval=interval, blit=False)
+        draw(0)
+        return animation(ax.figure, draw, ts, interval)
+
+    def _planar_states(self, x, y, heading) -> tuple:
+        """(index of the x position, of the y position, of the heading or None) for :meth:`animate`."""
+        names = self.state_names
+
+        def index(name, what):
+            if name is None:
+                return None
+            if name not in names:
+                raise ValueError(f"animate(): {what}={name!r} is not a state of the plan; its states are {names}")
+            return names.index(name)
+
+        ix = index(x, "x") if x is not None else (names.index("x") if "x" in names else None)
+        iy = index(y, "y") if y is not None else (names.index("y") if "y" in names else None)
+        if ix is None or iy is None:
+            raise ValueError("animate() draws the plan in the plane: it needs the states of the position, named 'x' "
+                             f"and 'y' (and a heading named theta...), but the plan's states are {names}; pass "
+                             "x= and y= (and heading=) naming the states to draw")
+        if heading is not None:
+            return ix, iy, index(heading, "heading")
+        thetas = [i for i, name in enumerate(names) if name.startswith("theta") and i not in (ix, iy)]
+        ith = names.index("theta") if "theta" in names and names.index("theta") not in (ix, iy) else \
+            (thetas[0] if thetas else None)
+        return ix, iy, ith
 
     def __repr__(self) -> str:
         return (f"OptimalControlSolution(success={self.success}, t_final={self.t_final:.6g}, "

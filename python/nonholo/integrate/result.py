@@ -151,7 +151,7 @@ class SimulationResult:
         n = self.model.system.n
         if getattr(self.model, "velocities", None) == "frame":  # reduced model in a frame: u = X_D(q) w
             return self._frame_u
-        return self.y[n : n + self.model.n_velocities]
+        return self.y[n : n + getattr(self.model, "n_velocities", n)]
 
     @functools.cached_property
     def _frame_u(self) -> np.ndarray:
@@ -288,7 +288,7 @@ class SimulationResult:
         meta = {
             "status": self.status, "success": int(self.success), "message": self.message,
             "flag_name": self.flag_name, "t_last": self.t_last,
-            "model": getattr(self.model, "kind", type(self.model).__name__),
+            "model": _model_label(self.model),
             "system": getattr(getattr(self.model, "system", None), "name", ""),
         }
         order = getattr(self.model, "order", None)
@@ -342,8 +342,11 @@ class SimulationResult:
             How a configuration is drawn; default: the system's own (``system.drawing``; every
             built-in system has one), or a body frame from ``system.pose`` when it has one.
         frames : int
-            At most this many frames, at output times spread evenly over the run (first and last
-            included); pass a dense ``t_eval`` to ``simulate`` for a smooth animation.
+            Frames at this many times spread evenly over the run (first and last output included):
+            the run's dense solution ``sol`` there when it has one (``dense_output=True``), else
+            the nearest output time of each (at most this many frames, each output once; every
+            output when there are no more); pass a dense ``t_eval`` to ``simulate`` for a smooth
+            animation. A failed run says so in the title, with its flag and ``t_last``.
         fps : float
             Frames per second when played or saved.
         trace : bool
@@ -367,7 +370,8 @@ class SimulationResult:
         Parameters
         ----------
         names : sequence of str, optional
-            States to plot on one set of axes (names from ``state_names``). Default: one panel
+            States (names from ``state_names``) or outputs (``system.outputs``, ``"slip"``,
+            ``"normal_force"``, ...) to plot on one set of axes. Default: one panel
             for the coordinates q, one for the velocity states v (u for reduced models, the
             quasi-velocities for frame models) and, if any, one for the remaining states
             (the vakonomic multipliers lambda).
@@ -383,41 +387,17 @@ class SimulationResult:
 
         Notes
         -----
-        A failed run is plotted up to ``t_last`` with the solver's message as the title.
+        A failed run is plotted up to ``t_last`` with the solver's flag in the title. An output
+        with one row per contact (``"normal_force"``, ``"slip"`` of several contacts) draws one
+        line per contact, labelled with the contact. A run that stored no samples
+        (``t_eval=[]``) says so in the title and marks its final state ``y_final`` at ``t_last``.
+        The re-splits of a model in quasi-velocities of a frame (``frame_switches``) are marked
+        by dashed vertical lines: the velocity states change meaning there.
         """
-        plt = _optional("matplotlib.pyplot", "plot", extra="plot")
-        if names is not None:
-            names = [names] if isinstance(names, str) else list(names)
-            for name in names:
-                self[name]  # KeyError naming the states
-            groups = [names]
-        else:
-            n = self.model.system.n
-            nv = self.v.shape[0]
-            groups = [g for g in (self.state_names[:n], self.state_names[n:n + nv], self.state_names[n + nv:]) if g]
-        if ax is None:
-            fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False,
-                                     figsize=(7.0, 2.2 + 1.6 * len(groups)))
-            axes = list(axes[:, 0])
-        else:
-            if len(groups) > 1:
-                raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
-            axes = [ax]
-        for axis, group in zip(axes, groups):
-            for name in group:
-                axis.plot(self.t, self[name], label=name, **kwargs)
-            axis.legend(loc="best", fontsize=8, ncol=max(1, len(group) // 4))
-            axis.grid(True, alpha=0.3)
-        axes[-1].set_xlabel("t")
-        system = getattr(getattr(self.model, "system", None), "name", "")
-        kind = getattr(self.model, "kind", "")
-        title = f"{system}: {kind}" if system else kind
-        if not self.success:
-            title += f"\n{self.flag_name or 'failure'} at t = {self.t_last:g}"
-            for axis in axes:
-                axis.axvline(self.t_last, color="0.3", ls=":", lw=1)
-        axes[0].set_title(title, fontsize=10, color="black" if self.success else "#b00000")
-        return axes if names is None else axes[0]
+        _optional("matplotlib.pyplot", "plot", extra="plot")
+        from ..viz.plot import result_panels
+
+        return result_panels(self, names, ax, **kwargs)
 
     def _repr_html_(self) -> str:
         ok = self.success
@@ -430,7 +410,7 @@ class SimulationResult:
         if self.t.size:
             rows.append(("t", f"{self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]"))
         rows.append(("y", f"shape {self.y.shape}: {', '.join(self.state_names)}"))
-        model = getattr(self.model, "kind", type(self.model).__name__)
+        model = _model_label(self.model)
         order = getattr(self.model, "order", None)
         rows.append(("model", model + (f" of order {order}" if order is not None else "")))
         if self.params:
@@ -462,6 +442,13 @@ def _frame_switches(raw: dict, model, t: np.ndarray) -> tuple:
     t0, t_last = float(t[0]) if len(t) else times[0], float(raw["t_last"])
     switches = FrameSwitches(np.asarray(times, dtype=float), solved, forward=t_last >= t0)
     return switches, [(float(ts), [names[i] for i in s]) for ts, s in zip(times, solved)]
+
+
+def _model_label(model) -> str:
+    """The model's ``label`` (a law's model says which law), else its ``kind`` (no matplotlib import)."""
+    from ..viz.plot import model_label
+
+    return model_label(model)
 
 
 def _optional(module: str, what: str, extra: str = "xarray"):

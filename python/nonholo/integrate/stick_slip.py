@@ -122,6 +122,82 @@ class StickSlipResult:
                        + (f", the outputs {outputs}" if outputs else ""))
 
 
+    # ------------------------------------------------------------------ display
+    def _mode_sequence(self, limit: int = 6) -> str:
+        """The modes of the phases in order, repeats (a slide that turned) shown once."""
+        seq = [m for i, m in enumerate(self.modes) if i == 0 or m != self.modes[i - 1]]
+        text = " -> ".join(seq[:limit]) + (f" -> ... ({len(seq) - limit} more)" if len(seq) > limit else "")
+        return f"{text} ({len(self.phases)} phase{'s' if len(self.phases) != 1 else ''})"
+
+    def _switch_lines(self, limit: int = 5) -> list:
+        lines = [f"{before} -> {after} at t = {t:.6g}" for t, before, after in self.switches[:limit]]
+        if len(self.switches) > limit:
+            lines.append(f"... {len(self.switches) - limit} more (result.switches)")
+        return lines
+
+    def __repr__(self) -> str:
+        t = (f"array of {self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]" if self.t.size else "empty")
+        lines = [f"  message: {self.message}", f"  success: {self.success}", f"   status: {self.status}",
+                 f"        t: {t}", f"        y: array of shape {self.y.shape}, states {self.state_names}",
+                 f"    modes: {self._mode_sequence()}"]
+        switches = self._switch_lines()
+        lines.append(f" switches: {len(self.switches)}" + (": " + switches[0] if switches else ""))
+        lines += [" " * 11 + line for line in switches[1:]]
+        return "StickSlipResult(\n" + "\n".join(lines) + "\n)"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        ok = self.success
+        colour = "#1a7f37" if ok else "#b00000"
+        head = (f"<p><b>StickSlipResult</b>: <b style='color:{colour}'>{'success' if ok else 'failure'}</b> "
+                f"(status {self.status})<br>{html.escape(str(self.message))}</p>")
+        rows = []
+        if self.t.size:
+            rows.append(("t", f"{self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]"))
+        rows.append(("y", f"shape {self.y.shape}: {', '.join(self.state_names)}"))
+        model = self.model
+        if model is not None and hasattr(model, "mu_s"):
+            rows.append(("model", f"stick-slip, mu_s={model.mu_s:g}, mu_k={model.mu_k:g}"))
+        rows.append(("modes", self._mode_sequence()))
+        rows.append(("switches", f"{len(self.switches)}" + ("".join(f"<br>{html.escape(line)}"
+                                                                    for line in self._switch_lines()))))
+        if self.params:
+            rows.append(("params", ", ".join(f"{k}={float(v):g}" for k, v in self.params.items()
+                                             if np.ndim(v) == 0 and not str(k).startswith("slide_"))))
+        for warning in self.warnings:
+            rows.append(("warning", html.escape(str(warning))))
+        table = "".join(f"<tr><td style='text-align:left'>{html.escape(k)}</td><td style='text-align:left'>"
+                        f"{v if k in ('switches', 'warning') else html.escape(v)}</td></tr>" for k, v in rows)
+        return f"<div>{head}<table>{table}</table></div>"
+
+    def plot(self, names=None, ax=None, **kwargs):
+        """Plot states (or outputs, ``"slip"``, ``"normal_force"``: one line per contact) against time,
+        as :meth:`SimulationResult.plot` (default: a panel for q, one for v), with every switch of
+        mode marked by a vertical line (its modes in the legend and the title); a failed run is
+        marked where it stopped. Returns the axes (a list for the default panels)."""
+        from ..viz.plot import result_panels
+
+        out = result_panels(self, names, ax, kind="stick-slip", **kwargs)
+        axes = out if isinstance(out, list) else [out]
+        colours = {}
+        for axis in axes:
+            for t, before, after in self.switches:
+                key = f"{before} -> {after}"
+                first = key not in colours.setdefault(id(axis), set())
+                colours[id(axis)].add(key)
+                axis.axvline(t, color="tab:red", ls="--", lw=0.8,
+                             label=f"switch {key}" if first else None)
+            if self.switches:
+                axis.legend(loc="best", fontsize=8, ncol=max(1, len(axis.lines) // 4))
+        if self.switches:
+            title = axes[0].get_title()
+            first = self._switch_lines(2)
+            axes[0].set_title(title + f"\n{len(self.switches)} switch{'es' if len(self.switches) > 1 else ''} "
+                              f"(dashed): " + "; ".join(first), fontsize=10,
+                              color="black" if self.success else "#b00000")
+        return out
+
     def _contact_quantity(self, name: str) -> np.ndarray:
         """Per contact at every output time (:mod:`nonholo.system.contact_outputs`): the slip speed
         |s_c|, the normal load N_c, and the friction force: |lambda_c| of a stuck contact (the force

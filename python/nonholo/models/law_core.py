@@ -94,6 +94,18 @@ class CoreLawReducedModel(LawReducedParameters):
     frame = None
     recipe = None  # the factory call that made it (nonholo.system.recipes), set by system.reduced
 
+    @property
+    def n_velocities(self) -> int:
+        """Number of velocity states after q: n, the u of the state [q, u] (as the linear law's
+        reduced model in coordinates)."""
+        return self.system.n
+
+    @property
+    def label(self) -> str:
+        """What the model is, for display (results' titles, summaries and exports): the reduced
+        model and its law; ``kind`` stays "reduced"."""
+        return f"reduced ({self.law.name} law)"
+
     def __init__(self, system, expansion, order: int):
         self.system, self.expansion, self.order = system, expansion, order
         self.law = expansion.law

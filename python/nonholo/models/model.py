@@ -97,6 +97,19 @@ class Model:
         return self._core
 
     @property
+    def label(self) -> str:
+        """What the model is, for display (its repr, results' titles, summaries and exports):
+        ``kind``, except for the friction model of a law (``system.friction(law=...)``, the
+        nonholonomic model of the unconstrained system the law realizes), "friction (<law> law)"."""
+        recipe = getattr(self, "recipe", None)
+        if recipe is not None and recipe[1] == "friction" and recipe[3].get("law") is not None:
+            law = recipe[3]["law"]
+            laws = law if isinstance(law, (list, tuple)) else [law]
+            names = sorted({str(getattr(one, "name", one)) for one in laws})
+            return f"friction ({', '.join(names)} law)"
+        return self.kind
+
+    @property
     def n_states(self) -> int:
         return self._core.n_states
 
@@ -243,7 +256,7 @@ class Model:
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v:g}" for k, v in self._extra.items())
         order = "" if self.order is None else f" of order {self.order}"
-        return f"<nonholo.Model {self.kind}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
+        return f"<nonholo.Model {self.label}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
 
     def __reduce__(self):
         return remade(self)

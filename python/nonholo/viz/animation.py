@@ -14,7 +14,7 @@ import numpy as np
 
 from .drawing import drawing_of
 
-__all__ = ["Animation", "animate"]  # noqa: F822 (Animation: built on first use by __getattr__)
+__all__ = ["Animation", "animate", "animation", "figure"]  # noqa: F822 (Animation: built on first use by __getattr__)
 
 
 def _matplotlib():
@@ -58,13 +58,77 @@ def __getattr__(name):  # Animation is built on first use so that importing nonh
     raise AttributeError(name)
 
 
-def _frame_indices(n_t: int, frames: int) -> np.ndarray:
-    """At most ``frames`` output indices, evenly spread, first and last included."""
+def figure(figsize=None):
+    """A matplotlib Figure of its own (not pyplot's, so that Jupyter shows the animation drawn on it, not
+    a still of it besides), with one set of axes; returns the axes."""
+    mpl = _matplotlib()
+    return mpl.figure.Figure(figsize=figsize).add_subplot()
+
+
+def animation(fig, update, times, interval: float):
+    """An :class:`Animation` of ``update(k)`` on ``fig`` for the frame times ``times`` (``n_frames`` and
+    ``t`` set), ``interval`` milliseconds between frames: what ``result.animate()`` and the animation
+    of an optimal-control plan return."""
+    anim = _animation_class()(fig, update, frames=len(times), interval=interval, blit=False)
+    anim.n_frames = len(times)
+    anim.t = np.asarray(times)
+    return anim
+
+
+def _check_frames(frames) -> int:
     if not isinstance(frames, (int, np.integer)) or isinstance(frames, bool) or frames < 1:
         raise ValueError(f"frames must be a positive integer, got {frames!r}")
+    return int(frames)
+
+
+def _frame_indices(t: np.ndarray, frames: int) -> np.ndarray:
+    """At most ``frames`` output indices at times spread evenly over the run (first and last
+    included): for each of ``frames`` evenly spaced times the nearest output time, once each; every
+    output when there are no more of them than ``frames``. ``t`` is monotone, either direction."""
+    frames = _check_frames(frames)
+    n_t = len(t)
     if n_t == 0:
-        raise ValueError("the result has no output times to animate")
-    return np.unique(np.round(np.linspace(0, n_t - 1, min(frames, n_t))).astype(int))
+        raise ValueError("the result has no output times to animate (a run with t_eval=[] keeps only y_final)")
+    if frames >= n_t:
+        return np.arange(n_t)
+    sign = 1.0 if t[-1] >= t[0] else -1.0
+    order = sign * np.asarray(t, dtype=float)  # increasing
+    targets = sign * np.linspace(t[0], t[-1], frames)
+    right = np.clip(np.searchsorted(order, targets), 1, n_t - 1)
+    left = right - 1
+    nearest = np.where(np.abs(order[left] - targets) <= np.abs(order[right] - targets), left, right)
+    return np.unique(nearest)
+
+
+def _frames(result, frames: int) -> tuple:
+    """(frame times, coordinates (n_frames, n), index: the output indices of the frames or None,
+    upto: the number of outputs at or before each frame time): frames at evenly spaced times of the
+    run, the dense solution ``result.sol`` there when the run has one, else the nearest outputs."""
+    t = np.asarray(result.t, dtype=float)
+    sol = getattr(result, "sol", None)
+    n = result.q.shape[0]
+    if sol is not None and t.size > 1:
+        times = np.linspace(t[0], t[-1], _check_frames(frames))
+        try:
+            qs = np.asarray(sol(times), dtype=float)[:n].T
+        except ValueError:  # outside the dense solution's interval: the nearest outputs
+            qs = None
+        if qs is not None:
+            sign = 1.0 if t[-1] >= t[0] else -1.0
+            upto = np.searchsorted(sign * t, sign * times, side="right")
+            return times, qs, None, upto
+    index = _frame_indices(t, frames)
+    return t[index], result.q[:, index].T, index, index + 1
+
+
+def _failure(result) -> str:
+    """The note of a failed run for the animation's title ("" for a success)."""
+    if getattr(result, "success", True):
+        return ""
+    flag = getattr(result, "flag_name", "") or "failure"
+    t_last = getattr(result, "t_last", None)
+    t_last = result.t[-1] if t_last is None and len(result.t) else t_last
+    return f"\nthe run failed: {flag} at t = {t_last:g}" if t_last is not None else "\nthe run failed"
 
 
 def _limits(points: np.ndarray, dims: int, pad: float = 0.08):
@@ -84,9 +148,8 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
     drawing = drawing_of(system, drawing)
     if not (np.isfinite(fps) and fps > 0):
         raise ValueError(f"fps must be a positive number, got {fps!r}")
-    index = _frame_indices(result.t.size, frames)
+    times, qs, index, upto = _frames(result, frames)
     params = dict(result.params)
-    times, qs = result.t[index], result.q[:, index].T
     scenes = [drawing.shapes(q, t, params) for q, t in zip(qs, times)]
     kinds = [[s.kind for s in scene] for scene in scenes]
     if any(k != kinds[0] for k in kinds):
@@ -96,6 +159,10 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
     traces = [drawing.trace(q, t, params) for q, t in zip(result.q.T, result.t)] if trace else [None]
     paths = (np.array([np.atleast_2d(np.asarray(p, dtype=float))[:, :dims] for p in traces])
              if traces[0] is not None else None)
+    ends = None  # frames between outputs (dense output): the traced points at the frame itself
+    if paths is not None and index is None:
+        ends = np.array([np.atleast_2d(np.asarray(drawing.trace(q, t, params), dtype=float))[:, :dims]
+                         for q, t in zip(qs, times)])
     every = [s.points[:, :dims] for scene in scenes for s in scene] + ([paths.reshape(-1, dims)] if paths is not None
                                                                           else [])
     bounds = _limits(np.vstack(every), dims)
@@ -116,25 +183,23 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
     ax.set_xlabel("x"), ax.set_ylabel("y")
     if dims == 3:
         ax.set_zlabel("z")
-    label = ax.set_title(" ")
+    failed = _failure(result)
+    label = ax.set_title(" ", **({"color": "#b00000"} if failed else {}))
 
     def update(k: int):
         for artist, shape in zip(artists, scenes[k]):
             _move(artist, shape, dims)
         for j, curve in enumerate(traced):
-            path = paths[: index[k] + 1, j, :]
+            path = paths[: upto[k], j, :] if ends is None else np.vstack([paths[: upto[k], j, :], ends[k, j][None]])
             if dims == 3:
                 curve.set_data_3d(*path.T)
             else:
                 curve.set_data(*path.T)
-        label.set_text(f"t = {times[k]:.3g}")
+        label.set_text(f"t = {times[k]:.3g}{failed}")
         return [*artists, *traced, label]
 
     update(0)
-    anim = _animation_class()(fig, update, frames=len(index), interval=1000.0 / fps, blit=False)
-    anim.n_frames = len(index)
-    anim.t = times
-    return anim
+    return animation(fig, update, times, 1000.0 / fps)
 
 
 def _artist(ax, shape, dims: int):

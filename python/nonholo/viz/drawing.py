@@ -103,11 +103,12 @@ class Drawing:
 
 def drawing_of(system, drawing=None) -> Drawing:
     """The drawing to use: ``drawing`` (a Drawing or a shapes callable), else ``system.drawing``,
-    else a :func:`rigid_body` frame from ``system.pose``."""
+    else a :func:`rigid_body` frame from ``system.pose``, its axes as long as the body's surface is
+    large (:func:`body_size`)."""
     if drawing is None:
         drawing = getattr(system, "drawing", None)
     if drawing is None and callable(getattr(system, "pose", None)):
-        drawing = rigid_body(system.pose, shape="axes")
+        drawing = rigid_body(system.pose, shape="axes", radius=body_size(system))
     if drawing is None:
         raise ValueError(f"the system {getattr(system, 'name', system)!r} carries no drawing: pass "
                          "drawing=nh.drawing.Drawing(shapes) or a function (q, t, params) -> list of shapes "
@@ -118,6 +119,34 @@ def drawing_of(system, drawing=None) -> Drawing:
         return Drawing(drawing)
     raise TypeError(f"drawing must be a nonholo.drawing.Drawing or a callable (q, t, params) -> list of shapes, "
                     f"got {type(drawing).__name__}")
+
+
+#: The quantities a rolling body (nonholo.contact.roll_on_plane) checks positive that are not its surface's lengths
+_NOT_LENGTHS = ("mass", "inertia", "gravity", "-gravity[2]", "friction_coefficient", "eps")
+
+
+def body_size(system) -> float | str:
+    """The length of the axes that draw a body from its pose (the 3-D fallback of :func:`drawing_of`):
+    the largest length of its surface (a rolling body's radius or largest semi-axis: ``system.surface``,
+    else the lengths a :func:`~nonholo.contact.roll_on_plane` system checks, ``system.positive``) at the
+    system's parameter values, or the name of the parameter that is its one length; 1.0 without one."""
+    surface = getattr(system, "surface", None)
+    lengths = getattr(surface, "lengths", None)
+    if lengths is None:
+        lengths = [(entry[0], entry[1]) for entry in getattr(system, "positive", ()) or ()
+                   if len(entry) >= 2 and entry[0] not in _NOT_LENGTHS]
+    names = {str(s) for s in getattr(system, "parameters", {}) or {}}
+    if len(lengths) == 1 and str(lengths[0][1]) in names and getattr(lengths[0][1], "is_Symbol", False):
+        return str(lengths[0][1])  # the parameter itself: a run's params= resizes the drawing
+    values = []
+    for _, value in lengths:
+        try:
+            value = value.subs(system.parameters) if hasattr(value, "subs") else value
+            values.append(float(value))
+        except (TypeError, ValueError):
+            continue
+    values = [v for v in values if np.isfinite(v) and v > 0]
+    return max(values) if values else 1.0
 
 
 # --------------------------------------------------------------------------- planar bodies

@@ -36,6 +36,91 @@ def states(result, names=None, ax=None, **kwargs):
     return lines
 
 
+def model_label(model) -> str:
+    """What a model is, for display: its ``label`` (a law's friction or reduced model says which law),
+    else its ``kind``, else its class name."""
+    return getattr(model, "label", None) or getattr(model, "kind", None) or type(model).__name__
+
+
+def contact_labels(system, name: str, count: int) -> list:
+    """The legend labels of an output with one row per contact: ``name[contact]`` with the contacts'
+    names where the system records them (a mechanism's), else their indices."""
+    record = getattr(system, "contact_slip_rows", None)
+    names = getattr(record, "names", None)
+    if not names or len(names) != count:
+        names = [str(c) for c in range(count)]
+    return [f"{name}[{c}]" for c in names]
+
+
+def result_panels(result, names=None, ax=None, *, kind: str | None = None, **kwargs):
+    """:meth:`SimulationResult.plot` (see there): the states or outputs ``names`` against time, or
+    the default panels (q, the velocity states, the rest); an output with one row per contact
+    (``"normal_force"`` of a two-wheel cart) draws one line per contact. A failed run is marked at
+    ``t_last`` and titled with its flag; a run that stored no samples (``t_eval=[]``) marks its final
+    state ``y_final`` at ``t_last`` and says so; the re-splits of a frame model
+    (``result.frame_switches``) are marked, where the quasi-velocities change meaning. ``kind``: what
+    the title calls the model (default its label)."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - matplotlib is a test dependency
+        raise ImportError('plot() needs matplotlib: pip install matplotlib (or pip install "nonholo[plot]")') from exc
+
+    system = result.model.system
+    if names is not None:
+        names = [names] if isinstance(names, str) else list(names)
+        values = {name: np.asarray(result[name]) for name in names}  # KeyError naming the states
+        groups = [names]
+    else:
+        n = system.n
+        nv = result.v.shape[0]
+        groups = [g for g in (result.state_names[:n], result.state_names[n:n + nv], result.state_names[n + nv:]) if g]
+        values = {}
+    if ax is None:
+        fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False, figsize=(7.0, 2.2 + 1.6 * len(groups)))
+        axes = list(axes[:, 0])
+    else:
+        if len(groups) > 1:
+            raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
+        axes = [ax]
+    empty = result.t.size == 0
+    t_last = getattr(result, "t_last", None)
+    t_last = float(result.t[-1]) if t_last is None and not empty else t_last
+    final = getattr(result, "y_final", None) if t_last is not None else None
+    for axis, group in zip(axes, groups):
+        for name in group:
+            y = values[name] if name in values else np.asarray(result[name])
+            if y.ndim == 2:  # one row per contact
+                for row, label in zip(y, contact_labels(system, name, y.shape[0])):
+                    axis.plot(result.t, row, label=label, **kwargs)
+            elif empty and final is not None and name in result.state_names:  # t_eval=[]: the final state only
+                axis.plot([t_last], [final[result.state_names.index(name)]], "o", label=name)
+            else:
+                axis.plot(result.t, y, label=name, **kwargs)
+        axis.legend(loc="best", fontsize=8, ncol=max(1, len(axis.lines) // 4))
+        axis.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("t")
+    system_name = getattr(system, "name", "")
+    kind = kind or model_label(result.model)
+    title = f"{system_name}: {kind}" if system_name else kind
+    switches = list(getattr(result, "frame_switches", None) or [])
+    if switches:
+        for axis in axes:
+            for k, (ts, solved) in enumerate(switches):
+                axis.axvline(ts, color="tab:purple", ls="--", lw=0.8,
+                             label="frame re-split: quasi-velocities change meaning" if k == 0 else None)
+            axis.legend(loc="best", fontsize=8, ncol=max(1, len(axis.lines) // 4))
+        title += (f"\nframe re-split {len(switches)} time{'s' if len(switches) > 1 else ''} (dashed; first at t = "
+                  f"{switches[0][0]:.4g}): the quasi-velocities change meaning there")
+    if empty:
+        title += "\nno samples stored (t_eval=[])" + (
+            f": the final state at t = {t_last:g} is in y_final (dots)" if final is not None else "")
+    if not result.success:
+        flag = getattr(result, "flag_name", "") or "failure"
+        title += f"\n{flag}" + (f" at t = {t_last:g}" if t_last is not None else "")
+        for axis in axes if t_last is not None else ():
+            axis.axvline(t_last, color="0.3", ls=":", lw=1)
+    axes[0].set_title(title, fontsize=10, color="black" if result.success else "#b00000")
+    return axes if names is None else axes[0]
 
 
 def convergence(study, ax=None, which: str = "errors", reference: bool = True):
