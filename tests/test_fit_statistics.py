@@ -153,3 +153,23 @@ def test_observe_jacobian_of_the_wrong_shape_is_refused(knife, noisy_xy, start):
 def test_a_parameter_both_fitted_and_fixed_is_refused_by_name(knife, noisy_xy, key):
     with pytest.raises(ValueError, match=r"\['tau'\] are given both in params \(to fit\) and in fixed"):
         nh.fit(knife, T_OBS, noisy_xy, {"tau": 0.25, "F": 0.6}, Y0, observe=["x", "y"], fixed={key: 1.0, "m": 2.0})
+
+
+def test_a_fit_result_reads_short_and_draws_unfitted_data_hollow():
+    """The repr names the estimates (it dumped 4,000 characters of arrays); plot() draws observations
+    of weight 0 hollow, apart from the fitted data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    model = nh.systems.chaplygin_sleigh(a=0.3).nonholonomic()
+    t_obs, y0 = np.linspace(0, 3, 7), [0, 0, 0, 1, 0, 1]
+    observed = nh.simulate(model, (0, 3), y0, t_eval=t_obs)["phi_dot"][None]
+    weights = np.ones_like(observed)
+    weights[0, 2] = 0.0
+    observed[0, 2] += 5.0  # an outlier left out
+    result = nh.fit(model, t_obs, observed, {"a": 0.2}, y0, observe=["phi_dot"], weights=weights, compile=False)
+    assert result.params["a"] == pytest.approx(0.3, rel=1e-8)
+    assert len(repr(result)) < 300 and "a=0.3" in repr(result)
+    ax = result.plot()
+    hollow = [line for line in ax.lines if line.get_markerfacecolor() == "none"]
+    assert len(hollow) == 1 and list(hollow[0].get_xdata()) == [t_obs[2]]

@@ -98,6 +98,12 @@ class FitResult:
     predicted: np.ndarray
     t_obs: np.ndarray = field(default=None)
     observe_names: list = field(default=None)
+    weights: np.ndarray = field(default=None)  # flat, as observed: a weight 0 left its observation out
+
+    def __repr__(self) -> str:
+        estimates = ", ".join(f"{n}={v:.6g} ± {e:.2g}" for n, v, e in zip(self.names, self.x, self.stderr.values()))
+        return (f"FitResult(success={self.success}, {estimates}, cost={self.cost:.4g}, nfev={self.nfev}, "
+                f"message={self.message!r:.120})")
 
     @property
     def params(self) -> dict:
@@ -109,8 +115,9 @@ class FitResult:
         return dict(zip(self.names, np.sqrt(np.diag(self.covariance))))
 
     def plot(self, ax=None):
-        """Observed data (markers) against the fitted prediction (lines), and the estimates
-        with their standard errors in the title. Returns the Axes."""
+        """Observed data (markers; hollow where a weight 0 left them out of the fit) against the
+        fitted prediction (lines), and the estimates with their standard errors in the title.
+        Returns the Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -119,9 +126,14 @@ class FitResult:
         if self.observe_names is not None:
             obs = self.observed.reshape(len(self.observe_names), -1)
             pred = self.predicted.reshape(len(self.observe_names), -1)
-            for name, o, p in zip(self.observe_names, obs, pred):
+            left = (np.zeros(self.observed.size, dtype=bool) if self.weights is None else
+                    self.weights == 0).reshape(obs.shape)  # weight 0: not fitted, drawn hollow
+            for name, o, p, out in zip(self.observe_names, obs, pred, left):
                 line, = ax.plot(self.t_obs, p, label=f"{name} (fit)")
-                ax.plot(self.t_obs, o, "o", ms=3, color=line.get_color(), label=f"{name} (data)")
+                ax.plot(self.t_obs[~out], o[~out], "o", ms=3, color=line.get_color(), label=f"{name} (data)")
+                if out.any():
+                    ax.plot(self.t_obs[out], o[out], "o", ms=3, mfc="none", color=line.get_color(),
+                            label=f"{name} (weight 0, not fitted)")
             ax.set_xlabel("t")
         else:
             idx = np.arange(self.observed.size)
@@ -462,4 +474,5 @@ def fit(
         message = f"{message} {warning[0].upper()}{warning[1:]}."
     return FitResult(names=names, x=res.x, covariance=covariance, residuals=r, jacobian=J, cost=float(0.5 * r @ r),
                      success=bool(res.success), message=message, nfev=int(res.nfev), simulation=sol,
-                     observed=y_obs.reshape(-1), predicted=predicted, t_obs=t_obs, observe_names=observe_names)
+                     observed=y_obs.reshape(-1), predicted=predicted, t_obs=t_obs, observe_names=observe_names,
+                     weights=w.reshape(-1))
