@@ -416,3 +416,16 @@ def test_steady_motions_in_quasi_velocities_stay_near_the_guess():
             found = nh.steady_motions(spring, guess, model=spring.reduced(1e-2, order, velocities=velocities))
             assert abs(found.state[2]) < 1e-9  # phi = 0
             assert found.drift["x"] == pytest.approx(1.2, rel=1e-2)  # the guess's speed, to the slip's O(eps)
+
+
+def test_a_system_given_where_its_model_is_asked_for_is_named():
+    """linearize, eigenvalue_path and critical_values of a System raised AttributeError ('System' object
+    has no attribute 'system' / 'params'); they name the argument and what it takes."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    y = [0, 0, 0, 1, 0, 0]
+    for call, argument in ((lambda: nh.linearize(sleigh, y), "model"),
+                           (lambda: nh.eigenvalue_path(sleigh, "a", [0.1, 0.2], y), "model"),
+                           (lambda: nh.critical_values(sleigh, "a", [0.1, 0.2], y), "path_or_model")):
+        with pytest.raises(TypeError, match=f"{argument} must be a model of a system .* got a System"):
+            call()
+    assert nh.linearize(sleigh.nonholonomic(), y).eigenvalues.size == 5

@@ -24,7 +24,7 @@ import numpy as np
 from ... import options as check
 from ...errors import attach_partial
 from ...models.model import apply_compile
-from .linearize import linearize, state_matrix
+from .linearize import analysed_model, linearize, state_matrix
 from .zero_modes import deflate
 from ..states import in_quasi_velocities, parameter_mapping
 
@@ -126,6 +126,7 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     **linearize_options
         Passed to :func:`~nonholo.linearize` (``independent``, ``cyclic``, ``zero_tol``, ...).
     """
+    analysed_model(model)
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or values.size < 2:
         raise ValueError(f"values must be a 1-D array of at least 2 parameter values, got shape {values.shape}")
@@ -173,6 +174,8 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     must be positive and finite.
     """
     xtol = check.positive(xtol, "xtol")
+    if not isinstance(path_or_model, EigenvaluePath):
+        analysed_model(path_or_model, "path_or_model")
     path = path_or_model if isinstance(path_or_model, EigenvaluePath) else \
         eigenvalue_path(path_or_model, parameter, values, state, params, **options)
     if not callable(path.state) and np.ndim(path.state) == 2:

@@ -138,6 +138,16 @@ class Linearization:
                 f"independent ({', '.join(self.coordinates)}); zero modes: {zeros}; physical eigenvalues: [{lam}]>")
 
 
+def analysed_model(model, argument: str = "model"):
+    """``model`` when it is one of a system's models; TypeError naming ``argument`` otherwise (a
+    System given where its model is asked for raised "'System' object has no attribute 'system'")."""
+    if not hasattr(model, "system") or not hasattr(model, "state_names"):
+        what = "a System" if hasattr(model, "nonholonomic") else type(model).__name__
+        raise TypeError(f"{argument} must be a model of a system (system.nonholonomic(), .friction(eps), "
+                        f".reduced(eps, order), .vakonomic()), got {what}")
+    return model
+
+
 def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=None, cyclic=None,
               zero_tol: float = 1e-12, steady_tol: float = 1e-8) -> Linearization:
     r"""Linearize ``model`` about the steady motion (or equilibrium) through the state ``y``.
@@ -211,6 +221,7 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     >>> print(back.eigenvalues[back.n_zero:].real.round(6))
     [0.192308]
     """
+    analysed_model(model)
     t = float(t)
     params = parameter_mapping(params)
     zero_tol = check.positive(zero_tol, "zero_tol")
