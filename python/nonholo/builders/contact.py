@@ -172,7 +172,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     positive = (("mass", body.mass, False), ("inertia", body.inertia, False), pressing,
                 *((length, value, False) for length, value in surface.lengths),
                 ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
-    _check_positive(positive, _values_by_name(params), "parameters")
+    _check_positive(positive, values_by_name(params), "parameters")
     vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
     q = sp.Matrix(quat)
     n2 = (q.T * q)[0]
@@ -320,7 +320,7 @@ def _check_eps_free(body, surface, mu, gravity_vector, parameters: Mapping, fric
                          f"friction={friction!r} (the friction's velocity scale) would take the place of; rename it")
 
 
-def _values_by_name(parameters: Mapping) -> dict:
+def values_by_name(parameters: Mapping) -> dict:
     """{name: float} of the numeric values of ``parameters`` (keys symbols or names); other values are
     left out (the System refuses them with its own message)."""
     out = {}

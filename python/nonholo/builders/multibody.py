@@ -58,6 +58,7 @@ import numpy as np
 import sympy as sp
 
 from .bodies import RigidBody, scalar, vector
+from .contact import values_by_name
 from .mechanism_rows import independent_rows, record_contact_rows, row_combination, with_normal_forces
 from .surfaces import Disc, Sphere, Surface
 from ..system.contact_outputs import ContactRows
@@ -87,18 +88,6 @@ def _axis(axis, what: str) -> sp.Matrix:
 
 def _point(point, what: str) -> sp.Matrix:
     return vector(point, what)  # three finite real entries, named in a refusal
-
-
-def _numbers_by_name(parameters: Mapping) -> dict:
-    """{name: float} of the values of ``parameters`` that are numbers (the System refuses the others)."""
-    out = {}
-    for key, value in parameters.items():
-        if isinstance(key, (str, sp.Symbol)) and not isinstance(value, (bool, np.bool_, str)):
-            try:
-                out[key if isinstance(key, str) else key.name] = float(value)
-            except (TypeError, ValueError):
-                pass
-    return out
 
 
 def _hat(a) -> sp.Matrix:
@@ -280,7 +269,7 @@ class Mechanism:
         g = scalar(gravity, "gravity")
         if parameters is not None and not isinstance(parameters, Mapping):
             raise TypeError(f"parameters must be a mapping {{symbol or name: value}}, got {type(parameters).__name__}")
-        values = _numbers_by_name(parameters or {})
+        values = values_by_name(parameters or {})
         at = g.xreplace({s: sp.Float(values[s.name]) for s in g.free_symbols if s.name in values})  # at their values
         if at.is_number and not float(at) >= 0:
             given = "" if g.is_number else f" = {float(at):g} at the parameters' values"
