@@ -9,26 +9,20 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import nonholo as nh
+from nonholo.testing import kane_skate
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 @pytest.fixture(scope="module")
 def sprung_skate():
-    """A skate (point P, heading theta, speeds u1 forward in N.x and u3 = theta'; u2 dependent)
-    with a torsion spring k and inertia J_z: theta' = w0 cos(omega t), omega = sqrt(k / J_z)."""
-    x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
+    """The skate of nonholo.testing (speeds u1 forward in N.x and u3 = theta'; u2 dependent) with a
+    torsion spring k and inertia J_z: theta' = w0 cos(omega t), omega = sqrt(k / J_z)."""
     k, F, Jz = sp.symbols("k F J_z")
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [th, N.z])
-    B.set_ang_vel(N, u3 * N.z)
-    P = me.Point("P")
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
-                        u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
-    body = me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, Jz), P))
-    km.kanes_equations([body], [(B, -k * th * N.z), (P, F * B.x)])
-    return nh.System.from_kanes_method(km, parameters={k: 2.0, F: 0.3, Jz: 0.5})
+    km, (push, torque) = kane_skate(1, Jz)
+    theta = me.dynamicsymbols("theta")
+    return nh.System.from_kanes_method(km, parameters={k: 2.0, F: 0.3, Jz: 0.5},
+                                       specified={push: F, torque: -k * theta})
 
 
 @pytest.mark.parametrize("event", ["theta_dot", "u3"])
