@@ -507,3 +507,25 @@ def test_a_hopf_crossing_found_from_a_real_pair_on_a_coarse_grid_is_one_hopf():
         (crossing,) = nh.critical_values(path)
         assert crossing.kind == "hopf" and abs(crossing.value) < 1e-10
         assert crossing.eigenvalue.imag == pytest.approx(omega, rel=1e-10)
+
+
+# --------------------------------------------------------------------------- quaternion bodies
+def test_steady_motions_and_linearize_keep_a_body_quaternion_on_the_unit_sphere():
+    """The expressions of a body built on a quaternion are invariant under q -> s q, so without
+    |q| = 1 among the equations Newton slid along the scaling: the tippe top at rest with a tiny
+    spin returned q = (-1.7e-8, 0, 0, 0) as a steady motion, and the linearization kept the scaling
+    (and the conserved radial rate q . q') as zero modes."""
+    from nonholo.builders.bodies import quaternion_from_euler
+    from nonholo.builders.contact import rolling_state
+
+    for body, guess in ((nh.systems.tippe_top(), ([1, 0, 0, 0], [0, 0, 0.01])),
+                        (nh.systems.rattleback(), (quaternion_from_euler(0, 0.005, 0), [0, 0, 0]))):
+        sm = nh.steady_motions(body, rolling_state(body, *guess))
+        q = sm.state[2:6]
+        assert abs(np.linalg.norm(q) - 1.0) < 1e-12 and abs(abs(q[0]) ** 2 + q[3] ** 2 - 1.0) < 1e-9  # upright
+        assert np.abs(sm.state[6:]).max() < 1e-9 and abs(q @ sm.state[8:12]) < 1e-12
+        lin = sm.linearize()
+        # 12 states - 2 rolling rows - |q| = 1 - q . q' = 0: m = 8 (it was 10, with the scaling)
+        assert len(lin.coordinates) == 8
+        assert len(lin.physical_eigenvalues) == 4 and np.abs(lin.physical_eigenvalues.real).max() < 1e-9
+        assert np.abs(lin.physical_eigenvalues.imag).min() > 1.0  # oscillations about the rest state

@@ -6,8 +6,10 @@ the vakonomic model, the multipliers lambda. The constrained models keep y on
     M = { A(q) v = b(q, t),  h(q) = 0 },
 
 the velocity constraints and the holonomic constraints h the system carries (their time
-derivatives are among the rows of A). The friction model has no constraint: M is the whole
-space. The tangent space at y is the kernel of
+derivatives are among the rows of A). A system's unit-norm groups (a body's quaternion q_g, read
+as q_g / |q_g|) add |q_g|^2 = 1 and, with velocity states, the radial rate q_g . v_g = 0 (a
+conserved momentum of every model, zero wherever |q_g| stays 1), for every model. The friction
+model has no other constraint. The tangent space at y is the kernel of
 
     DPhi = [[ d(A v - b)/dq, A, 0 ],
             [ dh/dq,          0, 0 ]],
@@ -156,8 +158,9 @@ class ConstraintSet:
 
 
 def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
-    """Phi(y) and DPhi(y) for ``model`` (rows: A v - b, then h(q)); no velocity rows for the friction
-    model, nor for a model in quasi-velocities (the Hamel model, a reduced model in a frame: its
+    """Phi(y) and DPhi(y) for ``model`` (rows: A v - b and the unit-norm groups' radial rates
+    q_g . v_g, then h(q) and |q_g|^2 - 1); no rows of A for the friction model, nor velocity rows
+    for a model in quasi-velocities (the Hamel model, a reduced model in a frame: its
     quasi-velocities satisfy the velocity constraints by construction)."""
     system = model.system
     n, k, N = system.n, system.k, model.n_states
@@ -190,6 +193,24 @@ def constraint_set(model, t: float, y: np.ndarray, params) -> ConstraintSet:
         rows.append(h)
         jac.append(J)
         n_h = h.size
+    # unit-norm groups (a body's quaternion): |q_g|^2 = 1, and with velocity states the radial
+    # rate q_g . v_g = 0 (every model conserves it; |q_g| stays 1 only where it vanishes). The
+    # system's expressions are invariant under q_g -> s q_g, so without these rows Newton slid
+    # along the scaling to q_g = 0 and the linearization kept the scaling as a zero mode.
+    groups = [list(g) for g in (system.unit_norm or ())]
+    if groups:
+        if not in_quasi_velocities(model):
+            J = np.zeros((len(groups), N))
+            for row, g in enumerate(groups):
+                J[row, g], J[row, [n + i for i in g]] = v[g], q[g]
+            rows.insert(len(rows) - (1 if n_h else 0), np.array([q[g] @ v[g] for g in groups]))
+            jac.insert(len(jac) - (1 if n_h else 0), J)
+        J = np.zeros((len(groups), N))
+        for row, g in enumerate(groups):
+            J[row, g] = 2.0 * q[g]
+        rows.append(np.array([q[g] @ q[g] - 1.0 for g in groups]))
+        jac.append(J)
+        n_h += len(groups)
     if not rows:
         return ConstraintSet(np.zeros(0), np.zeros((0, N)), 1.0, 0)
     return ConstraintSet(np.concatenate(rows), np.vstack(jac), max(scale), n_h)
