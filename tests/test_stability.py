@@ -553,3 +553,21 @@ def test_a_coordinate_named_cyclic_must_be_a_symmetry_near_the_state_too():
     assert len(lin.physical_eigenvalues) == 4 and np.abs(lin.physical_eigenvalues.real).max() < 1e-8
     run = nh.simulate(top.nonholonomic(), (0, 0.5), y + np.eye(len(y))[3] * 1e-6)
     assert np.abs(run.y[3] - np.pi).max() < 3e-6  # neutral: no growth
+
+
+def test_critical_values_on_coarse_grids_report_only_the_published_crossings():
+    """The benchmark bicycle (Meijaard et al. 2007): weave 4.2923825 and capsize 6.0242620 m/s are
+    the only stability changes for v > 0 (and their mirror images for v < 0). On a grid 3.3 m/s
+    apart the capsize eigenvalue (0.044 at 6.33) was tracked with a structural zero, and on one 2.5
+    m/s apart across 0 the real modes that merge into the weave were paired wrongly: crossings at
+    6.333 and 9.667 (divergence), 1.214 and 1.425 m/s, where nothing crosses."""
+    from nonholo.systems.whipple_bicycle import upright_state
+
+    bike = nh.systems.whipple_bicycle()
+    weave, capsize = 4.29238253634111, 6.02426201538837
+    kinds = {weave: "hopf", capsize: "divergence"}
+    for grid, expected in ((np.linspace(3, 13, 4), [weave, capsize]),
+                           (np.linspace(-10, 10, 9), [-capsize, -weave, weave, capsize])):
+        found = nh.critical_values(bike.nonholonomic(), "speed", grid, lambda v: upright_state(bike, v))
+        np.testing.assert_allclose([c.value for c in found], expected, rtol=1e-9)
+        assert [c.kind for c in found] == [kinds[abs(v)] for v in expected]

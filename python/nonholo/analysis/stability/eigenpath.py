@@ -4,7 +4,8 @@ values where stability changes.
 Tracking: the eigenvalues at each parameter value are matched to those predicted by linear
 extrapolation from the two previous values (an optimal assignment, Hungarian algorithm), so a
 column of :attr:`EigenvaluePath.eigenvalues` follows one mode through crossings and collisions
-instead of jumping with a sort order.
+instead of jumping with a sort order. Zero modes are matched with zero modes and physical
+eigenvalues with physical ones, as far as their counts allow.
 
 Critical values: where a physical mode's real part changes sign between two samples. A real
 eigenvalue through zero (divergence; also a pair colliding at zero and leaving along the
@@ -12,7 +13,10 @@ imaginary axis, as for the upright disc) is refined as a root of the product of 
 eigenvalues, det of the physical quotient matrix, which is smooth in the parameter; a complex
 pair (Hopf, the bicycle's weave) as a root of the tracked eigenvalue's real part. Both by
 Brent's method to ``xtol``; if the refinement function does not change sign (a tangency), by
-bisection on the stability of the mode.
+bisection on the stability of the mode. A crossing is reported only where the number of growing
+physical modes changes across it in its direction (counted halfway to the next crossing or
+sample on either side): on a coarse grid the tracking can pair one mode with another, and such
+pairs "cross" where the spectrum does not.
 """
 
 from __future__ import annotations
@@ -154,7 +158,7 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
 
 
 def _path(parameter, values, lins, model, state, params, linearize_options, stability_tol) -> EigenvaluePath:
-    tracked = _track([lin.eigenvalues for lin in lins])
+    tracked = _track([lin.eigenvalues for lin in lins], [lin.n_zero for lin in lins])
     structural = np.all(tracked == 0, axis=0)
     return EigenvaluePath(parameter, values, tracked, structural, lins, model, state, dict(params or {}),
                           dict(linearize_options, stability_tol=stability_tol))
@@ -204,8 +208,32 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
                 kind = "hopf"
                 value = _refine(path, i, j, kind, xtol)
                 lam = _eigenvalue_at(path, value, i, j)
-            found.append(CriticalValue(value, kind, lam, "stabilizing" if up0 else "destabilizing", int(j)))
-    return sorted(found, key=lambda c: c.value)
+            found.append((i, CriticalValue(value, kind, lam, "stabilizing" if up0 else "destabilizing", int(j))))
+    return sorted((c for i, c in found if _changes_stability(path, i, c, [d.value for k, d in found if k == i])),
+                  key=lambda c: c.value)
+
+
+def _changes_stability(path, i, crossing, others) -> bool:
+    """True when the number of growing physical modes changes across the crossing (between samples
+    i and i + 1) in its direction: up when destabilizing, down when stabilizing, counted halfway to
+    the next crossing found in the bracket (or its end) on either side. Where the samples are
+    coarse, tracking can pair a mode with another (the bicycle's real modes at 0 m/s, the next
+    sample 2.5 m/s away, where they had merged into the weave): its "crossings" come in pairs that
+    the spectrum does not make (1.214 and 1.425 m/s, where the weave stays unstable)."""
+    value = crossing.value
+    left = max([path.values[i], *(v for v in others if v < value)])
+    right = min([path.values[i + 1], *(v for v in others if v > value)])
+    change = _growing(path, (right + value) / 2) - _growing(path, (left + value) / 2)
+    return change < 0 if crossing.direction == "stabilizing" else change > 0
+
+
+def _growing(path, value) -> int:
+    """The number of physical eigenvalues with a real part above their threshold at ``value``."""
+    model = path.model
+    y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
+    opts = {k: v for k, v in path.options.items() if k != "stability_tol"}
+    lin = linearize(model, y, params=_params(model, path.parameter, value, path.params), **opts)
+    return int(np.sum(lin.physical_eigenvalues.real > lin.thresholds(path.options["stability_tol"])))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -231,17 +259,30 @@ def _states(model, state, values) -> list:
     return list(arr)
 
 
-def _track(spectra: list) -> np.ndarray:
-    """Columns following each mode: assign each spectrum to the extrapolated previous one."""
+def _track(spectra: list, zero_counts=None) -> np.ndarray:
+    """Columns following each mode: assign each spectrum to the extrapolated previous one. With
+    ``zero_counts`` (the first zero_counts[i] entries of spectra[i] are zero modes), a zero mode
+    goes to a column that held one at the previous value, and a physical eigenvalue to one that
+    held a physical one, as far as the counts allow: on a coarse grid the bicycle's capsize
+    eigenvalue (0.044 at 6.33 m/s, the next sample 3.3 m/s away) was matched with a structural
+    zero, and critical_values reported two crossings that do not exist."""
     from scipy.optimize import linear_sum_assignment  # lazily: importing nonholo does not import SciPy
 
     out = np.empty((len(spectra), len(spectra[0])), dtype=complex)
     out[0] = spectra[0]
+    zero = np.zeros(len(spectra[0]), bool)
+    if zero_counts is not None:
+        zero[: zero_counts[0]] = True
     for i in range(1, len(spectra)):
         predicted = out[i - 1] if i == 1 else 2 * out[i - 1] - out[i - 2]
         cost = np.abs(predicted[:, None] - spectra[i][None, :])
+        now = np.zeros(len(spectra[i]), bool)
+        if zero_counts is not None:
+            now[: zero_counts[i]] = True
+            cost = cost + (zero[:, None] != now[None, :]) * (1.0 + 2.0 * cost.max())  # unmixed where possible
         rows, cols = linear_sum_assignment(cost)
         out[i, rows] = spectra[i][cols]
+        zero[rows] = now[cols]
     return out
 
 
