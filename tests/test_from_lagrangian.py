@@ -45,3 +45,21 @@ def test_gyroscopic_term_and_bad_lagrangians():
         nh.System.from_lagrangian(xd ** 4 + yd ** 2, [x, y], [xd, yd])
     with pytest.raises(nh.ModelError, match="not quadratic in the velocities|not of the form"):
         nh.System.from_lagrangian(xd ** 2 + sp.Abs(yd), [x, y], [xd, yd])
+
+
+def test_a_time_dependent_linear_term_gives_its_time_derivative_as_a_force():
+    """L = |v|^2 / 2 + B(t) (x y' - y x') / 2, a charge in the field B(t) = B0 + beta t along z:
+    d/dt of the momentum v + g holds partial g / partial t, the induced electric field
+    -(B'/2) (-y, x), which was dropped (the run ended at (1.374, -0.023) instead of (0.630,
+    -0.182)). The rotations about z are a symmetry of L at every t, so the canonical angular
+    momentum x y' - y x' + B(t) (x^2 + y^2) / 2 is conserved."""
+    x, y, z, xd, yd, zd, t, B0, beta = sp.symbols("x y z x_dot y_dot z_dot t B0 beta")
+    L = (xd**2 + yd**2 + zd**2) / 2 + (B0 + beta * t) * (x * yd - y * xd) / 2
+    for time in (None, t):  # the default time symbol (named t), and given
+        charge = nh.System.from_lagrangian(L, [x, y, z], [xd, yd, zd], constraints=sp.Matrix([[0, 0, 1]]),
+                                           affine=sp.Matrix([0.3]), parameters={B0: 1.0, beta: 0.5}, time=time)
+        run = nh.simulate(charge.nonholonomic(), (0, 5), [1, 0, 0, 0, 0.5, 0.3], t_eval=np.linspace(0, 5, 11))
+        (qx, qy, _), (vx, vy, _) = run.q, run.v
+        momentum = qx * vy - qy * vx + (1.0 + 0.5 * run.t) * (qx**2 + qy**2) / 2
+        assert np.ptp(momentum) < 1e-8
+        np.testing.assert_allclose(run.q[:2, -1], [0.62998, -0.18173], atol=1e-5)  # solve_ivp, rtol 1e-13

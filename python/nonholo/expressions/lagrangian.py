@@ -13,11 +13,15 @@ from .parsing import to_sympy
 __all__ = ["lagrangian_parts"]
 
 
-def lagrangian_parts(lagrangian, coordinates, velocities, force=None, simplify: bool = False) -> tuple:
-    r"""(G, V, F) of L = 1/2 v^T G(q) v + g(q)^T v - V(q).
+def lagrangian_parts(lagrangian, coordinates, velocities, force=None, simplify: bool = False,
+                     time: sp.Symbol | None = None) -> tuple:
+    r"""(G, V, F) of L = 1/2 v^T G(q) v + g(q, t)^T v - V(q).
 
     G is the Hessian of L in v, V = -L at v = 0, and a linear term g^T v becomes the gyroscopic
-    force ((dg/dq)^T - dg/dq) v added to ``force`` (None when F is zero). L must be quadratic
+    force ((dg/dq)^T - dg/dq) v - dg/dt added to ``force`` (None when F is zero): d/dt of the
+    momentum G v + g holds dg/dt = (dg/dq) v + partial g / partial t, the second term with the
+    ``time`` symbol (a charge in a field B(t): the induced electric field; a frame moving with a
+    prescribed acceleration: the fictitious force). L must be quadratic
     in v: its velocity Hessian must not depend on v (checked symbolically), and L must equal
     the quadratic form at random points (a numerical check, which catches non-smooth terms).
     ``simplify=True`` runs ``sympy.simplify`` on G (for display; it can take seconds per entry
@@ -38,6 +42,8 @@ def lagrangian_parts(lagrangian, coordinates, velocities, force=None, simplify: 
     if any(gi != 0 for gi in g):
         dg = g.jacobian(list(coordinates))  # dg_i/dq_j
         F = F + (dg.T - dg) * v
+        if time is not None:
+            F = F - g.diff(time)
     if simplify:
         G = sp.simplify(G)
     return G, V, (None if all(f == 0 for f in F) else F)

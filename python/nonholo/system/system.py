@@ -226,14 +226,14 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         indefinite_metric: bool = False,
         simplify: bool = False,
     ) -> "System":
-        r"""A system from a Lagrangian L = 1/2 v^T G(q) v + g(q)^T v - V(q).
+        r"""A system from a Lagrangian L = 1/2 v^T G(q) v + g(q, t)^T v - V(q).
 
         The kinetic part must be quadratic in the velocities. G is read off as the Hessian of L
-        in v; a linear term g(q)^T v adds the gyroscopic force ((dg/dq)^T - dg/dq) v; V is
-        -L at v = 0. ``constraints``, ``affine``, ``friction``, ``force`` and ``parameters``
-        are as for :class:`System`. ``simplify=True`` runs ``sympy.simplify`` on G (nicer
-        display; slow for large systems, seconds for a car with a few trailers, and the
-        trajectories are the same), default off
+        in v; a linear term g(q, t)^T v adds the gyroscopic force ((dg/dq)^T - dg/dq) v and, when
+        g depends on the time, -partial g / partial t; V is -L at v = 0. ``constraints``,
+        ``affine``, ``friction``, ``force`` and ``parameters`` are as for :class:`System`.
+        ``simplify=True`` runs ``sympy.simplify`` on G (nicer display; slow for large systems,
+        seconds for a car with a few trailers, and the trajectories are the same), default off
         (:func:`nonholo.expressions.lagrangian.lagrangian_parts`).
         """
         from ..expressions.lagrangian import lagrangian_parts
@@ -242,7 +242,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         vels = as_symbols(velocities, "velocities")
         if len(vels) != len(coords):
             raise ValueError(f"velocities has {len(vels)} symbols, expected {len(coords)}")
-        G, V, F = lagrangian_parts(lagrangian, coords, vels, force, simplify=bool(simplify))
+        if time is None:  # the System's default: the symbol named t
+            time = next((s for s in expression_symbols([to_sympy(lagrangian, "lagrangian")]) if s.name == "t"), None)
+        G, V, F = lagrangian_parts(lagrangian, coords, vels, force, simplify=bool(simplify), time=time)
         return cls(coords, G, V, constraints, affine, friction, F, parameters, velocities=vels, time=time, name=name,
                    indefinite_metric=indefinite_metric)
 
