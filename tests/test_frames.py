@@ -356,3 +356,30 @@ def test_generic_non_chaplygin_system():
         coordinate = system.vakonomic().rhs(0, np.r_[q, qdot, mu])
         assert np.allclose(qddot, coordinate[3:6], atol=1e-8)
         assert g[5] == pytest.approx(coordinate[6], abs=1e-10)
+
+
+def test_a_frame_offset_must_satisfy_the_constraints_for_every_parameter_and_time():
+    """A sleigh on a belt moving at c: A = (-sin phi, cos phi, 0), b = -c sin phi, offset w0 = (c, 0, 0).
+    Written with the number 0.7 instead of c, the offset was accepted and a run at c = 1.2 followed
+    the wrong constraint (its residual read 0); with b = -(c0 + acc t) sin phi it matched b at t = 0
+    only. Both are refused; the offset written with c runs at c = 1.2 as the coordinate model does."""
+    x, y, phi, c, acc, t = sp.symbols("x y phi c acc t")
+    G = sp.Matrix([[1, 0, -0.2 * sp.sin(phi)], [0, 1, 0.2 * sp.cos(phi)],
+                   [-0.2 * sp.sin(phi), 0.2 * sp.cos(phi), 1.04]])
+    A = sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]])
+    X = sp.Matrix([[sp.cos(phi), 0, -sp.sin(phi)], [sp.sin(phi), 0, sp.cos(phi)], [0, 1, 0]])
+
+    def belt(b, offset, **params):
+        return nh.System([x, y, phi], G, constraints=A, affine=sp.Matrix([b]), parameters=params,
+                         speeds=(["w1", "w2"], X, sp.Matrix([offset, 0, 0])))
+
+    with pytest.raises(nh.ModelError, match="symbols, not their values"):
+        belt(-c * sp.sin(phi), 0.7, c=0.7).nonholonomic()  # the default model: in the speeds
+    with pytest.raises(nh.ModelError, match="depends on time"):
+        belt(-(c + acc * t) * sp.sin(phi), c, c=0.7, acc=0.5).nonholonomic()
+    good = belt(-c * sp.sin(phi), c, c=0.7)
+    y0 = [0, 0, 0, 0.4, 0, 1.0]
+    speeds = nh.simulate(good.nonholonomic(), (0, 3), y0, params={"c": 1.2}, rtol=1e-10, atol=1e-12)
+    plain = nh.System([x, y, phi], G, constraints=A, affine=sp.Matrix([-c * sp.sin(phi)]), parameters={c: 0.7})
+    coords = nh.simulate(plain.nonholonomic(), (0, 3), y0, params={"c": 1.2}, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(speeds.q[:, -1], coords.q[:, -1], atol=1e-7)

@@ -388,18 +388,36 @@ class AnholonomicFrame:
         return self._core.evaluate(self._vector(q, "q"), self._params(params))[2]
 
     def _check_adapted(self) -> None:
+        """A X_D = 0 and A w0 = b at random q, with the default parameter values and with others
+        (an offset written with a parameter's value instead of its symbol was accepted, and a run
+        at another value followed the wrong constraint with a residual that read 0); an offset
+        with a b that depends on time is refused (w0 may not: it matched b at t = 0 only)."""
+        if self.has_offset and self.system.core.affine_depends_on_time:
+            raise ModelError("the affine part b(q, t) of the constraints depends on time, and a frame's offset w0(q) "
+                             "cannot: A w0 = b would hold at one time only. Use the coordinate model "
+                             "(system.nonholonomic()) for a time-dependent b")
         rng = np.random.default_rng(2)
-        for _ in range(5):
+        names, defaults = self.system.parameter_names, np.asarray(self.system.param_vector(), dtype=float)
+        for trial in range(6):
             q = rng.uniform(-1, 1, self.n)
-            X = self.matrix(q)
-            A, b = self.system.constraint_matrix(q)
+            other = defaults * rng.uniform(0.9, 1.1, defaults.size) + rng.uniform(0.01, 0.02, defaults.size)
+            params = None if trial % 2 == 0 else {k: round(float(v), 4) for k, v in zip(names, other)}
+            try:
+                X = self.matrix(q, params)
+            except ValueError:  # values the system's own checks refuse (an inertia off its triangle)
+                if params is None:
+                    raise
+                continue
+            A, b = self.system.constraint_matrix(q, params=params)
+            at = f"q = {q}" + ("" if params is None else f" and the parameters {params}")
             if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
-                raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at q = {q})")
+                raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at {at})")
             if abs(np.linalg.det(X)) < 1e-12:
-                raise ModelError(f"the frame vectors are linearly dependent at q = {q}")
-            w0 = self.offset_at(q)
+                raise ModelError(f"the frame vectors are linearly dependent at {at}")
+            w0 = self.offset_at(q, params)
             if A.size and np.abs(A @ w0 - b).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(w0).max() + np.abs(b).max()):
-                raise ModelError(f"the offset does not satisfy the constraints (A w0 != b at q = {q})")
+                raise ModelError(f"the offset does not satisfy the constraints (A w0 != b at {at}; write it with the "
+                                 "parameters' symbols, not their values)")
 
     def structure_functions(self, q, params=None) -> np.ndarray:
         """R[k, i, j] with [X_i, X_j] = R^k_ij X_k at q, shape (n, n, n), from the AD derivatives
