@@ -437,6 +437,11 @@ def test_bad_input_is_named(sleigh):
     path = nh.eigenvalue_path(model, "m", [1.0, 2.0], np.array([good, good]))
     with pytest.raises(ValueError, match="needs state as a callable"):
         nh.critical_values(path)
+    # a label that is no parameter, with one state per value: the states carry it (it was refused)
+    speeds = [0.5, 1.0, 2.0]
+    labelled = nh.eigenvalue_path(model, "speed", speeds, [[0, 0, 0, U, 0, 0] for U in speeds])
+    growth = [-0.2 * U / 1.04 for U in speeds]  # -m a U / (I + m a^2), the sleigh's one physical mode
+    np.testing.assert_allclose(labelled.physical[:, 0].real, growth, rtol=1e-10)
     with pytest.raises(ValueError, match="not state names"):
         nh.steady_motions(sleigh, good, fixed={"speed": 1.0})
     t, x, xd = sp.symbols("t x x_dot")

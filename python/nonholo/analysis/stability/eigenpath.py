@@ -140,9 +140,9 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         raise TypeError(f"parameter must be a name (str), got {parameter!r}")
     params = parameter_mapping(params)
     stability_tol = check.positive(stability_tol, "stability_tol")
-    if parameter not in model.params and not callable(state):
+    if parameter not in model.params and not callable(state) and np.ndim(state) != 2:
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
-                         "or give state as a callable of the parameter value")
+                         "or give state as a callable of the parameter value (or one state per value)")
     compile = check.compile_option(compile)
     states = _states(model, state, values)
     apply_compile(model, compile, values.size * model.core.jacobian_cost)
