@@ -259,27 +259,23 @@ def _states(model, state, values) -> list:
     return list(arr)
 
 
-def _track(spectra: list, zero_counts=None) -> np.ndarray:
-    """Columns following each mode: assign each spectrum to the extrapolated previous one. With
-    ``zero_counts`` (the first zero_counts[i] entries of spectra[i] are zero modes), a zero mode
-    goes to a column that held one at the previous value, and a physical eigenvalue to one that
-    held a physical one, as far as the counts allow: on a coarse grid the bicycle's capsize
-    eigenvalue (0.044 at 6.33 m/s, the next sample 3.3 m/s away) was matched with a structural
-    zero, and critical_values reported two crossings that do not exist."""
+def _track(spectra: list, zero_counts: list) -> np.ndarray:
+    """Columns following each mode: assign each spectrum to the extrapolated previous one. The
+    first zero_counts[i] entries of spectra[i] are zero modes: a zero mode goes to a column that
+    held one at the previous value, and a physical eigenvalue to one that held a physical one, as
+    far as the counts allow (on a coarse grid the bicycle's capsize eigenvalue, 0.044 at 6.33 m/s
+    with the next sample 3.3 m/s away, was matched with a structural zero, and critical_values
+    reported two crossings that do not exist)."""
     from scipy.optimize import linear_sum_assignment  # lazily: importing nonholo does not import SciPy
 
     out = np.empty((len(spectra), len(spectra[0])), dtype=complex)
     out[0] = spectra[0]
-    zero = np.zeros(len(spectra[0]), bool)
-    if zero_counts is not None:
-        zero[: zero_counts[0]] = True
+    zero = np.arange(len(spectra[0])) < zero_counts[0]
     for i in range(1, len(spectra)):
         predicted = out[i - 1] if i == 1 else 2 * out[i - 1] - out[i - 2]
         cost = np.abs(predicted[:, None] - spectra[i][None, :])
-        now = np.zeros(len(spectra[i]), bool)
-        if zero_counts is not None:
-            now[: zero_counts[i]] = True
-            cost = cost + (zero[:, None] != now[None, :]) * (1.0 + 2.0 * cost.max())  # unmixed where possible
+        now = np.arange(len(spectra[i])) < zero_counts[i]
+        cost = cost + (zero[:, None] != now[None, :]) * (1.0 + 2.0 * cost.max())  # unmixed where possible
         rows, cols = linear_sum_assignment(cost)
         out[i, rows] = spectra[i][cols]
         zero[rows] = now[cols]
