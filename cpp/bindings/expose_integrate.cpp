@@ -56,6 +56,8 @@ const SolverOptionKey kSolverOptionKeys[] = {
      [](IntegrationOptions& o, py::handle v) { o.max_nonlinear_iterations = v.cast<int>(); }},
     {"nonlinear_convergence", "float", 0, kUnbounded, false,
      [](IntegrationOptions& o, py::handle v) { o.nonlinear_convergence = v.cast<double>(); }},
+    {"jacobian_step_growth", "float", 1, kUnbounded, false,
+     [](IntegrationOptions& o, py::handle v) { o.jacobian_step_growth = v.cast<double>(); }},
     {"unit_norm", "pairs", 0, 0, false,
      [](IntegrationOptions& o, py::handle v) {
        // sequence of (position indices, velocity indices) into the state

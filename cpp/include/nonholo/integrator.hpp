@@ -57,6 +57,10 @@ struct IntegrationOptions {
   long setup_frequency = 0;           // CVodeSetLSetupFrequency (steps between linear setups)
   int max_nonlinear_iterations = 0;   // CVodeSetMaxNonlinIters
   double nonlinear_convergence = 0;   // CVodeSetNonlinConvCoef
+  // BDF with the refresh policy: a new Jacobian once the step has grown this factor past the
+  // largest step taken when the kept one was taken (method_control.cpp); 0: off. A stick-slip
+  // slide starting from zero slip sets it (stiffness ~ 1 / |slip|, falling by decades).
+  double jacobian_step_growth = 0;
   // The Jacobian's cost the BDF refresh policy weighs (jacobian_policy.hpp): measured on the
   // model's first run (Model::measured_jacobian_cost), or the cost model's estimate, the same on
   // every machine (solver_options={"jacobian_costs": "estimated"}).

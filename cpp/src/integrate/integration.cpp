@@ -39,7 +39,7 @@ void check_options(const IntegrationOptions& o, int n_states) {
   }
   if (o.max_order < 0 || o.max_order > 12) throw InputError("solver_options['max_order'] must be between 1 and 12");
   if (o.jacobian_frequency < 0 || o.setup_frequency < 0 || o.max_nonlinear_iterations < 0 ||
-      o.nonlinear_convergence < 0)
+      o.nonlinear_convergence < 0 || o.jacobian_step_growth < 0 || (o.jacobian_step_growth > 0 && o.jacobian_step_growth <= 1))
     throw InputError("solver_options values must be positive");
   if (o.max_step < 0 || o.first_step < 0 || o.max_wall_time < 0)
     throw InputError("max_step, first_step and max_wall_time must be non-negative");
@@ -204,6 +204,9 @@ void Integration::start(double t_start, Method method, const double* y0) {
   record_.attach_sensitivities(nullptr);
   sens_.reset();
   policy_.reset();
+  jacobians_seen_ = -1;
+  jacobian_step_ = largest_step_ = 0.0;
+  growth_refresh_ = false;
   problem_.project_velocities = false;
   problem_.unit_norm = nullptr;
   problem_.weights = nullptr;

@@ -145,6 +145,10 @@ class Integration final : public Stepper {
   sun::VectorPtr y_, yout_, atol_;
   std::unique_ptr<SensitivityRun> sens_;
   std::unique_ptr<JacobianPolicy> policy_;  // BDF runs without fixed frequencies
+  long jacobians_seen_ = -1;                // the policy's run: Jacobians so far, the largest step
+  double jacobian_step_ = 0.0;              // taken up to the last one, the largest so far, and a
+  double largest_step_ = 0.0;               // refresh asked for by step growth (jacobian_step_growth)
+  bool growth_refresh_ = false;
   bool may_switch_ = false;                 // "auto" running Adams: switch to BDF when stiff
   bool watch_drift_ = false;                // Adams with drift control (kDriftTol)
   std::vector<long> failure_steps_;         // step counts at recent fixed-point failures

@@ -251,7 +251,10 @@ def simulate(
     solver_options : mapping, optional
         CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobians),
         ``setup_frequency``, ``max_nonlinear_iterations``, ``nonlinear_convergence``; and BDF's
-        ``jacobian_costs``: "measured" (default) or "estimated" (the same steps on any machine).
+        ``jacobian_costs``: "measured" (default) or "estimated" (the same steps on any machine),
+        and ``jacobian_step_growth`` (> 1; default off): a new Jacobian once the step has grown
+        this factor past the largest one taken when the kept Jacobian was, for a stiffness that
+        falls by decades (a stick-slip slide from zero slip sets 10).
     dense_output : bool
         Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
         t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.

@@ -23,6 +23,17 @@ degrees before the 60-degree event can see it) and d follows it. At a stop the c
 the force it then needs is inside the cone (|lambda_c| <= mu_s N), and slides on, in the direction
 that force sets, if not.
 
+A contact that leaves the cone starts to slide from zero slip, in the direction d opposite to the
+force it needed: the consistent one there, where the slip's rate vanishes (it grows like
+(t - t*)^2). Its leftover slip, below the tolerance but in any direction, is replaced by a slip the
+integration resolves, SEED slide_stop (1 + |v|) along d, the velocity changed least in the metric
+with the mode's constraints kept (where a contact's rows repeat a stuck one's, the leftover stays):
+started from the leftover, the slip turned and stopped at once, and a leaning disc, whose slip rows
+see different inertias, chattered at t* (999 switches within 1e-8 s). A slide's stiffness, about
+mu N / |s|, falls by decades as the slip grows from there, so its phases take a new Jacobian
+whenever BDF's step has grown tenfold (``solver_options={"jacobian_step_growth": 10}``): a
+Jacobian kept from where the slip was 1e-6 let Newton's corrections pass too small.
+
 A contact whose normal load depends on the state or the time ends the run where that load reaches
 zero (status 1, a SimulationWarning: the contact lifts off and the model no longer holds;
 :mod:`nonholo.system.margins`); a run that starts with a negative load is refused.
@@ -352,8 +363,12 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         events, owners = _switch_events(model, stuck, cone_bias)
         # a phase stores the requested times after its start (the first phase also its start)
         phase_eval = None if times is None else times[((times > t) | (t == t0) & (times == t)) & (times <= tf)]
+        phase_options = options
+        if not all(stuck):  # a slide, perhaps from zero slip: a stiffness ~ 1 / |s| that falls by decades
+            phase_options = {**options, "solver_options": {"jacobian_step_growth": SLIDE_JACOBIAN_GROWTH,
+                                                           **(options.get("solver_options") or {})}}
         run = simulate(mode, (t, tf), y, t_eval=phase_eval, events=events, rtol=rtol, atol=atol, params=run_params,
-                       **options)
+                       **phase_options)
         result.phases.append(run)
         result.modes.append(_label(stuck))
         result.stuck.append(stuck)
@@ -373,7 +388,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             result.warnings.append(result.message)
             _warnings.warn(result.message, SimulationWarning, stacklevel=4)
             return result
-        before, new, stopped = stuck, list(stuck), []
+        before, new, stopped, breaking = stuck, list(stuck), [], []
         slips = model.slips(t, y, params)
         # the contacts whose events fired, and every other sliding contact whose slip stops at the same
         # instant (two axles of a car sliding sideways on static loads stop together: one event fires)
@@ -400,8 +415,14 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             if np.linalg.norm(lams[c]) > 0:
                 directions[c] = -lams[c] / np.linalg.norm(lams[c])
                 new[c] = False
+                breaking.append(c)
         stuck = _settle(model, tuple(new), t, y, params, cone, directions, eta)
-        if any(stuck[c] and not before[c] for c in range(len(stuck))):  # the slip left below tolerance
+        breaking += [c for c in range(len(stuck)) if before[c] and not stuck[c] and c not in breaking]
+        seeded = _seeded(model, stuck, t, y, params, breaking, directions, eta,
+                         SEED * stop * (1 + np.linalg.norm(y[n:]))) if breaking else None
+        if seeded is not None:  # the slides start from a slip the integration resolves, along d (module docstring)
+            y[n:] = seeded
+        elif any(stuck[c] and not before[c] for c in range(len(stuck))):  # the slip left below tolerance
             y[n:] = _projected(model, stuck, t, y, params, directions, eta)
         if stuck == before and not stopped:  # a turn: the same mode again, with d following the slip
             turns += 1
@@ -451,6 +472,33 @@ def _to_the_stop(model, mode, run, t: float, y, params: dict, stopped: list, tim
         run.y = np.concatenate([run.y, y[:, None] + np.outer(f, extra - t)], axis=1)
     run.t_last, run.y_final = t + tau, y + tau * f
     return t + tau, y + tau * f
+
+
+SEED = 2.0  # a slide from the cone's edge starts with the slip SEED slide_stop (1 + |v|) along d
+# solver_options["jacobian_step_growth"] of a phase with a sliding contact (module docstring)
+SLIDE_JACOBIAN_GROWTH = 10.0
+
+
+def _seeded(model, stuck: tuple, t: float, y, params, breaking: list, directions: dict, eta: float, size: float):
+    """The velocity of y changed least (in the metric G) so that each contact c of ``breaking`` (stuck
+    before, sliding in mode ``stuck``) slips by ``size`` d_c and the constraints of mode ``stuck`` hold
+    (A v = b: the stuck contacts' rows, normal rows); None where these cannot all hold (a contact whose
+    rows repeat a stuck one's: two wheels on one axle slide sideways together)."""
+    n = model.system.n
+    q, v = y[:n], np.asarray(y[n:], dtype=float)
+    mode = model.mode(stuck).system
+    A, b = mode.constraint_matrix(q, t, model.mode_params(stuck, params, directions, eta))
+
+    def rows(velocity):
+        slips = model.slips(t, np.r_[q, velocity], params)
+        return np.concatenate([A @ velocity - b, *(slips[c] for c in breaking)])
+
+    base = rows(v)
+    S = np.column_stack([rows(v + e) - base for e in np.eye(n)])  # exact: the rows are linear in v
+    target = np.concatenate([np.zeros(len(b)), *(size * directions[c] for c in breaking)])
+    Ginv_St = np.linalg.solve(model.system.metric_at(q, params), S.T)
+    seeded = v + Ginv_St @ np.linalg.lstsq(S @ Ginv_St, target - base, rcond=None)[0]
+    return seeded if np.abs(rows(seeded) - target).max() <= 1e-3 * size else None
 
 
 def _projected(model, stuck: tuple, t: float, y, params, directions, eta: float) -> np.ndarray:
