@@ -426,7 +426,7 @@ def test_bad_input_is_named(sleigh):
         nh.linearize(model, good, independent=["x", "y", "phi", "x_dot", "speed"])
     with pytest.raises(ValueError, match="cannot be solved from the constraints"):
         nh.linearize(model, good, independent=["y", "phi", "x_dot", "y_dot", "phi_dot"])
-    with pytest.raises(ValueError, match="given as cyclic, but the equations depend on them"):
+    with pytest.raises(ValueError, match="given as cyclic, but the .*equations depend on them"):
         nh.linearize(model, good, cyclic=["x", "y", "phi"])
     with pytest.raises(ValueError, match="not parameters of the model"):
         nh.linearize(model, good, inputs=["torque"])

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .manifold import (constraint_set, cyclic_coordinates, cyclic_indices, free_symbols, system_derivatives,
+from .manifold import (constraint_set, cyclic_coordinates, model_cyclic_indices, free_symbols, system_derivatives,
                        tangent_basis)
 from .zero_modes import ZeroMode, deflate
 from ... import options as check
@@ -283,7 +283,7 @@ def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
     y = model_state(model, y, t, params)
     cs = constraint_set(model, float(t), y, params)
     _check_on_constraint_set(cs, model, 1e-8)
-    T, ind = tangent_basis(cs, model.state_names, independent, cyclic_coordinates(model.system), model.system.n)
+    T, ind = tangent_basis(cs, model.state_names, independent, model_cyclic_indices(model), model.system.n)
     return T, [model.state_names[i] for i in ind]
 
 
@@ -295,10 +295,10 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     y = model_state(model, y, t, params)
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or inf")
-    system, n = model.system, model.system.n
+    n = model.system.n
     check_autonomous(model, "linearize about")
     names = model.state_names
-    cyc = cyclic_indices(system, cyclic)
+    cyc = model_cyclic_indices(model, cyclic)
     pvec = model.param_vector(params)  # raises on an unknown parameter
     cs = constraint_set(model, t, y, params)
     _check_on_constraint_set(cs, model, steady_tol)
@@ -351,12 +351,21 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
 
 
 def _check_cyclic_columns(A, cyc_local, names) -> None:
+    """The cyclic columns of A vanish in the other components' rows; among the cyclic ones' rows (a
+    translation's rate may depend on a heading) they form a nilpotent block, whose eigenvalues, all
+    zero, the deflation takes them for."""
     if not cyc_local:
         return
-    col = np.abs(A[:, cyc_local]).max(axis=0)
-    bad = [nm for nm, c in zip(names, col) if c > 1e-12 * max(1.0, np.abs(A).max())]
+    scale = 1e-12 * max(1.0, np.abs(A).max())
+    rest = [i for i in range(A.shape[0]) if i not in set(cyc_local)]
+    col = np.abs(A[np.ix_(rest, cyc_local)]).max(axis=0, initial=0.0)
+    bad = [nm for nm, c in zip(names, col) if c > scale]
     if bad:
         raise ValueError(f"the coordinates {bad} were given as cyclic, but the equations depend on them")
+    block = A[np.ix_(cyc_local, cyc_local)]
+    if np.abs(block).max() > scale and np.abs(np.linalg.eigvals(block)).max() > 1e-8 * max(1.0, np.abs(A).max()):
+        raise ValueError(f"the rates of the coordinates {names} given as cyclic depend on one another with nonzero "
+                         "eigenvalues (their shifts are no symmetry): drop some of them from cyclic")
 
 
 NEARBY_STEP = 1e-3  # the size of the perturbations _check_cyclic_nearby tries, relative to the state

@@ -29,8 +29,8 @@ import sympy as sp
 from ... import _core
 from ..states import in_quasi_velocities
 
-__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "free_symbols",
-           "system_derivatives", "KINDS"]
+__all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "model_cyclic_indices",
+           "free_symbols", "system_derivatives", "KINDS"]
 
 #: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
 KINDS = ("nonholonomic", "friction", "reduced", "vakonomic", "hamel")
@@ -127,6 +127,64 @@ def _numerically_independent(system, i: int, points: int = 3) -> bool:
         if valid == points:
             return True
     return False
+
+
+_MODEL_CYCLIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def model_cyclic_indices(model, cyclic=None) -> list:
+    """Indices of the cyclic coordinates of ``model``: the given names (checked), else those of the
+    system (:func:`cyclic_coordinates`), and for a model in quasi-velocities (Kane's speeds, a
+    reduced model in a frame) only those of them on which no rate outside the set depends (the
+    model's Jacobian at random states): its frame X(q) may bring in a coordinate the system's data
+    do not contain (wheel-frame speeds of a disc depend on its spin angle: taken as cyclic, the
+    upright disc at spin 6 came out unstable, +-2.91, for +-8.41i). A frame may also leave out one
+    they contain (the yaw of a disc in lean-frame speeds moves only x and y): name it in cyclic=
+    for its steady turns."""
+    if cyclic is not None or not in_quasi_velocities(model):
+        return cyclic_indices(model.system, cyclic)
+    found = _MODEL_CYCLIC.get(model)
+    if found is None:
+        found = _MODEL_CYCLIC[model] = sorted(set(cyclic_coordinates(model.system)) & set(_rate_independent(model)))
+    return list(found)
+
+
+def _rate_independent(model, points: int = 3) -> list:
+    system = model.system
+    N = model.n_states
+    holo = set().union(*(sp.sympify(h).free_symbols for h in _holonomic_exprs(system)))
+    candidates = {i for i, s in enumerate(system.coordinates) if s not in holo}
+    rng = np.random.default_rng(20261205)
+    jacobians = []
+    for _ in range(8 * points):
+        y = rng.uniform(0.2, 1.3, N)
+        try:
+            with np.errstate(all="ignore"):
+                J = np.asarray(model.jacobian(0.5, y), dtype=float)
+        except (ValueError, ArithmeticError):  # a frame singular there, a state outside the domain
+            continue
+        if np.all(np.isfinite(J)):
+            jacobians.append(J)
+        if len(jacobians) == points:
+            break
+    if len(jacobians) < points:
+        return sorted(i for i in cyclic_coordinates(system) if i in candidates)
+    changed = True
+    while changed:  # drop a coordinate that a rate outside the set depends on, until none does
+        outside = [i for i in range(N) if i not in candidates]
+        changed = False
+        for c in sorted(candidates):
+            if any(np.abs(J[outside, c]).max(initial=0.0) > 1e-11 * (1.0 + np.abs(J).max()) for J in jacobians):
+                candidates.discard(c)
+                changed = True
+                break
+    found = sorted(candidates)
+    # their own rates may depend on them (a translation's on a heading) only through a nilpotent
+    # block: the linearization takes its eigenvalues for zeros
+    if any(np.abs(np.linalg.eigvals(J[np.ix_(found, found)])).max(initial=0.0) > 1e-8 * (1.0 + np.abs(J).max())
+           for J in jacobians):
+        found = sorted(set(found) & set(cyclic_coordinates(system)))
+    return found
 
 
 def cyclic_indices(system, cyclic=None) -> list:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .manifold import constraint_set, cyclic_indices
+from .manifold import constraint_set, model_cyclic_indices
 from .linearize import check_autonomous
 from ... import options as check
 from ..states import in_quasi_velocities, model_state, parameter_mapping
@@ -128,7 +128,7 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     model.param_vector(params)  # unknown parameter -> ValueError, whatever the guesses
     _fixed(model, fixed)  # a bad fixed -> TypeError/ValueError, not one failure per guess
     # motions that differ only in cyclic coordinates are one (a shift of them is the same motion)
-    keep = [i for i in range(N) if i not in set(cyclic_indices(model.system, cyclic))]
+    keep = [i for i in range(N) if i not in set(model_cyclic_indices(model, cyclic))]
     found, errors = [], []
     for i, g in enumerate(guesses):
         try:
@@ -197,7 +197,7 @@ def _polished(model, t, y, params, r, J, residual, *rows):
 def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMotion:
     names = model.state_names
     model.param_vector(params)  # unknown parameter -> ValueError
-    cyc = cyclic_indices(model.system, cyclic)
+    cyc = model_cyclic_indices(model, cyclic)
     steady_rows = [i for i in range(len(y)) if i not in set(cyc)]
     fix_idx, fix_val = _fixed(model, fixed)
     anchor_idx = [c for c in cyc if c not in set(fix_idx)]

@@ -1,0 +1,72 @@
+"""Cyclic coordinates of a model in Kane's speeds: its frame X(q) can bring in a coordinate that the
+system's data (G, V, A, b, F) do not contain, or leave one out that they do.
+
+A rolling disc (mass m, radius r; yaw q1, lean q2, spin q3, contact point x, y) from SymPy's
+KanesMethod. With the speeds u1..u3 the angular velocity's components in the wheel's own frame,
+the speed equations depend on the spin angle q3, which the system's data do not contain: taken as
+cyclic by default, the upright disc rolling at spin rate 6 linearized to +-2.915 (unstable) for the
+closed form lambda^2 = 4/5 (g/r - 3 W^2), +-8.4086i. Now the default refuses the speeds model there
+(the spin angle moves and is not cyclic for it; the motion is periodic in it) and the q' form gives
+the closed form. With the speeds in the lean frame, the yaw moves only x and y: named cyclic,
+the steady turn linearizes to SymPy's own reduced Jacobian's spectrum."""
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+
+import nonholo as nh
+
+PARAMS = dict(m=1.3, r=0.5, g=9.81)
+
+
+def disc(speeds_in: str):
+    x, y, q1, q2, q3 = me.dynamicsymbols("x y q1 q2 q3")
+    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
+    m, r, g = sp.symbols("m r g")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    w = R.ang_vel_in(N)
+    F = R if speeds_in == "wheel" else L
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    C = O.locatenew("C", x * N.x + y * N.y)
+    C.set_vel(N, x.diff() * N.x + y.diff() * N.y)
+    D = C.locatenew("D", r * L.z)
+    D.set_vel(N, D.pos_from(O).dt(N))
+    kd = [w.dot(F.x) - u1, w.dot(F.y) - u2, w.dot(F.z) - u3, x.diff() - u4, y.diff() - u5]
+    slip = D.vel(N) + w.cross(-r * L.z)
+    km = me.KanesMethod(N, [x, y, q1, q2, q3], [u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5],
+                        velocity_constraints=[slip.dot(N.x), slip.dot(N.y)])
+    km.kanes_equations([me.RigidBody("disc", D, R, m, (me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4), D))],
+                       [(D, -m * g * N.z)])
+    return nh.System.from_kanes_method(km, {m: PARAMS["m"], r: PARAMS["r"], g: PARAMS["g"]})
+
+
+def test_a_frame_that_brings_in_the_spin_angle_keeps_it_out_of_the_cyclic_coordinates():
+    system = disc("wheel")
+    W = 6.0
+    upright = [0, 0, 0, 0, 0.4, 0, W, 0]  # x, y, q1, q2, q3 and the wheel-frame speeds: spinning about R.y
+    with pytest.raises(ValueError, match=r"not a steady motion.*d\(q3\)/dt = 6"):
+        nh.linearize(system.nonholonomic(), upright)  # the default: Kane's speeds
+    q = np.array([0, 0, 0, 0, 0.4])
+    qdot = np.array([PARAMS["r"] * W, 0, 0, 0, W])  # rolling along x at spin W (q3' = W, x' = r W)
+    lin = nh.linearize(system.nonholonomic(form="qdot"), np.r_[q, qdot])
+    closed = np.sqrt(0.8 * (3 * W**2 - PARAMS["g"] / PARAMS["r"]))
+    np.testing.assert_allclose(np.sort(lin.physical_eigenvalues.imag), [-closed, closed], rtol=1e-8)
+    assert np.abs(lin.physical_eigenvalues.real).max() < 1e-8
+
+
+def test_a_steady_turn_in_lean_frame_speeds_linearizes_with_the_yaw_named_cyclic():
+    system = disc("lean")
+    cyclic = ["x", "y", "q1", "q3"]
+    guess = [0, 0, 0, 0.3, 0, 0, 5.0, -0.7]
+    turn = nh.steady_motions(system, guess, fixed={"q2": 0.3, "u2": 5.0}, cyclic=cyclic)
+    assert turn.state[7] == pytest.approx(-0.767014658335632, abs=1e-9)  # SymPy's own equations: u' = 0 there
+    lin = nh.linearize(system.nonholonomic(), turn.state, cyclic=cyclic)
+    physical = lin.physical_eigenvalues
+    assert len(physical) == 2 and np.abs(physical.real).max() < 1e-8
+    # the spectrum of SymPy's reduced Jacobian in (q2, u1, u2, u3) by central differences: +-6.928187i, 0, 0
+    np.testing.assert_allclose(np.sort(physical.imag), [-6.928187, 6.928187], atol=2e-6)
