@@ -458,3 +458,26 @@ def test_unbalanced_ball_built_from_the_contact_point_follows_sympys_equations()
     height = sp.lambdify(km.q, Gc.pos_from(C).dot(N.z).subs(values))
     E = sol.energy() + 9.81 * np.array([height(*q) for q in sol.q.T])
     assert np.ptp(E) < 1e-9 * abs(E[0]) and np.ptp(sol["q2"]) > 0.1
+
+
+def test_an_auxiliary_speed_that_is_a_bare_velocity_component():
+    """A knife edge (mass m at its contact point P) with the auxiliary speed u_a of P along N.z, for
+    the plane's normal force: P.set_vel(N, u1 N.x + u2 N.y + u_a N.z). Zeroing u_a turned the bare
+    component into the Python int 0, and from_kanes_method raised AttributeError. The edge pushed
+    along x with turning rate 1 moves on the unit circle: (x, y)(1) = (sin 1, 1 - cos 1)."""
+    x, y, th = me.dynamicsymbols("x y theta")
+    u1, u2, u3, ua = me.dynamicsymbols("u1 u2 u3 u_a")
+    m, I, g = sp.symbols("m I g")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [th, N.z])
+    B.set_ang_vel(N, u3 * N.z)
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, u1 * N.x + u2 * N.y + ua * N.z)
+    km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
+                        u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2], u_auxiliary=[ua])
+    km.kanes_equations([me.RigidBody("b", P, B, m, (me.inertia(B, 0, 0, I), P))], [(P, -m * g * N.z)])
+    edge = nh.System.from_kanes_method(km, {m: 1.0, I: 1.0, g: 9.81})
+    run = nh.simulate(edge.nonholonomic(), (0, 1), [0, 0, 0, 1.0, 1.0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(run.q[:2, -1], [np.sin(1.0), 1 - np.cos(1.0)], atol=1e-8)

@@ -175,7 +175,9 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         Parameters to treat as inputs w (columns of B). Default: the parameters that enter only
         the force F. They must not enter the constraints.
     cyclic : list of str, optional
-        Cyclic coordinates; default: every coordinate none of the system's expressions contains.
+        Cyclic coordinates; default: every coordinate none of the system's expressions contains
+        (for a model in quasi-velocities, of those, each that no other rate depends on: its frame
+        may bring a coordinate in).
         Named ones are checked: their columns of the state matrix must vanish at y and, in the
         rows of the other components, at two states near y on the constraint set (ValueError
         otherwise: a yaw on which space-frame velocity states depend is no symmetry).

@@ -36,7 +36,7 @@ def _constraint_matrices(km):
     the removable 0/0 of SymPy's kinematics taken out (:func:`_regular`): SymPy substitutes into
     constraints written in q' its q'(u), solved by an LU without pivoting, so a disc whose angular
     speeds are taken in the wheel's frame had NaN coefficients wherever the lean or the spin is 0."""
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    uaux_zero = dict.fromkeys(list(km._uaux), sp.S.Zero)
     q = list(km.q)
     return tuple(_regular(sp.Matrix(M).xreplace(uaux_zero), q) for M in (km._k_nh, km._f_nh))
 
@@ -98,7 +98,7 @@ def _kinematic_matrices(km):
         k_ku, k_kqdot, f_k = km._k_ku, km._k_kqdot, km._f_k
     else:
         k_kqdot, f_k = km._k_kqdot_implicit, km._f_k_implicit
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    uaux_zero = dict.fromkeys(list(km._uaux), sp.S.Zero)
     return tuple(sp.Matrix(M).xreplace(uaux_zero) for M in (k_ku, k_kqdot, f_k))
 
 
@@ -280,7 +280,7 @@ def kanes_method_arguments(
     pairs = loads_as_pairs(km.loads, frame, "loads")
     u_of_qdot, qd, aux = _kane_kinematics(km)
     q = list(km.q) + aux
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    uaux_zero = dict.fromkeys(list(km._uaux), sp.S.Zero)
     q_syms, qd_syms = plain_symbols_for(q, parameters)
     spec = {to_sympy(k, "specified"): to_sympy(v, "specified") for k, v in dict(specified or {}).items()}
     plain = {**dict(zip(qd, qd_syms)), **dict(zip(q, q_syms))}
@@ -292,7 +292,7 @@ def kanes_method_arguments(
         e = e.xreplace(uaux_zero).xreplace(u_of_qdot)
         return e.xreplace(plain)
 
-    uaux_zero.update({ua.diff(t): 0 for ua in km._uaux})
+    uaux_zero.update({ua.diff(t): sp.S.Zero for ua in km._uaux})
 
     velocity_map = {**uaux_zero, **u_of_qdot}
 
@@ -425,7 +425,7 @@ def kane_qdot(km, q, u, parameters: Mapping | None = None) -> np.ndarray:
     u_of_qdot, _, aux = _kane_kinematics(km)
     qs, us = list(km.q), list(km.u)
     qdot_of_u = km.kindiffdict()
-    uaux_zero = dict.fromkeys(list(km._uaux), 0)
+    uaux_zero = dict.fromkeys(list(km._uaux), sp.S.Zero)
     exprs = [sp.sympify(qdot_of_u[qi.diff(t)]).xreplace(uaux_zero) for qi in qs]
     exprs += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
     return _evaluate(exprs, qs, us, _leading(q, len(qs), len(aux), "q"), u, parameters, "u")
