@@ -87,3 +87,26 @@ def test_two_contacts_that_stop_at_the_same_instant_both_stick(tolerances):
     assert run.switches[0][0] == pytest.approx(v0 / (mu * g), rel=1e-6)
     assert run["y"][-1] == pytest.approx(v0**2 / (2 * mu * g), rel=1e-6)
     assert run["x"][-1] == pytest.approx(3 * u0, rel=1e-6)
+
+
+def test_a_mechanism_reports_its_normal_forces_on_the_law_and_stick_slip_models():
+    """A two-wheel cart from nh.multibody (axle 2 kg, wheels 1 kg) launched sliding straight ahead at
+    2 m/s with its wheels not turning: each wheel carries half the weight, M g / 2 = 19.62 N. The
+    mechanism's normal force is the multiplier of its kept vertical rows, which a realization by a
+    friction law keeps at other indices: result["normal_force"] raised KeyError on both models, and
+    the stick-slip run's phases did not join ((2, n) arrays concatenated along the contacts)."""
+    mech = nh.multibody.Mechanism(nh.bodies.RigidBody(2.0, np.diag([0.1, 0.1, 0.1])), name="axle")
+    for side, sign in (("left", 1), ("right", -1)):
+        mech.add(side, nh.bodies.RigidBody(1.0, np.diag([0.0225, 0.045, 0.0225])), "axle",
+                 nh.multibody.Revolute("y", (0, sign * 0.4, 0), f"theta_{side[0]}"))
+        mech.roll_on_plane(side, nh.contact.Disc(0.3, axis=(0, 1, 0)))
+    cart = mech.system(gravity=G)
+    half = 4.0 * G / 2
+    y0 = np.r_[np.zeros(7), 2.0, np.zeros(6)]
+    t = np.linspace(0, 0.5, 6)
+    law = nh.simulate(cart.friction(law=nh.laws.Coulomb(0.3, v_s=1e-3), normal=[half, half]), (0, 0.5), y0, t_eval=t)
+    run = nh.simulate(cart.stick_slip(0.3, normal=[half, half]), (0, 0.5), y0, t_eval=t)
+    rolling = nh.simulate(cart.nonholonomic(), (0, 0.5), np.r_[y0[:7], cart.project(y0[:7], y0[7:])], t_eval=t)
+    for result in (law, run, rolling):
+        np.testing.assert_allclose(result["normal_force"], np.full((2, t.size), half), rtol=1e-6)
+    assert [s[1:] for s in run.switches] == [("slip,slip", "stick,stick")]

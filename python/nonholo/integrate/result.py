@@ -242,7 +242,7 @@ class SimulationResult:
         params = self._system_params()
         q, v, a = self.q, self.velocity, self.acceleration()
         lam = constraint_forces(system, q, v, self.t, system.param_vector(params), a)
-        return np.asarray(output(q, v, params, a, t=self.t, multipliers=lam), dtype=float)
+        return np.asarray(output(q, v, params, a, t=self.t, multipliers=lam, system=system), dtype=float)
 
     def _system_params(self) -> dict:
         return {name: self.params[name] for name in self.model.system.parameter_names}

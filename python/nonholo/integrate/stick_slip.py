@@ -125,7 +125,7 @@ class StickSlipResult:
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if self.phases and name in self.phases[0].model.system.outputs:
-            return np.concatenate([phase[name] for phase in self.phases])
+            return np.concatenate([phase[name] for phase in self.phases], axis=-1)  # per contact: (contacts, n_t)
         if name in CONTACT_QUANTITIES and self.model is not None:
             return self._contact_quantity(name)
         outputs = list(self.phases[0].model.system.outputs) if self.phases else []

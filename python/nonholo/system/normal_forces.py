@@ -130,18 +130,31 @@ class NormalForce:
             out.append(total - sum((multipliers[r] for r in rows), sp.S.Zero))
         return out
 
+    def row_map(self, system) -> dict:
+        """{row r this normal force reads the multiplier of: its index among ``system``'s constraint
+        rows}: the same rows, where a realization by a friction law (its slip rows no longer
+        constraints) keeps the normal rows at other indices; KeyError where one is missing."""
+        used = sorted({r for load in self.loads for r in ([load[1]] if load[0] == "row" else load[2])})
+        A = sp.Matrix(system.constraints)
+        found = {}
+        for r in used:
+            target = sp.Matrix([self.rows[r]])
+            if r < A.rows and sp.Matrix(A.row(r)) == target:
+                found[r] = r
+                continue
+            match = next((i for i in range(A.rows) if sp.Matrix(A.row(i)) == target), None)
+            if match is None:
+                raise KeyError(f"the normal force of {system.name!r} is the multiplier of constraint rows {used} that "
+                               "this model's system does not have (a realization by a friction law): read it from a "
+                               "model of the system with the rows, or give normal= to the law")
+            found[r] = match
+        return found
+
     def check_system(self, system) -> None:
         """A KeyError unless ``system`` has the rows this normal force reads the multipliers of."""
-        used = {r for load in self.loads for r in ([load[1]] if load[0] == "row" else load[2])}
-        if not used:
-            return
-        A = sp.Matrix(system.constraints)
-        if A.rows != len(self.rows) or any(sp.Matrix(A.row(r)) != sp.Matrix([self.rows[r]]) for r in used):
-            raise KeyError(f"the normal force of {system.name!r} is the multiplier of constraint rows {sorted(used)} "
-                           "that this model's system does not have (a realization by a friction law): read it from "
-                           "a model of the system with the rows, or give normal= to the law")
+        self.row_map(system)
 
-    def __call__(self, q, v, params, acceleration, t=0.0, multipliers=None) -> np.ndarray:
+    def __call__(self, q, v, params, acceleration, t=0.0, multipliers=None, system=None) -> np.ndarray:
         coords, vel, time, parameters = self.args
         if self._f is None:
             a = sp.symbols(f"_nf_a0:{len(coords)}")
@@ -152,6 +165,11 @@ class NormalForce:
         shape = q.shape[1:]
         size = max(len(self.rows), 1)
         lam = None if multipliers is None else np.asarray(multipliers, dtype=float)
+        if lam is not None and system is not None:  # ``system``'s multipliers: the rows this force reads
+            full = np.zeros((size, *lam.shape[1:]))
+            for r, i in self.row_map(system).items():
+                full[r] = lam[i]
+            lam = full
         if lam is None or lam.shape[0] != size:  # a system without the rows (check_system: none is read)
             lam = np.zeros((size, *shape))
         p = [params[s.name] for s in parameters]
