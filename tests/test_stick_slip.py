@@ -134,3 +134,18 @@ def test_a_ball_rolling_down_an_incline_slips_where_lift_shrinks_its_cone():
     np.testing.assert_allclose(run.switches[0][0], v_slip / (5 / 7 * G * np.sin(alpha)), rtol=1e-8)
     with pytest.raises(ValueError, match="normal load of contact 0"):
         nh.simulate(ball().stick_slip(mu, normal=sp.Symbol("unknown")), (0, 1), AT_REST)
+
+
+def test_a_stick_slip_run_has_an_energy_and_a_friction_margin_like_any_run():
+    """A ball (m = 1, R = 0.1) launched sliding at 2 m/s without spin on mu = 0.2: its energy falls
+    from 1/2 m v0^2 + m g R to 7/10 m (5 v0 / 7)^2 + m g R, where it rolls on; the margin of the
+    rolling motion, which needs no force on the flat, is mu m g all along. StickSlipResult had no
+    energy(), and friction_margin(mu).of(run) raised TypeError."""
+    ball = nh.contact.roll_on_plane(nh.bodies.RigidBody(1.0, np.eye(3) * 0.4 * 0.01), nh.contact.Sphere(0.1))
+    y0 = nh.contact.rolling_state(ball, [1, 0, 0, 0], [0, 0, 0], velocity=(2.0, 0))
+    run = nh.simulate(ball.stick_slip(0.2, normal=9.81), (0, 1), y0, t_eval=np.linspace(0, 1, 11))
+    energy = run.energy()
+    assert energy.shape == run.t.shape
+    assert energy[0] == pytest.approx(0.5 * 4 + 9.81 * 0.1, rel=1e-12)
+    np.testing.assert_allclose(energy[-3:], 0.7 * (5 * 2.0 / 7) ** 2 + 9.81 * 0.1, rtol=1e-7)
+    np.testing.assert_allclose(ball.friction_margin(0.2).of(run), 0.2 * 9.81, rtol=1e-9)

@@ -119,6 +119,15 @@ class StickSlipResult:
     def v(self) -> np.ndarray:
         return self.y[self.n:]
 
+    @property
+    def velocity(self) -> np.ndarray:
+        """The physical velocity q' (the state's v), shape (n, n_t), as for a SimulationResult."""
+        return self.v
+
+    def energy(self) -> np.ndarray:
+        """1/2 q'^T G q' + V at every output time, shape (n_t,), phase by phase."""
+        return np.concatenate([phase.energy() for phase in self.phases]) if self.phases else np.zeros(0)
+
     def __getitem__(self, name: str) -> np.ndarray:
         """A state by name, or an output of the system (``"slip"``, ``"normal_force"``, ...), each
         phase's from its own model (the slip of a sliding phase, the forces of its motion)."""
