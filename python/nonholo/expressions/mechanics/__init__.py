@@ -38,9 +38,11 @@ A(q) q' = b(q, t) and a generalized force F(q, q', t). SymPy's methods map onto 
     adds to F the difference between those equations and Kane's generalized inertia forces,
     so the system's equations are Kane's. A point velocity that is neither the derivative of its
     position nor a material-point velocity of a body frame is a modelling error: ``ModelError``
-    names the point and the fix. Speeds that appear in no kinematic differential equation (the
-    wheel spins of the bicycle) become the derivatives of auxiliary coordinates
-    ``<speed>_integral``, appended to q_ind + q_dep.
+    names the point and the fix. The check looks at the points the model uses (mass centres,
+    particles, points where loads act, and the points on the paths between them and the origin);
+    other points located from them (another model sharing the origin) are left alone. Speeds
+    that appear in no kinematic differential equation (the wheel spins of the bicycle) become the
+    derivatives of auxiliary coordinates ``<speed>_integral``, appended to q_ind + q_dep.
 
     Gravity and every other load enter as the generalized force F (V = 0), so
     ``SimulationResult.energy()`` is then the kinetic energy only; pass ``potential=V`` and leave

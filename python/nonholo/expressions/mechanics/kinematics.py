@@ -185,18 +185,54 @@ def _angular_velocity_from_dcm(frame, inertial) -> sp.Matrix:
     return sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
 
 
-def _tree_edges(points) -> list:
-    """Every edge (p, o) of the position trees through ``points``: o was located from p or p from o."""
-    seen, stack, edges, done = set(points), list(points), [], set()
-    while stack:
-        p = stack.pop()
+def _shortest_paths(start) -> dict:
+    """{point: the point before it on a shortest path from ``start``} over the position graph
+    (breadth first, in the order the points were located)."""
+    before, queue, i = {start: None}, [start], 0
+    while i < len(queue):
+        p, i = queue[i], i + 1
         for other in getattr(p, "_pos_dict", {}):
-            if frozenset((p, other)) not in done:
-                done.add(frozenset((p, other)))
-                edges.append((p, other))
-            if other not in seen:
-                seen.add(other)
-                stack.append(other)
+            if other not in before:
+                before[other] = p
+                queue.append(other)
+    return before
+
+
+def _has_velocity(point, frame) -> bool:
+    """The point's velocity in ``frame`` is set (by set_vel, v2pt_theory, ... or an earlier vel())."""
+    return frame in getattr(point, "_vel_dict", {})
+
+
+def _model_edges(points, frame) -> list:
+    """The edges (p, o) to check: consecutive points of the paths in the position graph that connect
+    the model's ``points`` (mass centres, particles, points where loads act) to each other and to
+    the origin (the points whose velocity in ``frame`` is set to zero), p the one farther from the
+    origin. Points located from them that the model does not use (another model's points sharing
+    the origin) are left alone. On a path, a point whose velocity was never set nor computed is
+    skipped (its velocity would be the derivative of its position from a neighbour, and asking
+    SymPy for it warns): its neighbours on the path are compared directly."""
+    used = list(dict.fromkeys(points))
+    paths = {u: _shortest_paths(u) for u in used}
+    component = {p for before in paths.values() for p in before}
+    origins = [p for p in sorted(component, key=lambda p: p.name)
+               if _has_velocity(p, frame) and p._vel_dict[frame] == 0]
+    keep = {*used, *(p for p in component if _has_velocity(p, frame))}
+    edges, done = [], set()
+    for targets in (origins, used):  # paths to the origin first: they orient the edges
+        for u in used:
+            for target in targets:
+                if target is u or target not in paths[u]:
+                    continue
+                chain, p = [], target
+                while p is not None:
+                    if p in keep:
+                        chain.append(p)
+                    p = paths[u][p]
+                chain.reverse()  # from u to target
+                for a, b in zip(chain, chain[1:]):
+                    if frozenset((a, b)) not in done:
+                        done.add(frozenset((a, b)))
+                        edges.append((a, b))
     return sorted(edges, key=lambda e: (e[0].name, e[1].name))
 
 
@@ -219,7 +255,8 @@ class _Kinematics:
 def classify_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str, strict: bool) -> _Kinematics:
     r"""Compare each point velocity with its position and each angular velocity with its orientation.
 
-    For every edge (p, o) of the position trees (p located from o), the relative velocity
+    For every edge (p, o) of the paths that connect the points the model uses to each other and
+    to the origin (:func:`_model_edges`; p the point farther from the origin), the relative velocity
     v_p - v_o must be either the time derivative of r_op in the inertial frame, or
     omega_B x r_op for a body frame B: the velocities of two points fixed in B (material points,
     as ``v2pt_theory`` / ``v1pt_theory`` set them), which is how a rolling contact is built into
@@ -236,7 +273,7 @@ def classify_kinematics(bodies, load_pairs, frame, to_plain, symbols, what: str,
         return numeric_zero([to_plain(e) for e in vector_matrix], symbols, rng)
 
     points = _body_points(bodies) + [obj for kind, obj, _ in load_pairs if kind == "point"]
-    for p, other in _tree_edges(points):
+    for p, other in _model_edges(points, frame):
         try:
             relative = _to_matrix(p.vel(frame) - other.vel(frame), frame)
             r = p.pos_from(other)
