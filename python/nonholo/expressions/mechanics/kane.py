@@ -41,6 +41,9 @@ def _constraint_matrices(km):
     return tuple(_regular(sp.Matrix(M).xreplace(uaux_zero), q) for M in (km._k_nh, km._f_nh))
 
 
+TINY = 1e-12  # _regular: a denominator this small at a special configuration counts as zero
+
+
 def _regular(M: sp.Matrix, q: list) -> sp.Matrix:
     """``M`` with each entry that is not finite at a special configuration (all coordinates 0, pi/2
     or pi; one coordinate at 0, +-pi/2 or pi, the others random), or divides by zero there on the way
@@ -71,7 +74,10 @@ def _regular(M: sp.Matrix, q: list) -> sp.Matrix:
             try:
                 for x in points:
                     value, *under = (np.asarray(v, dtype=complex) for v in f(x, params, at_t))
-                    if not np.all(np.isfinite(value)) or any(not np.all(np.isfinite(d) & (d != 0)) for d in under):
+                    # a denominator within rounding of 0 is 0 (cos q at q = pi/2 is 6e-17, not 0: a
+                    # wheel-frame disc kept 1 / cos(q3) in A(q), 1.4e16 in its right-hand side there)
+                    if not np.all(np.isfinite(value)) or any(not np.all(np.isfinite(d) & (np.abs(d) > TINY))
+                                                             for d in under):
                         return False
             except (ZeroDivisionError, TypeError, ValueError):
                 return False
