@@ -137,8 +137,6 @@ def test_joints_model_builds_without_velocity_warnings():
     """Joint points between two mass centres have no velocity of their own; the check compares the
     mass centres directly instead of asking SymPy for them (which warns, "Velocity of ...
     automatically calculated")."""
-    if not hasattr(me, "PlanarJoint"):
-        pytest.skip("sympy.physics.mechanics.System with joints needs SymPy >= 1.13")
     ground = me.RigidBody("ground")
     model = me.System.from_newtonian(ground)
     chassis, rod = me.RigidBody("chassis"), me.RigidBody("rod")
