@@ -223,10 +223,11 @@ def test_wrong_y0_messages_name_the_qdot_form(ball):
         assert "(q, u)" not in message and "10" in message and "u1" in message
 
 
-def _disc_with_speeds_in(frame_name: str):
+def disc_with_speeds_in(frame_name: str, values=(1.0, 1.0, 1.0)):
     """SymPy's rolling disc (yaw q1, lean q2, spin q3, contact point q4, q5) with the angular speeds
     taken in the frame ``frame_name`` ("L": the lean frame, SymPy's example; "R": the wheel's) and
-    the rolling condition written through v2pt_theory, whose velocities are in q'."""
+    the rolling condition written through v2pt_theory, whose velocities are in q'; ``values`` the
+    radius, mass and gravity (r, m, g)."""
     from sympy.physics import mechanics as me
 
     q1, q2, q3, q4, q5 = me.dynamicsymbols("q1:6")
@@ -250,7 +251,7 @@ def _disc_with_speeds_in(frame_name: str):
                         velocity_constraints=[slip.dot(Y.x), slip.dot(Y.y)])
     km.kanes_equations([me.RigidBody("disc", D, R, m, (me.inertia(L, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4), D))],
                        [(D, -m * g * Y.z)])
-    return nh.System.from_kanes_method(km, {r: 1.0, m: 1.0, g: 1.0})
+    return nh.System.from_kanes_method(km, dict(zip((r, m, g), values)))
 
 
 def test_speeds_in_the_wheel_frame_run_from_the_upright_disc():
@@ -260,7 +261,7 @@ def test_speeds_in_the_wheel_frame_run_from_the_upright_disc():
     t = 0 ('the frame X(q) of the Hamel model is nearly singular'), a [q, q'] start gave 'y0
     contains NaN' and the q' model 'constraint rows linearly dependent'. Those removable 0/0 are
     cancelled; the motion is the one with the speeds in the lean frame (SymPy's own choice)."""
-    lean, wheel = _disc_with_speeds_in("L"), _disc_with_speeds_in("R")
+    lean, wheel = disc_with_speeds_in("L"), disc_with_speeds_in("R")
     for q0 in ([0, 0, 0, 0, 0], [0.5, 0.3, 0.0, 0, 0], [0.5, 0.0, 0.4, 0, 0]):
         q0 = np.array(q0, dtype=float)
         qdot = lean.speed_frame().velocity(q0, [0.4, 3.0, 0.2])  # a rolling q', from the lean frame's speeds

@@ -352,6 +352,13 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
                          f"{[names[i] for i in cyclic] or 'none here'}); find one with nh.steady_motions")
 
 
+def _cyclic_columns(A, cyc_local) -> np.ndarray:
+    """The largest entry of each cyclic column of A in the other components' rows (the cyclic ones'
+    own rates may depend on one another, a translation's on a heading: the nilpotent block below)."""
+    rest = [i for i in range(A.shape[0]) if i not in set(cyc_local)]
+    return np.abs(A[np.ix_(rest, cyc_local)]).max(axis=0, initial=0.0)
+
+
 def _check_cyclic_columns(A, cyc_local, names) -> None:
     """The cyclic columns of A vanish in the other components' rows; among the cyclic ones' rows (a
     translation's rate may depend on a heading) they form a nilpotent block, whose eigenvalues, all
@@ -359,9 +366,7 @@ def _check_cyclic_columns(A, cyc_local, names) -> None:
     if not cyc_local:
         return
     scale = 1e-12 * max(1.0, np.abs(A).max())
-    rest = [i for i in range(A.shape[0]) if i not in set(cyc_local)]
-    col = np.abs(A[np.ix_(rest, cyc_local)]).max(axis=0, initial=0.0)
-    bad = [nm for nm, c in zip(names, col) if c > scale]
+    bad = [nm for nm, c in zip(names, _cyclic_columns(A, cyc_local)) if c > scale]
     if bad:
         raise ValueError(f"the coordinates {bad} were given as cyclic, but the equations depend on them")
     block = A[np.ix_(cyc_local, cyc_local)]
@@ -396,10 +401,7 @@ def _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local) -> None:
         cs = constraint_set(model, t, near, params)
         T_near = tangent_basis(cs, names, independent, cyc, model.system.n)[0]
         A = (model.jacobian(t, near, params) @ T_near)[ind]
-        # the rows of the other components: the cyclic ones' own rates may depend on each other (a
-        # translation's rate on the heading), which leaves the spectrum of the rest alone
-        rest = [i for i in range(len(ind)) if i not in set(cyc_local)]
-        col = np.abs(A[np.ix_(rest, cyc_local)]).max(axis=0, initial=0.0)
+        col = _cyclic_columns(A, cyc_local)
         bad = [names[c] for c, v in zip(cyc, col) if v > 1e-8 * max(1.0, np.abs(A).max())]
         if bad:
             raise ValueError(f"the coordinates {bad} were given as cyclic, but the {model.kind} model's equations "
