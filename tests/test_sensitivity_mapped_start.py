@@ -4,6 +4,7 @@ the projection depend on the parameters). Checked against central differences of
 
 import numpy as np
 import pytest
+import sympy as sp
 from test_mechanics import rolling_disc_with_contact_point
 
 import nonholo as nh
@@ -57,3 +58,42 @@ def test_fit_recovers_a_parameter_of_the_rolling_constraint_from_a_qdot_start(di
     data = nh.simulate(speeds, (0, T), yq, t_eval=t, params={"r": 0.8}, project_y0=True)
     fit = nh.fit(speeds, t, np.array([data["q1"], data["q2"]]), {"r": 1.0}, yq, observe=["q1", "q2"], project_y0=True)
     assert fit.success and abs(fit.params["r"] - 0.8) < 1e-7  # it stayed at 1.0, "successfully", before
+
+
+def _offset_sleigh():
+    """A sleigh with its mass a distance a ahead of the blade, in plain SymPy."""
+    x, y, phi, m, I, a = sp.symbols("x y phi m I a")
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
+                   [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2]])
+    return nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
+                     parameters={m: 1.0, I: 1.0, a: 0.2})
+
+
+@pytest.mark.parametrize("kind", ["nonholonomic", "friction"])
+def test_initial_state_sensitivities_of_a_projected_start_follow_the_given_velocity(kind):
+    """y0 off the constraint set with project_y0: d y(t)/d y0[i] is the derivative of the projected runs,
+    whose start P(q) v moves with q at the given v (the unit vector projected at the projected start
+    missed that: d y(2)/d phi0 had the y component -0.079 for +1.066)."""
+    system = _offset_sleigh()
+    model = system.nonholonomic() if kind == "nonholonomic" else system.friction(0.05)
+    y0 = np.array([0.1, -0.2, 0.4, -1.0, 0.5, 1.0])  # A v = 0.907
+    t_end = 2.0 if kind == "nonholonomic" else 0.8
+    run = nh.simulate(model, (0, t_end), y0, t_eval=[0, t_end], project_y0=True, sensitivities="y0",
+                      rtol=1e-10, atol=1e-12)
+    h = 1e-6
+    for i in range(6):
+        e = np.zeros(6)
+        e[i] = h
+        ends = [nh.simulate(model, (0, t_end), y0 + s * e, t_eval=[0, t_end], project_y0=True, rtol=1e-12,
+                            atol=1e-14).y for s in (1, -1)]
+        fd = (ends[0] - ends[1]) / (2 * h)
+        assert np.abs(run.sensitivities[:, i, :] - fd).max() < 1e-6 * max(1.0, np.abs(fd).max()), i
+    # the default: a y0 on the constraint set, not projected (the constrained model's admissible
+    # perturbation of phi moves v onto the constraint at the new phi; the friction model's keeps v)
+    y0 = np.r_[y0[:3], system.project(y0[:3], y0[3:])]
+    run = nh.simulate(model, (0, t_end), y0, t_eval=[t_end], sensitivities=[("y0", "phi")], rtol=1e-10, atol=1e-12)
+    e = np.zeros(6)
+    e[2] = h
+    ends = [nh.simulate(model, (0, t_end), y0 + s * e, t_eval=[t_end], project_y0=kind == "nonholonomic",
+                        rtol=1e-12, atol=1e-14).y[:, -1] for s in (1, -1)]
+    assert np.abs(run.sensitivities[:, 0, -1] - (ends[0] - ends[1]) / (2 * h)).max() < 1e-6

@@ -17,7 +17,8 @@ from typing import Sequence
 import numpy as np
 import sympy as sp
 
-from ..models.reduced import mapped_state_derivative, maps_initial_state, projects_initial_state
+from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative, maps_initial_state,
+                              projects_initial_state)
 
 __all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values"]
 
@@ -104,6 +105,11 @@ def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -
     if not (maps_initial_state(model, y0) or projects_initial_state(model, project_y0)):
         return spec
     initial = [None if j < 0 else mapped_state_derivative(model, y0, t0, p, project_y0, j) for j in spec["parameters"]]
+    if projects_initial_state(model, project_y0) and not maps_initial_state(model, y0):
+        # a y0 off the constraint set: d(projected y0)/d y0[i] depends on the given v, which the
+        # core's projection of the unit vector at the projected start does not see
+        initial = [mapped_initial_derivative(model, y0, t0, p, i) if j < 0 else d
+                   for j, i, d in zip(spec["parameters"], spec["states"], initial)]
     if all(d is None for d in initial):
         return spec
     return {**spec, "initial": [None if d is None else d.tolist() for d in initial]}
