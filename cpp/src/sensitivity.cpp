@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <cvodes/cvodes.h>
@@ -201,11 +202,10 @@ void SensitivityRun::record_event(int event, double t, const double* y, std::vec
     map->velocity_derivative(t, y, dy, dt, params_.data(), parameter, qv.data() + n, dqv.data() + n, *ws_);
     return event_derivative(*ev.tape, sys, params_.data(), t, qv.data(), dqv.data(), dt, parameter);
   };
-  const double gdot = derivative(f_.data(), 1.0, -1);
-  if (gdot == 0.0 || !std::isfinite(gdot))
-    throw SolverError("the event function is tangent to the trajectory at t = " + format_number(t) +
-                          " (dg/dt = 0): the event time has no sensitivity",
-                      t);
+  // An event function tangent to the trajectory (dg/dt = 0) gives its time no derivative: NaN
+  // (simulate warns), and the run goes on.
+  double gdot = derivative(f_.data(), 1.0, -1);
+  if (gdot == 0.0 || !std::isfinite(gdot)) gdot = std::numeric_limits<double>::quiet_NaN();
   for (int j = 0; j < count(); ++j) {
     double* s = N_VGetArrayPointer(yS_[j]);
     const double dt = -derivative(s, 0.0, index_[j]) / gdot;

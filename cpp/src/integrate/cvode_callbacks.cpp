@@ -94,7 +94,7 @@ int sensitivity_callback(int, sun::real t, N_Vector y, N_Vector, N_Vector* yS, N
 int root_callback(sun::real t, N_Vector y, sun::real* g, void* data) {
   auto* P = static_cast<Problem*>(data);
   try {
-    for (std::size_t i = 0; i < P->events.size(); ++i) g[i] = P->event_value(i, t, N_VGetArrayPointer(y));
+    for (std::size_t i = 0; i < P->events.size(); ++i) g[i] = P->root_value(i, t, N_VGetArrayPointer(y));
     return 0;
   } catch (...) {
     P->error = std::current_exception();

@@ -280,6 +280,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
     solver_->roots = true;
   }
   roots_.assign(events.size(), 0);
+  problem_.passed_roots.clear();
   if (!events.empty()) {
     std::vector<int> dirs;
     for (const auto& ev : events) dirs.push_back(static_cast<int>(dir_) * ev.direction);
@@ -431,6 +432,11 @@ StepResult Integration::step() {
   switch_to_bdf_ = !r.root && !r.end && may_switch_ && adams_is_stiff(t_);
   if (policy_) apply_jacobian_policy(t_);
   if (r.root) CVodeGetRootInfo(mem(), roots_.data());
+  if (r.root) {  // exact zeros past these roots read as the sign crossed to (Problem::root_value)
+    problem_.passed_roots.resize(roots_.size());
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (roots_[i] != 0) problem_.passed_roots[i] = {t_, dir_, roots_[i] > 0 ? 1 : -1};
+  }
   return r;
 }
 

@@ -12,11 +12,13 @@ its map into the model's state (:func:`with_initial_values`).
 
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 import numpy as np
 import sympy as sp
 
+from ..errors import SimulationWarning
 from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative, maps_initial_state,
                               projects_initial_state)
 
@@ -89,6 +91,13 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
         final = result.sensitivities[..., -1]
     result.sensitivities_final = final
     result.t_events_sensitivities = list(raw["t_events_sensitivities"])
+    for i, (times, dt) in enumerate(zip(result.t_events, result.t_events_sensitivities)):
+        tangent = [t for t, row in zip(times, dt) if np.isnan(row).any()]
+        if tangent:
+            warnings.warn(f"event {i} is tangent to the trajectory (dg/dt = 0) at t = {tangent[0]:.6g}"
+                          f"{f' and {len(tangent) - 1} more' if len(tangent) > 1 else ''}: its time has no "
+                          "sensitivity there (NaN in t_events_sensitivities and y_events_sensitivities)",
+                          SimulationWarning, stacklevel=3)
     result.y_events_sensitivities = [np.transpose(s, (0, 2, 1)) for s in raw["y_events_sensitivities"]]
     return result
 
