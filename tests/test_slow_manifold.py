@@ -354,5 +354,8 @@ def test_velocity_dependent_force_is_supported():
 def test_orders_above_the_maximum_are_rejected(sleigh):
     with pytest.raises(ValueError, match="order must be between 0 and 16"):
         sleigh.reduced(0.1, order=17)
+    # max_order by name: order "auto" computes the terms 1..max_order (0 failed in simulate, naming no argument)
+    with pytest.raises(ValueError, match="max_order must be between 1 and 16, got 0"):
+        sleigh.reduced(0.1, order="auto", max_order=0)
     with pytest.raises(ValueError, match="u must lie on the constraint set"):
         sleigh.slip([0, 0, 0], [0, 1.0, 0], order=1)

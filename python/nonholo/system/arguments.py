@@ -172,11 +172,11 @@ def holonomic_argument(holonomic):
     return tuple(to_sympy(h, "holonomic") for h in items) or None
 
 
-def order_argument(order) -> int:
+def order_argument(order, name: str = "order", lowest: int = 0) -> int:
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
-        raise TypeError(f"order must be an integer, got {order!r}")
-    if not 0 <= order <= _core.max_slow_manifold_order:
-        raise ValueError(f"order must be between 0 and {_core.max_slow_manifold_order}, got {order}")
+        raise TypeError(f"{name} must be an integer, got {order!r}")
+    if not lowest <= order <= _core.max_slow_manifold_order:
+        raise ValueError(f"{name} must be between {lowest} and {_core.max_slow_manifold_order}, got {order}")
     return int(order)
 
 

@@ -687,7 +687,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             order = order_argument(order)
         if velocities not in VELOCITIES:
             raise ValueError(f"velocities must be one of {VELOCITIES}, got {velocities!r}")
-        max_order = order_argument(max_order)
+        max_order = order_argument(max_order, "max_order", 1)  # order "auto" computes terms 1..max_order
         if velocities == "frame":
             frame = self._reduction_frame(frame)
         elif frame is not None:
