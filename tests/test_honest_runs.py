@@ -109,6 +109,27 @@ def test_simulate_many_warns_once_for_the_runs_outside(sleigh):
 
 
 # ------------------------------------------------------------------ names, states, inputs
+def test_a_run_that_leaves_the_range_between_sparse_samples_warns():
+    """A sleigh (mass 0.5 ahead of the blade, plain SymPy) spun up by a torque pulse at t = 2 and damped
+    down again: at eps = 0.05 the reduced model leaves its range near t = 2.2 (delta 0.52) and is back
+    by t = 6, 0.42 off in y. With t_eval=[6] the check saw the start and the end only, and said nothing."""
+    x, y, th, t = sp.symbols("x y theta t")
+    xd, yd, thd = sp.symbols("x_dot y_dot theta_dot")
+    a = 0.5
+    G = sp.Matrix([[1, 0, -a * sp.sin(th)], [0, 1, a * sp.cos(th)], [-a * sp.sin(th), a * sp.cos(th), 1 + a**2]])
+    F = sp.Matrix([-2 * xd, -2 * yd, 80 * sp.exp(-((t - 2) / 0.3) ** 2) - 2 * thd])
+    sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]), force=F, time=t,
+                       velocities=[xd, yd, thd])
+    y0 = np.array([0, 0, 0, 1.0, 0, 0])
+    for t_eval in ([6.0], [0, 3, 6.0], None):  # None: the default, every step stored
+        run, caught = _run(sleigh.reduced(0.05), y0, (0, 6), t_eval=t_eval)
+        assert len(caught) == 1 and "left the range" in caught[0], t_eval
+        assert run.validity.delta.max() > 0.4 and run.t.size == (len(t_eval) if t_eval else run.t.size)
+    # well inside its range (eps 1e-3), the same sparse run is silent
+    run, caught = _run(sleigh.reduced(1e-3), y0, (0, 6), t_eval=[6.0])
+    assert caught == [] and run.validity.valid
+
+
 @pytest.mark.parametrize("where", ["coordinate", "velocity", "parameter"])
 def test_symbols_named_like_the_time_are_refused_at_build_time(where):
     x, t, c = sp.symbols("x t c")

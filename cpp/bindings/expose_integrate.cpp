@@ -73,6 +73,7 @@ const SolverOptionKey kSolverOptionKeys[] = {
      },
      {"measured", "estimated"}},
     {"dense_output", "bool", 0, 0, true, [](IntegrationOptions& o, py::handle v) { o.dense_output = v.cast<bool>(); }},
+    {"step_trail", "int", 0, 1e6, true, [](IntegrationOptions& o, py::handle v) { o.step_trail = v.cast<int>(); }},
     {"initial_state_checked", "bool", 0, 0, true,
      [](IntegrationOptions& o, py::handle v) { o.check_initial_state = !v.cast<bool>(); }},
 };
@@ -266,6 +267,15 @@ py::dict to_dict(const SimulationOutput& out) {
     }
     d["t_events_sensitivities"] = t_sens;
     d["y_events_sensitivities"] = y_sens;
+  }
+  if (!out.trail_t.empty()) {
+    const py::ssize_t nk = static_cast<py::ssize_t>(out.trail_t.size());
+    d["trail_t"] = to_numpy(out.trail_t.data(), {nk});
+    py::array_t<double> trail({ns, nk});
+    auto tm = trail.mutable_unchecked<2>();
+    for (py::ssize_t i = 0; i < nk; ++i)
+      for (py::ssize_t j = 0; j < ns; ++j) tm(j, i) = out.trail_y[i * ns + j];
+    d["trail_y"] = trail;
   }
   if (!out.dense.t_end.empty()) {
     py::dict dense;

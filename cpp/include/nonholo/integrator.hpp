@@ -47,6 +47,9 @@ struct IntegrationOptions {
   double max_wall_time = 0.0;  // seconds, 0: unbounded
   bool project = true;       // drift control on constrained models (projection after steps)
   bool dense_output = false; // keep CVODE's interpolant of every step (SimulationOutput::dense)
+  // Keep about this many step ends, evenly thinned, beside the samples (SimulationOutput::trail_t):
+  // for a check of the run that needs states t_eval does not store (a reduced model's validity).
+  int step_trail = 0;
   // Model::check_state at (t0, y0) before the run; false when the caller has just done it on
   // the same state (the Python API: simulate and simulate_many check y0 first), as it costs a
   // full evaluation of the dynamics (9 us for the bicycle).
@@ -128,6 +131,9 @@ struct SimulationOutput {
   std::vector<std::vector<double>> y_events;  // per event, time-major like y
   std::vector<std::string> messages;          // captured from SUNDIALS
   DenseOutput dense;                          // filled when options.dense_output
+  // With options.step_trail = K: between K and 2K step ends (fewer in a short run), every s-th
+  // step's, s doubling whenever 2K are kept (RunRecord::step_end); time-major like y.
+  std::vector<double> trail_t, trail_y;
   // With options.sensitivities (n_sens of them): per output time n_sens x n_states, time-major;
   // per event and occurrence dt*/dtheta (n_sens) and dy(t*)/dtheta (n_sens x n_states).
   int n_sens = 0;

@@ -6,7 +6,9 @@
 // message, t_last, y_last) in the run's SimulationOutput.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,23 @@ class RunRecord {
     out_.t.push_back(t);
     out_.y.insert(out_.y.end(), y, y + n_);
     if (sens_) sens_->record(t, y, out_.sensitivities);
+  }
+  // The end (t, y) of a step: kept in the trail of options.step_trail, every stride-th one,
+  // the stride doubling (and every other one kept dropped) when 2 step_trail are kept.
+  void step_end(double t, const double* y) {
+    if (opt_.step_trail <= 0 || ++trail_count_ % trail_stride_ != 0) return;
+    out_.trail_t.push_back(t);
+    out_.trail_y.insert(out_.trail_y.end(), y, y + n_);
+    if (static_cast<int>(out_.trail_t.size()) < 2 * opt_.step_trail) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 1; i < out_.trail_t.size(); i += 2, ++kept) {
+      out_.trail_t[kept] = out_.trail_t[i];
+      std::copy_n(out_.trail_y.begin() + static_cast<std::ptrdiff_t>(i * n_), n_,
+                  out_.trail_y.begin() + static_cast<std::ptrdiff_t>(kept * n_));
+    }
+    out_.trail_t.resize(kept);
+    out_.trail_y.resize(kept * n_);
+    trail_stride_ *= 2;
   }
   // The samples of t_eval before or at t (in the direction of integration) not yet emitted, each
   // the state at(te) returns: the stepper's interpolant on its last step, or its state at te = t.
@@ -84,6 +103,7 @@ class RunRecord {
   const InterruptCheck& interrupted_;
   SensitivityRun* sens_ = nullptr;
   Clock::time_point start_;
+  long trail_count_ = 0, trail_stride_ = 1;
 };
 
 }  // namespace nonholo

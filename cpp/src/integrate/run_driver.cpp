@@ -164,6 +164,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       if (opt_.dense_output) s.record_dense(record_.output().dense);
       if (record_.sample_due(t)) record_.emit_up_to(t, [&](double te) { return s.at(te); });
       if (!r.root && record_.every_step()) record_.record(t, y);
+      record_.step_end(t, y);
       if (handover) {
         end(s, t, nullptr);
         return true;

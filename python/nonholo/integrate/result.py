@@ -94,6 +94,8 @@ class SimulationResult:
         self.messages = list(raw["messages"])
         self.y_final = raw.get("y_final")
         self._y_last = raw.get("y_last")  # the state at t_last (also between samples): the failure diagnosis
+        # step ends kept beside the samples of t_eval (solver option step_trail): the validity check's
+        self._trail = (raw["trail_t"], raw["trail_y"]) if "trail_t" in raw else None
         if self.y_final is None and self.t.size and self.t[-1] == self.t_last:
             self.y_final = self.y[:, -1]
         self.warnings: list = []

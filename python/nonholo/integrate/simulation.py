@@ -111,6 +111,8 @@ def _core_options(solver_options, dense_output: bool = False, model: Model | Non
         options["initial_state_checked"] = True
     if dense_output:
         options["dense_output"] = True
+    if model is not None and checks_validity(model):  # its states between sparse samples of t_eval too
+        options["step_trail"] = validity.RUN_SAMPLES
     if model is not None and model.system.unit_norm and "unit_norm" not in options:
         options["unit_norm"] = _unit_norm_indices(model)
     return options
@@ -378,14 +380,21 @@ def _drop_samples(raw: dict) -> None:
         raw["sensitivities"] = raw["sensitivities"][..., :0]
 
 
+def checks_validity(model: Model) -> bool:
+    """True for a model whose runs are checked against the range of validity of its expansion: a
+    reduced model of a system with constraints (without, there is no fast scale: the model is the
+    system's own dynamics)."""
+    return isinstance(model, ReducedModel) and model.system.k > 0
+
+
 def check_validity(result: SimulationResult, y0=None, warn: bool = True, t0: float | None = None,
                    p=None) -> SimulationResult:
     """A reduced model's run outside the range where its expansion in eps is valid gets a
     SimulationWarning and an entry in ``result.warnings`` (:mod:`nonholo.models.validity`);
     ``result.validity`` holds the estimate. ``t0``: the run's start, the time of ``y0``; ``p``: the
     parameter vector the run used."""
-    if not isinstance(result.model, ReducedModel) or result.model.system.k == 0:
-        return result  # without constraints there is no fast scale: the model is the system's own dynamics
+    if not checks_validity(result.model):
+        return result
     result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES, margin=validity.MARGIN, t0=t0,
                                         p=p)
     if result.validity is not None and not result.validity.valid:
