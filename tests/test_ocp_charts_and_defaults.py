@@ -149,3 +149,32 @@ def test_a_plan_that_is_no_motion_of_its_dynamics_is_no_success():
     assert ahead.success and ahead.unresolved() is None
     assert ahead.t_final == pytest.approx(nh.analysis.dubins_length([0, 0, 0], [4.0, 1.0, 0.5], 1.0), rel=1e-2)
     assert np.abs(ahead.simulate().y_final - ahead.y[:, -1]).max() <= 1.01 * ahead.error_bound
+
+
+def _renamed_car(trailer: bool = False):
+    """The car of nh.systems.kinematic_car written by hand with states px, py, psi (and a trailer's
+    heading psi1 at hitch distance 1): no state is named x, y or theta."""
+    px, py, psi, psi1, v, k = sp.symbols("px py psi psi1 v kappa")
+    states, rates = [px, py, psi], [v * sp.cos(psi), v * sp.sin(psi), v * k]
+    if trailer:
+        states, rates = states + [psi1], rates + [v * sp.sin(psi - psi1)]
+    return nh.KinematicSystem(states, [v, k], rates, control_bounds={"v": (-1, 1), "kappa": (-1, 1)})
+
+
+def test_a_planar_vehicle_is_found_by_its_dynamics_whatever_its_states_are_called():
+    from nonholo.control.vehicle import planar_vehicle
+
+    car = nh.OptimalControlProblem(_renamed_car(True), cost="time", initial=[0, 0, 0, 0], final=[3, 1, 0, 0])
+    assert planar_vehicle(car) == (0, 1, [2, 3])
+    heis = nh.OptimalControlProblem(nh.systems.heisenberg().kinematic(), cost="energy", t_final=1.0,
+                                    initial=[0, 0, 0], final=[1.0, 0.5, 0.3])
+    assert planar_vehicle(heis) is None  # no rates w cos(h), w sin(h)
+    # the default start of the renamed car is the named car's: the turn-drive-turn and bumped starts
+    # ran for x, y, theta only, and to (-1, 0.5, 0.3) the renamed car stopped 8.5% above the Reeds-Shepp length
+    goal = [-1.0, 0.5, 0.3]
+    length = nh.analysis.reeds_shepp_path([0, 0, 0], goal, turning_radius=1.0).length
+    sol = nh.OptimalControlProblem(_renamed_car(), cost="time", initial=[0, 0, 0], final=goal).solve(nodes=100)
+    named = nh.OptimalControlProblem(nh.systems.kinematic_car(turning_radius=1.0), cost="time", initial=[0, 0, 0],
+                                     final=goal).solve(nodes=100)
+    assert sol.success and sol.stats["starts"] == named.stats["starts"]
+    assert abs(sol.t_final - named.t_final) < 1e-6 and sol.t_final < 1.01 * length

@@ -21,6 +21,7 @@ from .guesses import array_guess, is_array_guess
 from . import checks
 from .solution import OptimalControlSolution, resolved, vectorized
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
+from .vehicle import planar_vehicle
 from .dmoc import DiscreteMechanics, solve_dmoc
 from .warm_start import WARM_START_OPTIONS, carried_multipliers, holonomic_pairs
 from .transcription import (DMOC, correction_functions, correction_offsets, interval_points, point_functions, scheme,
@@ -259,17 +260,15 @@ class OptimalControlProblem:
         return Y, self._fit_controls(Y, np.repeat((b - a)[:, None] / T, tau.size, axis=1)), T
 
     def heading_guess(self, tau: np.ndarray):
-        """For a planar vehicle (states ``x``, ``y`` and headings ``theta*``): the guess that turns
+        """For a planar vehicle (:mod:`~nonholo.control.vehicle`: x, y and headings): the guess that turns
         each heading to the chord's direction in the first fifth of the time, drives along the
         chord, and turns to the final headings in the last fifth (the shape of a car's shortest
         paths, turn-straight-turn); None for other systems. Returns (Y, U, T) as
         :meth:`default_guess`."""
-        names = self.state_names
-        headings = [i for i, nm in enumerate(names) if nm.startswith("theta")]
-        if "x" not in names or "y" not in names or not headings:
+        if self._vehicle() is None:
             return None
+        ix, iy, headings = self._vehicle()
         Y, _, T = self.default_guess(tau)
-        ix, iy = names.index("x"), names.index("y")
         dx, dy = Y[ix, -1] - Y[ix, 0], Y[iy, -1] - Y[iy, 0]
         if math.hypot(dx, dy) < 1e-9:
             return None
@@ -283,15 +282,22 @@ class OptimalControlProblem:
         Ydot = np.gradient(Y, tau, axis=1) / T
         return Y, self._fit_controls(Y, Ydot), T
 
+    def _vehicle(self):
+        """(x, y, headings) state indices of a planar vehicle, or None (:mod:`~nonholo.control.vehicle`)."""
+        if not hasattr(self, "_planar"):
+            self._planar = planar_vehicle(self)
+        return self._planar
+
     def _sideways(self) -> bool:
         """A planar vehicle whose chord runs more than SIDEWAYS (modulo pi: it may reverse) from its
         headings at both ends: the line and the turn-drive-turn start then tend to one local optimum
         (the car to (0, 1, 0): 2.917 against the Reeds-Shepp 2.636, which a start with the heading
         bumped reaches), so the bumps are solved too, not only when the two starts disagree."""
-        names = self.state_names
-        ends = [(self.initial[names.index(c)], self.final[names.index(c)]) for c in ("x", "y") if c in names]
-        headings = [i for i, nm in enumerate(names) if nm.startswith("theta")]
-        if len(ends) < 2 or any(a is None or b is None for pair in ends for a, b in [pair]):
+        if self._vehicle() is None:
+            return False
+        ix, iy, headings = self._vehicle()
+        ends = [(self.initial[i], self.final[i]) for i in (ix, iy)]
+        if any(a is None or b is None for a, b in ends):
             return False
         (x0, x1), (y0, y1) = ends
         if math.hypot(x1 - x0, y1 - y0) < 1e-9:
@@ -301,14 +307,12 @@ class OptimalControlProblem:
         return bool(angles) and all(abs((phi - a + math.pi / 2) % math.pi - math.pi / 2) > SIDEWAYS for a in angles)
 
     def _turns_on_the_spot(self) -> bool:
-        """A planar vehicle (states x, y, theta*) whose ends share their position: its line stands still
+        """A planar vehicle (x, y, headings) whose ends share their position: its line stands still
         (the car cannot turn without moving), and its heading start has no chord to follow; bumps of x
         and y (a swing out and back) start it."""
-        names = self.state_names
-        if "x" not in names or "y" not in names or not any(nm.startswith("theta") for nm in names):
+        if self._vehicle() is None:
             return False
-        ix, iy = names.index("x"), names.index("y")
-        ends = [(self.initial[i], self.final[i]) for i in (ix, iy)]
+        ends = [(self.initial[i], self.final[i]) for i in self._vehicle()[:2]]
         return all(a is not None and b is not None and abs(a - b) < 1e-9 for a, b in ends)
 
     def perturbed_guess(self, tau: np.ndarray, state, amplitude: float = PERTURBATION):
@@ -399,7 +403,7 @@ class OptimalControlProblem:
         if isinstance(guess, str) and guess == "heading":
             found = self.heading_guess(tau)
             if found is None:
-                raise ValueError("guess='heading' needs a planar vehicle: states x, y and headings theta*")
+                raise ValueError("guess='heading' needs a planar vehicle (rates w cos(h), w sin(h) of a heading h)")
             return found
         if isinstance(guess, tuple) and len(guess) == 3 and isinstance(guess[0], str) and guess[0] == "perturbed":
             return self.perturbed_guess(tau, guess[1], guess[2])
@@ -561,7 +565,7 @@ class OptimalControlProblem:
             sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue,
                                    widen=self._sideways())
         elif guess is None and sch is not DMOC and self._turns_on_the_spot():  # swing out and back, not the line
-            out_and_back = rescue or [b for b in self._bumps(self.states) if self.state_names[b[1]] in ("x", "y")]
+            out_and_back = rescue or [b for b in self._bumps(self.states) if b[1] in self._vehicle()[:2]]
             sol = self._multistart(sch, nodes, dtau, (), options, rescue=out_and_back) or \
                 self._solve_mesh(sch, dtau, None, options)
         elif guess is None and rescue and sch is not DMOC and self._line_violates_path(interval_points(dtau, sch.step)):
