@@ -130,6 +130,22 @@ def test_a_run_that_leaves_the_range_between_sparse_samples_warns():
     assert caught == [] and run.validity.valid
 
 
+def test_a_start_off_the_holonomic_constraints_is_refused():
+    """A pendulum in Cartesian coordinates, x^2 + y^2 = 1 as a holonomic constraint and its derivative as
+    the velocity row, in plain SymPy: the run enforces h' = 0 only, so a start at radius 1.05 (|h| = 0.1025) swung on a
+    circle of radius 1.05 with no complaint (a Whipple bicycle's front wheel 5 cm above the ground
+    carried 285 N the same way)."""
+    x, y = sp.symbols("x y")
+    pendulum = nh.System([x, y], sp.eye(2), potential=9.81 * y, constraints=sp.Matrix([[x, y]]),
+                         holonomic=[x**2 + y**2 - 1])
+    with pytest.raises(ValueError, match=r"holonomic constraints h\(q\) = 0: \|h\| = 0.103"):
+        nh.simulate(pendulum.nonholonomic(), (0, 1), [1.05, 0, 0, 0.5])
+    # on the circle, the default run keeps it there
+    c, s = np.cos(0.3), np.sin(0.3)
+    run = nh.simulate(pendulum.nonholonomic(), (0, 1), [c, s, -0.5 * s, 0.5 * c])
+    assert run.success and np.abs(run.q[0] ** 2 + run.q[1] ** 2 - 1).max() < 1e-7
+
+
 @pytest.mark.parametrize("where", ["coordinate", "velocity", "parameter"])
 def test_symbols_named_like_the_time_are_refused_at_build_time(where):
     x, t, c = sp.symbols("x t c")
