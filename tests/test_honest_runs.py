@@ -146,6 +146,21 @@ def test_a_start_off_the_holonomic_constraints_is_refused():
     assert run.success and np.abs(run.q[0] ** 2 + run.q[1] ** 2 - 1).max() < 1e-7
 
 
+def test_constraint_residual_of_friction_and_reduced_runs_is_their_slip(sleigh):
+    """|A v| / (|A| |v|) (2-norms) with the physical velocity: it read 0 on a friction run (a model without
+    constraint rows) and 1e-13 on a reduced one (its state's u), where the slip is 1e-2."""
+    y0 = np.array([0, 0, 0, 1.0, 0.3, 1.0])
+    for model, start in ((sleigh.friction(0.01), y0), (sleigh.reduced(0.01), np.r_[y0[:3], sleigh.project(y0[:3],
+                                                                                                       y0[3:])])):
+        run = nh.simulate(model, (0, 2), start, t_eval=np.linspace(0, 2, 5))
+        A = np.array([sleigh.constraint_matrix(q)[0][0] for q in run.q.T])
+        v = run.velocity.T
+        slip = np.abs(np.sum(A * v, axis=1)) / (np.linalg.norm(A, axis=1) * np.linalg.norm(v, axis=1))
+        assert np.allclose(run.constraint_residual(), slip, rtol=1e-9) and slip.max() > 1e-3, model.kind
+    # the default, the nonholonomic model: its drift, at the level of the tolerance
+    assert nh.simulate(sleigh.nonholonomic(), (0, 2), start).constraint_residual().max() < 1e-9
+
+
 @pytest.mark.parametrize("where", ["coordinate", "velocity", "parameter"])
 def test_symbols_named_like_the_time_are_refused_at_build_time(where):
     x, t, c = sp.symbols("x t c")
