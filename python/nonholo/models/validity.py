@@ -240,15 +240,15 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
 
 def _run_states(result, samples: int | None, t0: float | None) -> tuple:
     """The run's states the check samples: the stored ones, and where they leave a gap longer than
-    1/``samples`` of the run from ``t0`` (t_eval=[T] stores one state), the step ends the run kept
-    beside them (``result._trail``), in the order of time, each time once."""
+    1/``samples`` (RUN_SAMPLES by default) of the run from ``t0`` (t_eval=[T] stores one state), the
+    step ends the run kept beside them (``result._trail``), in the order of time, each time once."""
     trail = getattr(result, "_trail", None)
     if trail is None or not trail[0].size:
         return result.t, result.y
     t = result.t
     start = t0 if t0 is not None else (t[0] if t.size else trail[0][0])
-    if samples and t.size > 1 and max(abs(t[0] - start), abs(result.t_last - t[-1]), float(np.max(np.abs(
-            t[1:] - t[:-1])))) <= abs(result.t_last - start) / samples:
+    if t.size > 1 and max(abs(t[0] - start), abs(result.t_last - t[-1]), float(np.max(np.abs(
+            t[1:] - t[:-1])))) <= abs(result.t_last - start) / (samples or RUN_SAMPLES):
         return t, result.y  # the stored states cover the run as densely as the check samples
     t = np.concatenate([result.t, trail[0]])
     Y = np.hstack([result.y, trail[1]])
