@@ -186,6 +186,21 @@ def test_costs_name_what_they_may_contain():
         nh.OptimalControlProblem(particle(), cost=F**2, final=[1, 0], path_constraints=[x <= z], **common)
 
 
+def test_costs_and_constraints_as_strings_name_symbols_declared_real():
+    """A double integrator written with real=True symbols: "u**2/2" parses to a plain u, which is the
+    control by its name (it was refused as "a control, which a terminal cost cannot contain"), and
+    "v <= 1.2" bounds the state v (refused as "none of them"). The cost is the closed form 6 d^2 / T^3."""
+    p, v, u = sp.symbols("p v u", real=True)
+    system = nh.KinematicSystem([p, v], [u], [v, u])
+    common = dict(t_final=1.0, initial=[0, 0], final=[1, 0])
+    by_symbols = nh.OptimalControlProblem(system, cost=u**2 / 2, **common).solve(nodes=21)
+    by_string = nh.OptimalControlProblem(system, cost="u**2/2", path_constraints=["v <= 1.6"], **common).solve(nodes=21)
+    assert abs(by_symbols.objective - 6.0) < 1e-6 and abs(by_string.objective - by_symbols.objective) < 1e-9
+    with pytest.raises(ValueError, match=r"terminal_cost may contain only the states \['p', 'v'\]: u is a control"):
+        nh.OptimalControlProblem(system, cost="u**2/2", terminal_cost="u**2", t_final=1.0, initial=[0, 0],
+                                 final=[None, 0])
+
+
 def test_minimum_time_with_an_unbounded_control_that_carries_the_goal_is_refused():
     """x' = u1 + u2 with only u1 bounded: the duration shrinks to 0 (IPOPT returned 3e-7 and
     success). Not refused: an unbounded control the goal cannot use alone (the Heisenberg particle

@@ -50,6 +50,14 @@ def expression(value, what: str, allowed: set, kinds: Mapping | None = None, oth
         raise ValueError(f"{what} must be a scalar SymPy expression, got {value!r:.200}")
     if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or expr.is_number and not expr.is_finite:
         raise ValueError(f"{what} must be finite, got {expr}")
+    # a symbol spelled as one of the allowed but with other assumptions (a string parses to plain
+    # symbols; the system's may be real=True) is that one
+    names = {}
+    for symbol in allowed:
+        names.setdefault(str(symbol), []).append(symbol)
+    same = {x: names[str(x)][0] for x in expr.free_symbols if x not in allowed and len(names.get(str(x), ())) == 1}
+    if same:
+        expr = expr.xreplace(same)
     if kinds is not None:
         outside = sorted({str(x) for x in expr.free_symbols if x not in allowed})
         if outside:
