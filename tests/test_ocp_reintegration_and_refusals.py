@@ -271,3 +271,14 @@ def test_a_saddle_on_the_line_through_a_costs_hill_is_left():
     assert sol.success and sol.stats["last_regularization"] == 0.0
     assert sol.objective == pytest.approx(1.413103, abs=2e-6)
     assert np.abs(sol["y"]).max() > 0.4
+
+
+def test_coulomb_friction_written_with_sign_in_the_dynamics():
+    """p'' = u - 0.5 sign(p'), rest to rest over d = 1 in T = 2, least int u^2 / 2: moving forward all the
+    way, u = w + 0.5 with w the frictionless optimum, so the cost is 6 d^2 / T^3 + 0.125 T = 1 (the
+    collocation points where p' = 0 lose the friction: O(h)). The guess's SymPy Jacobian held
+    Derivative(sign(v), v), which NumPy cannot print: solve() raised SymPy's printer error."""
+    p, v, u = sp.symbols("p v u")
+    system = nh.KinematicSystem([p, v], [u], [v, u - 0.5 * sp.sign(v)])
+    sol = nh.OptimalControlProblem(system, cost=u**2 / 2, t_final=2.0, initial=[0, 0], final=[1, 0]).solve(nodes=41)
+    assert sol.success and abs(sol.objective - 1.0) < 0.01 and sol.y[1].min() > -1e-6

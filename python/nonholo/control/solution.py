@@ -9,9 +9,19 @@ import sympy as sp
 __all__ = ["OptimalControlSolution", "vectorized"]
 
 
+def _almost_everywhere(expr):
+    """``expr`` with the derivatives of piecewise constant functions (sign, Heaviside: SymPy's
+    Derivative(sign(v), v) or DiracDelta) at 0, their value off the jump, as the tapes differentiate
+    them: a Coulomb friction u - mu sign(v) in the dynamics has df/dv = 0."""
+    expr = sp.sympify(expr)
+    jumps = (sp.sign, sp.Heaviside)
+    return expr.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, jumps), lambda e: sp.S.Zero) \
+        .replace(lambda e: isinstance(e, sp.DiracDelta), lambda e: sp.S.Zero)
+
+
 def vectorized(exprs: list, states: list, controls: list):
     """F(Y, U) -> array (len(exprs), P) for Y (n_y, P), U (n_u, P): the expressions in NumPy."""
-    fn = sp.lambdify([list(states), list(controls)], list(exprs), "numpy")
+    fn = sp.lambdify([list(states), list(controls)], [_almost_everywhere(e) for e in exprs], "numpy")
 
     def call(Y, U):
         Y, U = np.asarray(Y, dtype=float), np.asarray(U, dtype=float)
