@@ -40,6 +40,8 @@ def test_car_straight_ahead_takes_its_length(car):
     assert sol.t_final == pytest.approx(3.0, rel=1e-7)
     assert np.allclose(sol.u["v"], 1.0, atol=1e-6)
     assert sol.objective == pytest.approx(sol.t_final, rel=1e-12)
+    with pytest.raises(KeyError, match=r"'omega' is not a control of the problem: its controls are \['v', 'kappa'\]"):
+        sol.u["omega"]
 
 
 @pytest.mark.parametrize("R, a, L", [(1.0, 1.0, 2.0), (2.0, 0.6, 1.5)])
@@ -221,8 +223,14 @@ def test_bad_input_names_the_argument(car):
         nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[1, 0, 0, 0])
     with pytest.raises(ValueError, match="cost must be one of"):
         nh.OptimalControlProblem(car, cost="fuel", initial=[0, 0, 0], final=[1, 0, 0])
-    with pytest.raises(ValueError, match="t_final must be positive"):
+    with pytest.raises(ValueError, match="t_final must be a positive finite duration"):
         nh.OptimalControlProblem(car, cost="energy", t_final=0.0, initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match="t_final must be a positive finite duration .* got inf"):
+        nh.OptimalControlProblem(car, cost="energy", t_final=math.inf, initial=[0, 0, 0], final=[1, 0, 0])
+    with pytest.raises(ValueError, match=r"initial must be a flat list of 3 values .* got shape \(1, 3\)"):
+        nh.OptimalControlProblem(car, initial=[[0, 0, 0]], final=[1, 0, 0])  # it was taken as [0, 0, 0]
+    with pytest.raises(ValueError, match=r"control_bounds\['v'\] = \(nan, 1.0\) has a NaN"):
+        nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[1, 0, 0], control_bounds={"v": (math.nan, 1)})
     with pytest.raises(ValueError, match="t_final is required"):
         nh.OptimalControlProblem(car, cost="energy", initial=[0, 0, 0], final=[1, 0, 0])
     with pytest.raises(ValueError, match="control_bounds names 'w'"):

@@ -206,7 +206,11 @@ HOLONOMIC_TOL = 1e-8  # a fixed end state farther from phi(y) = 0 than this is r
 def endpoint(values, n: int, what: str, names: list) -> list:
     if values is None:
         return [None] * n
-    values = list(np.asarray(values, dtype=object).reshape(-1))
+    array = np.asarray(values, dtype=object)
+    if array.ndim != 1:
+        raise ValueError(f"{what} must be a flat list of {n} values (one per state: {names}, None for a free "
+                         f"one), got shape {array.shape}")
+    values = list(array)
     if len(values) != n:
         raise ValueError(f"{what} has {len(values)} entries, expected {n} (one per state: {names})")
     return [None if v is None else real(v, f"{what}[{i}]") for i, v in enumerate(values)]
@@ -227,7 +231,8 @@ def duration(t_final, cost):
         return True, None, (max(lo, 1e-8), hi)
     value = real(t_final, "t_final", finite=False)
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"t_final must be positive, got {t_final!r}")
+        raise ValueError(f"t_final must be a positive finite duration (or bounds (lo, hi) for a free one), got "
+                         f"{t_final!r}")
     if cost == "time":
         raise ValueError("cost='time' with a fixed t_final has nothing to minimize; give t_final bounds (lo, hi)")
     return False, value, (value, value)
@@ -245,6 +250,8 @@ def named_bounds(bounds, names: list, what: str) -> dict:
             lo, hi = (float(v) for v in pair)
         except (TypeError, ValueError) as err:
             raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi), got {pair!r}") from err
+        if math.isnan(lo) or math.isnan(hi):
+            raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) has a NaN (use -inf or inf for no bound)")
         if not lo <= hi or lo == math.inf or hi == -math.inf:
             raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) is empty")
         out[name] = (lo, hi)

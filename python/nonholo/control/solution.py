@@ -31,6 +31,13 @@ def vectorized(exprs: list, states: list, controls: list):
     return call
 
 
+class _Controls(dict):
+    """``sol.u``: the controls by name; an unknown name's KeyError lists the controls."""
+
+    def __missing__(self, name):
+        raise KeyError(f"{name!r} is not a control of the problem: its controls are {list(self)}")
+
+
 #: The largest local error of a plan's interval, relative to 1 + max |y|, that counts as a motion of its
 #: dynamics (:meth:`OptimalControlSolution.unresolved`): coarse plans the tests accept reach 0.04
 #: (backward Euler on 100 nodes, a U-turn on 4), the forward-only car that stood still at its nodes
@@ -126,7 +133,7 @@ class OptimalControlSolution:
         step = scheme.step
         self.t = self.t_points[::step].copy()
         self.y = self.y_points[:, ::step].copy()
-        self.u = {name: self.u_points[i, ::step].copy() for i, name in enumerate(problem.control_names)}
+        self.u = _Controls({name: self.u_points[i, ::step].copy() for i, name in enumerate(problem.control_names)})
         self.holonomic_residual = problem.holonomic_residual(self.y)
         self.state_names, self.control_names = problem.state_names, problem.control_names
         self.objective = float(out["objective"])
