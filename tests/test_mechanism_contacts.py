@@ -291,3 +291,30 @@ def test_without_the_rows_combination_the_linear_law_refuses(monkeypatch):
     run = nh.simulate(system.friction(law=nh.laws.Coulomb(0.5, v_s=1e-4), normal=W / 2), (0, 0.1),
                       sliding_sideways(), t_eval=[0.1], rtol=1e-10, atol=1e-12)
     assert abs(run["y_dot"][-1] - (1 - 0.5 * G * 0.1)) < 1e-6
+
+
+def test_a_mechanisms_lengths_masses_and_wheel_inertias_are_checked_at_the_parameters_values():
+    """A disc of symbolic radius rw on a revolute axle: rw = -0.5 at build time or at run time is
+    refused by name (it rolled backwards below the plane, energy -4.155), as roll_on_plane refuses it;
+    so is a negative mass, and a rolling wheel without inertia (the metric failed at pivot 5, naming no
+    body)."""
+    rw, mw = sp.symbols("rw mw")
+
+    def mechanism(wheel_body):
+        mech = Mechanism(RigidBody(3.0, (0.07, 0.05, 0.06), (0, 0, -0.1)), "chassis")
+        mech.add("disc", wheel_body, "chassis", Revolute("y", (0, 0, 0), "theta"))
+        mech.roll_on_plane("disc", Disc(rw, axis=(0, 1, 0)))
+        return mech
+
+    disc = RigidBody(mw, (0.005, 0.01, 0.005))
+    with pytest.raises(ValueError, match=r"radius of 'disc' = rw must be positive and finite, got -0.5"):
+        mechanism(disc).system(gravity=G, parameters={rw: -0.5, mw: 1.0})
+    with pytest.raises(ValueError, match=r"mass of 'disc' = mw must be positive and finite, got -1"):
+        mechanism(disc).system(gravity=G, parameters={rw: 0.5, mw: -1.0})
+    system = mechanism(disc).system(gravity=G, parameters={rw: 0.5, mw: 1.0})
+    with pytest.raises(ValueError, match=r"radius of 'disc' = rw must be positive and finite, got -0.5 at params"):
+        nh.simulate(system.nonholonomic(), (0, 1), np.zeros(2 * system.n), params={"rw": -0.5})
+    run = nh.simulate(system.nonholonomic(), (0, 1), np.zeros(2 * system.n))  # the default: at rest, upright
+    assert run.success and np.abs(run.q).max() < 1e-12
+    with pytest.raises(ValueError, match=r"inertia of 'disc' must be positive definite for a body rolling"):
+        mechanism(RigidBody(0.5, (0.0, 0.0, 0.0))).system(gravity=G, parameters={rw: 0.5})

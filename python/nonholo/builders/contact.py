@@ -172,7 +172,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     positive = (("mass", body.mass, False), ("inertia", body.inertia, False), pressing,
                 *((length, value, False) for length, value in surface.lengths),
                 ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
-    _check_positive(positive, values_by_name(params), "parameters")
+    check_positive(positive, values_by_name(params), "parameters")
     vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
     q = sp.Matrix(quat)
     n2 = (q.T * q)[0]
@@ -243,7 +243,7 @@ class RollingSystem(System):
         if cached is None or cached[0] is not self.positive:  # those that depend on the parameters
             cached = self._varying = (self.positive, [entry for entry in self.positive if entry[1].free_symbols])
         if cached[1]:
-            _check_positive(cached[1], dict(zip(self.parameter_names, values)), "params" if params else "parameters")
+            check_positive(cached[1], dict(zip(self.parameter_names, values)), "params" if params else "parameters")
         return values
 
 
@@ -257,7 +257,7 @@ def _rolling_system(state: dict, positive: tuple) -> RollingSystem:
     return system
 
 
-#: Why each quantity of a rolling body must be positive (the messages of :func:`_check_positive`).
+#: Why each quantity of a rolling body must be positive (the messages of :func:`check_positive`).
 _WHY = {"eps": "the friction's velocity scale, as system.friction(eps) requires: at eps <= 0 the friction force "
                "pumps energy into the body",
         "friction_coefficient": "mu: a negative one pushes along the slip; friction(eps) of the constraint rows "
@@ -268,7 +268,7 @@ _WHY = {"eps": "the friction's velocity scale, as system.friction(eps) requires:
                        "(z = 0, the body above it)"}
 
 
-def _check_positive(quantities, values: Mapping, given: str) -> None:
+def check_positive(quantities, values: Mapping, given: str) -> None:
     """Each of ``quantities`` ((name, value, zero allowed) triples, a value an expression or, for the
     inertia, a matrix) positive (non-negative where zero is allowed; a matrix positive definite) at
     the parameter ``values`` {name: float}; ValueError naming it and the parameters (``given``: where
@@ -284,11 +284,12 @@ def _check_positive(quantities, values: Mapping, given: str) -> None:
         shown = f"{name} = {expr}" if symbols and not bare else name
         where = f" in {given}" if bare else \
             f" at {given} {', '.join(f'{s.name}={v:g}' for s, v in subs.items())}" if symbols else ""
-        why = f" ({_WHY[name]})" if name in _WHY else ""
+        why = f" ({_WHY[name.split()[0]]})" if name.split()[0] in _WHY else ""
         if isinstance(at, sp.MatrixBase):
             moments = inertia_eigenvalues(at) if all(c.is_number and c.is_finite for c in at) else [np.nan]
             if not np.min(moments) > 0:
-                raise ValueError(f"body inertia must be positive definite for a body rolling on a plane{why}; "
+                whose = "body inertia" if name == "inertia" else name
+                raise ValueError(f"{whose} must be positive definite for a body rolling on a plane{why}; "
                                  f"its principal moments are {np.round(moments, 15).tolist()}{where}")
             if moments[2] > (moments[0] + moments[1]) * (1 + 1e-9):
                 raise ValueError(f"body inertia: the principal moments {np.round(moments, 15).tolist()} break the "

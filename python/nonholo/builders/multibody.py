@@ -58,7 +58,7 @@ import numpy as np
 import sympy as sp
 
 from .bodies import RigidBody, scalar, vector
-from .contact import values_by_name
+from .contact import RollingSystem, check_positive, values_by_name
 from .mechanism_rows import independent_rows, record_contact_rows, row_combination, with_normal_forces
 from .surfaces import Disc, Sphere, Surface
 from ..system.contact_outputs import ContactRows
@@ -237,6 +237,19 @@ class Mechanism:
         """x, y, the root's attitude angles, then the joint angles in the order the bodies were added."""
         return list(self._coordinate_names)
 
+    def _positive(self) -> tuple:
+        """(name, value, zero allowed) of what must be positive at the parameters' values of every use
+        (RollingSystem): each body's mass, each rolling body's inertia (positive definite: a wheel
+        without inertia about its axle leaves its spin without kinetic energy) and its surface's lengths
+        (a wheel of radius -0.5 rolled backwards below the plane)."""
+        out = []
+        for name, link in self.links.items():
+            out.append((f"mass of {name!r}", link.body.mass, False))
+            if link.contact is not None:
+                out.append((f"inertia of {name!r}", link.body.inertia, False))
+                out += [(f"{length} of {name!r}", value, False) for length, value in link.contact.lengths]
+        return tuple(out)
+
     # ------------------------------------------------------------------ the system
     def system(self, gravity=9.81, parameters: Mapping | None = None, friction_coefficient=1.0,
                normal_coefficient=None, name: str | None = None) -> System:
@@ -300,9 +313,11 @@ class Mechanism:
             T, samples = row_combination(A, keep, holonomic, kin.q, dict(parameters or {}))
             if T is not None:
                 friction = ContactRows(A, sp.zeros(A.rows, 1), keep, T, samples).friction_matrix(mu)
-        system = System(kin.q, G, V, constraints=A.extract(keep, list(range(A.cols))),
-                        friction=friction, parameters=dict(parameters or {}),
-                        velocities=kin.qd, holonomic=held or None, name=name or "mechanism")
+        system = RollingSystem(kin.q, G, V, constraints=A.extract(keep, list(range(A.cols))),
+                               friction=friction, parameters=dict(parameters or {}),
+                               velocities=kin.qd, holonomic=held or None, name=name or "mechanism")
+        system.positive = self._positive()
+        check_positive(system.positive, values, "parameters")  # the constant ones too, once
         system.drawing = _drawing(self, kin)
         bodies = [(self.links[body].body.mass, -(self.down.T * (f["p"] + _matmul(f["R"], f["c"])))[0])
                   for body, f in kin.frames.items()]
