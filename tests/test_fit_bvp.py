@@ -59,6 +59,29 @@ def heisenberg():
     return nh.systems.heisenberg()
 
 
+def _arc_length(chord: float, area: float) -> float:
+    """The shortest sub-Riemannian length from the origin to (x, y, z) of the Heisenberg particle: a
+    circular arc over the chord |(x, y)| enclosing the area |z| with it (the isoperimetric problem)."""
+    from scipy.optimize import brentq
+
+    def enclosed(phi):  # an arc of half-angle phi: radius chord / (2 sin phi)
+        radius = chord / (2 * math.sin(phi))
+        return radius**2 * (2 * phi - math.sin(2 * phi)) / 2
+
+    phi = brentq(lambda p: enclosed(p) - abs(area), 1e-9, math.pi - 1e-12)
+    return chord * phi / math.sin(phi)
+
+
+@pytest.mark.parametrize("end", [(0.5, -0.2, -0.4), (0.1, 0.0, 0.3), (0.3, 0.4, 2.0)])
+def test_the_default_shoots_again_with_segments_where_single_shooting_fails(heisenberg, end):
+    """Single shooting from the default start fails on these endpoints (ShootingError); the default retries
+    with 4 segments from the same start and reaches the shortest geodesic."""
+    with pytest.raises(nh.ShootingError):
+        nh.vakonomic_bvp(heisenberg, [0, 0, 0], end, 1.0, segments=1)
+    sol = nh.vakonomic_bvp(heisenberg, [0, 0, 0], end, 1.0)
+    assert sol.endpoint_error < 1e-9 and abs(sol.length - _arc_length(math.hypot(*end[:2]), end[2])) < 1e-8
+
+
 @pytest.mark.parametrize("segments", [1, 3])
 def test_heisenberg_geodesic_to_the_z_axis(heisenberg, segments):
     """From (0, 0, 0) to (0, 0, z1): a full circle of area z1, length 2 sqrt(pi z1)."""
