@@ -140,3 +140,26 @@ def test_track_bad_input(lane_change, car):
         lane_change.track(car, 1e-4, REAR_TO_CG, feedforward=["U", "delta"])
     with pytest.raises(ValueError, match="expressions of the plan's states"):
         lane_change.track(car, 1e-4, {**REAR_TO_CG, "psi": sp.Symbol("phi")})
+
+
+def test_a_coordinate_map_that_breaks_the_constraints_and_a_coordinate_as_feedforward_are_refused():
+    """A unicycle's energy plan (plain SymPy) tracked by a knife edge pushed by F along its heading and
+    turned by tau: with y = -Y or theta = TH + 0.5 the mapped plan slips (0.06 and 0.2 relative) and
+    track returned success with errors 1.7 and 0.9 m; naming the coordinate x as a feedforward input
+    returned success with 2.5 m. The right map and inputs track to eps order (0.0012 at eps 1e-3)."""
+    X, Y, TH, v, w = sp.symbols("X Y TH v w")
+    unicycle = nh.KinematicSystem([X, Y, TH], [v, w], [v * sp.cos(TH), v * sp.sin(TH), w])
+    plan = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, t_final=3.0, initial=[0, 0, 0],
+                                    final=[2.0, 1.0, 0.0]).solve(nodes=41)
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    knife = nh.System([x, y, th], sp.diag(2.0, 2.0, 0.3), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                      force=sp.Matrix([F * sp.cos(th), F * sp.sin(th), tau]), parameters={F: 0.0, tau: 0.0},
+                      velocities=sp.symbols("x_dot y_dot theta_dot"))
+    right = {"x": X, "y": Y, "theta": TH}
+    run = plan.track(knife, 1e-3, coordinates=right, feedforward=["F", "tau"])
+    assert run.success and run.max_error < 2e-3
+    for wrong in ({"x": X, "y": -Y, "theta": TH}, {"x": X, "y": Y, "theta": TH + 0.5}):
+        with pytest.raises(ValueError, match="no motion of the constraints .* check the coordinates map"):
+            plan.track(knife, 1e-3, coordinates=wrong, feedforward=["F", "tau"])
+    with pytest.raises(ValueError, match=r"feedforward names 'x', which is not an input"):
+        plan.track(knife, 1e-3, coordinates=right, feedforward=["F", "x"])

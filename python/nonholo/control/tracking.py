@@ -84,13 +84,25 @@ class TrackingResult:
 
 
 def _symbols(system, names, what: str) -> list:
+    """The system's parameters named ``names`` (the inputs of its force); ValueError naming ``what``
+    for a name of no symbol, or of a coordinate or a velocity (which the motion, not the plan, sets)."""
     out = []
     for name in names:
         try:
-            out.append(system.symbol(name))
+            symbol = system.symbol(name)
         except KeyError as err:
             raise ValueError(f"{what} names {str(name)!r}, which is not a symbol of {system.name!r}") from err
+        if symbol not in system.parameters:
+            raise ValueError(f"{what} names {str(name)!r}, which is not an input of {system.name!r}: name symbols "
+                             f"of its force among its parameters {list(system.parameter_names)}")
+        out.append(symbol)
     return out
+
+
+#: The largest slip |A(q_p) q_p'| / (|A| |q_p'|) of a plan, at its nodes, that track accepts as a motion
+#: of the system's constraints (a plan of the constraints' kinematics has none; a wrong coordinate map
+#: gives one of order 1: a unicycle mirrored by y = -Y, 0.87).
+PLAN_SLIP = 1e-4
 
 
 def track(plan, system, eps: float | None = None, coordinates: Mapping | None = None, inputs: Mapping | None = None,
@@ -239,6 +251,14 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     # feedforward jumps there): the inputs sampled inside each, the integration restarted at each node
     nodes = np.asarray(plan.t, dtype=float)
     per = max(3, -(-int(samples) // (nodes.size - 1)) + 1)
+    for k, node in enumerate(nodes):
+        qp, qpd, _, ug = planned(node, nodes[max(k - 1, 0)], nodes[max(k, 1)])
+        Am = np.asarray(A_f(qp, qpd, [*ug, *guess]), float)
+        slip = np.linalg.norm(Am @ qpd) / max(np.linalg.norm(Am) * np.linalg.norm(qpd), 1e-300)
+        if slip > PLAN_SLIP:
+            raise ValueError(f"the plan, mapped by coordinates, is no motion of the constraints of {system.name!r}: its "
+                             f"relative slip |A(q_p) q_p'| / (|A| |q_p'|) is {slip:.3g} at t = {node:.4g} (at most "
+                             f"{PLAN_SLIP:g}); check the coordinates map")
     qp0, qpd0, _, _ = planned(0.0, nodes[0], nodes[1])
     z = np.concatenate([qp0, qpd0])
     ts, ys, us, qps, slips = [], [], [], [], []
