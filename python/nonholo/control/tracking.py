@@ -256,8 +256,8 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
         Am = np.asarray(A_f(qp, qpd, [*ug, *guess]), float)
         slip = np.linalg.norm(Am @ qpd) / max(np.linalg.norm(Am) * np.linalg.norm(qpd), 1e-300)
         if slip > PLAN_SLIP:
-            raise ValueError(f"the plan, mapped by coordinates, is no motion of the constraints of {system.name!r}: its "
-                             f"relative slip |A(q_p) q_p'| / (|A| |q_p'|) is {slip:.3g} at t = {node:.4g} (at most "
+            raise ValueError(f"the plan, mapped by coordinates, is no motion of the constraints of {system.name!r}: "
+                             f"its relative slip |A(q_p) q_p'| / (|A| |q_p'|) is {slip:.3g} at t = {node:.4g} (at most "
                              f"{PLAN_SLIP:g}); check the coordinates map")
     qp0, qpd0, _, _ = planned(0.0, nodes[0], nodes[1])
     z = np.concatenate([qp0, qpd0])
