@@ -23,7 +23,11 @@ __all__ = ["DiscreteResult", "simulate_discrete"]
 class DiscreteResult(SimulationResult):
     """A :class:`SimulationResult` of a discrete integration, with the discrete momenta
     ``p`` (n, N + 1), the multipliers ``lam`` (k, N) of the steps and
-    ``stats["max_constraint_residual"]``, the largest |A(q_m) v_m - b| over the steps."""
+    ``stats["max_constraint_residual"]``, the largest |A(q_m) v_m - b| over the steps. ``lam[:, k]``
+    for k >= 1 approximates the continuous multiplier lambda(t_k) to second order in h; ``lam[:, 0]``
+    also takes up the part of p_0 = G v_0 normal to the constraints (about half of lambda(0) on a
+    sleigh, at every h). The momenta ``p`` tend to G v: their part along D to second order, their
+    part normal to D to first order (about h |lambda| / 2)."""
 
     def __init__(self, raw: dict, model, params: dict, p, lam):
         super().__init__(raw, model, params)
