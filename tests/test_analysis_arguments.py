@@ -5,6 +5,7 @@ weights checked by name, and a state of a Kane model's own length read as that m
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 
@@ -339,6 +340,25 @@ def test_fit_names_weights_of_the_wrong_shape(sleigh_model, sleigh_data):
     per_time = nh.fit(sleigh_model, t_obs, obs, {"a": 0.2}, y0, observe=["phi_dot"], weights=np.full(6, 4.0),
                       compile=False)
     assert abs(per_time.params["a"] - 0.3) < 1e-6
+
+
+def test_fit_names_times_bounds_and_a_terminal_event(sleigh_model, sleigh_data):
+    """What fit is given is named: an unsorted or single t_obs (it said t_eval, t_span), a start outside its
+    bounds (SciPy's "Initial guess is outside of provided bounds"), observations after a terminal event
+    (it said the observed values have shape (1, 3)); one state name as a string is a list of one, as params."""
+    t_obs, y0, obs = sleigh_data
+    fit = functools.partial(nh.fit, sleigh_model, params={"a": 0.2}, y0=y0, observe=["phi_dot"], compile=False)
+    with pytest.raises(ValueError, match=r"t_obs must be strictly increasing .* t_obs\[2\] = 2, t_obs\[3\] = 1"):
+        fit(t_obs[[0, 1, 2, 1, 4, 5]], obs)
+    with pytest.raises(ValueError, match=r"t_obs holds one time \(5\): give t_span=\(t0, 5\)"):
+        fit([5.0], obs[:, -1:])
+    with pytest.raises(ValueError, match=r"the start a = 0.2 lies outside its bounds \(0.25, 0.5\)"):
+        fit(t_obs, obs, bounds=(0.25, 0.5))
+    phi = sleigh_model.system.coordinates[2]
+    with pytest.raises(ValueError, match=r"a terminal event stopped the simulation at t = .* \(3 of 6, from t = 3\)"):
+        fit(t_obs, obs, events=nh.Event(phi - 2.0, terminal=True))
+    single = nh.fit(sleigh_model, t_obs, obs, {"a": 0.2}, y0, observe="phi_dot", compile=False)
+    assert single.success and abs(single.params["a"] - 0.3) < 1e-6  # the default keeps working: a = 0.3
 
 
 # ------------------------------------------------------------------ 6. a Kane model's own length decides

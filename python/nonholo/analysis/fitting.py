@@ -166,6 +166,24 @@ def _name(key):
     return key.name if isinstance(key, sp.Symbol) else key
 
 
+def _bounds(bounds, names: list, x0: np.ndarray) -> tuple:
+    """(lower, upper) of the fitted parameters, each a number or one per parameter, the start within
+    them; ValueError naming the parameter otherwise."""
+    if bounds is None:
+        return -np.inf, np.inf
+    try:
+        lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), (len(names),)) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be (lower, upper), each a number or {len(names)} numbers (one per parameter "
+                         f"of {names}), got {bounds!r:.200}") from None
+    for name, a, b, x in zip(names, lo, hi, x0):
+        if np.isnan(a) or np.isnan(b) or not a < b:
+            raise ValueError(f"bounds of {name!r} are ({a:g}, {b:g}): the lower must be below the upper")
+        if not a <= x <= b:
+            raise ValueError(f"the start {name} = {x:g} lies outside its bounds ({a:g}, {b:g})")
+    return lo, hi
+
+
 def _start(model: Model, params) -> tuple:
     if isinstance(params, (str, sp.Symbol)):
         params = [params]
@@ -386,8 +404,19 @@ def fit(
     t_obs = np.asarray(t_obs, dtype=float).reshape(-1)
     if t_obs.size == 0:
         raise ValueError("t_obs is empty: give at least one observation time")
+    if t_span is None and (t_obs.size == 1 or t_obs[0] == t_obs[-1]):
+        raise ValueError(f"t_obs holds one time ({t_obs[0]:g}): give t_span=(t0, {t_obs[-1]:g}) with the time t0 of y0")
     span = check.t_span((t_obs[0], t_obs[-1]) if t_span is None else t_span)
-    t_obs = check.t_eval(t_obs, *span)
+    steps = np.diff(t_obs) * (1.0 if span[1] > span[0] else -1.0)
+    if np.any(steps <= 0):
+        i = int(np.argmax(steps <= 0))
+        raise ValueError(f"t_obs must be strictly {'increasing' if span[1] > span[0] else 'decreasing'} in the "
+                         f"direction of t_span {tuple(span)}: t_obs[{i}] = {t_obs[i]:g}, t_obs[{i + 1}] = "
+                         f"{t_obs[i + 1]:g}")
+    try:
+        t_obs = check.t_eval(t_obs, *span)
+    except ValueError as err:
+        raise ValueError(str(err).replace("t_eval", "t_obs")) from None
     rtol, atol = check.tolerances(rtol, atol, model.n_states)
     y_obs = np.asarray(y_obs, dtype=float)
     if not np.all(np.isfinite(y_obs)):
@@ -399,6 +428,8 @@ def fit(
     fixed = parameter_mapping(fixed, "fixed")
     _not_fitted(names, fixed)
     observe_names = None
+    if isinstance(observe, str):
+        observe = [observe]  # one state name, as params takes one name
     if observe is None or isinstance(observe, (list, tuple)):
         observe_names = list(model.state_names if observe is None else observe)
         observer = _state_observer(model, observe_names)
@@ -432,6 +463,11 @@ def fit(
                     raise _lm_refuses(x, names, exc) from exc
                 cache[key] = (None, np.full(y_obs.size, np.nan), np.full((y_obs.size, len(names)), np.nan), exc)
                 return cache[key]
+            if sol.status == 1 and sol.t.size < t_obs.size:
+                raise ValueError(f"a terminal event stopped the simulation at t = {sol.t_last:g}, before the "
+                                 f"observation times after it ({t_obs.size - sol.t.size} of {t_obs.size}, from "
+                                 f"t = {t_obs[sol.t.size]:g}): fit observations up to the event, or make it "
+                                 f"non-terminal")
             values, jac = observer(sol)
             values = np.asarray(values, dtype=float)
             if values.shape != y_obs.shape:
@@ -454,7 +490,7 @@ def fit(
     def jacobian(x):
         return sqrt_w[:, None] * evaluate(x)[2]
 
-    lb, ub = (-np.inf, np.inf) if bounds is None else bounds
+    lb, ub = _bounds(bounds, names, x0)
     try:
         if not np.all(np.isfinite(residuals(x0))):
             raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
