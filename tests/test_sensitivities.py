@@ -172,6 +172,13 @@ def test_bad_sensitivity_requests(sleigh):
         nh.simulate(model, (0, 1), Y0, sensitivities=["a"], sensitivity_method="forward")
     with pytest.raises(ValueError, match="symbolic events"):
         nh.simulate(model, (0, 1), Y0, sensitivities=["a"], events=[lambda t, y: y[0] - 1])
+    with pytest.raises(TypeError, match=r"sensitivities must be a list .* got dict"):  # its keys were taken
+        nh.simulate(model, (0, 1), Y0, sensitivities={"a": 1})
+    # dense output takes a time or a 1-d array of times; a 2-d one raised NumPy's conversion error
+    sol = nh.simulate(model, (0, 1), Y0, dense_output=True)
+    assert sol.sol(0.5).shape == (6,) and sol.sol([0.1, 0.2]).shape == (6, 2)
+    with pytest.raises(ValueError, match=r"t must be a time or a 1-d array of times .* shape \(2, 2\)"):
+        sol.sol(np.ones((2, 2)))
 
 
 def test_the_final_states_sensitivities_are_kept_without_samples(sleigh):

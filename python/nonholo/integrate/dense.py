@@ -55,6 +55,9 @@ class DenseSolution:
 
     def __call__(self, t):
         times = np.atleast_1d(np.asarray(t, dtype=float))
+        if times.ndim != 1:
+            raise ValueError(f"t must be a time or a 1-d array of times (as SciPy's OdeSolution), got shape "
+                             f"{np.shape(t)}")
         span = self.t_max - self.t_min
         if np.any((times < self.t_min - 1e-12 * span) | (times > self.t_max + 1e-12 * span)):
             raise ValueError(f"dense output is defined on [{self.t_min}, {self.t_max}]")

@@ -13,7 +13,7 @@ its map into the model's state (:func:`with_initial_values`).
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -58,6 +58,9 @@ def sensitivity_spec(model, sensitivities, method: str = "staggered", error_cont
         return {}, []
     if isinstance(sensitivities, (str, tuple)):
         sensitivities = [sensitivities]
+    if isinstance(sensitivities, Mapping) or isinstance(sensitivities, (set, frozenset)):
+        raise TypeError(f"sensitivities must be a list of parameter names, 'y0' or ('y0', i), in order, got "
+                        f"{type(sensitivities).__name__} {sensitivities!r:.100}")
     if method not in _METHODS:
         raise ValueError(f"sensitivity_method must be one of {_METHODS}, got {method!r}")
     names = [*model.system.parameter_names, *model._extra]
