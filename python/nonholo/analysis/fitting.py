@@ -463,7 +463,7 @@ def fit(
                     raise _lm_refuses(x, names, exc) from exc
                 cache[key] = (None, np.full(y_obs.size, np.nan), np.full((y_obs.size, len(names)), np.nan), exc)
                 return cache[key]
-            if sol.status == 1 and sol.t.size < t_obs.size:
+            if observe_names is not None and sol.status == 1 and sol.t.size < t_obs.size:  # states at t_obs
                 raise ValueError(f"a terminal event stopped the simulation at t = {sol.t_last:g}, before the "
                                  f"observation times after it ({t_obs.size - sol.t.size} of {t_obs.size}, from "
                                  f"t = {t_obs[sol.t.size]:g}): fit observations up to the event, or make it "
