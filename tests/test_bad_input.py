@@ -233,7 +233,7 @@ def test_bvp_study_and_fit_options_name_the_argument(sleigh):
     t_obs = np.linspace(0, 1, 5)
     with pytest.raises(ValueError, match="rtol must be positive"):
         nh.fit(sleigh.nonholonomic(), t_obs, np.zeros((1, 5)), ["a"], Y0, observe=["x"], rtol=-1.0)
-    with pytest.raises(ValueError, match="t_eval must be sorted"):
+    with pytest.raises(ValueError, match="t_obs must be strictly increasing"):
         nh.fit(sleigh.nonholonomic(), [0, 0.5, 0.2, 0.8, 1.0], np.zeros((1, 5)), ["a"], Y0, observe=["x"])
 
 

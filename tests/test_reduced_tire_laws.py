@@ -6,6 +6,7 @@ friction model of the same laws, the steady yaw rate of order K converges like (
 the run warns where the friction model's time scales are too close for the expansion (at highway
 speed on this car), where the reduced model is indeed far off."""
 
+import math
 import warnings
 
 import numpy as np
@@ -82,3 +83,33 @@ def test_one_law_per_contact_is_checked():
         car.reduced(order=1, law=[], **kw)
     with pytest.raises(TypeError, match=r"law\[1\] must be a nonholo.laws law"):
         car.slip(y0[:3], y0[3:], 1, law=[laws[0], "tire"], **kw)
+
+
+def test_the_reduced_models_of_a_tire_law_keep_its_rolling_speed_positive():
+    """A single-track car in plain SymPy on Magic Formula tires, each tire's speed its signed rolling
+    speed. Braked by a constant force from 10 m/s, the friction model stops where a speed reaches zero
+    (t about 5); the reduced model ran on through the reversal to t = 10 with status 0. Reversing at
+    -8 m/s, the friction model refuses the start; the reduced model ran with the forward formula's yaw
+    rate, r / delta = -2.971 for the reversing bicycle's -3.191."""
+    x, y, psi = sp.symbols("x y psi")
+    xd, yd, pd = sp.symbols("x_dot y_dot psi_dot")
+    m, Iz, lf, lr, delta, g = 1500.0, 2500.0, 1.2, 1.4, 0.05, 9.81
+    A = sp.Matrix([[-sp.sin(psi), sp.cos(psi), -lr],
+                   [-sp.sin(psi + delta), sp.cos(psi + delta), lf * math.cos(delta)]])
+    brake = sp.Matrix([sp.cos(psi), sp.sin(psi), 0]) * (-3000.0)
+    car = nh.System([x, y, psi], sp.diag(m, m, Iz), constraints=A, force=brake, velocities=[xd, yd, pd])
+    Vr = sp.cos(psi) * xd + sp.sin(psi) * yd
+    Vf = sp.cos(psi + delta) * xd + sp.sin(psi + delta) * yd + lf * math.sin(delta) * pd
+    L = lf + lr
+    tires = dict(law=[nh.laws.MagicFormula(12.0, 1.3, 0.9), nh.laws.MagicFormula(10.0, 1.3, 0.9)],
+                 normal=[m * g * lf / L, m * g * lr / L], speed=[Vr, Vf])
+    start = np.r_[0, 0, 0, car.project([0, 0, 0], [10.0, 0, 10 * delta / L])]
+    with pytest.warns(nh.SimulationWarning, match="rolling speed of contact . reached zero"):
+        friction = nh.simulate(car.friction(**tires), (0, 10), start)
+    with pytest.warns(nh.SimulationWarning, match="rolling speed of contact . reached zero"):
+        reduced = nh.simulate(car.reduced(order=1, **tires), (0, 10), start)
+    assert reduced.flag_name == friction.flag_name == "ROLLING_SPEED_NEGATIVE"
+    assert abs(reduced.t_last - 10 * m / 3000) < 0.05 and abs(reduced.t_last - friction.t_last) < 0.01
+    with pytest.raises(ValueError, match=r"rolling speed of contact 0 is V = -7.99\d* <= 0 at the start"):
+        nh.simulate(car.reduced(order=1, **tires), (0, 1), np.r_[0, 0, 0, -8.0, 0, -8 * delta / L],
+                    project_y0=True)

@@ -35,6 +35,7 @@ from .. import _core
 from ..errors import ModelError
 from ..expressions.lowering import lower
 from .law_reduced import LawReducedModel, LawReducedParameters
+from ..system.law_realization import law_limits
 from ..system.margins import Margin
 from .model import Model, samples_of
 
@@ -113,6 +114,10 @@ class CoreLawReducedModel(LawReducedParameters):
         self.state_names = [*system.coordinate_names, *(f"u_{q}" for q in system.coordinate_names)]
         core = _core.reduced_model(system.core, order, law=self.law_core)
         self.field = LawVectorField(system, "reduced", core, order=order, state_names=self.state_names)
+        # the loads and rolling speeds its law uses, as the law's friction model records them: a run of
+        # the field stops where one reaches zero and starts only where they are positive (system.margins)
+        self.contact_loads, self.contact_speeds = self.field.contact_loads, self.field.contact_speeds = \
+            law_limits(system, expansion)
 
     @property
     def core(self):

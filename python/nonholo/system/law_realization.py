@@ -173,6 +173,18 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     return realized
 
 
+def law_limits(system, expansion) -> tuple:
+    """(loads, speeds) per contact of a law's slow-manifold expansion (``LawSlowManifold``), as
+    :func:`realized_by` records them on its friction model (``contact_loads``, ``contact_speeds``;
+    None where none is given): the reduced model of the law stops and starts where they do."""
+    _, normal, speed, _ = expansion.realization
+    count = len(expansion.groups)
+    loads = per_contact(normal, count, "normal", system) if normal is not None else None
+    speeds = per_contact(speed, count, "speed", system) if speed is not None else None
+    return (loads if loads and any(N is not None for N in loads) else None,
+            speeds if speeds and any(V is not None for V in speeds) else None)
+
+
 def _law_parameters(system, laws) -> None:
     """Each law's symbols other than its slip, normal and speed must be parameters of the system."""
     known = {str(s) for s in system.parameters}

@@ -266,13 +266,21 @@ def _load_tape(system, loads: list):
     return kept_tape(system, "normal loads", tuple(loads), build)
 
 
-def _limits(system) -> list:
+def _recorded(model, attribute: str):
+    """The contacts' loads or speeds a model's law uses: the model's own (a reduced model of a law
+    records those of its law, its system none), else its system's (a system realized by a law)."""
+    own = getattr(model, attribute, None)
+    return own if own is not None else getattr(model.system, attribute, None)
+
+
+def _limits(model) -> list:
     """(kind, contact, expression) of every quantity of a law's contact that must stay positive and
-    changes along a run: the normal loads (``system.contact_loads``), then the rolling speeds of tire
-    laws (``system.contact_speeds``: their slip angle atan(s / V) holds for V > 0)."""
+    changes along a run: the normal loads (``contact_loads``), then the rolling speeds of tire laws
+    (``contact_speeds``: their slip angle atan(s / V) holds for V > 0), the model's or its system's."""
+    system = model.system
     out = []
     for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds")):
-        values = getattr(system, attribute, None)
+        values = _recorded(model, attribute)
         out += [(kind, c, sp.sympify(values[c])) for c in varying_loads(system, values)]
     # a rolling body's surface: its support map holds while d(q) > 0; the run stops at DOMAIN_TOL
     out += [("domain", c, sp.sympify(d) - DOMAIN_TOL) for c, (d, _) in enumerate(getattr(system, "contact_domains",
@@ -301,7 +309,7 @@ def load_specs(model) -> list:
     docstring); [] for any other model."""
     system = model.system
     specs = []
-    for _, _, expr in _limits(system):
+    for _, _, expr in _limits(model):
         tape = kept_tape(system, "event", expr, lambda e=expr: lower([e], system._inputs).tape())
         specs.append((tape, -1, 1, False, True))  # watched: method="auto" stays with DOP853 where it would
     return specs
@@ -313,7 +321,7 @@ def loads_at_start(model, t0: float, y0, p) -> None:
     parameter vector (the system's first)."""
     system = model.system
     limits = [(kind, c, expr) for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds"))
-              for c, expr in enumerate(getattr(system, attribute, None) or ()) if expr is not None]
+              for c, expr in enumerate(_recorded(model, attribute) or ()) if expr is not None]
     limits += [("domain", c, d) for c, (d, _) in enumerate(getattr(system, "contact_domains", None) or ())]
     if not limits:
         return
@@ -348,7 +356,7 @@ def stopped_by_load(result, count: int, stacklevel: int = 3, warn: bool = True) 
         return False
     i = min(fired, key=lambda i: times[i][-1])
     system = result.model.system
-    kind, c, _ = _limits(system)[i]
+    kind, c, _ = _limits(result.model)[i]
     result.flag_name = {"load": LOAD_FLAG, "speed": SPEED_FLAG, "domain": DOMAIN_FLAG}[kind]
     t = float(times[i][-1])
     result.message = {"load": negative_load_message, "speed": negative_speed_message}[kind](c, t) if kind != "domain" \
