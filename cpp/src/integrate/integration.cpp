@@ -431,8 +431,8 @@ StepResult Integration::step() {
   // constants are larger and which damps energy).
   switch_to_bdf_ = !r.root && !r.end && may_switch_ && adams_is_stiff(t_);
   if (policy_) apply_jacobian_policy(t_);
-  if (r.root) CVodeGetRootInfo(mem(), roots_.data());
   if (r.root) {  // exact zeros past these roots read as the sign crossed to (Problem::root_value)
+    CVodeGetRootInfo(mem(), roots_.data());
     problem_.passed_roots.resize(roots_.size());
     for (std::size_t i = 0; i < roots_.size(); ++i)
       if (roots_[i] != 0) problem_.passed_roots[i] = {t_, dir_, roots_[i] > 0 ? 1 : -1};

@@ -372,14 +372,7 @@ def mapped_state_derivative(model, y0: np.ndarray, t0: float, params, project_y0
     h = 1e-6 (1 + |p|)."""
     if index >= len(model.system.parameters):
         return None
-    p = np.array(params, dtype=float)
-    h = 1e-6 * (1.0 + abs(p[index]))
-    sides = []
-    for step in (h, -h):
-        shifted = p.copy()
-        shifted[index] += step
-        sides.append(_mapped_state(model, y0, t0, list(shifted), project_y0))
-    return (sides[0] - sides[1]) / (2.0 * h)
+    return _central_difference(lambda p: _mapped_state(model, y0, t0, list(p), project_y0), params, index)
 
 
 def mapped_initial_derivative(model, y0: np.ndarray, t0: float, params, index: int) -> np.ndarray | None:
@@ -391,12 +384,18 @@ def mapped_initial_derivative(model, y0: np.ndarray, t0: float, params, index: i
     start = _mapped_state(model, y0, t0, list(params), True)
     if np.abs(start - y0).max(initial=0.0) <= 1e-12 * max(1.0, np.abs(y0).max(initial=0.0)):
         return None
-    h = 1e-6 * (1.0 + abs(y0[index]))
+    return _central_difference(lambda y: _mapped_state(model, y, t0, list(params), True), y0, index)
+
+
+def _central_difference(f, x, index: int) -> np.ndarray:
+    """(f(x + h e_index) - f(x - h e_index)) / 2h, h = 1e-6 (1 + |x[index]|): error O(h^2)."""
+    x = np.array(x, dtype=float)
+    h = 1e-6 * (1.0 + abs(x[index]))
     sides = []
     for step in (h, -h):
-        shifted = y0.copy()
+        shifted = x.copy()
         shifted[index] += step
-        sides.append(_mapped_state(model, shifted, t0, list(params), True))
+        sides.append(f(shifted))
     return (sides[0] - sides[1]) / (2.0 * h)
 
 
