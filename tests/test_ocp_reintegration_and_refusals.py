@@ -282,3 +282,18 @@ def test_coulomb_friction_written_with_sign_in_the_dynamics():
     system = nh.KinematicSystem([p, v], [u], [v, u - 0.5 * sp.sign(v)])
     sol = nh.OptimalControlProblem(system, cost=u**2 / 2, t_final=2.0, initial=[0, 0], final=[1, 0]).solve(nodes=41)
     assert sol.success and abs(sol.objective - 1.0) < 0.01 and sol.y[1].min() > -1e-6
+
+
+def test_a_free_duration_that_ends_at_zero_with_a_terminal_cost_says_so():
+    """A double integrator from rest, cost time + 10 (p - 1)^2 at the end, p(T) free: rest to rest in T
+    reaches p = T^2 / 4, so J(T) = T + 10 (T^2 / 4 - 1)^2, least at T* = 1.947989 (J* = 1.974342). From the
+    default start IPOPT stops at T = 0 (J = 10), a local minimum at the bound where nothing moves, and
+    called it optimal without a word; the message now says what it is and how to leave it."""
+    p, v, u = sp.symbols("p v u")
+    system = nh.KinematicSystem([p, v], [u], [v, u], control_bounds={"u": (-1, 1)})
+    common = dict(cost="time", terminal_cost=10 * (p - 1) ** 2, initial=[0, 0], final=[None, 0])
+    still = nh.OptimalControlProblem(system, **common).solve(nodes=41)
+    assert still.t_final < 1e-6 and "zero duration" in still.message and "t_final=(lo, hi)" in still.message
+    moving = nh.OptimalControlProblem(system, t_final=(0.5, 10.0), **common).solve(nodes=41)
+    assert abs(moving.t_final - 1.947989) < 1e-5 and abs(moving.objective - 1.974342) < 1e-5
+    assert "zero duration" not in moving.message

@@ -43,6 +43,7 @@ class _Controls(dict):
 #: (backward Euler on 100 nodes, a U-turn on 4), the forward-only car that stood still at its nodes
 #: 0.38.
 UNRESOLVED = 0.1
+ZERO_DURATION = 1e-6  # a free duration this short is a plan that stands still (_standing_still)
 CHECK_SUBSTEPS = 8  # steps of an interval in that check
 ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors
 
@@ -460,4 +461,18 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
 
         sol.message += path_violations(sol, sol._samples)
         sol._noted = True
+    if sol.success and not getattr(sol, "_still_noted", False):
+        sol.message += _standing_still(sol)
+        sol._still_noted = True
     return sol
+
+
+def _standing_still(sol) -> str:
+    """A note for a free duration that ended at zero with a terminal cost: a local minimum at the
+    bound where nothing moves, which IPOPT reports as optimal (a double integrator from rest with
+    10 (p - 1)^2 at the end: T = 0, cost 10, where moving gives T = 1.948, cost 1.974)."""
+    problem = sol.problem
+    if not problem.free_time or problem.terminal_cost is None or sol.t_final > ZERO_DURATION:
+        return ""
+    return (f"; the plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where nothing "
+            "moves, which a plan that moves may beat; give t_final=(lo, hi) with lo > 0, or a guess that moves")
