@@ -220,7 +220,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
 
 
 class RollingSystem(System):
-    """The :class:`~nonholo.System` of :func:`roll_on_plane`: the quantities that must be positive
+    """The :class:`~nonholo.System` of :func:`roll_on_plane` and of a mechanism
+    (``Mechanism.system``: its bodies' masses, its rolling bodies' inertias and surfaces' lengths,
+    named by body): the quantities that must be positive
     (``positive``: (name, value, zero allowed) triples: the friction scale eps, the friction
     coefficient, the mass, the surface's lengths, the gravity pressing on the plane (g or -g_z,
     non-negative), and the inertia, positive definite) are checked at

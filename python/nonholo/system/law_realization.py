@@ -147,8 +147,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         raise ValueError(f"the {given[0].name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
     _law_parameters(system, given)
-    loads = per_contact(normal, len(groups), "normal", system) if normal is not None else [None] * len(groups)
-    speeds = per_contact(speed, len(groups), "speed", system) if speed is not None else [None] * len(groups)
+    loads, speeds = _loads_and_speeds(system, len(groups), normal, speed)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
     slip = full_slips(system)
     names = sorted({one.name for one in given})
@@ -178,11 +177,16 @@ def law_limits(system, expansion) -> tuple:
     :func:`realized_by` records them on its friction model (``contact_loads``, ``contact_speeds``;
     None where none is given): the reduced model of the law stops and starts where they do."""
     _, normal, speed, _ = expansion.realization
-    count = len(expansion.groups)
-    loads = per_contact(normal, count, "normal", system) if normal is not None else None
-    speeds = per_contact(speed, count, "speed", system) if speed is not None else None
-    return (loads if loads and any(N is not None for N in loads) else None,
-            speeds if speeds and any(V is not None for V in speeds) else None)
+    loads, speeds = _loads_and_speeds(system, len(expansion.groups), normal, speed)
+    return (loads if any(N is not None for N in loads) else None,
+            speeds if any(V is not None for V in speeds) else None)
+
+
+def _loads_and_speeds(system, count: int, normal, speed) -> tuple:
+    """The normal load and the rolling speed of each of ``count`` contacts (None where not given)."""
+    loads = per_contact(normal, count, "normal", system) if normal is not None else [None] * count
+    speeds = per_contact(speed, count, "speed", system) if speed is not None else [None] * count
+    return loads, speeds
 
 
 def _law_parameters(system, laws) -> None:
