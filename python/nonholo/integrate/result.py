@@ -224,15 +224,42 @@ class SimulationResult:
 
     def acceleration(self) -> np.ndarray:
         """The physical acceleration q'' at every output time, shape (n, n_t): from the model's
-        right-hand side for a model in [q, v]; for other models from the nonholonomic model at
-        (q, q') (exact for models in a frame, within O(eps) of the friction model for reduced ones)."""
+        right-hand side for a model whose state starts with [q, v] (the nonholonomic, friction and
+        vakonomic models: [q, v, lambda]); for other models from the nonholonomic model at (q, q')
+        (exact for the Hamel model, within O(eps) of the friction model for reduced ones); for the
+        vakonomic model in a frame (``frame.vakonomic()``, whose motion is not the nonholonomic
+        one) from ``system.vakonomic()`` at the same state in coordinates."""
         system, n = self.model.system, self.model.system.n
+        if self.model.kind == "frame_vakonomic":
+            model, Y = system.vakonomic(), self._vakonomic_states()
+            return np.array([model.rhs(t, Y[:, i], self._system_params())[n: 2 * n]
+                             for i, t in enumerate(self.t)]).T.reshape(n, -1)
         names = [*system.coordinate_names, *system.velocity_names]
-        own = list(self.model.state_names[: 2 * n]) == names and self.model.n_states == 2 * n
+        own = list(self.model.state_names[: 2 * n]) == names
         model = self.model if own else system.nonholonomic(form="qdot")
         params = self.params if own else self._system_params()
         Y = self.y if own else np.vstack([self.q, self.velocity])
-        return np.array([model.rhs(t, Y[:, i], params)[n:] for i, t in enumerate(self.t)]).T.reshape(n, -1)
+        return np.array([model.rhs(t, Y[:, i], params)[n: 2 * n] for i, t in enumerate(self.t)]).T.reshape(n, -1)
+
+    def _vakonomic_states(self) -> np.ndarray:
+        """The states [q, v, lambda] of ``system.vakonomic()`` of a frame-vakonomic run, shape
+        (2n + k, n_t): v = X_D(q) w, and lambda from mu_a theta^a = lambda^T A (theta^a the
+        constraint rows of X^-1): lambda = A_s^-T mu in the sample's split s of a Voronets frame."""
+        system, frame = self.model.system, self.model.frame
+        n, m, k = system.n, frame.rank, system.k
+        p = system.param_vector(self._system_params())
+        splits = [frame.solved, *(self._frame_switches.solved if self._frame_switches is not None else [])]
+        index = self._frame_switches.index(self.t) if self._frame_switches is not None else np.zeros(self.t.size, int)
+        q, v, lam = self.q, self.velocity, np.empty((k, self.t.size))
+        for i, t in enumerate(self.t):
+            A = np.asarray(system.core.at(float(t), q[:, i], v[:, i], p).constraint_matrix(), dtype=float)
+            mu = self.y[n + m: n + m + k, i]
+            if splits[0] is not None:
+                lam[:, i] = np.linalg.solve(A[:, list(splits[index[i]])].T, mu)
+            else:
+                theta_c = np.linalg.inv(frame.matrix(q[:, i], self._system_params()))[m:]
+                lam[:, i] = np.linalg.lstsq(A.T, theta_c.T @ mu, rcond=None)[0]
+        return np.vstack([q, v, lam])
 
     def _constraint_output(self, output) -> np.ndarray:
         """An output of the acceleration and the constraint force lambda of the run
