@@ -92,9 +92,10 @@ def iterate(iterable, total: int, desc: str, enabled: bool = True):
 
 
 class TimeProgress:
-    """A root function g(t, y) = 1 that never has a zero: CVODE evaluates it after every step,
-    which moves a bar to the time reached. The steps and the solution are unchanged (a root
-    function without sign changes does not enter the step-size control)."""
+    """A root function g(t, y) = 1 that never has a zero: the integrator (CVODE, or DOP853's search
+    on its dense output) evaluates it after every step, which moves a bar to the time reached. The
+    method, the steps and the solution are unchanged (a root function without sign changes does
+    not enter the step-size control, and a watched one does not steer method="auto")."""
 
     terminal = False
     direction = 0
@@ -110,6 +111,11 @@ class TimeProgress:
             self.bar.update(done - self._shown)
             self._shown = done
         return 1.0
+
+    def spec(self) -> tuple:
+        """The core's event spec of the bar: watched (``EventSpec::watch``), so that it steers no
+        method="auto" off DOP853, which evaluates it after every step as CVODE does."""
+        return (self, 0, 0, False, True)
 
     def close(self) -> None:
         self.bar.close()

@@ -348,7 +348,7 @@ def simulate(
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     given, y0 = y0, initial_state(model, y0, t0, p, project_y0, rtol)
     checked = model
-    explicit_ok = not (_given(events) or _given(sensitivities) or dense_output or progress)
+    explicit_ok = not (_given(events) or _given(sensitivities) or dense_output)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
@@ -364,7 +364,7 @@ def simulate(
     try:
         with hot:
             raw = _core.integrate(model.core, p, t0, tf, y0, None if no_samples else times,
-                                  specs + (event_specs(model, [watch]) if watch else []),
+                                  specs + ([watch.spec()] if watch else []),
                                   run_options(opts, project, _core_options(solver_options, dense_output, model,
                                                                            model is checked), sens),
                                   current_cancel())
