@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -90,7 +92,7 @@ def convergence(
         that no initial layer spoils the orders; the reduced models start at (q0, u0).
     t_span : (t0, tf)
     orders : sequence of int
-        Orders K of the reduced models (0 is the nonholonomic model).
+        Orders K of the reduced models (0 is the nonholonomic model), each once.
     t_eval : array_like, optional
         Times where the errors are measured (default: 11 equispaced times).
     rtol, atol : float
@@ -109,13 +111,17 @@ def convergence(
     for i, eps in enumerate(eps_values):
         check.positive(eps, f"eps_values[{i}]")
     rtol, atol = check.tolerances(rtol, atol)
-    orders = tuple(int(K) for K in orders)
+    orders = _orders(orders)
     n = system.n
     y0 = np.asarray(y0, dtype=float)
     if y0.shape != (2 * n,):
         raise ValueError(f"y0 must have shape ({2 * n},): [q0, u0]")
     q0, u0 = y0[:n], y0[n:]
     t0, tf = check.t_span(t_span)
+    if tf < t0:
+        raise ValueError(f"t_span must run forward in time, got {t_span}: the friction model's fast modes decay "
+                         "at rates about 1/eps forward in time and grow as fast backward, so no run of it backward "
+                         "from the slow manifold stays there")
     t_eval = np.linspace(t0, tf, 11) if t_eval is None else check.t_eval(t_eval, t0, tf)
     manifold_order = max(orders) + 2 if manifold_order is None else int(manifold_order)
     sys_params = dict(parameter_mapping(params) or {})
@@ -149,17 +155,50 @@ def convergence(
     return _study(eps_values, orders, errors, slips, times, system.name)
 
 
+def _orders(orders) -> tuple:
+    """The orders K of a study: distinct integers >= 0, in the given order."""
+    try:
+        given = list(orders)
+    except TypeError:
+        raise TypeError(f"orders must be a sequence of integers >= 0, got {orders!r}") from None
+    out = []
+    for i, K in enumerate(given):
+        try:
+            if isinstance(K, bool):
+                raise TypeError
+            K = operator.index(K)
+        except TypeError:
+            raise TypeError(f"orders[{i}] must be an integer >= 0, got {K!r}") from None
+        if K < 0:
+            raise ValueError(f"orders[{i}] must be an integer >= 0, got {K}")
+        if K in out:
+            raise ValueError(f"orders has the order {K} twice: give each order once")
+        out.append(K)
+    if not out:
+        raise ValueError("orders must name at least one order")
+    return tuple(out)
+
+
 def _study(eps_values, orders, errors, slips, times, name) -> ConvergenceStudy:
-    """The study of the eps values done (slopes NaN with fewer than two)."""
+    """The study of the eps values done (slopes NaN with fewer than two, and, with a warning, where
+    a value is zero: a model exact at those eps has no rate to fit)."""
     n = len(eps_values)
     errors = {K: np.array(v[:n]) for K, v in errors.items()}
     slips = {K: np.array(v[:n]) for K, v in slips.items()}
 
-    def slope(values):
-        return loglog_slope(eps_values, values) if n >= 2 else float("nan")
+    def slope(values, what, K):
+        if n < 2:
+            return float("nan")
+        if not np.all(np.abs(values) > 0):
+            warnings.warn(f"convergence: the {what} of order {K} are zero at eps = "
+                          f"{', '.join(f'{e:g}' for e in eps_values[~(np.abs(values) > 0)])} (the reduced model is exact "
+                          f"there, to rounding): their slope is NaN", RuntimeWarning, stacklevel=4)
+            return float("nan")
+        return loglog_slope(eps_values, values)
 
     return ConvergenceStudy(
         eps=eps_values, orders=orders, errors=errors, slip_residuals=slips,
-        slopes={K: slope(errors[K]) for K in orders}, slip_slopes={K: slope(slips[K]) for K in orders},
+        slopes={K: slope(errors[K], "errors", K) for K in orders},
+        slip_slopes={K: slope(slips[K], "slip residuals", K) for K in orders},
         times={k: np.array(v[:n]) for k, v in times.items()}, system_name=name,
     )
