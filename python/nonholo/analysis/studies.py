@@ -190,9 +190,9 @@ def _study(eps_values, orders, errors, slips, times, name) -> ConvergenceStudy:
         if n < 2:
             return float("nan")
         if not np.all(np.abs(values) > 0):
-            warnings.warn(f"convergence: the {what} of order {K} are zero at eps = "
-                          f"{', '.join(f'{e:g}' for e in eps_values[~(np.abs(values) > 0)])} (the reduced model is exact "
-                          "there, to rounding): their slope is NaN", RuntimeWarning, stacklevel=4)
+            zero = ", ".join(f"{e:g}" for e in eps_values[~(np.abs(values) > 0)])
+            warnings.warn(f"convergence: the {what} of order {K} are zero at eps = {zero} (the reduced model is "
+                          "exact there, to rounding): their slope is NaN", RuntimeWarning, stacklevel=4)
             return float("nan")
         return loglog_slope(eps_values, values)
 
