@@ -126,17 +126,21 @@ def _row_index(i) -> int:
     return int(i)
 
 
-def contacts_argument(contacts, k: int):
-    """``System(contacts=...)`` checked: lists of constraint-row indices, each of the k rows in
-    exactly one; None for one contact per row."""
+def contacts_argument(contacts, k: int, ideal: bool = False):
+    """``contacts=`` checked: lists of constraint-row indices, each of the k rows in exactly one
+    (with ``ideal``, as ``System(contacts=...)`` takes it: in at most one, the rows in none being
+    ideal constraints that no friction realizes); None for one contact per row."""
     if contacts is None:
         return None
     try:
         groups = [[_row_index(i) for i in group] for group in contacts]
     except (TypeError, ValueError):
         raise TypeError(f"contacts must be a list of lists of constraint-row indices, got {contacts!r}") from None
-    if sorted(i for group in groups for i in group) != list(range(k)) or not all(groups):
-        raise ValueError(f"contacts must group each of the {k} constraint rows in exactly one contact, got {groups}")
+    rows = sorted(i for group in groups for i in group)
+    if not all(groups) or (rows != list(range(k)) if not ideal else
+                           (len(set(rows)) != len(rows) or not rows or rows[0] < 0 or rows[-1] >= k)):
+        which = "at most one contact, at least one row in all" if ideal else "exactly one contact"
+        raise ValueError(f"contacts must group each of the {k} constraint rows in {which}, got {groups}")
     return groups
 
 

@@ -85,8 +85,13 @@ def normal_rows(system) -> list:
     """The rows of ``system`` that hold the height of a contact's support point (a mechanism's, from
     :mod:`nonholo.multibody`): kept as constraints where friction realizes the others, their
     holonomic constraints h = 0 with them (a law on such a row let the Whipple bicycle's front wheel
-    sink 0.98 m in 1 s, its Coulomb force unable to carry the load)."""
-    return list(getattr(system, "normal_rows", None) or [])
+    sink 0.98 m in 1 s, its Coulomb force unable to carry the load), and the ideal rows of a system
+    whose ``contacts`` leave them out (``System(contacts=...)``)."""
+    rows = set(getattr(system, "normal_rows", None) or [])
+    if system.contacts is not None:
+        grouped = {r for group in system.contacts for r in group}
+        rows |= {r for r in range(system.k) if r not in grouped}
+    return sorted(rows)
 
 
 def per_contact(value, count: int, what: str, system) -> list:

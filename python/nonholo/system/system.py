@@ -100,10 +100,11 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         dependent ones solved numerically at each evaluation (a pivoted LU of C_dep), never
         symbolically. :meth:`from_kanes_method` sets it to Kane's independent speeds that way.
     contacts : list of lists of row indices, optional
-        The constraint rows grouped into contacts, each row in one contact (default: each row its
-        own): ``friction(law=...)`` gives each contact the force of its slip vector, so an isotropic
-        law acts on the two rows of a wheel or a ball together. :func:`nonholo.contact.roll_on_plane`
-        sets it.
+        The constraint rows grouped into contacts, each row in at most one (default: each its own):
+        ``friction(law=...)`` gives each contact the force of its slip vector, so an isotropic law
+        acts on the two rows of a wheel or a ball together. A row in no contact is an ideal
+        constraint (a joint, a quaternion's norm): held by ``stick_slip`` in every mode, without a
+        cone in ``friction_margin``, kept by ``friction(law=...)`` (``friction(eps)`` relaxes all).
 
     Notes
     -----
@@ -199,7 +200,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         self._name_symbols(velocities, time, parameters, symbols)
         self._check_symbols(groups, symbols)
         self.speeds = speeds_argument(speeds, n, self.k)
-        self.contacts = contacts_argument(contacts, self.k)
+        self.contacts = contacts_argument(contacts, self.k, ideal=True)
         self._graph = self._lower()
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,

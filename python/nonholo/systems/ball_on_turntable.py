@@ -176,6 +176,7 @@ def ball_on_turntable(m: float = 66.926, r: float = 1.27, Omega: float = 1.5 * n
 
     params = {m_: m, r_: r, Om: Omega, nu_: nu, mu_: mu, de: delta, g_: g, vr: v_reg, ka: inertia_ratio}
     system = System(list(coords), G, constraints=A, affine=b, force=F, parameters=params, velocities=list(vel),
+                    contacts=[[0, 1]],  # the ball's contact; row 2, q . q' = 0, is no contact's (ideal)
                     name=f"ball on a rotating table ({rolling_friction} rolling friction)")
     system.drawing = dr.rigid_body(ball_pose, shape="ball", radius="r", contact=ball_contact, scenery=table_spoke)
     return system

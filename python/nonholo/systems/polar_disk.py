@@ -26,4 +26,4 @@ def polar_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: float = 0.5, 
     A = sp.Matrix([[0, sp.cos(psi), -r * sp.sin(psi), -R_ * sp.cos(theta)],
                    [0, sp.sin(psi), r * sp.cos(psi), -R_ * sp.sin(theta)]])
     V = sp.nsimplify(spring) * r**2 + sp.nsimplify(tilt) * sp.cos(theta)
-    return System([theta, r, psi, phi], G, V, A, friction=mu, name="polar disk")
+    return System([theta, r, psi, phi], G, V, A, friction=mu, name="polar disk", contacts=[[0, 1]])  # one contact

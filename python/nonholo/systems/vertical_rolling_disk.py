@@ -31,6 +31,7 @@ def vertical_rolling_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: fl
     system = System(
         [theta, x, y, phi], G, constraints=A, friction=mu_ * sp.eye(2),
         parameters={m_: m, R_: R, I_: I, J_: J, mu_: mu}, name="vertical rolling disk",
+        contacts=[[0, 1]],  # one contact: its cone bounds the friction force's magnitude, whatever the heading
     )
     system.drawing = dr.rigid_body(disk_pose, shape="disc", radius="R", contact=disk_contact)
     return system
