@@ -203,10 +203,11 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         else:
             f = -mu * body.mass * g_ * s / sp.sqrt((s.T * s)[0] + eps_**2)
         kwargs = dict(force=A.T * f)
+    law_force = f if friction is not None else None  # the contact's force where a law gives it
     system = RollingSystem(
         coords, G, V, parameters=params, velocities=vel, unit_norm=[quat],
         outputs={**_outputs(A, z, coords, vel, list(params), getattr(surface, "axis", None)),
-                 **_contact_forces(body.mass, gravity_vector, z, coords, vel, list(params))},
+                 **_contact_forces(body.mass, gravity_vector, z, coords, vel, list(params), law_force)},
         name=name or f"{surface.name} rolling on a plane" + (f" ({friction} friction)" if friction else ""), **kwargs)
     system.pose = RollingPose(system.outputs["z"])  # result.animate() draws the body frame from it
     system.positive = positive
@@ -354,28 +355,35 @@ def _gravity_vector(gravity) -> tuple:
     return (sp.Integer(0), sp.Integer(0), -scalar(gravity, "gravity"))
 
 
-def _contact_forces(mass, gravity_vector, z, coords, vel, param_symbols) -> dict:
+def _contact_forces(mass, gravity_vector, z, coords, vel, param_symbols, law_force=None) -> dict:
     """The contact's forces as outputs (``result["normal_force"]`` ...): :class:`ContactForce`."""
-    data = (mass, tuple(gravity_vector), z, tuple(coords), tuple(vel), tuple(param_symbols))
+    data = (mass, tuple(gravity_vector), z, tuple(coords), tuple(vel), tuple(param_symbols),
+            None if law_force is None else tuple(law_force))
     return {name: ContactForce(name, data) for name in ("friction_force", "friction_ratio")}
 
 
 class ContactForce:
-    r"""A force of the contact of a body rolling on a plane, from the body's motion (Newton's law for
-    its centre of mass G, with gravity and the contact the only forces on it; the normal force
-    N = m (z_G'' - g_z), ``"normal_force"``, is the multiplier of the vertical constraint that the
-    coordinates eliminate, :mod:`nonholo.system.normal_forces`): the tangential (friction) force
-    f = m (x_G'' - g_x, y_G'' - g_y), its magnitude ``"friction_force"``; and |f| / N,
-    ``"friction_ratio"``, the friction coefficient that the motion needs: rolling without slipping
-    holds while it stays below the contact's mu, and the body lifts off where N reaches 0 (NaN
-    where N is zero to rounding, as without gravity). Exact on
-    every model in [q, v] and in a frame; on a reduced model, from the nonholonomic acceleration
-    at the run's states, so within O(eps) of the friction model's. Picklable."""
+    r"""A force of the contact of a body rolling on a plane: the tangential (friction) force f, its
+    magnitude ``"friction_force"``; and |f| / N, ``"friction_ratio"``, the friction coefficient
+    that the motion needs: rolling without slipping holds while it stays below the contact's mu,
+    and the body lifts off where N reaches 0 (NaN where N is zero to rounding, as without gravity,
+    and where N < 0, past lift-off). f is the multipliers of the two no-slip rows (the force at
+    the contact point, in the plane's axes), from the run's acceleration (normal_forces.py), or,
+    where a law realizes the contact (``friction="viscous"`` or ``"coulomb"``), the law's force:
+    forces added with ``with_force`` are not counted in it. N is ``"normal_force"``, else
+    m (z_G'' - g_z), the multiplier of the vertical constraint that the coordinates eliminate
+    (:mod:`nonholo.system.normal_forces`). Exact on every model in [q, v] and in a frame; on a
+    reduced model, from the nonholonomic acceleration at the run's states, so within O(eps) of
+    the friction model's. Picklable."""
 
     needs_acceleration = True
+    needs_time = True
+    needs_multipliers = True
+    stick_slip_quantity = True  # a stick-slip run gives it from its contacts' forces (integrate/stick_slip.py)
 
     def __init__(self, name: str, data, normal=None):
-        self.name, self.data = name, data  # (mass, gravity vector, z_G(q), coordinates, velocities, parameters)
+        # (mass, gravity vector, z_G(q), coordinates, velocities, parameters, the law's force or None)
+        self.name, self.data = name, tuple(data) + (None,) * (7 - len(data))
         self.normal = normal  # the body's "normal_force" output (the friction ratio divides by it)
         self._f = None
 
@@ -385,18 +393,23 @@ class ContactForce:
     def __setstate__(self, state):
         self.__init__(**state)
 
+    def check_system(self, system) -> None:
+        """Any system of the body: its first two rows are the contact's (or a law gives its force)."""
+
     def _compiled(self):
-        """(grad z_G (q, p), m (p), g (p)) as functions, built on first use."""
-        mass, g, z, coords, vel, params = self.data
+        """(grad z_G (q, p), m (p), g (p), the law's force (q, v, p) or None) as functions, built on
+        first use."""
+        mass, g, z, coords, vel, params, law = self.data
         grad = sp.lambdify((list(coords), list(params)), [sp.diff(z, c) for c in coords], "numpy")
         constants = sp.lambdify([list(params)], [mass, *g], "numpy")
-        return grad, constants
+        force = None if law is None else sp.lambdify((list(coords), list(vel), list(params)), list(law), "numpy")
+        return grad, constants, force
 
-    def __call__(self, q, v, params, acceleration) -> np.ndarray:
+    def __call__(self, q, v, params, acceleration, t=0.0, multipliers=None, system=None) -> np.ndarray:
         if self._f is None:
             self._f = self._compiled()
-        grad, constants = self._f
-        p = [params[s.name] for s in self.data[-1]]
+        grad, constants, law = self._f
+        p = [params[s.name] for s in self.data[5]]
         q, v, a = (np.asarray(x, dtype=float) for x in (q, v, acceleration))
 
         def gradient(at):
@@ -408,16 +421,23 @@ class ContactForce:
         hessian_v = gradient(q + 1j * step * v).imag / step
         zdd = np.sum(gradient(q) * a, axis=0) + np.sum(v * hessian_v, axis=0)
         m, gx, gy, gz = (float(c) for c in constants(p))
-        N, fx, fy = m * (zdd - gz), m * (a[0] - gx), m * (a[1] - gy)
+        N = m * (zdd - gz)
         if self.normal is not None:  # the same N as result["normal_force"]
-            N = self.normal(q, v, params, a, t=0.0)
+            N = self.normal(q, v, params, a, t=t, multipliers=multipliers, system=system)
+        if law is not None:
+            fx, fy = (np.broadcast_to(np.asarray(c, dtype=float), q.shape[1:]) for c in law(list(q), list(v), p))
+        elif multipliers is not None and np.shape(multipliers)[0] >= 2:
+            fx, fy = np.asarray(multipliers, dtype=float)[:2]
+        else:  # a model without the rows (a sliding phase of a stick-slip run): Newton's law for G
+            fx, fy = m * (a[0] - gx), m * (a[1] - gy)
         tangential = np.hypot(fx, fy)
         if self.name == "friction_force":
             return tangential
-        # where N is rounding (no load: gravity 0), the ratio is undefined: NaN, not 0/0 noise such as -0.14
+        # where N is rounding (no load: gravity 0), the ratio is undefined: NaN, not 0/0 noise such as -0.14;
+        # past lift-off (N < 0) the body no longer rests on the plane: NaN too, not a negative ratio
         scale = m * (np.abs(zdd) + abs(gz) + np.hypot(a[0], a[1]) + np.hypot(gx, gy) + np.sum(v**2, axis=0))
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(np.abs(N) > 1e-12 * scale, tangential / N, np.nan)
+            return np.where(N > 1e-12 * scale, tangential / N, np.nan)
 
 
 def _gravity(gravity, mass, x, y, z) -> tuple:

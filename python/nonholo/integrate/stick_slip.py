@@ -134,6 +134,15 @@ class StickSlipResult:
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if self.phases and name in self.phases[0].model.system.outputs:
+            if getattr(self.phases[0].model.system.outputs[name], "stick_slip_quantity", False) and \
+                    self.model is not None:
+                # a rolling body's friction force (or ratio): the stuck contact's multipliers, mu_k N sliding
+                force = self._contact_quantity("friction_force")
+                if name == "friction_force":
+                    return force
+                N = self["normal_force"]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    return np.where(N > 0, force / N, np.nan)
             return np.concatenate([phase[name] for phase in self.phases], axis=-1)  # per contact: (contacts, n_t)
         if name in CONTACT_QUANTITIES and self.model is not None:
             return self._contact_quantity(name)
