@@ -180,3 +180,30 @@ def test_the_normal_force_output_pickles_and_refuses_bad_input():
         plain.with_normal_force([Lift((M, 1)), Lift((M, 1)), Lift((M, 1))])
     with pytest.raises(TypeError, match="bodies"):
         Lift(3.0)
+
+
+def test_lift_counts_an_applied_vertical_force_given_to_it():
+    """An eccentric wheel pushed down at its centre of mass by D: the lifted wheel's coordinates
+    eliminate the height, so the system's force (in those coordinates) cannot hold D's vertical
+    part; Lift(applied=-D) gives it, and N equals the multiplier of the kept vertical row of the
+    same wheel written with its height. Without it (gravity the only vertical force) N is D short."""
+    m, R, e, IG, g, D = 1.0, 0.2, 0.05, 0.015, 9.81, 4.0
+    x, z, b = sp.symbols("x z b")
+    xG, zG = x + e * sp.cos(b), z - e * sp.sin(b)
+    J = sp.Matrix([xG, zG]).jacobian([x, z, b])
+    kept = nh.System([x, z, b], m * J.T * J + sp.diag(0, 0, IG), potential=m * g * zG,
+                     constraints=sp.Matrix([[1, 0, -R], [0, 1, 0]]), force=J.T * sp.Matrix([0, -D]),
+                     holonomic=[z - R]).with_normal_force(1, gravity=g, contacts=[[0]])
+    zL = R - e * sp.sin(b)
+    JL = sp.Matrix([x + e * sp.cos(b), zL]).jacobian([x, b])
+    lifted = nh.System([x, b], m * JL.T * JL + sp.diag(0, IG), potential=m * g * zL,
+                       constraints=sp.Matrix([[1, -R]]), force=JL.T * sp.Matrix([0, -D]))
+    w0, t = 6.0, [0.1, 0.3]
+    reference = nh.simulate(kept.nonholonomic(), (0, 0.3), [0, R, 0, R * w0, 0, w0], t_eval=t, rtol=1e-11,
+                            atol=1e-13)["normal_force"]
+    for applied, short in ((-D, 0.0), (0, D)):
+        system = lifted.with_normal_force(nh.contact.Lift((m, zL), applied=applied), gravity=g)
+        run = nh.simulate(system.nonholonomic(), (0, 0.3), [0, 0, R * w0, w0], t_eval=t, rtol=1e-11, atol=1e-13)
+        np.testing.assert_allclose(run["normal_force"], reference - short, rtol=1e-9)
+    with pytest.raises(ValueError, match="the applied force uses"):
+        lifted.with_normal_force(nh.contact.Lift((m, zL), applied=sp.Symbol("F")), gravity=g)

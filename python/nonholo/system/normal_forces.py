@@ -14,13 +14,16 @@ coordinates eliminate it (the height of a body is a function of the other coordi
   vertical translation delta of the bodies the constraint carries, z_b -> z_b(q) + delta. Then
   delta = 0 is the constraint, and its multiplier is the Lagrange equation of delta at delta = 0,
 
-      N_c = d/dt dL/d delta' - dL/d delta - sum_(r in rows) lambda_r
-          = sum_b m_b (z_b'' + g) - sum_(r in rows) lambda_r,
+      N_c = d/dt dL/d delta' - dL/d delta - F_z - sum_(r in rows) lambda_r
+          = sum_b m_b (z_b'' + g) - F_z - sum_(r in rows) lambda_r,
 
-  with z_b the height of body b's centre of mass, g the gravity pressing on the plane, and
+  with z_b the height of body b's centre of mass, g the gravity pressing on the plane, F_z the
+  vertical (up) component of the other forces applied to the lifted bodies (``applied``: a
+  downforce is negative; it is the generalized force of delta, which the system's own force,
+  written in the coordinates that eliminate delta, does not hold, so it must be given), and
   ``rows`` the kept normal rows of other contacts on the lifted bodies (each of them moves by
   delta, so its constraint enters the delta equation with coefficient 1). This is Newton's law
-  for the vertical motion of the lifted bodies. One body: N = m (z_G'' + g).
+  for the vertical motion of the lifted bodies. One body: N = m (z_G'' + g) - F_z.
 
 Both are expressions of [q, v, t, p, q'', lambda]; on a run they take the run's own acceleration
 and constraint force, lambda = lambda_nh + (A A^T)^(-1) A G (q'' - q''_nh) (G q'' + h = A^T lambda:
@@ -49,9 +52,13 @@ class Lift:
     rows : sequence of int
         The constraint rows that are the normal rows (dh/dt, kept holonomic constraints) of other
         contacts on those bodies; their multipliers carry part of the load.
+    applied : number or SymPy expression, optional
+        F_z, the vertical (up) component of the forces other than gravity and the contacts'
+        applied to those bodies, an expression of the state, time and parameters: a downforce D
+        is ``applied=-D`` (module docstring; default 0, gravity the only applied vertical force).
     """
 
-    def __init__(self, bodies, rows=()):
+    def __init__(self, bodies, rows=(), applied=0):
         if isinstance(bodies, tuple) and len(bodies) == 2 and not isinstance(bodies[0], (tuple, list)):
             bodies = [bodies]
         try:
@@ -65,9 +72,11 @@ class Lift:
             self.rows = [int(r) for r in rows]
         except (TypeError, ValueError):
             raise TypeError(f"rows must be a sequence of constraint-row indices, got {rows!r}") from None
+        self.applied = to_sympy(applied, "applied")
 
     def __repr__(self) -> str:
-        return f"Lift({len(self.bodies)} bodies, rows={self.rows})"
+        applied = "" if self.applied == 0 else f", applied={self.applied}"
+        return f"Lift({len(self.bodies)} bodies, rows={self.rows}{applied})"
 
 
 def gravity_into_plane(gravity) -> sp.Expr:
@@ -88,7 +97,7 @@ class NormalForce:
     Attributes
     ----------
     loads : list
-        Per contact ("row", r) or ("lift", [(m_b, z_b)], rows).
+        Per contact ("row", r) or ("lift", [(m_b, z_b)], rows, F_z).
     tangential : list of lists of int
         The no-slip rows of each contact (for its friction force and the friction margin).
     gravity : SymPy expression
@@ -121,8 +130,8 @@ class NormalForce:
             if load[0] == "row":
                 out.append(multipliers[load[1]])
                 continue
-            _, bodies, rows = load
-            total = sp.S.Zero
+            _, bodies, rows, *applied = load  # (a load pickled before ``applied`` has none)
+            total = -applied[0] if applied else sp.S.Zero
             for m, z in bodies:  # z'' = grad z . q'' + q'^T (Hessian z) q'
                 grad = sp.Matrix([z]).jacobian(coords)
                 z_ddot = (sp.Matrix([(grad * vel)[0]]).jacobian(coords) * vel)[0] + (grad * a)[0]
@@ -216,6 +225,11 @@ def normal_force_output(system, normal, gravity=9.81, contacts=None) -> NormalFo
                     raise ValueError(f"normal of contact {c}: a lifted body's mass or height uses "
                                      f"{sorted(map(str, extra))}, which are neither coordinates nor parameters")
             rows = item.rows
+            applied = system.resolve(item.applied)
+            extra = applied.free_symbols - {*allowed, *system.velocities, system.time}
+            if extra:
+                raise ValueError(f"normal of contact {c}: the applied force uses {sorted(map(str, extra))}, which are "
+                                 "neither coordinates, velocities, time nor parameters")
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             rows = [int(item)]
         else:
@@ -224,7 +238,7 @@ def normal_force_output(system, normal, gravity=9.81, contacts=None) -> NormalFo
             if not 0 <= r < k:
                 raise ValueError(f"normal of contact {c}: row {r} is not a constraint row of {system.name!r} "
                                  f"(it has {k})")
-        loads.append(("lift", bodies, rows) if isinstance(item, Lift) else ("row", int(item)))
+        loads.append(("lift", bodies, rows, applied) if isinstance(item, Lift) else ("row", int(item)))
     g = system.resolve(gravity_into_plane(gravity))
     if g.free_symbols - set(system.parameters):
         raise ValueError(f"gravity uses {sorted(map(str, g.free_symbols - set(system.parameters)))}, "
