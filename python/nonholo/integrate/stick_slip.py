@@ -536,7 +536,8 @@ def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: flo
         outside = [c for c, lam in enumerate(lams) if lam is not None and np.linalg.norm(lam) > cone(c, t, y)]
         if not outside:
             break
-        c = max(outside, key=lambda c: np.linalg.norm(lams[c]) / cone(c, t, y))
+        # the contact furthest outside its cone (a cone of zero width, no load, before any other)
+        c = max(outside, key=lambda c: (cone(c, t, y) <= 0, np.linalg.norm(lams[c]) / max(cone(c, t, y), 1e-300)))
         directions[c] = -lams[c] / np.linalg.norm(lams[c])
         stuck[c] = False
     return tuple(stuck)

@@ -205,8 +205,9 @@ class Margin:
         g = self._value(y0[:n], v, float(t0), self._parameter_vector(params))
         if g > 0:
             return None
-        what = ("rolling without slipping needs more friction than mu N" if self.kind == "friction"
-                else "the normal force is not positive (the body would lift off)")
+        what = ("rolling without slipping needs more friction than mu N" if self.kind == "friction" and g < 0
+                else "the contact is on the edge of its cone (rolling needs exactly mu N, none without a load)"
+                if self.kind == "friction" else "the normal force is not positive (the body would lift off)")
         return (f"the {'friction-cone' if self.kind == 'friction' else 'lift-off'} margin is {g:.6g} <= 0 at the "
                 f"start (t = {t0:g}): {what} from the start; its event reports only later crossings of zero")
 
