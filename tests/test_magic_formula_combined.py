@@ -17,6 +17,21 @@ def curve(B, C, D, E, x):
     return D * np.sin(C * np.arctan(B * x - E * (B * x - np.arctan(B * x))))
 
 
+def largest_norm(law) -> float:
+    """max |z| / N over all slips, by SciPy from many starts (independent of the law's own search)."""
+    from scipy.optimize import minimize
+
+    force = sp.lambdify(list(law.slip), list(law.expr.xreplace({law.normal: 1, law.speed: 1})), "numpy")
+
+    def minus(x):  # x = (arctan kappa, alpha) at V = 1
+        return -np.hypot(*force(-np.tan(x[0]), np.tan(x[1])))
+
+    edge = np.pi / 2 - 1e-9
+    starts = np.random.default_rng(0).uniform(-edge, edge, size=(40, 2))
+    found = [minimize(minus, x0, method="L-BFGS-B", bounds=[(-edge, edge)] * 2) for x0 in starts]
+    return -min(r.fun for r in found)
+
+
 @pytest.fixture(scope="module")
 def tire():
     return nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS)
@@ -43,7 +58,8 @@ def test_combined_slip_reduces_each_force_and_opposes_the_slip(tire):
         assert z @ s <= 1e-12 * np.linalg.norm(z) * np.linalg.norm(s)
     assert np.all(np.abs(tire([0.3, 0.3], N=1.0, V=V)) < np.abs([tire([0.3, 0], N=1.0, V=V)[0],
                                                                tire([0, 0.3], N=1.0, V=V)[1]]))
-    assert float(tire.saturation) == 1.1
+    assert float(tire.saturation) > 1.1  # the norm exceeds both peaks (D = 1, Dx = 1.1) where both slips are large
+    assert float(tire.saturation) == pytest.approx(largest_norm(tire), rel=1e-7)
     assert float(tire.scale.subs(tire.speed, 1)) == pytest.approx(1 / (12 * 1.65 * 1.1))
     f = tire([0.2, -0.1], N=1.0, V=V)
     np.testing.assert_allclose(tire.steady_slip(f, N=1.0, V=V), [0.2, -0.1], rtol=1e-10)
@@ -90,3 +106,19 @@ def test_a_wheel_under_combined_slip_comes_to_rolling_and_its_reduced_model_foll
     np.testing.assert_allclose(A @ reduced.slip(1.0, q, u), slip, rtol=1e-3, atol=1e-3 * np.linalg.norm(slip))
     energy = np.asarray(model.energy(run.t, run.y))
     assert np.all(np.diff(energy) <= 1e-9 * energy[0])  # friction dissipates
+
+
+def test_saturation_is_the_largest_force_of_weakly_coupled_slips():
+    """With weak combined-slip weights both components reach their peaks at once: |z| / N near sqrt(2),
+    and steady_slip finds the slip of a force the law gives there (it refused it as 'outside the cone'
+    when the saturation was max(D, Dx) = 1)."""
+    weak = nh.laws.MagicFormula(10, 1.3, 1.0, 0, rows=2, longitudinal=(12, 1.6, 1.0, 0),
+                                combined=(0.1, 0.0, 1.0, 0.1, 0.0, 1.0))
+    assert float(weak.saturation) == pytest.approx(largest_norm(weak), rel=1e-7)
+    z = weak([-4.0, 4.0], N=1.0, V=20.0)
+    assert 1.3 < np.linalg.norm(z) <= float(weak.saturation)
+    s = weak.steady_slip(0.99 * z, N=1.0, V=20.0)
+    np.testing.assert_allclose(weak(s, N=1.0, V=20.0), 0.99 * z, rtol=1e-9)
+    D = sp.Symbol("D", positive=True)  # symbolic factors: an upper bound
+    assert nh.laws.MagicFormula(10, 1.3, D, 0, rows=2, longitudinal=(12, 1.6, 1.0, 0),
+                                combined=WEIGHTS).saturation == sp.sqrt(D**2 + 1.0)

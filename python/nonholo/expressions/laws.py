@@ -553,6 +553,31 @@ def _magic_peak(B, C, D, E):
 PEAK_SAMPLES = 20001  # slip angles in [0, pi/2] where _magic_peak looks for the curve's largest value
 
 
+def _combined_peak(expr, s, N, V, bound):
+    """The largest |z| / N of a combined-slip force ``expr`` (two components of the slips ``s``, the
+    load ``N`` and the speed ``V``) over every slip: over (arctan kappa, alpha) in (-pi/2, pi/2)^2 at
+    V = 1, on a grid refined three times around its best point (relative error below 1e-9 where the
+    maximum is smooth); ``bound`` (an upper bound) where the law's factors are symbols."""
+    free = sp.Matrix(expr).free_symbols - {*s, N, V}
+    if free:
+        return bound
+    f = sp.lambdify([s[0], s[1]], list(sp.Matrix(expr).xreplace({N: 1, V: 1})), "numpy")
+
+    def size(u, a):  # kappa = tan u = -s_x, alpha = a = arctan s_y at V = 1
+        zx, zy = (np.broadcast_to(np.asarray(c, dtype=float), u.shape) for c in f(-np.tan(u), np.tan(a)))
+        return np.hypot(zx, zy)
+
+    edge = np.pi / 2 * (1 - 1e-9)
+    centre, half = np.zeros(2), np.full(2, edge)
+    best = 0.0
+    for _ in range(4):
+        u, a = np.meshgrid(*(np.linspace(max(c - h, -edge), min(c + h, edge), 201) for c, h in zip(centre, half)))
+        values = size(u, a)
+        i = np.unravel_index(int(np.nanargmax(values)), values.shape)
+        best, centre, half = max(best, float(values[i])), np.array([u[i], a[i]]), half / 20
+    return sp.Float(best)
+
+
 class MagicFormula(Law):
     r"""Pacejka's Magic Formula tire.
 
@@ -582,8 +607,10 @@ class MagicFormula(Law):
         \kappa)), \quad B_{y\kappa} = r_{By1} \cos(\arctan(r_{By2} \alpha)).
 
     At :math:`\kappa = 0` the lateral force is the pure one, at :math:`\alpha = 0` the longitudinal,
-    and each weight lies in (0, 1], so the force stays within :math:`\max(D, D_x) N` per component.
-    The velocity scale is :math:`V` over the larger slip stiffness, the saturation the larger peak.
+    and each weight lies in [-1, 1], so each component stays within its pure curve's peak; their
+    norm can exceed both (weak weights: 1.37 N for :math:`D = D_x = 1`). The velocity scale is
+    :math:`V` over the larger slip stiffness, the saturation the largest :math:`\lvert z \rvert / N`
+    over all slips, found on a grid (:math:`\sqrt{D^2 + D_x^2}`, a bound, for symbolic factors).
 
     ``relaxation_length``: the relaxation length :math:`\sigma` (one, or :math:`(\sigma_\kappa,
     \sigma_\alpha)` with two rows), Pacejka's first-order transient tire. The friction model
@@ -626,7 +653,8 @@ class MagicFormula(Law):
         G_yk = sp.cos(Cyk * sp.atan(rBy1 * sp.cos(sp.atan(rBy2 * alpha)) * kappa))
         expr = [N * G_xa * _magic(Bx, Cx, Dx, Ex, kappa), -N * G_yk * _magic(self.B, self.C, self.D, self.E, alpha)]
         stiffness = sp.Max(self.B * self.C * self.D, Bx * Cx * Dx)
-        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / stiffness, saturation=sp.Max(self.D, Dx),
+        peak = _combined_peak(expr, s, N, V, sp.sqrt(self.D**2 + Dx**2))
+        super().__init__(expr, slip=s, normal=N, speed=V, scale=V / stiffness, saturation=peak,
                          name="magic formula (combined slip)", relaxation_length=relaxation_length)
 
 
