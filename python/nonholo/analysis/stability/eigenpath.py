@@ -7,16 +7,22 @@ column of :attr:`EigenvaluePath.eigenvalues` follows one mode through crossings 
 instead of jumping with a sort order. Zero modes are matched with zero modes and physical
 eigenvalues with physical ones, as far as their counts allow.
 
-Critical values: where a physical mode's real part changes sign between two samples. A real
-eigenvalue through zero (divergence; also a pair colliding at zero and leaving along the
-imaginary axis, as for the upright disc) is refined as a root of the product of the physical
-eigenvalues, det of the physical quotient matrix, which is smooth in the parameter; a complex
-pair (Hopf, the bicycle's weave) as a root of the tracked eigenvalue's real part. Both by
-Brent's method to ``xtol``; if the refinement function does not change sign (a tangency), by
-bisection on the stability of the mode. A crossing is reported only where the number of growing
-physical modes changes across it in its direction (counted halfway to the next crossing or
-sample on either side): on a coarse grid the tracking can pair one mode with another, and such
-pairs "cross" where the spectrum does not.
+Critical values: where the number of growing physical modes changes. Along each tracked mode,
+where its real part changes sign between two samples: a real eigenvalue through zero
+(divergence; also a pair colliding at zero and leaving along the imaginary axis, as for the
+upright disc) is refined as a root of the product of the physical eigenvalues, det of the
+physical quotient matrix, which is smooth in the parameter; a complex pair (Hopf, the bicycle's
+weave) as a root of the tracked eigenvalue's real part. Both by Brent's method to ``xtol``; if the
+refinement function does not change sign (a tangency), by bisection on the stability of the
+mode. A crossing is reported only where the number of growing physical modes changes across it
+in its direction (counted halfway to the next crossing or sample on either side): on a coarse
+grid the tracking can pair one mode with another, and such pairs "cross" where the spectrum does
+not. Where the number of growing modes differs between two samples and no crossing so found
+accounts for it, or the growing pair sat on the imaginary axis at the stable sample (it left the
+axis by colliding with another pair, a Krein collision or Hamiltonian-Hopf bifurcation: its real
+part is zero up to rounding on the stable side, no root to refine), the boundary is found by
+bisection on that number itself, and named by the spectrum there ("krein" where two imaginary
+pairs meet).
 """
 
 from __future__ import annotations
@@ -87,8 +93,11 @@ class EigenvaluePath:
 class CriticalValue:
     """A parameter value where a mode's real part crosses zero.
 
-    ``kind``: ``"divergence"`` (a real eigenvalue through zero) or ``"hopf"`` (a complex pair
-    through the imaginary axis: weave, flutter); ``eigenvalue`` at the crossing; ``direction``:
+    ``kind``: ``"divergence"`` (a real eigenvalue through zero), ``"hopf"`` (a complex pair
+    through the imaginary axis: weave, flutter) or ``"krein"`` (two pairs on the imaginary axis
+    collide, a double pair, and leave it as a quartet +-a +-ib: the Hamiltonian-Hopf bifurcation of
+    a sleeping top or a spinning rolling ball at its critical spin); ``eigenvalue`` at the crossing
+    (for ``"krein"`` the double imaginary eigenvalue, on the stable side); ``direction``:
     ``"stabilizing"`` when the mode becomes stable as the parameter increases, else
     ``"destabilizing"``; ``mode``: the column of the path.
     """
@@ -109,7 +118,8 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     model : Model
     parameter : str
         A parameter of the model (set to each value), or any label (e.g. ``"speed"``) when only
-        ``state`` depends on it.
+        ``state`` depends on it (then the states must differ between the values: a label with
+        the same state at every value, a misspelt parameter, is refused).
     values : array_like (P,)
         Increasing parameter values; steps small enough for the modes to be followed.
     state : callable or array_like
@@ -145,6 +155,10 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
                          "or give state as a callable of the parameter value (or one state per value)")
     compile = check.compile_option(compile)
     states = _states(model, state, values)
+    if parameter not in model.params and all(np.array_equal(s, states[0]) for s in states[1:]):
+        raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}) and the "
+                         "state is the same at every value, so the path would be constant: name a parameter, or "
+                         "give state as a callable of the value that changes with it")
     apply_compile(model, compile, values.size * model.core.jacobian_cost)
     lins = []
     try:
@@ -165,21 +179,31 @@ def _path(parameter, values, lins, model, state, params, linearize_options, stab
 
 
 HOPF_SHARE = 1e-3  # a crossing eigenvalue this large (relative to the bracket's ends) and complex is a Hopf
+KREIN_RATIO = 10.0  # the two eigenvalues nearest the new growing one this close to each other: a double pair
 
 
 def critical_values(path_or_model, parameter: str | None = None, values=None, state=None, params=None,
                     xtol: float = 1e-12, **options) -> list:
-    r"""Parameter values where a physical mode's real part crosses zero, each refined to ``xtol``.
+    r"""Parameter values where the stability of the steady motion changes, each refined to ``xtol``.
 
-    Takes an :class:`EigenvaluePath`, or the arguments of :func:`eigenvalue_path`. Returns a
-    list of :class:`CriticalValue` in increasing order, each with its kind: ``"divergence"`` (a
-    real eigenvalue through zero, refined as a root of det of the physical block) or ``"hopf"``
-    (a complex pair through the imaginary axis, refined as a root of its real part). ``xtol``
-    must be positive and finite.
+    Takes an :class:`EigenvaluePath`, or the arguments of :func:`eigenvalue_path` (``parameter``,
+    ``values`` and ``state`` are then required). Returns a list of :class:`CriticalValue` in
+    increasing order, each with its kind: ``"divergence"`` (a real eigenvalue through zero,
+    refined as a root of det of the physical block), ``"hopf"`` (a complex pair through the
+    imaginary axis, refined as a root of its real part) or ``"krein"`` (two pairs on the
+    imaginary axis collide and leave it as a quartet, a Hamiltonian-Hopf bifurcation: how a
+    spinning top or rolling ball gains or loses its gyroscopic stability; located by bisection on
+    the number of growing modes). Wherever the number of growing modes differs between two
+    neighbouring values, a crossing between them is reported, whatever the tracked modes do.
+    ``xtol`` must be positive and finite.
     """
     xtol = check.positive(xtol, "xtol")
     if not isinstance(path_or_model, EigenvaluePath):
         analysed_model(path_or_model, "path_or_model")
+        missing = [nm for nm, v in (("parameter", parameter), ("values", values), ("state", state)) if v is None]
+        if missing:
+            raise TypeError(f"critical_values takes an EigenvaluePath, or a model with the arguments of "
+                            f"eigenvalue_path: parameter, values and state; {', '.join(missing)} not given")
     path = path_or_model if isinstance(path_or_model, EigenvaluePath) else \
         eigenvalue_path(path_or_model, parameter, values, state, params, **options)
     if not callable(path.state) and np.ndim(path.state) == 2:
@@ -188,29 +212,71 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     found = []
     columns = np.flatnonzero(~path.structural)
     for i in range(len(path.values) - 1):
-        for j in columns:
-            lam0, lam1 = path.eigenvalues[i, j], path.eigenvalues[i + 1, j]
-            up0, up1 = lam0.real > path.threshold(i, j), lam1.real > path.threshold(i + 1, j)
-            if up0 == up1:
-                continue
-            unstable = lam0 if up0 else lam1
-            kind = "divergence" if abs(unstable.imag) <= path.threshold(i if up0 else i + 1, j) else "hopf"
-            if kind == "hopf" and unstable.imag < 0:
-                continue  # the conjugate partner reports it
-            value = _refine(path, i, j, kind, xtol)
-            lam = _eigenvalue_at(path, value, i, j)
-            if kind == "divergence" and abs(lam.imag) > HOPF_SHARE * max(abs(lam0), abs(lam1)):
-                # a real pair at the unstable end that turned complex before crossing (a coarse grid):
-                # a Hopf crossing, refined on the pair's real part, reported once (a pair that meets
-                # at zero, the upright disc's, crosses with |lambda| -> 0: a divergence)
-                if lam.imag < 0:
-                    continue
-                kind = "hopf"
-                value = _refine(path, i, j, kind, xtol)
-                lam = _eigenvalue_at(path, value, i, j)
-            found.append((i, CriticalValue(value, kind, lam, "stabilizing" if up0 else "destabilizing", int(j))))
-    return sorted((c for i, c in found if _changes_stability(path, i, c, [d.value for k, d in found if k == i])),
-                  key=lambda c: c.value)
+        found += _bracket_crossings(path, i, columns, xtol)
+    return sorted(found, key=lambda c: c.value)
+
+
+def _bracket_crossings(path, i, columns, xtol) -> list:
+    """The crossings between samples i and i + 1: those of the tracked modes (refined on the mode,
+    kept where the number of growing modes changes across them, :func:`_changes_stability`), and,
+    where that number differs between the samples and no such crossing goes its way, the boundary
+    of the verdict itself (:func:`_verdict_boundary`). A pair that sits on the imaginary axis at
+    the stable sample and grows at the other did not cross the axis: it collided with another
+    pair (a Krein collision). Its real part is zero up to rounding on the stable side, so Brent's
+    method stopped anywhere there (the heavy ball's boundary 2.9867 came out as the sample 3.25,
+    or was dropped); it is located on the verdict too, between the points halfway to its
+    neighbours where the verdict was found to change."""
+    candidates = [c for c in (_mode_crossing(path, i, j, xtol) for j in columns) if c is not None]
+    others = [c.value for c, _ in candidates]
+    located = []
+    for crossing, neutral in candidates:
+        if not _changes_stability(path, i, crossing, others):
+            continue
+        if neutral:
+            crossing = _verdict_boundary(path, i, *_halfway(path, i, crossing.value, others), xtol)
+        _add(path, i, located, crossing, xtol)
+    before, after = _sample_growing(path, i), _sample_growing(path, i + 1)
+    direction = "destabilizing" if after > before else "stabilizing"
+    if before != after and not any(c.direction == direction for c in located):
+        _add(path, i, located, _verdict_boundary(path, i, path.values[i], path.values[i + 1], xtol,
+                                                 path.linearizations[i], path.linearizations[i + 1]), xtol)
+    return located
+
+
+def _add(path, i, located, crossing, xtol) -> None:
+    """Append ``crossing`` unless one already found is at its value (to 1e-6 of the bracket, or
+    100 xtol): a boundary located on the verdict next to a mode's crossing refined on the mode."""
+    near = max(1e-6 * (path.values[i + 1] - path.values[i]), 100 * xtol * max(1.0, abs(crossing.value)))
+    if all(abs(c.value - crossing.value) > near for c in located):
+        located.append(crossing)
+
+
+def _mode_crossing(path, i, j, xtol):
+    """(CriticalValue, neutral) where mode j's real part crosses its threshold between samples i and
+    i + 1 (None where it does not, or its conjugate partner reports it); ``neutral``: a complex
+    pair on the imaginary axis at the stable sample."""
+    lam0, lam1 = path.eigenvalues[i, j], path.eigenvalues[i + 1, j]
+    up0, up1 = lam0.real > path.threshold(i, j), lam1.real > path.threshold(i + 1, j)
+    if up0 == up1:
+        return None
+    unstable = lam0 if up0 else lam1
+    kind = "divergence" if abs(unstable.imag) <= path.threshold(i if up0 else i + 1, j) else "hopf"
+    if kind == "hopf" and unstable.imag < 0:
+        return None  # the conjugate partner reports it
+    value = _refine(path, i, j, kind, xtol)
+    lam = _eigenvalue_at(path, value, i, j)
+    if kind == "divergence" and abs(lam.imag) > HOPF_SHARE * max(abs(lam0), abs(lam1)):
+        # a real pair at the unstable end that turned complex before crossing (a coarse grid):
+        # a Hopf crossing, refined on the pair's real part, reported once (a pair that meets
+        # at zero, the upright disc's, crosses with |lambda| -> 0: a divergence)
+        if lam.imag < 0:
+            return None
+        kind = "hopf"
+        value = _refine(path, i, j, kind, xtol)
+        lam = _eigenvalue_at(path, value, i, j)
+    s = i + 1 if up0 else i  # the stable sample
+    neutral = kind == "hopf" and abs(path.eigenvalues[s, j].real) <= path.threshold(s, j)
+    return CriticalValue(value, kind, lam, "stabilizing" if up0 else "destabilizing", int(j)), neutral
 
 
 def _changes_stability(path, i, crossing, others) -> bool:
@@ -220,20 +286,146 @@ def _changes_stability(path, i, crossing, others) -> bool:
     coarse, tracking can pair a mode with another (the bicycle's real modes at 0 m/s, the next
     sample 2.5 m/s away, where they had merged into the weave): its "crossings" come in pairs that
     the spectrum does not make (1.214 and 1.425 m/s, where the weave stays unstable)."""
-    value = crossing.value
+    left, right = _halfway(path, i, crossing.value, others)
+    change = _growing(path, right) - _growing(path, left)
+    return change < 0 if crossing.direction == "stabilizing" else change > 0
+
+
+def _halfway(path, i, value, others) -> tuple:
+    """The points halfway from ``value`` to the next of ``others`` (or the bracket's end) on each side."""
     left = max([path.values[i], *(v for v in others if v < value)])
     right = min([path.values[i + 1], *(v for v in others if v > value)])
-    change = _growing(path, (right + value) / 2) - _growing(path, (left + value) / 2)
-    return change < 0 if crossing.direction == "stabilizing" else change > 0
+    return (left + value) / 2, (right + value) / 2
+
+
+def _linearization(path, value):
+    """The linearization at ``value`` (between the samples), with the path's options."""
+    model = path.model
+    y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
+    opts = {k: v for k, v in path.options.items() if k != "stability_tol"}
+    return linearize(model, y, params=_params(model, path.parameter, value, path.params), **opts)
+
+
+def _growing_modes(lin, tol) -> np.ndarray:
+    """(physical eigenvalues, mask of those with a real part above their threshold)."""
+    lam = lin.physical_eigenvalues
+    return lam, lam.real > lin.thresholds(tol)
 
 
 def _growing(path, value) -> int:
     """The number of physical eigenvalues with a real part above their threshold at ``value``."""
-    model = path.model
-    y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
-    opts = {k: v for k, v in path.options.items() if k != "stability_tol"}
-    lin = linearize(model, y, params=_params(model, path.parameter, value, path.params), **opts)
-    return int(np.sum(lin.physical_eigenvalues.real > lin.thresholds(path.options["stability_tol"])))
+    return int(np.sum(_growing_modes(_linearization(path, value), path.options["stability_tol"])[1]))
+
+
+def _sample_growing(path, i) -> int:
+    """The number of growing physical modes at sample i (as :attr:`EigenvaluePath.stable` counts)."""
+    return int(np.sum(_growing_modes(path.linearizations[i], path.options["stability_tol"])[1]))
+
+
+def _verdict_boundary(path, i, lo, hi, xtol, lin_lo=None, lin_hi=None) -> CriticalValue:
+    """Where the number of growing modes changes between ``lo`` and ``hi`` (in the bracket of
+    samples i and i + 1; ``lin_lo``, ``lin_hi``: the linearizations there, if at hand): bisection
+    on that number to ``xtol``, whatever the tracked modes do. The kind from the spectrum there
+    (:func:`_boundary_kind`): "divergence", "krein" (a double pair splitting) or "hopf". A
+    divergence or Hopf crossing is then polished as a root of det or of the new growing
+    eigenvalue's real part (the verdict changes where the real part passes its threshold, up to
+    threshold / slope away)."""
+    tol = path.options["stability_tol"]
+    lo, hi = float(lo), float(hi)
+    lin_lo = _linearization(path, lo) if lin_lo is None else lin_lo
+    lin_hi = _linearization(path, hi) if lin_hi is None else lin_hi
+    before = int(np.sum(_growing_modes(lin_lo, tol)[1]))
+    while hi - lo > xtol * max(1.0, abs(lo)):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        lin = _linearization(path, mid)
+        if int(np.sum(_growing_modes(lin, tol)[1])) == before:
+            lo, lin_lo = mid, lin
+        else:
+            hi, lin_hi = mid, lin
+    destabilizing = _growing_modes(lin_hi, tol)[1].sum() > _growing_modes(lin_lo, tol)[1].sum()
+    (lin_u, p_u), (lin_s, p_s) = ((lin_hi, hi), (lin_lo, lo)) if destabilizing else ((lin_lo, lo), (lin_hi, hi))
+    (lam_u, up_u), (lam_s, up_s) = _growing_modes(lin_u, tol), _growing_modes(lin_s, tol)
+    mu = _new_growing(lam_u, up_u, lam_s, up_s)
+    kind = _boundary_kind(lin_u, lin_s, mu, tol)
+    value = 0.5 * (lo + hi)
+    eigenvalue = complex(lam_s[int(np.argmin(np.abs(lam_s - mu)))]) if mu is not None and lam_s.size else 0j
+    if kind != "krein" and mu is not None:
+        polished = _polish(path, i, kind, p_s, p_u, mu, xtol)
+        if polished is not None:
+            value = polished
+            eigenvalue = _nearest(path, value, i, mu)
+    k = i + 1 if destabilizing else i  # the unstable sample
+    columns = np.flatnonzero(~path.structural)
+    target = mu if mu is not None else 0j
+    mode = int(columns[np.argmin(np.abs(path.eigenvalues[k, columns] - target))]) if columns.size else -1
+    return CriticalValue(float(value), kind, eigenvalue, "destabilizing" if destabilizing else "stabilizing", mode)
+
+
+def _boundary_kind(lin_u, lin_s, mu, tol) -> str:
+    """What happens at a boundary of the verdict, from the linearizations just on its unstable and
+    stable sides and the new growing eigenvalue ``mu``: "divergence" (mu real), "krein" (the two
+    eigenvalues nearest mu on the stable side on the imaginary axis and about equally near, a
+    double pair splitting: near the collision both are sqrt(distance) away, where one pair crossing
+    has one eigenvalue next to mu and the others a gap away) or "hopf"."""
+    lam_u, lam_s = lin_u.physical_eigenvalues, lin_s.physical_eigenvalues
+    if mu is None or abs(mu.imag) <= lin_u.thresholds(tol)[int(np.argmin(np.abs(lam_u - mu)))]:
+        return "divergence"
+    order = np.argsort(np.abs(lam_s - mu))[:2]
+    if order.size == 2:
+        near = np.abs(lam_s[order] - mu)
+        on_axis = np.all(np.abs(lam_s[order].real) <= lin_s.thresholds(tol)[order])
+        if on_axis and near[1] <= KREIN_RATIO * near[0]:
+            return "krein"
+    return "hopf"
+
+
+def _new_growing(lam_u, up_u, lam_s, up_s):
+    """The eigenvalue growing on the unstable side of a boundary (upper half plane) that is farthest
+    from those growing on its stable side (None if there is none)."""
+    new = [mu for mu in lam_u[up_u] if mu.imag >= 0]
+    if not new:
+        return None
+    grown = lam_s[up_s]
+    return complex(max(new, key=lambda mu: np.abs(grown - mu).min() if grown.size else np.inf))
+
+
+def _nearest(path, value, i, mu) -> complex:
+    """The physical eigenvalue at ``value`` nearest ``mu``."""
+    lam = np.linalg.eigvals(_physical_matrix(path, value, _generic(path, i)))
+    return complex(lam[np.argmin(np.abs(lam - mu))]) if lam.size else 0j
+
+
+def _polish(path, i, kind, p_s, p_u, mu, xtol):
+    """The root of det of the physical block (divergence) or of the real part of the eigenvalue
+    nearest ``mu`` (Hopf) next to the verdict's boundary [p_s, p_u]: from p_s toward the stable
+    end of the bracket in growing steps until the sign changes, then Brent's method (None when it
+    does not change within the bracket)."""
+    from scipy.optimize import brentq
+
+    gen = _generic(path, i)
+    if kind == "divergence":
+        def g(p):
+            return float(np.real(np.linalg.det(_physical_matrix(path, p, gen))))
+    else:
+        def g(p):
+            return _nearest(path, p, i, mu).real
+    end = float(path.values[i] if p_s < p_u else path.values[i + 1])
+    g_u = g(p_u)
+    step, far = max(abs(p_u - p_s), xtol), p_s
+    while True:
+        g_far = g(far)
+        if g_far == 0.0:
+            return float(far)
+        if np.sign(g_far) != np.sign(g_u):
+            break
+        if far == end:
+            return None
+        step *= 4.0
+        far = max(end, p_s - step) if p_s < p_u else min(end, p_s + step)
+    a, b = min(far, p_u), max(far, p_u)
+    return float(brentq(g, a, b, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=200))
 
 
 # --------------------------------------------------------------------------- helpers

@@ -207,7 +207,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         are invalid, ``params`` names an unknown parameter, or a tolerance is not positive and
         finite.
     TypeError
-        When ``params`` is not a mapping name -> value.
+        When ``params`` is not a mapping name -> value, ``y`` not an array of real numbers or
+        ``t`` not a real number.
 
     Examples
     --------
@@ -227,11 +228,11 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     [0.192308]
     """
     analysed_model(model)
-    t = float(t)
+    t = check.finite_float(t, "t")
     params = parameter_mapping(params)
     zero_tol = check.positive(zero_tol, "zero_tol")
     steady_tol = check.positive(steady_tol, "steady_tol")
-    y = model_state(model, y, t, params)
+    y = model_state(model, check.real_state(y, "y"), t, params)
     names = model.state_names
     A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
     d = deflate(A, cyc_local, zero_tol)
@@ -416,24 +417,40 @@ def _sorted(lam: np.ndarray) -> np.ndarray:
     return lam[np.lexsort((-lam.imag, -lam.real))]
 
 
+SHIFT_OFFSET = 1e-10  # the inverse iteration's shift is the eigenvalue plus this times max(1, max|A|)
+
+
 def _eigenvectors(A, T, lam_phys) -> list:
     """Unit eigenvectors in the full state of the physical eigenvalues: those of A whose
-    eigenvalues are nearest (each used once), mapped by T, largest component real positive."""
+    eigenvalues are nearest (each used once), improved by inverse iteration with the accurate
+    eigenvalue of the deflated matrix, mapped by T, largest component real positive. The shift is
+    offset from the eigenvalue by SHIFT_OFFSET (relative): with the exact eigenvalue A - lambda I
+    can be singular to working precision, and the solution overflowed (the heavy ball spinning
+    at 4.6: NaN columns for +-0.4275i); an iterate that is not finite keeps LAPACK's vector."""
     if not len(lam_phys):
         return []
     mu, X = np.linalg.eig(A)
     free = np.ones(mu.size, bool)
+    identity = np.eye(A.shape[0])
+    offset = SHIFT_OFFSET * max(1.0, np.abs(A).max(initial=0.0))
     out = []
     for lam in lam_phys:
         i = int(np.argmin(np.where(free, np.abs(mu - lam), np.inf)))
         free[i] = False
         x = X[:, i]
-        for _ in range(2):  # inverse iteration with the accurate eigenvalue of the deflated matrix
-            try:
-                x = np.linalg.solve(A - lam * np.eye(A.shape[0]), x)
-            except np.linalg.LinAlgError:
-                break
-            x = x / np.linalg.norm(x)
+        for _ in range(2):
+            with np.errstate(all="ignore"):
+                try:
+                    z = np.linalg.solve(A - (lam + offset) * identity, x)
+                except np.linalg.LinAlgError:
+                    break
+                size = np.abs(z).max()
+                if not (np.isfinite(size) and size > 0):
+                    break
+                z = z / size
+                if not np.all(np.isfinite(z)):
+                    break
+            x = z / np.linalg.norm(z)
         x = T @ x
         k = np.argmax(np.abs(x))
         out.append(x * (abs(x[k]) / x[k]) / np.linalg.norm(x))

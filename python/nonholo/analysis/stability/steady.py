@@ -49,6 +49,12 @@ class SteadyMotion:
     residual : float
         Largest residual of the equations (module docstring) at ``state``.
     iterations : int
+    model : Model
+    params : dict or None
+        The parameter values given to :func:`steady_motions` (the model's own for the others).
+    cyclic : list of str or None
+        The cyclic coordinates given to :func:`steady_motions` (None: the default ones).
+    t : float
     """
 
     state: np.ndarray
@@ -56,12 +62,22 @@ class SteadyMotion:
     residual: float
     iterations: int
     model: object
+    params: dict | None = None
+    cyclic: list | None = None
+    t: float = 0.0
 
     def linearize(self, **kwargs):
-        """:func:`~nonholo.linearize` of the model at this state."""
+        """:func:`~nonholo.linearize` of the model at this state, with the ``params``, ``cyclic``
+        and ``t`` the steady motion was found with (without them a motion found at other parameter
+        values was linearized at the model's own: a sleigh solved at a = -0.2 came out stable, at
+        a = +0.2). ``kwargs`` override them: ``cyclic``, ``t`` replace, ``params`` is merged over
+        the steady motion's."""
         from .linearize import linearize
 
-        return linearize(self.model, self.state, **kwargs)
+        options = {"t": self.t, "cyclic": self.cyclic, **kwargs}
+        given = parameter_mapping(kwargs.get("params"))
+        options["params"] = {**(self.params or {}), **(given or {})} if self.params or given else None
+        return linearize(self.model, self.state, **options)
 
 
 def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params=None, cyclic=None,
@@ -214,7 +230,8 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
                           names)
             f = model.rhs(t, y, params)
             drift = {names[c]: float(f[c]) for c in cyc if abs(f[c]) > tol * scale}
-            return SteadyMotion(y, drift, residual, it - 1, model)
+            return SteadyMotion(y, drift, residual, it - 1, model, dict(params) if params is not None else None,
+                                list(cyclic) if cyclic is not None else None, t)
         # the Gauss-Newton step toward the solution set's point nearest the guess: its least-squares
         # part, and the pull back to the guess within the null space of J (steady motions come in
         # families, a speed for each; the least-squares step alone walked along them in
