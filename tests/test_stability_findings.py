@@ -266,3 +266,21 @@ def test_bad_arguments_are_named(sleigh):
     # a label whose state changes with the value is a path (the default use of a label)
     path = nh.eigenvalue_path(model, "speed", [0.5, 1.0], lambda u: [0, 0, 0, u, 0, 0])
     np.testing.assert_allclose(path.physical[:, 0].real, [-0.1 / 1.04, -0.2 / 1.04], rtol=1e-10)
+
+
+@pytest.mark.parametrize("k", [1.0, 1e9])
+def test_slow_instability_of_a_stiff_system_is_no_zero_mode(k):
+    """A sleigh (m = 1, I = 1, a = 0.2) backing up at u = -0.005 and carrying a decoupled spring of
+    stiffness k: the straight motion is unstable, eigenvalue m a |u| / (I + m a^2) = 9.6e-4 whatever k.
+    At k = 1e9 (|A| = 1e9) the zero test s <= 1e-12 |A| took it for a zero mode and called the motion
+    stable; the test now also asks s <= 1e-12 || |B| |w| ||, the rounding of B w."""
+    x, y, phi, z = sp.symbols("x y phi z")
+    m, I, a, u = 1.0, 1.0, 0.2, -0.005
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(phi), 0], [0, m, m * a * sp.cos(phi), 0],
+                   [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2, 0], [0, 0, 0, 1]])
+    sleigh = nh.System([x, y, phi, z], G, k * z**2 / 2, sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0, 0]]))
+    lin = nh.linearize(sleigh.nonholonomic(), [0, 0, 0, 0, u, 0, 0, 0])
+    assert not lin.is_stable()
+    real = lin.physical_eigenvalues[np.abs(lin.physical_eigenvalues.imag) < 1e-9].real
+    assert real.size == 1 and real[0] == pytest.approx(m * a * abs(u) / (I + m * a**2), rel=1e-8)
+    np.testing.assert_allclose(np.sort(np.abs(lin.physical_eigenvalues.imag))[-2:], np.sqrt(k), rtol=1e-9)

@@ -184,8 +184,10 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     zero_tol : float
         Which eigenvalues are reported as exact zeros. The zero modes (cyclic coordinates,
         conserved quantities, families of steady motions) are deflated level by level
-        (:mod:`.zero_modes`): a singular value s of a quotient matrix counts as zero when
-        s <= zero_tol * max(1, ||A||_2). A physical eigenvalue smaller than that would be taken
+        (:mod:`.zero_modes`): a singular value s of a quotient matrix B, with right singular
+        vector w, counts as zero when s <= zero_tol * max(1, ||A||_2) and s <= zero_tol *
+        max(1, || |B| |w| ||_2) (the second for stiff systems, whose slow modes do not see the
+        large entries). A physical eigenvalue smaller than that would be taken
         for a zero mode, so the default 1e-12 sits a few thousand times above the rounding of the
         AD Jacobian and far below physical rates (the Whipple bicycle's capsize eigenvalue of
         about 2.5e-9 at 6.024262 m/s stays physical). Raise it when ``y`` is a steady motion only
