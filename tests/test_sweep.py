@@ -107,3 +107,12 @@ def test_systems_models_and_results_pickle():
     assert np.array_equal(clone.y, sol.y) and clone.message == sol.message and clone.params == sol.params
     again = nh.simulate(clone.model, (0, 1), [0, 0, 0, 1.0, 0, 0.5], t_eval=[0.5, 1.0])
     assert np.array_equal(again.y, sol.y)
+
+
+def test_strings_that_spell_numbers_stay_strings():
+    """A label "2" or "1e-3" came back as the float 2.0 or 0.001: only numbers become numbers."""
+    out = nh.sweep(lambda k: {"label": "1e-3" if k else "2", "mixed": "x" if k else 1.0, "x": k / 2},
+                   {"k": [0, 1]}, progress=False)
+    assert out["label"].dtype == object and list(out["label"]) == ["2", "1e-3"]
+    assert out["mixed"].dtype == object and list(out["mixed"]) == [1.0, "x"]
+    assert out["x"].dtype == float and list(out["x"]) == [0.0, 0.5]

@@ -152,7 +152,8 @@ class SweepResult:
         shape; a function returning a scalar or an array gives the single entry ``"value"``.
         Numbers give float arrays; an entry that is complex at any point (a complex number or
         array, e.g. eigenvalues) gives a complex array over the whole grid, its imaginary parts
-        kept. Objects that are not numbers (e.g. SimulationResult) are kept in object arrays. Points
+        kept. Objects that are not numbers (e.g. SimulationResult, strings, also "2") are kept in
+        object arrays. Points
         that did not finish (and, with ``missing="fill"``, entries a point did not return) hold
         NaN, or None in object arrays; when no point finished, the single entry ``"value"`` is
         all NaN (``status`` and ``errors`` say why).
@@ -258,17 +259,21 @@ def _is_complex(value) -> bool:
 def _column(items: list, size: int, shape: tuple) -> np.ndarray:
     """One entry over the grid: a float array (NaN where absent) when the values are numbers of
     one shape, a complex array (NaN where absent) when any of them is complex (all the points
-    alike, real values too), else an object array (None where absent)."""
+    alike, real values too), else an object array (None where absent): strings stay strings ("2"
+    is no number), whatever they spell."""
     where = [i for i, _ in items]
     values = [value for _, value in items]
-    dtype = complex if any(_is_complex(v) for v in values) else float
     try:
-        arr = np.asarray(values, dtype=dtype)
-    except (TypeError, ValueError):
+        kind = np.asarray(values).dtype.kind
+    except (TypeError, ValueError):  # ragged
+        kind = "O"
+    if kind not in "biufc":
         column = np.full(size, None, dtype=object)
         for i, value in items:
             column[i] = value
         return column.reshape(shape)
+    dtype = complex if any(_is_complex(v) for v in values) else float
+    arr = np.asarray(values, dtype=dtype)
     column = np.full((size,) + arr.shape[1:], np.nan, dtype=dtype)
     column[where] = arr
     return column.reshape(shape + arr.shape[1:])
