@@ -90,6 +90,10 @@ class Model:
         self._core = core
         self._extra = dict(extra or {})
         self._state_names = list(state_names) if state_names else system.state_names()
+        twice = sorted({x for x in self._state_names if self._state_names.count(x) > 1})
+        if twice:
+            raise ValueError(f"the {kind} model of {system.name!r} would name two states {twice} (a coordinate named "
+                             "like one of the model's own states, e.g. u_x or lambda_0): rename the coordinate")
         self.recipe = None  # (owner, factory, args, kwargs): set by the factory (nonholo.system.recipes)
 
     @property

@@ -126,6 +126,18 @@ def _row_index(i) -> int:
     return int(i)
 
 
+def velocities_argument(velocities: list, coordinates: list) -> list:
+    """The velocity symbols, one per coordinate, none named like a coordinate (the default name
+    x_dot of coordinate x is that of a coordinate x_dot: the two were one symbol)."""
+    if len(velocities) != len(coordinates):
+        raise ValueError(f"velocities has {len(velocities)} symbols, expected {len(coordinates)} (one per coordinate)")
+    clash = sorted({v.name for v in velocities} & {q.name for q in coordinates})
+    if clash:
+        raise ValueError(f"the velocities {clash} have the names of coordinates (a coordinate named like another's "
+                         "velocity, x and x_dot): name the velocities yourself, velocities=[...]")
+    return velocities
+
+
 def contacts_argument(contacts, k: int, ideal: bool = False):
     """``contacts=`` checked: lists of constraint-row indices, each of the k rows in exactly one
     (with ``ideal``, as ``System(contacts=...)`` takes it: in at most one, the rows in none being

@@ -26,7 +26,8 @@ from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_pa
 from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
-                        holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument)
+                        holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument,
+                        velocities_argument)
 from .checks import check_applied_force, check_metric_symmetric, check_size
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -333,9 +334,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             table.add_all(symbols, what)
         if velocities is None:
             velocities = [table.get(f"{q.name}_dot") or sp.Symbol(f"{q.name}_dot") for q in self.coordinates]
-        self.velocities = as_symbols(velocities, "velocities")
-        if len(self.velocities) != self.n:
-            raise ValueError(f"velocities has {len(self.velocities)} symbols, expected {self.n} (one per coordinate)")
+        self.velocities = velocities_argument(as_symbols(velocities, "velocities"), self.coordinates)
         self.time = time if time is not None else table.get("t") or sp.Symbol("t")
         check_not_time(self.coordinates, "coordinate", self.time)
         check_not_time(self.velocities, "velocity", self.time)
