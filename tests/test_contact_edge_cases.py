@@ -26,3 +26,21 @@ def test_margin_at_zero_without_load_is_called_the_edge_of_the_cone():
     with pytest.warns(nh.SimulationWarning, match="on the edge of its cone") as caught:
         nh.simulate(ball.nonholonomic(), (0, 1), y0, events=nh.Event(ball.friction_margin(0.3)))
     assert not any("needs more friction" in str(w.message) for w in caught)
+
+
+def test_a_rolling_speed_for_a_law_without_one_is_refused_by_name():
+    """Coulomb's force is one of the slip alone: a speed= given to it was accepted and stopped the run
+    where the speed reached zero (t = 0.92 for a car braking through standstill), with a tire's
+    message; the friction and the reduced model now refuse it, and run without it."""
+    x, y, psi = sp.symbols("x y psi")
+    xd, yd = sp.symbols("x_dot y_dot")
+    car = nh.System([x, y, psi], sp.diag(1500.0, 1500.0, 2500.0), velocities=[xd, yd, sp.Symbol("psi_dot")],
+                    constraints=sp.Matrix([[-sp.sin(psi), sp.cos(psi), -1.4], [-sp.sin(psi), sp.cos(psi), 1.2]]))
+    forward = sp.cos(psi) * xd + sp.sin(psi) * yd
+    law = nh.laws.Coulomb(0.8, v_s=0.01)
+    for build in (car.friction, car.reduced):
+        with pytest.raises(ValueError, match="speed: the coulomb law does not depend on a rolling speed"):
+            build(law=law, normal=7000.0, speed=[forward, forward])
+    braked = car.with_force(sp.Matrix([-3000 * sp.cos(psi) * forward, -3000 * sp.sin(psi) * forward, 0]))
+    run = nh.simulate(braked.friction(law=law, normal=7000.0), (0, 3), [0, 0, 0, 3.0, 0, 0])
+    assert run.success and run.t[-1] == 3.0

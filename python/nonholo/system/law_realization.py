@@ -151,6 +151,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     if any(one.speed is not None for one in given) and speed is None:
         raise ValueError(f"the {given[0].name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
+    check_speed_used(given, speed)
     _law_parameters(system, given)
     loads, speeds = _loads_and_speeds(system, len(groups), normal, speed)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
@@ -171,18 +172,29 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         realized.contact_loads = loads
     # a tire law's rolling speed: its atan(s / V) holds for V > 0 (margins); a relaxed law's force is one of
     # its deflection, free of V (a reversing or standing tire is in its range)
-    watched = [None if laws[c].relaxation_length is not None else V for c, V in enumerate(speeds)]
+    watched = [None if laws[c].relaxation_length is not None or laws[c].speed is None else V
+               for c, V in enumerate(speeds)]
     if any(V is not None for V in watched):
         realized.contact_speeds = watched
     return realized
+
+
+def check_speed_used(laws: list, speed) -> None:
+    """A ValueError for a rolling speed given to laws none of which depends on one."""
+    if speed is not None and all(one.speed is None for one in laws):
+        raise ValueError(f"speed: the {laws[0].name} law does not depend on a rolling speed (its force is one of the "
+                         "slip alone): leave speed= out (a run would stop where the speed reaches zero, for nothing)")
 
 
 def law_limits(system, expansion) -> tuple:
     """(loads, speeds) per contact of a law's slow-manifold expansion (``LawSlowManifold``), as
     :func:`realized_by` records them on its friction model (``contact_loads``, ``contact_speeds``;
     None where none is given): the reduced model of the law stops and starts where they do."""
-    _, normal, speed, _ = expansion.realization
-    loads, speeds = _loads_and_speeds(system, len(expansion.groups), normal, speed)
+    law, normal, speed, _ = expansion.realization
+    count = len(expansion.groups)
+    loads, speeds = _loads_and_speeds(system, count, normal, speed)
+    laws = list(law) if isinstance(law, (list, tuple)) else [law] * count
+    speeds = [V if laws[c].speed is not None else None for c, V in enumerate(speeds)]  # a tire law's alone
     return (loads if any(N is not None for N in loads) else None,
             speeds if any(V is not None for V in speeds) else None)
 
