@@ -122,3 +122,14 @@ def test_saturation_is_the_largest_force_of_weakly_coupled_slips():
     D = sp.Symbol("D", positive=True)  # symbolic factors: an upper bound
     assert nh.laws.MagicFormula(10, 1.3, D, 0, rows=2, longitudinal=(12, 1.6, 1.0, 0),
                                 combined=WEIGHTS).saturation == sp.sqrt(D**2 + 1.0)
+
+
+def test_weights_that_push_along_the_slip_are_refused():
+    """C_xa = 3 turns the longitudinal force along the slip where both slips are large: z . s > 0 at
+    s = (-0.75, 0.65), a tire that feeds energy in. The check sampled the axes and two random
+    directions and let it through; it samples every 5 degrees now."""
+    with pytest.raises(ValueError, match="expr must oppose the slip"):
+        nh.laws.MagicFormula(10, 1.3, 1.0, 0, rows=2, longitudinal=(12, 1.6, 1.0, 0),
+                             combined=(13, 9.7, 3.0, 10.6, 7.8, 1.0))
+    tire = nh.laws.MagicFormula(*LATERAL, rows=2, longitudinal=LONGITUDINAL, combined=WEIGHTS)  # the default's kind
+    assert tire([-0.75, 0.65], N=1.0, V=1.0) @ np.array([-0.75, 0.65]) < 0

@@ -252,9 +252,14 @@ class Law:
         if expr.free_symbols - set(self.slip):
             return
         f = sp.lambdify([self.slip], list(expr), "math")
-        rng = np.random.default_rng(0)
-        for size in (1e-3, 0.1, 1.0, 10.0):
-            for direction in [*np.eye(self.rows), *rng.normal(size=(2, self.rows))]:
+        if self.rows == 2:  # every 5 degrees (a combined-slip tire pushed along s between the axes)
+            angles = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
+            directions = np.column_stack([np.cos(angles), np.sin(angles)])
+        else:
+            directions = [*np.eye(self.rows), *np.random.default_rng(0).normal(size=(2 if self.rows == 1 else 64,
+                                                                                        self.rows))]
+        for size in (1e-3, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0):
+            for direction in directions:
                 for sign in (1.0, -1.0):
                     slip = sign * size * scale * direction / np.linalg.norm(direction)
                     try:
