@@ -284,3 +284,22 @@ def test_slow_instability_of_a_stiff_system_is_no_zero_mode(k):
     real = lin.physical_eigenvalues[np.abs(lin.physical_eigenvalues.imag) < 1e-9].real
     assert real.size == 1 and real[0] == pytest.approx(m * a * abs(u) / (I + m * a**2), rel=1e-8)
     np.testing.assert_allclose(np.sort(np.abs(lin.physical_eigenvalues.imag))[-2:], np.sqrt(k), rtol=1e-9)
+
+
+def test_steady_motions_takes_the_model_of_a_law_built_from_the_system():
+    """system.friction(law=...) builds its model on a system with the rows replaced by the law's force:
+    steady_motions(system, guess, model=that) refused it as 'built from another system'."""
+    x, y, psi = sp.symbols("x y psi")
+    xd, yd = sp.symbols("x_dot y_dot")
+    car = nh.System([x, y, psi], sp.diag(1500.0, 1500.0, 2500.0), velocities=[xd, yd, sp.Symbol("psi_dot")],
+                    constraints=sp.Matrix([[-sp.sin(psi), sp.cos(psi), -1.4], [-sp.sin(psi), sp.cos(psi), 1.2]]))
+    forward = sp.cos(psi) * xd + sp.sin(psi) * yd
+    law = car.friction(law=nh.laws.MagicFormula(12, 1.3, 0.9), normal=[6800.0, 7900.0], speed=[forward, forward])
+    guess = [0, 0, 0, 19.0, 0.3, 0.01]
+    given = nh.steady_motions(car, guess, model=law, fixed={"x_dot": 20.0})
+    alone = nh.steady_motions(law, guess, fixed={"x_dot": 20.0})
+    np.testing.assert_allclose(given.state, alone.state, atol=1e-12)
+    assert given.state[3] == 20.0 and abs(given.state[4]) < 1e-5  # straight ahead: no side slip
+    other = nh.System([x, y, psi], sp.diag(1.0, 1.0, 1.0), constraints=sp.Matrix([[-sp.sin(psi), sp.cos(psi), 0]]))
+    with pytest.raises(ValueError, match="model was built from another system"):
+        nh.steady_motions(other, guess, model=law)

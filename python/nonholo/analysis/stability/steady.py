@@ -125,7 +125,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     """
     if model is None:
         model = system.nonholonomic() if hasattr(system, "nonholonomic") else system
-    elif hasattr(system, "nonholonomic") and model.system is not system:
+    elif hasattr(system, "nonholonomic") and model.system is not system and \
+            not (getattr(model, "recipe", None) and model.recipe[0] is system):  # a law's model: built from it
         raise ValueError("model was built from another system than the one given")
     check_autonomous(model, "solve for")
     params = parameter_mapping(params)
