@@ -17,6 +17,7 @@ from .. import options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
+from .holonomic_start import on_holonomic_constraints
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, maps_initial_state, prepare_run
 from ..models.law_core import LAW_REDUCED_MODELS
@@ -59,7 +60,7 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
     model.core.check_state(t0, y0, params)
-    _on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
+    on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
     loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
     if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
         n = model.system.n
@@ -79,25 +80,6 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
                 "or use system.project(q, v)."
             )
     return y0
-
-
-def _on_holonomic_constraints(system, y0: np.ndarray, params: list, tolerance: float) -> None:
-    """ValueError when q of y0 is off the system's holonomic constraints h(q) = 0 (a mechanism's
-    contact heights) by more than ``tolerance`` of max(1, |q|): the run enforces h' = 0, so it would
-    keep h at its start (a bicycle's front wheel 5 cm above the ground, carrying a load)."""
-    functions = system.holonomic_functions() if getattr(system, "holonomic", None) else None
-    if functions is None:
-        return
-    q = y0[: system.n]
-    h = np.abs(np.asarray(functions[0](*q, *params[: len(system.parameters)]), dtype=float).reshape(-1))
-    if not h.size or h.max() <= tolerance * max(1.0, float(np.abs(q).max())):
-        return
-    worst = int(np.argmax(h))
-    shown = str(system.holonomic[worst])
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    raise ValueError(f"y0 violates the holonomic constraints h(q) = 0: |h| = {h[worst]:.3g} (constraint {worst}, "
-                     f"{shown}). The run keeps h at its start, not at zero: solve h(q) = 0 first, "
-                     "e.g. nh.multibody.assemble(system, q, v, dependent=[...], free=[...])")
 
 
 def _given(option) -> bool:

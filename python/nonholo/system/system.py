@@ -68,8 +68,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         A label for display.
     holonomic : sequence of SymPy expressions, optional
         Holonomic constraints h(q) = 0 the system carries (their time derivatives must be among
-        the constraint rows, which is what the models enforce). Used by :func:`nonholo.linearize`
-        to restrict perturbations to h(q) = 0; set by the SymPy adapters from
+        the constraint rows, which the models enforce: a run refuses them otherwise). Used by
+        :func:`nonholo.linearize` to restrict perturbations to h(q) = 0; set by the SymPy adapters from
         ``configuration_constraints`` / ``hol_coneqs``.
     indefinite_metric : bool, optional
         Accept a metric that is regular but not positive definite (a Lagrangian such as
