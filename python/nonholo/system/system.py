@@ -28,7 +28,7 @@ from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
                         holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument,
                         velocities_argument)
-from .checks import check_applied_force, check_metric_symmetric, check_size
+from .checks import check_applied_force, check_metric_symmetric, check_size, check_unit_norm_invariant
 from .extend import Extensions
 from .point_geometry import PointGeometry
 from .slow_manifold_queries import SlowManifoldQueries
@@ -208,6 +208,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                                             velocity_terms="cheaper" if self.applied_force is None else "given")
         check_metric_symmetric(self)
         check_applied_force(self)
+        check_unit_norm_invariant(self)
         self._models: dict = {}
 
     # ------------------------------------------------------------------ construction
