@@ -248,3 +248,18 @@ def test_discrete_arguments_are_checked():
         nh.simulate_discrete(sleigh.discrete(0.3), (0, 1.0), [0, 0, 0, 1.0, 0, 0])
     with pytest.raises(ValueError, match="violates the constraints"):
         nh.simulate_discrete(sleigh.discrete(0.25), (0, 1.0), [0, 0, 0, 0, 1.0, 0])
+
+
+def test_a_step_into_a_rank_loss_ends_the_run_with_the_steps_before_it():
+    """The constraint rows z' = 0 and x y' = 0 turn dependent at x = 0: the discrete run that reaches
+    x = 0 at t = 1 ends there with status -1 and its nine steps kept, as simulate's run does (it raised
+    ModelError and lost them)."""
+    x, y, z = sp.symbols("x y z")
+    system = nh.System([x, y, z], sp.eye(3), constraints=sp.Matrix([[0, 0, 1], [0, x, 0]]))
+    with pytest.warns(nh.SimulationWarning, match="failed at step 9"):
+        run = nh.simulate_discrete(system.discrete(0.1), (0, 2), [-1, 0, 0, 1, 0, 0])
+    assert run.status == -1 and "linearly dependent" in run.message
+    np.testing.assert_allclose(run.t, np.linspace(0, 0.9, 10), atol=1e-12)
+    np.testing.assert_allclose(run.q[0], -1 + run.t, atol=1e-12)  # uniform motion along x before it
+    with pytest.raises(nh.ModelError, match="linearly dependent"):  # a start at the rank loss: as simulate
+        nh.simulate_discrete(system.discrete(0.1), (0, 2), [0, 0, 0, 1, 0, 0])

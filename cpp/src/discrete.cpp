@@ -211,9 +211,30 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
   DiscreteWork work;
   std::vector<double> qm(n), vm(n);
   for (long s = 0; s < n_steps; ++s) {
+    // the step, and the velocity of its end (a projection, which fails where the constraint rows
+    // turn dependent there): a failure ends the run with the steps before it kept, as simulate's
+    VecX<double> res;
     try {
       out.newton_iterations += step(t, q.data(), pmom.data(), params.data(), q_next.data(), p_next.data(), lam.data(),
                                     options, work);
+      // discrete constraint residual at the midpoint of the accepted step
+      for (int i = 0; i < n; ++i) {
+        qm[i] = 0.5 * (q[i] + q_next[i]);
+        vm[i] = (q_next[i] - q[i]) / h_;
+      }
+      sys.evaluate_dynamics(t + 0.5 * h_, qm.data(), vm.data(), params.data(), w.geo);
+      res = w.geo.A() * Eigen::Map<const VecX<double>>(vm.data(), n) - w.geo.b();
+      const double t_next = t0 + double(s + 1) * h_;
+      q.swap(q_next);
+      pmom.swap(p_next);
+      try {
+        record(t_next);  // records nothing when it throws
+      } catch (...) {
+        q.swap(q_next);  // the state of the last recorded step
+        pmom.swap(p_next);
+        throw;
+      }
+      t = t_next;
     } catch (const SolverError& e) {
       out.status = -1;
       out.message = std::string("Discrete integration failed at step ") + std::to_string(s) + ": " + e.what();
@@ -223,19 +244,8 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
       out.message = std::string("Discrete integration failed at step ") + std::to_string(s) + ": " + e.what();
       break;
     }
-    // discrete constraint residual at the midpoint of the accepted step
-    for (int i = 0; i < n; ++i) {
-      qm[i] = 0.5 * (q[i] + q_next[i]);
-      vm[i] = (q_next[i] - q[i]) / h_;
-    }
-    sys.evaluate_dynamics(t + 0.5 * h_, qm.data(), vm.data(), params.data(), w.geo);
-    VecX<double> res = w.geo.A() * Eigen::Map<const VecX<double>>(vm.data(), n) - w.geo.b();
     if (k > 0) out.max_constraint_residual = std::max(out.max_constraint_residual, res.cwiseAbs().maxCoeff());
     out.lambda.insert(out.lambda.end(), lam.begin(), lam.end());
-    q.swap(q_next);
-    pmom.swap(p_next);
-    t = t0 + double(s + 1) * h_;
-    record(t);
     if ((s + 1) % 256 == 0) {
       double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       if (options.max_wall_time > 0 && elapsed > options.max_wall_time) {
