@@ -430,11 +430,16 @@ def kane_qdot(km, q, u, parameters: Mapping | None = None) -> np.ndarray:
     t = time_symbol()
     u_of_qdot, _, aux = _kane_kinematics(km)
     qs, us = list(km.q), list(km.u)
-    qdot_of_u = km.kindiffdict()
-    uaux_zero = dict.fromkeys(list(km._uaux), sp.S.Zero)
-    exprs = [sp.sympify(qdot_of_u[qi.diff(t)]).xreplace(uaux_zero) for qi in qs]
+    # k_kqdot q' = -(k_ku u + f_k), solved in numbers with pivoting: SymPy's kindiffdict() solves it
+    # symbolically by an LU without pivoting, 0/0 where a pivot vanishes identically (a body
+    # turned by XYZ angles with its speeds in N: q1' = -6.1 for 0.465)
+    k_ku, k_kqdot, f_k = _kinematic_matrices(km)
+    n = len(qs)
+    exprs = [*k_kqdot, *(k_ku * sp.Matrix(us) + f_k)]
     exprs += [next(ui for ui, e in u_of_qdot.items() if e == a.diff(t)) for a in aux]
-    return _evaluate(exprs, qs, us, _leading(q, len(qs), len(aux), "q"), u, parameters, "u")
+    values = _evaluate(exprs, qs, us, _leading(q, len(qs), len(aux), "q"), u, parameters, "u")
+    qdot = np.linalg.solve(values[: n * n].reshape(n, n), -values[n * n: n * n + n])
+    return np.concatenate([qdot, values[n * n + n:]])
 
 
 def kane_speeds(km, q, qdot, parameters: Mapping | None = None) -> np.ndarray:
