@@ -30,3 +30,14 @@ def test_coordinate_named_like_a_models_own_state_is_refused(names, kind):
     with pytest.raises(ValueError, match=f"the {kind} model of .* would name two states"):
         s.reduced(1e-3) if kind == "reduced" else s.vakonomic()
     assert s.nonholonomic().n_states == 6 and np.unique(s.friction(1e-3).state_names).size == 6
+
+
+def test_the_lagrange_adapter_names_the_fix_it_has():
+    """from_lagranges_method takes no velocities=: the message says to rename the coordinate."""
+    me = pytest.importorskip("sympy.physics.mechanics")
+    x, xd = me.dynamicsymbols("x x_dot")
+    m, k = sp.symbols("m k")
+    lm = me.LagrangesMethod(m * (x.diff() ** 2 + xd.diff() ** 2) / 2 - k * (x**2 + 2 * xd**2) / 2, [x, xd])
+    lm.form_lagranges_equations()
+    with pytest.raises(ValueError, match="rename the coordinate"):
+        nh.System.from_lagranges_method(lm, {m: 1.0, k: 1.0})

@@ -134,7 +134,8 @@ def velocities_argument(velocities: list, coordinates: list) -> list:
     clash = sorted({v.name for v in velocities} & {q.name for q in coordinates})
     if clash:
         raise ValueError(f"the velocities {clash} have the names of coordinates (a coordinate named like another's "
-                         "velocity, x and x_dot): name the velocities yourself, velocities=[...]")
+                         "velocity, x and x_dot): rename the coordinate, or name the velocities yourself "
+                         "(System(..., velocities=[...]))")
     return velocities
 
 
