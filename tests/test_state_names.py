@@ -5,6 +5,7 @@ wrong row)."""
 import numpy as np
 import pytest
 import sympy as sp
+import sympy.physics.mechanics as me
 
 import nonholo as nh
 
@@ -34,7 +35,6 @@ def test_coordinate_named_like_a_models_own_state_is_refused(names, kind):
 
 def test_the_lagrange_adapter_names_the_fix_it_has():
     """from_lagranges_method takes no velocities=: the message says to rename the coordinate."""
-    me = pytest.importorskip("sympy.physics.mechanics")
     x, xd = me.dynamicsymbols("x x_dot")
     m, k = sp.symbols("m k")
     lm = me.LagrangesMethod(m * (x.diff() ** 2 + xd.diff() ** 2) / 2 - k * (x**2 + 2 * xd**2) / 2, [x, xd])
