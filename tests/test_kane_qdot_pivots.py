@@ -3,6 +3,7 @@ kindiffdict() solves them by an LU without pivoting, 0/0 where a pivot vanishes 
 turned by XYZ angles whose speeds are its angular velocity's components in N)."""
 
 import numpy as np
+import pytest
 import sympy as sp
 import sympy.physics.mechanics as me
 
@@ -32,3 +33,22 @@ def test_kane_qdot_of_a_body_whose_speeds_are_in_the_space_frame():
     np.testing.assert_allclose([W[2, 1], W[0, 2], W[1, 0]], w[:3], rtol=1e-8)  # q1' came out -6.1 for 0.465
     np.testing.assert_allclose(qdot[:2], w[3:], rtol=1e-14)
     np.testing.assert_allclose(kane_speeds(km, q0, qdot), w, rtol=1e-12)
+
+
+def test_a_huge_singular_constraint_coefficient_is_refused_not_simplified_for_ever(monkeypatch):
+    """_regular cancels a removable 0/0 of a small entry; an entry of thousands of operations (SymPy's
+    unpivoted q'(u) substituted into constraints written in q': 7959 for a rolling ball) made
+    sp.cancel run for 15 minutes: it is refused with the way out instead."""
+    from nonholo.errors import ModelError
+    from nonholo.expressions.mechanics import kane
+
+    q = me.dynamicsymbols("q0:3")
+    small = sp.Matrix([[(q[0] ** 2 - q[0]) / q[0], sp.cos(q[1])]])
+    np.testing.assert_equal(sp.simplify(kane._regular(small, q)[0] - (q[0] - 1)), 0)
+    assert kane.MAX_TIDY_OPS == 5000
+    monkeypatch.setattr(kane, "MAX_TIDY_OPS", 60)  # the guard, on an entry of tens of operations
+    big = sum(sp.cos(i * q[1] + q[2]) * q[0] ** i for i in range(1, 12)) + 1
+    assert sp.count_ops(big) > 60
+    with pytest.raises(ModelError, match="too large to simplify"):
+        kane._regular(sp.Matrix([[big / q[0]]]), q)
+    np.testing.assert_equal(sp.simplify(kane._regular(small, q)[0] - (q[0] - 1)), 0)  # small ones still

@@ -42,6 +42,7 @@ def _constraint_matrices(km):
 
 
 TINY = 1e-12  # _regular: a denominator this small at a special configuration counts as zero
+MAX_TIDY_OPS = 5000  # _regular: a larger entry is not simplified (the entries of the tests' systems: 246 at most)
 
 
 def _regular(M: sp.Matrix, q: list) -> sp.Matrix:
@@ -87,6 +88,14 @@ def _regular(M: sp.Matrix, q: list) -> sp.Matrix:
     for idx, e in enumerate(M):
         if finite(e):
             continue
+        size = sp.count_ops(e)
+        if size > MAX_TIDY_OPS:  # sp.cancel ran for 15 minutes on one such entry and did not return
+            raise ModelError(
+                f"a coefficient of the velocity constraints (entry {divmod(idx, M.cols)}) is not finite at special "
+                f"configurations (coordinates 0, pi/2 or pi) and too large to simplify ({size} operations): SymPy "
+                "solved the kinematic equations for q' without pivoting and put the result into constraints written "
+                "in q'. Write the velocity constraints in the speeds u (e.g. the contact point's velocity from "
+                "v2pt_theory and the speeds), or choose speeds whose kinematic equations SymPy solves regularly")
         for tidy_up in (sp.cancel, sp.simplify):
             e = tidy_up(e)
             if finite(e):
