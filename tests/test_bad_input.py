@@ -69,8 +69,19 @@ def test_parameter_value_must_be_finite():
 
 
 def test_unsupported_function_is_named():
-    with pytest.raises(nh.ModelError, match="unsupported SymPy node Piecewise"):
+    with pytest.raises(nh.ModelError, match="metric: unsupported SymPy node Piecewise"):
         nh.System([x], sp.Matrix([[sp.Piecewise((2, x > 0), (1, True))]]))
+
+
+def test_unsupported_function_names_its_argument_and_what_is_supported():
+    """A Heaviside pulse in the force: the message names the force and the functions that compile,
+    and a smooth form of the step (it named neither)."""
+    t = sp.Symbol("t")
+    with pytest.raises(nh.ModelError, match=r"force: unsupported SymPy node Heaviside .* tanh.* \(1 \+ tanh"):
+        nh.System([x], sp.Matrix([[1]]), force=sp.Matrix([sp.Heaviside(t - 1)]))
+    smooth = nh.System([x], sp.Matrix([[1]]), force=sp.Matrix([(1 + sp.tanh((t - 1) / 1e-3)) / 2]))
+    run = nh.simulate(smooth.nonholonomic(), (0, 2), [0, 0], t_eval=[2.0], rtol=1e-10, atol=1e-12)
+    assert run["x_dot"][-1] == pytest.approx(1.0, abs=1e-6)  # the unit step's impulse over [1, 2]
 
 
 def test_lagrangian_not_quadratic():

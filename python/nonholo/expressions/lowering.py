@@ -131,7 +131,7 @@ class _Lowerer:
             return self._emit("atan2", a=self.memo[e.args[0]], b=self.memo[e.args[1]])
         if isinstance(e, sp.core.function.AppliedUndef):
             raise ModelError(f"undefined function {e} in an expression; use symbols for coordinates and parameters")
-        raise ModelError(f"unsupported SymPy node {e.func.__name__} in expression {e}")
+        _check_supported(e)
 
     def _sub_expr(self, e) -> int:
         if e in self.memo:
@@ -196,13 +196,19 @@ class _Lowerer:
 MAX_POWI = 2**31 - 1
 
 
+SUPPORTED = ("+, *, powers, " + ", ".join(f.__name__ for f in (*_UNARY_FUNCTIONS, *_RECIPROCALS)) + ", atan2")
+
+
 def _check_supported(e) -> None:
     """Reject an unsupported node before walking into its arguments (which may be booleans)."""
     if e.is_Add or e.is_Mul or e.is_Pow or e.func in _UNARY_FUNCTIONS or e.func in _RECIPROCALS or e.func is sp.atan2:
         return
     if isinstance(e, sp.core.function.AppliedUndef):
         raise ModelError(f"undefined function {e} in an expression; use symbols for coordinates and parameters")
-    raise ModelError(f"unsupported SymPy node {e.func.__name__} in expression {e}")
+    shown = str(e) if len(str(e)) <= 200 else str(e)[:197] + "..."
+    raise ModelError(f"unsupported SymPy node {e.func.__name__} in expression {shown}: the expressions are compiled "
+                     f"from {SUPPORTED} (a switch such as Piecewise, Heaviside, Max or Min has no derivative there: "
+                     "write a smooth form, e.g. (1 + tanh(x / w)) / 2 for a step of width w)")
 
 
 def lower(exprs: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
@@ -244,19 +250,25 @@ def nonzero_entries(matrix) -> list:
     return [] if matrix is None else list(matrix_entries(matrix).values())
 
 
-def lower_parts(parts: Iterable, inputs: Sequence[sp.Symbol]) -> SerializedGraph:
+def lower_parts(parts: Iterable, inputs: Sequence[sp.Symbol], names: Sequence[str] | None = None) -> SerializedGraph:
     """The graph of :func:`lower` for the outputs ``parts`` spell out: each part a SymPy matrix
     (its entries in row-major order) or a scalar expression (one output). The same graph, node for
     node, as ``lower`` of the flat list of entries, at a cost in the nonzero entries: a zero
     entry is an output referring to the one constant node 0, which is emitted where ``lower``
-    would emit it (at the first zero of the flat list), and SymPy is not visited for it."""
+    would emit it (at the first zero of the flat list), and SymPy is not visited for it. ``names``:
+    the parts' names, which an error in one of them is prefixed with (``force: ...``)."""
     lowerer = _Lowerer(inputs)
     outputs: list = []
-    for part in parts:
-        if isinstance(part, sp.MatrixBase):
-            outputs += _lower_entries(lowerer, part.shape[0] * part.shape[1], matrix_entries(part))
-        else:
-            outputs.append(lowerer.lower(part))
+    for i, part in enumerate(parts):
+        try:
+            if isinstance(part, sp.MatrixBase):
+                outputs += _lower_entries(lowerer, part.shape[0] * part.shape[1], matrix_entries(part))
+            else:
+                outputs.append(lowerer.lower(part))
+        except ModelError as error:
+            if names is None:
+                raise
+            raise ModelError(f"{names[i]}: {error}") from None
     lowerer.graph.outputs = outputs
     return lowerer.graph
 

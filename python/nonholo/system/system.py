@@ -384,10 +384,10 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     def _inputs(self) -> list:
         return [*self.coordinates, *self.velocities, self.time, *self.parameters]
 
-    def _lower(self) -> SerializedGraph:
-        """The outputs G, V, A, b, mu, F[, applied force] (dense, row-major) in O(nonzeros)."""
+    def _lower(self) -> SerializedGraph:  # the outputs G, V, A, b, mu, F[, applied force] (dense, row-major)
         parts = [self.metric, self.potential, self.constraints, self.affine, self.friction_coefficients, self.force]
-        return lower_parts(parts if self.applied_force is None else [*parts, self.applied_force], self._inputs)
+        names = ["metric", "potential", "constraints", "affine", "friction", "force", "applied_force"]
+        return lower_parts(parts if self.applied_force is None else [*parts, self.applied_force], self._inputs, names)
 
     # ------------------------------------------------------------------ properties
     @property
