@@ -404,13 +404,7 @@ def _polish(path, i, kind, p_s, p_u, mu, xtol):
     does not change within the bracket)."""
     from scipy.optimize import brentq
 
-    gen = _generic(path, i)
-    if kind == "divergence":
-        def g(p):
-            return float(np.real(np.linalg.det(_physical_matrix(path, p, gen))))
-    else:
-        def g(p):
-            return _nearest(path, p, i, mu).real
+    g = _crossing_function(path, i, kind, lambda p: _nearest(path, p, i, mu))
     end = float(path.values[i] if p_s < p_u else path.values[i + 1])
     g_u = g(p_u)
     step, far = max(abs(p_u - p_s), xtol), p_s
@@ -499,17 +493,21 @@ def _generic(path, i) -> int:
     return i if a.n_zero <= b.n_zero else i + 1
 
 
+def _crossing_function(path, i, kind, eigenvalue):
+    """The function of the parameter whose root is a crossing between samples i and i + 1: det of
+    the physical block, smooth in the parameter (a divergence), or the real part of
+    ``eigenvalue(p)``, the crossing pair's (a Hopf crossing)."""
+    if kind == "divergence":
+        gen = _generic(path, i)
+        return lambda p: float(np.real(np.linalg.det(_physical_matrix(path, p, gen))))
+    return lambda p: eigenvalue(p).real
+
+
 def _refine(path, i, j, kind, xtol) -> float:
     from scipy.optimize import brentq
 
     a, b = path.values[i], path.values[i + 1]
-    gen = _generic(path, i)
-    if kind == "divergence":
-        def g(p):
-            return float(np.real(np.linalg.det(_physical_matrix(path, p, gen))))
-    else:
-        def g(p):
-            return _eigenvalue_at(path, p, i, j).real
+    g = _crossing_function(path, i, kind, lambda p: _eigenvalue_at(path, p, i, j))
     ga, gb = g(a), g(b)
     if ga == 0.0:
         return float(a)
