@@ -21,10 +21,8 @@ def on_holonomic_constraints(system, y0: np.ndarray, params: list, tolerance: fl
         _rows_hold(system, functions, q, params)
         return
     worst = int(np.argmax(h))
-    shown = str(system.holonomic[worst])
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
     raise ValueError(f"y0 violates the holonomic constraints h(q) = 0: |h| = {h[worst]:.3g} (constraint {worst}, "
-                     f"{shown}). The run keeps h at its start, not at zero: solve h(q) = 0 first, "
+                     f"{_shown(system, worst)}). The run keeps h at its start, not at zero: solve h(q) = 0 first, "
                      "e.g. nh.multibody.assemble(system, q, v, dependent=[...], free=[...])")
 
 
@@ -44,8 +42,12 @@ def _rows_hold(system, functions, q: np.ndarray, params: list) -> None:
             continue
         rest = row - (np.linalg.lstsq(A.T, row, rcond=None)[0] @ A if A.size else 0.0)
         if np.linalg.norm(rest) > 1e-6 * size:
-            shown = str(system.holonomic[i])
-            shown = shown if len(shown) <= 80 else shown[:77] + "..."
-            raise ValueError(f"holonomic: the derivative of constraint {i} ({shown}), dh/dq . v = 0, is not among the "
-                             "constraint rows: the models enforce the rows alone, so h(q) would drift from zero. Add "
-                             "dh/dq as a row of the constraints (A v = b)")
+            raise ValueError(f"holonomic: the derivative of constraint {i} ({_shown(system, i)}), dh/dq . v = 0, is "
+                             "not among the constraint rows: the models enforce the rows alone, so h(q) would drift "
+                             "from zero. Add dh/dq as a row of the constraints (A v = b)")
+
+
+def _shown(system, i: int) -> str:
+    """The i-th holonomic constraint as text, cut at 80 characters."""
+    text = str(system.holonomic[i])
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -230,15 +230,14 @@ class SimulationResult:
         vakonomic model in a frame (``frame.vakonomic()``, whose motion is not the nonholonomic
         one) from ``system.vakonomic()`` at the same state in coordinates."""
         system, n = self.model.system, self.model.system.n
-        if self.model.kind == "frame_vakonomic":
-            model, Y = system.vakonomic(), self._vakonomic_states()
-            return np.array([model.rhs(t, Y[:, i], self._system_params())[n: 2 * n]
-                             for i, t in enumerate(self.t)]).T.reshape(n, -1)
-        names = [*system.coordinate_names, *system.velocity_names]
-        own = list(self.model.state_names[: 2 * n]) == names
-        model = self.model if own else system.nonholonomic(form="qdot")
-        params = self.params if own else self._system_params()
-        Y = self.y if own else np.vstack([self.q, self.velocity])
+        own = list(self.model.state_names[: 2 * n]) == [*system.coordinate_names, *system.velocity_names]
+        if own:
+            model, params, Y = self.model, self.params, self.y
+        elif self.model.kind == "frame_vakonomic":
+            model, params, Y = system.vakonomic(), self._system_params(), self._vakonomic_states()
+        else:
+            model, params = system.nonholonomic(form="qdot"), self._system_params()
+            Y = np.vstack([self.q, self.velocity])
         return np.array([model.rhs(t, Y[:, i], params)[n: 2 * n] for i, t in enumerate(self.t)]).T.reshape(n, -1)
 
     def _vakonomic_states(self) -> np.ndarray:

@@ -170,10 +170,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         # the normal load of each contact (None without one): a run stops where one that changes along it
         # reaches zero, the contact lifting off (nonholo.system.margins.load_specs)
         realized.contact_loads = loads
-    # a tire law's rolling speed: its atan(s / V) holds for V > 0 (margins); a relaxed law's force is one of
-    # its deflection, free of V (a reversing or standing tire is in its range)
-    watched = [None if laws[c].relaxation_length is not None or laws[c].speed is None else V
-               for c, V in enumerate(speeds)]
+    watched = _watched_speeds([laws[c] for c in range(len(speeds))], speeds)
     if any(V is not None for V in watched):
         realized.contact_speeds = watched
     return realized
@@ -193,10 +190,16 @@ def law_limits(system, expansion) -> tuple:
     law, normal, speed, _ = expansion.realization
     count = len(expansion.groups)
     loads, speeds = _loads_and_speeds(system, count, normal, speed)
-    laws = list(law) if isinstance(law, (list, tuple)) else [law] * count
-    speeds = [V if laws[c].speed is not None else None for c, V in enumerate(speeds)]  # a tire law's alone
+    speeds = _watched_speeds(list(law) if isinstance(law, (list, tuple)) else [law] * count, speeds)
     return (loads if any(N is not None for N in loads) else None,
             speeds if any(V is not None for V in speeds) else None)
+
+
+def _watched_speeds(laws: list, speeds: list) -> list:
+    """The rolling speeds a run stops at where they reach zero, per contact: a tire law's, whose
+    atan(s / V) holds for V > 0 (margins); None for a law without a speed, and for a relaxed law,
+    whose force is one of its deflection, free of V (a reversing or standing tire is in its range)."""
+    return [None if law.speed is None or law.relaxation_length is not None else V for law, V in zip(laws, speeds)]
 
 
 def _loads_and_speeds(system, count: int, normal, speed) -> tuple:
