@@ -308,3 +308,20 @@ def test_the_check_in_cpp_is_the_python_check(seed, n, k, force):
                     np.all(delta <= validity.THRESHOLD) and np.all(r <= validity.NEXT_TERM_THRESHOLD))
                 kinds.add((est.skipped > 0, bool(bounded.all()), est.valid))
     assert {(True, True, True), (False, False, False)} <= kinds  # skipped inside, eigenvalues outside
+
+
+@pytest.mark.parametrize("K", [10, 30])
+def test_the_bound_does_not_grow_with_the_size_of_the_system(K):
+    """A platoon of K robots (3K coordinates, K no-slip rows) at eps 1e-3: the gap is about 0.0128 for every K.
+    The bound stays within a factor 2 of it, so the check decides without eigenvalues at any size. Built on
+    Frobenius norms (sqrt(m) for an orthonormal block of m columns), it was 0.118 at K = 30, above the threshold,
+    and every check solved the eigenvalue problem of size 6K (seconds per state from K = 60)."""
+    platoon = nh.systems.platoon(K)
+    y0 = platoon.initial_state()
+    _, J, _, bound = nh._core.reduced_validity(platoon.friction(1e-3).core, platoon.core, 1, 1e-3, np.zeros(1),
+                                               np.ascontiguousarray(y0[None, :]), platoon.param_vector(), None)
+    gap = validity._gap(J, platoon.k)
+    assert 0.012 < gap[0] < 0.014
+    assert gap[0] <= bound[0] <= 2 * gap[0]
+    sol, caught = _run(platoon.reduced(1e-3, order=1), y0, (0, 1))
+    assert sol.success and caught == [] and sol.validity.valid and sol.validity.bounded.all()

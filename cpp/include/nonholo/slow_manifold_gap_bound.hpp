@@ -16,9 +16,10 @@
 // and, when the two regions are disjoint, exactly 2n - k eigenvalues in the first and k in the
 // second (the count is continuous along S_diag + t S_offdiag, t in [0, 1], whose regions lie
 // inside these). Then delta <= (a + beta b) / (s - c / beta), minimized over beta in closed form.
-// Every norm is bounded above (min of Frobenius and sqrt(||.||_1 ||.||_inf)), s below
-// (1 / such a bound of ||S_ff^-1||), so the result is an upper bound of delta up to round-off
-// (relative 1e-12, added). It is sharp when eps is small (the blocks' O(1) and O(1/eps) sizes
+// Every norm is bounded above (each block's 2-norm from its Gram matrix's largest eigenvalue, a
+// block matrix's by the 2 x 2 matrix of its blocks' norms), s below (1 / such a bound of
+// ||S_ff^-1||), so the result is an upper bound of delta up to round-off (relative 1e-9 per norm
+// and 1e-12 on the ratio, added). It is sharp when eps is small (the blocks' O(1) and O(1/eps) sizes
 // are far apart), and +inf where it cannot separate the blocks (M or the fast block singular,
 // regions overlapping): there the eigenvalues decide.
 #pragma once
