@@ -474,8 +474,9 @@ def test_the_default_start_goes_around_an_obstacle(car):
 
 def test_the_default_start_of_a_system_that_is_not_a_vehicle_avoids_the_obstacle_saddle():
     """The Heisenberg particle's least energy from (0, 0, 0) to (2, 0, 0) around the disc of radius
-    1/2 at (1, 0): from the line IPOPT converged to a detour of energy 64.6; the line with y bumped
-    off it either way, now among the default's starts, gives 7.19, the default's answer."""
+    1/2 at (1, 0): from the line IPOPT converged to a plan of energy 64.6 that jumps the disc between two
+    points (its re-run passes 0.02 from the centre: no success); the line with y bumped off it either way,
+    now among the default's starts, gives 7.19, the default's answer."""
     heis = nh.systems.heisenberg().kinematic()
     X, Y, _ = heis.states
     problem = nh.OptimalControlProblem(heis, cost="energy", t_final=1.0, initial=[0, 0, 0], final=[2, 0, 0],
@@ -485,7 +486,7 @@ def test_the_default_start_of_a_system_that_is_not_a_vehicle_avoids_the_obstacle
     bumped = [problem.solve(nodes=40, guess=(tau * T, Yg, U))
               for Yg, U, T in (problem.perturbed_guess(tau, "y", a) for a in (0.5, -0.5))]
     sol = problem.solve(nodes=40)
-    assert line.success and line.objective > 60
+    assert not line.success and line.objective > 60 and "crosses a path constraint" in line.message
     assert all(b.success for b in bumped) and abs(bumped[0].objective - bumped[1].objective) < 1e-8
     assert sol.success and abs(sol.objective - bumped[0].objective) < 1e-6 * bumped[0].objective
     assert sol.objective < 7.2

@@ -305,7 +305,8 @@ def minimum_time_attained(problem) -> None:
     constrained = set().union(*(sp.sympify(g).free_symbols for g in p.path_constraints))
     unbounded = [j for j, name in enumerate(p.control_names)
                  if not any(math.isfinite(b) for b in p.control_bounds.get(name, (-math.inf, math.inf)))]
-    if p.controls and len(unbounded) == len(p.controls) and not set(p.controls) & constrained:
+    if p.controls and len(unbounded) == len(p.controls) and not set(p.controls) & constrained \
+            and _carrying(p, unbounded, toward_goal=False):  # not a heading that enters by cos and sin (Zermelo)
         raise ValueError("cost='time' with every control unbounded: the duration can shrink to 0 (the minimum is not "
                          f"attained); give control_bounds, a path constraint on the controls or {remedy}")
     fast = _carrying(p, [j for j in unbounded if p.controls[j] not in constrained])
@@ -320,12 +321,12 @@ def minimum_time_attained(problem) -> None:
                          f"or give {remedy}")
 
 
-def _carrying(problem, controls: list) -> list:
+def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
     """The names of the ``controls`` (indices) when the dynamics grow without bound along them
     (|f(y0, u + s e_j) - f(y0, u)| at s = +-1e6 more than 100 times that at +-1e3: linear growth
-    gives 1000, a bounded dependence such as sin(u_j) about 1) and the goal's displacement (its
-    entries fixed at both ends) lies in the span of those directions at the start y0, at one of
-    three random values u of the controls within their bounds; else []."""
+    gives 1000, a bounded dependence such as sin(u_j) about 1) and, with ``toward_goal``, the goal's
+    displacement (its entries fixed at both ends) lies in the span of those directions at the start
+    y0, at one of three random values u of the controls within their bounds; else []."""
     if not controls:
         return []
     dyn, ends = problem.dynamics, list(zip(problem.initial, problem.final))
@@ -355,6 +356,8 @@ def _carrying(problem, controls: list) -> list:
         grows = np.linalg.norm(G[:, :, 2:], axis=0).min(axis=1) > 100 * np.linalg.norm(G[:, :, :2], axis=0).max(axis=1)
         if not grows.any():
             continue
+        if not toward_goal:
+            return [problem.control_names[j] for j, g in zip(controls, grows) if g]
         directions = G[fixed][:, grows, 2:].reshape(len(fixed), -1)
         if not d.size or not np.linalg.norm(d) > 0:
             continue  # the ends' own check (a plan of duration 0)

@@ -36,11 +36,9 @@ HOLONOMIC = ("position", "velocity")
 PERTURBATION = 0.5  # perturbed_guess's default amplitude
 AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics depend on (perturbed_guess)
-FULL_SOLVES = 3
-# a warm start's smallest mu_init: its point, interpolated from another mesh, is farther from the new
-# optimum than the final barrier parameter of the solution it comes from says
+FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
 SIDEWAYS = math.pi / 4  # a chord this far from a heading (modulo pi) widens a reversible vehicle's starts
-MU_WARM = 1e-3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
+MU_WARM = 1e-3  # a warm start's smallest mu_init (its interpolated point is farther from the optimum than its mu says)
 
 
 class OptimalControlProblem:
@@ -666,11 +664,12 @@ class OptimalControlProblem:
                 if sol is not None:
                     candidates.append(sol)
         candidates += [self._solve_mesh(sch, dtau, start, options) for start in starts]
-        if rescue and coarse >= nodes and not any(s.success for s in candidates):  # no coarse mesh to try them on
+        if rescue and coarse >= nodes and (not any(s.success for s in candidates)  # no coarse mesh: the full one,
+                                           or self._line_violates_path(interval_points(dtau, sch.step))):
             candidates += [self._solve_mesh(sch, dtau, start, options) for start in rescue]
         if not candidates:  # only rescue starts, none of which succeeded on the coarse mesh
-            return None
-        ok = [s for s in candidates if s.success]
+            return None  # (a line through an obstacle may jump it between two points: its bumps compete)
+        ok = [s for s in candidates if s.success and (coarse < nodes or resolved(s).success)]
         sol = min(ok, key=lambda s: s.objective) if ok else candidates[0]
         sol.stats["starts"] = len(starts)
         return sol

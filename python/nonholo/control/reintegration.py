@@ -222,12 +222,15 @@ def _radau(sol, idx: np.ndarray, m: int, transition: bool, visit=None):
     return Y, Phi
 
 
-def path_violations(sol, samples) -> str:
-    """A note on the path constraints violated between the collocation points, where they are not
-    imposed: for each constraint g <= 0 whose largest value on the re-integration of the intervals
-    (``samples``: the states (m - 1, n_y, K) at the inner substeps of each interval, from the
-    check's) exceeds PATH_TOL (1 + max |g| at the points), its value and time there; "" without.
-    A disc obstacle of radius 0.05 crossed between trapezoid nodes: g = 0.0025 at its centre."""
+def path_violations(sol, samples, gross: float) -> tuple:
+    """(note, crossing) on the path constraints violated between the collocation points, where they
+    are not imposed. The note: for each constraint g <= 0 whose largest value on the re-integration
+    of the intervals (``samples``: the states (m - 1, n_y, K) at the inner substeps of each interval,
+    from the check's) exceeds PATH_TOL (1 + max |g| at the points), its value and time there; ""
+    without. A disc obstacle of radius 0.05 crossed between trapezoid nodes: g = 0.0025 at its
+    centre. ``crossing``: why the plan is none, where a value exceeds ``gross`` (1 + max |g| at the
+    points): a plan through the middle of an obstacle, which IPOPT's solution of the collocation
+    equations at 11 points can be (the unit disc between (-2, 0) and (2, 0): g = 0.98); else None."""
     problem = sol.problem
     m = samples.shape[0] + 1
     K = sol.dtau.size
@@ -244,16 +247,20 @@ def path_violations(sol, samples) -> str:
             problem._g = vectorized(problem.path_constraints, problem.states, problem.controls + problem.algebraic)
         G = problem._g(Y, U)
         at_points = problem._g(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
-    notes = []
+    notes, crossing = [], None
     nodes = sol._node_times()
     for r, g in enumerate(problem.path_constraints):
-        limit = PATH_TOL * (1.0 + float(np.max(np.abs(at_points[r]), initial=0.0)))
+        scale = 1.0 + float(np.max(np.abs(at_points[r]), initial=0.0))
         row = np.where(np.isfinite(G[r]), G[r], -np.inf)
         j = int(np.argmax(row))
-        if row[j] > limit:
+        if row[j] > PATH_TOL * scale:
             t = nodes[k[j]] + s[j] * (nodes[k[j] + 1] - nodes[k[j]])
             notes.append(f"{g} <= 0 by {row[j]:.3g} at t = {t:.4g}")
+            if crossing is None and row[j] > gross * scale:
+                crossing = (f"the plan crosses a path constraint between the collocation points, where it is not "
+                            f"imposed: its re-run violates {notes[-1]} (more than {gross:g} (1 + max |g| at the "
+                            "points)). Solve with more nodes, with refine=, or from another guess")
     if not notes:
-        return ""
+        return "", None
     return (" Between the collocation points, where path constraints are not imposed, the re-run of the plan "
-            "violates " + "; ".join(notes) + ".")
+            "violates " + "; ".join(notes) + "."), crossing

@@ -450,8 +450,9 @@ def _propagate(errors: np.ndarray, phis: np.ndarray):
 
 
 def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
-    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`);
-    a success whose re-run violates a path constraint between the points says so in its message
+    """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`)
+    or its re-run crosses a path constraint's set between the points by more than UNRESOLVED (1 + max |g|
+    at the points); a success whose re-run violates one by less says so in its message
     (:func:`~nonholo.control.reintegration.path_violations`; once)."""
     why = sol.unresolved() if sol.success else None
     if why:
@@ -459,7 +460,11 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
     elif sol.success and sol._samples is not None and not getattr(sol, "_noted", False):
         from .reintegration import path_violations
 
-        sol.message += path_violations(sol, sol._samples)
+        note, crossing = path_violations(sol, sol._samples, UNRESOLVED)
+        if crossing:
+            sol.success, sol.message = False, crossing
+        else:
+            sol.message += note
         sol._noted = True
     if sol.success and not getattr(sol, "_still_noted", False):
         sol.message += _standing_still(sol)
