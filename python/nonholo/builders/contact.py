@@ -595,9 +595,16 @@ class RollingAngle:
     atan2(-(R e)_x, (R e)_y). With ``axis=None`` (any other body): lean = acos((R e_3)_z), the
     angle between the body z axis (vertical in the reference attitude) and the vertical, in
     [0, pi], and heading = the azimuth of R e_1, the body x axis. The heading is unwrapped along
-    the samples (continuous along a run); it is undefined where its direction is vertical (a
-    disc lying flat, a body x axis pointing up). An axis given by expressions of the parameters
-    (``Disc(r, axis=(0, k, 0))``) is evaluated at the run's values."""
+    the samples (continuous along a run): with the sample times ``t`` (``result["heading"]`` passes
+    them), each step takes the branch nearest to the previous value plus the trapezoid of the
+    heading's rate (from the angular velocity), so that samples farther apart than pi over the rate
+    keep the turns made between them (a disc circling at 4 rad/s sampled once a second: +40 rad over
+    10 s, where unwrapping the samples alone gave -22.8); without ``t``, numpy's unwrap (steps below
+    pi). It is undefined where its direction is vertical (a disc lying flat, a body x axis pointing
+    up). An axis given by expressions of the parameters (``Disc(r, axis=(0, k, 0))``) is evaluated
+    at the run's values."""
+
+    needs_time = True
 
     def __init__(self, name: str, axis=None):
         if name not in ("lean", "heading"):
@@ -618,20 +625,33 @@ class RollingAngle:
                              f"{ {s.name: v for s, v in values.items()} }: {e.tolist()}")
         return e / norm
 
-    def __call__(self, q, v, params) -> np.ndarray:
+    def __call__(self, q, v, params, t=None) -> np.ndarray:
         q = np.asarray(q, dtype=float)
         shape = q.shape[1:]
         R = rotation_matrices(q[2:6].reshape(4, -1))
         if self.axis is None:
             if self.name == "lean":
                 return np.arccos(np.clip(R[:, 2, 2], -1.0, 1.0)).reshape(shape)
-            heading = np.arctan2(R[:, 1, 0], R[:, 0, 0])
+            s = R[:, :, 0]  # the body x axis in space, (n_t, 3)
+            heading = np.arctan2(s[:, 1], s[:, 0])
         else:
             s = R @ self._axis(params)  # the axis in space, (n_t, 3)
             if self.name == "lean":
                 return np.arcsin(np.clip(s[:, 2], -1.0, 1.0)).reshape(shape)
             heading = np.arctan2(-s[:, 0], s[:, 1])
-        return np.unwrap(heading).reshape(shape)
+        if t is None or heading.size < 2:
+            return np.unwrap(heading).reshape(shape)
+        # the heading's rate: both azimuths turn with s' = omega x s (space axes) as
+        # (s_x s_y' - s_y s_x') / (s_x^2 + s_y^2)
+        ds = np.cross(spatial_angular_velocity(q.reshape(6, -1), np.asarray(v, dtype=float).reshape(6, -1)).T, s)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = (s[:, 0] * ds[:, 1] - s[:, 1] * ds[:, 0]) / (s[:, 0] ** 2 + s[:, 1] ** 2)
+        turned = np.diff(np.asarray(t, dtype=float).reshape(-1)) * (rate[1:] + rate[:-1]) / 2
+        out = heading.copy()
+        for i in range(1, out.size):
+            guess = out[i - 1] + (turned[i - 1] if np.isfinite(turned[i - 1]) else 0.0)
+            out[i] = heading[i] + 2 * np.pi * np.round((guess - heading[i]) / (2 * np.pi))
+        return out.reshape(shape)
 
 
 class RollingOutput:
