@@ -26,6 +26,7 @@ import sympy as sp
 
 from ..expressions.parsing import to_sympy
 from .arguments import as_matrix, parsed_matrix
+from .normal_forces import normal_force_output, outputs_with_normal, outputs_with_unknown_vertical
 
 __all__ = ["Extensions"]
 
@@ -62,6 +63,7 @@ class Extensions:
         added = self._added_column(force, "force")
         state = self._state_with(parameters, name)
         state["force"] = sp.ImmutableMatrix(self.force + added)
+        state["outputs"] = outputs_with_unknown_vertical(state["outputs"], "with_force")
         if self.applied_force is not None:
             state["applied_force"] = sp.ImmutableMatrix(self.applied_force + added)
         return self._rebuilt(state)
@@ -95,6 +97,7 @@ class Extensions:
             raise TypeError(f"potential must be a scalar SymPy expression, got {potential!r}")
         state = self._state_with(parameters, name)
         state["potential"] = self.potential + added
+        state["outputs"] = outputs_with_unknown_vertical(state["outputs"], "with_potential")
         if self.applied_force is not None:
             gradient = sp.Matrix([added]).jacobian(list(self.coordinates)).T
             state["applied_force"] = sp.ImmutableMatrix(self.applied_force - gradient)
@@ -196,11 +199,9 @@ class Extensions:
             With ``result["normal_force"]`` (shape (n_t,) for one contact, (contacts, n_t) otherwise);
             ``system.friction_margin(mu)`` and ``system.liftoff_margin()`` then need no ``normal=``.
         """
-        from .normal_forces import normal_force_output
-
         output = normal_force_output(self, normal, gravity, contacts)
         state = self._state_with(None, name)
-        state["outputs"] = {**state["outputs"], "normal_force": output}
+        state["outputs"] = outputs_with_normal(state["outputs"], output)  # a friction ratio divides by it
         # a kept vertical row is the contact's normal, no friction contact: it stays a constraint where
         # friction(law=...) and stick_slip realize the others (law_realization.normal_rows); before, a
         # cylinder's height row slid under Coulomb friction and the cylinder fell through its floor

@@ -102,6 +102,7 @@ class Margin:
                 raise ValueError(f"{system.name!r} derives no normal force: give normal= (a value or an expression of "
                                  "the state, or one per contact), or build it with system.with_normal_force")
             derived.check_system(system)
+            getattr(derived, "warn_unknown_vertical", lambda: None)()  # a force added after it was derived
             own = contacts is not None or record is not None  # a mechanism's contacts: every one on its own rows
             self.contacts = contact_groups(system, contacts, None) if own else derived.tangential
             if len(self.contacts) != len(derived.loads):

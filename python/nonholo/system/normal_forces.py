@@ -33,12 +33,17 @@ model, the no-slip multipliers on reduced models, whose acceleration is the nonh
 
 from __future__ import annotations
 
+import copy
+import warnings
+
 import numpy as np
 import sympy as sp
 
+from ..errors import SimulationWarning
 from ..expressions.parsing import to_sympy
 
-__all__ = ["Lift", "NormalForce", "normal_force_output", "gravity_into_plane"]
+__all__ = ["Lift", "NormalForce", "normal_force_output", "gravity_into_plane", "outputs_with_normal",
+           "outputs_with_unknown_vertical"]
 
 
 class Lift:
@@ -102,20 +107,40 @@ class NormalForce:
         The no-slip rows of each contact (for its friction force and the friction margin).
     gravity : SymPy expression
         g pressing on the plane.
+    unknown_vertical : str or None
+        What was added to the system after its lifted loads were derived (``"with_force"``,
+        ``"with_potential"``): a force whose vertical part those loads do not count, as the system's
+        coordinates eliminate the height. Each evaluation then warns (:func:`outputs_with_unknown_vertical`).
     """
 
     needs_acceleration = True
     needs_time = True
     needs_multipliers = True
 
-    def __init__(self, loads, tangential, gravity, args, rows):
+    def __init__(self, loads, tangential, gravity, args, rows, unknown_vertical=None):
         self.loads, self.tangential, self.gravity = loads, tangential, gravity
         self.args = tuple(tuple(a) for a in args)  # (coordinates, velocities, (time,), parameters)
         self.rows = rows  # the constraint matrix's rows (SymPy), to recognize the system it belongs to
+        self.unknown_vertical = unknown_vertical
         self._f = None
 
     def __getstate__(self):
-        return {k: getattr(self, k) for k in ("loads", "tangential", "gravity", "args", "rows")}
+        return {k: getattr(self, k) for k in ("loads", "tangential", "gravity", "args", "rows", "unknown_vertical")}
+
+    @property
+    def lifted(self) -> bool:
+        """Whether a load is derived from the motion of lifted bodies (a Lift), not a kept row's multiplier."""
+        return any(load[0] == "lift" for load in self.loads)
+
+    def warn_unknown_vertical(self) -> None:
+        """A SimulationWarning where a force added after the loads were derived is not in them."""
+        if self.unknown_vertical:
+            warnings.warn(
+                f"the normal force is derived from the motion with gravity as the only vertical force on the lifted "
+                f"bodies: the force added by {self.unknown_vertical} is not in it (its vertical part cannot be read "
+                "from a force written in coordinates that eliminate the height). For a slope, build the body with "
+                "gravity= as a vector; otherwise give the vertical force: system.with_normal_force(Lift(bodies, "
+                "applied=F_z))", SimulationWarning, stacklevel=5)
 
     def __setstate__(self, state):
         self.__init__(**state)
@@ -164,6 +189,7 @@ class NormalForce:
         self.row_map(system)
 
     def __call__(self, q, v, params, acceleration, t=0.0, multipliers=None, system=None) -> np.ndarray:
+        self.warn_unknown_vertical()
         coords, vel, time, parameters = self.args
         if self._f is None:
             a = sp.symbols(f"_nf_a0:{len(coords)}")
@@ -186,6 +212,30 @@ class NormalForce:
         values = np.array([np.broadcast_to(np.asarray(c, dtype=float), shape)
                            for c in self._f(list(q), list(v), t, p, list(a), list(lam))])
         return values[0] if len(self.loads) == 1 else values
+
+
+def outputs_with_normal(outputs: dict, normal) -> dict:
+    """``outputs`` with ``normal`` as ``"normal_force"`` and as the load of each output that divides by
+    the normal force (a rolling body's ``"friction_ratio"``: a copy, the original unchanged)."""
+    new = {**outputs, "normal_force": normal}
+    for name, out in outputs.items():
+        if isinstance(getattr(out, "normal", None), NormalForce):
+            new[name] = copy.copy(out)
+            new[name].normal = normal
+    return new
+
+
+def outputs_with_unknown_vertical(outputs: dict, how: str) -> dict:
+    """``outputs`` of a system to which ``how`` (``"with_force"``, ``"with_potential"``) adds a force: a
+    normal force derived from lifted bodies then warns at each evaluation that the added force's vertical
+    part is not in it (a slope as an added potential gave m g, not m g cos(alpha), and a friction margin
+    on the unsafe side); a normal force of kept rows only (multipliers, which count every force) is kept."""
+    normal = outputs.get("normal_force")
+    if not isinstance(normal, NormalForce) or not normal.lifted:
+        return outputs
+    flagged = copy.copy(normal)
+    flagged.unknown_vertical = " and ".join(filter(None, [normal.unknown_vertical, how]))
+    return outputs_with_normal(outputs, flagged)
 
 
 def normal_force_output(system, normal, gravity=9.81, contacts=None) -> NormalForce:
