@@ -63,8 +63,8 @@ def test_an_added_potential_moves_the_same_and_its_loads_warn():
 
 def test_the_load_given_again_with_lift_applied_is_right_and_silent():
     """The added potential's vertical force on the disc is -dV/dz_G of its (cos(alpha) - 1) m g z_G part:
-    (1 - cos(alpha)) m g up, so applied = (1 - cos(alpha)) m g reads m g - (1 - cos(alpha)) m g = m g cos(alpha); the friction ratio
-    divides by that same load."""
+    (1 - cos(alpha)) m g up, so applied = (1 - cos(alpha)) m g reads m g - (1 - cos(alpha)) m g = m g cos(alpha);
+    the friction ratio divides by that same load."""
     disc, by_potential, _, y0 = _slopes()
     m, g = disc.symbol("m"), disc.symbol("g")
     z = disc.outputs["z"].expr
