@@ -15,6 +15,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using NewtonDual = Dual<double, kJacobianChunk>;
+// The largest ratio of Newton's second correction to its first (DiscreteIntegrator::step).
+constexpr double kBranchContraction = 1.0;
 
 template <class S>
 struct MidpointWork {
@@ -114,6 +116,7 @@ int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const
   w.J.resize(m, m);
   w.R.resize(m);
   w.dz.resize(m);
+  double first = 0.0;  // |delta q| of the first Newton correction, from the explicit predictor
   for (int it = 1; it <= options.max_newton_iterations; ++it) {
     // residual and its Jacobian in q_{k+1}, in chunks of dual directions
     for (int c0 = 0; c0 < n; c0 += kJacobianChunk) {
@@ -145,7 +148,19 @@ int DiscreteIntegrator::step(double t, const double* qk, const double* pk, const
     const double scale = 1.0 + w.q1.cwiseAbs().maxCoeff();
     if (!w.dz.allFinite())
       throw SolverError("Newton's method diverged at t = " + format_number(t) + " (reduce h)", t);
-    if (w.dz.head(n).cwiseAbs().maxCoeff() <= options.newton_tol * scale) {
+    const double correction = w.dz.head(n).cwiseAbs().maxCoeff();
+    if (it == 1) first = correction;
+    // On the branch of the continuous flow the predictor lies in the root's basin and Newton's
+    // corrections contract at once; a second correction as large as the first means the iteration
+    // left the predictor's neighbourhood, and any root it meets may lie on another branch (the
+    // sleigh at h = 2: a root with 14 times the energy, accepted, then 15,000 times by t = 40).
+    if (it == 2 && correction > kBranchContraction * first && first > options.newton_tol * scale)
+      throw SolverError("Newton's method does not contract from the explicit predictor at t = " + format_number(t) +
+                            ", q = " + describe(qk, n) + " (its second correction is " +
+                            format_number(correction / first) + " times its first): the step h is too large for "
+                            "the motion here, and a root it converged to could lie off the branch of the continuous "
+                            "flow (reduce h)", t);
+    if (correction <= options.newton_tol * scale) {
       // final momenta at the converged point
       w.mi.resize(n);
       w.pl.resize(n);

@@ -52,9 +52,13 @@ def simulate_discrete(
 
     The start uses p_0 = G(q_0) v_0, the continuous momentum (its component on D° is absorbed by
     the first multiplier); with it the scheme converges with order 2 in h. ``t_span`` must be a
-    whole number of steps. Newton's method solves each step to ``newton_tol`` (relative); when it
-    fails (step too large, or the branch of the continuous flow lost) the result has status -1,
-    a message saying where and why, and the trajectory up to there. Every step is stored: more than
+    whole number of steps. Newton's method solves each step to ``newton_tol`` (relative), from the
+    explicit predictor q_k + h G^-1 p_k; when it fails (no convergence, or a second correction as
+    large as the first: the iteration left the predictor's neighbourhood, where a root may lie off the
+    branch of the continuous flow) the result has status -1, a message saying where and why, and the
+    trajectory up to there. A step so large that the discrete equations have no root near the flow
+    can still converge, to a root far from it: status 0 does not say the step resolves the motion
+    (compare a run at h / 2, or the energy of a conservative system, ``result.energy()``). Every step is stored: more than
     ``max_steps`` of them is refused before the run (1e11 steps of h = 1e-8 filled the memory).
     """
     if not isinstance(model, DiscreteModel):
