@@ -58,8 +58,9 @@ def simulate_discrete(
     branch of the continuous flow) the result has status -1, a message saying where and why, and the
     trajectory up to there. A step so large that the discrete equations have no root near the flow
     can still converge, to a root far from it: status 0 does not say the step resolves the motion
-    (compare a run at h / 2, or the energy of a conservative system, ``result.energy()``). Every step is stored: more than
-    ``max_steps`` of them is refused before the run (1e11 steps of h = 1e-8 filled the memory).
+    (compare a run at h / 2, or the energy of a conservative system, ``result.energy()``). Every step
+    is stored: more than ``max_steps`` of them is refused before the run (1e11 steps of h = 1e-8
+    filled the memory).
     """
     if not isinstance(model, DiscreteModel):
         raise TypeError(f"model must be a nonholo DiscreteModel (system.discrete(h)), got {type(model).__name__}")
