@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import options as check
-from ..errors import IntegrationError
+from ..errors import IntegrationError, ModelError, NonholoError
 from ..integrate.simulation import simulate
 from .states import parameter_mapping
 
@@ -31,9 +31,12 @@ LINE_IN_D = 0.1  # a default start whose straight line has less than this part i
 # (1e-10 and below), which a minimum-norm step must not divide by.
 RCOND = 1e-8
 RETRY_SEGMENTS = 4  # the default's shooting intervals where single shooting fails
+# What a trial step of the shooting may raise: an integration that fails, or a state its projection
+# cannot handle (a metric no longer positive definite at a trial node)
+TRIAL_FAILURES = (IntegrationError, ModelError)
 
 
-class ShootingError(RuntimeError):
+class ShootingError(NonholoError, RuntimeError):
     """The shooting iteration found no trajectory: no convergence, or a singular shooting
     matrix (the endpoint is not reachable from the current guess). ``residual`` holds the
     remaining endpoint mismatch, ``iterations`` the Newton steps taken."""
@@ -215,8 +218,13 @@ def _initial_guess(shoot: _Shooting, guess, T: float):
     lam0 = np.zeros(shoot.k) if lam0 is None else np.asarray(lam0, dtype=float).reshape(shoot.k)
     z = np.concatenate([a, lam0])
     if len(shoot.nodes) > 2:
-        sol = simulate(shoot.model, (0.0, T), shoot.first_state(z), t_eval=shoot.nodes[1:-1], params=shoot.params,
-                       rtol=shoot.rtol, atol=shoot.atol, raise_on_failure=True)
+        try:
+            sol = simulate(shoot.model, (0.0, T), shoot.first_state(z), t_eval=shoot.nodes[1:-1],
+                           params=shoot.params, rtol=shoot.rtol, atol=shoot.atol, raise_on_failure=True)
+        except TRIAL_FAILURES as err:
+            raise ShootingError(f"vakonomic_bvp: the integration of its start through the {len(shoot.nodes) - 2} "
+                                f"interior nodes failed ({err}); give a guess (a plan or a simulation) nearer the "
+                                "geodesic", np.inf, 0) from None
         z = np.concatenate([z, sol.y.T.reshape(-1)])
     return z
 
@@ -228,8 +236,10 @@ def _diagnose(J, r) -> str:
         in_range = J @ np.linalg.lstsq(J, r, rcond=RCOND)[0]
         if np.linalg.norm(r - in_range) > 0.5 * np.linalg.norm(r):
             return (f"the shooting matrix is singular (rank {rank} of {min(J.shape)}) and the endpoint mismatch "
-                    "lies outside its range: q1 is not reachable from this guess (try another guess, or q1 "
-                    "may violate an integrable constraint)")
+                    "lies outside its range: q1 is not reachable from this guess. The guess may lie on an abnormal "
+                    "curve, along which the endpoint does not depend on lambda0 to first order (the Martinet "
+                    "distribution's line y = 0 from a straight start): try a velocity off it and lambda0 != 0, or a "
+                    "plan of least energy as the guess; else q1 may violate an integrable constraint")
     return "no Newton step reduces the endpoint mismatch (try another guess or more segments)"
 
 
@@ -312,7 +322,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     z = _initial_guess(shoot, guess, T)
     try:
         r, J = shoot.residual(z)
-    except IntegrationError as err:
+    except TRIAL_FAILURES as err:
         raise ShootingError(f"vakonomic_bvp: the shooting from its start failed to integrate ({err}); give a "
                             "guess (a plan or a simulation) nearer the geodesic", np.inf, 0) from None
     it = 0
@@ -325,14 +335,14 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
         while alpha >= 1e-4:
             try:
                 r_new, _ = shoot.residual(z + alpha * dz, jac=False)
-            except IntegrationError:
+            except TRIAL_FAILURES:  # backtrack
                 r_new = None
             if r_new is not None and np.linalg.norm(r_new) < (1 - 1e-4 * alpha) * np.linalg.norm(r):
                 try:  # the step's sensitivities too: their integration may fail where the state's did not
                     r_next, J_next = shoot.residual(z + alpha * dz)
                     accepted = True
                     break
-                except IntegrationError:
+                except TRIAL_FAILURES:
                     pass
             alpha /= 2
         if not accepted:

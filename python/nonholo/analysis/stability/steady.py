@@ -27,12 +27,13 @@ import numpy as np
 from .manifold import constraint_set, model_cyclic_indices
 from .linearize import check_autonomous
 from ... import options as check
+from ...errors import NonholoError
 from ..states import in_quasi_velocities, model_state, parameter_mapping
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
 
 
-class SteadyMotionError(ValueError):
+class SteadyMotionError(NonholoError, ValueError):
     """Newton's method found no steady motion near the guess."""
 
 
