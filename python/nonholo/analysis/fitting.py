@@ -43,6 +43,7 @@ from .. import options as check
 from ..models.model import Model, apply_compile
 from ..errors import IntegrationError, ModelError, attach_partial
 from ..integrate.simulation import simulate
+from ..models.reduced import maps_initial_state
 from .states import parameter_mapping
 
 #: The simulations compile="auto" expects of a fit (least_squares' evaluations at the trust region's
@@ -50,6 +51,9 @@ from .states import parameter_mapping
 FIT_EVALUATIONS = 20
 
 __all__ = ["fit", "FitResult", "FitProgress"]
+
+#: simulate's arguments that fit gives each simulation itself
+_FIT_SETS = ("t_eval", "sensitivities", "raise_on_failure")
 
 
 class FitProgress(dict):
@@ -209,12 +213,56 @@ def _not_fitted(names: list, fixed) -> None:
                          "give each parameter in one of them")
 
 
-def _at_start(exc: BaseException, names: list, x) -> BaseException:
-    """``exc`` (the simulation's failure at the fit's starting point) with the start in its message:
-    there is no step of the trust region to reject yet."""
+def _fixed_names(model: Model, names: list, fixed) -> None:
+    """ValueError naming ``fixed`` and its names that are no parameters of the model, and those it shares
+    with ``params`` (:func:`_not_fitted`)."""
+    unknown = [_name(k) for k in (fixed or {}) if _name(k) not in model.params]
+    if unknown:
+        raise ValueError(f"fixed names unknown parameters {unknown}; the model's parameters are {list(model.params)}")
+    _not_fitted(names, fixed)
+
+
+def _own_options(simulate_options: Mapping) -> None:
+    """ValueError for simulate's arguments that fit sets itself (``_FIT_SETS``)."""
+    given = [k for k in _FIT_SETS if k in simulate_options]
+    if given:
+        raise ValueError(f"fit sets {given} of its simulations itself (t_eval = t_obs, sensitivities = the fitted "
+                         "parameters, raise_on_failure=True): leave them out")
+
+
+def _in_constraints(model: Model, names: list) -> list:
+    """The fitted parameters that appear in the constraints A(q, p) or their affine term b(q, t, p)."""
+    system = getattr(model, "system", None)
+    if system is None or not getattr(system, "k", 0):
+        return []
+    symbols = {s.name for s in (*system.constraints.free_symbols, *system.affine.free_symbols)}
+    return [n for n in names if n in symbols]
+
+
+def _needs_constraints(model: Model, y0) -> bool:
+    """True when ``simulate`` requires the velocity of ``y0`` on the constraints (a constrained model, or
+    y0 in coordinate velocities mapped into a frame-form or speeds model's state)."""
+    if getattr(model, "constrained", False):
+        return True
+    try:
+        return maps_initial_state(model, np.asarray(y0, dtype=float))
+    except (TypeError, ValueError):
+        return False
+
+
+def _point(names: list, x, trial: bool) -> str:
+    """Where a simulation of the fit ran: its starting point or a trial point, with the parameter values."""
+    point = {n: float(v) for n, v in zip(names, x)}
+    return f"at the trial point {point} of the fit" if trial else f"at the starting point of the fit, {point}"
+
+
+def _at_start(exc: BaseException, names: list, x, trial: bool = False, hint: str | None = None) -> BaseException:
+    """``exc`` (the simulation's failure at the fit's starting point, or at a trial point where fit cannot
+    reject the step, ``trial``) with the parameter values in its message: at the start there is no step of
+    the trust region to reject yet. ``hint`` (None: the model's range) follows."""
     if len(exc.args) == 1 and isinstance(exc.args[0], str):
-        start = {n: float(v) for n, v in zip(names, x)}
-        exc.args = (f"{exc.args[0]} (at the starting point of the fit, {start}: start within the model's range)",)
+        advice = ": start within the model's range" if hint is None else ""
+        exc.args = (f"{exc.args[0]} ({_point(names, x, trial)}{advice}){hint or ''}",)
     return exc
 
 
@@ -365,7 +413,12 @@ def fit(
         are predicted to repay the build (:func:`nonholo.expressions.compiled.auto_compile`), so
         the fit is the same either way; True: ``model.compile()`` first; False: as it is.
     simulate_options
-        Passed to :func:`simulate` (events, method, project_y0, ...).
+        Passed to :func:`simulate` (events, method, project_y0, ...); not ``t_eval``,
+        ``sensitivities`` or ``raise_on_failure``, which fit sets (ValueError). When a
+        fitted parameter appears in the constraints (A or the affine term b) and ``project_y0`` is
+        not given, y0 must lie on the constraints at the starting values, and the simulations at
+        the trial points start from its G-orthogonal projection onto the constraints there (as
+        ``project_y0=True``; the sensitivities are those of that start).
 
     Warns
     -----
@@ -377,6 +430,9 @@ def fit(
     ------
     ModelError, IntegrationError
         The simulation fails at the starting point (the message names it).
+    ValueError
+        A simulation fails at the starting point or a trial point for a reason the trust region
+        cannot reject (the message names the parameter values).
     KeyboardInterrupt
         Ctrl-C stops the fit and re-raises the same KeyboardInterrupt with ``exc.partial``, a
         :class:`FitProgress`: the best parameters among the simulations that finished (a dict
@@ -426,13 +482,23 @@ def fit(
                          "fit takes no NaN as a missing value: leave it out (its time from t_obs), or give it any "
                          "finite value and weight 0")
     fixed = parameter_mapping(fixed, "fixed")
-    _not_fitted(names, fixed)
+    _fixed_names(model, names, fixed)
+    _own_options(simulate_options)
+    moving = _in_constraints(model, names)  # fitted parameters in A or b: y0 projected at the trial points
+    project_default = bool(moving) and "project_y0" not in simulate_options and _needs_constraints(model, y0)
+    hint = (f"; the fitted parameters {moving} appear in the constraints: pass project_y0=True (or leave "
+            "project_y0 out) to start each run from y0 projected onto the constraints at its parameters"
+            if moving and not simulate_options.get("project_y0", True) else "")
     observe_names = None
     if isinstance(observe, str):
         observe = [observe]  # one state name, as params takes one name
     if observe is None or isinstance(observe, (list, tuple)):
         observe_names = list(model.state_names if observe is None else observe)
         observer = _state_observer(model, observe_names)
+        if y_obs.ndim == 2 and y_obs.shape[0] == len(observe_names) and y_obs.shape[1] != t_obs.size:
+            raise ValueError(f"t_obs has {t_obs.size} times and y_obs {y_obs.shape[1]} columns (shape {y_obs.shape}): "
+                             f"y_obs needs one row per observed state ({len(observe_names)}) and one column per time "
+                             "of t_obs")
     elif callable(observe):
         observer = observe
     else:
@@ -453,9 +519,11 @@ def fit(
         key = tuple(x)
         if key not in cache:
             cache.clear()
+            # the start is y0 itself (on the constraints); the trial points project it (project_default)
+            projected = {"project_y0": True} if project_default and trial else {}
             try:
                 sol = simulate(model, span, y0, t_eval=t_obs, params={**base, **dict(zip(names, x))}, rtol=rtol,
-                               atol=atol, sensitivities=names, raise_on_failure=True, **simulate_options)
+                               atol=atol, sensitivities=names, raise_on_failure=True, **simulate_options, **projected)
             except (ModelError, IntegrationError) as exc:  # out of the model's range (module docstring)
                 if not trial:
                     raise _at_start(exc, names, x)
@@ -463,15 +531,18 @@ def fit(
                     raise _lm_refuses(x, names, exc) from exc
                 cache[key] = (None, np.full(y_obs.size, np.nan), np.full((y_obs.size, len(names)), np.nan), exc)
                 return cache[key]
+            except ValueError as exc:  # no step to reject (y0 off the constraints, ...): name the point
+                raise _at_start(exc, names, x, trial, hint)
             if observe_names is not None and sol.status == 1 and sol.t.size < t_obs.size:  # states at t_obs
                 raise ValueError(f"a terminal event stopped the simulation at t = {sol.t_last:g}, before the "
                                  f"observation times after it ({t_obs.size - sol.t.size} of {t_obs.size}, from "
-                                 f"t = {t_obs[sol.t.size]:g}): fit observations up to the event, or make it "
-                                 f"non-terminal")
+                                 f"t = {t_obs[sol.t.size]:g}) {_point(names, x, trial)}: fit observations up to "
+                                 "the event, or make it non-terminal")
             values, jac = observer(sol)
             values = np.asarray(values, dtype=float)
             if values.shape != y_obs.shape:
-                raise ValueError(f"the observed values have shape {values.shape}, y_obs has {y_obs.shape}")
+                raise ValueError(f"the observed values have shape {values.shape} (at the {t_obs.size} times of "
+                                 f"t_obs), y_obs has {y_obs.shape}")
             jac = np.asarray(jac, dtype=float)
             if jac.shape != (values.size, len(names)):
                 raise ValueError(f"the Jacobian the observe callable returns must have the shape (values.size, "

@@ -5,9 +5,12 @@ next to the state, s_j = dy/dtheta_j with s_j' = (df/dy) s_j + df/dtheta_j, the 
 being one directional derivative of the compiled vector field per sensitivity (dual numbers; no
 difference quotients). See ``cpp/include/nonholo/sensitivity.hpp`` for the mathematics,
 including the projection onto the linearized constraint and the event-time sensitivities
-dt*/dtheta = -(g_y s + g_theta) / (dg/dt). A y0 given in another form than the model's state
-([q, q'] for Kane's speeds) is held fixed: the parameter sensitivities start at the derivative of
-its map into the model's state (:func:`with_initial_values`).
+dt*/dtheta = -(g_y s + g_theta) / (dg/dt). A y0 given in coordinate velocities ([q, q'] for Kane's
+speeds, [q, u] for a frame-form reduced model) starts, at parameters p, from its G-orthogonal
+projection onto the constraints at p (the identity at the given p, where y0 lies on them), as in
+the coordinate form: the parameter sensitivities start at the derivative of that projection mapped
+into the model's state (:func:`with_initial_values`), so every form of a model has the same
+sensitivities. A y0 given in the model's own state ([q, w], [q, u] of the speeds) is held fixed.
 """
 
 from __future__ import annotations
@@ -88,6 +91,12 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
         result.sensitivities = None
         result.t_events_sensitivities = result.y_events_sensitivities = None
         return result
+    if "sensitivities" not in raw:  # a run that never started (simulate_many: rejected at its start, interrupted)
+        # nothing integrated: empty as its samples (n_states, n_sens, 0), its events and its y_final (None)
+        result.sensitivities = np.zeros((result.y.shape[0], len(names), result.t.size))
+        result.t_events_sensitivities = [np.zeros((len(t), len(names))) for t in result.t_events]
+        result.y_events_sensitivities = [np.zeros((len(t), result.y.shape[0], len(names))) for t in result.t_events]
+        return result
     result.sensitivities = raw["sensitivities"]
     final = raw.get("sensitivities_final")
     if final is None and result.t.size and result.t[-1] == result.t_last:
@@ -108,8 +117,9 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
 def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -> dict:
     """``spec`` (:func:`sensitivity_spec`) with the parameter sensitivities' initial values where
     ``y0`` is given in another form than the model's state ([q, q'] for Kane's speeds, (q, u) for a
-    frame-form reduced model) or projected (``project_y0``): the map into the model's state depends
-    on the parameters (the frame X(q), the projection in G and A), so d y(t0) / d p is not zero
+    frame-form reduced model: always projected onto the constraints at p, then mapped) or, in the
+    model's own form, projected (``project_y0``): the map into the model's state depends on the
+    parameters (the frame X(q), the projection in G and A), so d y(t0) / d p is not zero
     (``models.reduced.mapped_state_derivative``). ``spec`` unchanged otherwise."""
     if not spec:
         return spec

@@ -351,9 +351,13 @@ def projects_initial_state(model, project_y0: bool) -> bool:
 
 
 def _mapped_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
-    """The model's state from ``y0`` as ``simulate`` maps it (frame, projection), unchecked."""
+    """The model's state from ``y0`` as ``simulate`` maps it (frame, projection), unchecked. A y0 in
+    coordinate velocities ([q, v] of a frame-form or speeds model) starts, at the parameters ``params``,
+    from its G-orthogonal projection onto the constraints there (the identity at the given parameters,
+    where y0 is on them), whatever ``project_y0``: as the coordinate form's start, so that every form
+    has the same sensitivities."""
     if maps_initial_state(model, y0):
-        return frame_initial_state(model, y0, t0, params, project_y0, checked=False)
+        return frame_initial_state(model, y0, t0, params, True, checked=False)
     n = model.system.n
     y = np.array(y0, dtype=float)
     y[n: 2 * n] = model.system.core.at(t0, y[:n], y[n: 2 * n], list(params[: len(model.system.parameters)])).project()
@@ -362,9 +366,10 @@ def _mapped_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bo
 
 def mapped_state_derivative(model, y0: np.ndarray, t0: float, params, project_y0: bool,
                             index: int) -> np.ndarray | None:
-    """d/dp of the model's state mapped from ``y0`` given in another form (:func:`maps_initial_state`)
-    or projected onto the constraint set (:func:`projects_initial_state`) in the parameter
-    ``params[index]``, the given y0 held fixed: the initial value of that parameter's sensitivity (the
+    """d/dp of the model's state mapped from ``y0`` given in another form (:func:`maps_initial_state`:
+    projected onto the constraints at p, then mapped, :func:`_mapped_state`) or projected onto the
+    constraint set (:func:`projects_initial_state`) in the parameter ``params[index]``, the given y0
+    held fixed: the initial value of that parameter's sensitivity (the
     map depends on the parameters through the frame X(q) and the projection: a vertical disc's
     projected start keeps its momentum along D, whatever its radius). None when nothing depends on it
     (a parameter of the model only, such as eps). Central differences of the map (the perturbed maps
