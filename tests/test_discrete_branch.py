@@ -24,6 +24,7 @@ def test_a_step_that_resolves_the_motion_runs_through():
     energy = run.energy()
     assert run.status == 0 and run.t[-1] == 40.0
     assert np.max(np.abs(energy / energy[0] - 1)) < 0.07
+    assert repr(run).startswith("DiscreteResult(")  # it printed as a SimulationResult
 
 
 @pytest.mark.parametrize("h", [2.0, 5.0, 8.0, 10.0])

@@ -1,6 +1,7 @@
-"""Sensitivities of a model in Kane's speeds started from [q, q']: the given y0 is held fixed, so
-the parameter sensitivities start at the derivative of its map into the speeds (the frame X(q) and
-the projection depend on the parameters). Checked against central differences of the same call."""
+"""Sensitivities of a model in Kane's speeds started from [q, q']: y0 starts, at the parameters p, from
+its projection onto the constraints there, so the parameter sensitivities start at the derivative of
+its map into the speeds (the frame X(q) and the projection depend on the parameters). Checked against
+central differences of the same call."""
 
 import numpy as np
 import pytest

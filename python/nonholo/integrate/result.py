@@ -315,7 +315,7 @@ class SimulationResult:
         if self.frame_switches:
             lines.append(f"   frames: re-split {len(self.frame_switches)} times, first at t = "
                          f"{self.frame_switches[0][0]:g} (frame_switches)")
-        return "SimulationResult(\n" + "\n".join(lines) + "\n)"
+        return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"
 
     # ------------------------------------------------------------------ export and display
     def _metadata(self) -> dict:
