@@ -184,6 +184,10 @@ def test_costs_name_what_they_may_contain():
     assert "parameters=" not in str(err.value)
     with pytest.raises(ValueError, match=r"path_constraints may contain only .*: z is none of them"):
         nh.OptimalControlProblem(particle(), cost=F**2, final=[1, 0], path_constraints=[x <= z], **common)
+    # a parameter of the system is named as one, with how to use its value (it read "none of them")
+    weighted = nh.System([x], sp.Matrix([[1]]), force=[F], parameters={F: 0.0, z: 2.0})
+    with pytest.raises(ValueError, match=r"z is a parameter of the system.*substitute its value"):
+        nh.OptimalControlProblem(weighted, cost=z * F**2, final=[1, 0], **common)
 
 
 def test_costs_and_constraints_as_strings_name_symbols_declared_real():
@@ -296,4 +300,20 @@ def test_a_free_duration_that_ends_at_zero_with_a_terminal_cost_says_so():
     assert still.t_final < 1e-6 and "zero duration" in still.message and "t_final=(lo, hi)" in still.message
     moving = nh.OptimalControlProblem(system, t_final=(0.5, 10.0), **common).solve(nodes=41)
     assert abs(moving.t_final - 1.947989) < 1e-5 and abs(moving.objective - 1.974342) < 1e-5
-    assert "zero duration" not in moving.message
+    assert "zero duration" not in moving.message and "lower bound" not in moving.message
+
+
+def test_a_free_duration_that_ends_at_its_positive_lower_bound_with_a_terminal_cost_says_so():
+    """x'' = F, |F| <= 1, from rest, cost T + 2 (x(T) - 1)^2, x(T) free: J(T) = T + 2 (T^2 / 2 - 1)^2 is least
+    at T* = 1.267035 (J* = 1.344898), and dJ/dT = 1 > 0 at T = 0. With t_final=(0.01, 10) IPOPT stopped at the
+    bound, T = 0.01 (J = 2.0098), without a word; the message now says it ended at the bound."""
+    x, F = sp.symbols("x F")
+    system = nh.System([x], sp.Matrix([[1]]), force=[F], parameters={F: 0.0})
+    common = dict(cost="time", terminal_cost=2 * (x - 1) ** 2, controls=[F], initial=[0, 0], final=None,
+                  control_bounds={"F": (-1, 1)})
+    sol = nh.OptimalControlProblem(system, t_final=(0.01, 10), **common).solve(nodes=41)
+    assert abs(sol.t_final - 0.01) < 1e-8 and abs(sol.objective - (0.01 + 2 * (0.01**2 / 2 - 1) ** 2)) < 1e-6
+    assert "ended at the lower bound of t_final (0.01)" in sol.message
+    moving = nh.OptimalControlProblem(system, t_final=(1.0, 10), **common).solve(nodes=41)
+    assert abs(moving.t_final - 1.267035) < 1e-5 and abs(moving.objective - 1.344898) < 1e-5
+    assert "lower bound" not in moving.message

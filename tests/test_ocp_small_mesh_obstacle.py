@@ -31,6 +31,7 @@ def test_the_plan_goes_around_the_obstacle_on_a_small_mesh(nodes):
     assert abs(sol.t_final / AROUND - 1) < 5e-3
     points = sol.states_at(np.linspace(0, sol.t_final, 2001))
     assert np.min(np.hypot(points[0], points[1])) > 0.99  # around the disc, not through it
+    assert sol.stats["starts"] == 9  # the line and x, y bumped by +-0.5 and +-1: all counted
 
 
 def test_the_default_mesh_goes_around_too():

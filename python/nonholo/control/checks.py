@@ -77,7 +77,10 @@ def symbol_kinds(problem, model) -> tuple:
     time = getattr(model, "time", None)
     others = {"the time, which a cost or constraint cannot contain (only the states and controls at each point)":
               [str(time)] if time is not None else [],
-              "a control, which a terminal cost (a function of the final state) cannot contain": problem.control_names}
+              "a control, which a terminal cost (a function of the final state) cannot contain": problem.control_names,
+              "a parameter of the system, which a cost or constraint cannot contain: substitute its value "
+              "(expr.subs(symbol, value))": [str(p) for p in getattr(model, "parameters", ())
+                                            if str(p) not in problem.control_names]}
     return kinds, others
 
 

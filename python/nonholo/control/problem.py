@@ -667,6 +667,7 @@ class OptimalControlProblem:
         if rescue and coarse >= nodes and (not any(s.success for s in candidates)  # no coarse mesh: the full one,
                                            or self._line_violates_path(interval_points(dtau, sch.step))):
             candidates += [self._solve_mesh(sch, dtau, start, options) for start in rescue]
+            starts = [*starts, *rescue]  # counted in stats["starts"] (it read 0 where only the bumps ran)
         if not candidates:  # only rescue starts, none of which succeeded on the coarse mesh
             return None  # (a line through an obstacle may jump it between two points: its bumps compete)
         ok = [s for s in candidates if s.success and (coarse < nodes or resolved(s).success)]

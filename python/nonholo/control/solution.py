@@ -473,11 +473,19 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
 
 
 def _standing_still(sol) -> str:
-    """A note for a free duration that ended at zero with a terminal cost: a local minimum at the
-    bound where nothing moves, which IPOPT reports as optimal (a double integrator from rest with
-    10 (p - 1)^2 at the end: T = 0, cost 10, where moving gives T = 1.948, cost 1.974)."""
+    """A note for a free duration that ended at zero, or at the lower bound of ``t_final``, with a
+    terminal cost: a local minimum at the bound, which IPOPT reports as optimal (a double integrator
+    from rest with 10 (p - 1)^2 at the end: T = 0, cost 10, where moving gives T = 1.948, cost 1.974;
+    with 2 (x - 1)^2 and t_final=(0.01, 10): T = 0.01, cost 2.0098, where T = 1.267 costs 1.345)."""
     problem = sol.problem
-    if not problem.free_time or problem.terminal_cost is None or sol.t_final > ZERO_DURATION:
+    if not problem.free_time or problem.terminal_cost is None:
         return ""
-    return (f"; the plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where nothing "
-            "moves, which a plan that moves may beat; give t_final=(lo, hi) with lo > 0, or a guess that moves")
+    if sol.t_final <= ZERO_DURATION:
+        return (f"; the plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where "
+                "nothing moves, which a plan that moves may beat; give t_final=(lo, hi) with lo > 0, or a guess that "
+                "moves")
+    lo = float(problem.t_bounds[0])
+    if lo > 0 and sol.t_final <= lo * (1 + 1e-6):
+        return (f"; the plan's duration ended at the lower bound of t_final ({lo:g}): a local minimum at the bound, "
+                "which a longer plan may beat; give a guess that moves longer, or another lower bound")
+    return ""
