@@ -211,7 +211,24 @@ class NormalForce:
         t = np.broadcast_to(np.asarray(t, dtype=float), shape)
         values = np.array([np.broadcast_to(np.asarray(c, dtype=float), shape)
                            for c in self._f(list(q), list(v), t, p, list(a), list(lam))])
+        self._warn_negative(values, t)
         return values[0] if len(self.loads) == 1 else values
+
+    def _warn_negative(self, values: np.ndarray, t) -> None:
+        """A SimulationWarning where a load is negative: the contact would pull the body down, the
+        model's constraint holds it on a plane it would leave (a one-sided contact lifts off)."""
+        loads = values.reshape(len(values), -1)  # (contacts, samples)
+        negative = loads < -1e-9 * max(1.0, float(np.max(np.abs(loads), initial=0.0, where=np.isfinite(loads))))
+        if not negative.any():
+            return
+        first = int(np.flatnonzero(negative.any(axis=0))[0])
+        contact = int(np.flatnonzero(negative[:, first])[0])
+        times = np.broadcast_to(np.asarray(t, dtype=float), values.shape[1:]).reshape(-1)
+        where = f" of contact {contact}" if len(values) > 1 else ""
+        warnings.warn(f"the normal force{where} is negative from t = {times[first]:.6g} "
+                      f"(N = {loads[contact, first]:.4g}): the body would lift off there, and the model's constraint "
+                      "holds it on the plane instead, so the motion after it is not the body's. Stop the run there "
+                      "with nh.Event(system.liftoff_margin(), terminal=True)", SimulationWarning, stacklevel=5)
 
 
 def outputs_with_normal(outputs: dict, normal) -> dict:
