@@ -31,7 +31,7 @@ def test_the_plan_goes_around_the_obstacle_on_a_small_mesh(nodes):
     assert abs(sol.t_final / AROUND - 1) < 5e-3
     points = sol.states_at(np.linspace(0, sol.t_final, 2001))
     assert np.min(np.hypot(points[0], points[1])) > 0.99  # around the disc, not through it
-    assert sol.stats["starts"] == 9  # the line and x, y bumped by +-0.5 and +-1: all counted
+    assert sol.stats["starts"] == 5  # the line and y bumped across by +-0.5 and +-1: all counted
 
 
 def test_the_default_mesh_goes_around_too():
@@ -62,3 +62,14 @@ def test_an_unbounded_control_the_dynamics_grow_along_is_still_refused():
     boat = nh.KinematicSystem([x, y], [u], [u + 0.5, sp.sin(u)])  # speed unbounded in u
     with pytest.raises(ValueError, match="every control unbounded"):
         nh.OptimalControlProblem(boat, cost="time", initial=[0, 0], final=[1, 0])
+
+
+def test_only_the_bumps_across_the_obstacle_are_solved():
+    """A bump of x moves the line along itself, through the disc's centre still: from those starts IPOPT took
+    1,100-1,200 iterations each to plans that jump the disc. Only the bumps of y (across) lessen the line's
+    violation, and only they are solved."""
+    from nonholo.control.path_starts import bumps_off_the_path
+
+    problem = around_the_disc()
+    kept = bumps_off_the_path(problem, problem._bumps(problem.path_constraints))
+    assert sorted(kept) == sorted(("perturbed", 1, a) for a in (0.5, -0.5, 1.0, -1.0))

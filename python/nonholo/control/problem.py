@@ -18,6 +18,7 @@ from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
 from .guesses import array_guess, is_array_guess
+from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
 from .solution import OptimalControlSolution, resolved, vectorized
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
@@ -557,7 +558,7 @@ class OptimalControlProblem:
         vehicle = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
         # the bumps of the states the path constraints bound (an obstacle's middle on the line is a
         # saddle IPOPT does not leave): among the starts where the line leaves the set, else on failure
-        rescue = self._bumps(self.path_constraints)
+        rescue = bumps_off_the_path(self, self._bumps(self.path_constraints))
         if vehicle:
             extra = self._bumps(self.dynamics.rhs) if self.is_reversible() else []
             sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue,
@@ -566,7 +567,7 @@ class OptimalControlProblem:
             out_and_back = rescue or [b for b in self._bumps(self.states) if b[1] in self._vehicle()[:2]]
             sol = self._multistart(sch, nodes, dtau, (), options, rescue=out_and_back) or \
                 self._solve_mesh(sch, dtau, None, options)
-        elif guess is None and rescue and sch is not DMOC and self._line_violates_path(interval_points(dtau, sch.step)):
+        elif guess is None and rescue and sch is not DMOC and line_violates_path(self, interval_points(dtau, sch.step)):
             sol = self._multistart(sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
@@ -623,7 +624,7 @@ class OptimalControlProblem:
         candidates = []
         if coarse < nodes:
             cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
-            if rescue and self._line_violates_path(interval_points(cdtau, sch.step)):
+            if rescue and line_violates_path(self, interval_points(cdtau, sch.step)):
                 starts, rescue = [*starts, *rescue], ()  # the bumps compete with the starts from the outset
             found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
             costs = [s.objective for s in found if s.success]
@@ -665,7 +666,7 @@ class OptimalControlProblem:
                     candidates.append(sol)
         candidates += [self._solve_mesh(sch, dtau, start, options) for start in starts]
         if rescue and coarse >= nodes and (not any(s.success for s in candidates)  # no coarse mesh: the full one,
-                                           or self._line_violates_path(interval_points(dtau, sch.step))):
+                                           or line_violates_path(self, interval_points(dtau, sch.step))):
             candidates += [self._solve_mesh(sch, dtau, start, options) for start in rescue]
             starts = [*starts, *rescue]  # counted in stats["starts"] (it read 0 where only the bumps ran)
         if not candidates:  # only rescue starts, none of which succeeded on the coarse mesh
@@ -679,18 +680,6 @@ class OptimalControlProblem:
         """The starts of :meth:`perturbed_guess` (by PERTURBATIONS) of each state in ``exprs``."""
         seen = set().union(*(sp.sympify(e).free_symbols for e in exprs))
         return [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen for a in PERTURBATIONS]
-
-    def _line_violates_path(self, tau: np.ndarray) -> bool:
-        """Whether the straight line of :meth:`default_guess` leaves the path constraints' set at
-        the points ``tau`` (through an obstacle, say)."""
-        Y, U, _ = self.default_guess(tau)
-        with np.errstate(all="ignore"):
-            if self._dae:
-                U = np.vstack([U, self.dynamics.algebraic_values(Y, U)])
-            if self._g is None:
-                self._g = vectorized(self.path_constraints, self.states, self.controls + self.algebraic)
-            g = self._g(Y, U)
-        return bool(np.any(~(g <= 1e-9 * (1.0 + np.abs(g)))))
 
     def _discrete_mechanics(self):
         if self._dmoc is None:
