@@ -48,9 +48,9 @@ def line_violates_path(problem, tau: np.ndarray) -> bool:
 
 def bumps_off_the_path(problem, bumps: list) -> list:
     """Of ``bumps`` (("perturbed", state, amplitude) starts), those whose guess violates the path
-    constraints less than the line does (by the factor LESSEN), both evaluated at DENSE points of [0, 1] (not a mesh's few,
-    between which a bump's crossing can fall) (module docstring); all of them where the line violates
-    none, or where no bump lessens its violation."""
+    constraints less than the line does (by the factor LESSEN), both evaluated at DENSE points of
+    [0, 1] (not a mesh's few, between which a bump's crossing can fall) (module docstring); all of
+    them where the line violates none, or where no bump lessens its violation."""
     tau = np.linspace(0.0, 1.0, DENSE)
     Y, U, _ = problem.default_guess(tau)
     line = path_violation(problem, Y, U)
