@@ -138,13 +138,13 @@ def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step
 
     t0, tf, y0, p = _start(model, t_span, y0, params, project_y0, lambda t, y, p: model.friction_ratio(t, y, params))
     given = options.pop("events", None)
-    method, events, margin = _events_with_fold(model, method, given, bool(options.get("sensitivities")))
+    method, events, margin = _events_with_fold(model, method, given, bool(options.get("sensitivities")), tf < t0)
     result = simulate(model.field, (t0, tf), y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
                       max_step=max_step, method=method, events=events, **options)
     return _finish_core(model, result, t0, y0, params, margin is not None)
 
 
-def _events_with_fold(model, method: str, given, sensitivities: bool = False) -> tuple:
+def _events_with_fold(model, method: str, given, sensitivities: bool = False, backward: bool = False) -> tuple:
     """(method, events, margin): the fold margin's terminal event first, then the events ``given``.
     ``method="auto"`` runs DOP853 (its events found on its dense output) when the model's right-hand
     side is cheap against Adams' per-step overhead (``explicit_rk_pays``, as for the linear law's
@@ -156,7 +156,8 @@ def _events_with_fold(model, method: str, given, sensitivities: bool = False) ->
     margin = None if sensitivities else model.fold_margin()
     if method == "auto":
         method = "dop853" if model.core.explicit_rk_pays and not user and not sensitivities else "adams"
-    events = ([] if margin is None else [Event(margin, terminal=True, direction=-1)]) + user
+    # the margin falls to zero in the run's direction: in t, rising where the run goes backward
+    events = ([] if margin is None else [Event(margin, terminal=True, direction=1 if backward else -1)]) + user
     return method, events or None, margin
 
 
@@ -241,7 +242,8 @@ def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = F
                                lambda t, y, p, run=runs[i]: model.friction_ratio(t, y, run))[2]
         except (ValueError, FoldError) as exc:
             rejected[i] = f"Run {i} did not start: {exc}"
-    method, all_events, margin = _events_with_fold(model, method, events, bool(sensitivities))
+    method, all_events, margin = _events_with_fold(model, method, events, bool(sensitivities),
+                                                   float(t_span[1]) < float(t_span[0]))
     ok = sorted(starts)
     ran = simulate_many(model.field, t_span, np.array([starts[i] for i in ok]).reshape(len(ok), -1),
                         params=[runs[i] for i in ok], method=method, events=all_events, sensitivities=sensitivities,

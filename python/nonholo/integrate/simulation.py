@@ -335,7 +335,7 @@ def simulate(
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     sens = with_initial_values(sens, checked, given, t0, p, project_y0)
-    stops = load_specs(model)  # a law's normal loads that vary: the run stops where one reaches zero (margins.py)
+    stops = load_specs(model, tf < t0)  # a law's normal loads that vary: the run stops where one reaches zero
     specs = stops + event_specs(model, events, params)
     watch = TimeProgress(t0, tf) if progress else None
     times = check.t_eval(t_eval, t0, tf)
@@ -627,7 +627,7 @@ def simulate_many(
                                         not (_given(events) or _given(sensitivities)))
     if model is checked:  # every started run's y0 passed initial_state with this model
         core_options["initial_state_checked"] = True
-    stops = load_specs(model)  # as simulate's
+    stops = load_specs(model, tf < t0)  # as simulate's
     specs = stops + event_specs(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
     if any(not isinstance(s[0], _core.Tape) for s in specs):

@@ -268,8 +268,14 @@ def contact_quantity(result, name: str) -> np.ndarray:
     p = system.param_vector(result._system_params())
     q, v, t = result.q, result.velocity, result.t
     if name == "normal_force":
-        raise KeyError(f"{system.name!r} has no normal load: give normal= to system.friction(law=..., normal=...) "
-                       "(result['normal_force'] of that model) or to system.friction_margin")
+        loads = getattr(model, "contact_loads", None)  # a reduced model of a law: the loads it was given
+        if loads is None or any(N is None for N in loads):
+            raise KeyError(f"{system.name!r} has no normal load: give normal= to system.friction(law=..., normal=...) "
+                           "(result['normal_force'] of that model) or to system.friction_margin")
+        args = [list(system.coordinates), list(system.velocities), system.time, list(system.parameters)]
+        f = sp.lambdify(args, [sp.sympify(N) for N in loads], "numpy")
+        values = np.array([np.broadcast_to(np.asarray(c, dtype=float), t.shape) for c in f(list(q), list(v), t, p)])
+        return values[0] if len(loads) == 1 else values
     if name == "friction_force" and getattr(model, "kind", None) == "vakonomic":
         raise KeyError("the vakonomic model has no friction force: its multipliers are not a contact force")
     points = [system._core.at(float(t[i]), q[:, i], v[:, i], p) for i in range(t.size)]

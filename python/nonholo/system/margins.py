@@ -304,16 +304,17 @@ def negative_speed_message(c: int, t: float) -> str:
             "along the slip); for a vehicle that reverses give the speed's magnitude, e.g. speed=-u backwards")
 
 
-def load_specs(model) -> list:
+def load_specs(model, backward: bool = False) -> list:
     """The core's event specs of ``model``: one terminal event per contact whose normal load or
     rolling speed, as its system records them (``system.contact_loads``, ``system.contact_speeds``,
-    of a system realized by friction laws), changes along a run, falling through zero (module
-    docstring); [] for any other model."""
+    of a system realized by friction laws), changes along a run, falling through zero in the run's
+    direction (module docstring; ``backward``: a run to an earlier time, where falling is rising in
+    t); [] for any other model."""
     system = model.system
     specs = []
     for _, _, expr in _limits(model):
         tape = kept_tape(system, "event", expr, lambda e=expr: lower([e], system._inputs).tape())
-        specs.append((tape, -1, 1, False, True))  # watched: method="auto" stays with DOP853 where it would
+        specs.append((tape, 1 if backward else -1, 1, False, True))  # watched: "auto" stays with DOP853 where it would
     return specs
 
 
