@@ -204,7 +204,7 @@ def test_simulate_many_arguments(sleigh):
 # ---------------------------------------------------------------- solver options, checked in one place
 @pytest.mark.parametrize("kwargs, error, match", [
     (dict(first_step=-1.0), ValueError, "first_step must be non-negative"),
-    (dict(max_wall_time=-1.0), ValueError, "max_wall_time must be non-negative"),
+    (dict(max_wall_time=-1.0), ValueError, "max_wall_time must be positive"),
     (dict(max_steps=2.5), TypeError, "max_steps must be an integer"),
     (dict(rtol="tight"), TypeError, "rtol must be a real number"),
     (dict(max_step=-np.inf), ValueError, "max_step must be positive"),
@@ -221,7 +221,7 @@ def test_step_options_name_the_argument(sleigh, kwargs, error, match):
     (dict(), (0.0, np.nan), "t_span must be finite"),
     (dict(newton_tol=0.0), (0.0, 1.0), "newton_tol must be positive"),
     (dict(max_newton_iterations=0), (0.0, 1.0), "max_newton_iterations must be at least 1"),
-    (dict(max_wall_time=-2.0), (0.0, 1.0), "max_wall_time must be non-negative"),
+    (dict(max_wall_time=-2.0), (0.0, 1.0), "max_wall_time must be positive"),
 ])
 def test_discrete_options_are_the_same_checks(sleigh, kwargs, t_span, match):
     with pytest.raises(ValueError, match=match):

@@ -134,7 +134,11 @@ def real_state(value, name: str = "y0") -> np.ndarray:
 
 
 def t_span(value, *, forward: bool = False) -> tuple:
-    """(t0, tf): two finite numbers, t0 != tf (t0 < tf when ``forward``)."""
+    """(t0, tf): two finite numbers, t0 != tf (t0 < tf when ``forward``); not a string or booleans
+    (the string "01" read as (0, 1))."""
+    if isinstance(value, (str, bytes)) or any(isinstance(x, (bool, np.bool_, str, bytes)) for x in
+                                              (value if isinstance(value, (tuple, list, np.ndarray)) else ())):
+        raise ValueError(f"t_span must be a pair (t0, tf) of numbers, got {value!r}")
     try:
         t0, tf = (float(x) for x in value)
     except (TypeError, ValueError):
@@ -149,9 +153,12 @@ def t_span(value, *, forward: bool = False) -> tuple:
 
 
 def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
-    """(rtol, atol): rtol a positive finite number; atol positive and finite, a scalar or one
+    """(rtol, atol): rtol a positive finite number below 1 (a relative error of 100% or more controls
+    nothing: rtol = 10 ran until the solution blew up); atol positive and finite, a scalar or one
     entry per state (any length when ``n_states`` is None). atol comes back as a 1-d array."""
     rtol = positive(rtol, "rtol")
+    if not rtol < 1:
+        raise ValueError(f"rtol must be below 1 (a relative tolerance), got {rtol!r}")
     if type(atol) is float or type(atol) is int:  # the usual scalar: plain comparisons
         if not (atol > 0 and math.isfinite(atol)):
             raise ValueError("atol must be positive and finite")
@@ -215,10 +222,11 @@ def all_finite(values: np.ndarray) -> bool:
 
 
 def wall_time(value, name: str = "max_wall_time") -> float:
-    """A wall-clock limit in seconds: None or inf for none (returned as 0, the core's "no limit")."""
+    """A wall-clock limit in seconds, positive: None or inf for none (returned as 0, the core's "no
+    limit"); 0 is refused (it read as no limit, where the documentation says stop after 0 s)."""
     if value is None or (isinstance(value, (int, float, np.integer, np.floating)) and math.isinf(value) and value > 0):
         return 0.0
-    return non_negative(value, name)
+    return positive(value, name)
 
 
 def step_options(max_step=math.inf, first_step=None, max_steps: int = 500_000, max_wall_time=None) -> dict:

@@ -110,6 +110,8 @@ def convergence(
         raise ValueError(f"eps_values must be at least two positive numbers, got {eps_values}")
     for i, eps in enumerate(eps_values):
         check.positive(eps, f"eps_values[{i}]")
+    if np.unique(eps_values).size != eps_values.size:  # a slope fitted through repeated eps is noise
+        raise ValueError(f"eps_values must be distinct, got {eps_values.tolist()}")
     rtol, atol = check.tolerances(rtol, atol)
     orders = _orders(orders)
     n = system.n

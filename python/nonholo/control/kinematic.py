@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
+from .. import options as check
 from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import to_sympy
@@ -171,6 +172,8 @@ class KinematicSystem:
             W = np.atleast_2d(np.asarray(W, dtype=float))
             if W.shape != (len(self.controls), ts.size):
                 raise ValueError(f"controls samples have shape {W.shape}, expected ({len(self.controls)}, {ts.size})")
+            if ts.ndim != 1 or not np.all(np.isfinite(ts)) or np.any(np.diff(ts) <= 0):  # np.interp's need
+                raise ValueError(f"controls: the sample times must be finite and increasing, got {ts.tolist()}")
 
             def w_of_t(t):
                 return np.array([np.interp(t, ts, row) for row in W])
@@ -184,7 +187,11 @@ class KinematicSystem:
                 raise _NonFinite(t, f)
             return f
 
-        t0, t1 = float(t_span[0]), float(t_span[1])
+        t0, t1 = check.t_span(t_span)
+        if t_eval is not None:
+            t_eval = check.t_eval(t_eval, t0, t1)
+        rtol, atol = check.tolerances(rtol, atol, len(self.states))
+        atol = float(atol[0]) if atol.size == 1 else atol
         w0 = np.asarray(w_of_t(t0), dtype=float).reshape(-1)
         if w0.size != len(self.controls):
             raise ValueError(f"controls give {w0.size} values at t = {t0:g}, expected {len(self.controls)} "

@@ -59,6 +59,8 @@ class DenseSolution:
             raise ValueError(f"t must be a time or a 1-d array of times (as SciPy's OdeSolution), got shape "
                              f"{np.shape(t)}")
         span = self.t_max - self.t_min
+        if not np.all(np.isfinite(times)):
+            raise ValueError(f"t must be finite times in [{self.t_min}, {self.t_max}], got {t!r}")
         if np.any((times < self.t_min - 1e-12 * span) | (times > self.t_max + 1e-12 * span)):
             raise ValueError(f"dense output is defined on [{self.t_min}, {self.t_max}]")
         out = np.empty((self.n_states, times.size))

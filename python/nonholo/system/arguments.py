@@ -260,3 +260,13 @@ def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) 
             raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
         values[names[name]] = check.finite_float(value, f"parameter {name}")
     return [*values.values(), *extra.values()]
+
+
+def given_speeds(system) -> tuple:
+    """``system.speeds`` (names, X, w0) of a system given a velocity frame; ValueError naming the remedy
+    for one without (``speed_frame()`` failed to unpack None)."""
+    if system.speeds is None:
+        raise ValueError(f"{system.name!r} has no velocity frame of its own (speeds): give System(speeds=...), "
+                         "build it from KanesMethod (System.from_kanes_method), or take a frame of D with "
+                         "nh.frames.AnholonomicFrame(system) (the Voronets frame)")
+    return system.speeds

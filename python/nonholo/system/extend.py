@@ -61,7 +61,7 @@ class Extensions:
         ['m', 'I', 'a', 'mu', 'F']
         """
         added = self._added_column(force, "force")
-        state = self._state_with(parameters, name)
+        state = self._state_with(parameters, name, new_only="with_force")
         state["force"] = sp.ImmutableMatrix(self.force + added)
         state["outputs"] = outputs_with_unknown_vertical(state["outputs"], "with_force")
         if self.applied_force is not None:
@@ -95,7 +95,7 @@ class Extensions:
         added = self.resolve(added)
         if not isinstance(added, sp.Expr) or isinstance(added, sp.MatrixBase):
             raise TypeError(f"potential must be a scalar SymPy expression, got {potential!r}")
-        state = self._state_with(parameters, name)
+        state = self._state_with(parameters, name, new_only="with_potential")
         state["potential"] = self.potential + added
         state["outputs"] = outputs_with_unknown_vertical(state["outputs"], "with_potential")
         if self.applied_force is not None:
@@ -141,7 +141,7 @@ class Extensions:
             mu_new = sp.eye(j) * to_sympy(friction, "friction")
         else:
             mu_new = sp.Matrix(as_matrix(friction, (j, j), "friction"))
-        state = self._state_with(parameters, name)
+        state = self._state_with(parameters, name, new_only="with_constraints")
         old_mu = sp.Matrix(self.friction_coefficients)
         state["constraints"] = sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.constraints), new_rows))
         state["affine"] = sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.affine), b_new.applyfunc(self.resolve)))
@@ -217,9 +217,14 @@ class Extensions:
     def _added_column(self, vector, what: str) -> sp.Matrix:
         return sp.Matrix(as_matrix(vector, (self.n, 1), what)).applyfunc(self.resolve)
 
-    def _state_with(self, parameters: Mapping | None, name: str | None) -> dict:
+    def _state_with(self, parameters: Mapping | None, name: str | None, new_only: str | None = None) -> dict:
         """The constructor arguments of this system (its pickled state), with ``parameters`` merged
-        into its defaults (by name) and ``name`` if given."""
+        into its defaults (by name) and ``name`` if given. ``new_only`` (the method's name): the
+        defaults of new symbols only, so that a parameter that changes an existing default is refused
+        (with_force(..., parameters={"a": 5}) on a sleigh moved its offset a from 0.2 to 5, metric and
+        all, where a damping named a was meant)."""
+        if new_only and parameters is not None and isinstance(parameters, Mapping):
+            _refuse_changed_defaults(self, parameters, new_only)
         state = self.__getstate__()
         if parameters is not None:
             if not isinstance(parameters, Mapping):
@@ -244,3 +249,27 @@ class Extensions:
         system = System.__new__(System)
         system.__setstate__(state)  # the constructor, then the carried attributes (System.CARRIED)
         return system
+
+
+def _refuse_changed_defaults(system, parameters: Mapping, method: str) -> None:
+    """ValueError naming the entries of ``parameters`` that give an existing parameter of ``system``
+    another value (:meth:`Extensions._state_with`)."""
+    current = {s.name: value for s, value in system.parameters.items()}
+    changed = []
+    for key, value in parameters.items():
+        key_name = key.name if isinstance(key, sp.Symbol) else key
+        if key_name in current and not _same_value(current[key_name], value):
+            changed.append(f"{key_name} ({current[key_name]!r} -> {value!r})")
+    if changed:
+        which = "is already a parameter" if len(changed) == 1 else "are already parameters"
+        raise ValueError(f"parameters: {', '.join(changed)} {which} of {system.name!r}, whose "
+                         f"expressions use it; {method}'s parameters give the defaults of "
+                         "new symbols. Name the new symbol differently, or change a default with "
+                         "system.with_parameters({...})")
+
+
+def _same_value(a, b) -> bool:
+    try:
+        return bool(sp.sympify(a) == sp.sympify(b)) or float(a) == float(b)
+    except (TypeError, ValueError, sp.SympifyError):
+        return False

@@ -27,7 +27,7 @@ from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
                         holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument,
-                        velocities_argument)
+                        velocities_argument, given_speeds)
 from .checks import check_applied_force, check_metric_symmetric, check_size, check_unit_norm_invariant
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -480,7 +480,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         from .frames import AnholonomicFrame
 
         if ("speeds", None) not in self._models:
-            names, X, w0 = self.speeds
+            names, X, w0 = given_speeds(self)
             self._models[("speeds", None)] = AnholonomicFrame(self, X, offset=w0, velocity_names=names,
                                                               name=f"speeds of {self.name}")
         return self._models[("speeds", None)]
