@@ -66,3 +66,13 @@ def test_kinematic_controls_sampled_backwards_and_t_eval_outside_are_refused():
 def test_speed_frame_of_a_system_without_one_says_so(sleigh):
     with pytest.raises(ValueError, match="has no velocity frame of its own"):
         sleigh.speed_frame()
+
+
+def test_sizes_that_cannot_be_held_are_refused_before_the_work():
+    """A sweep of 10^8 points ran until memory gave out (about 2.5 KB a point); vakonomic_bvp with n_points = 1e10
+    shot first and then failed with a raw MemoryError."""
+    with pytest.raises(ValueError, match=r"grid: the outer product of \['a', 'b'\] has 1e\+10 points"):
+        nh.sweep(lambda a, b: a, {"a": np.arange(10**5), "b": np.arange(10**5)}, progress=False)
+    assert nh.sweep(lambda a: 2 * a, {"a": [1, 2]}, progress=False).values["value"].tolist() == [2, 4]
+    with pytest.raises(ValueError, match="n_points = 10000000000 samples"):
+        nh.vakonomic_bvp(nh.systems.heisenberg(), [0, 0, 0], [1, 0, 0.1], 1.0, n_points=10**10)

@@ -316,6 +316,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     tol = check.positive(tol, "tol")
     max_iterations = check.count(max_iterations, "max_iterations", minimum=0)
     n_points = check.count(n_points, "n_points", minimum=2)
+    _check_n_points(n_points, 2 * system.n + system.k)
     rtol, atol = check.tolerances(rtol, atol)
     atol = float(atol[0]) if atol.size == 1 else atol
     shoot = _Shooting(system, q0, q1, T, segments, params, rtol, atol)
@@ -369,3 +370,14 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     sol.v0 = y0[n:2 * n]
     sol.lambda0 = y0[2 * n:]
     return sol
+
+
+def _check_n_points(n_points: int, n_states: int) -> None:
+    """ValueError naming ``n_points`` where the returned trajectory (and its lengths' integrands) would not
+    fit in the available memory (n_points = 1e9 ended in a raw MemoryError after the shooting)."""
+    from ..system.checks import available_memory
+
+    need, have = 8 * n_points * (n_states + 4), available_memory()
+    if have is not None and need > have:
+        raise ValueError(f"n_points = {n_points} samples of {n_states} states need about {need / 1e9:.3g} GB, more "
+                         f"than the {have / 1e9:.3g} GB available; take fewer")

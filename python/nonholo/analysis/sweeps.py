@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import math
 import os
 import pickle
 import shutil
@@ -55,6 +56,7 @@ def grid_points(grid) -> tuple:
             if values.ndim != 1 or values.size == 0:
                 raise ValueError(f"grid[{name!r}] must be a non-empty 1-d sequence of values")
             coords[name] = values
+        _check_points(math.prod(len(coords[n]) for n in names), names)
         points = [dict(zip(names, combo)) for combo in itertools.product(*(coords[n].tolist() for n in names))]
         return names, coords, points, tuple(len(coords[n]) for n in names)
     if any(not isinstance(p, Mapping) for p in grid):
@@ -63,6 +65,21 @@ def grid_points(grid) -> tuple:
     if not points:
         raise ValueError("grid is empty")
     return ["point"], {"point": np.arange(len(points))}, points, (len(points),)
+
+
+BYTES_PER_POINT = 2500  # a point's dict, status, error and output slots (measured: 1e6 points 2.4 GB)
+
+
+def _check_points(count: int, names: list) -> None:
+    """ValueError naming the grid where its points would take more memory than is available (10^8
+    points of a trivial function ran until memory gave out: about 240 GB), before any is built."""
+    from ..system.checks import available_memory
+
+    have = available_memory()
+    if have is not None and count * BYTES_PER_POINT > have:
+        raise ValueError(f"grid: the outer product of {names} has {count:.3g} points, which need about "
+                         f"{count * BYTES_PER_POINT / 1e9:.3g} GB (about {BYTES_PER_POINT} bytes each), more than the "
+                         f"{have / 1e9:.3g} GB available; sweep fewer points, or in parts")
 
 
 class PointError(Exception):
