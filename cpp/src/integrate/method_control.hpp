@@ -60,17 +60,5 @@ constexpr long kStiffCheckSteps = 20;
 constexpr long kStiffChecks = 5;
 constexpr double kAdamsStiffFraction = 0.3;
 constexpr double kAdamsStabilityBorder[13] = {1e300, 1e300, 1e300, 6.0, 3.0, 1.84, 1.18, 0.77, 0.49, 0.31, 0.19, 0.12, 0.07};
-// At tight tolerances CVODE's Adams raises its order, and its error estimate (the corrector's
-// difference from the explicit Adams-Bashforth predictor) holds a stiff run far inside the
-// corrector's interval, near the predictor's: a mode damped at -2200 (a coordinate on a damper
-// c = 2000 beside a pendulum) took 106,000 steps of constant h |lambda| = 0.097 at order 6 (rtol
-// 1e-10) and 0.079 at order 7 (1e-11), real to all digits, never the 0.35 and 0.23 above, and BDF
-// 2,100. Such a hold is stiffness when the mode is real and decaying (a fast oscillation has
-// rho ~ 0), h |lambda| is above kAdamsPredictorFraction of the Adams-Bashforth border at the order
-// (Hairer-Norsett-Wanner I, III.3: -h lambda on the negative real axis, orders 1 to 12) and the run
-// would take more than kAdamsRemainingSteps more such steps.
-constexpr double kAdamsRealShare = 0.9, kAdamsPredictorFraction = 0.5, kAdamsRemainingSteps = 2000.0;
-constexpr double kAdamsPredictorBorder[13] = {1e300, 2.0, 1.0, 0.545, 0.3, 0.163, 0.0877, 0.0461, 0.0238, 0.0121,
-                                              0.00612, 0.00307, 0.00153};
 
 }  // namespace nonholo::cvode
