@@ -163,7 +163,9 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       // 3. the outputs of the step
       if (opt_.dense_output) s.record_dense(record_.output().dense);
       if (record_.sample_due(t)) record_.emit_up_to(t, [&](double te) { return s.at(te); });
-      if (!r.root && record_.every_step()) record_.record(t, y);
+      // a root the stepper found is a sample of the events only, unless it is the end: an event
+      // whose root is tf itself (t - tf) left the run without its final state
+      if ((!r.root || r.end) && record_.every_step()) record_.record(t, y);
       record_.step_end(t, y);
       if (handover) {
         end(s, t, nullptr);
