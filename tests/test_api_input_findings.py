@@ -76,3 +76,12 @@ def test_sizes_that_cannot_be_held_are_refused_before_the_work():
     assert nh.sweep(lambda a: 2 * a, {"a": [1, 2]}, progress=False).values["value"].tolist() == [2, 4]
     with pytest.raises(ValueError, match="n_points = 10000000000 samples"):
         nh.vakonomic_bvp(nh.systems.heisenberg(), [0, 0, 0], [1, 0, 0.1], 1.0, n_points=10**10)
+
+
+def test_dense_output_evaluates_many_times_at_once(sleigh):
+    """result.sol at 20,001 times looped in Python (164 ms for a run of 3 ms); the values are CVODE's, as at
+    t_eval (to rounding)."""
+    t = np.linspace(0, 20, 2001)
+    run = nh.simulate(sleigh.nonholonomic(), (0, 20), [0, 0, 0, 1, 0, 0.5], dense_output=True, t_eval=t)
+    np.testing.assert_allclose(run.sol(t), run.y, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(run.sol(7.3), run.sol(np.array([7.3]))[:, 0], rtol=0, atol=0)

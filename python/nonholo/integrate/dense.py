@@ -30,13 +30,17 @@ class DenseSolution:
         self.h = np.asarray(raw["h"], dtype=float)
         self.order = np.asarray(raw["order"], dtype=int)
         flat = np.asarray(raw["derivatives"], dtype=float)
-        sizes = (self.order + 1) * n_states
-        offsets = np.concatenate([[0], np.cumsum(sizes)])
-        self._coefficients = [
-            flat[offsets[i]:offsets[i + 1]].reshape(self.order[i] + 1, n_states)
-            / np.array([factorial(k) for k in range(self.order[i] + 1)])[:, None]
-            for i in range(len(self.t_end))
-        ]
+        offsets = np.concatenate([[0], np.cumsum((self.order + 1) * n_states)])
+        # the Taylor coefficients D_k / k! of every step, (steps, q_max + 1, n_states), zero above a
+        # step's order (Horner then gives the same values): gathered per order, without a Python loop
+        # over the steps (36,000 of them took 0.47 s, more than the run)
+        q_max = int(self.order.max(initial=0))
+        self._taylor = np.zeros((len(self.t_end), q_max + 1, n_states))
+        inverse = 1.0 / np.array([factorial(k) for k in range(q_max + 1)])
+        for q in np.unique(self.order):
+            steps = np.flatnonzero(self.order == q)
+            block = flat[offsets[steps][:, None] + np.arange((q + 1) * n_states)]
+            self._taylor[steps, : q + 1] = block.reshape(steps.size, q + 1, n_states) * inverse[: q + 1, None]
         if len(self.t_end):
             t0 = float(self.t_end[0] - self.h[0])
             end = float(self.t_end[-1]) if t_last is None else float(t_last)
@@ -46,12 +50,12 @@ class DenseSolution:
         self._forward = len(self.t_end) < 2 or self.t_end[-1] > self.t_end[0]
         self.n_states = n_states
 
-    def _segment(self, t: float) -> int:
+    def _segments(self, times: np.ndarray) -> np.ndarray:
         if self._forward:
-            i = int(np.searchsorted(self.t_end, t, side="left"))
+            i = np.searchsorted(self.t_end, times, side="left")
         else:
-            i = int(np.searchsorted(-self.t_end, -t, side="left"))
-        return min(i, len(self.t_end) - 1)
+            i = np.searchsorted(-self.t_end, -times, side="left")
+        return np.minimum(i, len(self.t_end) - 1)
 
     def __call__(self, t):
         times = np.atleast_1d(np.asarray(t, dtype=float))
@@ -63,15 +67,13 @@ class DenseSolution:
             raise ValueError(f"t must be finite times in [{self.t_min}, {self.t_max}], got {t!r}")
         if np.any((times < self.t_min - 1e-12 * span) | (times > self.t_max + 1e-12 * span)):
             raise ValueError(f"dense output is defined on [{self.t_min}, {self.t_max}]")
-        out = np.empty((self.n_states, times.size))
-        for j, tj in enumerate(times):
-            i = self._segment(tj)
-            c = self._coefficients[i]
-            dt = tj - self.t_end[i]
-            acc = c[-1].copy()
-            for k in range(len(c) - 2, -1, -1):  # Horner
-                acc = acc * dt + c[k]
-            out[:, j] = acc
+        i = self._segments(times)
+        dt = (times - self.t_end[i])[:, None]
+        c = self._taylor[i]  # (n_t, q_max + 1, n_states)
+        acc = c[:, -1].copy()
+        for k in range(c.shape[1] - 2, -1, -1):  # Horner, every time at once
+            acc = acc * dt + c[:, k]
+        out = acc.T
         return out[:, 0] if np.ndim(t) == 0 else out
 
     def __repr__(self) -> str:
