@@ -15,26 +15,33 @@ import numpy as np
 
 from .solution import vectorized
 
-__all__ = ["path_violation", "line_violates_path", "bumps_off_the_path"]
+__all__ = ["path_function", "path_values", "path_violation", "line_violates_path", "bumps_off_the_path"]
 
 DENSE = 201  # the points at which bumps_off_the_path compares the guesses' violations
 LESSEN = 0.99  # ... and the factor by which a bump must lessen the line's (not the sampling's jitter)
 
 
-def _values(problem, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """The path constraints' values g (rows) at the states Y and controls U of a guess (columns)."""
+def path_function(problem):
+    """The path constraints g(Y, U) in NumPy (:func:`~nonholo.control.solution.vectorized`), built once per
+    problem: U holds the controls and the algebraic variables."""
+    if problem._g is None:
+        problem._g = vectorized(problem.path_constraints, problem.states, problem.controls + problem.algebraic)
+    return problem._g
+
+
+def path_values(problem, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """The path constraints' values g (rows) at the states Y and controls U (columns), the algebraic
+    variables of a System's dynamics solved from them."""
     with np.errstate(all="ignore"):
         if problem._dae:
             U = np.vstack([U, problem.dynamics.algebraic_values(Y, U)])
-        if problem._g is None:
-            problem._g = vectorized(problem.path_constraints, problem.states, problem.controls + problem.algebraic)
-        return np.asarray(problem._g(Y, U), dtype=float)
+        return np.asarray(path_function(problem)(Y, U), dtype=float)
 
 
 def path_violation(problem, Y: np.ndarray, U: np.ndarray) -> float:
     """The largest value of the path constraints g <= 0 (0 where all hold) at the states Y and controls U
     of a guess (one column per point); inf where one cannot be evaluated."""
-    g = _values(problem, Y, U)
+    g = path_values(problem, Y, U)
     return float(max(np.max(g, initial=0.0), 0.0)) if np.all(np.isfinite(g)) else np.inf
 
 
@@ -42,7 +49,7 @@ def line_violates_path(problem, tau: np.ndarray) -> bool:
     """Whether the straight line of ``problem.default_guess`` leaves the path constraints' set at the
     points ``tau`` (through an obstacle, say), beyond 1e-9 (1 + |g|)."""
     Y, U, _ = problem.default_guess(tau)
-    g = _values(problem, Y, U)
+    g = path_values(problem, Y, U)
     return bool(np.any(~(g <= 1e-9 * (1.0 + np.abs(g)))))
 
 

@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from .path_starts import path_function, path_values
+
 __all__ = ["control_values", "controls_at", "kinks", "jacobian_norms", "interval_runs", "path_violations",
            "RK4_STABLE", "PATH_TOL"]
 
@@ -238,15 +240,8 @@ def path_violations(sol, samples, gross: float) -> tuple:
     s = np.repeat(np.arange(1, m) / m, K)
     Y = samples.transpose(1, 0, 2).reshape(samples.shape[1], -1)
     with np.errstate(all="ignore"):
-        U = control_values(sol, k, s)
-        if problem._dae:
-            U = np.vstack([U, problem.dynamics.algebraic_values(Y, U)])
-        if problem._g is None:
-            from .solution import vectorized
-
-            problem._g = vectorized(problem.path_constraints, problem.states, problem.controls + problem.algebraic)
-        G = problem._g(Y, U)
-        at_points = problem._g(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
+        G = path_values(problem, Y, control_values(sol, k, s))
+        at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
     notes, crossing = [], None
     nodes = sol._node_times()
     for r, g in enumerate(problem.path_constraints):
