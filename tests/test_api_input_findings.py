@@ -85,3 +85,10 @@ def test_dense_output_evaluates_many_times_at_once(sleigh):
     run = nh.simulate(sleigh.nonholonomic(), (0, 20), [0, 0, 0, 1, 0, 0.5], dense_output=True, t_eval=t)
     np.testing.assert_allclose(run.sol(t), run.y, rtol=0, atol=1e-12)
     np.testing.assert_allclose(run.sol(7.3), run.sol(np.array([7.3]))[:, 0], rtol=0, atol=0)
+
+
+def test_a_parameter_that_breaks_the_metric_is_named_with_its_value(sleigh):
+    """params={"m": -1} read as a fault of the model at q = 0 ("the metric is not positive definite"), with no word
+    of the parameters."""
+    with pytest.raises(nh.ModelError, match=r"not positive definite.*at the parameters \{'m': -1.0"):
+        nh.simulate(sleigh.nonholonomic(), (0, 1), [0, 0, 0, 1, 0, 0.5], params={"m": -1})

@@ -59,7 +59,10 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
         )
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
-    model.core.check_state(t0, y0, params)
+    try:
+        model.core.check_state(t0, y0, params)
+    except ModelError as err:  # a parameter's value (m = -1) reads as the model's: say which values it had
+        raise ModelError(f"{err} (at the parameters {dict(zip(model.param_names, map(float, params)))})") from None
     on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
     loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
     if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
