@@ -99,8 +99,9 @@ def main(argv=None) -> None:
         f"Platoon of K robots, eps = {EPS:g}, t in [0, {T:g}], default tolerances; medians of {repeats} interleaved "
         f"rounds (first runs: {first_repeats} fresh interpreters); load average {os.getloadavg()[0]:.1f} at the end.",
         "",
-        "| K | n | friction: method | friction (ms) | reduced: method | reduced (ms) | of it integration (ms) | "
-        "of it the rest: check, set-up (ms) | reduced / friction | reduced's first run (s) | check decided by the bound |",
+        "| K | n | friction: method | friction (ms) | reduced: method | reduced (ms) | of it integration (ms) "
+        "| of it the rest: check, set-up (ms) | reduced / friction | reduced's first run (s) "
+        "| check decided by the bound |",
         "|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|",
         *rows,
     ])
