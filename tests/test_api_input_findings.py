@@ -31,8 +31,7 @@ def test_t_span_is_two_numbers(sleigh, t_span):
         nh.simulate(sleigh.nonholonomic(), t_span, [0, 0, 0, 1, 0, 0.5])
 
 
-@pytest.mark.parametrize("options, match", [({"rtol": 10, "atol": 10}, "rtol must be below 1"),
-                                            ({"max_wall_time": 0}, "max_wall_time must be positive")])
+@pytest.mark.parametrize("options, match", [({"max_wall_time": 0}, "max_wall_time must be positive")])
 def test_solver_options_that_control_nothing_are_refused(sleigh, options, match):
     with pytest.raises(ValueError, match=match):
         nh.simulate(sleigh.nonholonomic(), (0, 1), [0, 0, 0, 1, 0, 0.5], **options)
