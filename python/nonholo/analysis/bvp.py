@@ -375,9 +375,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
 def _check_n_points(n_points: int, n_states: int) -> None:
     """ValueError naming ``n_points`` where the returned trajectory (and its lengths' integrands) would not
     fit in the available memory (n_points = 1e9 ended in a raw MemoryError after the shooting)."""
-    from ..system.checks import available_memory
+    from ..system.checks import refuse_beyond_memory
 
-    need, have = 8 * n_points * (n_states + 4), available_memory()
-    if have is not None and need > have:
-        raise ValueError(f"n_points = {n_points} samples of {n_states} states need about {need / 1e9:.3g} GB, more "
-                         f"than the {have / 1e9:.3g} GB available; take fewer")
+    refuse_beyond_memory(8 * n_points * (n_states + 4), f"n_points = {n_points} samples of {n_states} states need",
+                         "8 bytes per value", "take fewer")

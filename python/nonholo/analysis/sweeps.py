@@ -73,13 +73,10 @@ BYTES_PER_POINT = 2500  # a point's dict, status, error and output slots (measur
 def _check_points(count: int, names: list) -> None:
     """ValueError naming the grid where its points would take more memory than is available (10^8
     points of a trivial function ran until memory gave out: about 240 GB), before any is built."""
-    from ..system.checks import available_memory
+    from ..system.checks import refuse_beyond_memory
 
-    have = available_memory()
-    if have is not None and count * BYTES_PER_POINT > have:
-        raise ValueError(f"grid: the outer product of {names} has {count:.3g} points, which need about "
-                         f"{count * BYTES_PER_POINT / 1e9:.3g} GB (about {BYTES_PER_POINT} bytes each), more than the "
-                         f"{have / 1e9:.3g} GB available; sweep fewer points, or in parts")
+    refuse_beyond_memory(count * BYTES_PER_POINT, f"grid: the outer product of {names} has {count:.3g} points, which "
+                         "need", f"about {BYTES_PER_POINT} bytes each", "sweep fewer points, or in parts")
 
 
 class PointError(Exception):

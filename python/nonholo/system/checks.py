@@ -44,12 +44,19 @@ def check_size(n: int, k: int, argument: str) -> None:
     and ``k`` constraints would take more memory than is available: asked before anything is
     allocated, so that a size that cannot be held fails at once instead of ending in the
     out-of-memory killer."""
-    need, have = system_bytes(n, k), available_memory()
+    refuse_beyond_memory(system_bytes(n, k), f"{argument}: a system of n = {n} coordinates and k = {k} constraints "
+                         "needs", f"its n x n matrices are held densely, about {BYTES_PER_ENTRY} bytes per entry",
+                         "choose a smaller size")
+
+
+def refuse_beyond_memory(need: float, what: str, detail: str, advice: str) -> None:
+    """ValueError "``what`` about X GB (``detail``), more than the Y GB of memory available; ``advice``"
+    where ``need`` bytes exceed the memory available (:func:`available_memory`): asked before the work
+    that would allocate them, by every size check (a system's, a sweep's grid, a trajectory's samples)."""
+    have = available_memory()
     if have is not None and need > have:
-        raise ValueError(
-            f"{argument}: a system of n = {n} coordinates and k = {k} constraints needs about {need / 1e9:.3g} GB "
-            f"(its n x n matrices are held densely, about {BYTES_PER_ENTRY} bytes per entry), more than the "
-            f"{have / 1e9:.3g} GB of memory available; choose a smaller size")
+        raise ValueError(f"{what} about {need / 1e9:.3g} GB ({detail}), more than the {have / 1e9:.3g} GB of memory "
+                         f"available; {advice}")
 
 
 def check_metric_symmetric(system) -> None:
