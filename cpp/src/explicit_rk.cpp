@@ -126,6 +126,7 @@ class Dop853 final : public Stepper {
     s.last_order = 8;
     count_ = {};
   }
+  void bound_step(double h_max) override { h_ = std::min(h_, h_max); }
   std::string too_much_work_advice() const override { return "raise max_steps"; }
   std::string diagnosis() const override { return off_domain_.empty() ? "" : "; " + off_domain_; }
   std::string failure_name() const override { return "DOP853_FAILURE"; }

@@ -10,7 +10,9 @@
 //   4. restarts the stepper if asked, else watches the frame (FrameWatcher): a re-split maps the
 //      state after the outputs at the step's end are emitted in the old frame; a singular frame
 //      ends the run;
-//   5. checks the end, max_steps, a step size collapsed to round-off, max_wall_time and
+//   5. bounds the next step by the events' time scale (event_step_bound.hpp), so that none crosses
+//      zero and back within it;
+//   6. checks the end, max_steps, a step size collapsed to round-off, max_wall_time and
 //      cancellation (RunRecord::within_limits).
 // The report of how the run ended is written here, once (RunRecord).
 #pragma once
@@ -20,6 +22,7 @@
 
 #include "nonholo/dense_events.hpp"
 #include "nonholo/drift_control.hpp"
+#include "nonholo/event_step_bound.hpp"
 #include "nonholo/event_values.hpp"
 #include "nonholo/run_record.hpp"
 #include "nonholo/stepper.hpp"
@@ -52,6 +55,7 @@ class RunDriver {
   std::vector<UnitNormGroup> groups_;  // kept at norm 1 (with drift control)
   std::optional<DriftControl> drift_;  // project and a constraint set or unit-norm groups
   std::optional<DenseEventSearch> search_;  // events of a stepper that does not find roots
+  std::optional<EventStepBound> bound_;     // over the whole run, whichever stepper
   long steps_ = 0;                          // over the whole run (max_steps)
   long projections_ = 0;                    // in-place drift projections not yet counted
   std::vector<double> y_stop_;   // the state at a terminal event's root

@@ -64,6 +64,9 @@ class Stepper {
   // The workspace its right-hand sides use (the frame a frame watch re-splits lives in it).
   virtual Workspace& workspace() = 0;
 
+  // The next step is at most h_max long (the events' time scale: event_step_bound.hpp), until the
+  // next call.
+  virtual void bound_step(double h_max) = 0;
   // Events: true when the stepper finds the roots itself (StepResult::root; roots() flags them),
   // else the driver searches its interpolant (dense_events.hpp).
   virtual bool finds_roots() const { return false; }

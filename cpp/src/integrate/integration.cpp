@@ -212,6 +212,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
   problem_.weights = nullptr;
   watch_drift_ = false;
   switch_to_bdf_ = false;
+  bounded_stop_ = false;
   steps_since_restart_ = 0;
   failure_steps_.clear();
   last_failures_ = 0;
@@ -426,7 +427,11 @@ StepResult Integration::step() {
   }
   ++steps_since_restart_;
   r.root = flag == CV_ROOT_RETURN;
-  r.end = flag == CV_TSTOP_RETURN || t_ == tf_;
+  r.end = t_ == tf_ || (flag == CV_TSTOP_RETURN && !bounded_stop_);
+  if (bounded_stop_) {
+    bounded_stop_ = false;
+    check(CVodeSetStopTime(mem(), tf_), "CVodeSetStopTime");
+  }
   // "auto"'s stiffness test (Adams). The drift never makes "auto" switch to BDF (whose error
   // constants are larger and which damps energy).
   switch_to_bdf_ = !r.root && !r.end && may_switch_ && adams_is_stiff(t_);
@@ -438,6 +443,20 @@ StepResult Integration::step() {
       if (roots_[i] != 0) problem_.passed_roots[i] = {t_, dir_, roots_[i] > 0 ? 1 : -1};
   }
   return r;
+}
+
+// CVODE takes a new largest step (CVodeSetMaxStep) into account when it chooses the step after
+// next; the next one, chosen already, is cut to h_max by a stop time at t + h_max (reset to tf
+// once reached), which ends the step on CVODE's interpolant.
+void Integration::bound_step(double h_max) {
+  const double hmax = opt_.max_step > 0 ? std::min(h_max, opt_.max_step) : h_max;
+  check(CVodeSetMaxStep(mem(), std::isfinite(hmax) ? hmax : 0.0), "CVodeSetMaxStep");
+  sun::real next = 0.0;
+  if (!std::isfinite(hmax) || CVodeGetCurrentStep(mem(), &next) != CV_SUCCESS || std::abs(next) <= hmax) return;
+  const double stop = t_ + dir_ * hmax;
+  if (dir_ * (tf_ - stop) <= 0.0) return;
+  check(CVodeSetStopTime(mem(), stop), "CVodeSetStopTime");
+  bounded_stop_ = true;
 }
 
 // Adams' history is the solution y_n and the past right-hand sides: CVODE's Nordsieck array

@@ -70,6 +70,7 @@ class Integration final : public Stepper {
   StateMove how_to_move() override;
   void moved(double t, bool visible) override;
   void restart(double t) override;
+  void bound_step(double h_max) override;
   bool wants_restart() const override { return switch_to_bdf_; }
   bool resplit(double t, bool at_start) override;
   void record_dense(DenseOutput& dense) override;
@@ -123,6 +124,7 @@ class Integration final : public Stepper {
   void set_jacobian_mode(bool every);
 
   const Model& model_;
+  bool bounded_stop_ = false;  // the stop time is t + h_max of bound_step(), not tf
   double t0_, tf_;
   const std::vector<double>& t_eval_;
   const IntegrationOptions& opt_;

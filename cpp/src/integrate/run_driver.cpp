@@ -16,6 +16,10 @@ RunDriver::RunDriver(const Model& model, const std::vector<double>& params, cons
   if (opt.project) groups_ = opt.unit_norm;
   if (opt.project && (parts_.constraints || !groups_.empty()))
     drift_.emplace(parts_.constraints, groups_, params, n_);
+  if (events.size() > 0) {
+    bound_.emplace(events, opt.rtol);
+    if (bound_->empty()) bound_.reset();
+  }
 }
 
 void RunDriver::end(Stepper& s, double t, const double* y) {
@@ -95,6 +99,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
   long tiny_steps = 0;
   try {
     if (search_) search_->start(t, y);
+    if (bound_ && fresh) bound_->start(t, y, s.workspace());
     for (;;) {
       const StepResult r = s.step();
       t = s.time();
@@ -181,7 +186,9 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       }
       y = s.state();
       if (search_ && moved) search_->start(t, y);
-      // 5. the end and the limits
+      // 5. the next step within the events' time scale
+      if (bound_ && !r.end) s.bound_step(bound_->after_step(t, y, h, s.workspace()));
+      // 6. the end and the limits
       if (r.end) {
         record_.reached_end();
         break;

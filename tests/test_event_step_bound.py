@@ -1,0 +1,84 @@
+"""An event that crosses zero and back within one step is found: the run bounds its next step by the
+events' own time scale (the curvature of g over the last three steps), since the error control sees
+only the state. A body at rest under a force that varies in time took one step of 1.98 s through its
+first window of slip (5 of its 7 switches missed, x = -0.67 for 0.148), and a free particle's run
+found 1 of the 63 zeros of sin(20 t). A straight event (t - t1) bounds nothing but the growth of the
+first steps."""
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.optimize import brentq
+
+import nonholo as nh
+
+T = sp.Symbol("t")
+MU, N, T_END = 0.6, 9.81, 6.0
+METHODS = [{}, {"method": "bdf"}, {"method": "adams"}, {"method": "dop853"}]
+
+
+def pushed_block():
+    """A block on a line (y free, unforced), stuck to the ground until 8 sin 2t leaves the cone mu N."""
+    x, y = sp.symbols("x y")
+    system = nh.System([x, y], sp.eye(2), constraints=sp.Matrix([[1, 0]]), force=sp.Matrix([8 * sp.sin(2 * T), 0]))
+    return system.stick_slip(MU, normal=N)
+
+
+def block_closed_form():
+    """The switch times and the final x: at rest until |8 sin 2t| = mu N, then sliding under
+    8 sin 2t - s mu N (s the sign of the force at the start) until the speed
+    4 (cos 2t_s - cos 2t) - s mu N (t - t_s) is zero again."""
+    force = lambda t: 8 * np.sin(2 * t)  # noqa: E731
+    t, x, switches = 0.0, 0.0, []
+    while True:
+        grid = np.arange(t, T_END, 1e-3)
+        out = np.nonzero(np.abs(force(grid)) > MU * N)[0]
+        if len(out) == 0:
+            return switches, x
+        k = out[0]
+        ts = brentq(lambda s: abs(force(s)) - MU * N, grid[k - 1], grid[k], xtol=1e-15)
+        sign = np.sign(force(ts))
+        speed = lambda s: 4 * (np.cos(2 * ts) - np.cos(2 * s)) - sign * MU * N * (s - ts)  # noqa: E731
+        position = lambda s: (x + 4 * np.cos(2 * ts) * (s - ts) - 2 * (np.sin(2 * s) - np.sin(2 * ts))  # noqa: E731
+                              - sign * MU * N * (s - ts) ** 2 / 2)
+        grid = np.arange(ts + 1e-3, T_END, 1e-3)
+        back = np.nonzero(sign * speed(grid) <= 0)[0]
+        switches.append(ts)
+        if len(back) == 0:
+            return switches, position(T_END)
+        t = brentq(speed, grid[back[0]] - 1e-3, grid[back[0]], xtol=1e-15)
+        x = position(t)
+        switches.append(t)
+
+
+@pytest.mark.parametrize("options", METHODS, ids=["default", "bdf", "adams", "dop853"])
+def test_a_window_of_slip_under_a_varying_force_is_not_stepped_over(options):
+    switches, x_end = block_closed_form()
+    assert len(switches) == 7
+    run = nh.simulate(pushed_block(), (0, T_END), [0, 0, 0, 0], **options)
+    assert run.success
+    np.testing.assert_allclose([s[0] for s in run.switches], switches, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(run["x"][-1], x_end, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("options", METHODS, ids=["default", "bdf", "adams", "dop853"])
+@pytest.mark.parametrize("argument", ["t", "x"])
+def test_every_zero_of_a_fast_event_is_found(options, argument):
+    x, y = sp.symbols("x y")
+    particle = nh.System([x, y], sp.eye(2)).nonholonomic()
+    g = sp.sin(20 * (T if argument == "t" else x))
+    run = nh.simulate(particle, (0, 10), [0, 0, 1, 0], events=[nh.Event(g)], **options)
+    np.testing.assert_allclose(run.t_events[0], np.arange(1, 64) * np.pi / 20, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("options", METHODS, ids=["default", "bdf", "adams", "dop853"])
+def test_a_straight_event_does_not_bound_the_steps(options):
+    """Only the first steps are held to 10-fold growth (an event's curvature needs three values;
+    CVODE would make its second step 10^4 times its first)."""
+    x, y = sp.symbols("x y")
+    particle = nh.System([x, y], sp.eye(2)).nonholonomic()
+    method = options.get("method", "adams")  # the default runs a model with events by Adams
+    free = nh.simulate(particle, (0, 1000), [0, 0, 1, 0], method=method)
+    timed = nh.simulate(particle, (0, 1000), [0, 0, 1, 0], events=[nh.Event(T - 500)], **options)
+    np.testing.assert_allclose(timed.t_events[0], [500.0], rtol=1e-14)
+    assert timed.stats["n_steps"] <= free.stats["n_steps"] + 5
