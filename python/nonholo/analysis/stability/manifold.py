@@ -74,57 +74,89 @@ def system_derivatives(system, t: float, q, v, params) -> SystemDerivatives:
 
 
 def free_symbols(system) -> dict:
-    """{part: set of symbols} for the parts "force" and "other" (G, V, A, b, mu, h), and
+    """{part: set of symbols} for the parts "force" and "other" (G, dV/dq, A, b, mu, h), and
     "constraints" (A, b); cached per system (SymPy's free_symbols is slow on large systems)."""
     found = _SYMBOLS.get(system)
     if found is None:
         def syms(exprs):
             return set().union(*(sp.sympify(e).free_symbols for e in exprs))
         constraints = syms([*system.constraints, *system.affine])
-        other = syms([*system.metric, system.potential, *system.friction_coefficients, *_holonomic_exprs(system)])
+        gradient = [sp.diff(system.potential, q) for q in system.coordinates]  # V enters as dV/dq alone
+        other = syms([*system.metric, *gradient, *system.friction_coefficients, *_holonomic_exprs(system)])
         found = _SYMBOLS[system] = {"force": syms(system.force), "constraints": constraints,
                                     "other": other | constraints}
     return found
 
 
 def cyclic_coordinates(system) -> list:
-    """Indices of the coordinates on which none of G, V, A, b, mu, F (nor a holonomic constraint)
-    depends.
+    """Indices of the coordinates on which none of G, dV/dq, A, b, mu, F (nor a holonomic
+    constraint) depends.
 
     Shifting such a coordinate maps motions to motions (a symmetry), so along a steady motion it
     may drift at a constant rate while the vector field stays the same. A coordinate absent from
-    the expressions is cyclic; one that appears (unsimplified expressions, e.g. sin(a) cos(a + b)
-    terms that cancel) is cyclic when the AD derivatives of all the data with respect to it
-    vanish at random states.
+    the expressions is cyclic (so is one that V holds linearly: a slope's x, whose force is
+    constant); one inside a function that is not smooth (Abs, sign, Piecewise, Max, ...: a wall at
+    y = 2) is not; one that appears otherwise (unsimplified expressions, e.g. sin(a) cos(a + b)
+    terms that cancel) is cyclic when the AD derivatives of all the data with respect to it, and
+    the differences of dV/dq, vanish at random states and parameters (:func:`_numerically_independent`).
     """
     found = _CYCLIC.get(system)
     if found is None:
         sets = free_symbols(system)
         free = sets["force"] | sets["other"]
         holo = set().union(*(sp.sympify(h).free_symbols for h in _holonomic_exprs(system)))
+        kinked = _in_kinks(system)
         found = [i for i, s in enumerate(system.coordinates)
-                 if s not in free or (s not in holo and _numerically_independent(system, i))]
+                 if s not in free or (s not in holo and s not in kinked and _numerically_independent(system, i))]
         _CYCLIC[system] = found
     return list(found)
 
 
+_KINKS = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.Mod)
+
+
+def _in_kinks(system) -> set:
+    """The symbols inside a function that is not smooth, in any of the system's data: a random
+    sample of states may fall on one side of its kink only."""
+    exprs = [*system.metric, system.potential, *system.force, *system.constraints, *system.affine,
+             *system.friction_coefficients, *_holonomic_exprs(system)]
+    found = set()
+    for e in exprs:
+        for atom in sp.sympify(e).atoms(*_KINKS):
+            found |= atom.free_symbols
+    return found
+
+
 def _numerically_independent(system, i: int, points: int = 3) -> bool:
-    """True when the tape's outputs have zero derivative in coordinate i at random states."""
+    """True when the tape's outputs but V have zero derivative in coordinate i, and dV/dq zero
+    differences along it, at random states: half of them in (0.2, 1.3), half in (-3, 3), with the
+    system's parameter values and with random ones (a spring built with k = 0 that a call sets)."""
     tape = _TAPES.get(system)
     if tape is None:
         tape = _TAPES[system] = _core.Tape(system._graph.to_core())
     rng = np.random.default_rng(20261124)
     n, p = system.n, np.asarray(system.param_vector(), dtype=float)
+    oV = n * n  # the row of V: it enters the equations as dV/dq only
     valid = 0
-    for _ in range(4 * points):
-        x = np.r_[rng.uniform(0.2, 1.3, 2 * n), 0.5, p]
+    for sample in range(8 * points):
+        low, high = (0.2, 1.3) if sample % 2 == 0 else (-3.0, 3.0)
+        params = p if sample % 4 < 2 else rng.uniform(0.2, 1.3, p.size)
+        x = np.r_[rng.uniform(low, high, 2 * n), 0.5, params]
         out, jac = tape(x), tape.jacobian(x)
         if not (np.all(np.isfinite(out)) and np.all(np.isfinite(jac))):
             continue
-        if np.abs(jac[:, i]).max() > 1e-11 * (1.0 + np.abs(jac).max()):
+        others = np.delete(jac, oV, axis=0)
+        if np.abs(others[:, i]).max(initial=0.0) > 1e-11 * (1.0 + np.abs(jac).max()):
+            return False
+        h = 1e-5 * (1.0 + abs(x[i]))
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        dV_up, dV_down = tape.jacobian(up)[oV, :n], tape.jacobian(down)[oV, :n]
+        if np.abs(dV_up - dV_down).max() > 1e-9 * (1.0 + np.abs(jac[oV, :n]).max()):
             return False
         valid += 1
-        if valid == points:
+        if valid == 2 * points:
             return True
     return False
 
