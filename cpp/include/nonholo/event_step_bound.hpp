@@ -9,7 +9,8 @@
 // crosses at most once. The bound takes g2 from g's values at the ends of the last three steps
 // (twice their second divided difference), with a factor 1/2 for the error of that estimate, and
 // only where the estimate stands out of the noise of g (its change beyond a straight line is more
-// than 10 rtol of g's scale); at its root (|g| within that noise) an event keeps its last bound. A smooth
+// than 10 (rtol of g's scale + 1e-14)); at its root (|g| within that noise) an event keeps its last
+// bound. A smooth
 // event gives a bound of the order of its own time scale (sin(w t): 0.35 / w), a straight one
 // (t - t1) none. Until an event has three values, the step grows at most 10-fold (CVODE lets its
 // second step be 10^4 times its first).
@@ -74,8 +75,11 @@ class EventStepBound {
       scale = std::max(scale, std::abs(gn));
     }
 
+    // an event that is zero to rounding throughout (a friction margin without load) is at its root
+    static constexpr double kRounding = 1e-14;
+
     double update(double rtol) {
-      const double noise = 10.0 * rtol * scale;
+      const double noise = 10.0 * (rtol * scale + kRounding);
       if (!(std::abs(g[2]) > noise)) return last;  // at its root
       const double d1 = (g[1] - g[0]) / (t[1] - t[0]), d2 = (g[2] - g[1]) / (t[2] - t[1]);
       if (!(std::abs((d2 - d1) * (t[2] - t[1])) > noise)) {  // a straight line, within the noise

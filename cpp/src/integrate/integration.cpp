@@ -446,14 +446,16 @@ StepResult Integration::step() {
 }
 
 // CVODE takes a new largest step (CVodeSetMaxStep) into account when it chooses the step after
-// next; the next one, chosen already, is cut to h_max by a stop time at t + h_max (reset to tf
-// once reached), which ends the step on CVODE's interpolant.
+// next; the next one, chosen already, is cut to h_max by a stop time h_max past CVODE's own time
+// (reset to tf once reached), which ends the step on CVODE's interpolant.
 void Integration::bound_step(double h_max) {
   const double hmax = opt_.max_step > 0 ? std::min(h_max, opt_.max_step) : h_max;
   check(CVodeSetMaxStep(mem(), std::isfinite(hmax) ? hmax : 0.0), "CVodeSetMaxStep");
   sun::real next = 0.0;
   if (!std::isfinite(hmax) || CVodeGetCurrentStep(mem(), &next) != CV_SUCCESS || std::abs(next) <= hmax) return;
-  const double stop = t_ + dir_ * hmax;
+  sun::real reached = t_;  // CVODE's own time: past t_ after a root it returned
+  CVodeGetCurrentTime(mem(), &reached);
+  const double stop = reached + dir_ * hmax;
   if (dir_ * (tf_ - stop) <= 0.0) return;
   check(CVodeSetStopTime(mem(), stop), "CVodeSetStopTime");
   bounded_stop_ = true;
