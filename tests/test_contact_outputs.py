@@ -48,7 +48,12 @@ def test_the_friction_model_carries_its_own_force_and_the_slip_eps_lambda_over_m
     # the reduced model of order 1 carries the same slip in its velocity
     red = nh.simulate(sleigh.reduced(eps, order=1), (0, 2), Y0, t_eval=T, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(red["slip"][after], r["slip"][after], rtol=20 * eps)
-    np.testing.assert_allclose(red["friction_force"], sleigh_lateral_force(red), rtol=1e-9)
+    # and its force is that of its slip, (1/eps) mu |s|: the friction model's to O(eps) at order 1
+    np.testing.assert_allclose(red["friction_force"], red["slip"] / eps, rtol=1e-12)
+    np.testing.assert_allclose(red["friction_force"][after], r["friction_force"][after], rtol=20 * eps)
+    # the order-0 model has no slip: the multipliers of the no-slip motion
+    zero = nh.simulate(sleigh.reduced(eps, order=0), (0, 2), Y0, t_eval=T, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(zero["friction_force"], sleigh_lateral_force(zero), rtol=1e-9)
 
 
 @pytest.mark.parametrize("normal", [9.81, "m*9.81"])

@@ -10,9 +10,11 @@ a run of any model of such a system, per contact c and at every output time,
   no-slip model leaves out);
 - ``"friction_force"``: the magnitude of the tangential force the contact applies: the friction
   model's own force (1/eps) |(mu s)_c| for the linear law, the law's |z_c(s_c, N_c)| for a system
-  realized by a law (``system.friction(law=...)``), and on the nonholonomic, Hamel and reduced
-  models the multipliers' |lambda_c| of the no-slip motion through the run's states (the force that
-  rolling without slipping needs, G q'' + c + dV = F + A^T lambda);
+  realized by a law (``system.friction(law=...)``); on a reduced model of order K >= 1 the same
+  (1/eps) |(mu s)_c| of its own slip, which is the friction model's force to O(eps^K) (its slip is
+  to O(eps^(K+1))); and on the nonholonomic, Hamel and order-0 reduced models the multipliers'
+  |lambda_c| of the no-slip motion through the run's states (the force that rolling without
+  slipping needs, G q'' + c + dV = F + A^T lambda; the friction model's force to O(eps));
 - ``"normal_force"``: the normal load N_c given to ``system.friction(law=..., normal=...)``.
 
 Each is an array of shape (n_t,) for a system of one contact and (contacts, n_t) otherwise. A
@@ -282,7 +284,7 @@ def contact_quantity(result, name: str) -> np.ndarray:
     record = getattr(system, "contact_slip_rows", None)
     if record is not None and record.repeated:  # every contact on its own rows
         return _own_rows_quantity(result, name, record, points, p)
-    if name == "slip" or getattr(model, "kind", None) == "friction":
+    if name == "slip" or _force_of_its_slip(result):
         slip = np.array([at.constraint_matrix() @ v[:, i] - at.affine() for i, at in enumerate(points)]).T
         if name == "slip":
             return _per_contact(slip[order], sizes)
@@ -294,12 +296,21 @@ def contact_quantity(result, name: str) -> np.ndarray:
     return _per_contact(lam[order], sizes)
 
 
+def _force_of_its_slip(result) -> bool:
+    """Whether the run's friction force is (1/eps) mu s of its own slip s: the friction model's, and
+    a reduced model's of order >= 1 (of the linear law: eps among its parameters), whose slip is
+    the friction model's to O(eps^(K+1)); otherwise the multipliers of the no-slip motion."""
+    model = result.model
+    kind = getattr(model, "kind", None)
+    return kind == "friction" or (kind == "reduced" and bool(getattr(model, "order", 0)) and "eps" in result.params)
+
+
 def _own_rows_quantity(result, name: str, record: ContactRows, points: list, p) -> np.ndarray:
     """:func:`contact_quantity` of a mechanism whose contacts repeat rows: the slip s_r = a_r q' on each
     contact's own rows r; the force mu_r s_r / eps of the linear law on them on a friction model, else
     the multipliers split among the contacts that share a row (:class:`SharedRows`, weighted by the
     derived normal loads ``result["normal_force"]``, refused where they are statically indeterminate)."""
-    model, system = result.model, result.model.system
+    system = result.model.system
     groups = record.contacts
     sizes, order = [len(g) for g in groups], [r for g in groups for r in g]
     inputs = [*system.coordinates, *system.parameters]
@@ -308,7 +319,7 @@ def _own_rows_quantity(result, name: str, record: ContactRows, points: list, p) 
     slip = np.array([np.asarray(rows(*q[:, i], *p), dtype=float) @ v[:, i] for i in range(q.shape[1])]).T
     if name == "slip":
         return _per_contact(slip.reshape(len(order), -1), sizes)
-    if getattr(model, "kind", None) == "friction":
+    if _force_of_its_slip(result):
         mu = sp.lambdify(inputs, [record.coefficients[r] for r in order], "numpy")
         scale = np.array([np.broadcast_to(np.asarray(mu(*q[:, i], *p), dtype=float), len(order))
                           for i in range(q.shape[1])]).T
