@@ -317,6 +317,10 @@ def simulate(
     >>> print(result["phi_dot"].round(4))
     [1.     0.0754 0.0048]
     """
+    raise_on_failure, dense_output = check.flag(raise_on_failure, "raise_on_failure"), check.flag(dense_output,
+                                                                                                  "dense_output")
+    progress = check.flag(progress, "progress")
+    sensitivity_error_control = check.flag(sensitivity_error_control, "sensitivity_error_control")
     if isinstance(model, StickSlipModel):  # a hybrid model: one run per mode (integrate/stick_slip.py)
         return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
                               max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time, events=events,
@@ -596,6 +600,8 @@ def simulate_many(
     >>> [f"{r['phi_dot'][-1]:.3f}" for r in results]
     ['0.000', '0.061', '0.075']
     """
+    raise_on_failure, progress = check.flag(raise_on_failure, "raise_on_failure"), check.flag(progress, "progress")
+    sensitivity_error_control = check.flag(sensitivity_error_control, "sensitivity_error_control")
     if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model with its fold check: all arguments
         return run_law_reduced_many(**locals())
     model = _check_model(model)

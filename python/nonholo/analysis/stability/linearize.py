@@ -192,8 +192,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         lambda^2 is (the singular value of its block [[0, 1], [lambda^2, 0]]): rates below about
         1e-6 (sqrt of the default, in the units of the state; a sleigh held by a heading spring of
         k = -5e-13 came out stable for its +-8.1e-7). Scale time, or lower ``zero_tol``, for
-        systems whose physical rates are that slow. The default 1e-12 sits a few thousand times above the rounding of the
-        AD Jacobian and far below physical rates (the Whipple bicycle's capsize eigenvalue of
+        systems whose physical rates are that slow. The default 1e-12 sits a few thousand times
+        above the rounding of the AD Jacobian and far below physical rates (the Whipple bicycle's capsize eigenvalue of
         about 2.5e-9 at 6.024262 m/s stays physical). Raise it when ``y`` is a steady motion only
         to a looser tolerance (the structural zeros then come out at about that residual).
     steady_tol : float
