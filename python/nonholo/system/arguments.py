@@ -92,6 +92,22 @@ def as_matrix(obj, shape: tuple, what: str) -> sp.ImmutableMatrix:
     return m
 
 
+def outputs_argument(outputs) -> dict:
+    """``outputs`` of a System: a mapping of names (non-empty strings) to callables f(q, v, params);
+    TypeError naming it otherwise (an expression or a number there failed only at result[name])."""
+    if outputs is None:
+        return {}
+    if not isinstance(outputs, Mapping):
+        raise TypeError(f"outputs must be a mapping {{name: callable f(q, v, params)}}, got {type(outputs).__name__}")
+    for name, f in outputs.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"outputs: the names must be non-empty strings, got {name!r}")
+        if not callable(f):
+            raise TypeError(f"outputs[{name!r}] must be a callable f(q, v, params) returning shape (n_t,), got "
+                            f"{type(f).__name__} {f!r:.60} (wrap an expression with sympy.lambdify)")
+    return dict(outputs)
+
+
 def unit_norm_groups(groups, coordinates) -> list:
     """Coordinate indices of each unit-norm group (``System(unit_norm=...)``): each entry a
     coordinate symbol, its name, or its index (as ``System.unit_norm`` holds them)."""

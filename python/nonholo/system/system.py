@@ -26,8 +26,8 @@ from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_pa
 from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
-                        holonomic_argument, order_argument, speeds_argument, unit_norm_groups, contacts_argument,
-                        velocities_argument, given_speeds)
+                        holonomic_argument, order_argument, outputs_argument, speeds_argument, unit_norm_groups,
+                        contacts_argument, velocities_argument, given_speeds)
 from .checks import check_applied_force, check_metric_symmetric, check_size, check_unit_norm_invariant
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -157,8 +157,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     ):
         self.coordinates = as_symbols(coordinates, "coordinates")
         self.unit_norm = unit_norm_groups(unit_norm, self.coordinates)
-        self.outputs = dict(outputs or {})
-        self.indefinite_metric = bool(indefinite_metric)
+        self.outputs = outputs_argument(outputs)
+        self.indefinite_metric = check.flag(indefinite_metric, "indefinite_metric")
         n = len(self.coordinates)
         if n == 0:
             raise ValueError("coordinates must contain at least one symbol")
