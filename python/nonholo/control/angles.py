@@ -46,7 +46,8 @@ def solve_over_lifts(problem, solve_one, options: dict):
     """``solve_one(**options)`` for each lift of the final angles (:func:`lifted_finals`) that the
     state bounds allow (the given values when they allow none), with ``problem.final`` set to it; the
     successful plan of least objective, or the nearest lift's plan when none succeeds.
-    ``raise_on_failure`` applies to that result."""
+    ``raise_on_failure`` applies to that result. With a ``tally`` in ``options`` whose
+    max_wall_time is spent, the lifts left are not solved."""
     from ..errors import OptimalControlError
 
     raise_on_failure = options.pop("raise_on_failure")
@@ -54,7 +55,10 @@ def solve_over_lifts(problem, solve_one, options: dict):
     best = first = None
     finals = [f for f in lifted_finals(problem.initial, given, problem.angles) if _within(f, problem)] or [given]
     try:
+        tally = options.get("tally")
         for final in finals:  # the given values when the bounds allow no lift
+            if first is not None and tally is not None and not tally.may_start():
+                break  # max_wall_time spent: the lifts left are not solved (module tally)
             problem.final = final
             sol = solve_one(**options, raise_on_failure=False)
             first = first or sol

@@ -18,9 +18,11 @@ from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
 from .guesses import array_guess, is_array_guess
+from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
-from .solution import OptimalControlSolution, resolved, vectorized
+from .solution import MULTISTART_KEYS, OptimalControlSolution, resolved, state_scale, vectorized
+from .tally import NOT_STARTED, SolveTally
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .vehicle import planar_vehicle
 from .dmoc import DiscreteMechanics, solve_dmoc
@@ -35,9 +37,7 @@ HESSIANS = ("exact", "limited-memory")
 MU_STRATEGIES = ("monotone", "adaptive")
 HOLONOMIC = ("position", "velocity")
 PERTURBATION = 0.5  # perturbed_guess's default amplitude
-AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 PERTURBATIONS = (0.5, -0.5, 1.0, -1.0)  # the bumps of each state the dynamics depend on (perturbed_guess)
-FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
 SIDEWAYS = math.pi / 4  # a chord this far from a heading (modulo pi) widens a reversible vehicle's starts
 MU_WARM = 1e-3  # a warm start's smallest mu_init (its interpolated point is farther from the optimum than its mu says)
 
@@ -78,8 +78,8 @@ class OptimalControlProblem:
         speeds' constraint block is). Other systems: the quasi-velocities of the Voronets frame
         (states q and w, :func:`~nonholo.control.kinematic.dynamic_of`), derived in SymPy.
         Without it a System's kinematic system (``system.kinematic()``) is taken. A Voronets frame
-        is a chart: a plan that crosses or reaches its singular set is no success (its message
-        says where; :mod:`nonholo.control.charts`).
+        is a chart: a plan that crosses or reaches its singular set, or comes within its own error
+        of it, is no success (its message says where; :mod:`nonholo.control.charts`).
     angles : sequence of str, optional
         States whose end values count modulo 2 pi (a vehicle's headings): the solve tries the final
         values lifted to within pi of the initial ones and turned once more either way, and keeps
@@ -485,7 +485,8 @@ class OptimalControlProblem:
             (:attr:`OptimalControlSolution.interval_errors`) exceeds ``refine_tol`` are halved and
             the problem is solved again from the solution.
         refine_tol : float, optional
-            Default: 1e-6 times (1 + the largest |state|).
+            Default: 1e-6 times (1 + the largest range, max - min, of a state over the plan: a
+            translation of the problem changes nothing).
         hessian : {"exact", "limited-memory"}
             IPOPT's Hessian: exact (from the tapes) or its L-BFGS approximation.
         raise_on_failure : bool
@@ -494,7 +495,12 @@ class OptimalControlProblem:
         print_level : int
             IPOPT's output (0: none).
         max_wall_time : float, optional
-            IPOPT's time limit (its ``max_cpu_time``), seconds.
+            A wall-clock budget (seconds) for the whole solve, from this call on: every start, mesh,
+            lift of the final headings and round of ``refine``. Each IPOPT call is given what
+            remains (its ``max_cpu_time``, converted at the CPU rate the solve has had), none
+            starts once it is spent, and the message says so (:mod:`~nonholo.control.tally`).
+            ``stats`` totals the calls: ``ipopt_calls``, ``iterations_total``,
+            ``time_ipopt_total``, ``time_total``, ``calls_not_started``.
         mu_strategy : {"monotone", "adaptive"}
             IPOPT's barrier parameter update (its ``mu_strategy``): Fiacco-McCormick's monotone
             decrease, or the adaptive rule of Nocedal, Waechter and Waltz, often fewer
@@ -528,12 +534,18 @@ class OptimalControlProblem:
         """
         options = dict(locals())
         del options["self"]
+        options.update(raise_on_failure=False, tally=SolveTally(max_wall_time))  # the budget starts now
         if self.angles and guess is None:  # the final headings' lifts (module angles), the best kept
-            return solve_over_lifts(self, self._solve, options)
-        return self._solve(**options)
+            sol = solve_over_lifts(self, self._solve, options)
+        else:
+            sol = self._solve(**options)
+        options["tally"].finish(sol)
+        if raise_on_failure and not sol.success:
+            raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
+        return sol
 
     def _solve(self, nodes, method, guess, tol, max_iter, refine, refine_tol, hessian, raise_on_failure, print_level,
-               max_wall_time, mu_strategy, ipopt_options, holonomic, warm_multipliers):
+               max_wall_time, mu_strategy, ipopt_options, holonomic, warm_multipliers, tally=None):
         if isinstance(nodes, bool) or not isinstance(nodes, numbers.Integral) or nodes < 3:
             raise ValueError(f"nodes must be an integer >= 3, got {nodes!r}")
         sch = scheme(method)
@@ -550,10 +562,12 @@ class OptimalControlProblem:
                              "position level)")
         if not isinstance(warm_multipliers, (bool, np.bool_)):
             raise ValueError(f"warm_multipliers must be True or False, got {warm_multipliers!r}")
+        tally = tally or SolveTally(max_wall_time)
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
-                       print_level=int(print_level), max_wall_time=float(max_wall_time or 0.0),
-                       mu_strategy=mu_strategy, ipopt_options=checks.ipopt_options(ipopt_options),
-                       holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers))
+                       print_level=int(print_level), max_wall_time=0.0, mu_strategy=mu_strategy,
+                       ipopt_options=checks.ipopt_options(ipopt_options),
+                       holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers),
+                       tally=tally)
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         vehicle = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None
         # the bumps of the states the path constraints bound (an obstacle's middle on the line is a
@@ -571,14 +585,15 @@ class OptimalControlProblem:
             sol = self._multistart(sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
-            if guess is None and rescue and sch is not DMOC and not sol.success:
+            if guess is None and rescue and sch is not DMOC and not sol.success and tally.may_start():
                 bumped = self._multistart(sch, nodes, dtau, (), options, rescue=rescue)
                 if bumped is not None and bumped.success:
                     sol = bumped
         resolved(sol)
         # the last resort without path constraints, when every start failed: each state bumped off the
         # line, as the line of a symmetric problem is a saddle too (the Heisenberg particle to (0, 0, z))
-        if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing:
+        if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing \
+                and tally.may_start():
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
                 sol = bumped
@@ -589,17 +604,23 @@ class OptimalControlProblem:
         # singular (its regularization says nothing of a saddle; the bumps found a drift of phi that
         # cost a tenth of the swing)
         if guess is None and sch is not DMOC and sol.success and sol.stats["last_regularization"] > 0 \
-                and sol.message.startswith("Solved To Acceptable") and (options["holonomic"] or not self.holonomic):
+                and sol.message.startswith("Solved To Acceptable") and (options["holonomic"] or not self.holonomic) \
+                and tally.may_start():
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective:
                 sol = bumped
+        carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
         for _ in range(refine):
-            limit = refine_tol if refine_tol is not None else 1e-6 * (1 + float(np.max(np.abs(sol.y))))
+            limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)
             split = sol.interval_errors > limit
-            if not split.any():
+            if not split.any() or not tally.may_start():
                 break
             dtau = np.concatenate([[d / 2, d / 2] if s else [d] for d, s in zip(dtau, split)])
-            sol = self._solve_mesh(sch, dtau, sol, options)
+            refined = self._solve_mesh(sch, dtau, sol, options)
+            if sol.success and not refined.success and tally.spent():
+                break  # max_wall_time stopped the round: the plan before it kept
+            sol = refined
+        sol.stats.update(carried)
         resolved(sol)
         if raise_on_failure and not sol.success:
             raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
@@ -607,74 +628,8 @@ class OptimalControlProblem:
 
     def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
                     extra=(), rescue=(), widen: bool = False) -> OptimalControlSolution | None:
-        """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
-        full mesh from the coarse solution of lowest cost among the successful ones. A start that
-        leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
-        on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
-        coarse costs differ by more than AGREE relative), or when ``widen``; the full mesh is then solved from the
-        FULL_SOLVES best distinct coarse optima (costs AGREE apart: the coarse mesh's ranking of
-        nearby optima is not the full mesh's) and the best kept. If no coarse solve succeeds,
-        each of ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be
-        too coarse). The ``rescue`` starts (the line with a state the path constraints bound
-        bumped off it) are solved on the coarse mesh, and the full mesh from their best optimum,
-        when ``starts`` give no full-mesh solution (none succeeds on the coarse mesh, or the full
-        mesh fails from their optima), before that fallback (on the full mesh when there is no
-        coarser one); None when ``starts`` is empty and no rescue start succeeds."""
-        coarse = max(11, -(-nodes // 4))
-        candidates = []
-        if coarse < nodes:
-            cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
-            if rescue and line_violates_path(self, interval_points(cdtau, sch.step)):
-                starts, rescue = [*starts, *rescue], ()  # the bumps compete with the starts from the outset
-            found = [self._solve_mesh(sch, cdtau, start, options) for start in starts]
-            costs = [s.objective for s in found if s.success]
-            disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
-            widened = bool(extra) and (disagree or widen)
-            if widened:
-                found += [self._solve_mesh(sch, cdtau, start, options) for start in extra]
-
-            def full_from(coarse_solutions, how_many):
-                """The full mesh from the how_many best distinct successful coarse solutions, the best
-                kept (None when none succeeded)."""
-                picked = []
-                for s in sorted((s for s in coarse_solutions if s.success), key=lambda s: s.objective):
-                    if len(picked) < how_many and all(
-                            abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked):
-                        picked.append(s)
-                if not picked:
-                    return None
-                full = [self._solve_mesh(sch, dtau, s, options) for s in picked]
-                ok = [s for s in full if s.success]
-                sol = min(ok, key=lambda s: s.objective) if ok else full[0]
-                sol.stats.update(starts=len(found), coarse_nodes=coarse,
-                                 coarse_iterations=sum(s.stats["iterations"] for s in found), full_solves=len(full))
-                return sol
-
-            # the bumps off the path constraints' saddle: where every start fails on the coarse mesh, or
-            # the full mesh fails from the starts' coarse optima (the coarse mesh checks the path
-            # constraints at fewer points, and its optimum may cut through an obstacle)
-            attempts = [(None, FULL_SOLVES if widened else 1)]
-            if rescue:
-                attempts.append((rescue, 1))
-            for bumps, how_many in attempts:
-                if bumps is not None:
-                    found += [self._solve_mesh(sch, cdtau, start, options) for start in bumps]
-                sol = full_from(found if bumps is None else found[-len(bumps):], how_many)
-                if sol is not None and sol.success:
-                    return sol
-                if sol is not None:
-                    candidates.append(sol)
-        candidates += [self._solve_mesh(sch, dtau, start, options) for start in starts]
-        if rescue and coarse >= nodes and (not any(s.success for s in candidates)  # no coarse mesh: the full one,
-                                           or line_violates_path(self, interval_points(dtau, sch.step))):
-            candidates += [self._solve_mesh(sch, dtau, start, options) for start in rescue]
-            starts = [*starts, *rescue]  # counted in stats["starts"] (it read 0 where only the bumps ran)
-        if not candidates:  # only rescue starts, none of which succeeded on the coarse mesh
-            return None  # (a line through an obstacle may jump it between two points: its bumps compete)
-        ok = [s for s in candidates if s.success and (coarse < nodes or resolved(s).success)]
-        sol = min(ok, key=lambda s: s.objective) if ok else candidates[0]
-        sol.stats["starts"] = len(starts)
-        return sol
+        """:func:`~nonholo.control.multistart.multistart` of this problem."""
+        return multistart(self, sch, nodes, dtau, starts, options, extra, rescue, widen)
 
     def _bumps(self, exprs) -> list:
         """The starts of :meth:`perturbed_guess` (by PERTURBATIONS) of each state in ``exprs``."""
@@ -690,8 +645,16 @@ class OptimalControlProblem:
         options = dict(options)
         position = options.pop("holonomic", False)
         warm_multipliers = options.pop("warm", False)
+        tally = options.pop("tally", None)
+        started = tally is None or tally.may_start()
+        if tally is not None:  # the time left of the whole solve's max_wall_time (module tally)
+            options["max_wall_time"] = tally.ipopt_limit() if started else 0.0
+        if not started:  # the budget is spent: the plan is its start, IPOPT run for no iteration
+            options["max_iter"] = 0
+            kept = [o for o in options["ipopt_options"] if o[0] not in ("max_iter", "max_cpu_time")]
+            options["ipopt_options"] = kept + [("constr_mult_init_max", 0.0)]  # no least-squares multipliers
         if sch is DMOC:
-            return solve_dmoc(self, dtau, guess, options)
+            return _counted(solve_dmoc(self, dtau, guess, options), tally, started)
         pf = self._point_functions()
         if position:
             pf, corr = self._holonomic_functions()
@@ -752,7 +715,16 @@ class OptimalControlProblem:
         sol._crossing = bool(crossing)
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
             sol.success, sol.message = False, crossing
-        return sol
+        return _counted(sol, tally, started)
+
+
+def _counted(sol, tally, started: bool):
+    """``sol``, counted in the solve's tally; a plan whose solve was not started says so."""
+    if tally is not None:
+        tally.record(sol, started)
+    if not started:
+        sol._not_started, sol.success, sol.message = True, False, NOT_STARTED
+    return sol
 
 
 def _dynamics(model, controls):

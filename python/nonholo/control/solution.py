@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-__all__ = ["OptimalControlSolution", "vectorized"]
+__all__ = ["OptimalControlSolution", "vectorized", "state_scale"]
 
 
 def _almost_everywhere(expr):
@@ -38,14 +38,29 @@ class _Controls(dict):
         raise KeyError(f"{name!r} is not a control of the problem: its controls are {list(self)}")
 
 
-#: The largest local error of a plan's interval, relative to 1 + max |y|, that counts as a motion of its
+#: The largest local error of a plan's interval, relative to 1 + the largest range of a state over the
+#: plan (max - min: a translation of the problem changes no verdict), that counts as a motion of its
 #: dynamics (:meth:`OptimalControlSolution.unresolved`): coarse plans the tests accept reach 0.04
 #: (backward Euler on 100 nodes, a U-turn on 4), the forward-only car that stood still at its nodes
-#: 0.38.
+#: 0.38. The same fraction bounds the change of a chart's normalized determinant under an interval's
+#: error (:func:`~nonholo.control.charts.chart_reach`).
 UNRESOLVED = 0.1
 ZERO_DURATION = 1e-6  # a free duration this short is a plan that stands still (_standing_still)
-CHECK_SUBSTEPS = 8  # steps of an interval in that check
-ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors
+ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors and in the check of every solve
+#: The keys of ``stats`` that say how the default start found a plan (a solve with refine= keeps them).
+MULTISTART_KEYS = ("starts", "coarse_nodes", "coarse_iterations", "full_solves")
+
+
+def state_scale(Y: np.ndarray) -> float:
+    """1 + the largest range (max - min) of a state over the columns of Y (n_y, P): the scale of a
+    plan's errors, unchanged by a translation of the problem (1 + max |y| was not: the forward-only
+    car that stands still at its nodes passed the check 100 away from the origin)."""
+    Y = np.asarray(Y, dtype=float)
+    if Y.size == 0:
+        return 1.0
+    with np.errstate(invalid="ignore"):
+        spread = np.max(Y, axis=1) - np.min(Y, axis=1)
+    return 1.0 + float(np.max(np.where(np.isfinite(spread), spread, 0.0)))
 
 
 class OptimalControlSolution:
@@ -75,9 +90,18 @@ class OptimalControlSolution:
     message : str
         IPOPT's status, or why the plan is no success.
     stats : dict
-        iterations, n_variables, n_constraints, nnz_jacobian, nnz_hessian, time_ipopt (s, the
-        whole IPOPT call), time_evaluations (s, in the C++ callbacks), n_evaluations,
-        max_nlp_defect (the largest collocation residual at IPOPT's point).
+        Of the IPOPT call that gave this plan (the last one on its mesh): iterations,
+        n_variables, n_constraints, nnz_jacobian, nnz_hessian, time_ipopt (s, that whole IPOPT
+        call), time_evaluations (s, in its C++ callbacks), n_evaluations, max_nlp_defect (the
+        largest collocation residual at IPOPT's point), last_regularization (IPOPT's Hessian
+        regularization at its last iteration: > 0 where the point is no certified minimum).
+        How the default start found it (:meth:`OptimalControlProblem.solve`): starts (the starts
+        solved), coarse_nodes and coarse_iterations (the coarse mesh's nodes and the iterations of
+        its solves, summed; 0 without a coarse mesh), full_solves (the solves on the full mesh the
+        plan was kept among; 1 for a single start). Of the whole solve, every start, mesh, lift
+        of the final headings and round of ``refine``: ipopt_calls, iterations_total,
+        time_ipopt_total (s), time_total (s, the wall time of ``solve``), calls_not_started (the
+        solves left at their start when ``max_wall_time`` was spent, :mod:`~nonholo.control.tally`).
     interval_errors : ndarray (N - 1,)
         (Computed on first access.) On each interval, |y(t_{k+1}) - y_{k+1}|_inf with y integrated from y_k under the
         interpolated controls (:meth:`controls_at`; 16 steps of RK4, or of the 3-stage Radau IIA rule on a stiff
@@ -147,13 +171,16 @@ class OptimalControlSolution:
             out["warm"], z=(np.asarray(out["bound_multipliers_lo"]), np.asarray(out["bound_multipliers_hi"])))
         self.stats = {k: out[k] for k in ("iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
-        self.stats["starts"] = 1
+        # how the plan was found: one start on its own mesh, unless the default's multi-start says otherwise
+        self.stats.update(starts=1, coarse_nodes=0, coarse_iterations=0, full_solves=1)
         # IPOPT's Hessian regularization at its last iteration: > 0 where the point is no certified minimum
         self.stats["last_regularization"] = float(out.get("last_regularization", 0.0))
         self.stats["max_nlp_defect"] = float(out["max_defect"])
         self._errors = None
+        self._signed = None  # the signed local errors alone (the check's), the same numbers as _errors[0]
         self._samples = None  # the states at the check's inner substeps, with path constraints (their note)
         self._crossing = False  # set by the problem: the plan crosses its chart's singular set (control/charts.py)
+        self._not_started = False  # set by the problem: max_wall_time was spent before its solve (control/tally.py)
 
     def _error_data(self) -> tuple:
         """(signed local errors (n_y, K), state-transition matrices (K, n_y, n_y)) of the intervals:
@@ -162,11 +189,24 @@ class OptimalControlSolution:
             self._errors = self._interval_errors()
         return self._errors
 
+    def _signed_errors(self, visit=None) -> np.ndarray:
+        """The signed local errors (n_y, K): those of :meth:`_error_data` (the same integration
+        without the transition matrices, which do not change them), kept; ``visit`` sees the
+        states at the inner substeps (a run again where they were computed without it)."""
+        if self._errors is not None and visit is None:
+            return self._errors[0]
+        if self._signed is None or visit is not None:
+            with np.errstate(all="ignore"):
+                self._signed = self._interval_errors(ERROR_SUBSTEPS, False, visit=visit)[0]
+        return self._signed
+
     @property
     def interval_errors(self) -> np.ndarray:
         """The largest |local error| of each interval (its re-integration under the interpolated
-        controls against the next node), shape (K,)."""
-        return np.max(np.abs(self._error_data()[0]), axis=0)
+        controls against the next node), shape (K,): what the check of every solve
+        (:meth:`unresolved`) judges."""
+        with np.errstate(invalid="ignore"):
+            return np.max(np.abs(self._signed_errors()), axis=0)
 
     @property
     def defect(self) -> float:
@@ -234,51 +274,63 @@ class OptimalControlSolution:
 
     # ------------------------------------------------------------------ checks and views
     def unresolved(self) -> str | None:
-        """Why the plan is no motion of its dynamics, or None: an interval whose re-integration under
-        the planned controls (:attr:`interval_errors`) ends more than UNRESOLVED (1 + max |y|) from
-        the next node. IPOPT solves the collocation equations at the points; on intervals far too
-        long for the motion they hold without the dynamics holding between them (a forward-only car
-        standing still at every node but three 12 s intervals that carry the whole manoeuvre). The
-        errors without the transition matrices, by RK4 on CHECK_SUBSTEPS steps, where they were not
-        computed yet: a check of every solve, which the gross errors it looks for do not need to be
-        exact; an interval whose error is beyond the limit (or not finite) is integrated again, by
-        Radau IIA where a step h has h ||df/dy|| beyond RK4's stability region, as RK4 goes unstable
-        on a stiff model and would report a motion as none (a knife edge realized by friction).
+        """Why the plan is no motion of its dynamics, or None. The check of every solve (its verdict,
+        :func:`resolved`), on the errors the solution reports (:attr:`interval_errors`, whose sum is
+        :attr:`defect`): an interval whose re-integration under the planned controls ends more than
+        UNRESOLVED (1 + the largest range of a state over the plan, :func:`state_scale`) from the
+        next node, or not at all (not finite). IPOPT solves the collocation equations at the points;
+        on intervals far too long for the motion they hold without the dynamics holding between them
+        (a forward-only car standing still at every node but three 12 s intervals that carry the
+        whole manoeuvre). Each interval is integrated by RK4 on ERROR_SUBSTEPS steps, or by Radau
+        IIA where a step h has h ||df/dy|| beyond RK4's stability region (a stiff model, on which
+        RK4 would report a motion as none: a knife edge realized by friction).
+
+        With dynamics in a chart (a Voronets frame, :mod:`~nonholo.control.charts`): also an
+        interval whose error moves the chart's normalized determinant d by more than UNRESOLVED
+        |d| (:func:`~nonholo.control.charts.chart_reach`): the plan is within its own error of the
+        chart's singular set, the frame solves velocities with 1/d, and an error small in the
+        chart's states is a large one of the motion (a sleigh at rest at theta = 1.5707: the error
+        3.4e-5 of x' is the speed 0.35, y' = tan(theta) x').
+
         None for DMOC: its nodes are a trajectory of the discrete mechanics by construction, and the
         chart its states are in (the Voronets frame) may be singular along it (a knife edge turning
         through pi/2), where a re-integration of the chart's equations means nothing."""
         if self.method == "dmoc":
             return None
-        scale = 1.0 + float(np.max(np.abs(self.y)))
+        scale = state_scale(self.y_points)
         visit = None
         if self.problem.path_constraints:  # the states along the way, for the path constraints' note
-            self._samples = np.full((CHECK_SUBSTEPS - 1, len(self.state_names), self.dtau.size), np.nan)
+            self._samples = np.full((ERROR_SUBSTEPS - 1, len(self.state_names), self.dtau.size), np.nan)
 
             def visit(i, k, Y):
                 self._samples[i - 1][:, k] = Y
 
-        if self._errors is not None:
-            errors = self.interval_errors
-            if visit is not None:
-                self._interval_errors(CHECK_SUBSTEPS, False, visit=visit)
-        else:
-            with np.errstate(all="ignore"):
-                errors = np.max(np.abs(self._interval_errors(CHECK_SUBSTEPS, False, adapt=False, visit=visit)[0]),
-                                axis=0)
-            again = np.nonzero(~(errors <= UNRESOLVED * scale))[0]
-            if again.size:
-                with np.errstate(all="ignore"):
-                    errors[again] = np.max(np.abs(self._interval_errors(CHECK_SUBSTEPS, False, again,
-                                                                        visit=visit)[0]), axis=0)
-        bad = ~(errors <= UNRESOLVED * scale)
-        if not bad.any():
-            return None
-        k = int(np.argmax(np.where(bad, np.nan_to_num(errors, nan=np.inf), -np.inf)))
+        signed = self._signed_errors(visit)
+        with np.errstate(invalid="ignore"):
+            errors = np.max(np.abs(signed), axis=0)
         nodes = self._node_times()
-        return (f"the plan is no motion of the dynamics: on interval {k} of {errors.size} (t from {nodes[k]:.4g} to "
-                f"{nodes[k + 1]:.4g}) the planned controls take the state {errors[k]:.3g} away from the next node "
-                f"(more than {UNRESOLVED:g} (1 + max |y|)); the collocation equations hold at the points only. Solve "
-                "with more nodes, with refine=, or from another guess")
+        total = float(np.sum(errors))
+        bad = ~(errors <= UNRESOLVED * scale)
+        if bad.any():
+            k = int(np.argmax(np.where(bad, np.nan_to_num(errors, nan=np.inf), -np.inf)))
+            return (f"the plan is no motion of the dynamics: on interval {k} of {errors.size} (t from {nodes[k]:.4g} "
+                    f"to {nodes[k + 1]:.4g}) the planned controls take the state {errors[k]:.3g} away from the next "
+                    f"node (more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
+                    f"{UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); the collocation equations hold at the "
+                    "points only. Solve with more nodes, with refine=, or from another guess")
+        from .charts import chart_reach
+
+        reach = chart_reach(self.problem.dynamics, self.problem.states, self.y, signed, UNRESOLVED)
+        if reach is None:
+            return None
+        k, change, d, solved = reach
+        return (f"the plan is within its own error of a singularity of its chart: on interval {k} of {errors.size} (t "
+                f"from {nodes[k]:.4g} to {nodes[k + 1]:.4g}) the re-integration's error {errors[k]:.3g} moves the "
+                f"chart's normalized determinant by {change:.0%} of its value {d:.3g} at the next node (0 on the "
+                f"singular set), and the Voronets frame solves the velocities of {solved} with 1/d: the plan's defect "
+                f"{total:.3g}, measured in the chart's states, is no bound of its error there. Solve with more nodes, "
+                "or pose it in a frame regular along the motion (a KinematicSystem in body velocities, or a System "
+                "from from_kanes_method in such speeds)")
 
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
@@ -342,7 +394,7 @@ class OptimalControlSolution:
         return track(self, system, eps, coordinates, inputs=inputs, feedforward=feedforward, **options)
 
     def __getstate__(self):
-        return {**self.__dict__, "_errors": None, "_samples": None}
+        return {**self.__dict__, "_errors": None, "_signed": None, "_samples": None}
 
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name."""

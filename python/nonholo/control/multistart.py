@@ -1,0 +1,112 @@
+"""The default start of :meth:`~nonholo.OptimalControlProblem.solve`: several starts solved on a
+coarse mesh, the full mesh from the best of them (:func:`multistart`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .path_starts import line_violates_path
+from .solution import resolved
+from .transcription import interval_points
+
+__all__ = ["multistart", "AGREE", "FULL_SOLVES"]
+
+AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
+FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
+
+
+def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict, extra=(), rescue=(),
+               widen: bool = False):
+    """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
+    full mesh from the coarse solution of lowest cost among the successful ones. A start that
+    leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
+    on the coarse mesh too when two or more of the ``starts`` succeed and disagree (their
+    coarse costs differ by more than AGREE relative), or when ``widen``; the full mesh is then solved from the
+    FULL_SOLVES best distinct coarse optima (costs AGREE apart: the coarse mesh's ranking of
+    nearby optima is not the full mesh's) and the best kept. If no coarse solve succeeds,
+    each of ``starts`` is solved on the full mesh and the best kept (the coarse mesh may be
+    too coarse). The ``rescue`` starts (the line with a state the path constraints bound
+    bumped off it) are solved on the coarse mesh, and the full mesh from their best optimum,
+    when ``starts`` give no full-mesh solution (none succeeds on the coarse mesh, or the full
+    mesh fails from their optima), before that fallback (on the full mesh when there is no
+    coarser one); None when ``starts`` is empty and no rescue start succeeds."""
+    coarse = max(11, -(-nodes // 4))
+    candidates = []
+    tally = options.get("tally")
+
+    def solved(mesh, guesses) -> list:
+        """The solves from ``guesses`` on ``mesh``, until max_wall_time is spent (module tally)."""
+        out = []
+        for guess in guesses:
+            if tally is not None and not tally.may_start():
+                break
+            out.append(problem._solve_mesh(sch, mesh, guess, options))
+        return out
+
+    if coarse < nodes:
+        cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
+        if rescue and line_violates_path(problem, interval_points(cdtau, sch.step)):
+            starts, rescue = [*starts, *rescue], ()  # the bumps compete with the starts from the outset
+        found = solved(cdtau, starts)
+        costs = [s.objective for s in found if s.success]
+        disagree = len(costs) > 1 and max(costs) - min(costs) > AGREE * max(abs(min(costs)), 1e-12)
+        widened = bool(extra) and (disagree or widen)
+        if widened:
+            found += solved(cdtau, extra)
+
+        def full_from(coarse_solutions, how_many):
+            """The full mesh from the how_many best distinct successful coarse solutions, the best
+            kept (None when none succeeded)."""
+            picked = []
+            for s in sorted((s for s in coarse_solutions if s.success), key=lambda s: s.objective):
+                if len(picked) < how_many and all(
+                        abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked):
+                    picked.append(s)
+            if not picked:
+                return None
+            # (with max_wall_time spent: the best coarse optimum on the full mesh, not solved)
+            full = solved(dtau, picked) or [problem._solve_mesh(sch, dtau, picked[0], options)]
+            ok = [s for s in full if s.success]
+            sol = min(ok, key=lambda s: s.objective) if ok else solved_first(full)
+            sol.stats.update(starts=len(found), coarse_nodes=coarse,
+                             coarse_iterations=sum(s.stats["iterations"] for s in found), full_solves=len(full))
+            return sol
+
+        # the bumps off the path constraints' saddle: where every start fails on the coarse mesh, or
+        # the full mesh fails from the starts' coarse optima (the coarse mesh checks the path
+        # constraints at fewer points, and its optimum may cut through an obstacle)
+        attempts = [(None, FULL_SOLVES if widened else 1)]
+        if rescue:
+            attempts.append((rescue, 1))
+        for bumps, how_many in attempts:
+            bumped = solved(cdtau, bumps) if bumps is not None else []
+            found += bumped
+            sol = full_from(found if bumps is None else bumped, how_many)
+            if sol is not None and sol.success:
+                return sol
+            if sol is not None:
+                candidates.append(sol)
+    ran = solved(dtau, starts)  # the starts solved (all but where max_wall_time was spent)
+    candidates += ran
+    if rescue and coarse >= nodes and (not any(s.success for s in candidates)  # no coarse mesh: the full one,
+                                       or line_violates_path(problem, interval_points(dtau, sch.step))):
+        bumped = solved(dtau, rescue)
+        candidates += bumped
+        ran += bumped  # counted in stats["starts"] (it read 0 where only the bumps ran)
+    if not candidates and starts:  # max_wall_time spent before a full-mesh solve: the first start, not solved
+        candidates = [problem._solve_mesh(sch, dtau, starts[0], options)]
+    if not candidates:  # only rescue starts, none of which succeeded on the coarse mesh
+        return None  # (a line through an obstacle may jump it between two points: its bumps compete)
+    ok = [s for s in candidates if s.success and (coarse < nodes or resolved(s).success)]
+    sol = min(ok, key=lambda s: s.objective) if ok else solved_first(candidates)
+    sol.stats.update(starts=len(ran), full_solves=len(candidates))
+    if coarse < nodes and sol.stats["coarse_nodes"] == 0:  # a start on the full mesh after the coarse ones
+        sol.stats.update(coarse_nodes=coarse, coarse_iterations=sum(s.stats["iterations"] for s in found))
+    return sol
+
+
+def solved_first(solutions: list):
+    """The first of ``solutions`` that IPOPT solved (not a plan left at its start when max_wall_time
+    was spent, :mod:`~nonholo.control.tally`), else the first."""
+    return next((s for s in solutions if not s._not_started), solutions[0])
+

@@ -1,0 +1,63 @@
+"""The verdict of a solve is the check its solution reports: a Chaplygin sleigh posed on its
+Lagrange-d'Alembert dynamics (``controls=``, the Voronets chart y' = tan(theta) x', singular at
+theta = pi/2), rest to rest with the final heading just short of pi/2.
+
+Before, the check of every solve (RK4 on 8 steps) passed an interval whose re-integration on 16
+steps (``sol.interval_errors``) ends 441 from the next node: success True, "Optimal Solution
+Found.", while ``sol.defect`` was 441 and ``sol.unresolved()`` said afterwards that the plan is no
+motion of the dynamics. At theta_f = 1.57 and 1.5707 the plans were reported optimal with costs
+1.0015 and 0.4943 where the same transcription in body velocities (v, omega: a frame regular there)
+reaches 1.0858 and 1.0866 (CasADi, 41 nodes), and their controls, re-run in body velocities, end at
+speeds 0.084 and 0.60 instead of at rest: the chart's small errors in x' are large velocities
+(y' = tan(theta) x'). Such plans are no success now, their messages say why."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+M, INERTIA, A = 2.0, 0.3, 0.4  # mass, inertia about the centre of mass, centre of mass ahead of the blade
+x, y, th, F, tau = sp.symbols("x y theta F tau")
+
+
+@pytest.fixture(scope="module")
+def sleigh():
+    c, s = sp.cos(th), sp.sin(th)
+    G = sp.Matrix([[M, 0, -M * A * s], [0, M, M * A * c], [-M * A * s, M * A * c, INERTIA + M * A**2]])
+    return nh.System([x, y, th], G, constraints=sp.Matrix([[-s, c, 0]]), force=[F * c, F * s, tau],
+                     parameters={F: 0.0, tau: 0.0})
+
+
+def _rest_to_rest(sleigh, theta_f, nodes=41):
+    problem = nh.OptimalControlProblem(sleigh, cost=(F**2 + tau**2) / 2, t_final=4.0, controls=[F, tau],
+                                       initial=[0] * 5, final=[1.0, 1.0, theta_f, 0, 0],
+                                       control_bounds={"F": (-2, 2), "tau": (-1, 1)})
+    return problem.solve(nodes=nodes)
+
+
+def test_the_verdict_of_a_solve_is_the_check_its_solution_reports(sleigh):
+    sol = _rest_to_rest(sleigh, math.pi / 2 - 1e-5)
+    why = sol.unresolved()
+    assert sol.defect > 100  # 441: the last interval's re-integration
+    assert not sol.success and why is not None and sol.message == why
+    assert "interval 39 of 40" in sol.message and f"defect {sol.defect:.3g}" in sol.message
+
+
+@pytest.mark.parametrize("theta_f", [1.57, 1.5707])
+def test_a_plan_within_its_own_error_of_a_chart_singularity_is_no_success(sleigh, theta_f):
+    sol = _rest_to_rest(sleigh, theta_f)
+    assert not sol.success and sol.message == sol.unresolved()
+    assert "singularity of its chart" in sol.message and "interval 39 of 40" in sol.message
+
+
+def test_a_plan_the_chart_resolves_stays_a_success(sleigh):
+    """theta_f = 1.4 (cost 0.92989, CasADi in body velocities 0.92990), and 1.57 on 81 nodes, whose
+    errors (1e-9 in theta) no longer reach the singular set: cost 1.08449."""
+    for theta_f, nodes, cost in ((1.4, 41, 0.92990), (1.57, 81, 1.08449)):
+        sol = _rest_to_rest(sleigh, theta_f, nodes)
+        assert sol.success and sol.unresolved() is None and sol.message == "Optimal Solution Found."
+        assert sol.objective == pytest.approx(cost, rel=1e-4)
+        assert np.abs(sol.simulate().y_final - sol.y[:, -1]).max() <= 1.01 * sol.error_bound
