@@ -6,7 +6,8 @@ the user (``nh.Event("phi - 1")``, ``System(potential="m*g*y")``, matrices of st
 builders' parameters) goes through :func:`to_sympy`, which reads a string with Python's parser
 (``ast.parse``, which runs nothing) and builds the SymPy expression from the tree itself, accepting
 only plain arithmetic: numbers, names (symbols, matched by name like every symbol nonholo is
-given), ``+ - * / **`` (and ``^`` as a power, as sympify reads it), and calls of the elementary
+given; ``pi`` and ``oo`` are the constants, ``E`` and ``I`` symbols), ``+ - * / **`` (and ``^`` as
+a power, as sympify reads it), and calls of the elementary
 functions :data:`FUNCTIONS`. Anything else (attributes, subscripts, keywords, lambdas, unknown
 functions) is refused with a ValueError that asks for a SymPy expression.
 """
@@ -29,7 +30,10 @@ FUNCTIONS = {
     "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "cbrt": sp.cbrt, "Abs": sp.Abs, "sign": sp.sign,
     "floor": sp.floor, "ceiling": sp.ceiling, "Min": sp.Min, "Max": sp.Max, "Heaviside": sp.Heaviside,
     "erf": sp.erf, "abs": sp.Abs, "ln": sp.log}
-CONSTANTS = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo}
+#: The names a string reads as constants: pi and oo. ``E`` and ``I`` are symbols like any other name
+#: (a modulus E, an inertia I: sympify's Euler number and imaginary unit made a parameter named E
+#: silently e = 2.718, and ``"I*phi_dot"`` a complex constant); write ``exp(1)`` for e.
+CONSTANTS = {"pi": sp.pi, "oo": sp.oo}
 #: A power of two numbers is evaluated exactly by SymPy: an exponent beyond this would take
 #: unbounded time and memory (``"9**9**9"``).
 MAX_NUMERIC_EXPONENT = 4096
