@@ -153,6 +153,14 @@ def next_term(system, eps: float, order: int, t, Q, U, V=None, params=None) -> n
 
 
 
+def checked_order(order: int) -> int:
+    """The order whose next term the check evaluates: the model's, but at the highest order
+    (``_core.max_slow_manifold_order``, 16), whose next term the series cannot give, the order below
+    it: there the last kept term stands for the first dropped one (orders 16 and 15 differ by
+    eps^16 h^(16) in the velocity the Jacobian is taken at)."""
+    return min(int(order), _core.max_slow_manifold_order - 1)
+
+
 def _friction_core(system, eps: float):
     """The core of the system's friction model, which takes eps as a parameter: one per system."""
     friction = system.__dict__.get("_validity_friction")
@@ -169,6 +177,7 @@ def _evaluate(system, eps: float, order: int, t, QU: np.ndarray, p, exact: bool 
     ``bounded`` marks the samples whose delta is the bound."""
     from .reduced import compiled_slip  # reduced imports this module's users: late
 
+    order = checked_order(order)
     V, J, r, bound = _core.reduced_validity(_friction_core(system, eps), system.core, order, float(eps),
                                             np.asarray(t, dtype=float),
                                             QU, p, compiled_slip(system, order + 1))
@@ -230,7 +239,7 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
     else:
         Y = Y.T
         QU = np.hstack([Y[:, :n], model.frame_velocities(t, Y, p, result._frame_switches)])
-    order = model.order
+    order = checked_order(model.order)
     evaluated, delta, r, bounded = _core.reduced_run_check(
         _friction_core(system, eps), system.core, order, eps, t, QU, p[: len(system.parameters)],
         compiled_slip(system, order + 1), functools.partial(_gap, k=system.k), THRESHOLD, NEXT_TERM_THRESHOLD,
