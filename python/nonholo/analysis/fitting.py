@@ -454,6 +454,7 @@ def fit(
     """
     from scipy.optimize import OptimizeWarning, least_squares
 
+    absolute_sigma = check.flag(absolute_sigma, "absolute_sigma")
     compile = check.compile_option(compile)
     apply_compile(model, compile is True, 0)
     names, x0 = _start(model, params)

@@ -585,6 +585,7 @@ def sweep(
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    progress = check.flag(progress, "progress")
     dims, coords, points, shape = grid_points(grid)
     if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
         raise TypeError("executor must be a concurrent.futures.Executor (or have a submit method)")

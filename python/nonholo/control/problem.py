@@ -22,6 +22,7 @@ from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
+from ..options import flag
 from .solution import MULTISTART_KEYS, OptimalControlSolution, resolved, state_scale, vectorized
 from .tally import NOT_STARTED, SolveTally
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
@@ -533,6 +534,7 @@ class OptimalControlProblem:
         -------
         OptimalControlSolution
         """
+        raise_on_failure = flag(raise_on_failure, "raise_on_failure")
         options = dict(locals())
         del options["self"]
         options.update(raise_on_failure=False, tally=SolveTally(max_wall_time))  # the budget starts now

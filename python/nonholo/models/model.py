@@ -231,6 +231,9 @@ class Model:
         import warnings
 
         from ..expressions.compiled import compile_model
+        from ..options import flag
+
+        fuse = flag(fuse, "fuse")
 
         if self.sparse and tapes is None:  # its sparse tape has no C translation (yet): say so
             warnings.warn("model.compile(): a sparse model's tape is interpreted (its C build would cost about "

@@ -247,7 +247,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             raise ValueError(f"velocities has {len(vels)} symbols, expected {len(coords)}")
         if time is None:  # the System's default: the symbol named t
             time = next((s for s in expression_symbols([to_sympy(lagrangian, "lagrangian")]) if s.name == "t"), None)
-        G, V, F = lagrangian_parts(lagrangian, coords, vels, force, simplify=bool(simplify), time=time)
+        G, V, F = lagrangian_parts(lagrangian, coords, vels, force, check.flag(simplify, "simplify"), time=time)
         return cls(coords, G, V, constraints, affine, friction, F, parameters, velocities=vels, time=time, name=name,
                    indefinite_metric=indefinite_metric)
 
