@@ -126,8 +126,8 @@ def solve_numbers(tol, max_iter, refine, refine_tol, max_wall_time, print_level)
     """ValueError naming the first of solve()'s numeric arguments out of its range."""
     if not (isinstance(tol, numbers.Real) and tol > 0 and math.isfinite(tol)):
         raise ValueError(f"tol must be positive and finite, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or not 0 <= max_iter < 2 ** 31:
+        raise ValueError(f"max_iter must be a non-negative integer below 2**31 (IPOPT's C int), got {max_iter!r}")
     if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
         raise ValueError(f"refine must be a non-negative integer, got {refine!r}")
     if refine_tol is not None and not real(refine_tol, "refine_tol") > 0:
@@ -189,8 +189,12 @@ def ipopt_options(options) -> list:
         if not isinstance(name, str):
             raise ValueError(f"ipopt_options names must be strings, got {name!r}")
         if isinstance(value, str):
+            if name == "output_file":  # IPOPT cannot open it: no solve at all, and nothing said why
+                _writable(value, name)
             out.append((name, value))
         elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+            if not -2 ** 31 <= int(value) < 2 ** 31:  # IPOPT's integer options are C ints
+                raise ValueError(f"ipopt_options[{name!r}] must fit a C int (|value| < 2**31), got {value!r}")
             out.append((name, int(value)))
         elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
             if not math.isfinite(value):
@@ -199,6 +203,15 @@ def ipopt_options(options) -> list:
         else:
             raise ValueError(f"ipopt_options[{name!r}] must be a string, an integer or a number, got {value!r}")
     return out
+
+
+def _writable(path: str, name: str) -> None:
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not (os.path.isdir(folder) and os.access(folder, os.W_OK)) or os.path.isdir(path):
+        raise ValueError(f"ipopt_options[{name!r}]: {path!r} cannot be written (its folder {folder!r} does not "
+                         "exist or is not writable, or it is a folder)")
 
 
 # The problem's arguments (OptimalControlProblem.__init__).

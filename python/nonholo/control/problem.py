@@ -713,6 +713,8 @@ class OptimalControlProblem:
                 term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in g_bounds],
                 g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), holonomic=holonomic,
                 multipliers=multipliers, **options)
+        if "(IPOPT application status -12)" in str(out.get("message", "")):  # Invalid_Option: bad input, not a plan
+            raise ValueError(f"ipopt_options: {out['message']}; check the options' names and values")
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
         sol = OptimalControlSolution(self, sch, dtau, out)
         crossing = chart_crossing(self.dynamics, self.states, sol.t_points, sol.y_points) if sol.success else None
