@@ -351,6 +351,14 @@ void expose_integrate(py::module_& m) {
           }
           release_callbacks(evs);
           if (out.interrupted) raise_with_partial([&] { return py::object(to_dict(out)); });
+          if (out.caller_error) {  // the event function's own exception, with the output up to it
+            try {
+              std::rethrow_exception(out.caller_error);
+            } catch (py::error_already_set& err) {
+              err.restore();
+              raise_with_partial([&] { return py::object(to_dict(out)); });
+            }
+          }
           return to_dict(out);
         },
         py::arg("model"), py::arg("params"), py::arg("t0"), py::arg("tf"), py::arg("y0"), py::arg("t_eval"),

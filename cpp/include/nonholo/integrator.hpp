@@ -5,6 +5,8 @@
 // requested times by CVODE's interpolation, and failures reported as a status with the time reached.
 #pragma once
 
+#include <exception>
+
 #include <functional>
 #include <limits>
 #include <memory>
@@ -140,6 +142,10 @@ struct SimulationOutput {
   std::vector<double> sensitivities;
   std::vector<std::vector<double>> t_event_sensitivities, y_event_sensitivities;
   bool interrupted = false;
+  // An exception of the caller's own event function (a Python callable: KeyboardInterrupt at
+  // Ctrl-C): the run stops there, flag INTERRUPTED, and the binding rethrows it with the output so
+  // far (its samples, events and statistics) instead of losing them.
+  std::exception_ptr caller_error;
   // What ran: "bdf", "adams", or "adams->bdf at t=..." when "auto" found the run stiff and went
   // on with BDF from t_switch (NaN without a switch).
   std::string method;

@@ -384,6 +384,22 @@ SimulationOutput Integration::run() {
   record_.start_clock();
   RunDriver driver(model_, problem_.params, opt_, record_, problem_.event_values);
   std::vector<double> y = y0_;
+  try {
+    run_with(driver, y);
+  } catch (...) {
+    if (!problem_.event_values.callback_error) throw;
+    // the caller's event function raised: the run ends at its last output, which goes with it
+    out_.caller_error = problem_.event_values.callback_error;
+    const double t = out_.t.empty() ? t0_ : out_.t.back();
+    record_.failed(-1, "INTERRUPTED", "Integration stopped after t = " + format_number(t) +
+                                          ": an event function raised an exception");
+    record_.finish(t, out_.t.empty() ? y0_.data() : out_.y.data() + out_.y.size() - n_);
+  }
+  out_.messages = std::move(sink_.messages);
+  return std::move(out_);
+}
+
+void Integration::run_with(RunDriver& driver, std::vector<double>& y) {
   if (opt_.method == Method::Dop853 || explicit_first_) {
     // "auto" on a non-stiff model: DOP853 (kAutoExplicitTolerance, kAutoTightenSteps) to the end,
     // or to where it turns stiff and BDF goes on
@@ -402,8 +418,6 @@ SimulationOutput Integration::run() {
   } else {
     driver.run(*this, t0_, y.data(), true);
   }
-  out_.messages = std::move(sink_.messages);
-  return std::move(out_);
 }
 
 void Integration::begin(double t, const double* y) {

@@ -29,6 +29,10 @@
 #include "nonholo/sundials/handles.hpp"
 #include "solver_pool.hpp"
 
+namespace nonholo {
+class RunDriver;
+}
+
 namespace nonholo::cvode {
 
 using Clock = std::chrono::steady_clock;
@@ -85,6 +89,8 @@ class Integration final : public Stepper {
   std::string failure_name() const override { return "MODEL_ERROR"; }
 
  private:
+  // run(): DOP853 then BDF for "auto" on a non-stiff model, else the CVODE method, through `driver`
+  void run_with(RunDriver& driver, std::vector<double>& y);
   void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
   // The CVODE method of the run (begin_method_) and its vectors; none for method "auto" on a
   // non-stiff model without events, sensitivities or dense output (explicit_first_: DOP853,
