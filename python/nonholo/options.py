@@ -20,7 +20,7 @@ from . import _core
 
 __all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
            "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "CVODE_KNOBS", "PASSED_THROUGH",
-           "METHODS", "threads", "MAX_THREADS", "real_state", "compile_option"]
+           "METHODS", "threads", "MAX_THREADS", "real_state", "real_array", "compile_option"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
 
@@ -116,32 +116,78 @@ def threads(value) -> int | None:
     return n
 
 
-def real_state(value, name: str = "y0") -> np.ndarray:
-    """A state as a float array; a complex one is a TypeError when its imaginary part is not zero
-    (NumPy would drop it with only a ComplexWarning)."""
-    array = np.array(value)  # one conversion (a copy), in the kind of the values
-    if array.dtype == np.float64:  # the usual case, at once
-        return array
-    if array.dtype.kind == "c":
+def _no_text_or_bools(value, name: str, depth: int = 0) -> None:
+    """TypeError naming ``name`` for a string or a bool inside nested lists or tuples, which NumPy would
+    take as numbers (``[0, True]`` as [0., 1.], ``[0.5, "0.7"]`` as strings, read by float)."""
+    for x in value:
+        if isinstance(x, (bool, np.bool_)):
+            raise TypeError(f"{name} must hold real numbers, got the bool {x!r}")
+        if isinstance(x, (str, bytes)):
+            raise TypeError(f"{name} must hold real numbers, got the string {x!r:.80}")
+        if isinstance(x, (list, tuple)) and depth < 32:
+            _no_text_or_bools(x, name, depth + 1)
+
+
+def real_array(value, name: str, copy: bool = False) -> np.ndarray:
+    """``value`` as a float array (a copy when ``copy``); TypeError naming ``name`` for strings, bools,
+    sets and mappings (taken as numbers, or in no order) and for what is no number; ValueError for a
+    ragged nesting and for integers beyond the range of a float."""
+    if isinstance(value, (str, bytes, set, frozenset, Mapping)):
+        raise TypeError(f"{name} must be an array of real numbers, got {type(value).__name__} {value!r:.80}")
+    if isinstance(value, (list, tuple)):
+        _no_text_or_bools(value, name)
+    try:
+        array = np.array(value) if copy else np.asarray(value)
+    except ValueError as exc:  # "inhomogeneous shape": rows of different lengths
+        raise ValueError(f"{name} must be a rectangular array of numbers (rows of equal length), got "
+                         f"{value!r:.80} ({exc})") from None
+    kind = array.dtype.kind
+    if kind == "f":
+        return array if array.dtype == np.float64 else array.astype(float)
+    if kind in "iu":
+        return array.astype(float)
+    if kind == "b":
+        raise TypeError(f"{name} must hold real numbers, got booleans")
+    if kind in "USa":
+        raise TypeError(f"{name} must hold real numbers, got strings {value!r:.80}")
+    if kind == "c":
         if np.any(array.imag != 0):
             raise TypeError(f"{name} must be real, got a complex array with non-zero imaginary part "
                             f"(max |imag| = {np.abs(array.imag).max():.3g})")
-        array = array.real
-    try:
-        return array.astype(float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from None
+        return array.real.astype(float)
+    if kind == "O":  # Python ints beyond int64, or numbers of other kinds (SymPy's, Fraction, Decimal)
+        values = []
+        for x in array.reshape(-1).tolist():
+            if isinstance(x, (bool, np.bool_, str, bytes)):
+                raise TypeError(f"{name} must hold real numbers, got {x!r:.80}")
+            try:
+                values.append(float(x))
+            except OverflowError:
+                raise ValueError(f"{name} holds a number too large for a float: {x!r:.40}") from None
+            except (TypeError, ValueError):
+                raise TypeError(f"{name} must hold real numbers, got {type(x).__name__} {x!r:.80}") from None
+        return np.array(values, dtype=float).reshape(array.shape)
+    raise TypeError(f"{name} must be an array of real numbers, got {value!r:.80}")
+
+
+def real_state(value, name: str = "y0") -> np.ndarray:
+    """A state as a float array (a copy); a complex one is a TypeError when its imaginary part is not
+    zero (NumPy would drop it with only a ComplexWarning); strings, bools, ragged rows and integers
+    beyond a float's range are refused naming ``name`` (:func:`real_array`)."""
+    return real_array(value, name, copy=True)
 
 
 def t_span(value, *, forward: bool = False) -> tuple:
     """(t0, tf): two finite numbers, t0 != tf (t0 < tf when ``forward``); not a string or booleans
     (the string "01" read as (0, 1))."""
-    if isinstance(value, (str, bytes)) or any(isinstance(x, (bool, np.bool_, str, bytes)) for x in
-                                              (value if isinstance(value, (tuple, list, np.ndarray)) else ())):
-        raise ValueError(f"t_span must be a pair (t0, tf) of numbers, got {value!r}")
+    unordered = isinstance(value, (str, bytes, set, frozenset, Mapping))  # a set has no order
+    if unordered or (isinstance(value, np.ndarray) and value.ndim != 1) or any(
+            isinstance(x, (bool, np.bool_, str, bytes)) for x in
+            (value if isinstance(value, (tuple, list, np.ndarray)) else ())):
+        raise ValueError(f"t_span must be a pair (t0, tf) of numbers, got {value!r:.80}")
     try:
         t0, tf = (float(x) for x in value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"t_span must be a pair (t0, tf) of numbers, got {value!r}") from None
     if not (math.isfinite(t0) and math.isfinite(tf)):
         raise ValueError(f"t_span must be finite, got ({t0}, {tf})")
@@ -183,7 +229,7 @@ def t_eval(value: npt.ArrayLike | None, t0: float, tf: float) -> np.ndarray | No
     """Output times inside [t0, tf], finite and sorted in the direction of integration."""
     if value is None:
         return None
-    times = np.asarray(value, dtype=float)
+    times = real_array(value, "t_eval")
     if times.ndim > 1:  # a (1, n) array was flattened silently
         raise ValueError(f"t_eval must be one-dimensional (a sequence of times), got shape {times.shape}")
     times = times.reshape(-1)

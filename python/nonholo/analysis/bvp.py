@@ -290,6 +290,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     """
     from scipy.integrate import simpson
 
+    _check_system(system)
     q0 = np.asarray(q0, dtype=float).reshape(-1)
     q1 = np.asarray(q1, dtype=float).reshape(-1)
     if system.k == 0:
@@ -297,8 +298,6 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     for name, q in (("q0", q0), ("q1", q1)):
         if q.shape != (system.n,) or not np.all(np.isfinite(q)):
             raise ValueError(f"{name} must be {system.n} finite numbers, got {q}")
-    if not hasattr(system, "k") or not hasattr(system, "vakonomic"):
-        raise TypeError(f"system must be a nonholo System (its vakonomic model is used), got {type(system).__name__}")
     params = parameter_mapping(params)
     T = check.positive(T, "T")
     if segments is None:
@@ -317,6 +316,7 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     max_iterations = check.count(max_iterations, "max_iterations", minimum=0)
     n_points = check.count(n_points, "n_points", minimum=2)
     _check_n_points(n_points, 2 * system.n + system.k)
+    _check_segments(segments, n_points, 2 * system.n + system.k)
     rtol, atol = check.tolerances(rtol, atol)
     atol = float(atol[0]) if atol.size == 1 else atol
     shoot = _Shooting(system, q0, q1, T, segments, params, rtol, atol)
@@ -379,3 +379,44 @@ def _check_n_points(n_points: int, n_states: int) -> None:
 
     refuse_beyond_memory(8 * n_points * (n_states + 4), f"n_points = {n_points} samples of {n_states} states need",
                          "8 bytes per value", "take fewer")
+
+
+# The most unknowns of the shooting (segments x states) whose least-squares steps (O(N^3) on a dense
+# N x N matrix) take seconds: 400 segments of the Heisenberg particle (2800 unknowns) took 12 s a Newton
+# step, 800 segments 47 s, 1e6 segments never ended
+MAX_SHOOTING_UNKNOWNS = 3000
+
+
+def _check_system(system) -> None:
+    """TypeError naming ``system`` for anything but a System (a Model has no k: its attributes were
+    read before this was asked)."""
+    from ..models.model import Model
+
+    if isinstance(system, Model):
+        raise TypeError("system must be a nonholo System (its vakonomic model is used), got a "
+                        f"{type(system).__name__}: pass model.system")
+    if not hasattr(system, "k") or not hasattr(system, "vakonomic") or not hasattr(system, "n"):
+        raise TypeError(f"system must be a nonholo System (its vakonomic model is used), got {type(system).__name__}")
+
+
+def _check_segments(segments: int, n_points: int, n_states: int) -> None:
+    """ValueError naming ``segments`` where its shooting matrix (about segments x n_states unknowns,
+    dense, with the least-squares solver's copies) does not fit in the memory, where it has more
+    intervals than the returned trajectory has (n_points - 1, at least RETRY_SEGMENTS), or more
+    unknowns than MAX_SHOOTING_UNKNOWNS (segments = 1e6 hung in its first Newton step)."""
+    from ..system.checks import refuse_beyond_memory
+
+    unknowns = segments * n_states
+    refuse_beyond_memory(3 * 8.0 * unknowns**2, f"segments = {segments}: the shooting matrix of {unknowns} unknowns "
+                         "needs", "dense, 8 bytes per entry, with the least-squares solver's copies",
+                         "take fewer segments")
+    limit = max(n_points - 1, RETRY_SEGMENTS)
+    if segments > limit:
+        raise ValueError(f"segments must be at most {limit} (n_points - 1 with n_points = {n_points}, or "
+                         f"{RETRY_SEGMENTS}: a shooting interval per interval of the returned trajectory at most), "
+                         f"got {segments}")
+    if unknowns > MAX_SHOOTING_UNKNOWNS:
+        raise ValueError(f"segments = {segments} gives a shooting matrix of {unknowns} unknowns ({n_states} states "
+                         f"per segment), more than {MAX_SHOOTING_UNKNOWNS}: each Newton step's least-squares solve "
+                         f"grows as its cube (minutes beyond); take at most {MAX_SHOOTING_UNKNOWNS // n_states} "
+                         "segments")

@@ -63,6 +63,10 @@ class SimulationResult:
         The state at ``t_last`` when the output holds it: the last sample of a run that stores
         every step, and the only state a run with ``t_eval=[]`` returns (as solve_ivp, it has no
         samples); None when the last sample of ``t_eval`` is before ``t_last``.
+    sol : DenseSolution or None
+        The run's interpolant, ``sol(t)`` the state at any t in t_span, when ``simulate`` was given
+        ``dense_output=True``; None otherwise (there is nothing to call: run again with
+        ``dense_output=True``, or pass the times wanted as ``t_eval``).
     warnings : list of str
         What the run found questionable without failing, each also a SimulationWarning: a reduced
         model used outside the range where its expansion in eps is valid (``validity``).
@@ -201,7 +205,15 @@ class SimulationResult:
         Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
         demand, and so are the contact quantities ``"slip"``, ``"friction_force"`` and
         ``"normal_force"`` of a system with constraint rows (:mod:`nonholo.system.contact_outputs`).
-        Raises KeyError naming the states when there is no state or output of that name."""
+        Raises KeyError naming the states when there is no state or output of that name, and
+        TypeError for a key that is no name (a slice or an index: the samples are ``y[:, i]``)."""
+        if getattr(name, "is_Symbol", False):  # a SymPy symbol of a coordinate: its name
+            name = name.name
+        if not isinstance(name, str):
+            names = ", ".join(repr(x) for x in self.state_names[:4])
+            raise TypeError(f"results are indexed by the name of a state or output, such as {names} (states are "
+                            f"{self.state_names}), got {type(name).__name__} {name!r:.60}; for samples by position "
+                            "use result.y[:, i] and result.t[i]")
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if ((getattr(self.model, "kind", None) == "reduced" or getattr(self.model, "frame", None) is not None)

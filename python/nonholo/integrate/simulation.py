@@ -30,6 +30,7 @@ from .sensitivity import attach_sensitivities, sensitivity_spec, with_initial_va
 from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, stopped_by_load, warn_at_start
 from .events import Event, event_specs
+from . import arguments
 
 __all__ = ["simulate", "simulate_many", "Event"]
 
@@ -333,6 +334,8 @@ def simulate(
     compile = check.compile_option(compile)
     project_y0, drift_control = check.flag(project_y0, "project_y0"), check.flag(drift_control, "drift_control", True)
     t0, tf = check.t_span(t_span)
+    arguments.refuse_outputs(model.n_states, t_eval)  # before t_eval is converted: its outputs can be held
+    arguments.param_values(params)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     given, y0 = y0, initial_state(model, y0, t0, p, project_y0, rtol)
@@ -517,6 +520,7 @@ def _batch_params(model: Model, params, n_runs: int) -> tuple:
     for i, run in enumerate(runs):
         if not isinstance(run, Mapping):
             raise TypeError(f"params[{i}] must be a mapping {{name: value}}, got {type(run).__name__}")
+        arguments.param_values(run)
         bad = {(k.name if isinstance(k, sp.Symbol) else k): v for k, v in run.items()
                if isinstance(v, (float, np.floating)) and not math.isfinite(v)}
         vector = model.param_vector({k: v for k, v in run.items() if (k.name if isinstance(k, sp.Symbol) else k)
@@ -606,6 +610,8 @@ def simulate_many(
         return run_law_reduced_many(**locals())
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
+    arguments.refuse_batch(model.n_states, Y0, params, t_eval)  # before Y0 and params are converted
+    arguments.param_values(params, batch=True)
     threads = check.threads(threads)
     compile = check.compile_option(compile)
     project_y0, drift_control = check.flag(project_y0, "project_y0"), check.flag(drift_control, "drift_control", True)

@@ -49,3 +49,33 @@ def reals(value, name: str, *, positive: bool = False, why: str = ""):
     if positive and not np.all(array > 0):
         raise ValueError(f"{name} must be positive, got {value!r:.100}{reason}")
     return array
+
+
+def integer(value, name: str, *, minimum: int = 1, why: str = "") -> int:
+    """``value`` as an int: a Python or NumPy integer, or an integral float (``3.0``); TypeError naming
+    ``name`` for a bool, a fraction, a string or anything else, ValueError below ``minimum``
+    ("must be a positive integer" for minimum 1, "a non-negative integer" for 0)."""
+    reason = f" ({why})" if why else ""
+    kind = {1: "a positive integer", 0: "a non-negative integer"}.get(minimum, f"an integer >= {minimum}")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {kind}{reason}, got the bool {value!r}")
+    if isinstance(value, numbers.Integral):
+        n = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        n = int(float(value))
+    else:
+        raise TypeError(f"{name} must be {kind}{reason}, got {value!r:.100}")
+    if n < minimum:
+        raise ValueError(f"{name} must be {kind}{reason}, got {n}")
+    return n
+
+
+def not_text(value, name: str, *, optional: bool = False):
+    """``value`` unchanged unless it is a string or a bool (TypeError naming ``name``: ``"1"`` or ``True``
+    would be taken as a number later, or fail there without the argument's name); None passes when
+    ``optional``. For values that may also be symbols (runtime parameters), which :func:`real` refuses."""
+    if value is None and optional:
+        return value
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {value!r:.100}")
+    return value

@@ -3,12 +3,10 @@ control systems (Laumond, *Robot Motion Planning and Control*, 1998, chapters 1 
 
 from __future__ import annotations
 
-import numbers
-
-import numpy as np
 import sympy as sp
 
 from ..control.kinematic import KinematicSystem
+from .arguments import integer, real
 
 __all__ = ["kinematic_car", "kinematic_car_trailers"]
 
@@ -19,15 +17,8 @@ MAX_TRAILERS = 100
 
 
 def _positive(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, str)):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    try:
-        value = float(value)
-    except ValueError:
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise ValueError(f"{name} must be positive and finite, got {value}")
-    return value
+    """A positive finite real number (not a string or a bool), naming ``name``."""
+    return real(value, name, positive=True)
 
 
 def kinematic_car(turning_radius: float = 1.0) -> KinematicSystem:
@@ -54,8 +45,7 @@ def kinematic_car_trailers(n_trailers: int = 1, turning_radius: float = 1.0, hit
     :func:`kinematic_car`, with theta_i' = v_{i-1} / d sin(theta_{i-1} - theta_i) and
     v_i = v_{i-1} cos(theta_{i-1} - theta_i), v_0 = v.
     """
-    if isinstance(n_trailers, (bool, np.bool_)) or not isinstance(n_trailers, numbers.Integral) or n_trailers < 0:
-        raise ValueError(f"n_trailers must be a non-negative integer, got {n_trailers!r}")
+    n_trailers = integer(n_trailers, "n_trailers", minimum=0)
     if n_trailers > MAX_TRAILERS:
         raise ValueError(f"n_trailers = {n_trailers} is more than the {MAX_TRAILERS} trailers this builder holds")
     n_trailers = int(n_trailers)

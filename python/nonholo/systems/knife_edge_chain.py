@@ -6,6 +6,7 @@ import sympy as sp
 from ..viz import drawing as dr
 from ..system.checks import check_size
 from ..system.system import System
+from .arguments import integer
 
 
 def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2, l: float = 1.0,  # noqa: E741
@@ -31,8 +32,7 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
     Chaplygin sleigh (with I its inertia). Parameters: m, I, a, l, mu. State order
     ``[x, y, theta_1..theta_N, x_dot, y_dot, theta_1_dot..theta_N_dot]``.
     """
-    if not isinstance(N, int) or isinstance(N, bool) or N < 1:
-        raise ValueError(f"N must be a positive integer (the number of links), got {N!r}")
+    N = integer(N, "N", why="the number of links")
     check_size(N + 2, N, f"N = {N}")  # before anything is built
     x, y = sp.symbols("x y")
     th = sp.symbols(f"theta_1:{N + 1}")

@@ -5,7 +5,7 @@ import sympy as sp
 
 from ..system.checks import check_size
 from ..system.system import System
-from .arguments import real
+from .arguments import integer, real
 
 
 class Platoon(System):
@@ -58,8 +58,7 @@ def platoon(K: int = 10, m: float = 4.0, I: float = 0.1, d: float = 0.1, k: floa
     m, I, k, L, mu must be positive and d non-negative, all finite real numbers (a negative
     spring or rest length, or a zero friction coefficient, is refused with a ValueError naming it).
     """
-    if not isinstance(K, (int, np.integer)) or isinstance(K, bool) or K < 1:
-        raise ValueError(f"K must be a positive integer (the number of robots), got {K!r}")
+    K = integer(K, "K", why="the number of robots")
     m = real(m, "m", positive=True, why="each robot's mass")
     I = real(I, "I", positive=True, why="each robot's moment of inertia about its centre of mass")  # noqa: E741
     d = real(d, "d", non_negative=True, why="the distance of the centre of mass ahead of the axle")

@@ -26,6 +26,7 @@ import sympy as sp
 from ..builders.bodies import RigidBody, quaternion_with_down
 from ..builders.contact import Ellipsoid, roll_on_plane, rolling_state, spatial_angular_velocity
 from ..system.system import System
+from .arguments import not_text
 
 __all__ = ["rattleback", "kane_levinson_state", "KANE_LEVINSON", "reversal_time", "vertical_spin"]
 
@@ -37,6 +38,8 @@ def rattleback(friction: str | None = None, eps: float = 1e-3, friction_coeffici
     """The Kane-Levinson rattleback (module docstring); keyword arguments override
     :data:`KANE_LEVINSON` (m, a, b, c, h, A, B, C, D, g; A..D per unit mass, as in the paper).
     ``friction``: None (no slip), "viscous" or "coulomb" (see :func:`~nonholo.contact.roll_on_plane`)."""
+    eps, friction_coefficient = not_text(eps, "eps", optional=True), not_text(friction_coefficient,
+                                                                              "friction_coefficient")
     unknown = set(params) - set(KANE_LEVINSON)
     if unknown:
         raise ValueError(f"unknown rattleback parameters {sorted(unknown)}; known: {sorted(KANE_LEVINSON)}")

@@ -22,6 +22,7 @@ import sympy as sp
 from ..builders.bodies import RigidBody, rotation_matrices
 from ..builders.contact import Sphere, body_angular_velocity, roll_on_plane
 from ..system.system import System
+from .arguments import not_text
 
 __all__ = ["tippe_top", "jellett", "inverts"]
 
@@ -33,6 +34,10 @@ def tippe_top(m: float = 0.015, R: float = 0.02, alpha: float = 0.3, I1: float |
     inversion window for alpha = 0.3), at the m and R given here. Runtime parameters m, R, alpha,
     I1, I3, g (and eps); I1 and I3 are numbers of their own: params={"R": 0.04} keeps the
     inertias of the R built with (pass I1 and I3 too, or build tippe_top(R=0.04))."""
+    m, R, alpha, g = (not_text(v, name) for v, name in ((m, "m"), (R, "R"), (alpha, "alpha"), (g, "g")))
+    I1, I3 = not_text(I1, "I1", optional=True), not_text(I3, "I3", optional=True)
+    eps, friction_coefficient = not_text(eps, "eps", optional=True), not_text(friction_coefficient,
+                                                                              "friction_coefficient")
     m_, R_, al, I1_, I3_, g_ = syms = sp.symbols("m R alpha I1 I3 g")
     I3 = 0.4 * m * R**2 if I3 is None else I3
     I1 = 0.95 * I3 if I1 is None else I1

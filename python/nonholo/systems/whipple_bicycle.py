@@ -30,7 +30,7 @@ from ..builders.bodies import RigidBody
 from ..builders.multibody import Mechanism, Revolute, assemble
 from ..builders.surfaces import Disc
 from ..system.system import System
-from .arguments import real
+from .arguments import not_text, real
 
 __all__ = ["whipple_bicycle", "whipple_bicycle_kane", "upright_state", "BENCHMARK"]
 
@@ -199,6 +199,8 @@ def whipple_bicycle(*, friction_coefficient=1.0, normal_coefficient=None, **valu
     positive, ``lam`` in (-pi/2, pi/2), the inertias as :class:`~nonholo.bodies.RigidBody` takes
     them; a bad one raises ValueError or TypeError naming it.
     """
+    friction_coefficient = not_text(friction_coefficient, "friction_coefficient")
+    normal_coefficient = not_text(normal_coefficient, "normal_coefficient", optional=True)
     unknown = sorted(set(values) - set(BENCHMARK))
     if unknown:
         raise ValueError(f"unknown bicycle parameters {unknown}; the parameters are {sorted(BENCHMARK)}")
