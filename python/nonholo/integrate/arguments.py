@@ -13,6 +13,7 @@ from .. import options as check
 # The memory a run's result holds besides its samples (the SimulationResult, its stats and messages,
 # the arrays' headers), in bytes: a rough upper figure, so that a batch of 1e8 runs is refused at once
 BYTES_PER_RUN = 4096
+SMALL_NEED = 2 ** 26  # bytes (64 MiB) of outputs that any machine this runs on holds
 
 
 def _length(value) -> int | None:
@@ -35,6 +36,8 @@ def refuse_outputs(n_states: int, t_eval, n_runs: int = 1, argument: str = "t_ev
     n_t = _length(t_eval)
     times = 2 if n_t is None else n_t
     need = n_runs * (BYTES_PER_RUN + 8.0 * (n_states + 1) * times)
+    if need < SMALL_NEED:  # every run's few kilobytes: not worth the 40 us of asking /proc/meminfo
+        return
     if n_t is not None and n_runs > 1 and argument != "t_eval":
         detail = f"{n_runs} runs of {n_states} states at {n_t} times of t_eval"
     elif n_runs > 1:
