@@ -6,6 +6,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..system.system import System
+from .arguments import real
 
 REALIZATIONS = ("potential", "friction", "inertia")
 
@@ -67,7 +68,8 @@ def planar_particle(g: float = 9.81, realization: str = "friction", eps: float |
     n = sp.Matrix([x, y]) / r
     parameters = {g_: g}
     if realization != "friction":
-        parameters[eps_] = 0.01 if eps is None else eps
+        parameters[eps_] = 0.01 if eps is None else real(eps, "eps", positive=True,
+                                                          why="the realization's scale (the circle as eps -> 0)")
     name = f"planar particle ({realization} realization of the circle)"
     if realization == "potential":
         V = g_ * y + (r - 1) ** 2 / (2 * eps_)

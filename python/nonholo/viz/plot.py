@@ -130,6 +130,8 @@ def convergence(study, ax=None, which: str = "errors", reference: bool = True):
     ``which`` is ``"errors"`` (reduced model vs friction model) or ``"slips"`` (residual of the
     truncated slow manifold along the friction model's trajectory).
     """
+    if not isinstance(which, str) or which not in ("errors", "slips"):  # anything else drew the slips
+        raise ValueError(f"which must be 'errors' or 'slips', got {which!r:.60}")
     ax = _axes(ax)
     values = study.errors if which == "errors" else study.slip_residuals
     slopes = study.slopes if which == "errors" else study.slip_slopes
