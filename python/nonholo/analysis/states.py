@@ -63,15 +63,3 @@ def parameter_mapping(params, name: str = "params"):
     raise TypeError(f"{name} must be a mapping name -> value (e.g. {{'a': 0.3}}), got {type(params).__name__} "
                     f"{params!r:.80}")
 
-
-def check_parameters_at(model, t: float, y, pvec) -> None:
-    """The model's own check of a state and its parameter values, as a run's start makes it (eps > 0,
-    mu positive definite, a metric positive definite at q): ModelError or ValueError naming the
-    values, where the analysis would otherwise linearize a model that does not exist (eps = -0.1
-    gave the sleigh's friction model an eigenvalue +10.6)."""
-    from ..errors import ModelError
-
-    try:
-        model.core.check_state(float(t), np.asarray(y, dtype=float), list(map(float, pvec)))
-    except ModelError as err:
-        raise ModelError(f"{err} (at the parameters {dict(zip(model.param_names, map(float, pvec)))})") from None

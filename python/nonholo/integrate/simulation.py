@@ -30,6 +30,7 @@ from .sensitivity import attach_sensitivities, sensitivity_spec, with_initial_va
 from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, stopped_by_load, warn_at_start
 from .events import Event, event_specs
+from ..models.start_check import check_start
 from . import arguments
 
 __all__ = ["simulate", "simulate_many", "Event"]
@@ -60,10 +61,7 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
         )
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
-    try:
-        model.core.check_state(t0, y0, params)
-    except ModelError as err:  # a parameter's value (m = -1) reads as the model's: say which values it had
-        raise ModelError(f"{err} (at the parameters {dict(zip(model.param_names, map(float, params)))})") from None
+    check_start(model, t0, y0, params)
     on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
     loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
     if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b

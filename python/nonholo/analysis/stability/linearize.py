@@ -41,7 +41,8 @@ from .manifold import (constraint_set, cyclic_coordinates, model_cyclic_indices,
                        tangent_basis)
 from .zero_modes import ZeroMode, deflate
 from ... import options as check
-from ..states import check_parameters_at, in_quasi_velocities, model_state, parameter_mapping
+from ..states import in_quasi_velocities, model_state, parameter_mapping
+from ...models.start_check import check_start
 
 __all__ = ["Linearization", "linearize", "check_steady", "tangent_space"]
 
@@ -240,7 +241,7 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     steady_tol = check.positive(steady_tol, "steady_tol")
     y = model_state(model, check.real_state(y, "y"), t, params)
     names = model.state_names
-    check_parameters_at(model, t, y, model.param_vector(params))
+    check_start(model, t, y, model.param_vector(params))
     A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
     d = deflate(A, cyc_local, zero_tol)
     modes = _zero_modes(model, t, y, pvec, T, A, d, cyc, names)

@@ -28,7 +28,8 @@ from .manifold import constraint_set, model_cyclic_indices
 from .linearize import check_autonomous
 from ... import options as check
 from ...errors import NonholoError
-from ..states import check_parameters_at, in_quasi_velocities, model_state, parameter_mapping
+from ..states import in_quasi_velocities, model_state, parameter_mapping
+from ...models.start_check import check_start
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
 
@@ -214,7 +215,7 @@ def _polished(model, t, y, params, r, J, residual, *rows):
 
 def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMotion:
     names = model.state_names
-    check_parameters_at(model, t, y, model.param_vector(params))  # unknown parameter -> ValueError; eps <= 0
+    check_start(model, t, y, model.param_vector(params))  # unknown parameter -> ValueError; eps <= 0
     cyc = model_cyclic_indices(model, cyclic)
     steady_rows = [i for i in range(len(y)) if i not in set(cyc)]
     fix_idx, fix_val = _fixed(model, fixed)
