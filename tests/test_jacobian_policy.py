@@ -52,10 +52,16 @@ def chain16():
     return system.friction(1e-4), chain_state(system, 16)
 
 
-def reuse_steps(c: float, scale: float = 8) -> int:
+def step_cost(model) -> float:
+    """A step's fixed work in right-hand sides of ``model``, as the policy takes it (0.38758 for the
+    chain N = 16; STEP rounds it, which moved the ceiling below for a measured c of 4.163)."""
+    return nh._core.cost_constants()["step_ns"] / model.core.rhs_cost_ns
+
+
+def reuse_steps(c: float, scale: float = 8, step: float = STEP) -> int:
     """JacobianPolicy::reuse_steps for the chain N = 16's fixed costs (a step 0.388 right-hand sides):
     the scale 8 for an estimated Jacobian cost, 6 for a measured one."""
-    return int(min(51, max(10, math.ceil(scale * c / (1 + STEP)))))
+    return int(min(51, max(10, math.ceil(scale * c / (1 + step)))))
 
 
 def test_costly_stiff_jacobian_is_kept_for_its_reuse_steps(chain16):
@@ -66,14 +72,30 @@ def test_costly_stiff_jacobian_is_kept_for_its_reuse_steps(chain16):
     estimated = {"jacobian_costs": "estimated"}
     y, stats = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options=estimated)
     yk, kept = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": REUSE_STEPS_N16})
-    assert reuse_steps(model.core.jacobian_cost) == REUSE_STEPS_N16
+    assert reuse_steps(model.core.jacobian_cost, 8, step_cost(model)) == REUSE_STEPS_N16
     assert [stats[k] for k in COUNTERS] == [kept[k] for k in COUNTERS]
     np.testing.assert_array_equal(y, yk)
 
     y, stats = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
     c = model.core.measured_jacobian_cost
     assert np.isfinite(c) and c > 2 * (1 + STEP)  # a Jacobian too costly for each setup
-    yk, kept = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": reuse_steps(c, 6)})
+    kept_for = reuse_steps(c, 6, step_cost(model))
+    yk, kept = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": kept_for})
+    assert [stats[k] for k in COUNTERS] == [kept[k] for k in COUNTERS]
+    np.testing.assert_array_equal(y, yk)
+
+
+@pytest.mark.parametrize("c", [4.163, 4.4, 5.05])
+def test_kept_measured_cost_sets_the_reuse_at_the_ceilings(c):
+    """A kept measured cost sets the reuse: at 4.163 (a measured cost a loaded machine gave, where
+    ceil(6 c / (1 + o)) turns from 18 to 19 between o = 0.3876, the policy's, and 0.388) and inside
+    two bands, the default run is that of the fixed frequency, counter for counter."""
+    system = nh.systems.knife_edge_chain(16)
+    model, y0 = system.friction(1e-4), chain_state(system, 16)
+    model.core.keep_measured_jacobian_cost(c)
+    y, stats = final(model, y0, 2.0, rtol=RTOL, atol=ATOL)
+    kept_for = reuse_steps(c, 6, step_cost(model))
+    yk, kept = final(model, y0, 2.0, rtol=RTOL, atol=ATOL, solver_options={"jacobian_frequency": kept_for})
     assert [stats[k] for k in COUNTERS] == [kept[k] for k in COUNTERS]
     np.testing.assert_array_equal(y, yk)
 
