@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["on_holonomic_constraints"]
+__all__ = ["on_holonomic_constraints", "on_unit_norm"]
 
 
 def on_holonomic_constraints(system, y0: np.ndarray, params: list, tolerance: float) -> None:
@@ -51,3 +51,25 @@ def _shown(system, i: int) -> str:
     """The i-th holonomic constraint as text, cut at 80 characters."""
     text = str(system.holonomic[i])
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def on_unit_norm(groups: list, names: list, y0: np.ndarray, tolerance: float) -> None:
+    """ValueError when a unit-norm group of y0 (a quaternion: ``groups`` as (position indices, velocity
+    indices or [])) has |q| off 1, or a velocity along q (q . q' != 0, which changes |q|), by more than
+    ``tolerance``: the run normalizes both after its first step, so it would start from another state
+    than y0, and the models evaluated at the given one (a quaternion of norm 2 scales the attitude's
+    rotation by 4: a ball's friction model moved from x = 0 by 0.71 in 1 s where it stays put)."""
+    for positions, velocities in groups:
+        q = y0[positions]
+        size = float(np.linalg.norm(q))
+        shown = ", ".join(names[i] for i in positions)
+        if abs(size - 1.0) > tolerance:
+            raise ValueError(f"y0's unit-norm group ({shown}) has norm {size:.10g}, not 1: normalize it "
+                             "(q / |q|): the run would "
+                             "start from another state than the one given")
+        if velocities:
+            v = y0[velocities]
+            radial = float(q @ v) / size
+            if abs(radial) > tolerance * max(1.0, float(np.linalg.norm(v))):
+                raise ValueError(f"y0's velocities of the unit-norm group ({shown}) change its norm: q . q' = "
+                                 f"{radial:.3g}, not 0; remove the part along q (q' - (q . q') q for |q| = 1)")

@@ -17,7 +17,7 @@ from .. import options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
-from .holonomic_start import on_holonomic_constraints
+from .holonomic_start import on_holonomic_constraints, on_unit_norm
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, maps_initial_state, prepare_run
 from ..models.law_core import LAW_REDUCED_MODELS
@@ -63,6 +63,8 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
         raise ValueError("y0 contains NaN or inf")
     check_start(model, t0, y0, params)
     on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
+    if model.system.unit_norm:
+        on_unit_norm(_unit_norm_indices(model), model.state_names, y0, max(1e-8, 100 * float(rtol)))
     loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
     if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
         n = model.system.n
