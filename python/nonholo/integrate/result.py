@@ -36,7 +36,10 @@ class SimulationResult:
         dy/dtheta at ``t`` for the ``sensitivities`` requested from simulate, named by
         ``sensitivity_names``; at events ``t_events_sensitivities`` (n_occ, n_sens) and
         ``y_events_sensitivities`` (n_occ, n_states, n_sens); ``sensitivities_final``
-        (n_states, n_sens) those of ``y_final`` (also with ``t_eval=[]``).
+        (n_states, n_sens) those of ``y_final`` (also with ``t_eval=[]``). The samples' are at
+        fixed times; after a terminal event (status 1) ``sensitivities_final`` is the derivative
+        of the state at the stop, s(t*) + y'(t*) dt*/dtheta, the stopping event's
+        ``y_events_sensitivities``, not the last column of ``sensitivities``.
     stats : dict
         Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
         n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time

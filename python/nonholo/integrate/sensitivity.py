@@ -84,7 +84,8 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
     ``t_events_sensitivities`` (n_occ, n_sens) and ``y_events_sensitivities``
     (n_occ, n_states, n_sens) on a SimulationResult, and ``sensitivities_final`` (n_states, n_sens)
     at ``y_final`` (also when ``t_eval=[]`` stores no samples; None when the last sample is before
-    ``t_last``)."""
+    ``t_last``): after a terminal event those of the state at the stop, whose time moves with theta
+    (:func:`_stopped`)."""
     result.sensitivity_names = list(names)
     result.sensitivities_final = None
     if not names:
@@ -111,7 +112,20 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
                           "sensitivity there (NaN in t_events_sensitivities and y_events_sensitivities)",
                           SimulationWarning, stacklevel=3)
     result.y_events_sensitivities = [np.transpose(s, (0, 2, 1)) for s in raw["y_events_sensitivities"]]
+    if result.status == 1 and result.sensitivities_final is not None:
+        result.sensitivities_final = _stopped(result, result.sensitivities_final)
     return result
+
+
+def _stopped(result, fixed_time: np.ndarray) -> np.ndarray:
+    """The sensitivities of the state where a terminal event stopped the run: d/dtheta of y(t*(theta)),
+    s(t*) + y'(t*) dt*/dtheta, which the stopping event's ``y_events_sensitivities`` hold (the samples'
+    are at fixed times: an event x = 0.5 that stops a sleigh has dx/da = 0 at the stop, 0.11 at the
+    fixed time). ``fixed_time`` where no event occurrence at t_last has them (a tangent event: NaN)."""
+    for times, values in zip(result.t_events, result.y_events_sensitivities):
+        if len(times) and times[-1] == result.t_last and np.isfinite(values[-1]).all():
+            return np.array(values[-1])
+    return fixed_time
 
 
 def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -> dict:
