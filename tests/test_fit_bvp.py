@@ -52,6 +52,9 @@ def test_fit_bad_input(sleigh):
     with pytest.raises(ValueError, match="not defined"):
         nh.fit(model, t, np.zeros(2), params=["a"], y0=Y0, t_span=(0, 2),
                observe=lambda sol: (np.full(2, np.nan), np.zeros((2, 1))))
+    # a stick-slip model runs without sensitivities: named, not an AttributeError from inside the fit
+    with pytest.raises(TypeError, match="stick-slip model runs without them"):
+        nh.fit(sleigh.stick_slip(0.5, normal=9.81), t, np.zeros((2, 4)), params=["a"], y0=Y0, observe=["x", "y"])
 
 
 @pytest.fixture(scope="module")

@@ -223,6 +223,17 @@ def test_wrong_y0_messages_name_the_qdot_form(ball):
         assert "(q, u)" not in message and "10" in message and "u1" in message
 
 
+def test_a_qdot_start_at_other_parameter_values_names_project_y0(ball, km):
+    """[q, q'] on the constraints at Omega = 2, run at Omega = 2.5: off them there, refused with the
+    remedy (it read "qdot violates the constraints" only); project_y0=True starts from the projection,
+    the default Omega starts as given."""
+    model, y0 = ball.nonholonomic(), qdot_state(km, Q0, U0)
+    with pytest.raises(ValueError, match=r"constraint quasi-velocities are .* Pass project_y0=True"):
+        nh.simulate(model, (0, 1), y0, params={"Omega": 2.5})
+    assert nh.simulate(model, (0, 1), y0, params={"Omega": 2.5}, project_y0=True).success
+    assert nh.simulate(model, (0, 1), y0).success
+
+
 def disc_with_speeds_in(frame_name: str, values=(1.0, 1.0, 1.0)):
     """SymPy's rolling disc (yaw q1, lean q2, spin q3, contact point q4, q5) with the angular speeds
     taken in the frame ``frame_name`` ("L": the lean frame, SymPy's example; "R": the wheel's) and

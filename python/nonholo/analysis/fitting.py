@@ -44,6 +44,7 @@ from ..models.model import Model, apply_compile
 from ..errors import IntegrationError, ModelError, attach_partial
 from ..integrate.simulation import simulate
 from ..models.reduced import maps_initial_state
+from ..models.stick_slip import StickSlipModel
 from .states import parameter_mapping
 
 #: The simulations compile="auto" expects of a fit (least_squares' evaluations at the trust region's
@@ -454,6 +455,11 @@ def fit(
     """
     from scipy.optimize import OptimizeWarning, least_squares
 
+    if not isinstance(model, Model):
+        raise TypeError(f"model: nh.fit takes a model that runs with sensitivities (system.nonholonomic(), "
+                        f".friction(eps), .reduced(eps), ...), got {type(model).__name__}"
+                        + (": a stick-slip model runs without them; fit the friction model of its system, "
+                           "whose eps regularizes the same law" if isinstance(model, StickSlipModel) else ""))
     absolute_sigma = check.flag(absolute_sigma, "absolute_sigma")
     compile = check.compile_option(compile)
     apply_compile(model, compile is True, 0)

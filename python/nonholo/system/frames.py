@@ -497,7 +497,10 @@ class AnholonomicFrame:
         """``[q, v^alpha]`` from a coordinate velocity on C (its v^a must vanish)."""
         v = self.quasi_velocities(q, qdot, params)
         if self.system.k and np.abs(v[self.rank:]).max() > 1e-9 * (1 + np.abs(v).max()):
-            raise ValueError("qdot violates the constraints (its constraint quasi-velocities do not vanish)")
+            raise ValueError(f"qdot violates the constraints at these parameter values: its constraint "
+                             f"quasi-velocities are {np.abs(v[self.rank:]).max():.3g}, not 0. Pass project_y0=True "
+                             "to simulate to project it onto the constraint set (G-orthogonally), or use "
+                             "system.project(q, qdot)")
         return np.r_[np.asarray(q, float), v[: self.rank]]
 
     def multipliers(self, q, v_alpha, t: float = 0.0, params=None) -> np.ndarray:
