@@ -21,15 +21,19 @@ where it vanishes (error O(tau^2)), the phase's samples extended to that instant
 finds a slip above the tolerance, the slip has turned (at a start from zero slip, by up to 90
 degrees before the 60-degree event can see it) and d follows it. At a stop the contact sticks if
 the force it then needs is inside the cone (|lambda_c| <= mu_s N), and slides on, in the direction
-that force sets, if not.
+that force sets, if not: a switch where that direction reverses the slip's (a block pushed back and
+forth: ``slip -> slip``), a turn where it is within 60 degrees of it (a slide from the cone's edge
+with mu_k = mu_s, whose slip grows more slowly than the tolerance resolves, touched zero).
 
-A contact that leaves the cone starts to slide from zero slip, in the direction d opposite to the
-force it needed: the consistent one there, where the slip's rate vanishes (it grows like
-(t - t*)^2). Its leftover slip, below the tolerance but in any direction, is replaced by a slip the
-integration resolves, SEED slide_stop (1 + |v|) along d, the velocity changed least in the metric
+A contact that leaves the cone, or whose slip stopped and slides on, starts to slide from zero slip,
+in the direction d opposite to the force it needed: the consistent one there, where the slip's rate
+vanishes (it grows like (t - t*)^2). Its leftover slip, below the tolerance but in any direction, is
+replaced by a slip the integration resolves, SEED slide_stop (1 + |v|) along d, the velocity changed least in the metric
 with the mode's constraints kept (where a contact's rows repeat a stuck one's, the leftover stays):
 started from the leftover, the slip turned and stopped at once, and a leaning disc, whose slip rows
-see different inertias, chattered at t* (999 switches within 1e-8 s). A slide's stiffness, about
+see different inertias, chattered at t* (999 switches within 1e-8 s). The other contacts' forces are
+judged at the seeded state: the leftover turned the kinetic force of the new slide against d, and a
+second contact well inside its cone seemed to need twice its cone and slid too. A slide's stiffness, about
 mu N / |s|, falls by decades as the slip grows from there, so its phases take a new Jacobian
 whenever BDF's step has grown tenfold (``solver_options={"jacobian_step_growth": 10}``): a
 Jacobian kept from where the slip was 1e-6 let Newton's corrections pass too small.
@@ -369,8 +373,14 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         stuck.append(not sliding)
         if sliding:
             directions[c] = s / np.linalg.norm(s)
-    stuck = _settle(model, tuple(stuck), t0, y, params, cone, directions, eta)
-    if any(stuck):  # the slip below the tolerance of the contacts that start stuck, projected out
+    classified = tuple(stuck)
+    seed_size = SEED * stop * (1 + np.linalg.norm(y[n:]))
+    stuck = _settle(model, classified, t0, y, params, cone, directions, eta,
+                    _seeding(model, classified, t0, y, params, directions, eta, seed_size))
+    seeded = _seeding(model, classified, t0, y, params, directions, eta, seed_size)(stuck)
+    if seeded is not None:  # a contact that cannot start stuck slides from a slip along d (module docstring)
+        y[n:] = seeded
+    elif any(stuck):  # the slip below the tolerance of the contacts that start stuck, projected out
         y[n:] = _projected(model, stuck, t0, y, params, directions, eta)
 
     result = StickSlipResult(np.zeros(0), np.zeros((2 * n, 0)), list(model.state_names), model=model, params=params)
@@ -406,7 +416,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             result.warnings.append(result.message)
             _warnings.warn(result.message, SimulationWarning, stacklevel=4)
             return result
-        before, new, stopped, breaking = stuck, list(stuck), [], []
+        before, new, stopped, heading = stuck, list(stuck), [], {}
         slips = model.slips(t, y, params)
         # the contacts whose events fired, and every other sliding contact whose slip stops at the same
         # instant (two axles of a car sliding sideways on static loads stop together: one event fires)
@@ -416,7 +426,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         for c in sorted(ended):
             size = float(np.linalg.norm(slips[c]))
             if size <= slip_tol(y):  # the slip stops: sticks if the force it then needs is inside the cone
-                directions.pop(c)
+                heading[c] = directions.pop(c)
                 new[c] = True
                 stopped.append(c)
             else:  # the slip turned away from d (60 degrees, or 90 at a start from zero slip): d follows it
@@ -433,16 +443,22 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             if np.linalg.norm(lams[c]) > 0:
                 directions[c] = -lams[c] / np.linalg.norm(lams[c])
                 new[c] = False
-                breaking.append(c)
-        stuck = _settle(model, tuple(new), t, y, params, cone, directions, eta)
-        breaking += [c for c in range(len(stuck)) if before[c] and not stuck[c] and c not in breaking]
-        seeded = _seeded(model, stuck, t, y, params, breaking, directions, eta,
-                         SEED * stop * (1 + np.linalg.norm(y[n:]))) if breaking else None
+        # the slides that start from zero slip (a contact that left its cone, one whose slip stopped and
+        # slides on) start from a seeded slip along d, and the other contacts' forces are judged there:
+        # the leftover slip (1e-12, in any direction) turned the kinetic force of such a slide against d,
+        # and a second contact, well inside its cone, was set sliding too
+        from_rest = tuple(before[c] or c in stopped for c in range(len(stuck)))
+        seeding = _seeding(model, from_rest, t, y, params, directions, eta, SEED * stop * (1 + np.linalg.norm(y[n:])))
+        stuck = _settle(model, tuple(new), t, y, params, cone, directions, eta, seeding)
+        seeded = seeding(stuck)
         if seeded is not None:  # the slides start from a slip the integration resolves, along d (module docstring)
             y[n:] = seeded
         elif any(stuck[c] and not before[c] for c in range(len(stuck))):  # the slip left below tolerance
             y[n:] = _projected(model, stuck, t, y, params, directions, eta)
-        if stuck == before and not stopped:  # a turn: the same mode again, with d following the slip
+        # a slip that touched zero and slides on within 60 degrees of its old direction (a slide from the
+        # cone's edge where mu_k = mu_s, whose slip grows slower than the tolerance resolves) turned
+        onward = stuck == before and all(heading[c] @ directions[c] >= TURN for c in stopped)
+        if stuck == before and (not stopped or onward):  # a turn: the same mode again, d following the slip
             turns += 1
             if turns > max_switches:
                 result.status, result.message = -1, (f"more than max_switches = {max_switches} turns of a sliding "
@@ -519,25 +535,38 @@ def _seeded(model, stuck: tuple, t: float, y, params, breaking: list, directions
     return seeded if np.abs(rows(seeded) - target).max() <= 1e-3 * size else None
 
 
+def _seeding(model, from_rest: tuple, t: float, y, params, directions: dict, eta: float, size: float):
+    """mode -> the velocity of y seeded (:func:`_seeded`) for the contacts of ``from_rest`` (their slip
+    zero to the tolerance) that slide in that mode, or None (none does, or the seed cannot hold)."""
+    def seeded(stuck: tuple):
+        breaking = [c for c in range(len(stuck)) if from_rest[c] and not stuck[c]]
+        return _seeded(model, stuck, t, y, params, breaking, directions, eta, size) if breaking else None
+    return seeded
+
+
 def _projected(model, stuck: tuple, t: float, y, params, directions, eta: float) -> np.ndarray:
     """The velocity of y projected (G-orthogonally) onto the rows of the contacts stuck in mode ``stuck``."""
     n = model.system.n
     return model.mode(stuck).system.project(y[:n], y[n:], t, model.mode_params(stuck, params, directions, eta))
 
 
-def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: float) -> tuple:
+def _settle(model, stuck: tuple, t: float, y, params, cone, directions, eta: float, seeding=None) -> tuple:
     """The mode in which every stuck contact's needed force is inside its cone: a contact that
-    would need more slides, in the direction opposite to that force."""
+    would need more slides, in the direction opposite to that force. ``seeding``: mode -> the
+    velocity its slides start from (:func:`_seeding`), at which the forces are judged."""
     stuck = list(stuck)
+    n = model.system.n
     for _ in range(len(stuck) + 1):
         if not any(stuck):
             break
-        lams = model.multipliers(tuple(stuck), t, y, model.mode_params(tuple(stuck), params, directions, eta))
-        outside = [c for c, lam in enumerate(lams) if lam is not None and np.linalg.norm(lam) > cone(c, t, y)]
+        velocity = seeding(tuple(stuck)) if seeding is not None else None
+        at = y if velocity is None else np.r_[y[:n], velocity]
+        lams = model.multipliers(tuple(stuck), t, at, model.mode_params(tuple(stuck), params, directions, eta))
+        outside = [c for c, lam in enumerate(lams) if lam is not None and np.linalg.norm(lam) > cone(c, t, at)]
         if not outside:
             break
         # the contact furthest outside its cone (a cone of zero width, no load, before any other)
-        c = max(outside, key=lambda c: (cone(c, t, y) <= 0, np.linalg.norm(lams[c]) / max(cone(c, t, y), 1e-300)))
+        c = max(outside, key=lambda c: (cone(c, t, at) <= 0, np.linalg.norm(lams[c]) / max(cone(c, t, at), 1e-300)))
         directions[c] = -lams[c] / np.linalg.norm(lams[c])
         stuck[c] = False
     return tuple(stuck)
