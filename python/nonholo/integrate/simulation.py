@@ -61,10 +61,10 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
         )
     if not check.all_finite(y0):
         raise ValueError("y0 contains NaN or inf")
+    if model.system.unit_norm:  # a quaternion off |q| = 1: the same motion from q / |q| (on_unit_norm)
+        y0 = on_unit_norm(_unit_norm_indices(model), y0)
     check_start(model, t0, y0, params)
     on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
-    if model.system.unit_norm:
-        on_unit_norm(_unit_norm_indices(model), model.state_names, y0, max(1e-8, 100 * float(rtol)))
     loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
     if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
         n = model.system.n
