@@ -29,6 +29,18 @@ def test_a_holonomic_constraint_without_its_row_is_refused():
         nh.simulate(bead(False).nonholonomic(), (0, 2), start(0.7, 0.2))
 
 
+def test_a_holonomic_constraint_of_a_system_without_rows_is_refused():
+    """With no constraint rows at all (k = 0) the check was skipped: h = q1 - q2 reached 2 at t = 2,
+    status 0."""
+    q1, q2, q3 = sp.symbols("q1 q2 q3")
+    free = nh.System([q1, q2, q3], sp.eye(3), holonomic=[q1 - q2])
+    with pytest.raises(ValueError, match=r"holonomic: the derivative of constraint 0 \(q1 - q2\)"):
+        nh.simulate(free.nonholonomic(), (0, 2), [0, 0, 0, 1, 0, 0])
+    with_row = nh.System([q1, q2, q3], sp.eye(3), holonomic=[q1 - q2], constraints=sp.Matrix([[1, -1, 0]]))
+    run = nh.simulate(with_row.nonholonomic(), (0, 2), [0, 0, 0, 1, 1, 0])
+    assert abs(run.q[0, -1] - run.q[1, -1]) < 1e-8 and abs(run.q[0, -1] - 2) < 1e-8
+
+
 def test_with_its_row_the_bead_stays_on_the_hoop_and_keeps_its_jacobi_integral():
     """On the hoop, theta'' = sin(theta) (omega^2 cos(theta) - g) (theta from the bottom); its
     first integral theta'^2 / 2 - omega^2 sin^2(theta) / 2 - g cos(theta) is constant."""
