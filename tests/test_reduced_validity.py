@@ -325,3 +325,17 @@ def test_the_bound_does_not_grow_with_the_size_of_the_system(K):
     assert gap[0] <= bound[0] <= 2 * gap[0]
     sol, caught = _run(platoon.reduced(1e-3, order=1), y0, (0, 1))
     assert sol.success and caught == [] and sol.validity.valid and sol.validity.bounded.all()
+
+
+def test_an_eps_beyond_double_precision_warns_and_keeps_the_run():
+    """eps = 1e200 (and a subnormal 5e-324) gave the validity check Jacobians with inf entries, and
+    numpy's LinAlgError after the integration (the run lost); now the check says the run left the
+    range, and simulate returns its result."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    for eps in (1e200, 5e-324):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run = nh.simulate(sleigh.reduced(eps, order=2), (0, 1), [0, 0, 0, -1.5, 0, 1.0])
+        assert run.t.size >= 1
+        assert any("left the range where its expansion in eps is valid: the ratio of the friction model's slow to "
+                   "fast rates is delta = inf" in str(w.message) for w in caught)

@@ -32,7 +32,8 @@ def _rows_hold(system, functions, q: np.ndarray, params: list) -> None:
     on a hoop with only its turning row left the hoop, h = 2e4 at t = 2, with status 0)."""
     sys_p = params[: len(system.parameters)]
     try:
-        A = np.asarray(system._core.at(0.0, q, None, sys_p).constraint_matrix(), dtype=float).reshape(system.k, system.n)
+        A = np.asarray(system._core.at(0.0, q, None, sys_p).constraint_matrix(), dtype=float)
+        A = A.reshape(system.k, system.n)
         dh = np.asarray(functions[1](*q, *sys_p), dtype=float).reshape(-1, system.n)
     except (ValueError, RuntimeError, ArithmeticError):
         return  # not evaluable here: the run says why

@@ -139,10 +139,17 @@ def scale_separation(system, eps: float, t, Y, params=None) -> np.ndarray:
 
 
 def _gap(J: np.ndarray, k: int) -> np.ndarray:
-    """|lambda_(k+1)| / |lambda_k| of each Jacobian of the stack J (n_t, 2n, 2n), moduli decreasing."""
-    moduli = -np.sort(-np.abs(np.linalg.eigvals(J)), axis=1)  # descending, one row per state
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(moduli[:, k - 1] > 0, moduli[:, k] / moduli[:, k - 1], np.inf)
+    """|lambda_(k+1)| / |lambda_k| of each Jacobian of the stack J (n_t, 2n, 2n), moduli decreasing;
+    inf for a Jacobian with entries beyond double precision (eps = 1e200 or 5e-324: the run is then
+    out of the expansion's range, not an error after its integration)."""
+    J = np.asarray(J)
+    gap = np.full(J.shape[0], np.inf)
+    finite = np.isfinite(J).all(axis=(1, 2))
+    if finite.any():
+        moduli = -np.sort(-np.abs(np.linalg.eigvals(J[finite])), axis=1)  # descending, one row per state
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap[finite] = np.where(moduli[:, k - 1] > 0, moduli[:, k] / moduli[:, k - 1], np.inf)
+    return gap
 
 
 def next_term(system, eps: float, order: int, t, Q, U, V=None, params=None) -> np.ndarray:
