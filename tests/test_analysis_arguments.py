@@ -449,3 +449,14 @@ def test_a_system_given_where_its_model_is_asked_for_is_named():
         with pytest.raises(TypeError, match=f"{argument} must be a model of a system .* got a System"):
             call()
     assert nh.linearize(sleigh.nonholonomic(), y).eigenvalues.size == 5
+
+
+def test_convergence_takes_the_highest_orders_and_names_one_beyond(sleigh):
+    """orders=[15] and [16] are valid (the series has 16 orders): they were refused as 'order ... got 17'
+    (the start's order, max(orders) + 2, unclamped); 17 is refused naming orders[0]."""
+    for K in (15, 16):
+        study = nh.analysis.studies.convergence(sleigh, [1e-2, 1e-3], [0, 0, 0, -1.5, 0, 1.0], (0, 0.2), [K],
+                                                progress=False)
+        assert np.isfinite(study.errors[K]).all() and max(study.errors[K]) < 1e-6
+    with pytest.raises(ValueError, match=r"orders\[0\] must be an integer from 0 to 16, got 17"):
+        nh.analysis.studies.convergence(sleigh, [1e-2, 1e-3], STRAIGHT, (0, 0.2), [17], progress=False)

@@ -10,6 +10,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .. import _core
 from .. import options as check
 from ..integrate.simulation import simulate
 from ..errors import attach_partial
@@ -88,7 +89,7 @@ def convergence(
         At least two (four or more for a meaningful slope).
     y0 : array_like, shape (2n,)
         ``[q0, u0]`` with u0 on the constraint set. The friction model starts on the slow
-        manifold, v0 = u0 + sum_{k<=manifold_order} eps^k h^(k) (default: max(orders) + 2), so
+        manifold, v0 = u0 + sum_{k<=manifold_order} eps^k h^(k) (default: max(orders) + 2, at most 16), so
         that no initial layer spoils the orders; the reduced models start at (q0, u0).
     t_span : (t0, tf)
     orders : sequence of int
@@ -125,7 +126,9 @@ def convergence(
                          "at rates about 1/eps forward in time and grow as fast backward, so no run of it backward "
                          "from the slow manifold stays there")
     t_eval = np.linspace(t0, tf, 11) if t_eval is None else check.t_eval(t_eval, t0, tf)
-    manifold_order = max(orders) + 2 if manifold_order is None else int(manifold_order)
+    # the start's own order: two above the highest studied (at most the highest the series gives)
+    manifold_order = min(max(orders) + 2, _core.max_slow_manifold_order) if manifold_order is None \
+        else int(manifold_order)
     sys_params = dict(parameter_mapping(params) or {})
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol)
 
@@ -171,8 +174,8 @@ def _orders(orders) -> tuple:
             K = operator.index(K)
         except TypeError:
             raise TypeError(f"orders[{i}] must be an integer >= 0, got {K!r}") from None
-        if K < 0:
-            raise ValueError(f"orders[{i}] must be an integer >= 0, got {K}")
+        if not 0 <= K <= _core.max_slow_manifold_order:
+            raise ValueError(f"orders[{i}] must be an integer from 0 to {_core.max_slow_manifold_order}, got {K}")
         if K in out:
             raise ValueError(f"orders has the order {K} twice: give each order once")
         out.append(K)
