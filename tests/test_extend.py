@@ -1,6 +1,7 @@
 """System.with_force / with_potential / with_constraints / with_parameters: new systems (values)
 against closed forms and systems built directly; everything the system carries is kept."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -244,3 +245,20 @@ def test_the_guide_page_prints_what_it_shows(capsys):
     for code, shown in pairs:
         exec(compile(code, "extending.md", "exec"), namespace)
         assert capsys.readouterr().out.strip() == shown.strip()
+
+
+def test_a_system_s_parameters_are_read_only():
+    """system.parameters is the system's value: an edit changed the defaults of models built before it,
+    and an added key broke every later run ('params has 5 entries'); it is refused, naming
+    with_parameters, and the mapping still pickles, copies and reads as a dict."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    model = sleigh.nonholonomic()
+    m = sleigh.symbol("m")
+    for edit in (lambda p: p.__setitem__(m, 50.0), lambda p: p.update({m: 2.0}), lambda p: p.pop(m),
+                 lambda p: p.setdefault(sp.Symbol("zz"), 1.0), lambda p: p.clear()):
+        with pytest.raises(TypeError, match=r"read-only: system.with_parameters"):
+            edit(sleigh.parameters)
+    assert model.params["m"] == 1.0 and sleigh.parameters[m] == 1.0
+    for other in (pickle.loads(pickle.dumps(sleigh)), copy.deepcopy(sleigh)):
+        assert dict(other.parameters) == dict(sleigh.parameters)
+    assert sleigh.with_parameters({"m": 2.0}).parameters[m] == 2.0

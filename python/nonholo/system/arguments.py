@@ -234,13 +234,31 @@ def check_not_time(symbols, kind: str, time: sp.Symbol) -> None:
                              f"{kind}, or pass time=sympy.Symbol(...) with another name to the System")
 
 
+class Parameters(dict):
+    """A system's {symbol: value}: read-only, since a System is a value (an edit changed the defaults of
+    the models built before it, and an added key broke every later run with 'params has 5 entries');
+    ``system.with_parameters(...)`` gives a system with other values."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("system.parameters is read-only: system.with_parameters({name: value}) gives the system "
+                        "with other values, and simulate(..., params={name: value}) runs with them")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _refuse
+
+    def __reduce__(self):
+        return Parameters, (dict(self),)
+
+    def copy(self) -> dict:
+        return dict(self)
+
+
 def normalize_parameters(parameters, table, coordinates, velocities, time) -> dict:
     """{symbol: float} of System's ``parameters`` ({symbol or name: value}), each name resolved in
     the symbol table ``table``; a name of a coordinate, velocity or the time, or one given twice,
     is refused."""
     result: dict = {}
     if parameters is None:
-        return result
+        return Parameters(result)
     if not isinstance(parameters, Mapping):
         raise TypeError("parameters must be a mapping {symbol or name: value}")
     reserved = {s.name for s in (*coordinates, *velocities, time)}
@@ -255,7 +273,7 @@ def normalize_parameters(parameters, table, coordinates, velocities, time) -> di
         if sym in result:
             raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
         result[sym] = check.finite_float(value, f"parameter {name}")
-    return result
+    return Parameters(result)
 
 
 def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) -> list:
