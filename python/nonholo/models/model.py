@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from .. import _core
 from ..system.law_relaxation import lag_states
+from .start_check import check_start
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
 
@@ -157,12 +158,22 @@ class Model:
         return self.system.param_vector(params, self._extra)
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
-        """f(t, y), shape (n_states,)."""
-        return self._core.rhs(float(t), self._state(y), self.param_vector(params))
+        """f(t, y), shape (n_states,). Values in ``params`` get the check a run's start makes (eps > 0,
+        mu positive definite: ValueError or ModelError naming them)."""
+        return self._core.rhs(float(t), self._state(y), self._checked_params(t, y, params))
 
     def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
-        """df/dy at (t, y) by automatic differentiation, shape (n_states, n_states)."""
-        return self._core.jacobian(float(t), self._state(y), self.param_vector(params))
+        """df/dy at (t, y) by automatic differentiation, shape (n_states, n_states); ``params`` as in
+        :meth:`rhs`."""
+        return self._core.jacobian(float(t), self._state(y), self._checked_params(t, y, params))
+
+    def _checked_params(self, t, y, params) -> list:
+        """The parameter vector; given values checked as simulate checks them (eps = -1 gave a field
+        that pumps energy, which simulate refuses). The defaults were checked when the model was made."""
+        p = self.param_vector(params)
+        if params:
+            check_start(self, t, self._state(y), p)
+        return p
 
     # ---------------------------------------------------------------- physical quantities
     def velocity(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
