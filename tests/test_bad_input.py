@@ -344,11 +344,11 @@ def test_a_number_given_as_a_string_is_refused_by_name():
 
 def test_model_rhs_and_jacobian_check_given_parameter_values():
     """model.rhs(..., params={'eps': -1}) returned a field that pumps energy (simulate refuses that eps);
-    given values now get the start's check, and the defaults and valid values still evaluate."""
+    a given eps is checked now, and the defaults and valid values still evaluate."""
     friction = nh.systems.chaplygin_sleigh().friction(0.01)
     y = [0, 0, 0, 0, 1, 0]
     for call in (friction.rhs, friction.jacobian):
-        with pytest.raises(ValueError, match=r"eps must be a positive finite number \(got -1"):
+        with pytest.raises(ValueError, match=r"eps must be a positive finite number, got -1"):
             call(0, y, params={"eps": -1})
     np.testing.assert_allclose(friction.rhs(0, y, params={"eps": 0.02}), [0, 1, 0, 0, -52, 10], atol=1e-12)
     np.testing.assert_allclose(friction.rhs(0, y), friction.rhs(0, y, params={"eps": 0.01}), atol=0)

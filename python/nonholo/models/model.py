@@ -22,7 +22,6 @@ import numpy.typing as npt
 
 from .. import _core
 from ..system.law_relaxation import lag_states
-from .start_check import check_start
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
 
@@ -158,8 +157,7 @@ class Model:
         return self.system.param_vector(params, self._extra)
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
-        """f(t, y), shape (n_states,). Values in ``params`` get the check a run's start makes (eps > 0,
-        mu positive definite: ValueError or ModelError naming them)."""
+        """f(t, y), shape (n_states,). A given eps must be positive and finite (ValueError)."""
         return self._core.rhs(float(t), self._state(y), self._checked_params(t, y, params))
 
     def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
@@ -168,11 +166,14 @@ class Model:
         return self._core.jacobian(float(t), self._state(y), self._checked_params(t, y, params))
 
     def _checked_params(self, t, y, params) -> list:
-        """The parameter vector; given values checked as simulate checks them (eps = -1 gave a field
-        that pumps energy, which simulate refuses). The defaults were checked when the model was made."""
+        """The parameter vector; a given eps checked as simulate checks it (eps = -1 gave a field that
+        pumps energy, which simulate refuses). The state is not: rhs evaluates wherever the model can,
+        also where a run's start check would refuse (a metric positive definite only on D)."""
         p = self.param_vector(params)
-        if params:
-            check_start(self, t, self._state(y), p)
+        if params and "eps" in self.param_names:
+            eps = p[self.param_names.index("eps")]
+            if not (math.isfinite(eps) and eps > 0):
+                raise ValueError(f"eps must be a positive finite number, got {eps!r}")
         return p
 
     # ---------------------------------------------------------------- physical quantities
