@@ -18,6 +18,7 @@ from ..errors import IntegrationError, ModelError, SimulationWarning, attach_par
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from .holonomic_start import on_holonomic_constraints, on_unit_norm
+from .stiff_precision import warn_beyond_precision
 from ..models import validity
 from ..models.reduced import ReducedModel, frame_initial_state, maps_initial_state, prepare_run
 from ..models.law_core import LAW_REDUCED_MODELS
@@ -376,6 +377,7 @@ def simulate(
     result.method_reason = method_reason(method, result.method, model)
     check_validity(result, y0, t0=t0, p=p)
     warn_at_start(result, events, t0, y0)
+    warn_beyond_precision(result, model, (t0, tf), y0, result.params)
     result = _constraint_singularity(result, p, opts)
     return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
 
