@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+import sympy.physics.mechanics as me
 from scipy.integrate import solve_ivp
 
 import nonholo as nh
@@ -309,3 +310,36 @@ def test_a_singular_speed_choice_stops_with_advice_that_works():
     assert stopped.flag_name == "FRAME_SINGULAR" and 0.3 < stopped.t_last < 0.4  # theta = pi/2 at 0.371
     through = nh.simulate(skate.nonholonomic(form="qdot"), (0, 1), y0, t_eval=[1.0])
     assert through.status == 0 and through["theta"][-1] == pytest.approx(2.2, abs=1e-8)
+
+
+def ball_in_a_bowl(rho: float):
+    """A ball of radius 0.1 rolling inside a spherical bowl, its centre on the sphere of radius rho:
+    z = -sqrt(rho^2 - x^2 - y^2), defined only for x^2 + y^2 < rho^2."""
+    x, y = me.dynamicsymbols("x y")
+    u1, u2, u3, u4, u5 = me.dynamicsymbols("u1:6")
+    m, r, g = sp.symbols("m r g")
+    N, B = me.ReferenceFrame("N"), me.ReferenceFrame("B")
+    B.set_ang_vel(N, u1 * N.x + u2 * N.y + u3 * N.z)
+    z = -sp.sqrt(rho**2 - x**2 - y**2)
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    G = O.locatenew("G", x * N.x + y * N.y + z * N.z)
+    G.set_vel(N, u4 * N.x + u5 * N.y + (sp.diff(z, x) * u4 + sp.diff(z, y) * u5) * N.z)
+    contact = G.vel(N) + B.ang_vel_in(N).cross(r * (x * N.x + y * N.y + z * N.z) / rho)
+    km = me.KanesMethod(N, [x, y], [u1, u2, u3], kd_eqs=[x.diff() - u4, y.diff() - u5], u_dependent=[u4, u5],
+                        velocity_constraints=[contact.dot(N.x), contact.dot(N.y)])
+    inertia = sp.Rational(2, 5) * m * r**2
+    km.kanes_equations([me.RigidBody("ball", G, B, m, (me.inertia(N, inertia, inertia, inertia), G))],
+                       [(G, -m * g * N.z)])
+    return nh.System.from_kanes_method(km, {m: 1.0, r: 0.1, g: 9.81})
+
+
+def test_a_system_defined_on_part_of_the_plane_builds_in_speeds():
+    """The frame's check sampled q in [-1, 1]^n, outside the bowl (x^2 + y^2 > 0.81), and raised 'the
+    metric is not positive definite' at a point nobody gave; it now samples inside the system's domain.
+    The bottom's small oscillations: omega^2 = 5 g / (7 rho), in speeds as in q'."""
+    bowl = ball_in_a_bowl(0.9)
+    expected = np.sqrt(5 * 9.81 / (7 * 0.9))
+    for model in (bowl.nonholonomic(), bowl.nonholonomic(form="qdot")):
+        lam = nh.linearize(model, np.zeros(model.n_states)).physical_eigenvalues
+        np.testing.assert_allclose(np.sort(np.abs(lam.imag))[-1], expected, rtol=1e-9)

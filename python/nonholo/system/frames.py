@@ -409,17 +409,28 @@ class AnholonomicFrame:
                              "(system.nonholonomic()) for a time-dependent b")
         rng = np.random.default_rng(2)
         names, defaults = self.system.parameter_names, np.asarray(self.system.param_vector(), dtype=float)
+        radius = 1.0  # halved where the system is not defined (a ball in a bowl of radius 0.9: z = -sqrt(...))
         for trial in range(6):
-            q = rng.uniform(-1, 1, self.n)
             other = defaults * rng.uniform(0.9, 1.1, defaults.size) + rng.uniform(0.01, 0.02, defaults.size)
             params = None if trial % 2 == 0 else {k: round(float(v), 4) for k, v in zip(names, other)}
-            try:
-                X = self.matrix(q, params)
-            except ValueError:  # values the system's own checks refuse (an inertia off its triangle)
-                if params is None:
-                    raise
+            for _ in range(12):
+                q = rng.uniform(-radius, radius, self.n)
+                try:
+                    X = self.matrix(q, params)
+                    A, b = self.system.constraint_matrix(q, params=params)
+                    if np.isfinite(X).all() and np.isfinite(A).all():
+                        break
+                except (ModelError, ArithmeticError):  # a q outside the system's domain (its metric there)
+                    pass
+                except ValueError:  # values the system's own checks refuse (an inertia off its triangle)
+                    if params is None:
+                        raise
+                    break
+                radius /= 2
+            else:
+                continue  # no q of the system's domain found near 0: the runs' own checks decide
+            if not (np.isfinite(X).all() and np.isfinite(A).all()):
                 continue
-            A, b = self.system.constraint_matrix(q, params=params)
             at = f"q = {q}" + ("" if params is None else f" and the parameters {params}")
             if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
                 raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at {at})")
