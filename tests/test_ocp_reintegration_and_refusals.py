@@ -291,12 +291,17 @@ def test_coulomb_friction_written_with_sign_in_the_dynamics():
 def test_a_free_duration_that_ends_at_zero_with_a_terminal_cost_says_so():
     """A double integrator from rest, cost time + 10 (p - 1)^2 at the end, p(T) free: rest to rest in T
     reaches p = T^2 / 4, so J(T) = T + 10 (T^2 / 4 - 1)^2, least at T* = 1.947989 (J* = 1.974342). From the
-    default start IPOPT stops at T = 0 (J = 10), a local minimum at the bound where nothing moves, and
-    called it optimal without a word; the message now says what it is and how to leave it."""
+    default start IPOPT stopped at T = 0 (J = 10), a local minimum at the bound where nothing moves, and
+    called it optimal without a word. The default start now solves again from longer durations and finds
+    T*; from a guess of the user's at T = 1e-3 it stops there, and the message says what it is and how to
+    leave it."""
     p, v, u = sp.symbols("p v u")
     system = nh.KinematicSystem([p, v], [u], [v, u], control_bounds={"u": (-1, 1)})
     common = dict(cost="time", terminal_cost=10 * (p - 1) ** 2, initial=[0, 0], final=[None, 0])
-    still = nh.OptimalControlProblem(system, **common).solve(nodes=41)
+    found = nh.OptimalControlProblem(system, **common).solve(nodes=41)
+    assert abs(found.t_final - 1.947989) < 1e-5 and abs(found.objective - 1.974342) < 1e-5
+    still = nh.OptimalControlProblem(system, **common).solve(nodes=41, guess=(np.linspace(0, 1e-3, 41),
+                                                                                np.zeros((2, 41))))
     assert still.t_final < 1e-6 and "zero duration" in still.message and "t_final=(lo, hi)" in still.message
     moving = nh.OptimalControlProblem(system, t_final=(0.5, 10.0), **common).solve(nodes=41)
     assert abs(moving.t_final - 1.947989) < 1e-5 and abs(moving.objective - 1.974342) < 1e-5
@@ -306,12 +311,17 @@ def test_a_free_duration_that_ends_at_zero_with_a_terminal_cost_says_so():
 def test_a_free_duration_that_ends_at_its_positive_lower_bound_with_a_terminal_cost_says_so():
     """x'' = F, |F| <= 1, from rest, cost T + 2 (x(T) - 1)^2, x(T) free: J(T) = T + 2 (T^2 / 2 - 1)^2 is least
     at T* = 1.267035 (J* = 1.344898), and dJ/dT = 1 > 0 at T = 0. With t_final=(0.01, 10) IPOPT stopped at the
-    bound, T = 0.01 (J = 2.0098), without a word; the message now says it ended at the bound."""
+    bound, T = 0.01 (J = 2.0098), without a word. The default start now solves again from longer durations
+    and finds T*; from a guess of the user's at the bound it stays, and the message says it ended there."""
     x, F = sp.symbols("x F")
     system = nh.System([x], sp.Matrix([[1]]), force=[F], parameters={F: 0.0})
     common = dict(cost="time", terminal_cost=2 * (x - 1) ** 2, controls=[F], initial=[0, 0], final=None,
                   control_bounds={"F": (-1, 1)})
-    sol = nh.OptimalControlProblem(system, t_final=(0.01, 10), **common).solve(nodes=41)
+    found = nh.OptimalControlProblem(system, t_final=(0.01, 10), **common).solve(nodes=41)
+    assert abs(found.t_final - 1.267035) < 1e-5 and abs(found.objective - 1.344898) < 1e-5
+    assert found.stats["duration_starts"] > 0
+    sol = nh.OptimalControlProblem(system, t_final=(0.01, 10), **common).solve(
+        nodes=41, guess=(np.linspace(0, 0.01, 41), np.zeros((2, 41)), np.zeros((1, 41))))
     assert abs(sol.t_final - 0.01) < 1e-8 and abs(sol.objective - (0.01 + 2 * (0.01**2 / 2 - 1) ** 2)) < 1e-6
     assert "ended at the lower bound of t_final (0.01)" in sol.message
     moving = nh.OptimalControlProblem(system, t_final=(1.0, 10), **common).solve(nodes=41)

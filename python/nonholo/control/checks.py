@@ -157,8 +157,9 @@ def times(t, t_final: float, what: str = "t") -> np.ndarray:
     slack = 1e-9 * max(1.0, t_final)
     if not np.all(np.isfinite(t)) or np.any(t < -slack) or np.any(t > t_final + slack):
         bad = t[~(np.isfinite(t) & (t >= -slack) & (t <= t_final + slack))]
-        raise ValueError(f"{what} must lie within the plan's [0, t_final] = [0, {t_final:g}] (no extrapolation), "
-                         f"got {bad[0]:g}")
+        # every digit of a float (repr): a time 1e-6 past t_final = 1.0 read "got 1"
+        raise ValueError(f"{what} must lie within the plan's [0, t_final] = [0, {float(t_final)!r}] (no "
+                         f"extrapolation), got {float(bad[0])!r}")
     return np.clip(t, 0.0, t_final)
 
 

@@ -18,8 +18,13 @@ and D2 L_d(q_{N-1}, q_N) + f_{N-1}^+ + A^T Lambda_N = p_N, p = G(q) q' the given
 whose velocities are free has no such equation). Holonomic constraints phi(q) = 0 of the system
 (``System(holonomic=...)``) are imposed at position level at every node, phi(q_{k+1}) = 0, in place of
 the constraint rows that are their derivatives. The running cost is h_k/2 (L(y_m, u_k) + L(y_m, u_{k+1}))
-(y_m the midpoint state), path constraints hold at the midpoints. The NLP (``_core.solve_interval_nlp``)
-runs the interval's and the node's tapes in C++.
+(y_m the midpoint state). Path constraints hold at the midpoints (y_m, u_m), and those of the coordinates
+and controls alone at every node (q_k, u_k) too: the nodes are the plan's states (``sol.y``), and a knife
+edge planned around a disc on 11 nodes went 3.1 cm into it at a node, its midpoints outside. One with a
+velocity is imposed at the midpoints only (the nodes' velocities come from the discrete momenta after the
+solve); the check of every solve evaluates all of them at the nodes and between them
+(:func:`path_samples`). The NLP (``_core.solve_interval_nlp``) runs the interval's and the node's tapes
+in C++.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from ..errors import ModelError
 from .transcription import DMOC, point_functions
 from .ipopt_lock import IPOPT_LOCK
 
-__all__ = ["DiscreteMechanics", "solve_dmoc"]
+__all__ = ["DiscreteMechanics", "solve_dmoc", "path_samples"]
 
 
 def _holonomic_rows(A: sp.Matrix, phi: list, q: list, values: dict) -> list:
@@ -67,7 +72,7 @@ class DiscreteMechanics:
 
     Node variables z_k = (q_k, u_k, Lambda_k). Interval outputs [D1 L_d + f^- (n), D2 L_d + f^+ (n),
     the discrete constraints and phi(q_{k+1}), the path constraints at the midpoint, the cost]; node
-    outputs [A(q_k)^T Lambda_k]."""
+    outputs [A(q_k)^T Lambda_k, the path constraints of the coordinates and controls alone at the node]."""
 
     def __init__(self, problem):
         system = problem.system
@@ -123,7 +128,14 @@ class DiscreteMechanics:
         z0, z1 = [*q0, *u0, *L0], [*q1, *u1, *L1]
         self.interval = point_functions([*z0, *z1, h], [*minus, *plus, *constraint, *holonomic, *path, cost])
         Lam = sp.Matrix(L0)
-        self.node = point_functions(z0, list(A.xreplace(dict(zip(q, q0))).T * Lam) if self.k else [0] * n)
+        # the path constraints without a velocity state hold at the nodes too (the module's docstring)
+        velocities = set(ystate[n:])
+        at_node = [i for i, g in enumerate(problem.path_constraints) if not g.free_symbols & velocities]
+        node_path = [problem.path_constraints[i].xreplace(dict(zip(ystate[:n], q0)) | dict(zip(controls, u0)))
+                     for i in at_node]
+        self.node = point_functions(z0, (list(A.xreplace(dict(zip(q, q0))).T * Lam) if self.k else [0] * n)
+                                    + node_path)
+        self.g_bounds = [problem.path_bounds[i] for i in at_node]
         self.c_bounds = [(0.0, 0.0)] * (len(constraint) + len(holonomic)) + list(problem.path_bounds)
         self.n_c = len(self.c_bounds)
         # numeric helpers for the ends and the node velocities (not per iteration)
@@ -224,11 +236,12 @@ def solve_dmoc(problem, dtau: np.ndarray, guess, options: dict):
 
     with IPOPT_LOCK:
         out = _core.solve_interval_nlp(
-            n_z=nz, n_r=n, n_c=dm.n_c, n_g=0, dtau=list(dtau), free_time=problem.free_time,
+            n_z=nz, n_r=n, n_c=dm.n_c, n_g=len(dm.g_bounds), dtau=list(dtau), free_time=problem.free_time,
             t_final=float(problem.t_final if not problem.free_time else 1.0), interval=taped(dm.interval),
             node=taped(dm.node), first_rows=list(first), last_rows=list(last), first_imposed=ends[0],
-            last_imposed=ends[1], c_lo=[c[0] for c in dm.c_bounds], c_hi=[c[1] for c in dm.c_bounds], g_lo=[],
-            g_hi=[], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), **options)
+            last_imposed=ends[1], c_lo=[c[0] for c in dm.c_bounds], c_hi=[c[1] for c in dm.c_bounds],
+            g_lo=[g[0] for g in dm.g_bounds], g_hi=[g[1] for g in dm.g_bounds], x_lo=list(x_lo), x_hi=list(x_hi),
+            x0=list(x0), **options)
     x = np.asarray(out["x"])
     blocks = x[: P * nz].reshape(P, nz).T
     Q, Uc, Lam = blocks[:n], blocks[n:n + m], blocks[n + m:]
@@ -250,3 +263,26 @@ def solve_dmoc(problem, dtau: np.ndarray, guess, options: dict):
     sol.velocities = V
     sol.holonomic_residual = dm.holonomic_residual(Q)
     return sol
+
+
+def path_samples(sol, substeps: int) -> tuple:
+    """(states (n_y, M), controls (n_u, M), times (M,), which are the nodes and midpoints (M,)) of a DMOC
+    plan at which the check of every solve
+    evaluates its path constraints: the nodes (``sol.y``, ``sol.u``: the states the plan reports, with
+    the velocities of the discrete momenta) and the ``substeps - 1`` inner points of each interval of
+    the discrete trajectory, q linear from q_k to q_{k+1} at the constant velocity (q_{k+1} - q_k)/h_k
+    of the midpoint rule, the controls linear (the midpoint, s = 1/2, among them for an even
+    ``substeps``)."""
+    n = sol.problem._discrete_mechanics().n
+    nodes = sol._node_times()
+    K = sol.dtau.size
+    Q, U = sol.y[:n], sol.u_points
+    free = sol.problem._discrete_mechanics().free
+    V = (Q[:, 1:] - Q[:, :-1]) / np.diff(nodes)  # (n, K): the intervals' velocities
+    s = np.repeat(np.arange(1, substeps) / substeps, K)
+    k = np.tile(np.arange(K), substeps - 1)
+    Ys = np.vstack([Q[:, k] * (1 - s) + Q[:, k + 1] * s, V[free][:, k]])
+    Us = U[:, k] * (1 - s) + U[:, k + 1] * s
+    times = nodes[k] + s * (nodes[k + 1] - nodes[k])
+    points = np.concatenate([np.ones(K + 1, dtype=bool), np.isclose(s, 0.5)])
+    return np.hstack([sol.y, Ys]), np.hstack([U, Us]), np.concatenate([nodes, times]), points

@@ -28,6 +28,7 @@ from .tally import NOT_STARTED, SolveTally
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .vehicle import planar_vehicle
 from .dmoc import DiscreteMechanics, solve_dmoc
+from .durations import other_durations
 from .warm_start import WARM_START_OPTIONS, carried_multipliers, holonomic_pairs
 from .transcription import (DMOC, correction_functions, correction_offsets, interval_points, point_functions, scheme,
                             terminal_function)
@@ -612,6 +613,8 @@ class OptimalControlProblem:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective:
                 sol = bumped
+        if guess is None and self.free_time and tally.may_start():  # a duration ended on a bound of t_final
+            sol = other_durations(self, sch, nodes, dtau, sol, options)
         carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)

@@ -25,8 +25,8 @@ import numpy as np
 
 from .path_starts import path_function, path_values
 
-__all__ = ["control_values", "controls_at", "kinks", "jacobian_norms", "interval_runs", "path_violations",
-           "RK4_STABLE", "PATH_TOL"]
+__all__ = ["control_values", "controls_at", "kinks", "jacobian_norms", "interval_runs", "point_controls",
+           "path_violations", "judged", "RK4_STABLE", "PATH_TOL"]
 
 #: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
 #: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
@@ -224,15 +224,37 @@ def _radau(sol, idx: np.ndarray, m: int, transition: bool, visit=None):
     return Y, Phi
 
 
+def point_controls(sol, k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The controls (n_u, len(k)) at the fractions ``s`` of the intervals ``k`` interpolated linearly
+    between the NLP's own points: node, midpoint (Hermite-Simpson's variable) and node; u_{k+1} under
+    a zero-order hold. Within the range of the points' values, each in its bounds, and at a point
+    its value there: what the path constraints between the points are evaluated with
+    (:func:`path_violations`). The quadratic of :func:`control_values` overshoots the points where a
+    control switches within an interval, and its clipping of each control to its bounds puts
+    together values no point has: a car's v from -0.5 to 0.894 and curvature from -1 to 1 read
+    (v, kappa) = (1, 1) between them, where the points all hold v^2 (1 + kappa^2/4) <= 1."""
+    U, kind = sol.u_points, getattr(sol._scheme, "controls", "linear")
+    k, s = np.asarray(k, dtype=int), np.asarray(s, dtype=float)
+    if kind == "hold":
+        return U[:, k + 1]
+    if kind == "quadratic":
+        first = s <= 0.5
+        a = np.where(first, 2 * k, 2 * k + 1)
+        w = np.where(first, 2 * s, 2 * s - 1)
+        return U[:, a] * (1 - w) + U[:, a + 1] * w
+    return U[:, k] * (1 - s) + U[:, k + 1] * s
+
+
 def path_violations(sol, samples, gross: float) -> tuple:
     """(note, crossing) on the path constraints violated between the collocation points, where they
     are not imposed. The note: for each constraint g <= 0 whose largest value on the re-integration
     of the intervals (``samples``: the states (m - 1, n_y, K) at the inner substeps of each interval,
-    from the check's) exceeds PATH_TOL (1 + max |g| at the points), its value and time there; ""
-    without. A disc obstacle of radius 0.05 crossed between trapezoid nodes: g = 0.0025 at its
-    centre. ``crossing``: why the plan is none, where a value exceeds ``gross`` (1 + max |g| at the
-    points): a plan through the middle of an obstacle, which IPOPT's solution of the collocation
-    equations at 11 points can be (the unit disc between (-2, 0) and (2, 0): g = 0.98); else None."""
+    from the check's; the controls there those of :func:`point_controls`, linear between the NLP's
+    points) exceeds PATH_TOL (1 + max |g| at the points), its value and time there; "" without. A disc
+    obstacle of radius 0.05 crossed between trapezoid nodes: g = 0.0025 at its centre. ``crossing``:
+    why the plan is none, where a value exceeds ``gross`` (1 + max |g| at the points): a plan through
+    the middle of an obstacle, which IPOPT's solution of the collocation equations at 11 points can be
+    (the unit disc between (-2, 0) and (2, 0): g = 0.98); else None."""
     problem = sol.problem
     m = samples.shape[0] + 1
     K = sol.dtau.size
@@ -240,22 +262,31 @@ def path_violations(sol, samples, gross: float) -> tuple:
     s = np.repeat(np.arange(1, m) / m, K)
     Y = samples.transpose(1, 0, 2).reshape(samples.shape[1], -1)
     with np.errstate(all="ignore"):
-        G = path_values(problem, Y, control_values(sol, k, s))
+        G = path_values(problem, Y, point_controls(sol, k, s))
         at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
-    notes, crossing = [], None
     nodes = sol._node_times()
+    return judged(problem, G, nodes[k] + s * (nodes[k + 1] - nodes[k]), at_points, gross,
+                  " Between the collocation points, where path constraints are not imposed, the re-run of the plan "
+                  "violates ", "the plan crosses a path constraint between the collocation points, where it is not "
+                  "imposed: its re-run violates ")
+
+
+def judged(problem, G: np.ndarray, times: np.ndarray, at_points: np.ndarray, gross: float, lead: str,
+           crosses: str) -> tuple:
+    """(note, crossing) of the path constraints' values ``G`` (rows) at ``times``: each constraint whose
+    largest value exceeds PATH_TOL (1 + max |g| of ``at_points``, its values where it is imposed) named
+    with its value and time after ``lead``; ``crossing`` (after ``crosses``) where one exceeds ``gross``
+    (1 + max |g| there), else None (:func:`path_violations`)."""
+    notes, crossing = [], None
     for r, g in enumerate(problem.path_constraints):
         scale = 1.0 + float(np.max(np.abs(at_points[r]), initial=0.0))
         row = np.where(np.isfinite(G[r]), G[r], -np.inf)
         j = int(np.argmax(row))
         if row[j] > PATH_TOL * scale:
-            t = nodes[k[j]] + s[j] * (nodes[k[j] + 1] - nodes[k[j]])
-            notes.append(f"{g} <= 0 by {row[j]:.3g} at t = {t:.4g}")
+            notes.append(f"{g} <= 0 by {row[j]:.3g} at t = {times[j]:.4g}")
             if crossing is None and row[j] > gross * scale:
-                crossing = (f"the plan crosses a path constraint between the collocation points, where it is not "
-                            f"imposed: its re-run violates {notes[-1]} (more than {gross:g} (1 + max |g| at the "
-                            "points)). Solve with more nodes, with refine=, or from another guess")
+                crossing = (f"{crosses}{notes[-1]} (more than {gross:g} (1 + max |g| at the points)). Solve with more "
+                            "nodes, with refine=, or from another guess")
     if not notes:
         return "", None
-    return (" Between the collocation points, where path constraints are not imposed, the re-run of the plan "
-            "violates " + "; ".join(notes) + "."), crossing
+    return lead + "; ".join(notes) + ".", crossing

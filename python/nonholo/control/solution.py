@@ -32,9 +32,12 @@ def vectorized(exprs: list, states: list, controls: list):
 
 
 class _Controls(dict):
-    """``sol.u``: the controls by name; an unknown name's KeyError lists the controls."""
+    """``sol.u``: the controls by name or by SymPy symbol (``sol.u[v]`` for the control ``v``); an
+    unknown name's KeyError lists the controls."""
 
     def __missing__(self, name):
+        if isinstance(name, sp.Symbol) and str(name) in self:
+            return self[str(name)]
         raise KeyError(f"{name!r} is not a control of the problem: its controls are {list(self)}")
 
 
@@ -48,7 +51,7 @@ UNRESOLVED = 0.1
 ZERO_DURATION = 1e-6  # a free duration this short is a plan that stands still (_standing_still)
 ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors and in the check of every solve
 #: The keys of ``stats`` that say how the default start found a plan (a solve with refine= keeps them).
-MULTISTART_KEYS = ("starts", "coarse_nodes", "coarse_iterations", "full_solves")
+MULTISTART_KEYS = ("starts", "coarse_nodes", "coarse_iterations", "full_solves", "duration_starts")
 
 
 def state_scale(Y: np.ndarray) -> float:
@@ -98,7 +101,9 @@ class OptimalControlSolution:
         How the default start found it (:meth:`OptimalControlProblem.solve`): starts (the starts
         solved), coarse_nodes and coarse_iterations (the coarse mesh's nodes and the iterations of
         its solves, summed; 0 without a coarse mesh), full_solves (the solves on the full mesh the
-        plan was kept among; 1 for a single start). Of the whole solve, every start, mesh, lift
+        plan was kept among; 1 for a single start), duration_starts (the further starts at durations
+        spread over the bounds of a free ``t_final`` where the plan's ended on one,
+        :mod:`~nonholo.control.durations`; 0 otherwise). Of the whole solve, every start, mesh, lift
         of the final headings and round of ``refine``: ipopt_calls, iterations_total,
         time_ipopt_total (s), time_total (s, the wall time of ``solve``), calls_not_started (the
         solves left at their start when ``max_wall_time`` was spent, :mod:`~nonholo.control.tally`).
@@ -172,7 +177,7 @@ class OptimalControlSolution:
         self.stats = {k: out[k] for k in ("iterations", "n_variables", "n_constraints", "nnz_jacobian", "nnz_hessian",
                                           "time_ipopt", "time_evaluations", "n_evaluations")}
         # how the plan was found: one start on its own mesh, unless the default's multi-start says otherwise
-        self.stats.update(starts=1, coarse_nodes=0, coarse_iterations=0, full_solves=1)
+        self.stats.update(starts=1, coarse_nodes=0, coarse_iterations=0, full_solves=1, duration_starts=0)
         # IPOPT's Hessian regularization at its last iteration: > 0 where the point is no certified minimum
         self.stats["last_regularization"] = float(out.get("last_regularization", 0.0))
         self.stats["max_nlp_defect"] = float(out["max_defect"])
@@ -397,7 +402,9 @@ class OptimalControlSolution:
         return {**self.__dict__, "_errors": None, "_signed": None, "_samples": None}
 
     def __getitem__(self, name: str) -> np.ndarray:
-        """A state or a control at the nodes, by name."""
+        """A state or a control at the nodes, by name or SymPy symbol."""
+        if isinstance(name, sp.Symbol):
+            name = str(name)
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if name in self.u:
@@ -505,14 +512,14 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
     """``sol``, no success when it is no motion of its dynamics (:meth:`OptimalControlSolution.unresolved`)
     or its re-run crosses a path constraint's set between the points by more than UNRESOLVED (1 + max |g|
     at the points); a success whose re-run violates one by less says so in its message
-    (:func:`~nonholo.control.reintegration.path_violations`; once)."""
+    (:func:`~nonholo.control.reintegration.path_violations`; once). DMOC: the path constraints at its
+    nodes and along its discrete trajectory, by the same measures (:func:`_path_verdict`)."""
     why = sol.unresolved() if sol.success else None
     if why:
         sol.success, sol.message = False, why
-    elif sol.success and sol._samples is not None and not getattr(sol, "_noted", False):
-        from .reintegration import path_violations
-
-        note, crossing = path_violations(sol, sol._samples, UNRESOLVED)
+    elif sol.success and (sol._samples is not None or sol.method == "dmoc" and sol.problem.path_constraints) \
+            and not getattr(sol, "_noted", False):
+        note, crossing = _path_verdict(sol)
         if crossing:
             sol.success, sol.message = False, crossing
         else:
@@ -522,6 +529,27 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
         sol.message += _standing_still(sol)
         sol._still_noted = True
     return sol
+
+
+def _path_verdict(sol) -> tuple:
+    """(note, crossing) of the path constraints between the points
+    (:func:`~nonholo.control.reintegration.path_violations`); for DMOC, whose check re-runs nothing, at
+    the plan's nodes and along its discrete trajectory between them
+    (:func:`~nonholo.control.dmoc.path_samples`), by the same measures."""
+    from .reintegration import judged, path_violations
+
+    if sol.method != "dmoc":
+        return path_violations(sol, sol._samples, UNRESOLVED)
+    from .dmoc import path_samples
+    from .path_starts import path_values
+
+    Y, U, times, points = path_samples(sol, ERROR_SUBSTEPS)
+    G = path_values(sol.problem, Y, U)
+    return judged(sol.problem, G, times, G[:, points], UNRESOLVED,
+                  " At the nodes (sol.y) and between them on the discrete trajectory (the coordinates linear from "
+                  "node to node), where path constraints are imposed at the midpoints and (without a velocity) the "
+                  "nodes, the plan violates ", "the plan crosses a path constraint at its nodes or between them, "
+                  "where DMOC imposes it at the midpoints only: it violates ")
 
 
 def _standing_still(sol) -> str:

@@ -1,0 +1,85 @@
+"""Further starts of a free duration that ended on a bound of ``t_final``: the default start
+(:meth:`~nonholo.OptimalControlProblem.solve` without ``guess``) puts a free duration where its
+straight line fits the bounds of the controls, and from there IPOPT may stop at a bound of the
+duration, a local minimum where a longer (or shorter) plan costs less. A double integrator from rest,
+cost 1 + a^2/10 and 4 (x(T) - 2)^2 at the end, x(T) free, t_final=(0.1, 10): from the default start
+T = 0.1 (cost 16.069), where T = 2.773 costs 3.0557 (CasADi's optimum from T = 3).
+
+Such a plan is solved again from the same line at DURATIONS durations spread geometrically over the
+bounds of t_final (within a factor SPAN of the default start's duration where a bound is far or
+infinite), on the coarse mesh of the multi-start when the mesh has one, and the full mesh from the
+best of them; the better plan is kept. A plan whose duration ends inside its bounds costs nothing
+more, nor does a minimum-time plan at its lower bound (the least duration there is)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .multistart import solved_first
+from .solution import MULTISTART_KEYS, resolved
+
+__all__ = ["bound_reached", "other_durations", "DURATIONS", "SPAN", "ON_BOUND"]
+
+DURATIONS = 4  # the further starts' durations
+SPAN = 10.0  # ... spread within this factor of the default start's duration (and the bounds)
+ON_BOUND = 1e-6  # a duration this close (relative) to a bound of t_final ended on it
+
+
+def bound_reached(problem, t_final: float):
+    """"lower" or "upper" where the free duration ``t_final`` ended on that bound of ``t_final``
+    (within ON_BOUND relative; the lower bound of a duration left unbounded is 1e-8), else None."""
+    lo, hi = problem.t_bounds
+    if t_final <= lo * (1 + ON_BOUND) + 1e-12:
+        return "lower"
+    if np.isfinite(hi) and t_final >= hi * (1 - ON_BOUND):
+        return "upper"
+    return None
+
+
+def durations(problem) -> np.ndarray:
+    """The DURATIONS durations strictly inside [a, b], geometrically spread: a and b the bounds of
+    t_final, narrowed to within SPAN of the default start's duration."""
+    lo, hi = problem.t_bounds
+    T0 = problem.default_guess(np.linspace(0.0, 1.0, 3))[2]
+    a, b = max(lo, T0 / SPAN), min(hi, T0 * SPAN)
+    if not b > a * (1 + 1e-9):
+        return np.empty(0)
+    return a * (b / a) ** (np.arange(1, DURATIONS + 1) / (DURATIONS + 1))
+
+
+def _start(problem, tau: np.ndarray, T: float) -> tuple:
+    """The default start's line at the duration T as arrays (t, y, u): the controls fitted to it."""
+    Y = problem.default_guess(tau)[0]
+    return tau * T, Y, problem._fit_controls(Y, np.gradient(Y, tau, axis=1) / T)
+
+
+def other_durations(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dict):
+    """``sol``, or the plan solved from other durations (module docstring) when that costs less; the
+    starts solved in ``stats["duration_starts"]`` of the plan returned."""
+    side = bound_reached(problem, sol.t_final) if problem.free_time else None
+    if side is None or side == "lower" and problem.running_cost == 1 and problem.terminal_cost is None:
+        return sol
+    spread = durations(problem)
+    tally = options.get("tally")
+    coarse = max(11, -(-nodes // 4))
+    mesh = np.full(coarse - 1, 1.0 / (coarse - 1)) if coarse < nodes else dtau
+    tau = np.linspace(0.0, 1.0, 2 * coarse + 1)
+    found = []
+    for T in spread:
+        if tally is not None and not tally.may_start():
+            break
+        found.append(problem._solve_mesh(sch, mesh, _start(problem, tau, float(T)), options))
+    ok = sorted((s for s in found if s.success and bound_reached(problem, s.t_final) != side),
+                key=lambda s: s.objective)
+    best = None
+    if ok and mesh is not dtau and (tally is None or tally.may_start()):
+        best = resolved(problem._solve_mesh(sch, dtau, ok[0], options))
+    elif ok and mesh is dtau:
+        best = resolved(solved_first(ok))
+    kept = sol
+    if best is not None and best.success and (not sol.success or best.objective < sol.objective
+                                              - 1e-9 * max(1.0, abs(sol.objective))):
+        best.stats.update({k: sol.stats[k] for k in MULTISTART_KEYS if k != "duration_starts"})
+        kept = best
+    kept.stats["duration_starts"] = len(found)
+    return kept
