@@ -303,3 +303,25 @@ def test_steady_motions_takes_the_model_of_a_law_built_from_the_system():
     other = nh.System([x, y, psi], sp.diag(1.0, 1.0, 1.0), constraints=sp.Matrix([[-sp.sin(psi), sp.cos(psi), 0]]))
     with pytest.raises(ValueError, match="model was built from another system"):
         nh.steady_motions(other, guess, model=law)
+
+
+def test_a_quaternion_body_guessed_rolling_converges_to_rest_with_a_warning():
+    """A rolling disc built with roll_on_plane, guessed rolling at spin 4: no rolling motion is steady in
+    its quaternion coordinates, and Newton converged silently to the disc at rest; it now warns."""
+    disc = nh.systems.rolling_disc()
+    guess = nh.contact.rolling_state(disc, [1, 0, 0, 0], omega=[0, 4.0, 0])
+    with pytest.warns(nh.SimulationWarning, match=r"converged to rest from a guess moving at 4: the attitude"):
+        rest = nh.steady_motions(disc, guess)
+    assert np.abs(rest.state[6:]).max() < 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # at rest from rest: nothing to say
+        nh.steady_motions(disc, nh.contact.rolling_state(disc, [1, 0, 0, 0], omega=[0, 0, 0]))
+
+
+def test_a_failed_search_names_the_coordinates_it_lets_move():
+    """The sleigh turning at a constant rate moves phi, which the equations contain: no steady motion is
+    found, and the message now names the cyclic coordinates and cyclic=[...]."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    with pytest.raises(nh.SteadyMotionError, match=r"The coordinates free to move are \['x', 'y'\] \(cyclic\).*"
+                                                   r"cyclic=\[\.\.\.\]"):
+        nh.steady_motions(sleigh.nonholonomic(), [0, 0, 0, 0.5, 0, 1.0], fixed={"phi_dot": 1.0})

@@ -20,6 +20,7 @@ linearly; a final plain step, taken where it is small, converges quadratically.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ import numpy as np
 from .manifold import constraint_set, model_cyclic_indices
 from .linearize import check_autonomous
 from ... import options as check
-from ...errors import NonholoError
+from ...errors import NonholoError, SimulationWarning
 from ..states import in_quasi_velocities, model_state, parameter_mapping
 from ...models.start_check import check_start
 
@@ -233,6 +234,7 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
                           names)
             f = model.rhs(t, y, params)
             drift = {names[c]: float(f[c]) for c in cyc if abs(f[c]) > tol * scale}
+            _warn_at_rest(model, start, y, fix_idx, cyc)
             return SteadyMotion(y, drift, residual, it - 1, model, dict(params) if params is not None else None,
                                 list(cyclic) if cyclic is not None else None, t)
         # the Gauss-Newton step toward the solution set's point nearest the guess: its least-squares
@@ -245,10 +247,32 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
             break
         y = y + step
     worst = int(np.argmax(np.abs(r)))
+    moving = [names[c] for c in cyc] or "none"
     raise SteadyMotionError(
         f"no steady motion of the {model.kind} model found near the guess: after {max_iterations} Newton steps the "
-        f"largest residual is {residual:.3g} ({labels[worst]}). Try another guess, or fix (or free) other state "
-        "components with fixed={...}")
+        f"largest residual is {residual:.3g} ({labels[worst]}). The coordinates free to move are {moving} (cyclic): "
+        "a motion that moves another one (a circling disc's yaw) is steady only where the equations do not contain "
+        "it; name it with cyclic=[...] then. Or try another guess, or fix (or free) other state components with "
+        "fixed={...}")
+
+
+MOVING_GUESS = 0.05  # velocities of a guess above which its converging to rest is worth a warning
+
+
+def _warn_at_rest(model, start, found, fix_idx, cyc) -> None:
+    """A warning where a body with a quaternion attitude (a unit-norm group), guessed moving, converged to
+    rest: turning its quaternion, no rolling or spinning motion of it is steady in its coordinates."""
+    n = model.system.n
+    if not model.system.unit_norm or any(i >= n for i in fix_idx):
+        return
+    guessed, reached = np.abs(start[n:]).max(initial=0.0), np.abs(found[n:]).max(initial=0.0)
+    # a guess with a small spin (0.005: a top nudged to find its rest) asked for the rest it found
+    if guessed > MOVING_GUESS and reached <= 1e-9 * guessed:
+        warnings.warn(f"steady_motions converged to rest from a guess moving at {guessed:.3g}: the attitude of "
+                      f"{model.system.name!r} is a quaternion, which turns as the body rolls or spins, so no such "
+                      "motion is steady in its coordinates (only the cyclic ones "
+                      f"{[model.state_names[c] for c in cyc]} may move). Build it with Euler angles "
+                      "(nh.multibody.Mechanism, or KanesMethod) for its stability", SimulationWarning, stacklevel=4)
 
 
 def _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names):
