@@ -332,6 +332,25 @@ def test_ctrl_c_stops_eigenvalue_path_with_the_values_done(tmp_path):
     assert 1 <= report["values"] < 10**6 and report["shape"][0] == report["values"]
 
 
+def test_ctrl_c_in_the_state_callable_of_eigenvalue_path_keeps_the_values_done():
+    """The state callable was called for every value before the first linearization, so Ctrl-C in it
+    (a Newton search per value) lost everything: exc.partial was None. It is now called value by
+    value: interrupted at the fourth, the path holds the first three (the default path: a model
+    parameter)."""
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+
+    def state(a):
+        if a > 0.35:
+            raise KeyboardInterrupt
+        return np.r_[0, 0, 0, 1.0, 0, 0]
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        nh.eigenvalue_path(model, "a", np.linspace(0.1, 1.0, 10), state, compile=False)
+    partial = info.value.partial
+    assert partial is not None and np.allclose(partial.values, [0.1, 0.2, 0.3])
+    assert partial.eigenvalues.shape[0] == 3
+
+
 def test_a_run_continues_from_its_own_final_state():
     """A run keeps |A v - b| near its tolerance, not at 1e-10: the reduced sleigh's final state at the
     default tolerances is 6e-10 off (its truncation), the nonholonomic sleigh's at rtol 1e-6 about 2e-9

@@ -154,8 +154,9 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
                          "or give state as a callable of the parameter value (or one state per value)")
     compile = check.compile_option(compile)
-    states = _states(model, state, values)
-    if parameter not in model.params and all(np.array_equal(s, states[0]) for s in states[1:]):
+    # a callable state of a model parameter is called in the loop, so that Ctrl-C in it keeps the path so far
+    states = _states(model, state, values) if not callable(state) or parameter not in model.params else None
+    if states is not None and parameter not in model.params and all(np.array_equal(s, states[0]) for s in states[1:]):
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}) and the "
                          "state is the same at every value, so the path would be constant: name a parameter, or "
                          "give state as a callable of the value that changes with it")
@@ -163,7 +164,8 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     lins = []
     try:
         for i, v in enumerate(values):
-            lins.append(linearize(model, states[i], params=_params(model, parameter, v, params), **linearize_options))
+            at = states[i] if states is not None else np.asarray(state(v), dtype=float)
+            lins.append(linearize(model, at, params=_params(model, parameter, v, params), **linearize_options))
     except KeyboardInterrupt as exc:  # Ctrl-C: the path over the values done goes with it
         partial = _path(parameter, values[: len(lins)], lins, model, state, params, linearize_options,
                         stability_tol) if lins else None
