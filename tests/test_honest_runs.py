@@ -259,6 +259,10 @@ def simulate():
 def simulate_many():
     return nh.simulate_many(S.friction(1e-4), (0, 1e9), [Y0] * 4, threads=2, **LONG)
 
+def sensitivities():
+    return nh.simulate(S.nonholonomic(), (0, 1e5), Y0, t_eval=np.linspace(0, 1e5, 200001), sensitivities=["a"],
+                       **LONG)
+
 def convergence():
     disk = nh.systems.vertical_rolling_disk(m=1.0, R=1.0, I=0.25, J=0.5)  # rolls in circles: no step grows long
     q0 = np.array([0.1, 0.2, 0.3, 0.4])
@@ -284,6 +288,10 @@ except KeyboardInterrupt as exc:
     p = exc.partial
     if sys.argv[1] == "simulate":
         report = {"t_last": p.t_last, "status": p.status, "flag": p.flag_name, "n": int(p.t.size)}
+    elif sys.argv[1] == "sensitivities":
+        s = p.sensitivities
+        report = {"n": int(p.t.size), "shape": None if s is None else list(s.shape),
+                  "names": p.sensitivity_names, "finite": bool(s is not None and np.isfinite(s).all())}
     elif sys.argv[1] == "simulate_many":
         report = {"status": [r.status for r in p], "flags": [r.flag_name for r in p]}
     elif sys.argv[1] == "convergence":
@@ -314,6 +322,14 @@ def _interrupt(tmp_path, what, after):
 def test_ctrl_c_stops_simulate_with_the_trajectory_so_far(tmp_path):
     report = _interrupt(tmp_path, "simulate", 1.0)
     assert report["flag"] == "INTERRUPTED" and report["status"] == -1 and report["t_last"] > 0 and report["n"] > 100
+
+
+def test_ctrl_c_keeps_the_sensitivities_of_the_trajectory_so_far(tmp_path):
+    """The partial result of an interrupted run with sensitivities had none (sensitivities None): they
+    were computed to the interrupt and dropped."""
+    report = _interrupt(tmp_path, "sensitivities", 1.0)
+    assert report["n"] > 10 and report["shape"] == [6, 1, report["n"]] and report["names"] == ["a"]
+    assert report["finite"]
 
 
 def test_ctrl_c_stops_simulate_many_with_every_run(tmp_path):

@@ -42,7 +42,9 @@ def _check_model(model) -> Model:
         raise TypeError("model: the reduced model of a nonlinear friction law runs with nh.simulate and "
                         "nh.simulate_many (its fold check); loop over them, or give model.field (no fold check)")
     if not isinstance(model, Model):
-        raise TypeError(f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}")
+        from ..models.discrete import DiscreteModel
+        hint = "; a discrete model runs with nh.simulate_discrete(model, ...)" * isinstance(model, DiscreteModel)
+        raise TypeError(f"model must be a nonholo Model (e.g. system.nonholonomic()), got {type(model).__name__}{hint}")
     return model
 
 
@@ -363,7 +365,8 @@ def simulate(
                                   current_cancel())
     except KeyboardInterrupt as exc:  # Ctrl-C: the trajectory up to there goes with it
         raw = getattr(exc, "_nonholo_partial", None)
-        partial = None if raw is None else SimulationResult(raw, model, dict(zip(model.param_names, p)))
+        partial = None if raw is None else attach_sensitivities(
+            SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)  # to the interrupt
         raise attach_partial(exc, partial)
     finally:
         if watch:
