@@ -157,7 +157,8 @@ class Model:
         return self.system.param_vector(params, self._extra)
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
-        """f(t, y), shape (n_states,). A given eps must be positive and finite (ValueError)."""
+        """f(t, y), shape (n_states,). A given eps of the friction model must be positive and finite
+        (ValueError)."""
         return self._core.rhs(float(t), self._state(y), self._checked_params(t, y, params))
 
     def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
@@ -166,11 +167,13 @@ class Model:
         return self._core.jacobian(float(t), self._state(y), self._checked_params(t, y, params))
 
     def _checked_params(self, t, y, params) -> list:
-        """The parameter vector; a given eps checked as simulate checks it (eps = -1 gave a field that
-        pumps energy, which simulate refuses). The state is not: rhs evaluates wherever the model can,
-        also where a run's start check would refuse (a metric positive definite only on D)."""
+        """The parameter vector; a given eps of the friction model checked as simulate checks it (eps = -1
+        gave a field that pumps energy, which simulate refuses). A reduced model's field is a polynomial in
+        eps, defined at every eps (tests/test_eldering.py interpolates it through -0.2 .. 0.2). The state
+        is not checked: rhs evaluates wherever the model can, also where a run's start check would refuse
+        (a metric positive definite only on D)."""
         p = self.param_vector(params)
-        if params and "eps" in self.param_names:
+        if params and self.kind == "friction" and "eps" in self.param_names:
             eps = p[self.param_names.index("eps")]
             if not (math.isfinite(eps) and eps > 0):
                 raise ValueError(f"eps must be a positive finite number, got {eps!r}")
@@ -270,6 +273,9 @@ class Model:
         y = np.asarray(y, dtype=float)
         if y.shape != (self.n_states,):
             raise ValueError(f"y must have shape ({self.n_states},) ordered as {self.state_names}, got {y.shape}")
+        if not np.isfinite(y).all():
+            bad = [name for name, v in zip(self.state_names, y) if not np.isfinite(v)]
+            raise ValueError(f"y contains NaN or inf (in {', '.join(bad)}): the state must be finite")
         return y
 
     def __repr__(self) -> str:
