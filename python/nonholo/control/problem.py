@@ -22,6 +22,7 @@ from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
+from .endpoints import controls_only_in_force, ends_within_path_constraints
 from ..options import flag
 from .solution import MULTISTART_KEYS, OptimalControlSolution, resolved, state_scale, vectorized
 from .tally import NOT_STARTED, SolveTally
@@ -142,6 +143,7 @@ class OptimalControlProblem:
         self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed, "path_constraints",
                                                                       kinds, others)
         checks.ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
+        ends_within_path_constraints(self.path_constraints, self.states, self.initial, self.final)
         # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
         self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
         self._ends_fixed = checks.ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
@@ -768,3 +770,4 @@ def _check_controls(system, controls) -> None:
         if name is None or name not in known:
             raise ValueError(f"controls: {c!r} is not a symbol of the system that can be a control (its parameters and "
                              f"free symbols: {known})")
+    controls_only_in_force(system, controls)  # not a mass, a length or a constraint's coefficient

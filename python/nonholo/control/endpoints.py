@@ -1,0 +1,78 @@
+"""Checks, before any solve, of what an optimal control problem fixes at its ends and of the symbols
+it takes as controls: fixed end states that violate a path constraint of the states alone (IPOPT
+would only report "local infeasibility"), and controls of a System that appear anywhere but in its
+force (a mass or a length as a control: the dynamics then vary it along the plan)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["ends_within_path_constraints", "controls_only_in_force", "PATH_SLACK"]
+
+#: A fixed end state may exceed a path constraint g <= 0 by PATH_SLACK (1 + |g|) (rounding): one
+#: exactly on the boundary passes.
+PATH_SLACK = 1e-9
+
+# Where a System's expressions hold a symbol other than its force, and what each is (the messages).
+_NOT_FORCE = {"metric": "metric (its mass matrix)", "potential": "potential",
+              "constraints": "constraints (the rows A of A v = b)", "affine": "affine constraint terms b",
+              "friction": "friction coefficients", "holonomic": "holonomic constraints"}
+_SPEEDS = ("kinematics", "kinematics_offset", "constraints", "constraints_offset")
+
+
+def ends_within_path_constraints(exprs: list, states: list, initial: list, final: list) -> None:
+    """ValueError naming the end, the path constraint and the violation when a fixed end state
+    violates a path constraint g <= 0 (``exprs``: the g) by more than PATH_SLACK (1 + |g|). Only the
+    constraints whose symbols are all states fixed at that end are evaluated (those with a control,
+    an algebraic variable or a free entry of the end are not); one whose value there is not a finite
+    real number is refused too (the solve would evaluate it there)."""
+    state_set = set(states)
+    for what, values in (("initial", initial), ("final", final)):
+        fixed = {s: v for s, v in zip(states, values) if v is not None}
+        for r, g in enumerate(exprs):
+            g = sp.sympify(g)
+            if not g.free_symbols <= state_set or not g.free_symbols <= set(fixed):
+                continue
+            shown = [v if v is None else float(v) for v in values]
+            try:
+                value = complex(g.xreplace({s: fixed[s] for s in g.free_symbols}).evalf())
+            except (TypeError, ValueError, ArithmeticError):
+                value = complex(math.nan)
+            if value.imag != 0 or not np.isfinite(value.real):
+                raise ValueError(f"{what} = {shown} gives path_constraints[{r}] ({g} <= 0) no finite real value "
+                                 f"there ({value:.6g}): the path constraints hold at the ends too")
+            if value.real > PATH_SLACK * (1 + abs(value.real)):
+                raise ValueError(f"{what} = {shown} violates path_constraints[{r}], {g} <= 0: its left side is "
+                                 f"{value.real:.6g} there (the path constraints hold at the ends too, so no plan "
+                                 "meets them); move the end state or relax the constraint")
+
+
+def controls_only_in_force(system, controls) -> None:
+    """ValueError naming the control and where it appears when a control of ``system`` appears in
+    its metric, potential, constraints, affine terms, friction coefficients, holonomic constraints or
+    speed frame (anything but the force, or the applied force of Kane's equations), or in none of its
+    forces (it would not act): a System's controls are the symbols of its force."""
+    groups = system._expression_groups()
+    force_names = {str(x) for what in ("force", "applied_force") for e in groups.get(what, ()) for x in
+                   sp.sympify(e).free_symbols}
+    speeds = getattr(system, "speeds", None)
+    frame = speeds[1] if speeds is not None else None
+    for c in controls:
+        name = c.name if isinstance(c, sp.Symbol) else str(c)
+        places = [desc for what, desc in _NOT_FORCE.items()
+                  if any(name in {str(x) for x in sp.sympify(e).free_symbols} for e in groups.get(what, ()))]
+        if frame is not None:
+            mats = [getattr(frame, a, None) for a in _SPEEDS] if not isinstance(frame, sp.MatrixBase) \
+                else [frame, speeds[2]]
+            if any(m is not None and name in {str(x) for x in sp.Matrix(m).free_symbols} for m in mats):
+                places.append("speed frame")
+        if places:
+            raise ValueError(f"controls: {name!r} appears in the system's {' and '.join(places)}, not only in its "
+                             "force: a control is a symbol of the force alone (a force or a torque), as the "
+                             "dynamics take it to vary along the plan; give it a value among the parameters instead")
+        if name not in force_names:
+            raise ValueError(f"controls: {name!r} does not appear in the system's force, so it would not act on the "
+                             "dynamics: a control is a symbol of the force (a force or a torque)")
