@@ -57,7 +57,8 @@ def rotation_matrices(q) -> np.ndarray:
     """R(q / |q|) for quaternions of shape (4,) or (4, n_t): shape (3, 3) or (n_t, 3, 3)."""
     q = np.asarray(q, dtype=float)
     single = q.ndim == 1
-    u = (q / np.linalg.norm(q, axis=0)).reshape(4, -1)
+    u = q / np.abs(q).max(axis=0)  # scaled first: the norm of a quaternion of entries 1e200 overflows
+    u = (u / np.linalg.norm(u, axis=0)).reshape(4, -1)
     q0, q1, q2, q3 = u
     R = np.array([
         [q0**2 + q1**2 - q2**2 - q3**2, 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)],
@@ -115,7 +116,9 @@ def quaternion_from_matrix(R) -> np.ndarray:
 def quaternion_with_down(gamma) -> np.ndarray:
     """The unit quaternion of the shortest rotation R with R gamma = (0, 0, -1): the body whose
     downward vertical in body axes, R^T (0, 0, -1), is the unit vector gamma."""
-    g = np.asarray(gamma, dtype=float) / np.linalg.norm(gamma)
+    g = np.asarray(gamma, dtype=float)
+    g = g / np.abs(g).max()  # scaled first: the norm of (1e200, 1e200, 0) overflows
+    g = g / np.linalg.norm(g)
     down = np.array([0.0, 0.0, -1.0])
     axis = np.cross(g, down)
     s, c = np.linalg.norm(axis), float(g @ down)

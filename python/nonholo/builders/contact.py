@@ -501,9 +501,13 @@ def rolling_state(system: System, quaternion, omega, x: float = 0.0, y: float = 
             not (system.k or "slip" in system.outputs):
         raise TypeError(f"system must be a system of nonholo.contact.roll_on_plane, got {system!r:.100}")
     quat = _numbers(quaternion, "quaternion", (4,), "4 finite numbers, not all zero")
-    if np.linalg.norm(quat) == 0:
+    if not np.any(quat):
         raise ValueError(f"quaternion must be 4 finite numbers, not all zero, got {quaternion!r}")
-    quat = quat / np.linalg.norm(quat)
+    quat = quat / np.abs(quat).max()  # scaled first: the norm of [1e200, 1e200, 0, 0] overflows to inf
+    norm = np.linalg.norm(quat)
+    if not (np.isfinite(norm) and norm > 0):
+        raise ValueError(f"quaternion has no unit-length scaling (its norm is {norm}), got {quaternion!r}")
+    quat = quat / norm
     omega = _numbers(omega, "omega", (3,), "3 finite numbers (the angular velocity in body axes)")
     position = [_numbers(c, what, (), "a finite number") for c, what in ((x, "x"), (y, "y"))]
     q = np.r_[position, quat]

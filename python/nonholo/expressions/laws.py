@@ -108,20 +108,58 @@ def _value(x, what: str, positive: bool = False, nonnegative: bool = False):
     """A law's parameter: a number (checked) or a SymPy expression of the system's parameters."""
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{what} must be a number or a SymPy expression, got the bool {x!r}")
+    sign = " and positive" if positive else " and nonnegative" if nonnegative else ""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, (float, np.floating)) and not np.isfinite(x):
+        raise ValueError(f"{what} must be finite{sign}, got {float(x)!r}")
     expr = _sympify(x, what)
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
         raise TypeError(f"{what} must be a number or a scalar SymPy expression, got {x!r:.100}")
+    if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan):  # before the realness test: SymPy's oo is not real
+        raise ValueError(f"{what} must be finite{sign}, got {x!r:.100}")
     if expr.is_number and expr.is_real is False:
         raise TypeError(f"{what} must be real, got {x!r}")
     if expr.is_number:
         value = float(expr)
         if not np.isfinite(value):
-            raise ValueError(f"{what} must be finite, got {x!r}")
+            raise ValueError(f"{what} must be finite{sign}, got {x!r}")
         if positive and value <= 0:
             raise ValueError(f"{what} must be positive, got {x!r}")
         if nonnegative and value < 0:
             raise ValueError(f"{what} must be nonnegative, got {x!r}")
     return expr
+
+
+_TINY = np.finfo(float).tiny
+
+
+def _in_range(quantity) -> str | None:
+    """'overflows' or 'underflows to 0' where a numeric SymPy value is beyond double precision, else None."""
+    try:
+        value = float(quantity)
+    except TypeError:  # symbolic: checked where the law is used
+        return None
+    if not np.isfinite(value):
+        return "overflows"
+    return "underflows to 0" if quantity != 0 and abs(value) < _TINY else None
+
+
+def _representable(quantities, arguments: Mapping) -> None:
+    """The derived constants of a law (``(text, value, names)``: the constant, its value and the
+    arguments it comes from), each a double: a constant that overflows or underflows to 0 raises
+    ValueError naming the argument of those farthest from 1 (Stribeck's v_s = 1e-300 gives
+    exp(-1e600 s^2), lowered as -inf)."""
+    for text, quantity, names in quantities:
+        how = _in_range(quantity)
+        if how is None:
+            continue
+        numeric = {k: abs(float(arguments[k])) for k in names if arguments[k].is_number and arguments[k] != 0}
+        name = max(numeric, key=lambda k: abs(np.log10(numeric[k])))
+        size = "small" if numeric[name] < 1 else "large"
+        others = ", ".join(f"{k} = {float(arguments[k]):g}" for k in names if k != name and k in numeric)
+        raise ValueError(f"{name} = {float(arguments[name]):g} is too {size}: {text} = {sp.Float(quantity, 4)} {how} "
+                         f"in double precision{f' (with {others})' if others else ''}")
 
 
 class Law:
@@ -180,6 +218,10 @@ class Law:
                 raise ValueError(f"expr has {self.expr.shape[0]} components for {len(self.slip)} slip symbols")
             if any(e.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for e in self.expr):
                 raise ValueError(f"expr must be finite, got {list(self.expr)}")
+            for number in self.expr.atoms(sp.Number):
+                if _in_range(number):
+                    raise ValueError(f"expr has the constant {sp.Float(number, 4)}, which {_in_range(number)} in "
+                                     f"double precision: give the law's numbers within about 1e-300..1e300")
         self.scale = None if scale is None else _value(scale, "scale", positive=True)
         self.saturation = None if saturation is None else _value(saturation, "saturation", positive=True)
         self.name = name or type(self).__name__
@@ -447,6 +489,7 @@ class Viscous(Law):
     def __init__(self, mu=1.0, eps=1.0, rows: int = 1):
         rows = _rows(rows)
         self.mu, self.eps = _value(mu, "mu", positive=True), _value(eps, "eps", positive=True)
+        _representable([("mu / eps", self.mu / self.eps, ("mu", "eps"))], dict(mu=self.mu, eps=self.eps))
         s = _contact_slip(rows)
         super().__init__([-(self.mu / self.eps) * x for x in s], slip=s, scale=self.eps, name="viscous")
         self._arguments = dict(mu=mu, eps=eps)
@@ -462,6 +505,10 @@ class Coulomb(Law):
         rows = _rows(rows)
         self.mu = _value(mu, "mu", positive=True)
         self.v_s = None if v_s is None else _value(v_s, "v_s", positive=True)
+        if v_s is not None:
+            _representable([("v_s**2", self.v_s**2, ("v_s",)),
+                            ("mu / v_s (the slope at zero slip)", self.mu / self.v_s, ("mu", "v_s"))],
+                           dict(mu=self.mu, v_s=self.v_s))
         s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
         expr = None if v_s is None else [-self.mu * N * x / sp.sqrt(_norm2(s) + self.v_s**2) for x in s]
         super().__init__(expr, slip=s, normal=N, scale=self.v_s, saturation=self.mu,
@@ -496,6 +543,12 @@ class Stribeck(Law):
         self.mu_s, self.mu_k = _value(mu_s, "mu_s", positive=True), _value(mu_k, "mu_k", positive=True)
         self.v_s, self.viscous = _value(v_s, "v_s", positive=True), _value(viscous, "viscous", nonnegative=True)
         delta = _value(regularization, "regularization", positive=True)
+        _representable([("1 / v_s**2", self.v_s**-2, ("v_s",)),
+                        ("(regularization * v_s)**2", (delta * self.v_s)**2, ("regularization", "v_s")),
+                        ("max(mu_s, mu_k) / (regularization * v_s) (the slope at zero slip)",
+                         sp.Max(self.mu_s, self.mu_k) / (delta * self.v_s), ("mu_s", "mu_k", "regularization", "v_s")),
+                        ("regularization**2", delta**2, ("regularization",))],
+                       dict(mu_s=self.mu_s, mu_k=self.mu_k, v_s=self.v_s, regularization=delta))
         s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
         mu = self.mu_k + (self.mu_s - self.mu_k) * sp.exp(-_norm2(s) / self.v_s**2)
         expr = [-N * mu * x / sp.sqrt(_norm2(s) + (delta * self.v_s) ** 2) - self.viscous * x for x in s]
@@ -516,7 +569,7 @@ def _stribeck_peak(mu_s, mu_k, delta):
     from scipy.optimize import minimize_scalar
 
     def curve(x):
-        return (k_ + (s_ - k_) * np.exp(-x * x)) * x / np.sqrt(x * x + d_ * d_)
+        return (k_ + (s_ - k_) * np.exp(-x * x)) * x / np.hypot(x, d_)
 
     x = np.geomspace(1e-6 * d_, 10.0 + 10.0 * d_, PEAK_SAMPLES)
     i = int(np.argmax(curve(x)))
@@ -632,6 +685,8 @@ class MagicFormula(Law):
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
         _curvature(self.E, "E")
+        _representable([("B * C * D (the cornering stiffness per unit load)", self.B * self.C * self.D,
+                         ("B", "C", "D"))], dict(B=self.B, C=self.C, D=self.D))
         s, N, V = _contact_slip(rows), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
         if rows == 1:
             if longitudinal is not None or combined is not None:
@@ -652,6 +707,8 @@ class MagicFormula(Law):
                                     nonnegative=("r_Bx2", "r_By2"))
         Bx, Cx, Dx, Ex = self.longitudinal
         _curvature(Ex, "longitudinal's Ex")
+        _representable([("Bx * Cx * Dx (the longitudinal slip stiffness)", Bx * Cx * Dx, ("Bx", "Cx", "Dx"))],
+                       dict(Bx=Bx, Cx=Cx, Dx=Dx))
         rBx1, rBx2, Cxa, rBy1, rBy2, Cyk = self.combined
         kappa, alpha = -s[0] / V, _slip_angle(s[1], V)
         G_xa = sp.cos(Cxa * sp.atan(rBx1 * sp.cos(sp.atan(rBx2 * kappa)) * alpha))
@@ -690,6 +747,8 @@ class Brush(Law):
         self.c, self.mu = _value(c, "c", positive=True), _value(mu, "mu", positive=True)
         s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
         c, mu = self.c, self.mu
+        _representable([("3 mu / c", 3 * mu / c, ("mu", "c")), ("c**2 / (3 mu)", c**2 / (3 * mu), ("c", "mu")),
+                        ("c**3 / (27 mu**2)", c**3 / (27 * mu**2), ("c", "mu"))], dict(c=c, mu=mu))
         # t clamped to [-t_sl, t_sl] by |.| (which the tapes lower, unlike a Piecewise): the cubic
         # reaches +-mu with zero slope at +-t_sl, so beyond it the force is +-mu N
         t_sl = 3 * mu / c

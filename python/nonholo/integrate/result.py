@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import html
+import numbers
 
 import numpy as np
 
@@ -171,13 +172,20 @@ class SimulationResult:
     def split_at(self, t) -> list:
         """Models in quasi-velocities of a Voronets frame (the frame form of a reduced model,
         ``frame.hamel()``, ``frame.vakonomic()``): the names of the coordinates solved for at
-        time t (``frame_switches``); the velocity rows of ``y`` and of ``sol(t)`` are the
+        time t (``frame_switches``), a time of the run (from its start, ``t[0]`` or ``sol``'s, to
+        ``t_last``: ValueError otherwise); the velocity rows of ``y`` and of ``sol(t)`` are the
         velocities of the others."""
         names = self.model.system.coordinate_names
         frame = getattr(self.model, "frame", None)
         if frame is None or frame.solved is None or frame.form != "numeric":
             raise ValueError("split_at: only for a model in quasi-velocities of a numeric Voronets frame (the "
                              "frame form of a reduced model, frame.hamel(), frame.vakonomic())")
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Real, np.floating, np.integer)):
+            raise TypeError(f"t must be a real number (a time of the run), got {type(t).__name__}")
+        ends = [float(x) for x in ([self.sol.t_min, self.sol.t_max] if self.sol is not None else
+                                   [*self.t[:1], self.t_last])]
+        if not min(ends) <= float(t) <= max(ends):  # NaN too
+            raise ValueError(f"t must be a time of the run, in [{min(ends)!r}, {max(ends)!r}], got {t!r}")
         index = 0 if self._frame_switches is None else int(self._frame_switches.index([float(t)])[0])
         solved = self.model.frame.core.solved if index == 0 else self._frame_switches.solved[index - 1]
         return [names[i] for i in solved]

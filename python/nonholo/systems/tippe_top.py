@@ -16,6 +16,8 @@ sliding or not (:func:`jellett`)."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import sympy as sp
 
@@ -38,6 +40,10 @@ def tippe_top(m: float = 0.015, R: float = 0.02, alpha: float = 0.3, I1: float |
     I1, I3 = not_text(I1, "I1", optional=True), not_text(I3, "I3", optional=True)
     eps, friction_coefficient = not_text(eps, "eps", optional=True), not_text(friction_coefficient,
                                                                               "friction_coefficient")
+    if isinstance(alpha, numbers.Real) or isinstance(alpha, sp.Expr) and alpha.is_number and alpha.is_real:
+        if not 0 < float(alpha) < 1:  # NaN too
+            raise ValueError(f"alpha must be in (0, 1): the centre of mass lies alpha R below the sphere's centre, "
+                             f"inside the sphere on the side of the round end, got {alpha!r}")
     m_, R_, al, I1_, I3_, g_ = syms = sp.symbols("m R alpha I1 I3 g")
     I3 = 0.4 * m * R**2 if I3 is None else I3
     I1 = 0.95 * I3 if I1 is None else I1

@@ -21,6 +21,7 @@ def _matplotlib():
     try:
         import matplotlib
         import matplotlib.animation
+        import matplotlib.axes
         import matplotlib.figure
     except ImportError as exc:  # pragma: no cover - matplotlib is a test dependency
         raise ImportError("animate() needs matplotlib: pip install 'nonholo[plot]'") from exc
@@ -148,15 +149,19 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
     drawing = drawing_of(system, drawing)
     if not (np.isfinite(fps) and fps > 0):
         raise ValueError(f"fps must be a positive number, got {fps!r}")
+    dims = 3 if drawing.projection == "3d" else 2
+    if ax is not None and not isinstance(ax, mpl.axes.Axes):
+        raise TypeError(f"ax must be a matplotlib Axes{' (3-D)' if dims == 3 else ''} or None, got {type(ax).__name__}")
+    if ax is not None and dims == 3 and getattr(ax, "name", None) != "3d":
+        raise TypeError("ax must be a 3-D matplotlib Axes (projection='3d') for this 3-D drawing, or None")
     times, qs, index, upto = _frames(result, frames)
     params = dict(result.params)
-    scenes = [drawing.shapes(q, t, params) for q, t in zip(qs, times)]
+    scenes = [_drawn(drawing.shapes, q, t, params, system) for q, t in zip(qs, times)]
     kinds = [[s.kind for s in scene] for scene in scenes]
     if any(k != kinds[0] for k in kinds):
         raise ValueError("the drawing must return the same shapes (number and kinds) for every configuration")
-    dims = 3 if drawing.projection == "3d" else 2
     # traced paths at every output time (smooth between frames): (n_t, points, dims)
-    traces = [drawing.trace(q, t, params) for q, t in zip(result.q.T, result.t)] if trace else [None]
+    traces = [_drawn(drawing.trace, q, t, params, system) for q, t in zip(result.q.T, result.t)] if trace else [None]
     paths = (np.array([np.atleast_2d(np.asarray(p, dtype=float))[:, :dims] for p in traces])
              if traces[0] is not None else None)
     ends = None  # frames between outputs (dense output): the traced points at the frame itself
@@ -200,6 +205,21 @@ def animate(result, drawing=None, *, frames: int = 60, fps: float = 20.0, trace:
 
     update(0)
     return animation(fig, update, times, 1000.0 / fps)
+
+
+def _drawn(draw, q, t, params: dict, system):
+    """``draw(q, t, params)`` (a drawing's shapes or trace); a drawing of another system, which reads a
+    parameter the result's system lacks (KeyError), raises ValueError saying so."""
+    try:
+        return draw(q, t, params)
+    except KeyError as exc:
+        key = exc.args[0] if exc.args else None
+        if not isinstance(key, str) or key in params:
+            raise
+        raise ValueError(f"the drawing's system does not match the result's ({getattr(system, 'name', system)!r}): "
+                         f"the drawing reads the parameter {key!r}, which the result's system does not have "
+                         f"(its parameters: {sorted(params)}); pass the drawing of the system that made the "
+                         "result") from exc
 
 
 def _artist(ax, shape, dims: int):

@@ -17,8 +17,20 @@ def _axes(ax):
     return plt.gca()
 
 
+def _needs(value, what: str, takes: str, *attributes: str) -> None:
+    """TypeError naming ``what`` and what it ``takes`` unless ``value`` has every one of ``attributes``
+    (a string never passes: 'x'[name] raised 'string indices must be integers')."""
+    if isinstance(value, (str, bytes)) or not all(hasattr(value, a) for a in attributes):
+        raise TypeError(f"{what} must be {takes}, got {type(value).__name__}" +
+                        (f" {value!r:.60}" if isinstance(value, (str, bytes)) else ""))
+
+
+_RESULT = "a simulation result (nh.simulate's SimulationResult, or one indexed by state name, result['x'])"
+
+
 def trajectory(result, x: str = "x", y: str = "y", ax=None, **kwargs):
     """Plot state ``y`` against state ``x`` of a SimulationResult (default: the (x, y) plane)."""
+    _needs(result, "result", _RESULT, "__getitem__")
     ax = _axes(ax)
     (line,) = ax.plot(result[x], result[y], **kwargs)
     ax.set_xlabel(x)
@@ -28,6 +40,7 @@ def trajectory(result, x: str = "x", y: str = "y", ax=None, **kwargs):
 
 def states(result, names=None, ax=None, **kwargs):
     """Plot the named states (default: all coordinates) against time."""
+    _needs(result, "result", _RESULT, "__getitem__", "t", *(("model",) if not names else ()))
     ax = _axes(ax)
     names = names or result.model.system.coordinate_names
     lines = [ax.plot(result.t, result[name], label=name, **kwargs)[0] for name in names]
@@ -132,6 +145,8 @@ def convergence(study, ax=None, which: str = "errors", reference: bool = True):
     """
     if not isinstance(which, str) or which not in ("errors", "slips"):  # anything else drew the slips
         raise ValueError(f"which must be 'errors' or 'slips', got {which!r:.60}")
+    _needs(study, "study", "a ConvergenceStudy (from nh.studies.convergence)", "errors", "slip_residuals", "orders",
+           "eps")
     ax = _axes(ax)
     values = study.errors if which == "errors" else study.slip_residuals
     slopes = study.slopes if which == "errors" else study.slip_slopes
@@ -158,6 +173,8 @@ def eigenvalues(path, axes=None, critical=None, structural: bool = False):
     """
     import matplotlib.pyplot as plt
 
+    _needs(path, "path", "an EigenvaluePath (from nh.eigenvalue_path)", "eigenvalues", "structural", "values",
+           "parameter")
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 4))
     locus, real = axes
