@@ -413,24 +413,25 @@ class AnholonomicFrame:
         for trial in range(6):
             other = defaults * rng.uniform(0.9, 1.1, defaults.size) + rng.uniform(0.01, 0.02, defaults.size)
             params = None if trial % 2 == 0 else {k: round(float(v), 4) for k, v in zip(names, other)}
+            found = None
             for _ in range(12):
                 q = rng.uniform(-radius, radius, self.n)
                 try:
                     X = self.matrix(q, params)
                     A, b = self.system.constraint_matrix(q, params=params)
-                    if np.isfinite(X).all() and np.isfinite(A).all():
-                        break
                 except (ModelError, ArithmeticError):  # a q outside the system's domain (its metric there)
-                    pass
+                    X = A = None
                 except ValueError:  # values the system's own checks refuse (an inertia off its triangle)
                     if params is None:
                         raise
                     break
+                if X is not None and np.isfinite(X).all() and np.isfinite(A).all():
+                    found = X, A, b
+                    break
                 radius /= 2
-            else:
-                continue  # no q of the system's domain found near 0: the runs' own checks decide
-            if not (np.isfinite(X).all() and np.isfinite(A).all()):
-                continue
+            if found is None:
+                continue  # other values refused, or no q of the system's domain near 0: the runs' checks decide
+            X, A, b = found
             at = f"q = {q}" + ("" if params is None else f" and the parameters {params}")
             if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
                 raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at {at})")
