@@ -411,6 +411,15 @@ class OptimalControlSolution:
             return self.u[name]
         raise KeyError(f"{name!r} is neither a state {self.state_names} nor a control {self.control_names}")
 
+    def plot(self, names=None, ax=None, **kwargs):
+        """The states and controls against time (matplotlib): ``names`` (states or controls) on one set of
+        axes, or by default two panels, the states and the controls, titled with the objective, the
+        duration and the verdict. ``kwargs`` go to ``Axes.plot``. Returns the Axes, or the list of panels
+        (:func:`nonholo.viz.plot.plan`)."""
+        from ..viz.plot import plan
+
+        return plan(self, names, ax, **kwargs)
+
     def animate(self, frames: int = 100, ax=None, interval: float = 40.0, *, x: str | None = None,
                 y: str | None = None, heading: str | None = None):
         """A matplotlib animation of the planned motion in the plane: the path of the states named

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..numerics import loglog_slope as loglog_fit
 
-__all__ = ["trajectory", "states", "loglog_fit", "convergence", "eigenvalues"]
+__all__ = ["trajectory", "states", "plan", "loglog_fit", "convergence", "eigenvalues"]
 
 
 def _axes(ax):
@@ -199,3 +199,37 @@ def eigenvalues(path, axes=None, critical=None, structural: bool = False):
         real.axvline(c.value, color="0.4", lw=0.8, ls=":")
         real.annotate(f"{c.value:.6g}", (c.value, 0.0), textcoords="offset points", xytext=(3, 5), fontsize=8)
     return axes
+
+
+def plan(solution, names=None, ax=None, **kwargs):
+    """:meth:`OptimalControlSolution.plot`: the states and controls ``names`` of a plan against time on
+    one set of axes, or two panels (the states, the controls), titled with the objective, the duration
+    and the verdict (a failed plan says so, with its message). Returns the Axes, or the list of panels."""
+    _needs(solution, "solution", "an optimal control solution (problem.solve()'s OptimalControlSolution)",
+           "t", "y", "u", "state_names", "control_names")
+    import matplotlib.pyplot as plt
+
+    if names is not None:
+        names = [names] if isinstance(names, str) else list(names)
+        values = {name: np.asarray(solution[name]) for name in names}  # KeyError naming states and controls
+        groups = [names]
+    else:
+        groups = [g for g in (list(solution.state_names), list(solution.control_names)) if g]
+        values = {name: np.asarray(solution[name]) for g in groups for name in g}
+    if ax is None:
+        _, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False, figsize=(7.0, 2.2 + 1.6 * len(groups)))
+        axes = list(axes[:, 0])
+    else:
+        if len(groups) > 1:
+            raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel for the states "
+                             "and one for the controls)")
+        axes = [_axes(ax)]
+    for a, group in zip(axes, groups):
+        for name in group:
+            a.plot(solution.t, values[name], label=name, **kwargs)
+        a.legend(loc="best", fontsize="small")
+    axes[-1].set_xlabel("t")
+    verdict = "" if solution.success else f" - not a success: {str(solution.message)[:80]}"
+    axes[0].set_title(f"plan: objective {solution.objective:.6g}, t_final {solution.t_final:.6g}{verdict}",
+                      fontsize="medium")
+    return axes[0] if names is not None else axes
