@@ -49,6 +49,19 @@ def states(result, names=None, ax=None, **kwargs):
     return lines
 
 
+def panels(count: int, ax, default: str) -> list:
+    """``count`` panels stacked over a shared time axis in a new figure, or the one Axes ``ax`` given
+    (ValueError for more than one panel: ``default`` says what the default draws)."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(count, 1, sharex=True, squeeze=False, figsize=(7.0, 2.2 + 1.6 * count))
+        return list(axes[:, 0])
+    if count > 1:
+        raise ValueError(f"pass names=[...] to plot on one given Axes (the default makes {default})")
+    return [ax]
+
+
 def model_label(model) -> str:
     """What a model is, for display: its ``label`` (a law's friction or reduced model says which law),
     else its ``kind``, else its class name."""
@@ -74,7 +87,7 @@ def result_panels(result, names=None, ax=None, *, kind: str | None = None, **kwa
     (``result.frame_switches``) are marked, where the quasi-velocities change meaning. ``kind``: what
     the title calls the model (default its label)."""
     try:
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401 (the panels import pyplot; here the message of a missing matplotlib)
     except ImportError as exc:  # pragma: no cover - matplotlib is a test dependency
         raise ImportError('plot() needs matplotlib: pip install matplotlib (or pip install "nonholo[plot]")') from exc
 
@@ -88,13 +101,7 @@ def result_panels(result, names=None, ax=None, *, kind: str | None = None, **kwa
         nv = result.v.shape[0]
         groups = [g for g in (result.state_names[:n], result.state_names[n:n + nv], result.state_names[n + nv:]) if g]
         values = {}
-    if ax is None:
-        fig, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False, figsize=(7.0, 2.2 + 1.6 * len(groups)))
-        axes = list(axes[:, 0])
-    else:
-        if len(groups) > 1:
-            raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel per group)")
-        axes = [ax]
+    axes = panels(len(groups), ax, "one panel per group")
     empty = result.t.size == 0
     t_last = getattr(result, "t_last", None)
     t_last = float(result.t[-1]) if t_last is None and not empty else t_last
@@ -207,8 +214,6 @@ def plan(solution, names=None, ax=None, **kwargs):
     and the verdict (a failed plan says so, with its message). Returns the Axes, or the list of panels."""
     _needs(solution, "solution", "an optimal control solution (problem.solve()'s OptimalControlSolution)",
            "t", "y", "u", "state_names", "control_names")
-    import matplotlib.pyplot as plt
-
     if names is not None:
         names = [names] if isinstance(names, str) else list(names)
         values = {name: np.asarray(solution[name]) for name in names}  # KeyError naming states and controls
@@ -216,14 +221,7 @@ def plan(solution, names=None, ax=None, **kwargs):
     else:
         groups = [g for g in (list(solution.state_names), list(solution.control_names)) if g]
         values = {name: np.asarray(solution[name]) for g in groups for name in g}
-    if ax is None:
-        _, axes = plt.subplots(len(groups), 1, sharex=True, squeeze=False, figsize=(7.0, 2.2 + 1.6 * len(groups)))
-        axes = list(axes[:, 0])
-    else:
-        if len(groups) > 1:
-            raise ValueError("pass names=[...] to plot on one given Axes (the default makes one panel for the states "
-                             "and one for the controls)")
-        axes = [_axes(ax)]
+    axes = panels(len(groups), ax, "one panel for the states and one for the controls")
     for a, group in zip(axes, groups):
         for name in group:
             a.plot(solution.t, values[name], label=name, **kwargs)
