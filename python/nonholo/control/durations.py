@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .multistart import solved_first
+from .multistart import coarse_mesh, solved_first
 from .solution import MULTISTART_KEYS, resolved
 
 __all__ = ["bound_reached", "other_durations", "DURATIONS", "SPAN", "ON_BOUND"]
@@ -61,9 +61,9 @@ def other_durations(problem, sch, nodes: int, dtau: np.ndarray, sol, options: di
         return sol
     spread = durations(problem)
     tally = options.get("tally")
-    coarse = max(11, -(-nodes // 4))
-    mesh = np.full(coarse - 1, 1.0 / (coarse - 1)) if coarse < nodes else dtau
-    tau = np.linspace(0.0, 1.0, 2 * coarse + 1)
+    coarse = coarse_mesh(nodes)
+    mesh = dtau if coarse is None else coarse
+    tau = np.linspace(0.0, 1.0, 2 * (mesh.size + 1) + 1)
     found = []
     for T in spread:
         if tally is not None and not tally.may_start():

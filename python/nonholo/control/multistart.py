@@ -9,10 +9,17 @@ from .path_starts import line_violates_path
 from .solution import resolved
 from .transcription import interval_points
 
-__all__ = ["multistart", "AGREE", "FULL_SOLVES"]
+__all__ = ["multistart", "coarse_mesh", "AGREE", "FULL_SOLVES"]
 
 AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
+
+
+def coarse_mesh(nodes: int) -> np.ndarray | None:
+    """The default start's coarse mesh for ``nodes`` nodes: a quarter of them, at least 11, equally
+    spaced (interval fractions); None where that is no coarser than the mesh itself."""
+    coarse = max(11, -(-nodes // 4))
+    return np.full(coarse - 1, 1.0 / (coarse - 1)) if coarse < nodes else None
 
 
 def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict, extra=(), rescue=(),
@@ -30,7 +37,8 @@ def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict
     when ``starts`` give no full-mesh solution (none succeeds on the coarse mesh, or the full
     mesh fails from their optima), before that fallback (on the full mesh when there is no
     coarser one); None when ``starts`` is empty and no rescue start succeeds."""
-    coarse = max(11, -(-nodes // 4))
+    cdtau = coarse_mesh(nodes)
+    coarse = nodes if cdtau is None else cdtau.size + 1
     candidates = []
     tally = options.get("tally")
 
@@ -43,8 +51,7 @@ def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict
             out.append(problem._solve_mesh(sch, mesh, guess, options))
         return out
 
-    if coarse < nodes:
-        cdtau = np.full(coarse - 1, 1.0 / (coarse - 1))
+    if cdtau is not None:
         if rescue and line_violates_path(problem, interval_points(cdtau, sch.step)):
             starts, rescue = [*starts, *rescue], ()  # the bumps compete with the starts from the outset
         found = solved(cdtau, starts)

@@ -375,9 +375,9 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             directions[c] = s / np.linalg.norm(s)
     classified = tuple(stuck)
     seed_size = SEED * stop * (1 + np.linalg.norm(y[n:]))
-    stuck = _settle(model, classified, t0, y, params, cone, directions, eta,
-                    _seeding(model, classified, t0, y, params, directions, eta, seed_size))
-    seeded = _seeding(model, classified, t0, y, params, directions, eta, seed_size)(stuck)
+    seeding = _seeding(model, classified, t0, y, params, directions, eta, seed_size)
+    stuck = _settle(model, classified, t0, y, params, cone, directions, eta, seeding)
+    seeded = seeding(stuck)
     if seeded is not None:  # a contact that cannot start stuck slides from a slip along d (module docstring)
         y[n:] = seeded
     elif any(stuck):  # the slip below the tolerance of the contacts that start stuck, projected out
@@ -537,10 +537,15 @@ def _seeded(model, stuck: tuple, t: float, y, params, breaking: list, directions
 
 def _seeding(model, from_rest: tuple, t: float, y, params, directions: dict, eta: float, size: float):
     """mode -> the velocity of y seeded (:func:`_seeded`) for the contacts of ``from_rest`` (their slip
-    zero to the tolerance) that slide in that mode, or None (none does, or the seed cannot hold)."""
+    zero to the tolerance) that slide in that mode, or None (none does, or the seed cannot hold); each
+    mode's once (:func:`_settle` judges the mode it returns at the same seed, with the same directions)."""
+    done: dict = {}
+
     def seeded(stuck: tuple):
-        breaking = [c for c in range(len(stuck)) if from_rest[c] and not stuck[c]]
-        return _seeded(model, stuck, t, y, params, breaking, directions, eta, size) if breaking else None
+        if stuck not in done:
+            breaking = [c for c in range(len(stuck)) if from_rest[c] and not stuck[c]]
+            done[stuck] = _seeded(model, stuck, t, y, params, breaking, directions, eta, size) if breaking else None
+        return done[stuck]
     return seeded
 
 
