@@ -97,8 +97,11 @@ clean:
 DOCS_BUILD ?= docs/_build
 DOCS_REQUIREMENTS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(r) for r in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
 DOCS_APT_PACKAGES := libjs-mathjax
-# Sphinx reads the pages (and myst-nb executes the notebooks) in DOCS_JOBS processes
-DOCS_JOBS ?= 2
+# Sphinx reads the pages (and myst-nb executes the notebooks) in DOCS_JOBS processes. One by default:
+# two kernels started at once by two reading processes can race for the same TCP port (jupyter_client
+# picks free ports before the kernel binds them; a CI run failed in ipykernel's bind of its stdin
+# port), and on 2 cores one process measured as fast (a clean build: 115 s with 1, 134 s with 2).
+DOCS_JOBS ?= 1
 
 docs-deps:
 	@if [ -f /usr/share/javascript/mathjax/MathJax.js ]; then echo "MathJax present (libjs-mathjax)"; else \
