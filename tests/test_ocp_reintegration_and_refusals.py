@@ -237,24 +237,30 @@ def test_minimum_time_between_ends_one_state_meets_is_refused():
 # ------------------------------------------------------------------ path constraints between the points
 
 
-def test_a_path_constraint_crossed_between_the_points_is_named_in_the_message():
+def test_a_path_constraint_crossed_between_the_points_fails_the_plan_whatever_the_units_of_g():
     """A point at unit speed from (-1, 0) to (1, 0) around a disc of radius 0.05 at the origin, on 12
     trapezoid nodes: the straight line at T = 2 keeps the disc between two nodes, and passes its
-    centre at t = 1, where the constraint's value is 0.05^2. The plan stays a success (the constraints
-    are imposed at the points only), and its message names the constraint, the size and the time;
-    without path constraints' violations (the speed limit at the trapezoid's linear controls) no note."""
+    centre at t = 1, where the constraint's value is 0.05^2. That value is small only because of how g
+    is written (0.0025 - x^2 - y^2 can be no larger inside the disc); the plan goes through the disc's
+    middle, deeper than a tenth of its interval's step (an outside probe's robot went through a disc of
+    radius 0.3 on 6 nodes with success): no success, the message names the constraint, the value and the
+    time, and the same disc written in units of length fails alike. Hermite-Simpson (the default) imposes the
+    disc at the midpoints too and goes around it: a success whose message does not name the disc."""
     px, py, u1, u2 = sp.symbols("x y u1 u2")
     point = nh.KinematicSystem([px, py], [u1, u2], [u1, u2], control_bounds={"u1": (-1.5, 1.5), "u2": (-1.5, 1.5)})
     problem = nh.OptimalControlProblem(point, cost="time", initial=[-1, 0], final=[1, 0],
                                        path_constraints=[u1**2 + u2**2 <= 1, px**2 + py**2 >= 0.05**2])
     sol = problem.solve(nodes=12, method="trapezoid")
-    assert sol.success and sol.t_final == pytest.approx(2.0, abs=1e-6)
-    assert sol.message.startswith("Optimal Solution Found.")
-    assert "-x**2 - y**2 + 0.0025 <= 0 by 0.0025 at t = 1." in sol.message
+    assert not sol.success and sol.t_final == pytest.approx(2.0, abs=1e-6)
+    assert sol.message.startswith("the plan crosses a path constraint between the collocation points")
+    assert "-x**2 - y**2 + 0.0025 <= 0 by 0.0025 at t = 1" in sol.message and "g / |grad g|" in sol.message
     assert "u1**2 + u2**2 - 1" not in sol.message
+    # the same disc written in units of length: the same verdict
+    root = nh.OptimalControlProblem(point, cost="time", initial=[-1, 0], final=[1, 0],
+                                    path_constraints=[u1**2 + u2**2 <= 1, sp.sqrt(px**2 + py**2 + 1e-9) >= 0.05])
+    assert not root.solve(nodes=12, method="trapezoid").success
     # the default, Hermite-Simpson, imposes the disc at the midpoints too: around it, the disc in no note
-    # (the arc's time 2 sqrt(1 - r^2) + r (pi - 2 arccos r) = 2.002501 at r = 0.05; its quadratic
-    # controls exceed the speed limit between the points by 2e-5, which the message notes)
+    # (the arc's time 2 sqrt(1 - r^2) + r (pi - 2 arccos r) = 2.002501 at r = 0.05)
     default = problem.solve(nodes=12)
     assert default.success and "x**2 - y**2" not in default.message
     assert 2.002501 - 1e-6 < default.t_final < 2.0027

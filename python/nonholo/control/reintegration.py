@@ -26,7 +26,7 @@ import numpy as np
 from .path_starts import path_function, path_values
 
 __all__ = ["control_values", "controls_at", "kinks", "jacobian_norms", "interval_runs", "point_controls",
-           "path_violations", "judged", "RK4_STABLE", "PATH_TOL"]
+           "path_violations", "judged", "depth_measure", "RK4_STABLE", "PATH_TOL"]
 
 #: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
 #: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
@@ -265,18 +265,49 @@ def path_violations(sol, samples, gross: float) -> tuple:
         G = path_values(problem, Y, point_controls(sol, k, s))
         at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
     nodes = sol._node_times()
-    return judged(problem, G, nodes[k] + s * (nodes[k + 1] - nodes[k]), at_points, gross,
+    times = nodes[k] + s * (nodes[k + 1] - nodes[k])
+    step = getattr(sol._scheme, "step", 1)
+    depth = depth_measure(problem, Y, point_controls(sol, k, s), times, nodes,
+                          np.vstack([sol.y, sol.u_points[:, ::step]]))
+    return judged(problem, G, times, at_points, gross,
                   " Between the collocation points, where path constraints are not imposed, the re-run of the plan "
                   "violates ", "the plan crosses a path constraint between the collocation points, where it is not "
-                  "imposed: its re-run violates ")
+                  "imposed: its re-run violates ", depth)
+
+
+def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_times: np.ndarray,
+                  node_values: np.ndarray):
+    """measure(r, j) -> (depth, step): how deep the sample j (states Y[:, j], controls U[:, j] at
+    times[j]) lies in the set that path constraint r excludes, g / |grad g| (the distance to g = 0 to
+    first order, in the states and controls; inf where the gradient vanishes: the centre of a disc
+    written as r^2 - x^2 - y^2 <= 0), and the length |z_{k+1} - z_k| of the step between the nodes
+    (``node_values``: states and controls, one column per node at ``node_times``) of its interval. Both
+    in the same units, whatever the units of g: a plan cutting a disc of radius R between nodes a step h
+    apart goes h^2 / (8 R) deep, a plan through its middle R."""
+    n_y = Y.shape[0]
+
+    def measure(r: int, j: int) -> tuple:
+        z = np.r_[Y[:, j], U[:, j]]
+        h = 1e-6 * (1.0 + np.abs(z))
+        Z = np.hstack([z[:, None] + np.diag(h), z[:, None] - np.diag(h)])
+        g = path_values(problem, Z[:n_y], Z[n_y:])[r]
+        grad = (g[:z.size] - g[z.size:]) / (2 * h)
+        norm = float(np.linalg.norm(grad))
+        value = float(path_values(problem, Y[:, [j]], U[:, [j]])[r, 0])
+        depth = value / norm if np.isfinite(norm) and norm > 0 else np.inf
+        k = int(np.clip(np.searchsorted(node_times, times[j]) - 1, 0, node_values.shape[1] - 2))
+        return depth, float(np.linalg.norm(node_values[:, k + 1] - node_values[:, k]))
+    return measure
 
 
 def judged(problem, G: np.ndarray, times: np.ndarray, at_points: np.ndarray, gross: float, lead: str,
-           crosses: str) -> tuple:
+           crosses: str, depth=None) -> tuple:
     """(note, crossing) of the path constraints' values ``G`` (rows) at ``times``: each constraint whose
     largest value exceeds PATH_TOL (1 + max |g| of ``at_points``, its values where it is imposed) named
     with its value and time after ``lead``; ``crossing`` (after ``crosses``) where one exceeds ``gross``
-    (1 + max |g| there), else None (:func:`path_violations`)."""
+    (1 + max |g| there), or lies deeper in the excluded set than ``gross`` times its interval's step
+    (``depth``: :func:`depth_measure`; the value alone depends on how g is written: a disc of radius
+    0.3 as 0.09 - x^2 - y^2 <= 0 is at most 0.09 inside), else None (:func:`path_violations`)."""
     notes, crossing = [], None
     for r, g in enumerate(problem.path_constraints):
         scale = 1.0 + float(np.max(np.abs(at_points[r]), initial=0.0))
@@ -287,6 +318,13 @@ def judged(problem, G: np.ndarray, times: np.ndarray, at_points: np.ndarray, gro
             if crossing is None and row[j] > gross * scale:
                 crossing = (f"{crosses}{notes[-1]} (more than {gross:g} (1 + max |g| at the points)). Solve with more "
                             "nodes, with refine=, or from another guess")
+            elif crossing is None and depth is not None:
+                inside, step = depth(r, j)
+                if inside > gross * step:
+                    crossing = (f"{crosses}{notes[-1]}: g / |grad g| = {inside:.3g}, its distance into the excluded "
+                                f"set to first order, is more than {gross:g} of the step {step:.3g} between its "
+                                "interval's nodes (in the states and controls). Solve with more nodes, with refine=, "
+                                "or from another guess")
     if not notes:
         return "", None
     return lead + "; ".join(notes) + ".", crossing

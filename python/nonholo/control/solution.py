@@ -545,7 +545,7 @@ def _path_verdict(sol) -> tuple:
     (:func:`~nonholo.control.reintegration.path_violations`); for DMOC, whose check re-runs nothing, at
     the plan's nodes and along its discrete trajectory between them
     (:func:`~nonholo.control.dmoc.path_samples`), by the same measures."""
-    from .reintegration import judged, path_violations
+    from .reintegration import depth_measure, judged, path_violations
 
     if sol.method != "dmoc":
         return path_violations(sol, sol._samples, UNRESOLVED)
@@ -554,11 +554,12 @@ def _path_verdict(sol) -> tuple:
 
     Y, U, times, points = path_samples(sol, ERROR_SUBSTEPS)
     G = path_values(sol.problem, Y, U)
+    depth = depth_measure(sol.problem, Y, U, times, sol._node_times(), np.vstack([sol.y, sol.u_points]))
     return judged(sol.problem, G, times, G[:, points], UNRESOLVED,
                   " At the nodes (sol.y) and between them on the discrete trajectory (the coordinates linear from "
                   "node to node), where path constraints are imposed at the midpoints and (without a velocity) the "
                   "nodes, the plan violates ", "the plan crosses a path constraint at its nodes or between them, "
-                  "where DMOC imposes it at the midpoints only: it violates ")
+                  "where DMOC imposes it at the midpoints only: it violates ", depth)
 
 
 def _standing_still(sol) -> str:
