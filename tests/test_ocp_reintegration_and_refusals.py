@@ -333,3 +333,23 @@ def test_a_free_duration_that_ends_at_its_positive_lower_bound_with_a_terminal_c
     moving = nh.OptimalControlProblem(system, t_final=(1.0, 10), **common).solve(nodes=41)
     assert abs(moving.t_final - 1.267035) < 1e-5 and abs(moving.objective - 1.344898) < 1e-5
     assert "lower bound" not in moving.message
+
+
+def test_a_free_duration_on_either_bound_of_t_final_says_so():
+    """x'' = a from rest at 0 to rest at 1, cost 1 + a^2: the least int a^2 in T is 12 / T^3, so
+    J(T) = T + 12 / T^3, least at T* = sqrt(6) (J* = 8 / sqrt(6)). With t_final=(0.5, 2) the plan ends on the
+    upper bound (J = 3.5), with (3, 10) on the lower one (J = 3 + 12 / 27): both optimal within their bounds,
+    and an outside probe found no word of the bound in either message, which the guide promises. Inside the
+    bounds no note."""
+    x, v, a = sp.symbols("x v a")
+    system = nh.KinematicSystem([x, v], [a], [v, a])
+    common = dict(cost=1 + a**2, initial=[0, 0], final=[1, 0])
+    upper = nh.OptimalControlProblem(system, t_final=(0.5, 2.0), **common).solve(nodes=41)
+    assert upper.success and abs(upper.t_final - 2.0) < 1e-8 and abs(upper.objective - 3.5) < 1e-3
+    assert "ended at the upper bound of t_final (2)" in upper.message
+    lower = nh.OptimalControlProblem(system, t_final=(3.0, 10.0), **common).solve(nodes=41, guess="line")
+    assert lower.success and abs(lower.t_final - 3.0) < 1e-8 and abs(lower.objective - (3 + 12 / 27)) < 1e-3
+    assert "ended at the lower bound of t_final (3)" in lower.message
+    inside = nh.OptimalControlProblem(system, t_final=(1.0, 10.0), **common).solve(nodes=41)
+    assert abs(inside.t_final - np.sqrt(6)) < 1e-3 and abs(inside.objective - 8 / np.sqrt(6)) < 1e-3
+    assert "bound" not in inside.message

@@ -563,19 +563,31 @@ def _path_verdict(sol) -> tuple:
 
 
 def _standing_still(sol) -> str:
-    """A note for a free duration that ended at zero, or at the lower bound of ``t_final``, with a
-    terminal cost: a local minimum at the bound, which IPOPT reports as optimal (a double integrator
-    from rest with 10 (p - 1)^2 at the end: T = 0, cost 10, where moving gives T = 1.948, cost 1.974;
-    with 2 (x - 1)^2 and t_final=(0.01, 10): T = 0.01, cost 2.0098, where T = 1.267 costs 1.345)."""
+    """A note for a free duration that ended at zero or on a bound of ``t_final``: at zero with a
+    terminal cost, or at a positive lower bound, a local minimum at the bound that IPOPT reports as
+    optimal (a double integrator from rest with 10 (p - 1)^2 at the end: T = 0, cost 10, where moving
+    gives T = 1.948, cost 1.974; with 2 (x - 1)^2 and t_final=(0.01, 10): T = 0.01, cost 2.0098, where
+    T = 1.267 costs 1.345), or an optimum the bound cuts off; at the upper bound, a plan the bound keeps
+    from taking longer (cost 1 + a^2 from rest to rest at 1 is least at T = sqrt(6), 2.449: with
+    t_final=(0.5, 2) T = 2, an outside probe found no word of it)."""
+    from .durations import bound_reached
+
     problem = sol.problem
-    if not problem.free_time or problem.terminal_cost is None:
+    if not problem.free_time:
         return ""
     if sol.t_final <= ZERO_DURATION:
-        return (f"; the plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where "
+        if problem.terminal_cost is None:
+            return ""
+        return (f" The plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where "
                 "nothing moves, which a plan that moves may beat; give t_final=(lo, hi) with lo > 0, or a guess that "
-                "moves")
-    lo = float(problem.t_bounds[0])
-    if lo > 0 and sol.t_final <= lo * (1 + 1e-6):
-        return (f"; the plan's duration ended at the lower bound of t_final ({lo:g}): a local minimum at the bound, "
-                "which a longer plan may beat; give a guess that moves longer, or another lower bound")
+                "moves.")
+    lo, hi = (float(b) for b in problem.t_bounds)
+    side = bound_reached(problem, sol.t_final)
+    if side == "lower" and lo > ZERO_DURATION:
+        return (f" The plan's duration ended at the lower bound of t_final ({lo:g}): a local minimum at the bound, "
+                "which a longer plan may beat (give a guess that moves longer), or an optimum below the bound, which "
+                "it cuts off (lower it to see).")
+    if side == "upper":
+        return (f" The plan's duration ended at the upper bound of t_final ({hi:g}): the bound is active, and a "
+                "longer plan may cost less (raise it to see).")
     return ""
