@@ -353,3 +353,29 @@ def test_a_free_duration_on_either_bound_of_t_final_says_so():
     inside = nh.OptimalControlProblem(system, t_final=(1.0, 10.0), **common).solve(nodes=41)
     assert abs(inside.t_final - np.sqrt(6)) < 1e-3 and abs(inside.objective - 8 / np.sqrt(6)) < 1e-3
     assert "bound" not in inside.message
+
+
+def test_a_failed_solve_names_the_expression_that_is_not_finite_or_not_smooth():
+    """IPOPT's "Invalid number in NLP function or derivative detected" names nothing: a keep-in region
+    written sqrt(x^2 + y^2) <= 3 for a car starting at the origin has the derivative x / sqrt(x^2 + y^2) = 0/0
+    there (an outside probe's; x^2 + y^2 <= 9 solves, T = 2.287). The message now names the constraint, the
+    derivative and the point. A cost with Abs (minimum fuel int |a|, which ended in a restoration failure at
+    0.92 where the optimum is 3 - sqrt(5)) gets, when its solve fails, the smooth forms to write instead."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    x, y = sp.symbols("x y")
+    root = nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[2, 1, 0],
+                                    path_constraints=[sp.sqrt(x**2 + y**2) <= 3])
+    sol = root.solve(nodes=30)
+    assert not sol.success and sol.message.startswith("Invalid number in NLP function or derivative detected.")
+    assert "derivative by x of the path constraint sqrt(x**2 + y**2) - 3 <= 0 is nan at t = 0 (x = 0, y = 0" \
+        in sol.message
+    square = nh.OptimalControlProblem(car, initial=[0, 0, 0], final=[2, 1, 0], path_constraints=[x**2 + y**2 <= 9])
+    assert square.solve(nodes=30).success
+    p, v, a = sp.symbols("p v a")
+    mass = nh.KinematicSystem([p, v], [a], [v, a], control_bounds={"a": (-1, 1)})
+    fuel = nh.OptimalControlProblem(mass, cost=sp.Abs(a), t_final=3.0, initial=[0, 0], final=[1, 0])
+    stopped = fuel.solve(nodes=21, max_iter=2)
+    assert not stopped.success and "The running cost has Abs or sign" in stopped.message
+    smooth = nh.OptimalControlProblem(mass, cost=a**2, t_final=3.0, initial=[0, 0], final=[1, 0]).solve(nodes=21,
+                                                                                                        max_iter=2)
+    assert not smooth.success and "Abs" not in smooth.message

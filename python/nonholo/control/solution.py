@@ -524,6 +524,11 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
     (:func:`~nonholo.control.reintegration.path_violations`; once). DMOC: the path constraints at its
     nodes and along its discrete trajectory, by the same measures (:func:`_path_verdict`)."""
     why = sol.unresolved() if sol.success else None
+    if not sol.success and not getattr(sol, "_failure_noted", False):
+        from .failure_notes import invalid_number_note, nonsmooth_note
+
+        sol.message += (invalid_number_note(sol) if "Invalid number" in sol.message else "") + nonsmooth_note(sol)
+        sol._failure_noted = True
     if why:
         sol.success, sol.message = False, why
     elif sol.success and (sol._samples is not None or sol.method == "dmoc" and sol.problem.path_constraints) \

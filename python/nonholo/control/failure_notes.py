@@ -1,0 +1,73 @@
+"""What a failed solve's message adds to IPOPT's status about the problem's own expressions.
+
+- Where a plan's functions or their first derivatives are not finite: what IPOPT's "Invalid number in NLP
+  function or derivative detected" leaves out. A keep-in region written sqrt(x^2 + y^2) <= 3 has the
+  derivative x / sqrt(x^2 + y^2), 0/0 at a start at the origin, where x^2 + y^2 <= 9 has 2 x; IPOPT stops
+  at its first iterate and names neither the expression nor the point.
+- A cost or path constraint with Abs or sign, which IPOPT's Newton steps (twice differentiable functions)
+  do not suit: the minimum fuel of a double integrator written int |a| ended in "Restoration Phase Failed"
+  at 0.92 where the optimum is 0.7639."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .solution import vectorized
+
+__all__ = ["invalid_number_note", "nonsmooth_note"]
+
+
+def _expressions(problem) -> list:
+    """(what, expression) of the plan's running cost, terminal cost, path constraints and dynamics."""
+    out = [("the running cost", problem.running_cost)]
+    if problem.terminal_cost is not None:
+        out.append(("the terminal cost", problem.terminal_cost))
+    out += [(f"the path constraint {g} <= 0", g) for g in problem.path_constraints]
+    rates = getattr(problem.dynamics, "rhs", ())
+    out += [(f"the rate of {name}", e) for name, e in zip(problem.state_names, rates)]
+    return out
+
+
+def invalid_number_note(sol) -> str:
+    """" ..." naming the first of the plan's expressions (:func:`_expressions`) that is not finite, or whose
+    derivative by a state, control or algebraic variable is not, at the plan's points (IPOPT's last iterate:
+    its first where it stopped there), with the time and the state; "" where all are finite there."""
+    problem = sol.problem
+    states, others = list(problem.states), list(problem.controls) + list(problem.algebraic)
+    Y = sol.y_points
+    U = np.vstack([sol.u_points, sol.z_points])
+    variables = states + others
+    for what, expr in _expressions(problem):
+        expr = sp.sympify(expr)
+        names = ["value"] + [f"derivative by {v}" for v in variables]
+        with np.errstate(all="ignore"):
+            try:
+                values = vectorized([expr, *(sp.diff(expr, v) for v in variables)], states, others)(Y, U)
+            except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+                continue
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            continue
+        where = np.argwhere(bad)  # (row, point): the earliest point, then the first row
+        row, j = where[np.lexsort((where[:, 0], where[:, 1]))[0]]
+        at = ", ".join(f"{n} = {v:.4g}" for n, v in zip(problem.state_names, Y[:, j]))
+        return (f" The {names[row]} of {what} is {values[row, j]} at t = {sol.t_points[j]:.4g} ({at}): write it in a "
+                "form whose derivatives are finite there (the square of a distance instead of the distance, a smooth "
+                "bound instead of Abs), or start elsewhere (guess=).")
+    return ""
+
+
+def nonsmooth_note(sol) -> str:
+    """" ..." naming the cost terms and path constraints with Abs or sign (not differentiable where their
+    argument is 0) of a failed solve's problem, with the smooth forms to write instead; "" without."""
+    problem = sol.problem
+    named = [("the running cost", problem.running_cost), ("the terminal cost", problem.terminal_cost)]
+    named += [(f"the path constraint {g} <= 0", g) for g in problem.path_constraints]
+    found = [what for what, e in named if e is not None and sp.sympify(e).has(sp.Abs, sp.sign)]
+    if not found:
+        return ""
+    return (f" {found[0][0].upper()}{found[0][1:]}{' and others' if len(found) > 1 else ''} has Abs or sign, not "
+            "differentiable where its argument is 0, which IPOPT's Newton steps need: split a control a = a_plus - "
+            "a_minus with both at least 0 and minimize a_plus + a_minus, or smooth it (sqrt(a**2 + d**2) - d for a "
+            "small d).")
