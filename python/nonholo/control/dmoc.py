@@ -219,7 +219,7 @@ def solve_dmoc(problem, dtau: np.ndarray, guess, options: dict):
     for i in range(n):
         if problem.initial[i] is not None:
             x_lo[i] = x_hi[i] = problem.initial[i]
-        if problem.final[i] is not None:
+        if problem.final[i] is not None and i not in problem._implied:  # implied: left to the constraint rows
             x_lo[(P - 1) * nz + i] = x_hi[(P - 1) * nz + i] = problem.final[i]
     for end, node in zip(ends, (0, P - 1)):
         if not end:  # no equation there: its impulse is not a variable

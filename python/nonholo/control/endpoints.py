@@ -1,7 +1,8 @@
 """Checks, before any solve, of what an optimal control problem fixes at its ends and of the symbols
 it takes as controls: fixed end states that violate a path constraint of the states alone (IPOPT
-would only report "local infeasibility"), and controls of a System that appear anywhere but in its
-force (a mass or a length as a control: the dynamics then vary it along the plan)."""
+would only report "local infeasibility"), final states that the initial ones imply (a state the
+dynamics hold constant), and controls of a System that appear anywhere but in its force (a mass or
+a length as a control: the dynamics then vary it along the plan)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import math
 import numpy as np
 import sympy as sp
 
-__all__ = ["ends_within_path_constraints", "controls_only_in_force", "PATH_SLACK"]
+__all__ = ["ends_within_path_constraints", "controls_only_in_force", "implied_final", "PATH_SLACK"]
 
 #: A fixed end state may exceed a path constraint g <= 0 by PATH_SLACK (1 + |g|) (rounding): one
 #: exactly on the boundary passes.
@@ -76,3 +77,22 @@ def controls_only_in_force(system, controls) -> None:
         if name not in force_names:
             raise ValueError(f"controls: {name!r} does not appear in the system's force, so it would not act on the "
                              "dynamics: a control is a symbol of the force (a force or a torque)")
+
+
+def implied_final(rates: list, initial: list, final: list, names: list) -> frozenset:
+    """The indices of the states whose rate is identically 0 (a coordinate that a constraint row holds
+    still: its row of the dynamics is 0) fixed at both ends: the final value is the initial one, and
+    imposing it too makes the collocation's equality constraints linearly dependent (an outside probe's
+    convex problem with such a coordinate failed in IPOPT's restoration phase at 41 trapezoid nodes and
+    solved at 11 and 81; CasADi on the same equations alike). The solve leaves those final values to the
+    dynamics. ValueError naming the state where the two ends differ: no plan reaches the final one."""
+    out = set()
+    for i, rate in enumerate(rates):
+        if sp.sympify(rate) != 0 or initial[i] is None or final[i] is None:
+            continue
+        if not abs(final[i] - initial[i]) <= 1e-12 * (1.0 + abs(initial[i])):
+            raise ValueError(f"final[{names[i]!r}] = {final[i]:g} differs from initial[{names[i]!r}] = {initial[i]:g}, "
+                             f"but the dynamics hold {names[i]} constant (its rate is 0): no plan reaches that end; "
+                             f"give final[{names[i]!r}] = {initial[i]:g} or None")
+        out.add(i)
+    return frozenset(out)

@@ -22,7 +22,7 @@ from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
-from .endpoints import controls_only_in_force, ends_within_path_constraints
+from .endpoints import controls_only_in_force, ends_within_path_constraints, implied_final
 from ..options import flag
 from .solution import MULTISTART_KEYS, OptimalControlSolution, resolved, state_scale, vectorized
 from .tally import NOT_STARTED, SolveTally
@@ -144,6 +144,7 @@ class OptimalControlProblem:
                                                                       kinds, others)
         checks.ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
         ends_within_path_constraints(self.path_constraints, self.states, self.initial, self.final)
+        self._implied = implied_final(list(getattr(dyn, "rhs", ())), self.initial, self.final, self.state_names)
         # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
         self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
         self._ends_fixed = checks.ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
@@ -677,7 +678,7 @@ class OptimalControlProblem:
         for i, (a, b) in enumerate(zip(self.initial, self.final)):
             if a is not None:
                 x_lo[i] = x_hi[i] = a
-            if b is not None:
+            if b is not None and i not in self._implied:  # implied by the initial one: left to the dynamics
                 x_lo[(P - 1) * (n_y + n_u) + i] = x_hi[(P - 1) * (n_y + n_u) + i] = b
         x0 = np.vstack([Y, U]).T.reshape(-1)
         holonomic = None
