@@ -5,6 +5,7 @@
 
 #include "bindings.hpp"
 #include "nonholo/integrator.hpp"
+#include "nonholo/law_slow_manifold.hpp"
 
 using namespace nonholo;
 
@@ -146,7 +147,7 @@ void apply_sensitivity(IntegrationOptions& o, const py::dict& sensitivity) {
   o.sensitivity_error_control = sensitivity["error_control"].cast<bool>();
 }
 
-// events: sequence of (tape_or_callable, direction, terminal[, dynamics[, watch]]). A callable is called as
+// events: sequence of (tape_or_callable, direction, terminal[, dynamics[, watch]]) (a LawFoldEvent: in C++). A callable is called as
 // f(t, y) with y a NumPy array, holding the GIL; `dynamics`: a tape of [q, v, t, p, q'', lambda]
 // (EventSpec).
 std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
@@ -161,6 +162,9 @@ std::vector<EventSpec> make_events(const py::sequence& events, int n_states) {
     ev.watch = tup.size() > 4 && tup[4].cast<bool>();
     if (py::isinstance<Tape>(f)) {
       ev.tape = f.cast<std::shared_ptr<Tape>>();
+    } else if (py::isinstance<LawFoldEvent>(f)) {  // in C++, with each run's parameters
+      auto fold = f.cast<std::shared_ptr<LawFoldEvent>>();
+      ev.state_function = [fold](double t, const double* y, const double* p) { return (*fold)(t, y, p); };
     } else {
       auto fn = std::make_shared<py::object>(f);
       ev.callback = [fn, n_states](double t, const double* y) {

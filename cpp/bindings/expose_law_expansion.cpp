@@ -28,6 +28,25 @@ void expose_law_expansion(py::module_& m) {
            py::arg("has_limit"),
            "Per contact c, the tape of Phi_c([varsigma_c, q, v, t, p]) and its rows; the scale eps(p); the "
            "cone's edge L_c([q, v, t, p]) per contact (None: no law saturates) and which contacts it bounds.");
+  py::class_<LawFoldEvent, std::shared_ptr<LawFoldEvent>>(
+      m, "LawFoldEvent", "The fold event of a law's reduced model: threshold - the largest friction ratio of its "
+      "contacts at y = [q, u], evaluated in C++ with each run's parameters (an event of nh.simulate and "
+      "nh.simulate_many).")
+      .def(py::init([](std::shared_ptr<const MechanicalSystem> system, std::shared_ptr<const LawExpansion> law,
+                       double threshold) {
+             law->check(*system);
+             auto event = std::make_shared<LawFoldEvent>();
+             event->system = std::move(system);
+             event->law = std::move(law);
+             event->threshold = threshold;
+             return event;
+           }),
+           py::arg("system"), py::arg("law"), py::arg("threshold"))
+      .def("__call__", [](const LawFoldEvent& event, double t, py::handle y, py::handle p) {
+        auto yv = as_vector(y, 2 * event.system->n(), "y");
+        auto pv = as_vector(p, event.system->n_params(), "params");
+        return event(t, yv.data(), pv.data());
+      }, py::arg("t"), py::arg("y"), py::arg("params"), "The event's value at (t, y) with the parameters p.");
   m.def("law_scale", [](std::shared_ptr<const MechanicalSystem> system, const LawExpansion& law, py::handle p) {
     law.check(*system);
     auto pv = as_vector(p, system->n_params(), "params");
@@ -52,8 +71,9 @@ void expose_law_expansion(py::module_& m) {
     }
     return to_numpy(out.data(), {n_t, contacts});
   }, py::arg("system"), py::arg("law"), py::arg("t"), py::arg("y"), py::arg("params"),
-     "|lambda_c| / (saturation N_c) per contact at time-major samples [q, u], shape (n_t, n_contacts) (NaN for a "
-     "contact whose law does not saturate).");
+     "|lambda_c| over the law's largest force in its direction per contact at time-major samples [q, u], shape "
+     "(n_t, n_contacts): 1 at the fold of the slow manifold, at least 1 where no slip carries the force (NaN where "
+     "the law gives no force).");
   m.def("law_slip", [](std::shared_ptr<const MechanicalSystem> system, const LawExpansion& law, double t, py::handle q,
                        py::handle u, py::handle p, int order) {
     law.check(*system);

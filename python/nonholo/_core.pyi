@@ -9,7 +9,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'point_derivatives', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
+__all__: list[str] = ['CompiledSlip', 'DiscreteIntegrator', 'Frame', 'Graph', 'LawExpansion', 'LawFoldEvent', 'MechanicalSystem', 'Model', 'PointGeometry', 'RunOptions', 'Tape', 'attach_compiled', 'cost_constants', 'diagnostics', 'frame_multipliers', 'frame_resplit_growth', 'frame_singular_condition', 'frame_vakonomic_model', 'frame_velocity', 'friction_model', 'hamel_model', 'integrate', 'integrate_discrete', 'integrate_many', 'invariance_residual', 'law_friction_ratio', 'law_scale', 'law_slip', 'make_graph', 'max_compiled_slip_nodes', 'max_compiled_slip_order', 'max_slow_manifold_order', 'nonholonomic_model', 'op_codes', 'point_derivatives', 'reduced_frame_model', 'reduced_model', 'reduced_run_check', 'reduced_validity', 'slow_manifold_velocity', 'solve_collocation', 'solve_interval_nlp', 'solver_option_keys', 'sparse_model', 'tape_c_source', 'tape_compiled', 'tape_names', 'trajectory_constraint_residual', 'trajectory_energy', 'vakonomic_model']
 class Graph:
     """
     An expression graph in SSA form (inputs, nodes, outputs).
@@ -400,6 +400,16 @@ class LawExpansion:
         """
         Per contact c, the tape of Phi_c([varsigma_c, q, v, t, p]) and its rows; the scale eps(p); the cone's edge L_c([q, v, t, p]) per contact (None: no law saturates) and which contacts it bounds.
         """
+class LawFoldEvent:
+    """
+    The fold event of a law's reduced model: threshold - the largest friction ratio of its contacts at y = [q, u], evaluated in C++ with each run's parameters (an event of nh.simulate and nh.simulate_many).
+    """
+    def __call__(self, t: typing.SupportsFloat | typing.SupportsIndex, y: typing.Any, params: typing.Any) -> float:
+        """
+        The event's value at (t, y) with the parameters p.
+        """
+    def __init__(self, system: MechanicalSystem, law: LawExpansion, threshold: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
 @typing.overload
 def attach_compiled(system: MechanicalSystem, which: str, path: str, symbol: str) -> None:
     """
@@ -438,7 +448,7 @@ def invariance_residual(system: MechanicalSystem, order: typing.SupportsInt | ty
     """
 def law_friction_ratio(system: MechanicalSystem, law: LawExpansion, t: typing.Any, y: typing.Any, params: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     """
-    |lambda_c| / (saturation N_c) per contact at time-major samples [q, u], shape (n_t, n_contacts) (NaN for a contact whose law does not saturate).
+    |lambda_c| over the law's largest force in its direction per contact at time-major samples [q, u], shape (n_t, n_contacts): 1 at the fold of the slow manifold, at least 1 where no slip carries the force (NaN where the law gives no force).
     """
 def law_scale(system: MechanicalSystem, law: LawExpansion, params: typing.Any) -> float:
     """

@@ -56,6 +56,7 @@ class EventValues {
         throw;
       }
     }
+    if (ev.state_function) return ev.state_function(t, y, params_.data());
     const MechanicalSystem& sys = model_.system();
     const int n = sys.n(), base = sys.n_inputs();
     inputs_.resize(ev.dynamics ? base + n + sys.k() : base);

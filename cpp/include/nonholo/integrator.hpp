@@ -91,6 +91,9 @@ void check_options(const IntegrationOptions& options, int n_states);
 struct EventSpec {
   std::shared_ptr<const Tape> tape;
   std::function<double(double, const double*)> callback;
+  // g(t, y, p) computed in C++ without the GIL, with the run's parameters (a law's fold event,
+  // law_slow_manifold.hpp): a batch may share it across threads, so it keeps no state of its own.
+  std::function<double(double, const double*, const double*)> state_function;
   bool dynamics = false;
   int direction = 0;  // +1: g increasing only, -1: decreasing only, 0: both
   int terminal = 0;   // stop at the terminal-th occurrence; 0: never

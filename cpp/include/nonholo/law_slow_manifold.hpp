@@ -24,8 +24,9 @@
 // The law enters as tapes built from its SymPy expressions (python/nonholo/models/law_core.py):
 // per contact, Phi_c of the inputs [varsigma_c (r_c), q, v, t, p]; the scale eps of the system's
 // parameters p; and, for the laws that saturate, the cone's edge L_c = saturation N_c of
-// [q, v, t, p] per contact. The friction ratio |lambda_c| / L_c measures the distance to the fold
-// of the slow manifold at 1, where Newton's method has no solution (ModelError).
+// [q, v, t, p] per contact (a necessary bound, L_c at least the law's largest force). The friction
+// ratio (law_friction_ratio: |lambda_c| over the law's largest force in its direction) measures the
+// distance to the fold of the slow manifold at 1, where Newton's method has no solution (ModelError).
 #pragma once
 
 #include <memory>
@@ -110,11 +111,16 @@ void law_multipliers(MechanicsWork<S>& w, VecX<S>& f, VecX<S>& lam) {
   w.chol_M.solve_in_place(lam);
 }
 
-// The friction ratio |lambda_c| / L_c per contact (NaN where the law does not saturate) from the
-// values of lambda at (t, q, u), in doubles.
+// The friction ratio of each contact from the values of lambda at (t, q, u), in doubles: |f_c| over
+// the law's largest force along f_c / |f_c| (f_c = -lambda_c the force the contact must carry), on
+// the ray of slips x d, x >= 0, through the leading slip that carries f_c (or, where none does,
+// along Phi_c'(0)^-1 f_c), up to the ray's first peak. The range of the law need not be a disc
+// (an elliptic Coulomb law, a law with a local peak such as Stribeck's with a viscous term); the
+// ratio reaches 1 at the fold of the slow manifold, and is at least 1 where no slip of the law
+// carries f_c. NaN where the law gives no force (a zero slope at zero slip: no load).
 void law_friction_ratio(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q,
                         const double* u, const double* p, const VecX<double>& lam, double* ratio,
-                        std::vector<double>& in, std::vector<double>& out, std::vector<double>& work);
+                        LawSlipWork<double>& w);
 
 // varsigma_0 of contact c in doubles: Newton's method with a backtracking line search on
 // Phi_c(x) = target (the reference's, law_slow_manifold.py), its Jacobian by dual numbers.
@@ -333,6 +339,16 @@ extern NONHOLO_LAW_TRUNCATED_SLIP(JacobianScalar, JacobianScalar);
 double law_scale_value(const MechanicalSystem& sys, const LawExpansion& law, const double* p);
 void law_friction_ratio_at(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q,
                            const double* u, const double* p, double* ratio);
+
+// The fold event of a law's reduced model: threshold - the largest friction ratio over the contacts
+// at the state y = [q, u] (NaN ratios left out), evaluated in C++ for every run of a batch with its
+// own parameters p (EventSpec::state_function).
+struct LawFoldEvent {
+  std::shared_ptr<const MechanicalSystem> system;
+  std::shared_ptr<const LawExpansion> law;
+  double threshold = 1.0;
+  double operator()(double t, const double* y, const double* p) const;
+};
 void law_slip_terms(const MechanicalSystem& sys, const LawExpansion& law, double t, const double* q, const double* u,
                     const double* p, int K, double* h);
 

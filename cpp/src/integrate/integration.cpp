@@ -68,7 +68,7 @@ void Integration::validate(const std::vector<double>& params, const std::vector<
     if (i > 0 && !before_or_at(t_eval_[i - 1], te) ) throw InputError("t_eval must be sorted in the direction of integration");
   }
   for (const EventSpec& ev : events) {
-    if (!ev.callback && !ev.tape) throw InputError("an event needs a tape or a callback");
+    if (!ev.callback && !ev.tape && !ev.state_function) throw InputError("an event needs a tape or a callback");
     const MechanicalSystem& sys = model_.system();
     if (ev.tape && ev.tape->n_inputs() != sys.n_inputs() + (ev.dynamics ? sys.n() + sys.k() : 0))
       throw InputError("event tape has the wrong number of inputs");

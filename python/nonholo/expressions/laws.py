@@ -180,8 +180,14 @@ class Law:
     scale : SymPy expression, optional
         The law's velocity scale (the small parameter of its slow manifold: eps, v_s, ...).
     saturation : SymPy expression, optional
-        The largest force the law can give, as a multiple of N (mu for Coulomb): beyond it no
-        slip carries the force, and a no-slip model needs more friction than there is.
+        The largest force the law can give in any direction, as a multiple of N (mu for Coulomb):
+        beyond it no slip carries the force, and a no-slip model needs more friction than there is.
+        For a law whose range is not a disc (an anisotropic law, mu_x in one direction and mu_y < mu_x
+        in another) it is the largest of them, mu_x: a bound, not the edge of the range in every
+        direction. The reduced models measure the fold of their slow manifold against the law's own
+        largest force in the direction of the needed force, found on the law itself (the friction
+        ratio, ``result.friction_ratio``), so they need no saturation: a law with a local peak (a
+        Stribeck law with a viscous term, which has none) folds at that peak.
     name : str, optional
     relaxation_length : length or sequence of lengths, optional
         The relaxation length sigma of each slip component, for a law of the slip angle
@@ -536,7 +542,9 @@ class Stribeck(Law):
     :math:`c_v` = ``viscous``, regularized at rest over :math:`\delta v_s` (``regularization``
     :math:`\delta`). Its ``saturation``, the largest force over :math:`N`, is the curve's peak,
     below :math:`\max(\mu_s, \mu_k)`: the regularization takes off the top (0.99113 :math:`\mu_s`
-    at :math:`\mu_s = 0.5`, :math:`\mu_k = 0.3`, :math:`\delta = 0.01`)."""
+    at :math:`\mu_s = 0.5`, :math:`\mu_k = 0.3`, :math:`\delta = 0.01`). With ``viscous`` > 0 the force
+    grows without bound and the saturation is None; the slow manifold still folds at the curve's local
+    peak, where the reduced models' friction ratio (against the law's own largest force) reaches 1."""
 
     def __init__(self, mu_s, mu_k, v_s, viscous=0, regularization=0.01, rows: int = 1):
         rows = _rows(rows)

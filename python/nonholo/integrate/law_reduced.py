@@ -38,8 +38,9 @@ def _start(model, t_span, y0, params, project_y0: bool, ratio) -> tuple:
     system._on_constraint_set(y0[:n], y0[n:], t0, params, "the velocity part u of y0")
     ratio0 = ratio(t0, y0, p)
     if np.nanmax(ratio0, initial=0.0) >= RATIO_STOP:
-        raise FoldError(f"y0: the friction ratio |lambda| / (saturation N) is {np.nanmax(ratio0):.6g} at the "
-                        f"start: the slow manifold of the {model.law.name} law does not exist there (it folds at 1)")
+        raise FoldError(f"y0: the friction ratio (|lambda| over the law's largest force in its direction) is "
+                        f"{np.nanmax(ratio0):.6g} at the start: the slow manifold of the {model.law.name} law does not "
+                        "exist there (it folds at 1)")
     return t0, tf, y0, p
 
 
@@ -89,10 +90,10 @@ def run_law_reduced(model, t_span, y0, t_eval=None, rtol: float = 1e-8, atol=1e-
     else:
         t_last = tf if sol.status == 0 else (float(sol.t[-1]) if sol.t.size else t0)
     if folded:
-        message = (f"stopped at t = {t_last:.6g}: the friction ratio |lambda| / (saturation N) reached "
-                   f"{RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the constraint force "
-                   "leaves the friction cone; no slip carries it beyond). Simulate system.friction(law=...) or the "
-                   "stick-slip model there")
+        message = (f"stopped at t = {t_last:.6g}: the friction ratio (|lambda| over the law's largest force in its "
+                   f"direction) reached {RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the "
+                   "constraint force leaves the law's range; no slip of the law carries it beyond). Simulate "
+                   "system.friction(law=...) or the stick-slip model there")
     else:
         message = sol.message
     raw = dict(t=sol.t, y=sol.y, status=sol.status, message=message, flag=sol.status,
@@ -116,9 +117,9 @@ def _report_ratios(result: SimulationResult, model, ratios: np.ndarray, samples:
     if worst > RATIO_THRESHOLD or folded:
         at = samples[int(np.nanargmax(np.nanmax(ratios, axis=0)))][0]
         text = (f"the reduced model (order {model.order}) of the {model.law.name} law ran close to the fold of its "
-                f"slow manifold: the friction ratio |lambda| / (saturation N) reached {worst:.4g} at t = {at:.4g} (its "
-                f"expansion holds while it is below {RATIO_THRESHOLD:g}; the manifold folds at 1, where no-slip needs "
-                "more friction than there is)")
+                f"slow manifold: the friction ratio |lambda| / (largest force) reached {worst:.4g} at t = {at:.4g} "
+                f"(its expansion holds while it is below {RATIO_THRESHOLD:g}; the manifold folds at 1, where no-slip "
+                "needs more friction than there is)")
         _warn(result, text, stacklevel=4)
     return result
 
@@ -132,7 +133,7 @@ def _warn(result: SimulationResult, text: str, stacklevel: int) -> None:
 def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step, project_y0, method: str,
                          options: dict) -> SimulationResult:
     """The run of :class:`~nonholo.models.law_core.CoreLawReducedModel`: ``nh.simulate`` on its C++
-    vector field with the terminal event RATIO_STOP saturation N - |lambda| = 0 (the fold margin; the
+    vector field with the terminal event RATIO_STOP - the friction ratio = 0 (the fold margin; the
     method as :func:`_events_with_fold` chooses), then the ratio at the outputs in one C++ call."""
     from .simulation import simulate
 
@@ -171,9 +172,10 @@ def _finish_core(model, result, t0: float, y0, params, fold_event: bool):
         folded = result.status == 1 and len(fold_t) > 0
     if folded:
         result.flag_name = "SLOW_MANIFOLD_FOLD"
-        result.message = (f"stopped at t = {result.t_last:.6g}: the friction ratio |lambda| / (saturation N) reached "
-                          f"{RATIO_STOP:g}, where the slow manifold of the {model.law.name} law folds (the constraint "
-                          "force leaves the friction cone; no slip carries it beyond). Simulate "
+        result.message = (f"stopped at t = {result.t_last:.6g}: the friction ratio (|lambda| over the law's largest "
+                          f"force in its direction) reached {RATIO_STOP:g}, where the slow manifold of the "
+                          f"{model.law.name} law folds (the constraint force leaves the law's range; no slip of the "
+                          "law carries it beyond). Simulate "
                           "system.friction(law=...) or the stick-slip model there")
         result.y_final = fold_y[-1]
     result.model = model

@@ -650,7 +650,7 @@ def simulate_many(
     stops = load_specs(model, tf < t0)  # as simulate's
     specs = stops + event_specs(model, events)
     sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
-    if any(not isinstance(s[0], _core.Tape) for s in specs):
+    if any(not isinstance(s[0], (_core.Tape, _core.LawFoldEvent)) for s in specs):  # a law's fold: in C++
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     started = [i for i in range(n_runs) if i not in rejected]
     n_started = len(started)

@@ -12,12 +12,13 @@ Newton's method with the tape's Jacobian by forward AD, and the higher orders co
 chord iteration in bivariate Taylor arithmetic on the same tape. ``nh.simulate`` integrates it
 with the core's DOP853 or CVODE (no Python per step).
 
-The friction ratio rho_c = |lambda_c| / (saturation N_c) of each contact measures how close the
-run is to the fold of the slow manifold at rho_c = 1. A run reports it at its output times
-(``result.friction_ratio``), warns where it exceeds ``RATIO_THRESHOLD`` and stops where it reaches
-``RATIO_STOP``: the event ``RATIO_STOP saturation N_c - |lambda_c| = 0`` (a friction margin,
-:mod:`nonholo.system.margins`, evaluated in C++ and located on DOP853's dense output or by CVODE's
-root finding), for every law that saturates. ``method="auto"`` runs DOP853 when the model's
+The friction ratio rho_c of each contact, |lambda_c| over the law's largest force in the direction of
+lambda_c (saturation N_c for a law whose range is a disc; found along the law itself for any other:
+an elliptic law, a law with a local peak), measures how close the run is to the fold of the slow
+manifold at rho_c = 1. A run reports it at its output times (``result.friction_ratio``), warns where
+it exceeds ``RATIO_THRESHOLD`` and stops where it reaches ``RATIO_STOP``: the event RATIO_STOP - max_c
+rho_c = 0 (:class:`FoldMargin`, evaluated in C++ and located on DOP853's dense output or by CVODE's
+root finding), for every law. ``method="auto"`` runs DOP853 when the model's
 right-hand side is cheap against Adams' per-step overhead (``core.explicit_rk_pays``, as for the
 linear law's reduced models) and the run has no events of the caller's, else Adams. A run with
 sensitivities has no fold event and stops at the fold itself (a ModelError of the right-hand side).
@@ -151,8 +152,13 @@ class CoreLawReducedModel(LawReducedParameters):
         return self.field.velocity(t, y, params)
 
     def friction_ratio(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
-        """|lambda_c| / (saturation N_c) per contact at a state (n_contacts,) or a trajectory
-        (n_contacts, n_t) (NaN for a law without saturation); in C++, one call for all samples."""
+        """The friction ratio per contact at a state (n_contacts,) or a trajectory (n_contacts, n_t): |lambda_c|
+        over the law's largest force in the direction of lambda_c (found on the ray of slips through the slip
+        that carries it, up to the first peak of the law's force along it), so 1 at the fold of the slow
+        manifold for any law, whether its range is a disc (mu N for Coulomb), an ellipse (an anisotropic
+        law) or bounded by a local peak (Stribeck's with a viscous term, which has no ``saturation``); at
+        least 1 where no slip of the law carries the force, NaN where the law gives no force. In C++, one
+        call for all samples; the Python reference is ``expansion.friction_ratio``."""
         t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         R = _core.law_friction_ratio(self.system.core, self.law_core, t, Y, self.param_vector(params))
         return R[0] if scalar else R.T
@@ -187,15 +193,14 @@ class CoreLawReducedModel(LawReducedParameters):
         return self.field.constraint_residual(t, y, params)
 
     def fold_margin(self):
-        """RATIO_STOP saturation N_c - |lambda_c| (smallest over the contacts) as a friction margin of the
-        system (the run's stop before the fold), or None when a contact's law does not saturate. Built
-        once per model: the margin keeps its tape, which every run evaluates as its fold event."""
+        """The run's stop before the fold: a :class:`FoldMargin`, whose event is RATIO_STOP minus the largest
+        friction ratio over the contacts (:meth:`friction_ratio`, in C++), for every law (one whose range is
+        not a disc, one without a saturation but with a local peak, such as Stribeck's with a viscous
+        term). Built once per model."""
         from .law_reduced import RATIO_STOP
 
         if "_fold_margin" not in self.__dict__:
-            limits = self.expansion.expressions["limits"]
-            self.__dict__["_fold_margin"] = None if any(limit is None for limit in limits) else FoldMargin(
-                self.system, "friction", RATIO_STOP, list(limits), self.expansion.groups)
+            self.__dict__["_fold_margin"] = FoldMargin(self, RATIO_STOP)
         return self.__dict__["_fold_margin"]
 
     def __repr__(self) -> str:
@@ -209,9 +214,26 @@ class CoreLawReducedModel(LawReducedParameters):
 
 
 class FoldMargin(Margin):
-    """The fold margin of a law's reduced model (:meth:`CoreLawReducedModel.fold_margin`): a friction
-    margin whose start the run checks itself (``integrate/law_reduced.py`` refuses a y0 whose friction
-    ratio reaches RATIO_STOP, with FoldError), so ``nh.simulate`` does not evaluate it again at t0."""
+    """The fold margin of a law's reduced model (:meth:`CoreLawReducedModel.fold_margin`): ``threshold``
+    minus the largest friction ratio of the contacts at the state [q, u], an event the core evaluates
+    in C++ with each run's parameters (``_core.LawFoldEvent``; ``nh.simulate_many`` runs it too). Its
+    start the run checks itself (``integrate/law_reduced.py`` refuses a y0 whose friction ratio reaches
+    RATIO_STOP, with FoldError), so ``nh.simulate`` does not evaluate it again at t0."""
+
+    kind = "fold"
+
+    def __init__(self, model, threshold: float):  # not a margin of the contact forces: no Margin.__init__
+        self.system, self.mu, self.threshold = model.system, None, threshold
+        self.contacts = [list(rows) for rows in model.expansion.groups]
+        self.event_function = _core.LawFoldEvent(model.system.core, model.law_core, threshold)
+
+    def __repr__(self) -> str:
+        return (f"<nonholo.Margin: fold margin {self.threshold:g} - the friction ratio, {len(self.contacts)} "
+                f"contact(s) of {self.system.name!r}>")
+
+    def event(self, model, params: dict, direction: int, terminal: int) -> tuple:
+        """The event spec of ``nh.simulate``: the C++ fold event, with the run's parameters."""
+        return (self.event_function, direction, terminal)
 
     def at_start(self, model, t0: float, y0, params: dict) -> None:
         return None

@@ -12,13 +12,13 @@ model is integrated by SciPy's DOP853 (``nonholo.integrate.law_reduced``), not b
 the reference of the tests: ``system.reduced(order=K, law=...)`` builds the C++ model of the same
 expansion (:class:`nonholo.models.law_core.CoreLawReducedModel`).
 
-The friction ratio rho_c = |lambda_c| / (saturation N_c) of each contact (lambda the nonholonomic
-constraint force, mu N_c the cone's edge for Coulomb friction) measures how close the run is to the
-fold of the slow manifold at rho_c = 1, where the leading slip varsigma_0 (the creep,
-v_s rho / sqrt(1 - rho^2) for Coulomb) and every higher term blow up. A run reports it
-(``result.friction_ratio``, one row per contact) and warns (SimulationWarning) where it exceeds
-``RATIO_THRESHOLD``; it stops where it reaches ``RATIO_STOP``: beyond, no slip of the law carries
-the force and the reduced model does not exist.
+The friction ratio rho_c of each contact, |lambda_c| (lambda the nonholonomic constraint force) over
+the law's largest force in its direction (mu N_c, the cone's edge, for Coulomb friction; along the law
+itself for a law whose range is not a disc), measures how close the run is to the fold of the slow
+manifold at rho_c = 1, where the leading slip varsigma_0 (the creep, v_s rho / sqrt(1 - rho^2) for
+Coulomb) and every higher term blow up. A run reports it (``result.friction_ratio``, one row per
+contact) and warns (SimulationWarning) where it exceeds ``RATIO_THRESHOLD``; it stops where it reaches
+``RATIO_STOP``: beyond, no slip of the law carries the force and the reduced model does not exist.
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ class LawReducedModel(LawReducedParameters):
         return V[0] if scalar else V.T
 
     def friction_ratio(self, t: npt.ArrayLike, y: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
-        """|lambda_c| / (saturation N_c) per contact at a state (n_contacts,) or a trajectory
-        (n_contacts, n_t) (NaN for a law without saturation)."""
+        """The friction ratio per contact (|lambda_c| over the law's largest force in its direction) at a
+        state (n_contacts,) or a trajectory (n_contacts, n_t)."""
         t, Y, scalar = samples_of(t, y, self.n_states, self.state_names)
         n, p = self.system.n, self.param_vector(params)
         R = np.array([self.expansion.friction_ratio(ti, yi[:n], yi[n:], p) for ti, yi in zip(t, Y)])

@@ -198,10 +198,46 @@ def _expansion_scale(system, law, speed, parameters: set):
     return scale
 
 
+# The ray of slips x d (in units of the law's scale, whose features lie near 1) on which a law's largest force
+# in a direction is sought, as the C++ ratio does (law_slow_manifold.cpp): a geometric scan, then golden sections.
+RAY_FIRST, RAY_LAST, RAY_FACTOR, GOLDEN_STEPS = 1e-4, 1e10, 1.25, 48
+
+
+def largest_force_along(g) -> float:
+    """The first peak of g(x) (the law's force along a direction at the slip x d), x from 0 where g is 0,
+    or its supremum (the value at RAY_LAST) where it rises all the way; a fall by more than rounding
+    marks the peak, refined by golden-section search."""
+    before = last = g_last = 0.0
+    x = RAY_FIRST
+    while x <= RAY_LAST:
+        value = g(x)
+        if not np.isfinite(value):
+            return g_last
+        if value < g_last - 1e-12 * abs(g_last):
+            phi = 0.5 * (np.sqrt(5.0) - 1.0)
+            a, b = before, x
+            x1, x2 = b - phi * (b - a), a + phi * (b - a)
+            g1, g2 = g(x1), g(x2)
+            for _ in range(GOLDEN_STEPS):
+                if g1 >= g2:
+                    b, x2, g2 = x2, x1, g1
+                    x1 = b - phi * (b - a)
+                    g1 = g(x1)
+                else:
+                    a, x1, g1 = x1, x2, g2
+                    x2 = a + phi * (b - a)
+                    g2 = g(x2)
+            return max(g_last, g1, g2)
+        before, last, g_last = last, x, value
+        x *= RAY_FACTOR
+    return g_last
+
+
 class LawSlowManifold:
     """The slow manifold of ``system`` realized by ``law`` (module docstring): its slip coefficients
     at a point (:meth:`coefficients`), the reduced right-hand side (:meth:`reduced_rhs`) and the
-    friction ratio |lambda_c| / (saturation N_c) per contact (:meth:`friction_ratio`)."""
+    friction ratio per contact, |lambda_c| over the law's largest force in its direction
+    (:meth:`friction_ratio`)."""
 
     def __init__(self, system, law, normal=None, speed=None, contacts=None):
         if system.k == 0:
@@ -358,14 +394,44 @@ class LawSlowManifold:
         return lam, GinvAT, M
 
     def friction_ratio(self, t, q, u, p) -> np.ndarray:
-        """|lambda_c| / (saturation N_c) per contact at (t, q, u) on the constraint set (NaN for a contact
-        whose law has no saturation): the slow manifold exists while it is below 1."""
+        """The friction ratio per contact at (t, q, u) on the constraint set: |f_c| over the law's largest
+        force along f_c / |f_c| (f_c = -lambda_c, the force the contact must carry), whatever the shape
+        of the law's range (:func:`largest_force_along`); the slow manifold exists while it is below 1,
+        and it is at least 1 where no slip of the law carries f_c. NaN where the law gives no force."""
         lam = self._multipliers(t, q, u, p)[0]
         out = np.full(len(self.groups), np.nan)
         for c, rows in enumerate(self.groups):
-            if self._limit[c] is not None:
-                out[c] = np.linalg.norm(lam[rows]) / float(self._limit[c](t, *q, *u, *p))
+            f = -lam[rows]
+            norm = np.linalg.norm(f)
+            if norm == 0:
+                out[c] = 0.0
+                continue
+            try:
+                d = self._newton(c, rows, f, t, q, u, p) if self._inside_limit(c, norm, t, q, u, p) else None
+            except FoldError:
+                d = None
+            if d is not None:  # a stalled Newton iteration short of the force (at the law's peak) carries nothing
+                miss = np.asarray(self._phi[c](*d, t, *q, *u, *p), dtype=float) - f
+                d = d if np.linalg.norm(miss) <= 1e-10 * max(1.0, norm) else None
+            carried = d is not None
+            if d is None or not np.linalg.norm(d) > 0 or not np.all(np.isfinite(d)):
+                slope = np.asarray(self._dphi[c](*np.zeros(len(rows)), t, *q, *u, *p), dtype=float)
+                slope = slope.reshape(len(rows), len(rows))
+                if np.linalg.matrix_rank(slope) < len(rows):
+                    continue  # the law gives no force here (no load): NaN
+                d = np.linalg.solve(slope, f)
+
+            def g(x, d=d / np.linalg.norm(d), e=f / norm, c=c):
+                return float(np.dot(np.asarray(self._phi[c](*(x * d), t, *q, *u, *p), dtype=float), e))
+
+            largest = largest_force_along(g)
+            rho = norm / largest if largest > 0 else np.inf
+            out[c] = rho if carried else max(rho, 1.0)
         return out
+
+    def _inside_limit(self, c, norm, t, q, u, p) -> bool:
+        """Whether the force's norm is below the contact's bound saturation N_c (True without one)."""
+        return self._limit[c] is None or norm < float(self._limit[c](t, *q, *u, *p))
 
     def leading_slip(self, t, q, u, p, lam=None) -> np.ndarray:
         """varsigma_0: Phi(varsigma_0) = -lambda per contact, by Newton's method (FoldError outside the
