@@ -163,10 +163,12 @@ class OptimalControlProblem:
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
+        # built once; _functions is set last, so that a solve in another thread that finds it set finds the
+        # rest set too (two threads solving a fresh problem: one failed on a missing _f)
         if self._functions is None:
             z = self.states + self.controls + self.algebraic
             outputs = [*self.dynamics.rhs, self.running_cost, *self.path_constraints, *self._equations()]
-            self._functions = point_functions(z, outputs)
+            functions = point_functions(z, outputs)
             self._terminal = terminal_function(self.states, self.terminal_cost)
             self._f = vectorized(list(self.dynamics.rhs), self.states, self.controls + self.algebraic)
             if not self._dae:
@@ -174,6 +176,7 @@ class OptimalControlProblem:
                                        self.controls)
                 self._f_y = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.states)), self.states,
                                        self.controls)
+            self._functions = functions
         return self._functions
 
     def _holonomic_functions(self):
@@ -346,7 +349,7 @@ class OptimalControlProblem:
         cusp), which the structured starts miss. Dynamics with algebraic variables (a System's
         Lagrange-d'Alembert equations) have drift: never."""
         if self._reversible is None:
-            self._reversible = False
+            reversible = False  # set once decided (another thread may ask meanwhile)
             m = len(self.controls)
             if (self.free_time and self.running_cost == 1 and self.terminal_cost is None and 0 < m <= 6
                     and not self.algebraic):
@@ -359,8 +362,9 @@ class OptimalControlProblem:
                         continue
                     flipped_u = np.array(signs, dtype=float)[:, None] * U
                     if np.allclose(self._f(Y, flipped_u), -self._f(Y, U), rtol=1e-10, atol=1e-12):
-                        self._reversible = True
+                        reversible = True
                         break
+            self._reversible = reversible
         return self._reversible
 
     def _bound_ratio(self, U: np.ndarray) -> float:
