@@ -399,3 +399,28 @@ def test_a_final_state_that_the_dynamics_hold_at_its_initial_value_is_left_to_th
         assert abs(sol.y[1, -1]) < 1e-12
     with pytest.raises(ValueError, match=r"final\['z'\] = 1 differs from initial\['z'\] = 0.*hold z constant"):
         nh.OptimalControlProblem(system, final=[0, 1, 0], **common)
+
+
+def test_ends_and_bounds_set_between_solves_are_checked_and_the_rest_is_fixed():
+    """initial, final, state_bounds and control_bounds may be set between solves (a re-plan to another
+    goal gives the fresh problem's plan), and each solve refuses what a new problem would: an outside
+    probe's final x = 4 outside bounds (-1, 3) set in place after construction solved to a plan through the
+    bound, and a NaN final state failed as a singular model. What the problem compiles (its cost, its path
+    constraints, its duration) cannot be set: a new cost after a first solve was silently ignored."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5])
+    first = problem.solve(nodes=30)
+    problem.final = [3.0, -1.0, 0.2]
+    replanned = problem.solve(nodes=30)
+    fresh = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[3.0, -1.0, 0.2]).solve(nodes=30)
+    assert replanned.success and abs(replanned.t_final - fresh.t_final) < 1e-9 and first.t_final != fresh.t_final
+    problem.state_bounds["x"] = (-1, 2)
+    with pytest.raises(ValueError, match=r"final\['x'\] = 3 lies outside state_bounds\['x'\] = \(-1, 2\)"):
+        problem.solve(nodes=30)
+    problem.state_bounds = {}
+    problem.final = [np.nan, 1.0, 0.5]
+    with pytest.raises(ValueError, match=r"final\[0\]"):
+        problem.solve(nodes=30)
+    for name, value in (("cost", "energy"), ("t_final", 2.0), ("path_constraints", [])):
+        with pytest.raises(AttributeError, match=f"OptimalControlProblem.{name} is fixed when the problem is built"):
+            setattr(problem, name, value)

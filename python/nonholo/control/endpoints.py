@@ -11,7 +11,8 @@ import math
 import numpy as np
 import sympy as sp
 
-__all__ = ["ends_within_path_constraints", "controls_only_in_force", "implied_final", "PATH_SLACK"]
+__all__ = ["ends_within_path_constraints", "controls_only_in_force", "implied_final", "checked_ends",
+           "FIXED_WHEN_BUILT", "PATH_SLACK"]
 
 #: A fixed end state may exceed a path constraint g <= 0 by PATH_SLACK (1 + |g|) (rounding): one
 #: exactly on the boundary passes.
@@ -96,3 +97,33 @@ def implied_final(rates: list, initial: list, final: list, names: list) -> froze
                              f"give final[{names[i]!r}] = {initial[i]:g} or None")
         out.add(i)
     return frozenset(out)
+
+
+#: What a problem compiles or derives when it is built: set after that, it would be silently ignored
+#: (a new cost after a first solve ran the old one), so OptimalControlProblem refuses to set it.
+FIXED_WHEN_BUILT = frozenset({"dynamics", "states", "controls", "algebraic", "cost", "running_cost", "terminal_cost",
+                              "path_constraints", "path_bounds", "t_final", "t_bounds", "free_time", "angles",
+                              "holonomic", "state_names", "control_names"})
+
+
+def checked_ends(problem) -> None:
+    """The checks of a problem's ends and bounds, when it is built and again at each solve: ``initial``,
+    ``final``, ``state_bounds`` and ``control_bounds`` may be set (or edited in place) between solves
+    (another goal: a re-plan), and a solve must refuse what a new problem would (an outside probe's
+    final state outside state_bounds set after construction solved to a plan through the bound; a NaN
+    final state failed as a singular model). Sets the problem's normalized ends and bounds, the final
+    states its dynamics imply and the holonomic rows its fixed ends satisfy."""
+    from . import checks
+
+    n, names = len(problem.states), problem.state_names
+    problem.initial = checks.endpoint(problem.initial, n, "initial", names)
+    problem.final = checks.endpoint(problem.final, n, "final", names)
+    problem.state_bounds = checks.named_bounds(problem.state_bounds, names, "state_bounds")
+    problem.control_bounds = {**{c: (-math.inf, math.inf) for c in problem.control_names},
+                              **checks.named_bounds(problem.control_bounds, problem.control_names, "control_bounds")}
+    checks.ends_within_bounds(problem.initial, problem.final, names, problem.state_bounds)
+    ends_within_path_constraints(problem.path_constraints, problem.states, problem.initial, problem.final)
+    problem._implied = implied_final(list(getattr(problem.dynamics, "rhs", ())), problem.initial, problem.final, names)
+    problem._ends_fixed = checks.ends_on_holonomic(problem.holonomic, problem.states, problem.initial, problem.final)
+    checks.minimum_time_attained(problem)  # refused where the duration can shrink to 0
+    problem._reversible = None  # decided again: it depends on the control bounds

@@ -22,7 +22,7 @@ from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
-from .endpoints import controls_only_in_force, ends_within_path_constraints, implied_final
+from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force
 from ..options import flag
 from .solution import MULTISTART_KEYS, OptimalControlSolution, resolved, state_scale, vectorized
 from .tally import NOT_STARTED, SolveTally
@@ -142,18 +142,21 @@ class OptimalControlProblem:
         self.control_bounds = merged
         self.path_constraints, self.path_bounds = checks.inequalities(path_constraints, allowed, "path_constraints",
                                                                       kinds, others)
-        checks.ends_within_bounds(self.initial, self.final, self.state_names, self.state_bounds)
-        ends_within_path_constraints(self.path_constraints, self.states, self.initial, self.final)
-        self._implied = implied_final(list(getattr(dyn, "rhs", ())), self.initial, self.final, self.state_names)
         # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
         self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
-        self._ends_fixed = checks.ends_on_holonomic(self.holonomic, self.states, self.initial, self.final)
-        checks.minimum_time_attained(self)  # refused where the duration can shrink to 0
+        checked_ends(self)  # again at each solve: the ends and bounds may be set between solves
         self._functions = None
         self._terminal = None
-        self._reversible = None
         self._holonomic_tapes = None
         self._phi = self._g = None  # holonomic constraints and path constraints in NumPy, when first needed
+        self._built = True
+
+    def __setattr__(self, name, value):
+        if name in FIXED_WHEN_BUILT and self.__dict__.get("_built"):
+            raise AttributeError(f"OptimalControlProblem.{name} is fixed when the problem is built (its functions are "
+                                 "compiled from it): build a new OptimalControlProblem; initial, final, state_bounds "
+                                 "and control_bounds may be set between solves")
+        object.__setattr__(self, name, value)
 
     def __getstate__(self):
         """Picklable: the compiled point functions and NumPy callables are rebuilt on first use."""
@@ -543,6 +546,7 @@ class OptimalControlProblem:
         OptimalControlSolution
         """
         raise_on_failure = flag(raise_on_failure, "raise_on_failure")
+        checked_ends(self)  # set or edited since the last solve: refused as a new problem would be
         options = dict(locals())
         del options["self"]
         options.update(raise_on_failure=False, tally=SolveTally(max_wall_time))  # the budget starts now
