@@ -424,3 +424,17 @@ def test_ends_and_bounds_set_between_solves_are_checked_and_the_rest_is_fixed():
     for name, value in (("cost", "energy"), ("t_final", 2.0), ("path_constraints", [])):
         with pytest.raises(AttributeError, match=f"OptimalControlProblem.{name} is fixed when the problem is built"):
             setattr(problem, name, value)
+
+
+def test_a_minimum_time_that_shrinks_to_zero_between_different_ends_is_no_plan():
+    """The kinematic car with its speed unbounded: any duration can be shortened by driving faster, the
+    least time is not attained, and IPOPT stopped at T = 1.5e-7 with |v| = 4e7 and 'Optimal Solution
+    Found' (an outside probe's). No success now, and the message names the unbounded control; with the
+    speed bounded the same goal is reached at T = 4.1283 (the Reeds-Shepp length, test_ocp_reeds_shepp)."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    loose = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5],
+                                     control_bounds={"v": (-np.inf, np.inf)}).solve(nodes=20)
+    assert not loose.success and loose.t_final < 1e-6
+    assert loose.message.startswith("the duration shrank to t_final") and "['v']" in loose.message
+    bounded = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5]).solve(nodes=20)
+    assert bounded.success and abs(bounded.t_final - 4.1283) < 1e-2

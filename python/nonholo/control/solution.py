@@ -3,6 +3,8 @@ name, IPOPT's statistics, the local errors of the collocation, and a re-run of t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 
@@ -523,7 +525,7 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
     at the points); a success whose re-run violates one by less says so in its message
     (:func:`~nonholo.control.reintegration.path_violations`; once). DMOC: the path constraints at its
     nodes and along its discrete trajectory, by the same measures (:func:`_path_verdict`)."""
-    why = sol.unresolved() if sol.success else None
+    why = (_vanishing_duration(sol) or sol.unresolved()) if sol.success else None
     if not sol.success and not getattr(sol, "_failure_noted", False):
         from .failure_notes import invalid_number_note, nonsmooth_note
 
@@ -565,6 +567,23 @@ def _path_verdict(sol) -> tuple:
                   "node to node), where path constraints are imposed at the midpoints and (without a velocity) the "
                   "nodes, the plan violates ", "the plan crosses a path constraint at its nodes or between them, "
                   "where DMOC imposes it at the midpoints only: it violates ", depth)
+
+
+def _vanishing_duration(sol) -> str | None:
+    """Why a free duration that shrank to zero (ZERO_DURATION) between ends that differ is no plan: a
+    minimum time that is not attained, where a control that scales the velocity has no bound (an outside
+    probe's car with v unbounded: T = 1.5e-7 at |v| = 4e7, success); None otherwise."""
+    problem = sol.problem
+    if not problem.free_time or sol.t_final > ZERO_DURATION:
+        return None
+    if all(a is None or b is None or abs(a - b) <= 1e-9 * (1 + abs(a)) for a, b in zip(problem.initial, problem.final)):
+        return None  # the ends meet: standing still is a plan (_standing_still notes it)
+    peaks = {name: float(np.max(np.abs(u), initial=0.0)) for name, u in sol.u.items()}
+    unbounded = [c for c, (lo, hi) in problem.control_bounds.items() if not (math.isfinite(lo) and math.isfinite(hi))]
+    return (f"the duration shrank to t_final = {sol.t_final:.3g} between ends that differ (controls up to "
+            f"{max(peaks.values(), default=0.0):.3g}): no plan takes the least time, which is not attained; bound "
+            f"the controls{' ' + str(unbounded) if unbounded else ''} (control_bounds) or the duration "
+            "(t_final=(lo, hi))")
 
 
 def _standing_still(sol) -> str:
