@@ -109,7 +109,25 @@ bool eliminate(const CoordinatePartition& p, const double* G, const double* A, c
     for (int j = i + 1; j < k; ++j) x -= A_at(p.rows[j], col) * lambda[p.rows[j]];
     lambda[p.rows[i]] = x / A_at(p.rows[i], col);
   }
-  return true;
+  return accurate(G, A, r, a, vdot, lambda, n, k, w);
+}
+
+bool accurate(const double* G, const double* A, const double* r, const double* a, const double* vdot,
+              const double* lambda, int n, int k, EliminationWork& w) {
+  Eigen::Map<const RowMatX<double>> Gm(G, n, n), Am(A, k, n);
+  Eigen::Map<const Eigen::VectorXd> rv(r, n), av(a, k), v(vdot, n), lam(lambda, k);
+  // w.s holds G v' - r (the back substitution's right-hand side)
+  const double scale_g = Gm.cwiseAbs().rowwise().sum().maxCoeff() * v.lpNorm<Eigen::Infinity>() +
+                         rv.lpNorm<Eigen::Infinity>() +
+                         Am.cwiseAbs().colwise().sum().maxCoeff() * lam.lpNorm<Eigen::Infinity>();
+  const double scale_a = Am.cwiseAbs().rowwise().sum().maxCoeff() * v.lpNorm<Eigen::Infinity>() +
+                         av.lpNorm<Eigen::Infinity>();
+  w.u.noalias() = Am.transpose() * lam;
+  const double res_g = (w.s - w.u).lpNorm<Eigen::Infinity>();
+  w.u.noalias() = Am * v;
+  const double res_a = (w.u - av).lpNorm<Eigen::Infinity>();
+  return std::isfinite(res_g) && std::isfinite(res_a) && res_g <= kEliminationResidual * scale_g &&
+         res_a <= kEliminationResidual * scale_a;
 }
 
 }  // namespace nonholo
