@@ -438,3 +438,21 @@ def test_a_minimum_time_that_shrinks_to_zero_between_different_ends_is_no_plan()
     assert loose.message.startswith("the duration shrank to t_final") and "['v']" in loose.message
     bounded = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5]).solve(nodes=20)
     assert bounded.success and abs(bounded.t_final - 4.1283) < 1e-2
+
+
+def test_the_objective_is_that_of_the_plan_returned_when_ipopt_stops_at_once():
+    """IPOPT's obj_value is 0 where it stopped before evaluating the objective (its CPU limit reached at
+    the start, an invalid number at the first point): sol.objective was 0.0 for a plan of duration 4.12 in
+    minimum time (an outside probe's). The objective is now evaluated at the plan returned: the duration
+    itself for cost="time", and not finite for a cost 1/x at a start where x = 0."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5])
+    for options in ({"max_iter": 0}, {"max_cpu_time": 1e-9}):
+        sol = problem.solve(nodes=20, ipopt_options=options)
+        assert not sol.success and sol.objective == pytest.approx(sol.t_final, rel=1e-12) and sol.t_final > 1
+    x, v, u = sp.symbols("x v u")
+    mass = nh.KinematicSystem([x, v], [u], [v, u], control_bounds={"u": (-5, 5)})
+    singular = nh.OptimalControlProblem(mass, cost=1 / x + u**2, t_final=1.0, initial=[0, 0], final=[1, 0])
+    sol = singular.solve(nodes=21)
+    assert not sol.success and not np.isfinite(sol.objective)
+    assert "The value of the running cost is" in sol.message and "at t = 0 (x = 0, v = 0)" in sol.message

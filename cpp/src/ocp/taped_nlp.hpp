@@ -3,6 +3,8 @@
 // (IPOPT's point and status, the time in the evaluations) and the Ctrl-C check at every iteration.
 #pragma once
 
+#include <limits>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -106,7 +108,12 @@ class TapedNLP : public Ipopt::TNLP {
     result_.bound_multipliers_lo.assign(z_L, z_L + n);
     result_.bound_multipliers_hi.assign(z_U, z_U + n);
     if (data != nullptr) result_.mu = data->curr_mu();
-    result_.objective = obj_value;
+    // the objective at the point returned, evaluated here: IPOPT's obj_value is 0 where it stopped
+    // before evaluating it (max_cpu_time reached at the start, an invalid number at the first point)
+    (void)obj_value;
+    Number J = std::numeric_limits<double>::quiet_NaN();
+    eval_f(n, x, true, J);
+    result_.objective = J;
     result_.status = static_cast<int>(status);
     result_.success = status == Ipopt::SUCCESS || status == Ipopt::STOP_AT_ACCEPTABLE_POINT;
     result_.message = ipopt_status_message(status);
