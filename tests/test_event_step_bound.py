@@ -3,7 +3,9 @@ events' own time scale (the curvature of g over the last three steps), since the
 only the state. A body at rest under a force that varies in time took one step of 1.98 s through its
 first window of slip (5 of its 7 switches missed, x = -0.67 for 0.148), and a free particle's run
 found 1 of the 63 zeros of sin(20 t). A straight event (t - t1) bounds nothing but the growth of the
-first steps."""
+first steps. Nor is the first step, whatever the length of t_span: the state at rest does not size it,
+and over t_span (0, 1e4) the free particle found 39 of those zeros in [0, 10], the block slid too late
+over (0, 1e5)."""
 
 import numpy as np
 import pytest
@@ -24,14 +26,14 @@ def pushed_block():
     return system.stick_slip(MU, normal=N)
 
 
-def block_closed_form():
+def block_closed_form(t_end=T_END):
     """The switch times and the final x: at rest until |8 sin 2t| = mu N, then sliding under
     8 sin 2t - s mu N (s the sign of the force at the start) until the speed
     4 (cos 2t_s - cos 2t) - s mu N (t - t_s) is zero again."""
     force = lambda t: 8 * np.sin(2 * t)  # noqa: E731
     t, x, switches = 0.0, 0.0, []
     while True:
-        grid = np.arange(t, T_END, 1e-3)
+        grid = np.arange(t, t_end, 1e-3)
         out = np.nonzero(np.abs(force(grid)) > MU * N)[0]
         if len(out) == 0:
             return switches, x
@@ -41,11 +43,11 @@ def block_closed_form():
         speed = lambda s: 4 * (np.cos(2 * ts) - np.cos(2 * s)) - sign * MU * N * (s - ts)  # noqa: E731
         position = lambda s: (x + 4 * np.cos(2 * ts) * (s - ts) - 2 * (np.sin(2 * s) - np.sin(2 * ts))  # noqa: E731
                               - sign * MU * N * (s - ts) ** 2 / 2)
-        grid = np.arange(ts + 1e-3, T_END, 1e-3)
+        grid = np.arange(ts + 1e-3, t_end, 1e-3)
         back = np.nonzero(sign * speed(grid) <= 0)[0]
         switches.append(ts)
         if len(back) == 0:
-            return switches, position(T_END)
+            return switches, position(t_end)
         t = brentq(speed, grid[back[0]] - 1e-3, grid[back[0]], xtol=1e-15)
         x = position(t)
         switches.append(t)
@@ -82,3 +84,31 @@ def test_a_straight_event_does_not_bound_the_steps(options):
     timed = nh.simulate(particle, (0, 1000), [0, 0, 1, 0], events=[nh.Event(T - 500)], **options)
     np.testing.assert_allclose(timed.t_events[0], [500.0], rtol=1e-14)
     assert timed.stats["n_steps"] <= free.stats["n_steps"] + 5
+
+
+@pytest.mark.parametrize("options", METHODS, ids=["default", "bdf", "adams", "dop853"])
+@pytest.mark.parametrize("t_end", [10.0, 1e3, 1e5])
+def test_the_first_step_of_a_long_span_does_not_jump_zeros(options, t_end):
+    """A particle at rest: its state sizes no step, the event sin(20 t) alone does; a terminal
+    t - 10 ends the run at 10 whatever t_span."""
+    x, y = sp.symbols("x y")
+    particle = nh.System([x, y], sp.eye(2)).nonholonomic()
+    events = [nh.Event(sp.sin(20 * T)), nh.Event(T - 10, terminal=True)]
+    run = nh.simulate(particle, (0, t_end), [0, 0, 0, 0], events=events, **options)
+    np.testing.assert_allclose(run.t_events[0], np.arange(1, 64) * np.pi / 20, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(run.t_events[1], [10.0], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("t_end", [1e4, 1e5])
+def test_a_stick_slip_run_over_a_long_span_starts_sliding_in_time(t_end):
+    """Every phase starts anew: the block at rest over t_span (0, 1e5) slid too late (x(10) = -0.67)."""
+    switches, x_10 = block_closed_form(10.0)
+    assert len(switches) == 13
+    short = nh.simulate(pushed_block(), (0, 100), [0, 0, 0, 0], t_eval=[10, 50, 100])
+    # about 4 switches per pi seconds: the run stops at max_switches (1000), past t = 100
+    long = nh.simulate(pushed_block(), (0, t_end), [0, 0, 0, 0], t_eval=[10, 50, 100])
+    assert short.success and "max_switches" in long.message
+    np.testing.assert_array_equal(long.t, [10, 50, 100])
+    np.testing.assert_allclose(long["x"][0], x_10, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(long.y[:, :3], short.y, rtol=0, atol=1e-6)
+    np.testing.assert_allclose([s[0] for s in long.switches if s[0] < 10], switches, rtol=0, atol=1e-6)

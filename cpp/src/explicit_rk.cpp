@@ -76,6 +76,7 @@ class Dop853 final : public Stepper {
     y_ = Eigen::Map<const VecX<double>>(y, n_);
     t_now_ = t;
     started_ = false;
+    first_bound_ = std::numeric_limits<double>::infinity();
   }
 
   StepResult step() override {
@@ -126,7 +127,13 @@ class Dop853 final : public Stepper {
     s.last_order = 8;
     count_ = {};
   }
-  void bound_step(double h_max) override { h_ = std::min(h_, h_max); }
+  // before the first step: a bound on the step begin() will choose
+  void bound_step(double h_max) override {
+    if (started_)
+      h_ = std::min(h_, h_max);
+    else
+      first_bound_ = h_max;
+  }
   std::string too_much_work_advice() const override { return "raise max_steps"; }
   std::string diagnosis() const override { return off_domain_.empty() ? "" : "; " + off_domain_; }
   std::string failure_name() const override { return "DOP853_FAILURE"; }
@@ -237,6 +244,7 @@ class Dop853 final : public Stepper {
       f(t, y_, 0);
       h_ = opt_.first_step > 0.0 ? std::min(opt_.first_step, span) : initial_step(t, span, dir_);
       if (opt_.max_step > 0.0) h_ = std::min(h_, opt_.max_step);
+      h_ = std::min(h_, first_bound_);
       started_ = true;
       stale_ = false;
     } else if (stale_) {  // the state moved in place since the last step
@@ -372,6 +380,7 @@ class Dop853 final : public Stepper {
   bool nonfinite_ = false;
   bool started_ = false, stale_ = false, handover_ = false, rejected_last_ = false, dense_ready_ = false;
   double t_now_ = 0.0, h_ = 0.0;      // the time reached, the next step's size
+  double first_bound_ = std::numeric_limits<double>::infinity();  // bound_step() before the first step
   double t_step_ = 0.0, h_step_ = 0.0;  // the last step: its start and its signed size
   std::string off_domain_;  // why the last rejected attempt left the model's domain
   int stiff_ = 0, held_ = 0, non_stiff_ = 0;  // the counters of turned_stiff

@@ -57,6 +57,7 @@ class RunDriver {
   std::optional<DenseEventSearch> search_;  // events of a stepper that does not find roots
   std::optional<EventStepBound> bound_;     // over the whole run, whichever stepper
   long steps_ = 0;                          // over the whole run (max_steps)
+  double last_h_ = 0.0;                     // the last step taken, whichever stepper
   long projections_ = 0;                    // in-place drift projections not yet counted
   std::vector<double> y_stop_;   // the state at a terminal event's root
   std::vector<double> y_start_;  // the state a fresh run was given

@@ -26,6 +26,7 @@ class RunRecord {
 
   SimulationOutput& output() { return out_; }
   double direction() const { return dir_; }
+  double t_end() const { return tf_; }
   bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
   // Without t_eval, a sample at t0 and one after every step.
   bool every_step() const { return t_eval_.empty(); }
@@ -94,7 +95,7 @@ class RunRecord {
  private:
   SimulationOutput& out_;
   int n_;
-  double dir_;
+  double dir_, tf_;
   const std::vector<double>& t_eval_;
   std::size_t next_eval_ = 0;
   const std::vector<EventSpec>& events_;

@@ -99,7 +99,13 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
   long tiny_steps = 0;
   try {
     if (search_) search_->start(t, y);
-    if (bound_ && fresh) bound_->start(t, y, s.workspace());
+    if (bound_ && fresh) {
+      bound_->start(t, y, s.workspace());
+      // the first step within a small part of the span (event_step_bound.hpp), unless the caller set it
+      if (!(opt_.first_step > 0)) s.bound_step(EventStepBound::first_step(t, record_.t_end()));
+    } else if (bound_) {  // a stepper taking the run over: the bound after the last stepper's last step
+      s.bound_step(bound_->after_step(t, y, last_h_, s.workspace()));
+    }
     for (;;) {
       const StepResult r = s.step();
       t = s.time();
@@ -114,6 +120,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       }
       ++steps_;
       const double h = s.last_step();
+      last_h_ = h;
       const bool inside = !r.root && !r.end;
       // 1. events
       bool stop = false;

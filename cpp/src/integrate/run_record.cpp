@@ -7,7 +7,7 @@ namespace nonholo {
 RunRecord::RunRecord(SimulationOutput& out, int n_states, double t0, double tf, const std::vector<double>& t_eval,
                      const std::vector<EventSpec>& events, const IntegrationOptions& opt,
                      const InterruptCheck& interrupted)
-    : out_(out), n_(n_states), dir_(tf >= t0 ? 1.0 : -1.0), t_eval_(t_eval), events_(events),
+    : out_(out), n_(n_states), dir_(tf >= t0 ? 1.0 : -1.0), tf_(tf), t_eval_(t_eval), events_(events),
       event_counts_(events.size(), 0), opt_(opt), interrupted_(interrupted), start_(Clock::now()) {
   out_.n_states = n_states;
   out_.t_events.resize(events.size());
