@@ -60,6 +60,7 @@ from ..errors import SimulationWarning
 from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
 from ..system.margins import Margin, negative_load_message, varying_loads
 from .events import Event
+from .result import to_dataframe, to_xarray
 
 __all__ = ["StickSlipResult", "run_stick_slip"]
 
@@ -87,6 +88,17 @@ class StickSlipResult:
     message : str
     warnings : list of str
         The warnings of the run (a stop where a normal load reached zero).
+    t_last : float
+        The last time reached (the end, the stop where a load reached zero, where a phase failed, or
+        the switch where max_switches ran out).
+    flag, flag_name : int, str
+        As for a SimulationResult: the failed phase's CVODE flag and its name, ``"MAX_SWITCHES"``
+        (flag 0) where max_switches ran out, 0 and ``""`` otherwise.
+    stats : dict
+        The counters of the phases' ``stats`` summed (n_steps, n_rhs, ..., cpu_time), last_order
+        and last_step the last phase's, and n_phases; each phase's own in ``phases[i].stats``.
+    messages : list of str
+        The messages SUNDIALS emitted, of every phase in order.
     """
 
     t: np.ndarray
@@ -101,10 +113,51 @@ class StickSlipResult:
     params: dict = field(default_factory=dict)
     stuck: list = field(default_factory=list)  # per phase: a tuple, True for each stuck contact
     warnings: list = field(default_factory=list)
+    t_last: float = float("nan")
+    flag: int = 0
+    flag_name: str = ""
 
     @property
     def success(self) -> bool:
         return self.status >= 0
+
+    @property
+    def stats(self) -> dict:
+        """The phases' counters summed; last_order and last_step the last phase's (class docstring)."""
+        total: dict = {}
+        for phase in self.phases:
+            for key, value in phase.stats.items():
+                if key in _LAST_STATS:
+                    total[key] = value
+                elif key != "t_switch":  # a method switch within one phase
+                    total[key] = total.get(key, 0) + value
+        total["n_phases"] = len(self.phases)
+        return total
+
+    @property
+    def messages(self) -> list:
+        return [message for phase in self.phases for message in phase.messages]
+
+    def _metadata(self) -> dict:
+        """Scalar metadata (strings and numbers only), as SimulationResult's."""
+        from ..viz.plot import model_label  # no matplotlib import
+
+        meta = {"status": self.status, "success": int(self.success), "message": self.message,
+                "flag_name": self.flag_name, "t_last": float(self.t_last), "n_switches": len(self.switches),
+                "model": model_label(self.model) if self.model is not None else "",
+                "system": getattr(getattr(self.model, "system", None), "name", "")}
+        meta.update({f"param_{name}": float(value) for name, value in self.params.items() if np.ndim(value) == 0})
+        return meta
+
+    def to_dataframe(self):
+        """The joined trajectory as a time-major ``pandas.DataFrame`` (n_t, n_states), as
+        :meth:`SimulationResult.to_dataframe`; ``df.attrs`` also holds n_switches."""
+        return to_dataframe(self.t, self.y, self.state_names, self._metadata())
+
+    def to_xarray(self):
+        """The joined trajectory as a time-major ``xarray.DataArray`` (dims ``("t", "state")``), as
+        :meth:`SimulationResult.to_xarray`; ``attrs`` also holds n_switches."""
+        return to_xarray(self.t, self.y, self.state_names, self._metadata())
 
     @property
     def y_final(self) -> np.ndarray:
@@ -252,6 +305,9 @@ class StickSlipResult:
                                     for c in range(len(stuck))])
         values = np.array(columns, dtype=float).reshape(-1, len(model.contacts)).T
         return values[0] if len(model.contacts) == 1 else values
+
+
+_LAST_STATS = ("last_order", "last_step")  # stats of the last phase, not summed
 
 
 def _label(stuck) -> str:
@@ -403,15 +459,18 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         fired = [i for i, te in enumerate(run.t_events) if len(te)] if run.status >= 0 else []
         if run.status < 0 or run.status == 0 or not fired:
             _joined(result, run)
+            result.t_last = run.t_last
             if run.status < 0:
                 result.status, result.message = -1, f"the phase from t = {t:g} in mode {_label(stuck)} failed: " \
                                                     f"{run.message}"
+                result.flag, result.flag_name = run.flag, run.flag_name
             return result
         t, y = float(run.t_events[fired[0]][-1]), np.asarray(run.y_events[fired[0]][-1], dtype=float).copy()
         lifted = [c for kind, c in (owners[i] for i in fired) if kind == "load"]
         if lifted:  # the contact lifts off: the model holds no longer
             run.y_final = y  # the state there, also when t_eval stored none
             _joined(result, run)
+            result.t_last = t
             result.status, result.message = 1, negative_load_message(lifted[0], t)
             result.warnings.append(result.message)
             _warnings.warn(result.message, SimulationWarning, stacklevel=4)
@@ -434,6 +493,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         if stopped:  # the last stretch, where the slip falls linearly to zero, in one step of the slide
             t, y = _to_the_stop(model, mode, run, t, y, run_params, stopped, times, tf)
         _joined(result, run)
+        result.t_last = t
         if t >= tf:
             return result
         if any(owners[i][0] == "cone" for i in fired):  # left the cone: slides opposite to the force it needed
@@ -463,10 +523,12 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             if turns > max_switches:
                 result.status, result.message = -1, (f"more than max_switches = {max_switches} turns of a sliding "
                                                      f"contact's slip by t = {t:g}")
+                result.flag_name = "MAX_SWITCHES"
                 return result
             continue
         if len(result.switches) >= max_switches:
             result.status, result.message = -1, f"more than max_switches = {max_switches} switches by t = {t:g}"
+            result.flag_name = "MAX_SWITCHES"
             return result
         result.switches.append((t, _label(before), _label(stuck)))
 

@@ -280,8 +280,11 @@ def contact_quantity(result, name: str) -> np.ndarray:
         return values[0] if len(loads) == 1 else values
     if name == "friction_force" and getattr(model, "kind", None) == "vakonomic":
         raise KeyError("the vakonomic model has no friction force: its multipliers are not a contact force")
-    points = [system._core.at(float(t[i]), q[:, i], v[:, i], p) for i in range(t.size)]
     record = getattr(system, "contact_slip_rows", None)
+    if t.size == 0:  # no samples (t_eval=[]): per contact, none
+        count = len(record.contacts) if record is not None and record.repeated else len(groups)
+        return np.zeros(0) if count == 1 else np.zeros((count, 0))
+    points = [system._core.at(float(t[i]), q[:, i], v[:, i], p) for i in range(t.size)]
     if record is not None and record.repeated:  # every contact on its own rows
         return _own_rows_quantity(result, name, record, points, p)
     if name == "slip" or _force_of_its_slip(result):

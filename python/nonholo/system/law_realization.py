@@ -98,7 +98,12 @@ def per_contact(value, count: int, what: str, system) -> list:
     """``normal`` or ``speed``: one value or expression for every contact, or one per contact; a
     number must be finite, a normal load non-negative (a negative one would push along the slip)
     and a rolling speed positive; an expression may hold only the system's coordinates,
-    velocities, time and parameters."""
+    velocities, time and parameters. A 0-d array is one value (a NumPy scalar)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{what} must be one value or one per contact (a 1-d sequence), got an array of shape "
+                         f"{value.shape}")
     if isinstance(value, (list, tuple, np.ndarray)):
         if len(value) != count:
             raise ValueError(f"{what} has {len(value)} entries for {count} contacts")
@@ -109,6 +114,8 @@ def per_contact(value, count: int, what: str, system) -> list:
     out = []
     for c, v in enumerate(items):
         where = what if count == 1 else f"{what}[{c}]"
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v[()]
         if isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{where} must be a number or a SymPy expression, got the bool {v!r}")
         expr = to_sympy(v, where)
