@@ -275,3 +275,15 @@ def test_the_compiler_version_is_asked_once_per_process(monkeypatch):
     assert compiled._compiler_version(compiler) == first and len(calls) == 1
     assert first  # cc --version answers with a line naming it
     assert compiled._compiler_version("/no/such/compiler") == ""
+
+
+def test_a_sparse_model_is_not_reported_compiled():
+    """compile() on a sparse model says that its sparse tape is interpreted (no C translation) and compiles
+    nothing; model.compiled read True all the same, from the dense tapes it also holds (an outside probe's).
+    A dense model of the same system reads True after compile()."""
+    sparse = nh.systems.knife_edge_chain(8).nonholonomic(sparse=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sparse.compile()
+    assert any("nothing was compiled" in str(w.message) for w in caught) and sparse.compiled is False
+    assert nh.systems.knife_edge_chain(8).nonholonomic().compile().compiled is True

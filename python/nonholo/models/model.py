@@ -264,9 +264,12 @@ class Model:
 
     @property
     def compiled(self) -> bool:
-        """True when every tape of the right-hand side runs compiled C (see :meth:`compile`)."""
+        """True when every tape of the right-hand side runs compiled C (see :meth:`compile`); never for a
+        sparse model, whose sparse tape has no C translation (its other tapes may be compiled C)."""
         from .. import _core
 
+        if self.sparse:
+            return False
         return all(_core.tape_compiled(self.core, which) for which in self.core.rhs_tapes)
 
     def _state(self, y) -> np.ndarray:
