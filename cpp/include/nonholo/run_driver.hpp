@@ -39,6 +39,8 @@ class RunDriver {
   // run over at (stepper.time(), stepper.state()); otherwise the run has ended and its end is
   // recorded (RunRecord::finish). The stepper's counters are added to the run's either way.
   bool run(Stepper& stepper, double t, double* y, bool fresh);
+  // The longest first step from (t, y) that the events allow (run_driver.cpp, event_step_bound.hpp).
+  double first_step_bound(double t, const double* y, EventStepBound& bound, Workspace& ws) const;
 
  private:
   // The frame watch at (t, y): false, with the report written, when the run must stop.

@@ -101,8 +101,8 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
     if (search_) search_->start(t, y);
     if (bound_ && fresh) {
       bound_->start(t, y, s.workspace());
-      // the first step within a small part of the span (event_step_bound.hpp), unless the caller set it
-      if (!(opt_.first_step > 0)) s.bound_step(EventStepBound::first_step(t, record_.t_end()));
+      // a first step on which no event changes sign or turns (event_step_bound.hpp), unless the caller set it
+      if (!(opt_.first_step > 0)) s.bound_step(first_step_bound(t, y, *bound_, s.workspace()));
     } else if (bound_) {  // a stepper taking the run over: the bound after the last stepper's last step
       s.bound_step(bound_->after_step(t, y, last_h_, s.workspace()));
     }
@@ -228,6 +228,18 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
   }
   end(s, s.time(), s.state());
   return false;
+}
+
+// The longest first step the events allow from (t, y): from a tenth of the span (the longest first
+// step a stepper takes: CVODE's bound in cvHin where the state's rates are negligible), cut where
+// the events' samples along y'(t) say (EventStepBound::first_step). A stepper whose own estimate is
+// shorter keeps it. One right-hand side.
+double RunDriver::first_step_bound(double t, const double* y, EventStepBound& bound, Workspace& ws) const {
+  std::vector<double> f(static_cast<std::size_t>(n_));
+  model_.rhs(t, y, params_.data(), f.data(), ws);
+  for (double& v : f)
+    if (!std::isfinite(v)) v = 0.0;
+  return bound.first_step(t, y, f.data(), n_, 0.1 * std::abs(record_.t_end() - t), ws);
 }
 
 }  // namespace nonholo
