@@ -132,3 +132,25 @@ def test_a_stribeck_law_with_a_viscous_term_has_a_ratio_and_a_fold():
     assert run.flag_name == "SLOW_MANIFOLD_FOLD", run.message
     assert run.t_last == pytest.approx(stop, abs=1e-3)
     np.testing.assert_allclose(abs(needed(run.y_final)), RATIO_STOP * peak, rtol=1e-6)
+
+
+def test_a_law_that_fills_its_disc_gives_the_ratio_the_search_finds():
+    """Coulomb's law fills the disc of radius mu N (nh.laws.Coulomb.disc_range): its friction ratio is
+    |lambda| / (mu N) at once, without the search along the law that an elliptic law needs (the fold event
+    at every step cost 5.6 us against 1.2 us). The same law written as a Law of one's own is searched: both
+    give the same ratio along a run, in C++ and in the Python reference, and |lambda| / (mu N) from NumPy."""
+    s1, s2, normal = sp.symbols("s1 s2 N", real=True)
+    d = sp.sqrt(s1**2 + s2**2 + V_S**2)
+    own = nh.laws.Law([-0.5 * normal * s1 / d, -0.5 * normal * s2 / d], slip=[s1, s2], normal=normal, scale=V_S,
+                      saturation=0.5)
+    builtin = nh.laws.Coulomb(0.5, V_S, rows=2)
+    assert builtin.disc_range and not own.disc_range
+    disc = rolling_disc()
+    models = [disc.reduced(order=1, law=law, normal=N) for law in (builtin, own)]
+    run = nh.simulate(models[0], (0, 1.5), Y0, t_eval=np.linspace(0, 1.5, 7))
+    ratios = [m.friction_ratio(run.t, run.y)[0] for m in models]
+    np.testing.assert_allclose(ratios[0], ratios[1], rtol=1e-9)
+    q, u = run.y[:4, 3], run.y[4:, 3]
+    np.testing.assert_allclose(ratios[0][3], np.linalg.norm(multipliers(run.y[:, 3])[1]) / (0.5 * N), rtol=1e-8)
+    python = [m.expansion.friction_ratio(run.t[3], q, u, m.param_vector())[0] for m in models]
+    np.testing.assert_allclose(python, ratios[0][3], rtol=1e-8)

@@ -14,7 +14,8 @@ void expose_law_expansion(py::module_& m) {
   py::class_<LawExpansion, std::shared_ptr<LawExpansion>>(
       m, "LawExpansion", "A friction law of a system's contacts as tapes, for the slow-manifold expansion.")
       .def(py::init([](std::string name, std::vector<std::shared_ptr<Tape>> laws, std::vector<std::vector<int>> rows,
-                       std::shared_ptr<Tape> scale, std::shared_ptr<Tape> limits, std::vector<bool> has_limit) {
+                       std::shared_ptr<Tape> scale, std::shared_ptr<Tape> limits, std::vector<bool> has_limit,
+                       std::vector<bool> disc) {
              auto law = std::make_shared<LawExpansion>();
              law->name = std::move(name);
              for (auto& tape : laws) law->laws.push_back(std::move(tape));
@@ -22,10 +23,12 @@ void expose_law_expansion(py::module_& m) {
              law->scale = std::move(scale);
              law->limits = std::move(limits);
              law->has_limit.assign(has_limit.begin(), has_limit.end());
+             law->disc.assign(disc.begin(), disc.end());
+             law->disc.resize(law->rows.size(), 0);
              return law;
            }),
            py::arg("name"), py::arg("laws"), py::arg("rows"), py::arg("scale"), py::arg("limits"),
-           py::arg("has_limit"),
+           py::arg("has_limit"), py::arg("disc") = std::vector<bool>{},
            "Per contact c, the tape of Phi_c([varsigma_c, q, v, t, p]) and its rows; the scale eps(p); the "
            "cone's edge L_c([q, v, t, p]) per contact (None: no law saturates) and which contacts it bounds.");
   py::class_<LawFoldEvent, std::shared_ptr<LawFoldEvent>>(

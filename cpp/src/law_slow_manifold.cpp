@@ -211,6 +211,7 @@ void law_friction_ratio(const MechanicalSystem& sys, const LawExpansion& law, do
   const int contacts = static_cast<int>(law.rows.size());
   w.lam_value = lam;
   VecX<double> f, e, d;
+  std::vector<double> edge_in, edges, edge_work;  // L_c per contact, evaluated once where a law fills its disc
   for (int c = 0; c < contacts; ++c) {
     const std::vector<int>& rows = law.rows[c];
     const int r = static_cast<int>(rows.size());
@@ -219,6 +220,15 @@ void law_friction_ratio(const MechanicalSystem& sys, const LawExpansion& law, do
     const double norm = f.norm();
     if (norm == 0.0) {
       ratio[c] = 0.0;
+      continue;
+    }
+    if (law.limits && c < static_cast<int>(law.disc.size()) && law.disc[c] && law.has_limit[c]) {
+      if (edges.empty()) {  // the range is the disc of radius L_c: the ratio at once (Coulomb, Stribeck, ...)
+        pack_law_inputs(sys, 0, t, q, u, p, edge_in);
+        edges.resize(static_cast<std::size_t>(contacts));
+        law.limits->eval(edge_in.data(), edges.data(), edge_work);
+      }
+      ratio[c] = norm / edges[static_cast<std::size_t>(c)];
       continue;
     }
     e = f / norm;

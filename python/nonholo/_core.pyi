@@ -396,7 +396,7 @@ class LawExpansion:
     """
     A friction law of a system's contacts as tapes, for the slow-manifold expansion.
     """
-    def __init__(self, name: str, laws: collections.abc.Sequence[Tape], rows: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], scale: Tape, limits: Tape, has_limit: collections.abc.Sequence[bool]) -> None:
+    def __init__(self, name: str, laws: collections.abc.Sequence[Tape], rows: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], scale: Tape, limits: Tape, has_limit: collections.abc.Sequence[bool], disc: collections.abc.Sequence[bool] = []) -> None:
         """
         Per contact c, the tape of Phi_c([varsigma_c, q, v, t, p]) and its rows; the scale eps(p); the cone's edge L_c([q, v, t, p]) per contact (None: no law saturates) and which contacts it bounds.
         """

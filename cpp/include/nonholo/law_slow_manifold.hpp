@@ -50,6 +50,7 @@ struct LawExpansion {
   std::shared_ptr<const Tape> scale;               // [p] -> eps
   std::shared_ptr<const Tape> limits;              // [q, v, t, p] -> L_c per contact (null: none)
   std::vector<char> has_limit;                     // per contact: whether L_c bounds it
+  std::vector<char> disc;                          // per contact: the law's forces fill the disc of radius L_c
   // InputError when the tapes do not fit the system (sizes, rows covering 0..k-1 once).
   void check(const MechanicalSystem& sys) const;
 };

@@ -187,7 +187,10 @@ class Law:
         direction. The reduced models measure the fold of their slow manifold against the law's own
         largest force in the direction of the needed force, found on the law itself (the friction
         ratio, ``result.friction_ratio``), so they need no saturation: a law with a local peak (a
-        Stribeck law with a viscous term, which has none) folds at that peak.
+        Stribeck law with a viscous term, which has none) folds at that peak. The built-in laws whose
+        forces fill the disc of radius saturation x N (``disc_range``: Coulomb's, Stribeck's without a
+        viscous term, the brush and the lateral magic formula, each isotropic or odd) give the ratio
+        |lambda| / (saturation N) at once; a Law of your own is searched.
     name : str, optional
     relaxation_length : length or sequence of lengths, optional
         The relaxation length sigma of each slip component, for a law of the slip angle
@@ -205,6 +208,10 @@ class Law:
     >>> print(f"{float(law([0.02], N=10.0)[0]):.4f}")
     -7.7122
     """
+
+    #: Whether the law's forces fill the disc of radius saturation x N in every direction (set by the
+    #: built-in laws that do): the friction ratio is then |lambda| / (saturation N), with no search.
+    disc_range = False
 
     def __init__(self, expr, slip, normal=None, speed=None, scale=None, saturation=None, name: str | None = None,
                  relaxation_length=None):
@@ -517,6 +524,7 @@ class Coulomb(Law):
                            dict(mu=self.mu, v_s=self.v_s))
         s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
         expr = None if v_s is None else [-self.mu * N * x / sp.sqrt(_norm2(s) + self.v_s**2) for x in s]
+        self.disc_range = v_s is not None  # isotropic, |z| < mu N approached as |s| grows
         super().__init__(expr, slip=s, normal=N, scale=self.v_s, saturation=self.mu,
                          name="coulomb" if v_s is not None else "coulomb (set-valued)")
         self._arguments = dict(mu=mu, v_s=v_s)
@@ -561,6 +569,7 @@ class Stribeck(Law):
         mu = self.mu_k + (self.mu_s - self.mu_k) * sp.exp(-_norm2(s) / self.v_s**2)
         expr = [-N * mu * x / sp.sqrt(_norm2(s) + (delta * self.v_s) ** 2) - self.viscous * x for x in s]
         saturation = None if self.viscous != 0 else _stribeck_peak(self.mu_s, self.mu_k, delta)
+        self.disc_range = saturation is not None  # isotropic, its peak in every direction
         super().__init__(expr, slip=s, normal=N, scale=delta * self.v_s, saturation=saturation, name="stribeck")
         self._arguments = dict(mu_s=mu_s, mu_k=mu_k, v_s=v_s, viscous=viscous, regularization=regularization)
 
@@ -700,6 +709,7 @@ class MagicFormula(Law):
             if longitudinal is not None or combined is not None:
                 raise ValueError("longitudinal= and combined= describe a contact of two slip components (rows=2)")
             expr = -N * _magic(self.B, self.C, self.D, self.E, _slip_angle(s[0], V))
+            self.disc_range = True  # odd in the slip, its peak either way
             super().__init__(expr, slip=s, normal=N, speed=V, scale=V / (self.B * self.C * self.D),
                              saturation=_magic_peak(self.B, self.C, self.D, self.E), name="magic formula",
                              relaxation_length=relaxation_length)
@@ -762,6 +772,7 @@ class Brush(Law):
         t_sl = 3 * mu / c
         t = (sp.Abs(s / V + t_sl) - sp.Abs(s / V - t_sl)) / 2
         expr = -N * (c * t - c**2 * sp.Abs(t) * t / (3 * mu) + c**3 * t**3 / (27 * mu**2))
+        self.disc_range = True  # odd in the slip, mu N either way
         super().__init__(expr, slip=s, normal=N, speed=V, scale=V / c, saturation=mu, name="brush",
                          relaxation_length=relaxation_length)
 

@@ -56,8 +56,9 @@ def law_expansion_core(expansion):
     limits = None
     if any(has_limit):
         limits = lower([sp.S.Zero if limit is None else limit for limit in found["limits"]], inputs).tape()
+    disc = [d and h for d, h in zip(expansion.disc, has_limit)]
     return _core.LawExpansion(expansion.law.name, laws, [list(rows) for rows in expansion.groups], scale, limits,
-                              has_limit)
+                              has_limit, disc)
 
 
 def law_slip_coefficients(expansion, t: float, q, u, p: list, order: int) -> tuple:

@@ -254,6 +254,7 @@ class LawSlowManifold:
             laws = laws * count
         elif len(laws) != count:
             raise ValueError(f"law has {len(laws)} laws for {count} contacts: give one law, or one per contact")
+        self.disc = [bool(getattr(one, "disc_range", False)) for one in laws]  # ratio |lambda| / (saturation N)
         if any(one.normal is not None for one in laws) and normal is None:
             raise ValueError(f"normal: the {self.law.name} law depends on the normal load: give normal= (a value or "
                              "expression, or one per contact)")
@@ -405,6 +406,9 @@ class LawSlowManifold:
             norm = np.linalg.norm(f)
             if norm == 0:
                 out[c] = 0.0
+                continue
+            if self.disc[c] and self._limit[c] is not None:  # its forces fill the disc of radius L_c
+                out[c] = norm / float(self._limit[c](t, *q, *u, *p))
                 continue
             try:
                 d = self._newton(c, rows, f, t, q, u, p) if self._inside_limit(c, norm, t, q, u, p) else None
