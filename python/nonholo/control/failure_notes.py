@@ -18,14 +18,15 @@ from .solution import vectorized
 __all__ = ["invalid_number_note", "nonsmooth_note"]
 
 
-def _expressions(problem) -> list:
-    """(what, expression) of the plan's running cost, terminal cost, path constraints and dynamics."""
+def _expressions(problem, rates: bool = True) -> list:
+    """(what, expression) of the plan's running cost, terminal cost, path constraints and (``rates``) dynamics."""
     out = [("the running cost", problem.running_cost)]
     if problem.terminal_cost is not None:
         out.append(("the terminal cost", problem.terminal_cost))
     out += [(f"the path constraint {g} <= 0", g) for g in problem.path_constraints]
-    rates = getattr(problem.dynamics, "rhs", ())
-    out += [(f"the rate of {name}", e) for name, e in zip(problem.state_names, rates)]
+    if rates:
+        rhs = getattr(problem.dynamics, "rhs", ())
+        out += [(f"the rate of {name}", e) for name, e in zip(problem.state_names, rhs)]
     return out
 
 
@@ -61,10 +62,7 @@ def invalid_number_note(sol) -> str:
 def nonsmooth_note(sol) -> str:
     """" ..." naming the cost terms and path constraints with Abs or sign (not differentiable where their
     argument is 0) of a failed solve's problem, with the smooth forms to write instead; "" without."""
-    problem = sol.problem
-    named = [("the running cost", problem.running_cost), ("the terminal cost", problem.terminal_cost)]
-    named += [(f"the path constraint {g} <= 0", g) for g in problem.path_constraints]
-    found = [what for what, e in named if e is not None and sp.sympify(e).has(sp.Abs, sp.sign)]
+    found = [what for what, e in _expressions(sol.problem, rates=False) if sp.sympify(e).has(sp.Abs, sp.sign)]
     if not found:
         return ""
     return (f" {found[0][0].upper()}{found[0][1:]}{' and others' if len(found) > 1 else ''} has Abs or sign, not "

@@ -277,23 +277,22 @@ def path_violations(sol, samples, gross: float) -> tuple:
 
 def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_times: np.ndarray,
                   node_values: np.ndarray):
-    """measure(r, j) -> (depth, step): how deep the sample j (states Y[:, j], controls U[:, j] at
-    times[j]) lies in the set that path constraint r excludes, g / |grad g| (the distance to g = 0 to
-    first order, in the states and controls; inf where the gradient vanishes: the centre of a disc
-    written as r^2 - x^2 - y^2 <= 0), and the length |z_{k+1} - z_k| of the step between the nodes
+    """measure(r, j, g) -> (depth, step): how deep the sample j (states Y[:, j], controls U[:, j] at
+    times[j], where path constraint r has the value g) lies in the set that constraint excludes,
+    g / |grad g| (the distance to g = 0 to first order, in the states and controls; inf where the
+    gradient vanishes: the centre of a disc written as r^2 - x^2 - y^2 <= 0), and the length |z_{k+1} - z_k| of the step between the nodes
     (``node_values``: states and controls, one column per node at ``node_times``) of its interval. Both
     in the same units, whatever the units of g: a plan cutting a disc of radius R between nodes a step h
     apart goes h^2 / (8 R) deep, a plan through its middle R."""
     n_y = Y.shape[0]
 
-    def measure(r: int, j: int) -> tuple:
+    def measure(r: int, j: int, value: float) -> tuple:
         z = np.r_[Y[:, j], U[:, j]]
         h = 1e-6 * (1.0 + np.abs(z))
         Z = np.hstack([z[:, None] + np.diag(h), z[:, None] - np.diag(h)])
         g = path_values(problem, Z[:n_y], Z[n_y:])[r]
         grad = (g[:z.size] - g[z.size:]) / (2 * h)
         norm = float(np.linalg.norm(grad))
-        value = float(path_values(problem, Y[:, [j]], U[:, [j]])[r, 0])
         depth = value / norm if np.isfinite(norm) and norm > 0 else np.inf
         k = int(np.clip(np.searchsorted(node_times, times[j]) - 1, 0, node_values.shape[1] - 2))
         return depth, float(np.linalg.norm(node_values[:, k + 1] - node_values[:, k]))
@@ -319,7 +318,7 @@ def judged(problem, G: np.ndarray, times: np.ndarray, at_points: np.ndarray, gro
                 crossing = (f"{crosses}{notes[-1]} (more than {gross:g} (1 + max |g| at the points)). Solve with more "
                             "nodes, with refine=, or from another guess")
             elif crossing is None and depth is not None:
-                inside, step = depth(r, j)
+                inside, step = depth(r, j, float(row[j]))
                 if inside > gross * step:
                     crossing = (f"{crosses}{notes[-1]}: g / |grad g| = {inside:.3g}, its distance into the excluded "
                                 f"set to first order, is more than {gross:g} of the step {step:.3g} between its "

@@ -200,6 +200,8 @@ def _expansion_scale(system, law, speed, parameters: set):
 
 # The ray of slips x d (in units of the law's scale, whose features lie near 1) on which a law's largest force
 # in a direction is sought, as the C++ ratio does (law_slow_manifold.cpp): a geometric scan, then golden sections.
+# The C++ scan starts at the slip that carries the force and stops where the law has turned flat (a saturating
+# law); this reference scans the whole ray, and the two agree to rounding (tests/test_law_fold_ranges.py).
 RAY_FIRST, RAY_LAST, RAY_FACTOR, GOLDEN_STEPS = 1e-4, 1e10, 1.25, 48
 
 
