@@ -280,10 +280,11 @@ def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node
     """measure(r, j, g) -> (depth, step): how deep the sample j (states Y[:, j], controls U[:, j] at
     times[j], where path constraint r has the value g) lies in the set that constraint excludes,
     g / |grad g| (the distance to g = 0 to first order, in the states and controls; inf where the
-    gradient vanishes: the centre of a disc written as r^2 - x^2 - y^2 <= 0), and the length |z_{k+1} - z_k| of the step between the nodes
-    (``node_values``: states and controls, one column per node at ``node_times``) of its interval. Both
-    in the same units, whatever the units of g: a plan cutting a disc of radius R between nodes a step h
-    apart goes h^2 / (8 R) deep, a plan through its middle R."""
+    gradient vanishes: the centre of a disc written as r^2 - x^2 - y^2 <= 0), and the length
+    |z_{k+1} - z_k| of the step between the nodes (``node_values``: states and controls, one column
+    per node at ``node_times``) of its interval. Both in the same units, whatever the units of g: a
+    plan cutting a disc of radius R between nodes a step h apart goes h^2 / (8 R) deep, a plan
+    through its middle R."""
     n_y = Y.shape[0]
 
     def measure(r: int, j: int, value: float) -> tuple:
