@@ -198,7 +198,16 @@ def test_ctrl_c_in_a_process_pool_with_block_starts_no_new_point(tmp_path, secon
     assert set(report["status"]) <= {OK, NOT_RUN} and NOT_RUN in report["status"]
     if second:
         child.send_signal(signal.SIGINT)  # while the with block waits for the pool
-    out, err = child.communicate(timeout=20)  # before the fix: the queued points ran, 1 s each
+    # before the fix: the queued points ran, 1 s each. The rest of stdout is read from the same text stream as
+    # the report (communicate() reads the pipe below it and loses what readline() buffered: the line that
+    # follows the report when the with block exits at once)
+    try:
+        child.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise
+    with child.stdout, child.stderr:
+        out, err = child.stdout.read(), child.stderr.read()
     assert {p.name for p in tmp_path.glob("start-*")} == started, err  # no point started after Ctrl-C
     assert len(started) < 20
     if not second:

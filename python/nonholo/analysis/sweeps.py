@@ -22,6 +22,7 @@ import pickle
 import shutil
 import traceback
 import tempfile
+import time
 import warnings
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool, _ExceptionWithTraceback
@@ -119,6 +120,9 @@ def _travels(value):
                          f"back ({type(exc).__name__}: {exc}); return plain data (numbers, arrays, dicts)") from None
     return value
 
+
+#: Seconds that Ctrl-C's stop of a process pool waits for the pool's manager thread to end (stop_workers).
+MANAGER_WAIT = 10.0
 
 def _call(fn, point, marker=None, cancel=None, stop=None):
     """fn(**point) in a worker; ``marker`` (process pools): a file that exists while the point
@@ -485,13 +489,22 @@ class _Run:
         exits at once instead of waiting for them (a second Ctrl-C in that wait can hang Python's
         thread join). The pool is broken afterwards, as a terminal's Ctrl-C, which reaches its
         workers, leaves it."""
-        for pool in (self.pool, *self.fresh_pools):
-            if isinstance(pool, ProcessPoolExecutor):
-                for process in list((getattr(pool, "_processes", None) or {}).values()):
-                    try:
-                        process.terminate()
-                    except (OSError, AttributeError, ValueError):
-                        pass
+        pools = [pool for pool in (self.pool, *self.fresh_pools) if isinstance(pool, ProcessPoolExecutor)]
+        for pool in pools:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                try:
+                    process.terminate()
+                except (OSError, AttributeError, ValueError):
+                    pass
+        # the pools' manager threads see the workers gone and end; wait for that here, by polling (a sleep
+        # a second Ctrl-C interrupts cleanly), so that the with block's join finds them ended: a second
+        # Ctrl-C inside Python 3.11's Thread.join can leave the interpreter hung at exit, joining it again
+        # (a CI run's child process hung so when the machine was loaded)
+        deadline = time.monotonic() + MANAGER_WAIT
+        for pool in pools:
+            thread = getattr(pool, "_executor_manager_thread", None)
+            while thread is not None and thread.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.01)
 
     def close(self, interrupted: bool = False) -> None:
         for pool in self.fresh_pools:
