@@ -219,10 +219,8 @@ class SimulationResult:
         u = X_D(q) w in the frame form); X_D(q) v^alpha for frame models (both through each
         sample's split, ``frame_switches``). Computed by the model in C++ over the whole
         trajectory, once while ``y`` is not edited (an edit in place is seen: it is computed again)."""
-        if self._frame_switches is not None:
-            return self._of_samples("velocity", lambda: self.model.velocity(self.t, self.y, self.params,
-                                                                             switches=self._frame_switches))
-        return self._of_samples("velocity", lambda: self.model.velocity(self.t, self.y, self.params))
+        splits = {} if self._frame_switches is None else {"switches": self._frame_switches}
+        return self._of_samples("velocity", lambda: self.model.velocity(self.t, self.y, self.params, **splits))
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
@@ -359,17 +357,7 @@ class SimulationResult:
     # ------------------------------------------------------------------ export and display
     def _metadata(self) -> dict:
         """Scalar metadata (strings and numbers only, so that netCDF and parquet can store it)."""
-        meta = {
-            "status": self.status, "success": int(self.success), "message": self.message,
-            "flag_name": self.flag_name, "t_last": self.t_last,
-            "model": _model_label(self.model),
-            "system": getattr(getattr(self.model, "system", None), "name", ""),
-        }
-        order = getattr(self.model, "order", None)
-        if order is not None:
-            meta["order"] = int(order)
-        meta.update({f"param_{name}": float(value) for name, value in self.params.items()})
-        return meta
+        return result_metadata(self)
 
     def to_dataframe(self):
         """The trajectory as a time-major ``pandas.DataFrame``.
@@ -518,6 +506,24 @@ def _unchanged(kept: np.ndarray, now) -> bool:
     if kept.dtype.itemsize == 8:
         return np.array_equal(kept.view(np.uint64), now.view(np.uint64))
     return np.array_equal(kept, now)
+
+
+def result_metadata(result) -> dict:
+    """A result's scalar metadata (strings and numbers only, so that netCDF and parquet can store it):
+    status, message, flag, last time, model, system, the model's order and the scalar parameters; of a
+    SimulationResult and a StickSlipResult alike."""
+    model = result.model
+    meta = {
+        "status": result.status, "success": int(result.success), "message": result.message,
+        "flag_name": result.flag_name, "t_last": float(result.t_last),
+        "model": _model_label(model) if model is not None else "",
+        "system": getattr(getattr(model, "system", None), "name", ""),
+    }
+    order = getattr(model, "order", None)
+    if order is not None:
+        meta["order"] = int(order)
+    meta.update({f"param_{name}": float(value) for name, value in result.params.items() if np.ndim(value) == 0})
+    return meta
 
 
 def to_dataframe(t, y, state_names, metadata: dict):

@@ -60,7 +60,7 @@ from ..errors import SimulationWarning
 from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
 from ..system.margins import Margin, negative_load_message, varying_loads
 from .events import Event
-from .result import to_dataframe, to_xarray
+from .result import result_metadata, to_dataframe, to_xarray
 
 __all__ = ["StickSlipResult", "run_stick_slip"]
 
@@ -139,15 +139,8 @@ class StickSlipResult:
         return [message for phase in self.phases for message in phase.messages]
 
     def _metadata(self) -> dict:
-        """Scalar metadata (strings and numbers only), as SimulationResult's."""
-        from ..viz.plot import model_label  # no matplotlib import
-
-        meta = {"status": self.status, "success": int(self.success), "message": self.message,
-                "flag_name": self.flag_name, "t_last": float(self.t_last), "n_switches": len(self.switches),
-                "model": model_label(self.model) if self.model is not None else "",
-                "system": getattr(getattr(self.model, "system", None), "name", "")}
-        meta.update({f"param_{name}": float(value) for name, value in self.params.items() if np.ndim(value) == 0})
-        return meta
+        """Scalar metadata (strings and numbers only), SimulationResult's and n_switches."""
+        return {**result_metadata(self), "n_switches": len(self.switches)}
 
     def to_dataframe(self):
         """The joined trajectory as a time-major ``pandas.DataFrame`` (n_t, n_states), as
