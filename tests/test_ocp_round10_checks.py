@@ -178,3 +178,24 @@ def test_sol_u_takes_a_sympy_symbol_and_controls_at_shows_the_overshoot():
         sol.controls_at([late])
     with pytest.raises(ValueError, match=re.escape(f"[0, {sol.t_final!r}]")):
         sol.states_at(late)
+
+
+@pytest.mark.parametrize("centre", [0.0, 0.5])
+def test_a_speed_spike_over_an_obstacle_does_not_widen_the_step_it_is_judged_by(centre):
+    """An outside probe's unicycle in a corridor |y| <= 0.1 that a disc of radius 0.2 blocks: no plan
+    exists, yet Hermite-Simpson's 21 points were a success, jumping the disc with the speed at 13-16
+    between the points. The depth into the disc (about 0.15) was set against the step between the
+    interval's nodes in the states and the controls (2 to 4, the speed's spike in it); it is now the
+    step in the states and the controls the constraint involves (none here; about 0.6): no success,
+    with the crossing named. The trapezoid said so already."""
+    ux, uy, uth, v, w = sp.symbols("x y theta v w")
+    unicycle = nh.KinematicSystem([ux, uy, uth], [v, w], [v * sp.cos(uth), v * sp.sin(uth), w])
+    problem = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, t_final=2, initial=[centre - 1, 0, 0],
+                                       final=[centre + 1 if centre == 0 else 1, 0, 0], state_bounds={"y": (-0.1, 0.1)},
+                                       path_constraints=[(ux - centre) ** 2 + uy**2 >= 0.2**2])
+    sol = problem.solve(nodes=21)
+    dense = sol.states_at(np.linspace(0, 2, 4001))
+    assert np.hypot(dense[0] - centre, dense[1]).min() < 0.15  # the plan does cross the disc
+    assert not sol.success
+    assert "crosses a path constraint between the collocation points" in sol.message
+    assert "in the states and the controls it involves" in sol.message
