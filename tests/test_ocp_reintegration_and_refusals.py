@@ -283,6 +283,24 @@ def test_a_saddle_on_the_line_through_a_costs_hill_is_left():
     assert np.abs(sol["y"]).max() > 0.4
 
 
+def test_a_saddle_ipopt_calls_optimal_is_left_too():
+    """The same hill with the controls bounded, |u1|, |u2| <= 1 (an outside reader's guide exercise):
+    IPOPT stopped on the line at its optimal level ('Optimal Solution Found', cost 2.120990, the Hessian
+    regularized at its last iteration, 0.281), which the bumped starts had required to be its acceptable
+    level. Any success with that regularization now gets them: around the hill, 1.430587 (the reader's
+    own bumped guesses: 1.430587)."""
+    x, y, u1, u2 = sp.symbols("x y u1 u2")
+    particle = nh.KinematicSystem([x, y], [u1, u2], [u1, u2], control_bounds={"u1": (-1, 1), "u2": (-1, 1)})
+    cost = (u1**2 + u2**2) / 2 + 2 * sp.exp(-(x**2 + y**2) / 0.1)
+    problem = nh.OptimalControlProblem(particle, cost=cost, t_final=2.0, initial=[-1, 0], final=[1, 0])
+    sol = problem.solve(nodes=41)
+    assert sol.success and sol.stats["last_regularization"] == 0.0
+    assert sol.objective == pytest.approx(1.430587, abs=2e-6)
+    assert np.abs(sol["y"]).max() > 0.4
+    line = problem.solve(nodes=41, guess="line")  # a guess of one's own is solved alone: the saddle
+    assert line.objective == pytest.approx(2.120990, abs=2e-6) and line.stats["last_regularization"] > 0
+
+
 def test_coulomb_friction_written_with_sign_in_the_dynamics():
     """p'' = u - 0.5 sign(p'), rest to rest over d = 1 in T = 2, least int u^2 / 2: moving forward all the
     way, u = w + 0.5 with w the frictionless optimum, so the cost is 6 d^2 / T^3 + 0.125 T = 1 (the
