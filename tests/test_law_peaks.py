@@ -18,6 +18,20 @@ def stribeck_curve(mu_s, mu_k, delta, x):
     return (mu_k + (mu_s - mu_k) * np.exp(-x * x)) * x / np.sqrt(x * x + delta * delta)
 
 
+@pytest.mark.parametrize("zero", [0, 0.0, np.float64(0.0), sp.Float(0), sp.Integer(0)])
+def test_stribeck_without_viscous_friction_however_zero_is_written(zero):
+    """An outside probe: viscous=0.0 (or np.float64(0.0), sp.Float(0)) gave saturation None and no disc
+    range, where viscous=0 (and the default) gave the curve's peak, 0.495565 at mu_s 0.5, mu_k 0.3:
+    SymPy's Float(0.0) != 0 is True. Every zero is now the law without the viscous term; a positive
+    viscous coefficient still has no saturation."""
+    default = nh.laws.Stribeck(0.5, 0.3, 0.1)
+    law = nh.laws.Stribeck(0.5, 0.3, 0.1, viscous=zero)
+    assert float(law.saturation) == float(default.saturation) == pytest.approx(0.495565087382, abs=1e-10)
+    assert law.disc_range and default.disc_range
+    viscous = nh.laws.Stribeck(0.5, 0.3, 0.1, viscous=0.2)
+    assert viscous.saturation is None and not viscous.disc_range
+
+
 @pytest.mark.parametrize("mu_s, mu_k, delta", [(0.5, 0.3, 0.01), (0.5, 0.3, 0.5), (0.3, 0.5, 0.01), (0.8, 0.1, 0.1)])
 def test_stribeck_saturation_is_the_curves_peak(mu_s, mu_k, delta):
     """The largest |z| / N over the slips (a dense grid of the curve, and its limit mu_k), not

@@ -142,7 +142,7 @@ def _in_range(quantity) -> str | None:
         return None
     if not np.isfinite(value):
         return "overflows"
-    return "underflows to 0" if quantity != 0 and abs(value) < _TINY else None
+    return "underflows to 0" if value != 0 and abs(value) < _TINY else None
 
 
 def _representable(quantities, arguments: Mapping) -> None:
@@ -154,7 +154,7 @@ def _representable(quantities, arguments: Mapping) -> None:
         how = _in_range(quantity)
         if how is None:
             continue
-        numeric = {k: abs(float(arguments[k])) for k in names if arguments[k].is_number and arguments[k] != 0}
+        numeric = {k: abs(float(arguments[k])) for k in names if arguments[k].is_number and not arguments[k].is_zero}
         name = max(numeric, key=lambda k: abs(np.log10(numeric[k])))
         size = "small" if numeric[name] < 1 else "large"
         others = ", ".join(f"{k} = {float(arguments[k]):g}" for k in names if k != name and k in numeric)
@@ -568,7 +568,8 @@ class Stribeck(Law):
         s, N = _contact_slip(rows), sp.Symbol("N", positive=True)
         mu = self.mu_k + (self.mu_s - self.mu_k) * sp.exp(-_norm2(s) / self.v_s**2)
         expr = [-N * mu * x / sp.sqrt(_norm2(s) + (delta * self.v_s) ** 2) - self.viscous * x for x in s]
-        saturation = None if self.viscous != 0 else _stribeck_peak(self.mu_s, self.mu_k, delta)
+        # is_zero, not != 0: SymPy's Float(0.0) != 0 is True (viscous=0.0 had no saturation, viscous=0 had)
+        saturation = None if not self.viscous.is_zero else _stribeck_peak(self.mu_s, self.mu_k, delta)
         self.disc_range = saturation is not None  # isotropic, its peak in every direction
         super().__init__(expr, slip=s, normal=N, scale=delta * self.v_s, saturation=saturation, name="stribeck")
         self._arguments = dict(mu_s=mu_s, mu_k=mu_k, v_s=v_s, viscous=viscous, regularization=regularization)
