@@ -89,7 +89,7 @@ def implied_final(rates: list, initial: list, final: list, names: list) -> froze
     dynamics. ValueError naming the state where the two ends differ: no plan reaches the final one."""
     out = set()
     for i, rate in enumerate(rates):
-        if sp.sympify(rate) != 0 or initial[i] is None or final[i] is None:
+        if not sp.sympify(rate).is_zero or initial[i] is None or final[i] is None:
             continue
         if not abs(final[i] - initial[i]) <= 1e-12 * (1.0 + abs(initial[i])):
             raise ValueError(f"final[{names[i]!r}] = {final[i]:g} differs from initial[{names[i]!r}] = {initial[i]:g}, "

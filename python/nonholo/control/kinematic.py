@@ -314,7 +314,7 @@ def kinematic_of(system) -> KinematicSystem:
 
     if system.k == 0:
         raise ModelError(f"{system.name!r} has no nonholonomic constraints: its kinematic system is q' = w")
-    if any(b != 0 for b in system.affine):
+    if any(not b.is_zero for b in system.affine):
         raise ModelError(f"{system.name!r} has affine constraints A v = b: its kinematics has a drift, "
                          "not a kinematic control system q' = X_D w")
     values = dict(system.parameters)
@@ -349,7 +349,7 @@ def dynamic_of(system, controls) -> KinematicSystem:
     controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
     if not controls:
         raise ValueError("controls must name at least one symbol of the system's force")
-    if any(b != 0 for b in system.affine):
+    if any(not b.is_zero for b in system.affine):
         raise ModelError(f"{system.name!r} has affine constraints: not supported as a control system")
     values = {p: v for p, v in system.parameters.items() if p not in controls}
     q = list(system.coordinates)

@@ -145,7 +145,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
         raise TypeError(f"inputs must be a mapping symbol name -> expression, got {type(inputs).__name__}")
     if system.k == 0:
         raise ValueError(f"{system.name!r} has no constraints: it has no friction realization to track with")
-    if any(b != 0 for b in system.affine):
+    if any(not b.is_zero for b in system.affine):
         raise ValueError(f"{system.name!r} has affine constraints: not supported by track")
     q, v = list(system.coordinates), list(system.velocities)
     n = len(q)

@@ -59,7 +59,7 @@ class DependentSpeeds:
     @property
     def has_offset(self) -> bool:
         """False where q0 = 0 and f = 0 (then w0 = 0)."""
-        return any(x != 0 for x in [*self.kinematics_offset, *self.constraints_offset])
+        return any(not sp.sympify(x).is_zero for x in [*self.kinematics_offset, *self.constraints_offset])
 
     def outputs(self) -> list:
         """[J (row-major), q0, C (row-major), f]: the outputs of the frame's tape."""

@@ -270,7 +270,7 @@ class AnholonomicFrame:
         if isinstance(vectors, DependentSpeeds):
             self._init_dependent(vectors, offset, velocity_names)
             return
-        affine = any(b != 0 for b in system.affine)
+        affine = any(not b.is_zero for b in system.affine)
         if offset is not None and vectors is None:
             raise ValueError("offset is given with the frame vectors (a Voronets frame has none)")
         if affine and offset is None:
@@ -311,7 +311,7 @@ class AnholonomicFrame:
         if (speeds.n, speeds.k) != (system.n, system.k):
             raise ValueError(f"the DependentSpeeds have n = {speeds.n} speeds and k = {speeds.k} constraints, "
                              f"expected n = {system.n} and k = {system.k}")
-        if system.k and any(b != 0 for b in system.affine) and not speeds.has_offset:
+        if system.k and any(not b.is_zero for b in system.affine) and not speeds.has_offset:
             raise ValueError("the system has affine constraints A v = b but the DependentSpeeds have no offset")
         outputs = speeds.outputs()
         check_free_symbols(outputs, {*system.coordinates, *system.parameters}, "speeds")
