@@ -310,6 +310,19 @@ def test_a_singular_speed_choice_stops_with_advice_that_works():
     assert stopped.flag_name == "FRAME_SINGULAR" and 0.3 < stopped.t_last < 0.4  # theta = pi/2 at 0.371
     through = nh.simulate(skate.nonholonomic(form="qdot"), (0, 1), y0, t_eval=[1.0])
     assert through.status == 0 and through["theta"][-1] == pytest.approx(2.2, abs=1e-8)
+    # started at theta = pi/2 itself (an outside probe): y0's q' is on the constraints (x' = 0, y' = 1), but
+    # the speeds cannot hold it; the error said q' violated the constraints and advised project_y0=True
+    upright = [0, 0, np.pi / 2, 0.0, 1.0, 0.5]
+    A, b = skate.constraint_matrix(upright[:3], 0.0)
+    assert abs(A @ upright[3:] - b).max() < 1e-15
+    for call in (lambda: nh.simulate(skate.nonholonomic(), (0, 1), upright),
+                 lambda: nh.simulate(skate.nonholonomic(), (0, 1), upright, project_y0=True),
+                 lambda: nh.linearize(skate.nonholonomic(), upright)):
+        with pytest.raises(nh.ModelError, match=r'is singular at q = .*form="qdot"') as info:
+            call()
+        assert "project_y0" not in str(info.value) and "violates" not in str(info.value)
+    x1 = nh.simulate(skate.nonholonomic(form="qdot"), (0, 1), upright, t_eval=[1.0])["x"][-1]
+    assert x1 == pytest.approx(2 * (np.cos(0.5) - 1), abs=1e-8)  # x' = cos(pi/2 + t/2): x = 2 (cos(t/2) - 1)
 
 
 def ball_in_a_bowl(rho: float):

@@ -8,6 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..errors import ModelError
 from ..models.reduced import ReducedModel, frame_initial_state
 
 __all__ = ["model_state", "parameter_mapping"]
@@ -44,6 +45,8 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approxim
             return frame_initial_state(model, y, float(t), pvec, False, checked=False)
         try:
             return frame_initial_state(model, y, float(t), pvec, False)
+        except ModelError:  # the speeds are singular at q: not a velocity off the constraints
+            raise
         except ValueError as exc:
             raise ValueError(f"{what} given as [q, q'] (length {2 * n}) must have q' on the constraint set: "
                              f"{exc}") from None

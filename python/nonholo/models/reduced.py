@@ -39,7 +39,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _core
+from ..errors import ModelError
 from .model import FrameSwitches, Model, frame_velocities
+
+SINGULAR_CONDITION = 1e6  # cond_1(X) above which a run in a frame given by vectors stops (frame_watch.hpp)
 
 __all__ = ["FrameSwitches", "ReducedModel", "Truncation", "choose_order", "compiled_slip"]
 
@@ -337,6 +340,15 @@ def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project
     if project_y0:
         qdot = model.system.core.at(t0, q, qdot, sys_params).project()
     named = dict(zip(model.system.parameter_names, sys_params))
+    if model.frame.solved is None:  # a frame given by its vectors (Kane's speeds): it cannot be re-split
+        condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
+        if not condition <= SINGULAR_CONDITION:
+            raise ModelError(f"the frame X(q) of the Hamel model (its speeds {model.state_names[n:]}) is "
+                             f"singular at q = {np.array2string(q, precision=6)}: its condition number is "
+                             f"{condition:.3g} (1-norm; a run stops above {SINGULAR_CONDITION:g}), so no state in "
+                             "these speeds stands for the velocity given. Start where the speeds are regular, choose "
+                             "other independent speeds, or use the coordinate model "
+                             "(system.nonholonomic(form=\"qdot\"))")
     if not checked:
         return np.r_[q, model.frame.quasi_velocities(q, qdot, named)[: model.frame.rank]]
     return model.frame.state(q, qdot, named)
