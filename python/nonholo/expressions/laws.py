@@ -142,7 +142,7 @@ def _in_range(quantity) -> str | None:
         return None
     if not np.isfinite(value):
         return "overflows"
-    return "underflows to 0" if value != 0 and abs(value) < _TINY else None
+    return "underflows to 0" if sp.sympify(quantity).is_zero is False and abs(value) < _TINY else None
 
 
 def _representable(quantities, arguments: Mapping) -> None:
