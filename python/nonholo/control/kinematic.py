@@ -81,6 +81,7 @@ class KinematicSystem:
         if self.metric.shape != (m, m):
             raise ValueError(f"metric has shape {self.metric.shape}, expected ({m}, {m})")
         check_free_symbols(list(self.metric), set(self.states), "metric")
+        check_metric(self.metric, self.states)
         self.control_bounds = {str(c): (-math.inf, math.inf) for c in self.controls}
         for key, (lo, hi) in dict(control_bounds or {}).items():
             if str(key) not in self.control_bounds:
@@ -307,6 +308,47 @@ def _holonomic_of(system, values: dict) -> list:
     return [sp.sympify(h).subs(values) for h in (getattr(system, "holonomic", None) or [])]
 
 
+METRIC_SAMPLES = 5  # states in [-1, 1] (seeded) at which a state-dependent metric is checked
+
+
+def check_metric(metric: sp.Matrix, states: Sequence) -> None:
+    """ValueError naming ``metric`` where it is not symmetric, or is positive semidefinite at none of the
+    states it is checked at (all of them for a constant metric; METRIC_SAMPLES seeded states in
+    [-1, 1] else, a metric positive semidefinite only on part of the states passing; semidefinite: a
+    control the energy leaves out, the car's curvature): an outside probe's -I gave cost="energy" a
+    negative kinetic energy, "Optimal Solution Found", where System refuses it."""
+    free = sorted(metric.free_symbols, key=str)
+    points = [{}] if not free else [dict(zip(free, row)) for row in
+                                     np.random.default_rng(0).uniform(-1.0, 1.0, (METRIC_SAMPLES, len(free)))]
+    definite = []
+    for point in points:
+        with np.errstate(all="ignore"):
+            try:
+                M = np.array(metric.subs(point).evalf(), dtype=float)
+            except (TypeError, ValueError):  # not a real number there (outside the metric's domain)
+                continue
+        if not np.all(np.isfinite(M)):
+            continue
+        scale = max(float(np.abs(M).max()), np.finfo(float).tiny)
+        if np.abs(M - M.T).max() > 1e-12 * scale:
+            raise ValueError(f"metric must be symmetric: at {point or 'every state'} it is {M.tolist()}")
+        definite.append(bool(np.linalg.eigvalsh(M).min() >= -1e-12 * scale))
+    if definite and not any(definite):
+        where = "" if not free else f" at any of {len(points)} states in [-1, 1]"
+        raise ValueError(f"metric must be positive semidefinite (the kinetic energy of cost='energy' is w^T G w / 2); "
+                         f"it is not{where}: {metric.tolist() if not free else metric}")
+
+
+SIMPLIFY_OPS = 20  # entries of a derived metric with at most this many operations are simplified
+
+
+def simplified(M: sp.Matrix) -> sp.Matrix:
+    """``M`` with its small entries simplified (at most SIMPLIFY_OPS operations) and the others as
+    they are: SymPy's simplify of the knife-edge chain's G_D = X_D^T G X_D took 13 s of N = 3's 14 s
+    and grows with N (71 s at N = 4); the tapes evaluate either form to rounding."""
+    return M.applyfunc(lambda e: sp.simplify(e) if sp.count_ops(e) <= SIMPLIFY_OPS else e)
+
+
 def kinematic_of(system) -> KinematicSystem:
     """q' = X_D(q) w for a :class:`~nonholo.System` with linear nonholonomic constraints, in the
     Voronets frame of its constraints (X_D = d/dr + B d/ds, w = r'), G_D = X_D^T G X_D."""
@@ -325,7 +367,7 @@ def kinematic_of(system) -> KinematicSystem:
     free = [i for i in range(system.n) if i not in solved]
     controls = [system.velocities[i] for i in free]
     G = sp.Matrix(system.metric).subs(values)
-    GD = sp.simplify(XD.T * G * XD)
+    GD = simplified(XD.T * G * XD)
     rhs = XD * sp.Matrix(controls)
     out = KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
     out.holonomic = _holonomic_of(system, values)  # tangent by construction: X_D spans ker A, dphi/dq among A's rows
@@ -373,7 +415,7 @@ def dynamic_of(system, controls) -> KinematicSystem:
         c[i] = sum((sp.diff(G[i, j], q[k]) - sp.diff(G[j, k], q[i]) / 2) * qdot[j] * qdot[k]
                    for j in range(n) for k in range(n))
     XD_dot = sum((sp.diff(XD, q[k]) * qdot[k] for k in range(n)), sp.zeros(*XD.shape))
-    MD = sp.simplify(XD.T * G * XD)
+    MD = simplified(XD.T * G * XD)
     rhs_w = MD.LUsolve(XD.T * (Q - c - G * XD_dot * sp.Matrix(w)))
     rhs = [*qdot, *[sp.simplify(e) for e in rhs_w]]
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
