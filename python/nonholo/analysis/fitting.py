@@ -166,6 +166,25 @@ def _state_observer(model: Model, names: Sequence[str]):
     return observe
 
 
+def _observation(out, by_callable: bool, y_shape: tuple, n_params: int) -> tuple:
+    """(values, jacobian) as float arrays from what the observer returned; for a callable ``observe``,
+    TypeError naming it when that is no pair of real arrays (an array alone, a pair unpacked from its
+    rows, a scalar)."""
+    if not by_callable:
+        return np.asarray(out[0], dtype=float), np.asarray(out[1], dtype=float)
+    contract = (f"observe(result) must return a pair (values, jacobian): values of the shape of y_obs {y_shape} "
+                f"and the jacobian of shape (values.size, n_params) = ({int(np.prod(y_shape))}, {n_params})")
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        got = (f"an array of shape {out.shape}" if isinstance(out, np.ndarray) else
+               f"a {type(out).__name__} of length {len(out)}" if isinstance(out, (tuple, list)) else
+               f"{type(out).__name__} {out!r:.60}")
+        raise TypeError(f"{contract}; got {got}")
+    try:
+        return np.asarray(out[0], dtype=float), np.asarray(out[1], dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{contract}; its values or jacobian are no arrays of real numbers ({exc})") from None
+
+
 def _name(key):
     """A parameter given by name or by a symbol of that name (whatever its assumptions)."""
     return key.name if isinstance(key, sp.Symbol) else key
@@ -545,12 +564,12 @@ def fit(
                                  f"observation times after it ({t_obs.size - sol.t.size} of {t_obs.size}, from "
                                  f"t = {t_obs[sol.t.size]:g}) {_point(names, x, trial)}: fit observations up to "
                                  "the event, or make it non-terminal")
-            values, jac = observer(sol)
-            values = np.asarray(values, dtype=float)
+            values, jac = _observation(observer(sol), observe_names is None, y_obs.shape, len(names))
             if values.shape != y_obs.shape:
-                raise ValueError(f"the observed values have shape {values.shape} (at the {t_obs.size} times of "
-                                 f"t_obs), y_obs has {y_obs.shape}")
-            jac = np.asarray(jac, dtype=float)
+                contract = ("observe(result) must return (values, jacobian) with values of the shape of y_obs: "
+                            if observe_names is None else "")
+                raise ValueError(f"{contract}the observed values have shape {values.shape} (at the {t_obs.size} "
+                                 f"times of t_obs), y_obs has {y_obs.shape}")
             if jac.shape != (values.size, len(names)):
                 raise ValueError(f"the Jacobian the observe callable returns must have the shape (values.size, "
                                  f"n_params) = {(values.size, len(names))}, a row per flattened value and a column "

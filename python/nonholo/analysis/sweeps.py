@@ -218,7 +218,12 @@ class SweepResult:
         return [(self.points[i], flat[i]) for i in np.flatnonzero(~self.ok.reshape(-1))]
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.values[name]
+        """The entry ``name`` of ``values`` over the grid; KeyError naming the entries there are."""
+        try:
+            return self.values[name]
+        except KeyError:
+            coords = f"; the grid's axes {list(self.coords)} are in result.coords" if self.coords else ""
+            raise KeyError(f"no value named {name!r:.60}; values are {list(self.values)}{coords}") from None
 
     def __repr__(self) -> str:
         done = int(self.ok.sum())

@@ -222,6 +222,24 @@ class SimulationResult:
         splits = {} if self._frame_switches is None else {"switches": self._frame_switches}
         return self._of_samples("velocity", lambda: self.model.velocity(self.t, self.y, self.params, **splits))
 
+    @property
+    def friction_ratio(self) -> np.ndarray:
+        """A run of the reduced model of a nonlinear friction law: the friction ratio of each contact at
+        every output time, shape (n_contacts, n_t) (``model.friction_ratio``). The run's own values
+        while ``y`` is not edited; after an edit in place (or a new ``y``) computed again by the model,
+        as :attr:`velocity` is. Other runs have none (AttributeError)."""
+        cache = self.__dict__.get("_samples_cache", {})
+        if "friction_ratio" not in cache:
+            raise AttributeError(f"{type(self).__name__} of a {getattr(self.model, 'kind', 'model')} model has no "
+                                 "friction_ratio (a run of system.reduced(order=K, law=...) has one)")
+        return self._of_samples("friction_ratio", lambda: self.model.friction_ratio(self.t, self.y, self.params))
+
+    @friction_ratio.setter
+    def friction_ratio(self, value) -> None:
+        """The ratio at the samples as they are now (the run's, set by it): kept until ``y`` is edited."""
+        self.__dict__.setdefault("_samples_cache", {})["friction_ratio"] = (
+            np.array(self.t, copy=True), np.array(self.y, copy=True), value)
+
     def __getitem__(self, name: str) -> np.ndarray:
         """The trajectory of one state by name, e.g. ``sol["phi"]``: a row of ``y``, shape (n_t,).
         For reduced models and models in an anholonomic frame the system's velocity names give

@@ -38,7 +38,7 @@ from ..expressions.lowering import lower
 from .law_reduced import LawReducedModel, LawReducedParameters
 from ..system.law_realization import law_limits
 from ..system.margins import Margin
-from .model import Model, samples_of
+from .model import Model, real_time, samples_of
 
 __all__ = ["CoreLawReducedModel", "LAW_REDUCED_MODELS", "law_expansion_core", "law_slip_coefficients"]
 
@@ -143,7 +143,7 @@ class CoreLawReducedModel(LawReducedParameters):
     def slip(self, t: float, q, u, params: Mapping | None = None) -> np.ndarray:
         """The truncated slip s = sum_{k<=K} eps^k h^(k)(t, q, u), shape (n,)."""
         p = self.param_vector(params)
-        H = _core.law_slip(self.system.core, self.law_core, float(t), q, u, p, self.order)
+        H = _core.law_slip(self.system.core, self.law_core, real_time(t), q, u, p, self.order)
         eps = _core.law_scale(self.system.core, self.law_core, p)
         return sum((eps ** (k + 1) * H[k] for k in range(self.order)), np.zeros(self.system.n))
 

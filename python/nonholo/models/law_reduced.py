@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .model import samples_of
+from .model import real_time, samples_of
 
 __all__ = ["LawReducedModel", "LawReducedParameters", "RATIO_THRESHOLD", "RATIO_STOP"]
 
@@ -83,7 +83,7 @@ class LawReducedModel(LawReducedParameters):
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """(q', u') at (t, y), shape (2n,)."""
-        return self._rhs(float(t), np.asarray(y, dtype=float), self.param_vector(params))
+        return self._rhs(real_time(t), np.asarray(y, dtype=float), self.param_vector(params))
 
     def _rhs(self, t: float, y: np.ndarray, p: list) -> np.ndarray:
         n = self.system.n
@@ -95,7 +95,7 @@ class LawReducedModel(LawReducedParameters):
         p = self.param_vector(params)
         if not self.order:
             return np.zeros(self.system.n)
-        H = self.expansion.slip(float(t), q, u, p, self.order)
+        H = self.expansion.slip(real_time(t), q, u, p, self.order)
         eps = self.expansion.scale(p)
         return sum(eps ** (k + 1) * H[k] for k in range(self.order))
 

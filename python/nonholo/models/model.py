@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from ..options import _real
 from ..system.law_relaxation import lag_states
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
@@ -49,6 +50,12 @@ class ModelProtocol(Protocol):
 
     def constraint_residual(self, t: npt.ArrayLike, y: npt.ArrayLike,
                             params: Mapping | None = None) -> np.ndarray: ...
+
+
+def real_time(t) -> float:
+    """The time ``t`` of a model's rhs, jacobian or slip as a float; TypeError naming ``t`` for what is no
+    real number (a string such as "zero", a bool, None), rather than float()'s message about a string."""
+    return _real(t, "t")
 
 
 def samples_of(t, y, n_states: int, names) -> tuple:
@@ -159,12 +166,12 @@ class Model:
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """f(t, y), shape (n_states,). A given eps of the friction model must be positive and finite
         (ValueError)."""
-        return self._core.rhs(float(t), self._state(y), self._checked_params(t, y, params))
+        return self._core.rhs(real_time(t), self._state(y), self._checked_params(t, y, params))
 
     def jacobian(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """df/dy at (t, y) by automatic differentiation, shape (n_states, n_states); ``params`` as in
         :meth:`rhs`."""
-        return self._core.jacobian(float(t), self._state(y), self._checked_params(t, y, params))
+        return self._core.jacobian(real_time(t), self._state(y), self._checked_params(t, y, params))
 
     def _checked_params(self, t, y, params) -> list:
         """The parameter vector; a given eps of the friction model checked as simulate checks it (eps = -1
