@@ -1,14 +1,14 @@
-"""Where rolling without slipping breaks: a bowling ball, and a ball on an incline.
+r"""Where rolling without slipping breaks: a bowling ball, and a ball on an incline.
 
-Left: a ball launched sliding at v0 = 3 m/s without spin (the stick-slip model,
-``system.stick_slip(mu, normal=m g)``, mu = 0.2). Kinetic friction slows the centre,
-v = v0 - mu g t, and spins the ball up, r omega = 5/2 mu g t, until the slip v - r omega stops at
-t = 2 v0 / (7 mu g); from then on it rolls at 5/7 v0 (lines: the closed forms; dots: the run).
-Right: a ball released on an incline of angle alpha = 0.3 rolls without slipping, with
-acceleration 5/7 g sin(alpha), exactly when mu >= (2/7) tan(alpha); below, it slides with
-acceleration g (sin(alpha) - mu cos(alpha)). Dots: the stick-slip runs' accelerations; crosses:
-the friction-cone margin mu N - |lambda| of the no-slip motion (``system.friction_margin(mu)``),
-negative where rolling would need more friction than there is.
+Left: a ball launched sliding at $v_0 = 3$ m/s without spin (the stick-slip model,
+``system.stick_slip(mu, normal=m g)``, $\mu = 0.2$). Kinetic friction slows the centre,
+$v = v_0 - \mu g t$, and spins the ball up, $r\omega = \frac52 \mu g t$, until the slip $v - r\omega$
+stops at $t = 2 v_0 / (7 \mu g)$; from then on it rolls at $\frac57 v_0$ (lines: the closed forms;
+dots: the run). Right: a ball released on an incline of angle $\alpha = 0.3$ rolls without
+slipping, with acceleration $\frac57 g \sin\alpha$, exactly when $\mu \ge \frac27 \tan\alpha$; below, it
+slides with acceleration $g (\sin\alpha - \mu \cos\alpha)$. Dots: the stick-slip runs' accelerations;
+crosses: the friction-cone margin $\mu N - \lvert\lambda\rvert$ of the no-slip motion
+(``system.friction_margin(mu)``), negative where rolling would need more friction than there is.
 """
 
 import matplotlib.pyplot as plt

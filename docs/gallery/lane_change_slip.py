@@ -1,16 +1,16 @@
-"""A lane change planned with the kinematic car, driven through a car on linear tires.
+r"""A lane change planned with the kinematic car, driven through a car on linear tires.
 
 The plan: the kinematic car (rear axle, no slip) moves 3.5 m to the left in 3 s at 10 m/s with
 the least integral of the squared steering rate. ``sol.track`` drives it open loop through the
 single-track car on linear tires (``nh.systems.single_track_car``, cornering stiffness C per
-axle), the friction realization of the kinematic car with eps = U / C: the steering angle is
-delta = atan(L kappa), and the drive force is the feedforward that makes the nonholonomic car
+axle), the friction realization of the kinematic car with $\varepsilon = U / C$: the steering angle is
+$\delta = \arctan(L \kappa)$, and the drive force is the feedforward that makes the nonholonomic car
 follow the plan exactly, so what is left is the tires' slip. It is what the plan leaves out: the
 tires slip sideways at slip angles up to about 1.3 degrees (middle), the car's heading lags, and
 it ends the manoeuvre about 20 cm short of the target lane (left; the axes are not to scale). On
 a wet road (Magic Formula tires of the same cornering stiffness, peak friction 0.3) the tires
 saturate and the car strays further (ends 26 cm short). The slip and the tracking error both
-scale like eps (right: softer and stiffer tires, against a slope-1 line).
+scale like $\varepsilon$ (right: softer and stiffer tires, against a slope-1 line).
 """
 
 import time

@@ -1,11 +1,11 @@
-"""A car on Magic Formula tires: the yaw-rate gain, linear at small slip, and where the tires saturate.
+r"""A car on Magic Formula tires: the yaw-rate gain, linear at small slip, and where the tires saturate.
 
 The single-track car of ``nh.systems.single_track_car``, its two lateral no-slip rows realized by
 Pacejka's Magic Formula (``nh.laws.MagicFormula``, a stiffer rear tire than the front one) under
 the static axle loads, with the slip angle taken against each wheel's rolling speed. At small slip
-angles the tire force is linear, with cornering stiffness N B C D, and the steady yaw rate per
-steering angle is the linear bicycle model's (U / L) / (1 + K_us U^2 / L) (thin line, at the run's
-speed). At larger steering angles the lateral acceleration approaches the friction limit D g: the
+angles the tire force is linear, with cornering stiffness $N B C D$, and the steady yaw rate per
+steering angle is the linear bicycle model's $(U / L) / (1 + K_\text{us} U^2 / L)$ (thin line, at the
+run's speed). At larger steering angles the lateral acceleration approaches the friction limit $D g$: the
 front tire saturates first (the car understeers), the gain falls below the linear one, and beyond
 a speed no steady turn is left (crosses: the car spins out). Each point is the steady state of a
 simulation with the speed held by a gentle drive force.

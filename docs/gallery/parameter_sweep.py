@@ -1,7 +1,7 @@
-"""A parameter sweep: how far the sleigh drifts against the offset of its centre of mass and the friction.
+r"""A parameter sweep: how far the sleigh drifts against the offset of its centre of mass and the friction.
 
 ``nh.sweep`` runs a function over a grid of parameters (here on threads) and gathers the results
-into arrays. For each offset a and friction parameter eps, the friction sleigh runs for 10 time
+into arrays. For each offset $a$ and friction parameter $\varepsilon$, the friction sleigh runs for 10 time
 units; the colour is the distance between its final position and the ideal (nonholonomic) one.
 """
 

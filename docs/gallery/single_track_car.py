@@ -1,12 +1,13 @@
-"""Vehicle dynamics: the yaw-rate gain of a car on linear tires, and the slow-manifold orders.
+r"""Vehicle dynamics: the yaw-rate gain of a car on linear tires, and the slow-manifold orders.
 
 A single-track (bicycle-model) car whose tires push sideways in proportion to their slip angle
-(cornering stiffness C) is the friction realization of the kinematic car, with eps = U / C. Its
-steady yaw rate per steering angle is (U / L) / (1 + x), x = K_us U^2 / L, with K_us the understeer
-gradient. The reduced model of order k gives the first k + 1 terms of the geometric series
-1 - x + x^2 - ..., which converges below the characteristic speed sqrt(L / K_us), where x = 1, and
-diverges above it. Each curve is the steady state of a simulation (speed held by a gentle drive
-force); the thin line is the classical formula.
+(cornering stiffness $C$) is the friction realization of the kinematic car, with
+$\varepsilon = U / C$. Its steady yaw rate per steering angle is $(U / L) / (1 + x)$,
+$x = K_\text{us} U^2 / L$, with $K_\text{us}$ the understeer gradient. The reduced model of order $k$
+gives the first $k + 1$ terms of the geometric series $1 - x + x^2 - \dots$, which converges below
+the characteristic speed $\sqrt{L / K_\text{us}}$, where $x = 1$, and diverges above it. Each curve
+is the steady state of a simulation (speed held by a gentle drive force); the thin line is the
+classical formula.
 """
 
 import importlib

@@ -1,9 +1,10 @@
-"""The Chaplygin sleigh three ways: nonholonomic, with sideways friction, and reduced.
+r"""The Chaplygin sleigh three ways: nonholonomic, with sideways friction, and reduced.
 
-The ideal knife edge (nonholonomic model), a strong sideways friction -(1/eps) A^T mu A v that
-realizes it (friction model, eps = 0.05) and the reduced model of order 2, which follows the
-friction model on its slow manifold without its stiffness. The friction model is started on its
-slow manifold, so the reduced model follows it to O(eps^3).
+The ideal knife edge (nonholonomic model), a strong sideways friction
+$-\frac{1}{\varepsilon} A^\top \mu A v$ that realizes it (friction model, $\varepsilon = 0.05$) and the
+reduced model of order 2, which follows the friction model on its slow manifold without its
+stiffness. The friction model is started on its slow manifold, so the reduced model follows it to
+$O(\varepsilon^3)$.
 """
 
 import matplotlib.pyplot as plt

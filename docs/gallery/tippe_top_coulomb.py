@@ -1,15 +1,15 @@
-"""The tippe top inverts under sliding Coulomb friction, Jellett's integral kept.
+r"""The tippe top inverts under sliding Coulomb friction, Jellett's integral kept.
 
-The tippe top of ``nh.systems.tippe_top`` (I1/I3 = 0.95, alpha = 0.3), spun at 150 rad/s about
+The tippe top of ``nh.systems.tippe_top`` ($I_1/I_3 = 0.95$, $\alpha = 0.3$), spun at 150 rad/s about
 its symmetry axis tilted 0.1 rad from the vertical, its contact realized by regularized Coulomb
-friction ``nh.laws.Coulomb(0.3, v_s)`` with the load N = m g. Top: the tilt theta of the symmetry
-axis goes from near 0 to near 180 degrees (178 at 6 s for v_s = 0.01 m/s); the smaller v_s, the
+friction ``nh.laws.Coulomb(0.3, v_s)`` with the load $N = m g$. Top: the tilt $\theta$ of the symmetry
+axis goes from near 0 to near 180 degrees (178 at 6 s for $v_s = 0.01$ m/s); the smaller $v_s$, the
 closer the contact comes to rolling (which cannot invert the top), and the later it turns over
-(v_s = 0.001 m/s: 160 degrees at 6 s, still rising). Middle: Jellett's integral
-L_G . (alpha e3 - e_z) R, conserved by any force at the contact point, drifts only by the
+($v_s = 0.001$ m/s: 160 degrees at 6 s, still rising). Middle: Jellett's integral
+$L_G \cdot (\alpha e_3 - e_z) R$, conserved by any force at the contact point, drifts only by the
 integration error (rtol 1e-10). Bottom: the normal force the motion implies,
-N = m (z_G'' + g), against the m g the law was given: the top's centre of mass accelerates
-vertically while it turns over, and the load m g is an approximation there.
+$N = m (\ddot z_G + g)$, against the $m g$ the law was given: the top's centre of mass accelerates
+vertically while it turns over, and the load $m g$ is an approximation there.
 """
 
 import matplotlib.pyplot as plt

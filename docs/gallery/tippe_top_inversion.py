@@ -1,8 +1,8 @@
-"""The tippe top turns upside down.
+r"""The tippe top turns upside down.
 
-A sphere of radius R with its centre of mass a distance alpha R below the centre, spun fast
+A sphere of radius $R$ with its centre of mass a distance $\alpha R$ below the centre, spun fast
 about its symmetry axis with the stem up, slides on the table; the sliding friction turns it
-over onto its stem when 1 - alpha < I1/I3 < 1 + alpha (here 0.7 to 1.3). Shown: the vertical
+over onto its stem when $1 - \alpha < I_1/I_3 < 1 + \alpha$ (here 0.7 to 1.3). Shown: the vertical
 component of the symmetry axis (+1 stem up, -1 stem down) for three ratios of the moments of
 inertia: inside that range (0.95) the top turns over fully; at 1.4 it settles tilted; at 0.6 it
 stays upright.
