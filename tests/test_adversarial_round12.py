@@ -103,3 +103,18 @@ def test_a_sweep_names_its_values_for_a_missing_key():
     with pytest.raises(KeyError, match=r"no value named 'zz'; values are \['p', 'q'\]; the grid's axes \['a'\] are "
                                        r"in result.coords"):
         result["zz"]
+
+
+@pytest.mark.parametrize("method", ["auto", "bdf"])
+def test_a_span_beyond_what_the_solvers_can_hold_is_refused(method):
+    """An outside probe: a sleigh run to t = 1e200 ended with every state at 0, status 0, no warning (BDF's
+    first step estimate overflowed: a step to 7.4e79). Spans reaching beyond 1e150 are refused by name;
+    one to 1e30 runs, its energy kept."""
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    y0 = [0, 0, 0, -1.5, 0, 1.0]
+    with pytest.raises(ValueError, match=r"t_span = \(0, 1e\+200\) reaches beyond 1e\+150"):
+        nh.simulate(model, (0, 1e200), y0, method=method)
+    far = nh.simulate(model, (0, 1e30), y0, method=method)
+    assert far.status == 0
+    energy = far.energy()
+    assert abs(energy[-1] - energy[0]) < 1e-6 * energy[0]

@@ -177,9 +177,12 @@ def real_state(value, name: str = "y0") -> np.ndarray:
     return real_array(value, name, copy=True)
 
 
+TIME_LIMIT = 1e150  # the largest |t0|, |tf| of a t_span (t_span)
+
+
 def t_span(value, *, forward: bool = False) -> tuple:
-    """(t0, tf): two finite numbers, t0 != tf (t0 < tf when ``forward``); not a string or booleans
-    (the string "01" read as (0, 1))."""
+    """(t0, tf): two finite numbers, t0 != tf (t0 < tf when ``forward``), neither beyond TIME_LIMIT in
+    magnitude; not a string or booleans (the string "01" read as (0, 1))."""
     unordered = isinstance(value, (str, bytes, set, frozenset, Mapping))  # a set has no order
     if unordered or (isinstance(value, np.ndarray) and value.ndim != 1) or any(
             isinstance(x, (bool, np.bool_, str, bytes)) for x in
@@ -193,6 +196,10 @@ def t_span(value, *, forward: bool = False) -> tuple:
         raise ValueError(f"t_span must be finite, got ({t0}, {tf})")
     if t0 == tf:
         raise ValueError("t_span must have t0 != tf")
+    if max(abs(t0), abs(tf)) > TIME_LIMIT:
+        raise ValueError(f"t_span = ({t0:g}, {tf:g}) reaches beyond {TIME_LIMIT:g}: the solvers' first step estimate "
+                         "multiplies two bounds of the order of the times (CVODE's geometric mean), which overflows a "
+                         "double past about 1e160 (a sleigh run to 1e200 by BDF ended at y = 0 as a success)")
     if forward and tf < t0:
         raise ValueError(f"t_span must run forward (t0 < tf), got ({t0}, {tf})")
     return t0, tf
