@@ -218,3 +218,19 @@ def test_a_success_whose_motion_amplifies_its_errors_says_so():
     car = nh.OptimalControlProblem(nh.systems.kinematic_car(turning_radius=1.0), cost="time", initial=[0, 0, 0],
                                    final=[4.0, 1.0, 0.5]).solve(nodes=200)
     assert car.success and car.error_bound < 0.01 and car.message == "Optimal Solution Found."
+
+
+def test_an_unbounded_problem_stops_as_diverging_iterates():
+    """An outside probe's car rewarded for going far (cost -x, v unbounded, x(3) free) ran IPOPT to its
+    3000 iterations (58 s), 'Maximum Number of Iterations Exceeded' at an objective of -2e19. IPOPT's own
+    test for diverging iterates now stops it at |variable| > 1e12 (its default 1e20): about 20 iterations,
+    'problem might be unbounded'. ipopt_options still override it."""
+    cx, cy, cth, v, w = sp.symbols("x y theta v omega")
+    car = nh.KinematicSystem([cx, cy, cth], [v, w], [v * sp.cos(cth), v * sp.sin(cth), w],
+                             control_bounds={"omega": (-1, 1)})
+    problem = nh.OptimalControlProblem(car, cost=-cx, t_final=3, initial=[0, 0, 0])
+    sol = problem.solve(nodes=15)
+    assert not sol.success and "problem might be unbounded" in sol.message
+    assert -1e15 < sol.objective < -1e11 and sol.stats["iterations"] < 100
+    sooner = problem.solve(nodes=15, ipopt_options={"diverging_iterates_tol": 1e6})
+    assert "problem might be unbounded" in sooner.message and -1e9 < sooner.objective < -1e5

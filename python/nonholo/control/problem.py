@@ -580,7 +580,8 @@ class OptimalControlProblem:
         tally = tally or SolveTally(max_wall_time)
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=0.0, mu_strategy=mu_strategy,
-                       ipopt_options=checks.ipopt_options(ipopt_options),
+                       # IPOPT's own test for an unbounded problem at 1e12, not its 1e20: a cost -x with v unbounded
+                       ipopt_options=[("diverging_iterates_tol", 1e12), *checks.ipopt_options(ipopt_options)],
                        holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers),
                        tally=tally)
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
