@@ -234,3 +234,15 @@ def test_an_unbounded_problem_stops_as_diverging_iterates():
     assert -1e15 < sol.objective < -1e11 and sol.stats["iterations"] < 100
     sooner = problem.solve(nodes=15, ipopt_options={"diverging_iterates_tol": 1e6})
     assert "problem might be unbounded" in sooner.message and -1e9 < sooner.objective < -1e5
+
+
+def test_a_model_given_for_a_system_and_ends_left_free_are_explained():
+    """An outside probe passed a friction model (a Model) and was told a System with nonholonomic
+    constraints was needed, although a System without them plans with controls=; another left initial out
+    and was not told that the ends default to free."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    with pytest.raises(TypeError, match=r"got a Model \(its kind: 'friction'\); pass the System itself.*friction "
+                                        r"realization"):
+        nh.OptimalControlProblem(sleigh.friction(1e-2), cost="time", initial=[0] * 6, final=[1] * 6)
+    with pytest.raises(ValueError, match="initial and final default to free"):
+        nh.OptimalControlProblem(nh.systems.kinematic_car(turning_radius=1.0), cost="time", final=[1.0, 0.5, 0.0])

@@ -334,8 +334,8 @@ def minimum_time_attained(problem) -> None:
                          f"1 + {fast[0]}**2, or give {remedy}")
     if not p.path_constraints and all(a is None or b is None or a == b for a, b in zip(p.initial, p.final)):
         raise ValueError("cost='time' with end states that one state meets (each entry free at an end or the same "
-                         "at both): a plan of duration 0 stands there, so the minimum is not attained; fix the ends "
-                         f"or give {remedy}")
+                         "at both; initial and final default to free): a plan of duration 0 stands there, so the "
+                         f"minimum is not attained; fix the ends or give {remedy}")
 
 
 def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
