@@ -18,6 +18,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "nonholo/dense_events.hpp"
@@ -46,6 +47,8 @@ class RunDriver {
   // The frame watch at (t, y): false, with the report written, when the run must stop.
   bool watch_frame(Stepper& s, double t, double* y, bool at_start);
   void end(Stepper& s, double t, const double* y);
+  // Why a run that used its max_steps at t will not end by raising them, or "" (run_driver.cpp).
+  std::string creeping(double t) const;
 
   const Model& model_;
   const ModelParts parts_;
@@ -59,6 +62,8 @@ class RunDriver {
   std::optional<DenseEventSearch> search_;  // events of a stepper that does not find roots
   std::optional<EventStepBound> bound_;     // over the whole run, whichever stepper
   long steps_ = 0;                          // over the whole run (max_steps)
+  double t_first_ = 0.0;                    // where the run started (its fresh start)
+  double t_half_ = 0.0;                     // where it was after max_steps / 2 steps (creeping())
   double last_h_ = 0.0;                     // the last step taken, whichever stepper
   long projections_ = 0;                    // in-place drift projections not yet counted
   std::vector<double> y_stop_;   // the state at a terminal event's root

@@ -62,7 +62,10 @@ bool RunDriver::watch_frame(Stepper& s, double t, double* y, bool at_start) {
 bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
   // the samples at the start, of the state as given (before a new frame or a projection), once the
   // stepper has begun (a CVODES run records its sensitivities with them)
-  if (fresh) y_start_.assign(y, y + n_);
+  if (fresh) {
+    y_start_.assign(y, y + n_);
+    t_first_ = t;
+  }
   auto record_start = [&]() {
     if (!fresh) return;
     record_.emit_up_to(t, [&](double) { return static_cast<const double*>(y_start_.data()); });
@@ -118,7 +121,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
           record_.failed(f.flag, f.name, f.message);
         break;
       }
-      ++steps_;
+      if (++steps_ == opt_.max_steps / 2) t_half_ = t;
       const double h = s.last_step();
       last_h_ = h;
       const bool inside = !r.root && !r.end;
@@ -201,7 +204,8 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
         break;
       }
       if (steps_ >= opt_.max_steps) {
-        record_.too_much_work(t, "steps", s.too_much_work_advice(), s.diagnosis());
+        const std::string creep = creeping(t);
+        record_.too_much_work(t, "steps", creep.empty() ? s.too_much_work_advice() : creep, s.diagnosis());
         break;
       }
       // A step size collapsed to round-off relative to t means the stepper is creeping towards a
@@ -234,6 +238,24 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
 // step a stepper takes: CVODE's bound in cvHin where the state's rates are negligible), cut where
 // the events' samples along y'(t) say (EventStepBound::first_step). A stepper whose own estimate is
 // shorter keeps it. One right-hand side.
+// A run creeps where its steps shrink towards a point it cannot pass (a singularity of the model or
+// of its coordinates just ahead: Euler angles at a zero nutation, where the velocities grow like 1 /
+// distance): the second half of its max_steps advanced t more than 10 times less than the first, and
+// at that pace the end is more than 1000 times the budget away. An outside probe's body in ZXZ angles
+// spent 500,000 steps on t < 1e-4 and was told to raise max_steps.
+std::string RunDriver::creeping(double t) const {
+  if (opt_.max_steps < 1000) return "";
+  const double first = std::abs(t_half_ - t_first_), second = std::abs(t - t_half_);
+  const double left = std::abs(record_.t_end() - t);
+  if (!(10.0 * second < first) || !(1000.0 * second < left)) return "";
+  return "the steps shrink: the first " + std::to_string(opt_.max_steps / 2) + " advanced t by " +
+         format_number(first) + ", the last " + std::to_string(opt_.max_steps - opt_.max_steps / 2) + " by " +
+         format_number(second) + ", with " + format_number(left) +
+         " to go; the solution approaches a point it does not pass just after t = " + format_number(t) +
+         ", where the model or its coordinates may be singular (an angle of a chart at its singular value, a "
+         "velocity growing without bound: check the state there); raising max_steps will not help";
+}
+
 double RunDriver::first_step_bound(double t, const double* y, EventStepBound& bound, Workspace& ws) const {
   std::vector<double> f(static_cast<std::size_t>(n_));
   model_.rhs(t, y, params_.data(), f.data(), ws);

@@ -1,0 +1,37 @@
+"""A run that spends its max_steps creeping towards a point it cannot pass is told so, not to raise
+max_steps: an outside probe's Suslov body in Euler angles (psi, theta, phi), started at theta = 1e-4
+turning towards theta = 0, where its angles are singular, took 500,000 steps to reach t = 9.8e-5 of 5
+(the step never fell to round-off relative to t, so the collapse test did not fire). A run that uses
+its steps at an even pace still hears "raise max_steps"."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+psi, th, phi = sp.symbols("psi theta phi")
+v = sp.symbols("psi_dot theta_dot phi_dot")
+INERTIA = sp.Matrix([[2.0, 0, 0.3], [0, 3.0, 0.2], [0.3, 0.2, 4.0]])
+JW = sp.Matrix([[sp.sin(th) * sp.sin(phi), sp.cos(phi), 0], [sp.sin(th) * sp.cos(phi), -sp.sin(phi), 0],
+                [sp.cos(th), 0, 1]])  # body angular velocity = JW (psi', theta', phi')
+SUSLOV = nh.System([psi, th, phi], JW.T * INERTIA * JW, constraints=JW[2, :])  # no spin about the third axis
+
+
+def start(theta0: float, w1: float, w2: float) -> list:
+    J = np.array(JW.subs({psi: 0, th: theta0, phi: 0}).evalf(), dtype=float)
+    return [0.0, theta0, 0.0, *np.linalg.solve(J, [w1, w2, 0.0])]
+
+
+def test_a_run_creeping_to_the_singular_angle_says_so():
+    with pytest.warns(nh.SimulationWarning, match="the steps shrink"):
+        run = nh.simulate(SUSLOV.nonholonomic(), (0, 5), start(1e-4, -1.0, 0.0), max_steps=20000)
+    assert run.status == -1 and run.t_last < 1e-4 and run.flag_name == "CV_TOO_MUCH_WORK"
+    assert "raising max_steps will not help" in run.message and "raise max_steps" not in run.message
+    assert "the first 10000 advanced t by" in run.message
+
+
+def test_a_run_at_an_even_pace_is_told_to_raise_max_steps():
+    with pytest.warns(nh.SimulationWarning, match="raise max_steps"):
+        run = nh.simulate(SUSLOV.nonholonomic(), (0, 1e4), start(1.0, 1.0, -0.5), max_steps=2000)
+    assert run.status == -1 and "the steps shrink" not in run.message
