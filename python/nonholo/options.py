@@ -18,14 +18,14 @@ import numpy.typing as npt
 
 from . import _core
 
-__all__ = ["finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method", "t_eval",
-           "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "CVODE_KNOBS", "PASSED_THROUGH",
-           "METHODS", "threads", "MAX_THREADS", "real_state", "real_array", "compile_option"]
+__all__ = ["real_number", "finite_float", "positive", "non_negative", "count", "t_span", "tolerances", "method",
+           "t_eval", "all_finite", "wall_time", "step_options", "solver_options", "cvode_knobs", "CVODE_KNOBS",
+           "PASSED_THROUGH", "METHODS", "threads", "MAX_THREADS", "real_state", "real_array", "compile_option"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
 
 
-def _real(value, name: str) -> float:
+def real_number(value, name: str) -> float:
     """``value`` as a float; TypeError naming ``name`` for what is no real number: a bool (``True``
     would be taken as 1.0), a string (``float("0.2")`` would read it), anything float() refuses."""
     if isinstance(value, (bool, np.bool_)):
@@ -41,7 +41,7 @@ def _real(value, name: str) -> float:
 def finite_float(value, name: str) -> float:
     """``value`` as a float; TypeError when it is not a real number (a bool is not one: ``True``
     would be taken as 1.0), ValueError when NaN or inf."""
-    x = _real(value, name)
+    x = real_number(value, name)
     if not math.isfinite(x):
         raise ValueError(f"{name} must be finite, got {x}")
     return x
@@ -49,7 +49,7 @@ def finite_float(value, name: str) -> float:
 
 def positive(value, name: str, *, allow_inf: bool = False) -> float:
     """``value`` > 0 as a float (finite unless ``allow_inf``); a bool is not a number here."""
-    x = _real(value, name)
+    x = real_number(value, name)
     if not (x > 0 and (allow_inf or math.isfinite(x))):
         raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {x}")
     return x
@@ -59,7 +59,7 @@ def non_negative(value, name: str) -> float:
     """``value`` >= 0 and finite as a float; None counts as 0 (no limit)."""
     if value is None:
         return 0.0
-    x = _real(value, name)
+    x = real_number(value, name)
     if not (x >= 0 and math.isfinite(x)):
         raise ValueError(f"{name} must be non-negative and finite, got {x}")
     return x

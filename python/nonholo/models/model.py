@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from ..options import _real
+from ..options import real_number
 from ..system.law_relaxation import lag_states
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
@@ -55,7 +55,7 @@ class ModelProtocol(Protocol):
 def real_time(t) -> float:
     """The time ``t`` of a model's rhs, jacobian or slip as a float; TypeError naming ``t`` for what is no
     real number (a string such as "zero", a bool, None), rather than float()'s message about a string."""
-    return _real(t, "t")
+    return real_number(t, "t")
 
 
 def samples_of(t, y, n_states: int, names) -> tuple:
