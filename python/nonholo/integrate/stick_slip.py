@@ -523,7 +523,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             result.status, result.message = -1, f"more than max_switches = {max_switches} switches by t = {t:g}"
             result.flag_name = "MAX_SWITCHES"
             return result
-        result.switches.append((t, _label(before), _label(stuck)))
+        result.switches.append((float(t), _label(before), _label(stuck)))
 
 
 def _joined(result: StickSlipResult, run) -> None:

@@ -37,7 +37,7 @@ model whose contacts carry such a load stops there: the stick-slip model
 ``system.friction(law=..., normal=...)``, whose loads :func:`nonholo.system.law_realization.realized_by`
 records as ``system.contact_loads``. ``nh.simulate`` adds one terminal event per such load,
 N_c falling through zero (:func:`load_specs`), and where one fires the run ends there with status 1,
-``flag_name`` ``"NORMAL_LOAD_NEGATIVE"``, the message "the normal load of contact c became negative at
+``flag_name`` ``"NORMAL_LOAD_NEGATIVE"``, the message "the normal load of contact c reached zero at
 t = ..." and a SimulationWarning (:func:`stopped_by_load`), as a reduced law model stops at the fold
 of its slow manifold; a run that starts with a negative load is refused (:func:`loads_at_start`).
 """
@@ -256,9 +256,9 @@ def varying_loads(system, loads) -> list:
 
 def negative_load_message(c: int, t: float) -> str:
     """The message of a run stopped where the normal load of contact ``c`` reached zero at ``t``."""
-    return (f"the normal load of contact {c} became negative at t = {t:.6g}, where the run stopped: the contact "
-            "lifts off its support and the friction model no longer holds (beyond it the friction force -mu N s/|s| "
-            "would push along the slip); model the flight, or give a load that stays positive")
+    return (f"the normal load of contact {c} reached zero at t = {t:.6g} (negative after it), where the run stopped: "
+            "the contact lifts off its support and the friction model no longer holds (beyond it the friction force "
+            "-mu N s/|s| would push along the slip); model the flight, or give a load that stays positive")
 
 
 def _load_tape(system, loads: list):
