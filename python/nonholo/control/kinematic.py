@@ -13,6 +13,7 @@ from .. import options as check
 from ..errors import ModelError
 from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import to_sympy
+from ..expressions.tidy import simplified
 from .charts import chart_of
 
 __all__ = ["KinematicSystem"]
@@ -337,16 +338,6 @@ def check_metric(metric: sp.Matrix, states: Sequence) -> None:
         where = "" if not free else f" at any of {len(points)} states in [-1, 1]"
         raise ValueError(f"metric must be positive semidefinite (the kinetic energy of cost='energy' is w^T G w / 2); "
                          f"it is not{where}: {metric.tolist() if not free else metric}")
-
-
-SIMPLIFY_OPS = 20  # entries of a derived metric with at most this many operations are simplified
-
-
-def simplified(M: sp.Matrix) -> sp.Matrix:
-    """``M`` with its small entries simplified (at most SIMPLIFY_OPS operations) and the others as
-    they are: SymPy's simplify of the knife-edge chain's G_D = X_D^T G X_D took 13 s of N = 3's 14 s
-    and grows with N (71 s at N = 4); the tapes evaluate either form to rounding."""
-    return M.applyfunc(lambda e: sp.simplify(e) if sp.count_ops(e) <= SIMPLIFY_OPS else e)
 
 
 def kinematic_of(system) -> KinematicSystem:
