@@ -704,6 +704,9 @@ class OptimalControlProblem:
         if self.free_time:
             x_lo, x_hi, x0 = np.append(x_lo, self.t_bounds[0]), np.append(x_hi, self.t_bounds[1]), np.append(x0, T)
         x0 = np.clip(x0, x_lo, x_hi)
+        if sch.controls == "hold":  # u_0 is in no equation (nor the cost): fixed, not a null direction of the
+            first = n_y + np.arange(len(self.controls))  # Hessian that IPOPT regularizes, read as a saddle
+            x_lo[first] = x_hi[first] = x0[first]
         if self._dae:
             block = x0[: P * (n_y + n_u)].reshape(P, n_y + n_u).T
             m = len(self.controls)
