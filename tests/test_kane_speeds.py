@@ -316,6 +316,7 @@ def test_a_singular_speed_choice_stops_with_advice_that_works():
     A, b = skate.constraint_matrix(upright[:3], 0.0)
     assert abs(A @ upright[3:] - b).max() < 1e-15
     for call in (lambda: nh.simulate(skate.nonholonomic(), (0, 1), upright),
+                 lambda: nh.simulate(skate.nonholonomic(), (0, 1), [0, 0, np.pi / 2, 0.0, 0.5]),  # [q, u] alike
                  lambda: nh.simulate(skate.nonholonomic(), (0, 1), upright, project_y0=True),
                  lambda: nh.linearize(skate.nonholonomic(), upright)):
         with pytest.raises(nh.ModelError, match=r'is singular at q = .*form="qdot"') as info:

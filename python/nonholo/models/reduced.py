@@ -299,6 +299,10 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     ``tolerance``: the residual |A u| accepted, relative to its scale (``simulate``: max(1e-10, rtol))."""
     if getattr(model, "kind", None) == "hamel" and maps_initial_state(model, y0):
         return _hamel_initial_state(model, y0, t0, params, project_y0, checked)
+    if getattr(model, "kind", None) == "hamel" and checked and y0.shape == (model.n_states,):
+        n = model.system.n  # [q, u] as it is: refused where the speeds are singular, as [q, q'] is
+        _regular_speeds(model, y0[:n], dict(zip(model.system.parameter_names, params[: len(model.system.parameters)])))
+        return y0
     if not isinstance(model, ReducedModel) or model.frame is None:
         return y0
     n, m = model.system.n, model.frame.rank
@@ -340,18 +344,27 @@ def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project
     if project_y0:
         qdot = model.system.core.at(t0, q, qdot, sys_params).project()
     named = dict(zip(model.system.parameter_names, sys_params))
-    if model.frame.solved is None:  # a frame given by its vectors (Kane's speeds): it cannot be re-split
-        condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
-        if not condition <= SINGULAR_CONDITION:
-            raise ModelError(f"the frame X(q) of the Hamel model (its speeds {model.state_names[n:]}) is "
-                             f"singular at q = {np.array2string(q, precision=6)}: its condition number is "
-                             f"{condition:.3g} (1-norm; a run stops above {SINGULAR_CONDITION:g}), so no state in "
-                             "these speeds stands for the velocity given. Start where the speeds are regular, choose "
-                             "other independent speeds, or use the coordinate model "
-                             "(system.nonholonomic(form=\"qdot\"))")
+    _regular_speeds(model, q, named)
     if not checked:
         return np.r_[q, model.frame.quasi_velocities(q, qdot, named)[: model.frame.rank]]
     return model.frame.state(q, qdot, named)
+
+
+def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
+    """ModelError where the frame of a Hamel model given by its vectors (Kane's speeds: it cannot be
+    re-split) is singular at q, its condition number above what stops a run: no state in its speeds
+    stands for a velocity there (an outside probe's skate at theta = pi/2 was told its q' violated the
+    constraints)."""
+    if model.frame.solved is not None:
+        return
+    condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
+    if not condition <= SINGULAR_CONDITION:
+        n = model.system.n
+        raise ModelError(f"the frame X(q) of the Hamel model (its speeds {model.state_names[n:]}) is singular at "
+                         f"q = {np.array2string(np.asarray(q, float), precision=6)}: its condition number is "
+                         f"{condition:.3g} (1-norm; a run stops above {SINGULAR_CONDITION:g}), so no state in these "
+                         "speeds stands for a velocity there. Start where the speeds are regular, choose other "
+                         "independent speeds, or use the coordinate model (system.nonholonomic(form=\"qdot\"))")
 
 
 def projects_initial_state(model, project_y0: bool) -> bool:
