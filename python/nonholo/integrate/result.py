@@ -341,13 +341,16 @@ class SimulationResult:
     def constraint_residual(self) -> np.ndarray:
         """|A v - b| / (|A| |v| + |b|) at every output time, shape (n_t,), with the physical velocity
         v (:attr:`velocity`): a constrained model's drift, and the relative slip of a friction
-        model's run and of a reduced model's (whose state's u lies on the constraint set, and
-        v = u + s does not)."""
+        model's run (the linear law's or a law's, against the rows it realizes) and of a reduced
+        model's (whose state's u lies on the constraint set, and v = u + s does not)."""
         system = self.model.system
-        if self.model.kind not in ("friction", "reduced") or not system.k:
+        realizes = getattr(system, "realizes", None)  # a friction law's model: the rows it realizes
+        if realizes is not None and realizes.n == system.n:
+            system = realizes
+        elif self.model.kind not in ("friction", "reduced") or not system.k:
             return self.model.constraint_residual(self.t, self.y, self.params)
         params = {k: v for k, v in self.params.items() if k in system.parameter_names}
-        return system.nonholonomic().constraint_residual(self.t, np.vstack([self.q, self.velocity]), params)
+        return system.nonholonomic(form="qdot").constraint_residual(self.t, np.vstack([self.q, self.velocity]), params)
 
     def energy(self) -> np.ndarray:
         """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity

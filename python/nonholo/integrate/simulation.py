@@ -73,6 +73,13 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
         n = model.system.n
         y0 = y0.copy()
         y0[n: 2 * n] = model.system.core.at(t0, y0[:n], y0[n: 2 * n], params[: len(model.system.parameters)]).project()
+    realizes = getattr(model.system, "realizes", None)  # a law's friction model: onto the rows it realizes
+    if project_y0 and realizes is not None and realizes.n == model.system.n and not model.constrained:
+        n, named = model.system.n, dict(zip(model.system.parameter_names, params))
+        y0 = y0.copy()
+        y0[n: 2 * n] = realizes.core.at(t0, y0[:n], y0[n: 2 * n],
+                                        [named.get(p, v) for p, v in zip(realizes.parameter_names,
+                                                                          realizes.parameters.values())]).project()
     if model.constrained:
         residual, scale = model.core.constraint_residual(t0, y0, params)
         if project_y0:

@@ -173,6 +173,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         force = contact_force(system, {c: (rows, lambda s, c=c: forces[c]) for c, rows in enumerate(groups)})
         realized = rows_replaced(system, normal_rows(system), force, name=name,
                                  outputs=law_outputs(system, groups, forces, loads))
+    realized.realizes = system  # the constrained system: a run's slip (constraint_residual) is against its rows
     if any(N is not None for N in loads):
         # the normal load of each contact (None without one): a run stops where one that changes along it
         # reaches zero, the contact lifting off (nonholo.system.margins.load_specs)

@@ -120,6 +120,11 @@ class Margin:
             SharedRows(slip_rows(system), slip_rows(system).kept, self.contacts)
         self._tape = None
 
+    def __getstate__(self) -> dict:
+        """Its state without the built tape (a C++ object, rebuilt on first use): a margin, or an Event of
+        one, pickled after a run (to a process pool's workers) raised "cannot pickle 'nonholo._core.Tape'"."""
+        return {**self.__dict__, "_tape": None}
+
     def __repr__(self) -> str:
         what = f"friction margin mu N - |lambda|, mu = {self.mu:g}" if self.kind == "friction" else "lift-off margin N"
         return f"<nonholo.Margin: {what}, {len(self.contacts)} contact(s) of {self.system.name!r}>"

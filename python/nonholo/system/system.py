@@ -775,9 +775,10 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws, the normal
     # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero),
     # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows), and
-    # where a rolling body's surface holds (its support map; margins.py), every contact's own rows
+    # where a rolling body's surface holds (its support map; margins.py), every contact's own rows, and
+    # the constrained system whose rows a law realizes (law_realization.realized_by)
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
-               "normal_rows", "contact_domains", "contact_slip_rows")
+               "normal_rows", "contact_domains", "contact_slip_rows", "realizes")
 
     def __setstate__(self, state):
         state = dict(state)

@@ -1,0 +1,59 @@
+"""Adversarial round 13 (an outside probe on laws, slip and results): a friction model realized by a law
+reported no slip in result.constraint_residual() (its rows were realized, so the realized system had
+none to measure against) and ignored project_y0=True."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+x, y, phi, m, I, a = sp.symbols("x y phi m I a")
+G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
+               [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2]])
+SLEIGH = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
+                   parameters={m: 1.0, I: 1.0, a: 0.2})
+Y0 = [0, 0, 0, 1.0, 0, 1.0]
+
+
+def relative_slip(run) -> np.ndarray:
+    A = np.array([[-np.sin(p), np.cos(p), 0] for p in run["phi"]])
+    v = run.v.T
+    return np.abs(np.sum(A * v, axis=1)) / (np.linalg.norm(A, axis=1) * np.linalg.norm(v, axis=1))
+
+
+@pytest.mark.parametrize("model", [SLEIGH.friction(0.01),
+                                   SLEIGH.friction(law=nh.laws.Coulomb(0.5, v_s=1e-2), normal=9.81)],
+                         ids=["linear", "coulomb"])
+def test_a_laws_run_measures_its_slip_against_the_rows_it_realizes(model):
+    run = nh.simulate(model, (0, 1), Y0, t_eval=[0.5, 1.0])
+    residual = run.constraint_residual()
+    assert residual.min() > 1e-3
+    np.testing.assert_allclose(residual, relative_slip(run), rtol=1e-12)
+    again = pickle.loads(pickle.dumps(run))
+    np.testing.assert_allclose(again.constraint_residual(), residual, rtol=0, atol=0)
+
+
+def test_project_y0_puts_a_laws_start_on_the_rows_it_realizes():
+    model = SLEIGH.friction(law=nh.laws.Coulomb(0.5, v_s=1e-2), normal=9.81)
+    sideways = [0, 0, 0, 1.0, 0.5, 1.0]  # y' = 0.5 across the blade
+    projected = nh.simulate(model, (0, 0.1), sideways, project_y0=True, t_eval=[0.0])
+    assert abs(projected["y_dot"][0]) < 1e-14 and projected.constraint_residual()[0] < 1e-14
+    np.testing.assert_allclose(projected.y[3:, 0], SLEIGH.project([0, 0, 0], [1.0, 0.5, 1.0]), rtol=1e-12)
+    as_given = nh.simulate(model, (0, 0.1), sideways, t_eval=[0.0])  # the default: the start as given
+    assert as_given["y_dot"][0] == 0.5
+
+
+def test_a_margins_event_pickles_after_a_run_and_still_fires():
+    """nh.Event(system.friction_margin(...)) pickled before a run but not after one ("cannot pickle
+    'nonholo._core.Tape'"), so it could not go to a process pool's workers after a trial run."""
+    event = nh.Event(SLEIGH.friction_margin(0.03, normal=9.81), terminal=True)
+    first = nh.simulate(SLEIGH.nonholonomic(), (0, 10), [0, 0, 0, 0.1, 0, 1.0], events=event)
+    copy = pickle.loads(pickle.dumps(event))
+    again = nh.simulate(SLEIGH.nonholonomic(), (0, 10), [0, 0, 0, 0.1, 0, 1.0], events=copy)
+    assert first.status == 1 and again.status == 1
+    # the copy's margin belongs to an unpickled copy of the system: the run evaluates it by a callback, not
+    # the tape of the model's own system, so the root agrees to the run's tolerance, not bit for bit
+    assert again.t_events[0][0] == pytest.approx(first.t_events[0][0], rel=1e-7)
