@@ -75,3 +75,22 @@ def test_a_metric_of_disparate_units_is_factored(mass, inertia):
     if mass == 1.0:
         with pytest.raises(nh.ModelError, match=r"failed pivot 2, at most 1e-13 of its diagonal entry"):
             nh.simulate(SLEIGH.nonholonomic(), (0, 1), Y0, params={"m": 1e12, "I": 1e-12})
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-9, 1e-12, 1e-15])
+def test_creep_does_not_depend_on_the_units_of_force(scale):
+    """A block on a rail pushed across it by F = 2 s, mass s, load N = 10 s under Coulomb(0.5, v_s = 1e-3):
+    the same motion at every scale s, its creep v_s rho / sqrt(1 - rho^2) at rho = F / (mu N) = 0.4. The
+    Newton iterations of steady_slip and of the reduced model's leading slip stopped at an absolute residual
+    (1e-14, 1e-15 of max(1, |force|)): at s = 1e-15 both took the linear start, 8.4% off (1.6e-3 at 1e-12)."""
+    X, Yc, M, F = sp.symbols("X Y M F")
+    law = nh.laws.Coulomb(0.5, v_s=1e-3)
+    creep = 1e-3 * 0.4 / np.sqrt(1 - 0.16)
+    rail = nh.System([X, Yc], sp.diag(M, M), constraints=sp.Matrix([[0, 1]]), force=sp.Matrix([0, F]),
+                     parameters={M: scale, F: 2 * scale})
+    run = nh.simulate(rail.reduced(order=1, law=law, normal=10 * scale), (0, 1), [0, 0, 0.5, 0], t_eval=[1.0],
+                      rtol=1e-12, atol=1e-30)
+    assert run.status == 0 and run["Y"][-1] == pytest.approx(creep, rel=1e-11)
+    assert -law.steady_slip([2 * scale], N=10 * scale)[0] == pytest.approx(creep, rel=1e-13)
+    fast = nh.laws.Coulomb(0.5, v_s=1e3)  # rho = 0.3: creep 1e3 * 0.3 / sqrt(0.91) = 314.485...
+    assert -fast.steady_slip([0.15 * scale], N=scale)[0] == pytest.approx(1e3 * 0.3 / np.sqrt(0.91), rel=1e-13)

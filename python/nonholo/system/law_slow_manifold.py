@@ -464,7 +464,7 @@ class LawSlowManifold:
             return np.asarray(self._dphi[c](*x, t, *q, *u, *p), dtype=float).reshape(len(rows), len(rows))
 
         x = np.linalg.solve(jacobian(np.zeros(len(rows))), target)
-        scale = max(1.0, np.linalg.norm(target))
+        scale = np.linalg.norm(target)  # relative: a force of 1e-15 met to 1e-15 absolute was the linear start
         for _ in range(100):
             res = residual(x)
             if np.linalg.norm(res) <= 1e-15 * scale:
