@@ -94,3 +94,22 @@ def test_creep_does_not_depend_on_the_units_of_force(scale):
     assert -law.steady_slip([2 * scale], N=10 * scale)[0] == pytest.approx(creep, rel=1e-13)
     fast = nh.laws.Coulomb(0.5, v_s=1e3)  # rho = 0.3: creep 1e3 * 0.3 / sqrt(0.91) = 314.485...
     assert -fast.steady_slip([0.15 * scale], N=scale)[0] == pytest.approx(1e3 * 0.3 / np.sqrt(0.91), rel=1e-13)
+
+
+def test_arguments_of_the_analysis_and_of_events_are_named():
+    """Raw AttributeErrors and TypeErrors an outside probe met: a stick-slip model given to linearize
+    ('StickSlipModel' object has no attribute 'param_vector'), a string for steady_motions' system or model
+    ('str' object has no attribute 'system'), eigenvalue_path's values='abc' (could not convert string to
+    float) and events=42 ('int' object is not iterable)."""
+    y = [0, 0, 0, 1.0, 0, 0]
+    with pytest.raises(TypeError, match="model must be a smooth model of a system, got a StickSlipModel"):
+        nh.linearize(SLEIGH.stick_slip(0.1, normal=9.81), y)
+    with pytest.raises(TypeError, match="system must be a System or a model of one"):
+        nh.steady_motions("S", y)
+    with pytest.raises(TypeError, match="model must be a model of a system"):
+        nh.steady_motions(SLEIGH, y, model="friction")
+    with pytest.raises(TypeError, match="values must be an array of real numbers"):
+        nh.eigenvalue_path(SLEIGH.nonholonomic(), "a", "abc", y)
+    with pytest.raises(TypeError, match="events must be an event"):
+        nh.simulate(SLEIGH.nonholonomic(), (0, 1), Y0, events=42)
+    assert nh.linearize(SLEIGH.nonholonomic(), y).eigenvalues.size  # the default still linearizes

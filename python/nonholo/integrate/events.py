@@ -81,6 +81,9 @@ def event_specs(model: Model, events, params=None) -> list:
         return []
     if callable(events) or isinstance(events, (sp.Basic, Event, Margin)):
         events = [events]
+    elif not isinstance(events, (list, tuple)):
+        raise TypeError(f"events must be an event (a callable g(t, y), a SymPy expression, nonholo.Event or a "
+                        f"margin) or a list of them, got {type(events).__name__} {events!r:.60}")
     system = model.system
     allowed = {*system.coordinates, *system.velocities, system.time, *system.parameters}
     specs = []

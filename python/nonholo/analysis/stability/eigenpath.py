@@ -141,7 +141,7 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         Passed to :func:`~nonholo.linearize` (``independent``, ``cyclic``, ``zero_tol``, ...).
     """
     analysed_model(model)
-    values = np.asarray(values, dtype=float)
+    values = check.real_array(values, "values")
     if values.ndim != 1 or values.size < 2:
         raise ValueError(f"values must be a 1-D array of at least 2 parameter values, got shape {values.shape}")
     if not np.all(np.isfinite(values)) or np.any(np.diff(values) <= 0):

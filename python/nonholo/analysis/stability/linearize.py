@@ -144,8 +144,13 @@ def analysed_model(model, argument: str = "model"):
     System given where its model is asked for raised "'System' object has no attribute 'system'")."""
     if not hasattr(model, "system") or not hasattr(model, "state_names"):
         what = "a System" if hasattr(model, "nonholonomic") else type(model).__name__
-        raise TypeError(f"{argument} must be a model of a system (system.nonholonomic(), .friction(eps), "
-                        f".reduced(eps, order), .vakonomic()), got {what}")
+        one = "a System or a model of one" if argument == "system" else "a model of a system"
+        raise TypeError(f"{argument} must be {one} (system.nonholonomic(), .friction(eps), .reduced(eps, order), "
+                        f".vakonomic()), got {what}")
+    if not hasattr(model, "param_vector"):  # a hybrid model: no one right-hand side to linearize
+        raise TypeError(f"{argument} must be a smooth model of a system, got a {type(model).__name__} (hybrid: it "
+                        "switches between rolling and sliding); analyse a mode's model, system.nonholonomic() for "
+                        "rolling, or system.friction(law=..., normal=...) for sliding")
     return model
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .manifold import constraint_set, model_cyclic_indices
-from .linearize import check_autonomous
+from .linearize import analysed_model, check_autonomous
 from ... import options as check
 from ...errors import NonholoError, SimulationWarning
 from ..states import in_quasi_velocities, model_state, parameter_mapping
@@ -127,8 +127,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
         ``params`` or ``fixed`` not a mapping.
     """
     if model is None:
-        model = system.nonholonomic() if hasattr(system, "nonholonomic") else system
-    elif hasattr(system, "nonholonomic") and model.system is not system and \
+        model = system.nonholonomic() if hasattr(system, "nonholonomic") else analysed_model(system, "system")
+    elif analysed_model(model) is not None and hasattr(system, "nonholonomic") and model.system is not system and \
             not (getattr(model, "recipe", None) and model.recipe[0] is system):  # a law's model: built from it
         raise ValueError("model was built from another system than the one given")
     check_autonomous(model, "solve for")
