@@ -774,9 +774,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     # attributes set after construction (by builders), carried by pickling and by the with_* methods:
     # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws, the normal
     # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero),
-    # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows), and
-    # where a rolling body's surface holds (its support map; margins.py), every contact's own rows, and
-    # the constrained system whose rows a law realizes (law_realization.realized_by)
+    # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows), where a
+    # rolling body's surface holds (margins.py), every contact's own rows, the system a law realizes
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
                "normal_rows", "contact_domains", "contact_slip_rows", "realizes")
 
