@@ -266,6 +266,14 @@ def test_a_path_constraint_crossed_between_the_points_fails_the_plan_whatever_th
     assert 2.002501 - 1e-6 < default.t_final < 2.0027
 
 
+def hill_on_the_line(control_bounds=None):
+    """A particle from (-1, 0) to (1, 0) in t = 2, least int |u|^2 / 2 + 2 exp(-r^2 / 0.1): a hill on the line."""
+    x, y, u1, u2 = sp.symbols("x y u1 u2")
+    particle = nh.KinematicSystem([x, y], [u1, u2], [u1, u2], control_bounds=control_bounds)
+    cost = (u1**2 + u2**2) / 2 + 2 * sp.exp(-(x**2 + y**2) / 0.1)
+    return nh.OptimalControlProblem(particle, cost=cost, t_final=2.0, initial=[-1, 0], final=[1, 0])
+
+
 def test_a_saddle_on_the_line_through_a_costs_hill_is_left():
     """A soft obstacle written as a running cost, a hill 2 exp(-r^2 / 0.1) on the straight line from
     (-1, 0) to (1, 0): the line is a stationary point by symmetry, a saddle (a bump of the path lowers
@@ -273,11 +281,7 @@ def test_a_saddle_on_the_line_through_a_costs_hill_is_left():
     last iteration regularized the Hessian; the solve then tries each state bumped off the line and
     keeps the best: around the hill, 1.413103 (an independent L-BFGS solve on 400 segments:
     1.4131078)."""
-    x, y, u1, u2 = sp.symbols("x y u1 u2")
-    particle = nh.KinematicSystem([x, y], [u1, u2], [u1, u2])
-    cost = (u1**2 + u2**2) / 2 + 2 * sp.exp(-(x**2 + y**2) / 0.1)
-    problem = nh.OptimalControlProblem(particle, cost=cost, t_final=2.0, initial=[-1, 0], final=[1, 0])
-    sol = problem.solve(nodes=41)
+    sol = hill_on_the_line().solve(nodes=41)
     assert sol.success and sol.stats["last_regularization"] == 0.0
     assert sol.objective == pytest.approx(1.413103, abs=2e-6)
     assert np.abs(sol["y"]).max() > 0.4
@@ -289,10 +293,7 @@ def test_a_saddle_ipopt_calls_optimal_is_left_too():
     regularized at its last iteration, 0.281), which the bumped starts had required to be its acceptable
     level. Any success with that regularization now gets them: around the hill, 1.430587 (the reader's
     own bumped guesses: 1.430587)."""
-    x, y, u1, u2 = sp.symbols("x y u1 u2")
-    particle = nh.KinematicSystem([x, y], [u1, u2], [u1, u2], control_bounds={"u1": (-1, 1), "u2": (-1, 1)})
-    cost = (u1**2 + u2**2) / 2 + 2 * sp.exp(-(x**2 + y**2) / 0.1)
-    problem = nh.OptimalControlProblem(particle, cost=cost, t_final=2.0, initial=[-1, 0], final=[1, 0])
+    problem = hill_on_the_line(control_bounds={"u1": (-1, 1), "u2": (-1, 1)})
     sol = problem.solve(nodes=41)
     assert sol.success and sol.stats["last_regularization"] == 0.0
     assert sol.objective == pytest.approx(1.430587, abs=2e-6)

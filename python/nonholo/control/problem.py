@@ -24,7 +24,7 @@ from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
 from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force
 from ..options import flag
-from .solution import MULTISTART_KEYS, OptimalControlSolution, resolved, state_scale, vectorized
+from .solution import MULTISTART_KEYS, OptimalControlSolution, amplified, resolved, state_scale, vectorized
 from .tally import NOT_STARTED, SolveTally
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .vehicle import planar_vehicle
@@ -639,7 +639,7 @@ class OptimalControlProblem:
                 break  # max_wall_time stopped the round: the plan before it kept
             sol = refined
         sol.stats.update(carried)
-        resolved(sol)
+        amplified(resolved(sol))  # the plan returned, not every start's
         if raise_on_failure and not sol.success:
             raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
         return sol

@@ -542,12 +542,21 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
             sol.message += note
         sol._noted = True
     if sol.success and not getattr(sol, "_still_noted", False):
-        sol.message += _standing_still(sol) + _amplified(sol)
+        sol.message += _standing_still(sol)
         sol._still_noted = True
     return sol
 
 
-def _amplified(sol) -> str:
+def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
+    """``sol``, its message noting (once) a success whose intervals' errors the motion amplifies
+    (:func:`_amplification`): for the plan a solve returns, not for each of its starts."""
+    if sol.success and not getattr(sol, "_amplified_noted", False):
+        sol.message += _amplification(sol)
+        sol._amplified_noted = True
+    return sol
+
+
+def _amplification(sol) -> str:
     """A note for a success whose intervals' errors the motion amplifies beyond UNRESOLVED (1 + the
     largest range of a state) at the end (:attr:`OptimalControlSolution.error_bound`): each interval
     resolved, the plan re-run open loop may still end far from its final state (an outside probe's car
