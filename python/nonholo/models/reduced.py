@@ -42,7 +42,7 @@ from .. import _core
 from ..errors import ModelError
 from .model import FrameSwitches, Model, frame_velocities
 
-SINGULAR_CONDITION = 1e6  # cond_1(X) above which a run in a frame given by vectors stops (frame_watch.hpp)
+SINGULAR_CONDITION = _core.frame_singular_condition  # cond_1(X) above which a vector frame's run stops (C++)
 
 __all__ = ["FrameSwitches", "ReducedModel", "Truncation", "choose_order", "compiled_slip"]
 
