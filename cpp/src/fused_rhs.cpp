@@ -24,14 +24,14 @@ bool all_bounded(const double* x, int count, double bound) {
   return true;
 }
 
-// Ldlt::factor_in_place's test (linalg.hpp): out = [diagonal (n), pivots (n)], each pivot against its
-// own diagonal entry.
+// Ldlt::factor_in_place's test (linalg.hpp): out = [diagonal (n), pivots (n)].
 bool ldlt_passes(const double* out, int n, bool definite) {
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(out[i]));
+  const double tiny = 1e-13 * scale;
   const double* pivot = out + n;
-  for (int i = 0; i < n; ++i) {
-    const double tiny = 1e-13 * std::abs(out[i]);
+  for (int i = 0; i < n; ++i)
     if (definite ? !(pivot[i] > tiny) : !(std::abs(pivot[i]) > tiny)) return false;
-  }
   return true;
 }
 

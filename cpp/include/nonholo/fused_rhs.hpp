@@ -7,7 +7,7 @@
 //
 // The graph has no branches. What the traced code decided on values, the fused right-hand side
 // tests again at every evaluation on values it outputs beside y' (FusedRhs::Guard): each LDL^T
-// pivot positive (or nonzero, for an indefinite metric) beyond 1e-13 of its own diagonal
+// pivot positive (or nonzero, for an indefinite metric) beyond 1e-13 of the largest diagonal
 // entry, as Ldlt tests it; the row order a partial-pivoting LU chose at the trace still a
 // threshold pivoting order (each pivot nonzero and at least kLuThreshold of the largest candidate
 // in its column); values the trace bounded still bounded (and finite). Where a test fails,

@@ -245,16 +245,15 @@ class Ldlt {
   bool factor_in_place(bool definite) {
     const int n = static_cast<int>(L_.rows());
     S* L = L_.data();
-    // each pivot against its own diagonal entry (the test of the Jacobi-scaled matrix, whose diagonal is
-    // 1): a metric diag(1e-12, 1e-12, 1e12), well conditioned once scaled, failed against the largest
-    own_.resize(n);
-    for (int i = 0; i < n; ++i) own_[i] = 1e-13 * std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i]));
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i])));
+    const double tiny = 1e-13 * scale;
     if constexpr (TraceHooks<S>::kTracing) diagonal_ = L_.diagonal();  // what the pivots are measured against
     S* __restrict ld = ld_.data();
     for (int p = 0; p < n; ++p) {
       S* Lp = L + static_cast<std::ptrdiff_t>(p) * n;
       const S dp = Lp[p];
-      const double v = value(dp), tiny = own_[static_cast<std::size_t>(p)];
+      const double v = value(dp);
       if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
         failed_pivot_ = p;
         return false;
@@ -386,7 +385,6 @@ class Ldlt {
   RowMatX<S> L_;  // unit lower triangle, by rows (the strict upper triangle is not used)
   Vec d_, d_inv_, ld_;
   Vec diagonal_;  // traced scalars only: the factored matrix's diagonal (TraceHooks)
-  std::vector<double> own_;  // 1e-13 |G_pp|: the least pivot p may be (factor_in_place)
   int failed_pivot_ = -1;
 };
 
