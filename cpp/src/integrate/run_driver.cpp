@@ -234,10 +234,6 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
   return false;
 }
 
-// The longest first step the events allow from (t, y): from a tenth of the span (the longest first
-// step a stepper takes: CVODE's bound in cvHin where the state's rates are negligible), cut where
-// the events' samples along y'(t) say (EventStepBound::first_step). A stepper whose own estimate is
-// shorter keeps it. One right-hand side.
 // A run creeps where its steps shrink towards a point it cannot pass (a singularity of the model or
 // of its coordinates just ahead: Euler angles at a zero nutation, where the velocities grow like 1 /
 // distance): the second half of its max_steps advanced t more than 10 times less than the first, and
@@ -256,6 +252,10 @@ std::string RunDriver::creeping(double t) const {
          "velocity growing without bound: check the state there); raising max_steps will not help";
 }
 
+// The longest first step the events allow from (t, y): from a tenth of the span (the longest first
+// step a stepper takes: CVODE's bound in cvHin where the state's rates are negligible), cut where
+// the events' samples along y'(t) say (EventStepBound::first_step). A stepper whose own estimate is
+// shorter keeps it. One right-hand side.
 double RunDriver::first_step_bound(double t, const double* y, EventStepBound& bound, Workspace& ws) const {
   std::vector<double> f(static_cast<std::size_t>(n_));
   model_.rhs(t, y, params_.data(), f.data(), ws);
