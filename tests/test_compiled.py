@@ -287,3 +287,20 @@ def test_a_sparse_model_is_not_reported_compiled():
         sparse.compile()
     assert any("nothing was compiled" in str(w.message) for w in caught) and sparse.compiled is False
     assert nh.systems.knife_edge_chain(8).nonholonomic().compile().compiled is True
+
+
+def test_the_reduced_model_of_a_law_compiles_its_systems_tapes_bit_for_bit(tmp_path):
+    """A law's reduced model has compile() and compiled as every model: the system's tapes its
+    right-hand side reads are compiled and the run is bit for bit the interpreter's (the law's own
+    tapes stay interpreted); the default run (compile=False) is the reference."""
+    system = nh.systems.chaplygin_sleigh()
+    law = nh.laws.Coulomb(0.5, v_s=1e-3)
+    model = system.reduced(order=2, law=law, normal=9.81)
+    y0 = np.array([0, 0, 0, 1.0, 0, 0.3])
+    before = nh.simulate(model, (0, 2), y0)
+    assert before.status == 0 and not model.compiled
+    assert model.compile(cache_dir=tmp_path) is model
+    assert model.compiled
+    assert all(_core.tape_compiled(model.core, which) for which in model.core.rhs_tapes)
+    after = nh.simulate(model, (0, 2), y0)
+    np.testing.assert_array_equal(after.y, before.y)

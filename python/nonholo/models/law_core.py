@@ -193,6 +193,21 @@ class CoreLawReducedModel(LawReducedParameters):
         self.param_vector(params)
         return self.field.constraint_residual(t, y, params)
 
+    def compile(self, tapes=None, cache_dir=None, fuse: bool = True) -> "CoreLawReducedModel":
+        """Evaluate the system's tapes of this model's right-hand side in compiled C from now on
+        (:meth:`nonholo.models.model.Model.compile`, on :attr:`field`); returns the model. The law's own
+        tapes (one per contact, with the expansion's Newton and Taylor iterations around them) stay
+        interpreted, so a run's values are bit for bit those before; ``compiled`` then says whether the
+        system's tapes are."""
+        self.field.compile(tapes, cache_dir, fuse)
+        return self
+
+    @property
+    def compiled(self) -> bool:
+        """True when the system's tapes of the right-hand side run compiled C (:meth:`compile`); the law's
+        own tapes are interpreted."""
+        return self.field.compiled
+
     def fold_margin(self):
         """The run's stop before the fold: a :class:`FoldMargin`, whose event is RATIO_STOP minus the largest
         friction ratio over the contacts (:meth:`friction_ratio`, in C++), for every law (one whose range is
