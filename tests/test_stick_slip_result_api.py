@@ -61,3 +61,27 @@ def test_a_failed_phase_gives_its_flag():
     assert run.status == -1 and run.flag_name == "CV_TOO_MUCH_WORK" == run.phases[-1].flag_name
     assert run.flag == run.phases[-1].flag != 0
     assert run.t_last == run.phases[-1].t_last < 6
+
+
+def test_constraint_residual_is_the_slip_and_animate_draws_the_run():
+    """The bowling ball slides until t = 2 v0 / (7 mu g): the residual of the rolling rows is the
+    relative slip s(t) / |q'| with s = v0 - (7/2) mu g t (a constant factor, the rows' norm), zero
+    once it rolls; each phase's own residual is not (a sliding phase releases the rows). animate()
+    draws the run as a SimulationResult's does."""
+    m, r, g, mu, v0 = 1.0, 0.1, 9.81, 0.2, 3.0
+    ball = nh.contact.roll_on_plane(nh.bodies.RigidBody(m, np.eye(3) * 0.4 * m * r**2), nh.contact.Sphere(r))
+    y0 = np.r_[0, 0, 1, 0, 0, 0, v0, 0, 0, 0, 0, 0]
+    for options in ({}, {"rtol": 1e-10, "atol": 1e-12}):  # the default and tight
+        run = nh.simulate(ball.stick_slip(mu, normal=m * g), (0, 1), y0, t_eval=np.linspace(0, 1, 21), **options)
+        residual = run.constraint_residual()
+        t_roll = 2 * v0 / (7 * mu * g)
+        assert residual.shape == run.t.shape and run.switches[0][0] == pytest.approx(t_roll, rel=1e-6)
+        sliding = run.t < t_roll
+        assert sliding.sum() == 9 and np.all(residual[sliding] > 1e-3)
+        assert np.all(residual[~sliding] < 1e-14)
+        factor = residual[sliding] * np.linalg.norm(run.v[:, sliding], axis=0) / (v0 - 3.5 * mu * g * run.t[sliding])
+        np.testing.assert_allclose(factor, factor[0], rtol=1e-5 if not options else 1e-7)  # error / s(t) at the switch
+        assert run.phases[0].constraint_residual()[0] == 0.0
+    animation = run.animate(frames=5)
+    assert animation.n_frames == 5
+    np.testing.assert_allclose(animation.t, np.linspace(0, 1, 5))

@@ -178,6 +178,25 @@ class StickSlipResult:
         """1/2 q'^T G q' + V at every output time, shape (n_t,), phase by phase."""
         return np.concatenate([phase.energy() for phase in self.phases]) if self.phases else np.zeros(0)
 
+    def constraint_residual(self) -> np.ndarray:
+        """|A v - b| / (|A| |v| + |b|) of the system's constraints at every output time, shape (n_t,), as
+        for a friction model's run: rounding where every contact sticks, the relative slip where one
+        slides (each phase's own model releases the rows of a sliding contact, so its residual is not the
+        slip)."""
+        system = self.model.system
+        if not system.k or not self.t.size:
+            return np.zeros(self.t.size)
+        params = {k: v for k, v in self.params.items() if k in system.parameter_names}
+        return system.nonholonomic(form="qdot").constraint_residual(self.t, np.vstack([self.q, self.v]), params)
+
+    def animate(self, drawing=None, *, frames: int = 60, fps: float = 20.0, trace: bool = True, ax=None,
+                figsize=(5.0, 5.0)):
+        """The motion as a matplotlib animation, as :meth:`SimulationResult.animate` (the system's own
+        drawing by default; frames at the nearest output times; a failed run says so in the title)."""
+        from ..viz.animation import animate
+
+        return animate(self, drawing, frames=frames, fps=fps, trace=trace, ax=ax, figsize=figsize)
+
     def __getitem__(self, name: str) -> np.ndarray:
         """A state by name, or an output of the system (``"slip"``, ``"normal_force"``, ...), each
         phase's from its own model (the slip of a sliding phase, the forces of its motion)."""
