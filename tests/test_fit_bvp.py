@@ -57,6 +57,20 @@ def test_fit_bad_input(sleigh):
         nh.fit(sleigh.stick_slip(0.5, normal=9.81), t, np.zeros((2, 4)), params=["a"], y0=Y0, observe=["x", "y"])
 
 
+def test_fit_runs_the_reduced_model_of_a_law():
+    """The reduced model of a friction law runs with sensitivities, so nh.fit takes it (it refused it as
+    no Model): the friction coefficient of a Coulomb law written with the sleigh's parameter mu is
+    recovered with a (0.3) from the path of a run made with mu = 0.5, starting from 0.7 and 0.25."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    mu = next(p for p in sleigh.parameters if p.name == "mu")
+    model = sleigh.reduced(order=2, law=nh.laws.Coulomb(mu, v_s=0.05), normal=9.81)
+    t, y0 = np.linspace(0, 3, 7), [0, 0, 0, 1, 0, 1.5]
+    data = nh.simulate(model, (0, 3), y0, t_eval=t, params={"mu": 0.5, "a": 0.3}).y[:3]
+    res = nh.fit(model, t, data, {"mu": 0.7, "a": 0.25}, y0, observe=["x", "y", "phi"])
+    assert res.success
+    assert res.params["mu"] == pytest.approx(0.5, rel=1e-6) and res.params["a"] == pytest.approx(0.3, rel=1e-6)
+
+
 @pytest.fixture(scope="module")
 def heisenberg():
     return nh.systems.heisenberg()

@@ -43,6 +43,7 @@ from .. import options as check
 from ..models.model import Model, apply_compile
 from ..errors import IntegrationError, ModelError, attach_partial
 from ..integrate.simulation import simulate
+from ..models.law_core import CoreLawReducedModel
 from ..models.reduced import maps_initial_state
 from ..models.stick_slip import StickSlipModel
 from .states import parameter_mapping
@@ -389,7 +390,8 @@ def fit(
     Parameters
     ----------
     model : Model
-        Any model (nonholonomic, vakonomic, friction, reduced).
+        Any model that runs with sensitivities (nonholonomic, vakonomic, friction, reduced, and the
+        reduced model of a friction law).
     t_obs : array_like
         Observation times (``t_eval`` of the simulations, sorted); the integration runs over
         ``t_span`` (default ``(t_obs[0], t_obs[-1])``).
@@ -474,9 +476,9 @@ def fit(
     """
     from scipy.optimize import OptimizeWarning, least_squares
 
-    if not isinstance(model, Model):
+    if not isinstance(model, (Model, CoreLawReducedModel)):
         raise TypeError(f"model: nh.fit takes a model that runs with sensitivities (system.nonholonomic(), "
-                        f".friction(eps), .reduced(eps), ...), got {type(model).__name__}"
+                        f".friction(eps), .reduced(eps), .reduced(order=K, law=...), ...), got {type(model).__name__}"
                         + (": a stick-slip model runs without them; fit the friction model of its system, "
                            "whose eps regularizes the same law" if isinstance(model, StickSlipModel) else ""))
     absolute_sigma = check.flag(absolute_sigma, "absolute_sigma")

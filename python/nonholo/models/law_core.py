@@ -126,6 +126,11 @@ class CoreLawReducedModel(LawReducedParameters):
         return self.field.core
 
     @property
+    def constrained(self) -> bool:
+        """True: the state's u lives on A(q) u = b(q, t) (as the linear law's reduced models)."""
+        return self.field.constrained
+
+    @property
     def eps(self) -> float:
         """The law's scale at the system's parameters (the small parameter of the expansion)."""
         return _core.law_scale(self.system.core, self.law_core, self.param_vector())
