@@ -119,10 +119,10 @@ def test_disc_system_structure(disc):
     assert system.coordinate_names == ["q1", "q2", "q3", "q4", "q5"]
     assert system.velocity_names == ["q1_dot", "q2_dot", "q3_dot", "q4_dot", "q5_dot"]
     assert system.k == 2 and system.parameter_names == ["r", "m", "g"]
-    # gravity is a load: a generalized force -d/dq (m g r cos q2) on the lean, nothing else
+    # gravity is a load at the centre, located from the fixed origin: its potential m g r cos q2, no force
     q2, r, m, g = sp.symbols("q2 r m g")
-    assert sp.simplify(system.force[1] - m * g * r * sp.sin(q2)) == 0
-    assert all(sp.simplify(f) == 0 for i, f in enumerate(system.force) if i != 1)
+    assert sp.simplify(system.potential - m * g * r * sp.cos(q2)) == 0
+    assert system.force is None or all(sp.simplify(f) == 0 for f in system.force)
     # Kane's speeds and nonholo's velocities are the two sides of the kinematic equations
     qd0 = kane_qdot(km, q0, u0, params)
     assert np.allclose(kane_speeds(km, q0, qd0, params), u0, rtol=0, atol=1e-14)
@@ -192,8 +192,10 @@ def test_documentation_disc_is_accepted_and_moves_as_sympys_equations():
     assert np.abs(sol.q - doc.y[:3]).max() < AGREE
     assert np.abs(u - doc.y[3:]).max() < AGREE
     assert np.ptp(sol["q1"]) > 0.5 and np.ptp(sol["q2"]) > 0.05  # it turns and leans
-    # the energy of a rolling disc (gravity as a load): kinetic energy + m g r cos(lean) is conserved
-    E = sol.energy() + params[m] * params[g] * params[r] * np.cos(sol["q2"])
+    # gravity as a load enters as its potential m g r cos(lean): energy() is the conserved total
+    E = sol.energy()
+    kinetic = E - params[m] * params[g] * params[r] * np.cos(sol["q2"])
+    assert np.ptp(kinetic) > 1e-3 * abs(E[0])  # the potential is in it
     assert np.ptp(E) < 1e-9 * abs(E[0])
     # the force the adapter adds is what makes this right: without it (the Euler-Lagrange equations
     # of the constrained kinetic energy), the motion is another one
@@ -235,10 +237,48 @@ def test_potential_instead_of_a_load_gives_the_same_motion_and_conserves_energy(
     a = nh.simulate(system.nonholonomic(), (0, 3), y0, **kw)
     b = nh.simulate(with_potential.nonholonomic(), (0, 3), y0, **kw)
     assert np.abs(a.y - b.y).max() < 1e-9
-    E = b.energy()
-    assert np.abs(E - E[0]).max() < 1e-9 * abs(E[0])
-    # with gravity as a load, energy() is the kinetic energy, which is not conserved
-    assert np.ptp(a.energy()) > 1e-3
+    # gravity as a load enters as its potential too: both energies are the conserved total
+    for run in (a, b):
+        E = run.energy()
+        assert np.abs(E - E[0]).max() < 1e-9 * abs(E[0])
+    np.testing.assert_allclose(a.energy(), b.energy(), rtol=1e-9)
+
+
+def test_a_constant_force_is_a_potential_only_where_its_point_is_located_from_a_fixed_one():
+    """A constant push f N.x on a skate: at a point located from the fixed origin it enters as the
+    potential -f x (energy() conserved); at a point given only a velocity its position is unknown, and
+    it stays a generalized force (energy() its kinetic part, growing by the work f x). Both give the
+    same motion."""
+    x, y, th = me.dynamicsymbols("x y theta")
+    u1, u2, u3 = me.dynamicsymbols("u1:4")
+    f = sp.Symbol("f")
+    systems = []
+    for located in (True, False):
+        N = me.ReferenceFrame("N")
+        B = N.orientnew("B", "Axis", [th, N.z])
+        B.set_ang_vel(N, u3 * N.z)
+        if located:
+            O = me.Point("O")
+            O.set_vel(N, 0)
+            P = O.locatenew("P", x * N.x + y * N.y)
+        else:
+            P = me.Point("P")
+        P.set_vel(N, u1 * N.x + u2 * N.y)
+        km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
+                            u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
+        km.kanes_equations([me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, 1), P))], [(P, f * N.x)])
+        systems.append(nh.System.from_kanes_method(km, {f: 0.5}))
+    located, unlocated = systems
+    assert sp.simplify(located.potential + sp.Symbol("f") * sp.Symbol("x")) == 0
+    assert located.force is None or all(e == 0 for e in located.force)
+    assert unlocated.potential == 0 and unlocated.force is not None and any(e != 0 for e in unlocated.force)
+    y0 = [0, 0, 0.3, 1.0, 0.5]
+    a, b = (nh.simulate(s.nonholonomic(), (0, 2), y0, rtol=1e-10, atol=1e-12) for s in systems)
+    np.testing.assert_allclose(a.y, b.y, rtol=0, atol=1e-8)
+    E = a.energy()
+    assert np.abs(E - E[0]).max() < 1e-8
+    kinetic = b.energy()
+    np.testing.assert_allclose(kinetic - kinetic[0], 0.5 * (a["x"] - a["x"][0]), rtol=0, atol=1e-8)  # the work f x
 
 
 def _sleigh_lagranges_method(torque=None):
@@ -456,7 +496,8 @@ def test_unbalanced_ball_built_from_the_contact_point_follows_sympys_equations()
     sol = nh.simulate(system.nonholonomic(), (0, 3), y0, t_eval=t, rtol=1e-12, atol=1e-14, method="adams")
     assert np.abs(sol.q - ref[:3]).max() < AGREE
     height = sp.lambdify(km.q, Gc.pos_from(C).dot(N.z).subs(values))
-    E = sol.energy() + 9.81 * np.array([height(*q) for q in sol.q.T])
+    E = sol.energy()  # gravity as a load enters as its potential m g height: the conserved total
+    assert np.ptp(E - 9.81 * np.array([height(*q) for q in sol.q.T])) > 1e-3 * abs(E[0])  # the potential is in it
     assert np.ptp(E) < 1e-9 * abs(E[0]) and np.ptp(sol["q2"]) > 0.1
 
 

@@ -44,9 +44,11 @@ A(q) q' = b(q, t) and a generalized force F(q, q', t). SymPy's methods map onto 
     that appear in no kinematic differential equation (the wheel spins of the bicycle) become the
     derivatives of auxiliary coordinates ``<speed>_integral``, appended to q_ind + q_dep.
 
-    Gravity and every other load enter as the generalized force F (V = 0), so
-    ``SimulationResult.energy()`` is then the kinetic energy only; pass ``potential=V`` and leave
-    the corresponding forces out of the loads to have a potential instead.
+    A force of constant components in the inertial frame at a point located from a fixed point
+    (gravity) enters as its potential V = -f . r_P, checked against the generalized force it gives
+    (:mod:`.load_potentials`), so that ``SimulationResult.energy()`` is the conserved energy; every
+    other load enters as the generalized force F (a force at a point whose position from a fixed
+    point is not given stays a force: pass ``potential=V`` and leave it out of the loads).
 
 ``LagrangesMethod``
     The Lagrangian L(q, q') must be quadratic in q' (L = 1/2 q'^T G q' + g^T q' - V, as for

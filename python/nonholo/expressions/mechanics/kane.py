@@ -11,6 +11,7 @@ from ...errors import ModelError
 from ..parsing import to_sympy
 from ..speed_frame import DependentSpeeds
 
+from .load_potentials import load_potentials
 from .kinematics import (
     body_kinematics, check_specified, classify_kinematics, generalized_force, gyroscopic_force,
     kane_inertia_correction, kane_inertia_forces, kinetic_energy_parts, linear_in_velocities, loads_as_pairs,
@@ -244,8 +245,9 @@ def kanes_method_arguments(
         Values of every constant symbol (masses, lengths, gravity, ...).
     potential : SymPy expression, optional
         V(q) in the coordinates' dynamicsymbols (or plain symbols of the same names), added to the
-        system. The loads enter as the generalized force; do not include a force here and in the
-        loads.
+        system. A load of constant components in the inertial frame at a point located from a fixed
+        point (gravity) enters as its potential -f . r_P (:mod:`.load_potentials`), every other load as
+        the generalized force; do not include a force here and in the loads.
     friction : SymPy matrix or scalar, optional
         mu(q) for the friction model, one row and column per velocity constraint.
     specified : mapping {dynamicsymbol: expression}, optional
@@ -317,7 +319,9 @@ def kanes_method_arguments(
     V = to_sympy(potential, "potential").xreplace(plain) - T0
     check_specified([V], set(), "potential")
 
-    # loads -> generalized force
+    # loads -> a potential where they have one (gravity: load_potentials), else the generalized force
+    V_loads, pairs = load_potentials(pairs, frame, velocity_map, to_plain, q_syms, qd_syms, t)
+    V = V + V_loads
     F = generalized_force(pairs, frame, velocity_map, qd)
     F = F.applyfunc(to_plain)
     check_specified(list(F), set(), "loads")
@@ -353,7 +357,7 @@ def kanes_method_arguments(
     if numeric_zero(list(correction), symbols, rng) > 1e-9 * max(1.0, numeric_zero(list(G), symbols, rng)):
         F = F + correction
     # the same applied force r = F - c(q, q') - dV in Kane's form, for the compiled right-hand sides
-    user_potential = to_sympy(potential, "potential").xreplace(plain)
+    user_potential = to_sympy(potential, "potential").xreplace(plain) + V_loads
     applied = loads - kane_inertia_forces(kinematics_q, q_syms, qd_syms) - \
         sp.Matrix([sp.diff(user_potential, qi) for qi in q_syms])
 

@@ -1,0 +1,87 @@
+r"""Loads of a KanesMethod that have a potential: a force of constant components in the inertial frame
+(gravity, -m g N.z) at a point located from a fixed point.
+
+Such a force f at a point P does the work f . dr_P, so its generalized force is F_j = f . dr_P/dq_j
+= -dV/dq_j with V = -f . r_P, r_P the position of P from a point fixed in the inertial frame. Given as
+a load, it enters ``from_kanes_method``'s system as this V (``system.potential``) rather than as a
+generalized force: the equations are the same, and ``result.energy()`` is then the conserved energy,
+not the kinetic energy alone.
+
+A load is taken as such only when its power f . v_P (with the point's velocity as the KanesMethod sets
+it, linear in q') equals -dV/dt = -grad V . q' at random points (relative 1e-9), so that the generalized
+force f . dv_P/dq'_j it gives is -dV/dq_j: a force at a
+material point whose velocity is not the derivative of its position (the contact point of a rolling
+body), a force that depends on the state or the time, a torque, or a point not located from a fixed
+one (its position is unknown) stays a generalized force.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .kinematics import mechanics_module, numeric_zero
+
+__all__ = ["load_potentials"]
+
+
+def load_potentials(pairs, frame, velocity_map: dict, to_plain, q_syms, qd_syms, t) -> tuple:
+    """(V, rest): the potential of the loads of ``pairs`` that have one (module docstring), in the plain
+    coordinates ``q_syms``, and the other pairs (kind, object, vector) as given."""
+    V, rest = sp.S.Zero, []
+    rng = np.random.default_rng(11)
+    for pair in pairs:
+        kind, point, vector = pair
+        found = _potential(point, vector, frame, velocity_map, to_plain, q_syms, qd_syms, t, rng) \
+            if kind == "point" else None
+        if found is None:
+            rest.append(pair)
+        else:
+            V += found
+    return V, rest
+
+
+def _potential(point, vector, frame, velocity_map, to_plain, q_syms, qd_syms, t, rng):
+    """-f . r_P of a constant force f at ``point``, or None where it is not the load's potential."""
+    me = mechanics_module()
+    f = vector.to_matrix(frame)
+    if any(me.find_dynamicsymbols(c) or t in sp.sympify(c).free_symbols for c in f):
+        return None
+    origin = _fixed_point(point, frame)
+    if origin is None:
+        return None
+    try:
+        r = point.pos_from(origin).to_matrix(frame).applyfunc(to_plain)
+    except ValueError:  # not connected after all
+        return None
+    if any(me.find_dynamicsymbols(c) or t in c.free_symbols for c in r):
+        return None  # a moving base: a potential that depends on time
+    V = -(f.T * r)[0]
+    # the force's power f . v_P (v_P as the KanesMethod sets it, in q') must be -dV/dt = -grad V . q' for
+    # every q': then its generalized force f . dv_P/dq'_j is -dV/dq_j
+    velocity = me.msubs(point.vel(frame), velocity_map) if velocity_map else point.vel(frame)
+    power = to_plain(vector.dot(velocity))
+    rate = sum((sp.diff(V, qi) * qdi for qi, qdi in zip(q_syms, qd_syms)), sp.S.Zero)
+    symbols = sorted({s for e in (power, rate) for s in sp.sympify(e).free_symbols}, key=str)
+    if t in symbols:
+        return None
+    scale = max(1.0, numeric_zero([power], symbols, rng))
+    if numeric_zero([power + rate], symbols, rng) > 1e-9 * scale:
+        return None
+    return V
+
+
+def _fixed_point(point, frame):
+    """A point located (through ``set_pos``/``locatenew``) from ``point``, directly or through others,
+    whose velocity in ``frame`` is set to zero; None when there is none."""
+    seen, todo = {point}, [point]
+    while todo:
+        here = todo.pop()
+        velocity = here._vel_dict.get(frame)
+        if velocity is not None and velocity == 0:
+            return here
+        for other in here._pos_dict:
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return None
