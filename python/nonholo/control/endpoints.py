@@ -11,8 +11,8 @@ import math
 import numpy as np
 import sympy as sp
 
-__all__ = ["ends_within_path_constraints", "controls_only_in_force", "implied_final", "checked_ends",
-           "FIXED_WHEN_BUILT", "PATH_SLACK"]
+__all__ = ["ends_within_path_constraints", "controls_only_in_force", "potential_controls_as_force", "implied_final",
+           "checked_ends", "FIXED_WHEN_BUILT", "PATH_SLACK"]
 
 #: A fixed end state may exceed a path constraint g <= 0 by PATH_SLACK (1 + |g|) (rounding): one
 #: exactly on the boundary passes.
@@ -50,6 +50,25 @@ def ends_within_path_constraints(exprs: list, states: list, initial: list, final
                 raise ValueError(f"{what} = {shown} violates path_constraints[{r}], {g} <= 0: its left side is "
                                  f"{value.real:.6g} there (the path constraints hold at the ends too, so no plan "
                                  "meets them); move the end state or relax the constraint")
+
+
+def potential_controls_as_force(system, controls):
+    """``system`` with the part of its potential that depends on a control moved into its force: V(q; u)
+    with u varying along the plan acts through -dV/dq at each instant (Lagrange's equations of
+    T - V(q, u(t)) have no term in u'), so W = V - V|_(u=0) leaves the potential and -dW/dq joins the force
+    (a horizontal push F N.x on a pendulum's bob, given as a load to ``from_kanes_method``, is its
+    potential -F x there). ``system`` itself where no control appears in V, or where V at u = 0 is not
+    finite (:func:`controls_only_in_force` then names it)."""
+    names = {c.name if isinstance(c, sp.Symbol) else str(c) for c in controls}
+    V = sp.sympify(system.potential)
+    found = [s for s in V.free_symbols if s.name in names]
+    if not found:
+        return system
+    rest = V.subs({s: 0 for s in found})
+    if rest.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return system
+    part = V - rest
+    return system.with_potential(-part).with_force(-sp.Matrix([part]).jacobian(list(system.coordinates)).T)
 
 
 def controls_only_in_force(system, controls) -> None:

@@ -22,7 +22,7 @@ from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
-from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force
+from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force, potential_controls_as_force
 from ..options import flag
 from .solution import MULTISTART_KEYS, OptimalControlSolution, amplified, resolved, state_scale, vectorized
 from .tally import NOT_STARTED, SolveTally
@@ -764,6 +764,7 @@ def _dynamics(model, controls):
             raise TypeError(f"controls= needs a System (its Lagrange-d'Alembert dynamics), got {type(model).__name__}")
         if isinstance(controls, (str, sp.Basic)):
             raise TypeError(f"controls must be a sequence of symbols or names, got {controls!r}")
+        model = potential_controls_as_force(model, controls)
         _check_controls(model, controls)
         speeds = getattr(model, "speeds", None)
         if speeds is not None and isinstance(speeds[1], DependentSpeeds):
