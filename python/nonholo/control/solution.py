@@ -285,7 +285,10 @@ class OptimalControlSolution:
         :func:`resolved`), on the errors the solution reports (:attr:`interval_errors`, whose sum is
         :attr:`defect`): an interval whose re-integration under the planned controls ends more than
         UNRESOLVED (1 + the largest range of a state over the plan, :func:`state_scale`) from the
-        next node, or not at all (not finite). IPOPT solves the collocation equations at the points;
+        next node, or not at all (not finite), or intervals each below that whose errors add up to more
+        (the defect, the estimate of the planned final state's error: a forward-only car whose curvature
+        chattered at 70 of 100 nodes, each interval's error at most 0.019, the defect 0.96 and its re-run
+        1.2 from the goal). IPOPT solves the collocation equations at the points;
         on intervals far too long for the motion they hold without the dynamics holding between them
         (a forward-only car standing still at every node but three 12 s intervals that carry the
         whole manoeuvre). Each interval is integrated by RK4 on ERROR_SUBSTEPS steps, or by Radau
@@ -325,6 +328,14 @@ class OptimalControlSolution:
                     f"node (more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
                     f"{UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); the collocation equations hold at the "
                     "points only. Solve with more nodes, with refine=, or from another guess")
+        if not total <= UNRESOLVED * scale:  # each interval resolved, their sum (the final state's error) not
+            k = int(np.argmax(errors))
+            return (f"the plan is no motion of the dynamics: its intervals' errors add up to a defect of {total:.3g}, "
+                    f"more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
+                    f"{UNRESOLVED * scale:.3g}, although each is below it (the largest {errors[k]:.3g}, on interval "
+                    f"{k} of {errors.size}): re-run, the planned controls end about that far from the planned final "
+                    "state (controls that chatter between nodes). Solve with more nodes, with refine=, or from "
+                    "another guess")
         from .charts import chart_reach
 
         reach = chart_reach(self.problem.dynamics, self.problem.states, self.y, signed, UNRESOLVED)
