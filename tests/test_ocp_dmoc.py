@@ -173,3 +173,24 @@ def test_dmoc_refuses_what_it_cannot_transcribe():
     with pytest.raises(ValueError, match="holonomic"):
         nh.OptimalControlProblem(pend, cost=torque**2, t_final=1.0, controls=[torque], initial=[0.1, -1, 0],
                                  final=[1, 0, 0]).solve(nodes=5, method="dmoc")
+
+
+def test_a_problem_solved_by_dmoc_and_its_solutions_pickle():
+    """The problem's DiscreteMechanics holds C++ tapes: a DMOC solve made the problem, and every solution
+    of it (one solved before by collocation too), fail to pickle or deepcopy. It is rebuilt on first use,
+    and the unpickled problem solves to the same objective."""
+    import copy
+    import pickle
+
+    system, (F, tau) = _pushed_knife_edge()
+    problem = nh.OptimalControlProblem(system, cost=(F**2 + tau**2) / 2, t_final=1.0, controls=[F, tau],
+                                       initial=[0, 0, 0, 0, 0], final=[1, 0, 0, 0, 0])
+    collocated = problem.solve(nodes=11)
+    discrete = problem.solve(nodes=11, method="dmoc")
+    assert collocated.success and discrete.success
+    for plan in (collocated, discrete):
+        again = pickle.loads(pickle.dumps(plan))
+        assert again.objective == plan.objective and np.array_equal(again.y, plan.y)
+        assert copy.deepcopy(plan).objective == plan.objective
+    restored = pickle.loads(pickle.dumps(problem))
+    assert restored.solve(nodes=11, method="dmoc").objective == pytest.approx(discrete.objective, rel=1e-12)

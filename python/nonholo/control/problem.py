@@ -162,7 +162,7 @@ class OptimalControlProblem:
         """Picklable: the compiled point functions and NumPy callables are rebuilt on first use."""
         skip = ("_f", "_f_u", "_f_y")
         return {**{k: v for k, v in self.__dict__.items() if k not in skip}, "_functions": None, "_terminal": None,
-                "_holonomic_tapes": None, "_phi": None, "_g": None}
+                "_holonomic_tapes": None, "_phi": None, "_g": None, "_dmoc": None}
 
     # ------------------------------------------------------------------ building blocks
     def _point_functions(self):
