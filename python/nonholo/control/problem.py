@@ -103,6 +103,8 @@ class OptimalControlProblem:
     def __init__(self, model_or_system, cost="time", terminal_cost=None, initial=None, final=None, t_final=None,
                  state_bounds: Mapping | None = None, control_bounds: Mapping | None = None,
                  path_constraints: Sequence | None = None, controls: Sequence | None = None, angles=None):
+        if controls is not None and not isinstance(controls, (str, sp.Basic)) and hasattr(model_or_system, "potential"):
+            model_or_system = potential_controls_as_force(model_or_system, controls)  # for DMOC's Lagrangian too
         self.dynamics = _dynamics(model_or_system, controls)
         # the System whose Lagrangian DMOC discretizes (method="dmoc"), when given with controls
         self.system = model_or_system if controls is not None and not isinstance(model_or_system, KinematicSystem) \
@@ -764,7 +766,6 @@ def _dynamics(model, controls):
             raise TypeError(f"controls= needs a System (its Lagrange-d'Alembert dynamics), got {type(model).__name__}")
         if isinstance(controls, (str, sp.Basic)):
             raise TypeError(f"controls must be a sequence of symbols or names, got {controls!r}")
-        model = potential_controls_as_force(model, controls)
         _check_controls(model, controls)
         speeds = getattr(model, "speeds", None)
         if speeds is not None and isinstance(speeds[1], DependentSpeeds):
