@@ -307,3 +307,15 @@ def test_a_stick_slip_run_plots_its_states_with_the_switches_marked(stick_slip_r
         (mark,) = [line for line in ax.lines if line.get_label() == "switch slip -> stick"]
         assert list(mark.get_xdata()) == [t_switch, t_switch]
     assert "stick-slip" in axes[0].get_title() and "1 switch" in axes[0].get_title()
+
+
+def test_a_problem_says_what_it_is():
+    """An OptimalControlProblem's repr names its cost, duration, states, controls and ends (it was the
+    default <... object at 0x...>); a free end shows as None."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, None])
+    assert repr(problem) == ("OptimalControlProblem(cost='time', t_final in (1e-08, inf), states ['x', 'y', 'theta'], "
+                             "controls ['v', 'kappa'], initial=[0.0, 0.0, 0.0], final=[4.0, 1.0, None])")
+    v = car.controls[0]
+    fixed = nh.OptimalControlProblem(car, cost=v**2, t_final=2.0, initial=[0, 0, 0], final=[1, 0, 0])
+    assert repr(fixed).startswith("OptimalControlProblem(cost='v**2', t_final=2, ")

@@ -153,6 +153,12 @@ class OptimalControlProblem:
         self._phi = self._g = None  # holonomic constraints and path constraints in NumPy, when first needed
         self._built = True
 
+    def __repr__(self) -> str:
+        cost = self.cost if isinstance(self.cost, str) else sp.sstr(self.running_cost)
+        duration = f"t_final in {tuple(self.t_bounds)}" if self.free_time else f"t_final={self.t_final:g}"
+        return (f"OptimalControlProblem(cost={cost!r:.80}, {duration}, states {self.state_names}, controls "
+                f"{self.control_names}, initial={self.initial}, final={self.final})")
+
     def __setattr__(self, name, value):
         if name in FIXED_WHEN_BUILT and self.__dict__.get("_built"):
             raise AttributeError(f"OptimalControlProblem.{name} is fixed when the problem is built (its functions are "
