@@ -57,3 +57,30 @@ def test_a_budget_spent_early_starts_no_other_call_and_one_that_suffices_changes
     assert default.success and budget.success and default.message == budget.message == "Optimal Solution Found."
     assert budget.objective == default.objective and budget.stats["ipopt_calls"] == default.stats["ipopt_calls"]
     assert default.stats["calls_not_started"] == budget.stats["calls_not_started"] == 0
+
+
+def test_the_bumps_off_a_saddle_share_a_bounded_part_of_the_solve():
+    """19 trailers driving 1 m straight: the exact optimum t_final = 1, but IPOPT's Hessian regularized at
+    its last iteration (1.1e-4), which sends the default solve to the bumped starts off a saddle: 88 of
+    them, each with a trailer jack-knifed, ran for over 590 s (1,602 iterations in the first 40 s). They now
+    share five times the IPOPT time before them (at least a second), and the plan is the one found."""
+    from nonholo.control.tally import SolveTally
+
+    n = 19
+    trailers = nh.systems.kinematic_car_trailers(n)
+    problem = nh.OptimalControlProblem(trailers, cost="time", initial=[0] * (n + 3), final=[1] + [0] * (n + 2))
+    sol = problem.solve(nodes=11)
+    assert sol.success and abs(sol.t_final - 1.0) < 1e-6
+    assert sol.stats["iterations_total"] < 1000
+    assert "max_wall_time" not in sol.message  # the cap is not the caller's budget
+    # the cap lowers the budget within and restores it after; calls it stops are not the caller's
+    tally = SolveTally()
+    with tally.capped(0.5):
+        assert tally.limit is not None and tally.remaining() <= 0.5
+        tally.stopped = 3
+    assert tally.limit is None and tally.stopped == 0
+    tally = SolveTally(limit=0.1)
+    with tally.capped(60.0):  # the caller's budget is the smaller: it stays, and its cuts count
+        assert tally.limit == 0.1
+        tally.stopped = 1
+    assert tally.limit == 0.1 and tally.stopped == 1

@@ -19,7 +19,7 @@ from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
 from .guesses import array_guess, is_array_guess
 from .ipopt_lock import IPOPT_LOCK
-from .multistart import AGREE, FULL_SOLVES, multistart  # noqa: F401 (AGREE, FULL_SOLVES: as before)
+from .multistart import AGREE, FULL_SOLVES, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
 from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force, potential_controls_as_force
@@ -621,18 +621,8 @@ class OptimalControlProblem:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
                 sol = bumped
-        # a success with the Hessian regularized at IPOPT's last iteration (not positive definite on
-        # the constraints' null space), at its acceptable level or its optimal one: a saddle, such as
-        # the line through a cost's hill, which the problem's symmetry keeps IPOPT on (with |v| <= 1 an
-        # outside reader's hill was "Optimal Solution Found" there, 2.120990 against 1.430587 around
-        # it); each state bumped off it, the lowest cost kept. Not for holonomic constraints imposed
-        # at velocity level, whose NLP is singular (its regularization says nothing of a saddle; the
-        # bumps found a drift of phi that cost a tenth of the swing)
-        if guess is None and sch is not DMOC and sol.success and sol.stats["last_regularization"] > 0 \
-                and (options["holonomic"] or not self.holonomic) and tally.may_start():
-            bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
-            if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective:
-                sol = bumped
+        if guess is None and sch is not DMOC:  # a success at a saddle: each state bumped off it
+            sol = off_the_saddle(self, sch, nodes, dtau, sol, options, tally)
         if guess is None and self.free_time and tally.may_start():  # a duration ended on a bound of t_final
             sol = other_durations(self, sch, nodes, dtau, sol, options)
         carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found

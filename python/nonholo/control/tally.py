@@ -21,6 +21,7 @@ import math
 import os
 import resource
 import time
+from contextlib import contextmanager
 
 __all__ = ["SolveTally", "NOT_STARTED", "TALLY_KEYS"]
 
@@ -76,6 +77,21 @@ class SolveTally:
         if self.limit is None or not math.isfinite(float(self.limit)):
             return 0.0
         return max(self.remaining() * self.cpu_rate(), 1e-3)
+
+    @contextmanager
+    def capped(self, seconds: float):
+        """Within: at most ``seconds`` more of the budget from now (an optional part of the solve, the bumped
+        starts off a saddle, :func:`~nonholo.control.multistart.off_the_saddle`); the calls this cap stops
+        or does not start are not counted as cut by max_wall_time."""
+        limit, stopped, not_started = self.limit, self.stopped, self.not_started
+        cap = self.elapsed() + float(seconds)
+        self.limit = cap if limit is None else min(float(limit), cap)
+        try:
+            yield
+        finally:
+            if limit is None or cap < float(limit):
+                self.stopped, self.not_started = stopped, not_started
+            self.limit = limit
 
     def record(self, sol, started: bool = True) -> None:
         """Count the IPOPT call that gave ``sol`` (or, ``started`` False, a plan not started)."""
