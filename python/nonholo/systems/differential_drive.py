@@ -3,6 +3,7 @@
 import sympy as sp
 
 from ..system.system import System
+from .arguments import real
 
 
 def differential_drive(m: float = 4.0, I: float = 0.1, d: float = 0.1, b: float = 0.2, r: float = 0.05,
@@ -24,6 +25,9 @@ def differential_drive(m: float = 4.0, I: float = 0.1, d: float = 0.1, b: float 
     With d != 0 the coasting motion couples the turning and the forward speed (the axle's lateral
     reaction acts off the centre of mass). Parameters: m, I, d, b, r, I_w. Conservative.
     """
+    m, I, b, r, I_w = (real(v, name, positive=True) for v, name in  # noqa: E741
+                       ((m, "m"), (I, "I"), (b, "b"), (r, "r"), (I_w, "I_w")))
+    d = real(d, "d", why="the offset of the centre of mass ahead of the axle")
     x, y, theta, phl, phr = sp.symbols("x y theta phi_l phi_r")
     m_, I_, d_, b_, r_, Iw = sp.symbols("m I d b r I_w", positive=True)
     q = [x, y, theta, phl, phr]

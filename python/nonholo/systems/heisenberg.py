@@ -22,6 +22,7 @@ import math
 import sympy as sp
 
 from ..system.system import System
+from .arguments import real
 
 __all__ = ["heisenberg", "heisenberg_length", "heisenberg_geodesic"]
 
@@ -32,6 +33,7 @@ def heisenberg(mass: float = 1.0) -> System:
     Parameter: ``mass`` (a scale of the kinetic energy; the geodesics do not depend on it).
     State order ``[x, y, z, x_dot, y_dot, z_dot]``.
     """
+    mass = real(mass, "mass", positive=True)
     x, y, z = sp.symbols("x y z")
     m = sp.Symbol("mass", positive=True)
     theta = sp.Matrix([[y / 2, -x / 2, 1]])  # theta(q') = z' - (x y' - y x')/2

@@ -11,6 +11,7 @@ import numpy.typing as npt
 import sympy as sp
 
 from ..system.system import System
+from .arguments import real
 
 __all__ = ["inclined_knife_edge", "knife_edge_closed_form", "knife_edge_energy"]
 
@@ -22,6 +23,8 @@ def inclined_knife_edge(m: float = 1.0, J: float = 1.0, g: float = 1.0) -> Syste
     motion never settles; the energy is conserved. Parameters m, J, g; state order
     ``[x, y, phi, x_dot, y_dot, phi_dot]`` (that of :func:`chaplygin_sleigh`).
     """
+    m, J = real(m, "m", positive=True), real(J, "J", positive=True)
+    g = real(g, "g", why="gravity along the slope")
     x, y, phi = sp.symbols("x y phi")
     m_, J_, g_ = sp.symbols("m J g", positive=True)
     return System([x, y, phi], sp.diag(m_, m_, J_), potential=m_ * g_ * x,

@@ -6,7 +6,7 @@ import sympy as sp
 from ..viz import drawing as dr
 from ..system.checks import check_size
 from ..system.system import System
-from .arguments import integer
+from .arguments import integer, real
 
 
 def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2, l: float = 1.0,  # noqa: E741
@@ -33,6 +33,9 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
     ``[x, y, theta_1..theta_N, x_dot, y_dot, theta_1_dot..theta_N_dot]``.
     """
     N = integer(N, "N", why="the number of links")
+    m, l = real(m, "m", positive=True), real(l, "l", positive=True, why="the length of a link")
+    I, mu = real(I, "I", non_negative=True), real(mu, "mu", non_negative=True)  # noqa: E741
+    a = real(a, "a", why="the offset of a centre of mass ahead of its knife edge")
     check_size(N + 2, N, f"N = {N}")  # before anything is built
     x, y = sp.symbols("x y")
     th = sp.symbols(f"theta_1:{N + 1}")

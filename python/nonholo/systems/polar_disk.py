@@ -7,6 +7,8 @@ does: a curved metric (Christoffel symbols) and a potential.
 
 from __future__ import annotations
 
+import numbers
+
 import sympy as sp
 
 from ..system.system import System
@@ -21,9 +23,11 @@ def polar_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: float = 0.5, 
     rolling angle. G = diag(I, m, m r^2, J), V = spring r^2 + tilt cos(theta), rolling
     constraints (x', y') = R phi' (cos theta, sin theta) written in (r, psi), friction ``mu`` on
     both. The numbers are baked into the expressions (no runtime parameters)."""
-    m, R, I, J, spring, tilt = (real(v, name) for v, name in  # noqa: E741
-                                ((m, "m"), (R, "R"), (I, "I"), (J, "J"), (spring, "spring"), (tilt, "tilt")))
+    m, R, I, J = (real(v, name, positive=True) for v, name in ((m, "m"), (R, "R"), (I, "I"), (J, "J")))  # noqa: E741
+    spring, tilt = real(spring, "spring"), real(tilt, "tilt")
     mu = not_text(mu, "mu")
+    if isinstance(mu, numbers.Real):  # a number (else a symbol or an expression)
+        mu = real(mu, "mu", non_negative=True)
     theta, r, psi, phi = sp.symbols("theta r psi phi")
     G = sp.diag(sp.nsimplify(I), sp.nsimplify(m), sp.nsimplify(m) * r**2, sp.nsimplify(J))
     R_ = sp.nsimplify(R)

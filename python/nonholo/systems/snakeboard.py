@@ -5,6 +5,7 @@ rotor at its centre."""
 import sympy as sp
 
 from ..system.system import System
+from .arguments import real
 
 
 def snakeboard(m: float = 1.0, l: float = 1.0, J: float = 1.0, J_r: float = 0.2, J_w: float = 0.05,
@@ -28,6 +29,9 @@ def snakeboard(m: float = 1.0, l: float = 1.0, J: float = 1.0, J_r: float = 0.2,
     distribution drops rank there. Parameters: m, l, J, J_r, J_w, k. Conservative: the energy
     and, as the rotor's coordinate psi is cyclic, J_r (theta' + psi') are constants of the motion.
     """
+    m, l, J, J_r, J_w = (real(v, name, positive=True) for v, name in  # noqa: E741
+                         ((m, "m"), (l, "l"), (J, "J"), (J_r, "J_r"), (J_w, "J_w")))
+    k = real(k, "k", non_negative=True, why="the steering spring")
     x, y, theta, psi, phi = sp.symbols("x y theta psi phi")
     m_, l_, J_, Jr, Jw, k_ = sp.symbols("m l J J_r J_w k", positive=True)
     G = sp.Matrix([

@@ -5,6 +5,7 @@ import sympy as sp
 
 from ..viz import drawing as dr
 from ..system.system import System
+from .arguments import real
 
 
 def vertical_rolling_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: float = 0.5,
@@ -21,6 +22,8 @@ def vertical_rolling_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: fl
     Nonholonomic motion: theta' and phi' are constant and the contact point runs on a circle
     of radius R phi'/theta'.
     """
+    m, R, I, J = (real(v, name, positive=True) for v, name in ((m, "m"), (R, "R"), (I, "I"), (J, "J")))  # noqa: E741
+    mu = real(mu, "mu", non_negative=True)
     theta, x, y, phi = sp.symbols("theta x y phi")
     m_, R_, I_, J_, mu_ = sp.symbols("m R I J mu", positive=True)
     G = sp.diag(I_, m_, m_, J_)

@@ -16,6 +16,7 @@ import sympy as sp
 
 from ...viz import drawing as dr
 from ...system.system import System
+from ..arguments import real
 from ..knife_edge_chain import knife_edge_shapes, knife_edge_trace
 
 
@@ -44,6 +45,8 @@ def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float =
     >>> print(result["phi_dot"].round(4), result.energy().round(7))  # the turning dies out, energy stays
     [0.0003] [1.02]
     """
+    m, I = real(m, "m", positive=True), real(I, "I", positive=True)  # noqa: E741
+    a, mu = real(a, "a", why="the offset of the centre of mass ahead of the blade"), real(mu, "mu", non_negative=True)
     x, y, phi = sp.symbols("x y phi")
     m_, I_, a_, mu_ = sp.symbols("m I a mu", positive=True)
     s, c = sp.sin(phi), sp.cos(phi)
