@@ -46,3 +46,17 @@ def test_offsets_and_slopes_of_either_sign_and_the_defaults_build(builder, argum
     assert set(arguments) <= set(system.parameter_names)  # each kept as a runtime parameter, with its value
     for name, value in arguments.items():
         assert float(system.parameters[system.symbol(name)]) == value
+
+
+@pytest.mark.parametrize("builder, arguments, message", [
+    ("ball_on_turntable", {"inertia_ratio": math.inf}, "inertia_ratio must be finite"),  # it said "kappa"
+    ("ball_on_turntable", {"m": 0}, "m must be positive"),
+    ("rolling_disc", {"r": 1e300}, r"A = m r\^2 / 4 from m and r is inf"),  # a raw OverflowError before
+    ("rolling_disc", {"r": "1"}, "r must be a real number"),
+    ("tippe_top", {"R": 0}, "R must be positive"),
+    ("tippe_top", {"R": 1e300}, r"I3 = 2/5 m R\^2 from m and R is inf"),
+    ("whipple_bicycle_linear", {"speed": 1e300}, "from speed is inf"),
+])
+def test_builders_with_symbols_allowed_check_their_numbers(builder, arguments, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        getattr(nh.systems, builder)(**arguments)

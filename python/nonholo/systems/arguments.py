@@ -79,3 +79,21 @@ def not_text(value, name: str, *, optional: bool = False):
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         raise TypeError(f"{name} must be a real number, got {value!r:.100}")
     return value
+
+
+def number_or_symbol(value, name: str, *, positive: bool = False, non_negative: bool = False, why: str = ""):
+    """``value`` checked by :func:`real` (with its sign conditions) when it is a number, returned as a
+    float; a SymPy expression (a value given as a symbol) passes unchanged; a string, a bool or None is
+    refused (:func:`not_text`)."""
+    value = not_text(value, name)
+    if isinstance(value, numbers.Real):
+        return real(value, name, positive=positive, non_negative=non_negative, why=why)
+    return value
+
+
+def finite_product(value, name: str, what: str):
+    """``value`` (a float computed from the arguments, such as an inertia m r^2 / 4) unless it is not finite:
+    ValueError naming the arguments ``name`` and the quantity ``what`` (a radius of 1e300 squared)."""
+    if isinstance(value, numbers.Real) and not math.isfinite(float(value)):
+        raise ValueError(f"{what} from {name} is {float(value)}: not a finite number (give smaller values of {name})")
+    return value

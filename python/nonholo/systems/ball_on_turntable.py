@@ -74,7 +74,7 @@ import sympy as sp
 
 from ..viz import drawing as dr
 from ..system.system import System
-from .arguments import not_text
+from .arguments import number_or_symbol
 
 __all__ = ["ball_on_turntable", "quaternion_rate_matrix", "ball_state", "angular_velocity", "spin",
            "rotation_matrices", "ROLLING_FRICTION"]
@@ -152,9 +152,11 @@ def ball_on_turntable(m: float = 66.926, r: float = 1.27, Omega: float = 1.5 * n
     """
     if rolling_friction not in ROLLING_FRICTION:
         raise ValueError(f"rolling_friction must be one of {ROLLING_FRICTION}, got {rolling_friction!r}")
-    m, r, Omega, nu, mu, delta, g, v_reg, inertia_ratio = (not_text(v, name) for v, name in (
-        (m, "m"), (r, "r"), (Omega, "Omega"), (nu, "nu"), (mu, "mu"), (delta, "delta"), (g, "g"), (v_reg, "v_reg"),
-        (inertia_ratio, "inertia_ratio")))
+    m, r, v_reg, inertia_ratio = (number_or_symbol(v, name, positive=True) for v, name in (
+        (m, "m"), (r, "r"), (v_reg, "v_reg"), (inertia_ratio, "inertia_ratio")))
+    nu, mu, delta = (number_or_symbol(v, name, non_negative=True)
+                     for v, name in ((nu, "nu"), (mu, "mu"), (delta, "delta")))
+    Omega, g = number_or_symbol(Omega, "Omega"), number_or_symbol(g, "g")
     x, y, q0, q1, q2, q3 = coords = sp.symbols("x y q0 q1 q2 q3")
     vel = sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot")
     m_, r_, Om, nu_, mu_, de, g_, vr, ka = sp.symbols("m r Omega nu mu delta g v_reg kappa", real=True)

@@ -22,6 +22,7 @@ from ..builders.bodies import RigidBody, rotation_matrices
 from ..builders.contact import Disc, roll_on_plane
 from ..viz.drawing import rigid_body
 from ..system.system import System
+from .arguments import finite_product, number_or_symbol
 
 __all__ = ["rolling_disc", "upright_critical_spin", "lean_frequency", "Lean"]
 
@@ -34,9 +35,14 @@ def rolling_disc(m: float = 1.0, r: float = 1.0, A: float | None = None, C: floa
     build rolling_disc(r=2) for that, or pass A and C too); outputs ``lean`` (the axis' elevation, the tilt of the
     disc's plane from the vertical, radians) and ``heading`` (the direction of the rolling path,
     unwrapped), as :func:`~nonholo.contact.roll_on_plane` gives them for a disc."""
+    m, r = number_or_symbol(m, "m", positive=True), number_or_symbol(r, "r", positive=True, why="the disc's radius")
+    A, C = (None if v is None else number_or_symbol(v, name, positive=True) for v, name in ((A, "A"), (C, "C")))
+    g = number_or_symbol(g, "g")
     m_, r_, A_, C_, g_ = sp.symbols("m r A C g")
     body = RigidBody(m_, (A_, C_, A_))
-    values = {m_: m, r_: r, A_: m * r**2 / 4 if A is None else A, C_: m * r**2 / 2 if C is None else C, g_: g}
+    A = finite_product(m * r * r / 4, "m and r", "A = m r^2 / 4") if A is None else A
+    C = finite_product(m * r * r / 2, "m and r", "C = m r^2 / 2") if C is None else C
+    values = {m_: m, r_: r, A_: A, C_: C, g_: g}
     system = roll_on_plane(body, Disc(r_, axis=(0, 1, 0)), gravity=g_, parameters=values, name="rolling disc")
     system.drawing = rigid_body(system.pose, shape="disc", radius="r")  # the disc's axle is the body y axis
     return system

@@ -24,7 +24,7 @@ import sympy as sp
 from ..builders.bodies import RigidBody, rotation_matrices
 from ..builders.contact import Sphere, body_angular_velocity, roll_on_plane
 from ..system.system import System
-from .arguments import not_text
+from .arguments import finite_product, not_text, number_or_symbol
 
 __all__ = ["tippe_top", "jellett", "inverts"]
 
@@ -36,8 +36,9 @@ def tippe_top(m: float = 0.015, R: float = 0.02, alpha: float = 0.3, I1: float |
     inversion window for alpha = 0.3), at the m and R given here. Runtime parameters m, R, alpha,
     I1, I3, g (and eps); I1 and I3 are numbers of their own: params={"R": 0.04} keeps the
     inertias of the R built with (pass I1 and I3 too, or build tippe_top(R=0.04))."""
-    m, R, alpha, g = (not_text(v, name) for v, name in ((m, "m"), (R, "R"), (alpha, "alpha"), (g, "g")))
-    I1, I3 = not_text(I1, "I1", optional=True), not_text(I3, "I3", optional=True)
+    m, R = number_or_symbol(m, "m", positive=True), number_or_symbol(R, "R", positive=True, why="the sphere's radius")
+    alpha, g = not_text(alpha, "alpha"), number_or_symbol(g, "g")
+    I1, I3 = (None if v is None else number_or_symbol(v, name, positive=True) for v, name in ((I1, "I1"), (I3, "I3")))
     eps, friction_coefficient = not_text(eps, "eps", optional=True), not_text(friction_coefficient,
                                                                               "friction_coefficient")
     if isinstance(alpha, numbers.Real) or isinstance(alpha, sp.Expr) and alpha.is_number and alpha.is_real:
@@ -45,7 +46,7 @@ def tippe_top(m: float = 0.015, R: float = 0.02, alpha: float = 0.3, I1: float |
             raise ValueError(f"alpha must be in (0, 1): the centre of mass lies alpha R below the sphere's centre, "
                              f"inside the sphere on the side of the round end, got {alpha!r}")
     m_, R_, al, I1_, I3_, g_ = syms = sp.symbols("m R alpha I1 I3 g")
-    I3 = 0.4 * m * R**2 if I3 is None else I3
+    I3 = finite_product(0.4 * m * R * R, "m and R", "I3 = 2/5 m R^2") if I3 is None else I3
     I1 = 0.95 * I3 if I1 is None else I1
     values = dict(zip(syms, (m, R, alpha, I1, I3, g)))
     body = RigidBody(m_, (I1_, I1_, I3_), com_offset=(0, 0, -al * R_))

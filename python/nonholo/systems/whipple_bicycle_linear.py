@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from ..control.kinematic import KinematicSystem
-from .arguments import real
+from .arguments import finite_product, real
 
 __all__ = ["whipple_bicycle_linear", "BENCHMARK_MATRICES"]
 
@@ -52,6 +52,7 @@ def whipple_bicycle_linear(speed: float = 5.0, max_torque: float = math.inf, g: 
     ``max_torque`` positive (inf: unbounded). A bad one raises ValueError or TypeError naming it.
     """
     speed = real(speed, "speed")
+    finite_product(speed * speed, "speed", "v^2 in the stiffness g K0 + v^2 K2")
     if isinstance(max_torque, (bool, np.bool_)) or not isinstance(max_torque, numbers.Real):
         raise TypeError(f"max_torque must be a real number, got {max_torque!r:.100}")
     if not float(max_torque) > 0:  # inf (the default): no bound
