@@ -479,3 +479,20 @@ def test_the_objective_is_that_of_the_plan_returned_when_ipopt_stops_at_once():
     sol = singular.solve(nodes=21)
     assert not sol.success and not np.isfinite(sol.objective)
     assert "The value of the running cost is" in sol.message and "at t = 0 (x = 0, v = 0)" in sol.message
+
+
+def test_a_free_duration_that_grows_without_an_upper_bound_says_so():
+    """The double integrator from rest to rest 1 ahead, cost U^2, t_final=(0.5, inf): the cost 12 / T^3
+    falls as T grows, no minimum; IPOPT stopped at T = 100001 ('Optimal Solution Found', cost 1.2e-14)
+    and nothing said so. The message now does; with an upper bound (10) the duration ends on it, and a
+    duration that ends inside its bounds gets no such note."""
+    X, V, U = sp.symbols("X V U")
+    di = nh.KinematicSystem([X, V], [U], [V, U])
+    grown = nh.OptimalControlProblem(di, cost=U**2, t_final=(0.5, np.inf), initial=[0, 0], final=[1, 0]).solve(nodes=11)
+    assert grown.t_final > 1e3 and "with no upper bound of t_final" in grown.message
+    bounded = nh.OptimalControlProblem(di, cost=U**2, t_final=(0.5, 10.0), initial=[0, 0], final=[1, 0]).solve(nodes=11)
+    assert bounded.t_final == pytest.approx(10.0) and "no upper bound" not in bounded.message
+    timed = nh.OptimalControlProblem(di, cost=1 + U**2, t_final=(0.5, np.inf), initial=[0, 0], final=[1, 0])
+    inside = timed.solve(nodes=11)  # 1 + 12 / T^3 + ... T + 12 / T^3: its minimum at T^4 = 36
+    assert inside.success and inside.t_final == pytest.approx(6 ** 0.5, rel=2e-2)
+    assert "upper bound" not in inside.message

@@ -18,11 +18,12 @@ import numpy as np
 from .multistart import coarse_mesh, solved_first
 from .solution import MULTISTART_KEYS, resolved
 
-__all__ = ["bound_reached", "other_durations", "DURATIONS", "SPAN", "ON_BOUND"]
+__all__ = ["bound_reached", "other_durations", "DURATIONS", "SPAN", "ON_BOUND", "FAR"]
 
 DURATIONS = 4  # the further starts' durations
 SPAN = 10.0  # ... spread within this factor of the default start's duration (and the bounds)
 ON_BOUND = 1e-6  # a duration this close (relative) to a bound of t_final ended on it
+FAR = 1e3  # a free duration without an upper bound this many times the default start's grew without one
 
 
 def bound_reached(problem, t_final: float):
@@ -34,6 +35,21 @@ def bound_reached(problem, t_final: float):
     if np.isfinite(hi) and t_final >= hi * (1 - ON_BOUND):
         return "upper"
     return None
+
+
+def _grown(problem, t_final: float) -> str:
+    """A note for a free duration without an upper bound that grew beyond FAR times the default start's:
+    a cost that falls as the duration grows has an infimum, not a minimum, and IPOPT stops where its
+    gradient falls below the tolerance (an outside probe's double integrator, cost U^2 from rest to rest 1
+    ahead, t_final=(0.5, inf): 'Optimal Solution Found' at T = 100001 with the cost 1.2e-14, as 12 / T^3)."""
+    if np.isfinite(problem.t_bounds[1]):
+        return ""
+    T0 = problem.default_guess(np.linspace(0.0, 1.0, 3))[2]
+    if not t_final > FAR * T0:
+        return ""
+    return (f" The duration grew to {t_final:.6g}, {t_final / T0:.3g} times the default start's {T0:.3g}, with no "
+            "upper bound of t_final: a cost that falls as the duration grows has no minimum (IPOPT stops where its "
+            "gradient is below the tolerance). Bound t_final from above, or add a cost of the duration.")
 
 
 def durations(problem) -> np.ndarray:
@@ -57,6 +73,8 @@ def other_durations(problem, sch, nodes: int, dtau: np.ndarray, sol, options: di
     """``sol``, or the plan solved from other durations (module docstring) when that costs less; the
     starts solved in ``stats["duration_starts"]`` of the plan returned."""
     side = bound_reached(problem, sol.t_final) if problem.free_time else None
+    if side is None and problem.free_time and sol.success:
+        sol.message += _grown(problem, sol.t_final)
     if side is None or side == "lower" and problem.running_cost == 1 and problem.terminal_cost is None:
         return sol
     spread = durations(problem)
