@@ -163,3 +163,22 @@ def test_a_coordinate_map_that_breaks_the_constraints_and_a_coordinate_as_feedfo
             plan.track(knife, 1e-3, coordinates=wrong, feedforward=["F", "tau"])
     with pytest.raises(ValueError, match=r"feedforward names 'x', which is not an input"):
         plan.track(knife, 1e-3, coordinates=right, feedforward=["F", "x"])
+
+
+def test_a_failed_plan_tracked_says_so():
+    """A plan stopped after 2 iterations (no success) tracks too, but its result said success=True with
+    nothing of the plan: now ``plan_success`` is False, and the message and repr say so; a successful
+    plan's (the default) are unchanged."""
+    px, py, pth, F, tau = sp.symbols("x y theta F tau")
+    knife = nh.System([px, py, pth], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(pth), -sp.cos(pth), 0]]),
+                      force=[F * sp.cos(pth), F * sp.sin(pth), tau], parameters={F: 0.0, tau: 0.0})
+    problem = nh.OptimalControlProblem(knife.kinematic(), cost="energy", t_final=2.0, initial=[0, 0, 0],
+                                       final=[2.0, 1.0, 0.3])
+    where = {"x": px, "y": py, "theta": pth}
+    good, bad = problem.solve(nodes=21), problem.solve(nodes=21, guess="line", max_iter=2)
+    assert good.success and not bad.success
+    ok = good.track(knife, 1e-3, where, feedforward=["F", "tau"])
+    assert ok.success and ok.plan_success and "no success" not in ok.message and "plan_success" not in repr(ok)
+    run = bad.track(knife, 1e-3, where, feedforward=["F", "tau"])
+    assert run.success and not run.plan_success
+    assert "The plan tracked is no success" in run.message and repr(run).endswith("plan_success=False)")

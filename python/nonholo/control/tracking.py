@@ -45,15 +45,20 @@ class TrackingResult:
     eps : float or None
         The linear realization's eps (None when realized by a law).
     success : bool
+        Whether the tracking run reached the plan's end.
     message : str
+        The run's message; it also says so where the plan tracked was no success.
+    plan_success : bool
+        The tracked plan's own ``success`` (a failed plan tracks too: its errors are then those of
+        no optimal plan).
     """
 
-    def __init__(self, t, y, plan, slip, inputs, state_names, eps, success, message):
+    def __init__(self, t, y, plan, slip, inputs, state_names, eps, success, message, plan_success=True):
         self.t, self.y, self.plan, self.slip, self.inputs = t, y, plan, slip, inputs
         self.state_names = state_names
         n = plan.shape[0]
         self.error = y[:n] - plan
-        self.eps, self.success, self.message = eps, success, message
+        self.eps, self.success, self.message, self.plan_success = eps, success, message, plan_success
 
     @property
     def max_error(self) -> float:
@@ -80,7 +85,7 @@ class TrackingResult:
     def __repr__(self) -> str:
         eps = "law" if self.eps is None else f"{self.eps:.3g}"
         return (f"TrackingResult(eps={eps}, max_error={self.max_error:.3g}, max_slip={self.max_slip:.3g}, "
-                f"success={self.success})")
+                f"success={self.success}" + ("" if self.plan_success else ", plan_success=False") + ")")
 
 
 def _symbols(system, names, what: str) -> list:
@@ -289,4 +294,6 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     U_all = np.concatenate(us, axis=1) if us else np.empty((len(u_sym), 0))
     state_names = names + [str(s) for s in v]
     sampled = {str(s): U_all[i] for i, s in enumerate(u_sym)}
-    return TrackingResult(t_all, Y, Qp, slip, sampled, state_names, eps, success, message)
+    if not plan.success:
+        message += f" The plan tracked is no success ({plan.message[:200]})."
+    return TrackingResult(t_all, Y, Qp, slip, sampled, state_names, eps, success, message, plan.success)
