@@ -277,3 +277,34 @@ def test_ctrl_c_stops_ipopt_inside_the_solve(monkeypatch):
             break
     assert frames[-1].name == "in_solve" and "solve(**kwargs)" in frames[-1].line
     assert frames[-2].name == "_solve_mesh" and "solve_collocation" in frames[-2].line
+
+
+def test_round_14_messages_name_the_cause():
+    """Adversarial round 14: a KinematicSystem without controls leaked NumPy's "zero-size array"; a
+    simulation-like guess with equal times or NaN states blamed the model ("the dynamics ... are not
+    finite"); sol.plot(["x"], ax="a") raised AttributeError; a double integrator sent to 2e12 (a convex
+    problem, optimum 4.8e25) said only "problem might be unbounded". With the divergence test raised as
+    the note says, it solves."""
+    import types
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    X, V, U = sp.symbols("X V U")
+    with pytest.raises(ValueError, match="controls: a KinematicSystem needs at least one control"):
+        nh.KinematicSystem([X, V], [], [V, -X])
+    di = nh.KinematicSystem([X, V], [U], [V, U])
+    problem = OCP(di, cost=U**2, t_final=1.0, initial=[0, 0], final=[1, 0])
+    for t, y in ((np.zeros(5), np.zeros((2, 5))), (np.linspace(0, 1, 5), np.full((2, 5), np.nan)),
+                 (np.linspace(1, 0, 5), np.zeros((2, 5)))):
+        with pytest.raises(ValueError, match="guess: a simulation's times guess.t must be finite and strictly"):
+            problem.solve(nodes=11, guess=types.SimpleNamespace(t=t, y=y))
+    plan = problem.solve(nodes=11)  # the default path
+    assert plan.success and plan.objective == pytest.approx(12.0, rel=1e-8)
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes or None, got str"):
+        plan.plot(["X"], ax="a")
+    far = OCP(di, cost=U**2, t_final=1.0, initial=[0, 0], final=[2e12, 0])
+    stopped = far.solve(nodes=11)
+    assert not stopped.success and "near the divergence test diverging_iterates_tol" in stopped.message
+    solved = far.solve(nodes=11, ipopt_options={"diverging_iterates_tol": 1e20})
+    assert solved.success and solved.objective == pytest.approx(12 * 2e12**2, rel=1e-6)

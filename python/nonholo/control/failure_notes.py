@@ -15,7 +15,7 @@ import sympy as sp
 
 from .solution import vectorized
 
-__all__ = ["invalid_number_note", "nonsmooth_note"]
+__all__ = ["invalid_number_note", "nonsmooth_note", "diverging_note"]
 
 
 def _expressions(problem, rates: bool = True) -> list:
@@ -69,3 +69,20 @@ def nonsmooth_note(sol) -> str:
             "differentiable where its argument is 0, which IPOPT's Newton steps need: split a control a = a_plus - "
             "a_minus with both at least 0 and minimize a_plus + a_minus, or smooth it (sqrt(a**2 + d**2) - d for a "
             "small d).")
+
+
+def diverging_note(sol) -> str:
+    """" ..." for IPOPT's "Iterates diverging" where the problem's own ends or bounds reach a tenth of the
+    divergence test nonholo sets (``diverging_iterates_tol`` 1e12, where IPOPT's is 1e20, so that an
+    unbounded cost stops early): a double integrator sent to 2e12, a convex problem whose optimum is
+    4.8e25, was "problem might be unbounded"."""
+    problem = sol.problem
+    values = [v for v in (*problem.initial, *problem.final) if v is not None]
+    values += [b for bounds in (*problem.state_bounds.values(), *problem.control_bounds.values()) for b in bounds
+               if b is not None and np.isfinite(b)]
+    largest = max((abs(float(v)) for v in values), default=0.0)
+    if not largest >= 1e11:
+        return ""
+    return (f" The problem's own ends or bounds reach {largest:.3g}, near the divergence test diverging_iterates_tol "
+            "(1e12 unless given in ipopt_options): rescale the problem, or pass a larger one, e.g. "
+            "ipopt_options={'diverging_iterates_tol': 1e20}.")

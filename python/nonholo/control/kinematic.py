@@ -70,6 +70,9 @@ class KinematicSystem:
         self.controls = [sp.Symbol(str(s)) if isinstance(s, str) else s for s in controls]
         if not self.states or not all(isinstance(s, sp.Symbol) for s in self.states + self.controls):
             raise ValueError("states and controls must be SymPy symbols (at least one state)")
+        if not self.controls:
+            raise ValueError("controls: a KinematicSystem needs at least one control (what a plan chooses); a system "
+                             "without inputs is a model to simulate, not to plan")
         names = [str(s) for s in self.states + self.controls]
         if len(set(names)) != len(names):
             raise ValueError(f"states and controls must have distinct names, got {names}")

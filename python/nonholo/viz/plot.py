@@ -57,6 +57,10 @@ def panels(count: int, ax, default: str) -> list:
 
         _, axes = plt.subplots(count, 1, sharex=True, squeeze=False, figsize=(7.0, 2.2 + 1.6 * count))
         return list(axes[:, 0])
+    import matplotlib.axes
+
+    if not isinstance(ax, matplotlib.axes.Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     if count > 1:
         raise ValueError(f"pass names=[...] to plot on one given Axes (the default makes {default})")
     return [ax]
