@@ -325,3 +325,20 @@ def test_a_failed_search_names_the_coordinates_it_lets_move():
     with pytest.raises(nh.SteadyMotionError, match=r"The coordinates free to move are \['x', 'y'\] \(cyclic\).*"
                                                    r"cyclic=\[\.\.\.\]"):
         nh.steady_motions(sleigh.nonholonomic(), [0, 0, 0, 0.5, 0, 1.0], fixed={"phi_dot": 1.0})
+
+
+def test_a_spin_in_an_attitude_chart_is_named_as_a_cyclic_candidate():
+    """Routh's sphere (centre of mass 0.3 above the centre) spinning upright at 10 in the attitude
+    (yaw, roll, pitch): the yaw moves, the equations contain it (the chart), and linearize's refusal did
+    not say that cyclic= names it (an outside reader's); it does, and named, the spin is stable (its
+    critical spin is 2.61): four imaginary eigenvalues."""
+    mech = nh.multibody.Mechanism(nh.bodies.RigidBody(1.0, (0.4, 0.4, 0.6), com_offset=(0, 0, 0.3)), "ball",
+                                  attitude=(("yaw", "z"), ("roll", "x"), ("pitch", "y")))
+    mech.roll_on_plane("ball", nh.surfaces.Sphere(1.0))
+    ball = mech.system(gravity=9.81)
+    y = nh.multibody.assemble(ball, np.zeros(5), np.r_[0, 0, 10.0, 0, 0], free=["yaw_dot", "roll_dot", "pitch_dot"])
+    with pytest.raises(ValueError, match=r"d\(yaw\)/dt = 10.*where the motion of \['yaw'\] is a symmetry.*cyclic="):
+        nh.linearize(ball.nonholonomic(), y)
+    lin = nh.linearize(ball.nonholonomic(), y, cyclic=["x", "y", "yaw"])
+    physical = lin.physical_eigenvalues
+    assert physical.size == 4 and np.abs(physical.real).max() < 1e-12 and lin.is_stable()

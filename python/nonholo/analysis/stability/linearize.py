@@ -361,9 +361,12 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
     if bad.size:
         worst = sorted(bad, key=lambda i: -abs(f[i]))[:3]
         detail = ", ".join(f"d({names[i]})/dt = {f[i]:.3g}" for i in worst)
+        coordinates = [names[i] for i in bad if i < n]
+        named = (f"; where the motion of {coordinates} is a symmetry the expressions do not show (a spin or a yaw "
+                 "in an attitude chart), name them with cyclic=[...] (checked)") if coordinates else ""
         raise ValueError(f"y is not a steady motion of the {model.kind} model: {detail}. A steady motion keeps every "
                          "velocity constant and moves only cyclic coordinates (those the equations do not contain: "
-                         f"{[names[i] for i in cyclic] or 'none here'}); find one with nh.steady_motions")
+                         f"{[names[i] for i in cyclic] or 'none here'}); find one with nh.steady_motions{named}")
 
 
 def _cyclic_columns(A, cyc_local) -> np.ndarray:
