@@ -54,9 +54,13 @@ def _chart_index(dynamics, states: list):
     return chart, index
 
 
-def chart_crossing(dynamics, states: list, t: np.ndarray, Y: np.ndarray) -> str | None:
+def chart_crossing(dynamics, states: list, t: np.ndarray, Y: np.ndarray, controls_only: bool = False) -> str | None:
     """None, or why the plan (times ``t``, states ``Y`` (n_y, P) in the order of ``states``) crosses
-    the singular set of the chart of ``dynamics`` (its ``chart``, :func:`chart_of`)."""
+    the singular set of the chart of ``dynamics`` (its ``chart``, :func:`chart_of`). ``controls_only``:
+    the chart's quasi-velocities are the controls (a kinematic system), not states; a crossing strictly
+    between the points then leaves the points' equations and cost those of any frame regular there (an
+    outside probe's car with a trailer: equal to its CasADi plan in body velocities to 3e-10), and what
+    fails is the chart's controls between them, which the message says."""
     chart, index = _chart_index(dynamics, states)
     if chart is None or Y.shape[1] < 2:
         return None
@@ -67,10 +71,15 @@ def chart_crossing(dynamics, states: list, t: np.ndarray, Y: np.ndarray) -> str 
         return None
     at = min(t[flips[0] + 1] if flips.size else np.inf, t[singular][0] if singular.any() else np.inf)
     solved = ", ".join(chart["solved"])
+    between = controls_only and not singular.any()
+    what = ("its controls in the chart are no motion between the points, which the re-run and the check of every "
+            "solve need (at the points, its states and cost may be those of the same transcription in a frame "
+            "regular there)") if between else ("the dynamics between the collocation points are not the system's "
+                                               "(cost and re-run wrong)")
     return (f"the plan crosses or reaches a singularity of its chart near t = {at:.4g}: the Voronets frame solves the "
-            f"velocities of {solved}, whose constraint block is singular there, so the dynamics between the "
-            f"collocation points are not the system's (cost and re-run wrong). Pose it in a frame regular along the "
-            f"motion: a KinematicSystem in body velocities, or a System from from_kanes_method in such speeds")
+            f"velocities of {solved}, whose constraint block is singular there, so {what}. Pose it in a frame regular "
+            f"along the motion: a KinematicSystem in body velocities, or a System from from_kanes_method in such "
+            f"speeds")
 
 
 def chart_reach(dynamics, states: list, Y: np.ndarray, errors: np.ndarray, fraction: float):

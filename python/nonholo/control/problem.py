@@ -736,7 +736,8 @@ class OptimalControlProblem:
             raise ValueError(f"ipopt_options: {out['message']}; check the options' names and values")
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
         sol = OptimalControlSolution(self, sch, dtau, out)
-        crossing = chart_crossing(self.dynamics, self.states, sol.t_points, sol.y_points) if sol.success else None
+        crossing = chart_crossing(self.dynamics, self.states, sol.t_points, sol.y_points,
+                                  isinstance(self.dynamics, KinematicSystem)) if sol.success else None
         sol._crossing = bool(crossing)
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
             sol.success, sol.message = False, crossing
