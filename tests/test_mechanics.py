@@ -522,3 +522,58 @@ def test_an_auxiliary_speed_that_is_a_bare_velocity_component():
     edge = nh.System.from_kanes_method(km, {m: 1.0, I: 1.0, g: 9.81})
     run = nh.simulate(edge.nonholonomic(), (0, 1), [0, 0, 0, 1.0, 1.0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(run.q[:2, -1], [np.sin(1.0), 1 - np.cos(1.0)], atol=1e-8)
+
+
+def test_gravity_is_a_potential_with_auxiliary_contact_speeds_and_a_push_stays_an_input():
+    """SymPy's rolling disc written with u_auxiliary at the contact (its constraint forces): the contact's
+    velocity ua1 L.x + ... is zero in the motion (the auxiliary speeds are set to zero), so the centre is
+    located from a fixed point and gravity is the potential m g r cos(q2), as with C.set_vel(N, 0) (an
+    outside probe: potential 0 and an energy() spread of 0.681 there). A push F N.x at a located cart
+    point is the potential -F x, yet linearize takes F (and g) as its inputs by default, as for a force:
+    B is d/dF of SymPy's own km.rhs() at the upright cart-pole."""
+    q1, q2, q3 = me.dynamicsymbols("q1:4")
+    u1, u2, u3 = me.dynamicsymbols("u1:4")
+    ua1, ua2, ua3 = me.dynamicsymbols("ua1:4")
+    r, m, g = sp.symbols("r m g")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    w = R.ang_vel_in(N)
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    C = me.Point("C")
+    C.set_vel(N, ua1 * L.x + ua2 * L.y + ua3 * L.z)
+    D = C.locatenew("D", r * L.z)
+    D.v2pt_theory(C, N, R)
+    disc = me.RigidBody("d", D, R, m, (me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), D))
+    km = me.KanesMethod(N, [q1, q2, q3], [u1, u2, u3], kd_eqs=[(R.ang_vel_in(N) - w).dot(e) for e in L],
+                        u_auxiliary=[ua1, ua2, ua3])
+    km.kanes_equations([disc], [(D, -m * g * Y.z)])
+    system = nh.System.from_kanes_method(km, {r: 0.5, m: 1.0, g: 9.81})
+    g_, m_, r_, q2_ = sp.symbols("g m r q2")
+    assert sp.simplify(system.potential - g_ * m_ * r_ * sp.cos(q2_)) == 0
+    run = nh.simulate(system.nonholonomic(), (0, 2.5), [0, 0.3, 0, 0.2, 6.0, 1.0], rtol=1e-10, atol=1e-12)
+    E = run.energy()
+    assert np.ptp(E) < 1e-8 * abs(E[0])
+
+    x, th = me.dynamicsymbols("x theta")
+    u, w_ = me.dynamicsymbols("u w")
+    mc, mp, length, F = sp.symbols("m_c m_p l F")
+    A = N.orientnew("A", "Axis", [th, N.z])
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    cart = O.locatenew("C", x * N.x)
+    cart.set_vel(N, u * N.x)
+    bob = cart.locatenew("P", length * A.y)
+    bob.v2pt_theory(cart, N, A)
+    km = me.KanesMethod(N, [x, th], [u, w_], kd_eqs=[x.diff() - u, th.diff() - w_])
+    km.kanes_equations([me.Particle("cart", cart, mc), me.Particle("bob", bob, mp)],
+                       [(cart, F * N.x), (bob, -mp * g * N.y)])
+    cartpole = nh.System.from_kanes_method(km, {mc: 1.0, mp: 0.1, length: 0.5, g: 9.81, F: 0.0})
+    assert cartpole.force is None or all(e == 0 for e in cartpole.force)  # both loads are the potential
+    lin = nh.linearize(cartpole.nonholonomic(), np.zeros(4))
+    assert lin.inputs == ["g", "F"] and lin.B.shape == (4, 2)
+    values = {mc: 1.0, mp: 0.1, length: 0.5, g: 9.81, x: 0, th: 0, u: 0, w_: 0}
+    exact = [float(e.subs(values)) for e in km.rhs().diff(F)]  # SymPy's own equations: d(q', u')/dF upright
+    np.testing.assert_allclose(lin.B[:, 1], exact, atol=1e-9)
+    assert exact == [0.0, 0.0, 1.0, 2.0]  # 1 / m_c and 1 / (m_c l)

@@ -271,11 +271,10 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         given as [q, q'] where its length differs from the model's (with no dependent speeds both
         are 2n long, and a 2n state is [q, u]). ``system.nonholonomic(form="qdot")``, or
         ``state="qdot"`` here, gives the model in ``[q, q']``. Every speed, dependent ones too, is
-        also ``result[name]`` in either form; convert with
-        :func:`nonholo.expressions.mechanics.kane_qdot` and ``kane_speeds``.
-        Keyword arguments (``state``, ``potential``, ``friction``, ``specified``, ``name``,
-        ``simplify``, ``check_kinematics``) and what is supported:
-        :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
+        also ``result[name]`` in either form; convert with :func:`nonholo.expressions.mechanics.kane_qdot`
+        and ``kane_speeds``. Gravity given as a load is a potential (``load_potential``). Keyword arguments
+        (``state``, ``potential``, ``friction``, ``specified``, ``name``, ``simplify``, ``check_kinematics``)
+        and what is supported: :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
 
         Examples
         --------
@@ -296,8 +295,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         0.841471 0.459698
         """
         from ..expressions.mechanics import kanes_method_arguments
-
-        return cls(**kanes_method_arguments(km, parameters, **kwargs))
+        system = cls.__new__(cls)  # as unpickling: the constructor, then what it carries (load_potential)
+        system.__setstate__(kanes_method_arguments(km, parameters, **kwargs))
+        return system
 
     @classmethod
     def from_lagranges_method(cls, lm, parameters: Mapping | None = None, **kwargs) -> "System":
@@ -771,13 +771,13 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             **{key: getattr(self, key) for key in self.CARRIED[2:] if getattr(self, key, None)},  # set by builders
         }
 
-    # attributes set after construction (by builders), carried by pickling and by the with_* methods:
-    # the drawing, the pose of a rigid body, the deflection states of relaxed tire laws, the normal
-    # loads and rolling speeds of the contacts a law realizes (a run stops where one reaches zero),
-    # a mechanism's tangential rows per contact and normal rows (law_realization.contact_rows), where a
-    # rolling body's surface holds (margins.py), every contact's own rows, the system a law realizes
+    # attributes set after construction (by builders), carried by pickling and by the with_* methods: the
+    # drawing, a rigid body's pose, relaxed tire laws' deflection states, the normal loads and rolling speeds
+    # of the contacts a law realizes (a run stops where one reaches zero), a mechanism's tangential rows per
+    # contact and normal rows (law_realization.contact_rows), where a rolling body's surface holds (margins.py),
+    # every contact's own rows, the system a law realizes, the part of V a KanesMethod's loads gave (kane.py)
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
-               "normal_rows", "contact_domains", "contact_slip_rows", "realizes")
+               "normal_rows", "contact_domains", "contact_slip_rows", "realizes", "load_potential")
 
     def __setstate__(self, state):
         state = dict(state)

@@ -179,7 +179,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         coordinates from h(q) = 0, cyclic coordinates always independent.
     inputs : list of str, optional
         Parameters to treat as inputs w (columns of B). Default: the parameters that enter only
-        the force F. They must not enter the constraints.
+        the force F, or the potential that loads of a KanesMethod gave (a push F at a located point,
+        gravity: ``system.load_potential``). They must not enter the constraints.
     cyclic : list of str, optional
         Cyclic coordinates; default: every coordinate none of the system's expressions contains
         (for a model in quasi-velocities, of those, each that no other rate depends on: its frame
@@ -566,8 +567,9 @@ def _inputs(model, inputs) -> list:
     system = model.system
     known = list(model.params)
     sets = free_symbols(system)
-    if inputs is None:
-        return [s.name for s in system.parameters if s in sets["force"] and s not in sets["other"]]
+    if inputs is None:  # a load's parameter (a push, gravity) as a force's, where a KanesMethod's loads gave V
+        return [s.name for s in system.parameters if (s in sets["force"] or s in sets["loads"])
+                and s not in sets["physical"]]
     if isinstance(inputs, str):
         raise TypeError(f"inputs must be a list of parameter names, got {inputs!r}")
     unknown = [p for p in inputs if p not in known]

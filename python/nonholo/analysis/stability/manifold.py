@@ -75,16 +75,24 @@ def system_derivatives(system, t: float, q, v, params) -> SystemDerivatives:
 
 def free_symbols(system) -> dict:
     """{part: set of symbols} for the parts "force" and "other" (G, dV/dq, A, b, mu, h), and
-    "constraints" (A, b); cached per system (SymPy's free_symbols is slow on large systems)."""
+    "constraints" (A, b); "loads": those of the gradient of the potential a KanesMethod's loads gave
+    (``system.load_potential``: gravity, a push), and "physical": those of "other" without it (a load's
+    parameter is an input as a force's is); cached per system (SymPy's free_symbols is slow on large
+    systems)."""
     found = _SYMBOLS.get(system)
     if found is None:
         def syms(exprs):
             return set().union(*(sp.sympify(e).free_symbols for e in exprs))
+
+        def gradient(V):  # V enters as dV/dq alone
+            return [sp.diff(V, q) for q in system.coordinates]
         constraints = syms([*system.constraints, *system.affine])
-        gradient = [sp.diff(system.potential, q) for q in system.coordinates]  # V enters as dV/dq alone
-        other = syms([*system.metric, *gradient, *system.friction_coefficients, *_holonomic_exprs(system)])
-        found = _SYMBOLS[system] = {"force": syms(system.force), "constraints": constraints,
-                                    "other": other | constraints}
+        loads = getattr(system, "load_potential", None)
+        rest = syms([*system.metric, *system.friction_coefficients, *_holonomic_exprs(system)]) | constraints
+        found = _SYMBOLS[system] = {
+            "force": syms(system.force), "constraints": constraints, "other": rest | syms(gradient(system.potential)),
+            "loads": syms(gradient(loads)) if loads is not None else set(),
+            "physical": rest | syms(gradient(system.potential - loads if loads is not None else system.potential))}
     return found
 
 

@@ -281,7 +281,10 @@ def kanes_method_arguments(
         and ``name``; ``speeds`` (names, DependentSpeeds, None) of the quasi-velocity frame of Kane's
         independent speeds (:func:`_kane_speed_frame`: q' = X_D(q) u_ind + w0(q), u_dep solved
         numerically at each evaluation) or None, and
-        ``outputs`` with every speed u_i(q, q') by name (``result["u3"]`` of a dependent speed).
+        ``outputs`` with every speed u_i(q, q') by name (``result["u3"]`` of a dependent speed);
+        ``load_potential``, the part of ``potential`` the loads gave (:mod:`.load_potentials`; None when
+        none did), which the System carries (``System.CARRIED``): its parameters are the loads' (a push F,
+        gravity g), the inputs of :func:`~nonholo.linearize` by default as those of the force.
         Convert between [q, u] and [q, q'] with :func:`kane_qdot` and :func:`kane_speeds`.
     """
     if state not in (None, "speeds", "qdot"):
@@ -386,7 +389,7 @@ def kanes_method_arguments(
         constraints=tidy(A, simplify), affine=tidy(b, simplify), friction=friction,
         force=None if all(f == 0 for f in F) else tidy(F, simplify), parameters=parameters, time=t,
         name=name or "from KanesMethod", holonomic=holonomic, applied_force=applied, speeds=speeds,
-        outputs=outputs,
+        outputs=outputs, load_potential=None if V_loads == 0 else V_loads,
     )
 
 

@@ -47,7 +47,7 @@ def _potential(point, vector, frame, velocity_map, to_plain, q_syms, qd_syms, t,
     f = vector.to_matrix(frame)
     if any(me.find_dynamicsymbols(c) or t in sp.sympify(c).free_symbols for c in f):
         return None
-    origin = _fixed_point(point, frame)
+    origin = _fixed_point(point, frame, velocity_map)
     if origin is None:
         return None
     try:
@@ -71,13 +71,17 @@ def _potential(point, vector, frame, velocity_map, to_plain, q_syms, qd_syms, t,
     return V
 
 
-def _fixed_point(point, frame):
+def _fixed_point(point, frame, velocity_map: dict):
     """A point located (through ``set_pos``/``locatenew``) from ``point``, directly or through others,
-    whose velocity in ``frame`` is set to zero; None when there is none."""
+    whose velocity in ``frame`` is set to zero, once the auxiliary speeds are (``velocity_map``: SymPy's
+    u_auxiliary of a contact point's constraint force are zero in the motion); None when there is none."""
+    me = mechanics_module()
     seen, todo = {point}, [point]
     while todo:
         here = todo.pop()
         velocity = here._vel_dict.get(frame)
+        if velocity is not None and velocity != 0 and velocity_map:
+            velocity = me.msubs(velocity, velocity_map)
         if velocity is not None and velocity == 0:
             return here
         for other in here._pos_dict:
