@@ -437,10 +437,11 @@ def test_default_start_reaches_a_cusp_that_the_structured_starts_miss(car):
     for start in ("line", "heading"):  # each alone, on the coarse mesh's 50 nodes: a longer path
         alone = problem.solve(nodes=50, guess=start)
         assert alone.t_final > length * 1.01
-        # a success exactly where the intervals' errors add up to at most 0.1 (1 + the largest range): the
-        # heading start's plan is at the edge (defect 0.348 against 0.345, its re-run 0.348 from its end)
+        # no success exactly where the intervals' errors add up to more than 0.1 (1 + the largest range) and,
+        # carried to the end, stay beyond it: the heading start's plan is at the edge (defect 0.348 against
+        # 0.345, its re-run 0.348 from its end)
         scale = 0.1 * (1 + np.ptp(alone.y_points, axis=1).max())
-        assert alone.success == (alone.defect <= scale)
+        assert alone.success == (alone.defect <= scale or np.abs(alone.final_error).max() <= scale)
 
 
 def test_a_default_guess_through_a_singular_point_is_refused_by_name():

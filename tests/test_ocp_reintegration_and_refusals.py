@@ -496,3 +496,29 @@ def test_a_free_duration_that_grows_without_an_upper_bound_says_so():
     inside = timed.solve(nodes=11)  # 1 + 12 / T^3 + ... T + 12 / T^3: its minimum at T^4 = 36
     assert inside.success and inside.t_final == pytest.approx(6 ** 0.5, rel=2e-2)
     assert "upper bound" not in inside.message
+
+
+def test_errors_that_cancel_do_not_add_up_to_a_failure():
+    """The verdict on the sum of the intervals' errors (the defect) also asks their propagation to the end
+    (sol.final_error, the re-run's gap to first order): backward Euler's minimum time of a double integrator
+    over D, |a| <= 1, is the exact bang-bang plan T = 2 sqrt(D) with errors +h^2/2 accelerating and -h^2/2
+    braking, a defect 2 D / (N - 1) whose re-run ends at the goal to 1e-8 (an outside probe: no success, and
+    the message said the controls chattered). A car on 8 trapezoid nodes to (8, -3, 1): defect 1.17, its
+    re-run 0.033 from its end. Both are successes, without the note of an amplified error; the chattering
+    plans of the tests above stay no success."""
+    p, v, a = sp.symbols("p v a")
+    di = nh.KinematicSystem([p, v], [a], [v, a], control_bounds={"a": (-1, 1)})
+    for D, nodes in ((1.0, 7), (10.0, 11)):
+        sol = nh.OptimalControlProblem(di, cost="time", initial=[0, 0], final=[D, 0]).solve(nodes=nodes,
+                                                                                           method="backward-euler")
+        scale = 0.1 * (1 + np.ptp(sol.y_points, axis=1).max())
+        assert sol.defect > scale and np.abs(sol.final_error).max() < 1e-6
+        assert sol.success and sol.t_final == pytest.approx(2 * D ** 0.5, rel=1e-7)
+        assert "amplifies" not in sol.message
+        assert np.abs(sol.simulate().y_final - sol.y[:, -1]).max() < 1e-6
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    coarse = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[8, -3, 1]).solve(
+        nodes=8, method="trapezoid")
+    assert coarse.success and coarse.defect > 0.9
+    assert np.abs(coarse.simulate().y_final - coarse.y[:, -1]).max() == pytest.approx(
+        np.abs(coarse.final_error).max(), rel=0.05)

@@ -286,9 +286,10 @@ class OptimalControlSolution:
         :attr:`defect`): an interval whose re-integration under the planned controls ends more than
         UNRESOLVED (1 + the largest range of a state over the plan, :func:`state_scale`) from the
         next node, or not at all (not finite), or intervals each below that whose errors add up to more
-        (the defect, the estimate of the planned final state's error: a forward-only car whose curvature
-        chattered at 70 of 100 nodes, each interval's error at most 0.019, the defect 0.96 and its re-run
-        1.2 from the goal). IPOPT solves the collocation equations at the points;
+        (the defect) and, carried to the end by the motion, stay beyond it (:meth:`_carried`: a
+        forward-only car whose curvature chattered at 70 of 100 nodes, each interval's error at most
+        0.019, the defect 0.96 and its re-run 1.2 from the goal; not backward Euler's exact bang-bang
+        plan, whose errors cancel). IPOPT solves the collocation equations at the points;
         on intervals far too long for the motion they hold without the dynamics holding between them
         (a forward-only car standing still at every node but three 12 s intervals that carry the
         whole manoeuvre). Each interval is integrated by RK4 on ERROR_SUBSTEPS steps, or by Radau
@@ -328,13 +329,15 @@ class OptimalControlSolution:
                     f"node (more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
                     f"{UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); the collocation equations hold at the "
                     "points only. Solve with more nodes, with refine=, or from another guess")
-        if not total <= UNRESOLVED * scale:  # each interval resolved, their sum (the final state's error) not
+        carried = self._carried(UNRESOLVED * scale) if not total <= UNRESOLVED * scale else None
+        if carried is not None:  # each interval resolved, their sum and its propagation to the end not
             k = int(np.argmax(errors))
             return (f"the plan is no motion of the dynamics: its intervals' errors add up to a defect of {total:.3g}, "
                     f"more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
                     f"{UNRESOLVED * scale:.3g}, although each is below it (the largest {errors[k]:.3g}, on interval "
-                    f"{k} of {errors.size}): re-run, the planned controls end about that far from the planned final "
-                    "state (controls that chatter between nodes). Solve with more nodes, with refine=, or from "
+                    f"{k} of {errors.size}), and carried to the end by the motion they leave the planned final "
+                    f"state {carried:.3g} away (sol.final_error; the re-run's gap to first order): controls that "
+                    "chatter between nodes, or a mesh too coarse. Solve with more nodes, with refine=, or from "
                     "another guess")
         from .charts import chart_reach
 
@@ -349,6 +352,19 @@ class OptimalControlSolution:
                 f"{total:.3g}, measured in the chart's states, is no bound of its error there. Solve with more nodes, "
                 "or pose it in a frame regular along the motion (a KinematicSystem in body velocities, or a System "
                 "from from_kanes_method in such speeds)")
+
+    def _carried(self, limit: float) -> float | None:
+        """The largest |component| of :attr:`final_error` (the local errors carried to the end by the
+        linearized motion: the re-run's gap to first order) where it exceeds ``limit``, else None. The
+        defect sums the errors' sizes, and errors of opposite signs cancel (backward Euler's bang-bang
+        double integrator: +h^2/2 accelerating, -h^2/2 braking, a defect 2D/(N - 1) where the re-run ends
+        at the goal to 1e-9). With algebraic variables (transition matrices cost seconds) the defect
+        stands: its value."""
+        if self.problem._dae:
+            return float(self.defect)
+        with np.errstate(all="ignore"):
+            final = float(np.max(np.abs(self.final_error)))
+        return None if final <= limit else final
 
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
@@ -570,7 +586,9 @@ def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
 
 def _amplification(sol) -> str:
     """A note for a success whose intervals' errors the motion amplifies beyond UNRESOLVED (1 + the
-    largest range of a state) at the end (:attr:`OptimalControlSolution.error_bound`): each interval
+    largest range of a state) at the end (:attr:`OptimalControlSolution.error_bound`, and their signed
+    propagation :attr:`~OptimalControlSolution.final_error`, so not where they cancel: backward Euler's
+    bang-bang double integrator, bound 7.69 and final error 3.6e-8): each interval
     resolved, the plan re-run open loop may still end far from its final state (an outside probe's car
     backing two trailers 5 m in 10 s: defect 0.079, error bound 47, its simulate() 2.85 from the plan's
     end; more nodes left it at 2.2-2.6, the controls chattering at the ends). Not for DMOC (no
@@ -581,10 +599,12 @@ def _amplification(sol) -> str:
     scale = state_scale(sol.y_points)
     with np.errstate(all="ignore"):
         bound = sol.error_bound
-    if not bound > UNRESOLVED * scale:
+        carried = float(np.max(np.abs(sol.final_error))) if bound > UNRESOLVED * scale else 0.0
+    if not (bound > UNRESOLVED * scale and not carried <= UNRESOLVED * scale):  # errors of opposite signs cancel
         return ""
     return (f" The motion amplifies the intervals' errors (defect {sol.defect:.3g}) to an error bound of {bound:.3g} "
-            f"at the end (more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
+            f"at the end, {carried:.3g} carried to first order (sol.final_error; more than {UNRESOLVED:g} (1 + the "
+            f"largest range of a state over the plan) = "
             f"{UNRESOLVED * scale:.3g}): re-run open loop (sol.simulate()), the planned controls may end far from the "
             "planned final state. Solve with more nodes or refine=, or follow the plan with feedback.")
 
