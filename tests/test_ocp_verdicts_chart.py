@@ -79,3 +79,27 @@ def test_a_kinematic_chart_crossed_between_the_points_says_what_fails():
     assert not sol.success and sol.objective == pytest.approx(1.62724681, rel=1e-7)
     assert "its controls in the chart are no motion between the points" in sol.message
     assert "cost and re-run wrong" not in sol.message
+
+
+def test_a_velocity_error_over_the_charts_determinant_is_no_success():
+    """An outside probe's sleigh (centre of mass 0.5 ahead of the blade, m = 1, I = 0.5, its force and
+    torque as controls) brought to rest at (1, 1, theta_f) in 2 s on 41 nodes. At theta_f = 1.5707 the
+    plan was a success costing 2.36761, where the optimum (the probe's CasADi in body velocities, 401
+    nodes) is 3.24069, and its controls left the sleigh moving at 0.84: theta's error moved d = cos(theta)
+    by 2.3%, but x''s error 8.1e-5 over d = 9.6e-5 is the blade's speed. That is now no success. At 1.4 the
+    plan is one, at the probe's cost 2.66789 (the default path)."""
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    a, m, inertia = 0.5, 1.0, 0.5
+    M = sp.Matrix([[m, 0, -m * a * sp.sin(th)], [0, m, m * a * sp.cos(th)],
+                   [-m * a * sp.sin(th), m * a * sp.cos(th), inertia + m * a**2]])
+    sleigh = nh.System([x, y, th], M, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+
+    def plan(theta_f):
+        return nh.OptimalControlProblem(sleigh, cost=(F**2 + tau**2) / 2, t_final=2.0, controls=[F, tau],
+                                        initial=[0, 0, 0, 0, 0], final=[1, 1, theta_f, 0, 0]).solve(nodes=41)
+
+    near = plan(1.5707)
+    assert not near.success and "within its own error of a singularity of its chart" in near.message
+    away = plan(1.4)
+    assert away.success and away.objective == pytest.approx(2.667886, rel=1e-4)
