@@ -516,6 +516,8 @@ def test_errors_that_cancel_do_not_add_up_to_a_failure():
         assert sol.success and sol.t_final == pytest.approx(2 * D ** 0.5, rel=1e-7)
         assert "amplifies" not in sol.message
         assert np.abs(sol.simulate().y_final - sol.y[:, -1]).max() < 1e-6
+    default = nh.OptimalControlProblem(di, cost="time", initial=[0, 0], final=[1.0, 0]).solve(nodes=11)
+    assert default.success and default.t_final == pytest.approx(2.0, rel=1e-6)  # the default transcription
     car = nh.systems.kinematic_car(turning_radius=1.0)
     coarse = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[8, -3, 1]).solve(
         nodes=8, method="trapezoid")

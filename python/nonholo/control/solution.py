@@ -359,7 +359,7 @@ class OptimalControlSolution:
         linearized motion: the re-run's gap to first order) where it exceeds ``limit``, else None. The
         defect sums the errors' sizes, and errors of opposite signs cancel (backward Euler's bang-bang
         double integrator: +h^2/2 accelerating, -h^2/2 braking, a defect 2D/(N - 1) where the re-run ends
-        at the goal to 1e-9). With algebraic variables (transition matrices cost seconds) the defect
+        at the goal to 1e-8). With algebraic variables (transition matrices cost seconds) the defect
         stands: its value."""
         if self.problem._dae:
             return float(self.defect)
