@@ -9,10 +9,10 @@ not the kinetic energy alone.
 
 A load is taken as such only when its power f . v_P (with the point's velocity as the KanesMethod sets
 it, linear in q') equals -dV/dt = -grad V . q' at random points (relative 1e-9), so that the generalized
-force f . dv_P/dq'_j it gives is -dV/dq_j: a force at a
-material point whose velocity is not the derivative of its position (the contact point of a rolling
-body), a force that depends on the state or the time, a torque, or a point not located from a fixed
-one (its position is unknown) stays a generalized force.
+force f . dv_P/dq'_j it gives is -dV/dq_j. A force at a material point whose velocity is not the
+derivative of its position (the contact point of a rolling body), a force that depends on the state or
+the time, a torque, or a force at a point not located from a fixed one (its position is unknown) stays
+a generalized force.
 """
 
 from __future__ import annotations
