@@ -7,12 +7,10 @@ does: a curved metric (Christoffel symbols) and a potential.
 
 from __future__ import annotations
 
-import numbers
-
 import sympy as sp
 
 from ..system.system import System
-from .arguments import not_text, real
+from .arguments import number_or_symbol, real
 
 __all__ = ["polar_disk"]
 
@@ -25,9 +23,7 @@ def polar_disk(m: float = 1.0, R: float = 1.0, I: float = 0.25, J: float = 0.5, 
     both. The numbers are baked into the expressions (no runtime parameters)."""
     m, R, I, J = (real(v, name, positive=True) for v, name in ((m, "m"), (R, "R"), (I, "I"), (J, "J")))  # noqa: E741
     spring, tilt = real(spring, "spring"), real(tilt, "tilt")
-    mu = not_text(mu, "mu")
-    if isinstance(mu, numbers.Real):  # a number (else a symbol or an expression)
-        mu = real(mu, "mu", non_negative=True)
+    mu = number_or_symbol(mu, "mu", non_negative=True)
     theta, r, psi, phi = sp.symbols("theta r psi phi")
     G = sp.diag(sp.nsimplify(I), sp.nsimplify(m), sp.nsimplify(m) * r**2, sp.nsimplify(J))
     R_ = sp.nsimplify(R)
