@@ -349,8 +349,7 @@ class SimulationResult:
             system = realizes
         elif self.model.kind not in ("friction", "reduced") or not system.k:
             return self.model.constraint_residual(self.t, self.y, self.params)
-        params = {k: v for k, v in self.params.items() if k in system.parameter_names}
-        return system.nonholonomic(form="qdot").constraint_residual(self.t, np.vstack([self.q, self.velocity]), params)
+        return rows_residual(system, self.t, self.q, self.velocity, self.params)
 
     def energy(self) -> np.ndarray:
         """1/2 q'^T G q' + V at every output time, shape (n_t,), with the physical velocity
@@ -527,6 +526,13 @@ def _unchanged(kept: np.ndarray, now) -> bool:
     if kept.dtype.itemsize == 8:
         return np.array_equal(kept.view(np.uint64), now.view(np.uint64))
     return np.array_equal(kept, now)
+
+
+def rows_residual(system, t, q, velocity, params: dict) -> np.ndarray:
+    """|A v - b| / (|A| |v| + |b|) of ``system``'s constraint rows at the samples (t, q, v): the relative
+    slip of a run whose model does not hold them (a friction or reduced model's, a stick-slip run's)."""
+    params = {k: v for k, v in params.items() if k in system.parameter_names}
+    return system.nonholonomic(form="qdot").constraint_residual(t, np.vstack([q, velocity]), params)
 
 
 def result_metadata(result) -> dict:

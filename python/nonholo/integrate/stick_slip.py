@@ -60,7 +60,7 @@ from ..errors import SimulationWarning
 from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
 from ..system.margins import Margin, negative_load_message, varying_loads
 from .events import Event
-from .result import result_metadata, to_dataframe, to_xarray
+from .result import result_metadata, rows_residual, to_dataframe, to_xarray
 
 __all__ = ["StickSlipResult", "run_stick_slip"]
 
@@ -186,8 +186,7 @@ class StickSlipResult:
         system = self.model.system
         if not system.k or not self.t.size:
             return np.zeros(self.t.size)
-        params = {k: v for k, v in self.params.items() if k in system.parameter_names}
-        return system.nonholonomic(form="qdot").constraint_residual(self.t, np.vstack([self.q, self.v]), params)
+        return rows_residual(system, self.t, self.q, self.v, self.params)
 
     def animate(self, drawing=None, *, frames: int = 60, fps: float = 20.0, trace: bool = True, ax=None,
                 figsize=(5.0, 5.0)):
