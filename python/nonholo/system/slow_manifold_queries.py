@@ -100,6 +100,12 @@ class SlowManifoldQueries:
         Caratheodory's mistake was to start the limit at the unprojected velocity). This
         includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
         z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).
+
+        ``order`` is the order K of the slip h_eps on the slow manifold (``slip``) from which the
+        slip off it, v - u - h_eps, is measured. A higher order changes z only by O(eps^(K+2)): on
+        the Chaplygin sleigh of the README started in D the base point moves by under 1% from
+        order 1 to 4, and a reduced model of order 2 or 3 started there is O(eps^3) from the
+        friction run after the layer whatever the order (slopes 2.93 to 3.05).
         """
         eps = check.positive(eps, "eps")
         q = point_argument(q, self.n, "q")
