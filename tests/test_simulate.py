@@ -301,6 +301,21 @@ def test_step_size_collapse_stops_early_with_the_reason(method):
     assert "not finite" in sol.message and len(sol.t) < 1000
 
 
+def test_adams_at_the_edge_of_the_domain_names_its_fixed_point_iteration():
+    """The wall x'' = 1/sqrt(1 - x) with a second, free coordinate: Adams ends at t ~ 0.697 with
+    CV_CONV_FAILURE, and the message names its fixed-point iteration (BDF's is Newton's)."""
+    x, y = sp.symbols("x y")
+    system = nh.System([x, y], sp.eye(2), force=[1 / sp.sqrt(1 - x), 0], name="wall")
+    with pytest.warns(nh.SimulationWarning):
+        sol = nh.simulate(system.nonholonomic(), (0, 5), [0.0, 0.0, 1.0, 0.0], method="adams")
+    assert sol.flag_name == "CV_CONV_FAILURE" and 0.69 < sol.t_last < 0.70
+    assert "the fixed-point iteration failed" in sol.message and "Newton" not in sol.message
+    assert "not finite (component 2)" in sol.message
+    with pytest.warns(nh.SimulationWarning, match="step size collapsed"):  # the default
+        sol = nh.simulate(system.nonholonomic(), (0, 5), [0.0, 0.0, 1.0, 0.0])
+    assert sol.flag_name == "STEP_SIZE_COLLAPSED" and 0.69 < sol.t_last < 0.70
+
+
 def test_adams_on_a_stiff_model_advises_bdf(sleigh):
     with pytest.warns(nh.SimulationWarning, match="this model is stiff: use method='bdf'"):
         nh.simulate(sleigh.friction(1e-6), (0, 20), Y0, max_steps=10, method="adams")

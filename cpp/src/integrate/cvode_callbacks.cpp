@@ -144,7 +144,8 @@ std::string advice(int flag, const Model& model, Method method) {
     case CV_ERR_FAILURE:
       return "error test failures at the minimum step: a singularity, a discontinuity, or a blow-up of the solution";
     case CV_CONV_FAILURE:
-      return "the Newton iteration failed to converge repeatedly: the model may be singular here, or loosen rtol";
+      return std::string(method == Method::Adams ? "the fixed-point" : "the Newton") +
+             " iteration failed to converge repeatedly: the model may be singular here, or loosen rtol";
     case CV_RHSFUNC_FAIL:
     case CV_FIRST_RHSFUNC_ERR:
     case CV_REPTD_RHSFUNC_ERR:
