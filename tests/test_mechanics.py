@@ -401,6 +401,52 @@ def test_kane_configuration_constraints_need_their_derivative_among_velocity_con
         nh.System.from_kanes_method(wrong, {m: 1.0, k: 2.0})
 
 
+def test_a_moving_wire_is_held_at_velocity_level_by_both_adapters():
+    """A bead on the wire y = x + sin(w t), which moves: KanesMethod (configuration_constraints) and
+    LagrangesMethod (hol_coneqs) both take it, warn that it is held through its velocity row alone,
+    and move as the closed form x = (v0 + w/2) t - sin(w t)/2 (unit mass, the wire's normal force
+    -w^2 sin(w t)/2). A constraint without the time stays in System.holonomic."""
+    t = me.dynamicsymbols._t
+    x, y, z = me.dynamicsymbols("x y z")
+    u1, u2 = me.dynamicsymbols("u1 u2")
+    w = sp.Symbol("w")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    wire = y - x - sp.sin(w * t)
+    km = me.KanesMethod(N, [x], [u1], kd_eqs=[x.diff() - u1, y.diff() - u2], q_dependent=[y],
+                        configuration_constraints=[wire], u_dependent=[u2],
+                        velocity_constraints=[wire.diff(t).subs({x.diff(): u1, y.diff(): u2})])
+    km.kanes_equations([me.Particle("p", P, 1)], [])
+    with pytest.warns(UserWarning) as caught:  # and that the model integrates q' (the rows depend on t)
+        kane = nh.System.from_kanes_method(km, {w: 1.3})
+    moving = [c for c in caught if "depends on time explicitly; the system holds it" in str(c.message)]
+    assert len(moving) == 1 and moving[0].filename == __file__  # the warning points at the caller
+    assert kane.holonomic is None
+    v0, times = 0.4, np.linspace(0, 4, 41)
+    closed = (v0 + 1.3 / 2) * times - np.sin(1.3 * times) / 2
+    run = nh.simulate(kane.nonholonomic(), (0, 4), [0, 0, v0, v0 + 1.3], t_eval=times)
+    assert run.success and np.abs(run["x"] - closed).max() < 1e-6
+    assert np.abs(run["y"] - run["x"] - np.sin(1.3 * times)).max() < 1e-7
+    # LagrangesMethod, with a third coordinate on a fixed line z = 2 x: that constraint is carried
+    R = O.locatenew("R", x * N.x + y * N.y + z * N.z)
+    R.set_vel(N, x.diff() * N.x + y.diff() * N.y + z.diff() * N.z)
+    lm = me.LagrangesMethod(me.Lagrangian(N, me.Particle("p", R, 1)), [x, y, z], hol_coneqs=[wire, z - 2 * x],
+                            frame=N)
+    lm.form_lagranges_equations()
+    with pytest.warns(UserWarning, match="depends on time explicitly"):
+        lagrange = nh.System.from_lagranges_method(lm, {w: 1.3})
+    xs, zs = sp.symbols("x z")
+    assert lagrange.holonomic is not None and [sp.expand(h) for h in lagrange.holonomic] == [zs - 2 * xs]
+    # mass 1 + 4 along z = 2x: the normal force of the wire now moves x as x'' = w^2 sin(w t) / 6
+    run = nh.simulate(lagrange.nonholonomic(), (0, 4), [0, 0, 0, v0, v0 + 1.3, 2 * v0], t_eval=times)
+    closed = (v0 + 1.3 / 6) * times - np.sin(1.3 * times) / 6
+    assert run.success and np.abs(run["x"] - closed).max() < 1e-6
+    assert np.abs(run["z"] - 2 * run["x"]).max() < 1e-7
+
+
 def test_unsupported_kane_structures_are_named():
     x = me.dynamicsymbols("x")
     u1, u2 = me.dynamicsymbols("u1 u2")

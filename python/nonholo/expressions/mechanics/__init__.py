@@ -64,7 +64,10 @@ expects the time derivatives of its holonomic constraints (``configuration_const
 ``q_dependent``) among its ``velocity_constraints`` (it uses the configuration constraints for
 linearization only); the adapter checks that they are there and raises ``ModelError``
 otherwise. Either way f_h(q, t) = 0 holds along exact solutions, and along numerical ones up to
-the integration error (the drift control of ``simulate`` projects velocities, not positions).
+the integration error. The constraints without the time are also carried as
+``System.holonomic`` f_h(q) = 0 (starts projected onto them, plans that impose them at position
+level); one that depends on time explicitly (a wire that moves) is held through its velocity row
+alone, and a ``UserWarning`` says so.
 
 Not supported (``ModelError`` says which): speeds in the kinematic differential equations with
 no coordinate of their own (e.g. the velocity of a contact point whose position is not tracked), kinematic

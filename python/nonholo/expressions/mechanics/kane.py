@@ -13,7 +13,7 @@ from ..speed_frame import DependentSpeeds
 
 from .load_potentials import load_potentials
 from .kinematics import (
-    body_kinematics, check_specified, classify_kinematics, generalized_force, gyroscopic_force,
+    body_kinematics, carried_holonomic, check_specified, classify_kinematics, generalized_force, gyroscopic_force,
     kane_inertia_correction, kane_inertia_forces, kinetic_energy_parts, linear_in_velocities, loads_as_pairs,
     mechanics_module, dynamic_name, numeric_values, numeric_zero, parameters_check, resolve_method, plain_symbols_for,
     tidy, time_symbol,
@@ -342,7 +342,8 @@ def kanes_method_arguments(
             raise ModelError("the coefficients of the speeds in the velocity_constraints depend on time "
                              "explicitly; nonholo takes A(q) q' = b(q, t) (only the affine part f_nh may depend on t)")
     _check_holonomic_kane(km, A, b, q, q_syms, qd_syms, plain)
-    holonomic = [sp.sympify(h).xreplace(plain) for h in km._f_h] if len(km._f_h) else None
+    holonomic = carried_holonomic([sp.sympify(h).xreplace(plain) for h in km._f_h],
+                                  "from_kanes_method", 4) if len(km._f_h) else None
 
     exprs = [*G, V, *F] + ([*A, *b] if A is not None else [])
     allowed = {*q_syms, *qd_syms, t}
@@ -373,7 +374,7 @@ def kanes_method_arguments(
             import warnings
 
             warnings.warn(f"from_kanes_method: the model integrates q' (state='qdot'), not Kane's speeds: {speeds}",
-                          UserWarning, stacklevel=4)
+                          UserWarning, stacklevel=3)
             speeds = None
         elif simplify:
             names, frame, _ = speeds

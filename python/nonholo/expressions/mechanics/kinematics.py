@@ -24,6 +24,25 @@ def time_symbol():
     return mechanics_module().dynamicsymbols._t
 
 
+def carried_holonomic(h: list, what: str, stacklevel: int) -> list | None:
+    """The holonomic constraints f_h(q) = 0 of ``h`` that a System carries (``System.holonomic``:
+    starts projected onto them, plans imposing them at position level), None if none. A constraint
+    that depends on time explicitly (a wire that moves) is held through its time derivative among
+    the velocity constraints alone, to the integration error: left out, with a warning that says so."""
+    t = time_symbol()
+    moving = [e for e in h if t in sp.sympify(e).free_symbols]
+    if moving:
+        import warnings
+
+        warnings.warn(f"{what}: the holonomic constraint{'s' if len(moving) > 1 else ''} "
+                      f"{', '.join(map(str, moving))} = 0 depend{'' if len(moving) > 1 else 's'} on time explicitly; "
+                      "the system holds it through its time derivative among the velocity constraints (to the "
+                      "integration error), not at position level (System.holonomic has the others)",
+                      UserWarning, stacklevel=stacklevel)
+    kept = [e for e in h if t not in sp.sympify(e).free_symbols]
+    return kept or None
+
+
 def dynamic_name(f) -> str:
     """'q1' for the dynamicsymbol q1(t)."""
     return f.func.__name__ if isinstance(f, sp.core.function.AppliedUndef) else str(f)

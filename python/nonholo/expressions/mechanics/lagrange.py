@@ -10,7 +10,7 @@ from ...errors import ModelError
 from ..parsing import to_sympy
 
 from .kinematics import (
-    check_specified, classify_kinematics, generalized_force, gyroscopic_force, linear_in_velocities,
+    carried_holonomic, check_specified, classify_kinematics, generalized_force, gyroscopic_force, linear_in_velocities,
     loads_as_pairs, parameters_check, resolve_method, split_quadratic, plain_symbols_for, tidy, time_symbol,
 )
 
@@ -113,10 +113,9 @@ def lagranges_method_arguments(
 
 
 def _lagrange_holonomic(lm, to_plain):
-    """The holonomic constraints f_h(q, t) = 0 of a LagrangesMethod (None if there are none or
-    they depend on time: nonholo's h depends on q only)."""
+    """The holonomic constraints f_h(q) = 0 of a LagrangesMethod that the System carries
+    (:func:`carried_holonomic`: those without the time), None if none."""
     hol = getattr(lm, "_hol_coneqs", None) or getattr(lm, "hol_coneqs", None)
     if hol is None or len(hol) == 0:
         return None
-    h = [to_plain(e) for e in hol]
-    return None if any(time_symbol() in e.free_symbols for e in h) else h
+    return carried_holonomic([to_plain(e) for e in hol], "from_lagranges_method", 5)  # the warning at the user's call
