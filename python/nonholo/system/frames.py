@@ -277,8 +277,11 @@ class AnholonomicFrame:
         if offset is not None and vectors is None:
             raise ValueError("offset is given with the frame vectors (a Voronets frame has none)")
         if affine and offset is None:
+            moving = system.time in set().union(*(sp.sympify(b).free_symbols for b in system.affine))
             raise ValueError("anholonomic frames of affine constraints A v = b need the frame vectors and an offset "
-                             "w0(q) with A w0 = b (q' = X_D v + w0); the Voronets frame is for linear constraints")
+                             "w0(q) with A w0 = b (q' = X_D v + w0); the Voronets frame is for linear constraints"
+                             + (f"; this b depends on the time {system.time}, which no frame's offset w0(q) does: "
+                                "integrate q' (system.nonholonomic(form='qdot'))" if moving else ""))
         self._offset = None if offset is None else _offset(offset, n, system)
         self.velocity_names = self._velocity_names(velocity_names)
         if vectors is None:
@@ -604,5 +607,8 @@ def _offset(offset, n: int, system) -> sp.ImmutableMatrix:
         w0 = w0.T
     if w0.shape != (n, 1):
         raise ValueError(f"offset has shape {w0.shape}, expected ({n}, 1)")
+    if system.time in w0.free_symbols:
+        raise ValueError(f"offset depends on the time {system.time}: an anholonomic frame and its offset are "
+                         "functions of q; constraints A v = b(q, t) integrate q' (system.nonholonomic(form='qdot'))")
     check_free_symbols(list(w0), {*system.coordinates, *system.parameters}, "offset")
     return w0
