@@ -195,3 +195,27 @@ def test_auto_keeps_dop853_on_fast_oscillations_and_accurate_steps(rtol):
     q0 = np.r_[0.0, 0.0, 0.3 * np.sin(np.arange(8))]
     y0 = np.r_[q0, chain.project(q0, np.r_[1.0, 0.0, 0.5, np.zeros(7)])]
     assert nh.simulate(chain.nonholonomic(), (0, 5), y0, rtol=rtol, atol=rtol / 100).method == "dop853"
+
+
+@pytest.mark.parametrize("c", [100.0, 200.0])
+def test_dop853_steps_within_its_stability_region_where_the_fast_mode_is_unexcited(c):
+    """x'' = -4x - (c/2)(x' + y'), the same in y: eigenvalues -c (about), -4/c and +-2i, and the fast
+    mode hardly excited from x' + y' = 0. DOP853's error estimate does not see it, and its steps went
+    past the border of the stability region (h lambda up to 26): the values at 21 output points were
+    49 to 37,000 times rtol off with no warning (c = 200, rtol 1e-9: 3.7e-5). The stability cap (a
+    power iteration's estimate of lambda) keeps them within 20 rtol, by default and with
+    method='dop853'; the default still keeps DOP853 on an undamped oscillator of 1000 rad/s (above)."""
+    from scipy.linalg import expm
+
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot")
+    system = nh.System([x, y], sp.eye(2), potential=2 * (x**2 + y**2), force=-c / 2 * sp.Matrix([xd + yd, xd + yd]))
+    M = np.zeros((4, 4))
+    M[0, 2] = M[1, 3] = 1
+    M[2, 0] = M[3, 1] = -4
+    M[2:, 2:] = -c / 2
+    y0, t = np.array([1.0, 0.0, 0.5, -0.5]), np.linspace(0, 1, 21)
+    exact = np.array([expm(M * s) @ y0 for s in t]).T
+    for rtol in (1e-8, 1e-9, 1e-10):
+        for method in ("auto", "dop853"):
+            run = nh.simulate(system.nonholonomic(), (0, 1), y0, t_eval=t, rtol=rtol, atol=rtol / 100, method=method)
+            assert np.abs(run.y - exact).max() < 20 * rtol, (method, rtol, run.method, np.abs(run.y - exact).max())

@@ -25,6 +25,25 @@ constexpr double kSafety = 0.9, kMinFactor = 1.0 / 3.0, kMaxFactor = 6.0;
 // stiff.
 constexpr double kStiffBound = 6.1;
 constexpr int kStiffSteps = 15, kNonStiffSteps = 6;
+// The stability cap: the next step is proposed no larger than kStabilityCap / |lambda|, lambda the
+// Jacobian's largest eigenvalue as a power iteration estimates it (one right-hand side a step,
+// power_step). The error estimate does not see a fast mode the solution does not excite, so steps
+// past the border of the stability region (|R(h lambda)| > 1 beyond about -6.3) went through, and
+// their interpolant was far off: a damped oscillator with eigenvalues -200 and +-2i (x'' = -4x -
+// 100(x' + y'), the same in y) at rtol 1e-9 stepped at h lambda 4-9 and once 26, and its values at
+// 21 output points were 3.7e-5 off (a hundred times rtol at 1e-8, with no warning); with the cap,
+// 4 to 9 times rtol, as BDF. Hairer's quotient (below) is no estimate for the cap: it sees the
+// fast mode only while the step excites it, and it is |J d| / |d| for the step's d, which a
+// non-normal J (an oscillator of 1000 rad/s in (x, x')) makes up to 1e6. At kStabilityCap the
+// error estimate still bounds the fast mode's error (|R(z) - e^z| 1.9e-2 against an estimate of
+// 5.9e-2 at z = -4.5; at -5.5, 0.19 against 0.024). A step so capped is one held by stability, not
+// accuracy: it counts as at the border. The cap keeps the largest recent estimate, forgetting it by
+// kLambdaMemory a step.
+// Where the step proposed is below kPowerNear of the cap, the estimate is refreshed on every
+// kPowerEvery-th step only: the right-hand side it costs was 7-10% of a non-stiff run (the
+// bicycle, the knife-edge chain).
+constexpr double kStabilityCap = 4.5, kLambdaMemory = 0.9, kPowerNear = 0.5;
+constexpr int kPowerStart = 10, kPowerEvery = 4;
 // Steps held below that border. At tight tolerances DOP853's error estimate holds a stiff run's
 // steps well inside the stability region, where Hairer's test never fires: the tippe top on
 // viscous contact (an eigenvalue -1.5e5, spinning at 150 rad/s) at rtol 1e-8 steps at h |lambda|
@@ -274,18 +293,24 @@ class Dop853 final : public Stepper {
         ++count_.n_rejected;
         h_ *= std::isfinite(err) ? std::max(kMinFactor, kSafety * std::pow(err, -1.0 / 8.0)) : kMinFactor;
         rejected_last_ = true;
+        capped_ = false;  // the attempt after a rejection is held by accuracy
         if (++rejections >= kMaxRejectionsInARow ||
             h_ <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t))) {
           y_.swap(ystart_);
+          const bool below_roundoff = rtol_ < 100.0 * std::numeric_limits<double>::epsilon();
           fail("STEP_SIZE_COLLAPSED", "the step size collapsed to " + format_number(h_) +
-                                          " (the solution blows up, or the model is singular or undefined just ahead)" +
+                                          (below_roundoff ? " (rtol = " + format_number(rtol_) +
+                                                                " is below what double precision resolves, about "
+                                                                "1e-14: loosen rtol/atol)"
+                                                          : " (the solution blows up, or the model is singular or "
+                                                            "undefined just ahead)") +
                                           (off_domain_.empty() ? "" : "; " + off_domain_), t);
         }
         continue;
       }
       ++count_.n_steps;
       tighten(count_.n_steps);
-      const bool stiff = settings_.stop_when_stiff && turned_stiff(h_);  // before dense() reuses tmp_
+      const bool stiff = turned_stiff(h_) && settings_.stop_when_stiff;  // before power_step, dense() reuse tmp_
       t_step_ = t;
       h_step_ = dir_ * h_;
       dense_ready_ = false;
@@ -296,6 +321,13 @@ class Dop853 final : public Stepper {
       t_now_ = last ? tf_ : t + dir_ * h_;
       handover_ = stiff && t_now_ != tf_;
       h_ *= fac;
+      // the cap's estimate, refreshed where the step proposed comes near the cap, on the first
+      // kPowerStart steps (the iteration converging), and else on every kPowerEvery-th
+      if (lambda_ * h_ >= kPowerNear * kStabilityCap || count_.n_steps <= kPowerStart ||
+          count_.n_steps % kPowerEvery == 0)
+        lambda_ = std::max(kLambdaMemory * lambda_, power_step(t_now_));
+      capped_ = lambda_ * h_ > kStabilityCap;
+      if (capped_) h_ = kStabilityCap / lambda_;
       if (opt_.max_step > 0.0) h_ = std::min(h_, opt_.max_step);
       return last;
     }
@@ -346,12 +378,37 @@ class Dop853 final : public Stepper {
   // the test of steps held by a decaying mode below the stability border (kDecaySteps).
   bool turned_stiff(double h) {
     const double den = (y_ - tmp_).squaredNorm();
-    if (!(den > 0.0)) return count_stiff(false, false);
     const auto dK = K_.col(kStages) - K_.col(kStages - 1);
-    const double lambda_h = std::abs(h) * std::sqrt(dK.squaredNorm() / den);
-    const double rho_h = -std::abs(h) * dK.dot(y_ - tmp_) / den;
+    const double lambda_h = den > 0.0 ? std::abs(h) * std::sqrt(dK.squaredNorm() / den) : 0.0;
+    const double rho_h = den > 0.0 ? -std::abs(h) * dK.dot(y_ - tmp_) / den : 0.0;
+    if (!(den > 0.0)) return count_stiff(false, false);
     const double decay_bound = kDecayFactor * std::pow(rtol_ * kFactorial9, 1.0 / 9.0);
-    return count_stiff(lambda_h > kStiffBound, rho_h >= kRealShare * lambda_h && rho_h > decay_bound);
+    return count_stiff(lambda_h > kStiffBound || capped_, rho_h >= kRealShare * lambda_h && rho_h > decay_bound);
+  }
+  // One step of the power iteration on the Jacobian at the step's end (the stability cap's
+  // estimate), by a difference along the kept direction v: |J v|, whether or not the solution
+  // excites the fast mode. Writes tmp_ (scratch) and the last column of the interpolant's stages,
+  // which dense() recomputes.
+  double power_step(double t_end) {
+    if (power_.size() != n_ || !(power_.norm() > 0.0) || !power_.allFinite())
+      power_ = (y_ - tmp_).cwiseAbs() + VecX<double>::Constant(n_, 1e-3);  // the step's direction, every entry
+    power_ /= power_.norm();
+    const double delta = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, y_.norm());
+    tmp_ = y_ + delta * power_;
+    const int col = kStagesExtended - 1;
+    f(t_end, tmp_, col);
+    if (nonfinite_) {
+      nonfinite_ = false;
+      return 0.0;
+    }
+    power_ = (K_.col(col) - K_.col(kStages)) / delta;
+    const double quotient = power_.norm();
+    if (!std::isfinite(quotient)) return quotient_ = 0.0;
+    // the geometric mean of two successive quotients: a non-normal J (an oscillator of 1000 rad/s in
+    // (x, x'): J = [0 1; -1e6 0]) makes them alternate, 1e6 and 1, around its spectral radius
+    const double lambda = std::sqrt(quotient * quotient_);  // 0 at the first
+    quotient_ = quotient;
+    return lambda;
   }
   bool count_stiff(bool at_border, bool held) {
     if (at_border || held) {
@@ -379,6 +436,8 @@ class Dop853 final : public Stepper {
   WorkspaceLease ws_;  // from the model's pool (no allocation once sized)
   bool nonfinite_ = false;
   bool started_ = false, stale_ = false, handover_ = false, rejected_last_ = false, dense_ready_ = false;
+  bool capped_ = false;    // the step's size was the stability cap's (kStabilityCap / lambda_)
+  double lambda_ = 0.0;    // the largest recent estimate of |lambda| (turned_stiff, kLambdaMemory)
   double t_now_ = 0.0, h_ = 0.0;      // the time reached, the next step's size
   double first_bound_ = std::numeric_limits<double>::infinity();  // bound_step() before the first step
   double t_step_ = 0.0, h_step_ = 0.0;  // the last step: its start and its signed size
@@ -386,6 +445,8 @@ class Dop853 final : public Stepper {
   int stiff_ = 0, held_ = 0, non_stiff_ = 0;  // the counters of turned_stiff
   MatX<double> K_;
   VecX<double> y_, ystart_, tmp_, yi_;
+  VecX<double> power_;  // the direction of power_step's iteration
+  double quotient_ = 0.0;  // its last quotient |J v|
   MatX<double> F_;
 };
 
