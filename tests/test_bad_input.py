@@ -175,6 +175,42 @@ def test_eps_must_be_positive(sleigh, eps):
 def test_eps_override_must_be_positive(sleigh):
     with pytest.raises(ValueError, match="eps must be a positive finite number"):
         nh.simulate(sleigh.friction(1e-3), (0, 1), Y0, params={"eps": -1.0})
+    with pytest.raises(ValueError, match=r"\(got -1e-09\)"):  # shown as it is, not as -0.000000
+        nh.simulate(sleigh.friction(1e-3), (0, 1), Y0, params={"eps": -1e-9})
+
+
+def test_tolerances_below_round_off_are_named_under_dop853_as_under_cvode(sleigh):
+    """rtol 1e-20: BDF and Adams say CV_TOO_MUCH_ACC; DOP853 (the default's first method) said the step
+    collapsed because "the solution blows up, or the model is singular"."""
+    for method in ("auto", "dop853"):
+        with pytest.warns(nh.SimulationWarning):
+            run = nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, rtol=1e-20, atol=1e-30, method=method)
+        assert "rtol = 1e-20 asks for steps below what double precision resolves" in run.message
+        assert "singular" not in run.message
+
+
+def test_a_compile_cache_that_is_no_path_is_named(sleigh):
+    with pytest.raises(TypeError, match="cache_dir must be a path"):
+        sleigh.nonholonomic().compile(cache_dir=5)
+
+
+def test_a_pandas_series_of_the_state_names_is_read_by_name(sleigh):
+    """A Series labelled by the state names in another order started the run at the wrong state
+    (NumPy reads it by position); it is read by name, in the other form's names too, and other labels
+    are refused."""
+    import pandas as pd  # a test dependency
+
+    names = ["x", "y", "phi", "x_dot", "y_dot", "phi_dot"]
+    model = sleigh.nonholonomic()
+    shuffled = pd.Series(dict(zip(names, Y0))).iloc[::-1]
+    assert list(shuffled.index) != names
+    by_name = nh.simulate(model, (0, 1), shuffled)
+    by_position = nh.simulate(model, (0, 1), Y0)  # the default: a list
+    np.testing.assert_array_equal(by_name.y, by_position.y)
+    assert list(model.state_names) == names
+    with pytest.raises(ValueError, match=r"y0 is labelled \['a'"):
+        nh.simulate(model, (0, 1), pd.Series(Y0, index=["a", "b", "c", "d", "e", "f"]))
+    np.testing.assert_array_equal(nh.simulate(model, (0, 1), pd.Series(Y0)).y, by_position.y)  # positions
 
 
 def test_model_must_be_a_model(sleigh):

@@ -299,9 +299,9 @@ class Dop853 final : public Stepper {
           y_.swap(ystart_);
           const bool below_roundoff = rtol_ < 100.0 * std::numeric_limits<double>::epsilon();
           fail("STEP_SIZE_COLLAPSED", "the step size collapsed to " + format_number(h_) +
-                                          (below_roundoff ? " (rtol = " + format_number(rtol_) +
-                                                                " is below what double precision resolves, about "
-                                                                "1e-14: loosen rtol/atol)"
+                                          (below_roundoff ? " (rtol = " + format_number(opt_.rtol) +
+                                                                " asks for steps below what double precision "
+                                                                "resolves: loosen rtol/atol)"
                                                           : " (the solution blows up, or the model is singular or "
                                                             "undefined just ahead)") +
                                           (off_domain_.empty() ? "" : "; " + off_domain_), t);

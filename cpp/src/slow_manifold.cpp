@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "nonholo/format.hpp"
+
 #include "nonholo/models/reduced.hpp"
 
 namespace nonholo {
@@ -24,7 +26,7 @@ void check_order(int order, const CompiledSlip* compiled, const MechanicalSystem
 double eps_of(const MechanicalSystem& sys, const double* p) {
   const double eps = law_scale(p, sys.n_params());
   if (!(eps > 0.0) || !std::isfinite(eps))
-    throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
+    throw InputError("eps must be a positive finite number (got " + format_number(eps) + ")");
   return eps;
 }
 

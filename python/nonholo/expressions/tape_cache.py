@@ -96,6 +96,8 @@ def trusted_directory(directory=None, create: bool = True) -> Path:
     """``directory`` (default :func:`cache_directory`), created private (mode 700) if missing, when
     nobody else can write it; else a private directory of this process, with a CacheWarning.
     ``create=False``: a missing directory is returned as it is (nothing is cached there yet)."""
+    if directory is not None and not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"cache_dir must be a path (str or os.PathLike) or None, got {type(directory).__name__}")
     directory = Path(directory) if directory is not None else cache_directory()
     try:
         if not directory.exists():

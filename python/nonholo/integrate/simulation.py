@@ -54,6 +54,7 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
     rtol / 10; a reduced model's truncation), so its own final state, continued, was refused at rtol
     above 1e-9."""
     tolerance = max(1e-10, float(rtol))
+    y0 = arguments.labelled_state(model, y0)  # a pandas Series by name
     y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0,  # (q, u) -> (q, w)
                              tolerance=tolerance)
     y0 = expand_initial_state(model, y0)  # [q, v] -> [q, 0, v, 0] with the deflections of relaxed tire laws

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "nonholo/errors.hpp"
+#include "nonholo/format.hpp"
 #include "nonholo/linalg.hpp"
 #include "nonholo/mechanical_system.hpp"
 #include "nonholo/models/law_scale.hpp"
@@ -98,7 +99,7 @@ struct ViscousLaw {
   // eps positive and finite (InputError naming it), before anything is evaluated.
   static void check_scale(double eps) {
     if (!(eps > 0.0) || !std::isfinite(eps))
-      throw InputError("eps must be a positive finite number (got " + std::to_string(eps) + ")");
+      throw InputError("eps must be a positive finite number (got " + format_number(eps) + ")");
   }
   // The scale, and mu symmetric positive definite at the point `where` describes (ModelError).
   static void check(const LawInputs<MatX<double>, double>& in, const std::string& where) {
