@@ -227,6 +227,20 @@ def test_minimum_time_with_an_unbounded_control_that_carries_the_goal_is_refused
     assert abs(sol.simulate().y_final[0] - 3.0) > 0.1 * (1 + 3.0)  # the verdict is the re-run's
 
 
+def test_minimum_time_with_an_unbounded_force_that_carries_the_goal_is_refused():
+    """x'' = F1 + F2 with only F1 bounded, rest to rest 1 ahead: the force's acceleration carries the
+    position with it, and the duration shrinks to 0 (an outside probe's: 17 IPOPT calls, 9,048
+    iterations, 56 s, "Maximum Number of Iterations Exceeded" and no word why). Refused when built, as
+    x' = u1 + u2; with F2 bounded too it plans (bang-bang over |F1 + F2| <= 2: T = 2 / sqrt(2))."""
+    x, y, F1, F2 = sp.symbols("x y F1 F2")
+    part = nh.System([x, y], sp.eye(2), force=[F1 + F2, 0], parameters={F1: 0.0, F2: 0.0})
+    ends = dict(cost="time", controls=[F1, F2], initial=[0] * 4, final=[1, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"cost='time' with the controls \['F2'\] unbounded"):
+        nh.OptimalControlProblem(part, control_bounds={"F1": (-1, 1)}, **ends)
+    sol = nh.OptimalControlProblem(part, control_bounds={"F1": (-1, 1), "F2": (-1, 1)}, **ends).solve(nodes=41)
+    assert sol.success and sol.t_final == pytest.approx(2 / np.sqrt(2), rel=1e-2)
+
+
 def test_minimum_time_between_ends_one_state_meets_is_refused():
     """The particle with its initial position free, to rest at 2 in minimum time, |F| <= 1: starting
     at 2 at rest, a plan of duration 0 meets both ends (IPOPT returned t_final = 1e-8 and success).
@@ -452,11 +466,16 @@ def test_ends_and_bounds_set_between_solves_are_checked_and_the_rest_is_fixed():
 def test_a_minimum_time_that_shrinks_to_zero_between_different_ends_is_no_plan():
     """The kinematic car with its speed unbounded: any duration can be shortened by driving faster, the
     least time is not attained, and IPOPT stopped at T = 1.5e-7 with |v| = 4e7 and 'Optimal Solution
-    Found' (an outside probe's). No success now, and the message names the unbounded control; with the
+    Found' (an outside probe's). The problem is refused when it is built (the speed at two curvatures
+    turns the car as well as driving it: the path is traced in no time); with a lower bound of the duration
+    below what the solve reaches, no success, and the message names the unbounded control; with the
     speed bounded the same goal is reached at T = 4.1283 (the Reeds-Shepp length, test_ocp_reeds_shepp)."""
     car = nh.systems.kinematic_car(turning_radius=1.0)
+    with pytest.raises(ValueError, match=r"the controls \['v'\] unbounded .* the minimum is not attained"):
+        nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5],
+                                 control_bounds={"v": (-np.inf, np.inf)})
     loose = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5],
-                                     control_bounds={"v": (-np.inf, np.inf)}).solve(nodes=20)
+                                     control_bounds={"v": (-np.inf, np.inf)}, t_final=(2e-8, np.inf)).solve(nodes=20)
     assert not loose.success and loose.t_final < 1e-6
     assert loose.message.startswith("the duration shrank to t_final") and "['v']" in loose.message
     bounded = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4.0, 1.0, 0.5]).solve(nodes=20)

@@ -244,6 +244,13 @@ def test_a_model_given_for_a_system_and_ends_left_free_are_explained():
     with pytest.raises(TypeError, match=r"got a Model \(its kind: 'friction'\); pass the System itself.*friction "
                                         r"realization"):
         nh.OptimalControlProblem(sleigh.friction(1e-2), cost="time", initial=[0] * 6, final=[1] * 6)
+    F, tau, x, y, th = sp.symbols("F tau x y theta")  # with controls= the same (it was "controls= needs a System")
+    pushed = nh.System([x, y, th], sp.eye(3), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=sp.Matrix([F * sp.cos(th), F * sp.sin(th), tau]), parameters={F: 0.0, tau: 0.0})
+    for model in (pushed.friction(1e-2), pushed.reduced(1e-2)):
+        with pytest.raises(TypeError, match=r"got a \w*Model \(its kind: '\w+'\); pass the System itself.*friction "
+                                            r"realization"):
+            nh.OptimalControlProblem(model, cost="time", controls=[F, tau], initial=[0] * 6, final=[1] * 6)
     with pytest.raises(ValueError, match="initial and final default to free"):
         nh.OptimalControlProblem(nh.systems.kinematic_car(turning_radius=1.0), cost="time", final=[1.0, 0.5, 0.0])
 

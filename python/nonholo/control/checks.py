@@ -308,9 +308,10 @@ def minimum_time_attained(problem) -> None:
     """Refuse a minimum-time problem (a free duration down to 0, a positive constant running cost, no
     terminal cost) whose minimum is not attained, IPOPT's "success" at t_final = 3e-7 notwithstanding:
     every control without bounds (and none in a path constraint); some such controls, in no path
-    constraint, on which the dynamics grow without bound and whose directions at the start carry the
-    state to the goal (x' = u1 + u2 with only u1 bounded: the duration shrinks to 0; not the
-    Heisenberg particle with only x_dot bounded sent along x, which takes 1 / max |x_dot|); or end
+    constraint, on which the dynamics grow without bound and whose directions at the start, with what
+    the dynamics carry them to (:func:`_reached`), reach the goal (x' = u1 + u2 with only u1 bounded,
+    and x'' = F1 + F2 rest to rest: the duration shrinks to 0; not the Heisenberg particle with only
+    x_dot bounded sent along x, which takes 1 / max |x_dot|); or end
     states that one state meets (each entry free at an end or the same at both, no path constraint:
     a plan of duration 0 stands at the goal)."""
     p = problem
@@ -343,7 +344,8 @@ def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
     (|f(y0, u + s e_j) - f(y0, u)| at s = +-1e6 more than 100 times that at +-1e3: linear growth
     gives 1000, a bounded dependence such as sin(u_j) about 1) and, with ``toward_goal``, the goal's
     displacement (its entries fixed at both ends) lies in the span of those directions at the start
-    y0, at one of three random values u of the controls within their bounds; else []."""
+    y0 and what the dynamics carry them to (:func:`_reached`), at three random values u of the controls
+    within their bounds (together); else []."""
     if not controls:
         return []
     dyn, ends = problem.dynamics, list(zip(problem.initial, problem.final))
@@ -353,6 +355,7 @@ def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
     lo = np.array([max(problem.control_bounds[c][0], -1.0) for c in problem.control_names])
     hi = np.array([min(problem.control_bounds[c][1], 1.0) for c in problem.control_names])
     rng = np.random.default_rng(1)
+    reached = []
     for _ in range(3):
         u = rng.uniform(lo, hi)
         columns = [u]
@@ -375,10 +378,41 @@ def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
             continue
         if not toward_goal:
             return [problem.control_names[j] for j, g in zip(controls, grows) if g]
-        directions = G[fixed][:, grows, 2:].reshape(len(fixed), -1)
         if not d.size or not np.linalg.norm(d) > 0:
             continue  # the ends' own check (a plan of duration 0)
+        # with the directions at the other draws' values of the bounded controls: a car's unbounded speed
+        # at two curvatures turns it as well as driving it (the path traced in no time)
+        reached.append(_reached(dyn, y0, u, G[:, grows, 2:].reshape(len(y0), -1)))
+        directions = np.hstack(reached)[fixed]
         coef = np.linalg.lstsq(directions, d, rcond=1e-10)[0]
         if np.linalg.norm(directions @ coef - d) <= 1e-9 * np.linalg.norm(d):
             return [problem.control_names[j] for j, g in zip(controls, grows) if g]
     return []
+
+
+def _reached(dyn, y0: np.ndarray, u: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The directions of the state that controls growing without bound along the columns of ``B``
+    move it in a vanishing time, to first order at (y0, u): the span of B, A B, A^2 B, ... with A the
+    Jacobian of the dynamics in the state (by differences): an unbounded force's acceleration carries
+    the position with it (x'' = F + bounded: x reaches any goal in no time), an unbounded speed of a
+    car whose curvature is bounded its sideways position (the columns normalized)."""
+    n = len(y0)
+    step = 1e-6 * np.maximum(1.0, np.abs(y0))
+    columns = np.hstack([y0[:, None], y0[:, None] + np.diag(step)])
+    with np.errstate(all="ignore"):
+        try:
+            F = np.asarray(dyn.vector_field(columns, np.repeat(u[:, None], n + 1, axis=1)), dtype=float)
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+            return B
+    A = (F[:, 1:] - F[:, :1]) / step[None, :]
+    if not np.all(np.isfinite(A)):
+        return B
+    def unit(M):  # columns of unit length; those at round-off of A's scale dropped to 0, not blown up
+        norms = np.linalg.norm(M, axis=0)
+        keep = norms > 1e-9 * max(np.linalg.norm(A), 1.0)
+        return np.where(keep[None, :], M / np.where(keep, norms, 1.0)[None, :], 0.0)
+
+    blocks = [unit(B)]
+    for _ in range(n - 1):
+        blocks.append(unit(A @ blocks[-1]))
+    return np.hstack(blocks)

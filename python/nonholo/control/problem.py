@@ -758,6 +758,11 @@ def _dynamics(model, controls):
         if controls is not None:
             raise ValueError("controls: a KinematicSystem's controls are its quasi-velocities; leave controls=None")
         return model
+    if hasattr(model, "system") and hasattr(model, "rhs"):  # a model of a System (friction, reduced, ...)
+        raise TypeError(f"model_or_system must be a KinematicSystem or a System, got a {type(model).__name__} (its "
+                        f"kind: {getattr(model, 'kind', '?')!r}); pass the System itself: with nonholonomic "
+                        "constraints for its kinematics, or with controls= for its dynamics. To plan on a friction "
+                        "realization, write the friction force into the force of a System without those constraints")
     kinematic = getattr(model, "kinematic", None)
     if controls is None and callable(kinematic) and getattr(model, "k", 0) > 0:
         return kinematic()
@@ -771,11 +776,6 @@ def _dynamics(model, controls):
         if speeds is not None and isinstance(speeds[1], DependentSpeeds):
             return speeds_dynamics_of(model, controls)
         return dynamic_of(model, controls)
-    if hasattr(model, "system") and hasattr(model, "rhs"):  # a model of a System (friction, reduced, ...)
-        raise TypeError(f"model_or_system must be a KinematicSystem or a System, got a {type(model).__name__} (its "
-                        f"kind: {getattr(model, 'kind', '?')!r}); pass the System itself: with nonholonomic "
-                        "constraints for its kinematics, or with controls= for its dynamics. To plan on a friction "
-                        "realization, write the friction force into the force of a System without those constraints")
     raise TypeError(f"model_or_system must be a KinematicSystem, a System with nonholonomic constraints, or a System "
                     f"with controls=, got {type(model).__name__}")
 
