@@ -13,6 +13,7 @@ and discrete optimum of the double integrator, bang-bang durations) and identiti
 linear model ends where the propagated local errors say)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -498,6 +499,21 @@ def test_the_objective_is_that_of_the_plan_returned_when_ipopt_stops_at_once():
     sol = singular.solve(nodes=21)
     assert not sol.success and not np.isfinite(sol.objective)
     assert "The value of the running cost is" in sol.message and "at t = 0 (x = 0, v = 0)" in sol.message
+
+
+def test_local_infeasibility_names_the_equation_and_the_bounds_that_hold_the_plan():
+    """The double integrator from rest to rest 3 ahead with |u| <= 1 needs T >= 2 sqrt(3) = 3.46: in a fixed
+    1 s IPOPT stops at "a point of local infeasibility", which said no more (an outside probe's sleigh sent
+    3 m in 0.5 s). The message now names the dynamics it could not meet and the control on its bounds; in
+    4 s the plan succeeds with no such note."""
+    x, v, u = sp.symbols("x v u")
+    di = nh.KinematicSystem([x, v], [u], [v, u], control_bounds={"u": (-1, 1)})
+    short = nh.OptimalControlProblem(di, cost=u**2, t_final=1.0, initial=[0, 0], final=[3, 0]).solve(nodes=21)
+    assert not short.success and "local infeasibility" in short.message
+    assert re.search(r"At IPOPT's last point the dynamics of '[xv]' are off by [0-9.e-]+ on t in \[", short.message)
+    assert re.search(r"'u' at \d+% of the points on its bounds: .* the duration t_final = 1 allow", short.message)
+    enough = nh.OptimalControlProblem(di, cost=u**2, t_final=4.0, initial=[0, 0], final=[3, 0]).solve(nodes=21)
+    assert enough.success and "IPOPT's last point" not in enough.message
 
 
 def test_a_free_duration_that_grows_without_an_upper_bound_says_so():

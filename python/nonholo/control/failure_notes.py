@@ -4,6 +4,9 @@
   function or derivative detected" leaves out. A keep-in region written sqrt(x^2 + y^2) <= 3 has the
   derivative x / sqrt(x^2 + y^2), 0/0 at a start at the origin, where x^2 + y^2 <= 9 has 2 x; IPOPT stops
   at its first iterate and names neither the expression nor the point.
+- Where IPOPT stopped at a point of local infeasibility: which of the plan's equations it could not meet
+  (the dynamics of a state on an interval, a path constraint at a time) and which bounds held it there:
+  a sleigh sent 3 m in a fixed 0.5 s with |F| <= 1 was "Problem may be infeasible" and no more.
 - A cost or path constraint with Abs or sign, which IPOPT's Newton steps (twice differentiable functions)
   do not suit: the minimum fuel of a double integrator written int |a| ended in "Restoration Phase Failed"
   at 0.92 where the optimum is 0.7639."""
@@ -15,7 +18,9 @@ import sympy as sp
 
 from .solution import vectorized
 
-__all__ = ["invalid_number_note", "nonsmooth_note", "diverging_note"]
+__all__ = ["invalid_number_note", "nonsmooth_note", "diverging_note", "infeasible_note"]
+
+ON_BOUND = 1e-6  # a control or state this close (relative, 1 + |bound|) to a finite bound is on it
 
 
 def _expressions(problem, rates: bool = True) -> list:
@@ -86,3 +91,55 @@ def diverging_note(sol) -> str:
     return (f" The problem's own ends or bounds reach {largest:.3g}, near the divergence test diverging_iterates_tol "
             "(1e12 unless given in ipopt_options): rescale the problem, or pass a larger one, e.g. "
             "ipopt_options={'diverging_iterates_tol': 1e20}.")
+
+
+def infeasible_note(sol) -> str:
+    """" ..." for IPOPT's "local infeasibility": at its last point, the largest local error of the
+    dynamics (which state, on which interval), the largest violation of a path constraint, and the
+    controls and states that sit on a finite bound at most of the points, with what may be loosened;
+    "" where none of these is found."""
+    problem = sol.problem
+    parts = []
+    with np.errstate(all="ignore"):
+        try:
+            errors = np.abs(sol._signed_errors())
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # a re-integration that fails: no note of it
+            errors = np.zeros((0, 0))
+    if errors.size and np.any(np.isfinite(errors)):
+        i, k = np.unravel_index(np.nanargmax(errors), errors.shape)
+        t0, t1 = sol.t[k], sol.t[min(k + 1, sol.t.size - 1)]
+        parts.append(f"the dynamics of {problem.state_names[i]!r} are off by {errors[i, k]:.3g} on t in "
+                     f"[{t0:.4g}, {t1:.4g}] (the largest of the intervals' errors)")
+    if problem.path_constraints:
+        from .path_starts import path_values
+
+        g = path_values(problem, sol.y_points, sol.u_points)
+        if g.size and np.nanmax(g) > 1e-6 * (1 + np.nanmax(np.abs(g))):
+            r, j = np.unravel_index(np.nanargmax(g), g.shape)
+            parts.append(f"the path constraint {problem.path_constraints[r]} <= 0 is {g[r, j]:.3g} at "
+                         f"t = {sol.t_points[j]:.4g}")
+    held = _on_bounds(problem.control_names, sol.u_points, problem.control_bounds) + \
+        _on_bounds(problem.state_names, sol.y_points, problem.state_bounds)
+    if not parts and not held:
+        return ""
+    text = " At IPOPT's last point " + "; ".join(parts) if parts else " At IPOPT's last point"
+    if held:
+        text += ("; " if parts else " ") + ", ".join(held) + (" on their bounds" if len(held) > 1 else " on its bounds")
+    duration = f"the duration t_final = {problem.t_final:g}" if not problem.free_time else \
+        f"the bounds of t_final {tuple(problem.t_bounds)}"
+    return (text + f": the goal may lie beyond what the bounds and {duration} allow (loosen them, or check "
+            "the ends and path constraints).")
+
+
+def _on_bounds(names, values: np.ndarray, bounds: dict) -> list:
+    """"'F' at 85% of the points" for each variable on a finite bound at more than half of the points."""
+    out = []
+    for name, row in zip(names, values):
+        lo, hi = bounds.get(name, (-np.inf, np.inf))
+        on = np.zeros(row.shape, dtype=bool)
+        for b in (lo, hi):
+            if np.isfinite(b):
+                on |= np.abs(row - b) <= ON_BOUND * (1 + abs(b))
+        if on.size and on.mean() > 0.5:
+            out.append(f"{name!r} at {100 * on.mean():.0f}% of the points")
+    return out

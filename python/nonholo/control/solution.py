@@ -555,10 +555,11 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
     nodes and along its discrete trajectory, by the same measures (:func:`_path_verdict`)."""
     why = (_vanishing_duration(sol) or sol.unresolved()) if sol.success else None
     if not sol.success and not getattr(sol, "_failure_noted", False):
-        from .failure_notes import diverging_note, invalid_number_note, nonsmooth_note
+        from .failure_notes import diverging_note, infeasible_note, invalid_number_note, nonsmooth_note
 
         sol.message += (invalid_number_note(sol) if "Invalid number" in sol.message else "") + nonsmooth_note(sol) \
-            + (diverging_note(sol) if "Iterates diverging" in sol.message else "")
+            + (diverging_note(sol) if "Iterates diverging" in sol.message else "") \
+            + (infeasible_note(sol) if "infeasibility" in sol.message else "")
         sol._failure_noted = True
     if why:
         sol.success, sol.message = False, why
