@@ -219,3 +219,23 @@ def test_dop853_steps_within_its_stability_region_where_the_fast_mode_is_unexcit
         for method in ("auto", "dop853"):
             run = nh.simulate(system.nonholonomic(), (0, 1), y0, t_eval=t, rtol=rtol, atol=rtol / 100, method=method)
             assert np.abs(run.y - exact).max() < 20 * rtol, (method, rtol, run.method, np.abs(run.y - exact).max())
+
+
+def test_a_mildly_damped_run_that_the_stability_cap_holds_goes_on_with_bdf_at_bdfs_accuracy():
+    """docs/guide/accuracy.md: x'' = -x - y/2, y'' = -x/2 - 100y - 10y' (eigenvalues -5 +- 8.7i, +-i) over
+    [0, 10]: at rtol 1e-8 the default's steps are held by the stability cap, so it switches to BDF and
+    ends within BDF's few times rtol (5.7 measured); method='dop853' stays, about rtol (1.2)."""
+    from scipy.linalg import expm
+
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot")
+    K = np.array([[1.0, 0.5], [0.5, 100.0]])
+    system = nh.System([x, y], sp.eye(2), potential=(sp.Matrix([x, y]).T * sp.Matrix(K) * sp.Matrix([x, y]))[0] / 2,
+                       force=sp.Matrix([0, -10 * yd]))
+    J = np.block([[np.zeros((2, 2)), np.eye(2)], [-K, np.diag([0.0, -10.0])]])
+    y0, t = np.array([1.0, 0.0, 0.0, 1.0]), np.linspace(0, 10, 201)
+    exact = np.array([expm(J * s) @ y0 for s in t]).T
+    rtol = 1e-8
+    auto = nh.simulate(system.nonholonomic(), (0, 10), y0, t_eval=t, rtol=rtol, atol=rtol / 100)
+    explicit = nh.simulate(system.nonholonomic(), (0, 10), y0, t_eval=t, rtol=rtol, atol=rtol / 100, method="dop853")
+    assert auto.method.startswith("dop853->bdf")
+    assert np.abs(auto.y - exact).max() < 20 * rtol and np.abs(explicit.y - exact).max() < 3 * rtol
