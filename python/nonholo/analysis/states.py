@@ -9,6 +9,8 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import ModelError
+from ..options import real_state
+from ..integrate.arguments import labelled_state
 from ..models.reduced import ReducedModel, frame_initial_state
 
 __all__ = ["model_state", "parameter_mapping"]
@@ -30,21 +32,23 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approxim
 
     ``approximate=True`` maps an approximate [q, q'] (a guess) without requiring q' on the
     constraint set: the quasi-velocities along the constraints are dropped, X(q)^-1 (q' - w0(q))
-    keeping its first m components.
+    keeping its first m components. A pandas Series labelled by the state names, or by q and q',
+    is read by name (:func:`~nonholo.integrate.arguments.labelled_state`).
     """
-    y = np.asarray(y, dtype=float)
+    y, qdot = labelled_state(model, y)  # a pandas Series by name
+    y = real_state(y, what)
     n, N = model.system.n, model.n_states
     two_forms = in_quasi_velocities(model)
-    if y.shape == (N,):
+    if y.shape == (N,) and not (qdot and two_forms):
         return y.copy()
     if two_forms and y.shape == (2 * n,):
         if not np.all(np.isfinite(y)):
             raise ValueError(f"{what} contains NaN or inf")
         pvec = list(model.param_vector(params))
         if approximate:
-            return frame_initial_state(model, y, float(t), pvec, False, checked=False)
+            return frame_initial_state(model, y, float(t), pvec, False, checked=False, qdot=qdot)
         try:
-            return frame_initial_state(model, y, float(t), pvec, False)
+            return frame_initial_state(model, y, float(t), pvec, False, qdot=qdot)
         except ModelError:  # the speeds are singular at q: not a velocity off the constraints
             raise
         except ValueError as exc:

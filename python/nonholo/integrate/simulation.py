@@ -48,15 +48,16 @@ def _check_model(model) -> Model:
     return model
 
 
-def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, rtol: float = 0.0) -> np.ndarray:
+def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, rtol: float = 0.0,
+                  qdot: bool = False) -> np.ndarray:
     """y0 in the model's state, checked. A velocity off the constraints by at most max(1e-10, rtol) of
     their scale is accepted as it is: a run keeps |A v - b| near its tolerance (drift control: about
     rtol / 10; a reduced model's truncation), so its own final state, continued, was refused at rtol
     above 1e-9."""
     tolerance = max(1e-10, float(rtol))
-    y0 = arguments.labelled_state(model, y0)  # a pandas Series by name
+    y0, labelled_qdot = arguments.labelled_state(model, y0)  # a pandas Series by name
     y0 = frame_initial_state(model, check.real_state(y0), t0, params, project_y0,  # (q, u) -> (q, w)
-                             tolerance=tolerance)
+                             tolerance=tolerance, qdot=qdot or labelled_qdot)
     y0 = expand_initial_state(model, y0)  # [q, v] -> [q, 0, v, 0] with the deflections of relaxed tire laws
     if y0.shape != (model.n_states,):
         raise ValueError(
@@ -628,6 +629,7 @@ def simulate_many(
     threads = check.threads(threads)
     compile = check.compile_option(compile)
     project_y0, drift_control = check.flag(project_y0, "project_y0"), check.flag(drift_control, "drift_control", True)
+    Y0, qdot = arguments.labelled_state(model, Y0)  # a DataFrame (or Series) by name
     Y0 = check.real_state(Y0, "Y0")
     if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
         return []
@@ -645,7 +647,7 @@ def simulate_many(
     P, bad_params = _batch_params(model, params, n_runs)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
     core_options = _core_options(solver_options, False, model)
-    Y0_given, (Y0, rejected) = Y0, _batch_initial_states(model, Y0, P, t0, project_y0, rtol)
+    Y0_given, (Y0, rejected) = Y0, _batch_initial_states(model, Y0, P, t0, project_y0, rtol, qdot)
     rejected.update(bad_params)  # a NaN parameter fails its own run, not the batch
     checked = model
     if getattr(model, "requested_order", None) == "auto" and model.order is None:
@@ -754,13 +756,15 @@ def _other_form(model: Model, rows: str) -> str:
     return f" or {shape} [q, q'] (mapped to {model.state_names[n:]})"
 
 
-def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool, rtol) -> tuple:
+def _batch_initial_states(model: Model, Y0: np.ndarray, P: list, t0: float, project_y0: bool, rtol,
+                          qdot: bool = False) -> tuple:
     """The checked initial states, and {run: message} for the runs whose start is unusable
-    (their data or y0 rejected): those runs fail alone, the batch runs the others."""
+    (their data or y0 rejected): those runs fail alone, the batch runs the others. ``qdot``: the rows
+    are [q, q'] by their labels (:func:`~nonholo.integrate.arguments.labelled_state`)."""
     rejected, states = {}, []
     for i, (y, p) in enumerate(zip(Y0, P)):
         try:
-            states.append(initial_state(model, y, t0, p, project_y0, rtol))
+            states.append(initial_state(model, y, t0, p, project_y0, rtol, qdot))
         except (ModelError, ValueError) as exc:
             rejected[i] = f"Run {i} did not start at t = {t0:g}: {exc}"
             states.append(np.zeros(model.n_states))  # not integrated

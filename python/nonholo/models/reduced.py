@@ -288,7 +288,7 @@ def maps_initial_state(model, y0: np.ndarray) -> bool:
 
 
 def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool,
-                        checked: bool = True, tolerance: float = 1e-10) -> np.ndarray:
+                        checked: bool = True, tolerance: float = 1e-10, qdot: bool = False) -> np.ndarray:
     """y0 of a frame-form reduced model: (q, w) of length 2n - k as it is, or (q, u) of length 2n
     (the coordinate form's state: u on A(q) u = 0, checked, or projected G-orthogonally with
     ``project_y0``) mapped to w = [X(q)^-1 u]_D (the free coordinates' velocities u_r for the
@@ -296,8 +296,10 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     its quasi-velocities [X(q)^-1 (q' - w0(q))]_D. Other models and shapes pass through unchanged.
     ``checked=False``: the velocity is not checked against the constraints (the map of a state
     off them, as the derivative of the map in the parameters needs: ``mapped_state_derivative``);
-    ``tolerance``: the residual |A u| accepted, relative to its scale (``simulate``: max(1e-10, rtol))."""
-    if getattr(model, "kind", None) == "hamel" and maps_initial_state(model, y0):
+    ``tolerance``: the residual |A u| accepted, relative to its scale (``simulate``: max(1e-10, rtol)).
+    ``qdot``: ``y0`` is [q, q'] (labelled so), mapped where the Hamel model's own state has its length too."""
+    if getattr(model, "kind", None) == "hamel" and (maps_initial_state(model, y0)
+                                                    or qdot and y0.shape == (2 * model.system.n,)):
         return _hamel_initial_state(model, y0, t0, params, project_y0, checked)
     if getattr(model, "kind", None) == "hamel" and checked and y0.shape == (model.n_states,):
         n = model.system.n  # [q, u] as it is: refused where the speeds are singular, as [q, q'] is

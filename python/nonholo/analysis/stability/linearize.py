@@ -245,7 +245,7 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     params = parameter_mapping(params)
     zero_tol = check.positive(zero_tol, "zero_tol")
     steady_tol = check.positive(steady_tol, "steady_tol")
-    y = model_state(model, check.real_state(y, "y"), t, params)
+    y = model_state(model, y, t, params)  # (a Series by name: before it becomes an array)
     names = model.state_names
     check_start(model, t, y, model.param_vector(params))
     A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
