@@ -242,6 +242,20 @@ def test_minimum_time_with_an_unbounded_force_that_carries_the_goal_is_refused()
     assert sol.success and sol.t_final == pytest.approx(2 / np.sqrt(2), rel=1e-2)
 
 
+def test_minimum_time_with_an_unbounded_turning_rate_is_not_refused():
+    """A unicycle with |v| <= 1 and its turning rate w unbounded, to y = 1 (x and the heading free): the
+    turn is instant but the travel takes 1 / max |v| = 1. The first check of fast directions (a
+    linearization at a random v) refused it, as it refused a unicycle at constant speed whose only
+    control w is unbounded (an outside probe's: both solve to T = 1.004 with a lower bound of t_final)."""
+    x, y, th, v, w = sp.symbols("x y theta v w")
+    unicycle = nh.KinematicSystem([x, y, th], [v, w], [v * sp.cos(th), v * sp.sin(th), w],
+                                  control_bounds={"v": (-1, 1)})
+    sol = nh.OptimalControlProblem(unicycle, cost="time", initial=[0, 0, 0], final=[None, 1, None]).solve(nodes=21)
+    assert sol.success and sol.t_final == pytest.approx(1.0, rel=1e-2)
+    steady = nh.KinematicSystem([x, y, th], [w], [sp.cos(th), sp.sin(th), w])
+    nh.OptimalControlProblem(steady, cost="time", initial=[0, 0, 0], final=[None, 1, 0])  # built, not refused
+
+
 def test_minimum_time_between_ends_one_state_meets_is_refused():
     """The particle with its initial position free, to rest at 2 in minimum time, |F| <= 1: starting
     at 2 at rest, a plan of duration 0 meets both ends (IPOPT returned t_final = 1e-8 and success).
@@ -511,9 +525,21 @@ def test_local_infeasibility_names_the_equation_and_the_bounds_that_hold_the_pla
     short = nh.OptimalControlProblem(di, cost=u**2, t_final=1.0, initial=[0, 0], final=[3, 0]).solve(nodes=21)
     assert not short.success and "local infeasibility" in short.message
     assert re.search(r"At IPOPT's last point the dynamics of '[xv]' are off by [0-9.e-]+ on t in \[", short.message)
-    assert re.search(r"'u' at \d+% of the points on its bounds: .* the duration t_final = 1 allow", short.message)
+    assert re.search(r"'u' on its bounds at \d+% of the points: .* the duration t_final = 1 allow", short.message)
     enough = nh.OptimalControlProblem(di, cost=u**2, t_final=4.0, initial=[0, 0], final=[3, 0]).solve(nodes=21)
     assert enough.success and "IPOPT's last point" not in enough.message
+    # a speed limit as a path constraint (not a bound) that holds the plan: named at its limit
+    limited = nh.OptimalControlProblem(di, cost=u**2, t_final=3.0, initial=[0, 0], final=[2, 0],
+                                       path_constraints=[v**2 <= 0.25]).solve(nodes=30)
+    assert not limited.success and re.search(r"the path constraint v\*\*2 - 0.25 <= 0 at its limit at \d+% of the "
+                                             r"points", limited.message)
+    # a wall the point cannot pass: the constraint it violates is named first, not a round-off error
+    x2, y2, u1, u2 = sp.symbols("x2 y2 u1 u2")
+    point = nh.KinematicSystem([x2, y2], [u1, u2], [u1, u2], control_bounds={"u1": (-1, 1), "u2": (-1, 1)})
+    wall = nh.OptimalControlProblem(point, cost=u1**2 + u2**2, t_final=3.0, initial=[0, 0], final=[2, 0],
+                                    path_constraints=[(x2 - 1)**2 >= 0.09]).solve(nodes=30, method="trapezoid")
+    assert not wall.success and "At IPOPT's last point the path constraint 0.09 - (x2 - 1)**2 <= 0 is" in wall.message
+    assert "the dynamics of" not in wall.message
 
 
 def test_a_free_duration_that_grows_without_an_upper_bound_says_so():

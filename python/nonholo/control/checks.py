@@ -307,13 +307,14 @@ def ends_within_bounds(initial, final, names, bounds) -> None:
 def minimum_time_attained(problem) -> None:
     """Refuse a minimum-time problem (a free duration down to 0, a positive constant running cost, no
     terminal cost) whose minimum is not attained, IPOPT's "success" at t_final = 3e-7 notwithstanding:
-    every control without bounds (and none in a path constraint); some such controls, in no path
-    constraint, on which the dynamics grow without bound and whose directions at the start, with what
-    the dynamics carry them to (:func:`_reached`), reach the goal (x' = u1 + u2 with only u1 bounded,
-    and x'' = F1 + F2 rest to rest: the duration shrinks to 0; not the Heisenberg particle with only
-    x_dot bounded sent along x, which takes 1 / max |x_dot|); or end
-    states that one state meets (each entry free at an end or the same at both, no path constraint:
-    a plan of duration 0 stands at the goal)."""
+    controls without bounds, in no path constraint, on which the dynamics grow without bound and whose
+    directions at the start, with what they carry in no time (:func:`_reached`), reach the goal (x' = u1
+    + u2 with only u1 bounded, x'' = F1 + F2 rest to rest, the car with its speed unbounded: the duration
+    shrinks to 0; not the Heisenberg particle with only x_dot bounded sent along x, which takes 1 / max
+    |x_dot|, nor a unicycle with its turning rate unbounded and |v| <= 1, nor one at constant speed
+    with every control unbounded: its turn is instant, its travel takes the distance over the speed);
+    or end states that one state meets (each entry free at an end or the same at both, no path
+    constraint: a plan of duration 0 stands at the goal)."""
     p = problem
     running = sp.sympify(p.running_cost)
     if not (p.free_time and p.terminal_cost is None and p.t_bounds[0] <= 1e-8 and running.is_number
@@ -323,11 +324,10 @@ def minimum_time_attained(problem) -> None:
     constrained = set().union(*(sp.sympify(g).free_symbols for g in p.path_constraints))
     unbounded = [j for j, name in enumerate(p.control_names)
                  if not any(math.isfinite(b) for b in p.control_bounds.get(name, (-math.inf, math.inf)))]
-    if p.controls and len(unbounded) == len(p.controls) and not set(p.controls) & constrained \
-            and _carrying(p, unbounded, toward_goal=False):  # not a heading that enters by cos and sin (Zermelo)
+    fast = _carrying(p, [j for j in unbounded if p.controls[j] not in constrained])
+    if fast and len(unbounded) == len(p.controls) and not set(p.controls) & constrained:
         raise ValueError("cost='time' with every control unbounded: the duration can shrink to 0 (the minimum is not "
                          f"attained); give control_bounds, a path constraint on the controls or {remedy}")
-    fast = _carrying(p, [j for j in unbounded if p.controls[j] not in constrained])
     if fast:
         raise ValueError(f"cost='time' with the controls {fast} unbounded (no control_bounds, in no path constraint) "
                          "and the dynamics growing without bound along them toward the goal: the duration can "
@@ -339,10 +339,10 @@ def minimum_time_attained(problem) -> None:
                          f"minimum is not attained; fix the ends or give {remedy}")
 
 
-def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
+def _carrying(problem, controls: list) -> list:
     """The names of the ``controls`` (indices) when the dynamics grow without bound along them
     (|f(y0, u + s e_j) - f(y0, u)| at s = +-1e6 more than 100 times that at +-1e3: linear growth
-    gives 1000, a bounded dependence such as sin(u_j) about 1) and, with ``toward_goal``, the goal's
+    gives 1000, a bounded dependence such as sin(u_j) about 1) and the goal's
     displacement (its entries fixed at both ends) lies in the span of those directions at the start
     y0 and what the dynamics carry them to (:func:`_reached`), at three random values u of the controls
     within their bounds (together); else []."""
@@ -376,13 +376,12 @@ def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
         grows = np.linalg.norm(G[:, :, 2:], axis=0).min(axis=1) > 100 * np.linalg.norm(G[:, :, :2], axis=0).max(axis=1)
         if not grows.any():
             continue
-        if not toward_goal:
-            return [problem.control_names[j] for j, g in zip(controls, grows) if g]
         if not d.size or not np.linalg.norm(d) > 0:
             continue  # the ends' own check (a plan of duration 0)
         # with the directions at the other draws' values of the bounded controls: a car's unbounded speed
         # at two curvatures turns it as well as driving it (the path traced in no time)
-        reached.append(_reached(dyn, y0, u, G[:, grows, 2:].reshape(len(y0), -1)))
+        fast = [j for j, g in zip(controls, grows) if g]
+        reached.append(_reached(dyn, y0, u, fast, G[:, grows, 2:].reshape(len(y0), -1)))
         directions = np.hstack(reached)[fixed]
         coef = np.linalg.lstsq(directions, d, rcond=1e-10)[0]
         if np.linalg.norm(directions @ coef - d) <= 1e-9 * np.linalg.norm(d):
@@ -390,29 +389,54 @@ def _carrying(problem, controls: list, toward_goal: bool = True) -> list:
     return []
 
 
-def _reached(dyn, y0: np.ndarray, u: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """The directions of the state that controls growing without bound along the columns of ``B``
-    move it in a vanishing time, to first order at (y0, u): the span of B, A B, A^2 B, ... with A the
-    Jacobian of the dynamics in the state (by differences): an unbounded force's acceleration carries
-    the position with it (x'' = F + bounded: x reaches any goal in no time), an unbounded speed of a
-    car whose curvature is bounded its sideways position (the columns normalized)."""
-    n = len(y0)
-    step = 1e-6 * np.maximum(1.0, np.abs(y0))
-    columns = np.hstack([y0[:, None], y0[:, None] + np.diag(step)])
-    with np.errstate(all="ignore"):
-        try:
-            F = np.asarray(dyn.vector_field(columns, np.repeat(u[:, None], n + 1, axis=1)), dtype=float)
-        except (ArithmeticError, ValueError, np.linalg.LinAlgError):
-            return B
-    A = (F[:, 1:] - F[:, :1]) / step[None, :]
-    if not np.all(np.isfinite(A)):
-        return B
-    def unit(M):  # columns of unit length; those at round-off of A's scale dropped to 0, not blown up
-        norms = np.linalg.norm(M, axis=0)
-        keep = norms > 1e-9 * max(np.linalg.norm(A), 1.0)
-        return np.where(keep[None, :], M / np.where(keep, norms, 1.0)[None, :], 0.0)
+def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the directions in which the controls ``fast`` (indices), unbounded and
+    growing the dynamics without bound along the columns of ``B`` (their fields at y0), move the state
+    in a vanishing time: B, closed under two steps that need no bounded control's help. Along a fast
+    direction d, (i) the fast fields at y0 + s d (s = +-0.5, +-1): an unbounded car speed, once the
+    heading has turned, drives sideways too; (ii) the dynamics at y0 + S d where they grow without
+    bound in S (|f| at S = 1e6 over 100 times that at 1e3): a velocity driven by an unbounded force
+    carries its position (x'' = F). Not a direction a bounded control moves at a bounded rate: the
+    unicycle's unbounded turning rate turns it at once, but |v| <= 1 keeps its position at speed 1."""
+    n, m = len(y0), len(u)
 
-    blocks = [unit(B)]
-    for _ in range(n - 1):
-        blocks.append(unit(A @ blocks[-1]))
-    return np.hstack(blocks)
+    def basis(M):
+        M = M[:, np.all(np.isfinite(M), axis=0)]
+        norms = np.linalg.norm(M, axis=0)
+        M = M[:, norms > 0] / norms[norms > 0]
+        if not M.size:
+            return np.zeros((n, 0))
+        U_, sv, _ = np.linalg.svd(M, full_matrices=False)
+        return U_[:, sv > 1e-6 * max(sv[0], 1.0)]
+
+    S = basis(B)
+    kicks = [np.where(np.arange(m) == j, 1e6, 0.0) for j in fast]
+    for _ in range(n):
+        if S.shape[1] in (0, n):
+            break
+        Y, U = [y0], [u]
+        for d in S.T:
+            for shift in (0.5, -0.5, 1.0, -1.0):
+                Y += [y0 + shift * d] * (1 + len(fast))
+                U += [u] + [u + kick for kick in kicks]
+            Y += [y0 + 1e3 * d, y0 + 1e6 * d]
+            U += [u, u]
+        with np.errstate(all="ignore"):
+            try:
+                F = np.asarray(dyn.vector_field(np.array(Y).T, np.array(U).T), dtype=float)
+            except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+                return S
+        found, k = [], 1
+        for _d in S.T:
+            for _shift in range(4):
+                found.append(F[:, k + 1:k + 1 + len(fast)] - F[:, k:k + 1])
+                k += 1 + len(fast)
+            small, large = F[:, k] - F[:, 0], F[:, k + 1] - F[:, 0]
+            if np.all(np.isfinite(large)) and np.linalg.norm(large) > 100 * np.linalg.norm(small):
+                found.append(large[:, None])
+            k += 2
+        wider = basis(np.hstack([S, *found]))
+        if wider.shape[1] == S.shape[1]:
+            break
+        S = wider
+    return S

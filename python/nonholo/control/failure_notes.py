@@ -94,10 +94,10 @@ def diverging_note(sol) -> str:
 
 
 def infeasible_note(sol) -> str:
-    """" ..." for IPOPT's "local infeasibility": at its last point, the largest local error of the
-    dynamics (which state, on which interval), the largest violation of a path constraint, and the
-    controls and states that sit on a finite bound at most of the points, with what may be loosened;
-    "" where none of these is found."""
+    """" ..." for IPOPT's "local infeasibility": at its last point, the largest violation of a path
+    constraint, the largest local error of the dynamics (which state, on which interval; not one at
+    round-off), and the controls, states and path constraints held at a limit at most of the points,
+    with what may be loosened; "" where none of these is found."""
     problem = sol.problem
     parts = []
     with np.errstate(all="ignore"):
@@ -105,7 +105,8 @@ def infeasible_note(sol) -> str:
             errors = np.abs(sol._signed_errors())
         except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # a re-integration that fails: no note of it
             errors = np.zeros((0, 0))
-    if errors.size and np.any(np.isfinite(errors)):
+    scale = 1.0 + float(np.nanmax(np.ptp(sol.y_points, axis=1), initial=0.0))
+    if errors.size and np.nanmax(errors, initial=0.0) > ON_BOUND * scale:  # not round-off
         i, k = np.unravel_index(np.nanargmax(errors), errors.shape)
         t0, t1 = sol.t[k], sol.t[min(k + 1, sol.t.size - 1)]
         parts.append(f"the dynamics of {problem.state_names[i]!r} are off by {errors[i, k]:.3g} on t in "
@@ -114,17 +115,23 @@ def infeasible_note(sol) -> str:
         from .path_starts import path_values
 
         g = path_values(problem, sol.y_points, sol.u_points)
-        if g.size and np.nanmax(g) > 1e-6 * (1 + np.nanmax(np.abs(g))):
-            r, j = np.unravel_index(np.nanargmax(g), g.shape)
-            parts.append(f"the path constraint {problem.path_constraints[r]} <= 0 is {g[r, j]:.3g} at "
-                         f"t = {sol.t_points[j]:.4g}")
+        size = 1 + np.nanmax(np.abs(g), axis=1, initial=0.0)
+        if g.size and np.nanmax(g / size[:, None]) > ON_BOUND:
+            r, j = np.unravel_index(np.nanargmax(g / size[:, None]), g.shape)
+            parts.insert(0, f"the path constraint {problem.path_constraints[r]} <= 0 is {g[r, j]:.3g} at "
+                            f"t = {sol.t_points[j]:.4g}")
+        at_limit = [f"the path constraint {c} <= 0 at its limit at {100 * share:.0f}% of the points" for c, share in
+                    zip(problem.path_constraints, np.mean(np.abs(g) <= ON_BOUND * size[:, None], axis=1))
+                    if share > 0.5]
+    else:
+        at_limit = []
     held = _on_bounds(problem.control_names, sol.u_points, problem.control_bounds) + \
-        _on_bounds(problem.state_names, sol.y_points, problem.state_bounds)
+        _on_bounds(problem.state_names, sol.y_points, problem.state_bounds) + at_limit
     if not parts and not held:
         return ""
     text = " At IPOPT's last point " + "; ".join(parts) if parts else " At IPOPT's last point"
     if held:
-        text += ("; " if parts else " ") + ", ".join(held) + (" on their bounds" if len(held) > 1 else " on its bounds")
+        text += ("; " if parts else " ") + ", ".join(held)
     duration = f"the duration t_final = {problem.t_final:g}" if not problem.free_time else \
         f"the bounds of t_final {tuple(problem.t_bounds)}"
     return (text + f": the goal may lie beyond what the bounds and {duration} allow (loosen them, or check "
@@ -132,7 +139,8 @@ def infeasible_note(sol) -> str:
 
 
 def _on_bounds(names, values: np.ndarray, bounds: dict) -> list:
-    """"'F' at 85% of the points" for each variable on a finite bound at more than half of the points."""
+    """"'F' on its bounds at 85% of the points" for each variable on a finite bound at more than half of
+    the points."""
     out = []
     for name, row in zip(names, values):
         lo, hi = bounds.get(name, (-np.inf, np.inf))
@@ -141,5 +149,5 @@ def _on_bounds(names, values: np.ndarray, bounds: dict) -> list:
             if np.isfinite(b):
                 on |= np.abs(row - b) <= ON_BOUND * (1 + abs(b))
         if on.size and on.mean() > 0.5:
-            out.append(f"{name!r} at {100 * on.mean():.0f}% of the points")
+            out.append(f"{name!r} on its bounds at {100 * on.mean():.0f}% of the points")
     return out
