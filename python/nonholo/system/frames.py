@@ -412,7 +412,7 @@ class AnholonomicFrame:
         if self.has_offset and self.system.core.affine_depends_on_time:
             raise ModelError("the affine part b(q, t) of the constraints depends on time, and a frame's offset w0(q) "
                              "cannot: A w0 = b would hold at one time only. Use the coordinate model "
-                             "(system.nonholonomic()) for a time-dependent b")
+                             "(system.nonholonomic(form='qdot')) for a time-dependent b")
         rng = np.random.default_rng(2)
         names, defaults = self.system.parameter_names, np.asarray(self.system.param_vector(), dtype=float)
         radius = 1.0  # halved where the system is not defined (a ball in a bowl of radius 0.9: z = -sqrt(...))

@@ -65,7 +65,7 @@ expects the time derivatives of its holonomic constraints (``configuration_const
 linearization only); the adapter checks that they are there and raises ``ModelError``
 otherwise. Either way f_h(q, t) = 0 holds along exact solutions, and along numerical ones up to
 the integration error. The constraints without the time are also carried as
-``System.holonomic`` f_h(q) = 0 (starts projected onto them, plans that impose them at position
+``System.holonomic`` f_h(q) = 0 (a start checked against them, plans that impose them at position
 level); one that depends on time explicitly (a wire that moves) is held through its velocity row
 alone, and a ``UserWarning`` says so.
 

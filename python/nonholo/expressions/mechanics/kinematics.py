@@ -25,8 +25,8 @@ def time_symbol():
 
 
 def carried_holonomic(h: list, what: str, stacklevel: int) -> list | None:
-    """The holonomic constraints f_h(q) = 0 of ``h`` that a System carries (``System.holonomic``:
-    starts projected onto them, plans imposing them at position level), None if none. A constraint
+    """The holonomic constraints f_h(q) = 0 of ``h`` that a System carries (``System.holonomic``: a
+    start checked against them, plans imposing them at position level), None if none. A constraint
     that depends on time explicitly (a wire that moves) is held through its time derivative among
     the velocity constraints alone, to the integration error: left out, with a warning that says so."""
     t = time_symbol()
@@ -34,9 +34,10 @@ def carried_holonomic(h: list, what: str, stacklevel: int) -> list | None:
     if moving:
         import warnings
 
-        warnings.warn(f"{what}: the holonomic constraint{'s' if len(moving) > 1 else ''} "
-                      f"{', '.join(map(str, moving))} = 0 depend{'' if len(moving) > 1 else 's'} on time explicitly; "
-                      "the system holds it through its time derivative among the velocity constraints (to the "
+        many = len(moving) > 1
+        warnings.warn(f"{what}: the holonomic constraint{'s' if many else ''} {', '.join(map(str, moving))} = 0 "
+                      f"depend{'' if many else 's'} on time explicitly; the system holds {'them' if many else 'it'} "
+                      f"through {'their' if many else 'its'} time derivative among the velocity constraints (to the "
                       "integration error), not at position level (System.holonomic has the others)",
                       UserWarning, stacklevel=stacklevel)
     kept = [e for e in h if t not in sp.sympify(e).free_symbols]
