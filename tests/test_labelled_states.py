@@ -24,7 +24,7 @@ def test_simulate_many_reads_a_dataframe_and_a_series_by_name(sleigh):
                  nh.simulate_many(model, (0, 1), shuffled, params={"eps": [1e-2, 1e-2]})):
         for run, reference in zip(runs, by_position):
             np.testing.assert_array_equal(run.y, reference.y)
-    with pytest.raises(ValueError, match="y0 is labelled"):
+    with pytest.raises(ValueError, match="Y0 is labelled"):
         nh.simulate_many(model, (0, 1), pd.DataFrame([Y0], columns=list("abcdef")))
 
 

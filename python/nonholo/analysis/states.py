@@ -35,7 +35,7 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approxim
     keeping its first m components. A pandas Series labelled by the state names, or by q and q',
     is read by name (:func:`~nonholo.integrate.arguments.labelled_state`).
     """
-    y, qdot = labelled_state(model, y)  # a pandas Series by name
+    y, qdot = labelled_state(model, y, what)  # a pandas Series by name
     y = real_state(y, what)
     n, N = model.system.n, model.n_states
     two_forms = in_quasi_velocities(model)

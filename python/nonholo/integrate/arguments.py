@@ -98,13 +98,13 @@ def param_values(params, batch: bool = False) -> None:
             check.real_array(value, name)
 
 
-def labelled_state(model, y0) -> tuple:
+def labelled_state(model, y0, name: str = "y0") -> tuple:
     """(y0, qdot): ``y0`` as its values in the model's order when it is labelled by name (a pandas
     Series, or a DataFrame of one run a row, whose labels NumPy would ignore: a Series of the state
     names out of order started the run at the wrong state), by the model's state names or by the
     coordinates and velocities [q, q'] of the coordinate form (qdot True: a model in quasi-velocities
     maps them, even where its own state has the same length, Kane's speeds without dependent ones);
-    ValueError naming y0 for other string labels; anything else as it is (qdot False)."""
+    ValueError naming ``name`` for other string labels; anything else as it is (qdot False)."""
     labels = getattr(y0, "columns", None) if getattr(y0, "ndim", 1) == 2 else getattr(y0, "index", None)
     if labels is None or not hasattr(y0, "to_numpy") or isinstance(y0, np.ndarray):
         return y0, False
@@ -118,5 +118,5 @@ def labelled_state(model, y0) -> tuple:
         if len(set(labels)) == len(labels) and sorted(map(str, labels)) == sorted(names):
             order = [list(map(str, labels)).index(name) for name in names]
             return (values[..., order], qdot and names != forms[0])
-    raise ValueError(f"y0 is labelled {labels}, not by the states {forms[0]} or by {forms[1]} (in any order); give "
-                     "y0 in the model's order or labelled by those names")
+    raise ValueError(f"{name} is labelled {labels}, not by the states {forms[0]} or by {forms[1]} (in any order); "
+                     f"give {name} in the model's order or labelled by those names")

@@ -629,7 +629,7 @@ def simulate_many(
     threads = check.threads(threads)
     compile = check.compile_option(compile)
     project_y0, drift_control = check.flag(project_y0, "project_y0"), check.flag(drift_control, "drift_control", True)
-    Y0, qdot = arguments.labelled_state(model, Y0)  # a DataFrame (or Series) by name
+    Y0, qdot = arguments.labelled_state(model, Y0, "Y0")  # a DataFrame (or Series) by name
     Y0 = check.real_state(Y0, "Y0")
     if Y0.shape[:1] == (0,):  # no runs: no results (as map over an empty sequence)
         return []
