@@ -401,9 +401,12 @@ class Dop853 final : public Stepper {
     const double delta = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, y_.norm());
     tmp_ = y_ + delta * power_;
     const int col = kStagesExtended - 1;
+    std::string off_domain = off_domain_;
     f(t_end, tmp_, col);
-    if (nonfinite_) {
+    if (nonfinite_) {  // the point beside the state is off the model's domain: no estimate, no message
       nonfinite_ = false;
+      off_domain_.swap(off_domain);
+      quotients_ = 0;
       return 0.0;
     }
     power_ = (K_.col(col) - K_.col(kStages)) / delta;
