@@ -401,3 +401,5 @@ def test_a_frame_of_constraints_that_depend_on_time_is_refused_with_the_route_th
         AnholonomicFrame(belt)
     run = nh.simulate(belt.nonholonomic(form="qdot"), (0, 2), [0, 0, 0, 0.7, 0, 1.0])  # v = c at t = 0
     assert run.success and np.abs(run.constraint_residual()).max() < 1e-9
+    default = nh.simulate(belt.nonholonomic(), (0, 2), [0, 0, 0, 0.7, 0, 1.0])  # the default model: the same
+    np.testing.assert_allclose(default.y_final, run.y_final, atol=1e-7)

@@ -16,11 +16,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from .durations import ON_BOUND  # a value this close (relative, 1 + |bound|) to a bound is on it
 from .solution import vectorized
 
 __all__ = ["invalid_number_note", "nonsmooth_note", "diverging_note", "infeasible_note"]
-
-ON_BOUND = 1e-6  # a control or state this close (relative, 1 + |bound|) to a finite bound is on it
 
 
 def _expressions(problem, rates: bool = True) -> list:

@@ -30,7 +30,9 @@ def carried_holonomic(h: list, what: str, stacklevel: int) -> list | None:
     that depends on time explicitly (a wire that moves) is held through its time derivative among
     the velocity constraints alone, to the integration error: left out, with a warning that says so."""
     t = time_symbol()
-    moving = [e for e in h if t in sp.sympify(e).free_symbols]
+    moving = [t in sp.sympify(e).free_symbols for e in h]
+    kept = [e for e, m in zip(h, moving) if not m]
+    moving = [e for e, m in zip(h, moving) if m]
     if moving:
         import warnings
 
@@ -40,7 +42,6 @@ def carried_holonomic(h: list, what: str, stacklevel: int) -> list | None:
                       f"through {'their' if many else 'its'} time derivative among the velocity constraints (to the "
                       "integration error), not at position level (System.holonomic has the others)",
                       UserWarning, stacklevel=stacklevel)
-    kept = [e for e in h if t not in sp.sympify(e).free_symbols]
     return kept or None
 
 
