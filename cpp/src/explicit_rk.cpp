@@ -315,7 +315,7 @@ class Dop853 final : public Stepper {
       }
       ++count_.n_steps;
       tighten(count_.n_steps);
-      const bool stiff = turned_stiff(h_) && settings_.stop_when_stiff;  // before power_step, dense() reuse tmp_
+      const bool stiff = settings_.stop_when_stiff && turned_stiff(h_);  // before power_step, dense() reuse tmp_
       t_step_ = t;
       h_step_ = dir_ * h_;
       dense_ready_ = false;
@@ -383,10 +383,10 @@ class Dop853 final : public Stepper {
   // the test of steps held by a decaying mode below the stability border (kDecaySteps).
   bool turned_stiff(double h) {
     const double den = (y_ - tmp_).squaredNorm();
-    const auto dK = K_.col(kStages) - K_.col(kStages - 1);
-    const double lambda_h = den > 0.0 ? std::abs(h) * std::sqrt(dK.squaredNorm() / den) : 0.0;
-    const double rho_h = den > 0.0 ? -std::abs(h) * dK.dot(y_ - tmp_) / den : 0.0;
     if (!(den > 0.0)) return count_stiff(false, false);
+    const auto dK = K_.col(kStages) - K_.col(kStages - 1);
+    const double lambda_h = std::abs(h) * std::sqrt(dK.squaredNorm() / den);
+    const double rho_h = -std::abs(h) * dK.dot(y_ - tmp_) / den;
     const double decay_bound = kDecayFactor * std::pow(rtol_ * kFactorial9, 1.0 / 9.0);
     return count_stiff(lambda_h > kStiffBound || capped_, rho_h >= kRealShare * lambda_h && rho_h > decay_bound);
   }
@@ -401,11 +401,11 @@ class Dop853 final : public Stepper {
     const double delta = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, y_.norm());
     tmp_ = y_ + delta * power_;
     const int col = kStagesExtended - 1;
-    std::string off_domain = off_domain_;
+    std::string off_domain = std::move(off_domain_);  // what f() may write here is no attempt's
     f(t_end, tmp_, col);
-    if (nonfinite_) {  // the point beside the state is off the model's domain: no estimate, no message
+    off_domain_ = std::move(off_domain);
+    if (nonfinite_) {  // the point beside the state is off the model's domain: no estimate
       nonfinite_ = false;
-      off_domain_.swap(off_domain);
       quotients_ = 0;
       return 0.0;
     }
@@ -451,7 +451,7 @@ class Dop853 final : public Stepper {
   bool nonfinite_ = false;
   bool started_ = false, stale_ = false, handover_ = false, rejected_last_ = false, dense_ready_ = false;
   bool capped_ = false;    // the step's size was the stability cap's (kStabilityCap / lambda_)
-  double lambda_ = 0.0;    // the largest recent estimate of |lambda| (turned_stiff, kLambdaMemory)
+  double lambda_ = 0.0;    // the largest recent estimate of |lambda| (power_step, kLambdaMemory)
   double t_now_ = 0.0, h_ = 0.0;      // the time reached, the next step's size
   double first_bound_ = std::numeric_limits<double>::infinity();  // bound_step() before the first step
   double t_step_ = 0.0, h_step_ = 0.0;  // the last step: its start and its signed size

@@ -111,12 +111,11 @@ def labelled_state(model, y0, name: str = "y0") -> tuple:
     labels = list(labels)
     if not labels or not any(isinstance(label, str) for label in labels):
         return y0, False  # a position index (0, 1, ...): positional
-    values = np.asarray(y0.to_numpy())
+    values, given = np.asarray(y0.to_numpy()), [str(label) for label in labels]
     system = model.system
     forms = [list(model.state_names), [str(s) for s in (*system.coordinates, *system.velocities)]]
     for names, qdot in zip(forms, (False, True)):
-        if len(set(labels)) == len(labels) and sorted(map(str, labels)) == sorted(names):
-            order = [list(map(str, labels)).index(name) for name in names]
-            return (values[..., order], qdot and names != forms[0])
+        if len(set(given)) == len(given) and sorted(given) == sorted(names):
+            return values[..., [given.index(name) for name in names]], qdot and names != forms[0]
     raise ValueError(f"{name} is labelled {labels}, not by the states {forms[0]} or by {forms[1]} (in any order); "
                      f"give {name} in the model's order or labelled by those names")
