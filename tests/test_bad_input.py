@@ -189,6 +189,23 @@ def test_tolerances_below_round_off_are_named_under_dop853_as_under_cvode(sleigh
         assert "singular" not in run.message
 
 
+def test_an_atol_far_below_round_off_is_named_when_the_run_fails(sleigh):
+    """atol 1e-300: every method failed with words that blame the model (a collapsed step, "the
+    right-hand side or its scale is not finite", dependent constraint rows); the message names atol.
+    The default atol runs, and so does a run that succeeds at a tiny atol (no note on success)."""
+    model = sleigh.nonholonomic()
+    for method in ("auto", "bdf", "adams", "dop853"):
+        with pytest.warns(nh.SimulationWarning):
+            run = nh.simulate(model, (0, 5), Y0, atol=1e-300, method=method)
+        assert run.status == -1 and "atol = 1e-300 is far below double precision" in run.message, method
+    with pytest.warns(nh.SimulationWarning, match="atol = 1e-300 is far below"):
+        batch = nh.simulate_many(model, (0, 5), [Y0, Y0], atol=1e-300)
+    assert all("atol = 1e-300 is far below" in r.message for r in batch)
+    assert nh.simulate(model, (0, 5), Y0).status == 0  # the default atol
+    fine = nh.simulate(model, (0, 5), Y0, atol=1e-30)
+    assert fine.status == 0 and "atol" not in fine.message
+
+
 def test_a_compile_cache_that_is_no_path_is_named(sleigh):
     with pytest.raises(TypeError, match="cache_dir must be a path"):
         sleigh.nonholonomic().compile(cache_dir=5)

@@ -33,6 +33,7 @@ from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, 
 from .events import Event, event_specs
 from ..models.start_check import check_start
 from . import arguments
+from .failure_causes import constraint_singularity, explain_failure, explain_tiny_atol
 
 __all__ = ["simulate", "simulate_many", "Event"]
 
@@ -390,8 +391,9 @@ def simulate(
     check_validity(result, y0, t0=t0, p=p)
     warn_at_start(result, events, t0, y0)
     warn_beyond_precision(result, model, (t0, tf), y0, result.params)
-    result = _constraint_singularity(result, p, opts)
-    return _report(_explain_failure(result, checked, y0, (t0, tf)), raise_on_failure)
+    result = constraint_singularity(result, p, opts)
+    result = explain_tiny_atol(explain_failure(result, checked, y0, (t0, tf)), opts["atol"])
+    return _report(result, raise_on_failure)
 
 
 def _drop_samples(raw: dict) -> None:
@@ -428,88 +430,6 @@ def check_validity(result: SimulationResult, y0=None, warn: bool = True, t0: flo
         result.warnings.append(message)
         if warn:
             warnings.warn(message, SimulationWarning, stacklevel=3)
-    return result
-
-
-def _explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_span: tuple) -> SimulationResult:
-    """A failure whose cause is known gets a message that names it and the remedy: an interval
-    below the solver's resolution, or the friction model at an eps too small for its O(eps)
-    initial layer, started off the constraint (a failure within 1e3 eps of t0, not one that ran
-    out of max_steps or max_wall_time)."""
-    if result.status >= 0 or result.flag_name == "INTERRUPTED":
-        return result
-    t0, tf = t_span
-    if result.stats.get("n_steps", 0) == 0 and result.flag_name in ("CV_TOO_CLOSE", "CV_ILL_INPUT") and (
-            abs(tf - t0) <= 1e3 * np.finfo(float).eps * max(abs(t0), abs(tf)) or abs(tf - t0) < 1e-150):
-        result.message = (
-            f"t_span = ({t0!r}, {tf!r}) is below the solver's resolution: the interval {abs(tf - t0):.3g} is shorter "
-            "than the smallest step CVODE can take there (steps are resolved to about 1e-16 of |t|, and intervals "
-            f"below about 1e-150 underflow its step-size estimate; {result.flag_name}). Integrate over a longer "
-            "interval, or shift the time origin closer to the interval")
-    elif model.kind == "friction" and result.flag_name not in ("CV_TOO_MUCH_WORK", "WALL_TIME_EXCEEDED"):
-        _explain_layer(result, model, y0, t0)  # not a run stopped by its max_steps or max_wall_time
-    return result
-
-
-TINY_EPS = 1e-100  # a friction eps below which its rates (about mu / eps) leave double precision's useful range
-
-
-def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray, t0: float) -> None:
-    system = model.system
-    eps = result.params.get("eps", model.eps)
-    if 0 < eps < TINY_EPS:  # whatever the solver saw (a NaN state, a failed error test), this is the cause
-        result.message = (
-            f"{result.message}. At eps = {eps:g} the friction model's rates, about mu / eps, are beyond what "
-            "double precision resolves (its steps and Jacobian overflow or underflow): use system.nonholonomic(), "
-            "the limit eps -> 0, or system.reduced(eps), or an eps above about 1e-100")
-        return
-    # |A v - b| at y0 against |A| |v| + |b| (the core's constraint_residual), from the system's
-    # point geometry: the diagnosis builds no model and runs nothing
-    q, v = y0[: system.n], y0[system.n: 2 * system.n]
-    A, b = system.constraint_matrix(q, t0, {k: x for k, x in result.params.items() if k != "eps"})
-    residual = float(np.linalg.norm(A @ v - b))
-    scale = float(np.linalg.norm(A) * np.linalg.norm(v) + np.linalg.norm(b))
-    # failed within the layer (its e-folding time is about eps / mu): the layer is the cause
-    if residual > 1e-10 * max(scale, 1.0) and abs(result.t_last - t0) <= 1e3 * eps:
-        result.message = (
-            f"{result.message}. The run starts off the constraint (|A v - b| = {residual:.3g}): at eps = {eps:g} "
-            f"the friction model's initial layer, in which A v - b decays like exp(-mu t / eps) within about "
-            f"{eps:.3g} time units, is below what the solver resolves. Project the initial velocity onto the "
-            "constraint (project_y0=True, or system.project(q, v)), or use system.nonholonomic() or "
-            "system.reduced(eps), the friction model after its layer")
-
-
-SINGULAR_CONSTRAINTS = 1e-6  # sigma_min / sigma_max of A(q) below which its rows count as dependent
-
-
-def _constraint_singularity(result: SimulationResult, p: list, opts: dict) -> SimulationResult:
-    """A failed run of a constrained model that stopped where the constraint rows A(q) became
-    (nearly) dependent (the snakeboard at phi = pi/2): the message names the constraint
-    singularity with t and q instead of the solver's symptom (a collapsing step size). The
-    state at the failure is the last step's, which the core reports (``y_last``) also when the
-    outputs were sampled at t_eval: the diagnosis integrates nothing again."""
-    model, system = result.model, result.model.system
-    if result.status >= 0 or not system.k or result.flag_name == "INITIAL_STATE_REJECTED":
-        return result
-    t, y = result.t_last, result._y_last
-    if y is None or np.shape(y) != (model.n_states,):
-        return result
-    q = np.asarray(y, dtype=float)[: system.n]
-    if not check.all_finite(q):
-        return result
-    try:
-        A, _ = system.constraint_matrix(q, t, dict(zip(system.parameter_names, p)))
-        s = np.linalg.svd(A, compute_uv=False)
-    except (ValueError, RuntimeError, np.linalg.LinAlgError):
-        return result
-    if not (s[0] > 0 and s[-1] <= SINGULAR_CONSTRAINTS * s[0]):
-        return result
-    point = ", ".join(f"{name}={value:.6g}" for name, value in zip(system.coordinate_names, q))
-    result.message = (f"Integration stopped at t = {t:.6g}: the constraint rows A(q) are (nearly) linearly dependent "
-                      f"at q = ({point}) (smallest singular value {s[-1]:.2g} of {s[0]:.3g}): a constraint "
-                      "singularity, where the constraints no longer determine the multipliers and the constrained "
-                      f"motion is not defined. The solver's report: {result.message}")
-    result.flag_name = "CONSTRAINT_SINGULAR"
     return result
 
 
@@ -709,7 +629,7 @@ def simulate_many(
             _drop_samples(raw)
     results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True, method)
     batch_stopped_by_load(results, started, len(stops))
-    results = [_constraint_singularity(r, p, opts) for r, p in zip(results, P)]
+    results = [explain_tiny_atol(constraint_singularity(r, p, opts), opts["atol"]) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
 
 
@@ -731,7 +651,7 @@ def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: li
         r.method_reason = method_reason(requested, r.method, model)
     if check_runs:
         for i in started:
-            _explain_failure(results[i], model, Y0[i], t_span)
+            explain_failure(results[i], model, Y0[i], t_span)
     if check_runs and isinstance(model, ReducedModel):
         outside = [i for i, r in enumerate(results) if check_validity(r, Y0[i], warn=False, t0=t0).warnings]
         if outside:
