@@ -40,6 +40,21 @@ def test_fit_recovers_parameters_within_the_reported_covariance(sleigh):
     assert res.residuals.shape == (2 * t.size,) and abs(res.cost - 0.5 * res.residuals @ res.residuals) < 1e-15
 
 
+@pytest.mark.parametrize("size", [1.0, 1e-3, 1e-6, 1e3])
+def test_a_fit_to_data_of_any_size_reaches_the_parameter_of_noise_free_data(sleigh, size):
+    """The sleigh's state scaled by ``size`` (its motion then depends on a through terms of size
+    size**2): noise-free data from a = 0.3, the fit from 0.2. SciPy's absolute gtol of the gradient
+    J^T r stopped the default fit at 0.295 on data of size 1e-3 and at its start (0.2) at 1e-6."""
+    model = sleigh.nonholonomic()
+    y0 = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.5]) * size
+    t = np.linspace(0, 2, 21)
+    data = nh.simulate(model, (0, 2), y0, t_eval=t, params={"a": 0.3}, rtol=1e-12, atol=1e-14 * size).y
+    res = nh.fit(model, t, data, {"a": 0.2}, y0, atol=1e-14 * size)
+    assert res.success and abs(res.x[0] - 0.3) < 1e-6, res.x
+    lm = nh.fit(model, t, data, {"a": 0.2}, y0, atol=1e-14 * size, least_squares_options={"method": "lm"})
+    assert lm.success and abs(lm.x[0] - 0.3) < 1e-6, lm.x  # lm's gtol, a cosine, is kept
+
+
 def test_fit_bad_input(sleigh):
     model = sleigh.nonholonomic()
     t = np.linspace(0.5, 2, 4)

@@ -428,7 +428,10 @@ def fit(
     least_squares_options : mapping, optional
         Passed to ``least_squares`` (xtol, ftol, gtol, x_scale, max_nfev, method ...). ``method``
         "trf" (default) or "dogbox" reject a trial point where the simulation fails or the
-        observations are NaN; "lm" cannot (an error there) and takes no ``bounds``.
+        observations are NaN; "lm" cannot (an error there) and takes no ``bounds``. Defaults:
+        ``xtol=1e-12``, ``ftol=1e-12`` (both relative), ``x_scale="jac"``, and ``gtol=None``
+        (trf's and dogbox's gradient test is in the data's units: a fit to data of size 1e-3
+        stopped short of the optimum) but 1e-12 with "lm" (its gtol is a cosine).
     compile : {"auto", True, False}
         "auto" (default): after the simulation at the starting point, the model's tapes that are
         bit for bit the interpreter's are compiled when FIT_EVALUATIONS (20) simulations like it
@@ -537,8 +540,12 @@ def fit(
         raise ValueError("weights must be non-negative and finite")
     sqrt_w = np.sqrt(w).reshape(-1)
     base = dict(fixed or {})
-    options = dict(xtol=1e-12, ftol=1e-12, gtol=1e-12, x_scale="jac", method="trf")
+    options = dict(xtol=1e-12, ftol=1e-12, x_scale="jac", method="trf")
     options.update(least_squares_options or {})
+    # gtol: trf's and dogbox's test the gradient J^T r in the parameters' and the data's units, so on
+    # data of size 1e-3 a sleigh's fit stopped at a = 0.295 of 0.3 (at 1e-6 at its start): off by
+    # default, xtol and ftol (relative) end the fit; lm's gtol is a cosine, in no units
+    options.setdefault("gtol", 1e-12 if options["method"] == "lm" else None)
     cache, trial = {}, False  # trial: least_squares has started, a failing point is a step to reject
     best = FitProgress()  # the best finished evaluation: what Ctrl-C hands over
 
