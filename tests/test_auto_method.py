@@ -239,3 +239,13 @@ def test_a_mildly_damped_run_that_the_stability_cap_holds_goes_on_with_bdf_at_bd
     explicit = nh.simulate(system.nonholonomic(), (0, 10), y0, t_eval=t, rtol=rtol, atol=rtol / 100, method="dop853")
     assert auto.method.startswith("dop853->bdf")
     assert np.abs(auto.y - exact).max() < 20 * rtol and np.abs(explicit.y - exact).max() < 3 * rtol
+
+
+@pytest.mark.parametrize("method", ["auto", "dop853", "adams", "bdf"])
+def test_the_last_step_is_reported_by_every_method(sleigh, method):
+    """stats["last_step"] was 0 after every DOP853 run (the default's first method): it is the last
+    step's signed size, as CVODE's, forward and backward (every step is an output here)."""
+    model = sleigh.nonholonomic()
+    for span in ((0, 5), (5, 0)):
+        run = nh.simulate(model, span, [0, 0, 0, 1, 0, 0.5], method=method)
+        assert run.stats["last_step"] == pytest.approx(run.t[-1] - run.t[-2], rel=1e-12), span

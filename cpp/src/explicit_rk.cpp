@@ -149,6 +149,7 @@ class Dop853 final : public Stepper {
     s.n_rhs += count_.n_rhs;
     s.n_err_test_fails += count_.n_rejected;
     s.last_order = 8;
+    s.last_step = h_step_;  // signed, as CVODE's
     count_ = {};
   }
   // before the first step: a bound on the step begin() will choose
