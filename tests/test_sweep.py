@@ -116,3 +116,13 @@ def test_strings_that_spell_numbers_stay_strings():
     assert out["label"].dtype == object and list(out["label"]) == ["2", "1e-3"]
     assert out["mixed"].dtype == object and list(out["mixed"]) == [1.0, "x"]
     assert out["x"].dtype == float and list(out["x"]) == [0.0, 0.5]
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_the_progress_bar_ends_at_every_point(capsys, n):
+    """The bar advanced by a tqdm iterator, which counts an item only when the next is asked for: a
+    sweep of 5 points ended its bar at 4/5, a one-point sweep at 0/1. The default shows the bar."""
+    result = nh.sweep(lambda a: 2 * a, {"a": [float(i) for i in range(n)]}, threads=1)
+    assert result["value"].tolist() == [2.0 * i for i in range(n)]
+    shown = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert f"{n}/{n}" in shown and "100%" in shown, shown

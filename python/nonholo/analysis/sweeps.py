@@ -34,7 +34,7 @@ import sympy as sp
 
 from .. import options as check
 from ..errors import SweepError, SweepWarning, attach_partial
-from ..progress import Cancel, cancel_scope, iterate
+from ..progress import Cancel, bar, cancel_scope
 
 __all__ = ["sweep", "SweepResult", "grid_points", "PointError", "OK", "FAILED", "NOT_RUN"]
 
@@ -336,8 +336,16 @@ class _Run:
     def collect(self, progress: bool) -> int | None:
         """Run every point (the rest of a grid a broken process pool left in fresh pools); returns
         the index of the failure that stops the sweep (``on_error="raise"``), else None."""
-        bar = iterate(range(len(self.points)), len(self.points), "sweep", progress)
-        ticks = iter(bar)
+        # a bar advanced as each point finishes (a tqdm iterator counts an item only when the next is
+        # asked for: it ended at N - 1 of N)
+        ticks = bar(len(self.points), "sweep", progress)
+        try:
+            return self._collect(ticks)
+        finally:  # with the points a dead worker's blame settled
+            ticks.update(max(0, int((self.status != NOT_RUN).sum()) - ticks.n))
+            ticks.close()
+
+    def _collect(self, ticks) -> int | None:
         self.submit()
         idle = 0
         while True:
@@ -363,12 +371,12 @@ class _Run:
         broken = []
         for future in as_completed(self.futures):
             i = self.futures[future]
-            next(ticks, None)
-            if not self.record(i, future):
-                continue
-            if isinstance(self.errors[i], BrokenProcessPool):
+            failed = self.record(i, future)
+            if failed and isinstance(self.errors[i], BrokenProcessPool):
                 broken.append(i)  # every pending point fails at once: blame the right one afterwards
-            elif self.on_error == "raise":
+                continue  # (run again in a fresh pool, or blamed: counted then)
+            ticks.update(1)
+            if failed and self.on_error == "raise":
                 self.cancel()
                 # the points running already are waited for and kept: nothing that finishes is lost
                 for other, j in self.futures.items():
