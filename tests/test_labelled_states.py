@@ -61,3 +61,30 @@ def test_kanes_speeds_of_full_length_map_a_series_labelled_by_q_and_qdot():
     run = nh.simulate(model, (0, 1), labelled)
     np.testing.assert_allclose(run.y[:, 0], speeds, atol=1e-15)
     np.testing.assert_allclose(run.y_final, reference.y_final, atol=1e-12)
+
+
+def test_steady_motions_reads_a_series_and_a_dataframe_by_label():
+    """A Series of the sleigh's state names out of order (x_dot last) was read by position: the
+    guess became phi_dot = 1, not the straight motion at speed 1. A DataFrame is a guess a row; an
+    array (the default) stays positional."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    guess = pd.Series({"x": 0.0, "y": 0.0, "phi": 0.0, "phi_dot": 0.0, "y_dot": 0.0, "x_dot": 1.0})
+    np.testing.assert_array_equal(nh.steady_motions(sleigh, guess).state, [0, 0, 0, 1, 0, 0])
+    found = nh.steady_motions(sleigh, pd.DataFrame([guess, 2 * guess]))
+    assert sorted(m.state[3] for m in found) == [1.0, 2.0]
+    np.testing.assert_array_equal(nh.steady_motions(sleigh, [0, 0, 0, 1, 0, 0]).state, [0, 0, 0, 1, 0, 0])
+
+
+def test_eigenvalue_path_reads_a_series_state_by_label():
+    """A Series state (x_dot last) was read by position in nh.eigenvalue_path: the path of a sleigh
+    spinning in place, not the one moving straight at speed 1 (whose eigenvalue is -m a v / (I + m a^2))."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    state = pd.Series({"x": 0.0, "y": 0.0, "phi": 0.0, "phi_dot": 0.0, "y_dot": 0.0, "x_dot": 1.0})
+    values = [0.1, 0.2, 0.3]
+    by_label = nh.eigenvalue_path(sleigh.nonholonomic(), "a", values, state)
+    by_position = nh.eigenvalue_path(sleigh.nonholonomic(), "a", values, [0, 0, 0, 1, 0, 0])  # the default: an array
+    np.testing.assert_allclose(by_label.eigenvalues, by_position.eigenvalues)
+    p = {str(k): float(v) for k, v in sleigh.parameters.items()}
+    m, inertia = p["m"], p["I"]
+    for a, row in zip(values, by_position.eigenvalues):
+        assert np.min(np.abs(row - (-m * a / (inertia + m * a * a)))) < 1e-10, row

@@ -164,7 +164,7 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     lins = []
     try:
         for i, v in enumerate(values):
-            at = states[i] if states is not None else np.asarray(state(v), dtype=float)
+            at = states[i] if states is not None else _state(state(v))
             lins.append(linearize(model, at, params=_params(model, parameter, v, params), **linearize_options))
     except KeyboardInterrupt as exc:  # Ctrl-C: the path over the values done goes with it
         partial = _path(parameter, values[: len(lins)], lins, model, state, params, linearize_options,
@@ -432,10 +432,17 @@ def _params(model, parameter, value, params) -> dict:
     return out
 
 
+def _state(y):
+    """A state as linearize takes it: a pandas Series as it is (read by its labels there, which NumPy
+    would drop), anything else as an array."""
+    labelled = hasattr(y, "to_numpy") and not isinstance(y, np.ndarray) and getattr(y, "ndim", 0) == 1
+    return y if labelled else np.asarray(y, dtype=float)
+
+
 def _states(model, state, values) -> list:
     if callable(state):
-        return [np.asarray(state(v), dtype=float) for v in values]
-    arr = np.asarray(state, dtype=float)
+        return [_state(state(v)) for v in values]
+    arr = _state(state)
     if arr.ndim == 1:
         return [arr] * len(values)
     n = model.system.n

@@ -94,7 +94,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     guess : array_like (N,) or (G, N)
         Initial state(s). With several guesses, the distinct solutions found are returned
         (distinct modulo the cyclic coordinates: motions that differ only in them are one); a
-        guess that cannot be used (NaN, a singular frame) counts as one that failed. A model in
+        guess that cannot be used (NaN, a singular frame) counts as one that failed. A pandas
+        Series (a DataFrame, a guess a row) is read by its labels, as ``simulate`` reads y0. A model in
         quasi-velocities (Kane's speeds) also takes [q, q'] ((2n,) or (G, 2n)), a guess, so q'
         need not satisfy the constraints: it is mapped to the quasi-velocities with its
         components along the constraints dropped. A guess of the model's own length N is always
@@ -136,7 +137,10 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     tol = check.positive(tol, "tol")
     max_iterations = check.count(max_iterations, "max_iterations")
     t = check.finite_float(t, "t")
-    guesses = np.asarray(guess, dtype=float)
+    # a pandas Series (a DataFrame: a guess a row) is read by its labels, as simulate reads y0: NumPy
+    # drops them, and a Series of the state names out of order was solved from another state
+    labelled = hasattr(guess, "to_numpy") and not isinstance(guess, np.ndarray)
+    guesses = guess if labelled and getattr(guess, "ndim", 0) in (1, 2) else np.asarray(guess, dtype=float)
     N, n = model.n_states, model.system.n
     if guesses.ndim == 1:
         return _solve(model, _checked_guess(model, guesses, t, params), fixed, t, params, cyclic, tol, max_iterations)
@@ -150,7 +154,7 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     # motions that differ only in cyclic coordinates are one (a shift of them is the same motion)
     keep = [i for i in range(N) if i not in set(model_cyclic_indices(model, cyclic))]
     found, errors = [], []
-    for i, g in enumerate(guesses):
+    for i, g in enumerate((row for _, row in guesses.iterrows()) if labelled else guesses):  # rows as Series
         try:
             y = _checked_guess(model, g, t, params, f"guess[{i}]")
         except ValueError as exc:  # a guess that cannot be used: one failed guess
