@@ -182,3 +182,23 @@ def test_a_failed_plan_tracked_says_so():
     run = bad.track(knife, 1e-3, where, feedforward=["F", "tau"])
     assert run.success and not run.plan_success
     assert "The plan tracked is no success" in run.message and repr(run).endswith("plan_success=False)")
+
+
+def test_coordinates_default_to_the_plan_states_of_the_same_names():
+    """track's coordinates=None raised "coordinates must map every coordinate" even where the plan's
+    states are the system's coordinates by name; the default now takes them, equal to the map given
+    explicitly, and still refuses a plan whose states lack a coordinate's name (naming it)."""
+    X, Y, TH, v, w = sp.symbols("x y theta v w")
+    unicycle = nh.KinematicSystem([X, Y, TH], [v, w], [v * sp.cos(TH), v * sp.sin(TH), w])
+    plan = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, t_final=3.0, initial=[0, 0, 0],
+                                    final=[2.0, 1.0, 0.0]).solve(nodes=41)
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    knife = nh.System([x, y, th], sp.diag(2.0, 2.0, 0.3), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                      force=sp.Matrix([F * sp.cos(th), F * sp.sin(th), tau]), parameters={F: 0.0, tau: 0.0})
+    default = plan.track(knife, 1e-3, feedforward=["F", "tau"])
+    given = plan.track(knife, 1e-3, coordinates={"x": X, "y": Y, "theta": TH}, feedforward=["F", "tau"])
+    assert default.success and default.max_error < 2e-3
+    np.testing.assert_array_equal(default.y, given.y)
+    other = nh.System(sp.symbols("p q r"), sp.eye(3), constraints=sp.Matrix([[0, 1, 0]]))
+    with pytest.raises(ValueError, match=r"do not include \['p', 'q', 'r'\]"):
+        plan.track(other, 1e-3)

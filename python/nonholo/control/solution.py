@@ -415,7 +415,8 @@ class OptimalControlSolution:
         ``result["error"]``, ``max_error``, ``max_slip``).
 
         ``coordinates`` maps each coordinate of ``system`` to an expression of the plan's states
-        (e.g. the centre of mass from the rear axle); ``inputs`` maps symbols of the system (in
+        (e.g. the centre of mass from the rear axle; default: the plan's states of the coordinates'
+        names); ``inputs`` maps symbols of the system (in
         its constraints or force: a steering angle) to expressions of the plan's states and
         controls; ``feedforward`` names force symbols (a drive) solved by inverse dynamics so that
         the nonholonomic system follows the plan exactly: the slip and the error are then those of

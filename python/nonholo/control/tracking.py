@@ -120,7 +120,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     :meth:`OptimalControlSolution.track` (the module docstring says how).
 
     ``coordinates``: the system's coordinate name -> SymPy expression of the plan's states (every
-    coordinate); ``inputs``: symbol name -> SymPy expression of the plan's states and controls;
+    coordinate; default: the plan's states of the same names); ``inputs``: symbol name -> SymPy expression of the plan's states and controls;
     ``feedforward``: names of symbols of the force solved by inverse dynamics along the plan. The
     other parameters take the system's values. Integrated by SciPy (``method``, implicit by
     default: the friction model is stiff for small eps) with the plan and inputs evaluated in
@@ -142,8 +142,13 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
 
     if not (hasattr(system, "constraints") and hasattr(system, "coordinates") and hasattr(system, "k")):
         raise TypeError(f"system must be a nonholo.System, got {type(system).__name__}")
-    if coordinates is None:
-        raise ValueError("coordinates must map every coordinate of the system to the plan's states")
+    if coordinates is None:  # the default: the plan's states of the coordinates' names
+        names = [str(s) for s in system.coordinates]
+        missing = [nm for nm in names if nm not in plan.state_names]
+        if missing:
+            raise ValueError(f"coordinates must map every coordinate of the system to the plan's states: the plan's "
+                             f"states {plan.state_names} do not include {missing}, so none is taken by name")
+        coordinates = {nm: nm for nm in names}
     if not isinstance(coordinates, Mapping):
         raise TypeError(f"coordinates must be a mapping name -> expression, got {type(coordinates).__name__}")
     if inputs is not None and not isinstance(inputs, Mapping):
