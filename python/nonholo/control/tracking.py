@@ -120,12 +120,13 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     :meth:`OptimalControlSolution.track` (the module docstring says how).
 
     ``coordinates``: the system's coordinate name -> SymPy expression of the plan's states (every
-    coordinate; default: the plan's states of the same names); ``inputs``: symbol name -> SymPy expression of the plan's states and controls;
-    ``feedforward``: names of symbols of the force solved by inverse dynamics along the plan. The
-    other parameters take the system's values. Integrated by SciPy (``method``, implicit by
-    default: the friction model is stiff for small eps) with the plan and inputs evaluated in
-    NumPy, sampled at about ``samples`` times: equally spaced in each interval of the plan's mesh,
-    where the integration restarts (the controls have kinks at the nodes).
+    coordinate; default: the plan's states of the same names); ``inputs``: symbol name -> SymPy
+    expression of the plan's states and controls; ``feedforward``: names of symbols of the force
+    solved by inverse dynamics along the plan. The other parameters take the system's values.
+    Integrated by SciPy (``method``, implicit by default: the friction model is stiff for small eps)
+    with the plan and inputs evaluated in NumPy, sampled at about ``samples`` times: equally spaced
+    in each interval of the plan's mesh, where the integration restarts (the controls have kinks at
+    the nodes).
     """
     from scipy.integrate import solve_ivp
     from scipy.optimize import least_squares
