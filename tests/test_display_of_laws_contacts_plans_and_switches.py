@@ -319,3 +319,18 @@ def test_a_problem_says_what_it_is():
     v = car.controls[0]
     fixed = nh.OptimalControlProblem(car, cost=v**2, t_final=2.0, initial=[0, 0, 0], final=[1, 0, 0])
     assert repr(fixed).startswith("OptimalControlProblem(cost='v**2', t_final=2, ")
+
+
+@pytest.mark.parametrize("name", ["price $5 and $6", r"budget $\frac$ sled", "sleigh"])
+def test_a_system_name_with_dollars_is_drawn_as_text(tmp_path, name):
+    """result.plot()'s title read a name's dollars as matplotlib's math: "price $5 and $6" lost them,
+    and r"$\\frac$" made savefig raise (no figure in a notebook). The name is drawn as written."""
+    x, y, th = sp.symbols("x y theta")
+    system = nh.System([x, y, th], sp.eye(3), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]), name=name)
+    run = nh.simulate(system.nonholonomic(), (0, 1), [0, 0, 0, 1, 0, 0.5])
+    ax = run.plot()
+    fig = ax[0].figure if hasattr(ax, "__len__") else ax.figure
+    fig.savefig(tmp_path / "run.png")
+    title = (ax[0] if hasattr(ax, "__len__") else ax).get_title()
+    assert title.replace("\\$", "$").startswith(f"{name}: "), title
+    plt.close(fig)

@@ -123,7 +123,8 @@ def result_panels(result, names=None, ax=None, *, kind: str | None = None, **kwa
         axis.legend(loc="best", fontsize=8, ncol=max(1, len(axis.lines) // 4))
         axis.grid(True, alpha=0.3)
     axes[-1].set_xlabel("t")
-    system_name = getattr(system, "name", "")
+    # a name is text, not matplotlib's math: "$5 and $6" lost its dollars, "$\\frac$" raised in savefig
+    system_name = str(getattr(system, "name", "")).replace("$", r"\$")
     kind = kind or model_label(result.model)
     title = f"{system_name}: {kind}" if system_name else kind
     switches = list(getattr(result, "frame_switches", None) or [])
