@@ -25,6 +25,9 @@ def test_a_step_that_resolves_the_motion_runs_through():
     assert run.status == 0 and run.t[-1] == 40.0
     assert np.max(np.abs(energy / energy[0] - 1)) < 0.07
     assert repr(run).startswith("DiscreteResult(")  # it printed as a SimulationResult
+    assert run._repr_html_().startswith("<div><p><b>DiscreteResult</b>")  # its notebook display did still
+    default = nh.simulate(SLEIGH.nonholonomic(), (0, 1), Y0)
+    assert default._repr_html_().startswith("<div><p><b>SimulationResult</b>")
 
 
 @pytest.mark.parametrize("h", [2.0, 5.0, 8.0, 10.0])

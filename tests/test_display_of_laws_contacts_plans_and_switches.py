@@ -319,6 +319,10 @@ def test_a_problem_says_what_it_is():
     v = car.controls[0]
     fixed = nh.OptimalControlProblem(car, cost=v**2, t_final=2.0, initial=[0, 0, 0], final=[1, 0, 0])
     assert repr(fixed).startswith("OptimalControlProblem(cost='v**2', t_final=2, ")
+    long = nh.OptimalControlProblem(car, cost=sum((v + i) ** 2 for i in range(20)), t_final=2.0, initial=[0, 0, 0],
+                                    final=[1, 0, 0])
+    shown = repr(long).split("cost=")[1].split(", t_final")[0]  # cut whole, with its closing quote (it was cut
+    assert shown.endswith(" ...'") and len(shown) <= 82, shown  # at 80 characters of the repr, quote and all)
 
 
 @pytest.mark.parametrize("name", ["price $5 and $6", r"budget $\frac$ sled", "sleigh"])

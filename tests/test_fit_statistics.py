@@ -85,6 +85,7 @@ def test_unidentified_parameters_get_inf_covariance_and_a_warning_naming_them(kn
         res = nh.fit(knife, T_OBS, noisy_xy, {"F": 0.7, "m": 2.0, "tau": 0.3}, Y0, observe=["x", "y"],
                      bounds=bounds)
     assert "F and m enter only in a combination" in res.message
+    assert repr(res).endswith(f"message={res.message!r})")  # whole: it was cut mid-word before the warning
     assert np.all(np.isinf(res.covariance[:2, :])) and np.all(np.isinf(res.covariance[:, :2]))
     assert np.isfinite(res.covariance[2, 2]) and res.stderr["tau"] > 0
     p = res.params

@@ -109,7 +109,7 @@ class FitResult:
     def __repr__(self) -> str:
         estimates = ", ".join(f"{n}={v:.6g} ± {e:.2g}" for n, v, e in zip(self.names, self.x, self.stderr.values()))
         return (f"FitResult(success={self.success}, {estimates}, cost={self.cost:.4g}, nfev={self.nfev}, "
-                f"message={self.message!r:.120})")
+                f"message={self.message!r})")  # whole: a warning (an unidentified parameter) ends it
 
     @property
     def params(self) -> dict:

@@ -156,7 +156,8 @@ class OptimalControlProblem:
     def __repr__(self) -> str:
         cost = self.cost if isinstance(self.cost, str) else sp.sstr(self.running_cost)
         duration = f"t_final in {tuple(self.t_bounds)}" if self.free_time else f"t_final={self.t_final:g}"
-        return (f"OptimalControlProblem(cost={cost!r:.80}, {duration}, states {self.state_names}, controls "
+        cost = cost if len(cost) <= 80 else cost[:76] + " ..."  # cut whole, its quotes kept
+        return (f"OptimalControlProblem(cost={cost!r}, {duration}, states {self.state_names}, controls "
                 f"{self.control_names}, initial={self.initial}, final={self.final})")
 
     def __setattr__(self, name, value):

@@ -477,7 +477,7 @@ class SimulationResult:
         ok = self.success
         colour = "#1a7f37" if ok else "#b00000"
         verdict = "success" if ok else "failure"
-        head = (f"<p><b>SimulationResult</b>: <b style='color:{colour}'>{verdict}</b> (status {self.status}"
+        head = (f"<p><b>{type(self).__name__}</b>: <b style='color:{colour}'>{verdict}</b> (status {self.status}"
                 f"{', ' + html.escape(self.flag_name) if self.flag_name and not ok else ''})<br>"
                 f"{html.escape(str(self.message))}</p>")
         rows = []
