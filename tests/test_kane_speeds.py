@@ -55,6 +55,9 @@ def test_default_state_is_kanes_independent_speeds(ball):
                                                           "q1_dot", "q2_dot", "q3_dot"]
     with pytest.raises(ValueError, match="form must be 'qdot' or 'speeds'"):
         ball.nonholonomic(form="u")
+    # displayed as what it is (it read "hamel", the equations' name); the coordinate form as before
+    assert repr(model).startswith("<nonholo.Model nonholonomic in Kane's speeds of ")
+    assert repr(ball.nonholonomic(form="qdot")).startswith("<nonholo.Model nonholonomic of ")
 
 
 def test_result_speeds_are_kanes_speeds_of_qdot(km, ball):

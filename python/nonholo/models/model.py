@@ -361,6 +361,16 @@ class FrameModel(Model):
         self.frame = frame
 
     @property
+    def label(self) -> str:
+        """As :attr:`Model.label`; the nonholonomic model in the system's own speeds (Kane's speeds of
+        :meth:`~nonholo.System.from_kanes_method`, which ``system.nonholonomic()`` runs) says so,
+        where ``kind`` says "hamel", the equations it runs."""
+        if self.kind == "hamel" and self.system.speeds is not None and self.frame is self.system.speed_frame():
+            kane = type(self.system.speeds[1]).__name__ == "DependentSpeeds"
+            return "nonholonomic in Kane's speeds" if kane else "nonholonomic in its speeds"
+        return super().label
+
+    @property
     def n_velocities(self) -> int:
         return self.frame.rank
 
