@@ -68,8 +68,9 @@ def test_a_law_reduced_run_has_its_velocities_and_plots(sleigh):
     axes = r.plot()
     assert [[line.get_label() for line in ax.lines] for ax in axes] == [["x", "y", "phi"], ["u_x", "u_y", "u_phi"]]
     assert np.array_equal(axes[1].lines[2].get_ydata(), r["u_phi"])
-    assert axes[0].get_title() == "user sleigh: reduced (coulomb law)"
+    assert axes[0].get_title() == "user sleigh: reduced (coulomb law) of order 1"  # as the notebook display
     assert "reduced (coulomb law) of order 1" in r._repr_html_()
+    assert "law (C++)" not in repr(model) and "coulomb law, scale" in repr(model)
 
 
 def test_a_law_friction_model_is_labelled_for_what_it_is(sleigh):
@@ -338,3 +339,14 @@ def test_a_system_name_with_dollars_is_drawn_as_text(tmp_path, name):
     title = (ax[0] if hasattr(ax, "__len__") else ax).get_title()
     assert title.replace("\\$", "$").startswith(f"{name}: "), title
     plt.close(fig)
+
+
+def test_a_runs_display_names_its_method_and_sensitivities(sleigh):
+    """The notebook display showed neither the method that ran (auto's choice) nor the parameters of
+    the sensitivities computed; both are rows now (the default run: DOP853, no sensitivities)."""
+    default = nh.simulate(sleigh.nonholonomic(), (0, 1), Y0)._repr_html_()
+    assert "<td style='text-align:left'>method</td><td style='text-align:left'>dop853 (auto:" in default
+    assert ">sensitivities<" not in default
+    run = nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, sensitivities=["a"])
+    assert "<td style='text-align:left'>sensitivities</td><td style='text-align:left'>a</td>" in run._repr_html_()
+    assert f">{run.method} (" in run._repr_html_()

@@ -487,6 +487,10 @@ class SimulationResult:
         model = _model_label(self.model)
         order = getattr(self.model, "order", None)
         rows.append(("model", model + (f" of order {order}" if order is not None else "")))
+        if self.method:
+            rows.append(("method", self.method + (f" ({self.method_reason})" if self.method_reason else "")))
+        if self.sensitivity_names:
+            rows.append(("sensitivities", ", ".join(map(str, self.sensitivity_names))))
         if self.params:
             rows.append(("params", ", ".join(f"{k}={v:g}" for k, v in self.params.items())))
         if self.t_events:

@@ -226,7 +226,7 @@ class CoreLawReducedModel(LawReducedParameters):
 
     def __repr__(self) -> str:
         return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
-                f"{self.law.name} law (C++), scale {self.eps:g}: states {self.state_names}>")
+                f"{self.law.name} law, scale {self.eps:g}: states {self.state_names}>")
 
     def __reduce__(self):  # as every model: the call system.reduced(order=K, law=...) that made it
         from .model import remade

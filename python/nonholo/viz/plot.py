@@ -125,7 +125,8 @@ def result_panels(result, names=None, ax=None, *, kind: str | None = None, **kwa
     axes[-1].set_xlabel("t")
     # a name is text, not matplotlib's math: "$5 and $6" lost its dollars, "$\\frac$" raised in savefig
     system_name = str(getattr(system, "name", "")).replace("$", r"\$")
-    kind = kind or model_label(result.model)
+    order = getattr(result.model, "order", None)  # as the notebook display: "reduced of order 2"
+    kind = kind or (model_label(result.model) + (f" of order {order}" if order is not None else ""))
     title = f"{system_name}: {kind}" if system_name else kind
     switches = list(getattr(result, "frame_switches", None) or [])
     if switches:
