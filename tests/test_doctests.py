@@ -22,13 +22,19 @@ MODULES = [
     "nonholo.analysis.car_paths",
     "nonholo.builders.contact",
     "nonholo.control.kinematic",
+    "nonholo.analysis.stability.steady",
+    "nonholo.analysis.stability.eigenpath",
+    "nonholo.integrate.discrete",
+    "nonholo.analysis.bvp",
+    "nonholo.integrate.events",
 ]
 
 # The public names that must carry an example (each documented in one of MODULES).
 WITH_EXAMPLES = [nh.System, nh.System.nonholonomic, nh.System.friction, nh.System.reduced, nh.simulate,
                  nh.simulate_many, nh.systems.chaplygin_sleigh, nh.linearize, nh.sweep, nh.fit,
                  nh.System.from_kanes_method, nh.contact.roll_on_plane, nh.analysis.reeds_shepp_length,
-                 nh.analysis.dubins_length]
+                 nh.analysis.dubins_length, nh.steady_motions, nh.eigenvalue_path, nh.critical_values,
+                 nh.simulate_discrete, nh.vakonomic_bvp, nh.Event]
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -287,6 +287,13 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
     ShootingError
         No convergence within ``max_iterations``, or a singular shooting matrix with the
         mismatch outside its range (an unreachable endpoint), instead of a wrong trajectory.
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> geodesic = nh.vakonomic_bvp(nh.systems.heisenberg(), [0, 0, 0], [1.0, 0.5, 0.3], 1.0)
+    >>> round(geodesic.length, 6)  # the sub-Riemannian distance
+    1.422574
     """
     from scipy.integrate import simpson
 

@@ -61,6 +61,15 @@ def simulate_discrete(
     (compare a run at h / 2, or the energy of a conservative system, ``result.energy()``). Every step
     is stored: more than ``max_steps`` of them is refused before the run (1e11 steps of h = 1e-8
     filled the memory).
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> sleigh = nh.systems.chaplygin_sleigh()
+    >>> run = nh.simulate_discrete(sleigh.discrete(0.1), (0, 10), [0, 0, 0, 1.0, 0, 0.5])
+    >>> energy = run.energy()
+    >>> run.status, run.t.size, f"{abs(energy[-1] / energy[0] - 1):.1e}"
+    (0, 101, '4.3e-05')
     """
     if not isinstance(model, DiscreteModel):
         raise TypeError(f"model must be a nonholo DiscreteModel (system.discrete(h)), got {type(model).__name__}")

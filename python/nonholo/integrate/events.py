@@ -45,6 +45,14 @@ class Event:
     a contact, and its later crossings are reported as usual. This is CVODE's rule; SciPy's
     ``solve_ivp`` reports such an event at t0. An event that stays identically zero is never
     reported.
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> model = nh.systems.chaplygin_sleigh().nonholonomic()
+    >>> run = nh.simulate(model, (0, 10), [0, 0, 0, 0, 0, 1.0], events=[nh.Event("phi - 1", terminal=True)])
+    >>> run.status, round(float(run.t_events[0][0]), 6)  # stopped where the heading reaches 1
+    (1, 1.006473)
     """
 
     def __init__(self, expr, terminal: bool | int = False, direction: int = 0):

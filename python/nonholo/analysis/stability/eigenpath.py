@@ -139,6 +139,14 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         it is.
     **linearize_options
         Passed to :func:`~nonholo.linearize` (``independent``, ``cyclic``, ``zero_tol``, ...).
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> model = nh.systems.chaplygin_sleigh().nonholonomic()
+    >>> path = nh.eigenvalue_path(model, "a", [-0.2, -0.1, 0.1, 0.2], [0, 0, 0, 1.0, 0, 0])
+    >>> path.stable  # straight motion is stable with the contact behind the centre of mass (a > 0)
+    array([False, False,  True,  True])
     """
     analysed_model(model)
     values = check.real_array(values, "values")
@@ -198,6 +206,15 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     the number of growing modes). Wherever the number of growing modes differs between two
     neighbouring values, a crossing between them is reported, whatever the tracked modes do.
     ``xtol`` must be positive and finite.
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> model = nh.systems.chaplygin_sleigh().nonholonomic()
+    >>> path = nh.eigenvalue_path(model, "a", [-0.2, -0.1, 0.1, 0.2], [0, 0, 0, 1.0, 0, 0])
+    >>> (change,) = nh.critical_values(path)
+    >>> change.value, change.kind, change.direction
+    (0.0, 'divergence', 'stabilizing')
     """
     xtol = check.positive(xtol, "xtol")
     if not isinstance(path_or_model, EigenvaluePath):

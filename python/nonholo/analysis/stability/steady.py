@@ -126,6 +126,14 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
         A single guess that cannot be used, a tolerance that is not positive and finite.
     TypeError
         ``params`` or ``fixed`` not a mapping.
+
+    Examples
+    --------
+    >>> import nonholo as nh
+    >>> sleigh = nh.systems.chaplygin_sleigh()
+    >>> straight = nh.steady_motions(sleigh, [0, 0, 0, 1.0, 0, 0])  # moving straight at speed 1
+    >>> straight.state, straight.drift
+    (array([0., 0., 0., 1., 0., 0.]), {'x': 1.0})
     """
     if model is None:
         model = system.nonholonomic() if hasattr(system, "nonholonomic") else analysed_model(system, "system")
