@@ -360,3 +360,21 @@ def test_a_system_defined_on_part_of_the_plane_builds_in_speeds():
     for model in (bowl.nonholonomic(), bowl.nonholonomic(form="qdot")):
         lam = nh.linearize(model, np.zeros(model.n_states)).physical_eigenvalues
         np.testing.assert_allclose(np.sort(np.abs(lam.imag))[-1], expected, rtol=1e-9)
+
+
+def test_speeds_that_turn_with_a_cyclic_coordinate_point_to_the_coordinate_form():
+    """The disc with its speeds in the wheel's frame, rolling upright at spin 6: its equations in those
+    speeds contain the spin angle q3, so cyclic=["q3", "q4", "q5"] is refused. The refusal only said
+    "drop them from cyclic", after the first message had sent the user to cyclic=; it names the
+    coordinate form, where the linearization gives the hand-derived +-8.40856706i
+    (lambda^2 = (m g r - C (C + m r^2) W^2 / A) / (A + m r^2), A = m r^2 / 4, C = m r^2 / 2)."""
+    wheel = disc_with_speeds_in("R", values=(0.5, 2.0, 9.81))
+    with pytest.raises(ValueError, match=r"drop them from cyclic\. .*form='qdot'"):
+        nh.linearize(wheel.nonholonomic(), np.r_[0, 0, 0, 0, 0, 0, 6.0, 0], cyclic=["q3", "q4", "q5"])
+    r, m, g, W = 0.5, 2.0, 9.81, 6.0
+    A, C = m * r**2 / 4, m * r**2 / 2
+    expected = np.sqrt(-(m * g * r - C * (C + m * r**2) * W**2 / A) / (A + m * r**2))
+    lin = nh.linearize(wheel.nonholonomic(form="qdot"), np.r_[0, 0, 0, 0, 0, 0, 0, W, r * W, 0],
+                       cyclic=["q3", "q4", "q5"])
+    np.testing.assert_allclose(sorted(lin.physical_eigenvalues.imag), [-expected, expected], rtol=1e-9)
+    assert np.allclose(lin.physical_eigenvalues.real, 0, atol=1e-9)

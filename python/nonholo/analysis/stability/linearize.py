@@ -426,7 +426,12 @@ def _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local) -> None:
                              f"depend on them at states near y (on its constraint set, a relative distance "
                              f"{NEARBY_STEP:g} away): their columns of the state matrix vanish at y only, so they "
                              "are no symmetry (e.g. space-frame velocities that rotate with a yaw angle); drop them "
-                             "from cyclic")
+                             "from cyclic" + (
+                                 ". Quasi-velocities in a frame that turns with these coordinates (speeds in a "
+                                 "wheel's body frame turn with its spin) make the equations depend on them where the "
+                                 "Lagrangian does not: the coordinate form (state='qdot' of from_kanes_method, or "
+                                 "system.nonholonomic(form='qdot')) may keep them cyclic"
+                                 if in_quasi_velocities(model) else ""))
 
 
 # --------------------------------------------------------------------------- modes
