@@ -585,3 +585,25 @@ def test_errors_that_cancel_do_not_add_up_to_a_failure():
     assert coarse.success and coarse.defect > 0.9
     assert np.abs(coarse.simulate().y_final - coarse.y[:, -1]).max() == pytest.approx(
         np.abs(coarse.final_error).max(), rel=0.05)
+
+
+def test_a_plan_off_its_dynamics_in_a_coordinate_is_no_success_beside_fast_velocities():
+    """A knife edge pushed by |F| <= 1 and turned by an unbounded torque, minimum time from rest to rest
+    at (1, 0.5, 0), t_final >= 0.05 (the least it can take is about 2.1: only F moves it along its
+    blade). On 40 nodes IPOPT returned t_final 0.05 with spin rates in the thousands; the verdict judged
+    every state against 0.1 (1 + the largest range of any state), the spin's, and called a plan whose
+    re-run ends 1.0 from the goal in x a success. Coordinates and velocities are judged each on their
+    own kind's scale: no success. The same check passes a plan that moves (t_final 4, fixed)."""
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    knife = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                      force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    fast = nh.OptimalControlProblem(knife, cost="time", initial=[0, 0, 0, 0, 0], final=[1, 0.5, 0, 0, 0],
+                                    controls=[F, tau], control_bounds={"F": (-1, 1)}, t_final=(0.05, 100.0))
+    sol = fast.solve(nodes=40)
+    gap = np.abs(sol.simulate().y_final - sol.y[:, -1])
+    assert not (sol.success and gap[0] > 0.1), (sol.t_final, gap)  # a success re-runs to its goal
+    assert not sol.success and "the plan is no motion of the dynamics" in sol.message
+    slow = nh.OptimalControlProblem(knife, cost=F**2 + tau**2, initial=[0, 0, 0, 0, 0], final=[1, 0.5, 0, 0, 0],
+                                    controls=[F, tau], t_final=4.0).solve(nodes=30)
+    assert slow.success
+    assert np.abs(slow.simulate().y_final - slow.y[:, -1]).max() < 1e-2

@@ -68,6 +68,19 @@ def state_scale(Y: np.ndarray) -> float:
     return 1.0 + float(np.max(np.where(np.isfinite(spread), spread, 0.0)))
 
 
+def state_scales(problem, Y: np.ndarray) -> np.ndarray:
+    """Each state's scale of error: 1 + the largest range over the plan of a state of its kind, the
+    coordinates q or the velocity states, for dynamics that say where q ends (``n_coordinates``: a
+    System's dynamics, [q, velocities]); of any state otherwise (:func:`state_scale`). One scale for
+    all put a knife edge's x, of range 1, on the scale of its spin rate, of range 1161: a plan whose
+    re-run ended 1.0 from its goal in x passed as a motion."""
+    Y = np.asarray(Y, dtype=float)
+    n = getattr(problem.dynamics, "n_coordinates", None)
+    if n is None or not 0 < n < Y.shape[0]:
+        return np.full(Y.shape[0], state_scale(Y))
+    return np.r_[np.full(n, state_scale(Y[:n])), np.full(Y.shape[0] - n, state_scale(Y[n:]))]
+
+
 class OptimalControlSolution:
     """What :meth:`OptimalControlProblem.solve` returns.
 
@@ -308,7 +321,7 @@ class OptimalControlSolution:
         through pi/2), where a re-integration of the chart's equations means nothing."""
         if self.method == "dmoc":
             return None
-        scale = state_scale(self.y_points)
+        scales = state_scales(self.problem, self.y_points)  # of each state (its kind's)
         visit = None
         if self.problem.path_constraints:  # the states along the way, for the path constraints' note
             self._samples = np.full((ERROR_SUBSTEPS - 1, len(self.state_names), self.dtau.size), np.nan)
@@ -319,26 +332,32 @@ class OptimalControlSolution:
         signed = self._signed_errors(visit)
         with np.errstate(invalid="ignore"):
             errors = np.max(np.abs(signed), axis=0)
+            relative = np.max(np.abs(signed) / scales[:, None], axis=0)  # each state on its kind's scale
         nodes = self._node_times()
         total = float(np.sum(errors))
-        bad = ~(errors <= UNRESOLVED * scale)
+        kinds = "" if np.all(scales == scales[0]) else " of its kind (coordinates, velocities)"
+        bad = ~(relative <= UNRESOLVED)
         if bad.any():
-            k = int(np.argmax(np.where(bad, np.nan_to_num(errors, nan=np.inf), -np.inf)))
+            k = int(np.argmax(np.where(bad, np.nan_to_num(relative, nan=np.inf), -np.inf)))
+            i = int(np.argmax(np.nan_to_num(np.abs(signed[:, k]) / scales, nan=np.inf)))
             return (f"the plan is no motion of the dynamics: on interval {k} of {errors.size} (t from {nodes[k]:.4g} "
-                    f"to {nodes[k + 1]:.4g}) the planned controls take the state {errors[k]:.3g} away from the next "
-                    f"node (more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
-                    f"{UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); the collocation equations hold at the "
-                    "points only. Solve with more nodes, with refine=, or from another guess")
-        carried = self._carried(UNRESOLVED * scale) if not total <= UNRESOLVED * scale else None
+                    f"to {nodes[k + 1]:.4g}) the planned controls take {self.state_names[i]} {abs(signed[i, k]):.3g} "
+                    f"away from the next node (more than {UNRESOLVED:g} (1 + the largest range of a state{kinds} "
+                    f"over the plan) = {UNRESOLVED * scales[i]:.3g}; the plan's defect {total:.3g}); the collocation "
+                    "equations hold at the points only. Solve with more nodes, with refine=, or from another guess")
+        # the errors carried to the end, unless their sum is small on the smallest scale (a velocity's
+        # error, small on its own scale, moves the coordinates over the rest of the plan)
+        carried = self._carried(scales) if not total <= UNRESOLVED * float(np.min(scales)) else None
         if carried is not None:  # each interval resolved, their sum and its propagation to the end not
-            k = int(np.argmax(errors))
+            k = int(np.argmax(relative))
+            i, gap = carried
             return (f"the plan is no motion of the dynamics: its intervals' errors add up to a defect of {total:.3g}, "
-                    f"more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
-                    f"{UNRESOLVED * scale:.3g}, although each is below it (the largest {errors[k]:.3g}, on interval "
-                    f"{k} of {errors.size}), and carried to the end by the motion they leave the planned final "
-                    f"state {carried:.3g} away (sol.final_error; the re-run's gap to first order): controls that "
-                    "chatter between nodes, or a mesh too coarse. Solve with more nodes, with refine=, or from "
-                    "another guess")
+                    f"more than {UNRESOLVED:g} (1 + the largest range of a state{kinds} over the plan), although "
+                    f"each is below it (the largest {errors[k]:.3g}, on interval {k} of {errors.size}), and carried "
+                    f"to the end by the motion they leave the planned final {self.state_names[i]} {gap:.3g} away "
+                    f"(more than {UNRESOLVED * scales[i]:.3g}; sol.final_error, the re-run's gap to first order): "
+                    "controls that chatter between nodes, or a mesh too coarse. Solve with more nodes, with "
+                    "refine=, or from another guess")
         from .charts import chart_reach
 
         reach = chart_reach(self.problem.dynamics, self.problem.states, self.y, signed, UNRESOLVED)
@@ -354,18 +373,21 @@ class OptimalControlSolution:
                 "or pose it in a frame regular along the motion (a KinematicSystem in body velocities, or a System "
                 "from from_kanes_method in such speeds)")
 
-    def _carried(self, limit: float) -> float | None:
-        """The largest |component| of :attr:`final_error` (the local errors carried to the end by the
-        linearized motion: the re-run's gap to first order) where it exceeds ``limit``, else None. The
-        defect sums the errors' sizes, and errors of opposite signs cancel (backward Euler's bang-bang
-        double integrator: +h^2/2 accelerating, -h^2/2 braking, a defect 2D/(N - 1) where the re-run ends
-        at the goal to 1e-8). With algebraic variables (transition matrices cost seconds) the defect
-        stands: its value."""
+    def _carried(self, scales: np.ndarray) -> tuple | None:
+        """(state, |component|) of :attr:`final_error` (the local errors carried to the end by the
+        linearized motion: the re-run's gap to first order) that exceeds UNRESOLVED times its state's
+        scale the most, else None. The defect sums the errors' sizes, and errors of opposite signs
+        cancel (backward Euler's bang-bang double integrator: +h^2/2 accelerating, -h^2/2 braking, a
+        defect 2D/(N - 1) where the re-run ends at the goal to 1e-8). With algebraic variables
+        (transition matrices cost seconds) the defect stands, on the largest scale."""
         if self.problem._dae:
-            return float(self.defect)
+            i = int(np.argmax(scales))
+            return None if self.defect <= UNRESOLVED * scales[i] else (i, float(self.defect))
         with np.errstate(all="ignore"):
-            final = float(np.max(np.abs(self.final_error)))
-        return None if final <= limit else final
+            final = np.abs(self.final_error)
+            over = np.nan_to_num(final / scales, nan=np.inf)
+        i = int(np.argmax(over))
+        return None if over[i] <= UNRESOLVED else (i, float(final[i]))
 
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
