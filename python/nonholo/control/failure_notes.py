@@ -126,6 +126,9 @@ def infeasible_note(sol) -> str:
         at_limit = []
     held = _on_bounds(problem.control_names, sol.u_points, problem.control_bounds) + \
         _on_bounds(problem.state_names, sol.y_points, problem.state_bounds) + at_limit
+    collapsed = problem.free_time and abs(sol.t_final - problem.t_bounds[0]) <= ON_BOUND * (1 + problem.t_bounds[0])
+    if collapsed:  # a free duration shortened to its lower bound: the start, not the bounds, may be the cause
+        held.append(f"the duration on its lower bound t_final = {sol.t_final:.3g}")
     if not parts and not held:
         return ""
     text = " At IPOPT's last point " + "; ".join(parts) if parts else " At IPOPT's last point"
@@ -133,8 +136,11 @@ def infeasible_note(sol) -> str:
         text += ("; " if parts else " ") + ", ".join(held)
     duration = f"the duration t_final = {problem.t_final:g}" if not problem.free_time else \
         f"the bounds of t_final {tuple(problem.t_bounds)}"
+    start = (" IPOPT shortened the plan to its shortest duration, where no motion reaches the goal: a start "
+             "whose duration is nearer a solution's (guess= with arrays over such a time, or a previous plan), or "
+             "a larger lower bound of t_final, may solve it where this one did not." if collapsed else "")
     return (text + f": the goal may lie beyond what the bounds and {duration} allow (loosen them, or check "
-            "the ends and path constraints).")
+            "the ends and path constraints), or the start led IPOPT there (guess=)." + start)
 
 
 def _on_bounds(names, values: np.ndarray, bounds: dict) -> list:
