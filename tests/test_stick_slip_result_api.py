@@ -44,11 +44,16 @@ def test_a_run_that_runs_out_of_switches():
 
 
 def test_a_run_stopped_where_a_load_vanishes():
-    """The sleigh on a load 1 - x stops where x = 1 (status 1); t_last is that time."""
+    """The sleigh on a load 1 - x stops where x = 1 (status 1); t_last is that time. Its flag_name is
+    that of a friction law's run stopped there (it was "", which code testing the flag missed)."""
     sleigh = nh.systems.chaplygin_sleigh()
     with pytest.warns(nh.SimulationWarning, match="normal load"):
         run = nh.simulate(sleigh.stick_slip(0.5, normal="1 - x"), (0, 10), [0, 0, 0, 1.0, 0, 0.4])
-    assert run.status == 1 and run.flag_name == ""
+    assert run.status == 1 and run.flag_name == "NORMAL_LOAD_NEGATIVE"
+    with pytest.warns(nh.SimulationWarning, match="normal load"):
+        law = nh.simulate(sleigh.friction(law=nh.laws.Coulomb(0.5, v_s=1e-3), normal="1 - x"), (0, 10),
+                          [0, 0, 0, 1.0, 0, 0.4])
+    assert law.status == 1 and law.flag_name == run.flag_name
     assert 0 < run.t_last < 10 and run.t[-1] == run.t_last
     np.testing.assert_allclose(run["x"][-1], 1.0, rtol=0, atol=1e-8)
     assert run.stats["n_phases"] == len(run.phases)
@@ -85,3 +90,14 @@ def test_constraint_residual_is_the_slip_and_animate_draws_the_run():
     animation = run.animate(frames=5)
     assert animation.n_frames == 5
     np.testing.assert_allclose(animation.t, np.linspace(0, 1, 5))
+
+
+def test_a_frictionless_contact_is_refused_with_the_model_that_holds():
+    """mu_s = 0 (the textbook frictionless limit) was refused as "must be positive and finite", with no
+    word of what to run instead; a positive mu_s (the default path) builds."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    with pytest.raises(ValueError, match="frictionless contact exerts no force along its rows"):
+        sleigh.stick_slip(0.0, normal=9.81)
+    with pytest.raises(ValueError, match="mu_s must be positive and finite, got -0.5"):
+        sleigh.stick_slip(-0.5, normal=9.81)
+    assert sleigh.stick_slip(0.5, normal=9.81).mu_s == 0.5

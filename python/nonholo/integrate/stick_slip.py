@@ -58,7 +58,7 @@ import sympy as sp
 
 from ..errors import SimulationWarning
 from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
-from ..system.margins import Margin, negative_load_message, varying_loads
+from ..system.margins import LOAD_FLAG, Margin, negative_load_message, varying_loads
 from .events import Event
 from .result import result_metadata, rows_residual, to_dataframe, to_xarray
 
@@ -93,7 +93,8 @@ class StickSlipResult:
         the switch where max_switches ran out).
     flag, flag_name : int, str
         As for a SimulationResult: the failed phase's CVODE flag and its name, ``"MAX_SWITCHES"``
-        (flag 0) where max_switches ran out, 0 and ``""`` otherwise.
+        (flag 0) where max_switches ran out, ``"NORMAL_LOAD_NEGATIVE"`` (flag 0) where a normal load
+        reached zero (as a friction law's run), 0 and ``""`` otherwise.
     stats : dict
         The counters of the phases' ``stats`` summed (n_steps, n_rhs, ..., cpu_time), last_order
         and last_step the last phase's, and n_phases; each phase's own in ``phases[i].stats``.
@@ -483,6 +484,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             _joined(result, run)
             result.t_last = t
             result.status, result.message = 1, negative_load_message(lifted[0], t)
+            result.flag_name = LOAD_FLAG  # as a friction law's run stopped there
             result.warnings.append(result.message)
             _warnings.warn(result.message, SimulationWarning, stacklevel=4)
             return result

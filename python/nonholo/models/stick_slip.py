@@ -66,6 +66,10 @@ class StickSlipModel:
         if system.k == 0:
             raise ValueError(f"{system.name!r} has no constraint rows: nothing sticks or slips")
         self.system = system
+        if check.real_number(mu_s, "mu_s") == 0:  # the textbook limit, a model of its own
+            raise ValueError("mu_s must be positive, got 0: a frictionless contact exerts no force along its rows, so "
+                             "its motion is that of the system without them (build it with the other rows only, or "
+                             "simulate the unconstrained system)")
         self.mu_s = check.positive(mu_s, "mu_s")
         self.mu_k = self.mu_s if mu_k is None else check.positive(mu_k, "mu_k")
         if self.mu_k > self.mu_s:
