@@ -350,3 +350,12 @@ def test_a_runs_display_names_its_method_and_sensitivities(sleigh):
     run = nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, sensitivities=["a"])
     assert "<td style='text-align:left'>sensitivities</td><td style='text-align:left'>a</td>" in run._repr_html_()
     assert f">{run.method} (" in run._repr_html_()
+
+
+def test_an_eigenvalue_path_reads_short():
+    """The dataclass's repr printed every eigenvalue of the path (23 kB for 199 values); it summarises
+    the path (the sleigh moving straight: stable where the contact is behind the centre, a >= 0)."""
+    model = nh.systems.chaplygin_sleigh().nonholonomic()
+    path = nh.eigenvalue_path(model, "a", np.linspace(-0.2, 0.2, 199), [0, 0, 0, 1.0, 0, 0])
+    assert repr(path) == ("EigenvaluePath(parameter='a', 199 values in [-0.2, 0.2], 5 modes (1 physical), "
+                          "stable at 100 of 199)")

@@ -88,6 +88,14 @@ class EigenvaluePath:
         return np.array([self.linearizations[i].is_stable(self.options["stability_tol"])
                          for i in range(len(self.values))])
 
+    def __repr__(self) -> str:
+        # a summary: the dataclass's repr printed every eigenvalue (23 kB for 199 values)
+        v = np.asarray(self.values, dtype=float)
+        span = f"{v.size} values in [{v.min():g}, {v.max():g}]" if v.size else "no values"
+        stable = self.stable if v.size else np.zeros(0, bool)
+        return (f"EigenvaluePath(parameter={self.parameter!r}, {span}, {self.eigenvalues.shape[1]} modes "
+                f"({int(np.count_nonzero(~self.structural))} physical), stable at {int(stable.sum())} of {v.size})")
+
 
 @dataclass(frozen=True)
 class CriticalValue:
