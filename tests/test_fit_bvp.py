@@ -133,6 +133,15 @@ def test_heisenberg_geodesic_to_the_z_axis(heisenberg, segments):
         assert double.endpoint_error < 1e-9 and abs(double.length - heisenberg_length(2 * z1)) < 1e-8
 
 
+def test_a_geodesic_reads_with_its_length():
+    """vakonomic_bvp's run printed as any run, without the length, action, endpoint error and iterations
+    it carries; its repr shows them (the Heisenberg geodesic to (1, 0.5, 0.3) in t = 1)."""
+    geodesic = nh.vakonomic_bvp(nh.systems.heisenberg(), [0, 0, 0], [1.0, 0.5, 0.3], 1.0)
+    line = repr(geodesic).splitlines()[-2]
+    assert line.startswith(" shooting: length 1.4225735") and "iterations" in line, line
+    assert "shooting" not in repr(nh.simulate(nh.systems.heisenberg().nonholonomic(), (0, 1), [0, 0, 0, 1, 0, 0]))
+
+
 def test_unreachable_endpoint_is_a_clear_failure():
     """z' = x' is integrable: z - x is constant, so (1, 0, 0) is unreachable from the origin. The
     shooting matrix is singular along that direction: a ShootingError, not a trajectory."""

@@ -369,6 +369,11 @@ class SimulationResult:
         ]
         if self.t_events:
             lines.append(f" t_events: {[len(te) for te in self.t_events]} occurrences")
+        # what an analysis that returns a run adds to it (nh.vakonomic_bvp: the geodesic's length ...)
+        extras = [f"{name} {self.__dict__[name]:.10g}" for name in ("length", "action", "endpoint_error", "iterations")
+                  if name in self.__dict__]
+        if extras:
+            lines.append(f" shooting: {', '.join(extras)}")
         if self.frame_switches:
             lines.append(f"   frames: re-split {len(self.frame_switches)} times, first at t = "
                          f"{self.frame_switches[0][0]:g} (frame_switches)")
