@@ -100,17 +100,24 @@ def test_a_symbol_of_the_potential_acts_as_a_force_and_one_of_the_constraints_is
     """A control in the potential V(q; u) acts through -dV/dq at each instant (Lagrange's equations of
     T - V(q, u(t)) have no term in u'): the plan with g in the potential g y is the plan with the force
     -g on y (it was refused; a push given as a load to from_kanes_method is such a potential). A control
-    in the constraints is refused."""
-    g, c, P = sp.symbols("g c P")
-    falling = sleigh(potential=g * y, force=[P, 0, 0], parameters={g: 9.81, P: 0.0})
-    pushed = sleigh(force=[P, -g, 0], parameters={g: 9.81, P: 0.0})
+    in the constraints is refused. A torque tau turns the sleigh: without it, from rest at phi = 0 neither
+    P nor g turns it (phi' = 0 stays), the goal (1, 0.2, 0.3) is out of reach, and its Hermite-Simpson
+    plan (x out to 33, x' to 308) passed as a success whose re-run ends 0.3 from phi; the verdict now
+    judges that miss on phi's own range (0.3) and finds no motion."""
+    g, c, P, tau = sp.symbols("g c P tau")
+    falling = sleigh(potential=g * y, force=[P, 0, tau], parameters={g: 9.81, P: 0.0, tau: 0.0})
+    pushed = sleigh(force=[P, -g, tau], parameters={g: 9.81, P: 0.0, tau: 0.0})
     ends = dict(initial=[0, 0, 0, 0, 0], final=[1, 0.2, 0.3, 0, 0])
     for method in ("hermite-simpson", "dmoc"):  # DMOC's discrete Lagrangian too
-        plans = [nh.OptimalControlProblem(system, cost=g**2 + P**2, t_final=2.0, controls=[P, g], **ends).solve(
-            nodes=21, method=method) for system in (falling, pushed)]
+        plans = [nh.OptimalControlProblem(system, cost=g**2 + P**2 + tau**2, t_final=2.0, controls=[P, g, tau],
+                                          **ends).solve(nodes=21, method=method) for system in (falling, pushed)]
         assert all(plan.success for plan in plans)
+        assert np.abs(plans[0].simulate().y_final - plans[0].y[:, -1]).max() < 1e-2  # a motion: its re-run ends there
         assert plans[0].objective == pytest.approx(plans[1].objective, rel=1e-8)
         np.testing.assert_allclose(plans[0].u_points, plans[1].u_points, rtol=0, atol=1e-6)
+    unturned = sleigh(force=[P, -g, 0], parameters={g: 9.81, P: 0.0})
+    out_of_reach = nh.OptimalControlProblem(unturned, cost=g**2 + P**2, t_final=2.0, controls=[P, g], **ends)
+    assert not out_of_reach.solve(nodes=21).success
     tilted = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -c * sp.cos(th), 0]]),
                        force=[F * sp.cos(th), F * sp.sin(th), c], parameters={F: 0.0, c: 1.0})
     with pytest.raises(ValueError, match=r"controls: 'c' appears in the system's constraints \(the rows A of "
