@@ -417,7 +417,7 @@ def dynamic_of(system, controls) -> KinematicSystem:
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
     out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
     out.holonomic = _holonomic_of(system, values)  # q' = X_D w: tangent by construction
-    out.n_coordinates = len(q)  # states [q, w]: errors judged on each kind's scale (solution.state_scales)
+    out.n_coordinates = len(q)  # states [q, w]: each state's carried error on its own range (solution.own_scales)
     if system.k:
         out.chart = chart_of(system, solved, values)
     return out

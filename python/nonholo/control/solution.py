@@ -353,7 +353,7 @@ class OptimalControlSolution:
         # coordinates over the rest of the plan: a knife edge whose spin rate ranged over 1161 ended 1.0
         # from its goal in x)
         own = own_scales(self.problem, self.y_points)
-        kinds = "(1 + the largest range of a state over the plan)" if np.all(own == scale) else \
+        measure = "(1 + the largest range of a state over the plan)" if np.all(own == scale) else \
             "(1 + its range over the plan)"
         carried = self._carried(own) if not total <= UNRESOLVED * float(np.min(own)) else None
         if carried is not None:  # each interval resolved, their sum and its propagation to the end not
@@ -363,7 +363,7 @@ class OptimalControlSolution:
                     f"each within {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
                     f"{UNRESOLVED * scale:.3g} (the largest {errors[k]:.3g}, on interval {k} of {errors.size}), and "
                     f"carried to the end by the motion they leave the planned final {self.state_names[i]} {gap:.3g} "
-                    f"away, more than {UNRESOLVED:g} {kinds} = {UNRESOLVED * own[i]:.3g} (sol.final_error, the "
+                    f"away, more than {UNRESOLVED:g} {measure} = {UNRESOLVED * own[i]:.3g} (sol.final_error, the "
                     "re-run's gap to first order): controls that chatter between nodes, or a mesh too coarse. Solve "
                     "with more nodes, with refine=, or from another guess")
         from .charts import chart_reach

@@ -260,5 +260,5 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
                                    name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
     # phi(q) = 0, imposed at position level by the collocation (its velocity form is among C u + f = 0)
     out.holonomic = [sp.sympify(h).xreplace(values) for h in (system.holonomic or [])]
-    out.n_coordinates = n  # states [q, u_ind]: errors judged on each kind's scale (solution.state_scales)
+    out.n_coordinates = n  # states [q, u_ind]: each state's carried error on its own range (solution.own_scales)
     return out
