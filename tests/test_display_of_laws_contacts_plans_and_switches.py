@@ -359,3 +359,10 @@ def test_an_eigenvalue_path_reads_short():
     path = nh.eigenvalue_path(model, "a", np.linspace(-0.2, 0.2, 199), [0, 0, 0, 1.0, 0, 0])
     assert repr(path) == ("EigenvaluePath(parameter='a', 199 values in [-0.2, 0.2], 5 modes (1 physical), "
                           "stable at 100 of 199)")
+
+
+def test_a_linearization_names_its_cyclic_coordinates():
+    """The repr listed "cyclic x1; cyclic x1" without the coordinates; each cyclic mode names its own."""
+    lin = nh.linearize(nh.systems.chaplygin_sleigh().nonholonomic(), [0, 0, 0, 1.5, 0, 0])
+    assert "zero modes: cyclic x1 (x); cyclic x1 (y); conserved x1; family x1;" in repr(lin)
+    assert [z.coordinate for z in lin.zero_modes] == ["x", "y", None, None]

@@ -133,7 +133,8 @@ class Linearization:
         return rows
 
     def __repr__(self) -> str:
-        zeros = "; ".join(f"{z.kind} x{z.multiplicity}" for z in self.zero_modes) or "none"
+        zeros = "; ".join(f"{z.kind} x{z.multiplicity}" + (f" ({z.coordinate})" if z.coordinate else "")
+                          for z in self.zero_modes) or "none"
         lam = ", ".join(f"{x:.6g}" for x in self.physical_eigenvalues)
         return (f"<Linearization of the {self.model.kind} model of {self.model.system.name!r}: m={self.A.shape[0]} "
                 f"independent ({', '.join(self.coordinates)}); zero modes: {zeros}; physical eigenvalues: [{lam}]>")
@@ -524,7 +525,7 @@ def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
     modes = []
     for j, c in enumerate(cyc):
         modes.append(ZeroMode("cyclic", 1, f"cyclic coordinate {names[c]}: the equations do not contain it (a "
-                              "symmetry); the motion drifts along it", T @ d.levels[0][:, [j]]))
+                              "symmetry); the motion drifts along it", T @ d.levels[0][:, [j]], names[c]))
     norm_A = max(1.0, np.linalg.norm(A, 2))
     integrals = [(nm, l) for nm, l in _conserved_covectors(model, t, y, pvec, T)
                  if np.linalg.norm(l) > 1e-12 and np.linalg.norm(l @ A) <= 1e-9 * norm_A * np.linalg.norm(l)]
@@ -555,7 +556,7 @@ def _zero_modes(model, t, y, pvec, T, A, d, cyc, names) -> list:
                       "straight motion), or a physical mode at zero (a critical point)")
             kind = "chain"
         modes.append(ZeroMode(kind, remaining.shape[1], reason, vecs))
-    return [ZeroMode(z.kind, z.multiplicity, z.reason, z.vectors / np.linalg.norm(z.vectors, axis=0))
+    return [ZeroMode(z.kind, z.multiplicity, z.reason, z.vectors / np.linalg.norm(z.vectors, axis=0), z.coordinate)
             for z in modes]
 
 

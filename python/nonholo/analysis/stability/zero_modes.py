@@ -46,12 +46,15 @@ class ZeroMode:
         A sentence saying why.
     vectors : ndarray, shape (N, multiplicity)
         The directions in the full state.
+    coordinate : str or None
+        The cyclic coordinate's name (``kind == "cyclic"``), else None.
     """
 
     kind: str
     multiplicity: int
     reason: str
     vectors: np.ndarray
+    coordinate: str | None = None
 
 
 @dataclass(frozen=True)
