@@ -366,3 +366,17 @@ def test_a_linearization_names_its_cyclic_coordinates():
     lin = nh.linearize(nh.systems.chaplygin_sleigh().nonholonomic(), [0, 0, 0, 1.5, 0, 0])
     assert "zero modes: cyclic x1 (x); cyclic x1 (y); conserved x1; family x1;" in repr(lin)
     assert [z.coordinate for z in lin.zero_modes] == ["x", "y", None, None]
+
+
+def test_a_symbol_name_with_an_ampersand_stays_in_its_column_of_the_latex():
+    """SymPy's LaTeX keeps a name's '&', the aligned block's column separator: G = diag(1, 1, k&1) showed
+    a fourth column. Escaped in every place the name appears; a plain name (the default) is unchanged."""
+    x, y, th = sp.symbols("x y theta")
+    k = sp.Symbol("k&1")
+    system = nh.System([x, y, th], sp.diag(1, 1, k), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       parameters={k: 2.0})
+    tex = system._repr_latex_()
+    assert r"0 & 0 & k\&1\end{matrix}" in tex and r"k\&1 = 2" in tex and "k&1" not in tex
+    plain = nh.System([x, y, th], sp.diag(1, 1, sp.Symbol("k")), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                      parameters={sp.Symbol("k"): 2.0})
+    assert r"0 & 0 & k\end{matrix}" in plain._repr_latex_()

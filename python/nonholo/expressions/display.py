@@ -17,8 +17,21 @@ import sympy as sp
 __all__ = ["system_latex"]
 
 
+def _safe(tex: str) -> str:
+    """A symbol's LaTeX with the characters that break an aligned block escaped: SymPy keeps a name's
+    ``&`` (a column separator: G(q) of a parameter k&1 showed a fourth column), ``%``, ``#``, ``$``."""
+    for ch in "&%#$":
+        tex = tex.replace(ch, "\\" + ch)
+    return tex
+
+
 def _names(system) -> dict:
-    names = {v: r"\dot{" + sp.latex(q) + "}" for q, v in zip(system.coordinates, system.velocities)}
+    names = {v: r"\dot{" + _safe(sp.latex(q)) + "}" for q, v in zip(system.coordinates, system.velocities)}
+    exprs = [system.metric, system.constraints, system.affine, system.potential, system.force, *system.coordinates,
+             *system.parameters]
+    for s in set().union(*(sp.sympify(e).free_symbols for e in exprs if e is not None)):
+        if s not in names and any(ch in s.name for ch in "&%#$"):
+            names[s] = _safe(sp.latex(s))
     return names
 
 
