@@ -142,12 +142,11 @@ def test_track_bad_input(lane_change, car):
         lane_change.track(car, 1e-4, {**REAR_TO_CG, "psi": sp.Symbol("phi")})
 
 
-def test_a_coordinate_map_that_breaks_the_constraints_and_a_coordinate_as_feedforward_are_refused():
-    """A unicycle's energy plan (plain SymPy) tracked by a knife edge pushed by F along its heading and
-    turned by tau: with y = -Y or theta = TH + 0.5 the mapped plan slips (0.06 and 0.2 relative) and
-    track returned success with errors 1.7 and 0.9 m; naming the coordinate x as a feedforward input
-    returned success with 2.5 m. The right map and inputs track to eps order (0.0012 at eps 1e-3)."""
-    X, Y, TH, v, w = sp.symbols("X Y TH v w")
+def unicycle_plan_and_knife(names: str = "X Y TH"):
+    """A unicycle's energy plan to (2, 1, 0) in 3 s on 41 nodes, its states named ``names``, and a knife
+    edge (x, y, theta) pushed by F along its heading and turned by tau: (plan, knife, plan's states)."""
+    X, Y, TH = sp.symbols(names)
+    v, w = sp.symbols("v w")
     unicycle = nh.KinematicSystem([X, Y, TH], [v, w], [v * sp.cos(TH), v * sp.sin(TH), w])
     plan = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, t_final=3.0, initial=[0, 0, 0],
                                     final=[2.0, 1.0, 0.0]).solve(nodes=41)
@@ -155,6 +154,15 @@ def test_a_coordinate_map_that_breaks_the_constraints_and_a_coordinate_as_feedfo
     knife = nh.System([x, y, th], sp.diag(2.0, 2.0, 0.3), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
                       force=sp.Matrix([F * sp.cos(th), F * sp.sin(th), tau]), parameters={F: 0.0, tau: 0.0},
                       velocities=sp.symbols("x_dot y_dot theta_dot"))
+    return plan, knife, (X, Y, TH)
+
+
+def test_a_coordinate_map_that_breaks_the_constraints_and_a_coordinate_as_feedforward_are_refused():
+    """A unicycle's energy plan (plain SymPy) tracked by a knife edge pushed by F along its heading and
+    turned by tau: with y = -Y or theta = TH + 0.5 the mapped plan slips (0.06 and 0.2 relative) and
+    track returned success with errors 1.7 and 0.9 m; naming the coordinate x as a feedforward input
+    returned success with 2.5 m. The right map and inputs track to eps order (0.0012 at eps 1e-3)."""
+    plan, knife, (X, Y, TH) = unicycle_plan_and_knife()
     right = {"x": X, "y": Y, "theta": TH}
     run = plan.track(knife, 1e-3, coordinates=right, feedforward=["F", "tau"])
     assert run.success and run.max_error < 2e-3
@@ -188,13 +196,7 @@ def test_coordinates_default_to_the_plan_states_of_the_same_names():
     """track's coordinates=None raised "coordinates must map every coordinate" even where the plan's
     states are the system's coordinates by name; the default now takes them, equal to the map given
     explicitly, and still refuses a plan whose states lack a coordinate's name (naming it)."""
-    X, Y, TH, v, w = sp.symbols("x y theta v w")
-    unicycle = nh.KinematicSystem([X, Y, TH], [v, w], [v * sp.cos(TH), v * sp.sin(TH), w])
-    plan = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, t_final=3.0, initial=[0, 0, 0],
-                                    final=[2.0, 1.0, 0.0]).solve(nodes=41)
-    x, y, th, F, tau = sp.symbols("x y theta F tau")
-    knife = nh.System([x, y, th], sp.diag(2.0, 2.0, 0.3), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
-                      force=sp.Matrix([F * sp.cos(th), F * sp.sin(th), tau]), parameters={F: 0.0, tau: 0.0})
+    plan, knife, (X, Y, TH) = unicycle_plan_and_knife("x y theta")
     default = plan.track(knife, 1e-3, feedforward=["F", "tau"])
     given = plan.track(knife, 1e-3, coordinates={"x": X, "y": Y, "theta": TH}, feedforward=["F", "tau"])
     assert default.success and default.max_error < 2e-3
