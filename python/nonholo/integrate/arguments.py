@@ -98,6 +98,11 @@ def param_values(params, batch: bool = False) -> None:
             check.real_array(value, name)
 
 
+def pandas_like(y) -> bool:
+    """True for a pandas Series or DataFrame (labels NumPy would drop), not an ndarray."""
+    return hasattr(y, "to_numpy") and not isinstance(y, np.ndarray)
+
+
 def labelled_state(model, y0, name: str = "y0") -> tuple:
     """(y0, qdot): ``y0`` as its values in the model's order when it is labelled by name (a pandas
     Series, or a DataFrame of one run a row, whose labels NumPy would ignore: a Series of the state
@@ -106,7 +111,7 @@ def labelled_state(model, y0, name: str = "y0") -> tuple:
     maps them, even where its own state has the same length, Kane's speeds without dependent ones);
     ValueError naming ``name`` for other string labels; anything else as it is (qdot False)."""
     labels = getattr(y0, "columns", None) if getattr(y0, "ndim", 1) == 2 else getattr(y0, "index", None)
-    if labels is None or not hasattr(y0, "to_numpy") or isinstance(y0, np.ndarray):
+    if labels is None or not pandas_like(y0):
         return y0, False
     labels = list(labels)
     if not labels or not any(isinstance(label, str) for label in labels):

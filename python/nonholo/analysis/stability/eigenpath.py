@@ -37,6 +37,7 @@ from ...models.model import apply_compile
 from .linearize import analysed_model, linearize, state_matrix
 from .zero_modes import deflate
 from ..states import in_quasi_velocities, parameter_mapping
+from ...integrate.arguments import pandas_like
 
 __all__ = ["EigenvaluePath", "CriticalValue", "eigenvalue_path", "critical_values"]
 
@@ -460,8 +461,7 @@ def _params(model, parameter, value, params) -> dict:
 def _state(y):
     """A state as linearize takes it: a pandas Series as it is (read by its labels there, which NumPy
     would drop), anything else as an array."""
-    labelled = hasattr(y, "to_numpy") and not isinstance(y, np.ndarray) and getattr(y, "ndim", 0) == 1
-    return y if labelled else np.asarray(y, dtype=float)
+    return y if pandas_like(y) and getattr(y, "ndim", 0) == 1 else np.asarray(y, dtype=float)
 
 
 def _states(model, state, values) -> list:

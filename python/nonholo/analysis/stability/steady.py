@@ -30,6 +30,7 @@ from .linearize import analysed_model, check_autonomous
 from ... import options as check
 from ...errors import NonholoError, SimulationWarning
 from ..states import in_quasi_velocities, model_state, parameter_mapping
+from ...integrate.arguments import pandas_like
 from ...models.start_check import check_start
 
 __all__ = ["SteadyMotion", "SteadyMotionError", "steady_motions"]
@@ -147,7 +148,7 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     t = check.finite_float(t, "t")
     # a pandas Series (a DataFrame: a guess a row) is read by its labels, as simulate reads y0: NumPy
     # drops them, and a Series of the state names out of order was solved from another state
-    labelled = hasattr(guess, "to_numpy") and not isinstance(guess, np.ndarray)
+    labelled = pandas_like(guess)
     guesses = guess if labelled and getattr(guess, "ndim", 0) in (1, 2) else np.asarray(guess, dtype=float)
     N, n = model.n_states, model.system.n
     if guesses.ndim == 1:
