@@ -380,3 +380,24 @@ def test_a_symbol_name_with_an_ampersand_stays_in_its_column_of_the_latex():
     plain = nh.System([x, y, th], sp.diag(1, 1, sp.Symbol("k")), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
                       parameters={sp.Symbol("k"): 2.0})
     assert r"0 & 0 & k\end{matrix}" in plain._repr_latex_()
+
+
+def test_a_shown_parameter_is_never_rounded():
+    """A parameter with more than six significant digits was shown as :g rounds it (I=0.123457 for
+    0.1234567, a=1.23457e+07): every display shows the text that reads back as the value, and keeps the
+    short form where that one does (m=1, a=0.2)."""
+    from nonholo.numerics import number_text
+
+    for value in (1.0, 0.2, 9.81, 1e-5, 1200.0, 0.1234567, 12345678.0, 1 / 3, -2.5e-12, 1e300):
+        assert float(number_text(value)) == value
+    assert number_text(1.0) == "1" and number_text(0.2) == "0.2" and number_text(12345678.0) == "12345678"
+    x, y, phi, m, I, a = sp.symbols("x y phi m I a")
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
+                   [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2]])
+    system = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
+                       parameters={m: 1.0, I: 0.1234567, a: 0.2}, name="precise sleigh")
+    assert "I=0.1234567," in repr(system) and "m=1," in repr(system)
+    assert "I = 0.1234567" in system._repr_latex_()
+    run = nh.simulate(system.nonholonomic(), (0, 1), Y0, params={"a": 0.2000001})
+    assert "a=0.2000001" in repr(run) + run._repr_html_()
+    assert "eps=1.2345678e-05" in repr(system.friction(1.2345678e-5))

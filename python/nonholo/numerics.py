@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["loglog_slope"]
+__all__ = ["loglog_slope", "number_text"]
 
 
 def loglog_slope(x, y) -> float:
@@ -16,3 +16,15 @@ def loglog_slope(x, y) -> float:
     if np.any(x <= 0) or np.any(y == 0) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("x must be positive and y non-zero and finite to fit a log-log slope")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def number_text(value) -> str:
+    """A number as a display shows it: ``f"{value:g}"`` where that reads back as the same float
+    (1, 0.2, 9.81, 1e-05), else the shortest text that does (0.1234567, not 0.123457; 12345678,
+    not 1.23457e+07): a shown parameter is never a rounded one."""
+    v = float(value)
+    short = f"{v:g}"
+    if float(short) == v or v != v:
+        return short
+    text = repr(v)
+    return text[:-2] if text.endswith(".0") else text

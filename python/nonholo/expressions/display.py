@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..numerics import number_text
+
 __all__ = ["system_latex"]
 
 
@@ -104,7 +106,7 @@ def system_latex(system, max_chars: int = 6000) -> str:
     if any(f != 0 for f in F):
         lines.append(block(r"F(q, \dot q, t)", F, "force"))
     if system.parameters:
-        values = r",\ ".join(f"{tex(s)} = {v:g}" for s, v in system.parameters.items())
+        values = r",\ ".join(f"{tex(s)} = {number_text(v)}" for s, v in system.parameters.items())
         lines.append(r"&\text{parameters: }" + values)
     return "$$\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}$$"
 

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from ..numerics import number_text
 from ..system.contact_outputs import CONTACT_QUANTITIES, contact_quantity
 
 __all__ = ["SimulationResult"]
@@ -497,7 +498,7 @@ class SimulationResult:
         if self.sensitivity_names:
             rows.append(("sensitivities", ", ".join(map(str, self.sensitivity_names))))
         if self.params:
-            rows.append(("params", ", ".join(f"{k}={v:g}" for k, v in self.params.items())))
+            rows.append(("params", ", ".join(f"{k}={number_text(v)}" for k, v in self.params.items())))
         if self.t_events:
             rows.append(("events", ", ".join(str(len(te)) for te in self.t_events) + " occurrences"))
         for key, value in self.stats.items():

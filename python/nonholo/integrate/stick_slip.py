@@ -57,6 +57,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SimulationWarning
+from ..numerics import number_text
 from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
 from ..system.margins import LOAD_FLAG, Margin, negative_load_message, varying_loads
 from .events import Event
@@ -261,7 +262,7 @@ class StickSlipResult:
         rows.append(("switches", f"{len(self.switches)}" + ("".join(f"<br>{html.escape(line)}"
                                                                     for line in self._switch_lines()))))
         if self.params:
-            rows.append(("params", ", ".join(f"{k}={float(v):g}" for k, v in self.params.items()
+            rows.append(("params", ", ".join(f"{k}={number_text(v)}" for k, v in self.params.items()
                                              if np.ndim(v) == 0 and not str(k).startswith("slide_"))))
         for warning in self.warnings:
             rows.append(("warning", html.escape(str(warning))))

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from ..numerics import number_text
 from ..options import real_number
 from ..system.law_relaxation import lag_states
 
@@ -289,7 +290,7 @@ class Model:
         return y
 
     def __repr__(self) -> str:
-        extra = "".join(f", {k}={v:g}" for k, v in self._extra.items())
+        extra = "".join(f", {k}={number_text(v)}" for k, v in self._extra.items())
         order = "" if self.order is None else f" of order {self.order}"
         return f"<nonholo.Model {self.label}{order} of {self.system.name!r}{extra}: states {self.state_names}>"
 

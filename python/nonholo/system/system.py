@@ -20,6 +20,7 @@ from typing import Mapping, Sequence
 import sympy as sp
 
 from .. import _core
+from ..numerics import number_text
 from .. import options as check
 from ..errors import ModelError
 from ..expressions.lowering import SerializedGraph, check_free_symbols, lower_parts, nonzero_entries
@@ -752,7 +753,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         return [*self.coordinate_names, *self.velocity_names]
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{s}={v:g}" for s, v in self.parameters.items())
+        params = ", ".join(f"{s}={number_text(v)}" for s, v in self.parameters.items())
         return (f"<nonholo.System {self.name!r}: n={self.n} coordinates ({', '.join(self.coordinate_names)}), "
                 f"k={self.k} constraints{', affine' if self._core.has_affine else ''}"
                 f"{', params: ' + params if params else ''}>")
