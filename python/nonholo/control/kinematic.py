@@ -275,8 +275,6 @@ class KinematicSystem:
         out = KinematicSystem([*self.states, *limited], [*kept, *dots], [*self.rhs, *dots], control_bounds=bounds,
                               name=f"{self.name}, rate-limited", energy=energy, state_bounds=states)
         out.holonomic = list(self.holonomic)
-        if getattr(self, "n_coordinates", None) is not None:
-            out.n_coordinates = self.n_coordinates  # the limited controls join the velocity states
         return out
 
     def __repr__(self) -> str:
@@ -417,7 +415,6 @@ def dynamic_of(system, controls) -> KinematicSystem:
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
     out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
     out.holonomic = _holonomic_of(system, values)  # q' = X_D w: tangent by construction
-    out.n_coordinates = len(q)  # states [q, w]: each state's carried error on its own range (solution.own_scales)
     if system.k:
         out.chart = chart_of(system, solved, values)
     return out

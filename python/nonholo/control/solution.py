@@ -68,17 +68,16 @@ def state_scale(Y: np.ndarray) -> float:
     return 1.0 + float(np.max(np.where(np.isfinite(spread), spread, 0.0)))
 
 
-def own_scales(problem, Y: np.ndarray) -> np.ndarray:
-    """Each state's scale of an error carried to the end of the plan: 1 + its own range over the plan,
-    for dynamics that say where their coordinates end (``n_coordinates``: a System's dynamics, states q
-    and velocities), else 1 + the largest range of a state (:func:`state_scale`) for every state. One
-    scale for all put a knife edge's x, of range 1, on the scale of its spin rate, of range 1161, and a
-    disc's y, of range 0.5, on that of its spin angle, of range 103: plans whose re-runs ended 1.0 and
-    0.41 from their goals passed as motions."""
+def own_scales(Y: np.ndarray) -> np.ndarray:
+    """Each state's scale of an error carried to the end of the plan: 1 + its own range over the plan.
+    One scale for all (1 + the largest range, :func:`state_scale`) put a knife edge's x, of range 1, on
+    the scale of its spin rate, of range 1161, a disc's y, of range 0.5, on that of its spin angle, of
+    range 103, and a unicycle's x, of range 2, on that of its heading, of range 25, spun by multiples of
+    pi between the nodes: plans whose re-runs ended 1.0, 0.41 and 1.3 from their goals passed as
+    motions."""
     Y = np.asarray(Y, dtype=float)
-    n = getattr(problem.dynamics, "n_coordinates", None)
-    if n is None or not 0 < n < Y.shape[0]:
-        return np.full(Y.shape[0], state_scale(Y))
+    if Y.size == 0:
+        return np.ones(Y.shape[0])
     with np.errstate(invalid="ignore"):
         spread = np.max(Y, axis=1) - np.min(Y, axis=1)
     return 1.0 + np.where(np.isfinite(spread), spread, 0.0)
@@ -352,7 +351,7 @@ class OptimalControlSolution:
         # their sum is small on the smallest (a velocity's error, small beside the largest range, moves the
         # coordinates over the rest of the plan: a knife edge whose spin rate ranged over 1161 ended 1.0
         # from its goal in x)
-        own = own_scales(self.problem, self.y_points)
+        own = own_scales(self.y_points)
         measure = "(1 + the largest range of a state over the plan)" if np.all(own == scale) else \
             "(1 + its range over the plan)"
         carried = self._carried(own) if not total <= UNRESOLVED * float(np.min(own)) else None

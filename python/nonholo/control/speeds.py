@@ -92,7 +92,6 @@ class ConstrainedControlSystem(KinematicSystem):
         out = ConstrainedControlSystem([*self.states, *new], self.controls, self.algebraic, [*self.rhs, *exprs],
                                        self.equations, name=name or self.name, energy=self._energy)
         out.holonomic = list(getattr(self, "holonomic", []) or [])
-        out.n_coordinates = getattr(self, "n_coordinates", None)
         return out
 
     def __getstate__(self):
@@ -260,5 +259,4 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
                                    name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
     # phi(q) = 0, imposed at position level by the collocation (its velocity form is among C u + f = 0)
     out.holonomic = [sp.sympify(h).xreplace(values) for h in (system.holonomic or [])]
-    out.n_coordinates = n  # states [q, u_ind]: each state's carried error on its own range (solution.own_scales)
     return out
