@@ -23,7 +23,7 @@ def coarse_mesh(nodes: int) -> np.ndarray | None:
 
 
 def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict, extra=(), rescue=(),
-               widen: bool = False):
+               widen: bool = False, seen: list | None = None):
     """Solve from each start on a coarse mesh (a quarter of the nodes, at least 11), then on the
     full mesh from the coarse solution of lowest cost among the successful ones. A start that
     leads IPOPT astray costs a coarse solve, not a full one. The ``extra`` starts are solved
@@ -36,7 +36,8 @@ def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict
     bumped off it) are solved on the coarse mesh, and the full mesh from their best optimum,
     when ``starts`` give no full-mesh solution (none succeeds on the coarse mesh, or the full
     mesh fails from their optima), before that fallback (on the full mesh when there is no
-    coarser one); None when ``starts`` is empty and no rescue start succeeds."""
+    coarser one); None when ``starts`` is empty and no rescue start succeeds. ``seen``, a list, collects
+    every solve (successful or not)."""
     cdtau = coarse_mesh(nodes)
     coarse = nodes if cdtau is None else cdtau.size + 1
     candidates = []
@@ -49,6 +50,8 @@ def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict
             if tally is not None and not tally.may_start():
                 break
             out.append(problem._solve_mesh(sch, mesh, guess, options))
+        if seen is not None:
+            seen.extend(out)
         return out
 
     if cdtau is not None:
@@ -133,11 +136,30 @@ def off_the_saddle(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dic
     if not (sol.success and sol.stats["last_regularization"] > 0 and (options["holonomic"] or not problem.holonomic)
             and tally.may_start()):
         return sol
+    tried: list = []
     with tally.capped(max(SADDLE_FLOOR, SADDLE_SHARE * tally.time_ipopt)):
-        bumped = problem._multistart(sch, nodes, dtau, (), options, rescue=problem._bumps(problem.states))
+        bumped = multistart(problem, sch, nodes, dtau, (), options, rescue=problem._bumps(problem.states), seen=tried)
     if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective:
         return bumped
+    lower = [s for s in tried if s.objective < sol.objective - (1.0 + abs(sol.objective)) and feasible(s)]
+    if lower:  # no start succeeded, and they went far below it: the saddle is no minimum
+        low = min(lower, key=lambda s: s.objective)
+        sol.success = False
+        sol.message = (f"the plan is no minimum: IPOPT's Hessian was regularized at its last iteration "
+                       f"({sol.stats['last_regularization']:.3g}: not positive definite on the constraints' null "
+                       f"space, a saddle; IPOPT: {sol.message.strip()}), and from starts bumped off the plan IPOPT "
+                       f"reached plans that meet the dynamics and ends at cost {low.objective:.6g} against its "
+                       f"{sol.objective:.6g} ({low.message.strip()}). The cost may be unbounded below: bound the "
+                       "controls or states it rewards")
     return sol
+
+
+def feasible(sol) -> bool:
+    """IPOPT's last point meets the collocation equations to 1e-6 (1 + the largest |state|) (a
+    diverging solve's plan may: a cost -v^2 of a free speed fell to -4e10 with them met to 1e-11)."""
+    Y = np.asarray(sol.y_points, dtype=float)
+    size = float(np.max(np.abs(Y), initial=0.0)) if np.all(np.isfinite(Y)) else np.inf
+    return bool(sol.stats["max_nlp_defect"] <= 1e-6 * (1.0 + size))
 
 
 def solved_first(solutions: list):
