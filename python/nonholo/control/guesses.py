@@ -7,7 +7,9 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["array_guess", "is_array_guess"]
+__all__ = ["array_guess", "is_array_guess", "is_rest", "rest_guess", "REST"]
+
+REST = ("rest",)  # the start of rest_guess, as the multistart names its starts
 
 KEYS = ("t", "y", "u")
 
@@ -64,6 +66,26 @@ def array_guess(problem, guess, tau: np.ndarray):
         return Y, problem._fit_controls(Y, Ydot), T
     u = _rows(u, "u", "control", problem.control_names, t.size)
     U = np.array([np.interp(ts, t, row) for row in u])
+    return Y, U, T
+
+
+def is_rest(guess) -> bool:
+    """Whether ``guess`` names the start at rest (REST)."""
+    return isinstance(guess, tuple) and len(guess) == 1 and isinstance(guess[0], str) and guess[0] == REST[0]
+
+
+def rest_guess(problem, tau: np.ndarray):
+    """The start at rest: every state held at its initial value (a free one at the line's, see
+    :meth:`OptimalControlProblem.default_guess`), the controls zero (clipped to their bounds) and
+    the line's duration, as opty's and CasADi's users start from zeros. The motion is left to IPOPT:
+    a torque-limited pendulum swung up to its top has no motion near the straight line (holding it
+    halfway needs the torque m g d, beyond the bound) and swings from rest. Returns (Y, U, T) as
+    :meth:`~OptimalControlProblem.default_guess`."""
+    Y, _, T = problem.default_guess(tau)
+    Y = np.repeat(Y[:, :1], tau.size, axis=1)
+    lo, hi = problem._block_bounds()
+    n, m = len(problem.states), len(problem.controls)
+    U = np.clip(np.zeros((m, tau.size)), lo[n:n + m, None], hi[n:n + m, None])
     return Y, U, T
 
 

@@ -17,7 +17,7 @@ from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
-from .guesses import array_guess, is_array_guess
+from .guesses import REST, array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
@@ -428,6 +428,8 @@ class OptimalControlProblem:
             return found
         if isinstance(guess, tuple) and len(guess) == 3 and isinstance(guess[0], str) and guess[0] == "perturbed":
             return self.perturbed_guess(tau, guess[1], guess[2])
+        if is_rest(guess):
+            return rest_guess(self, tau)
         if isinstance(guess, str):
             raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution, a simulation "
                              f"result or arrays (t, y, u), got {guess!r}")
@@ -494,9 +496,10 @@ class OptimalControlProblem:
             obstacle is a saddle of its constraint, which IPOPT does not leave), else when the
             other starts give no solution. A planar vehicle whose ends share their position
             (turning on the spot: its line stands still) starts from x and y bumped instead (a
-            swing out and back). Without path constraints, where every start fails, each state
-            bumped off the line is tried last (the line of a symmetric problem is a saddle too:
-            the Heisenberg particle to (0, 0, z), whose geodesic is a circle). Or a previous solution
+            swing out and back). Without path constraints, where every start fails, each state bumped
+            off the line (the line of a symmetric problem is a saddle too: the Heisenberg particle to
+            (0, 0, z)), then the start at rest on the full mesh (:func:`~nonholo.control.guesses.rest_guess`:
+            a pendulum swung up against a torque bound) are tried last. Or a previous solution
             (warm start, interpolated onto the new mesh); a simulation's states (controls
             fitted); arrays ``(t, y, u)`` or a dict with keys ``"t"``, ``"y"``, ``"u"`` (``u``
             optional: fitted) on any increasing time grid, interpolated linearly
@@ -618,13 +621,16 @@ class OptimalControlProblem:
                 if bumped is not None and bumped.success:
                     sol = bumped
         resolved(sol)
-        # the last resort without path constraints, when every start failed: each state bumped off the
-        # line, as the line of a symmetric problem is a saddle too (the Heisenberg particle to (0, 0, z))
+        # the last resort without path constraints, when every start failed: the start at rest, and each state
+        # bumped off the line, as the line of a symmetric problem is a saddle too (the Heisenberg particle)
         if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing \
                 and tally.may_start():
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
                 sol = bumped
+            elif tally.may_start():  # on the full mesh: a coarse one may not resolve the motion (a pendulum's swings)
+                rest = self._solve_mesh(sch, dtau, REST, options)
+                sol = rest if resolved(rest).success else sol
         if guess is None and sch is not DMOC:  # a success at a saddle: each state bumped off it
             sol = off_the_saddle(self, sch, nodes, dtau, sol, options, tally)
         if guess is None and self.free_time and tally.may_start():  # a duration ended on a bound of t_final
