@@ -324,8 +324,10 @@ class OptimalControlSolution:
         through pi/2), where a re-integration of the chart's equations means nothing."""
         if self.method == "dmoc":
             return None
+        from .reintegration import bounded_states
+
         visit = None
-        if self.problem.path_constraints:  # the states along the way, for the path constraints' note
+        if self.problem.path_constraints or bounded_states(self.problem):  # the states along the way (notes)
             self._samples = np.full((ERROR_SUBSTEPS - 1, len(self.state_names), self.dtau.size), np.nan)
 
             def visit(i, k, Y):
@@ -647,10 +649,11 @@ def _path_verdict(sol) -> tuple:
     (:func:`~nonholo.control.reintegration.path_violations`); for DMOC, whose check re-runs nothing, at
     the plan's nodes and along its discrete trajectory between them
     (:func:`~nonholo.control.dmoc.path_samples`), by the same measures."""
-    from .reintegration import depth_measure, judged, path_violations
+    from .reintegration import bound_violations, depth_measure, judged, path_violations
 
     if sol.method != "dmoc":
-        return path_violations(sol, sol._samples, UNRESOLVED)
+        note, crossing = path_violations(sol, sol._samples, UNRESOLVED) if sol.problem.path_constraints else ("", None)
+        return note + bound_violations(sol, sol._samples), crossing
     from .dmoc import path_samples
     from .path_starts import path_values
 
