@@ -225,3 +225,25 @@ def test_a_state_bound_left_between_the_nodes_is_named():
     run = solve_ivp(rhs, (0, 1.0), sol.y[:, 0], rtol=1e-10, atol=1e-12, max_step=1e-3)
     reached = np.max(np.abs(run.y[4]))
     assert 0.01 < over < 0.03 and 0.8 + 0.5 * over < reached < 0.8 + 2 * over
+
+
+def test_a_failure_in_a_voronets_chart_names_the_charts_singular_set():
+    """An outside probe's sleigh (m = 1, I = 0.2, the centre of mass 0.3 ahead of the blade, a force
+    along the blade and a torque as controls), rest to rest 1 sideways in 2 s at least (F^2 + tau^2)/2:
+    its optimum turns the heading to 1.84, past pi/2, where the chart of the System's dynamics
+    (y' = tan(theta) x') is singular. Every start ended at local infeasibility, and the note blamed
+    the bounds and the duration. It names the chart's singular set, and the frame that solves it: the
+    same sleigh in body velocities (the probe's CasADi: 6.835225 on 99 intervals)."""
+    m, I, a = 1.0, 0.2, 0.3
+    x, y, th, F, tau, v, w = sp.symbols("x y theta F tau v omega")
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(th)], [0, m, m * a * sp.cos(th)],
+                   [-m * a * sp.sin(th), m * a * sp.cos(th), I + m * a**2]])
+    sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    ends = dict(cost=(F**2 + tau**2) / 2, t_final=2.0, initial=[0] * 5, final=[0, 1, 0, 0, 0])
+    sol = nh.OptimalControlProblem(sleigh, controls=[F, tau], **ends).solve(nodes=41)
+    assert not sol.success and "infeasibility" in sol.message
+    assert "Voronets chart that solves the velocities of y, singular where cos(theta) = 0" in sol.message
+    rates = [v * sp.cos(th), v * sp.sin(th), w, a * w**2 + F / m, (-m * a * v * w + tau) / (I + m * a**2)]
+    body = nh.OptimalControlProblem(nh.KinematicSystem([x, y, th, v, w], [F, tau], rates), **ends).solve(nodes=100)
+    assert body.success and body.objective == pytest.approx(6.835225, rel=1e-5) and body.y[2].max() > math.pi / 2

@@ -140,7 +140,22 @@ def infeasible_note(sol) -> str:
              "whose duration is nearer a solution's (guess= with arrays over such a time, or a previous plan), or "
              "a larger lower bound of t_final, may solve it where this one did not." if collapsed else "")
     return (text + f": the goal may lie beyond what the bounds and {duration} allow (loosen them, or check "
-            "the ends and path constraints), or the start led IPOPT there (guess=)." + start)
+            "the ends and path constraints), or the start led IPOPT there (guess=)." + start + _chart_hint(problem))
+
+
+def _chart_hint(problem) -> str:
+    """For dynamics posed in a Voronets chart (:mod:`~nonholo.control.charts`): that a motion which must
+    cross the chart's singular set has no plan in it. An outside probe's sleigh, rest to rest 1 sideways
+    in 2 s, needs its heading past pi/2, where the chart's y' = tan(theta) x' is singular: every start
+    ended at local infeasibility, the note blaming the bounds and the duration, while the same problem in
+    body velocities solves in 0.1 s."""
+    chart = getattr(problem.dynamics, "chart", None)
+    if chart is None:
+        return ""
+    return (f" The dynamics are posed in a Voronets chart that solves the velocities of {', '.join(chart['solved'])}, "
+            f"singular where {chart['determinant']} = 0: a motion that must cross that set has no plan in it. Pose it "
+            "in a frame regular along the motion: a KinematicSystem in body velocities, or a System from "
+            "from_kanes_method in such speeds.")
 
 
 def _on_bounds(names, values: np.ndarray, bounds: dict) -> list:
