@@ -16,9 +16,9 @@ import sympy as sp
 from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import parse, to_sympy
 
-__all__ = ["expression", "real", "inequalities", "ipopt_options", "MAX_NLP_VARIABLES", "mesh_size", "times", "frames",
-           "tolerance", "endpoint", "duration", "named_bounds", "ends_on_holonomic", "ends_within_bounds",
-           "minimum_time_attained", "symbol_kinds"]
+__all__ = ["expression", "real", "sympy_real", "inequalities", "ipopt_options", "MAX_NLP_VARIABLES", "mesh_size",
+           "times", "frames", "tolerance", "endpoint", "duration", "named_bounds", "ends_on_holonomic",
+           "ends_within_bounds", "minimum_time_attained", "symbol_kinds"]
 
 #: The largest NLP (variables) a solve builds: about 0.2 GB for its vectors alone, far beyond the
 #: meshes IPOPT solves in reasonable time; a larger ``nodes`` is refused before anything is allocated.
@@ -30,14 +30,35 @@ _INEQUALITIES = {ast.LtE: sp.LessThan, ast.Lt: sp.StrictLessThan, ast.GtE: sp.Gr
 
 def real(value, what: str, *, finite: bool = True) -> float:
     """``value`` as a float: TypeError for what is not a real number (a bool, a complex number, a
-    string, a SymPy expression with symbols), ValueError for NaN (and inf when ``finite``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, sp.Number)) \
-            or isinstance(value, sp.Basic) and not value.is_real:
+    string, a SymPy expression with symbols), ValueError for NaN (and inf when ``finite``). A SymPy
+    number is one whatever its form (pi, sqrt(2), a Rational, a Float: :func:`sympy_real`)."""
+    if isinstance(value, sp.Basic):
+        x = sympy_real(value, what)
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {value!r}")
-    x = float(value)
+    else:
+        x = float(value)
     if math.isnan(x) or finite and not math.isfinite(x):
-        raise ValueError(f"{what} must be a finite number, got {value!r}")
+        raise ValueError(f"{what} must be a finite number, got {value!r:.200}")
     return x
+
+
+def sympy_real(value: sp.Basic, what: str) -> float:
+    """A SymPy number as a float (NaN for nan, +-inf for +-oo): an outside probe's initial [0, 0, pi]
+    was refused as no real number while Rational(3, 2) passed. TypeError naming ``what`` for an
+    expression with symbols, no expression (a matrix, a relational) or a number not real (I, zoo), its
+    value to within rounding (exp(I pi/3) + exp(-I pi/3) evaluates to 1 + 7e-21 I)."""
+    if value is sp.nan:
+        return math.nan
+    if not isinstance(value, sp.Expr) or not value.is_number or value.is_extended_real is False:
+        raise TypeError(f"{what} must be a real number, got {value!r:.200}")
+    try:
+        z = complex(value.evalf())
+    except (TypeError, ValueError, ArithmeticError):
+        raise TypeError(f"{what} must be a real number, got {value!r:.200}") from None
+    if z.imag != 0 and not (value.is_extended_real or abs(z.imag) <= 1e-12 * abs(z.real)):
+        raise TypeError(f"{what} must be a real number, got {value!r:.200} (= {z:.6g})")
+    return z.real
 
 
 def expression(value, what: str, allowed: set, kinds: Mapping | None = None, others: Mapping | None = None) -> sp.Expr:
@@ -263,10 +284,13 @@ def named_bounds(bounds, names: list, what: str) -> dict:
         name = str(key)
         if name not in names:
             raise ValueError(f"{what} names {name!r}, which is not one of {names}")
-        try:
-            lo, hi = (float(v) for v in pair)
+        try:  # numbers: float("1") would read a string, float(True) a bool
+            values = list(pair)
+            if isinstance(pair, (str, bytes)) or any(isinstance(v, (str, bytes, bool, np.bool_)) for v in values):
+                raise TypeError(f"{what}[{name!r}] holds a string or a bool")
+            lo, hi = (float(v) for v in values)
         except (TypeError, ValueError) as err:
-            raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi), got {pair!r}") from err
+            raise ValueError(f"{what}[{name!r}] must be a pair (lo, hi) of numbers, got {pair!r:.200}") from err
         if math.isnan(lo) or math.isnan(hi):
             raise ValueError(f"{what}[{name!r}] = ({lo}, {hi}) has a NaN (use -inf or inf for no bound)")
         if not lo <= hi or lo == math.inf or hi == -math.inf:

@@ -15,6 +15,7 @@ from ..expressions.lowering import check_free_symbols
 from ..expressions.parsing import to_sympy
 from ..expressions.tidy import simplified
 from .charts import chart_of
+from .checks import named_bounds, real
 
 __all__ = ["KinematicSystem"]
 
@@ -80,38 +81,41 @@ class KinematicSystem:
         if self.rhs.rows != len(self.states):
             raise ValueError(f"rhs has {self.rhs.rows} entries, expected one per state ({len(self.states)})")
         check_free_symbols(list(self.rhs), set(self.states) | set(self.controls), "rhs")
+        infinite = [s for s, e in zip(names, self.rhs) if not finite_constants(e)]
+        if infinite:  # else refused only at a solve: "non-finite constant nan in an expression", naming nothing
+            raise ValueError(f"rhs: the right-hand side of {name!r} is not finite: the rates of {infinite} contain "
+                             "nan, zoo, oo or a number beyond a float's range (a parameter of the system NaN, infinite "
+                             "or dividing by zero)")
         m = len(self.controls)
         self.metric = sp.eye(m) if metric is None else sp.Matrix(metric)
         if self.metric.shape != (m, m):
             raise ValueError(f"metric has shape {self.metric.shape}, expected ({m}, {m})")
         check_free_symbols(list(self.metric), set(self.states), "metric")
+        if not all(finite_constants(e) for e in self.metric):
+            raise ValueError(f"metric must be finite, got {self.metric.tolist()!s:.300} (nan, zoo, oo or a number "
+                             "beyond a float's range)")
         check_metric(self.metric, self.states)
-        self.control_bounds = {str(c): (-math.inf, math.inf) for c in self.controls}
-        for key, (lo, hi) in dict(control_bounds or {}).items():
-            if str(key) not in self.control_bounds:
-                raise ValueError(f"control_bounds names {key!r}, which is not a control of {self.control_names}")
-            lo, hi = float(lo), float(hi)
-            if not lo <= hi:
-                raise ValueError(f"control_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
-            self.control_bounds[str(key)] = (lo, hi)
-        self.state_bounds = {}
-        for key, (lo, hi) in dict(state_bounds or {}).items():
-            if str(key) not in self.state_names:
-                raise ValueError(f"state_bounds names {key!r}, which is not a state of {self.state_names}")
-            lo, hi = float(lo), float(hi)
-            if not lo <= hi:
-                raise ValueError(f"state_bounds[{str(key)!r}] = ({lo}, {hi}) is empty")
-            self.state_bounds[str(key)] = (lo, hi)
+        # ValueError naming control_bounds[name] for what is no pair (lo, hi), as OptimalControlProblem's
+        self.control_bounds = {**{str(c): (-math.inf, math.inf) for c in self.controls},
+                               **named_bounds(control_bounds, self.control_names, "control_bounds")}
+        self.state_bounds = named_bounds(state_bounds, self.state_names, "state_bounds")
         self.name = name
         self._energy = None if energy is None else to_sympy(energy, "energy")
         if self._energy is not None:
             check_free_symbols([self._energy], set(self.states) | set(self.controls), "energy")
+            if not finite_constants(self._energy):
+                raise ValueError(f"energy must be finite, got {self._energy!s:.300} (nan, zoo, oo or a number beyond a "
+                                 "float's range)")
         self._f = None
         self.holonomic = []
         if holonomic is not None:
             self.holonomic = [to_sympy(h, "holonomic") for h in
                               ([holonomic] if isinstance(holonomic, (str, sp.Basic)) else list(holonomic))]
             check_free_symbols(self.holonomic, set(self.states), "holonomic")
+            infinite = [i for i, h in enumerate(self.holonomic) if not finite_constants(h)]
+            if infinite:
+                raise ValueError(f"holonomic must be finite: holonomic{infinite} contain nan, zoo, oo or a number "
+                                 "beyond a float's range")
             _check_tangent(self.holonomic, self.states, self.controls, self.rhs)
 
     def __getstate__(self):
@@ -253,17 +257,25 @@ class KinematicSystem:
         >>> car.state_names, car.control_names, car.control_bounds["v_dot"], car.state_bounds["v"]
         (['x', 'y', 'theta', 'v', 'kappa'], ['v_dot', 'kappa_dot'], (-2.0, 2.0), (-1.0, 1.0))
         """
-        rates = dict(rates)
+        if not isinstance(rates, Mapping):
+            raise TypeError(f"rates must be a mapping control name -> its largest rate, got {rates!r:.100}")
+        byname = {}
         for key, r in rates.items():
             if str(key) not in self.control_names:
                 raise ValueError(f"rates names {key!r}, which is not a control of {self.control_names}")
-            if not float(r) > 0 or not math.isfinite(float(r)):
+            if str(key) in byname:
+                raise ValueError(f"rates names {str(key)!r} twice")
+            try:  # a string, a bool or a symbol is no rate (float("2") would read one)
+                value = real(r, f"rates[{str(key)!r}]")
+            except TypeError as err:
+                raise ValueError(f"rates[{str(key)!r}] must be a positive finite number, got {r!r:.100}") from err
+            if not value > 0:
                 raise ValueError(f"rates[{str(key)!r}] must be positive and finite, got {r!r}")
-        limited = [c for c in self.controls if str(c) in {str(k) for k in rates}]
+            byname[str(key)] = value
+        limited = [c for c in self.controls if str(c) in byname]
         kept = [c for c in self.controls if c not in limited]
         if not limited:
             raise ValueError("rates must name at least one control")
-        byname = {str(k): float(r) for k, r in rates.items()}
         dots = [sp.Symbol(f"{c}_dot") for c in limited]
         if any(str(d) in self.state_names + self.control_names for d in dots):
             raise ValueError(f"the rates' names {[str(d) for d in dots]} clash with the system's")
@@ -291,6 +303,21 @@ def failed_run(message: str):
 
     return OptimizeResult(t=np.empty(0), y=None, sol=None, t_events=None, y_events=None, nfev=0, njev=0, nlu=0,
                           status=-1, message=message, success=False)
+
+
+def finite_constants(expr) -> bool:
+    """Whether the SymPy expression ``expr`` holds no nan, zoo or +-oo and no number beyond a float's
+    range (the constants a solve's lowering refuses)."""
+    expr = sp.sympify(expr)
+    if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return False
+    for number in expr.atoms(sp.Number):
+        try:
+            if not math.isfinite(float(number)):
+                return False
+        except (TypeError, ValueError, OverflowError):
+            return False
+    return True
 
 
 def _check_tangent(phi: list, states: list, controls: list, rhs) -> None:

@@ -410,7 +410,7 @@ class OptimalControlProblem:
                 p = int(np.argmax(bad))
                 state = dict(zip(self.state_names, (round(float(v), 6) for v in Y[:, p])))
                 raise ModelError(f"the dynamics of {self.dynamics.name!r} are not finite at a state of the initial "
-                                 f"guess (point {p} of {P}: {state}): "
+                                 f"guess ({state}): "
                                  "the model is singular there (e.g. its frame); pass guess= with states where it "
                                  "is regular")
             U += np.einsum("pmn,np->mp", np.linalg.pinv(J, rcond=1e-12), r)  # least squares, min norm

@@ -90,7 +90,9 @@ class TrackingResult:
 
 def _symbols(system, names, what: str) -> list:
     """The system's parameters named ``names`` (the inputs of its force); ValueError naming ``what``
-    for a name of no symbol, or of a coordinate or a velocity (which the motion, not the plan, sets)."""
+    for a name of no symbol, or of a coordinate or a velocity (which the motion, not the plan, sets),
+    or for a symbol named twice (one input solved twice leaves another out: an outside probe's
+    feedforward ["F", "F"] left the knife edge's torque at 0, a tracking error of 0.31 for 0.0003)."""
     out = []
     for name in names:
         try:
@@ -100,8 +102,27 @@ def _symbols(system, names, what: str) -> list:
         if symbol not in system.parameters:
             raise ValueError(f"{what} names {str(name)!r}, which is not an input of {system.name!r}: name symbols "
                              f"of its force among its parameters {list(system.parameter_names)}")
+        if symbol in out:
+            raise ValueError(f"{what} names {str(symbol)!r} twice: name each input once")
         out.append(symbol)
     return out
+
+
+#: The most samples track takes (each solves the inverse dynamics and is an output point of the run).
+MAX_SAMPLES = 10**6
+
+
+def _run_options(samples, rtol, atol, n: int) -> tuple:
+    """(samples, rtol, atol) checked: samples an integer from 2 (the ends of the plan) to MAX_SAMPLES,
+    the tolerances positive and finite (atol a scalar or one per entry of the state, of size n); a
+    TypeError or ValueError naming the argument (rtol = -1 reached SciPy as a complex comparison)."""
+    from .. import options as check
+
+    samples = check.count(samples, "samples", minimum=2)
+    if samples > MAX_SAMPLES:
+        raise ValueError(f"samples must be at most {MAX_SAMPLES}, got {samples}")
+    rtol, atol = check.tolerances(rtol, atol, n)
+    return samples, rtol, float(atol[0]) if atol.size == 1 else atol
 
 
 #: The largest slip |A(q_p) q_p'| / (|A| |q_p'|) of a plan, at its nodes, that track accepts as a motion
@@ -124,9 +145,10 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     expression of the plan's states and controls; ``feedforward``: names of symbols of the force
     solved by inverse dynamics along the plan. The other parameters take the system's values.
     Integrated by SciPy (``method``, implicit by default: the friction model is stiff for small eps)
-    with the plan and inputs evaluated in NumPy, sampled at about ``samples`` times: equally spaced
-    in each interval of the plan's mesh, where the integration restarts (the controls have kinks at
-    the nodes).
+    with the plan and inputs evaluated in NumPy, sampled at about ``samples`` times (an integer from 2
+    to MAX_SAMPLES; at least 3 per interval): equally spaced in each interval of the plan's mesh,
+    where the integration restarts (the controls have kinks at the nodes). ``rtol`` and ``atol``
+    (a scalar or one per entry of (q, q')) are positive and finite.
     """
     from scipy.integrate import solve_ivp
     from scipy.optimize import least_squares
@@ -139,6 +161,12 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
         eps = real(eps, "eps")
         if not eps > 0:
             raise ValueError(f"eps must be positive, got {eps!r}")
+        if normal is not None or speed is not None:
+            raise ValueError("normal and speed go with law=; the linear realization of eps uses neither")
+    else:
+        from ..expressions.laws import laws_of
+
+        law = laws_of(law)  # TypeError naming law for what is no nonholo.laws law (as System.friction)
     from ..expressions.parsing import to_sympy
 
     if not (hasattr(system, "constraints") and hasattr(system, "coordinates") and hasattr(system, "k")):
@@ -160,6 +188,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
         raise ValueError(f"{system.name!r} has affine constraints: not supported by track")
     q, v = list(system.coordinates), list(system.velocities)
     n = len(q)
+    samples, rtol, atol = _run_options(samples, rtol, atol, 2 * n)
     coordinates = dict(coordinates)
     names = [str(s) for s in q]
     missing = [nm for nm in names if nm not in {str(k) for k in coordinates}]
@@ -181,7 +210,15 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
         if e.free_symbols - allowed:
             raise ValueError(f"inputs[{str(s)!r}] must be an expression of the plan's states and controls, "
                              f"found {e.free_symbols - allowed}")
+    if feedforward is None:
+        feedforward = ()
+    if isinstance(feedforward, (str, sp.Symbol)):  # one name (a string is no list of its letters)
+        feedforward = [feedforward]
     ff = _symbols(system, list(feedforward), "feedforward")
+    both = [str(s) for s in ff if s in given]
+    if both:
+        raise ValueError(f"feedforward names {both}, which inputs gives already: an input is given or solved, "
+                         "not both")
     if len(ff) not in (0, n - system.k):
         raise ValueError(f"feedforward must name {n - system.k} symbols (one per free direction), got {len(ff)}")
     u_sym = [*given, *ff]
@@ -261,7 +298,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     # interval by interval of the plan's mesh (its controls have kinks at the nodes, the
     # feedforward jumps there): the inputs sampled inside each, the integration restarted at each node
     nodes = np.asarray(plan.t, dtype=float)
-    per = max(3, -(-int(samples) // (nodes.size - 1)) + 1)
+    per = max(3, -(-samples // (nodes.size - 1)) + 1)
     for k, node in enumerate(nodes):
         qp, qpd, _, ug = planned(node, nodes[max(k - 1, 0)], nodes[max(k, 1)])
         Am = np.asarray(A_f(qp, qpd, [*ug, *guess]), float)
