@@ -194,3 +194,20 @@ def test_a_problem_solved_by_dmoc_and_its_solutions_pickle():
         assert copy.deepcopy(plan).objective == plan.objective
     restored = pickle.loads(pickle.dumps(problem))
     assert restored.solve(nodes=11, method="dmoc").objective == pytest.approx(discrete.objective, rel=1e-12)
+
+
+def test_a_dmoc_plan_far_from_its_motion_is_no_success():
+    """An outside probe's knife edge (G = diag(1, 1, 0.5)) pushed 1 ahead from rest to rest in 1 s at
+    least int (F^2 + tau^2)/2 (the optimum 6): on 3 nodes DMOC's plan costs 16 and its re-run ends
+    0.33 past the goal, and it was a success (DMOC's plans were not judged). Its chart regular along
+    the plan, it is judged as a collocation's: no success on 3 nodes; on 11, a success within 1e-2."""
+    X, Y, TH, F, TAU = sp.symbols("x y theta F tau")
+    knife = nh.System([X, Y, TH], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(TH), -sp.cos(TH), 0]]),
+                      force=[F * sp.cos(TH), F * sp.sin(TH), TAU], parameters={F: 0.0, TAU: 0.0})
+    push = nh.OptimalControlProblem(knife, cost=(F**2 + TAU**2) / 2, t_final=1.0, controls=[F, TAU],
+                                    initial=[0] * 5, final=[1, 0, 0, 0, 0])
+    coarse = push.solve(nodes=3, method="dmoc")
+    assert coarse.objective == pytest.approx(16.0, rel=1e-6) and abs(coarse.simulate().y_final[0] - 4 / 3) < 1e-3
+    assert not coarse.success and "no motion of the dynamics" in coarse.message
+    fine = push.solve(nodes=11, method="dmoc")
+    assert fine.success and abs(fine.simulate().y_final[0] - 1) < 1e-2 and fine.objective == pytest.approx(6, rel=0.05)

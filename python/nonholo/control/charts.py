@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-__all__ = ["CHART_TOL", "chart_of", "chart_crossing", "chart_reach"]
+__all__ = ["CHART_TOL", "chart_of", "chart_crossing", "chart_reach", "normalized_determinant"]
 
 CHART_TOL = 1e-8
 
@@ -52,6 +52,13 @@ def _chart_index(dynamics, states: list):
     if any(str(s) not in index for s in chart["coordinates"]):
         return None, None
     return chart, index
+
+
+def normalized_determinant(dynamics, states: list, Y: np.ndarray) -> np.ndarray | None:
+    """d(q) of the chart of ``dynamics`` at the columns of ``Y`` (states in the order of ``states``), or
+    None without a chart in the states."""
+    chart, index = _chart_index(dynamics, states)
+    return None if chart is None else _normalized_determinant(chart, index, np.asarray(Y, dtype=float))
 
 
 def chart_crossing(dynamics, states: list, t: np.ndarray, Y: np.ndarray, controls_only: bool = False) -> str | None:

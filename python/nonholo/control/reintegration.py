@@ -26,8 +26,8 @@ import sympy as sp
 
 from .path_starts import path_function, path_values
 
-__all__ = ["bounded_states", "bound_violations", "control_values", "controls_at", "kinks", "jacobian_norms", "interval_runs", "point_controls",
-           "path_violations", "judged", "depth_measure", "RK4_STABLE", "PATH_TOL"]
+__all__ = ["bounded_states", "bound_violations", "control_values", "controls_at", "kinks", "jacobian_norms",
+           "interval_runs", "point_controls", "path_violations", "judged", "depth_measure", "RK4_STABLE", "PATH_TOL"]
 
 #: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
 #: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
