@@ -15,6 +15,8 @@ from ..models.reduced import ReducedModel, frame_initial_state
 
 __all__ = ["model_state", "parameter_mapping"]
 
+PROJECT_ADVICE = "Pass project_y0=True"  # where simulate's advice begins in the mapping's messages (frames, reduced)
+
 
 def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approximate: bool = False) -> np.ndarray:
     """``y`` as a state of ``model``, shape (model.n_states,).
@@ -40,6 +42,10 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approxim
     n, N = model.system.n, model.n_states
     two_forms = in_quasi_velocities(model)
     if y.shape == (N,) and not (qdot and two_forms):
+        if not approximate and getattr(model, "kind", None) == "hamel" and np.all(np.isfinite(y)):
+            # refused where the speeds are singular at q, as simulate refuses such a y0 (ModelError naming
+            # Kane's dependent speeds), not deep in the model's equations ("the frame metric X_D^T G X_D")
+            frame_initial_state(model, y, float(t), list(model.param_vector(params)), False)
         return y.copy()
     if two_forms and y.shape == (2 * n,):
         if not np.all(np.isfinite(y)):
@@ -51,9 +57,12 @@ def model_state(model, y, t: float = 0.0, params=None, what: str = "y", approxim
             return frame_initial_state(model, y, float(t), pvec, False, qdot=qdot)
         except ModelError:  # the speeds are singular at q: not a velocity off the constraints
             raise
-        except ValueError as exc:
-            raise ValueError(f"{what} given as [q, q'] (length {2 * n}) must have q' on the constraint set: "
-                             f"{exc}") from None
+        except ValueError as exc:  # without simulate's advice: the analysis calls have no project_y0
+            found = str(exc).split(PROJECT_ADVICE)[0].rstrip(". ")
+            raise ValueError(f"{what} given as [q, q'] (length {2 * n}) must have q' on the constraint set: {found}. "
+                             f"Give a q' that satisfies the constraints at q (system.project(q, qdot) projects one "
+                             f"onto them, G-orthogonally), or {what} in the model's own state {model.state_names}"
+                             ) from None
     alternative = f" or ({2 * n},) [q, q'] (mapped to {model.state_names[n:]})" if two_forms else ""
     raise ValueError(f"{what} must have shape ({N},) ordered as {model.state_names}{alternative}, got {y.shape}")
 

@@ -1,6 +1,7 @@
 """Why a run failed, where the solver's own words name a symptom: a message that names the cause and
 the remedy (an interval below the solver's resolution, a friction model's initial layer, an atol far
-below round-off, a constraint singularity), attached to the failed result."""
+below round-off, a constraint singularity, Kane's dependent speeds that cannot be solved), attached to the
+failed result."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_sp
     out of max_steps or max_wall_time)."""
     if result.status >= 0 or result.flag_name == "INTERRUPTED":
         return result
+    if result.flag_name == "FRAME_SINGULAR":
+        _explain_kane_speeds(result, model)
     t0, tf = t_span
     if result.stats.get("n_steps", 0) == 0 and result.flag_name in ("CV_TOO_CLOSE", "CV_ILL_INPUT") and (
             abs(tf - t0) <= 1e3 * np.finfo(float).eps * max(abs(t0), abs(tf)) or abs(tf - t0) < 1e-150):
@@ -31,6 +34,29 @@ def explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_sp
     elif model.kind == "friction" and result.flag_name not in ("CV_TOO_MUCH_WORK", "WALL_TIME_EXCEEDED"):
         _explain_layer(result, model, y0, t0)  # not a run stopped by its max_steps or max_wall_time
     return result
+
+
+# the core's words where a frame given by its vectors turns singular (cpp/src/models/frame_watch.cpp), which
+# go on with advice on the frames a user passes
+VECTOR_FRAME_ADVICE = "A frame given by its vectors cannot be re-chosen during a run"
+
+
+def _explain_kane_speeds(result: SimulationResult, model: Model) -> None:
+    """A run in Kane's speeds (:meth:`System.from_kanes_method`) stopped where its frame turned singular
+    (FRAME_SINGULAR): the core's advice is on frames given by their vectors, which such a user never
+    passed (a skate's sideways speed as the dependent one, at a heading of pi/2). The cause is the
+    dependent speeds chosen in KanesMethod: their block C_dep of the velocity constraints is nearly
+    singular there, and the remedy the coordinate model, or other dependent speeds."""
+    frame = getattr(model, "frame", None)
+    if getattr(frame, "dependent_speeds", None) is None or VECTOR_FRAME_ADVICE not in result.message:
+        return
+    found = result.message[: result.message.index(VECTOR_FRAME_ADVICE)]
+    result.message = (
+        f"{found}The dependent speeds chosen in KanesMethod (u_dependent) cannot be solved here: their block "
+        "C_dep of the velocity constraints is nearly singular, and the frame of Kane's speeds, built from its "
+        "inverse, cannot be re-chosen during a run. Use the coordinate model, which crosses this configuration: "
+        "System.from_kanes_method(km, ..., state=\"qdot\") (or system.nonholonomic(form=\"qdot\")), with state "
+        "[q, q']; or choose other dependent speeds in KanesMethod, whose C_dep stays regular along the run")
 
 
 # an atol below eps^2 (4.9e-32) asks for more than the round-off of any state above eps in size

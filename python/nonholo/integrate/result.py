@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ..numerics import number_text
-from ..system.contact_outputs import CONTACT_QUANTITIES, contact_quantity
+from ..system.contact_outputs import CONTACT_QUANTITIES, LOAD_QUANTITIES, contact_quantity, missing_load_quantity
 
 __all__ = ["SimulationResult"]
 
@@ -249,8 +249,9 @@ class SimulationResult:
         Derived quantities of the system (``system.outputs``, e.g. ``"roll"``) are computed on
         demand, and so are the contact quantities ``"slip"``, ``"friction_force"`` and
         ``"normal_force"`` of a system with constraint rows (:mod:`nonholo.system.contact_outputs`).
-        Raises KeyError naming the states when there is no state or output of that name, and
-        TypeError for a key that is no name (a slice or an index: the samples are ``y[:, i]``)."""
+        Raises KeyError naming the states when there is no state or output of that name (for
+        ``"friction_ratio"``, a rolling body's output, the normal load it divides by and how to give
+        it), and TypeError for a key that is no name (a slice or an index: the samples are ``y[:, i]``)."""
         if getattr(name, "is_Symbol", False):  # a SymPy symbol of a coordinate: its name
             name = name.name
         if not isinstance(name, str):
@@ -275,6 +276,11 @@ class SimulationResult:
             return np.asarray(outputs[name](self.q, self.velocity, self._system_params()), dtype=float)
         if name in CONTACT_QUANTITIES and self.model.system.k:  # slip and contact forces of any constrained system
             return contact_quantity(self, name)
+        if name in LOAD_QUANTITIES and (self.model.system.k or "friction_force" in outputs):  # a rolling body's
+            loads = getattr(self.model, "contact_loads", None) or getattr(self.model.system, "contact_loads", None)
+            given = "given" if loads and all(N is not None for N in loads) else \
+                "derived" if "normal_force" in outputs else None
+            raise KeyError(missing_load_quantity(self.model.system, name, given))
         known = f"; outputs are {list(outputs)}" if outputs else ""
         raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
 

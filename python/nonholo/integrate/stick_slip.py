@@ -58,7 +58,7 @@ import sympy as sp
 
 from ..errors import SimulationWarning
 from ..numerics import number_text
-from ..system.contact_outputs import CONTACT_QUANTITIES, full_slips
+from ..system.contact_outputs import CONTACT_QUANTITIES, LOAD_QUANTITIES, full_slips, missing_load_quantity
 from ..system.margins import LOAD_FLAG, Margin, negative_load_message, varying_loads
 from .events import Event
 from .result import result_metadata, rows_residual, to_dataframe, to_xarray
@@ -216,6 +216,8 @@ class StickSlipResult:
             return np.concatenate([phase[name] for phase in self.phases], axis=-1)  # per contact: (contacts, n_t)
         if name in CONTACT_QUANTITIES and self.model is not None:
             return self._contact_quantity(name)
+        if name in LOAD_QUANTITIES and self.model is not None:  # a rolling body's, not this system's
+            raise KeyError(missing_load_quantity(self.model.system, name, "given"))
         outputs = list(self.phases[0].model.system.outputs) if self.phases else []
         raise KeyError(f"{name!r} is neither a state nor an output; the states are {self.state_names}"
                        + (f", the outputs {outputs}" if outputs else ""))

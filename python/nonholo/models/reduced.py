@@ -356,17 +356,26 @@ def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
     """ModelError where the frame of a Hamel model given by its vectors (Kane's speeds: it cannot be
     re-split) is singular at q, its condition number above what stops a run: no state in its speeds
     stands for a velocity there (an outside probe's skate at theta = pi/2 was told its q' violated the
-    constraints)."""
+    constraints). For Kane's speeds the message names their cause, the dependent speeds' block C_dep."""
     if model.frame.solved is not None:
         return
     condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
     if not condition <= SINGULAR_CONDITION:
-        n = model.system.n
-        raise ModelError(f"the frame X(q) of the Hamel model (its speeds {model.state_names[n:]}) is singular at "
-                         f"q = {np.array2string(np.asarray(q, float), precision=6)}: its condition number is "
-                         f"{condition:.3g} (1-norm; a run stops above {SINGULAR_CONDITION:g}), so no state in these "
-                         "speeds stands for a velocity there. Start where the speeds are regular, choose other "
-                         "independent speeds, or use the coordinate model (system.nonholonomic(form=\"qdot\"))")
+        speeds = model.state_names[model.system.n:]
+        point = f"q = {np.array2string(np.asarray(q, float), precision=6)}"
+        measure = f"condition number {condition:.3g} (1-norm; a run stops above {SINGULAR_CONDITION:g})"
+        if getattr(model.frame, "dependent_speeds", None) is not None:
+            raise ModelError("the dependent speeds chosen in KanesMethod (u_dependent) cannot be solved there: their "
+                             f"block C_dep of the velocity constraints is singular at {point}, or nearly (the frame "
+                             f"X(q) of Kane's speeds, built from its inverse, has {measure}), so no state in the "
+                             f"speeds {speeds} stands for a velocity there. Use the coordinate model, which is "
+                             "regular there (System.from_kanes_method(km, ..., state=\"qdot\"), or "
+                             "system.nonholonomic(form=\"qdot\"), with state [q, q']), or choose other dependent "
+                             "speeds in KanesMethod")
+        raise ModelError(f"the frame X(q) of the Hamel model (its speeds {speeds}) is singular at {point}: its "
+                         f"{measure}, so no state in these speeds stands for a velocity there. Start where the speeds "
+                         "are regular, choose other independent speeds, or use the coordinate model "
+                         "(system.nonholonomic(form=\"qdot\"))")
 
 
 def projects_initial_state(model, project_y0: bool) -> bool:

@@ -37,10 +37,13 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-__all__ = ["CONTACT_QUANTITIES", "ContactOutput", "ContactRows", "SharedRows", "contact_quantity", "full_slips",
-           "law_outputs", "slip_rows"]
+__all__ = ["CONTACT_QUANTITIES", "LOAD_QUANTITIES", "ContactOutput", "ContactRows", "SharedRows", "contact_quantity",
+           "full_slips", "law_outputs", "missing_load_quantity", "slip_rows"]
 
 CONTACT_QUANTITIES = ("slip", "friction_force", "normal_force")
+# outputs of the bodies of roll_on_plane and of mechanisms only, which divide by their normal force: another
+# system's result names the load they need (missing_load_quantity)
+LOAD_QUANTITIES = ("friction_ratio",)
 
 
 class ContactRows:
@@ -297,6 +300,22 @@ def contact_quantity(result, name: str) -> np.ndarray:
         return _per_contact(force[order], sizes)
     lam = np.array([at.multipliers() for at in points]).T.reshape(system.k, -1)
     return _per_contact(lam[order], sizes)
+
+
+def missing_load_quantity(system, name: str, load: str | None) -> str:
+    """The KeyError message of ``result[name]``, ``name`` in LOAD_QUANTITIES, where ``system`` has no such
+    output (a System written in SymPy): the quantity divides by a contact's normal load, and ``load`` says
+    which the run has (``"given"`` as normal=, ``"derived"`` by with_normal_force, None: none; its
+    ``result["normal_force"]`` then raises alike)."""
+    what = (f"{system.name!r} has no output {name!r}: the ratio |f| / N of each contact's friction force to its "
+            "normal load (the friction coefficient the motion needs) is an output of the bodies of "
+            "nh.contact.roll_on_plane and of mechanisms (nh.multibody.Mechanism) only")
+    if load is not None:
+        how = "the load given as normal=" if load == "given" else "the load of system.with_normal_force"
+        return f"{what}. Divide result['friction_force'] by result['normal_force'] ({how})"
+    return (f"{what}, and {system.name!r} has no normal load: give normal= to system.friction(law=..., normal=...) "
+            "(result['normal_force'] of that model, by which divide result['friction_force']) or to "
+            "system.friction_margin (system.friction_margin(mu, normal=N).of(result) is mu N - |f| per contact)")
 
 
 def _force_of_its_slip(result) -> bool:

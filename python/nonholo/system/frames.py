@@ -365,6 +365,13 @@ class AnholonomicFrame:
         """True when q' = X_D v + w0(q) with an offset w0 (affine constraints or kinematics)."""
         return bool(self._core.has_offset)
 
+    @property
+    def dependent_speeds(self) -> DependentSpeeds | None:
+        """The :class:`~nonholo.expressions.speed_frame.DependentSpeeds` of a frame of Kane's speeds
+        (:meth:`System.from_kanes_method`: its dependent speeds solved from C_dep at each evaluation), else
+        None (a Voronets frame, a frame given by its vectors)."""
+        return self._dependent
+
     # ---------------------------------------------------------------- basics
     @property
     def n(self) -> int:

@@ -262,20 +262,19 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         ``q_ind + q_dep`` as plain symbols of the same names, velocities ``<name>_dot``.
         ``parameters`` gives the value of every constant symbol.
 
-        ``system.nonholonomic()`` integrates in Kane's independent speeds (``state="speeds"``,
-        the default where the kinematics allow it): state ``[q, u_ind]`` named after km's
-        speeds (``result["u1"]``), q' = X_D(q) u_ind + w0(q) from the kinematic differential
-        equations and the velocity constraints (the Hamel model of that frame, Kane's equations
-        in u), the dependent speeds solved numerically at each evaluation (a pivoted LU of their
-        constraint coefficients: regular wherever those are, e.g. SymPy's bicycle upright). Its
-        y0, and the states of the analysis calls (:func:`~nonholo.linearize`, ...), may also be
-        given as [q, q'] where its length differs from the model's (with no dependent speeds both
-        are 2n long, and a 2n state is [q, u]). ``system.nonholonomic(form="qdot")``, or
-        ``state="qdot"`` here, gives the model in ``[q, q']``. Every speed, dependent ones too, is
-        also ``result[name]`` in either form; convert with :func:`nonholo.expressions.mechanics.kane_qdot`
-        and ``kane_speeds``. Gravity given as a load is a potential (``load_potential``). Keyword arguments
-        (``state``, ``potential``, ``friction``, ``specified``, ``name``, ``simplify``, ``check_kinematics``)
-        and what is supported: :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
+        ``system.nonholonomic()`` integrates in Kane's independent speeds (``state="speeds"``, the default where the
+        kinematics allow it): state ``[q, u_ind]`` named after km's speeds (``result["u1"]``), q' = X_D(q) u_ind +
+        w0(q) from the kinematic differential equations and the velocity constraints (the Hamel model of that frame),
+        the dependent speeds solved numerically at each evaluation (a pivoted LU of their constraint coefficients:
+        regular wherever those are, e.g. SymPy's bicycle upright). Else (kinematic differential equations or velocity
+        constraints, f_nh included, that depend on time: ``state`` in the function below) it is ``[q, q']``, with a
+        warning, and a y0 of the speeds' length is refused. Its y0, and the states of the analysis calls
+        (:func:`~nonholo.linearize`, ...), may also be given as [q, q'] where its length differs from the model's (with
+        no dependent speeds both are 2n long, and a 2n state is [q, u]). ``system.nonholonomic(form="qdot")``, or
+        ``state="qdot"`` here, gives the model in ``[q, q']``. Every speed, dependent ones too, is also
+        ``result[name]`` in either form; convert with :func:`nonholo.expressions.mechanics.kane_qdot` and
+        ``kane_speeds``. Gravity given as a load is a potential (``load_potential``). Keyword arguments and what is
+        supported: :func:`nonholo.expressions.mechanics.kanes_method_arguments`.
 
         Examples
         --------

@@ -128,6 +128,14 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     TypeError
         ``params`` or ``fixed`` not a mapping.
 
+    Warns
+    -----
+    SimulationWarning
+        A guess moving (a velocity above 0.05) with no velocity in ``fixed`` that converged near rest
+        but not to rest, its velocities below 1e-3 of the guess's (above 1e-9 of them): the search slid
+        along a family of steady motions (a speed for each) toward rest; fix one speed with ``fixed=``
+        to find the motion at that speed. A body with a quaternion attitude that converged to rest.
+
     Examples
     --------
     >>> import nonholo as nh
@@ -270,22 +278,44 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
 
 
 MOVING_GUESS = 0.05  # velocities of a guess above which its converging to rest is worth a warning
+SLID_TO_REST = 1e-3  # velocities found below this fraction of a moving guess's: the search slid toward rest
+AT_REST = 1e-9  # ... and below this fraction: at rest (to rounding), a steady motion in its own right
 
 
 def _warn_at_rest(model, start, found, fix_idx, cyc) -> None:
-    """A warning where a body with a quaternion attitude (a unit-norm group), guessed moving, converged to
-    rest: turning its quaternion, no rolling or spinning motion of it is steady in its coordinates."""
+    """A warning where a guess moving at more than MOVING_GUESS, with no velocity fixed, converged to rest
+    or near it. A body with a quaternion attitude (a unit-norm group) at rest: no rolling or spinning motion
+    of it is steady in its coordinates (turning its quaternion). Any model near rest, its velocities below
+    SLID_TO_REST of the guess's but not at rest (above AT_REST of them): the search slid along a family of
+    steady motions (a speed for each) toward its end at rest, where the equations hardly tell the speeds
+    apart, and stopped where the residual, about the square of the speeds, met the tolerance (a free Suslov
+    top guessed spinning at 1.9 stopped at 7e-6, off the family's direction, and its linearization there
+    gave rates of 1e-6). Rest itself is a steady motion: a guess that was none (a sleigh guessed moving
+    along a coordinate that is not cyclic) converges to it."""
     n = model.system.n
-    if not model.system.unit_norm or any(i >= n for i in fix_idx):
+    if any(i >= n for i in fix_idx):  # a speed given: the search cannot slide along it
         return
-    guessed, reached = np.abs(start[n:]).max(initial=0.0), np.abs(found[n:]).max(initial=0.0)
+    velocities = slice(n, n + model.n_velocities)
+    guessed, reached = np.abs(start[velocities]).max(initial=0.0), np.abs(found[velocities]).max(initial=0.0)
     # a guess with a small spin (0.005: a top nudged to find its rest) asked for the rest it found
-    if guessed > MOVING_GUESS and reached <= 1e-9 * guessed:
+    if not guessed > MOVING_GUESS:
+        return
+    moving = [model.state_names[c] for c in cyc]
+    if model.system.unit_norm and reached <= AT_REST * guessed:
         warnings.warn(f"steady_motions converged to rest from a guess moving at {guessed:.3g}: the attitude of "
                       f"{model.system.name!r} is a quaternion, which turns as the body rolls or spins, so no such "
-                      "motion is steady in its coordinates (only the cyclic ones "
-                      f"{[model.state_names[c] for c in cyc]} may move). Build it with Euler angles "
-                      "(nh.multibody.Mechanism, or KanesMethod) for its stability", SimulationWarning, stacklevel=4)
+                      f"motion is steady in its coordinates (only the cyclic ones {moving} may move). Build it with "
+                      "Euler angles (nh.multibody.Mechanism, or KanesMethod) for its stability", SimulationWarning,
+                      stacklevel=4)
+    elif AT_REST * guessed < reached <= SLID_TO_REST * guessed:
+        speeds = model.state_names[velocities]
+        warnings.warn(f"steady_motions converged near rest, but not to rest, from a guess moving at {guessed:.3g}: "
+                      f"its velocities {speeds} are at most {reached:.3g}, below {SLID_TO_REST:g} of the guess's. The "
+                      "search slid along a family of steady motions (a speed for each) toward rest, where the "
+                      "equations hardly tell the speeds apart: this state meets the tolerance only for being slow, "
+                      "is not the motion at the guess's speed, and its linearization sees rates of about its small "
+                      f"speeds. Fix one speed with fixed={{{speeds[0]!r}: ...}} to find the motion at that speed, or "
+                      "guess rest to find rest", SimulationWarning, stacklevel=4)
 
 
 def _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names):

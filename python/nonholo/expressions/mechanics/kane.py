@@ -207,8 +207,8 @@ def _kane_speed_frame(km, aux, u_of_qdot, plain, q_syms, qd_syms, constraints):
     if any(me.find_dynamicsymbols(x) for x in entries):
         return "the kinematic differential equations or velocity constraints involve other dynamicsymbols"
     if any(t in x.free_symbols for x in entries):
-        return ("the kinematic differential equations or the velocity constraints depend on time explicitly "
-                "(the quasi-velocity frame must be a function of q)")
+        return ("the kinematic differential equations or the velocity constraints (their coefficients or their "
+                "affine part f_nh) depend on time explicitly (the quasi-velocity frame must be a function of q)")
     names = [dynamic_name(u) for u in us[:m]]
     clash = set(names) & {str(s) for s in (*q_syms, *qd_syms)}
     if clash:
@@ -267,8 +267,13 @@ def kanes_method_arguments(
         The state of ``system.nonholonomic()``. ``"speeds"``: Kane's independent speeds u_ind
         as quasi-velocities (``speeds`` below; state ``[q, u_ind]``). ``"qdot"``: ``[q, q']``.
         None (default): ``"speeds"`` where the kinematics allow it, else ``"qdot"`` with a
-        warning that says why (kinematic differential equations or constraint coefficients that
-        depend on time explicitly).
+        warning that says why. That is where the kinematic differential equations (q' in the
+        speeds: J(q, t), q0(q, t)) or the velocity constraints, their coefficients C of the speeds
+        or their affine part f_nh (a constraint such as ``... - sin(t)``, a table turning at a
+        given rate), depend on time explicitly; where any of these involves dynamicsymbols other
+        than the coordinates and speeds; and where a speed has the name of a coordinate or of a
+        velocity (``<name>_dot``). The model's state is then ``[q, q']``, 2n long, and a y0 of the
+        speeds' length is refused; ``state="speeds"`` raises ModelError in these cases.
 
     Returns
     -------
