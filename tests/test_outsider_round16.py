@@ -160,3 +160,21 @@ def test_a_friction_ratio_asked_of_a_system_without_one_names_the_load_it_needs(
                                            r"result\['normal_force'\] \(the load given as normal=\)"):
             run["friction_ratio"]
         assert run["normal_force"] == pytest.approx(N)
+
+
+def test_a_law_of_two_components_needs_contacts_of_two_rows():
+    """An outside probe's single-track car (a lateral row per axle, no contacts= given) took a Stribeck law
+    of two components by pairing its rows in order: both axles one contact, one friction disc, 1.2e-2 m
+    off the model of one contact per row after 2 s, and a combined Magic Formula read the rear's lateral
+    slip as the longitudinal one, silently. The documented default is a contact per row: a law of two
+    components is refused there, and taken where contacts= says which rows make a contact."""
+    x, y, th = sp.symbols("x y theta")
+    puck = nh.System([x, y, th], sp.diag(1, 1, 0.1), constraints=sp.Matrix([[1, 0, 0], [0, 1, 0]]))
+    two = nh.laws.Stribeck(0.9, 0.7, 0.05, rows=2)
+    with pytest.raises(ValueError, match=r"declares no contacts.*contacts=\[\[0, 1\]\]"):
+        puck.friction(law=two, normal=9.81)
+    run = nh.simulate(puck.friction(law=two, normal=9.81, contacts=[[0, 1]]), (0, 0.2), [0, 0, 0, 3, 4, 0])
+    one = nh.simulate(puck.friction(law=nh.laws.Stribeck(0.9, 0.7, 0.05), normal=9.81), (0, 0.2), [0, 0, 0, 3, 4, 0])
+    vx, vy = run["x_dot"][-1], run["y_dot"][-1]
+    assert abs(vx / vy - 0.75) < 1e-9  # one round contact: the slip keeps its direction
+    assert abs(one["x_dot"][-1] / one["y_dot"][-1] - 0.75) > 1e-2  # a contact per row: square friction

@@ -687,7 +687,8 @@ class MagicFormula(Law):
 
     At :math:`\kappa = 0` the lateral force is the pure one, at :math:`\alpha = 0` the longitudinal,
     and each weight lies in [-1, 1], so each component stays within its pure curve's peak; their
-    norm can exceed both (weak weights: 1.37 N for :math:`D = D_x = 1`). The velocity scale is
+    norm can exceed both, up to :math:`\sqrt{D^2 + D_x^2}\,N` as the weights tend to 0 (where
+    :math:`G = 1`). The velocity scale is
     :math:`V` over the larger slip stiffness, the saturation the largest :math:`\lvert z \rvert / N`
     over all slips, found on a grid (:math:`\sqrt{D^2 + D_x^2}`, a bound, for symbolic factors).
 

@@ -31,11 +31,12 @@ __all__ = ["contact_force", "contact_groups", "contact_rows", "realized_by", "ro
 
 def contact_rows(system, contacts, law: Law | None) -> list:
     """The contacts as lists of the system's row indices: ``contacts``, else the system's (``contacts``,
-    or a mechanism's tangential rows per contact, ``friction_contacts``), else one per row (or, for a
-    law of r components, consecutive groups of r rows). A mechanism's normal rows (``normal_rows``: the
-    height of a support point) are no contact's: they stay constraints (:func:`normal_rows`). A
-    mechanism whose contacts repeat rows (``system.contact_slip_rows``) is refused: a realization on the
-    System's rows alone would leave out the friction of a repeated row (:func:`contact_groups`)."""
+    or a mechanism's tangential rows per contact, ``friction_contacts``), else one per row (a law of
+    r > 1 components is then refused: which rows make a contact is the user's to say). A mechanism's
+    normal rows (``normal_rows``: the height of a support point) are no contact's: they stay constraints
+    (:func:`normal_rows`). A mechanism whose contacts repeat rows (``system.contact_slip_rows``) is
+    refused: a realization on the System's rows alone would leave out the friction of a repeated row
+    (:func:`contact_groups`)."""
     record = getattr(system, "contact_slip_rows", None)
     if record is not None and record.repeated:
         names = ", ".join(record.name(c) for c in record.repeated)
@@ -76,9 +77,17 @@ def _kept_groups(system, contacts, law: Law | None) -> list:
     if getattr(system, "friction_contacts", None):
         return [list(g) for g in system.friction_contacts]
     rows = [i for i in range(system.k) if i not in normal]
-    if law is None or law.rows == 1 or len(rows) % law.rows:
+    if law is None or law.rows == 1:
         return [[i] for i in rows]
-    return [rows[i: i + law.rows] for i in range(0, len(rows), law.rows)]
+    # each row a contact of its own (the documented default), which a law of r > 1 components does not
+    # fit: pairing rows in order made an outside probe's single-track car, a lateral row per axle, one
+    # contact sharing one friction disc (its combined Magic Formula read the rear's lateral slip as the
+    # longitudinal one), silently
+    name = type(law).__name__
+    raise ValueError(f"law: a {name} law of {law.rows} components acts on contacts of {law.rows} rows each, and "
+                     f"{system.name!r} declares no contacts (each of its {len(rows)} rows is a contact of its own): "
+                     f"give contacts=, the rows of each contact (e.g. contacts=[[0, 1]] for one contact of rows 0 "
+                     f"and 1), or a law of one component (rows=1) for one-row contacts")
 
 
 def normal_rows(system) -> list:
