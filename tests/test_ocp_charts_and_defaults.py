@@ -247,3 +247,9 @@ def test_a_failure_in_a_voronets_chart_names_the_charts_singular_set():
     rates = [v * sp.cos(th), v * sp.sin(th), w, a * w**2 + F / m, (-m * a * v * w + tau) / (I + m * a**2)]
     body = nh.OptimalControlProblem(nh.KinematicSystem([x, y, th, v, w], [F, tau], rates), **ends).solve(nodes=100)
     assert body.success and body.objective == pytest.approx(6.835225, rel=1e-5) and body.y[2].max() > math.pi / 2
+    # a push too weak for its goal is the bound's case, not the chart's (a second-round probe's knife edge)
+    knife = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                      force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    weak = nh.OptimalControlProblem(knife, controls=[F, tau], control_bounds={"F": (-0.1, 0.1)},
+                                    **{**ends, "final": [1, 0, 0, 0, 0]}).solve(nodes=21)
+    assert not weak.success and "'F' on its bounds" in weak.message and "Voronets chart" not in weak.message
