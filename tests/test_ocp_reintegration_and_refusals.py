@@ -583,19 +583,21 @@ def test_local_infeasibility_names_the_equation_and_the_bounds_that_hold_the_pla
 
 def test_a_free_duration_collapsed_to_its_lower_bound_names_the_start_too():
     """A pendulum's swing-up, least int T^2 with |T| <= 2 and t_final in (0, 50) (opty's variable-duration
-    example; feasible: 6.16 at t_final 16.7 from a guess that lasts 6.5): from the default start IPOPT
-    shortens the plan to 1e-8 and stops at local infeasibility, whose note said only that the goal may
-    lie beyond the bounds. It names the collapsed duration and the start; a fixed duration (the other
-    path) swings up."""
+    example; feasible: 6.16 at t_final 16.7 from a guess that lasts 6.5): from the line IPOPT shortens
+    the plan to 1e-8 and stops at local infeasibility, whose note said only that the goal may lie beyond
+    the bounds. It names the collapsed duration and the start; a fixed duration (the other path) swings
+    up, and so does the default start now, from rest (test_ocp_charts_and_defaults)."""
     th, T = sp.symbols("theta T")
     pend = nh.System([th], sp.Matrix([[1.0]]), potential=9.81 * (1 - sp.cos(th)), force=[T], parameters={T: 0.0})
-    free = nh.OptimalControlProblem(pend, cost=T**2, t_final=(0.0, 50.0), controls=[T], initial=[0, 0],
-                                    final=[np.pi, 0], control_bounds={"T": (-2, 2)}).solve(nodes=101)
+    problem = nh.OptimalControlProblem(pend, cost=T**2, t_final=(0.0, 50.0), controls=[T], initial=[0, 0],
+                                       final=[np.pi, 0], control_bounds={"T": (-2, 2)})
+    free = problem.solve(nodes=101, guess="line")
     assert not free.success and "the duration on its lower bound t_final = 1e-08" in free.message
     assert "or the start led IPOPT there (guess=)" in free.message and "a start whose duration" in free.message
     fixed = nh.OptimalControlProblem(pend, cost=T**2, t_final=10.0, controls=[T], initial=[0, 0], final=[np.pi, 0],
                                      control_bounds={"T": (-2, 2)}).solve(nodes=101)
     assert fixed.success and "IPOPT's last point" not in fixed.message
+    assert problem.solve(nodes=101).success  # the default: from rest
 
 
 def test_a_free_duration_that_grows_without_an_upper_bound_says_so():

@@ -70,18 +70,20 @@ def array_guess(problem, guess, tau: np.ndarray):
 
 
 def is_rest(guess) -> bool:
-    """Whether ``guess`` names the start at rest (REST)."""
-    return isinstance(guess, tuple) and len(guess) == 1 and isinstance(guess[0], str) and guess[0] == REST[0]
+    """Whether ``guess`` names the start at rest: REST, or (REST[0], duration)."""
+    return isinstance(guess, tuple) and len(guess) in (1, 2) and isinstance(guess[0], str) and guess[0] == REST[0]
 
 
-def rest_guess(problem, tau: np.ndarray):
+def rest_guess(problem, tau: np.ndarray, duration: float | None = None):
     """The start at rest: every state held at its initial value (a free one at the line's, see
     :meth:`OptimalControlProblem.default_guess`), the controls zero (clipped to their bounds) and
     the line's duration, as opty's and CasADi's users start from zeros. The motion is left to IPOPT:
     a torque-limited pendulum swung up to its top has no motion near the straight line (holding it
     halfway needs the torque m g d, beyond the bound) and swings from rest. Returns (Y, U, T) as
-    :meth:`~OptimalControlProblem.default_guess`."""
+    :meth:`~OptimalControlProblem.default_guess`; ``duration`` (a free one) in place of the line's."""
     Y, _, T = problem.default_guess(tau)
+    if duration is not None and problem.free_time:
+        T = float(np.clip(duration, *problem.t_bounds))
     Y = np.repeat(Y[:, :1], tau.size, axis=1)
     lo, hi = problem._block_bounds()
     n, m = len(problem.states), len(problem.controls)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .guesses import REST
 from .path_starts import line_violates_path
 from .solution import resolved
 from .transcription import interval_points
 
-__all__ = ["multistart", "coarse_mesh", "off_the_saddle", "AGREE", "FULL_SOLVES", "SADDLE_SHARE", "SADDLE_FLOOR"]
+__all__ = ["multistart", "coarse_mesh", "off_the_saddle", "from_rest", "feasible", "REST_DURATIONS", "AGREE",
+           "FULL_SOLVES", "SADDLE_SHARE", "SADDLE_FLOOR"]
 
 AGREE = 1e-3  # coarse optima of the structured starts this close (relative) count as one
 FULL_SOLVES = 3  # with the bumped starts: full-mesh solves from this many best distinct coarse optima
@@ -167,3 +169,29 @@ def solved_first(solutions: list):
     was spent, :mod:`~nonholo.control.tally`), else the first."""
     return next((s for s in solutions if not s._not_started), solutions[0])
 
+
+
+#: The durations of the starts at rest of a problem whose duration is free, as multiples of the line's
+REST_DURATIONS = (1.0, 4.0, 16.0)
+
+
+def from_rest(problem, sch, dtau: np.ndarray, options: dict, tally):
+    """The best successful plan from the start at rest (:func:`~nonholo.control.guesses.rest_guess`) on
+    the mesh ``dtau``, or None: with a free duration, from the line's duration and REST_DURATIONS times
+    it (within the bounds of t_final). The line's duration is no time scale of a motion the line does not
+    show: opty's torque-limited pendulum, free in duration, starts at 1 s (no swing-up fits in it) and
+    swung up from rest at 4 s on every mesh of 31 to 121 nodes, at 1 s only on 41 and 101."""
+    if problem.free_time:
+        T = problem.default_guess(np.linspace(0.0, 1.0, 3))[2]
+        durations = sorted({float(np.clip(f * T, *problem.t_bounds)) for f in REST_DURATIONS})
+    else:
+        durations = [None]
+    found = []
+    for duration in durations:
+        if not tally.may_start():
+            break
+        start = REST if duration is None else (REST[0], duration)
+        sol = resolved(problem._solve_mesh(sch, dtau, start, options))
+        if sol.success:
+            found.append(sol)
+    return min(found, key=lambda s: s.objective) if found else None

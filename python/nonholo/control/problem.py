@@ -17,9 +17,9 @@ from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
-from .guesses import REST, array_guess, is_array_guess, is_rest, rest_guess
+from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import IPOPT_LOCK
-from .multistart import AGREE, FULL_SOLVES, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
+from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from . import checks
 from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force, potential_controls_as_force
@@ -429,7 +429,7 @@ class OptimalControlProblem:
         if isinstance(guess, tuple) and len(guess) == 3 and isinstance(guess[0], str) and guess[0] == "perturbed":
             return self.perturbed_guess(tau, guess[1], guess[2])
         if is_rest(guess):
-            return rest_guess(self, tau)
+            return rest_guess(self, tau, *guess[1:])
         if isinstance(guess, str):
             raise ValueError(f"guess must be None, 'line', 'heading', an OptimalControlSolution, a simulation "
                              f"result or arrays (t, y, u), got {guess!r}")
@@ -628,9 +628,8 @@ class OptimalControlProblem:
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
                 sol = bumped
-            elif tally.may_start():  # on the full mesh: a coarse one may not resolve the motion (a pendulum's swings)
-                rest = self._solve_mesh(sch, dtau, REST, options)
-                sol = rest if resolved(rest).success else sol
+            else:  # on the full mesh: a coarse one may not resolve the motion (a pendulum's swings)
+                sol = from_rest(self, sch, dtau, options, tally) or sol
         if guess is None and sch is not DMOC:  # a success at a saddle: each state bumped off it
             sol = off_the_saddle(self, sch, nodes, dtau, sol, options, tally)
         if guess is None and self.free_time and tally.may_start():  # a duration ended on a bound of t_final
