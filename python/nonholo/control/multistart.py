@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .guesses import REST
-from .path_starts import line_violates_path
+from .path_starts import line_violates_path, path_values
 from .solution import resolved
 from .transcription import interval_points
 
@@ -158,10 +158,16 @@ def off_the_saddle(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dic
 
 def feasible(sol) -> bool:
     """IPOPT's last point meets the collocation equations to 1e-6 (1 + the largest |state|) (a
-    diverging solve's plan may: a cost -v^2 of a free speed fell to -4e10 with them met to 1e-11)."""
+    diverging solve's plan may: a cost -v^2 of a free speed fell to -4e10 with them met to 1e-11), and
+    the path constraints to 1e-6 (1 + max |g|) at the points (the bounds IPOPT's iterates keep)."""
     Y = np.asarray(sol.y_points, dtype=float)
     size = float(np.max(np.abs(Y), initial=0.0)) if np.all(np.isfinite(Y)) else np.inf
-    return bool(sol.stats["max_nlp_defect"] <= 1e-6 * (1.0 + size))
+    if not sol.stats["max_nlp_defect"] <= 1e-6 * (1.0 + size):
+        return False
+    if not sol.problem.path_constraints:
+        return True
+    g = path_values(sol.problem, Y, np.asarray(sol.u_points, dtype=float))
+    return bool(np.all(g <= 1e-6 * (1.0 + np.max(np.abs(g), axis=1, initial=0.0))[:, None]))
 
 
 def solved_first(solutions: list):
