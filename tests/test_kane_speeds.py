@@ -293,20 +293,9 @@ def test_a_singular_speed_choice_stops_with_advice_that_works():
     theta = pi/2, where a turning run stops (FRAME_SINGULAR). The message advised system.nonholonomic(),
     the model that had just stopped (a KanesMethod system integrates its speeds by default); it now
     names form="qdot", which runs through."""
-    from sympy.physics import mechanics as me
-
-    x, y, th = me.dynamicsymbols("x y theta")
-    u1, u2, u3 = me.dynamicsymbols("u1:4")
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [th, N.z])
-    P = me.Point("P")
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    B.set_ang_vel(N, u3 * N.z)
-    km = me.KanesMethod(N, q_ind=[x, y, th], u_ind=[u1, u3], u_dependent=[u2],
-                        kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
-                        velocity_constraints=[P.vel(N).dot(B.y)])
-    km.kanes_equations([me.RigidBody("skate", P, B, 1, (me.inertia(B, 0, 0, 0.1), P))], [])
-    skate = nh.System.from_kanes_method(km, {})
+    km, (F, tau) = nh.testing.kane_skate(mass=1.0, inertia=0.1)  # unpushed
+    Fs, taus = sp.symbols("F tau")
+    skate = nh.System.from_kanes_method(km, {Fs: 0.0, taus: 0.0}, specified={F: Fs, tau: taus})
     y0 = [0, 0, 1.2, np.cos(1.2), np.sin(1.2), 1.0]  # [q, q']: forward along the blade, turning through pi/2
     with pytest.warns(nh.SimulationWarning, match=r'form="qdot"'):
         stopped = nh.simulate(skate.nonholonomic(), (0, 1), y0)

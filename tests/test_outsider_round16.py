@@ -36,19 +36,10 @@ def suslov_top():
 
 def skate():
     """A skate with x' independent and y' dependent (y' = tan(theta) x'): its dependent speed's block
-    C_dep = cos(theta) is singular at theta = pi/2."""
-    x, y, th = me.dynamicsymbols("x y theta")
-    u1, u2, u3 = me.dynamicsymbols("u1:4")
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [th, N.z])
-    P = me.Point("P")
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    B.set_ang_vel(N, u3 * N.z)
-    km = me.KanesMethod(N, q_ind=[x, y, th], u_ind=[u1, u3], u_dependent=[u2],
-                        kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
-                        velocity_constraints=[P.vel(N).dot(B.y)])
-    km.kanes_equations([me.RigidBody("skate", P, B, 1, (me.inertia(B, 0, 0, 0.1), P))], [])
-    return nh.System.from_kanes_method(km, {})
+    C_dep = cos(theta) is singular at theta = pi/2 (``nh.testing.kane_skate``, unpushed)."""
+    km, (F, tau) = nh.testing.kane_skate(mass=1.0, inertia=0.1)
+    Fs, taus = sp.symbols("F tau")
+    return nh.System.from_kanes_method(km, {Fs: 0.0, taus: 0.0}, specified={F: Fs, tau: taus})
 
 
 def test_a_search_that_slid_along_a_family_of_steady_motions_to_near_rest_warns():
