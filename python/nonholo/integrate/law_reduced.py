@@ -137,11 +137,16 @@ def run_law_reduced_core(model, t_span, y0, t_eval, rtol, atol, params, max_step
     method as :func:`_events_with_fold` chooses), then the ratio at the outputs in one C++ call."""
     from .simulation import simulate
 
+    given_y0 = y0
     t0, tf, y0, p = _start(model, t_span, y0, params, project_y0, lambda t, y, p: model.friction_ratio(t, y, params))
     given = options.pop("events", None)
     method, events, margin = _events_with_fold(model, method, given, bool(options.get("sensitivities")), tf < t0)
-    result = simulate(model.field, (t0, tf), y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params,
-                      max_step=max_step, method=method, events=events, **options)
+    # the given y0 projected again by simulate, which then starts the sensitivities at the projection's
+    # derivative (y0 projected here alone left them at 0: a sleigh's start off its blade row gave
+    # d y_dot / d a 20% off its differences)
+    result = simulate(model.field, (t0, tf), given_y0 if project_y0 else y0, t_eval=t_eval, rtol=rtol, atol=atol,
+                      params=params, max_step=max_step, method=method, events=events, project_y0=bool(project_y0),
+                      **options)
     return _finish_core(model, result, t0, y0, params, margin is not None)
 
 
@@ -247,8 +252,9 @@ def run_law_reduced_many(model, t_span, Y0, *, params=None, project_y0: bool = F
     method, all_events, margin = _events_with_fold(model, method, events, bool(sensitivities),
                                                    float(t_span[1]) < float(t_span[0]))
     ok = sorted(starts)
-    ran = simulate_many(model.field, t_span, np.array([starts[i] for i in ok]).reshape(len(ok), -1),
-                        params=[runs[i] for i in ok], method=method, events=all_events, sensitivities=sensitivities,
+    given = Y0 if project_y0 else np.array([starts.get(i, Y0[i]) for i in range(n_runs)])  # as run_law_reduced
+    ran = simulate_many(model.field, t_span, given[ok].reshape(len(ok), -1), params=[runs[i] for i in ok],
+                        method=method, events=all_events, sensitivities=sensitivities, project_y0=bool(project_y0),
                         **options) if ok else []
     results = dict(zip(ok, ran))
     out = []

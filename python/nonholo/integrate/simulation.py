@@ -20,7 +20,8 @@ from ..progress import TimeProgress, bar, current_cancel
 from .holonomic_start import on_holonomic_constraints, on_unit_norm
 from .stiff_precision import warn_beyond_precision
 from ..models import validity
-from ..models.reduced import ReducedModel, frame_initial_state, maps_initial_state, prepare_run
+from ..models.reduced import (ReducedModel, frame_initial_state, maps_initial_state, prepare_run,
+                              projected_velocity, projects_initial_state)
 from ..models.law_core import LAW_REDUCED_MODELS
 from ..models.stick_slip import StickSlipModel
 from .law_reduced import run_law_reduced, run_law_reduced_many
@@ -71,18 +72,9 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
         y0 = on_unit_norm(_unit_norm_indices(model), y0)
     check_start(model, t0, y0, params)
     on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
-    loads_at_start(model, t0, y0, params)  # a normal load of a law's contact below zero: lifted off from the start
-    if project_y0 and model.kind == "friction":  # not required there, but asked for: v onto A v = b
-        n = model.system.n
-        y0 = y0.copy()
-        y0[n: 2 * n] = model.system.core.at(t0, y0[:n], y0[n: 2 * n], params[: len(model.system.parameters)]).project()
-    realizes = getattr(model.system, "realizes", None)  # a law's friction model: onto the rows it realizes
-    if project_y0 and realizes is not None and realizes.n == model.system.n and not model.constrained:
-        n, named = model.system.n, dict(zip(model.system.parameter_names, params))
-        y0 = y0.copy()
-        y0[n: 2 * n] = realizes.core.at(t0, y0[:n], y0[n: 2 * n],
-                                        [named.get(p, v) for p, v in zip(realizes.parameter_names,
-                                                                          realizes.parameters.values())]).project()
+    if not model.constrained and projects_initial_state(model, project_y0):  # not required there, but asked
+        y0 = y0.copy()  # for: v onto A v = b (a friction model), or onto the rows a law's model realizes
+        y0[model.system.n: 2 * model.system.n] = projected_velocity(model, t0, y0, params)
     if model.constrained:
         residual, scale = model.core.constraint_residual(t0, y0, params)
         if project_y0:
@@ -96,6 +88,8 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
                 "Pass project_y0=True to project v onto the constraint set (G-orthogonally), "
                 "or use system.project(q, v)."
             )
+    # a law contact's load below zero, or its rolling speed not positive, at the start that runs (projected)
+    loads_at_start(model, t0, y0, params)
     return y0
 
 
@@ -599,9 +593,10 @@ def simulate_many(
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     options = run_options(opts, project, core_options, sens) if bounds else None
-    # Y0 given as [q, q'] for Kane's speeds: each run's parameter sensitivities start where its own map puts them
+    # Y0 given as [q, q'] for Kane's speeds, or projected (project_y0): each run's sensitivities start where its
+    # own map puts them (projected starts began at 0: a sleigh's d y_dot(1) / d a came out -0.07 for 0.22)
     own = [with_initial_values(sens, checked, Y0_given[i], t0, P[i], project_y0) for i in started] \
-        if sens and maps_initial_state(checked, Y0_given[0]) else None
+        if sens and (maps_initial_state(checked, Y0_given[0]) or projects_initial_state(checked, project_y0)) else None
     if own is not None:
         bounds = [(i, i + 1) for i in range(n_started)]
     try:

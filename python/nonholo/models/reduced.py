@@ -381,9 +381,34 @@ def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
 def projects_initial_state(model, project_y0: bool) -> bool:
     """True when ``simulate(..., project_y0=True)`` projects the velocity of y0 onto the constraint set
     (G-orthogonally: a map that depends on the parameters in G and A) in the model's coordinate form:
-    the constrained models and the friction model."""
-    return bool(project_y0) and model.system.k > 0 and (getattr(model, "constrained", False)
-                                                         or getattr(model, "kind", None) == "friction")
+    the constrained models, the friction model, and a law's friction model (onto the rows it realizes:
+    a sleigh's start off its blade row, on Magic Formula or Coulomb friction, had d y_dot(0)/da = 0
+    against the projection's -0.034, and its sensitivity at t = 1 the wrong sign)."""
+    return bool(project_y0) and (model.system.k > 0 and (getattr(model, "constrained", False)
+                                                          or getattr(model, "kind", None) == "friction")
+                                 or _realized(model) is not None)
+
+
+def _realized(model):
+    """The system whose rows a law's friction model realizes (``system.realizes``), where the model's
+    velocities are its (no lag states) and the model is unconstrained; else None."""
+    realizes = getattr(model.system, "realizes", None)
+    if realizes is None or realizes.n != model.system.n or getattr(model, "constrained", False):
+        return None
+    return realizes
+
+
+def projected_velocity(model, t0: float, y: np.ndarray, params) -> np.ndarray:
+    """v of the state ``y`` ([q, v, ...]) projected G-orthogonally onto the constraint set at the
+    parameters ``params`` (the model's): the system's rows, or for a law's friction model the rows it
+    realizes (their parameters read by name from ``params``)."""
+    n = model.system.n
+    realizes = _realized(model)
+    if realizes is None:
+        return model.system.core.at(t0, y[:n], y[n: 2 * n], list(params[: len(model.system.parameters)])).project()
+    named = dict(zip(model.system.parameter_names, params))
+    values = [named.get(name, value) for name, value in zip(realizes.parameter_names, realizes.parameters.values())]
+    return realizes.core.at(t0, y[:n], y[n: 2 * n], values).project()
 
 
 def _mapped_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bool) -> np.ndarray:
@@ -396,7 +421,7 @@ def _mapped_state(model, y0: np.ndarray, t0: float, params: list, project_y0: bo
         return frame_initial_state(model, y0, t0, params, True, checked=False)
     n = model.system.n
     y = np.array(y0, dtype=float)
-    y[n: 2 * n] = model.system.core.at(t0, y[:n], y[n: 2 * n], list(params[: len(model.system.parameters)])).project()
+    y[n: 2 * n] = projected_velocity(model, t0, y, params)
     return y
 
 
