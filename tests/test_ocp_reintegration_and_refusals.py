@@ -374,6 +374,27 @@ def test_a_saddle_of_a_cost_unbounded_below_is_no_success():
     assert hill.success and hill.objective == pytest.approx(1.413103, abs=2e-6)
 
 
+def test_a_start_that_meets_the_optimality_conditions_at_once_is_bumped_too():
+    """IPOPT stops at iteration 0 where the start (the line) meets the optimality conditions as it is, and
+    factors no Hessian: no regularization says saddle. A docs probe's unicycle with no bound at all, cost
+    -v^2 (unbounded below), was "Optimal Solution Found" at -1; a double well across the line,
+    (u1^2 + u2^2)/2 - 20 y^2 + 20 y^4, stayed on y = 0 at 0.5 where going round costs -1.523267 (the
+    probe's bumped guess). A success at iteration 0 is bumped as a regularized one is; a plan that is
+    the minimum there (the free particle's line, 0.5) stays."""
+    x, y, th, v, w, u1, u2 = sp.symbols("x y theta v w u1 u2")
+    unicycle = nh.KinematicSystem([x, y, th], [v, w], [v * sp.cos(th), v * sp.sin(th), w])
+    ends = dict(t_final=1.0, initial=[0, 0, 0], final=[1, 0, 0])
+    sol = nh.OptimalControlProblem(unicycle, cost=-v**2, **ends).solve(nodes=41)
+    assert not sol.success and "iteration 0" in sol.message and "unbounded below" in sol.message
+    point = nh.KinematicSystem([x, y], [u1, u2], [u1, u2])
+    well = nh.OptimalControlProblem(point, cost=(u1**2 + u2**2) / 2 - 20 * y**2 + 20 * y**4, t_final=1.0,
+                                    initial=[0, 0], final=[1, 0]).solve(nodes=41)
+    assert well.success and well.objective == pytest.approx(-1.523267, abs=1e-5) and np.abs(well["y"]).max() > 0.5
+    free = nh.OptimalControlProblem(point, cost=(u1**2 + u2**2) / 2, t_final=1.0, initial=[0, 0],
+                                    final=[1, 0]).solve(nodes=41)
+    assert free.success and free.objective == pytest.approx(0.5, abs=1e-9) and free.stats["iterations"] == 0
+
+
 def test_coulomb_friction_written_with_sign_in_the_dynamics():
     """p'' = u - 0.5 sign(p'), rest to rest over d = 1 in T = 2, least int u^2 / 2: moving forward all the
     way, u = w + 0.5 with w the frictionless optimum, so the cost is 6 d^2 / T^3 + 0.125 T = 1 (the

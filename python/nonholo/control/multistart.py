@@ -4,6 +4,7 @@ coarse mesh, the full mesh from the best of them (:func:`multistart`)."""
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from .guesses import REST
 from .path_starts import line_violates_path, path_values
@@ -133,27 +134,54 @@ def off_the_saddle(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dic
     the problem's symmetry keeps IPOPT on (with |v| <= 1 an outside reader's hill was "Optimal Solution
     Found" there, 2.120990 against 1.430587 around it). Not for holonomic constraints imposed at velocity
     level, whose NLP is singular (its regularization says nothing of a saddle; the bumps found a drift of
-    phi that cost a tenth of the swing). The bumps share SADDLE_SHARE times the IPOPT time so far (and
+    phi that cost a tenth of the swing). So is a success at IPOPT's first point, iteration 0, where no
+    Hessian was factored: the start (the line, a symmetric guess) met the optimality conditions as it
+    was, as a saddle does (a double well across the line, (u1^2 + u2^2)/2 - 20 y^2 + 20 y^4, stayed on
+    y = 0 at 0.5 where going round costs -1.52; a unicycle's -v^2 with no bound at all, unbounded below,
+    was "Optimal Solution Found" at -1). The bumps share SADDLE_SHARE times the IPOPT time so far (and
     max_wall_time)."""
-    if not (sol.success and sol.stats["last_regularization"] > 0 and (options["holonomic"] or not problem.holonomic)
+    suspect = sol.stats["last_regularization"] > 0 or sol.stats["iterations"] == 0
+    if not (sol.success and suspect and (options["holonomic"] or not problem.holonomic)
             and tally.may_start()):
         return sol
     tried: list = []
     with tally.capped(max(SADDLE_FLOOR, SADDLE_SHARE * tally.time_ipopt)):
-        bumped = multistart(problem, sch, nodes, dtau, (), options, rescue=problem._bumps(problem.states), seen=tried)
-    if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective:
+        bumped = multistart(problem, sch, nodes, dtau, (), options, rescue=_by_involvement(problem), seen=tried)
+    # lower by more than IPOPT's tolerance: a plan met at iteration 0 (a skate pushed straight ahead, its torque
+    # 0) is no worse than a bump's that lands on it 1e-15 lower with the torque at 7e-9
+    if bumped is not None and resolved(bumped).success and bumped.objective < sol.objective - 1e-6 * (
+            1.0 + abs(sol.objective)):
         return bumped
-    lower = [s for s in tried if s.objective < sol.objective - (1.0 + abs(sol.objective)) and feasible(s)]
+    # far lower and meeting the dynamics, ends and path constraints, or diverging downhill (IPOPT: "problem
+    # might be unbounded"; a unicycle's -v^2 fell to -5e23 from a heading bumped off the line)
+    lower = [s for s in tried if s.objective < sol.objective - (1.0 + abs(sol.objective))
+             and (feasible(s) or "Iterates diverging" in s.message)]
     if lower:  # no start succeeded, and they went far below it: the saddle is no minimum
         low = min(lower, key=lambda s: s.objective)
         sol.success = False
-        sol.message = (f"the plan is no minimum: IPOPT's Hessian was regularized at its last iteration "
-                       f"({sol.stats['last_regularization']:.3g}: not positive definite on the constraints' null "
-                       f"space, a saddle; IPOPT: {sol.message.strip()}), and from starts bumped off the plan IPOPT "
-                       f"reached plans that meet the dynamics and ends at cost {low.objective:.6g} against its "
-                       f"{sol.objective:.6g} ({low.message.strip()}). The cost may be unbounded below: bound the "
-                       "controls or states it rewards")
+        why = (f"IPOPT's Hessian was regularized at its last iteration ({sol.stats['last_regularization']:.3g}: not "
+               "positive definite on the constraints' null space, a saddle" if sol.stats["last_regularization"] > 0
+               else "IPOPT stopped at its start, iteration 0, which met the optimality conditions as it was (as a "
+               "symmetric start on a saddle does")
+        reached = "diverged downhill" if "Iterates diverging" in low.message else \
+            "reached plans that meet the dynamics and ends"
+        sol.message = (f"the plan is no minimum: {why}; IPOPT: {sol.message.strip()}), and from starts bumped off the "
+                       f"plan IPOPT {reached} at cost {low.objective:.6g} against its {sol.objective:.6g} "
+                       f"({low.message.strip()}). The cost may be unbounded below: bound the controls or states it "
+                       "rewards")
     return sol
+
+
+def _by_involvement(problem) -> list:
+    """The bumps of every state (:meth:`OptimalControlProblem.perturbed_guess`), those of the states the
+    running cost involves first, then of those the dynamics do, then the rest: the order in which the
+    bumps off a saddle are tried, within a bounded time (a double well across the line, in y, was left at
+    0.5 while the bumps of x, which no term involves, spent the time)."""
+    in_cost = {str(s) for s in sp.sympify(problem.running_cost).free_symbols}
+    in_rates = {str(s) for e in problem.dynamics.rhs for s in sp.sympify(e).free_symbols}
+    names = problem.state_names
+    return sorted(problem._bumps(problem.states),
+                  key=lambda b: (names[b[1]] not in in_cost, names[b[1]] not in in_rates))
 
 
 def feasible(sol) -> bool:
