@@ -204,7 +204,6 @@ def solved_first(solutions: list):
     return next((s for s in solutions if not s._not_started), solutions[0])
 
 
-
 #: The durations of the starts at rest of a problem whose duration is free, as multiples of the line's
 REST_DURATIONS = (1.0, 4.0, 16.0)
 
