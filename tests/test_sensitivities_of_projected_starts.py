@@ -61,3 +61,28 @@ def test_a_batch_of_projected_starts_has_the_sensitivities_of_single_runs(kind):
                             rtol=1e-10, atol=1e-12)
     for run in many:
         np.testing.assert_allclose(run.sensitivities, one.sensitivities, rtol=1e-9, atol=1e-12)
+
+
+def test_a_fit_rejects_a_trial_point_of_negative_eps_as_out_of_the_models_range():
+    """An outside probe's sleigh with a spring, drag and friction coefficient mu, fitting eps and mu of its
+    friction model without bounds (they enter only as mu / eps): a trial point of eps < 0 ended the fit
+    with a ValueError, where a trial point out of the model's range (a ModelError) gets NaN residuals and
+    the trust region shrinks. eps <= 0 is such a point now (a ModelError, still a ValueError), and the fit
+    ends flagging the pair as not identified."""
+    x, y, phi, m, I, a, k, c, b, mu = sp.symbols("x y phi m I a k c b mu")
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
+                   [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2]])
+    system = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), b]]),
+                       potential=k / 2 * (x**2 + y**2), force=sp.Matrix([0, 0, -c * sp.Symbol("phi_dot")]),
+                       parameters={m: 1.3, I: 0.7, a: 0.25, k: 0.8, c: 0.1, b: 0.12, mu: 1.5}, friction=mu)
+    y0 = np.array([0.1, -0.2, 0.3, 0.9, 0.0, 0.8])
+    y0[4] = (np.sin(0.3) * y0[3] - 0.12 * y0[5]) / np.cos(0.3)
+    model = system.friction(1e-3)
+    t_obs = np.linspace(0, 2, 11)
+    data = nh.simulate(model, (0, 2), y0, t_eval=t_obs, params={"eps": 1e-3, "mu": 1.5}, rtol=1e-12, atol=1e-14)
+    with pytest.raises(nh.ModelError, match="eps must be a positive finite number"):
+        nh.simulate(model, (0, 1), y0, params={"eps": -1e-3})
+    with pytest.warns(Warning, match="not identified"):
+        fit = nh.fit(model, t_obs, np.array([data[n] for n in ("x", "y", "phi")]), {"eps": 2e-3, "mu": 1.0}, y0,
+                     observe=["x", "y", "phi"])
+    assert fit.x[1] / fit.x[0] == pytest.approx(1.5 / 1e-3, rel=1e-5)  # the combination the data fix

@@ -25,8 +25,8 @@ void check_order(int order, const CompiledSlip* compiled, const MechanicalSystem
 
 double eps_of(const MechanicalSystem& sys, const double* p) {
   const double eps = law_scale(p, sys.n_params());
-  if (!(eps > 0.0) || !std::isfinite(eps))
-    throw InputError("eps must be a positive finite number (got " + format_number(eps) + ")");
+  if (!(eps > 0.0) || !std::isfinite(eps))  // a ModelError, as Friction::check_scale's
+    throw ModelError("eps must be a positive finite number (got " + format_number(eps) + ")");
   return eps;
 }
 

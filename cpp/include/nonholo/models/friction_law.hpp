@@ -96,10 +96,11 @@ struct ViscousLaw {
     D *= -1.0 / in.eps;
   }
 
-  // eps positive and finite (InputError naming it), before anything is evaluated.
+  // eps positive and finite, before anything is evaluated: a ModelError naming it (the model has no
+  // realization there, as where mu is not positive definite; a fit's trial point there is rejected).
   static void check_scale(double eps) {
     if (!(eps > 0.0) || !std::isfinite(eps))
-      throw InputError("eps must be a positive finite number (got " + format_number(eps) + ")");
+      throw ModelError("eps must be a positive finite number (got " + format_number(eps) + ")");
   }
   // The scale, and mu symmetric positive definite at the point `where` describes (ModelError).
   static void check(const LawInputs<MatX<double>, double>& in, const std::string& where) {
