@@ -4,8 +4,8 @@
 // its value is the double one to rounding and its derivative along a direction of s is slope()
 // times that direction; derivative() equals central differences of force() along s and
 // along a change of mu (each to 1e-7 relative); check() refuses a non-positive or infinite eps
-// (InputError) and a non-symmetric or indefinite mu (ModelError); the reduced models' law check
-// accepts the viscous law only.
+// and a non-symmetric or indefinite mu (ModelError: the model has no realization there); the
+// reduced models' law check accepts the viscous law only.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -129,7 +129,7 @@ void check_law(int k) {
   const MatX<double> mu_dense = mu;
   ViscousLaw::check(LawInputs{mu_dense, eps}, "here");  // usable: no throw
   for (double bad : {0.0, -eps, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
-    NONHOLO_CHECK(throws<InputError>([&] { ViscousLaw::check(LawInputs{mu_dense, bad}, "here"); }));
+    NONHOLO_CHECK(throws<ModelError>([&] { ViscousLaw::check(LawInputs{mu_dense, bad}, "here"); }));
   if (k > 1) {
     MatX<double> skew = mu_dense;
     skew(0, 1) += 0.1;
