@@ -169,7 +169,7 @@ class KinematicSystem:
             raise ValueError(f"y0 has {y0.size} entries, expected {len(self.states)} ({self.state_names})")
         if not np.all(np.isfinite(y0)):
             raise ValueError(f"y0 must be finite, got {y0.tolist()} ({self.state_names})")
-        infinite = [name for name, e in zip(self.state_names, self.rhs) if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo)]
+        infinite = [name for name, e in zip(self.state_names, self.rhs) if not finite_constants(e)]
         if infinite:
             raise ValueError(f"the right-hand side of {self.name!r} is not finite: the rates of {infinite} contain "
                              "nan, zoo or oo (a parameter of the system is NaN, infinite or divides by zero)")

@@ -621,8 +621,8 @@ class OptimalControlProblem:
                 if bumped is not None and bumped.success:
                     sol = bumped
         resolved(sol)
-        # the last resort without path constraints, when every start failed: the start at rest, and each state
-        # bumped off the line, as the line of a symmetric problem is a saddle too (the Heisenberg particle)
+        # the last resort without path constraints, when every start failed: each state bumped off the line, as
+        # the line of a symmetric problem is a saddle too (the Heisenberg particle), then the start at rest
         if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing \
                 and tally.may_start():
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))

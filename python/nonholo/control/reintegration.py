@@ -26,8 +26,9 @@ import sympy as sp
 
 from .path_starts import path_function, path_values
 
-__all__ = ["bounded_states", "bound_violations", "control_values", "controls_at", "kinks", "jacobian_norms",
-           "interval_runs", "point_controls", "path_violations", "judged", "depth_measure", "RK4_STABLE", "PATH_TOL"]
+__all__ = ["bounded_states", "bound_violations", "sample_points", "control_values", "controls_at", "kinks",
+           "jacobian_norms", "interval_runs", "point_controls", "path_violations", "judged", "depth_measure",
+           "RK4_STABLE", "PATH_TOL"]
 
 #: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
 #: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
@@ -257,16 +258,11 @@ def path_violations(sol, samples, gross: float) -> tuple:
     the middle of an obstacle, which IPOPT's solution of the collocation equations at 11 points can be
     (the unit disc between (-2, 0) and (2, 0): g = 0.98); else None."""
     problem = sol.problem
-    m = samples.shape[0] + 1
-    K = sol.dtau.size
-    k = np.tile(np.arange(K), m - 1)
-    s = np.repeat(np.arange(1, m) / m, K)
-    Y = samples.transpose(1, 0, 2).reshape(samples.shape[1], -1)
+    Y, k, s, times = sample_points(sol, samples)
     with np.errstate(all="ignore"):
         G = path_values(problem, Y, point_controls(sol, k, s))
         at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
     nodes = sol._node_times()
-    times = nodes[k] + s * (nodes[k + 1] - nodes[k])
     step = getattr(sol._scheme, "step", 1)
     depth = depth_measure(problem, Y, point_controls(sol, k, s), times, nodes,
                           np.vstack([sol.y, sol.u_points[:, ::step]]))
@@ -274,6 +270,18 @@ def path_violations(sol, samples, gross: float) -> tuple:
                   " Between the collocation points, where path constraints are not imposed, the re-run of the plan "
                   "violates ", "the plan crosses a path constraint between the collocation points, where it is not "
                   "imposed: its re-run violates ", depth)
+
+
+def sample_points(sol, samples) -> tuple:
+    """(Y, k, s, times) of the check's samples (``samples``: the states (m - 1, n_y, K) at the inner
+    substeps of each interval): their states one column each (n_y, (m - 1) K), each column's interval k,
+    its fraction s of the interval and its time."""
+    m = samples.shape[0] + 1
+    K = sol.dtau.size
+    k = np.tile(np.arange(K), m - 1)
+    s = np.repeat(np.arange(1, m) / m, K)
+    nodes = sol._node_times()
+    return samples.transpose(1, 0, 2).reshape(samples.shape[1], -1), k, s, nodes[k] + s * (nodes[k + 1] - nodes[k])
 
 
 def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_times: np.ndarray,
@@ -357,15 +365,10 @@ def bound_violations(sol, samples) -> str:
     bound), by how much and when; "" without. An outside probe's sleigh with |omega| <= 0.8 as a state
     bound reached 0.8187 between 100 Hermite-Simpson nodes where its torque switched, unmentioned,
     while the same bound as a path constraint was judged."""
-    m = samples.shape[0] + 1
-    K = sol.dtau.size
-    nodes = sol._node_times()
-    s = np.repeat(np.arange(1, m) / m, K)
-    k = np.tile(np.arange(K), m - 1)
-    times = nodes[k] + s * (nodes[k + 1] - nodes[k])
+    Y, _, _, times = sample_points(sol, samples)
     notes = []
     for i, lo, hi in bounded_states(sol.problem):
-        values = samples[:, i, :].reshape(-1)
+        values = Y[i]
         with np.errstate(invalid="ignore"):
             over = np.nan_to_num(np.maximum(values - hi, lo - values), nan=-np.inf)
         j = int(np.argmax(over))
