@@ -28,3 +28,12 @@ def number_text(value) -> str:
         return short
     text = repr(v)
     return text[:-2] if text.endswith(".0") else text
+
+
+def rows(values, points: int) -> np.ndarray:
+    """The (len(values), points) array of a lambdified function's outputs, each an array of the
+    points or a scalar (a constant entry, broadcast): a row at a time, without an array of views."""
+    out = np.empty((len(values), points))
+    for i, value in enumerate(values):
+        out[i] = value
+    return out

@@ -8,6 +8,8 @@ import math
 import numpy as np
 import sympy as sp
 
+from ..numerics import rows
+
 __all__ = ["OptimalControlSolution", "vectorized", "state_scale"]
 
 
@@ -27,8 +29,7 @@ def vectorized(exprs: list, states: list, controls: list):
 
     def call(Y, U):
         Y, U = np.asarray(Y, dtype=float), np.asarray(U, dtype=float)
-        P = Y.shape[1]
-        return np.array([np.broadcast_to(np.asarray(v, dtype=float), (P,)) for v in fn(list(Y), list(U))])
+        return rows(fn(list(Y), list(U)), Y.shape[1])
 
     return call
 

@@ -16,6 +16,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import ModelError
 from ..expressions.parsing import to_sympy
 from ..expressions.lowering import check_free_symbols
+from ..numerics import rows
 from .kinematic import KinematicSystem
 
 __all__ = ["ConstrainedControlSystem", "speeds_dynamics_of"]
@@ -125,8 +126,8 @@ class ConstrainedControlSystem(KinematicSystem):
         z = np.zeros((nz, P)) if z0 is None else np.array(z0, dtype=float).reshape(nz, P)
         for _ in range(iterations):
             E, E_z, _ = self._functions()
-            r = _stack(E(list(y), list(u), list(z)), P)
-            Jz = _stack(E_z(list(y), list(u), list(z)), P).reshape(nz, nz, P).transpose(2, 0, 1)
+            r = rows(E(list(y), list(u), list(z)), P)
+            Jz = rows(E_z(list(y), list(u), list(z)), P).reshape(nz, nz, P).transpose(2, 0, 1)
             try:
                 step = np.linalg.solve(Jz, r.T[:, :, None])[:, :, 0].T
             except np.linalg.LinAlgError:
@@ -139,7 +140,7 @@ class ConstrainedControlSystem(KinematicSystem):
     def rhs_with(self, y, u, z) -> np.ndarray:
         """f(y, z, u) at given algebraic values (n_y, P)."""
         y = np.atleast_2d(np.asarray(y, dtype=float))
-        return _stack(self._functions()[2](list(y), list(np.asarray(u, dtype=float)), list(np.asarray(z, dtype=float))),
+        return rows(self._functions()[2](list(y), list(np.asarray(u, dtype=float)), list(np.asarray(z, dtype=float))),
                       y.shape[1])
 
     def vector_field(self, y, w) -> np.ndarray:
@@ -171,10 +172,6 @@ def _row_scales(M: sp.Matrix, q: list) -> list:
         top = float(np.max(row, initial=0.0))
         out.append(sp.Float(top) if np.isfinite(top) and top > 0 else 1)
     return out
-
-
-def _stack(values, P: int) -> np.ndarray:
-    return np.array([np.broadcast_to(np.asarray(v, dtype=float), (P,)) for v in values]).reshape(len(values), P)
 
 
 def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
