@@ -420,8 +420,11 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
     direction d, (i) the fast fields at y0 + s d (s = +-0.5, +-1): an unbounded car speed, once the
     heading has turned, drives sideways too; (ii) the dynamics at y0 + S d where they grow without
     bound in S (|f| at S = 1e6 over 100 times that at 1e3): a velocity driven by an unbounded force
-    carries its position (x'' = F). Not a direction a bounded control moves at a bounded rate: the
-    unicycle's unbounded turning rate turns it at once, but |v| <= 1 keeps its position at speed 1."""
+    carries its position (x'' = F); and (iii) the same growth from points y0 + c reached already (c in
+    the span of the directions found): a sleigh's unbounded torque turns it at once, and from the turned
+    heading its unbounded push carries it sideways. Not a direction a bounded control moves at a bounded
+    rate: the unicycle's unbounded turning rate turns it at once, but |v| <= 1 keeps its position at
+    speed 1."""
     n, m = len(y0), len(u)
 
     def basis(M):
@@ -434,6 +437,7 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
         return U_[:, sv > 1e-6 * max(sv[0], 1.0)]
 
     S = basis(B)
+    rng = np.random.default_rng(2)
     kicks = [np.where(np.arange(m) == j, 1e6, 0.0) for j in fast]
     for _ in range(n):
         if S.shape[1] in (0, n):
@@ -445,6 +449,10 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
                 U += [u] + [u + kick for kick in kicks]
             Y += [y0 + 1e3 * d, y0 + 1e6 * d]
             U += [u, u]
+        bases = [y0 + S @ c / np.linalg.norm(c) for c in rng.standard_normal((3, S.shape[1]))]
+        for b in bases:
+            Y += [b] + [b + scale * d for d in S.T for scale in (1e3, 1e6)]
+            U += [u] * (1 + 2 * S.shape[1])
         with np.errstate(all="ignore"):
             try:
                 F = np.asarray(dyn.vector_field(np.array(Y).T, np.array(U).T), dtype=float)
@@ -459,6 +467,13 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
             if np.all(np.isfinite(large)) and np.linalg.norm(large) > 100 * np.linalg.norm(small):
                 found.append(large[:, None])
             k += 2
+        for _b in bases:
+            base, k = F[:, k], k + 1
+            for _d in S.T:
+                small, large = F[:, k] - base, F[:, k + 1] - base
+                if np.all(np.isfinite(large)) and np.linalg.norm(large) > 100 * np.linalg.norm(small):
+                    found.append(large[:, None])
+                k += 2
         wider = basis(np.hstack([S, *found]))
         if wider.shape[1] == S.shape[1]:
             break
