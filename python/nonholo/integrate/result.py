@@ -381,6 +381,8 @@ class SimulationResult:
                   if name in self.__dict__]
         if extras:
             lines.append(f" shooting: {', '.join(extras)}")
+        if self.warnings:
+            lines.append(f" warnings: {len(self.warnings)}, the first: {self.warnings[0]} (result.warnings)")
         if self.frame_switches:
             lines.append(f"   frames: re-split {len(self.frame_switches)} times, first at t = "
                          f"{self.frame_switches[0][0]:g} (frame_switches)")
@@ -492,6 +494,8 @@ class SimulationResult:
         head = (f"<p><b>{type(self).__name__}</b>: <b style='color:{colour}'>{verdict}</b> (status {self.status}"
                 f"{', ' + html.escape(self.flag_name) if self.flag_name and not ok else ''})<br>"
                 f"{html.escape(str(self.message))}</p>")
+        for text in self.warnings:  # a success the run warned about is shown with its warning
+            head += f"<p style='color:#9a6700'><b>warning</b>: {html.escape(str(text))}</p>"
         rows = []
         if self.t.size:
             rows.append(("t", f"{self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]"))
@@ -553,8 +557,8 @@ def rows_residual(system, t, q, velocity, params: dict) -> np.ndarray:
 
 def result_metadata(result) -> dict:
     """A result's scalar metadata (strings and numbers only, so that netCDF and parquet can store it):
-    status, message, flag, last time, model, system, the model's order and the scalar parameters; of a
-    SimulationResult and a StickSlipResult alike."""
+    status, message, flag, last time, model, system, the run's warnings (one string, a line each), the
+    model's order and the scalar parameters; of a SimulationResult and a StickSlipResult alike."""
     model = result.model
     meta = {
         "status": result.status, "success": int(result.success), "message": result.message,
@@ -562,6 +566,8 @@ def result_metadata(result) -> dict:
         "model": _model_label(model) if model is not None else "",
         "system": getattr(getattr(model, "system", None), "name", ""),
     }
+    if getattr(result, "warnings", None):
+        meta["warnings"] = "\n".join(map(str, result.warnings))  # one string: netCDF stores no lists
     order = getattr(model, "order", None)
     if order is not None:
         meta["order"] = int(order)

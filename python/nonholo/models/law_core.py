@@ -33,6 +33,7 @@ import numpy.typing as npt
 import sympy as sp
 
 from .. import _core
+from ..numerics import number_text
 from ..errors import ModelError
 from ..expressions.lowering import lower
 from .law_reduced import LawReducedModel, LawReducedParameters
@@ -226,7 +227,7 @@ class CoreLawReducedModel(LawReducedParameters):
 
     def __repr__(self) -> str:
         return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
-                f"{self.law.name} law, scale {self.eps:g}: states {self.state_names}>")
+                f"{self.law.name} law, scale {number_text(self.eps)}: states {self.state_names}>")
 
     def __reduce__(self):  # as every model: the call system.reduced(order=K, law=...) that made it
         from .model import remade

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from ..numerics import number_text
 from .model import real_time, samples_of
 
 __all__ = ["LawReducedModel", "LawReducedParameters", "RATIO_THRESHOLD", "RATIO_STOP"]
@@ -126,7 +127,7 @@ class LawReducedModel(LawReducedParameters):
 
     def __repr__(self) -> str:
         return (f"<nonholo.Model reduced of order {self.order} of {self.system.name!r} on the slow manifold of the "
-                f"{self.law.name} law, scale {self.eps:g}: states {self.state_names}>")
+                f"{self.law.name} law, scale {number_text(self.eps)}: states {self.state_names}>")
 
     def __reduce__(self):  # as every model: the call that made it
         from .model import remade

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _core
+from ..numerics import number_text
 from ..errors import ModelError
 from .model import FrameSwitches, Model, frame_velocities
 
@@ -276,7 +277,7 @@ class ReducedModel(Model):
     def __repr__(self) -> str:
         order = "auto" if self.order is None else self.order
         return (f"<nonholo.Model reduced of order {order} ({self.velocities}) of {self.system.name!r}, "
-                f"eps={self.eps:g}: states {self.state_names}>")
+                f"eps={number_text(self.eps)}: states {self.state_names}>")
 
 
 def maps_initial_state(model, y0: np.ndarray) -> bool:

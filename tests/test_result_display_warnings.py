@@ -1,0 +1,43 @@
+"""What a run warned about stays on its displays: a reduced model used outside the range of its
+expansion (a sleigh at eps = 2) succeeds with a SimulationWarning, and repr, the HTML of a notebook
+and a DataFrame's attrs say so once the warning has scrolled away; a run without warnings shows
+none. A shown eps is the model's, never a rounded one."""
+
+import warnings
+
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+x, y, phi, m, I, a = sp.symbols("x y phi m I a")
+G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
+               [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2]])
+SLEIGH = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
+                   parameters={m: 1.0, I: 1.0, a: 0.2})
+Y0 = [0, 0, 0, 1, 0, 1]
+
+
+def test_a_warned_success_shows_its_warning():
+    with pytest.warns(nh.SimulationWarning, match="left the range where its expansion"):
+        run = nh.simulate(SLEIGH.reduced(2.0, order=2), (0, 10), Y0)
+    assert run.success and len(run.warnings) == 1
+    assert "warnings: 1, the first: the reduced model (eps = 2, order 2) left the range" in repr(run)
+    assert "<b>warning</b>: the reduced model (eps = 2, order 2) left the range" in run._repr_html_()
+    assert run.to_dataframe().attrs["warnings"] == run.warnings[0]
+
+
+def test_a_run_without_warnings_shows_none():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = nh.simulate(SLEIGH.reduced(0.01, order=2), (0, 1), Y0)
+    assert run.success and run.warnings == []
+    assert "warnings" not in repr(run) and "warning" not in run._repr_html_()
+    assert "warnings" not in run.to_dataframe().attrs
+
+
+def test_a_shown_eps_is_not_rounded():
+    eps = 0.0012345678
+    assert "eps=0.0012345678" in repr(SLEIGH.friction(eps))
+    assert "eps=0.0012345678" in repr(SLEIGH.reduced(eps, order=2))
+    assert "eps=0.0012345678" in repr(SLEIGH.reduced(eps))  # the default order, "auto"
