@@ -160,3 +160,12 @@ def test_rolling_bodies_on_a_plane_are_drawn_from_their_pose():
     sol = nh.simulate(ball.nonholonomic(), (0, 0.5), rolling_state(ball, [1, 0, 0, 0], [1.0, 2.0, 0.5]),
                       t_eval=np.linspace(0, 0.5, 3))
     assert _frames_in(sol.animate(frames=3).to_jshtml()) == 3
+
+
+def test_a_drawing_with_no_finite_point_is_refused_by_name(sleigh_run):
+    """A drawing whose points are NaN at every frame: a ValueError naming the drawing (it was NumPy's
+    'zero-size array to reduction operation'); one finite point in some frame still draws."""
+    with pytest.raises(ValueError, match="drawing: no point of the drawing"):
+        sleigh_run.animate(lambda q, t, p: [nh.drawing.dot([np.nan, np.nan])], frames=3)
+    anim = sleigh_run.animate(lambda q, t, p: [nh.drawing.dot([np.nan, np.nan] if t > 0 else [0.0, 0.0])], frames=3)
+    assert anim.n_frames == 3

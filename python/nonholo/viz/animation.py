@@ -136,6 +136,9 @@ def _limits(points: np.ndarray, dims: int, pad: float = 0.08):
     """Bounds around every point drawn, [(lo, hi)] * dims, each padded by ``pad`` of the largest
     extent (the axes then keep one scale: equal aspect in the plane, box aspect in space)."""
     pts = points[np.all(np.isfinite(points), axis=1)]
+    if not len(pts):
+        raise ValueError("drawing: no point of the drawing (nor of its trace) is finite at any frame of the run; "
+                         "nothing to draw (check the drawing's function at the run's configurations)")
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     margin = max(float((hi - lo).max()), 1e-9) * pad
     return [(lo[i] - margin, hi[i] + margin) for i in range(dims)]
