@@ -379,4 +379,5 @@ def bound_violations(sol, samples) -> str:
     if not notes:
         return ""
     return (" Between the collocation points, where state bounds are imposed only at the points, the re-run of the "
-            "plan leaves " + "; ".join(notes) + " (more nodes, or refine=, shrink it).")
+            "plan leaves " + "; ".join(notes) + " (where a bound must hold between the points too, tighten it by that "
+            "much: more nodes need not shrink it where the controls switch).")

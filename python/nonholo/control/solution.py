@@ -351,11 +351,16 @@ class OptimalControlSolution:
         bad = ~(errors <= UNRESOLVED * scale)
         if bad.any():
             k = int(np.argmax(np.where(bad, np.nan_to_num(errors, nan=np.inf), -np.inf)))
-            return (f"the plan is no motion of the dynamics: on interval {k} of {errors.size} (t from {nodes[k]:.4g} "
-                    f"to {nodes[k + 1]:.4g}) the planned controls take the state {errors[k]:.3g} away from the next "
-                    f"node (more than {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
-                    f"{UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); the collocation equations hold at the "
-                    "points only. Solve with more nodes, with refine=, or from another guess")
+            where = f"on interval {k} of {errors.size} (t from {nodes[k]:.4g} to {nodes[k + 1]:.4g})"
+            advice = "the collocation equations hold at the points only. Solve with more nodes, with refine=, or " \
+                     "from another guess"
+            if not np.isfinite(errors[k]):  # the re-run overflowed or left the dynamics' domain: no distance
+                return (f"the plan is no motion of the dynamics: {where} the re-run of the planned controls does not "
+                        f"stay finite (a state overflows or leaves the dynamics' domain; the plan's states reach "
+                        f"{float(np.max(np.abs(self.y_points))):.3g} at the points); {advice}")
+            return (f"the plan is no motion of the dynamics: {where} the planned controls take the state "
+                    f"{errors[k]:.3g} away from the next node (more than {UNRESOLVED:g} (1 + the largest range of a "
+                    f"state over the plan) = {UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); {advice}")
         # the errors carried to the end, each state's judged on its own scale (a System's dynamics), unless
         # their sum is small on the smallest (a velocity's error, small beside the largest range, moves the
         # coordinates over the rest of the plan: a knife edge whose spin rate ranged over 1161 ended 1.0
