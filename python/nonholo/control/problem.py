@@ -198,7 +198,8 @@ class OptimalControlProblem:
             z = self.states + self.controls + self.algebraic
             outputs = [*self.dynamics.rhs, self.running_cost, *self.path_constraints, *self._equations(),
                        *self.holonomic]
-            self._holonomic_tapes = (point_functions(z, outputs), correction_functions(z, self.states, self.holonomic))
+            self._holonomic_tapes = (point_functions(z, outputs), correction_functions(
+                z, self.states, self.holonomic, getattr(self.dynamics, "rhs", ())))
         return self._holonomic_tapes
 
     def holonomic_residual(self, Y: np.ndarray) -> np.ndarray:
@@ -219,8 +220,7 @@ class OptimalControlProblem:
         return self.dynamics.vector_field(Y, U) if self._dae else self._f(Y, U)
 
     def _rhs_u(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """df/du at points, (P, n_y, n_u): symbolic, or by central differences through the
-        algebraic solve."""
+        """df/du at points, (P, n_y, n_u): symbolic, or central differences through the algebraic solve."""
         m, P = len(self.controls), Y.shape[1]
         if not self._dae:
             return self._f_u(Y, U).reshape(len(self.states), m, P).transpose(2, 0, 1)
@@ -234,8 +234,7 @@ class OptimalControlProblem:
         return np.array(cols).transpose(2, 1, 0)
 
     def _rhs_y(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """df/dy at points, (P, n_y, n_y): symbolic, or by central differences through the
-        algebraic solve."""
+        """df/dy at points, (P, n_y, n_y): symbolic, or central differences through the algebraic solve."""
         n, P = len(self.states), Y.shape[1]
         if not self._dae:
             self._point_functions()

@@ -112,14 +112,24 @@ def terminal_function(states: list, phi):
     return lower([phi, *grad, *vals], states).tape(), rows, cols
 
 
-def correction_functions(z: list, states: list, phi: list) -> PointFunctions:
+def correction_functions(z: list, states: list, phi: list, rates=()) -> PointFunctions:
     """The tapes of the holonomic correction C(z, gamma) = dphi/dy(y)^T gamma (one output per
     state, gamma one new symbol per constraint), over the inputs (z, gamma): a stencil's defect on
     the constraint set phi(y) = 0 (Posa, Kuindersma & Tedrake 2016) is
     sum_j a_j y_j - h sum_j b_j f_j - h C(z_c, gamma). Without it, imposing phi = 0 at the points
-    on top of the defects over-determines the NLP (its constraint Jacobian loses rank)."""
+    on top of the defects over-determines the NLP (its constraint Jacobian loses rank).
+
+    The states held still (their entry of ``rates``, the dynamics' right-hand side, is identically 0:
+    a coordinate a constraint row holds still) get no correction where the row's other states carry
+    one: the correction is a device that keeps phi = 0, and moving a held state breaks the invariant
+    the dynamics keep exactly (an outside probe's particle on the sphere held at x = 0.6 by x' = 0
+    drifted to x = 0.6000131 on 11 Hermite-Simpson nodes, and its given final x was missed)."""
     gamma = list(sp.symbols(f"_gamma0:{len(phi)}"))
     grads = [[sp.diff(sp.sympify(h), y) for y in states] for h in phi]
+    held = {i for i, rate in enumerate(rates) if sp.sympify(rate).is_zero}
+    for row in grads:
+        if any(not g.is_zero for i, g in enumerate(row) if i not in held):
+            row[:] = [sp.Integer(0) if i in held else g for i, g in enumerate(row)]
     outputs = [sum((grads[r][i] * gamma[r] for r in range(len(phi))), sp.Integer(0)) for i in range(len(states))]
     return point_functions([*z, *gamma], outputs)
 
