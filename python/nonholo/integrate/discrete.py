@@ -14,6 +14,7 @@ from .. import options as check
 from ..errors import IntegrationError, SimulationWarning
 from ..models.discrete import DiscreteModel
 from ..progress import current_cancel
+from ..system.margins import DOMAIN_FLAG, domain_exit, domain_message
 from .result import SimulationResult
 from .simulation import initial_state
 
@@ -23,7 +24,9 @@ __all__ = ["DiscreteResult", "simulate_discrete"]
 class DiscreteResult(SimulationResult):
     """A :class:`SimulationResult` of a discrete integration, with the discrete momenta
     ``p`` (n, N + 1), the multipliers ``lam`` (k, N) of the steps and
-    ``stats["max_constraint_residual"]``, the largest |A(q_m) v_m - b| over the steps. ``lam[:, k]``
+    ``stats["max_constraint_residual"]``, the largest |A(q_m) v_m - b| over the steps taken (with
+    ``newton_iterations`` and ``cpu_time``, also over those a stop at a surface's domain dropped:
+    :func:`simulate_discrete`). ``lam[:, k]``
     for k >= 1 approximates the continuous multiplier lambda(t_k) to second order in h; ``lam[:, 0]``
     also takes up the part of p_0 = G v_0 normal to the constraints (about half of lambda(0) on a
     sleigh, at every h). The momenta ``p`` tend to G v: their part along D to second order, their
@@ -62,6 +65,15 @@ def simulate_discrete(
     is stored: more than ``max_steps`` of them is refused before the run (1e11 steps of h = 1e-8
     filled the memory).
 
+    A rolling body whose surface leaves the domain of its support map (``system.contact_domains``: a
+    disc that falls flat) ends the run as it ends the continuous models' (status 1, ``flag_name``
+    ``"SURFACE_DOMAIN"``, the message saying where, a SimulationWarning kept in ``result.warnings``):
+    the result keeps the nodes up to the last one inside the domain, before the first step that
+    leaves it (at a node, or between two nodes where the margin's cubic interpolant from its values
+    and rates at them falls to zero: :func:`nonholo.system.margins.domain_exit`); the steps after it,
+    which the integrator took, are dropped with their momenta and multipliers. A y0 outside the
+    domain is refused, as by ``nh.simulate``.
+
     Examples
     --------
     >>> import nonholo as nh
@@ -96,9 +108,28 @@ def simulate_discrete(
     result_raw = dict(t=raw["t"], y=np.vstack([raw["q"], raw["v"]]), status=raw["status"], message=raw["message"],
                       flag=0, flag_name="" if raw["status"] == 0 else "NEWTON_FAILURE", t_last=raw["t_last"],
                       stats=stats, t_events=[], y_events=[], messages=[])
+    stop = domain_exit(model.system, raw["t"], result_raw["y"], p)
+    if stop is not None:  # a rolling body's surface left its domain: the run ends at the last node inside it
+        _truncated(model.system, raw, result_raw, *stop)
     result = DiscreteResult(result_raw, model, dict(zip(model.system.parameter_names, p)), raw["p"], raw["lambda"])
+    if stop is not None:
+        result.warnings.append(result.message)
+        warnings.warn(result.message, SimulationWarning, stacklevel=2)
     if result.status < 0:
         if raise_on_failure:
             raise IntegrationError(result.message, result)
         warnings.warn(result.message, SimulationWarning, stacklevel=2)
     return result
+
+
+def _truncated(system, raw: dict, result_raw: dict, i: int, c: int) -> None:
+    """The run cut after node i - 1, the last inside the domain of contact c's surface (node i, the end
+    of the step that left it, is outside): status 1, flag_name DOMAIN_FLAG and the message of the
+    continuous runs, which stop where the domain's margin reaches zero. A Newton failure after it (past
+    the domain, where the discrete equations have no meaning) is not the run's."""
+    i = max(i, 1)  # y0 is inside (initial_state refuses one outside)
+    t_stop = float(raw["t"][i - 1])
+    raw["p"], raw["lambda"] = raw["p"][:, :i], raw["lambda"][:, : i - 1]
+    result_raw.update(t=raw["t"][:i], y=result_raw["y"][:, :i], status=1, flag_name=DOMAIN_FLAG, t_last=t_stop,
+                      message=domain_message(system, c, t_stop))
+    result_raw["stats"]["n_steps"] = i - 1

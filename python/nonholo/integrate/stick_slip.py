@@ -40,7 +40,9 @@ Jacobian kept from where the slip was 1e-6 let Newton's corrections pass too sma
 
 A contact whose normal load depends on the state or the time ends the run where that load reaches
 zero (status 1, a SimulationWarning: the contact lifts off and the model no longer holds;
-:mod:`nonholo.system.margins`); a run that starts with a negative load is refused.
+:mod:`nonholo.system.margins`); a run that starts with a negative load is refused. A phase whose own
+model stops it early (a rolling body's surface leaving its domain, a disc lying flat: flag_name
+``"SURFACE_DOMAIN"``) ends the run with that phase's status, flag_name and message.
 
 The state is continuous across every switch, to the integration tolerance: at a stop and at the
 start, the slip of the contacts that stick, below the tolerance 10 (rtol |v|max + atol), is
@@ -83,19 +85,21 @@ class StickSlipResult:
     modes : list of str
         The mode of each phase ("stick" or "slip" per contact).
     status : int
-        0 the end was reached, 1 a contact's normal load reached zero and the run stopped there (the
-        contact lifts off: a SimulationWarning, ``warnings`` and the message say which and when), -1 a
-        phase failed (its message says why).
+        0 the end was reached, 1 the run stopped early: a contact's normal load reached zero (the
+        contact lifts off), or a phase stopped where its model ends (a rolling body's surface left its
+        domain, a disc lying flat), with a SimulationWarning, ``warnings`` and the message saying which and
+        when; -1 a phase failed (its message says why).
     message : str
     warnings : list of str
-        The warnings of the run (a stop where a normal load reached zero).
+        The warnings of the run (a stop where a normal load reached zero, or the stopping phase's).
     t_last : float
-        The last time reached (the end, the stop where a load reached zero, where a phase failed, or
-        the switch where max_switches ran out).
+        The last time reached (the end, the stop where a load reached zero or a phase stopped, where a
+        phase failed, or the switch where max_switches ran out).
     flag, flag_name : int, str
         As for a SimulationResult: the failed phase's CVODE flag and its name, ``"MAX_SWITCHES"``
         (flag 0) where max_switches ran out, ``"NORMAL_LOAD_NEGATIVE"`` (flag 0) where a normal load
-        reached zero (as a friction law's run), 0 and ``""`` otherwise.
+        reached zero (as a friction law's run), the stopping phase's (``"SURFACE_DOMAIN"``) where a
+        phase stopped the run, 0 and ``""`` otherwise.
     stats : dict
         The counters of the phases' ``stats`` summed (n_steps, n_rhs, ..., cpu_time), last_order
         and last_step the last phase's, and n_phases; each phase's own in ``phases[i].stats``.
@@ -204,6 +208,12 @@ class StickSlipResult:
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if self.phases and name in self.phases[0].model.system.outputs:
+            if getattr(self.phases[0].model.system.outputs[name], "unwrapped", False) and self.model is not None:
+                # the heading: unwrapped along the whole run (phase by phase, each restarted in (-pi, pi])
+                system = self.model.system
+                params = system.param_vector({k: v for k, v in self.params.items() if k in system.parameter_names})
+                return np.asarray(system.outputs[name](self.q, self.v, dict(zip(system.parameter_names, params)),
+                                                       t=self.t), dtype=float)
             if getattr(self.phases[0].model.system.outputs[name], "stick_slip_quantity", False) and \
                     self.model is not None:
                 # a rolling body's friction force (or ratio): the stuck contact's multipliers, mu_k N sliding
@@ -471,7 +481,9 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         result.phases.append(run)
         result.modes.append(_label(stuck))
         result.stuck.append(stuck)
-        fired = [i for i, te in enumerate(run.t_events) if len(te)] if run.status >= 0 else []
+        # a phase that stopped where its own model ends (its flag_name says why: a surface's domain) ends the run
+        fired = [i for i, te in enumerate(run.t_events) if len(te)] if run.status == 0 or \
+            run.status > 0 and not run.flag_name else []
         if run.status < 0 or run.status == 0 or not fired:
             _joined(result, run)
             result.t_last = run.t_last
@@ -479,6 +491,9 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
                 result.status, result.message = -1, f"the phase from t = {t:g} in mode {_label(stuck)} failed: " \
                                                     f"{run.message}"
                 result.flag, result.flag_name = run.flag, run.flag_name
+            elif run.status > 0:  # stopped by an event of the phase's own model (a surface's domain, a law's load)
+                result.status, result.message, result.flag, result.flag_name = 1, run.message, run.flag, run.flag_name
+                result.warnings += [w for w in run.warnings if w not in result.warnings]  # simulate warned
             return result
         t, y = float(run.t_events[fired[0]][-1]), np.asarray(run.y_events[fired[0]][-1], dtype=float).copy()
         lifted = [c for kind, c in (owners[i] for i in fired) if kind == "load"]

@@ -40,6 +40,14 @@ N_c falling through zero (:func:`load_specs`), and where one fires the run ends 
 ``flag_name`` ``"NORMAL_LOAD_NEGATIVE"``, the message "the normal load of contact c reached zero at
 t = ..." and a SimulationWarning (:func:`stopped_by_load`), as a reduced law model stops at the fold
 of its slow manifold; a run that starts with a negative load is refused (:func:`loads_at_start`).
+
+A rolling body's surface whose support map holds on a domain d(q) > 0 only (``system.contact_domains``:
+a disc lying flat, a paraboloid's bowl tilted 90 degrees) ends every run the same way where d(q)
+falls to DOMAIN_TOL, flag_name ``"SURFACE_DOMAIN"`` (:func:`domain_message`); a run known at its
+nodes only (``nh.simulate_discrete``) stops at the last node inside (:func:`domain_exit`). The loads,
+speeds and domains are expressions of [q, q', t, p], evaluated at the state's physical velocity on a
+model whose state holds another (``frame.hamel()``'s [q, w]: :func:`state_velocity`; the core's events
+map it alike).
 """
 
 from __future__ import annotations
@@ -54,7 +62,8 @@ from ..errors import SimulationWarning
 from ..expressions.lowering import check_free_symbols, kept_tape, lower
 
 __all__ = ["Margin", "warn_at_start", "varying_loads", "load_specs", "loads_at_start", "stopped_by_load",
-           "batch_stopped_by_load", "negative_load_message", "negative_speed_message", "LOAD_FLAG", "SPEED_FLAG"]
+           "batch_stopped_by_load", "negative_load_message", "negative_speed_message", "domain_exit", "domain_message",
+           "state_velocity", "LOAD_FLAG", "SPEED_FLAG", "DOMAIN_FLAG", "DOMAIN_TOL"]
 
 LOAD_FLAG = "NORMAL_LOAD_NEGATIVE"  # the flag_name of a run stopped where a normal load reached zero
 SPEED_FLAG = "ROLLING_SPEED_NEGATIVE"  # ... where a tire law's rolling speed reached zero
@@ -302,6 +311,56 @@ def domain_message(system, c: int, t: float) -> str:
             "the body's surface (the rolling model ends there)")
 
 
+def domain_exit(system, t, y, p) -> tuple | None:
+    """(i, c): where a trajectory of ``system`` known at samples only (times ``t`` (N,), states ``y`` whose
+    rows start [q, q'], the parameter vector ``p``; the nodes of ``nh.simulate_discrete``) leaves the
+    domain of a rolling body's surface (``system.contact_domains``): i the first sample not inside, or the
+    end of the first step that left it between its samples; c the contact whose margin d_c(q) - DOMAIN_TOL
+    is not positive there. None where the whole trajectory stays inside, or the system records no domain.
+
+    Between two samples the margin is the cubic Hermite interpolant of its values and rates
+    d' = grad_q d . q' + d_t at them: a disc that passes through lying flat between two nodes touches
+    d = 0 there (d = cos(lean)^2, about c (t - t*)^2, which the cubic reproduces) while d stays positive at
+    both nodes. A continuous run's event stops it where the margin reaches zero (:func:`load_specs`)."""
+    domains = getattr(system, "contact_domains", None) or ()
+    t = np.asarray(t, dtype=float).reshape(-1)
+    if not domains or not t.size:
+        return None
+    n = system.n
+    exprs = tuple(sp.sympify(d) for d, _ in domains)
+    rates = [sum((sp.diff(d, x) * v for x, v in zip(system.coordinates, system.velocities)), sp.diff(d, system.time))
+             for d in exprs]
+    inputs = [*system.coordinates, *system.velocities, system.time, *system.parameters]
+    f = kept_tape(system, "domain functions", exprs, lambda: sp.lambdify(inputs, [*exprs, *rates], "numpy"))
+    y = np.asarray(y, dtype=float)
+    values = f(*y[: 2 * n], t, *np.asarray(p, dtype=float)[: len(system.parameters)])
+    values = np.array([np.broadcast_to(np.asarray(x, dtype=float), t.shape) for x in values])
+    d, rate = values[: len(exprs)] - DOMAIN_TOL, values[len(exprs):]
+    outside = ~(d > 0)  # NaN (a support map undefined there) is outside too
+    outside[:, 1:] |= _dips_between(d, rate, np.diff(t))
+    hit = np.flatnonzero(outside.any(axis=0))
+    if not hit.size:
+        return None
+    i = int(hit[0])
+    return i, int(np.flatnonzero(outside[:, i])[0])
+
+
+def _dips_between(d, rate, h) -> np.ndarray:
+    """(contacts, N - 1): True where the cubic Hermite interpolant of the margins d (contacts, N) with
+    rates ``rate`` over the steps ``h`` (N - 1,) falls to zero or below inside a step."""
+    d0, d1, m0, m1 = d[:, :-1], d[:, 1:], rate[:, :-1] * h, rate[:, 1:] * h
+    # p(s) = d0 + m0 s + b s^2 + c s^3 on s in [0, 1]; p'(s) = m0 + 2 b s + 3 c s^2
+    b, c = 3 * (d1 - d0) - 2 * m0 - m1, 2 * (d0 - d1) + m0 + m1
+    dips = np.zeros(d0.shape, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.sqrt(np.maximum(b * b - 3 * c * m0, 0.0))
+        for s in ((-b + root) / (3 * c), (-b - root) / (3 * c), -m0 / (2 * b)):  # -m0 / 2b: c = 0
+            inside = np.isfinite(s) & (s > 0) & (s < 1)
+            value = d0 + s * (m0 + s * (b + s * c))
+            dips |= inside & ~(value > 0)
+    return dips
+
+
 def negative_speed_message(c: int, t: float) -> str:
     """The message of a run stopped where the rolling speed of contact ``c`` reached zero at ``t``."""
     return (f"the rolling speed of contact {c} reached zero at t = {t:.6g}, where the run stopped: the tire law's "
@@ -323,10 +382,24 @@ def load_specs(model, backward: bool = False) -> list:
     return specs
 
 
+def state_velocity(model, t: float, y, p) -> np.ndarray:
+    """The physical velocity q' of the state ``y`` of ``model`` (``p`` its parameter vector): the state's
+    velocity block where the state is [q, q', ...], else the model's map (a model in quasi-velocities,
+    ``frame.hamel()``, whose state [q, w] is shorter than [q, q']; Kane's speeds)."""
+    system, n = model.system, model.system.n
+    y = np.asarray(y, dtype=float)
+    if list(model.state_names[: 2 * n]) == [*system.coordinate_names, *system.velocity_names]:
+        return y[n: 2 * n]
+    params = dict(zip(model.param_names, np.asarray(p, dtype=float).tolist()))
+    return np.asarray(model.velocity(float(t), y, params), dtype=float).reshape(n)
+
+
 def loads_at_start(model, t0: float, y0, p) -> None:
     """ValueError when a normal load that ``model``'s system records (``system.contact_loads``) is
-    negative at the start (its event reports only later crossings of zero); ``p`` the model's
-    parameter vector (the system's first)."""
+    negative at the start, a tire law's rolling speed not positive, or a rolling body's attitude outside
+    its surface's domain (their events report only later crossings of zero); ``p`` the model's
+    parameter vector (the system's first). The loads and speeds are evaluated at the state's physical
+    velocity (:func:`state_velocity`: also for a model in quasi-velocities, as the core's events)."""
     system = model.system
     limits = [(kind, c, expr) for kind, attribute in (("load", "contact_loads"), ("speed", "contact_speeds"))
               for c, expr in enumerate(_recorded(model, attribute) or ()) if expr is not None]
@@ -334,8 +407,10 @@ def loads_at_start(model, t0: float, y0, p) -> None:
     if not limits:
         return
     n = system.n
-    values = _load_tape(system, [expr for _, _, expr in limits])(
-        np.r_[np.asarray(y0, dtype=float)[: 2 * n], float(t0), np.asarray(p, dtype=float)[: len(system.parameters)]])
+    y0 = np.asarray(y0, dtype=float)
+    inputs = np.r_[y0[:n], state_velocity(model, t0, y0, p), float(t0),
+                   np.asarray(p, dtype=float)[: len(system.parameters)]]
+    values = _load_tape(system, [expr for _, _, expr in limits])(inputs)
     for (kind, c, _), x in zip(limits, np.atleast_1d(values)):
         if kind == "load" and x < 0:
             raise ValueError(f"y0: the normal load of contact {c} is N = {x:.6g} < 0 at the start (t = {t0:g}): the "
