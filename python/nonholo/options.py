@@ -214,8 +214,11 @@ def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
         if not (atol > 0 and math.isfinite(atol)):
             raise ValueError("atol must be positive and finite")
         return rtol, np.array((float(atol),))
+    given = np.asarray(atol)
+    if given.dtype.kind not in "fiu":  # a string ("1e-10" read as the number), a bool, a complex number
+        raise TypeError(f"atol must be a positive number or one per state, got {atol!r:.80}")
     try:
-        atol = np.atleast_1d(np.asarray(atol, dtype=float))
+        atol = np.atleast_1d(np.asarray(given, dtype=float))
     except (TypeError, ValueError):
         raise TypeError(f"atol must be a number or an array of numbers, got {atol!r}") from None
     if atol.ndim != 1 or (n_states is not None and atol.size not in (1, n_states)):

@@ -46,6 +46,7 @@ from ..integrate.simulation import simulate
 from ..models.law_core import CoreLawReducedModel
 from ..models.reduced import maps_initial_state
 from ..models.stick_slip import StickSlipModel
+from .fit_quality import resolution_note, stationarity_note
 from .states import parameter_mapping
 
 #: The simulations compile="auto" expects of a fit (least_squares' evaluations at the trust region's
@@ -82,12 +83,15 @@ class FitResult:
     """Outcome of :func:`fit`.
 
     Attributes: ``params`` (name -> estimate), ``x`` (estimates in the order of ``names``),
-    ``covariance`` (inf in the rows and columns of parameters the data do not identify),
+    ``covariance`` (inf in the rows and columns of parameters the data do not identify, NaN in
+    those of a standard error below its estimate's floating-point spacing),
     ``stderr`` (name -> standard error, its diagonal's square roots, keyed as
     ``params``), ``residuals`` (weighted,
     h - y_obs times sqrt(w), flat), ``jacobian`` (weighted, of the residuals), ``cost``
-    (1/2 sum residuals^2), ``success``, ``message``, ``nfev``, ``simulation`` (the trajectory
-    at the estimates), ``observed`` and ``predicted`` (flat, unweighted).
+    (1/2 sum residuals^2), ``success`` (False also where least_squares stopped on its step or cost
+    tolerance at a point that is not stationary: :mod:`nonholo.analysis.fit_quality`), ``message``,
+    ``nfev``, ``simulation`` (the trajectory at the estimates), ``observed`` and ``predicted``
+    (flat, unweighted).
     """
 
     names: list
@@ -356,7 +360,8 @@ def _covariance(J: np.ndarray, r: np.ndarray, n_obs: int, names: list, absolute_
 
 def _weights(weights, shape: tuple) -> np.ndarray:
     """``weights`` broadcast to the shape of y_obs; ValueError naming both shapes when it does not."""
-    w = np.asarray(weights, dtype=float)
+    w = np.asarray(weights)
+    w = check.real_array(w, "weights") if w.dtype.kind == "c" else w.astype(float)  # a mask of bools: 1 and 0
     try:
         return np.broadcast_to(w, shape)
     except ValueError:
@@ -449,7 +454,12 @@ def fit(
     -----
     OptimizeWarning
         Parameters the observations do not identify (the weighted Jacobian's rank test, module
-        docstring), named with their combinations; their covariance entries are inf.
+        docstring), named with their combinations; their covariance entries are inf. A stop on
+        ``xtol`` or ``ftol`` at a point that is not first-order stationary (the relative gradient
+        of :mod:`nonholo.analysis.fit_quality`: the steps shrank where the gradient did not, as
+        over a long horizon of a chaotic motion): ``success`` is False and the message says so.
+        Standard errors below the floating-point spacing of their estimates: their covariance
+        entries are NaN.
 
     Raises
     ------
@@ -488,7 +498,7 @@ def fit(
     compile = check.compile_option(compile)
     apply_compile(model, compile is True, 0)
     names, x0 = _start(model, params)
-    t_obs = np.asarray(t_obs, dtype=float).reshape(-1)
+    t_obs = check.real_array(t_obs, "t_obs").reshape(-1)  # a complex one refused, not its imaginary part dropped
     if t_obs.size == 0:
         raise ValueError("t_obs is empty: give at least one observation time")
     if t_span is None and (t_obs.size == 1 or t_obs[0] == t_obs[-1]):
@@ -505,7 +515,7 @@ def fit(
     except ValueError as err:
         raise ValueError(str(err).replace("t_eval", "t_obs")) from None
     rtol, atol = check.tolerances(rtol, atol, model.n_states)
-    y_obs = np.asarray(y_obs, dtype=float)
+    y_obs = check.real_array(y_obs, "y_obs")  # complex: refused (NumPy dropped the imaginary part with a warning)
     if not np.all(np.isfinite(y_obs)):
         bad = np.argwhere(~np.isfinite(y_obs))
         where = ", ".join(str(tuple(int(i) for i in b)) for b in bad[:5]) + (", ..." if len(bad) > 5 else "")
@@ -610,11 +620,17 @@ def fit(
     J = jacobian(res.x)
     r = residuals(res.x)
     covariance, warning = _covariance(J, r, int(np.count_nonzero(sqrt_w)), names, absolute_sigma)
+    # steps that shrank where the gradient did not (a chaotic cost), and standard errors below rounding (fit_quality)
+    stalled = stationarity_note(int(res.status), J, r, res.x, x0, names, x_scale=options.get("x_scale"),
+                                active=getattr(res, "active_mask", None), predicted=predicted, sqrt_w=sqrt_w,
+                                rtol=rtol, atol=atol)
+    covariance, unresolved = resolution_note(covariance, res.x, names)
     message = res.message
-    if warning is not None:
-        warnings.warn(f"nh.fit: {warning}", OptimizeWarning, stacklevel=2)
-        message = f"{message} {warning[0].upper()}{warning[1:]}."
+    for note in (stalled, warning, unresolved):
+        if note is not None:
+            warnings.warn(f"nh.fit: {note}", OptimizeWarning, stacklevel=2)
+            message = f"{message} {note[0].upper()}{note[1:]}."
     return FitResult(names=names, x=res.x, covariance=covariance, residuals=r, jacobian=J, cost=float(0.5 * r @ r),
-                     success=bool(res.success), message=message, nfev=int(res.nfev), simulation=sol,
+                     success=bool(res.success) and stalled is None, message=message, nfev=int(res.nfev), simulation=sol,
                      observed=y_obs.reshape(-1), predicted=predicted, t_obs=t_obs, observe_names=observe_names,
                      weights=w.reshape(-1))

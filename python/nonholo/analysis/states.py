@@ -12,8 +12,10 @@ from ..errors import ModelError
 from ..options import real_state
 from ..integrate.arguments import labelled_state
 from ..models.reduced import ReducedModel, frame_initial_state
+from ..models.start_check import check_start
+from ..system.margins import loads_at_start
 
-__all__ = ["model_state", "parameter_mapping"]
+__all__ = ["model_state", "parameter_mapping", "check_state", "check_contacts", "model_label"]
 
 PROJECT_ADVICE = "Pass project_y0=True"  # where simulate's advice begins in the mapping's messages (frames, reduced)
 
@@ -79,3 +81,41 @@ def parameter_mapping(params, name: str = "params"):
     raise TypeError(f"{name} must be a mapping name -> value (e.g. {{'a': 0.3}}), got {type(params).__name__} "
                     f"{params!r:.80}")
 
+
+
+def check_state(model, t: float, y, pvec, what: str = "y") -> None:
+    """The checks ``simulate`` makes of a run's start, for a state an analysis evaluates the model at
+    (a linearization, a steady motion, a point of an eigenvalue path): the model's own
+    (:func:`~nonholo.models.start_check.check_start`: eps > 0, a metric positive definite, ...), and,
+    for a model whose contacts follow a law, every contact's normal load non-negative, a tire law's
+    rolling speed positive and a rolling body within its surface's domain
+    (:func:`~nonholo.system.margins.loads_at_start`), with ``pvec`` the model's parameter vector
+    (overrides included). ValueError naming ``what`` where one fails: a tire law's force at a negative
+    rolling speed pushes along the slip, and the linearization there was the sign-flipped, unstable
+    spectrum of a car that simulate refuses to run."""
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"{what} contains NaN or inf")
+    check_start(model, t, y, pvec)
+    check_contacts(model, t, y, pvec, what)
+
+
+def check_contacts(model, t: float, y, pvec, what: str = "y") -> None:
+    """The second part of :func:`check_state`: ValueError naming ``what`` where a law's contact has a
+    negative normal load, a tire law's rolling speed is not positive or a rolling body is outside
+    its surface's domain at (t, y) (:func:`~nonholo.system.margins.loads_at_start`); nothing for a
+    model without such contacts."""
+    try:
+        loads_at_start(model, t, y, pvec)
+    except ValueError as exc:
+        message = str(exc)
+        message = message[len("y0: "):] if message.startswith("y0: ") else message
+        message = message.replace(" at the start (t = ", " (t = ")
+        raise ValueError(f"{what}: {message}; the {model_label(model)} model does not hold there (nh.simulate "
+                         "refuses such a state as y0)") from None
+
+
+def model_label(model) -> str:
+    """What ``model`` is, for messages: its ``label`` ("friction (magic formula law)" for the friction
+    model of a law, whose ``kind`` is "nonholonomic", that of the unconstrained system the law realizes),
+    else its ``kind``."""
+    return str(getattr(model, "label", None) or getattr(model, "kind", type(model).__name__))

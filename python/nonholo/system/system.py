@@ -560,29 +560,29 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
 
         return StickSlipModel(self, mu_s, mu_k, normal, contacts)
 
-    def friction_margin(self, mu: float, normal=None, contacts=None):
-        """The friction-cone margin mu N_c - |lambda_c| (smallest over the contacts), with lambda_c the
-        multipliers of contact c's rows: the force no slip needs. ``normal``: N_c, a value or an
-        expression of the state and parameters (one for all contacts or one per contact); default,
-        for a body of :func:`nonholo.contact.roll_on_plane`, its derived normal force. Use it as
-        ``nh.Event(system.friction_margin(mu), terminal=True)``, or along a run with
-        ``margin.of(result)`` (:mod:`nonholo.system.margins`).
+    def friction_margin(self, mu, normal=None, contacts=None):
+        """The friction-cone margin mu_c N_c - |lambda_c|, least over the contacts (lambda_c: the force contact c's rows
+        need for no slip), for an Event or ``margin.of(result)``. ``mu``: one, or one per contact (each > 0: mu = 1 with
+        loads mu_c N_c; give ``normal``). ``normal``: N_c, values or expressions of the state and parameters, one for
+        all or one per contact (default: the derived normal force of a :func:`nonholo.contact.roll_on_plane` body).
 
         Examples
         --------
-        A Chaplygin sleigh's blade needs the lateral force m I u omega / (I + m a^2); with mu N = 0.3 N
-        it slips once that force reaches 0.3 N:
-
         >>> import nonholo as nh
-        >>> sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)
-        >>> margin = sleigh.friction_margin(mu=0.3, normal=1.0)
+        >>> sleigh = nh.systems.chaplygin_sleigh(m=1.0, I=1.0, a=0.2)  # its blade needs m I u omega / (I + m a^2)
+        >>> margin = sleigh.friction_margin(mu=0.3, normal=1.0)  # it slips once that lateral force reaches 0.3 N
         >>> run = nh.simulate(sleigh.nonholonomic(), (0, 10), [0, 0, 0, 0.1, 0, 1.0],
         ...                   events=nh.Event(margin, terminal=True), rtol=1e-10, atol=1e-12)
         >>> print(f"t = {run.t_events[0][0]:.6f}, margin there {abs(margin.of(run)[-1]) < 1e-9}")
         t = 1.185199, margin there True
         """
+        from .law_realization import per_contact
         from .margins import Margin
-
+        if isinstance(mu, (list, tuple)) or getattr(mu, "ndim", 0) == 1:  # one per contact: mu = 1, loads mu_c N_c
+            loads = Margin(self, "friction", 1.0, normal, contacts).normal  # one per contact, checked; None: derived
+            if loads is None:
+                raise ValueError("mu: one per contact scales the loads normal=, not a derived normal force: give them")
+            mu, normal = 1.0, [m * N for m, N in zip(per_contact(mu, len(loads), "mu", self), loads)]
         return Margin(self, "friction", mu, normal, contacts)
 
     def liftoff_margin(self, normal=None, contacts=None):

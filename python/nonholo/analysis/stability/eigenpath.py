@@ -27,6 +27,7 @@ pairs meet).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -149,6 +150,15 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     **linearize_options
         Passed to :func:`~nonholo.linearize` (``independent``, ``cyclic``, ``zero_tol``, ...).
 
+    Raises
+    ------
+    ValueError, TypeError, ...
+        Where ``state(value)`` or the linearization fails at one of ``values`` (not a steady
+        motion there, a state where the model does not hold): an exception of the same type whose
+        message begins "at <parameter> = <value>: ", chained from the original, with
+        ``exc.partial`` the EigenvaluePath over the values before it (None at the first), as
+        Ctrl-C's KeyboardInterrupt carries it.
+
     Examples
     --------
     >>> import nonholo as nh
@@ -172,7 +182,8 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
                          "or give state as a callable of the parameter value (or one state per value)")
     compile = check.compile_option(compile)
     # a callable state of a model parameter is called in the loop, so that Ctrl-C in it keeps the path so far
-    states = _states(model, state, values) if not callable(state) or parameter not in model.params else None
+    states = _states(model, state, values, parameter) if not callable(state) or parameter not in model.params \
+        else None
     if states is not None and parameter not in model.params and all(np.array_equal(s, states[0]) for s in states[1:]):
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}) and the "
                          "state is the same at every value, so the path would be constant: name a parameter, or "
@@ -181,13 +192,36 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
     lins = []
     try:
         for i, v in enumerate(values):
-            at = states[i] if states is not None else _state(state(v))
-            lins.append(linearize(model, at, params=_params(model, parameter, v, params), **linearize_options))
+            try:
+                at = states[i] if states is not None else _state(state(v))
+                lins.append(linearize(model, at, params=_params(model, parameter, v, params), **linearize_options))
+            except Exception as exc:  # the state function's, or linearize's: at which value, with the path so far
+                named = at_value(exc, parameter, v, _path(parameter, values[: len(lins)], lins, model, state, params,
+                                                          linearize_options, stability_tol) if lins else None)
+                if named is exc:
+                    raise
+                raise named from exc
     except KeyboardInterrupt as exc:  # Ctrl-C: the path over the values done goes with it
         partial = _path(parameter, values[: len(lins)], lins, model, state, params, linearize_options,
                         stability_tol) if lins else None
         raise attach_partial(exc, partial)
     return _path(parameter, values, lins, model, state, params, linearize_options, stability_tol)
+
+
+def at_value(exc: Exception, parameter: str, value, partial=None) -> Exception:
+    """``exc`` raised at ``parameter`` = ``value`` as an exception of its type whose message begins
+    "at <parameter> = <value>: " (its attributes kept, to be chained from it), with ``partial`` (the work
+    finished before it) as ``.partial``, the convention of sweep and fit; ``exc`` itself, with
+    ``.partial``, for a type that takes no message alone."""
+    message = f"at {parameter} = {format(float(value), '.10g')}: {exc}"
+    try:
+        out = type(exc)(message)
+    except Exception:  # an exception type with other required arguments
+        out = None
+    if out is None or out.args != (message,):
+        return attach_partial(exc, partial)
+    out.__dict__.update(exc.__dict__)  # an IntegrationError's result and t, ...
+    return attach_partial(out, partial)
 
 
 def _path(parameter, values, lins, model, state, params, linearize_options, stability_tol) -> EigenvaluePath:
@@ -214,7 +248,10 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     spinning top or rolling ball gains or loses its gyroscopic stability; located by bisection on
     the number of growing modes). Wherever the number of growing modes differs between two
     neighbouring values, a crossing between them is reported, whatever the tracked modes do.
-    ``xtol`` must be positive and finite.
+    ``xtol`` must be positive and finite. An error of the state function or of the linearization at
+    a value between the samples names that value, as :func:`eigenvalue_path` does, with
+    ``exc.partial`` the critical values found below it (an error while the path is computed carries
+    the path so far, :func:`eigenvalue_path`).
 
     Examples
     --------
@@ -240,7 +277,10 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     found = []
     columns = np.flatnonzero(~path.structural)
     for i in range(len(path.values) - 1):
-        found += _bracket_crossings(path, i, columns, xtol)
+        try:
+            found += _bracket_crossings(path, i, columns, xtol)
+        except Exception as exc:  # named by the value where it failed (_at): the crossings found before it go along
+            raise attach_partial(exc, sorted(found, key=lambda c: c.value))
     return sorted(found, key=lambda c: c.value)
 
 
@@ -329,9 +369,23 @@ def _halfway(path, i, value, others) -> tuple:
 def _linearization(path, value):
     """The linearization at ``value`` (between the samples), with the path's options."""
     model = path.model
-    y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
     opts = {k: v for k, v in path.options.items() if k != "stability_tol"}
-    return linearize(model, y, params=_params(model, path.parameter, value, path.params), **opts)
+    with _at(path, value):
+        y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
+        return linearize(model, y, params=_params(model, path.parameter, value, path.params), **opts)
+
+
+@contextmanager
+def _at(path, value):
+    """An error of the state function or of the model at ``value`` (between the samples) as
+    :func:`at_value` names it."""
+    try:
+        yield
+    except Exception as exc:
+        named = at_value(exc, path.parameter, value)
+        if named is exc:
+            raise
+        raise named from exc
 
 
 def _growing_modes(lin, tol) -> np.ndarray:
@@ -464,9 +518,18 @@ def _state(y):
     return y if pandas_like(y) and getattr(y, "ndim", 0) == 1 else np.asarray(y, dtype=float)
 
 
-def _states(model, state, values) -> list:
+def _states(model, state, values, parameter: str) -> list:
     if callable(state):
-        return [_state(state(v)) for v in values]
+        out = []
+        for v in values:
+            try:
+                out.append(_state(state(v)))
+            except Exception as exc:  # the state function failed: name the value (nothing linearized yet)
+                named = at_value(exc, parameter, v)
+                if named is exc:
+                    raise
+                raise named from exc
+        return out
     arr = _state(state)
     if arr.ndim == 1:
         return [arr] * len(values)
@@ -506,9 +569,11 @@ def _physical_matrix(path, value, i):
     """The physical quotient matrix at ``value``, with the zero structure of sample i."""
     lin = path.linearizations[i]
     model = path.model
-    y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
     opts = {k: v for k, v in path.options.items() if k in ("independent", "cyclic", "steady_tol")}
-    A, _, _, _, cyc_local, _ = state_matrix(model, y, lin.t, _params(model, path.parameter, value, path.params), **opts)
+    with _at(path, value):
+        y = path.state(value) if callable(path.state) else np.asarray(path.state, dtype=float)
+        A, _, _, _, cyc_local, _ = state_matrix(model, y, lin.t, _params(model, path.parameter, value, path.params),
+                                                **opts)
     return deflate(A, cyc_local, counts=list(lin.zero_levels)).physical
 
 

@@ -41,8 +41,7 @@ from .manifold import (constraint_set, cyclic_coordinates, model_cyclic_indices,
                        tangent_basis)
 from .zero_modes import ZeroMode, deflate
 from ... import options as check
-from ..states import in_quasi_velocities, model_state, parameter_mapping
-from ...models.start_check import check_start
+from ..states import check_state, in_quasi_velocities, model_label, model_state, parameter_mapping
 
 __all__ = ["Linearization", "linearize", "check_steady", "tangent_space"]
 
@@ -136,8 +135,9 @@ class Linearization:
         zeros = "; ".join(f"{z.kind} x{z.multiplicity}" + (f" ({z.coordinate})" if z.coordinate else "")
                           for z in self.zero_modes) or "none"
         lam = ", ".join(f"{x:.6g}" for x in self.physical_eigenvalues)
-        return (f"<Linearization of the {self.model.kind} model of {self.model.system.name!r}: m={self.A.shape[0]} "
-                f"independent ({', '.join(self.coordinates)}); zero modes: {zeros}; physical eigenvalues: [{lam}]>")
+        return (f"<Linearization of the {model_label(self.model)} model of {self.model.system.name!r}: "
+                f"m={self.A.shape[0]} independent ({', '.join(self.coordinates)}); zero modes: {zeros}; physical "
+                f"eigenvalues: [{lam}]>")
 
 
 def analysed_model(model, argument: str = "model"):
@@ -217,9 +217,11 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     Raises
     ------
     ValueError
-        When y is off the constraint set, not a steady motion, ``independent`` or ``inputs``
-        are invalid, ``params`` names an unknown parameter, or a tolerance is not positive and
-        finite.
+        When y is off the constraint set, not a steady motion, or a state where the model does
+        not hold, which ``simulate`` refuses as y0 (a friction law's contact with a negative normal
+        load, a tire law's rolling speed V <= 0: its force would push along the slip, and the
+        spectrum came out sign-flipped); ``independent`` or ``inputs`` are invalid, ``params``
+        names an unknown parameter, or a tolerance is not positive and finite.
     TypeError
         When ``params`` is not a mapping name -> value, ``y`` not an array of real numbers or
         ``t`` not a real number.
@@ -248,7 +250,7 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
     steady_tol = check.positive(steady_tol, "steady_tol")
     y = model_state(model, y, t, params)  # (a Series by name: before it becomes an array)
     names = model.state_names
-    check_start(model, t, y, model.param_vector(params))
+    check_state(model, t, y, model.param_vector(params))  # as simulate's start: eps > 0, a tire's speed V > 0, ...
     A, T, ind, cyc, cyc_local, pvec = state_matrix(model, y, t, params, independent, cyclic, steady_tol)
     d = deflate(A, cyc_local, zero_tol)
     modes = _zero_modes(model, t, y, pvec, T, A, d, cyc, names)
@@ -318,6 +320,7 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     names = model.state_names
     cyc = model_cyclic_indices(model, cyclic)
     pvec = model.param_vector(params)  # raises on an unknown parameter
+    check_state(model, t, y, pvec)  # the refinements of critical_values come here without linearize
     cs = constraint_set(model, t, y, params)
     _check_on_constraint_set(cs, model, steady_tol)
     check_steady(model, y, t, params, cyc, steady_tol)
@@ -339,15 +342,15 @@ def check_autonomous(model, what: str) -> None:
     """ValueError when the model depends on time explicitly: steady motions need an autonomous model."""
     system = model.system
     if system.core.force_depends_on_time or system.core.affine_depends_on_time:
-        raise ValueError(f"the {model.kind} model of {system.name!r} depends on time explicitly (its force or the "
-                         f"affine part b of its constraints contain t): it has no steady motions to {what}; "
+        raise ValueError(f"the {model_label(model)} model of {system.name!r} depends on time explicitly (its force "
+                         f"or the affine part b of its constraints contain t): it has no steady motions to {what}; "
                          "make the time-dependent terms parameters (inputs) instead")
 
 
 def _check_on_constraint_set(cs, model, tol) -> None:
     if cs.residual.size and np.abs(cs.residual).max() > tol * cs.scale:
-        raise ValueError(f"y is not on the constraint set of the {model.kind} model: |A(q) v - b|, |h(q)| up to "
-                         f"{np.abs(cs.residual).max():.3g}; project the velocity with system.project(q, v) or "
+        raise ValueError(f"y is not on the constraint set of the {model_label(model)} model: |A(q) v - b|, |h(q)| "
+                         f"up to {np.abs(cs.residual).max():.3g}; project the velocity with system.project(q, v) or "
                          "find the steady motion with nh.steady_motions")
 
 
@@ -365,10 +368,12 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
         detail = ", ".join(f"d({names[i]})/dt = {f[i]:.3g}" for i in worst)
         coordinates = [names[i] for i in bad if i < n]
         named = (f"; where the motion of {coordinates} is a symmetry the expressions do not show (a spin or a yaw "
-                 "in an attitude chart), name them with cyclic=[...] (checked)") if coordinates else ""
-        raise ValueError(f"y is not a steady motion of the {model.kind} model: {detail}. A steady motion keeps every "
-                         "velocity constant and moves only cyclic coordinates (those the equations do not contain: "
-                         f"{[names[i] for i in cyclic] or 'none here'}); find one with nh.steady_motions{named}")
+                 "in an attitude chart), name them with cyclic=[...], which linearize checks: their columns of the "
+                 "state matrix must vanish at y and near it") if coordinates else ""
+        raise ValueError(f"y is not a steady motion of the {model_label(model)} model: {detail}. A steady motion "
+                         "keeps every velocity constant and moves only cyclic coordinates (those the equations do "
+                         f"not contain: {[names[i] for i in cyclic] or 'none here'}); find one with "
+                         f"nh.steady_motions{named}")
 
 
 def _cyclic_columns(A, cyc_local) -> np.ndarray:
@@ -423,8 +428,8 @@ def _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local) -> None:
         col = _cyclic_columns(A, cyc_local)
         bad = [names[c] for c, v in zip(cyc, col) if v > 1e-8 * max(1.0, np.abs(A).max())]
         if bad:
-            raise ValueError(f"the coordinates {bad} were given as cyclic, but the {model.kind} model's equations "
-                             f"depend on them at states near y (on its constraint set, a relative distance "
+            raise ValueError(f"the coordinates {bad} were given as cyclic, but the {model_label(model)} model's "
+                             f"equations depend on them at states near y (on its constraint set, a relative distance "
                              f"{NEARBY_STEP:g} away): their columns of the state matrix vanish at y only, so they "
                              "are no symmetry (e.g. space-frame velocities that rotate with a yaw angle); drop them "
                              "from cyclic" + (

@@ -29,7 +29,7 @@ from .manifold import constraint_set, model_cyclic_indices
 from .linearize import analysed_model, check_autonomous
 from ... import options as check
 from ...errors import NonholoError, SimulationWarning
-from ..states import in_quasi_velocities, model_state, parameter_mapping
+from ..states import check_contacts, in_quasi_velocities, model_label, model_state, parameter_mapping
 from ...integrate.arguments import pandas_like
 from ...models.start_check import check_start
 
@@ -124,7 +124,11 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
         failed); for several guesses, when none converged (the message gives each guess's
         failure).
     ValueError
-        A single guess that cannot be used, a tolerance that is not positive and finite.
+        A single guess that cannot be used, or one where the model does not hold (with the
+        ``fixed`` values set), as ``simulate`` refuses such a y0: a friction law's contact with a
+        negative normal load, a tire law's rolling speed V <= 0 (for several guesses such a guess
+        counts as one that failed, and so does a motion found there); a tolerance that is not
+        positive and finite.
     TypeError
         ``params`` or ``fixed`` not a mapping.
 
@@ -160,7 +164,8 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     guesses = guess if labelled and getattr(guess, "ndim", 0) in (1, 2) else np.asarray(guess, dtype=float)
     N, n = model.n_states, model.system.n
     if guesses.ndim == 1:
-        return _solve(model, _checked_guess(model, guesses, t, params), fixed, t, params, cyclic, tol, max_iterations)
+        return _solve(model, _checked_guess(model, guesses, t, params, fixed=fixed), fixed, t, params, cyclic, tol,
+                      max_iterations)
     widths = {N, 2 * n} if in_quasi_velocities(model) else {N}
     if guesses.ndim != 2 or guesses.shape[1] not in widths:
         alternative = f" or (G, {2 * n}) [q, q'] (mapped to {model.state_names[n:]})" if len(widths) > 1 else ""
@@ -173,7 +178,7 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     found, errors = [], []
     for i, g in enumerate((row for _, row in guesses.iterrows()) if labelled else guesses):  # rows as Series
         try:
-            y = _checked_guess(model, g, t, params, f"guess[{i}]")
+            y = _checked_guess(model, g, t, params, f"guess[{i}]", fixed)
         except ValueError as exc:  # a guess that cannot be used: one failed guess
             errors.append(str(exc))
             continue
@@ -190,9 +195,11 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     return found
 
 
-def _checked_guess(model, g, t, params, what: str = "guess") -> np.ndarray:
+def _checked_guess(model, g, t, params, what: str = "guess", fixed=None) -> np.ndarray:
     """The guess as a state of the model: [q, q'] mapped approximately (q' need not satisfy the
-    constraints: its constraint components are dropped) for a model in quasi-velocities."""
+    constraints: its constraint components are dropped) for a model in quasi-velocities; with the
+    ``fixed`` values set, a state where the model holds (a law's contacts: :func:`check_contacts`, as
+    simulate checks y0: a tire law's rolling speed V > 0, a normal load >= 0)."""
     try:
         g = model_state(model, g, t, params, what, approximate=True)
     except np.linalg.LinAlgError as exc:  # the frame X(q) singular at the guess's q
@@ -200,6 +207,10 @@ def _checked_guess(model, g, t, params, what: str = "guess") -> np.ndarray:
                          f"at its coordinates ({exc})") from None
     if not np.all(np.isfinite(g)):
         raise ValueError(f"{what} contains NaN or inf")
+    fix_idx, fix_val = _fixed(model, fixed)
+    at = g.copy()
+    at[fix_idx] = fix_val
+    check_contacts(model, t, at, model.param_vector(params), what + (" with the fixed values" if fix_idx else ""))
     return g.copy()
 
 
@@ -253,6 +264,10 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
         if residual <= tol * scale:
             y = _polished(model, t, y, params, r, J, residual, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val,
                           names)
+            try:  # converged where the model does not hold (a tire law's rolling speed through zero)
+                check_contacts(model, t, y, model.param_vector(params), "the steady motion found")
+            except ValueError as exc:
+                raise SteadyMotionError(f"{exc}: guess a state where it holds, or fix a speed with fixed=") from None
             f = model.rhs(t, y, params)
             drift = {names[c]: float(f[c]) for c in cyc if abs(f[c]) > tol * scale}
             _warn_at_rest(model, start, y, fix_idx, cyc)
@@ -270,11 +285,11 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
     worst = int(np.argmax(np.abs(r)))
     moving = [names[c] for c in cyc] or "none"
     raise SteadyMotionError(
-        f"no steady motion of the {model.kind} model found near the guess: after {max_iterations} Newton steps the "
-        f"largest residual is {residual:.3g} ({labels[worst]}). The coordinates free to move are {moving} (cyclic): "
-        "a motion that moves another one (a circling disc's yaw) is steady only where the equations do not contain "
-        "it; name it with cyclic=[...] then. Or try another guess, or fix (or free) other state components with "
-        "fixed={...}")
+        f"no steady motion of the {model_label(model)} model found near the guess: after {max_iterations} Newton steps "
+        f"the largest residual is {residual:.3g} ({labels[worst]}). The coordinates free to move are {moving} "
+        "(cyclic): a motion that moves another one (a circling disc's yaw) is steady only where the equations do not "
+        "contain it; name it with cyclic=[...] then. Or try another guess, or fix (or free) other state components "
+        "with fixed={...}")
 
 
 MOVING_GUESS = 0.05  # velocities of a guess above which its converging to rest is worth a warning
