@@ -41,3 +41,9 @@ def test_a_shown_eps_is_not_rounded():
     assert "eps=0.0012345678" in repr(SLEIGH.friction(eps))
     assert "eps=0.0012345678" in repr(SLEIGH.reduced(eps, order=2))
     assert "eps=0.0012345678" in repr(SLEIGH.reduced(eps))  # the default order, "auto"
+
+
+def test_discrete_and_stick_slip_models_show_their_numbers_unrounded():
+    assert "h=0.0123456789>" in repr(SLEIGH.discrete(0.0123456789))
+    disc = nh.contact.roll_on_plane(nh.bodies.RigidBody(1, (1 / 16, 1 / 8, 1 / 16)), nh.contact.Disc(0.5))
+    assert "mu_s=0.1234567, mu_k=0.1234567" in repr(disc.stick_slip(0.1234567, normal=9.81))

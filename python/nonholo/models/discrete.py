@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from ..numerics import number_text
 from .model import remade
 
 __all__ = ["DiscreteModel"]
@@ -95,7 +96,7 @@ class DiscreteModel:
                                None if lambda0 is None else np.asarray(lambda0, float))
 
     def __repr__(self) -> str:
-        return f"<nonholo.DiscreteModel midpoint DLA of {self.system.name!r}, h={self.h:g}>"
+        return f"<nonholo.DiscreteModel midpoint DLA of {self.system.name!r}, h={number_text(self.h)}>"
 
     def __reduce__(self):
         return remade(self)

@@ -38,6 +38,7 @@ import numpy as np
 import sympy as sp
 
 from .. import options as check
+from ..numerics import number_text
 
 __all__ = ["StickSlipModel"]
 
@@ -220,8 +221,8 @@ class StickSlipModel:
         return load
 
     def __repr__(self) -> str:
-        return (f"<nonholo.StickSlipModel of {self.system.name!r}: mu_s={self.mu_s:g}, mu_k={self.mu_k:g}, "
-                f"{len(self.contacts)} contact(s)>")
+        return (f"<nonholo.StickSlipModel of {self.system.name!r}: mu_s={number_text(self.mu_s)}, "
+                f"mu_k={number_text(self.mu_k)}, {len(self.contacts)} contact(s)>")
 
     def __reduce__(self):
         from .model import remade
