@@ -10,7 +10,10 @@ speeds, [q, u] for a frame-form reduced model) starts, at parameters p, from its
 projection onto the constraints at p (the identity at the given p, where y0 lies on them), as in
 the coordinate form: the parameter sensitivities start at the derivative of that projection mapped
 into the model's state (:func:`with_initial_values`), so every form of a model has the same
-sensitivities. A y0 given in the model's own state ([q, w], [q, u] of the speeds) is held fixed.
+sensitivities. A y0 given in the model's own state ([q, w], [q, u] of the speeds) is held fixed,
+except for a parameter of the holonomic constraints h(q; p) = 0, whose y0 held fixed lies off them at
+every other p: its sensitivities start at the derivative of the start ``project_y0`` moves onto them
+(Gauss-Newton in the kinetic metric, :func:`_holonomic_start`), with ``project_y0`` or without.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SimulationWarning
-from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative, maps_initial_state,
-                              projects_initial_state)
+from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative,
+                              maps_initial_state, projected_velocity, projects_initial_state)
+from ..system.law_relaxation import expand_initial_state
+from .holonomic_start import holonomic_parameters, holonomic_start_derivative
 
-__all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values"]
+__all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values", "moves_initial_state"]
 
 _METHODS = ("staggered", "simultaneous")
 
@@ -134,13 +139,20 @@ def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -
     frame-form reduced model: always projected onto the constraints at p, then mapped) or, in the
     model's own form, projected (``project_y0``): the map into the model's state depends on the
     parameters (the frame X(q), the projection in G and A), so d y(t0) / d p is not zero
-    (``models.reduced.mapped_state_derivative``). ``spec`` unchanged otherwise."""
+    (``models.reduced.mapped_state_derivative``); and, whatever ``project_y0``, for a parameter of the
+    holonomic constraints h(q; p) = 0, at the derivative of the start moved onto them
+    (:func:`_holonomic_start`). ``spec`` unchanged otherwise."""
     if not spec:
         return spec
     y0 = np.asarray(y0, dtype=float)
-    if not (maps_initial_state(model, y0) or projects_initial_state(model, project_y0)):
+    moved = holonomic_parameters(model.system)
+    if not (maps_initial_state(model, y0) or projects_initial_state(model, project_y0)
+            or moved.intersection(spec["parameters"])):
         return spec
-    initial = [None if j < 0 else mapped_state_derivative(model, y0, t0, p, project_y0, j) for j in spec["parameters"]]
+    initial = [None if j < 0 else _holonomic_start(model, y0, t0, p, project_y0, j) if j in moved
+               else mapped_state_derivative(model, y0, t0, p, project_y0, j)
+               if maps_initial_state(model, y0) or projects_initial_state(model, project_y0) else None
+               for j in spec["parameters"]]
     if projects_initial_state(model, project_y0) and not maps_initial_state(model, y0):
         # a y0 off the constraint set: d(projected y0)/d y0[i] depends on the given v, which the
         # core's projection of the unit vector at the projected start does not see
@@ -149,3 +161,42 @@ def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -
     if all(d is None for d in initial):
         return spec
     return {**spec, "initial": [None if d is None else d.tolist() for d in initial]}
+
+
+def moves_initial_state(spec: dict, model, y0, project_y0: bool) -> bool:
+    """True when :func:`with_initial_values` gives ``spec`` initial values for this ``y0``: each run
+    of a batch then starts its sensitivities from its own."""
+    y0 = np.asarray(y0, dtype=float)
+    return bool(spec) and (maps_initial_state(model, y0) or projects_initial_state(model, project_y0)
+                           or bool(holonomic_parameters(model.system).intersection(spec["parameters"])))
+
+
+def _holonomic_start(model, y0: np.ndarray, t0: float, p, project_y0: bool, index: int) -> np.ndarray:
+    """d y(t0) / d p for a parameter p = p[index] of the holonomic constraints h(q; p) = 0: a y0 on them
+    at p lies off them at p + dp, where a run starts only with ``project_y0``, from q moved onto them
+    by Gauss-Newton steps in the kinetic metric (``holonomic_start.onto_holonomic_constraints``), the
+    velocity as ``initial_state`` treats it: mapped at the given q (a y0 in coordinate velocities of a
+    frame-form or speeds model), projected at the moved q (``project_y0``), or held (a constrained
+    model's rows then met by the core's projection onto the linearized constraint). This is the
+    derivative of that start, q's exact (-G^-1 J^T (J G^-1 J^T)^-1 dh/dp), a projected velocity's by
+    central differences along (dq/dp, dp): differences of runs with ``project_y0=True`` agree with it
+    (a hitch bar's length L gave dy/dL = 0 from a y0 held fixed, whose runs at L +- dL were refused)."""
+    n = model.system.n
+    derivative = np.zeros(model.n_states)
+    derivative[:n] = holonomic_start_derivative(model.system, y0[:n], t0, p, index)
+    if maps_initial_state(model, y0):  # mapped at the given q, then q moved, w held (initial_state)
+        derivative[n:] = mapped_state_derivative(model, y0, t0, p, True, index)[n:]
+        return derivative
+    given = expand_initial_state(model, y0)
+    if not projects_initial_state(model, project_y0) or given.shape != (model.n_states,):
+        return derivative  # v held
+    step = 1e-6 * (1.0 + abs(float(p[index])))
+    sides = []
+    for sign in (1.0, -1.0):  # v projected at the moved q (initial_state), at the parameters moved with it
+        shifted = np.array(p, dtype=float)
+        shifted[index] += sign * step
+        state = np.array(given, dtype=float)
+        state[:n] += sign * step * derivative[:n]
+        sides.append(projected_velocity(model, t0, state, list(shifted)))
+    derivative[n: 2 * n] = (sides[0] - sides[1]) / (2.0 * step)
+    return derivative

@@ -17,10 +17,10 @@ from .. import options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
-from .holonomic_start import on_holonomic_constraints, on_unit_norm
+from .holonomic_start import on_holonomic_constraints, on_unit_norm, onto_holonomic_constraints
 from .stiff_precision import warn_beyond_precision
 from ..models import validity
-from ..models.reduced import (ReducedModel, frame_initial_state, maps_initial_state, prepare_run,
+from ..models.reduced import (ReducedModel, frame_initial_state, prepare_run,
                               projected_velocity, projects_initial_state)
 from ..models.law_core import LAW_REDUCED_MODELS
 from ..models.stick_slip import StickSlipModel
@@ -28,7 +28,7 @@ from .law_reduced import run_law_reduced, run_law_reduced_many
 from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
-from .sensitivity import attach_sensitivities, sensitivity_spec, with_initial_values
+from .sensitivity import attach_sensitivities, moves_initial_state, sensitivity_spec, with_initial_values
 from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, stopped_by_load, warn_at_start
 from .events import Event, event_specs
@@ -71,7 +71,10 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
     if model.system.unit_norm:  # a quaternion off |q| = 1: the same motion from q / |q| (on_unit_norm)
         y0 = on_unit_norm(_unit_norm_indices(model), y0)
     check_start(model, t0, y0, params)
-    on_holonomic_constraints(model.system, y0, params, max(1e-8, 100 * float(rtol)))  # h drifts: 6e-11 in 10 s
+    held = max(1e-8, 100 * float(rtol))  # h drifts: 6e-11 in 10 s
+    if project_y0:  # q onto h(q) = 0 (G-orthogonally), then v onto the rows there
+        y0 = onto_holonomic_constraints(model.system, y0, t0, params, held)
+    on_holonomic_constraints(model.system, y0, params, held)
     if not model.constrained and projects_initial_state(model, project_y0):  # not required there, but asked
         y0 = y0.copy()  # for: v onto A v = b (a friction model), or onto the rows a law's model realizes
         y0[model.system.n: 2 * model.system.n] = projected_velocity(model, t0, y0, params)
@@ -593,10 +596,11 @@ def simulate_many(
     no_samples = times is not None and times.size == 0  # solve_ivp's t_eval=[]: final states only
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     options = run_options(opts, project, core_options, sens) if bounds else None
-    # Y0 given as [q, q'] for Kane's speeds, or projected (project_y0): each run's sensitivities start where its
-    # own map puts them (projected starts began at 0: a sleigh's d y_dot(1) / d a came out -0.07 for 0.22)
+    # Y0 given as [q, q'] for Kane's speeds, projected (project_y0), or moved with a parameter of h: each run's
+    # sensitivities start where its own map puts them (projected starts began at 0: a sleigh's d y_dot(1) / d a
+    # came out -0.07 for 0.22)
     own = [with_initial_values(sens, checked, Y0_given[i], t0, P[i], project_y0) for i in started] \
-        if sens and (maps_initial_state(checked, Y0_given[0]) or projects_initial_state(checked, project_y0)) else None
+        if moves_initial_state(sens, checked, Y0_given[0], project_y0) else None
     if own is not None:
         bounds = [(i, i + 1) for i in range(n_started)]
     try:
