@@ -233,3 +233,21 @@ def test_friction_margin_takes_one_mu_per_contact(car):
         car.friction_margin(mu=[0.8, 0.9, 1.0], normal=loads)
     with pytest.raises(ValueError, match=r"mu\[1\] must be positive"):
         car.friction_margin(mu=[0.8, -0.3], normal=loads)
+
+
+def test_fit_a_parameter_of_the_holonomic_constraints_from_the_defaults():
+    """A pendulum's length l in h = (x^2 + y^2 - l^2) / 2 fitted from the defaults: every trial value of l
+    moved the circle the start must be on, and the first trial run was refused ('y0 violates the holonomic
+    constraints'); the trial runs now start from y0 projected onto their own h, as for a parameter of A."""
+    x, y, l = sp.symbols("x y l")
+    pendulum = nh.System([x, y], sp.eye(2), potential=9.81 * y, constraints=sp.Matrix([[x, y]]),
+                         parameters={l: 1.0}, holonomic=[(x**2 + y**2 - l**2) / 2])
+
+    def start(length, angle=0.4):
+        return [length * np.sin(angle), -length * np.cos(angle), 0.0, 0.0]
+
+    t_obs = np.linspace(0, 2, 11)
+    data = nh.simulate(pendulum.nonholonomic(), (0, 2), start(1.05), t_eval=t_obs, params={"l": 1.05},
+                       rtol=1e-11, atol=1e-12).y[:2]
+    res = nh.fit(pendulum.nonholonomic(), t_obs, data, {"l": 1.0}, start(1.0), observe=["x", "y"])
+    assert res.success and abs(res.params["l"] - 1.05) < 1e-7

@@ -42,6 +42,7 @@ import sympy as sp
 from .. import options as check
 from ..models.model import Model, apply_compile
 from ..errors import IntegrationError, ModelError, attach_partial
+from ..integrate.holonomic_start import holonomic_parameters
 from ..integrate.simulation import simulate
 from ..models.law_core import CoreLawReducedModel
 from ..models.reduced import maps_initial_state
@@ -256,11 +257,14 @@ def _own_options(simulate_options: Mapping) -> None:
 
 
 def _in_constraints(model: Model, names: list) -> list:
-    """The fitted parameters that appear in the constraints A(q, p) or their affine term b(q, t, p)."""
+    """The fitted parameters that appear in the constraints A(q, p), their affine term b(q, t, p) or the
+    holonomic constraints h(q, p) = 0 (a trial value moves the set the start must be on: an outside
+    probe's pendulum length fitted from the defaults ended at a refused trial run)."""
     system = getattr(model, "system", None)
     if system is None or not getattr(system, "k", 0):
         return []
     symbols = {s.name for s in (*system.constraints.free_symbols, *system.affine.free_symbols)}
+    symbols |= {list(system.parameters)[i].name for i in holonomic_parameters(system)}
     return [n for n in names if n in symbols]
 
 
@@ -526,7 +530,10 @@ def fit(
     _fixed_names(model, names, fixed)
     _own_options(simulate_options)
     moving = _in_constraints(model, names)  # fitted parameters in A or b: y0 projected at the trial points
-    project_default = bool(moving) and "project_y0" not in simulate_options and _needs_constraints(model, y0)
+    holonomic = {list(system.parameters)[i].name for i in holonomic_parameters(system)} if (
+        system := getattr(model, "system", None)) is not None else set()
+    project_default = bool(moving) and "project_y0" not in simulate_options and (
+        _needs_constraints(model, y0) or bool(holonomic & set(moving)))
     hint = (f"; the fitted parameters {moving} appear in the constraints: pass project_y0=True (or leave "
             "project_y0 out) to start each run from y0 projected onto the constraints at its parameters"
             if moving and not simulate_options.get("project_y0", True) else "")
