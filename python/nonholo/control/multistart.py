@@ -119,7 +119,8 @@ def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict
 
 
 #: The bumped starts off a saddle may take this many times the time of the solve's IPOPT calls so far
-#: (at least SADDLE_FLOOR seconds; not the building of its functions, which a first solve also spends):
+#: (at least SADDLE_FLOOR seconds of the process's CPU time, the same work on a loaded machine; not the
+#: building of its functions, which a first solve also spends):
 #: an improvement the plan found need not wait for (19 trailers driving 1 m straight, an exact optimum
 #: with the Hessian regularized by 1.1e-4, took over 590 s of 88 bumped starts, each with a trailer
 #: jack-knifed).
@@ -138,8 +139,8 @@ def off_the_saddle(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dic
     Hessian was factored: the start (the line, a symmetric guess) met the optimality conditions as it
     was, as a saddle does (a double well across the line, (u1^2 + u2^2)/2 - 20 y^2 + 20 y^4, stayed on
     y = 0 at 0.5 where going round costs -1.52; a unicycle's -v^2 with no bound at all, unbounded below,
-    was "Optimal Solution Found" at -1). The bumps share SADDLE_SHARE times the IPOPT time so far (and
-    max_wall_time)."""
+    was "Optimal Solution Found" at -1). The bumps share SADDLE_SHARE times the IPOPT time so far in the
+    process's CPU time (and max_wall_time): on a loaded machine they do the same work."""
     suspect = sol.stats["last_regularization"] > 0 or sol.stats["iterations"] == 0
     if not (sol.success and suspect and (options["holonomic"] or not problem.holonomic)
             and tally.may_start()):

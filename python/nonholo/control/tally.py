@@ -45,6 +45,7 @@ class SolveTally:
         self.time_ipopt = 0.0
         self.not_started = 0
         self.stopped = 0  # calls IPOPT stopped at the time it was given
+        self.cpu_cap = None  # the process's user CPU time at which a capped part ends (:meth:`capped`)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
@@ -56,7 +57,7 @@ class SolveTally:
         return float(self.limit) - self.elapsed()
 
     def spent(self) -> bool:
-        return self.remaining() <= 0.0
+        return self.remaining() <= 0.0 or (self.cpu_cap is not None and _user_time() >= self.cpu_cap)
 
     def may_start(self) -> bool:
         """Whether a further IPOPT call may start: the budget is not spent, or no call ran yet
@@ -73,25 +74,33 @@ class SolveTally:
 
     def ipopt_limit(self) -> float:
         """The time limit of the next IPOPT call: 0 (none) without a budget, else what remains in
-        IPOPT's CPU time (:meth:`cpu_rate`; at least a millisecond: IPOPT reads 0 as no limit)."""
-        if self.limit is None or not math.isfinite(float(self.limit)):
-            return 0.0
-        return max(self.remaining() * self.cpu_rate(), 1e-3)
+        IPOPT's CPU time (:meth:`cpu_rate`; at least a millisecond: IPOPT reads 0 as no limit), and within
+        a capped part what remains of its CPU time."""
+        limits = []
+        if self.limit is not None and math.isfinite(float(self.limit)):
+            limits.append(max(self.remaining() * self.cpu_rate(), 1e-3))
+        if self.cpu_cap is not None:
+            limits.append(max(self.cpu_cap - _user_time(), 1e-3))
+        return min(limits, default=0.0)
 
     @contextmanager
-    def capped(self, seconds: float):
-        """Within: at most ``seconds`` more of the budget from now (an optional part of the solve, the bumped
-        starts off a saddle, :func:`~nonholo.control.multistart.off_the_saddle`); the calls this cap stops
-        or does not start are not counted as cut by max_wall_time."""
-        limit, stopped, not_started = self.limit, self.stopped, self.not_started
-        cap = self.elapsed() + float(seconds)
-        self.limit = cap if limit is None else min(float(limit), cap)
+    def capped(self, cpu_seconds: float):
+        """Within: at most ``cpu_seconds`` more of the process's CPU time from now (an optional part of the
+        solve, the bumped starts off a saddle, :func:`~nonholo.control.multistart.off_the_saddle`), and
+        what remains of max_wall_time; the calls this cap stops or does not start are not counted as cut
+        by max_wall_time. CPU time, not the wall clock: the part gets the same work on a loaded machine
+        (a 1 s wall-clock cap at load 10 cut the bumps of a cost unbounded below before they diverged, and
+        the saddle was left a success)."""
+        saved, stopped, not_started = self.cpu_cap, self.stopped, self.not_started
+        caller_binds = self.limit is not None and self.remaining() * self.cpu_rate() <= float(cpu_seconds)
+        cap = _user_time() + float(cpu_seconds)
+        self.cpu_cap = cap if saved is None else min(saved, cap)
         try:
             yield
         finally:
-            if limit is None or cap < float(limit):
+            if not caller_binds:  # what the cap stopped is not max_wall_time's doing
                 self.stopped, self.not_started = stopped, not_started
-            self.limit = limit
+            self.cpu_cap = saved
 
     def record(self, sol, started: bool = True) -> None:
         """Count the IPOPT call that gave ``sol`` (or, ``started`` False, a plan not started)."""
