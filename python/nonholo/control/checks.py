@@ -405,7 +405,7 @@ def _carrying(problem, controls: list) -> list:
         # with the directions at the other draws' values of the bounded controls: a car's unbounded speed
         # at two curvatures turns it as well as driving it (the path traced in no time)
         fast = [j for j, g in zip(controls, grows) if g]
-        reached.append(_reached(dyn, y0, u, fast, G[:, grows, 2:].reshape(len(y0), -1)))
+        reached.append(_reached(dyn, y0, u, fast, G[:, grows, 2:].reshape(len(y0), -1), held_in_range(problem)))
         directions = np.hstack(reached)[fixed]
         coef = np.linalg.lstsq(directions, d, rcond=1e-10)[0]
         if np.linalg.norm(directions @ coef - d) <= 1e-9 * np.linalg.norm(d):
@@ -413,7 +413,23 @@ def _carrying(problem, controls: list) -> list:
     return []
 
 
-def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> np.ndarray:
+def _null_space(M: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the null space of M (columns), by its SVD."""
+    _, sv, Vt = np.linalg.svd(M, full_matrices=True)
+    rank = int(np.sum(sv > 1e-9 * max(float(sv[0]) if sv.size else 0.0, 1.0)))
+    return Vt[rank:].T
+
+
+def held_in_range(problem) -> np.ndarray:
+    """Per state, whether a state bound (finite on a side) or a path constraint (which may bound it) holds
+    its range: the dynamics' growth along such a state is no motion in no time (x' = v_x with v_x in
+    [-1, 1] driven by an unbounded force: the minimum time 1 to x = 1 is attained)."""
+    constrained = set().union(*(sp.sympify(g).free_symbols for g in problem.path_constraints))
+    return np.array([any(math.isfinite(b) for b in problem.state_bounds.get(name, (-math.inf, math.inf)))
+                     or s in constrained for s, name in zip(problem.states, problem.state_names)], dtype=bool)
+
+
+def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray, held=None) -> np.ndarray:
     """An orthonormal basis of the directions in which the controls ``fast`` (indices), unbounded and
     growing the dynamics without bound along the columns of ``B`` (their fields at y0), move the state
     in a vanishing time: B, closed under two steps that need no bounded control's help. Along a fast
@@ -424,7 +440,9 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
     the span of the directions found): a sleigh's unbounded torque turns it at once, and from the turned
     heading its unbounded push carries it sideways. Not a direction a bounded control moves at a bounded
     rate: the unicycle's unbounded turning rate turns it at once, but |v| <= 1 keeps its position at
-    speed 1."""
+    speed 1; nor growth along the states ``held`` in a range (:func:`held_in_range`): (ii) and (iii) take
+    only the directions found that leave those states alone (a car's curvature in [-1, 1] set at once by
+    an unbounded rate turns it at |v kappa| <= 1)."""
     n, m = len(y0), len(u)
 
     def basis(M):
@@ -442,17 +460,20 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
     for _ in range(n):
         if S.shape[1] in (0, n):
             break
+        # the directions found that move no state held in a range: those the dynamics may grow along
+        free = S if held is None or not np.any(held) else S @ _null_space(S[held])
         Y, U = [y0], [u]
         for d in S.T:
             for shift in (0.5, -0.5, 1.0, -1.0):
                 Y += [y0 + shift * d] * (1 + len(fast))
                 U += [u] + [u + kick for kick in kicks]
+        for d in free.T:
             Y += [y0 + 1e3 * d, y0 + 1e6 * d]
             U += [u, u]
         bases = [y0 + S @ c / np.linalg.norm(c) for c in rng.standard_normal((3, S.shape[1]))]
         for b in bases:
-            Y += [b] + [b + scale * d for d in S.T for scale in (1e3, 1e6)]
-            U += [u] * (1 + 2 * S.shape[1])
+            Y += [b] + [b + scale * d for d in free.T for scale in (1e3, 1e6)]
+            U += [u] * (1 + 2 * free.shape[1])
         with np.errstate(all="ignore"):
             try:
                 F = np.asarray(dyn.vector_field(np.array(Y).T, np.array(U).T), dtype=float)
@@ -463,13 +484,14 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray) -> n
             for _shift in range(4):
                 found.append(F[:, k + 1:k + 1 + len(fast)] - F[:, k:k + 1])
                 k += 1 + len(fast)
+        for _d in free.T:
             small, large = F[:, k] - F[:, 0], F[:, k + 1] - F[:, 0]
             if np.all(np.isfinite(large)) and np.linalg.norm(large) > 100 * np.linalg.norm(small):
                 found.append(large[:, None])
             k += 2
         for _b in bases:
             base, k = F[:, k], k + 1
-            for _d in S.T:
+            for _d in free.T:
                 small, large = F[:, k] - base, F[:, k + 1] - base
                 if np.all(np.isfinite(large)) and np.linalg.norm(large) > 100 * np.linalg.norm(small):
                     found.append(large[:, None])
