@@ -282,7 +282,12 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
                     X = np.linalg.svd(Am)[2][system.k:].T  # a basis of ker A
                     return X.T @ (Gm @ qpdd - np.asarray(rest_f(qp, qpd, uu), float).reshape(-1))
 
-                guess = least_squares(residual, guess, xtol=1e-14, ftol=1e-14, gtol=1e-14).x
+                # the step from the last sample's inputs, from 0: least_squares' first trust region is |x0| (1
+                # at 0), and from a feedforward that crossed zero (-1.6e-15) its first step stalled there on
+                # ftol while the force rose to 28.7 N (an outside probe's lane change, 161 samples stuck)
+                base = guess
+                guess = base + least_squares(lambda d, base=base, residual=residual: residual(base + d),
+                                             np.zeros_like(base), xtol=1e-14, ftol=1e-14, gtol=1e-14).x
             U[:, j] = [*ug, *guess]
         return U
 
