@@ -43,3 +43,15 @@ def test_a_state_bound_left_between_the_points_gets_true_advice():
     between = rerun.sol(np.linspace(0.0, sol.t_final, 20001))[sol.state_names.index("phi_dot")]
     assert np.max(between) - bound > 0.5 * float(found.group(1))
     assert "tighten it by that much" in sol.message and "shrink it)" not in sol.message
+
+
+def test_an_abs_path_constraint_next_to_an_invalid_number_gets_the_note_not_a_printer_error():
+    """|u| <= 3 beside sqrt(x^2 + v^2) <= 5, whose derivative is NaN at the start: the note on the invalid
+    number differentiates every path constraint, and SymPy's d|u|/du (re(u), Derivative(re(u), u)) made
+    NumPy's printer raise PrintMethodNotImplementedError instead of a solution (an outside probe)."""
+    x, v, u = sp.symbols("x v u")
+    point = nh.KinematicSystem([x, v], [u], [v, u])
+    sol = nh.OptimalControlProblem(point, cost=u**2, t_final=1.0, initial=[0, 0], final=[1, 0],
+                                   path_constraints=[sp.Abs(u) <= 3, sp.sqrt(x**2 + v**2) <= 5]).solve(nodes=21)
+    assert not sol.success and "The derivative by x of the path constraint sqrt(v**2 + x**2) - 5 <= 0 is nan" \
+        in sol.message

@@ -19,8 +19,17 @@ def _almost_everywhere(expr):
     them: a Coulomb friction u - mu sign(v) in the dynamics has df/dv = 0."""
     expr = sp.sympify(expr)
     jumps = (sp.sign, sp.Heaviside)
-    return expr.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, jumps), lambda e: sp.S.Zero) \
+    expr = expr.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, jumps), lambda e: sp.S.Zero) \
         .replace(lambda e: isinstance(e, sp.DiracDelta), lambda e: sp.S.Zero)
+    # the states and controls are real: SymPy's d|u|/du of a symbol not declared real holds re(u) and
+    # Derivative(re(u), u), which NumPy cannot print (an outside probe's |u| <= 3 next to a sqrt failed
+    # in the note on an invalid number with SymPy's printer error)
+    def part_rate(e):  # d re(f) / dz = df / dz and d im(f) / dz = 0, f real
+        return sp.diff(e.expr.args[0], *e.variable_count) if isinstance(e.expr, sp.re) else sp.S.Zero
+
+    expr = expr.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, (sp.re, sp.im)), part_rate)
+    return expr.replace(lambda e: isinstance(e, sp.re), lambda e: e.args[0]) \
+        .replace(lambda e: isinstance(e, sp.im), lambda e: sp.S.Zero)
 
 
 def vectorized(exprs: list, states: list, controls: list):
