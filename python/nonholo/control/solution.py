@@ -641,28 +641,32 @@ def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
 
 
 def _amplification(sol) -> str:
-    """A note for a success whose intervals' errors the motion amplifies beyond UNRESOLVED (1 + the
-    largest range of a state) at the end (:attr:`OptimalControlSolution.error_bound`, and their signed
-    propagation :attr:`~OptimalControlSolution.final_error`, so not where they cancel: backward Euler's
-    bang-bang double integrator, bound 7.69 and final error 3.6e-8): each interval
-    resolved, the plan re-run open loop may still end far from its final state (an outside probe's car
-    backing two trailers 5 m in 10 s: defect 0.079, error bound 47, its simulate() 2.85 from the plan's
-    end; more nodes left it at 2.2-2.6, the controls chattering at the ends). Not for DMOC (no
-    re-integration) nor for a System's dynamics with algebraic variables, whose transition matrices
-    cost seconds (2n evaluations of f through the algebraic solve at every substep)."""
+    """A note for a success whose intervals' errors the motion amplifies: their signed propagation to the
+    end (:attr:`OptimalControlSolution.final_error`, so not where they cancel: backward Euler's bang-bang
+    double integrator, bound 7.69 and final error 3.6e-8) beyond UNRESOLVED (1 + its range over the
+    plan) in some state, each judged on its own scale as the verdict does (:func:`own_scales`; on the
+    largest range an outside probe's minimum-time lane change, re-run 0.54 m off in its lateral position
+    of range 3.5, was judged against 0.1 (1 + 47), its longitudinal one's). Each interval resolved, the plan
+    re-run open loop may still end far from its final state (a car backing two trailers 5 m in 10 s:
+    defect 0.079, error bound 47, its simulate() 2.85 from the plan's end; more nodes left it at 2.2-2.6,
+    the controls chattering at the ends). Not for DMOC (no re-integration) nor for a System's dynamics
+    with algebraic variables, whose transition matrices cost seconds (2n evaluations of f through the
+    algebraic solve at every substep)."""
     if sol.method == "dmoc" or sol.problem._dae:
         return ""
-    scale = state_scale(sol.y_points)
+    own = own_scales(sol.y_points)
     with np.errstate(all="ignore"):
         bound = sol.error_bound
-        carried = float(np.max(np.abs(sol.final_error))) if bound > UNRESOLVED * scale else 0.0
-    if not (bound > UNRESOLVED * scale and not carried <= UNRESOLVED * scale):  # errors of opposite signs cancel
+        final = np.abs(sol.final_error)
+        over = np.nan_to_num(final / own, nan=np.inf)
+    i = int(np.argmax(over))
+    if not over[i] > UNRESOLVED:  # errors of opposite signs cancel
         return ""
     return (f" The motion amplifies the intervals' errors (defect {sol.defect:.3g}) to an error bound of {bound:.3g} "
-            f"at the end, {carried:.3g} carried to first order (sol.final_error; more than {UNRESOLVED:g} (1 + the "
-            f"largest range of a state over the plan) = "
-            f"{UNRESOLVED * scale:.3g}): re-run open loop (sol.simulate()), the planned controls may end far from the "
-            "planned final state. Solve with more nodes or refine=, or follow the plan with feedback.")
+            f"at the end, {final[i]:.3g} in {sol.state_names[i]} carried to first order (sol.final_error; more than "
+            f"{UNRESOLVED:g} (1 + its range over the plan) = {UNRESOLVED * own[i]:.3g}): re-run open loop "
+            "(sol.simulate()), the planned controls may end far from the planned final state. Solve with more nodes or "
+            "refine=, or follow the plan with feedback.")
 
 
 def _path_verdict(sol) -> tuple:
