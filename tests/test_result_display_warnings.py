@@ -47,3 +47,22 @@ def test_discrete_and_stick_slip_models_show_their_numbers_unrounded():
     assert "h=0.0123456789>" in repr(SLEIGH.discrete(0.0123456789))
     disc = nh.contact.roll_on_plane(nh.bodies.RigidBody(1, (1 / 16, 1 / 8, 1 / 16)), nh.contact.Disc(0.5))
     assert "mu_s=0.1234567, mu_k=0.1234567" in repr(disc.stick_slip(0.1234567, normal=9.81))
+
+
+def test_a_stick_slip_run_shows_its_warning_and_many_warnings_stay_short():
+    """A disc that tips flat under stick-slip stops at its surface's domain with a warning, which its repr
+    did not show (its HTML did); a display with many warnings shows three and counts the rest, where the
+    notebook's HTML grew by every warning in full (77 kB for 201)."""
+    disc = nh.contact.roll_on_plane(nh.bodies.RigidBody(1, (1 / 16, 1 / 8, 1 / 16)), nh.contact.Disc(0.5))
+    y0 = nh.contact.rolling_state(disc, nh.bodies.quaternion_from_euler(0, 0, 0.5), [0, 0, 0])
+    with pytest.warns(nh.SimulationWarning):
+        run = nh.simulate(disc.stick_slip(0.8123456, normal=9.81), (0, 2), y0)
+    assert run.status == 1 and len(run.warnings) == 1
+    assert "warnings: 1, the first: " in repr(run) and "mu_s=0.8123456" in run._repr_html_()
+    run.warnings.extend(f"warning {i}" for i in range(200))
+    html = run._repr_html_()
+    assert "... and 198 more (result.warnings)" in html and "warning 199" not in html and len(html) < 5000
+    with pytest.warns(nh.SimulationWarning):
+        plain = nh.simulate(SLEIGH.reduced(2.0, order=2), (0, 10), Y0)
+    plain.warnings.extend(f"warning {i}" for i in range(200))
+    assert "... and 198 more (result.warnings)" in plain._repr_html_() and len(repr(plain)) < 2000

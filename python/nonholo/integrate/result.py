@@ -382,7 +382,7 @@ class SimulationResult:
         if extras:
             lines.append(f" shooting: {', '.join(extras)}")
         if self.warnings:
-            lines.append(f" warnings: {len(self.warnings)}, the first: {self.warnings[0]} (result.warnings)")
+            lines.append(warnings_line(self.warnings))
         if self.frame_switches:
             lines.append(f"   frames: re-split {len(self.frame_switches)} times, first at t = "
                          f"{self.frame_switches[0][0]:g} (frame_switches)")
@@ -494,8 +494,8 @@ class SimulationResult:
         head = (f"<p><b>{type(self).__name__}</b>: <b style='color:{colour}'>{verdict}</b> (status {self.status}"
                 f"{', ' + html.escape(self.flag_name) if self.flag_name and not ok else ''})<br>"
                 f"{html.escape(str(self.message))}</p>")
-        for text in self.warnings:  # a success the run warned about is shown with its warning
-            head += f"<p style='color:#9a6700'><b>warning</b>: {html.escape(str(text))}</p>"
+        for text in warnings_html(self.warnings):  # a success the run warned about is shown with its warning
+            head += f"<p style='color:#9a6700'><b>warning</b>: {text}</p>"
         rows = []
         if self.t.size:
             rows.append(("t", f"{self.t.size} times in [{self.t[0]:g}, {self.t[-1]:g}]"))
@@ -553,6 +553,23 @@ def rows_residual(system, t, q, velocity, params: dict) -> np.ndarray:
     slip of a run whose model does not hold them (a friction or reduced model's, a stick-slip run's)."""
     params = {k: v for k, v in params.items() if k in system.parameter_names}
     return system.nonholonomic(form="qdot").constraint_residual(t, np.vstack([q, velocity]), params)
+
+
+#: The warnings a result's notebook display shows in full; the rest are counted (``result.warnings``).
+WARNINGS_SHOWN = 3
+
+
+def warnings_line(warnings: list) -> str:
+    """The repr's line of a run's warnings: how many, and the first."""
+    return f" warnings: {len(warnings)}, the first: {warnings[0]} (result.warnings)"
+
+
+def warnings_html(warnings: list) -> list:
+    """A run's warnings for its notebook display, escaped: the first WARNINGS_SHOWN, then how many more."""
+    shown = [html.escape(str(text)) for text in warnings[:WARNINGS_SHOWN]]
+    if len(warnings) > WARNINGS_SHOWN:
+        shown.append(f"... and {len(warnings) - WARNINGS_SHOWN} more (result.warnings)")
+    return shown
 
 
 def result_metadata(result) -> dict:

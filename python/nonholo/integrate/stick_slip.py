@@ -63,7 +63,7 @@ from ..numerics import number_text
 from ..system.contact_outputs import CONTACT_QUANTITIES, LOAD_QUANTITIES, full_slips, missing_load_quantity
 from ..system.margins import LOAD_FLAG, Margin, negative_load_message, varying_loads
 from .events import Event
-from .result import result_metadata, rows_residual, to_dataframe, to_xarray
+from .result import result_metadata, rows_residual, to_dataframe, to_xarray, warnings_html, warnings_line
 
 __all__ = ["StickSlipResult", "run_stick_slip"]
 
@@ -254,6 +254,8 @@ class StickSlipResult:
         switches = self._switch_lines()
         lines.append(f" switches: {len(self.switches)}" + (": " + switches[0] if switches else ""))
         lines += [" " * 11 + line for line in switches[1:]]
+        if self.warnings:
+            lines.append(warnings_line(self.warnings))
         return "StickSlipResult(\n" + "\n".join(lines) + "\n)"
 
     def _repr_html_(self) -> str:
@@ -269,15 +271,15 @@ class StickSlipResult:
         rows.append(("y", f"shape {self.y.shape}: {', '.join(self.state_names)}"))
         model = self.model
         if model is not None and hasattr(model, "mu_s"):
-            rows.append(("model", f"stick-slip, mu_s={model.mu_s:g}, mu_k={model.mu_k:g}"))
+            rows.append(("model", f"stick-slip, mu_s={number_text(model.mu_s)}, mu_k={number_text(model.mu_k)}"))
         rows.append(("modes", self._mode_sequence()))
         rows.append(("switches", f"{len(self.switches)}" + ("".join(f"<br>{html.escape(line)}"
                                                                     for line in self._switch_lines()))))
         if self.params:
             rows.append(("params", ", ".join(f"{k}={number_text(v)}" for k, v in self.params.items()
                                              if np.ndim(v) == 0 and not str(k).startswith("slide_"))))
-        for warning in self.warnings:
-            rows.append(("warning", html.escape(str(warning))))
+        for warning in warnings_html(self.warnings):
+            rows.append(("warning", warning))
         table = "".join(f"<tr><td style='text-align:left'>{html.escape(k)}</td><td style='text-align:left'>"
                         f"{v if k in ('switches', 'warning') else html.escape(v)}</td></tr>" for k, v in rows)
         return f"<div>{head}<table>{table}</table></div>"
