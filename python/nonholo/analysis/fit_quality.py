@@ -22,7 +22,8 @@ error the simulations are asked for, rtol |h| + atol per observation. That guard
 to exact data (simulated at the truth) honest: there the cost is the simulations' error itself,
 1e-20 or less, rel_i is large for a gradient of rounding size, and the gradient stays within a
 few times that bound (4 at most in the test suite's fits). Bounds that hold a parameter
-(least_squares' ``active_mask``) are a minimum with a gradient: those parameters are not tested.
+(least_squares' ``active_mask``, or within AT_BOUND of a bound its gradient points out of) are a
+minimum with a gradient: those parameters are not tested.
 
 Resolution. A standard error below the floating-point spacing of its estimate (``np.spacing``)
 says the data fix the parameter finer than the numbers that hold it: it is rounding or a Jacobian
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["stationarity_note", "resolution_note", "STOPPED_ON_STEPS", "GRADIENT_NOISE"]
+__all__ = ["stationarity_note", "resolution_note", "held_at_bounds", "STOPPED_ON_STEPS", "GRADIENT_NOISE", "AT_BOUND"]
 
 STOPPED_ON_STEPS = {2: "ftol", 3: "xtol", 4: "ftol and xtol"}  # least_squares' status -> the test that ended it
 GRADIENT_NOISE = 1e3  # a gradient this many times the bound the residuals' error gives is no error (module doc)
@@ -51,8 +52,27 @@ def _scales(x: np.ndarray, x0: np.ndarray, x_scale, column: np.ndarray) -> np.nd
     return np.where(scale > 0, scale, fallback)
 
 
+#: How close to a bound, relative to max(1, |bound|, the parameter's scale), a parameter whose gradient
+#: points out of the box counts as held there: SciPy's ``active_mask`` marks only those within xtol (1e-12 with
+#: fit's default), and its trust region stopped a sleigh's friction coefficient 1.7e-12 above its bound.
+AT_BOUND = 1e-6
+
+
+def held_at_bounds(x: np.ndarray, g: np.ndarray, scale: np.ndarray, bounds) -> np.ndarray:
+    """Per parameter, whether it stops at a bound that blocks its descent -g: at the lower bound with
+    g > 0, at the upper with g < 0 (a minimum on the box: the projected gradient is zero there)."""
+    if bounds is None:
+        return np.zeros(x.size, bool)
+    lb, ub = (np.broadcast_to(np.asarray(b, dtype=float), x.shape) for b in bounds)
+    with np.errstate(invalid="ignore"):
+        near_lb = np.isfinite(lb) & ((x - lb) <= AT_BOUND * np.maximum(np.maximum(1.0, np.abs(lb)), scale))
+        near_ub = np.isfinite(ub) & ((ub - x) <= AT_BOUND * np.maximum(np.maximum(1.0, np.abs(ub)), scale))
+    return (near_lb & (g > 0)) | (near_ub & (g < 0))
+
+
 def stationarity_note(status: int, J: np.ndarray, r: np.ndarray, x, x0, names: list, *, x_scale=None,
-                      active=None, predicted=None, sqrt_w=None, rtol: float = 1e-10, atol=1e-12) -> str | None:
+                      active=None, bounds=None, predicted=None, sqrt_w=None, rtol: float = 1e-10,
+                      atol=1e-12) -> str | None:
     """Why the stop of least_squares (``status``) at ``x`` is no first-order stationary point (module
     docstring), or None: a stop on ``xtol`` or ``ftol`` where some parameter not held by a bound has
     a relative gradient above 1 and a gradient beyond GRADIENT_NOISE times the residuals' error.
@@ -71,6 +91,7 @@ def stationarity_note(status: int, J: np.ndarray, r: np.ndarray, x, x0, names: l
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(g != 0, np.abs(g) * scale / cost, 0.0) if cost > 0 else np.zeros_like(g)
     held = np.zeros(x.size, bool) if active is None else np.asarray(active) != 0
+    held |= held_at_bounds(x, g, scale, bounds)
     bad = np.flatnonzero((rel > 1.0) & (np.abs(g) > GRADIENT_NOISE * column * error) & ~held)
     if not bad.size:
         return None

@@ -629,7 +629,8 @@ def fit(
     covariance, warning = _covariance(J, r, int(np.count_nonzero(sqrt_w)), names, absolute_sigma)
     # steps that shrank where the gradient did not (a chaotic cost), and standard errors below rounding (fit_quality)
     stalled = stationarity_note(int(res.status), J, r, res.x, x0, names, x_scale=options.get("x_scale"),
-                                active=getattr(res, "active_mask", None), predicted=predicted, sqrt_w=sqrt_w,
+                                active=getattr(res, "active_mask", None), bounds=(lb, ub), predicted=predicted,
+                                sqrt_w=sqrt_w,
                                 rtol=rtol, atol=atol)
     covariance, unresolved = resolution_note(covariance, res.x, names)
     message = res.message
