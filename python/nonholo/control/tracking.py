@@ -131,6 +131,29 @@ def _run_options(samples, rtol, atol, n: int) -> tuple:
 PLAN_SLIP = 1e-4
 
 
+def feedforward_at(residual, start: np.ndarray, least_squares) -> np.ndarray:
+    """The feedforward inputs u with residual(u) = 0 (least squares), from the last sample's ``start``: two
+    Gauss-Newton steps with a forward-difference Jacobian (the residuals are linear in forces and
+    torques: the first step solves them), then ``least_squares`` where they leave a residual, as the
+    step d from ``start``, from d = 0. Its first trust region is |x0|: from the start itself, a force that
+    crossed zero at -1.6e-15 stalled there on ftol while the inverse dynamics rose to 28.7 N (an outside
+    probe's lane change, 161 samples stuck)."""
+    u = np.array(start, dtype=float)
+    r = np.asarray(residual(u), dtype=float)
+    size = 1.0 + float(np.linalg.norm(r))
+    for _ in range(2):
+        steps = 1e-7 * np.maximum(np.abs(u), 1.0)
+        J = np.column_stack([(np.asarray(residual(u + np.where(np.arange(u.size) == j, steps[j], 0.0)), dtype=float)
+                              - r) / steps[j] for j in range(u.size)])
+        u = u + np.linalg.lstsq(J, -r, rcond=None)[0]
+        r = np.asarray(residual(u), dtype=float)
+        if np.all(np.isfinite(r)) and float(np.linalg.norm(r)) <= 1e-12 * size:
+            return u
+    base = np.array(start, dtype=float)
+    return base + least_squares(lambda d: residual(base + d), np.zeros_like(base), xtol=1e-14, ftol=1e-14,
+                                gtol=1e-14).x
+
+
 def track(plan, system, eps: float | None = None, coordinates: Mapping | None = None, inputs: Mapping | None = None,
           feedforward: Sequence = (), *, law=None, normal=None, speed=None, samples: int = 400, rtol: float = 1e-8,
           atol: float = 1e-10, method: str = "Radau") -> TrackingResult:
@@ -282,12 +305,7 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
                     X = np.linalg.svd(Am)[2][system.k:].T  # a basis of ker A
                     return X.T @ (Gm @ qpdd - np.asarray(rest_f(qp, qpd, uu), float).reshape(-1))
 
-                # the step from the last sample's inputs, from 0: least_squares' first trust region is |x0| (1
-                # at 0), and from a feedforward that crossed zero (-1.6e-15) its first step stalled there on
-                # ftol while the force rose to 28.7 N (an outside probe's lane change, 161 samples stuck)
-                base = guess
-                guess = base + least_squares(lambda d, base=base, residual=residual: residual(base + d),
-                                             np.zeros_like(base), xtol=1e-14, ftol=1e-14, gtol=1e-14).x
+                guess = feedforward_at(residual, guess, least_squares)
             U[:, j] = [*ug, *guess]
         return U
 
