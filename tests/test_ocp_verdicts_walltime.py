@@ -9,6 +9,7 @@ nodes with max_wall_time=0.2 ran 24 calls, each stopped at 0.2 s of CPU time, an
 import os
 import time
 
+import pytest
 import sympy as sp
 
 import nonholo as nh
@@ -89,3 +90,25 @@ def test_the_bumps_off_a_saddle_share_a_bounded_part_of_the_solve():
         assert tally.limit == 0.1 and tally.ipopt_limit() <= 0.1 * os.cpu_count() + 1e-3
         tally.stopped = 1
     assert tally.limit == 0.1 and tally.stopped == 1
+
+
+def test_a_suspected_saddle_that_max_wall_time_leaves_unchecked_is_no_success():
+    """A double well across the line, (u1^2 + u2^2)/2 - 20 y^2 + 20 y^4 from (0, 0) to (1, 0) in 1 s: IPOPT
+    stops at iteration 0 on the line (0.5), whose bumps find -1.52327. With max_wall_time 0.05 s the bumps
+    did not run and the saddle was "Optimal Solution Found"; at 0.2-0.7 s they found the lower optimum on
+    the coarse mesh, but its full solve did not complete, and the message blamed a cost unbounded below
+    (a second-round probe). Unchecked, the plan is no success and says why; a lower optimum found is said
+    to be one; with time enough the optimum is found, and the free particle's line stays a success."""
+    x, y, u1, u2 = sp.symbols("x y u1 u2")
+    point = nh.KinematicSystem([x, y], [u1, u2], [u1, u2])
+    well = nh.OptimalControlProblem(point, cost=(u1**2 + u2**2) / 2 - 20 * y**2 + 20 * y**4, t_final=1.0,
+                                    initial=[0, 0], final=[1, 0])
+    quick = well.solve(nodes=41, max_wall_time=0.05)
+    assert not quick.success and quick.objective == pytest.approx(0.5)
+    assert "may be a saddle" in quick.message or "found a lower optimum" in quick.message
+    assert "unbounded below" not in quick.message
+    full = well.solve(nodes=41)
+    assert full.success and full.objective == pytest.approx(-1.523267, abs=1e-5)
+    free = nh.OptimalControlProblem(point, cost=(u1**2 + u2**2) / 2, t_final=1.0, initial=[0, 0],
+                                    final=[1, 0]).solve(nodes=41)
+    assert free.success and free.objective == pytest.approx(0.5, abs=1e-9)

@@ -142,10 +142,12 @@ def off_the_saddle(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dic
     was "Optimal Solution Found" at -1). The bumps share SADDLE_SHARE times the IPOPT time so far in the
     process's CPU time (and max_wall_time): on a loaded machine they do the same work."""
     suspect = sol.stats["last_regularization"] > 0 or sol.stats["iterations"] == 0
-    if not (sol.success and suspect and (options["holonomic"] or not problem.holonomic)
-            and tally.may_start()):
+    if not (sol.success and suspect and (options["holonomic"] or not problem.holonomic)):
         return sol
+    if not tally.may_start():  # max_wall_time spent: the plan is unverified, not a minimum found
+        return _unverified(sol)
     tried: list = []
+    cut = tally.stopped + tally.not_started  # the bumps' solves max_wall_time stops or leaves unstarted
     with tally.capped(max(SADDLE_FLOOR, SADDLE_SHARE * tally.time_ipopt)):
         bumped = multistart(problem, sch, nodes, dtau, (), options, rescue=_by_involvement(problem), seen=tried)
     # lower by more than IPOPT's tolerance: a plan met at iteration 0 (a skate pushed straight ahead, its torque
@@ -160,17 +162,40 @@ def off_the_saddle(problem, sch, nodes: int, dtau: np.ndarray, sol, options: dic
     if lower:  # no start succeeded, and they went far below it: the saddle is no minimum
         low = min(lower, key=lambda s: s.objective)
         sol.success = False
-        why = (f"IPOPT's Hessian was regularized at its last iteration ({sol.stats['last_regularization']:.3g}: not "
-               "positive definite on the constraints' null space, a saddle" if sol.stats["last_regularization"] > 0
-               else "IPOPT stopped at its start, iteration 0, which met the optimality conditions as it was (as a "
-               "symmetric start on a saddle does")
-        reached = "diverged downhill" if "Iterates diverging" in low.message else \
-            "reached plans that meet the dynamics and ends"
-        sol.message = (f"the plan is no minimum: {why}; IPOPT: {sol.message.strip()}), and from starts bumped off the "
-                       f"plan IPOPT {reached} at cost {low.objective:.6g} against its {sol.objective:.6g} "
-                       f"({low.message.strip()}). The cost may be unbounded below: bound the controls or states it "
-                       "rewards")
+        unbounded = " The cost may be unbounded below: bound the controls or states it rewards"
+        if "Iterates diverging" in low.message:
+            reached, after = "diverged downhill", unbounded
+        elif low.success:  # a lower optimum, whose full-mesh solve did not succeed or did not run
+            reached = "found a lower optimum" + (" on the coarse mesh" if low.t.size < sol.t.size else "")
+            after = (" A lower minimum exists; its solve on this mesh " + ("did not complete: max_wall_time was spent"
+                     if tally.spent() else "did not succeed") + ". Solve again with guess= from it, or with more time")
+        else:
+            reached, after = "reached plans that meet the dynamics and ends", unbounded
+        sol.message = (f"the plan is no minimum: {_suspicion(sol)}; IPOPT: {sol.message.strip()}), and from starts "
+                       f"bumped off the plan IPOPT {reached} at cost {low.objective:.6g} against its "
+                       f"{sol.objective:.6g} ({low.message.strip()}).{after}")
+    elif tally.stopped + tally.not_started > cut:  # max_wall_time cut the bumps short: no verdict either way
+        return _unverified(sol)
     return sol
+
+
+def _unverified(sol):
+    """``sol`` no success: a suspected saddle that max_wall_time left no time to check."""
+    sol.success = False
+    sol.message = (f"the plan may be a saddle, not a minimum: {_suspicion(sol)}; IPOPT: {sol.message.strip()}), and "
+                   "max_wall_time was spent before the starts bumped off it could check (a double well across the "
+                   "line stays on it at 0.5 where going round costs -1.52): solve with a larger max_wall_time")
+    return sol
+
+
+def _suspicion(sol) -> str:
+    """Why a success may be a saddle: IPOPT's Hessian regularized at its last iteration, or its stop at
+    iteration 0."""
+    if sol.stats["last_regularization"] > 0:
+        return (f"IPOPT's Hessian was regularized at its last iteration ({sol.stats['last_regularization']:.3g}: not "
+                "positive definite on the constraints' null space, a saddle")
+    return ("IPOPT stopped at its start, iteration 0, which met the optimality conditions as it was (as a symmetric "
+            "start on a saddle does")
 
 
 def _by_involvement(problem) -> list:
