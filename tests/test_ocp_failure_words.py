@@ -9,16 +9,11 @@ import numpy as np
 import sympy as sp
 
 import nonholo as nh
-
-M, INERTIA, A = 1.0, 0.2, 0.3
+from nonholo.testing import pushed_sleigh
 
 
 def test_a_rerun_that_overflows_is_said_to_be_no_motion_without_nan():
-    x, y, th, F, tau = sp.symbols("x y theta F tau")
-    G = sp.Matrix([[M, 0, -M * A * sp.sin(th)], [0, M, M * A * sp.cos(th)],
-                   [-M * A * sp.sin(th), M * A * sp.cos(th), INERTIA + M * A**2]])
-    sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
-                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    sleigh, F, tau = pushed_sleigh()
     # sideways with the heading held to 1e-3: the plan drives at |x'| up to 750, its re-run overflows
     sol = nh.OptimalControlProblem(sleigh, cost=(F**2 + tau**2) / 2, t_final=2.0, controls=[F, tau],
                                    initial=[0] * 5, final=[0, 1, 0, 0, 0],

@@ -9,17 +9,9 @@ import pytest
 import sympy as sp
 
 import nonholo as nh
+from nonholo.testing import pushed_sleigh
 
-M, INERTIA, A = 1.0, 0.2, 0.3
-
-
-def sleigh():
-    x, y, th, F, tau = sp.symbols("x y theta F tau")
-    G = sp.Matrix([[M, 0, -M * A * sp.sin(th)], [0, M, M * A * sp.cos(th)],
-                   [-M * A * sp.sin(th), M * A * sp.cos(th), INERTIA + M * A**2]])
-    system = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
-                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
-    return system, F, tau
+sleigh = pushed_sleigh  # m = 1, I = 0.2, the blade 0.3 behind the centre of mass
 
 
 @pytest.mark.parametrize("final", [[1, 0, 0, 0, 0], [1, 0.5, 0.8, 0, 0], [0, 1, 0, 0, 0]])

@@ -6,15 +6,10 @@ none. A shown eps is the model's, never a rounded one."""
 import warnings
 
 import pytest
-import sympy as sp
 
 import nonholo as nh
 
-x, y, phi, m, I, a = sp.symbols("x y phi m I a")
-G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
-               [-m * a * sp.sin(phi), m * a * sp.cos(phi), I + m * a**2]])
-SLEIGH = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
-                   parameters={m: 1.0, I: 1.0, a: 0.2})
+SLEIGH = nh.systems.chaplygin_sleigh()  # m = I = 1, a = 0.2
 Y0 = [0, 0, 0, 1, 0, 1]
 
 

@@ -424,9 +424,12 @@ def held_in_range(problem) -> np.ndarray:
     """Per state, whether a state bound (finite on a side) or a path constraint (which may bound it) holds
     its range: the dynamics' growth along such a state is no motion in no time (x' = v_x with v_x in
     [-1, 1] driven by an unbounded force: the minimum time 1 to x = 1 is attained)."""
+    from .reintegration import bounded_states
+
+    held = np.zeros(len(problem.states), dtype=bool)
+    held[[i for i, _, _ in bounded_states(problem)]] = True
     constrained = set().union(*(sp.sympify(g).free_symbols for g in problem.path_constraints))
-    return np.array([any(math.isfinite(b) for b in problem.state_bounds.get(name, (-math.inf, math.inf)))
-                     or s in constrained for s, name in zip(problem.states, problem.state_names)], dtype=bool)
+    return held | np.array([s in constrained for s in problem.states], dtype=bool)
 
 
 def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray, held=None) -> np.ndarray:

@@ -16,7 +16,7 @@ from ..system import System
 __all__ = [
     "TIGHT_RTOL", "TIGHT_ATOL", "ANALYTIC_TOL", "IDENTITY_TOL", "FD_STEP", "FD_TOL",
     "loglog_slope", "central_difference", "random_system", "car_with_trailers", "roller_racer", "spring_snake",
-    "kane_skate",
+    "kane_skate", "pushed_sleigh",
 ]
 
 # Integrations run at TIGHT_RTOL/TIGHT_ATOL and are compared with analytic solutions at
@@ -252,3 +252,16 @@ def kane_skate(mass: float = 1.0, inertia: float = 1.0) -> tuple:
     body = me.RigidBody("b", P, B, mass, (me.inertia(B, 0, 0, inertia), P))
     km.kanes_equations([body], [(P, F * B.x), (B, tau * N.z)])
     return km, (F, tau)
+
+
+def pushed_sleigh(mass: float = 1.0, inertia: float = 0.2, offset: float = 0.3) -> tuple:
+    """A Chaplygin sleigh (its blade ``offset`` behind the centre of mass, along the heading theta) pushed
+    along its blade by F and turned by a torque tau, both symbols of its force with values 0: the system of
+    the optimal control tests' unattained durations and failures. Returns (system, F, tau)."""
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    m, a = mass, offset
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(th)], [0, m, m * a * sp.cos(th)],
+                   [-m * a * sp.sin(th), m * a * sp.cos(th), inertia + m * a**2]])
+    system = System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                    force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    return system, F, tau
