@@ -34,7 +34,7 @@ def _shoot_length(target_z):
             X, Y, Z, px, py, pz = s
             u = px + pz * Y**2 / 2
             return [u, py, Y**2 / 2 * u, 0.0, -u * pz * Y, 0.0]
-        return solve_ivp(rhs, (0, 1), [0, 0, 0, *p0], rtol=1e-12, atol=1e-13).y[:3, -1]
+        return solve_ivp(rhs, (0, 1), [0, 0, 0, *p0], method="DOP853", rtol=1e-12, atol=1e-13).y[:3, -1]
 
     best = np.inf
     for py0 in (-2.0, -1.0, -0.5, 0.5, 1.0, 2.0):
