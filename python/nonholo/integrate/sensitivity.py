@@ -145,10 +145,9 @@ def with_initial_values(spec: dict, model, y0, t0: float, p, project_y0: bool) -
     if not spec:
         return spec
     y0 = np.asarray(y0, dtype=float)
-    moved = holonomic_parameters(model.system)
-    if not (maps_initial_state(model, y0) or projects_initial_state(model, project_y0)
-            or moved.intersection(spec["parameters"])):
+    if not moves_initial_state(spec, model, y0, project_y0):
         return spec
+    moved = holonomic_parameters(model.system)
     initial = [None if j < 0 else _holonomic_start(model, y0, t0, p, project_y0, j) if j in moved
                else mapped_state_derivative(model, y0, t0, p, project_y0, j)
                if maps_initial_state(model, y0) or projects_initial_state(model, project_y0) else None
