@@ -264,8 +264,14 @@ def _in_constraints(model: Model, names: list) -> list:
     if system is None or not getattr(system, "k", 0):
         return []
     symbols = {s.name for s in (*system.constraints.free_symbols, *system.affine.free_symbols)}
-    symbols |= {list(system.parameters)[i].name for i in holonomic_parameters(system)}
+    symbols |= _holonomic_names(system)
     return [n for n in names if n in symbols]
+
+
+def _holonomic_names(system) -> set:
+    """The names of the system's parameters that its holonomic constraints h(q, p) = 0 involve."""
+    parameters = list(system.parameters)
+    return {parameters[i].name for i in holonomic_parameters(system)}
 
 
 def _needs_constraints(model: Model, y0) -> bool:
@@ -529,11 +535,10 @@ def fit(
     fixed = parameter_mapping(fixed, "fixed")
     _fixed_names(model, names, fixed)
     _own_options(simulate_options)
-    moving = _in_constraints(model, names)  # fitted parameters in A or b: y0 projected at the trial points
-    holonomic = {list(system.parameters)[i].name for i in holonomic_parameters(system)} if (
-        system := getattr(model, "system", None)) is not None else set()
+    moving = _in_constraints(model, names)  # fitted parameters in A, b or h: y0 projected at the trial points
+    in_h = bool(moving) and bool(_holonomic_names(model.system) & set(moving))  # moving: the model has a system
     project_default = bool(moving) and "project_y0" not in simulate_options and (
-        _needs_constraints(model, y0) or bool(holonomic & set(moving)))
+        _needs_constraints(model, y0) or in_h)
     hint = (f"; the fitted parameters {moving} appear in the constraints: pass project_y0=True (or leave "
             "project_y0 out) to start each run from y0 projected onto the constraints at its parameters"
             if moving and not simulate_options.get("project_y0", True) else "")

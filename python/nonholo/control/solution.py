@@ -656,8 +656,8 @@ def _amplification(sol) -> str:
         return ""
     own = own_scales(sol.y_points)
     with np.errstate(all="ignore"):
-        bound = sol.error_bound
-        final = np.abs(sol.final_error)
+        final, bound = _propagate(*sol._error_data())  # sol.final_error and sol.error_bound, propagated once
+        final = np.abs(final)
         over = np.nan_to_num(final / own, nan=np.inf)
     i = int(np.argmax(over))
     if not over[i] > UNRESOLVED:  # errors of opposite signs cancel
