@@ -49,7 +49,7 @@ def test_compiled_tapes_equal_the_interpreter_bit_for_bit(seed, tmp_path):
         np.testing.assert_array_equal(a, b)
 
     # compiled integration equals interpreted integration, constraint residual included
-    y0 = np.concatenate([np.zeros(4), system.project(np.zeros(4), np.ones(4))])
+    y0 = np.concatenate([np.zeros(4), system.project(np.zeros(4), np.ones(4), 0.0)])
     compiled_run = nh.simulate(models[0], (0, 2), y0, t_eval=[2.0])
     detach(system.core)
     assert not models[0].compiled

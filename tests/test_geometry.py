@@ -21,10 +21,10 @@ def _points(system, count=4, seed=0):
 
 
 def test_projectors(system):
-    for q, _, _ in _points(system):
+    for q, _, t in _points(system):
         P, Pp = system.projectors(q)
         G = system.metric_at(q)
-        A, _ = system.constraint_matrix(q)
+        A, _ = system.constraint_matrix(q, t)
         I = np.eye(system.n)
         assert np.allclose(P @ P, P, atol=IDENTITY_TOL)
         assert np.allclose(Pp @ Pp, Pp, atol=IDENTITY_TOL)

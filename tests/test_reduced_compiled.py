@@ -151,7 +151,7 @@ def test_auto_from_rest_under_a_force_growing_like_t_squared():
     sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]), time=t,
                        force=sp.Matrix([f * (sp.cos(th) - sp.sin(th)), f * (sp.sin(th) + sp.cos(th)), f / 2]))
     eps, T, q0 = 1e-2, 2.0, np.zeros(3)
-    ref = nh.simulate(sleigh.friction(eps), (0, T), np.r_[q0, sleigh.on_slow_manifold(q0, q0, eps, order=8)],
+    ref = nh.simulate(sleigh.friction(eps), (0, T), np.r_[q0, sleigh.on_slow_manifold(q0, q0, eps, order=8, t=0.0)],
                       t_eval=[T], method="bdf", rtol=1e-12, atol=1e-14).y[:3, -1]
     errors = {K: np.abs(nh.simulate(sleigh.reduced(eps, order=K), (0, T), np.zeros(6), t_eval=[T], rtol=1e-10,
                                     atol=1e-12).q[:, -1] - ref).max() for K in ("auto", 3)}
@@ -245,7 +245,7 @@ def test_auto_order_is_not_stopped_by_a_term_that_vanishes_at_the_start():
     knife = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
                       force=sp.Matrix([sp.sin(t), 0, 0]))
     q0, u0, eps, T = np.array([0, 0, 0.3]), np.array([0, 0, 0.5]), 1e-2, 3.0
-    v0 = knife.on_slow_manifold(q0, u0, eps, order=6)
+    v0 = knife.on_slow_manifold(q0, u0, eps, order=6, t=0.0)
     ref = nh.simulate(knife.friction(eps), (0, T), np.r_[q0, v0], t_eval=[T], rtol=1e-12, atol=1e-14).y[:3, -1]
     third = nh.simulate(knife.reduced(eps, order=3), (0, T), np.r_[q0, u0], t_eval=[T]).y[:3, -1]
     for t0 in (0.0, 0.01):

@@ -24,7 +24,7 @@ def force_errors(order):
     system, q0, u0 = sleigh(), np.zeros(3), np.array([1.0, 0, 0.5])
     t_eval, errors = np.linspace(0, 8, 41), []
     for eps in EPS:
-        start = np.r_[q0, system.on_slow_manifold(q0, u0, eps, order=6)]
+        start = np.r_[q0, system.on_slow_manifold(q0, u0, eps, order=6, t=0.0)]
         exact = nh.simulate(system.friction(eps), (0, 8), start, t_eval=t_eval, rtol=1e-12, atol=1e-14)
         model = system.reduced(eps) if order is None else system.reduced(eps, order=order)
         run = nh.simulate(model, (0, 8), np.r_[q0, u0], t_eval=t_eval, rtol=1e-12, atol=1e-14)

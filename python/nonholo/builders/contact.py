@@ -548,7 +548,7 @@ def _numbers(value, what: str, shape: tuple, expected: str) -> np.ndarray:
 def _slip_matrix(system: System, q, params) -> np.ndarray:
     """A(q) of the contact, also for the friction laws (whose systems have no constraint rows)."""
     if system.k:
-        return system.constraint_matrix(q, params=params)[0]
+        return system.constraint_matrix(q, 0.0, params)[0]  # A does not depend on t
     slip = system.outputs["slip"]
     return np.array(sp.lambdify([list(system.coordinates), list(system.velocities), list(system.parameters)],
                                 sp.Matrix(slip.expr).jacobian(system.velocities))(q, np.zeros(6),

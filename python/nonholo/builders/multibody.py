@@ -638,7 +638,8 @@ def _symmetric_about(body: RigidBody, surface, u: sp.Matrix) -> bool:
 
 
 def assemble(system: System, q, v, dependent: Sequence[str] = (), free: Sequence[str] | None = None,
-             params: Mapping | None = None, tol: float = 1e-13, max_iterations: int = 50) -> np.ndarray:
+             params: Mapping | None = None, tol: float = 1e-13, max_iterations: int = 50,
+             t: float | None = None) -> np.ndarray:
     r"""A state ``[q, v]`` on the constraint set of ``system``: h(q) = 0 solved (Newton) for the
     ``dependent`` coordinates (as many as holonomic constraints) from the guess ``q``, then
     A(q) v = b solved for the velocities not named in ``free`` (whose values in ``v`` are kept).
@@ -653,6 +654,8 @@ def assemble(system: System, q, v, dependent: Sequence[str] = (), free: Sequence
         Coordinates solved from h(q) = 0.
     free : names
         The n - k velocities whose values in ``v`` are kept (required).
+    t : float, optional
+        The time, needed where b depends on it.
     """
     n, k = system.n, system.k
     q = np.array(q, dtype=float).reshape(-1)
@@ -683,7 +686,7 @@ def assemble(system: System, q, v, dependent: Sequence[str] = (), free: Sequence
     if len(kept) != n - k:
         raise ValueError(f"free must name {n - k} velocities (n - k), got {list(free)}")
     solved = [i for i in range(n) if i not in kept]
-    A, b = system.constraint_matrix(q, params=params)
+    A, b = system.constraint_matrix(q, t, params)
     v[solved] = np.linalg.solve(A[:, solved], b - A[:, kept] @ v[kept])
     return np.r_[q, v]
 

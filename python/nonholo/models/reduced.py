@@ -111,7 +111,7 @@ def _traceable(system) -> bool:
 
 def _trace_point(system, rng) -> tuple:
     q = rng.uniform(0.1, 0.9, system.n)
-    return q, system.project(q, rng.uniform(-1.0, 1.0, system.n))
+    return q, system.project(q, rng.uniform(-1.0, 1.0, system.n), 0.0)  # a point to trace at
 
 
 def compiled_slip(system, order: int):

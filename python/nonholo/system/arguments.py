@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+import sys
+import warnings
 
 import numpy as np
 import sympy as sp
@@ -16,6 +18,29 @@ from ..expressions.names import describe
 from ..expressions.parsing import plain, to_sympy
 from .sparsity import SPARSE_MAX_DENSITY
 from ..expressions.speed_frame import DependentSpeeds
+
+
+def time_argument(core, t, force: bool = True) -> float:
+    """The time ``t`` of a query at one point (``system.multipliers``, ``project``, ``slip``, ...) as a
+    float. None (the methods' default) is t = 0; for a system whose affine constraint part b, or
+    (``force``: a query that reads the force) whose force contains t, with a UserWarning that names
+    ``t``: t = 0 had been taken silently (a sleigh on a moving belt: multipliers 2.1 off at t = 3)."""
+    if t is None:
+        if core.affine_depends_on_time or (force and core.force_depends_on_time):
+            warnings.warn("t not given: taking t = 0, but the system depends on time explicitly (its "
+                          f"{'force or the ' if force else ''}affine part b of its constraints contain"
+                          f"{'' if force else 's'} t); pass t", UserWarning, stacklevel=_caller_level())
+        return 0.0
+    return check.finite_float(t, "t")
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of a warning issued by the caller of this function that names the first
+    frame outside the package (the user's line, however deep the query went)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("nonholo."):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def as_symbols(seq, what: str) -> tuple:

@@ -24,6 +24,7 @@ from ..expressions.lowering import check_free_symbols, lower
 from ..expressions.tidy import simplified
 from ..expressions.parsing import to_sympy
 from ..expressions.speed_frame import DependentSpeeds
+from .arguments import time_argument
 from .recipes import model_factory
 
 __all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_split"]
@@ -146,7 +147,7 @@ def _constraints_at(system, q: np.ndarray) -> np.ndarray | None:
     """A(q), or None where the system's geometry cannot be evaluated (a singular metric, e.g.
     polar coordinates at r = 0)."""
     try:
-        return system.constraint_matrix(q)[0]
+        return system.constraint_matrix(q, 0.0)[0]  # A does not depend on t
     except ModelError:
         return None
 
@@ -431,7 +432,7 @@ class AnholonomicFrame:
                 q = rng.uniform(-radius, radius, self.n)
                 try:
                     X = self.matrix(q, params)
-                    A, b = self.system.constraint_matrix(q, params=params)
+                    A, b = self.system.constraint_matrix(q, 0.0, params)  # an offset's b: not time-dependent
                 except (ModelError, ArithmeticError):  # a q outside the system's domain (its metric there)
                     X = A = None
                 except ValueError:  # values the system's own checks refuse (an inertia off its triangle)
@@ -528,9 +529,11 @@ class AnholonomicFrame:
                              "system.project(q, qdot)")
         return np.r_[np.asarray(q, float), v[: self.rank]]
 
-    def multipliers(self, q, v_alpha, t: float = 0.0, params=None) -> np.ndarray:
-        """lambda_a = Gamma(X_a^V L) - X_a^C L (eq. (10)) at (q, v^alpha), shape (k,)."""
-        return _core.frame_multipliers(self.hamel().core, float(t), np.asarray(q, float), np.asarray(v_alpha, float),
+    def multipliers(self, q, v_alpha, t: float | None = None, params=None) -> np.ndarray:
+        """lambda_a = Gamma(X_a^V L) - X_a^C L (eq. (10)) at (q, v^alpha), shape (k,); ``t`` is needed
+        where the force or b depends on time."""
+        return _core.frame_multipliers(self.hamel().core, time_argument(self.system.core, t), np.asarray(q, float),
+                                       np.asarray(v_alpha, float),
                                        self._params(params))
 
     # ---------------------------------------------------------------- Proposition 2

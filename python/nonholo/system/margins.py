@@ -184,15 +184,15 @@ class Margin:
         a, lam = at.nonholonomic_acceleration(), at.multipliers()
         return float(self.tape()(np.r_[q, v, t, p, a, lam])[0])
 
-    def value(self, q, v, t: float = 0.0, params: dict | None = None) -> float:
+    def value(self, q, v, t: float | None = None, params: dict | None = None) -> float:
         """The margin at one state (q, v) at time t, with the system's parameters ``params`` (by name,
         defaults for those left out)."""
-        from .arguments import point_argument
+        from .arguments import point_argument, time_argument
 
         n = self.system.n
         q, v = point_argument(q, n, "q"), point_argument(v, n, "v")
         self.system.param_vector(params or {})  # unknown names and bad values refused
-        return self._value(q, v, check.finite_float(t, "t"), self._parameter_vector(params or {}))
+        return self._value(q, v, time_argument(self.system._core, t), self._parameter_vector(params or {}))
 
     def of(self, result) -> np.ndarray:
         """The margin at every output time of a run (a :class:`~nonholo.SimulationResult` of a model of

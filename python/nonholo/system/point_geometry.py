@@ -10,8 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import sympy as sp
 
-from .. import options as check
-from .arguments import point_argument
+from .arguments import point_argument, time_argument
 
 __all__ = ["PointGeometry"]
 
@@ -20,10 +19,10 @@ class PointGeometry:
     """Numeric evaluators of a :class:`System` at a point (a mixin: it reads the system's core,
     sizes and parameters)."""
 
-    def _at(self, q, v=None, t=0.0, params=None):
+    def _at(self, q, v=None, t=0.0, params=None, force: bool = True):
         q = point_argument(q, self.n, "q")
         v = None if v is None else point_argument(v, self.n, "v")
-        return self._core.at(check.finite_float(t, "t"), q, v, self.param_vector(params))
+        return self._core.at(time_argument(self._core, t, force), q, v, self.param_vector(params))
 
     def metric_at(self, q: npt.ArrayLike, params: Mapping | None = None) -> np.ndarray:
         """G(q), shape (n, n)."""
@@ -45,9 +44,9 @@ class PointGeometry:
                                          sp.lambdify(args, h.jacobian(self.coordinates), "numpy"))
         return self._holonomic_functions
 
-    def constraint_matrix(self, q: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> tuple:
-        """(A(q), b(q, t)): shapes (k, n) and (k,)."""
-        g = self._at(q, t=t, params=params)
+    def constraint_matrix(self, q: npt.ArrayLike, t: float | None = None, params: Mapping | None = None) -> tuple:
+        """(A(q), b(q, t)): shapes (k, n) and (k,). ``t`` is needed where b depends on time."""
+        g = self._at(q, t=t, params=params, force=False)
         return g.constraint_matrix(), g.affine()
 
     def projectors(self, q: npt.ArrayLike, params: Mapping | None = None) -> tuple:
@@ -69,20 +68,22 @@ class PointGeometry:
         """
         return self._at(q, params=params).qmat()
 
-    def multipliers(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0,
+    def multipliers(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float | None = None,
                     params: Mapping | None = None) -> np.ndarray:
-        """Lagrange-d'Alembert multipliers lambda (k,): G v' + c + dV = F + A^T lambda."""
+        """Lagrange-d'Alembert multipliers lambda (k,): G v' + c + dV = F + A^T lambda. ``t`` is needed
+        where the force or b depends on time (a ValueError without it)."""
         return self._at(q, v, t, params).multipliers()
 
-    def project(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float = 0.0, params: Mapping | None = None) -> np.ndarray:
+    def project(self, q: npt.ArrayLike, v: npt.ArrayLike, t: float | None = None,
+                params: Mapping | None = None) -> np.ndarray:
         """The velocity on the constraint set nearest to v in the metric G.
 
         v - G^-1 A^T M^-1 (A v - b): for linear constraints this is P v, the base point of the
         fast fibre of the friction model as eps -> 0 (Eldering 2016, section 7 item 2).
         """
-        return self._at(q, v, t, params).project()
+        return self._at(q, v, t, params, force=False).project()
 
     def energy(self, q: npt.ArrayLike, v: npt.ArrayLike, params: Mapping | None = None) -> float:
         """1/2 v^T G(q) v + V(q)."""
-        g = self._at(q, v, 0.0, params)
+        g = self._at(q, v, 0.0, params)  # G and V do not depend on t
         return g.kinetic_energy() + g.potential()

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from .. import _core
 from .. import options as check
-from .arguments import order_argument, point_argument
+from .arguments import order_argument, point_argument, time_argument
 
 __all__ = ["SlowManifoldQueries"]
 
@@ -20,7 +20,7 @@ class SlowManifoldQueries:
     """Slow-manifold queries of a :class:`System` (a mixin: it reads the system's core, sizes
     and parameters)."""
 
-    def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float = 0.0,
+    def slip(self, q: npt.ArrayLike, u: npt.ArrayLike, order: int = 2, t: float | None = None,
              params: Mapping | None = None, *, law=None, normal=None, speed=None, contacts=None) -> np.ndarray:
         """Slow-manifold coefficients h^(1), ..., h^(K) at (t, q, u), shape (K, n).
 
@@ -37,11 +37,11 @@ class SlowManifoldQueries:
         (a ValueError) where the constraint force leaves the friction cone.
         """
         order = order_argument(order)
-        q = point_argument(q, self.n, "q")
+        q, t = point_argument(q, self.n, "q"), time_argument(self._core, t)
         u = self._on_constraint_set(q, u, t, params, "u")
         if law is not None:
-            return self._law_slip(law, q, u, order, check.finite_float(t, "t"), params, normal, speed, contacts)[0]
-        return self._core.slip(check.finite_float(t, "t"), q, u, self.param_vector(params), order)
+            return self._law_slip(law, q, u, order, t, params, normal, speed, contacts)[0]
+        return self._core.slip(t, q, u, self.param_vector(params), order)
 
     def _law_slip(self, law, q, u, order, t, params, normal, speed, contacts) -> tuple:
         """(h^(1..order) of the law's slow manifold, the law's scale eps)."""
@@ -59,7 +59,7 @@ class SlowManifoldQueries:
         return H, float(scale)
 
     def on_slow_manifold(self, q: npt.ArrayLike, u: npt.ArrayLike, eps: float | None = None, order: int = 2,
-                         t: float = 0.0, params: Mapping | None = None, *, law=None, normal=None, speed=None,
+                         t: float | None = None, params: Mapping | None = None, *, law=None, normal=None, speed=None,
                          contacts=None) -> np.ndarray:
         """The velocity v = u + sum_{k<=K} eps^k h^(k)(t, q, u) on the slow manifold, shape (n,).
 
@@ -72,9 +72,8 @@ class SlowManifoldQueries:
         order = order_argument(order)
         if (eps is None) == (law is None):
             raise ValueError("on_slow_manifold needs eps (the linear law's) or law= (a nonholo.laws law), not both")
-        q = point_argument(q, self.n, "q")
+        q, t = point_argument(q, self.n, "q"), time_argument(self._core, t)
         u = self._on_constraint_set(q, u, t, params, "u")
-        t = check.finite_float(t, "t")
         if law is not None:
             H, scale = self._law_slip(law, q, u, order, t, params, normal, speed, contacts)
             return u + sum((scale ** (k + 1) * H[k] for k in range(order)), np.zeros(self.n))
@@ -90,7 +89,7 @@ class SlowManifoldQueries:
         V = _core.slow_manifold_velocity(self._core, order, eps, times, Y, self.param_vector(params))
         return V[0] if y.ndim == 1 else V
 
-    def fibre_base(self, q: npt.ArrayLike, v: npt.ArrayLike, eps: float, order: int = 1, t: float = 0.0,
+    def fibre_base(self, q: npt.ArrayLike, v: npt.ArrayLike, eps: float, order: int = 1, t: float | None = None,
                    params: Mapping | None = None) -> tuple:
         """Base point (q_f, u_f) of the fast fibre through an arbitrary state (q, v).
 
@@ -110,10 +109,10 @@ class SlowManifoldQueries:
         eps = check.positive(eps, "eps")
         q = point_argument(q, self.n, "q")
         v = point_argument(v, self.n, "v")
-        return self._core.fibre_base(check.finite_float(t, "t"), q, v, self.param_vector(params), eps,
+        return self._core.fibre_base(time_argument(self._core, t), q, v, self.param_vector(params), eps,
                                      order_argument(order))
 
-    def slow_manifold_residual(self, q, u, eps: float, order=2, t: float = 0.0, params=None) -> np.ndarray:
+    def slow_manifold_residual(self, q, u, eps: float, order=2, t: float | None = None, params=None) -> np.ndarray:
         """Residual of the invariance equation of the slow manifold for the truncation after
         h^(K), shape (n,):
 
@@ -126,11 +125,11 @@ class SlowManifoldQueries:
         """
         eps = check.positive(eps, "eps")
         order = order_argument(order)
-        q = point_argument(q, self.n, "q")
+        q, t = point_argument(q, self.n, "q"), time_argument(self._core, t)
         u = self._on_constraint_set(q, u, t, params, "u")
         from ..models.reduced import compiled_slip
 
-        return _core.invariance_residual(self._core, order, check.finite_float(t, "t"), q, u,
+        return _core.invariance_residual(self._core, order, t, q, u,
                                          [*self.param_vector(params), eps], compiled_slip(self, order))
 
     def _on_constraint_set(self, q, u, t, params, what: str) -> np.ndarray:
