@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["stationarity_note", "resolution_note", "held_at_bounds", "STOPPED_ON_STEPS", "GRADIENT_NOISE", "AT_BOUND"]
+__all__ = ["stationarity_note", "resolution_note", "held_at_bounds", "bound_note", "STOPPED_ON_STEPS", "GRADIENT_NOISE",
+           "AT_BOUND"]
 
 STOPPED_ON_STEPS = {2: "ftol", 3: "xtol", 4: "ftol and xtol"}  # least_squares' status -> the test that ended it
 GRADIENT_NOISE = 1e3  # a gradient this many times the bound the residuals' error gives is no error (module doc)
@@ -122,3 +123,26 @@ def resolution_note(covariance: np.ndarray, x, names: list) -> tuple:
     return covariance, (f"the standard errors of {listed} are below the floating-point spacing of their estimates: "
                         "no data fix a parameter finer than the numbers that hold it, so they measure rounding or "
                         "a Jacobian beyond any resolution, not the data; their covariance entries are NaN")
+
+
+def bound_note(J: np.ndarray, r: np.ndarray, x, x0, names: list, *, x_scale=None, active=None,
+               bounds=None) -> tuple:
+    """(names, note or None): the estimates a bound holds (least_squares' ``active_mask``, or within
+    AT_BOUND of a bound the gradient J^T r points out of) and what the note says: the fit is a minimum
+    on the box, not an interior one, and a standard error there is the cost's curvature, not an
+    uncertainty (a probe's a = 0.35000000000000003 at its lower bound, true value 0.3, read
+    "success" with a standard error of 0.0084 and nothing else)."""
+    x, x0 = np.asarray(x, dtype=float), np.asarray(x0, dtype=float)
+    g = J.T @ r
+    held = np.zeros(x.size, bool) if active is None else np.asarray(active) != 0
+    held |= held_at_bounds(x, g, _scales(x, x0, x_scale, np.linalg.norm(J, axis=0)), bounds)
+    if not held.any():
+        return [], None
+    lb, ub = (np.broadcast_to(np.asarray(b, dtype=float), x.shape) for b in bounds)
+    side = ["lower" if abs(x[i] - lb[i]) <= abs(ub[i] - x[i]) else "upper" for i in range(x.size)]
+    at = [i for i in range(x.size) if held[i]]
+    listed = ", ".join(f"{names[i]} = {x[i]:.6g} at its {side[i]} bound" for i in at)
+    return [names[i] for i in at], (f"the estimates stop at a bound: {listed}; the cost falls beyond it, so this is a "
+                                    "minimum on the box, not an interior one, and a standard error there describes "
+                                    "the cost's curvature, not an uncertainty of the estimate (widen the bounds if "
+                                    "the data should decide)")

@@ -47,7 +47,7 @@ from ..integrate.simulation import simulate
 from ..models.law_core import CoreLawReducedModel
 from ..models.reduced import maps_initial_state
 from ..models.stick_slip import StickSlipModel
-from .fit_quality import resolution_note, stationarity_note
+from .fit_quality import bound_note, resolution_note, stationarity_note
 from .states import parameter_mapping
 
 #: The simulations compile="auto" expects of a fit (least_squares' evaluations at the trust region's
@@ -92,7 +92,8 @@ class FitResult:
     (1/2 sum residuals^2), ``success`` (False also where least_squares stopped on its step or cost
     tolerance at a point that is not stationary: :mod:`nonholo.analysis.fit_quality`), ``message``,
     ``nfev``, ``simulation`` (the trajectory at the estimates), ``observed`` and ``predicted``
-    (flat, unweighted).
+    (flat, unweighted), ``at_bounds`` (the names of the estimates a bound holds: the fit is a minimum
+    on the box there, which the message and a warning say; their standard errors are no uncertainty).
     """
 
     names: list
@@ -110,6 +111,7 @@ class FitResult:
     t_obs: np.ndarray = field(default=None)
     observe_names: list = field(default=None)
     weights: np.ndarray = field(default=None)  # flat, as observed: a weight 0 left its observation out
+    at_bounds: list = field(default_factory=list)  # names of the estimates held at a bound (fit_quality.bound_note)
 
     def __repr__(self) -> str:
         estimates = ", ".join(f"{n}={v:.6g} ± {e:.2g}" for n, v, e in zip(self.names, self.x, self.stderr.values()))
@@ -560,6 +562,9 @@ def fit(
     w = np.ones_like(y_obs) if weights is None else _weights(weights, y_obs.shape)
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise ValueError("weights must be non-negative and finite")
+    if not np.any(w > 0):
+        raise ValueError("weights are all zero: no observation is left to fit (a weight 0 leaves its observation "
+                         "out)")
     sqrt_w = np.sqrt(w).reshape(-1)
     base = dict(fixed or {})
     options = dict(xtol=1e-12, ftol=1e-12, x_scale="jac", method="trf")
@@ -638,12 +643,14 @@ def fit(
                                 sqrt_w=sqrt_w,
                                 rtol=rtol, atol=atol)
     covariance, unresolved = resolution_note(covariance, res.x, names)
+    at_bounds, bounded = bound_note(J, r, res.x, x0, names, x_scale=options.get("x_scale"),
+                                    active=getattr(res, "active_mask", None), bounds=(lb, ub))
     message = res.message
-    for note in (stalled, warning, unresolved):
+    for note in (stalled, warning, unresolved, bounded):
         if note is not None:
             warnings.warn(f"nh.fit: {note}", OptimizeWarning, stacklevel=2)
             message = f"{message} {note[0].upper()}{note[1:]}."
     return FitResult(names=names, x=res.x, covariance=covariance, residuals=r, jacobian=J, cost=float(0.5 * r @ r),
                      success=bool(res.success) and stalled is None, message=message, nfev=int(res.nfev), simulation=sol,
                      observed=y_obs.reshape(-1), predicted=predicted, t_obs=t_obs, observe_names=observe_names,
-                     weights=w.reshape(-1))
+                     weights=w.reshape(-1), at_bounds=at_bounds)
