@@ -47,3 +47,19 @@ def test_weights_that_are_all_zero_are_refused_by_name(damped):
     two = np.zeros_like(data)
     two[0, [10, 20]] = 1.0  # two observations left: still a fit
     assert nh.fit(model, t, data, {"c": 0.4}, [0, 1], observe=["x"], weights=two).success
+
+
+def test_an_observe_callable_that_raises_mid_fit_keeps_what_the_fit_found(damped):
+    model, t, data = damped
+    calls = []
+
+    def observe(sol):
+        calls.append(sol.params["c"])
+        if len(calls) == 3:
+            raise RuntimeError("the user's observation failed")
+        return sol["x"][None, :], sol.sensitivities[0].T  # d x / d c at the 21 times: (21, 1)
+
+    with pytest.raises(RuntimeError, match="the user's observation failed") as info:
+        nh.fit(model, t, data, {"c": 0.4}, [0, 1], observe=observe)
+    assert any("raised by the observe callable at the trial point {'c':" in note for note in info.value.__notes__)
+    assert info.value.partial is not None and info.value.partial["c"] in calls[:2]  # a FitProgress: name -> value

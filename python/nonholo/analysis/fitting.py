@@ -483,7 +483,9 @@ def fit(
     KeyboardInterrupt
         Ctrl-C stops the fit and re-raises the same KeyboardInterrupt with ``exc.partial``, a
         :class:`FitProgress`: the best parameters among the simulations that finished (a dict
-        name -> value) with their cost and trajectory; None when none had.
+        name -> value) with their cost and trajectory; None when none had. An exception raised by
+        an ``observe`` callable comes through as raised, with the same ``exc.partial`` and a note
+        naming the parameter values it was called at.
 
     Examples
     --------
@@ -600,7 +602,15 @@ def fit(
                                  f"observation times after it ({t_obs.size - sol.t.size} of {t_obs.size}, from "
                                  f"t = {t_obs[sol.t.size]:g}) {_point(names, x, trial)}: fit observations up to "
                                  "the event, or make it non-terminal")
-            values, jac = _observation(observer(sol), observe_names is None, y_obs.shape, len(names))
+            try:
+                observed = observer(sol)
+            except Exception as exc:  # the caller's observe: say where, and keep what the fit had found
+                if observe_names is not None:
+                    raise
+                exc.add_note(f"nh.fit: raised by the observe callable {_point(names, x, trial)}; exc.partial holds "
+                             "the best parameters of the simulations that finished")
+                raise attach_partial(exc, best if best.evaluations else None)
+            values, jac = _observation(observed, observe_names is None, y_obs.shape, len(names))
             if values.shape != y_obs.shape:
                 contract = ("observe(result) must return (values, jacobian) with values of the shape of y_obs: "
                             if observe_names is None else "")
