@@ -7,6 +7,7 @@
 #include <Eigen/LU>
 
 #include "nonholo/format.hpp"
+#include "nonholo/thread_clock.hpp"
 #include "nonholo/scalar/dual.hpp"
 
 namespace nonholo {
@@ -192,6 +193,7 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
     throw InputError("newton_tol must be positive and max_newton_iterations at least 1");
 
   const auto start = Clock::now();
+  const double cpu_start = thread_cpu_seconds();
   DiscreteOutput out;
   out.n = n;
   out.k = k;
@@ -277,7 +279,7 @@ DiscreteOutput DiscreteIntegrator::run(const std::vector<double>& q0, const std:
     }
   }
   out.t_last = t;
-  out.cpu_time = std::chrono::duration<double>(Clock::now() - start).count();
+  out.cpu_time = thread_cpu_seconds() - cpu_start;
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "nonholo/integrator.hpp"
 #include "nonholo/sensitivity.hpp"
+#include "nonholo/thread_clock.hpp"
 
 namespace nonholo {
 
@@ -76,9 +77,14 @@ class RunRecord {
   // message) or the run was cancelled (flag INTERRUPTED, interrupted set).
   static constexpr long kLimitCheckSteps = 64;
   bool within_limits(double t, const std::string& hint = "", const std::string& diagnosis = "");
-  // The run's clock (max_wall_time, stats.cpu_time), started when the stepping starts.
-  void start_clock() { start_ = Clock::now(); }
+  // The run's clocks, started when the stepping starts: the wall clock (max_wall_time) and the
+  // thread's CPU time (stats.cpu_time, thread_clock.hpp).
+  void start_clock() {
+    start_ = Clock::now();
+    cpu_start_ = thread_cpu_seconds();
+  }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double cpu_elapsed() const { return thread_cpu_seconds() - cpu_start_; }
 
   // How the run ended.
   void reached_end();
@@ -104,6 +110,7 @@ class RunRecord {
   const InterruptCheck& interrupted_;
   SensitivityRun* sens_ = nullptr;
   Clock::time_point start_;
+  double cpu_start_ = 0.0;
   long trail_count_ = 0, trail_stride_ = 1;
 };
 

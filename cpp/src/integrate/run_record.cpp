@@ -68,7 +68,7 @@ void RunRecord::too_much_work(double t, const std::string& what, const std::stri
 void RunRecord::finish(double t, const double* y) {
   out_.t_last = t;
   out_.y_last.assign(y, y + n_);
-  out_.stats.cpu_time = elapsed();
+  out_.stats.cpu_time = cpu_elapsed();
 }
 
 }  // namespace nonholo
