@@ -45,8 +45,9 @@ class SimulationResult:
         Solver statistics: n_steps, n_rhs, n_jac, n_lin_setups, n_err_test_fails,
         n_nonlin_iters, n_nonlin_fails, n_proj, last_order, last_step, cpu_time (seconds of
         CPU time of the thread that stepped the run, from its first step to its end: set-up and
-        the output's conversion are outside it; wall time under load is larger) (n_frame_switches for the models in quasi-velocities of a frame: the frame form of a
-        reduced model, ``frame.hamel()``, ``frame.vakonomic()``).
+        the output's conversion are outside it; wall time under load is larger); n_frame_switches
+        for the models in quasi-velocities of a frame (the frame form of a reduced model,
+        ``frame.hamel()``, ``frame.vakonomic()``).
     frame_switches : list of (float, list of str)
         Models in quasi-velocities of a Voronets frame (the frame form of a reduced model, the
         Hamel and frame-vakonomic models): the times at which the frame was re-split and the

@@ -269,7 +269,8 @@ def simulate(
         ValueError or TypeError before the run, and an exception raised by a callable event
         of yours propagates as itself.
     solver_options : mapping, optional
-        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (steps between Jacobians),
+        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (the most steps between Jacobians: CVODE
+        also forms one after a convergence failure or a large change of the step, so 1 is not one per step),
         ``setup_frequency``, ``max_nonlinear_iterations``, ``nonlinear_convergence``; and BDF's
         ``jacobian_costs``: "measured" (default) or "estimated" (the same steps on any machine),
         and ``jacobian_step_growth`` (> 1; default off): a new Jacobian once the step has grown
