@@ -38,7 +38,9 @@ does not import is skipped with the reason printed; nonholo's rows need ``nh.Opt
 CasADi from the example's). On A nonholo's rows use its "backward-euler" transcription (opty's
 rule) on the car of the example's KanesMethod in Kane's speeds (6 states; v_y, omega, the four
 speeds' rates and two multipliers as variables at every node: 16 a node against the peers' 10),
-with IPOPT's monotone and adaptive barrier updates; on B trapezoid and Hermite-Simpson.
+with IPOPT's monotone and adaptive barrier updates, and on the explicit ODE of the same car in its six
+states (``park_problem_explicit``: 8 a node), with the default options and with the objective scaled
+by 1e-4 (``ipopt_options={"obj_scaling_factor": 1e-4}``); on B trapezoid and Hermite-Simpson.
 
 Measured 2026-12-02 on a 2-core AMD EPYC VM loaded by up to six other engineers' builds and tests
 (load average 6.6 at the start, 10.5 at the end: absolute times are slow and noisy, compare within
@@ -197,7 +199,7 @@ def parallel_park_equations() -> dict:
     eom = (fr + frstar).col_join(sm.Matrix(nonholonomic)).col_join(sm.Matrix(kinematical))
     states = (x, y, theta, delta, vx, vy, omega, beta)
     final = {s: 0.0 for s in states} | {y: 2.0}
-    return dict(eom=eom, states=states, inputs=(T, F), t=t, kane=kane,
+    return dict(eom=eom, states=states, inputs=(T, F), t=t, kane=kane, nonholonomic=nonholonomic,
                 params={I: 1 / 12 * 1200 * (2**2 + 3**2), m: 1200, a: 1.5, b: 1.5},
                 bounds={delta: (np.deg2rad(-45.0), np.deg2rad(45.0)), T: (-50.0, 50.0), F: (-300.0, 300.0)},
                 initial={s: 0.0 for s in states}, final=final, cost=F**2 + T**2)
@@ -399,13 +401,44 @@ def park_problem(nh):
         control_bounds={"T": (-50.0, 50.0), "F": (-300.0, 300.0)})
 
 
-def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monotone"):
+def park_problem_explicit(nh):
+    """Problem A on the example's KanesMethod solved for its rates by hand (SymPy, at set-up): the
+    explicit ODE x' = f(x, u) in the six states x, y, theta, delta, v_x, beta (8 variables a node
+    with the controls, against 16 in Kane's speeds), v_y and omega eliminated by the nonholonomic
+    constraints (their block, with the denominator (a + b) cos(delta), is regular within the bound
+    |delta| <= 45 deg), the rates of v_x and beta from the mass matrix by LU; a
+    ``nh.KinematicSystem``. The same discrete problem as :func:`park_problem` (the same optimum to 14
+    digits, an outside probe found)."""
+    spec = parallel_park_equations()
+    kane, t, params = spec["kane"], spec["t"], spec["params"]
+    x, y, theta, delta, vx, vy, omega, beta = spec["states"]
+    T, F = spec["inputs"]
+    dependent = sm.solve([c.xreplace(params) for c in spec["nonholonomic"]], [vy, omega], dict=True)[0]
+    rates = kane.mass_matrix.xreplace(params).LUsolve(kane.forcing.xreplace(params))  # vx', beta', vy', omega'
+    kd = kane.kindiffdict()
+    states = (x, y, theta, delta, vx, beta)
+    symbols = sm.symbols("x y theta delta v_x beta")
+    Ts, Fs = sm.symbols("T F")
+    plain = dict(zip(states, symbols)) | {T: Ts, F: Fs}
+    rhs = [kd[s.diff(t)].xreplace(params) for s in states[:4]] + [rates[0], rates[1]]
+    rhs = [e.xreplace(dependent).xreplace(plain) for e in rhs]
+    rhs = [sm.simplify(sm.trigsimp(e)) if sm.count_ops(e) < 400 else e for e in rhs]
+    car = nh.KinematicSystem(list(symbols), [Ts, Fs], sm.Matrix(rhs), name="parallel park, explicit")
+    return nh.OptimalControlProblem(
+        car, cost=Fs**2 + Ts**2, t_final=DURATION_A, initial=[0.0] * 6, final=[0.0, 2.0, 0.0, 0.0, 0.0, 0.0],
+        state_bounds={"delta": (np.deg2rad(-45.0), np.deg2rad(45.0))},
+        control_bounds={"T": (-50.0, 50.0), "F": (-300.0, 300.0)})
+
+
+def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monotone", explicit: bool = False,
+                  ipopt_options: dict | None = None):
     """nonholo's rows, through the public API of issue 44 (``nh.OptimalControlProblem``): on A the
     car from the example's KanesMethod (``System.from_kanes_method``), posed in Kane's speeds
     (states x, y, theta, delta, v_x, beta; v_y, omega, the speeds' rates and the multipliers as
-    algebraic variables at every point), from nonholo's default start."""
+    algebraic variables at every point), from nonholo's default start; ``explicit``: the explicit ODE
+    of :func:`park_problem_explicit`, ``ipopt_options`` passed to IPOPT."""
     if which == "A":
-        problem = park_problem(nh)
+        problem = park_problem_explicit(nh) if explicit else park_problem(nh)
     else:
         truck = nh.systems.kinematic_car_trailers(n_trailers=1, turning_radius=1.0, hitch=1.0)
         problem = nh.OptimalControlProblem(truck, cost="time", initial=[0.0, 0.0, 0.0, 0.0], final=list(GOAL_B),
@@ -417,7 +450,8 @@ def solve_nonholo(nh, which: str, N: int, method: str, mu_strategy: str = "monot
 
     def run():
         start, cpu = time.perf_counter(), time.process_time()
-        sol = problem.solve(nodes=N, method=method, tol=TOL, max_iter=MAX_ITER, mu_strategy=mu_strategy)
+        sol = problem.solve(nodes=N, method=method, tol=TOL, max_iter=MAX_ITER, mu_strategy=mu_strategy,
+                            ipopt_options=ipopt_options)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         s = sol.stats
         return dict(objective=float(sol.objective), iterations=int(s["iterations"]), seconds=seconds, cpu=cpu,
@@ -454,16 +488,19 @@ def rows_for(problem: str, found: dict, quick: bool, implicit_trapezoid: bool = 
             if method == "backward euler":
                 runners.append(("CasADi Opti, L-BFGS", method,
                                 solve_casadi(spec, guess, N, method, free, duration, hessian="limited-memory")))
-    # (label, the table's transcription, nonholo's method, IPOPT's mu_strategy)
-    ours = [("nonholo", "backward euler", "backward-euler", "monotone"),
-            ("nonholo, adaptive mu", "backward euler", "backward-euler", "adaptive")] if problem == "A" else \
-        [("nonholo", m, m, "monotone") for m in ("trapezoid", "hermite-simpson")]
-    for label, column, method, mu in ours:
+    # (label, the table's transcription, nonholo's method, IPOPT's mu_strategy, explicit ODE, IPOPT options)
+    ours = [("nonholo", "backward euler", "backward-euler", "monotone", False, None),
+            ("nonholo, adaptive mu", "backward euler", "backward-euler", "adaptive", False, None),
+            ("nonholo, explicit ODE", "backward euler", "backward-euler", "monotone", True, None),
+            ("nonholo, explicit ODE, objective x 1e-4", "backward euler", "backward-euler", "monotone", True,
+             {"obj_scaling_factor": 1e-4})] if problem == "A" else \
+        [("nonholo", m, m, "monotone", False, None) for m in ("trapezoid", "hermite-simpson")]
+    for label, column, method, mu, explicit, options in ours:
         if isinstance(found["nonholo"], str):
             notes.append(f"nonholo ({method}) skipped: {found['nonholo']}")
             continue
         try:
-            runners.append((label, column, solve_nonholo(found["nonholo"], problem, N, method, mu)))
+            runners.append((label, column, solve_nonholo(found["nonholo"], problem, N, method, mu, explicit, options)))
         except Exception as exc:  # noqa: BLE001 (a benchmark reports what failed and goes on)
             notes.append(f"nonholo ({method}) could not set up the problem: {type(exc).__name__}: {exc}")
     return runners, sorted(set(notes), key=notes.index)
