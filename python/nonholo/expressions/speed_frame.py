@@ -65,6 +65,27 @@ class DependentSpeeds:
         """[J (row-major), q0, C (row-major), f]: the outputs of the frame's tape."""
         return [*self.kinematics, *self.kinematics_offset, *self.constraints, *self.constraints_offset]
 
+    def singular_block(self, symbols, values, threshold: float) -> str | None:
+        """Which block leaves the frame singular at a point (the q and parameter values ``values`` of
+        ``symbols``): "constraints" where C_dep's condition number (1-norm) exceeds ``threshold``
+        (other dependent speeds, or the coordinate model, are regular there), "kinematics" where
+        C_dep is regular and J is not (the coordinates themselves are singular there, Euler angles at
+        their gimbal lock: no choice of speeds helps, and the coordinate model is singular too), None
+        where neither is, or where they cannot be evaluated numerically."""
+        import numpy as np
+
+        try:
+            with np.errstate(all="ignore"):  # 1 / sin(b) at b = 0: nan, which is the verdict
+                J, C_dep = (np.asarray(M, dtype=float) for M in sp.lambdify(
+                    list(symbols), [self.kinematics, self.constraints[:, self.n - self.k:]], "numpy")(*values))
+        except (TypeError, ValueError, ZeroDivisionError):  # t or another symbol left: no verdict
+            return None
+
+        def singular(M) -> bool:
+            return bool(M.size) and not float(np.linalg.cond(M, 1)) <= threshold
+
+        return "constraints" if singular(C_dep) else "kinematics" if singular(J) else None
+
     def applyfunc(self, fn) -> "DependentSpeeds":
         return DependentSpeeds(*(M.applyfunc(fn) for M in (self.kinematics, self.kinematics_offset,
                                                              self.constraints, self.constraints_offset)))

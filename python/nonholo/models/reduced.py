@@ -353,6 +353,14 @@ def _hamel_initial_state(model, y0: np.ndarray, t0: float, params: list, project
     return model.frame.state(q, qdot, named)
 
 
+def singular_speeds_block(model, q: np.ndarray, named: dict) -> str | None:
+    """:meth:`DependentSpeeds.singular_block` of a model in Kane's speeds at q."""
+    system = model.system
+    return model.frame.dependent_speeds.singular_block([*system.coordinates, *system.parameters],
+                                                       [*np.asarray(q, float), *system.param_vector(named)],
+                                                       SINGULAR_CONDITION)
+
+
 def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
     """ModelError where the frame of a Hamel model given by its vectors (Kane's speeds: it cannot be
     re-split) is singular at q, its condition number above what stops a run: no state in its speeds
@@ -365,7 +373,15 @@ def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
         speeds = model.state_names[model.system.n:]
         point = f"q = {np.array2string(np.asarray(q, float), precision=6)}"
         measure = f"condition number {condition:.3g} (1-norm; a run stops above {SINGULAR_CONDITION:g})"
-        if getattr(model.frame, "dependent_speeds", None) is not None:
+        speeds_frame = getattr(model.frame, "dependent_speeds", None)
+        if speeds_frame is not None and singular_speeds_block(model, q, named) == "kinematics":
+            raise ModelError("the kinematic differential equations of KanesMethod (kd_eqs, q' = J(q) u) are singular "
+                             f"at {point}, where the dependent speeds' block C_dep is regular: no speeds stand for a "
+                             f"velocity there ({measure}), whatever the dependent speeds. The coordinates themselves "
+                             "are singular there (Euler angles at their gimbal lock), and the coordinate model, with "
+                             "the metric in these coordinates, is singular too: start away from it, or use "
+                             "coordinates regular there (another sequence of angles, or quaternions)")
+        if speeds_frame is not None:
             raise ModelError("the dependent speeds chosen in KanesMethod (u_dependent) cannot be solved there: their "
                              f"block C_dep of the velocity constraints is singular at {point}, or nearly (the frame "
                              f"X(q) of Kane's speeds, built from its inverse, has {measure}), so no state in the "
