@@ -115,7 +115,7 @@ def test_the_one_pass_estimate_is_the_definition(order):
 
 def _samples(system, rng, count, speed):
     Q = rng.uniform(-1.0, 1.0, (count, system.n))
-    return np.array([np.r_[q, system.project(q, rng.uniform(-speed, speed, system.n))] for q in Q])
+    return np.array([np.r_[q, system.project(q, rng.uniform(-speed, speed, system.n), 0.0)] for q in Q])
 
 
 @pytest.mark.parametrize("seed, n, k, affine, force", [(3, 4, 2, False, False), (7, 6, 3, True, False),

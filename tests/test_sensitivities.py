@@ -111,7 +111,7 @@ def test_random_systems(seed, kind):
     eps = float(rng.uniform(0.05, 0.2))
     model = {"nonholonomic": system.nonholonomic, "vakonomic": system.vakonomic,
              "friction": lambda: system.friction(eps), "reduced": lambda: system.reduced(eps, order=2)}[kind]()
-    v0 = system.project(q0, v0) if kind != "friction" else v0
+    v0 = system.project(q0, v0, 0.0) if kind != "friction" else v0
     y0 = np.concatenate([q0, v0, [0.3]]) if kind == "vakonomic" else np.concatenate([q0, v0])
     names = ["kappa", ("y0", 1), ("y0", 4)] + (["eps"] if kind in ("friction", "reduced") else [])
     names += [("y0", 6)] if kind == "vakonomic" else []
