@@ -63,3 +63,13 @@ def test_an_observe_callable_that_raises_mid_fit_keeps_what_the_fit_found(damped
         nh.fit(model, t, data, {"c": 0.4}, [0, 1], observe=observe)
     assert any("raised by the observe callable at the trial point {'c':" in note for note in info.value.__notes__)
     assert info.value.partial is not None and info.value.partial["c"] in calls[:2]  # a FitProgress: name -> value
+
+
+def test_weights_that_leave_only_observations_blind_to_a_parameter_are_refused_by_name(damped):
+    """Only the observation at t = 0 left, x(0) = y0's x whatever c: the fit ran into NaN trial points and
+    blamed {'c': nan} (a second-round probe)."""
+    model, t, data = damped
+    first = np.zeros_like(data)
+    first[0, 0] = 1.0
+    with pytest.raises(ValueError, match=r"do not depend on \['c'\] at the starting point"):
+        nh.fit(model, t, data, {"c": 0.4}, [0, 1], observe=["x"], weights=first)

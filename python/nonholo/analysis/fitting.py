@@ -637,6 +637,11 @@ def fit(
     try:
         if not np.all(np.isfinite(residuals(x0))):
             raise ValueError(f"the observations are not defined (NaN) at the starting point {dict(zip(names, x0))}")
+        blind = [n for n, column in zip(names, jacobian(x0).T) if not np.any(column)]
+        if blind:  # least_squares' scaling by the Jacobian's columns divides by zero there: NaN trial points
+            raise ValueError(f"the observations of nonzero weight do not depend on {blind} at the starting point "
+                             f"{dict(zip(names, x0))} (their columns of the Jacobian are zero): no data there "
+                             "identify them; observe what they change, weight it, or fix them")
         if compile == "auto":  # the first simulation tells how many right-hand sides one takes
             apply_compile(model, "auto", FIT_EVALUATIONS * evaluate(x0)[0].stats["n_rhs"])
         trial = True

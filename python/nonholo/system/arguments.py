@@ -29,7 +29,7 @@ def time_argument(core, t, force: bool = True) -> float:
         if core.affine_depends_on_time or (force and core.force_depends_on_time):
             warnings.warn("t not given: taking t = 0, but the system depends on time explicitly (its "
                           f"{'force or the ' if force else ''}affine part b of its constraints contain"
-                          f"{'' if force else 's'} t); pass t", UserWarning, stacklevel=_caller_level())
+                          f"{'' if force else 's'} the time); pass t", UserWarning, stacklevel=_caller_level())
         return 0.0
     return check.finite_float(t, "t")
 
