@@ -43,6 +43,7 @@ def test_the_refusal_names_the_kinematic_equations_at_the_chart_singularity(ball
     with pytest.raises(ModelError, match=r"kinematic differential equations of KanesMethod .* are singular") as info:
         nh.simulate(ball.nonholonomic(), (0, 1), [0.2, b, 0.1, 0, 0, 1.0, -0.7, 2.0])
     assert "C_dep is regular" in str(info.value) and "choose other dependent speeds" not in str(info.value)
+    assert "nan" not in str(info.value)
 
 
 def test_away_from_it_the_default_runs_and_rolls(ball):
