@@ -372,8 +372,8 @@ def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
     if not condition <= SINGULAR_CONDITION:
         speeds = model.state_names[model.system.n:]
         point = f"q = {np.array2string(np.asarray(q, float), precision=6)}"
-        measure = (f"condition number {condition:.3g}" if np.isfinite(condition) else "no finite condition number: "
-                   "entries that are not numbers there, such as 0/0") + \
+        measure = (f"condition number {condition:.3g}" if np.isfinite(condition) else "no finite condition number "
+                   "(an exactly singular matrix, or entries such as 0/0 there)") + \
             f" (1-norm; a run stops above {SINGULAR_CONDITION:g})"
         speeds_frame = getattr(model.frame, "dependent_speeds", None)
         if speeds_frame is not None and singular_speeds_block(model, q, named) == "kinematics":
