@@ -44,6 +44,10 @@ class EventValues {
     return g;
   }
 
+  // g_i(t, y) as it is, NaN included: for the points a run samples off its solution
+  // (EventStepBound::first_step), where an event need not be defined. Not for callbacks.
+  double sample(std::size_t i, double t, const double* y, Workspace& ws) { return value(events_[i], t, y, ws); }
+
   std::exception_ptr callback_error;
 
  private:

@@ -1,0 +1,45 @@
+"""Before the first step a run samples its symbolic events along the straight line y0 + tau y'(t0) over
+the longest first step it could take (event_step_bound.hpp), points that are not on the solution. An
+event undefined there but defined along the whole run (sqrt(c - theta) of a sleigh whose theta stays
+below c) failed the run at t = 0, "event 0 is not finite (-nan) at t = 0.491093", and kept only y0,
+with every method, while the same g as a callable (which that sampling does not call) ran to the end.
+Such a sample now shortens the first step, as a sign change there does. An event that is undefined
+on the solution itself still fails the run where the solution reaches its domain's edge."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+x = sp.Symbol("x")
+METHODS = [{}, {"method": "bdf"}, {"method": "adams"}, {"method": "dop853"}]
+
+
+def oscillator():
+    """x'' = -x from x = 0, x' = 1: x = sin t, never above 1; the line x = t leaves x < 1.5 at t = 1.5."""
+    return nh.System([x], sp.Matrix([[1]]), potential=x**2 / 2).nonholonomic()
+
+
+@pytest.mark.parametrize("options", METHODS)
+def test_event_defined_on_the_solution_but_not_on_the_first_steps_line(options):
+    model = oscillator()
+    run = nh.simulate(model, (0, 20), [0.0, 1.0], events=nh.Event(sp.sqrt(1.5 - x) - 1), **options)
+    assert run.status == 0 and run.t[-1] == 20
+    # sqrt(1.5 - sin t) = 1 where sin t = 0.5: t = pi/6 + 2 pi k and 5 pi/6 + 2 pi k
+    roots = np.sort(np.r_[np.pi / 6 + 2 * np.pi * np.arange(4), 5 * np.pi / 6 + 2 * np.pi * np.arange(3)])
+    assert len(run.t_events[0]) == len(roots)
+    np.testing.assert_allclose(run.t_events[0], roots, atol=1e-5)
+    # the same g as a callable: the same events
+    callable_run = nh.simulate(model, (0, 20), [0.0, 1.0], events=lambda t, y: np.sqrt(1.5 - y[0]) - 1, **options)
+    np.testing.assert_allclose(callable_run.t_events[0], run.t_events[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("options", METHODS)
+def test_event_undefined_on_the_solution_still_fails_where_it_is(options):
+    with pytest.warns(nh.SimulationWarning, match="event 0 is not finite"):
+        run = nh.simulate(oscillator(), (0, 20), [0.0, 1.0], events=nh.Event(sp.sqrt(0.5 - x)), **options)
+    assert run.status == -1
+    # sin t reaches 0.5 at pi/6: the run keeps the steps it took before that
+    assert 0 < run.t[-1] <= np.pi / 6 and run.t.size > 1
+    np.testing.assert_allclose(run.y[0], np.sin(run.t), atol=1e-5)
