@@ -159,6 +159,24 @@ def test_solver_options_are_checked_in_python(sleigh):
             nh.simulate_many(sleigh.nonholonomic(), (0, 1), [SLEIGH_START], solver_options=bad)
 
 
+
+@pytest.mark.parametrize("method, order, match", [
+    ("bdf", 6, r"at most 5 with method='bdf', BDF's highest order; got 6"),
+    ("auto", 12, r"at most 5 with method='auto', BDF's \(auto's stiff phase is BDF\)"),
+    ("dop853", 3, r"method='dop853' has a fixed order")])
+def test_max_order_is_checked_against_the_method(sleigh, method, order, match):
+    """BDF's highest order is 5: max_order 6 to 12 passed the check (1 to 12) and failed at CVODE's setup,
+    "CVodeSetMaxOrd (flag -22)", naming neither; DOP853 ignored it."""
+    for run in (nh.simulate, lambda *a, **k: nh.simulate_many(a[0], a[1], [a[2]], **k)):
+        with pytest.raises(ValueError, match=match):
+            run(sleigh.nonholonomic(), (0, 1), SLEIGH_START, method=method, solver_options={"max_order": order})
+    # what each method allows runs, the default method too
+    for method, order in (("adams", 12), ("bdf", 5), ("auto", 5), ("auto", 2)):
+        options = {"max_order": order}
+        assert nh.simulate(sleigh.nonholonomic(), (0, 1), SLEIGH_START, method=method, solver_options=options).success
+    assert nh.simulate(sleigh.nonholonomic(), (0, 1), SLEIGH_START, solver_options={"max_order": 3}).success
+
+
 # ------------------------------------------------------------------ the sleigh's home
 def test_sleigh_modules_are_not_imported_eagerly():
     code = ("import sys, nonholo; print(any(m.startswith('nonholo.systems.chaplygin_sleigh.frames') "

@@ -311,9 +311,16 @@ PASSED_THROUGH = tuple(name for name in _core.solver_option_keys() if name not i
 CHOICES = {name: tuple(low) for name, (kind, low, _) in _core.solver_option_keys().items() if kind == "choice"}
 
 
-def cvode_knobs(options: Mapping | None) -> dict:
-    """The checked ``solver_options`` mapping of simulate (names, types, ranges and choices);
-    ``unit_norm`` (PASSED_THROUGH) passes through (the core checks its indices)."""
+# the highest order of each method's CVODE instance (max_order): BDF's 5 (also auto's, whose stiff phase is BDF),
+# Adams' 12; DOP853 has the fixed order 8. CVODE refused 6 and above for BDF only at its setup, "CVodeSetMaxOrd
+# (flag -22)", naming neither the option nor the limit, and DOP853 ignored the option.
+HIGHEST_ORDER = {"bdf": 5, "auto": 5, "adams": 12}
+
+
+def cvode_knobs(options: Mapping | None, method: str | None = None) -> dict:
+    """The checked ``solver_options`` mapping of simulate (names, types, ranges and choices; ``max_order``
+    against ``method``'s highest order where the method is given); ``unit_norm`` (PASSED_THROUGH) passes
+    through (the core checks its indices)."""
     if options is not None and not isinstance(options, Mapping):
         raise TypeError(f"solver_options must be a mapping, got {type(options).__name__}")
     checked = {}
@@ -337,4 +344,12 @@ def cvode_knobs(options: Mapping | None) -> dict:
             bound = f"between {low} and {high}" if high is not None else f"greater than {low}"
             raise ValueError(f"solver_options[{key!r}] must be {bound}, got {value}")
         checked[key] = value
+    if method is not None and "max_order" in checked:
+        if method not in HIGHEST_ORDER:
+            raise ValueError(f"solver_options['max_order'] sets the order of CVODE's Adams and BDF; method={method!r} "
+                             "has a fixed order (DOP853's 8)")
+        if checked["max_order"] > HIGHEST_ORDER[method]:
+            what = {"auto": "BDF's (auto's stiff phase is BDF)", "bdf": "BDF's", "adams": "Adams'"}[method]
+            raise ValueError(f"solver_options['max_order'] must be at most {HIGHEST_ORDER[method]} with "
+                             f"method={method!r}, {what} highest order; got {checked['max_order']}")
     return checked

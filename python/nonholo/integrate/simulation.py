@@ -119,11 +119,11 @@ def _drift_control(model: Model, drift_control, method: str, sensitivities=None)
 
 
 def _core_options(solver_options, dense_output: bool = False, model: Model | None = None,
-                  state_checked: bool = False) -> dict:
+                  state_checked: bool = False, method: str | None = None) -> dict:
     """The checked solver_options of simulate and simulate_many, with the system's unit-norm
     groups; ``state_checked``: y0 went through ``initial_state`` with this model (its
     check_state), so the core does not evaluate the model once more to check it again."""
-    options = check.cvode_knobs(solver_options)
+    options = check.cvode_knobs(solver_options, method)
     if state_checked:
         options["initial_state_checked"] = True
     if dense_output:
@@ -351,6 +351,7 @@ def simulate(
     arguments.param_values(params)
     p = model.param_vector(params)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
+    check.cvode_knobs(solver_options, opts["method"])  # the method the caller chose, before auto picks one
     given, y0 = y0, initial_state(model, y0, t0, p, project_y0, rtol)
     checked = model
     explicit_ok = not (_given(events) or _given(sensitivities) or dense_output)
@@ -566,7 +567,7 @@ def simulate_many(
     n_runs = Y0.shape[0]
     P, bad_params = _batch_params(model, params, n_runs)
     opts = check.solver_options(model.n_states, rtol, atol, method, max_step, first_step, max_steps, max_wall_time)
-    core_options = _core_options(solver_options, False, model)
+    core_options = _core_options(solver_options, False, model, method=opts["method"])
     Y0_given, (Y0, rejected) = Y0, _batch_initial_states(model, Y0, P, t0, project_y0, rtol, qdot)
     rejected.update(bad_params)  # a NaN parameter fails its own run, not the batch
     checked = model
