@@ -396,7 +396,7 @@ class OptimalControlSolution:
         k, change, d, solved = reach
         return (f"the plan is within its own error of a singularity of its chart: on interval {k} of {errors.size} (t "
                 f"from {nodes[k]:.4g} to {nodes[k + 1]:.4g}) the re-integration's error {errors[k]:.3g}, over the "
-                f"chart's normalized determinant {d:.3g} at the next node (0 on the singular set), moves it or the "
+                f"chart's normalized determinant {d:.3g} at one of its nodes (0 on the singular set), moves it or the "
                 f"velocities by {change:.0%} (of d, or of 1 + the velocity states' range), and the Voronets frame "
                 f"solves the velocities of {solved} with 1/d: the plan's defect "
                 f"{total:.3g}, measured in the chart's states, is no bound of its error there. Solve with more nodes, "
