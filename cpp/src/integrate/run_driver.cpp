@@ -6,6 +6,7 @@
 
 #include "nonholo/errors.hpp"
 #include "nonholo/format.hpp"
+#include "nonholo/step_floor.hpp"
 
 namespace nonholo {
 
@@ -211,7 +212,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       // A step size collapsed to round-off relative to t means the stepper is creeping towards a
       // point where the model is undefined or singular (e.g. a non-finite right-hand side beyond
       // it): stop now with the reason instead of spending the whole max_steps budget.
-      if (std::abs(h) <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t))) {
+      if (std::abs(h) <= collapsed_step(t, t_first_)) {
         if (++tiny_steps >= 100) {
           record_.failed(RunRecord::kTooMuchWork, "STEP_SIZE_COLLAPSED",
                          "Integration stopped at t = " + format_number(t) + ": the step size collapsed to " +

@@ -19,6 +19,7 @@ from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
 from .holonomic_start import on_holonomic_constraints, on_unit_norm, onto_holonomic_constraints
 from .stiff_precision import warn_beyond_precision
+from .time_resolution import warn_time_resolution
 from ..models import validity
 from ..models.reduced import (ReducedModel, frame_initial_state, prepare_run,
                               projected_velocity, projects_initial_state)
@@ -392,6 +393,7 @@ def simulate(
     check_validity(result, y0, t0=t0, p=p)
     warn_at_start(result, events, t0, y0)
     warn_beyond_precision(result, model, (t0, tf), y0, result.params)
+    warn_time_resolution(result, (t0, tf), opts["rtol"])
     result = constraint_singularity(result, p, opts)
     result = explain_tiny_atol(explain_failure(result, checked, y0, (t0, tf)), opts["atol"])
     return _report(result, raise_on_failure)
