@@ -228,7 +228,8 @@ def test_an_unbounded_problem_stops_as_diverging_iterates():
     cx, cy, cth, v, w = sp.symbols("x y theta v omega")
     car = nh.KinematicSystem([cx, cy, cth], [v, w], [v * sp.cos(cth), v * sp.sin(cth), w],
                              control_bounds={"omega": (-1, 1)})
-    problem = nh.OptimalControlProblem(car, cost=-cx, t_final=3, initial=[0, 0, 0])
+    with pytest.warns(UserWarning, match=r"does not contain the controls \['v'\], which no bound restrains"):
+        problem = nh.OptimalControlProblem(car, cost=-cx, t_final=3, initial=[0, 0, 0])
     sol = problem.solve(nodes=15)
     assert not sol.success and "problem might be unbounded" in sol.message
     assert -1e15 < sol.objective < -1e11 and sol.stats["iterations"] < 100
