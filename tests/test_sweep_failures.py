@@ -156,7 +156,7 @@ if __name__ == "__main__":
         executor = distributed.Client(cluster).get_executor()
     print("ready", flush=True)
     try:
-        nh.sweep(point, grid, executor=executor, threads=2, progress=False)
+        nh.sweep(point, grid, executor=executor, threads=None if executor else 2, progress=False)
         print(json.dumps({{"finished": "all"}}), flush=True)
     except KeyboardInterrupt as exc:
         partial = exc.partial

@@ -316,7 +316,8 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
                 return vakonomic_bvp(system, q0, q1, T, guess, params=params, segments=RETRY_SEGMENTS, tol=tol,
                                      max_iterations=max_iterations, rtol=rtol, atol=atol, n_points=n_points)
             except ShootingError as multiple:
-                raise ShootingError(f"{single} With {RETRY_SEGMENTS} segments: {multiple}", multiple.residual,
+                single = str(single).rstrip(" .")
+                raise ShootingError(f"{single}. With {RETRY_SEGMENTS} segments: {multiple}", multiple.residual,
                                     multiple.iterations) from None
     segments = check.count(segments, "segments")
     tol = check.positive(tol, "tol")

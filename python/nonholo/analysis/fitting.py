@@ -230,6 +230,9 @@ def _start(model: Model, params) -> tuple:
         raise ValueError(f"params names unknown parameters {unknown}; the model's parameters are {list(defaults)}")
     if not names:
         raise ValueError("params is empty: name at least one parameter to fit")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # was blamed on sensitivities, which the caller never gave
+        raise ValueError(f"params names {twice} more than once: name each parameter to fit once")
     return names, np.array(x0, dtype=float)
 
 

@@ -616,6 +616,9 @@ def sweep(
     if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
         raise TypeError("executor must be a concurrent.futures.Executor (or have a submit method)")
     threads = check.threads(threads)
+    if threads is not None and executor is not None:  # the executor's own workers ran it: threads was ignored
+        raise ValueError("threads sizes the default thread pool; with an executor its own workers run the points: "
+                         "give one of threads and executor")
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be 'keep' or 'raise', got {on_error!r}")
     if missing not in MISSING:

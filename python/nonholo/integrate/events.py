@@ -56,6 +56,9 @@ class Event:
     """
 
     def __init__(self, expr, terminal: bool | int = False, direction: int = 0):
+        if isinstance(expr, (list, tuple, sp.MatrixBase, np.ndarray)):  # hashed per expression later: "unhashable"
+            raise TypeError(f"Event expression must be one scalar expression, got a {type(expr).__name__} "
+                            f"{expr!r:.80}: give one Event per expression, events=[nh.Event(g1), nh.Event(g2)]")
         self.expr = expr if isinstance(expr, Margin) else to_sympy(expr, "Event expression")
         self.terminal = terminal
         self.direction = direction

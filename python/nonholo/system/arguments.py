@@ -309,8 +309,12 @@ def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) 
     if not isinstance(params, Mapping):
         raise TypeError(f"params must be a mapping name -> value, got {type(params).__name__} {params!r:.80}")
     values, names, extra = dict(parameters), {s.name: s for s in parameters}, dict(extra or {})
+    given = set()
     for key, value in params.items():
         name = key.name if isinstance(key, sp.Symbol) else key
+        if name in given:  # {"m": 2.0, m: 3.0}: the last one won, without a word
+            raise ValueError(f"params gives parameter {name!r} twice (by its name and by its symbol): give it once")
+        given.add(name)
         if name in extra:
             extra[name] = check.finite_float(value, f"parameter {name}")
             continue

@@ -295,6 +295,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         0.841471 0.459698
         """
         from ..expressions.mechanics import kanes_method_arguments
+        _known_keywords(kwargs, kanes_method_arguments, "from_kanes_method")
         system = cls.__new__(cls)  # as unpickling: the constructor, then what it carries (load_potential)
         system.__setstate__(kanes_method_arguments(km, parameters, **kwargs))
         return system
@@ -312,6 +313,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         from ..expressions.mechanics import lagranges_method_arguments
 
+        _known_keywords(kwargs, lagranges_method_arguments, "from_lagranges_method")
         return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
 
     def _expression_groups(self) -> dict:
@@ -798,3 +800,12 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         return system_latex(self)
 
 
+def _known_keywords(kwargs: Mapping, function, method: str) -> None:
+    """TypeError naming ``System.<method>`` and its keywords for one it does not take (the message named
+    the internal function it passes them to)."""
+    import inspect
+
+    known = list(inspect.signature(function).parameters)[2:]  # after the method object and parameters
+    unknown = [k for k in kwargs if k not in known]
+    if unknown:
+        raise TypeError(f"System.{method}() got unexpected keyword arguments {unknown}; it takes {known}")
