@@ -367,13 +367,19 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
         worst = sorted(bad, key=lambda i: -abs(f[i]))[:3]
         detail = ", ".join(f"d({names[i]})/dt = {f[i]:.3g}" for i in worst)
         coordinates = [names[i] for i in bad if i < n]
+        in_qdot = names[n:] == [str(v) for v in model.system.velocities]
+        turning = in_qdot and any(i >= n for i in bad)
         named = (f"; where the motion of {coordinates} is a symmetry the expressions do not show (a spin or a yaw "
                  "in an attitude chart), name them with cyclic=[...], which linearize checks: their columns of the "
-                 "state matrix must vanish at y and near it") if coordinates else ""
+                 "state matrix must vanish at y and near it") if coordinates and not turning else ""
+        # a circling body's x' and y' turn with its heading: steady in body speeds, never in [q, q']
+        speeds = ("; a motion steady in body speeds (circling, turning) changes the velocities q' of the "
+                  "coordinates that turn with it, so it is no steady motion in [q, q']: linearize a model in "
+                  "speeds (Kane's speeds of from_kanes_method, System(speeds=...))") if turning else ""
         raise ValueError(f"y is not a steady motion of the {model_label(model)} model: {detail}. A steady motion "
-                         "keeps every velocity constant and moves only cyclic coordinates (those the equations do "
-                         f"not contain: {[names[i] for i in cyclic] or 'none here'}); find one with "
-                         f"nh.steady_motions{named}")
+                         "keeps every velocity constant and moves only cyclic coordinates (here "
+                         f"{[names[i] for i in cyclic] or 'none'}: those cyclic= names, or that the equations do not "
+                         f"contain); find one with nh.steady_motions{named}{speeds}")
 
 
 def _cyclic_columns(A, cyc_local) -> np.ndarray:
