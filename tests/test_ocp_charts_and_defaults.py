@@ -253,6 +253,10 @@ def test_a_failure_in_a_voronets_chart_names_the_charts_singular_set():
     sol = nh.OptimalControlProblem(sleigh, controls=[F, tau], **ends).solve(nodes=41)
     assert not sol.success and "infeasibility" in sol.message
     assert "Voronets chart that solves the velocities of y, singular where cos(theta) = 0" in sol.message
+    # the chart first, and no bounds blamed where there are none (the note said "loosen them")
+    assert sol.message.index("Voronets chart") < sol.message.index("Else the goal may lie beyond")
+    assert "the duration t_final = 2 allows (the problem has no bounds)" in sol.message
+    assert "loosen" not in sol.message
     rates = [v * sp.cos(th), v * sp.sin(th), w, a * w**2 + F / m, (-m * a * v * w + tau) / (I + m * a**2)]
     body = nh.OptimalControlProblem(nh.KinematicSystem([x, y, th, v, w], [F, tau], rates), **ends).solve(nodes=100)
     assert body.success and body.objective == pytest.approx(6.835225, rel=1e-5) and body.y[2].max() > math.pi / 2

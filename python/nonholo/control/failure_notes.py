@@ -139,9 +139,17 @@ def infeasible_note(sol) -> str:
     start = (" IPOPT shortened the plan to its shortest duration, where no motion reaches the goal: a start "
              "whose duration is nearer a solution's (guess= with arrays over such a time, or a previous plan), or "
              "a larger lower bound of t_final, may solve it where this one did not." if collapsed else "")
-    return (text + f": the goal may lie beyond what the bounds and {duration} allow (loosen them, or check "
-            "the ends and path constraints), or the start led IPOPT there (guess=)." + start +
-            ("" if held else _chart_hint(problem)))
+    bounded = bool(problem.path_constraints) or any(
+        np.isfinite(b) for bounds in (problem.control_bounds, problem.state_bounds) for pair in bounds.values()
+        for b in pair)
+    limits = (f"the bounds and {duration} allow (loosen them, or check the ends and path constraints)" if bounded
+              else f"{duration} allows (the problem has no bounds)")
+    chart = "" if held else _chart_hint(problem)
+    if chart:  # no bound held: the chart, which the motion may have to cross, first (an outside probe's
+        # sleigh sent sideways was told to loosen the bounds it did not have)
+        return text + "." + chart + f" Else the goal may lie beyond what {limits}, or the start led IPOPT there " \
+            "(guess=)." + start
+    return (text + f": the goal may lie beyond what {limits}, or the start led IPOPT there (guess=)." + start)
 
 
 def _chart_hint(problem) -> str:
