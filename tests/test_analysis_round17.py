@@ -282,7 +282,10 @@ def test_a_fit_stopped_at_its_bounds_with_the_gradient_pointing_out_is_a_minimum
                      bounds=(lb, ub))
     assert res.success and "not stationary" not in res.message
     assert res.params["c"] == pytest.approx(0.15, abs=1e-9)
-    assert res.at_bounds == ["I", "a", "c"] and "c = 0.15 at its lower bound" in res.message  # I -> 0, a -> 1 too
+    # a -> 1 is held too; I -> 0, where the cost is flat in I (I + m a^2 ~ 1): the sign of its gradient there
+    # is at the simulations' rounding (+0.0245 and -0.569 as DOP853's steps were rounded to the time's doubles),
+    # and with it whether the bound holds I
+    assert {"a", "c"} <= set(res.at_bounds) <= {"I", "a", "c"} and "c = 0.15 at its lower bound" in res.message
     x_ = np.array([0.15 + 1e-12, 0.5, 1.0 - 1e-11, 0.5])
     g = np.array([146.0, 3.0, -1.8, -2.0])
     held = held_at_bounds(x_, g, np.ones(4), (np.array([0.15, 0, 0, 0]), np.array([1, 1, 1, 1])))

@@ -6,7 +6,8 @@ then moves the state by up to half a spacing times its rate more than its time, 
 up: an outside probe's sleigh over (t0, t0 + 2) at rtol 1e-8 ended 1.2e-8 off its reference from
 t0 = 0, 4.7e-6 (Adams) and 8.6e-6 (BDF) from t0 = 1.7e9, 1.7e-2 from 1e12, each with status 0.
 DOP853 takes the step as the time holds it, h = (t + h) - t (as SciPy's solvers do), and is exact
-there. The run warns where its CVODE steps times the spacing exceed rtol times its span."""
+there. The run warns where its CVODE steps times the spacing exceed rtol times its span and the spacing
+is FAR times that of the span itself (a run from 0 rounds its times alike, and a shift gains nothing)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ import numpy as np
 
 from ..errors import SimulationWarning
 
-__all__ = ["warn_time_resolution"]
+__all__ = ["warn_time_resolution", "FAR"]
+
+FAR = 1024.0  # the times' spacing over the span's, above which the offset of t_span from 0 is what rounds
 
 
 def warn_time_resolution(result, t_span, rtol: float) -> None:
@@ -29,7 +32,9 @@ def warn_time_resolution(result, t_span, rtol: float) -> None:
     spacing = float(np.spacing(max(abs(t0), abs(tf))))
     steps = int(result.stats.get("n_steps", 0))
     span = abs(tf - t0)
-    if not steps * spacing > rtol * span:
+    # only where the run's offset from 0 costs the rounding (a run from 0 at rtol 1e-13 rounds as much, and
+    # shifting it gains nothing): the spacing at t FAR times that of the span
+    if not (spacing > FAR * float(np.spacing(span)) and steps * spacing > rtol * span):
         return
     message = (f"the times of this run lie far from t = 0 (t_span ({t0:g}, {tf:g})): doubles there are "
                f"{spacing:.2g} apart, and each of CVODE's {steps} steps moved the state by up to half of that times "
