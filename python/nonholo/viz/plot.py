@@ -217,9 +217,18 @@ def eigenvalues(path, axes=None, critical=None, structural: bool = False):
 def plan(solution, names=None, ax=None, **kwargs):
     """:meth:`OptimalControlSolution.plot`: the states and controls ``names`` of a plan against time on
     one set of axes, or two panels (the states, the controls), titled with the objective, the duration
-    and the verdict (a failed plan says so, with its message). Returns the Axes, or the list of panels."""
+    and the verdict (a failed plan says so, with its message). Drawn at every collocation point
+    (``sol.t_points``: the nodes and, for Hermite-Simpson, the midpoints), where the plan's variables are;
+    ``sol.u`` holds the nodes' values only. Returns the Axes, or the list of panels."""
     _needs(solution, "solution", "an optimal control solution (problem.solve()'s OptimalControlSolution)",
            "t", "y", "u", "state_names", "control_names")
+    # every collocation point, the intervals' inner ones too (Hermite-Simpson's midpoints): a control singular
+    # in the cost alternates between node and midpoint, and its node values alone drew a control the plan never
+    # applies (an outside probe's minimum-time car: kappa -0.61 on its straight, where the plan's is 0)
+    at_points = getattr(solution, "t_points", None) is not None
+    points = {} if not at_points else {
+        **{name: solution.y_points[i] for i, name in enumerate(solution.state_names)},
+        **{name: solution.u_points[i] for i, name in enumerate(solution.control_names)}}
     if names is not None:
         names = [names] if isinstance(names, str) else list(names)
         values = {name: np.asarray(solution[name]) for name in names}  # KeyError naming states and controls
@@ -230,10 +239,13 @@ def plan(solution, names=None, ax=None, **kwargs):
     axes = panels(len(groups), ax, "one panel for the states and one for the controls")
     for a, group in zip(axes, groups):
         for name in group:
-            a.plot(solution.t, values[name], label=name, **kwargs)
+            if name in points:
+                a.plot(solution.t_points, points[name], label=name, **kwargs)
+            else:
+                a.plot(solution.t, values[name], label=name, **kwargs)
         a.legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("t")
-    verdict = "" if solution.success else f" - not a success: {str(solution.message)[:80]}"
+    verdict = " - a success" if solution.success else f" - not a success: {str(solution.message)[:80]}"
     axes[0].set_title(f"plan: objective {solution.objective:.6g}, t_final {solution.t_final:.6g}{verdict}",
                       fontsize="medium")
     return axes[0] if names is not None else axes
