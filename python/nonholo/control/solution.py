@@ -495,6 +495,10 @@ class OptimalControlSolution:
             return self.u[name]
         raise KeyError(f"{name!r} is neither a state {self.state_names} nor a control {self.control_names}")
 
+    def _ipython_key_completions_(self) -> list:
+        """The states' and the controls' names, for ``sol["`` then Tab in IPython and Jupyter."""
+        return [*self.state_names, *self.control_names]
+
     def plot(self, names=None, ax=None, **kwargs):
         """The states and controls against time (matplotlib): ``names`` (states or controls) on one set of
         axes, or by default two panels, the states and the controls, titled with the objective, the

@@ -286,6 +286,21 @@ class SimulationResult:
         known = f"; outputs are {list(outputs)}" if outputs else ""
         raise KeyError(f"no state named {name!r}; states are {self.state_names}{known}")
 
+    def _ipython_key_completions_(self) -> list:
+        """The names ``result[...]`` takes, for completion in IPython and Jupyter (``result["`` then Tab):
+        the states, the physical velocities of a model in a frame or reduced, the system's outputs and
+        the contact quantities of a system with constraint rows."""
+        names = list(self.state_names)
+        system = self.model.system
+        if getattr(self.model, "kind", None) == "reduced" or getattr(self.model, "frame", None) is not None:
+            names += [v for v in system.velocity_names if v not in names]
+        names += [o for o in system.outputs if o not in names]
+        if system.k:
+            loads = getattr(self.model, "contact_loads", None)  # normal_force: the loads a law was given
+            given = loads is not None and all(N is not None for N in loads)
+            names += [c for c in CONTACT_QUANTITIES if c not in names and (c != "normal_force" or given)]
+        return names
+
     def acceleration(self) -> np.ndarray:
         """The physical acceleration q'' at every output time, shape (n, n_t): from the model's
         right-hand side for a model whose state starts with [q, v] (the nonholonomic, friction and
