@@ -51,3 +51,35 @@ def test_angles_are_checked_by_name():
     problem = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=[1, 0, 0], angles=("theta",))
     assert problem.angles == (2,)
     assert np.isclose(problem.solve(nodes=20).t_final, 1.0)
+
+
+def test_a_plan_kept_while_a_lift_found_none_says_so():
+    """An outside probe's forward-only car to (2.4215, 0.2629, -1.5563): no start solves the lift
+    -1.5563, which holds the shortest path (Dubins L+R+L+, 6.7548), and the solve kept the lift +4.727
+    (8.227) as "Optimal Solution Found." with nothing more. It now names the lift no start solved; solved
+    from the Dubins path as the note says, that lift gives 6.7548."""
+    goal = [2.4215427189935026, 0.2629242041033222, -1.5562518733256987]
+    dubins = nh.analysis.dubins_length([0, 0, 0], goal, 1.0)
+    assert dubins == pytest.approx(6.754777, rel=1e-6)
+    kept = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
+                                    angles=["theta"]).solve(nodes=20)
+    assert kept.success and kept.t_final > 1.2 * dubins
+    assert "No start found a plan ending at theta = -1.55625" in kept.message
+    # the lift the note names, from the Dubins path (arcs left 1.8696, right 4.1555, left 0.7296 at unit speed)
+    arcs, turns = [1.86963724, 4.15551463, 0.72962551], [1.0, -1.0, 1.0]
+    s = np.linspace(0, sum(arcs), 200)
+    Y = np.zeros((3, s.size))
+    for j, length in enumerate(s):
+        x = y = th = 0.0
+        for arc, k in zip(arcs, turns):  # the exact arcs of radius 1 up to the arc length reached
+            step = min(max(length, 0.0), arc)
+            x, y, th = x + (np.sin(th + k * step) - np.sin(th)) / k, y - (np.cos(th + k * step) - np.cos(th)) / k, \
+                th + k * step
+            length -= arc
+        Y[:, j] = x, y, th
+    kappa = np.array(turns)[np.searchsorted(np.cumsum(arcs), s, side="right").clip(max=2)]
+    assert np.allclose(Y[:, -1], goal, atol=1e-8)
+    guess = (s, Y, np.vstack([np.ones_like(s), kappa]))
+    lift = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal,
+                                    control_bounds=FORWARD).solve(nodes=100, guess=guess)
+    assert lift.success and lift.t_final == pytest.approx(dubins, rel=1e-3)

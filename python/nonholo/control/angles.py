@@ -53,6 +53,7 @@ def solve_over_lifts(problem, solve_one, options: dict):
     raise_on_failure = options.pop("raise_on_failure")
     given = problem.final
     best = first = None
+    failed = []  # the lifts no start solved: a plan there may be better than the best one found
     finals = [f for f in lifted_finals(problem.initial, given, problem.angles) if _within(f, problem)] or [given]
     try:
         tally = options.get("tally")
@@ -64,12 +65,26 @@ def solve_over_lifts(problem, solve_one, options: dict):
             first = first or sol
             if sol.success and (best is None or sol.objective < best.objective):
                 best = sol
+            elif not sol.success:
+                failed.append(final)
     finally:
         problem.final = given
+    if best is not None and failed:
+        best.message += _unsolved_lifts(problem, failed)
     sol = best or first
     if raise_on_failure and not sol.success:
         raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
     return sol
+
+
+def _unsolved_lifts(problem, failed: list) -> str:
+    """The note of a plan kept while other lifts of its final angles found none: an outside probe's
+    forward-only car to (2.4215, 0.2629, -1.5563) kept the lift +4.727 (8.227) as optimal, where the
+    lift -1.5563, which no start solved, holds the shortest path (Dubins LRL, 6.7548)."""
+    ends = "; ".join(", ".join(f"{problem.state_names[i]} = {final[i]:.6g}" for i in problem.angles)
+                     for final in failed)
+    return (f" No start found a plan ending at {ends} (angles= tries each lift of the final angles), and one "
+            "there may be better: solve that lift from a guess of your own (final= with that value, guess=)")
 
 
 def _within(final, problem) -> bool:
