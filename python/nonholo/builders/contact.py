@@ -115,7 +115,8 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
         quaternion; outputs ``lean`` and ``heading`` (:class:`RollingAngle`: for a
         :class:`Disc` the tilt of its plane from the vertical and the direction of its rolling
         path; for the other surfaces the tilt of the body z axis from the vertical and the
-        direction of the body x axis; heading unwrapped, continuous along a run), ``yaw, pitch,
+        direction of the body x axis; heading unwrapped, continuous along a run where that direction is not vertical
+        and jumping by pi where it passes the vertical, with a warning), ``yaw, pitch,
         roll`` (the body's z-y-x Euler angles, for display: ``roll`` is not the lean, it jumps by
         pi where the pitch passes +-pi/2, twice per revolution of a rolling disc), ``z``
         (height of G), ``omega_1..3`` (body angular velocity) and ``slip`` (|s|).
@@ -614,8 +615,9 @@ class RollingAngle:
     a SimulationWarning says the heading may be off by whole turns: sample the run more densely
     (``t_eval``, or the solver's steps). The check reads the samples only: a rate that peaks between
     two samples where it changes little across them goes unseen. It is undefined where its direction is vertical
-    (a disc lying flat, a body x axis pointing up). An axis given by expressions of the parameters
-    (``Disc(r, axis=(0, k, 0))``) is evaluated at the run's values."""
+    (a disc lying flat, a body x axis pointing up) and jumps by pi where that direction passes the vertical (a
+    ball rolling about its body y axis, twice a turn); a SimulationWarning says where. An axis given by
+    expressions of the parameters (``Disc(r, axis=(0, k, 0))``) is evaluated at the run's values."""
 
     needs_time = True
     unwrapped = True  # its value at a sample depends on those before it: a joined run evaluates it whole
@@ -654,6 +656,7 @@ class RollingAngle:
                 return np.arcsin(np.clip(s[:, 2], -1.0, 1.0)).reshape(shape)
             heading = np.arctan2(-s[:, 0], s[:, 1])
         if t is None or heading.size < 2:
+            _warn_vertical(s, None, None)
             return np.unwrap(heading).reshape(shape)
         # the heading's rate: both azimuths turn with s' = omega x s (space axes) as
         # (s_x s_y' - s_y s_x') / (s_x^2 + s_y^2)
@@ -664,6 +667,7 @@ class RollingAngle:
         dt = np.diff(t)
         turned = dt * (rate[1:] + rate[:-1]) / 2
         _warn_unresolved_turns(t, rate, dt)
+        _warn_vertical(s, t, turned)
         out = heading.copy()
         for i in range(1, out.size):
             guess = out[i - 1] + (turned[i - 1] if np.isfinite(turned[i - 1]) else 0.0)
@@ -672,6 +676,35 @@ class RollingAngle:
 
 
 HEADING_SPREAD = np.pi / 4  # the largest |rate_b - rate_a| dt / 2 between samples the heading trusts
+NEAR_VERTICAL = 1e-3  # the horizontal part of the heading's direction below which it counts as vertical
+
+
+def _warn_vertical(s, t, turned) -> None:
+    """A SimulationWarning where the direction whose azimuth is the heading (``s``, (n_t, 3)) is vertical at a
+    sample (its horizontal part below NEAR_VERTICAL) or passes the vertical between two (its horizontal parts
+    opposed, by more than the heading's rate turns them, ``turned``): the heading is undefined there and jumps
+    by pi. An outside probe's ball rolling straight along x about its body y axis: its body x axis passes
+    the vertical twice a turn, and the heading read 0, pi, 0, -pi (signs arbitrary) with no word, where the
+    docs said it is continuous along a run."""
+    horizontal = s[:, :2]
+    size = np.linalg.norm(horizontal, axis=1)
+    with np.errstate(invalid="ignore"):
+        opposed = np.einsum("ij,ij->i", horizontal[1:], horizontal[:-1]) < 0
+        if turned is None:  # no run's times: points, not a motion between them
+            opposed[:] = False
+        else:
+            opposed &= ~(np.abs(turned) > np.pi / 2)  # a turn the rate explains is no pass of the vertical
+    at = np.flatnonzero(size < NEAR_VERTICAL)
+    between = np.flatnonzero(opposed)
+    if not at.size and not between.size:
+        return
+    first = min([*at, *between])
+    when = "" if t is None else f", first near t = {np.asarray(t, dtype=float).reshape(-1)[first]:.6g}"
+    warnings.warn(f"the heading is undefined where the direction it is the azimuth of (a disc's rolling direction, "
+                  f"another body's x axis) is vertical, and jumps by pi where that direction passes the vertical: "
+                  f"{at.size + between.size} sample(s) or interval(s) of this run do{when}. For the direction of "
+                  "travel of a body that rolls over, take the azimuth of its velocity, atan2(y', x')",
+                  SimulationWarning, stacklevel=4)
 
 
 def _warn_unresolved_turns(t, rate, dt) -> None:
