@@ -14,6 +14,7 @@ The package's folders are its layers, each importing only those before it:
 """
 
 import sys as _sys
+from functools import partial as _partial
 
 from . import _core, systems
 from .analysis import stability, studies
@@ -37,9 +38,12 @@ __version__ = getattr(_core, "__version__", "0.0.0")
 
 # The public namespaces keep their short import paths (``from nonholo.contact import roll_on_plane``)
 # whichever layer holds them.
+# Completion in IPython and Jupyter (dir) lists their public names, not their imports (np, annotations).
 for _name in ("bodies", "contact", "drawing", "frames", "laws", "multibody", "plot", "stability", "studies",
-              "surfaces"):
+              "surfaces", "systems"):
     _sys.modules[f"{__name__}.{_name}"] = globals()[_name]
+    if hasattr(globals()[_name], "__all__"):
+        globals()[_name].__dir__ = _partial(sorted, globals()[_name].__all__)
 del _name
 
 __all__ = [

@@ -207,8 +207,3 @@ def _study(eps_values, orders, errors, slips, times, name) -> ConvergenceStudy:
         slip_slopes={K: slope(slips[K], "slip residuals", K) for K in orders},
         times={k: np.array(v[:n]) for k, v in times.items()}, system_name=name,
     )
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

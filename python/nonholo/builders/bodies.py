@@ -240,8 +240,3 @@ class RigidBody:
 
     def __repr__(self) -> str:
         return f"RigidBody(mass={self.mass}, inertia={self.inertia.tolist()}, com_offset={list(self.com_offset)})"
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

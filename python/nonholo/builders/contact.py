@@ -756,8 +756,3 @@ class RollingOutput:
 def spatial_angular_velocity(q, v) -> np.ndarray:
     """omega = R Omega in space axes, shape (3, n_t)."""
     return np.einsum("tij,jt->it", rotation_matrices(np.asarray(q)[2:6]), body_angular_velocity(q, v))
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

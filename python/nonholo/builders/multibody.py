@@ -695,8 +695,3 @@ def _index(names: list, name: str, what: str) -> int:
     if name not in names:
         raise ValueError(f"{what} names {name!r}, which is not among {names}")
     return names.index(name)
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

@@ -112,8 +112,3 @@ class Disc(Surface):
         axis (0 when the disc lies flat, where its contact point jumps across the rim)."""
         n = sp.Matrix(n)
         return 1 - (n.T * self.axis)[0] ** 2 / (n.T * n)[0], "the disc lies flat"
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

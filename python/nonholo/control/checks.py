@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -364,14 +365,15 @@ def minimum_time_attained(problem) -> None:
 
 
 def unpenalized_controls(problem) -> str | None:
-    """The warning for controls that neither the running cost nor the terminal cost contains and no bound,
-    path constraint or fixed value restrains (forces under cost="energy", the kinetic energy): nothing
-    determines them where the dynamics do not. An outside probe's rolling disc under its two torques,
-    cost="energy" over a fixed time: rest to rest the costs fell as the nodes doubled (1.045, 1.036,
-    1.032) with torques of 25, 53 and 3300 (the infimum needs impulses and is not attained), and with the
-    end speeds free Hermite-Simpson's node and midpoint torques alternated up to 1e4 where the true ones
-    are below 0.44 (the trapezoid's cost 29% above the optimum), each "Optimal Solution Found."
-    None where the cost is the time or contains a control."""
+    """Warns (UserWarning, pointing at the problem's construction) and returns the warning for controls
+    that neither the running cost nor the terminal cost contains and no bound or path constraint
+    restrains (forces under cost="energy", the kinetic energy): the problem is singular in them. An
+    outside probe's rolling disc under two torques, cost="energy" over a fixed time: rest to rest the
+    costs fell as the nodes doubled (1.045, 1.036, 1.032) with torques of 25, 53 and 3300 (the infimum
+    needs impulses and is not attained), and with the end speeds free Hermite-Simpson's node and
+    midpoint torques alternated up to 1e4 where the true ones are below 0.44 (the trapezoid's cost 29%
+    above the optimum), each "Optimal Solution Found." None where the cost is the time or contains a
+    control."""
     if isinstance(problem.cost, str) and problem.cost == "time":
         return None
     costs = [sp.sympify(problem.running_cost)] + ([] if problem.terminal_cost is None else [problem.terminal_cost])
@@ -384,10 +386,12 @@ def unpenalized_controls(problem) -> str | None:
     if not free:
         return None
     cost = f"cost={problem.cost!r}" if isinstance(problem.cost, str) else "the cost"
-    return (f"{cost} does not contain the controls {free}, which no bound restrains: the problem is singular in "
+    message = (f"{cost} does not contain the controls {free}, which no bound restrains: the problem is singular in "
             "them (the plan's controls may chatter between the nodes), and where the cost falls with ever larger "
             "controls (impulses) its minimum is not attained. Add a penalty on them (a running cost such as the "
             f"energy + c * {free[0]}**2) or give them control_bounds")
+    warnings.warn(message, UserWarning, stacklevel=3)
+    return message
 
 
 def _carrying(problem, controls: list) -> list:

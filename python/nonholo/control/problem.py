@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -148,9 +147,7 @@ class OptimalControlProblem:
         # holonomic constraints phi(y) = 0 of the dynamics (a System's, in its coordinates)
         self.holonomic = [sp.sympify(h) for h in (getattr(dyn, "holonomic", None) or [])]
         checked_ends(self)  # again at each solve: the ends and bounds may be set between solves
-        unpenalized = checks.unpenalized_controls(self)
-        if unpenalized:
-            warnings.warn(unpenalized, UserWarning, stacklevel=2)
+        checks.unpenalized_controls(self)  # warns
         self._functions = None
         self._terminal = None
         self._holonomic_tapes = None

@@ -797,8 +797,3 @@ def laws_of(law):
             raise ValueError("law as a list needs one law per contact, got an empty list")
         return [law_of(x, f"law[{i}]") for i, x in enumerate(law)]
     return law_of(law)
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numbers
 import sys
 import warnings
@@ -333,3 +335,12 @@ def given_speeds(system) -> tuple:
                          "build it from KanesMethod (System.from_kanes_method), or take a frame of D with "
                          "nh.frames.AnholonomicFrame(system) (the Voronets frame)")
     return system.speeds
+
+
+def known_keywords(kwargs: Mapping, function, method: str) -> None:
+    """TypeError naming ``System.<method>`` and its keywords for one it does not take (the message named
+    the internal function it passes them to)."""
+    known = list(inspect.signature(function).parameters)[2:]  # after the method object and parameters
+    unknown = [k for k in kwargs if k not in known]
+    if unknown:
+        raise TypeError(f"System.{method}() got unexpected keyword arguments {unknown}; it takes {known}")

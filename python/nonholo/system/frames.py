@@ -622,8 +622,3 @@ def _offset(offset, n: int, system) -> sp.ImmutableMatrix:
                          "functions of q; constraints A v = b(q, t) integrate q' (system.nonholonomic(form='qdot'))")
     check_free_symbols(list(w0), {*system.coordinates, *system.parameters}, "offset")
     return w0
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

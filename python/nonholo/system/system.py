@@ -28,7 +28,7 @@ from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
                         holonomic_argument, order_argument, outputs_argument, speeds_argument, unit_norm_groups,
-                        contacts_argument, velocities_argument, given_speeds)
+                        contacts_argument, velocities_argument, given_speeds, known_keywords)
 from .checks import check_applied_force, check_metric_symmetric, check_size, check_unit_norm_invariant
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -295,7 +295,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         0.841471 0.459698
         """
         from ..expressions.mechanics import kanes_method_arguments
-        _known_keywords(kwargs, kanes_method_arguments, "from_kanes_method")
+        known_keywords(kwargs, kanes_method_arguments, "from_kanes_method")
         system = cls.__new__(cls)  # as unpickling: the constructor, then what it carries (load_potential)
         system.__setstate__(kanes_method_arguments(km, parameters, **kwargs))
         return system
@@ -313,7 +313,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         from ..expressions.mechanics import lagranges_method_arguments
 
-        _known_keywords(kwargs, lagranges_method_arguments, "from_lagranges_method")
+        known_keywords(kwargs, lagranges_method_arguments, "from_lagranges_method")
         return cls(**lagranges_method_arguments(lm, parameters, **kwargs))
 
     def _expression_groups(self) -> dict:
@@ -798,14 +798,3 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         from ..expressions.display import system_latex
 
         return system_latex(self)
-
-
-def _known_keywords(kwargs: Mapping, function, method: str) -> None:
-    """TypeError naming ``System.<method>`` and its keywords for one it does not take (the message named
-    the internal function it passes them to)."""
-    import inspect
-
-    known = list(inspect.signature(function).parameters)[2:]  # after the method object and parameters
-    unknown = [k for k in kwargs if k not in known]
-    if unknown:
-        raise TypeError(f"System.{method}() got unexpected keyword arguments {unknown}; it takes {known}")

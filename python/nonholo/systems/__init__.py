@@ -53,8 +53,3 @@ def __getattr__(name: str):
     if name in _REFERENCE_MODULES:
         return _importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)

@@ -249,8 +249,3 @@ def plan(solution, names=None, ax=None, **kwargs):
     axes[0].set_title(f"plan: objective {solution.objective:.6g}, t_final {solution.t_final:.6g}{verdict}",
                       fontsize="medium")
     return axes[0] if names is not None else axes
-
-
-def __dir__() -> list:
-    """The public names (completion in IPython and Jupyter lists these, not the imports)."""
-    return sorted(__all__)
