@@ -370,17 +370,25 @@ def check_metric(metric: sp.Matrix, states: Sequence) -> None:
                          f"it is not{where}: {metric.tolist() if not free else metric}")
 
 
-def kinematic_of(system) -> KinematicSystem:
+def kinematic_of(system, frame: str = "voronets") -> KinematicSystem:
     """q' = X_D(q) w for a :class:`~nonholo.System` with linear nonholonomic constraints, in the
-    Voronets frame of its constraints (X_D = d/dr + B d/ds, w = r'), G_D = X_D^T G X_D."""
+    Voronets frame of its constraints (X_D = d/dr + B d/ds, w = r'), G_D = X_D^T G X_D; with
+    ``frame="speeds"`` in the system's own velocity frame (``System(speeds=...)``: X_D its first
+    n - k vectors, w its quasi-velocities), regular wherever those vectors are, not only where a
+    block of the constraints' columns is (the Voronets chart of a unicycle, y' = tan(theta) x', is
+    singular at theta = pi/2; its body velocities (v, omega) nowhere)."""
     from ..system.frames import voronets_frame, voronets_split
 
+    if frame not in ("voronets", "speeds"):
+        raise ValueError(f"frame must be 'voronets' or 'speeds', got {frame!r}")
     if system.k == 0:
         raise ModelError(f"{system.name!r} has no nonholonomic constraints: its kinematic system is q' = w")
     if any(not b.is_zero for b in system.affine):
         raise ModelError(f"{system.name!r} has affine constraints A v = b: its kinematics has a drift, "
                          "not a kinematic control system q' = X_D w")
     values = dict(system.parameters)
+    if frame == "speeds":
+        return _in_speeds(system, values)
     solved = voronets_split(system)
     X = voronets_frame(system, [system.coordinate_names[i] for i in solved])
     m = system.n - system.k
@@ -393,6 +401,31 @@ def kinematic_of(system) -> KinematicSystem:
     out = KinematicSystem(list(system.coordinates), controls, rhs, metric=GD, name=f"kinematics of {system.name}")
     out.holonomic = _holonomic_of(system, values)  # tangent by construction: X_D spans ker A, dphi/dq among A's rows
     out.chart = chart_of(system, solved, values)  # where the frame is regular (a plan must not cross its edge)
+    return out
+
+
+def _in_speeds(system, values: dict) -> KinematicSystem:
+    """:func:`kinematic_of` in the system's own velocity frame (``frame="speeds"``)."""
+    from ..expressions.speed_frame import DependentSpeeds
+    from ..system.arguments import given_speeds
+
+    names, X, offset = given_speeds(system)
+    if isinstance(X, DependentSpeeds):
+        raise ModelError(f"{system.name!r} has Kane's speeds with dependent ones, solved numerically at each "
+                         "evaluation (never symbolically): frame='speeds' needs the frame's vectors as expressions "
+                         "(System(speeds=(names, vectors, None))); use frame='voronets', or controls= for its dynamics")
+    if offset is not None and any(not sp.sympify(w).is_zero for w in offset):
+        raise ModelError(f"{system.name!r}'s velocity frame has an offset w0: its kinematics has a drift")
+    m = system.n - system.k
+    XD = sp.Matrix(X[:, :m]).subs(values)
+    if not sp.simplify(sp.Matrix(system.constraints).subs(values) * XD).is_zero_matrix:
+        raise ModelError(f"the first n - k = {m} vectors of {system.name!r}'s velocity frame do not satisfy its "
+                         "constraints A X_D = 0")
+    controls = [sp.Symbol(name) for name in names]
+    G = sp.Matrix(system.metric).subs(values)
+    out = KinematicSystem(list(system.coordinates), controls, XD * sp.Matrix(controls),
+                          metric=simplified(XD.T * G * XD), name=f"kinematics of {system.name} in its speeds")
+    out.holonomic = _holonomic_of(system, values)
     return out
 
 

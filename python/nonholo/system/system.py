@@ -464,18 +464,18 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                              f"{self.name!r} has none")
         return self.speed_frame().hamel()
 
-    def kinematic(self):
-        """The kinematic control system q' = X_D(q) w of the constraints (a
-        :class:`~nonholo.control.kinematic.KinematicSystem`, built once): X_D the constrained
-        vectors of the Voronets frame (:func:`~nonholo.frames.voronets_frame`), the controls w the
-        speeds of the free coordinates (named as the system's velocities), ``cost="energy"`` the
-        kinetic energy 1/2 w^T X_D^T G X_D w; parameters at their default values. For optimal
-        control (:class:`~nonholo.OptimalControlProblem`). Linear constraints only."""
+    def kinematic(self, frame: str = "voronets"):
+        """The kinematic control system q' = X_D(q) w (a :class:`~nonholo.control.kinematic.KinematicSystem`, built
+        once) for :class:`~nonholo.OptimalControlProblem`: X_D the constrained vectors of the Voronets frame, the
+        controls w the speeds of the free coordinates (named as the velocities), ``cost="energy"`` the kinetic energy
+        1/2 w^T X_D^T G X_D w; parameters at their defaults; linear constraints only. ``frame="speeds"``: in the
+        system's own velocity frame (``System(speeds=...)``), regular where its vectors are (a unicycle's (v, omega)
+        everywhere, where the Voronets chart y' = tan(theta) x' ends at theta = pi/2)."""
         from ..control.kinematic import kinematic_of
 
-        if ("kinematic", None) not in self._models:
-            self._models[("kinematic", None)] = kinematic_of(self)
-        return self._models[("kinematic", None)]
+        if ("kinematic", frame) not in self._models:
+            self._models[("kinematic", frame)] = kinematic_of(self, frame)
+        return self._models[("kinematic", frame)]
 
     def speed_frame(self):
         """The :class:`~nonholo.frames.AnholonomicFrame` of the system's velocity frame (``speeds``), built once."""
