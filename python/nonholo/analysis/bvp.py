@@ -14,6 +14,8 @@ the matrix comes from the sensitivities dy(T)/dy(0).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import options as check
@@ -31,6 +33,7 @@ LINE_IN_D = 0.1  # a default start whose straight line has less than this part i
 # (1e-10 and below), which a minimum-norm step must not divide by.
 RCOND = 1e-8
 RETRY_SEGMENTS = 4  # the default's shooting intervals where single shooting fails
+OFF_THE_LINE = (0.3, 1.0)  # the default start's bumps off an abnormal curve, relative to its speed (_off_the_line)
 # What a trial step of the shooting may raise: an integration that fails, or a state its projection
 # cannot handle (a metric no longer positive definite at a trial node)
 TRIAL_FAILURES = (IntegrationError, ModelError)
@@ -229,6 +232,33 @@ def _initial_guess(shoot: _Shooting, guess, T: float):
     return z
 
 
+def _off_the_line(system, q0, q1, T: float, params, options: dict) -> list:
+    """The geodesics the default start reaches when bumped off its line: where that start lies on an
+    abnormal curve (the shooting matrix singular there, the endpoint off its range: the flat Martinet
+    distribution's line y = 0 from (0, 0, 0) to (1, 0, 0.01), where its two mirror-image minimizers,
+    1.0921983, lie either side), v0 moved by each of OFF_THE_LINE times |v0| along each other direction
+    of D at q0, both ways, lambda0 = 0; each that converges (an outside probe's guess, v0 = (1, +-0.3, 0);
+    to (1, 0, 0.05) only the bump of 1 reaches the shortest, 1.37795, the others 2.02304)."""
+    N, vp = _distribution_basis(system, q0, 0.0, params)
+    a = N.T @ ((q1 - q0) / T - vp)
+    size = float(np.linalg.norm(a))
+    if not size > 0:
+        return []
+    found = []
+    for j in range(N.shape[1]):
+        e = np.eye(N.shape[1])[j] - a * a[j] / size**2  # the j-th direction of D, off the line's
+        if not np.linalg.norm(e) > 1e-8:
+            continue
+        for bump in (b * sign for b in OFF_THE_LINE for sign in (1.0, -1.0)):
+            v0 = vp + N @ (a + bump * size * e / np.linalg.norm(e))
+            try:
+                found.append(vakonomic_bvp(system, q0, q1, T, {"v0": v0, "lambda0": np.zeros(system.k)},
+                                           params=params, **options))
+            except ShootingError:
+                continue
+    return found
+
+
 def _diagnose(J, r) -> str:
     s = np.linalg.svd(J, compute_uv=False)
     rank = int(np.sum(s > RCOND * s[0])) if s.size and s[0] > 0 else 0
@@ -316,8 +346,21 @@ def vakonomic_bvp(system, q0, q1, T: float, guess=None, *, params=None, segments
                 return vakonomic_bvp(system, q0, q1, T, guess, params=params, segments=RETRY_SEGMENTS, tol=tol,
                                      max_iterations=max_iterations, rtol=rtol, atol=atol, n_points=n_points)
             except ShootingError as multiple:
+                abnormal = guess is None and "abnormal curve" in str(single) + str(multiple)
+                found = _off_the_line(system, q0, q1, T, params, dict(tol=tol, max_iterations=max_iterations,
+                                      rtol=rtol, atol=atol, n_points=n_points)) if abnormal else []
+                if found:
+                    best = min(found, key=lambda g: g.length)
+                    lengths = sorted({round(g.length, 8) for g in found})
+                    warnings.warn(f"vakonomic_bvp: the default start lies on an abnormal curve (the shooting matrix "
+                                  f"is singular there); starts bumped off it reached geodesics of lengths {lengths}, "
+                                  f"and the shortest of them is returned. The shortest geodesic may be another: "
+                                  "compare with a plan of least energy as the guess", UserWarning, stacklevel=2)
+                    return best
                 single = str(single).rstrip(" .")
-                raise ShootingError(f"{single}. With {RETRY_SEGMENTS} segments: {multiple}", multiple.residual,
+                tried = (" Starts bumped off the default's (v0 moved by 0.3 and 1 |v0| along the other directions "
+                         "of D, both ways) failed too." if abnormal else "")
+                raise ShootingError(f"{single}. With {RETRY_SEGMENTS} segments: {multiple}{tried}", multiple.residual,
                                     multiple.iterations) from None
     segments = check.count(segments, "segments")
     tol = check.positive(tol, "tol")
