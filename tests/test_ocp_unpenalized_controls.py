@@ -42,6 +42,20 @@ def test_restrained_controls_do_not_warn(kwargs):
     assert sol.success
 
 
+def test_each_control_is_weighed_on_its_own():
+    """A second-round probe: with cost F**2 a torque tau unbounded and absent from the cost went unwarned,
+    while a cost x**2 warned of it."""
+    th, tau = sp.symbols("theta tau")
+    spinner = nh.System([x, th], sp.eye(2), force=[F, tau], parameters={F: 0.0, tau: 0.0})
+    with pytest.warns(UserWarning, match=r"does not contain the controls \['tau'\]"):
+        nh.OptimalControlProblem(spinner, cost=F**2, t_final=1.0, controls=[F, tau], initial=[0] * 4,
+                                 final=[1, 1, 0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nh.OptimalControlProblem(spinner, cost=F**2 + tau**2, t_final=1.0, controls=[F, tau], initial=[0] * 4,
+                                 final=[1, 1, 0, 0])
+
+
 def test_the_default_cost_of_a_kinematic_system_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
