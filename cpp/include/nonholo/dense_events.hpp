@@ -32,10 +32,33 @@ class DenseEventSearch {
   // it: on_root(t*, y*, which) for each root in time order (`which`: the events that crossed by
   // t*), until it returns true (a terminal event): then step() returns true and the run ends at t*.
   // Otherwise the values at the step's end are kept for the next step.
+  //
+  // An event whose sign is the same at both ends may still cross zero and back inside the step (the
+  // steps of an explicit method are long: an outside probe's sqrt(1.0001 - y^2) - 0.05 with y = sin t
+  // is below zero on (1.5218, 1.6198), and DOP853 stepped from 1.477 to 1.873 over it, reporting
+  // neither crossing). Where its slope at the step's start heads for zero and at the end leaves it
+  // (a minimum of |g| inside), the step is split where the interpolant's g crosses (dip()), and each
+  // part searched as a step of its own.
   template <class Interpolant, class OnRoot>
   bool step(double t_end, const double* y_end, Interpolant&& interpolant, OnRoot&& on_root) {
     const std::size_t m = g_.size();
     for (std::size_t i = 0; i < m; ++i) g_end_[i] = values_(i, t_end, y_end, ws_);
+    for (double t_split; dip(t_end, interpolant, t_split);) {
+      y_split_.resize(y_root_.size());
+      interpolant(t_split, y_split_.data());
+      const std::vector<double> g_at_end = g_end_;
+      for (std::size_t i = 0; i < m; ++i) g_end_[i] = values_(i, t_split, y_split_.data(), ws_);
+      if (part(t_split, y_split_.data(), interpolant, on_root)) return true;
+      g_end_ = g_at_end;
+    }
+    return part(t_end, y_end, interpolant, on_root);
+  }
+
+ private:
+  // The search of the step's part from t_ to t_end (g_end_ the values there), as step() describes.
+  template <class Interpolant, class OnRoot>
+  bool part(double t_end, const double* y_end, Interpolant&& interpolant, OnRoot&& on_root) {
+    const std::size_t m = g_.size();
     const double tol = 100 * std::numeric_limits<double>::epsilon() * (std::abs(t_end) + std::abs(t_end - t_));
     for (;;) {
       double t_root = t_end;
@@ -68,7 +91,52 @@ class DenseEventSearch {
     return false;
   }
 
- private:
+  // The earliest time in (t_, t_end) where an event of the same sign at both ends (g_, g_end_) has
+  // crossed zero on the interpolant, found by a golden-section search for the minimum of |g|
+  // where the slopes at the ends (differences over kSlope of the step) say that |g| falls from the
+  // start and rises to the end; false where no event does.
+  template <class Interpolant>
+  bool dip(double t_end, Interpolant&& interpolant, double& t_split) {
+    const double span = t_end - t_;
+    if (!(std::abs(span) > 0.0)) return false;
+    bool found = false;
+    y_probe_.resize(y_root_.size());
+    auto g_at = [&](std::size_t i, double t) {
+      interpolant(t, y_probe_.data());
+      return values_(i, t, y_probe_.data(), ws_);
+    };
+    for (std::size_t i = 0; i < g_.size(); ++i) {
+      const double s = g_[i] > 0.0 ? 1.0 : g_[i] < 0.0 ? -1.0 : 0.0;
+      if (s == 0.0 || !(s * g_end_[i] > 0.0)) continue;
+      const double d = kSlope * span;
+      const bool falls = s * (g_at(i, t_ + d) - g_[i]) < 0.0, rises = s * (g_end_[i] - g_at(i, t_end - d)) > 0.0;
+      if (!falls || !rises) continue;
+      double a = t_, b = t_end;  // golden section on s g, stopped where it is no longer positive
+      double c = b - kGolden * (b - a), e = a + kGolden * (b - a);
+      double gc = s * g_at(i, c), ge = s * g_at(i, e);
+      for (int k = 0; k < kGoldenSteps && gc > 0.0 && ge > 0.0; ++k) {
+        if (gc < ge) {
+          b = e, e = c, ge = gc;
+          c = b - kGolden * (b - a);
+          gc = s * g_at(i, c);
+        } else {
+          a = c, c = e, gc = ge;
+          e = a + kGolden * (b - a);
+          ge = s * g_at(i, e);
+        }
+      }
+      const double t_cross = gc <= 0.0 ? c : ge <= 0.0 ? e : std::numeric_limits<double>::quiet_NaN();
+      if (std::isfinite(t_cross) && (!found || (t_cross - t_split) * span < 0.0)) {
+        t_split = t_cross;
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  static constexpr double kSlope = 1e-6, kGolden = 0.6180339887498949;
+  static constexpr int kGoldenSteps = 60;
+
   // A sign change of g_i from a to b (b may be 0), in the event's direction (in t) if it has one.
   bool crosses(std::size_t i, double a, double b) const {
     if (!((a < 0.0 && b >= 0.0) || (a > 0.0 && b <= 0.0))) return false;
@@ -109,7 +177,7 @@ class DenseEventSearch {
   double dir_;
   double t_ = 0.0;
   std::vector<double> g_, g_end_, g_root_;  // at the step's start (t_), end, and a root
-  std::vector<double> y_root_;
+  std::vector<double> y_root_, y_split_, y_probe_;
   std::vector<std::size_t> which_;
 };
 
