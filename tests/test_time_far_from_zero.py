@@ -44,3 +44,16 @@ def test_cvode_says_where_its_rounded_times_cost_the_runs_accuracy(sleigh, metho
     assert far.success and np.abs(far.y[:, -1] - near.y[:, -1]).max() > 1e-7  # what it warns of
     # near enough to 0 that the rounding stays below rtol: no warning
     assert not nh.simulate(sleigh, (1e4, 1e4 + 2), Y0, method=method).warnings
+
+
+def test_a_failure_far_from_zero_says_where_its_times_lie():
+    """A second-round probe's forced oscillator x'' + x = cos(1.3 t) from t0 = 1e10 (doubles 1.9e-6 apart):
+    the default run stopped, "the step size collapsed ... (the solution blows up, or the model is singular
+    ...)"; nothing blows up. The message now says where the run's times lie and what that does."""
+    x, t = sp.symbols("x t")
+    forced = nh.System([x], sp.Matrix([[1]]), potential=x**2 / 2, force=[sp.cos(1.3 * t)]).nonholonomic()
+    assert nh.simulate(forced, (0, 10), [1.0, 0.0]).success
+    with pytest.warns(nh.SimulationWarning, match=r"lie far from t = 0 \(t_span \(10000000000, 10000000010\)\): "
+                                                  r"the doubles there are 1.9e-06 apart"):
+        far = nh.simulate(forced, (1e10, 1e10 + 10), [1.0, 0.0])
+    assert not far.success

@@ -33,7 +33,25 @@ def explain_failure(result: SimulationResult, model: Model, y0: np.ndarray, t_sp
             "interval, or shift the time origin closer to the interval")
     elif model.kind == "friction" and result.flag_name not in ("CV_TOO_MUCH_WORK", "WALL_TIME_EXCEEDED"):
         _explain_layer(result, model, y0, t0)  # not a run stopped by its max_steps or max_wall_time
+    _explain_time_offset(result, t_span)
     return result
+
+
+def _explain_time_offset(result: SimulationResult, t_span: tuple) -> None:
+    """A failed run whose times lie far from t = 0 (:mod:`~nonholo.integrate.time_resolution`): the doubles
+    there are coarse, a model of t (a force of t) is evaluated at times that coarse and the steps rounded to
+    them. A second-round probe's forced oscillator x'' + x = cos(1.3 t) from t0 = 1e10 was told its step size
+    collapsed because "the solution blows up, or the model is singular"; nothing blows up."""
+    from .time_resolution import FAR
+
+    t0, tf = (float(t) for t in t_span)
+    spacing = float(np.spacing(max(abs(t0), abs(tf))))
+    if not spacing > FAR * float(np.spacing(abs(tf - t0))) or "lie far from t = 0" in result.message:
+        return
+    result.message += (f". The times of this run lie far from t = 0 (t_span ({t0:.12g}, {tf:.12g})): the doubles "
+                       f"there are {spacing:.2g} apart, the steps are rounded to them and a model of t (a force of "
+                       "t) is evaluated that coarsely, which can stop a run that nothing else would: where the model "
+                       "allows, simulate over a t_span nearer 0")
 
 
 # the core's words where a frame given by its vectors turns singular (cpp/src/models/frame_watch.cpp), which
