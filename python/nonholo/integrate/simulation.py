@@ -270,7 +270,9 @@ def simulate(
         ValueError or TypeError before the run, and an exception raised by a callable event
         of yours propagates as itself.
     solver_options : mapping, optional
-        CVODE's tuning knobs: ``max_order``, ``jacobian_frequency`` (the most steps between Jacobians: CVODE
+        CVODE's tuning knobs: ``max_order`` (at most 5 for BDF, 12 for Adams; refused with DOP853, and under
+        "auto" it orders the stiff BDF phase only, DOP853 keeping its 8), ``jacobian_frequency`` (the most
+        steps between Jacobians: CVODE
         also forms one after a convergence failure or a large change of the step, so 1 is not one per step),
         ``setup_frequency``, ``max_nonlinear_iterations``, ``nonlinear_convergence``; and BDF's
         ``jacobian_costs``: "measured" (default) or "estimated" (the same steps on any machine),
