@@ -1,4 +1,4 @@
-"""Progress bars (tqdm.auto: a widget in Jupyter, text in a terminal) for long runs and batches,
+"""Progress bars (tqdm.auto where ipywidgets is installed: a widget in Jupyter, else text) for long runs and batches,
 and the cancellation of runs in worker threads.
 
 tqdm is optional: without it, or with ``enabled=False``, every bar here is a silent stand-in.
@@ -69,26 +69,33 @@ class _Silent:
         pass
 
 
-def bar(total, desc: str, enabled: bool = True, **kwargs):
-    """A ``tqdm.auto.tqdm`` bar of ``total`` units, or a silent stand-in."""
-    if not enabled:
-        return _Silent()
+def tqdm_class():
+    """tqdm's bar: ``tqdm.auto``'s (a widget in Jupyter) where ipywidgets is installed, else the text bar,
+    which tqdm.auto falls back to only after a TqdmWarning, "IProgress not found", on every first bar of a
+    kernel without ipywidgets (an outside probe's sweep); None without tqdm (it is optional)."""
     try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional
-        return _Silent()
-    return tqdm(total=total, desc=desc, **kwargs)
+        import tqdm  # noqa: F401
+    except ImportError:
+        return None
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        from tqdm.std import tqdm as text
+        return text
+    from tqdm.auto import tqdm as auto
+    return auto
+
+
+def bar(total, desc: str, enabled: bool = True, **kwargs):
+    """A tqdm bar (:func:`tqdm_class`) of ``total`` units, or a silent stand-in."""
+    tqdm = tqdm_class() if enabled else None
+    return _Silent() if tqdm is None else tqdm(total=total, desc=desc, **kwargs)
 
 
 def iterate(iterable, total: int, desc: str, enabled: bool = True):
-    """``iterable`` wrapped in a ``tqdm.auto.tqdm`` bar (unchanged when disabled or without tqdm)."""
-    if not enabled:
-        return iterable
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional
-        return iterable
-    return tqdm(iterable, total=total, desc=desc)
+    """``iterable`` wrapped in a tqdm bar (:func:`tqdm_class`; unchanged when disabled or without tqdm)."""
+    tqdm = tqdm_class() if enabled else None
+    return iterable if tqdm is None else tqdm(iterable, total=total, desc=desc)
 
 
 class TimeProgress:
