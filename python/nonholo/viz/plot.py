@@ -179,7 +179,8 @@ def convergence(study, ax=None, which: str = "errors", reference: bool = True):
 def eigenvalues(path, axes=None, critical=None, structural: bool = False):
     """Root locus and real parts of an :class:`~nonholo.EigenvaluePath`, as in the bicycle
     literature: left, the tracked eigenvalues in the complex plane (one line per mode, a dot at
-    the first parameter value); right, their real parts against the parameter, with the
+    the first parameter value, broken where a mode turns from real to complex between two values);
+    right, their real parts against the parameter, with the
     imaginary parts dashed and the critical values (:func:`~nonholo.critical_values`, pass them
     as ``critical``) marked. Structural zero modes are left out unless ``structural``.
     Returns the two axes.
@@ -194,7 +195,12 @@ def eigenvalues(path, axes=None, critical=None, structural: bool = False):
     cols = np.arange(path.eigenvalues.shape[1]) if structural else np.flatnonzero(~path.structural)
     for j in cols:
         lam = path.eigenvalues[:, j]
-        (line,) = locus.plot(lam.real, lam.imag, lw=1.2)
+        # no chord across a collision on the real axis: a real pair that turns complex between two grid values
+        # went from (0.27, 0) straight to (0, 0.25), a real part it never has (the rolling disc's modes)
+        real_valued = np.abs(lam.imag) <= 1e-12 * (1.0 + np.abs(lam))
+        cut = np.flatnonzero(real_valued[1:] != real_valued[:-1]) + 1
+        shown = np.insert(lam.astype(complex), cut, complex(np.nan, np.nan))
+        (line,) = locus.plot(shown.real, shown.imag, lw=1.2)
         locus.plot(lam.real[0], lam.imag[0], "o", ms=3, color=line.get_color())
         real.plot(path.values, lam.real, color=line.get_color(), lw=1.2)
         if np.abs(lam.imag).max() > 0:
