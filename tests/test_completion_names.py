@@ -32,3 +32,15 @@ def test_a_namespace_lists_its_public_names_only(namespace):
     listed = [name for name in dir(module) if not name.startswith("_")]
     assert listed == sorted(module.__all__) and all(hasattr(module, name) for name in listed)
     assert "np" not in listed and "annotations" not in listed
+
+
+def test_a_rigid_body_shows_its_numbers_as_numbers():
+    """An outside probe: RigidBody(mass=1.0, ...) printed mass=1.00000000000000 and 0.400000000000000 (SymPy's
+    floats); a symbolic parameter stays an expression."""
+    import sympy as sp
+
+    assert repr(nh.bodies.RigidBody(mass=1.0, inertia=(0.4, 0.4, 0.4))) == \
+        "RigidBody(mass=1, inertia=[[0.4, 0, 0], [0, 0.4, 0], [0, 0, 0.4]], com_offset=[0, 0, 0])"
+    m = sp.Symbol("m")
+    assert repr(nh.bodies.RigidBody(mass=m, inertia=(m / 2, m / 2, m), com_offset=(0, 0, 0.1))) == \
+        "RigidBody(mass=m, inertia=[[m/2, 0, 0], [0, m/2, 0], [0, 0, m]], com_offset=[0, 0, 0.1])"

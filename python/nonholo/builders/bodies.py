@@ -30,6 +30,7 @@ import numpy as np
 import sympy as sp
 
 from ..expressions.parsing import to_sympy
+from ..numerics import number_text
 
 __all__ = ["RigidBody", "body_rate_matrix", "rotation_matrix", "quaternion_rates", "quaternion_from_euler",
            "euler_from_quaternion", "rotation_matrices", "quaternion_with_down",
@@ -239,4 +240,10 @@ class RigidBody:
         self.com_offset = vector(com_offset, "com_offset")
 
     def __repr__(self) -> str:
-        return f"RigidBody(mass={self.mass}, inertia={self.inertia.tolist()}, com_offset={list(self.com_offset)})"
+        def text(value):  # a number as displays show it (1, 0.4: not SymPy's 1.00000000000000), else its expression
+            value = sp.sympify(value)
+            return number_text(float(value)) if value.is_number else str(value)
+
+        inertia = "[" + ", ".join("[" + ", ".join(text(v) for v in row) + "]" for row in self.inertia.tolist()) + "]"
+        return (f"RigidBody(mass={text(self.mass)}, inertia={inertia}, "
+                f"com_offset=[{', '.join(text(v) for v in self.com_offset)}])")
