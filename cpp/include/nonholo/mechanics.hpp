@@ -44,12 +44,17 @@ void directional_dA(const Geometry<S>& g, const Vec& x, MatX<S>& out) {
   for (int l = 0; l < g.n(); ++l) out += g.dA(l) * x(l);
 }
 
+// A metric that fails where the coordinates do (Euler angles with two of their axes aligned: a
+// Mechanism's disc at yaw z, roll x, spin y lying flat) is singular there, not the body's: the
+// message says so (an outside probe was told only that the metric is not positive definite).
 template <class S>
 void factor_metric(MechanicsWork<S>& w) {
   const bool definite = w.geo.layout->definite_metric;
   if (!w.chol_G.compute(w.geo.G(), definite))
     throw ModelError(std::string(definite ? "the metric is not positive definite at " : "the metric is singular at ") +
-                     describe_point(w.geo) + " (failed pivot " + std::to_string(w.chol_G.failed_pivot()) + ")");
+                     describe_point(w.geo) + " (failed pivot " + std::to_string(w.chol_G.failed_pivot()) +
+                     "); where the coordinates are singular (Euler angles with two of their axes aligned), so is the "
+                     "metric: take angles regular at that pose, or a quaternion attitude");
 }
 
 // M = A G^-1 A^T factored from the halves of G = L D L^T (linalg.hpp, factor_gram_halves):
