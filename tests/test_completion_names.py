@@ -44,3 +44,14 @@ def test_a_rigid_body_shows_its_numbers_as_numbers():
     m = sp.Symbol("m")
     assert repr(nh.bodies.RigidBody(mass=m, inertia=(m / 2, m / 2, m), com_offset=(0, 0, 0.1))) == \
         "RigidBody(mass=m, inertia=[[m/2, 0, 0], [0, m/2, 0], [0, 0, m]], com_offset=[0, 0, 0.1])"
+
+
+def test_a_name_of_several_letters_reads_as_one_in_latex():
+    """An outside probe: the Heisenberg particle's parameter 'mass' rendered as the product m a s s."""
+    import sympy as sp
+
+    latex = nh.systems.heisenberg()._repr_latex_()
+    assert r"\mathrm{mass}" in latex and "mass x" not in latex
+    yaw, roll, k = sp.symbols("yaw roll k")
+    latex = nh.System([yaw, roll], sp.diag(k, 1), parameters={k: 2.0})._repr_latex_()
+    assert r"\dot{\mathrm{yaw}}" in latex and r"\mathrm{roll}" in latex and r"\mathrm{k}" not in latex

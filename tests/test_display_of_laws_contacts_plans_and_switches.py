@@ -108,7 +108,9 @@ def test_the_latex_of_a_mechanism_shows_its_holonomic_constraint(cart):
     """Before: h(q) = 0 (the cart's roll, -0.6 sin(roll) = 0) never appeared in the LaTeX."""
     tex = cart._repr_latex_()
     (h,) = cart.holonomic
-    assert r"\text{holonomic 1:}\quad " + sp.latex(h) + " &= 0" in tex
+    # roll, a word, reads as one (\mathrm), not as the product r o l l
+    words = {s: rf"\mathrm{{{s.name}}}" for s in h.free_symbols}
+    assert r"\text{holonomic 1:}\quad " + sp.latex(h, symbol_names=words) + " &= 0" in tex
 
 
 # ------------------------------------------------------------------ animations

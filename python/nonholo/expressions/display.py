@@ -30,10 +30,15 @@ def _safe(tex: str) -> str:
 def _names(system) -> dict:
     names = {v: r"\dot{" + _safe(sp.latex(q)) + "}" for q, v in zip(system.coordinates, system.velocities)}
     exprs = [system.metric, system.constraints, system.affine, system.potential, system.force, *system.coordinates,
-             *system.parameters]
+             *system.parameters, *(system.holonomic or ())]
     for s in set().union(*(sp.sympify(e).free_symbols for e in exprs if e is not None)):
         if s not in names and any(ch in s.name for ch in "&%#$"):
             names[s] = _safe(sp.latex(s))
+        elif s not in names and len(s.name) > 1 and s.name.isalpha() and sp.latex(s) == s.name:
+            names[s] = r"\mathrm{" + s.name + "}"  # a word: SymPy's "mass" read as m a s s (an outside probe)
+    for q, v in zip(system.coordinates, system.velocities):
+        if len(q.name) > 1 and q.name.isalpha() and sp.latex(q) == q.name:
+            names[v] = r"\dot{\mathrm{" + q.name + "}}"
     return names
 
 
