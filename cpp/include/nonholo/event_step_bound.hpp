@@ -34,9 +34,10 @@
 // the state moved along y'(t0); while one changes sign or turns there (its curvature over the step
 // above a quarter of its range there; unequal spacings, as sin(20 t) at equal ones of 1.25 looks like
 // a slow drift), or is not defined (the line leaves the event's domain where the solution need not:
-// sqrt(1.5 - x) of x = sin t from x' = 1, which failed the run at t = 0), the step is cut 10-fold. From there the 10-fold growth and the bound of three values take over. A cap of
-// 1e-8 of the span on every run with events found these too but cost about one step for each
-// factor 10 it cut: the reduced model of a law, whose fold event is always on, took 18 steps
+// sqrt(1.5 - x) of x = sin t from x' = 1, which failed the run at t = 0), the step is cut 10-fold.
+// From there the 10-fold growth and the bound of three values take over. A cap of 1e-8 of the span
+// on every run with events found these too but cost about one step for each factor 10 it cut:
+// the reduced model of a law, whose fold event is always on, took 18 steps
 // where it takes 11; the samples cost kProbeSamples + 1 event values and one right-hand side.
 #pragma once
 

@@ -372,8 +372,8 @@ def unpenalized_controls(problem) -> str | None:
     costs fell as the nodes doubled (1.045, 1.036, 1.032) with torques of 25, 53 and 3300 (the infimum
     needs impulses and is not attained), and with the end speeds free Hermite-Simpson's node and
     midpoint torques alternated up to 1e4 where the true ones are below 0.44 (the trapezoid's cost 29%
-    above the optimum), each "Optimal Solution Found." None where the cost is the time or every control is in
-    the cost, bounded or in a path constraint."""
+    above the optimum), each "Optimal Solution Found." None where the cost is the time or every control is
+    in the cost, bounded or in a path constraint."""
     if isinstance(problem.cost, str) and problem.cost == "time":
         return None
     costs = [sp.sympify(problem.running_cost)] + ([] if problem.terminal_cost is None else [problem.terminal_cost])
@@ -386,9 +386,9 @@ def unpenalized_controls(problem) -> str | None:
         return None
     cost = f"cost={problem.cost!r}" if isinstance(problem.cost, str) else "the cost"
     message = (f"{cost} does not contain the controls {free}, which no bound restrains: the problem is singular in "
-            "them (the plan's controls may chatter between the nodes), and where the cost falls with ever larger "
-            "controls (impulses) its minimum is not attained. Add a penalty on them (a running cost such as the "
-            f"energy + c * {free[0]}**2) or give them control_bounds")
+               "them (the plan's controls may chatter between the nodes), and where the cost falls with ever larger "
+               "controls (impulses) its minimum is not attained. Add a penalty on them (a running cost such as the "
+               f"energy + c * {free[0]}**2) or give them control_bounds")
     warnings.warn(message, UserWarning, stacklevel=3)
     return message
 
