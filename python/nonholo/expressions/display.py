@@ -34,12 +34,17 @@ def _names(system) -> dict:
     for s in set().union(*(sp.sympify(e).free_symbols for e in exprs if e is not None)):
         if s not in names and any(ch in s.name for ch in "&%#$"):
             names[s] = _safe(sp.latex(s))
-        elif s not in names and len(s.name) > 1 and s.name.isalpha() and sp.latex(s) == s.name:
+        elif s not in names and _word(s):
             names[s] = r"\mathrm{" + s.name + "}"  # a word: SymPy's "mass" read as m a s s (an outside probe)
     for q, v in zip(system.coordinates, system.velocities):
-        if len(q.name) > 1 and q.name.isalpha() and sp.latex(q) == q.name:
+        if _word(q):
             names[v] = r"\dot{\mathrm{" + q.name + "}}"
     return names
+
+
+def _word(s) -> bool:
+    """A name of several letters that SymPy writes as they are (``mass``; not ``alpha``, not ``I1``)."""
+    return len(s.name) > 1 and s.name.isalpha() and sp.latex(s) == s.name
 
 
 def _size(expr, limit: int) -> int:

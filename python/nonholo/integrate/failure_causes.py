@@ -42,11 +42,11 @@ def _explain_time_offset(result: SimulationResult, t_span: tuple) -> None:
     there are coarse, a model of t (a force of t) is evaluated at times that coarse and the steps rounded to
     them. A second-round probe's forced oscillator x'' + x = cos(1.3 t) from t0 = 1e10 was told its step size
     collapsed because "the solution blows up, or the model is singular"; nothing blows up."""
-    from .time_resolution import FAR
+    from .time_resolution import far_spacing
 
     t0, tf = (float(t) for t in t_span)
-    spacing = float(np.spacing(max(abs(t0), abs(tf))))
-    if not spacing > FAR * float(np.spacing(abs(tf - t0))) or "lie far from t = 0" in result.message:
+    spacing = far_spacing(t0, tf)
+    if spacing is None or "lie far from t = 0" in result.message:
         return
     result.message += (f". The times of this run lie far from t = 0 (t_span ({t0:.12g}, {tf:.12g})): the doubles "
                        f"there are {spacing:.2g} apart, the steps are rounded to them and a model of t (a force of "

@@ -17,9 +17,17 @@ import numpy as np
 
 from ..errors import SimulationWarning
 
-__all__ = ["warn_time_resolution", "FAR"]
+__all__ = ["warn_time_resolution", "far_spacing", "FAR"]
 
 FAR = 1024.0  # the times' spacing over the span's, above which the offset of t_span from 0 is what rounds
+
+
+def far_spacing(t0: float, tf: float) -> float | None:
+    """The spacing of the doubles at the run's times where it is over FAR times that of its span (the offset
+    of t_span from 0, not the span, is what rounds them; a run from 0 rounds alike, and a shift gains
+    nothing); None elsewhere."""
+    spacing = float(np.spacing(max(abs(t0), abs(tf))))
+    return spacing if spacing > FAR * float(np.spacing(abs(tf - t0))) else None
 
 
 def warn_time_resolution(result, t_span, rtol: float) -> None:
@@ -29,12 +37,10 @@ def warn_time_resolution(result, t_span, rtol: float) -> None:
     if "bdf" not in method and "adams" not in method:
         return
     t0, tf = (float(t) for t in t_span)
-    spacing = float(np.spacing(max(abs(t0), abs(tf))))
+    spacing = far_spacing(t0, tf)
     steps = int(result.stats.get("n_steps", 0))
     span = abs(tf - t0)
-    # only where the run's offset from 0 costs the rounding (a run from 0 at rtol 1e-13 rounds as much, and
-    # shifting it gains nothing): the spacing at t FAR times that of the span
-    if not (spacing > FAR * float(np.spacing(span)) and steps * spacing > rtol * span):
+    if spacing is None or not steps * spacing > rtol * span:
         return
     message = (f"the times of this run lie far from t = 0 (t_span ({t0:.12g}, {tf:.12g})): doubles there are "
                f"{spacing:.2g} apart, and each of CVODE's {steps} steps moved the state by up to half of that times "

@@ -237,18 +237,16 @@ def plan(solution, names=None, ax=None, **kwargs):
         **{name: solution.u_points[i] for i, name in enumerate(solution.control_names)}}
     if names is not None:
         names = [names] if isinstance(names, str) else list(names)
-        values = {name: np.asarray(solution[name]) for name in names}  # KeyError naming states and controls
         groups = [names]
     else:
         groups = [g for g in (list(solution.state_names), list(solution.control_names)) if g]
-        values = {name: np.asarray(solution[name]) for g in groups for name in g}
+    # at the points where the plan has them, else at the nodes (solution[name]: KeyError naming states and controls)
+    curves = {name: (solution.t_points, points[name]) if name in points else (solution.t, np.asarray(solution[name]))
+              for g in groups for name in g}
     axes = panels(len(groups), ax, "one panel for the states and one for the controls")
     for a, group in zip(axes, groups):
         for name in group:
-            if name in points:
-                a.plot(solution.t_points, points[name], label=name, **kwargs)
-            else:
-                a.plot(solution.t, values[name], label=name, **kwargs)
+            a.plot(*curves[name], label=name, **kwargs)
         a.legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("t")
     verdict = " - a success" if solution.success else f" - not a success: {str(solution.message)[:80]}"
