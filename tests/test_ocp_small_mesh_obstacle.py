@@ -73,3 +73,24 @@ def test_only_the_bumps_across_the_obstacle_are_solved():
     problem = around_the_disc()
     kept = bumps_off_the_path(problem, problem._bumps(problem.path_constraints))
     assert sorted(kept) == sorted(("perturbed", 1, a) for a in (0.5, -0.5, 1.0, -1.0))
+
+
+def test_refine_splits_the_intervals_whose_chords_cross_an_obstacle():
+    """A car from (0, 0) to (4, 0) past a disc of radius 0.1 at (2.1, 0.05), on 9 nodes: the straight line
+    jumps the disc between two points (x = 2 and 2.5, both outside it), with no collocation error at all,
+    and is no plan. Mesh refinement by the local errors alone did nothing (no error to halve); refine=
+    also splits an interval whose re-run crosses a path constraint, where it lies deepest, and the plan
+    goes around. 4.0 is the line's length, a lower bound; 4.0015 the plan's on a finer mesh."""
+    car = nh.systems.kinematic_car()
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4, 0, 0],
+                                       path_constraints=[(x - 2.1) ** 2 + (y - 0.05) ** 2 >= 0.01])
+    line = problem.solve(nodes=9)
+    assert not line.success and "crosses a path constraint" in line.message
+    assert line.t_final == pytest.approx(4.0, abs=1e-6)
+    sol = problem.solve(nodes=9, refine=2)
+    assert sol.success, sol.message
+    assert sol.dtau.size > 8
+    assert 4.0 < sol.t_final < 4.004
+    rerun = sol.simulate()
+    for path in (sol.states_at(np.linspace(0, sol.t_final, 4001)), rerun.sol(np.linspace(0, sol.t_final, 4001))):
+        assert np.min(np.hypot(path[0] - 2.1, path[1] - 0.05)) > 0.099

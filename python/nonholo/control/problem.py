@@ -21,6 +21,7 @@ from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import IPOPT_LOCK
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
+from .reintegration import path_splits
 from . import checks
 from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force, potential_controls_as_force
 from ..options import flag
@@ -509,9 +510,9 @@ class OptimalControlProblem:
         max_iter : int
             IPOPT's iteration limit.
         refine : int
-            Rounds of mesh refinement: after each solve, the intervals whose local error
-            (:attr:`OptimalControlSolution.interval_errors`) exceeds ``refine_tol`` are halved and
-            the problem is solved again from the solution.
+            Rounds of mesh refinement: after each solve, the intervals whose local error exceeds ``refine_tol``
+            (:attr:`OptimalControlSolution.interval_errors`) are halved, those whose re-run crosses a path
+            constraint split where it crosses deepest, and the problem is solved again from the solution.
         refine_tol : float, optional
             Default: 1e-6 times (1 + the largest range, max - min, of a state over the plan: a
             translation of the problem changes nothing).
@@ -637,10 +638,10 @@ class OptimalControlProblem:
         carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)
-            split = sol.interval_errors > limit
-            if not split.any() or not tally.may_start():
+            at = np.where(resolved(sol).interval_errors > limit, 0.5, path_splits(sol))  # or where a path is crossed
+            if np.isnan(at).all() or not tally.may_start():
                 break
-            dtau = np.concatenate([[d / 2, d / 2] if s else [d] for d, s in zip(dtau, split)])
+            dtau = np.concatenate([[d] if np.isnan(f) else [f * d, (1 - f) * d] for d, f in zip(dtau, at)])
             refined = self._solve_mesh(sch, dtau, sol, options)
             if sol.success and not refined.success and tally.spent():
                 break  # max_wall_time stopped the round: the plan before it kept

@@ -27,8 +27,8 @@ import sympy as sp
 from .path_starts import path_function, path_values
 
 __all__ = ["bounded_states", "bound_violations", "sample_points", "control_values", "controls_at", "kinks",
-           "jacobian_norms", "interval_runs", "point_controls", "path_violations", "judged", "depth_measure",
-           "RK4_STABLE", "PATH_TOL"]
+           "jacobian_norms", "interval_runs", "point_controls", "path_violations", "path_splits", "judged",
+           "depth_measure", "RK4_STABLE", "PATH_TOL"]
 
 #: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
 #: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
@@ -270,6 +270,45 @@ def path_violations(sol, samples, gross: float) -> tuple:
                   " Between the collocation points, where path constraints are not imposed, the re-run of the plan "
                   "violates ", "the plan crosses a path constraint between the collocation points, where it is not "
                   "imposed: its re-run violates ", depth)
+
+
+def path_splits(sol) -> np.ndarray:
+    """Where (a fraction of each interval; NaN for none) the re-run of the plan lies deepest in a path
+    constraint's excluded set between the collocation points, in the intervals where it violates one
+    by more than PATH_TOL (1 + max |g| at the points): the violations :func:`path_violations` notes,
+    which the collocation error does not see (a straight line jumping a disc obstacle between two
+    nodes has none). ``refine=`` splits those intervals there, so that the new point lies in the set
+    and the solve must move it out (a split at the midpoint can miss a small obstacle again). For
+    DMOC, on its discrete trajectory between the nodes (:func:`~nonholo.control.dmoc.path_samples`)."""
+    problem, K = sol.problem, sol.dtau.size
+    where = np.full(K, np.nan)
+    if not problem.path_constraints:
+        return where
+    nodes = sol._node_times()
+    if sol.method == "dmoc":
+        from .dmoc import path_samples
+        from .solution import ERROR_SUBSTEPS
+
+        Y, U, times, points = path_samples(sol, ERROR_SUBSTEPS)
+        G = path_values(problem, Y, U)
+        at_points = G[:, points]
+        k = np.clip(np.searchsorted(nodes, times, side="right") - 1, 0, K - 1)
+        s = (times - nodes[k]) / (nodes[k + 1] - nodes[k])
+    elif sol._samples is None:
+        return where
+    else:
+        Y, k, s, _ = sample_points(sol, sol._samples)
+        with np.errstate(all="ignore"):
+            G = path_values(problem, Y, point_controls(sol, k, s))
+            at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
+    scale = PATH_TOL * (1.0 + np.max(np.abs(np.nan_to_num(at_points)), axis=1, initial=0.0))
+    with np.errstate(invalid="ignore"):
+        over = np.nan_to_num(np.max(G / scale[:, None], axis=0), nan=-np.inf)
+    worst = np.full(K, 1.0)
+    for j in np.flatnonzero(over > 1.0):
+        if over[j] > worst[k[j]] and 0.0 < s[j] < 1.0:
+            worst[k[j]], where[k[j]] = over[j], s[j]
+    return where
 
 
 def sample_points(sol, samples) -> tuple:
