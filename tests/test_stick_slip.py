@@ -42,7 +42,8 @@ def test_a_ball_on_an_incline_rolls_exactly_when_mu_reaches_two_sevenths_tan_alp
     system = ball(alpha)
     y0 = np.r_[0, 0, 1, 0, 0, 0, np.zeros(6)]
     run = nh.simulate(system.stick_slip(mu, normal=M * G * np.cos(alpha)), (0, 1), y0, **TIGHT)
-    assert run.success and run.modes == [mode] and run.switches == []
+    # from rest, without slip: on the steeper slope the needed force is outside the cone, a slide from t = 0
+    assert run.success and run.modes == [mode] and run.switches == ([(0.0, "stick", "slip")] if mode == "slip" else [])
     expected = 5 / 7 * G * np.sin(alpha) if mode == "stick" else G * (np.sin(alpha) - mu * np.cos(alpha))
     np.testing.assert_allclose(run["x_dot"][-1], expected, rtol=1e-8)  # from rest over t = 1
 

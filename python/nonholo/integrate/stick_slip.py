@@ -79,7 +79,8 @@ class StickSlipResult:
     state_names : list of str
     switches : list of (t, from, to)
         Each switch: its time and the modes before and after ("stick" or "slip" for one contact;
-        one word per contact, joined by commas, for several).
+        one word per contact, joined by commas, for several). A contact that starts without slip
+        but needs a force outside its cone slides from the start: a switch at t0.
     phases : list of SimulationResult
         The run of each phase.
     modes : list of str
@@ -467,6 +468,8 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         y[n:] = _projected(model, stuck, t0, y, params, directions, eta)
 
     result = StickSlipResult(np.zeros(0), np.zeros((2 * n, 0)), list(model.state_names), model=model, params=params)
+    if stuck != classified:  # a contact rolling at t0 whose needed force is outside its cone slides from t0 on
+        result.switches.append((t0, _label(classified), _label(stuck)))
     t, turns = t0, 0
     while True:
         mode = model.mode(stuck)
