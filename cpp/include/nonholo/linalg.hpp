@@ -226,6 +226,9 @@ class Ldlt {
   const Vec& inverse_pivots() const { return d_inv_; }
 
   int failed_pivot() const { return failed_pivot_; }
+  // The failed pivot over the largest diagonal entry: near zero for a singular matrix, negative
+  // (beyond rounding) for an indefinite one.
+  double failed_ratio() const { return failed_ratio_; }
 
  private:
   // Storage for an n x n factorization; no allocation when the size is unchanged.
@@ -256,6 +259,7 @@ class Ldlt {
       const double v = value(dp);
       if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
         failed_pivot_ = p;
+        failed_ratio_ = scale > 0.0 ? v / scale : v;
         return false;
       }
       d_(p) = dp;
@@ -386,6 +390,7 @@ class Ldlt {
   Vec d_, d_inv_, ld_;
   Vec diagonal_;  // traced scalars only: the factored matrix's diagonal (TraceHooks)
   int failed_pivot_ = -1;
+  double failed_ratio_ = 0.0;
 };
 
 // The halves of the constraint Gram matrix M = A G^-1 A^T for G = L D L^T: B = L^-1 A^T and

@@ -47,14 +47,28 @@ void directional_dA(const Geometry<S>& g, const Vec& x, MatX<S>& out) {
 // A metric that fails where the coordinates do (Euler angles with two of their axes aligned: a
 // Mechanism's disc at yaw z, roll x, spin y lying flat) is singular there, not the body's: the
 // message says so (an outside probe was told only that the metric is not positive definite).
+// A negative pivot, beyond rounding, is no pose's: a negative mass or inertia among the parameters
+// (an outside probe's sleigh at I = -0.5 was told of Euler angles it did not have).
 template <class S>
 void factor_metric(MechanicsWork<S>& w) {
   const bool definite = w.geo.layout->definite_metric;
-  if (!w.chol_G.compute(w.geo.G(), definite))
+  if (!w.chol_G.compute(w.geo.G(), definite)) {
+    const int p = w.chol_G.failed_pivot();
+    const std::string where = describe_point(w.geo) + " (failed pivot " + std::to_string(p);
+    bool massless = p >= 0;  // coordinate p's row of the metric is zero: no body moves with it
+    for (int j = 0; massless && j < w.geo.n(); ++j) massless = value(w.geo.G()(p, j)) == 0.0;
+    if (massless)
+      throw ModelError("the metric is singular at " + where + "): coordinate " + std::to_string(p) + " moves no mass "
+                       "(its row of the metric is zero), a point no body carries, tied to the others by a constraint: "
+                       "write it as a function of the other coordinates, or give it a mass");
+    if (definite && w.chol_G.failed_ratio() < -1e-8)
+      throw ModelError("the metric is not positive definite at " + where + ", negative: the kinetic energy is "
+                       "negative along some velocity); a mass or an inertia is negative: check the parameters");
     throw ModelError(std::string(definite ? "the metric is not positive definite at " : "the metric is singular at ") +
-                     describe_point(w.geo) + " (failed pivot " + std::to_string(w.chol_G.failed_pivot()) +
-                     "); where the coordinates are singular (Euler angles with two of their axes aligned), so is the "
-                     "metric: take angles regular at that pose, or a quaternion attitude");
+                     where + "); where the coordinates are singular (Euler angles with two of their axes aligned), "
+                     "so is the metric: take angles regular at that pose, or a quaternion attitude; or a mass or an "
+                     "inertia is zero: check the parameters");
+  }
 }
 
 // M = A G^-1 A^T factored from the halves of G = L D L^T (linalg.hpp, factor_gram_halves):

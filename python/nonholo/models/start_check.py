@@ -5,6 +5,8 @@ model that does not exist (eps = -0.1 gave the sleigh's friction model an eigenv
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..errors import ModelError
@@ -18,4 +20,11 @@ def check_start(model, t: float, y, pvec) -> None:
     try:
         model.core.check_state(float(t), np.asarray(y, dtype=float), list(map(float, pvec)))
     except ModelError as err:
-        raise ModelError(f"{err} (at the parameters {dict(zip(model.param_names, map(float, pvec)))})") from None
+        message = re.sub(r"coordinate (\d+) moves", lambda m: f"coordinate {_name(model, int(m.group(1)))} moves", str(err))
+        raise ModelError(f"{message} (at the parameters {dict(zip(model.param_names, map(float, pvec)))})") from None
+
+
+def _name(model, index: int) -> str:
+    """The name of coordinate ``index`` of ``model``'s system, or the index where it has none."""
+    names = getattr(getattr(model, "system", None), "coordinate_names", None)
+    return str(names[index]) if names is not None and 0 <= index < len(names) else str(index)
