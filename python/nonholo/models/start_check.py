@@ -20,7 +20,8 @@ def check_start(model, t: float, y, pvec) -> None:
     try:
         model.core.check_state(float(t), np.asarray(y, dtype=float), list(map(float, pvec)))
     except ModelError as err:
-        message = re.sub(r"coordinate (\d+) moves", lambda m: f"coordinate {_name(model, int(m.group(1)))} moves", str(err))
+        message = re.sub(r"coordinate (\d+) moves", lambda m: f"coordinate {_name(model, int(m.group(1)))} moves",
+                         str(err))
         raise ModelError(f"{message} (at the parameters {dict(zip(model.param_names, map(float, pvec)))})") from None
 
 
