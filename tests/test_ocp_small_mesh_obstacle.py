@@ -94,3 +94,24 @@ def test_refine_splits_the_intervals_whose_chords_cross_an_obstacle():
     rerun = sol.simulate()
     for path in (sol.states_at(np.linspace(0, sol.t_final, 4001)), rerun.sol(np.linspace(0, sol.t_final, 4001))):
         assert np.min(np.hypot(path[0] - 2.1, path[1] - 0.05)) > 0.099
+
+
+def test_a_plan_through_a_thin_wall_is_no_success_and_a_cut_edge_still_is():
+    """A unicycle at unit speed from (0, 0) to (4, 0) across a wall 4 mm thick and 6 m tall, written as
+    ((x - 2) / 0.002)^2 + (y / 3)^2 >= 1 (an outside probe's): the plan steps through it between two
+    points, at t_final 4.004 where going round its end takes at least 2 sqrt(13) = 7.21. Its re-run is
+    at g = 0.02-0.93 inside, below 1e-6 (1 + max |g|) = 1 for a g of -1e6 at the start, and within a tenth of the
+    step: a success without a note. g's gradients where the re-run enters and leaves point against each
+    other: no plan. A chord that cuts a disc's edge (the car past a disc of radius 0.3 on 9 nodes) enters
+    and leaves on the same side, and stays a success with a note."""
+    th, v, om = sp.symbols("theta v omega")
+    unicycle = nh.KinematicSystem([x, y, th], [v, om], [v * sp.cos(th), v * sp.sin(th), om],
+                                  control_bounds={"v": (1, 1), "omega": (-1, 1)})
+    wall = nh.OptimalControlProblem(unicycle, cost="time", initial=[0, 0, 0], final=[4, 0, 0],
+                                    path_constraints=[((x - 2) / 0.002) ** 2 + (y / 3) ** 2 >= 1])
+    through = wall.solve(nodes=30)
+    assert through.t_final < 2 * np.sqrt(13)  # no plan can be this fast
+    assert not through.success and "passes through the set it excludes" in through.message
+    edge = nh.OptimalControlProblem(nh.systems.kinematic_car(), cost="time", initial=[0, 0, 0], final=[4, 0, 0],
+                                    path_constraints=[(x - 2.1) ** 2 + (y - 0.15) ** 2 >= 0.09]).solve(nodes=9)
+    assert edge.success and "Between the collocation points" in edge.message
