@@ -82,6 +82,21 @@ def test_a_steady_turn_in_lean_frame_speeds_linearizes_with_the_yaw_named_cyclic
     np.testing.assert_allclose(np.sort(physical.imag), [-6.928187, 6.928187], atol=2e-6)
 
 
+def test_naming_the_yaw_alone_says_the_names_replace_the_default():
+    """cyclic= replaces the default set. With the yaw alone named (as an outside reader took the docs to
+    mean), the contact coordinates and the spin are held, no steady turn exists, and the least-squares
+    residual settled in the fixed lean (2.37, "fixed q2"): the message named it alone, and not the
+    default's coordinates the names left out. It now names the worst equation of motion as well and
+    the coordinates to add; with them the turn is found, as above."""
+    system = disc("lean")
+    guess = [0, 0.3, 0, 0, 0, 0, 5.0, -0.7]
+    with pytest.raises(nh.SteadyMotionError, match=r"cyclic= replaces the default cyclic coordinates: name "
+                                                   r"\['q3', 'q4', 'q5'\] too"):
+        nh.steady_motions(system, guess, fixed={"q2": 0.3, "u2": 5.0}, cyclic=["q1"])
+    turn = nh.steady_motions(system, guess, fixed={"q2": 0.3, "u2": 5.0}, cyclic=["q1", "q3", "q4", "q5"])
+    assert turn.state[7] == pytest.approx(-0.767014658335632, abs=1e-9)
+
+
 def test_wheel_frame_speeds_are_regular_at_a_right_angle_of_the_spin():
     """SymPy's solution of the wheel-frame disc's dependent speeds keeps 1 / cos(q3) in A(q), 0 / 0
     at q3 = pi/2 where the motion is regular; in floating point cos(pi/2) = 6e-17, so the check for

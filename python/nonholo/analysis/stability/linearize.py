@@ -183,7 +183,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         the force F, or the potential that loads of a KanesMethod gave (a push F at a located point,
         gravity: ``system.load_potential``). They must not enter the constraints.
     cyclic : list of str, optional
-        Cyclic coordinates; default: every coordinate none of the system's expressions contains
+        Cyclic coordinates (the names replace the default set: name those the default finds too);
+        default: every coordinate none of the system's expressions contains
         (for a model in quasi-velocities, of those, each that no other rate depends on: its frame
         may bring a coordinate in).
         Named ones are checked: their columns of the state matrix must vanish at y and, in the
@@ -378,8 +379,8 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
                   "speeds (Kane's speeds of from_kanes_method, System(speeds=...))") if turning else ""
         raise ValueError(f"y is not a steady motion of the {model_label(model)} model: {detail}. A steady motion "
                          "keeps every velocity constant and moves only cyclic coordinates (here "
-                         f"{[names[i] for i in cyclic] or 'none'}: those cyclic= names, or that the equations do not "
-                         f"contain); find one with nh.steady_motions{named}{speeds}")
+                         f"{[names[i] for i in cyclic] or 'none'}: those cyclic= names, which replace the default, "
+                         f"else those the equations do not contain); find one with nh.steady_motions{named}{speeds}")
 
 
 def _cyclic_columns(A, cyc_local) -> np.ndarray:

@@ -284,12 +284,20 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
         y = y + step
     worst = int(np.argmax(np.abs(r)))
     moving = [names[c] for c in cyc] or "none"
+    # the least-squares steps spread an inconsistency over every row: name the worst equation of motion too
+    motion = [i for i, label in enumerate(labels) if label.startswith("d(")]
+    worst_motion = max(motion, key=lambda i: abs(r[i])) if motion and worst not in motion else None
+    of_motion = "" if worst_motion is None else \
+        f"; of the equations of motion, {abs(r[worst_motion]):.3g} ({labels[worst_motion]})"
+    left_out = [names[c] for c in model_cyclic_indices(model) if c not in set(cyc)] if cyclic is not None else []
+    replaced = f" cyclic= replaces the default cyclic coordinates: name {left_out} too, where they move." \
+        if left_out else ""
     raise SteadyMotionError(
         f"no steady motion of the {model_label(model)} model found near the guess: after {max_iterations} Newton steps "
-        f"the largest residual is {residual:.3g} ({labels[worst]}). The coordinates free to move are {moving} "
-        "(cyclic): a motion that moves another one (a circling disc's yaw) is steady only where the equations do not "
-        "contain it; name it with cyclic=[...] then. Or try another guess, or fix (or free) other state components "
-        "with fixed={...}")
+        f"the largest residual is {residual:.3g} ({labels[worst]}{of_motion}). The coordinates free to move are "
+        f"{moving} (cyclic): a motion that moves another one (a circling disc's yaw) is steady only where the "
+        f"equations do not contain it; name it with cyclic=[...] then.{replaced} Or try another guess, or fix (or "
+        "free) other state components with fixed={...}")
 
 
 MOVING_GUESS = 0.05  # velocities of a guess above which its converging to rest is worth a warning
