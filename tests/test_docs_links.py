@@ -126,3 +126,29 @@ def test_benchmarks_page_cites_only_files_in_the_repository():
     text = (ROOT / "benchmarks" / "README.md").read_text()
     wrong = problems("benchmarks/README.md", text)
     assert not wrong, "\n  ".join(wrong)
+
+
+# A citation of the private implementation notes (papers/notes/, not shipped): "notes/003_gzenda_chhabra.md section
+# 4.8", "notes/003 section 4.8", "note section 3.3", "project note ``001_lewis_murray.md``", "the note's 7-state
+# system". The word "note" alone ("a note in the message", "(note, crossing)", "the Notes section") is not one.
+PRIVATE_NOTE = re.compile(r"notes/\d{3}|papers/notes|\bnote\s+sections?\b|\bproject\s+notes?\b|\bthe\s+note's"
+                          r"|\bnotes?\s+(?:``)?\d{3}(?!\d)|\b\d{3}_[a-z]+(?:_[a-z]+)*\.md\b", re.IGNORECASE)
+
+
+def test_package_sources_cite_no_private_note():
+    """The docstrings (the API reference) and comments of python/nonholo cite the papers, the guide or the errata,
+    never the private notes, which point a user at nothing."""
+    for cited in ("(notes/003_gzenda_chhabra.md section 4.8)", "eps l1 (notes/003 section 4.8)", "(note section 3.3)",
+                  "(project note ``003_gzenda_chhabra.md`` section 4.9)", "the note's 7-state vakonomic system",
+                  "in ``papers/notes/001_lewis_murray.md``", "(note ``001_lewis_murray.md`` section 2.6)"):
+        assert PRIVATE_NOTE.search(cited), cited
+    for legitimate in ("is replaced by a note naming the attribute", "(note, crossing) on the path constraints",
+                       "the violations :func:`path_violations` notes,", "see the Notes section", "a note of 120 s",
+                       "nonholo/control/failure_notes.py", "Lewis-Murray section 3.3 item 2, see docs/errata.md"):
+        assert not PRIVATE_NOTE.search(legitimate), legitimate
+    hits = []
+    for path in sorted((ROOT / "python" / "nonholo").rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if PRIVATE_NOTE.search(line):
+                hits.append(f"{path.relative_to(ROOT).as_posix()}:{number}: {line.strip()}")
+    assert not hits, "cite the private notes (papers/notes/), which users cannot read:\n  " + "\n  ".join(hits)

@@ -2,7 +2,9 @@
 
 The numerical path (``System.projectors``, ``friction_operator``, ``qmat``, ``christoffel``) runs
 in C++ on the system's tape; this module forms the same objects symbolically from the system's
-SymPy expressions (notes/003_gzenda_chhabra.md sections 2.2, 2.4, 3.1, 3.5):
+SymPy expressions (Gzenda-Chhabra: eq. (5) of section 2.1, eqs. (9)-(11) of section 2.1.1,
+eqs. (37)-(38) of section 3 and Lemma 4 of section 4.1; the coordinate closed forms of P_perp and
+Qmat are our derivation):
 
     M = A G^-1 A^T,   P_perp = G^-1 A^T M^-1 A,   P = Id - P_perp,
     FR# = G^-1 A^T mu A,   Qmat = G^-1 A^T M^-1 mu^-1 M^-1 A,

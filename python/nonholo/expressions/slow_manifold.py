@@ -3,7 +3,8 @@
 The numerical path (``System.slip``) runs in C++ by Taylor arithmetic; this module derives the
 same coefficients symbolically from the coordinate form of the invariance equation, so the
 two are independent implementations of one definition. With v = u + s, u on the constraint
-set and s = sum_k eps^k h^(k)(t, q, u) in D_perp (notes/003_gzenda_chhabra.md section 3.9):
+set and s = sum_k eps^k h^(k)(t, q, u) in D_perp (our coordinate form of the generating equation,
+Gzenda-Chhabra Theorem 1, section 4.1):
 
     s = eps Qmat (f(q, v, t) - u' - s'),   s' = ds/dq v + ds/du u' + ds/dt,
     u' = P [f - G^-1 (dA_v^T M^-1 A s - dG_v s)] + G^-1 A^T M^-1 (a + dA_v s),

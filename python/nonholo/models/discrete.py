@@ -1,8 +1,8 @@
 """Discrete (variational) integration: the midpoint discrete Lagrange-d'Alembert scheme.
 
 ``system.discrete(h)`` builds the integrator (C++); :func:`nonholo.integrate.discrete.simulate_discrete`
-runs it and returns a result shaped like ``simulate``'s. The scheme (Cortes-Martinez; Fedorov-Zenkov 2005 section 2.2;
-notes/002_discrete_sleigh.md section 3.1) uses the discrete Lagrangian
+runs it and returns a result shaped like ``simulate``'s. The scheme (Cortes-Martinez; Fedorov-Zenkov 2005 section 2.2,
+eqs. (4)-(6)) uses the discrete Lagrangian
 L_d(q_k, q_{k+1}) = h L((q_k + q_{k+1})/2, (q_{k+1} - q_k)/h), the constraint at the midpoint
 A(q_m) (q_{k+1} - q_k)/h = b(q_m, t_m), and forces split equally between the two ends
 (F_d^+- = h/2 F at the midpoint). It is second order, exactly satisfies the discrete constraint,

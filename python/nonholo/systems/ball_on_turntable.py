@@ -1,12 +1,12 @@
 r"""A homogeneous ball rolling without slipping on a uniformly rotating table.
 
-Lewis and Murray (1995), sections 3.1-3.4 and appendix D; the science, the friction models and
-the test oracles are in ``papers/notes/001_lewis_murray.md`` (cited below as "note").
+Lewis and Murray (1995), section 3 (3.1-3.4) and appendix D; the paper's misprints that this
+model corrects, and the tests that show them, are listed in docs/errata.md.
 
 Configuration
 -------------
 ``(x, y, q0, q1, q2, q3)``: the contact point (= the horizontal position of the centre) in
-inertial axes, and a quaternion ``q`` for the attitude R in SO(3) (note section 3.1 uses
+inertial axes, and a quaternion ``q`` for the attitude R in SO(3) (Lewis-Murray section 3 uses
 R^2 x SO(3); S^3 is its double cover and has global coordinates). The spatial angular velocity
 is
 
@@ -24,12 +24,12 @@ Kinetic energy and metric
 
 (``4 E^T E = 4 (|q|^2 Id_4 - q q^T)``), so G = diag(m, m, 4 I |q|^2 Id_4), positive definite for
 q != 0. The last term of T vanishes on the constraint set (third row below), where T is the
-ball's kinetic energy 1/2 m |V|^2 + 1/2 I |xi|^2 (note section 3.1); it only makes the metric
+ball's kinetic energy 1/2 m |V|^2 + 1/2 I |xi|^2 (Lewis-Murray section 3); it only makes the metric
 of the 6 coordinates regular. I = kappa m r^2 with kappa = 2/5 for a solid ball.
 
 Constraints A(q) v = b(q)
 -------------------------
-    x' - r xi2 = -Omega y      (rolling, note section 3.1)
+    x' - r xi2 = -Omega y      (rolling, Lewis-Murray section 3)
     y' + r xi1 =  Omega x      (rolling)
     q . q'     =  0            (|q| = 1: integrable, b = 0)
 
@@ -38,7 +38,7 @@ closed, b = 0): its multiplier only carries the normal force that keeps q on S^3
 nothing to the curvature or affine terms of the vakonomic equations (2.2), so both the
 Lagrange-d'Alembert and the vakonomic model of this system are those of the ball on
 R^2 x S^3 (tests/test_lewis_murray.py checks them against the paper's reduced equations and
-the note's 7-state vakonomic system).
+a 7-state vakonomic system that we reduced from the paper's (3.11)-(3.15)).
 
 The third row is needed. Without it the radial direction of q is a free degree of freedom. The
 rotational energy 2 I |q|^2 |q'_tan|^2 then pushes |q| outward, which is a growing moment of
@@ -48,13 +48,13 @@ multiple of (q . q')^2 in T. Measured over 1 s from the paper's initial state: w
 With the row, changing the multiple from 4 I to I or 40 I changes nothing beyond the integration
 error (4e-7 on states of size 1e2).
 
-Forces (note section 3.3), as generalized forces F(q, v)
---------------------------------------------------------
+Forces (Lewis-Murray section 3.2), as generalized forces F(q, v)
+----------------------------------------------------------------
 - translational viscous: (F_x, F_y) = -nu (x', y') (inertial velocity);
 - rolling friction, with the velocity of the ball relative to the table
   v_rel = (x' + Omega y, y' - Omega x) and s = sqrt(|v_rel|^2 + v_reg^2):
   ``"derived"``: (F_x, F_y) = -delta m g v_rel / s, which enters the reduced equation as
-  + delta m g r^2 v_rel/|v_rel| (note section 3.3, "fixed/derived");
+  + delta m g r^2 v_rel/|v_rel| (our derivation; see docs/errata.md);
   ``"paper_printed"``: (F_x, F_y) = +delta m g v_rel / (r^2 s), which reproduces the printed
   (3.6) term - delta m g v_rel/|v_rel| (wrong sign, no r^2; Table 1 was computed with it);
 - rotational viscous (air): spatial torque tau = (-mu xi1, -mu xi2, 0), generalized force
@@ -63,7 +63,7 @@ Forces (note section 3.3), as generalized forces F(q, v)
 
 The rolling term is singular at v_rel = 0; v_reg regularizes it. Its default 1e-3 (cm/s in
 CGS) changes the force by the relative amount v_reg^2/(2 |v_rel|^2) < 1e-8 on the paper's
-runs, where |v_rel| >= 9 cm/s (note section 3.3), and gives the equilibrium at the table
+runs, where |v_rel| >= 9 cm/s (our computation), and gives the equilibrium at the table
 centre a well-defined (zero) force.
 """
 
@@ -95,7 +95,7 @@ def quaternion_rate_matrix(q):
 
 
 def _rolling_force(x_dot, y_dot, x, y, Omega, m, g, r, delta, v_reg, mode: str):
-    """(F_x, F_y) of rolling friction (note section 3.3), regularized at v_rel = 0."""
+    """(F_x, F_y) of rolling friction (Lewis-Murray section 3.2), regularized at v_rel = 0."""
     vx, vy = x_dot + Omega * y, y_dot - Omega * x
     s = sp.sqrt(vx**2 + vy**2 + v_reg**2)
     scale = -delta * m * g if mode == "derived" else delta * m * g / r**2
@@ -112,13 +112,13 @@ def ball_on_turntable(m: float = 66.926, r: float = 1.27, Omega: float = 1.5 * n
     ----------
     m, r : float
         Mass and radius of the ball (defaults: the paper's 2.54 cm diameter steel ball in CGS,
-        m = 66.926 g, r = 1.27 cm; note section 4).
+        m = 66.926 g, r = 1.27 cm; Lewis-Murray section 3.3, density 7.8 g/cm^3).
     Omega : float
         Angular velocity of the table (rad/s; positive = counter-clockwise seen from above; the
         paper's 45 rpm = 1.5 pi).
     nu, mu, delta : float
-        Translational viscous, rotational viscous and rolling friction (note section 3.3; CGS
-        units g/s, g cm^2/s and dimensionless).
+        Translational viscous, rotational viscous and rolling friction (Lewis-Murray section 3.2;
+        CGS units g/s, g cm^2/s and dimensionless, which the paper does not state).
     g : float
         Gravity (980 cm/s^2; it enters the rolling friction only).
     rolling_friction : {"derived", "paper_printed"}
@@ -142,13 +142,14 @@ def ball_on_turntable(m: float = 66.926, r: float = 1.27, Omega: float = 1.5 * n
 
     Notes
     -----
-    Nonholonomic reduced form (note section 3.3, (3.6) with the derived rolling term), with
-    J = I + m r^2:
+    Nonholonomic reduced form (Lewis-Murray eq. (3.6) with the derived rolling term, see
+    docs/errata.md), with J = I + m r^2:
 
         J x'' + (mu + nu r^2) x' + I Omega y' + mu Omega y + delta m g r^2 v_x/|v| = 0
         J y'' - I Omega x' + (mu + nu r^2) y' - mu Omega x + delta m g r^2 v_y/|v| = 0
 
-    and xi3' = 0. The vakonomic model is the reduced 7-state system of note section 3.5.
+    and xi3' = 0. The vakonomic model is the 7-state system to which we reduce the paper's
+    (3.11)-(3.15) (section 3.4).
     """
     if rolling_friction not in ROLLING_FRICTION:
         raise ValueError(f"rolling_friction must be one of {ROLLING_FRICTION}, got {rolling_friction!r}")

@@ -1,9 +1,10 @@
-r"""Closed forms of the ball on a rotating table (Lewis-Murray 1995; project note
-``001_lewis_murray.md`` sections 3.2 and 3.4), the references for the general engine.
+r"""Closed forms of the ball on a rotating table (Lewis-Murray 1995, sections 3.1 and 3.3, as
+corrected in docs/errata.md), the references for the general engine.
 
 With kappa = I/(m r^2) (2/5 for a solid ball), the frictionless nonholonomic contact point
 z = x + i y obeys z'' = i k z', k = kappa Omega/(1 + kappa): a circle run at the speed |z'(0)|.
-With the viscous term nu (friction on the ball's velocity relative to the table),
+With the viscous term nu (a force -nu (x', y') on the ball's velocity in the inertial frame, as in
+the paper's section 3.2 and ``ball_on_turntable``),
 z'' = (-a + i k) z', a = nu r^2/J, J = I + m r^2: a spiral to the point z_inf.
 """
 
@@ -30,7 +31,7 @@ def circle(t: npt.ArrayLike, x0: float, y0: float, xd0: float, yd0: float, Omega
 
 def spiral(t: npt.ArrayLike, nu: float, m: float, r: float, x0: float, y0: float, xd0: float, yd0: float,
            Omega: float, kappa: float = 0.4):
-    r"""The nu-spiral (corrected; note section 3.4 item 2), a = nu r^2/J, k = I Omega/J:
+    r"""The nu-spiral (corrected; Lewis-Murray section 3.3 item 2, see docs/errata.md), a = nu r^2/J, k = I Omega/J:
 
     z(t) = z0 + V0 (1 - e^{(-a+ik)t})/(a - ik),  z_inf = z0 + V0 (a + ik)/(a^2 + k^2).
     Returns (x, y, z_inf).
@@ -44,8 +45,8 @@ def spiral(t: npt.ArrayLike, nu: float, m: float, r: float, x0: float, y0: float
 
 
 def linearization_roots(m: float, r: float, Omega: float, mu: float, nu: float, kappa: float = 0.4) -> np.ndarray:
-    r"""The four eigenvalues of the linear ball (delta = 0) in (x, y, x', y') (note section 3.4
-    item 3; the paper calls them "complicated" and studies them numerically): the roots of
+    r"""The four eigenvalues of the linear ball (delta = 0) in (x, y, x', y') (our closed form;
+    Lewis-Murray section 3.3 item 3 calls them "complicated" and studies them numerically): the roots of
 
         J s^2 + (c - i I Omega) s - i mu Omega = 0,   J = I + m r^2,  c = mu + nu r^2,  I = kappa m r^2,
 

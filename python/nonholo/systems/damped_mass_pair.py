@@ -4,8 +4,7 @@ Fig. 3 (section 2.4, "realising constraints").
 The paper draws masses M (coordinate x) and m (coordinate y) and the damping coefficient c, and
 imposes the holonomic constraint x = 0 two ways: M -> infinity (the vakonomic limit) and
 c -> infinity (the nonholonomic limit). It gives no equations; the spring k (y - x) and the
-dashpot c x' to the ground are the project's reading (note ``001_lewis_murray.md`` section 2.6),
-labelled as such wherever they are used.
+dashpot c x' to the ground are the project's reading, labelled as such wherever they are used.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 r"""Exact solutions of the vertical rolling disk: the stiff friction model, its exact slow
 manifold, and the closed forms of the reduced models of order 0 and 1.
 
-After notes/003_gzenda_chhabra.md section 4.8 (our derivation, not in the paper). With the
+Our derivation, not in Gzenda-Chhabra (whose disk example is section 5). With the
 heading rate Omega = v_theta constant (theta = theta0 + Omega t, exactly, for every eps), the
 forward and lateral velocities u = cos(theta) v_x + sin(theta) v_y, w = -sin(theta) v_x +
 cos(theta) v_y and the rolling rate v_phi of the friction model obey a constant-coefficient
@@ -164,7 +164,7 @@ def slow_rate(eps: float, omega: float, params=None) -> float:
 
 
 def slow_rate_series(eps: float, omega: float, params=None) -> float:
-    """eps l1 + eps^3 l3 (notes/003 section 4.8): the first two nonzero terms of lambda(eps)."""
+    """eps l1 + eps^3 l3 (our derivation): the first two nonzero terms of lambda(eps)."""
     p = _params(params)
     m, R, J, mu = p["m"], p["R"], p["J"], p["mu"]
     S = J + m * R**2
@@ -244,8 +244,9 @@ def slow_manifold(q, u, eps: float, params=None) -> np.ndarray:
 
 def slip_coefficients(theta: float, w_theta: float, w_phi: float, params=None) -> np.ndarray:
     r"""h^(1), h^(2), h^(3), h^(4) of the slow manifold above u in D with heading rate w_theta and
-    rolling rate w_phi at heading theta, shape (4, 4) (notes/003 sections 4.8 and 5.2; h^(2) with
-    the corrected sign, Gzenda-Chhabra eq. (86) prints the opposite one). With S = J + m R^2:
+    rolling rate w_phi at heading theta, shape (4, 4) (our derivation; h^(1) and h^(2) are
+    Gzenda-Chhabra eqs. (85)-(86), section 5.1, h^(2) with the corrected sign: eq. (86) prints the
+    opposite one, see docs/errata.md). With S = J + m R^2:
 
         h^(1) = (m R / mu) w_theta w_phi (0, sin, -cos, 0),
         h^(2) = -(m^2 R J^2 / (mu^2 S^2)) w_theta^2 w_phi (0, cos, sin, -m R / J),
@@ -274,7 +275,7 @@ def _phi1(c: complex, t: np.ndarray) -> np.ndarray:
 
 
 def reduced_closed_form(t, y0, eps: float = 0.0, order: int = 0, printed: bool = False, params=None) -> np.ndarray:
-    """The reduced models of the disk in closed form (notes/003 section 4.8).
+    """The reduced models of the disk in closed form (our derivation).
 
     Order 0 (nonholonomic): v_phi constant, the contact point on a circle of radius
     R v_phi/Omega. Order 1, corrected (89)/(90): v_phi = v_phi0 e^{-kappa t},

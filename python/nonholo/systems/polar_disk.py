@@ -1,8 +1,8 @@
 r"""The vertical rolling disk with its contact point in polar coordinates and a potential.
 
 Gzenda-Chhabra's disk example (section 5) has a flat metric and no potential; this variant
-(project note ``003_gzenda_chhabra.md`` section 4.9) exercises the terms the example never
-does: a curved metric (Christoffel symbols) and a potential.
+(ours, not in the paper) exercises the terms the example never does: a curved metric
+(Christoffel symbols) and a potential.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The fast special case of the general midpoint integrator (``System.discrete``) for the sleigh:
 the discrete momentum p^k = (p1, p2) (the angular component and the component along the blade
-at theta_k of -D1 L_d; notes/002_discrete_sleigh.md sections 3.4-3.6) evolves by
+at theta_k of -D1 L_d; Fedorov-Zenkov 2005 section 4.2, eqs. (19)-(20)) evolves by
 
     p1' = p1 - (a D/cos(D/2)) p2 - m a^2 D^2 tan(D/2),   p2' = p2 + 2 m a D sin(D/2)      (22)
 
@@ -10,7 +10,7 @@ where the rotation increment D solves
 
     F(D) = J D + (a D/(2 cos(D/2))) (p2 + m a D sin(D/2)) - p1 = 0,   J = I + m a^2      (23)
 
-on the branch through D = 0 at p1 = 0 (footnote 4; note section 7 item 4). The names are those
+on the branch through D = 0 at p1 = 0 (footnote 4; see docs/errata.md). The names are those
 of ``nh.systems.chaplygin_sleigh``: I the moment of inertia about the centre of mass, J = I + m a^2
 about the contact point (the paper writes J for the first and I for the second). The
 momenta carry the paper's scaling: p^k ~ h p(t_k) (the paper's L_d omits the factor h of
@@ -99,7 +99,7 @@ class DiscreteSleigh:
 
     def trajectory(self, q0, p0, n: int) -> tuple:
         """Configurations (theta, x, y) and momenta over n steps from q0 = (theta0, x0, y0)
-        (note section 3.6): shapes (n + 1, 3) and (n + 1, 2)."""
+        (our step, from eqs. (13) and (19)-(23) of the paper): shapes (n + 1, 3) and (n + 1, 2)."""
         theta, x, y = (float(v) for v in q0)
         p = np.asarray(p0, dtype=float)
         qs, ps = [(theta, x, y)], [p]
@@ -116,7 +116,7 @@ class DiscreteSleigh:
 
     def linearization(self, p2: float) -> np.ndarray:
         """The Jacobian of P at the equilibrium (0, p2) (Theorem 6):
-        diag(lambda1, 1), lambda1 = (2 J - a p2)/(2 J + a p2) (the paper's I is our J)."""
+        diag(lambda1, 1), lambda1 = (2 J - a p2)/(2 J + a p2), J = I + m a^2 (the paper's J + m a^2)."""
         J = self.J
         return np.diag([(2 * J - self.a * p2) / (2 * J + self.a * p2), 1.0])
 

@@ -2,18 +2,17 @@ r"""The nonholonomic Chaplygin sleigh in closed form: the reference for tests an
 
 In the body velocities u (along the blade) and omega = phi' the nonholonomic sleigh obeys
 u' = a omega^2, omega' = -(m a / J) u omega with J = I + m a^2 (Eldering 2016 eq. (13) with
-v = 0; Fedorov-Zenkov 2005 section 2.1). The energy m U^2 / 2 = (m u^2 + J omega^2) / 2 is
-conserved and (notes/000_eldering.md section 5 item 3; notes/002_discrete_sleigh.md section 2.3)
+v = 0; Fedorov-Zenkov 2005 section 3, eq. (10)). The energy m U^2 / 2 = (m u^2 + J omega^2) / 2 is
+conserved (Fedorov-Zenkov Theorem 1) and, by our derivation,
 
     u = U tanh s,   omega = sign(omega0) sqrt(m/J) U sech s,   s = k U (t - t0),
     phi = phi0 + sign(omega0) sqrt(J/m)/a [gd(s) - gd(s(0))],   gd(z) = arctan(sinh z),
 
 with k = m a / J and t0 = -artanh(u0/U)/(k U) the time of the cusp (u = 0). Over the whole
 heteroclinic orbit phi turns by pi sqrt(J/m)/a. The contact point follows from x' = u cos phi,
-y' = u sin phi (no closed form; Gauss-Legendre quadrature to round-off, Fedorov-Zenkov 2005
-section 2.1, notes/002_discrete_sleigh.md section 2.3). Names as in :func:`chaplygin_sleigh`:
-m the mass, I the moment of inertia about the centre of mass (Fedorov-Zenkov's J), a the offset
-of the centre of mass.
+y' = u sin phi (no closed form; Gauss-Legendre quadrature to round-off). Names as in
+:func:`chaplygin_sleigh`: m the mass, I the moment of inertia about the centre of mass
+(Fedorov-Zenkov's J), a the offset of the centre of mass.
 """
 
 from __future__ import annotations

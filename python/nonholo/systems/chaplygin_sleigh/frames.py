@@ -17,7 +17,7 @@ G-orthogonal frame, section 7.1, eq. (37): psi = omega + k v with k = m a / (I +
 q' = u f_1 + v f_2 + psi f_3 with f_1 = (cos phi, sin phi, 0), f_2 = (-sin phi, cos phi, -k),
 f_3 = (0, 0, 1); D = span{f_1, f_3} (v = 0), D_perp = span{f_2}; frame metric
 diag(m, I m / (I + m a^2), I + m a^2); psi' = -k u omega exactly (eq. (38)), untouched by
-friction (notes/000_eldering.md sections 2.2-2.4 and 5 item 6).
+friction (Eldering 2016 section 7.1: the friction force appears only in the equation for v).
 
 A reduced model's state is [q, u_D] with u_D = (u cos phi, u sin phi, psi) on D; its velocity
 is u_D + sum_{j<=K} eps^j h^(j)(q, u_D), and h^(j) is along f_2, so its v is the slip
@@ -43,7 +43,7 @@ __all__ = [
 class SleighConstants:
     """Mass m, moment of inertia I about the centre of mass, offset a, friction coefficient mu.
 
-    Derived (notes/000_eldering.md section 5): J = I + m a^2, k = m a / J, alpha = J / (I m)
+    Derived (from Eldering 2016 eqs. (13) and (18)): J = I + m a^2, k = m a / J, alpha = J / (I m)
     (the normal contraction rate of the friction model is mu alpha / eps).
     """
 
