@@ -2,7 +2,7 @@
 reduced state in a frame of D, and the choice of truncation.
 
 The slow manifold of ``friction(eps)`` is v = u + h_eps(t, q, u), h_eps = sum_k eps^k h^(k)
-(Gzenda-Chhabra eq. (66), Eldering 2016 section 3.4; no factorials). A reduced model of order K
+(Gzenda-Chhabra eq. (66), Eldering 2016 section 6; no factorials). A reduced model of order K
 integrates the exact P-projected law of u with the slip truncated after h^(K), which removes the
 stiffness; its error against the friction model started on the slow manifold is O(eps^(K+1)).
 

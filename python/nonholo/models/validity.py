@@ -2,7 +2,7 @@
 size of the first term the truncation drops.
 
 The reduced model of order K expands the slow manifold of ``friction(eps)`` in powers of eps,
-v = u + sum_{k<=K} eps^k h^(k)(t, q, u) (Gzenda-Chhabra eq. (66); Eldering 2016 section 3.4). Two
+v = u + sum_{k<=K} eps^k h^(k)(t, q, u) (Gzenda-Chhabra eq. (66); Eldering 2016 section 6). Two
 estimates, from the model itself, say when the expansion stops describing the friction model:
 
 * the spectral gap. The friction model's Jacobian J = d f_eps / d(q, v) on the slow manifold has k

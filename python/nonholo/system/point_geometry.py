@@ -79,7 +79,8 @@ class PointGeometry:
         """The velocity on the constraint set nearest to v in the metric G.
 
         v - G^-1 A^T M^-1 (A v - b): for linear constraints this is P v, the base point of the
-        fast fibre of the friction model as eps -> 0 (Eldering 2016, section 7 item 2).
+        fast fibre of the friction model as eps -> 0 (Eldering 2016, section 1.2: Caratheodory's
+        mistake was to start the limit at the unprojected velocity).
         """
         return self._at(q, v, t, params, force=False).project()
 

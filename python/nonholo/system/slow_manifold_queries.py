@@ -95,7 +95,7 @@ class SlowManifoldQueries:
 
         The friction model started at (q, v) approaches, after an initial layer of duration
         O(eps), the slow trajectory through (q_f, u_f); start the reduced model there. To
-        leading order this is (q, P v + v_b) (``project``; Eldering section 7 item 2:
+        leading order this is (q, P v + v_b) (``project``; Eldering 2016 section 1.2:
         Caratheodory's mistake was to start the limit at the unprojected velocity). This
         includes the O(eps) correction: q_f = q + z, u_f = u + (du'/ds) z,
         z = eps Qmat (v - u - h_eps) (error O(eps |slip off the manifold|^2 + eps^2)).

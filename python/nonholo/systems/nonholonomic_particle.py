@@ -1,4 +1,4 @@
-r"""The nonholonomic particle z' = y x' (Bloch's example; Mestdag-Crampin 2010 section 4.4)."""
+r"""The nonholonomic particle z' = y x' (Bloch's example, in his Nonholonomic Mechanics and Control)."""
 
 from __future__ import annotations
 
