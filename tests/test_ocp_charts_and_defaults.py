@@ -266,3 +266,22 @@ def test_a_failure_in_a_voronets_chart_names_the_charts_singular_set():
     weak = nh.OptimalControlProblem(knife, controls=[F, tau], control_bounds={"F": (-0.1, 0.1)},
                                     **{**ends, "final": [1, 0, 0, 0, 0]}).solve(nodes=21)
     assert not weak.success and "'F' on its bounds" in weak.message and "Voronets chart" not in weak.message
+
+
+def test_a_start_whose_kkt_matrix_mumps_scaling_deems_singular_is_solved_unscaled():
+    """A knife edge pushed 2 ahead from rest to rest, with a path constraint that is never active (y <= 3):
+    from the line (its speeds zero, where y's rows hold no other unknown), MUMPS's default scaling declared
+    the first KKT matrix singular at every regularization IPOPT tried, and the solve failed at iteration 1
+    ("Restoration Phase Failed") on 9-13 Hermite-Simpson nodes, where the same problem without the
+    constraint solved. Such a failure is solved once more with MUMPS's scaling off; the optimum is the
+    push F = 3 (1 - t) (x'' = F, 2 ahead in 2 s from rest to rest), of cost int F^2 / 2 = 3."""
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    edge = nh.System([x, y, th], sp.diag(1, 1, 0.5), constraints=sp.Matrix([[sp.sin(th), -sp.cos(th), 0]]),
+                     force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    problem = nh.OptimalControlProblem(edge, cost=(F**2 + tau**2) / 2, t_final=2.0, controls=[F, tau],
+                                       initial=[0, 0, 0, 0, 0], final=[2, 0, 0, 0, 0], path_constraints=[y <= 3])
+    for nodes in (9, 13):
+        sol = problem.solve(nodes=nodes)
+        assert sol.success and sol.objective == pytest.approx(3.0, rel=1e-6), sol.message
+    chosen = problem.solve(nodes=9, ipopt_options={"mumps_scaling": 77})  # the caller's choice is kept: no retry
+    assert not chosen.success and "Restoration" in chosen.message

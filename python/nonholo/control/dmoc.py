@@ -37,7 +37,7 @@ import sympy as sp
 from .. import _core
 from ..errors import ModelError
 from .transcription import DMOC, point_functions
-from .ipopt_lock import IPOPT_LOCK
+from .ipopt_lock import locked_solve
 
 __all__ = ["DiscreteMechanics", "solve_dmoc", "path_samples"]
 
@@ -234,14 +234,14 @@ def solve_dmoc(problem, dtau: np.ndarray, guess, options: dict):
     def taped(f):
         return (f.node, f.jac_rows, f.jac_cols, f.hessian, f.hess_rows, f.hess_cols)
 
-    with IPOPT_LOCK:
-        out = _core.solve_interval_nlp(
-            n_z=nz, n_r=n, n_c=dm.n_c, n_g=len(dm.g_bounds), dtau=list(dtau), free_time=problem.free_time,
-            t_final=float(problem.t_final if not problem.free_time else 1.0), interval=taped(dm.interval),
-            node=taped(dm.node), first_rows=list(first), last_rows=list(last), first_imposed=ends[0],
-            last_imposed=ends[1], c_lo=[c[0] for c in dm.c_bounds], c_hi=[c[1] for c in dm.c_bounds],
-            g_lo=[g[0] for g in dm.g_bounds], g_hi=[g[1] for g in dm.g_bounds], x_lo=list(x_lo), x_hi=list(x_hi),
-            x0=list(x0), **options)
+    out = locked_solve(
+        _core.solve_interval_nlp, n_z=nz, n_r=n, n_c=dm.n_c, n_g=len(dm.g_bounds), dtau=list(dtau),
+        free_time=problem.free_time, t_final=float(problem.t_final if not problem.free_time else 1.0),
+        interval=taped(dm.interval),
+        node=taped(dm.node), first_rows=list(first), last_rows=list(last), first_imposed=ends[0],
+        last_imposed=ends[1], c_lo=[c[0] for c in dm.c_bounds], c_hi=[c[1] for c in dm.c_bounds],
+        g_lo=[g[0] for g in dm.g_bounds], g_hi=[g[1] for g in dm.g_bounds], x_lo=list(x_lo), x_hi=list(x_hi),
+        x0=list(x0), **options)
     x = np.asarray(out["x"])
     blocks = x[: P * nz].reshape(P, nz).T
     Q, Uc, Lam = blocks[:n], blocks[n:n + m], blocks[n + m:]

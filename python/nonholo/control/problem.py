@@ -18,7 +18,7 @@ from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing
 from .guesses import array_guess, is_array_guess, is_rest, rest_guess
-from .ipopt_lock import IPOPT_LOCK
+from .ipopt_lock import locked_solve
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from .reintegration import path_splits
@@ -729,16 +729,15 @@ class OptimalControlProblem:
             if multipliers is not None:
                 warm = [*WARM_START_OPTIONS, ("mu_init", max(guess._warm["mu"], MU_WARM))]
                 options["ipopt_options"] = warm + list(options["ipopt_options"])  # the caller's last
-        with IPOPT_LOCK:
-            out = _core.solve_collocation(
-                n_y=n_y, n_u=n_u, n_g=n_g, step=sch.step, dtau=list(dtau),
-                stencils=[tuple(map(list, s)) for s in sch.stencils],
-                quad_offsets=list(sch.quad_offsets), quad_weights=list(sch.quad_weights), free_time=self.free_time,
-                t_final=float(self.t_final if not self.free_time else 1.0), node=pf.node, jac_rows=pf.jac_rows,
-                jac_cols=pf.jac_cols, hessian=pf.hessian, hess_rows=pf.hess_rows, hess_cols=pf.hess_cols, terminal=term,
-                term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in g_bounds],
-                g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), holonomic=holonomic,
-                multipliers=multipliers, **options)
+        out = locked_solve(
+            _core.solve_collocation, n_y=n_y, n_u=n_u, n_g=n_g, step=sch.step, dtau=list(dtau),
+            stencils=[tuple(map(list, s)) for s in sch.stencils],
+            quad_offsets=list(sch.quad_offsets), quad_weights=list(sch.quad_weights), free_time=self.free_time,
+            t_final=float(self.t_final if not self.free_time else 1.0), node=pf.node, jac_rows=pf.jac_rows,
+            jac_cols=pf.jac_cols, hessian=pf.hessian, hess_rows=pf.hess_rows, hess_cols=pf.hess_cols, terminal=term,
+            term_hess_rows=term_rows, term_hess_cols=term_cols, g_lo=[b[0] for b in g_bounds],
+            g_hi=[b[1] for b in g_bounds], x_lo=list(x_lo), x_hi=list(x_hi), x0=list(x0), holonomic=holonomic,
+            multipliers=multipliers, **options)
         if "(IPOPT application status -12)" in str(out.get("message", "")):  # Invalid_Option: bad input, not a plan
             raise ValueError(f"ipopt_options: {out['message']}; check the options' names and values")
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
