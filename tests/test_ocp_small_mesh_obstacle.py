@@ -111,7 +111,29 @@ def test_a_plan_through_a_thin_wall_is_no_success_and_a_cut_edge_still_is():
                                     path_constraints=[((x - 2) / 0.002) ** 2 + (y / 3) ** 2 >= 1])
     through = wall.solve(nodes=30)
     assert through.t_final < 2 * np.sqrt(13)  # no plan can be this fast
-    assert not through.success and "passes through the set it excludes" in through.message
+    assert not through.success and "crosses a path constraint" in through.message
     edge = nh.OptimalControlProblem(nh.systems.kinematic_car(), cost="time", initial=[0, 0, 0], final=[4, 0, 0],
                                     path_constraints=[(x - 2.1) ** 2 + (y - 0.15) ** 2 >= 0.09]).solve(nodes=9)
     assert edge.success and "Between the collocation points" in edge.message
+
+
+@pytest.mark.parametrize("x0", [1.925, 2.0, 2.075])
+def test_a_wall_thinner_than_the_samples_spacing_is_seen_between_them(x0):
+    """A point robot, energy over 8 s, from (0, 0) to (4, 0) across a 4 mm wall at x0 (an outside probe's):
+    its plan on 30 nodes is the straight line, every node outside the wall, and the re-run's 16 substeps
+    per interval are 8.6 mm apart, so that at most positions none of them fell inside it: "Optimal
+    Solution Found." The chords between the samples next to a maximum of g are searched too: no plan.
+    DMOC's straight chords between its nodes alike (a point mass pushed by forces, 21 nodes)."""
+    ux, uy, F, tau = sp.symbols("ux uy F tau")
+    wall = ((x - x0) / 0.002) ** 2 + (y / 3) ** 2 >= 1
+    robot = nh.KinematicSystem([x, y], [ux, uy], [ux, uy], control_bounds={"ux": (-1, 1), "uy": (-1, 1)})
+    line = nh.OptimalControlProblem(robot, cost="energy", t_final=8.0, initial=[0, 0], final=[4, 0],
+                                    path_constraints=[wall]).solve(nodes=30)
+    assert np.abs(line.y[1]).max() < 1e-6  # through the wall, which no plan within |y| < 3 can avoid
+    assert not line.success and "crosses a path constraint" in line.message
+    mass = nh.System([x, y], sp.eye(2), force=[F, tau], parameters={F: 0.0, tau: 0.0})
+    pushed = nh.OptimalControlProblem(mass, cost=(F**2 + tau**2) / 2, t_final=2.0, controls=[F, tau],
+                                      initial=[0, 0, 0, 0], final=[2, 0, 0, 0],
+                                      path_constraints=[((x - x0 / 2) / 0.002) ** 2 + (y / 3) ** 2 >= 1])
+    dmoc = pushed.solve(nodes=21, method="dmoc")
+    assert np.abs(dmoc.y[1]).max() < 1e-6 and not dmoc.success and "crosses a path constraint" in dmoc.message
