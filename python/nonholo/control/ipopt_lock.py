@@ -32,5 +32,7 @@ def locked_solve(solve, **kwargs) -> dict:
         chosen = any(name in ("mumps_scaling", "mumps_permuting_scaling") for name, _ in options)
         if out.get("iterations", 2) <= 1 and not chosen and \
                 any(m in str(out.get("message", "")) for m in _FAILED_AT_START):
+            earlier = (int(out["iterations"]), float(out["time_ipopt"]))
             out = solve(**{**kwargs, "ipopt_options": [*options, UNSCALED]})
+            out["earlier"] = [earlier]  # counted in the solve's totals (tally)
     return out

@@ -208,6 +208,7 @@ class OptimalControlSolution:
         # IPOPT's Hessian regularization at its last iteration: > 0 where the point is no certified minimum
         self.stats["last_regularization"] = float(out.get("last_regularization", 0.0))
         self.stats["max_nlp_defect"] = float(out["max_defect"])
+        self._earlier = list(out.get("earlier", ()))  # (iterations, time_ipopt) of a call retried (ipopt_lock)
         self._errors = None
         self._signed = None  # the signed local errors alone (the check's), the same numbers as _errors[0]
         self._samples = None  # the states at the check's inner substeps, with path constraints (their note)

@@ -110,6 +110,9 @@ class SolveTally:
         self.calls += 1
         self.iterations += int(sol.stats["iterations"])
         self.time_ipopt += float(sol.stats["time_ipopt"])
+        for iterations, seconds in getattr(sol, "_earlier", ()):  # an IPOPT call retried within the solve
+            self.calls, self.iterations, self.time_ipopt = self.calls + 1, self.iterations + iterations, \
+                self.time_ipopt + seconds
         if self.limit is not None and sol.message.startswith("Maximum CPU time exceeded"):
             self.stopped += 1
 
