@@ -30,12 +30,14 @@ def test_a_metric_singular_at_gimbal_lock_names_the_chart():
 
 def test_a_negative_inertia_is_named_not_the_coordinates():
     """A sleigh at I = -0.5 has no Euler angles; an outside probe was told of them. A negative pivot of the
-    metric is no pose's: the message names the parameters. At the default parameters it runs."""
+    metric is no pose's: the message names the parameters (or a coupling larger than the masses: G = [[1, 2],
+    [2, 1]] has a positive diagonal). At the default parameters it runs."""
     model = nh.systems.chaplygin_sleigh().nonholonomic()
     y0 = [0, 0, 0, 1.0, 0, 0.1]
     assert nh.simulate(model, (0, 1), y0).success
     with pytest.raises(nh.ModelError, match=r"negative: the kinetic energy is negative along some velocity\); a mass "
-                                            r"or an inertia is negative: check the parameters \(at the parameters "
+                                            r"or an inertia is negative, or a coupling of the metric exceeds them: check the "
+                                            r"parameters and G \(at the parameters "
                                             r"\{'m': 1.0, 'I': -0.5"):
         nh.simulate(model, (0, 1), y0, params={"I": -0.5})
 
@@ -49,8 +51,8 @@ def test_a_coordinate_that_moves_no_mass_is_named():
     x, y, xc, m = sp.symbols("x y x_c m")
     system = nh.System([x, y, xc], sp.diag(1, 1, m), constraints=sp.Matrix([[1, 0, -1]]), parameters={m: 0.0})
     y0 = [0, 0, 0, 1.0, 0.5, 1.0]
-    with pytest.raises(nh.ModelError, match="coordinate x_c moves no mass .* write it as a function of the other "
-                                            "coordinates, or give it a mass"):
+    with pytest.raises(nh.ModelError, match="coordinate x_c moves no mass .* give it a mass; where a holonomic "
+                                            "constraint ties it to the others, write it as a function of them"):
         nh.simulate(system.nonholonomic(), (0, 1), y0)
     run = nh.simulate(system.nonholonomic(), (0, 1), y0, params={"m": 2.0})
     assert run.success and run["x_c"][-1] == pytest.approx(run["x"][-1], abs=1e-9)

@@ -59,11 +59,13 @@ void factor_metric(MechanicsWork<S>& w) {
     for (int j = 0; massless && j < w.geo.n(); ++j) massless = value(w.geo.G()(p, j)) == 0.0;
     if (massless)
       throw ModelError("the metric is singular at " + where + "): coordinate " + std::to_string(p) + " moves no mass "
-                       "(its row of the metric is zero), a point no body carries, tied to the others by a constraint: "
-                       "write it as a function of the other coordinates, or give it a mass");
+                       "(its row of the metric is zero), a point no body carries: give it a mass; where a holonomic "
+                       "constraint ties it to the others, write it as a function of them; where a constraint fixes "
+                       "its velocity, a metric term that vanishes on the constraints (as the Heisenberg system's)");
     if (definite && w.chol_G.failed_ratio() < -1e-8)
       throw ModelError("the metric is not positive definite at " + where + ", negative: the kinetic energy is "
-                       "negative along some velocity); a mass or an inertia is negative: check the parameters");
+                       "negative along some velocity); a mass or an inertia is negative, or a coupling of the metric "
+                       "exceeds them: check the parameters and G");
     throw ModelError(std::string(definite ? "the metric is not positive definite at " : "the metric is singular at ") +
                      where + "); where the coordinates are singular (Euler angles with two of their axes aligned), "
                      "so is the metric: take angles regular at that pose, or a quaternion attitude; or a mass or an "
