@@ -36,8 +36,8 @@ def test_a_negative_inertia_is_named_not_the_coordinates():
     y0 = [0, 0, 0, 1.0, 0, 0.1]
     assert nh.simulate(model, (0, 1), y0).success
     with pytest.raises(nh.ModelError, match=r"negative: the kinetic energy is negative along some velocity\); a mass "
-                                            r"or an inertia is negative, or a coupling of the metric exceeds them: check the "
-                                            r"parameters and G \(at the parameters "
+                                            r"or an inertia is negative, or a coupling of the metric exceeds them: "
+                                            r"check the parameters and G \(at the parameters "
                                             r"\{'m': 1.0, 'I': -0.5"):
         nh.simulate(model, (0, 1), y0, params={"I": -0.5})
 
