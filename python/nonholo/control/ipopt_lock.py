@@ -23,9 +23,10 @@ def locked_solve(solve, **kwargs) -> dict:
     computation: MUMPS's default scaling (MC64's, permuting_scaling 5) declared the start's KKT matrix
     singular at every regularization IPOPT tried, up to delta_x = 1e16. A knife edge pushed 2 ahead
     from rest, the line as its start (its speeds zero, where the rows of y hold no other unknown), with
-    any path constraint (y <= 3, never active) failed so on 9-13 Hermite-Simpson nodes and 19-29
-    trapezoid ones; unscaled, every mesh from 9 to 39 nodes solved. Not where the caller set MUMPS's
-    scaling."""
+    any path constraint (y <= 3, never active) failed so on 9-13 Hermite-Simpson nodes and 21-29
+    trapezoid ones; unscaled, every mesh from 9 to 39 nodes solved (on 19 trapezoid nodes IPOPT instead
+    entered its restoration phase and crawled there for 3000 iterations, which this does not catch).
+    Not where the caller set MUMPS's scaling."""
     options = kwargs.get("ipopt_options", [])
     with IPOPT_LOCK:
         out = solve(**kwargs)

@@ -316,7 +316,8 @@ def densified(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_tim
 def path_splits(sol) -> np.ndarray:
     """Where (a fraction of each interval; NaN for none) the re-run of the plan lies deepest in a path
     constraint's excluded set between the collocation points, in the intervals where it violates one
-    by more than PATH_TOL (1 + max |g| at the points): the violations :func:`path_violations` notes,
+    by more than PATH_TOL (1 + max |g| at the points) or passes through its set (:func:`judged`), on the
+    samples and the chords :func:`densified` adds: the violations :func:`path_violations` notes,
     which the collocation error does not see (a straight line jumping a disc obstacle between two
     nodes has none). ``refine=`` splits those intervals there, so that the new point lies in the set
     and the solve must move it out (a split at the midpoint can miss a small obstacle again). For
