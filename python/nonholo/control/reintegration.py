@@ -27,8 +27,8 @@ import sympy as sp
 from .path_starts import path_function, path_values
 
 __all__ = ["bounded_states", "bound_violations", "sample_points", "control_values", "controls_at", "kinks",
-           "jacobian_norms", "interval_runs", "point_controls", "path_violations", "path_splits", "densified", "judged",
-           "depth_measure", "RK4_STABLE", "PATH_TOL"]
+           "jacobian_norms", "interval_runs", "point_controls", "path_violations", "path_points", "path_splits",
+           "densified", "judged", "depth_measure", "RK4_STABLE", "PATH_TOL"]
 
 #: h ||df/dy||_inf on an RK4 substep at most this: RK4's stability region holds the left half-disc
 #: of radius 2.6156 (|R(z)| <= 1 for |z| <= 2.6156, Re z <= 0), so every eigenvalue h lambda of
@@ -258,18 +258,39 @@ def path_violations(sol, samples, gross: float) -> tuple:
     the middle of an obstacle, which IPOPT's solution of the collocation equations at 11 points can be
     (the unit disc between (-2, 0) and (2, 0): g = 0.98); else None."""
     problem = sol.problem
-    Y, k, s, times = sample_points(sol, samples)
-    nodes = sol._node_times()
-    node_values = np.vstack([sol.y, sol.u_points[:, ::getattr(sol._scheme, "step", 1)]])
-    Y, U, times = densified(problem, Y, point_controls(sol, k, s), times, nodes, node_values)
+    Y, U, times, at_points, nodes, node_values = path_points(sol, samples)
     with np.errstate(all="ignore"):
         G = path_values(problem, Y, U)
-        at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
     depth = depth_measure(problem, Y, U, times, nodes, node_values)
     return judged(problem, G, times, at_points, gross,
                   " Between the collocation points, where path constraints are not imposed, the re-run of the plan "
                   "violates ", "the plan crosses a path constraint between the collocation points, where it is not "
                   "imposed: its re-run violates ", depth)
+
+
+def path_points(sol, samples=None) -> tuple:
+    """(Y, U, times, at_points, node_times, node_values): where the path constraints are checked
+    between the points, the states Y and controls U (a column each) at ``times`` -- the re-run's inner
+    substeps (``samples``, as :func:`path_violations` takes them; DMOC: its discrete trajectory,
+    :func:`~nonholo.control.dmoc.path_samples`) and the chords :func:`densified` adds --, the
+    constraints' values where they are imposed (rows), and the nodes' times and values (states and
+    controls, a column per node). The check's verdict and ``refine=`` (:func:`path_splits`) read the same."""
+    problem, nodes = sol.problem, sol._node_times()
+    if sol.method == "dmoc":
+        from .dmoc import path_samples
+        from .solution import ERROR_SUBSTEPS
+
+        Y, U, times, points = path_samples(sol, ERROR_SUBSTEPS)
+        with np.errstate(all="ignore"):
+            at_points = path_values(problem, Y[:, points], U[:, points])
+        node_values = np.vstack([sol.y, sol.u_points])
+    else:
+        Y, k, s, times = sample_points(sol, samples)
+        U = point_controls(sol, k, s)
+        with np.errstate(all="ignore"):
+            at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
+        node_values = np.vstack([sol.y, sol.u_points[:, ::getattr(sol._scheme, "step", 1)]])
+    return (*densified(problem, Y, U, times, nodes, node_values), at_points, nodes, node_values)
 
 
 CHORD_POINTS = 32  # points on each chord between samples next to a local maximum of a path constraint
@@ -285,15 +306,12 @@ def densified(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_tim
     0.14 apart, whose 16 substeps are 8.6 mm apart, was crossed at 5 of its 9 positions unseen, the plan
     a success. Near the wall g rises to a maximum at a sample beside it, and the chords on either side
     of that sample cross it (within a 33rd of the samples' spacing)."""
-    K = node_times.size - 1
     n_y = Y.shape[0]
-    k = np.clip(np.searchsorted(node_times, times, side="right") - 1, 0, K - 1)
     Z = np.vstack([Y, U])
     frac = np.arange(1, CHORD_POINTS + 1) / (CHORD_POINTS + 1)
     added, added_times = [], []
-    for kk in range(K):
-        cols = np.flatnonzero((k == kk) & (times > node_times[kk]) & (times < node_times[kk + 1]))  # not the nodes
-        cols = cols[np.argsort(times[cols], kind="stable")]
+    for kk in range(node_times.size - 1):
+        cols = interval_columns(times, node_times, kk)
         seq = np.column_stack([node_values[:, kk], Z[:, cols], node_values[:, kk + 1]])
         seq_t = np.r_[node_times[kk], times[cols], node_times[kk + 1]]
         with np.errstate(all="ignore"):
@@ -313,6 +331,13 @@ def densified(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_tim
     return Z[:n_y], Z[n_y:], np.concatenate([times, *added_times])
 
 
+def interval_columns(times: np.ndarray, node_times: np.ndarray, k: int) -> np.ndarray:
+    """The columns of the samples at ``times`` strictly inside interval k (between ``node_times[k]`` and
+    ``node_times[k + 1]``), in time order: the nodes themselves are taken from their own values."""
+    cols = np.flatnonzero((times > node_times[k]) & (times < node_times[k + 1]))
+    return cols[np.argsort(times[cols], kind="stable")]
+
+
 def path_splits(sol) -> np.ndarray:
     """Where (a fraction of each interval; NaN for none) the re-run of the plan lies deepest in a path
     constraint's excluded set between the collocation points, in the intervals where it violates one
@@ -324,25 +349,9 @@ def path_splits(sol) -> np.ndarray:
     DMOC, on its discrete trajectory between the nodes (:func:`~nonholo.control.dmoc.path_samples`)."""
     problem, K = sol.problem, sol.dtau.size
     where = np.full(K, np.nan)
-    if not problem.path_constraints:
+    if not problem.path_constraints or sol.method != "dmoc" and sol._samples is None:
         return where
-    nodes = sol._node_times()
-    if sol.method == "dmoc":
-        from .dmoc import path_samples
-        from .solution import ERROR_SUBSTEPS
-
-        Y, U, times, points = path_samples(sol, ERROR_SUBSTEPS)
-        at_points = path_values(problem, Y[:, points], U[:, points])
-        node_values = np.vstack([sol.y, sol.u_points])
-    elif sol._samples is None:
-        return where
-    else:
-        Y, k, s, times = sample_points(sol, sol._samples)
-        U = point_controls(sol, k, s)
-        with np.errstate(all="ignore"):
-            at_points = path_function(problem)(sol.y_points, np.vstack([sol.u_points, sol.z_points]))
-        node_values = np.vstack([sol.y, sol.u_points[:, ::getattr(sol._scheme, "step", 1)]])
-    Y, U, times = densified(problem, Y, U, times, nodes, node_values)
+    Y, U, times, at_points, nodes, node_values = path_points(sol, sol._samples)
     with np.errstate(all="ignore"):
         G = path_values(problem, Y, U)
     k = np.clip(np.searchsorted(nodes, times, side="right") - 1, 0, K - 1)
@@ -419,8 +428,9 @@ def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node
         wall, or across more than 0.29 of a disc's radius (a cap of half-angle 45 degrees), leaves
         on the other side, however thin the wall and whatever the values of g."""
         k = interval(j)
-        cols = np.flatnonzero((times >= node_times[k]) & (times <= node_times[k + 1]))
-        cols = cols[np.argsort(times[cols], kind="stable")]
+        cols = interval_columns(times, node_times, k)
+        if j not in cols:  # a node's own value (DMOC's samples hold its nodes): judged by its value and depth
+            return False
         Z = np.column_stack([node_values[:, k], np.vstack([Y[:, cols], U[:, cols]]), node_values[:, k + 1]])
         g = path_values(problem, Z[:n_y], Z[n_y:])[r]
         at = int(np.flatnonzero(cols == j)[0]) + 1

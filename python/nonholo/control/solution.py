@@ -679,20 +679,16 @@ def _path_verdict(sol) -> tuple:
     (:func:`~nonholo.control.reintegration.path_violations`); for DMOC, at
     the plan's nodes and along its discrete trajectory between them
     (:func:`~nonholo.control.dmoc.path_samples`), by the same measures."""
-    from .reintegration import bound_violations, densified, depth_measure, judged, path_violations
+    from .reintegration import bound_violations, depth_measure, judged, path_points, path_violations
 
     if sol.method != "dmoc":
         note, crossing = path_violations(sol, sol._samples, UNRESOLVED) if sol.problem.path_constraints else ("", None)
         return note + bound_violations(sol, sol._samples), crossing
-    from .dmoc import path_samples
     from .path_starts import path_values
 
-    Y, U, times, points = path_samples(sol, ERROR_SUBSTEPS)
-    node_values = np.vstack([sol.y, sol.u_points])
-    at_points = path_values(sol.problem, Y[:, points], U[:, points])
-    Y, U, times = densified(sol.problem, Y, U, times, sol._node_times(), node_values)
+    Y, U, times, at_points, nodes, node_values = path_points(sol)
     G = path_values(sol.problem, Y, U)
-    depth = depth_measure(sol.problem, Y, U, times, sol._node_times(), node_values)
+    depth = depth_measure(sol.problem, Y, U, times, nodes, node_values)
     return judged(sol.problem, G, times, at_points, UNRESOLVED,
                   " At the nodes (sol.y) and between them on the discrete trajectory (the coordinates linear from "
                   "node to node), where path constraints are imposed at the midpoints and (without a velocity) the "
