@@ -32,3 +32,25 @@ def test_a_slide_stops_where_its_slip_vanishes(spin, delta, kwargs):
     np.testing.assert_allclose(run["x_dot"][-1], spin * R + 5 / 7 * delta, rtol=0, atol=tol * 10)
     slide, rolling = run.phases
     np.testing.assert_allclose(rolling.y[:, 0], slide.y[:, -1], rtol=0, atol=tol * 10)  # continuous at the stop
+
+
+@pytest.mark.parametrize("kwargs", [{}, TIGHT])
+def test_a_slide_at_the_cones_edge_hovers_without_jumps(kwargs):
+    """A ball at rest on a slope with mu 1e-9 below its rolling threshold 2/7 tan(alpha) (mu_k = mu_s)
+    slides, with a slip that hardly grows from the tolerance: its stop event fires where the slip
+    dips, and the slip's rate there is near zero. The one step meant to carry a linearly falling slip
+    to zero was then 0.06 s long (y + tau f): the quaternion left |q| = 1 by 1e-3 and the speed at
+    t = 1 was 8e-5 below the slide's closed form g (sin(alpha) - mu cos(alpha)) t."""
+    alpha = 0.3
+    ball = nh.contact.roll_on_plane(nh.bodies.RigidBody(M, np.eye(3) * 0.4 * M * R**2), nh.contact.Sphere(R),
+                                    gravity=(G * np.sin(alpha), 0, -G * np.cos(alpha)))
+    mu = 2 / 7 * np.tan(alpha) * (1 - 1e-9)
+    rest = np.r_[0, 0, 1, 0, 0, 0, np.zeros(6)]
+    run = nh.simulate(ball.stick_slip(mu, normal=M * G * np.cos(alpha)), (0, 1), rest, **kwargs)
+    tol = 1e-10 if kwargs else 1e-8
+    assert run.success and set(run.modes) == {"slip"} and run.switches == [(0.0, "stick", "slip")]
+    slide = G * (np.sin(alpha) - mu * np.cos(alpha))
+    np.testing.assert_allclose(run["x_dot"], slide * run.t, rtol=0, atol=100 * tol)
+    for before, after in zip(run.phases, run.phases[1:]):  # a turn restarts the phase from where it ended
+        np.testing.assert_allclose(after.y[:, 0], before.y[:, -1], rtol=0, atol=100 * tol)
+    np.testing.assert_allclose(np.linalg.norm(run.y[2:6], axis=0), 1.0, rtol=0, atol=tol)

@@ -17,7 +17,9 @@ zero there and nowhere else. The force turns over at s = 0 (a kink, which an imp
 cross: the slip would chatter about zero), so the stop event fires a little short of it, where
 s_c . d falls to STOP max(rtol, atol) (1 + |v|), a few times the slip the integration resolves; there
 the slip falls linearly, and one step of the slide, tau = -(s . s') / |s'|^2, carries the state to
-where it vanishes (error O(tau^2)), the phase's samples extended to that instant. Where an event
+where it vanishes (error O(tau^2)), the phase's samples extended to that instant (unless tau exceeds
+the steps the phase took: there the slip hovers about the tolerance rather than falls, a slide from
+the cone's edge, and the state is kept as the event found it). Where an event
 finds a slip above the tolerance, the slip has turned (at a start from zero slip, by up to 90
 degrees before the 60-degree event can see it) and d follows it. At a stop the contact sticks if
 the force it then needs is inside the cone (|lambda_c| <= mu_s N), and slides on, in the direction
@@ -472,7 +474,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
         result.switches.append((t0, _label(classified), _label(stuck)))
     t, turns = t0, 0
     while True:
-        mode = model.mode(stuck)
+        mode, start = model.mode(stuck), t
         run_params = model.mode_params(stuck, params, directions, eta, stop)
         events, owners = _switch_events(model, stuck, cone_bias)
         # a phase stores the requested times after its start (the first phase also its start)
@@ -527,7 +529,7 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             else:  # the slip turned away from d (60 degrees, or 90 at a start from zero slip): d follows it
                 directions[c] = slips[c] / size
         if stopped:  # the last stretch, where the slip falls linearly to zero, in one step of the slide
-            t, y = _to_the_stop(model, mode, run, t, y, run_params, stopped, times, tf)
+            t, y = _to_the_stop(model, mode, run, start, t, y, run_params, stopped, times, tf)
         _joined(result, run)
         result.t_last = t
         if t >= tf:
@@ -575,14 +577,16 @@ def _joined(result: StickSlipResult, run) -> None:
     result.y = np.concatenate([result.y, run.y], axis=1)
 
 
-def _to_the_stop(model, mode, run, t: float, y, params: dict, stopped: list, times, tf: float) -> tuple:
+def _to_the_stop(model, mode, run, start: float, t: float, y, params: dict, stopped: list, times, tf: float) -> tuple:
     """(t*, y*): where the slips of the contacts ``stopped`` reach zero, from the stop event at (t, y),
     where s . d fell to the slip the integration resolves (a few times its tolerance): there the slip
     falls linearly, s(t + tau) = s + tau s', so the slide ends tau = -(s . s') / |s'|^2 later, which
     one step y + tau f(t, y) of the slide reaches with an error O(tau^2). The slip's rate s' is the
     derivative along f, by central differences of s(t, y) (linear in v). The phase's samples are
     extended to the stop (its end, or the requested times up to it), so that the state is continuous
-    across the switch; tau is capped at tf."""
+    across the switch; tau is capped at tf. Where tau exceeds both the phase's last step and its mean
+    step (the phase started at ``start``), the slip is not falling linearly but hovering about the
+    tolerance, and the state stays (t, y)."""
     f = mode.rhs(t, y, params)
     h = 1e-6 * max(1.0, abs(t))
     ahead, behind = model.slips(t + h, y + h * f, params), model.slips(t - h, y - h * f, params)
@@ -593,7 +597,11 @@ def _to_the_stop(model, mode, run, t: float, y, params: dict, stopped: list, tim
         if here[c] @ rate < 0:
             taus.append(-(here[c] @ rate) / (rate @ rate))
     tau = min(max(taus, default=0.0), tf - t)
-    if tau <= 0:
+    mean_step = (t - start) / max(run.stats.get("n_steps", 1), 1)
+    if tau <= 0 or tau > max(run.stats.get("last_step", 0.0), mean_step):
+        # longer than the steps the phase took, the slip does not fall linearly to zero: it hovers about
+        # the tolerance (a slide at the cone's edge, mu_k = mu_s, whose slip neither grows nor stops), and
+        # an Euler step that long moved the whole state by its O(tau^2) error (a ball's speed by 8e-5)
         return t, y
     if times is None:
         extra = np.array([t + tau])
