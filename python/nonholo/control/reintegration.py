@@ -306,29 +306,42 @@ def densified(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node_tim
     0.14 apart, whose 16 substeps are 8.6 mm apart, was crossed at 5 of its 9 positions unseen, the plan
     a success. Near the wall g rises to a maximum at a sample beside it, and the chords on either side
     of that sample cross it (within a 33rd of the samples' spacing)."""
-    n_y = Y.shape[0]
-    Z = np.vstack([Y, U])
-    frac = np.arange(1, CHORD_POINTS + 1) / (CHORD_POINTS + 1)
-    added, added_times = [], []
-    for kk in range(node_times.size - 1):
-        cols = interval_columns(times, node_times, kk)
-        seq = np.column_stack([node_values[:, kk], Z[:, cols], node_values[:, kk + 1]])
-        seq_t = np.r_[node_times[kk], times[cols], node_times[kk + 1]]
-        with np.errstate(all="ignore"):
-            g = np.nan_to_num(path_values(problem, seq[:n_y], seq[n_y:]), nan=-np.inf)
-        last = seq_t.size - 1
-        chords = set()
-        for row in g:  # a maximum: strictly above the sample before it, not below the one after
-            for i in range(last + 1):
-                if (i == 0 or row[i] > row[i - 1]) and (i == last or row[i] >= row[i + 1]):
-                    chords.update(c for c in (i - 1, i) if 0 <= c < last)
-        for c in sorted(chords):
-            added.append(seq[:, [c]] * (1 - frac) + seq[:, [c + 1]] * frac)
-            added_times.append(seq_t[c] + frac * (seq_t[c + 1] - seq_t[c]))
-    if not added:
+    n_y, K = Y.shape[0], node_times.size
+    W = np.hstack([node_values, np.vstack([Y, U])])  # the nodes' columns, then the samples'
+    W_t = np.r_[node_times, times]
+    # each interval's sequence: its first node, its inner samples in time order, its last node
+    k = np.searchsorted(node_times, times, side="right") - 1
+    inner = np.flatnonzero((k >= 0) & (k < K - 1) & (times > node_times[np.clip(k, 0, K - 1)])
+                           & (times < node_times[np.clip(k + 1, 0, K - 1)]))
+    inner = inner[np.lexsort((times[inner], k[inner]))]
+    idx = np.concatenate([np.arange(K - 1), np.arange(1, K), K + inner])  # columns of W
+    seg = np.concatenate([np.arange(K - 1), np.arange(K - 1), k[inner]])
+    rank = np.concatenate([np.zeros(K - 1), np.full(K - 1, 2.0), np.ones(inner.size)])  # first, last, inner
+    order = np.lexsort((W_t[idx], rank, seg))
+    idx, seg = idx[order], seg[order]
+    with np.errstate(all="ignore"):
+        g = np.nan_to_num(path_values(problem, W[:n_y, idx], W[n_y:, idx]), nan=-np.inf)
+    first = np.r_[True, seg[1:] != seg[:-1]]
+    last = np.r_[seg[1:] != seg[:-1], True]
+    # a maximum: strictly above the sample before it, not below the one after (in its interval)
+    up = np.ones_like(g, dtype=bool)
+    up[:, 1:] = g[:, 1:] > g[:, :-1]
+    down = np.ones_like(g, dtype=bool)
+    down[:, :-1] = g[:, :-1] >= g[:, 1:]
+    peak = np.any((up | first) & (down | last), axis=0)
+    chords = np.zeros(idx.size, dtype=bool)  # chord c joins positions c and c + 1 of one interval
+    chords[:-1] |= peak[1:] & ~first[1:]  # the chord before a maximum
+    chords |= peak & ~last  # the chord after it
+    c = np.flatnonzero(chords)
+    if not c.size:
         return Y, U, times
-    Z = np.hstack([Z, *added])
-    return Z[:n_y], Z[n_y:], np.concatenate([times, *added_times])
+    frac = np.arange(1, CHORD_POINTS + 1) / (CHORD_POINTS + 1)
+    a, b = W[:, idx[c]], W[:, idx[c + 1]]
+    added = (a[:, :, None] * (1 - frac) + b[:, :, None] * frac).reshape(W.shape[0], -1)
+    ta, tb = W_t[idx[c]], W_t[idx[c + 1]]
+    added_t = (ta[:, None] + frac * (tb - ta)[:, None]).ravel()
+    Z = np.hstack([np.vstack([Y, U]), added])
+    return Z[:n_y], Z[n_y:], np.concatenate([times, added_t])
 
 
 def interval_columns(times: np.ndarray, node_times: np.ndarray, k: int) -> np.ndarray:
