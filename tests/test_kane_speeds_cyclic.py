@@ -116,3 +116,22 @@ def test_wheel_frame_speeds_are_regular_at_a_right_angle_of_the_spin():
             for s, y in ((system, np.r_[q, qdot]), (lean, np.r_[q[to_lean], qdot[to_lean]]))]
     assert all(r.status == 0 for r in runs)
     np.testing.assert_allclose(runs[0].q[:, -1], runs[1].q[back, -1], atol=1e-7)
+
+
+def test_a_name_that_is_no_symmetry_gives_no_steady_motion():
+    """A ball on a turntable in Kane's speeds (Euler angles q1, q2, q3): with cyclic=["q1", "q3"] the
+    search converged and returned a SteadyMotion moving q1 at 1.81 with no warning, but the rate of q2
+    depends on q1 (q2' = u1 cos q1 + u2 sin q1): simulated from it, q2 swung from 1.0 to 2.1. A moving
+    coordinate given as cyclic must now leave the other rates unchanged; the default set finds the
+    steady motion the ball has (q3 alone moving)."""
+    km, values = nh.systems.ball_on_turntable_kane()
+    system = nh.System.from_kanes_method(km, values)
+    guess = np.r_[0.0, 0.2, 0, 1.0, 0, 0, 0.8, 1.3]
+    with pytest.raises(nh.SteadyMotionError, match=r"cyclic coordinates \['q1'\] stand still, but it moves them.*"
+                                                   r"the rate of q2 changes by"):
+        nh.steady_motions(system, guess, fixed={"u3": 1.3, "y": 0.2}, cyclic=["q1", "q3"])
+    found = nh.steady_motions(system, guess, fixed={"u3": 1.3, "y": 0.2})
+    run = nh.simulate(system.nonholonomic(), (0, 5), found.state, rtol=1e-10, atol=1e-12)
+    moving = [system.nonholonomic().state_names.index(name) for name in found.drift]
+    steady = [i for i in range(run.y.shape[0]) if i not in moving]
+    np.testing.assert_allclose(run.y[steady, -1], found.state[steady], rtol=0, atol=1e-8)

@@ -270,6 +270,7 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
                 raise SteadyMotionError(f"{exc}: guess a state where it holds, or fix a speed with fixed=") from None
             f = model.rhs(t, y, params)
             drift = {names[c]: float(f[c]) for c in cyc if abs(f[c]) > tol * scale}
+            _check_moving_cyclic(model, t, y, params, steady_rows, [names.index(c) for c in drift], scale)
             _warn_at_rest(model, start, y, fix_idx, cyc)
             return SteadyMotion(y, drift, residual, it - 1, model, dict(params) if params is not None else None,
                                 list(cyclic) if cyclic is not None else None, t)
@@ -298,6 +299,38 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
         f"{moving} (cyclic): a motion that moves another one (a circling disc's yaw) is steady only where the "
         f"equations do not contain it; name it with cyclic=[...] then.{replaced} Or try another guess, or fix (or "
         "free) other state components with fixed={...}")
+
+
+CYCLIC_SHIFTS = (0.5, -1.3)  # how far a moving cyclic coordinate is shifted to check that the motion stays steady
+
+
+def _check_moving_cyclic(model, t, y, params, steady_rows, moving, scale) -> None:
+    """SteadyMotionError unless the other components' rates stay where they are when each cyclic
+    coordinate that moves is shifted (by CYCLIC_SHIFTS): a steady motion moves them, and stays steady
+    only where the equations do not depend on them. A name given in cyclic= that is no symmetry (a
+    ball's Euler angle q1 on a turntable) converged to a state whose other rates held only while q1
+    stood still: simulated, q2 swung by 1.1 rad."""
+    names = model.state_names
+    base = model.rhs(t, y, params)[steady_rows]
+    bad = {}
+    for c in moving:
+        for shift in CYCLIC_SHIFTS:
+            shifted = y.copy()
+            shifted[c] += shift
+            with np.errstate(all="ignore"):
+                change = np.abs(model.rhs(t, shifted, params)[steady_rows] - base)
+            worst = float(np.nanmax(change, initial=0.0)) if np.all(np.isfinite(change)) else np.inf
+            if worst > 1e-8 * scale:
+                row = steady_rows[int(np.argmax(np.nan_to_num(change, nan=np.inf)))]
+                bad[names[c]] = f"shifted by {shift:g}, the rate of {names[row]} changes by {worst:.3g}"
+                break
+    if bad:
+        raise SteadyMotionError(
+            f"the state found keeps the other components steady only while the cyclic coordinates "
+            f"{list(bad)} stand still, but it moves them, and the equations depend on them ("
+            + "; ".join(f"{k} {v}" for k, v in bad.items()) + "): no steady motion. They are no symmetry of the "
+            f"{model_label(model)} model: drop them from cyclic, which holds them fixed "
+            f"(cyclic= replaces the default set, {[names[i] for i in model_cyclic_indices(model)]})")
 
 
 MOVING_GUESS = 0.05  # velocities of a guess above which its converging to rest is worth a warning
