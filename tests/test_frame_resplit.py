@@ -252,3 +252,36 @@ def test_a_re_split_does_not_leak_into_the_next_run_or_evaluation():
     assert np.array_equal(model.rhs(0.0, y), before)
     second = nh.simulate(model, (0, 2), y, **kw)
     assert np.array_equal(second.y, first.y) and second.frame_switches == first.frame_switches
+
+
+@pytest.mark.parametrize("heading", [np.pi / 2, np.pi / 2 + 1e-12])
+def test_a_start_where_the_split_is_singular_is_refused_naming_it(heading):
+    """A sleigh's default Voronets frame solves for y (y' = tan(phi) x'). At a heading of pi/2 a
+    velocity on the constraint set (x' = 0, y' = 1.5) was refused by simulate, linearize and
+    frame.state as violating the constraints ("its constraint quasi-velocities are 1.5, not 0"),
+    and a state in the frame's speeds by linearize as a singular frame metric: no state in the
+    split's speeds stands for it. Each now names the split and a regular one; a frame with that split,
+    and the coordinate model, run it and linearize it (-m a u / (I + m a^2))."""
+    from nonholo.system.frames import AnholonomicFrame
+
+    sleigh = nh.systems.chaplygin_sleigh()
+    frame = AnholonomicFrame(sleigh)
+    assert frame.solved == [1]
+    q = np.array([0.0, 0.0, heading])
+    qdot = np.array([1.5 * np.cos(heading), 1.5 * np.sin(heading), 0.0])
+    y0 = np.r_[q, qdot]
+    message = r"split, which solves the constraints for \['y'\], is singular at q.*solved=\['x'\]"
+    for call in (lambda: nh.simulate(frame.hamel(), (0, 1), y0), lambda: nh.linearize(frame.hamel(), y0),
+                 lambda: frame.state(q, qdot), lambda: nh.linearize(frame.hamel(), np.r_[q, qdot[0], 0.0]),
+                 lambda: nh.simulate(sleigh.reduced(1e-2, velocities="frame", frame=frame), (0, 1), y0)):
+        with pytest.raises(nh.ModelError, match=message):
+            call()
+    regular = AnholonomicFrame(sleigh, solved=["x"])
+    run = nh.simulate(regular.hamel(), (0, 1), y0, rtol=1e-10, atol=1e-12)
+    coords = nh.simulate(sleigh.nonholonomic(), (0, 1), y0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(run.q[:, -1], coords.q[:, -1], rtol=0, atol=1e-8)
+    m, I, a = sleigh.param_vector({})[:3]  # the defaults
+    rate = -m * a * 1.5 / (I + m * a**2)
+    for model, state in ((regular.hamel(), y0), (sleigh.nonholonomic(), y0)):
+        eigenvalues = nh.linearize(model, state).eigenvalues
+        assert np.min(np.abs(eigenvalues - rate)) < 1e-8

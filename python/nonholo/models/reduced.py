@@ -329,6 +329,7 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
             raise ValueError(f"y0 violates the constraints A(q) v = 0: |A v| = {residual:.3g}. Pass project_y0=True "
                              "to project v onto the constraint set (G-orthogonally), or use system.project(q, v).")
     if model.frame.solved is not None and model.frame.form == "numeric":
+        model.frame.check_split(q, dict(zip(model.system.parameter_names, sys_params)), t0)  # a singular split
         free = [i for i in range(n) if i not in model.frame.core.solved]
         w = u[free]
     else:
@@ -367,6 +368,7 @@ def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
     stands for a velocity there (an outside probe's skate at theta = pi/2 was told its q' violated the
     constraints). For Kane's speeds the message names their cause, the dependent speeds' block C_dep."""
     if model.frame.solved is not None:
+        model.frame.check_split(q, named)  # a Voronets split singular at q
         return
     condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
     if not condition <= SINGULAR_CONDITION:

@@ -520,7 +520,9 @@ class AnholonomicFrame:
         return [*self.system.coordinate_names, *self.velocity_names]
 
     def state(self, q, qdot, params=None) -> np.ndarray:
-        """``[q, v^alpha]`` from a coordinate velocity on C (its v^a must vanish)."""
+        """``[q, v^alpha]`` from a coordinate velocity on C (its v^a must vanish); ModelError where the
+        Voronets split is singular at q (:meth:`check_split`)."""
+        self.check_split(q, params)
         v = self.quasi_velocities(q, qdot, params)
         if self.system.k and np.abs(v[self.rank:]).max() > 1e-9 * (1 + np.abs(v).max()):
             raise ValueError(f"qdot violates the constraints at these parameter values: its constraint "
@@ -528,6 +530,36 @@ class AnholonomicFrame:
                              "to simulate to project it onto the constraint set (G-orthogonally), or use "
                              "system.project(q, qdot)")
         return np.r_[np.asarray(q, float), v[: self.rank]]
+
+    def check_split(self, q, params=None, t: float | None = None) -> None:
+        """ModelError where the split of a numeric Voronets frame is singular at q: its block A_s of the
+        constraint rows (the solved coordinates' columns) is singular there or nearly, the dependent
+        velocities B = -A_s^-1 A_r above the condition a run stops at, so that no state in the frame's
+        speeds stands for a velocity there (a sleigh solved for y at heading pi/2: y' = tan(phi) x').
+        A run re-splits where the split degrades, but a state is given in the split it starts in. Nothing
+        for other frames."""
+        if self.solved is None or self.form != "numeric" or not self.system.k:
+            return
+        A, _ = self.system.constraint_matrix(self._vector(q, "q"), t, params)
+        free = [i for i in range(self.n) if i not in set(self.solved)]
+        with np.errstate(all="ignore"):
+            try:
+                growth = float(np.abs(np.linalg.solve(A[:, self.solved], A[:, free])).max(initial=0.0))
+            except np.linalg.LinAlgError:
+                growth = np.inf
+        if growth <= _core.frame_singular_condition:
+            return
+        names = self.system.coordinate_names
+        solved, regular = [names[i] for i in self.solved], [names[i] for i in _pivot_columns(A, self.system.k)]
+        point = np.array2string(np.asarray(q, float), precision=6)
+        raise ModelError(f"the Voronets frame's split, which solves the constraints for {solved}, is singular at "
+                         f"q = {point}: its block A_s of the constraint rows is singular there or nearly (max "
+                         f"|A_s^-1 A_r| = {growth:.3g}; a run re-splits above 10 and stops above "
+                         f"{_core.frame_singular_condition:g}), so no state in its speeds "
+                         f"{self.velocity_names[: self.rank]} stands for a velocity there. A run re-splits where the "
+                         f"split degrades, but cannot start on a singular one: build the frame with a split regular "
+                         f"here (AnholonomicFrame(system, solved={regular})), or use the coordinate model "
+                         "(system.nonholonomic())")
 
     def multipliers(self, q, v_alpha, t: float | None = None, params=None) -> np.ndarray:
         """lambda_a = Gamma(X_a^V L) - X_a^C L (eq. (10)) at (q, v^alpha), shape (k,); ``t`` is needed
