@@ -37,7 +37,8 @@ def test_a_run_to_the_end():
 
 def test_a_run_that_runs_out_of_switches():
     switches, _ = block_closed_form()
-    run = run_stick_slip(pushed_block(), (0, 6), [0, 0, 0, 0], max_switches=5)
+    with pytest.warns(nh.SimulationWarning, match="max_switches = 5 switches"):
+        run = run_stick_slip(pushed_block(), (0, 6), [0, 0, 0, 0], max_switches=5)
     assert run.status == -1 and run.flag_name == "MAX_SWITCHES"
     np.testing.assert_allclose(run.t_last, switches[5], rtol=0, atol=1e-6)  # where the sixth switch was due
     assert run.to_dataframe().attrs["flag_name"] == "MAX_SWITCHES"

@@ -449,9 +449,10 @@ class OptimalControlProblem:
             if t.size < 2 or y.shape[0] != len(self.states):
                 raise ValueError("guess must be a simulation of the problem's states "
                                  "(n_states rows, two samples or more)")
-            if not (np.all(np.isfinite(t)) and np.all(np.diff(t) > 0) and np.all(np.isfinite(y))):
-                raise ValueError("guess: a simulation's times guess.t must be finite and strictly increasing and its "
-                                 "states guess.y finite (a failed run, or one backward in time, starts no plan)")
+            if not (np.all(np.isfinite(t)) and np.all(np.diff(t) >= 0) and t[-1] > t[0] and np.all(np.isfinite(y))):
+                raise ValueError("guess: a simulation's times guess.t must be finite and increasing and its states "
+                                 "guess.y finite (a failed run, or one backward in time, starts no plan)")
+            t, y = t[np.r_[np.diff(t) > 0, True]], y[:, np.r_[np.diff(t) > 0, True]]  # a switch's time repeated
             T = float(t[-1] - t[0]) if self.free_time else self.t_final
             ts = t[0] + tau * (t[-1] - t[0])
             Y = np.array([np.interp(ts, t, row) for row in y])

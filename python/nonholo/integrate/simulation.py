@@ -342,7 +342,8 @@ def simulate(
         return run_stick_slip(model, t_span, y0, t_eval=t_eval, rtol=rtol, atol=atol, params=params, method=method,
                               max_step=max_step, max_steps=max_steps, max_wall_time=max_wall_time, events=events,
                               sensitivities=sensitivities, dense_output=dense_output, project_y0=project_y0,
-                              raise_on_failure=raise_on_failure, first_step=first_step, compile=compile)
+                              raise_on_failure=raise_on_failure, first_step=first_step, compile=compile,
+                              drift_control=drift_control, solver_options=solver_options)
     if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model, with its fold check (law_reduced.py)
         # (the run of the C++ model calls simulate on its vector field, model.field, with these arguments)
         return run_law_reduced(**{k: v for k, v in locals().items() if k != "progress"})

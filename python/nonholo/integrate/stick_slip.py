@@ -348,13 +348,20 @@ TURN = 0.5  # cos of the largest angle between a sliding contact's slip and its 
 STOP = 2.0  # a slide's stop event fires where s . d falls to STOP max(rtol, atol) (1 + |v|) (module docstring)
 
 
+# added to the normal loads of the cone event: a contact with no load (N = 0: a cone of zero width)
+# starts inside it by mu_s LOAD_FLOOR, far below any force, so that its leaving, as the force it needs
+# grows from zero, is a root after t0 (not a zero at t0, which the event does not report: a block
+# with N = 0 pushed by 8 sin 2t, or with N = 9.81 t, stayed stuck)
+LOAD_FLOOR = 1e-300
+
+
 def _switch_events(model, stuck: tuple, cone_bias: float) -> tuple:
     """(events, owners): the terminal events of a phase in mode ``stuck``, falling through zero and
     evaluated in C++ (their tapes kept by the mode's system, lowered once per mode), and what each
     watches, (kind, contact):
 
-    - ("cone", None): the smallest friction margin of the stuck contacts, mu_s (1 + cone_bias) N_c -
-      |lambda_c| with the multipliers of their rows in the mode (one Margin over all the mode's rows);
+    - ("cone", None): the smallest friction margin of the stuck contacts, mu_s (1 + cone_bias) (N_c +
+      LOAD_FLOOR) - |lambda_c| with the multipliers of their rows in the mode (one Margin over all the mode's rows);
     - ("stop", c): a sliding contact's slip along its reference direction d (the mode's parameters
       slide_<c>_<i>), less the slip the integration resolves: s_c . d - slide_stop (1 + |v|);
     - ("turn", c): s_c . d - TURN |s_c|, where the slip has turned 60 degrees away from d (a contact of
@@ -367,7 +374,7 @@ def _switch_events(model, stuck: tuple, cone_bias: float) -> tuple:
     events, owners = [], []
     held = [c for c in range(len(stuck)) if stuck[c]]
     if held:  # the stuck contacts' forces from the multipliers of the mode's rows (split where they share one)
-        margin = Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c] for c in held],
+        margin = Margin(mode, "friction", model.mu_s * (1 + cone_bias), [model.normal[c] + LOAD_FLOOR for c in held],
                         shares=model.shares(stuck))
         events.append(Event(margin, terminal=True, direction=-1))
         owners.append(("cone", None))
@@ -391,8 +398,19 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
                    max_switches: int = 1000, events=None, sensitivities=None, dense_output: bool = False,
                    project_y0: bool = False, raise_on_failure: bool = False, **options) -> StickSlipResult:
     """Run a stick-slip model (module docstring); the arguments are :func:`nonholo.simulate`'s
-    (``raise_on_failure``: IntegrationError when a phase fails). ``max_switches`` bounds the
-    switches, and separately the turns of the slips (restarts of a sliding phase)."""
+    (``raise_on_failure``: IntegrationError when a phase fails), its options passed to every phase's run.
+    ``max_switches`` (``solver_options={"max_switches": n}`` through simulate) bounds the switches, and
+    separately the turns of the slips (restarts of a sliding phase); a run that reaches it stops with
+    status -1 and a SimulationWarning."""
+    solver_options = options.get("solver_options")
+    if solver_options is not None and not isinstance(solver_options, dict):
+        raise TypeError(f"solver_options must be a dict, got {type(solver_options).__name__}")
+    if solver_options and "max_switches" in solver_options:
+        from .. import options as check
+
+        solver_options = dict(solver_options)
+        max_switches = check.count(solver_options.pop("max_switches"), 'solver_options["max_switches"]', 0)
+        options = {**options, "solver_options": solver_options or None}
     if events is not None or sensitivities or dense_output:
         raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
     if project_y0:
@@ -561,14 +579,23 @@ def _run(model, t_span, y0, t_eval, rtol, atol, params, max_switches, options) -
             if turns > max_switches:
                 result.status, result.message = -1, (f"more than max_switches = {max_switches} turns of a sliding "
                                                      f"contact's slip by t = {t:g}")
-                result.flag_name = "MAX_SWITCHES"
-                return result
+                return _ran_out(result)
             continue
         if len(result.switches) >= max_switches:
             result.status, result.message = -1, f"more than max_switches = {max_switches} switches by t = {t:g}"
-            result.flag_name = "MAX_SWITCHES"
-            return result
+            return _ran_out(result)
         result.switches.append((float(t), _label(before), _label(stuck)))
+
+
+def _ran_out(result: StickSlipResult) -> StickSlipResult:
+    """The run stopped where max_switches ran out: flag_name MAX_SWITCHES and a SimulationWarning (as
+    every failed run warns), saying how to allow more."""
+    result.flag_name = "MAX_SWITCHES"
+    result.message += ' (solver_options={"max_switches": n} allows more: a force that reverses faster than the ' \
+                      'contact can follow chatters between the modes)'
+    result.warnings.append(result.message)
+    _warnings.warn(result.message, SimulationWarning, stacklevel=5)
+    return result
 
 
 def _joined(result: StickSlipResult, run) -> None:

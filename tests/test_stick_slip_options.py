@@ -1,0 +1,92 @@
+"""A stick-slip run's options and edge loads, as an outside probe tried them: a block (unit mass, one
+no-slip row x' = 0) pushed along x by 8 sin(w t).
+
+- A contact with no load (N = 0, a cone of zero width) stayed stuck however hard it was pushed: the
+  cone's margin mu_s N - |lambda| was zero at t0, where its event reports no root. Frictionless, the
+  block moves as x = 4 t - 2 sin 2t; under N = 9.81 t it slides until the cone has grown to hold it.
+- ``solver_options`` and ``drift_control`` were dropped unchecked (``{"bogus": 1}`` accepted,
+  ``{"max_order": 2}`` without effect); a run that ran out of switches failed without a warning,
+  and their number could not be raised (``solver_options={"max_switches": n}`` now).
+- A stick-slip run (each switch's time repeated in ``t``) was refused as an optimal-control guess."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+
+x, y, t, c, w = sp.symbols("x y t c w")
+
+
+def block(rate=2.0):
+    return nh.System([x, y], sp.eye(2), constraints=sp.Matrix([[1, 0]]), force=[c * sp.sin(w * t), 0],
+                     parameters={c: 8.0, w: rate}, time=t)
+
+
+TIGHT = dict(rtol=1e-10, atol=1e-12)
+
+
+def test_a_contact_without_load_slides_as_soon_as_it_is_pushed():
+    free = nh.simulate(block().stick_slip(0.5, 0.3, normal=0.0), (0, 3), [0, 0, 0, 0], **TIGHT)
+    assert free.success and len(free.switches) == 1 and free.switches[0][1:] == ("stick", "slip")
+    assert free.switches[0][0] < 1e-12
+    np.testing.assert_allclose(free["x"][-1], 12 - 2 * np.sin(6), rtol=0, atol=1e-8)
+    loaded = nh.simulate(block().stick_slip(0.5, 0.3, normal=1.0), (0, 3), [0, 0, 0, 0], **TIGHT)  # the default path
+    np.testing.assert_allclose(loaded.switches[0][0], np.arcsin(0.5 / 8) / 2, rtol=0, atol=1e-9)
+
+
+def test_a_growing_load_holds_the_block_once_its_cone_is_wide_enough():
+    """N = 9.81 t from zero: the block slides at once under the kinetic force 0.3 N, v = 4 (1 - cos 2t)
+    - 0.3 9.81 t^2 / 2, and sticks where v returns to zero with 8 sin 2t inside 0.5 N for good."""
+    from scipy.optimize import brentq
+
+    v = lambda s: 4 * (1 - np.cos(2 * s)) - 0.3 * 9.81 * s**2 / 2  # noqa: E731
+    t_stop = brentq(v, 1.0, 3.0, xtol=1e-15)
+    x_stop = 4 * t_stop - 2 * np.sin(2 * t_stop) - 0.3 * 9.81 * t_stop**3 / 6
+    assert abs(8 * np.sin(2 * t_stop)) <= 0.5 * 9.81 * t_stop
+    run = nh.simulate(block().stick_slip(0.5, 0.3, normal=9.81 * t), (0, 3), [0, 0, 0, 0], **TIGHT)
+    assert [s[1:] for s in run.switches] == [("stick", "slip"), ("slip", "stick")]
+    np.testing.assert_allclose(run.switches[1][0], t_stop, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(run["x"][-1], x_stop, rtol=0, atol=1e-8)
+
+
+def test_solver_options_reach_the_phases_and_are_checked():
+    model = block().stick_slip(0.5, 0.3, normal=9.81)
+    with pytest.raises(ValueError, match="unknown key 'bogus' in solver_options"):
+        nh.simulate(model, (0, 3), [0, 0, 0, 0], solver_options={"bogus": 1})
+    with pytest.raises(TypeError, match="drift_control"):
+        nh.simulate(model, (0, 3), [0, 0, 0, 0], drift_control="x")
+    with pytest.raises(ValueError, match=r'solver_options\["max_switches"\] must be at least 0'):
+        nh.simulate(model, (0, 3), [0, 0, 0, 0], solver_options={"max_switches": -1})
+    default = nh.simulate(model, (0, 3), [0, 0, 0, 0], method="bdf")
+    low = nh.simulate(model, (0, 3), [0, 0, 0, 0], method="bdf", solver_options={"max_order": 2})
+    assert low.stats["n_steps"] > default.stats["n_steps"]  # order 2 takes more steps than order 5
+    assert max(phase.stats["last_order"] for phase in low.phases) <= 2
+    np.testing.assert_allclose(low["x"][-1], default["x"][-1], rtol=0, atol=1e-5)
+
+
+def test_a_run_out_of_switches_warns_and_more_can_be_allowed():
+    model = block(2000.0).stick_slip(0.5, 0.3, normal=9.81)
+    with pytest.warns(nh.SimulationWarning, match="max_switches = 1000"):
+        run = nh.simulate(model, (0, 2), [0, 0, 0, 0])
+    assert run.status == -1 and run.flag_name == "MAX_SWITCHES" and len(run.switches) == 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        more = nh.simulate(model, (0, 2), [0, 0, 0, 0], solver_options={"max_switches": 5000})
+    assert more.success and 1000 < len(more.switches) <= 5000
+
+
+def test_a_stick_slip_run_starts_a_plan():
+    F = sp.Symbol("F")
+    system = nh.System([x, y], sp.eye(2), constraints=sp.Matrix([[0, 1]]), force=[F, 0], parameters={F: 5.0})
+    run = nh.simulate(block().stick_slip(0.5, normal=0.3), (0, 1), [0, 0, 0, 0])  # the same states
+    assert run.success and run.switches[0][0] > 0 and np.any(np.diff(run.t) == 0)  # the switch time repeated
+    problem = nh.OptimalControlProblem(system, cost=F**2 / 2, t_final=1.0, controls=[F], initial=[0, 0, 0],
+                                       final=[1, 0, 0])
+    plan = problem.solve(nodes=30, guess=run)
+    line = problem.solve(nodes=30)
+    assert plan.success and line.success
+    np.testing.assert_allclose(plan.objective, 6.0, rtol=1e-6)  # u = 6 - 12 t: the integral of u^2 / 2
+    np.testing.assert_allclose(line.objective, 6.0, rtol=1e-6)
