@@ -117,3 +117,18 @@ def test_the_start_on_a_laws_slow_manifold_is_the_reduced_models_velocity(seed):
     for args, kwargs in (((q, u, 1e-3), {"law": law, "normal": normal}), ((q, u), {})):
         with pytest.raises(ValueError, match="needs eps .* or law="):
             system.on_slow_manifold(*args, **kwargs)
+
+
+def test_a_negative_load_at_the_start_is_refused_as_a_lift_off():
+    """A sleigh on a Coulomb law whose load 9.81 - 100 x' is -90.19 at the start: the reduced model's run
+    failed at t = 0 with "|lambda| / (saturation N) = -0 >= 1, where the slow manifold folds" (its
+    velocity u + s needs the law's slip, undefined there); it is refused as the friction model's run is,
+    the contact lifted off. The default load (9.81) runs."""
+    sleigh = nh.systems.chaplygin_sleigh()
+    law = nh.laws.Coulomb(0.5, v_s=1e-3)
+    y0 = [0, 0, 0, 1.0, 0, 0]
+    for model in (sleigh.reduced(order=1, law=law, normal=9.81 - 100 * sleigh.symbol("x_dot")),
+                  sleigh.friction(law=law, normal=9.81 - 100 * sleigh.symbol("x_dot"))):
+        with pytest.raises(ValueError, match=r"normal load of contact 0 is N = -90.19 < 0 at the start"):
+            nh.simulate(model, (0, 1), y0)
+    assert nh.simulate(sleigh.reduced(order=1, law=law, normal=9.81), (0, 1), y0).success

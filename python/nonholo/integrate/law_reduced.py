@@ -18,6 +18,7 @@ from ..errors import IntegrationError, SimulationWarning
 from ..models import validity
 from ..models.law_reduced import RATIO_STOP, RATIO_THRESHOLD, LawReducedModel
 from ..system.law_slow_manifold import FoldError
+from ..system.margins import loads_at_start
 from .events import Event
 from .result import SimulationResult
 
@@ -36,6 +37,7 @@ def _start(model, t_span, y0, params, project_y0: bool, ratio) -> tuple:
     if project_y0:
         y0 = np.r_[y0[:n], system.project(y0[:n], y0[n:], t0, params)]
     system._on_constraint_set(y0[:n], y0[n:], t0, params, "the velocity part u of y0")
+    loads_at_start(model, t0, y0, p)  # a negative load lifts the contact off (not a fold of the manifold)
     ratio0 = ratio(t0, y0, p)
     if np.nanmax(ratio0, initial=0.0) >= RATIO_STOP:
         raise FoldError(f"y0: the friction ratio (|lambda| over the law's largest force in its direction) is "

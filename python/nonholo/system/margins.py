@@ -408,7 +408,12 @@ def loads_at_start(model, t0: float, y0, p) -> None:
         return
     n = system.n
     y0 = np.asarray(y0, dtype=float)
-    inputs = np.r_[y0[:n], state_velocity(model, t0, y0, p), float(t0),
+    with np.errstate(all="ignore"):
+        velocity = state_velocity(model, t0, y0, p)
+    if not np.all(np.isfinite(velocity)) and y0.size == 2 * n:
+        # a law's reduced model: its velocity u + s needs the law's slip, which a negative load leaves undefined
+        velocity = y0[n:]
+    inputs = np.r_[y0[:n], velocity, float(t0),
                    np.asarray(p, dtype=float)[: len(system.parameters)]]
     values = _load_tape(system, [expr for _, _, expr in limits])(inputs)
     for (kind, c, _), x in zip(limits, np.atleast_1d(values)):
