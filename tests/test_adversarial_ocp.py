@@ -298,7 +298,7 @@ def test_round_14_messages_name_the_cause():
     problem = OCP(di, cost=U**2, t_final=1.0, initial=[0, 0], final=[1, 0])
     for t, y in ((np.zeros(5), np.zeros((2, 5))), (np.linspace(0, 1, 5), np.full((2, 5), np.nan)),
                  (np.linspace(1, 0, 5), np.zeros((2, 5)))):
-        with pytest.raises(ValueError, match="guess: a simulation's times guess.t must be finite and strictly"):
+        with pytest.raises(ValueError, match="guess: a simulation.s times guess.t must be finite and increasing"):
             problem.solve(nodes=11, guess=types.SimpleNamespace(t=t, y=y))
     plan = problem.solve(nodes=11)  # the default path
     assert plan.success and plan.objective == pytest.approx(12.0, rel=1e-8)

@@ -10,7 +10,7 @@ import sympy as sp
 
 from ..numerics import rows
 
-__all__ = ["OptimalControlSolution", "vectorized", "state_scale"]
+__all__ = ["OptimalControlSolution", "vectorized", "state_scale", "scale_unit"]
 
 
 def _almost_everywhere(expr):
@@ -53,11 +53,11 @@ class _Controls(dict):
         raise KeyError(f"{name!r} is not a control of the problem: its controls are {list(self)}")
 
 
-#: The largest local error of a plan's interval, relative to 1 + the largest range of a state over the
-#: plan (max - min: a translation of the problem changes no verdict), that counts as a motion of its
-#: dynamics (:meth:`OptimalControlSolution.unresolved`): coarse plans the tests accept reach 0.04
-#: (backward Euler on 100 nodes, a U-turn on 4), the forward-only car that stood still at its nodes
-#: 0.38. The same fraction bounds the change of a chart's normalized determinant under an interval's
+#: The largest local error of a plan's interval, relative to the largest range of a state over the
+#: plan (max - min: a translation of the problem changes no verdict) + :func:`scale_unit`, that counts
+#: as a motion of its dynamics (:meth:`OptimalControlSolution.unresolved`): coarse plans the tests
+#: accept reach 0.04 (backward Euler on 100 nodes, a U-turn on 4), the forward-only car that stood still
+#: at its nodes 0.38. The same fraction bounds the change of a chart's normalized determinant under an interval's
 #: error (:func:`~nonholo.control.charts.chart_reach`).
 UNRESOLVED = 0.1
 ZERO_DURATION = 1e-6  # a free duration this short is a plan that stands still (_standing_still)
@@ -66,31 +66,44 @@ ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors and in the check 
 MULTISTART_KEYS = ("starts", "coarse_nodes", "coarse_iterations", "full_solves", "duration_starts")
 
 
-def state_scale(Y: np.ndarray) -> float:
-    """1 + the largest range (max - min) of a state over the columns of Y (n_y, P): the scale of a
-    plan's errors, unchanged by a translation of the problem (1 + max |y| was not: the forward-only
-    car that stands still at its nodes passed the check 100 away from the origin)."""
+def _spreads(Y: np.ndarray) -> np.ndarray:
+    """The range (max - min) of each state over the columns of Y (n_y, P), 0 where not finite."""
     Y = np.asarray(Y, dtype=float)
     if Y.size == 0:
-        return 1.0
+        return np.zeros(Y.shape[0])
     with np.errstate(invalid="ignore"):
         spread = np.max(Y, axis=1) - np.min(Y, axis=1)
-    return 1.0 + float(np.max(np.where(np.isfinite(spread), spread, 0.0)))
+    return np.where(np.isfinite(spread), spread, 0.0)
+
+
+UNIT_FLOOR = 1e-6  # the least unit of a plan's error scales (scale_unit): far above round-off, below any motion
+
+
+def scale_unit(Y: np.ndarray) -> float:
+    """The unit that the scales of a plan's errors add to each range: min(1, max(r, UNIT_FLOOR)), r the
+    largest range of a state over the plan. A unit of 1 made the check absolute for a plan whose states
+    all move much less than 1: an outside probe's oscillator moved from (eps, 0) to rest, its plan on 5
+    nodes costing 2.5 times the optimum and its re-run missing by 1.2 eps, was no success at eps = 1 and
+    a success at eps = 0.01 (all errors below 0.1); with this unit the verdict is the same at every eps
+    down to UNIT_FLOOR, and unchanged where some state moves by 1 or more. The floor keeps a plan that
+    stands still (a free duration ended at zero: states that move by 1e-12, errors of round-off) a motion."""
+    return min(1.0, max(float(np.max(_spreads(Y), initial=0.0)), UNIT_FLOOR))
+
+
+def state_scale(Y: np.ndarray) -> float:
+    """:func:`scale_unit` + the largest range (max - min) of a state over the columns of Y (n_y, P): the
+    scale of a plan's errors, unchanged by a translation of the problem (1 + max |y| was not: the
+    forward-only car that stands still at its nodes passed the check 100 away from the origin)."""
+    return scale_unit(Y) + float(np.max(_spreads(Y), initial=0.0))
 
 
 def own_scales(Y: np.ndarray) -> np.ndarray:
-    """Each state's scale of an error carried to the end of the plan: 1 + its own range over the plan.
-    One scale for all (1 + the largest range, :func:`state_scale`) put a knife edge's x, of range 1, on
-    the scale of its spin rate, of range 1161, a disc's y, of range 0.5, on that of its spin angle, of
-    range 103, and a unicycle's x, of range 2, on that of its heading, of range 25, spun by multiples of
-    pi between the nodes: plans whose re-runs ended 1.0, 0.41 and 1.3 from their goals passed as
-    motions."""
-    Y = np.asarray(Y, dtype=float)
-    if Y.size == 0:
-        return np.ones(Y.shape[0])
-    with np.errstate(invalid="ignore"):
-        spread = np.max(Y, axis=1) - np.min(Y, axis=1)
-    return 1.0 + np.where(np.isfinite(spread), spread, 0.0)
+    """Each state's scale of an error carried to the end of the plan: :func:`scale_unit` + its own range
+    over the plan. One scale for all (:func:`state_scale`) put a knife edge's x, of range 1, on the scale
+    of its spin rate, of range 1161, a disc's y, of range 0.5, on that of its spin angle, of range 103,
+    and a unicycle's x, of range 2, on that of its heading, of range 25, spun by multiples of pi between
+    the nodes: plans whose re-runs ended 1.0, 0.41 and 1.3 from their goals passed as motions."""
+    return scale_unit(Y) + _spreads(Y)
 
 
 class OptimalControlSolution:
@@ -310,8 +323,8 @@ class OptimalControlSolution:
         """Why the plan is no motion of its dynamics, or None. The check of every solve (its verdict,
         :func:`resolved`), on the errors the solution reports (:attr:`interval_errors`, whose sum is
         :attr:`defect`): an interval whose re-integration under the planned controls ends more than
-        UNRESOLVED (1 + the largest range of a state over the plan, :func:`state_scale`) from the
-        next node, or not at all (not finite), or intervals each below that whose errors add up to more
+        UNRESOLVED (u + r, r the largest range of a state over the plan, u = :func:`scale_unit`)
+        from the next node, or not at all (not finite), or intervals each below that whose errors add up to more
         than UNRESOLVED times the smallest scale of :func:`own_scales` (the defect) and, carried to the
         end by the motion, leave a state beyond UNRESOLVED times its scale there (:meth:`_carried`: a
         forward-only car whose curvature chattered at 70 of 100 nodes, each interval's error at most
@@ -357,7 +370,7 @@ class OptimalControlSolution:
         total = float(np.sum(errors))
         # an interval on the largest scale: a fast velocity's transient that its damping removes within the
         # interval (a cart with drag 30 on 0.1 s intervals) leaves an error that reaches no later state
-        scale = state_scale(self.y_points)
+        scale, unit = state_scale(self.y_points), f"{scale_unit(self.y_points):.3g}"
         bad = ~(errors <= UNRESOLVED * scale)
         if bad.any():
             k = int(np.argmax(np.where(bad, np.nan_to_num(errors, nan=np.inf), -np.inf)))
@@ -369,21 +382,21 @@ class OptimalControlSolution:
                         f"stay finite (a state overflows or leaves the dynamics' domain; the plan's states reach "
                         f"{float(np.max(np.abs(self.y_points))):.3g} at the points); {advice}")
             return (f"the plan is no motion of the dynamics: {where} the planned controls take the state "
-                    f"{errors[k]:.3g} away from the next node (more than {UNRESOLVED:g} (1 + the largest range of a "
-                    f"state over the plan) = {UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); {advice}")
+                    f"{errors[k]:.3g} away from the next node (more than {UNRESOLVED:g} ({unit} + the largest range of "
+                    f"a state over the plan) = {UNRESOLVED * scale:.3g}; the plan's defect {total:.3g}); {advice}")
         # the errors carried to the end, each state's judged on its own scale (a System's dynamics), unless
         # their sum is small on the smallest (a velocity's error, small beside the largest range, moves the
         # coordinates over the rest of the plan: a knife edge whose spin rate ranged over 1161 ended 1.0
         # from its goal in x)
         own = own_scales(self.y_points)
-        measure = "(1 + the largest range of a state over the plan)" if np.all(own == scale) else \
-            "(1 + its range over the plan)"
+        measure = f"({unit} + the largest range of a state over the plan)" if np.all(own == scale) else \
+            f"({unit} + its range over the plan)"
         carried = self._carried(own) if not total <= UNRESOLVED * float(np.min(own)) else None
         if carried is not None:  # each interval resolved, their sum and its propagation to the end not
             k = int(np.argmax(errors))
             i, gap = carried
             return (f"the plan is no motion of the dynamics: its intervals' errors add up to a defect of {total:.3g}, "
-                    f"each within {UNRESOLVED:g} (1 + the largest range of a state over the plan) = "
+                    f"each within {UNRESOLVED:g} ({unit} + the largest range of a state over the plan) = "
                     f"{UNRESOLVED * scale:.3g} (the largest {errors[k]:.3g}, on interval {k} of {errors.size}), and "
                     f"carried to the end by the motion they leave the planned final {self.state_names[i]} {gap:.3g} "
                     f"away, more than {UNRESOLVED:g} {measure} = {UNRESOLVED * own[i]:.3g} (sol.final_error, the "
@@ -648,8 +661,8 @@ def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
 def _amplification(sol) -> str:
     """A note for a success whose intervals' errors the motion amplifies: their signed propagation to the
     end (:attr:`OptimalControlSolution.final_error`, so not where they cancel: backward Euler's bang-bang
-    double integrator, bound 7.69 and final error 3.6e-8) beyond UNRESOLVED (1 + its range over the
-    plan) in some state, each judged on its own scale as the verdict does (:func:`own_scales`; on the
+    double integrator, bound 7.69 and final error 3.6e-8) beyond UNRESOLVED (u + its range over
+    the plan) in some state, each judged on its own scale as the verdict does (:func:`own_scales`; on the
     largest range an outside probe's minimum-time lane change, re-run 0.54 m off in its lateral position
     of range 3.5, was judged against 0.1 (1 + 47), its longitudinal one's). Each interval resolved, the plan
     re-run open loop may still end far from its final state (a car backing two trailers 5 m in 10 s:
@@ -669,7 +682,8 @@ def _amplification(sol) -> str:
         return ""
     return (f" The motion amplifies the intervals' errors (defect {sol.defect:.3g}) to an error bound of {bound:.3g} "
             f"at the end, {final[i]:.3g} in {sol.state_names[i]} carried to first order (sol.final_error; more than "
-            f"{UNRESOLVED:g} (1 + its range over the plan) = {UNRESOLVED * own[i]:.3g}): re-run open loop "
+            f"{UNRESOLVED:g} ({scale_unit(sol.y_points):.3g} + its range over the plan) = {UNRESOLVED * own[i]:.3g}): "
+            "re-run open loop "
             "(sol.simulate()), the planned controls may end far from the planned final state. Solve with more nodes or "
             "refine=, or follow the plan with feedback.")
 
