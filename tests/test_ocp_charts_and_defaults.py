@@ -285,3 +285,26 @@ def test_a_start_whose_kkt_matrix_mumps_scaling_deems_singular_is_solved_unscale
         assert sol.success and sol.objective == pytest.approx(3.0, rel=1e-6), sol.message
     chosen = problem.solve(nodes=9, ipopt_options={"mumps_scaling": 77})  # the caller's choice is kept: no retry
     assert not chosen.success and "Restoration" in chosen.message
+
+
+def test_a_goal_in_a_terminal_cost_tries_other_starts_after_a_chart_crossing():
+    """An outside probe's sleigh (m = 1, I = 0.2, a = 0.3; force and torque as controls), cost 0.5 +
+    (F^2 + tau^2) / 2 with 10 ((x - 2)^2 + (y - 1)^2) at the end, free duration in [0.5, 10], its final
+    position free. On 41 nodes the first start's plan crossed the chart's singular set (heading pi/2), and
+    no other start was tried (the last resort skipped any crossing, for ends across that set): no success
+    at 3.864, where its CasADi transcription on the same mesh found 2.43680 without crossing. The last
+    resort now runs unless the ends fix the chart's coordinates across the singular set (the turn by pi
+    above)."""
+    m, I, a = 1.0, 0.2, 0.3
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(th)], [0, m, m * a * sp.cos(th)],
+                   [-m * a * sp.sin(th), m * a * sp.cos(th), I + m * a**2]])
+    sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    problem = nh.OptimalControlProblem(sleigh, cost=0.5 + (F**2 + tau**2) / 2, controls=[F, tau],
+                                       terminal_cost=10 * ((x - 2) ** 2 + (y - 1) ** 2), t_final=(0.5, 10),
+                                       initial=[0] * 5, final=[None, None, None, 0, 0])
+    for nodes in (41, 100):  # 100: the default
+        sol = problem.solve(nodes=nodes)
+        assert sol.success and np.all(np.abs(sol.y[2]) < math.pi / 2)
+        assert sol.objective == pytest.approx(2.43680, abs=2e-4 if nodes == 100 else 1e-5)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-__all__ = ["CHART_TOL", "chart_of", "chart_crossing", "chart_reach", "normalized_determinant"]
+__all__ = ["CHART_TOL", "chart_of", "chart_crossing", "chart_reach", "ends_across", "normalized_determinant"]
 
 CHART_TOL = 1e-8
 
@@ -59,6 +59,28 @@ def normalized_determinant(dynamics, states: list, Y: np.ndarray) -> np.ndarray 
     None without a chart in the states."""
     chart, index = _chart_index(dynamics, states)
     return None if chart is None else _normalized_determinant(chart, index, np.asarray(Y, dtype=float))
+
+
+def ends_across(problem) -> bool:
+    """Whether every plan of ``problem`` must cross its chart's singular set: its initial and final
+    states fix the chart's coordinates on opposite sides of it (or on it): the normalized determinant d
+    of the ends differs in sign or vanishes. False where an end leaves one of them free (a goal in a
+    terminal cost): a plan that avoids the singular set may exist, and another start may find it."""
+    chart, index = _chart_index(problem.dynamics, problem.states)
+    if chart is None:
+        return False
+    ends = []
+    for values in (problem.initial, problem.final):
+        picked = [values[index[str(s)]] for s in chart["coordinates"]]
+        if any(v is None for v in picked):
+            return False
+        ends.append(picked)
+    Y = np.zeros((len(problem.states), 2))
+    for column, picked in enumerate(ends):
+        for s, v in zip(chart["coordinates"], picked):
+            Y[index[str(s)], column] = float(v)
+    d = _normalized_determinant(chart, index, Y)
+    return bool(np.any(np.abs(d) < CHART_TOL) or d[0] * d[1] < 0)
 
 
 def chart_crossing(dynamics, states: list, t: np.ndarray, Y: np.ndarray, controls_only: bool = False) -> str | None:

@@ -200,6 +200,23 @@ def tolerance(value, what: str) -> float:
     return x
 
 
+BOUND_RELAX = 1e-8  # IPOPT's bound_relax_factor: each bound relaxed by it times max(1, |bound|)
+
+
+def default_ipopt_options(problem) -> list:
+    """The IPOPT options a solve sets before the caller's: IPOPT's own test for an unbounded problem at
+    1e12, not its 1e20 (a cost -x with v unbounded ran 3000 iterations to -2e19); and where a box of a
+    state or a control is narrower than 1, its bound_relax_factor scaled down by the box's width: IPOPT
+    relaxes a bound by the factor times max(1, |bound|), absolutely below 1, and an outside probe's double
+    integrator with |a| <= 1e-6 sent 1e-6 ahead took T = 1.99011 for the least time 2 (the bound relaxed by
+    1 %, 2 / sqrt(1.01)), its plan a success and its re-run 1 % short."""
+    widths = [hi - lo for lo, hi in (*problem.state_bounds.values(), *problem.control_bounds.values())
+              if math.isfinite(lo) and math.isfinite(hi) and hi > lo]
+    narrowest = min(widths, default=1.0)
+    return [("diverging_iterates_tol", 1e12)] + (
+        [("bound_relax_factor", BOUND_RELAX * narrowest)] if narrowest < 1.0 else [])
+
+
 def ipopt_options(options) -> list:
     """IPOPT's options as (name, value) pairs, the values as str, int or float; IPOPT itself checks
     the names and values (``_core.solve_collocation`` raises ValueError naming the option)."""

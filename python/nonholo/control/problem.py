@@ -16,7 +16,7 @@ from ..errors import ModelError, OptimalControlError
 from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
-from .charts import chart_crossing
+from .charts import chart_crossing, ends_across
 from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import locked_solve
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
@@ -515,8 +515,8 @@ class OptimalControlProblem:
             (:attr:`OptimalControlSolution.interval_errors`) are halved, those whose re-run crosses a path
             constraint split where it crosses deepest, and the problem is solved again from the solution.
         refine_tol : float, optional
-            Default: 1e-6 times (1 + the largest range, max - min, of a state over the plan: a
-            translation of the problem changes nothing).
+            Default: 1e-6 times (u + r), r the largest range (max - min) of a state over the plan, u =
+            min(1, max(r, 1e-6)): a translation or a change of units of the problem changes nothing.
         hessian : {"exact", "limited-memory"}
             IPOPT's Hessian: exact (from the tapes) or its L-BFGS approximation.
         raise_on_failure : bool
@@ -597,8 +597,8 @@ class OptimalControlProblem:
         tally = tally or SolveTally(max_wall_time)
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=0.0, mu_strategy=mu_strategy,
-                       # IPOPT's own test for an unbounded problem at 1e12, not its 1e20: a cost -x with v unbounded
-                       ipopt_options=[("diverging_iterates_tol", 1e12), *checks.ipopt_options(ipopt_options)],
+                       # the project's defaults (checks.default_ipopt_options), then the caller's
+                       ipopt_options=[*checks.default_ipopt_options(self), *checks.ipopt_options(ipopt_options)],
                        holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers),
                        tally=tally)
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
@@ -623,10 +623,10 @@ class OptimalControlProblem:
                 if bumped is not None and bumped.success:
                     sol = bumped
         resolved(sol)
-        # the last resort without path constraints, when every start failed: each state bumped off the line, as
-        # the line of a symmetric problem is a saddle too (the Heisenberg particle), then the start at rest
-        if guess is None and not rescue and sch is not DMOC and not sol.success and not sol._crossing \
-                and tally.may_start():
+        # the last resort without path constraints, when every start failed: each state bumped off the line (a saddle
+        # too: the Heisenberg particle), then rest; not where the ends lie across a chart's singular set (all cross)
+        if guess is None and not rescue and sch is not DMOC and not sol.success and tally.may_start() and not (
+                sol._crossing and ends_across(self)):
             bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
                 sol = bumped
