@@ -272,9 +272,11 @@ def simulate(
     solver_options : mapping, optional
         CVODE's tuning knobs: ``max_order`` (at most 5 for BDF, 12 for Adams; refused with DOP853, and under
         "auto" it orders the stiff BDF phase only, DOP853 keeping its 8), ``jacobian_frequency`` (the most
-        steps between Jacobians: CVODE
-        also forms one after a convergence failure or a large change of the step, so 1 is not one per step),
-        ``setup_frequency``, ``max_nonlinear_iterations``, ``nonlinear_convergence``; and BDF's
+        steps between Jacobians; CVODE forms one only at a linear setup, which comes every
+        ``setup_frequency`` steps (20 by default), after a convergence failure or at a large change of the
+        step, so ``{"jacobian_frequency": 1}`` alone is a Jacobian at each setup, and one per step needs
+        ``{"jacobian_frequency": 1, "setup_frequency": 1}``), ``setup_frequency``,
+        ``max_nonlinear_iterations``, ``nonlinear_convergence``; and BDF's
         ``jacobian_costs``: "measured" (default) or "estimated" (the same steps on any machine),
         and ``jacobian_step_growth`` (> 1; default off): a new Jacobian once the step has grown
         this factor past the largest one taken when the kept Jacobian was, for a stiffness that
