@@ -1,4 +1,4 @@
-"""method="auto" on Adams keeps a non-stiff run on Adams however long it is.
+"""Adams keeps a non-stiff run on Adams however long it is (method="adams"; "auto" runs DOP853 here, events and all).
 
 A forced Chaplygin sleigh written here (its eigenvalues about 1.3), with one non-terminal event, over t = 1000:
 a stiffness test that counted a mode held near the border of Adams' explicit predictor as stiff (reverted)
@@ -23,7 +23,10 @@ def test_a_long_non_stiff_run_with_an_event_stays_on_adams():
                        velocities=[xd, yd, pd], time=t)
     model, y0, events = sleigh.nonholonomic(), [0, 0, 0, 1.0, 0, 0.5], [nh.Event(pd)]
     reference = nh.simulate(model, (0, 1000), y0, events=events, method="dop853", rtol=1e-12, atol=1e-14)
-    run = nh.simulate(model, (0, 1000), y0, events=events)
-    assert run.success and run.method == "adams"
+    run = nh.simulate(model, (0, 1000), y0, events=events)  # the default: DOP853, as without the event
+    adams = nh.simulate(model, (0, 1000), y0, events=events, method="adams")
+    assert run.success and run.method == "dop853" and adams.success and adams.method == "adams"
+    assert np.abs(adams.y_final - reference.y_final).max() < 1e-3
+    assert len(adams.t_events[0]) == len(reference.t_events[0])
     assert np.abs(run.y_final - reference.y_final).max() < 1e-3
     assert len(run.t_events[0]) == len(reference.t_events[0])

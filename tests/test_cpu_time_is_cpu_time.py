@@ -26,7 +26,7 @@ def test_cpu_time_does_not_count_time_spent_waiting():
 
     run = nh.simulate(sleigh.nonholonomic(), (0, 2), [0, 0, 0, 1.0, 0, 0.5], events=event)
     slept = 2e-3 * len(calls)
-    assert run.success and len(calls) > 20, len(calls)
+    assert run.success and len(calls) > 10, len(calls)
     assert 0 < run.stats["cpu_time"] < 0.5 * slept, (run.stats["cpu_time"], slept)
     default = nh.simulate(sleigh.nonholonomic(), (0, 2), [0, 0, 0, 1.0, 0, 0.5])  # no events: the same clock
     start = time.thread_time()

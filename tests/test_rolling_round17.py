@@ -140,7 +140,7 @@ def test_a_stick_slip_heading_is_continuous_across_its_phases(disc):
     run = nh.simulate(disc.stick_slip(0.2, normal=M * G), (0, 1.5), rolling(disc))
     assert len(run.switches) >= 2
     heading = run["heading"]
-    assert np.abs(np.diff(heading)).max() < 0.2  # no jumps of 2 pi k at the switches
+    assert np.abs(np.diff(heading)).max() < 1.0  # no jumps of 2 pi k at the switches (DOP853 steps turn it 0.5)
     # the same directions as the phases' own headings, phase by phase
     each = np.concatenate([phase["heading"] for phase in run.phases])
     np.testing.assert_allclose(np.angle(np.exp(1j * (heading - each))), 0.0, atol=1e-12)

@@ -93,7 +93,7 @@ class Integration final : public Stepper {
   void run_with(RunDriver& driver, std::vector<double>& y);
   void validate(const std::vector<double>& params, const std::vector<double>& y0, const std::vector<EventSpec>& events);
   // The CVODE method of the run (begin_method_) and its vectors; none for method "auto" on a
-  // non-stiff model without events, sensitivities or dense output (explicit_first_: DOP853,
+  // non-stiff model without sensitivities or dense output (explicit_first_: DOP853,
   // and BDF only where it turns stiff).
   void setup();
   // A CVODE instance with `method` from (t, y_): at t0_, and again at a switch from Adams to BDF.

@@ -156,14 +156,13 @@ def _events_with_fold(model, method: str, given, sensitivities: bool = False, ba
     """(method, events, margin): the fold margin's terminal event first, then the events ``given``.
     ``method="auto"`` runs DOP853 (its events found on its dense output) when the model's right-hand
     side is cheap against Adams' per-step overhead (``explicit_rk_pays``, as for the linear law's
-    reduced models) and the run has no events of the caller's, Adams otherwise (what ``nh.simulate``
-    chooses for runs with events). A run with sensitivities has no fold event (CVODES has
+    reduced models), events of the caller's too, Adams otherwise. A run with sensitivities has no fold event (CVODES has
     sensitivities at events of the state only, and a margin depends on the multipliers): it stops
     at the fold itself, where the expansion fails."""
     user = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
     margin = None if sensitivities else model.fold_margin()
     if method == "auto":
-        method = "dop853" if model.core.explicit_rk_pays and not user and not sensitivities else "adams"
+        method = "dop853" if model.core.explicit_rk_pays and not sensitivities else "adams"
     # the margin falls to zero in the run's direction: in t, rising where the run goes backward
     events = ([] if margin is None else [Event(margin, terminal=True, direction=1 if backward else -1)]) + user
     return method, events or None, margin

@@ -205,7 +205,7 @@ class ReducedModel(Model):
         Runge-Kutta pair of order 8, when a right-hand side costs at most about two of Adams'
         per-step overheads (``core.explicit_rk_pays``, from the core's cost model: then its 5-10x
         fewer steps win over Adams' fewer right-hand sides; benchmarks/reduced_rk.py), else Adams.
-        Runs with events, sensitivities, dense output or a progress bar use Adams (``simulate``)."""
+        Runs with sensitivities, dense output or a progress bar use Adams (``simulate``)."""
         if self.order is None:
             return "adams"
         return "dop853" if self.core.explicit_rk_pays else "adams"
