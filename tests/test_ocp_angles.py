@@ -83,3 +83,20 @@ def test_a_plan_kept_while_a_lift_found_none_says_so():
     lift = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal,
                                     control_bounds=FORWARD).solve(nodes=100, guess=guess)
     assert lift.success and lift.t_final == pytest.approx(dubins, rel=1e-3)
+
+
+def test_a_state_the_dynamics_do_not_turn_with_is_no_angle():
+    """angles= names headings: a state whose rates change when it is turned by 2 pi (a speed) is
+    refused when the solve would try its lifts; the heading of the same system is one."""
+    import sympy as sp
+
+    x, y, th, v, a, w = sp.symbols("x y theta v a omega")
+    car = nh.KinematicSystem([x, y, th, v], [a, w], [v * sp.cos(th), v * sp.sin(th), w, a],
+                             control_bounds={"a": (-1, 1), "omega": (-1, 1)})
+    ends = dict(cost="time", initial=[0, 0, 0, 0], final=[2, 0, 0, 0])
+    with pytest.raises(ValueError, match="angles: 'v' is no angle of the dynamics"):
+        nh.OptimalControlProblem(car, angles=["v"], **ends).solve(nodes=20)
+    heading = nh.OptimalControlProblem(car, angles=["theta"], **ends).solve(nodes=20)
+    plain = nh.OptimalControlProblem(car, **ends).solve(nodes=20)
+    assert heading.success and plain.success and abs(heading.t_final - plain.t_final) < 1e-6
+    assert abs(plain.t_final - 2 * math.sqrt(2)) < 2e-3  # bang-bang over 2: T = 2 sqrt(2) (2.8297 on 20 nodes)
