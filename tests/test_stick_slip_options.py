@@ -90,3 +90,11 @@ def test_a_stick_slip_run_starts_a_plan():
     assert plan.success and line.success
     np.testing.assert_allclose(plan.objective, 6.0, rtol=1e-6)  # u = 6 - 12 t: the integral of u^2 / 2
     np.testing.assert_allclose(line.objective, 6.0, rtol=1e-6)
+
+
+def test_a_batch_of_stick_slip_runs_is_refused_with_the_way_to_run_it():
+    model = block().stick_slip(0.5, 0.3, normal=9.81)
+    with pytest.raises(TypeError, match="stick-slip model runs phase by phase.*nh.sweep"):
+        nh.simulate_many(model, (0, 1), np.zeros((2, 4)))
+    runs = [nh.simulate(model, (0, 1), y0) for y0 in np.zeros((2, 4))]  # the default: one at a time
+    assert all(run.success for run in runs) and np.array_equal(runs[0].y, runs[1].y)

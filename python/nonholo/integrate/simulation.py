@@ -552,6 +552,9 @@ def simulate_many(
     sensitivity_error_control = check.flag(sensitivity_error_control, "sensitivity_error_control")
     if isinstance(model, LAW_REDUCED_MODELS):  # a nonlinear law's reduced model with its fold check: all arguments
         return run_law_reduced_many(**locals())
+    if isinstance(model, StickSlipModel):
+        raise TypeError("model: a stick-slip model runs phase by phase, one run at a time with nh.simulate, not in a "
+                        "batch; map nh.simulate over the states or parameters with nh.sweep (threads or processes)")
     model = _check_model(model)
     t0, tf = check.t_span(t_span)
     arguments.refuse_batch(model.n_states, Y0, params, t_eval)  # before Y0 and params are converted
