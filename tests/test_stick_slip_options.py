@@ -98,3 +98,9 @@ def test_a_batch_of_stick_slip_runs_is_refused_with_the_way_to_run_it():
         nh.simulate_many(model, (0, 1), np.zeros((2, 4)))
     runs = [nh.simulate(model, (0, 1), y0) for y0 in np.zeros((2, 4))]  # the default: one at a time
     assert all(run.success for run in runs) and np.array_equal(runs[0].y, runs[1].y)
+
+
+def test_a_run_says_which_methods_its_phases_ran():
+    run = nh.simulate(block().stick_slip(0.5, 0.3, normal=9.81), (0, 3), [0, 0, 0, 0])
+    assert run.method == ", ".join(dict.fromkeys(phase.method for phase in run.phases)) and run.method
+    assert nh.simulate(block().stick_slip(0.5, 0.3, normal=9.81), (0, 3), [0, 0, 0, 0], method="bdf").method == "bdf"

@@ -144,6 +144,12 @@ class StickSlipResult:
         return total
 
     @property
+    def method(self) -> str:
+        """The methods the phases ran, each once in the order first used (``"dop853, bdf"``: stuck phases
+        on DOP853, slides on BDF); ``phases[i].method`` for each."""
+        return ", ".join(dict.fromkeys(str(phase.method) for phase in self.phases))
+
+    @property
     def messages(self) -> list:
         return [message for phase in self.phases for message in phase.messages]
 
