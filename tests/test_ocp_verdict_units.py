@@ -52,3 +52,20 @@ def test_a_narrow_control_bound_is_kept_as_given(bound):
     assert plan.success
     np.testing.assert_allclose(plan.t_final, 2.0, rtol=5e-5)  # 2.00003 on 100 nodes
     np.testing.assert_allclose(plan.simulate().y_final[0], bound, rtol=1e-4)
+
+
+@pytest.mark.parametrize("k", [1.0, 1e-3])
+def test_a_state_moved_by_the_errors_alone_is_no_motion(k):
+    """An outside probe's Heisenberg system x' = u1, y' = u2, z' = (x u2 - y u1) / 2, energy over T = 1 from 0
+    to (k, k/2, 0.3 k^2) on 41 nodes: the problem scales exactly, its optimum k^2 1.0118577 (vakonomic_bvp).
+    At k = 1e-3 the plan went straight (x u2 - y u1 = 2e-13) while its nodes' z climbed to the goal, 3e-7, by
+    the intervals' errors alone: a success at 0.625 k^2, its re-run's z at 1.6e-14, z's errors judged on the
+    largest range (x's, 1e-3). A state whose own errors add up to a tenth of its displacement and range is
+    now moved by its errors: no motion, and the default start goes on to the optimum."""
+    a, b, c, u1, u2 = sp.symbols("a b c u1 u2")
+    heisenberg = nh.KinematicSystem([a, b, c], [u1, u2], [u1, u2, (a * u2 - b * u1) / 2])
+    plan = nh.OptimalControlProblem(heisenberg, cost="energy", t_final=1.0, initial=[0, 0, 0],
+                                    final=[k, k / 2, 0.3 * k**2]).solve(nodes=41)
+    assert plan.success
+    np.testing.assert_allclose(plan.objective / k**2, 1.0118577, rtol=1e-5)
+    np.testing.assert_allclose(plan.simulate().y_final, [k, k / 2, 0.3 * k**2], rtol=1e-4)
