@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from .. import _core
 from ..errors import SimulationWarning
 from ..numerics import number_text
 from ..system.contact_outputs import CONTACT_QUANTITIES, LOAD_QUANTITIES, full_slips, missing_load_quantity
@@ -411,6 +412,10 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
     solver_options = options.get("solver_options")
     if solver_options is not None and not isinstance(solver_options, dict):
         raise TypeError(f"solver_options must be a dict, got {type(solver_options).__name__}")
+    unknown = [key for key in (solver_options or {}) if key != "max_switches" and key not in _core.solver_option_keys()]
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r} in solver_options; known: "
+                         f"{', '.join([*_core.solver_option_keys(), 'max_switches'])} (max_switches: stick-slip only)")
     if solver_options and "max_switches" in solver_options:
         from .. import options as check
 
