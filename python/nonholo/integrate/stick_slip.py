@@ -104,6 +104,8 @@ class StickSlipResult:
         (flag 0) where max_switches ran out, ``"NORMAL_LOAD_NEGATIVE"`` (flag 0) where a normal load
         reached zero (as a friction law's run), the stopping phase's (``"SURFACE_DOMAIN"``) where a
         phase stopped the run, 0 and ``""`` otherwise.
+    method : str
+        The methods the phases ran, each once (``"dop853, bdf"``).
     stats : dict
         The counters of the phases' ``stats`` summed (n_steps, n_rhs, ..., cpu_time), last_order
         and last_step the last phase's, and n_phases; each phase's own in ``phases[i].stats``.
