@@ -60,8 +60,10 @@ def test_solver_options_reach_the_phases_and_are_checked():
         nh.simulate(model, (0, 3), [0, 0, 0, 0], drift_control="x")
     with pytest.raises(ValueError, match=r'solver_options\["max_switches"\] must be at least 0'):
         nh.simulate(model, (0, 3), [0, 0, 0, 0], solver_options={"max_switches": -1})
+    plain = nh.simulate(model, (0, 3), [0, 0, 0, 0])  # the default: no options
     default = nh.simulate(model, (0, 3), [0, 0, 0, 0], method="bdf")
     low = nh.simulate(model, (0, 3), [0, 0, 0, 0], method="bdf", solver_options={"max_order": 2})
+    np.testing.assert_allclose(plain["x"][-1], default["x"][-1], rtol=0, atol=1e-5)
     assert low.stats["n_steps"] > default.stats["n_steps"]  # order 2 takes more steps than order 5
     assert max(phase.stats["last_order"] for phase in low.phases) <= 2
     np.testing.assert_allclose(low["x"][-1], default["x"][-1], rtol=0, atol=1e-5)

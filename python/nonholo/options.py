@@ -317,10 +317,11 @@ CHOICES = {name: tuple(low) for name, (kind, low, _) in _core.solver_option_keys
 HIGHEST_ORDER = {"bdf": 5, "auto": 5, "adams": 12}
 
 
-def cvode_knobs(options: Mapping | None, method: str | None = None) -> dict:
+def cvode_knobs(options: Mapping | None, method: str | None = None, also: tuple = ()) -> dict:
     """The checked ``solver_options`` mapping of simulate (names, types, ranges and choices; ``max_order``
     against ``method``'s highest order where the method is given); ``unit_norm`` (PASSED_THROUGH) passes
-    through (the core checks its indices)."""
+    through (the core checks its indices). ``also``: keys a caller takes out first (a stick-slip run's
+    max_switches), named among the known ones where a key is unknown."""
     if options is not None and not isinstance(options, Mapping):
         raise TypeError(f"solver_options must be a mapping, got {type(options).__name__}")
     checked = {}
@@ -332,7 +333,8 @@ def cvode_knobs(options: Mapping | None, method: str | None = None) -> dict:
             checked[key] = value
             continue
         if key not in CVODE_KNOBS:
-            raise ValueError(f"unknown key {key!r} in solver_options; known: {', '.join(_core.solver_option_keys())}")
+            raise ValueError(f"unknown key {key!r} in solver_options; known: "
+                             f"{', '.join([*_core.solver_option_keys(), *also])}")
         kind, low, high = CVODE_KNOBS[key]
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or (
                 kind is int and float(value) != int(value)):

@@ -60,7 +60,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .. import _core
 from ..errors import SimulationWarning
 from ..numerics import number_text
 from ..system.contact_outputs import CONTACT_QUANTITIES, LOAD_QUANTITIES, full_slips, missing_load_quantity
@@ -411,19 +410,16 @@ def run_stick_slip(model, t_span, y0, *, t_eval=None, rtol: float = 1e-8, atol: 
     ``max_switches`` (``solver_options={"max_switches": n}`` through simulate) bounds the switches, and
     separately the turns of the slips (restarts of a sliding phase); a run that reaches it stops with
     status -1 and a SimulationWarning."""
+    from .. import options as check
+
     solver_options = options.get("solver_options")
     if solver_options is not None and not isinstance(solver_options, dict):
         raise TypeError(f"solver_options must be a dict, got {type(solver_options).__name__}")
-    unknown = [key for key in (solver_options or {}) if key != "max_switches" and key not in _core.solver_option_keys()]
-    if unknown:
-        raise ValueError(f"unknown key {unknown[0]!r} in solver_options; known: "
-                         f"{', '.join([*_core.solver_option_keys(), 'max_switches'])} (max_switches: stick-slip only)")
     if solver_options and "max_switches" in solver_options:
-        from .. import options as check
-
         solver_options = dict(solver_options)
         max_switches = check.count(solver_options.pop("max_switches"), 'solver_options["max_switches"]', 0)
         options = {**options, "solver_options": solver_options or None}
+    check.cvode_knobs(solver_options, also=("max_switches",))  # the rest, as every phase's run checks them
     if events is not None or sensitivities or dense_output:
         raise ValueError("a stick-slip model runs without events, sensitivities or dense output (not supported)")
     if project_y0:
