@@ -329,7 +329,8 @@ class OptimalControlSolution:
         end by the motion, leave a state beyond UNRESOLVED times its scale there (:meth:`_carried`: a
         forward-only car whose curvature chattered at 70 of 100 nodes, each interval's error at most
         0.019, the defect 0.96 and its re-run 1.2 from the goal; not backward Euler's exact bang-bang
-        plan, whose errors cancel). IPOPT solves the collocation equations at the points;
+        plan, whose errors cancel), or a state whose given ends differ moved by its own errors
+        (:meth:`_displaced_by_errors`). IPOPT solves the collocation equations at the points;
         on intervals far too long for the motion they hold without the dynamics holding between them
         (a forward-only car standing still at every node but three 12 s intervals that carry the
         whole manoeuvre). Each interval is integrated by RK4 on ERROR_SUBSTEPS steps, or by Radau
