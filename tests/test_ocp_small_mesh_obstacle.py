@@ -137,3 +137,5 @@ def test_a_wall_thinner_than_the_samples_spacing_is_seen_between_them(x0):
                                       path_constraints=[((x - x0 / 2) / 0.002) ** 2 + (y / 3) ** 2 >= 1])
     dmoc = pushed.solve(nodes=21, method="dmoc")
     assert np.abs(dmoc.y[1]).max() < 1e-6 and not dmoc.success and "crosses a path constraint" in dmoc.message
+    default = pushed.solve(nodes=21)  # the default transcription, Hermite-Simpson: the same verdict
+    assert np.abs(default.y[1]).max() < 1e-6 and not default.success and "crosses a path constraint" in default.message
