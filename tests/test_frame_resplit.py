@@ -285,3 +285,33 @@ def test_a_start_where_the_split_is_singular_is_refused_naming_it(heading):
     for model, state in ((regular.hamel(), y0), (sleigh.nonholonomic(), y0)):
         eigenvalues = nh.linearize(model, state).eigenvalues
         assert np.min(np.abs(eigenvalues - rate)) < 1e-8
+
+
+def test_every_frame_model_refuses_a_singular_split_and_runs_a_near_singular_start():
+    """An outside probe's sleigh (default Voronets split solving y): the frame-vakonomic model started
+    at heading pi/2 from its own state [q, x', phi', mu] ran with status 0, taking y' = 0, which that
+    state does not fix (the coordinate vakonomic model from y' = 1 ends 1.8 away); and 1e-7 from the
+    singular set (max |A_s^-1 A_r| = 1e7) the Hamel model refused a start the vakonomic frame re-split
+    at t = 0 and ran to 2.6e-11 of the coordinate model. Every model of the frame now refuses a split
+    above 1e8 (ModelError naming A_s) and runs below it, re-split at its start."""
+    from nonholo.system.frames import AnholonomicFrame
+
+    sleigh = nh.systems.chaplygin_sleigh()
+    frame = AnholonomicFrame(sleigh)
+    with pytest.raises(nh.ModelError, match=r"split, which solves the constraints for \['y'\].*solved=\['x'\]"):
+        nh.simulate(frame.vakonomic(), (0, 1), [0.0, 0.0, np.pi / 2, 0.0, 0.5, 0.0])
+    with pytest.raises(nh.ModelError, match=r"max \|A_s\^-1 A_r\| = 1e\+09"):
+        nh.simulate(frame.hamel(), (0, 1), [0.0, 0.0, np.pi / 2 - 1e-9, 1e-9, 0.5])
+    phi = np.pi / 2 - 1e-7
+    q0 = np.array([0.0, 0.0, phi])
+    qdot = np.array([np.cos(phi), np.sin(phi), 0.5])  # along the blade
+    kw = dict(rtol=1e-10, atol=1e-12)
+    hamel = nh.simulate(frame.hamel(), (0, 3), np.r_[q0, qdot[0], qdot[2]], **kw)
+    coords = nh.simulate(sleigh.nonholonomic(), (0, 3), np.r_[q0, qdot], **kw)
+    assert hamel.status == 0 and hamel.frame_switches[0] == (0.0, ["x"])
+    np.testing.assert_allclose(hamel.q[:, -1], coords.q[:, -1], rtol=0, atol=1e-8)
+    # the frame's mu = A_s^T lambda, A_s = cos(phi) the y column of the row [-sin(phi), cos(phi), 0]
+    vakonomic = nh.simulate(frame.vakonomic(), (0, 3), np.r_[q0, qdot[0], qdot[2], np.cos(phi) * 0.3], **kw)
+    reference = nh.simulate(sleigh.vakonomic(), (0, 3), np.r_[q0, qdot, 0.3], **kw)
+    assert vakonomic.status == 0 and vakonomic.frame_switches[0] == (0.0, ["x"])
+    np.testing.assert_allclose(vakonomic.q[:, -1], reference.q[:, -1], rtol=0, atol=1e-8)

@@ -302,8 +302,10 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
     if getattr(model, "kind", None) == "hamel" and (maps_initial_state(model, y0)
                                                     or qdot and y0.shape == (2 * model.system.n,)):
         return _hamel_initial_state(model, y0, t0, params, project_y0, checked)
-    if getattr(model, "kind", None) == "hamel" and checked and y0.shape == (model.n_states,):
-        n = model.system.n  # [q, u] as it is: refused where the speeds are singular, as [q, q'] is
+    in_frame = getattr(model, "kind", None) in ("hamel", "frame_vakonomic") or \
+        isinstance(model, ReducedModel) and model.frame is not None
+    if in_frame and checked and y0.shape == (len(model.state_names),):
+        n = model.system.n  # the frame's own state as it is: refused where its speeds are singular, as [q, q'] is
         _regular_speeds(model, y0[:n], dict(zip(model.system.parameter_names, params[: len(model.system.parameters)])))
         return y0
     if not isinstance(model, ReducedModel) or model.frame is None:

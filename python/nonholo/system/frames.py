@@ -31,6 +31,10 @@ __all__ = ["AnholonomicFrame", "CriterionResult", "voronets_frame", "voronets_sp
 
 
 FORMS = ("numeric", "symbolic")
+#: The largest max |A_s^-1 A_r| of a Voronets split a state in its speeds may start at: there the
+#: velocity it stands for is fixed to about 1e-8 relative (machine precision times it); a run re-splits
+#: at once. Above it (and at an exactly singular split) no state stands for a velocity.
+START_GROWTH = 1e8
 _EXHAUSTIVE_SPLITS = 5000  # above this many k-subsets of the coordinates, the split is chosen by pivoting
 
 
@@ -547,15 +551,15 @@ class AnholonomicFrame:
                 growth = float(np.abs(np.linalg.solve(A[:, self.solved], A[:, free])).max(initial=0.0))
             except np.linalg.LinAlgError:
                 growth = np.inf
-        if growth <= _core.frame_singular_condition:
+        if growth <= START_GROWTH:
             return
         names = self.system.coordinate_names
         solved, regular = [names[i] for i in self.solved], [names[i] for i in _pivot_columns(A, self.system.k)]
         point = np.array2string(np.asarray(q, float), precision=6)
         raise ModelError(f"the Voronets frame's split, which solves the constraints for {solved}, is singular at "
                          f"q = {point}: its block A_s of the constraint rows is singular there or nearly (max "
-                         f"|A_s^-1 A_r| = {growth:.3g}, above the {_core.frame_singular_condition:g} a start allows; "
-                         f"a run re-splits above 10), so no state in its speeds "
+                         f"|A_s^-1 A_r| = {growth:.3g}, above the {START_GROWTH:g} a start allows, where its speeds fix the "
+                         f"velocity to 1e-8 relative; a run re-splits above 10), so no state in its speeds "
                          f"{self.velocity_names[: self.rank]} stands for a velocity there. A run re-splits where the "
                          f"split degrades, but cannot start on a singular one: build the frame with a split regular "
                          f"here (AnholonomicFrame(system, solved={regular})), or use the coordinate model "
