@@ -277,7 +277,7 @@ def test_ctrl_c_stops_ipopt_inside_the_solve(monkeypatch):
             break
     assert frames[-1].name == "in_solve" and "solve(**kwargs)" in frames[-1].line
     assert frames[-2].name == "locked_solve" and "solve(**kwargs)" in frames[-2].line  # the lock's call
-    assert frames[-3].name == "_solve_mesh"
+    assert frames[-3].name == "_solve_once"
 
 
 def test_round_14_messages_name_the_cause():

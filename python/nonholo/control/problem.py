@@ -19,6 +19,7 @@ from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing, ends_across
 from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import locked_solve
+from .objective_scale import rescaled
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from .reintegration import path_splits
@@ -608,18 +609,18 @@ class OptimalControlProblem:
         rescue = bumps_off_the_path(self, self._bumps(self.path_constraints))
         if vehicle:
             extra = self._bumps(self.dynamics.rhs) if self.is_reversible() else []
-            sol = self._multistart(sch, nodes, dtau, ("line", "heading"), options, extra, rescue,
-                                   widen=self._sideways())
+            sol = multistart(self, sch, nodes, dtau, ("line", "heading"), options, extra, rescue,
+                             widen=self._sideways())
         elif guess is None and sch is not DMOC and self._turns_on_the_spot():  # swing out and back, not the line
             out_and_back = rescue or [b for b in self._bumps(self.states) if b[1] in self._vehicle()[:2]]
-            sol = self._multistart(sch, nodes, dtau, (), options, rescue=out_and_back) or \
+            sol = multistart(self, sch, nodes, dtau, (), options, rescue=out_and_back) or \
                 self._solve_mesh(sch, dtau, None, options)
         elif guess is None and rescue and sch is not DMOC and line_violates_path(self, interval_points(dtau, sch.step)):
-            sol = self._multistart(sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
+            sol = multistart(self, sch, nodes, dtau, ("line",), options, (), rescue)  # the bumps compete with it
         else:
             sol = self._solve_mesh(sch, dtau, guess, options)
             if guess is None and rescue and sch is not DMOC and not sol.success and tally.may_start():
-                bumped = self._multistart(sch, nodes, dtau, (), options, rescue=rescue)
+                bumped = multistart(self, sch, nodes, dtau, (), options, rescue=rescue)
                 if bumped is not None and bumped.success:
                     sol = bumped
         resolved(sol)
@@ -627,7 +628,7 @@ class OptimalControlProblem:
         # too: the Heisenberg particle), then rest; not where the ends lie across a chart's singular set (all cross)
         if guess is None and not rescue and sch is not DMOC and not sol.success and tally.may_start() and not (
                 sol._crossing and ends_across(self)):
-            bumped = self._multistart(sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
+            bumped = multistart(self, sch, nodes, dtau, (), options, rescue=self._bumps(self.states))
             if bumped is not None and resolved(bumped).success:
                 sol = bumped
             else:  # on the full mesh: a coarse one may not resolve the motion (a pendulum's swings)
@@ -653,11 +654,6 @@ class OptimalControlProblem:
             raise OptimalControlError(f"no optimal plan: {sol.message}", sol)
         return sol
 
-    def _multistart(self, sch, nodes: int, dtau: np.ndarray, starts, options: dict,
-                    extra=(), rescue=(), widen: bool = False) -> OptimalControlSolution | None:
-        """:func:`~nonholo.control.multistart.multistart` of this problem."""
-        return multistart(self, sch, nodes, dtau, starts, options, extra, rescue, widen)
-
     def _bumps(self, exprs) -> list:
         """The starts of :meth:`perturbed_guess` (by PERTURBATIONS) of each state in ``exprs``."""
         seen = set().union(*(sp.sympify(e).free_symbols for e in exprs))
@@ -669,6 +665,10 @@ class OptimalControlProblem:
         return self._dmoc
 
     def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
+        sol = self._solve_once(sch, dtau, guess, options)  # and once more where its objective is tiny:
+        return rescaled(sol, lambda scaled: self._solve_once(sch, dtau, sol, scaled), options)
+
+    def _solve_once(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
         options = dict(options)
         position = options.pop("holonomic", False)
         warm_multipliers = options.pop("warm", False)
