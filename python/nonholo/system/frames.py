@@ -558,8 +558,8 @@ class AnholonomicFrame:
         point = np.array2string(np.asarray(q, float), precision=6)
         raise ModelError(f"the Voronets frame's split, which solves the constraints for {solved}, is singular at "
                          f"q = {point}: its block A_s of the constraint rows is singular there or nearly (max "
-                         f"|A_s^-1 A_r| = {growth:.3g}, above the {START_GROWTH:g} a start allows, where its speeds fix the "
-                         f"velocity to 1e-8 relative; a run re-splits above 10), so no state in its speeds "
+                         f"|A_s^-1 A_r| = {growth:.3g}, above the {START_GROWTH:g} a start allows, where its speeds "
+                         f"fix the velocity to 1e-8 relative; a run re-splits above 10), so no state in its speeds "
                          f"{self.velocity_names[: self.rank]} stands for a velocity there. A run re-splits where the "
                          f"split degrades, but cannot start on a singular one: build the frame with a split regular "
                          f"here (AnholonomicFrame(system, solved={regular})), or use the coordinate model "
