@@ -113,8 +113,9 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
     RollingSystem
         Coordinates ``(x, y, q0, q1, q2, q3)``, velocities ``x_dot, ...``; ``unit_norm`` on the
         quaternion; outputs ``lean`` and ``heading`` (:class:`RollingAngle`: for a
-        :class:`Disc` the tilt of its plane from the vertical and the direction of its rolling
-        path; for the other surfaces the tilt of the body z axis from the vertical and the
+        :class:`Disc` the tilt of its plane from the vertical and the azimuth of its forward
+        direction, that of travel when it rolls forward (opposite when backward); for the other
+        surfaces the tilt of the body z axis from the vertical and the
         direction of the body x axis; heading unwrapped, continuous along a run where that direction is not vertical
         and jumping by pi where it passes the vertical, with a warning), ``yaw, pitch,
         roll`` (the body's z-y-x Euler angles, for display: ``roll`` is not the lean, it jumps by

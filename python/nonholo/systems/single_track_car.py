@@ -58,7 +58,9 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     gain k_d [N s/m] of the drive force k_d (U - u) that holds it (default k_d / m = 1 1/s, slow
     against the tires). ``nonholonomic()`` is the kinematic car; ``friction(tire_eps(U, C_f,
     C_r))`` the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold models. The
-    module's docstring derives the steady-state yaw-rate gain and its series in x = K_us U |U| / L.
+    docstring of the module ``nonholo.systems.single_track_car``
+    (``help(sys.modules[single_track_car.__module__])``) derives the steady-state yaw-rate gain
+    and its series in x = K_us U |U| / L.
 
     Every value must be a finite real number: m, I_z, C_f, C_r positive; l_f, l_r non-negative
     (distances) with a positive wheelbase l_f + l_r; k_d non-negative (a negative gain pushes the
