@@ -174,3 +174,30 @@ def test_a_fit_result_reads_short_and_draws_unfitted_data_hollow():
     ax = result.plot()
     hollow = [line for line in ax.lines if line.get_markerfacecolor() == "none"]
     assert len(hollow) == 1 and list(hollow[0].get_xdata()) == [t_obs[2]]
+
+
+def test_a_fit_stopped_by_failing_trial_runs_says_so():
+    """An outside probe's sleigh with its blade at an angle beta (row [-sin(phi + beta), cos(phi + beta), 0]),
+    fitted in a reduced model's frame form: its runs with sensitivities stop where the frame must be re-split,
+    later for smaller beta, so the fit's trial points toward the truth 0.2 failed and it stopped at
+    beta = 0.039 with a message blaming a chaotic cost. It now says the trial runs failed, and why; the
+    default model (the coordinates) fits beta to 1e-9."""
+    x, y, phi, m, inertia, a, beta = sp.symbols("x y phi m I a beta")
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(phi)], [0, m, m * a * sp.cos(phi)],
+                   [-m * a * sp.sin(phi), m * a * sp.cos(phi), inertia + m * a**2]])
+    blade = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi + beta), sp.cos(phi + beta), 0]]),
+                      parameters={m: 1.3, inertia: 0.7, a: 0.25, beta: 0.0})
+    y0 = np.r_[0.0, 0.0, 0.1, blade.project([0.0, 0.0, 0.1], [1.0, 0.3, 0.8])]
+    truth = nh.simulate(blade.nonholonomic(), (0, 3), y0, t_eval=T_OBS, params={"beta": 0.2, "a": 0.25},
+                        project_y0=True, rtol=1e-12, atol=1e-12)
+    data = np.vstack([truth["x"], truth["y"]])
+    start = {"beta": 0.0, "a": 0.3}
+    fitted = nh.fit(blade.nonholonomic(), T_OBS, data, start, y0, observe=["x", "y"])
+    assert fitted.success and abs(fitted.params["beta"] - 0.2) < 1e-8
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        framed = nh.fit(blade.reduced(0.01, order=0, velocities="frame"), T_OBS, data, start, y0, observe=["x", "y"])
+    assert any(issubclass(w.category, OptimizeWarning) and "were rejected because the simulation failed"
+               in str(w.message) for w in caught)
+    assert not framed.success and abs(framed.params["beta"] - 0.2) > 0.1
+    assert "must be re-chosen" in framed.message and "not at a minimum" in framed.message

@@ -296,6 +296,19 @@ def _point(names: list, x, trial: bool) -> str:
     return f"at the trial point {point} of the fit" if trial else f"at the starting point of the fit, {point}"
 
 
+def _rejected_note(rejected: list, names: list) -> str:
+    """The note of a fit that ended unsuccessfully after rejecting trial points where the simulation
+    failed: it may have stopped at the edge of the parameters where the model runs (an outside probe's
+    frame-form model, whose runs with sensitivities stop where the frame is re-split, stopped at beta =
+    0.039 of 0.2, the message blaming a chaotic cost)."""
+    x, exc = rejected[-1]
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return (f"{len(rejected)} trial point(s) were rejected because the simulation failed there, the last "
+            f"{_point(names, x, True)}: {first.rstrip('.')}; the fit may have stopped at the edge of the parameters "
+            "where the model runs, not at a minimum: remove the cause of that failure (or fit another form of the "
+            "model)")
+
+
 def _at_start(exc: BaseException, names: list, x, trial: bool = False, hint: str | None = None) -> BaseException:
     """``exc`` (the simulation's failure at the fit's starting point, or at a trial point where fit cannot
     reject the step, ``trial``) with the parameter values in its message: at the start there is no step of
@@ -579,6 +592,7 @@ def fit(
     # default, xtol and ftol (relative) end the fit; lm's gtol is a cosine, in no units
     options.setdefault("gtol", 1e-12 if options["method"] == "lm" else None)
     cache, trial = {}, False  # trial: least_squares has started, a failing point is a step to reject
+    rejected = []  # (x, exc) of the trial points whose simulation failed: said where the fit fails
     best = FitProgress()  # the best finished evaluation: what Ctrl-C hands over
 
     def evaluate(x):
@@ -596,6 +610,7 @@ def fit(
                     raise _at_start(exc, names, x)
                 if options["method"] == "lm":
                     raise _lm_refuses(x, names, exc) from exc
+                rejected.append((np.array(x, dtype=float), exc))
                 cache[key] = (None, np.full(y_obs.size, np.nan), np.full((y_obs.size, len(names)), np.nan), exc)
                 return cache[key]
             except ValueError as exc:  # no step to reject (y0 off the constraints, ...): name the point
@@ -664,7 +679,8 @@ def fit(
     at_bounds, bounded = bound_note(J, r, res.x, x0, names, x_scale=options.get("x_scale"),
                                     active=getattr(res, "active_mask", None), bounds=(lb, ub))
     message = res.message
-    for note in (stalled, warning, unresolved, bounded):
+    failed = _rejected_note(rejected, names) if rejected and (stalled is not None or not res.success) else None
+    for note in (failed, stalled, warning, unresolved, bounded):
         if note is not None:
             warnings.warn(f"nh.fit: {note}", OptimizeWarning, stacklevel=2)
             message = f"{message} {note[0].upper()}{note[1:]}."
