@@ -13,6 +13,7 @@ import sympy as sp
 
 import nonholo as nh
 from nonholo.control.kinematic import KinematicSystem
+from nonholo.control.solution import state_scale
 from nonholo.errors import ModelError
 
 
@@ -137,12 +138,15 @@ def test_warm_start_from_a_solution(heisenberg_problem):
 
 def test_refinement_halves_the_intervals_with_large_errors(heisenberg_problem):
     plain = heisenberg_problem.solve(nodes=9, method="trapezoid")
-    refined = heisenberg_problem.solve(nodes=9, method="trapezoid", refine=3, refine_tol=1e-5)
-    # every interval's error (about 4e-4, then 2.5e-5 after one halving) is above 1e-5 twice:
-    # two halvings, 8 -> 32 intervals, the error falling as h^2; then below: no third round
-    assert refined.t.size == 33
-    assert plain.defect / refined.defect == pytest.approx(16, rel=0.1)
+    refined = heisenberg_problem.solve(nodes=9, method="trapezoid", refine=4, refine_tol=1e-5)
+    # every interval's error (about 4e-4, then 2.5e-5 after one halving) is above 1e-5 twice, and
+    # its cost error (2.3e-4, 2.8e-5, then 3.5e-6) above the same fraction of the objective (5.1e-6)
+    # three times: three halvings, 8 -> 64 intervals, the errors falling as h^2; then below: no fourth
+    assert refined.t.size == 65
+    assert plain.defect / refined.defect == pytest.approx(64, rel=0.1)
+    assert plain.objective_error / refined.objective_error == pytest.approx(64, rel=0.1)
     assert refined.interval_errors.max() < 1e-5
+    assert np.abs(refined.cost_errors).max() < 1e-5 / state_scale(refined.y_points) * refined.objective
 
 
 def test_terminal_cost_and_free_final_state():

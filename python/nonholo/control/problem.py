@@ -20,6 +20,7 @@ from .charts import chart_crossing, ends_across
 from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import locked_solve
 from .objective_scale import rescaled
+from .cost_errors import too_coarse
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
 from .reintegration import path_splits
@@ -640,7 +641,7 @@ class OptimalControlProblem:
         carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
         for _ in range(refine):
             limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)
-            at = np.where(resolved(sol).interval_errors > limit, 0.5, path_splits(sol))  # or where a path is crossed
+            at = np.where(too_coarse(resolved(sol), limit), 0.5, path_splits(sol))  # or where a path is crossed
             if np.isnan(at).all() or not tally.may_start():
                 break
             dtau = np.concatenate([[d] if np.isnan(f) else [f * d, (1 - f) * d] for d, f in zip(dtau, at)])
@@ -660,8 +661,7 @@ class OptimalControlProblem:
         return [("perturbed", i, a) for i, y in enumerate(self.states) if y in seen for a in PERTURBATIONS]
 
     def _discrete_mechanics(self):
-        if self._dmoc is None:
-            self._dmoc = DiscreteMechanics(self)
+        self._dmoc = self._dmoc if self._dmoc is not None else DiscreteMechanics(self)
         return self._dmoc
 
     def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:

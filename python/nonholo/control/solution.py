@@ -9,6 +9,7 @@ import numpy as np
 import sympy as sp
 
 from ..numerics import rows
+from .cost_errors import objective_note
 
 __all__ = ["OptimalControlSolution", "vectorized", "state_scale", "scale_unit"]
 
@@ -162,6 +163,10 @@ class OptimalControlSolution:
     error_bound : float
         sum_k |Phi(t_N, t_{k+1})|_inf |d_k|_inf: the bound of that propagation (equal to
         ``defect`` when nothing amplifies errors); a re-run ends within it to first order.
+    cost_errors : ndarray (N - 1,)
+        Each interval's running cost along its re-run minus its quadrature (:mod:`~nonholo.control.cost_errors`).
+    objective_error : float
+        Their sum: the cost of the planned controls minus ``objective``, to the states' errors.
     holonomic_residual : ndarray (N,)
         max_r |phi_r(y)| at the nodes for the holonomic constraints phi(y) = 0 of the dynamics
         (zeros without them).
@@ -265,6 +270,16 @@ class OptimalControlSolution:
     @property
     def error_bound(self) -> float:
         return _propagate(*self._error_data())[1]
+
+    @property
+    def cost_errors(self) -> np.ndarray:
+        from .cost_errors import cost_errors
+
+        return cost_errors(self)
+
+    @property
+    def objective_error(self) -> float:
+        return float(np.sum(self.cost_errors))
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
@@ -677,10 +692,10 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
 
 
 def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
-    """``sol``, its message noting (once) a success whose intervals' errors the motion amplifies
-    (:func:`_amplification`): for the plan a solve returns, not for each of its starts."""
+    """``sol``, its message noting (once) a success whose errors the motion amplifies (:func:`_amplification`)
+    or whose objective is far from its controls' cost (``objective_note``): for the plan a solve returns."""
     if sol.success and not getattr(sol, "_amplified_noted", False):
-        sol.message += _amplification(sol)
+        sol.message += _amplification(sol) + objective_note(sol)
         sol._amplified_noted = True
     return sol
 
