@@ -27,11 +27,22 @@ import weakref
 
 import numpy as np
 
-__all__ = ["cost_errors", "cost_limit", "objective_note", "too_coarse", "NOTE"]
+__all__ = ["cost_errors", "cost_limit", "objective_note", "too_coarse", "NOTE", "SubstepStates"]
 
 #: An objective further than this fraction from the cost of its planned controls is noted in the message.
 NOTE = 0.01
 _RUNNING = weakref.WeakKeyDictionary()  # problem -> L(Y, [U; Z]) in NumPy, built on first use
+
+
+class SubstepStates:
+    """A ``visit`` of :func:`~nonholo.control.reintegration.interval_runs` that keeps the states at the
+    inner substeps: ``states[i - 1]`` (n_y, K) at the end of substep i of every interval."""
+
+    def __init__(self, n: int, K: int, substeps: int):
+        self.states = np.full((substeps - 1, n, K), np.nan)
+
+    def __call__(self, i: int, idx: np.ndarray, Y: np.ndarray) -> None:
+        self.states[i - 1][:, idx] = Y
 
 
 def running_values(problem, Y: np.ndarray, U: np.ndarray, Z=None) -> np.ndarray:
@@ -61,16 +72,17 @@ def cost_errors(sol) -> np.ndarray:
     step, nodes = sol._scheme.step, sol._node_times()
     h, k = np.diff(nodes), np.arange(K)
     Y0 = sol.y_points[:, ::step]
-    states = [Y0[:, :K]] + [None] * (m - 1)
-
-    def visit(i, idx, Y):
-        if states[i] is None:
-            states[i] = np.full_like(Y0[:, :K], np.nan)
-        states[i][:, idx] = Y
-
-    with np.errstate(all="ignore"):
-        errors = interval_runs(sol, m, False, visit=visit)[0]
-    states.append(Y0[:, 1:] + errors)
+    if getattr(sol, "_substeps", None) is None and not problem.algebraic:  # the run final_error needs, kept
+        sol._error_data()  # (not through a model's algebraic solve, where its transition matrices cost seconds)
+    kept = getattr(sol, "_substeps", None)
+    if kept is not None:
+        errors, inner = sol._errors[0], kept.states
+    else:
+        inner = SubstepStates(Y0.shape[0], K, m)
+        with np.errstate(all="ignore"):
+            errors = interval_runs(sol, m, False, visit=inner)[0]
+        inner = inner.states
+    states = [Y0[:, :K], *inner, Y0[:, 1:] + errors]
     weights = np.array([1.0] + [4.0 if i % 2 else 2.0 for i in range(1, m)] + [1.0]) / (3 * m)
     rerun = sum(w * running_values(problem, S, control_values(sol, k, np.full(K, i / m)))
                 for i, (w, S) in enumerate(zip(weights, states)))

@@ -160,18 +160,20 @@ def _rk4(sol, idx: np.ndarray, m: int, transition: bool, visit=None):
     Y = sol.y_points[:, ::sol._scheme.step][:, idx].copy()
     Phi = np.repeat(np.eye(n)[None], idx.size, axis=0) if transition else None
     f, f_y = sol.problem._rhs, sol.problem._rhs_y
+    controls = {}  # half-substep j -> the controls at s = j ds / 2, each computed once
 
-    def rhs(y, phi, s):
-        u = control_values(sol, idx, s)
+    def rhs(y, phi, j):
+        u = controls.get(j)
+        if u is None:
+            u = controls[j] = control_values(sol, idx, j * ds / 2)
         return f(y, u), (f_y(y, u) @ phi if transition else None)
 
     hh = h[:, None, None]
     for i in range(m):
-        s = i * ds
-        k1, p1 = rhs(Y, Phi, s)
-        k2, p2 = rhs(Y + h / 2 * k1, Phi + hh / 2 * p1 if transition else None, s + ds / 2)
-        k3, p3 = rhs(Y + h / 2 * k2, Phi + hh / 2 * p2 if transition else None, s + ds / 2)
-        k4, p4 = rhs(Y + h * k3, Phi + hh * p3 if transition else None, s + ds)
+        k1, p1 = rhs(Y, Phi, 2 * i)
+        k2, p2 = rhs(Y + h / 2 * k1, Phi + hh / 2 * p1 if transition else None, 2 * i + 1)
+        k3, p3 = rhs(Y + h / 2 * k2, Phi + hh / 2 * p2 if transition else None, 2 * i + 1)
+        k4, p4 = rhs(Y + h * k3, Phi + hh * p3 if transition else None, 2 * i + 2)
         Y = Y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         if transition:
             Phi = Phi + hh / 6 * (p1 + 2 * p2 + 2 * p3 + p4)

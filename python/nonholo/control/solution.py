@@ -9,7 +9,7 @@ import numpy as np
 import sympy as sp
 
 from ..numerics import rows
-from .cost_errors import objective_note
+from .cost_errors import SubstepStates, objective_note
 
 __all__ = ["OptimalControlSolution", "vectorized", "state_scale", "scale_unit"]
 
@@ -227,7 +227,7 @@ class OptimalControlSolution:
         self.stats["last_regularization"] = float(out.get("last_regularization", 0.0))
         self.stats["max_nlp_defect"] = float(out["max_defect"])
         self._earlier = list(out.get("earlier", ()))  # (iterations, time_ipopt) of a call retried (ipopt_lock)
-        self._errors = None
+        self._errors = self._substeps = None  # the re-integration's errors and states (_error_data), kept
         self._signed = None  # the signed local errors alone (the check's), the same numbers as _errors[0]
         self._samples = None  # the states at the check's inner substeps, with path constraints (their note)
         self._crossing = False  # set by the problem: the plan crosses its chart's singular set (control/charts.py)
@@ -236,8 +236,9 @@ class OptimalControlSolution:
     def _error_data(self) -> tuple:
         """(signed local errors (n_y, K), state-transition matrices (K, n_y, n_y)) of the intervals:
         computed on first access (a re-integration of every interval), then kept."""
-        if self._errors is None:
-            self._errors = self._interval_errors()
+        if self._errors is None:  # the states at the inner substeps kept for cost_errors (the same run)
+            self._substeps = SubstepStates(len(self.state_names), self.dtau.size, ERROR_SUBSTEPS)
+            self._errors = self._interval_errors(visit=self._substeps)
         return self._errors
 
     def _signed_errors(self, visit=None) -> np.ndarray:
@@ -523,15 +524,14 @@ class OptimalControlSolution:
         (:class:`~nonholo.control.tracking.TrackingResult`: ``result["slip"]``,
         ``result["error"]``, ``max_error``, ``max_slip``).
 
-        ``coordinates`` maps each coordinate of ``system`` to an expression of the plan's states
-        (e.g. the centre of mass from the rear axle; default: the plan's states of the coordinates'
-        names); ``inputs`` maps symbols of the system (in
-        its constraints or force: a steering angle) to expressions of the plan's states and
-        controls; ``feedforward`` names force symbols (a drive) solved by inverse dynamics so that
-        the nonholonomic system follows the plan exactly: the slip and the error are then those of
-        the friction realization alone, O(eps). Instead of ``eps``, ``law=`` (with ``normal=``
-        and ``speed=``) realizes the constraints by a friction law, e.g. a tire's
-        ``nh.laws.MagicFormula``. ``options``: ``law``, ``normal``, ``speed``, ``samples``,
+        ``coordinates`` maps each coordinate of ``system`` to an expression of the plan's states (e.g.
+        the centre of mass from the rear axle; default: the plan's states of the coordinates' names);
+        ``inputs`` maps symbols of the system (in its constraints or force: a steering angle) to
+        expressions of the plan's states and controls; ``feedforward`` names force symbols (a drive)
+        solved by inverse dynamics so that the nonholonomic system follows the plan exactly: the slip
+        and the error are then those of the friction realization alone, O(eps). Instead of ``eps``,
+        ``law=`` (with ``normal=`` and ``speed=``) realizes the constraints by a friction law, e.g. a
+        tire's ``nh.laws.MagicFormula``. ``options``: ``law``, ``normal``, ``speed``, ``samples``,
         ``rtol``, ``atol``, ``method`` (:func:`~nonholo.control.tracking.track`).
         """
         from .tracking import track
@@ -539,12 +539,11 @@ class OptimalControlSolution:
         return track(self, system, eps, coordinates, inputs=inputs, feedforward=feedforward, **options)
 
     def __getstate__(self):
-        return {**self.__dict__, "_errors": None, "_signed": None, "_samples": None}
+        return {**self.__dict__, "_errors": None, "_signed": None, "_samples": None, "_substeps": None}
 
     def __getitem__(self, name: str) -> np.ndarray:
         """A state or a control at the nodes, by name or SymPy symbol."""
-        if isinstance(name, sp.Symbol):
-            name = str(name)
+        name = str(name) if isinstance(name, sp.Symbol) else name
         if name in self.state_names:
             return self.y[self.state_names.index(name)]
         if name in self.u:
