@@ -406,7 +406,10 @@ def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node
     g / |grad g| (the distance to g = 0 to first order, in the states and controls; inf where the
     gradient vanishes: the centre of a disc written as r^2 - x^2 - y^2 <= 0), and the length
     |z_{k+1} - z_k| of the step between the nodes (``node_values``: states and controls, one column
-    per node at ``node_times``) of its interval, in the states and the controls that g involves (every
+    per node at ``node_times``) of its interval, or the longer length of the re-run's path over it (an
+    outside probe's Bryson-Denham plan rode x <= 1/7 with x and v fixed at the nodes while its control
+    oscillated: a step of 5e-14 against a bulge of 3.6e-4, no success), in the states and the controls
+    that g involves (every
     control where g involves the algebraic variables of a System's dynamics). Both in the same units,
     whatever the units of g: a plan cutting a disc of radius R between nodes a step h apart goes
     h^2 / (8 R) deep, a plan through its middle R. The controls g does not involve stay out of the
@@ -433,7 +436,11 @@ def depth_measure(problem, Y: np.ndarray, U: np.ndarray, times: np.ndarray, node
         norm = float(np.linalg.norm(gradient(r, np.r_[Y[:, j], U[:, j]])))
         depth = value / norm if np.isfinite(norm) and norm > 0 else np.inf
         k = interval(j)
-        return depth, float(np.linalg.norm((node_values[:, k + 1] - node_values[:, k])[involved[r]]))
+        cols = interval_columns(times, node_times, k)
+        path = np.column_stack([node_values[:, k], np.vstack([Y[:, cols], U[:, cols]]), node_values[:, k + 1]])
+        steps = np.linalg.norm(np.diff(path[involved[r]], axis=1), axis=0)
+        return depth, float(max(np.linalg.norm((node_values[:, k + 1] - node_values[:, k])[involved[r]]),
+                                np.sum(steps[np.isfinite(steps)])))
 
     def through(r: int, j: int) -> bool:
         """Whether the re-run passes through the set constraint r excludes around sample j: the
