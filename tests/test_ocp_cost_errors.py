@@ -55,3 +55,20 @@ def test_refine_splits_where_the_cost_is_not_resolved(layer, method):
     assert refined.t.size > 20  # 11 nodes before: no interval's state error was large
     assert abs(refined.objective / OPTIMUM - 1) < min(1e-2, abs(plain.objective / OPTIMUM - 1) / 100)
     assert abs(refined.objective_error) < abs(plain.objective_error) / 300
+
+
+def test_refinement_that_runs_out_of_rounds_says_so():
+    """An outside probe's x' = u - x^3 with the same cost: refine from 11 nodes stopped with errors far
+    above its limit and said "Optimal Solution Found." alone. sol.stats counts the rounds, and a plan
+    whose rounds ran out with intervals above the limit says how many and how large."""
+    cubic = nh.OptimalControlProblem(nh.KinematicSystem([x], [u], [u - x**3]), cost=(x**2 + EPS**2 * u**2) / 2,
+                                     t_final=1.0, initial=[1.0], final=[0.0])
+    plain = cubic.solve()
+    assert plain.stats["refine_rounds"] == 0 and plain.message == "Optimal Solution Found."
+    short = cubic.solve(nodes=11, refine=2)
+    assert short.stats["refine_rounds"] == 2 and "refine=2 ran out of rounds with" in short.message
+    done = cubic.solve(nodes=11, refine=8)
+    assert done.stats["refine_rounds"] < 8 and "ran out of rounds" not in done.message
+    # the probe's solve_bvp on Pontryagin's conditions: 0.0099006667; 100 nodes 8e-5 above it, 28 refined 5e-6
+    assert plain.objective == pytest.approx(0.0099006667, rel=1e-4)
+    assert done.objective == pytest.approx(0.0099006667, rel=1e-5) and done.t.size < 40

@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["cost_errors", "cost_limit", "objective_note", "too_coarse", "NOTE", "SubstepStates"]
+__all__ = ["cost_errors", "cost_limit", "objective_note", "NOTE", "SubstepStates"]
 
 #: An objective further than this fraction from the cost of its planned controls is noted in the message.
 NOTE = 0.01
@@ -118,12 +118,6 @@ def cost_limit(sol, limit: float) -> float:
     with np.errstate(all="ignore"):
         scale = max(abs(sol.objective), float(np.sum(np.abs(_quadrature(sol, h, np.arange(h.size))))))
     return limit / state_scale(sol.y_points) * scale if scale > 0 else np.inf
-
-
-def too_coarse(sol, limit: float) -> np.ndarray:
-    """The intervals ``refine`` splits in two, shape (K,) of bool: those whose local error exceeds
-    ``limit`` or whose cost error exceeds :func:`cost_limit`."""
-    return (sol.interval_errors > limit) | (np.abs(cost_errors(sol)) > cost_limit(sol, limit))
 
 
 def objective_note(sol) -> str:

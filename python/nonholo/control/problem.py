@@ -20,14 +20,13 @@ from .charts import chart_crossing, ends_across
 from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import locked_solve
 from .objective_scale import rescaled
-from .cost_errors import too_coarse
+from .refinement import refined
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
-from .reintegration import path_splits
 from . import checks
 from .endpoints import FIXED_WHEN_BUILT, checked_ends, controls_only_in_force, potential_controls_as_force
 from ..options import flag
-from .solution import MULTISTART_KEYS, OptimalControlSolution, amplified, resolved, state_scale, vectorized
+from .solution import OptimalControlSolution, amplified, resolved, vectorized
 from .tally import NOT_STARTED, SolveTally
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
 from .vehicle import planar_vehicle
@@ -514,8 +513,9 @@ class OptimalControlProblem:
             IPOPT's iteration limit.
         refine : int
             Rounds of mesh refinement: after each solve, the intervals whose local error exceeds ``refine_tol``
-            (:attr:`OptimalControlSolution.interval_errors`) are halved, those whose re-run crosses a path
-            constraint split where it crosses deepest, and the problem is solved again from the solution.
+            (:attr:`OptimalControlSolution.interval_errors`), or whose cost error (``cost_errors``) the same
+            fraction of the cost, are halved, those whose re-run crosses a path constraint split where it
+            crosses deepest, and the problem is solved again from the solution (:mod:`~nonholo.control.refinement`).
         refine_tol : float, optional
             Default: 1e-6 times (u + r), r the largest range (max - min) of a state over the plan, u =
             min(1, max(r, 1e-6)): a translation or a change of units of the problem changes nothing.
@@ -638,18 +638,7 @@ class OptimalControlProblem:
             sol = off_the_saddle(self, sch, nodes, dtau, sol, options, tally)
         if guess is None and self.free_time and tally.may_start():  # a duration ended on a bound of t_final
             sol = other_durations(self, sch, nodes, dtau, sol, options)
-        carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
-        for _ in range(refine):
-            limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)
-            at = np.where(too_coarse(resolved(sol), limit), 0.5, path_splits(sol))  # or where a path is crossed
-            if np.isnan(at).all() or not tally.may_start():
-                break
-            dtau = np.concatenate([[d] if np.isnan(f) else [f * d, (1 - f) * d] for d, f in zip(dtau, at)])
-            refined = self._solve_mesh(sch, dtau, sol, options)
-            if sol.success and not refined.success and tally.spent():
-                break  # max_wall_time stopped the round: the plan before it kept
-            sol = refined
-        sol.stats.update(carried)
+        sol = refined(self, sch, dtau, sol, options, refine, refine_tol, tally)  # the rounds of refine=
         amplified(resolved(sol))  # the plan returned, not every start's
         if raise_on_failure and not sol.success:
             raise OptimalControlError(f"no optimal plan: {sol.message}", sol)

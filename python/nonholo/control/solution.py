@@ -144,7 +144,7 @@ class OptimalControlSolution:
         its solves, summed; 0 without a coarse mesh), full_solves (the solves on the full mesh the
         plan was kept among; 1 for a single start), duration_starts (the further starts at durations
         spread over the bounds of a free ``t_final`` where the plan's ended on one,
-        :mod:`~nonholo.control.durations`; 0 otherwise). Of the whole solve, every start, mesh, lift
+        :mod:`~nonholo.control.durations`; 0 otherwise), refine_rounds. Of the whole solve, every start, mesh, lift
         of the final headings and round of ``refine``: ipopt_calls, iterations_total,
         time_ipopt_total (s), time_total (s, the wall time of ``solve``), calls_not_started (the
         solves left at their start when ``max_wall_time`` was spent, :mod:`~nonholo.control.tally`).
