@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import nonholo as nh
 
@@ -100,3 +101,18 @@ def test_a_state_the_dynamics_do_not_turn_with_is_no_angle():
     plain = nh.OptimalControlProblem(car, **ends).solve(nodes=20)
     assert heading.success and plain.success and abs(heading.t_final - plain.t_final) < 1e-6
     assert abs(plain.t_final - 2 * math.sqrt(2)) < 2e-3  # bang-bang over 2: T = 2 sqrt(2) (2.8297 on 20 nodes)
+
+
+def test_a_lift_ipopt_found_infeasible_is_named_with_the_reason():
+    """An outside probe's pendulum (|tau| <= 2, T = 3) sent to 2 pi - 0.3 ends at -0.3, the plain problem's
+    cost; its note said the lifts 5.98 and -6.58, out of reach under the bound, "may be better". It now
+    gives IPOPT's reason and says that the reason does not tell a lift out of reach from one IPOPT missed."""
+    phi, omega, tau = sp.symbols("phi omega tau")
+    pendulum = nh.KinematicSystem([phi, omega], [tau], [omega, -sp.sin(phi) + tau], control_bounds={"tau": (-2, 2)})
+    wrapped = nh.OptimalControlProblem(pendulum, cost=tau**2, t_final=3.0, initial=[0, 0],
+                                       final=[2 * np.pi - 0.3, 0], angles=["phi"]).solve(nodes=41)
+    plain = nh.OptimalControlProblem(pendulum, cost=tau**2, t_final=3.0, initial=[0, 0], final=[-0.3, 0]).solve(nodes=41)
+    assert wrapped.success and wrapped.objective == pytest.approx(plain.objective, rel=1e-8)
+    assert "phi = 5.98319" in wrapped.message
+    assert "IPOPT: Converged to a point of local infeasibility" in wrapped.message
+    assert "or none may exist" in wrapped.message

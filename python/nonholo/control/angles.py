@@ -69,7 +69,7 @@ def solve_over_lifts(problem, solve_one, options: dict):
             if sol.success and (best is None or sol.objective < best.objective):
                 best = sol
             elif not sol.success:
-                failed.append(final)
+                failed.append((final, sol.message))
     finally:
         problem.final = given
     if best is not None and failed:
@@ -115,11 +115,16 @@ def check_periodic(problem, samples: int = 16) -> None:
 def _unsolved_lifts(problem, failed: list) -> str:
     """The note of a plan kept while other lifts of its final angles found none: an outside probe's
     forward-only car to (2.4215, 0.2629, -1.5563) kept the lift +4.727 (8.227) as optimal, where the
-    lift -1.5563, which no start solved, holds the shortest path (Dubins LRL, 6.7548)."""
-    ends = "; ".join(", ".join(f"{problem.state_names[i]} = {final[i]:.6g}" for i in problem.angles)
-                     for final in failed)
-    return (f" No start found a plan ending at {ends} (angles= tries each lift of the final angles), and one "
-            "there may be better: solve that lift from a guess of your own (final= with that value, guess=)")
+    lift -1.5563, which no start solved (IPOPT: local infeasibility), holds the shortest path (Dubins LRL,
+    6.7548). Another probe's pendulum was told a plan to lifts that are out of reach "may be better": the
+    note now gives IPOPT's reason and says that it does not tell the two apart."""
+    ends = " or ".join(", ".join(f"{problem.state_names[i]} = {final[i]:.6g}" for i in problem.angles)
+                        for final, _ in failed)
+    reasons = "; ".join(dict.fromkeys(message.split(". ")[0].rstrip(".") for _, message in failed))
+    return (f" No start found a plan ending at {ends} (angles= tries each lift of the final angles; IPOPT: "
+            f"{reasons}). A plan there may be better, or none may exist: IPOPT's failure from the default starts "
+            "does not tell which (a reachable lift was found locally infeasible). Solve that lift from a guess of "
+            "your own (final= with that value, guess=).")
 
 
 def _within(final, problem) -> bool:
