@@ -111,7 +111,8 @@ def test_a_lift_ipopt_found_infeasible_is_named_with_the_reason():
     pendulum = nh.KinematicSystem([phi, omega], [tau], [omega, -sp.sin(phi) + tau], control_bounds={"tau": (-2, 2)})
     wrapped = nh.OptimalControlProblem(pendulum, cost=tau**2, t_final=3.0, initial=[0, 0],
                                        final=[2 * np.pi - 0.3, 0], angles=["phi"]).solve(nodes=41)
-    plain = nh.OptimalControlProblem(pendulum, cost=tau**2, t_final=3.0, initial=[0, 0], final=[-0.3, 0]).solve(nodes=41)
+    plain = nh.OptimalControlProblem(pendulum, cost=tau**2, t_final=3.0, initial=[0, 0], final=[-0.3, 0])
+    plain = plain.solve(nodes=41)
     assert wrapped.success and wrapped.objective == pytest.approx(plain.objective, rel=1e-8)
     assert "phi = 5.98319" in wrapped.message
     assert "IPOPT: Converged to a point of local infeasibility" in wrapped.message
