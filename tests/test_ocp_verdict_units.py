@@ -69,3 +69,15 @@ def test_a_state_moved_by_the_errors_alone_is_no_motion(k):
     assert plan.success
     np.testing.assert_allclose(plan.objective / k**2, 1.0118577, rtol=1e-5)
     np.testing.assert_allclose(plan.simulate().y_final, [k, k / 2, 0.3 * k**2], rtol=1e-4)
+
+
+@pytest.mark.parametrize("k", [1.0, 1e-3, 1e-6])
+def test_a_state_bound_left_between_the_points_is_noted_in_any_units(k):
+    """An outside probe's double integrator, |F| <= k and |v| <= 0.6 k, least time to (k, 0) on 41 nodes: the
+    re-run leaves v <= 0.6 k by about 0.004 k between two points where F switches; noted at k = 1 and 1e-3,
+    not at 1e-6, where the note's threshold 1e-6 (1 + |bound|) was absolute."""
+    double = nh.KinematicSystem([x, v], [u], [v, u], control_bounds={"u": (-k, k)})
+    plan = nh.OptimalControlProblem(double, cost="time", initial=[0, 0], final=[k, 0],
+                                    state_bounds={"v": (-0.6 * k, 0.6 * k)}).solve(nodes=41)
+    assert plan.success and plan.t_final == pytest.approx(2.26707303, rel=1e-7)
+    assert "the re-run of the plan leaves v <=" in plan.message
