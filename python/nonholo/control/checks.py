@@ -26,6 +26,12 @@ __all__ = ["expression", "real", "sympy_real", "inequalities", "ipopt_options", 
 MAX_NLP_VARIABLES = 10**7
 #: The most frames ``animate`` draws (each is a redraw of the figure).
 MAX_FRAMES = 100_000
+#: IPOPT options whose values load HSL's library when the solve starts: where it is missing, IPOPT 3.11
+#: aborts the process ("You need to compile the HSL dynamic library ... Abort", an outside probe's
+#: linear_solver "ma97" and nlp_scaling_method "equilibration-based"), where other HSL choices (ma27)
+#: come back as an invalid option.
+HSL_CHOICES = {("linear_solver", s) for s in ("ma27", "ma57", "ma77", "ma86", "ma97")} | {
+    ("nlp_scaling_method", "equilibration-based"), ("linear_system_scaling", "mc19")}
 _INEQUALITIES = {ast.LtE: sp.LessThan, ast.Lt: sp.StrictLessThan, ast.GtE: sp.GreaterThan, ast.Gt: sp.StrictGreaterThan}
 
 
@@ -231,6 +237,10 @@ def ipopt_options(options) -> list:
         if isinstance(value, str):
             if name == "output_file":  # IPOPT cannot open it: no solve at all, and nothing said why
                 _writable(value, name)
+            if (name, value.lower()) in HSL_CHOICES and not _hsl_available():
+                raise ValueError(f"ipopt_options[{name!r}] = {value!r} needs HSL's library (libhsl.so or "
+                                 "libcoinhsl.so), which is not installed: IPOPT would load it at the solve and abort "
+                                 "the interpreter where it is missing. Install HSL, or leave the option out")
             out.append((name, value))
         elif isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
             if not -2 ** 31 <= int(value) < 2 ** 31:  # IPOPT's integer options are C ints
@@ -551,3 +561,16 @@ def _reached(dyn, y0: np.ndarray, u: np.ndarray, fast: list, B: np.ndarray, held
             break
         S = wider
     return S
+
+
+def _hsl_available() -> bool:
+    """Whether HSL's shared library, which IPOPT loads for its HSL options, can be loaded."""
+    import ctypes
+
+    for name in ("libhsl.so", "libcoinhsl.so"):
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
