@@ -158,7 +158,7 @@ def test_an_option_ipopt_cannot_use_says_why(car):
     (before: 'IPOPT stopped with application status -12'; then a plan with success False, where the
     docs promise the ValueError of a bad option)."""
     with pytest.raises(ValueError, match="ipopt_options: IPOPT refused an invalid option"):
-        OCP(car, initial=[0, 0, 0], final=[1, 0, 0]).solve(nodes=10, ipopt_options={"linear_solver": "ma57"})
+        OCP(car, initial=[0, 0, 0], final=[1, 0, 0]).solve(nodes=10, ipopt_options={"linear_solver": "pardiso"})
 
 
 # ------------------------------------------------------------------ the solution

@@ -50,3 +50,15 @@ def test_a_tiny_least_time_is_the_least(angle):
     plan = nh.OptimalControlProblem(unicycle, cost="time", initial=[0, 0, 0], final=[0, 0, angle]).solve(nodes=41)
     assert plan.success
     np.testing.assert_allclose(plan.t_final, angle, rtol=1e-6)  # 1.9e-7 to 2.3e-7 (16 % at 1e-6 before)
+
+
+@pytest.mark.parametrize("distance", [1.0, 1e-2, 1e-4, 1e-6])
+def test_a_least_time_below_one_is_as_accurate_as_above(distance):
+    """An outside probe's double integrator, |a| <= 1, least time from rest to rest at D: T = 2 sqrt(D). With
+    IPOPT's absolute tolerances its error was about 1.5e-7 / T relative (7.5e-5 at T = 0.002, just above
+    the first threshold of 1e-3); below 0.1 the objective is scaled, and the error stays below 1e-6."""
+    double = nh.KinematicSystem([x, v], [F], [v, F], control_bounds={"F": (-1, 1)})
+    plan = nh.OptimalControlProblem(double, cost="time", initial=[0, 0], final=[distance, 0]).solve(nodes=31)
+    assert plan.success
+    assert plan.t_final == pytest.approx(2 * np.sqrt(distance), rel=1e-6)
+    assert ("objective_scaling" in plan.stats) == (plan.t_final < SMALL)

@@ -16,7 +16,8 @@ def car():
     (dict(ipopt_options={"output_file": "/nonexistent/ipopt.out"}), r"ipopt_options\['output_file'\]"),
     (dict(max_iter=10 ** 12), "max_iter must be a non-negative integer below 2\\*\\*31"),
     (dict(ipopt_options={"max_iter": 10 ** 12}), r"ipopt_options\['max_iter'\] must fit a C int"),
-    (dict(ipopt_options={"linear_solver": "ma57"}), "ipopt_options: IPOPT refused an invalid option")])
+    (dict(ipopt_options={"linear_solver": "pardiso"}), "ipopt_options: IPOPT refused an invalid option"),
+    (dict(ipopt_options={"linear_solver": "ma57"}), r"ipopt_options\['linear_solver'\] = 'ma57' needs HSL's library")])
 def test_bad_ipopt_options_are_refused_by_name(options, message):
     with pytest.raises(ValueError, match=message):
         car().solve(nodes=10, **options)

@@ -8,7 +8,7 @@ rest in T = 1 at the least integral of F^2 / 2 with bounds |F| <= 10 k that neve
 "Optimal Solution Found." 10 % above its closed-form optimum at k = 1e-4 and 1e-6 (after 2-3
 iterations), and a unicycle's least time to turn in place by 1e-6 came back 16 % above 1e-6.
 
-Where a solve succeeds with 0 < |J| < SMALL, it is solved again from its plan with IPOPT's
+Where a solve succeeds with 0 < |J| < SMALL (0.1), it is solved again from its plan with IPOPT's
 ``obj_scaling_factor`` 1 / |J| (the scaled objective of order one): the oscillator and the turn
 then end within 3e-8 and 2e-7 of their optima at every scale. The second solve's plan is kept
 where it succeeds and costs no more than the first's (by 1e-3 |J|: its constraints are met more
@@ -20,8 +20,10 @@ from __future__ import annotations
 
 __all__ = ["SMALL", "rescaled"]
 
-#: An objective below it (in magnitude) is solved again scaled to 1.
-SMALL = 1e-3
+#: An objective below it (in magnitude) is solved again scaled to 1: IPOPT's absolute tolerances leave
+#: an error of about 1.5e-7 / |J| relative (a double integrator's least time T = 2 sqrt(D): 7.5e-7 at
+#: T = 0.2, 7.5e-5 at T = 0.002), 1.5e-6 at most above it.
+SMALL = 0.1
 #: The caller's options that leave the objective's scaling to the caller.
 CALLERS = ("obj_scaling_factor", "nlp_scaling_method")
 
