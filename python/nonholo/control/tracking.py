@@ -168,12 +168,14 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     expression of the plan's states and controls; ``feedforward``: names of symbols of the force
     solved by inverse dynamics along the plan. The other parameters take the system's values.
     Integrated by SciPy (``method``, implicit by default: the friction model is stiff for small eps)
-    with the plan and inputs evaluated in NumPy, sampled at about ``samples`` times (an integer from 2
-    to MAX_SAMPLES; at least 3 per interval): equally spaced in each interval of the plan's mesh,
-    where the integration restarts (the controls have kinks at the nodes). ``rtol`` and ``atol``
-    (a scalar or one per entry of (q, q')) are positive and finite.
+    on the pieces of the plan's mesh (its intervals, split where a control is clipped to a bound inside
+    one: the controls have kinks there), restarted at each; the given inputs evaluated from the plan at
+    each time, the feedforward solved at about ``samples`` times (an integer from 2 to MAX_SAMPLES; at
+    least 3 per piece, equally spaced: the result's times) and joined by a cubic spline on each piece.
+    ``rtol`` and ``atol`` (a scalar or one per entry of (q, q')) are positive and finite.
     """
     from scipy.integrate import solve_ivp
+    from scipy.interpolate import CubicSpline
     from scipy.optimize import least_squares
 
     if (eps is None) == (law is None):
@@ -320,8 +322,9 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
 
     # interval by interval of the plan's mesh (its controls have kinks at the nodes, the
     # feedforward jumps there): the inputs sampled inside each, the integration restarted at each node
+    from .reintegration import kinks
+
     nodes = np.asarray(plan.t, dtype=float)
-    per = max(3, -(-samples // (nodes.size - 1)) + 1)
     for k, node in enumerate(nodes):
         qp, qpd, _, ug = planned(node, nodes[max(k - 1, 0)], nodes[max(k, 1)])
         Am = np.asarray(A_f(qp, qpd, [*ug, *guess]), float)
@@ -330,6 +333,9 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
             raise ValueError(f"the plan, mapped by coordinates, is no motion of the constraints of {system.name!r}: "
                              f"its relative slip |A(q_p) q_p'| / (|A| |q_p'|) is {slip:.3g} at t = {node:.4g} (at most "
                              f"{PLAN_SLIP:g}); check the coordinates map")
+    # the pieces: the mesh's intervals, split where a control is clipped to a bound inside one (a kink)
+    nodes = np.union1d(nodes, kinks(plan))
+    per = max(3, -(-samples // (nodes.size - 1)) + 1)
     qp0, qpd0, _, _ = planned(0.0, nodes[0], nodes[1])
     z = np.concatenate([qp0, qpd0])
     ts, ys, us, qps, slips = [], [], [], [], []
@@ -337,9 +343,15 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
     for k, (lo, hi) in enumerate(zip(nodes[:-1], nodes[1:])):
         times = np.linspace(lo, hi, per)
         U = inputs_on(times, lo, hi)
+        # the given inputs at t itself, the feedforward's samples by a cubic spline inside the interval: the
+        # inputs linearly interpolated between the samples (an error of h^2, more where a control is clipped
+        # inside the interval) moved an outside probe's trailer park's tracking error by 47 % at 400 samples
+        between = CubicSpline(times, U[len(given):], axis=1) if ff else None
 
-        def rhs(t, zz, times=times, U=U):
-            return np.concatenate([zz[n:], accel(zz[:n], zz[n:], [np.interp(t, times, row) for row in U])])
+        def rhs(t, zz, between=between):
+            y, u = plan.states_at([t])[:, 0], plan.controls_at([t])[:, 0]
+            uu = np.r_[np.asarray(given_f(y, u), dtype=float).reshape(-1), between(t) if ff else []]
+            return np.concatenate([zz[n:], accel(zz[:n], zz[n:], uu)])
 
         run = solve_ivp(rhs, (lo, hi), z, method=method, t_eval=times, rtol=rtol, atol=atol)
         if not run.success:
