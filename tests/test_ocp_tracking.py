@@ -245,3 +245,28 @@ def test_the_tracked_motion_does_not_depend_on_the_samples(lane_change, car):
     finals = np.array([r.y[:, -1] for r in runs])
     assert np.max(np.abs(finals - finals[-1])) < 1e-6 * (1 + np.max(np.abs(finals[-1])))
     assert runs[0].max_error == pytest.approx(runs[-1].max_error, rel=1e-3)  # sampled at fewer times
+
+
+def test_a_law_track_cannot_run_is_refused_by_name(lane_change, car):
+    """Two outside-probe cases: a Magic Formula law with a relaxation length raised SymPy's ShapeError
+    inside track (its lagged forces are states beyond (q, q')); a rest-to-rest parking plan tracked on a
+    tire law with speed |V| raised SciPy's "array must not contain infs or NaNs" after warnings that
+    printed the whole tire expression. Each is now a ValueError that says why."""
+    loads = [m * 9.81 * l_r / L, m * 9.81 * l_f / L]
+    relaxed = [nh.laws.MagicFormula(B=C / (1.3 * 0.9 * N), C=1.3, D=0.9, relaxation_length=0.5) for N in loads]
+    with pytest.raises(ValueError, match="relaxation_length is not supported by track"):
+        lane_change.track(car, coordinates=REAR_TO_CG, inputs={"delta": sp.atan(L * kappa)}, feedforward=["U"],
+                          law=relaxed, normal=loads, speed=U0)
+    steady = [one.static for one in relaxed]  # the steady law, as the message says, tracks
+    run = lane_change.track(car, coordinates=REAR_TO_CG, inputs={"delta": sp.atan(L * kappa)}, feedforward=["U"],
+                            law=steady, normal=loads, speed=U0)
+    assert run.success and run.max_error < 1.0
+    psi, xd, yd, rate, delta = (car.symbol(s) for s in ("psi", "x_dot", "y_dot", "psi_dot", "delta"))
+    rear = sp.cos(psi) * xd + sp.sin(psi) * yd
+    front = sp.cos(psi + delta) * xd + sp.sin(psi + delta) * yd + l_f * sp.sin(delta) * rate
+    park = nh.systems.kinematic_car(turning_radius=5.0).rate_limited({"v": 1.0, "kappa": 0.3})
+    plan = nh.OptimalControlProblem(park, cost="time", initial=[0, 0, 0, 0, 0], final=[-6, -2.5, 0, 0, 0]).solve(
+        nodes=40)
+    with pytest.raises(ValueError, match="acceleration is not finite at t = 0 of the plan"):
+        plan.track(car, coordinates=REAR_TO_CG, inputs={"delta": sp.atan(L * kappa)}, feedforward=["U"],
+                   law=steady, normal=loads, speed=[sp.Abs(rear), sp.Abs(front)])

@@ -192,6 +192,12 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
         from ..expressions.laws import laws_of
 
         law = laws_of(law)  # TypeError naming law for what is no nonholo.laws law (as System.friction)
+        if any(getattr(one, "relaxation_length", None) is not None for one in (law if isinstance(law, list)
+                                                                               else [law])):
+            raise ValueError("law: a law with a relaxation_length is not supported by track (its lagged forces are "
+                             "states of the friction model beyond (q, q')): track with the law without it "
+                             "(law.static, its steady state), or run nh.simulate(system.friction(law=...), ...) "
+                             "with the plan's inputs")
     from ..expressions.parsing import to_sympy
 
     if not (hasattr(system, "constraints") and hasattr(system, "coordinates") and hasattr(system, "k")):
@@ -353,6 +359,12 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
             uu = np.r_[np.asarray(given_f(y, u), dtype=float).reshape(-1), between(t) if ff else []]
             return np.concatenate([zz[n:], accel(zz[:n], zz[n:], uu)])
 
+        with np.errstate(all="ignore"):
+            start = rhs(lo, z)
+        if not np.all(np.isfinite(start)):  # SciPy's own words were "array must not contain infs or NaNs"
+            raise ValueError(f"the friction model's acceleration is not finite at t = {lo:.4g} of the plan (at its "
+                             f"state there): a law whose rolling speed vanishes there (a plan from rest or through a "
+                             f"stop, speed=|V|) defines no force; track the part of the plan where it moves")
         run = solve_ivp(rhs, (lo, hi), z, method=method, t_eval=times, rtol=rtol, atol=atol)
         if not run.success:
             success, message = False, str(run.message)
