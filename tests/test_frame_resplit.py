@@ -315,3 +315,11 @@ def test_every_frame_model_refuses_a_singular_split_and_runs_a_near_singular_sta
     reference = nh.simulate(sleigh.vakonomic(), (0, 3), np.r_[q0, qdot, 0.3], **kw)
     assert vakonomic.status == 0 and vakonomic.frame_switches[0] == (0.0, ["x"])
     np.testing.assert_allclose(vakonomic.q[:, -1], reference.q[:, -1], rtol=0, atol=1e-8)
+    # the frame form of a reduced model too (its start check factored X, whose pivots fall like 1 / B^2:
+    # "the frame is singular" from B = 3e6 on)
+    for order in (0, 1):
+        framed = nh.simulate(sleigh.reduced(1e-3, order=order, velocities="frame", frame=frame), (0, 3),
+                             np.r_[q0, qdot], **kw)
+        coordinates = nh.simulate(sleigh.reduced(1e-3, order=order), (0, 3), np.r_[q0, qdot], **kw)
+        assert framed.status == 0
+        np.testing.assert_allclose(framed.q[:, -1], coordinates.q[:, -1], rtol=0, atol=1e-7)
