@@ -51,6 +51,7 @@ def refined(problem, sch, dtau: np.ndarray, sol, options: dict, rounds: int, ref
     sol.stats.update(carried, refine_rounds=done)
     if left:
         sol.message += (f" refine={rounds} ran out of rounds with {left} of its {sol.dtau.size} intervals still above "
-                        f"its limit {limit:.3g} (largest local error {float(np.max(sol.interval_errors)):.3g}, cost "
-                        f"error {float(np.max(np.abs(sol.cost_errors))):.3g}): more rounds or nodes resolve it.")
+                        f"its limits (largest local error {float(np.max(sol.interval_errors)):.3g} for {limit:.3g}, "
+                        f"cost error {float(np.max(np.abs(sol.cost_errors))):.3g} for {cost_limit(sol, limit):.3g}): "
+                        "more rounds or nodes resolve it.")
     return sol

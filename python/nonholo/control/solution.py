@@ -480,7 +480,7 @@ class OptimalControlSolution:
     def simulate(self, rtol: float = 1e-10, atol: float = 1e-12):
         """Integrate the dynamics from the planned initial state under the interpolated controls
         (:meth:`controls_at`), restarted at the nodes and where a control is clipped to a bound (its
-        kinks), sampled at ``t``; ``result.y_final`` is to be compared with the planned final state
+        kinks), sampled at the nodes; ``result.y_final`` is to be compared with the planned final state
         ``y[:, -1]`` (within :attr:`defect`, or :attr:`error_bound` where the motion amplifies
         errors). Backward Euler's zero-order hold: one run per interval under its u_{k+1}."""
         from .checks import tolerance
