@@ -116,3 +116,27 @@ def test_final_error_of_an_unstable_linear_system():
             assert sol.error_bound > 3 * sol.defect
         else:
             assert sol.error_bound == pytest.approx(sol.defect, rel=1e-12)
+
+
+def test_ctrl_c_hands_over_the_best_plan_found_so_far():
+    """An outside probe's Ctrl-C 8 s into a 20 s solve raised KeyboardInterrupt with nothing attached, every
+    finished start and mesh thrown away (simulate, sweep and fit attach exc.partial). Interrupted 3 s
+    into parking with two trailers (about 6 s, a dozen IPOPT calls), the exception carries the best
+    successful plan of the calls that finished, on the mesh it was solved on."""
+    import _thread
+    import threading
+    import time
+
+    problem = parking(2)[0]
+    timer = threading.Timer(3.0, _thread.interrupt_main)
+    started = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            problem.solve(nodes=60)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - started < 6.0  # within an IPOPT iteration of the interrupt
+    partial = caught.value.partial
+    assert isinstance(partial, nh.OptimalControlSolution) and partial.success
+    assert 10.0 < partial.objective < 30.0  # the least time is 10.227 on 60 nodes

@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from .. import _core
-from ..errors import ModelError, OptimalControlError
+from ..errors import ModelError, OptimalControlError, attach_partial
 from ..expressions.speed_frame import DependentSpeeds
 from .kinematic import KinematicSystem, dynamic_of
 from .angles import angle_indices, solve_over_lifts
@@ -563,16 +563,23 @@ class OptimalControlProblem:
         Returns
         -------
         OptimalControlSolution
+
+        Ctrl-C (KeyboardInterrupt) stops the solve within an IPOPT iteration; ``exc.partial`` holds
+        the successful plan of least objective among the IPOPT calls that finished (on the mesh it
+        was solved on: a start's coarse one), or None.
         """
         raise_on_failure = flag(raise_on_failure, "raise_on_failure")
         checked_ends(self)  # set or edited since the last solve: refused as a new problem would be
         options = dict(locals())
         del options["self"]
         options.update(raise_on_failure=False, tally=SolveTally(max_wall_time))  # the budget starts now
-        if self.angles and guess is None:  # the final headings' lifts (module angles), the best kept
-            sol = solve_over_lifts(self, self._solve, options)
-        else:
-            sol = self._solve(**options)
+        try:
+            if self.angles and guess is None:  # the final headings' lifts (module angles), the best kept
+                sol = solve_over_lifts(self, self._solve, options)
+            else:
+                sol = self._solve(**options)
+        except KeyboardInterrupt as exc:  # Ctrl-C: the best successful plan of the solves that finished
+            raise attach_partial(exc, options["tally"].best)
         options["tally"].finish(sol)
         if raise_on_failure and not sol.success:
             raise OptimalControlError(f"no optimal plan: {sol.message}", sol)

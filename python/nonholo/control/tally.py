@@ -46,6 +46,7 @@ class SolveTally:
         self.not_started = 0
         self.stopped = 0  # calls IPOPT stopped at the time it was given
         self.cpu_cap = None  # the process's user CPU time at which a capped part ends (:meth:`capped`)
+        self.best = None  # the successful plan of least objective so far, on the mesh it was solved on
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
@@ -108,6 +109,8 @@ class SolveTally:
             self.not_started += 1
             return
         self.calls += 1
+        if sol.success and (self.best is None or sol.objective < self.best.objective):
+            self.best = sol  # what Ctrl-C hands over (exc.partial)
         self.iterations += int(sol.stats["iterations"])
         self.time_ipopt += float(sol.stats["time_ipopt"])
         for iterations, seconds in getattr(sol, "_earlier", ()):  # an IPOPT call retried within the solve
