@@ -564,9 +564,12 @@ class OptimalControlProblem:
         -------
         OptimalControlSolution
 
-        Ctrl-C (KeyboardInterrupt) stops the solve within an IPOPT iteration; ``exc.partial`` holds
-        the successful plan of least objective among the IPOPT calls that finished (on the mesh it
-        was solved on: a start's coarse one), or None.
+        Raises
+        ------
+        KeyboardInterrupt
+            Ctrl-C stops the solve within an IPOPT iteration; ``exc.partial`` holds the successful
+            plan of least objective among the IPOPT calls that finished (on the mesh it was solved
+            on: a start's coarse one), or None.
         """
         raise_on_failure = flag(raise_on_failure, "raise_on_failure")
         checked_ends(self)  # set or edited since the last solve: refused as a new problem would be

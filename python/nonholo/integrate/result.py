@@ -170,7 +170,9 @@ class SimulationResult:
         """u = X_D(q) w of a frame-form reduced run, each sample in the split of its time."""
         def compute():
             p = self.model.param_vector(self.params)
-            return self.model.frame_velocities(self.t, np.ascontiguousarray(self.y.T), p, self._frame_switches).T
+            return _by_sample(lambda t, y: self.model.frame_velocities(t, np.ascontiguousarray(y.T), p,
+                                                                       self._frame_switches).T,
+                              self.t, self.y, self.model.system.n)
 
         return self._of_samples("_frame_u", compute)
 
@@ -223,7 +225,8 @@ class SimulationResult:
         sample's split, ``frame_switches``). Computed by the model in C++ over the whole
         trajectory, once while ``y`` is not edited (an edit in place is seen: it is computed again)."""
         splits = {} if self._frame_switches is None else {"switches": self._frame_switches}
-        return self._of_samples("velocity", lambda: self.model.velocity(self.t, self.y, self.params, **splits))
+        return self._of_samples("velocity", lambda: _by_sample(
+            lambda t, y: self.model.velocity(t, y, self.params, **splits), self.t, self.y, self.model.system.n))
 
     @property
     def friction_ratio(self) -> np.ndarray:
@@ -668,3 +671,31 @@ def method_reason(requested: str, ran: str | None, model) -> str:
         return "auto: the model is stiff (friction or stiff forces): BDF with the exact Jacobian"
     return ("auto: BDF, which projects onto the constraints (sensitivities of a constrained model, or unit-norm "
             "groups with sensitivities or dense output)")
+
+
+def _by_sample(compute, t: np.ndarray, y: np.ndarray, rows: int) -> np.ndarray:
+    """``compute(t, y)`` (rows, n_t) over the samples at once; where it raises ModelError at some sample
+    (a state on a singular set of Kane's dependent speeds, reached by one output sample of a run that
+    crossed it: an outside probe's snakeboard at a steering angle of -7e-17), sample by sample, NaN
+    at the samples it cannot compute, with a SimulationWarning naming them (the whole run's velocities,
+    energy and outputs were lost)."""
+    import warnings
+
+    from ..errors import ModelError, SimulationWarning
+
+    try:
+        return compute(t, y)
+    except ModelError:
+        if t.size <= 1:
+            raise
+    out, failed = np.full((rows, t.size), np.nan), []
+    for i in range(t.size):
+        try:
+            out[:, i] = np.asarray(compute(t[i:i + 1], y[:, i:i + 1]), dtype=float).reshape(rows)
+        except ModelError as err:
+            failed.append((float(t[i]), str(err)))
+    if failed:
+        times = ", ".join(f"{ti:.6g}" for ti, _ in failed[:5]) + (" ..." if len(failed) > 5 else "")
+        warnings.warn(f"the velocity cannot be computed at {len(failed)} of the {t.size} samples (t = {times}): "
+                      f"{failed[0][1]}; NaN there", SimulationWarning, stacklevel=4)
+    return out

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 import numpy as np
 
 from .. import _core
@@ -372,7 +374,10 @@ def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
     if model.frame.solved is not None:
         model.frame.check_split(q, named)  # a Voronets split singular at q
         return
-    condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
+    try:
+        condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))
+    except ModelError:  # the frame's own solve failed there (Kane's C_dep exactly singular): its message below
+        condition = math.inf
     if not condition <= SINGULAR_CONDITION:
         speeds = model.state_names[model.system.n:]
         point = f"q = {np.array2string(np.asarray(q, float), precision=6)}"
