@@ -58,3 +58,14 @@ def test_a_sample_on_the_singular_set_is_nan_not_the_whole_run(snakeboard):
     # the default output grid misses the singular set: every sample computed
     plain = nh.simulate(model, (0, 1.5), [0, 0, 0, 0, 0.3, 0.6, 2.0, -1.0])
     assert plain.status == 0 and np.all(np.isfinite(plain.energy()))
+
+
+def test_a_start_on_the_singular_set_names_the_remedies(snakeboard):
+    """At phi = 0 the start was refused with "Kane's dependent speeds cannot be solved ... singular there"
+    alone (an outside probe); the refusal now says what runs there: the coordinate model, or other
+    dependent speeds. The coordinate model runs it."""
+    y0 = [0, 0, 0, 0, 0.0, 0, 0, 0, 2.0, 0]  # [q, q']: the rotor spinning, the board at rest
+    with pytest.raises(nh.ModelError, match=r"state=\"qdot\".*or choose other dependent speeds"):
+        nh.simulate(snakeboard.nonholonomic(), (0, 1), y0)
+    run = nh.simulate(snakeboard.nonholonomic(form="qdot"), (0, 1), y0)
+    assert run.status == 0 and np.abs(run.constraint_residual()).max() < 1e-8
