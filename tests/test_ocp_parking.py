@@ -124,11 +124,14 @@ def test_ctrl_c_hands_over_the_best_plan_found_so_far():
     into parking with two trailers (about 6 s, a dozen IPOPT calls), the exception carries the best
     successful plan of the calls that finished, on the mesh it was solved on."""
     import _thread
+    import signal
     import threading
     import time
 
     problem = parking(2)[0]
     timer = threading.Timer(3.0, _thread.interrupt_main)
+    # Ctrl-C as in a terminal: a process started in the background of a script (CI) ignores SIGINT
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.perf_counter()
     timer.start()
     try:
@@ -136,6 +139,7 @@ def test_ctrl_c_hands_over_the_best_plan_found_so_far():
             problem.solve(nodes=60)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - started < 6.0  # within an IPOPT iteration of the interrupt
     partial = caught.value.partial
     assert isinstance(partial, nh.OptimalControlSolution) and partial.success
