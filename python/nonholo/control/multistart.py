@@ -76,10 +76,10 @@ def multistart(problem, sch, nodes: int, dtau: np.ndarray, starts, options: dict
             kept (None when none succeeded)."""
             picked = []
             for s in sorted((s for s in coarse_solutions if s.success), key=lambda s: s.objective):
-                if len(picked) < how_many and all(
-                        abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked) and (
-                        not picked or s.objective - picked[0].objective <= FULL_WINDOW * max(abs(picked[0].objective),
-                                                                                              1e-12)):
+                distinct = all(abs(s.objective - p.objective) > AGREE * max(abs(p.objective), 1e-12) for p in picked)
+                near = not picked or s.objective - picked[0].objective <= FULL_WINDOW * max(abs(picked[0].objective),
+                                                                                             1e-12)
+                if len(picked) < how_many and distinct and near:
                     picked.append(s)
             if not picked:
                 return None
