@@ -323,3 +323,17 @@ def test_every_frame_model_refuses_a_singular_split_and_runs_a_near_singular_sta
         coordinates = nh.simulate(sleigh.reduced(1e-3, order=order), (0, 3), np.r_[q0, qdot], **kw)
         assert framed.status == 0
         np.testing.assert_allclose(framed.q[:, -1], coordinates.q[:, -1], rtol=0, atol=1e-7)
+
+
+@pytest.mark.parametrize("bad", ["q", "v_alpha"])
+def test_frame_multipliers_refuse_a_state_that_is_not_finite(bad):
+    """An outside probe's frame.multipliers at a NaN state returned [nan]; the frame's other maps refuse it
+    naming the argument, as the multipliers now do (a finite state still gives finite ones)."""
+    from nonholo.system.frames import AnholonomicFrame
+
+    sleigh = nh.systems.chaplygin_sleigh()
+    frame = AnholonomicFrame(sleigh)
+    q, v = np.array([0.0, 0.0, 0.3]), np.array([1.0, 0.5])
+    assert np.all(np.isfinite(frame.multipliers(q, v)))
+    with pytest.raises(ValueError, match=f"{bad} contains NaN or inf"):
+        frame.multipliers(np.r_[q[:2], np.nan] if bad == "q" else q, np.r_[v[0], np.nan] if bad == "v_alpha" else v)

@@ -567,10 +567,10 @@ class AnholonomicFrame:
 
     def multipliers(self, q, v_alpha, t: float | None = None, params=None) -> np.ndarray:
         """lambda_a = Gamma(X_a^V L) - X_a^C L (eq. (10)) at (q, v^alpha), shape (k,); ``t`` is needed
-        where the force or b depends on time."""
-        return _core.frame_multipliers(self.hamel().core, time_argument(self.system.core, t), np.asarray(q, float),
-                                       np.asarray(v_alpha, float),
-                                       self._params(params))
+        where the force or b depends on time. ValueError naming q or v_alpha where it is not finite (NaN
+        came back as the multipliers, an outside probe found)."""
+        return _core.frame_multipliers(self.hamel().core, time_argument(self.system.core, t), self._vector(q, "q"),
+                                       self._vector(v_alpha, "v_alpha", self.rank), self._params(params))
 
     # ---------------------------------------------------------------- Proposition 2
     def criterion(self, phi, points: int = 12, seed: int = 0, tol: float = 1e-9, params=None) -> CriterionResult:
