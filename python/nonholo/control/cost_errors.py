@@ -114,10 +114,17 @@ def cost_limit(sol, limit: float) -> float:
     running cost vanishes at every point (a cost of the end state alone)."""
     from .solution import state_scale
 
+    scale = _cost_scale(sol)
+    return limit / state_scale(sol.y_points) * scale if scale > 0 else np.inf
+
+
+def _cost_scale(sol, *others: float) -> float:
+    """The cost's scale: the largest of |objective|, the sum of the intervals' quadratures in magnitude
+    and ``others`` (magnitudes)."""
     h = np.diff(sol._node_times())
     with np.errstate(all="ignore"):
-        scale = max(abs(sol.objective), float(np.sum(np.abs(_quadrature(sol, h, np.arange(h.size))))))
-    return limit / state_scale(sol.y_points) * scale if scale > 0 else np.inf
+        quadratures = float(np.sum(np.abs(_quadrature(sol, h, np.arange(h.size)))))
+    return max(abs(sol.objective), quadratures, *others)
 
 
 def objective_note(sol) -> str:
@@ -129,10 +136,8 @@ def objective_note(sol) -> str:
     cost of its controls (its objective itself 24 % above the optimum)."""
     with np.errstate(all="ignore"):
         error = float(np.sum(cost_errors(sol)))
-        h = np.diff(sol._node_times())
-        quadratures = float(np.sum(np.abs(_quadrature(sol, h, np.arange(h.size)))))
     cost = sol.objective + error  # the cost of the planned controls re-run
-    if not abs(error) > NOTE * max(abs(cost), abs(sol.objective), quadratures):
+    if not abs(error) > NOTE * _cost_scale(sol, abs(cost)):
         return ""
     return (f" Its objective {sol.objective:.6g} is a quadrature on the plan's mesh; the cost of its planned controls "
             f"re-run is {cost:.6g} (sol.objective_error {error:.3g}, {abs(error) / max(abs(cost), 1e-300):.1%} of it): "

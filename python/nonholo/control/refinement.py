@@ -33,10 +33,12 @@ def refined(problem, sch, dtau: np.ndarray, sol, options: dict, rounds: int, ref
     """``sol`` after up to ``rounds`` rounds of refinement (module docstring)."""
     carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
     done, left = 0, None
+    def limit_of(plan) -> float:  # refine_tol, or its default on the plan's scale
+        return refine_tol if refine_tol is not None else 1e-6 * state_scale(plan.y_points)
+
     for _ in range(rounds):
-        limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)
-        split = too_coarse(resolved(sol), limit)
-        at = np.where(split, 0.5, path_splits(sol))  # or where a path is crossed
+        limit = limit_of(sol)
+        at = np.where(too_coarse(resolved(sol), limit), 0.5, path_splits(sol))  # or where a path is crossed
         if np.isnan(at).all() or not tally.may_start():
             break
         dtau = np.concatenate([[d] if np.isnan(f) else [f * d, (1 - f) * d] for d, f in zip(dtau, at)])
@@ -46,7 +48,7 @@ def refined(problem, sch, dtau: np.ndarray, sol, options: dict, rounds: int, ref
         sol, done = again, done + 1
     else:
         if rounds and resolved(sol).success:
-            limit = refine_tol if refine_tol is not None else 1e-6 * state_scale(sol.y_points)
+            limit = limit_of(sol)
             left = int(np.count_nonzero(too_coarse(sol, limit)))
     sol.stats.update(carried, refine_rounds=done)
     if left:
