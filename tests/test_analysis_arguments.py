@@ -408,21 +408,6 @@ def test_the_length_rule_is_documented():
     assert "`model.frame.state(q, qdot)`" in guide
 
 
-def test_cyclic_coordinates_the_holonomic_constraints_tie_together_are_named():
-    """Two masses held together (x1 = x2), both named cyclic: the constraint leaves only one of them
-    independent, which linearize reported as 'the constraint rows are dependent (rank deficient)';
-    with independent= leaving one out, as 'ValueError: 1 is not in list'. Both now say what to do."""
-    x1, x2 = sp.symbols("x1 x2")
-    pair = nh.System([x1, x2], sp.eye(2), holonomic=[x1 - x2], constraints=sp.Matrix([[1, -1]]))
-    model = pair.nonholonomic()
-    with pytest.raises(ValueError, match=r"tie the cyclic coordinates \['x1', 'x2'\].*name fewer of them"):
-        nh.linearize(model, [0, 0, 0, 0], cyclic=["x1", "x2"])
-    with pytest.raises(ValueError, match=r"independent must include the cyclic coordinates \['x2'\]"):
-        nh.linearize(model, [0, 0, 0, 0], cyclic=["x1", "x2"], independent=["x1", "x1_dot"])
-    at_rest = nh.linearize(model, [0, 0, 0, 0], cyclic=["x1"])  # the default: one of them
-    assert at_rest.physical_eigenvalues.size == 0 and at_rest.n_zero == 2
-
-
 def test_steady_motions_in_quasi_velocities_stay_near_the_guess():
     """A sleigh on a torsion spring (k phi^2 / 2): its straight motions at phi = 0 are a family in the
     speed. In the reduced model's frame form (state (q, w)) the residual depends weakly on the speed

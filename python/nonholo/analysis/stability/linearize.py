@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .manifold import (constraint_set, cyclic_coordinates, model_cyclic_indices, free_symbols, system_derivatives,
-                       tangent_basis)
+from .manifold import (constraint_set, cyclic_coordinates, cyclic_directions, model_cyclic_indices, free_symbols,
+                       system_derivatives, tangent_basis)
 from .zero_modes import ZeroMode, deflate
 from ... import options as check
 from ..states import check_state, in_quasi_velocities, model_label, model_state, parameter_mapping
@@ -304,7 +304,9 @@ def tangent_space(model, y, t: float = 0.0, params=None, independent=None):
     y = model_state(model, y, t, params)
     cs = constraint_set(model, float(t), y, params)
     _check_on_constraint_set(cs, model, 1e-8)
-    T, ind = tangent_basis(cs, model.state_names, independent, model_cyclic_indices(model), model.system.n)
+    cyc = model_cyclic_indices(model)
+    T, ind = tangent_basis(cs, model.state_names, independent, cyc, model.system.n,
+                           cyclic_directions(model, cyc, y, params)[0])
     return T, [model.state_names[i] for i in ind]
 
 
@@ -324,8 +326,9 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     check_state(model, t, y, pvec)  # the refinements of critical_values come here without linearize
     cs = constraint_set(model, t, y, params)
     _check_on_constraint_set(cs, model, steady_tol)
-    check_steady(model, y, t, params, cyc, steady_tol)
-    T, ind = tangent_basis(cs, names, independent, cyc, n)
+    followers, S = cyclic_directions(model, cyc, y, params)
+    check_steady(model, y, t, params, cyc, steady_tol, S)
+    T, ind = tangent_basis(cs, names, independent, cyc, n, followers)
     missing = [names[c] for c in cyc if c not in ind]
     if missing:
         raise ValueError(f"independent must include the cyclic coordinates {missing} (cyclic: "
@@ -334,7 +337,7 @@ def state_matrix(model, y, t, params, independent=None, cyclic=None, steady_tol:
     cyc_local = [ind.index(c) for c in cyc]
     _check_cyclic_columns(A, cyc_local, [names[c] for c in cyc])
     if cyclic is not None:  # named by the caller, not found symmetric from the expressions
-        _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local)
+        _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local, followers)
     return A, T, ind, cyc, cyc_local, pvec
 
 
@@ -355,13 +358,17 @@ def _check_on_constraint_set(cs, model, tol) -> None:
                          "find the steady motion with nh.steady_motions")
 
 
-def check_steady(model, y, t, params, cyclic, tol: float = 1e-8) -> None:
-    """Raise ValueError unless f(t, y) moves cyclic coordinates only (velocities constant)."""
+def check_steady(model, y, t, params, cyclic, tol: float = 1e-8, directions=None) -> None:
+    """Raise ValueError unless f(t, y) moves cyclic coordinates only (velocities constant), each
+    with the coordinates tied to it along its column of ``directions`` (N x len(cyclic); default
+    the unit vectors: none tied)."""
     f = model.rhs(t, y, params)
     n = model.system.n
     names = model.state_names
     moving = np.ones(len(y), bool)
     moving[list(cyclic)] = False
+    if directions is not None:  # the followers' rates are the leaders' along the symmetry
+        f = f - np.where(moving, directions @ f[list(cyclic)], 0.0)
     scale = max(1.0, np.abs(y[n:]).max(initial=0.0), np.abs(f).max())
     bad = np.where(moving & (np.abs(f) > tol * scale))[0]
     if bad.size:
@@ -409,7 +416,7 @@ def _check_cyclic_columns(A, cyc_local, names) -> None:
 NEARBY_STEP = 1e-3  # the size of the perturbations _check_cyclic_nearby tries, relative to the state
 
 
-def _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local) -> None:
+def _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local, followers=()) -> None:
     """ValueError unless the cyclic columns of the state matrix vanish, in the rows of the other
     components, also at two states near y on the constraint set (random perturbations along its
     tangent space, of relative size NEARBY_STEP, pulled back onto it). A coordinate named cyclic
@@ -430,7 +437,7 @@ def _check_cyclic_nearby(model, y, t, params, T, ind, cyc, cyc_local) -> None:
                 break
             near = near - np.linalg.lstsq(cs.jacobian, cs.residual, rcond=None)[0]
         cs = constraint_set(model, t, near, params)
-        T_near = tangent_basis(cs, names, independent, cyc, model.system.n)[0]
+        T_near = tangent_basis(cs, names, independent, cyc, model.system.n, followers)[0]
         A = (model.jacobian(t, near, params) @ T_near)[ind]
         col = _cyclic_columns(A, cyc_local)
         bad = [names[c] for c, v in zip(cyc, col) if v > 1e-8 * max(1.0, np.abs(A).max())]
@@ -494,15 +501,18 @@ def _eigenvectors(A, T, lam_phys) -> list:
 
 def _conserved_covectors(model, t, y, pvec, T) -> list:
     """[(name, l)] of candidate first integrals as row vectors on the tangent space: the energy
-    1/2 v^T G v + V and the momenta (G v)_c conjugate to the cyclic coordinates."""
+    1/2 v^T G v + V and the momenta s_c^T G v of the cyclic coordinates' symmetries (s_c = e_c
+    where none is tied to c)."""
     system, n = model.system, model.system.n
     C = _coordinate_chart(model, t, y, pvec)  # d(q, q')/dy, (2n, N)
     q, v = y[:n], model.velocity(t, y, dict(zip(model.params, pvec))) if in_quasi_velocities(model) else C[n:] @ y
     d = system_derivatives(system, t, q, v, pvec)
     dE = np.r_[0.5 * np.einsum("i,ijl,j->l", v, d.dG, v) + d.dV, d.G @ v]
     out = [("the energy 1/2 v^T G v + V", dE @ C @ T)]
-    for c in cyclic_coordinates(system):
-        dp = np.r_[np.einsum("jl,j->l", d.dG[c], v), d.G[c]]
+    cyc = cyclic_coordinates(system)
+    S = cyclic_directions(model, cyc, y, dict(zip(model.params, pvec)))[1][:n]
+    for s, c in zip(S.T, cyc):
+        dp = np.r_[np.einsum("i,ijl,j->l", s, d.dG, v), s @ d.G]
         out.append((f"the momentum conjugate to {system.coordinate_names[c]}", dp @ C @ T))
     return out
 

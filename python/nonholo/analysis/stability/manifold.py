@@ -28,9 +28,10 @@ import sympy as sp
 
 from ... import _core
 from ..states import in_quasi_velocities
+from .symmetry import leading, symmetry_directions, tied_coordinates
 
 __all__ = ["ConstraintSet", "constraint_set", "cyclic_coordinates", "cyclic_indices", "model_cyclic_indices",
-           "free_symbols", "system_derivatives", "KINDS"]
+           "free_symbols", "system_derivatives", "tied", "cyclic_directions", "KINDS"]
 
 #: Model kinds whose state space has the layout [q, velocity(, lambda)] handled here.
 KINDS = ("nonholonomic", "friction", "reduced", "vakonomic", "hamel")
@@ -38,6 +39,7 @@ KINDS = ("nonholonomic", "friction", "reduced", "vakonomic", "hamel")
 _TAPES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _SYMBOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CYCLIC: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_TIED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -74,11 +76,11 @@ def system_derivatives(system, t: float, q, v, params) -> SystemDerivatives:
 
 
 def free_symbols(system) -> dict:
-    """{part: set of symbols} for the parts "force" and "other" (G, dV/dq, A, b, mu, h), and
-    "constraints" (A, b); "loads": those of the gradient of the potential a KanesMethod's loads gave
-    (``system.load_potential``: gravity, a push), and "physical": those of "other" without it (a load's
-    parameter is an input as a force's is); cached per system (SymPy's free_symbols is slow on large
-    systems)."""
+    """{part: set of symbols} for the parts "force" and "other" (G, dV/dq, A, b, mu, h),
+    "constraints" (A, b), "untied" (all but h); "loads": those of the gradient of the potential a
+    KanesMethod's loads gave (``system.load_potential``: gravity, a push), and "physical": those of
+    "other" without it (a load's parameter is an input as a force's is); cached per system (SymPy's
+    free_symbols is slow on large systems)."""
     found = _SYMBOLS.get(system)
     if found is None:
         def syms(exprs):
@@ -88,9 +90,11 @@ def free_symbols(system) -> dict:
             return [sp.diff(V, q) for q in system.coordinates]
         constraints = syms([*system.constraints, *system.affine])
         loads = getattr(system, "load_potential", None)
-        rest = syms([*system.metric, *system.friction_coefficients, *_holonomic_exprs(system)]) | constraints
+        held = syms([*system.metric, *system.friction_coefficients]) | constraints
+        rest = held | syms(_holonomic_exprs(system))
+        force, potential = syms(system.force), syms(gradient(system.potential))
         found = _SYMBOLS[system] = {
-            "force": syms(system.force), "constraints": constraints, "other": rest | syms(gradient(system.potential)),
+            "force": force, "constraints": constraints, "other": rest | potential, "untied": held | force | potential,
             "loads": syms(gradient(loads)) if loads is not None else set(),
             "physical": rest | syms(gradient(system.potential - loads if loads is not None else system.potential))}
     return found
@@ -107,6 +111,9 @@ def cyclic_coordinates(system) -> list:
     y = 2) is not; one that appears otherwise (unsimplified expressions, e.g. sin(a) cos(a + b)
     terms that cancel) is cyclic when the AD derivatives of all the data with respect to it, and
     the differences of dV/dq, vanish at random states and parameters (:func:`_numerically_independent`).
+    Coordinates that only the holonomic constraints contain, affinely (a trailer's axle x1 = x -
+    d cos(theta1) beside the car's x), are cyclic together: the leaders are listed, the others follow
+    them (:mod:`.symmetry`).
     """
     found = _CYCLIC.get(system)
     if found is None:
@@ -116,8 +123,27 @@ def cyclic_coordinates(system) -> list:
         kinked = _in_kinks(system)
         found = [i for i, s in enumerate(system.coordinates)
                  if s not in free or (s not in holo and s not in kinked and _numerically_independent(system, i))]
-        _CYCLIC[system] = found
+        joined = tied(system)
+        found = _CYCLIC[system] = leading(system, joined, sorted(set(found) | set(joined)))
     return list(found)
+
+
+def tied(system) -> list:
+    """Indices of the coordinates the holonomic constraints alone contain, affinely with constant
+    coefficients (:func:`.symmetry.tied_coordinates`), cached per system."""
+    found = _TIED.get(system)
+    if found is None:
+        found = _TIED[system] = tied_coordinates(system, free_symbols(system)["untied"], _in_kinks(system))
+    return list(found)
+
+
+def cyclic_directions(model, cyclic: list, y, params) -> tuple:
+    """(followers, S): the tied coordinates that follow the cyclic ones and their symmetry
+    directions, S (N x len(cyclic)) in the model's state (zero beyond the coordinates)."""
+    system = model.system
+    p = np.asarray(model.param_vector(params), dtype=float)[: len(system.parameters)]
+    followers, S = symmetry_directions(system, tied(system), list(cyclic), np.asarray(y, float)[: system.n], p)
+    return followers, np.vstack([S, np.zeros((len(y) - system.n, len(cyclic)))])
 
 
 _KINKS = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.Mod)
@@ -193,7 +219,7 @@ def _rate_independent(model, points: int = 3) -> list:
     system = model.system
     N = model.n_states
     holo = set().union(*(sp.sympify(h).free_symbols for h in _holonomic_exprs(system)))
-    candidates = {i for i, s in enumerate(system.coordinates) if s not in holo}
+    candidates = {i for i, s in enumerate(system.coordinates) if s not in holo} | set(cyclic_coordinates(system))
     rng = np.random.default_rng(20261205)
     jacobians = []
     for _ in range(8 * points):
@@ -237,7 +263,7 @@ def cyclic_indices(system, cyclic=None) -> list:
     if unknown:
         raise ValueError(f"cyclic contains {unknown}, which are not coordinates; the coordinates are "
                          f"{system.coordinate_names}")
-    return [system.coordinate_names.index(c) for c in cyclic]
+    return leading(system, tied(system), [system.coordinate_names.index(c) for c in cyclic])
 
 
 def _holonomic_exprs(system) -> list:
@@ -324,12 +350,14 @@ def _check_holonomic_rows(system, A, dh) -> None:
                          "among its constraint rows A(q) q' = b; add them to the constraints")
 
 
-def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n: int = 0):
+def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n: int = 0, followers=()):
     """(T, independent indices) with T (N x m) spanning ker DPhi and T[independent] = Id.
 
     Automatic choice: the dependent components are picked by QR with column pivoting, the
-    velocities from the rows of A (its best-conditioned columns), coordinates from dh/dq;
-    cyclic coordinates are never dependent. ``independent`` (state names) overrides it.
+    velocities from the rows of A (its best-conditioned columns), coordinates from dh/dq, the
+    ``followers`` of tied cyclic coordinates first (so that T's column of a cyclic coordinate is
+    its symmetry direction); cyclic coordinates are never dependent. ``independent`` (state
+    names) overrides it.
     """
     J = cs.jacobian
     N = J.shape[1]
@@ -339,7 +367,7 @@ def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n
     elif r == 0:
         dep = []
     else:
-        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic, names)
+        dep = _pivot_dependent(J, cs.holonomic_rows, n, cyclic, names, followers)
     ind = [i for i in range(N) if i not in set(dep)]
     T = np.zeros((N, len(ind)))
     T[ind, np.arange(len(ind))] = 1.0
@@ -354,8 +382,9 @@ def tangent_basis(cs: ConstraintSet, names: list, independent=None, cyclic=(), n
     return T, ind
 
 
-def _pivot_dependent(J, n_h, n, cyclic, names=None) -> list:
-    """Dependent columns: velocities from the velocity-constraint rows, coordinates from h."""
+def _pivot_dependent(J, n_h, n, cyclic, names=None, followers=()) -> list:
+    """Dependent columns: velocities from the velocity-constraint rows, coordinates from h (the
+    followers first, then pivots of the rest off their span)."""
     r = J.shape[0]
     k = r - n_h
     dep = []
@@ -366,8 +395,14 @@ def _pivot_dependent(J, n_h, n, cyclic, names=None) -> list:
             named = [names[c] for c in cyclic] if names is not None else list(cyclic)
             raise ValueError(f"the holonomic constraints tie the cyclic coordinates {named} to the "
                              "others so that they cannot all be independent: name fewer of them in cyclic= (a "
-                             "trailer's x is the car's x plus a function of the angles: one of the two is cyclic)")
-        dep += _pivots(block, n_h)
+                             "coordinate a constraint holds other than affinely with a constant coefficient is no "
+                             "symmetry; a trailer's x1 = x - d cos(theta1) and the car's x move together)")
+        followers = list(followers)
+        if followers:
+            Q = np.linalg.qr(block[:, followers])[0]
+            block = block - Q @ (Q.T @ block)
+            block[:, followers] = 0.0
+        dep += followers + (_pivots(block, n_h - len(followers)) if n_h > len(followers) else [])
     if k:
         dep += [n + j for j in _pivots(J[:k, n:2 * n], k)]
     return dep

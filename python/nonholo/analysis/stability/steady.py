@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .manifold import constraint_set, model_cyclic_indices
+from .manifold import constraint_set, cyclic_directions, model_cyclic_indices, tied
 from .linearize import analysed_model, check_autonomous
 from ... import options as check
 from ...errors import NonholoError, SimulationWarning
@@ -173,8 +173,9 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
                          f"got {guesses.shape}")
     model.param_vector(params)  # unknown parameter -> ValueError, whatever the guesses
     _fixed(model, fixed)  # a bad fixed -> TypeError/ValueError, not one failure per guess
-    # motions that differ only in cyclic coordinates are one (a shift of them is the same motion)
-    keep = [i for i in range(N) if i not in set(model_cyclic_indices(model, cyclic))]
+    # motions that differ only in cyclic coordinates are one (a shift of them, and of the coordinates
+    # tied to them, is the same motion)
+    keep = [i for i in range(N) if i not in set(model_cyclic_indices(model, cyclic)) | set(tied(model.system))]
     found, errors = [], []
     for i, g in enumerate((row for _, row in guesses.iterrows()) if labelled else guesses):  # rows as Series
         try:
@@ -251,6 +252,7 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
     check_start(model, t, y, model.param_vector(params))  # unknown parameter -> ValueError; eps <= 0
     cyc = model_cyclic_indices(model, cyclic)
     steady_rows = [i for i in range(len(y)) if i not in set(cyc)]
+    S = cyclic_directions(model, cyc, y, params)[1]  # the tied coordinates move with the cyclic ones
     fix_idx, fix_val = _fixed(model, fixed)
     anchor_idx = [c for c in cyc if c not in set(fix_idx)]
     anchor_val = y[anchor_idx].copy()
@@ -258,19 +260,21 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
     residual, r, labels = np.inf, np.zeros(1), ["(no iteration)"]
     start = y.copy()
     for it in range(1, max_iterations + 1):
-        r, J, labels = _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names)
+        r, J, labels = _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names,
+                                  cyc, S)
         scale = max(1.0, np.abs(y).max(), np.abs(model.rhs(t, y, params)).max())
         residual = float(np.abs(r).max())
         if residual <= tol * scale:
             y = _polished(model, t, y, params, r, J, residual, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val,
-                          names)
+                          names, cyc, S)
             try:  # converged where the model does not hold (a tire law's rolling speed through zero)
                 check_contacts(model, t, y, model.param_vector(params), "the steady motion found")
             except ValueError as exc:
                 raise SteadyMotionError(f"{exc}: guess a state where it holds, or fix a speed with fixed=") from None
             f = model.rhs(t, y, params)
             drift = {names[c]: float(f[c]) for c in cyc if abs(f[c]) > tol * scale}
-            _check_moving_cyclic(model, t, y, params, steady_rows, [names.index(c) for c in drift], scale)
+            _check_moving_cyclic(model, t, y, params, steady_rows, [names.index(c) for c in drift], scale,
+                                 {c: S[:, j] for j, c in enumerate(cyc)})
             _warn_at_rest(model, start, y, fix_idx, cyc)
             return SteadyMotion(y, drift, residual, it - 1, model, dict(params) if params is not None else None,
                                 list(cyclic) if cyclic is not None else None, t)
@@ -304,9 +308,10 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
 CYCLIC_SHIFTS = (0.5, -1.3)  # how far a moving cyclic coordinate is shifted to check that the motion stays steady
 
 
-def _check_moving_cyclic(model, t, y, params, steady_rows, moving, scale) -> None:
+def _check_moving_cyclic(model, t, y, params, steady_rows, moving, scale, directions) -> None:
     """SteadyMotionError unless the other components' rates stay where they are when each cyclic
-    coordinate that moves is shifted (by CYCLIC_SHIFTS): a steady motion moves them, and stays steady
+    coordinate that moves is shifted (by CYCLIC_SHIFTS, along its symmetry direction in
+    ``directions``: with the coordinates tied to it): a steady motion moves them, and stays steady
     only where the equations do not depend on them. A name given in cyclic= that is no symmetry (a
     ball's Euler angle q1 on a turntable) converged to a state whose other rates held only while q1
     stood still: simulated, q2 swung by 1.1 rad."""
@@ -315,8 +320,7 @@ def _check_moving_cyclic(model, t, y, params, steady_rows, moving, scale) -> Non
     bad = {}
     for c in moving:
         for shift in CYCLIC_SHIFTS:
-            shifted = y.copy()
-            shifted[c] += shift
+            shifted = y + shift * directions[c]
             with np.errstate(all="ignore"):
                 change = np.abs(model.rhs(t, shifted, params)[steady_rows] - base)
             worst = float(np.nanmax(change, initial=0.0)) if np.all(np.isfinite(change)) else np.inf
@@ -374,10 +378,12 @@ def _warn_at_rest(model, start, found, fix_idx, cyc) -> None:
                       "guess rest to find rest", SimulationWarning, stacklevel=4)
 
 
-def _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names):
-    """Residuals and their Jacobian (AD): f without the cyclic rows, Phi, fixed and anchored values."""
+def _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names, cyc, S):
+    """Residuals and their Jacobian (AD): f without the cyclic rows (the tied coordinates' rates
+    less the cyclic ones' along the symmetry directions S), Phi, fixed and anchored values."""
     f = model.rhs(t, y, params)
     Df = model.jacobian(t, y, params)
+    f, Df = f - S @ f[cyc], Df - S @ Df[cyc]  # zero in the cyclic rows, which are not used
     cs = constraint_set(model, t, y, params)
     E = np.eye(len(y))
     r = np.concatenate([f[steady_rows], cs.residual, y[fix_idx] - fix_val, y[anchor_idx] - anchor_val])
