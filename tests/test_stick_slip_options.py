@@ -106,3 +106,19 @@ def test_a_run_says_which_methods_its_phases_ran():
     run = nh.simulate(block().stick_slip(0.5, 0.3, normal=9.81), (0, 3), [0, 0, 0, 0])
     assert run.method == ", ".join(dict.fromkeys(phase.method for phase in run.phases)) and run.method
     assert nh.simulate(block().stick_slip(0.5, 0.3, normal=9.81), (0, 3), [0, 0, 0, 0], method="bdf").method == "bdf"
+
+
+def test_running_out_of_switches_tells_phases_of_their_own_from_chatter():
+    """A block pushed by 2000 sin(...)-like forcing switches each period: its phases are real, and the
+    warning said the contact chattered between the modes."""
+    model = block(2000.0).stick_slip(0.5, 0.3, normal=9.81)
+    with pytest.warns(nh.SimulationWarning, match=r"max_switches = 1000.*last phases lasted .* s on average"):
+        run = nh.simulate(model, (0, 2), [0, 0, 0, 0])
+    assert "chatter" not in run.message
+    times = [s[0] for s in run.switches[-10:]]
+    assert float(run.message.split("lasted ")[1].split(" s")[0]) == pytest.approx((times[-1] - times[0]) / 9,
+                                                                                   rel=1e-2)
+    with pytest.warns(nh.SimulationWarning, match=r"last 10 switches came within .* s, a contact chattering"):
+        fast = nh.simulate(block(1e9).stick_slip(0.5, 0.3, normal=9.81), (0, 1), [0, 0, 0, 0],
+                           solver_options={"max_switches": 20})
+    assert fast.flag_name == "MAX_SWITCHES" and fast.switches[-1][0] < 1e-6
