@@ -226,7 +226,9 @@ class AnholonomicFrame:
     Parameters
     ----------
     system : System
-        With k >= 1 linear (not affine) constraints.
+        With k linear constraints (affine ones need ``vectors`` and ``offset``). Without any
+        (k = 0) D is every velocity and the default frame the coordinate basis: the Hamel model
+        is then Lagrange's equations in q, q'.
     vectors : (n, n) SymPy matrix or DependentSpeeds, optional
         Columns are the frame vectors X_1 .. X_n (components in the coordinate basis); the
         first m = n - k must span D. Or the speeds' kinematics and constraints unsolved
