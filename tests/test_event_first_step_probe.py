@@ -43,3 +43,22 @@ def test_event_undefined_on_the_solution_still_fails_where_it_is(options):
     # sin t reaches 0.5 at pi/6: the run keeps the steps it took before that
     assert 0 < run.t[-1] <= np.pi / 6 and run.t.size > 1
     np.testing.assert_allclose(run.y[0], np.sin(run.t), atol=1e-5)
+
+
+@pytest.mark.parametrize("options", METHODS)
+def test_an_event_undefined_past_a_step_keeps_the_roots_and_samples_before(options):
+    """x' = 1 from 0 with g = sqrt(1 - x) - 0.5: its root 0.75, then undefined from t = 1. DOP853 (the
+    default's method here) stepped from 0.43 to 1.04 over both: the run failed at 1.04 without the
+    root or the samples after 0.43, which BDF kept. It now fails where g stops being defined."""
+    free = nh.System([x], sp.Matrix([[1]])).nonholonomic()
+    g = nh.Event(sp.sqrt(1 - x) - 0.5)
+    with pytest.warns(nh.SimulationWarning, match="event 0 is not finite"):
+        run = nh.simulate(free, (0, 2), [0.0, 1.0], events=g, t_eval=np.linspace(0, 2, 21), **options)
+    assert run.status == -1
+    np.testing.assert_allclose(run.t_events[0], [0.75], atol=1e-9)
+    kept = np.linspace(0, 2, 21)[np.linspace(0, 2, 21) <= run.t_last]
+    np.testing.assert_array_equal(run.t, kept)
+    assert run.t_last > (0.97 if options else 1 - 1e-9) and run.t_last <= 1.0
+    np.testing.assert_allclose(run.y, [run.t, np.ones_like(run.t)], rtol=1e-12)
+    terminal = nh.simulate(free, (0, 2), [0.0, 1.0], events=nh.Event(sp.sqrt(1 - x) - 0.5, terminal=True), **options)
+    assert terminal.status == 1 and terminal.t[-1] == pytest.approx(0.75, abs=1e-9)

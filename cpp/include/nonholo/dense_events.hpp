@@ -9,11 +9,23 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "nonholo/event_values.hpp"
 
 namespace nonholo {
+
+// An event not defined at a step's end (a square root of a negative number past some time): the run
+// fails at t_ok, the last time inside the step where every event is defined, with the state y_ok
+// there (the step's samples and roots up to it kept).
+struct EventUndefined : ModelError {
+  EventUndefined(const std::string& what, double t_ok, std::vector<double> y_ok)
+      : ModelError(what), t_ok(t_ok), y_ok(std::move(y_ok)) {}
+  double t_ok;
+  std::vector<double> y_ok;
+};
 
 class DenseEventSearch {
  public:
@@ -39,10 +51,25 @@ class DenseEventSearch {
   // neither crossing). Where its slope at the step's start heads for zero and at the end leaves it
   // (a minimum of |g| inside), the step is split where the interpolant's g crosses (dip()), and each
   // part searched as a step of its own.
+  //
+  // Where an event is not defined at the step's end, the step is searched up to the last time it
+  // is (undefined_end()): DOP853 stepped from 0.43 to 1.04 over sqrt(1 - x) - 0.5 with x = t, and
+  // the run failed at 1.04 without the root at 0.75 or the samples before 1 that CVODE's kept.
   template <class Interpolant, class OnRoot>
   bool step(double t_end, const double* y_end, Interpolant&& interpolant, OnRoot&& on_root) {
+    try {
+      for (std::size_t i = 0; i < g_.size(); ++i) g_end_[i] = values_(i, t_end, y_end, ws_);
+    } catch (const ModelError& e) {
+      return undefined_end(t_end, interpolant, on_root, e.what());
+    }
+    return search(t_end, y_end, interpolant, on_root);
+  }
+
+ private:
+  // The step from t_ to t_end searched for roots, g_end_ the values at its end.
+  template <class Interpolant, class OnRoot>
+  bool search(double t_end, const double* y_end, Interpolant&& interpolant, OnRoot&& on_root) {
     const std::size_t m = g_.size();
-    for (std::size_t i = 0; i < m; ++i) g_end_[i] = values_(i, t_end, y_end, ws_);
     for (double t_split; dip(t_end, interpolant, t_split);) {
       y_split_.resize(y_root_.size());
       interpolant(t_split, y_split_.data());
@@ -54,7 +81,33 @@ class DenseEventSearch {
     return part(t_end, y_end, interpolant, on_root);
   }
 
- private:
+  // The last time t_ok in (t_, t_end) where every event is defined, by bisection on the
+  // interpolant; the step searched up to it (a terminal root before it ends the run as usual), then
+  // EventUndefined at t_ok, with the error at the first time found undefined.
+  template <class Interpolant, class OnRoot>
+  bool undefined_end(double t_end, Interpolant&& interpolant, OnRoot&& on_root, std::string why) {
+    double a = t_, b = t_end;  // all defined at a, not at b
+    y_probe_.resize(y_root_.size());
+    for (int k = 0; k < 200 && std::abs(b - a) > 4 * std::numeric_limits<double>::epsilon() * std::abs(b); ++k) {
+      const double mid = 0.5 * (a + b);
+      interpolant(mid, y_probe_.data());
+      try {
+        for (std::size_t i = 0; i < g_.size(); ++i) values_(i, mid, y_probe_.data(), ws_);
+        a = mid;
+      } catch (const ModelError& e) {
+        b = mid;
+        why = e.what();
+      }
+    }
+    std::vector<double> y_ok(y_root_.size());
+    interpolant(a, y_ok.data());
+    if (a != t_) {
+      for (std::size_t i = 0; i < g_.size(); ++i) g_end_[i] = values_(i, a, y_ok.data(), ws_);
+      if (search(a, y_ok.data(), interpolant, on_root)) return true;
+    }
+    throw EventUndefined(why, a, std::move(y_ok));
+  }
+
   // The search of the step's part from t_ to t_end (g_end_ the values there), as step() describes.
   template <class Interpolant, class OnRoot>
   bool part(double t_end, const double* y_end, Interpolant&& interpolant, OnRoot&& on_root) {

@@ -226,6 +226,13 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       }
       if (steps_ % RunRecord::kLimitCheckSteps == 0 && !record_.within_limits(t, s.limit_hint(), s.diagnosis())) break;
     }
+  } catch (const EventUndefined& e) {  // an event undefined past t_ok inside the last step: its outputs up to t_ok
+    record_.emit_up_to(e.t_ok, [&](double te) { return te == e.t_ok ? e.y_ok.data() : s.at(te); });
+    if (record_.every_step()) record_.record(e.t_ok, e.y_ok.data());
+    record_.failed(-1, s.failure_name(), "Integration failed at t = " + format_number(e.t_ok) +
+                                             ": the model could not be evaluated beyond it: " + e.what());
+    end(s, e.t_ok, e.y_ok.data());
+    return false;
   } catch (const ModelError& e) {  // the model undefined at an accepted state, between steps
     t = s.time();
     record_.failed(-1, s.failure_name(), "Integration failed at t = " + format_number(t) +
