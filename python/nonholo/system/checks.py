@@ -75,6 +75,29 @@ def check_metric_symmetric(system) -> None:
             raise ModelError("the metric is not symmetric")
 
 
+def check_friction_symmetric(system) -> None:
+    """mu = mu^T (the friction model's F = -mu N ... pairs rows symmetrically, and the reduced models'
+    Q = (A G^-1 A^T mu)^-1 reads mu as symmetric): at once where each mu_ij is the expression mu_ji,
+    else at 3 random points. A non-symmetric mu was refused by system.friction() only: the reduced
+    model ran on it and qmat inverted its lower triangle read as symmetric."""
+    mu = system.friction_coefficients
+    if mu is None or mu.shape[0] < 2 or mu == mu.T:
+        return
+    import sympy as sp
+
+    args = [*system.coordinates, *system.parameters, system.time]
+    values = sp.lambdify(args, [mu, mu - mu.T], "numpy")
+    rng = np.random.default_rng(0)
+    p = np.asarray(system.param_vector(), dtype=float)
+    for _ in range(3):
+        with np.errstate(all="ignore"):
+            m, d = (np.asarray(v, dtype=float) for v in values(*rng.uniform(-1.0, 1.0, system.n), *p, 0.5))
+        if np.any(np.abs(d) > 1e-12 * (1.0 + np.nanmax(np.abs(m)))):
+            i, j = np.unravel_index(int(np.nanargmax(np.abs(d))), d.shape)
+            raise ValueError(f"friction must be a symmetric matrix (mu_ij = mu_ji), got mu[{i}, {j}] = "
+                             f"{mu[i, j]} and mu[{j}, {i}] = {mu[j, i]}")
+
+
 def check_applied_force(system) -> None:
     """applied_force against F - c(q, v) - dV/dq at three random states (c_i = G_il Gamma^l_jk
     v^j v^k from the metric's Christoffel symbols, dV by central differences, hence the loose
