@@ -62,3 +62,66 @@ def test_a_least_time_below_one_is_as_accurate_as_above(distance):
     assert plan.success
     assert plan.t_final == pytest.approx(2 * np.sqrt(distance), rel=1e-6)
     assert ("objective_scaling" in plan.stats) == (plan.t_final < SMALL)
+
+
+@pytest.mark.parametrize("c", [1.0, 1e-3, 1e-7, 1e-8])
+def test_a_first_solve_stopped_at_a_zero_objective_is_scaled_by_its_slopes(c):
+    """x' = u, cost c (u^2 / 2 - x) over T = 1 from 0, x(1) free: u = 1 - t, J* = -c / 6 (Pontryagin,
+    lambda = t - 1). At c = 1e-7 and 1e-8 the first solve stopped at rest (u = 0, objective exactly 0):
+    nothing was scaled by 1 / |J|. Its size is now the cost's slope, c."""
+    u = sp.Symbol("u")
+    line = nh.KinematicSystem([x], [u], [u])
+    plan = nh.OptimalControlProblem(line, cost=c * (u**2 / 2 - x), t_final=1.0, initial=[0], final=[None]).solve(
+        nodes=11)
+    assert plan.success
+    assert plan.objective == pytest.approx(-c / 6, rel=1e-6)
+    np.testing.assert_allclose(plan.u["u"], 1 - plan.t, atol=1e-6)
+
+
+def test_a_cost_near_zero_by_cancellation_is_judged_by_the_size_of_its_terms():
+    """A unicycle's (v^2 + w^2) / 2 - J0, J0 its unshifted optimum: the objective near 0 by
+    cancellation. Its objective error 8e-9 was noted as 98 % of the cost, refine=3 split every interval
+    three times (41 -> 321 nodes), and it was solved again scaled by 1 / |J| for nothing."""
+    y, th, w = sp.symbols("y theta omega")
+    unicycle = nh.KinematicSystem([x, y, th], [v, w], [v * sp.cos(th), v * sp.sin(th), w])
+    ends = dict(t_final=1.0, initial=[0, 0, 0], final=[1.0, 1.0, np.pi / 2])
+    base = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, **ends).solve(nodes=41)
+    shifted = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2 - base.objective, **ends)
+    for plan in (shifted.solve(nodes=41), shifted.solve(nodes=41, refine=3)):
+        assert plan.success and plan.message == "Optimal Solution Found."
+        assert abs(plan.objective) < 1e-8 and "objective_scaling" not in plan.stats
+        assert plan.t.size == 41 and plan.stats["refine_rounds"] == 0
+    unshifted = nh.OptimalControlProblem(unicycle, cost=(v**2 + w**2) / 2, **ends).solve(nodes=41, refine=3)
+    assert unshifted.stats["refine_rounds"] == 0
+
+
+def test_a_solve_from_a_scaled_plan_starts_scaled():
+    """The least time of a car of turning radius k to (4k, k, 0.5) took 361 IPOPT iterations at k = 0.01
+    (43 at k = 1): the full mesh was solved unscaled from the coarse optimum (265), then scaled."""
+    T = {}
+    for k in (1.0, 0.01):
+        car = nh.systems.kinematic_car(turning_radius=k)
+        plan = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[4 * k, k, 0.5]).solve(nodes=200)
+        assert plan.success
+        T[k] = plan.t_final / k
+        assert ("objective_scaling" in plan.stats) == (k < 1)
+        if k < 1:
+            assert plan.stats["iterations_total"] < 200
+    assert T[0.01] == pytest.approx(T[1.0], rel=1e-5)
+
+
+def test_a_scaled_solve_that_meets_its_conditions_at_once_is_no_saddle():
+    """A sleigh with thrust and torque, its effort cost times 0.1: the solve scaled from its plan met the
+    conditions at iteration 0, which the saddle check took for a start that stood on a saddle, and it ran
+    45 more solves from bumped starts (48 in all, 3 at the cost times 1) for the same optimum."""
+    y, th, tau = sp.symbols("y theta tau")
+    m, I, a = 1.0, 0.2, 0.3
+    G = sp.Matrix([[m, 0, -m * a * sp.sin(th)], [0, m, m * a * sp.cos(th)],
+                   [-m * a * sp.sin(th), m * a * sp.cos(th), I + m * a**2]])
+    sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+    plans = [nh.OptimalControlProblem(sleigh, cost=k * (F**2 + tau**2) / 2, t_final=3.0, controls=[F, tau],
+                                      initial=[0] * 5, final=[1, 0.5, 0.6, 0, 0]).solve(nodes=41) for k in (1.0, 0.1)]
+    assert all(p.success for p in plans)
+    assert plans[1].objective / 0.1 == pytest.approx(plans[0].objective, rel=1e-7)  # 0.2888876858
+    assert plans[1].stats["ipopt_calls"] <= plans[0].stats["ipopt_calls"] + 3

@@ -19,7 +19,7 @@ from .angles import angle_indices, solve_over_lifts
 from .charts import chart_crossing, ends_across
 from .guesses import array_guess, is_array_guess, is_rest, rest_guess
 from .ipopt_lock import locked_solve
-from .objective_scale import rescaled
+from .objective_scale import scaled_solve
 from .refinement import refined
 from .multistart import AGREE, FULL_SOLVES, from_rest, multistart, off_the_saddle  # noqa: F401 (AGREE, FULL_SOLVES: as before)
 from .path_starts import bumps_off_the_path, line_violates_path
@@ -664,8 +664,8 @@ class OptimalControlProblem:
         return self._dmoc
 
     def _solve_mesh(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
-        sol = self._solve_once(sch, dtau, guess, options)  # and once more where its objective is tiny:
-        return rescaled(sol, lambda scaled: self._solve_once(sch, dtau, sol, scaled), options)
+        # with a scaled guess's objective scaling, or once more where its objective is tiny
+        return scaled_solve(lambda start, opts: self._solve_once(sch, dtau, start, opts), guess, options)
 
     def _solve_once(self, sch, dtau: np.ndarray, guess, options: dict) -> OptimalControlSolution:
         options = dict(options)
