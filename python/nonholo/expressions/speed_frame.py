@@ -86,6 +86,35 @@ class DependentSpeeds:
 
         return "constraints" if singular(C_dep) else "kinematics" if singular(J) else None
 
+    def dependent_condition(self, symbols):
+        """``cond(values)``: how much the dependent speeds u_dep = -C_dep^-1 (C_ind u_ind + f) amplify
+        errors of the independent ones, |C|_2 |C_dep^-1|_2 (1 / |cos(theta)| for a skate whose sideways
+        speed is the dependent one), at each point of ``values``, an array (len(symbols), P) of the
+        symbols' values (q and the parameters), shape (P,); inf where C_dep is singular or cannot be
+        evaluated."""
+        import numpy as np
+
+        key = tuple(symbols)
+        cache = self.__dict__.setdefault("_conditions", {})
+        if key not in cache:
+            rows = sp.lambdify(list(symbols), list(self.constraints), "numpy")
+
+            def cond(values):
+                values = np.asarray(values, dtype=float)
+                with np.errstate(all="ignore"):
+                    entries = [np.broadcast_to(np.asarray(e, dtype=float), values.shape[1:]) for e in rows(*values)]
+                C = np.moveaxis(np.array(entries).reshape(self.k, self.n, -1), -1, 0)
+                bad = ~np.isfinite(C).all(axis=(1, 2))
+                C = np.where(bad[:, None, None], 0.0, C)
+                whole = np.linalg.svd(C, compute_uv=False)[:, 0]
+                dependent = np.linalg.svd(C[:, :, self.n - self.k:], compute_uv=False)[:, -1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out = whole / dependent
+                return np.where(bad | ~np.isfinite(out), np.inf, out)
+
+            cache[key] = cond
+        return cache[key]
+
     def applyfunc(self, fn) -> "DependentSpeeds":
         return DependentSpeeds(*(M.applyfunc(fn) for M in (self.kinematics, self.kinematics_offset,
                                                              self.constraints, self.constraints_offset)))
@@ -114,6 +143,10 @@ class DependentSpeeds:
         return isinstance(other, DependentSpeeds) and self.outputs() == other.outputs() and self.n == other.n
 
     __hash__ = None
+
+    def __getstate__(self) -> dict:
+        """Pickled without the NumPy functions :meth:`dependent_condition` keeps (built again on use)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_conditions"}
 
     def __repr__(self) -> str:
         return f"<DependentSpeeds: n={self.n}, k={self.k} dependent speeds{', offset' if self.has_offset else ''}>"

@@ -68,7 +68,8 @@ def _explain_kane_speeds(result: SimulationResult, model: Model) -> None:
     frame = getattr(model, "frame", None)
     if getattr(frame, "dependent_speeds", None) is None or VECTOR_FRAME_ADVICE not in result.message:
         return
-    found = result.message[: result.message.index(VECTOR_FRAME_ADVICE)]
+    found = result.message[: result.message.index(VECTOR_FRAME_ADVICE)].replace(
+        "the frame X(q) of the Hamel model", "the frame X(q) of Kane's speeds")  # the model the user ran
     result.message = (
         f"{found}The dependent speeds chosen in KanesMethod (u_dependent) cannot be solved here: their block "
         "C_dep of the velocity constraints is nearly singular, and the frame of Kane's speeds, built from its "

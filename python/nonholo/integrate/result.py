@@ -225,8 +225,8 @@ class SimulationResult:
         sample's split, ``frame_switches``). Computed by the model in C++ over the whole
         trajectory, once while ``y`` is not edited (an edit in place is seen: it is computed again)."""
         splits = {} if self._frame_switches is None else {"switches": self._frame_switches}
-        return self._of_samples("velocity", lambda: _by_sample(
-            lambda t, y: self.model.velocity(t, y, self.params, **splits), self.t, self.y, self.model.system.n))
+        return self._of_samples("velocity", lambda: _unresolved_speeds(self, _by_sample(
+            lambda t, y: self.model.velocity(t, y, self.params, **splits), self.t, self.y, self.model.system.n)))
 
     @property
     def friction_ratio(self) -> np.ndarray:
@@ -671,6 +671,36 @@ def method_reason(requested: str, ran: str | None, model) -> str:
         return "auto: the model is stiff (friction or stiff forces): BDF with the exact Jacobian"
     return ("auto: BDF, which projects onto the constraints (sensitivities of a constrained model, or unit-norm "
             "groups with sensitivities or dense output)")
+
+
+def _unresolved_speeds(result, V: np.ndarray) -> np.ndarray:
+    """``V`` (n, n_t), NaN at the samples of a run in Kane's speeds where C_dep's condition number
+    exceeds the limit a run stops at, with a SimulationWarning naming them: the dependent speeds
+    there amplify the samples' integration error by it (an outside probe's skate, u2 = tan(theta) u1 at
+    theta - pi/2 = 4e-16 gave u2 = 12603 for 1, silently; at 1.6e-9, 0.9969)."""
+    import warnings
+
+    from ..errors import SimulationWarning
+    from ..models.reduced import SINGULAR_CONDITION
+
+    speeds = getattr(getattr(result.model, "frame", None), "dependent_speeds", None)
+    if speeds is None or not speeds.k or not result.t.size:
+        return V
+    system = result.model.system
+    p = np.asarray(result.model.param_vector(result.params), dtype=float)[: len(system.parameters)]
+    values = np.vstack([result.y[: system.n], np.repeat(p[:, None], result.t.size, axis=1)])
+    cond = speeds.dependent_condition([*system.coordinates, *system.parameters])(values)
+    bad = np.flatnonzero(~(cond <= SINGULAR_CONDITION) & np.isfinite(V).all(axis=0))
+    if bad.size:
+        V = V.copy()
+        V[:, bad] = np.nan
+        times = ", ".join(f"{result.t[i]:.6g}" for i in bad[:5]) + (" ..." if bad.size > 5 else "")
+        warnings.warn(f"the velocity is not resolved at {bad.size} of the {result.t.size} samples (t = {times}): "
+                      f"Kane's dependent speeds are solved there from a nearly singular C_dep, |C| |C_dep^-1| up "
+                      f"to {float(np.max(cond[bad])):.3g} (a run stops above {SINGULAR_CONDITION:g}), which "
+                      "amplifies the samples' integration error by as much; NaN there (the coordinate model, "
+                      "state='qdot', has none)", SimulationWarning, stacklevel=4)
+    return V
 
 
 def _by_sample(compute, t: np.ndarray, y: np.ndarray, rows: int) -> np.ndarray:

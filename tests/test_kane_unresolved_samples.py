@@ -1,0 +1,58 @@
+"""An output sample of a run in Kane's speeds where C_dep is nearly singular: the dependent speeds
+amplify the sample's integration error by |C| |C_dep^-1|. A skate whose sideways speed u2 is the
+dependent one (u2 = tan(theta) u1) turning through theta = pi/2 at t = 1: u2 came out 12603 there for 1
+(61000 with BDF), silently; it is NaN now, with a warning, and the other samples are kept."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+
+import nonholo as nh
+
+OMEGA = np.pi / 2
+
+
+@pytest.fixture(scope="module")
+def skate():
+    x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [th, N.z])
+    B.set_ang_vel(N, u3 * N.z)
+    P = me.Point("P")
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
+                        u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
+    km.kanes_equations([me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, 0.5), P))], [])
+    return nh.System.from_kanes_method(km, {})
+
+
+@pytest.mark.parametrize("options", [{}, {"method": "bdf"}])
+def test_a_sample_where_the_dependent_speeds_are_unresolved_is_nan(skate, options):
+    run = nh.simulate(skate.nonholonomic(), (0, 1.6), [0, 0, 0, 1.0, OMEGA], t_eval=[0.5, 1.0, 1.5], **options)
+    assert run.success and abs(run["theta"][1] - np.pi / 2) < 1e-12
+    with pytest.warns(nh.SimulationWarning, match=r"not resolved at 1 of the 3 samples \(t = 1\).*C_dep"):
+        u2 = run["u2"]
+    assert np.isnan(u2[1])
+    np.testing.assert_allclose(u2[[0, 2]], np.sin(OMEGA * run.t[[0, 2]]), atol=1e-6)  # u2 = sin(omega t)
+    energy = run.energy()
+    assert np.isnan(energy[1]) and energy[0] == pytest.approx(0.5 + 0.25 * OMEGA**2, rel=1e-6)
+
+
+def test_samples_away_from_the_singular_set_warn_nothing(skate):
+    run = nh.simulate(skate.nonholonomic(), (0, 0.9), [0, 0, 0, 1.0, OMEGA])  # the default samples
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        u2 = run["u2"]
+    np.testing.assert_allclose(u2, np.sin(OMEGA * run.t), atol=1e-6)
+
+
+def test_a_system_whose_samples_were_checked_still_pickles(skate):
+    import pickle
+
+    run = nh.simulate(skate.nonholonomic(), (0, 0.9), [0, 0, 0, 1.0, OMEGA])
+    run["u2"]  # builds the check's functions
+    again = pickle.loads(pickle.dumps(skate))
+    np.testing.assert_allclose(nh.simulate(again.nonholonomic(), (0, 0.9), [0, 0, 0, 1.0, OMEGA])["u2"], run["u2"])
