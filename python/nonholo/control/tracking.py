@@ -340,7 +340,12 @@ def track(plan, system, eps: float | None = None, coordinates: Mapping | None = 
                              f"its relative slip |A(q_p) q_p'| / (|A| |q_p'|) is {slip:.3g} at t = {node:.4g} (at most "
                              f"{PLAN_SLIP:g}); check the coordinates map")
     # the pieces: the mesh's intervals, split where a control is clipped to a bound inside one (a kink)
-    nodes = np.union1d(nodes, kinks(plan))
+    # (not within round-off of a node or another kink: a piece of no length, on which the controls' rate is
+    # 0 / 0; an outside probe's least-time car through a cusp, two kinks 1.7e-10 apart, raised LinAlgError)
+    tol = 1e-9 * max(plan.t_final, 1e-300)
+    for clip in np.sort(np.asarray(kinks(plan), dtype=float).reshape(-1)):
+        if np.abs(nodes - clip).min() > tol:
+            nodes = np.union1d(nodes, [clip])
     per = max(3, -(-samples // (nodes.size - 1)) + 1)
     qp0, qpd0, _, _ = planned(0.0, nodes[0], nodes[1])
     z = np.concatenate([qp0, qpd0])
