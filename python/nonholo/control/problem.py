@@ -510,7 +510,7 @@ class OptimalControlProblem:
         tol : float
             IPOPT's tolerance.
         max_iter : int
-            IPOPT's iteration limit.
+            IPOPT's iteration limit, for each of its calls (a default start and ``refine`` make several).
         refine : int
             Rounds of mesh refinement: after each solve, the intervals whose local error exceeds ``refine_tol``
             (:attr:`OptimalControlSolution.interval_errors`), or whose cost error (``cost_errors``) the same

@@ -274,12 +274,13 @@ class OptimalControlSolution:
 
     @property
     def cost_errors(self) -> np.ndarray:
+        """Per interval (N - 1,): the running cost along its re-run from its first node minus its quadrature."""
         from .cost_errors import cost_errors
-
         return cost_errors(self)
 
     @property
     def objective_error(self) -> float:
+        """The sum of :attr:`cost_errors`: the cost of the planned controls minus the objective, to first order."""
         return float(np.sum(self.cost_errors))
 
     # ------------------------------------------------------------------ interpolation

@@ -333,7 +333,8 @@ def frame_initial_state(model, y0: np.ndarray, t0: float, params: list, project_
             raise ValueError(f"y0 violates the constraints A(q) v = 0: |A v| = {residual:.3g}. Pass project_y0=True "
                              "to project v onto the constraint set (G-orthogonally), or use system.project(q, v).")
     if model.frame.solved is not None and model.frame.form == "numeric":
-        model.frame.check_split(q, dict(zip(model.system.parameter_names, sys_params)), t0)  # a singular split
+        model.frame.check_split(q, dict(zip(model.system.parameter_names, sys_params)), t0,  # a singular split
+                                coordinates=coordinate_model(model))
         free = [i for i in range(n) if i not in model.frame.core.solved]
         w = u[free]
     else:
@@ -366,13 +367,19 @@ def singular_speeds_block(model, q: np.ndarray, named: dict) -> str | None:
                                                        SINGULAR_CONDITION)
 
 
+def coordinate_model(model) -> str:
+    """The model in coordinates that stands for ``model``, a model in a frame's speeds, in messages."""
+    return {"frame_vakonomic": "system.vakonomic()", "reduced": "velocities='coordinates'"}.get(
+        model.kind, "system.nonholonomic()")
+
+
 def _regular_speeds(model, q: np.ndarray, named: dict) -> None:
     """ModelError where the frame of a Hamel model given by its vectors (Kane's speeds: it cannot be
     re-split) is singular at q, its condition number above what stops a run: no state in its speeds
     stands for a velocity there (an outside probe's skate at theta = pi/2 was told its q' violated the
     constraints). For Kane's speeds the message names their cause, the dependent speeds' block C_dep."""
     if model.frame.solved is not None:
-        model.frame.check_split(q, named)  # a Voronets split singular at q
+        model.frame.check_split(q, named, coordinates=coordinate_model(model))  # a Voronets split singular at q
         return
     try:
         condition = float(np.linalg.cond(model.frame.matrix(q, named), 1))

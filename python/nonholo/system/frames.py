@@ -537,13 +537,13 @@ class AnholonomicFrame:
                              "system.project(q, qdot)")
         return np.r_[np.asarray(q, float), v[: self.rank]]
 
-    def check_split(self, q, params=None, t: float | None = None) -> None:
+    def check_split(self, q, params=None, t: float | None = None, coordinates: str = "system.nonholonomic()") -> None:
         """ModelError where the split of a numeric Voronets frame is singular at q: its block A_s of the
         constraint rows (the solved coordinates' columns) is singular there or nearly, the dependent
         velocities B = -A_s^-1 A_r above the condition a run stops at, so that no state in the frame's
         speeds stands for a velocity there (a sleigh solved for y at heading pi/2: y' = tan(phi) x').
         A run re-splits where the split degrades, but a state is given in the split it starts in. Nothing
-        for other frames."""
+        for other frames. ``coordinates``: the coordinate model the message offers instead."""
         if self.solved is None or self.form != "numeric" or not self.system.k:
             return
         A, _ = self.system.constraint_matrix(self._vector(q, "q"), t, params)
@@ -565,7 +565,7 @@ class AnholonomicFrame:
                          f"{self.velocity_names[: self.rank]} stands for a velocity there. A run re-splits where the "
                          f"split degrades, but cannot start on a singular one: build the frame with a split regular "
                          f"here (AnholonomicFrame(system, solved={regular})), or use the coordinate model "
-                         "(system.nonholonomic())")
+                         f"({coordinates})")
 
     def multipliers(self, q, v_alpha, t: float | None = None, params=None) -> np.ndarray:
         """lambda_a = Gamma(X_a^V L) - X_a^C L (eq. (10)) at (q, v^alpha), shape (k,); ``t`` is needed
