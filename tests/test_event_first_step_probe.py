@@ -62,3 +62,28 @@ def test_an_event_undefined_past_a_step_keeps_the_roots_and_samples_before(optio
     np.testing.assert_allclose(run.y, [run.t, np.ones_like(run.t)], rtol=1e-12)
     terminal = nh.simulate(free, (0, 2), [0.0, 1.0], events=nh.Event(sp.sqrt(1 - x) - 0.5, terminal=True), **options)
     assert terminal.status == 1 and terminal.t[-1] == pytest.approx(0.75, abs=1e-9)
+
+
+def test_max_wall_time_holds_with_a_slow_python_event():
+    """An outside probe's event that sleeps 10 ms: max_wall_time = 1 s returned after 4.9 s, 373 event
+    calls past the budget (the limits were checked every 64 steps); they are checked after any step
+    that ends 20 ms after the last check too."""
+    import time
+
+    sleigh = nh.System([x, sp.Symbol("y"), sp.Symbol("theta")], sp.diag(1, 1, 0.5),
+                       constraints=sp.Matrix([[-sp.sin(sp.Symbol("theta")), sp.cos(sp.Symbol("theta")), 0]]))
+    calls = []
+
+    def slow(t, y):
+        calls.append(time.perf_counter())
+        time.sleep(0.01)
+        return y[0] - 5
+
+    for options in ({}, {"method": "bdf"}):
+        calls.clear()
+        start = time.perf_counter()
+        with pytest.warns(nh.SimulationWarning, match="max_wall_time"):
+            run = nh.simulate(sleigh.nonholonomic(), (0, 1e4), [0, 0, 0, 1, 0, 1], events=[slow], max_wall_time=0.3,
+                              **options)
+        assert run.status == -1 and run.flag_name == "WALL_TIME_EXCEEDED"
+        assert sum(c - start > 0.3 for c in calls) < 150  # 441 before; a DOP853 step's root search calls it ~60 times

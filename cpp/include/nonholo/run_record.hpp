@@ -77,6 +77,13 @@ class RunRecord {
   // message) or the run was cancelled (flag INTERRUPTED, interrupted set).
   static constexpr long kLimitCheckSteps = 64;
   bool within_limits(double t, const std::string& hint = "", const std::string& diagnosis = "");
+  // True when kLimitCheckSeconds have passed since the limits were last checked: steps slowed by the
+  // events (a Python event that takes 50 ms, called dozens of times in each DOP853 step's root search)
+  // overran an outside probe's max_wall_time of 1 s to 23.7 s between the checks every 64 steps.
+  static constexpr double kLimitCheckSeconds = 0.02;
+  bool limits_due() const {
+    return std::chrono::duration<double>(Clock::now() - last_check_).count() > kLimitCheckSeconds;
+  }
   // The run's clocks, started when the stepping starts: the wall clock (max_wall_time) and the
   // thread's CPU time (stats.cpu_time, thread_clock.hpp).
   void start_clock() {
@@ -109,7 +116,7 @@ class RunRecord {
   const IntegrationOptions& opt_;
   const InterruptCheck& interrupted_;
   SensitivityRun* sens_ = nullptr;
-  Clock::time_point start_;
+  Clock::time_point start_, last_check_ = Clock::now();
   double cpu_start_ = 0.0;
   long trail_count_ = 0, trail_stride_ = 1;
 };

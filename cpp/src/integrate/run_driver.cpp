@@ -224,7 +224,9 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       } else {
         tiny_steps = 0;
       }
-      if (steps_ % RunRecord::kLimitCheckSteps == 0 && !record_.within_limits(t, s.limit_hint(), s.diagnosis())) break;
+      if ((steps_ % RunRecord::kLimitCheckSteps == 0 || record_.limits_due()) &&
+          !record_.within_limits(t, s.limit_hint(), s.diagnosis()))
+        break;
     }
   } catch (const EventUndefined& e) {  // an event undefined past t_ok inside the last step: its outputs up to t_ok
     record_.emit_up_to(e.t_ok, [&](double te) { return te == e.t_ok ? e.y_ok.data() : s.at(te); });

@@ -27,6 +27,7 @@ bool RunRecord::event(std::size_t i, double t, const double* y) {
 }
 
 bool RunRecord::within_limits(double t, const std::string& hint, const std::string& diagnosis) {
+  last_check_ = Clock::now();
   if (opt_.max_wall_time > 0 && elapsed() > opt_.max_wall_time) {
     failed(0, "WALL_TIME_EXCEEDED", "Integration stopped at t = " + format_number(t) + " after max_wall_time = " +
                                         format_number(opt_.max_wall_time) + " s (raise max_wall_time or loosen rtol" +

@@ -248,7 +248,9 @@ def simulate(
     max_steps : int
         Maximum number of steps over the whole interval (a failure beyond it).
     max_wall_time : float, optional
-        Stop (as a failure) after this many seconds.
+        Stop (as a failure) after this many seconds, checked after every step that ends 20 ms or
+        more after the last check: a step runs to its end (with a slow Python event, a DOP853 step
+        whose root search calls it dozens of times may pass the budget by that step's time).
     drift_control : bool, optional
         Keep constrained models on A(q) v = b(q, t) (default: on). BDF projects the velocities
         onto the set after every step (CVODE's projection). DOP853 projects them after a step
