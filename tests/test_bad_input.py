@@ -405,3 +405,13 @@ def test_model_rhs_and_jacobian_check_given_parameter_values():
             call(0, y, params={"eps": -1})
     np.testing.assert_allclose(friction.rhs(0, y, params={"eps": 0.02}), [0, 1, 0, 0, -52, 10], atol=1e-12)
     np.testing.assert_allclose(friction.rhs(0, y), friction.rhs(0, y, params={"eps": 0.01}), atol=0)
+
+
+def test_a_metric_that_is_not_finite_is_named_so():
+    """G = diag(sqrt(x - 1), 1, 1) at x = 0 is NaN: the refusal spoke of Euler angles and a zero mass."""
+    x, y, th = sp.symbols("x y theta")
+    s = nh.System([x, y, th], sp.diag(sp.sqrt(x - 1), 1, 1), constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]))
+    with pytest.raises(nh.ModelError, match=r"the metric is not finite at q = \[0, 0, 0\].*G\[0, 0\]"):
+        nh.simulate(s.nonholonomic(), (0, 1), [0, 0, 0, 0, 0, 1])
+    run = nh.simulate(s.nonholonomic(), (0, 1), [2, 0, 0, 0, 0, 1])  # inside the domain: it runs
+    assert run.success

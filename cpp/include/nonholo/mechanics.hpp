@@ -5,12 +5,14 @@
 // tape). Hot paths write into preallocated work vectors only (no heap allocation per call).
 #pragma once
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <type_traits>
 
 #include "nonholo/coordinate_partition.hpp"
 #include "nonholo/errors.hpp"
+#include "nonholo/format.hpp"
 #include "nonholo/linalg.hpp"
 #include "nonholo/mechanical_system.hpp"
 
@@ -55,6 +57,16 @@ void factor_metric(MechanicsWork<S>& w) {
   if (!w.chol_G.compute(w.geo.G(), definite)) {
     const int p = w.chol_G.failed_pivot();
     const std::string where = describe_point(w.geo) + " (failed pivot " + std::to_string(p);
+    // not finite (an outside probe's sqrt(x - 1) at x = 0: NaN was told of Euler angles and a zero mass)
+    for (int i = 0; i < w.geo.n(); ++i)
+      for (int j = 0; j < w.geo.n(); ++j)
+        if (!std::isfinite(value(w.geo.G()(i, j))))
+          throw ModelError("the metric is not finite at " + describe_point(w.geo) + ": G[" + std::to_string(i) + ", " +
+                           std::to_string(j) + "] = " + format_number(value(w.geo.G()(i, j))) + "; where the "
+                           "coordinates are singular (Euler angles with two of their axes aligned), so is the metric: "
+                           "take angles regular at that pose, or a quaternion attitude; or the state or the parameters "
+                           "are outside its expression's domain (a square root or a log of a negative number, a "
+                           "division by zero)");
     bool massless = p >= 0;  // coordinate p's row of the metric is zero: no body moves with it
     for (int j = 0; massless && j < w.geo.n(); ++j) massless = value(w.geo.G()(p, j)) == 0.0;
     if (massless)
