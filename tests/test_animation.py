@@ -169,3 +169,17 @@ def test_a_drawing_with_no_finite_point_is_refused_by_name(sleigh_run):
         sleigh_run.animate(lambda q, t, p: [nh.drawing.dot([np.nan, np.nan])], frames=3)
     anim = sleigh_run.animate(lambda q, t, p: [nh.drawing.dot([np.nan, np.nan] if t > 0 else [0.0, 0.0])], frames=3)
     assert anim.n_frames == 3
+
+
+@pytest.mark.parametrize("returned", [5, None, "dot", [1, 2]])
+def test_a_drawing_function_that_returns_no_shapes_is_named(sleigh_run, returned):
+    """A drawing function returning 5 gave a bare "'int' object is not iterable"."""
+    run = sleigh_run
+
+    def draw(q, t, params):
+        return returned
+
+    with pytest.raises(TypeError, match=r"the drawing's function draw must return a list of shapes"):
+        run.animate(drawing=draw)
+    good = run.animate(drawing=lambda q, t, params: [nh.drawing.dot((q[0], q[1]))])  # a list of shapes: drawn
+    assert good is not None

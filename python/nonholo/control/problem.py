@@ -72,8 +72,8 @@ class OptimalControlProblem:
         Bounds on the states at every point and on the controls (both override the system's:
         :attr:`KinematicSystem.state_bounds`, :attr:`KinematicSystem.control_bounds`).
     path_constraints : sequence of SymPy inequalities, optional
-        ``expr <= c``, ``expr >= c`` (or ``<``, ``>``) in the states and controls, imposed at
-        every collocation point, e.g. ``(x - 2)**2 + y**2 >= 0.25`` around an obstacle.
+        ``expr <= c``, ``expr >= c`` (``<``, ``>`` as their closures: an NLP's set is closed) in the
+        states and controls, at every collocation point: ``(x - 2)**2 + y**2 >= 0.25``, an obstacle.
     controls : sequence of symbols, optional
         With a :class:`~nonholo.System`: the symbols of its force (parameters or free symbols)
         declared as controls; the problem is then posed on its Lagrange-d'Alembert dynamics.

@@ -90,8 +90,16 @@ class Drawing:
         self._shapes, self._trace, self.projection = shapes, trace, projection
 
     def shapes(self, q, t, params) -> list:
-        """The shapes of the configuration q at time t."""
-        return list(self._shapes(q, t, params))
+        """The shapes of the configuration q at time t; TypeError naming the drawing's function where
+        it returns something else than a list of shapes (a bare ``5`` was "'int' object is not
+        iterable")."""
+        out = self._shapes(q, t, params)
+        items = list(out) if isinstance(out, (list, tuple)) else None
+        if items is None or not all(isinstance(shape, Shape) for shape in items):
+            name = getattr(self._shapes, "__name__", repr(self._shapes))
+            raise TypeError(f"the drawing's function {name} must return a list of shapes (nh.drawing.polygon, line, "
+                            f"dot, ...), got {out!r:.80}")
+        return items
 
     def trace(self, q, t, params):
         """The points whose paths are drawn, (m, 2) or (m, 3); None when nothing is traced."""
