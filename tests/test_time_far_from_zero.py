@@ -57,3 +57,6 @@ def test_a_failure_far_from_zero_says_where_its_times_lie():
                                                   r"the doubles there are 1.9e-06 apart"):
         far = nh.simulate(forced, (1e10, 1e10 + 10), [1.0, 0.0])
     assert not far.success
+    # the span's end to the last digit (an outside probe's (1e15, 1e15 + 1) was printed (1e+15, 1e+15))
+    with pytest.warns(nh.SimulationWarning, match=r"t_span \(1000000000000000, 1000000000000001\)"):
+        nh.simulate(forced, (1e15, 1e15 + 1), [1.0, 0.0])

@@ -48,7 +48,7 @@ def _explain_time_offset(result: SimulationResult, t_span: tuple) -> None:
     spacing = far_spacing(t0, tf)
     if spacing is None or "lie far from t = 0" in result.message:
         return
-    result.message += (f". The times of this run lie far from t = 0 (t_span ({t0:.12g}, {tf:.12g})): the doubles "
+    result.message += (f". The times of this run lie far from t = 0 (t_span ({t0:.17g}, {tf:.17g})): the doubles "
                        f"there are {spacing:.2g} apart, the steps are rounded to them and a model of t (a force of "
                        "t) is evaluated that coarsely, which can stop a run that nothing else would: where the model "
                        "allows, simulate over a t_span nearer 0")

@@ -42,10 +42,10 @@ def warn_time_resolution(result, t_span, rtol: float) -> None:
     span = abs(tf - t0)
     if spacing is None or not steps * spacing > rtol * span:
         return
-    message = (f"the times of this run lie far from t = 0 (t_span ({t0:.12g}, {tf:.12g})): doubles there are "
+    message = (f"the times of this run lie far from t = 0 (t_span ({t0:.17g}, {tf:.17g})): doubles there are "
                f"{spacing:.2g} apart, and each of CVODE's {steps} steps moved the state by up to half of that times "
                f"its rate more than its time, beyond rtol = {rtol:g} of the span {span:g}: the result may be off by "
-               f"that much. Where the model does not depend on t, simulate over (0, {span:g}) and add {t0:.12g} to "
+               f"that much. Where the model does not depend on t, simulate over (0, {span:g}) and add {t0:.17g} to "
                "the times, or use method='dop853'")
     result.warnings.append(message)
     warnings.warn(message, SimulationWarning, stacklevel=3)
