@@ -253,6 +253,11 @@ def test_a_failure_in_a_voronets_chart_names_the_charts_singular_set():
     sol = nh.OptimalControlProblem(sleigh, controls=[F, tau], **ends).solve(nodes=41)
     assert not sol.success and "infeasibility" in sol.message
     assert "Voronets chart that solves the velocities of y, singular where cos(theta) = 0" in sol.message
+    # the ends (heading 0 at both) do not lie across the set: how far IPOPT's last point kept from it, and
+    # the chart as a possible cause (an outside probe's roller racer, its heading 0 throughout, was told it was
+    # the cause)
+    away = float(sol.message.split("IPOPT's last point keeps ")[1].split(" from it")[0])
+    assert 0 <= away <= 1 and "should the motion have to cross that set, it has no plan in it" in sol.message
     # the chart first, and no bounds blamed where there are none (the note said "loosen them")
     assert sol.message.index("Voronets chart") < sol.message.index("Else the goal may lie beyond")
     assert "the duration t_final = 2 allows (the problem has no bounds)" in sol.message
@@ -308,3 +313,4 @@ def test_a_goal_in_a_terminal_cost_tries_other_starts_after_a_chart_crossing():
         sol = problem.solve(nodes=nodes)
         assert sol.success and np.all(np.abs(sol.y[2]) < math.pi / 2)
         assert sol.objective == pytest.approx(2.43680, abs=2e-4 if nodes == 100 else 1e-5)
+

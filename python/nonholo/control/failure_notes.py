@@ -130,7 +130,7 @@ def infeasible_note(sol) -> str:
     if collapsed:  # a free duration shortened to its lower bound: the start, not the bounds, may be the cause
         held.append(f"the duration on its lower bound t_final = {sol.t_final:.3g}")
     if not parts and not held:
-        return _chart_hint(problem)
+        return _chart_hint(problem, sol)
     text = " At IPOPT's last point " + "; ".join(parts) if parts else " At IPOPT's last point"
     if held:
         text += ("; " if parts else " ") + ", ".join(held)
@@ -144,7 +144,7 @@ def infeasible_note(sol) -> str:
         for b in pair)
     limits = (f"the bounds and {duration} allow (loosen them, or check the ends and path constraints)" if bounded
               else f"{duration} allows (the problem has no bounds)")
-    chart = "" if held else _chart_hint(problem)
+    chart = "" if held else _chart_hint(problem, sol)
     if chart:  # no bound held: the chart, which the motion may have to cross, first (an outside probe's
         # sleigh sent sideways was told to loosen the bounds it did not have)
         return text + "." + chart + f" Else the goal may lie beyond what {limits}, or the start led IPOPT there " \
@@ -152,18 +152,28 @@ def infeasible_note(sol) -> str:
     return (text + f": the goal may lie beyond what {limits}, or the start led IPOPT there (guess=)." + start)
 
 
-def _chart_hint(problem) -> str:
+def _chart_hint(problem, sol) -> str:
     """For dynamics posed in a Voronets chart (:mod:`~nonholo.control.charts`): that a motion which must
     cross the chart's singular set has no plan in it. An outside probe's sleigh, rest to rest 1 sideways
     in 2 s, needs its heading past pi/2, where the chart's y' = tan(theta) x' is singular: every start
     ended at local infeasibility, the note blaming the bounds and the duration, while the same problem in
     body velocities solves in 0.1 s. Only where no bound is held at IPOPT's last point (the caller's
-    test): a knife edge pushed by |F| <= 0.1, too weak for its goal, is no case of the chart's."""
+    test): a knife edge pushed by |F| <= 0.1, too weak for its goal, is no case of the chart's. Where the
+    ends do not lie across the set, the note says how far IPOPT's last point kept from it (its normalized
+    determinant): a roller racer whose heading stayed 0, far from cos(theta) = 0, was told of the chart as
+    the cause, which a plan that need not cross it is not."""
+    from .charts import ends_across, normalized_determinant
+
     chart = getattr(problem.dynamics, "chart", None)
     if chart is None:
         return ""
+    d = normalized_determinant(problem.dynamics, problem.states, sol.y_points)
+    away = None if ends_across(problem) or d is None else float(np.nanmin(np.abs(d), initial=np.inf))
+    where = "" if away is None or not np.isfinite(away) else \
+        f" (IPOPT's last point keeps {away:.2g} from it, in the normalized determinant, 0 on it)"
+    cross = "a motion that must cross that set" if away is None else "should the motion have to cross that set, it"
     return (f" The dynamics are posed in a Voronets chart that solves the velocities of {', '.join(chart['solved'])}, "
-            f"singular where {chart['determinant']} = 0: a motion that must cross that set has no plan in it. Pose it "
+            f"singular where {chart['determinant']} = 0{where}: {cross} has no plan in it. Pose it "
             "in a frame regular along the motion: a KinematicSystem in body velocities, or a System from "
             "from_kanes_method in such speeds.")
 
