@@ -40,3 +40,15 @@ def test_a_parameter_the_path_does_depend_on_is_fitted_beside():
     assert fitted.success and fitted.params["k"] == pytest.approx(2.0, rel=1e-6)
     with pytest.raises(ValueError, match=r"do not depend on \['m'\]"):
         nh.fit(model, T, data, {"k": 1.5, "m": 1.2}, Y0, observe=["x", "y"])
+
+
+@pytest.mark.parametrize("c", [1e-10, 3e-11])
+def test_a_small_but_real_effect_is_fitted(c):
+    """x'' = -c x' from (0, 1) over [0, 10]: x = -expm1(-c t) / c; c = 1e-10 moves x(10) by 5e-9, which the
+    integration at the fit's rtol 1e-10 resolves; the refusal took 10 times the tolerances and refused it."""
+    s = sp.Symbol("x")
+    damped = nh.System([s], sp.Matrix([[1]]), force=[-k * sp.Symbol("x_dot")], parameters={k: c})
+    t = np.linspace(0, 10, 11)
+    data = (-np.expm1(-c * t) / c)[None, :]
+    fitted = nh.fit(damped.nonholonomic(), t, data, {"k": 2 * c}, [0.0, 1.0], observe=["x"])
+    assert fitted.params["k"] == pytest.approx(c, rel=1e-2)
