@@ -205,8 +205,9 @@ def _named(names, x) -> dict:
 def _blind(names, x0, J, sqrt_w, values, rtol, atol) -> list:
     """The parameters whose weighted Jacobian column, times the parameter's size (1 at 0), is within
     the integration's tolerances on the weighted observations: zero up to the sensitivities' own error
-    (a damping c = 1e-10 that moves x(10) by 5e-9 is resolved at rtol 1e-10: fitted). A knife edge's x and y do not depend on its mass; their computed derivatives were
-    1e-12 there, and the fit wandered from m = 1.3 to 0.975 with "success" (to NaN from 0.2)."""
+    (a damping c = 1e-10 that moves x(10) by 5e-9 is resolved at rtol 1e-10: fitted). A knife edge's x
+    and y do not depend on its mass; their computed derivatives were 1e-12 there, and the fit wandered
+    from m = 1.3 to 0.975 with "success" (to NaN from 0.2)."""
     noise = rtol * np.linalg.norm(sqrt_w * values) + float(np.max(atol)) * np.linalg.norm(sqrt_w)
     size = np.where(x0 != 0, np.abs(x0), 1.0)
     return [n for n, column, s in zip(names, J.T, size) if not np.linalg.norm(column) * s > noise]

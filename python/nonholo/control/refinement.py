@@ -94,7 +94,6 @@ def refined(problem, sch, dtau: np.ndarray, sol, options: dict, rounds: int, ref
         sol.message += (f" refine={rounds} ran out of rounds with {left} of its {sol.dtau.size} intervals still above "
                         f"its limits (largest local error {float(np.max(sol.interval_errors)):.3g} for {limit:.3g}, "
                         f"cost error {float(np.max(np.abs(sol.cost_errors))):.3g} for {cost_limit(sol, limit):.3g}"
-                        + (f"; {switching} of those intervals across a control's switch, which each places to within its "
-                           "length"
-                           if switching else "") + "): more rounds or nodes resolve it.")
+                        + (f"; {switching} of those intervals across a control's switch, which each places to "
+                           "within its length" if switching else "") + "): more rounds or nodes resolve it.")
     return sol
