@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
-import sympy.physics.mechanics as me
 
 import nonholo as nh
 
@@ -17,16 +16,9 @@ OMEGA = np.pi / 2
 
 @pytest.fixture(scope="module")
 def skate():
-    x, y, th, u1, u2, u3 = me.dynamicsymbols("x y theta u1:4")
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [th, N.z])
-    B.set_ang_vel(N, u3 * N.z)
-    P = me.Point("P")
-    P.set_vel(N, u1 * N.x + u2 * N.y)
-    km = me.KanesMethod(N, [x, y, th], [u1, u3], kd_eqs=[x.diff() - u1, y.diff() - u2, th.diff() - u3],
-                        u_dependent=[u2], velocity_constraints=[-sp.sin(th) * u1 + sp.cos(th) * u2])
-    km.kanes_equations([me.RigidBody("b", P, B, 1, (me.inertia(B, 0, 0, 0.5), P))], [])
-    return nh.System.from_kanes_method(km, {})
+    km, (F, tau) = nh.testing.kane_skate(mass=1.0, inertia=0.5)  # unpushed
+    Fs, taus = sp.symbols("F tau")
+    return nh.System.from_kanes_method(km, {Fs: 0.0, taus: 0.0}, specified={F: Fs, tau: taus})
 
 
 @pytest.mark.parametrize("options", [{}, {"method": "bdf"}])

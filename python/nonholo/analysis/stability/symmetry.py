@@ -51,9 +51,9 @@ def _basis(H, order) -> list:
     return chosen
 
 
-def _random_gradient(system, tied) -> np.ndarray:
-    """dh/dq at random parameter values (the tied columns are constant in q): which columns are
-    independent does not depend on the values but at exceptional ones."""
+def _random_gradient(system) -> np.ndarray:
+    """dh/dq at random coordinates and parameter values (the tied columns are constant in q): which of
+    them are independent does not depend on the values but at exceptional ones."""
     rng = np.random.default_rng(20261207)
     p = rng.uniform(0.5, 1.5, len(system.parameters))
     return _gradient(system, rng.uniform(0.2, 1.3, system.n), p)
@@ -65,7 +65,7 @@ def leading(system, tied: list, cyclic: list) -> list:
     all named), followers are taken from its own tied members, the last first."""
     if not tied or not set(cyclic) & set(tied):
         return list(cyclic)
-    H = _random_gradient(system, tied)
+    H = _random_gradient(system)
     others = [c for c in reversed(tied) if c not in set(cyclic)]
     inside = [c for c in reversed(tied) if c in set(cyclic)]
     followers = set(_basis(H, others + inside))
