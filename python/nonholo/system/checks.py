@@ -59,6 +59,15 @@ def refuse_beyond_memory(need: float, what: str, detail: str, advice: str) -> No
                          f"available; {advice}")
 
 
+def check_built(system) -> None:
+    """The checks of a system once built: G and mu symmetric, the applied force consistent, the unit-norm
+    groups' invariance."""
+    check_metric_symmetric(system)
+    check_friction_symmetric(system)
+    check_applied_force(system)
+    check_unit_norm_invariant(system)
+
+
 def check_metric_symmetric(system) -> None:
     """G = G^T: at once where each G_ij is the expression G_ji (O(nonzeros)), else at 3 random points."""
     if all(G.get((j, i)) == e for G in [system.metric.todok()] for (i, j), e in G.items()):

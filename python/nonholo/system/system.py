@@ -29,8 +29,7 @@ from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
                         holonomic_argument, order_argument, outputs_argument, speeds_argument, unit_norm_groups,
                         contacts_argument, velocities_argument, given_speeds, known_keywords)
-from .checks import (check_applied_force, check_friction_symmetric, check_metric_symmetric, check_size,
-                     check_unit_norm_invariant)
+from .checks import check_built, check_size
 from .extend import Extensions
 from .point_geometry import PointGeometry
 from .slow_manifold_queries import SlowManifoldQueries
@@ -208,10 +207,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         self._core = _core.MechanicalSystem(n, k, len(self.parameters), self._graph.to_core(),
                                             not self.indefinite_metric,
                                             velocity_terms="cheaper" if self.applied_force is None else "given")
-        check_metric_symmetric(self)
-        check_friction_symmetric(self)
-        check_applied_force(self)
-        check_unit_norm_invariant(self)
+        check_built(self)
         self._models: dict = {}
 
     # ------------------------------------------------------------------ construction
