@@ -13,16 +13,20 @@ more, nor does a minimum-time plan at its lower bound (the least duration there 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .multistart import coarse_mesh, solved_first
 from .solution import MULTISTART_KEYS, resolved
 
-__all__ = ["bound_reached", "other_durations", "DURATIONS", "SPAN", "ON_BOUND", "FAR"]
+__all__ = ["bound_reached", "other_durations", "standing_still", "vanishing_duration", "DURATIONS", "SPAN", "ON_BOUND",
+           "FAR", "ZERO_DURATION"]
 
 DURATIONS = 4  # the further starts' durations
 SPAN = 10.0  # ... spread within this factor of the default start's duration (and the bounds)
 ON_BOUND = 1e-6  # a duration this close (relative) to a bound of t_final ended on it
+ZERO_DURATION = 1e-6  # a free duration this short is a plan that stands still (standing_still)
 FAR = 1e3  # a free duration without an upper bound this many times the default start's grew without one
 
 
@@ -101,3 +105,49 @@ def other_durations(problem, sch, nodes: int, dtau: np.ndarray, sol, options: di
         kept = best
     kept.stats["duration_starts"] = len(found)
     return kept
+
+
+def vanishing_duration(sol) -> str | None:
+    """Why a free duration that shrank to zero (ZERO_DURATION) between ends that differ is no plan: a
+    minimum time that is not attained, where a control that scales the velocity has no bound (an outside
+    probe's car with v unbounded: T = 1.5e-7 at |v| = 4e7, success); None otherwise."""
+    problem = sol.problem
+    if not problem.free_time or sol.t_final > ZERO_DURATION:
+        return None
+    if all(a is None or b is None or abs(a - b) <= 1e-9 * (1 + abs(a)) for a, b in zip(problem.initial, problem.final)):
+        return None  # the ends meet: standing still is a plan (standing_still notes it)
+    peaks = {name: float(np.max(np.abs(u), initial=0.0)) for name, u in sol.u.items()}
+    unbounded = [c for c, (lo, hi) in problem.control_bounds.items() if not (math.isfinite(lo) and math.isfinite(hi))]
+    return (f"the duration shrank to t_final = {sol.t_final:.3g} between ends that differ (controls up to "
+            f"{max(peaks.values(), default=0.0):.3g}): no plan takes the least time, which is not attained; bound "
+            f"the controls{' ' + str(unbounded) if unbounded else ''} (control_bounds) or the duration "
+            "(t_final=(lo, hi))")
+
+
+def standing_still(sol) -> str:
+    """A note for a free duration that ended at zero or on a bound of ``t_final``: at zero with a
+    terminal cost, or at a positive lower bound, a local minimum at the bound that IPOPT reports as
+    optimal (a double integrator from rest with 10 (p - 1)^2 at the end: T = 0, cost 10, where moving
+    gives T = 1.948, cost 1.974; with 2 (x - 1)^2 and t_final=(0.01, 10): T = 0.01, cost 2.0098, where
+    T = 1.267 costs 1.345), or an optimum the bound cuts off; at the upper bound, a plan the bound keeps
+    from taking longer (cost 1 + a^2 from rest to rest at 1 is least at T = sqrt(6), 2.449: with
+    t_final=(0.5, 2) T = 2, an outside probe found no word of it)."""
+    problem = sol.problem
+    if not problem.free_time:
+        return ""
+    if sol.t_final <= ZERO_DURATION:
+        if problem.terminal_cost is None:
+            return ""
+        return (f" The plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where "
+                "nothing moves, which a plan that moves may beat; give t_final=(lo, hi) with lo > 0, or a guess that "
+                "moves.")
+    lo, hi = (float(b) for b in problem.t_bounds)
+    side = bound_reached(problem, sol.t_final)
+    if side == "lower" and lo > ZERO_DURATION:
+        return (f" The plan's duration ended at the lower bound of t_final ({lo:g}): a local minimum at the bound, "
+                "which a longer plan may beat (give a guess that moves longer), or an optimum below the bound, which "
+                "it cuts off (lower it to see).")
+    if side == "upper":
+        return (f" The plan's duration ended at the upper bound of t_final ({hi:g}): the bound is active, and a "
+                "longer plan may cost less (raise it to see).")
+    return ""

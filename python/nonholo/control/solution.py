@@ -3,8 +3,6 @@ name, IPOPT's statistics, the local errors of the collocation, and a re-run of t
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import sympy as sp
 
@@ -61,7 +59,6 @@ class _Controls(dict):
 #: at its nodes 0.38. The same fraction bounds the change of a chart's normalized determinant under an interval's
 #: error (:func:`~nonholo.control.charts.chart_reach`).
 UNRESOLVED = 0.1
-ZERO_DURATION = 1e-6  # a free duration this short is a plan that stands still (_standing_still)
 ERROR_SUBSTEPS = 16  # steps of an interval in interval_errors and in the check of every solve
 #: The keys of ``stats`` that say how the default start found a plan (a solve with refine= keeps them).
 MULTISTART_KEYS = ("starts", "coarse_nodes", "coarse_iterations", "full_solves", "duration_starts")
@@ -167,6 +164,10 @@ class OptimalControlSolution:
         Each interval's running cost along its re-run minus its quadrature (:mod:`~nonholo.control.cost_errors`).
     objective_error : float
         Their sum: the cost of the planned controls minus ``objective``, to the states' errors.
+    optimum_error : float
+        ``objective_error`` plus the intervals' signed errors weighed by the multipliers of the collocation
+        equations (:func:`~nonholo.control.cost_errors.dynamics_error`): the optimum of the dynamics near
+        the plan (where they hold between the nodes) minus ``objective``, to first order. NaN for DMOC.
     holonomic_residual : ndarray (N,)
         max_r |phi_r(y)| at the nodes for the holonomic constraints phi(y) = 0 of the dynamics
         (zeros without them).
@@ -282,6 +283,12 @@ class OptimalControlSolution:
     def objective_error(self) -> float:
         """The sum of :attr:`cost_errors`: the cost of the planned controls minus the objective, to first order."""
         return float(np.sum(self.cost_errors))
+
+    @property
+    def optimum_error(self) -> float:
+        """:attr:`objective_error` plus :func:`~nonholo.control.cost_errors.dynamics_error`."""
+        from .cost_errors import dynamics_error
+        return self.objective_error + dynamics_error(self)
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
@@ -667,7 +674,9 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
     at the points); a success whose re-run violates one by less says so in its message
     (:func:`~nonholo.control.reintegration.path_violations`; once). DMOC: the path constraints at its
     nodes and along its discrete trajectory, by the same measures (:func:`_path_verdict`)."""
-    why = (_vanishing_duration(sol) or sol.unresolved()) if sol.success else None
+    from .durations import standing_still, vanishing_duration
+
+    why = (vanishing_duration(sol) or sol.unresolved()) if sol.success else None
     if not sol.success and not getattr(sol, "_failure_noted", False):
         from .failure_notes import diverging_note, infeasible_note, invalid_number_note, nonsmooth_note
 
@@ -686,7 +695,7 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
             sol.message += note
         sol._noted = True
     if sol.success and not getattr(sol, "_still_noted", False):
-        sol.message += _standing_still(sol)
+        sol.message += standing_still(sol)
         sol._still_noted = True
     return sol
 
@@ -750,51 +759,3 @@ def _path_verdict(sol) -> tuple:
                   "node to node), where path constraints are imposed at the midpoints and (without a velocity) the "
                   "nodes, the plan violates ", "the plan crosses a path constraint at its nodes or between them, "
                   "where DMOC imposes it at the midpoints only: it violates ", depth)
-
-
-def _vanishing_duration(sol) -> str | None:
-    """Why a free duration that shrank to zero (ZERO_DURATION) between ends that differ is no plan: a
-    minimum time that is not attained, where a control that scales the velocity has no bound (an outside
-    probe's car with v unbounded: T = 1.5e-7 at |v| = 4e7, success); None otherwise."""
-    problem = sol.problem
-    if not problem.free_time or sol.t_final > ZERO_DURATION:
-        return None
-    if all(a is None or b is None or abs(a - b) <= 1e-9 * (1 + abs(a)) for a, b in zip(problem.initial, problem.final)):
-        return None  # the ends meet: standing still is a plan (_standing_still notes it)
-    peaks = {name: float(np.max(np.abs(u), initial=0.0)) for name, u in sol.u.items()}
-    unbounded = [c for c, (lo, hi) in problem.control_bounds.items() if not (math.isfinite(lo) and math.isfinite(hi))]
-    return (f"the duration shrank to t_final = {sol.t_final:.3g} between ends that differ (controls up to "
-            f"{max(peaks.values(), default=0.0):.3g}): no plan takes the least time, which is not attained; bound "
-            f"the controls{' ' + str(unbounded) if unbounded else ''} (control_bounds) or the duration "
-            "(t_final=(lo, hi))")
-
-
-def _standing_still(sol) -> str:
-    """A note for a free duration that ended at zero or on a bound of ``t_final``: at zero with a
-    terminal cost, or at a positive lower bound, a local minimum at the bound that IPOPT reports as
-    optimal (a double integrator from rest with 10 (p - 1)^2 at the end: T = 0, cost 10, where moving
-    gives T = 1.948, cost 1.974; with 2 (x - 1)^2 and t_final=(0.01, 10): T = 0.01, cost 2.0098, where
-    T = 1.267 costs 1.345), or an optimum the bound cuts off; at the upper bound, a plan the bound keeps
-    from taking longer (cost 1 + a^2 from rest to rest at 1 is least at T = sqrt(6), 2.449: with
-    t_final=(0.5, 2) T = 2, an outside probe found no word of it)."""
-    from .durations import bound_reached
-
-    problem = sol.problem
-    if not problem.free_time:
-        return ""
-    if sol.t_final <= ZERO_DURATION:
-        if problem.terminal_cost is None:
-            return ""
-        return (f" The plan has zero duration (t_final = {sol.t_final:.3g}): a local minimum at the bound where "
-                "nothing moves, which a plan that moves may beat; give t_final=(lo, hi) with lo > 0, or a guess that "
-                "moves.")
-    lo, hi = (float(b) for b in problem.t_bounds)
-    side = bound_reached(problem, sol.t_final)
-    if side == "lower" and lo > ZERO_DURATION:
-        return (f" The plan's duration ended at the lower bound of t_final ({lo:g}): a local minimum at the bound, "
-                "which a longer plan may beat (give a guess that moves longer), or an optimum below the bound, which "
-                "it cuts off (lower it to see).")
-    if side == "upper":
-        return (f" The plan's duration ended at the upper bound of t_final ({hi:g}): the bound is active, and a "
-                "longer plan may cost less (raise it to see).")
-    return ""
