@@ -16,7 +16,10 @@ def system(mu):
     return nh.System([x, y, th], sp.eye(3), constraints=ROWS, friction=mu)
 
 
-@pytest.mark.parametrize("mu", [[[2, 5], [0, 3]], [[2, 0], [5, 3]], [[2, sp.sin(th)], [0, 3]]])
+@pytest.mark.parametrize("mu", [[[2, 5], [0, 3]], [[2, 0], [5, 3]], [[2, sp.sin(th)], [0, 3]],
+                                # small entries: an outside probe's 1e-12 [[1, 0.5], [0, 1]] was taken
+                                (1e-12 * sp.Matrix([[1, 0.5], [0, 1]])).tolist(),
+                                [[1e-12, 1e-13 * sp.sin(th)], [0, 1e-12]]])
 def test_a_friction_matrix_that_is_not_symmetric_is_refused(mu):
     with pytest.raises(ValueError, match=r"friction must be a symmetric matrix .*mu\[\d, \d\]"):
         system(sp.Matrix(mu))
@@ -25,7 +28,8 @@ def test_a_friction_matrix_that_is_not_symmetric_is_refused(mu):
 def test_symmetric_friction_matrices_are_taken():
     """Symmetric as expressions, or equal only as functions (sin^2 + cos^2 against 1); the default
     (no friction=) is the identity."""
-    for mu in (sp.Matrix([[2, 1], [1, 3]]), sp.Matrix([[2, sp.sin(th)**2 + sp.cos(th)**2], [1, 3]])):
+    for mu in (sp.Matrix([[2, 1], [1, 3]]), sp.Matrix([[2, sp.sin(th)**2 + sp.cos(th)**2], [1, 3]]),
+               1e-12 * sp.Matrix([[2, sp.sin(th)**2 + sp.cos(th)**2], [1, 3]])):
         sys_ = system(mu)
         Q = sys_.qmat([0.0, 0.0, 0.3])
         assert np.allclose(Q, Q.T)

@@ -101,7 +101,7 @@ def check_friction_symmetric(system) -> None:
     for _ in range(3):
         with np.errstate(all="ignore"):
             m, d = (np.asarray(v, dtype=float) for v in values(*rng.uniform(-1.0, 1.0, system.n), *p, 0.5))
-        if np.any(np.abs(d) > 1e-12 * (1.0 + np.nanmax(np.abs(m)))):
+        if np.any(np.abs(d) > 1e-12 * np.nanmax(np.abs(m))):  # relative: 1e-12 [[1, .5], [0, 1]] is no rounding
             i, j = np.unravel_index(int(np.nanargmax(np.abs(d))), d.shape)
             raise ValueError(f"friction must be a symmetric matrix (mu_ij = mu_ji), got mu[{i}, {j}] = "
                              f"{mu[i, j]} and mu[{j}, {i}] = {mu[j, i]}")
