@@ -122,3 +122,17 @@ def test_running_out_of_switches_tells_phases_of_their_own_from_chatter():
         fast = nh.simulate(block(1e9).stick_slip(0.5, 0.3, normal=9.81), (0, 1), [0, 0, 0, 0],
                            solver_options={"max_switches": 20})
     assert fast.flag_name == "MAX_SWITCHES" and fast.switches[-1][0] < 1e-6
+
+
+def test_the_set_valued_coulomb_law_is_its_coefficient():
+    """help(nh.laws.Coulomb) said v_s=None is "usable only in a stick-slip model", which refused it
+    (TypeError: mu_s must be a real number). It runs as mu_s = mu_k = mu; a law with a slip scale is
+    refused naming mu_s and friction(law=)."""
+    by_law = nh.simulate(block().stick_slip(nh.laws.Coulomb(0.5), normal=1.0), (0, 3), [0, 0, 0, 0], **TIGHT)
+    by_number = nh.simulate(block().stick_slip(0.5, normal=1.0), (0, 3), [0, 0, 0, 0], **TIGHT)
+    assert by_law.switches == by_number.switches and len(by_law.switches) >= 2
+    np.testing.assert_allclose(by_law.switches[0][0], np.arcsin(0.5 / 8) / 2, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(by_law.y, by_number.y)
+    for law in (nh.laws.Coulomb(0.5, v_s=0.01), nh.laws.Viscous(1.0)):
+        with pytest.raises(ValueError, match=r"mu_s: stick_slip runs the set-valued Coulomb law.*friction\(law="):
+            block().stick_slip(law, normal=1.0)

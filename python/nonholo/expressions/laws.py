@@ -515,7 +515,8 @@ class Coulomb(Law):
     r"""Regularized Coulomb friction :math:`z = -\mu N s / \sqrt{\lVert s \rVert^2 + v_s^2}`,
     isotropic over the rows of one contact; :math:`\lVert z \rVert < \mu N` for every slip.
     ``v_s=None``: the set-valued law (:math:`\lVert z \rVert \le \mu N` at :math:`s = 0`,
-    :math:`z = -\mu N s / \lVert s \rVert` otherwise), usable only in a stick-slip model."""
+    :math:`z = -\mu N s / \lVert s \rVert` otherwise), usable only in a stick-slip model:
+    ``system.stick_slip(nh.laws.Coulomb(mu), normal=N)``."""
 
     def __init__(self, mu, v_s=None, rows: int = 1):
         rows = _rows(rows)

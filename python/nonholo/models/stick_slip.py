@@ -43,6 +43,20 @@ from ..numerics import number_text
 __all__ = ["StickSlipModel"]
 
 
+
+def _coefficient_of(mu_s):
+    """``mu_s``, or the mu of the set-valued Coulomb law given in its place (what that law is for);
+    a law of another kind, or a regularized Coulomb law, is refused naming the argument."""
+    from ..expressions.laws import Coulomb, Law
+
+    if not isinstance(mu_s, Law):
+        return mu_s
+    if isinstance(mu_s, Coulomb) and mu_s.v_s is None:
+        return float(mu_s.mu)
+    raise ValueError(f"mu_s: stick_slip runs the set-valued Coulomb law, nh.laws.Coulomb(mu) with v_s=None, or takes "
+                     f"the coefficients mu_s, mu_k; got the law {mu_s.name!r} (a law with a slip scale is "
+                     "system.friction(law=...))")
+
 class StickSlipModel:
     """The hybrid stick-slip model of a system (module docstring); run it with :func:`nonholo.simulate`.
 
@@ -52,7 +66,8 @@ class StickSlipModel:
     contacts : list of lists of int
         The constraint rows of each contact.
     mu_s, mu_k : float
-        The static and kinetic friction coefficients.
+        The static and kinetic friction coefficients (``mu_s`` may be the set-valued law
+        ``nh.laws.Coulomb(mu)``, ``v_s=None``: its mu).
     normal : list
         The normal load of each contact (values or SymPy expressions, of the parameters or of the
         state: load transfer); a run stops where one reaches zero (the contact lifts off).
@@ -67,6 +82,7 @@ class StickSlipModel:
         if system.k == 0:
             raise ValueError(f"{system.name!r} has no constraint rows: nothing sticks or slips")
         self.system = system
+        mu_s = _coefficient_of(mu_s)
         if check.real_number(mu_s, "mu_s") == 0:  # the textbook limit, a model of its own
             raise ValueError("mu_s must be positive, got 0: a frictionless contact exerts no force along its rows, so "
                              "its motion is that of the system without them (build it with the other rows only, or "
