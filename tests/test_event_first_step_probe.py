@@ -87,3 +87,36 @@ def test_max_wall_time_holds_with_a_slow_python_event():
                               **options)
         assert run.status == -1 and run.flag_name == "WALL_TIME_EXCEEDED"
         assert sum(c - start > 0.3 for c in calls) < 150  # 441 before; a DOP853 step's root search calls it ~60 times
+
+
+@pytest.mark.parametrize("options", METHODS)
+def test_a_long_step_past_where_an_event_is_defined_keeps_every_root_before(options):
+    """An outside probe's callable event (x - 1)(x - 2)(x - 3.4), NaN from x = 3.5, along x = t: BDF and
+    Adams stepped from 1.21 past 10, where CVODE's root function failed, and the run ended at 1.21 with
+    the root at 1 only, its message quoting t = 10. The step is now searched on CVODE's interpolant (in
+    parts: g has the same sign at 1.21 and 3.5) up to where the event stops being defined."""
+    free = nh.System([x], sp.Matrix([[1]])).nonholonomic()
+
+    def g(t, y):
+        return (y[0] - 1) * (y[0] - 2) * (y[0] - 3.4) if y[0] < 3.5 else np.nan
+
+    grid = np.linspace(0, 10, 41)
+    with pytest.warns(nh.SimulationWarning, match="event 0 is not finite"):
+        run = nh.simulate(free, (0, 10), [0.0, 1.0], events=g, t_eval=grid, **options)
+    assert run.status == -1 and run.t_last == pytest.approx(3.5, abs=1e-9)
+    np.testing.assert_allclose(run.t_events[0], [1.0, 2.0, 3.4], atol=1e-9)
+    np.testing.assert_array_equal(run.t, grid[grid <= run.t_last])  # 0, 0.25, ..., 3.5
+    assert "at t = 3.5" in run.message and "at t = 10" not in run.message
+
+
+def test_the_default_on_a_stiff_model_keeps_them_too():
+    """The same event on a sleigh realized by friction (eps 1e-4): the default runs BDF."""
+    sleigh = nh.systems.chaplygin_sleigh().friction(1e-4)
+
+    def g(t, y):
+        return (y[0] - 1) * (y[0] - 2) * (y[0] - 3.4) if y[0] < 3.5 else np.nan
+
+    with pytest.warns(nh.SimulationWarning, match="event 0 is not finite"):
+        run = nh.simulate(sleigh, (0, 10), [0, 0, 0, 1, 0, 0], events=g)
+    assert run.status == -1 and run.t_last == pytest.approx(3.5, abs=1e-7)
+    np.testing.assert_allclose(run.t_events[0], [1.0, 2.0, 3.4], atol=1e-7)

@@ -60,6 +60,9 @@ class RunDriver {
   std::vector<UnitNormGroup> groups_;  // kept at norm 1 (with drift control)
   std::optional<DriftControl> drift_;  // project and a constraint set or unit-norm groups
   std::optional<DenseEventSearch> search_;  // events of a stepper that does not find roots
+  std::optional<DenseEventSearch> step_search_;  // ... of a step past where an event is defined (events_undefined),
+  std::vector<double> y_part_;                    // searched in kUndefinedStepParts parts (BDF stepped from 1.21 past
+  static constexpr int kUndefinedStepParts = 16;  // 10 over an event's roots at 2 and 3.4, its sign the same at both)
   std::optional<EventStepBound> bound_;     // over the whole run, whichever stepper
   long steps_ = 0;                          // over the whole run (max_steps)
   double t_first_ = 0.0;                    // where the run started (its fresh start)

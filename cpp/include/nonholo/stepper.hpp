@@ -25,6 +25,9 @@ struct StepResult {
   bool failed = false;  // no step: failure() says why; time() and state() are where the run stopped
   bool root = false;    // stopped at an event's root by the stepper's own root finding (roots())
   bool end = false;     // reached tf
+  // stepped to time() (an accepted step), but an event is not defined there, so the stepper's own root
+  // finding could not search the step: the run searches it on the interpolant (dense_events.hpp)
+  bool events_undefined = false;
 };
 
 // Why a stepper could not step: CVODE's flag (or -1 for ours, 0 for a stop such as a singular

@@ -435,6 +435,7 @@ StepResult Integration::step() {
   if (flag < 0) {
     // the user's own exception, not a solver failure: it leaves integrate() unchanged
     if (problem_.event_values.callback_error) std::rethrow_exception(problem_.event_values.callback_error);
+    if (flag == CV_RTFUNC_FAIL && stepped_past_events(r)) return r;
     fail(flag, t_);
     r.failed = true;
     return r;
@@ -457,6 +458,29 @@ StepResult Integration::step() {
       if (roots_[i] != 0) problem_.passed_roots[i] = {t_, dir_, roots_[i] > 0 ? 1 : -1};
   }
   return r;
+}
+
+// CVODE's root function failed at the end of an accepted step with an event not defined there (a
+// square root of a negative number past some time): CVODE looked for no root inside the step (an
+// outside probe's event defined for x < 3.5, x = t: BDF stepped from 1.21 past 10 and the run failed
+// at 1.21 without the roots at 2 and 3.4). The step is taken to its end, where the run searches it on
+// the interpolant up to the last time the events are defined (RunDriver, DenseEventSearch) and fails
+// there. False where the failure is another (the state is left as CVODE returned it).
+bool Integration::stepped_past_events(StepResult& r) {
+  try {
+    if (problem_.error) std::rethrow_exception(problem_.error);
+    return false;
+  } catch (const ModelError&) {
+  } catch (...) {
+    return false;
+  }
+  sun::real tn = t_;
+  CVodeGetCurrentTime(mem(), &tn);
+  if (!(dir_ * (tn - t_) > 0.0) || CVodeGetDky(mem(), tn, 0, y_.get()) != CV_SUCCESS) return false;
+  t_ = tn;
+  problem_.error = nullptr;
+  r.events_undefined = true;
+  return true;
 }
 
 // CVODE takes a new largest step (CVodeSetMaxStep) into account when it chooses the step after

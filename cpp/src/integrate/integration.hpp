@@ -120,6 +120,7 @@ class Integration final : public Stepper {
   bool before_or_at(double a, double b) const { return dir_ > 0 ? a <= b : a >= b; }
   // The failure of a CVODE step, in failure_.
   void fail(int flag, double t);
+  bool stepped_past_events(StepResult& r);
   // Adds this CVODE instance's counters to the run's (a switch from Adams to BDF has two).
   void collect_stats();
   // After a step: the policy's mode, as CVODE's Jacobian and linear-setup frequencies.

@@ -111,6 +111,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
       s.bound_step(bound_->after_step(t, y, last_h_, s.workspace()));
     }
     for (;;) {
+      const double t_before = t;
       const StepResult r = s.step();
       t = s.time();
       y = s.state();
@@ -134,18 +135,28 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
         const std::vector<int>& roots = s.roots();
         for (std::size_t i = 0; i < roots.size(); ++i)
           if (roots[i] != 0) stop = record_.event(i, t, y) || stop;
-      } else if (search_) {
-        stop = search_->step(t, y, interpolant,
-                             [&](double t_root, const double* y_root, const std::vector<std::size_t>& which) {
-                               bool terminal = false;
-                               for (std::size_t i : which) terminal = record_.event(i, t_root, y_root) || terminal;
-                               if (terminal) {
-                                 t_stop = t_root;
-                                 std::copy(y_root, y_root + n_, y_stop_.begin());
-                                 y_stop = y_stop_.data();
-                               }
-                               return terminal;
-                             });
+      } else if (search_ || r.events_undefined) {
+        auto on_root = [&](double t_root, const double* y_root, const std::vector<std::size_t>& which) {
+          bool terminal = false;
+          for (std::size_t i : which) terminal = record_.event(i, t_root, y_root) || terminal;
+          if (terminal) {
+            t_stop = t_root;
+            std::copy(y_root, y_root + n_, y_stop_.begin());
+            y_stop = y_stop_.data();
+          }
+          return terminal;
+        };
+        if (r.events_undefined) {  // CVODE stepped past where an event is defined: the step searched here,
+          step_search_.emplace(events_, s.workspace(), n_, record_.direction());  // in kUndefinedStepParts parts
+          step_search_->start(t_before, s.at(t_before));  // (a long step: several roots inside)
+          for (int k = 1; k < kUndefinedStepParts && !stop; ++k) {
+            const double t_k = t_before + (t - t_before) * k / kUndefinedStepParts;
+            const double* y_k = s.at(t_k);
+            y_part_.assign(y_k, y_k + n_);
+            stop = step_search_->step(t_k, y_part_.data(), interpolant, on_root);
+          }
+        }
+        if (!stop) stop = (r.events_undefined ? *step_search_ : *search_).step(t, y, interpolant, on_root);
       }
       if (stop) {
         if (r.root && opt_.dense_output) s.record_dense(record_.output().dense);
