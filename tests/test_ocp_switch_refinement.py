@@ -44,3 +44,16 @@ def test_a_smooth_bounded_control_has_no_switch():
 def test_rounds_that_run_out_count_the_switches_left():
     plan = least_time().solve(nodes=10, refine=1)
     assert "ran out of rounds" in plan.message and "across a control's switch" in plan.message
+
+
+def test_refine_rounds_start_warm_and_keep_a_cusp():
+    """The Reeds-Shepp car from (0, 0, 0) to (1, 1, pi): the least time is pi (|theta'| = |v kappa| <= 1),
+    forward on a left arc, a cusp, backward on a right one. Each round of refine started cold (IPOPT's
+    barrier at 0.1, its own multipliers) pushed the controls off the bounds they sat on: 3.2272 after
+    three rounds on 40 nodes. From the round before's multipliers (the default): 3.1468."""
+    car = nh.systems.kinematic_car(turning_radius=1.0)
+    problem = nh.OptimalControlProblem(car, cost="time", initial=[0, 0, 0], final=[1.0, 1.0, np.pi])
+    warm = problem.solve(nodes=40, refine=3)
+    cold = problem.solve(nodes=40, refine=3, warm_multipliers=False)
+    assert warm.success and np.pi <= warm.t_final < np.pi * 1.005  # 3.14683
+    assert cold.t_final > warm.t_final + 0.05  # 3.22722

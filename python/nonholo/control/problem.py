@@ -469,7 +469,7 @@ class OptimalControlProblem:
               max_iter: int = 3000, refine: int = 0, refine_tol: float | None = None, hessian: str = "exact",
               raise_on_failure: bool = False, print_level: int = 0, max_wall_time: float | None = None,
               mu_strategy: str = "monotone", ipopt_options: Mapping | None = None, holonomic: str = "position",
-              warm_multipliers: bool = False):
+              warm_multipliers: bool | None = None):
         """Transcribe on ``nodes`` equally spaced mesh nodes and solve with IPOPT.
 
         Parameters
@@ -551,14 +551,15 @@ class OptimalControlProblem:
             and interval in the defects (``sol.gamma``, O(h^order) -> 0; Posa, Kuindersma &
             Tedrake 2016); ``"velocity"`` leaves only the velocity form the dynamics hold, and phi
             drifts at the method's order. DMOC always imposes phi at position level.
-        warm_multipliers : bool
+        warm_multipliers : bool, optional
             With a previous solution as the guess (or ``refine``, or the default's step from the
             coarse mesh to the full one): start IPOPT from its multipliers as well (constraints and
             bounds, interpolated onto the mesh, :func:`~nonholo.control.warm_start.carried_multipliers`)
-            with IPOPT's ``warm_start_init_point`` and ``mu_init`` 1e-3. The solution may be of
-            another problem of the same structure (e.g. another goal: a re-plan). Not the default:
-            measured on 29 problems from the default start it saved 4% of the iterations but moved
-            parking with two trailers to a local optimum 12% longer.
+            with IPOPT's ``warm_start_init_point`` and ``mu_init`` 1e-3 (also of another problem of the
+            same structure: a re-plan). None (the default): the rounds of ``refine`` only, each from
+            the one before (a cold barrier pushed a Reeds-Shepp cusp off its bounds: refine=3 ended 10%
+            above its start; benchmarks/ocp_refine_warm.py); not a guess, nor the default start's step
+            to the full mesh (on 29 problems: 4% fewer iterations, parking with two trailers 12% longer).
 
         Returns
         -------
@@ -604,14 +605,14 @@ class OptimalControlProblem:
         if sch is DMOC and holonomic != "position" and self.holonomic:
             raise ValueError("holonomic='velocity' is not available with method='dmoc' (DMOC imposes phi(q) = 0 at "
                              "position level)")
-        if not isinstance(warm_multipliers, (bool, np.bool_)):
-            raise ValueError(f"warm_multipliers must be True or False, got {warm_multipliers!r}")
+        if not (warm_multipliers is None or isinstance(warm_multipliers, (bool, np.bool_))):
+            raise ValueError(f"warm_multipliers must be True, False or None, got {warm_multipliers!r}")
         tally = tally or SolveTally(max_wall_time)
         options = dict(tol=float(tol), max_iter=int(max_iter), exact_hessian=hessian == "exact",
                        print_level=int(print_level), max_wall_time=0.0, mu_strategy=mu_strategy,
                        # the project's defaults (checks.default_ipopt_options), then the caller's
                        ipopt_options=[*checks.default_ipopt_options(self), *checks.ipopt_options(ipopt_options)],
-                       holonomic=holonomic == "position" and bool(self.holonomic), warm=bool(warm_multipliers),
+                       holonomic=holonomic == "position" and bool(self.holonomic), warm=warm_multipliers,
                        tally=tally)
         dtau = np.full(nodes - 1, 1.0 / (nodes - 1))
         vehicle = guess is None and self.heading_guess(np.linspace(0.0, 1.0, 3)) is not None

@@ -70,6 +70,8 @@ def switches(sol, limit: float) -> np.ndarray:
 def refined(problem, sch, dtau: np.ndarray, sol, options: dict, rounds: int, refine_tol, tally):
     """``sol`` after up to ``rounds`` rounds of refinement (module docstring)."""
     carried = {k: sol.stats[k] for k in MULTISTART_KEYS}  # how the plan refined was found
+    if options.get("warm") is None:  # the default: each round from the multipliers of the round before
+        options = dict(options, warm=True)
     done, left = 0, None
     def limit_of(plan) -> float:  # refine_tol, or its default on the plan's scale
         return refine_tol if refine_tol is not None else 1e-6 * state_scale(plan.y_points)
