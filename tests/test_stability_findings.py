@@ -342,3 +342,21 @@ def test_a_spin_in_an_attitude_chart_is_named_as_a_cyclic_candidate():
     lin = nh.linearize(ball.nonholonomic(), y, cyclic=["x", "y", "yaw"])
     physical = lin.physical_eigenvalues
     assert physical.size == 4 and np.abs(physical.real).max() < 1e-12 and lin.is_stable()
+
+
+def test_a_search_that_leaves_the_model_says_where_it_went():
+    """An outside probe's ball with a quaternion attitude, a forward speed fixed: the Newton steps took the
+    quaternion to a norm of 7e6, and a ModelError about Euler angles came out of steady_motions. Rolling
+    moves the attitude: no steady motion, said as SteadyMotionError with the quaternion's norm; the
+    search from the ball at rest (the default guess's own fixed nothing) still finds rest."""
+    from nonholo.analysis.stability.steady import SteadyMotionError
+    from nonholo.bodies import RigidBody
+    from nonholo.contact import roll_on_plane, rolling_state
+
+    ball = roll_on_plane(RigidBody(1.0, (0.4, 0.4, 0.4)), nh.surfaces.Sphere(1.0), gravity=9.81)
+    rolling = rolling_state(ball, [1, 0, 0, 0], omega=[0, 1, 0])
+    with pytest.raises(SteadyMotionError, match=r"unit-norm coordinates \['q0', 'q1', 'q2', 'q3'\] of norm [0-9.e+]+: "
+                                                r"rolling moves the attitude"):
+        nh.steady_motions(ball, rolling, fixed={"x_dot": 1.0})
+    rest = nh.steady_motions(ball, rolling_state(ball, [1, 0, 0, 0], omega=[0, 0, 0]))
+    np.testing.assert_allclose(rest.state[-6:], 0, atol=1e-12)

@@ -28,7 +28,7 @@ import numpy as np
 from .manifold import constraint_set, cyclic_directions, model_cyclic_indices, tied
 from .linearize import analysed_model, check_autonomous
 from ... import options as check
-from ...errors import NonholoError, SimulationWarning
+from ...errors import ModelError, NonholoError, SimulationWarning
 from ..states import check_contacts, in_quasi_velocities, model_label, model_state, parameter_mapping
 from ...integrate.arguments import pandas_like
 from ...models.start_check import check_start
@@ -260,9 +260,16 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
     residual, r, labels = np.inf, np.zeros(1), ["(no iteration)"]
     start = y.copy()
     for it in range(1, max_iterations + 1):
-        r, J, labels = _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val, names,
-                                  cyc, S)
-        scale = max(1.0, np.abs(y).max(), np.abs(model.rhs(t, y, params)).max())
+        try:
+            r, J, labels = _equations(model, t, y, params, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val,
+                                      names, cyc, S)
+            scale = max(1.0, np.abs(y).max(), np.abs(model.rhs(t, y, params)).max())
+        except ModelError as exc:
+            if it == 1:
+                raise
+            raise SteadyMotionError(f"no steady motion of the {model_label(model)} model found near the guess: its "
+                                    f"Newton step {it - 1} left the states where the model holds{_norms(model, y)} "
+                                    f"({exc}). {_advice(model, cyc)}") from None
         residual = float(np.abs(r).max())
         if residual <= tol * scale:
             y = _polished(model, t, y, params, r, J, residual, steady_rows, fix_idx, fix_val, anchor_idx, anchor_val,
@@ -288,21 +295,41 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
             break
         y = y + step
     worst = int(np.argmax(np.abs(r)))
-    moving = [names[c] for c in cyc] or "none"
     # the least-squares steps spread an inconsistency over every row: name the worst equation of motion too
     motion = [i for i, label in enumerate(labels) if label.startswith("d(")]
     worst_motion = max(motion, key=lambda i: abs(r[i])) if motion and worst not in motion else None
     of_motion = "" if worst_motion is None else \
         f"; of the equations of motion, {abs(r[worst_motion]):.3g} ({labels[worst_motion]})"
+    raise SteadyMotionError(
+        f"no steady motion of the {model_label(model)} model found near the guess: after {max_iterations} Newton steps "
+        f"the largest residual is {residual:.3g} ({labels[worst]}{of_motion}). {_advice(model, cyc, cyclic)}")
+
+
+def _advice(model, cyc, cyclic=None) -> str:
+    """What a failed search may try: the cyclic coordinates, another guess or other fixed components."""
+    names = model.state_names
+    moving = [names[c] for c in cyc] or "none"
     left_out = [names[c] for c in model_cyclic_indices(model) if c not in set(cyc)] if cyclic is not None else []
     replaced = f" cyclic= replaces the default cyclic coordinates: name {left_out} too, where they move." \
         if left_out else ""
-    raise SteadyMotionError(
-        f"no steady motion of the {model_label(model)} model found near the guess: after {max_iterations} Newton steps "
-        f"the largest residual is {residual:.3g} ({labels[worst]}{of_motion}). The coordinates free to move are "
-        f"{moving} (cyclic): a motion that moves another one (a circling disc's yaw) is steady only where the "
-        f"equations do not contain it; name it with cyclic=[...] then.{replaced} Or try another guess, or fix (or "
-        "free) other state components with fixed={...}")
+    return (f"The coordinates free to move are {moving} (cyclic): a motion that moves another one (a circling "
+            f"disc's yaw, a rolling body's attitude) is steady only where the equations do not contain it; name it "
+            f"with cyclic=[...] then.{replaced} Or try another guess, or fix (or free) other state components with "
+            "fixed={...}")
+
+
+def _norms(model, y) -> str:
+    """The norms of the state's unit-norm groups (a quaternion attitude), where one is far from 1: where a
+    search for a rolling body's steady motion took it (an outside probe's ball with x' fixed: 7e6)."""
+    groups = getattr(model.system, "unit_norm", None) or []
+    coordinates = [str(q) for q in model.system.coordinates]
+    far = []
+    for group in groups:
+        idx = [g if isinstance(g, int) else coordinates.index(str(g)) for g in group]
+        norm = float(np.linalg.norm(y[idx]))
+        if not abs(norm - 1.0) <= 1e-3:
+            far.append(f"{[coordinates[i] for i in idx]} of norm {norm:.3g}")
+    return f" (its unit-norm coordinates {', '.join(far)}: rolling moves the attitude, no steady motion)" if far else ""
 
 
 CYCLIC_SHIFTS = (0.5, -1.3)  # how far a moving cyclic coordinate is shifted to check that the motion stays steady
