@@ -138,7 +138,9 @@ std::string advice(int flag, const Model& model, Method method) {
     case CV_TOO_MUCH_WORK:
       if (method == Method::Adams)
         return model.stiff() ? "this model is stiff: use method='bdf' (or 'auto')"
-                             : "raise max_steps, or use method='bdf' if the problem is stiff";
+                             : "raise max_steps, or use method='auto' (DOP853 takes fewer steps on a smooth run: "
+                               "an outside probe's rolling disc over t = 1e4 took 243,000 where Adams' 500,000 reached "
+                               "t = 5934), or method='bdf' if the problem is stiff";
       return "raise max_steps or loosen rtol; if the steps became tiny, the model may be singular ahead";
     case CV_TOO_MUCH_ACC: return "the requested accuracy is below machine precision; loosen rtol/atol";
     case CV_ERR_FAILURE:
