@@ -55,9 +55,12 @@ def test_a_sample_on_the_singular_set_is_nan_not_the_whole_run(snakeboard):
     assert np.isnan(velocity[:, k]).any() and np.all(np.isfinite(np.delete(velocity, k, axis=1)))
     energy = run.energy()
     assert np.isnan(energy[k]) and np.ptp(np.delete(energy, k)) < 1e-6 * np.nanmax(np.abs(energy))  # 1.7e-7
-    # the default output grid misses the singular set: every sample computed
+    # the default output grid misses the singular set: every sample computed, one 7e-4 from it told of its
+    # amplified error (|C| |C_dep^-1| 1.4e3)
     plain = nh.simulate(model, (0, 1.5), [0, 0, 0, 0, 0.3, 0.6, 2.0, -1.0])
-    assert plain.status == 0 and np.all(np.isfinite(plain.energy()))
+    with pytest.warns(nh.SimulationWarning, match=r"at 1 of the \d+ samples \(t = 0\.3006\d*\) is less accurate"):
+        energy = plain.energy()
+    assert plain.status == 0 and np.all(np.isfinite(energy))
 
 
 def test_a_start_on_the_singular_set_names_the_remedies(snakeboard):
