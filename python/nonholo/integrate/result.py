@@ -700,8 +700,8 @@ def _unresolved_speeds(result, V: np.ndarray) -> np.ndarray:
     loose = np.flatnonzero((cond > AMPLIFIED_CONDITION) & (cond <= SINGULAR_CONDITION))
     if loose.size:
         times = ", ".join(f"{result.t[i]:.6g}" for i in loose[:5]) + (" ..." if loose.size > 5 else "")
-        warnings.warn(f"the velocity at {loose.size} of the {result.t.size} samples (t = {times}) is less accurate than "
-                      f"the states: Kane's dependent speeds are solved there from C_dep with |C| |C_dep^-1| up to "
+        warnings.warn(f"the velocity at {loose.size} of the {result.t.size} samples (t = {times}) is less accurate "
+                      f"than the states: Kane's dependent speeds are solved there from C_dep with |C| |C_dep^-1| up to "
                       f"{float(np.max(cond[loose])):.3g}, which amplifies the samples' integration error (about rtol) "
                       "by as much (the coordinate model, state='qdot', has no such loss)", SimulationWarning,
                       stacklevel=4)
