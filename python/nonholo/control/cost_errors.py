@@ -109,7 +109,18 @@ def dynamics_error(sol) -> float:
     x'' = -x + u, |u| <= 1, least time from (5, 0) to rest, T* = 7.93741: backward Euler on 100 nodes
     planned 7.28787, "Optimal Solution Found.", its re-run 0.64 from the goal; this estimate is
     +0.636 (the gap 0.649); 0.169 on 400 nodes (the gap 0.180). NaN for DMOC (no re-run of its
-    equations) and where the multipliers are not the collocation's."""
+    equations) and where the multipliers are not the collocation's.
+
+    Not over an interval across which a bounded control switches
+    (:func:`~nonholo.control.refinement.switches`): its re-run under the interpolated controls says
+    where the switch lies, which a re-optimization would move, not what the dynamics' error costs (a
+    second probe's Reeds-Shepp car through a cusp, Hermite-Simpson on 40 nodes: +0.660 over all
+    intervals, the plan 0.027 above its least time; 3e-5 without the 11 switching ones). Nor does it see
+    the controls' parametrization or a switch's place: on Hermite-Simpson, whose error is mostly theirs,
+    it is a part of the error (30 % on an LQ problem), and a least-time bang-bang plan's error may be
+    none of it."""
+    from .refinement import switches
+
     sch = sol._scheme
     K, n = sol.dtau.size, len(sol.state_names)
     S = len(sch.stencils)
@@ -120,7 +131,8 @@ def dynamics_error(sol) -> float:
                    if offsets[-1] == sch.step and a[-1] == 1.0 and abs(sum(b) - 1.0) < 1e-12]
     with np.errstate(all="ignore"):
         d = sol._signed_errors()
-        return float(-sum(np.sum(lam[:, r, :].T * d) for r in integrating))
+        smooth = ~switches(sol, 0.0)
+        return float(-sum(np.sum(lam[smooth, r, :].T * d[:, smooth]) for r in integrating))
 
 
 def _quadrature(sol, h: np.ndarray, k: np.ndarray, magnitude: bool = False) -> np.ndarray:
@@ -215,8 +227,8 @@ def _dynamics_note(sol, error: float, size: float) -> str:
     return (f" Weighed by the multipliers of the collocation equations (the objective's sensitivity to each), the "
             f"intervals' errors move the objective by {shift:+.3g} to first order ({abs(shift) / size:.1%} of the "
             f"cost's size {size:.3g}): where the dynamics hold between the nodes, a plan near this one costs about "
-            f"{sol.objective + error + shift:.6g} (sol.optimum_error {error + shift:.3g}). More nodes, refine= or "
-            "method=\"hermite-simpson\" bring them together.")
+            f"{sol.objective + error + shift:.6g} (sol.optimum_error {error + shift:.3g}). More nodes, refine="
+            + ("" if sol.method == "hermite-simpson" else " or method=\"hermite-simpson\"") + " bring them together.")
 
 
 def _quadrature_note(sol, error: float, cost: float, size: float) -> str:
