@@ -19,6 +19,10 @@ the base of r_P instead: V = -f . r_P from a base B is the potential where B mov
 its contact point a velocity only (``P.set_vel(N, u4 N.x + u5 N.y)``) and locates the centre from it:
 gravity at the centre was a generalized force, and ``result.energy()`` the kinetic energy alone (it
 varied by 0.9 % over a run that conserved T + m g r cos(lean) to 5e-11).
+
+A constant vector that has no potential as a whole is taken apart along the inertial frame's axes, each
+component tried on its own: gravity and a push along the plane in one load (an outside probe's
+``-m g N.z + 1.5 N.x`` at the disc's centre) give gravity's potential, the push a generalized force.
 """
 
 from __future__ import annotations
@@ -40,10 +44,26 @@ def load_potentials(pairs, frame, velocity_map: dict, to_plain, q_syms, qd_syms,
         kind, point, vector = pair
         found = _potential(point, vector, frame, velocity_map, to_plain, q_syms, qd_syms, t, rng) \
             if kind == "point" else None
-        if found is None:
-            rest.append(pair)
-        else:
+        if found is not None:
             V += found
+            continue
+        components = vector.to_matrix(frame) if kind == "point" else None
+        if components is None or any(mechanics_module().find_dynamicsymbols(c) or t in sp.sympify(c).free_symbols
+                                     for c in components):  # not constant: no part of it has a potential
+            rest.append(pair)
+            continue
+        # gravity and a push in one vector: each component along the frame's axes on its own
+        left = 0 * frame.x
+        for axis, component in zip((frame.x, frame.y, frame.z), components):
+            part = component * axis
+            found = None if component == 0 else \
+                _potential(point, part, frame, velocity_map, to_plain, q_syms, qd_syms, t, rng)
+            if found is None:
+                left += part
+            else:
+                V += found
+        if left != 0:
+            rest.append((kind, point, left))
     return V, rest
 
 
