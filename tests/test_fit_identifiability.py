@@ -95,3 +95,13 @@ def test_a_damping_the_integration_resolves_warns_nothing():
         warnings.simplefilter("error")
         fitted = nh.fit(model, t, _free_decay(t, 0.1)[None, :], ["c"], [1.0, 0.0], observe=["x"])
     assert fitted.success and fitted.params["c"] == pytest.approx(0.1, rel=1e-6)
+
+
+def test_a_state_observed_twice_is_refused():
+    """An outside probe's observe=["x", "x"] was taken: its two rows of y_obs weighed x double."""
+    t = np.linspace(0, 2, 9)
+    model = _damped(0.3).nonholonomic()
+    data = _free_decay(t, 0.3)[None, :]
+    with pytest.raises(ValueError, match=r"observe names \['x'\] more than once"):
+        nh.fit(model, t, np.vstack([data, data]), ["c"], [1.0, 0.0], observe=["x", "x"])
+    assert nh.fit(model, t, data, ["c"], [1.0, 0.0], observe=["x"]).success  # the default path

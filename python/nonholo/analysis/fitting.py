@@ -164,6 +164,9 @@ def _state_observer(model: Model, names: Sequence[str]):
     unknown = [s for s in names if s not in states]
     if unknown:
         raise ValueError(f"observe names unknown states {unknown}; the model's states are {states}")
+    twice = sorted({s for s in names if list(names).count(s) > 1})
+    if twice:  # a row of y_obs per name: one observed twice weighs double, or its two rows differ
+        raise ValueError(f"observe names {twice} more than once: name each observed state once (weights= weighs them)")
     rows = [states.index(s) for s in names]
 
     def observe(result):
