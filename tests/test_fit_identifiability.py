@@ -105,3 +105,16 @@ def test_a_state_observed_twice_is_refused():
     with pytest.raises(ValueError, match=r"observe names \['x'\] more than once"):
         nh.fit(model, t, np.vstack([data, data]), ["c"], [1.0, 0.0], observe=["x", "x"])
     assert nh.fit(model, t, data, ["c"], [1.0, 0.0], observe=["x"]).success  # the default path
+
+
+def test_a_jacobian_that_is_not_finite_is_named_so():
+    """An outside probe's observe callable returning a NaN Jacobian was told its columns are "zero"."""
+    t = np.linspace(0, 2, 9)
+    model = _damped(0.3).nonholonomic()
+    data = _free_decay(t, 0.3)
+
+    def observe(result):
+        return result.y[0], np.full((result.t.size, 1), np.nan)
+
+    with pytest.raises(ValueError, match=r"not finite \(NaN or inf\) in the columns of \['c'\]"):
+        nh.fit(model, t, data, ["c"], [1.0, 0.0], observe=observe)
