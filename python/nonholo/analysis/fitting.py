@@ -704,8 +704,8 @@ def fit(
         broken = [n for n, column in zip(names, jacobian(x0).T) if not np.all(np.isfinite(column))]
         if broken:  # not "zero", as _blind would read them
             raise ValueError(f"the Jacobian of the observations is not finite (NaN or inf) in the columns of {broken} "
-                             f"at the starting point {_named(names, x0)}: check the jacobian an observe callable returns, "
-                             "or the model's sensitivities there")
+                             f"at the starting point {_named(names, x0)}: check the jacobian an observe callable "
+                             "returns, or the model's sensitivities there")
         blind = _blind(names, x0, jacobian(x0), sqrt_w, evaluate(x0)[1], rtol, atol)
         if blind:  # least_squares' scaling by the Jacobian's columns divides by zero there: NaN trial points
             raise ValueError(f"the observations of nonzero weight do not depend on {blind} at the starting point "

@@ -207,8 +207,9 @@ def simulate(
         evaluation), or symbolic ``nonholo.Event`` / SymPy expressions in t, q, v, evaluated
         in C++. An event with g(t0) = 0 is not reported at t0 (unlike solve_ivp), only its
         later zero crossings; ``direction`` is the sign of dg/dt in time, also in a backward run
-        (unlike solve_ivp; see :class:`Event`). A callable does not bound the steps (a symbolic event bounds
-        them by its own time scale, :class:`Event`): roots closer together than a step can be missed (an outside probe's sin(20 t) on a sleigh: 5 of 19 with DOP853's long steps);
+        (unlike solve_ivp; see :class:`Event`). A callable does not bound the steps (a symbolic
+        event bounds them by its own time scale, :class:`Event`): roots closer together than a step
+        can be missed (an outside probe's sin(20 t) on a sleigh: 5 of 19 with DOP853's long steps);
         write such an event as an expression, or bound ``max_step``.
     method : {"auto", "bdf", "adams", "dop853"}
         "auto" chooses for accuracy first, then speed (``result.method`` says what ran):
