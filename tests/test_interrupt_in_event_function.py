@@ -29,6 +29,8 @@ def test_an_interrupt_in_an_event_function_keeps_the_run_so_far(method):
                     **options)
     partial = caught.value.partial
     assert partial is not None and partial.flag_name == "INTERRUPTED"
+    # an outside probe was told "an event function raised an exception" of its own Ctrl-C
+    assert "interrupted (Ctrl-C)" in partial.message and "raised" not in partial.message
     assert partial.t[0] == 0 and 1.5 <= partial.t[-1] <= 2.1
     whole = nh.simulate(SLEIGH.nonholonomic(), (0, 10), Y0, t_eval=np.linspace(0, 10, 101), **options)
     np.testing.assert_allclose(partial.y, whole.y[:, :partial.t.size], rtol=1e-6, atol=1e-8)

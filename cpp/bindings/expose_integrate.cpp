@@ -359,6 +359,11 @@ void expose_integrate(py::module_& m) {
             try {
               std::rethrow_exception(out.caller_error);
             } catch (py::error_already_set& err) {
+              if (err.matches(PyExc_KeyboardInterrupt)) {  // Ctrl-C while the event function ran: no error of it
+                const std::string raised = "an event function raised an exception";
+                const std::size_t at = out.message.find(raised);
+                if (at != std::string::npos) out.message.replace(at, raised.size(), "interrupted (Ctrl-C)");
+              }
               err.restore();
               raise_with_partial([&] { return py::object(to_dict(out)); });
             }
