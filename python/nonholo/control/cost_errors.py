@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 import sympy as sp
 
-__all__ = ["cost_errors", "cost_limit", "cost_size", "dynamics_error", "objective_note", "NOTE", "SubstepStates"]
+__all__ = ["cost_errors", "cost_limit", "cost_size", "objective_note", "NOTE", "SubstepStates"]
 
 #: An objective further than this fraction from the cost of its planned controls is noted in the message.
 NOTE = 0.01
@@ -94,45 +94,6 @@ def cost_errors(sol) -> np.ndarray:
     rerun = sum(w * running_values(problem, S, control_values(sol, k, np.full(K, i / m)))
                 for i, (w, S) in enumerate(zip(weights, states)))
     return h * rerun - _quadrature(sol, h, k)
-
-
-def dynamics_error(sol) -> float:
-    """The objective's change, to first order, where the dynamics hold exactly between the nodes: the
-    intervals' signed local errors d_k (:attr:`~OptimalControlSolution.interval_errors` with their
-    signs: the re-run from node k under the planned controls minus node k + 1) weighed by the
-    multipliers lambda_k of the collocation equations that integrate over the interval
-    (y_{k+1} - y_k - h sum_j b_j f_j = 0; not the Hermite interpolant, whose midpoint state the
-    re-run does not use), -sum_k lambda_k . d_k (IPOPT's Lagrangian f + lambda^T c: the optimum of
-    c(z) = r moves by -lambda dr, and the exact dynamics are c(z) = d). A dual-weighted residual: the
-    local errors, carried to the end by the motion (:attr:`~OptimalControlSolution.final_error`),
-    priced by the objective's sensitivity to the final state. An outside probe's oscillator
-    x'' = -x + u, |u| <= 1, least time from (5, 0) to rest, T* = 7.93741: backward Euler on 100 nodes
-    planned 7.28787, "Optimal Solution Found.", its re-run 0.64 from the goal; this estimate is
-    +0.636 (the gap 0.649); 0.169 on 400 nodes (the gap 0.180). NaN for DMOC (no re-run of its
-    equations) and where the multipliers are not the collocation's.
-
-    Not over an interval across which a bounded control switches
-    (:func:`~nonholo.control.refinement.switches`): its re-run under the interpolated controls says
-    where the switch lies, which a re-optimization would move, not what the dynamics' error costs (a
-    second probe's Reeds-Shepp car through a cusp, Hermite-Simpson on 40 nodes: +0.660 over all
-    intervals, the plan 0.027 above its least time; 3e-5 without the 11 switching ones). Nor does it see
-    the controls' parametrization or a switch's place: on Hermite-Simpson, whose error is mostly theirs,
-    it is a part of the error (30 % on an LQ problem), and a least-time bang-bang plan's error may be
-    none of it."""
-    from .refinement import switches
-
-    sch = sol._scheme
-    K, n = sol.dtau.size, len(sol.state_names)
-    S = len(sch.stencils)
-    if sol.method == "dmoc" or sol.multipliers.size < K * S * n:
-        return float("nan")
-    lam = sol.multipliers[:K * S * n].reshape(K, S, n)
-    integrating = [r for r, (offsets, a, b) in enumerate(sch.stencils)
-                   if offsets[-1] == sch.step and a[-1] == 1.0 and abs(sum(b) - 1.0) < 1e-12]
-    with np.errstate(all="ignore"):
-        d = sol._signed_errors()
-        smooth = ~switches(sol, 0.0)
-        return float(-sum(np.sum(lam[smooth, r, :].T * d[:, smooth]) for r in integrating))
 
 
 def _quadrature(sol, h: np.ndarray, k: np.ndarray, magnitude: bool = False) -> np.ndarray:
@@ -215,24 +176,6 @@ def objective_note(sol) -> str:
         error = float(np.sum(cost_errors(sol)))
     cost = sol.objective + error  # the cost of the planned controls re-run
     size = _cost_scale(sol, abs(cost))
-    return _quadrature_note(sol, error, cost, size) + _dynamics_note(sol, error, size)
-
-
-def _dynamics_note(sol, error: float, size: float) -> str:
-    """A note for a plan whose objective the intervals' errors move by more than NOTE of the cost's size
-    (:func:`dynamics_error`): backward Euler's least time of the outside probe's oscillator, 8.7 %."""
-    shift = dynamics_error(sol)
-    if not abs(shift) > NOTE * size:
-        return ""
-    return (f" Weighed by the multipliers of the collocation equations (the objective's sensitivity to each), the "
-            f"intervals' errors move the objective by {shift:+.3g} to first order ({abs(shift) / size:.1%} of the "
-            f"cost's size {size:.3g}): where the dynamics hold between the nodes, a plan near this one costs about "
-            f"{sol.objective + error + shift:.6g} (sol.optimum_error {error + shift:.3g}). More nodes, refine="
-            + ("" if sol.method == "hermite-simpson" else " or method=\"hermite-simpson\"") + " bring them together.")
-
-
-def _quadrature_note(sol, error: float, cost: float, size: float) -> str:
-    """The note of :func:`objective_note` on the running cost's quadrature."""
     if not abs(error) > NOTE * size:
         return ""
     return (f" Its objective {sol.objective:.6g} is a quadrature on the plan's mesh; the cost of its planned controls "

@@ -164,10 +164,6 @@ class OptimalControlSolution:
         Each interval's running cost along its re-run minus its quadrature (:mod:`~nonholo.control.cost_errors`).
     objective_error : float
         Their sum: the cost of the planned controls minus ``objective``, to the states' errors.
-    optimum_error : float
-        ``objective_error`` plus the intervals' signed errors weighed by the multipliers of the collocation
-        equations (:func:`~nonholo.control.cost_errors.dynamics_error`): the optimum of the dynamics near
-        the plan (where they hold between the nodes) minus ``objective``, to first order. NaN for DMOC.
     holonomic_residual : ndarray (N,)
         max_r |phi_r(y)| at the nodes for the holonomic constraints phi(y) = 0 of the dynamics
         (zeros without them).
@@ -283,12 +279,6 @@ class OptimalControlSolution:
     def objective_error(self) -> float:
         """The sum of :attr:`cost_errors`: the cost of the planned controls minus the objective, to first order."""
         return float(np.sum(self.cost_errors))
-
-    @property
-    def optimum_error(self) -> float:
-        """:attr:`objective_error` plus :func:`~nonholo.control.cost_errors.dynamics_error`."""
-        from .cost_errors import dynamics_error
-        return self.objective_error + dynamics_error(self)
 
     # ------------------------------------------------------------------ interpolation
     def controls_at(self, t) -> np.ndarray:
