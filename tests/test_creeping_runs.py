@@ -47,3 +47,20 @@ def test_adams_out_of_steps_on_a_smooth_run_hears_of_the_default_first():
     default = nh.simulate(SUSLOV.nonholonomic(), (0, 50), start(1.0, 1.0, -0.5), max_steps=2000)
     adams = nh.simulate(SUSLOV.nonholonomic(), (0, 50), start(1.0, 1.0, -0.5), max_steps=20000, method="adams")
     assert default.success and default.stats["n_steps"] < adams.stats["n_steps"]
+
+
+def test_auto_out_of_steps_in_adams_is_not_told_to_use_auto():
+    """A strong damping (c = 1e4) with sensitivities at rtol 1e-10: "auto" runs Adams (sensitivities), whose
+    stiffness test did not fire, and an outside probe's fit spent 500,000 steps per trial point; the advice
+    said "use method='auto'", the method that ran. It names bdf; BDF runs it."""
+    xs, xd, k, c = sp.symbols("x x_dot k c")
+    damped = nh.System([xs], sp.Matrix([[1]]), potential=k * xs**2 / 2, force=sp.Matrix([-c * xd]), velocities=[xd],
+                       parameters={k: 2e3, c: 1e4}).nonholonomic()
+    options = dict(rtol=1e-10, atol=1e-12, sensitivities=["k"], max_steps=5000)
+    with pytest.warns(nh.SimulationWarning, match="'auto' ran Adams here"):
+        run = nh.simulate(damped, (0, 5), [1.0, 0.0], **options)
+    assert run.status == -1 and "method='bdf'" in run.message and "use method='auto'" not in run.message
+    bdf = nh.simulate(damped, (0, 5), [1.0, 0.0], method="bdf", **options)
+    slow, fast = (-1e4 + np.sqrt(1e8 - 8e3)) / 2, (-1e4 - np.sqrt(1e8 - 8e3)) / 2  # x(0) = 1, x'(0) = 0
+    exact = (-fast * np.exp(5 * slow) + slow * np.exp(5 * fast)) / (slow - fast)  # 0.3679: e^(-1), nearly
+    assert bdf.success and bdf["x"][-1] == pytest.approx(exact, rel=1e-8)
