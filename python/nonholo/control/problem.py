@@ -557,7 +557,7 @@ class OptimalControlProblem:
             bounds, interpolated onto the mesh, :func:`~nonholo.control.warm_start.carried_multipliers`)
             with IPOPT's ``warm_start_init_point`` and ``mu_init`` 1e-3 (also of another problem of the
             same structure: a re-plan). None (the default): the rounds of ``refine`` only, each from
-            the one before (a cold barrier pushed a Reeds-Shepp cusp off its bounds: refine=3 ended 10%
+            the one before (a cold barrier pushed a Reeds-Shepp cusp off its bounds: refine=3 ended 8%
             above its start; benchmarks/ocp_refine_warm.py); not a guess, nor the default start's step
             to the full mesh (on 29 problems: 4% fewer iterations, parking with two trailers 12% longer).
 

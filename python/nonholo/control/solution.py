@@ -695,8 +695,9 @@ def resolved(sol: OptimalControlSolution) -> OptimalControlSolution:
 
 
 def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
-    """``sol``, its message noting (once) a success whose errors the motion amplifies (:func:`_amplification`)
-    or whose objective is far from its controls' cost (``objective_note``): for the plan a solve returns."""
+    """``sol``, its message noting (once) a success whose re-run ends away from its final state, by amplified
+    errors or within the verdict's limit (:func:`_amplification`), or whose objective is far from its controls'
+    cost (``objective_note``): for the plan a solve returns."""
     if sol.success and not getattr(sol, "_amplified_noted", False):
         sol.message += _amplification(sol) + objective_note(sol)
         sol._amplified_noted = True
@@ -704,17 +705,18 @@ def amplified(sol: OptimalControlSolution) -> OptimalControlSolution:
 
 
 def _amplification(sol) -> str:
-    """A note for a success whose intervals' errors the motion amplifies: their signed propagation to the
-    end (:attr:`OptimalControlSolution.final_error`, so not where they cancel: backward Euler's bang-bang
-    double integrator, bound 7.69 and final error 3.6e-8) beyond UNRESOLVED (u + its range over
-    the plan) in some state, each judged on its own scale as the verdict does (:func:`own_scales`; on the
-    largest range an outside probe's minimum-time lane change, re-run 0.54 m off in its lateral position
-    of range 3.5, was judged against 0.1 (1 + 47), its longitudinal one's). Each interval resolved, the plan
-    re-run open loop may still end far from its final state (a car backing two trailers 5 m in 10 s:
-    defect 0.079, error bound 47, its simulate() 2.85 from the plan's end; more nodes left it at 2.2-2.6,
-    the controls chattering at the ends). Not for DMOC (no re-integration) nor for a System's dynamics
-    with algebraic variables, whose transition matrices cost seconds (2n evaluations of f through the
-    algebraic solve at every substep)."""
+    """A note for a success whose re-run ends more than GAP_NOTE (u + its range) from its final state in some state
+    (how far), and, beyond UNRESOLVED, for one whose intervals' errors the motion amplifies: their signed
+    propagation to the end (:attr:`OptimalControlSolution.final_error`, so not where they cancel: backward
+    Euler's bang-bang double integrator, bound 7.69 and final error 3.6e-8) beyond UNRESOLVED (u + its range
+    over the plan) in some state, each judged on its own scale as the verdict does (:func:`own_scales`; on the
+    largest range an outside probe's minimum-time lane change, re-run 0.54 m off in its lateral position of
+    range 3.5, was judged against 0.1 (1 + 47), its longitudinal one's). Each interval resolved, the plan re-run
+    open loop may still end far from its final state (a car backing two trailers 5 m in 10 s: defect 0.079,
+    error bound 47, its simulate() 2.85 from the plan's end; more nodes left it at 2.2-2.6, the controls
+    chattering at the ends). Not for DMOC (no re-integration) nor for a System's dynamics with algebraic
+    variables, whose transition matrices cost seconds (2n evaluations of f through the algebraic solve at every
+    substep)."""
     if sol.method == "dmoc" or sol.problem._dae:
         return ""
     own = own_scales(sol.y_points)
