@@ -347,8 +347,8 @@ def test_a_spin_in_an_attitude_chart_is_named_as_a_cyclic_candidate():
 def test_a_search_that_leaves_the_model_says_where_it_went():
     """An outside probe's ball with a quaternion attitude, a forward speed fixed: the Newton steps took the
     quaternion to a norm of 7e6, and a ModelError about Euler angles came out of steady_motions. Rolling
-    moves the attitude: no steady motion, said as SteadyMotionError with the quaternion's norm; the
-    search from the ball at rest (the default guess's own fixed nothing) still finds rest."""
+    moves the attitude: no steady motion, said as SteadyMotionError with the quaternion's norm. From the
+    ball at rest, with nothing fixed, the search still finds rest."""
     from nonholo.analysis.stability.steady import SteadyMotionError
     from nonholo.bodies import RigidBody
     from nonholo.contact import roll_on_plane, rolling_state
