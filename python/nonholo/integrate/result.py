@@ -699,22 +699,27 @@ def _unresolved_speeds(result, V: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero(~(cond <= SINGULAR_CONDITION) & np.isfinite(V).all(axis=0))
     loose = np.flatnonzero((cond > AMPLIFIED_CONDITION) & (cond <= SINGULAR_CONDITION))
     if loose.size:
-        times = ", ".join(f"{result.t[i]:.6g}" for i in loose[:5]) + (" ..." if loose.size > 5 else "")
-        warnings.warn(f"the velocity at {loose.size} of the {result.t.size} samples (t = {times}) is less accurate "
-                      f"than the states: Kane's dependent speeds are solved there from C_dep with |C| |C_dep^-1| up to "
+        at = _times(result.t[loose])
+        warnings.warn(f"the velocity at {loose.size} of the {result.t.size} samples (t = {at}) is less accurate than "
+                      f"the states: Kane's dependent speeds are solved there from C_dep with |C| |C_dep^-1| up to "
                       f"{float(np.max(cond[loose])):.3g}, which amplifies the samples' integration error (about rtol) "
                       "by as much (the coordinate model, state='qdot', has no such loss)", SimulationWarning,
                       stacklevel=4)
     if bad.size:
         V = V.copy()
         V[:, bad] = np.nan
-        times = ", ".join(f"{result.t[i]:.6g}" for i in bad[:5]) + (" ..." if bad.size > 5 else "")
-        warnings.warn(f"the velocity is not resolved at {bad.size} of the {result.t.size} samples (t = {times}): "
+        at = _times(result.t[bad])
+        warnings.warn(f"the velocity is not resolved at {bad.size} of the {result.t.size} samples (t = {at}): "
                       f"Kane's dependent speeds are solved there from a nearly singular C_dep, |C| |C_dep^-1| up "
                       f"to {float(np.max(cond[bad])):.3g} (a run stops above {SINGULAR_CONDITION:g}), which "
                       "amplifies the samples' integration error by as much; NaN there (the coordinate model, "
                       "state='qdot', has none)", SimulationWarning, stacklevel=4)
     return V
+
+
+def _times(times) -> str:
+    """The first five of ``times``, for a message."""
+    return ", ".join(f"{ti:.6g}" for ti in times[:5]) + (" ..." if len(times) > 5 else "")
 
 
 def _by_sample(compute, t: np.ndarray, y: np.ndarray, rows: int) -> np.ndarray:
@@ -739,7 +744,7 @@ def _by_sample(compute, t: np.ndarray, y: np.ndarray, rows: int) -> np.ndarray:
         except ModelError as err:
             failed.append((float(t[i]), str(err)))
     if failed:
-        times = ", ".join(f"{ti:.6g}" for ti, _ in failed[:5]) + (" ..." if len(failed) > 5 else "")
-        warnings.warn(f"the velocity cannot be computed at {len(failed)} of the {t.size} samples (t = {times}): "
+        at = _times([ti for ti, _ in failed])
+        warnings.warn(f"the velocity cannot be computed at {len(failed)} of the {t.size} samples (t = {at}): "
                       f"{failed[0][1]}; NaN there", SimulationWarning, stacklevel=4)
     return out
