@@ -429,6 +429,11 @@ def _in_speeds(system, values: dict) -> KinematicSystem:
     return out
 
 
+#: The accelerations of :func:`dynamic_of` with at most this many operations are simplified (a swinging
+#: pendulum's, a sleigh's); larger ones are left as the LU solve gives them.
+ACCELERATION_OPS = 400
+
+
 def dynamic_of(system, controls) -> KinematicSystem:
     """The Lagrange-d'Alembert dynamics of ``system`` as a control system, with the symbols
     ``controls`` (parameters or free symbols of its force) as its controls: states q and the
@@ -471,7 +476,9 @@ def dynamic_of(system, controls) -> KinematicSystem:
     XD_dot = sum((sp.diff(XD, q[k]) * qdot[k] for k in range(n)), sp.zeros(*XD.shape))
     MD = simplified(XD.T * G * XD)
     rhs_w = MD.LUsolve(XD.T * (Q - c - G * XD_dot * sp.Matrix(w)))
-    rhs = [*qdot, *[sp.simplify(e) for e in rhs_w]]
+    # bounded (expressions/tidy.py) at ACCELERATION_OPS: a roller racer's accelerations, of 1,002 and 1,521
+    # operations, took 275 s to simplify, which the tapes do not need
+    rhs = [*qdot, *simplified(rhs_w, ACCELERATION_OPS)]
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
     out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
     out.holonomic = _holonomic_of(system, values)  # q' = X_D w: tangent by construction
