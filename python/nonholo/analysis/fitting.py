@@ -158,13 +158,19 @@ class FitResult:
         return ax
 
 
+def _repeated(names) -> list:
+    """The names that ``names`` holds more than once, sorted."""
+    names = list(names)
+    return sorted({n for n in names if names.count(n) > 1})
+
+
 def _state_observer(model: Model, names: Sequence[str]):
     """observe(result) -> (values, jacobian) for states named in ``names``, at result.t."""
     states = model.state_names
     unknown = [s for s in names if s not in states]
     if unknown:
         raise ValueError(f"observe names unknown states {unknown}; the model's states are {states}")
-    twice = sorted({s for s in names if list(names).count(s) > 1})
+    twice = _repeated(names)
     if twice:  # a row of y_obs per name: one observed twice weighs double, or its two rows differ
         raise ValueError(f"observe names {twice} more than once: name each observed state once (weights= weighs them)")
     rows = [states.index(s) for s in names]
@@ -276,7 +282,7 @@ def _start(model: Model, params) -> tuple:
         raise ValueError(f"params names unknown parameters {unknown}; the model's parameters are {list(defaults)}")
     if not names:
         raise ValueError("params is empty: name at least one parameter to fit")
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = _repeated(names)
     if twice:  # was blamed on sensitivities, which the caller never gave
         raise ValueError(f"params names {twice} more than once: name each parameter to fit once")
     return names, np.array(x0, dtype=float)

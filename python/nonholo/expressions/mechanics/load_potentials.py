@@ -48,8 +48,7 @@ def load_potentials(pairs, frame, velocity_map: dict, to_plain, q_syms, qd_syms,
             V += found
             continue
         components = vector.to_matrix(frame) if kind == "point" else None
-        if components is None or any(mechanics_module().find_dynamicsymbols(c) or t in sp.sympify(c).free_symbols
-                                     for c in components):  # not constant: no part of it has a potential
+        if components is None or not _constant(components, t):  # no part of it has a potential
             rest.append(pair)
             continue
         # gravity and a push in one vector: each component along the frame's axes on its own
@@ -67,11 +66,16 @@ def load_potentials(pairs, frame, velocity_map: dict, to_plain, q_syms, qd_syms,
     return V, rest
 
 
+def _constant(components, t) -> bool:
+    """Whether no component depends on the motion (a dynamicsymbol) or on the time ``t``."""
+    me = mechanics_module()
+    return not any(me.find_dynamicsymbols(c) or t in sp.sympify(c).free_symbols for c in components)
+
+
 def _potential(point, vector, frame, velocity_map, to_plain, q_syms, qd_syms, t, rng):
     """-f . r_P of a constant force f at ``point``, or None where it is not the load's potential."""
-    me = mechanics_module()
     f = vector.to_matrix(frame)
-    if any(me.find_dynamicsymbols(c) or t in sp.sympify(c).free_symbols for c in f):
+    if not _constant(f, t):
         return None
     for origin in _bases(point, frame, velocity_map):
         V = _from(origin, point, vector, f, frame, velocity_map, to_plain, q_syms, qd_syms, t, rng)
