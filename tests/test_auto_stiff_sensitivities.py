@@ -69,3 +69,55 @@ def test_non_stiff_run_with_sensitivities_stays_with_adams(model):
     res = nh.simulate(model, (0.0, 10.0), Y0, t_eval=T, params={"lam": 0.01}, sensitivities=["lam"], **OPTIONS)
     assert res.success and res.method == "adams", res.method
     assert res.stats["n_restarts"] == 0
+
+
+@pytest.fixture(scope="module")
+def overdamped():
+    """x'' = -k x - c x' with k = 2000, c = 1e4: eigenvalues -0.2 and -9999.8, stiff from the start."""
+    x, xd = sp.symbols("x x_dot")
+    k, c = sp.symbols("k c")
+    system = nh.System([x], sp.Matrix([[1]]), potential=k * x**2 / 2, force=sp.Matrix([-c * xd]), velocities=[xd],
+                       parameters={k: 2e3, c: 1e4})
+    return system.nonholonomic()
+
+
+def overdamped_x(t, k=2e3, c=1e4):
+    slow, fast = (-c + np.sqrt(c**2 - 4 * k)) / 2, (-c - np.sqrt(c**2 - 4 * k)) / 2
+    return (-fast * np.exp(slow * t) + slow * np.exp(fast * t)) / (slow - fast)
+
+
+@pytest.mark.parametrize("rtol", [1e-6, 1e-10, 1e-11])
+def test_auto_with_sensitivities_switches_where_adams_settles_inside_its_stability_interval(overdamped, rtol):
+    """At tight tolerances CVODE's Adams settled at a fixed step far inside its stability interval
+    (h |lambda| = 0.064 at order 6, rtol 1e-10), where the border test never fired: 600,000 steps
+    without reaching t = 0.13 of 5, and nh.fit of this model failed after 25 s. The decaying mode
+    holds the step 50,000 times below what the solution's rate asks: BDF from t of about 0.003-0.02,
+    and the values and dx/dk agree with the closed form."""
+    t = np.linspace(0.0, 5.0, 11)
+    res = nh.simulate(overdamped, (0.0, 5.0), [1.0, 0.0], t_eval=t, sensitivities=["k"], rtol=rtol,
+                      atol=rtol / 100)
+    assert res.success and res.method.startswith("adams->bdf"), res.method
+    assert res.stats["t_switch"] < 0.05 and res.stats["n_steps"] < 2000  # 466, 575 and 590 measured
+    assert np.abs(res.y[0] - overdamped_x(t)).max() < 100 * rtol
+    h = 1e-3
+    dxdk = (overdamped_x(t, k=2e3 + h) - overdamped_x(t, k=2e3 - h)) / (2 * h)
+    assert np.abs(res.sensitivities[0, 0] - dxdk).max() < 1e-3 * np.abs(dxdk).max()
+
+
+def test_fit_of_a_stiff_model_succeeds_with_the_default_method(overdamped):
+    """The fit that failed: k from 1000 to the data's 2000, 51 samples of the closed form."""
+    t = np.linspace(0.0, 5.0, 51)
+    fit = nh.fit(overdamped, t, overdamped_x(t)[None], {"k": 1e3}, [1.0, 0.0], observe=["x"])
+    assert fit.success, fit.message
+    assert abs(fit.params["k"] - 2e3) < 1e-3
+
+
+@pytest.mark.parametrize("rtol", [1e-8, 1e-12])
+def test_conservative_runs_with_sensitivities_and_a_fast_mode_stay_with_adams(rtol):
+    """An elastic pendulum (radial spring of 100 rad/s, swinging at about 3 rad/s) excited a little
+    along its spring: Adams to the end, with the default as with the old border test alone."""
+    r, phi = sp.symbols("r phi")
+    pendulum = nh.System([r, phi], sp.diag(1, r**2), potential=5000 * (r - 1)**2 - sp.Float(9.81) * r * sp.cos(phi))
+    res = nh.simulate(pendulum.nonholonomic(), (0.0, 10.0), [1.0 + 1e-5, 1.0, 0.0, 0.0], sensitivities=[("y0", 1)],
+                      rtol=rtol)
+    assert res.success and res.method == "adams", res.method

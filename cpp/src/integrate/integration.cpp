@@ -216,7 +216,7 @@ void Integration::start(double t_start, Method method, const double* y0) {
   steps_since_restart_ = 0;
   failure_steps_.clear();
   last_failures_ = 0;
-  held_checks_ = 0;
+  held_checks_ = decay_checks_ = 0;
 
   const bool projection = method_ == Method::Bdf && (project_velocities || project_positions);
   solver_ = acquire(t_start, method_, projection);

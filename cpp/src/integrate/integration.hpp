@@ -110,8 +110,10 @@ class Integration final : public Stepper {
   void* mem() const { return solver_->mem.get(); }
   // Auto's stiffness test after an Adams step (see kStiff*): true when the run should go on with BDF.
   bool adams_is_stiff(double t);
-  // Hairer's test on the last Adams step (kStiffCheckSteps): h |lambda| near its stability border.
-  bool adams_held_by_stability(double t);
+  // Hairer's test on the last Adams step (kStiffCheckSteps): h |lambda| near its stability border,
+  // or below it with steps held by a decaying mode the solution does not follow (kDecayChecks).
+  enum class AdamsCheck { Neither, AtBorder, HeldByDecay };
+  AdamsCheck adams_check(double t);
   // CVODE started afresh from (t, y_) with `method` (start()); the output continues from the same state.
   void restart(double t, Method method, const std::string& why);
   // The first step of an Adams run restarted at t (drift control), from the run being replaced:
@@ -162,7 +164,8 @@ class Integration final : public Stepper {
   bool watch_drift_ = false;                // Adams with drift control (kDriftTol)
   std::vector<long> failure_steps_;         // step counts at recent fixed-point failures
   long last_failures_ = 0, last_nonfinite_ = 0;
-  long held_checks_ = 0;  // Hairer's test for Adams: checks in a row held by stability
+  long held_checks_ = 0;   // Hairer's test for Adams: checks in a row held by stability,
+  long decay_checks_ = 0;  // and held by stability or a decaying mode
   sun::VectorPtr stiff_scratch_[4];
   std::vector<double> corr_stiff_;
   long steps_since_restart_ = 0;

@@ -59,22 +59,25 @@ void Integration::set_jacobian_mode(bool every) {
 // Hairer's test for Adams (kStiffCheckSteps): h |lambda| along CVODE's estimated local error e,
 // h |f(t, y + e) - f(t, y)| / |e| in the error weights. At the border of the stability region
 // the error is dominated by the components the border holds, so this is h |lambda| of the stiff
-// mode (a damping lambda = 100 t^2: the estimate equals it to 3 digits).
-bool Integration::adams_held_by_stability(double t) {
+// mode (a damping lambda = 100 t^2: the estimate equals it to 3 digits). Below the border, the
+// test of steps held by a decaying mode (kDecayChecks): the quotient's real part (rho, in the
+// weights' inner product) is most of it, and the solution's own rate h |f(t, y)| / |y| is
+// kRateRatio times below it.
+Integration::AdamsCheck Integration::adams_check(double t) {
   void* cv = mem();
   int order = 0;
   sun::real h = 0.0;
   CVodeGetLastOrder(cv, &order);
   CVodeGetLastStep(cv, &h);
-  if (order < 1 || order > 12) return false;
+  if (order < 1 || order > 12) return AdamsCheck::Neither;
   if (!stiff_scratch_[0]) {
     for (auto& v : stiff_scratch_) v.reset(N_VClone(y_.get()));
   }
   N_Vector e = stiff_scratch_[0].get(), w = stiff_scratch_[1].get(), f0 = stiff_scratch_[2].get(),
            f1 = stiff_scratch_[3].get();
-  if (CVodeGetEstLocalErrors(cv, e) != CV_SUCCESS || CVodeGetErrWeights(cv, w) != CV_SUCCESS) return false;
+  if (CVodeGetEstLocalErrors(cv, e) != CV_SUCCESS || CVodeGetErrWeights(cv, w) != CV_SUCCESS) return AdamsCheck::Neither;
   const double size = N_VWrmsNorm(e, w);
-  if (!(size > 0.0) || !std::isfinite(size)) return false;
+  if (!(size > 0.0) || !std::isfinite(size)) return AdamsCheck::Neither;
   N_VLinearSum(1.0, y_.get(), 1.0, e, f1);  // y + e, then f there
   const double* p = problem_.params.data();
   try {  // y + e may leave the model's domain: then no verdict
@@ -82,11 +85,23 @@ bool Integration::adams_held_by_stability(double t) {
     std::copy(N_VGetArrayPointer(f1), N_VGetArrayPointer(f1) + n_, corr_stiff_.begin());
     model_.rhs(t, corr_stiff_.data(), p, N_VGetArrayPointer(f1), *problem_.ws);
   } catch (const std::exception&) {
-    return false;
+    return AdamsCheck::Neither;
   }
-  N_VLinearSum(1.0, f1, -1.0, f0, f1);
+  const double rate_h = std::abs(h) * N_VWrmsNorm(f0, w) / N_VWrmsNorm(y_.get(), w);
+  N_VLinearSum(1.0, f1, -1.0, f0, f1);  // J e
   const double lambda_h = std::abs(h) * N_VWrmsNorm(f1, w) / size;
-  return std::isfinite(lambda_h) && lambda_h > kAdamsStiffFraction * kAdamsStabilityBorder[order];
+  if (!std::isfinite(lambda_h)) return AdamsCheck::Neither;
+  if (lambda_h > kAdamsStiffFraction * kAdamsStabilityBorder[order]) return AdamsCheck::AtBorder;
+  const double* ev = N_VGetArrayPointer(e);
+  const double *jv = N_VGetArrayPointer(f1), *wv = N_VGetArrayPointer(w);
+  double dot = 0.0, squares = 0.0;
+  for (int i = 0; i < n_; ++i) {
+    dot += wv[i] * wv[i] * ev[i] * jv[i];
+    squares += wv[i] * wv[i] * ev[i] * ev[i];
+  }
+  const double rho_h = -std::abs(h) * dot / squares;
+  const bool held = lambda_h > kDecayFloor && rho_h >= kDecayRealShare * lambda_h && kRateRatio * rate_h < lambda_h;
+  return held ? AdamsCheck::HeldByDecay : AdamsCheck::Neither;
 }
 
 bool Integration::adams_is_stiff(double t) {
@@ -95,11 +110,10 @@ bool Integration::adams_is_stiff(double t) {
   CVodeGetNumSteps(mem(), &steps);
   if (steps % kStiffCheckSteps == 0) {
     corr_stiff_.resize(n_);
-    if (adams_held_by_stability(t)) {
-      if (++held_checks_ >= kStiffChecks) return true;
-    } else {
-      held_checks_ = 0;
-    }
+    const AdamsCheck check = adams_check(t);
+    held_checks_ = check == AdamsCheck::AtBorder ? held_checks_ + 1 : 0;
+    decay_checks_ = check == AdamsCheck::Neither ? 0 : decay_checks_ + 1;
+    if (held_checks_ >= kStiffChecks || decay_checks_ >= kDecayChecks) return true;
   }
   if (failures == last_failures_) return false;
   last_failures_ = failures;

@@ -60,5 +60,17 @@ constexpr long kStiffCheckSteps = 20;
 constexpr long kStiffChecks = 5;
 constexpr double kAdamsStiffFraction = 0.3;
 constexpr double kAdamsStabilityBorder[13] = {1e300, 1e300, 1e300, 6.0, 3.0, 1.84, 1.18, 0.77, 0.49, 0.31, 0.19, 0.12, 0.07};
+// Steps held below that border. At tight tolerances CVODE's Adams settles at a fixed step far
+// inside the interval: a damping of 1e4 (x'' = -2000 x - 1e4 x') at rtol 1e-10 stepped at
+// h |lambda| = 0.064 (order 6, border 1.18) for 600,000 steps without a failure, at 1e-11 at 0.066
+// (order 8), a step the solution (rate 0.2) needs 50,000 times less; with forward sensitivities,
+// "auto" never switched and nh.fit of that model failed. A check counts as held when h |lambda| is
+// above kDecayFloor, real (the quotient's real part rho at least kDecayRealShare of it: a fast
+// oscillation's averages out over a period) and kRateRatio times the solution's own rate
+// h |f| / |y| (in the error weights: a decaying mode the solution follows, as in a transient, is
+// part of that rate). kDecayChecks such checks in a row (border checks count too) make the run
+// stiff: 400 steps, a few periods of any oscillation above the floor, whose rho changes sign.
+constexpr double kDecayFloor = 0.01, kDecayRealShare = 0.9, kRateRatio = 100.0;
+constexpr long kDecayChecks = 20;
 
 }  // namespace nonholo::cvode
