@@ -181,19 +181,20 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
         raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}); name one, "
                          "or give state as a callable of the parameter value (or one state per value)")
     compile = check.compile_option(compile)
-    # a callable state of a model parameter is called in the loop, so that Ctrl-C in it keeps the path so far
-    states = _states(model, state, values, parameter) if not callable(state) or parameter not in model.params \
-        else None
-    if states is not None and parameter not in model.params and all(np.array_equal(s, states[0]) for s in states[1:]):
-        raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}) and the "
-                         "state is the same at every value, so the path would be constant: name a parameter, or "
-                         "give state as a callable of the value that changes with it")
+    # a callable state is called in the loop, so that an error or Ctrl-C in it keeps the path so far
+    states = None if callable(state) else _states(model, state, values)
+    label = parameter not in model.params
+    if states is not None and label:
+        _refuse_constant(states, parameter, model)
     apply_compile(model, compile, values.size * model.core.jacobian_cost)
-    lins = []
+    lins, called = [], []
     try:
         for i, v in enumerate(values):
             try:
                 at = states[i] if states is not None else _state(state(v))
+                called.append(at)
+                if label and i == len(values) - 1 and states is None:
+                    _refuse_constant(called, parameter, model)
                 lins.append(linearize(model, at, params=_params(model, parameter, v, params), **linearize_options))
             except Exception as exc:  # the state function's, or linearize's: at which value, with the path so far
                 named = at_value(exc, parameter, v, _path(parameter, values[: len(lins)], lins, model, state, params,
@@ -206,6 +207,15 @@ def eigenvalue_path(model, parameter: str, values, state, params=None, stability
                         stability_tol) if lins else None
         raise attach_partial(exc, partial)
     return _path(parameter, values, lins, model, state, params, linearize_options, stability_tol)
+
+
+def _refuse_constant(states, parameter, model) -> None:
+    """A label (not a parameter of the model) whose states are the same at every value: a misspelt
+    parameter, whose path would be constant."""
+    if all(np.array_equal(s, states[0]) for s in states[1:]):
+        raise ValueError(f"parameter {parameter!r} is not a parameter of the model ({list(model.params)}) and the "
+                         "state is the same at every value, so the path would be constant: name a parameter, or "
+                         "give state as a callable of the value that changes with it")
 
 
 def at_value(exc: Exception, parameter: str, value, partial=None) -> Exception:
@@ -496,8 +506,9 @@ def _polish(path, i, kind, p_s, p_u, mu, xtol):
             return float(far)
         if np.sign(g_far) != np.sign(g_u):
             break
-        if far == end:
-            return None
+        if far == end:  # the stable sample itself may lie just past the root
+            return _root_beyond(path, i, g, end, g_u, xtol, lambda p: _nearest(path, p, i, mu).real,
+                                path.threshold(i if end == path.values[i] else i + 1))
         step *= 4.0
         far = max(end, p_s - step) if p_s < p_u else min(end, p_s + step)
     a, b = min(far, p_u), max(far, p_u)
@@ -518,18 +529,8 @@ def _state(y):
     return y if pandas_like(y) and getattr(y, "ndim", 0) == 1 else np.asarray(y, dtype=float)
 
 
-def _states(model, state, values, parameter: str) -> list:
-    if callable(state):
-        out = []
-        for v in values:
-            try:
-                out.append(_state(state(v)))
-            except Exception as exc:  # the state function failed: name the value (nothing linearized yet)
-                named = at_value(exc, parameter, v)
-                if named is exc:
-                    raise
-                raise named from exc
-        return out
+def _states(model, state, values) -> list:
+    """The states at ``values`` from one state or an array of them (a callable is called in the loop)."""
     arr = _state(state)
     if arr.ndim == 1:
         return [arr] * len(values)
@@ -602,6 +603,38 @@ def _crossing_function(path, i, kind, eigenvalue):
     return lambda p: eigenvalue(p).real
 
 
+def _root_beyond(path, i, g, stable_end, g_unstable, xtol, real_part, threshold):
+    """The root of ``g`` just beyond the stable sample of the bracket (i, i + 1), toward its other
+    neighbour, where the mode's real part there is on the unstable side of zero but below its
+    threshold (a sample just past the crossing counts as stable): from the sample outward in steps
+    growing fourfold, up to the neighbouring sample, until ``g`` has changed sign where the mode's
+    ``real_part`` is below -``threshold`` (not rounding of a pair on the imaginary axis), then
+    Brent's method; None where there is no such point (a tangency) or the sample has no neighbour
+    there. Refined on the threshold instead, such a crossing came out 1e-5 (relative) past its root,
+    where the mode's real part reaches the threshold."""
+    from scipy.optimize import brentq
+
+    k = int(np.flatnonzero(path.values == stable_end)[0])
+    neighbour = k - 1 if k == i else k + 1
+    if not 0 <= neighbour < len(path.values):
+        return None
+    limit = float(path.values[neighbour])
+    step = max(xtol * max(1.0, abs(stable_end)), 1e-9 * abs(limit - stable_end))
+    near = float(stable_end)
+    while True:
+        far = stable_end + np.sign(limit - stable_end) * step
+        far = limit if abs(far - stable_end) >= abs(limit - stable_end) else float(far)
+        g_far = g(far)
+        if np.sign(g_far) != np.sign(g_unstable) and real_part(far) < -threshold:
+            lo, hi = min(far, near), max(far, near)
+            return float(brentq(g, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=200))
+        if far == limit:
+            return None
+        if np.sign(g_far) == np.sign(g_unstable):
+            near = far
+        step *= 4.0
+
+
 def _refine(path, i, j, kind, xtol) -> float:
     from scipy.optimize import brentq
 
@@ -614,8 +647,13 @@ def _refine(path, i, j, kind, xtol) -> float:
         return float(b)
     if np.sign(ga) != np.sign(gb):
         return float(brentq(g, a, b, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=200))
-    # a tangency of the refinement function: bisect on the stability of the mode
     up_a = path.eigenvalues[i, j].real > path.threshold(i, j)
+    stable = b if up_a else a
+    beyond = _root_beyond(path, i, g, stable, gb if stable == a else ga, xtol,
+                          lambda p: _eigenvalue_at(path, p, i, j).real, path.threshold(i + int(up_a), j))
+    if beyond is not None:
+        return beyond
+    # a tangency of the refinement function: bisect on the stability of the mode
     lo, hi = a, b
     while hi - lo > xtol * max(1.0, abs(lo)):
         mid = 0.5 * (lo + hi)
