@@ -9,7 +9,10 @@ parameter value: not by sampling states in one corner, with the parameter values
 - A spring V = k x^2 / 2 built with k = 0 made x cyclic for good: `steady_motions(..., params={"k": 1})`
   returned x' = 1 as steady, a motion that oscillates."""
 
+import warnings
+
 import numpy as np
+import pytest
 import sympy as sp
 
 import nonholo as nh
@@ -49,7 +52,8 @@ def test_a_coordinate_inside_a_kink_is_not_cyclic():
     wall = k * ((y - 2 + sp.Abs(y - 2)) / 2) ** 2 / 2
     system = sleigh(wall, {m: 1.0, I: 1.0, a: 0.2, k: 10.0})
     assert names(system) == ["x"]
-    steady = nh.steady_motions(system, [0, 1.0, np.pi / 2, 0, 1.0, 0])
+    with pytest.warns(nh.SimulationWarning, match=r"converged to rest from a guess moving at 1: .*fixed=\{'x_dot'"):
+        steady = nh.steady_motions(system, [0, 1.0, np.pi / 2, 0, 1.0, 0])  # moving along y, not cyclic: rest
     run = nh.simulate(system.nonholonomic(), (0, 3), steady.state, t_eval=[0, 1, 2, 3])
     np.testing.assert_allclose(run.y[3:] - run.y[3:, :1], 0.0, atol=1e-9)  # steady indeed: the velocities stay
     # the default without the kink: y is cyclic
@@ -60,6 +64,30 @@ def test_a_parameter_zero_at_the_build_does_not_make_its_coordinate_cyclic():
     for k0 in (0.0, 1.0):
         system = sleigh(k * x ** 2 / 2, {m: 1.0, I: 1.0, a: 0.2, k: k0})
         assert names(system) == ["y"]
-        steady = nh.steady_motions(system, [0.0, 0.0, 0.0, 1.0, 0.0, 0.0], params={"k": 1.0})
+        with pytest.warns(nh.SimulationWarning, match=r"converged to rest .*cyclic coordinates \['y'\].*'y_dot'"):
+            steady = nh.steady_motions(system, [0.0, 0.0, 0.0, 1.0, 0.0, 0.0], params={"k": 1.0})
         run = nh.simulate(system.nonholonomic(), (0, 3), steady.state, params={"k": 1.0}, t_eval=[0, 1, 2, 3])
         np.testing.assert_allclose(run.y[3:] - run.y[3:, :1], 0.0, atol=1e-9)
+
+
+def test_a_moving_guess_that_converged_to_rest_says_so():
+    """A towed caster (a cart on a lateral spring pulling a castor wheel at a distance e behind it,
+    a knife edge) guessed moving at 1 along its cyclic x converged to rest with no word (an outside
+    probe), where its straight motion at that speed needs x' fixed; the guess at rest says nothing."""
+    X, Y, psi = sp.symbols("x y psi")
+    xd, yd, psid = sp.symbols("x_dot y_dot psi_dot")
+    M, mc, Jc, e, kk, cp = 1.0, 0.3, 0.05, 0.5, 4.0, 0.05
+    vc = sp.Matrix([xd + e * sp.sin(psi) * psid, yd - e * sp.cos(psi) * psid])
+    T = M / 2 * (xd**2 + yd**2) + mc / 2 * (vc.T * vc)[0] + Jc / 2 * psid**2
+    caster = nh.System([X, Y, psi], sp.hessian(T, [xd, yd, psid]), potential=kk * Y**2 / 2,
+                       constraints=sp.Matrix([[-sp.sin(psi), sp.cos(psi), -e]]), force=sp.Matrix([0, 0, -cp * psid]),
+                       velocities=[xd, yd, psid])
+    guess = [0, 0.01, 0.02, 1.0, 0.01, 0.0]
+    with pytest.warns(nh.SimulationWarning, match=r"converged to rest from a guess moving at 1: .*fixed=\{'x_dot'"):
+        rest = nh.steady_motions(caster, guess)
+    np.testing.assert_allclose(rest.state[3:], 0.0, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        moving = nh.steady_motions(caster, guess, fixed={"x_dot": 1.0})
+        nh.steady_motions(caster, [0, 0.01, 0.02, 0, 0, 0])
+    np.testing.assert_allclose(moving.state, [0, 0, 0, 1.0, 0, 0], atol=1e-9)

@@ -135,10 +135,11 @@ def steady_motions(system, guess, fixed=None, model=None, t: float = 0.0, params
     Warns
     -----
     SimulationWarning
-        A guess moving (a velocity above 0.05) with no velocity in ``fixed`` that converged near rest
-        but not to rest, its velocities below 1e-3 of the guess's (above 1e-9 of them): the search slid
-        along a family of steady motions (a speed for each) toward rest; fix one speed with ``fixed=``
-        to find the motion at that speed. A body with a quaternion attitude that converged to rest.
+        A guess moving (a velocity above 0.05) with no velocity in ``fixed`` that converged to rest or
+        near it, its velocities below 1e-3 of the guess's: near rest (above 1e-9 of them), the search
+        slid along a family of steady motions (a speed for each) toward rest; at rest, it found rest,
+        a steady motion but not one at the guess's speed; fix one speed with ``fixed=`` to find the
+        motion at that speed. A body with a quaternion attitude that converged to rest.
 
     Examples
     --------
@@ -377,8 +378,10 @@ def _warn_at_rest(model, start, found, fix_idx, cyc) -> None:
     steady motions (a speed for each) toward its end at rest, where the equations hardly tell the speeds
     apart, and stopped where the residual, about the square of the speeds, met the tolerance (a free Suslov
     top guessed spinning at 1.9 stopped at 7e-6, off the family's direction, and its linearization there
-    gave rates of 1e-6). Rest itself is a steady motion: a guess that was none (a sleigh guessed moving
-    along a coordinate that is not cyclic) converges to it."""
+    gave rates of 1e-6). Any model at rest: rest is a steady motion, to which a guess that was none (a
+    sleigh guessed moving along a coordinate that is not cyclic) converges, but a towed caster guessed
+    moving at 1 along its cyclic x converged to rest as well, with no word, where its motion at that
+    speed needs the speed fixed."""
     n = model.system.n
     if any(i >= n for i in fix_idx):  # a speed given: the search cannot slide along it
         return
@@ -394,7 +397,15 @@ def _warn_at_rest(model, start, found, fix_idx, cyc) -> None:
                       f"motion is steady in its coordinates (only the cyclic ones {moving} may move). Build it with "
                       "Euler angles (nh.multibody.Mechanism, or KanesMethod) for its stability", SimulationWarning,
                       stacklevel=4)
-    elif AT_REST * guessed < reached <= SLID_TO_REST * guessed:
+    elif reached <= AT_REST * guessed:
+        speeds = model.state_names[velocities]
+        if cyc and model.n_velocities == n:  # the state's rates are the coordinates': a cyclic one's
+            speeds = [model.state_names[n + c] for c in cyc]
+        warnings.warn(f"steady_motions converged to rest from a guess moving at {guessed:.3g}: rest is a steady "
+                      "motion, but not one at the guess's speed. Where the model has steady motions at any speed "
+                      f"(a family along its cyclic coordinates {moving}), fix one speed with "
+                      f"fixed={{{speeds[0]!r}: ...}} to find the motion at that speed", SimulationWarning, stacklevel=4)
+    elif reached <= SLID_TO_REST * guessed:
         speeds = model.state_names[velocities]
         warnings.warn(f"steady_motions converged near rest, but not to rest, from a guess moving at {guessed:.3g}: "
                       f"its velocities {speeds} are at most {reached:.3g}, below {SLID_TO_REST:g} of the guess's. The "
