@@ -588,7 +588,14 @@ def sweep(
     cluster are cancelled, and those its workers hold already run to their end there.
 
     A process-pool worker that dies in a point (a crash, ``os._exit``) breaks the pool: that point
-    is FAILED with a BrokenProcessPool naming it, and the points not finished are NOT_RUN.
+    is FAILED with a BrokenProcessPool naming it, and the points the broken pool did not finish run
+    in a fresh pool (``on_error="keep"``; NOT_RUN where the sweep stops: ``on_error="raise"``, or a
+    death that no point repeats when run alone).
+
+    ``on_error="raise"`` starts no point after the failure is seen; the points already running
+    finish and are kept, and so do those a process pool had already queued to its workers (the
+    executor's call queue holds about one point per worker beyond those running, and cancelling
+    does not reach them).
 
     Examples
     --------
