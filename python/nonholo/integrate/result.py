@@ -62,7 +62,9 @@ class SimulationResult:
     nfev, njev, nlu : int
         solve_ivp's names for n_rhs, n_jac, n_lin_setups.
     flag, flag_name : int, str
-        CVODE's return flag of the last call (e.g. ``CV_TOO_MUCH_WORK``).
+        Why the run stopped short: CVODE's return flag of the last call (e.g. ``CV_TOO_MUCH_WORK``)
+        or nonholo's own name of the cause (e.g. ``FRAME_SINGULAR``); 0 and ``""`` for a run that
+        reached its end or a terminal event.
     t_last : float
         The last time reached.
     y_final : ndarray, shape (n_states,), or None
