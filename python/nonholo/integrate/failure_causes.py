@@ -104,7 +104,7 @@ TINY_EPS = 1e-100  # a friction eps below which its rates (about mu / eps) leave
 
 def _explain_layer(result: SimulationResult, model: Model, y0: np.ndarray, t0: float) -> None:
     system = model.system
-    eps = result.params.get("eps", model.eps)
+    eps = model.eps_at(result.params)
     if 0 < eps < TINY_EPS:  # whatever the solver saw (a NaN state, a failed error test), this is the cause
         result.message = (
             f"{result.message}. At eps = {eps:g} the friction model's rates, about mu / eps, are beyond what "

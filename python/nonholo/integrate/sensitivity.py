@@ -25,12 +25,13 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SimulationWarning
+from ..system.friction_scale import eps_gradient, gives_eps, scale_rule
 from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative,
                               maps_initial_state, projected_velocity, projects_initial_state)
 from ..system.law_relaxation import expand_initial_state
 from .holonomic_start import holonomic_parameters, holonomic_start_derivative
 
-__all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values", "moves_initial_state"]
+__all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values", "moves_initial_state", "through_eps"]
 
 _METHODS = ("staggered", "simultaneous")
 
@@ -84,13 +85,62 @@ def sensitivity_spec(model, sensitivities, method: str = "staggered", error_cont
     return spec, labels
 
 
-def attach_sensitivities(result, raw: dict, names: Sequence[str]):
+def through_eps(model, spec: dict, labels: list, params) -> tuple:
+    """(spec, labels, chain): where the model's eps follows parameters of the system
+    (:mod:`nonholo.system.friction_scale`) and the run does not give it, a sensitivity to such a
+    parameter is the total derivative, d y / d p + (d eps / d p) d y / d eps: the request gains eps
+    (if not asked for) and ``chain`` (None otherwise) is what :func:`attach_sensitivities` combines
+    (the sensitivity equations are linear in the direction of the parameters, initial values
+    included, so the combined columns are those of that direction)."""
+    rule = scale_rule(model)
+    if not spec or rule is None or gives_eps(params):
+        return spec, labels, None
+    hit = [j for j, label in enumerate(labels) if label in rule[1]]
+    if not hit:
+        return spec, labels, None
+    added = "eps" not in labels
+    if added:
+        k = len(model.system.parameters) + list(model._extra).index("eps")
+        spec = {**spec, "parameters": [*spec["parameters"], k], "states": [*spec["states"], -1]}
+        if "initial" in spec:
+            spec["initial"] = [*spec["initial"], None]
+        labels = [*labels, "eps"]
+    return spec, labels, (hit, labels.index("eps"), added)
+
+
+def _chained(result, chain) -> None:
+    """The sensitivities of ``result`` to the parameters eps follows made total (:func:`through_eps`),
+    and the column of eps dropped where only the chain asked for it."""
+    hit, e, added = chain
+    system = {name: result.params[name] for name in result.model.system.parameter_names}
+    gradient = eps_gradient(result.model, system)
+    # the sensitivities' axis last: (n_states, n_t, n_sens) as a view of the samples' (n_states, n_sens, n_t)
+    samples = None if result.sensitivities is None else np.moveaxis(result.sensitivities, 1, -1)
+    arrays = [samples, result.sensitivities_final, *result.t_events_sensitivities, *result.y_events_sensitivities]
+    for array in (a for a in arrays if a is not None and np.size(a)):
+        for j in hit:
+            array[..., j] += gradient[result.sensitivity_names[j]] * array[..., e]
+    if added:
+        keep = [j for j in range(len(result.sensitivity_names)) if j != e]
+
+        def drop(a, axis=-1):
+            return None if a is None else np.ascontiguousarray(np.take(a, keep, axis=axis))
+        result.sensitivities = drop(result.sensitivities, 1)
+        result.sensitivities_final = drop(result.sensitivities_final)
+        result.t_events_sensitivities = [drop(a) for a in result.t_events_sensitivities]
+        result.y_events_sensitivities = [drop(a) for a in result.y_events_sensitivities]
+        result.sensitivity_names = [result.sensitivity_names[j] for j in keep]
+
+
+def attach_sensitivities(result, raw: dict, names: Sequence[str], chain=None):
     """Sets ``sensitivities`` (n_states, n_sens, n_t), ``sensitivity_names`` and, per event,
     ``t_events_sensitivities`` (n_occ, n_sens) and ``y_events_sensitivities``
     (n_occ, n_states, n_sens) on a SimulationResult, and ``sensitivities_final`` (n_states, n_sens)
     at ``y_final`` (also when ``t_eval=[]`` stores no samples; None when the last sample is before
     ``t_last``): after a terminal event those of the state at the stop, whose time moves with theta
     (:func:`_stopped`)."""
+    if chain is not None and "sensitivities" not in raw and chain[2]:  # nothing integrated: as asked
+        names, chain = [x for j, x in enumerate(names) if j != chain[1]], None
     result.sensitivity_names = list(names)
     result.sensitivities_final = None
     if not names:
@@ -106,7 +156,7 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
     result.sensitivities = raw["sensitivities"]
     final = raw.get("sensitivities_final")
     if final is None and result.t.size and result.t[-1] == result.t_last:
-        final = result.sensitivities[..., -1]
+        final = result.sensitivities[..., -1].copy()
     result.sensitivities_final = final
     result.t_events_sensitivities = list(raw["t_events_sensitivities"])
     for i, (times, dt) in enumerate(zip(result.t_events, result.t_events_sensitivities)):
@@ -119,6 +169,8 @@ def attach_sensitivities(result, raw: dict, names: Sequence[str]):
     result.y_events_sensitivities = [np.transpose(s, (0, 2, 1)) for s in raw["y_events_sensitivities"]]
     if result.status == 1 and result.sensitivities_final is not None:
         result.sensitivities_final = _stopped(result, result.sensitivities_final)
+    if chain is not None:
+        _chained(result, chain)
     return result
 
 

@@ -29,7 +29,8 @@ from .law_reduced import run_law_reduced, run_law_reduced_many
 from .stick_slip import run_stick_slip
 from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
-from .sensitivity import attach_sensitivities, moves_initial_state, sensitivity_spec, with_initial_values
+from .sensitivity import (attach_sensitivities, moves_initial_state, sensitivity_spec, through_eps,
+                          with_initial_values)
 from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, stopped_by_load, warn_at_start
 from .events import Event, event_specs
@@ -370,7 +371,8 @@ def simulate(
     explicit_ok = not (_given(events) or _given(sensitivities) or dense_output)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
-    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
+    sens, sens_names, chain = through_eps(model, *sensitivity_spec(model, sensitivities, sensitivity_method,
+                                                                   sensitivity_error_control), params)
     sens = with_initial_values(sens, checked, given, t0, p, project_y0)
     stops = load_specs(model, tf < t0)  # a law's normal loads that vary: the run stops where one reaches zero
     specs = stops + event_specs(model, events, params)
@@ -390,7 +392,7 @@ def simulate(
     except KeyboardInterrupt as exc:  # Ctrl-C: the trajectory up to there goes with it
         raw = getattr(exc, "_nonholo_partial", None)
         partial = None if raw is None else attach_sensitivities(
-            SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)  # to the interrupt
+            SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names, chain)  # to the interrupt
         raise attach_partial(exc, partial)
     finally:
         if watch:
@@ -399,7 +401,7 @@ def simulate(
         raw["t_events"], raw["y_events"] = raw["t_events"][: len(specs)], raw["y_events"][: len(specs)]
     if no_samples:
         _drop_samples(raw)
-    result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names)
+    result = attach_sensitivities(SimulationResult(raw, model, dict(zip(model.param_names, p))), raw, sens_names, chain)
     stopped_by_load(result, len(stops))
     result.method_reason = method_reason(method, result.method, model)
     check_validity(result, y0, t0=t0, p=p)
@@ -441,7 +443,7 @@ def check_validity(result: SimulationResult, y0=None, warn: bool = True, t0: flo
     result.validity = validity.estimate(result, y0, samples=validity.RUN_SAMPLES, margin=validity.MARGIN, t0=t0,
                                         p=p)
     if result.validity is not None and not result.validity.valid:
-        message = result.validity.message(result.params.get("eps", result.model.eps), result.model.order)
+        message = result.validity.message(result.model.eps_at(result.params), result.model.order)
         result.warnings.append(message)
         if warn:
             warnings.warn(message, SimulationWarning, stacklevel=3)
@@ -597,7 +599,8 @@ def simulate_many(
         core_options["initial_state_checked"] = True
     stops = load_specs(model, tf < t0)  # as simulate's
     specs = stops + event_specs(model, events)
-    sens, sens_names = sensitivity_spec(model, sensitivities, sensitivity_method, sensitivity_error_control)
+    sens, sens_names, chain = through_eps(model, *sensitivity_spec(model, sensitivities, sensitivity_method,
+                                                                   sensitivity_error_control), params)
     if any(not isinstance(s[0], (_core.Tape, _core.LawFoldEvent)) for s in specs):  # a law's fold: in C++
         raise TypeError("simulate_many takes symbolic events only (nonholo.Event or SymPy expressions)")
     started = [i for i in range(n_runs) if i not in rejected]
@@ -640,14 +643,14 @@ def simulate_many(
         ran += getattr(exc, "_nonholo_partial", None) or []
         ran += [_failed_raw("Run not started: the batch was interrupted", t0, model.n_states, "INTERRUPTED")] * \
             (n_started - len(ran))
-        raise attach_partial(exc, _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, False,
-                                                 method))
+        raise attach_partial(exc, _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, (sens_names, chain),
+                                                 False, method))
     finally:
         done.close()
     if no_samples:
         for raw in ran:
             _drop_samples(raw)
-    results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, sens_names, True, method)
+    results = _batch_results(model, started, ran, rejected, P, (t0, tf), Y0, (sens_names, chain), True, method)
     batch_stopped_by_load(results, started, len(stops))
     results = [explain_tiny_atol(constraint_singularity(r, p, opts), opts["atol"]) for r, p in zip(results, P)]
     return _report_batch(results, raise_on_failure)
@@ -659,13 +662,13 @@ def _split(bounds: list, first: int) -> list:
 
 
 def _batch_results(model: Model, started: list, ran: list, rejected: dict, P: list, t_span: tuple, Y0: np.ndarray,
-                   sens_names, check_runs: bool, requested: str = "auto") -> list:
+                   sensitivities: tuple, check_runs: bool, requested: str = "auto") -> list:
     """The SimulationResult of every run of a batch, in order; ``check_runs``: with the messages
     of known failures and the validity check of reduced models (one warning for the batch)."""
     t0 = t_span[0]
     raws = {**dict(zip(started, ran)), **{i: _failed_raw(msg, t0, model.n_states) for i, msg in rejected.items()}}
     names = model.param_names
-    results = [attach_sensitivities(SimulationResult(raws[i], model, dict(zip(names, p))), raws[i], sens_names)
+    results = [attach_sensitivities(SimulationResult(raws[i], model, dict(zip(names, p))), raws[i], *sensitivities)
                for i, p in enumerate(P)]
     for r in results:
         r.method_reason = method_reason(requested, r.method, model)

@@ -32,7 +32,7 @@ def warn_beyond_precision(result, model, t_span, y0, params: dict) -> None:
         return
     interval = abs(float(t_span[1]) - float(t_span[0]))
     step = interval / max(int(result.stats.get("n_steps", 0)), 1)
-    eps = params.get("eps", getattr(model, "eps", None))
+    eps = model.eps_at(params) if hasattr(model, "eps_at") else None
     # the fast rates are about mu / (eps m): far from the bound (mu / m below 1e6), no Jacobian is needed
     # (a dense one of the chain of 256 blades costs 24 ms, a tenth of its run)
     if isinstance(eps, (int, float)) and eps > 0 and step * np.finfo(float).eps / eps < PREFILTER:

@@ -24,6 +24,7 @@ from .. import _core
 from ..numerics import number_text
 from ..options import real_number
 from ..system.law_relaxation import lag_states
+from ..system.friction_scale import followed
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
 
@@ -162,7 +163,16 @@ class Model:
         return bool(getattr(self._core, "sparse", False))
 
     def param_vector(self, params: Mapping | None = None) -> list:
-        return self.system.param_vector(params, self._extra)
+        """The parameter values in the core's order: the defaults overridden by ``params``; a friction
+        or reduced model's eps follows the system's ``friction_scale`` where it has one
+        (:mod:`nonholo.system.friction_scale`)."""
+        return followed(self, self.system.param_vector(params, self._extra), params)
+
+    def eps_at(self, params: Mapping | None = None):
+        """The model's eps at a run's ``params`` (given, or following ``friction_scale``); None without one."""
+        if "eps" not in self._extra:
+            return None
+        return self.param_vector(params)[len(self.system.parameters) + list(self._extra).index("eps")]
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """f(t, y), shape (n_states,). A given eps of the friction model must be positive and finite

@@ -234,7 +234,7 @@ class ReducedModel(Model):
     def slip(self, t: float, q, u, params=None) -> np.ndarray:
         """sum_{k<=K} eps^k h^(k)(t, q, u), shape (n,), with this model's eps (or params["eps"])."""
         self._require_order()
-        eps = (params or {}).get("eps", self.eps)
+        eps = self.eps_at(params)
         if not self.order:
             return np.zeros(self.system.n)
         sys_params = _system_params(params)
@@ -253,7 +253,7 @@ class ReducedModel(Model):
         y = np.asarray(y, dtype=float)
         q = y[:n]
         u = self.coordinate_velocity(q, y[n:], params)
-        eps = (params or {}).get("eps", self.eps)
+        eps = self.eps_at(params)
         sys_params = _system_params(params)
         # orders 4, 8, 16, ...: the rule decides K from t_1 .. t_(K+1), and the Taylor-mode
         # cost grows like K^4, so the high orders are computed only when the terms call for them

@@ -238,9 +238,9 @@ def estimate(result, y0=None, samples: int | None = None, exact: bool = False,
         t = np.concatenate(([float(t0)], t))
         Y = np.column_stack([y0, Y])
     params = result.params
-    eps = float(params.get("eps", model.eps))
+    eps = float(model.eps_at(params))
     if p is None:
-        p = model.param_vector({**params, "eps": eps})
+        p = model.param_vector(params)
     if model.frame is None:
         QU = np.ascontiguousarray(Y[: 2 * n].T)
     else:

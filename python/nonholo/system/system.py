@@ -34,6 +34,7 @@ from .extend import Extensions
 from .point_geometry import PointGeometry
 from .slow_manifold_queries import SlowManifoldQueries
 from .recipes import model_factory
+from .friction_scale import default_scale
 from .sparsity import prefers_sparse, sparse_choice
 
 __all__ = ["System"]
@@ -497,7 +498,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         friction law.
 
         State ``[q, v]`` with no constraint on v; stiff for small eps (Eldering 2016 eq. (22)).
-        ``eps`` is a runtime parameter: ``simulate(..., params={"eps": ...})`` overrides it.
+        ``eps`` is a runtime parameter: ``params={"eps": ...}`` overrides it; a ``friction_scale`` (eps
+        of the parameters: tires) gives it and follows them (:mod:`nonholo.system.friction_scale`).
         ``sparse``: as :meth:`nonholonomic` (a sparse L D L^T of G, a sparse Newton matrix for BDF).
 
         ``law`` (instead of ``eps``): a :mod:`nonholo.laws` law, or a list of one per contact (front
@@ -528,7 +530,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         if law is not None:
             return self._friction_by(law, eps, sparse, normal, speed, contacts)
         if eps is None:
-            raise TypeError("friction() needs eps (the linear law's scale) or law= (a nonholo.laws law)")
+            eps = default_scale(self)  # friction_scale at the defaults; TypeError without one
         if normal is not None or speed is not None or contacts is not None:
             raise ValueError("normal, speed and contacts go with law=; the linear law of friction(eps) uses neither")
         getattr(self, "contact_slip_rows", None) is None or self.contact_slip_rows.linear_law()  # repeated rows
@@ -775,9 +777,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     # drawing, a rigid body's pose, relaxed tire laws' deflection states, the normal loads and rolling speeds
     # of the contacts a law realizes (a run stops where one reaches zero), a mechanism's tangential rows per
     # contact and normal rows (law_realization.contact_rows), where a rolling body's surface holds (margins.py),
-    # every contact's own rows, the system a law realizes, the part of V a KanesMethod's loads gave (kane.py)
+    # every contact's own rows, the system a law realizes, the part of V a KanesMethod's loads gave (kane.py), eps
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
-               "normal_rows", "contact_domains", "contact_slip_rows", "realizes", "load_potential")
+               "normal_rows", "contact_domains", "contact_slip_rows", "realizes", "load_potential", "friction_scale")
 
     def __setstate__(self, state):
         state = dict(state)

@@ -57,7 +57,9 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     stiffnesses C_f and C_r [N/rad], steering angle delta [rad], target speed U [m/s] and the
     gain k_d [N s/m] of the drive force k_d (U - u) that holds it (default k_d / m = 1 1/s, slow
     against the tires). ``nonholonomic()`` is the kinematic car; ``friction(tire_eps(U, C_f,
-    C_r))`` the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold models. The
+    C_r))`` (or ``friction()``) the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold
+    models; built at the car's own eps, they follow C_f, C_r and U when a run changes them
+    (``friction_scale``; a run that gives ``eps`` in ``params`` keeps it as given). The
     docstring of the module ``nonholo.systems.single_track_car``
     (``help(sys.modules[single_track_car.__module__])``) derives the steady-state yaw-rate gain
     and its series in x = K_us U |U| / L.
@@ -85,8 +87,10 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     drive = kd * (U_ - u)
     F = sp.Matrix([sp.cos(psi) * drive, sp.sin(psi) * drive, 0])
     params = {m_: m, Iz: I_z, lf: l_f, lr: l_r, Cf: C_f, Cr: C_r, dl: delta, U_: U, kd: k_d}
-    return System([x, y, psi], G, constraints=A, friction=mu, force=F, parameters=params,
-                  velocities=[xd, yd, psid], name="single-track car")
+    car = System([x, y, psi], G, constraints=A, friction=mu, force=F, parameters=params,
+                 velocities=[xd, yd, psid], name="single-track car")
+    car.friction_scale = sp.Abs(U_) / mean_C  # tire_eps: a run at other C_f, C_r or U moves eps with them
+    return car
 
 
 def _wheelbase(l_f, l_r) -> tuple:

@@ -1,0 +1,104 @@
+r"""A friction model's eps that follows the parameters it is a function of (``System.friction_scale``).
+
+The linear law's scale is a parameter of its own: G v' + ... = -(1/eps) A^T mu (A v - b). Where it is
+physical, a function of the system's parameters (linear tires: eps = |U| / C, the speed over the mean
+cornering stiffness, :func:`nonholo.systems.single_track_car`), a run that changes those parameters
+without eps left the tires as they were built: the single-track car run with ``params={"C_f": 6e4}``
+turned 5.6% faster than the car with that stiffness (its stiffnesses were both 8/7 of the new ones),
+and an eigenvalue path over the speed U found no critical speed (39.53 m/s) in [20, 60].
+
+A system whose ``friction_scale`` is set (an expression of its parameters) gives a friction or reduced
+model built at the scale's value at the system's defaults (``friction()``, or the same number, such as
+``tire_eps(U, C_f, C_r)`` of the car's own values) the eps ``scale(p)`` at the parameters p of a run,
+unless the run gives eps itself (``params={"eps": ...}``), which is taken as it is. A model built with
+another eps (a study of eps, or the physical eps of other parameters passed with them) keeps its eps.
+Every use of the parameters goes through :meth:`Model.param_vector`, so runs, linearizations, paths,
+sweeps and fits all follow; sensitivities to a parameter the scale depends on are total derivatives,
+through eps too (:func:`eps_gradient`), unless the run gives eps (then they hold it fixed).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import sympy as sp
+
+__all__ = ["scale_rule", "followed", "gives_eps", "eps_gradient", "default_scale"]
+
+BUILT_AT_DEFAULTS = 1e-9  # a model's eps this close (relative) to the scale at the defaults follows it
+
+
+def gives_eps(params: Mapping | None) -> bool:
+    """True when ``params`` names eps (by name or symbol)."""
+    return bool(params) and any((k.name if isinstance(k, sp.Symbol) else k) == "eps" for k in params)
+
+
+def _compiled(system):
+    """(f(parameter vector) -> scale, free parameter names, scale at the defaults) of the system's
+    friction_scale, cached on the system."""
+    cached = system.__dict__.get("_friction_scale_rule")
+    if cached is not None and cached[0] is system.friction_scale:
+        return cached[1]
+    expr = sp.sympify(system.friction_scale)
+    symbols = list(system.parameters)
+    unknown = sorted(str(s) for s in expr.free_symbols - set(symbols))
+    if unknown:
+        raise ValueError(f"friction_scale of {system.name!r} uses {unknown}, which are not parameters of it")
+    f = sp.lambdify(symbols, expr, "math")
+    base = float(f(*system.parameters.values()))
+    if not (math.isfinite(base) and base > 0):
+        raise ValueError(f"friction_scale of {system.name!r} is {base!r} at its default parameters: it must be "
+                         "positive and finite there")
+    free = sorted(expr.free_symbols, key=lambda x: x.name)
+    gradient = {x.name: sp.lambdify(symbols, sp.diff(expr, x), "math") for x in free}
+    rule = (f, [x.name for x in free], base, gradient)
+    system.__dict__["_friction_scale_rule"] = (system.friction_scale, rule)
+    return rule
+
+
+def scale_rule(model):
+    """The model's rule as :func:`_compiled` gives it, or None: a friction or reduced model of a system
+    whose friction_scale is set, built at its value at the defaults (to rounding)."""
+    system = model.system
+    if getattr(system, "friction_scale", None) is None or "eps" not in model._extra or model.kind not in (
+            "friction", "reduced"):
+        return None
+    rule = _compiled(system)
+    return rule if abs(model._extra["eps"] - rule[2]) <= BUILT_AT_DEFAULTS * rule[2] else None
+
+
+def default_scale(system) -> float:
+    """``system.friction()``'s eps: the friction scale at the defaults (TypeError without one)."""
+    if getattr(system, "friction_scale", None) is None:
+        raise TypeError("friction() needs eps (the linear law's scale) or law= (a nonholo.laws law); a system "
+                        "with a friction_scale (eps as a function of its parameters) takes it from there")
+    return _compiled(system)[2]
+
+
+def followed(model, p: list, params: Mapping | None) -> list:
+    """The parameter vector ``p`` (the system's, then the model's own) with eps following the scale."""
+    rule = scale_rule(model)
+    if rule is None or gives_eps(params):
+        return p
+    f, names, base, _ = rule
+    k = len(model.system.parameters)
+    now = float(f(*p[:k]))
+    if now == base:
+        return p
+    if not (math.isfinite(now) and now > 0):
+        values = dict(zip(model.system.parameter_names, p[:k]))
+        raise ValueError(f"params: the friction scale {model.system.friction_scale} of {model.system.name!r} is "
+                         f"{now!r} at {', '.join(f'{n} = {values[n]:g}' for n in names)}; it must be positive "
+                         "(give eps in params to set it yourself)")
+    out = list(p)
+    out[k + list(model._extra).index("eps")] = now
+    return out
+
+
+def eps_gradient(model, values: Mapping) -> dict:
+    """d eps / d p = d scale / d p for each parameter p the scale depends on, at the parameter
+    ``values`` (name -> value, the system's)."""
+    f, names, base, gradient = scale_rule(model)
+    p = [float(values[name]) for name in model.system.parameter_names]
+    return {name: float(gradient[name](*p)) for name in names}

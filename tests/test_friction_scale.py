@@ -1,0 +1,115 @@
+"""A friction model's eps that follows the parameters it is a function of (System.friction_scale,
+nonholo.system.friction_scale): the single-track car's tires, eps = |U| / C, C = (C_f + C_r) / 2.
+
+Before, eps stayed as the model was built: a run with params={"C_f": 6e4} turned 5.6% faster than the
+car with that stiffness (both stiffnesses 8/7 of the new ones), and an eigenvalue path over U of an
+oversteering car found no critical speed in [20, 60] m/s where the closed form gives 39.53 (an outside
+probe). References: the closed forms of the linear single-track model (yaw-rate gain, critical
+speed and stiffness) and runs of cars built at the new values; sensitivities against central
+differences."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.systems.single_track_car import characteristic_speed, tire_eps, yaw_rate_gain
+
+OVERSTEER = dict(m=1200.0, I_z=1800.0, l_f=1.0, l_r=1.5, C_f=9.0e4, C_r=5.0e4, k_d=1200.0)
+
+
+def settled_gain(model, U, params=None):
+    run = nh.simulate(model, (0, 30), [0, 0, 0, U, 0, 0], params=params, t_eval=[30], rtol=1e-10, atol=1e-12)
+    return run["psi_dot"][-1] / 0.01
+
+
+def test_a_run_that_changes_a_stiffness_or_the_speed_moves_the_tires_eps():
+    car = nh.systems.single_track_car()
+    model = car.friction(tire_eps(10, 8e4, 8e4))
+    assert model.eps_at() == model.eps == tire_eps(10, 8e4, 8e4)  # the default path: as built
+    assert model.eps_at({"U": 30}) == pytest.approx(tire_eps(30, 8e4, 8e4), rel=1e-15)
+    assert model.eps_at({"C_f": 6e4}) == pytest.approx(tire_eps(10, 6e4, 8e4), rel=1e-15)
+    assert model.eps_at({"U": -5}) == pytest.approx(tire_eps(5, 8e4, 8e4), rel=1e-15)  # reversing
+    assert model.eps_at({"U": 30, "eps": 1e-4}) == 1e-4  # given: as it is
+    rebuilt = nh.systems.single_track_car(C_f=6e4)
+    fresh = settled_gain(rebuilt.friction(tire_eps(10, 6e4, 8e4)), 10)
+    assert settled_gain(model, 10, {"C_f": 6e4}) == pytest.approx(fresh, rel=1e-9)  # 5.6% above it before
+    assert fresh == pytest.approx(yaw_rate_gain(10, 1500, 1.2, 1.4, 6e4, 8e4), rel=2e-3)
+    at_30 = settled_gain(model, 30, {"U": 30})
+    assert at_30 == pytest.approx(settled_gain(model, 30, {"U": 30, "eps": tire_eps(30, 8e4, 8e4)}), rel=1e-12)
+    assert at_30 == pytest.approx(yaw_rate_gain(30, 1500, 1.2, 1.4, 8e4, 8e4), rel=3e-3)  # 9.8837 for 7.6961 before
+    # friction() is the car's own tires; a model built with another eps keeps it (an eps computed for
+    # the parameters a run passes, or a study of eps)
+    assert car.friction().eps == model.eps and car.friction().eps_at({"U": 30}) == model.eps_at({"U": 30})
+    other = car.friction(tire_eps(30, 6e4, 6e4))
+    assert other.eps_at({"U": 30, "C_f": 6e4, "C_r": 6e4}) == other.eps == tire_eps(30, 6e4, 6e4)
+    assert car.friction(1e-6).eps_at({"U": 30}) == 1e-6
+    with pytest.raises(TypeError, match="friction_scale"):
+        nh.systems.chaplygin_sleigh().friction()
+    # the reduced model of order 2 follows as the friction model does
+    reduced = car.reduced(tire_eps(10, 8e4, 8e4), order=2)
+    assert reduced.eps_at({"U": 30}) == pytest.approx(tire_eps(30, 8e4, 8e4), rel=1e-15)
+    # a new system from a with_* method carries the scale
+    assert car.with_parameters({"k_d": 1000.0}).friction_scale == car.friction_scale
+
+
+def test_the_critical_speed_and_stiffness_of_an_oversteering_car():
+    car = nh.systems.single_track_car(**OVERSTEER, delta=0.0, U=10.0)
+    model = car.friction(tire_eps(10.0, OVERSTEER["C_f"], OVERSTEER["C_r"]))
+    (speed,) = nh.critical_values(model, "U", np.linspace(20, 60, 9), lambda U: [0, 0, 0, U, 0, 0])
+    critical = characteristic_speed(*(OVERSTEER[k] for k in ("m", "l_f", "l_r", "C_f", "C_r")))
+    assert speed.kind == "divergence" and speed.direction == "destabilizing"
+    assert speed.value == pytest.approx(critical, rel=1e-9)  # 39.528; none found before
+    # the rear stiffness at which the straight run at 30 m/s loses stability: 1 + K_us U^2 / L = 0
+    m, l_f, l_r, C_f = (OVERSTEER[k] for k in ("m", "l_f", "l_r", "C_f"))
+    L, U = l_f + l_r, 30.0
+    C_r = l_f / (l_r / C_f + L**2 / (m * U**2))
+    (stiffness,) = nh.critical_values(model, "C_r", np.linspace(3e4, 6e4, 7), lambda c: [0, 0, 0, U, 0, 0],
+                                      params={"U": U})
+    assert stiffness.value == pytest.approx(C_r, rel=1e-9)  # 44536.08; 44030.67 before
+
+
+def test_sensitivities_to_the_parameters_eps_follows_are_total_derivatives():
+    car = nh.systems.single_track_car(C_f=6e4)
+    model = car.friction(tire_eps(10, 6e4, 8e4))
+    y0, t = [0, 0, 0, 10, 0, 0], np.linspace(0, 3, 7)
+    tight = dict(t_eval=t, rtol=1e-12, atol=1e-14)
+    run = nh.simulate(model, (0, 3), y0, sensitivities=["C_f", "U"], t_eval=t, rtol=1e-10, atol=1e-12)
+    assert run.sensitivity_names == ["C_f", "U"] and run.sensitivities.shape == (6, 2, 7)
+    held = nh.simulate(model, (0, 3), y0, sensitivities=["C_f"], params={"eps": model.eps}, t_eval=t, rtol=1e-10,
+                       atol=1e-12)
+    for j, (name, h) in enumerate((("C_f", 10.0), ("U", 1e-4))):
+        base = model.params[name]
+        up, down = (nh.simulate(model, (0, 3), y0, params={name: base + s}, **tight).y for s in (h, -h))
+        fd = (up - down) / (2 * h)
+        assert np.abs(run.sensitivities[:, j] - fd).max() < 1e-6 * np.abs(fd).max(), name
+    up, down = (nh.simulate(model, (0, 3), y0, params={"C_f": 6e4 + s, "eps": model.eps}, **tight).y for s in (10, -10))
+    fd = (up - down) / 20
+    assert np.abs(held.sensitivities[:, 0] - fd).max() < 1e-6 * np.abs(fd).max()  # eps given: held fixed
+    batch = nh.simulate_many(model, (0, 3), np.array([y0, y0]), params={"C_f": [6e4, 7e4]}, sensitivities=["C_f"],
+                             t_eval=t, rtol=1e-10, atol=1e-12)
+    one = nh.simulate(model, (0, 3), y0, params={"C_f": 7e4}, sensitivities=["C_f"], t_eval=t, rtol=1e-10,
+                      atol=1e-12)
+    assert batch[1].sensitivity_names == ["C_f"] and np.array_equal(batch[1].sensitivities, one.sensitivities)
+    data = nh.simulate(model, (0, 3), y0, params={"C_f": 7e4}, **tight)
+    fit = nh.fit(model, t, data.y[[2, 5]], {"C_f": 6e4}, y0, observe=["psi", "psi_dot"])
+    assert fit.success and fit.params["C_f"] == pytest.approx(7e4, rel=1e-7)
+
+
+def test_a_system_of_ones_own_with_a_friction_scale():
+    """A sleigh whose knife edge is a viscous contact of stiffness k: eps = 1 / k."""
+    x, y, phi, k = sp.symbols("x y phi k")
+    G = sp.Matrix([[1, 0, -0.2 * sp.sin(phi)], [0, 1, 0.2 * sp.cos(phi)],
+                   [-0.2 * sp.sin(phi), 0.2 * sp.cos(phi), 1.04]])
+    sleigh = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]), parameters={k: 1e3})
+    sleigh.friction_scale = 1 / k
+    model = sleigh.friction(1e-3)
+    y0 = [0, 0, 0, 1.0, 0, 0.5]
+    follows = nh.simulate(model, (0, 2), y0, params={"k": 1e4}, t_eval=[2], rtol=1e-10, atol=1e-12)
+    given = nh.simulate(model, (0, 2), y0, params={"eps": 1e-4}, t_eval=[2], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(follows.y, given.y, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"friction scale 1/k .* is -1.0 at k = -1"):
+        nh.simulate(model, (0, 2), y0, params={"k": -1.0})
+    sleigh.friction_scale = 1 / sp.Symbol("stiffness")
+    with pytest.raises(ValueError, match=r"friction_scale .* uses \['stiffness'\], which are not parameters"):
+        sleigh.friction(1e-3).eps_at({"k": 2.0})
