@@ -77,7 +77,8 @@ def test_an_estimate_the_integration_moves_is_told():
     data = _free_decay(t, 1e-8)[None, :]
     model = _damped(3e-8).nonholonomic()
     with pytest.warns(OptimizeWarning, match=r"the integration's error moves the estimates: with rtol=1e-12 "
-                                             r"\(rtol / 100\) they would move c by \+") as caught:
+                                             r"\(the states observed, without sensitivities\) they would move c "
+                                             r"by \+") as caught:
         loose = nh.fit(model, t, data, ["c"], [1.0, 0.0], observe=["x"])
     off = 1e-8 - loose.params["c"]
     assert off > 0.01 * 1e-8 and off > 10 * loose.stderr["c"]  # 3 % off, 60 standard errors
@@ -85,6 +86,27 @@ def test_an_estimate_the_integration_moves_is_told():
     assert told == pytest.approx(off, rel=0.2) and "tighten rtol" in loose.message
     tight = nh.fit(model, t, data, ["c"], [1.0, 0.0], observe=["x"], rtol=1e-12, atol=1e-14)
     assert tight.params["c"] == pytest.approx(1e-8, rel=0.01)
+
+
+def test_the_tighter_run_is_accurate_where_the_runs_with_sensitivities_are_not():
+    """Another probe's c = 1e-9 over 200 s (32 periods): the fit's runs carry sensitivities (Adams), which at
+    rtol 1e-12 were 4000x less accurate than a run without them (5.5e-9 in x against 1.4e-12): the
+    tighter run, with sensitivities too, measured the Adams run's own error, and the default fit (0.05%
+    off, under the 0.1% share) was told c would move by -5.8e-11 (6%; +5.4e-12 from another start) and to
+    tighten rtol, which made it 100x worse. The states observed now come from a run without sensitivities
+    (DOP853): no note by default; a fit at rtol 1e-12 (6% off) is told how far, checked at rtol 1e-13."""
+    t = np.linspace(0, 200, 401)
+    data = _free_decay(t, 1e-9)[None, :]
+    model = _damped(1e-9).nonholonomic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        default = nh.fit(model, t, data, ["c"], [1.0, 0.0], observe=["x"])
+    assert abs(default.params["c"] - 1e-9) < 1e-3 * 1e-9
+    with pytest.warns(OptimizeWarning, match=r"with rtol=1e-13 .* would move c by") as caught:
+        tight = nh.fit(model, t, data, {"c": 3e-9}, [1.0, 0.0], observe=["x"], rtol=1e-12)
+    off = 1e-9 - tight.params["c"]
+    told = float(str(caught[0].message).split("move c by ")[1].split(" ")[0])
+    assert abs(off) > 0.01 * 1e-9 and told == pytest.approx(off, rel=0.2)
 
 
 def test_a_damping_the_integration_resolves_warns_nothing():
