@@ -236,7 +236,10 @@ def test_minimum_time_with_an_unbounded_force_that_carries_the_goal_is_refused()
     x, y, F1, F2 = sp.symbols("x y F1 F2")
     part = nh.System([x, y], sp.eye(2), force=[F1 + F2, 0], parameters={F1: 0.0, F2: 0.0})
     ends = dict(cost="time", controls=[F1, F2], initial=[0] * 4, final=[1, 0, 0, 0])
-    with pytest.raises(ValueError, match=r"cost='time' with the controls \['F2'\] unbounded"):
+    # the duration need not shrink to 0 (a sleigh's unbounded torque speeds it up, |F| <= 1 alone stops it:
+    # T >= 1.73 for an outside probe's goal; the message said 0): the minimum is not attained, impulsively
+    with pytest.raises(ValueError, match=r"cost='time' with the controls \['F2'\] unbounded .* their optimum is "
+                                         r"impulsive .* toward what the bounded controls alone hold it to"):
         nh.OptimalControlProblem(part, control_bounds={"F1": (-1, 1)}, **ends)
     sol = nh.OptimalControlProblem(part, control_bounds={"F1": (-1, 1), "F2": (-1, 1)}, **ends).solve(nodes=41)
     assert sol.success and sol.t_final == pytest.approx(2 / np.sqrt(2), rel=1e-2)

@@ -382,8 +382,9 @@ def minimum_time_attained(problem) -> None:
                          f"attained); give control_bounds, a path constraint on the controls or {remedy}")
     if fast:
         raise ValueError(f"cost='time' with the controls {fast} unbounded (no control_bounds, in no path constraint) "
-                         "and the dynamics growing without bound along them toward the goal: the duration can "
-                         f"shrink to 0 and the minimum is not attained; bound them, add a running cost such as "
+                         "and the dynamics growing without bound along them toward the goal: their optimum is "
+                         "impulsive and the minimum is not attained (the duration shrinks toward what the bounded "
+                         f"controls alone hold it to, 0 where nothing does); bound them, add a running cost such as "
                          f"1 + {fast[0]}**2, or give {remedy}")
     if not p.path_constraints and all(a is None or b is None or a == b for a, b in zip(p.initial, p.final)):
         raise ValueError("cost='time' with end states that one state meets (each entry free at an end or the same "
