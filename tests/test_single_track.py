@@ -137,3 +137,17 @@ def test_reversing_gain_and_critical_speed_follow_u_abs_u():
         lin = nh.linearize(car.friction(car_module.tire_eps(-U, C, C)), [0, 0, 0, U, 0, 0])
         assert (lin.max_real < 0) == stable
         assert (car_module.yaw_rate_gain(U, m, lf, lr, C, C) < 0) == stable  # the sign turns past it
+
+
+def test_a_steady_turn_of_the_tire_model_is_told_its_linearization_is_not_available(car):
+    """The friction model's state is [q, q'] whatever the system's speeds: in a steady turn x' and y' turn
+    with the heading. The refusal advised "linearize a model in speeds (System(speeds=...))", which changes
+    only nonholonomic() (an outside probe tried it); it now says the turn's linearization is not available
+    for it and what is (the straight run's, which linearize gives)."""
+    model = car.friction()
+    turn = nh.simulate(model, (0, T_END), [0, 0, 0, 10.0, 0, 0], t_eval=[T_END]).y[:, -1]
+    with pytest.raises(ValueError, match=r"state of a friction model is \[q, q'\] whatever the system's speeds, so "
+                                         r"its linearization about a turn is not available"):
+        nh.linearize(model, turn, cyclic=["x", "y", "psi"])
+    straight = nh.linearize(model, [0, 0, 0, 10.0, 0, 0], params={"delta": 0.0})
+    assert np.all(straight.physical_eigenvalues.real < 0)

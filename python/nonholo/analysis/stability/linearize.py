@@ -384,6 +384,11 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8, directions=None
         speeds = ("; a motion steady in body speeds (circling, turning) changes the velocities q' of the "
                   "coordinates that turn with it, so it is no steady motion in [q, q']: linearize a model in "
                   "speeds (Kane's speeds of from_kanes_method, System(speeds=...))") if turning else ""
+        if turning and model_label(model).startswith("friction"):  # [q, q'] whatever the system's speeds
+            speeds = ("; a motion steady in body speeds (circling, turning) changes the velocities q' of the "
+                      "coordinates that turn with it, and the state of a friction model is [q, q'] whatever the "
+                      "system's speeds, so its linearization about a turn is not available: linearize it about a "
+                      "straight run, or the nonholonomic model in speeds (System(speeds=...)) for the rolling motion")
         raise ValueError(f"y is not a steady motion of the {model_label(model)} model: {detail}. A steady motion "
                          "keeps every velocity constant and moves only cyclic coordinates (here "
                          f"{[names[i] for i in cyclic] or 'none'}: those cyclic= names, which replace the default, "
