@@ -33,8 +33,8 @@ from .vehicle import planar_vehicle
 from .dmoc import DiscreteMechanics, solve_dmoc
 from .durations import other_durations
 from .warm_start import WARM_START_OPTIONS, carried_multipliers, holonomic_pairs
-from .transcription import (DMOC, correction_functions, correction_offsets, interval_points, point_functions, scheme,
-                            terminal_function)
+from .transcription import (DMOC, correction_functions, correction_offsets, interval_points, point_functions,
+                            point_jacobian, scheme, terminal_function)
 
 __all__ = ["OptimalControlProblem"]
 
@@ -172,7 +172,7 @@ class OptimalControlProblem:
 
     def __getstate__(self):
         """Picklable: the compiled point functions and NumPy callables are rebuilt on first use."""
-        skip = ("_f", "_f_u", "_f_y")
+        skip = ("_f", "_f_z")
         return {**{k: v for k, v in self.__dict__.items() if k not in skip}, "_functions": None, "_terminal": None,
                 "_holonomic_tapes": None, "_phi": None, "_g": None, "_dmoc": None}
 
@@ -186,11 +186,8 @@ class OptimalControlProblem:
             functions = point_functions(z, outputs)
             self._terminal = terminal_function(self.states, self.terminal_cost)
             self._f = vectorized(list(self.dynamics.rhs), self.states, self.controls + self.algebraic)
-            if not self._dae:
-                self._f_u = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.controls)), self.states,
-                                       self.controls)
-                self._f_y = vectorized(list(sp.Matrix(self.dynamics.rhs).jacobian(self.states)), self.states,
-                                       self.controls)
+            if not self._dae:  # df/d(y, u) by dual numbers on the dynamics' tape, not a lambdified Jacobian
+                self._f_z = point_jacobian(list(self.dynamics.rhs), self.states, self.controls)
             self._functions = functions
         return self._functions
 
@@ -223,10 +220,11 @@ class OptimalControlProblem:
         return self.dynamics.vector_field(Y, U) if self._dae else self._f(Y, U)
 
     def _rhs_u(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """df/du at points, (P, n_y, n_u): symbolic, or central differences through the algebraic solve."""
-        m, P = len(self.controls), Y.shape[1]
+        """df/du at points, (P, n_y, n_u): exact, or central differences through the algebraic solve."""
+        m = len(self.controls)
         if not self._dae:
-            return self._f_u(Y, U).reshape(len(self.states), m, P).transpose(2, 0, 1)
+            self._point_functions()
+            return self._f_z(Y, U)[:, :, len(self.states):]
         cols = []
         for j in range(m):
             d = 1e-6 * (1.0 + np.abs(U[j]))
@@ -237,11 +235,11 @@ class OptimalControlProblem:
         return np.array(cols).transpose(2, 1, 0)
 
     def _rhs_y(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """df/dy at points, (P, n_y, n_y): symbolic, or central differences through the algebraic solve."""
-        n, P = len(self.states), Y.shape[1]
+        """df/dy at points, (P, n_y, n_y): exact, or central differences through the algebraic solve."""
+        n = len(self.states)
         if not self._dae:
             self._point_functions()
-            return self._f_y(Y, U).reshape(n, n, P).transpose(2, 0, 1)
+            return self._f_z(Y, U)[:, :, :n]
         cols = []
         for j in range(n):
             d = 1e-6 * (1.0 + np.abs(Y[j]))
