@@ -441,7 +441,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         ``sparse`` (form ``"qdot"``): solve [G, A^T; A, 0] [v'; -lambda] = [r; a] by a sparse
         L D L^T of the nonzeros of G and A and give BDF a sparse Jacobian (``True``), or dense
         (``False``); ``"auto"`` chooses sparse for a large sparse system (:meth:`prefers_sparse`).
-        Both give the same trajectories to rounding.
+        Both give the same right-hand sides to rounding (BDF's steps then differ within its tolerance).
 
         Examples
         --------
