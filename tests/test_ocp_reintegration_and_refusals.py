@@ -752,3 +752,20 @@ def test_a_plan_along_a_state_constraint_is_judged_by_its_re_runs_path():
     boxed = nh.OptimalControlProblem(double, cost=u**2 / 2, t_final=1.0, initial=[0, 1], final=[0, -1],
                                      state_bounds={"x": (-10, bound)}).solve(nodes=11, method="trapezoid")
     assert boxed.success and coarse.objective == pytest.approx(boxed.objective, rel=1e-8)
+
+
+def test_a_dependent_velocity_in_a_cost_is_refused_with_what_the_states_give_for_it():
+    """A sleigh posed in its Voronets frame has the states x, y, theta, x_dot, theta_dot: y_dot in a cost or a
+    path constraint was refused as "none of them" (an outside probe); the message now gives y_dot in the states."""
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    G = sp.Matrix([[1, 0, -0.3 * sp.sin(th)], [0, 1, 0.3 * sp.cos(th)], [-0.3 * sp.sin(th), 0.3 * sp.cos(th), 1.09]])
+    sleigh = nh.System([x, y, th], G, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=sp.Matrix([F * sp.cos(th), F * sp.sin(th), tau]), parameters={F: 0.0, tau: 0.0})
+    ends = dict(t_final=3.0, controls=[F, tau], initial=[0] * 5, final=[1, 0.5, 0, 0, 0])
+    y_dot = sp.Symbol("y_dot")
+    for arguments in (dict(cost=F**2 + y_dot**2), dict(cost=F**2 + tau**2, path_constraints=[y_dot**2 <= 1])):
+        with pytest.raises(ValueError, match=r"y_dot is a velocity the constraints give from the states, "
+                                             r"y_dot = x_dot\*tan\(theta\) \(write that instead\)"):
+            nh.OptimalControlProblem(sleigh, **arguments, **ends)
+    x_dot = sp.Symbol("x_dot")
+    assert nh.OptimalControlProblem(sleigh, cost=F**2 + tau**2 + (x_dot * sp.tan(th))**2, **ends).states[3] == x_dot

@@ -109,6 +109,12 @@ def symbol_kinds(problem, model) -> tuple:
               "a parameter of the system, which a cost or constraint cannot contain: substitute its value "
               "(expr.subs(symbol, value))": [str(p) for p in getattr(model, "parameters", ())
                                             if str(p) not in problem.control_names]}
+    # a coordinate velocity that is no state (the Voronets frame's dependent ones): what the states give for it
+    rates = list(getattr(problem.dynamics, "rhs", ()))
+    for i, v in enumerate(getattr(model, "velocities", ())[:len(rates)]):
+        if str(v) not in problem.state_names:
+            others[f"a velocity the constraints give from the states, {v} = {str(rates[i]):.200} (write that "
+                   "instead)"] = [str(v)]
     return kinds, others
 
 
