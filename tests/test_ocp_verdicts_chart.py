@@ -133,3 +133,25 @@ def test_a_free_start_on_the_charts_singular_set_is_no_success():
     Y[2, 0] = math.pi / 2 - 5e-7
     k, change, d, solved = chart_reach(problem.dynamics, problem.states, Y, errors, 0.1)
     assert k == 0 and change > 100 and abs(d) < 1e-6 and solved == "y"
+
+
+def test_a_failed_solve_whose_iterate_crosses_the_chart_says_so_too():
+    """The chart's note was given only where IPOPT succeeded: an outside probe's sleigh sent to heading 1.45 on
+    81 nodes ended at IPOPT's iteration limit with that message alone, its iterate across theta = pi/2 where its
+    Voronets frame (solving y') is singular. A failed solve's message now carries the note as well."""
+    x, y, th, F, tau = sp.symbols("x y theta F tau")
+    M = sp.Matrix([[1, 0, -0.3 * sp.sin(th)], [0, 1, 0.3 * sp.cos(th)], [-0.3 * sp.sin(th), 0.3 * sp.cos(th), 0.29]])
+    sleigh = nh.System([x, y, th], M, constraints=sp.Matrix([[-sp.sin(th), sp.cos(th), 0]]),
+                       force=[F * sp.cos(th), F * sp.sin(th), tau], parameters={F: 0.0, tau: 0.0})
+
+    def problem(heading):
+        return nh.OptimalControlProblem(sleigh, cost=(F**2 + tau**2) / 2, t_final=4.0, controls=[F, tau],
+                                        initial=[0] * 5, final=[0.2, 1.0, heading, 0, 0])
+
+    across = problem(1.45).solve(nodes=21, ipopt_options={"max_iter": 200})
+    assert not across.success and across.message.startswith("the plan crosses or reaches a singularity of its chart")
+    assert across.y[2].max() > np.pi / 2
+    stopped = problem(1.40).solve(nodes=21, guess=across, ipopt_options={"max_iter": 2})
+    assert not stopped.success
+    assert stopped.message.startswith("Maximum Number of Iterations Exceeded. The plan crosses or reaches a "
+                                      "singularity of its chart")

@@ -742,10 +742,10 @@ class OptimalControlProblem:
         out["warm"] = dict(x_lo=x_lo, x_hi=x_hi, pairs=pairs, n_gamma=n_gamma, mu=float(out["mu"]))
         sol = OptimalControlSolution(self, sch, dtau, out)
         crossing = chart_crossing(self.dynamics, self.states, sol.t_points, sol.y_points,
-                                  isinstance(self.dynamics, KinematicSystem)) if sol.success else None
-        sol._crossing = bool(crossing)
+                                  isinstance(self.dynamics, KinematicSystem))
+        sol._crossing = bool(crossing) and sol.success
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
-            sol.success, sol.message = False, crossing
+            sol.success, sol.message = False, crossing if sol.success else f"{sol.message} {crossing[:1].upper()}{crossing[1:]}"
         return _counted(sol, tally, started)
 
 
