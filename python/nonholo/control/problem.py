@@ -745,7 +745,8 @@ class OptimalControlProblem:
                                   isinstance(self.dynamics, KinematicSystem))
         sol._crossing = bool(crossing) and sol.success
         if crossing:  # the collocation equations hold at the points, the system's dynamics do not between them
-            sol.success, sol.message = False, crossing if sol.success else f"{sol.message} {crossing[:1].upper()}{crossing[1:]}"
+            after = f"{sol.message} {crossing[:1].upper()}{crossing[1:]}"  # a failed solve: after IPOPT's message
+            sol.success, sol.message = False, crossing if sol.success else after
         return _counted(sol, tally, started)
 
 
