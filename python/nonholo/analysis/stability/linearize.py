@@ -388,7 +388,8 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8, directions=None
             speeds = ("; a motion steady in body speeds (circling, turning) changes the velocities q' of the "
                       "coordinates that turn with it, and the state of a friction model is [q, q'] whatever the "
                       "system's speeds, so its linearization about a turn is not available: linearize it about a "
-                      "straight run, or the rolling model in speeds (of a System with speeds=...) for the motion without slip")
+                      "straight run, or the rolling model in speeds (of a System with speeds=...) for the motion "
+                      "without slip")
         raise ValueError(f"y is not a steady motion of the {model_label(model)} model: {detail}. A steady motion "
                          "keeps every velocity constant and moves only cyclic coordinates (here "
                          f"{[names[i] for i in cyclic] or 'none'}: those cyclic= names, which replace the default, "
