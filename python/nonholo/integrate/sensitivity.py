@@ -25,7 +25,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SimulationWarning
-from ..system.friction_scale import eps_gradient, gives_eps, scale_rule
+from ..system.friction_scale import eps_gradient, eps_index, gives_eps, scale_rule
 from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative,
                               maps_initial_state, projected_velocity, projects_initial_state)
 from ..system.law_relaxation import expand_initial_state
@@ -100,8 +100,7 @@ def through_eps(model, spec: dict, labels: list, params) -> tuple:
         return spec, labels, None
     added = "eps" not in labels
     if added:
-        k = len(model.system.parameters) + list(model._extra).index("eps")
-        spec = {**spec, "parameters": [*spec["parameters"], k], "states": [*spec["states"], -1]}
+        spec = {**spec, "parameters": [*spec["parameters"], eps_index(model)], "states": [*spec["states"], -1]}
         if "initial" in spec:
             spec["initial"] = [*spec["initial"], None]
         labels = [*labels, "eps"]

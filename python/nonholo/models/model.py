@@ -24,7 +24,7 @@ from .. import _core
 from ..numerics import number_text
 from ..options import real_number
 from ..system.law_relaxation import lag_states
-from ..system.friction_scale import followed
+from ..system.friction_scale import eps_index, followed
 
 __all__ = ["Model", "ModelProtocol", "FrameModel", "FrameSwitches"]
 
@@ -172,7 +172,7 @@ class Model:
         """The model's eps at a run's ``params`` (given, or following ``friction_scale``); None without one."""
         if "eps" not in self._extra:
             return None
-        return self.param_vector(params)[len(self.system.parameters) + list(self._extra).index("eps")]
+        return self.param_vector(params)[eps_index(self)]
 
     def rhs(self, t: float, y, params: Mapping | None = None) -> np.ndarray:
         """f(t, y), shape (n_states,). A given eps of the friction model must be positive and finite

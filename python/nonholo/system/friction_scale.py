@@ -24,9 +24,14 @@ from typing import Mapping
 
 import sympy as sp
 
-__all__ = ["scale_rule", "followed", "gives_eps", "eps_gradient", "default_scale"]
+__all__ = ["scale_rule", "followed", "gives_eps", "eps_gradient", "default_scale", "eps_index"]
 
 BUILT_AT_DEFAULTS = 1e-9  # a model's eps this close (relative) to the scale at the defaults follows it
+
+
+def eps_index(model) -> int:
+    """The index of the model's eps in its parameter vector (the system's parameters, then the model's own)."""
+    return len(model.system.parameters) + list(model._extra).index("eps")
 
 
 def gives_eps(params: Mapping | None) -> bool:
@@ -92,7 +97,7 @@ def followed(model, p: list, params: Mapping | None) -> list:
                          f"{now!r} at {', '.join(f'{n} = {values[n]:g}' for n in names)}; it must be positive "
                          "(give eps in params to set it yourself)")
     out = list(p)
-    out[k + list(model._extra).index("eps")] = now
+    out[eps_index(model)] = now
     return out
 
 
