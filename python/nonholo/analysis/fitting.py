@@ -222,7 +222,8 @@ TIGHTER, TIGHTEST = 100.0, 1e-13
 def _tolerance_note(names, x, J, residual_change, stderr, tight) -> str | None:
     """A note for the estimates that the integration's error moves by more than TOLERANCE_SHARE of their
     value and more than their standard error: ``residual_change`` is the weighted observations of a run at
-    the estimates with tolerances TIGHTER times tighter minus the fit's, and its least-squares image in
+    the estimates without sensitivities at rtol ``tight`` (TIGHTER times tighter, no lower than TIGHTEST)
+    minus the fit's, and its least-squares image in
     the parameters, -J^+ change, how far the estimates would move (to first order) were the observations
     computed that much more precisely. The standard error sees the integration's error as scatter, which
     it is not: it is smooth along the run (a phase that grows) and lands on a column it resembles. An
@@ -236,9 +237,8 @@ def _tolerance_note(names, x, J, residual_change, stderr, tight) -> str | None:
     if not loose:
         return None
     return (f"the integration's error moves the estimates: with rtol={tight:g} (the states observed, without "
-            f"sensitivities) they "
-            f"would move {', '.join(loose)}, more than their standard errors (which see the integration's error as "
-            "scatter): tighten rtol and atol")
+            f"sensitivities) they would move {', '.join(loose)}, more than their standard errors (which see the "
+            "integration's error as scatter): tighten rtol and atol")
 
 
 def _blind(names, x0, J, sqrt_w, values, rtol, atol) -> list:
