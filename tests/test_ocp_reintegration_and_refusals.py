@@ -767,5 +767,9 @@ def test_a_dependent_velocity_in_a_cost_is_refused_with_what_the_states_give_for
         with pytest.raises(ValueError, match=r"y_dot is a velocity the constraints give from the states, "
                                              r"y_dot = x_dot\*tan\(theta\) \(write that instead\)"):
             nh.OptimalControlProblem(sleigh, **arguments, **ends)
+    with pytest.raises(ValueError, match=r"state_bounds names 'y_dot', which is not one of .*: it is a velocity the "
+                                         r"constraints give from the states, y_dot = x_dot\*tan\(theta\) .* a bound "
+                                         r"on it is a path constraint"):
+        nh.OptimalControlProblem(sleigh, cost=F**2 + tau**2, state_bounds={"y_dot": (-1, 1)}, **ends)
     x_dot = sp.Symbol("x_dot")
     assert nh.OptimalControlProblem(sleigh, cost=F**2 + tau**2 + (x_dot * sp.tan(th))**2, **ends).states[3] == x_dot

@@ -310,14 +310,18 @@ def duration(t_final, cost):
     return False, value, (value, value)
 
 
-def named_bounds(bounds, names: list, what: str) -> dict:
+def named_bounds(bounds, names: list, what: str, others: Mapping | None = None) -> dict:
+    """{name: (lo, hi)} of ``bounds``, each name one of ``names``; ``others`` (a description -> names, as
+    :func:`expression` takes) says what a refused name is where it is known (a dependent velocity)."""
     out = {}
     if bounds is not None and not isinstance(bounds, Mapping):
         raise TypeError(f"{what} must be a mapping name -> (lo, hi), got {bounds!r:.100}")
     for key, pair in dict(bounds or {}).items():
         name = str(key)
         if name not in names:
-            raise ValueError(f"{what} names {name!r}, which is not one of {names}")
+            known = [kind for kind, listed in (others or {}).items() if name in listed]
+            raise ValueError(f"{what} names {name!r}, which is not one of {names}"
+                             + (f": it is {known[0]}; a bound on it is a path constraint" if known else ""))
         try:  # numbers: float("1") would read a string, float(True) a bool
             values = list(pair)
             if isinstance(pair, (str, bytes)) or any(isinstance(v, (str, bytes, bool, np.bool_)) for v in values):

@@ -140,7 +140,7 @@ class OptimalControlProblem:
         self.angles = angle_indices(angles, self.state_names)
         self.free_time, self.t_final, self.t_bounds = checks.duration(t_final, cost)
         self.state_bounds = {**getattr(dyn, "state_bounds", {}),
-                             **checks.named_bounds(state_bounds, self.state_names, "state_bounds")}
+                             **checks.named_bounds(state_bounds, self.state_names, "state_bounds", others)}
         merged = dict(dyn.control_bounds)
         merged.update(checks.named_bounds(control_bounds, self.control_names, "control_bounds"))
         self.control_bounds = merged
