@@ -65,3 +65,16 @@ def test_an_error_of_the_state_callable_of_a_label_keeps_the_path_so_far():
         assert np.allclose(info.value.partial.values, np.linspace(-1, 0.25, 6))
     with pytest.raises(ValueError, match="the path would be constant"):
         nh.eigenvalue_path(model, "U_typo", [0.1, 0.2, 0.3], lambda U: [0, 0, 0, 1.0, 0, 0.0])
+
+
+def test_a_slow_crossing_just_past_the_end_of_the_grid():
+    """x'' + 1e-6 p x' + x = 0: the pair -5e-7 p +- i crosses at p = 0. A grid that ends at p = -0.001 (real
+    part 5e-10, below the threshold: counted stable) has the root beyond its end, which the search now
+    reaches (up to a bracket's width); it gave -0.002, where the real part reaches the threshold (a second
+    probe's sleigh: 0.3754 for 0 with a grid starting on its crossing)."""
+    x, xd, p = sp.symbols("x x_dot p")
+    for sign, grid in ((-1, [-1.0, -0.5, -0.001]), (1, [0.001, 0.5, 1.0])):  # the grid's end, then its start
+        model = nh.System([x], sp.Matrix([[1]]), potential=x**2 / 2, force=sp.Matrix([sign * 1e-6 * p * xd]),
+                          velocities=[xd], parameters={p: 0.1}).nonholonomic()
+        (crossing,) = nh.critical_values(model, "p", grid, [0.0, 0.0])
+        assert crossing.kind == "hopf" and abs(crossing.value) < 1e-6, (grid, crossing.value)

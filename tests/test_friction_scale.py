@@ -112,4 +112,24 @@ def test_a_system_of_ones_own_with_a_friction_scale():
         nh.simulate(model, (0, 2), y0, params={"k": -1.0})
     sleigh.friction_scale = 1 / sp.Symbol("stiffness")
     with pytest.raises(ValueError, match=r"friction_scale .* uses \['stiffness'\], which are not parameters"):
-        sleigh.friction(1e-3).eps_at({"k": 2.0})
+        sleigh.friction()
+    assert sleigh.friction(1e-3).eps_at({"k": 2.0}) == 1e-3  # an eps of its own: the scale unused
+
+
+def test_a_scale_without_a_value_is_named_and_blocks_only_the_models_that_use_it():
+    """A second probe's 1/k at k = 0 raised a bare ZeroDivisionError, I/k a bare TypeError, and either
+    refused friction(0.01), a model with an eps of its own that never uses the scale."""
+    x, y, phi, k = sp.symbols("x y phi k")
+    G = sp.Matrix([[1, 0, -0.2 * sp.sin(phi)], [0, 1, 0.2 * sp.cos(phi)],
+                   [-0.2 * sp.sin(phi), 0.2 * sp.cos(phi), 1.04]])
+    y0 = [0, 0, 0, 1.0, 0, 0.5]
+    for scale, k0, where in ((1 / k, 0.0, "k = 0"), (sp.I / k, 1e3, "k = 1000")):
+        sleigh = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
+                           parameters={k: k0})
+        sleigh.friction_scale = scale
+        with pytest.raises(ValueError, match=rf"friction_scale .* has no real value at {where} "):
+            sleigh.friction()
+        assert nh.simulate(sleigh.friction(0.01), (0, 1), y0).success
+    sleigh.friction_scale = 1 / k  # followed at k = 1000, undefined at a run's k = 0
+    with pytest.raises(ValueError, match=r"has no real value at k = 0"):
+        nh.simulate(sleigh.friction(), (0, 1), y0, params={"k": 0.0})

@@ -51,7 +51,7 @@ def _compiled(system):
     if unknown:
         raise ValueError(f"friction_scale of {system.name!r} uses {unknown}, which are not parameters of it")
     f = sp.lambdify(symbols, expr, "math")
-    base = float(f(*system.parameters.values()))
+    base = _value(f, list(system.parameters.values()), system, list(system.parameter_names))
     if not (math.isfinite(base) and base > 0):
         raise ValueError(f"friction_scale of {system.name!r} is {base!r} at its default parameters: it must be "
                          "positive and finite there")
@@ -62,14 +62,29 @@ def _compiled(system):
     return rule
 
 
+def _value(f, p: list, system, names: list) -> float:
+    """The scale at the parameter values ``p`` (a real number, possibly not positive); ValueError naming
+    the scale where it is undefined there (1/k at k = 0) or not real."""
+    try:
+        return float(f(*p))
+    except (ZeroDivisionError, ValueError, TypeError, OverflowError) as exc:
+        at = ", ".join(f"{n} = {v:g}" for n, v in zip(names, p))
+        raise ValueError(f"friction_scale {system.friction_scale} of {system.name!r} has no real value at {at} "
+                         f"({type(exc).__name__}: {exc}); it must be positive there") from None
+
+
 def scale_rule(model):
     """The model's rule as :func:`_compiled` gives it, or None: a friction or reduced model of a system
-    whose friction_scale is set, built at its value at the defaults (to rounding)."""
+    whose friction_scale is set, built at its value at the defaults (to rounding). A model built with
+    an eps of its own does not use the scale, even one that cannot be evaluated (friction() says why)."""
     system = model.system
     if getattr(system, "friction_scale", None) is None or "eps" not in model._extra or model.kind not in (
             "friction", "reduced"):
         return None
-    rule = _compiled(system)
+    try:
+        rule = _compiled(system)
+    except ValueError:
+        return None
     return rule if abs(model._extra["eps"] - rule[2]) <= BUILT_AT_DEFAULTS * rule[2] else None
 
 
@@ -88,7 +103,7 @@ def followed(model, p: list, params: Mapping | None) -> list:
         return p
     f, names, base, _ = rule
     k = len(model.system.parameters)
-    now = float(f(*p[:k]))
+    now = _value(f, p[:k], model.system, list(model.system.parameter_names))
     if now == base:
         return p
     if not (math.isfinite(now) and now > 0):

@@ -609,23 +609,31 @@ def _root_beyond(path, i, g, stable_end, g_unstable, xtol, real_part, threshold)
     threshold (a sample just past the crossing counts as stable): from the sample outward in steps
     growing fourfold, up to the neighbouring sample, until ``g`` has changed sign where the mode's
     ``real_part`` is below -``threshold`` (not rounding of a pair on the imaginary axis), then
-    Brent's method; None where there is no such point (a tangency) or the sample has no neighbour
-    there. Refined on the threshold instead, such a crossing came out 1e-5 (relative) past its root,
-    where the mode's real part reaches the threshold."""
+    Brent's method; None where there is no such point (a tangency). Beyond an end of the path, up to a
+    bracket's width. Refined on the threshold instead, such a crossing came out 1e-5 (relative) past its
+    root, where the mode's real part reaches the threshold."""
     from scipy.optimize import brentq
 
     k = int(np.flatnonzero(path.values == stable_end)[0])
     neighbour = k - 1 if k == i else k + 1
-    if not 0 <= neighbour < len(path.values):
-        return None
-    limit = float(path.values[neighbour])
+    # at the end of the path, as far beyond it as the bracket is wide (the state or the model may not
+    # hold there: then no root beyond); a grid that starts on a slow Hopf crossing gave where the real
+    # part reaches the threshold, 0.3754 for 0
+    inside = 0 <= neighbour < len(path.values)
+    limit = float(path.values[neighbour]) if inside else float(2 * stable_end - path.values[2 * i + 1 - k])
     step = max(xtol * max(1.0, abs(stable_end)), 1e-9 * abs(limit - stable_end))
     near = float(stable_end)
     while True:
         far = stable_end + np.sign(limit - stable_end) * step
         far = limit if abs(far - stable_end) >= abs(limit - stable_end) else float(far)
-        g_far = g(far)
-        if np.sign(g_far) != np.sign(g_unstable) and real_part(far) < -threshold:
+        try:
+            g_far = g(far)
+            below = real_part(far) < -threshold
+        except Exception:
+            if inside:
+                raise
+            return None
+        if np.sign(g_far) != np.sign(g_unstable) and below:
             lo, hi = min(far, near), max(far, near)
             return float(brentq(g, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=200))
         if far == limit:
