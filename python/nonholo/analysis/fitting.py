@@ -45,6 +45,7 @@ from ..errors import IntegrationError, ModelError, attach_partial
 from ..integrate.holonomic_start import holonomic_parameters
 from ..integrate.simulation import simulate
 from ..models.law_core import CoreLawReducedModel
+from ..system.arguments import key_name
 from ..models.reduced import maps_initial_state
 from ..models.stick_slip import StickSlipModel
 from .fit_quality import bound_note, resolution_note, stationarity_note
@@ -202,11 +203,6 @@ def _observation(out, by_callable: bool, y_shape: tuple, n_params: int) -> tuple
         raise TypeError(f"{contract}; its values or jacobian are no arrays of real numbers ({exc})") from None
 
 
-def _name(key):
-    """A parameter given by name or by a symbol of that name (whatever its assumptions)."""
-    return key.name if isinstance(key, sp.Symbol) else key
-
-
 def _named(names, x) -> dict:
     return {n: float(v) for n, v in zip(names, x)}
 
@@ -275,9 +271,9 @@ def _start(model: Model, params) -> tuple:
         params = [params]
     defaults = model.params
     if isinstance(params, Mapping):
-        names, x0 = [_name(k) for k in params], [float(v) for v in params.values()]
+        names, x0 = [key_name(k) for k in params], [float(v) for v in params.values()]
     else:
-        names = [_name(k) for k in params]
+        names = [key_name(k) for k in params]
         x0 = [defaults[n] for n in names if n in defaults]
     unknown = [n for n in names if n not in defaults]
     if unknown:
@@ -292,7 +288,7 @@ def _start(model: Model, params) -> tuple:
 
 def _not_fitted(names: list, fixed) -> None:
     """ValueError naming the parameters given both to fit (``params``) and held fixed (``fixed``)."""
-    both = [n for n in names if n in {_name(k) for k in (fixed or {})}]
+    both = [n for n in names if n in {key_name(k) for k in (fixed or {})}]
     if both:
         raise ValueError(f"the parameters {both} are given both in params (to fit) and in fixed (held fixed): "
                          "give each parameter in one of them")
@@ -301,7 +297,7 @@ def _not_fitted(names: list, fixed) -> None:
 def _fixed_names(model: Model, names: list, fixed) -> None:
     """ValueError naming ``fixed`` and its names that are no parameters of the model, and those it shares
     with ``params`` (:func:`_not_fitted`)."""
-    unknown = [_name(k) for k in (fixed or {}) if _name(k) not in model.params]
+    unknown = [key_name(k) for k in (fixed or {}) if key_name(k) not in model.params]
     if unknown:
         raise ValueError(f"fixed names unknown parameters {unknown}; the model's parameters are {list(model.params)}")
     _not_fitted(names, fixed)

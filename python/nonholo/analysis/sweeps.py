@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
-import sympy as sp
 
+from ..system.arguments import key_name
 from .. import options as check
 from ..errors import SweepError, SweepWarning, attach_partial
 from ..progress import Cancel, bar, cancel_scope
@@ -49,7 +49,7 @@ def grid_points(grid) -> tuple:
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid is empty")
-        grid = {k.name if isinstance(k, sp.Symbol) else k: v for k, v in grid.items()}  # symbols by name
+        grid = {key_name(k): v for k, v in grid.items()}  # symbols by name
         names = list(grid)
         coords = {}
         for name, values in grid.items():

@@ -10,7 +10,6 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
-import sympy as sp
 
 from .. import _core
 from .. import options as check
@@ -31,6 +30,7 @@ from .hot_compile import HotCompile
 from .result import SimulationResult, method_reason
 from .sensitivity import (attach_sensitivities, moves_initial_state, sensitivity_spec, through_eps,
                           with_initial_values)
+from ..system.arguments import key_name
 from ..system.law_relaxation import expand_initial_state, lag_states
 from ..system.margins import batch_stopped_by_load, load_specs, loads_at_start, stopped_by_load, warn_at_start
 from .events import Event, event_specs
@@ -472,10 +472,9 @@ def _batch_params(model: Model, params, n_runs: int) -> tuple:
         if not isinstance(run, Mapping):
             raise TypeError(f"params[{i}] must be a mapping {{name: value}}, got {type(run).__name__}")
         arguments.param_values(run)
-        bad = {(k.name if isinstance(k, sp.Symbol) else k): v for k, v in run.items()
-               if isinstance(v, (float, np.floating)) and not math.isfinite(v)}
-        vector = model.param_vector({k: v for k, v in run.items() if (k.name if isinstance(k, sp.Symbol) else k)
-                                     not in bad})  # unknown names and bad types refuse the batch
+        bad = {key_name(k): v for k, v in run.items() if isinstance(v, (float, np.floating)) and not math.isfinite(v)}
+        vector = model.param_vector({k: v for k, v in run.items() if key_name(k) not in bad})  # unknown names and
+        # bad types refuse the batch
         if bad:
             for name in bad:
                 if name not in names:

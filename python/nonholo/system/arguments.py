@@ -303,6 +303,11 @@ def normalize_parameters(parameters, table, coordinates, velocities, time) -> di
     return Parameters(result)
 
 
+def key_name(key):
+    """A parameter given by name or by a symbol of that name (whatever its assumptions): its name."""
+    return key.name if isinstance(key, sp.Symbol) else key
+
+
 def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) -> list:
     """``System.param_vector``: the values of ``parameters`` (symbol -> default) overridden by
     ``params`` (name or symbol -> value), then the model's ``extra`` ones (e.g. eps), each finite.
@@ -313,7 +318,7 @@ def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) 
     values, names, extra = dict(parameters), {s.name: s for s in parameters}, dict(extra or {})
     given = set()
     for key, value in params.items():
-        name = key.name if isinstance(key, sp.Symbol) else key
+        name = key_name(key)
         if name in given:  # {"m": 2.0, m: 3.0}: the last one won, without a word
             raise ValueError(f"params gives parameter {name!r} twice (by its name and by its symbol): give it once")
         given.add(name)

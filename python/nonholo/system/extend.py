@@ -25,7 +25,7 @@ import numpy as np
 import sympy as sp
 
 from ..expressions.parsing import to_sympy
-from .arguments import as_matrix, parsed_matrix
+from .arguments import as_matrix, key_name, parsed_matrix
 from .normal_forces import normal_force_output, outputs_with_normal, outputs_with_unknown_vertical
 
 __all__ = ["Extensions"]
@@ -257,9 +257,9 @@ def _refuse_changed_defaults(system, parameters: Mapping, method: str) -> None:
     current = {s.name: value for s, value in system.parameters.items()}
     changed = []
     for key, value in parameters.items():
-        key_name = key.name if isinstance(key, sp.Symbol) else key
-        if key_name in current and not _same_value(current[key_name], value):
-            changed.append(f"{key_name} ({current[key_name]!r} -> {value!r})")
+        name = key_name(key)
+        if name in current and not _same_value(current[name], value):
+            changed.append(f"{name} ({current[name]!r} -> {value!r})")
     if changed:
         which = "is already a parameter" if len(changed) == 1 else "are already parameters"
         raise ValueError(f"parameters: {', '.join(changed)} {which} of {system.name!r}, whose "

@@ -24,6 +24,8 @@ from typing import Mapping
 
 import sympy as sp
 
+from .arguments import key_name
+
 __all__ = ["scale_rule", "followed", "gives_eps", "eps_gradient", "default_scale", "eps_index"]
 
 BUILT_AT_DEFAULTS = 1e-9  # a model's eps this close (relative) to the scale at the defaults follows it
@@ -36,7 +38,7 @@ def eps_index(model) -> int:
 
 def gives_eps(params: Mapping | None) -> bool:
     """True when ``params`` names eps (by name or symbol)."""
-    return bool(params) and any((k.name if isinstance(k, sp.Symbol) else k) == "eps" for k in params)
+    return bool(params) and any(key_name(k) == "eps" for k in params)
 
 
 def _compiled(system):

@@ -380,16 +380,18 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8, directions=None
         named = (f"; where the motion of {coordinates} is a symmetry the expressions do not show (a spin or a yaw "
                  "in an attitude chart), name them with cyclic=[...], which linearize checks: their columns of the "
                  "state matrix must vanish at y and near it") if coordinates and not turning else ""
-        # a circling body's x' and y' turn with its heading: steady in body speeds, never in [q, q']
-        speeds = ("; a motion steady in body speeds (circling, turning) changes the velocities q' of the "
-                  "coordinates that turn with it, so it is no steady motion in [q, q']: linearize a model in "
-                  "speeds (Kane's speeds of from_kanes_method, System(speeds=...))") if turning else ""
-        if turning and model_label(model).startswith("friction"):  # [q, q'] whatever the system's speeds
+        # a circling body's x' and y' turn with its heading: steady in body speeds, never in [q, q']; a friction
+        # model's state is [q, q'] whatever the system's speeds
+        speeds = ""
+        if turning:
             speeds = ("; a motion steady in body speeds (circling, turning) changes the velocities q' of the "
-                      "coordinates that turn with it, and the state of a friction model is [q, q'] whatever the "
-                      "system's speeds, so its linearization about a turn is not available: linearize it about a "
-                      "straight run, or the rolling model in speeds (of a System with speeds=...) for the motion "
-                      "without slip")
+                      "coordinates that turn with it, " + (
+                          "and the state of a friction model is [q, q'] whatever the system's speeds, so its "
+                          "linearization about a turn is not available: linearize it about a straight run, or the "
+                          "rolling model in speeds (of a System with speeds=...) for the motion without slip"
+                          if model_label(model).startswith("friction") else
+                          "so it is no steady motion in [q, q']: linearize a model in speeds (Kane's speeds of "
+                          "from_kanes_method, System(speeds=...))"))
         raise ValueError(f"y is not a steady motion of the {model_label(model)} model: {detail}. A steady motion "
                          "keeps every velocity constant and moves only cyclic coordinates (here "
                          f"{[names[i] for i in cyclic] or 'none'}: those cyclic= names, which replace the default, "
