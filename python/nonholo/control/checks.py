@@ -109,13 +109,25 @@ def symbol_kinds(problem, model) -> tuple:
               "a parameter of the system, which a cost or constraint cannot contain: substitute its value "
               "(expr.subs(symbol, value))": [str(p) for p in getattr(model, "parameters", ())
                                             if str(p) not in problem.control_names]}
-    # a coordinate velocity that is no state (the Voronets frame's dependent ones): what the states give for it
+    # a coordinate velocity that is no state (the Voronets frame's dependent ones): what the states give for it,
+    # printed only in a refusal (the rates of a large system print slowly)
     rates = list(getattr(problem.dynamics, "rhs", ()))
     for i, v in enumerate(getattr(model, "velocities", ())[:len(rates)]):
         if str(v) not in problem.state_names:
-            others[f"a velocity the constraints give from the states, {v} = {str(rates[i]):.200} (write that "
-                   "instead)"] = [str(v)]
+            others[_DependentVelocity(v, rates[i])] = [str(v)]
     return kinds, others
+
+
+class _DependentVelocity:
+    """:func:`symbol_kinds`' description of a dependent velocity, its expression in the states formatted when
+    a message prints it."""
+
+    def __init__(self, velocity, rate):
+        self.velocity, self.rate = velocity, rate
+
+    def __str__(self) -> str:
+        return (f"a velocity the constraints give from the states, {self.velocity} = {str(self.rate):.200} "
+                "(write that instead)")
 
 
 def _parsed_inequality(text: str, what: str):
