@@ -21,10 +21,20 @@ def skate():
     return nh.System.from_kanes_method(km, {Fs: 0.0, taus: 0.0}, specified={F: Fs, tau: taus})
 
 
-@pytest.mark.parametrize("options", [{}, {"method": "bdf"}])
+@pytest.mark.parametrize("options", [{}, {"method": "adams"}, {"method": "bdf"}])
 def test_a_sample_where_the_dependent_speeds_are_unresolved_is_nan(skate, options):
-    run = nh.simulate(skate.nonholonomic(), (0, 1.6), [0, 0, 0, 1.0, OMEGA], t_eval=[0.5, 1.0, 1.5], **options)
-    assert run.success and abs(run["theta"][1] - np.pi / 2) < 1e-12
+    """A run stops where an accepted state has cond_1(X) above 1e6 (|cos theta| below about 1e-3, 1.3e-3 s
+    wide here): BDF's and Adams' steps pass over that set, and their sample on it is NaN. Whether DOP853's
+    steps land in it depends on them (rounding-level changes of the right-hand side moved them): where one
+    does, the run stops there with the advice of the coordinate model."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = nh.simulate(skate.nonholonomic(), (0, 1.6), [0, 0, 0, 1.0, OMEGA], t_eval=[0.5, 1.0, 1.5], **options)
+    if not run.success:  # stopped at the set
+        assert not options and run.flag_name == "FRAME_SINGULAR" and abs(run.t_last - 1.0) < 1e-3
+        assert any('state="qdot"' in str(w.message) for w in caught)
+        return
+    assert abs(run["theta"][1] - np.pi / 2) < 1e-12
     with pytest.warns(nh.SimulationWarning, match=r"not resolved at 1 of the 3 samples \(t = 1\).*C_dep"):
         u2 = run["u2"]
     assert np.isnan(u2[1])

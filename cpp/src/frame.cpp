@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,23 @@ Tape q_derivative_tape(const ExprGraph& graph, int n, const std::vector<std::pai
   return Tape(builder.finish(outputs));
 }
 
+// The outputs of `graph` and their tangent along the direction held in the velocity inputs
+// (v^0 .. v^(n-1), which a frame's graph does not read): one forward sweep gives D_w of every
+// output, w the velocity loaded there (Frame::evaluate_along).
+std::pair<Tape, Tape> values_and_along_tapes(const ExprGraph& graph, int n) {
+  GraphBuilder builder(graph.n_inputs);
+  std::vector<int> identity(graph.n_inputs);
+  for (int i = 0; i < graph.n_inputs; ++i) identity[i] = builder.input(i);
+  std::vector<int> map = builder.append(graph, identity);
+  std::vector<int> seed(graph.n_inputs, -1);
+  for (int l = 0; l < n; ++l) seed[l] = identity[n + l];
+  const std::vector<int> tangent = directional_derivative(graph, map, seed, builder);
+  std::vector<int> outputs;
+  outputs.reserve(graph.outputs.size());
+  for (int o : graph.outputs) outputs.push_back(tangent[o] < 0 ? builder.constant(0.0) : tangent[o]);
+  return {Tape(graph), Tape(builder.finish(outputs))};
+}
+
 }  // namespace
 
 Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : system_(std::move(system)) {
@@ -66,6 +84,7 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph) : 
   std::vector<std::pair<int, int>> blocks{{0, n * n}};
   if (has_offset_) blocks.emplace_back(n * n, n);
   tape_ = q_derivative_tape(graph, n, blocks);
+  std::tie(values_tape_, along_tape_) = values_and_along_tapes(graph, n);
 }
 
 std::shared_ptr<Frame> Frame::kane_speeds(std::shared_ptr<const MechanicalSystem> system, ExprGraph graph,
@@ -86,6 +105,7 @@ std::shared_ptr<Frame> Frame::kane_speeds(std::shared_ptr<const MechanicalSystem
   frame->kane_ = true;
   frame->has_offset_ = offset;
   frame->tape_ = q_derivative_tape(graph, n, {{0, n_out}});
+  std::tie(frame->values_tape_, frame->along_tape_) = values_and_along_tapes(graph, n);
   return frame;
 }
 
@@ -120,7 +140,7 @@ Frame::Frame(std::shared_ptr<const MechanicalSystem> system, std::vector<int> so
   // Two tapes: A, and A with dA/dq^l (forward AD of the constraint outputs only).
   std::vector<int> a_outputs(base.outputs.begin() + A0, base.outputs.begin() + A0 + k * n);
   Subgraph live = live_subgraph(base.nodes, a_outputs, base.n_inputs);
-  values_tape_ = Tape(live.graph);
+  std::tie(values_tape_, along_tape_) = values_and_along_tapes(live.graph, n);
   GraphBuilder builder(base.n_inputs);
   std::vector<int> identity(base.n_inputs);
   for (int i = 0; i < base.n_inputs; ++i) identity[i] = builder.input(i);

@@ -14,6 +14,7 @@ const char* to_string(TapeName name) {
     case TapeName::Slip: return "slip";
     case TapeName::Frame: return "frame";
     case TapeName::FrameValues: return "frame_values";
+    case TapeName::FrameAlong: return "frame_along";
     case TapeName::Rhs: return "rhs";
   }
   return "?";
@@ -23,7 +24,7 @@ const std::vector<TapeName>& all_tape_names() {
   static const std::vector<TapeName> names{TapeName::Dynamics,   TapeName::Full,         TapeName::Constraints,
                                            TapeName::Jacobian,   TapeName::Projection,   TapeName::SplitBase,
                                            TapeName::VelocityPart, TapeName::Slip,       TapeName::Frame,
-                                           TapeName::FrameValues, TapeName::Rhs};
+                                           TapeName::FrameValues, TapeName::FrameAlong, TapeName::Rhs};
   return names;
 }
 

@@ -168,7 +168,7 @@ def compile_system(core, tapes=DEFAULT_TAPES, cache_dir=None) -> str | None:
 def compile_model(core, tapes=None, cache_dir=None, params=None) -> str | None:
     """Compile and attach the tapes of a ``_core.Model``: by default ``core.rhs_tapes``, the tapes
     its right-hand side evaluates in doubles (its system's, and its own: a CompiledSlip's
-    ``"slip"``, a frame's ``"frame"`` / ``"frame_values"``) and, for a model whose whole
+    ``"slip"``, a frame's ``"frame"`` / ``"frame_values"`` / ``"frame_along"``) and, for a model whose whole
     right-hand side can be traced (``core.fusable``: the friction and nonholonomic models, the
     reduced models in coordinates of orders 0 and 1 and with a CompiledSlip), the fused right-hand
     side ``"rhs"`` (when its trace stays under 30 000 operations), traced

@@ -53,21 +53,25 @@ struct FrameWork : MechanicsWork<S> {
 };
 
 // Shared steps: frame, velocity w, geometry, D_w X, a = (D_w X_D) v, and the nonholonomic
-// right-hand side X_D^T (r - G a).
+// right-hand side X_D^T (r - G a). The frame's derivatives along w alone (Frame::evaluate_along),
+// or every dX/dq^l where `all_derivatives` (the vakonomic curvature term reads them).
 template <class S, class P>
-void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const P* p, FrameWork<S>& w) {
+void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const P* p, FrameWork<S>& w,
+                    bool all_derivatives = false) {
   const MechanicalSystem& sys = frame.system();
-  const int n = frame.n(), m = frame.rank();
-  frame.evaluate(q, p, w.frame);
+  const int m = frame.rank();
+  if (all_derivatives) {
+    frame.evaluate(q, p, w.frame);
+    frame.contract_along(v, w.frame);
+  } else {
+    frame.evaluate_along(q, v, p, w.frame);
+  }
   w.XD = w.frame.X().leftCols(m);
-  w.w.noalias() = w.XD * Eigen::Map<const VecX<S>>(v, m);
-  if (frame.has_offset()) w.w += w.frame.w0();  // affine constraints: q' = X_D v + w0(q)
+  w.w = w.frame.w;
   sys.evaluate_dynamics(t, q, w.w.data(), p, w.geo);
-  w.DwX.setZero(n, n);
-  for (int l = 0; l < n; ++l) w.DwX += w.frame.dX(l) * w.w(l);
+  w.DwX = w.frame.DwX;
   w.a.noalias() = w.DwX.leftCols(m) * Eigen::Map<const VecX<S>>(v, m);
-  if (frame.has_offset())  // the chain rule of w0(q(t)): D_w w0
-    for (int l = 0; l < n; ++l) w.a += w.frame.dw0(l) * w.w(l);
+  if (frame.has_offset()) w.a += w.frame.Dw0;  // the chain rule of w0(q(t)): D_w w0
   w.tmp = w.geo.r();
   w.tmp.noalias() -= w.geo.G() * w.a;
   w.rhs.noalias() = w.XD.transpose() * w.tmp;
@@ -102,9 +106,12 @@ S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
   return mu.dot(w.Gw);
 }
 
-// frame_prologue's tapes: the frame (X and dX/dq, or A and dA/dq for the Voronets frame) and
-// the dynamics blocks.
-inline std::vector<TapeName> frame_rhs_tapes() { return {TapeName::Frame, TapeName::Dynamics}; }
+// frame_prologue's tapes: the frame's values and its tangent along w (or, with all derivatives, X
+// and dX/dq; A and dA/dq for the Voronets frame) and the dynamics blocks.
+inline std::vector<TapeName> frame_rhs_tapes(bool all_derivatives) {
+  if (all_derivatives) return {TapeName::Frame, TapeName::Dynamics};
+  return {TapeName::FrameValues, TapeName::FrameAlong, TapeName::Dynamics};
+}
 
 class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
  public:
@@ -117,7 +124,7 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
             "use the coordinate model (system.nonholonomic(form=\"qdot\"): a system from KanesMethod "
             "integrates its speeds by default)"};
   }
-  std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(); }
+  std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(false); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
@@ -149,14 +156,14 @@ class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameW
   }
   // mu' = A_s'^T A_s^-T mu at a re-split (the top of this file).
   void remap_extra(double* mu, const FrameResplit& change) const;
-  std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(); }
+  std::vector<TapeName> rhs_tapes() const override { return frame_rhs_tapes(true); }
 
   template <class S, class P>
   void eval(double t, const S* y, const P* p, S* ydot, FrameWork<S>& w) const {
     const int n = frame_->n(), m = frame_->rank(), k = n - m;
     const S* v = y + n;
     Eigen::Map<const VecX<S>> mu(y + n + m, k);
-    frame_prologue(*frame_, t, y, v, p, w);
+    frame_prologue(*frame_, t, y, v, p, w, true);
     if (!w.lu.compute(w.frame.X())) throw ModelError("the frame is singular at " + describe_point(w.geo));
     if constexpr (std::is_same_v<S, double>)
       if (!frame_->voronets()) record_frame_growth(w.frame, w.lu);

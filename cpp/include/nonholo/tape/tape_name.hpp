@@ -22,11 +22,12 @@ enum class TapeName {
   Slip,
   Frame,
   FrameValues,
+  FrameAlong,
   Rhs,
 };
 
 // "dynamics", "full", "constraints", "jacobian", "projection", "split_base", "velocity_part",
-// "slip", "frame", "frame_values", "rhs".
+// "slip", "frame", "frame_values", "frame_along", "rhs".
 const char* to_string(TapeName name);
 // The TapeName spelled `text`, or nothing for an unknown name.
 std::optional<TapeName> tape_name_from_string(const std::string& text);
