@@ -222,9 +222,8 @@ class Law:
         if len(set(roles)) != len(roles):
             raise ValueError(f"slip, normal and speed must be distinct symbols, got {slip!r}, normal={normal!r}, "
                              f"speed={speed!r}")
-        if expr is None:
-            self.expr = None
-        else:
+        self.expr = None
+        if expr is not None:
             items = [expr] if not isinstance(expr, (list, tuple, sp.MatrixBase)) else list(expr)
             self.expr = sp.ImmutableMatrix([_sympify(e, "expr") for e in items])
             if self.expr.shape[0] != len(self.slip):
@@ -298,11 +297,14 @@ class Law:
         return [_finite_expr(x, "s") - sp.Abs(V) * _finite_expr(y, "a") / sigma
                 for x, y, sigma in zip(s, a, self.relaxation_length)]
 
-    def _check_opposes_slip(self) -> None:
-        """A law whose expression is numeric at N = V = 1 must oppose the slip, z . s <= 0, at slips
-        across its scale (a law with free parameters is checked where it is used)."""
-        scale = float(self.scale) if self.scale is not None and self.scale.is_number else 1.0
+    def _check_opposes_slip(self, values: Mapping | None = None) -> None:
+        """A law whose expression is numeric at N = V = 1 and the parameter ``values`` (name -> value)
+        must oppose the slip, z . s <= 0, at slips across its scale (a law with free parameters is
+        checked where it is used: at a system's values and at a run's, law_realization.check_laws)."""
         subs = {x: 1 for x in (self.normal, self.speed) if x is not None}
+        subs.update({x: values[x.name] for x in self.expr.free_symbols if values and x.name in values})
+        scale = sp.sympify(1 if self.scale is None else self.scale).xreplace(subs)
+        scale = float(scale) if scale.is_number else 1.0
         expr = self.expr.xreplace(subs)
         if expr.free_symbols - set(self.slip):
             return
@@ -311,19 +313,17 @@ class Law:
             angles = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
             directions = np.column_stack([np.cos(angles), np.sin(angles)])
         else:
-            directions = [*np.eye(self.rows), *np.random.default_rng(0).normal(size=(2 if self.rows == 1 else 64,
-                                                                                        self.rows))]
-        for size in (1e-3, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0):
-            for direction in directions:
-                for sign in (1.0, -1.0):
-                    slip = sign * size * scale * direction / np.linalg.norm(direction)
-                    try:
-                        z = np.array(f(list(slip)), dtype=float)
-                    except (ArithmeticError, ValueError, TypeError, NameError):
-                        continue
-                    if np.all(np.isfinite(z)) and z @ slip > 1e-12 * np.linalg.norm(z) * np.linalg.norm(slip):
-                        raise ValueError(f"expr must oppose the slip (z . s <= 0, friction dissipates), but at s = "
-                                         f"{slip.tolist()} (N = V = 1) it gives z = {z.tolist()}")
+            count = 2 if self.rows == 1 else 64
+            directions = [*np.eye(self.rows), *np.random.default_rng(0).normal(size=(count, self.rows))]
+        sizes = (1e-3, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0)
+        for slip in (b * a * scale * d / np.linalg.norm(d) for a in sizes for d in directions for b in (1.0, -1.0)):
+            try:
+                z = np.array(f(list(slip)), dtype=float)
+            except (ArithmeticError, ValueError, TypeError, NameError):
+                continue
+            if np.all(np.isfinite(z)) and z @ slip > 1e-12 * np.linalg.norm(z) * np.linalg.norm(slip):
+                raise ValueError(f"expr must oppose the slip (z . s <= 0, friction dissipates), but at s = "
+                                 f"{slip.tolist()} (N = V = 1) it gives z = {z.tolist()}")
 
     def for_rows(self, rows: int) -> "Law":
         """This law for a contact of ``rows`` slip components (an isotropic built-in law takes any

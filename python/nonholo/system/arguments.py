@@ -308,11 +308,13 @@ def key_name(key):
     return key.name if isinstance(key, sp.Symbol) else key
 
 
-def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) -> list:
-    """``System.param_vector``: the values of ``parameters`` (symbol -> default) overridden by
-    ``params`` (name or symbol -> value), then the model's ``extra`` ones (e.g. eps), each finite.
+def parameter_values(system, params, extra: Mapping | None = None) -> list:
+    """``System.param_vector``: the values of the system's parameters (symbol -> default) overridden
+    by ``params`` (name or symbol -> value), then the model's ``extra`` ones (e.g. eps), each finite.
     A symbol's assumptions are not a range: builders declare springs positive for SymPy, and k = 0
-    (no spring) is a valid run."""
+    (no spring) is a valid run. The friction laws with parameters that the system realizes must
+    oppose the slip at these values (law_realization.check_laws)."""
+    parameters = system.parameters
     if not isinstance(params, Mapping):
         raise TypeError(f"params must be a mapping name -> value, got {type(params).__name__} {params!r:.80}")
     values, names, extra = dict(parameters), {s.name: s for s in parameters}, dict(extra or {})
@@ -329,6 +331,10 @@ def parameter_values(parameters: Mapping, params, extra: Mapping | None = None) 
             known = ", ".join([*names, *extra]) or "none"
             raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
         values[names[name]] = check.finite_float(value, f"parameter {name}")
+    if getattr(system, "friction_laws", None):
+        from .law_realization import check_laws
+
+        check_laws(system.friction_laws, {s.name: v for s, v in values.items()})
     return [*values.values(), *extra.values()]
 
 

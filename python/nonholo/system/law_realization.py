@@ -169,6 +169,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
                          "coordinates and velocities, or one per contact)")
     check_speed_used(given, speed)
     _law_parameters(system, given)
+    check_laws(given, {str(s): v for s, v in system.parameters.items()})
     loads, speeds = _loads_and_speeds(system, len(groups), normal, speed)
     laws = {c: given[c].for_rows(len(group)) for c, group in enumerate(groups)}
     slip = full_slips(system)
@@ -187,6 +188,10 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         # the normal load of each contact (None without one): a run stops where one that changes along it
         # reaches zero, the contact lifting off (nonholo.system.margins.load_specs)
         realized.contact_loads = loads
+    with_parameters = [one for one in given if one.expr is not None and one.expr.free_symbols - {*one.slip,
+                                                                                                 one.normal, one.speed}]
+    if with_parameters:  # checked at each run's values (arguments.parameter_values)
+        realized.friction_laws = with_parameters
     watched = _watched_speeds([laws[c] for c in range(len(speeds))], speeds)
     if any(V is not None for V in watched):
         realized.contact_speeds = watched
@@ -224,6 +229,26 @@ def _loads_and_speeds(system, count: int, normal, speed) -> tuple:
     loads = per_contact(normal, count, "normal", system) if normal is not None else [None] * count
     speeds = per_contact(speed, count, "speed", system) if speed is not None else [None] * count
     return loads, speeds
+
+
+def check_laws(laws, values: dict) -> None:
+    """A ValueError where a law with parameters does not oppose the slip at their ``values`` (name ->
+    value): a friction coefficient made negative by a run's params pumped energy in, without a word
+    (the law checks itself when built only where its expression is numeric). Each law is checked once
+    per distinct set of values."""
+    for law in laws:
+        own = sorted(str(s) for s in law.expr.free_symbols if str(s) in values)
+        key = tuple(values[name] for name in own)
+        checked = law.__dict__.setdefault("_checked_values", set())
+        if key in checked:
+            continue
+        try:
+            law._check_opposes_slip(values)
+        except ValueError as exc:
+            at = ", ".join(f"{name} = {values[name]:.6g}" for name in own)
+            raise ValueError(f"law: the {law.name} law at the parameters {at}: {exc}") from None
+        if len(checked) < 1000:
+            checked.add(key)
 
 
 def _law_parameters(system, laws) -> None:

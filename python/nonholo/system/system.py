@@ -135,28 +135,11 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     [0.75 0.75]
     """
 
-    def __init__(
-        self,
-        coordinates: Sequence[sp.Symbol],
-        metric,
-        potential=0,
-        constraints=None,
-        affine=None,
-        friction=None,
-        force=None,
-        parameters: Mapping | None = None,
-        *,
-        velocities: Sequence[sp.Symbol] | None = None,
-        time: sp.Symbol | None = None,
-        name: str | None = None,
-        indefinite_metric: bool = False,
-        unit_norm: Sequence | None = None,
-        outputs: Mapping | None = None,
-        holonomic=None,
-        applied_force=None,
-        speeds=None,
-        contacts=None,
-    ):
+    def __init__(self, coordinates: Sequence[sp.Symbol], metric, potential=0, constraints=None, affine=None,
+                 friction=None, force=None, parameters: Mapping | None = None, *,
+                 velocities: Sequence[sp.Symbol] | None = None, time: sp.Symbol | None = None, name: str | None = None,
+                 indefinite_metric: bool = False, unit_norm: Sequence | None = None, outputs: Mapping | None = None,
+                 holonomic=None, applied_force=None, speeds=None, contacts=None):
         self.coordinates = as_symbols(coordinates, "coordinates")
         self.unit_norm = unit_norm_groups(unit_norm, self.coordinates)
         self.outputs = outputs_argument(outputs)
@@ -425,7 +408,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         """
         if params is None or (type(params) is dict and not params):  # the defaults
             return [*self.parameters.values(), *(extra or {}).values()]
-        return parameter_values(self.parameters, params, extra)
+        return parameter_values(self, params, extra)
 
     # ------------------------------------------------------------------ models
     @model_factory
@@ -530,7 +513,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         if law is not None:
             return self._friction_by(law, eps, sparse, normal, speed, contacts)
         if eps is None:
-            eps = default_scale(self)  # friction_scale at the defaults; TypeError without one
+            eps = default_scale(self, "friction")  # friction_scale at the defaults; TypeError without one
         if normal is not None or speed is not None or contacts is not None:
             raise ValueError("normal, speed and contacts go with law=; the linear law of friction(eps) uses neither")
         getattr(self, "contact_slip_rows", None) is None or self.contact_slip_rows.linear_law()  # repeated rows
@@ -682,7 +665,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
 
             return reduced_by_law(self, law, eps, order, velocities, frame, max_order, normal, speed, contacts)
         if eps is None:
-            raise TypeError("reduced() needs eps (the linear law's scale) or law= (a nonholo.laws law)")
+            eps = default_scale(self, "reduced")  # friction_scale at the defaults; TypeError without one
         if normal is not None or speed is not None or contacts is not None:
             raise ValueError("normal, speed and contacts go with law=; the linear law of reduced(eps) uses neither")
         eps = check.positive(eps, "eps")
@@ -778,8 +761,9 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     # of the contacts a law realizes (a run stops where one reaches zero), a mechanism's tangential rows per
     # contact and normal rows (law_realization.contact_rows), where a rolling body's surface holds (margins.py),
     # every contact's own rows, the system a law realizes, the part of V a KanesMethod's loads gave (kane.py), eps
-    CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts",
-               "normal_rows", "contact_domains", "contact_slip_rows", "realizes", "load_potential", "friction_scale")
+    # of the parameters, the laws with parameters it realizes (each checked at a run's values: arguments.py)
+    CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts", "normal_rows",
+               "contact_domains", "contact_slip_rows", "realizes", "load_potential", "friction_scale", "friction_laws")
 
     def __setstate__(self, state):
         state = dict(state)
