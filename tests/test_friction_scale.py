@@ -133,3 +133,27 @@ def test_a_scale_without_a_value_is_named_and_blocks_only_the_models_that_use_it
     sleigh.friction_scale = 1 / k  # followed at k = 1000, undefined at a run's k = 0
     with pytest.raises(ValueError, match=r"has no real value at k = 0"):
         nh.simulate(sleigh.friction(), (0, 1), y0, params={"k": 0.0})
+
+
+def test_a_model_keeps_the_scale_it_was_built_with():
+    """An outside probe set a system's friction_scale to one it could not evaluate after building a model: the
+    model then ran at its built eps without a word (a run at k = 1e4 as at k = 1e3). A model now keeps the
+    scale it was built with; reduced() takes its default eps from the scale, as friction() does."""
+    x, y, phi, k = sp.symbols("x y phi k")
+    G = sp.Matrix([[1, 0, -0.2 * sp.sin(phi)], [0, 1, 0.2 * sp.cos(phi)],
+                   [-0.2 * sp.sin(phi), 0.2 * sp.cos(phi), 1.04]])
+    sleigh = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]), parameters={k: 1e3})
+    sleigh.friction_scale = 1 / k
+    model, reduced = sleigh.friction(), sleigh.reduced(order=1)
+    assert model.eps == reduced.eps == 1e-3
+    sleigh.friction_scale = sp.Symbol("zq") / k  # not a parameter: friction() refuses it, built models keep 1/k
+    with pytest.raises(ValueError, match=r"uses \['zq'\]"):
+        sleigh.friction()
+    assert model.eps_at({"k": 1e4}) == reduced.eps_at({"k": 1e4}) == pytest.approx(1e-4, rel=1e-15)
+    y0 = [0, 0, 0, 1.0, 0, 0.5]
+    at_k = nh.simulate(model, (0, 1), y0, params={"k": 1e4}, t_eval=[1], rtol=1e-10, atol=1e-12)
+    direct = nh.simulate(model, (0, 1), y0, params={"eps": 1e-4}, t_eval=[1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(at_k.y, direct.y, rtol=0, atol=1e-12)
+    plain = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]))
+    with pytest.raises(TypeError, match=r"reduced\(\) needs eps"):
+        plain.reduced(order=1)

@@ -98,6 +98,7 @@ class Model:
         self.order = order
         self._core = core
         self._extra = dict(extra or {})
+        self._friction_scale = getattr(system, "friction_scale", None)  # as built: a later change does not reach it
         self._state_names = list(state_names) if state_names else system.state_names()
         twice = sorted({x for x in self._state_names if self._state_names.count(x) > 1})
         if twice:
@@ -240,7 +241,7 @@ class Model:
         (``model.core.rhs_tapes``; e.g. ``"dynamics"`` and ``"constraints"`` for the
         nonholonomic model, ``"split_base"`` and ``"velocity_part"`` for the reduced model of
         order 1, the CompiledSlip's ``"slip"`` and ``"projection"`` above, a frame's
-        ``"frame"`` / ``"frame_values"``, the friction model's implicit-Jacobian tape where
+        ``"frame"`` / ``"frame_values"`` / ``"frame_along"``, the friction model's implicit-Jacobian tape where
         compiling it pays); ``tapes`` names others (``model.core.tape_names``; ``"full"``: every
         derivative block). Each is translated to C, built with the C compiler once (side by side)
         and cached on disk under a hash of its source and the compiler command

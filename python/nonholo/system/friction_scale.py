@@ -41,13 +41,14 @@ def gives_eps(params: Mapping | None) -> bool:
     return bool(params) and any(key_name(k) == "eps" for k in params)
 
 
-def _compiled(system):
-    """(f(parameter vector) -> scale, free parameter names, scale at the defaults) of the system's
-    friction_scale, cached on the system."""
+def _compiled(system, scale=None):
+    """(f(parameter vector) -> scale, free parameter names, scale at the defaults, gradient) of ``scale``
+    (default: the system's friction_scale), cached on the system."""
+    scale = system.friction_scale if scale is None else scale
     cached = system.__dict__.get("_friction_scale_rule")
-    if cached is not None and cached[0] is system.friction_scale:
+    if cached is not None and cached[0] is scale:
         return cached[1]
-    expr = sp.sympify(system.friction_scale)
+    expr = sp.sympify(scale)
     symbols = list(system.parameters)
     unknown = sorted(str(s) for s in expr.free_symbols - set(symbols))
     if unknown:
@@ -60,7 +61,7 @@ def _compiled(system):
     free = sorted(expr.free_symbols, key=lambda x: x.name)
     gradient = {x.name: sp.lambdify(symbols, sp.diff(expr, x), "math") for x in free}
     rule = (f, [x.name for x in free], base, gradient)
-    system.__dict__["_friction_scale_rule"] = (system.friction_scale, rule)
+    system.__dict__["_friction_scale_rule"] = (scale, rule)
     return rule
 
 
@@ -79,21 +80,21 @@ def scale_rule(model):
     """The model's rule as :func:`_compiled` gives it, or None: a friction or reduced model of a system
     whose friction_scale is set, built at its value at the defaults (to rounding). A model built with
     an eps of its own does not use the scale, even one that cannot be evaluated (friction() says why)."""
-    system = model.system
-    if getattr(system, "friction_scale", None) is None or "eps" not in model._extra or model.kind not in (
-            "friction", "reduced"):
+    system, scale = model.system, getattr(model, "_friction_scale", None)  # the scale the model was built with
+    if scale is None or "eps" not in model._extra or model.kind not in ("friction", "reduced"):
         return None
     try:
-        rule = _compiled(system)
+        rule = _compiled(system, scale)
     except ValueError:
         return None
     return rule if abs(model._extra["eps"] - rule[2]) <= BUILT_AT_DEFAULTS * rule[2] else None
 
 
-def default_scale(system) -> float:
-    """``system.friction()``'s eps: the friction scale at the defaults (TypeError without one)."""
+def default_scale(system, method: str = "friction") -> float:
+    """``system.friction()``'s and ``system.reduced()``'s eps: the friction scale at the defaults
+    (TypeError without one, naming ``method``)."""
     if getattr(system, "friction_scale", None) is None:
-        raise TypeError("friction() needs eps (the linear law's scale) or law= (a nonholo.laws law); a system "
+        raise TypeError(f"{method}() needs eps (the linear law's scale) or law= (a nonholo.laws law); a system "
                         "with a friction_scale (eps as a function of its parameters) takes it from there")
     return _compiled(system)[2]
 
@@ -110,7 +111,7 @@ def followed(model, p: list, params: Mapping | None) -> list:
         return p
     if not (math.isfinite(now) and now > 0):
         values = dict(zip(model.system.parameter_names, p[:k]))
-        raise ValueError(f"params: the friction scale {model.system.friction_scale} of {model.system.name!r} is "
+        raise ValueError(f"params: the friction scale {model._friction_scale} of {model.system.name!r} is "
                          f"{now!r} at {', '.join(f'{n} = {values[n]:g}' for n in names)}; it must be positive "
                          "(give eps in params to set it yourself)")
     out = list(p)
