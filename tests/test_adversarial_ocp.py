@@ -309,3 +309,15 @@ def test_round_14_messages_name_the_cause():
     assert not stopped.success and "near the divergence test diverging_iterates_tol" in stopped.message
     solved = far.solve(nodes=11, ipopt_options={"diverging_iterates_tol": 1e20})
     assert solved.success and solved.objective == pytest.approx(12 * 2e12**2, rel=1e-6)
+
+
+def test_a_control_symbol_with_assumptions_is_the_systems_by_name():
+    """An outside probe's point mass pushed by F, rest to rest over 1 in T = 1 at least effort (6 in closed
+    form): controls=[Symbol("F", positive=True)] passed the check (by name) and then dropped out of the
+    dynamics (x'' = 0), and IPOPT reported local infeasibility. A control is matched by name throughout."""
+    x, F = sp.symbols("x F")
+    mass = nh.System([x], sp.Matrix([[1]]), force=sp.Matrix([F]), parameters={F: 0.0})
+    plans = [OCP(mass, cost=F**2 / 2, t_final=1.0, controls=[control], initial=[0, 0], final=[1, 0]).solve(nodes=21)
+             for control in ("F", sp.Symbol("F", positive=True))]
+    for plan in plans:
+        assert plan.success and plan.objective == pytest.approx(6.0, rel=1e-6)

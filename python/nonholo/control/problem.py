@@ -778,6 +778,7 @@ def _dynamics(model, controls):
         if isinstance(controls, (str, sp.Basic)):
             raise TypeError(f"controls must be a sequence of symbols or names, got {controls!r}")
         _check_controls(model, controls)
+        controls = [c.name if isinstance(c, sp.Symbol) else c for c in controls]  # the system's own symbols
         speeds = getattr(model, "speeds", None)
         if speeds is not None and isinstance(speeds[1], DependentSpeeds):
             return speeds_dynamics_of(model, controls)
