@@ -19,7 +19,7 @@ int main() {
     const auto back = nonholo::tape_name_from_string(text);
     NONHOLO_CHECK(back.has_value() && *back == name);
   }
-  NONHOLO_CHECK_EQ(spellings.size(), std::size_t(11));
+  NONHOLO_CHECK_EQ(spellings.size(), std::size_t(12));
   NONHOLO_CHECK(!nonholo::tape_name_from_string("everything").has_value());
   NONHOLO_CHECK(!nonholo::tape_name_from_string("Dynamics").has_value());  // case matters
   NONHOLO_CHECK(!nonholo::tape_name_from_string("").has_value());
