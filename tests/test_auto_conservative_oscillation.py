@@ -1,0 +1,44 @@
+"""method="auto" on a conservative system with a fast, excited oscillation stays on DOP853. An outside
+probe's x'' = -x + y/2, y'' = -1e4 y + x/2 (eigenvalues +-i, +-100i; nothing decays) from (1, 0.01, 0, 0)
+switched to BDF at rtol 1e-5 to 1e-7 (t = 4.6 at rtol 1e-6): 10x the steps of method="dop853" and 9-47x its
+error, the fast oscillation damped. Hairer's quotient |J d| / |d| (and its real part) is inflated up to
+h omega^2 by the non-normal Jacobian of an oscillation in (x, x'); a step now counts toward the switch only
+where the power iteration's estimate of |lambda| agrees."""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+import sympy as sp
+
+import nonholo as nh
+
+x, y = sp.symbols("x y")
+Y0 = np.array([1.0, 0.01, 0.0, 0.0])
+T = 10.0
+
+
+def exact(b, times):
+    M = np.array([[0, 0, 1, 0], [0, 0, 0, 1], [-1, 0.5, 0, 0], [0.5, -b, 0, 0]])
+    return np.array([sl.expm(M * t) @ Y0 for t in times]).T
+
+
+@pytest.mark.parametrize("b", [1e4, 1e5])
+@pytest.mark.parametrize("rtol", [1e-6, 1e-7])
+def test_a_fast_undamped_oscillation_does_not_switch_to_bdf(b, rtol):
+    model = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + b * y**2 / 2 - x * y / 2).nonholonomic()
+    times = np.linspace(0, T, 101)
+    ref = exact(b, times)
+    default = nh.simulate(model, (0, T), Y0, t_eval=times, rtol=rtol, atol=rtol / 100)
+    plain = nh.simulate(model, (0, T), Y0, t_eval=times, rtol=rtol, atol=rtol / 100, method="dop853")
+    assert default.method == "dop853"
+    assert np.abs(default.y - ref).max() < 0.3 * np.abs(plain.y - ref).max()
+    assert default.stats["n_steps"] < 2 * plain.stats["n_steps"]
+
+
+def test_a_damped_fast_mode_still_switches():
+    """The same with the fast mode damped (y'' = -1e4 y - 200 y' + x/2, eigenvalues about -100 double and
+    +-i): steps held by stability, the run goes on with BDF."""
+    system = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + 1e4 * y**2 / 2 - x * y / 2,
+                       force=sp.Matrix([0, -200 * sp.Symbol("y_dot")]))
+    run = nh.simulate(system.nonholonomic(), (0, T), Y0, rtol=1e-6, atol=1e-8)
+    assert run.method.startswith("dop853->bdf")
