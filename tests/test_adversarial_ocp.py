@@ -321,3 +321,17 @@ def test_a_control_symbol_with_assumptions_is_the_systems_by_name():
              for control in ("F", sp.Symbol("F", positive=True))]
     for plan in plans:
         assert plan.success and plan.objective == pytest.approx(6.0, rel=1e-6)
+
+
+def test_a_wall_crossed_at_its_middle_is_not_measured_by_a_vanishing_gradient():
+    """An outside probe's unicycle (|v|, |omega| <= 1) from x = 0 to 4 past the wall (x - 2)^2 >= 0.25, which
+    admits no path: the message read g / |grad g| = 1.9e7 for a wall 1 thick (the gradient vanishes at its
+    mid-plane) and advised more nodes, which only stretched the plan (T = 50 on 30 nodes, 513 on 300)."""
+    x, y, th, v, w = sp.symbols("x y theta v omega")
+    unicycle = nh.KinematicSystem([x, y, th], [v, w], [v * sp.cos(th), v * sp.sin(th), w],
+                                  control_bounds={"v": (-1, 1), "omega": (-1, 1)})
+    plan = OCP(unicycle, cost="time", initial=[0, 0, 0], final=[4, 0, 0],
+               path_constraints=[(x - 2)**2 >= 0.25]).solve(nodes=30)
+    assert not plan.success
+    assert "gradient nearly vanishes" in plan.message and "no way through" in plan.message
+    assert "g / |grad g|" not in plan.message

@@ -310,7 +310,8 @@ def test_a_path_constraint_crossed_between_the_points_fails_the_plan_whatever_th
     sol = problem.solve(nodes=12, method="trapezoid")
     assert not sol.success and sol.t_final == pytest.approx(2.0, abs=1e-6)
     assert sol.message.startswith("the plan crosses a path constraint between the collocation points")
-    assert "-x**2 - y**2 + 0.0025 <= 0 by 0.0025 at t = 1" in sol.message and "g / |grad g|" in sol.message
+    assert "-x**2 - y**2 + 0.0025 <= 0 by 0.0025 at t = 1" in sol.message
+    assert "gradient nearly vanishes (the middle" in sol.message  # through the disc's centre
     assert "u1**2 + u2**2 - 1" not in sol.message
     # the same disc written in units of length: the same verdict
     root = nh.OptimalControlProblem(point, cost="time", initial=[-1, 0], final=[1, 0],

@@ -39,6 +39,8 @@ NEWTON_TOL = 1e-12
 #: A path constraint g <= 0 whose value between the points exceeds PATH_TOL (1 + max |g| at the
 #: points) is named in the plan's message (well above IPOPT's tolerance at the points, 1e-8).
 PATH_TOL = 1e-6
+#: g / |grad g| above FLAT_DEPTH times the interval's step (and 1) is no depth: the gradient nearly vanishes there
+FLAT_DEPTH = 1e3
 _S6 = math.sqrt(6.0)
 RADAU_C = np.array([(4 - _S6) / 10, (4 + _S6) / 10, 1.0])
 RADAU_A = np.array([[(88 - 7 * _S6) / 360, (296 - 169 * _S6) / 1800, (-2 + 3 * _S6) / 225],
@@ -520,7 +522,14 @@ def judged(problem, G: np.ndarray, times: np.ndarray, at_points: np.ndarray, gro
                             "nodes, with refine=, or from another guess")
             elif crossing is None and depth is not None:
                 inside, step = depth(r, j, float(row[j]))
-                if inside > gross * step:
+                if inside > gross * step and inside > FLAT_DEPTH * max(step, 1.0):
+                    # g / |grad g| is no distance where the gradient (nearly) vanishes: an outside probe's
+                    # wall (x - 2)^2 >= 0.25 crossed at its mid-plane read 1.9e7 deep
+                    crossing = (f"{crosses}{notes[-1]}, where g's gradient nearly vanishes (the middle of the set it "
+                                "excludes: across a wall, or through a disc's centre). Solve with more nodes, with "
+                                "refine=, or from another guess; if those only stretch the plan, the path "
+                                "constraints may leave no way through")
+                elif inside > gross * step:
                     crossing = (f"{crosses}{notes[-1]}: g / |grad g| = {inside:.3g}, its distance into the excluded "
                                 f"set to first order, is more than {gross:g} of the step {step:.3g} between its "
                                 "interval's nodes (in the states and the controls it involves). Solve with more nodes, "
