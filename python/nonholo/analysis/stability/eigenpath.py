@@ -257,7 +257,11 @@ def critical_values(path_or_model, parameter: str | None = None, values=None, st
     imaginary axis collide and leave it as a quartet, a Hamiltonian-Hopf bifurcation: how a
     spinning top or rolling ball gains or loses its gyroscopic stability; located by bisection on
     the number of growing modes). Wherever the number of growing modes differs between two
-    neighbouring values, a crossing between them is reported, whatever the tracked modes do.
+    neighbouring values, a crossing between them is reported, whatever the tracked modes do. A
+    sample counted stable although it lies just past a crossing (its growth below the path's
+    ``stability_tol``) is searched beyond, also beyond an end of the grid: such a crossing is
+    reported where it is, which can lie outside the grid by up to one interval (a root 1e-10 past
+    the last sample is returned as that root, not as the sample).
     ``xtol`` must be positive and finite. An error of the state function or of the linearization at
     a value between the samples names that value, as :func:`eigenvalue_path` does, with
     ``exc.partial`` the critical values found below it (an error while the path is computed carries
