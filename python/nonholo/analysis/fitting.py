@@ -215,18 +215,22 @@ TOLERANCE_SHARE = 1e-3
 TIGHTER, TIGHTEST = 100.0, 1e-13
 
 
-def _tolerance_note(names, x, J, residual_change, stderr, tight) -> str | None:
+def _tolerance_note(names, x, J, tight_residuals, stderr, tight) -> str | None:
     """A note for the estimates that the integration's error moves by more than TOLERANCE_SHARE of their
-    value and more than their standard error: ``residual_change`` is the weighted observations of a run at
-    the estimates without sensitivities at rtol ``tight`` (TIGHTER times tighter, no lower than TIGHTEST)
-    minus the fit's, and its least-squares image in
-    the parameters, -J^+ change, how far the estimates would move (to first order) were the observations
-    computed that much more precisely. The standard error sees the integration's error as scatter, which
+    value and more than their standard error: ``tight_residuals`` are the weighted residuals of a run at
+    the estimates without sensitivities at rtol ``tight`` (TIGHTER times tighter, no lower than TIGHTEST),
+    r + change with change the tight run's observations minus the fit's, and their least-squares image in
+    the parameters, -J^+ (r + change), how far the estimates would move (a Gauss-Newton step) were the
+    observations computed that much more precisely. At a stationary point J^+ r = 0 and that is -J^+ change;
+    (J's columns of the estimates held at a bound are zero: those do not move);
+    a fit the loose integration's noise stopped short is not stationary (an outside probe's fit at rtol 1e-8
+    stopped at its start, 100% off, with success: -J^+ change said +7.5e-12 where -J^+ (r + change) says
+    -1e-8, the move it needed). The standard error sees the integration's error as scatter, which
     it is not: it is smooth along the run (a phase that grows) and lands on a column it resembles. An
     outside probe's damping c = 1e-8 of x'' = -c x' - x, fitted to its closed form over 20 s, came out
     9.415e-9 (5.8 % off) with a standard error of 3.6e-11 and no word; at rtol 1e-12, 7e-11 off."""
     with np.errstate(all="ignore"):
-        shift = -np.linalg.lstsq(J, residual_change, rcond=None)[0]  # r + change, least squares in x - shift
+        shift = -np.linalg.lstsq(J, tight_residuals, rcond=None)[0]
     loose = [f"{name} by {d:+.2g} ({abs(d) / abs(v):.2g} of it)" if v else f"{name} by {d:+.2g}"
              for name, d, v, e in zip(names, shift, x, stderr)
              if np.isfinite(d) and abs(d) > TOLERANCE_SHARE * abs(v) and abs(d) > e]
@@ -750,7 +754,9 @@ def fit(
                 values = tight.y[[model.state_names.index(s) for s in observe_names]] if observe_names is not None \
                     else _observation(observer(tight), True, y_obs.shape, len(names))[0]
                 change = sqrt_w * (values.reshape(-1) - predicted)
-                loose = _tolerance_note(names, res.x, J, change, np.sqrt(np.abs(np.diag(covariance))), tighter)
+                free = np.asarray(getattr(res, "active_mask", np.zeros(len(names)))) == 0  # not held at a bound
+                loose = _tolerance_note(names, res.x, J * free, r + change, np.sqrt(np.abs(np.diag(covariance))),
+                                        tighter)
         except (ModelError, IntegrationError, ValueError):
             pass
     at_bounds, bounded = bound_note(J, r, res.x, x0, names, x_scale=options.get("x_scale"),
