@@ -157,3 +157,22 @@ def test_a_model_keeps_the_scale_it_was_built_with():
     plain = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]))
     with pytest.raises(TypeError, match=r"reduced\(\) needs eps"):
         plain.reduced(order=1)
+
+
+def test_messages_name_a_bad_scale_and_a_bad_grid():
+    """An outside probe's adversarial cases: friction_scale = [k] gave AttributeError ('list' object has no
+    attribute 'free_symbols'), nh.sweep(f, None) 'NoneType' object is not iterable, a grid axis of unequal
+    lists NumPy's 'inhomogeneous shape', and an integer grid key failed at every point."""
+    x, y, k = sp.symbols("x y k")
+    system = nh.System([x, y], sp.eye(2), constraints=sp.Matrix([[1, -1]]), parameters={k: 2.0})
+    system.friction_scale = [k]
+    with pytest.raises(TypeError, match=r"friction_scale of .* must be a SymPy expression"):
+        system.friction()
+    assert system.friction(0.5).eps_at({"k": 3.0}) == 0.5  # a model with its own eps runs
+    with pytest.raises(TypeError, match=r"grid must be a mapping name -> values or a sequence of mappings, got None"):
+        nh.sweep(lambda a: a, None)
+    with pytest.raises(ValueError, match=r"grid\['a'\] must be a non-empty 1-d sequence"):
+        nh.sweep(lambda a: a, {"a": [[1, 2], [3]]})
+    with pytest.raises(TypeError, match=r"grid's keys must be names"):
+        nh.sweep(lambda a: a, {1: [1, 2]})
+    assert list(nh.sweep(lambda a: 2 * a, {"a": [1, 2]}, progress=False).values["value"]) == [2, 4]

@@ -27,9 +27,10 @@ import warnings
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool, _ExceptionWithTraceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
+import sympy as sp
 
 from ..system.arguments import key_name
 from .. import options as check
@@ -49,19 +50,24 @@ def grid_points(grid) -> tuple:
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid is empty")
+        if any(not isinstance(k, (str, sp.Symbol)) for k in grid):  # fn(**point) needs names
+            raise TypeError(f"grid's keys must be names (strings or SymPy symbols), got {list(grid)!r:.100}")
         grid = {key_name(k): v for k, v in grid.items()}  # symbols by name
         names = list(grid)
         coords = {}
         for name, values in grid.items():
-            values = np.asarray(values)
+            try:
+                values = np.asarray(values)
+            except ValueError:  # NumPy's "inhomogeneous shape" of [[1, 2], [3]]
+                values = np.empty((0, 0))
             if values.ndim != 1 or values.size == 0:
                 raise ValueError(f"grid[{name!r}] must be a non-empty 1-d sequence of values")
             coords[name] = values
         _check_points(math.prod(len(coords[n]) for n in names), names)
         points = [dict(zip(names, combo)) for combo in itertools.product(*(coords[n].tolist() for n in names))]
         return names, coords, points, tuple(len(coords[n]) for n in names)
-    if any(not isinstance(p, Mapping) for p in grid):
-        raise TypeError("grid must be a mapping name -> values or a sequence of mappings")
+    if not isinstance(grid, Iterable) or isinstance(grid, str) or any(not isinstance(p, Mapping) for p in grid):
+        raise TypeError(f"grid must be a mapping name -> values or a sequence of mappings, got {grid!r:.100}")
     points = [dict(p) for p in grid]
     if not points:
         raise ValueError("grid is empty")

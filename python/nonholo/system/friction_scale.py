@@ -48,7 +48,13 @@ def _compiled(system, scale=None):
     cached = system.__dict__.get("_friction_scale_rule")
     if cached is not None and cached[0] is scale:
         return cached[1]
-    expr = sp.sympify(scale)
+    try:
+        expr = sp.sympify(scale)
+    except (sp.SympifyError, TypeError, ValueError):
+        expr = None
+    if not isinstance(expr, sp.Expr):
+        raise TypeError(f"friction_scale of {system.name!r} must be a SymPy expression of its parameters (eps as a "
+                        f"function of them), got {scale!r:.80}")
     symbols = list(system.parameters)
     unknown = sorted(str(s) for s in expr.free_symbols - set(symbols))
     if unknown:
@@ -85,7 +91,7 @@ def scale_rule(model):
         return None
     try:
         rule = _compiled(system, scale)
-    except ValueError:
+    except (ValueError, TypeError):
         return None
     return rule if abs(model._extra["eps"] - rule[2]) <= BUILT_AT_DEFAULTS * rule[2] else None
 
