@@ -12,6 +12,8 @@ model built at the scale's value at the system's defaults (``friction()``, or th
 ``tire_eps(U, C_f, C_r)`` of the car's own values) the eps ``scale(p)`` at the parameters p of a run,
 unless the run gives eps itself (``params={"eps": ...}``), which is taken as it is. A model built with
 another eps (a study of eps, or the physical eps of other parameters passed with them) keeps its eps.
+A model keeps the scale it was built with: setting ``friction_scale`` afterwards changes the models
+built from then on (``friction()`` and ``reduced()`` without eps take the scale at the defaults).
 Every use of the parameters goes through :meth:`Model.param_vector`, so runs, linearizations, paths,
 sweeps and fits all follow; sensitivities to a parameter the scale depends on are total derivatives,
 through eps too (:func:`eps_gradient`), unless the run gives eps (then they hold it fixed).
