@@ -48,8 +48,8 @@ struct FrameWork : MechanicsWork<S> {
   FrameGeometry<S> frame;
   Ldlt<S> chol_g;
   Lu<S> lu;
-  MatX<S> XD, DwX, g, Theta, DX, GX;
-  VecX<S> w, a, rhs, vdot, wdot, E, tmp, col, mu, Gw;
+  MatX<S> XD, g, Theta, DX, GX;
+  VecX<S> a, rhs, vdot, wdot, E, tmp, col, mu, Gw;
 };
 
 // Shared steps: frame, velocity w, geometry, D_w X, a = (D_w X_D) v, and the nonholonomic
@@ -67,10 +67,8 @@ void frame_prologue(const Frame& frame, double t, const S* q, const S* v, const 
     frame.evaluate_along(q, v, p, w.frame);
   }
   w.XD = w.frame.X().leftCols(m);
-  w.w = w.frame.w;
-  sys.evaluate_dynamics(t, q, w.w.data(), p, w.geo);
-  w.DwX = w.frame.DwX;
-  w.a.noalias() = w.DwX.leftCols(m) * Eigen::Map<const VecX<S>>(v, m);
+  sys.evaluate_dynamics(t, q, w.frame.w.data(), p, w.geo);
+  w.a.noalias() = w.frame.DwX.leftCols(m) * Eigen::Map<const VecX<S>>(v, m);
   if (frame.has_offset()) w.a += w.frame.Dw0;  // the chain rule of w0(q(t)): D_w w0
   w.tmp = w.geo.r();
   w.tmp.noalias() -= w.geo.G() * w.a;
@@ -99,7 +97,7 @@ void record_vector_frame_growth(const Frame& frame, FrameWork<S>& w) {
 template <class S>
 S curvature_term(FrameWork<S>& w, const S* v, const VecX<S>& mu, int j, int m) {
   const int n = static_cast<int>(w.XD.rows());
-  w.col = -w.DwX.col(j);
+  w.col = -w.frame.DwX.col(j);
   for (int l = 0; l < n; ++l)
     w.col.noalias() += w.frame.X()(l, j) * (w.frame.dX(l).leftCols(m) * Eigen::Map<const VecX<S>>(v, m));
   w.Gw.noalias() = w.Theta.bottomRows(n - m) * w.col;
@@ -131,7 +129,7 @@ class HamelModel : public FrameWatchedModel<HamelModel, FrameWork> {
     const int n = frame_->n(), m = frame_->rank();
     frame_prologue(*frame_, t, y, y + n, p, w);
     record_vector_frame_growth(*frame_, w);
-    std::copy(w.w.data(), w.w.data() + n, ydot);
+    std::copy(w.frame.w.data(), w.frame.w.data() + n, ydot);
     Eigen::Map<VecX<S>> vdot(ydot + n, m);
     vdot = w.rhs;
     w.chol_g.solve_in_place(vdot);
@@ -170,7 +168,7 @@ class FrameVakonomicModel : public FrameWatchedModel<FrameVakonomicModel, FrameW
     w.lu.inverse(w.Theta);
     w.mu = mu;
     for (int a = 0; a < m; ++a) w.rhs(a) += curvature_term(w, v, w.mu, a, m);
-    std::copy(w.w.data(), w.w.data() + n, ydot);
+    std::copy(w.frame.w.data(), w.frame.w.data() + n, ydot);
     w.vdot = w.rhs;
     w.chol_g.solve_in_place(w.vdot);
     std::copy(w.vdot.data(), w.vdot.data() + m, ydot + n);
