@@ -51,3 +51,10 @@ def test_a_sweep_over_other_parameters_checks_each_law_once():
         model.rhs(0.0, Y0, params={"m": mass})
     assert law._checked_values == {(0.3,)}
     np.testing.assert_array_equal(model.rhs(0.0, Y0), model.rhs(0.0, Y0, params={"mu": 0.3}))
+
+
+def test_defaults_moved_by_with_parameters_are_checked_too():
+    model = SLEIGH.friction(law=nh.laws.Coulomb(mu, 0.01), normal=9.81)
+    moved = model.system.with_parameters({"mu": -0.2})
+    with pytest.raises(ValueError, match=r"mu = -0.2: expr must oppose"):
+        moved.param_vector()

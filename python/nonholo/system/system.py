@@ -407,6 +407,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         ``extra`` holds model parameters (e.g. ``eps``) appended after the system's.
         """
         if params is None or (type(params) is dict and not params):  # the defaults
+            if getattr(self, "friction_laws", None):  # checked there too (with_parameters moves the defaults)
+                return parameter_values(self, {}, extra)
             return [*self.parameters.values(), *(extra or {}).values()]
         return parameter_values(self, params, extra)
 
