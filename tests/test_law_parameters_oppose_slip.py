@@ -25,7 +25,7 @@ def test_a_negative_coefficient_at_a_runs_values_is_refused_naming_it():
     run = nh.simulate(model, (0, 2), Y0)  # the default: mu = 0.3 dissipates
     e = energy(run)
     assert run.success and e[-1] < e[0]
-    with pytest.raises(ValueError, match=r"law: the coulomb law at the parameters mu = -0.3: expr must oppose"):
+    with pytest.raises(ValueError, match=r"law: the coulomb law at the parameters mu = -0.3: mu must be positive"):
         nh.simulate(model, (0, 2), Y0, params={"mu": -0.3})
     with pytest.raises(ValueError, match=r"mu = -0.3"):
         model.rhs(0.0, Y0, params={"mu": -0.3})
@@ -34,7 +34,7 @@ def test_a_negative_coefficient_at_a_runs_values_is_refused_naming_it():
 
 
 def test_a_law_negative_at_the_systems_values_is_refused_when_built():
-    with pytest.raises(ValueError, match=r"coulomb law at the parameters mu = 0.3: expr must oppose"):
+    with pytest.raises(ValueError, match=r"coulomb law at the parameters mu = 0.3: mu must be positive, got -4.7"):
         SLEIGH.friction(law=nh.laws.Coulomb(mu - 5, 0.01), normal=9.81)
     with pytest.raises(ValueError, match=r"(?i)stribeck law at the parameters mu = 0.3"):
         SLEIGH.friction(law=nh.laws.Stribeck(mu - 1, 0.1, 0.01), normal=9.81)
@@ -56,5 +56,33 @@ def test_a_sweep_over_other_parameters_checks_each_law_once():
 def test_defaults_moved_by_with_parameters_are_checked_too():
     model = SLEIGH.friction(law=nh.laws.Coulomb(mu, 0.01), normal=9.81)
     moved = model.system.with_parameters({"mu": -0.2})
-    with pytest.raises(ValueError, match=r"mu = -0.2: expr must oppose"):
+    with pytest.raises(ValueError, match=r"mu = -0.2: mu must be positive"):
         moved.param_vector()
+
+
+def test_a_built_in_laws_own_checks_hold_at_a_runs_values():
+    """A second probe: Coulomb(mu, v_s) with a symbolic v_s crashed friction() (AttributeError: 'float' object has
+    no attribute 'is_number'); Stribeck run at mu_k = -0.1 was accepted and pumped energy in (the sign check
+    sampled slips up to v_s, where the coefficient is still positive); a run at v_s = 0 ran 500,000 steps and
+    blamed the coordinates, MagicFormula's D = 0 raised "Cannot convert complex to float". A built-in law's
+    constructor checks its numbers at the run's values, and the sign check samples slips up to 100 v_s."""
+    v_s, mu_k, D = sp.symbols("v_s mu_k D")
+    sleigh = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
+                       parameters={mu: 0.3, v_s: 0.05, mu_k: 0.2, D: 1.0})
+    coulomb = sleigh.friction(law=nh.laws.Coulomb(mu, v_s), normal=9.81)
+    assert nh.simulate(coulomb, (0, 1), Y0).success
+    with pytest.raises(ValueError, match=r"law: the coulomb law at the parameters .*v_s = 0: v_s must be positive"):
+        nh.simulate(coulomb, (0, 1), Y0, params={"v_s": 0.0})
+    stribeck = sleigh.friction(law=nh.laws.Stribeck(0.7, mu_k, v_s), normal=9.81)
+    run = nh.simulate(stribeck, (0, 1), Y0)
+    assert run.success and run.energy()[-1] < run.energy()[0]
+    with pytest.raises(ValueError, match=r"mu_k = -0.1"):
+        nh.simulate(stribeck, (0, 1), Y0, params={"mu_k": -0.1})
+    tire = nh.laws.Law(-D * sp.Symbol("N") * sp.tanh(sp.Symbol("s") / 0.1), slip=sp.Symbol("s"),
+                       normal=sp.Symbol("N"), scale=0.1 / D)
+    model = sleigh.friction(law=tire, normal=9.81)
+    with pytest.raises(ValueError, match=r"D = 0: its scale 0.1/D is zoo there"):
+        nh.simulate(model, (0, 1), Y0, params={"D": 0.0})
+    with pytest.raises(ValueError, match=r"D = -1: .*must be positive and finite|D = -1: expr must oppose"):
+        nh.simulate(model, (0, 1), Y0, params={"D": -1.0})
+    assert nh.simulate(model, (0, 1), Y0, params={"D": 2.0}).success

@@ -298,12 +298,13 @@ class Law:
                 for x, y, sigma in zip(s, a, self.relaxation_length)]
 
     def _check_opposes_slip(self, values: Mapping | None = None) -> None:
-        """A law whose expression is numeric at N = V = 1 and the parameter ``values`` (name -> value)
-        must oppose the slip, z . s <= 0, at slips across its scale (a law with free parameters is
-        checked where it is used: at a system's values and at a run's, law_realization.check_laws)."""
+        """A law numeric at N = V = 1 and the parameter ``values`` (name -> value) must oppose the slip, z . s <= 0,
+        at slips across its scale (with parameters: checked where used, law_realization.check_laws)."""
         subs = {x: 1 for x in (self.normal, self.speed) if x is not None}
         subs.update({x: values[x.name] for x in self.expr.free_symbols if values and x.name in values})
-        scale = sp.sympify(1 if self.scale is None else self.scale).xreplace(subs)
+        scale = sp.sympify(sp.sympify(1 if self.scale is None else self.scale).xreplace(subs))
+        if scale.is_number and not (scale.is_extended_real and scale.is_finite and scale > 0):
+            raise ValueError(f"its scale {self.scale} is {scale} there: it must be positive and finite")
         scale = float(scale) if scale.is_number else 1.0
         expr = self.expr.xreplace(subs)
         if expr.free_symbols - set(self.slip):
@@ -315,7 +316,7 @@ class Law:
         else:
             count = 2 if self.rows == 1 else 64
             directions = [*np.eye(self.rows), *np.random.default_rng(0).normal(size=(count, self.rows))]
-        sizes = (1e-3, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0)
+        sizes = (1e-3, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0, 1e3, 1e4)  # Stribeck's scale is 1e-2 v_s
         for slip in (b * a * scale * d / np.linalg.norm(d) for a in sizes for d in directions for b in (1.0, -1.0)):
             try:
                 z = np.array(f(list(slip)), dtype=float)
@@ -702,8 +703,7 @@ class MagicFormula(Law):
     :math:`V \to 0`, where the tire holds a side load as a spring of stiffness
     :math:`N B C D / \sigma` instead of dividing by :math:`V`."""
 
-    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None,
-                 relaxation_length=None):
+    def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None, relaxation_length=None):
         rows = _rows(rows)
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")

@@ -243,12 +243,25 @@ def check_laws(laws, values: dict) -> None:
         if key in checked:
             continue
         try:
+            arguments = getattr(law, "_arguments", None)  # a built-in law: its constructor's checks at the values
+            if arguments is not None:
+                at_values = {key: _at(value, values) for key, value in arguments.items()}
+                if all(not isinstance(v, sp.Basic) or v.is_number for v in at_values.values()):
+                    type(law)(**at_values)
             law._check_opposes_slip(values)
         except ValueError as exc:
             at = ", ".join(f"{name} = {values[name]:.6g}" for name in own)
             raise ValueError(f"law: the {law.name} law at the parameters {at}: {exc}") from None
         if len(checked) < 1000:
             checked.add(key)
+
+
+def _at(value, values: dict):
+    """A law's argument at the parameter ``values`` (name -> value): a number where it becomes one."""
+    if not isinstance(value, sp.Basic):
+        return value
+    value = sp.sympify(value.xreplace({x: values[x.name] for x in value.free_symbols if x.name in values}))
+    return float(value) if value.is_number and value.is_extended_real else value
 
 
 def _law_parameters(system, laws) -> None:
