@@ -188,8 +188,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
         # the normal load of each contact (None without one): a run stops where one that changes along it
         # reaches zero, the contact lifting off (nonholo.system.margins.load_specs)
         realized.contact_loads = loads
-    with_parameters = [one for one in given if one.expr is not None and one.expr.free_symbols - {*one.slip,
-                                                                                                 one.normal, one.speed}]
+    with_parameters = [one for one in given if law_parameter_names(one)]
     if with_parameters:  # checked at each run's values (arguments.parameter_values)
         realized.friction_laws = with_parameters
     watched = _watched_speeds([laws[c] for c in range(len(speeds))], speeds)
@@ -237,7 +236,7 @@ def check_laws(laws, values: dict) -> None:
     (the law checks itself when built only where its expression is numeric). Each law is checked once
     per distinct set of values."""
     for law in laws:
-        own = sorted(str(s) for s in law.expr.free_symbols if str(s) in values)
+        own = [name for name in law_parameter_names(law) if name in values]
         key = tuple(values[name] for name in own)
         checked = law.__dict__.setdefault("_checked_values", set())
         if key in checked:
@@ -245,7 +244,7 @@ def check_laws(laws, values: dict) -> None:
         try:
             arguments = getattr(law, "_arguments", None)  # a built-in law: its constructor's checks at the values
             if arguments is not None:
-                at_values = {key: _at(value, values) for key, value in arguments.items()}
+                at_values = {name: _at(value, values) for name, value in arguments.items()}
                 if all(not isinstance(v, sp.Basic) or v.is_number for v in at_values.values()):
                     type(law)(**at_values)
             law._check_opposes_slip(values)
@@ -264,13 +263,21 @@ def _at(value, values: dict):
     return float(value) if value.is_number and value.is_extended_real else value
 
 
+def law_parameter_names(law) -> list:
+    """The names of a law's symbols other than its slip, normal and speed (the system's parameters it
+    uses), sorted; cached on the law (each run's parameter check reads them)."""
+    if "_parameter_names" not in law.__dict__:
+        own = {*law.slip, law.normal, law.speed}
+        free = set().union(*(e.free_symbols for e in (*law.expr, *(law.relaxation_length or ())))) - own
+        law._parameter_names = sorted(str(x) for x in free)
+    return law._parameter_names
+
+
 def _law_parameters(system, laws) -> None:
     """Each law's symbols other than its slip, normal and speed must be parameters of the system."""
     known = {str(s) for s in system.parameters}
     for law in laws:
-        own = {*law.slip, law.normal, law.speed}
-        free = set().union(*(e.free_symbols for e in (*law.expr, *(law.relaxation_length or ())))) - own
-        unknown = sorted(str(s) for s in free if str(s) not in known)
+        unknown = [name for name in law_parameter_names(law) if name not in known]
         if unknown:
             raise ValueError(f"law: the {law.name} law's symbols {unknown} are not parameters of {system.name!r}: "
                              "give the law numbers, or add them to the system's parameters")
