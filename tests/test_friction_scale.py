@@ -176,3 +176,23 @@ def test_messages_name_a_bad_scale_and_a_bad_grid():
     with pytest.raises(TypeError, match=r"grid's keys must be names"):
         nh.sweep(lambda a: a, {1: [1, 2]})
     assert list(nh.sweep(lambda a: 2 * a, {"a": [1, 2]}, progress=False).values["value"]) == [2, 4]
+
+
+def test_a_scale_given_as_a_string_a_matrix_or_in_symbols_of_other_assumptions():
+    """An outside probe: a string scale was sympified (evaluated: it could run code), a parameter declared
+    positive was not found by a plain Symbol of its name (refused as unknown), and a 1 x 1 Matrix raised a
+    bare NameError from the lambdified code."""
+    x, y, phi = sp.symbols("x y phi")
+    k = sp.Symbol("k", positive=True)
+    G = sp.Matrix([[1, 0, -0.2 * sp.sin(phi)], [0, 1, 0.2 * sp.cos(phi)],
+                   [-0.2 * sp.sin(phi), 0.2 * sp.cos(phi), 1.04]])
+    sleigh = nh.System([x, y, phi], G, constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]), parameters={k: 1e3})
+    for scale in ("1/k", 1 / sp.Symbol("k"), 1 / k):  # the default path: the system's own symbol
+        sleigh.friction_scale = scale
+        assert sleigh.friction().eps_at({"k": 1e4}) == pytest.approx(1e-4, rel=1e-15)
+    sleigh.friction_scale = "__import__('os').getpid() or 0.01"
+    with pytest.raises(ValueError, match=r"friction_scale: the string .* is refused"):
+        sleigh.friction()
+    sleigh.friction_scale = sp.Matrix([0.01])
+    with pytest.raises(TypeError, match=r"friction_scale of .* must be a SymPy expression .* got Matrix"):
+        sleigh.friction()

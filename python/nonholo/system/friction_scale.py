@@ -26,6 +26,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from ..expressions.parsing import to_sympy
 from .arguments import key_name
 
 __all__ = ["scale_rule", "followed", "gives_eps", "eps_gradient", "default_scale", "eps_index"]
@@ -50,11 +51,11 @@ def _compiled(system, scale=None):
     cached = system.__dict__.get("_friction_scale_rule")
     if cached is not None and cached[0] is scale:
         return cached[1]
-    try:
-        expr = sp.sympify(scale)
-    except (sp.SympifyError, TypeError, ValueError):
+    try:  # a string is parsed, never evaluated; names mean the system's symbols whatever their assumptions
+        expr = system.resolve(to_sympy(scale, "friction_scale"))
+    except TypeError:
         expr = None
-    if not isinstance(expr, sp.Expr):
+    if not isinstance(expr, sp.Expr) or expr.is_Matrix:  # an immutable Matrix is an Expr
         raise TypeError(f"friction_scale of {system.name!r} must be a SymPy expression of its parameters (eps as a "
                         f"function of them), got {scale!r:.80}")
     symbols = list(system.parameters)
