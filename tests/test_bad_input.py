@@ -179,14 +179,19 @@ def test_eps_override_must_be_positive(sleigh):
         nh.simulate(sleigh.friction(1e-3), (0, 1), Y0, params={"eps": -1e-9})
 
 
-def test_tolerances_below_round_off_are_named_under_dop853_as_under_cvode(sleigh):
-    """rtol 1e-20: BDF and Adams say CV_TOO_MUCH_ACC; DOP853 (the default's first method) said the step
-    collapsed because "the solution blows up, or the model is singular"."""
-    for method in ("auto", "dop853"):
-        with pytest.warns(nh.SimulationWarning):
-            run = nh.simulate(sleigh.nonholonomic(), (0, 1), Y0, rtol=1e-20, atol=1e-30, method=method)
-        assert "rtol = 1e-20 asks for steps below what double precision resolves" in run.message
-        assert "singular" not in run.message
+def test_an_rtol_below_round_off_is_refused_by_name(sleigh):
+    """rtol 1e-20: BDF and Adams said CV_TOO_MUCH_ACC at t0; DOP853 (the default's first method) said the step
+    collapsed, or with atol 1e-22 (an outside probe) spent 500,000 steps to t = 0.074 and said "raise
+    max_steps". A relative tolerance below the unit roundoff is refused before the run, by every method and
+    every caller of the tolerances; the unit roundoff itself runs, and so do the defaults."""
+    model = sleigh.nonholonomic()
+    for method in ("auto", "dop853", "bdf", "adams"):
+        with pytest.raises(ValueError, match=r"rtol = 1e-20 is below double precision's unit roundoff 2.22e-16"):
+            nh.simulate(model, (0, 1), Y0, rtol=1e-20, atol=1e-22, method=method)
+    with pytest.raises(ValueError, match=r"rtol = 1e-17 is below"):
+        nh.simulate_many(model, (0, 1), [Y0, Y0], rtol=1e-17)
+    assert nh.simulate(model, (0, 1), Y0, rtol=2.3e-16, atol=1e-18).status == 0
+    assert nh.simulate(model, (0, 1), Y0).status == 0
 
 
 def test_an_atol_far_below_round_off_is_named_when_the_run_fails(sleigh):
