@@ -52,3 +52,29 @@ def test_at_order_two_the_truncation_dominates_the_default_run(sleigh, friction_
     truncation = np.abs(tight.q - friction_reference.q).max()
     assert 1e-8 < truncation < 1e-6, truncation
     assert np.abs(default.q - friction_reference.q).max() < 1.5 * truncation
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_an_event_keeps_the_default_run_and_its_accuracy(sleigh, batch):
+    """An outside probe: any event (one that never fired) switched auto on a reduced model from DOP853 at
+    a tenth of the tolerances to Adams at them, 6-55x farther off (the nonholonomic model kept DOP853).
+    Events are found on DOP853's dense output on every non-stiff model."""
+    import sympy as sp
+
+    model = sleigh.reduced(EPS, order=2)
+    crossing = nh.Event(sp.Symbol("phi") - 1.0)  # phi(t) passes 1 once
+    never = nh.Event(sp.Symbol("phi") - 100.0)
+    tight = nh.simulate(model, (0, T), Y0, t_eval=T_OUT, events=crossing, rtol=1e-13, atol=1e-15)
+    if batch:
+        plain, with_events = nh.simulate_many(model, (0, T), [Y0], t_eval=T_OUT)[0], \
+            nh.simulate_many(model, (0, T), [Y0], t_eval=T_OUT, events=[never, crossing])[0]
+    else:
+        plain = nh.simulate(model, (0, T), Y0, t_eval=T_OUT)
+        with_events = nh.simulate(model, (0, T), Y0, t_eval=T_OUT, events=[never, crossing])
+    assert plain.method == with_events.method == "dop853"
+    np.testing.assert_array_equal(with_events.q, plain.q)  # the events cost no accuracy
+    assert np.abs(with_events.q - tight.q).max() / np.abs(tight.q).max() < 1e-8
+    assert with_events.t_events[0].size == 0 and with_events.t_events[1].size == 1
+    assert abs(with_events.t_events[1][0] - tight.t_events[0][0]) < 1e-8
+    adams = nh.simulate(model, (0, T), Y0, t_eval=T_OUT, events=crossing, method="adams")  # what auto ran
+    assert np.abs(adams.q - tight.q).max() > 3 * np.abs(with_events.q - tight.q).max()

@@ -658,7 +658,7 @@ def method_reason(requested: str, ran: str | None, model) -> str:
         return f"method={requested!r} as requested"
     if getattr(model, "kind", "") == "reduced":
         return ("auto on a reduced model: DOP853 at a tenth of rtol and atol when its right-hand side is cheap against "
-                "Adams' per-step overhead and the run has no events, sensitivities or dense output, Adams otherwise; "
+                "Adams' per-step overhead and the run has no sensitivities or dense output, Adams otherwise; "
                 "with drift control")
     if ran.startswith("dop853->bdf"):
         return "auto: DOP853 on a model that is not stiff, until Hairer's test found the run stiff, then BDF"

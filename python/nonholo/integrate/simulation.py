@@ -368,7 +368,7 @@ def simulate(
     check.cvode_knobs(solver_options, opts["method"])  # the method the caller chose, before auto picks one
     given, y0 = y0, initial_state(model, y0, t0, p, project_y0, rtol)
     checked = model
-    explicit_ok = not (_given(events) or _given(sensitivities) or dense_output)
+    explicit_ok = not (_given(sensitivities) or dense_output)  # DOP853 finds events on its dense output
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names, chain = through_eps(model, *sensitivity_spec(model, sensitivities, sensitivity_method,
@@ -593,7 +593,7 @@ def simulate_many(
         raise ValueError("order='auto' is chosen per initial state: fix it for the batch with "
                          "model.truncated_at(t0, y0) or simulate the runs one by one")
     model, opts["method"] = prepare_run(model, t0, Y0[0], None, opts["rtol"], opts["atol"], opts["method"],
-                                        not (_given(events) or _given(sensitivities)))
+                                        not _given(sensitivities))
     if model is checked:  # every started run's y0 passed initial_state with this model
         core_options["initial_state_checked"] = True
     stops = load_specs(model, tf < t0)  # as simulate's

@@ -20,7 +20,7 @@ it exceeds ``RATIO_THRESHOLD`` and stops where it reaches ``RATIO_STOP``: the ev
 rho_c = 0 (:class:`FoldMargin`, evaluated in C++ and located on DOP853's dense output or by CVODE's
 root finding), for every law. ``method="auto"`` runs DOP853 when the model's
 right-hand side is cheap against Adams' per-step overhead (``core.explicit_rk_pays``, as for the
-linear law's reduced models) and the run has no events of the caller's, else Adams. A run with
+linear law's reduced models), with the caller's events too, else Adams. A run with
 sensitivities has no fold event and stops at the fold itself (a ModelError of the right-hand side).
 """
 
