@@ -42,3 +42,28 @@ def test_a_damped_fast_mode_still_switches():
                        force=sp.Matrix([0, -200 * sp.Symbol("y_dot")]))
     run = nh.simulate(system.nonholonomic(), (0, T), Y0, rtol=1e-6, atol=1e-8)
     assert run.method.startswith("dop853->bdf")
+
+
+def exact_damped(c, times, y0):
+    M = np.array([[0, 0, 1, 0], [0, 0, 0, 1], [-1, 0.5, 0, 0], [0.5, -1e4, 0, -c]])
+    return np.array([sl.expm(M * t) @ y0 for t in times]).T
+
+
+@pytest.mark.parametrize("c, rtol", [(1.0, 1e-9), (3.0, 1e-8), (10.0, 1e-8), (30.0, 1e-9)])
+def test_a_lightly_damped_fast_mode_stays_on_dop853(c, rtol):
+    """An outside probe: y'' = -1e4 y - c y' + x/2 (eigenvalues -c/2 +- 100i, 81 to 89.7 degrees from the
+    negative axis, and +-i): once the fast mode died out, DOP853's steps sat at the stability border and auto
+    went on with BDF, which near the imaginary axis runs at order 1 or 2: 2-4x the steps of method="dop853"
+    and 1e2 to 1e6 times its error (c = 10: 20.7 rtol against 1e-5 rtol). A step counts toward the switch
+    only where the dominant eigenvalue (the Ritz values of the power iteration) lies in BDF's sector."""
+    system = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + 1e4 * y**2 / 2 - x * y / 2,
+                       force=sp.Matrix([0, -c * sp.Symbol("y_dot")]))
+    y0, times = np.array([1.0, 0.0, 0.0, 0.0]), np.linspace(0, 20, 41)
+    ref = exact_damped(c, times, y0)
+    default = nh.simulate(system.nonholonomic(), (0, 20), y0, t_eval=times, rtol=rtol, atol=rtol / 100)
+    plain = nh.simulate(system.nonholonomic(), (0, 20), y0, t_eval=times, rtol=rtol, atol=rtol / 100,
+                        method="dop853")
+    assert default.method == "dop853"
+    assert np.abs(default.y - ref).max() < rtol  # 1e2-1e6 times the plain run's error after a switch
+    assert np.abs(default.y - ref).max() <= 3 * np.abs(plain.y - ref).max() + 1e-12
+    assert default.stats["n_steps"] < 1.5 * plain.stats["n_steps"]

@@ -74,6 +74,19 @@ constexpr int kPowerStart = 10, kPowerEvery = 4, kQuotients = 4;
 // t = 2.57 of 4 and kept Jellett's integral to 1.2e-8 instead of 7e-10 for 30% less time.
 constexpr double kRealShare = 0.9, kDecayFactor = 2.0, kFactorial9 = 362880.0;
 constexpr int kDecaySteps = 200;
+// Steps held at the stability border count only where BDF could take longer ones: where the Jacobian's
+// dominant eigenvalue lies in the sector |arg(-lambda)| <= 75 degrees, -Re(lambda) >= kBdfSector |lambda|,
+// inside which BDF up to order 4 is stable for any step (BDF4 is A(73.35)-stable, BDF3 A(86.03)). A
+// lightly damped fast mode near the imaginary axis holds DOP853 at the border as a decaying one does,
+// but BDF then runs at order 1 or 2: an outside probe's x'' = -x + y/2, y'' = -1e4 y - c y' + x/2 (c = 1
+// to 30: eigenvalues -c/2 +- 100i, 81 to 89.7 degrees) switched in 17 of 24 runs, each with 2-4x the steps
+// of method="dop853" and 1e2 to 1e6 times its error (c = 10, rtol 1e-8: 20.7 rtol in 2,390 steps against
+// 1e-5 rtol in 607). The eigenvalue's direction is that of the Ritz values of the Jacobian on the span of
+// the power iteration's last two vectors (a 2 x 2 Arnoldi step, decay_share): the pair itself where the
+// dominant eigenvalues are complex, the Rayleigh quotient where one real eigenvalue dominates. The held
+// steps' test of a real eigenvalue asks this share to be at least kRealShare too: the quotient's rho alone,
+// inflated as above, counted the c = 1 run's steps as held by a real mode (rho near |lambda| at 89.7 degrees).
+constexpr double kBdfSector = 0.2588;  // cos(75 degrees)
 // Rejected attempts in a row after which the run fails: each divides h by at least 3 (kMinFactor),
 // so 60 of them shrink it by 3^60 ~ 4e28, past any scale the collapse test below lets through.
 constexpr int kMaxRejectionsInARow = 60;
@@ -99,7 +112,8 @@ class Dop853 final : public Stepper {
          const Dop853Settings& settings)
       : model_(model), p_(p), opt_(opt), settings_(settings), tf_(tf), dir_(direction),
         base_rtol_(opt.rtol * settings.tolerance_scale), rtol_(base_rtol_), n_(model.n_states()),
-        ws_(model.borrow_workspace()), K_(n_, kStagesExtended), y_(n_), ystart_(n_), tmp_(n_), yi_(n_), F_(n_, 7) {
+        ws_(model.borrow_workspace()), K_(n_, kStagesExtended), y_(n_), ystart_(n_), tmp_(n_), yi_(n_),
+        v_prev_(n_), v_now_(n_), u_prev_(n_), F_(n_, 7) {
     atol_ = opt.atol;
     for (double& a : atol_) a *= settings.tolerance_scale;
   }
@@ -403,17 +417,21 @@ class Dop853 final : public Stepper {
     const double decay_bound = kDecayFactor * std::pow(rtol_ * kFactorial9, 1.0 / 9.0);
     const double power_h = lambda_ * std::abs(h);  // the stability cap's estimate (see kStiffBound)
     const bool border = lambda_h > kStiffBound && power_h > kPowerNear * kStabilityCap;
-    return count_stiff(border || capped_, rho_h >= kRealShare * lambda_h && rho_h > decay_bound &&
-                                              power_h > decay_bound);
+    return count_stiff((border || capped_) && decay_share_ >= kBdfSector,
+                       rho_h >= kRealShare * lambda_h && rho_h > decay_bound && power_h > decay_bound &&
+                           decay_share_ >= kRealShare);
   }
   // One step of the power iteration on the Jacobian at the step's end (the stability cap's
   // estimate), by a difference along the kept direction v: |J v|, whether or not the solution
   // excites the fast mode. Writes tmp_ (scratch) and the last column of the interpolant's stages,
   // which dense() recomputes.
   double power_step(double t_end) {
-    if (power_.size() != n_ || !(power_.norm() > 0.0) || !power_.allFinite())
+    if (power_.size() != n_ || !(power_.norm() > 0.0) || !power_.allFinite()) {
       power_ = (y_ - tmp_).cwiseAbs() + VecX<double>::Constant(n_, 1e-3);  // the step's direction, every entry
+      krylov_ = false;
+    }
     power_ /= power_.norm();
+    v_now_ = power_;
     const double delta = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, y_.norm());
     tmp_ = y_ + delta * power_;
     const int col = kStagesExtended - 1;
@@ -423,14 +441,20 @@ class Dop853 final : public Stepper {
     if (nonfinite_) {  // the point beside the state is off the model's domain: no estimate
       nonfinite_ = false;
       quotients_ = 0;
+      krylov_ = false;
       return 0.0;
     }
     power_ = (K_.col(col) - K_.col(kStages)) / delta;
     const double quotient = power_.norm();
     if (!(quotient > 0.0) || !std::isfinite(quotient)) {
       quotients_ = 0;
+      krylov_ = false;
       return 0.0;
     }
+    if (krylov_) decay_share_ = decay_share();
+    v_prev_.swap(v_now_);
+    u_prev_ = power_;
+    krylov_ = true;
     // the geometric mean of the last kQuotients quotients, |J^m v|^(1/m): a non-normal J makes them
     // alternate around its spectral radius (an oscillator of 1000 rad/s in (x, x'), J = [0 1; -1e6 0]:
     // 1e6 and 1) or stay above it (a shear coupling K = [1 1e4; 0 4]: 1e4 where the radius is 2)
@@ -439,6 +463,21 @@ class Dop853 final : public Stepper {
     double sum = 0.0;
     for (double l : log_quotient_) sum += l;
     return std::exp(sum / kQuotients);
+  }
+  // -Re(lambda) / |lambda| of the Jacobian's dominant eigenvalue lambda (kBdfSector): of the larger Ritz
+  // value on span{v_prev_, v_now_}, J v_prev_ = u_prev_ and J v_now_ = power_ (both v of unit length), with
+  // the orthonormal basis q1 = v_prev_, q2 = (v_now_ - c v_prev_) / w, c = v_prev_ . v_now_, w^2 = 1 - c^2.
+  double decay_share() const {
+    const double c = v_prev_.dot(v_now_), h11 = v_prev_.dot(u_prev_);
+    const double w2 = 1.0 - c * c;
+    if (w2 < 1e-10) return h11 < 0.0 ? 1.0 : -1.0;  // one direction: a real eigenvalue, its Rayleigh quotient
+    const double w = std::sqrt(w2), vu = v_now_.dot(u_prev_), pu = v_prev_.dot(power_);
+    const double h21 = (vu - c * h11) / w, h12 = (pu - c * h11) / w;
+    const double h22 = (v_now_.dot(power_) - c * vu - c * pu + c * c * h11) / w2;
+    const double half = 0.5 * (h11 + h22), disc = half * half - (h11 * h22 - h12 * h21);
+    if (disc < 0.0) return -half / std::sqrt(half * half - disc);  // a complex pair: |lambda|^2 = det
+    const double root = std::sqrt(disc), dominant = half >= 0.0 ? half + root : half - root;
+    return dominant < 0.0 ? 1.0 : -1.0;
   }
   bool count_stiff(bool at_border, bool held) {
     if (at_border || held) {
@@ -477,6 +516,10 @@ class Dop853 final : public Stepper {
   MatX<double> K_;
   VecX<double> y_, ystart_, tmp_, yi_;
   VecX<double> power_;  // the direction of power_step's iteration
+  // the iteration's last two unit vectors and the image J v_prev_ (decay_share), while they follow each other
+  VecX<double> v_prev_, v_now_, u_prev_;
+  bool krylov_ = false;
+  double decay_share_ = 1.0;  // -Re(lambda) / |lambda| of the dominant eigenvalue (1 until estimated)
   std::array<double, kQuotients> log_quotient_{};  // its last quotients log |J v| (a ring)
   long quotients_ = 0;  // how many in a row
   MatX<double> F_;

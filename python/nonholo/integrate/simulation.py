@@ -227,7 +227,9 @@ def simulate(
           give a global error at or below that of Adams and BDF at the requested tolerances,
           falling in proportion to rtol (``benchmarks/auto_accuracy.py``). Should the run turn
           out stiff (Hairer's test, or its steps held by a real decaying eigenvalue far inside the
-          stability region, where the error estimate stops them), it goes on with BDF from there:
+          stability region, where the error estimate stops them), and the Jacobian's dominant
+          eigenvalue lies where BDF is stable at any step (within 75 degrees of the negative axis: a
+          lightly damped fast oscillation stays on DOP853), it goes on with BDF from there:
           ``"dop853->bdf at t=... (stiff)"`` (``result.stats["t_switch"]``);
         - with sensitivities or ``dense_output``: Adams (BDF for constrained models with
           sensitivities and for systems with unit-norm groups, which CVODE projects with BDF
