@@ -236,3 +236,23 @@ def test_stick_slip_starting_at_the_edge_of_the_cone_slides_when_the_force_grows
     inside = nh.simulate(sleigh.stick_slip(edge * 1.5, mu_k=0.8 * edge, normal=1.0), (0, 2), Y0, rtol=1e-10,
                          atol=1e-12)
     assert inside.switches == [] and inside.modes == ["stick"]
+
+
+def test_a_magic_formula_whose_force_turns_along_the_slip_names_C():
+    """An outside probe: MagicFormula(10, 2.5, 1.0) was refused by the general check, 'expr must oppose the
+    slip ... at s = [0.444]', which names neither C nor what to do. C atan(B a - E (B a - atan(B a))) passes
+    pi at a slip angle of 0.3078 rad (sin(2.5 atan(10 a)) = 0 there), beyond which the force pushes along the
+    slip; at most 2.084 for B = 10, E = 0 (pi / atan(5 pi)), and 2 for a slip ratio, which is unbounded."""
+    import math
+
+    a = 0.3078
+    assert 2.5 * math.atan(10 * a) == pytest.approx(math.pi, abs=1e-3)
+    with pytest.raises(ValueError, match=r"C = 2.5 \(with B = 10, E = 0\) turns the force along the slip beyond a "
+                                         r"slip angle of 0.3078 rad.* at most 2.084"):
+        L.MagicFormula(10, 2.5, 1.0)
+    assert math.pi / math.atan(5 * math.pi) == pytest.approx(2.084, abs=5e-4)
+    law = L.MagicFormula(10, 2.08, 1.0)  # just below: a friction force at every slip angle
+    assert law([1e3], N=1.0, V=1.0)[0] < 0
+    with pytest.raises(ValueError, match=r"longitudinal's Cx = 2.2 .* slip ratio of 0.6955.* at most 2 "):
+        L.MagicFormula(10, 1.3, 1.0, rows=2, longitudinal=(10, 2.2, 1.0, 0.0), combined=(1, 1, 1, 1, 1, 1))
+    assert L.MagicFormula(10, 1.3, 1.0, 0.5).C == 1.3  # the default path: a usual tire

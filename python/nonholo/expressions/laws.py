@@ -40,6 +40,9 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from .pacejka import PEAK_SAMPLES, check_curve
+from .pacejka import magic as _magic
+from .pacejka import magic_peak as _magic_peak
 from .parsing import to_sympy
 
 __all__ = ["Law", "Viscous", "Coulomb", "Stribeck", "MagicFormula", "Brush"]
@@ -605,35 +608,6 @@ def _slip_angle(s, V):
     return sp.atan(s / V)
 
 
-def _magic(B, C, D, E, x):
-    """Pacejka's curve D sin(C atan(B x - E (B x - atan(B x))))."""
-    Bx = B * x
-    return D * sp.sin(C * sp.atan(Bx - E * (Bx - sp.atan(Bx))))
-
-
-def _magic_peak(B, C, D, E):
-    """The largest |force| / N of the curve over the slip angles it takes, alpha in [0, pi/2): D
-    where it reaches its peak there (C > 1 with B large enough), else its value at the largest
-    (C <= 1, or a small B: B = 3, C = 0.9 peaks at 0.941 D); D for symbolic factors (a bound)."""
-    try:
-        b, c, d, e = (float(x) for x in (B, C, D, E))
-    except TypeError:
-        return D
-    alpha = np.linspace(0.0, np.pi / 2, PEAK_SAMPLES)
-    x = b * alpha
-    curve = np.abs(np.sin(c * np.arctan(x - e * (x - np.arctan(x)))))
-    i = int(np.argmax(curve))
-    if 0 < i < alpha.size - 1:  # the parabola through the largest sample and its neighbours
-        y0, y1, y2 = curve[i - 1: i + 2]
-        peak = y1 + (y2 - y0) ** 2 / (8 * max(2 * y1 - y0 - y2, np.finfo(float).tiny))
-    else:
-        peak = curve[i]
-    return D if peak >= 1 - 1e-9 else d * min(float(peak), 1.0)
-
-
-PEAK_SAMPLES = 20001  # slip angles in [0, pi/2] where _magic_peak looks for the curve's largest value
-
-
 def _combined_peak(expr, s, N, V, bound):
     """The largest |z| / N of a combined-slip force ``expr`` (two components of the slips ``s``, the
     load ``N`` and the speed ``V``) over every slip: over (arctan kappa, alpha) in (-pi/2, pi/2)^2 at
@@ -707,7 +681,7 @@ class MagicFormula(Law):
         rows = _rows(rows)
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
-        _curvature(self.E, "E")
+        check_curve(self.B, self.C, self.E)
         _representable([("B * C * D (the cornering stiffness per unit load)", self.B * self.C * self.D,
                          ("B", "C", "D"))], dict(B=self.B, C=self.C, D=self.D))
         s, N, V = _contact_slip(rows), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
@@ -730,7 +704,7 @@ class MagicFormula(Law):
         self.combined = _parameters(combined, "combined", ("r_Bx1", "r_Bx2", "C_xa", "r_By1", "r_By2", "C_yk"),
                                     nonnegative=("r_Bx2", "r_By2"))
         Bx, Cx, Dx, Ex = self.longitudinal
-        _curvature(Ex, "longitudinal's Ex")
+        check_curve(Bx, Cx, Ex, ("Bx", "Cx", "Ex"), slip_ratio=True, what="longitudinal's ")
         _representable([("Bx * Cx * Dx (the longitudinal slip stiffness)", Bx * Cx * Dx, ("Bx", "Cx", "Dx"))],
                        dict(Bx=Bx, Cx=Cx, Dx=Dx))
         rBx1, rBx2, Cxa, rBy1, rBy2, Cyk = self.combined
@@ -742,12 +716,6 @@ class MagicFormula(Law):
         peak = _combined_peak(expr, s, N, V, sp.sqrt(self.D**2 + Dx**2))
         super().__init__(expr, slip=s, normal=N, speed=V, scale=V / stiffness, saturation=peak,
                          name="magic formula (combined slip)", relaxation_length=relaxation_length)
-
-
-def _curvature(E, what: str) -> None:
-    if E.is_number and float(E) > 1:
-        raise ValueError(f"{what} must be at most 1 (Pacejka's curvature factor; beyond, the force turns along the "
-                         f"slip), got {E}")
 
 
 def _parameters(values, what: str, names: tuple, free: tuple = (), nonnegative: tuple = ()) -> tuple:
