@@ -262,3 +262,26 @@ def test_a_system_s_parameters_are_read_only():
     for other in (pickle.loads(pickle.dumps(sleigh)), copy.deepcopy(sleigh)):
         assert dict(other.parameters) == dict(sleigh.parameters)
     assert sleigh.with_parameters({"m": 2.0}).parameters[m] == 2.0
+
+
+def test_with_parameters_declares_new_ones_for_a_law_when_asked():
+    """An outside probe: a law whose coefficient is a new symbol was refused with "add them to the system's
+    parameters", and with_parameters, the obvious way, refused the name; what worked was a zero force added
+    to declare it. new=True declares it; the law's message says so; without it a typo is still caught."""
+    import sympy as sp
+
+    sleigh = nh.systems.chaplygin_sleigh()
+    law = nh.laws.Coulomb(sp.Symbol("mu_k"), 0.01)
+    with pytest.raises(ValueError, match=r"declare them with values: system.with_parameters\(\{'mu_k': ...\}, "
+                                         r"new=True\)"):
+        sleigh.friction(law=law, normal=9.81)
+    with pytest.raises(ValueError, match=r"\['mu_k'\] are not parameters .* \(new=True declares new ones\)"):
+        sleigh.with_parameters({"mu_k": 0.4})  # the default: an unknown name is refused
+    blade = sleigh.with_parameters({"mu_k": 0.4, "m": 2.0}, new=True)
+    assert blade.parameter_names == ["m", "I", "a", "mu", "mu_k"] and blade.param_vector()[0] == 2.0
+    y0 = [0, 0, 0, 1.0, 0.5, 0.3]
+    declared = nh.simulate(blade.friction(law=law, normal=9.81), (0, 2), y0, params={"mu_k": 0.2, "m": 1.0}, **OPTS)
+    numbers = nh.simulate(sleigh.friction(law=nh.laws.Coulomb(0.2, 0.01), normal=9.81), (0, 2), y0, **OPTS)
+    assert np.abs(declared.y_final - numbers.y_final).max() < 1e-12
+    with pytest.raises(ValueError, match="must be an identifier"):
+        sleigh.with_parameters({"mu k": 0.4}, new=True)

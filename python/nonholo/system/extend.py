@@ -24,6 +24,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from .. import options as check
 from ..expressions.parsing import to_sympy
 from .arguments import as_matrix, key_name, parsed_matrix
 from .normal_forces import normal_force_output, outputs_with_normal, outputs_with_unknown_vertical
@@ -151,30 +152,47 @@ class Extensions:
             state["contacts"] = [*state["contacts"], *([self.k + i] for i in range(j))]
         return self._rebuilt(state)
 
-    def with_parameters(self, parameters: Mapping, name: str | None = None):
+    def with_parameters(self, parameters: Mapping, name: str | None = None, *, new: bool = False):
         r"""A new system with other default values of its parameters.
 
         Parameters
         ----------
         parameters : mapping {symbol or name: value}
-            New defaults of existing parameters (an unknown name is a ValueError naming it;
-            add new symbols with the expressions that use them, e.g. :meth:`with_force`).
+            New defaults of existing parameters (an unknown name is a ValueError naming it, a
+            typo caught).
         name : str, optional
             The new system's name; default the old one.
+        new : bool
+            Also declare the names that are not parameters yet, with these defaults: the symbols
+            of what is given later, a friction law's coefficients (``friction(law=...)``), an
+            event or a cost (symbols of new expressions of the system come with them, e.g.
+            :meth:`with_force`).
 
         Returns
         -------
         System
+
+        Examples
+        --------
+        >>> import nonholo as nh, sympy as sp
+        >>> blade = nh.systems.chaplygin_sleigh().with_parameters({"mu_k": 0.4}, new=True)
+        >>> model = blade.friction(law=nh.laws.Coulomb(sp.Symbol("mu_k"), 0.01), normal=9.81)
+        >>> model.param_names
+        ['m', 'I', 'a', 'mu', 'mu_k']
         """
         if not isinstance(parameters, Mapping):
             raise TypeError("parameters must be a mapping {symbol or name: value}")
         known = set(self.parameter_names)
-        unknown = [k.name if isinstance(k, sp.Symbol) else str(k) for k in parameters
-                   if (k.name if isinstance(k, sp.Symbol) else str(k)) not in known]
-        if unknown:
+        unknown = [key_name(k) for k in parameters if key_name(k) not in known]
+        if unknown and not check.flag(new, "new"):
             raise ValueError(f"parameters: {unknown} are not parameters of {self.name!r}; its parameters are "
-                             f"{sorted(known)}")
-        return self._rebuilt(self._state_with(parameters, name))
+                             f"{sorted(known)} (new=True declares new ones)")
+        added = {k: value for k, value in parameters.items() if key_name(k) in unknown}
+        for k in added:
+            if isinstance(k, str) and not k.isidentifier():
+                raise ValueError(f"parameters: a new parameter's name must be an identifier, got {k!r}")
+        return self._rebuilt(self._state_with({(sp.Symbol(k) if isinstance(k, str) and k in added else k): value
+                                               for k, value in parameters.items()}, name))
 
     def with_normal_force(self, normal, gravity=9.81, contacts=None, name: str | None = None):
         r"""A new system whose output ``"normal_force"`` derives the normal force of each contact with a

@@ -280,7 +280,8 @@ def _law_parameters(system, laws) -> None:
         unknown = [name for name in law_parameter_names(law) if name not in known]
         if unknown:
             raise ValueError(f"law: the {law.name} law's symbols {unknown} are not parameters of {system.name!r}: "
-                             "give the law numbers, or add them to the system's parameters")
+                             f"give the law numbers, or declare them with values: system.with_parameters("
+                             f"{{{', '.join(repr(n) + ': ...' for n in unknown)}}}, new=True)")
 
 
 def slip_expressions(system) -> sp.Matrix:
