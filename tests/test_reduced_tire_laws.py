@@ -113,3 +113,21 @@ def test_the_reduced_models_of_a_tire_law_keep_its_rolling_speed_positive():
     with pytest.raises(ValueError, match=r"rolling speed of contact 0 is V = -7.99\d* <= 0 at the start"):
         nh.simulate(car.reduced(order=1, **tires), (0, 1), np.r_[0, 0, 0, -8.0, 0, -8 * delta / L],
                     project_y0=True)
+
+
+def test_the_car_gives_its_wheels_rolling_speeds_to_a_tire_law():
+    """An outside probe: a tire law on the single-track car needed the wheels' rolling speeds written by hand
+    (the front wheel's l_f sin(delta) psi' an easy term to drop). The car knows them (car.rolling_speeds):
+    they are speed= by default, for the friction and the reduced models, in the car's symbols (a run at another
+    l_f moves them too, where a hand-written number stayed)."""
+    car, laws, options, y0 = car_and_laws(U=10.0)
+    for build in (car.friction, lambda **kw: car.reduced(order=1, **kw)):
+        given = yaw_rate(build(law=laws, **options), y0)
+        default = yaw_rate(build(law=laws, normal=LOADS), y0)
+        assert default == pytest.approx(given, rel=1e-12)
+    moved = nh.systems.single_track_car(m=M, l_f=1.3, l_r=1.3, delta=0.02, U=10.0)
+    at_params = yaw_rate(car.friction(law=laws, normal=LOADS), y0, params={"l_f": 1.3, "l_r": 1.3})
+    assert at_params == pytest.approx(yaw_rate(moved.friction(law=laws, normal=LOADS), y0), rel=1e-12)
+    dropped = [options["speed"][0], options["speed"][1] - L_F * sp.sin(car.symbol("delta")) * car.symbol("psi_dot")]
+    off = yaw_rate(car.friction(law=laws, normal=LOADS, speed=dropped), y0)
+    assert abs(off - yaw_rate(car.friction(law=laws, normal=LOADS), y0)) > 1e-9  # the term the default keeps

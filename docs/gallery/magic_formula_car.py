@@ -30,10 +30,7 @@ C_f, C_r = (N * float(law.B * law.C * law.D) for N, law in ((N_f, front), (N_r, 
 def steady_turn(U, delta, T=30.0):
     """(yaw rate / delta, forward speed, steady?) after T seconds on Magic Formula tires."""
     car = nh.systems.single_track_car(m=m, I_z=I_z, l_f=l_f, l_r=l_r, C_f=C_f, C_r=C_r, delta=delta, U=U)
-    psi, x_dot, y_dot, psi_dot, d = (car.symbol(name) for name in ("psi", "x_dot", "y_dot", "psi_dot", "delta"))
-    rolling_speed = [sp.cos(psi) * x_dot + sp.sin(psi) * y_dot,  # rear axle, then the steered front wheel
-                     sp.cos(psi + d) * x_dot + sp.sin(psi + d) * y_dot + l_f * sp.sin(d) * psi_dot]
-    model = car.friction(law=[rear, front], normal=[N_r, N_f], speed=rolling_speed)
+    model = car.friction(law=[rear, front], normal=[N_r, N_f])  # slip angles against car.rolling_speeds
     run = nh.simulate(model, (0, T), [0, 0, 0, U, 0, 0], t_eval=[T - 1, T], rtol=1e-9, atol=1e-11)
     u = np.cos(run["psi"]) * run["x_dot"] + np.sin(run["psi"]) * run["y_dot"]
     steady = abs(run["psi_dot"][1] - run["psi_dot"][0]) < 1e-6 and abs(u[1] - U) < 0.1 * U

@@ -164,6 +164,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     if any(one.normal is not None for one in given) and normal is None:
         raise ValueError(f"the {given[0].name} law depends on the normal load: give normal= (a value or expression, "
                          "or one per contact)")
+    speed = own_speeds(system, given, speed)
     if any(one.speed is not None for one in given) and speed is None:
         raise ValueError(f"the {given[0].name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
@@ -195,6 +196,15 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     if any(V is not None for V in watched):
         realized.contact_speeds = watched
     return realized
+
+
+def own_speeds(system, laws: list, speed):
+    """``speed``, or where it is None and a law needs one, the rolling speeds the system knows of its contacts
+    (``system.rolling_speeds``: the single-track car's wheels, which a user wrote by hand before, the front
+    wheel's l_f sin(delta) psi' an easy term to drop)."""
+    if speed is None and any(one.speed is not None for one in laws):
+        return getattr(system, "rolling_speeds", None)
+    return speed
 
 
 def check_speed_used(laws: list, speed) -> None:

@@ -62,7 +62,7 @@ from .. import options as check
 from ..errors import ModelError
 from ..expressions.jets import Jet, jet_function, variable
 from .arguments import order_argument
-from .law_realization import check_speed_used, contact_rows, per_contact, viscous_coefficients
+from .law_realization import check_speed_used, contact_rows, own_speeds, per_contact, viscous_coefficients
 
 __all__ = ["FoldError", "LawSlowManifold", "reduced_by_law"]
 
@@ -247,6 +247,7 @@ class LawSlowManifold:
         laws = list(law) if isinstance(law, (list, tuple)) else [law]
         for one in laws:
             _expandable(one)
+        speed = own_speeds(system, laws, speed)
         check_speed_used(laws, speed)
         self.system, self.law = system, laws[0]
         self.realization = (law, normal, speed, contacts)  # the arguments of its friction model (friction())

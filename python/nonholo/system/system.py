@@ -763,9 +763,11 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
     # of the contacts a law realizes (a run stops where one reaches zero), a mechanism's tangential rows per
     # contact and normal rows (law_realization.contact_rows), where a rolling body's surface holds (margins.py),
     # every contact's own rows, the system a law realizes, the part of V a KanesMethod's loads gave (kane.py), eps
-    # of the parameters, the laws with parameters it realizes (each checked at a run's values: arguments.py)
+    # of the parameters, the laws with parameters it realizes (each checked at a run's values: arguments.py), the
+    # rolling speeds of its contacts (a tire law's default speed=: law_realization.own_speeds)
     CARRIED = ("drawing", "pose", "lag_states", "contact_loads", "contact_speeds", "friction_contacts", "normal_rows",
-               "contact_domains", "contact_slip_rows", "realizes", "load_potential", "friction_scale", "friction_laws")
+               "contact_domains", "contact_slip_rows", "realizes", "load_potential", "friction_scale", "friction_laws",
+               "rolling_speeds")
 
     def __setstate__(self, state):
         state = dict(state)

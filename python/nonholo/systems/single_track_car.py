@@ -59,7 +59,9 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     against the tires). ``nonholonomic()`` is the kinematic car; ``friction(tire_eps(U, C_f,
     C_r))`` (or ``friction()``) the car on linear tires; ``reduced(eps, order=k)`` its slow-manifold
     models; built at the car's own eps, they follow C_f, C_r and U when a run changes them
-    (``friction_scale``; a run that gives ``eps`` in ``params`` keeps it as given). The
+    (``friction_scale``; a run that gives ``eps`` in ``params`` keeps it as given).
+    ``friction(law=[rear, front], normal=[N_r, N_f])`` puts it on nonlinear tires (nonholo.laws), their
+    slip angles taken against the wheels' rolling speeds ``car.rolling_speeds`` (the default speed=). The
     docstring of the module ``nonholo.systems.single_track_car``
     (``help(sys.modules[single_track_car.__module__])``) derives the steady-state yaw-rate gain
     and its series in x = K_us U |U| / L.
@@ -90,6 +92,8 @@ def single_track_car(m: float = 1500.0, I_z: float = 2500.0, l_f: float = 1.2, l
     car = System([x, y, psi], G, constraints=A, friction=mu, force=F, parameters=params,
                  velocities=[xd, yd, psid], name="single-track car")
     car.friction_scale = sp.Abs(U_) / mean_C  # tire_eps: a run at other C_f, C_r or U moves eps with them
+    # the wheels' speeds along their rolling directions (rows of A: rear, front): a tire law's speed= by default
+    car.rolling_speeds = [u, sp.cos(psi + dl) * xd + sp.sin(psi + dl) * yd + lf * sp.sin(dl) * psid]
     return car
 
 
