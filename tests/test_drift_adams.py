@@ -52,10 +52,13 @@ def test_roller_racer_costs_the_steps_of_an_uncontrolled_run_and_is_more_accurat
     assert free.constraint_residual().max() > rtol
 
 
-def test_auto_with_dense_output_runs_adams_without_restarts(racer):
-    """"auto" runs Adams for dense output; its drift control restarts nothing, and the dense
-    solution matches the samples at the step ends."""
+def test_adams_with_dense_output_projects_without_restarts(racer):
+    """Adams with dense output: its drift control restarts nothing, and the dense solution matches the
+    samples at the step ends; "auto" keeps DOP853 for dense output (its interpolant), with drift control too."""
     system, y0 = racer
-    sol = nh.simulate(system.nonholonomic(), (0, 20), y0, dense_output=True)
+    sol = nh.simulate(system.nonholonomic(), (0, 20), y0, dense_output=True, method="adams")
     assert sol.method == "adams" and sol.stats["n_restarts"] == 0 and sol.stats["n_proj"] > 0
     assert np.abs(sol.sol(sol.t[-1]) - sol.y[:, -1]).max() < 1e-12
+    default = nh.simulate(system.nonholonomic(), (0, 20), y0, dense_output=True)
+    assert default.method == "dop853" and default.stats["n_proj"] > 0
+    assert np.abs(default.sol(default.t) - default.y).max() < 1e-12

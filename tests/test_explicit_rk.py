@@ -76,8 +76,8 @@ def test_dop853_equals_adams_on_random_reduced_models(seed):
 def test_reduced_models_choose_the_method_by_their_cost_and_say_so():
     """A cheap right-hand side (the sleigh, order 1) runs with DOP853, an expensive one (the
     16-link chain, order 2) with Adams; the choice is ReducedModel.method (the core's cost model
-    against Adams' per-step overhead), reported in result.method; dense output and sensitivities make it
-    Adams, events do not (DOP853 finds them on its dense output)."""
+    against Adams' per-step overhead), reported in result.method; sensitivities make it Adams, events and
+    dense output do not (DOP853 finds events on its interpolant, and keeps it)."""
     sleigh = nh.systems.chaplygin_sleigh()
     q0, u0 = _sleigh_start(sleigh)
     cheap = sleigh.reduced(1e-3, order=1)
@@ -85,7 +85,7 @@ def test_reduced_models_choose_the_method_by_their_cost_and_say_so():
     assert cheap.core.rhs_cost_ns > 0
     sol = nh.simulate(cheap, (0, 1), np.r_[q0, u0])
     assert sol.method == "dop853" and sol.stats["n_jac"] == 0 and sol.success
-    assert nh.simulate(cheap, (0, 1), np.r_[q0, u0], dense_output=True).method == "adams"
+    assert nh.simulate(cheap, (0, 1), np.r_[q0, u0], dense_output=True).method == "dop853"
     event = nh.simulate(cheap, (0, 1), np.r_[q0, u0], events=lambda t, y: t - 0.5)
     assert event.method == "dop853" and len(event.t_events[0]) == 1
     assert nh.simulate(cheap, (0, 1), np.r_[q0, u0], method="adams").method == "adams"
@@ -103,8 +103,6 @@ def test_dop853_refuses_what_it_does_not_do():
     q0, u0 = _sleigh_start(sleigh)
     model = sleigh.reduced(1e-3, order=1)
     y0 = np.r_[q0, u0]
-    with pytest.raises(ValueError, match="dop853.*dense_output: use method='adams'"):
-        nh.simulate(model, (0, 1), y0, method="dop853", dense_output=True)
     # a stiff model is sent to BDF: Adams, explicit too, failed on it with CV_TOO_MUCH_WORK
     with pytest.raises(ValueError, match="dop853.*stiff models: use method='bdf'"):
         nh.simulate(sleigh.friction(1e-3), (0, 1), y0, method="dop853")
@@ -182,3 +180,34 @@ def test_dop853_rejected_attempts_count_against_max_steps():
         with pytest.warns(nh.SimulationWarning, match="not finite"):
             sol = nh.simulate(model, (0, 1), [0.0, 0.0], method=method, max_steps=40)
         assert sol.status == -1 and sol.t_last == 0.0 and sol.stats["n_rhs"] < 60 * 13, sol.message
+
+
+def test_the_dense_solution_of_dop853_is_its_interpolant_and_auto_keeps_dop853_for_it():
+    """An outside probe: dense_output=True made auto run Adams at the tolerances, 40-380x farther off than its
+    DOP853 (a pendulum over t = 20 at rtol 1e-8: 3.4e-9 -> 1.3e-6), and method="dop853" refused it although
+    its order-7 interpolant already served t_eval and events. Each DOP853 step now stores that interpolant as
+    the derivatives at its end (CVODE's form); result.sol equals it: at the steps, where the run's samples are,
+    and between them, forward and backward, to a terminal event."""
+    from scipy.integrate import solve_ivp
+
+    theta = sp.Symbol("theta")
+    pendulum = nh.System([theta], sp.Matrix([[1.0]]), potential=-9.81 * sp.cos(theta)).nonholonomic()
+    y0, times = [2.0, 0.0], np.linspace(0, 20, 2001)
+    exact = solve_ivp(lambda t, y: [y[1], -9.81 * np.sin(y[0])], (0, 20), y0, method="DOP853", rtol=1e-13,
+                      atol=1e-14, dense_output=True).sol
+    default = nh.simulate(pendulum, (0, 20), y0, dense_output=True)
+    adams = nh.simulate(pendulum, (0, 20), y0, dense_output=True, method="adams")
+    assert default.method == "dop853"
+    assert np.abs(default.sol(default.t) - default.y).max() < 1e-14
+    dense_error = np.abs(default.sol(times) - exact(times)).max()
+    assert dense_error < 1e-7 and dense_error < 1.5 * np.abs(default.y - exact(default.t)).max() + 1e-9
+    assert np.abs(adams.sol(times) - exact(times)).max() > 100 * dense_error  # what auto ran before
+    sampled = nh.simulate(pendulum, (0, 20), y0, t_eval=times[1::7], method="dop853")  # the same interpolant
+    plain = nh.simulate(pendulum, (0, 20), y0, dense_output=True, method="dop853")
+    assert np.abs(plain.sol(times[1::7]) - sampled.y).max() < 1e-13
+    back = nh.simulate(pendulum, (20, 0), plain.y[:, -1], dense_output=True, method="dop853")
+    assert np.abs(back.sol(times) - plain.sol(times)).max() < 1e-4  # two runs' errors, each about 1e-5
+    stop = nh.simulate(pendulum, (0, 20), y0, dense_output=True, events=nh.Event(theta, terminal=True))
+    t_stop = stop.t_events[0][0]
+    assert stop.sol.t_max == t_stop and abs(stop.sol(t_stop)[0]) < 1e-12
+    assert np.abs(stop.sol(t_stop / 2) - exact(t_stop / 2)).max() < 1e-7

@@ -75,8 +75,11 @@ constexpr int kPowerStart = 10, kPowerEvery = 4, kQuotients = 4;
 constexpr double kRealShare = 0.9, kDecayFactor = 2.0, kFactorial9 = 362880.0;
 constexpr int kDecaySteps = 200;
 // Steps held at the stability border count only where BDF could take longer ones: where the Jacobian's
-// dominant eigenvalue lies in the sector |arg(-lambda)| <= 75 degrees, -Re(lambda) >= kBdfSector |lambda|,
-// inside which BDF up to order 4 is stable for any step (BDF4 is A(73.35)-stable, BDF3 A(86.03)). A
+// dominant eigenvalue lies within 75 degrees of the real axis, |Re(lambda)| >= kBdfSector |lambda|. On the
+// left, BDF up to order 4 is stable there for any step (BDF4 is A(73.35)-stable, BDF3 A(86.03)); on the
+// right, far from the origin, BDF damps the mode (its region of instability is bounded): a ball sliding at
+// the edge of its friction cone, whose Coulomb direction s / |s| at a slip near zero makes a real positive
+// eigenvalue of 7e7, went on with BDF and ran; held on DOP853, it spent 500,000 steps of 6e-8. A
 // lightly damped fast mode near the imaginary axis holds DOP853 at the border as a decaying one does,
 // but BDF then runs at order 1 or 2: an outside probe's x'' = -x + y/2, y'' = -1e4 y - c y' + x/2 (c = 1
 // to 30: eigenvalues -c/2 +- 100i, 81 to 89.7 degrees) switched in 17 of 24 runs, each with 2-4x the steps
@@ -96,6 +99,7 @@ constexpr int kMaxRejectionsInARow = 60;
 // the vakonomic ball of tests/test_lewis_murray.py over t = 10 takes 62,812 steps at rtol 1e-12
 // (15,911 rejected) and 813,597 (203,403 rejected) as the tightening takes rtol to 1e-13.
 constexpr double kTightestFactor = 0.1, kTightestRtol = 1e-12;
+constexpr int kDenseDegree = 7;  // of the interpolant (dense(), interpolate())
 
 // The counters of a DOP853 run, added to SimulationOutput::stats at its end (Stepper::add_stats).
 struct Dop853Counters {
@@ -113,7 +117,7 @@ class Dop853 final : public Stepper {
       : model_(model), p_(p), opt_(opt), settings_(settings), tf_(tf), dir_(direction),
         base_rtol_(opt.rtol * settings.tolerance_scale), rtol_(base_rtol_), n_(model.n_states()),
         ws_(model.borrow_workspace()), K_(n_, kStagesExtended), y_(n_), ystart_(n_), tmp_(n_), yi_(n_),
-        v_prev_(n_), v_now_(n_), u_prev_(n_), F_(n_, 7) {
+        v_prev_(n_), v_now_(n_), u_prev_(n_), F_(n_, 7), coef_(n_, kDenseDegree + 1) {
     atol_ = opt.atol;
     for (double& a : atol_) a *= settings.tolerance_scale;
   }
@@ -156,6 +160,39 @@ class Dop853 final : public Stepper {
     return yi_.data();
   }
   void keep_interpolant() override { ensure_dense(); }
+  // The step's interpolant as CVODE's dense output holds a step (DenseOutput): the derivatives D_k at its
+  // end t_e, y(t) = sum_k D_k (t - t_e)^k / k!. The interpolant is a polynomial of degree 7 in
+  // x = (t - t_step) / h (interpolate()); with its monomial coefficients a_j,
+  // D_k = sum_{j>=k} j! / (j-k)! a_j / h^k.
+  void record_dense(DenseOutput& d) override {
+    ensure_dense();
+    if (!d.t_end.empty() && d.t_end.back() == t_now_) return;  // stored at a root already
+    coef_.setZero();  // a_0..a_7 (n x 8): Horner's scheme of interpolate() on polynomials
+    for (int c = 6, degree = 0; c >= 0; --c, ++degree) {
+      coef_.col(0) += F_.col(c);
+      if (c % 2 == 0) {  // times x
+        for (int k = degree + 1; k >= 1; --k) coef_.col(k) = coef_.col(k - 1);
+        coef_.col(0).setZero();
+      } else {  // times 1 - x
+        for (int k = degree + 1; k >= 1; --k) coef_.col(k) -= coef_.col(k - 1);
+      }
+    }
+    coef_.col(0) += ystart_;
+    coef_.col(1) += y_ - ystart_ - F_.col(0);  // the projection of the step's end, as interpolate()
+    d.t_end.push_back(t_now_);
+    d.h.push_back(h_step_);
+    d.order.push_back(kDenseDegree);
+    for (int k = 0; k <= kDenseDegree; ++k) {
+      yi_.setZero();
+      for (int j = k; j <= kDenseDegree; ++j) {
+        double falling = 1.0;  // j! / (j - k)!
+        for (int i = 0; i < k; ++i) falling *= j - i;
+        yi_.noalias() += falling * coef_.col(j);
+      }
+      yi_ /= std::pow(h_step_, k);
+      d.derivatives.insert(d.derivatives.end(), yi_.data(), yi_.data() + n_);
+    }
+  }
   Workspace& workspace() override { return *ws_; }
   bool drift_control() const override { return opt_.project; }
   double drift_rtol() const override { return rtol_; }
@@ -388,6 +425,10 @@ class Dop853 final : public Stepper {
     dense_ready_ = true;
   }
 
+  // The interpolant at te in the last step: dense()'s polynomial, plus x times the projection that moved the
+  // step's end from ystart_ + F_0 to y_ after the step (drift control; zero before it), so that samples,
+  // events after the projection and the dense solution (record_dense) are one function, continuous
+  // from step to step.
   void interpolate(double te, double* out) {
     ensure_dense();
     const double x = (te - t_step_) / (dir_ * h_step_abs());
@@ -397,7 +438,7 @@ class Dop853 final : public Stepper {
         v += F_(i, c);
         v *= (c % 2 == 0) ? x : 1.0 - x;
       }
-      out[i] = ystart_(i) + v;
+      out[i] = ystart_(i) + v + x * (y_(i) - ystart_(i) - F_(i, 0));
     }
   }
 
@@ -417,7 +458,7 @@ class Dop853 final : public Stepper {
     const double decay_bound = kDecayFactor * std::pow(rtol_ * kFactorial9, 1.0 / 9.0);
     const double power_h = lambda_ * std::abs(h);  // the stability cap's estimate (see kStiffBound)
     const bool border = lambda_h > kStiffBound && power_h > kPowerNear * kStabilityCap;
-    return count_stiff((border || capped_) && decay_share_ >= kBdfSector,
+    return count_stiff((border || capped_) && std::abs(decay_share_) >= kBdfSector,
                        rho_h >= kRealShare * lambda_h && rho_h > decay_bound && power_h > decay_bound &&
                            decay_share_ >= kRealShare);
   }
@@ -464,7 +505,7 @@ class Dop853 final : public Stepper {
     for (double l : log_quotient_) sum += l;
     return std::exp(sum / kQuotients);
   }
-  // -Re(lambda) / |lambda| of the Jacobian's dominant eigenvalue lambda (kBdfSector): of the larger Ritz
+  // -Re(lambda) / |lambda| of the dominant eigenvalue lambda (kBdfSector, kRealShare): of the larger Ritz
   // value on span{v_prev_, v_now_}, J v_prev_ = u_prev_ and J v_now_ = power_ (both v of unit length), with
   // the orthonormal basis q1 = v_prev_, q2 = (v_now_ - c v_prev_) / w, c = v_prev_ . v_now_, w^2 = 1 - c^2.
   double decay_share() const {
@@ -523,6 +564,7 @@ class Dop853 final : public Stepper {
   std::array<double, kQuotients> log_quotient_{};  // its last quotients log |J v| (a ring)
   long quotients_ = 0;  // how many in a row
   MatX<double> F_;
+  MatX<double> coef_;  // record_dense(): the interpolant's monomial coefficients (n x 8)
 };
 
 }  // namespace
@@ -534,7 +576,6 @@ void check_dop853_supports(const Model& model, const IntegrationOptions& opt) {
     throw InputError("method='dop853' does not support " + what + ": use method='" + instead + "' (or 'auto')");
   };
   if (!opt.sensitivities.empty()) refuse("sensitivities", "adams");
-  if (opt.dense_output) refuse("dense_output", "adams");
   if (model.stiff()) refuse("stiff models", "bdf");  // Adams, explicit too, fails on them as DOP853 would
 }
 

@@ -2,14 +2,15 @@
 // (DOP853, Hairer-Norsett-Wanner I, section II.10): order 8 with the combined 5th/3rd-order error
 // estimate, step control fac = 0.9 err^(-1/8) in [1/3, 6] (no growth right after a rejection),
 // Hairer's starting step, and the dense output of order 7 (three extra stages, computed only on
-// the steps that contain an output time).
+// the steps that contain an output time, or on every step for a dense solution).
 //
 // Against CVODE's Adams on the reduced models (benchmarks/reduced_rk.py) it takes 5-10x fewer
 // steps at the same tolerance and 1.2-2x the right-hand sides, with a per-step cost outside the
 // model of a few vector operations where Adams pays a few dozen (Nordsieck predictor, corrector,
 // error test, order selection): faster whenever a right-hand side costs less than about two
 // Adams steps' overhead. Events are found on the dense output (dense_events.hpp); drift control
-// projects after accepted steps. No sensitivities and no dense solution (SimulationOutput::dense).
+// projects after accepted steps. A dense solution (SimulationOutput::dense) holds each step's interpolant
+// as the derivatives at its end (Stepper::record_dense). No sensitivities.
 #pragma once
 
 #include <memory>
@@ -64,7 +65,7 @@ struct Dop853Settings {
 // reason. With settings.stop_when_stiff it hands the run over (Stepper::hands_over) at the end of
 // the step where Hairer's test finds the run stiff.
 // check_dop853_supports throws InputError for what the explicit pair does not support
-// (sensitivities, dense output, stiff models).
+// (sensitivities, stiff models).
 struct IntegrationOptions;
 void check_dop853_supports(const Model& model, const IntegrationOptions& opt);
 std::unique_ptr<Stepper> make_dop853(const Model& model, const std::vector<double>& params, double tf, double direction,

@@ -92,7 +92,7 @@ void Integration::setup() {
 
   // "auto": BDF for stiff models; DOP853 (kAutoExplicitTolerance, tighter on long runs:
   // kAutoTightenSteps; with drift control after its steps; events located on its interpolant) for
-  // the others when the run has no sensitivities or dense output (with events, Adams held a noisy
+  // the others when the run has no sensitivities (with events, Adams held a noisy
   // step: a sleigh whose turning had died out, its rate at +-2e-11, took 58,731 steps of 0.016 over
   // t = 2000 where DOP853 and BDF take 71); else BDF for unit-norm groups (kept by projection,
   // BDF only) and for constrained models with sensitivities (those of the projected trajectory),
@@ -101,7 +101,7 @@ void Integration::setup() {
   // reached, restart()).
   const bool sensitivities = !opt_.sensitivities.empty();
   Method method = opt_.method;
-  if (method == Method::Auto && !model_.stiff() && !sensitivities && !opt_.dense_output) {
+  if (method == Method::Auto && !model_.stiff() && !sensitivities) {
     explicit_first_ = true;
     out_.method = "dop853";
     return;  // CVODE is started only if the run turns stiff

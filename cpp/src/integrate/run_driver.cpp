@@ -159,7 +159,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
         if (!stop) stop = (r.events_undefined ? *step_search_ : *search_).step(t, y, interpolant, on_root);
       }
       if (stop) {
-        if (r.root && opt_.dense_output) s.record_dense(record_.output().dense);
+        if (opt_.dense_output) s.record_dense(record_.output().dense);  // the step the stop is in
         record_.emit_up_to(t_stop, [&](double te) { return te == t_stop ? y_stop : s.at(te); });
         if (record_.every_step()) record_.record(t_stop, y_stop);
         record_.stopped_by_event();
@@ -176,7 +176,7 @@ bool RunDriver::run(Stepper& s, double t, double* y, bool fresh) {
         if (d.visible() || d.rescale) {
           const StateMove how = s.how_to_move();
           if (how == StateMove::kInPlace) {
-            if (record_.sample_due(t)) s.keep_interpolant();
+            if (record_.sample_due(t) || opt_.dense_output) s.keep_interpolant();
             drift_->correct(t, y, d, s.workspace());
             if (d.visible()) ++projections_;
             s.moved(t, d.visible());

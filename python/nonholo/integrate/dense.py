@@ -1,4 +1,4 @@
-"""Dense output: the solution between output times, from CVODE's own interpolants."""
+"""Dense output: the solution between output times, from the steps' own interpolants (CVODE's, DOP853's)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ class DenseSolution:
 
     On each step [t_n - h_n, t_n] CVODE represents the solution by its Nordsieck history: the
     polynomial y(t) = sum_{k<=q} D_k (t - t_n)^k / k! with D_k the k-th derivative at t_n and q
-    the order of the step. These are stored for every step (``simulate(..., dense_output=True)``)
-    and evaluated here; the values are the ones ``CVodeGetDky`` would give, i.e. of the same
-    accuracy as the steps themselves.
+    the order of the step; DOP853's interpolant of degree 7 is stored the same way (q = 7). These
+    are stored for every step (``simulate(..., dense_output=True)``; a run that switched keeps both
+    kinds) and evaluated here; the values are the ones ``CVodeGetDky`` (or DOP853's interpolant)
+    would give, i.e. of the same accuracy as the steps themselves.
 
     Calling with a scalar t returns shape (n_states,); with an array of times, (n_states, n_t).
     """

@@ -658,21 +658,21 @@ def method_reason(requested: str, ran: str | None, model) -> str:
         return f"method={requested!r} as requested"
     if getattr(model, "kind", "") == "reduced":
         return ("auto on a reduced model: DOP853 at a tenth of rtol and atol when its right-hand side is cheap against "
-                "Adams' per-step overhead and the run has no sensitivities or dense output, Adams otherwise; "
+                "Adams' per-step overhead and the run has no sensitivities, Adams otherwise; "
                 "with drift control")
     if ran.startswith("dop853->bdf"):
         return "auto: DOP853 on a model that is not stiff, until Hairer's test found the run stiff, then BDF"
     if ran == "dop853":
-        return ("auto: the model is not stiff and the run has no sensitivities or dense output: DOP853 at a "
+        return ("auto: the model is not stiff and the run has no sensitivities: DOP853 at a "
                 "tenth of rtol and atol, with drift control after its steps")
     if ran.startswith("adams->bdf"):
-        return "auto: Adams (the run has dense output) until the run turned stiff, then BDF"
+        return "auto: Adams (the run has sensitivities) until the run turned stiff, then BDF"
     if ran == "adams":
-        return "auto: the model is not stiff and the run has dense output: Adams, with drift control"
+        return "auto: the model is not stiff and the run has sensitivities: Adams, with drift control"
     if getattr(model, "stiff", False):
         return "auto: the model is stiff (friction or stiff forces): BDF with the exact Jacobian"
     return ("auto: BDF, which projects onto the constraints (sensitivities of a constrained model, or unit-norm "
-            "groups with sensitivities or dense output)")
+            "groups with sensitivities)")
 
 
 #: Above this |C| |C_dep^-1| (3 to 5 on the Whipple bicycle) a sample's dependent speeds are told to be less

@@ -216,8 +216,8 @@ def simulate(
         "auto" chooses for accuracy first, then speed (``result.method`` says what ran):
 
         - stiff models (friction, stiff forces): BDF with the exact (AD) Jacobian;
-        - other models, in runs without sensitivities or ``dense_output`` (events are found on
-          DOP853's dense output: with them Adams held a noisy step, a sleigh whose turning had died
+        - other models, in runs without sensitivities (events are found on DOP853's dense
+          output, which ``dense_output`` keeps: with them Adams held a noisy step, a sleigh whose turning had died
           out taking 58,731 steps over t = 2000 for DOP853's 71, and ended 30-60x farther off): DOP853
           at a tenth of rtol and atol, tightened by sqrt(300 / n) after its n-th step on runs of more
           than 300 steps, to a tenth at most and not below rtol 1e-12 (a conserved energy drifts
@@ -231,7 +231,7 @@ def simulate(
           eigenvalue lies where BDF is stable at any step (within 75 degrees of the negative axis: a
           lightly damped fast oscillation stays on DOP853), it goes on with BDF from there:
           ``"dop853->bdf at t=... (stiff)"`` (``result.stats["t_switch"]``);
-        - with sensitivities or ``dense_output``: Adams (BDF for constrained models with
+        - with sensitivities: Adams (BDF for constrained models with
           sensitivities and for systems with unit-norm groups, which CVODE projects with BDF
           only), switching to BDF when the Adams run turns out stiff (repeated failures of its
           fixed-point iteration, 5 within 100 steps), like LSODA:
@@ -292,8 +292,10 @@ def simulate(
         this factor past the largest one taken when the kept Jacobian was, for a stiffness that
         falls by decades (a stick-slip slide from zero slip sets 10).
     dense_output : bool
-        Keep CVODE's interpolant of every step: ``result.sol(t)`` then gives the solution at any
-        t in the interval (shape (n_states,) or (n_states, n_t)), as accurate as the steps.
+        Keep the interpolant of every step (DOP853's of order 7, CVODE's Nordsieck history):
+        ``result.sol(t)`` then gives the solution at any t in the interval (shape (n_states,) or
+        (n_states, n_t)), as accurate as the steps; it leaves the method as it is (with Adams, which
+        "auto" ran for it before, a pendulum over t = 20 was 1,000 times farther off).
     progress : bool
         Show a progress bar in t (tqdm.auto, also in Jupyter) for a long run, e.g. one with
         ``max_wall_time``; it calls Python once per step, and the solution is unchanged.
@@ -370,7 +372,7 @@ def simulate(
     check.cvode_knobs(solver_options, opts["method"])  # the method the caller chose, before auto picks one
     given, y0 = y0, initial_state(model, y0, t0, p, project_y0, rtol)
     checked = model
-    explicit_ok = not (_given(sensitivities) or dense_output)  # DOP853 finds events on its dense output
+    explicit_ok = not _given(sensitivities)  # DOP853 finds events on its dense output, and keeps it (dense_output)
     model, opts["method"] = prepare_run(model, t0, y0, params, opts["rtol"], opts["atol"], opts["method"], explicit_ok)
     project = _drift_control(model, drift_control, opts["method"], sensitivities)
     sens, sens_names, chain = through_eps(model, *sensitivity_spec(model, sensitivities, sensitivity_method,

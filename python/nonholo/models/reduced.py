@@ -207,7 +207,7 @@ class ReducedModel(Model):
         Runge-Kutta pair of order 8, when a right-hand side costs at most about two of Adams'
         per-step overheads (``core.explicit_rk_pays``, from the core's cost model: then its 5-10x
         fewer steps win over Adams' fewer right-hand sides; benchmarks/reduced_rk.py), else Adams.
-        Runs with sensitivities or dense output use Adams (``simulate``)."""
+        Runs with sensitivities use Adams (``simulate``)."""
         if self.order is None:
             return "adams"
         return "dop853" if self.core.explicit_rk_pays else "adams"
@@ -512,9 +512,9 @@ def prepare_run(model, t0: float, y0, params, rtol, atol, method: str, explicit_
     stiff) unless a method is given: "dop853" stays "auto", the core's DOP853 at a tenth of the
     tolerances with drift control (as every non-stiff model's; at the tolerances as given the
     sleigh's run was 600 times rtol off); Adams when the model's right-hand side is expensive or
-    ``explicit_ok`` is False (the run needs sensitivities or dense output, which DOP853 does not
-    provide; events it finds on its dense output, as on every non-stiff model: with Adams a reduced
-    sleigh's run with an event that never fired was 6-55x farther off).
+    ``explicit_ok`` is False (the run needs sensitivities, which DOP853 does not provide; events it
+    finds on its dense output, which it also keeps for ``dense_output``, as on every non-stiff model:
+    with Adams a reduced sleigh's run with an event that never fired was 6-55x farther off).
     Other models pass through."""
     if not isinstance(model, ReducedModel):
         return model, method

@@ -599,7 +599,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
         section 3.9), so the friction term drops out and the model is not stiff. ``simulate``'s
         default (``method="auto"``) runs it with DOP853, the explicit Runge-Kutta pair of order 8,
         when its right-hand side is cheap against Adams' per-step overhead (its events found on its
-        dense output), and with CVODE's Adams otherwise and in runs with sensitivities or dense output
+        dense output), and with CVODE's Adams otherwise and in runs with sensitivities
         (``model.method`` says which; ``result.method`` what ran). Error O(eps^(K+1)) on bounded intervals against
         ``friction(eps)`` started on the slow manifold (see :meth:`on_slow_manifold`).
         ``order=0`` is the nonholonomic model. ``eps`` is a runtime parameter, the order is fixed.
