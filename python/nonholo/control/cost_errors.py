@@ -79,8 +79,8 @@ def cost_errors(sol) -> np.ndarray:
     step, nodes = sol._scheme.step, sol._node_times()
     h, k = np.diff(nodes), np.arange(K)
     Y0 = sol.y_points[:, ::step]
-    if getattr(sol, "_substeps", None) is None and not problem.algebraic:  # the run final_error needs, kept
-        sol._error_data()  # (not through a model's algebraic solve, where its transition matrices cost seconds)
+    if getattr(sol, "_substeps", None) is None:  # the run final_error needs, kept
+        sol._error_data()
     kept = getattr(sol, "_substeps", None)
     if kept is not None:
         errors, inner = sol._errors[0], kept.states
