@@ -124,7 +124,8 @@ def _unsolved_lifts(problem, failed: list) -> str:
     return (f" No start found a plan ending at {ends} (angles= tries each lift of the final angles; IPOPT: "
             f"{reasons}). A plan there may be better, or none may exist: IPOPT's failure from the default starts "
             "does not tell which (a reachable lift was found locally infeasible). Solve that lift from a guess of "
-            "your own (final= with that value, guess=).")
+            "your own (final= with that value, guess=; for a car, its shortest path: guess=(s, poses.T) from "
+            "s, poses = nh.analysis.dubins_path(start, goal, R).sample(n), or reeds_shepp_path).")
 
 
 def _within(final, problem) -> bool:
