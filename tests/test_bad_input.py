@@ -420,3 +420,24 @@ def test_a_metric_that_is_not_finite_is_named_so():
         nh.simulate(s.nonholonomic(), (0, 1), [0, 0, 0, 0, 0, 1])
     run = nh.simulate(s.nonholonomic(), (0, 1), [2, 0, 0, 0, 0, 1])  # inside the domain: it runs
     assert run.success
+
+
+def test_a_frame_written_with_a_parameters_number_is_told_to_use_its_symbol():
+    """An outside probe's car with a trailer: a frame written with the numbers of the wheelbase and the hitch
+    spans D at those values but not at others, where the check (at values moved about 10%) refused it naming
+    values the user never set. The message now says the frame holds at the system's values and asks for the
+    symbols; the same frame in the symbols is accepted."""
+    x, y, th = sp.symbols("x y theta")
+    a = sp.Symbol("a")
+    G = sp.Matrix([[1, 0, -a * sp.sin(th)], [0, 1, a * sp.cos(th)], [-a * sp.sin(th), a * sp.cos(th), 1 + a**2]])
+    sleigh = nh.System([x, y, th], G, constraints=[[-sp.sin(th), sp.cos(th), -a]], parameters={a: 0.2})
+
+    def frame(offset):  # the blade's direction and the turn about it, then the sideways direction
+        return [[sp.cos(th), sp.sin(th), 0], [-offset * sp.sin(th), offset * sp.cos(th), 1],
+                [-sp.sin(th), sp.cos(th), 0]]
+
+    with pytest.raises(nh.ModelError, match=r"span D = ker A at the system's parameter values but not at others .* "
+                                            r"write the frame in the system's parameter symbols"):
+        nh.frames.AnholonomicFrame(sleigh, sp.Matrix(frame(0.2)).T)
+    hamel = nh.frames.AnholonomicFrame(sleigh, sp.Matrix(frame(a)).T).hamel()  # the default: the symbols
+    assert len(hamel.state_names) == 5  # three coordinates and the two quasi-velocities of D

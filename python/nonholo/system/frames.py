@@ -418,6 +418,16 @@ class AnholonomicFrame:
             return np.zeros(self.n)
         return self._core.evaluate(self._vector(q, "q"), self._params(params))[2]
 
+    def _spans_at_defaults(self, q) -> bool:
+        """Whether A X_D = 0 at ``q`` with the system's own parameter values (a frame written with their numbers:
+        exact there, wrong at other values)."""
+        try:
+            X = self.matrix(q, None)
+            A, _ = self.system.constraint_matrix(q, 0.0, None)
+        except (ModelError, ArithmeticError, ValueError):
+            return False
+        return bool(np.abs(A @ X[:, : self.rank]).max() <= 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()))
+
     def _check_adapted(self) -> None:
         """A X_D = 0 and A w0 = b at random q, with the default parameter values and with others
         (an offset written with a parameter's value instead of its symbol was accepted, and a run
@@ -454,6 +464,11 @@ class AnholonomicFrame:
             X, A, b = found
             at = f"q = {q}" + ("" if params is None else f" and the parameters {params}")
             if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
+                if params is not None and self._spans_at_defaults(q):
+                    raise ModelError(
+                        f"the first {self.rank} frame vectors span D = ker A at the system's parameter values but not "
+                        f"at others (A X_D != 0 at {at}, each value moved about 10% from the system's): write the "
+                        "frame in the system's parameter symbols, not their numbers, since a run may change them")
                 raise ModelError(f"the first {self.rank} frame vectors do not span D = ker A (A X_D != 0 at {at})")
             if abs(np.linalg.det(X)) < 1e-12:
                 raise ModelError(f"the frame vectors are linearly dependent at {at}")
