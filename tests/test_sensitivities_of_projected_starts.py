@@ -86,3 +86,44 @@ def test_a_fit_rejects_a_trial_point_of_negative_eps_as_out_of_the_models_range(
         fit = nh.fit(model, t_obs, np.array([data[n] for n in ("x", "y", "phi")]), {"eps": 2e-3, "mu": 1.0}, y0,
                      observe=["x", "y", "phi"])
     assert fit.x[1] / fit.x[0] == pytest.approx(1.5 / 1e-3, rel=1e-5)  # the combination the data fix
+
+
+def test_the_sensitivity_to_y0_of_a_friction_model_started_on_the_set_is_the_projected_unit_vector():
+    """An outside probe: with project_y0=True a friction model's ("y0", i) sensitivity started at the unit
+    vector e_i where y0 lay on the constraint set (the core projects it only for a constrained model), 9% off
+    differences of projected runs at t = 4; it starts at P e_i, as the nonholonomic model's does."""
+    system = sleigh()
+    q = np.zeros(3)
+    on = np.r_[q, system.project(q, [1.0, 0.3, 0.5])]
+    P = system.projectors(q)[0]
+    for model in (system.friction(0.05), system.nonholonomic()):  # the option's model, and the default's
+        run = nh.simulate(model, (0, 1), on, t_eval=TIMES, sensitivities=[("y0", 4)], project_y0=True,
+                          rtol=1e-11, atol=1e-13)
+        np.testing.assert_allclose(run.sensitivities[3:, 0, 0], P[:, 1], atol=1e-9)
+        h = 1e-5
+        runs = []
+        for s in (h, -h):
+            shifted = on.copy()
+            shifted[4] += s
+            runs.append(nh.simulate(model, (0, 1), shifted, t_eval=TIMES, project_y0=True, rtol=1e-12, atol=1e-14).y)
+        np.testing.assert_allclose(run.sensitivities[:, 0, :], (runs[0] - runs[1]) / (2 * h), atol=2e-7)
+
+
+def test_the_sensitivity_to_a_holonomic_parameter_is_taken_at_the_start_the_run_takes():
+    """An outside probe: a Cartesian pendulum started from the unit circle and run at length l (project_y0 moves
+    it out along the radius) had every sensitivity to l scaled by l (d q0 / dl = l times the radial unit
+    vector, d t / dl of its crossing 1.3x and 2x T / (8 l)): the derivative of the moved start was taken at the
+    given q. At l = 1, where y0 lies on the circle (the default), it was right and stays so."""
+    from scipy.special import ellipk
+
+    x, y, length = sp.symbols("x y l")
+    pendulum = nh.System([x, y], sp.eye(2), potential=9.81 * y, constraints=sp.Matrix([[x, y]]),
+                         holonomic=[(x**2 + y**2 - length**2) / 2], parameters={length: 1.0})
+    theta0 = 1.0
+    y0 = [np.sin(theta0), -np.cos(theta0), 0, 0]
+    for value in (1.0, 1.3, 2.0):
+        period = 4 * np.sqrt(value / 9.81) * ellipk(np.sin(theta0 / 2) ** 2)
+        run = nh.simulate(pendulum.nonholonomic(), (0, 0.4 * period), y0, params={"l": value}, project_y0=True,
+                          sensitivities=["l"], events=[nh.Event(x)], rtol=1e-11, atol=1e-13)
+        np.testing.assert_allclose(run.sensitivities[:2, 0, 0], [np.sin(theta0), -np.cos(theta0)], atol=1e-9)
+        assert run.t_events_sensitivities[0][0].item() == pytest.approx(period / (8 * value), rel=1e-6)

@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 import sympy as sp
 
-__all__ = ["on_holonomic_constraints", "onto_holonomic_constraints", "holonomic_parameters",
+__all__ = ["HELD_MIN", "on_holonomic_constraints", "onto_holonomic_constraints", "holonomic_parameters",
            "holonomic_start_derivative", "on_unit_norm"]
 
 _EPS = np.finfo(float).eps
@@ -39,6 +39,9 @@ def _distances(functions, q: np.ndarray, sys_p: list, tolerance: float) -> tuple
         noise = np.where(size > 0, 10.0 * spread / size, 10.0 * spread)
     allowed = tolerance * np.maximum(1.0, rho) + 1e3 * _EPS * scale + noise
     return np.abs(h), distance, allowed, dh
+
+
+HELD_MIN = 1e-8  # the tightest tolerance of |h(q)| at a run's start (simulate: max(HELD_MIN, 100 rtol))
 
 
 def on_holonomic_constraints(system, y0: np.ndarray, params: list, tolerance: float) -> None:

@@ -29,7 +29,7 @@ from ..system.friction_scale import eps_gradient, eps_index, gives_eps, scale_ru
 from ..models.reduced import (mapped_initial_derivative, mapped_state_derivative,
                               maps_initial_state, projected_velocity, projects_initial_state)
 from ..system.law_relaxation import expand_initial_state
-from .holonomic_start import holonomic_parameters, holonomic_start_derivative
+from .holonomic_start import HELD_MIN, holonomic_parameters, holonomic_start_derivative, onto_holonomic_constraints
 
 __all__ = ["sensitivity_spec", "attach_sensitivities", "with_initial_values", "moves_initial_state", "through_eps"]
 
@@ -233,7 +233,10 @@ def _holonomic_start(model, y0: np.ndarray, t0: float, p, project_y0: bool, inde
     (a hitch bar's length L gave dy/dL = 0 from a y0 held fixed, whose runs at L +- dL were refused)."""
     n = model.system.n
     derivative = np.zeros(model.n_states)
-    derivative[:n] = holonomic_start_derivative(model.system, y0[:n], t0, p, index)
+    start = onto_holonomic_constraints(model.system, y0, t0, p, HELD_MIN) if project_y0 else y0
+    # at the start the run takes, q moved onto h(q; p) = 0 (at y0's own q, off them at the run's p, an outside
+    # probe's pendulum run at length l from a y0 on the unit circle had every sensitivity to l times l too large)
+    derivative[:n] = holonomic_start_derivative(model.system, start[:n], t0, p, index)
     if maps_initial_state(model, y0):  # mapped at the given q, then q moved, w held (initial_state)
         derivative[n:] = mapped_state_derivative(model, y0, t0, p, True, index)[n:]
         return derivative
@@ -246,7 +249,7 @@ def _holonomic_start(model, y0: np.ndarray, t0: float, p, project_y0: bool, inde
         shifted = np.array(p, dtype=float)
         shifted[index] += sign * step
         state = np.array(given, dtype=float)
-        state[:n] += sign * step * derivative[:n]
+        state[:n] = start[:n] + sign * step * derivative[:n]
         sides.append(projected_velocity(model, t0, state, list(shifted)))
     derivative[n: 2 * n] = (sides[0] - sides[1]) / (2.0 * step)
     return derivative

@@ -16,7 +16,7 @@ from .. import options as check
 from ..errors import IntegrationError, ModelError, SimulationWarning, attach_partial
 from ..models.model import Model, apply_compile
 from ..progress import TimeProgress, bar, current_cancel
-from .holonomic_start import on_holonomic_constraints, on_unit_norm, onto_holonomic_constraints
+from .holonomic_start import HELD_MIN, on_holonomic_constraints, on_unit_norm, onto_holonomic_constraints
 from .stiff_precision import warn_beyond_precision
 from .time_resolution import warn_time_resolution
 from ..models import validity
@@ -73,7 +73,7 @@ def initial_state(model: Model, y0, t0: float, params: list, project_y0: bool, r
     if model.system.unit_norm:  # a quaternion off |q| = 1: the same motion from q / |q| (on_unit_norm)
         y0 = on_unit_norm(_unit_norm_indices(model), y0)
     check_start(model, t0, y0, params)
-    held = max(1e-8, 100 * float(rtol))  # h drifts: 6e-11 in 10 s
+    held = max(HELD_MIN, 100 * float(rtol))  # h drifts: 6e-11 in 10 s
     if project_y0:  # q onto h(q) = 0 (G-orthogonally), then v onto the rows there
         y0 = onto_holonomic_constraints(model.system, y0, t0, params, held)
     on_holonomic_constraints(model.system, y0, params, held)
