@@ -67,3 +67,26 @@ def test_a_lightly_damped_fast_mode_stays_on_dop853(c, rtol):
     assert np.abs(default.y - ref).max() < rtol  # 1e2-1e6 times the plain run's error after a switch
     assert np.abs(default.y - ref).max() <= 3 * np.abs(plain.y - ref).max() + 1e-12
     assert default.stats["n_steps"] < 1.5 * plain.stats["n_steps"]
+
+
+def test_a_damped_fast_mode_far_faster_than_the_motion_goes_on_with_bdf():
+    """A second probe: y'' = -1e8 y - 2 zeta 1e4 y' + x/2 (zeta 0.1 and 0.2: 84 and 78 degrees, outside BDF4's
+    sector) held DOP853 at its stability cap, 127,000-148,000 steps per 50 s, and ran out of max_steps over t = 200
+    at the defaults; BDF takes a few thousand. Where the mode is 1000 times faster than the solution moves (here
+    1e4), 200 steps at the cap hand the run over; at omega = 100 (above) DOP853 stays. Beyond 88 degrees it stays
+    too (BDF stalls there) and a run that spends max_steps says that a fast mode held its steps."""
+    for zeta in (0.1, 0.2):
+        system = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + 1e8 * y**2 / 2 - x * y / 2,
+                           force=sp.Matrix([0, -2 * zeta * 1e4 * sp.Symbol("y_dot")]))
+        M = np.array([[0, 0, 1, 0], [0, 0, 0, 1], [-1, 0.5, 0, 0], [0.5, -1e8, 0, -2 * zeta * 1e4]])
+        y0 = np.array([1.0, 1e-3, 0.0, 0.5])
+        run = nh.simulate(system.nonholonomic(), (0, 200), y0)
+        assert run.method.startswith("dop853->bdf") and run.stats["t_switch"] < 0.2
+        assert run.stats["n_steps"] < 10_000
+        assert np.abs(run.y_final - sl.expm(M * 200) @ y0).max() < 1e-4  # BDF's accuracy, 1e3 rtol
+    light = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + 1e8 * y**2 / 2 - x * y / 2,
+                      force=sp.Matrix([0, -100 * sp.Symbol("y_dot")]))  # zeta 0.005, 89.7 degrees
+    with pytest.warns(nh.SimulationWarning, match=r"held at DOP853's stability limit by a fast mode \(\|lambda\| "
+                                                  r"about 99\d\d"):
+        stopped = nh.simulate(light.nonholonomic(), (0, 20), [1.0, 1e-3, 0.0, 0.5], max_steps=20_000)
+    assert stopped.status == -1 and stopped.method == "dop853"

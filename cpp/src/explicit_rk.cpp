@@ -90,6 +90,15 @@ constexpr int kDecaySteps = 200;
 // steps' test of a real eigenvalue asks this share to be at least kRealShare too: the quotient's rho alone,
 // inflated as above, counted the c = 1 run's steps as held by a real mode (rho near |lambda| at 89.7 degrees).
 constexpr double kBdfSector = 0.2588;  // cos(75 degrees)
+// Between 75 and 88 degrees DOP853 stays unless the mode is far faster than the solution: kBandSteps steps at
+// the border with |lambda| above kBandRatio times |f(y)| / |y|, DOP853 paying |lambda| / 4.5 steps per unit
+// of time for a mode long gone. An outside probe's y'' = -1e8 y - 2 zeta 1e4 y' + x/2 beside x'' = -x + y/2,
+// zeta = 0.1 to 0.25 (78-84 degrees), ran out of max_steps over t = 200 on DOP853 (127,000-148,000 steps per
+// 50 s at rtol 1e-8, 3e-11 off), where BDF takes 2,000-3,700 (1e-6 off); with omega = 100 (the probe above,
+// a ratio of 100) BDF took 5-7x DOP853's steps and was 1e3-1e6 times farther off, and DOP853 stays. Beyond 88
+// degrees (zeta 0.035) BDF stalls: zeta = 0.005 took 917,506 BDF steps against DOP853's 115,159.
+constexpr double kBdfSectorSevere = 0.0349, kBandRatio = 1000.0;  // cos(88 degrees)
+constexpr int kBandSteps = 200;
 // Rejected attempts in a row after which the run fails: each divides h by at least 3 (kMinFactor),
 // so 60 of them shrink it by 3^60 ~ 4e28, past any scale the collapse test below lets through.
 constexpr int kMaxRejectionsInARow = 60;
@@ -219,7 +228,13 @@ class Dop853 final : public Stepper {
     else
       first_bound_ = h_max;
   }
-  std::string too_much_work_advice() const override { return "raise max_steps"; }
+  std::string too_much_work_advice() const override {
+    if (!capped_) return "raise max_steps";
+    // held at the stability cap by a fast mode (near the imaginary axis, where auto keeps DOP853 for accuracy)
+    return "raise max_steps; the steps were held at DOP853's stability limit by a fast mode (|lambda| about " +
+           format_number(lambda_) + ", steps of " + format_number(h_step_abs()) +
+           "): the run is stiff, and method='bdf' takes long steps through it, less accurately";
+  }
   std::string diagnosis() const override { return off_domain_.empty() ? "" : "; " + off_domain_; }
   std::string failure_name() const override { return "DOP853_FAILURE"; }
 
@@ -451,14 +466,20 @@ class Dop853 final : public Stepper {
   // the test of steps held by a decaying mode below the stability border (kDecaySteps).
   bool turned_stiff(double h) {
     const double den = (y_ - tmp_).squaredNorm();
-    if (!(den > 0.0)) return count_stiff(false, false);
+    if (!(den > 0.0)) return count_stiff(false, false, false);
     const auto dK = K_.col(kStages) - K_.col(kStages - 1);
     const double lambda_h = std::abs(h) * std::sqrt(dK.squaredNorm() / den);
     const double rho_h = -std::abs(h) * dK.dot(y_ - tmp_) / den;
     const double decay_bound = kDecayFactor * std::pow(rtol_ * kFactorial9, 1.0 / 9.0);
     const double power_h = lambda_ * std::abs(h);  // the stability cap's estimate (see kStiffBound)
     const bool border = lambda_h > kStiffBound && power_h > kPowerNear * kStabilityCap;
-    return count_stiff((border || capped_) && std::abs(decay_share_) >= kBdfSector,
+    // near the imaginary axis only where the fast mode is kBandRatio times faster than the solution moves,
+    // |f(y)| / |y| (the slow motion's rate once that mode is gone): there BDF's lower orders pay
+    const double share = std::abs(decay_share_);
+    const bool at_border = border || capped_;
+    const double rate = K_.col(kStages).norm() / std::max(y_.norm(), std::numeric_limits<double>::min());
+    const bool banded = at_border && share < kBdfSector && share >= kBdfSectorSevere && lambda_ > kBandRatio * rate;
+    return count_stiff(at_border && share >= kBdfSector, banded,
                        rho_h >= kRealShare * lambda_h && rho_h > decay_bound && power_h > decay_bound &&
                            decay_share_ >= kRealShare);
   }
@@ -520,13 +541,14 @@ class Dop853 final : public Stepper {
     const double root = std::sqrt(disc), dominant = half >= 0.0 ? half + root : half - root;
     return dominant < 0.0 ? 1.0 : -1.0;
   }
-  bool count_stiff(bool at_border, bool held) {
-    if (at_border || held) {
+  bool count_stiff(bool at_border, bool banded, bool held) {
+    if (at_border || banded || held) {
       non_stiff_ = 0;
+      if (banded) return ++banded_ >= kBandSteps;
       if (at_border && ++stiff_ >= kStiffSteps) return true;
       return ++held_ >= kDecaySteps;
     }
-    if (++non_stiff_ >= kNonStiffSteps) stiff_ = held_ = 0;
+    if (++non_stiff_ >= kNonStiffSteps) stiff_ = held_ = banded_ = 0;
     return false;
   }
 
@@ -553,7 +575,7 @@ class Dop853 final : public Stepper {
   double first_bound_ = std::numeric_limits<double>::infinity();  // bound_step() before the first step
   double t_step_ = 0.0, h_step_ = 0.0;  // the last step: its start and its signed size
   std::string off_domain_;  // why the last rejected attempt left the model's domain
-  int stiff_ = 0, held_ = 0, non_stiff_ = 0;  // the counters of turned_stiff
+  int stiff_ = 0, held_ = 0, banded_ = 0, non_stiff_ = 0;  // the counters of turned_stiff
   MatX<double> K_;
   VecX<double> y_, ystart_, tmp_, yi_;
   VecX<double> power_;  // the direction of power_step's iteration
