@@ -86,3 +86,26 @@ def test_a_built_in_laws_own_checks_hold_at_a_runs_values():
     with pytest.raises(ValueError, match=r"D = -1: .*must be positive and finite|D = -1: expr must oppose"):
         nh.simulate(model, (0, 1), Y0, params={"D": -1.0})
     assert nh.simulate(model, (0, 1), Y0, params={"D": 2.0}).success
+
+
+def test_a_tire_law_with_parameters_runs_its_constructors_checks_at_a_runs_values():
+    """A second probe: MagicFormula and Brush with coefficients as parameters skipped their constructors' checks
+    at a run's values (only Viscous, Coulomb and Stribeck kept their arguments): C = 2.5 got the general 'expr must
+    oppose the slip', E = 1.01 ran, mu_b = 0 stopped at t = 0 with a right-hand side not finite, c_b = 1e300 too,
+    printing 54 warnings. Each is now the constructor's own message, naming the parameters and their values."""
+    C, E, c, mu_b = sp.symbols("C E c mu_b")
+    tires = SLEIGH.with_parameters({"C": 1.3, "E": 0.0, "c": 8.0, "mu_b": 0.9}, new=True)
+    speed = sp.cos(phi) * sp.Symbol("x_dot") + sp.sin(phi) * sp.Symbol("y_dot")
+    magic = tires.friction(law=nh.laws.MagicFormula(10.0, C, 0.9, E), normal=9.81, speed=speed)
+    brush = tires.friction(law=nh.laws.Brush(c, mu_b), normal=9.81, speed=speed)
+    start = [0, 0, 0, 1.0, 0.0, 0.5]
+    for model in (magic, brush):  # the default: the system's values run
+        assert nh.simulate(model, (0, 1), start).success
+    for model, params, match in ((magic, {"C": 2.5}, r"C = 2.5 \(with B = 10, E = 0\) turns the force"),
+                                 (magic, {"E": 1.01}, r"E must be at most 1 .* got 1.01"),
+                                 (brush, {"mu_b": 0.0}, r"mu must be positive, got 0"),
+                                 (brush, {"c": 1e300}, r"c = 1e\+300 is too large")):
+        with pytest.raises(ValueError, match=rf"law: the (magic formula|brush) law at the parameters .*{match}"):
+            nh.simulate(model, (0, 1), start, params=params)
+    with pytest.raises(ValueError, match="written for contacts of 1 slip component"):
+        nh.laws.MagicFormula(10.0, C, 0.9).for_rows(2)

@@ -336,10 +336,12 @@ class Law:
         if rows == self.rows:
             return self
         arguments = getattr(self, "_arguments", None)
-        if arguments is None:
+        if arguments is None or self.fixed_rows:
             raise ValueError(f"the {self.name} law is written for contacts of {self.rows} slip component(s); "
                              f"the contact has {rows}")
         return type(self)(**{**arguments, "rows": rows})
+
+    fixed_rows = False  # a tire law: its slip components are given (lateral; longitudinal and lateral)
 
     @property
     def set_valued(self) -> bool:
@@ -677,7 +679,11 @@ class MagicFormula(Law):
     :math:`V \to 0`, where the tire holds a side load as a spring of stiffness
     :math:`N B C D / \sigma` instead of dividing by :math:`V`."""
 
+    fixed_rows = True
+
     def __init__(self, B, C, D, E=0, rows: int = 1, longitudinal=None, combined=None, relaxation_length=None):
+        self._arguments = dict(B=B, C=C, D=D, E=E, rows=rows, longitudinal=longitudinal, combined=combined,
+                               relaxation_length=relaxation_length)  # its checks at a run's values (check_laws)
         rows = _rows(rows)
         self.B, self.C = _value(B, "B", positive=True), _value(C, "C", positive=True)
         self.D, self.E = _value(D, "D", positive=True), _value(E, "E")
@@ -735,7 +741,10 @@ class Brush(Law):
     :math:`\mp \mu N` beyond (full sliding), continuous with its first derivative at
     :math:`t_{sl}`. ``relaxation_length``: its relaxation length, as :class:`MagicFormula`'s."""
 
+    fixed_rows = True
+
     def __init__(self, c, mu, relaxation_length=None):
+        self._arguments = dict(c=c, mu=mu, relaxation_length=relaxation_length)  # as MagicFormula's
         self.c, self.mu = _value(c, "c", positive=True), _value(mu, "mu", positive=True)
         s, N, V = sp.Symbol("s", real=True), sp.Symbol("N", positive=True), sp.Symbol("V", positive=True)
         c, mu = self.c, self.mu

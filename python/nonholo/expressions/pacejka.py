@@ -49,7 +49,7 @@ def check_curve(B, C, E, names=("B", "C", "E"), slip_ratio: bool = False, what: 
     nB, nC, nE = names
     if E.is_number and float(E) > 1:
         raise ValueError(f"{what}{nE} must be at most 1 (Pacejka's curvature factor; beyond, the force turns along the "
-                         f"slip), got {E}")
+                         f"slip), got {float(E):g}")
     if not all(x.is_number for x in (B, C, E)):
         return
     b, c, e = float(B), float(C), float(E)

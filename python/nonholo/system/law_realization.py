@@ -255,7 +255,8 @@ def check_laws(laws, values: dict) -> None:
             arguments = getattr(law, "_arguments", None)  # a built-in law: its constructor's checks at the values
             if arguments is not None:
                 at_values = {name: _at(value, values) for name, value in arguments.items()}
-                if all(not isinstance(v, sp.Basic) or v.is_number for v in at_values.values()):
+                if all(not isinstance(x, sp.Basic) or x.is_number
+                       for v in at_values.values() for x in (v if isinstance(v, (tuple, list)) else (v,))):
                     type(law)(**at_values)
             law._check_opposes_slip(values)
         except ValueError as exc:
@@ -266,7 +267,10 @@ def check_laws(laws, values: dict) -> None:
 
 
 def _at(value, values: dict):
-    """A law's argument at the parameter ``values`` (name -> value): a number where it becomes one."""
+    """A law's argument at the parameter ``values`` (name -> value): a number where it becomes one (each
+    entry of a tuple: the magic formula's longitudinal and combined factors)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_at(x, values) for x in value)
     if not isinstance(value, sp.Basic):
         return value
     value = sp.sympify(value.xreplace({x: values[x.name] for x in value.free_symbols if x.name in values}))
