@@ -285,3 +285,32 @@ def test_with_parameters_declares_new_ones_for_a_law_when_asked():
     assert np.abs(declared.y_final - numbers.y_final).max() < 1e-12
     with pytest.raises(ValueError, match="must be an identifier"):
         sleigh.with_parameters({"mu k": 0.4}, new=True)
+
+
+def test_a_value_against_a_parameters_assumptions_is_refused_and_pi_is_no_parameter_name():
+    """A second probe: a damping -Abs(k) x' with k declared positive is -k x' to SymPy; run at k = -0.7 (as a
+    default, by with_parameters or in params) it pushed where a plain k damps, 1.29 off, without a word. And a
+    parameter named pi was accepted while strings read pi as the constant (0.43 off). A value against the sign or
+    integer assumptions is refused naming them (k = 0, the boundary, runs); pi and oo are no parameter names; the
+    built-in systems declare offsets and slopes real, so those run with either sign."""
+    import sympy as sp
+
+    x = sp.Symbol("x")
+    k = sp.Symbol("k", positive=True)
+    damper = nh.System([x], sp.Matrix([[1.0]]), force=[-sp.Abs(k) * sp.Symbol("x_dot")], parameters={k: 0.5})
+    assert nh.simulate(damper.nonholonomic(), (0, 1), [0, 1.0], params={"k": 0.0}).y_final[1] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match=r"parameter k = -0.7 contradicts its symbol's assumptions \(k \(positive="
+                                         r"True\), so nonnegative\)"):
+        nh.simulate(damper.nonholonomic(), (0, 1), [0, 1.0], params={"k": -0.7})
+    with pytest.raises(ValueError, match="parameter k = -0.7 contradicts"):
+        damper.with_parameters({"k": -0.7})
+    n = sp.Symbol("n", integer=True)
+    with pytest.raises(ValueError, match=r"parameter n = 1.5 contradicts .* so integer"):
+        nh.System([x], sp.Matrix([[1.0]]), potential=n * x**2, parameters={n: 1.5})
+    with pytest.raises(ValueError, match=r"parameter pi: a string reads 'pi' as the constant pi"):
+        nh.System([x], sp.Matrix([[1.0]]), potential="pi*x**2/2", parameters={"pi": 4.0})
+    with pytest.raises(ValueError, match=r"parameter oo"):
+        damper.with_parameters({"oo": 1.0}, new=True)
+    for builder, value in (("chaplygin_sleigh", {"a": -0.2}), ("differential_drive", {"d": -0.1})):
+        system = getattr(nh.systems, builder)()
+        assert nh.simulate(system.nonholonomic(), (0, 1), np.zeros(2 * system.n), params=value).success

@@ -152,7 +152,7 @@ def test_models_that_cannot_be_traced_say_so():
 
 
 def test_a_model_with_no_regular_point_compiles_its_tapes_with_a_warning(cache):
-    model = nh.systems.knife_edge_chain(3).with_parameters({"mu": -1.0}).reduced(1e-3, order=1)  # mu nowhere > 0
+    model = nh.systems.knife_edge_chain(3).with_parameters({"mu": 0.0}).reduced(1e-3, order=1)  # mu nowhere > 0
     with pytest.warns(RuntimeWarning, match="not fused"):
         model.compile(cache_dir=cache)
     assert "rhs" not in model.core.rhs_tapes and model.compiled

@@ -6,6 +6,8 @@ message now names the chart; an upright pose evaluates."""
 import numpy as np
 import pytest
 
+import sympy as sp
+
 import nonholo as nh
 
 
@@ -35,11 +37,16 @@ def test_a_negative_inertia_is_named_not_the_coordinates():
     model = nh.systems.chaplygin_sleigh().nonholonomic()
     y0 = [0, 0, 0, 1.0, 0, 0.1]
     assert nh.simulate(model, (0, 1), y0).success
+    with pytest.raises(nh.ModelError, match=r"parameter I = -0.5 contradicts its symbol's assumptions"):
+        nh.simulate(model, (0, 1), y0, params={"I": -0.5})  # declared positive: refused by its assumptions
+    x, y, phi, I = sp.symbols("x y phi I")  # noqa: E741  (a plain symbol: the metric's own check)
+    G = sp.Matrix([[1, 0, -0.2 * sp.sin(phi)], [0, 1, 0.2 * sp.cos(phi)], [-0.2 * sp.sin(phi), 0.2 * sp.cos(phi), I]])
+    plain = nh.System([x, y, phi], G, constraints=[[-sp.sin(phi), sp.cos(phi), 0]], parameters={I: 1.0})
     with pytest.raises(nh.ModelError, match=r"negative: the kinetic energy is negative along some velocity\); a mass "
                                             r"or an inertia is negative, or a coupling of the metric exceeds them: "
                                             r"check the parameters and G \(at the parameters "
-                                            r"\{'m': 1.0, 'I': -0.5"):
-        nh.simulate(model, (0, 1), y0, params={"I": -0.5})
+                                            r"\{'I': -0.5"):
+        nh.simulate(plain.nonholonomic(), (0, 1), y0, params={"I": -0.5})
 
 
 def test_a_coordinate_that_moves_no_mass_is_named():

@@ -87,8 +87,8 @@ REJECTIONS = {
     "y0 off the constraint": (np.array([[0, 0, 0, 1, 0, 1.0], [0, 0, 0, 1, 0.5, 1.0]]), None, "y0 violates"),
     "NaN parameter": (np.array([[0, 0, 0, 1, 0, 1.0], [0, 0, 0, 3, 0, 5.0]]), {"a": np.array([0.2, np.nan])},
                       "must be finite"),
-    "metric not positive definite": (np.array([[0, 0, 0, 1, 0, 1.0], [0, 0, 0, 3, 0, 5.0]]),
-                                     {"m": np.array([1.0, -1.0])}, "not positive definite"),
+    "mass against its assumptions": (np.array([[0, 0, 0, 1, 0, 1.0], [0, 0, 0, 3, 0, 5.0]]),
+                                     {"m": np.array([1.0, -1.0])}, "contradicts its symbol's assumptions"),
 }
 
 

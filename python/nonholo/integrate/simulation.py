@@ -478,8 +478,12 @@ def _batch_params(model: Model, params, n_runs: int) -> tuple:
             raise TypeError(f"params[{i}] must be a mapping {{name: value}}, got {type(run).__name__}")
         arguments.param_values(run)
         bad = {key_name(k): v for k, v in run.items() if isinstance(v, (float, np.floating)) and not math.isfinite(v)}
-        vector = model.param_vector({k: v for k, v in run.items() if key_name(k) not in bad})  # unknown names and
-        # bad types refuse the batch
+        try:  # unknown names and bad types refuse the batch
+            vector = model.param_vector({k: v for k, v in run.items() if key_name(k) not in bad})
+        except ModelError as exc:  # out of the model's range (a value against its symbol's assumptions): the run
+            vectors.append(model.param_vector())  # fails alone, as with a NaN
+            rejected[i] = f"Run {i} did not start: {exc}"
+            continue
         if bad:
             for name in bad:
                 if name not in names:

@@ -17,7 +17,7 @@ from .. import _core
 from .. import options as check
 from ..errors import ModelError
 from ..expressions.names import describe
-from ..expressions.parsing import plain, to_sympy
+from ..expressions.parsing import CONSTANTS, plain, to_sympy
 from .sparsity import SPARSE_MAX_DENSITY
 from ..expressions.speed_frame import DependentSpeeds
 
@@ -299,8 +299,29 @@ def normalize_parameters(parameters, table, coordinates, velocities, time) -> di
         sym = table.get(name) or (key if isinstance(key, sp.Symbol) else sp.Symbol(key))
         if sym in result:
             raise ValueError(f"parameters gives {name!r} twice (as {describe(sym)} and by another key)")
-        result[sym] = check.finite_float(value, f"parameter {name}")
+        if name in CONSTANTS:
+            raise ValueError(f"parameter {name}: a string reads {name!r} as the constant {CONSTANTS[name]}, not as a "
+                             "parameter: give the parameter another name")
+        result[sym] = parameter_value(sym, value, name)
     return Parameters(result)
+
+
+def parameter_value(symbol, value, name: str) -> float:
+    """``value`` of the parameter ``symbol`` as a finite float, within the symbol's sign and integer
+    assumptions: SymPy simplified the expressions under them (Abs(k) -> k for a positive k), so a value
+    against them gives other dynamics without a word (an outside probe's damping -Abs(k) x' with k
+    positive=True run at k = -0.7 pushed, 1.29 off). A value at the boundary (k = 0 for a positive k, no
+    spring) is kept: the simplifications hold there by continuity. A ModelError (a ValueError): a value out of
+    the model's range, which a fit's trial point or one run of a batch may reach and fail alone."""
+    x = check.finite_float(value, f"parameter {name}")
+    broken = ("nonnegative" if symbol.is_nonnegative and x < 0 else "nonpositive" if symbol.is_nonpositive and x > 0
+              else "integer" if symbol.is_integer and not float(x).is_integer() else None)
+    if broken:
+        raise ModelError(f"parameter {name} = {x:g} contradicts its symbol's assumptions ({describe(symbol)}, so "
+                         f"{broken}): SymPy simplified the expressions under them (Abs({name}) -> {name}), so the run "
+                         f"would not be that of these values; declare {name} without them (sp.Symbol({name!r}, "
+                         "real=True)) to run such values")
+    return x
 
 
 def key_name(key):
@@ -310,9 +331,9 @@ def key_name(key):
 
 def parameter_values(system, params, extra: Mapping | None = None) -> list:
     """``System.param_vector``: the values of the system's parameters (symbol -> default) overridden
-    by ``params`` (name or symbol -> value), then the model's ``extra`` ones (e.g. eps), each finite.
-    A symbol's assumptions are not a range: builders declare springs positive for SymPy, and k = 0
-    (no spring) is a valid run. The friction laws with parameters that the system realizes must
+    by ``params`` (name or symbol -> value), then the model's ``extra`` ones (e.g. eps), each finite
+    and within its symbol's sign assumptions (:func:`parameter_value`; k = 0 for a positive spring is a
+    valid run, k = -1 is refused). The friction laws with parameters that the system realizes must
     oppose the slip at these values (law_realization.check_laws)."""
     parameters = system.parameters
     if not isinstance(params, Mapping):
@@ -330,7 +351,7 @@ def parameter_values(system, params, extra: Mapping | None = None) -> list:
         if name not in names:
             known = ", ".join([*names, *extra]) or "none"
             raise ValueError(f"unknown parameter {name!r}; the parameters are: {known}")
-        values[names[name]] = check.finite_float(value, f"parameter {name}")
+        values[names[name]] = parameter_value(names[name], value, name)
     if getattr(system, "friction_laws", None):
         from .law_realization import check_laws
 

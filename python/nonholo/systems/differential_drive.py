@@ -29,7 +29,8 @@ def differential_drive(m: float = 4.0, I: float = 0.1, d: float = 0.1, b: float 
                        ((m, "m"), (I, "I"), (b, "b"), (r, "r"), (I_w, "I_w")))
     d = real(d, "d", why="the offset of the centre of mass ahead of the axle")
     x, y, theta, phl, phr = sp.symbols("x y theta phi_l phi_r")
-    m_, I_, d_, b_, r_, Iw = sp.symbols("m I d b r I_w", positive=True)
+    m_, I_, b_, r_, Iw = sp.symbols("m I b r I_w", positive=True)
+    d_ = sp.Symbol("d", real=True)  # either sign
     q = [x, y, theta, phl, phr]
     v = sp.symbols("x_dot y_dot theta_dot phi_l_dot phi_r_dot")
     xc, yc = x + d_ * sp.cos(theta), y + d_ * sp.sin(theta)

@@ -26,7 +26,8 @@ def inclined_knife_edge(m: float = 1.0, J: float = 1.0, g: float = 1.0) -> Syste
     m, J = real(m, "m", positive=True), real(J, "J", positive=True)
     g = real(g, "g", why="gravity along the slope")
     x, y, phi = sp.symbols("x y phi")
-    m_, J_, g_ = sp.symbols("m J g", positive=True)
+    m_, J_ = sp.symbols("m J", positive=True)
+    g_ = sp.Symbol("g", real=True)  # either sign: down or up the slope
     return System([x, y, phi], sp.diag(m_, m_, J_), potential=m_ * g_ * x,
                   constraints=sp.Matrix([[-sp.sin(phi), sp.cos(phi), 0]]),
                   parameters={m_: m, J_: J, g_: g}, name="knife edge on an inclined plane")

@@ -39,7 +39,8 @@ def knife_edge_chain(N: int = 4, m: float = 1.0, I: float = 0.1, a: float = 0.2,
     check_size(N + 2, N, f"N = {N}")  # before anything is built
     x, y = sp.symbols("x y")
     th = sp.symbols(f"theta_1:{N + 1}")
-    m_, I_, a_, l_, mu_ = sp.symbols("m I a l mu", positive=True)
+    m_, I_, l_, mu_ = sp.symbols("m I l mu", positive=True)
+    a_ = sp.Symbol("a", real=True)  # either sign
     # c[i][j]: the coefficient of e'(theta_j) in dC_i/dtheta_j (links and headings from 0), one of
     # four expressions: kind[i][j] indexes them (0: zero, 1: a, 2: a - l, 3: -l)
     values = [sp.S.Zero, a_, a_ - l_, -l_]

@@ -48,7 +48,8 @@ def chaplygin_sleigh(m: float = 1.0, I: float = 1.0, a: float = 0.2, mu: float =
     m, I = real(m, "m", positive=True), real(I, "I", positive=True)  # noqa: E741
     a, mu = real(a, "a", why="the offset of the centre of mass ahead of the blade"), real(mu, "mu", non_negative=True)
     x, y, phi = sp.symbols("x y phi")
-    m_, I_, a_, mu_ = sp.symbols("m I a mu", positive=True)
+    m_, I_, mu_ = sp.symbols("m I mu", positive=True)
+    a_ = sp.Symbol("a", real=True)  # either sign: a positive symbol run at a < 0 would be other dynamics
     s, c = sp.sin(phi), sp.cos(phi)
     G = sp.Matrix([
         [m_, 0, -m_ * a_ * s],
