@@ -131,3 +131,20 @@ def test_the_car_gives_its_wheels_rolling_speeds_to_a_tire_law():
     dropped = [options["speed"][0], options["speed"][1] - L_F * sp.sin(car.symbol("delta")) * car.symbol("psi_dot")]
     off = yaw_rate(car.friction(law=laws, normal=LOADS, speed=dropped), y0)
     assert abs(off - yaw_rate(car.friction(law=laws, normal=LOADS), y0)) > 1e-9  # the term the default keeps
+
+
+def test_rolling_speeds_that_do_not_fit_the_contacts_are_named():
+    """A second probe: rolling speeds of another length (carried after with_constraints, or set by hand) failed with
+    "speed has 1 entries for 2 contacts", naming an argument never passed; set as a NumPy array they broke every
+    with_* method (its truth value). The message names rolling_speeds; an array is carried like a list."""
+    car, laws, options, y0 = car_and_laws(U=10.0)
+    car.rolling_speeds = car.rolling_speeds[:1]
+    with pytest.raises(ValueError, match=r"rolling_speeds give 1 speed\(s\) for 2 contacts"):
+        car.friction(law=laws, normal=LOADS)
+    with pytest.raises(ValueError, match=r"rolling_speeds give 1 speed\(s\) for 2 contacts"):
+        car.reduced(order=1, law=laws, normal=LOADS)
+    car.rolling_speeds = np.array([10.0, 10.0])  # constant speeds, as an array
+    moved = car.with_parameters({"U": 10.0})
+    assert list(moved.rolling_speeds) == [10.0, 10.0]
+    assert yaw_rate(moved.friction(law=laws, normal=LOADS), y0) == pytest.approx(
+        yaw_rate(car.friction(law=laws, normal=LOADS, speed=[10.0, 10.0]), y0), rel=1e-12)

@@ -164,7 +164,7 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     if any(one.normal is not None for one in given) and normal is None:
         raise ValueError(f"the {given[0].name} law depends on the normal load: give normal= (a value or expression, "
                          "or one per contact)")
-    speed = own_speeds(system, given, speed)
+    speed = own_speeds(system, given, speed, len(groups))
     if any(one.speed is not None for one in given) and speed is None:
         raise ValueError(f"the {given[0].name} law depends on the rolling speed: give speed= (an expression of the "
                          "coordinates and velocities, or one per contact)")
@@ -198,13 +198,22 @@ def realized_by(system, law, normal=None, speed=None, contacts=None):
     return realized
 
 
-def own_speeds(system, laws: list, speed):
-    """``speed``, or where it is None and a law needs one, the rolling speeds the system knows of its contacts
-    (``system.rolling_speeds``: the single-track car's wheels, which a user wrote by hand before, the front
-    wheel's l_f sin(delta) psi' an easy term to drop)."""
-    if speed is None and any(one.speed is not None for one in laws):
-        return getattr(system, "rolling_speeds", None)
-    return speed
+def own_speeds(system, laws: list, speed, count: int):
+    """``speed``, or where it is None and a law needs one, the rolling speeds the system knows of its ``count``
+    contacts (``system.rolling_speeds``: the single-track car's wheels, which a user wrote by hand before, the
+    front wheel's l_f sin(delta) psi' an easy term to drop); ValueError naming them where they are not one per
+    contact (carried from a system with other contacts, e.g. by with_constraints)."""
+    if speed is not None or all(one.speed is None for one in laws):
+        return speed
+    own = getattr(system, "rolling_speeds", None)
+    if own is None:
+        return None
+    own = list(own)
+    if len(own) != count:
+        raise ValueError(f"speed: {system.name!r}'s rolling_speeds give {len(own)} speed(s) for {count} contacts "
+                         "(carried from a system with other contacts?): set system.rolling_speeds, one per contact, "
+                         "or give speed=")
+    return own
 
 
 def check_speed_used(laws: list, speed) -> None:

@@ -247,12 +247,12 @@ class LawSlowManifold:
         laws = list(law) if isinstance(law, (list, tuple)) else [law]
         for one in laws:
             _expandable(one)
-        speed = own_speeds(system, laws, speed)
+        self.groups = contact_rows(system, contacts, laws[0])
+        count = len(self.groups)
+        speed = own_speeds(system, laws, speed, count)
         check_speed_used(laws, speed)
         self.system, self.law = system, laws[0]
         self.realization = (law, normal, speed, contacts)  # the arguments of its friction model (friction())
-        self.groups = contact_rows(system, contacts, laws[0])
-        count = len(self.groups)
         if len(laws) == 1:
             laws = laws * count
         elif len(laws) != count:

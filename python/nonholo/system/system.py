@@ -755,7 +755,8 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
             "unit_norm": [[self.coordinates[i] for i in g] for g in self.unit_norm], "outputs": self.outputs,
             "drawing": self.drawing, "pose": getattr(self, "pose", None), "applied_force": self.applied_force,
             "speeds": self.speeds, "contacts": self.contacts,
-            **{key: getattr(self, key) for key in self.CARRIED[2:] if getattr(self, key, None)},  # set by builders
+            **{key: value for key in self.CARRIED[2:]  # set by builders, where not None or empty (a NumPy array)
+               if (value := getattr(self, key, None)) is not None and (not hasattr(value, "__len__") or len(value))},
         }
 
     # attributes set after construction (by builders), carried by pickling and by the with_* methods: the
