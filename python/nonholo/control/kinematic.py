@@ -245,17 +245,22 @@ class KinematicSystem:
         return result
 
     def _segment_method(self, a: float, b: float, y: np.ndarray, w) -> str:
-        """"Radau" where the segment [a, b] is stiff at its start, (b - a) ||df/dy||_inf above STIFF_SEGMENT (the
-        Jacobian by forward differences), else "DOP853": an outside probe's sleigh whose blade is a lateral
-        force of stiffness k = 1e5 took 165 s to re-run its plan with DOP853, held at steps of 1e-5 by
-        stability alone (Radau, restarted per interval: about 2 s, the same end to 3 digits)."""
+        """"Radau" where the segment [a, b] is stiff at its start, (b - a) max(-Re lambda) above STIFF_SEGMENT over
+        the eigenvalues lambda of df/dy (by forward differences), else "DOP853": an outside probe's sleigh whose
+        blade is a lateral force of stiffness k = 1e5 took 165 s to re-run its plan with DOP853, held at steps of
+        1e-5 by stability alone (Radau, restarted per interval: about 2 s, the same end to 3 digits); a lightly
+        damped fast oscillation (|lambda| large, its real part small) is no stiffness, and Radau took 5-8 times
+        DOP853's time there, accuracy holding both to the oscillation."""
         w = np.asarray(w, dtype=float).reshape(-1, 1)
         dy = np.sqrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(y))
         points = np.column_stack([y, y[:, None] + np.diag(dy)])  # y, then y + dy_i e_i
         with np.errstate(all="ignore"):
             f = self.vector_field(points, np.broadcast_to(w, (w.shape[0], points.shape[1])))
-            norm = float(np.max(np.sum(np.abs((f[:, 1:] - f[:, :1]) / dy), axis=1), initial=0.0))
-        return "Radau" if np.isfinite(norm) and abs(b - a) * norm > STIFF_SEGMENT else "DOP853"
+            J = (f[:, 1:] - f[:, :1]) / dy
+        if not np.all(np.isfinite(J)):
+            return "DOP853"
+        decay = float(np.max(-np.linalg.eigvals(J).real, initial=0.0))
+        return "Radau" if abs(b - a) * decay > STIFF_SEGMENT else "DOP853"
 
     def rate_limited(self, rates: Mapping) -> "KinematicSystem":
         """The system whose controls named in ``rates`` are states, driven by their rates.
@@ -307,8 +312,8 @@ class KinematicSystem:
         return f"KinematicSystem({self.name!r}, states={self.state_names}, controls={self.control_names})"
 
 
-#: A segment of a re-run with (b - a) ||df/dy||_inf above this is stiff: DOP853's stability alone would hold it to
-#: more than 20 steps (h |lambda| <= 4.5 or so), where Radau's are as long as accuracy allows.
+#: A segment of a re-run with (b - a) max(-Re lambda) above this is stiff: DOP853's stability alone would hold it
+#: to more than 20 steps (h |lambda| <= 4.5 or so), where Radau's are as long as accuracy allows.
 STIFF_SEGMENT = 100.0
 
 
