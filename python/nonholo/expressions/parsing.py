@@ -37,6 +37,7 @@ CONSTANTS = {"pi": sp.pi, "oo": sp.oo}
 #: A power of two numbers is evaluated exactly by SymPy: an exponent beyond this would take
 #: unbounded time and memory (``"9**9**9"``).
 MAX_NUMERIC_EXPONENT = 4096
+MAX_NUMERIC_DIGITS = 1e5  # nor one whose exact value has more digits than this (a nested power, "(9**4096)**4096")
 _BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b, ast.Pow: None}
 
@@ -46,9 +47,21 @@ class _Refused(ValueError):
 
 
 def _power(base, exponent):
-    if base.is_Number and exponent.is_Number and abs(exponent) > MAX_NUMERIC_EXPONENT:
-        raise _Refused(f"the power of two numbers with the exponent {exponent} is too large to evaluate")
+    if base.is_Number and exponent.is_Number:
+        if abs(exponent) > MAX_NUMERIC_EXPONENT:
+            raise _Refused(f"the power of two numbers with the exponent {exponent} is too large to evaluate")
+        if _digits(base) * abs(float(exponent)) > MAX_NUMERIC_DIGITS:  # "(9**4096)**4096": 16 million digits
+            raise _Refused(f"the power of two numbers with the exponent {exponent} is too large to evaluate (about "
+                           f"{_digits(base) * abs(float(exponent)):.3g} digits)")
     return base ** exponent
+
+
+def _digits(number) -> float:
+    """About the decimal digits of a SymPy number's numerator and denominator (0 for a float's, which has no
+    exact power to grow)."""
+    if not number.is_Rational:
+        return 0.0
+    return 0.30103 * (abs(int(number.p)).bit_length() + int(number.q).bit_length())
 
 
 def _build(node):
