@@ -182,11 +182,11 @@ def test_eps_override_must_be_positive(sleigh):
 def test_an_rtol_below_round_off_is_refused_by_name(sleigh):
     """rtol 1e-20: BDF and Adams said CV_TOO_MUCH_ACC at t0; DOP853 (the default's first method) said the step
     collapsed, or with atol 1e-22 (an outside probe) spent 500,000 steps to t = 0.074 and said "raise
-    max_steps". A relative tolerance below the unit roundoff is refused before the run, by every method and
-    every caller of the tolerances; the unit roundoff itself runs, and so do the defaults."""
+    max_steps". A relative tolerance below double precision's resolution (2.2e-16) is refused before the run, by
+    every method and every caller of the tolerances; that value itself runs, and so do the defaults."""
     model = sleigh.nonholonomic()
     for method in ("auto", "dop853", "bdf", "adams"):
-        with pytest.raises(ValueError, match=r"rtol = 1e-20 is below double precision's unit roundoff 2.22e-16"):
+        with pytest.raises(ValueError, match=r"rtol = 1e-20 is below double precision's resolution 2.22e-16"):
             nh.simulate(model, (0, 1), Y0, rtol=1e-20, atol=1e-22, method=method)
     with pytest.raises(ValueError, match=r"rtol = 1e-17 is below"):
         nh.simulate_many(model, (0, 1), [Y0, Y0], rtol=1e-17)

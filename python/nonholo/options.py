@@ -23,7 +23,7 @@ __all__ = ["real_number", "finite_float", "positive", "non_negative", "count", "
            "PASSED_THROUGH", "METHODS", "threads", "MAX_THREADS", "real_state", "real_array", "compile_option"]
 
 METHODS = ("auto", "bdf", "adams", "dop853")
-UNIT_ROUNDOFF = float(np.finfo(float).eps)  # the smallest rtol a step can meet (tolerances)
+MACHINE_EPSILON = float(np.finfo(float).eps)  # the smallest rtol a step can meet (tolerances)
 
 
 def real_number(value, name: str) -> float:
@@ -207,14 +207,14 @@ def t_span(value, *, forward: bool = False) -> tuple:
 
 
 def tolerances(rtol, atol, n_states: int | None = None) -> tuple:
-    """(rtol, atol): rtol a finite number not below the unit roundoff (a large one makes the error test
+    """(rtol, atol): rtol a finite number not below np.finfo(float).eps (a large one makes the error test
     never bind: fixed steps with first_step = max_step, as the order tests take them); atol positive and
     finite, a scalar or one entry per state (any length when ``n_states`` is None). atol comes back as a 1-d array."""
     rtol = positive(rtol, "rtol")
-    if rtol < UNIT_ROUNDOFF:
-        raise ValueError(f"rtol = {rtol:.3g} is below double precision's unit roundoff {UNIT_ROUNDOFF:.3g}: no step "
-                         "can meet it (one spent 500,000 steps to t = 0.074 of 1); about 1e-13 is the tightest rtol "
-                         "that helps")
+    if rtol < MACHINE_EPSILON:
+        raise ValueError(f"rtol = {rtol:.3g} is below double precision's resolution {MACHINE_EPSILON:.3g} "
+                         "(np.finfo(float).eps): no step can meet it (one spent 500,000 steps to t = 0.074 of 1); "
+                         "about 1e-13 is the tightest rtol that helps")
     if type(atol) is float or type(atol) is int:  # the usual scalar: plain comparisons
         if not (atol > 0 and math.isfinite(atol)):
             raise ValueError("atol must be positive and finite")
