@@ -456,6 +456,9 @@ def _in_speeds(system, values: dict) -> KinematicSystem:
 #: The accelerations of :func:`dynamic_of` with at most this many operations are simplified (a swinging
 #: pendulum's, a sleigh's); larger ones are left as the LU solve gives them.
 ACCELERATION_OPS = 400
+#: dynamic_of solves M_D w' = ... symbolically where M_D has at most this many operations (a sleigh's 6, a
+#: snakeboard's 152, a differential drive's 198), else keeps w' as algebraic variables (a rolling disc's 25,978)
+SOLVED_MASS_OPS = 2000
 
 
 def dynamic_of(system, controls) -> KinematicSystem:
@@ -466,7 +469,11 @@ def dynamic_of(system, controls) -> KinematicSystem:
         q' = X_D(q) w,   M_D w' = X_D^T (Q - dV/dq - c(q, q') - G X_D' w),   M_D = X_D^T G X_D,
 
     with q' = X_D w, c_i = sum_jk (dG_ij/dq_k - 1/2 dG_jk/dq_i) q'_j q'_k, so that the constraints
-    hold by construction (derived in SymPy: for systems of a few coordinates). The other
+    hold by construction (derived in SymPy: for systems of a few coordinates). Where M_D is large (more than
+    SOLVED_MASS_OPS operations: a rolling ball's, in quaternions, 14,872), the rates w' are algebraic
+    variables of M_D w' = X_D^T (...) that the collocation imposes at every point (a
+    :class:`~nonholo.control.speeds.ConstrainedControlSystem`), not solved symbolically: solved, an outside
+    probe's ball under torques had rates of 2.5 million operations and took 10 minutes on 41 nodes. The other
     parameters take their default values; ``cost="energy"`` is the kinetic energy
     1/2 w^T M_D w. Time-dependent forces and affine constraints are refused (ModelError)."""
     from ..system.frames import voronets_frame, voronets_split
@@ -499,12 +506,20 @@ def dynamic_of(system, controls) -> KinematicSystem:
                    for j in range(n) for k in range(n))
     XD_dot = sum((sp.diff(XD, q[k]) * qdot[k] for k in range(n)), sp.zeros(*XD.shape))
     MD = simplified(XD.T * G * XD)
-    rhs_w = MD.LUsolve(XD.T * (Q - c - G * XD_dot * sp.Matrix(w)))
-    # bounded (expressions/tidy.py) at ACCELERATION_OPS: a roller racer's accelerations, of 1,002 and 1,521
-    # operations, took 275 s to simplify, which the tapes do not need
-    rhs = [*qdot, *simplified(rhs_w, ACCELERATION_OPS)]
+    forcing = XD.T * (Q - c - G * XD_dot * sp.Matrix(w))
     energy = (sp.Matrix(w).T * MD * sp.Matrix(w))[0, 0] / 2
-    out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
+    if sum(sp.count_ops(e) for e in MD) > SOLVED_MASS_OPS:  # the rates as algebraic variables, M_D w' = forcing
+        from .speeds import ConstrainedControlSystem
+
+        rates = [sp.Symbol(f"{wi}_rate") for wi in w]
+        out = ConstrainedControlSystem([*q, *w], controls, rates, [*qdot, *rates],
+                                       list(MD * sp.Matrix(rates) - forcing), name=f"dynamics of {system.name}",
+                                       energy=energy)
+    else:
+        # bounded (expressions/tidy.py) at ACCELERATION_OPS: a roller racer's accelerations, of 1,002 and 1,521
+        # operations, took 275 s to simplify, which the tapes do not need
+        rhs = [*qdot, *simplified(MD.LUsolve(forcing), ACCELERATION_OPS)]
+        out = KinematicSystem([*q, *w], controls, rhs, name=f"dynamics of {system.name}", energy=energy)
     out.holonomic = _holonomic_of(system, values)  # q' = X_D w: tangent by construction
     if system.k:
         out.chart = chart_of(system, solved, values)
