@@ -477,8 +477,8 @@ class Dop853 final : public Stepper {
     // |f(y)| / |y| (the slow motion's rate once that mode is gone): there BDF's lower orders pay
     const double share = std::abs(decay_share_);
     const bool at_border = border || capped_;
-    const double rate = K_.col(kStages).norm() / std::max(y_.norm(), std::numeric_limits<double>::min());
-    const bool banded = at_border && share < kBdfSector && share >= kBdfSectorSevere && lambda_ > kBandRatio * rate;
+    const bool banded = at_border && share < kBdfSector && share >= kBdfSectorSevere &&
+                        lambda_ * y_.norm() > kBandRatio * K_.col(kStages).norm();  // |lambda| > ratio |f| / |y|
     return count_stiff(at_border && share >= kBdfSector, banded,
                        rho_h >= kRealShare * lambda_h && rho_h > decay_bound && power_h > decay_bound &&
                            decay_share_ >= kRealShare);

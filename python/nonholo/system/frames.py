@@ -418,6 +418,10 @@ class AnholonomicFrame:
             return np.zeros(self.n)
         return self._core.evaluate(self._vector(q, "q"), self._params(params))[2]
 
+    def _spans(self, A, X) -> bool:
+        """A X_D = 0 to rounding (the frame's first ``rank`` vectors lie in D = ker A)."""
+        return not A.size or np.abs(A @ X[:, : self.rank]).max() <= 1e-9 * (1 + np.abs(A).max() * np.abs(X).max())
+
     def _spans_at_defaults(self, q) -> bool:
         """Whether A X_D = 0 at ``q`` with the system's own parameter values (a frame written with their numbers:
         exact there, wrong at other values)."""
@@ -426,7 +430,7 @@ class AnholonomicFrame:
             A, _ = self.system.constraint_matrix(q, 0.0, None)
         except (ModelError, ArithmeticError, ValueError):
             return False
-        return bool(np.abs(A @ X[:, : self.rank]).max() <= 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()))
+        return self._spans(A, X)
 
     def _check_adapted(self) -> None:
         """A X_D = 0 and A w0 = b at random q, with the default parameter values and with others
@@ -463,7 +467,7 @@ class AnholonomicFrame:
                 continue  # other values refused, or no q of the system's domain near 0: the runs' checks decide
             X, A, b = found
             at = f"q = {q}" + ("" if params is None else f" and the parameters {params}")
-            if A.size and np.abs(A @ X[:, : self.rank]).max() > 1e-9 * (1 + np.abs(A).max() * np.abs(X).max()):
+            if not self._spans(A, X):
                 if params is not None and self._spans_at_defaults(q):
                     raise ModelError(
                         f"the first {self.rank} frame vectors span D = ker A at the system's parameter values but not "
