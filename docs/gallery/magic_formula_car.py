@@ -15,7 +15,6 @@ import importlib
 
 import matplotlib.pyplot as plt
 import numpy as np
-import sympy as sp
 
 import nonholo as nh
 
