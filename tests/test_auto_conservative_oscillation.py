@@ -87,6 +87,22 @@ def test_a_damped_fast_mode_far_faster_than_the_motion_goes_on_with_bdf():
     light = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + 1e8 * y**2 / 2 - x * y / 2,
                       force=sp.Matrix([0, -100 * sp.Symbol("y_dot")]))  # zeta 0.005, 89.7 degrees
     with pytest.warns(nh.SimulationWarning, match=r"held at DOP853's stability limit by a fast mode \(\|lambda\| "
-                                                  r"about 99\d\d"):
+                                                  r"about (99\d\d|100\d\d)"):
         stopped = nh.simulate(light.nonholonomic(), (0, 20), [1.0, 1e-3, 0.0, 0.5], max_steps=20_000)
     assert stopped.status == -1 and stopped.method == "dop853"
+
+
+def test_the_stability_cap_does_not_alias_with_a_pair_at_120_degrees():
+    """A second probe: DOP853 took 5,149 steps at zeta = 0.5 (an eigenvalue pair at 120 degrees, its cube real)
+    and 4,599 at zeta = cos 36 degrees (144), against 1,441 and 1,485 at their neighbours: the cap's estimate of
+    |lambda|, a geometric mean of four power-iteration quotients, turned in step with the pair. The Ritz values of
+    the nearly invariant plane are the estimate there: every damping ratio takes about as many steps."""
+    steps = {}
+    for zeta in (0.45, 0.5, 0.55, 0.809016994374947):
+        system = nh.System([x, y], sp.eye(2), potential=x**2 / 2 + 1e6 * y**2 / 2 - x * y / 2,
+                           force=sp.Matrix([0, -2 * zeta * 1e3 * sp.Symbol("y_dot")]))
+        run = nh.simulate(system.nonholonomic(), (0, 5), [1.0, 1e-3, 0.0, 0.5], method="dop853")
+        steps[zeta] = run.stats["n_steps"]
+    assert max(steps.values()) < 1.15 * min(steps.values()), steps
+    default = nh.simulate(system.nonholonomic(), (0, 5), [1.0, 1e-3, 0.0, 0.5])  # switches: the mode is damped
+    assert default.method.startswith("dop853->bdf")

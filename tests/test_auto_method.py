@@ -225,10 +225,12 @@ def test_dop853_steps_within_its_stability_region_where_the_fast_mode_is_unexcit
             assert np.abs(run.y - exact).max() < 20 * rtol, (method, rtol, run.method, np.abs(run.y - exact).max())
 
 
-def test_a_mildly_damped_run_that_the_stability_cap_holds_goes_on_with_bdf_at_bdfs_accuracy():
+def test_a_mildly_damped_run_stays_on_dop853_at_its_accuracy():
     """docs/guide/accuracy.md: x'' = -x - y/2, y'' = -x/2 - 100y - 10y' (eigenvalues -5 +- 8.7i, +-i) over
-    [0, 10]: at rtol 1e-8 the default's steps are held by the stability cap, so it switches to BDF and
-    ends within BDF's few times rtol (5.7 measured); method='dop853' stays, about rtol (1.2)."""
+    [0, 10]: at rtol 1e-8 the default's steps were held by the stability cap, its estimate of |lambda|
+    inflated by the pair's rotation (a geometric mean of the power iteration's quotients), so it switched to
+    BDF and ended 5.7 rtol off. The Ritz values of the invariant plane give |lambda| = 10 exactly; accuracy
+    holds the steps, and the default stays on DOP853, 0.18 rtol off; method='dop853' about rtol (1.2)."""
     from scipy.linalg import expm
 
     x, y, xd, yd = sp.symbols("x y x_dot y_dot")
@@ -241,8 +243,8 @@ def test_a_mildly_damped_run_that_the_stability_cap_holds_goes_on_with_bdf_at_bd
     rtol = 1e-8
     auto = nh.simulate(system.nonholonomic(), (0, 10), y0, t_eval=t, rtol=rtol, atol=rtol / 100)
     explicit = nh.simulate(system.nonholonomic(), (0, 10), y0, t_eval=t, rtol=rtol, atol=rtol / 100, method="dop853")
-    assert auto.method.startswith("dop853->bdf")
-    assert np.abs(auto.y - exact).max() < 20 * rtol and np.abs(explicit.y - exact).max() < 3 * rtol
+    assert auto.method == "dop853"
+    assert np.abs(auto.y - exact).max() < 0.5 * rtol and np.abs(explicit.y - exact).max() < 3 * rtol
 
 
 @pytest.mark.parametrize("method", ["auto", "dop853", "adams", "bdf"])
