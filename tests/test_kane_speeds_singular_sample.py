@@ -6,6 +6,8 @@ steering through phi = 0 ended with status 0 and its positions right, but one t_
 phi = -7e-17, and the velocities, the energy and the speeds' outputs of the whole run raised
 ModelError. They are computed sample by sample there: NaN at that sample, with a warning naming it."""
 
+import warnings
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -55,12 +57,16 @@ def test_a_sample_on_the_singular_set_is_nan_not_the_whole_run(snakeboard):
     assert np.isnan(velocity[:, k]).any() and np.all(np.isfinite(np.delete(velocity, k, axis=1)))
     energy = run.energy()
     assert np.isnan(energy[k]) and np.ptp(np.delete(energy, k)) < 1e-6 * np.nanmax(np.abs(energy))  # 1.7e-7
-    # the default output grid misses the singular set: every sample computed, one 7e-4 from it told of its
-    # amplified error (|C| |C_dep^-1| 1.4e3)
+    # the default output grid (the steps) misses the singular set: every sample computed
     plain = nh.simulate(model, (0, 1.5), [0, 0, 0, 0, 0.3, 0.6, 2.0, -1.0])
-    with pytest.warns(nh.SimulationWarning, match=r"at 1 of the \d+ samples \(t = 0\.3006\d*\) is less accurate"):
-        energy = plain.energy()
-    assert plain.status == 0 and np.all(np.isfinite(energy))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is less accurate")  # a step may land near it (its placement)
+        assert plain.status == 0 and np.all(np.isfinite(plain.energy()))
+    # a sample 6e-4 from it is told of its amplified error (|C| |C_dep^-1| about 1.4e3)
+    near = nh.simulate(model, (0, 1.5), [0, 0, 0, 0, 0.3, 0.6, 2.0, -1.0], t_eval=[0.1, 0.3006, 1.0])
+    with pytest.warns(nh.SimulationWarning, match=r"at 1 of the 3 samples \(t = 0\.3006\d*\) is less accurate"):
+        energy = near.energy()
+    assert np.all(np.isfinite(energy))
 
 
 def test_a_start_on_the_singular_set_names_the_remedies(snakeboard):
