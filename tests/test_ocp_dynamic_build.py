@@ -63,3 +63,49 @@ def test_a_roller_racer_builds_in_seconds_with_its_equations():
         K = np.block([[Gm, Am.T], [Am, np.zeros((2, 2))]])
         qdd = np.linalg.solve(K, np.r_[np.array([0, 0, 0, torque]) - c, -dA @ qdot])[:4]
         np.testing.assert_allclose(f[4:], qdd[free], rtol=1e-6, atol=1e-7)
+
+
+def test_a_large_constraint_block_keeps_the_solved_velocities_algebraic(monkeypatch):
+    """Where A_s is too large to invert in SymPy, controls= keeps the solved velocities (with the rates
+    and the multipliers) as algebraic variables: the same vector field and the same plan as the
+    Voronets form (the roller racer, its block forced to count as large)."""
+    import nonholo.control.kinematic as kinematic
+
+    racer, _, _, _, tq = roller_racer()
+    ends = dict(cost=tq**2 / 2, t_final=3.0, controls=[tq], initial=[0, 0, 0, 0.4, 0.5, 0],
+                final=[None, None, 0.3, 0.0, None, None])
+    voronets = nh.OptimalControlProblem(racer, **ends)
+    monkeypatch.setattr(kinematic, "SOLVED_BLOCK_OPS", -1)
+    algebraic = nh.OptimalControlProblem(racer, **ends)
+    assert type(voronets.dynamics).__name__ == "KinematicSystem"
+    assert type(algebraic.dynamics).__name__ == "ConstrainedControlSystem"
+    assert algebraic.state_names == voronets.state_names
+    assert algebraic.dynamics.chart["solved"] == voronets.dynamics.chart["solved"]
+    rng = np.random.default_rng(3)
+    Y, U = rng.uniform(-1, 1, (6, 8)), rng.uniform(-1, 1, (1, 8))
+    np.testing.assert_allclose(algebraic.dynamics.vector_field(Y, U), voronets.dynamics.vector_field(Y, U),
+                               rtol=1e-10, atol=1e-10)
+    a, b = algebraic.solve(nodes=31), voronets.solve(nodes=31)
+    assert a.success and b.success
+    assert abs(a.objective - b.objective) < 1e-6 * abs(b.objective)
+
+
+def test_the_multibody_bicycle_with_a_steer_torque_builds_its_dynamics():
+    """The multibody Whipple bicycle with a steer torque added by with_force: its constraint block
+    (997 operations) was inverted in SymPy, which had not finished after 200 s. Its dynamics now build
+    in seconds, and agree with the nonholonomic model's right-hand side at a leaning, steering state."""
+    from nonholo.systems.whipple_bicycle import upright_state
+
+    bike = nh.systems.whipple_bicycle()
+    torque = sp.Symbol("T_delta")
+    bike = bike.with_force([0, 0, 0, 0, 0, torque, 0, 0], parameters={torque: 0.0})
+    started = time.perf_counter()
+    dyn = nh.OptimalControlProblem(bike, controls=[torque], cost=torque**2, t_final=2.0).dynamics
+    assert time.perf_counter() - started < 60.0  # over 200 s before; about 5 s
+    y = upright_state(bike, 4.0, roll=0.05, roll_rate=0.1, steer=0.02, steer_rate=-0.1)
+    f = bike.nonholonomic().rhs(0.0, y, params={"T_delta": 0.3})
+    names = [*bike.coordinate_names, *map(str, bike.velocities)]
+    full = dict(zip(names, y))
+    rates = dict(zip(names, f))
+    g = dyn.vector_field(np.array([full[s] for s in dyn.state_names]), [0.3])
+    np.testing.assert_allclose(g, [rates[s] for s in dyn.state_names], rtol=1e-9, atol=1e-9)

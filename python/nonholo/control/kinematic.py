@@ -459,6 +459,10 @@ ACCELERATION_OPS = 400
 #: dynamic_of solves M_D w' = ... symbolically where M_D has at most this many operations (a sleigh's 6, a
 #: snakeboard's 152, a differential drive's 198), else keeps w' as algebraic variables (a rolling disc's 25,978)
 SOLVED_MASS_OPS = 2000
+#: dynamic_of inverts the constraints' block A_s in SymPy where it has at most this many operations (a
+#: snakeboard's 9, a rolling disc's 0), else keeps the solved velocities as algebraic variables (the multibody
+#: Whipple bicycle's 997: its adjugate did not finish in 200 s)
+SOLVED_BLOCK_OPS = 200
 
 
 def dynamic_of(system, controls) -> KinematicSystem:
@@ -473,9 +477,11 @@ def dynamic_of(system, controls) -> KinematicSystem:
     SOLVED_MASS_OPS operations: a rolling ball's, in quaternions, 14,872), the rates w' are algebraic
     variables of M_D w' = X_D^T (...) that the collocation imposes at every point (a
     :class:`~nonholo.control.speeds.ConstrainedControlSystem`), not solved symbolically: solved, an outside
-    probe's ball under torques had rates of 2.5 million operations and took 10 minutes on 41 nodes. The other
-    parameters take their default values; ``cost="energy"`` is the kinetic energy
-    1/2 w^T M_D w. Time-dependent forces and affine constraints are refused (ModelError)."""
+    probe's ball under torques had rates of 2.5 million operations and took 10 minutes on 41 nodes. Where the
+    constraints' block A_s has more than SOLVED_BLOCK_OPS operations (the multibody Whipple bicycle's), X_D is not
+    formed: the solved velocities are algebraic variables too (:func:`~nonholo.control.speeds.velocity_dynamics_of`),
+    with the rates and the multipliers. The other parameters take their default values; ``cost="energy"`` is the
+    kinetic energy 1/2 w^T M_D w. Time-dependent forces and affine constraints are refused (ModelError)."""
     from ..system.frames import voronets_frame, voronets_split
 
     controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
@@ -488,6 +494,12 @@ def dynamic_of(system, controls) -> KinematicSystem:
     n = len(q)
     if system.k:
         solved = voronets_split(system)
+        if sum(sp.count_ops(e) for e in sp.Matrix(system.constraints)[:, solved]) > SOLVED_BLOCK_OPS:
+            from .speeds import velocity_dynamics_of
+
+            out = velocity_dynamics_of(system, controls, solved)
+            out.chart = chart_of(system, solved, values)
+            return out
         XD = sp.Matrix(voronets_frame(system, [system.coordinate_names[i] for i in solved])[:, : n - system.k])
         free = [i for i in range(n) if i not in solved]
     else:

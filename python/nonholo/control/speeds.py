@@ -19,7 +19,7 @@ from ..expressions.lowering import check_free_symbols
 from ..numerics import rows
 from .kinematic import KinematicSystem
 
-__all__ = ["ConstrainedControlSystem", "speeds_dynamics_of"]
+__all__ = ["ConstrainedControlSystem", "speeds_dynamics_of", "velocity_dynamics_of"]
 
 TRIGSIMP_OPS = 20  # entries of the frame's matrices with at most this many operations are trigsimp'ed
 
@@ -99,12 +99,24 @@ class ConstrainedControlSystem(KinematicSystem):
         return {**super().__getstate__(), "_numeric": None}  # lambdified, rebuilt on first use
 
     def _functions(self) -> tuple:
-        """(E, dE/dz, f) lambdified in (y, u, z), once."""
+        """(E, dE/dz, f) in (y, u, z), built once: E and f lambdified, dE/dz (P, n_z, n_z) by dual numbers on
+        E's tape (the symbolic Jacobian of the multibody Whipple bicycle's equations, 190,829 operations, took
+        12 s and its lambdify 6 s more; the tape 0.1 s)."""
         if self._numeric is None:
+            from .transcription import point_jacobian
+
             args = [self.states, self.controls, self.algebraic]
-            E_z = list(sp.Matrix(self.equations).jacobian(self.algebraic)) if self.equations else []
-            self._numeric = tuple(sp.lambdify(args, exprs, "numpy", cse=True)
-                                  for exprs in (self.equations, E_z, list(self.rhs)))
+            E, f = (sp.lambdify(args, exprs, "numpy", cse=True) for exprs in (self.equations, list(self.rhs)))
+            jacobian = point_jacobian(self.equations, [*self.states, *self.controls], self.algebraic)
+            nyu = len(self.states) + len(self.controls)
+
+            def E_z(y, u, z):
+                if not self.algebraic:
+                    return np.zeros((np.shape(z)[-1], 0, 0))
+                return jacobian(np.vstack([np.reshape(y, (len(self.states), -1)),
+                                           np.reshape(u, (len(self.controls), -1))]), z)[:, :, nyu:]
+
+            self._numeric = (E, E_z, f)
         return self._numeric
 
     @property
@@ -127,7 +139,7 @@ class ConstrainedControlSystem(KinematicSystem):
         for _ in range(iterations):
             E, E_z, _ = self._functions()
             r = rows(E(list(y), list(u), list(z)), P)
-            Jz = rows(E_z(list(y), list(u), list(z)), P).reshape(nz, nz, P).transpose(2, 0, 1)
+            Jz = E_z(y, u, z)
             try:
                 step = np.linalg.solve(Jz, r.T[:, :, None])[:, :, 0].T
             except np.linalg.LinAlgError:
@@ -197,26 +209,11 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     ``holonomic``, imposed at position level by the collocation; their velocity form is among
     C u + f = 0."""
     names, frame, _ = system.speeds
-    controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
-    if not controls:
-        raise ValueError("controls must name at least one symbol of the system's force")
-    values = {p: sp.sympify(v) for p, v in system.parameters.items()
-              if p not in controls and str(p) not in map(str, controls)}
-    q = list(system.coordinates)
-    n, k = len(q), frame.k
-    m = n - k
-    taken = {str(s) for s in (*q, *system.velocities, *controls)}
+    controls, values = _controls_and_values(system, controls)
+    taken = {str(s) for s in (*system.coordinates, *system.velocities, *controls)}
     dep_names = [nm for nm, out in system.outputs.items() if getattr(out, "is_speed", False) and nm not in names]
-    if len(dep_names) != k or taken & set(dep_names):
-        dep_names = [f"u_dep{i}" for i in range(k)]
-    u_ind = [sp.Symbol(nm) for nm in names]
-    u_dep = [sp.Symbol(nm) for nm in dep_names]
-    u = sp.Matrix(u_ind + u_dep)
-    rates = [sp.Symbol(f"{nm}_rate") for nm in [*names, *dep_names]]
-    lam = [sp.Symbol(f"lambda_{i}") for i in range(k)]
-    clash = taken & {str(s) for s in (*u_ind, *u_dep, *rates, *lam)}
-    if clash:
-        raise ModelError(f"the speeds' variables {sorted(clash)} have the names of coordinates, velocities or controls")
+    if len(dep_names) != frame.k or taken & set(dep_names):
+        dep_names = [f"u_dep{i}" for i in range(frame.k)]
 
     def numeric(M):  # trigsimp is cosmetic and its cost grows fast: 200 s on the Whipple bicycle's rows
         return sp.Matrix(M).xreplace(values).applyfunc(
@@ -224,6 +221,55 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
 
     J, q0, C, f = (numeric(M) for M in (frame.kinematics, frame.kinematics_offset, frame.constraints,
                                          frame.constraints_offset))
+    speeds = [sp.Symbol(nm) for nm in [*names, *dep_names]]
+    clash = taken & {str(s) for s in speeds}
+    if clash:
+        raise ModelError(f"the speeds' variables {sorted(clash)} have the names of coordinates, velocities or controls")
+    return _constrained_dynamics(system, controls, values, speeds, J, q0, C, f,
+                                 name=f"dynamics of {system.name} in Kane's speeds")
+
+
+def velocity_dynamics_of(system, controls, solved: list) -> ConstrainedControlSystem:
+    """:func:`speeds_dynamics_of` with the velocities themselves as the speeds, u = (q'_r, q'_s) (J a
+    permutation, q0 = 0, C = A's columns in that order, f = 0): the dynamics of a System whose
+    constraint block A_s, solving the coordinates ``solved`` (indices), is too large to invert in
+    SymPy (:func:`~nonholo.control.kinematic.dynamic_of` gives the Voronets form otherwise). States q
+    and the free coordinates' velocities, as in the Voronets form; the solved velocities, the rates
+    and the multipliers are algebraic variables."""
+    controls, values = _controls_and_values(system, controls)
+    n = system.n
+    order = [i for i in range(n) if i not in solved] + list(solved)
+    J = sp.zeros(n, n)
+    for col, i in enumerate(order):
+        J[i, col] = 1
+    A = sp.Matrix(system.constraints).xreplace(values)
+    return _constrained_dynamics(system, controls, values, [system.velocities[i] for i in order], J,
+                                 sp.zeros(n, 1), A[:, order], sp.zeros(system.k, 1),
+                                 name=f"dynamics of {system.name}")
+
+
+def _controls_and_values(system, controls) -> tuple:
+    """The controls as the system's symbols, and the other parameters' values."""
+    controls = [system.symbol(c) if not isinstance(c, sp.Symbol) else c for c in controls]
+    if not controls:
+        raise ValueError("controls must name at least one symbol of the system's force")
+    values = {p: sp.sympify(v) for p, v in system.parameters.items()
+              if p not in controls and str(p) not in map(str, controls)}
+    return controls, values
+
+
+def _constrained_dynamics(system, controls, values, speeds, J, q0, C, f, name) -> ConstrainedControlSystem:
+    """The differential-algebraic system of :func:`speeds_dynamics_of` for speeds u (symbols, the
+    first n - k independent) with q' = J u + q0 and C u + f = 0 (parameters at ``values``)."""
+    q = list(system.coordinates)
+    n, k = len(q), C.rows
+    m = n - k
+    u = sp.Matrix(speeds)
+    rates = [sp.Symbol(f"{s}_rate") for s in speeds]
+    lam = [sp.Symbol(f"lambda_{i}") for i in range(k)]
+    clash = {str(s) for s in (*q, *system.velocities, *controls)} & {str(s) for s in (*rates, *lam)}
+    if clash:
+        raise ModelError(f"the speeds' variables {sorted(clash)} have the names of coordinates, velocities or controls")
     G = sp.Matrix(system.metric).xreplace(values)
     qdot = J * u + q0
     vel = dict(zip(system.velocities, qdot))
@@ -252,8 +298,8 @@ def speeds_dynamics_of(system, controls) -> ConstrainedControlSystem:
     equations += [row / scale for row, scale in zip(dynamics, _row_scales(J.T * G * J, q))]
     equations += [*(C * a + rate(C) * u + rate(f))] if k else []
     energy = sp.expand((qdot.T * G * qdot)[0, 0] / 2)
-    out = ConstrainedControlSystem([*q, *u_ind], controls, [*u_dep, *rates, *lam], [*qdot, *rates[:m]], equations,
-                                   name=f"dynamics of {system.name} in Kane's speeds", energy=energy)
+    out = ConstrainedControlSystem([*q, *speeds[:m]], controls, [*speeds[m:], *rates, *lam], [*qdot, *rates[:m]],
+                                   equations, name=name, energy=energy)
     # phi(q) = 0, imposed at position level by the collocation (its velocity form is among C u + f = 0)
     out.holonomic = [sp.sympify(h).xreplace(values) for h in (system.holonomic or [])]
     return out
