@@ -39,7 +39,7 @@ import numpy as np
 
 from .manifold import (constraint_set, cyclic_coordinates, cyclic_directions, model_cyclic_indices, free_symbols,
                        system_derivatives, tangent_basis)
-from .zero_modes import ZeroMode, deflate
+from .zero_modes import ROUNDING, ZeroMode, deflate
 from ... import options as check
 from ..states import check_state, in_quasi_velocities, model_label, model_state, parameter_mapping
 
@@ -196,7 +196,8 @@ def linearize(model, y, t: float = 0.0, params=None, independent=None, inputs=No
         (:mod:`.zero_modes`): a singular value s of a quotient matrix B, with right singular
         vector w, counts as zero when s <= zero_tol * max(1, ||A||_2) and s <= zero_tol *
         max(1, || |B| |w| ||_2) (the second for stiff systems, whose slow modes do not see the
-        large entries). A physical eigenvalue smaller than that would be taken
+        large entries), or in any case when s <= 100 machine eps ||A||_2 (A's own rounding: a stiff
+        friction model's entries of size 1/eps cancel). A physical eigenvalue smaller than that would be taken
         for a zero mode, and so would a pair +-lambda of a position and its velocity whose
         lambda^2 is (the singular value of its block [[0, 1], [lambda^2, 0]]): rates below about
         1e-6 (sqrt of the default, in the units of the state; a sleigh held by a heading spring of
@@ -371,6 +372,10 @@ def check_steady(model, y, t, params, cyclic, tol: float = 1e-8, directions=None
         f = f - np.where(moving, directions @ f[list(cyclic)], 0.0)
     scale = max(1.0, np.abs(y[n:]).max(initial=0.0), np.abs(f).max())
     bad = np.where(moving & (np.abs(f) > tol * scale))[0]
+    if bad.size:  # a stiff model's rates carry rounding of about |df/dy| |y| (a friction model's A^T A v / eps at
+        # eps 1e-9: a straight run on the constraints to 1e-16 had rates of 7e-8)
+        rounding = ROUNDING * np.finfo(float).eps * (np.abs(model.jacobian(t, y, params)) @ np.abs(y))
+        bad = np.where(moving & (np.abs(f) > np.maximum(tol * scale, rounding)))[0]
     if bad.size:
         worst = sorted(bad, key=lambda i: -abs(f[i]))[:3]
         detail = ", ".join(f"d({names[i]})/dt = {f[i]:.3g}" for i in worst)

@@ -74,6 +74,12 @@ class Deflation:
         return sum(self.counts)
 
 
+#: Below ROUNDING * machine eps * ||A||_2 a singular value is A's rounding, whatever its vector touches: the
+#: entries of a stiff matrix carry that much from cancelling terms of size ||A|| (a friction model at eps
+#: 1e-8, d(A^T A v / eps)/dq at a v off the constraints by 1e-16, left a heading's chain zero at +2.6e-9)
+ROUNDING = 100
+
+
 def deflate(A: np.ndarray, cyclic: list, tol: float = 1e-12, counts: list | None = None) -> Deflation:
     """Deflate the cyclic directions and then the kernels of the successive quotient matrices.
 
@@ -91,7 +97,9 @@ def deflate(A: np.ndarray, cyclic: list, tol: float = 1e-12, counts: list | None
     R = np.eye(m)[:, rest]
     Bq = A[np.ix_(rest, rest)]
     levels = [Z0]
-    threshold = tol * max(1.0, np.linalg.norm(A, 2) if m else 1.0)
+    norm = np.linalg.norm(A, 2) if m else 0.0
+    threshold = tol * max(1.0, norm)
+    rounding = ROUNDING * np.finfo(float).eps * norm
     level = 0
     while Bq.shape[0]:
         _, s, Wh = np.linalg.svd(Bq)
@@ -99,7 +107,7 @@ def deflate(A: np.ndarray, cyclic: list, tol: float = 1e-12, counts: list | None
             g = counts[level] if level < len(counts) else 0
         else:
             local = tol * np.maximum(1.0, np.linalg.norm(np.abs(Bq) @ np.abs(Wh.T), axis=0))
-            zero = s <= np.minimum(threshold, local)
+            zero = s <= np.maximum(np.minimum(threshold, local), rounding)
             g = len(s) if zero.all() else int(np.argmin(zero[::-1]))  # the trailing ones
         if g == 0:
             break
