@@ -177,6 +177,7 @@ def roll_on_plane(body: RigidBody, surface: Surface, *, gravity=9.81, friction: 
                 *((length, value, False) for length, value in surface.lengths),
                 ("friction_coefficient", mu, friction is not None), *((("eps", eps_, False),) if eps_ else ()))
     check_positive(positive, values_by_name(params), "parameters")
+    surface.check(values_by_name(params))
     vel = list(sp.symbols("x_dot y_dot q0_dot q1_dot q2_dot q3_dot"))
     q = sp.Matrix(quat)
     n2 = (q.T * q)[0]

@@ -318,6 +318,8 @@ class Mechanism:
                                velocities=kin.qd, holonomic=held or None, name=name or "mechanism")
         system.positive = self._positive()
         check_positive(system.positive, values, "parameters")  # the constant ones too, once
+        for body in self.contacts:  # at positive lengths: a sphere of negative radius is one inside out
+            self.links[body].contact.check(values)
         system.drawing = _drawing(self, kin)
         bodies = [(self.links[body].body.mass, -(self.down.T * (f["p"] + _matmul(f["R"], f["c"])))[0])
                   for body, f in kin.frames.items()]

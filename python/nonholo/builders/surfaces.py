@@ -9,6 +9,7 @@ axes, and the height of the body's reference point above the plane is -gamma . r
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from .bodies import scalar, vector
@@ -43,6 +44,55 @@ class Surface:
         if r.shape != (3, 1):
             raise ValueError(f"the support map of {self.name} must return a 3-vector, got shape {r.shape}")
         return r
+
+    def check(self, values: dict) -> None:
+        """ValueError unless ``support`` is the support map of a convex surface at 200 directions n (of its
+        domain, the parameters by name at ``values``; skipped while a symbol has no value): the contact point
+        moves tangent to the surface, n . dr_c/dn = 0 along the unit sphere, and it is the surface's point
+        farthest along n, n . r_c(n) >= n . r_c(m). A map that is neither (a twisted r_c, or -n: a ball
+        rolling inside out, its centre below the plane) built a model of no rolling body."""
+        n = sp.Matrix(sp.symbols("_n1:4"))
+        r = self.support(n)
+        dom = self.domain(n)
+        exprs = [*r, dom[0] if dom is not None else sp.S.One]
+        at = {sym: values[sym.name] for e in exprs for sym in e.free_symbols if sym.name in values}
+        exprs = [sp.sympify(e).xreplace(at) for e in exprs]
+        if any(sym not in set(n) for e in exprs for sym in e.free_symbols):
+            return
+        f = sp.lambdify([list(n)], exprs, "numpy")
+        N = np.random.default_rng(0).normal(size=(3, 200))
+        N /= np.linalg.norm(N, axis=0)
+        with np.errstate(all="ignore"):
+            out = np.array([np.broadcast_to(np.asarray(v, dtype=float), N.shape[1:]) for v in f(N)])
+        keep = np.isfinite(out).all(axis=0) & (out[3] > 0.2)
+        N, R = N[:, keep], out[:3, keep]
+        if N.shape[1] < 8:
+            return
+        scale = max(1.0, float(np.abs(R).max()))
+        tangent = np.cross(N.T, np.eye(3)[np.argmin(np.abs(N), axis=0)]).T
+        tangent /= np.linalg.norm(tangent, axis=0)
+        h = 1e-6
+
+        def at_direction(M):
+            M = M / np.linalg.norm(M, axis=0)
+            with np.errstate(all="ignore"):
+                return np.array([np.broadcast_to(np.asarray(v, dtype=float), M.shape[1:]) for v in f(M)[:3]])
+
+        rate = (at_direction(N + h * tangent) - at_direction(N - h * tangent)) / (2 * h)
+        normal = np.abs(np.einsum("ip,ip->p", N, rate))
+        reach = N.T @ R  # [i, j] = n_i . r_c(n_j)
+        beyond = np.max(reach - np.diag(reach)[:, None], axis=1)
+        worst = int(np.nanargmax(normal))
+        if normal[worst] > 1e-5 * scale:
+            raise ValueError(f"surface {self.name!r}: support is no support map of a convex surface: at n = "
+                             f"{np.round(N[:, worst], 6).tolist()} the contact point r_c(n) moves along n "
+                             f"(n . dr_c = {normal[worst]:.3g} per radian of n), not tangent to the surface")
+        worst = int(np.nanargmax(beyond))
+        if beyond[worst] > 1e-9 * scale:
+            raise ValueError(f"surface {self.name!r}: support is no support map of a convex surface: at n = "
+                             f"{np.round(N[:, worst], 6).tolist()} another of its points lies {beyond[worst]:.3g} "
+                             "farther along n than r_c(n) (r_c(n) must be the surface's point farthest along its "
+                             "outward normal n: -n is a sphere inside out)")
 
     def __repr__(self) -> str:
         return f"<Surface {self.name}>"
