@@ -57,13 +57,19 @@ def test_angles_are_checked_by_name():
 def test_a_plan_kept_while_a_lift_found_none_says_so():
     """An outside probe's forward-only car to (2.4215, 0.2629, -1.5563): no start solves the lift
     -1.5563, which holds the shortest path (Dubins L+R+L+, 6.7548), and the solve kept the lift +4.727
-    (8.227) as "Optimal Solution Found." with nothing more. It now names the lift no start solved; solved
-    from the Dubins path as the note says, that lift gives 6.7548."""
+    (8.227) as "Optimal Solution Found." with nothing more. The default start now solves the Dubins path too,
+    which reaches that lift (6.759 on 20 nodes). Where the car path is no start (a state bound, here one that
+    does not bind), the kept plan names the lift no start solved; solved from the Dubins path as the note says,
+    that lift gives 6.7548."""
     goal = [2.4215427189935026, 0.2629242041033222, -1.5562518733256987]
     dubins = nh.analysis.dubins_length([0, 0, 0], goal, 1.0)
     assert dubins == pytest.approx(6.754777, rel=1e-6)
+    default = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
+                                       angles=["theta"]).solve(nodes=20)
+    assert default.success and default.t_final == pytest.approx(dubins, rel=2e-3)
+    assert "No start found" not in default.message
     kept = nh.OptimalControlProblem(CAR, cost="time", initial=[0, 0, 0], final=goal, control_bounds=FORWARD,
-                                    angles=["theta"]).solve(nodes=20)
+                                    angles=["theta"], state_bounds={"x": (-50, 50)}).solve(nodes=20)
     assert kept.success and kept.t_final > 1.2 * dubins
     assert "No start found a plan ending at theta = -1.55625" in kept.message
     # the lift the note names, from the Dubins path (arcs left 1.8696, right 4.1555, left 0.7296 at unit speed)

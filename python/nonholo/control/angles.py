@@ -49,8 +49,11 @@ def solve_over_lifts(problem, solve_one, options: dict):
     state bounds allow (the given values when they allow none), with ``problem.final`` set to it; the
     successful plan of least objective, or the nearest lift's plan when none succeeds.
     ``raise_on_failure`` applies to that result. With a ``tally`` in ``options`` whose
-    max_wall_time is spent, the lifts left are not solved."""
+    max_wall_time is spent, the lifts left are not solved. A vehicle whose car path is a start
+    (:func:`~nonholo.control.car_starts.car_path`) solves the lift that path ends at first, and stops at a
+    plan within MARGIN of the path's duration: no lift is shorter."""
     from ..errors import OptimalControlError
+    from .car_starts import MARGIN, car_path
 
     check_periodic(problem)
     raise_on_failure = options.pop("raise_on_failure")
@@ -58,6 +61,10 @@ def solve_over_lifts(problem, solve_one, options: dict):
     best = first = None
     failed = []  # the lifts no start solved: a plan there may be better than the best one found
     finals = [f for f in lifted_finals(problem.initial, given, problem.angles) if _within(f, problem)] or [given]
+    shortest = car_path(problem)  # a vehicle's car path: its lift first, and no other lift is shorter
+    if shortest is not None:
+        end, h = shortest[2][1][-1, 2], problem._vehicle()[2][0]
+        finals.sort(key=lambda f: abs(f[h] - end) > 1e-6 * (1 + abs(end)))
     try:
         tally = options.get("tally")
         for final in finals:  # the given values when the bounds allow no lift
@@ -70,6 +77,10 @@ def solve_over_lifts(problem, solve_one, options: dict):
                 best = sol
             elif not sol.success:
                 failed.append((final, sol.message))
+            if best is not None and shortest is not None and \
+                    best.objective <= shortest[0].length / shortest[1] * (1 + MARGIN):
+                failed = []  # the other lifts' plans are no shorter than the shortest path
+                break
     finally:
         problem.final = given
     if best is not None and failed:

@@ -3,7 +3,6 @@ solved by IPOPT in C++ (``_core.solve_collocation``)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 from typing import Mapping, Sequence
@@ -29,7 +28,8 @@ from ..options import flag
 from .solution import OptimalControlSolution, amplified, resolved, vectorized
 from .tally import NOT_STARTED, SolveTally
 from .speeds import ConstrainedControlSystem, speeds_dynamics_of
-from .vehicle import planar_vehicle
+from .vehicle import planar_vehicle, reversible
+from .car_starts import car_path_guess, from_the_car_path
 from .dmoc import DiscreteMechanics, solve_dmoc
 from .durations import other_durations
 from .warm_start import WARM_START_OPTIONS, carried_multipliers, holonomic_pairs
@@ -354,29 +354,10 @@ class OptimalControlProblem:
         return Y, self._fit_controls(Y, np.gradient(Y, tau, axis=1) / T), T
 
     def is_reversible(self) -> bool:
-        """A minimum-time problem (free duration, no other cost) of a driftless system that can
-        drive every path backwards: flipping the signs of some controls (a pattern s of +-1, e.g.
-        the car's speed but not its curvature) reverses the velocity, f(y, s u) = -f(y, u), and
-        the bounds of the flipped controls are sign-symmetric. Its optimum may then reverse (a
-        cusp), which the structured starts miss. Dynamics with algebraic variables (a System's
-        Lagrange-d'Alembert equations) have drift: never."""
+        """A minimum-time problem of a driftless system that can drive every path backwards
+        (:func:`~nonholo.control.vehicle.reversible`: its optimum may reverse, a cusp)."""
         if self._reversible is None:
-            reversible = False  # set once decided (another thread may ask meanwhile)
-            m = len(self.controls)
-            if (self.free_time and self.running_cost == 1 and self.terminal_cost is None and 0 < m <= 6
-                    and not self.algebraic):
-                self._point_functions()  # f vectorized; checked at random points (an identity)
-                rng = np.random.default_rng(0)
-                Y, U = rng.normal(size=(len(self.states), 7)), rng.normal(size=(m, 7))
-                for signs in itertools.product((1, -1), repeat=m):
-                    flipped = [c for c, sg in zip(self.control_names, signs) if sg < 0]
-                    if not flipped or any(self.control_bounds[c][0] != -self.control_bounds[c][1] for c in flipped):
-                        continue
-                    flipped_u = np.array(signs, dtype=float)[:, None] * U
-                    if np.allclose(self._f(Y, flipped_u), -self._f(Y, U), rtol=1e-10, atol=1e-12):
-                        reversible = True
-                        break
-            self._reversible = reversible
+            self._reversible = reversible(self)  # set once decided (another thread may ask meanwhile)
         return self._reversible
 
     def _bound_ratio(self, U: np.ndarray) -> float:
@@ -421,6 +402,8 @@ class OptimalControlProblem:
     def _guess(self, guess, tau: np.ndarray):
         if guess is None or (isinstance(guess, str) and guess == "line"):
             return self.default_guess(tau)
+        if isinstance(guess, str) and guess == "car path":
+            return car_path_guess(self, tau, required=True)
         if isinstance(guess, str) and guess == "heading":
             found = self.heading_guess(tau)
             if found is None:
@@ -479,9 +462,12 @@ class OptimalControlProblem:
             discrete Lagrange-d'Alembert midpoint rule of a System given with ``controls=``
             (``nonholo.control.dmoc``; its variables are the coordinates, controls and
             constraint impulses at the nodes, ``sol.impulses``).
-        guess : None, "line", "heading", OptimalControlSolution, simulation result or arrays
+        guess : None, "line", "heading", "car path", OptimalControlSolution, simulation result or arrays
             The starting point. ``"line"``: :meth:`default_guess` (the straight line);
-            ``"heading"``: :meth:`heading_guess` (planar vehicles); None, the default: the line,
+            ``"heading"``: :meth:`heading_guess` (planar vehicles); ``"car path"``: the Reeds-Shepp or
+            Dubins path of a least-time vehicle of constant turning radius
+            (:func:`~nonholo.control.car_starts.car_path_guess`), solved on the full mesh too where it
+            exists, the better optimum kept; None, the default: the line,
             and for a planar vehicle both starts, each solved first on a coarse mesh (a quarter
             of the nodes, at least 11; ``stats["coarse_nodes"]``, ``stats["coarse_iterations"]``).
             For a minimum-time problem that can drive backwards (:meth:`is_reversible`), when
@@ -621,6 +607,7 @@ class OptimalControlProblem:
             extra = self._bumps(self.dynamics.rhs) if self.is_reversible() else []
             sol = multistart(self, sch, nodes, dtau, ("line", "heading"), options, extra, rescue,
                              widen=self._sideways())
+            sol = from_the_car_path(self, sch, dtau, sol, options, tally)
         elif guess is None and sch is not DMOC and self._turns_on_the_spot():  # swing out and back, not the line
             out_and_back = rescue or [b for b in self._bumps(self.states) if b[1] in self._vehicle()[:2]]
             sol = multistart(self, sch, nodes, dtau, (), options, rescue=out_and_back) or \

@@ -10,10 +10,12 @@ trailers' angles)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import sympy as sp
 
-__all__ = ["planar_vehicle"]
+__all__ = ["planar_vehicle", "reversible"]
 
 POINTS = 6  # random points the rates are compared at
 TOLERANCE = 1e-9  # |x' sin(h) - y' cos(h)| relative to the rates
@@ -60,3 +62,26 @@ def _by_the_dynamics(problem) -> tuple | None:
                 if scale.max() > 1e-9 and np.all(np.abs(F[i] * s - F[j] * c) <= TOLERANCE * np.maximum(scale, 1.0)):
                     return i, j, [h] + [a for a in angles if a not in (i, j, h)]
     return None
+
+
+def reversible(problem) -> bool:
+    """A minimum-time problem (free duration, no other cost) of a driftless system that can drive every
+    path backwards: flipping the signs of some controls (a pattern s of +-1, e.g. the car's speed but not its
+    curvature) reverses the velocity, f(y, s u) = -f(y, u), at random points, and the bounds of the flipped
+    controls are sign-symmetric. Its optimum may then reverse (a cusp), which the structured starts miss.
+    Dynamics with algebraic variables (a System's Lagrange-d'Alembert equations) have drift: never."""
+    m = len(problem.controls)
+    if not (problem.free_time and problem.running_cost == 1 and problem.terminal_cost is None and 0 < m <= 6
+            and not problem.algebraic):
+        return False
+    problem._point_functions()  # f vectorized
+    rng = np.random.default_rng(0)
+    Y, U = rng.normal(size=(len(problem.states), 7)), rng.normal(size=(m, 7))
+    for signs in itertools.product((1, -1), repeat=m):
+        flipped = [c for c, sg in zip(problem.control_names, signs) if sg < 0]
+        if not flipped or any(problem.control_bounds[c][0] != -problem.control_bounds[c][1] for c in flipped):
+            continue
+        if np.allclose(problem._f(Y, np.array(signs, dtype=float)[:, None] * U), -problem._f(Y, U), rtol=1e-10,
+                       atol=1e-12):
+            return True
+    return False
