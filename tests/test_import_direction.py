@@ -1,7 +1,8 @@
 """The package's folders are its layers, and imports run one way.
 
     base (errors, option checks, progress, _core) -> expressions -> system -> models -> integrate
-    -> analysis, and control (optimal control) beside analysis; viz (drawing, animation, plot) and
+    -> analysis -> control (optimal control: its default start drives analysis's shortest car paths);
+    viz (drawing, animation, plot) and
     builders (bodies, surfaces, contact, multibody) beside them; systems (the built-in systems) on
     top; testing apart, imported by no library code.
 
@@ -31,7 +32,7 @@ ALLOWED = {
     "models": {"base", "expressions", "system", "models"},
     "integrate": {"base", "expressions", "system", "models", "integrate", "viz"},
     "analysis": {"base", "expressions", "system", "models", "integrate", "analysis"},
-    "control": {"base", "expressions", "system", "models", "integrate", "control", "viz"},
+    "control": {"base", "expressions", "system", "models", "integrate", "analysis", "control", "viz"},
     "systems": {"base", "expressions", "system", "viz", "builders", "models", "integrate", "control", "systems"},
     "testing": set(LAYERS) - {"facade"},
     "facade": set(LAYERS),
