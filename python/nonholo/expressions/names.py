@@ -79,9 +79,24 @@ class SymbolTable:
         return name in self.symbols
 
 
+#: The assumptions SymPy simplifies under (Abs(k) -> k for a positive k, (-1)**n for an even n)
+FACTS = ("positive", "negative", "nonnegative", "nonpositive", "nonzero", "zero", "integer", "even", "odd")
+
+
 def resolve(expr, symbols: Mapping):
     """``expr`` with every symbol replaced by the symbol of the same name in ``symbols``
-    ({name: symbol}), whatever its assumptions; symbols of other names are kept."""
+    ({name: symbol}), whatever its assumptions; symbols of other names are kept. ModelError where the
+    expression's symbol assumes more than the one it stands for (positive for a real parameter): SymPy has
+    simplified the expression under that (an outside probe's -Abs(k) x' with k positive, given to a system
+    whose k is real, pushed at k = -0.7), which the system's values need not meet."""
     expr = to_sympy(expr)
     rule = {s: symbols[s.name] for s in expression_symbols([expr]) if s.name in symbols and symbols[s.name] != s}
+    for given, target in rule.items():
+        more = [f for f in FACTS if getattr(given, f"is_{f}") is True and getattr(target, f"is_{f}") is not True]
+        if more:
+            raise ModelError(f"{given.name} in the expression is {describe(given)}, but the system's {given.name} is "
+                             f"{describe(target)}, which is not {' or '.join(more)}: SymPy simplified the expression "
+                             f"under those assumptions (Abs({given.name}) -> {given.name}), which the system's values "
+                             f"need not meet; write it with the system's symbol (system.symbol({given.name!r})) or "
+                             "declare the parameter with the same assumptions")
     return expr.xreplace(rule) if rule else expr

@@ -314,11 +314,16 @@ def parameter_value(symbol, value, name: str) -> float:
     spring) is kept: the simplifications hold there by continuity. A ModelError (a ValueError): a value out of
     the model's range, which a fit's trial point or one run of a batch may reach and fail alone."""
     x = check.finite_float(value, f"parameter {name}")
+    whole = float(x).is_integer()
     broken = ("nonnegative" if symbol.is_nonnegative and x < 0 else "nonpositive" if symbol.is_nonpositive and x > 0
-              else "integer" if symbol.is_integer and not float(x).is_integer() else None)
+              else "nonzero" if symbol.is_nonzero and symbol.is_positive is not True and symbol.is_negative is not True
+              and x == 0 else "integer" if symbol.is_integer and not whole
+              else "even" if symbol.is_even and not (whole and x % 2 == 0)
+              else "odd" if symbol.is_odd and not (whole and x % 2 == 1) else None)
     if broken:
         raise ModelError(f"parameter {name} = {x:g} contradicts its symbol's assumptions ({describe(symbol)}, so "
-                         f"{broken}): SymPy simplified the expressions under them (Abs({name}) -> {name}), so the run "
+                         f"{broken}): SymPy simplified the expressions under them (as Abs({name}) -> {name} for a "
+                         f"sign, (-1)**{name} -> 1 for an even one), so the run "
                          f"would not be that of these values; declare {name} without them (sp.Symbol({name!r}, "
                          "real=True)) to run such values")
     return x

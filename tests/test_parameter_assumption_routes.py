@@ -1,0 +1,45 @@
+"""A parameter's assumptions by every route a symbol reaches a system (an outside probe's gaps): an expression
+whose symbol assumes more than the system's symbol of that name (with_force of -Abs(k) x' with k positive, on
+a system whose k with_parameters(new=True) declared real: SymPy had written -k x', and k = -0.7 pushed, x(3) =
+-3.05 for -0.288), and values against even, odd and nonzero assumptions (n even run at 3: -0.071 for -0.987)."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import nonholo as nh
+from nonholo.errors import ModelError
+
+x = sp.Symbol("x")
+
+
+def particle(**kw):
+    return nh.System([x], sp.Matrix([[1]]), potential=x**2 / 2, **kw)
+
+
+def test_an_expression_that_assumes_more_than_the_system_is_refused():
+    k_real, k_positive = sp.Symbol("k", real=True), sp.Symbol("k", positive=True)
+    damped = particle().with_parameters({k_real: -0.7}, new=True)
+    force = [-sp.Abs(k_positive) * sp.Symbol("x_dot")]
+    assert force[0] == -k_positive * sp.Symbol("x_dot")  # what SymPy made of it
+    with pytest.raises(ModelError, match=r"k in the expression is k \(positive=True\).*system.symbol\('k'\)"):
+        damped.with_force(force)
+    # the system's own symbol, or the same assumptions, are taken; so is a symbol assuming less
+    with_own = damped.with_force([-sp.Abs(damped.symbol("k")) * sp.Symbol("x_dot")])
+    r = nh.simulate(with_own.nonholonomic(), (0, 3), [1.0, 0.0], rtol=1e-10, atol=1e-12)
+    ref = nh.simulate(particle(force=[-0.7 * sp.Symbol("x_dot")]).nonholonomic(), (0, 3), [1.0, 0.0], rtol=1e-10,
+                      atol=1e-12)
+    np.testing.assert_allclose(r.y_final, ref.y_final, atol=1e-9)
+    positive = particle().with_parameters({k_positive: 0.7}, new=True)
+    assert positive.with_force([-sp.Symbol("k") * sp.Symbol("x_dot")]).force is not None
+
+
+@pytest.mark.parametrize("assumption, bad, good", [("even", 3.0, 2.0), ("odd", 2.0, 3.0), ("nonzero", 0.0, -1.5)])
+def test_even_odd_and_nonzero_values_are_checked(assumption, bad, good):
+    n = sp.Symbol("n", **{assumption: True})
+    system = particle(force=[(-1) ** n * sp.Symbol("x_dot") / 10 if assumption != "nonzero" else
+                             -sp.sign(n) ** 2 * sp.Symbol("x_dot") / 10], parameters={n: good})
+    model = system.nonholonomic()
+    with pytest.raises(ModelError, match=f"so {assumption}"):
+        nh.simulate(model, (0, 1), [1.0, 0.0], params={"n": bad})
+    assert nh.simulate(model, (0, 1), [1.0, 0.0], params={"n": good}).status == 0
