@@ -43,3 +43,21 @@ def test_even_odd_and_nonzero_values_are_checked(assumption, bad, good):
     with pytest.raises(ModelError, match=f"so {assumption}"):
         nh.simulate(model, (0, 1), [1.0, 0.0], params={"n": bad})
     assert nh.simulate(model, (0, 1), [1.0, 0.0], params={"n": good}).status == 0
+
+
+def test_an_integer_parameter_has_no_sensitivity():
+    """cos(n x) and cos(n (x + 2 pi)) are one expression at every integer n, not in d/dn: a sensitivity to an
+    integer n depended on how it was written (0.534 and 3.040), and nh.fit left c at its start."""
+    n, c = sp.Symbol("n", integer=True), sp.Symbol("c")
+    xd = sp.Symbol("x_dot")
+    model = particle(force=[-c * xd + sp.cos(n * x) / 10], parameters={n: 2, c: 0.1}).nonholonomic()
+    with pytest.raises(ValueError, match="parameter 'n' is declared integer, so it has no derivative"):
+        nh.simulate(model, (0, 3), [1.0, 0.0], sensitivities=["n"])
+    t = np.linspace(0, 3, 20)
+    y = nh.simulate(model, (0, 3), [1.0, 0.0], t_eval=t).y
+    with pytest.raises(ValueError, match="declared integer"):
+        nh.fit(model, t, y, params={"n": 2.0, "c": 0.3}, y0=[1.0, 0.0])
+    fitted = nh.fit(model, t, y, params={"c": 0.3}, y0=[1.0, 0.0])  # n held at its value
+    assert fitted.success and abs(fitted.params["c"] - 0.1) < 1e-6
+    run = nh.simulate(model, (0, 3), [1.0, 0.0], sensitivities=["c"])
+    assert run.sensitivities.shape[1] == 1

@@ -74,7 +74,8 @@ class SimulationResult:
     sol : DenseSolution or None
         The run's interpolant, ``sol(t)`` the state at any t in t_span, when ``simulate`` was given
         ``dense_output=True``; None otherwise (there is nothing to call: run again with
-        ``dense_output=True``, or pass the times wanted as ``t_eval``).
+        ``dense_output=True``, or pass the times wanted as ``t_eval``), and for a run that failed before
+        its first step (``status`` -1, the message says why: there is no step to interpolate).
     warnings : list of str
         What the run found questionable without failing, each also a SimulationWarning: a reduced
         model used outside the range where its expansion in eps is valid (``validity``).

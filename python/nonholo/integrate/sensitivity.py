@@ -47,6 +47,11 @@ def _one(model, item, names: list) -> list:
         if item not in names:
             raise ValueError(f"sensitivities: unknown parameter {item!r}; the model's parameters are {names} "
                              f"(or 'y0', ('y0', i))")
+        symbol = next((p for p in model.system.parameters if p.name == item), None)
+        if symbol is not None and symbol.is_integer:  # cos(n theta) and cos(n (theta + 2 pi)) agree, d/dn not
+            raise ValueError(f"sensitivities: parameter {item!r} is declared integer, so it has no derivative (SymPy "
+                             "may have simplified its expressions under that, e.g. cos(n (theta + 2 pi)) -> "
+                             "cos(n theta)); declare it real to differentiate, or leave it out")
         return [(names.index(item), -1, item)]
     if isinstance(item, tuple) and len(item) == 2 and item[0] == "y0":
         i = item[1]

@@ -246,8 +246,8 @@ def simulate(
         Choose by hand when you know better: "bdf" for stiff runs, "adams" for long smooth runs
         with events, "dop853" (the explicit Runge-Kutta pair of order 8 of Dormand and Prince,
         Hairer-Norsett-Wanner I, II.10, with its dense output of order 7 at ``t_eval``) for
-        non-stiff runs at the tolerances as given, its events found on that dense output; it has
-        no sensitivities or ``dense_output`` (those raise ValueError).
+        non-stiff runs at the tolerances as given, its events found on that dense output, which
+        ``dense_output`` keeps; it has no sensitivities (ValueError).
     params : mapping, optional
         Parameter values overriding the defaults, e.g. ``{"m": 2.0, "eps": 1e-4}``.
     max_step, first_step : float, optional

@@ -321,7 +321,7 @@ def parameter_value(symbol, value, name: str) -> float:
               else "even" if symbol.is_even and not (whole and x % 2 == 0)
               else "odd" if symbol.is_odd and not (whole and x % 2 == 1) else None)
     if broken:
-        raise ModelError(f"parameter {name} = {x:g} contradicts its symbol's assumptions ({describe(symbol)}, so "
+        raise ModelError(f"parameter {name} = {x!r} contradicts its symbol's assumptions ({describe(symbol)}, so "
                          f"{broken}): SymPy simplified the expressions under them (as Abs({name}) -> {name} for a "
                          f"sign, (-1)**{name} -> 1 for an even one), so the run "
                          f"would not be that of these values; declare {name} without them (sp.Symbol({name!r}, "
