@@ -169,9 +169,25 @@ def _row_index(i) -> int:
     return int(i)
 
 
+def free_of_assumptions(symbols, what: str) -> list:
+    """``symbols`` (coordinates or velocities), ModelError where one carries a sign or integer assumption:
+    SymPy simplifies under it (sqrt(r**2) -> r for a positive r), and a run takes the states to any value
+    (an outside probe's coordinate declared positive crossed zero and ended at -25.98 for -0.292, status 0)."""
+    from ..expressions.names import FACTS
+
+    for s in symbols:
+        facts = [f for f in FACTS if getattr(s, f"is_{f}") is True]
+        if facts:
+            raise ModelError(f"{what}: {s.name} is declared {', '.join(facts)}, but a run may take it to any real "
+                             f"value, where SymPy's simplifications under that no longer hold (sqrt({s.name}**2) -> "
+                             f"{s.name}); declare it real: sp.Symbol({s.name!r}, real=True)")
+    return symbols
+
+
 def velocities_argument(velocities: list, coordinates: list) -> list:
     """The velocity symbols, one per coordinate, none named like a coordinate (the default name
     x_dot of coordinate x is that of a coordinate x_dot: the two were one symbol)."""
+    free_of_assumptions(velocities, "velocities")
     if len(velocities) != len(coordinates):
         raise ValueError(f"velocities has {len(velocities)} symbols, expected {len(coordinates)} (one per coordinate)")
     clash = sorted({v.name for v in velocities} & {q.name for q in coordinates})
@@ -315,13 +331,14 @@ def parameter_value(symbol, value, name: str) -> float:
     the model's range, which a fit's trial point or one run of a batch may reach and fail alone."""
     x = check.finite_float(value, f"parameter {name}")
     whole = float(x).is_integer()
+    shown = f"{x:g}" if whole and abs(x) < 1e15 else repr(x)  # to its last digit: 2 + 1e-15 is no integer
     broken = ("nonnegative" if symbol.is_nonnegative and x < 0 else "nonpositive" if symbol.is_nonpositive and x > 0
               else "nonzero" if symbol.is_nonzero and symbol.is_positive is not True and symbol.is_negative is not True
               and x == 0 else "integer" if symbol.is_integer and not whole
               else "even" if symbol.is_even and not (whole and x % 2 == 0)
               else "odd" if symbol.is_odd and not (whole and x % 2 == 1) else None)
     if broken:
-        raise ModelError(f"parameter {name} = {x!r} contradicts its symbol's assumptions ({describe(symbol)}, so "
+        raise ModelError(f"parameter {name} = {shown} contradicts its symbol's assumptions ({describe(symbol)}, so "
                          f"{broken}): SymPy simplified the expressions under them (as Abs({name}) -> {name} for a "
                          f"sign, (-1)**{name} -> 1 for an even one), so the run "
                          f"would not be that of these values; declare {name} without them (sp.Symbol({name!r}, "

@@ -28,7 +28,7 @@ from ..expressions.names import SymbolTable, expression_symbols, resolve
 from ..expressions.parsing import to_sympy
 from .arguments import (check_not_time, normalize_parameters, parameter_values, as_matrix, as_symbols, immutable_matrix,
                         holonomic_argument, order_argument, outputs_argument, speeds_argument, unit_norm_groups,
-                        contacts_argument, velocities_argument, given_speeds, known_keywords)
+                        contacts_argument, velocities_argument, given_speeds, known_keywords, free_of_assumptions)
 from .checks import check_built, check_size
 from .extend import Extensions
 from .point_geometry import PointGeometry
@@ -140,7 +140,7 @@ class System(Extensions, SlowManifoldQueries, PointGeometry):
                  velocities: Sequence[sp.Symbol] | None = None, time: sp.Symbol | None = None, name: str | None = None,
                  indefinite_metric: bool = False, unit_norm: Sequence | None = None, outputs: Mapping | None = None,
                  holonomic=None, applied_force=None, speeds=None, contacts=None):
-        self.coordinates = as_symbols(coordinates, "coordinates")
+        self.coordinates = free_of_assumptions(as_symbols(coordinates, "coordinates"), "coordinates")
         self.unit_norm = unit_norm_groups(unit_norm, self.coordinates)
         self.outputs = outputs_argument(outputs)
         self.indefinite_metric = check.flag(indefinite_metric, "indefinite_metric")
