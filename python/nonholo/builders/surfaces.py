@@ -60,10 +60,15 @@ class Surface:
         if any(sym not in set(n) for e in exprs for sym in e.free_symbols):
             return
         f = sp.lambdify([list(n)], exprs, "numpy")
+
+        def at(M):  # r_c and the domain at the unit vectors along the columns of M
+            M = M / np.linalg.norm(M, axis=0)
+            with np.errstate(all="ignore"):
+                return np.array([np.broadcast_to(np.asarray(v, dtype=float), M.shape[1:]) for v in f(M)])
+
         N = np.random.default_rng(0).normal(size=(3, 200))
         N /= np.linalg.norm(N, axis=0)
-        with np.errstate(all="ignore"):
-            out = np.array([np.broadcast_to(np.asarray(v, dtype=float), N.shape[1:]) for v in f(N)])
+        out = at(N)
         keep = np.isfinite(out).all(axis=0) & (out[3] > 0.2)
         N, R = N[:, keep], out[:3, keep]
         if N.shape[1] < 8:
@@ -72,13 +77,7 @@ class Surface:
         tangent = np.cross(N.T, np.eye(3)[np.argmin(np.abs(N), axis=0)]).T
         tangent /= np.linalg.norm(tangent, axis=0)
         h = 1e-6
-
-        def at_direction(M):
-            M = M / np.linalg.norm(M, axis=0)
-            with np.errstate(all="ignore"):
-                return np.array([np.broadcast_to(np.asarray(v, dtype=float), M.shape[1:]) for v in f(M)[:3]])
-
-        rate = (at_direction(N + h * tangent) - at_direction(N - h * tangent)) / (2 * h)
+        rate = (at(N + h * tangent)[:3] - at(N - h * tangent)[:3]) / (2 * h)
         normal = np.abs(np.einsum("ip,ip->p", N, rate))
         reach = N.T @ R  # [i, j] = n_i . r_c(n_j)
         beyond = np.max(reach - np.diag(reach)[:, None], axis=1)
