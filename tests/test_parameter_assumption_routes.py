@@ -78,3 +78,15 @@ def test_coordinates_and_velocities_carry_no_sign_assumption():
 
     ref = solve_ivp(lambda t, z: [z[1], -z[0] * abs(z[0]) - z[1] / 10], (0, 5), [-1.0, 0.0], rtol=1e-12, atol=1e-14)
     assert abs(r.y_final[0] - ref.y[0, -1]) < 1e-7
+
+
+def test_a_fixed_value_out_of_range_is_named_as_fixed():
+    """fit(..., fixed={"m": -1}) for a positive m: the message blamed the fit's starting point."""
+    m, c = sp.Symbol("m", positive=True), sp.Symbol("c")
+    model = nh.System([x], sp.Matrix([[m]]), potential=x**2 / 2, force=[-c * sp.Symbol("x_dot")],
+                      parameters={m: 1.0, c: 0.1}).nonholonomic()
+    t = np.linspace(0, 3, 20)
+    y = nh.simulate(model, (0, 3), [1.0, 0.0], t_eval=t).y
+    with pytest.raises(ModelError, match=r"^fixed: parameter m = -1 contradicts"):
+        nh.fit(model, t, y, params={"c": 0.3}, fixed={"m": -1.0}, y0=[1.0, 0.0])
+    assert abs(nh.fit(model, t, y, params={"c": 0.3}, fixed={"m": 1.0}, y0=[1.0, 0.0]).params["c"] - 0.1) < 1e-6

@@ -305,6 +305,10 @@ def _fixed_names(model: Model, names: list, fixed) -> None:
     if unknown:
         raise ValueError(f"fixed names unknown parameters {unknown}; the model's parameters are {list(model.params)}")
     _not_fitted(names, fixed)
+    try:  # a value out of the model's range held fixed: named as fixed's (the start was blamed)
+        model.param_vector(dict(fixed or {}))
+    except ValueError as exc:
+        raise type(exc)(f"fixed: {exc}") from None
 
 
 def _own_options(simulate_options: Mapping) -> None:
