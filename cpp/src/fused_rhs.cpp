@@ -1,4 +1,5 @@
 #include "nonholo/fused_rhs.hpp"
+#include "nonholo/linalg.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -25,13 +26,14 @@ bool all_bounded(const double* x, int count, double bound) {
 }
 
 // Ldlt::factor_in_place's test (linalg.hpp): out = [diagonal (n), pivots (n)].
-bool ldlt_passes(const double* out, int n, bool definite) {
+bool ldlt_passes(const double* out, int n, bool definite, bool own_scale) {
   double scale = 0.0;
   for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(out[i]));
-  const double tiny = 1e-13 * scale;
   const double* pivot = out + n;
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n; ++i) {
+    const double tiny = own_scale ? Ldlt<double>::pivot_floor(std::abs(out[i])) : 1e-13 * scale;
     if (definite ? !(pivot[i] > tiny) : !(std::abs(pivot[i]) > tiny)) return false;
+  }
   return true;
 }
 
@@ -57,7 +59,7 @@ bool FusedRhs::tests_pass(const double* out) const {
     const double* x = out + g.offset;
     switch (g.kind) {
       case FusedTrace::Test::kLdlt:
-        if (!ldlt_passes(x, g.size, g.definite)) return false;
+        if (!ldlt_passes(x, g.size, g.definite, g.own_scale)) return false;
         break;
       case FusedTrace::Test::kLu:
         if (!lu_passes(x, g.size)) return false;
@@ -107,6 +109,7 @@ std::shared_ptr<const FusedRhs> trace_fused_rhs(
       guard.size = g.size;
       guard.offset = static_cast<int>(outputs.size());
       guard.definite = g.definite;
+      guard.own_scale = g.own_scale;
       guard.bound = g.bound;
       outputs.insert(outputs.end(), g.nodes.begin(), g.nodes.end());
       guards.push_back(guard);

@@ -43,6 +43,7 @@ class FusedRhs {
     int size = 0;
     int offset = 0;
     bool definite = true;
+    bool own_scale = false;
     double bound = 0.0;
   };
   // A row order a partial-pivoting LU chose at the trace stays in use while each pivot is at least

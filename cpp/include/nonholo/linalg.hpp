@@ -61,16 +61,19 @@ class Ldlt {
   using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
   // Returns false when a pivot is not positive (definite) or vanishes (indefinite), relative to
-  // the largest diagonal entry: the matrix is not (positive) definite or is singular. Reads the
-  // lower triangle of A only.
+  // the largest diagonal entry, or with ``own_scale`` (definite only) to its own diagonal entry |A_pp|:
+  // the matrix is not (positive) definite or is singular. A metric is factored with ``own_scale``: its
+  // diagonal holds masses and inertias of any spread (1e13 beside 0.5 was refused against the largest),
+  // and a pivot small against its own entry is a direction the others nearly span. Reads the lower
+  // triangle of A only.
   template <class Derived>
-  bool compute(const Eigen::MatrixBase<Derived>& A, bool definite = true) {
+  bool compute(const Eigen::MatrixBase<Derived>& A, bool definite = true, bool own_scale = false) {
     const int n = static_cast<int>(A.rows());
     reserve(n);
     S* L = L_.data();
     for (int i = 0; i < n; ++i)
       for (int j = 0; j <= i; ++j) L[static_cast<std::ptrdiff_t>(i) * n + j] = A(i, j);
-    return factor_in_place(definite);
+    return factor_in_place(definite, definite && own_scale);
   }
 
   // The Gram matrix M = B^T C of two n x k row-major matrices (a row per coordinate, contiguous
@@ -86,7 +89,7 @@ class Ldlt {
     reserve(k);
     if (k < kLargeOrder) gram_by_dot_products(B, Ct);
     else gram_by_rank_one_updates(B, C);
-    return factor_in_place(definite);
+    return factor_in_place(definite, false);
   }
 
   int size() const { return static_cast<int>(L_.rows()); }
@@ -226,7 +229,12 @@ class Ldlt {
   const Vec& inverse_pivots() const { return d_inv_; }
 
   int failed_pivot() const { return failed_pivot_; }
-  // The failed pivot over the largest diagonal entry: near zero for a singular matrix, negative
+  // The smallest pivot a factorization takes: 1e-13 of what it is measured against (compute), and no
+  // subnormal.
+  static double pivot_floor(double against) {
+    return std::max(1e-13 * against, std::numeric_limits<double>::min());
+  }
+  // The failed pivot over what it is measured against: near zero for a singular matrix, negative
   // (beyond rounding) for an indefinite one.
   double failed_ratio() const { return failed_ratio_; }
 
@@ -238,6 +246,7 @@ class Ldlt {
       d_.resize(n);
       d_inv_.resize(n);
       ld_.resize(n);
+      own_.resize(n);
     }
   }
 
@@ -245,21 +254,25 @@ class Ldlt {
   // pivot p, the trailing lower triangle is updated by L(i, p) (L(j, p) d(p)) for j <= i
   // (right-looking), so every entry sees the same subtractions, in the same order, as in the
   // left-looking algorithm, while the updates of a row are independent and contiguous.
-  bool factor_in_place(bool definite) {
+  bool factor_in_place(bool definite, bool own_scale) {
     const int n = static_cast<int>(L_.rows());
     S* L = L_.data();
     double scale = 0.0;
-    for (int i = 0; i < n; ++i) scale = std::max(scale, std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i])));
-    const double tiny = 1e-13 * scale;
+    for (int i = 0; i < n; ++i) {
+      own_(i) = std::abs(value(L[static_cast<std::ptrdiff_t>(i) * n + i]));
+      scale = std::max(scale, own_(i));
+    }
     if constexpr (TraceHooks<S>::kTracing) diagonal_ = L_.diagonal();  // what the pivots are measured against
     S* __restrict ld = ld_.data();
     for (int p = 0; p < n; ++p) {
       S* Lp = L + static_cast<std::ptrdiff_t>(p) * n;
       const S dp = Lp[p];
       const double v = value(dp);
+      const double against = own_scale ? own_(p) : scale;
+      const double tiny = own_scale ? pivot_floor(against) : 1e-13 * scale;
       if (definite ? !(v > tiny) : !(std::abs(v) > tiny)) {
         failed_pivot_ = p;
-        failed_ratio_ = scale > 0.0 ? v / scale : v;
+        failed_ratio_ = against > 0.0 ? v / against : v;
         return false;
       }
       d_(p) = dp;
@@ -278,7 +291,7 @@ class Ldlt {
       }
     }
     failed_pivot_ = -1;
-    if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::pivots(diagonal_.data(), d_.data(), n, definite);
+    if constexpr (TraceHooks<S>::kTracing) TraceHooks<S>::pivots(diagonal_.data(), d_.data(), n, definite, own_scale);
     return true;
   }
 
@@ -389,6 +402,7 @@ class Ldlt {
   RowMatX<S> L_;  // unit lower triangle, by rows (the strict upper triangle is not used)
   Vec d_, d_inv_, ld_;
   Vec diagonal_;  // traced scalars only: the factored matrix's diagonal (TraceHooks)
+  Eigen::VectorXd own_;  // |A_pp|: what pivot p is measured against with own_scale
   int failed_pivot_ = -1;
   double failed_ratio_ = 0.0;
 };

@@ -54,7 +54,7 @@ void directional_dA(const Geometry<S>& g, const Vec& x, MatX<S>& out) {
 template <class S>
 void factor_metric(MechanicsWork<S>& w) {
   const bool definite = w.geo.layout->definite_metric;
-  if (!w.chol_G.compute(w.geo.G(), definite)) {
+  if (!w.chol_G.compute(w.geo.G(), definite, /*own_scale=*/true)) {
     const int p = w.chol_G.failed_pivot();
     const std::string where = describe_point(w.geo) + " (failed pivot " + std::to_string(p);
     // not finite (an outside probe's sqrt(x - 1) at x = 0: NaN was told of Euler angles and a zero mass)

@@ -156,6 +156,7 @@ struct FusedTrace {
     enum Kind { kLdlt, kLu, kBound } kind = kLdlt;
     int size = 0;          // LDL^T and LU: the matrix order; bound: the number of values
     bool definite = true;  // LDL^T
+    bool own_scale = false;  // LDL^T: each pivot against its own diagonal entry (Ldlt::compute)
     double bound = 0.0;    // bound
     std::vector<int> nodes;
   };
@@ -185,11 +186,12 @@ struct TraceHooks<Traced> {
     return f != nullptr ? f->time : t;
   }
   // nodes: the n diagonal entries, then the n pivots
-  static void pivots(const Traced* diagonal, const Traced* pivots, int n, bool definite) {
+  static void pivots(const Traced* diagonal, const Traced* pivots, int n, bool definite, bool own_scale) {
     FusedTrace::Test g;
     g.kind = FusedTrace::Test::kLdlt;
     g.size = n;
     g.definite = definite;
+    g.own_scale = own_scale;
     for (int i = 0; i < n; ++i) g.nodes.push_back(diagonal[i].node());
     for (int i = 0; i < n; ++i) g.nodes.push_back(pivots[i].node());
     record(std::move(g));

@@ -45,7 +45,7 @@ template <class S>
 struct TraceHooks {
   static constexpr bool kTracing = false;
   static const S& time(const S& t) { return t; }
-  static void pivots(const S*, const S*, int, bool) {}
+  static void pivots(const S*, const S*, int, bool, bool) {}
   static void lu_pivots(const S*, int) {}
   static void bounded(const S*, int, double) {}
 };

@@ -303,7 +303,8 @@ def _solve(model, y, fixed, t, params, cyclic, tol, max_iterations) -> SteadyMot
         f"; of the equations of motion, {abs(r[worst_motion]):.3g} ({labels[worst_motion]})"
     raise SteadyMotionError(
         f"no steady motion of the {model_label(model)} model found near the guess: after {max_iterations} Newton steps "
-        f"the largest residual is {residual:.3g} ({labels[worst]}{of_motion}). {_advice(model, cyc, cyclic)}")
+        f"the largest residual is {residual:.3g} ({labels[worst]}{of_motion}){_norms(model, y)}. "
+        f"{_advice(model, cyc, cyclic)}")
 
 
 def _advice(model, cyc, cyclic=None) -> str:
