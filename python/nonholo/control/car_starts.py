@@ -38,9 +38,11 @@ def from_the_car_path(problem, sch, dtau, solution, options, tally):
     (the path is the continuous problem's optimum: a plan that close to it is no other route). On the full
     mesh, not the coarse one, which blurs its cusps: a car sent sideways to (0, 0.3, 0) ended 3.1% above
     the Reeds-Shepp length from the coarse optimum of its path."""
-    found = car_path_guess(problem, np.linspace(0.0, 1.0, 3))
-    if found is None or (solution is not None and solution.success and solution.objective <= found[2] * (1 + MARGIN)) \
-            or not tally.may_start():
+    found = _ending_path(problem)
+    if found is None or not tally.may_start():
+        return solution
+    duration = float(np.clip(found[0].length / found[1], *problem.t_bounds))
+    if solution is not None and solution.success and solution.objective <= duration * (1 + MARGIN):
         return solution
     other = problem._solve_mesh(sch, dtau, "car path", options)
     if solution is None:
@@ -62,7 +64,10 @@ def car_path(problem):
     ends = [(problem.initial[i], problem.final[i]) for i in (ix, iy, headings[0])]
     if any(a is None or b is None for a, b in ends):
         return None
-    limits = _limits(problem, ix, iy, headings[0])
+    if problem.__dict__.get("_car_limits") is None:  # the vehicle's, whatever the ends (each lift of angles=
+        # asks); reset with the ends and bounds, as the reversibility (endpoints.checked_ends)
+        problem._car_limits = (_limits(problem, ix, iy, headings[0]),)
+    limits = problem._car_limits[0]
     if limits is None:
         return None
     radius, speed, backward = limits
@@ -77,15 +82,23 @@ def car_path(problem):
     return path, speed, path.sample(4001)
 
 
-def _car_path_guess(problem, tau: np.ndarray):
+def _ending_path(problem):
+    """:func:`car_path` where the path ends at the goal's heading itself, else None (it turns to that heading
+    plus a multiple of 2 pi: another problem's end, another lift of ``angles=``)."""
     found = car_path(problem)
+    if found is None:
+        return None
+    end, h = found[2][1][-1, 2], problem._vehicle()[2][0]
+    return found if abs(end - problem.final[h]) <= 1e-6 * (1 + abs(problem.final[h])) else None
+
+
+def _car_path_guess(problem, tau: np.ndarray):
+    found = _ending_path(problem)
     if found is None:
         return None
     path, speed, (s, fine) = found
     ix, iy, headings = problem._vehicle()
     h = headings[0]
-    if abs(fine[-1, 2] - problem.final[h]) > 1e-6 * (1 + abs(problem.final[h])):
-        return None  # it turns to the goal's heading plus a multiple of 2 pi, another problem's end (angles=)
     T = float(np.clip(path.length / speed, *problem.t_bounds))
     poses = np.array([np.interp(tau * path.length, s, fine[:, j]) for j in range(3)]).T
     Y, _, _ = problem.default_guess(tau)

@@ -145,4 +145,4 @@ def checked_ends(problem) -> None:
     problem._implied = implied_final(list(getattr(problem.dynamics, "rhs", ())), problem.initial, problem.final, names)
     problem._ends_fixed = checks.ends_on_holonomic(problem.holonomic, problem.states, problem.initial, problem.final)
     checks.minimum_time_attained(problem)  # refused where the duration can shrink to 0
-    problem._reversible = None  # decided again: it depends on the control bounds
+    problem._reversible = problem._car_limits = None  # decided again: they depend on the control bounds
