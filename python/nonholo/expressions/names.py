@@ -83,6 +83,11 @@ class SymbolTable:
 FACTS = ("positive", "negative", "nonnegative", "nonpositive", "nonzero", "zero", "integer", "even", "odd")
 
 
+def assumed(symbol) -> list:
+    """The FACTS ``symbol`` is declared with (or that follow from its declaration)."""
+    return [f for f in FACTS if getattr(symbol, f"is_{f}") is True]
+
+
 def resolve(expr, symbols: Mapping):
     """``expr`` with every symbol replaced by the symbol of the same name in ``symbols``
     ({name: symbol}), whatever its assumptions; symbols of other names are kept. ModelError where the
@@ -92,7 +97,7 @@ def resolve(expr, symbols: Mapping):
     expr = to_sympy(expr)
     rule = {s: symbols[s.name] for s in expression_symbols([expr]) if s.name in symbols and symbols[s.name] != s}
     for given, target in rule.items():
-        more = [f for f in FACTS if getattr(given, f"is_{f}") is True and getattr(target, f"is_{f}") is not True]
+        more = [f for f in assumed(given) if f not in assumed(target)]
         if more:
             raise ModelError(f"{given.name} in the expression is {describe(given)}, but the system's {given.name} is "
                              f"{describe(target)}, which is not {' or '.join(more)}: SymPy simplified the expression "

@@ -173,10 +173,10 @@ def free_of_assumptions(symbols, what: str) -> list:
     """``symbols`` (coordinates or velocities), ModelError where one carries a sign or integer assumption:
     SymPy simplifies under it (sqrt(r**2) -> r for a positive r), and a run takes the states to any value
     (an outside probe's coordinate declared positive crossed zero and ended at -25.98 for -0.292, status 0)."""
-    from ..expressions.names import FACTS
+    from ..expressions.names import assumed
 
     for s in symbols:
-        facts = [f for f in FACTS if getattr(s, f"is_{f}") is True]
+        facts = assumed(s)
         if facts:
             raise ModelError(f"{what}: {s.name} is declared {', '.join(facts)}, but a run may take it to any real "
                              f"value, where SymPy's simplifications under that no longer hold (sqrt({s.name}**2) -> "
